@@ -1,0 +1,73 @@
+/* The native encoder interface used by pmusim's own tools.
+ *
+ * Each encoder PMU turns event strings plus PMU-specific options into the
+ * list of register writes (pmusim/regs.h) that programs the hardware -- the
+ * same writes an OS front door (perfmon2 on IA-64, perf_event on x86) would
+ * perform.  The libpfm-compatible faces (include/libpfm3, include/libpfm4)
+ * sit on the same tables and rules.
+ */
+#ifndef PMUSIM_ENCODER_H
+#define PMUSIM_ENCODER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <glib.h>
+#include "pmusim/regs.h"
+#include "pmusim/trace.h"
+
+G_BEGIN_DECLS
+
+#define PMUSIM_ENCODER_ERROR (pmusim_encoder_error_quark())
+GQuark pmusim_encoder_error_quark(void);
+/* GError codes of this domain are the libpfm error value of the PMU's
+ * generation (libpfm-3 PFMLIB_ERR_* for IA-64, libpfm-4 PFM_ERR_* for x86),
+ * so tools can print both the message and the libpfm code. */
+
+/* A PMU-specific option, e.g. {"thres", "NOPS_RETIRED=3"}, {"irange", "0x4000-0x5000"},
+ * {"dear", "cache"}.  Each PMU documents its keys in option_help. */
+typedef struct pmusim_encode_opt {
+    const char *key;
+    const char *value;
+} pmusim_encode_opt_t;
+
+/* Privilege levels, as libpfm's PFM_PLM0..3 bits. */
+enum { PMUSIM_PLM0 = 1, PMUSIM_PLM1 = 2, PMUSIM_PLM2 = 4, PMUSIM_PLM3 = 8 };
+
+typedef struct pmusim_encoder_pmu {
+    const char *name;        /* "ita2", "mont", "wsm", "wsm_dp", "knm" */
+    const char *desc;        /* one line */
+    pmusim_isa_t isa;
+    /* Encode `nevents` events; append the register writes (each labelled
+     * with its event) to `regs`.  dfl_plm: PMUSIM_PLM* mask used where an
+     * event does not say. */
+    gboolean (*encode)(const char *const *events, size_t nevents, const pmusim_encode_opt_t *opts,
+                       size_t nopts, unsigned dfl_plm, GArray *regs, GError **error);
+    /* List every event, one line each. */
+    void (*list_events)(FILE *fp);
+    /* Every fact about one event (showevtinfo-like); FALSE + error if unknown. */
+    gboolean (*show_event)(const char *name, FILE *fp, GError **error);
+    /* NULL-terminated "key=VALUE  meaning" lines for the options encode() takes. */
+    const char *const *option_help;
+    /* Event table access, for tools that join encoder and model knowledge
+     * (`pmusim events --source`): number of events, and event idx's name and
+     * hardware event select/unit mask. */
+    size_t (*event_count)(void);
+    gboolean (*event_code)(size_t idx, const char **name, uint32_t *code, uint32_t *umask);
+    /* check_events-like explanation of one event string: codes, canonical
+     * string, register writes, equivalent perf string (NULL if not offered). */
+    gboolean (*explain)(const char *event, unsigned dfl_plm, FILE *fp, GError **error);
+} pmusim_encoder_pmu_t;
+
+const pmusim_encoder_pmu_t *pmusim_encoder_find(const char *name);
+const pmusim_encoder_pmu_t *const *pmusim_encoder_list(void); /* NULL-terminated */
+
+/* Defined by encoder/ia64 and encoder/x86. */
+extern const pmusim_encoder_pmu_t pmusim_encoder_ita2;
+extern const pmusim_encoder_pmu_t pmusim_encoder_mont;
+extern const pmusim_encoder_pmu_t pmusim_encoder_wsm;
+extern const pmusim_encoder_pmu_t pmusim_encoder_wsm_dp;
+extern const pmusim_encoder_pmu_t pmusim_encoder_knm;
+
+G_END_DECLS
+#endif

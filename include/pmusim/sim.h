@@ -1,0 +1,148 @@
+/* The simulator engine and the one interface every PMU model implements.
+ *
+ * Flow: register writes (pmusim/regs.h) -> model->ops->write_reg();
+ *       trace records (pmusim/trace.h) -> model->ops->consume() in batches;
+ *       results -> model->ops->report().
+ * The engine pulls batches from a trace reader and hands them to the model;
+ * a model never does file I/O.  See docs/ARCHITECTURE.md.
+ */
+#ifndef PMUSIM_SIM_H
+#define PMUSIM_SIM_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <glib.h>
+#include "pmusim/regs.h"
+#include "pmusim/trace.h"
+
+G_BEGIN_DECLS
+
+#define PMUSIM_SIM_ERROR (pmusim_sim_error_quark())
+GQuark pmusim_sim_error_quark(void);
+typedef enum {
+    PMUSIM_SIM_ERROR_NO_MODEL,  /* unknown PMU name */
+    PMUSIM_SIM_ERROR_MISMATCH,  /* trace ISA/threads do not fit the model */
+    PMUSIM_SIM_ERROR_REG,       /* register write the hardware refuses (#GP on x86) */
+} pmusim_sim_error_t;
+
+typedef struct pmusim_model pmusim_model_t;
+
+/* One counter's result. */
+typedef struct pmusim_counter_result {
+    char reg[24];                     /* data register name: "PMD4", "IA32_PMC0", "IA32_FIXED_CTR1" */
+    char event[PMUSIM_REG_LABEL_MAX]; /* label of the write that programmed it, or raw description */
+    uint32_t thread;
+    uint64_t value;                   /* final register value (as a read returns it) */
+    uint64_t overflows;               /* number of wraps */
+    gboolean enabled;                 /* was programmed to count something */
+} pmusim_counter_result_t;
+
+/* A time-stamped occurrence: overflow, interrupt, freeze, PEBS record ... */
+typedef struct pmusim_sim_event {
+    uint64_t cycle;
+    uint32_t thread;
+    char what[120];
+} pmusim_sim_event_t;
+
+/* What a model reports after (or during) a replay. */
+typedef struct pmusim_report {
+    GArray *counters;    /* of pmusim_counter_result_t */
+    GArray *log;         /* of pmusim_sim_event_t, in cycle order (bounded: see log_dropped) */
+    uint64_t log_dropped;
+    GPtrArray *captures; /* of char*: decoded EAR / BTB / ETB / PEBS contents, one line each */
+    GPtrArray *diags;    /* of char*: reserved-bit and ignored-write reports */
+    uint64_t cycles;     /* cycles simulated */
+    uint64_t records;    /* trace records consumed */
+} pmusim_report_t;
+
+void pmusim_report_init(pmusim_report_t *r);
+void pmusim_report_clear(pmusim_report_t *r);
+
+typedef struct pmusim_model_ops {
+    const char *name;          /* "ita2", "mont", "wsm", "wsm_dp", "knm" */
+    pmusim_isa_t isa;
+    pmusim_cpu_t cpu;
+    uint32_t max_threads;      /* hardware threads the model supports */
+    /* Allocate a model for `nthreads` hardware threads, in power-up state. */
+    pmusim_model_t *(*create)(uint32_t nthreads, GError **error);
+    void (*destroy)(pmusim_model_t *m);
+    /* Apply one register write exactly as the hardware would (write masks,
+     * ignored/forced bits).  Anything the architecture ignores or forces is
+     * reported through pmusim_model_diag(); a write the hardware faults on
+     * returns FALSE with PMUSIM_SIM_ERROR_REG.  thread is never PMUSIM_THREAD_ALL. */
+    gboolean (*write_reg)(pmusim_model_t *m, const pmusim_regwrite_t *w, GError **error);
+    /* Side-effect-free read; FALSE if the register is not implemented. */
+    gboolean (*read_reg)(pmusim_model_t *m, pmusim_regspace_t space, uint32_t num, uint32_t thread,
+                         uint64_t *value);
+    /* The hot path: consume records in cycle order. */
+    void (*consume)(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n);
+    /* End of trace: close the last cycle. */
+    void (*finish)(pmusim_model_t *m);
+    /* Fill counters, captures and the log. */
+    void (*report)(pmusim_model_t *m, pmusim_report_t *r);
+    /* Where the model gets event (code, umask) from: a short phrase naming the
+     * trace fields ("insn records", "mem.level == L2") or NULL when only
+     * explicit EVENT records drive it.  Used by `pmusim events --source`. */
+    const char *(*event_source)(uint32_t code, uint32_t umask);
+} pmusim_model_ops_t;
+
+/* An OS front door's interrupt handler (perfmon2-style or perf_event-style):
+ * called synchronously, between records, when the model raises a PMU
+ * interrupt; it may read and write registers of `m` (clear the freeze bit,
+ * reload counters, record a sample). */
+typedef void (*pmusim_pmi_handler_fn)(pmusim_model_t *m, uint64_t cycle, uint32_t thread,
+                                      void *user);
+
+/* Every model struct starts with this. */
+struct pmusim_model {
+    const pmusim_model_ops_t *ops;
+    uint32_t nthreads;
+    pmusim_pmi_handler_fn pmi_handler; /* NULL: interrupts are only logged */
+    void *pmi_user;
+    uint64_t pmi_count;
+    GPtrArray *diags;          /* char*, reported by pmusim_model_diag */
+    GArray *log;               /* pmusim_sim_event_t */
+    uint64_t log_dropped;
+};
+
+#define PMUSIM_LOG_MAX 100000u
+
+void pmusim_model_base_init(pmusim_model_t *m, const pmusim_model_ops_t *ops, uint32_t nthreads);
+void pmusim_model_base_clear(pmusim_model_t *m);
+void pmusim_model_diag(pmusim_model_t *m, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+void pmusim_model_log(pmusim_model_t *m, uint64_t cycle, uint32_t thread, const char *fmt, ...)
+    G_GNUC_PRINTF(4, 5);
+/* A model calls this when it raises a PMU interrupt (IA-64: overflow with
+ * oi=1; x86: overflow with INT=1 -> PMI).  Logs "interrupt" and runs the
+ * installed handler, if any. */
+void pmusim_model_pmi(pmusim_model_t *m, uint64_t cycle, uint32_t thread);
+void pmusim_model_set_pmi_handler(pmusim_model_t *m, pmusim_pmi_handler_fn fn, void *user);
+
+/* ---- registry ---- */
+/* Defined by sim/models/ia64 and sim/models/x86. */
+extern const pmusim_model_ops_t pmusim_model_ita2;
+extern const pmusim_model_ops_t pmusim_model_mont;
+extern const pmusim_model_ops_t pmusim_model_wsm;
+extern const pmusim_model_ops_t pmusim_model_wsm_dp;
+extern const pmusim_model_ops_t pmusim_model_knm;
+
+const pmusim_model_ops_t *pmusim_model_find(const char *name);
+const pmusim_model_ops_t *const *pmusim_model_list(void); /* NULL-terminated */
+
+/* ---- engine ---- */
+pmusim_model_t *pmusim_model_new(const char *name, uint32_t nthreads, GError **error);
+void pmusim_model_free(pmusim_model_t *m);
+/* Applies each write (PMUSIM_THREAD_ALL is expanded to every thread). */
+gboolean pmusim_model_write_regs(pmusim_model_t *m, const GArray *regs, GError **error);
+
+/* Calls ops->report() and adds the base diagnostics and log (when the
+ * model did not add them itself).  r must be pmusim_report_init()ed. */
+void pmusim_model_collect(pmusim_model_t *m, pmusim_report_t *r);
+
+typedef void (*pmusim_progress_fn)(uint64_t records, void *user);
+/* Replays the whole trace into the model; checks ISA and thread count. */
+gboolean pmusim_replay(pmusim_model_t *m, pmusim_trace_reader_t *r, pmusim_progress_fn progress,
+                       void *user, GError **error);
+
+G_END_DECLS
+#endif

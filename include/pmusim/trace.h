@@ -1,0 +1,234 @@
+/* pmusim trace records: the in-memory form of one trace record, shared by
+ * the trace reader/writer (traces/), the generators and the PMU models (sim/).
+ *
+ * A trace is a header followed by records in non-decreasing cycle order.
+ * The on-disk forms (binary zstd stream and text) are specified in
+ * traces/FORMAT.md; this header is the decoded view every consumer sees.
+ */
+#ifndef PMUSIM_TRACE_H
+#define PMUSIM_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define PMUSIM_TRACE_VERSION 1u
+
+typedef enum pmusim_isa {
+    PMUSIM_ISA_NONE = 0,
+    PMUSIM_ISA_IA64 = 1,
+    PMUSIM_ISA_X86_64 = 2,
+} pmusim_isa_t;
+
+/* CPU model hint carried in the trace header; also names the PMU models. */
+typedef enum pmusim_cpu {
+    PMUSIM_CPU_NONE = 0,
+    PMUSIM_CPU_ITA2 = 1,   /* Itanium 2 (McKinley/Madison) */
+    PMUSIM_CPU_MONT = 2,   /* Itanium 2 9000 (Montecito), 2 threads/core */
+    PMUSIM_CPU_WSM = 3,    /* Westmere (model 37), 2 threads/core */
+    PMUSIM_CPU_WSM_DP = 4, /* Westmere DP / EX (models 44, 47), 2 threads/core */
+    PMUSIM_CPU_KNM = 5,    /* Knights Mill (model 133), 4 threads/core */
+} pmusim_cpu_t;
+
+#define PMUSIM_MAX_THREADS 8u
+
+/* Record kinds. */
+typedef enum pmusim_rec_kind {
+    PMUSIM_REC_INSN = 1,   /* one retired instruction (optionally with mem/branch/offcore) */
+    PMUSIM_REC_IDLE = 2,   /* n cycles [cycle, cycle+n) with no retirement on `thread` */
+    PMUSIM_REC_THREAD = 3, /* thread active state changes at `cycle`: n = 1 active, 0 inactive */
+    PMUSIM_REC_EVENT = 4,  /* explicit event occurrences: ev_code/ev_umask, n occurrences in `cycle` */
+    PMUSIM_REC_MARKER = 5, /* named point; `name` is owned by the reader */
+} pmusim_rec_kind_t;
+
+/* Instruction flags (pmusim_rec_t.flags). */
+enum {
+    PMUSIM_F_MEM = 1u << 0,      /* `mem` is valid */
+    PMUSIM_F_BRANCH = 1u << 1,   /* `br` is valid */
+    PMUSIM_F_OFFCORE = 1u << 2,  /* `oc` is valid (x86) */
+    PMUSIM_F_IA32 = 1u << 3,     /* IA-64 CPU executing IA-32 code (instruction set bit) */
+    PMUSIM_F_NOP = 1u << 4,      /* instruction is a NOP */
+    PMUSIM_F_PRED_OFF = 1u << 5, /* IA-64: retired with a false qualifying predicate */
+    PMUSIM_F_FP = 1u << 6,       /* floating-point operation */
+};
+
+/* IA-64 unit type of the slot executing the instruction. */
+typedef enum pmusim_unit {
+    PMUSIM_UNIT_M = 0,
+    PMUSIM_UNIT_I = 1,
+    PMUSIM_UNIT_F = 2,
+    PMUSIM_UNIT_B = 3,
+    PMUSIM_UNIT_LX = 4, /* L+X long-immediate pair */
+} pmusim_unit_t;
+
+/* Which level of the memory hierarchy served a memory access. */
+typedef enum pmusim_mem_level {
+    PMUSIM_LVL_L1D = 0,
+    PMUSIM_LVL_L2 = 1,
+    PMUSIM_LVL_L3 = 2,
+    PMUSIM_LVL_LOCAL_DRAM = 3,
+    PMUSIM_LVL_REMOTE_DRAM = 4,
+    PMUSIM_LVL_REMOTE_CACHE = 5,
+    PMUSIM_LVL_COUNT
+} pmusim_mem_level_t;
+
+typedef enum pmusim_tlb_outcome {
+    PMUSIM_TLB_L1_HIT = 0,   /* first-level DTLB hit */
+    PMUSIM_TLB_L2_HIT = 1,   /* first level missed, second-level TLB hit */
+    PMUSIM_TLB_WALK = 2,     /* hardware page walk (VHPT walker on IA-64) */
+    PMUSIM_TLB_FAULT = 3,    /* software handled miss / fault */
+    PMUSIM_TLB_COUNT
+} pmusim_tlb_outcome_t;
+
+typedef enum pmusim_alat_outcome {
+    PMUSIM_ALAT_NONE = 0, /* not an ALAT-checking instruction */
+    PMUSIM_ALAT_HIT = 1,  /* ld.c / chk.a found its entry */
+    PMUSIM_ALAT_MISS = 2, /* ld.c / chk.a missed */
+    PMUSIM_ALAT_COUNT
+} pmusim_alat_outcome_t;
+
+typedef struct pmusim_mem {
+    uint64_t addr;
+    uint32_t latency;  /* cycles from issue to data */
+    uint8_t size;      /* bytes */
+    uint8_t is_store;  /* 0 load, 1 store */
+    uint8_t level;     /* pmusim_mem_level_t */
+    uint8_t tlb;       /* pmusim_tlb_outcome_t */
+    uint8_t alat;      /* pmusim_alat_outcome_t */
+} pmusim_mem_t;
+
+typedef enum pmusim_br_kind {
+    PMUSIM_BR_COND = 0,     /* conditional direct */
+    PMUSIM_BR_CALL = 1,
+    PMUSIM_BR_RET = 2,
+    PMUSIM_BR_IND = 3,      /* indirect jump */
+    PMUSIM_BR_IPREL = 4,    /* unconditional IP-relative */
+    PMUSIM_BR_COUNT
+} pmusim_br_kind_t;
+
+/* Where a misprediction was detected (IA-64 BTB/ETB record this). */
+typedef enum pmusim_br_detect {
+    PMUSIM_BRD_NONE = 0,     /* correctly predicted */
+    PMUSIM_BRD_FRONTEND = 1, /* resteered in the front end (BAC/BPU) */
+    PMUSIM_BRD_BACKEND = 2,  /* detected at execution/retirement */
+    PMUSIM_BRD_COUNT
+} pmusim_br_detect_t;
+
+typedef struct pmusim_branch {
+    uint64_t target;
+    uint8_t kind;    /* pmusim_br_kind_t */
+    uint8_t taken;   /* 0/1 */
+    uint8_t dir_ok;  /* direction predicted correctly */
+    uint8_t tgt_ok;  /* target predicted correctly */
+    uint8_t detect;  /* pmusim_br_detect_t */
+} pmusim_branch_t;
+
+#define PMUSIM_OFFCORE_NONE 0xffu
+
+/* One offcore request (x86).  The fields are bit numbers of the CPU model's
+ * MSR_OFFCORE_RSP_x layout (docs/trace-events.md), so the model matches them
+ * against the programmed MSR with no translation: the request-type bit, the
+ * response/supplier bit, and the snoop bit (PMUSIM_OFFCORE_NONE on Westmere,
+ * which has no separate snoop field). */
+typedef struct pmusim_offcore {
+    uint32_t latency;  /* cycles the request stays outstanding, >= 1 */
+    uint8_t req;
+    uint8_t supplier;
+    uint8_t snoop;
+} pmusim_offcore_t;
+
+typedef struct pmusim_rec {
+    uint64_t cycle;     /* absolute core cycle */
+    uint8_t kind;       /* pmusim_rec_kind_t */
+    uint8_t thread;     /* hardware thread, < header.nthreads */
+    uint16_t flags;     /* PMUSIM_F_* (INSN only) */
+    uint8_t plm;        /* privilege level 0..3 (x86: ring) */
+    uint8_t slot;       /* IA-64 slot 0..2 */
+    uint8_t unit;       /* IA-64 pmusim_unit_t */
+    uint8_t len;        /* x86 instruction length in bytes */
+    uint64_t ip;        /* IA-64: bundle address (16-byte aligned); x86: linear IP */
+    uint64_t insn;      /* IA-64 41-bit instruction encoding */
+    uint64_t n;         /* IDLE: cycles; THREAD: active; EVENT: occurrences */
+    uint16_t ev_code;   /* EVENT: event select */
+    uint16_t ev_umask;  /* EVENT: unit mask */
+    uint32_t uops;      /* x86: uops retired by the instruction (0 means 1) */
+    const char *name;   /* MARKER: name, valid while the reader lives */
+    pmusim_mem_t mem;
+    pmusim_branch_t br;
+    pmusim_offcore_t oc;
+} pmusim_rec_t;
+
+typedef struct pmusim_trace_header {
+    uint32_t version;
+    pmusim_isa_t isa;
+    pmusim_cpu_t cpu;
+    uint32_t nthreads;
+    uint32_t flags;
+    /* free key/value metadata, in file order (generator, seed, program ...) */
+    GPtrArray *meta_keys;   /* of char*, owned */
+    GPtrArray *meta_values; /* of char*, owned */
+} pmusim_trace_header_t;
+
+typedef struct pmusim_symbol {
+    uint64_t start, end; /* [start, end) */
+    char *name;
+} pmusim_symbol_t;
+
+/* ---- errors ---- */
+#define PMUSIM_TRACE_ERROR (pmusim_trace_error_quark())
+GQuark pmusim_trace_error_quark(void);
+typedef enum {
+    PMUSIM_TRACE_ERROR_IO,        /* open/read/write failure */
+    PMUSIM_TRACE_ERROR_FORMAT,    /* malformed content (message names file, offset/line, record) */
+    PMUSIM_TRACE_ERROR_VERSION,   /* unsupported version */
+    PMUSIM_TRACE_ERROR_TRUNCATED, /* ends in the middle of something */
+    PMUSIM_TRACE_ERROR_LIMIT,     /* a hostile size beyond the documented limits */
+} pmusim_trace_error_t;
+
+/* ---- names (shared by text form, CLI and reports) ---- */
+const char *pmusim_isa_name(pmusim_isa_t isa);
+const char *pmusim_cpu_name(pmusim_cpu_t cpu);          /* "ita2", "mont", "wsm", "wsm_dp", "knm" */
+pmusim_cpu_t pmusim_cpu_from_name(const char *name);     /* PMUSIM_CPU_NONE if unknown */
+pmusim_isa_t pmusim_cpu_isa(pmusim_cpu_t cpu);
+
+/* ---- reading: a streaming pull iterator, constant memory ---- */
+typedef struct pmusim_trace_reader pmusim_trace_reader_t;
+
+/* Opens binary or text form (detected from content); "-" is stdin. */
+pmusim_trace_reader_t *pmusim_trace_reader_open(const char *path, GError **error);
+const pmusim_trace_header_t *pmusim_trace_reader_header(const pmusim_trace_reader_t *r);
+/* Fills up to `max` records; returns the number filled, 0 at end of trace,
+ * or -1 with `error` set.  The hot path of every replay. */
+gssize pmusim_trace_reader_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t max,
+                                      GError **error);
+/* Symbols seen so far (all of them once the end was reached). */
+const GArray *pmusim_trace_reader_symbols(const pmusim_trace_reader_t *r); /* of pmusim_symbol_t */
+uint64_t pmusim_trace_reader_records_read(const pmusim_trace_reader_t *r);
+gboolean pmusim_trace_reader_is_binary(const pmusim_trace_reader_t *r);
+void pmusim_trace_reader_free(pmusim_trace_reader_t *r);
+
+/* ---- writing ---- */
+typedef enum { PMUSIM_TRACE_BINARY = 0, PMUSIM_TRACE_TEXT = 1 } pmusim_trace_form_t;
+typedef struct pmusim_trace_writer pmusim_trace_writer_t;
+
+/* "-" is stdout.  The header is copied. */
+pmusim_trace_writer_t *pmusim_trace_writer_open(const char *path, pmusim_trace_form_t form,
+                                                const pmusim_trace_header_t *hdr, GError **error);
+gboolean pmusim_trace_writer_add_symbol(pmusim_trace_writer_t *w, uint64_t start, uint64_t end,
+                                        const char *name, GError **error);
+gboolean pmusim_trace_writer_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size_t n,
+                                   GError **error);
+/* Flushes and closes; frees w in every case. */
+gboolean pmusim_trace_writer_close(pmusim_trace_writer_t *w, GError **error);
+
+/* ---- header helpers ---- */
+void pmusim_trace_header_init(pmusim_trace_header_t *h, pmusim_cpu_t cpu, uint32_t nthreads);
+void pmusim_trace_header_set_meta(pmusim_trace_header_t *h, const char *key, const char *value);
+const char *pmusim_trace_header_get_meta(const pmusim_trace_header_t *h, const char *key);
+void pmusim_trace_header_clear(pmusim_trace_header_t *h);
+
+G_END_DECLS
+#endif

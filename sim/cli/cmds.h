@@ -1,0 +1,20 @@
+/* The pmusim subcommands; each takes argv starting at its own name and
+ * returns the process exit status (0 ok, 1 failure, 2 usage). */
+#ifndef PMUSIM_CLI_CMDS_H
+#define PMUSIM_CLI_CMDS_H
+
+int pmusim_cmd_trace(int argc, char **argv);  /* cmd_trace.c */
+int pmusim_cmd_stat(int argc, char **argv);   /* cmd_stat.c */
+int pmusim_cmd_events(int argc, char **argv); /* cmd_events.c */
+int pmusim_cmd_encode(int argc, char **argv); /* cmd_encode.c */
+
+/* Shared helpers (cli_util.c). */
+#include <glib.h>
+/* Prints "pmusim: message" on stderr and returns 1. */
+int pmusim_cli_fail(const GError *error);
+/* Prints a usage error on stderr and returns 2. */
+int pmusim_cli_usage(const char *cmd, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* TRUE when progress should be shown (stderr is a terminal). */
+gboolean pmusim_cli_show_progress(void);
+
+#endif

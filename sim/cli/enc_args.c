@@ -1,0 +1,169 @@
+/* Encoder options shared by `pmusim stat` and `pmusim encode`. */
+#include "enc_args.h"
+
+#include <string.h>
+
+void pmusim_enc_args_add(GOptionContext *ctx, pmusim_enc_args_t *a)
+{
+    const GOptionEntry entries[] = {
+        {"event", 'e', 0, G_OPTION_ARG_STRING_ARRAY, &a->events,
+         "events to count (comma-separated; repeatable)", "EVENTS"},
+        {"plm", 0, 0, G_OPTION_ARG_STRING, &a->plm,
+         "default privilege levels: u, k, uk (default), or a PLM mask such as 0x8", "PLM"},
+        {"opt", 'O', 0, G_OPTION_ARG_STRING_ARRAY, &a->opts,
+         "PMU-specific encoder option (see 'pmusim events --pmu P --options')", "KEY=VALUE"},
+        {"thres", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->thres, "threshold of an event", "EVENT=N"},
+        {"ism", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->ism, "instruction set (ita2)",
+         "EVENT=ia32|ia64|both"},
+        {"irange", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->irange, "code range restriction",
+         "START-END"},
+        {"drange", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->drange, "data range restriction",
+         "START-END"},
+        {"opcm1", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->opcm1, "opcode matcher 1 (mont)", "SPEC"},
+        {"opcm2", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->opcm2, "opcode matcher 2 (mont)", "SPEC"},
+        {"pmc8", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->pmc8, "opcode matcher PMC8 value (ita2)",
+         "VALUE"},
+        {"pmc9", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->pmc9, "opcode matcher PMC9 value (ita2)",
+         "VALUE"},
+        {"dear", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->dear, "data EAR", "MODE[:UMASK]"},
+        {"iear", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->iear, "instruction EAR", "MODE[:UMASK]"},
+        {"btb", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->btb, "branch trace buffer (ita2)", "SPEC"},
+        {"etb", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->etb, "execution trace buffer (mont)",
+         "SPEC"},
+        {"ipear", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->ipear, "IP-EAR (mont)", "SPEC"},
+        {"no-qualcheck", 0, 0, G_OPTION_ARG_NONE, &a->no_qualcheck,
+         "do not check that events support the qualifiers", NULL},
+        {"rr-inv", 0, 0, G_OPTION_ARG_NONE, &a->rr_inv, "invert the code ranges", NULL},
+        {"no-fine-mode", 0, 0, G_OPTION_ARG_NONE, &a->no_fine_mode,
+         "never use fine-mode code ranges", NULL},
+        {"systemwide", 0, 0, G_OPTION_ARG_NONE, &a->systemwide,
+         "system-wide session (sets the pm bit)", NULL},
+        {NULL, 0, 0, 0, NULL, NULL, NULL},
+    };
+    g_option_context_add_main_entries(ctx, entries, NULL);
+}
+
+gboolean pmusim_enc_args_plm(const pmusim_enc_args_t *a, unsigned *plm, GError **error)
+{
+    *plm = PMUSIM_PLM0 | PMUSIM_PLM3; /* like perf stat: user and kernel */
+    if (!a->plm)
+        return TRUE;
+    const char *s = a->plm;
+    if (g_ascii_strcasecmp(s, "u") == 0)
+        *plm = PMUSIM_PLM3;
+    else if (g_ascii_strcasecmp(s, "k") == 0)
+        *plm = PMUSIM_PLM0;
+    else if (g_ascii_strcasecmp(s, "uk") == 0 || g_ascii_strcasecmp(s, "ku") == 0)
+        *plm = PMUSIM_PLM0 | PMUSIM_PLM3;
+    else {
+        char *end = NULL;
+        guint64 v = g_ascii_strtoull(s, &end, 0);
+        if (end == s || *end || v == 0 || v > 0xf) {
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                        "--plm: expected u, k, uk or a mask 0x1..0xf, got '%s'", s);
+            return FALSE;
+        }
+        *plm = (unsigned)v;
+    }
+    return TRUE;
+}
+
+char **pmusim_enc_args_event_list(const pmusim_enc_args_t *a)
+{
+    GPtrArray *out = g_ptr_array_new();
+    for (char **e = a->events; e && *e; e++) {
+        char **parts = g_strsplit(*e, ",", -1);
+        for (char **p = parts; *p; p++) {
+            char *t = g_strstrip(g_strdup(*p));
+            if (*t)
+                g_ptr_array_add(out, t);
+            else
+                g_free(t);
+        }
+        g_strfreev(parts);
+    }
+    g_ptr_array_add(out, NULL);
+    return (char **)g_ptr_array_free(out, FALSE);
+}
+
+char *pmusim_enc_args_pmu_from_events(char **events)
+{
+    if (!events || !events[0])
+        return NULL;
+    const char *sep = strstr(events[0], "::");
+    if (!sep)
+        return NULL;
+    return g_strndup(events[0], (gsize)(sep - events[0]));
+}
+
+static void add_opts(GArray *opts, const char *key, char **values)
+{
+    for (char **v = values; v && *v; v++) {
+        pmusim_encode_opt_t o = {.key = key, .value = *v};
+        g_array_append_val(opts, o);
+    }
+}
+
+gboolean pmusim_enc_args_encode(const pmusim_enc_args_t *a, const pmusim_encoder_pmu_t *enc,
+                                char **events, GArray *regs, GError **error)
+{
+    unsigned plm;
+    if (!pmusim_enc_args_plm(a, &plm, error))
+        return FALSE;
+    if (!enc->encode) {
+        g_set_error(error, PMUSIM_ENCODER_ERROR, 1, "the %s encoder cannot encode events yet",
+                    enc->name);
+        return FALSE;
+    }
+    GArray *opts = g_array_new(FALSE, TRUE, sizeof(pmusim_encode_opt_t));
+    GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
+    for (char **o = a->opts; o && *o; o++) {
+        const char *eq = strchr(*o, '=');
+        char *key = eq ? g_strndup(*o, (gsize)(eq - *o)) : g_strdup(*o);
+        g_ptr_array_add(keep, key);
+        pmusim_encode_opt_t opt = {.key = key, .value = eq ? eq + 1 : "1"};
+        g_array_append_val(opts, opt);
+    }
+    add_opts(opts, "thres", a->thres);
+    add_opts(opts, "ism", a->ism);
+    add_opts(opts, "irange", a->irange);
+    add_opts(opts, "drange", a->drange);
+    add_opts(opts, "opcm1", a->opcm1);
+    add_opts(opts, "opcm2", a->opcm2);
+    add_opts(opts, "pmc8", a->pmc8);
+    add_opts(opts, "pmc9", a->pmc9);
+    add_opts(opts, "dear", a->dear);
+    add_opts(opts, "iear", a->iear);
+    add_opts(opts, "btb", a->btb);
+    add_opts(opts, "etb", a->etb);
+    add_opts(opts, "ipear", a->ipear);
+    static char *one[] = {"1", NULL};
+    if (a->no_qualcheck)
+        add_opts(opts, "no_qualcheck", one);
+    if (a->rr_inv)
+        add_opts(opts, "rr_inv", one);
+    if (a->no_fine_mode)
+        add_opts(opts, "no_fine_mode", one);
+    if (a->systemwide)
+        add_opts(opts, "systemwide", one);
+    size_t nev = events ? g_strv_length(events) : 0;
+    gboolean ok = enc->encode((const char *const *)events, nev,
+                              (const pmusim_encode_opt_t *)(void *)opts->data, opts->len, plm,
+                              regs, error);
+    g_array_free(opts, TRUE);
+    g_ptr_array_free(keep, TRUE);
+    return ok;
+}
+
+void pmusim_enc_args_clear(pmusim_enc_args_t *a)
+{
+    char ***arrays[] = {&a->events, &a->opts, &a->thres, &a->ism, &a->irange,
+                        &a->drange, &a->opcm1, &a->opcm2, &a->pmc8, &a->pmc9,
+                        &a->dear,   &a->iear, &a->btb,   &a->etb, &a->ipear};
+    for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++) {
+        g_strfreev(*arrays[i]);
+        *arrays[i] = NULL;
+    }
+    g_free(a->plm);
+    a->plm = NULL;
+}

@@ -1,0 +1,32 @@
+/* Command-line options shared by `pmusim stat` and `pmusim encode`: events,
+ * privilege levels and the PMU-specific encoder options. */
+#ifndef PMUSIM_CLI_ENC_ARGS_H
+#define PMUSIM_CLI_ENC_ARGS_H
+
+#include <glib.h>
+#include "pmusim/encoder.h"
+
+typedef struct pmusim_enc_args {
+    char **events;  /* -e, repeatable, each may hold a comma-separated list */
+    char *plm;      /* --plm u|k|uk|0xN */
+    char **opts;    /* -O key=value */
+    /* shortcuts for common keys, each repeatable: --thres EV=N etc. */
+    char **thres, **ism, **irange, **drange, **opcm1, **opcm2, **pmc8, **pmc9;
+    char **dear, **iear, **btb, **etb, **ipear;
+    gboolean no_qualcheck, rr_inv, no_fine_mode, systemwide;
+} pmusim_enc_args_t;
+
+/* Adds the options to `ctx` (as its main entries). */
+void pmusim_enc_args_add(GOptionContext *ctx, pmusim_enc_args_t *a);
+/* Parses --plm into a PMUSIM_PLM* mask (default uk: PLM0|PLM3). */
+gboolean pmusim_enc_args_plm(const pmusim_enc_args_t *a, unsigned *plm, GError **error);
+/* The event list after splitting on commas (NULL-terminated, g_strfreev). */
+char **pmusim_enc_args_event_list(const pmusim_enc_args_t *a);
+/* Encodes the events with `enc`, appending to regs. */
+gboolean pmusim_enc_args_encode(const pmusim_enc_args_t *a, const pmusim_encoder_pmu_t *enc,
+                                char **events, GArray *regs, GError **error);
+void pmusim_enc_args_clear(pmusim_enc_args_t *a);
+/* PMU named by a "pmu::" prefix of the first event, or NULL. */
+char *pmusim_enc_args_pmu_from_events(char **events);
+
+#endif

@@ -1,0 +1,49 @@
+/* pmusim: perf-like front end to the encoder, the trace library and the PMU models. */
+#include "cmds.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help;
+} command_t;
+
+static const command_t commands[] = {
+    {"stat", pmusim_cmd_stat, "replay a trace through a PMU model and print counts"},
+    {"events", pmusim_cmd_events, "list a PMU's events, or every fact about one"},
+    {"encode", pmusim_cmd_encode, "encode events into register writes (the --regs format)"},
+    {"trace", pmusim_cmd_trace, "trace files: info, dump, convert, gen"},
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "usage: pmusim COMMAND [ARGS]\n\ncommands:\n");
+    for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+        fprintf(fp, "  %-8s %s\n", commands[i].name, commands[i].help);
+    fprintf(fp, "\n'pmusim COMMAND --help' describes each command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("pmusim %s\n", PMUSIM_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "pmusim: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
