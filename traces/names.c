@@ -1,5 +1,6 @@
 /* Names of ISAs and CPU models, shared by the text trace form, the CLI and reports. */
 #include "pmusim/trace.h"
+#include "trace_priv.h"
 
 #include <string.h>
 
@@ -44,4 +45,50 @@ pmusim_isa_t pmusim_cpu_isa(pmusim_cpu_t cpu)
     case PMUSIM_CPU_KNM: return PMUSIM_ISA_X86_64;
     default: return PMUSIM_ISA_NONE;
     }
+}
+
+/* Names used by the text form (traces/FORMAT.md); the index is the enum value. */
+const char *const tr_kind_names[] = {
+    [0] = "none", [PMUSIM_REC_INSN] = "insn", [PMUSIM_REC_IDLE] = "idle",
+    [PMUSIM_REC_THREAD] = "thread", [PMUSIM_REC_EVENT] = "event", [PMUSIM_REC_MARKER] = "marker",
+};
+const char *const tr_unit_names[] = {
+    [PMUSIM_UNIT_M] = "M", [PMUSIM_UNIT_I] = "I", [PMUSIM_UNIT_F] = "F",
+    [PMUSIM_UNIT_B] = "B", [PMUSIM_UNIT_LX] = "LX",
+};
+const char *const tr_level_names[] = {
+    [PMUSIM_LVL_L1D] = "l1d", [PMUSIM_LVL_L2] = "l2", [PMUSIM_LVL_L3] = "l3",
+    [PMUSIM_LVL_LOCAL_DRAM] = "dram", [PMUSIM_LVL_REMOTE_DRAM] = "rdram",
+    [PMUSIM_LVL_REMOTE_CACHE] = "rcache",
+};
+const char *const tr_tlb_names[] = {
+    [PMUSIM_TLB_L1_HIT] = "l1", [PMUSIM_TLB_L2_HIT] = "l2", [PMUSIM_TLB_WALK] = "walk",
+    [PMUSIM_TLB_FAULT] = "fault",
+};
+const char *const tr_alat_names[] = {
+    [PMUSIM_ALAT_NONE] = "none", [PMUSIM_ALAT_HIT] = "hit", [PMUSIM_ALAT_MISS] = "miss",
+};
+const char *const tr_brkind_names[] = {
+    [PMUSIM_BR_COND] = "cond", [PMUSIM_BR_CALL] = "call", [PMUSIM_BR_RET] = "ret",
+    [PMUSIM_BR_IND] = "ind", [PMUSIM_BR_IPREL] = "iprel",
+};
+const char *const tr_detect_names[] = {
+    [PMUSIM_BRD_NONE] = "none", [PMUSIM_BRD_FRONTEND] = "fe", [PMUSIM_BRD_BACKEND] = "be",
+};
+
+_Static_assert(sizeof tr_unit_names / sizeof tr_unit_names[0] == PMUSIM_UNIT_LX + 1, "units");
+_Static_assert(sizeof tr_level_names / sizeof tr_level_names[0] == PMUSIM_LVL_COUNT, "levels");
+_Static_assert(sizeof tr_tlb_names / sizeof tr_tlb_names[0] == PMUSIM_TLB_COUNT, "tlb");
+_Static_assert(sizeof tr_alat_names / sizeof tr_alat_names[0] == PMUSIM_ALAT_COUNT, "alat");
+_Static_assert(sizeof tr_brkind_names / sizeof tr_brkind_names[0] == PMUSIM_BR_COUNT, "br");
+_Static_assert(sizeof tr_detect_names / sizeof tr_detect_names[0] == PMUSIM_BRD_COUNT, "det");
+
+const char *pmusim_rec_kind_name(unsigned kind)
+{
+    return kind <= PMUSIM_REC_MARKER ? tr_kind_names[kind] : "none";
+}
+
+const char *pmusim_mem_level_name(unsigned level)
+{
+    return level < PMUSIM_LVL_COUNT ? tr_level_names[level] : "?";
 }

@@ -60,6 +60,12 @@ enum {
 typedef struct tr_cache_ent {
     pmusim_rec_t rec;
     int64_t stride;
+    /* decoder only: the position `rec` was decoded at, the position that
+     * follows it and that position's cache index, so that a record equal to
+     * its entry predicts the next one without recomputing (this breaks the
+     * record-to-record dependency chain in the hot loop) */
+    uint64_t pos, next;
+    uint32_t next_idx;
 } tr_cache_ent_t;
 
 typedef struct tr_codec {

@@ -230,5 +230,17 @@ void pmusim_trace_header_set_meta(pmusim_trace_header_t *h, const char *key, con
 const char *pmusim_trace_header_get_meta(const pmusim_trace_header_t *h, const char *key);
 void pmusim_trace_header_clear(pmusim_trace_header_t *h);
 
+/* ---- additions (v1 library) ---- */
+/* Like pmusim_trace_reader_open() on `len` bytes at `data` (binary or text),
+ * which must stay valid while the reader lives; `name` is used in messages. */
+pmusim_trace_reader_t *pmusim_trace_reader_open_memory(const void *data, size_t len,
+                                                       const char *name, GError **error);
+/* Text-form names: "insn", "idle", "thread", "event", "marker"; "l1d", "l2",
+ * "l3", "dram", "rdram", "rcache". */
+const char *pmusim_rec_kind_name(unsigned kind);
+const char *pmusim_mem_level_name(unsigned level);
+/* Records written so far (not counting symbols). */
+uint64_t pmusim_trace_writer_records_written(const pmusim_trace_writer_t *w);
+
 G_END_DECLS
 #endif

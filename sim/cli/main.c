@@ -14,6 +14,7 @@ static const command_t commands[] = {
     {"stat", pmusim_cmd_stat, "replay a trace through a PMU model and print counts"},
     {"events", pmusim_cmd_events, "list a PMU's events, or every fact about one"},
     {"encode", pmusim_cmd_encode, "encode events into register writes (the --regs format)"},
+    {"check", pmusim_cmd_check, "regression-test encodings and counts against golden files"},
     {"trace", pmusim_cmd_trace, "trace files: info, dump, convert, gen"},
 };
 

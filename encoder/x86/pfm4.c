@@ -1,0 +1,665 @@
+/* libpfm-4 face: perfmon/pfmlib.h and perfmon/pfmlib_perf_event.h on top of
+ * the x86 encoder core (x86_encode.c).
+ *
+ * PMU activation follows libpfm-4's pfm_initialize(): a PMU is *active* when
+ * detected on the host or forced with LIBPFM_FORCE_PMU.  pmusim never detects
+ * its PMUs on the host (they are simulated), so without LIBPFM_FORCE_PMU all
+ * are inactive: pfm_get_pmu_info() describes them with is_present = 0 and an
+ * event string naming one ("wsm::...") is not found, exactly as libpfm-4
+ * behaves on a machine without that CPU -- unless LIBPFM_ENCODE_INACTIVE=1,
+ * which lets named inactive PMUs encode.  LIBPFM_FORCE_PMU=NAME activates the
+ * first PMU whose name starts with NAME and stops there, so PMUs after it in
+ * libpfm's order are not even initialized.  LIBPFM_DISABLED_PMUS lists PMUs
+ * to skip.  See docs/compat-x86.md.
+ */
+#include <perfmon/pfmlib.h>
+#include <perfmon/pfmlib_perf_event.h>
+
+#include "x86_priv.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define PMU_SHIFT 21       /* event index: PMU id in bits 30:21, table index below */
+#define PMU_MASK 0x3ff
+#define PIDX_MASK ((1 << PMU_SHIFT) - 1)
+#define MAX_X86_PMUS 8
+
+_Static_assert(PFM_SUCCESS == X86_OK && PFM_ERR_TOOSMALL == X86_ERR_TOOSMALL &&
+                   PFM_ERR_FEATCOMB == X86_ERR_FEATCOMB && PFM_ERR_ATTR_SET == X86_ERR_ATTR_SET,
+               "core error values must be libpfm-4's");
+_Static_assert(PFM_PLM0 == X86_PLM0 && PFM_PLM3 == X86_PLM3 && PFM_PLMH == X86_PLMH,
+               "privilege bits must be libpfm-4's");
+_Static_assert((int)PFM_OS_PERF_EVENT == (int)X86_OS_PERF &&
+                   (int)PFM_OS_PERF_EVENT_EXT == (int)X86_OS_PERF_EXT,
+               "OS layers must be libpfm-4's");
+_Static_assert(sizeof(pfm_pmu_encode_arg_t) == PFM_RAW_ENCODE_ABI0, "pfm_pmu_encode_arg_t ABI");
+_Static_assert(sizeof(pfm_perf_encode_arg_t) == PFM_PERF_ENCODE_ABI0, "pfm_perf_encode_arg_t ABI");
+_Static_assert(sizeof(pfm_pmu_info_t) == PFM_PMU_INFO_ABI0, "pfm_pmu_info_t ABI");
+_Static_assert(sizeof(pfm_event_info_t) == PFM_EVENT_INFO_ABI0, "pfm_event_info_t ABI");
+_Static_assert(sizeof(pfm_event_attr_info_t) == PFM_ATTR_INFO_ABI0, "pfm_event_attr_info_t ABI");
+
+static struct {
+    int initdone;
+    int initret;
+    int inactive;           /* LIBPFM_ENCODE_INACTIVE */
+    const char *forced;     /* LIBPFM_FORCE_PMU */
+    const char *disabled;   /* LIBPFM_DISABLED_PMUS */
+    unsigned char init[MAX_X86_PMUS];    /* initialized: pfm_get_pmu_info() knows it */
+    unsigned char active[MAX_X86_PMUS];  /* detected or forced */
+    unsigned char listed[MAX_X86_PMUS];  /* on the list event strings are matched against */
+} cfg;
+
+_Static_assert(MAX_X86_PMUS >= 4, "room for the generated PMU list");
+
+static int initialized(void)
+{
+    return cfg.initdone && cfg.initret == PFM_SUCCESS;
+}
+
+static int pmu_index(const x86_pmu_t *pmu)
+{
+    for (size_t i = 0; i < x86_npmus && i < MAX_X86_PMUS; i++)
+        if (x86_pmus[i] == pmu)
+            return (int)i;
+    return -1;
+}
+
+static int forced_match(const char *name)
+{
+    const char *comma = strchr(cfg.forced, ',');
+    size_t l = comma ? (size_t)(comma - cfg.forced) : strlen(cfg.forced);
+    return strncasecmp(name, cfg.forced, l) == 0;
+}
+
+static int disabled(const char *name)
+{
+    if (!cfg.disabled)
+        return 0;
+    char *buf = strdup(cfg.disabled), *save = NULL;
+    int hit = 0;
+    if (!buf)
+        return 0;
+    for (char *q = strtok_r(buf, ",", &save); q && !hit; q = strtok_r(NULL, ",", &save))
+        hit = strstr(name, q) != NULL;
+    free(buf);
+    return hit;
+}
+
+static int env_digit(const char *var)
+{
+    const char *s = getenv(var);
+    return (s && isdigit((unsigned char)*s)) ? *s - '0' : 0;
+}
+
+pfm_err_t pfm_initialize(void)
+{
+    if (cfg.initdone)
+        return cfg.initret;
+    memset(cfg.init, 0, sizeof cfg.init);
+    memset(cfg.active, 0, sizeof cfg.active);
+    memset(cfg.listed, 0, sizeof cfg.listed);
+    cfg.inactive = env_digit("LIBPFM_ENCODE_INACTIVE");
+    cfg.forced = getenv("LIBPFM_FORCE_PMU");
+    cfg.disabled = getenv("LIBPFM_DISABLED_PMUS");
+    for (size_t i = 0; i < x86_npmus && i < MAX_X86_PMUS; i++) {
+        const x86_pmu_t *pmu = x86_pmus[i];
+        /* the host never is one of these simulated PMUs */
+        int found = cfg.forced ? forced_match(pmu->name) : 0;
+        if (disabled(pmu->name))
+            continue;
+        cfg.init[i] = 1;
+        if (!found) {
+            if (cfg.inactive)
+                cfg.listed[i] = 1;
+            continue;
+        }
+        cfg.active[i] = 1;
+        cfg.listed[i] = 1;
+        if (cfg.forced)
+            break; /* libpfm stops after the forced PMU */
+    }
+    cfg.initdone = 1;
+    cfg.initret = PFM_SUCCESS;
+    return PFM_SUCCESS;
+}
+
+void pfm_terminate(void)
+{
+    if (!initialized())
+        return;
+    cfg.initdone = 0;
+    memset(cfg.listed, 0, sizeof cfg.listed);
+}
+
+const char *pfm_strerror(int code)
+{
+    return x86_strerror(code);
+}
+
+int pfm_get_version(void)
+{
+    return LIBPFM_VERSION;
+}
+
+static int usable(const x86_pmu_t *pmu, int named, void *ctx)
+{
+    (void)ctx;
+    int i = pmu_index(pmu);
+    if (i < 0 || !cfg.listed[i])
+        return 0;
+    if (!cfg.active[i] && (!named || !cfg.inactive))
+        return 0;
+    return 1;
+}
+
+static const x86_pmu_filter_t filter = { .usable = usable };
+
+static int make_idx(const x86_pmu_t *pmu, int pidx)
+{
+    return (pmu->pfm_id << PMU_SHIFT) | pidx;
+}
+
+static const x86_pmu_t *idx2pmu(int idx, int *pidx)
+{
+    if (!initialized() || idx < 0)
+        return NULL;
+    const x86_pmu_t *pmu = x86_pmu_by_id((idx >> PMU_SHIFT) & PMU_MASK);
+    if (!pmu || !cfg.init[pmu_index(pmu)])
+        return NULL;
+    *pidx = idx & PIDX_MASK;
+    if (*pidx >= pmu->table->nevents)
+        return NULL;
+    return pmu;
+}
+
+/* libpfm-4's struct versioning: size 0 means ABI0; smaller than ABI0 is an
+ * error; a larger struct must have zeroes past the part we know. */
+static size_t check_struct(const void *st, size_t usz, size_t refsz, size_t sz)
+{
+    if (usz == 0)
+        usz = refsz;
+    if (usz < refsz)
+        return 0;
+    if (usz > sz) {
+        const char *p = (const char *)st + sz, *end = (const char *)st + usz;
+        while (p != end)
+            if (*p++)
+                return 0;
+    }
+    return sz;
+}
+
+int pfm_find_event(const char *str)
+{
+    x86_desc_t d;
+    if (!initialized())
+        return PFM_ERR_NOINIT;
+    if (!str)
+        return PFM_ERR_INVAL;
+    int r = x86_parse(str, &filter, X86_OS_NONE, &d);
+    return r ? r : make_idx(d.pmu, d.event);
+}
+
+int pfm_get_event_next(int idx)
+{
+    int pidx;
+    const x86_pmu_t *pmu = idx2pmu(idx, &pidx);
+    if (!pmu || pidx + 1 >= pmu->table->nevents)
+        return -1;
+    return make_idx(pmu, pidx + 1);
+}
+
+int pfm_get_event_first(void)
+{
+    if (!initialized())
+        return -1;
+    for (size_t i = 0; i < x86_npmus && i < MAX_X86_PMUS; i++)
+        if (cfg.active[i] && x86_pmus[i]->table->nevents)
+            return make_idx(x86_pmus[i], 0);
+    return -1;
+}
+
+pfm_err_t pfm_get_pmu_info(pfm_pmu_t pmuid, pfm_pmu_info_t *uinfo)
+{
+    pfm_pmu_info_t info;
+    if (!initialized())
+        return PFM_ERR_NOINIT;
+    if ((unsigned)pmuid >= PFM_PMU_MAX)
+        return PFM_ERR_INVAL;
+    if (!uinfo)
+        return PFM_ERR_INVAL;
+    size_t sz = check_struct(uinfo, uinfo->size, PFM_PMU_INFO_ABI0, sizeof info);
+    if (!sz)
+        return PFM_ERR_INVAL;
+    const x86_pmu_t *pmu = x86_pmu_by_id((int)pmuid);
+    if (!pmu || !cfg.init[pmu_index(pmu)])
+        return PFM_ERR_NOTSUPP;
+    memset(&info, 0, sizeof info);
+    info.name = pmu->name;
+    info.desc = pmu->desc;
+    info.pmu = pmuid;
+    info.size = sz;
+    info.type = PFM_PMU_TYPE_CORE;
+    info.max_encoding = pmu->max_encoding;
+    info.num_cntrs = pmu->num_cntrs;
+    info.num_fixed_cntrs = pmu->num_fixed_cntrs;
+    info.first_event = pmu->table->nevents ? make_idx(pmu, 0) : -1;
+    info.nevents = pmu->table->nevents;
+    info.is_present = cfg.active[pmu_index(pmu)];
+    info.is_dfl = 0;
+    memcpy(uinfo, &info, sz);
+    return PFM_SUCCESS;
+}
+
+pfm_err_t pfm_get_event_info(int idx, pfm_os_t os, pfm_event_info_t *uinfo)
+{
+    pfm_event_info_t info;
+    int pidx;
+    if (!initialized())
+        return PFM_ERR_NOINIT;
+    if ((unsigned)os >= PFM_OS_MAX)
+        return PFM_ERR_INVAL;
+    const x86_pmu_t *pmu = idx2pmu(idx, &pidx);
+    if (!pmu || !uinfo)
+        return PFM_ERR_INVAL;
+    size_t sz = check_struct(uinfo, uinfo->size, PFM_EVENT_INFO_ABI0, sizeof info);
+    if (!sz)
+        return PFM_ERR_INVAL;
+    const x86_event_t *e = &pmu->table->events[pidx];
+    x86_desc_t d;
+    x86_desc_build_pattrs(&d, pmu, pidx, (x86_os_t)os);
+    memset(&info, 0, sizeof info);
+    info.name = e->name;
+    info.desc = e->desc;
+    info.equiv = e->equiv;
+    info.size = sz;
+    info.code = e->code;
+    info.pmu = (pfm_pmu_t)pmu->pfm_id;
+    info.dtype = PFM_DTYPE_UINT64;
+    info.idx = idx;
+    info.nattrs = x86_desc_npattrs(&d);
+    info.is_precise = !!(e->flags & X86_EF_PEBS);
+    info.support_hw_smpl = info.is_precise;
+    info.is_speculative = PFM_EVENT_INFO_SPEC_NA;
+    memcpy(uinfo, &info, sz);
+    return PFM_SUCCESS;
+}
+
+pfm_err_t pfm_get_event_attr_info(int idx, int aidx, pfm_os_t os, pfm_event_attr_info_t *uinfo)
+{
+    int pidx;
+    if (!initialized())
+        return PFM_ERR_NOINIT;
+    if (aidx < 0)
+        return PFM_ERR_INVAL;
+    if ((unsigned)os >= PFM_OS_MAX)
+        return PFM_ERR_INVAL;
+    const x86_pmu_t *pmu = idx2pmu(idx, &pidx);
+    if (!pmu || !uinfo)
+        return PFM_ERR_INVAL;
+    size_t sz = check_struct(uinfo, uinfo->size, PFM_ATTR_INFO_ABI0, sizeof *uinfo);
+    if (!sz)
+        return PFM_ERR_INVAL;
+    x86_desc_t d;
+    x86_desc_build_pattrs(&d, pmu, pidx, (x86_os_t)os);
+    if (aidx >= x86_desc_npattrs(&d))
+        return PFM_ERR_INVAL;
+    pfm_event_attr_info_t a;
+    memset(&a, 0, sizeof a);
+    if (aidx < d.nu) {
+        const x86_umask_t *um = x86_um(pmu, pidx, d.umask[aidx]);
+        a.name = um->name;
+        a.desc = um->desc;
+        a.equiv = um->equiv;
+        a.code = um->ucode >> 8;
+        a.type = PFM_ATTR_UMASK;
+        a.ctrl = PFM_ATTR_CTRL_PMU;
+        a.is_dfl = !!(um->flags & X86_UF_DFL);
+        a.is_precise = !!(um->flags & X86_UF_PEBS);
+        a.support_hw_smpl = a.is_precise;
+    } else if (aidx < d.nu + d.nmods) {
+        x86_mod_t m = (x86_mod_t)d.mod[aidx - d.nu];
+        a.name = x86_mod_names[m];
+        a.desc = x86_mod_descs[m];
+        a.code = (uint64_t)m;
+        a.type = x86_mod_is_bool(m) ? PFM_ATTR_MOD_BOOL : PFM_ATTR_MOD_INTEGER;
+        a.ctrl = PFM_ATTR_CTRL_PMU;
+    } else {
+        x86_perf_attr_t p = (x86_perf_attr_t)d.osattr[aidx - d.nu - d.nmods];
+        a.name = x86_perf_names[p];
+        a.desc = x86_perf_descs[p];
+        a.code = (uint64_t)p;
+        a.type = x86_perf_is_bool(p) ? PFM_ATTR_MOD_BOOL : PFM_ATTR_MOD_INTEGER;
+        a.ctrl = PFM_ATTR_CTRL_PERF_EVENT;
+    }
+    a.size = sz;
+    a.idx = aidx;
+    a.is_speculative = PFM_EVENT_INFO_SPEC_NA;
+    memcpy(uinfo, &a, sz < sizeof a ? sz : sizeof a);
+    return PFM_SUCCESS;
+}
+
+static int build_fstr(const x86_desc_t *d, char **fstr)
+{
+    if (!fstr)
+        return PFM_SUCCESS;
+    size_t n = strlen(d->pmu->name) + 2 + strlen(d->fstr) + 1;
+    *fstr = malloc(n);
+    if (!*fstr)
+        return PFM_ERR_NOMEM;
+    snprintf(*fstr, n, "%s::%s", d->pmu->name, d->fstr);
+    return PFM_SUCCESS;
+}
+
+static int encode_raw(const char *str, int dfl_plm, pfm_pmu_encode_arg_t *uarg)
+{
+    pfm_pmu_encode_arg_t arg;
+    x86_desc_t d;
+    size_t sz = check_struct(uarg, uarg->size, PFM_RAW_ENCODE_ABI0, sizeof arg);
+    if (!sz)
+        return PFM_ERR_INVAL;
+    memset(&arg, 0, sizeof arg);
+    memcpy(&arg, uarg, sz);
+    int r = x86_parse(str, &filter, X86_OS_NONE, &d);
+    if (r)
+        return r;
+    r = x86_encode(&d, dfl_plm);
+    if (r)
+        return r;
+    arg.idx = make_idx(d.pmu, d.event);
+    int allocated = 0;
+    if (arg.codes == NULL) {
+        arg.codes = malloc(sizeof(uint64_t) * (size_t)d.count);
+        if (!arg.codes)
+            return PFM_ERR_NOMEM;
+        allocated = 1;
+    } else if (arg.count < d.count) {
+        return PFM_ERR_TOOSMALL;
+    }
+    arg.count = d.count;
+    for (int i = 0; i < d.count; i++)
+        arg.codes[i] = d.codes[i];
+    if (arg.fstr) {
+        r = build_fstr(&d, arg.fstr);
+        if (r) {
+            if (allocated)
+                free(arg.codes);
+            return r;
+        }
+    }
+    memcpy(uarg, &arg, sz);
+    return PFM_SUCCESS;
+}
+
+static int encode_perf(const char *str, int dfl_plm, x86_os_t os, pfm_perf_encode_arg_t *uarg)
+{
+    pfm_perf_encode_arg_t arg;
+    struct perf_event_attr attr;
+    x86_desc_t d;
+    size_t sz = check_struct(uarg, uarg->size, PFM_PERF_ENCODE_ABI0, sizeof arg);
+    if (!sz)
+        return PFM_ERR_INVAL;
+    memcpy(&arg, uarg, sz);
+    if (!arg.attr)
+        return PFM_ERR_INVAL;
+    /* work on a copy of the caller's struct, of the caller's size */
+    memset(&attr, 0, sizeof attr);
+    uint32_t orig_sz = arg.attr->size;
+    size_t asz = orig_sz == 0 ? PERF_ATTR_SIZE_VER0
+                              : (orig_sz < sizeof attr ? orig_sz : sizeof attr);
+    memcpy(&attr, arg.attr, asz);
+    attr.size = sizeof attr;
+
+    int r = x86_parse(str, &filter, os, &d);
+    if (r)
+        return r;
+    r = x86_encode(&d, dfl_plm);
+    if (r)
+        return r;
+
+    /* the kernel owns EN, INT and the privilege bits */
+    attr.type = PERF_TYPE_RAW;
+    attr.config = d.codes[0] & ~(X86_SEL_EN | X86_SEL_INT | X86_SEL_OS | X86_SEL_USR);
+    if (d.count > 1)
+        attr.config1 = d.codes[1];
+
+    int plm = 0, has_plm = 0, vmx_plm = 0, has_vmx = 0, cpu = -1, pinned = 0;
+    const int base = d.nu + d.nmods;
+    for (int k = 0; k < d.nattrs; k++) {
+        int id = d.attrs[k].id;
+        if (id < base || id >= base + d.nos)
+            continue;
+        uint64_t v = d.attrs[k].ival;
+        switch ((x86_perf_attr_t)d.osattr[id - base]) {
+        case X86_PERF_U:
+            if (v)
+                plm |= PFM_PLM3;
+            has_plm = 1;
+            break;
+        case X86_PERF_K:
+            if (v)
+                plm |= PFM_PLM0;
+            has_plm = 1;
+            break;
+        case X86_PERF_H:
+            if (v)
+                plm |= PFM_PLMH;
+            has_plm = 1;
+            break;
+        case X86_PERF_PERIOD:
+            if (!v || attr.freq)
+                return PFM_ERR_ATTR_VAL;
+            attr.sample_period = v;
+            break;
+        case X86_PERF_FREQ:
+            if (!v || attr.sample_period)
+                return PFM_ERR_ATTR_VAL;
+            attr.sample_freq = v;
+            attr.freq = 1;
+            break;
+        case X86_PERF_PRECISE:
+            if (v > 3)
+                return PFM_ERR_ATTR_VAL;
+            attr.precise_ip = v & 3;
+            break;
+        case X86_PERF_EXCL:
+            if (v && !attr.exclusive)
+                attr.exclusive = 1;
+            break;
+        case X86_PERF_MG:
+            vmx_plm |= PFM_PLM3; /* libpfm-4 sets it whatever the value */
+            has_vmx = 1;
+            break;
+        case X86_PERF_MH:
+            vmx_plm |= PFM_PLM0;
+            has_vmx = 1;
+            break;
+        case X86_PERF_CPU:
+            if (v >= INT_MAX)
+                return PFM_ERR_ATTR_VAL;
+            cpu = (int)v;
+            break;
+        case X86_PERF_PINNED:
+            pinned = !!v;
+            break;
+        case X86_PERF_HW_SMPL:
+            attr.precise_ip = !!v;
+            break;
+        case X86_PERF_COUNT:
+            break;
+        }
+    }
+    if (!has_plm)
+        plm = dfl_plm;
+    if (!has_vmx)
+        vmx_plm = PFM_PLM0; /* exclude guests by default */
+    const int unsupported = ~d.pmu->supported_plm & (PFM_PLM0 | PFM_PLM1 | PFM_PLM2 | PFM_PLM3 | PFM_PLMH);
+    plm |= unsupported;
+    vmx_plm |= unsupported;
+    attr.exclude_user = !(plm & PFM_PLM3);
+    attr.exclude_kernel = !(plm & PFM_PLM0);
+    attr.exclude_hv = !(plm & PFM_PLMH);
+    attr.exclude_guest = !(vmx_plm & PFM_PLM3);
+    attr.exclude_host = !(vmx_plm & PFM_PLM0);
+    attr.pinned = (unsigned)pinned;
+
+    arg.idx = make_idx(d.pmu, d.event);
+    arg.cpu = cpu;
+    memcpy(arg.attr, &attr, asz);
+    arg.attr->size = orig_sz;
+
+    if (arg.fstr) {
+        char *f = d.fstr;
+        for (int j = 0; j < d.nos; j++) {
+            char tmp[64] = "";
+            const char *nm = x86_perf_names[d.osattr[j]];
+            switch ((x86_perf_attr_t)d.osattr[j]) {
+            case X86_PERF_K:
+                snprintf(tmp, sizeof tmp, ":%s=%d", nm, !!(plm & PFM_PLM0));
+                break;
+            case X86_PERF_U:
+                snprintf(tmp, sizeof tmp, ":%s=%d", nm, !!(plm & PFM_PLM3));
+                break;
+            case X86_PERF_H:
+                snprintf(tmp, sizeof tmp, ":%s=%d", nm, !!(plm & PFM_PLMH));
+                break;
+            case X86_PERF_PRECISE:
+            case X86_PERF_HW_SMPL:
+                snprintf(tmp, sizeof tmp, ":%s=%d", nm, (int)attr.precise_ip);
+                break;
+            case X86_PERF_PERIOD:
+            case X86_PERF_FREQ:
+                /* period and freq share one field of perf_event_attr */
+                if (attr.sample_period)
+                    snprintf(tmp, sizeof tmp, ":%s=%llu", nm,
+                             (unsigned long long)attr.sample_period);
+                break;
+            case X86_PERF_MG:
+                snprintf(tmp, sizeof tmp, ":%s=%d", nm, !attr.exclude_guest);
+                break;
+            case X86_PERF_MH:
+                snprintf(tmp, sizeof tmp, ":%s=%d", nm, !attr.exclude_host);
+                break;
+            case X86_PERF_EXCL:
+                snprintf(tmp, sizeof tmp, ":%s=%d", nm, (int)attr.exclusive);
+                break;
+            default:
+                break;
+            }
+            size_t len = strlen(f);
+            snprintf(f + len, X86_FSTR_MAX - len, "%s", tmp);
+        }
+        r = build_fstr(&d, arg.fstr);
+        if (r)
+            return r;
+    }
+    memcpy(uarg, &arg, sz);
+    return PFM_SUCCESS;
+}
+
+pfm_err_t pfm_get_os_event_encoding(const char *str, int dfl_plm, pfm_os_t os, void *args)
+{
+    if (!initialized())
+        return PFM_ERR_NOINIT;
+    if (!(args && str))
+        return PFM_ERR_INVAL;
+    if (dfl_plm & ~(PFM_PLM0 | PFM_PLM1 | PFM_PLM2 | PFM_PLM3 | PFM_PLMH))
+        return PFM_ERR_INVAL;
+    switch (os) {
+    case PFM_OS_NONE:
+        return encode_raw(str, dfl_plm, args);
+    case PFM_OS_PERF_EVENT:
+    case PFM_OS_PERF_EVENT_EXT:
+        return encode_perf(str, dfl_plm, (x86_os_t)os, args);
+    default:
+        return PFM_ERR_NOTSUPP;
+    }
+}
+
+pfm_err_t pfm_get_event_encoding(const char *str, int dfl_plm, char **fstr, int *idx,
+                                 uint64_t **codes, int *count)
+{
+    pfm_pmu_encode_arg_t arg;
+    if (!(str && codes && count))
+        return PFM_ERR_INVAL;
+    if ((*codes && !*count) || (!*codes && *count))
+        return PFM_ERR_INVAL;
+    memset(&arg, 0, sizeof arg);
+    arg.fstr = fstr;
+    arg.codes = *codes;
+    arg.count = *count;
+    arg.size = sizeof arg;
+    int r = pfm_get_os_event_encoding(str, dfl_plm, PFM_OS_NONE, &arg);
+    if (r != PFM_SUCCESS)
+        return r;
+    *codes = arg.codes;
+    *count = arg.count;
+    if (idx)
+        *idx = arg.idx;
+    return PFM_SUCCESS;
+}
+
+pfm_err_t pfm_get_perf_event_encoding(const char *str, int dfl_plm, struct perf_event_attr *attr,
+                                      char **fstr, int *idx)
+{
+    pfm_perf_encode_arg_t arg;
+    if (!initialized())
+        return PFM_ERR_NOINIT;
+    if (!(attr && str))
+        return PFM_ERR_INVAL;
+    if (dfl_plm & ~(PFM_PLM0 | PFM_PLM1 | PFM_PLM2 | PFM_PLM3 | PFM_PLMH))
+        return PFM_ERR_INVAL;
+    memset(&arg, 0, sizeof arg);
+    arg.attr = attr;
+    arg.fstr = fstr;
+    int r = pfm_get_os_event_encoding(str, dfl_plm, PFM_OS_PERF_EVENT_EXT, &arg);
+    if (r != PFM_SUCCESS)
+        return r;
+    if (idx)
+        *idx = arg.idx;
+    return PFM_SUCCESS;
+}
+
+/* Encode every event and every umask alone, as libpfm-4's validation does. */
+pfm_err_t pfm_pmu_validate(pfm_pmu_t pmu_id, FILE *fp)
+{
+    if (!fp)
+        return PFM_ERR_INVAL;
+    const x86_pmu_t *pmu = x86_pmu_by_id((int)pmu_id);
+    if (!pmu || !initialized() || !cfg.init[pmu_index(pmu)]) {
+        if (pmu)
+            fprintf(fp, "pmu: %s :: initialization failed\n", pmu->name);
+        return PFM_ERR_INVAL;
+    }
+    int ret = PFM_SUCCESS;
+    const x86_table_t *t = pmu->table;
+    for (int ev = 0; ev < t->nevents; ev++) {
+        x86_desc_t d;
+        x86_desc_build_pattrs(&d, pmu, ev, X86_OS_NONE);
+        int ok = 0;
+        for (int j = 0; j <= d.nu; j++) {
+            char buf[X86_FSTR_MAX];
+            if (j < d.nu)
+                snprintf(buf, sizeof buf, "%s:%s", t->events[ev].name,
+                         x86_um(pmu, ev, d.umask[j])->name);
+            else if (ok)
+                break;
+            else
+                snprintf(buf, sizeof buf, "%s", t->events[ev].name);
+            x86_desc_t e;
+            int r = x86_encode_str(pmu, buf, PFM_PLM0 | PFM_PLM3, &e);
+            if (r) {
+                fprintf(fp, "cannot encode event %s::%s : %s\n", pmu->name, buf,
+                        x86_strerror(r));
+                ret = r;
+            } else {
+                ok++;
+            }
+        }
+    }
+    return ret;
+}

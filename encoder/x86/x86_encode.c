@@ -1,0 +1,688 @@
+/* x86 event-string parser and encoder, libpfm-4 compatible.
+ *
+ * The algorithm follows libpfm-4's generic parser and its Intel x86 encoder
+ * step by step (see ../shared/data/x86/README.md "How libpfm4 builds an
+ * encoding" and reference/x86-pmu.md section 10), because the canonical
+ * string, the codes and the error values must match libpfm-4 bit for bit:
+ *
+ *   1. parse: "[pmu::]EVENT[:attr]..." into a list of (attribute, value)
+ *      in the order given, expanding event and umask aliases in place;
+ *   2. sanitize: drop exact duplicates, refuse one attribute with two values;
+ *   3. encode: walk the list in order (umasks, raw umask, modifiers), add
+ *      group defaults, check group rules, build PERFEVTSEL and the second
+ *      code (offcore MSR value or load-latency threshold);
+ *   4. canonical string: event, umasks in table order, then every modifier
+ *      the event offers with its final value.
+ *
+ * The one deliberate difference: ldlat must be in [3,65535] as the wsm seed
+ * (libpfm_intel_wsm(3)) states; libpfm-4 accepts 1 and 2 (docs/compat-x86.md).
+ */
+#include "x86_priv.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define X86_LDLAT_MIN 3u /* wsm seed: "[3:65535]"; SDM 18.8.1.2 minimum */
+#define X86_LDLAT_MAX 65535u
+#define X86_LDLAT_DEFAULT 3u
+#define X86_NO_GRP 0xffffu
+
+static const char *const err_msgs[X86_NERR] = {
+    "success",
+    "not supported",
+    "invalid parameters",
+    "pfmlib not initialized",
+    "event not found",
+    "invalid combination of model specific features",
+    "invalid or missing unit mask",
+    "out of memory",
+    "invalid event attribute",
+    "invalid event attribute value",
+    "attribute value already set",
+    "too many parameters",
+    "parameter is too small",
+};
+_Static_assert(sizeof(err_msgs) / sizeof(err_msgs[0]) == -X86_ERR_TOOSMALL + 1,
+               "error table and codes out of step");
+
+const char *x86_strerror(int code)
+{
+    if (code > 0 || code <= -X86_NERR)
+        return "unknown error code";
+    return err_msgs[-code];
+}
+
+const char *const x86_mod_names[X86_MOD_COUNT] = {
+    [X86_MOD_K] = "k", [X86_MOD_U] = "u", [X86_MOD_E] = "e", [X86_MOD_I] = "i",
+    [X86_MOD_C] = "c", [X86_MOD_T] = "t", [X86_MOD_LDLAT] = "ldlat",
+};
+const char *const x86_mod_descs[X86_MOD_COUNT] = {
+    [X86_MOD_K] = "count at privilege level 0 (kernel)",
+    [X86_MOD_U] = "count at privilege levels 1, 2 and 3 (user)",
+    [X86_MOD_E] = "count rising edges only (needs c >= 1)",
+    [X86_MOD_I] = "invert the counter-mask comparison",
+    [X86_MOD_C] = "counter mask: count cycles with at least c occurrences, 0-255",
+    [X86_MOD_T] = "count for every hardware thread of the core (AnyThread)",
+    [X86_MOD_LDLAT] = "load-latency threshold in core cycles, 3-65535",
+};
+
+const char *const x86_perf_names[X86_PERF_COUNT] = {
+    [X86_PERF_U] = "u", [X86_PERF_K] = "k", [X86_PERF_H] = "h", [X86_PERF_PERIOD] = "period",
+    [X86_PERF_FREQ] = "freq", [X86_PERF_PRECISE] = "precise", [X86_PERF_EXCL] = "excl",
+    [X86_PERF_MG] = "mg", [X86_PERF_MH] = "mh", [X86_PERF_CPU] = "cpu",
+    [X86_PERF_PINNED] = "pinned", [X86_PERF_HW_SMPL] = "hw_smpl",
+};
+const char *const x86_perf_descs[X86_PERF_COUNT] = {
+    [X86_PERF_U] = "count in user mode (perf_event exclude_user = 0)",
+    [X86_PERF_K] = "count in kernel mode (perf_event exclude_kernel = 0)",
+    [X86_PERF_H] = "count in hypervisor mode",
+    [X86_PERF_PERIOD] = "sampling period in events",
+    [X86_PERF_FREQ] = "sampling frequency in Hz",
+    [X86_PERF_PRECISE] = "precise sampling level 0-3 (PEBS)",
+    [X86_PERF_EXCL] = "ask for exclusive use of the PMU",
+    [X86_PERF_MG] = "count while a guest runs",
+    [X86_PERF_MH] = "count while the host runs",
+    [X86_PERF_CPU] = "CPU to program",
+    [X86_PERF_PINNED] = "keep the event on its counter at all times",
+    [X86_PERF_HW_SMPL] = "hardware-buffer sampling",
+};
+
+int x86_perf_is_bool(x86_perf_attr_t a)
+{
+    return a != X86_PERF_PERIOD && a != X86_PERF_FREQ && a != X86_PERF_PRECISE &&
+           a != X86_PERF_CPU;
+}
+
+int x86_mod_is_bool(x86_mod_t m)
+{
+    return m != X86_MOD_C && m != X86_MOD_LDLAT;
+}
+
+const x86_pmu_t *x86_pmu_by_name(const char *name)
+{
+    for (size_t i = 0; i < x86_npmus; i++)
+        if (name && strcasecmp(x86_pmus[i]->name, name) == 0)
+            return x86_pmus[i];
+    return NULL;
+}
+
+const x86_pmu_t *x86_pmu_by_id(int pfm_id)
+{
+    for (size_t i = 0; i < x86_npmus; i++)
+        if (x86_pmus[i]->pfm_id == pfm_id)
+            return x86_pmus[i];
+    return NULL;
+}
+
+int x86_umask_visible(const x86_pmu_t *pmu, const x86_umask_t *um)
+{
+    return um->models == 0 || (um->models & pmu->model_bit);
+}
+
+int x86_find_event(const x86_pmu_t *pmu, const char *name)
+{
+    const x86_table_t *t = pmu->table;
+    size_t lo = 0, hi = t->nevents;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcasecmp(t->events[t->by_name[mid]].name, name);
+        if (c == 0)
+            return t->by_name[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+int x86_event_has_pebs(const x86_pmu_t *pmu, int ev)
+{
+    const x86_event_t *e = &pmu->table->events[ev];
+    if (e->flags & X86_EF_PEBS)
+        return 1;
+    for (int i = 0; i < e->numasks; i++) {
+        const x86_umask_t *um = x86_um(pmu, ev, i);
+        if (x86_umask_visible(pmu, um) && (um->flags & X86_UF_PEBS))
+            return 1;
+    }
+    return 0;
+}
+
+void x86_desc_build_pattrs(x86_desc_t *d, const x86_pmu_t *pmu, int ev, x86_os_t os)
+{
+    const x86_event_t *e = &pmu->table->events[ev];
+    d->pmu = pmu;
+    d->event = ev;
+    d->os = os;
+    d->nu = 0;
+    for (int i = 0; i < e->numasks && d->nu < X86_MAX_UMASKS; i++)
+        if (x86_umask_visible(pmu, x86_um(pmu, ev, i)))
+            d->umask[d->nu++] = (uint16_t)i;
+    d->nmods = 0;
+    for (int m = 0; m < X86_MOD_COUNT; m++) {
+        /* under perf_event, privilege levels are exclude_user/exclude_kernel */
+        if (os != X86_OS_NONE && (m == X86_MOD_K || m == X86_MOD_U))
+            continue;
+        if (e->modmsk & X86_MODBIT(m))
+            d->mod[d->nmods++] = (uint8_t)m;
+    }
+    d->nos = 0;
+    if (os == X86_OS_NONE)
+        return;
+    const int pebs = x86_event_has_pebs(pmu, ev);
+    for (int a = 0; a < X86_PERF_COUNT; a++) {
+        if (os == X86_OS_PERF && a >= X86_PERF_PERIOD && a <= X86_PERF_EXCL)
+            continue; /* sampling controls are PFM_OS_PERF_EVENT_EXT only */
+        if (os == X86_OS_PERF && a >= X86_PERF_CPU)
+            continue;
+        if (a == X86_PERF_H)
+            continue; /* no hypervisor level on Intel */
+        if (a == X86_PERF_PRECISE && !pebs)
+            continue;
+        if (a == X86_PERF_HW_SMPL)
+            continue; /* no extended PEBS on these PMUs */
+        d->osattr[d->nos++] = (uint8_t)a;
+    }
+}
+
+/* libpfm's strsep variant: split at the first of `delim`, NULL at the end. */
+static char *split(char **sp, const char *delim)
+{
+    char *tok = *sp, *end = *sp;
+    if (!end)
+        return NULL;
+    while (*end && !strchr(delim, *end))
+        end++;
+    if (*end) {
+        *end = '\0';
+        *sp = end + 1;
+    } else {
+        *sp = NULL;
+    }
+    return tok;
+}
+
+/* Append one attribute; libpfm checks the bound only for valued attributes
+ * and overflows otherwise: we refuse with TOOMANY in both cases. */
+static int add_attr(x86_desc_t *d, int id, uint64_t ival)
+{
+    if (d->nattrs >= X86_MAX_ATTRS)
+        return X86_ERR_TOOMANY;
+    d->attrs[d->nattrs].id = id;
+    d->attrs[d->nattrs].ival = ival;
+    d->nattrs++;
+    return X86_OK;
+}
+
+static int parse_attrs(char *str, x86_desc_t *d, int depth)
+{
+    int has_raw = 0, has_um = 0;
+    char *s = str;
+    const int npattrs = x86_desc_npattrs(d);
+
+    if (depth > 4) /* aliases expand to plain umasks; guard against loops */
+        return X86_ERR_ATTR;
+    while (s) {
+        char *p = s;
+        split(&p, ":.");
+        char *q = strchr(s, '=');
+        if (q)
+            *q++ = '\0';
+        int has_val = q != NULL;
+        int id = -1;
+
+        if (s[0] == '0' && tolower((unsigned char)s[1]) == 'x') {
+            char *end = NULL;
+            if (has_raw || has_um)
+                return X86_ERR_ATTR;
+            if (!(d->pmu->flags & X86_PF_RAW_UMASK))
+                return X86_ERR_ATTR;
+            uint64_t v = strtoull(s, &end, 0);
+            if (*end)
+                return X86_ERR_ATTR;
+            if (has_val)
+                return X86_ERR_ATTR_VAL;
+            d->raw = v;
+            has_raw = 1;
+            int r = add_attr(d, npattrs, 0);
+            if (r)
+                return r;
+            s = p;
+            continue;
+        }
+        for (int i = 0; i < npattrs && id < 0; i++) {
+            if (i < d->nu) {
+                /* "NAME=val" never names a umask (modifier/umask clash) */
+                if (has_val)
+                    continue;
+                if (strcasecmp(x86_um(d->pmu, d->event, d->umask[i])->name, s) == 0)
+                    id = i;
+            } else if (i < d->nu + d->nmods) {
+                if (strcasecmp(x86_mod_names[d->mod[i - d->nu]], s) == 0)
+                    id = i;
+            } else if (strcasecmp(x86_perf_names[d->osattr[i - d->nu - d->nmods]], s) == 0) {
+                id = i;
+            }
+        }
+        if (id < 0)
+            return X86_ERR_ATTR;
+        if (id < d->nu) {
+            const x86_umask_t *um = x86_um(d->pmu, d->event, d->umask[id]);
+            has_um = 1;
+            if (has_raw)
+                return X86_ERR_ATTR;
+            if (um->equiv) {
+                char buf[X86_FSTR_MAX * 2];
+                snprintf(buf, sizeof buf, "%s", um->equiv);
+                int r = parse_attrs(buf, d, depth + 1);
+                if (r)
+                    return r;
+            } else {
+                int r = add_attr(d, id, 0);
+                if (r)
+                    return r;
+            }
+            s = p;
+            continue;
+        }
+        /* a modifier (PMU or OS layer) */
+        const int is_bool = id < d->nu + d->nmods
+                                ? x86_mod_is_bool((x86_mod_t)d->mod[id - d->nu])
+                                : x86_perf_is_bool((x86_perf_attr_t)d->osattr[id - d->nu - d->nmods]);
+        const char *v = has_val ? q : "y";
+        if (!has_val && !is_bool)
+            return X86_ERR_ATTR_VAL;
+        if (!*v)
+            return X86_ERR_ATTR_VAL;
+        if (d->nattrs == X86_MAX_ATTRS)
+            return X86_ERR_TOOMANY;
+        uint64_t ival;
+        if (is_bool) {
+            if (strlen(v) > 1)
+                return X86_ERR_ATTR_VAL;
+            int c = tolower((unsigned char)*v);
+            if (c == 'y' || c == 't' || c == '1')
+                ival = 1;
+            else if (c == 'n' || c == 'f' || c == '0')
+                ival = 0;
+            else
+                return X86_ERR_ATTR_VAL;
+        } else {
+            char *end = NULL;
+            ival = strtoull(v, &end, 0);
+            if (*end)
+                return X86_ERR_ATTR_VAL;
+        }
+        int r = add_attr(d, id, ival);
+        if (r)
+            return r;
+        s = p;
+    }
+    return X86_OK;
+}
+
+/* Drop exact duplicates; one attribute with two values is an error. */
+static int sanitize(x86_desc_t *d)
+{
+    for (int i = 0; i < d->nattrs; i++) {
+        for (int j = i + 1; j < d->nattrs;) {
+            if (d->attrs[i].id != d->attrs[j].id) {
+                j++;
+                continue;
+            }
+            if (d->attrs[i].ival != d->attrs[j].ival)
+                return X86_ERR_ATTR_SET;
+            memmove(&d->attrs[j], &d->attrs[j + 1],
+                    (size_t)(d->nattrs - j - 1) * sizeof d->attrs[0]);
+            d->nattrs--;
+        }
+    }
+    return X86_OK;
+}
+
+static int usable(const x86_pmu_filter_t *f, const x86_pmu_t *pmu, int named)
+{
+    return f->usable ? f->usable(pmu, named, f->ctx) : 1;
+}
+
+int x86_parse(const char *str, const x86_pmu_filter_t *filter, x86_os_t os, x86_desc_t *d)
+{
+    char buf[1024];
+    char *heap = NULL, *s;
+    const char *pname = NULL;
+    int ret = X86_ERR_NOTFOUND;
+
+    memset(d, 0, offsetof(x86_desc_t, attrs));
+    d->nattrs = 0;
+    if (!str)
+        return X86_ERR_INVAL;
+    if (strpbrk(str, ", \t\n"))
+        return X86_ERR_INVAL;
+    size_t len = strlen(str);
+    if (len < sizeof buf) {
+        memcpy(buf, str, len + 1);
+        s = buf;
+    } else {
+        heap = malloc(len + 1);
+        if (!heap)
+            return X86_ERR_NOMEM;
+        memcpy(heap, str, len + 1);
+        s = heap;
+    }
+    char *p = strstr(s, "::");
+    if (p) {
+        *p = '\0';
+        pname = s;
+        s = p + 2;
+    }
+    p = s;
+    split(&p, ":.");
+
+    const x86_pmu_t *pmu = NULL;
+    int ev = -1;
+    for (size_t i = 0; i < x86_npmus && ev < 0; i++) {
+        pmu = x86_pmus[i];
+        if (pname && strcasecmp(pname, pmu->name))
+            continue;
+        if (!usable(filter, pmu, pname != NULL))
+            continue;
+        ev = x86_find_event(pmu, s);
+    }
+    if (ev < 0)
+        goto out;
+
+    const x86_event_t *e = &pmu->table->events[ev];
+    if (e->equiv) {
+        char eq[X86_FSTR_MAX];
+        snprintf(eq, sizeof eq, "%s", e->equiv);
+        char *ep = eq;
+        split(&ep, ":.");
+        int tev = x86_find_event(pmu, eq);
+        if (tev < 0)
+            goto out;
+        x86_desc_build_pattrs(d, pmu, tev, os);
+        ret = parse_attrs(ep, d, 0);
+        if (ret == X86_OK)
+            ret = sanitize(d);
+        if (ret)
+            goto out;
+    } else {
+        x86_desc_build_pattrs(d, pmu, ev, os);
+    }
+    ret = parse_attrs(p, d, 0);
+    if (ret == X86_OK)
+        ret = sanitize(d);
+out:
+    free(heap);
+    return ret;
+}
+
+static void fstr_cat(char *dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fstr_cat(char *dst, const char *fmt, ...)
+{
+    size_t len = strlen(dst);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst + len, X86_FSTR_MAX - len, fmt, ap);
+    va_end(ap);
+}
+
+/* Add the default umask of every group in `missing` (bit g = group g). */
+static int add_defaults(x86_desc_t *d, unsigned missing, uint64_t *umask2, unsigned *max_grpid,
+                        int excl_grp_but_0)
+{
+    int k = d->nattrs;
+    for (unsigned g = 0; missing; missing >>= 1, g++) {
+        if (!(missing & 1))
+            continue;
+        int added = 0, skip = 0;
+        for (int j = 0; j < d->nu; j++) {
+            const x86_umask_t *um = x86_um(d->pmu, d->event, d->umask[j]);
+            if (um->grpid != g)
+                continue;
+            if (*max_grpid != X86_NO_GRP && g > *max_grpid) {
+                skip = 1;
+                continue;
+            }
+            if (um->flags & X86_UF_GRP_DFL_NONE) {
+                skip = 1;
+                continue;
+            }
+            if (excl_grp_but_0 != -1 && um->grpid != 0 && um->grpid != excl_grp_but_0) {
+                skip = 1;
+                continue;
+            }
+            if (um->flags & X86_UF_DFL) {
+                /* a default is used as is, even when it is an alias */
+                *umask2 |= um->ucode >> 8;
+                if (k >= X86_MAX_ATTRS)
+                    return X86_ERR_TOOMANY;
+                d->attrs[k].id = j;
+                d->attrs[k].ival = 0;
+                k++;
+                added++;
+                if (um->flags & X86_UF_EXCL_GRP_GT) {
+                    if (*max_grpid != X86_NO_GRP)
+                        return X86_ERR_UMASK;
+                    *max_grpid = um->grpid;
+                }
+            }
+        }
+        if (!added && !skip)
+            return X86_ERR_UMASK;
+    }
+    d->nattrs = k;
+    return X86_OK;
+}
+
+static int cmp_attr(const void *a, const void *b)
+{
+    const x86_attr_t *x = a, *y = b;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+int x86_encode(x86_desc_t *d, int dfl_plm)
+{
+    const x86_pmu_t *pmu = d->pmu;
+    const x86_event_t *e = &pmu->table->events[d->event];
+    const int npattrs = x86_desc_npattrs(d);
+    uint64_t reg = e->code;
+    const unsigned grpmsk = (1u << e->ngrp) - 1;
+    unsigned ugrpmsk = 0;
+    const uint64_t umask1 = (reg >> 8) & 0xff;
+    uint64_t umask2 = 0;
+    unsigned modhw = 0, umodmsk = 0, plmmsk = 0;
+    unsigned max_grpid = X86_NO_GRP;
+    int excl_grp_but_0 = -1;
+    int grpcounts[8] = { 0 }, ncombo[8] = { 0 };
+    unsigned ldlat = 0;
+    int ldlat_um = 0;
+
+    d->fstr[0] = '\0';
+    d->count = 0;
+    d->ldlat = 0;
+    /* bits 15:8 of the code are the hard-wired umask, ORed in at the end */
+    reg &= 0xff;
+
+    for (int k = 0; k < d->nattrs; k++) {
+        const int id = d->attrs[k].id;
+        if (id < d->nu) {
+            const x86_umask_t *um = x86_um(pmu, d->event, d->umask[id]);
+            const unsigned g = um->grpid & 7;
+            if (um->flags & X86_UF_EXCL_GRP_GT)
+                max_grpid = g;
+            if (um->flags & X86_UF_EXCL_GRP_BUT_0)
+                excl_grp_but_0 = (int)g;
+            ++grpcounts[g];
+            if (um->flags & X86_UF_NCOMBO)
+                ncombo[g] = 1;
+            if (um->flags & X86_UF_LDLAT)
+                ldlat_um = 1;
+            if (grpcounts[g] > 1 && ncombo[g])
+                return X86_ERR_FEATCOMB;
+            modhw |= um->modhw;
+            umask2 |= um->ucode >> 8;
+            ugrpmsk |= 1u << g;
+        } else if (id == npattrs) {
+            int bits = (e->flags & X86_EF_OFFCORE) ? pmu->raw_umask_bits_offcore
+                                                   : pmu->raw_umask_bits;
+            uint64_t rmask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+            if (d->raw & ~rmask)
+                return X86_ERR_ATTR;
+            umask2 = d->raw & rmask;
+            ugrpmsk = grpmsk;
+        } else if (id < d->nu + d->nmods) {
+            const uint64_t v = d->attrs[k].ival;
+            switch ((x86_mod_t)d->mod[id - d->nu]) {
+            case X86_MOD_I:
+                reg = v ? reg | X86_SEL_INV : reg & ~X86_SEL_INV;
+                umodmsk |= X86_MODBIT(X86_MOD_I);
+                break;
+            case X86_MOD_E:
+                reg = v ? reg | X86_SEL_EDGE : reg & ~X86_SEL_EDGE;
+                umodmsk |= X86_MODBIT(X86_MOD_E);
+                break;
+            case X86_MOD_C:
+                if (v > 255)
+                    return X86_ERR_ATTR_VAL;
+                reg = (reg & ~(0xffull << X86_SEL_CMASK_SHIFT)) | (v << X86_SEL_CMASK_SHIFT);
+                umodmsk |= X86_MODBIT(X86_MOD_C);
+                break;
+            case X86_MOD_U:
+                reg = v ? reg | X86_SEL_USR : reg & ~X86_SEL_USR;
+                plmmsk |= X86_MODBIT(X86_MOD_U);
+                umodmsk |= X86_MODBIT(X86_MOD_U);
+                break;
+            case X86_MOD_K:
+                reg = v ? reg | X86_SEL_OS : reg & ~X86_SEL_OS;
+                plmmsk |= X86_MODBIT(X86_MOD_K);
+                umodmsk |= X86_MODBIT(X86_MOD_K);
+                break;
+            case X86_MOD_T:
+                reg = v ? reg | X86_SEL_ANY : reg & ~X86_SEL_ANY;
+                umodmsk |= X86_MODBIT(X86_MOD_T);
+                break;
+            case X86_MOD_LDLAT:
+                if (v < X86_LDLAT_MIN || v > X86_LDLAT_MAX)
+                    return X86_ERR_ATTR_VAL;
+                ldlat = (unsigned)v;
+                break;
+            case X86_MOD_COUNT:
+                break;
+            }
+        }
+    }
+
+    /* hard-wired modifiers may be repeated only with the value they have */
+    const uint64_t hw = (umask1 | umask2) << 8;
+    const unsigned given = modhw & umodmsk;
+    if ((given & X86_MODBIT(X86_MOD_I)) && ((hw ^ reg) & X86_SEL_INV))
+        return X86_ERR_ATTR_SET;
+    if ((given & X86_MODBIT(X86_MOD_E)) && ((hw ^ reg) & X86_SEL_EDGE))
+        return X86_ERR_ATTR_SET;
+    if ((given & X86_MODBIT(X86_MOD_C)) && ((hw ^ reg) & (0xffull << X86_SEL_CMASK_SHIFT)))
+        return X86_ERR_ATTR_SET;
+    if ((given & X86_MODBIT(X86_MOD_U)) && ((hw ^ reg) & X86_SEL_USR))
+        return X86_ERR_ATTR_SET;
+    if ((given & X86_MODBIT(X86_MOD_K)) && ((hw ^ reg) & X86_SEL_OS))
+        return X86_ERR_ATTR_SET;
+    if ((given & X86_MODBIT(X86_MOD_T)) && ((hw ^ reg) & X86_SEL_ANY))
+        return X86_ERR_ATTR_SET;
+
+    /* neither u nor k given: the default privilege levels decide */
+    if (!(plmmsk & (X86_MODBIT(X86_MOD_K) | X86_MODBIT(X86_MOD_U)))) {
+        if ((dfl_plm & X86_PLM0) && (pmu->supported_plm & X86_PLM0))
+            reg |= X86_SEL_OS;
+        if ((dfl_plm & X86_PLM3) && (pmu->supported_plm & X86_PLM3))
+            reg |= X86_SEL_USR;
+    }
+
+    if (ugrpmsk != grpmsk || ugrpmsk == 0) {
+        int r = add_defaults(d, ugrpmsk ^ grpmsk, &umask2, &max_grpid, excl_grp_but_0);
+        if (r)
+            return r;
+    }
+    if (excl_grp_but_0 != -1)
+        for (int g = 1; g < 8; g++)
+            if (grpcounts[g] && g != excl_grp_but_0)
+                return X86_ERR_FEATCOMB;
+    if (max_grpid != X86_NO_GRP) {
+        for (int k = 0; k < d->nattrs; k++) {
+            int id = d->attrs[k].id;
+            if (id < d->nu && x86_um(pmu, d->event, d->umask[id])->grpid > max_grpid)
+                return X86_ERR_FEATCOMB;
+        }
+    }
+
+    /* canonical string: event, umasks in table order, raw umask */
+    fstr_cat(d->fstr, "%s", e->name);
+    qsort(d->attrs, (size_t)d->nattrs, sizeof d->attrs[0], cmp_attr);
+    for (int k = 0; k < d->nattrs; k++) {
+        int id = d->attrs[k].id;
+        if (id < d->nu)
+            fstr_cat(d->fstr, ":%s", x86_um(pmu, d->event, d->umask[id])->name);
+        else if (id == npattrs)
+            fstr_cat(d->fstr, ":0x%x", (unsigned)d->raw);
+    }
+
+    if (e->flags & X86_EF_OFFCORE) {
+        d->codes[1] = umask2;
+        d->count = 2;
+        umask2 = 0;
+    } else {
+        d->count = 1;
+    }
+    if (ldlat && !ldlat_um)
+        return X86_ERR_ATTR;
+    if (ldlat_um && !ldlat)
+        ldlat = X86_LDLAT_DEFAULT;
+    if (ldlat && ldlat_um) {
+        d->codes[1] = ldlat;
+        d->count = 2;
+        d->ldlat = ldlat;
+    }
+    reg |= (umask1 | umask2) << 8;
+    reg |= X86_SEL_EN | X86_SEL_INT;
+    d->codes[0] = reg;
+
+    if ((pmu->flags & X86_PF_ECMASK) && (reg & X86_SEL_EDGE) &&
+        !(reg & (0xffull << X86_SEL_CMASK_SHIFT)))
+        return X86_ERR_ATTR;
+
+    for (int j = 0; j < d->nmods; j++) {
+        const x86_mod_t m = (x86_mod_t)d->mod[j];
+        unsigned long v = 0;
+        switch (m) {
+        case X86_MOD_U: v = !!(reg & X86_SEL_USR); break;
+        case X86_MOD_K: v = !!(reg & X86_SEL_OS); break;
+        case X86_MOD_E: v = !!(reg & X86_SEL_EDGE); break;
+        case X86_MOD_I: v = !!(reg & X86_SEL_INV); break;
+        case X86_MOD_C: v = (unsigned long)((reg >> X86_SEL_CMASK_SHIFT) & 0xff); break;
+        case X86_MOD_T: v = !!(reg & X86_SEL_ANY); break;
+        case X86_MOD_LDLAT: v = ldlat; break;
+        case X86_MOD_COUNT: break;
+        }
+        fstr_cat(d->fstr, ":%s=%lu", x86_mod_names[m], v);
+    }
+    return X86_OK;
+}
+
+static int only_this_pmu(const x86_pmu_t *pmu, int named, void *ctx)
+{
+    (void)named;
+    return pmu == ctx;
+}
+
+int x86_encode_str(const x86_pmu_t *pmu, const char *str, int dfl_plm, x86_desc_t *d)
+{
+    x86_pmu_filter_t f = { .usable = only_this_pmu, .ctx = (void *)pmu };
+    int r = x86_parse(str, &f, X86_OS_NONE, d);
+    if (r)
+        return r;
+    return x86_encode(d, dfl_plm);
+}

@@ -1,0 +1,69 @@
+/* pmusim synthetic trace generators and converters from other tools.
+ *
+ * Generators are deterministic (same parameters and seed give the same
+ * records) and stream straight into a pmusim_trace_writer_t, so traces of
+ * 1e9 records are produced in constant memory. */
+#ifndef PMUSIM_TRACEGEN_H
+#define PMUSIM_TRACEGEN_H
+
+#include "pmusim/trace.h"
+
+G_BEGIN_DECLS
+
+typedef enum pmusim_gen_workload {
+    PMUSIM_GEN_LOOP = 0,   /* a small loop with branches; data accesses mostly hit (hit ratio 1) */
+    PMUSIM_GEN_STREAM = 1, /* a memory stream over a large array, hit ratio 0.5 by default */
+    PMUSIM_GEN_MIXED = 2,  /* loop + stream + calls, data-dependent branches, IDLE stalls,
+                              THREAD on/off, markers and explicit event records */
+} pmusim_gen_workload_t;
+
+/* Called every 2^20 records and once at the end (e.g. for a progress line). */
+typedef void (*pmusim_gen_progress_fn)(uint64_t done, uint64_t total, void *user);
+
+typedef struct pmusim_gen_params {
+    pmusim_cpu_t cpu;               /* sets the ISA */
+    pmusim_gen_workload_t workload;
+    uint64_t records;               /* exact number of records written, >= 1 */
+    uint64_t seed;
+    uint32_t threads;               /* 1..8; 0 = the CPU's default (ita2 1, mont/wsm/wsm_dp 2, knm 4) */
+    double hit_ratio;               /* fraction of data accesses served by L1D, 0..1; < 0 = default */
+    pmusim_gen_progress_fn progress;
+    void *progress_data;
+} pmusim_gen_params_t;
+
+/* Defaults: workload loop, 1000 records, seed 1, default threads and hit ratio. */
+void pmusim_gen_params_init(pmusim_gen_params_t *p, pmusim_cpu_t cpu);
+const char *pmusim_gen_workload_name(pmusim_gen_workload_t w);
+/* Returns FALSE if the name is unknown ("loop", "stream", "mixed"). */
+gboolean pmusim_gen_workload_from_name(const char *name, pmusim_gen_workload_t *w);
+uint32_t pmusim_gen_default_threads(pmusim_cpu_t cpu);
+
+/* Fills *h (initialised here; clear it with pmusim_trace_header_clear) with
+ * the header the generator's records need, including metadata generator,
+ * workload, seed and hit_ratio.  FALSE with error for bad parameters. */
+gboolean pmusim_gen_header(const pmusim_gen_params_t *p, pmusim_trace_header_t *h,
+                           GError **error);
+/* Writes p->records records (and the workload's symbols) to w, whose header
+ * must come from pmusim_gen_header().  Does not close w. */
+gboolean pmusim_gen_run(const pmusim_gen_params_t *p, pmusim_trace_writer_t *w, GError **error);
+
+/* ---- Valgrind lackey converter ---- */
+typedef struct pmusim_lackey_stats {
+    uint64_t instructions;     /* "I" lines -> INSN records */
+    uint64_t accesses;         /* L/S/M lines attached to an instruction */
+    uint64_t extra_accesses;   /* 2nd and later accesses of one instruction (dropped: a record
+                                  holds one access) */
+    uint64_t branches;         /* instructions followed by a non-sequential IP */
+    uint64_t skipped_lines;    /* "==pid==" and blank lines */
+} pmusim_lackey_stats_t;
+
+/* Converts `valgrind --tool=lackey --trace-mem=yes` output (lines "I  addr,size",
+ * " L addr,size", " S addr,size", " M addr,size") read from `path` ("-" = stdin)
+ * into x86_64 INSN records on thread 0 written to w (one instruction per cycle;
+ * accesses are L1D hits of latency 4; M is recorded as a store; a non-sequential
+ * next IP makes the instruction a taken branch to it).  Errors name the line. */
+gboolean pmusim_trace_convert_lackey(const char *path, pmusim_trace_writer_t *w,
+                                     pmusim_lackey_stats_t *stats, GError **error);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,272 @@
+/* pmusim check: regression tests of encodings and counts from a golden file.
+ *
+ * The file is a GKeyFile; every group is one case:
+ *
+ *   [ita2 cycles and instructions]
+ *   pmu=ita2
+ *   events=CPU_CYCLES;IA64_INST_RETIRED      (or regs=FILE, or both)
+ *   options=thres=NOPS_RETIRED=1;           (encoder options, KEY=VALUE;...)
+ *   plm=u
+ *   expect-regs=FILE                         (the encoder's writes must equal FILE's)
+ *   trace=traces/samples/ita2_loop.txt
+ *   count.CPU_CYCLES=410                     (counter labelled CPU_CYCLES, summed over threads)
+ *   count.PMD5=200                           (or by register name)
+ *   overflows.PMD4=0
+ *   error=20                                 (expect the encoder to fail with this code)
+ *
+ * Relative paths are taken from the golden file's folder.  Prints one line
+ * per case; exit status 1 when any case fails. */
+#include "cmds.h"
+#include "pmusim/encoder.h"
+#include "pmusim/sim.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static char *resolve(const char *dir, const char *path)
+{
+    return g_path_is_absolute(path) ? g_strdup(path) : g_build_filename(dir, path, NULL);
+}
+
+static gboolean regs_equal(const GArray *a, const GArray *b, GString *why)
+{
+    if (a->len != b->len) {
+        g_string_append_printf(why, "%u register writes, expected %u", a->len, b->len);
+        return FALSE;
+    }
+    for (guint i = 0; i < a->len; i++) {
+        const pmusim_regwrite_t *x = &g_array_index(a, pmusim_regwrite_t, i);
+        const pmusim_regwrite_t *y = &g_array_index(b, pmusim_regwrite_t, i);
+        if (x->space != y->space || x->num != y->num || x->value != y->value ||
+            x->thread != y->thread) {
+            g_string_append_printf(why,
+                                   "write #%u is %s%u=0x%" G_GINT64_MODIFIER
+                                   "x, expected %s%u=0x%" G_GINT64_MODIFIER "x",
+                                   i + 1, pmusim_regspace_name(x->space), x->num,
+                                   (guint64)x->value, pmusim_regspace_name(y->space), y->num,
+                                   (guint64)y->value);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* Sums the counters whose label or register name is `key`. */
+static gboolean find_counter(const pmusim_report_t *r, const char *key, uint64_t *value,
+                             uint64_t *overflows)
+{
+    gboolean found = FALSE;
+    *value = *overflows = 0;
+    for (guint i = 0; i < r->counters->len; i++) {
+        const pmusim_counter_result_t *c =
+            &g_array_index(r->counters, pmusim_counter_result_t, i);
+        if (!c->enabled)
+            continue;
+        if (g_ascii_strcasecmp(c->event, key) == 0 || g_ascii_strcasecmp(c->reg, key) == 0) {
+            *value += c->value;
+            *overflows += c->overflows;
+            found = TRUE;
+        }
+    }
+    return found;
+}
+
+static gboolean run_case(GKeyFile *kf, const char *group, const char *dir, GString *why)
+{
+    GError *e = NULL;
+    gboolean ok = FALSE;
+    char *pmu = g_key_file_get_string(kf, group, "pmu", NULL);
+    char **events = g_key_file_get_string_list(kf, group, "events", NULL, NULL);
+    char **options = g_key_file_get_string_list(kf, group, "options", NULL, NULL);
+    char *plm_s = g_key_file_get_string(kf, group, "plm", NULL);
+    char *regs_file = g_key_file_get_string(kf, group, "regs", NULL);
+    char *expect_regs = g_key_file_get_string(kf, group, "expect-regs", NULL);
+    char *trace = g_key_file_get_string(kf, group, "trace", NULL);
+    gboolean want_error = g_key_file_has_key(kf, group, "error", NULL);
+    int error_code = g_key_file_get_integer(kf, group, "error", NULL);
+    GArray *regs = pmusim_regs_new();
+    GArray *opts = g_array_new(FALSE, TRUE, sizeof(pmusim_encode_opt_t));
+    GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
+    pmusim_trace_reader_t *reader = NULL;
+    pmusim_model_t *model = NULL;
+    char **keys = NULL;
+
+    if (!pmu) {
+        g_string_append(why, "no 'pmu' key");
+        goto out;
+    }
+    const pmusim_encoder_pmu_t *enc = pmusim_encoder_find(pmu);
+    unsigned plm = PMUSIM_PLM0 | PMUSIM_PLM3;
+    if (plm_s) {
+        if (!strcmp(plm_s, "u"))
+            plm = PMUSIM_PLM3;
+        else if (!strcmp(plm_s, "k"))
+            plm = PMUSIM_PLM0;
+        else if (strcmp(plm_s, "uk") != 0)
+            plm = (unsigned)g_ascii_strtoull(plm_s, NULL, 0);
+    }
+    for (char **o = options; o && *o; o++) {
+        const char *eq = strchr(*o, '=');
+        char *key = eq ? g_strndup(*o, (gsize)(eq - *o)) : g_strdup(*o);
+        g_ptr_array_add(keep, key);
+        pmusim_encode_opt_t opt = {.key = key, .value = eq ? eq + 1 : "1"};
+        g_array_append_val(opts, opt);
+    }
+    if (events && events[0]) {
+        if (!enc || !enc->encode) {
+            g_string_append_printf(why, "no encoder for PMU '%s'", pmu);
+            goto out;
+        }
+        gboolean enc_ok = enc->encode((const char *const *)events, g_strv_length(events),
+                                      (const pmusim_encode_opt_t *)(void *)opts->data, opts->len,
+                                      plm, regs, &e);
+        if (want_error) {
+            if (enc_ok)
+                g_string_append_printf(why, "encoding succeeded, expected error %d",
+                                       error_code);
+            else if (e->code != error_code)
+                g_string_append_printf(why, "error %d (%s), expected %d", e->code, e->message,
+                                       error_code);
+            else
+                ok = TRUE;
+            goto out;
+        }
+        if (!enc_ok) {
+            g_string_append_printf(why, "encoding failed: %s", e->message);
+            goto out;
+        }
+    }
+    if (expect_regs) {
+        char *p = resolve(dir, expect_regs);
+        GArray *want = pmusim_regs_new();
+        gboolean loaded = pmusim_regs_load(p, want, &e);
+        g_free(p);
+        gboolean same = loaded && regs_equal(regs, want, why);
+        g_array_free(want, TRUE);
+        if (!loaded) {
+            g_string_append(why, e->message);
+            goto out;
+        }
+        if (!same)
+            goto out;
+    }
+    if (regs_file) {
+        char *p = resolve(dir, regs_file);
+        gboolean loaded = pmusim_regs_load(p, regs, &e);
+        g_free(p);
+        if (!loaded) {
+            g_string_append(why, e->message);
+            goto out;
+        }
+    }
+    if (trace) {
+        char *p = resolve(dir, trace);
+        reader = pmusim_trace_reader_open(p, &e);
+        g_free(p);
+        if (!reader) {
+            g_string_append(why, e->message);
+            goto out;
+        }
+        const pmusim_trace_header_t *h = pmusim_trace_reader_header(reader);
+        model = pmusim_model_new(pmu, MAX(h->nthreads, 1u), &e);
+        if (!model || !pmusim_model_write_regs(model, regs, &e) ||
+            !pmusim_replay(model, reader, NULL, NULL, &e)) {
+            g_string_append(why, e->message);
+            goto out;
+        }
+        pmusim_report_t rep;
+        pmusim_report_init(&rep);
+        pmusim_model_collect(model, &rep);
+        keys = g_key_file_get_keys(kf, group, NULL, NULL);
+        gboolean all = TRUE;
+        for (char **k = keys; k && *k; k++) {
+            gboolean is_count = g_str_has_prefix(*k, "count.");
+            gboolean is_ovf = g_str_has_prefix(*k, "overflows.");
+            if (!is_count && !is_ovf)
+                continue;
+            const char *name = strchr(*k, '.') + 1;
+            char *vs = g_key_file_get_string(kf, group, *k, NULL);
+            uint64_t want = g_ascii_strtoull(vs, NULL, 0), v, ovf;
+            g_free(vs);
+            if (!find_counter(&rep, name, &v, &ovf)) {
+                g_string_append_printf(why, "%sno counter '%s'", all ? "" : "; ", name);
+                all = FALSE;
+            } else if ((is_count ? v : ovf) != want) {
+                g_string_append_printf(why, "%s%s = %" G_GUINT64_FORMAT ", expected %" G_GUINT64_FORMAT,
+                                       all ? "" : "; ", *k, (guint64)(is_count ? v : ovf),
+                                       (guint64)want);
+                all = FALSE;
+            }
+        }
+        pmusim_report_clear(&rep);
+        ok = all;
+    } else {
+        ok = TRUE;
+    }
+out:
+    g_clear_error(&e);
+    g_strfreev(keys);
+    pmusim_model_free(model);
+    if (reader)
+        pmusim_trace_reader_free(reader);
+    g_array_free(regs, TRUE);
+    g_array_free(opts, TRUE);
+    g_ptr_array_free(keep, TRUE);
+    g_free(pmu);
+    g_strfreev(events);
+    g_strfreev(options);
+    g_free(plm_s);
+    g_free(regs_file);
+    g_free(expect_regs);
+    g_free(trace);
+    return ok;
+}
+
+int pmusim_cmd_check(int argc, char **argv)
+{
+    GOptionContext *ctx = g_option_context_new("GOLDEN-FILE...");
+    g_option_context_set_summary(ctx,
+        "Regression-test encodings and counts: every group of each golden file is a case\n"
+        "(pmu, events or regs, options, expect-regs, trace, count.LABEL=N, error=CODE).\n"
+        "See docs/CHECK.md.");
+    GError *error = NULL;
+    int status = 0;
+    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+        status = pmusim_cli_usage("check", "%s", error->message);
+        g_error_free(error);
+        g_option_context_free(ctx);
+        return status;
+    }
+    g_option_context_free(ctx);
+    if (argc < 2)
+        return pmusim_cli_usage("check", "no golden file given");
+    unsigned passed = 0, failed = 0;
+    for (int i = 1; i < argc; i++) {
+        GKeyFile *kf = g_key_file_new();
+        if (!g_key_file_load_from_file(kf, argv[i], G_KEY_FILE_NONE, &error)) {
+            fprintf(stderr, "pmusim: %s: %s\n", argv[i], error->message);
+            g_clear_error(&error);
+            g_key_file_free(kf);
+            status = 1;
+            continue;
+        }
+        char *dir = g_path_get_dirname(argv[i]);
+        char **groups = g_key_file_get_groups(kf, NULL);
+        for (char **g = groups; *g; g++) {
+            GString *why = g_string_new(NULL);
+            if (run_case(kf, *g, dir, why)) {
+                printf("ok    %s\n", *g);
+                passed++;
+            } else {
+                printf("FAIL  %s: %s\n", *g, why->str);
+                failed++;
+            }
+            g_string_free(why, TRUE);
+        }
+        g_strfreev(groups);
+        g_free(dir);
+        g_key_file_free(kf);
+    }
+    printf("%u passed, %u failed\n", passed, failed);
+    return failed || status ? 1 : 0;
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Generate the IA-64 PMU models' event table (C) from the shared event CSVs.
+
+usage: gen_ia64_events.py ITA2_CSV MONT_CSV TRACE_MAP OUT_C
+
+One row per distinct counting-PMC selector (es, umask) of each model, sorted
+by key = es << 4 | umask for binary search.  Virtual EAR rows (types
+iear_*/dear_*) are skipped: their umask belongs to the EAR config register,
+not to the counter.  Rows that share a key must agree on maxincr, qualifiers,
+thread type and trace source, else the generator refuses the data.
+"""
+import csv
+import sys
+
+PREFETCH_IBRP1 = {"L1I_PREFETCHES", "L1I_STRM_PREFETCHES", "L2_INST_PREFETCHES", "L2I_PREFETCHES"}
+# Known aliases of one (es, umask) with different attributes in the source
+# table; the first row in table order wins (both are explicit-event driven).
+ALIASES = {("ER_REJECT_ALL_L1_REQ", "L2D_OZQ_FULL_THIS")}
+CAF = {"active": "IA64_CAF_ACTIVE", "floating": "IA64_CAF_FLOATING", "causal": "IA64_CAF_CAUSAL"}
+
+
+def fail(msg):
+    sys.stderr.write("gen_ia64_events.py: " + msg + "\n")
+    sys.exit(1)
+
+
+def load_map(path):
+    rules = {"ita2": [], "mont": []}
+    with open(path, newline="") as f:
+        for lineno, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split(",")
+            if len(parts) != 3 or parts[0] not in rules or not parts[1] or not parts[2].isidentifier():
+                fail("%s:%d: expected 'pmu,event,source'" % (path, lineno))
+            rules[parts[0]].append([parts[1], parts[2], 0, lineno])
+    return rules
+
+
+def source_of(name, rules):
+    for rule in rules:
+        pat = rule[0]
+        if (pat.endswith("*") and name.startswith(pat[:-1])) or name == pat:
+            rule[2] += 1
+            return rule[1]
+    return None
+
+
+def build(path, pmu, rules):
+    entries = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["type"] not in ("normal", "btb", "etb"):
+                continue
+            name = row["name"]
+            code = int(row["code"], 16)
+            umask = int(row["umask"], 16)
+            if code > 0xFF or umask > 0xF:
+                fail("%s: %s: es 0x%x / umask 0x%x too wide for a counter PMC" % (path, name, code, umask))
+            maxincr = int(row["maxincr"])
+            if not 1 <= maxincr <= 255:
+                fail("%s: %s: bad maxincr %d" % (path, name, maxincr))
+            qual = []
+            if row["iarr"] == "1":
+                qual.append("IA64_Q_IARR")
+            if row["opcm"] == "1":
+                qual.append("IA64_Q_OPCM")
+            if row["darr"] == "1":
+                qual.append("IA64_Q_DARR")
+            if row.get("mesi") == "1":
+                qual.append("IA64_Q_MESI")
+            if name in PREFETCH_IBRP1:
+                qual.append("IA64_Q_IBRP1")
+            caf = row.get("caf", "active") or "active"
+            if caf == "self_floating":
+                caf = "floating" if name.endswith("_SELF") else "causal"
+            if caf not in CAF:
+                fail("%s: %s: unknown thread type %r" % (path, name, caf))
+            src = source_of(name, rules) or "EVENT"
+            ent = (maxincr, "|".join(qual) or "0", CAF[caf], src)
+            key = code << 4 | umask
+            if key in entries:
+                if entries[key][1] != ent and (entries[key][0], name) not in ALIASES:
+                    fail("%s: %s and %s share es 0x%02x umask 0x%x but differ (%r vs %r)"
+                         % (path, entries[key][0], name, code, umask, entries[key][1], ent))
+                continue
+            entries[key] = (name, ent)
+    for rule in rules:
+        if rule[2] == 0:
+            fail("trace map line %d: %s event %s matches no event" % (rule[3], pmu, rule[0]))
+    return entries
+
+
+def emit(out, pmu, entries):
+    out.write("const ia64_event_info_t ia64_events_%s[] = {\n" % pmu)
+    for key in sorted(entries):
+        name, (maxincr, qual, caf, src) = entries[key]
+        out.write("    { .key = 0x%03x, .maxincr = %d, .qual = %s, .caf = %s, .src = IA64_SRC_%s, .name = \"%s\" },\n"
+                  % (key, maxincr, qual, caf, src, name))
+    out.write("};\nconst size_t ia64_events_%s_count = %d;\n\n" % (pmu, len(entries)))
+
+
+def main():
+    if len(sys.argv) != 5:
+        fail("usage: gen_ia64_events.py ITA2_CSV MONT_CSV TRACE_MAP OUT_C")
+    rules = load_map(sys.argv[3])
+    ita2 = build(sys.argv[1], "ita2", rules["ita2"])
+    mont = build(sys.argv[2], "mont", rules["mont"])
+    with open(sys.argv[4], "w") as out:
+        out.write("/* Generated from ../shared/data/ia64/{itanium2,montecito}_events.csv and\n"
+                   " * sim/models/ia64/trace-events.csv by sim/models/ia64/gen_ia64_events.py -- do not edit. */\n")
+        out.write('#include "ia64_priv.h"\n\n')
+        emit(out, "ita2", ita2)
+        emit(out, "mont", mont)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,308 @@
+/* Internal interface of the Itanium 2 (ita2) and Montecito (mont) PMU models.
+ *
+ * One implementation serves both CPUs; what differs (register numbers, write
+ * masks, reset values, field positions of the matchers, thread count) is data
+ * in ia64_desc_t.  Register layouts follow ../shared/reference/ia64-pmu.md
+ * (cited as "ref §n"); overflow and freeze follow the SDM Vol.2 §7.2 excerpt
+ * (../shared/seeds/003_*).  docs/sim-ia64.md describes the model choices.
+ *
+ * Time.  Records arrive in non-decreasing cycle order.  `cur` is the open
+ * cycle: event occurrences of cycle `cur` accumulate in ia64_ctr_t.pending and
+ * are applied (clamped to maxincr, compared with the threshold) when the
+ * cycle closes, i.e. when a record of a later cycle arrives or at finish().
+ * Cycle counters (CPU_CYCLES / CPU_OP_CYCLES_ALL) are lazy: they count one per
+ * cycle while their enable condition holds, as value + (t - since); the
+ * condition only changes on a register write, a freeze, a privilege-level or
+ * instruction-set change of the owning thread, or a thread switch, and the
+ * cycle of their next overflow is precomputed, so a gap of idle cycles costs
+ * O(1).  All counters of a cycle are updated before that cycle's overflow
+ * raises the freeze: a freeze at cycle X stops counting from cycle X+1.
+ */
+#ifndef PMUSIM_IA64_PRIV_H
+#define PMUSIM_IA64_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "pmusim/sim.h"
+
+#define IA64_W 47u
+#define IA64_CTR_MASK ((UINT64_C(1) << IA64_W) - 1)
+#define IA64_CTR_WRAP (UINT64_C(1) << IA64_W)
+#define IA64_NO_CYCLE UINT64_MAX
+#define IA64_MAX_CTRS 16u /* PMD4..PMD15 on Montecito; index = PMD number */
+#define IA64_NREGS 64u    /* PMC/PMD numbers 0..63 */
+#define IA64_NDBG 8u      /* IBR0-7, DBR0-7 */
+#define IA64_MAX_THREADS 2u
+
+/* Qualifier bits of an event (generated table). */
+enum {
+    IA64_Q_IARR = 1u << 0,  /* honours instruction-address ranges */
+    IA64_Q_OPCM = 1u << 1,  /* honours opcode matching */
+    IA64_Q_DARR = 1u << 2,  /* honours data-address ranges (PMC13/PMC41) */
+    IA64_Q_MESI = 1u << 3,  /* Montecito MESI filter bits 30:27 */
+    IA64_Q_IBRP1 = 1u << 4, /* prefetch event: code ranges through IBRP1 */
+};
+
+/* Montecito thread type, with self-floating resolved by the generator
+ * (_SELF variants floating, the others causal; ref §12). */
+typedef enum ia64_caf {
+    IA64_CAF_ACTIVE = 0,
+    IA64_CAF_FLOATING = 1,
+    IA64_CAF_CAUSAL = 2,
+} ia64_caf_t;
+
+/* Where a counter's occurrences come from (docs/trace-events-ia64.md). */
+typedef enum ia64_src {
+    IA64_SRC_EVENT = 0,      /* only explicit PMUSIM_REC_EVENT records */
+    IA64_SRC_CYCLES,         /* every cycle of [0, end) */
+    IA64_SRC_INSN,           /* retired IA-64 instruction, tagged by channel umask&3 */
+    IA64_SRC_INSN_IA32,      /* retired IA-32 instruction */
+    IA64_SRC_ISA_TRANSITION, /* instruction set differs from the thread's previous one */
+    IA64_SRC_CPL_CHANGE,     /* privilege level differs from the thread's previous one */
+    IA64_SRC_NOP,
+    IA64_SRC_PRED_OFF,
+    IA64_SRC_FP_OP,
+    IA64_SRC_LOAD,
+    IA64_SRC_STORE,
+    IA64_SRC_MISALIGNED_LOAD,
+    IA64_SRC_MISALIGNED_STORE,
+    IA64_SRC_MEMREF,
+    IA64_SRC_L1D_READ,
+    IA64_SRC_L1D_READ_MISS,
+    IA64_SRC_L2_DATA_REF,
+    IA64_SRC_L2_MISS,
+    IA64_SRC_L3_REF,
+    IA64_SRC_L3_MISS,
+    IA64_SRC_L3_READ,
+    IA64_SRC_L3_WRITE,
+    IA64_SRC_DTLB_L2_HIT,
+    IA64_SRC_DTLB_L2_MISS,
+    IA64_SRC_DTLB_HPW,
+    IA64_SRC_ALAT_CHECK,
+    IA64_SRC_ALAT_FAIL,
+    IA64_SRC_BR_MISPRED,
+    IA64_SRC_BR_PATH,
+    IA64_SRC_BR_BE_MISPRED,
+    IA64_SRC_BRANCH_EVENT, /* BTB / ETB captures */
+    IA64_SRC_DEAR_EVENT,   /* D-EAR captures */
+    IA64_SRC_IEAR_EVENT,   /* I-EAR captures */
+    IA64_SRC_COUNT
+} ia64_src_t;
+
+typedef struct ia64_event_info {
+    uint16_t key; /* es << 4 | umask */
+    uint8_t maxincr;
+    uint8_t qual; /* IA64_Q_* */
+    uint8_t caf;  /* ia64_caf_t */
+    uint8_t src;  /* ia64_src_t */
+    const char *name;
+} ia64_event_info_t;
+
+extern const ia64_event_info_t ia64_events_ita2[];
+extern const size_t ia64_events_ita2_count;
+extern const ia64_event_info_t ia64_events_mont[];
+extern const size_t ia64_events_mont_count;
+
+/* ---- model description (data, one per CPU) ---- */
+
+typedef enum ia64_regkind {
+    IA64_RK_NONE = 0, /* not implemented */
+    IA64_RK_PMC0,     /* freeze + overflow bits */
+    IA64_RK_OVF_HI,   /* PMC1-3: overflow bits of PMD64+ (none implemented) */
+    IA64_RK_CTR_CFG,  /* counter configuration */
+    IA64_RK_OPC_MASK, /* ita2 PMC8/9 (whole matcher) / mont PMC32/34 */
+    IA64_RK_OPC_MATCH,/* mont PMC33/35 */
+    IA64_RK_OPC_IBR,  /* PMC15 / PMC36 */
+    IA64_RK_IEAR,     /* PMC10 / PMC37 */
+    IA64_RK_DEAR,     /* PMC11 / PMC40 */
+    IA64_RK_BTB,      /* PMC12 / PMC39 */
+    IA64_RK_IPEAR,    /* mont PMC42 */
+    IA64_RK_DRANGE,   /* PMC13 / PMC41 */
+    IA64_RK_IRANGE,   /* PMC14 / PMC38 */
+    IA64_RK_CTR,      /* counter PMD */
+    IA64_RK_DATA,     /* EAR / BTB / ETB data PMD */
+} ia64_regkind_t;
+
+typedef struct ia64_regdesc {
+    uint8_t kind;      /* ia64_regkind_t */
+    uint64_t reset;    /* power-up value */
+    uint64_t writable; /* bits a write may change; the others keep `reset` */
+} ia64_regdesc_t;
+
+typedef struct ia64_desc {
+    const pmusim_model_ops_t *ops;
+    bool mont;
+    uint32_t nctr_first, nctr_last; /* counter PMD/PMC numbers */
+    ia64_regdesc_t pmc[IA64_NREGS];
+    ia64_regdesc_t pmd[IA64_NREGS];
+    /* register numbers of the capture units */
+    uint32_t pmc_iear, pmc_dear, pmc_btb, pmc_ipear, pmc_drange, pmc_irange, pmc_opc_ibr;
+    uint32_t pmc_opc[2];   /* matcher mask regs (PMC8/PMC9, PMC32/PMC34) */
+    uint32_t pmd_iear_addr, pmd_iear_lat, pmd_dear_addr, pmd_dear_lat, pmd_dear_ip;
+    uint32_t pmd_ring_first, ring_size, pmd_ring_index, pmd_ring_ext; /* ext: mont PMD39 */
+    const ia64_event_info_t *events;
+    size_t nevents;
+} ia64_desc_t;
+
+extern const ia64_desc_t ia64_desc_ita2;
+extern const ia64_desc_t ia64_desc_mont;
+
+/* ---- compiled state ---- */
+
+typedef struct ia64_ctr {
+    /* register contents */
+    uint64_t value; /* count bits 46:0 (lazy counters: as of `since`) */
+    uint64_t overflows;
+    /* decoded from the PMC when written */
+    bool programmed;     /* PMC differs from its reset value */
+    bool enabled;        /* can count at all (plm != 0, pm/PSR, ism != 3, ...) */
+    bool lazy;           /* cycle counter handled by multiplication */
+    bool oi, ev, all;
+    uint8_t es, umask, thres, ism, caf, qual, chan, mesi;
+    uint8_t src;
+    uint8_t accept;      /* bit (ia32 << 2 | plm): plm and ism allow counting */
+    uint32_t maxincr;
+    bool clamp_reported;
+    uint8_t qual_raw;    /* IA64_Q_* of the event */
+    char label[PMUSIM_REG_LABEL_MAX]; /* label of the PMC write */
+    /* the open cycle */
+    uint64_t pending;
+    /* lazy cycle counting */
+    bool running;
+    uint64_t since;  /* value counts cycles < since */
+    uint64_t ovf_at; /* cycle whose increment wraps the counter, or IA64_NO_CYCLE */
+} ia64_ctr_t;
+
+typedef struct ia64_range {
+    uint64_t addr;
+    uint64_t cmp; /* address bits compared: mask bits 55:0 plus 63:56 always */
+    uint8_t plm;
+} ia64_range_t;
+
+typedef struct ia64_matcher {
+    uint64_t mask;  /* don't-care bits of the (packed) instruction */
+    uint64_t match;
+    uint8_t units;  /* bit per pmusim unit class: 0 M, 1 I, 2 F, 3 B */
+    bool inv, ig_ad;
+    bool trivial;   /* matches every instruction */
+} ia64_matcher_t;
+
+typedef struct ia64_thread {
+    uint64_t pmc[IA64_NREGS];
+    uint64_t pmd[IA64_NREGS]; /* data PMDs (counter PMDs live in ctr[]) */
+    uint64_t ibr[IA64_NDBG], dbr[IA64_NDBG];
+    ia64_ctr_t ctr[IA64_MAX_CTRS];
+    /* PSR.up / PSR.pp of this thread: 1 by default (docs/sim-ia64.md) */
+    bool psr_up, psr_pp;
+    /* execution state from the trace */
+    bool active;
+    uint8_t plm;   /* privilege level of the most recent instruction */
+    bool ia32;     /* instruction set of the most recent instruction */
+    bool seen_insn;
+    /* the most recent instruction, for EVENT records (which carry no ip) */
+    uint64_t last_ip, last_insn;
+    uint8_t last_unit, last_slot;
+    uint64_t last_retire_cycle;
+    /* qualifiers (compiled) */
+    ia64_range_t ibrp[4], dbrp[4];
+    ia64_matcher_t opc[2];
+    bool irange_ignore[4];
+    bool fine;
+    uint8_t opc_ignore; /* PMC15/PMC36 bits 3:0 */
+    uint8_t dcfg[4];
+    bool dena[4];
+    bool dq_trivial;     /* PMC13/41 lets every access through */
+    bool i_trivial[4];   /* channel k's address-range check always passes */
+    bool o_trivial[4];   /* channel k's opcode check always passes */
+    /* capture units (compiled) */
+    bool dear_on, iear_on, btb_on, ipear_on;
+    uint8_t dear_plm, dear_mode, dear_umask, dear_ism;
+    uint8_t iear_plm, iear_mode, iear_ism;
+    uint16_t iear_umask;
+    uint8_t btb_plm, btb_tm, btb_ptm, btb_ppm, btb_brt;
+    bool btb_ds;
+    uint8_t ipear_plm;
+    uint32_t ipear_delay;
+    uint64_t freeze_cycle; /* cycle the PMU froze (IP-EAR delay) */
+    uint64_t ipear_last_cycle;
+    /* derived routing */
+    uint32_t insn_need;   /* bit per ia64_src_t some counter wants (any thread) */
+    bool frozen;          /* PMC0.fr */
+    bool ovf_pending_irq; /* overflow with oi=1 in the cycle being closed */
+} ia64_thread_t;
+
+typedef struct ia64_sub {
+    uint8_t thread, idx;
+} ia64_sub_t;
+
+#define IA64_MAX_SUBS (IA64_MAX_THREADS * IA64_MAX_CTRS)
+
+typedef struct ia64_model {
+    pmusim_model_t base;
+    const ia64_desc_t *d;
+    ia64_thread_t th[IA64_MAX_THREADS];
+    /* routing of trace-derived occurrences: for a record of thread t and a
+     * source s, sub[t][s] lists the counters that may receive it */
+    uint8_t nsub[IA64_MAX_THREADS][IA64_SRC_COUNT];
+    ia64_sub_t sub[IA64_MAX_THREADS][IA64_SRC_COUNT][IA64_MAX_SUBS];
+    /* the distinct insn-record sources with subscribers, per thread */
+    uint8_t nsrcs[IA64_MAX_THREADS];
+    uint8_t srcs[IA64_MAX_THREADS][IA64_SRC_COUNT];
+    bool any_event_ctr; /* some counter could take explicit EVENT records */
+    bool capture_any;   /* some thread has an EAR/BTB/ETB/IP-EAR on */
+    bool track_last;    /* EVENT records need the last instruction's ip/insn */
+    /* time */
+    uint64_t cur;        /* open cycle */
+    uint64_t now;        /* first cycle not yet accounted (write time) */
+    uint64_t end;        /* exclusive end of the trace so far */
+    uint64_t next_lazy;  /* min ovf_at over running lazy counters */
+    uint64_t dirty;      /* bit thread*16+idx: pending != 0 */
+    uint64_t records;
+    bool started, finished;
+    bool order_reported;
+    bool in_irq;         /* an interrupt handler is running */
+} ia64_model_t;
+
+static inline ia64_model_t *ia64_model(pmusim_model_t *m)
+{
+    return (ia64_model_t *)m;
+}
+
+/* ia64_regs.c */
+pmusim_model_t *ia64_model_create(const ia64_desc_t *d, uint32_t nthreads, GError **error);
+void ia64_model_destroy(pmusim_model_t *m);
+gboolean ia64_write_reg(pmusim_model_t *m, const pmusim_regwrite_t *w, GError **error);
+gboolean ia64_read_reg(pmusim_model_t *m, pmusim_regspace_t space, uint32_t num, uint32_t thread,
+                       uint64_t *value);
+void ia64_route_rebuild(ia64_model_t *im);
+uint64_t ia64_ctr_read(const ia64_model_t *im, const ia64_ctr_t *c);
+/* Test hook: PSR.up / PSR.pp of a thread (default 1/1). */
+void ia64_model_set_psr(pmusim_model_t *m, uint32_t thread, bool up, bool pp);
+
+/* ia64_count.c */
+void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n);
+void ia64_finish(pmusim_model_t *m);
+void ia64_lazy_update_thread(ia64_model_t *im, uint32_t t);
+void ia64_lazy_recompute_next(ia64_model_t *im);
+void ia64_pmc0_written(ia64_model_t *im, uint32_t t, uint64_t old);
+void ia64_count_capture(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, ia64_src_t src);
+
+/* ia64_qual.c */
+void ia64_qual_compile(ia64_model_t *im, uint32_t t);
+bool ia64_qual_pass(const ia64_model_t *im, const ia64_thread_t *th, const ia64_ctr_t *c,
+                    const pmusim_rec_t *r);
+
+/* ia64_capture.c */
+void ia64_capture_compile(ia64_model_t *im, uint32_t t);
+void ia64_capture_insn(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
+bool ia64_capture_iear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
+void ia64_capture_report(ia64_model_t *im, pmusim_report_t *rep);
+
+/* ia64_report.c */
+void ia64_report(pmusim_model_t *m, pmusim_report_t *r);
+const char *ia64_event_source_ita2(uint32_t code, uint32_t umask);
+const char *ia64_event_source_mont(uint32_t code, uint32_t umask);
+const ia64_event_info_t *ia64_event_find(const ia64_desc_t *d, uint32_t es, uint32_t umask);
+
+#endif

@@ -1,0 +1,136 @@
+/* IA-64 model results and the ops tables of both CPUs. */
+#include <stdio.h>
+#include <string.h>
+#include "ia64_priv.h"
+
+/* What each trace source reads (docs/trace-events-ia64.md has the detail). */
+static const char *const ia64_src_phrase[] = {
+    [IA64_SRC_EVENT] = NULL,
+    [IA64_SRC_CYCLES] = "every cycle of the trace",
+    [IA64_SRC_INSN] = "insn records (IA-64), tagged by IBR pair / opcode matcher",
+    [IA64_SRC_INSN_IA32] = "insn records with flag ia32",
+    [IA64_SRC_ISA_TRANSITION] = "insn records: ia32 flag differs from the previous insn",
+    [IA64_SRC_CPL_CHANGE] = "insn records: plm differs from the previous insn",
+    [IA64_SRC_NOP] = "insn records with flag nop",
+    [IA64_SRC_PRED_OFF] = "insn records with flag pred_off",
+    [IA64_SRC_FP_OP] = "insn records with flag fp",
+    [IA64_SRC_LOAD] = "mem loads",
+    [IA64_SRC_STORE] = "mem stores",
+    [IA64_SRC_MISALIGNED_LOAD] = "mem loads with addr not a multiple of size",
+    [IA64_SRC_MISALIGNED_STORE] = "mem stores with addr not a multiple of size",
+    [IA64_SRC_MEMREF] = "mem loads and stores",
+    [IA64_SRC_L1D_READ] = "mem integer loads (no fp flag)",
+    [IA64_SRC_L1D_READ_MISS] = "mem integer loads with mem.level != L1D",
+    [IA64_SRC_L2_DATA_REF] = "mem loads with mem.level != L1D, mem stores",
+    [IA64_SRC_L2_MISS] = "mem accesses with mem.level >= L3",
+    [IA64_SRC_L3_REF] = "mem accesses with mem.level >= L3",
+    [IA64_SRC_L3_MISS] = "mem accesses with mem.level > L3",
+    [IA64_SRC_L3_READ] = "mem loads with mem.level >= L3 (hit: == L3)",
+    [IA64_SRC_L3_WRITE] = "mem stores with mem.level >= L3 (hit: == L3)",
+    [IA64_SRC_DTLB_L2_HIT] = "mem.tlb == L2_HIT",
+    [IA64_SRC_DTLB_L2_MISS] = "mem.tlb == WALK or FAULT",
+    [IA64_SRC_DTLB_HPW] = "mem.tlb == WALK",
+    [IA64_SRC_ALAT_CHECK] = "mem.alat != NONE",
+    [IA64_SRC_ALAT_FAIL] = "mem.alat == MISS",
+    [IA64_SRC_BR_MISPRED] = "br: kind, dir_ok, tgt_ok",
+    [IA64_SRC_BR_PATH] = "br: kind, dir_ok, taken",
+    [IA64_SRC_BR_BE_MISPRED] = "br.detect == BACKEND",
+    [IA64_SRC_BRANCH_EVENT] = "branches captured by the BTB/ETB",
+    [IA64_SRC_DEAR_EVENT] = "mem accesses captured by the D-EAR",
+    [IA64_SRC_IEAR_EVENT] = "EVENT records es 0x43 captured by the I-EAR",
+};
+_Static_assert(sizeof ia64_src_phrase / sizeof ia64_src_phrase[0] == IA64_SRC_COUNT,
+               "one phrase per trace source");
+
+static const char *ia64_event_source(const ia64_desc_t *d, uint32_t code, uint32_t umask)
+{
+    if (code == 0x43 && umask == 0)
+        return ia64_src_phrase[IA64_SRC_IEAR_EVENT];
+    const ia64_event_info_t *ev = ia64_event_find(d, code, umask);
+    return ev ? ia64_src_phrase[ev->src] : NULL;
+}
+
+const char *ia64_event_source_ita2(uint32_t code, uint32_t umask)
+{
+    return ia64_event_source(&ia64_desc_ita2, code, umask);
+}
+
+const char *ia64_event_source_mont(uint32_t code, uint32_t umask)
+{
+    return ia64_event_source(&ia64_desc_mont, code, umask);
+}
+
+void ia64_report(pmusim_model_t *m, pmusim_report_t *r)
+{
+    ia64_model_t *im = ia64_model(m);
+    const ia64_desc_t *d = im->d;
+    for (uint32_t t = 0; t < m->nthreads; t++) {
+        for (uint32_t i = d->nctr_first; i <= d->nctr_last; i++) {
+            const ia64_ctr_t *c = &im->th[t].ctr[i];
+            pmusim_counter_result_t res;
+            memset(&res, 0, sizeof res);
+            g_snprintf(res.reg, sizeof res.reg, "PMD%u", i);
+            if (c->label[0]) {
+                g_strlcpy(res.event, c->label, sizeof res.event);
+            } else if (c->programmed) {
+                const ia64_event_info_t *ev = ia64_event_find(d, c->es, c->umask);
+                if (ev)
+                    g_strlcpy(res.event, ev->name, sizeof res.event);
+                else
+                    g_snprintf(res.event, sizeof res.event, "es=0x%02x umask=0x%x", c->es, c->umask);
+            }
+            res.thread = t;
+            res.value = ia64_ctr_read(im, c) & IA64_CTR_MASK;
+            res.overflows = c->overflows;
+            res.enabled = c->programmed && c->enabled;
+            g_array_append_val(r->counters, res);
+        }
+    }
+    ia64_capture_report(im, r);
+    for (guint i = 0; i < m->diags->len; i++)
+        g_ptr_array_add(r->diags, g_strdup(g_ptr_array_index(m->diags, i)));
+    g_array_append_vals(r->log, m->log->data, m->log->len);
+    r->log_dropped = m->log_dropped;
+    r->cycles = im->finished ? im->end : im->now;
+    r->records = im->records;
+}
+
+static pmusim_model_t *ia64_create_ita2(uint32_t nthreads, GError **error)
+{
+    return ia64_model_create(&ia64_desc_ita2, nthreads, error);
+}
+
+static pmusim_model_t *ia64_create_mont(uint32_t nthreads, GError **error)
+{
+    return ia64_model_create(&ia64_desc_mont, nthreads, error);
+}
+
+const pmusim_model_ops_t pmusim_model_ita2 = {
+    .name = "ita2",
+    .isa = PMUSIM_ISA_IA64,
+    .cpu = PMUSIM_CPU_ITA2,
+    .max_threads = 1,
+    .create = ia64_create_ita2,
+    .destroy = ia64_model_destroy,
+    .write_reg = ia64_write_reg,
+    .read_reg = ia64_read_reg,
+    .consume = ia64_consume,
+    .finish = ia64_finish,
+    .report = ia64_report,
+    .event_source = ia64_event_source_ita2,
+};
+
+const pmusim_model_ops_t pmusim_model_mont = {
+    .name = "mont",
+    .isa = PMUSIM_ISA_IA64,
+    .cpu = PMUSIM_CPU_MONT,
+    .max_threads = 2,
+    .create = ia64_create_mont,
+    .destroy = ia64_model_destroy,
+    .write_reg = ia64_write_reg,
+    .read_reg = ia64_read_reg,
+    .consume = ia64_consume,
+    .finish = ia64_finish,
+    .report = ia64_report,
+    .event_source = ia64_event_source_mont,
+};

@@ -1,0 +1,1226 @@
+/* The x86 core-PMU engine shared by the Westmere, Westmere DP and Knights
+ * Mill models.  What differs between the models is an x86_desc_t
+ * (x86_models.c).  The counting rules, and the choices made where the
+ * manuals are silent, are written down in docs/sim-x86.md; the section
+ * numbers below refer to ../shared/reference/x86-pmu.md.
+ *
+ * Time.  Records arrive in non-decreasing cycle order.  `cur` is the open
+ * cycle: the cycle of the records being processed.  A cycle is closed when a
+ * record of a later cycle (or the end of the trace) arrives.  Increments that
+ * depend on a whole cycle (cycle events, CMASK/INV/EDGE thresholds) are taken
+ * at the close, with the thread state (active, privilege level) as it is at
+ * the end of the cycle.  Increments from a record (INST_RETIRED, ...) happen
+ * at the record.
+ *
+ * Counter classes, chosen when the registers are written (x86_ctr_compile):
+ *   DIRECT       per-record source, no threshold: the record adds to the count.
+ *   RATE         cycle source, no threshold: `rate` per cycle, accrued lazily
+ *                (value + rate * (cycles since `since`)), so a cycle costs nothing.
+ *   THRESH       CMASK/EDGE (INV) or a threshold on a cycle source: occurrences
+ *                accumulate in `acc` during the open cycle and are compared at the
+ *                close; in the cycles between two records the outcome is uniform
+ *                and is accrued lazily like RATE (`gap_mode`).
+ *   OUTSTANDING  knm average-latency mode: rate = requests in flight, which
+ *                changes when a request starts (record) or ends (`rate_until`).
+ * Lazy counters are brought up to date ("synced") before anything they depend
+ * on changes.  `deadline` is the earliest point at which a lazy counter
+ * overflows or changes its rate; nothing needs doing before it, which keeps the
+ * per-record path to a compare and the listener loop.
+ *
+ * Ordering within a cycle: a PMI raised by a record is delivered after that
+ * record; the freeze (IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI) and the handler's
+ * writes apply to the following records and to the close of the cycle.  A
+ * PMI raised at the close of cycle c is delivered after all counters took
+ * their increments for c; its effects start at cycle c + 1. */
+#include "x86_model.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#define X86_NEVER UINT64_MAX
+#define X86_LISTENERS (X86_NCTR * X86_MAX_THREADS)
+#define X86_CAPTURE_MAX 100000u
+
+typedef enum x86_ctr_class {
+    X86_CLS_OFF = 0,
+    X86_CLS_DIRECT,
+    X86_CLS_RATE,
+    X86_CLS_THRESH,
+    X86_CLS_OUTSTANDING,
+} x86_ctr_class_t;
+
+typedef struct x86_ctr {
+    /* read on every record */
+    uint8_t src;      /* x86_src_kind_t */
+    uint8_t cls;      /* x86_ctr_class_t */
+    uint8_t plm_mask; /* bit r set: count at privilege level (ring) r */
+    uint8_t nbits;
+    uint16_t ev_key;  /* EXPLICIT: event select | umask << 8 */
+    uint32_t lat_min; /* LDLAT: latency must be greater */
+    uint64_t value;   /* always < 2^width */
+    uint64_t max;     /* 2^width - 1 */
+    uint64_t acc;     /* THRESH: occurrences in the open cycle */
+    uint64_t oc_msr;  /* OFFCORE/OUTSTANDING: the MSR value compiled in */
+    x86_filter_t f;
+    /* lazy accrual */
+    uint64_t since;      /* accrued up to here (exclusive) */
+    uint64_t rate;       /* increments per cycle from `since` */
+    uint64_t rate_until; /* rate changes at this point (X86_NEVER: not before an event) */
+    GArray *out_ends;    /* OUTSTANDING: min-heap of request end cycles */
+    /* configuration */
+    uint8_t thread, slot; /* slot < X86_MAX_GP: IA32_PMCslot; else fixed slot - X86_MAX_GP */
+    uint8_t cmask;
+    bool any, edge, inv, intr, pebs, ll;
+    bool prev_cond; /* THRESH: condition of the previous cycle (EDGE) */
+    bool programmed;
+    uint64_t overflows;
+    x86_filter_t fb[X86_MAX_BITS]; /* BITS: one filter per umask bit */
+    char label[PMUSIM_REG_LABEL_MAX];
+} x86_ctr_t;
+
+/* The counters one thread's records feed, per privilege level (so the hot
+ * loop does not test USR/OS): `unit` are DIRECT counters of INST_RETIRED-like
+ * events (+1 per INSN record), `gen` everything else fed by INSN records. */
+typedef struct x86_listeners {
+    uint32_t n_unit, n_gen;
+    x86_ctr_t *unit[X86_LISTENERS];
+    x86_ctr_t *gen[X86_LISTENERS];
+} x86_listeners_t;
+
+typedef struct x86_thread {
+    x86_listeners_t lst[4];             /* indexed by privilege level */
+    x86_ctr_t *ev_lst[X86_LISTENERS];   /* counters fed by this thread's EVENT records */
+    uint32_t n_ev;
+    x86_ctr_t ctr[X86_NCTR];
+    uint64_t evtsel[X86_MAX_GP];
+    uint64_t fixed_ctrl, global_ctrl, global_status, ovf_ctrl, debugctl, pebs_enable, ldlat;
+    uint64_t offcore[2]; /* per thread (knm); on wsm only the core's first thread's copy is used */
+    uint64_t last_ip;
+    uint8_t plm;
+    bool active;
+} x86_thread_t;
+
+typedef struct x86_model {
+    pmusim_model_t base;
+    const x86_desc_t *d;
+    uint64_t cur;      /* open cycle */
+    uint64_t now;      /* point from which a configuration change applies */
+    uint64_t end;      /* trace end (exclusive) */
+    uint64_t records;
+    uint64_t deadline; /* earliest event of a lazy counter */
+    uint32_t pending_pmi; /* threads with a PMI to deliver */
+    bool gap_mode;
+    bool finished;
+    bool warned_order, warned_thread;
+    x86_ctr_t *lazy[X86_LISTENERS];
+    uint32_t n_lazy;
+    x86_ctr_t *thresh[X86_LISTENERS];
+    uint32_t n_thresh;
+    GPtrArray *captures;
+    uint64_t captures_dropped;
+    x86_thread_t th[X86_MAX_THREADS];
+} x86_model_t;
+
+static const char *const x86_level_names[PMUSIM_LVL_COUNT] = {
+    [PMUSIM_LVL_L1D] = "L1D",
+    [PMUSIM_LVL_L2] = "L2",
+    [PMUSIM_LVL_L3] = "L3",
+    [PMUSIM_LVL_LOCAL_DRAM] = "local-DRAM",
+    [PMUSIM_LVL_REMOTE_DRAM] = "remote-DRAM",
+    [PMUSIM_LVL_REMOTE_CACHE] = "remote-cache",
+};
+
+/* ---- small helpers ---- */
+
+static inline x86_model_t *x86_of(pmusim_model_t *m)
+{
+    return (x86_model_t *)m;
+}
+
+static uint32_t x86_core_first(const x86_model_t *m, uint32_t t)
+{
+    return t - t % m->d->threads_per_core;
+}
+
+static uint64_t *x86_offcore_regs(x86_model_t *m, uint32_t t)
+{
+    return m->d->offcore_per_core ? m->th[x86_core_first(m, t)].offcore : m->th[t].offcore;
+}
+
+static uint64_t x86_gp_mask(const x86_desc_t *d)
+{
+    return (1ull << d->n_gp) - 1;
+}
+
+static uint64_t x86_global_valid(const x86_desc_t *d)
+{
+    return x86_gp_mask(d) | (0x7ull << 32);
+}
+
+static uint32_t x86_status_bit(const x86_ctr_t *c)
+{
+    return c->slot < X86_MAX_GP ? c->slot : 32u + (c->slot - X86_MAX_GP);
+}
+
+static void x86_ctr_name(const x86_ctr_t *c, char *buf, size_t len)
+{
+    if (c->slot < X86_MAX_GP)
+        g_snprintf(buf, len, "IA32_PMC%u", c->slot);
+    else
+        g_snprintf(buf, len, "IA32_FIXED_CTR%u", c->slot - X86_MAX_GP);
+}
+
+static void x86_msr_name(const x86_desc_t *d, uint32_t num, char *buf, size_t len)
+{
+    if (num >= X86_MSR_PMC0 && num < X86_MSR_PMC0 + X86_MAX_GP)
+        g_snprintf(buf, len, "IA32_PMC%u (0x%x)", num - X86_MSR_PMC0, num);
+    else if (num >= X86_MSR_EVTSEL0 && num < X86_MSR_EVTSEL0 + X86_MAX_GP)
+        g_snprintf(buf, len, "IA32_PERFEVTSEL%u (0x%x)", num - X86_MSR_EVTSEL0, num);
+    else if (num >= X86_MSR_FIXED_CTR0 && num < X86_MSR_FIXED_CTR0 + X86_NUM_FIXED)
+        g_snprintf(buf, len, "IA32_FIXED_CTR%u (0x%x)", num - X86_MSR_FIXED_CTR0, num);
+    else {
+        const char *n = NULL;
+        switch (num) {
+        case X86_MSR_OFFCORE_RSP0: n = "MSR_OFFCORE_RSP_0"; break;
+        case X86_MSR_OFFCORE_RSP1: n = "MSR_OFFCORE_RSP_1"; break;
+        case X86_MSR_DEBUGCTL: n = "IA32_DEBUGCTL"; break;
+        case X86_MSR_FIXED_CTR_CTRL: n = "IA32_FIXED_CTR_CTRL"; break;
+        case X86_MSR_GLOBAL_STATUS: n = "IA32_PERF_GLOBAL_STATUS"; break;
+        case X86_MSR_GLOBAL_CTRL: n = "IA32_PERF_GLOBAL_CTRL"; break;
+        case X86_MSR_GLOBAL_OVF_CTRL: n = "IA32_PERF_GLOBAL_OVF_CTRL"; break;
+        case X86_MSR_PEBS_ENABLE: n = "IA32_PEBS_ENABLE"; break;
+        case X86_MSR_PEBS_LD_LAT: n = "MSR_PEBS_LD_LAT_THRESHOLD"; break;
+        default: break;
+        }
+        if (n)
+            g_snprintf(buf, len, "%s (0x%x)", n, num);
+        else
+            g_snprintf(buf, len, "MSR 0x%x", num);
+    }
+    (void)d;
+}
+
+/* ---- outstanding-request heap (knm average-latency mode) ---- */
+
+static void x86_heap_push(GArray *h, uint64_t v)
+{
+    g_array_append_val(h, v);
+    uint64_t *a = (uint64_t *)(void *)h->data;
+    guint i = h->len - 1;
+    while (i > 0) {
+        guint p = (i - 1) / 2;
+        if (a[p] <= a[i])
+            break;
+        uint64_t t = a[p];
+        a[p] = a[i];
+        a[i] = t;
+        i = p;
+    }
+}
+
+static void x86_heap_pop(GArray *h)
+{
+    uint64_t *a = (uint64_t *)(void *)h->data;
+    a[0] = a[h->len - 1];
+    g_array_set_size(h, h->len - 1);
+    guint n = h->len, i = 0;
+    for (;;) {
+        guint l = 2 * i + 1, r = l + 1, s = i;
+        if (l < n && a[l] < a[s])
+            s = l;
+        if (r < n && a[r] < a[s])
+            s = r;
+        if (s == i)
+            break;
+        uint64_t t = a[s];
+        a[s] = a[i];
+        a[i] = t;
+        i = s;
+    }
+}
+
+static uint64_t x86_heap_min(const GArray *h)
+{
+    return h->len ? ((const uint64_t *)(const void *)h->data)[0] : X86_NEVER;
+}
+
+/* ---- overflow, PEBS, PMI ---- */
+
+static void x86_capture(x86_model_t *m, const x86_ctr_t *c, uint64_t cycle,
+                        const pmusim_rec_t *r)
+{
+    if (m->captures->len >= X86_CAPTURE_MAX) {
+        m->captures_dropped++;
+        return;
+    }
+    char name[24];
+    x86_ctr_name(c, name, sizeof name);
+    uint64_t ip = r ? r->ip : m->th[c->thread].last_ip;
+    if (c->ll && r && (r->flags & PMUSIM_F_MEM)) {
+        const char *lvl = r->mem.level < PMUSIM_LVL_COUNT ? x86_level_names[r->mem.level] : "?";
+        g_ptr_array_add(m->captures,
+                        g_strdup_printf("PEBS-LL cycle=%" PRIu64 " thread=%u %s ip=0x%" PRIx64
+                                        " addr=0x%" PRIx64 " latency=%u source=%s",
+                                        cycle, c->thread, name, ip, r->mem.addr,
+                                        r->mem.latency, lvl));
+    } else {
+        g_ptr_array_add(m->captures,
+                        g_strdup_printf("PEBS cycle=%" PRIu64 " thread=%u %s ip=0x%" PRIx64,
+                                        cycle, c->thread, name, ip));
+    }
+}
+
+/* Counter c wrapped `wraps` times at `cycle` (r: the record that caused it,
+ * or NULL for a cycle increment).  A PEBS-enabled counter takes a PEBS assist
+ * instead of setting its overflow bit (SDM §18.8.1.1, reference §5): the
+ * record is written and OvfBuf is set, as with a one-record buffer threshold. */
+static void x86_overflow(x86_model_t *m, x86_ctr_t *c, uint64_t cycle, uint64_t wraps,
+                         const pmusim_rec_t *r)
+{
+    x86_thread_t *th = &m->th[c->thread];
+    char name[24];
+    x86_ctr_name(c, name, sizeof name);
+    c->overflows += wraps;
+    if (c->pebs) {
+        th->global_status |= X86_STATUS_OVFBUF;
+        x86_capture(m, c, cycle, r);
+        pmusim_model_log(&m->base, cycle, c->thread, "%s overflow: PEBS record", name);
+    } else {
+        th->global_status |= 1ull << x86_status_bit(c);
+        if (wraps > 1)
+            pmusim_model_log(&m->base, cycle, c->thread, "%s overflow (x%" PRIu64 ")", name,
+                             wraps);
+        else
+            pmusim_model_log(&m->base, cycle, c->thread, "%s overflow", name);
+    }
+    if (c->intr)
+        m->pending_pmi |= 1u << c->thread;
+}
+
+/* Adds n increments taken at `cycle`. */
+static void x86_ctr_add(x86_model_t *m, x86_ctr_t *c, uint64_t n, uint64_t cycle,
+                        const pmusim_rec_t *r)
+{
+    uint64_t room = c->max - c->value;
+    if (n <= room) {
+        c->value += n;
+        return;
+    }
+    n -= room + 1; /* the first wrap leaves the counter at 0 */
+    uint64_t wraps = 1 + n / (c->max + 1);
+    c->value = n % (c->max + 1);
+    x86_overflow(m, c, cycle, wraps, r);
+}
+
+/* Hot-path variant: value already incremented past max. */
+static void x86_ctr_wrapped(x86_model_t *m, x86_ctr_t *c, uint64_t cycle, const pmusim_rec_t *r)
+{
+    uint64_t wraps = c->value / (c->max + 1);
+    c->value &= c->max;
+    x86_overflow(m, c, cycle, wraps, r);
+}
+
+/* ---- lazy accrual ---- */
+
+static void x86_sync_to(x86_model_t *m, uint64_t to)
+{
+    for (uint32_t i = 0; i < m->n_lazy; i++) {
+        x86_ctr_t *c = m->lazy[i];
+        if (to <= c->since)
+            continue;
+        uint64_t stop = to < c->rate_until ? to : c->rate_until;
+        if (c->rate && stop > c->since)
+            x86_ctr_add(m, c, c->rate * (stop - c->since), stop - 1, NULL);
+        c->since = to;
+    }
+}
+
+static uint64_t x86_ctr_next_event(const x86_ctr_t *c)
+{
+    uint64_t ev = c->rate_until;
+    if (c->rate) {
+        uint64_t ov = c->since + (c->max - c->value) / c->rate + 1;
+        if (ov < ev)
+            ev = ov;
+    }
+    return ev;
+}
+
+static void x86_deadline_update(x86_model_t *m)
+{
+    uint64_t dl = X86_NEVER;
+    for (uint32_t i = 0; i < m->n_lazy; i++) {
+        uint64_t ev = x86_ctr_next_event(m->lazy[i]);
+        if (ev < dl)
+            dl = ev;
+    }
+    m->deadline = dl;
+}
+
+static bool x86_plm_ok(const x86_ctr_t *c, const x86_thread_t *th)
+{
+    return (c->plm_mask >> th->plm) & 1;
+}
+
+/* Cycle-source occurrences of counter c in one cycle: 1 per qualifying
+ * thread (active and at a privilege level c counts), summed over the core's
+ * threads with AnyThread. */
+static uint64_t x86_cycle_v(const x86_model_t *m, const x86_ctr_t *c)
+{
+    if (!c->any) {
+        const x86_thread_t *th = &m->th[c->thread];
+        return th->active && x86_plm_ok(c, th);
+    }
+    uint64_t v = 0;
+    uint32_t first = x86_core_first(m, c->thread);
+    for (uint32_t s = first; s < first + m->d->threads_per_core && s < m->base.nthreads; s++)
+        v += m->th[s].active && x86_plm_ok(c, &m->th[s]);
+    return v;
+}
+
+/* Whether a thresholded counter may count in a cycle at all: its thread (with
+ * AnyThread: any thread of the core) is active at a privilege level it
+ * counts (docs/sim-x86.md, "cycle gating"). */
+static bool x86_gate(const x86_model_t *m, const x86_ctr_t *c)
+{
+    if (!c->any) {
+        const x86_thread_t *th = &m->th[c->thread];
+        return th->active && x86_plm_ok(c, th);
+    }
+    uint32_t first = x86_core_first(m, c->thread);
+    for (uint32_t s = first; s < first + m->d->threads_per_core && s < m->base.nthreads; s++)
+        if (m->th[s].active && x86_plm_ok(c, &m->th[s]))
+            return true;
+    return false;
+}
+
+static bool x86_thresh_cond(const x86_ctr_t *c, uint64_t v)
+{
+    if (c->cmask == 0)
+        return v >= 1; /* only reached with EDGE: rising edges of "any occurrence" */
+    return c->inv ? v < c->cmask : v >= c->cmask;
+}
+
+/* Recomputes every lazy counter's rate from the current state; the counters
+ * are synced to `now` first so the new rates apply from there. */
+static void x86_rates_update(x86_model_t *m)
+{
+    x86_sync_to(m, m->now);
+    for (uint32_t i = 0; i < m->n_lazy; i++) {
+        x86_ctr_t *c = m->lazy[i];
+        c->since = m->now;
+        switch (c->cls) {
+        case X86_CLS_RATE:
+            c->rate = x86_cycle_v(m, c);
+            c->rate_until = X86_NEVER;
+            break;
+        case X86_CLS_OUTSTANDING:
+            c->rate = c->out_ends->len;
+            c->rate_until = x86_heap_min(c->out_ends);
+            break;
+        case X86_CLS_THRESH: {
+            if (!m->gap_mode) {
+                c->rate = 0;
+                c->rate_until = X86_NEVER;
+                break;
+            }
+            /* a pending EDGE one-shot at `now` survives a second update */
+            if (c->edge && c->rate == 1 && c->rate_until == m->now + 1)
+                break;
+            uint64_t v = c->src == X86_SRC_CYCLES ? x86_cycle_v(m, c) : 0;
+            bool cond = x86_gate(m, c) && x86_thresh_cond(c, v);
+            if (c->edge) {
+                bool rise = cond && !c->prev_cond;
+                c->rate = rise;
+                c->rate_until = rise ? m->now + 1 : X86_NEVER;
+            } else {
+                c->rate = cond;
+                c->rate_until = X86_NEVER;
+            }
+            c->prev_cond = cond;
+            break;
+        }
+        default:
+            c->rate = 0;
+            c->rate_until = X86_NEVER;
+            break;
+        }
+    }
+    x86_deadline_update(m);
+}
+
+/* ---- compiling the registers into counters ---- */
+
+static bool x86_pebs_capable(const x86_desc_t *d, uint8_t code, uint8_t umask)
+{
+    for (size_t i = 0; i < d->n_pebs; i++)
+        if (d->pebs[i].code == code && (d->pebs[i].any_umask || d->pebs[i].umask == umask))
+            return true;
+    return false;
+}
+
+static uint32_t x86_all_ones(uint32_t mask)
+{
+    return mask ? mask : UINT32_MAX;
+}
+
+/* A table filter ready for the hot path: "any" masks become all-ones. */
+static x86_filter_t x86_filter_norm(x86_filter_t f)
+{
+    f.mem_dir = x86_all_ones(f.mem_dir);
+    f.lvl_mask = x86_all_ones(f.lvl_mask);
+    f.tlb_mask = x86_all_ones(f.tlb_mask);
+    f.br_kind = x86_all_ones(f.br_kind);
+    f.br_taken = x86_all_ones(f.br_taken);
+    f.br_misp = x86_all_ones(f.br_misp);
+    return f;
+}
+
+static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
+{
+    const x86_desc_t *d = m->d;
+    x86_thread_t *th = &m->th[t];
+    x86_ctr_t *c = &th->ctr[slot];
+    uint8_t old_cls = c->cls;
+    bool local_en, global_en;
+    uint8_t code = 0, umask = 0;
+
+    c->src = X86_SRC_NONE;
+    c->nbits = 0;
+    memset(&c->f, 0, sizeof c->f);
+    if (slot < X86_MAX_GP) {
+        uint64_t sel = th->evtsel[slot];
+        code = sel & 0xff;
+        umask = (sel >> 8) & 0xff;
+        c->plm_mask = (uint8_t)(((sel & X86_EVTSEL_OS) ? 0x1 : 0) | ((sel & X86_EVTSEL_USR) ? 0xe : 0));
+        c->edge = sel & X86_EVTSEL_EDGE;
+        c->inv = sel & X86_EVTSEL_INV;
+        c->any = sel & X86_EVTSEL_ANY;
+        c->intr = sel & X86_EVTSEL_INT;
+        c->cmask = (uint8_t)(sel >> 24);
+        local_en = (sel & X86_EVTSEL_EN) && c->plm_mask;
+        global_en = (th->global_ctrl >> slot) & 1;
+        c->pebs = ((th->pebs_enable >> slot) & 1) && x86_pebs_capable(d, code, umask);
+    } else {
+        uint32_t k = slot - X86_MAX_GP;
+        uint32_t field = (th->fixed_ctrl >> (4 * k)) & 0xf;
+        c->plm_mask = (uint8_t)(((field & 1) ? 0x1 : 0) | ((field & 2) ? 0xe : 0));
+        c->any = field & 4;
+        c->intr = field & 8;
+        c->edge = c->inv = false;
+        c->cmask = 0;
+        c->pebs = false;
+        local_en = c->plm_mask != 0;
+        global_en = (th->global_ctrl >> (32 + k)) & 1;
+        /* reference §4.2: instructions retired, core cycles, reference cycles */
+        c->src = k == 0 ? X86_SRC_INSN : X86_SRC_CYCLES;
+    }
+    c->programmed = c->programmed || local_en;
+    c->ll = false;
+
+    if (slot < X86_MAX_GP) {
+        const x86_evmap_t *hits[X86_MAX_BITS];
+        size_t n;
+        if (code == d->oc_code[0] && umask == d->oc_umask[0]) {
+            c->oc_msr = x86_offcore_regs(m, t)[0];
+            c->src = (d->oc_layout == X86_OC_KNM && (c->oc_msr >> 38) & 1) ? X86_SRC_OUTSTANDING
+                                                                          : X86_SRC_OFFCORE;
+        } else if (code == d->oc_code[1] && umask == d->oc_umask[1]) {
+            c->oc_msr = x86_offcore_regs(m, t)[1];
+            c->src = X86_SRC_OFFCORE;
+        } else if ((n = x86_event_lookup(d, code, umask, hits)) > 0) {
+            if (n == 1) {
+                c->src = hits[0]->src;
+                c->f = hits[0]->f;
+            } else {
+                c->src = X86_SRC_BITS;
+                for (size_t b = 0; b < n; b++)
+                    c->fb[b] = x86_filter_norm(hits[b]->f);
+                c->nbits = (uint8_t)n;
+            }
+        } else {
+            c->src = X86_SRC_EXPLICIT;
+            c->ev_key = (uint16_t)(code | (umask << 8));
+        }
+        if (c->src == X86_SRC_LDLAT) {
+            c->lat_min = (uint32_t)th->ldlat;
+            c->ll = c->pebs && ((th->pebs_enable >> (32 + slot)) & 1);
+        }
+    }
+    c->f = x86_filter_norm(c->f);
+
+    bool thresholded = c->cmask != 0 || c->edge;
+    if (!(local_en && global_en) || slot >= X86_MAX_GP + X86_NUM_FIXED ||
+        (slot < X86_MAX_GP && slot >= d->n_gp))
+        c->cls = X86_CLS_OFF;
+    else if (c->src == X86_SRC_OUTSTANDING)
+        c->cls = X86_CLS_OUTSTANDING;
+    else if (c->src == X86_SRC_CYCLES)
+        c->cls = thresholded ? X86_CLS_THRESH : X86_CLS_RATE;
+    else
+        c->cls = thresholded ? X86_CLS_THRESH : X86_CLS_DIRECT;
+
+    if (c->cls != X86_CLS_OUTSTANDING && c->out_ends)
+        g_array_set_size(c->out_ends, 0);
+    if (c->cls == X86_CLS_OUTSTANDING && !c->out_ends)
+        c->out_ends = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    if (c->cls != X86_CLS_THRESH) {
+        c->acc = 0;
+        c->prev_cond = false;
+    }
+    if (c->cls != old_cls || c->cls == X86_CLS_OFF) {
+        c->rate = 0;
+        c->rate_until = X86_NEVER;
+    }
+    c->since = m->now;
+}
+
+static bool x86_is_record_src(uint8_t src)
+{
+    return src != X86_SRC_CYCLES && src != X86_SRC_NONE;
+}
+
+/* Re-derives every counter from the registers.  Called on every write that
+ * changes what or whether something counts; never per record. */
+static void x86_recompile(x86_model_t *m)
+{
+    x86_sync_to(m, m->now);
+    uint32_t nt = m->base.nthreads;
+    for (uint32_t t = 0; t < nt; t++)
+        for (uint32_t s = 0; s < X86_NCTR; s++)
+            x86_ctr_compile(m, t, s);
+    m->n_lazy = m->n_thresh = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        m->th[t].n_ev = 0;
+        for (uint32_t p = 0; p < 4; p++)
+            m->th[t].lst[p].n_unit = m->th[t].lst[p].n_gen = 0;
+    }
+    for (uint32_t t = 0; t < nt; t++) {
+        for (uint32_t s = 0; s < X86_NCTR; s++) {
+            x86_ctr_t *c = &m->th[t].ctr[s];
+            if (c->cls == X86_CLS_OFF)
+                continue;
+            if (c->cls != X86_CLS_DIRECT)
+                m->lazy[m->n_lazy++] = c;
+            if (c->cls == X86_CLS_THRESH)
+                m->thresh[m->n_thresh++] = c;
+            if (!x86_is_record_src(c->src))
+                continue;
+            uint32_t first = x86_core_first(m, t), last = first + m->d->threads_per_core;
+            for (uint32_t r = first; r < last && r < nt; r++) {
+                /* AnyThread: a sibling's records count too (outstanding: own only) */
+                if (r != t && (!c->any || c->cls == X86_CLS_OUTSTANDING))
+                    continue;
+                x86_thread_t *rt = &m->th[r];
+                if (c->src == X86_SRC_EXPLICIT) {
+                    rt->ev_lst[rt->n_ev++] = c;
+                    continue;
+                }
+                for (uint32_t p = 0; p < 4; p++) {
+                    x86_listeners_t *l = &rt->lst[p];
+                    if (!((c->plm_mask >> p) & 1))
+                        continue;
+                    if (c->src == X86_SRC_INSN && c->cls == X86_CLS_DIRECT)
+                        l->unit[l->n_unit++] = c;
+                    else
+                        l->gen[l->n_gen++] = c;
+                }
+            }
+        }
+    }
+    x86_rates_update(m);
+}
+
+/* ---- the cycle machinery ---- */
+
+static void x86_raise_pending(x86_model_t *m, uint64_t cycle)
+{
+    while (m->pending_pmi) {
+        uint32_t mask = m->pending_pmi;
+        m->pending_pmi = 0;
+        for (uint32_t t = 0; t < m->base.nthreads; t++) {
+            if (!(mask & (1u << t)))
+                continue;
+            x86_thread_t *th = &m->th[t];
+            /* SDM Vol. 3B §18 (IA32_DEBUGCTL): with FREEZE_PERFMON_ON_PMI a PMI
+             * request clears the enable bits of IA32_PERF_GLOBAL_CTRL. */
+            if ((th->debugctl & X86_DEBUGCTL_FREEZE_PERFMON_ON_PMI) && th->global_ctrl) {
+                th->global_ctrl = 0;
+                pmusim_model_log(&m->base, cycle, t,
+                                 "freeze on PMI: IA32_PERF_GLOBAL_CTRL cleared");
+                x86_recompile(m);
+            }
+            pmusim_model_pmi(&m->base, cycle, t);
+        }
+    }
+}
+
+/* Brings every lazy counter to `target`, handling in order each overflow or
+ * rate change on the way. */
+static void x86_run_events(x86_model_t *m, uint64_t target)
+{
+    while (m->deadline <= target) {
+        uint64_t T = m->deadline;
+        x86_sync_to(m, T);
+        m->now = T;
+        for (uint32_t i = 0; i < m->n_lazy; i++) {
+            x86_ctr_t *c = m->lazy[i];
+            if (c->rate_until > T)
+                continue;
+            if (c->cls == X86_CLS_OUTSTANDING) {
+                while (x86_heap_min(c->out_ends) <= T)
+                    x86_heap_pop(c->out_ends);
+                c->rate = c->out_ends->len;
+                c->rate_until = x86_heap_min(c->out_ends);
+            } else {
+                c->rate = 0;
+                c->rate_until = X86_NEVER;
+            }
+        }
+        x86_raise_pending(m, T - 1);
+        x86_deadline_update(m);
+    }
+    x86_sync_to(m, target);
+    m->now = target;
+}
+
+/* Closes the open cycle and moves time to `c2` (> cur). */
+static void x86_advance(x86_model_t *m, uint64_t c2)
+{
+    uint64_t cur = m->cur;
+    for (uint32_t i = 0; i < m->n_thresh; i++) {
+        x86_ctr_t *c = m->thresh[i];
+        uint64_t v = c->src == X86_SRC_CYCLES ? x86_cycle_v(m, c) : c->acc;
+        c->acc = 0;
+        bool cond = x86_gate(m, c) && x86_thresh_cond(c, v);
+        bool inc = c->edge ? cond && !c->prev_cond : cond;
+        c->prev_cond = cond;
+        if (inc)
+            x86_ctr_add(m, c, 1, cur, NULL);
+    }
+    x86_run_events(m, cur + 1);
+    x86_raise_pending(m, cur);
+    if (c2 > cur + 1) {
+        if (m->n_thresh) {
+            m->gap_mode = true;
+            x86_rates_update(m);
+        }
+        x86_run_events(m, c2);
+        if (m->gap_mode) {
+            m->gap_mode = false;
+            x86_rates_update(m);
+        }
+    }
+    m->cur = m->now = c2;
+}
+
+static void x86_state_changed(x86_model_t *m)
+{
+    if (m->n_lazy)
+        x86_rates_update(m);
+}
+
+/* ---- the hot path ---- */
+
+static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r)
+{
+    if ((r->flags & f->need_flags) != f->need_flags)
+        return false;
+    if (f->need_flags & PMUSIM_F_MEM) {
+        if (r->mem.level >= 32 || r->mem.tlb >= 32)
+            return false;
+        if (!((f->mem_dir >> (r->mem.is_store != 0)) & 1) || !((f->lvl_mask >> r->mem.level) & 1) ||
+            !((f->tlb_mask >> r->mem.tlb) & 1))
+            return false;
+    }
+    if (f->need_flags & PMUSIM_F_BRANCH) {
+        if (r->br.kind >= 32)
+            return false;
+        unsigned misp = !(r->br.dir_ok && r->br.tgt_ok);
+        if (!((f->br_kind >> r->br.kind) & 1) || !((f->br_taken >> (r->br.taken != 0)) & 1) ||
+            !((f->br_misp >> misp) & 1))
+            return false;
+    }
+    return true;
+}
+
+/* Request-type part of the offcore match (docs/sim-x86.md, offcore). */
+static inline bool x86_oc_req_match(const x86_model_t *m, uint64_t msr, const pmusim_rec_t *r)
+{
+    if (!(r->flags & PMUSIM_F_OFFCORE))
+        return false;
+    if (m->d->oc_layout == X86_OC_WSM)
+        return r->oc.req < 8 && ((msr >> r->oc.req) & 1);
+    return ((msr >> 15) & 1) || (r->oc.req < 15 && ((msr >> r->oc.req) & 1));
+}
+
+static inline bool x86_oc_match(const x86_model_t *m, uint64_t msr, const pmusim_rec_t *r)
+{
+    if (!x86_oc_req_match(m, msr, r))
+        return false;
+    uint8_t sup = r->oc.supplier;
+    if (m->d->oc_layout == X86_OC_WSM)
+        return sup >= 8 && sup < 16 && ((msr >> sup) & 1);
+    if ((msr >> 16) & 1) /* ANY_RESPONSE */
+        return true;
+    if (!(sup > 16 && sup < 38 && ((msr >> sup) & 1)))
+        return false;
+    return r->oc.snoop == PMUSIM_OFFCORE_NONE || (r->oc.snoop < 38 && ((msr >> r->oc.snoop) & 1));
+}
+
+static void x86_outstanding_start(x86_model_t *m, x86_ctr_t *c, const pmusim_rec_t *r)
+{
+    x86_sync_to(m, m->now);
+    uint32_t lat = r->oc.latency ? r->oc.latency : 1;
+    x86_heap_push(c->out_ends, m->cur + lat);
+    c->rate = c->out_ends->len;
+    c->rate_until = x86_heap_min(c->out_ends);
+    x86_deadline_update(m);
+}
+
+static inline void x86_count_insn(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t *r)
+{
+    const x86_listeners_t *l = &th->lst[th->plm];
+    for (uint32_t k = 0; k < l->n_unit; k++) {
+        x86_ctr_t *c = l->unit[k];
+        if (G_UNLIKELY(++c->value > c->max))
+            x86_ctr_wrapped(m, c, m->cur, r);
+    }
+    for (uint32_t k = 0; k < l->n_gen; k++) {
+        x86_ctr_t *c = l->gen[k];
+        uint64_t occ;
+        switch (c->src) {
+        case X86_SRC_INSN:
+            occ = 1;
+            break;
+        case X86_SRC_UOPS:
+            occ = r->uops ? r->uops : 1;
+            break;
+        case X86_SRC_FILTER:
+            occ = x86_filter_match(&c->f, r);
+            break;
+        case X86_SRC_BITS:
+            occ = 0;
+            for (uint32_t b = 0; b < c->nbits && !occ; b++)
+                occ = x86_filter_match(&c->fb[b], r);
+            break;
+        case X86_SRC_LDLAT:
+            occ = (r->flags & PMUSIM_F_MEM) && !r->mem.is_store && r->mem.latency > c->lat_min;
+            break;
+        case X86_SRC_OFFCORE:
+            occ = x86_oc_match(m, c->oc_msr, r);
+            break;
+        case X86_SRC_OUTSTANDING:
+            if (x86_oc_req_match(m, c->oc_msr, r))
+                x86_outstanding_start(m, c, r);
+            continue;
+        default:
+            occ = 0;
+            break;
+        }
+        if (!occ)
+            continue;
+        if (c->cls == X86_CLS_DIRECT) {
+            c->value += occ;
+            if (c->value > c->max)
+                x86_ctr_wrapped(m, c, m->cur, r);
+        } else {
+            c->acc += occ;
+        }
+    }
+}
+
+static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t *r)
+{
+    if (r->ev_code > 0xff || r->ev_umask > 0xff)
+        return;
+    uint16_t key = (uint16_t)(r->ev_code | (r->ev_umask << 8));
+    for (uint32_t k = 0; k < th->n_ev; k++) {
+        x86_ctr_t *c = th->ev_lst[k];
+        if (c->ev_key != key || !((c->plm_mask >> th->plm) & 1))
+            continue;
+        if (c->cls == X86_CLS_DIRECT)
+            x86_ctr_add(m, c, r->n, m->cur, r);
+        else
+            c->acc += r->n;
+    }
+}
+
+void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
+{
+    x86_model_t *m = x86_of(base);
+    if (m->finished) {
+        pmusim_model_diag(base, "%zu records after the end of the trace ignored", n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const pmusim_rec_t *r = &recs[i];
+        uint64_t c = r->cycle;
+        if (c != m->cur) {
+            if (G_LIKELY(c > m->cur)) {
+                if (m->n_thresh || m->deadline <= c)
+                    x86_advance(m, c);
+                else
+                    m->cur = m->now = c;
+            } else if (!m->warned_order) {
+                m->warned_order = true;
+                pmusim_model_diag(base,
+                                  "record %" PRIu64 ": cycle %" PRIu64 " is before cycle %" PRIu64
+                                  " of an earlier record; counted in cycle %" PRIu64,
+                                  m->records + i, c, m->cur, m->cur);
+            }
+        }
+        if (G_UNLIKELY(r->thread >= base->nthreads)) {
+            if (!m->warned_thread) {
+                m->warned_thread = true;
+                pmusim_model_diag(base, "record %" PRIu64 ": thread %u does not exist; ignored",
+                                  m->records + i, r->thread);
+            }
+            continue;
+        }
+        x86_thread_t *th = &m->th[r->thread];
+        switch (r->kind) {
+        case PMUSIM_REC_INSN:
+            if (G_UNLIKELY(r->plm != th->plm)) {
+                th->plm = r->plm & 3;
+                x86_state_changed(m);
+            }
+            th->last_ip = r->ip;
+            x86_count_insn(m, th, r);
+            break;
+        case PMUSIM_REC_IDLE:
+            if (r->plm != th->plm) {
+                th->plm = r->plm & 3;
+                x86_state_changed(m);
+            }
+            if (r->n > 1 && m->cur + r->n > m->end)
+                m->end = m->cur + r->n;
+            break;
+        case PMUSIM_REC_THREAD:
+            if (th->active != (r->n != 0)) {
+                th->active = r->n != 0;
+                x86_state_changed(m);
+            }
+            break;
+        case PMUSIM_REC_EVENT:
+            x86_count_event(m, th, r);
+            break;
+        default:
+            break;
+        }
+        if (G_UNLIKELY(m->pending_pmi))
+            x86_raise_pending(m, m->cur);
+    }
+    m->records += n;
+    if (n && m->cur + 1 > m->end) /* the last record's cycle is part of the trace */
+        m->end = m->cur + 1;
+}
+
+void x86_finish(pmusim_model_t *base)
+{
+    x86_model_t *m = x86_of(base);
+    if (m->finished)
+        return;
+    if (m->end > m->cur)
+        x86_advance(m, m->end);
+    x86_sync_to(m, m->now);
+    m->finished = true;
+}
+
+/* ---- registers ---- */
+
+static gboolean x86_gp_fault(GError **error, const x86_desc_t *d, const pmusim_regwrite_t *w,
+                             const char *why, uint64_t bad)
+{
+    char name[48];
+    x86_msr_name(d, w->num, name, sizeof name);
+    if (bad)
+        g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG,
+                    "%s: writing 0x%" PRIx64 " sets reserved bits 0x%" PRIx64
+                    " (#GP on %s)",
+                    name, w->value, bad, d->ops->name);
+    else
+        g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG, "%s: %s (#GP on %s)", name,
+                    why, d->ops->name);
+    return FALSE;
+}
+
+/* Counter writes load bits 31:0 and sign-extend bit 31 into the upper
+ * implemented bits (reference §3: no full-width IA32_A_PMCx on these CPUs). */
+static void x86_ctr_write(x86_model_t *m, x86_ctr_t *c, const pmusim_regwrite_t *w)
+{
+    uint64_t ext = (uint64_t)(int64_t)(int32_t)(uint32_t)w->value;
+    if ((w->value >> 32) != 0 && (w->value >> 32) != (ext >> 32)) {
+        char name[24];
+        x86_ctr_name(c, name, sizeof name);
+        pmusim_model_diag(&m->base,
+                          "%s thread %u: bits 63:32 of 0x%" PRIx64
+                          " ignored (the counter loads bits 31:0 sign-extended)",
+                          name, w->thread, w->value);
+    }
+    x86_sync_to(m, m->now);
+    c->value = ext & c->max;
+    c->since = m->now;
+    x86_deadline_update(m);
+}
+
+gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError **error)
+{
+    x86_model_t *m = x86_of(base);
+    const x86_desc_t *d = m->d;
+    if (w->space != PMUSIM_REG_MSR) {
+        g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG,
+                    "%s %u: the %s model has only MSRs", pmusim_regspace_name(w->space), w->num,
+                    d->ops->name);
+        return FALSE;
+    }
+    if (w->thread >= base->nthreads) {
+        g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG,
+                    "MSR 0x%x: thread %u does not exist (the model has %u)", w->num, w->thread,
+                    base->nthreads);
+        return FALSE;
+    }
+    x86_thread_t *th = &m->th[w->thread];
+    uint32_t num = w->num;
+    uint64_t v = w->value;
+
+    if (num >= X86_MSR_PMC0 && num < X86_MSR_PMC0 + d->n_gp) {
+        x86_ctr_write(m, &th->ctr[num - X86_MSR_PMC0], w);
+        return TRUE;
+    }
+    if (num >= X86_MSR_FIXED_CTR0 && num < X86_MSR_FIXED_CTR0 + X86_NUM_FIXED) {
+        x86_ctr_write(m, &th->ctr[X86_FIXED_SLOT(num - X86_MSR_FIXED_CTR0)], w);
+        return TRUE;
+    }
+    if (num >= X86_MSR_EVTSEL0 && num < X86_MSR_EVTSEL0 + d->n_gp) {
+        uint32_t i = num - X86_MSR_EVTSEL0;
+        if (v >> 32)
+            return x86_gp_fault(error, d, w, NULL, v & ~0xffffffffull);
+        th->evtsel[i] = v;
+        x86_ctr_t *c = &th->ctr[i];
+        g_strlcpy(c->label, w->label, sizeof c->label);
+        c->acc = 0;
+        c->prev_cond = false;
+        if ((v & X86_EVTSEL_EN) && (v & X86_EVTSEL_INV) && !(v & X86_EVTSEL_EDGE) && !(v >> 24))
+            pmusim_model_diag(base,
+                              "IA32_PERFEVTSEL%u thread %u = 0x%" PRIx64
+                              ": INV without CMASK has no effect",
+                              i, w->thread, v);
+        x86_recompile(m);
+        return TRUE;
+    }
+    switch (num) {
+    case X86_MSR_FIXED_CTR_CTRL: {
+        if (v & ~d->fixed_ctrl_valid)
+            return x86_gp_fault(error, d, w, NULL, v & ~d->fixed_ctrl_valid);
+        for (uint32_t k = 0; k < X86_NUM_FIXED; k++) {
+            uint64_t nf = (v >> (4 * k)) & 0xf, of = (th->fixed_ctrl >> (4 * k)) & 0xf;
+            if (nf != of && (nf & 3))
+                g_strlcpy(th->ctr[X86_FIXED_SLOT(k)].label, w->label,
+                          sizeof th->ctr[0].label);
+        }
+        th->fixed_ctrl = v;
+        x86_recompile(m);
+        return TRUE;
+    }
+    case X86_MSR_GLOBAL_CTRL:
+        if (v & ~x86_global_valid(d))
+            return x86_gp_fault(error, d, w, NULL, v & ~x86_global_valid(d));
+        th->global_ctrl = v;
+        x86_recompile(m);
+        return TRUE;
+    case X86_MSR_GLOBAL_STATUS:
+        return x86_gp_fault(error, d, w, "read-only register", 0);
+    case X86_MSR_GLOBAL_OVF_CTRL: {
+        uint64_t valid = x86_global_valid(d) | d->ovf_ctrl_extra;
+        if (v & ~valid)
+            return x86_gp_fault(error, d, w, NULL, v & ~valid);
+        th->ovf_ctrl = v;
+        th->global_status &= ~v;
+        return TRUE;
+    }
+    case X86_MSR_OFFCORE_RSP0:
+    case X86_MSR_OFFCORE_RSP1: {
+        uint32_t k = num - X86_MSR_OFFCORE_RSP0;
+        if (v & ~d->oc_valid[k])
+            return x86_gp_fault(error, d, w, NULL, v & ~d->oc_valid[k]);
+        x86_offcore_regs(m, w->thread)[k] = v;
+        x86_recompile(m);
+        return TRUE;
+    }
+    case X86_MSR_PEBS_ENABLE:
+        if (v & ~d->pebs_enable_valid)
+            return x86_gp_fault(error, d, w, NULL, v & ~d->pebs_enable_valid);
+        th->pebs_enable = v;
+        x86_recompile(m);
+        return TRUE;
+    case X86_MSR_PEBS_LD_LAT:
+        if (!d->has_ldlat)
+            break;
+        if (v & ~0xffffull)
+            return x86_gp_fault(error, d, w, NULL, v & ~0xffffull);
+        if (v < 3)
+            pmusim_model_diag(base,
+                              "MSR_PEBS_LD_LAT_THRESHOLD thread %u = %" PRIu64
+                              ": below the minimum of 3 the SDM documents",
+                              w->thread, v);
+        th->ldlat = v;
+        x86_recompile(m);
+        return TRUE;
+    case X86_MSR_DEBUGCTL:
+        if (v & ~d->debugctl_valid)
+            return x86_gp_fault(error, d, w, NULL, v & ~d->debugctl_valid);
+        if (v & ~X86_DEBUGCTL_FREEZE_PERFMON_ON_PMI)
+            pmusim_model_diag(base,
+                              "IA32_DEBUGCTL thread %u = 0x%" PRIx64
+                              ": only FREEZE_PERFMON_ON_PMI (bit 12) is modelled",
+                              w->thread, v);
+        th->debugctl = v;
+        return TRUE;
+    default:
+        break;
+    }
+    return x86_gp_fault(error, d, w, "MSR not implemented", 0);
+}
+
+/* Current value of a counter including what is accrued lazily. */
+static uint64_t x86_ctr_peek(const x86_model_t *m, const x86_ctr_t *c)
+{
+    uint64_t v = c->value;
+    if (c->cls != X86_CLS_OFF && c->cls != X86_CLS_DIRECT && m->now > c->since && c->rate) {
+        uint64_t stop = m->now < c->rate_until ? m->now : c->rate_until;
+        if (stop > c->since)
+            v += c->rate * (stop - c->since);
+    }
+    return v & c->max;
+}
+
+gboolean x86_read_reg(pmusim_model_t *base, pmusim_regspace_t space, uint32_t num,
+                      uint32_t thread, uint64_t *value)
+{
+    x86_model_t *m = x86_of(base);
+    const x86_desc_t *d = m->d;
+    if (space != PMUSIM_REG_MSR || thread >= base->nthreads)
+        return FALSE;
+    const x86_thread_t *th = &m->th[thread];
+    if (num >= X86_MSR_PMC0 && num < X86_MSR_PMC0 + d->n_gp) {
+        *value = x86_ctr_peek(m, &th->ctr[num - X86_MSR_PMC0]);
+        return TRUE;
+    }
+    if (num >= X86_MSR_FIXED_CTR0 && num < X86_MSR_FIXED_CTR0 + X86_NUM_FIXED) {
+        *value = x86_ctr_peek(m, &th->ctr[X86_FIXED_SLOT(num - X86_MSR_FIXED_CTR0)]);
+        return TRUE;
+    }
+    if (num >= X86_MSR_EVTSEL0 && num < X86_MSR_EVTSEL0 + d->n_gp) {
+        *value = th->evtsel[num - X86_MSR_EVTSEL0];
+        return TRUE;
+    }
+    switch (num) {
+    case X86_MSR_FIXED_CTR_CTRL: *value = th->fixed_ctrl; return TRUE;
+    case X86_MSR_GLOBAL_CTRL: *value = th->global_ctrl; return TRUE;
+    case X86_MSR_GLOBAL_STATUS: *value = th->global_status; return TRUE;
+    case X86_MSR_GLOBAL_OVF_CTRL: *value = th->ovf_ctrl; return TRUE;
+    case X86_MSR_OFFCORE_RSP0:
+    case X86_MSR_OFFCORE_RSP1:
+        *value = x86_offcore_regs(m, thread)[num - X86_MSR_OFFCORE_RSP0];
+        return TRUE;
+    case X86_MSR_PEBS_ENABLE: *value = th->pebs_enable; return TRUE;
+    case X86_MSR_PEBS_LD_LAT:
+        if (!d->has_ldlat)
+            return FALSE;
+        *value = th->ldlat;
+        return TRUE;
+    case X86_MSR_DEBUGCTL: *value = th->debugctl; return TRUE;
+    default: return FALSE;
+    }
+}
+
+/* ---- life cycle and report ---- */
+
+pmusim_model_t *x86_create(const x86_desc_t *d, uint32_t nthreads, GError **error)
+{
+    if (nthreads == 0 || nthreads > d->ops->max_threads || nthreads > X86_MAX_THREADS) {
+        g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_MISMATCH,
+                    "model %s supports 1..%u hardware threads, not %u", d->ops->name,
+                    d->ops->max_threads, nthreads);
+        return NULL;
+    }
+    x86_model_t *m = g_new0(x86_model_t, 1);
+    pmusim_model_base_init(&m->base, d->ops, nthreads);
+    m->d = d;
+    m->deadline = X86_NEVER;
+    m->captures = g_ptr_array_new_with_free_func(g_free);
+    for (uint32_t t = 0; t < nthreads; t++) {
+        x86_thread_t *th = &m->th[t];
+        th->active = true;
+        th->plm = 3; /* until the thread's first record says otherwise */
+        /* Power-up: the GP enables are set for compatibility with version 1
+         * software, the fixed enables clear (docs/sim-x86.md). */
+        th->global_ctrl = x86_gp_mask(d);
+        for (uint32_t s = 0; s < X86_NCTR; s++) {
+            x86_ctr_t *c = &th->ctr[s];
+            uint32_t width = s < X86_MAX_GP ? d->gp_width : d->fixed_width;
+            c->max = (1ull << width) - 1;
+            c->thread = (uint8_t)t;
+            c->slot = (uint8_t)s;
+            c->rate_until = X86_NEVER;
+        }
+    }
+    x86_recompile(m);
+    return &m->base;
+}
+
+void x86_destroy(pmusim_model_t *base)
+{
+    x86_model_t *m = x86_of(base);
+    for (uint32_t t = 0; t < X86_MAX_THREADS; t++)
+        for (uint32_t s = 0; s < X86_NCTR; s++)
+            if (m->th[t].ctr[s].out_ends)
+                g_array_free(m->th[t].ctr[s].out_ends, TRUE);
+    g_ptr_array_free(m->captures, TRUE);
+    pmusim_model_base_clear(base);
+    g_free(m);
+}
+
+static void x86_report_counter(const x86_model_t *m, const x86_ctr_t *c, pmusim_report_t *r)
+{
+    pmusim_counter_result_t res;
+    memset(&res, 0, sizeof res);
+    x86_ctr_name(c, res.reg, sizeof res.reg);
+    const x86_thread_t *th = &m->th[c->thread];
+    if (c->label[0])
+        g_strlcpy(res.event, c->label, sizeof res.event);
+    else if (c->slot < X86_MAX_GP && th->evtsel[c->slot])
+        g_snprintf(res.event, sizeof res.event, "evtsel 0x%" PRIx64, th->evtsel[c->slot]);
+    else if (c->slot >= X86_MAX_GP && c->programmed)
+        g_snprintf(res.event, sizeof res.event, "fixed ctrl 0x%" PRIx64,
+                   (th->fixed_ctrl >> (4 * (c->slot - X86_MAX_GP))) & 0xf);
+    res.thread = c->thread;
+    res.value = x86_ctr_peek(m, c);
+    res.overflows = c->overflows;
+    res.enabled = c->programmed;
+    g_array_append_val(r->counters, res);
+}
+
+void x86_report(pmusim_model_t *base, pmusim_report_t *r)
+{
+    x86_model_t *m = x86_of(base);
+    for (uint32_t t = 0; t < base->nthreads; t++) {
+        for (uint32_t i = 0; i < m->d->n_gp; i++)
+            x86_report_counter(m, &m->th[t].ctr[i], r);
+        for (uint32_t k = 0; k < X86_NUM_FIXED; k++)
+            x86_report_counter(m, &m->th[t].ctr[X86_FIXED_SLOT(k)], r);
+    }
+    for (guint i = 0; i < m->captures->len; i++)
+        g_ptr_array_add(r->captures, g_strdup(g_ptr_array_index(m->captures, i)));
+    for (guint i = 0; i < base->diags->len; i++)
+        g_ptr_array_add(r->diags, g_strdup(g_ptr_array_index(base->diags, i)));
+    if (m->captures_dropped)
+        g_ptr_array_add(r->diags, g_strdup_printf("%" PRIu64 " PEBS records dropped (limit %u)",
+                                                  m->captures_dropped, X86_CAPTURE_MAX));
+    g_array_append_vals(r->log, base->log->data, base->log->len);
+    r->log_dropped = base->log_dropped;
+    r->cycles = m->finished ? m->end : m->now;
+    r->records = m->records;
+}

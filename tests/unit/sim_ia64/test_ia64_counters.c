@@ -1,0 +1,531 @@
+/* IA-64 PMU models: register file, generic counters (plm, ev, oi, pm, es,
+ * umask, thres, ism), overflow, freeze and interrupts, cycle by cycle.
+ * Every expected value is computed by hand in the comment next to it. */
+#include "cu_main.h"
+#include "ia64_test.h"
+#include "ia64_priv.h"
+
+#define OI (1u << 5)
+#define EV (1u << 4)
+#define PM (1u << 6)
+#define ES_CYCLES 0x12u
+#define ES_INST 0x08u
+#define ES_IA32_INST 0x59u
+
+static uint64_t cfg(unsigned es, unsigned umask, unsigned plm, unsigned thres, unsigned ism,
+                    unsigned flags)
+{
+    return (uint64_t)plm | flags | (uint64_t)es << 8 | (uint64_t)umask << 16 |
+           (uint64_t)thres << 20 | (uint64_t)ism << 24;
+}
+
+/* ---- register file ---- */
+
+static void test_reset_values(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    CU_ASSERT_EQUAL(RPMC(m, 0), 0);             /* model starts unfrozen (docs) */
+    CU_ASSERT_EQUAL(RPMC(m, 4), 0x800000);      /* power-enable bit */
+    CU_ASSERT_EQUAL(RPMC(m, 5), 0);
+    CU_ASSERT_EQUAL(RPMC(m, 8), 0xffffffff3fffffffull);
+    CU_ASSERT_EQUAL(RPMC(m, 9), 0xffffffff3ffffffcull);
+    CU_ASSERT_EQUAL(RPMC(m, 13), 0x00002078fefefefeull);
+    CU_ASSERT_EQUAL(RPMC(m, 14), 0x0db60db60db60db6ull);
+    CU_ASSERT_EQUAL(RPMC(m, 15), 0xfffffff0ull);
+    CU_ASSERT_EQUAL(RPMD(m, 17), 0);
+    uint64_t v;
+    CU_ASSERT_FALSE(m->ops->read_reg(m, PMUSIM_REG_PMC, 16, 0, &v));
+    CU_ASSERT_FALSE(m->ops->read_reg(m, PMUSIM_REG_PMD, 18, 0, &v));
+    CU_ASSERT_FALSE(m->ops->read_reg(m, PMUSIM_REG_IBR, 8, 0, &v));
+    CU_ASSERT_FALSE(m->ops->read_reg(m, PMUSIM_REG_PMC, 4, 1, &v)); /* no thread 1 */
+    pmusim_model_free(m);
+
+    m = t_model("mont", 2);
+    for (uint32_t n = 4; n <= 15; n++)
+        CU_ASSERT_EQUAL(t_read(m, PMUSIM_REG_PMC, n, 1), 0x2000000);
+    CU_ASSERT_EQUAL(RPMC(m, 32), 0x030f01ffffffffffull);
+    CU_ASSERT_EQUAL(RPMC(m, 36), 0xfffffff0ull);
+    CU_ASSERT_EQUAL(RPMC(m, 38), 0xdb6);
+    CU_ASSERT_EQUAL(RPMC(m, 40), 0x2000000);
+    CU_ASSERT_FALSE(m->ops->read_reg(m, PMUSIM_REG_PMC, 16, 0, &v));
+    CU_ASSERT_FALSE(m->ops->read_reg(m, PMUSIM_REG_PMC, 43, 0, &v));
+    CU_ASSERT_FALSE(m->ops->read_reg(m, PMUSIM_REG_PMD, 37, 0, &v)); /* kernel: unimplemented */
+    CU_ASSERT_TRUE(m->ops->read_reg(m, PMUSIM_REG_PMD, 63, 1, &v));
+    pmusim_model_free(m);
+}
+
+static void test_write_masks(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 5, UINT64_MAX);
+    CU_ASSERT_EQUAL(RPMC(m, 5), 0x0fffff7f); /* kernel writable mask, reset 0 elsewhere */
+    CU_ASSERT_TRUE(t_diag_has(m, "PMC5"));
+    guint nd = m->diags->len;
+    PMC(m, 6, 0x1228);
+    CU_ASSERT_EQUAL(RPMC(m, 6), 0x1228);
+    CU_ASSERT_EQUAL(m->diags->len, nd); /* nothing to report */
+    PMC(m, 4, 0x1228);                  /* perfmon forces bit 23 */
+    CU_ASSERT_EQUAL(RPMC(m, 4), 0x801228);
+    CU_ASSERT_TRUE(t_diag_has(m, "bit 23"));
+    PMC(m, 8, 0);                       /* bit 2 forced to 1, bits 31:30 keep 0 */
+    CU_ASSERT_EQUAL(RPMC(m, 8), 0x4);
+    PMC(m, 15, 0x12345);
+    CU_ASSERT_EQUAL(RPMC(m, 15), 0xfffffff5ull);
+    /* PMC0: fr and overflow bits 7:4 only */
+    PMC(m, 0, 0xffff);
+    CU_ASSERT_EQUAL(RPMC(m, 0), 0xf1);
+    PMC(m, 0, 0);
+    /* unimplemented registers: ignored and reported */
+    nd = m->diags->len;
+    PMC(m, 16, 1);
+    t_write(m, PMUSIM_REG_MSR, 0x186, 1, 0);
+    t_write(m, PMUSIM_REG_DBR, 9, 1, 0);
+    CU_ASSERT_EQUAL(m->diags->len, nd + 3);
+    /* debug register enables are cleared as perfmon does */
+    t_write(m, PMUSIM_REG_IBR, 1, 0x8f00000000000000ull, 0);
+    CU_ASSERT_EQUAL(t_read(m, PMUSIM_REG_IBR, 1, 0), 0x0f00000000000000ull);
+    t_write(m, PMUSIM_REG_DBR, 3, 0xcf00000000000000ull, 0);
+    CU_ASSERT_EQUAL(t_read(m, PMUSIM_REG_DBR, 3, 0), 0x0f00000000000000ull);
+    /* a thread that does not exist is an error */
+    pmusim_regwrite_t w = {.space = PMUSIM_REG_PMC, .num = 4, .value = 0, .thread = 1};
+    GError *e = NULL;
+    CU_ASSERT_FALSE(m->ops->write_reg(m, &w, &e));
+    CU_ASSERT_TRUE(e && e->code == PMUSIM_SIM_ERROR_REG);
+    g_clear_error(&e);
+    pmusim_model_free(m);
+
+    m = t_model("mont", 1);
+    PMC(m, 4, 0x1208); /* ism keeps its forced 0b10 */
+    CU_ASSERT_EQUAL(RPMC(m, 4), 0x2001208);
+    CU_ASSERT_TRUE(t_diag_has(m, "PMC4"));
+    nd = m->diags->len;
+    PMC(m, 5, 0x2001208);
+    CU_ASSERT_EQUAL(m->diags->len, nd);
+    PMC(m, 6, 0x00800000 | 0x2001208); /* bit 23 not writable on Montecito */
+    CU_ASSERT_EQUAL(RPMC(m, 6), 0x2001208);
+    PMC(m, 34, UINT64_MAX);            /* no inv / ig_ad on PMC34 */
+    CU_ASSERT_EQUAL(RPMC(m, 34), 0x000f01ffffffffffull);
+    pmusim_model_free(m);
+}
+
+static void test_pmd_read_write(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMD(m, 4, 0xffff800000000005ull); /* bits 63:47 ignored */
+    CU_ASSERT_EQUAL(RPMD(m, 4), 5);
+    PMD(m, 4, CTR_WRAP - 2); /* bit 46 set: read sign-extends */
+    CU_ASSERT_EQUAL(RPMD(m, 4), 0xfffffffffffffffeull);
+    CU_ASSERT_EQUAL(RPMD(m, 4), 0xfffffffffffffffeull); /* reads have no side effect */
+    PMD(m, 16, UINT64_MAX);                             /* BTB index: 36 bits */
+    CU_ASSERT_EQUAL(RPMD(m, 16), 0xfffffffffull);
+    pmusim_model_free(m);
+}
+
+/* ---- counting ---- */
+
+static void test_cycles_and_insts(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_CYCLES, 0, 8, 0, 0, OI));
+    PMC(m, 5, cfg(ES_INST, 0, 8, 0, 0, OI));
+    PMC(m, 6, cfg(ES_CYCLES, 0, 1, 0, 0, OI)); /* kernel cycles */
+    PMC(m, 7, cfg(ES_INST, 0, 0x9, 0, 0, OI)); /* user + kernel */
+    /* cycles 0-4 user, 5-7 kernel, 8 user, idle to 12 -> user [0,5)+[8,12) =
+     * 9 cycles, kernel [5,8) = 3 cycles; 2 user insns in cycle 0 */
+    pmusim_rec_t r[] = {t_insn(0, 3), t_insn(0, 3), t_insn(2, 3), t_insn(5, 0),
+                        t_insn(7, 0), t_insn(8, 3), t_idle(9, 3)};
+    t_run(m, r, G_N_ELEMENTS(r));
+    CU_ASSERT_EQUAL(CNT(m, 4), 9);
+    CU_ASSERT_EQUAL(CNT(m, 5), 4);
+    CU_ASSERT_EQUAL(CNT(m, 6), 3);
+    CU_ASSERT_EQUAL(CNT(m, 7), 6);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL(rep.cycles, 12);
+    CU_ASSERT_EQUAL(rep.records, 7);
+    CU_ASSERT_EQUAL(rep.counters->len, 4);
+    const pmusim_counter_result_t *c0 = &g_array_index(rep.counters, pmusim_counter_result_t, 0);
+    CU_ASSERT_STRING_EQUAL(c0->reg, "PMD4");
+    CU_ASSERT_STRING_EQUAL(c0->event, "CPU_CYCLES");
+    CU_ASSERT_EQUAL(c0->value, 9);
+    CU_ASSERT_TRUE(c0->enabled);
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+
+    /* a gap of a million idle cycles, cycles before the first insn at PL 0 */
+    m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_CYCLES, 0, 8, 0, 0, OI));
+    PMC(m, 5, cfg(ES_CYCLES, 0, 1, 0, 0, OI));
+    pmusim_rec_t g[] = {t_insn(10, 3), t_insn(1000010, 3)};
+    t_run(m, g, 2);
+    CU_ASSERT_EQUAL(CNT(m, 4), 1000001);
+    CU_ASSERT_EQUAL(CNT(m, 5), 10);
+    pmusim_model_free(m);
+}
+
+static void test_label_in_report(void)
+{
+    pmusim_model_t *m = t_model("mont", 1);
+    t_write_l(m, PMUSIM_REG_PMC, 9, 0x2001208, 0, "CPU_OP_CYCLES_ALL");
+    pmusim_rec_t r[] = {t_insn(0, 3), t_insn(4, 3)};
+    t_run(m, r, 2);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL(rep.counters->len, 12);
+    const pmusim_counter_result_t *c = &g_array_index(rep.counters, pmusim_counter_result_t, 5);
+    CU_ASSERT_STRING_EQUAL(c->reg, "PMD9");
+    CU_ASSERT_STRING_EQUAL(c->event, "CPU_OP_CYCLES_ALL");
+    CU_ASSERT_EQUAL(c->value, 5);
+    CU_ASSERT_TRUE(c->enabled);
+    CU_ASSERT_FALSE(g_array_index(rep.counters, pmusim_counter_result_t, 0).enabled);
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+/* Per-cycle instruction counts 3, 1, 6, 2, 7 (7 > maxincr 6: clamped), 0, 4. */
+static const unsigned per_cycle[] = {3, 1, 6, 2, 7, 0, 4};
+
+static size_t thres_trace(pmusim_rec_t *r)
+{
+    size_t n = 0;
+    for (unsigned c = 0; c < G_N_ELEMENTS(per_cycle); c++)
+        for (unsigned k = 0; k < per_cycle[c]; k++)
+            r[n++] = t_insn(c, 3);
+    return n;
+}
+
+static void test_threshold_boundaries(void)
+{
+    /* counts 1 in each cycle where occurrences > thres; clamped 7 -> 6:
+     * thres 0: 3+1+6+2+6+0+4 = 22; 1: {3,6,2,6,4} = 5; 2: {3,6,6,4} = 4;
+     * 3: {6,6,4} = 3; 4: {6,6} = 2; 5: {6,6} = 2; 6, 7: 0 */
+    static const uint64_t expect[8] = {22, 5, 4, 3, 2, 2, 0, 0};
+    pmusim_rec_t r[64];
+    size_t n = thres_trace(r);
+    for (unsigned base = 0; base < 8; base += 4) {
+        pmusim_model_t *m = t_model("ita2", 1);
+        for (unsigned k = 0; k < 4; k++)
+            PMC(m, 4 + k, cfg(ES_INST, 0, 8, base + k, 0, OI));
+        t_run(m, r, n);
+        for (unsigned k = 0; k < 4; k++)
+            CU_ASSERT_EQUAL(CNT(m, 4 + k), expect[base + k]);
+        CU_ASSERT_TRUE(t_diag_has(m, "exceed maxincr 6"));
+        if (base == 4)
+            CU_ASSERT_TRUE(t_diag_has(m, "threshold 6 is above maxincr-1"));
+        pmusim_model_free(m);
+    }
+    /* Montecito: the same on PMC4..PMC11 at once */
+    pmusim_model_t *m = t_model("mont", 1);
+    for (unsigned k = 0; k < 8; k++)
+        PMC(m, 4 + k, 0x2000000 | cfg(ES_INST, 0, 8, k, 0, 0));
+    t_run(m, r, n);
+    for (unsigned k = 0; k < 8; k++)
+        CU_ASSERT_EQUAL(CNT(m, 4 + k), expect[k]);
+    pmusim_model_free(m);
+}
+
+static void test_explicit_events(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(0x87, 0x3, 8, 0, 0, OI));  /* BUS_ALL_ANY, maxincr 1 */
+    PMC(m, 5, cfg(0x9b, 0x0, 8, 0, 0, OI));  /* BUS_BRQ_LIVE_REQ_LO, maxincr 7 */
+    PMC(m, 6, cfg(0x9b, 0x0, 8, 3, 0, OI));  /* ... occurrences > 3 */
+    PMC(m, 7, cfg(0x87, 0x3, 1, 0, 0, OI));  /* BUS_ALL_ANY at PL 0 only */
+    /* EVENT records take the privilege level of the thread's last insn.
+     * cycle 1: 1 bus + 2 + 3 = 5 brq; cycle 2: 3 bus (clamp 1); cycle 4:
+     * 7 brq; cycle 5: 1 bus after a PL 0 insn */
+    pmusim_rec_t r[] = {t_insn(0, 3), t_event(1, 0x87, 3, 1), t_event(1, 0x9b, 0, 2),
+                        t_event(1, 0x9b, 0, 3), t_event(2, 0x87, 3, 3), t_event(4, 0x9b, 0, 7),
+                        t_insn(5, 0), t_event(5, 0x87, 3, 1),
+                        t_event(5, 0x87, 1, 1) /* other umask */};
+    t_run(m, r, G_N_ELEMENTS(r));
+    CU_ASSERT_EQUAL(CNT(m, 4), 2);
+    CU_ASSERT_EQUAL(CNT(m, 5), 12);
+    CU_ASSERT_EQUAL(CNT(m, 6), 2);
+    CU_ASSERT_EQUAL(CNT(m, 7), 1);
+    pmusim_model_free(m);
+}
+
+static void test_ism(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_CYCLES, 0, 8, 0, 1, OI));      /* IA-32 cycles only */
+    PMC(m, 5, cfg(ES_IA32_INST, 0, 8, 0, 0, OI));   /* IA32_INST_RETIRED */
+    PMC(m, 6, cfg(ES_INST, 0, 8, 0, 2, OI));        /* IA-64 insts */
+    PMC(m, 7, cfg(0x07, 0, 8, 0, 0, OI));           /* IA32_ISA_TRANSITIONS */
+    /* cycles 0-3 IA-64, 4-6 IA-32, 7-9 IA-64 (end 10) */
+    pmusim_rec_t r[] = {t_insn(0, 3), t_insn(3, 3), t_insn(4, 3), t_insn(5, 3),
+                        t_insn(6, 3), t_insn(7, 3), t_insn(9, 3)};
+    for (int k = 2; k <= 4; k++)
+        r[k].flags = PMUSIM_F_IA32;
+    t_run(m, r, G_N_ELEMENTS(r));
+    CU_ASSERT_EQUAL(CNT(m, 4), 3);
+    CU_ASSERT_EQUAL(CNT(m, 5), 3);
+    CU_ASSERT_EQUAL(CNT(m, 6), 4);
+    CU_ASSERT_EQUAL(CNT(m, 7), 2);
+    pmusim_model_free(m);
+
+    m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_IA32_INST, 0, 8, 0, 2, OI)); /* IA-32 insts counted in IA-64 mode only: 0 */
+    PMC(m, 5, cfg(ES_INST, 0, 8, 0, 3, OI));      /* ism 3: nothing */
+    PMC(m, 6, cfg(ES_INST, 0, 8, 0, 0, OI));
+    t_run(m, r, G_N_ELEMENTS(r));
+    CU_ASSERT_EQUAL(CNT(m, 4), 0);
+    CU_ASSERT_EQUAL(CNT(m, 5), 0);
+    CU_ASSERT_EQUAL(CNT(m, 6), 4);
+    pmusim_model_free(m);
+}
+
+static void test_pm_psr(void)
+{
+    pmusim_rec_t r[] = {t_insn(0, 3), t_insn(1, 3), t_insn(2, 3)};
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_INST, 0, 8, 0, 0, OI));      /* user monitor: PSR.up */
+    PMC(m, 5, cfg(ES_INST, 0, 8, 0, 0, OI | PM)); /* privileged monitor: PSR.pp */
+    ia64_model_set_psr(m, 0, false, true);
+    t_run(m, r, 3);
+    CU_ASSERT_EQUAL(CNT(m, 4), 0);
+    CU_ASSERT_EQUAL(CNT(m, 5), 3);
+    pmusim_model_free(m);
+
+    m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_INST, 0, 8, 0, 0, OI));
+    PMC(m, 5, cfg(ES_INST, 0, 8, 0, 0, OI | PM));
+    PMC(m, 6, cfg(ES_INST, 0, 0, 0, 0, OI)); /* plm 0 disables */
+    t_run(m, r, 3);                          /* default PSR.up = PSR.pp = 1 */
+    CU_ASSERT_EQUAL(CNT(m, 4), 3);
+    CU_ASSERT_EQUAL(CNT(m, 5), 3);
+    CU_ASSERT_EQUAL(CNT(m, 6), 0);
+    pmusim_model_free(m);
+}
+
+/* ---- overflow, freeze, interrupts ---- */
+
+static void test_overflow_oi_freeze(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_INST, 0, 8, 0, 0, OI));
+    PMC(m, 5, cfg(ES_CYCLES, 0, 8, 0, 0, OI));
+    PMD(m, 4, CTR_WRAP - 3);
+    pmusim_rec_t r[10];
+    for (int c = 0; c < 10; c++)
+        r[c] = t_insn((uint64_t)c, 3);
+    t_run(m, r, 10);
+    /* cycle 0 -> 2^47-2, 1 -> 2^47-1, 2 -> carry out: overflow + freeze at 2 */
+    CU_ASSERT_EQUAL(CNT(m, 4), 0);
+    CU_ASSERT_EQUAL(RPMC(m, 0), 0x11);
+    CU_ASSERT_EQUAL(CNT(m, 5), 3); /* cycles 0, 1, 2 */
+    CU_ASSERT_EQUAL(m->pmi_count, 1);
+    CU_ASSERT_EQUAL(t_log_count(m, 2, "overflow PMD4"), 1);
+    CU_ASSERT_EQUAL(t_log_count(m, 2, "interrupt"), 1);
+    CU_ASSERT_EQUAL(m->log->len, 2);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL(g_array_index(rep.counters, pmusim_counter_result_t, 0).overflows, 1);
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+static void test_overflow_no_oi(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_INST, 0, 8, 0, 0, EV)); /* oi = 0, ev = 1 */
+    PMC(m, 5, cfg(ES_CYCLES, 0, 8, 0, 0, 0));
+    PMD(m, 4, CTR_WRAP - 1);
+    PMD(m, 5, CTR_WRAP - 2);
+    pmusim_rec_t r[5];
+    for (int c = 0; c < 5; c++)
+        r[c] = t_insn((uint64_t)c, 3);
+    t_run(m, r, 5);
+    /* wrap from 2^47-1 at cycle 0, then 4 more; cycles wrap at cycle 1 */
+    CU_ASSERT_EQUAL(CNT(m, 4), 4);
+    CU_ASSERT_EQUAL(CNT(m, 5), 3);
+    CU_ASSERT_EQUAL(RPMC(m, 0), 0x30); /* overflow bits only, not frozen */
+    CU_ASSERT_EQUAL(m->pmi_count, 0);
+    CU_ASSERT_EQUAL(t_log_count(m, 0, "overflow PMD4"), 1);
+    CU_ASSERT_EQUAL(t_log_count(m, 0, "external notification PMD4"), 1);
+    CU_ASSERT_EQUAL(t_log_count(m, 1, "overflow PMD5"), 1);
+    pmusim_model_free(m);
+}
+
+static void test_lazy_overflow_in_gap(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_CYCLES, 0, 8, 0, 0, OI));
+    PMC(m, 5, cfg(ES_INST, 0, 8, 0, 0, OI));
+    PMD(m, 4, CTR_WRAP - 100);
+    pmusim_rec_t r[] = {t_insn(0, 3), t_insn(1000, 3)};
+    t_run(m, r, 2);
+    /* the 100th cycle (cycle 99) carries out; frozen from 100 on */
+    CU_ASSERT_EQUAL(t_log_count(m, 99, "overflow PMD4"), 1);
+    CU_ASSERT_EQUAL(t_log_count(m, 99, "interrupt"), 1);
+    CU_ASSERT_EQUAL(CNT(m, 4), 0);
+    CU_ASSERT_EQUAL(CNT(m, 5), 1); /* the insn at cycle 1000 is not counted */
+    CU_ASSERT_EQUAL(RPMC(m, 0), 0x11);
+    pmusim_model_free(m);
+}
+
+typedef struct {
+    uint64_t cycles[32];
+    unsigned n;
+    uint64_t reload;
+    uint32_t pmd;
+    bool clear_fr_only_once;
+} handler_ctx_t;
+
+static void reload_handler(pmusim_model_t *m, uint64_t cycle, uint32_t thread, void *user)
+{
+    handler_ctx_t *h = user;
+    if (h->n < G_N_ELEMENTS(h->cycles))
+        h->cycles[h->n] = cycle;
+    h->n++;
+    if (h->clear_fr_only_once && h->n == 1) {
+        /* clears the freeze bit but leaves the overflow bit: re-raised */
+        t_write(m, PMUSIM_REG_PMC, 0, RPMC(m, 0) & ~1ull, thread);
+        return;
+    }
+    t_write(m, PMUSIM_REG_PMD, h->pmd, h->reload, thread);
+    t_write(m, PMUSIM_REG_PMC, 0, 0, thread);
+}
+
+static void test_handler_reload_cycles(void)
+{
+    /* sampling every 10 cycles: interrupts at 9, 19, ..., 99 */
+    pmusim_model_t *m = t_model("ita2", 1);
+    handler_ctx_t h = {.reload = CTR_WRAP - 10, .pmd = 4};
+    pmusim_model_set_pmi_handler(m, reload_handler, &h);
+    PMC(m, 4, cfg(ES_CYCLES, 0, 8, 0, 0, OI));
+    PMD(m, 4, CTR_WRAP - 10);
+    pmusim_rec_t r[] = {t_insn(0, 3), t_idle(1, 99)};
+    t_run(m, r, 2);
+    CU_ASSERT_EQUAL(h.n, 10);
+    for (unsigned k = 0; k < 10 && k < h.n; k++)
+        CU_ASSERT_EQUAL(h.cycles[k], 9 + 10 * k);
+    CU_ASSERT_EQUAL(CNT(m, 4), CTR_WRAP - 10);
+    pmusim_model_free(m);
+
+    /* event counter: every 4th instruction, 3 instructions per cycle */
+    m = t_model("ita2", 1);
+    h = (handler_ctx_t){.reload = CTR_WRAP - 4, .pmd = 5};
+    pmusim_model_set_pmi_handler(m, reload_handler, &h);
+    PMC(m, 5, cfg(ES_INST, 0, 8, 0, 0, OI));
+    PMD(m, 5, CTR_WRAP - 4);
+    pmusim_rec_t r3[12];
+    for (int k = 0; k < 12; k++)
+        r3[k] = t_insn((uint64_t)(k / 3), 3);
+    t_run(m, r3, 12);
+    /* cycle 0: 3 (-1); cycle 1: +3 wraps -> 2^47-4 reload, the 2
+     * instructions past the wrap are lost with the reload; cycle 2 -> -1;
+     * cycle 3 wraps again */
+    CU_ASSERT_EQUAL(h.n, 2);
+    CU_ASSERT_EQUAL(h.cycles[0], 1);
+    CU_ASSERT_EQUAL(h.cycles[1], 3);
+    pmusim_model_free(m);
+}
+
+static void test_rearm_when_freeze_cleared_alone(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    handler_ctx_t h = {.reload = 0, .pmd = 4, .clear_fr_only_once = true};
+    pmusim_model_set_pmi_handler(m, reload_handler, &h);
+    PMC(m, 4, cfg(ES_INST, 0, 8, 0, 0, OI));
+    PMD(m, 4, CTR_WRAP - 1);
+    pmusim_rec_t r[] = {t_insn(0, 3), t_insn(1, 3), t_insn(2, 3)};
+    t_run(m, r, 3);
+    /* first handler leaves PMC0.bit4: second interrupt in the same cycle */
+    CU_ASSERT_EQUAL(h.n, 2);
+    CU_ASSERT_EQUAL(h.cycles[0], 0);
+    CU_ASSERT_EQUAL(h.cycles[1], 0);
+    CU_ASSERT_EQUAL(m->pmi_count, 2);
+    CU_ASSERT_EQUAL(CNT(m, 4), 2); /* reloaded to 0, then cycles 1 and 2 */
+    CU_ASSERT_EQUAL(RPMC(m, 0), 0);
+    pmusim_model_free(m);
+}
+
+static void test_software_freeze(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_INST, 0, 8, 0, 0, OI));
+    PMC(m, 5, cfg(ES_CYCLES, 0, 8, 0, 0, OI));
+    PMC(m, 0, 1);
+    pmusim_rec_t a[] = {t_insn(0, 3), t_insn(1, 3)};
+    m->ops->consume(m, a, 2);
+    /* unfreeze at cycle 1 (the open cycle): cycle 1's insn and cycle count on */
+    PMC(m, 0, 0);
+    pmusim_rec_t b[] = {t_insn(2, 3), t_insn(3, 3)};
+    t_run(m, b, 2);
+    CU_ASSERT_EQUAL(CNT(m, 4), 3);
+    CU_ASSERT_EQUAL(CNT(m, 5), 3);
+    CU_ASSERT_EQUAL(m->pmi_count, 0);
+    pmusim_model_free(m);
+}
+
+static void test_event_source(void)
+{
+    const pmusim_model_ops_t *ita2 = pmusim_model_find("ita2");
+    const pmusim_model_ops_t *mont = pmusim_model_find("mont");
+    CU_ASSERT_PTR_NOT_NULL(ita2->event_source(0x12, 0));
+    CU_ASSERT_PTR_NOT_NULL(ita2->event_source(0x08, 2));
+    CU_ASSERT_PTR_NOT_NULL(ita2->event_source(0xc8, 0));
+    CU_ASSERT_PTR_NULL(ita2->event_source(0x87, 3)); /* BUS_ALL_ANY: explicit only */
+    CU_ASSERT_PTR_NULL(ita2->event_source(0x300, 0));
+    CU_ASSERT_PTR_NOT_NULL(mont->event_source(0x12, 0));
+    CU_ASSERT_PTR_NULL(mont->event_source(0x12, 1)); /* CPU_OP_CYCLES_QUAL */
+    CU_ASSERT_PTR_NOT_NULL(mont->event_source(0xdd, 0x9));
+    CU_ASSERT_PTR_NULL(mont->event_source(0x59, 0)); /* no IA32_INST_RETIRED on mont */
+}
+
+static void test_bad_create(void)
+{
+    GError *e = NULL;
+    CU_ASSERT_PTR_NULL(pmusim_model_new("ita2", 2, &e));
+    CU_ASSERT_TRUE(e != NULL);
+    g_clear_error(&e);
+    CU_ASSERT_PTR_NULL(pmusim_model_ita2.create(2, &e));
+    CU_ASSERT_TRUE(e && e->code == PMUSIM_SIM_ERROR_MISMATCH);
+    g_clear_error(&e);
+    CU_ASSERT_PTR_NULL(pmusim_model_mont.create(3, &e));
+    g_clear_error(&e);
+}
+
+static void test_record_errors(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_INST, 0, 8, 0, 0, OI));
+    pmusim_rec_t r[] = {t_insn(5, 3), t_insn(3, 3), t_insn(6, 3)};
+    r[2].thread = 3;
+    t_run(m, r, 3);
+    CU_ASSERT_EQUAL(CNT(m, 4), 2); /* out-of-order record counted in cycle 5 */
+    CU_ASSERT_TRUE(t_diag_has(m, "is before cycle 5"));
+    CU_ASSERT_TRUE(t_diag_has(m, "names thread 3"));
+    pmusim_model_free(m);
+}
+
+static void register_suites(void)
+{
+    CU_pSuite s = CU_add_suite("ia64_regs", NULL, NULL);
+    PMUSIM_ADD_TEST(s, test_reset_values);
+    PMUSIM_ADD_TEST(s, test_write_masks);
+    PMUSIM_ADD_TEST(s, test_pmd_read_write);
+    PMUSIM_ADD_TEST(s, test_bad_create);
+    PMUSIM_ADD_TEST(s, test_event_source);
+    s = CU_add_suite("ia64_counters", NULL, NULL);
+    PMUSIM_ADD_TEST(s, test_cycles_and_insts);
+    PMUSIM_ADD_TEST(s, test_label_in_report);
+    PMUSIM_ADD_TEST(s, test_threshold_boundaries);
+    PMUSIM_ADD_TEST(s, test_explicit_events);
+    PMUSIM_ADD_TEST(s, test_ism);
+    PMUSIM_ADD_TEST(s, test_pm_psr);
+    PMUSIM_ADD_TEST(s, test_record_errors);
+    s = CU_add_suite("ia64_overflow", NULL, NULL);
+    PMUSIM_ADD_TEST(s, test_overflow_oi_freeze);
+    PMUSIM_ADD_TEST(s, test_overflow_no_oi);
+    PMUSIM_ADD_TEST(s, test_lazy_overflow_in_gap);
+    PMUSIM_ADD_TEST(s, test_handler_reload_cycles);
+    PMUSIM_ADD_TEST(s, test_rearm_when_freeze_cleared_alone);
+    PMUSIM_ADD_TEST(s, test_software_freeze);
+}
+

@@ -1,0 +1,843 @@
+/* Unit tests of the Westmere / Westmere DP / Knights Mill PMU models: small
+ * in-memory traces with hand-computed expectations (the arithmetic is in the
+ * comments next to each expectation). */
+#include <CUnit/CUnit.h>
+#include <string.h>
+
+#include "pmusim/sim.h"
+#include "cu_main.h"
+
+/* ---- helpers ---- */
+
+#define EN (1ull << 22)
+#define INT (1ull << 20)
+#define USR (1ull << 16)
+#define OS (1ull << 17)
+#define EDGE (1ull << 18)
+#define ANY (1ull << 21)
+#define INV (1ull << 23)
+#define CMASK(c) ((uint64_t)(c) << 24)
+#define EVT(code, umask) ((uint64_t)(code) | ((uint64_t)(umask) << 8))
+
+enum {
+    PMC0 = 0xc1,
+    EVTSEL0 = 0x186,
+    RSP0 = 0x1a6,
+    RSP1 = 0x1a7,
+    DEBUGCTL = 0x1d9,
+    FIXED0 = 0x309,
+    FIXED_CTRL = 0x38d,
+    STATUS = 0x38e,
+    GCTRL = 0x38f,
+    OVF = 0x390,
+    PEBS_EN = 0x3f1,
+    LDLAT = 0x3f6,
+};
+
+static pmusim_model_t *mk(const char *name, uint32_t nthreads)
+{
+    GError *e = NULL;
+    pmusim_model_t *m = pmusim_model_new(name, nthreads, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    CU_ASSERT_PTR_NULL(e);
+    return m;
+}
+
+static gboolean wr_try(pmusim_model_t *m, uint32_t num, uint64_t v, uint32_t t, GError **e)
+{
+    pmusim_regwrite_t w;
+    memset(&w, 0, sizeof w);
+    w.space = PMUSIM_REG_MSR;
+    w.num = num;
+    w.value = v;
+    w.thread = t;
+    g_snprintf(w.label, sizeof w.label, "msr%x", num);
+    return m->ops->write_reg(m, &w, e);
+}
+
+static void wr(pmusim_model_t *m, uint32_t num, uint64_t v, uint32_t t)
+{
+    GError *e = NULL;
+    gboolean ok = wr_try(m, num, v, t, &e);
+    if (!ok)
+        fprintf(stderr, "unexpected write failure: %s\n", e ? e->message : "?");
+    CU_ASSERT_TRUE(ok);
+    g_clear_error(&e);
+}
+
+static uint64_t rd(pmusim_model_t *m, uint32_t num, uint32_t t)
+{
+    uint64_t v = 0xdeadbeef;
+    CU_ASSERT_TRUE(m->ops->read_reg(m, PMUSIM_REG_MSR, num, t, &v));
+    return v;
+}
+
+static pmusim_rec_t insn(uint64_t cycle, uint8_t thread, uint8_t plm)
+{
+    pmusim_rec_t r;
+    memset(&r, 0, sizeof r);
+    r.kind = PMUSIM_REC_INSN;
+    r.cycle = cycle;
+    r.thread = thread;
+    r.plm = plm;
+    r.ip = 0x400000 + cycle * 4;
+    r.oc.snoop = PMUSIM_OFFCORE_NONE;
+    return r;
+}
+
+static pmusim_rec_t uops(uint64_t cycle, uint8_t thread, uint32_t n)
+{
+    pmusim_rec_t r = insn(cycle, thread, 3);
+    r.uops = n;
+    return r;
+}
+
+static pmusim_rec_t idle(uint64_t cycle, uint8_t thread, uint64_t n)
+{
+    pmusim_rec_t r = insn(cycle, thread, 3);
+    r.kind = PMUSIM_REC_IDLE;
+    r.n = n;
+    return r;
+}
+
+static pmusim_rec_t thread_state(uint64_t cycle, uint8_t thread, int active)
+{
+    pmusim_rec_t r = insn(cycle, thread, 3);
+    r.kind = PMUSIM_REC_THREAD;
+    r.n = (uint64_t)active;
+    return r;
+}
+
+static pmusim_rec_t load(uint64_t cycle, uint32_t latency, uint8_t level)
+{
+    pmusim_rec_t r = insn(cycle, 0, 3);
+    r.flags = PMUSIM_F_MEM;
+    r.mem.addr = 0x10000 + cycle * 64;
+    r.mem.latency = latency;
+    r.mem.size = 8;
+    r.mem.level = level;
+    return r;
+}
+
+static pmusim_rec_t offcore(uint64_t cycle, uint8_t thread, uint8_t req, uint8_t sup,
+                            uint8_t snoop, uint32_t latency)
+{
+    pmusim_rec_t r = insn(cycle, thread, 3);
+    r.flags = PMUSIM_F_OFFCORE;
+    r.oc.req = req;
+    r.oc.supplier = sup;
+    r.oc.snoop = snoop;
+    r.oc.latency = latency;
+    return r;
+}
+
+static void run(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
+{
+    m->ops->consume(m, recs, n);
+    m->ops->finish(m);
+}
+
+static size_t log_count(pmusim_model_t *m, const char *needle, uint64_t cycle, uint32_t thread)
+{
+    size_t k = 0;
+    for (guint i = 0; i < m->log->len; i++) {
+        const pmusim_sim_event_t *ev = &g_array_index(m->log, pmusim_sim_event_t, i);
+        if (strstr(ev->what, needle) && ev->cycle == cycle && ev->thread == thread)
+            k++;
+    }
+    return k;
+}
+
+/* ---- stage 1: basic counting ---- */
+
+static void test_inst_retired_usr_os(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0xc0, 0x01) | EN | USR, 0);
+    wr(m, EVTSEL0 + 1, EVT(0xc0, 0x01) | EN | OS, 0);
+    wr(m, EVTSEL0 + 2, EVT(0xc0, 0x01) | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 3, EVT(0xc0, 0x01) | USR | OS, 0); /* EN clear */
+    pmusim_rec_t t[8];
+    for (int i = 0; i < 8; i++)
+        t[i] = insn((uint64_t)i, 0, i < 5 ? 3 : 0); /* 5 user, 3 kernel */
+    t[6].plm = 1;                                    /* ring 1 counts as "user" (CPL != 0) */
+    run(m, t, 8);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 6);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 8);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 0);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL(rep.counters->len, 7); /* 4 GP + 3 fixed */
+    pmusim_counter_result_t *c0 = &g_array_index(rep.counters, pmusim_counter_result_t, 0);
+    CU_ASSERT_STRING_EQUAL(c0->reg, "IA32_PMC0");
+    CU_ASSERT_STRING_EQUAL(c0->event, "msr186");
+    CU_ASSERT_EQUAL(c0->value, 6);
+    CU_ASSERT_TRUE(c0->enabled);
+    pmusim_counter_result_t *c3 = &g_array_index(rep.counters, pmusim_counter_result_t, 3);
+    CU_ASSERT_FALSE(c3->enabled);
+    pmusim_counter_result_t *f1 = &g_array_index(rep.counters, pmusim_counter_result_t, 5);
+    CU_ASSERT_STRING_EQUAL(f1->reg, "IA32_FIXED_CTR1");
+    CU_ASSERT_EQUAL(rep.cycles, 8);
+    CU_ASSERT_EQUAL(rep.records, 8);
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+static void test_cycles_gp_and_fixed(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0, EVT(0x3c, 0x00) | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 1, EVT(0x3c, 0x00) | EN | USR, 0);
+    wr(m, FIXED_CTRL, 0x333, 0); /* all three fixed counters, all rings */
+    wr(m, GCTRL, 0xfull | (0x7ull << 32), 0);
+    /* cycles 0..2 user, 3 kernel, idle user 4..9 (inactive 5..7), end = 10 */
+    pmusim_rec_t t[] = {
+        insn(0, 0, 3), insn(1, 0, 3), insn(1, 0, 3), insn(2, 0, 3), insn(3, 0, 0),
+        idle(4, 0, 6), thread_state(5, 0, 0), thread_state(8, 0, 1),
+    };
+    run(m, t, G_N_ELEMENTS(t));
+    /* active cycles: 0,1,2,3,4,8,9 = 7 */
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 7);
+    /* user-only: cycle 3 is ring 0 -> 6 */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 6);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 0, 0), 5); /* instructions */
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 7); /* unhalted core cycles */
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 2, 0), 7); /* reference cycles = core cycles */
+    pmusim_model_free(m);
+}
+
+static void test_fixed_ctrl_fields(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    /* ctr0 ring 0 only (EN=1), ctr1 user only (EN=2), ctr2 off */
+    wr(m, FIXED_CTRL, 0x021, 0);
+    wr(m, GCTRL, 0x7ull << 32, 0); /* GP counters globally disabled */
+    wr(m, EVTSEL0, EVT(0xc0, 0x01) | EN | USR | OS, 0);
+    pmusim_rec_t t[] = {insn(0, 0, 0), insn(1, 0, 0), insn(2, 0, 3), insn(3, 0, 3),
+                        insn(4, 0, 3)};
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 0, 0), 2); /* kernel instructions */
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 3); /* user cycles 2,3,4 */
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 2, 0), 0);
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 0); /* GLOBAL_CTRL.EN_PMC0 = 0 */
+    pmusim_model_free(m);
+}
+
+static void test_global_ctrl_reset_and_toggle(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    /* power-up: GP enables set, fixed clear */
+    CU_ASSERT_EQUAL(rd(m, GCTRL, 0), 0xf);
+    wr(m, EVTSEL0, EVT(0xc0, 0x01) | EN | USR | OS, 0);
+    wr(m, FIXED_CTRL, 0x3, 0);
+    pmusim_rec_t a[] = {insn(0, 0, 3), insn(1, 0, 3)};
+    m->ops->consume(m, a, 2);
+    wr(m, GCTRL, 0, 0); /* stop everything */
+    pmusim_rec_t b[] = {insn(2, 0, 3), insn(3, 0, 3)};
+    m->ops->consume(m, b, 2);
+    wr(m, GCTRL, 0x1ull | (1ull << 32), 0);
+    pmusim_rec_t c[] = {insn(4, 0, 3)};
+    run(m, c, 1);
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 3);      /* 0,1,4 */
+    CU_ASSERT_EQUAL(rd(m, FIXED0, 0), 1);    /* only cycle 4: fixed needs its global bit */
+    pmusim_model_free(m);
+}
+
+static void assert_gp_fault(pmusim_model_t *m, uint32_t num, uint64_t v, const char *needle)
+{
+    GError *e = NULL;
+    CU_ASSERT_FALSE(wr_try(m, num, v, 0, &e));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    CU_ASSERT_EQUAL(e->domain, PMUSIM_SIM_ERROR);
+    CU_ASSERT_EQUAL(e->code, PMUSIM_SIM_ERROR_REG);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e->message, needle));
+    if (!strstr(e->message, needle))
+        fprintf(stderr, "message '%s' lacks '%s'\n", e->message, needle);
+    g_error_free(e);
+}
+
+static void test_reserved_bits_gp(void)
+{
+    pmusim_model_t *w = mk("wsm", 2);
+    assert_gp_fault(w, EVTSEL0, 1ull << 32, "IA32_PERFEVTSEL0 (0x186): writing 0x100000000 sets reserved bits 0x100000000");
+    assert_gp_fault(w, FIXED_CTRL, 1ull << 12, "reserved bits 0x1000");
+    assert_gp_fault(w, GCTRL, 1ull << 4, "reserved bits 0x10");
+    assert_gp_fault(w, GCTRL, 1ull << 35, "reserved bits");
+    assert_gp_fault(w, OVF, 1ull << 40, "reserved bits");
+    assert_gp_fault(w, STATUS, 0, "read-only");
+    assert_gp_fault(w, RSP0, 1ull << 16, "MSR_OFFCORE_RSP_0 (0x1a6)");
+    assert_gp_fault(w, PEBS_EN, 1ull << 4, "reserved bits 0x10");
+    assert_gp_fault(w, LDLAT, 1ull << 16, "MSR_PEBS_LD_LAT_THRESHOLD");
+    assert_gp_fault(w, 0x123, 0, "MSR 0x123: MSR not implemented");
+    assert_gp_fault(w, DEBUGCTL, 1ull << 20, "IA32_DEBUGCTL");
+    /* a refused write leaves the register as it was */
+    CU_ASSERT_EQUAL(rd(w, EVTSEL0, 0), 0);
+    CU_ASSERT_EQUAL(rd(w, GCTRL, 0), 0xf);
+    /* OVF_CTRL accepts the OvfBuf/CondChgd bits */
+    wr(w, OVF, (1ull << 62) | (1ull << 63) | 0xf | (0x7ull << 32), 0);
+    pmusim_model_free(w);
+
+    pmusim_model_t *k = mk("knm", 4);
+    assert_gp_fault(k, PMC0 + 2, 0, "MSR not implemented");     /* only 2 GP counters */
+    assert_gp_fault(k, EVTSEL0 + 2, 0, "MSR not implemented");
+    assert_gp_fault(k, GCTRL, 0x4, "reserved bits 0x4");
+    assert_gp_fault(k, LDLAT, 3, "MSR not implemented");        /* no load latency */
+    assert_gp_fault(k, RSP1, 1ull << 38, "reserved bits 0x4000000000"); /* OUTSTANDING: RSP_0 only */
+    assert_gp_fault(k, RSP0, 1ull << 8, "reserved bits 0x100");  /* PARTIAL_WRITES: RSP_1 only */
+    assert_gp_fault(k, PEBS_EN, 0x2, "reserved bits 0x2");      /* PEBS on PMC0 only */
+    wr(k, RSP0, (1ull << 38) | 1, 3);
+    wr(k, RSP1, (1ull << 8) | (1ull << 16), 3);
+    CU_ASSERT_EQUAL(rd(k, GCTRL, 0), 0x3);
+    pmusim_model_free(k);
+
+    /* non-MSR spaces do not exist */
+    pmusim_model_t *d = mk("wsm_dp", 1);
+    pmusim_regwrite_t pw;
+    memset(&pw, 0, sizeof pw);
+    pw.space = PMUSIM_REG_PMC;
+    pw.num = 4;
+    GError *e = NULL;
+    CU_ASSERT_FALSE(d->ops->write_reg(d, &pw, &e));
+    CU_ASSERT_PTR_NOT_NULL(e);
+    g_clear_error(&e);
+    pmusim_model_free(d);
+}
+
+static void test_counter_write_sign_extension(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, PMC0, 0x80000000ull, 0);
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 0xffff80000000ull); /* 48 bits */
+    wr(m, PMC0, 0x7fffffffull, 0);
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 0x7fffffffull);
+    wr(m, FIXED0 + 1, 0xfffffff0ull, 0);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 0xfffffffffff0ull);
+    /* upper bits are not loaded: diagnosed */
+    guint nd = m->diags->len;
+    wr(m, PMC0 + 1, 0x1200000005ull, 0);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 5);
+    CU_ASSERT_EQUAL(m->diags->len, nd + 1);
+    pmusim_model_free(m);
+
+    pmusim_model_t *k = mk("knm", 1);
+    wr(k, PMC0, 0xfffffffeull, 0);
+    CU_ASSERT_EQUAL(rd(k, PMC0, 0), 0xfffffffffeull); /* 40 bits */
+    pmusim_model_free(k);
+}
+
+/* ---- stage 2: overflow, PMI, freeze ---- */
+
+static void test_overflow_wrap_status_clear(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0, EVT(0xc0, 0x01) | EN | USR | OS | INT, 0);
+    wr(m, PMC0, (uint64_t)-3, 0); /* 2^48 - 3 */
+    pmusim_rec_t t[5];
+    for (int i = 0; i < 5; i++)
+        t[i] = insn((uint64_t)(10 + i), 0, 3);
+    run(m, t, 5);
+    /* -3 + 5 = 2 after one wrap at the third record (cycle 12) */
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 2);
+    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 0x1);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_PMC0 overflow", 12, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "interrupt", 12, 0), 1);
+    CU_ASSERT_EQUAL(m->pmi_count, 1);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL(g_array_index(rep.counters, pmusim_counter_result_t, 0).overflows, 1);
+    pmusim_report_clear(&rep);
+    wr(m, OVF, 0x1, 0);
+    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 0);
+    pmusim_model_free(m);
+}
+
+static void test_overflow_without_int_no_pmi(void)
+{
+    pmusim_model_t *m = mk("knm", 1);
+    wr(m, EVTSEL0 + 1, EVT(0xc0, 0x00) | EN | USR | OS, 0);
+    wr(m, PMC0 + 1, (uint64_t)-1, 0); /* 2^40 - 1 */
+    pmusim_rec_t t[] = {insn(0, 0, 3), insn(0, 0, 3)};
+    run(m, t, 2);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 1);
+    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 0x2);
+    CU_ASSERT_EQUAL(m->pmi_count, 0);
+    pmusim_model_free(m);
+}
+
+static void test_cycle_counter_wrap_cycle(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, FIXED_CTRL, 0x3 << 4 | 0x8 << 4, 0); /* ctr1, all rings, PMI */
+    wr(m, GCTRL, 1ull << 33, 0);
+    wr(m, FIXED0 + 1, (uint64_t)-10, 0);
+    pmusim_rec_t t[] = {insn(0, 0, 3), idle(1, 0, 24)}; /* [0, 25) */
+    run(m, t, 2);
+    /* after cycle k the counter holds -10 + k + 1: it wraps in cycle 9 */
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 15);
+    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 1ull << 33);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_FIXED_CTR1 overflow", 9, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "interrupt", 9, 0), 1);
+    pmusim_model_free(m);
+}
+
+static void test_freeze_on_pmi(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, DEBUGCTL, 1ull << 12, 0);
+    wr(m, EVTSEL0, EVT(0xc0, 0x01) | EN | USR | OS | INT, 0);
+    wr(m, EVTSEL0 + 1, EVT(0xc0, 0x01) | EN | USR | OS, 0);
+    wr(m, FIXED_CTRL, 0x30, 0);
+    wr(m, GCTRL, 0x3ull | (1ull << 33), 0);
+    wr(m, PMC0, (uint64_t)-2, 0);
+    pmusim_rec_t t[] = {insn(0, 0, 3), insn(1, 0, 3), insn(1, 0, 3), insn(2, 0, 3),
+                        insn(3, 0, 3)};
+    run(m, t, G_N_ELEMENTS(t));
+    /* PMC0 wraps at the second record (cycle 1); the PMI freezes all counters:
+     * PMC1 saw records 1 and 2, the cycle counter only cycle 0 (the close of
+     * cycle 1 comes after the freeze). */
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 0);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 1);
+    CU_ASSERT_EQUAL(rd(m, GCTRL, 0), 0);
+    CU_ASSERT_EQUAL(log_count(m, "freeze", 1, 0), 1);
+    pmusim_model_free(m);
+}
+
+typedef struct {
+    int calls;
+    uint64_t period;
+} handler_state_t;
+
+/* A sampling handler: clear the status, reload the counter, re-enable. */
+static void sampling_handler(pmusim_model_t *m, uint64_t cycle, uint32_t thread, void *user)
+{
+    handler_state_t *h = user;
+    (void)cycle;
+    h->calls++;
+    uint64_t st = rd(m, STATUS, thread);
+    CU_ASSERT_EQUAL(st, 0x1);
+    CU_ASSERT_EQUAL(rd(m, GCTRL, thread), 0); /* frozen */
+    wr(m, OVF, st, thread);
+    wr(m, PMC0, (uint64_t)0 - h->period, thread);
+    wr(m, GCTRL, 0x1, thread);
+}
+
+static void test_pmi_handler_sampling(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    handler_state_t h = {0, 4};
+    pmusim_model_set_pmi_handler(m, sampling_handler, &h);
+    wr(m, DEBUGCTL, 1ull << 12, 0);
+    wr(m, EVTSEL0, EVT(0xc0, 0x01) | EN | USR | OS | INT, 0);
+    wr(m, GCTRL, 0x1, 0);
+    wr(m, PMC0, (uint64_t)-4, 0);
+    pmusim_rec_t t[18];
+    for (int i = 0; i < 18; i++)
+        t[i] = insn((uint64_t)i, 0, 3);
+    run(m, t, 18);
+    /* one PMI every 4 instructions: at records 4, 8, 12, 16; 2 left */
+    CU_ASSERT_EQUAL(h.calls, 4);
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), (uint64_t)-2 & 0xffffffffffffull);
+    CU_ASSERT_EQUAL(log_count(m, "interrupt", 15, 0), 1);
+    pmusim_model_free(m);
+}
+
+/* ---- stage 2: edge / inv / cmask / any ---- */
+
+/* Per-cycle uops: [2, 3, 0, 1, 0, 0] over [0, 6). */
+static void uops_trace(pmusim_model_t *m)
+{
+    pmusim_rec_t t[] = {uops(0, 0, 1), uops(0, 0, 1), uops(1, 0, 3), uops(3, 0, 1),
+                        idle(4, 0, 2)};
+    run(m, t, G_N_ELEMENTS(t));
+}
+
+static void test_cmask_inv_edge(void)
+{
+    const uint64_t base = EVT(0xc2, 0x01) | EN | USR | OS;
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, base | CMASK(2), 0);               /* v>=2: c0,c1 */
+    wr(m, EVTSEL0 + 1, base | CMASK(2) | INV, 0);         /* v<2: c2..c5 */
+    wr(m, EVTSEL0 + 2, base | CMASK(1) | EDGE, 0);        /* [1,1,0,1,0,0]: rises c0,c3 */
+    wr(m, EVTSEL0 + 3, base | CMASK(1) | INV | EDGE, 0);  /* [0,0,1,0,1,1]: rises c2,c4 */
+    uops_trace(m);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 2);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 4);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 2);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 2);
+    pmusim_model_free(m);
+
+    m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, base | CMASK(3), 0);  /* boundary: only c1 (v = 3) */
+    wr(m, EVTSEL0 + 1, base | CMASK(4), 0);  /* never */
+    wr(m, EVTSEL0 + 2, base | INV, 0);       /* INV inert at CMASK 0: sum = 6 */
+    wr(m, EVTSEL0 + 3, base | CMASK(3) | INV, 0); /* v<3: all but c1 = 5 */
+    uops_trace(m);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 0);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 6);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 5);
+    pmusim_model_free(m);
+}
+
+static void test_thresh_long_gap_is_arithmetic(void)
+{
+    /* 10^12 idle cycles: must be O(1), not a loop over cycles */
+    const uint64_t n = 1000000000000ull;
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0, EVT(0xc2, 0x01) | EN | USR | OS | CMASK(1) | INV, 0); /* stall cycles */
+    wr(m, EVTSEL0 + 1, EVT(0xc2, 0x01) | EN | USR | OS | CMASK(1) | INV | EDGE, 0);
+    wr(m, EVTSEL0 + 2, EVT(0x3c, 0x00) | EN | USR | OS | CMASK(1) | INV, 0); /* halted: 0 */
+    pmusim_rec_t t[] = {uops(0, 0, 2), idle(1, 0, n), uops(n + 1, 0, 1), idle(n + 2, 0, 5)};
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), n + 5);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2); /* two stall periods start */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 0);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL(rep.cycles, n + 7);
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+static void test_thresh_usr_os_gating(void)
+{
+    /* stall cycles counted in user mode only: kernel cycles do not count */
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0, EVT(0xc2, 0x01) | EN | USR | CMASK(1) | INV, 0);
+    pmusim_rec_t t[] = {uops(0, 0, 1), insn(2, 0, 0), idle(3, 0, 2), uops(5, 0, 1),
+                        idle(6, 0, 3)};
+    t[2].plm = 0;
+    /* cycles: 0 user v=1; 1 user v=0 (count); 2 kernel (the thread is in ring 0:
+     * gated); 3,4 kernel idle (gated); 5 user v=1; 6,7,8 user idle (count 3).
+     * Total 4. */
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 4);
+    pmusim_model_free(m);
+}
+
+static void test_any_thread_wsm(void)
+{
+    const uint64_t base = EVT(0xc2, 0x01) | EN | USR | OS;
+    pmusim_model_t *m = mk("wsm", 2);
+    wr(m, EVTSEL0 + 0, base | CMASK(2) | ANY, 0); /* sum over both threads >= 2 */
+    wr(m, EVTSEL0 + 1, base | CMASK(2), 0);       /* own thread only */
+    wr(m, EVTSEL0 + 2, base | ANY, 0);            /* CMASK 0: sum of both */
+    wr(m, EVTSEL0 + 3, EVT(0x3c, 0x00) | EN | USR | OS | ANY, 0); /* active threads per cycle */
+    /* cycle 0: t0 1 uop, t1 1 uop (sum 2); cycle 1: t0 1 uop; cycle 2: t1 2 uops;
+     * t1 inactive from cycle 3; end = 5 */
+    pmusim_rec_t t[] = {uops(0, 0, 1), uops(0, 1, 1), uops(1, 0, 1), uops(2, 1, 2),
+                        thread_state(3, 1, 0), idle(3, 0, 2)};
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 2); /* cycles 0, 2 */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 0); /* t0 never has 2 uops in a cycle */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 5); /* 1+1+1+2 */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 8); /* 2+2+2 + 1+1 */
+    pmusim_model_free(m);
+}
+
+static void test_any_thread_knm(void)
+{
+    const uint64_t base = EVT(0xc2, 0x10) | EN | USR | OS;
+    pmusim_model_t *m = mk("knm", 4);
+    wr(m, EVTSEL0 + 0, base | CMASK(3) | ANY, 2);
+    wr(m, EVTSEL0 + 1, base | CMASK(3) | ANY | INV, 2);
+    wr(m, FIXED_CTRL, 0x7 << 4, 2); /* fixed ctr1 AnyThread: active threads per cycle */
+    wr(m, GCTRL, 0x3ull | (1ull << 33), 2);
+    /* cycle 0: threads 0,1,3 one uop each (3); cycle 1: threads 0,2 (2);
+     * cycle 2: all four (4); cycle 3: none.  Thread 3 halted from cycle 3. */
+    pmusim_rec_t t[] = {uops(0, 0, 1), uops(0, 1, 1), uops(0, 3, 1), uops(1, 0, 1),
+                        uops(1, 2, 1), uops(2, 0, 1), uops(2, 1, 1), uops(2, 2, 1),
+                        uops(2, 3, 1), thread_state(3, 3, 0), idle(3, 0, 1)};
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 2), 2); /* cycles 0, 2 */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 2), 2); /* cycles 1, 3 */
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 2), 4 + 4 + 4 + 3);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 0); /* not programmed on thread 0 */
+    pmusim_model_free(m);
+}
+
+/* ---- stage 2: explicit events ---- */
+
+static pmusim_rec_t event(uint64_t cycle, uint16_t code, uint16_t umask, uint64_t n)
+{
+    pmusim_rec_t r = insn(cycle, 0, 3);
+    r.kind = PMUSIM_REC_EVENT;
+    r.ev_code = code;
+    r.ev_umask = umask;
+    r.n = n;
+    return r;
+}
+
+static void test_explicit_events(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0xa2, 0x01) | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 1, EVT(0xa2, 0x01) | EN | USR | OS | CMASK(3), 0);
+    wr(m, EVTSEL0 + 2, EVT(0xa2, 0x02) | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 3, EVT(0xc0, 0x01) | EN | USR | OS, 0); /* trace-derived: EVENT ignored */
+    pmusim_rec_t t[] = {event(0, 0xa2, 0x01, 2), event(0, 0xa2, 0x01, 2), event(1, 0xa2, 0x01, 2),
+                        event(2, 0xa2, 0x02, 7), event(2, 0xc0, 0x01, 9)};
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 6);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 1); /* cycle 0 has 4 >= 3 */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 7);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 0);
+    pmusim_model_free(m);
+}
+
+/* ---- stage 2: offcore response ---- */
+
+static void test_offcore_wsm(void)
+{
+    pmusim_model_t *m = mk("wsm", 2);
+    wr(m, RSP0, 0x2001, 0); /* DMND_DATA_RD + LOCAL_DRAM */
+    wr(m, RSP1, 0xffff, 1); /* ANY_REQUEST + ANY_RESPONSE (shared MSR: thread 1 writes) */
+    CU_ASSERT_EQUAL(rd(m, RSP0, 1), 0x2001); /* shared by the core's two threads */
+    CU_ASSERT_EQUAL(rd(m, RSP1, 0), 0xffff);
+    wr(m, EVTSEL0 + 0, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 1, EVT(0xbb, 0x01) | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 0, EVT(0xb7, 0x01) | EN | USR | OS, 1);
+    pmusim_rec_t t[] = {
+        offcore(0, 0, 0, 13, PMUSIM_OFFCORE_NONE, 100), /* match: data read, local DRAM */
+        offcore(1, 0, 0, 14, PMUSIM_OFFCORE_NONE, 100), /* response mismatch (remote DRAM) */
+        offcore(2, 0, 1, 13, PMUSIM_OFFCORE_NONE, 100), /* request mismatch (RFO) */
+        offcore(3, 0, 0, 8, PMUSIM_OFFCORE_NONE, 100),  /* response mismatch (uncore hit) */
+        offcore(4, 1, 0, 13, PMUSIM_OFFCORE_NONE, 100), /* match on thread 1 */
+        insn(5, 0, 3),                                  /* no offcore: never counts */
+    };
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 1);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 4);
+    CU_ASSERT_EQUAL(rd(m, PMC0, 1), 1);
+    pmusim_model_free(m);
+}
+
+static void test_offcore_knm(void)
+{
+    pmusim_model_t *m = mk("knm", 2);
+    const uint64_t ddr_near = (1ull << 23) | (1ull << 31);
+    wr(m, RSP0, 0x1 | ddr_near, 0);          /* DMND_DATA_RD, DDR_NEAR */
+    wr(m, RSP1, (1ull << 15) | (1ull << 16), 0); /* ANY_REQUEST, ANY_RESPONSE */
+    CU_ASSERT_EQUAL(rd(m, RSP0, 1), 0);      /* per thread on knm */
+    wr(m, EVTSEL0 + 0, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 1, EVT(0xb7, 0x02) | EN | USR | OS, 0);
+    pmusim_rec_t t[] = {
+        offcore(0, 0, 0, 23, 31, 50),                  /* supplier + snoop match */
+        offcore(1, 0, 0, 23, 32, 50),                  /* snoop bit not in the MSR */
+        offcore(2, 0, 0, 23, PMUSIM_OFFCORE_NONE, 50), /* no snoop in the record: supplier only */
+        offcore(3, 0, 0, 21, 31, 50),                  /* supplier (MCDRAM) not in the MSR */
+        offcore(4, 0, 1, 23, 31, 50),                  /* request (RFO) not in the MSR */
+        offcore(5, 1, 0, 23, 31, 50),                  /* thread 1: its MSRs are zero */
+    };
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 2);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 5); /* ANY/ANY: every thread-0 request */
+    pmusim_model_free(m);
+}
+
+static void test_knm_average_latency(void)
+{
+    pmusim_model_t *m = mk("knm", 1);
+    wr(m, RSP0, 0x1 | (1ull << 38), 0);  /* DMND_DATA_RD + OUTSTANDING */
+    wr(m, RSP1, 0x1 | (1ull << 16), 0);  /* DMND_DATA_RD + ANY_RESPONSE */
+    wr(m, EVTSEL0 + 0, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 1, EVT(0xb7, 0x02) | EN | USR | OS, 0);
+    /* requests: cycle 0 for 10 cycles, cycle 2 for 20, cycle 5 for 6 (overlapping);
+     * an RFO (other request type) for 1000 cycles is ignored by both. */
+    pmusim_rec_t t[] = {
+        offcore(0, 0, 0, 23, 31, 10), offcore(2, 0, 0, 21, 31, 20), offcore(3, 0, 1, 23, 31, 1000),
+        offcore(5, 0, 0, 17, 37, 6), idle(6, 0, 100),
+    };
+    run(m, t, G_N_ELEMENTS(t));
+    uint64_t outstanding = rd(m, PMC0, 0), requests = rd(m, PMC0 + 1, 0);
+    CU_ASSERT_EQUAL(outstanding, 10 + 20 + 6);
+    CU_ASSERT_EQUAL(requests, 3);
+    CU_ASSERT_EQUAL(outstanding / requests, 12); /* the average latency */
+    pmusim_model_free(m);
+}
+
+static void test_knm_outstanding_read_midway(void)
+{
+    pmusim_model_t *m = mk("knm", 1);
+    wr(m, RSP0, (1ull << 15) | (1ull << 38), 0); /* ANY_REQUEST + OUTSTANDING */
+    wr(m, EVTSEL0, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+    pmusim_rec_t a[] = {offcore(0, 0, 0, 23, 31, 4), offcore(1, 0, 2, 23, 31, 4)};
+    m->ops->consume(m, a, 2);
+    pmusim_rec_t b[] = {insn(3, 0, 3)};
+    m->ops->consume(m, b, 1);
+    /* synced to cycle 3 (open): cycles 0 (1), 1 (2), 2 (2) = 5 */
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 5);
+    m->ops->finish(m);
+    /* the trace ends at cycle 4: cycle 3 has both in flight -> 7 */
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 7);
+    pmusim_model_free(m);
+}
+
+/* ---- stage 2: PEBS ---- */
+
+static void test_pebs_load_latency(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, LDLAT, 20, 0);
+    wr(m, PEBS_EN, 0x1ull | (1ull << 32), 0);
+    wr(m, EVTSEL0, EVT(0x0b, 0x10) | EN | USR | OS | INT, 0);
+    wr(m, PMC0, (uint64_t)-2, 0);
+    pmusim_rec_t t[] = {load(0, 30, PMUSIM_LVL_L3), load(1, 10, PMUSIM_LVL_L1D),
+                        load(2, 20, PMUSIM_LVL_L2), load(3, 50, PMUSIM_LVL_LOCAL_DRAM),
+                        load(4, 90, PMUSIM_LVL_REMOTE_DRAM)};
+    t[4].mem.is_store = 1; /* a store never counts */
+    run(m, t, G_N_ELEMENTS(t));
+    /* qualifying (latency > 20): cycle 0 (-> -1), cycle 3 (-> wrap) */
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 0);
+    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 1ull << 62); /* OvfBuf, not Ovf_PMC0 */
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL_FATAL(rep.captures->len, 1);
+    CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 0),
+                           "PEBS-LL cycle=3 thread=0 IA32_PMC0 ip=0x40000c addr=0x100c0 "
+                           "latency=50 source=local-DRAM");
+    CU_ASSERT_EQUAL(m->pmi_count, 1);
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+static void test_pebs_ip_and_non_pebs_event(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, PEBS_EN, 0x3, 0);
+    wr(m, EVTSEL0 + 0, EVT(0xc0, 0x01) | EN | USR | OS, 0); /* PEBS-capable */
+    wr(m, EVTSEL0 + 1, EVT(0x3c, 0x00) | EN | USR | OS, 0); /* not PEBS-capable */
+    wr(m, PMC0 + 0, (uint64_t)-2, 0);
+    wr(m, PMC0 + 1, (uint64_t)-2, 0);
+    pmusim_rec_t t[] = {insn(0, 0, 3), insn(1, 0, 3), insn(2, 0, 3)};
+    run(m, t, 3);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL_FATAL(rep.captures->len, 1);
+    CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 0),
+                           "PEBS cycle=1 thread=0 IA32_PMC0 ip=0x400004");
+    /* the cycles counter overflowed normally in cycle 1 */
+    CU_ASSERT_EQUAL(rd(m, STATUS, 0), (1ull << 62) | 0x2);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_PMC1 overflow", 1, 0), 1);
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+/* ---- stage 3: trace-derived events ---- */
+
+static pmusim_rec_t branch(uint64_t cycle, uint8_t kind, int taken, int ok)
+{
+    pmusim_rec_t r = insn(cycle, 0, 3);
+    r.flags = PMUSIM_F_BRANCH;
+    r.br.kind = kind;
+    r.br.taken = (uint8_t)taken;
+    r.br.dir_ok = (uint8_t)ok;
+    r.br.tgt_ok = 1;
+    return r;
+}
+
+static void test_branch_and_memory_events(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0xc4, 0x00) | EN | USR | OS, 0); /* all branches */
+    wr(m, EVTSEL0 + 1, EVT(0xc5, 0x01) | EN | USR | OS, 0); /* mispredicted conditional */
+    wr(m, EVTSEL0 + 2, EVT(0xcb, 0x06) | EN | USR | OS, 0); /* L2_HIT | L3_UNSHARED_HIT */
+    wr(m, EVTSEL0 + 3, EVT(0x0f, 0x10) | EN | USR | OS, 0); /* wsm: LOCAL_DRAM */
+    pmusim_rec_t t[] = {
+        branch(0, PMUSIM_BR_COND, 1, 0), branch(1, PMUSIM_BR_COND, 0, 1),
+        branch(2, PMUSIM_BR_CALL, 1, 0), load(3, 5, PMUSIM_LVL_L2), load(4, 5, PMUSIM_LVL_L3),
+        load(5, 5, PMUSIM_LVL_L1D), load(6, 5, PMUSIM_LVL_LOCAL_DRAM),
+        load(7, 5, PMUSIM_LVL_REMOTE_DRAM),
+    };
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 3);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 1);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 2);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 1);
+    pmusim_model_free(m);
+
+    /* the same umask means REMOTE_DRAM on Westmere DP (reference §6.3) */
+    m = mk("wsm_dp", 1);
+    wr(m, EVTSEL0, EVT(0x0f, 0x10) | EN | USR | OS, 0);
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 1);
+    pmusim_model_free(m);
+}
+
+static void test_event_source(void)
+{
+    const pmusim_model_ops_t *w = &pmusim_model_wsm, *k = &pmusim_model_knm;
+    CU_ASSERT_PTR_NOT_NULL(w->event_source(0xc0, 0x01));
+    CU_ASSERT_PTR_NOT_NULL(w->event_source(0x3c, 0x00));
+    CU_ASSERT_PTR_NOT_NULL(w->event_source(0xcb, 0x03)); /* OR of two bits */
+    CU_ASSERT_PTR_NULL(w->event_source(0xcb, 0x20));     /* no trace field for it */
+    CU_ASSERT_PTR_NULL(w->event_source(0xa2, 0x01));
+    CU_ASSERT_PTR_NOT_NULL(k->event_source(0xb7, 0x02));
+    CU_ASSERT_PTR_NULL(k->event_source(0xbb, 0x01)); /* Westmere's RSP_1 code */
+    CU_ASSERT_PTR_NULL(w->event_source(0x1c0, 0x01));
+    CU_ASSERT_STRING_EQUAL(pmusim_model_wsm_dp.event_source(0x0f, 0x10),
+                           "load records with mem.level == remote DRAM");
+}
+
+static void test_bad_input(void)
+{
+    GError *e = NULL;
+    CU_ASSERT_PTR_NULL(pmusim_model_wsm.create(3, &e));
+    CU_ASSERT_PTR_NOT_NULL(e);
+    g_clear_error(&e);
+    CU_ASSERT_PTR_NULL(pmusim_model_knm.create(0, &e));
+    g_clear_error(&e);
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0, EVT(0xc0, 0x01) | EN | USR | OS, 0);
+    pmusim_rec_t t[] = {insn(5, 0, 3), insn(3, 0, 3), insn(6, 1, 3), insn(7, 0, 200)};
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 3); /* out-of-order counted, bad thread ignored */
+    CU_ASSERT_TRUE(m->diags->len >= 2);
+    uint64_t v;
+    CU_ASSERT_FALSE(m->ops->read_reg(m, PMUSIM_REG_MSR, 0x123, 0, &v));
+    CU_ASSERT_FALSE(m->ops->read_reg(m, PMUSIM_REG_MSR, PMC0, 1, &v));
+    pmusim_model_free(m);
+}
+
+static void register_suites(void)
+{
+    CU_pSuite s = CU_add_suite("sim_x86_basic", NULL, NULL);
+    PMUSIM_ADD_TEST(s, test_inst_retired_usr_os);
+    PMUSIM_ADD_TEST(s, test_cycles_gp_and_fixed);
+    PMUSIM_ADD_TEST(s, test_fixed_ctrl_fields);
+    PMUSIM_ADD_TEST(s, test_global_ctrl_reset_and_toggle);
+    PMUSIM_ADD_TEST(s, test_reserved_bits_gp);
+    PMUSIM_ADD_TEST(s, test_counter_write_sign_extension);
+    s = CU_add_suite("sim_x86_overflow", NULL, NULL);
+    PMUSIM_ADD_TEST(s, test_overflow_wrap_status_clear);
+    PMUSIM_ADD_TEST(s, test_overflow_without_int_no_pmi);
+    PMUSIM_ADD_TEST(s, test_cycle_counter_wrap_cycle);
+    PMUSIM_ADD_TEST(s, test_freeze_on_pmi);
+    PMUSIM_ADD_TEST(s, test_pmi_handler_sampling);
+    s = CU_add_suite("sim_x86_evtsel", NULL, NULL);
+    PMUSIM_ADD_TEST(s, test_cmask_inv_edge);
+    PMUSIM_ADD_TEST(s, test_thresh_long_gap_is_arithmetic);
+    PMUSIM_ADD_TEST(s, test_thresh_usr_os_gating);
+    PMUSIM_ADD_TEST(s, test_any_thread_wsm);
+    PMUSIM_ADD_TEST(s, test_any_thread_knm);
+    PMUSIM_ADD_TEST(s, test_explicit_events);
+    s = CU_add_suite("sim_x86_offcore_pebs", NULL, NULL);
+    PMUSIM_ADD_TEST(s, test_offcore_wsm);
+    PMUSIM_ADD_TEST(s, test_offcore_knm);
+    PMUSIM_ADD_TEST(s, test_knm_average_latency);
+    PMUSIM_ADD_TEST(s, test_knm_outstanding_read_midway);
+    PMUSIM_ADD_TEST(s, test_pebs_load_latency);
+    PMUSIM_ADD_TEST(s, test_pebs_ip_and_non_pebs_event);
+    s = CU_add_suite("sim_x86_events", NULL, NULL);
+    PMUSIM_ADD_TEST(s, test_branch_and_memory_events);
+    PMUSIM_ADD_TEST(s, test_event_source);
+    PMUSIM_ADD_TEST(s, test_bad_input);
+}
+

@@ -1,0 +1,223 @@
+/* Trace header helpers, record validation and text escaping shared by the
+ * reader and the writer. */
+#include "pmusim/trace.h"
+#include "trace_priv.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK(pmusim-trace-error-quark, pmusim_trace_error)
+
+void pmusim_trace_header_init(pmusim_trace_header_t *h, pmusim_cpu_t cpu, uint32_t nthreads)
+{
+    memset(h, 0, sizeof *h);
+    h->version = PMUSIM_TRACE_VERSION;
+    h->cpu = cpu;
+    h->isa = pmusim_cpu_isa(cpu);
+    h->nthreads = nthreads ? nthreads : 1;
+    h->meta_keys = g_ptr_array_new_with_free_func(g_free);
+    h->meta_values = g_ptr_array_new_with_free_func(g_free);
+}
+
+void pmusim_trace_header_set_meta(pmusim_trace_header_t *h, const char *key, const char *value)
+{
+    if (!h->meta_keys) {
+        h->meta_keys = g_ptr_array_new_with_free_func(g_free);
+        h->meta_values = g_ptr_array_new_with_free_func(g_free);
+    }
+    for (guint i = 0; i < h->meta_keys->len; i++) {
+        if (strcmp(g_ptr_array_index(h->meta_keys, i), key) == 0) {
+            g_free(h->meta_values->pdata[i]);
+            h->meta_values->pdata[i] = g_strdup(value);
+            return;
+        }
+    }
+    g_ptr_array_add(h->meta_keys, g_strdup(key));
+    g_ptr_array_add(h->meta_values, g_strdup(value));
+}
+
+const char *pmusim_trace_header_get_meta(const pmusim_trace_header_t *h, const char *key)
+{
+    if (!h->meta_keys)
+        return NULL;
+    for (guint i = 0; i < h->meta_keys->len; i++)
+        if (strcmp(g_ptr_array_index(h->meta_keys, i), key) == 0)
+            return g_ptr_array_index(h->meta_values, i);
+    return NULL;
+}
+
+void pmusim_trace_header_clear(pmusim_trace_header_t *h)
+{
+    if (h->meta_keys)
+        g_ptr_array_unref(h->meta_keys);
+    if (h->meta_values)
+        g_ptr_array_unref(h->meta_values);
+    h->meta_keys = h->meta_values = NULL;
+}
+
+void tr_header_copy(pmusim_trace_header_t *dst, const pmusim_trace_header_t *src)
+{
+    *dst = *src;
+    dst->meta_keys = g_ptr_array_new_with_free_func(g_free);
+    dst->meta_values = g_ptr_array_new_with_free_func(g_free);
+    guint n = src->meta_keys ? src->meta_keys->len : 0;
+    for (guint i = 0; i < n; i++) {
+        g_ptr_array_add(dst->meta_keys, g_strdup(g_ptr_array_index(src->meta_keys, i)));
+        g_ptr_array_add(dst->meta_values, g_strdup(g_ptr_array_index(src->meta_values, i)));
+    }
+}
+
+const char *tr_header_check(const pmusim_trace_header_t *h)
+{
+    if (h->isa != PMUSIM_ISA_IA64 && h->isa != PMUSIM_ISA_X86_64)
+        return "ISA must be ia64 or x86_64";
+    if ((unsigned)h->cpu > PMUSIM_CPU_KNM)
+        return "unknown CPU model";
+    if (h->cpu != PMUSIM_CPU_NONE && pmusim_cpu_isa(h->cpu) != h->isa)
+        return "CPU model does not match the ISA";
+    if (h->nthreads < 1 || h->nthreads > PMUSIM_MAX_THREADS)
+        return "number of threads must be 1..8";
+    guint n = h->meta_keys ? h->meta_keys->len : 0;
+    if (n > TR_MAX_META)
+        return "more than 256 metadata entries";
+    if ((h->meta_values ? h->meta_values->len : 0) != n)
+        return "metadata keys and values differ in number";
+    for (guint i = 0; i < n; i++) {
+        const char *k = g_ptr_array_index(h->meta_keys, i);
+        const char *v = g_ptr_array_index(h->meta_values, i);
+        if (!k || !*k || strlen(k) > TR_MAX_STRING)
+            return "metadata key empty or longer than 4096 bytes";
+        if (!v || strlen(v) > TR_MAX_STRING)
+            return "metadata value missing or longer than 4096 bytes";
+    }
+    return NULL;
+}
+
+void tr_rec_normalize(pmusim_rec_t *r)
+{
+    switch (r->kind) {
+    case PMUSIM_REC_INSN:
+        r->n = 0;
+        r->ev_code = r->ev_umask = 0;
+        r->name = NULL;
+        if (!(r->flags & PMUSIM_F_MEM))
+            memset(&r->mem, 0, sizeof r->mem);
+        if (!(r->flags & PMUSIM_F_BRANCH))
+            memset(&r->br, 0, sizeof r->br);
+        if (!(r->flags & PMUSIM_F_OFFCORE))
+            memset(&r->oc, 0, sizeof r->oc);
+        break;
+    default: {
+        pmusim_rec_t z;
+        memset(&z, 0, sizeof z);
+        z.cycle = r->cycle;
+        z.kind = r->kind;
+        z.thread = r->thread;
+        if (r->kind != PMUSIM_REC_MARKER)
+            z.n = r->n;
+        if (r->kind == PMUSIM_REC_EVENT) {
+            z.ev_code = r->ev_code;
+            z.ev_umask = r->ev_umask;
+        }
+        if (r->kind == PMUSIM_REC_MARKER)
+            z.name = r->name;
+        *r = z;
+        break;
+    }
+    }
+}
+
+/* Everything the binary and text forms can represent; the writer refuses the
+ * rest so that every written trace reads back identically. */
+const char *tr_rec_check(const pmusim_trace_header_t *h, const pmusim_rec_t *r)
+{
+    if (r->thread >= h->nthreads)
+        return "thread number not below the header's thread count";
+    switch (r->kind) {
+    case PMUSIM_REC_INSN:
+        if (r->plm > 3)
+            return "privilege level above 3";
+        if (r->slot > 2)
+            return "IA-64 slot above 2";
+        if (r->unit > PMUSIM_UNIT_LX)
+            return "unknown IA-64 unit type";
+        if (r->insn >> 41)
+            return "IA-64 encoding wider than 41 bits";
+        if (h->isa != PMUSIM_ISA_IA64 && r->slot)
+            return "slot must be 0 on x86_64";
+        if (h->isa == PMUSIM_ISA_IA64 && (r->ip & 15))
+            return "IA-64 IP not a 16-byte aligned bundle address";
+        if (r->flags & PMUSIM_F_MEM) {
+            if (r->mem.level >= PMUSIM_LVL_COUNT)
+                return "unknown memory level";
+            if (r->mem.tlb >= PMUSIM_TLB_COUNT)
+                return "unknown TLB outcome";
+            if (r->mem.alat >= PMUSIM_ALAT_COUNT)
+                return "unknown ALAT outcome";
+            if (r->mem.is_store > 1)
+                return "is_store not 0 or 1";
+        }
+        if (r->flags & PMUSIM_F_BRANCH) {
+            if (r->br.kind >= PMUSIM_BR_COUNT)
+                return "unknown branch kind";
+            if (r->br.taken > 1 || r->br.dir_ok > 1 || r->br.tgt_ok > 1)
+                return "branch taken/dir_ok/tgt_ok not 0 or 1";
+            if (r->br.detect >= PMUSIM_BRD_COUNT)
+                return "unknown misprediction detection point";
+        }
+        return NULL;
+    case PMUSIM_REC_IDLE:
+        if (r->n == 0)
+            return "IDLE with 0 cycles";
+        if (r->cycle + r->n < r->cycle)
+            return "IDLE cycles overflow";
+        return NULL;
+    case PMUSIM_REC_THREAD:
+        if (r->n > 1)
+            return "THREAD state not 0 (inactive) or 1 (active)";
+        return NULL;
+    case PMUSIM_REC_EVENT:
+        return NULL;
+    case PMUSIM_REC_MARKER:
+        if (!r->name || !*r->name || strlen(r->name) > TR_MAX_STRING)
+            return "MARKER name empty or longer than 4096 bytes";
+        return NULL;
+    default:
+        return "unknown record kind";
+    }
+}
+
+void tr_escape(GString *out, const char *s, gboolean keep_space)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        /* interior spaces only: the reader trims the ends of a line */
+        gboolean space_ok = keep_space && p != (const unsigned char *)s && p[1];
+        if ((*p > 0x20 && *p < 0x7f && *p != '\\') || (space_ok && *p == ' '))
+            g_string_append_c(out, (char)*p);
+        else
+            g_string_append_printf(out, "\\x%02x", *p);
+    }
+}
+
+char *tr_unescape(const char *s, size_t len)
+{
+    GString *o = g_string_sized_new(len);
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] != '\\') {
+            g_string_append_c(o, s[i]);
+            continue;
+        }
+        if (i + 3 >= len || s[i + 1] != 'x' || !g_ascii_isxdigit(s[i + 2]) ||
+            !g_ascii_isxdigit(s[i + 3])) {
+            g_string_free(o, TRUE);
+            return NULL;
+        }
+        int v = g_ascii_xdigit_value(s[i + 2]) * 16 + g_ascii_xdigit_value(s[i + 3]);
+        if (v == 0) {
+            g_string_free(o, TRUE);
+            return NULL;
+        }
+        g_string_append_c(o, (char)v);
+        i += 3;
+    }
+    return g_string_free(o, FALSE);
+}

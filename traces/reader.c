@@ -1,0 +1,1445 @@
+/* Trace reader: a streaming pull iterator over the binary form (zstd stream
+ * of delta-coded records) or the text form, in constant memory: fixed-size
+ * input and decompression buffers, no per-record allocation.  The binary
+ * decoder mirrors enc_insn() in writer.c; FORMAT.md specifies both. */
+#include "pmusim/trace.h"
+#include "trace_priv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
+#include <zstd.h>
+
+#define RAW_SIZE (128u * 1024u)
+#define DBUF_SIZE (256u * 1024u)
+#define MAX_MARKER_BYTES (16u * 1024u * 1024u)
+
+struct pmusim_trace_reader {
+    char *name;
+    /* raw input: a file or a memory block */
+    FILE *fp;
+    gboolean own_fp;
+    const uint8_t *raw;
+    uint8_t *rawbuf;
+    size_t raw_pos, raw_len;
+    uint64_t raw_off; /* file offset of raw[0] */
+    gboolean raw_eof;
+
+    gboolean binary;
+    gboolean done;
+    gboolean failed;
+    pmusim_trace_header_t hdr;
+    uint64_t nrec;
+    uint64_t last_cycle;
+    GArray *symbols;     /* of pmusim_symbol_t */
+    GPtrArray *markers;  /* interned marker names, by index */
+    GHashTable *marker_idx; /* text form: name -> index + 1 */
+    size_t marker_bytes;
+
+    /* binary */
+    ZSTD_DStream *zd;
+    uint8_t *dbuf;
+    size_t dpos, dlen;
+    uint64_t doff; /* decompressed-stream offset of dbuf[0] */
+    gboolean zeof;
+    gboolean frame_open;
+    tr_codec_t *codec;
+    char errbuf[256];
+
+    /* text */
+    GString *line;
+    uint64_t line_no;
+    gboolean have_pending; /* `line` holds the first record line */
+};
+
+static void symbol_clear(gpointer p)
+{
+    g_free(((pmusim_symbol_t *)p)->name);
+}
+
+/* ---- raw input ---- */
+
+static gboolean raw_fill(pmusim_trace_reader_t *r, GError **error)
+{
+    if (r->raw_eof || r->raw_pos < r->raw_len)
+        return TRUE;
+    r->raw_off += r->raw_len;
+    r->raw_pos = r->raw_len = 0;
+    size_t got = fread(r->rawbuf, 1, RAW_SIZE, r->fp);
+    if (got == 0) {
+        if (ferror(r->fp)) {
+            g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO, "%s: read failed: %s",
+                        r->name, g_strerror(errno));
+            return FALSE;
+        }
+        r->raw_eof = TRUE;
+    }
+    r->raw_len = got;
+    return TRUE;
+}
+
+/* ---- errors ---- */
+
+G_GNUC_PRINTF(4, 5)
+static void bin_error(pmusim_trace_reader_t *r, GError **error, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_set_error(error, PMUSIM_TRACE_ERROR, code,
+                "%s: byte %" PRIu64 " of the decompressed stream, record %" PRIu64 ": %s",
+                r->name, r->doff + r->dpos, r->nrec, msg);
+    g_free(msg);
+    r->failed = TRUE;
+}
+
+G_GNUC_PRINTF(4, 5)
+static void text_error(pmusim_trace_reader_t *r, GError **error, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_set_error(error, PMUSIM_TRACE_ERROR, code, "%s: line %" PRIu64 ", record %" PRIu64 ": %s",
+                r->name, r->line_no, r->nrec, msg);
+    g_free(msg);
+    r->failed = TRUE;
+}
+
+/* ---- binary: decompression ---- */
+
+/* Moves the unread bytes to the front of dbuf and decompresses until dbuf is
+ * full or the input ends. */
+static gboolean bin_refill(pmusim_trace_reader_t *r, GError **error)
+{
+    size_t rem = r->dlen - r->dpos;
+    memmove(r->dbuf, r->dbuf + r->dpos, rem);
+    r->doff += r->dpos;
+    r->dpos = 0;
+    r->dlen = rem;
+    while (r->dlen < DBUF_SIZE && !r->zeof) {
+        if (!raw_fill(r, error)) {
+            r->failed = TRUE;
+            return FALSE;
+        }
+        if (r->raw_pos == r->raw_len) {
+            if (r->frame_open) {
+                bin_error(r, error, PMUSIM_TRACE_ERROR_TRUNCATED,
+                          "the compressed stream ends inside a zstd frame (file truncated "
+                          "after %" PRIu64 " bytes)", r->raw_off + r->raw_len);
+                return FALSE;
+            }
+            r->zeof = TRUE;
+            break;
+        }
+        ZSTD_inBuffer in = { r->raw + r->raw_pos, r->raw_len - r->raw_pos, 0 };
+        ZSTD_outBuffer out = { r->dbuf + r->dlen, DBUF_SIZE - r->dlen, 0 };
+        size_t ret = ZSTD_decompressStream(r->zd, &out, &in);
+        if (ZSTD_isError(ret)) {
+            bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                      "corrupt compressed data near file byte %" PRIu64 ": %s",
+                      r->raw_off + r->raw_pos, ZSTD_getErrorName(ret));
+            return FALSE;
+        }
+        if (in.pos == 0 && out.pos == 0) {
+            bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                      "compressed data makes no progress near file byte %" PRIu64,
+                      r->raw_off + r->raw_pos);
+            return FALSE;
+        }
+        r->raw_pos += in.pos;
+        r->dlen += out.pos;
+        r->frame_open = ret != 0;
+    }
+    return TRUE;
+}
+
+/* Makes at least `n` bytes available at dpos; FALSE with error set if the
+ * stream ends first.  `what` names the expected item. */
+static gboolean bin_need(pmusim_trace_reader_t *r, size_t n, const char *what, GError **error)
+{
+    if (r->dlen - r->dpos >= n)
+        return TRUE;
+    if (!bin_refill(r, error))
+        return FALSE;
+    if (r->dlen - r->dpos >= n)
+        return TRUE;
+    bin_error(r, error, PMUSIM_TRACE_ERROR_TRUNCATED, "stream ends where %s was expected", what);
+    return FALSE;
+}
+
+static gboolean bin_varint(pmusim_trace_reader_t *r, uint64_t *v, const char *what,
+                           GError **error)
+{
+    uint64_t x = 0;
+    for (unsigned shift = 0;; shift += 7) {
+        if (!bin_need(r, 1, what, error))
+            return FALSE;
+        uint8_t b = r->dbuf[r->dpos];
+        if (shift > 63 || (shift == 63 && b > 1)) {
+            bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "varint too long in %s", what);
+            return FALSE;
+        }
+        r->dpos++;
+        x |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            break;
+    }
+    *v = x;
+    return TRUE;
+}
+
+static char *bin_string(pmusim_trace_reader_t *r, const char *what, gboolean allow_empty,
+                        GError **error)
+{
+    uint64_t len;
+    if (!bin_varint(r, &len, what, error))
+        return NULL;
+    if (len > TR_MAX_STRING || (!allow_empty && len == 0)) {
+        bin_error(r, error, PMUSIM_TRACE_ERROR_LIMIT,
+                  "%s has length %" PRIu64 ", expected %s..4096", what, len,
+                  allow_empty ? "0" : "1");
+        return NULL;
+    }
+    if (!bin_need(r, (size_t)len, what, error))
+        return NULL;
+    if (memchr(r->dbuf + r->dpos, 0, (size_t)len)) {
+        bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "%s contains a NUL byte", what);
+        return NULL;
+    }
+    char *s = g_strndup((const char *)r->dbuf + r->dpos, (gsize)len);
+    r->dpos += (size_t)len;
+    return s;
+}
+
+static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
+{
+    r->zd = ZSTD_createDStream();
+    ZSTD_DCtx_setParameter(r->zd, ZSTD_d_windowLogMax, TR_ZSTD_WINDOW_LOG_MAX);
+    r->dbuf = g_malloc(DBUF_SIZE);
+    r->codec = g_new0(tr_codec_t, 1);
+    /* an impossible position, with the successor the decoder would compute
+     * for a zero record there (x86: ip + len = the same), so that the first
+     * use of an entry takes the full path */
+    for (unsigned i = 0; i < TR_CACHE_SIZE; i++) {
+        r->codec->cache[i].pos = r->codec->cache[i].next = UINT64_MAX;
+        r->codec->cache[i].next_idx = tr_cache_index(UINT64_MAX);
+    }
+    if (!bin_need(r, TR_MAGIC_LEN, "the magic \"" TR_MAGIC "\"", error))
+        return FALSE;
+    if (memcmp(r->dbuf, TR_MAGIC, TR_MAGIC_LEN) != 0) {
+        bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                  "expected the magic \"" TR_MAGIC "\" at the start of the decompressed stream");
+        return FALSE;
+    }
+    r->dpos = TR_MAGIC_LEN;
+    uint64_t v, nthreads, flags, nmeta;
+    if (!bin_varint(r, &v, "the version", error))
+        return FALSE;
+    if (v != PMUSIM_TRACE_VERSION) {
+        bin_error(r, error, PMUSIM_TRACE_ERROR_VERSION,
+                  "unsupported version %" PRIu64 ", expected %u", v, PMUSIM_TRACE_VERSION);
+        return FALSE;
+    }
+    if (!bin_need(r, 2, "ISA and CPU bytes", error))
+        return FALSE;
+    uint8_t isa = r->dbuf[r->dpos], cpu = r->dbuf[r->dpos + 1];
+    r->dpos += 2;
+    if (!bin_varint(r, &nthreads, "the thread count", error) ||
+        !bin_varint(r, &flags, "the header flags", error) ||
+        !bin_varint(r, &nmeta, "the metadata count", error))
+        return FALSE;
+    pmusim_trace_header_init(&r->hdr, PMUSIM_CPU_NONE, 1);
+    r->hdr.isa = isa;
+    r->hdr.cpu = cpu;
+    r->hdr.nthreads = nthreads > PMUSIM_MAX_THREADS ? 0 : (uint32_t)nthreads;
+    r->hdr.flags = (uint32_t)flags;
+    const char *bad = tr_header_check(&r->hdr);
+    if (!bad && flags > UINT32_MAX)
+        bad = "header flags wider than 32 bits";
+    if (bad) {
+        bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "bad header: %s", bad);
+        return FALSE;
+    }
+    if (nmeta > TR_MAX_META) {
+        bin_error(r, error, PMUSIM_TRACE_ERROR_LIMIT,
+                  "%" PRIu64 " metadata entries, at most %u allowed", nmeta, TR_MAX_META);
+        return FALSE;
+    }
+    for (uint64_t i = 0; i < nmeta; i++) {
+        char *k = bin_string(r, "a metadata key", FALSE, error);
+        if (!k)
+            return FALSE;
+        char *val = bin_string(r, "a metadata value", TRUE, error);
+        if (!val) {
+            g_free(k);
+            return FALSE;
+        }
+        g_ptr_array_add(r->hdr.meta_keys, k);
+        g_ptr_array_add(r->hdr.meta_values, val);
+    }
+    r->codec->ia64 = r->hdr.isa == PMUSIM_ISA_IA64;
+    return TRUE;
+}
+
+/* ---- binary: the record decoder (hot path) ---- */
+
+enum { DR_FULL, DR_NEED, DR_ERR, DR_END };
+
+#define RD_BYTE(v)              \
+    do {                        \
+        if (G_UNLIKELY(q >= end)) \
+            goto need;          \
+        (v) = *q++;             \
+    } while (0)
+
+#define RD_VARINT(v)                                               \
+    do {                                                           \
+        if (G_UNLIKELY(q >= end))                                  \
+            goto need;                                             \
+        uint64_t v_ = *q++;                                        \
+        if (G_UNLIKELY(v_ & 0x80)) {                               \
+            v_ &= 0x7f;                                            \
+            for (unsigned s_ = 7;; s_ += 7) {                      \
+                if (G_UNLIKELY(q >= end))                          \
+                    goto need;                                     \
+                uint64_t b_ = *q++;                                \
+                if (G_UNLIKELY(s_ > 63 || (s_ == 63 && b_ > 1)))   \
+                    BAD("varint longer than 64 bits");             \
+                v_ |= (b_ & 0x7f) << s_;                           \
+                if (!(b_ & 0x80))                                  \
+                    break;                                         \
+            }                                                      \
+        }                                                          \
+        (v) = v_;                                                  \
+    } while (0)
+
+#define BAD(msg)          \
+    do {                  \
+        errmsg = (msg);   \
+        goto bad;         \
+    } while (0)
+
+/* Decodes records from dbuf into recs[*np..max).  Codec state is kept in
+ * locals and written back on exit so that stores into recs cannot force
+ * reloads.  A record is committed only once it was read completely, so a
+ * DR_NEED return can be retried after a refill. */
+static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, size_t max)
+{
+    tr_codec_t *c = r->codec;
+    const uint8_t *p = r->dbuf + r->dpos;
+    const uint8_t *const end = r->dbuf + r->dlen;
+    const gboolean ia64 = c->ia64;
+    const unsigned nthreads = r->hdr.nthreads;
+    uint64_t cycle = c->cycle;
+    unsigned t = c->thread;
+    uint64_t npos = c->next_pos[t];
+    unsigned nidx = tr_cache_index(npos);
+    size_t n = *np;
+    const char *errmsg = NULL;
+    int status = DR_FULL;
+
+    while (n < max) {
+        const uint8_t *q = p;
+        unsigned h;
+        RD_BYTE(h);
+        if (G_LIKELY(h < 3)) {
+            /* the common case of a loop: the record equals its cache entry
+             * except for the cycle and a stride-predicted address */
+            tr_cache_ent_t *e = &c->cache[nidx];
+            if (G_LIKELY(e->pos == npos)) {
+                pmusim_rec_t *o = &recs[n];
+                e->rec.mem.addr += (uint64_t)e->stride;
+                *o = e->rec;
+                cycle += h;
+                o->cycle = cycle;
+                o->thread = (uint8_t)t;
+                npos = e->next;
+                nidx = e->next_idx;
+                n++;
+                p = q;
+                continue;
+            }
+        }
+        if (G_LIKELY(h < 0x80)) {
+            uint64_t cyc = cycle + (h & TR_H_CYC_MASK);
+            if (G_UNLIKELY((h & TR_H_CYC_MASK) == 3)) {
+                uint64_t d;
+                RD_VARINT(d);
+                cyc = cycle + d;
+                if (cyc < cycle)
+                    BAD("cycle delta overflows 64 bits");
+            }
+            uint64_t pos = npos;
+            unsigned idx = nidx;
+            if (h & TR_H_POS) {
+                uint64_t v;
+                RD_VARINT(v);
+                pos += (uint64_t)tr_unzigzag(v);
+                idx = tr_cache_index(pos);
+            }
+            tr_cache_ent_t *e = &c->cache[idx];
+            pmusim_rec_t *o = &recs[n];
+            *o = e->rec;
+            if (G_UNLIKELY(h & TR_H_FIELDS)) {
+                uint64_t m, v;
+                unsigned b;
+                RD_VARINT(m);
+                if (m & ~(uint64_t)TR_M_ALL)
+                    BAD("unknown bits in the field mask");
+                if (m & TR_M_FLAGS) {
+                    RD_VARINT(v);
+                    if (v > 0xffff)
+                        BAD("instruction flags wider than 16 bits");
+                    o->flags = (uint16_t)v;
+                }
+                if (m & TR_M_PLM) {
+                    RD_BYTE(b);
+                    if (b > 3)
+                        BAD("privilege level above 3");
+                    o->plm = (uint8_t)b;
+                }
+                if (m & TR_M_UNIT) {
+                    RD_BYTE(b);
+                    if (b > PMUSIM_UNIT_LX)
+                        BAD("unknown IA-64 unit type");
+                    o->unit = (uint8_t)b;
+                }
+                if (m & TR_M_INSN) {
+                    RD_VARINT(v);
+                    if (v >> 41)
+                        BAD("IA-64 encoding wider than 41 bits");
+                    o->insn = v;
+                }
+                if (m & TR_M_LEN)
+                    RD_BYTE(o->len);
+                if (m & TR_M_UOPS) {
+                    RD_VARINT(v);
+                    if (v > UINT32_MAX)
+                        BAD("uops wider than 32 bits");
+                    o->uops = (uint32_t)v;
+                }
+                if (m & TR_M_MEMSTATIC) {
+                    RD_BYTE(o->mem.size);
+                    RD_BYTE(b);
+                    if (b > 1)
+                        BAD("memory store flag not 0 or 1");
+                    o->mem.is_store = (uint8_t)b;
+                }
+                if (m & TR_M_BRKIND) {
+                    RD_BYTE(b);
+                    if (b >= PMUSIM_BR_COUNT)
+                        BAD("unknown branch kind");
+                    o->br.kind = (uint8_t)b;
+                }
+                if (m & TR_M_BRTARGET) {
+                    RD_VARINT(v);
+                    o->br.target = (pos & (ia64 ? ~UINT64_C(15) : ~UINT64_C(0))) +
+                                   (uint64_t)tr_unzigzag(v);
+                }
+                if (m & TR_M_OCLAT) {
+                    RD_VARINT(v);
+                    if (v > UINT32_MAX)
+                        BAD("offcore latency wider than 32 bits");
+                    o->oc.latency = (uint32_t)v;
+                }
+                if (m & TR_M_OCBITS) {
+                    RD_BYTE(o->oc.req);
+                    RD_BYTE(o->oc.supplier);
+                    RD_BYTE(o->oc.snoop);
+                }
+            }
+            if (G_UNLIKELY(h & TR_H_MEMDYN)) {
+                unsigned b;
+                uint64_t v;
+                RD_BYTE(b);
+                if ((b & 7) >= PMUSIM_LVL_COUNT || (b >> 5) >= PMUSIM_ALAT_COUNT)
+                    BAD("unknown memory level or ALAT outcome");
+                o->mem.level = (uint8_t)(b & 7);
+                o->mem.tlb = (uint8_t)((b >> 3) & 3);
+                o->mem.alat = (uint8_t)(b >> 5);
+                RD_VARINT(v);
+                if (v > UINT32_MAX)
+                    BAD("memory latency wider than 32 bits");
+                o->mem.latency = (uint32_t)v;
+            }
+            uint64_t addr = e->rec.mem.addr + (uint64_t)e->stride;
+            if (h & TR_H_MEMADDR) {
+                uint64_t v;
+                RD_VARINT(v);
+                addr += (uint64_t)tr_unzigzag(v);
+            }
+            if (G_UNLIKELY(h & TR_H_BRDYN)) {
+                unsigned b;
+                RD_BYTE(b);
+                if (b >= (PMUSIM_BRD_COUNT << 3))
+                    BAD("bad branch outcome byte");
+                o->br.taken = b & 1;
+                o->br.dir_ok = (b >> 1) & 1;
+                o->br.tgt_ok = (b >> 2) & 1;
+                o->br.detect = (uint8_t)(b >> 3);
+            }
+            if (ia64) {
+                if (G_UNLIKELY((pos & 15) > 2))
+                    BAD("IA-64 slot above 2");
+                o->ip = pos & ~UINT64_C(15);
+                o->slot = (uint8_t)(pos & 15);
+            } else {
+                o->ip = pos;
+            }
+            o->cycle = cyc;
+            o->kind = PMUSIM_REC_INSN;
+            o->thread = (uint8_t)t;
+            o->mem.addr = addr;
+            /* commit */
+            e->stride = (int64_t)(addr - e->rec.mem.addr);
+            if (G_UNLIKELY(h & (TR_H_FIELDS | TR_H_BRDYN)) || e->pos != pos) {
+                e->rec = *o;
+                e->pos = pos;
+                e->next = tr_next_pos(ia64, o);
+                e->next_idx = tr_cache_index(e->next);
+            } else if (h & TR_H_MEMDYN) {
+                e->rec.mem = o->mem;
+            } else {
+                e->rec.mem.addr = addr;
+            }
+            npos = e->next;
+            nidx = e->next_idx;
+            cycle = cyc;
+            n++;
+            p = q;
+            continue;
+        }
+        if (h < TR_OP_THREAD_SEL + 8) {
+            if (h - TR_OP_THREAD_SEL >= nthreads)
+                BAD("thread number not below the header's thread count");
+            c->next_pos[t] = npos;
+            t = h - TR_OP_THREAD_SEL;
+            npos = c->next_pos[t];
+            nidx = tr_cache_index(npos);
+            p = q;
+            continue;
+        }
+        static const pmusim_rec_t zero;
+        uint64_t d, v;
+        switch (h) {
+        case TR_OP_IDLE: {
+            RD_VARINT(d);
+            RD_VARINT(v);
+            uint64_t cyc = cycle + d;
+            if (cyc < cycle || cyc + v < cyc)
+                BAD("IDLE cycles overflow 64 bits");
+            if (v == 0)
+                BAD("IDLE with 0 cycles");
+            pmusim_rec_t *o = &recs[n];
+            *o = zero;
+            o->kind = PMUSIM_REC_IDLE;
+            o->cycle = cycle = cyc;
+            o->thread = (uint8_t)t;
+            o->n = v;
+            n++;
+            break;
+        }
+        case TR_OP_THREADSTATE: {
+            unsigned b;
+            RD_VARINT(d);
+            RD_BYTE(b);
+            if (cycle + d < cycle)
+                BAD("cycle delta overflows 64 bits");
+            if (b > 1)
+                BAD("THREAD state not 0 or 1");
+            pmusim_rec_t *o = &recs[n];
+            *o = zero;
+            o->kind = PMUSIM_REC_THREAD;
+            o->cycle = cycle = cycle + d;
+            o->thread = (uint8_t)t;
+            o->n = b;
+            n++;
+            break;
+        }
+        case TR_OP_EVENT: {
+            uint64_t code, umask;
+            RD_VARINT(d);
+            RD_VARINT(code);
+            RD_VARINT(umask);
+            RD_VARINT(v);
+            if (cycle + d < cycle)
+                BAD("cycle delta overflows 64 bits");
+            if (code > 0xffff || umask > 0xffff)
+                BAD("event code or umask wider than 16 bits");
+            pmusim_rec_t *o = &recs[n];
+            *o = zero;
+            o->kind = PMUSIM_REC_EVENT;
+            o->cycle = cycle = cycle + d;
+            o->thread = (uint8_t)t;
+            o->ev_code = (uint16_t)code;
+            o->ev_umask = (uint16_t)umask;
+            o->n = v;
+            n++;
+            break;
+        }
+        case TR_OP_MARKER: {
+            uint64_t idx, len = 0;
+            RD_VARINT(d);
+            RD_VARINT(idx);
+            if (cycle + d < cycle)
+                BAD("cycle delta overflows 64 bits");
+            if (idx > r->markers->len)
+                BAD("marker name index refers to a name not yet defined");
+            if (idx == r->markers->len) {
+                RD_VARINT(len);
+                if (len == 0 || len > TR_MAX_STRING)
+                    BAD("marker name length not 1..4096");
+                if ((uint64_t)(end - q) < len)
+                    goto need;
+                if (r->markers->len >= TR_MAX_MARKER_NAMES ||
+                    r->marker_bytes + len > MAX_MARKER_BYTES)
+                    BAD("more than 65536 marker names or 16 MiB of marker names");
+                if (memchr(q, 0, (size_t)len))
+                    BAD("marker name contains a NUL byte");
+                g_ptr_array_add(r->markers, g_strndup((const char *)q, (gsize)len));
+                r->marker_bytes += len;
+                q += len;
+            }
+            pmusim_rec_t *o = &recs[n];
+            *o = zero;
+            o->kind = PMUSIM_REC_MARKER;
+            o->cycle = cycle = cycle + d;
+            o->thread = (uint8_t)t;
+            o->name = g_ptr_array_index(r->markers, idx);
+            n++;
+            break;
+        }
+        case TR_OP_SYMBOL: {
+            uint64_t start, size, len;
+            /* a batch ends before a symbol, so the symbols a caller sees after a
+             * call all precede the records of that call (converters rely on it) */
+            if (n > *np)
+                goto out;
+            RD_VARINT(start);
+            RD_VARINT(size);
+            RD_VARINT(len);
+            if (size == 0 || start + size < start)
+                BAD("symbol range empty or beyond 2^64");
+            if (len == 0 || len > TR_MAX_STRING)
+                BAD("symbol name length not 1..4096");
+            if ((uint64_t)(end - q) < len)
+                goto need;
+            if (r->symbols->len >= TR_MAX_SYMBOLS)
+                BAD("more than 1048576 symbols");
+            if (memchr(q, 0, (size_t)len))
+                BAD("symbol name contains a NUL byte");
+            pmusim_symbol_t s = { start, start + size, g_strndup((const char *)q, (gsize)len) };
+            g_array_append_val(r->symbols, s);
+            q += len;
+            break;
+        }
+        case TR_OP_END:
+            RD_VARINT(v);
+            if (v != r->nrec + n) {
+                g_snprintf(r->errbuf, sizeof r->errbuf,
+                           "END record says %" PRIu64 " records but the stream has %" PRIu64, v,
+                           r->nrec + (uint64_t)n);
+                errmsg = r->errbuf;
+                goto bad;
+            }
+            p = q;
+            status = DR_END;
+            goto out;
+        default:
+            g_snprintf(r->errbuf, sizeof r->errbuf,
+                       "unknown record header byte 0x%02x (expected an instruction byte "
+                       "0x00-0x7f or an operation 0x80-0x87, 0x90-0x95)", h);
+            errmsg = r->errbuf;
+            goto bad;
+        }
+        p = q;
+        continue;
+    need:
+        status = DR_NEED;
+        goto out;
+    bad:
+        status = DR_ERR;
+        goto out;
+    }
+out:
+    c->cycle = cycle;
+    c->thread = t;
+    c->next_pos[t] = npos;
+    r->dpos = (size_t)(p - r->dbuf);
+    *np = n;
+    if (status == DR_ERR && errmsg != r->errbuf)
+        g_strlcpy(r->errbuf, errmsg, sizeof r->errbuf);
+    return status;
+}
+
+static gssize bin_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t max,
+                             GError **error)
+{
+    size_t n = 0;
+    while (n < max) {
+        size_t before = n;
+        int st = bin_decode(r, recs, &n, max);
+        if (st == DR_FULL)
+            break;
+        if (st == DR_ERR) {
+            r->nrec += n;
+            char *msg = g_strdup(r->errbuf);
+            bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "%s", msg);
+            g_free(msg);
+            return -1;
+        }
+        if (st == DR_END) {
+            r->done = TRUE;
+            /* nothing may follow END */
+            if (!bin_refill(r, error)) {
+                r->nrec += n;
+                return -1;
+            }
+            if (r->dlen > r->dpos) {
+                r->nrec += n;
+                bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                          "%zu bytes follow the END record, expected the end of the stream",
+                          r->dlen - r->dpos);
+                return -1;
+            }
+            break;
+        }
+        /* DR_NEED */
+        size_t avail = r->dlen - r->dpos;
+        if (!bin_refill(r, error)) {
+            r->nrec += n;
+            return -1;
+        }
+        if (r->zeof && r->dlen - r->dpos == avail && n == before) {
+            r->nrec += n;
+            if (avail == 0)
+                bin_error(r, error, PMUSIM_TRACE_ERROR_TRUNCATED,
+                          "stream ends without an END record (truncated trace?)");
+            else
+                bin_error(r, error, PMUSIM_TRACE_ERROR_TRUNCATED,
+                          "stream ends inside a record (%zu bytes left, expected more)", avail);
+            return -1;
+        }
+    }
+    r->nrec += n;
+    return (gssize)n;
+}
+
+/* ---- text form ---- */
+
+/* Reads the next line (without its end-of-line) into r->line; FALSE at the
+ * end of input (error unset) or on error (error set). */
+static gboolean text_getline(pmusim_trace_reader_t *r, GError **error)
+{
+    g_string_truncate(r->line, 0);
+    gboolean any = FALSE;
+    for (;;) {
+        if (!raw_fill(r, error)) {
+            r->failed = TRUE;
+            return FALSE;
+        }
+        if (r->raw_pos == r->raw_len)
+            break;
+        any = TRUE;
+        const uint8_t *s = r->raw + r->raw_pos;
+        size_t avail = r->raw_len - r->raw_pos;
+        const uint8_t *nl = memchr(s, '\n', avail);
+        size_t take = nl ? (size_t)(nl - s) : avail;
+        if (r->line->len + take > TR_MAX_LINE) {
+            r->line_no++;
+            text_error(r, error, PMUSIM_TRACE_ERROR_LIMIT, "line longer than %u bytes",
+                       TR_MAX_LINE);
+            return FALSE;
+        }
+        g_string_append_len(r->line, (const char *)s, (gssize)take);
+        r->raw_pos += take + (nl ? 1 : 0);
+        if (nl)
+            break;
+    }
+    if (!any)
+        return FALSE;
+    r->line_no++;
+    if (memchr(r->line->str, 0, r->line->len)) {
+        text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "NUL byte in a text trace");
+        return FALSE;
+    }
+    if (r->line->len && r->line->str[r->line->len - 1] == '\r')
+        g_string_truncate(r->line, r->line->len - 1);
+    return TRUE;
+}
+
+/* A blank line or a comment (first non-blank character '#'). */
+static gboolean text_is_blank(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return *s == 0 || *s == '#';
+}
+
+/* Decimal, or hexadecimal with 0x. */
+static gboolean parse_u64(const char *s, size_t len, uint64_t *v)
+{
+    char buf[32];
+    if (len == 0 || len >= sizeof buf)
+        return FALSE;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    int base = 10;
+    const char *digits = buf;
+    if (len > 2 && buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) {
+        base = 16;
+        digits = buf + 2;
+    }
+    if (!g_ascii_isxdigit(*digits))
+        return FALSE;
+    char *endp;
+    errno = 0;
+    *v = g_ascii_strtoull(digits, &endp, base);
+    return errno == 0 && *endp == 0;
+}
+
+typedef struct {
+    const char *s;
+    size_t len;
+} tok_t;
+
+#define MAX_TOKS 48
+
+static unsigned tokenize(const char *s, tok_t *toks, unsigned max)
+{
+    unsigned n = 0;
+    while (*s) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!*s)
+            break;
+        const char *b = s;
+        while (*s && *s != ' ' && *s != '\t')
+            s++;
+        if (n == max)
+            return max + 1;
+        toks[n++] = (tok_t){ b, (size_t)(s - b) };
+    }
+    return n;
+}
+
+static gboolean tok_is(const tok_t *t, const char *word)
+{
+    return strlen(word) == t->len && g_ascii_strncasecmp(t->s, word, t->len) == 0;
+}
+
+static int name_index(const char *const *names, unsigned n, const char *s, size_t len)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (strlen(names[i]) == len && g_ascii_strncasecmp(names[i], s, len) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* Rest of a line after token `t`, trimmed and unescaped; NULL if malformed. */
+static char *rest_of_line(const tok_t *t)
+{
+    const char *s = t->s;
+    size_t len = strlen(s);
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+        len--;
+    return tr_unescape(s, len);
+}
+
+static const char *text_intern(pmusim_trace_reader_t *r, char *name, GError **error)
+{
+    gpointer idx = g_hash_table_lookup(r->marker_idx, name);
+    if (idx) {
+        g_free(name);
+        return g_ptr_array_index(r->markers, GPOINTER_TO_UINT(idx) - 1);
+    }
+    size_t len = strlen(name);
+    if (r->markers->len >= TR_MAX_MARKER_NAMES || r->marker_bytes + len > MAX_MARKER_BYTES) {
+        g_free(name);
+        text_error(r, error, PMUSIM_TRACE_ERROR_LIMIT,
+                   "more than 65536 marker names or 16 MiB of marker names");
+        return NULL;
+    }
+    g_ptr_array_add(r->markers, name);
+    r->marker_bytes += len;
+    g_hash_table_insert(r->marker_idx, name, GUINT_TO_POINTER(r->markers->len));
+    return name;
+}
+
+static gboolean text_symbol(pmusim_trace_reader_t *r, const tok_t *toks, unsigned nt,
+                            GError **error)
+{
+    uint64_t start, end;
+    if (nt < 4 || !parse_u64(toks[1].s, toks[1].len, &start) ||
+        !parse_u64(toks[2].s, toks[2].len, &end)) {
+        text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                   "expected 'symbol START END NAME' with numeric START and END");
+        return FALSE;
+    }
+    char *name = rest_of_line(&toks[3]);
+    const char *bad = NULL;
+    if (!name)
+        bad = "malformed \\x escape in the symbol name";
+    else if (start >= end)
+        bad = "symbol range empty (START must be below END)";
+    else if (!*name || strlen(name) > TR_MAX_STRING)
+        bad = "symbol name empty or longer than 4096 bytes";
+    else if (r->symbols->len >= TR_MAX_SYMBOLS)
+        bad = "more than 1048576 symbols";
+    if (bad) {
+        g_free(name);
+        text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "%s", bad);
+        return FALSE;
+    }
+    pmusim_symbol_t s = { start, end, name };
+    g_array_append_val(r->symbols, s);
+    return TRUE;
+}
+
+#define TBAD(...)                                                          \
+    do {                                                                   \
+        text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, __VA_ARGS__);      \
+        return FALSE;                                                      \
+    } while (0)
+
+static gboolean text_insn(pmusim_trace_reader_t *r, pmusim_rec_t *o, const tok_t *toks,
+                          unsigned nt, GError **error)
+{
+    gboolean have_ip = FALSE, mem_keys = FALSE, br_keys = FALSE;
+    o->oc.snoop = PMUSIM_OFFCORE_NONE;
+    for (unsigned i = 3; i < nt; i++) {
+        const tok_t *t = &toks[i];
+        const char *eq = memchr(t->s, '=', t->len);
+        if (!eq) {
+            static const struct { const char *w; unsigned f; } words[] = {
+                { "ia32", PMUSIM_F_IA32 }, { "nop", PMUSIM_F_NOP },
+                { "predoff", PMUSIM_F_PRED_OFF }, { "fp", PMUSIM_F_FP },
+            };
+            unsigned k;
+            for (k = 0; k < G_N_ELEMENTS(words); k++)
+                if (tok_is(t, words[k].w))
+                    break;
+            if (k == G_N_ELEMENTS(words))
+                TBAD("unknown word '%.*s' (expected key=value, ia32, nop, predoff or fp)",
+                     (int)t->len, t->s);
+            o->flags |= words[k].f;
+            continue;
+        }
+        size_t kl = (size_t)(eq - t->s);
+        const char *vs = eq + 1;
+        size_t vl = t->len - kl - 1;
+        char key[16];
+        if (kl == 0 || kl >= sizeof key)
+            TBAD("bad key in '%.*s'", (int)t->len, t->s);
+        for (size_t j = 0; j < kl; j++)
+            key[j] = g_ascii_tolower(t->s[j]);
+        key[kl] = 0;
+        uint64_t v = 0;
+        int idx = -1;
+        gboolean numeric = parse_u64(vs, vl, &v);
+#define NEED_NUM(maxv)                                                                  \
+    do {                                                                                \
+        if (!numeric || v > (maxv))                                                     \
+            TBAD("%s= expects a number up to %" PRIu64 ", got '%.*s'", key,             \
+                 (uint64_t)(maxv), (int)vl, vs);                                        \
+    } while (0)
+#define NEED_NAME(tab, n)                                                               \
+    do {                                                                                \
+        idx = numeric && v < (n) ? (int)v : name_index(tab, n, vs, vl);                 \
+        if (idx < 0)                                                                    \
+            TBAD("unknown %s= value '%.*s'", key, (int)vl, vs);                         \
+    } while (0)
+        if (!strcmp(key, "ip")) {
+            NEED_NUM(UINT64_MAX);
+            o->ip = v;
+            have_ip = TRUE;
+        } else if (!strcmp(key, "slot")) {
+            NEED_NUM(2);
+            o->slot = (uint8_t)v;
+        } else if (!strcmp(key, "unit")) {
+            NEED_NAME(tr_unit_names, PMUSIM_UNIT_LX + 1);
+            o->unit = (uint8_t)idx;
+        } else if (!strcmp(key, "enc")) {
+            NEED_NUM((UINT64_C(1) << 41) - 1);
+            o->insn = v;
+        } else if (!strcmp(key, "len")) {
+            NEED_NUM(255);
+            o->len = (uint8_t)v;
+        } else if (!strcmp(key, "uops")) {
+            NEED_NUM(UINT32_MAX);
+            o->uops = (uint32_t)v;
+        } else if (!strcmp(key, "plm")) {
+            NEED_NUM(3);
+            o->plm = (uint8_t)v;
+        } else if (!strcmp(key, "xflags")) {
+            NEED_NUM(0xffff);
+            o->flags |= (uint16_t)v;
+        } else if (!strcmp(key, "mem")) {
+            static const char *const ls[] = { "ld", "st" };
+            NEED_NAME(ls, 2);
+            o->flags |= PMUSIM_F_MEM;
+            o->mem.is_store = (uint8_t)idx;
+        } else if (!strcmp(key, "addr")) {
+            NEED_NUM(UINT64_MAX);
+            o->mem.addr = v;
+            mem_keys = TRUE;
+        } else if (!strcmp(key, "size")) {
+            NEED_NUM(255);
+            o->mem.size = (uint8_t)v;
+            mem_keys = TRUE;
+        } else if (!strcmp(key, "lvl")) {
+            NEED_NAME(tr_level_names, PMUSIM_LVL_COUNT);
+            o->mem.level = (uint8_t)idx;
+            mem_keys = TRUE;
+        } else if (!strcmp(key, "lat")) {
+            NEED_NUM(UINT32_MAX);
+            o->mem.latency = (uint32_t)v;
+            mem_keys = TRUE;
+        } else if (!strcmp(key, "tlb")) {
+            NEED_NAME(tr_tlb_names, PMUSIM_TLB_COUNT);
+            o->mem.tlb = (uint8_t)idx;
+            mem_keys = TRUE;
+        } else if (!strcmp(key, "alat")) {
+            NEED_NAME(tr_alat_names, PMUSIM_ALAT_COUNT);
+            o->mem.alat = (uint8_t)idx;
+            mem_keys = TRUE;
+        } else if (!strcmp(key, "br")) {
+            NEED_NAME(tr_brkind_names, PMUSIM_BR_COUNT);
+            o->flags |= PMUSIM_F_BRANCH;
+            o->br.kind = (uint8_t)idx;
+        } else if (!strcmp(key, "taken")) {
+            NEED_NUM(1);
+            o->br.taken = (uint8_t)v;
+            br_keys = TRUE;
+        } else if (!strcmp(key, "target")) {
+            NEED_NUM(UINT64_MAX);
+            o->br.target = v;
+            br_keys = TRUE;
+        } else if (!strcmp(key, "dir") || !strcmp(key, "tgt")) {
+            static const char *const ok[] = { "miss", "ok" };
+            NEED_NAME(ok, 2);
+            if (key[0] == 'd')
+                o->br.dir_ok = (uint8_t)idx;
+            else
+                o->br.tgt_ok = (uint8_t)idx;
+            br_keys = TRUE;
+        } else if (!strcmp(key, "det")) {
+            NEED_NAME(tr_detect_names, PMUSIM_BRD_COUNT);
+            o->br.detect = (uint8_t)idx;
+            br_keys = TRUE;
+        } else if (!strcmp(key, "oc.req")) {
+            NEED_NUM(255);
+            o->oc.req = (uint8_t)v;
+            o->flags |= PMUSIM_F_OFFCORE;
+        } else if (!strcmp(key, "oc.sup")) {
+            NEED_NUM(255);
+            o->oc.supplier = (uint8_t)v;
+            o->flags |= PMUSIM_F_OFFCORE;
+        } else if (!strcmp(key, "oc.snoop")) {
+            if (vl == 4 && g_ascii_strncasecmp(vs, "none", 4) == 0)
+                v = PMUSIM_OFFCORE_NONE;
+            else
+                NEED_NUM(254);
+            o->oc.snoop = (uint8_t)v;
+            o->flags |= PMUSIM_F_OFFCORE;
+        } else if (!strcmp(key, "oc.lat")) {
+            NEED_NUM(UINT32_MAX);
+            o->oc.latency = (uint32_t)v;
+            o->flags |= PMUSIM_F_OFFCORE;
+        } else {
+            TBAD("unknown key '%s'", key);
+        }
+#undef NEED_NUM
+#undef NEED_NAME
+    }
+    if (!have_ip)
+        TBAD("instruction without ip=");
+    if (mem_keys && !(o->flags & PMUSIM_F_MEM))
+        TBAD("memory keys (addr, size, lvl, lat, tlb, alat) without mem=ld|st");
+    if (br_keys && !(o->flags & PMUSIM_F_BRANCH))
+        TBAD("branch keys (taken, target, dir, tgt, det) without br=KIND");
+    if (!(o->flags & PMUSIM_F_OFFCORE))
+        o->oc.snoop = 0;
+    return TRUE;
+}
+
+/* Parses r->line (a record, a symbol or a blank/comment line) into *o.
+ * Returns 1 for a record, 2 for a symbol, 0 for a blank line, -1 on error. */
+static int text_parse_line(pmusim_trace_reader_t *r, pmusim_rec_t *o, GError **error)
+{
+    const char *s = r->line->str;
+    if (text_is_blank(s))
+        return 0;
+    tok_t toks[MAX_TOKS];
+    unsigned nt = tokenize(s, toks, MAX_TOKS);
+    if (nt > MAX_TOKS) {
+        text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "more than %u fields", MAX_TOKS);
+        return -1;
+    }
+    if (tok_is(&toks[0], "symbol"))
+        return text_symbol(r, toks, nt, error) ? 2 : -1;
+    memset(o, 0, sizeof *o);
+    uint64_t cycle, thread;
+    if (nt < 3 || !parse_u64(toks[0].s, toks[0].len, &cycle) ||
+        !parse_u64(toks[1].s, toks[1].len, &thread)) {
+        text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                   "expected 'CYCLE THREAD KIND ...' or 'symbol START END NAME'");
+        return -1;
+    }
+    if (thread >= r->hdr.nthreads) {
+        text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                   "thread %" PRIu64 " not below the header's thread count %u", thread,
+                   r->hdr.nthreads);
+        return -1;
+    }
+    if (cycle < r->last_cycle) {
+        text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                   "cycle %" PRIu64 " is below the previous record's cycle %" PRIu64
+                   " (records must be in non-decreasing cycle order)",
+                   cycle, r->last_cycle);
+        return -1;
+    }
+    o->cycle = cycle;
+    o->thread = (uint8_t)thread;
+    int kind = name_index(tr_kind_names, PMUSIM_REC_MARKER + 1, toks[2].s, toks[2].len);
+    if (kind <= 0) {
+        text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                   "unknown record kind '%.*s' (expected insn, idle, thread, event, marker)",
+                   (int)toks[2].len, toks[2].s);
+        return -1;
+    }
+    o->kind = (uint8_t)kind;
+    switch (kind) {
+    case PMUSIM_REC_INSN:
+        if (!text_insn(r, o, toks, nt, error))
+            return -1;
+        break;
+    case PMUSIM_REC_IDLE:
+    case PMUSIM_REC_EVENT:
+        for (unsigned i = 3; i < nt; i++) {
+            const tok_t *t = &toks[i];
+            uint64_t v;
+            const char *eq = memchr(t->s, '=', t->len);
+            size_t kl = eq ? (size_t)(eq - t->s) : 0;
+            if (!eq || !parse_u64(eq + 1, t->len - kl - 1, &v)) {
+                text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                           "expected key=NUMBER, got '%.*s'", (int)t->len, t->s);
+                return -1;
+            }
+            if (kl == 1 && t->s[0] == 'n') {
+                o->n = v;
+            } else if (kind == PMUSIM_REC_EVENT && kl == 4 && !memcmp(t->s, "code", 4) &&
+                       v <= 0xffff) {
+                o->ev_code = (uint16_t)v;
+            } else if (kind == PMUSIM_REC_EVENT && kl == 5 && !memcmp(t->s, "umask", 5) &&
+                       v <= 0xffff) {
+                o->ev_umask = (uint16_t)v;
+            } else {
+                text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                           "unexpected '%.*s' (idle takes n=; event takes code=, umask= "
+                           "(16 bits) and n=)",
+                           (int)t->len, t->s);
+                return -1;
+            }
+        }
+        break;
+    case PMUSIM_REC_THREAD:
+        if (nt != 4 || !(tok_is(&toks[3], "active") || tok_is(&toks[3], "inactive") ||
+                         tok_is(&toks[3], "1") || tok_is(&toks[3], "0"))) {
+            text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                       "expected 'thread active' or 'thread inactive'");
+            return -1;
+        }
+        o->n = tok_is(&toks[3], "active") || tok_is(&toks[3], "1");
+        break;
+    default: { /* marker */
+        if (nt < 4) {
+            text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "marker without a name");
+            return -1;
+        }
+        char *name = rest_of_line(&toks[3]);
+        if (!name || !*name || strlen(name) > TR_MAX_STRING) {
+            g_free(name);
+            text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                       "marker name malformed (bad \\x escape) or longer than 4096 bytes");
+            return -1;
+        }
+        o->name = text_intern(r, name, error);
+        if (!o->name)
+            return -1;
+        break;
+    }
+    }
+    const char *bad = tr_rec_check(&r->hdr, o);
+    if (bad) {
+        text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "%s", bad);
+        return -1;
+    }
+    r->last_cycle = cycle;
+    return 1;
+}
+
+static gboolean text_open(pmusim_trace_reader_t *r, GError **error)
+{
+    r->line = g_string_sized_new(256);
+    pmusim_trace_header_init(&r->hdr, PMUSIM_CPU_NONE, 1);
+    r->hdr.isa = PMUSIM_ISA_NONE;
+    gboolean have_magic = FALSE, have_threads = FALSE;
+    for (;;) {
+        if (!text_getline(r, error)) {
+            if (r->failed)
+                return FALSE;
+            if (!have_magic) {
+                text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                           "empty input: expected a zstd-compressed binary trace or a text "
+                           "trace starting with '" TR_TEXT_MAGIC " 1'");
+                return FALSE;
+            }
+            break;
+        }
+        const char *s = r->line->str;
+        if (text_is_blank(s))
+            continue;
+        tok_t toks[MAX_TOKS];
+        unsigned nt = tokenize(s, toks, MAX_TOKS);
+        uint64_t v;
+        if (!have_magic) {
+            if (!tok_is(&toks[0], TR_TEXT_MAGIC) || nt != 2) {
+                text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                           "not a pmusim trace: expected a zstd-compressed binary trace or a "
+                           "text trace starting with '" TR_TEXT_MAGIC " 1'");
+                return FALSE;
+            }
+            if (!parse_u64(toks[1].s, toks[1].len, &v) || v != PMUSIM_TRACE_VERSION) {
+                text_error(r, error, PMUSIM_TRACE_ERROR_VERSION,
+                           "unsupported version '%.*s', expected %u", (int)toks[1].len,
+                           toks[1].s, PMUSIM_TRACE_VERSION);
+                return FALSE;
+            }
+            have_magic = TRUE;
+            continue;
+        }
+        if (nt > MAX_TOKS)
+            nt = MAX_TOKS;
+        if (tok_is(&toks[0], "isa") && nt == 2) {
+            if (tok_is(&toks[1], "ia64"))
+                r->hdr.isa = PMUSIM_ISA_IA64;
+            else if (tok_is(&toks[1], "x86_64"))
+                r->hdr.isa = PMUSIM_ISA_X86_64;
+            else {
+                text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                           "unknown ISA '%.*s' (expected ia64 or x86_64)", (int)toks[1].len,
+                           toks[1].s);
+                return FALSE;
+            }
+        } else if (tok_is(&toks[0], "cpu") && nt == 2) {
+            char *name = g_strndup(toks[1].s, toks[1].len);
+            r->hdr.cpu = tok_is(&toks[1], "none") ? PMUSIM_CPU_NONE : pmusim_cpu_from_name(name);
+            g_free(name);
+            if (r->hdr.cpu == PMUSIM_CPU_NONE && !tok_is(&toks[1], "none")) {
+                text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                           "unknown CPU '%.*s' (expected ita2, mont, wsm, wsm_dp, knm or none)",
+                           (int)toks[1].len, toks[1].s);
+                return FALSE;
+            }
+        } else if (tok_is(&toks[0], "threads") && nt == 2) {
+            if (!parse_u64(toks[1].s, toks[1].len, &v) || v < 1 || v > PMUSIM_MAX_THREADS) {
+                text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "threads must be 1..8");
+                return FALSE;
+            }
+            r->hdr.nthreads = (uint32_t)v;
+            have_threads = TRUE;
+        } else if (tok_is(&toks[0], "flags") && nt == 2) {
+            if (!parse_u64(toks[1].s, toks[1].len, &v) || v > UINT32_MAX) {
+                text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "flags must be a 32-bit number");
+                return FALSE;
+            }
+            r->hdr.flags = (uint32_t)v;
+        } else if (tok_is(&toks[0], "meta") && nt >= 2) {
+            if (r->hdr.meta_keys->len >= TR_MAX_META) {
+                text_error(r, error, PMUSIM_TRACE_ERROR_LIMIT,
+                           "more than %u metadata entries", TR_MAX_META);
+                return FALSE;
+            }
+            char *k = tr_unescape(toks[1].s, toks[1].len);
+            char *val = nt > 2 ? rest_of_line(&toks[2]) : g_strdup("");
+            if (!k || !val || !*k || strlen(k) > TR_MAX_STRING || strlen(val) > TR_MAX_STRING) {
+                g_free(k);
+                g_free(val);
+                text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                           "metadata key or value malformed (bad \\x escape), empty key, or "
+                           "longer than 4096 bytes");
+                return FALSE;
+            }
+            g_ptr_array_add(r->hdr.meta_keys, k);
+            g_ptr_array_add(r->hdr.meta_values, val);
+        } else {
+            r->have_pending = TRUE; /* the first record or symbol line */
+            break;
+        }
+    }
+    (void)have_threads;
+    if (r->hdr.isa == PMUSIM_ISA_NONE)
+        r->hdr.isa = pmusim_cpu_isa(r->hdr.cpu);
+    const char *bad = tr_header_check(&r->hdr);
+    if (bad) {
+        text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "bad header: %s", bad);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static gssize text_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t max,
+                              GError **error)
+{
+    size_t n = 0;
+    while (n < max) {
+        if (r->have_pending) {
+            r->have_pending = FALSE;
+        } else if (!text_getline(r, error)) {
+            if (r->failed)
+                return -1;
+            r->done = TRUE;
+            break;
+        }
+        if (n > 0 && r->line->len >= 6 && g_ascii_strncasecmp(r->line->str, "symbol", 6) == 0) {
+            r->have_pending = TRUE; /* end the batch before a symbol (see bin_decode) */
+            break;
+        }
+        int st = text_parse_line(r, &recs[n], error);
+        if (st < 0)
+            return -1;
+        if (st == 1) {
+            n++;
+            r->nrec++;
+        }
+    }
+    return (gssize)n;
+}
+
+/* ---- public API ---- */
+
+static pmusim_trace_reader_t *reader_new(const char *name)
+{
+    pmusim_trace_reader_t *r = g_new0(pmusim_trace_reader_t, 1);
+    r->name = g_strdup(name);
+    r->symbols = g_array_new(FALSE, FALSE, sizeof(pmusim_symbol_t));
+    g_array_set_clear_func(r->symbols, symbol_clear);
+    r->markers = g_ptr_array_new_with_free_func(g_free);
+    r->marker_idx = g_hash_table_new(g_str_hash, g_str_equal);
+    return r;
+}
+
+static pmusim_trace_reader_t *reader_start(pmusim_trace_reader_t *r, GError **error)
+{
+    static const uint8_t zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+    if (!raw_fill(r, error)) {
+        pmusim_trace_reader_free(r);
+        return NULL;
+    }
+    /* a file's first read returns at least 4 bytes unless the file is shorter */
+    r->binary = r->raw_len - r->raw_pos >= 4 && memcmp(r->raw + r->raw_pos, zstd_magic, 4) == 0;
+    gboolean ok = r->binary ? bin_open(r, error) : text_open(r, error);
+    if (!ok) {
+        pmusim_trace_reader_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+pmusim_trace_reader_t *pmusim_trace_reader_open(const char *path, GError **error)
+{
+    pmusim_trace_reader_t *r = reader_new(path);
+    if (strcmp(path, "-") == 0) {
+        r->fp = stdin;
+    } else {
+        r->fp = fopen(path, "rb");
+        if (!r->fp) {
+            g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO, "%s: cannot open: %s",
+                        path, g_strerror(errno));
+            pmusim_trace_reader_free(r);
+            return NULL;
+        }
+        r->own_fp = TRUE;
+    }
+    r->rawbuf = g_malloc(RAW_SIZE);
+    r->raw = r->rawbuf;
+    /* fill fully at first so the form can be detected from 4 bytes */
+    size_t got = fread(r->rawbuf, 1, RAW_SIZE, r->fp);
+    if (got == 0 && ferror(r->fp)) {
+        g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO, "%s: read failed: %s", path,
+                    g_strerror(errno));
+        pmusim_trace_reader_free(r);
+        return NULL;
+    }
+    r->raw_len = got;
+    r->raw_eof = got == 0;
+    return reader_start(r, error);
+}
+
+pmusim_trace_reader_t *pmusim_trace_reader_open_memory(const void *data, size_t len,
+                                                       const char *name, GError **error)
+{
+    pmusim_trace_reader_t *r = reader_new(name ? name : "<memory>");
+    r->raw = data;
+    r->raw_len = len;
+    r->raw_eof = TRUE;
+    return reader_start(r, error);
+}
+
+const pmusim_trace_header_t *pmusim_trace_reader_header(const pmusim_trace_reader_t *r)
+{
+    return &r->hdr;
+}
+
+gssize pmusim_trace_reader_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t max,
+                                      GError **error)
+{
+    if (r->failed) {
+        g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT,
+                    "%s: the reader already failed", r->name);
+        return -1;
+    }
+    if (r->done || max == 0)
+        return 0;
+    return r->binary ? bin_next_batch(r, recs, max, error) : text_next_batch(r, recs, max, error);
+}
+
+const GArray *pmusim_trace_reader_symbols(const pmusim_trace_reader_t *r)
+{
+    return r->symbols;
+}
+
+uint64_t pmusim_trace_reader_records_read(const pmusim_trace_reader_t *r)
+{
+    return r->nrec;
+}
+
+gboolean pmusim_trace_reader_is_binary(const pmusim_trace_reader_t *r)
+{
+    return r->binary;
+}
+
+void pmusim_trace_reader_free(pmusim_trace_reader_t *r)
+{
+    if (!r)
+        return;
+    if (r->own_fp)
+        fclose(r->fp);
+    g_free(r->rawbuf);
+    if (r->zd)
+        ZSTD_freeDStream(r->zd);
+    g_free(r->dbuf);
+    g_free(r->codec);
+    if (r->line)
+        g_string_free(r->line, TRUE);
+    pmusim_trace_header_clear(&r->hdr);
+    g_array_unref(r->symbols);
+    g_hash_table_destroy(r->marker_idx);
+    g_ptr_array_unref(r->markers);
+    g_free(r->name);
+    g_free(r);
+}
