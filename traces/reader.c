@@ -351,8 +351,13 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             tr_cache_ent_t *e = &c->cache[nidx];
             if (G_LIKELY(e->pos == npos)) {
                 pmusim_rec_t *o = &recs[n];
-                e->rec.mem.addr += (uint64_t)e->stride;
+                /* copy first, then patch: updating the entry's address before
+                 * the copy would make the 16-byte loads of the copy wait for
+                 * an 8-byte store they cannot forward from */
+                uint64_t addr = e->rec.mem.addr + (uint64_t)e->stride;
                 *o = e->rec;
+                e->rec.mem.addr = addr;
+                o->mem.addr = addr;
                 cycle += h;
                 o->cycle = cycle;
                 o->thread = (uint8_t)t;
@@ -1305,7 +1310,8 @@ static gssize text_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size
             r->done = TRUE;
             break;
         }
-        if (n > 0 && r->line->len >= 6 && g_ascii_strncasecmp(r->line->str, "symbol", 6) == 0) {
+        const char *ls = r->line->str + strspn(r->line->str, " \t");
+        if (n > 0 && g_ascii_strncasecmp(ls, "symbol", 6) == 0) {
             r->have_pending = TRUE; /* end the batch before a symbol (see bin_decode) */
             break;
         }

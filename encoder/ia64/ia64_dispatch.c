@@ -908,9 +908,8 @@ static int mont_prefetch(const struct req *r, unsigned *count, unsigned *base, b
     return PFMLIB_SUCCESS;
 }
 
-static int dispatch_irange(struct req *r, pfmlib_output_param_t *outp, bool have_out)
+static int dispatch_irange(struct req *r, bool have_out)
 {
-    (void)outp;
     if (!r->param || !r->irange.used)
         return PFMLIB_SUCCESS;
     if (!have_out)
@@ -1372,7 +1371,7 @@ int ia64_dispatch(const ia64_pmu_t *pmu, pfmlib_input_param_t *inp, void *model_
     if (ret == PFMLIB_SUCCESS)
         ret = dispatch_dear(r);
     if (ret == PFMLIB_SUCCESS)
-        ret = dispatch_irange(r, outp, have_out);
+        ret = dispatch_irange(r, have_out);
     if (ret == PFMLIB_SUCCESS)
         ret = dispatch_drange(r, have_out);
     if (ret == PFMLIB_SUCCESS)

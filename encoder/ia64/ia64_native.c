@@ -295,6 +295,10 @@ static gboolean apply_option(const ia64_pmu_t *pmu, ia64_job_t *job, const pmusi
         for (unsigned i = 0; i < job->inp.pfp_event_count; i++) {
             if (!(mask & (1u << i)))
                 continue;
+            const ia64_event_t *ev = &pmu->events[job->inp.pfp_events[i].event];
+            if (!strcmp(k, "thres") && val >= ev->maxincr)
+                return fail(error, PFMLIB_ERR_INVAL, "option thres=%s: %s takes thresholds 0..%u (maxincr %u)", v,
+                            ev->name, ev->maxincr - 1u, ev->maxincr);
             if (!strcmp(k, "ism"))
                 i2->pfp_ita2_counters[i].ism = (pfmlib_ita2_ism_t)val;
             else if (ita2)

@@ -243,8 +243,9 @@ static bool has_mask(const pfmlib_event_t *e, unsigned m)
     return false;
 }
 
-/* A numeric unit mask stands for every mask whose code bits it covers
- * (codes are 0..3 here, so "3" selects I, S and E -- as in libpfm-3). */
+/* A numeric unit mask that is not exactly a mask code stands for every mask
+ * whose code bits it contains, as in libpfm-3.  The codes here are 0..3, so
+ * an exact match always comes first and this only ever rejects values. */
 static int add_numeric_masks(pfmlib_event_t *e, const char *str)
 {
     unsigned n = ia64_num_masks(current, e->event), j = e->num_masks;

@@ -95,13 +95,16 @@ def main():
     with open(os.path.join(dst, 'pmus.csv'), 'w', newline='') as f:
         cols = ['pmu', 'pfm_pmu', 'pfm_pmu_id', 'table', 'desc', 'num_cntrs', 'num_fixed_cntrs',
                 'max_encoding', 'pmu_flags', 'supported_plm', 'cpu_family', 'cpu_models',
-                'raw_umask_bits', 'raw_umask_bits_offcore']
+                'raw_umask_bits', 'raw_umask_bits_offcore', 'anythread']
         w = csv.DictWriter(f, fieldnames=cols, lineterminator='\n')
         w.writeheader()
         for r in rows:
             r2 = {c: r.get(c, '') for c in cols}
             r2['table'] = tables[r['pmu']]
             r2['desc'] = descs[r['pmu']]
+            # AnyThread (t): every counter on Westmere; only the fixed counters
+            # on Knights Landing/Mill (reference/x86-pmu.md section 1, knm seed)
+            r2['anythread'] = 'fixed' if r['pmu'] in ('knl', 'knm') else 'all'
             w.writerow(r2)
 
 

@@ -19,6 +19,7 @@ UFLAGS = {'NCOMBO': 'X86_UF_NCOMBO', 'DFL': 'X86_UF_DFL', 'PEBS': 'X86_UF_PEBS',
           'LDLAT': 'X86_UF_LDLAT', 'EXCL_GRP_GT': 'X86_UF_EXCL_GRP_GT',
           'EXCL_GRP_BUT_0': 'X86_UF_EXCL_GRP_BUT_0', 'GRP_DFL_NONE': 'X86_UF_GRP_DFL_NONE'}
 PFLAGS = {'RAW_UMASK': 'X86_PF_RAW_UMASK', 'ECMASK': 'X86_PF_ECMASK'}
+ANYTHREAD = {'all': '0', 'fixed': 'X86_PF_ANY_FIXED_ONLY'}
 PLMS = {'PLM0': 'X86_PLM0', 'PLM3': 'X86_PLM3'}
 
 
@@ -64,6 +65,12 @@ def modset(where, s):
             fail(where, 'unknown modifier %r' % m)
         out.append('X86_MODBIT(X86_MOD_%s)' % m.upper())
     return ' | '.join(out) if out else '0'
+
+
+def anythread(p):
+    if p.get('anythread') not in ANYTHREAD:
+        fail('pmus.csv', '%s: anythread must be all or fixed' % p['pmu'])
+    return ANYTHREAD[p['anythread']]
 
 
 def load_table(path, pmus_of_table):
@@ -220,7 +227,7 @@ def main():
                     if off:
                         bits = int(p['raw_umask_bits_offcore']) + 1
                         if (um['ucode'] >> 8) >> bits:
-                            fail(um['where'], 'offcore code wider than %d bits' % bits)
+                            fail(um['where'], 'offcore code wider than %d bits (raw width + 1: knm OUTSTANDING is bit 38)' % bits)
     for p in pmus:
         pid = p['pmu']
         models = [int(x) for x in p['cpu_models'].split('|') if x]
@@ -232,16 +239,16 @@ def main():
                  % (cstr(pid), cstr(p['desc']), int(p['pfm_pmu_id']), p['table'], model_bit[pid]))
         o.append('    .num_cntrs = %d, .num_fixed_cntrs = %d, .max_encoding = %d, .flags = %s,'
                  % (int(p['num_cntrs']), int(p['num_fixed_cntrs']), int(p['max_encoding']),
-                    flagset('pmus.csv', p['pmu_flags'], PFLAGS)))
+                    flagset('pmus.csv', p['pmu_flags'], PFLAGS) + ' | ' + anythread(p)))
         o.append('    .supported_plm = %s, .cpu_family = %d, .cpu_models = %s_cpu_models,'
                  % (plm, int(p['cpu_family']), pid))
         o.append('    .raw_umask_bits = %d, .raw_umask_bits_offcore = %d,'
                  % (int(p['raw_umask_bits']), int(p['raw_umask_bits_offcore'])))
         o.append('};')
         o.append('')
-    o.append('const x86_pmu_t *const x86_pmus[] = { %s };'
+    o.append('const x86_pmu_t *const pmusim_x86_pmus[] = { %s };'
              % ', '.join('&%s_pmu' % p['pmu'] for p in pmus))
-    o.append('const size_t x86_npmus = %d;' % len(pmus))
+    o.append('const size_t pmusim_x86_npmus = %d;' % len(pmus))
     o.append('')
     with open(out, 'w') as f:
         f.write('\n'.join(o))

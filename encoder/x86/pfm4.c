@@ -62,8 +62,8 @@ static int initialized(void)
 
 static int pmu_index(const x86_pmu_t *pmu)
 {
-    for (size_t i = 0; i < x86_npmus && i < MAX_X86_PMUS; i++)
-        if (x86_pmus[i] == pmu)
+    for (size_t i = 0; i < pmusim_x86_npmus && i < MAX_X86_PMUS; i++)
+        if (pmusim_x86_pmus[i] == pmu)
             return (int)i;
     return -1;
 }
@@ -105,8 +105,8 @@ pfm_err_t pfm_initialize(void)
     cfg.inactive = env_digit("LIBPFM_ENCODE_INACTIVE");
     cfg.forced = getenv("LIBPFM_FORCE_PMU");
     cfg.disabled = getenv("LIBPFM_DISABLED_PMUS");
-    for (size_t i = 0; i < x86_npmus && i < MAX_X86_PMUS; i++) {
-        const x86_pmu_t *pmu = x86_pmus[i];
+    for (size_t i = 0; i < pmusim_x86_npmus && i < MAX_X86_PMUS; i++) {
+        const x86_pmu_t *pmu = pmusim_x86_pmus[i];
         /* the host never is one of these simulated PMUs */
         int found = cfg.forced ? forced_match(pmu->name) : 0;
         if (disabled(pmu->name))
@@ -137,7 +137,7 @@ void pfm_terminate(void)
 
 const char *pfm_strerror(int code)
 {
-    return x86_strerror(code);
+    return pmusim_x86_strerror(code);
 }
 
 int pfm_get_version(void)
@@ -167,7 +167,7 @@ static const x86_pmu_t *idx2pmu(int idx, int *pidx)
 {
     if (!initialized() || idx < 0)
         return NULL;
-    const x86_pmu_t *pmu = x86_pmu_by_id((idx >> PMU_SHIFT) & PMU_MASK);
+    const x86_pmu_t *pmu = pmusim_x86_pmu_by_id((idx >> PMU_SHIFT) & PMU_MASK);
     if (!pmu || !cfg.init[pmu_index(pmu)])
         return NULL;
     *pidx = idx & PIDX_MASK;
@@ -200,7 +200,7 @@ int pfm_find_event(const char *str)
         return PFM_ERR_NOINIT;
     if (!str)
         return PFM_ERR_INVAL;
-    int r = x86_parse(str, &filter, X86_OS_NONE, &d);
+    int r = pmusim_x86_parse(str, &filter, X86_OS_NONE, &d);
     return r ? r : make_idx(d.pmu, d.event);
 }
 
@@ -217,9 +217,9 @@ int pfm_get_event_first(void)
 {
     if (!initialized())
         return -1;
-    for (size_t i = 0; i < x86_npmus && i < MAX_X86_PMUS; i++)
-        if (cfg.active[i] && x86_pmus[i]->table->nevents)
-            return make_idx(x86_pmus[i], 0);
+    for (size_t i = 0; i < pmusim_x86_npmus && i < MAX_X86_PMUS; i++)
+        if (cfg.active[i] && pmusim_x86_pmus[i]->table->nevents)
+            return make_idx(pmusim_x86_pmus[i], 0);
     return -1;
 }
 
@@ -235,7 +235,7 @@ pfm_err_t pfm_get_pmu_info(pfm_pmu_t pmuid, pfm_pmu_info_t *uinfo)
     size_t sz = check_struct(uinfo, uinfo->size, PFM_PMU_INFO_ABI0, sizeof info);
     if (!sz)
         return PFM_ERR_INVAL;
-    const x86_pmu_t *pmu = x86_pmu_by_id((int)pmuid);
+    const x86_pmu_t *pmu = pmusim_x86_pmu_by_id((int)pmuid);
     if (!pmu || !cfg.init[pmu_index(pmu)])
         return PFM_ERR_NOTSUPP;
     memset(&info, 0, sizeof info);
@@ -271,7 +271,7 @@ pfm_err_t pfm_get_event_info(int idx, pfm_os_t os, pfm_event_info_t *uinfo)
         return PFM_ERR_INVAL;
     const x86_event_t *e = &pmu->table->events[pidx];
     x86_desc_t d;
-    x86_desc_build_pattrs(&d, pmu, pidx, (x86_os_t)os);
+    pmusim_x86_desc_build_pattrs(&d, pmu, pidx, (x86_os_t)os);
     memset(&info, 0, sizeof info);
     info.name = e->name;
     info.desc = e->desc;
@@ -305,7 +305,7 @@ pfm_err_t pfm_get_event_attr_info(int idx, int aidx, pfm_os_t os, pfm_event_attr
     if (!sz)
         return PFM_ERR_INVAL;
     x86_desc_t d;
-    x86_desc_build_pattrs(&d, pmu, pidx, (x86_os_t)os);
+    pmusim_x86_desc_build_pattrs(&d, pmu, pidx, (x86_os_t)os);
     if (aidx >= x86_desc_npattrs(&d))
         return PFM_ERR_INVAL;
     pfm_event_attr_info_t a;
@@ -323,17 +323,17 @@ pfm_err_t pfm_get_event_attr_info(int idx, int aidx, pfm_os_t os, pfm_event_attr
         a.support_hw_smpl = a.is_precise;
     } else if (aidx < d.nu + d.nmods) {
         x86_mod_t m = (x86_mod_t)d.mod[aidx - d.nu];
-        a.name = x86_mod_names[m];
-        a.desc = x86_mod_descs[m];
+        a.name = pmusim_x86_mod_names[m];
+        a.desc = pmusim_x86_mod_descs[m];
         a.code = (uint64_t)m;
-        a.type = x86_mod_is_bool(m) ? PFM_ATTR_MOD_BOOL : PFM_ATTR_MOD_INTEGER;
+        a.type = pmusim_x86_mod_is_bool(m) ? PFM_ATTR_MOD_BOOL : PFM_ATTR_MOD_INTEGER;
         a.ctrl = PFM_ATTR_CTRL_PMU;
     } else {
         x86_perf_attr_t p = (x86_perf_attr_t)d.osattr[aidx - d.nu - d.nmods];
-        a.name = x86_perf_names[p];
-        a.desc = x86_perf_descs[p];
+        a.name = pmusim_x86_perf_names[p];
+        a.desc = pmusim_x86_perf_descs[p];
         a.code = (uint64_t)p;
-        a.type = x86_perf_is_bool(p) ? PFM_ATTR_MOD_BOOL : PFM_ATTR_MOD_INTEGER;
+        a.type = pmusim_x86_perf_is_bool(p) ? PFM_ATTR_MOD_BOOL : PFM_ATTR_MOD_INTEGER;
         a.ctrl = PFM_ATTR_CTRL_PERF_EVENT;
     }
     a.size = sz;
@@ -347,11 +347,14 @@ static int build_fstr(const x86_desc_t *d, char **fstr)
 {
     if (!fstr)
         return PFM_SUCCESS;
-    size_t n = strlen(d->pmu->name) + 2 + strlen(d->fstr) + 1;
-    *fstr = malloc(n);
-    if (!*fstr)
+    size_t pl = strlen(d->pmu->name), fl = strlen(d->fstr);
+    char *s = malloc(pl + 2 + fl + 1);
+    if (!s)
         return PFM_ERR_NOMEM;
-    snprintf(*fstr, n, "%s::%s", d->pmu->name, d->fstr);
+    memcpy(s, d->pmu->name, pl);
+    memcpy(s + pl, "::", 2);
+    memcpy(s + pl + 2, d->fstr, fl + 1);
+    *fstr = s;
     return PFM_SUCCESS;
 }
 
@@ -364,10 +367,10 @@ static int encode_raw(const char *str, int dfl_plm, pfm_pmu_encode_arg_t *uarg)
         return PFM_ERR_INVAL;
     memset(&arg, 0, sizeof arg);
     memcpy(&arg, uarg, sz);
-    int r = x86_parse(str, &filter, X86_OS_NONE, &d);
+    int r = pmusim_x86_parse(str, &filter, X86_OS_NONE, &d);
     if (r)
         return r;
-    r = x86_encode(&d, dfl_plm);
+    r = pmusim_x86_encode(&d, dfl_plm);
     if (r)
         return r;
     arg.idx = make_idx(d.pmu, d.event);
@@ -414,10 +417,10 @@ static int encode_perf(const char *str, int dfl_plm, x86_os_t os, pfm_perf_encod
     memcpy(&attr, arg.attr, asz);
     attr.size = sizeof attr;
 
-    int r = x86_parse(str, &filter, os, &d);
+    int r = pmusim_x86_parse(str, &filter, os, &d);
     if (r)
         return r;
-    r = x86_encode(&d, dfl_plm);
+    r = pmusim_x86_encode(&d, dfl_plm);
     if (r)
         return r;
 
@@ -516,7 +519,7 @@ static int encode_perf(const char *str, int dfl_plm, x86_os_t os, pfm_perf_encod
         char *f = d.fstr;
         for (int j = 0; j < d.nos; j++) {
             char tmp[64] = "";
-            const char *nm = x86_perf_names[d.osattr[j]];
+            const char *nm = pmusim_x86_perf_names[d.osattr[j]];
             switch ((x86_perf_attr_t)d.osattr[j]) {
             case X86_PERF_K:
                 snprintf(tmp, sizeof tmp, ":%s=%d", nm, !!(plm & PFM_PLM0));
@@ -629,7 +632,7 @@ pfm_err_t pfm_pmu_validate(pfm_pmu_t pmu_id, FILE *fp)
 {
     if (!fp)
         return PFM_ERR_INVAL;
-    const x86_pmu_t *pmu = x86_pmu_by_id((int)pmu_id);
+    const x86_pmu_t *pmu = pmusim_x86_pmu_by_id((int)pmu_id);
     if (!pmu || !initialized() || !cfg.init[pmu_index(pmu)]) {
         if (pmu)
             fprintf(fp, "pmu: %s :: initialization failed\n", pmu->name);
@@ -639,7 +642,7 @@ pfm_err_t pfm_pmu_validate(pfm_pmu_t pmu_id, FILE *fp)
     const x86_table_t *t = pmu->table;
     for (int ev = 0; ev < t->nevents; ev++) {
         x86_desc_t d;
-        x86_desc_build_pattrs(&d, pmu, ev, X86_OS_NONE);
+        pmusim_x86_desc_build_pattrs(&d, pmu, ev, X86_OS_NONE);
         int ok = 0;
         for (int j = 0; j <= d.nu; j++) {
             char buf[X86_FSTR_MAX];
@@ -651,10 +654,10 @@ pfm_err_t pfm_pmu_validate(pfm_pmu_t pmu_id, FILE *fp)
             else
                 snprintf(buf, sizeof buf, "%s", t->events[ev].name);
             x86_desc_t e;
-            int r = x86_encode_str(pmu, buf, PFM_PLM0 | PFM_PLM3, &e);
+            int r = pmusim_x86_encode_str(pmu, buf, PFM_PLM0 | PFM_PLM3, &e);
             if (r) {
                 fprintf(fp, "cannot encode event %s::%s : %s\n", pmu->name, buf,
-                        x86_strerror(r));
+                        pmusim_x86_strerror(r));
                 ret = r;
             } else {
                 ok++;

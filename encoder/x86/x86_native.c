@@ -61,6 +61,7 @@ typedef struct sched_ev {
     int fixed;           /* fixed counter this config may use, or FIXED_NONE */
     uint32_t genmask;    /* generic counters allowed */
     int counter;         /* assigned: 0..n-1 generic, 32+k fixed */
+    int anyfixed;        /* t given where AnyThread is fixed-counter only */
     int order;
 } sched_ev_t;
 
@@ -172,10 +173,10 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
 
     for (size_t i = 0; i < nevents; i++) {
         sched_ev_t *s = &ev[i];
-        int r = x86_encode_str(pmu, events[i], (int)dfl_plm, &s->d);
+        int r = pmusim_x86_encode_str(pmu, events[i], (int)dfl_plm, &s->d);
         if (r) {
             set_error(error, r, "%s: %s (%s PMU)", events[i] ? events[i] : "(null)",
-                      x86_strerror(r), pmu->name);
+                      pmusim_x86_strerror(r), pmu->name);
             goto out;
         }
         const x86_event_t *e = &pmu->table->events[s->d.event];
@@ -190,6 +191,11 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
                     s->fixed = k;
         s->genmask = (e->flags & X86_EF_FIXED) ? 0
                      : (uint32_t)(e->cntmsk & ((1ull << pmu->num_cntrs) - 1));
+        /* knl/knm: AnyThread exists on the fixed counters only (knm seed) */
+        if ((pmu->flags & X86_PF_ANY_FIXED_ONLY) && (s->evtsel & X86_SEL_ANY)) {
+            s->genmask = 0;
+            s->anyfixed = 1;
+        }
         if (!s->genmask && s->fixed == FIXED_NONE) {
             set_error(error, X86_ERR_FEATCOMB,
                       "%s: this configuration (0x%" PRIx64 ") has no counter that can count it",
@@ -245,6 +251,12 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
             continue;
         }
         uint32_t free_ok = s->genmask & ~gen_used;
+        if (!free_ok && s->anyfixed) {
+            set_error(error, X86_ERR_TOOMANY,
+                      "%s: t (AnyThread) needs fixed counter %d on %s, which is taken", s->label,
+                      s->fixed, pmu->name);
+            goto out;
+        }
         if (!free_ok) {
             set_error(error, X86_ERR_TOOMANY,
                       "%s: no free counter (%d generic + %d fixed, %zu events)", s->label,
@@ -272,7 +284,6 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
         for (size_t i = 0; i < nevents; i++)
             if (ev[i].d.ldlat) {
                 regs_add(regs, MSR_PEBS_LD_LAT, ldlat, thread, ev[i].label);
-                pebs |= (1ull << ev[i].counter) | (1ull << (32 + ev[i].counter));
                 break;
             }
     }
@@ -282,7 +293,7 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
                 continue;
             regs_add(regs, MSR_PERFEVTSEL0 + (uint32_t)c, ev[i].evtsel, thread, ev[i].label);
             regs_add(regs, MSR_PMC0 + (uint32_t)c, 0, thread, ev[i].label);
-            if (ev[i].d.ldlat)
+            if (ev[i].d.ldlat) /* PEBS_EN_PMCc and LL_EN_PMCc (x86-pmu.md 6.1, 7) */
                 pebs |= (1ull << c) | (1ull << (32 + c));
         }
     }
@@ -375,7 +386,7 @@ static gboolean x86_show(const x86_pmu_t *pmu, const char *name, FILE *fp, GErro
         }
         nm = sep + 2;
     }
-    int ev = x86_find_event(pmu, nm);
+    int ev = pmusim_x86_find_event(pmu, nm);
     if (ev < 0) {
         set_error(error, X86_ERR_NOTFOUND, "%s: no such event on %s (%s)", nm, pmu->name,
                   pmu->desc);
@@ -383,7 +394,7 @@ static gboolean x86_show(const x86_pmu_t *pmu, const char *name, FILE *fp, GErro
     }
     const x86_event_t *e = &pmu->table->events[ev];
     x86_desc_t d;
-    x86_desc_build_pattrs(&d, pmu, ev, X86_OS_NONE);
+    pmusim_x86_desc_build_pattrs(&d, pmu, ev, X86_OS_NONE);
     fprintf(fp, "#-----------------------------\n");
     fprintf(fp, "IDX      : %d\n", (pmu->pfm_id << 21) | ev);
     fprintf(fp, "PMU name : %s (%s)\n", pmu->name, pmu->desc);
@@ -397,9 +408,25 @@ static gboolean x86_show(const x86_pmu_t *pmu, const char *name, FILE *fp, GErro
     fprintf(fp, "Counters : ");
     print_counters(fp, pmu, e);
     fprintf(fp, "\n");
-    if (e->ngrp)
-        fprintf(fp, "Groups   : %d (every group needs a umask; defaults fill empty groups)\n",
-                e->ngrp);
+    for (int g = 0; g < e->ngrp; g++) {
+        const char *dfl = NULL;
+        int may_be_empty = 0;
+        for (int j = 0; j < d.nu; j++) {
+            const x86_umask_t *um = x86_um(pmu, ev, d.umask[j]);
+            if (um->grpid != g)
+                continue;
+            if (um->flags & X86_UF_DFL)
+                dfl = um->name;
+            if (um->flags & X86_UF_GRP_DFL_NONE)
+                may_be_empty = 1;
+        }
+        if (may_be_empty)
+            fprintf(fp, "Group-%d  : may stay empty\n", g);
+        else if (dfl)
+            fprintf(fp, "Group-%d  : default %s\n", g, dfl);
+        else
+            fprintf(fp, "Group-%d  : a umask must be given\n", g);
+    }
     for (int j = 0; j < d.nu; j++) {
         const x86_umask_t *um = x86_um(pmu, ev, d.umask[j]);
         char fl[160];
@@ -410,12 +437,12 @@ static gboolean x86_show(const x86_pmu_t *pmu, const char *name, FILE *fp, GErro
             fprintf(fp, "(= %s) ", um->equiv);
         if (um->modhw)
             fprintf(fp, "(hard-wired modifiers) ");
-        fprintf(fp, ": %s\n", um->desc);
+        fprintf(fp, "%s\n", um->desc);
     }
     for (int j = 0; j < d.nmods; j++) {
         x86_mod_t m = (x86_mod_t)d.mod[j];
-        fprintf(fp, "Modif-%02d : 0x%02x : [%s] : %s (%s)\n", j, (unsigned)m, x86_mod_names[m],
-                x86_mod_descs[m], x86_mod_is_bool(m) ? "boolean" : "integer");
+        fprintf(fp, "Modif-%02d : 0x%02x : [%s] : %s (%s)\n", j, (unsigned)m, pmusim_x86_mod_names[m],
+                pmusim_x86_mod_descs[m], pmusim_x86_mod_is_bool(m) ? "boolean" : "integer");
     }
     return TRUE;
 }
@@ -471,9 +498,9 @@ static gboolean x86_explain(const x86_pmu_t *pmu, const char *event, unsigned df
                             GError **error)
 {
     x86_desc_t d;
-    int r = x86_encode_str(pmu, event, (int)dfl_plm, &d);
+    int r = pmusim_x86_encode_str(pmu, event, (int)dfl_plm, &d);
     if (r) {
-        set_error(error, r, "%s: %s (%s PMU)", event ? event : "(null)", x86_strerror(r),
+        set_error(error, r, "%s: %s (%s PMU)", event ? event : "(null)", pmusim_x86_strerror(r),
                   pmu->name);
         return FALSE;
     }
@@ -522,7 +549,7 @@ static const char *const x86_option_help[] = {
 
 /* One set of thin wrappers per PMU: the descriptor table is data. */
 #define X86_NATIVE_PMU(id)                                                                  \
-    static const x86_pmu_t *pmu_##id(void) { return x86_pmu_by_name(#id); }                     \
+    static const x86_pmu_t *pmu_##id(void) { return pmusim_x86_pmu_by_name(#id); }                     \
     static gboolean enc_##id(const char *const *e, size_t n, const pmusim_encode_opt_t *o,       \
                              size_t no, unsigned plm, GArray *r, GError **err)                   \
     {                                                                                            \

@@ -30,7 +30,7 @@ enum {
 };
 #define X86_NERR 13
 /* Message of error `code` (0 or negative), libpfm-4's wording. */
-const char *x86_strerror(int code);
+const char *pmusim_x86_strerror(int code);
 
 /* Event-level modifiers in libpfm-4's attribute order (after the umasks). */
 typedef enum {
@@ -44,9 +44,9 @@ typedef enum {
     X86_MOD_COUNT = 7
 } x86_mod_t;
 #define X86_MODBIT(m) (1u << (m))
-extern const char *const x86_mod_names[X86_MOD_COUNT];
-extern const char *const x86_mod_descs[X86_MOD_COUNT];
-int x86_mod_is_bool(x86_mod_t m);
+extern const char *const pmusim_x86_mod_names[X86_MOD_COUNT];
+extern const char *const pmusim_x86_mod_descs[X86_MOD_COUNT];
+int pmusim_x86_mod_is_bool(x86_mod_t m);
 
 /* Event flags */
 #define X86_EF_PEBS 0x1u     /* precise-capable */
@@ -64,6 +64,7 @@ int x86_mod_is_bool(x86_mod_t m);
 /* PMU flags */
 #define X86_PF_RAW_UMASK 0x1u /* EVENT:0xNN accepted */
 #define X86_PF_ECMASK 0x2u    /* edge needs cmask >= 1 */
+#define X86_PF_ANY_FIXED_ONLY 0x4u /* AnyThread only on the fixed counters (knl/knm) */
 
 /* Privilege levels (libpfm PFM_PLM*) */
 #define X86_PLM0 0x01
@@ -133,10 +134,10 @@ typedef struct x86_pmu {
 } x86_pmu_t;
 
 /* Generated (x86_tables.c): every PMU, in libpfm-4's PMU order. */
-extern const x86_pmu_t *const x86_pmus[];
-extern const size_t x86_npmus;
-const x86_pmu_t *x86_pmu_by_name(const char *name);
-const x86_pmu_t *x86_pmu_by_id(int pfm_id);
+extern const x86_pmu_t *const pmusim_x86_pmus[];
+extern const size_t pmusim_x86_npmus;
+const x86_pmu_t *pmusim_x86_pmu_by_name(const char *name);
+const x86_pmu_t *pmusim_x86_pmu_by_id(int pfm_id);
 
 /* ---- parsing and encoding (x86_encode.c) ---- */
 
@@ -154,9 +155,9 @@ typedef enum {
     X86_PERF_EXCL, X86_PERF_MG, X86_PERF_MH, X86_PERF_CPU, X86_PERF_PINNED, X86_PERF_HW_SMPL,
     X86_PERF_COUNT
 } x86_perf_attr_t;
-extern const char *const x86_perf_names[X86_PERF_COUNT];
-extern const char *const x86_perf_descs[X86_PERF_COUNT];
-int x86_perf_is_bool(x86_perf_attr_t a);
+extern const char *const pmusim_x86_perf_names[X86_PERF_COUNT];
+extern const char *const pmusim_x86_perf_descs[X86_PERF_COUNT];
+int pmusim_x86_perf_is_bool(x86_perf_attr_t a);
 
 typedef struct x86_attr {
     int id;        /* pattr index: [0,nu) umask, then modifiers, then OS attrs, then raw */
@@ -194,19 +195,19 @@ typedef struct x86_pmu_filter {
 
 /* Attributes of event `ev` on `pmu` for OS layer `os`: visible umasks, PMU
  * modifiers (without u/k under perf_event), perf_event attributes. */
-void x86_desc_build_pattrs(x86_desc_t *d, const x86_pmu_t *pmu, int ev, x86_os_t os);
+void pmusim_x86_desc_build_pattrs(x86_desc_t *d, const x86_pmu_t *pmu, int ev, x86_os_t os);
 /* Is the event precise-capable (event flag or any visible umask)? */
-int x86_event_has_pebs(const x86_pmu_t *pmu, int ev);
-int x86_umask_visible(const x86_pmu_t *pmu, const x86_umask_t *um);
+int pmusim_x86_event_has_pebs(const x86_pmu_t *pmu, int ev);
+int pmusim_x86_umask_visible(const x86_pmu_t *pmu, const x86_umask_t *um);
 /* Find an event by name (case-insensitive) in a PMU's table; -1 if none. */
-int x86_find_event(const x86_pmu_t *pmu, const char *name);
+int pmusim_x86_find_event(const x86_pmu_t *pmu, const char *name);
 
 /* Parse `str` as libpfm-4 does for OS layer `os`; fills d (attrs, event, pmu). */
-int x86_parse(const char *str, const x86_pmu_filter_t *filter, x86_os_t os, x86_desc_t *d);
+int pmusim_x86_parse(const char *str, const x86_pmu_filter_t *filter, x86_os_t os, x86_desc_t *d);
 /* Encode a parsed event (pfm_intel_x86_encode_gen semantics). */
-int x86_encode(x86_desc_t *d, int dfl_plm);
+int pmusim_x86_encode(x86_desc_t *d, int dfl_plm);
 /* Both, for one PMU only (a "pmu::" prefix must name it). */
-int x86_encode_str(const x86_pmu_t *pmu, const char *str, int dfl_plm, x86_desc_t *d);
+int pmusim_x86_encode_str(const x86_pmu_t *pmu, const char *str, int dfl_plm, x86_desc_t *d);
 
 /* Does the umask at table index `ui` of event `ev` have flag f? */
 static inline const x86_umask_t *x86_um(const x86_pmu_t *pmu, int ev, int ui)

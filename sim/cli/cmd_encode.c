@@ -4,6 +4,7 @@
 #include "enc_args.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 int pmusim_cmd_encode(int argc, char **argv)
 {
@@ -65,8 +66,23 @@ int pmusim_cmd_encode(int argc, char **argv)
             status = pmusim_cli_usage("encode", "%s", error->message);
             goto out;
         }
+        /* Explanations become '#' comments so that the whole output stays a
+         * valid --regs file. */
         for (char **e = events; *e; e++) {
-            if (!enc->explain(*e, plm, stdout, &error)) {
+            char *buf = NULL;
+            size_t len = 0;
+            FILE *mem = open_memstream(&buf, &len);
+            gboolean ok = enc->explain(*e, plm, mem, &error);
+            fclose(mem);
+            if (ok) {
+                char **lines = g_strsplit(buf, "\n", -1);
+                for (char **l = lines; *l; l++)
+                    if (**l || l[1])
+                        printf("# %s\n", *l);
+                g_strfreev(lines);
+            }
+            free(buf);
+            if (!ok) {
                 status = pmusim_cli_fail(error);
                 goto out;
             }

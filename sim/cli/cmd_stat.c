@@ -334,6 +334,9 @@ int pmusim_cmd_stat(int argc, char **argv)
     if (!pmusim_replay(model, reader, progress ? progress_cb : NULL, NULL, &error)) {
         if (progress)
             fputc('\n', stderr);
+        /* reader errors name the file already; engine errors do not */
+        if (error->domain == PMUSIM_SIM_ERROR)
+            g_prefix_error(&error, "%s: ", trace);
         status = pmusim_cli_fail(error);
         goto out;
     }

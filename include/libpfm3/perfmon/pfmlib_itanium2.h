@@ -18,6 +18,187 @@ extern "C" {
 #define PMU_ITA2_NUM_BTB        8
 #define PMU_ITA2_COUNTER_WIDTH  47
 
+/* Register layouts (REF: ../shared/reference/ia64-pmu.md §3-§8, §10), for
+ * programs that build or decode register values by field.  Bit 0 first. */
+typedef union {
+    unsigned long pmc_val;
+    struct {                               /* PMC4-PMC7: counter configuration */
+        unsigned long pmc_plm:4;
+        unsigned long pmc_ev:1;
+        unsigned long pmc_oi:1;
+        unsigned long pmc_pm:1;
+        unsigned long pmc_ig1:1;
+        unsigned long pmc_es:8;
+        unsigned long pmc_umask:4;
+        unsigned long pmc_thres:3;
+        unsigned long pmc_enable:1;        /* PMC4 only */
+        unsigned long pmc_ism:2;
+        unsigned long pmc_ig2:38;
+    } pmc_ita2_counter_reg;
+    struct {                               /* PMC8, PMC9: opcode matchers */
+        unsigned long opcm_ig_ad:1;
+        unsigned long opcm_inv:1;
+        unsigned long opcm_bit2:1;
+        unsigned long opcm_mask:27;
+        unsigned long opcm_ig1:3;
+        unsigned long opcm_match:27;
+        unsigned long opcm_b:1;
+        unsigned long opcm_f:1;
+        unsigned long opcm_i:1;
+        unsigned long opcm_m:1;
+    } pmc8_9_ita2_reg;
+    struct {                               /* PMC10, cache mode (ct = 1) */
+        unsigned long iear_plm:4;
+        unsigned long iear_pm:1;
+        unsigned long iear_umask:8;
+        unsigned long iear_ct:1;
+        unsigned long iear_ism:2;
+        unsigned long iear_ig4:48;
+    } pmc10_ita2_cache_reg;
+    struct {                               /* PMC10, TLB mode (ct = 00) */
+        unsigned long iear_plm:4;
+        unsigned long iear_pm:1;
+        unsigned long iear_umask:7;
+        unsigned long iear_ct:2;
+        unsigned long iear_ism:2;
+        unsigned long iear_ig4:48;
+    } pmc10_ita2_tlb_reg;
+    struct {                               /* PMC11: D-EAR */
+        unsigned long dear_plm:4;
+        unsigned long dear_ig1:2;
+        unsigned long dear_pm:1;
+        unsigned long dear_mode:2;
+        unsigned long dear_ig2:7;
+        unsigned long dear_umask:4;
+        unsigned long dear_ig3:4;
+        unsigned long dear_ism:2;
+        unsigned long dear_ig4:38;
+    } pmc11_ita2_reg;
+    struct {                               /* PMC12: BTB */
+        unsigned long btbc_plm:4;
+        unsigned long btbc_ig1:2;
+        unsigned long btbc_pm:1;
+        unsigned long btbc_ds:1;
+        unsigned long btbc_tm:2;
+        unsigned long btbc_ptm:2;
+        unsigned long btbc_ppm:2;
+        unsigned long btbc_brt:2;
+        unsigned long btbc_ig2:48;
+    } pmc12_ita2_reg;
+    struct {                               /* PMC13: data range / constraints */
+        unsigned long darc_ig1:3;
+        unsigned long darc_cfg_dbrp0:2;
+        unsigned long darc_ig2:6;
+        unsigned long darc_cfg_dbrp1:2;
+        unsigned long darc_ig3:6;
+        unsigned long darc_cfg_dbrp2:2;
+        unsigned long darc_ig4:6;
+        unsigned long darc_cfg_dbrp3:2;
+        unsigned long darc_ig5:16;
+        unsigned long darc_ena_dbrp0:1;
+        unsigned long darc_ena_dbrp1:1;
+        unsigned long darc_ena_dbrp2:1;
+        unsigned long darc_ena_dbrp3:1;
+        unsigned long darc_ig6:15;
+    } pmc13_ita2_reg;
+    struct {                               /* PMC14: code range */
+        unsigned long iarc_ig1:1;
+        unsigned long iarc_ibrp0:1;
+        unsigned long iarc_ig2:2;
+        unsigned long iarc_ibrp1:1;
+        unsigned long iarc_ig3:2;
+        unsigned long iarc_ibrp2:1;
+        unsigned long iarc_ig4:2;
+        unsigned long iarc_ibrp3:1;
+        unsigned long iarc_ig5:2;
+        unsigned long iarc_fine:1;
+        unsigned long iarc_ig6:50;
+    } pmc14_ita2_reg;
+    struct {                               /* PMC15: matcher <-> IBR pairs */
+        unsigned long opcmc_ibrp0_pmc8:1;
+        unsigned long opcmc_ibrp1_pmc9:1;
+        unsigned long opcmc_ibrp2_pmc8:1;
+        unsigned long opcmc_ibrp3_pmc9:1;
+        unsigned long opcmc_ig1:60;
+    } pmc15_ita2_reg;
+} pfm_ita2_pmc_reg_t;
+
+typedef union {
+    unsigned long pmd_val;
+    struct {
+        unsigned long pmd_count:47;
+        unsigned long pmd_sxt47:17;
+    } pmd_ita2_counter_reg;
+    struct {                               /* PMD0: I-EAR address */
+        unsigned long iear_stat:2;
+        unsigned long iear_ig1:3;
+        unsigned long iear_iaddr:59;
+    } pmd0_ita2_reg;
+    struct {                               /* PMD1: I-EAR latency */
+        unsigned long iear_latency:12;
+        unsigned long iear_overflow:1;
+        unsigned long iear_ig1:51;
+    } pmd1_ita2_reg;
+    struct {                               /* PMD2: D-EAR data address */
+        unsigned long dear_daddr;
+    } pmd2_ita2_reg;
+    struct {                               /* PMD3: D-EAR latency */
+        unsigned long dear_latency:13;
+        unsigned long dear_overflow:1;
+        unsigned long dear_stat:2;
+        unsigned long dear_ig1:48;
+    } pmd3_ita2_reg;
+    struct {                               /* PMD8-15, PMC12.ds = 0 */
+        unsigned long btb_b:1;
+        unsigned long btb_mp:1;
+        unsigned long btb_slot:2;
+        unsigned long btb_addr:60;
+    } pmd8_15_ita2_reg;
+    struct {                               /* PMD8-15, PMC12.ds = 1 */
+        unsigned long btb_b:1;
+        unsigned long btb_mp:1;
+        unsigned long btb_slot:2;
+        unsigned long btb_loaddr:37;
+        unsigned long btb_pred:20;
+        unsigned long btb_hiaddr:3;
+    } pmd8_15_ds_ita2_reg;
+    struct {                               /* PMD16: BTB index and extensions */
+        unsigned long btbi_bbi:3;
+        unsigned long btbi_full:1;
+        unsigned long btbi_pmd8ext_b1:1;
+        unsigned long btbi_pmd8ext_bruflush:1;
+        unsigned long btbi_pmd8ext_ig:2;
+        unsigned long btbi_pmd9ext_b1:1;
+        unsigned long btbi_pmd9ext_bruflush:1;
+        unsigned long btbi_pmd9ext_ig:2;
+        unsigned long btbi_pmd10ext_b1:1;
+        unsigned long btbi_pmd10ext_bruflush:1;
+        unsigned long btbi_pmd10ext_ig:2;
+        unsigned long btbi_pmd11ext_b1:1;
+        unsigned long btbi_pmd11ext_bruflush:1;
+        unsigned long btbi_pmd11ext_ig:2;
+        unsigned long btbi_pmd12ext_b1:1;
+        unsigned long btbi_pmd12ext_bruflush:1;
+        unsigned long btbi_pmd12ext_ig:2;
+        unsigned long btbi_pmd13ext_b1:1;
+        unsigned long btbi_pmd13ext_bruflush:1;
+        unsigned long btbi_pmd13ext_ig:2;
+        unsigned long btbi_pmd14ext_b1:1;
+        unsigned long btbi_pmd14ext_bruflush:1;
+        unsigned long btbi_pmd14ext_ig:2;
+        unsigned long btbi_pmd15ext_b1:1;
+        unsigned long btbi_pmd15ext_bruflush:1;
+        unsigned long btbi_pmd15ext_ig:2;
+        unsigned long btbi_ignored:28;
+    } pmd16_ita2_reg;
+    struct {                               /* PMD17: D-EAR instruction address */
+        unsigned long dear_slot:2;
+        unsigned long dear_bn:1;
+        unsigned long dear_vl:1;
+        unsigned long dear_iaddr:60;
+    } pmd17_ita2_reg;
+} pfm_ita2_pmd_reg_t;
+
 /* Instruction set filter (PMC4-7 bits 25:24, PMC10, PMC11). */
 typedef enum {
     PFMLIB_ITA2_ISM_BOTH = 0,

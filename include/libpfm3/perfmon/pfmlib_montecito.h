@@ -18,6 +18,283 @@ extern "C" {
 #define PMU_MONT_NUM_ETB        16
 #define PMU_MONT_COUNTER_WIDTH  47
 
+/* Register layouts (REF: ../shared/reference/ia64-pmu.md §3-§10), for
+ * programs that build or decode register values by field.  Bit 0 first. */
+typedef union {
+    unsigned long pmc_val;
+    struct {                               /* PMC4-PMC15: counter configuration */
+        unsigned long pmc_plm:4;
+        unsigned long pmc_ev:1;
+        unsigned long pmc_oi:1;
+        unsigned long pmc_pm:1;
+        unsigned long pmc_ig1:1;
+        unsigned long pmc_es:8;
+        unsigned long pmc_umask:4;
+        unsigned long pmc_thres:3;
+        unsigned long pmc_ig2:1;
+        unsigned long pmc_ism:2;           /* always 2 (IA-64) */
+        unsigned long pmc_all:1;           /* 1: both threads */
+        unsigned long pmc_i:1;             /* MESI filter */
+        unsigned long pmc_s:1;
+        unsigned long pmc_e:1;
+        unsigned long pmc_m:1;
+        unsigned long pmc_res3:33;
+    } pmc_mont_counter_reg;
+    struct {                               /* PMC32, PMC34: matcher mask */
+        unsigned long opcm_mask:41;
+        unsigned long opcm_ig1:7;
+        unsigned long opcm_b:1;
+        unsigned long opcm_f:1;
+        unsigned long opcm_i:1;
+        unsigned long opcm_m:1;
+        unsigned long opcm_ig2:4;
+        unsigned long opcm_inv:1;          /* PMC32 only */
+        unsigned long opcm_ig_ad:1;        /* PMC32 only */
+        unsigned long opcm_ig3:6;
+    } pmc32_34_mont_reg;
+    struct {                               /* PMC33, PMC35: matcher match */
+        unsigned long opcm_match:41;
+        unsigned long opcm_ig1:23;
+    } pmc33_35_mont_reg;
+    struct {                               /* PMC36: channel <-> matcher */
+        unsigned long opcm_ch0_ig_opcm:1;
+        unsigned long opcm_ch1_ig_opcm:1;
+        unsigned long opcm_ch2_ig_opcm:1;
+        unsigned long opcm_ch3_ig_opcm:1;
+        unsigned long opcm_res:28;
+        unsigned long opcm_ig:32;
+    } pmc36_mont_reg;
+    struct {                               /* PMC37, cache mode */
+        unsigned long iear_plm:4;
+        unsigned long iear_pm:1;
+        unsigned long iear_umask:8;
+        unsigned long iear_ct:1;
+        unsigned long iear_res:2;
+        unsigned long iear_ig:48;
+    } pmc37_mont_cache_reg;
+    struct {                               /* PMC37, TLB mode */
+        unsigned long iear_plm:4;
+        unsigned long iear_pm:1;
+        unsigned long iear_umask:7;
+        unsigned long iear_ct:2;
+        unsigned long iear_res:50;
+    } pmc37_mont_tlb_reg;
+    struct {                               /* PMC40: D-EAR */
+        unsigned long dear_plm:4;
+        unsigned long dear_ig1:2;
+        unsigned long dear_pm:1;
+        unsigned long dear_mode:2;
+        unsigned long dear_ig2:7;
+        unsigned long dear_umask:4;
+        unsigned long dear_ig3:4;
+        unsigned long dear_ism:2;
+        unsigned long dear_ig4:38;
+    } pmc40_mont_reg;
+    struct {                               /* PMC42: IP-EAR */
+        unsigned long ipear_plm:4;
+        unsigned long ipear_ig1:2;
+        unsigned long ipear_pm:1;
+        unsigned long ipear_ig2:1;
+        unsigned long ipear_mode:3;
+        unsigned long ipear_delay:8;
+        unsigned long ipear_ig3:45;
+    } pmc42_mont_reg;
+    struct {                               /* PMC39: ETB */
+        unsigned long etbc_plm:4;
+        unsigned long etbc_res1:2;
+        unsigned long etbc_pm:1;
+        unsigned long etbc_ds:1;
+        unsigned long etbc_tm:2;
+        unsigned long etbc_ptm:2;
+        unsigned long etbc_ppm:2;
+        unsigned long etbc_brt:2;
+        unsigned long etbc_ig:48;
+    } pmc39_mont_reg;
+    struct {                               /* PMC41: data range / constraints */
+        unsigned long darc_res1:3;
+        unsigned long darc_cfg_dtag0:2;
+        unsigned long darc_res2:6;
+        unsigned long darc_cfg_dtag1:2;
+        unsigned long darc_res3:6;
+        unsigned long darc_cfg_dtag2:2;
+        unsigned long darc_res4:6;
+        unsigned long darc_cfg_dtag3:2;
+        unsigned long darc_res5:16;
+        unsigned long darc_ena_dbrp0:1;
+        unsigned long darc_ena_dbrp1:1;
+        unsigned long darc_ena_dbrp2:1;
+        unsigned long darc_ena_dbrp3:1;
+        unsigned long darc_res6:15;
+    } pmc41_mont_reg;
+    struct {                               /* PMC38: code range */
+        unsigned long iarc_res1:1;
+        unsigned long iarc_ig_ibrp0:1;
+        unsigned long iarc_res2:2;
+        unsigned long iarc_ig_ibrp1:1;
+        unsigned long iarc_res3:2;
+        unsigned long iarc_ig_ibrp2:1;
+        unsigned long iarc_res4:2;
+        unsigned long iarc_ig_ibrp3:1;
+        unsigned long iarc_res5:2;
+        unsigned long iarc_fine:1;
+        unsigned long iarc_ig6:50;
+    } pmc38_mont_reg;
+} pfm_mont_pmc_reg_t;
+
+typedef union {
+    unsigned long pmd_val;
+    struct {
+        unsigned long pmd_count:47;
+        unsigned long pmd_sxt47:17;
+    } pmd_mont_counter_reg;
+    struct {                               /* PMD32: D-EAR data address */
+        unsigned long dear_daddr;
+    } pmd32_mont_reg;
+    struct {                               /* PMD33: D-EAR latency */
+        unsigned long dear_latency:13;
+        unsigned long dear_ov:1;
+        unsigned long dear_stat:2;
+        unsigned long dear_ig:48;
+    } pmd33_mont_reg;
+    struct {                               /* PMD34: I-EAR address */
+        unsigned long iear_stat:2;
+        unsigned long iear_ig:3;
+        unsigned long iear_iaddr:59;
+    } pmd34_mont_reg;
+    struct {                               /* PMD35: I-EAR latency */
+        unsigned long iear_latency:12;
+        unsigned long iear_ov:1;
+        unsigned long iear_ig:51;
+    } pmd35_mont_reg;
+    struct {                               /* PMD36: D-EAR instruction address */
+        unsigned long dear_slot:2;
+        unsigned long dear_bn:1;
+        unsigned long dear_vl:1;
+        unsigned long dear_iaddr:60;
+    } pmd36_mont_reg;
+    struct {                               /* PMD38: ETB index */
+        unsigned long etbi_ebi:4;
+        unsigned long etbi_ig1:1;
+        unsigned long etbi_full:1;
+        unsigned long etbi_ig2:58;
+    } pmd38_mont_reg;
+    struct {                               /* PMD39, ETB mode: entry extensions (interleaved) */
+        unsigned long etb_pmd48ext_b1:1;
+        unsigned long etb_pmd48ext_bruflush:1;
+        unsigned long etb_pmd48ext_res:2;
+        unsigned long etb_pmd56ext_b1:1;
+        unsigned long etb_pmd56ext_bruflush:1;
+        unsigned long etb_pmd56ext_res:2;
+        unsigned long etb_pmd49ext_b1:1;
+        unsigned long etb_pmd49ext_bruflush:1;
+        unsigned long etb_pmd49ext_res:2;
+        unsigned long etb_pmd57ext_b1:1;
+        unsigned long etb_pmd57ext_bruflush:1;
+        unsigned long etb_pmd57ext_res:2;
+        unsigned long etb_pmd50ext_b1:1;
+        unsigned long etb_pmd50ext_bruflush:1;
+        unsigned long etb_pmd50ext_res:2;
+        unsigned long etb_pmd58ext_b1:1;
+        unsigned long etb_pmd58ext_bruflush:1;
+        unsigned long etb_pmd58ext_res:2;
+        unsigned long etb_pmd51ext_b1:1;
+        unsigned long etb_pmd51ext_bruflush:1;
+        unsigned long etb_pmd51ext_res:2;
+        unsigned long etb_pmd59ext_b1:1;
+        unsigned long etb_pmd59ext_bruflush:1;
+        unsigned long etb_pmd59ext_res:2;
+        unsigned long etb_pmd52ext_b1:1;
+        unsigned long etb_pmd52ext_bruflush:1;
+        unsigned long etb_pmd52ext_res:2;
+        unsigned long etb_pmd60ext_b1:1;
+        unsigned long etb_pmd60ext_bruflush:1;
+        unsigned long etb_pmd60ext_res:2;
+        unsigned long etb_pmd53ext_b1:1;
+        unsigned long etb_pmd53ext_bruflush:1;
+        unsigned long etb_pmd53ext_res:2;
+        unsigned long etb_pmd61ext_b1:1;
+        unsigned long etb_pmd61ext_bruflush:1;
+        unsigned long etb_pmd61ext_res:2;
+        unsigned long etb_pmd54ext_b1:1;
+        unsigned long etb_pmd54ext_bruflush:1;
+        unsigned long etb_pmd54ext_res:2;
+        unsigned long etb_pmd62ext_b1:1;
+        unsigned long etb_pmd62ext_bruflush:1;
+        unsigned long etb_pmd62ext_res:2;
+        unsigned long etb_pmd55ext_b1:1;
+        unsigned long etb_pmd55ext_bruflush:1;
+        unsigned long etb_pmd55ext_res:2;
+        unsigned long etb_pmd63ext_b1:1;
+        unsigned long etb_pmd63ext_bruflush:1;
+        unsigned long etb_pmd63ext_res:2;
+    } pmd39_mont_reg;
+    struct {                               /* PMD39, IP-EAR mode */
+        unsigned long ipear_pmd48ext_cycles:2;
+        unsigned long ipear_pmd48ext_f:1;
+        unsigned long ipear_pmd48ext_ef:1;
+        unsigned long ipear_pmd56ext_cycles:2;
+        unsigned long ipear_pmd56ext_f:1;
+        unsigned long ipear_pmd56ext_ef:1;
+        unsigned long ipear_pmd49ext_cycles:2;
+        unsigned long ipear_pmd49ext_f:1;
+        unsigned long ipear_pmd49ext_ef:1;
+        unsigned long ipear_pmd57ext_cycles:2;
+        unsigned long ipear_pmd57ext_f:1;
+        unsigned long ipear_pmd57ext_ef:1;
+        unsigned long ipear_pmd50ext_cycles:2;
+        unsigned long ipear_pmd50ext_f:1;
+        unsigned long ipear_pmd50ext_ef:1;
+        unsigned long ipear_pmd58ext_cycles:2;
+        unsigned long ipear_pmd58ext_f:1;
+        unsigned long ipear_pmd58ext_ef:1;
+        unsigned long ipear_pmd51ext_cycles:2;
+        unsigned long ipear_pmd51ext_f:1;
+        unsigned long ipear_pmd51ext_ef:1;
+        unsigned long ipear_pmd59ext_cycles:2;
+        unsigned long ipear_pmd59ext_f:1;
+        unsigned long ipear_pmd59ext_ef:1;
+        unsigned long ipear_pmd52ext_cycles:2;
+        unsigned long ipear_pmd52ext_f:1;
+        unsigned long ipear_pmd52ext_ef:1;
+        unsigned long ipear_pmd60ext_cycles:2;
+        unsigned long ipear_pmd60ext_f:1;
+        unsigned long ipear_pmd60ext_ef:1;
+        unsigned long ipear_pmd53ext_cycles:2;
+        unsigned long ipear_pmd53ext_f:1;
+        unsigned long ipear_pmd53ext_ef:1;
+        unsigned long ipear_pmd61ext_cycles:2;
+        unsigned long ipear_pmd61ext_f:1;
+        unsigned long ipear_pmd61ext_ef:1;
+        unsigned long ipear_pmd54ext_cycles:2;
+        unsigned long ipear_pmd54ext_f:1;
+        unsigned long ipear_pmd54ext_ef:1;
+        unsigned long ipear_pmd62ext_cycles:2;
+        unsigned long ipear_pmd62ext_f:1;
+        unsigned long ipear_pmd62ext_ef:1;
+        unsigned long ipear_pmd55ext_cycles:2;
+        unsigned long ipear_pmd55ext_f:1;
+        unsigned long ipear_pmd55ext_ef:1;
+        unsigned long ipear_pmd63ext_cycles:2;
+        unsigned long ipear_pmd63ext_f:1;
+        unsigned long ipear_pmd63ext_ef:1;
+    } pmd39_ipear_mont_reg;
+    struct {                               /* PMD48-63, ETB mode */
+        unsigned long etb_s:1;
+        unsigned long etb_mp:1;
+        unsigned long etb_slot:2;
+        unsigned long etb_addr:60;
+    } pmd48_63_etb_mont_reg;
+    struct {                               /* PMD48-63, IP-EAR, ef = 0 */
+        unsigned long ipear_addr:60;
+        unsigned long ipear_cycles:4;
+    } pmd48_63_ipear_mont_reg;
+    struct {                               /* PMD48-63, IP-EAR, ef = 1 */
+        unsigned long ipear_delay:8;
+        unsigned long ipear_addr:52;
+        unsigned long ipear_cycles:4;
+    } pmd48_63_ipear_ef_mont_reg;
+} pfm_mont_pmd_reg_t;
+
 /* Per-event options; entry i applies to pfp_events[i]. */
 typedef struct {
     unsigned int flags;  /* PFMLIB_MONT_FL_EVT_* */

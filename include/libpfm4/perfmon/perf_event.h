@@ -1,6 +1,7 @@
 /* perf_event_attr for the libpfm-4 face (perfmon/perf_event.h).
  *
- * On Linux the kernel's UAPI header is used, so the struct is the caller's
+ * On Linux the kernel's UAPI header is used (unless PMUSIM_NO_LINUX_PERF_EVENT
+ * is defined), so the struct is the caller's
  * own.  Elsewhere a definition with the same layout (up to the fields this
  * library touches, PERF_ATTR_SIZE_VER5) is provided.
  */
@@ -8,7 +9,7 @@
 #define PMUSIM_LIBPFM4_PERF_EVENT_H
 
 #if defined(__has_include)
-#if __has_include(<linux/perf_event.h>)
+#if __has_include(<linux/perf_event.h>) && !defined(PMUSIM_NO_LINUX_PERF_EVENT)
 #include <linux/perf_event.h>
 #define PMUSIM_HAVE_LINUX_PERF_EVENT 1
 #endif

@@ -315,9 +315,14 @@ static void ia64_report_ring(ia64_model_t *im, uint32_t t, pmusim_report_t *rep)
             if (b) {
                 const char *outcome = mp ? "mispredicted (front end)"
                                       : (ext & 2) ? "mispredicted (back end)" : "predicted";
-                line = g_strdup_printf("thread %u %s[%u] PMD%u: branch 0x%016" PRIx64 " slot %u %s %s",
-                                       t, unit, k, reg, e & IA64_IP_BUNDLE, slot < 3 ? slot : 0,
-                                       slot < 3 ? "taken" : "not-taken", outcome);
+                if (slot < 3)
+                    line = g_strdup_printf("thread %u %s[%u] PMD%u: branch 0x%016" PRIx64
+                                           " slot %u taken %s",
+                                           t, unit, k, reg, e & IA64_IP_BUNDLE, slot, outcome);
+                else
+                    line = g_strdup_printf("thread %u %s[%u] PMD%u: branch 0x%016" PRIx64
+                                           " not-taken %s",
+                                           t, unit, k, reg, e & IA64_IP_BUNDLE, outcome);
             } else {
                 line = g_strdup_printf("thread %u %s[%u] PMD%u: target 0x%016" PRIx64, t, unit, k,
                                        reg, e & IA64_IP_BUNDLE);

@@ -71,8 +71,10 @@ static void ia64_overflow(ia64_model_t *im, uint32_t t, uint32_t i, uint64_t cyc
     pmusim_model_log(&im->base, cycle, t, "overflow PMD%u", i);
     if (c->ev)
         pmusim_model_log(&im->base, cycle, t, "external notification PMD%u", i);
-    if (c->oi)
+    if (c->oi) {
         th->ovf_pending_irq = true;
+        im->irq_pending = true;
+    }
 }
 
 static uint64_t ia64_oi_mask(const ia64_model_t *im, const ia64_thread_t *th)
@@ -92,6 +94,7 @@ static void ia64_freeze(ia64_model_t *im, uint32_t t, uint64_t cycle)
         th->frozen = true;
         th->freeze_cycle = cycle;
         ia64_lazy_update_thread(im, t);
+        ia64_classes_update(im);
     }
 }
 
@@ -144,6 +147,7 @@ void ia64_pmc0_written(ia64_model_t *im, uint32_t t, uint64_t old)
                          "freeze cleared with overflow bits 0x%" G_GINT64_MODIFIER "x still set",
                          th->pmc[0] & ia64_oi_mask(im, th));
         th->ovf_pending_irq = true;
+        im->irq_pending = true;
         /* inside a handler the interrupt follows its return (ia64_irq_drain) */
         if (!im->in_irq)
             ia64_irq_drain(im, cycle);
@@ -172,11 +176,9 @@ static void ia64_lazy_overflow_at(ia64_model_t *im, uint64_t cycle)
 static void ia64_irq_drain(ia64_model_t *im, uint64_t cycle)
 {
     for (unsigned round = 0; round < IA64_PMI_REARM_MAX; round++) {
-        bool any = false;
-        for (uint32_t t = 0; t < im->base.nthreads; t++)
-            any |= im->th[t].ovf_pending_irq;
-        if (!any)
+        if (!im->irq_pending)
             return;
+        im->irq_pending = false;
         ia64_raise_irqs(im, cycle);
     }
     pmusim_model_diag(&im->base, "%s: interrupt handler re-raised the PMU interrupt more than %u "
@@ -184,24 +186,248 @@ static void ia64_irq_drain(ia64_model_t *im, uint64_t cycle)
                       im->d->ops->name, IA64_PMI_REARM_MAX, cycle);
     for (uint32_t t = 0; t < im->base.nthreads; t++)
         im->th[t].ovf_pending_irq = false;
+    im->irq_pending = false;
 }
 
-/* Close cycle X: apply the pending occurrences (maxincr clamp, threshold),
- * lazy overflows of X, then the freeze and interrupts of X. */
-static void ia64_close_cycle(ia64_model_t *im, uint64_t x)
+/* ---- bit-sliced counts ---- */
+
+static inline uint64_t ia64_gather(const uint64_t *planes, unsigned n, unsigned k)
 {
-    uint64_t bits = im->dirty;
-    im->dirty = 0;
-    while (bits) {
-        unsigned k = (unsigned)__builtin_ctzll(bits);
-        bits &= bits - 1;
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= ((planes[i] >> k) & 1) << i;
+    return v;
+}
+
+/* Slot k's deferred count in cp and lp (including the open cycle's part). */
+static inline uint64_t ia64_column(const ia64_model_t *im, unsigned k)
+{
+    return ia64_gather(im->cp, IA64_CP_PLANES, k) + ia64_gather(im->lp, im->lp_hi, k);
+}
+
+static void ia64_column_clear(ia64_model_t *im, unsigned k)
+{
+    uint64_t keep = ~(UINT64_C(1) << k);
+    for (unsigned i = 0; i < IA64_CP_PLANES; i++)
+        im->cp[i] &= keep;
+    for (unsigned i = 0; i < im->lp_hi; i++)
+        im->lp[i] &= keep;
+}
+
+/* Slot k's count in the open cycle (records with a mask). */
+static inline uint64_t ia64_cycle_count(const ia64_model_t *im, unsigned k)
+{
+    uint64_t n = 0;
+    for (uint32_t j = 0; j < im->cyc_n; j++)
+        n += (im->cyc_masks[j] >> k) & 1;
+    if (im->cyc_folded)
+        n += im->cyc_d[k];
+    return n;
+}
+
+/* Counter (t, i) as a read sees it: closed cycles only. */
+uint64_t ia64_ctr_count(const ia64_model_t *im, uint32_t t, uint32_t i)
+{
+    unsigned k = t << 4 | i;
+    uint64_t v = im->th[t].ctr[i].value;
+    if ((im->dmask >> k) & 1)
+        v += ia64_column(im, k) - ia64_cycle_count(im, k);
+    return v;
+}
+
+static void ia64_headroom_update(ia64_model_t *im)
+{
+    uint64_t min = UINT64_MAX, m = im->dmask;
+    while (m) {
+        unsigned k = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
+        uint64_t h = IA64_CTR_WRAP - im->th[k >> 4].ctr[k & 15].value;
+        if (h < min)
+            min = h;
+    }
+    im->min_headroom = min;
+}
+
+/* Move cp into lp (cp full). */
+static void ia64_cp_spill(ia64_model_t *im)
+{
+    for (unsigned i = 0; i < IA64_CP_PLANES; i++) {
+        uint64_t c = im->cp[i];
+        unsigned j = i;
+        while (c) {
+            uint64_t carry = im->lp[j] & c;
+            im->lp[j] ^= c;
+            c = carry;
+            j++;
+        }
+        if (j > im->lp_hi)
+            im->lp_hi = j;
+        im->cp[i] = 0;
+    }
+    im->cp_total = 0;
+}
+
+/* Add the deferred counts of closed cycles into the counters; the open
+ * cycle's part stays deferred (in lp).  Reads see the same values before
+ * and after. */
+void ia64_materialize(ia64_model_t *im)
+{
+    uint64_t any = 0;
+    for (unsigned i = 0; i < IA64_CP_PLANES; i++)
+        any |= im->cp[i];
+    for (unsigned i = 0; i < im->lp_hi; i++)
+        any |= im->lp[i];
+    uint64_t keep[IA64_MAX_THREADS * IA64_MAX_CTRS];
+    uint64_t m = any;
+    while (m) {
+        unsigned k = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
+        uint64_t total = ia64_column(im, k), open = ia64_cycle_count(im, k);
+        im->th[k >> 4].ctr[k & 15].value += total - open;
+        keep[k] = open;
+    }
+    for (unsigned i = 0; i < IA64_CP_PLANES; i++)
+        im->cp[i] = 0;
+    for (unsigned i = 0; i < im->lp_hi; i++)
+        im->lp[i] = 0;
+    im->cp_total = 0;
+    im->lp_hi = 0;
+    m = any;
+    while (m) {
+        unsigned k = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
+        for (unsigned i = 0; keep[k] >> i; i++) {
+            im->lp[i] |= ((keep[k] >> i) & 1) << k;
+            if (i + 1 > im->lp_hi)
+                im->lp_hi = i + 1;
+        }
+    }
+    im->acc_recs = 0;
+    ia64_headroom_update(im);
+}
+
+/* Forget slot (t, i)'s counts of the open cycle (its PMC was rewritten);
+ * the caller materialised first. */
+void ia64_slot_reset(ia64_model_t *im, uint32_t t, uint32_t i)
+{
+    unsigned k = t << 4 | i;
+    uint64_t bit = UINT64_C(1) << k;
+    ia64_column_clear(im, k);
+    for (uint32_t j = 0; j < im->cyc_n; j++)
+        im->cyc_masks[j] &= ~bit;
+    im->cyc_d[k] = 0;
+    im->cmask &= ~bit;
+    im->pend[k] = 0;
+    im->pmask &= ~bit;
+}
+
+/* Classes of the counter slots after a configuration or freeze change. */
+void ia64_classes_update(ia64_model_t *im)
+{
+    const ia64_desc_t *d = im->d;
+    im->dmask = im->emask = im->stopped = 0;
+    for (unsigned v = 0; v < IA64_LOWINC; v++)
+        im->lowinc[v] = 0;
+    for (uint32_t t = 0; t < im->base.nthreads; t++) {
+        const ia64_thread_t *th = &im->th[t];
+        for (uint32_t i = d->nctr_first; i <= d->nctr_last; i++) {
+            const ia64_ctr_t *c = &th->ctr[i];
+            uint64_t bit = UINT64_C(1) << (t << 4 | i);
+            if (!c->enabled || th->frozen)
+                im->stopped |= bit;
+            if (!c->enabled || c->lazy || c->qual || c->src == IA64_SRC_EVENT ||
+                c->src == IA64_SRC_ISA_TRANSITION || c->src == IA64_SRC_CPL_CHANGE ||
+                c->src == IA64_SRC_BRANCH_EVENT || c->src == IA64_SRC_DEAR_EVENT ||
+                c->src == IA64_SRC_IEAR_EVENT)
+                continue;
+            if (c->thres == 0 && c->maxincr >= 2) {
+                im->dmask |= bit;
+                for (unsigned v = 0; v < IA64_LOWINC; v++)
+                    if (c->maxincr < v)
+                        im->lowinc[v] |= bit;
+            } else {
+                im->emask |= bit;
+            }
+        }
+    }
+    im->sig_gen++; /* stopped slots leave the signature masks */
+    ia64_headroom_update(im);
+}
+
+static uint64_t ia64_lowinc_slow(const ia64_model_t *im, uint32_t v)
+{
+    uint64_t mask = 0, m = im->dmask;
+    while (m) {
+        unsigned k = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
+        if (im->th[k >> 4].ctr[k & 15].maxincr < v)
+            mask |= UINT64_C(1) << k;
+    }
+    return mask;
+}
+
+/* cyc_masks is full: count its masks per slot into cyc_d (D slots) or pend
+ * (E slots) and start over. */
+static void ia64_cyc_fold(ia64_model_t *im)
+{
+    uint64_t m = im->cmask;
+    while (m) {
+        unsigned k = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
+        uint64_t n = 0;
+        for (uint32_t j = 0; j < im->cyc_n; j++)
+            n += (im->cyc_masks[j] >> k) & 1;
+        if ((im->dmask >> k) & 1) {
+            im->cyc_d[k] += n;
+        } else if (n) {
+            im->pend[k] += n;
+            im->pmask |= UINT64_C(1) << k;
+        }
+    }
+    im->cyc_folded = true;
+    im->cyc_n = 0;
+}
+
+/* Apply the occurrences of cycle x (see ia64_model_t): D slots whose count
+ * can be neither clamped nor overflow in x stay deferred; the others are
+ * applied exactly: maxincr clamp, threshold, carry out of bit 46.  Whether
+ * a thread was frozen was decided when each record was consumed. */
+static void ia64_close_counts(ia64_model_t *im, uint64_t x)
+{
+    uint32_t v = im->cyc_total;
+    uint64_t cm = im->cmask, pm = im->pmask;
+    uint64_t dcm = cm & im->dmask;
+    uint64_t proc = pm | (cm & im->emask);
+    if (dcm) {
+        if (im->acc_recs + v >= im->min_headroom) {
+            ia64_materialize(im);
+            if (v >= im->min_headroom)
+                proc |= dcm;
+        }
+        proc |= dcm & (v < IA64_LOWINC ? im->lowinc[v] : ia64_lowinc_slow(im, v));
+    }
+    bool dchanged = false;
+    uint64_t m = proc;
+    while (m) {
+        unsigned k = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
         uint32_t t = k >> 4, i = k & 15;
-        ia64_thread_t *th = &im->th[t];
-        ia64_ctr_t *c = &th->ctr[i];
-        uint64_t n = c->pending;
-        c->pending = 0;
-        if (th->frozen || !c->enabled)
-            continue;
+        ia64_ctr_t *c = &im->th[t].ctr[i];
+        uint64_t n = im->pend[k];
+        if ((cm >> k) & 1) {
+            uint64_t nk = ia64_cycle_count(im, k);
+            n += nk;
+            if ((im->dmask >> k) & 1) {
+                /* fold the earlier deferred part in, keep this cycle's */
+                c->value += ia64_column(im, k) - nk;
+                ia64_column_clear(im, k);
+                dchanged = true;
+            }
+        } else if ((im->dmask >> k) & 1) {
+            c->value += ia64_column(im, k);
+            ia64_column_clear(im, k);
+            dchanged = true;
+        }
         if (n > c->maxincr) {
             if (!c->clamp_reported) {
                 c->clamp_reported = true;
@@ -222,22 +448,56 @@ static void ia64_close_cycle(ia64_model_t *im, uint64_t x)
             ia64_overflow(im, t, i, x);
         }
     }
+    if (im->cyc_folded) {
+        m = cm;
+        while (m) {
+            unsigned k = (unsigned)__builtin_ctzll(m);
+            m &= m - 1;
+            im->cyc_d[k] = 0;
+        }
+        im->cyc_folded = false;
+    }
+    im->cyc_n = 0;
+    im->cyc_total = 0;
+    im->cmask = 0;
+    m = pm;
+    while (m) {
+        unsigned k = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
+        im->pend[k] = 0;
+    }
+    im->pmask = 0;
+    im->acc_recs += v;
+    if (dchanged)
+        ia64_headroom_update(im);
+    if (im->acc_recs >= IA64_ACC_MAX)
+        ia64_materialize(im);
+}
+
+/* Close cycle X: its occurrences, lazy overflows of X, then the freeze and
+ * interrupts of X. */
+static void ia64_close_cycle(ia64_model_t *im, uint64_t x)
+{
+    if (im->cmask | im->pmask)
+        ia64_close_counts(im, x);
     if (im->next_lazy == x)
         ia64_lazy_overflow_at(im, x);
-    ia64_irq_drain(im, x);
+    if (im->irq_pending)
+        ia64_irq_drain(im, x);
 }
 
 /* Account everything before cycle `to` (> cur) and open `to`. */
 static void ia64_advance(ia64_model_t *im, uint64_t to)
 {
     uint64_t x = im->cur;
-    if (im->dirty || im->next_lazy <= x)
+    if (im->cmask || im->pmask || im->next_lazy <= x || im->irq_pending)
         ia64_close_cycle(im, x);
     /* idle cycles (x, to): only lazy counters can overflow there */
     while (im->next_lazy < to) {
         uint64_t y = im->next_lazy;
         ia64_lazy_overflow_at(im, y);
-        ia64_irq_drain(im, y);
+        if (im->irq_pending)
+            ia64_irq_drain(im, y);
     }
     im->cur = to;
     im->now = to;
@@ -303,11 +563,16 @@ static bool ia64_umask_pass(const ia64_ctr_t *c, const pmusim_rec_t *r, const ia
     }
 }
 
+#define IA64_UMASK_DEP                                                                           \
+    (UINT64_C(1) << IA64_SRC_CPL_CHANGE | UINT64_C(1) << IA64_SRC_L2_DATA_REF |                  \
+     UINT64_C(1) << IA64_SRC_L3_READ | UINT64_C(1) << IA64_SRC_L3_WRITE |                        \
+     UINT64_C(1) << IA64_SRC_ALAT_CHECK | UINT64_C(1) << IA64_SRC_ALAT_FAIL |                    \
+     UINT64_C(1) << IA64_SRC_BR_MISPRED | UINT64_C(1) << IA64_SRC_BR_PATH)
+_Static_assert(IA64_SRC_COUNT <= 64, "source bit masks fit 64 bits");
+
 static inline bool ia64_src_umask_dependent(uint8_t s)
 {
-    return s == IA64_SRC_CPL_CHANGE || s == IA64_SRC_L2_DATA_REF || s == IA64_SRC_L3_READ ||
-           s == IA64_SRC_L3_WRITE || s == IA64_SRC_ALAT_CHECK || s == IA64_SRC_ALAT_FAIL ||
-           s == IA64_SRC_BR_MISPRED || s == IA64_SRC_BR_PATH;
+    return (IA64_UMASK_DEP >> s) & 1;
 }
 
 /* Thread t's record raises `occ` occurrences of source s. */
@@ -319,7 +584,7 @@ static inline void ia64_hit(ia64_model_t *im, uint32_t t, ia64_src_t s, const pm
     for (unsigned j = 0, n = im->nsub[t][s]; j < n; j++) {
         ia64_thread_t *th = &im->th[sub[j].thread];
         ia64_ctr_t *c = &th->ctr[sub[j].idx];
-        if (!((c->accept >> acc) & 1))
+        if (!((c->accept >> acc) & 1) || th->frozen)
             continue;
         if (c->caf == IA64_CAF_ACTIVE && !src_th->active)
             continue;
@@ -327,8 +592,8 @@ static inline void ia64_hit(ia64_model_t *im, uint32_t t, ia64_src_t s, const pm
             continue;
         if (ia64_src_umask_dependent(s) && !ia64_umask_pass(c, r, src_th))
             continue;
-        c->pending += occ;
-        im->dirty |= UINT64_C(1) << (sub[j].thread << 4 | sub[j].idx);
+        im->pend[sub[j].thread << 4 | sub[j].idx] += occ;
+        im->pmask |= UINT64_C(1) << (sub[j].thread << 4 | sub[j].idx);
     }
 }
 
@@ -385,6 +650,80 @@ static inline uint64_t ia64_src_occ(uint8_t s, const pmusim_rec_t *r)
     }
 }
 
+/* The record fields the unqualified trace sources, plm/ism checks, thread
+ * types and umask refinements depend on, packed in 27 bits; IA64_SIG_NONE
+ * for records with out-of-range enum values (never cached). */
+static inline uint32_t ia64_sig(const pmusim_rec_t *r, bool active)
+{
+    uint32_t f = r->flags;
+    uint32_t sig = (f & 0x7bu) | (uint32_t)(r->plm & 3) << 7 | (uint32_t)active << 9;
+    if (f & PMUSIM_F_MEM) {
+        const pmusim_mem_t *mm = &r->mem;
+        if (mm->level >= PMUSIM_LVL_COUNT || mm->tlb >= PMUSIM_TLB_COUNT ||
+            mm->alat >= PMUSIM_ALAT_COUNT)
+            return IA64_SIG_NONE;
+        sig |= (uint32_t)(mm->is_store != 0) << 10 | (uint32_t)mm->level << 11 |
+               (uint32_t)mm->tlb << 14 | (uint32_t)mm->alat << 16 |
+               (uint32_t)ia64_misaligned(mm) << 18;
+    }
+    if (f & PMUSIM_F_BRANCH) {
+        const pmusim_branch_t *b = &r->br;
+        if (b->kind >= PMUSIM_BR_COUNT || b->detect >= PMUSIM_BRD_COUNT)
+            return IA64_SIG_NONE;
+        sig |= (uint32_t)b->kind << 19 | (uint32_t)(b->taken != 0) << 22 |
+               (uint32_t)(b->dir_ok != 0) << 23 | (uint32_t)(b->tgt_ok != 0) << 24 |
+               (uint32_t)b->detect << 25;
+    }
+    return sig;
+}
+
+/* Unqualified counters an instruction record of thread t increments. */
+static uint64_t ia64_sig_mask(const ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
+{
+    const ia64_thread_t *src_th = &im->th[t];
+    unsigned acc = ((r->flags & PMUSIM_F_IA32) ? 4u : 0u) | (r->plm & 3u);
+    uint64_t mask = 0;
+    for (unsigned j = 0, ns = im->nsrcs[t]; j < ns; j++) {
+        uint8_t s = im->srcs[t][j];
+        if (!ia64_src_occ(s, r))
+            continue;
+        const ia64_sub_t *sub = im->sub[t][s];
+        for (unsigned k = 0, n = im->nsub[t][s]; k < n; k++) {
+            const ia64_ctr_t *c = &im->th[sub[k].thread].ctr[sub[k].idx];
+            unsigned slot = sub[k].thread << 4 | sub[k].idx;
+            if (c->qual || !((c->accept >> acc) & 1) || ((im->stopped >> slot) & 1))
+                continue;
+            if (c->caf == IA64_CAF_ACTIVE && !src_th->active)
+                continue;
+            if (ia64_src_umask_dependent(s) && !ia64_umask_pass(c, r, src_th))
+                continue;
+            mask |= UINT64_C(1) << slot;
+        }
+    }
+    return mask;
+}
+
+/* Qualified counters (ranges, opcode matchers): evaluated per record. */
+static void ia64_qualified_insn(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
+{
+    const ia64_thread_t *src_th = &im->th[t];
+    unsigned acc = ((r->flags & PMUSIM_F_IA32) ? 4u : 0u) | (r->plm & 3u);
+    for (unsigned j = 0, n = im->nqsub[t]; j < n; j++) {
+        ia64_qsub_t q = im->qsub[t][j];
+        const ia64_ctr_t *c = &im->th[q.thread].ctr[q.idx];
+        if (!ia64_src_occ(q.src, r) || !((c->accept >> acc) & 1) || im->th[q.thread].frozen)
+            continue;
+        if (c->caf == IA64_CAF_ACTIVE && !src_th->active)
+            continue;
+        if (ia64_src_umask_dependent(q.src) && !ia64_umask_pass(c, r, src_th))
+            continue;
+        if (!ia64_qual_pass(im, src_th, c, r))
+            continue;
+        im->pend[q.thread << 4 | q.idx]++;
+        im->pmask |= UINT64_C(1) << (q.thread << 4 | q.idx);
+    }
+}
+
 /* The privilege level or instruction set of thread t changes with record r. */
 static void ia64_state_change(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, uint8_t plm,
                               bool ia32)
@@ -428,6 +767,8 @@ static void ia64_on_event(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
     unsigned acc = (unsigned)src_th->ia32 << 2 | src_th->plm;
     for (uint32_t u = 0; u < im->base.nthreads; u++) {
         ia64_thread_t *th = &im->th[u];
+        if (th->frozen)
+            continue;
         for (uint32_t i = d->nctr_first; i <= d->nctr_last; i++) {
             ia64_ctr_t *c = &th->ctr[i];
             if (!c->enabled || c->lazy || c->es != r->ev_code || c->umask != umask)
@@ -442,8 +783,8 @@ static void ia64_on_event(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
                 continue;
             if (c->qual && !ia64_qual_pass(im, src_th, c, &q))
                 continue;
-            c->pending += r->n;
-            im->dirty |= UINT64_C(1) << (u << 4 | i);
+            im->pend[u << 4 | i] += r->n;
+            im->pmask |= UINT64_C(1) << (u << 4 | i);
         }
     }
 }
@@ -480,12 +821,14 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
         im->records++;
         uint32_t t = r->thread;
         if (__builtin_expect(t >= nth, 0)) {
-            pmusim_model_diag(m, "%s: record %" G_GUINT64_FORMAT " names thread %u, the model has %u; "
-                                 "ignored",
-                              im->d->ops->name, im->records - 1, t, nth);
+            if (!im->thread_reported) {
+                im->thread_reported = true;
+                pmusim_model_diag(m, "%s: record %" G_GUINT64_FORMAT " names thread %u, the model "
+                                     "has %u; such records are ignored (reported once)",
+                                  im->d->ops->name, im->records - 1, t, nth);
+            }
             continue;
         }
-        uint64_t last = im->cur + 1;
         switch (r->kind) {
         case PMUSIM_REC_INSN: {
             ia64_thread_t *th = &im->th[t];
@@ -501,21 +844,49 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
             }
             if (__builtin_expect(im->capture_any, 0))
                 ia64_capture_insn(im, t, r);
-            unsigned acc = (unsigned)ia32 << 2 | plm;
-            const uint8_t *srcs = im->srcs[t];
-            for (unsigned j = 0, ns = im->nsrcs[t]; j < ns; j++) {
-                uint8_t s = srcs[j];
-                if (ia64_src_occ(s, r))
-                    ia64_hit(im, t, (ia64_src_t)s, r, acc, 1);
+            uint32_t sig = ia64_sig(r, th->active);
+            uint64_t mask;
+            ia64_sig_entry_t *e = &im->sig_cache[t][(sig * 0x9E3779B1u) >> 24];
+            if (__builtin_expect(e->sig == sig && e->gen == im->sig_gen, 1)) {
+                mask = e->mask;
+            } else {
+                mask = ia64_sig_mask(im, t, r);
+                if (sig != IA64_SIG_NONE) {
+                    e->sig = sig;
+                    e->gen = im->sig_gen;
+                    e->mask = mask;
+                }
             }
+            if (mask) {
+                im->cmask |= mask;
+                if (__builtin_expect(im->cyc_n == IA64_CYC_CAP, 0))
+                    ia64_cyc_fold(im);
+                im->cyc_masks[im->cyc_n++] = mask;
+                im->cyc_total++;
+                uint64_t dm = mask & im->dmask;
+                if (dm) {
+                    /* add 1 to every D slot: ripple carry through the planes */
+                    unsigned i = 0;
+                    do {
+                        uint64_t carry = im->cp[i] & dm;
+                        im->cp[i] ^= dm;
+                        dm = carry;
+                        i++;
+                    } while (dm);
+                    if (++im->cp_total == IA64_CP_CAP)
+                        ia64_cp_spill(im);
+                }
+            }
+            if (__builtin_expect(im->nqsub[t] != 0, 0))
+                ia64_qualified_insn(im, t, r);
             break;
         }
         case PMUSIM_REC_EVENT:
             ia64_on_event(im, t, r);
             break;
         case PMUSIM_REC_IDLE:
-            if (r->n && r->cycle + r->n > last)
-                last = r->cycle + r->n;
+            if (r->n && r->cycle + r->n > im->end)
+                im->end = r->cycle + r->n;
             break;
         case PMUSIM_REC_THREAD:
             ia64_on_thread(im, t, r);
@@ -523,9 +894,9 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
         default:
             break;
         }
-        if (last > im->end)
-            im->end = last;
     }
+    if (n && im->cur + 1 > im->end)
+        im->end = im->cur + 1; /* a trace spans [0, max(cycle + 1, idle end)) */
 }
 
 void ia64_finish(pmusim_model_t *m)

@@ -34,6 +34,11 @@
 #define IA64_NREGS 64u    /* PMC/PMD numbers 0..63 */
 #define IA64_NDBG 8u      /* IBR0-7, DBR0-7 */
 #define IA64_MAX_THREADS 2u
+#define IA64_CP_PLANES 8u   /* deferred counts up to 255 per slot before a spill */
+#define IA64_CP_CAP 255u
+#define IA64_CYC_CAP 64u    /* masks kept per cycle before folding */
+#define IA64_LOWINC 8u
+#define IA64_ACC_MAX (UINT64_C(1) << 31)
 
 /* Qualifier bits of an event (generated table). */
 enum {
@@ -165,9 +170,6 @@ typedef struct ia64_ctr {
     uint32_t maxincr;
     bool clamp_reported;
     uint8_t qual_raw;    /* IA64_Q_* of the event */
-    char label[PMUSIM_REG_LABEL_MAX]; /* label of the PMC write */
-    /* the open cycle */
-    uint64_t pending;
     /* lazy cycle counting */
     bool running;
     uint64_t since;  /* value counts cycles < since */
@@ -189,10 +191,11 @@ typedef struct ia64_matcher {
 } ia64_matcher_t;
 
 typedef struct ia64_thread {
+    ia64_ctr_t ctr[IA64_MAX_CTRS];
     uint64_t pmc[IA64_NREGS];
     uint64_t pmd[IA64_NREGS]; /* data PMDs (counter PMDs live in ctr[]) */
     uint64_t ibr[IA64_NDBG], dbr[IA64_NDBG];
-    ia64_ctr_t ctr[IA64_MAX_CTRS];
+    char label[IA64_MAX_CTRS][PMUSIM_REG_LABEL_MAX]; /* label of each counter PMC write */
     /* PSR.up / PSR.pp of this thread: 1 by default (docs/sim-ia64.md) */
     bool psr_up, psr_pp;
     /* execution state from the trace */
@@ -236,6 +239,23 @@ typedef struct ia64_sub {
     uint8_t thread, idx;
 } ia64_sub_t;
 
+/* A subscriber whose qualification depends on the record's ip / encoding /
+ * data address: evaluated per record, outside the signature cache. */
+typedef struct ia64_qsub {
+    uint8_t src, thread, idx;
+} ia64_qsub_t;
+
+/* Signature cache: the set of unqualified counters an instruction record
+ * increments depends only on a few record fields (ia64_sig()); the answer
+ * is computed once per distinct signature and configuration generation. */
+#define IA64_SIG_SLOTS 256u
+#define IA64_SIG_NONE UINT32_MAX
+typedef struct ia64_sig_entry {
+    uint32_t sig;
+    uint32_t gen;
+    uint64_t mask; /* bit thread*16+idx */
+} ia64_sig_entry_t;
+
 #define IA64_MAX_SUBS (IA64_MAX_THREADS * IA64_MAX_CTRS)
 
 typedef struct ia64_model {
@@ -249,6 +269,44 @@ typedef struct ia64_model {
     /* the distinct insn-record sources with subscribers, per thread */
     uint8_t nsrcs[IA64_MAX_THREADS];
     uint8_t srcs[IA64_MAX_THREADS][IA64_SRC_COUNT];
+    uint8_t nqsub[IA64_MAX_THREADS];
+    ia64_qsub_t qsub[IA64_MAX_THREADS][IA64_MAX_SUBS];
+    uint32_t sig_gen;
+    ia64_sig_entry_t sig_cache[IA64_MAX_THREADS][IA64_SIG_SLOTS];
+    /* Counting state.  Counter slot k = thread*16+idx.
+     *
+     * Instruction records increment the unqualified counters of their
+     * signature's mask.  The masks of the open cycle are kept in cyc_masks
+     * (a slot's count in the cycle = the number of masks with its bit).
+     * For the D class (thres = 0, maxincr >= 2) the increments also go, bit
+     * sliced, into the planes cp (8 planes, spilled into the 32 planes lp
+     * every IA64_CP_CAP records): plane i holds bit i of every slot's
+     * deferred count, so a record costs the same for 1 or 24 counters and a
+     * cycle close costs nothing per counter unless the cycle's count of a
+     * D counter could exceed its maxincr, a D counter could overflow in the
+     * cycle (acc_recs bounds every deferred count, min_headroom is the
+     * smallest 2^47 - value of the D counters), or the counter is frozen.
+     * Other counters (E class: thresholds, maxincr 1) are applied exactly at
+     * each close from cyc_masks.  Explicit EVENT records, capture units and
+     * qualified counters add to pend[k] (exact).  Reads add the deferred
+     * columns without the open cycle's part; writes materialise first. */
+    uint64_t cp[IA64_CP_PLANES];
+    uint32_t cp_total;  /* records added to cp since the last spill */
+    uint64_t lp[32];
+    unsigned lp_hi;
+    uint64_t acc_recs;  /* records of closed cycles deferred since the last materialise */
+    uint64_t min_headroom;
+    uint64_t cyc_masks[IA64_CYC_CAP];
+    uint32_t cyc_n;      /* masks in cyc_masks */
+    uint32_t cyc_total;  /* records with a mask in the open cycle */
+    bool cyc_folded;     /* cyc_d holds counts of masks folded out of cyc_masks */
+    uint64_t cyc_d[IA64_MAX_THREADS * IA64_MAX_CTRS];
+    uint64_t cmask, pmask; /* slots with mask / pend counts in the open cycle */
+    uint64_t pend[IA64_MAX_THREADS * IA64_MAX_CTRS];
+    uint64_t dmask;      /* D class slots */
+    uint64_t emask;      /* other signature-driven slots */
+    uint64_t lowinc[IA64_LOWINC]; /* D slots with maxincr < v */
+    uint64_t stopped;    /* slots that do not count now: disabled or frozen */
     bool any_event_ctr; /* some counter could take explicit EVENT records */
     bool capture_any;   /* some thread has an EAR/BTB/ETB/IP-EAR on */
     bool track_last;    /* EVENT records need the last instruction's ip/insn */
@@ -257,11 +315,12 @@ typedef struct ia64_model {
     uint64_t now;        /* first cycle not yet accounted (write time) */
     uint64_t end;        /* exclusive end of the trace so far */
     uint64_t next_lazy;  /* min ovf_at over running lazy counters */
-    uint64_t dirty;      /* bit thread*16+idx: pending != 0 */
     uint64_t records;
     bool started, finished;
     bool order_reported;
+    bool thread_reported;
     bool in_irq;         /* an interrupt handler is running */
+    bool irq_pending;    /* some thread has ovf_pending_irq */
 } ia64_model_t;
 
 static inline ia64_model_t *ia64_model(pmusim_model_t *m)
@@ -276,7 +335,8 @@ gboolean ia64_write_reg(pmusim_model_t *m, const pmusim_regwrite_t *w, GError **
 gboolean ia64_read_reg(pmusim_model_t *m, pmusim_regspace_t space, uint32_t num, uint32_t thread,
                        uint64_t *value);
 void ia64_route_rebuild(ia64_model_t *im);
-uint64_t ia64_ctr_read(const ia64_model_t *im, const ia64_ctr_t *c);
+uint64_t ia64_ctr_read(const ia64_model_t *im, uint32_t t, uint32_t i);
+void ia64_classes_update(ia64_model_t *im);
 /* Test hook: PSR.up / PSR.pp of a thread (default 1/1). */
 void ia64_model_set_psr(pmusim_model_t *m, uint32_t thread, bool up, bool pp);
 
@@ -287,6 +347,9 @@ void ia64_lazy_update_thread(ia64_model_t *im, uint32_t t);
 void ia64_lazy_recompute_next(ia64_model_t *im);
 void ia64_pmc0_written(ia64_model_t *im, uint32_t t, uint64_t old);
 void ia64_count_capture(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, ia64_src_t src);
+void ia64_materialize(ia64_model_t *im);
+uint64_t ia64_ctr_count(const ia64_model_t *im, uint32_t t, uint32_t i);
+void ia64_slot_reset(ia64_model_t *im, uint32_t t, uint32_t i);
 
 /* ia64_qual.c */
 void ia64_qual_compile(ia64_model_t *im, uint32_t t);

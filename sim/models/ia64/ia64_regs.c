@@ -276,6 +276,17 @@ void ia64_route_rebuild(ia64_model_t *im)
         }
     }
     for (uint32_t t = 0; t < nth; t++) {
+        im->nqsub[t] = 0;
+        for (uint32_t s = IA64_SRC_INSN; s < IA64_SRC_COUNT; s++)
+            for (unsigned j = 0; j < im->nsub[t][s]; j++) {
+                ia64_sub_t sb = im->sub[t][s][j];
+                if (im->th[sb.thread].ctr[sb.idx].qual)
+                    im->qsub[t][im->nqsub[t]++] =
+                        (ia64_qsub_t){.src = (uint8_t)s, .thread = sb.thread, .idx = sb.idx};
+            }
+    }
+    im->sig_gen++;
+    for (uint32_t t = 0; t < nth; t++) {
         im->nsrcs[t] = 0;
         for (uint32_t s = IA64_SRC_INSN; s < IA64_SRC_COUNT; s++) {
             /* sources raised outside the per-record predicate loop */
@@ -286,16 +297,20 @@ void ia64_route_rebuild(ia64_model_t *im)
                 im->srcs[t][im->nsrcs[t]++] = (uint8_t)s;
         }
     }
+    ia64_classes_update(im);
 }
 
-/* Current count of a counter as a read returns it: bits 46:0, bits 63:47 a
- * copy of bit 46 (ref §1: both IA-64 libpfm headers describe the
- * sign-extending read; docs/sim-ia64.md). */
-uint64_t ia64_ctr_read(const ia64_model_t *im, const ia64_ctr_t *c)
+/* Current count of counter (t, i) as a read returns it: bits 46:0
+ * including the deferred and lazy parts; bits 63:47 a copy of bit 46
+ * (ref §1: both IA-64 libpfm headers describe the sign-extending read;
+ * docs/sim-ia64.md).  No side effects. */
+uint64_t ia64_ctr_read(const ia64_model_t *im, uint32_t t, uint32_t i)
 {
-    uint64_t v = c->value;
+    const ia64_ctr_t *c = &im->th[t].ctr[i];
+    uint64_t v = ia64_ctr_count(im, t, i);
     if (c->lazy && c->running && im->now > c->since)
-        v = (v + (im->now - c->since)) & IA64_CTR_MASK;
+        v += im->now - c->since;
+    v &= IA64_CTR_MASK;
     if (v >> (IA64_W - 1))
         v |= ~IA64_CTR_MASK;
     return v;
@@ -360,6 +375,7 @@ void ia64_model_set_psr(pmusim_model_t *m, uint32_t thread, bool up, bool pp)
     if (thread >= m->nthreads)
         return;
     ia64_thread_t *th = &im->th[thread];
+    ia64_materialize(im);
     th->psr_up = up;
     th->psr_pp = pp;
     for (uint32_t i = im->d->nctr_first; i <= im->d->nctr_last; i++)
@@ -401,6 +417,7 @@ static void ia64_write_pmc(ia64_model_t *im, uint32_t t, uint32_t num, uint64_t 
     }
     uint64_t old = th->pmc[num];
     /* counts up to `now` belong to the old configuration */
+    ia64_materialize(im);
     ia64_lazy_update_thread(im, t);
     th->pmc[num] = v;
     switch ((ia64_regkind_t)rd->kind) {
@@ -416,8 +433,8 @@ static void ia64_write_pmc(ia64_model_t *im, uint32_t t, uint32_t num, uint64_t 
         } else {
             ia64_ctr_compile(im, t, num);
         }
-        g_strlcpy(th->ctr[num].label, label, sizeof th->ctr[num].label);
-        th->ctr[num].pending = 0;
+        g_strlcpy(th->label[num], label, sizeof th->label[num]);
+        ia64_slot_reset(im, t, num);
         break;
     case IA64_RK_OPC_MASK:
     case IA64_RK_OPC_MATCH:
@@ -446,9 +463,11 @@ static void ia64_write_pmd(ia64_model_t *im, uint32_t t, uint32_t num, uint64_t 
     if (rd->kind == IA64_RK_CTR) {
         /* bits 63:47 are ignored on writes (SDM Table 7-3): no diag, software
          * routinely writes sign-extended reload values */
+        ia64_materialize(im);
         ia64_lazy_update_thread(im, t);
         th->ctr[num].value = value & IA64_CTR_MASK;
         ia64_lazy_update_thread(im, t);
+        ia64_classes_update(im);
         return;
     }
     th->pmd[num] = ia64_apply_mask(im, t, "PMD", num, rd, value);
@@ -469,6 +488,7 @@ static void ia64_write_dbg(ia64_model_t *im, uint32_t t, bool ibr, uint32_t num,
             value &= ~fault_bits;
         }
     }
+    ia64_materialize(im);
     ia64_lazy_update_thread(im, t);
     if (ibr)
         th->ibr[num] = value;
@@ -539,7 +559,7 @@ gboolean ia64_read_reg(pmusim_model_t *m, pmusim_regspace_t space, uint32_t num,
         if (num >= IA64_NREGS || im->d->pmd[num].kind == IA64_RK_NONE)
             return FALSE;
         if (im->d->pmd[num].kind == IA64_RK_CTR)
-            *value = ia64_ctr_read(im, &th->ctr[num]);
+            *value = ia64_ctr_read(im, thread, num);
         else
             *value = th->pmd[num];
         return TRUE;

@@ -70,8 +70,8 @@ void ia64_report(pmusim_model_t *m, pmusim_report_t *r)
             pmusim_counter_result_t res;
             memset(&res, 0, sizeof res);
             g_snprintf(res.reg, sizeof res.reg, "PMD%u", i);
-            if (c->label[0]) {
-                g_strlcpy(res.event, c->label, sizeof res.event);
+            if (im->th[t].label[i][0]) {
+                g_strlcpy(res.event, im->th[t].label[i], sizeof res.event);
             } else if (c->programmed) {
                 const ia64_event_info_t *ev = ia64_event_find(d, c->es, c->umask);
                 if (ev)
@@ -80,7 +80,7 @@ void ia64_report(pmusim_model_t *m, pmusim_report_t *r)
                     g_snprintf(res.event, sizeof res.event, "es=0x%02x umask=0x%x", c->es, c->umask);
             }
             res.thread = t;
-            res.value = ia64_ctr_read(im, c) & IA64_CTR_MASK;
+            res.value = ia64_ctr_read(im, t, i) & IA64_CTR_MASK;
             res.overflows = c->overflows;
             res.enabled = c->programmed && c->enabled;
             g_array_append_val(r->counters, res);

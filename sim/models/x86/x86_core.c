@@ -80,11 +80,14 @@ typedef struct x86_ctr {
 } x86_ctr_t;
 
 /* The counters one thread's records feed, per privilege level (so the hot
- * loop does not test USR/OS): `unit` are DIRECT counters of INST_RETIRED-like
- * events (+1 per INSN record), `gen` everything else fed by INSN records. */
+ * loop does not test USR/OS), split so that the common cases need no
+ * dispatch: `unit` are DIRECT counters of INST_RETIRED-like events (+1 per
+ * INSN record), `filt` DIRECT counters of filter events (+1 per matching
+ * record), `gen` everything else fed by INSN records. */
 typedef struct x86_listeners {
-    uint32_t n_unit, n_gen;
+    uint32_t n_unit, n_filt, n_gen;
     x86_ctr_t *unit[X86_LISTENERS];
+    x86_ctr_t *filt[X86_LISTENERS];
     x86_ctr_t *gen[X86_LISTENERS];
 } x86_listeners_t;
 
@@ -95,6 +98,7 @@ typedef struct x86_thread {
     x86_ctr_t ctr[X86_NCTR];
     uint64_t evtsel[X86_MAX_GP];
     uint64_t fixed_ctrl, global_ctrl, global_status, ovf_ctrl, debugctl, pebs_enable, ldlat;
+    uint64_t ds_area;
     uint64_t offcore[2]; /* per thread (knm); on wsm only the core's first thread's copy is used */
     uint64_t last_ip;
     uint8_t plm;
@@ -191,6 +195,7 @@ static void x86_msr_name(const x86_desc_t *d, uint32_t num, char *buf, size_t le
         case X86_MSR_GLOBAL_OVF_CTRL: n = "IA32_PERF_GLOBAL_OVF_CTRL"; break;
         case X86_MSR_PEBS_ENABLE: n = "IA32_PEBS_ENABLE"; break;
         case X86_MSR_PEBS_LD_LAT: n = "MSR_PEBS_LD_LAT_THRESHOLD"; break;
+        case X86_MSR_DS_AREA: n = "IA32_DS_AREA"; break;
         default: break;
         }
         if (n)
@@ -336,11 +341,17 @@ static void x86_sync_to(x86_model_t *m, uint64_t to)
     }
 }
 
+/* a + b, saturated: cycle arithmetic near 2^64 must not wrap around */
+static inline uint64_t x86_sat_add(uint64_t a, uint64_t b)
+{
+    return b > X86_NEVER - a ? X86_NEVER : a + b;
+}
+
 static uint64_t x86_ctr_next_event(const x86_ctr_t *c)
 {
     uint64_t ev = c->rate_until;
     if (c->rate) {
-        uint64_t ov = c->since + (c->max - c->value) / c->rate + 1;
+        uint64_t ov = x86_sat_add(c->since, (c->max - c->value) / c->rate + 1);
         if (ov < ev)
             ev = ov;
     }
@@ -594,7 +605,7 @@ static void x86_recompile(x86_model_t *m)
     for (uint32_t t = 0; t < nt; t++) {
         m->th[t].n_ev = 0;
         for (uint32_t p = 0; p < 4; p++)
-            m->th[t].lst[p].n_unit = m->th[t].lst[p].n_gen = 0;
+            m->th[t].lst[p].n_unit = m->th[t].lst[p].n_filt = m->th[t].lst[p].n_gen = 0;
     }
     for (uint32_t t = 0; t < nt; t++) {
         for (uint32_t s = 0; s < X86_NCTR; s++) {
@@ -623,6 +634,8 @@ static void x86_recompile(x86_model_t *m)
                         continue;
                     if (c->src == X86_SRC_INSN && c->cls == X86_CLS_DIRECT)
                         l->unit[l->n_unit++] = c;
+                    else if (c->src == X86_SRC_FILTER && c->cls == X86_CLS_DIRECT)
+                        l->filt[l->n_filt++] = c;
                     else
                         l->gen[l->n_gen++] = c;
                 }
@@ -656,11 +669,11 @@ static void x86_raise_pending(x86_model_t *m, uint64_t cycle)
     }
 }
 
-/* Brings every lazy counter to `target`, handling in order each overflow or
- * rate change on the way. */
+/* Moves time to `target`, handling in order each overflow or rate change of
+ * a lazy counter on the way. */
 static void x86_run_events(x86_model_t *m, uint64_t target)
 {
-    while (m->deadline <= target) {
+    while (m->deadline <= target && m->deadline != X86_NEVER) {
         uint64_t T = m->deadline;
         x86_sync_to(m, T);
         m->now = T;
@@ -681,7 +694,7 @@ static void x86_run_events(x86_model_t *m, uint64_t target)
         x86_raise_pending(m, T - 1);
         x86_deadline_update(m);
     }
-    x86_sync_to(m, target);
+    /* nothing happens before the deadline: the counters stay lazy */
     m->now = target;
 }
 
@@ -773,7 +786,7 @@ static void x86_outstanding_start(x86_model_t *m, x86_ctr_t *c, const pmusim_rec
 {
     x86_sync_to(m, m->now);
     uint32_t lat = r->oc.latency ? r->oc.latency : 1;
-    x86_heap_push(c->out_ends, m->cur + lat);
+    x86_heap_push(c->out_ends, x86_sat_add(m->cur, lat));
     c->rate = c->out_ends->len;
     c->rate_until = x86_heap_min(c->out_ends);
     x86_deadline_update(m);
@@ -785,6 +798,11 @@ static inline void x86_count_insn(x86_model_t *m, x86_thread_t *th, const pmusim
     for (uint32_t k = 0; k < l->n_unit; k++) {
         x86_ctr_t *c = l->unit[k];
         if (G_UNLIKELY(++c->value > c->max))
+            x86_ctr_wrapped(m, c, m->cur, r);
+    }
+    for (uint32_t k = 0; k < l->n_filt; k++) {
+        x86_ctr_t *c = l->filt[k];
+        if (x86_filter_match(&c->f, r) && G_UNLIKELY(++c->value > c->max))
             x86_ctr_wrapped(m, c, m->cur, r);
     }
     for (uint32_t k = 0; k < l->n_gen; k++) {
@@ -836,9 +854,10 @@ static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t
     if (r->ev_code > 0xff || r->ev_umask > 0xff)
         return;
     uint16_t key = (uint16_t)(r->ev_code | (r->ev_umask << 8));
+    const unsigned plm = r->plm & 3; /* the ring the occurrences happened in */
     for (uint32_t k = 0; k < th->n_ev; k++) {
         x86_ctr_t *c = th->ev_lst[k];
-        if (c->ev_key != key || !((c->plm_mask >> th->plm) & 1))
+        if (c->ev_key != key || !((c->plm_mask >> plm) & 1))
             continue;
         if (c->cls == X86_CLS_DIRECT)
             x86_ctr_add(m, c, r->n, m->cur, r);
@@ -880,22 +899,25 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
             continue;
         }
         x86_thread_t *th = &m->th[r->thread];
-        switch (r->kind) {
-        case PMUSIM_REC_INSN:
+        if (G_LIKELY(r->kind == PMUSIM_REC_INSN)) {
             if (G_UNLIKELY(r->plm != th->plm)) {
                 th->plm = r->plm & 3;
                 x86_state_changed(m);
             }
             th->last_ip = r->ip;
             x86_count_insn(m, th, r);
-            break;
+            if (G_UNLIKELY(m->pending_pmi))
+                x86_raise_pending(m, m->cur);
+            continue;
+        }
+        switch (r->kind) {
         case PMUSIM_REC_IDLE:
             if (r->plm != th->plm) {
                 th->plm = r->plm & 3;
                 x86_state_changed(m);
             }
-            if (r->n > 1 && m->cur + r->n > m->end)
-                m->end = m->cur + r->n;
+            if (x86_sat_add(m->cur, r->n) > m->end)
+                m->end = x86_sat_add(m->cur, r->n);
             break;
         case PMUSIM_REC_THREAD:
             if (th->active != (r->n != 0)) {
@@ -913,8 +935,8 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
             x86_raise_pending(m, m->cur);
     }
     m->records += n;
-    if (n && m->cur + 1 > m->end) /* the last record's cycle is part of the trace */
-        m->end = m->cur + 1;
+    if (n && x86_sat_add(m->cur, 1) > m->end) /* the last record's cycle is in the trace */
+        m->end = x86_sat_add(m->cur, 1);
 }
 
 void x86_finish(pmusim_model_t *base)
@@ -965,6 +987,42 @@ static void x86_ctr_write(x86_model_t *m, x86_ctr_t *c, const pmusim_regwrite_t 
     x86_deadline_update(m);
 }
 
+/* Programming the hardware accepts but that does not do what it seems to:
+ * reported once per write, never refused. */
+static void x86_check_counter(x86_model_t *m, uint32_t t, uint32_t i)
+{
+    const x86_thread_t *th = &m->th[t];
+    const x86_ctr_t *c = &th->ctr[i];
+    uint64_t sel = th->evtsel[i];
+    if (!(sel & X86_EVTSEL_EN))
+        return;
+    if ((sel & X86_EVTSEL_INV) && !(sel & X86_EVTSEL_EDGE) && !(sel >> 24))
+        pmusim_model_diag(&m->base,
+                          "IA32_PERFEVTSEL%u thread %u = 0x%" PRIx64
+                          ": INV without CMASK has no effect",
+                          i, t, sel);
+    if ((sel & X86_EVTSEL_EDGE) && !(sel >> 24))
+        pmusim_model_diag(&m->base,
+                          "IA32_PERFEVTSEL%u thread %u = 0x%" PRIx64
+                          ": EDGE without CMASK, counted as CMASK 1",
+                          i, t, sel);
+    if (((th->pebs_enable >> i) & 1) && !c->pebs)
+        pmusim_model_diag(&m->base,
+                          "IA32_PEBS_ENABLE thread %u: PMC%u's event 0x%02x/0x%02x is not "
+                          "PEBS-capable; it overflows normally",
+                          t, i, (unsigned)(sel & 0xff), (unsigned)((sel >> 8) & 0xff));
+    if (c->src == X86_SRC_LDLAT && (sel & (X86_EVTSEL_INV | (0xffull << 24))))
+        pmusim_model_diag(&m->base,
+                          "IA32_PERFEVTSEL%u thread %u: the SDM requires CMASK = INV = 0 for "
+                          "load latency (applied as programmed)",
+                          i, t);
+    if (c->src == X86_SRC_OUTSTANDING && (sel & (X86_EVTSEL_EDGE | (0xffull << 24))))
+        pmusim_model_diag(&m->base,
+                          "IA32_PERFEVTSEL%u thread %u: CMASK/EDGE are not applied to "
+                          "OUTSTANDING counts",
+                          i, t);
+}
+
 gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError **error)
 {
     x86_model_t *m = x86_of(base);
@@ -1002,12 +1060,8 @@ gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError 
         g_strlcpy(c->label, w->label, sizeof c->label);
         c->acc = 0;
         c->prev_cond = false;
-        if ((v & X86_EVTSEL_EN) && (v & X86_EVTSEL_INV) && !(v & X86_EVTSEL_EDGE) && !(v >> 24))
-            pmusim_model_diag(base,
-                              "IA32_PERFEVTSEL%u thread %u = 0x%" PRIx64
-                              ": INV without CMASK has no effect",
-                              i, w->thread, v);
         x86_recompile(m);
+        x86_check_counter(m, w->thread, i);
         return TRUE;
     }
     switch (num) {
@@ -1054,6 +1108,9 @@ gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError 
             return x86_gp_fault(error, d, w, NULL, v & ~d->pebs_enable_valid);
         th->pebs_enable = v;
         x86_recompile(m);
+        for (uint32_t i = 0; i < d->n_gp; i++)
+            if ((v >> i) & 1)
+                x86_check_counter(m, w->thread, i);
         return TRUE;
     case X86_MSR_PEBS_LD_LAT:
         if (!d->has_ldlat)
@@ -1067,6 +1124,10 @@ gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError 
                               w->thread, v);
         th->ldlat = v;
         x86_recompile(m);
+        return TRUE;
+    case X86_MSR_DS_AREA:
+        /* kept for reads; PEBS records go to the report, not to memory */
+        th->ds_area = v;
         return TRUE;
     case X86_MSR_DEBUGCTL:
         if (v & ~d->debugctl_valid)
@@ -1132,6 +1193,7 @@ gboolean x86_read_reg(pmusim_model_t *base, pmusim_regspace_t space, uint32_t nu
         *value = th->ldlat;
         return TRUE;
     case X86_MSR_DEBUGCTL: *value = th->debugctl; return TRUE;
+    case X86_MSR_DS_AREA: *value = th->ds_area; return TRUE;
     default: return FALSE;
     }
 }

@@ -32,6 +32,7 @@ enum {
     X86_MSR_GLOBAL_OVF_CTRL = 0x390,
     X86_MSR_PEBS_ENABLE = 0x3f1,
     X86_MSR_PEBS_LD_LAT = 0x3f6,
+    X86_MSR_DS_AREA = 0x600,
 };
 
 /* IA32_PERFEVTSELx fields (reference §3). */

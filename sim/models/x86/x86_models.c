@@ -36,6 +36,7 @@ static const x86_evmap_t x86_events_wsm[] = {
      .phrase = "active cycles (reference clock = core clock)"},
     {.code = 0xc0, .umask = 0x00, .src = X86_SRC_INSN, .phrase = "INSN records"},
     {.code = 0xc0, .umask = 0x01, .src = X86_SRC_INSN, .phrase = "INSN records"},
+    {.code = 0xec, .umask = 0x01, .src = X86_SRC_CYCLES, .phrase = "active (unhalted) cycles"},
     {.code = 0xc2, .umask = 0x01, .src = X86_SRC_UOPS, .phrase = "INSN records weighted by uops"},
     {.code = 0xc4, .umask = 0x00, .src = X86_SRC_FILTER, .f = {.need_flags = PMUSIM_F_BRANCH},
      .phrase = "branch records"},

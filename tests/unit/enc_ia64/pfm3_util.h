@@ -17,14 +17,14 @@ typedef struct {
 
 static test_req_t treq;
 
-static void req_init(unsigned dfl_plm)
+static inline void req_init(unsigned dfl_plm)
 {
     memset(&treq, 0, sizeof(treq));
     treq.inp.pfp_dfl_plm = dfl_plm;
 }
 
 /* Append an event by name; returns its slot. */
-static unsigned req_event(const char *name)
+static inline unsigned req_event(const char *name)
 {
     unsigned idx = ~0u, slot = treq.inp.pfp_event_count++;
     int ret = pfm_find_event(name, &idx);
@@ -35,14 +35,14 @@ static unsigned req_event(const char *name)
     return slot;
 }
 
-static int req_dispatch(int with_model)
+static inline int req_dispatch(int with_model)
 {
     return pfm_dispatch_events(&treq.inp, with_model ? (void *)&treq.in : NULL, &treq.outp,
                                with_model ? (void *)&treq.out : NULL);
 }
 
 /* Expected PMC list: pairs of (number, value), terminated by ~0u. */
-static void check_pmcs(const unsigned long long *exp, unsigned n)
+static inline void check_pmcs(const unsigned long long *exp, unsigned n)
 {
     CU_ASSERT_EQUAL(treq.outp.pfp_pmc_count, n);
     for (unsigned i = 0; i < n && i < treq.outp.pfp_pmc_count; i++) {
@@ -60,7 +60,7 @@ static void check_pmcs(const unsigned long long *exp, unsigned n)
         check_pmcs(exp_, (unsigned)(sizeof(exp_) / sizeof(exp_[0]) / 2));                \
     } while (0)
 
-static void check_pmds(const unsigned *exp, unsigned n)
+static inline void check_pmds(const unsigned *exp, unsigned n)
 {
     CU_ASSERT_EQUAL(treq.outp.pfp_pmd_count, n);
     for (unsigned i = 0; i < n && i < treq.outp.pfp_pmd_count; i++)
@@ -74,7 +74,7 @@ static void check_pmds(const unsigned *exp, unsigned n)
     } while (0)
 
 /* Expected debug registers of one output range set. */
-static void check_br(unsigned nbr, const pfmlib_reg_t *br, const unsigned long long *exp, unsigned n)
+static inline void check_br(unsigned nbr, const pfmlib_reg_t *br, const unsigned long long *exp, unsigned n)
 {
     CU_ASSERT_EQUAL(nbr, n);
     for (unsigned i = 0; i < n && i < nbr; i++) {

@@ -93,6 +93,10 @@ static void test_generic_queries(void)
     CU_ASSERT_EQUAL(pfm_find_full_event("NOPS_RETIRED", &e), PFMLIB_SUCCESS);
     CU_ASSERT_EQUAL(e.num_masks, 0);
     CU_ASSERT_EQUAL(pfm_find_full_event("NOPS_RETIRED:I", &e), PFMLIB_ERR_UMASK);
+    CU_ASSERT_EQUAL(pfm_find_full_event("NOPS_RETIRED", &e), PFMLIB_SUCCESS);
+    CU_ASSERT_EQUAL(pfm_get_full_event_name(&e, name, 5), PFMLIB_ERR_FULL);
+    CU_ASSERT_EQUAL(pfm_get_full_event_name(&e, name, sizeof(name)), PFMLIB_SUCCESS);
+    CU_ASSERT_STRING_EQUAL(name, "NOPS_RETIRED");
     CU_ASSERT_EQUAL(pfm_get_cycle_event(&e), PFMLIB_SUCCESS);
     CU_ASSERT_EQUAL(e.event, 179);
     CU_ASSERT_EQUAL(pfm_get_inst_retired_event(&e), PFMLIB_SUCCESS);
@@ -587,6 +591,12 @@ static void test_irange_errors(void)
     CU_ASSERT_EQUAL(req_dispatch(1), PFMLIB_ERR_IRRINVAL);
     set_irange(&ITA2->pfp_ita2_irange, 0, 0x4000, 0x5000);
     CU_ASSERT_EQUAL(pfm_dispatch_events(&treq.inp, &treq.in, &treq.outp, NULL), PFMLIB_ERR_INVAL);
+    /* a range wider than 2^62 that is not a power of two */
+    set_irange(&ITA2->pfp_ita2_irange, 0, 0x10, 0xc000000000000000UL);
+    treq.inp.pfp_events[0].event = 463;   /* NOPS_RETIRED: not retired-only, single pair */
+    CU_ASSERT_EQUAL(req_dispatch(1), PFMLIB_ERR_IRRTOOBIG);
+    treq.inp.pfp_events[0].event = 270;
+    set_irange(&ITA2->pfp_ita2_irange, 0, 0x4000, 0x5000);
     /* per-event plm must match the default when ranges are used */
     treq.inp.pfp_events[0].plm = PFM_PLM0;
     CU_ASSERT_EQUAL(req_dispatch(1), PFMLIB_ERR_FEATCOMB);

@@ -453,13 +453,77 @@ static void test_software_freeze(void)
     PMC(m, 0, 1);
     pmusim_rec_t a[] = {t_insn(0, 3), t_insn(1, 3)};
     m->ops->consume(m, a, 2);
-    /* unfreeze at cycle 1 (the open cycle): cycle 1's insn and cycle count on */
+    /* unfreeze between consume() calls, cycle 1 open: records consumed from
+     * now on count (cycles 2, 3), cycle counting restarts at cycle 1 */
     PMC(m, 0, 0);
     pmusim_rec_t b[] = {t_insn(2, 3), t_insn(3, 3)};
     t_run(m, b, 2);
-    CU_ASSERT_EQUAL(CNT(m, 4), 3);
+    CU_ASSERT_EQUAL(CNT(m, 4), 2);
     CU_ASSERT_EQUAL(CNT(m, 5), 3);
     CU_ASSERT_EQUAL(m->pmi_count, 0);
+    pmusim_model_free(m);
+}
+
+static void test_rest_reads_and_writes(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_INST, 0, 8, 0, 0, OI)); /* deferred class */
+    PMC(m, 5, cfg(ES_INST, 0, 8, 1, 0, OI)); /* exact class (threshold) */
+    pmusim_rec_t a[] = {t_insn(0, 3), t_insn(0, 3), t_insn(1, 3), t_insn(1, 3)};
+    m->ops->consume(m, a, 4);
+    /* cycle 1 is open: a read sees cycle 0 only */
+    CU_ASSERT_EQUAL(CNT(m, 4), 2);
+    CU_ASSERT_EQUAL(CNT(m, 5), 1);
+    CU_ASSERT_EQUAL(CNT(m, 4), 2);
+    /* a PMD write while cycle 1 is open: cycle 1's records add to it */
+    PMD(m, 4, 100);
+    /* freezing now keeps the records already consumed, drops later ones */
+    PMC(m, 0, 1);
+    pmusim_rec_t b[] = {t_insn(1, 3), t_insn(2, 3)};
+    t_run(m, b, 2);
+    CU_ASSERT_EQUAL(CNT(m, 4), 102);
+    CU_ASSERT_EQUAL(CNT(m, 5), 2);
+    pmusim_model_free(m);
+}
+
+/* More records in one cycle than the per-cycle mask buffer and the
+ * deferred planes hold: 300 instructions in cycle 1, maxincr 6 clamps. */
+static void test_many_records_per_cycle(void)
+{
+    pmusim_model_t *m = t_model("mont", 1);
+    PMC(m, 4, 0x2000000 | cfg(ES_INST, 0, 8, 0, 0, 0)); /* maxincr 6 */
+    PMC(m, 5, 0x2000000 | cfg(0x50, 0, 8, 0, 0, 0));    /* NOPS_RETIRED, maxincr 6 */
+    PMC(m, 6, 0x2000000 | cfg(0xcd, 0, 8, 2, 0, 0));    /* LOADS_RETIRED > 2 */
+    static pmusim_rec_t r[400];
+    size_t n = 0;
+    for (int k = 0; k < 50; k++)
+        r[n++] = t_insn(0, 3);
+    for (int k = 0; k < 300; k++) {
+        r[n] = t_insn(1, 3);
+        r[n].flags = k % 2 ? PMUSIM_F_NOP : PMUSIM_F_MEM;
+        r[n].mem.size = 8;
+        n++;
+    }
+    for (int k = 0; k < 5; k++)
+        r[n++] = t_insn(2, 3);
+    t_run(m, r, n);
+    /* clamped to 6, 6, 5 */
+    CU_ASSERT_EQUAL(CNT(m, 4), 17);
+    CU_ASSERT_EQUAL(CNT(m, 5), 6);
+    CU_ASSERT_EQUAL(CNT(m, 6), 1);
+    pmusim_model_free(m);
+
+    /* 2000 cycles of 5 instructions: the deferred planes spill many times */
+    m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_INST, 0, 8, 0, 0, OI));
+    PMD(m, 4, CTR_WRAP - 9999);
+    static pmusim_rec_t s[10000];
+    for (int k = 0; k < 10000; k++)
+        s[k] = t_insn((uint64_t)(k / 5), 3);
+    t_run(m, s, 10000);
+    /* the 9999th instruction (cycle 1999) wraps: overflow at 1999 */
+    CU_ASSERT_EQUAL(t_log_count(m, 1999, "overflow PMD4"), 1);
+    CU_ASSERT_EQUAL(CNT(m, 4), 1); /* the 10000th, same cycle */
     pmusim_model_free(m);
 }
 
@@ -520,6 +584,8 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_ism);
     PMUSIM_ADD_TEST(s, test_pm_psr);
     PMUSIM_ADD_TEST(s, test_record_errors);
+    PMUSIM_ADD_TEST(s, test_rest_reads_and_writes);
+    PMUSIM_ADD_TEST(s, test_many_records_per_cycle);
     s = CU_add_suite("ia64_overflow", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_overflow_oi_freeze);
     PMUSIM_ADD_TEST(s, test_overflow_no_oi);

@@ -638,6 +638,23 @@ static void test_offcore_knm(void)
     CU_ASSERT_EQUAL(rd(m, PMC0, 0), 2);
     CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 5); /* ANY/ANY: every thread-0 request */
     pmusim_model_free(m);
+
+    /* ANY_REQUEST with a specific response; a specific request with ANY_RESPONSE */
+    m = mk("knm", 1);
+    wr(m, RSP0, (1ull << 15) | (1ull << 22) | (1ull << 35), 0); /* L2_HIT_FAR_TILE_E_F */
+    wr(m, RSP1, (1ull << 1) | (1ull << 16), 0);                 /* DMND_RFO, ANY_RESPONSE */
+    wr(m, EVTSEL0 + 0, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 1, EVT(0xb7, 0x02) | EN | USR | OS, 0);
+    pmusim_rec_t u[] = {
+        offcore(0, 0, 0, 22, 35, 50),  /* RSP0 yes (any request), RSP1 no (data read) */
+        offcore(1, 0, 1, 22, 35, 50),  /* RSP0 yes, RSP1 yes */
+        offcore(2, 0, 1, 22, 36, 50),  /* RSP0 no (M state), RSP1 yes */
+        offcore(3, 0, 13, 19, 35, 50), /* RSP0 no (near tile), RSP1 no */
+    };
+    run(m, u, G_N_ELEMENTS(u));
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 2);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2);
+    pmusim_model_free(m);
 }
 
 static void test_knm_average_latency(void)
@@ -725,6 +742,11 @@ static void test_pebs_ip_and_non_pebs_event(void)
                            "PEBS cycle=1 thread=0 IA32_PMC0 ip=0x400004");
     /* the cycles counter overflowed normally in cycle 1 */
     CU_ASSERT_EQUAL(rd(m, STATUS, 0), (1ull << 62) | 0x2);
+    gboolean said = FALSE;
+    for (guint i = 0; i < rep.diags->len; i++)
+        said |= strstr(g_ptr_array_index(rep.diags, i),
+                       "PMC1's event 0x3c/0x00 is not PEBS-capable") != NULL;
+    CU_ASSERT_TRUE(said);
     CU_ASSERT_EQUAL(log_count(m, "IA32_PMC1 overflow", 1, 0), 1);
     pmusim_report_clear(&rep);
     pmusim_model_free(m);
@@ -803,6 +825,21 @@ static void test_bad_input(void)
     uint64_t v;
     CU_ASSERT_FALSE(m->ops->read_reg(m, PMUSIM_REG_MSR, 0x123, 0, &v));
     CU_ASSERT_FALSE(m->ops->read_reg(m, PMUSIM_REG_MSR, PMC0, 1, &v));
+    pmusim_model_free(m);
+
+    /* a hostile IDLE reaching the end of time: saturates, no hang */
+    m = mk("wsm", 1);
+    wr(m, FIXED_CTRL, 0x30, 0);
+    wr(m, GCTRL, 1ull << 33, 0);
+    pmusim_rec_t h[] = {idle(0, 0, UINT64_MAX)};
+    run(m, h, 1);
+    /* 2^64 - 1 cycles: 65535 wraps of the 48-bit counter, 2^48 - 1 left */
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 0xffffffffffffull);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL(g_array_index(rep.counters, pmusim_counter_result_t, 5).overflows, 65535);
+    pmusim_report_clear(&rep);
     pmusim_model_free(m);
 }
 

@@ -1,0 +1,467 @@
+/* `pmusim trace`: inspect, dump, convert and generate trace files
+ * (traces/FORMAT.md).  Usage errors exit 2, failures exit 1 with
+ * "pmusim: FILE: message" on stderr. */
+#include "cmds.h"
+#include "pmusim/trace.h"
+#include "pmusim/tracegen.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BATCH 4096
+
+static const char *const trace_usage =
+    "pmusim trace info FILE\n"
+    "pmusim trace dump FILE\n"
+    "pmusim trace convert IN OUT [--to text|binary] [--from lackey --cpu CPU]\n"
+    "pmusim trace gen --cpu CPU --workload loop|stream|mixed --records N --seed S\n"
+    "                 [--threads T] [--hit-ratio R] [--to text|binary] OUT";
+
+static void progress_line(uint64_t done, uint64_t total, void *user)
+{
+    const char *what = user;
+    if (total)
+        fprintf(stderr, "\r%s: %" PRIu64 " / %" PRIu64 " records (%3.0f%%)", what, done, total,
+                100.0 * (double)done / (double)total);
+    else
+        fprintf(stderr, "\r%s: %" PRIu64 " records", what, done);
+    if (total && done >= total)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* Output form: --to wins, else by extension (.txt is text). */
+static gboolean pick_form(const char *cmd, const char *to, const char *out,
+                          pmusim_trace_form_t *form, int *status)
+{
+    if (!to) {
+        *form = g_str_has_suffix(out, ".txt") ? PMUSIM_TRACE_TEXT : PMUSIM_TRACE_BINARY;
+        return TRUE;
+    }
+    if (!strcmp(to, "text")) {
+        *form = PMUSIM_TRACE_TEXT;
+    } else if (!strcmp(to, "binary")) {
+        *form = PMUSIM_TRACE_BINARY;
+    } else {
+        *status = pmusim_cli_usage(cmd, "--to must be text or binary, not '%s'", to);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* Parses the options of one subcommand; on failure sets *status. */
+static gboolean parse_opts(const char *cmd, const char *params, GOptionEntry *entries,
+                           int *argc, char ***argv, int *status)
+{
+    GOptionContext *ctx = g_option_context_new(params);
+    g_option_context_set_summary(ctx, trace_usage);
+    if (entries)
+        g_option_context_add_main_entries(ctx, entries, NULL);
+    GError *error = NULL;
+    gboolean ok = g_option_context_parse(ctx, argc, argv, &error);
+    g_option_context_free(ctx);
+    if (!ok) {
+        *status = pmusim_cli_usage(cmd, "%s", error->message);
+        g_error_free(error);
+    }
+    return ok;
+}
+
+static void free_opts_strings(GOptionEntry *entries)
+{
+    for (GOptionEntry *e = entries; e && e->long_name; e++)
+        if (e->arg == G_OPTION_ARG_STRING || e->arg == G_OPTION_ARG_FILENAME)
+            g_free(*(char **)e->arg_data);
+}
+
+/* Copies every record and symbol of r to w; symbols keep their place because
+ * a batch never extends past a symbol. */
+static gboolean copy_trace(pmusim_trace_reader_t *r, pmusim_trace_writer_t *w, GError **error)
+{
+    pmusim_rec_t *recs = g_new(pmusim_rec_t, BATCH);
+    guint nsym = 0;
+    gboolean progress = pmusim_cli_show_progress();
+    uint64_t next_progress = 1u << 20;
+    gboolean ok = TRUE;
+    for (;;) {
+        gssize n = pmusim_trace_reader_next_batch(r, recs, BATCH, error);
+        if (n < 0) {
+            ok = FALSE;
+            break;
+        }
+        const GArray *syms = pmusim_trace_reader_symbols(r);
+        for (; ok && nsym < syms->len; nsym++) {
+            const pmusim_symbol_t *s = &g_array_index(syms, pmusim_symbol_t, nsym);
+            ok = pmusim_trace_writer_add_symbol(w, s->start, s->end, s->name, error);
+        }
+        if (!ok)
+            break;
+        if (n == 0)
+            break;
+        if (!pmusim_trace_writer_write(w, recs, (size_t)n, error)) {
+            ok = FALSE;
+            break;
+        }
+        uint64_t done = pmusim_trace_reader_records_read(r);
+        if (progress && done >= next_progress) {
+            progress_line(done, 0, "convert");
+            next_progress = done + (1u << 20);
+        }
+    }
+    if (progress && next_progress > (1u << 20))
+        fputc('\n', stderr);
+    g_free(recs);
+    return ok;
+}
+
+static int finish_writer(pmusim_trace_writer_t *w, const char *out, gboolean ok, GError *error)
+{
+    GError *cerr = NULL;
+    gboolean closed = pmusim_trace_writer_close(w, ok ? &cerr : NULL);
+    if (ok && !closed) {
+        ok = FALSE;
+        error = cerr;
+    }
+    if (!ok) {
+        int st = pmusim_cli_fail(error);
+        g_clear_error(&error);
+        if (strcmp(out, "-") != 0)
+            unlink(out);
+        return st;
+    }
+    return 0;
+}
+
+static int cmd_dump(int argc, char **argv)
+{
+    int status = 0;
+    if (!parse_opts("trace dump", "dump FILE", NULL, &argc, &argv, &status))
+        return status;
+    if (argc != 3)
+        return pmusim_cli_usage("trace dump", "expected exactly one FILE");
+    GError *error = NULL;
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open(argv[2], &error);
+    if (!r) {
+        status = pmusim_cli_fail(error);
+        g_clear_error(&error);
+        return status;
+    }
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open("-", PMUSIM_TRACE_TEXT,
+                                                        pmusim_trace_reader_header(r), &error);
+    if (!w) {
+        pmusim_trace_reader_free(r);
+        status = pmusim_cli_fail(error);
+        g_clear_error(&error);
+        return status;
+    }
+    gboolean ok = copy_trace(r, w, &error);
+    pmusim_trace_reader_free(r);
+    return finish_writer(w, "-", ok, error);
+}
+
+static int convert_lackey(const char *in, const char *out, pmusim_trace_form_t form,
+                          const char *cpu_name)
+{
+    pmusim_cpu_t cpu = pmusim_cpu_from_name(cpu_name ? cpu_name : "wsm");
+    if (pmusim_cpu_isa(cpu) != PMUSIM_ISA_X86_64)
+        return pmusim_cli_usage("trace convert",
+                                "--cpu must be an x86_64 model (wsm, wsm_dp, knm) for lackey");
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, cpu, 1);
+    pmusim_trace_header_set_meta(&h, "generator", "pmusim trace convert --from lackey");
+    pmusim_trace_header_set_meta(&h, "program", in);
+    GError *error = NULL;
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open(out, form, &h, &error);
+    pmusim_trace_header_clear(&h);
+    if (!w) {
+        int st = pmusim_cli_fail(error);
+        g_clear_error(&error);
+        return st;
+    }
+    pmusim_lackey_stats_t st;
+    gboolean ok = pmusim_trace_convert_lackey(in, w, &st, &error);
+    if (ok && pmusim_cli_show_progress())
+        fprintf(stderr,
+                "lackey: %" PRIu64 " instructions, %" PRIu64 " accesses (%" PRIu64
+                " extra accesses dropped), %" PRIu64 " branches\n",
+                st.instructions, st.accesses, st.extra_accesses, st.branches);
+    return finish_writer(w, out, ok, error);
+}
+
+static int cmd_convert(int argc, char **argv)
+{
+    char *to = NULL, *from = NULL, *cpu = NULL;
+    GOptionEntry entries[] = {
+        { "to", 0, 0, G_OPTION_ARG_STRING, &to, "output form (default: .txt -> text, else binary)",
+          "text|binary" },
+        { "from", 0, 0, G_OPTION_ARG_STRING, &from, "input is another tool's output", "lackey" },
+        { "cpu", 0, 0, G_OPTION_ARG_STRING, &cpu, "CPU model for --from lackey (default wsm)",
+          "CPU" },
+        { NULL, 0, 0, 0, NULL, NULL, NULL },
+    };
+    int status = 0;
+    pmusim_trace_form_t form = PMUSIM_TRACE_BINARY;
+    if (!parse_opts("trace convert", "convert IN OUT", entries, &argc, &argv, &status))
+        goto out;
+    if (argc != 4) {
+        status = pmusim_cli_usage("trace convert", "expected IN and OUT");
+        goto out;
+    }
+    if (!pick_form("trace convert", to, argv[3], &form, &status))
+        goto out;
+    if (from) {
+        if (strcmp(from, "lackey") != 0)
+            status = pmusim_cli_usage("trace convert", "--from knows only 'lackey', not '%s'",
+                                      from);
+        else
+            status = convert_lackey(argv[2], argv[3], form, cpu);
+        goto out;
+    }
+    if (cpu) {
+        status = pmusim_cli_usage("trace convert", "--cpu goes with --from lackey");
+        goto out;
+    }
+    GError *error = NULL;
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open(argv[2], &error);
+    if (!r) {
+        status = pmusim_cli_fail(error);
+        g_clear_error(&error);
+        goto out;
+    }
+    pmusim_trace_writer_t *w =
+        pmusim_trace_writer_open(argv[3], form, pmusim_trace_reader_header(r), &error);
+    if (!w) {
+        pmusim_trace_reader_free(r);
+        status = pmusim_cli_fail(error);
+        g_clear_error(&error);
+        goto out;
+    }
+    gboolean ok = copy_trace(r, w, &error);
+    pmusim_trace_reader_free(r);
+    status = finish_writer(w, argv[3], ok, error);
+out:
+    free_opts_strings(entries);
+    return status;
+}
+
+static gboolean parse_u64_arg(const char *s, uint64_t *v)
+{
+    if (!s)
+        return FALSE;
+    if (g_ascii_string_to_unsigned(s, 10, 0, UINT64_MAX, v, NULL))
+        return TRUE;
+    /* also 1e8-style counts */
+    char *end;
+    double d = g_ascii_strtod(s, &end);
+    if (*end || end == s || !(d >= 0 && d <= 1e18) || d != (double)(uint64_t)d)
+        return FALSE;
+    *v = (uint64_t)d;
+    return TRUE;
+}
+
+static int cmd_gen(int argc, char **argv)
+{
+    char *cpu = NULL, *workload = NULL, *records = NULL, *seed = NULL, *threads = NULL,
+         *hit = NULL, *to = NULL;
+    GOptionEntry entries[] = {
+        { "cpu", 0, 0, G_OPTION_ARG_STRING, &cpu, "CPU model (sets the ISA)",
+          "ita2|mont|wsm|wsm_dp|knm" },
+        { "workload", 0, 0, G_OPTION_ARG_STRING, &workload, "workload kind (default loop)",
+          "loop|stream|mixed" },
+        { "records", 0, 0, G_OPTION_ARG_STRING, &records, "number of records", "N" },
+        { "seed", 0, 0, G_OPTION_ARG_STRING, &seed, "random seed (default 1)", "S" },
+        { "threads", 0, 0, G_OPTION_ARG_STRING, &threads, "hardware threads (default: CPU's)",
+          "T" },
+        { "hit-ratio", 0, 0, G_OPTION_ARG_STRING, &hit, "fraction of L1D hits, 0..1", "R" },
+        { "to", 0, 0, G_OPTION_ARG_STRING, &to, "output form (default: .txt -> text, else binary)",
+          "text|binary" },
+        { NULL, 0, 0, 0, NULL, NULL, NULL },
+    };
+    int status = 0;
+    pmusim_gen_params_t p;
+    pmusim_trace_form_t form = PMUSIM_TRACE_BINARY;
+    if (!parse_opts("trace gen", "gen OUT", entries, &argc, &argv, &status))
+        goto out;
+    if (argc != 3) {
+        status = pmusim_cli_usage("trace gen", "expected exactly one OUT file");
+        goto out;
+    }
+    if (!cpu || pmusim_cpu_isa(pmusim_cpu_from_name(cpu)) == PMUSIM_ISA_NONE) {
+        status = pmusim_cli_usage("trace gen", "--cpu must be ita2, mont, wsm, wsm_dp or knm");
+        goto out;
+    }
+    pmusim_gen_params_init(&p, pmusim_cpu_from_name(cpu));
+    if (workload && !pmusim_gen_workload_from_name(workload, &p.workload)) {
+        status = pmusim_cli_usage("trace gen", "--workload must be loop, stream or mixed");
+        goto out;
+    }
+    uint64_t v;
+    if (!records || !parse_u64_arg(records, &p.records) || p.records < 1) {
+        status = pmusim_cli_usage("trace gen", "--records N is required (N >= 1)");
+        goto out;
+    }
+    if (seed && !parse_u64_arg(seed, &p.seed)) {
+        status = pmusim_cli_usage("trace gen", "--seed must be a number");
+        goto out;
+    }
+    if (threads) {
+        if (!parse_u64_arg(threads, &v) || v < 1 || v > PMUSIM_MAX_THREADS) {
+            status = pmusim_cli_usage("trace gen", "--threads must be 1..8");
+            goto out;
+        }
+        p.threads = (uint32_t)v;
+    }
+    if (hit) {
+        char *end;
+        p.hit_ratio = g_ascii_strtod(hit, &end);
+        if (*end || end == hit || !(p.hit_ratio >= 0 && p.hit_ratio <= 1)) {
+            status = pmusim_cli_usage("trace gen", "--hit-ratio must be a number within 0..1");
+            goto out;
+        }
+    }
+    if (!pick_form("trace gen", to, argv[2], &form, &status))
+        goto out;
+    if (pmusim_cli_show_progress()) {
+        p.progress = progress_line;
+        p.progress_data = (void *)"gen";
+    }
+    GError *error = NULL;
+    pmusim_trace_header_t h;
+    if (!pmusim_gen_header(&p, &h, &error)) {
+        status = pmusim_cli_usage("trace gen", "%s", error->message);
+        g_clear_error(&error);
+        goto out;
+    }
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open(argv[2], form, &h, &error);
+    pmusim_trace_header_clear(&h);
+    if (!w) {
+        status = pmusim_cli_fail(error);
+        g_clear_error(&error);
+        goto out;
+    }
+    gboolean ok = pmusim_gen_run(&p, w, &error);
+    status = finish_writer(w, argv[2], ok, error);
+out:
+    free_opts_strings(entries);
+    return status;
+}
+
+typedef struct trace_stats {
+    uint64_t kinds[PMUSIM_REC_MARKER + 1];
+    uint64_t insn_thread[PMUSIM_MAX_THREADS];
+    uint64_t idle_cycles;
+    uint64_t end; /* cycles span [0, end) */
+    uint64_t loads[PMUSIM_LVL_COUNT], stores[PMUSIM_LVL_COUNT];
+    uint64_t branches, taken, mispred, offcore, event_occ;
+} trace_stats_t;
+
+static void stats_add(trace_stats_t *s, const pmusim_rec_t *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++, r++) {
+        s->kinds[r->kind]++;
+        uint64_t e = r->cycle + (r->kind == PMUSIM_REC_IDLE ? r->n : 1);
+        if (e > s->end)
+            s->end = e;
+        switch (r->kind) {
+        case PMUSIM_REC_INSN:
+            s->insn_thread[r->thread]++;
+            if (r->flags & PMUSIM_F_MEM)
+                (r->mem.is_store ? s->stores : s->loads)[r->mem.level]++;
+            if (r->flags & PMUSIM_F_BRANCH) {
+                s->branches++;
+                s->taken += r->br.taken;
+                s->mispred += !r->br.dir_ok || !r->br.tgt_ok;
+            }
+            s->offcore += (r->flags & PMUSIM_F_OFFCORE) != 0;
+            break;
+        case PMUSIM_REC_IDLE: s->idle_cycles += r->n; break;
+        case PMUSIM_REC_EVENT: s->event_occ += r->n; break;
+        default: break;
+        }
+    }
+}
+
+static int cmd_info(int argc, char **argv)
+{
+    int status = 0;
+    if (!parse_opts("trace info", "info FILE", NULL, &argc, &argv, &status))
+        return status;
+    if (argc != 3)
+        return pmusim_cli_usage("trace info", "expected exactly one FILE");
+    GError *error = NULL;
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open(argv[2], &error);
+    if (!r) {
+        status = pmusim_cli_fail(error);
+        g_clear_error(&error);
+        return status;
+    }
+    pmusim_rec_t *recs = g_new(pmusim_rec_t, BATCH);
+    trace_stats_t s;
+    memset(&s, 0, sizeof s);
+    gssize n;
+    while ((n = pmusim_trace_reader_next_batch(r, recs, BATCH, &error)) > 0)
+        stats_add(&s, recs, (size_t)n);
+    g_free(recs);
+    if (n < 0) {
+        pmusim_trace_reader_free(r);
+        status = pmusim_cli_fail(error);
+        g_clear_error(&error);
+        return status;
+    }
+    const pmusim_trace_header_t *h = pmusim_trace_reader_header(r);
+    printf("file: %s (%s)\n", argv[2], pmusim_trace_reader_is_binary(r) ? "binary" : "text");
+    printf("version: %u\nisa: %s\ncpu: %s\nthreads: %u\nflags: 0x%x\n", h->version,
+           pmusim_isa_name(h->isa), pmusim_cpu_name(h->cpu), h->nthreads, h->flags);
+    for (guint i = 0; i < h->meta_keys->len; i++)
+        printf("meta %s: %s\n", (char *)g_ptr_array_index(h->meta_keys, i),
+               (char *)g_ptr_array_index(h->meta_values, i));
+    printf("records: %" PRIu64 "\n", pmusim_trace_reader_records_read(r));
+    for (unsigned k = PMUSIM_REC_INSN; k <= PMUSIM_REC_MARKER; k++)
+        printf("  %s: %" PRIu64 "\n", pmusim_rec_kind_name(k), s.kinds[k]);
+    for (unsigned t = 0; t < h->nthreads; t++)
+        printf("instructions thread %u: %" PRIu64 "\n", t, s.insn_thread[t]);
+    printf("cycles: %" PRIu64 " (span [0, %" PRIu64 "))\n", s.end, s.end);
+    printf("idle cycles (IDLE records): %" PRIu64 "\n", s.idle_cycles);
+    for (int st = 0; st < 2; st++) {
+        printf("%s:", st ? "stores" : "loads");
+        for (unsigned l = 0; l < PMUSIM_LVL_COUNT; l++)
+            printf(" %s=%" PRIu64, pmusim_mem_level_name(l), (st ? s.stores : s.loads)[l]);
+        printf("\n");
+    }
+    printf("branches: %" PRIu64 " (taken %" PRIu64 ", mispredicted %" PRIu64 ")\n", s.branches,
+           s.taken, s.mispred);
+    printf("offcore requests: %" PRIu64 "\nevent occurrences: %" PRIu64 "\n", s.offcore,
+           s.event_occ);
+    const GArray *syms = pmusim_trace_reader_symbols(r);
+    printf("symbols: %u\n", syms->len);
+    for (guint i = 0; i < syms->len; i++) {
+        const pmusim_symbol_t *sym = &g_array_index(syms, pmusim_symbol_t, i);
+        printf("  0x%" PRIx64 "-0x%" PRIx64 " %s\n", sym->start, sym->end, sym->name);
+    }
+    pmusim_trace_reader_free(r);
+    return 0;
+}
+
+int pmusim_cmd_trace(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        if (argc >= 2) {
+            printf("%s\n", trace_usage);
+            return 0;
+        }
+        return pmusim_cli_usage("trace", "expected a subcommand: info, dump, convert, gen");
+    }
+    const char *sub = argv[1];
+    if (!strcmp(sub, "info"))
+        return cmd_info(argc, argv);
+    if (!strcmp(sub, "dump"))
+        return cmd_dump(argc, argv);
+    if (!strcmp(sub, "convert"))
+        return cmd_convert(argc, argv);
+    if (!strcmp(sub, "gen"))
+        return cmd_gen(argc, argv);
+    return pmusim_cli_usage("trace", "unknown subcommand '%s' (expected info, dump, convert, gen)",
+                            sub);
+}

@@ -1,0 +1,957 @@
+/* Unit tests of the trace library: names, header helpers, binary and text
+ * round trips, text variations, the writer's checks, the generators, the
+ * lackey converter, and the reader's handling of corrupt input. */
+#include "pmusim/trace.h"
+#include "pmusim/tracegen.h"
+
+#include "cu_main.h"
+
+#include <CUnit/Basic.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+/* ---- helpers ---- */
+
+static char *tmp_path(const char *tmpl)
+{
+    char *path = NULL;
+    int fd = g_file_open_tmp(tmpl, &path, NULL);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    return path;
+}
+
+static void rec_insn(pmusim_rec_t *r, uint64_t cycle, unsigned thread, uint64_t ip)
+{
+    memset(r, 0, sizeof *r);
+    r->kind = PMUSIM_REC_INSN;
+    r->cycle = cycle;
+    r->thread = (uint8_t)thread;
+    r->ip = ip;
+    r->plm = 3;
+}
+
+/* A mix of every record kind and field for `isa`. */
+static size_t make_records(pmusim_isa_t isa, pmusim_rec_t *r)
+{
+    size_t n = 0;
+    gboolean ia64 = isa == PMUSIM_ISA_IA64;
+    for (unsigned i = 0; i < 40; i++) {
+        pmusim_rec_t *x = &r[n++];
+        rec_insn(x, i / 2, i % 2, ia64 ? 0x4000000000001000 + (i % 4) * 16 : 0x401000 + i * 3);
+        if (ia64) {
+            x->slot = (uint8_t)(i % 3);
+            x->unit = (uint8_t)(i % 5);
+            x->insn = (UINT64_C(1) << 40) | i;
+        } else {
+            x->len = 3;
+            x->uops = i % 3;
+        }
+        x->plm = (uint8_t)(i % 4);
+        if (i % 3 == 0) {
+            x->flags |= PMUSIM_F_MEM;
+            x->mem.addr = 0x600000 + 64 * i;
+            x->mem.size = 8;
+            x->mem.is_store = i % 2;
+            x->mem.level = (uint8_t)(i % PMUSIM_LVL_COUNT);
+            x->mem.latency = 4 + i;
+            x->mem.tlb = (uint8_t)(i % PMUSIM_TLB_COUNT);
+            x->mem.alat = (uint8_t)(ia64 ? i % PMUSIM_ALAT_COUNT : 0);
+        }
+        if (i % 4 == 3) {
+            x->flags |= PMUSIM_F_BRANCH;
+            x->br.kind = (uint8_t)(i % PMUSIM_BR_COUNT);
+            x->br.taken = i % 8 == 3;
+            x->br.target = ia64 ? 0x4000000000001000 : 0x401000;
+            x->br.dir_ok = i % 5 != 0;
+            x->br.tgt_ok = 1;
+            x->br.detect = x->br.dir_ok ? PMUSIM_BRD_NONE : PMUSIM_BRD_BACKEND;
+        }
+        if (!ia64 && i % 6 == 0) {
+            x->flags |= PMUSIM_F_OFFCORE;
+            x->oc.req = 1;
+            x->oc.supplier = 13;
+            x->oc.snoop = i % 12 ? 31 : PMUSIM_OFFCORE_NONE;
+            x->oc.latency = 180;
+        }
+        if (i == 7)
+            x->flags |= PMUSIM_F_NOP | PMUSIM_F_FP | PMUSIM_F_PRED_OFF | (ia64 ? PMUSIM_F_IA32 : 0);
+    }
+    uint64_t c = 20;
+    memset(&r[n], 0, sizeof r[n]);
+    r[n].kind = PMUSIM_REC_IDLE, r[n].cycle = c, r[n].thread = 1, r[n].n = 7, n++;
+    memset(&r[n], 0, sizeof r[n]);
+    r[n].kind = PMUSIM_REC_THREAD, r[n].cycle = c + 1, r[n].thread = 1, r[n].n = 0, n++;
+    memset(&r[n], 0, sizeof r[n]);
+    r[n].kind = PMUSIM_REC_EVENT, r[n].cycle = c + 1, r[n].ev_code = 0x1b7, r[n].ev_umask = 0x2,
+    r[n].n = 3, n++;
+    memset(&r[n], 0, sizeof r[n]);
+    r[n].kind = PMUSIM_REC_MARKER, r[n].cycle = c + 2, r[n].name = "phase one", n++;
+    memset(&r[n], 0, sizeof r[n]);
+    r[n].kind = PMUSIM_REC_MARKER, r[n].cycle = c + 2, r[n].thread = 1, r[n].name = "x\\y", n++;
+    memset(&r[n], 0, sizeof r[n]);
+    r[n].kind = PMUSIM_REC_MARKER, r[n].cycle = c + 3, r[n].name = "phase one", n++;
+    memset(&r[n], 0, sizeof r[n]);
+    r[n].kind = PMUSIM_REC_THREAD, r[n].cycle = c + 1000000000000ull, r[n].thread = 1, r[n].n = 1,
+    n++;
+    return n;
+}
+
+static gboolean rec_equal(const pmusim_rec_t *a, const pmusim_rec_t *b)
+{
+    pmusim_rec_t x = *a, y = *b;
+    if ((x.name == NULL) != (y.name == NULL))
+        return FALSE;
+    if (x.name && strcmp(x.name, y.name) != 0)
+        return FALSE;
+    x.name = y.name = NULL;
+    return x.cycle == y.cycle && x.kind == y.kind && x.thread == y.thread && x.flags == y.flags &&
+           x.plm == y.plm && x.slot == y.slot && x.unit == y.unit && x.len == y.len &&
+           x.ip == y.ip && x.insn == y.insn && x.n == y.n && x.ev_code == y.ev_code &&
+           x.ev_umask == y.ev_umask && x.uops == y.uops && x.mem.addr == y.mem.addr &&
+           x.mem.latency == y.mem.latency && x.mem.size == y.mem.size &&
+           x.mem.is_store == y.mem.is_store && x.mem.level == y.mem.level &&
+           x.mem.tlb == y.mem.tlb && x.mem.alat == y.mem.alat && x.br.target == y.br.target &&
+           x.br.kind == y.br.kind && x.br.taken == y.br.taken && x.br.dir_ok == y.br.dir_ok &&
+           x.br.tgt_ok == y.br.tgt_ok && x.br.detect == y.br.detect &&
+           x.oc.latency == y.oc.latency && x.oc.req == y.oc.req &&
+           x.oc.supplier == y.oc.supplier && x.oc.snoop == y.oc.snoop;
+}
+
+static void write_trace(const char *path, pmusim_trace_form_t form, pmusim_cpu_t cpu,
+                        uint32_t threads, const pmusim_rec_t *r, size_t n)
+{
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, cpu, threads);
+    pmusim_trace_header_set_meta(&h, "generator", "test_trace");
+    pmusim_trace_header_set_meta(&h, "program", "a b  c");
+    GError *e = NULL;
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, form, &h, &e);
+    pmusim_trace_header_clear(&h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT(pmusim_trace_writer_add_symbol(w, 0x1000, 0x2000, "main", &e));
+    CU_ASSERT(pmusim_trace_writer_write(w, r, n / 2, &e));
+    CU_ASSERT(pmusim_trace_writer_add_symbol(w, 0x2000, 0x2100, "operator new(unsigned long)", &e));
+    CU_ASSERT(pmusim_trace_writer_write(w, r + n / 2, n - n / 2, &e));
+    CU_ASSERT_EQUAL(pmusim_trace_writer_records_written(w), n);
+    CU_ASSERT(pmusim_trace_writer_close(w, &e));
+    CU_ASSERT_PTR_NULL(e);
+}
+
+/* Reads everything with batches of `batch`; returns records (caller frees). */
+static pmusim_rec_t *read_all(pmusim_trace_reader_t *r, size_t batch, size_t *n, GError **e)
+{
+    size_t cap = 64, len = 0;
+    pmusim_rec_t *out = g_new(pmusim_rec_t, cap);
+    for (;;) {
+        if (len + batch > cap) {
+            cap = 2 * (len + batch);
+            out = g_renew(pmusim_rec_t, out, cap);
+        }
+        gssize got = pmusim_trace_reader_next_batch(r, out + len, batch, e);
+        if (got < 0) {
+            g_free(out);
+            return NULL;
+        }
+        if (got == 0)
+            break;
+        len += (size_t)got;
+    }
+    *n = len;
+    return out;
+}
+
+static void check_roundtrip(pmusim_cpu_t cpu, pmusim_trace_form_t form, size_t batch)
+{
+    pmusim_rec_t recs[64];
+    size_t n = make_records(pmusim_cpu_isa(cpu), recs);
+    char *path = tmp_path("pmusim-rt-XXXXXX");
+    write_trace(path, form, cpu, 2, recs, n);
+    GError *e = NULL;
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open(path, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL(pmusim_trace_reader_is_binary(r), form == PMUSIM_TRACE_BINARY);
+    const pmusim_trace_header_t *h = pmusim_trace_reader_header(r);
+    CU_ASSERT_EQUAL(h->version, 1);
+    CU_ASSERT_EQUAL(h->cpu, cpu);
+    CU_ASSERT_EQUAL(h->isa, pmusim_cpu_isa(cpu));
+    CU_ASSERT_EQUAL(h->nthreads, 2);
+    CU_ASSERT_STRING_EQUAL(pmusim_trace_header_get_meta(h, "program"), "a b  c");
+    size_t got = 0;
+    pmusim_rec_t *back = read_all(r, batch, &got, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(back);
+    CU_ASSERT_EQUAL(got, n);
+    for (size_t i = 0; i < n && i < got; i++)
+        if (!rec_equal(&recs[i], &back[i])) {
+            CU_FAIL("record differs after the round trip");
+            fprintf(stderr, "record %zu differs (form %d cpu %d)\n", i, form, cpu);
+            break;
+        }
+    CU_ASSERT_EQUAL(pmusim_trace_reader_records_read(r), n);
+    const GArray *syms = pmusim_trace_reader_symbols(r);
+    CU_ASSERT_EQUAL_FATAL(syms->len, 2);
+    CU_ASSERT_STRING_EQUAL(g_array_index(syms, pmusim_symbol_t, 1).name,
+                           "operator new(unsigned long)");
+    CU_ASSERT_EQUAL(g_array_index(syms, pmusim_symbol_t, 1).end, 0x2100);
+    /* after the end, more calls return 0 */
+    CU_ASSERT_EQUAL(pmusim_trace_reader_next_batch(r, back, 4, &e), 0);
+    g_free(back);
+    pmusim_trace_reader_free(r);
+    g_unlink(path);
+    g_free(path);
+}
+
+/* ---- tests ---- */
+
+static void test_names(void)
+{
+    CU_ASSERT_STRING_EQUAL(pmusim_cpu_name(PMUSIM_CPU_WSM_DP), "wsm_dp");
+    CU_ASSERT_EQUAL(pmusim_cpu_from_name("MONT"), PMUSIM_CPU_MONT);
+    CU_ASSERT_EQUAL(pmusim_cpu_from_name("p4"), PMUSIM_CPU_NONE);
+    CU_ASSERT_EQUAL(pmusim_cpu_isa(PMUSIM_CPU_KNM), PMUSIM_ISA_X86_64);
+    CU_ASSERT_EQUAL(pmusim_cpu_isa(PMUSIM_CPU_ITA2), PMUSIM_ISA_IA64);
+    CU_ASSERT_STRING_EQUAL(pmusim_isa_name(PMUSIM_ISA_IA64), "ia64");
+    CU_ASSERT_STRING_EQUAL(pmusim_rec_kind_name(PMUSIM_REC_IDLE), "idle");
+    CU_ASSERT_STRING_EQUAL(pmusim_mem_level_name(PMUSIM_LVL_REMOTE_CACHE), "rcache");
+    pmusim_gen_workload_t w;
+    CU_ASSERT(pmusim_gen_workload_from_name("Stream", &w) && w == PMUSIM_GEN_STREAM);
+    CU_ASSERT_FALSE(pmusim_gen_workload_from_name("loops", &w));
+    CU_ASSERT_EQUAL(pmusim_gen_default_threads(PMUSIM_CPU_KNM), 4);
+    CU_ASSERT_EQUAL(pmusim_gen_default_threads(PMUSIM_CPU_ITA2), 1);
+}
+
+static void test_header_meta(void)
+{
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_MONT, 0);
+    CU_ASSERT_EQUAL(h.nthreads, 1);
+    CU_ASSERT_EQUAL(h.isa, PMUSIM_ISA_IA64);
+    CU_ASSERT_EQUAL(h.version, PMUSIM_TRACE_VERSION);
+    pmusim_trace_header_set_meta(&h, "seed", "1");
+    pmusim_trace_header_set_meta(&h, "program", "ls");
+    pmusim_trace_header_set_meta(&h, "seed", "2");
+    CU_ASSERT_EQUAL(h.meta_keys->len, 2);
+    CU_ASSERT_STRING_EQUAL(pmusim_trace_header_get_meta(&h, "seed"), "2");
+    CU_ASSERT_PTR_NULL(pmusim_trace_header_get_meta(&h, "nope"));
+    pmusim_trace_header_clear(&h);
+    CU_ASSERT_PTR_NULL(h.meta_keys);
+}
+
+static void test_roundtrip_binary(void)
+{
+    check_roundtrip(PMUSIM_CPU_ITA2, PMUSIM_TRACE_BINARY, 1000);
+    check_roundtrip(PMUSIM_CPU_WSM, PMUSIM_TRACE_BINARY, 1000);
+    check_roundtrip(PMUSIM_CPU_KNM, PMUSIM_TRACE_BINARY, 1); /* one record per call */
+    check_roundtrip(PMUSIM_CPU_MONT, PMUSIM_TRACE_BINARY, 7);
+}
+
+static void test_roundtrip_text(void)
+{
+    check_roundtrip(PMUSIM_CPU_MONT, PMUSIM_TRACE_TEXT, 1000);
+    check_roundtrip(PMUSIM_CPU_WSM_DP, PMUSIM_TRACE_TEXT, 3);
+}
+
+static char *slurp(const char *path, gsize *len)
+{
+    char *data = NULL;
+    CU_ASSERT_FATAL(g_file_get_contents(path, &data, len, NULL));
+    return data;
+}
+
+/* A sample text trace: text -> binary -> text is byte-identical, and the
+ * binary reads back from memory as well as from a file. */
+static void check_sample(const char *name)
+{
+    char *in = g_build_filename(PMUSIM_SAMPLES_DIR, name, NULL);
+    char *bin = tmp_path("pmusim-sample-XXXXXX");
+    char *txt = tmp_path("pmusim-sample-XXXXXX");
+    GError *e = NULL;
+    for (int step = 0; step < 2; step++) {
+        const char *src = step ? bin : in, *dst = step ? txt : bin;
+        pmusim_trace_reader_t *r = pmusim_trace_reader_open(src, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        pmusim_trace_writer_t *w = pmusim_trace_writer_open(
+            dst, step ? PMUSIM_TRACE_TEXT : PMUSIM_TRACE_BINARY, pmusim_trace_reader_header(r), &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        pmusim_rec_t recs[16];
+        guint nsym = 0;
+        gssize n;
+        while ((n = pmusim_trace_reader_next_batch(r, recs, 16, &e)) >= 0) {
+            const GArray *s = pmusim_trace_reader_symbols(r);
+            for (; nsym < s->len; nsym++) {
+                const pmusim_symbol_t *sym = &g_array_index(s, pmusim_symbol_t, nsym);
+                CU_ASSERT(pmusim_trace_writer_add_symbol(w, sym->start, sym->end, sym->name, &e));
+            }
+            if (n == 0)
+                break;
+            CU_ASSERT(pmusim_trace_writer_write(w, recs, (size_t)n, &e));
+        }
+        CU_ASSERT(n == 0);
+        CU_ASSERT(pmusim_trace_writer_close(w, &e));
+        pmusim_trace_reader_free(r);
+    }
+    gsize l1, l2, lb;
+    char *a = slurp(in, &l1), *b = slurp(txt, &l2), *bb = slurp(bin, &lb);
+    CU_ASSERT_EQUAL(l1, l2);
+    CU_ASSERT(l1 == l2 && memcmp(a, b, l1) == 0);
+    CU_ASSERT(lb < l1); /* the binary form is the compact one */
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open_memory(bb, lb, name, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT(pmusim_trace_reader_is_binary(r));
+    size_t n1 = 0;
+    pmusim_rec_t *recs = read_all(r, 64, &n1, &e);
+    CU_ASSERT_PTR_NOT_NULL(recs);
+    /* marker names live as long as their reader: keep both open */
+    pmusim_trace_reader_t *rbin = r;
+    r = pmusim_trace_reader_open_memory(a, l1, name, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    size_t n2 = 0;
+    pmusim_rec_t *recs2 = read_all(r, 5, &n2, &e);
+    CU_ASSERT_EQUAL(n1, n2);
+    for (size_t i = 0; recs && recs2 && i < n1 && i < n2; i++)
+        if (!rec_equal(&recs[i], &recs2[i])) {
+            fprintf(stderr, "%s: record %zu differs between binary and text\n", name, i);
+            CU_FAIL("binary and text records differ");
+        }
+    pmusim_trace_reader_free(r);
+    pmusim_trace_reader_free(rbin);
+    g_free(recs);
+    g_free(recs2);
+    g_free(a);
+    g_free(b);
+    g_free(bb);
+    g_unlink(bin);
+    g_unlink(txt);
+    g_free(bin);
+    g_free(txt);
+    g_free(in);
+}
+
+static void test_samples_identical(void)
+{
+    check_sample("ita2_loop.txt");
+    check_sample("mont_2threads.txt");
+    check_sample("wsm_loop.txt");
+    check_sample("knm_offcore.txt");
+}
+
+static pmusim_trace_reader_t *open_text(const char *text, GError **e)
+{
+    return pmusim_trace_reader_open_memory(text, strlen(text), "t.txt", e);
+}
+
+static void test_text_variations(void)
+{
+    const char *canon =
+        "pmusim-trace 1\nisa x86_64\ncpu wsm\nthreads 2\nflags 0x0\n"
+        "5 1 insn ip=0x401000 len=4 uops=1 plm=3 mem=ld addr=0x10 size=8 lvl=l2 lat=10 tlb=l1\n"
+        "6 0 event code=0xc0 umask=0x1 n=2\n";
+    const char *varied =
+        "# a comment\r\n\r\npmusim-trace   1\r\ncpu WSM\r\nthreads\t2\n"
+        "  # indented comment\n"
+        "5 1 INSN  mem=ld lvl=L2 ip=4198400 plm=3 len=4 tlb=0 lat=10 size=8 addr=16 uops=1\n"
+        "\n0x6 0 event n=2 umask=1 code=192   \n";
+    GError *e = NULL;
+    pmusim_trace_reader_t *a = open_text(canon, &e), *b = open_text(varied, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_EQUAL(pmusim_trace_reader_header(b)->isa, PMUSIM_ISA_X86_64);
+    size_t na = 0, nb = 0;
+    pmusim_rec_t *ra = read_all(a, 8, &na, &e), *rb = read_all(b, 8, &nb, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
+    CU_ASSERT_EQUAL(na, 2);
+    CU_ASSERT_EQUAL(nb, 2);
+    for (size_t i = 0; i < na && i < nb; i++)
+        CU_ASSERT(rec_equal(&ra[i], &rb[i]));
+    CU_ASSERT_EQUAL(rb[0].mem.level, PMUSIM_LVL_L2);
+    CU_ASSERT_EQUAL(rb[1].ev_code, 0xc0);
+    g_free(ra);
+    g_free(rb);
+    pmusim_trace_reader_free(a);
+    pmusim_trace_reader_free(b);
+}
+
+/* A batch ends before a symbol: symbols seen after a call precede its records. */
+static void test_symbol_batch_boundary(void)
+{
+    const char *text = "pmusim-trace 1\ncpu wsm\n"
+                       "0 0 insn ip=0x10 len=1 plm=0\n1 0 insn ip=0x11 len=1 plm=0\n"
+                       "symbol 0x10 0x20 f\n2 0 insn ip=0x12 len=1 plm=0\n";
+    GError *e = NULL;
+    pmusim_trace_reader_t *r = open_text(text, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    pmusim_rec_t recs[8];
+    CU_ASSERT_EQUAL(pmusim_trace_reader_next_batch(r, recs, 8, &e), 2);
+    CU_ASSERT_EQUAL(pmusim_trace_reader_symbols(r)->len, 0);
+    CU_ASSERT_EQUAL(pmusim_trace_reader_next_batch(r, recs, 8, &e), 1);
+    CU_ASSERT_EQUAL(pmusim_trace_reader_symbols(r)->len, 1);
+    CU_ASSERT_EQUAL(recs[0].ip, 0x12);
+    CU_ASSERT_EQUAL(pmusim_trace_reader_next_batch(r, recs, 8, &e), 0);
+    pmusim_trace_reader_free(r);
+}
+
+static void expect_write_error(pmusim_cpu_t cpu, const pmusim_rec_t *recs, size_t n,
+                               const char *needle)
+{
+    char *path = tmp_path("pmusim-werr-XXXXXX");
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, cpu, 2);
+    GError *e = NULL;
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_BINARY, &h, &e);
+    pmusim_trace_header_clear(&h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT_FALSE(pmusim_trace_writer_write(w, recs, n, &e));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    CU_ASSERT(g_error_matches(e, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT));
+    if (!strstr(e->message, needle) || !strstr(e->message, path)) {
+        fprintf(stderr, "message '%s' lacks '%s'\n", e->message, needle);
+        CU_FAIL("writer error message");
+    }
+    g_clear_error(&e);
+    CU_ASSERT_FALSE(pmusim_trace_writer_close(w, &e));
+    g_clear_error(&e);
+    g_unlink(path);
+    g_free(path);
+}
+
+static void test_writer_rejects(void)
+{
+    pmusim_rec_t r[2];
+    rec_insn(&r[0], 10, 0, 0x1000);
+    rec_insn(&r[1], 9, 0, 0x1003);
+    expect_write_error(PMUSIM_CPU_WSM, r, 2, "record 1 (cycle 9)");
+    rec_insn(&r[0], 0, 2, 0x1000);
+    expect_write_error(PMUSIM_CPU_WSM, r, 1, "thread");
+    rec_insn(&r[0], 0, 0, 0x1008);
+    expect_write_error(PMUSIM_CPU_ITA2, r, 1, "16-byte aligned");
+    rec_insn(&r[0], 0, 0, 0x1000);
+    r[0].insn = UINT64_C(1) << 41;
+    expect_write_error(PMUSIM_CPU_MONT, r, 1, "41 bits");
+    rec_insn(&r[0], 0, 0, 0x1000);
+    r[0].slot = 1;
+    expect_write_error(PMUSIM_CPU_KNM, r, 1, "slot");
+    memset(r, 0, sizeof r);
+    r[0].kind = PMUSIM_REC_MARKER;
+    r[0].name = "";
+    expect_write_error(PMUSIM_CPU_KNM, r, 1, "MARKER name");
+    r[0].kind = 9;
+    expect_write_error(PMUSIM_CPU_KNM, r, 1, "unknown record kind");
+    memset(r, 0, sizeof r);
+    r[0].kind = PMUSIM_REC_IDLE;
+    expect_write_error(PMUSIM_CPU_KNM, r, 1, "IDLE with 0 cycles");
+
+    /* bad headers and symbols */
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 9);
+    GError *e = NULL;
+    CU_ASSERT_PTR_NULL(pmusim_trace_writer_open("/tmp/never-written", PMUSIM_TRACE_TEXT, &h, &e));
+    CU_ASSERT(g_error_matches(e, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT));
+    g_clear_error(&e);
+    h.nthreads = 1;
+    h.isa = PMUSIM_ISA_IA64; /* wsm is x86_64 */
+    CU_ASSERT_PTR_NULL(pmusim_trace_writer_open("/tmp/never-written", PMUSIM_TRACE_TEXT, &h, &e));
+    g_clear_error(&e);
+    h.isa = PMUSIM_ISA_X86_64;
+    CU_ASSERT_PTR_NULL(pmusim_trace_writer_open("/nonexistent-dir/x", PMUSIM_TRACE_TEXT, &h, &e));
+    CU_ASSERT(g_error_matches(e, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO));
+    g_clear_error(&e);
+    char *path = tmp_path("pmusim-sym-XXXXXX");
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_BINARY, &h, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT_FALSE(pmusim_trace_writer_add_symbol(w, 0x20, 0x10, "f", &e));
+    g_clear_error(&e);
+    CU_ASSERT_FALSE(pmusim_trace_writer_add_symbol(w, 0x10, 0x20, "", &e));
+    g_clear_error(&e);
+    CU_ASSERT(pmusim_trace_writer_close(w, &e));
+    pmusim_trace_header_clear(&h);
+    g_unlink(path);
+    g_free(path);
+}
+
+static char *gen_file(pmusim_cpu_t cpu, pmusim_gen_workload_t wl, uint64_t n, uint64_t seed,
+                      pmusim_trace_form_t form)
+{
+    pmusim_gen_params_t p;
+    pmusim_gen_params_init(&p, cpu);
+    p.workload = wl;
+    p.records = n;
+    p.seed = seed;
+    pmusim_trace_header_t h;
+    GError *e = NULL;
+    CU_ASSERT_FATAL(pmusim_gen_header(&p, &h, &e));
+    char *path = tmp_path("pmusim-gen-XXXXXX");
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, form, &h, &e);
+    pmusim_trace_header_clear(&h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT(pmusim_gen_run(&p, w, &e));
+    CU_ASSERT(pmusim_trace_writer_close(w, &e));
+    CU_ASSERT_PTR_NULL(e);
+    return path;
+}
+
+typedef struct gen_counts {
+    uint64_t n, kinds[6], mem, offcore, branches, threads_seen;
+    gboolean oc_ok;
+} gen_counts_t;
+
+static gen_counts_t count_file(const char *path, pmusim_cpu_t cpu)
+{
+    gen_counts_t c;
+    memset(&c, 0, sizeof c);
+    c.oc_ok = TRUE;
+    GError *e = NULL;
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open(path, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL(pmusim_trace_reader_header(r)->cpu, cpu);
+    pmusim_rec_t recs[256];
+    gssize n;
+    while ((n = pmusim_trace_reader_next_batch(r, recs, 256, &e)) > 0) {
+        for (gssize i = 0; i < n; i++) {
+            const pmusim_rec_t *x = &recs[i];
+            c.n++;
+            c.kinds[x->kind]++;
+            c.threads_seen |= 1u << x->thread;
+            c.mem += (x->flags & PMUSIM_F_MEM) != 0;
+            c.branches += (x->flags & PMUSIM_F_BRANCH) != 0;
+            if (x->flags & PMUSIM_F_OFFCORE) {
+                c.offcore++;
+                /* x86-pmu.md section 8: Westmere request bits 0-7, response
+                 * 8-15, no snoop field; KNM supplier 16-37 with a snoop bit */
+                if (cpu == PMUSIM_CPU_KNM)
+                    c.oc_ok &= x->oc.req <= 15 && x->oc.supplier >= 16 &&
+                               x->oc.supplier <= 37 && x->oc.snoop >= 16 && x->oc.snoop <= 37;
+                else
+                    c.oc_ok &= x->oc.req <= 7 && x->oc.supplier >= 8 && x->oc.supplier <= 15 &&
+                               x->oc.snoop == PMUSIM_OFFCORE_NONE;
+                c.oc_ok &= x->mem.level >= PMUSIM_LVL_L3;
+            }
+            if (x->kind == PMUSIM_REC_INSN && pmusim_cpu_isa(cpu) == PMUSIM_ISA_IA64)
+                c.oc_ok &= (x->ip & 15) == 0 && x->slot <= 2;
+        }
+    }
+    CU_ASSERT_EQUAL(n, 0);
+    pmusim_trace_reader_free(r);
+    return c;
+}
+
+static void test_gen_deterministic(void)
+{
+    char *a = gen_file(PMUSIM_CPU_MONT, PMUSIM_GEN_MIXED, 5000, 42, PMUSIM_TRACE_BINARY);
+    char *b = gen_file(PMUSIM_CPU_MONT, PMUSIM_GEN_MIXED, 5000, 42, PMUSIM_TRACE_BINARY);
+    char *c = gen_file(PMUSIM_CPU_MONT, PMUSIM_GEN_MIXED, 5000, 43, PMUSIM_TRACE_BINARY);
+    gsize la, lb, lc;
+    char *da = slurp(a, &la), *db = slurp(b, &lb), *dc = slurp(c, &lc);
+    CU_ASSERT(la == lb && memcmp(da, db, la) == 0);
+    CU_ASSERT(la != lc || memcmp(da, dc, la) != 0);
+    gen_counts_t k = count_file(a, PMUSIM_CPU_MONT);
+    CU_ASSERT_EQUAL(k.n, 5000);
+    CU_ASSERT_EQUAL(k.threads_seen, 3); /* mont: 2 threads by default */
+    CU_ASSERT(k.kinds[PMUSIM_REC_IDLE] > 0);
+    CU_ASSERT(k.kinds[PMUSIM_REC_MARKER] > 0);
+    CU_ASSERT(k.kinds[PMUSIM_REC_EVENT] > 0);
+    CU_ASSERT(k.oc_ok);
+    for (char **p = (char *[]){ a, b, c, NULL }; *p; p++) {
+        g_unlink(*p);
+        g_free(*p);
+    }
+    g_free(da);
+    g_free(db);
+    g_free(dc);
+}
+
+static void test_gen_all_models(void)
+{
+    static const pmusim_cpu_t cpus[] = { PMUSIM_CPU_ITA2, PMUSIM_CPU_MONT, PMUSIM_CPU_WSM,
+                                         PMUSIM_CPU_WSM_DP, PMUSIM_CPU_KNM };
+    for (unsigned i = 0; i < G_N_ELEMENTS(cpus); i++) {
+        for (unsigned wl = PMUSIM_GEN_LOOP; wl <= PMUSIM_GEN_MIXED; wl++) {
+            uint64_t n = wl == PMUSIM_GEN_LOOP ? 10 : 3000;
+            char *path = gen_file(cpus[i], wl, n, 7, wl == PMUSIM_GEN_MIXED);
+            gen_counts_t k = count_file(path, cpus[i]);
+            CU_ASSERT_EQUAL(k.n, n);
+            CU_ASSERT(k.kinds[PMUSIM_REC_INSN] > 0);
+            CU_ASSERT(k.oc_ok);
+            if (wl == PMUSIM_GEN_STREAM) {
+                CU_ASSERT(k.mem > 0);
+                CU_ASSERT_EQUAL(k.offcore > 0, pmusim_cpu_isa(cpus[i]) == PMUSIM_ISA_X86_64);
+            }
+            if (wl != PMUSIM_GEN_LOOP)
+                CU_ASSERT_EQUAL(k.threads_seen, (1u << pmusim_gen_default_threads(cpus[i])) - 1);
+            g_unlink(path);
+            g_free(path);
+        }
+    }
+    /* a loop with hit ratio 1 has no miss at all */
+    char *path = gen_file(PMUSIM_CPU_WSM, PMUSIM_GEN_LOOP, 2000, 1, PMUSIM_TRACE_BINARY);
+    gen_counts_t k = count_file(path, PMUSIM_CPU_WSM);
+    CU_ASSERT_EQUAL(k.offcore, 0);
+    CU_ASSERT(k.branches > 0);
+    g_unlink(path);
+    g_free(path);
+    /* bad parameters */
+    pmusim_gen_params_t p;
+    pmusim_gen_params_init(&p, PMUSIM_CPU_NONE);
+    pmusim_trace_header_t h;
+    GError *e = NULL;
+    CU_ASSERT_FALSE(pmusim_gen_header(&p, &h, &e));
+    g_clear_error(&e);
+    pmusim_gen_params_init(&p, PMUSIM_CPU_WSM);
+    p.threads = 9;
+    CU_ASSERT_FALSE(pmusim_gen_header(&p, &h, &e));
+    g_clear_error(&e);
+}
+
+static void test_lackey(void)
+{
+    char *in = g_build_filename(PMUSIM_UNIT_DATA_DIR, "lackey_true.log", NULL);
+    char *out = tmp_path("pmusim-lackey-XXXXXX");
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    GError *e = NULL;
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open(out, PMUSIM_TRACE_BINARY, &h, &e);
+    pmusim_trace_header_clear(&h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    pmusim_lackey_stats_t st;
+    CU_ASSERT(pmusim_trace_convert_lackey(in, w, &st, &e));
+    CU_ASSERT(pmusim_trace_writer_close(w, &e));
+    /* the committed log: 320 lines = 6 "==pid==" header lines, 246 "I" lines
+     * and 68 L/S/M lines, each following a different instruction */
+    CU_ASSERT_EQUAL(st.instructions, 246);
+    CU_ASSERT_EQUAL(st.accesses, 68);
+    CU_ASSERT_EQUAL(st.extra_accesses, 0);
+    CU_ASSERT_EQUAL(st.skipped_lines, 6);
+    CU_ASSERT_EQUAL(st.branches, 25);
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open(out, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    size_t n = 0;
+    pmusim_rec_t *recs = read_all(r, 100, &n, &e);
+    CU_ASSERT_EQUAL_FATAL(n, 246);
+    /* "I  0401ab70,3" then "I  0401ab73,5" + " S 1fff000708,8" then "I  0401b770,1" */
+    CU_ASSERT_EQUAL(recs[0].ip, 0x401ab70);
+    CU_ASSERT_EQUAL(recs[0].len, 3);
+    CU_ASSERT_EQUAL(recs[0].flags, 0);
+    CU_ASSERT_EQUAL(recs[1].cycle, 1);
+    CU_ASSERT_EQUAL(recs[1].mem.addr, 0x1fff000708);
+    CU_ASSERT_EQUAL(recs[1].mem.is_store, 1);
+    CU_ASSERT_EQUAL(recs[1].flags, PMUSIM_F_MEM | PMUSIM_F_BRANCH);
+    CU_ASSERT_EQUAL(recs[1].br.target, 0x401b770);
+    unsigned loads = 0, stores = 0;
+    for (size_t i = 0; i < n; i++)
+        if (recs[i].flags & PMUSIM_F_MEM)
+            *(recs[i].mem.is_store ? &stores : &loads) += 1;
+    CU_ASSERT_EQUAL(loads, 29);  /* grep -c '^ L' */
+    CU_ASSERT_EQUAL(stores, 39); /* S and M lines */
+    g_free(recs);
+    pmusim_trace_reader_free(r);
+    /* a malformed line is reported with its number */
+    char *bad = tmp_path("pmusim-lackey-bad-XXXXXX");
+    CU_ASSERT_FATAL(g_file_set_contents(bad, "I  0401ab70,3\n L zz,8\n", -1, NULL));
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    w = pmusim_trace_writer_open(out, PMUSIM_TRACE_BINARY, &h, &e);
+    pmusim_trace_header_clear(&h);
+    CU_ASSERT_FALSE(pmusim_trace_convert_lackey(bad, w, &st, &e));
+    CU_ASSERT(e && strstr(e->message, "line 2"));
+    g_clear_error(&e);
+    pmusim_trace_writer_close(w, NULL);
+    g_unlink(bad);
+    g_unlink(out);
+    g_free(bad);
+    g_free(out);
+    g_free(in);
+}
+
+/* ---- corrupt input ---- */
+
+/* Builds a decompressed stream: a valid header (x86_64 wsm, 2 threads,
+ * `nmeta` entries), then `body`; compresses it into a zstd frame. */
+static GByteArray *stream_new(void)
+{
+    GByteArray *s = g_byte_array_new();
+    g_byte_array_append(s, (const guint8 *)"PMUTRACE", 8);
+    static const guint8 hdr[] = { 1, 2, 3, 2, 0, 0 }; /* version isa cpu threads flags nmeta */
+    g_byte_array_append(s, hdr, sizeof hdr);
+    return s;
+}
+
+static void put(GByteArray *s, const guint8 *b, size_t n)
+{
+    g_byte_array_append(s, b, (guint)n);
+}
+
+#define PUT(s, ...) put((s), (const guint8[]){ __VA_ARGS__ }, sizeof((const guint8[]){ __VA_ARGS__ }))
+
+static GBytes *compress(const GByteArray *s)
+{
+    size_t cap = ZSTD_compressBound(s->len);
+    void *out = g_malloc(cap);
+    size_t n = ZSTD_compress(out, cap, s->data, s->len, 3);
+    CU_ASSERT_FATAL(!ZSTD_isError(n));
+    return g_bytes_new_take(out, n);
+}
+
+/* Opens `data` and reads it all; expects an error with `code` whose message
+ * contains every needle (the name "bad.bin" always). */
+static void expect_read_error(const void *data, size_t len, int code, const char *n1,
+                              const char *n2)
+{
+    GError *e = NULL;
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open_memory(data, len, "bad.bin", &e);
+    if (r) {
+        pmusim_rec_t recs[32];
+        gssize n;
+        while ((n = pmusim_trace_reader_next_batch(r, recs, 32, &e)) > 0)
+            ;
+        CU_ASSERT_EQUAL(n, -1);
+        /* a failed reader keeps failing */
+        if (n < 0) {
+            GError *e2 = NULL;
+            CU_ASSERT_EQUAL(pmusim_trace_reader_next_batch(r, recs, 32, &e2), -1);
+            g_clear_error(&e2);
+        }
+        pmusim_trace_reader_free(r);
+    }
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    gboolean ok = e->domain == PMUSIM_TRACE_ERROR && e->code == code &&
+                  strstr(e->message, "bad.bin") && (!n1 || strstr(e->message, n1)) &&
+                  (!n2 || strstr(e->message, n2));
+    if (!ok)
+        fprintf(stderr, "\nunexpected error (code %d, want %d): %s\n", e->code, code, e->message);
+    CU_ASSERT(ok);
+    g_error_free(e);
+}
+
+static void expect_stream_error(GByteArray *s, int code, const char *n1, const char *n2)
+{
+    GBytes *z = compress(s);
+    gsize len;
+    const void *d = g_bytes_get_data(z, &len);
+    expect_read_error(d, len, code, n1, n2);
+    g_bytes_unref(z);
+    g_byte_array_unref(s);
+}
+
+static void test_corrupt_binary(void)
+{
+    GByteArray *s;
+    /* 1. wrong magic */
+    s = g_byte_array_new();
+    g_byte_array_append(s, (const guint8 *)"PMUTRACX\x01\x02\x03\x01\x00\x00\x95\x00", 14);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "magic", "byte 0 of the decompressed");
+    /* 2. wrong version */
+    s = g_byte_array_new();
+    g_byte_array_append(s, (const guint8 *)"PMUTRACE\x02\x02\x03\x01\x00\x00\x95\x00", 14);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_VERSION, "unsupported version 2", NULL);
+    /* 3. ISA byte 7 */
+    s = g_byte_array_new();
+    g_byte_array_append(s, (const guint8 *)"PMUTRACE\x01\x07\x03\x01\x00\x00\x95\x00", 14);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "ISA", NULL);
+    /* 4. 9 threads */
+    s = g_byte_array_new();
+    g_byte_array_append(s, (const guint8 *)"PMUTRACE\x01\x02\x03\x09\x00\x00\x95\x00", 14);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "threads", NULL);
+    /* 5. 1000 metadata entries */
+    s = g_byte_array_new();
+    g_byte_array_append(s, (const guint8 *)"PMUTRACE\x01\x02\x03\x01\x00\xe8\x07", 15);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_LIMIT, "1000 metadata entries", NULL);
+    /* 6. a metadata key of 5000 bytes */
+    s = g_byte_array_new();
+    g_byte_array_append(s, (const guint8 *)"PMUTRACE\x01\x02\x03\x01\x00\x01\x88\x27", 16);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_LIMIT, "metadata key has length 5000", NULL);
+    /* 7. unknown record byte after one good instruction */
+    s = stream_new();
+    PUT(s, 0x04, 0x80, 0x20, 0xa0);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "unknown record header byte 0xa0",
+                        "record 1");
+    /* 8. thread select beyond the 2 threads */
+    s = stream_new();
+    PUT(s, 0x85);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "thread number", "byte 14 of");
+    /* 9. END with the wrong count */
+    s = stream_new();
+    PUT(s, 0x00, 0x01, 0x95, 0x05);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "END record says 5", "has 2");
+    /* 10. bytes after END */
+    s = stream_new();
+    PUT(s, 0x95, 0x00, 0x00);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "follow the END record", NULL);
+    /* 11. no END: truncated stream */
+    s = stream_new();
+    PUT(s, 0x00, 0x01, 0x02);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_TRUNCATED, "without an END record", "record 3");
+    /* 12. stream ends inside a record (cycle varint continues) */
+    s = stream_new();
+    PUT(s, 0x03, 0xff);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_TRUNCATED, "inside a record", NULL);
+    /* 13. an 11-byte varint */
+    s = stream_new();
+    PUT(s, 0x03, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x95, 0x01);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "varint", NULL);
+    /* 14. cycle overflow: cycle 1, then a delta of 2^64-1 */
+    s = stream_new();
+    PUT(s, 0x01, 0x03, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x95, 0x02);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "overflows", "record 1");
+    /* 15. IDLE of 0 cycles */
+    s = stream_new();
+    PUT(s, 0x90, 0x00, 0x00, 0x95, 0x01);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "IDLE with 0 cycles", NULL);
+    /* 16. marker name index never defined */
+    s = stream_new();
+    PUT(s, 0x93, 0x00, 0x03, 0x95, 0x01);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "not yet defined", NULL);
+    /* 17. unknown bits in the field mask */
+    s = stream_new();
+    PUT(s, 0x08, 0x80, 0x7f, 0x95, 0x01);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "field mask", NULL);
+    /* 18. memory level 7 */
+    s = stream_new();
+    PUT(s, 0x10, 0x07, 0x04, 0x95, 0x01);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "memory level", NULL);
+    /* 19. symbol name of 5000 bytes */
+    s = stream_new();
+    PUT(s, 0x94, 0x00, 0x01, 0x88, 0x27);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "symbol name length", NULL);
+    /* 20. IA-64 slot 3 (position delta +3 from 0) */
+    s = g_byte_array_new();
+    g_byte_array_append(s, (const guint8 *)"PMUTRACE\x01\x01\x01\x01\x00\x00", 14);
+    PUT(s, 0x04, 0x06, 0x95, 0x01);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "slot above 2", NULL);
+    /* 21. THREAD state 2 */
+    s = stream_new();
+    PUT(s, 0x91, 0x00, 0x02, 0x95, 0x01);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "THREAD state", NULL);
+}
+
+static void test_corrupt_compressed(void)
+{
+    /* a real trace, then damaged at the zstd level */
+    char *path = gen_file(PMUSIM_CPU_WSM, PMUSIM_GEN_STREAM, 20000, 3, PMUSIM_TRACE_BINARY);
+    gsize len;
+    char *d = slurp(path, &len);
+    CU_ASSERT_FATAL(len > 1000);
+    /* 22. cut in half */
+    expect_read_error(d, len / 2, PMUSIM_TRACE_ERROR_TRUNCATED, "inside a zstd frame", NULL);
+    /* 23. only the zstd magic */
+    expect_read_error(d, 4, PMUSIM_TRACE_ERROR_TRUNCATED, NULL, NULL);
+    /* 24. bytes flipped in the middle: corrupt block or checksum mismatch */
+    char *c = g_memdup2(d, len);
+    for (gsize i = len / 2; i < len / 2 + 16; i++)
+        c[i] ^= 0x5a;
+    expect_read_error(c, len, PMUSIM_TRACE_ERROR_FORMAT, "corrupt compressed data", NULL);
+    /* 25. last checksum byte wrong */
+    memcpy(c, d, len);
+    c[len - 1] ^= 1;
+    expect_read_error(c, len, PMUSIM_TRACE_ERROR_FORMAT, "corrupt compressed data", NULL);
+    /* 26. garbage after the frame */
+    char *g = g_malloc(len + 8);
+    memcpy(g, d, len);
+    memcpy(g + len, "garbage!", 8);
+    expect_read_error(g, len + 8, PMUSIM_TRACE_ERROR_FORMAT, "corrupt compressed data", NULL);
+    /* truncating at every 97th byte never crashes and always fails */
+    for (gsize cut = 5; cut < len; cut += 97) {
+        GError *e = NULL;
+        pmusim_trace_reader_t *r = pmusim_trace_reader_open_memory(d, cut, "cut", &e);
+        pmusim_rec_t recs[64];
+        gssize n = 0;
+        while (r && (n = pmusim_trace_reader_next_batch(r, recs, 64, &e)) > 0)
+            ;
+        CU_ASSERT(e != NULL);
+        g_clear_error(&e);
+        pmusim_trace_reader_free(r);
+    }
+    g_free(g);
+    g_free(c);
+    g_free(d);
+    g_unlink(path);
+    g_free(path);
+}
+
+static void expect_text_error(const char *text, int code, const char *n1, const char *n2)
+{
+    expect_read_error(text, strlen(text), code, n1, n2);
+}
+
+static void test_corrupt_text(void)
+{
+    const char *H = "pmusim-trace 1\ncpu wsm\nthreads 2\n";
+    char *t;
+    /* 27. not a trace at all */
+    expect_text_error("hello world\n", PMUSIM_TRACE_ERROR_FORMAT, "not a pmusim trace", "line 1");
+    /* 28. empty input */
+    expect_text_error("", PMUSIM_TRACE_ERROR_FORMAT, "empty input", NULL);
+    /* 29. version 2 */
+    expect_text_error("pmusim-trace 2\n", PMUSIM_TRACE_ERROR_VERSION, "unsupported version", NULL);
+    /* 30. cycles going back, with line and record index */
+    t = g_strconcat(H, "5 0 insn ip=0x1 len=1 plm=0\n4 0 insn ip=0x2 len=1 plm=0\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "line 5, record 1",
+                      "non-decreasing cycle order");
+    g_free(t);
+    /* 31. unknown key */
+    t = g_strconcat(H, "5 0 insn ip=0x1 colour=red\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "unknown key 'colour'", NULL);
+    g_free(t);
+    /* 32. thread beyond the header's count */
+    t = g_strconcat(H, "5 2 idle n=3\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "thread 2 not below", NULL);
+    g_free(t);
+    /* 33. a line of 70000 bytes */
+    GString *big = g_string_new(H);
+    g_string_append(big, "0 0 marker ");
+    for (int i = 0; i < 70000; i++)
+        g_string_append_c(big, 'x');
+    expect_text_error(big->str, PMUSIM_TRACE_ERROR_LIMIT, "longer than 65536", NULL);
+    g_string_free(big, TRUE);
+    /* 34. NUL byte */
+    static const char nul[] = "pmusim-trace 1\ncpu wsm\n0 0 marker a\0b\n";
+    expect_read_error(nul, sizeof nul - 1, PMUSIM_TRACE_ERROR_FORMAT, "NUL byte", NULL);
+    /* 35. bad escape */
+    t = g_strconcat(H, "0 0 marker a\\x4\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "escape", NULL);
+    g_free(t);
+    /* 36. 300 metadata entries */
+    GString *m = g_string_new("pmusim-trace 1\ncpu wsm\n");
+    for (int i = 0; i < 300; i++)
+        g_string_append_printf(m, "meta k%d v\n", i);
+    expect_text_error(m->str, PMUSIM_TRACE_ERROR_LIMIT, "metadata entries", "line 259");
+    g_string_free(m, TRUE);
+    /* 37. value out of range / wrong type */
+    t = g_strconcat(H, "0 0 insn ip=0x10 plm=4\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "plm= expects a number up to 3", NULL);
+    g_free(t);
+    t = g_strconcat(H, "0 0 insn ip=0x10 addr=0x5\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "without mem=", NULL);
+    g_free(t);
+    t = g_strconcat(H, "0 0 jump ip=0x10\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "unknown record kind 'jump'", NULL);
+    g_free(t);
+    /* 38. ISA that contradicts the CPU */
+    expect_text_error("pmusim-trace 1\nisa ia64\ncpu knm\n", PMUSIM_TRACE_ERROR_FORMAT,
+                      "does not match", NULL);
+    /* 39. missing file */
+    GError *e = NULL;
+    CU_ASSERT_PTR_NULL(pmusim_trace_reader_open("/nonexistent/trace.bin", &e));
+    CU_ASSERT(g_error_matches(e, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO));
+    CU_ASSERT(e && strstr(e->message, "/nonexistent/trace.bin"));
+    g_clear_error(&e);
+}
+
+static void register_suites(void)
+{
+    CU_pSuite s = CU_add_suite("trace", NULL, NULL);
+    PMUSIM_ADD_TEST(s, test_names);
+    PMUSIM_ADD_TEST(s, test_header_meta);
+    PMUSIM_ADD_TEST(s, test_roundtrip_binary);
+    PMUSIM_ADD_TEST(s, test_roundtrip_text);
+    PMUSIM_ADD_TEST(s, test_samples_identical);
+    PMUSIM_ADD_TEST(s, test_text_variations);
+    PMUSIM_ADD_TEST(s, test_symbol_batch_boundary);
+    PMUSIM_ADD_TEST(s, test_writer_rejects);
+    PMUSIM_ADD_TEST(s, test_gen_deterministic);
+    PMUSIM_ADD_TEST(s, test_gen_all_models);
+    PMUSIM_ADD_TEST(s, test_lackey);
+    PMUSIM_ADD_TEST(s, test_corrupt_binary);
+    PMUSIM_ADD_TEST(s, test_corrupt_compressed);
+    PMUSIM_ADD_TEST(s, test_corrupt_text);
+}
+
