@@ -388,6 +388,14 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             tr_cache_ent_t *e = &c->cache[idx];
             pmusim_rec_t *o = &recs[n];
             *o = e->rec;
+            /* Each decoded field goes to the record and to its cache entry
+             * (SETF), so the entry never has to be copied back from the
+             * record: a bulk copy right after byte-sized stores would stall
+             * on store forwarding.  A record that turns out incomplete
+             * (goto need) leaves a partly updated entry; that is harmless
+             * because the retry decodes the same bytes against the same
+             * static values, and an error ends the reader. */
+#define SETF(field, value) (o->field = e->rec.field = (value))
             if (G_UNLIKELY(h & TR_H_FIELDS)) {
                 uint64_t m, v;
                 unsigned b;
@@ -398,62 +406,70 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                     RD_VARINT(v);
                     if (v > 0xffff)
                         BAD("instruction flags wider than 16 bits");
-                    o->flags = (uint16_t)v;
+                    SETF(flags, (uint16_t)v);
                 }
                 if (m & TR_M_PLM) {
                     RD_BYTE(b);
                     if (b > 3)
                         BAD("privilege level above 3");
-                    o->plm = (uint8_t)b;
+                    SETF(plm, (uint8_t)b);
                 }
                 if (m & TR_M_UNIT) {
                     RD_BYTE(b);
                     if (b > PMUSIM_UNIT_LX)
                         BAD("unknown IA-64 unit type");
-                    o->unit = (uint8_t)b;
+                    SETF(unit, (uint8_t)b);
                 }
                 if (m & TR_M_INSN) {
                     RD_VARINT(v);
                     if (v >> 41)
                         BAD("IA-64 encoding wider than 41 bits");
-                    o->insn = v;
+                    SETF(insn, v);
                 }
-                if (m & TR_M_LEN)
-                    RD_BYTE(o->len);
+                if (m & TR_M_LEN) {
+                    RD_BYTE(b);
+                    SETF(len, (uint8_t)b);
+                }
                 if (m & TR_M_UOPS) {
                     RD_VARINT(v);
                     if (v > UINT32_MAX)
                         BAD("uops wider than 32 bits");
-                    o->uops = (uint32_t)v;
+                    SETF(uops, (uint32_t)v);
                 }
                 if (m & TR_M_MEMSTATIC) {
-                    RD_BYTE(o->mem.size);
+                    unsigned size;
+                    RD_BYTE(size);
                     RD_BYTE(b);
                     if (b > 1)
                         BAD("memory store flag not 0 or 1");
-                    o->mem.is_store = (uint8_t)b;
+                    SETF(mem.size, (uint8_t)size);
+                    SETF(mem.is_store, (uint8_t)b);
                 }
                 if (m & TR_M_BRKIND) {
                     RD_BYTE(b);
                     if (b >= PMUSIM_BR_COUNT)
                         BAD("unknown branch kind");
-                    o->br.kind = (uint8_t)b;
+                    SETF(br.kind, (uint8_t)b);
                 }
                 if (m & TR_M_BRTARGET) {
                     RD_VARINT(v);
-                    o->br.target = (pos & (ia64 ? ~UINT64_C(15) : ~UINT64_C(0))) +
-                                   (uint64_t)tr_unzigzag(v);
+                    SETF(br.target, (pos & (ia64 ? ~UINT64_C(15) : ~UINT64_C(0))) +
+                                        (uint64_t)tr_unzigzag(v));
                 }
                 if (m & TR_M_OCLAT) {
                     RD_VARINT(v);
                     if (v > UINT32_MAX)
                         BAD("offcore latency wider than 32 bits");
-                    o->oc.latency = (uint32_t)v;
+                    SETF(oc.latency, (uint32_t)v);
                 }
                 if (m & TR_M_OCBITS) {
-                    RD_BYTE(o->oc.req);
-                    RD_BYTE(o->oc.supplier);
-                    RD_BYTE(o->oc.snoop);
+                    unsigned req, sup;
+                    RD_BYTE(req);
+                    RD_BYTE(sup);
+                    RD_BYTE(b);
+                    SETF(oc.req, (uint8_t)req);
+                    SETF(oc.supplier, (uint8_t)sup);
+                    SETF(oc.snoop, (uint8_t)b);
                 }
             }
             if (G_UNLIKELY(h & TR_H_MEMDYN)) {
@@ -462,13 +478,13 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 RD_BYTE(b);
                 if ((b & 7) >= PMUSIM_LVL_COUNT || (b >> 5) >= PMUSIM_ALAT_COUNT)
                     BAD("unknown memory level or ALAT outcome");
-                o->mem.level = (uint8_t)(b & 7);
-                o->mem.tlb = (uint8_t)((b >> 3) & 3);
-                o->mem.alat = (uint8_t)(b >> 5);
                 RD_VARINT(v);
                 if (v > UINT32_MAX)
                     BAD("memory latency wider than 32 bits");
-                o->mem.latency = (uint32_t)v;
+                SETF(mem.level, (uint8_t)(b & 7));
+                SETF(mem.tlb, (uint8_t)((b >> 3) & 3));
+                SETF(mem.alat, (uint8_t)(b >> 5));
+                SETF(mem.latency, (uint32_t)v);
             }
             uint64_t addr = e->rec.mem.addr + (uint64_t)e->stride;
             if (h & TR_H_MEMADDR) {
@@ -481,35 +497,33 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 RD_BYTE(b);
                 if (b >= (PMUSIM_BRD_COUNT << 3))
                     BAD("bad branch outcome byte");
-                o->br.taken = b & 1;
-                o->br.dir_ok = (b >> 1) & 1;
-                o->br.tgt_ok = (b >> 2) & 1;
-                o->br.detect = (uint8_t)(b >> 3);
+                SETF(br.taken, b & 1);
+                SETF(br.dir_ok, (b >> 1) & 1);
+                SETF(br.tgt_ok, (b >> 2) & 1);
+                SETF(br.detect, (uint8_t)(b >> 3));
             }
+            uint64_t ip = pos;
+            unsigned slot = 0;
             if (ia64) {
                 if (G_UNLIKELY((pos & 15) > 2))
                     BAD("IA-64 slot above 2");
-                o->ip = pos & ~UINT64_C(15);
-                o->slot = (uint8_t)(pos & 15);
-            } else {
-                o->ip = pos;
+                ip = pos & ~UINT64_C(15);
+                slot = (unsigned)(pos & 15);
             }
-            o->cycle = cyc;
-            o->kind = PMUSIM_REC_INSN;
-            o->thread = (uint8_t)t;
-            o->mem.addr = addr;
             /* commit */
+            o->cycle = cyc;
+            o->thread = (uint8_t)t;
             e->stride = (int64_t)(addr - e->rec.mem.addr);
+            SETF(mem.addr, addr);
             if (G_UNLIKELY(h & (TR_H_FIELDS | TR_H_BRDYN)) || e->pos != pos) {
-                e->rec = *o;
+                SETF(kind, PMUSIM_REC_INSN);
+                SETF(ip, ip);
+                SETF(slot, (uint8_t)slot);
                 e->pos = pos;
                 e->next = tr_next_pos(ia64, o);
                 e->next_idx = tr_cache_index(e->next);
-            } else if (h & TR_H_MEMDYN) {
-                e->rec.mem = o->mem;
-            } else {
-                e->rec.mem.addr = addr;
             }
+#undef SETF
             npos = e->next;
             nidx = e->next_idx;
             cycle = cyc;

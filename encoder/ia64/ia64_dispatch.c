@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <threads.h>
 
 #define MASK56 0x00ffffffffffffffULL
 
@@ -302,6 +303,61 @@ static uint8_t code_of(const ia64_pmu_t *pmu, const char *name)
     return idx < 0 ? 0xff : pmu->events[idx].code;
 }
 
+/* Events the dispatch rules single out, resolved once per PMU (looking them
+ * up by name on every dispatch cost a third of the run time). */
+struct special {
+    uint8_t cancel[3];        /* OzQ cancel families (ita2: 3, mont: 2 used) */
+    unsigned ncancel;
+    uint8_t prefetch[3];      /* prefetch events: IBRP1 only */
+    uint8_t dual[4];          /* Montecito dual events */
+    uint8_t cycles_qual;      /* Montecito CPU_OP_CYCLES_QUAL */
+    int tagged[4];            /* IA64_TAGGED_INST_RETIRED_IBRPn_* indices */
+};
+
+static struct special specials[2];
+static once_flag specials_once = ONCE_FLAG_INIT;
+
+static void specials_init(void)
+{
+    static const char *const cancel[2][3] = {
+        { "L2_OZQ_CANCELS0_ANY", "L2_OZQ_CANCELS1_REL", "L2_OZQ_CANCELS2_ACQ" },
+        { "L2D_OZQ_CANCELS0_ACQ", "L2D_OZQ_CANCELS1_ANY", NULL },
+    };
+    static const char *const prefetch[2][3] = {
+        { "L1I_PREFETCHES", "L1I_STRM_PREFETCHES", "L2_INST_PREFETCHES" },
+        { "L1I_PREFETCHES", "L1I_STRM_PREFETCHES", "L2I_PREFETCHES" },
+    };
+    static const char *const dual[4] = { "ISB_BUNPAIRS_IN", "L1I_FETCH_RAB_HIT", "L1I_FETCH_ISB_HIT",
+                                         "L1I_FILLS" };
+    static const char *const tagged[2][4] = {
+        { "IA64_TAGGED_INST_RETIRED_IBRP0_PMC8", "IA64_TAGGED_INST_RETIRED_IBRP1_PMC9",
+          "IA64_TAGGED_INST_RETIRED_IBRP2_PMC8", "IA64_TAGGED_INST_RETIRED_IBRP3_PMC9" },
+        { "IA64_TAGGED_INST_RETIRED_IBRP0_PMC32_33", "IA64_TAGGED_INST_RETIRED_IBRP1_PMC34_35",
+          "IA64_TAGGED_INST_RETIRED_IBRP2_PMC32_33", "IA64_TAGGED_INST_RETIRED_IBRP3_PMC34_35" },
+    };
+    const ia64_pmu_t *pmus[2] = { &ia64_pmu_ita2, &ia64_pmu_mont };
+    for (int m = 0; m < 2; m++) {
+        struct special *sp = &specials[m];
+        const ia64_pmu_t *pmu = pmus[m];
+        sp->ncancel = 0;
+        for (int k = 0; k < 3 && cancel[m][k]; k++)
+            sp->cancel[sp->ncancel++] = code_of(pmu, cancel[m][k]);
+        for (int k = 0; k < 3; k++)
+            sp->prefetch[k] = code_of(pmu, prefetch[m][k]);
+        for (int k = 0; k < 4; k++) {
+            sp->dual[k] = code_of(pmu, dual[k]);
+            sp->tagged[k] = ia64_find_event(pmu, tagged[m][k], strlen(tagged[m][k]));
+        }
+        sp->cycles_qual = m ? code_of(pmu, "CPU_OP_CYCLES_QUAL") : 0xff;
+    }
+}
+
+static const struct special *special_of(const struct req *r)
+{
+    call_once(&specials_once, specials_init);
+    return &specials[is_ita2(r) ? 0 : 1];
+}
+
 /* ------------------------------------------------------------------ */
 /* counters                                                            */
 
@@ -386,18 +442,11 @@ static int ita2_check_groups(const struct req *r)
 /* At most one event of the OzQ cancel families (REF §4). */
 static int check_cancel(const struct req *r)
 {
-    static const char *const ita2[] = { "L2_OZQ_CANCELS0_ANY", "L2_OZQ_CANCELS1_REL",
-                                        "L2_OZQ_CANCELS2_ACQ" };
-    static const char *const mont[] = { "L2D_OZQ_CANCELS0_ACQ", "L2D_OZQ_CANCELS1_ANY" };
-    const char *const *names = is_ita2(r) ? ita2 : mont;
-    size_t n = is_ita2(r) ? 3 : 2;
-    uint8_t codes[3];
-    for (size_t k = 0; k < n; k++)
-        codes[k] = code_of(r->pmu, names[k]);
+    const struct special *sp = special_of(r);
     bool seen = false;
     for (unsigned i = 0; i < nevt(r); i++) {
-        for (size_t k = 0; k < n; k++) {
-            if (evt(r, i)->code != codes[k])
+        for (unsigned k = 0; k < sp->ncancel; k++) {
+            if (evt(r, i)->code != sp->cancel[k])
                 continue;
             if (seen)
                 return PFMLIB_ERR_INVAL;
@@ -867,25 +916,17 @@ static int compute_normal(const struct req *r, const struct rr_in *rr, unsigned 
 /* Prefetch events that only IBRP1 can constrain (REF §10.6). */
 static unsigned count_prefetch(const struct req *r)
 {
-    static const char *const ita2[] = { "L1I_PREFETCHES", "L1I_STRM_PREFETCHES", "L2_INST_PREFETCHES" };
-    static const char *const mont[] = { "L1I_PREFETCHES", "L1I_STRM_PREFETCHES", "L2I_PREFETCHES" };
-    uint8_t codes[3];
-    for (int k = 0; k < 3; k++)
-        codes[k] = code_of(r->pmu, is_ita2(r) ? ita2[k] : mont[k]);
+    const struct special *sp = special_of(r);
     unsigned found = 0;
     for (unsigned i = 0; i < nevt(r); i++)
         for (int k = 0; k < 3; k++)
-            found += evt(r, i)->code == codes[k];
+            found += evt(r, i)->code == sp->prefetch[k];
     return found;
 }
 
 static int mont_prefetch(const struct req *r, unsigned *count, unsigned *base, bool *dup)
 {
-    static const char *const dual[] = { "ISB_BUNPAIRS_IN", "L1I_FETCH_RAB_HIT", "L1I_FETCH_ISB_HIT",
-                                        "L1I_FILLS" };
-    uint8_t dcodes[4];
-    for (int k = 0; k < 4; k++)
-        dcodes[k] = code_of(r->pmu, dual[k]);
+    const uint8_t *dcodes = special_of(r)->dual;
     unsigned flags = r->irange.flags & (PFMLIB_MONT_IRR_DEMAND_FETCH | PFMLIB_MONT_IRR_PREFETCH_MATCH);
     unsigned found = count_prefetch(r), ibrp0 = 0, ibrp1 = found;
     for (unsigned i = 0; i < nevt(r); i++) {
@@ -941,7 +982,7 @@ static int dispatch_irange(struct req *r, bool have_out)
         if (ret != PFMLIB_SUCCESS)
             return ret;
         if ((base > 0 || dup)) {
-            uint8_t qc = code_of(r->pmu, "CPU_OP_CYCLES_QUAL");
+            uint8_t qc = special_of(r)->cycles_qual;
             for (unsigned i = 0; i < nevt(r); i++)
                 if (evt(r, i)->code == qc)
                     return PFMLIB_ERR_FEATCOMB;
@@ -1069,9 +1110,8 @@ static int dispatch_drange(struct req *r, bool have_out)
 /* ------------------------------------------------------------------ */
 /* opcode matchers (REF §5)                                            */
 
-static bool has_event(const struct req *r, const char *name)
+static bool has_event(const struct req *r, int idx)
 {
-    int idx = ia64_find_event(r->pmu, name, strlen(name));
     for (unsigned i = 0; i < nevt(r); i++)
         if ((int)r->inp->pfp_events[i].event == idx)
             return true;
@@ -1080,8 +1120,8 @@ static bool has_event(const struct req *r, const char *name)
 
 /* Channel bits of PMC15/PMC36: a matcher constrains both of its IBR pairs
  * unless exactly one of its two tagged events is measured. */
-static uint64_t opcm_channels(const struct req *r, uint64_t v, const char *first, const char *second,
-                              unsigned bit_first, unsigned bit_second)
+static uint64_t opcm_channels(const struct req *r, uint64_t v, int first, int second, unsigned bit_first,
+                              unsigned bit_second)
 {
     bool h1 = has_event(r, first), h2 = has_event(r, second);
     if (h1 || !h2)
@@ -1112,8 +1152,7 @@ static int ita2_opcm(struct req *r, bool have_out)
         if ((ret = add_pmc(r, 8, v)) != PFMLIB_SUCCESS)
             return ret;
         if (r->opcm[0].used)
-            pmc15 = opcm_channels(r, pmc15, "IA64_TAGGED_INST_RETIRED_IBRP0_PMC8",
-                                  "IA64_TAGGED_INST_RETIRED_IBRP2_PMC8", 0, 2);
+            pmc15 = opcm_channels(r, pmc15, special_of(r)->tagged[0], special_of(r)->tagged[2], 0, 2);
     }
     if (r->opcm[1].used) {
         if (count_retired(r, NULL) != nevt(r))
@@ -1123,8 +1162,7 @@ static int ita2_opcm(struct req *r, bool have_out)
             return PFMLIB_ERR_NOASSIGN;
         if ((ret = add_pmc(r, 9, v)) != PFMLIB_SUCCESS)
             return ret;
-        pmc15 = opcm_channels(r, pmc15, "IA64_TAGGED_INST_RETIRED_IBRP1_PMC9",
-                              "IA64_TAGGED_INST_RETIRED_IBRP3_PMC9", 1, 3);
+        pmc15 = opcm_channels(r, pmc15, special_of(r)->tagged[1], special_of(r)->tagged[3], 1, 3);
     }
     if (unavail(r, 15))
         return PFMLIB_ERR_NOASSIGN;

@@ -144,6 +144,9 @@ def load_table(path, pmus_of_table):
                         fail(um['where'], 'two defaults in group %d of %s on %s'
                              % (um['grpid'], ev['name'], pmu))
                     dfl[um['grpid']] = um
+            if len(seen) > 64:
+                fail(ev['where'], '%s has %d umasks on %s, more than X86_MAX_UMASKS (64)'
+                     % (ev['name'], len(seen), pmu))
             for um in ev['umasks']:
                 if um['models'] and pmu not in um['models']:
                     continue

@@ -14,13 +14,13 @@
  *   4. canonical string: event, umasks in table order, then every modifier
  *      the event offers with its final value.
  *
- * The one deliberate difference: ldlat must be in [3,65535] as the wsm seed
- * (libpfm_intel_wsm(3)) states; libpfm-4 accepts 1 and 2 (docs/compat-x86.md).
+ * Deliberate differences (docs/compat-x86.md): ldlat must be in [3,65535] as
+ * the wsm seed (libpfm_intel_wsm(3)) states, where libpfm-4 accepts 1 and 2;
+ * a 65th attribute of any kind is PFM_ERR_TOOMANY.
  */
 #include "x86_priv.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

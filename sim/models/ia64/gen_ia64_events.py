@@ -49,16 +49,28 @@ def source_of(name, rules):
 
 def build(path, pmu, rules):
     entries = {}
+    names = set()
     with open(path, newline="") as f:
-        for row in csv.DictReader(f):
+        # the project's data files (encoder/data/ia64) start with '#' comment lines
+        lines = (line for line in f if not line.startswith("#"))
+        for lineno, row in enumerate(csv.DictReader(lines), 3):
+            for col in ("name", "code", "type", "umask", "maxincr", "iarr", "opcm", "darr"):
+                if row.get(col) is None:
+                    fail("%s:%d: missing column %r" % (path, lineno, col))
+            name = row["name"]
+            if name in names:
+                fail("%s:%d: duplicate event name %s" % (path, lineno, name))
+            names.add(name)
             if row["type"] not in ("normal", "btb", "etb"):
                 continue
-            name = row["name"]
-            code = int(row["code"], 16)
-            umask = int(row["umask"], 16)
+            try:
+                code = int(row["code"], 16)
+                umask = int(row["umask"], 16)
+                maxincr = int(row["maxincr"])
+            except ValueError:
+                fail("%s:%d: %s: code, umask or maxincr is not a number" % (path, lineno, name))
             if code > 0xFF or umask > 0xF:
                 fail("%s: %s: es 0x%x / umask 0x%x too wide for a counter PMC" % (path, name, code, umask))
-            maxincr = int(row["maxincr"])
             if not 1 <= maxincr <= 255:
                 fail("%s: %s: bad maxincr %d" % (path, name, maxincr))
             qual = []

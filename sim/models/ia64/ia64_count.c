@@ -2,17 +2,19 @@
  * overflow, freeze and the PMU interrupt (SDM Vol.2 §7.2.1/7.2.2 excerpt in
  * ../shared/seeds/003_*; ref §1, §3.1).
  *
- * Per record the work is: compare the cycle with the open one, compare the
- * privilege level / instruction set with the thread's previous ones, then for
- * each source some counter subscribes to (usually one or two) evaluate a
- * small predicate and add to the subscribers' pending occurrences.  Closing a
- * cycle touches only counters that saw occurrences (a dirty bit mask) plus
- * the lazy cycle counters' precomputed overflow cycle.
- */
+ * Per instruction record the work is: compare the cycle with the open one,
+ * compare the privilege level / instruction set with the thread's previous
+ * ones, look the record's signature up in the cache (the set of unqualified
+ * counters it increments), keep that mask for the cycle and add it, bit
+ * sliced, to the deferred planes: independent of the number of counters.
+ * Closing a cycle costs nothing per counter unless a counter needs exact
+ * treatment (thresholds, maxincr clamps, a possible overflow); see the
+ * counting-state comment in ia64_priv.h. */
 #include <string.h>
 #include "ia64_priv.h"
 
 #define IA64_PMI_REARM_MAX 64u
+_Static_assert(IA64_SIG_SLOTS == 1u << 8, "signature cache indexed by 8 hash bits");
 
 /* ---- lazy cycle counters ---- */
 
@@ -232,12 +234,14 @@ uint64_t ia64_ctr_count(const ia64_model_t *im, uint32_t t, uint32_t i)
     uint64_t v = im->th[t].ctr[i].value;
     if ((im->dmask >> k) & 1)
         v += ia64_column(im, k) - ia64_cycle_count(im, k);
+    else if ((im->e1mask >> k) & 1)
+        v += ia64_column(im, k);
     return v;
 }
 
 static void ia64_headroom_update(ia64_model_t *im)
 {
-    uint64_t min = UINT64_MAX, m = im->dmask;
+    uint64_t min = UINT64_MAX, m = im->dmask | im->e1mask;
     while (m) {
         unsigned k = (unsigned)__builtin_ctzll(m);
         m &= m - 1;
@@ -246,6 +250,22 @@ static void ia64_headroom_update(ia64_model_t *im)
             min = h;
     }
     im->min_headroom = min;
+}
+
+static void ia64_cp_spill(ia64_model_t *im);
+
+/* Add 1 to every slot of mask in the deferred planes. */
+static inline void ia64_cp_add(ia64_model_t *im, uint64_t mask)
+{
+    unsigned i = 0;
+    do {
+        uint64_t carry = im->cp[i] & mask;
+        im->cp[i] ^= mask;
+        mask = carry;
+        i++;
+    } while (mask);
+    if (++im->cp_total == IA64_CP_CAP)
+        ia64_cp_spill(im);
 }
 
 /* Move cp into lp (cp full). */
@@ -282,7 +302,8 @@ void ia64_materialize(ia64_model_t *im)
     while (m) {
         unsigned k = (unsigned)__builtin_ctzll(m);
         m &= m - 1;
-        uint64_t total = ia64_column(im, k), open = ia64_cycle_count(im, k);
+        uint64_t total = ia64_column(im, k);
+        uint64_t open = ((im->dmask >> k) & 1) ? ia64_cycle_count(im, k) : 0;
         im->th[k >> 4].ctr[k & 15].value += total - open;
         keep[k] = open;
     }
@@ -317,15 +338,49 @@ void ia64_slot_reset(ia64_model_t *im, uint32_t t, uint32_t i)
         im->cyc_masks[j] &= ~bit;
     im->cyc_d[k] = 0;
     im->cmask &= ~bit;
+    im->q0 &= ~bit;
+    im->q1 &= ~bit;
+    im->qsat &= ~bit;
     im->pend[k] = 0;
     im->pmask &= ~bit;
+}
+
+/* Before the slot classes change: turn the open cycle's signature counts
+ * into exact counts (pend), so no slot's counts depend on its old class. */
+static void ia64_open_cycle_to_pend(ia64_model_t *im)
+{
+    ia64_materialize(im); /* the deferred planes now hold the open cycle only */
+    uint64_t m = im->cmask;
+    while (m) {
+        unsigned k = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
+        uint64_t n = ia64_cycle_count(im, k);
+        if (n) {
+            im->pend[k] += n;
+            im->pmask |= UINT64_C(1) << k;
+        }
+        im->cyc_d[k] = 0;
+    }
+    for (unsigned i = 0; i < IA64_CP_PLANES; i++)
+        im->cp[i] = 0;
+    for (unsigned i = 0; i < im->lp_hi; i++)
+        im->lp[i] = 0;
+    im->lp_hi = 0;
+    im->cp_total = 0;
+    im->cyc_n = 0;
+    im->cyc_folded = false;
+    im->cmask = 0;
+    im->q0 = im->q1 = im->qsat = 0;
 }
 
 /* Classes of the counter slots after a configuration or freeze change. */
 void ia64_classes_update(ia64_model_t *im)
 {
     const ia64_desc_t *d = im->d;
-    im->dmask = im->emask = im->stopped = 0;
+    if (im->cmask)
+        ia64_open_cycle_to_pend(im);
+    im->dmask = im->e1mask = im->emask = im->stopped = 0;
+    im->m2 = im->m3 = 0;
     for (unsigned v = 0; v < IA64_LOWINC; v++)
         im->lowinc[v] = 0;
     for (uint32_t t = 0; t < im->base.nthreads; t++) {
@@ -345,6 +400,12 @@ void ia64_classes_update(ia64_model_t *im)
                 for (unsigned v = 0; v < IA64_LOWINC; v++)
                     if (c->maxincr < v)
                         im->lowinc[v] |= bit;
+                if (c->maxincr == 2)
+                    im->m2 |= bit;
+                else if (c->maxincr == 3)
+                    im->m3 |= bit;
+            } else if (c->thres == 0 && c->maxincr == 1) {
+                im->e1mask |= bit;
             } else {
                 im->emask |= bit;
             }
@@ -396,15 +457,23 @@ static void ia64_close_counts(ia64_model_t *im, uint64_t x)
 {
     uint32_t v = im->cyc_total;
     uint64_t cm = im->cmask, pm = im->pmask;
-    uint64_t dcm = cm & im->dmask;
+    uint64_t dcm = cm & im->dmask, e1c = cm & im->e1mask;
     uint64_t proc = pm | (cm & im->emask);
+    if ((dcm | e1c) && im->acc_recs + v >= im->min_headroom) {
+        ia64_materialize(im);
+        if (v >= im->min_headroom)
+            proc |= dcm | e1c;
+    }
     if (dcm) {
-        if (im->acc_recs + v >= im->min_headroom) {
-            ia64_materialize(im);
-            if (v >= im->min_headroom)
-                proc |= dcm;
+        /* D slots whose maxincr is below the cycle's record count: exact
+         * only if their own count in the cycle exceeds it */
+        uint64_t risky = dcm & (v < IA64_LOWINC ? im->lowinc[v] : ia64_lowinc_slow(im, v));
+        while (risky) {
+            unsigned k = (unsigned)__builtin_ctzll(risky);
+            risky &= risky - 1;
+            if (ia64_cycle_count(im, k) > im->th[k >> 4].ctr[k & 15].maxincr)
+                proc |= UINT64_C(1) << k;
         }
-        proc |= dcm & (v < IA64_LOWINC ? im->lowinc[v] : ia64_lowinc_slow(im, v));
     }
     bool dchanged = false;
     uint64_t m = proc;
@@ -414,17 +483,12 @@ static void ia64_close_counts(ia64_model_t *im, uint64_t x)
         uint32_t t = k >> 4, i = k & 15;
         ia64_ctr_t *c = &im->th[t].ctr[i];
         uint64_t n = im->pend[k];
-        if ((cm >> k) & 1) {
-            uint64_t nk = ia64_cycle_count(im, k);
-            n += nk;
-            if ((im->dmask >> k) & 1) {
-                /* fold the earlier deferred part in, keep this cycle's */
-                c->value += ia64_column(im, k) - nk;
-                ia64_column_clear(im, k);
-                dchanged = true;
-            }
-        } else if ((im->dmask >> k) & 1) {
-            c->value += ia64_column(im, k);
+        uint64_t nk = ((cm >> k) & 1) ? ia64_cycle_count(im, k) : 0;
+        n += nk;
+        if (((im->dmask | im->e1mask) >> k) & 1) {
+            /* fold the earlier deferred part in (D columns also hold this
+             * cycle's nk, applied exactly below) */
+            c->value += ia64_column(im, k) - (((im->dmask >> k) & 1) ? nk : 0);
             ia64_column_clear(im, k);
             dchanged = true;
         }
@@ -448,6 +512,10 @@ static void ia64_close_counts(ia64_model_t *im, uint64_t x)
             ia64_overflow(im, t, i, x);
         }
     }
+    /* maxincr-1 slots: one per cycle with an occurrence, deferred */
+    uint64_t e1d = e1c & ~proc;
+    if (e1d)
+        ia64_cp_add(im, e1d);
     if (im->cyc_folded) {
         m = cm;
         while (m) {
@@ -460,6 +528,7 @@ static void ia64_close_counts(ia64_model_t *im, uint64_t x)
     im->cyc_n = 0;
     im->cyc_total = 0;
     im->cmask = 0;
+    im->q0 = im->q1 = im->qsat = 0;
     m = pm;
     while (m) {
         unsigned k = (unsigned)__builtin_ctzll(m);
@@ -487,7 +556,7 @@ static void ia64_close_cycle(ia64_model_t *im, uint64_t x)
 }
 
 /* Account everything before cycle `to` (> cur) and open `to`. */
-static void ia64_advance(ia64_model_t *im, uint64_t to)
+static void ia64_advance_slow(ia64_model_t *im, uint64_t to)
 {
     uint64_t x = im->cur;
     if (im->cmask || im->pmask || im->next_lazy <= x || im->irq_pending)
@@ -501,6 +570,34 @@ static void ia64_advance(ia64_model_t *im, uint64_t to)
     }
     im->cur = to;
     im->now = to;
+}
+
+/* The common case inline: only deferred counters saw occurrences, none can
+ * be clamped or overflow, no interrupt or lazy overflow is due before `to`. */
+static inline void ia64_advance(ia64_model_t *im, uint64_t to)
+{
+    uint64_t cm = im->cmask;
+    uint32_t v = im->cyc_total;
+    /* clamp needed: maxincr-2 slots counted >= 3, maxincr-3 slots >= 4,
+     * others below the cycle's record count */
+    uint64_t clamp = (im->m2 & (im->qsat | (im->q1 & im->q0))) | (im->m3 & im->qsat);
+    if (!im->pmask && !(cm & ~(im->dmask | im->e1mask)) && v < IA64_LOWINC &&
+        !(cm & im->lowinc[v] & ~(im->m2 | im->m3)) && !clamp && !im->cyc_folded &&
+        im->acc_recs + v < im->min_headroom && im->next_lazy >= to && !im->irq_pending &&
+        im->acc_recs + v < IA64_ACC_MAX) {
+        uint64_t e1 = cm & im->e1mask;
+        if (e1)
+            ia64_cp_add(im, e1);
+        im->acc_recs += v;
+        im->cyc_n = 0;
+        im->cyc_total = 0;
+        im->cmask = 0;
+        im->q0 = im->q1 = im->qsat = 0;
+        im->cur = to;
+        im->now = to;
+        return;
+    }
+    ia64_advance_slow(im, to);
 }
 
 /* ---- occurrences ---- */
@@ -734,6 +831,7 @@ static void ia64_state_change(ia64_model_t *im, uint32_t t, const pmusim_rec_t *
     th->plm = plm;
     th->ia32 = ia32;
     th->seen_insn = true;
+    th->insn_state = (uint8_t)(plm | (unsigned)ia32 << 2 | 8u);
     ia64_lazy_update_thread(im, t);
     unsigned acc = (unsigned)ia32 << 2 | plm;
     if (cpl && im->nsub[t][IA64_SRC_CPL_CHANGE])
@@ -804,7 +902,9 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
 {
     ia64_model_t *im = ia64_model(m);
     const uint32_t nth = m->nthreads;
+    const uint64_t first_record = im->records;
     im->started = true;
+    im->records += n;
     for (size_t k = 0; k < n; k++) {
         const pmusim_rec_t *r = &recs[k];
         if (__builtin_expect(r->cycle != im->cur, 0)) {
@@ -815,17 +915,16 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
                 pmusim_model_diag(m, "%s: record %" G_GUINT64_FORMAT " at cycle %" G_GUINT64_FORMAT
                                      " is before cycle %" G_GUINT64_FORMAT "; counted in the later "
                                      "cycle (reported once)",
-                                  im->d->ops->name, im->records, r->cycle, im->cur);
+                                  im->d->ops->name, first_record + k, r->cycle, im->cur);
             }
         }
-        im->records++;
         uint32_t t = r->thread;
         if (__builtin_expect(t >= nth, 0)) {
             if (!im->thread_reported) {
                 im->thread_reported = true;
                 pmusim_model_diag(m, "%s: record %" G_GUINT64_FORMAT " names thread %u, the model "
                                      "has %u; such records are ignored (reported once)",
-                                  im->d->ops->name, im->records - 1, t, nth);
+                                  im->d->ops->name, first_record + k, t, nth);
             }
             continue;
         }
@@ -834,19 +933,21 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
             ia64_thread_t *th = &im->th[t];
             uint8_t plm = r->plm & 3;
             bool ia32 = (r->flags & PMUSIM_F_IA32) != 0;
-            if (__builtin_expect(plm != th->plm || ia32 != th->ia32 || !th->seen_insn, 0))
+            if (__builtin_expect((plm | (unsigned)ia32 << 2 | 8u) != th->insn_state, 0))
                 ia64_state_change(im, t, r, plm, ia32);
-            if (__builtin_expect(im->track_last, 0)) {
-                th->last_ip = r->ip;
-                th->last_insn = r->insn;
-                th->last_unit = r->unit;
-                th->last_slot = r->slot;
+            if (__builtin_expect(im->insn_slow, 0)) {
+                if (im->track_last) {
+                    th->last_ip = r->ip;
+                    th->last_insn = r->insn;
+                    th->last_unit = r->unit;
+                    th->last_slot = r->slot;
+                }
+                if (im->capture_any)
+                    ia64_capture_insn(im, t, r);
             }
-            if (__builtin_expect(im->capture_any, 0))
-                ia64_capture_insn(im, t, r);
             uint32_t sig = ia64_sig(r, th->active);
             uint64_t mask;
-            ia64_sig_entry_t *e = &im->sig_cache[t][(sig * 0x9E3779B1u) >> 24];
+            ia64_sig_entry_t *e = &im->sig_cache[t][(sig * 0x9E3779B1u) >> (32 - 8)];
             if (__builtin_expect(e->sig == sig && e->gen == im->sig_gen, 1)) {
                 mask = e->mask;
             } else {
@@ -865,16 +966,15 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
                 im->cyc_total++;
                 uint64_t dm = mask & im->dmask;
                 if (dm) {
-                    /* add 1 to every D slot: ripple carry through the planes */
-                    unsigned i = 0;
-                    do {
-                        uint64_t carry = im->cp[i] & dm;
-                        im->cp[i] ^= dm;
-                        dm = carry;
-                        i++;
-                    } while (dm);
-                    if (++im->cp_total == IA64_CP_CAP)
-                        ia64_cp_spill(im);
+                    ia64_cp_add(im, dm); /* bit-sliced +1 on every D slot */
+                    uint64_t lm = dm & (im->m2 | im->m3);
+                    if (lm) {
+                        /* 2-bit saturating per-cycle count of the low-maxincr slots */
+                        uint64_t c0 = im->q0 & lm;
+                        im->q0 ^= lm;
+                        im->qsat |= im->q1 & c0;
+                        im->q1 ^= c0;
+                    }
                 }
             }
             if (__builtin_expect(im->nqsub[t] != 0, 0))

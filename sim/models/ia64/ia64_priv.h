@@ -203,6 +203,7 @@ typedef struct ia64_thread {
     uint8_t plm;   /* privilege level of the most recent instruction */
     bool ia32;     /* instruction set of the most recent instruction */
     bool seen_insn;
+    uint8_t insn_state;  /* plm | ia32 << 2 | seen << 3: one compare per record */
     /* the most recent instruction, for EVENT records (which carry no ip) */
     uint64_t last_ip, last_insn;
     uint8_t last_unit, last_slot;
@@ -229,8 +230,6 @@ typedef struct ia64_thread {
     uint32_t ipear_delay;
     uint64_t freeze_cycle; /* cycle the PMU froze (IP-EAR delay) */
     uint64_t ipear_last_cycle;
-    /* derived routing */
-    uint32_t insn_need;   /* bit per ia64_src_t some counter wants (any thread) */
     bool frozen;          /* PMC0.fr */
     bool ovf_pending_irq; /* overflow with oi=1 in the cycle being closed */
 } ia64_thread_t;
@@ -248,7 +247,7 @@ typedef struct ia64_qsub {
 /* Signature cache: the set of unqualified counters an instruction record
  * increments depends only on a few record fields (ia64_sig()); the answer
  * is computed once per distinct signature and configuration generation. */
-#define IA64_SIG_SLOTS 256u
+#define IA64_SIG_SLOTS 256u /* indexed by the top 8 bits of a 32-bit hash */
 #define IA64_SIG_NONE UINT32_MAX
 typedef struct ia64_sig_entry {
     uint32_t sig;
@@ -304,12 +303,19 @@ typedef struct ia64_model {
     uint64_t cmask, pmask; /* slots with mask / pend counts in the open cycle */
     uint64_t pend[IA64_MAX_THREADS * IA64_MAX_CTRS];
     uint64_t dmask;      /* D class slots */
-    uint64_t emask;      /* other signature-driven slots */
+    uint64_t e1mask;     /* thres 0, maxincr 1: +1 per cycle with an occurrence, deferred
+                          * as one add of the cycle's mask (closed cycles only in cp) */
+    uint64_t emask;      /* other signature-driven slots: exact every cycle */
     uint64_t lowinc[IA64_LOWINC]; /* D slots with maxincr < v */
+    /* D slots with maxincr 2 / 3 and their per-cycle counts in 2-bit
+     * saturating bit planes (q0 bit 0, q1 bit 1, qsat: reached 4), so a
+     * cycle close can tell exactly whether they need clamping */
+    uint64_t m2, m3, q0, q1, qsat;
     uint64_t stopped;    /* slots that do not count now: disabled or frozen */
     bool any_event_ctr; /* some counter could take explicit EVENT records */
     bool capture_any;   /* some thread has an EAR/BTB/ETB/IP-EAR on */
     bool track_last;    /* EVENT records need the last instruction's ip/insn */
+    bool insn_slow;     /* track_last || capture_any */
     /* time */
     uint64_t cur;        /* open cycle */
     uint64_t now;        /* first cycle not yet accounted (write time) */

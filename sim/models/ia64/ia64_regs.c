@@ -258,6 +258,7 @@ void ia64_route_rebuild(ia64_model_t *im)
             if (th->ctr[i].enabled && th->ctr[i].qual)
                 im->track_last = true;
     }
+    im->insn_slow = im->track_last || im->capture_any;
     for (uint32_t u = 0; u < nth; u++) {
         for (uint32_t i = d->nctr_first; i <= d->nctr_last; i++) {
             const ia64_ctr_t *c = &im->th[u].ctr[i];
@@ -301,19 +302,18 @@ void ia64_route_rebuild(ia64_model_t *im)
 }
 
 /* Current count of counter (t, i) as a read returns it: bits 46:0
- * including the deferred and lazy parts; bits 63:47 a copy of bit 46
- * (ref §1: both IA-64 libpfm headers describe the sign-extending read;
- * docs/sim-ia64.md).  No side effects. */
+ * including the deferred and lazy parts; bits 63:47 read as 0.  The SDM
+ * allows either sign extension or zeros in the unimplemented bits (ref §1);
+ * the project's specification (issue "Simulator: the Itanium 2 and
+ * Montecito PMU models") asks for zeros, see docs/sim-ia64.md.  No side
+ * effects. */
 uint64_t ia64_ctr_read(const ia64_model_t *im, uint32_t t, uint32_t i)
 {
     const ia64_ctr_t *c = &im->th[t].ctr[i];
     uint64_t v = ia64_ctr_count(im, t, i);
     if (c->lazy && c->running && im->now > c->since)
         v += im->now - c->since;
-    v &= IA64_CTR_MASK;
-    if (v >> (IA64_W - 1))
-        v |= ~IA64_CTR_MASK;
-    return v;
+    return v & IA64_CTR_MASK;
 }
 
 /* ---- create / destroy ---- */

@@ -44,8 +44,13 @@ _Static_assert(sizeof ia64_src_phrase / sizeof ia64_src_phrase[0] == IA64_SRC_CO
 
 static const char *ia64_event_source(const ia64_desc_t *d, uint32_t code, uint32_t umask)
 {
-    if (code == 0x43 && umask == 0)
+    /* The EAR events' table umasks configure the EAR, not the counter
+     * (which uses umask 0): every L1I_EAR_* / DATA_EAR_* event counts the
+     * EAR's captures. */
+    if (code == 0x43)
         return ia64_src_phrase[IA64_SRC_IEAR_EVENT];
+    if (code == 0xc8)
+        return ia64_src_phrase[IA64_SRC_DEAR_EVENT];
     const ia64_event_info_t *ev = ia64_event_find(d, code, umask);
     return ev ? ia64_src_phrase[ev->src] : NULL;
 }

@@ -73,25 +73,34 @@ typedef struct x86_ctr {
     uint8_t cmask;
     bool any, edge, inv, intr, pebs, ll;
     bool prev_cond; /* THRESH: condition of the previous cycle (EDGE) */
+    bool unit;      /* counted through the thread's INSN tallies (x86_units_sync) */
+    uint64_t unit_snap; /* unit: the tallies' sum over plm_mask already in `value` */
     bool programmed;
     uint64_t overflows;
     x86_filter_t fb[X86_MAX_BITS]; /* BITS: one filter per umask bit */
     char label[PMUSIM_REG_LABEL_MAX];
 } x86_ctr_t;
 
-/* The counters one thread's records feed, per privilege level (so the hot
- * loop does not test USR/OS), split so that the common cases need no
- * dispatch: `unit` are DIRECT counters of INST_RETIRED-like events (+1 per
- * INSN record), `filt` DIRECT counters of filter events (+1 per matching
- * record), `gen` everything else fed by INSN records. */
+/* The counters one thread's INSN records feed, per privilege level (so the
+ * hot loop does not test USR/OS), split so that the common cases need no
+ * dispatch: `filt` DIRECT counters of filter events (+1 per matching record;
+ * skipped as a whole when the record has none of `filt_flags`), `gen`
+ * everything else.  INST_RETIRED-like DIRECT counters of the thread itself
+ * ("unit" counters) are not listed: the thread tallies its INSN records per
+ * privilege level and the counters are brought up to date from the tallies
+ * when read, reprogrammed, or when `unit_budget` says one may wrap. */
 typedef struct x86_listeners {
-    uint32_t n_unit, n_filt, n_gen;
-    x86_ctr_t *unit[X86_LISTENERS];
+    uint32_t n_filt, n_gen;
+    uint32_t filt_flags;
     x86_ctr_t *filt[X86_LISTENERS];
     x86_ctr_t *gen[X86_LISTENERS];
 } x86_listeners_t;
 
 typedef struct x86_thread {
+    uint64_t insn_tally[4];             /* INSN records per privilege level */
+    uint64_t unit_budget;               /* INSN records before a unit counter may wrap */
+    x86_ctr_t *units[X86_NCTR];
+    uint32_t n_units;
     x86_listeners_t lst[4];             /* indexed by privilege level */
     x86_ctr_t *ev_lst[X86_LISTENERS];   /* counters fed by this thread's EVENT records */
     uint32_t n_ev;
@@ -326,6 +335,44 @@ static void x86_ctr_wrapped(x86_model_t *m, x86_ctr_t *c, uint64_t cycle, const 
     x86_overflow(m, c, cycle, wraps, r);
 }
 
+/* ---- unit counters (INST_RETIRED-like, fed by the thread's own records) ---- */
+
+static uint64_t x86_tally(const x86_thread_t *th, const x86_ctr_t *c)
+{
+    uint64_t s = 0;
+    for (unsigned p = 0; p < 4; p++)
+        if ((c->plm_mask >> p) & 1)
+            s += th->insn_tally[p];
+    return s;
+}
+
+/* Folds the tallies into the thread's unit counters; r is the record being
+ * counted when one of them may wrap (NULL at other sync points, where no
+ * wrap is pending). */
+static void x86_units_sync(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t *r)
+{
+    uint64_t budget = X86_NEVER;
+    for (uint32_t k = 0; k < th->n_units; k++) {
+        x86_ctr_t *c = th->units[k];
+        uint64_t tally = x86_tally(th, c);
+        uint64_t delta = tally - c->unit_snap;
+        c->unit_snap = tally;
+        if (delta)
+            x86_ctr_add(m, c, delta, m->cur, r);
+        uint64_t room = c->max - c->value + 1;
+        if (room < budget)
+            budget = room;
+    }
+    th->unit_budget = budget;
+}
+
+static void x86_units_sync_all(x86_model_t *m)
+{
+    for (uint32_t t = 0; t < m->base.nthreads; t++)
+        if (m->th[t].n_units)
+            x86_units_sync(m, &m->th[t], NULL);
+}
+
 /* ---- lazy accrual ---- */
 
 static void x86_sync_to(x86_model_t *m, uint64_t to)
@@ -499,6 +546,7 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
 
     c->src = X86_SRC_NONE;
     c->nbits = 0;
+    c->unit = false;
     memset(&c->f, 0, sizeof c->f);
     if (slot < X86_MAX_GP) {
         uint64_t sel = th->evtsel[slot];
@@ -596,6 +644,7 @@ static bool x86_is_record_src(uint8_t src)
  * changes what or whether something counts; never per record. */
 static void x86_recompile(x86_model_t *m)
 {
+    x86_units_sync_all(m);
     x86_sync_to(m, m->now);
     uint32_t nt = m->base.nthreads;
     for (uint32_t t = 0; t < nt; t++)
@@ -603,9 +652,11 @@ static void x86_recompile(x86_model_t *m)
             x86_ctr_compile(m, t, s);
     m->n_lazy = m->n_thresh = 0;
     for (uint32_t t = 0; t < nt; t++) {
-        m->th[t].n_ev = 0;
-        for (uint32_t p = 0; p < 4; p++)
-            m->th[t].lst[p].n_unit = m->th[t].lst[p].n_filt = m->th[t].lst[p].n_gen = 0;
+        m->th[t].n_ev = m->th[t].n_units = 0;
+        for (uint32_t p = 0; p < 4; p++) {
+            x86_listeners_t *l = &m->th[t].lst[p];
+            l->n_filt = l->n_gen = l->filt_flags = 0;
+        }
     }
     for (uint32_t t = 0; t < nt; t++) {
         for (uint32_t s = 0; s < X86_NCTR; s++) {
@@ -616,6 +667,13 @@ static void x86_recompile(x86_model_t *m)
                 m->lazy[m->n_lazy++] = c;
             if (c->cls == X86_CLS_THRESH)
                 m->thresh[m->n_thresh++] = c;
+            c->unit = c->cls == X86_CLS_DIRECT && c->src == X86_SRC_INSN && !c->any;
+            if (c->unit) {
+                x86_thread_t *th = &m->th[t];
+                th->units[th->n_units++] = c;
+                c->unit_snap = x86_tally(th, c);
+                continue;
+            }
             if (!x86_is_record_src(c->src))
                 continue;
             uint32_t first = x86_core_first(m, t), last = first + m->d->threads_per_core;
@@ -632,16 +690,20 @@ static void x86_recompile(x86_model_t *m)
                     x86_listeners_t *l = &rt->lst[p];
                     if (!((c->plm_mask >> p) & 1))
                         continue;
-                    if (c->src == X86_SRC_INSN && c->cls == X86_CLS_DIRECT)
-                        l->unit[l->n_unit++] = c;
-                    else if (c->src == X86_SRC_FILTER && c->cls == X86_CLS_DIRECT)
+                    if (c->src == X86_SRC_FILTER && c->cls == X86_CLS_DIRECT) {
                         l->filt[l->n_filt++] = c;
-                    else
+                        /* a filter needing no flag must see every record */
+                        l->filt_flags |= c->f.need_flags ? c->f.need_flags : 0xffffu;
+                    } else {
+                        l->gen[l->n_gen++] = c;
+                    }
                         l->gen[l->n_gen++] = c;
                 }
             }
         }
     }
+    for (uint32_t t = 0; t < nt; t++)
+        x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
     x86_rates_update(m);
 }
 
@@ -795,15 +857,15 @@ static void x86_outstanding_start(x86_model_t *m, x86_ctr_t *c, const pmusim_rec
 static inline void x86_count_insn(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t *r)
 {
     const x86_listeners_t *l = &th->lst[th->plm];
-    for (uint32_t k = 0; k < l->n_unit; k++) {
-        x86_ctr_t *c = l->unit[k];
-        if (G_UNLIKELY(++c->value > c->max))
-            x86_ctr_wrapped(m, c, m->cur, r);
-    }
-    for (uint32_t k = 0; k < l->n_filt; k++) {
-        x86_ctr_t *c = l->filt[k];
-        if (x86_filter_match(&c->f, r) && G_UNLIKELY(++c->value > c->max))
-            x86_ctr_wrapped(m, c, m->cur, r);
+    th->insn_tally[th->plm]++;
+    if (G_UNLIKELY(--th->unit_budget == 0))
+        x86_units_sync(m, th, r);
+    if (r->flags & l->filt_flags) {
+        for (uint32_t k = 0; k < l->n_filt; k++) {
+            x86_ctr_t *c = l->filt[k];
+            if (x86_filter_match(&c->f, r) && G_UNLIKELY(++c->value > c->max))
+                x86_ctr_wrapped(m, c, m->cur, r);
+        }
     }
     for (uint32_t k = 0; k < l->n_gen; k++) {
         x86_ctr_t *c = l->gen[k];
@@ -946,6 +1008,7 @@ void x86_finish(pmusim_model_t *base)
         return;
     if (m->end > m->cur)
         x86_advance(m, m->end);
+    x86_units_sync_all(m);
     x86_sync_to(m, m->now);
     m->finished = true;
 }
@@ -981,9 +1044,12 @@ static void x86_ctr_write(x86_model_t *m, x86_ctr_t *c, const pmusim_regwrite_t 
                           " ignored (the counter loads bits 31:0 sign-extended)",
                           name, w->thread, w->value);
     }
+    x86_units_sync_all(m);
     x86_sync_to(m, m->now);
     c->value = ext & c->max;
     c->since = m->now;
+    if (c->unit)
+        x86_units_sync(m, &m->th[c->thread], NULL); /* new budget */
     x86_deadline_update(m);
 }
 
@@ -1149,6 +1215,8 @@ gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError 
 static uint64_t x86_ctr_peek(const x86_model_t *m, const x86_ctr_t *c)
 {
     uint64_t v = c->value;
+    if (c->unit) /* no wrap is pending: the budget would have triggered it */
+        v += x86_tally(&m->th[c->thread], c) - c->unit_snap;
     if (c->cls != X86_CLS_OFF && c->cls != X86_CLS_DIRECT && m->now > c->since && c->rate) {
         uint64_t stop = m->now < c->rate_until ? m->now : c->rate_until;
         if (stop > c->since)

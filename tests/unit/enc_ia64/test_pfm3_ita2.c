@@ -625,6 +625,25 @@ static void test_drange(void)
     ITA2->pfp_ita2_drange.rr_limits[1].rr_start = 0x2000;
     ITA2->pfp_ita2_drange.rr_limits[1].rr_end = 0x2100;
     CU_ASSERT_EQUAL(req_dispatch(1), PFMLIB_ERR_DRRTOOMANY);
+    /* second range with 3 pairs left: the last pair of the left part grows
+     * leftwards (REF §10.5), the right part is exact */
+    ITA2->pfp_ita2_drange.rr_limits[0].rr_start = 0x1000;
+    ITA2->pfp_ita2_drange.rr_limits[0].rr_end = 0x1010;
+    ITA2->pfp_ita2_drange.rr_limits[1].rr_start = 0x2003;
+    ITA2->pfp_ita2_drange.rr_limits[1].rr_end = 0x2011;
+    CU_ASSERT_EQUAL(req_dispatch(1), PFMLIB_SUCCESS);
+    CHECK_BR(ITA2_OUT->pfp_ita2_drange, 0, 0x1000, 1, 0x08fffffffffffff0ULL, 2, 0x2008, 3, 0x08fffffffffffff8ULL,
+             4, 0x2000, 5, 0x08fffffffffffff8ULL, 6, 0x2010, 7, 0x08ffffffffffffffULL);
+    CU_ASSERT_EQUAL(ITA2_OUT->pfp_ita2_drange.rr_infos[1].rr_soff, 3);
+    CU_ASSERT_EQUAL(ITA2_OUT->pfp_ita2_drange.rr_infos[1].rr_eoff, 0);
+    /* ... and a right part that grows rightwards */
+    ITA2->pfp_ita2_drange.rr_limits[1].rr_start = 0x2000;
+    ITA2->pfp_ita2_drange.rr_limits[1].rr_end = 0x2013;
+    CU_ASSERT_EQUAL(req_dispatch(1), PFMLIB_SUCCESS);
+    CHECK_BR(ITA2_OUT->pfp_ita2_drange, 0, 0x1000, 1, 0x08fffffffffffff0ULL, 2, 0x2000, 3, 0x08fffffffffffff0ULL,
+             4, 0x2010, 5, 0x08fffffffffffffcULL);
+    CU_ASSERT_EQUAL(ITA2_OUT->pfp_ita2_drange.rr_infos[1].rr_soff, 0);
+    CU_ASSERT_EQUAL(ITA2_OUT->pfp_ita2_drange.rr_infos[1].rr_eoff, 1);
     /* data range on an event without data-range support */
     req_init(PLM3);
     req_event("IA64_INST_RETIRED");

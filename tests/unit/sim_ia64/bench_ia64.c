@@ -175,9 +175,18 @@ int main(int argc, char **argv)
         double dec = trace_pass(argv[2], NULL, NULL, 0, &n, &check);
         printf("decode only: %.2f s CPU, %" G_GUINT64_FORMAT " records, %.1f M records/s\n", dec,
                n, (double)n / dec / 1e6);
-        double t4 = trace_pass(argv[2], "ita2", ita2_t, 4, &n, &check);
-        printf("decode + ita2, 4 counters: %.2f s CPU (%.2fx decode), IA64_INST_RETIRED = %"
-               G_GUINT64_FORMAT "\n", t4, t4 / dec, (uint64_t)(check & ((UINT64_C(1) << 47) - 1)));
+        GError *e = NULL;
+        pmusim_trace_reader_t *r = pmusim_trace_reader_open(argv[2], &e);
+        uint32_t nth = r ? pmusim_trace_reader_header(r)->nthreads : 1;
+        if (r)
+            pmusim_trace_reader_free(r);
+        g_clear_error(&e);
+        if (nth == 1) {
+            double t4 = trace_pass(argv[2], "ita2", ita2_t, 4, &n, &check);
+            printf("decode + ita2, 4 counters: %.2f s CPU (%.2fx decode), IA64_INST_RETIRED = %"
+                   G_GUINT64_FORMAT "\n", t4, t4 / dec,
+                   (uint64_t)(check & ((UINT64_C(1) << 47) - 1)));
+        }
         double t12 = trace_pass(argv[2], "mont", mont_t, 12, &n, &check);
         printf("decode + mont, 12 counters: %.2f s CPU (%.2fx decode), IA64_INST_RETIRED = %"
                G_GUINT64_FORMAT "\n", t12, t12 / dec, (uint64_t)(check & ((UINT64_C(1) << 47) - 1)));

@@ -113,9 +113,9 @@ static void test_pmd_read_write(void)
     pmusim_model_t *m = t_model("ita2", 1);
     PMD(m, 4, 0xffff800000000005ull); /* bits 63:47 ignored */
     CU_ASSERT_EQUAL(RPMD(m, 4), 5);
-    PMD(m, 4, CTR_WRAP - 2); /* bit 46 set: read sign-extends */
-    CU_ASSERT_EQUAL(RPMD(m, 4), 0xfffffffffffffffeull);
-    CU_ASSERT_EQUAL(RPMD(m, 4), 0xfffffffffffffffeull); /* reads have no side effect */
+    PMD(m, 4, CTR_WRAP - 2); /* bit 46 set: bits 63:47 still read 0 */
+    CU_ASSERT_EQUAL(RPMD(m, 4), 0x7ffffffffffeull);
+    CU_ASSERT_EQUAL(RPMD(m, 4), 0x7ffffffffffeull); /* reads have no side effect */
     PMD(m, 16, UINT64_MAX);                             /* BTB index: 36 bits */
     CU_ASSERT_EQUAL(RPMD(m, 16), 0xfffffffffull);
     pmusim_model_free(m);
@@ -486,6 +486,35 @@ static void test_rest_reads_and_writes(void)
     pmusim_model_free(m);
 }
 
+/* Configuration changes between consume() calls while a cycle is open
+ * keep the counts of the records already consumed. */
+static void test_reclassify_open_cycle(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 5, cfg(ES_INST, 0, 8, 0, 0, OI)); /* deferred class */
+    PMC(m, 6, cfg(0xcd, 0, 8, 0, 0, OI));    /* LOADS_RETIRED, deferred */
+    pmusim_rec_t a[] = {t_insn(0, 3), t_insn(1, 3), t_insn(1, 3)};
+    a[1].flags = a[2].flags = PMUSIM_F_MEM;
+    a[1].mem.size = a[2].mem.size = 8;
+    m->ops->consume(m, a, 3);
+    /* PMC4 rewrite recompiles every ita2 counter; a code range makes
+     * IA64_INST_RETIRED qualified (it leaves the signature path) */
+    PMC(m, 4, cfg(ES_CYCLES, 0, 8, 0, 0, OI));
+    t_write(m, PMUSIM_REG_IBR, 0, 0x4000000000001000ull, 0);
+    t_write(m, PMUSIM_REG_IBR, 1, (0xfull << 56) | 0x00fffffffffff000ull, 0);
+    PMC(m, 14, 0x0db60db60db60db6ull & ~2ull);
+    PMC(m, 8, 0xffffffff3ffffffcull);
+    pmusim_rec_t b[] = {t_insn(1, 3), t_insn(2, 3), t_insn(2, 3)};
+    b[0].ip = b[1].ip = 0x4000000000009000ull; /* outside the range */
+    b[2].ip = 0x4000000000001000ull;           /* inside */
+    t_run(m, b, 3);
+    /* cycle 0: 1, cycle 1: the 2 consumed before the change (the one after
+     * is outside), cycle 2: 1 inside */
+    CU_ASSERT_EQUAL(CNT(m, 5), 4);
+    CU_ASSERT_EQUAL(CNT(m, 6), 2);
+    pmusim_model_free(m);
+}
+
 /* More records in one cycle than the per-cycle mask buffer and the
  * deferred planes hold: 300 instructions in cycle 1, maxincr 6 clamps. */
 static void test_many_records_per_cycle(void)
@@ -534,6 +563,8 @@ static void test_event_source(void)
     CU_ASSERT_PTR_NOT_NULL(ita2->event_source(0x12, 0));
     CU_ASSERT_PTR_NOT_NULL(ita2->event_source(0x08, 2));
     CU_ASSERT_PTR_NOT_NULL(ita2->event_source(0xc8, 0));
+    CU_ASSERT_PTR_NOT_NULL(ita2->event_source(0xc8, 0xa)); /* DATA_EAR_CACHE_LAT4096 */
+    CU_ASSERT_PTR_NOT_NULL(mont->event_source(0x43, 0xff)); /* L1I_EAR_CACHE_LAT4 */
     CU_ASSERT_PTR_NULL(ita2->event_source(0x87, 3)); /* BUS_ALL_ANY: explicit only */
     CU_ASSERT_PTR_NULL(ita2->event_source(0x300, 0));
     CU_ASSERT_PTR_NOT_NULL(mont->event_source(0x12, 0));
@@ -586,6 +617,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_record_errors);
     PMUSIM_ADD_TEST(s, test_rest_reads_and_writes);
     PMUSIM_ADD_TEST(s, test_many_records_per_cycle);
+    PMUSIM_ADD_TEST(s, test_reclassify_open_cycle);
     s = CU_add_suite("ia64_overflow", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_overflow_oi_freeze);
     PMUSIM_ADD_TEST(s, test_overflow_no_oi);
