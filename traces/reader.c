@@ -635,7 +635,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             uint64_t start, size, len;
             /* a batch ends before a symbol, so the symbols a caller sees after a
              * call all precede the records of that call (converters rely on it) */
-            if (n > *np)
+            if (n > 0) /* n counts from the start of the caller's batch */
                 goto out;
             RD_VARINT(start);
             RD_VARINT(size);
@@ -1206,7 +1206,7 @@ static gboolean text_open(pmusim_trace_reader_t *r, GError **error)
     r->line = g_string_sized_new(256);
     pmusim_trace_header_init(&r->hdr, PMUSIM_CPU_NONE, 1);
     r->hdr.isa = PMUSIM_ISA_NONE;
-    gboolean have_magic = FALSE, have_threads = FALSE;
+    gboolean have_magic = FALSE;
     for (;;) {
         if (!text_getline(r, error)) {
             if (r->failed)
@@ -1270,7 +1270,6 @@ static gboolean text_open(pmusim_trace_reader_t *r, GError **error)
                 return FALSE;
             }
             r->hdr.nthreads = (uint32_t)v;
-            have_threads = TRUE;
         } else if (tok_is(&toks[0], "flags") && nt == 2) {
             if (!parse_u64(toks[1].s, toks[1].len, &v) || v > UINT32_MAX) {
                 text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "flags must be a 32-bit number");
@@ -1300,7 +1299,6 @@ static gboolean text_open(pmusim_trace_reader_t *r, GError **error)
             break;
         }
     }
-    (void)have_threads;
     if (r->hdr.isa == PMUSIM_ISA_NONE)
         r->hdr.isa = pmusim_cpu_isa(r->hdr.cpu);
     const char *bad = tr_header_check(&r->hdr);

@@ -6,8 +6,10 @@
 Run by meson (custom_target) at build time.  Refuses bad data: duplicate
 event or umask names, empty counter masks, unknown flags or modifiers, umask
 groups out of range, aliases that name nothing, two defaults in one group for
-one PMU, umask codes wider than the PMU allows.  Emits const tables with
-designated initializers only, plus a by-name index for binary search.
+one PMU, umask codes wider than the PMU allows, more umasks than the encoder
+holds, empty descriptions, a PMU without a valid anythread column.  Emits const
+tables with designated initializers only, plus a by-name index for binary
+search.
 """
 import csv
 import os

@@ -9,8 +9,8 @@
  * behaves on a machine without that CPU -- unless LIBPFM_ENCODE_INACTIVE=1,
  * which lets named inactive PMUs encode.  LIBPFM_FORCE_PMU=NAME activates the
  * first PMU whose name starts with NAME and stops there, so PMUs after it in
- * libpfm's order are not even initialized.  LIBPFM_DISABLED_PMUS lists PMUs
- * to skip.  See docs/compat-x86.md.
+ * libpfm's order are not initialized (pfm_get_pmu_info() does not know
+ * them).  LIBPFM_DISABLED_PMUS lists PMUs to skip.  See docs/compat-x86.md.
  */
 #include <perfmon/pfmlib.h>
 #include <perfmon/pfmlib_perf_event.h>
@@ -50,7 +50,6 @@ static struct {
     const char *disabled;   /* LIBPFM_DISABLED_PMUS */
     unsigned char init[MAX_X86_PMUS];    /* initialized: pfm_get_pmu_info() knows it */
     unsigned char active[MAX_X86_PMUS];  /* detected or forced */
-    unsigned char listed[MAX_X86_PMUS];  /* on the list event strings are matched against */
 } cfg;
 
 _Static_assert(MAX_X86_PMUS >= 4, "room for the generated PMU list");
@@ -101,7 +100,6 @@ pfm_err_t pfm_initialize(void)
         return cfg.initret;
     memset(cfg.init, 0, sizeof cfg.init);
     memset(cfg.active, 0, sizeof cfg.active);
-    memset(cfg.listed, 0, sizeof cfg.listed);
     cfg.inactive = env_digit("LIBPFM_ENCODE_INACTIVE");
     cfg.forced = getenv("LIBPFM_FORCE_PMU");
     cfg.disabled = getenv("LIBPFM_DISABLED_PMUS");
@@ -112,13 +110,9 @@ pfm_err_t pfm_initialize(void)
         if (disabled(pmu->name))
             continue;
         cfg.init[i] = 1;
-        if (!found) {
-            if (cfg.inactive)
-                cfg.listed[i] = 1;
+        if (!found)
             continue;
-        }
         cfg.active[i] = 1;
-        cfg.listed[i] = 1;
         if (cfg.forced)
             break; /* libpfm stops after the forced PMU */
     }
@@ -132,7 +126,7 @@ void pfm_terminate(void)
     if (!initialized())
         return;
     cfg.initdone = 0;
-    memset(cfg.listed, 0, sizeof cfg.listed);
+    memset(cfg.active, 0, sizeof cfg.active);
 }
 
 const char *pfm_strerror(int code)
@@ -145,15 +139,21 @@ int pfm_get_version(void)
     return LIBPFM_VERSION;
 }
 
+/* Which PMUs an event string may use.  Without a "pmu::" prefix: active
+ * PMUs only.  With one: an active PMU, or any PMU of the library when
+ * LIBPFM_ENCODE_INACTIVE=1 -- even one left uninitialized by
+ * LIBPFM_FORCE_PMU or disabled by LIBPFM_DISABLED_PMUS, as the installed
+ * libpfm-4 4.13 does (it walks every PMU it knows; later revisions walk a list
+ * of initialized PMUs only, docs/compat-x86.md). */
 static int usable(const x86_pmu_t *pmu, int named, void *ctx)
 {
     (void)ctx;
     int i = pmu_index(pmu);
-    if (i < 0 || !cfg.listed[i])
+    if (i < 0)
         return 0;
-    if (!cfg.active[i] && (!named || !cfg.inactive))
-        return 0;
-    return 1;
+    if (cfg.active[i])
+        return 1;
+    return named && cfg.inactive;
 }
 
 static const x86_pmu_filter_t filter = { .usable = usable };

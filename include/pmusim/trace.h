@@ -231,6 +231,10 @@ const char *pmusim_trace_header_get_meta(const pmusim_trace_header_t *h, const c
 void pmusim_trace_header_clear(pmusim_trace_header_t *h);
 
 /* ---- additions (v1 library) ---- */
+/* pmusim_trace_reader_next_batch() may return fewer than `max` records before
+ * the end: it ends a batch before a symbol, so that the symbols visible after
+ * a call all precede that call's records (converters rely on it).  Marker
+ * names stay valid until pmusim_trace_reader_free(). */
 /* Like pmusim_trace_reader_open() on `len` bytes at `data` (binary or text),
  * which must stay valid while the reader lives; `name` is used in messages. */
 pmusim_trace_reader_t *pmusim_trace_reader_open_memory(const void *data, size_t len,

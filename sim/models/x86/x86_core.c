@@ -13,7 +13,9 @@
  * at the record.
  *
  * Counter classes, chosen when the registers are written (x86_ctr_compile):
- *   DIRECT       per-record source, no threshold: the record adds to the count.
+ *   DIRECT       per-record source, no threshold: the record adds to the count
+ *                (INST_RETIRED-like ones through the thread's per-privilege-level
+ *                tally of INSN records, folded in when read or due to wrap).
  *   RATE         cycle source, no threshold: `rate` per cycle, accrued lazily
  *                (value + rate * (cycles since `since`)), so a cycle costs nothing.
  *   THRESH       CMASK/EDGE (INV) or a threshold on a cycle source: occurrences
@@ -97,8 +99,10 @@ typedef struct x86_listeners {
 } x86_listeners_t;
 
 typedef struct x86_thread {
-    uint64_t insn_tally[4];             /* INSN records per privilege level */
-    uint64_t unit_budget;               /* INSN records before a unit counter may wrap */
+    uint64_t insn_seen;                 /* INSN records of this thread */
+    uint64_t unit_due;                  /* insn_seen at which a unit counter may wrap */
+    uint64_t plm_mark;                  /* insn_seen when `plm` was entered */
+    uint64_t insn_tally[4];             /* INSN records per privilege level, up to plm_mark */
     x86_ctr_t *units[X86_NCTR];
     uint32_t n_units;
     x86_listeners_t lst[4];             /* indexed by privilege level */
@@ -122,6 +126,7 @@ typedef struct x86_model {
     uint64_t end;      /* trace end (exclusive) */
     uint64_t records;
     uint64_t deadline; /* earliest event of a lazy counter */
+    uint64_t fast_limit; /* a record cycle below this needs no x86_advance (0: always) */
     uint32_t pending_pmi; /* threads with a PMI to deliver */
     bool gap_mode;
     bool finished;
@@ -145,6 +150,12 @@ static const char *const x86_level_names[PMUSIM_LVL_COUNT] = {
 };
 
 /* ---- small helpers ---- */
+
+/* a + b, saturated: cycle arithmetic near 2^64 must not wrap around */
+static inline uint64_t x86_sat_add(uint64_t a, uint64_t b)
+{
+    return b > X86_NEVER - a ? X86_NEVER : a + b;
+}
 
 static inline x86_model_t *x86_of(pmusim_model_t *m)
 {
@@ -342,8 +353,16 @@ static uint64_t x86_tally(const x86_thread_t *th, const x86_ctr_t *c)
     uint64_t s = 0;
     for (unsigned p = 0; p < 4; p++)
         if ((c->plm_mask >> p) & 1)
-            s += th->insn_tally[p];
+            s += th->insn_tally[p] + (p == th->plm ? th->insn_seen - th->plm_mark : 0);
     return s;
+}
+
+/* The thread changes privilege level: close the tally of the old one. */
+static void x86_tally_plm(x86_thread_t *th, uint8_t plm)
+{
+    th->insn_tally[th->plm] += th->insn_seen - th->plm_mark;
+    th->plm_mark = th->insn_seen;
+    th->plm = plm;
 }
 
 /* Folds the tallies into the thread's unit counters; r is the record being
@@ -363,7 +382,7 @@ static void x86_units_sync(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t 
         if (room < budget)
             budget = room;
     }
-    th->unit_budget = budget;
+    th->unit_due = x86_sat_add(th->insn_seen, budget);
 }
 
 static void x86_units_sync_all(x86_model_t *m)
@@ -388,12 +407,6 @@ static void x86_sync_to(x86_model_t *m, uint64_t to)
     }
 }
 
-/* a + b, saturated: cycle arithmetic near 2^64 must not wrap around */
-static inline uint64_t x86_sat_add(uint64_t a, uint64_t b)
-{
-    return b > X86_NEVER - a ? X86_NEVER : a + b;
-}
-
 static uint64_t x86_ctr_next_event(const x86_ctr_t *c)
 {
     uint64_t ev = c->rate_until;
@@ -414,6 +427,7 @@ static void x86_deadline_update(x86_model_t *m)
             dl = ev;
     }
     m->deadline = dl;
+    m->fast_limit = m->n_thresh ? 0 : dl;
 }
 
 static bool x86_plm_ok(const x86_ctr_t *c, const x86_thread_t *th)
@@ -697,7 +711,6 @@ static void x86_recompile(x86_model_t *m)
                     } else {
                         l->gen[l->n_gen++] = c;
                     }
-                        l->gen[l->n_gen++] = c;
                 }
             }
         }
@@ -854,19 +867,11 @@ static void x86_outstanding_start(x86_model_t *m, x86_ctr_t *c, const pmusim_rec
     x86_deadline_update(m);
 }
 
-static inline void x86_count_insn(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t *r)
+/* The listeners that need a dispatch on their source (kept out of line so
+ * that the common path of x86_consume stays small). */
+static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_listeners_t *l,
+                                                    const pmusim_rec_t *r)
 {
-    const x86_listeners_t *l = &th->lst[th->plm];
-    th->insn_tally[th->plm]++;
-    if (G_UNLIKELY(--th->unit_budget == 0))
-        x86_units_sync(m, th, r);
-    if (r->flags & l->filt_flags) {
-        for (uint32_t k = 0; k < l->n_filt; k++) {
-            x86_ctr_t *c = l->filt[k];
-            if (x86_filter_match(&c->f, r) && G_UNLIKELY(++c->value > c->max))
-                x86_ctr_wrapped(m, c, m->cur, r);
-        }
-    }
     for (uint32_t k = 0; k < l->n_gen; k++) {
         x86_ctr_t *c = l->gen[k];
         uint64_t occ;
@@ -940,7 +945,7 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
         uint64_t c = r->cycle;
         if (c != m->cur) {
             if (G_LIKELY(c > m->cur)) {
-                if (m->n_thresh || m->deadline <= c)
+                if (c >= m->fast_limit)
                     x86_advance(m, c);
                 else
                     m->cur = m->now = c;
@@ -962,20 +967,33 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
         }
         x86_thread_t *th = &m->th[r->thread];
         if (G_LIKELY(r->kind == PMUSIM_REC_INSN)) {
-            if (G_UNLIKELY(r->plm != th->plm)) {
-                th->plm = r->plm & 3;
+            const unsigned plm = r->plm & 3, flags = r->flags;
+            if (G_UNLIKELY(plm != th->plm)) {
+                x86_tally_plm(th, (uint8_t)plm);
                 x86_state_changed(m);
             }
             th->last_ip = r->ip;
-            x86_count_insn(m, th, r);
+            if (G_UNLIKELY(++th->insn_seen == th->unit_due))
+                x86_units_sync(m, th, r);
+            const x86_listeners_t *l = &th->lst[plm];
+            if (flags & l->filt_flags) {
+                const uint32_t nf = l->n_filt;
+                for (uint32_t k = 0; k < nf; k++) {
+                    x86_ctr_t *ct = l->filt[k];
+                    if (x86_filter_match(&ct->f, r) && G_UNLIKELY(++ct->value > ct->max))
+                        x86_ctr_wrapped(m, ct, m->cur, r);
+                }
+            }
+            if (l->n_gen)
+                x86_count_gen(m, l, r);
             if (G_UNLIKELY(m->pending_pmi))
                 x86_raise_pending(m, m->cur);
             continue;
         }
         switch (r->kind) {
         case PMUSIM_REC_IDLE:
-            if (r->plm != th->plm) {
-                th->plm = r->plm & 3;
+            if ((r->plm & 3) != th->plm) {
+                x86_tally_plm(th, r->plm & 3);
                 x86_state_changed(m);
             }
             if (x86_sat_add(m->cur, r->n) > m->end)

@@ -288,6 +288,10 @@ const char *x86_event_source(const x86_desc_t *d, uint32_t code, uint32_t umask)
 {
     if (code > 0xff || umask > 0xff)
         return NULL;
+    /* libpfm's pseudo encoding 0x0300 of UNHALTED_REFERENCE_CYCLES: an event
+     * that exists only on IA32_FIXED_CTR2 (reference §4.2) */
+    if (code == 0x00 && umask == 0x03)
+        return "active cycles, on IA32_FIXED_CTR2 only";
     const x86_evmap_t *hits[X86_MAX_BITS];
     size_t n = x86_event_lookup(d, (uint8_t)code, (uint8_t)umask, hits);
     if (n == 0)

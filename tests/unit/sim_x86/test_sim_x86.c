@@ -804,6 +804,7 @@ static void test_event_source(void)
     CU_ASSERT_PTR_NOT_NULL(k->event_source(0xb7, 0x02));
     CU_ASSERT_PTR_NULL(k->event_source(0xbb, 0x01)); /* Westmere's RSP_1 code */
     CU_ASSERT_PTR_NULL(w->event_source(0x1c0, 0x01));
+    CU_ASSERT_STRING_EQUAL(k->event_source(0x00, 0x03), "active cycles, on IA32_FIXED_CTR2 only");
     CU_ASSERT_STRING_EQUAL(pmusim_model_wsm_dp.event_source(0x0f, 0x10),
                            "load records with mem.level == remote DRAM");
 }

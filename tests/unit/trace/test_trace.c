@@ -392,6 +392,44 @@ static void test_symbol_batch_boundary(void)
     pmusim_trace_reader_free(r);
 }
 
+/* The same in the binary form, with the symbol beyond the first refill of
+ * the decompression buffer (so the batch is assembled in several steps). */
+static void test_symbol_batch_boundary_binary(void)
+{
+    enum { BEFORE = 300000, AFTER = 10 };
+    char *path = tmp_path("pmusim-symb-XXXXXX");
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    GError *e = NULL;
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_BINARY, &h, &e);
+    pmusim_trace_header_clear(&h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    pmusim_rec_t r;
+    for (unsigned i = 0; i < BEFORE + AFTER; i++) {
+        if (i == BEFORE)
+            CU_ASSERT(pmusim_trace_writer_add_symbol(w, 0x400000, 0x500000, "late", &e));
+        /* random-looking IPs so that the records do not all collapse */
+        rec_insn(&r, i, 0, 0x400000 + ((i * 2654435761u) & 0xffff));
+        r.len = 1 + i % 7;
+        CU_ASSERT_FATAL(pmusim_trace_writer_write(w, &r, 1, &e));
+    }
+    CU_ASSERT(pmusim_trace_writer_close(w, &e));
+    pmusim_trace_reader_t *rd = pmusim_trace_reader_open(path, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+    pmusim_rec_t *recs = g_new(pmusim_rec_t, BEFORE + AFTER);
+    CU_ASSERT_EQUAL(pmusim_trace_reader_next_batch(rd, recs, BEFORE + AFTER, &e), BEFORE);
+    CU_ASSERT_EQUAL(pmusim_trace_reader_symbols(rd)->len, 0);
+    CU_ASSERT_EQUAL(recs[BEFORE - 1].cycle, BEFORE - 1);
+    CU_ASSERT_EQUAL(pmusim_trace_reader_next_batch(rd, recs, BEFORE + AFTER, &e), AFTER);
+    CU_ASSERT_EQUAL(pmusim_trace_reader_symbols(rd)->len, 1);
+    CU_ASSERT_EQUAL(recs[0].cycle, BEFORE);
+    CU_ASSERT_EQUAL(pmusim_trace_reader_next_batch(rd, recs, 8, &e), 0);
+    g_free(recs);
+    pmusim_trace_reader_free(rd);
+    g_unlink(path);
+    g_free(path);
+}
+
 static void expect_write_error(pmusim_cpu_t cpu, const pmusim_rec_t *recs, size_t n,
                                const char *needle)
 {
@@ -984,6 +1022,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_samples_identical);
     PMUSIM_ADD_TEST(s, test_text_variations);
     PMUSIM_ADD_TEST(s, test_symbol_batch_boundary);
+    PMUSIM_ADD_TEST(s, test_symbol_batch_boundary_binary);
     PMUSIM_ADD_TEST(s, test_writer_rejects);
     PMUSIM_ADD_TEST(s, test_gen_deterministic);
     PMUSIM_ADD_TEST(s, test_gen_all_models);
