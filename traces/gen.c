@@ -159,6 +159,12 @@ static uint64_t ia64_ld8(unsigned r1, unsigned r3)
     return (UINT64_C(4) << 37) | (UINT64_C(0x03) << 30) | ((uint64_t)r3 << 20) |
            ((uint64_t)r1 << 6);
 }
+/* ld8.c.clr: the ALAT-checking load (M2 x6 = 0x23) */
+static uint64_t ia64_ld8_c_clr(unsigned r1, unsigned r3)
+{
+    return (UINT64_C(4) << 37) | (UINT64_C(0x23) << 30) | ((uint64_t)r3 << 20) |
+           ((uint64_t)r1 << 6);
+}
 static uint64_t ia64_st8(unsigned r2, unsigned r3)
 {
     return (UINT64_C(4) << 37) | (UINT64_C(0x33) << 30) | ((uint64_t)r3 << 20) |
@@ -226,8 +232,8 @@ static void build_ia64(gen_prog_t *pr, gboolean mixed)
     prog_add(pr, 0x50, 0, M, 0, GM_NONE, GB_NONE, 0, nop, IA64_NOP_M);            /* 14 */
     prog_add(pr, 0x50, 1, I, 0, GM_NONE, GB_NONE, 0, nop, IA64_NOP_I);            /* 15 */
     prog_add(pr, 0x50, 2, B, 0, GM_NONE, GB_JUMP, 0, 0, ia64_br(4, 0, -5));      /* 16 */
-    /* function: MIB: ld8 from stream C; nop.i; br.ret */
-    prog_add(pr, 0x1000, 0, M, 0, GM_LOAD_C, GB_NONE, 0, 0, ia64_ld8(16, 34));    /* 17 */
+    /* function: MIB: ld8.c.clr from stream C (ALAT check); nop.i; br.ret */
+    prog_add(pr, 0x1000, 0, M, 0, GM_LOAD_C, GB_NONE, 0, 0, ia64_ld8_c_clr(16, 34)); /* 17 */
     prog_add(pr, 0x1000, 1, I, 0, GM_NONE, GB_NONE, 0, nop, IA64_NOP_I);          /* 18 */
     prog_add(pr, 0x1000, 2, B, 0, GM_NONE, GB_RET, 14, 0, (UINT64_C(0) << 37) | (4u << 6) | (0x21u << 27));
 }
@@ -429,6 +435,8 @@ static void gen_step(gen_t *g, unsigned ti)
         r->mem.is_store = in->mem == GM_STORE_B;
         r->mem.level = li.level;
         r->mem.latency = li.latency;
+        if (g->ia64 && in->mem == GM_LOAD_C) /* ld8.c.clr: 1 in 8 checks misses the ALAT */
+            r->mem.alat = (splitmix(&t->rng) & 7) ? PMUSIM_ALAT_HIT : PMUSIM_ALAT_MISS;
         if (li.level >= PMUSIM_LVL_LOCAL_DRAM) {
             double x = rnd01(&t->rng);
             r->mem.tlb = x < 0.02 ? PMUSIM_TLB_WALK : x < 0.12 ? PMUSIM_TLB_L2_HIT : PMUSIM_TLB_L1_HIT;

@@ -103,6 +103,11 @@ struct pmusim_model {
     GPtrArray *diags;          /* char*, reported by pmusim_model_diag */
     GArray *log;               /* pmusim_sim_event_t */
     uint64_t log_dropped;
+    /* Set by the model right before each pmusim_model_pmi(): the IP of the
+     * interrupted thread's most recent retired instruction (for an overflow
+     * caused by an instruction record, that instruction), 0 before its first
+     * one.  OS front doors (pmusim/frontdoor.h) record it in their samples. */
+    uint64_t pmi_ip;
 };
 
 #define PMUSIM_LOG_MAX 100000u

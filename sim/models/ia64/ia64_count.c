@@ -115,6 +115,10 @@ static void ia64_raise_irqs(ia64_model_t *im, uint64_t cycle)
             continue;
         th->ovf_pending_irq = false;
         ia64_freeze(im, t, cycle);
+        /* the front door's sample IP: the thread's last retirement of the
+         * cycle (tracked while a counter has oi = 1 and a handler was
+         * installed before its PMC was written) */
+        im->base.pmi_ip = th->last_ip;
         pmusim_model_pmi(&im->base, cycle, t);
     }
     im->in_irq = saved_irq;

@@ -255,8 +255,9 @@ void ia64_route_rebuild(ia64_model_t *im)
         if (th->iear_on)
             im->track_last = true;
         for (uint32_t i = d->nctr_first; i <= d->nctr_last; i++)
-            if (th->ctr[i].enabled && th->ctr[i].qual)
-                im->track_last = true;
+            if (th->ctr[i].enabled &&
+                (th->ctr[i].qual || (th->ctr[i].oi && im->base.pmi_handler)))
+                im->track_last = true; /* oi + handler: the interrupt reports the last ip */
     }
     im->insn_slow = im->track_last || im->capture_any;
     for (uint32_t u = 0; u < nth; u++) {

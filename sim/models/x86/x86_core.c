@@ -739,6 +739,7 @@ static void x86_raise_pending(x86_model_t *m, uint64_t cycle)
                                  "freeze on PMI: IA32_PERF_GLOBAL_CTRL cleared");
                 x86_recompile(m);
             }
+            m->base.pmi_ip = th->last_ip; /* the front door's sample IP */
             pmusim_model_pmi(&m->base, cycle, t);
         }
     }

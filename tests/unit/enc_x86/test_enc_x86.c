@@ -149,6 +149,30 @@ static void test_forced_pmu(void)
     pfm_initialize();
     CU_ASSERT_EQUAL(pfm_get_pmu_info(PFM_PMU_INTEL_KNM, &pi), PFM_ERR_NOTSUPP);
     CU_ASSERT_EQUAL(pfm_get_pmu_info(PFM_PMU_INTEL_KNL, &pi), PFM_SUCCESS);
+    codes = NULL;
+    count = 0;
+    CU_ASSERT_EQUAL(pfm_get_event_encoding("knm::INST_RETIRED:ANY_P", 9, NULL, NULL, &codes, &count),
+                    PFM_ERR_NOTFOUND);
+    /* with LIBPFM_ENCODE_INACTIVE=1 a named PMU encodes even when disabled or
+     * left uninitialized by a forced PMU (installed libpfm-4 4.13 does so) */
+    pfm_terminate();
+    g_setenv("LIBPFM_ENCODE_INACTIVE", "1", TRUE);
+    pfm_initialize();
+    CU_ASSERT_EQUAL(pfm_get_event_encoding("knm::INST_RETIRED:ANY_P", 9, NULL, NULL, &codes, &count),
+                    PFM_SUCCESS);
+    CU_ASSERT_EQUAL(count, 1);
+    free(codes);
+    reinit("1", "wsm");
+    codes = NULL;
+    count = 0;
+    CU_ASSERT_EQUAL(pfm_get_pmu_info(PFM_PMU_INTEL_KNM, &pi), PFM_ERR_NOTSUPP);
+    CU_ASSERT_EQUAL(pfm_get_event_encoding("knm::INST_RETIRED:ANY_P", 9, NULL, NULL, &codes, &count),
+                    PFM_SUCCESS);
+    free(codes);
+    int kidx = pfm_find_event("knm::INST_RETIRED");
+    CU_ASSERT(kidx >= 0);
+    pfm_event_info_t ki = { .size = sizeof ki };
+    CU_ASSERT_EQUAL(pfm_get_event_info(kidx, PFM_OS_NONE, &ki), PFM_ERR_INVAL);
     reinit("1", NULL);
 }
 

@@ -530,7 +530,7 @@ static char *gen_file(pmusim_cpu_t cpu, pmusim_gen_workload_t wl, uint64_t n, ui
 }
 
 typedef struct gen_counts {
-    uint64_t n, kinds[6], mem, offcore, branches, threads_seen;
+    uint64_t n, kinds[6], mem, offcore, branches, threads_seen, alat;
     gboolean oc_ok;
 } gen_counts_t;
 
@@ -552,6 +552,7 @@ static gen_counts_t count_file(const char *path, pmusim_cpu_t cpu)
             c.kinds[x->kind]++;
             c.threads_seen |= 1u << x->thread;
             c.mem += (x->flags & PMUSIM_F_MEM) != 0;
+            c.alat += x->mem.alat != PMUSIM_ALAT_NONE;
             c.branches += (x->flags & PMUSIM_F_BRANCH) != 0;
             if (x->flags & PMUSIM_F_OFFCORE) {
                 c.offcore++;
@@ -589,6 +590,7 @@ static void test_gen_deterministic(void)
     CU_ASSERT(k.kinds[PMUSIM_REC_IDLE] > 0);
     CU_ASSERT(k.kinds[PMUSIM_REC_MARKER] > 0);
     CU_ASSERT(k.kinds[PMUSIM_REC_EVENT] > 0);
+    CU_ASSERT(k.alat > 0); /* ld8.c.clr in the called function */
     CU_ASSERT(k.oc_ok);
     for (char **p = (char *[]){ a, b, c, NULL }; *p; p++) {
         g_unlink(*p);
