@@ -297,8 +297,11 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
                 pebs |= (1ull << c) | (1ull << (32 + c));
         }
     }
+    /* IA32_FIXED_CTR_CTRL is one register for the three fixed counters: like
+     * the perf_event kernel we read-modify-write it once per fixed event, so
+     * each write carries the label of the counter it adds (the models name
+     * fixed counters by the write that enabled their field). */
     uint64_t fixed_ctrl = 0;
-    char flabel[PMUSIM_REG_LABEL_MAX] = "";
     for (int k = 0; k < 3; k++) {
         for (size_t i = 0; i < nevents; i++) {
             if (ev[i].counter != 32 + k)
@@ -309,13 +312,9 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
                            ((sel & X86_SEL_ANY) ? 4u : 0u) | ((sel & X86_SEL_INT) ? 8u : 0u);
             fixed_ctrl |= blk << (4 * k);
             regs_add(regs, MSR_FIXED_CTR0 + (uint32_t)k, 0, thread, ev[i].label);
-            if (flabel[0])
-                g_strlcat(flabel, " + ", sizeof flabel);
-            g_strlcat(flabel, ev[i].label, sizeof flabel);
+            regs_add(regs, MSR_FIXED_CTR_CTRL, fixed_ctrl, thread, ev[i].label);
         }
     }
-    if (fixed_used)
-        regs_add(regs, MSR_FIXED_CTR_CTRL, fixed_ctrl, thread, flabel);
     if (pebs)
         regs_add(regs, MSR_PEBS_ENABLE, pebs, thread, "PEBS_EN + LL_EN (load latency)");
     regs_add(regs, MSR_PERF_GLOBAL_CTRL, (uint64_t)gen_used | ((uint64_t)fixed_used << 32), thread,

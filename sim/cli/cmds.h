@@ -8,6 +8,7 @@ int pmusim_cmd_stat(int argc, char **argv);   /* cmd_stat.c */
 int pmusim_cmd_events(int argc, char **argv); /* cmd_events.c */
 int pmusim_cmd_encode(int argc, char **argv); /* cmd_encode.c */
 int pmusim_cmd_check(int argc, char **argv);  /* cmd_check.c */
+int pmusim_cmd_record(int argc, char **argv); /* cmd_record.c */
 
 /* Shared helpers (cli_util.c). */
 #include <glib.h>

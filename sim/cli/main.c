@@ -12,6 +12,7 @@ typedef struct {
 
 static const command_t commands[] = {
     {"stat", pmusim_cmd_stat, "replay a trace through a PMU model and print counts"},
+    {"record", pmusim_cmd_record, "sample a trace through an OS front door (perfmon2 / perf_event)"},
     {"events", pmusim_cmd_events, "list a PMU's events, or every fact about one"},
     {"encode", pmusim_cmd_encode, "encode events into register writes (the --regs format)"},
     {"check", pmusim_cmd_check, "regression-test encodings and counts against golden files"},

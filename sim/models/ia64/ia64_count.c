@@ -205,15 +205,71 @@ static inline uint64_t ia64_gather(const uint64_t *planes, unsigned n, unsigned 
     return v;
 }
 
-/* Slot k's deferred count in cp and lp (including the open cycle's part). */
+/* Slot k's deferred count in cp, lp and the id counts (including the open
+ * cycle's part). */
 static inline uint64_t ia64_column(const ia64_model_t *im, unsigned k)
 {
-    return ia64_gather(im->cp, IA64_CP_PLANES, k) + ia64_gather(im->lp, im->lp_hi, k);
+    uint64_t v = ia64_gather(im->cp, IA64_CP_PLANES, k) + ia64_gather(im->lp, im->lp_hi, k);
+    for (uint32_t j = 1; j < im->nids; j++)
+        if ((im->id_mask[j] >> k) & 1)
+            v += im->id_cnt[j];
+    return v;
+}
+
+/* Add n to every slot of mask in the planes lp. */
+static void ia64_lp_add(ia64_model_t *im, uint64_t mask, uint64_t n)
+{
+    for (unsigned b = 0; n >> b; b++) {
+        if (!((n >> b) & 1))
+            continue;
+        uint64_t c = mask;
+        unsigned j = b;
+        while (c) {
+            uint64_t carry = im->lp[j] & c;
+            im->lp[j] ^= c;
+            c = carry;
+            j++;
+        }
+        if (j > im->lp_hi)
+            im->lp_hi = j;
+    }
+}
+
+/* Move the id counts into the bit planes (the columns do not change). */
+static void ia64_ids_flush(ia64_model_t *im)
+{
+    for (uint32_t j = 1; j < im->nids; j++) {
+        if (im->id_cnt[j] && im->id_mask[j])
+            ia64_lp_add(im, im->id_mask[j], im->id_cnt[j]);
+        im->id_cnt[j] = 0;
+    }
+}
+
+/* The id of D mask dm, allocated on first use; a full table is flushed and
+ * restarted (the signature cache is invalidated with it). */
+static uint32_t ia64_id_of(ia64_model_t *im, uint64_t dm)
+{
+    if (!dm)
+        return 0;
+    if (im->nids == 0)
+        im->nids = 1;
+    for (uint32_t j = 1; j < im->nids; j++)
+        if (im->id_mask[j] == dm)
+            return j;
+    if (im->nids == IA64_NIDS) {
+        ia64_ids_flush(im);
+        im->nids = 1;
+        im->sig_gen++;
+    }
+    im->id_mask[im->nids] = dm;
+    im->id_cnt[im->nids] = 0;
+    return im->nids++;
 }
 
 static void ia64_column_clear(ia64_model_t *im, unsigned k)
 {
     uint64_t keep = ~(UINT64_C(1) << k);
+    ia64_ids_flush(im);
     for (unsigned i = 0; i < IA64_CP_PLANES; i++)
         im->cp[i] &= keep;
     for (unsigned i = 0; i < im->lp_hi; i++)
@@ -297,6 +353,7 @@ static void ia64_cp_spill(ia64_model_t *im)
 void ia64_materialize(ia64_model_t *im)
 {
     uint64_t any = 0;
+    ia64_ids_flush(im);
     for (unsigned i = 0; i < IA64_CP_PLANES; i++)
         any |= im->cp[i];
     for (unsigned i = 0; i < im->lp_hi; i++)
@@ -752,30 +809,35 @@ static inline uint64_t ia64_src_occ(uint8_t s, const pmusim_rec_t *r)
 }
 
 /* The record fields the unqualified trace sources, plm/ism checks, thread
- * types and umask refinements depend on, packed in 27 bits; IA64_SIG_NONE
- * for records with out-of-range enum values (never cached). */
-static inline uint32_t ia64_sig(const pmusim_rec_t *r, bool active)
+ * types and umask refinements depend on, packed without loss: k1 holds the
+ * flags that matter, the privilege level, the thread's active state, the
+ * misaligned bit and the raw mem bytes is_store, level, tlb, alat (when
+ * PMUSIM_F_MEM); k2 the raw branch bytes kind, taken, dir_ok, tgt_ok, detect
+ * (when PMUSIM_F_BRANCH).  Raw bytes keep the key exact for any value, so
+ * every key can be cached.  Bits 3 (IA32) and 8:7 (plm) of k1 are the
+ * thread's instruction state (IA64_KEY_STATE). */
+#define IA64_KEY_STATE UINT64_C(0x188)
+#define IA64_KEY_SEEN (UINT64_C(1) << 63)
+static inline void ia64_key(const pmusim_rec_t *r, bool active, uint64_t *k1, uint64_t *k2)
 {
     uint32_t f = r->flags;
-    uint32_t sig = (f & 0x7bu) | (uint32_t)(r->plm & 3) << 7 | (uint32_t)active << 9;
+    uint64_t a = (f & 0x7bu) | (uint64_t)(r->plm & 3) << 7 | (uint64_t)active << 9, b = 0;
     if (f & PMUSIM_F_MEM) {
-        const pmusim_mem_t *mm = &r->mem;
-        if (mm->level >= PMUSIM_LVL_COUNT || mm->tlb >= PMUSIM_TLB_COUNT ||
-            mm->alat >= PMUSIM_ALAT_COUNT)
-            return IA64_SIG_NONE;
-        sig |= (uint32_t)(mm->is_store != 0) << 10 | (uint32_t)mm->level << 11 |
-               (uint32_t)mm->tlb << 14 | (uint32_t)mm->alat << 16 |
-               (uint32_t)ia64_misaligned(mm) << 18;
+        uint32_t w;
+        memcpy(&w, &r->mem.is_store, sizeof w);
+        _Static_assert(offsetof(pmusim_mem_t, alat) == offsetof(pmusim_mem_t, is_store) + 3,
+                       "is_store, level, tlb, alat are adjacent bytes");
+        a |= (uint64_t)ia64_misaligned(&r->mem) << 10 | (uint64_t)w << 16;
     }
     if (f & PMUSIM_F_BRANCH) {
-        const pmusim_branch_t *b = &r->br;
-        if (b->kind >= PMUSIM_BR_COUNT || b->detect >= PMUSIM_BRD_COUNT)
-            return IA64_SIG_NONE;
-        sig |= (uint32_t)b->kind << 19 | (uint32_t)(b->taken != 0) << 22 |
-               (uint32_t)(b->dir_ok != 0) << 23 | (uint32_t)(b->tgt_ok != 0) << 24 |
-               (uint32_t)b->detect << 25;
+        uint32_t w;
+        memcpy(&w, &r->br.kind, sizeof w);
+        _Static_assert(offsetof(pmusim_branch_t, tgt_ok) == offsetof(pmusim_branch_t, kind) + 3,
+                       "kind, taken, dir_ok, tgt_ok are adjacent bytes");
+        b = w | (uint64_t)r->br.detect << 32 | UINT64_C(1) << 40;
     }
-    return sig;
+    *k1 = a;
+    *k2 = b;
 }
 
 /* Unqualified counters an instruction record of thread t increments. */
@@ -835,7 +897,7 @@ static void ia64_state_change(ia64_model_t *im, uint32_t t, const pmusim_rec_t *
     th->plm = plm;
     th->ia32 = ia32;
     th->seen_insn = true;
-    th->insn_state = (uint8_t)(plm | (unsigned)ia32 << 2 | 8u);
+    th->state_key = ((uint64_t)ia32 << 3 | (uint64_t)plm << 7) | IA64_KEY_SEEN;
     ia64_lazy_update_thread(im, t);
     unsigned acc = (unsigned)ia32 << 2 | plm;
     if (cpl && im->nsub[t][IA64_SRC_CPL_CHANGE])
@@ -935,10 +997,10 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
         switch (r->kind) {
         case PMUSIM_REC_INSN: {
             ia64_thread_t *th = &im->th[t];
-            uint8_t plm = r->plm & 3;
-            bool ia32 = (r->flags & PMUSIM_F_IA32) != 0;
-            if (__builtin_expect((plm | (unsigned)ia32 << 2 | 8u) != th->insn_state, 0))
-                ia64_state_change(im, t, r, plm, ia32);
+            uint64_t k1, k2;
+            ia64_key(r, th->active, &k1, &k2);
+            if (__builtin_expect(((k1 & IA64_KEY_STATE) | IA64_KEY_SEEN) != th->state_key, 0))
+                ia64_state_change(im, t, r, r->plm & 3, (r->flags & PMUSIM_F_IA32) != 0);
             if (__builtin_expect(im->insn_slow, 0)) {
                 if (im->track_last) {
                     th->last_ip = r->ip;
@@ -949,36 +1011,33 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
                 if (im->capture_any)
                     ia64_capture_insn(im, t, r);
             }
-            uint32_t sig = ia64_sig(r, th->active);
-            uint64_t mask;
-            ia64_sig_entry_t *e = &im->sig_cache[t][(sig * 0x9E3779B1u) >> (32 - 8)];
-            if (__builtin_expect(e->sig == sig && e->gen == im->sig_gen, 1)) {
-                mask = e->mask;
-            } else {
-                mask = ia64_sig_mask(im, t, r);
-                if (sig != IA64_SIG_NONE) {
-                    e->sig = sig;
-                    e->gen = im->sig_gen;
-                    e->mask = mask;
-                }
+            uint64_t h = (k1 ^ (k2 * UINT64_C(0xff51afd7ed558ccd))) * UINT64_C(0x9E3779B97F4A7C15);
+            ia64_sig_entry_t *e = &im->sig_cache[t][h >> (64 - 8)];
+            if (__builtin_expect(e->k1 != k1 || e->k2 != k2 || e->gen != im->sig_gen, 0)) {
+                uint64_t mask = ia64_sig_mask(im, t, r);
+                uint32_t id = ia64_id_of(im, mask & im->dmask); /* may start a generation */
+                e->k1 = k1;
+                e->k2 = k2;
+                e->gen = im->sig_gen;
+                e->mask = mask;
+                e->id = id;
+                e->lm = mask & im->dmask & (im->m2 | im->m3);
             }
+            uint64_t mask = e->mask;
             if (mask) {
                 im->cmask |= mask;
                 if (__builtin_expect(im->cyc_n == IA64_CYC_CAP, 0))
                     ia64_cyc_fold(im);
                 im->cyc_masks[im->cyc_n++] = mask;
                 im->cyc_total++;
-                uint64_t dm = mask & im->dmask;
-                if (dm) {
-                    ia64_cp_add(im, dm); /* bit-sliced +1 on every D slot */
-                    uint64_t lm = dm & (im->m2 | im->m3);
-                    if (lm) {
-                        /* 2-bit saturating per-cycle count of the low-maxincr slots */
-                        uint64_t c0 = im->q0 & lm;
-                        im->q0 ^= lm;
-                        im->qsat |= im->q1 & c0;
-                        im->q1 ^= c0;
-                    }
+                im->id_cnt[e->id]++; /* +1 on every D slot of the mask */
+                uint64_t lm = e->lm;
+                if (lm) {
+                    /* 2-bit saturating per-cycle count of the low-maxincr slots */
+                    uint64_t c0 = im->q0 & lm;
+                    im->q0 ^= lm;
+                    im->qsat |= im->q1 & c0;
+                    im->q1 ^= c0;
                 }
             }
             if (__builtin_expect(im->nqsub[t] != 0, 0))

@@ -203,7 +203,8 @@ typedef struct ia64_thread {
     uint8_t plm;   /* privilege level of the most recent instruction */
     bool ia32;     /* instruction set of the most recent instruction */
     bool seen_insn;
-    uint8_t insn_state;  /* plm | ia32 << 2 | seen << 3: one compare per record */
+    uint64_t state_key;  /* plm and ia32 as in ia64_key()'s k1, | IA64_KEY_SEEN; 0 before the
+                          * first instruction: one compare per record */
     /* the most recent instruction, for EVENT records (which carry no ip) */
     uint64_t last_ip, last_insn;
     uint8_t last_unit, last_slot;
@@ -245,15 +246,23 @@ typedef struct ia64_qsub {
 } ia64_qsub_t;
 
 /* Signature cache: the set of unqualified counters an instruction record
- * increments depends only on a few record fields (ia64_sig()); the answer
- * is computed once per distinct signature and configuration generation. */
-#define IA64_SIG_SLOTS 256u /* indexed by the top 8 bits of a 32-bit hash */
-#define IA64_SIG_NONE UINT32_MAX
+ * increments depends only on a few record fields, packed exactly (raw bytes,
+ * no hashing loss) into two words by ia64_key(); the answer is computed once
+ * per distinct key and configuration generation. */
+#define IA64_SIG_SLOTS 256u /* indexed by the top 8 bits of a 64-bit hash */
 typedef struct ia64_sig_entry {
-    uint32_t sig;
+    uint64_t k1, k2; /* the record key */
+    uint64_t mask;   /* bit thread*16+idx */
+    uint64_t lm;     /* mask & dmask & (m2 | m3): slots with a per-cycle clamp watch */
     uint32_t gen;
-    uint64_t mask; /* bit thread*16+idx */
+    uint32_t id;     /* deferred-count id of mask & dmask (ia64_model_t.id_mask) */
 } ia64_sig_entry_t;
+
+/* Distinct D-class masks of instruction records, each with a deferred
+ * count: a record adds 1 to its id's count instead of a bit-sliced add.
+ * Id 0 is the empty mask.  When the table is full the counts move into the
+ * bit planes (ia64_ids_flush()). */
+#define IA64_NIDS 64u
 
 #define IA64_MAX_SUBS (IA64_MAX_THREADS * IA64_MAX_CTRS)
 
@@ -272,6 +281,9 @@ typedef struct ia64_model {
     ia64_qsub_t qsub[IA64_MAX_THREADS][IA64_MAX_SUBS];
     uint32_t sig_gen;
     ia64_sig_entry_t sig_cache[IA64_MAX_THREADS][IA64_SIG_SLOTS];
+    uint32_t nids;                /* ids in use, >= 1 */
+    uint64_t id_mask[IA64_NIDS];  /* D slots of the id's records */
+    uint64_t id_cnt[IA64_NIDS];   /* records deferred under the id (part of the columns) */
     /* Counting state.  Counter slot k = thread*16+idx.
      *
      * Instruction records increment the unqualified counters of their
