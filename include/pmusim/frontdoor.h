@@ -16,7 +16,8 @@
  *     overflowed counter record a sample and reload it with -period (a
  *     32-bit write the counter sign-extends); write the bits seen to
  *     IA32_PERF_GLOBAL_OVF_CTRL; rewrite IA32_PERF_GLOBAL_CTRL if
- *     FREEZE_PERFMON_ON_PMI cleared it.
+ *     FREEZE_PERFMON_ON_PMI cleared it.  PEBS counters (whose overflow sets
+ *     OvfBuf instead of their own bit) are found by their wrapped value.
  *
  * Counting counters added to the session are virtualised to 64 bits the
  * same way the drivers do it (their interrupt is turned on too; an
@@ -52,6 +53,11 @@ typedef enum pmusim_frontdoor_style {
 /* Default bound of the sample buffer (pmusim_frontdoor_set_sample_limit). */
 #define PMUSIM_FRONTDOOR_DEFAULT_LIMIT 1000000u
 
+/* pmusim_sample_t.flags */
+enum {
+    PMUSIM_SAMPLE_PEBS = 1u << 0, /* x86: a PEBS counter (found through GLOBAL_STATUS.OvfBuf) */
+};
+
 /* One sample: an overflow of a sampling counter seen by the interrupt
  * handler. */
 typedef struct pmusim_sample {
@@ -63,6 +69,7 @@ typedef struct pmusim_sample {
     uint32_t counter;   /* index returned by pmusim_frontdoor_add_sampling() */
     uint32_t reg;       /* its data register: PMD number or MSR address */
     uint32_t nvalues;   /* = pmusim_frontdoor_n_counters() at the sample */
+    uint32_t flags;     /* PMUSIM_SAMPLE_* */
     /* 64-bit count of every counter of the session on this thread, index =
      * counter index, as read by the handler before any reload: valid while
      * the front door lives */

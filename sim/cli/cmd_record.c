@@ -149,9 +149,10 @@ static void print_samples(FILE *fp, const pmusim_frontdoor_t *fd, const GArray *
         const pmusim_sample_t *s = pmusim_frontdoor_sample(fd, i);
         char sym[160];
         symbol_text(syms, s->ip, sym, sizeof sym);
-        fprintf(fp, "%16" G_GUINT64_FORMAT " %6u  0x%016" G_GINT64_MODIFIER "x  %-32s %s\n",
+        fprintf(fp, "%16" G_GUINT64_FORMAT " %6u  0x%016" G_GINT64_MODIFIER "x  %-32s %s%s\n",
                 (guint64)s->cycle, s->thread, (guint64)s->ip, sym,
-                pmusim_frontdoor_counter_label(fd, s->counter));
+                pmusim_frontdoor_counter_label(fd, s->counter),
+                (s->flags & PMUSIM_SAMPLE_PEBS) ? " (PEBS)" : "");
     }
 }
 
@@ -232,11 +233,15 @@ static void print_summary(FILE *fp, const char *trace, const char *pmu,
         pmusim_frontdoor_reg_name(fd, pmusim_frontdoor_counter_reg(fd, k), reg, sizeof reg);
         uint64_t kept;
         GArray *rows = histogram(fd, k, syms, &kept);
+        uint64_t taken = counter_samples(fd, k, nthreads);
+        char kept_note[48] = "";
+        if (kept != taken)
+            g_snprintf(kept_note, sizeof kept_note, " (%" G_GUINT64_FORMAT " kept)", (guint64)kept);
         fprintf(fp,
-                "#\n# Samples: %" G_GUINT64_FORMAT " of event '%s' (%s, period %" G_GUINT64_FORMAT
+                "#\n# Samples: %" G_GUINT64_FORMAT "%s of event '%s' (%s, period %" G_GUINT64_FORMAT
                 "), %" G_GUINT64_FORMAT " occurrences counted\n",
-                (guint64)counter_samples(fd, k, nthreads), pmusim_frontdoor_counter_label(fd, k),
-                reg, (guint64)pmusim_frontdoor_counter_period(fd, k),
+                (guint64)taken, kept_note, pmusim_frontdoor_counter_label(fd, k), reg,
+                (guint64)pmusim_frontdoor_counter_period(fd, k),
                 (guint64)counter_total(fd, k, nthreads));
         if (rows->len)
             fprintf(fp, "# Overhead  Samples  Symbol\n");
@@ -294,7 +299,8 @@ static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusi
                 G_GINT64_MODIFIER "x\", \"symbol\": ",
                 i ? "," : "", (guint64)s->cycle, s->thread, (guint64)s->ip);
         json_string(fp, sym);
-        fprintf(fp, ", \"counter\": %u, \"values\": [", s->counter);
+        fprintf(fp, ", \"counter\": %u, \"pebs\": %s, \"values\": [", s->counter,
+                (s->flags & PMUSIM_SAMPLE_PEBS) ? "true" : "false");
         for (uint32_t v = 0; v < s->nvalues; v++)
             fprintf(fp, "%s%" G_GUINT64_FORMAT, v ? ", " : "", (guint64)s->values[v]);
         fprintf(fp, "]}");
@@ -430,8 +436,8 @@ int pmusim_cmd_record(int argc, char **argv)
     ctrs = find_counters(ops, regs);
     if (!ctrs->len) {
         g_set_error(&error, PMUSIM_FRONTDOOR_ERROR, PMUSIM_FRONTDOOR_ERROR_COUNTER,
-                    "no counter to sample: none of the %u register writes programs a %s "
-                    "counter with a labelled write",
+                    "no counter to sample: none of the %u register writes is a labelled "
+                    "write programming a counter of the %s PMU",
                     regs->len, ops->name);
         status = pmusim_cli_fail(error);
         goto out;

@@ -10,7 +10,7 @@ G_DEFINE_QUARK(pmusim-sim-error-quark, pmusim_sim_error)
 
 /* Records per batch: large enough to amortise the reader call, small enough
  * that a batch stays in the L2 cache. */
-#define REPLAY_BATCH 1024u
+#define REPLAY_BATCH 256u
 /* Diagnostics kept per model; beyond this they are counted, not stored. */
 #define DIAG_MAX 1000u
 

@@ -36,11 +36,13 @@ enum {
     FD_MSR_GLOBAL_STATUS = 0x38e,
     FD_MSR_GLOBAL_CTRL = 0x38f,
     FD_MSR_GLOBAL_OVF_CTRL = 0x390,
+    FD_MSR_PEBS_ENABLE = 0x3f1,
 };
 #define FD_X86_MAX_GP 8u
 #define FD_X86_NUM_FIXED 3u
 #define FD_X86_EVTSEL_INT (UINT64_C(1) << 20)
 #define FD_X86_FIXED_PMI(k) (UINT64_C(8) << (4u * (k))) /* FIXED_CTR_CTRL field k bit 3 */
+#define FD_X86_STATUS_OVFBUF (UINT64_C(1) << 62)
 /* Periods a 32-bit sign-extended counter write can load: -P for P <= 2^31. */
 #define FD_X86_MAX_PERIOD (UINT64_C(1) << 31)
 
@@ -404,7 +406,7 @@ static void fd_snapshot(pmusim_frontdoor_t *fd, uint32_t t, uint64_t status, uin
 }
 
 static void fd_record(pmusim_frontdoor_t *fd, const fd_ctr_t *c, size_t k, uint64_t cycle,
-                      uint32_t t, uint64_t status, const uint64_t *values)
+                      uint32_t t, uint64_t status, uint32_t flags, const uint64_t *values)
 {
     if (fd->samples->len >= fd->limit) {
         fd->dropped++;
@@ -421,21 +423,24 @@ static void fd_record(pmusim_frontdoor_t *fd, const fd_ctr_t *c, size_t k, uint6
         .counter = (uint32_t)k,
         .reg = c->reg,
         .nvalues = (uint32_t)fd->n,
+        .flags = flags,
         .values = v,
     };
     g_array_append_val(fd->samples, smp);
 }
 
-/* Every overflowed counter of the session: account the wrap, sample and
- * reload the sampling ones. */
-static bool fd_service(pmusim_frontdoor_t *fd, uint64_t cycle, uint32_t t, uint64_t status)
+/* Every overflowed counter of the session (status bits, plus `pebs`: the
+ * PEBS counters found wrapped): account the wrap, sample and reload the
+ * sampling ones. */
+static bool fd_service(pmusim_frontdoor_t *fd, uint64_t cycle, uint32_t t, uint64_t status,
+                       uint64_t pebs)
 {
     uint64_t values[PMUSIM_FRONTDOOR_MAX_COUNTERS];
-    fd_snapshot(fd, t, status, values);
+    fd_snapshot(fd, t, status | pebs, values);
     bool any = false;
     for (size_t k = 0; k < fd->n; k++) {
         fd_ctr_t *c = &fd->ctr[k];
-        if (!fd_overflowed(c, status))
+        if (!fd_overflowed(c, status | pebs))
             continue;
         any = true;
         fd_thread_state_t *s = &c->th[t];
@@ -444,11 +449,33 @@ static bool fd_service(pmusim_frontdoor_t *fd, uint64_t cycle, uint32_t t, uint6
         if (!c->period)
             continue;
         s->samples++;
-        fd_record(fd, c, k, cycle, t, status, values);
+        fd_record(fd, c, k, cycle, t, status, fd_overflowed(c, pebs) ? PMUSIM_SAMPLE_PEBS : 0,
+                  values);
         fd_write_irq(fd, fd_data_space(fd), c->reg, t, fd_reload_value(fd, c->period), c->label);
         s->base = fd_hw(fd, c, t);
     }
     return any;
+}
+
+/* A PEBS assist clears the counter's own status bit and sets OvfBuf
+ * instead (docs/sim-x86.md §6), as the DS buffer's records would tell the
+ * driver which counter it was: with OvfBuf set, the PEBS-enabled counters of
+ * the session that wrapped since they were last loaded (value below the
+ * loaded one: a period is below 2^31, far from a second wrap). */
+static uint64_t fd_pebs_wrapped(const pmusim_frontdoor_t *fd, uint32_t t, uint64_t status)
+{
+    uint64_t pebs_en, out = 0;
+    if (!(status & FD_X86_STATUS_OVFBUF) ||
+        !fd_read(fd, PMUSIM_REG_MSR, FD_MSR_PEBS_ENABLE, t, &pebs_en))
+        return 0;
+    for (size_t k = 0; k < fd->n; k++) {
+        const fd_ctr_t *c = &fd->ctr[k];
+        if (c->fixed || !((pebs_en >> c->idx) & 1) || fd_overflowed(c, status))
+            continue;
+        if (fd_hw(fd, c, t) < c->th[t].base)
+            out |= UINT64_C(1) << c->status_bit;
+    }
+    return out;
 }
 
 static void fd_handler(pmusim_model_t *m, uint64_t cycle, uint32_t thread, void *user)
@@ -464,7 +491,7 @@ static void fd_handler(pmusim_model_t *m, uint64_t cycle, uint32_t thread, void 
         uint64_t pmc0;
         fd_read(fd, PMUSIM_REG_PMC, 0, thread, &pmc0);
         status = pmc0 & FD_IA64_PMC0_OVF;
-        if (!fd_service(fd, cycle, thread, status))
+        if (!fd_service(fd, cycle, thread, status, 0))
             fd->spurious++;
         fd_write_irq(fd, PMUSIM_REG_PMC, 0, thread, (pmc0 & ~FD_IA64_PMC0_OVF) | FD_IA64_PMC0_FR,
                      NULL);
@@ -474,7 +501,7 @@ static void fd_handler(pmusim_model_t *m, uint64_t cycle, uint32_t thread, void 
     /* perf_event: GLOBAL_STATUS names the overflowed counters; reload them,
      * acknowledge through OVF_CTRL, re-enable if the PMI froze the PMU */
     fd_read(fd, PMUSIM_REG_MSR, FD_MSR_GLOBAL_STATUS, thread, &status);
-    if (!fd_service(fd, cycle, thread, status))
+    if (!fd_service(fd, cycle, thread, status, fd_pebs_wrapped(fd, thread, status)))
         fd->spurious++;
     if (status)
         fd_write_irq(fd, PMUSIM_REG_MSR, FD_MSR_GLOBAL_OVF_CTRL, thread, status, NULL);

@@ -216,6 +216,19 @@ static inline uint64_t ia64_column(const ia64_model_t *im, unsigned k)
     return v;
 }
 
+/* Start a new signature-cache generation: every cached answer is stale.
+ * The tag wraps after 2^23 generations; the cache is cleared then, and tag
+ * 0 (which a cleared entry carries) is skipped. */
+void ia64_sig_invalidate(ia64_model_t *im)
+{
+    im->sig_gen++;
+    if ((im->sig_gen & IA64_GEN_MASK) == 0) {
+        memset(im->sig_cache, 0, sizeof im->sig_cache);
+        im->sig_gen++;
+    }
+    im->gen_tag = (uint64_t)(im->sig_gen & IA64_GEN_MASK) << IA64_GEN_SHIFT;
+}
+
 /* Add n to every slot of mask in the planes lp. */
 static void ia64_lp_add(ia64_model_t *im, uint64_t mask, uint64_t n)
 {
@@ -259,7 +272,7 @@ static uint32_t ia64_id_of(ia64_model_t *im, uint64_t dm)
     if (im->nids == IA64_NIDS) {
         ia64_ids_flush(im);
         im->nids = 1;
-        im->sig_gen++;
+        ia64_sig_invalidate(im);
     }
     im->id_mask[im->nids] = dm;
     im->id_cnt[im->nids] = 0;
@@ -472,7 +485,10 @@ void ia64_classes_update(ia64_model_t *im)
             }
         }
     }
-    im->sig_gen++; /* stopped slots leave the signature masks */
+    im->vsafe = 0;
+    while (im->vsafe + 1 < IA64_LOWINC && !(im->lowinc[im->vsafe + 1] & ~(im->m2 | im->m3)))
+        im->vsafe++;
+    ia64_sig_invalidate(im); /* stopped slots leave the signature masks */
     ia64_headroom_update(im);
 }
 
@@ -810,34 +826,44 @@ static inline uint64_t ia64_src_occ(uint8_t s, const pmusim_rec_t *r)
 
 /* The record fields the unqualified trace sources, plm/ism checks, thread
  * types and umask refinements depend on, packed without loss: k1 holds the
- * flags that matter, the privilege level, the thread's active state, the
- * misaligned bit and the raw mem bytes is_store, level, tlb, alat (when
- * PMUSIM_F_MEM); k2 the raw branch bytes kind, taken, dir_ok, tgt_ok, detect
- * (when PMUSIM_F_BRANCH).  Raw bytes keep the key exact for any value, so
- * every key can be cached.  Bits 3 (IA32) and 8:7 (plm) of k1 are the
- * thread's instruction state (IA64_KEY_STATE). */
+ * flags that matter (bits 6:0), the privilege level (8:7), the thread's
+ * active state (9), the misaligned bit (10) and the raw branch detect byte
+ * (23:16); k2 the raw mem bytes is_store, level, tlb, alat (31:0, when
+ * PMUSIM_F_MEM) and the raw branch bytes kind, taken, dir_ok, tgt_ok (63:32,
+ * when PMUSIM_F_BRANCH).  Raw bytes keep the key exact for any value, so
+ * every key can be cached.  k1 bits 63:24 are free for the cache's
+ * generation tag; bits 3 (IA32) and 8:7 of k1 are the thread's instruction
+ * state (IA64_KEY_STATE). */
 #define IA64_KEY_STATE UINT64_C(0x188)
 #define IA64_KEY_SEEN (UINT64_C(1) << 63)
 static inline void ia64_key(const pmusim_rec_t *r, bool active, uint64_t *k1, uint64_t *k2)
 {
-    uint32_t f = r->flags;
+    const uint32_t f = r->flags;
     uint64_t a = (f & 0x7bu) | (uint64_t)(r->plm & 3) << 7 | (uint64_t)active << 9, b = 0;
     if (f & PMUSIM_F_MEM) {
         uint32_t w;
         memcpy(&w, &r->mem.is_store, sizeof w);
         _Static_assert(offsetof(pmusim_mem_t, alat) == offsetof(pmusim_mem_t, is_store) + 3,
                        "is_store, level, tlb, alat are adjacent bytes");
-        a |= (uint64_t)ia64_misaligned(&r->mem) << 10 | (uint64_t)w << 16;
+        b = w;
+        a |= (uint64_t)ia64_misaligned(&r->mem) << 10;
     }
     if (f & PMUSIM_F_BRANCH) {
         uint32_t w;
         memcpy(&w, &r->br.kind, sizeof w);
         _Static_assert(offsetof(pmusim_branch_t, tgt_ok) == offsetof(pmusim_branch_t, kind) + 3,
                        "kind, taken, dir_ok, tgt_ok are adjacent bytes");
-        b = w | (uint64_t)r->br.detect << 32 | UINT64_C(1) << 40;
+        b |= (uint64_t)w << 32;
+        a |= (uint64_t)r->br.detect << 16;
     }
     *k1 = a;
     *k2 = b;
+}
+
+static inline unsigned ia64_key_slot(uint64_t k1, uint64_t k2)
+{
+    return (unsigned)((((k2 * UINT64_C(0xff51afd7ed558ccd)) ^ k1) * UINT64_C(0x9E3779B97F4A7C15)) >>
+                      (64 - 8));
 }
 
 /* Unqualified counters an instruction record of thread t increments. */
@@ -864,6 +890,28 @@ static uint64_t ia64_sig_mask(const ia64_model_t *im, uint32_t t, const pmusim_r
         }
     }
     return mask;
+}
+
+/* Signature-cache miss in the key's primary slot: the cache is two-way
+ * (slots s and s ^ 1), so two keys that hash alike do not evict each other.
+ * Fills the primary slot (its valid old content moves to the other). */
+static __attribute__((noinline)) const ia64_sig_entry_t *
+ia64_sig_miss(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, uint64_t k1, uint64_t k2,
+              unsigned slot)
+{
+    ia64_sig_entry_t *e0 = &im->sig_cache[t][slot], *e1 = &im->sig_cache[t][slot ^ 1u];
+    if (e1->k1 == (k1 | im->gen_tag) && e1->k2 == k2)
+        return e1;
+    uint64_t mask = ia64_sig_mask(im, t, r);
+    uint32_t id = ia64_id_of(im, mask & im->dmask); /* may start a generation */
+    if ((e0->k1 >> IA64_GEN_SHIFT) == (im->gen_tag >> IA64_GEN_SHIFT))
+        *e1 = *e0;
+    e0->k1 = k1 | im->gen_tag;
+    e0->k2 = k2;
+    e0->mask = mask;
+    e0->id = id;
+    e0->lm = (uint32_t)(mask & im->dmask & (im->m2 | im->m3));
+    return e0;
 }
 
 /* Qualified counters (ranges, opcode matchers): evaluated per record. */
@@ -964,6 +1012,102 @@ static void ia64_on_thread(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
     ia64_lazy_update_thread(im, t);
 }
 
+/* Whether ia64_consume_fast() may run: no per-record qualification,
+ * capture or last-instruction tracking, and the open cycle's masks unfolded. */
+static inline bool ia64_fast_ok(const ia64_model_t *im)
+{
+    if (im->insn_slow || im->cyc_folded)
+        return false;
+    for (uint32_t t = 0; t < im->base.nthreads; t++)
+        if (im->nqsub[t])
+            return false;
+    return true;
+}
+
+/* The common case of ia64_consume() with the counting state in locals:
+ * instruction records whose key is cached and whose thread keeps its
+ * privilege level and instruction set, and cycle closes that ia64_advance()
+ * would take its inline path for (the same test, on the same state).  Stops
+ * at the first record it cannot handle completely and returns its index;
+ * the state is then exactly as if the general path had consumed recs[k0..k). */
+static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, const pmusim_rec_t *recs,
+                                                         size_t k, size_t n)
+{
+    const uint32_t nth = im->base.nthreads;
+    const uint64_t e1mask = im->e1mask, m2 = im->m2, m3 = im->m3;
+    const uint32_t vsafe = im->vsafe;
+    const uint64_t nd = ~(im->dmask | e1mask);
+    const uint64_t lim = im->min_headroom < IA64_ACC_MAX ? im->min_headroom : IA64_ACC_MAX;
+    const uint64_t next_lazy = im->next_lazy;
+    uint64_t gen_tag = im->gen_tag;
+    const bool close_ok = !im->pmask && !im->irq_pending;
+    const uint64_t cur0 = im->cur;
+    uint64_t cur = cur0, cm = im->cmask, q0 = im->q0, q1 = im->q1, qsat = im->qsat;
+    uint64_t acc = im->acc_recs;
+    uint32_t cyc_n = im->cyc_n, v = im->cyc_total;
+    for (; k < n; k++) {
+        const pmusim_rec_t *r = &recs[k];
+        const uint64_t c = r->cycle;
+        if (c != cur) {
+            /* ia64_advance()'s inline test */
+            uint64_t clamp = (m2 & (qsat | (q1 & q0))) | (m3 & qsat);
+            if (((cm & nd) | clamp) || v > vsafe || acc + v >= lim || c > next_lazy ||
+                c < cur || !close_ok)
+                break;
+            uint64_t e1 = cm & e1mask;
+            if (e1)
+                ia64_cp_add(im, e1);
+            acc += v;
+            cyc_n = 0;
+            v = 0;
+            cm = 0;
+            q0 = q1 = qsat = 0;
+            cur = c;
+        }
+        const uint32_t t = r->thread;
+        if (t >= nth || r->kind != PMUSIM_REC_INSN)
+            break;
+        const ia64_thread_t *th = &im->th[t];
+        uint64_t k1, k2;
+        ia64_key(r, th->active, &k1, &k2);
+        if (((k1 & IA64_KEY_STATE) | IA64_KEY_SEEN) != th->state_key)
+            break;
+        const unsigned slot = ia64_key_slot(k1, k2);
+        const ia64_sig_entry_t *e = &im->sig_cache[t][slot];
+        if (__builtin_expect(e->k1 != (k1 | gen_tag) || e->k2 != k2, 0)) {
+            e = ia64_sig_miss(im, t, r, k1, k2, slot);
+            gen_tag = im->gen_tag;
+        }
+        const uint64_t mask = e->mask;
+        if (mask) {
+            if (cyc_n == IA64_CYC_CAP)
+                break;
+            cm |= mask;
+            im->cyc_masks[cyc_n++] = mask;
+            v++;
+            im->id_cnt[e->id]++; /* +1 on every D slot of the mask */
+            const uint64_t lm = e->lm;
+            if (lm) {
+                /* 2-bit saturating per-cycle count of the low-maxincr slots */
+                const uint64_t c0 = q0 & lm;
+                q0 ^= lm;
+                qsat |= q1 & c0;
+                q1 ^= c0;
+            }
+        }
+    }
+    im->cmask = cm;
+    im->q0 = q0;
+    im->q1 = q1;
+    im->qsat = qsat;
+    im->acc_recs = acc;
+    im->cyc_n = cyc_n;
+    im->cyc_total = v;
+    if (cur != cur0)
+        im->cur = im->now = cur;
+    return k;
+}
+
 void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
 {
     ia64_model_t *im = ia64_model(m);
@@ -972,6 +1116,11 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
     im->started = true;
     im->records += n;
     for (size_t k = 0; k < n; k++) {
+        if (ia64_fast_ok(im)) {
+            k = ia64_consume_fast(im, recs, k, n);
+            if (k == n)
+                break;
+        }
         const pmusim_rec_t *r = &recs[k];
         if (__builtin_expect(r->cycle != im->cur, 0)) {
             if (r->cycle > im->cur) {
@@ -1011,18 +1160,10 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
                 if (im->capture_any)
                     ia64_capture_insn(im, t, r);
             }
-            uint64_t h = (k1 ^ (k2 * UINT64_C(0xff51afd7ed558ccd))) * UINT64_C(0x9E3779B97F4A7C15);
-            ia64_sig_entry_t *e = &im->sig_cache[t][h >> (64 - 8)];
-            if (__builtin_expect(e->k1 != k1 || e->k2 != k2 || e->gen != im->sig_gen, 0)) {
-                uint64_t mask = ia64_sig_mask(im, t, r);
-                uint32_t id = ia64_id_of(im, mask & im->dmask); /* may start a generation */
-                e->k1 = k1;
-                e->k2 = k2;
-                e->gen = im->sig_gen;
-                e->mask = mask;
-                e->id = id;
-                e->lm = mask & im->dmask & (im->m2 | im->m3);
-            }
+            const unsigned slot = ia64_key_slot(k1, k2);
+            const ia64_sig_entry_t *e = &im->sig_cache[t][slot];
+            if (__builtin_expect(e->k1 != (k1 | im->gen_tag) || e->k2 != k2, 0))
+                e = ia64_sig_miss(im, t, r, k1, k2, slot);
             uint64_t mask = e->mask;
             if (mask) {
                 im->cmask |= mask;

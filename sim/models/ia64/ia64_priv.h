@@ -251,12 +251,15 @@ typedef struct ia64_qsub {
  * per distinct key and configuration generation. */
 #define IA64_SIG_SLOTS 256u /* indexed by the top 8 bits of a 64-bit hash */
 typedef struct ia64_sig_entry {
-    uint64_t k1, k2; /* the record key */
+    uint64_t k1, k2; /* the record key; k1 also holds the generation tag (gen_tag) */
     uint64_t mask;   /* bit thread*16+idx */
-    uint64_t lm;     /* mask & dmask & (m2 | m3): slots with a per-cycle clamp watch */
-    uint32_t gen;
     uint32_t id;     /* deferred-count id of mask & dmask (ia64_model_t.id_mask) */
+    uint32_t lm;     /* mask & dmask & (m2 | m3): slots with a per-cycle clamp watch */
 } ia64_sig_entry_t;
+_Static_assert(IA64_MAX_THREADS * IA64_MAX_CTRS <= 32, "counter slot masks fit 32 bits");
+/* The generation tag occupies k1 bits 63:41 (ia64_key() uses 23:0). */
+#define IA64_GEN_SHIFT 41u
+#define IA64_GEN_MASK ((UINT32_C(1) << (64u - IA64_GEN_SHIFT)) - 1u)
 
 /* Distinct D-class masks of instruction records, each with a deferred
  * count: a record adds 1 to its id's count instead of a bit-sliced add.
@@ -279,7 +282,8 @@ typedef struct ia64_model {
     uint8_t srcs[IA64_MAX_THREADS][IA64_SRC_COUNT];
     uint8_t nqsub[IA64_MAX_THREADS];
     ia64_qsub_t qsub[IA64_MAX_THREADS][IA64_MAX_SUBS];
-    uint32_t sig_gen;
+    uint32_t sig_gen;  /* change only through ia64_sig_invalidate() */
+    uint64_t gen_tag;  /* (sig_gen & IA64_GEN_MASK) << IA64_GEN_SHIFT, never 0 */
     ia64_sig_entry_t sig_cache[IA64_MAX_THREADS][IA64_SIG_SLOTS];
     uint32_t nids;                /* ids in use, >= 1 */
     uint64_t id_mask[IA64_NIDS];  /* D slots of the id's records */
@@ -315,6 +319,8 @@ typedef struct ia64_model {
     uint64_t cmask, pmask; /* slots with mask / pend counts in the open cycle */
     uint64_t pend[IA64_MAX_THREADS * IA64_MAX_CTRS];
     uint64_t dmask;      /* D class slots */
+    uint32_t vsafe;      /* largest record count of a cycle no D slot outside m2 | m3 can
+                          * exceed its maxincr with (< IA64_LOWINC) */
     uint64_t e1mask;     /* thres 0, maxincr 1: +1 per cycle with an occurrence, deferred
                           * as one add of the cycle's mask (closed cycles only in cp) */
     uint64_t emask;      /* other signature-driven slots: exact every cycle */
@@ -368,6 +374,7 @@ void ia64_count_capture(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, ia6
 void ia64_materialize(ia64_model_t *im);
 uint64_t ia64_ctr_count(const ia64_model_t *im, uint32_t t, uint32_t i);
 void ia64_slot_reset(ia64_model_t *im, uint32_t t, uint32_t i);
+void ia64_sig_invalidate(ia64_model_t *im);
 
 /* ia64_qual.c */
 void ia64_qual_compile(ia64_model_t *im, uint32_t t);

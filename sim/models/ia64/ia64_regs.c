@@ -287,7 +287,7 @@ void ia64_route_rebuild(ia64_model_t *im)
                         (ia64_qsub_t){.src = (uint8_t)s, .thread = sb.thread, .idx = sb.idx};
             }
     }
-    im->sig_gen++;
+    ia64_sig_invalidate(im);
     for (uint32_t t = 0; t < nth; t++) {
         im->nsrcs[t] = 0;
         for (uint32_t s = IA64_SRC_INSN; s < IA64_SRC_COUNT; s++) {

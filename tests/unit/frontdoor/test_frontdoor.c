@@ -1,8 +1,12 @@
 /* The OS front doors (pmusim/frontdoor.h) on small in-memory traces: sample
  * cycles, IPs, values and the registers left behind, computed by hand. */
 #include <CUnit/CUnit.h>
+#include <stdbool.h>
 #include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 #include "pmusim/frontdoor.h"
+#include "pmusim/tracegen.h"
 
 #define W47 (UINT64_C(1) << 47)
 #define W48 (UINT64_C(1) << 48)
@@ -390,6 +394,41 @@ static void test_wsm_fixed_and_gp_cycles(void)
     pmusim_model_free(m);
 }
 
+static void test_wsm_pebs_counter(void)
+{
+    /* a PEBS-enabled counter overflows into OvfBuf, not its status bit: the
+     * front door finds it wrapped, samples it and reloads it */
+    pmusim_model_t *m = model("wsm", 1);
+    wr(m, PMUSIM_REG_MSR, MSR_EVTSEL0, EVTSEL(0xc0, 0x01), 0);
+    wr(m, PMUSIM_REG_MSR, 0x3f1, 1, 0); /* IA32_PEBS_ENABLE: PEBS_EN_PMC0 */
+    wr(m, PMUSIM_REG_MSR, MSR_GLOBAL_CTRL, 1, 0);
+    pmusim_frontdoor_t *fd = frontdoor(m);
+    add(fd, MSR_PMC0, 5, "INST_RETIRED:ANY_P");
+    start(fd);
+    pmusim_rec_t r[23];
+    linear(r, 23, 0x600000);
+    run(m, r, 23);
+    CU_ASSERT_EQUAL_FATAL(pmusim_frontdoor_n_samples(fd), 4);
+    for (unsigned j = 0; j < 4; j++) {
+        const pmusim_sample_t *s = pmusim_frontdoor_sample(fd, j);
+        CU_ASSERT_EQUAL(s->cycle, 5 * j + 4);
+        CU_ASSERT_EQUAL(s->ip, 0x600000 + 16 * (5 * j + 4));
+        CU_ASSERT_EQUAL(s->ovfl, UINT64_C(1) << 62);
+        CU_ASSERT_EQUAL(s->flags, PMUSIM_SAMPLE_PEBS);
+    }
+    CU_ASSERT_EQUAL(pmusim_frontdoor_spurious(fd), 0);
+    CU_ASSERT_EQUAL(pmusim_frontdoor_counter_total(fd, 0, 0), 23);
+    CU_ASSERT_EQUAL(rd(m, PMUSIM_REG_MSR, MSR_PMC0, 0), W48 - 2);
+    CU_ASSERT_EQUAL(rd(m, PMUSIM_REG_MSR, MSR_GLOBAL_STATUS, 0), 0);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    pmusim_model_collect(m, &rep);
+    CU_ASSERT_EQUAL(rep.captures->len, 4); /* the model's PEBS records */
+    pmusim_report_clear(&rep);
+    pmusim_frontdoor_free(fd);
+    pmusim_model_free(m);
+}
+
 static void test_knm_40bit(void)
 {
     pmusim_model_t *m = model("knm", 1);
@@ -409,6 +448,147 @@ static void test_knm_40bit(void)
     CU_ASSERT_EQUAL(pmusim_frontdoor_counter_total(fd, 0, 0), 7);
     pmusim_frontdoor_free(fd);
     pmusim_model_free(m);
+}
+
+/* ---- against a plain replay: sampling must not change the counts ---- */
+
+static char *gen_trace(pmusim_cpu_t cpu, uint64_t records, uint64_t seed)
+{
+    pmusim_gen_params_t p;
+    pmusim_gen_params_init(&p, cpu);
+    p.workload = PMUSIM_GEN_MIXED;
+    p.records = records;
+    p.seed = seed;
+    GError *e = NULL;
+    char *path = NULL;
+    int fdesc = g_file_open_tmp("pmusim-fd-XXXXXX.pmt", &path, &e);
+    CU_ASSERT_TRUE_FATAL(fdesc >= 0);
+    close(fdesc);
+    pmusim_trace_header_t h;
+    CU_ASSERT_TRUE_FATAL(pmusim_gen_header(&p, &h, &e));
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_BINARY, &h, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT_TRUE(pmusim_gen_run(&p, w, &e));
+    CU_ASSERT_TRUE(pmusim_trace_writer_close(w, &e));
+    pmusim_trace_header_clear(&h);
+    g_clear_error(&e);
+    return path;
+}
+
+static uint32_t replay_file(pmusim_model_t *m, const char *path)
+{
+    GError *e = NULL;
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open(path, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    uint32_t nthreads = pmusim_trace_reader_header(r)->nthreads;
+    gboolean ok = pmusim_replay(m, r, NULL, NULL, &e);
+    if (!ok)
+        fprintf(stderr, "replay: %s\n", e->message);
+    CU_ASSERT_TRUE(ok);
+    g_clear_error(&e);
+    pmusim_trace_reader_free(r);
+    return nthreads;
+}
+
+typedef struct {
+    pmusim_regspace_t space;
+    uint32_t num;
+    uint64_t value;
+} cfg_write_t;
+
+typedef struct {
+    uint32_t reg;
+    uint64_t period; /* 0: counting */
+} cfg_ctr_t;
+
+/* Replays the trace into a plain model and into one with a front door:
+ * every counter's 64-bit total equals the plain count; on x86 (no
+ * residuals: each occurrence adds 1) samples = total / period exactly. */
+static void compare_with_plain(const char *pmu, pmusim_cpu_t cpu, uint32_t nthreads,
+                               const cfg_write_t *w, size_t nw, const cfg_ctr_t *c, size_t nc,
+                               bool exact_samples)
+{
+    char *path = gen_trace(cpu, 200000, 7);
+    pmusim_model_t *a = model(pmu, nthreads), *b = model(pmu, nthreads);
+    for (uint32_t t = 0; t < nthreads; t++)
+        for (size_t i = 0; i < nw; i++) {
+            wr(a, w[i].space, w[i].num, w[i].value, t);
+            wr(b, w[i].space, w[i].num, w[i].value, t);
+        }
+    pmusim_frontdoor_t *fd = frontdoor(b);
+    for (size_t k = 0; k < nc; k++)
+        add(fd, c[k].reg, c[k].period, NULL);
+    start(fd);
+    replay_file(a, path);
+    replay_file(b, path);
+    pmusim_regspace_t data = pmusim_frontdoor_style(fd) == PMUSIM_FRONTDOOR_PERFMON2
+                                 ? PMUSIM_REG_PMD
+                                 : PMUSIM_REG_MSR;
+    uint64_t samples = 0;
+    for (uint32_t t = 0; t < nthreads; t++)
+        for (size_t k = 0; k < nc; k++) {
+            uint64_t plain = rd(a, data, c[k].reg, t);
+            uint64_t total = pmusim_frontdoor_counter_total(fd, k, t);
+            CU_ASSERT_EQUAL(total, plain);
+            CU_ASSERT_TRUE(plain > 0);
+            uint64_t n = pmusim_frontdoor_counter_samples(fd, k, t);
+            samples += n;
+            if (c[k].period && exact_samples)
+                CU_ASSERT_EQUAL(n, plain / c[k].period);
+            if (c[k].period)
+                CU_ASSERT_TRUE(n > 0 && n <= plain / c[k].period);
+            if (!c[k].period)
+                CU_ASSERT_EQUAL(n, 0);
+        }
+    CU_ASSERT_EQUAL(pmusim_frontdoor_n_samples(fd), samples);
+    /* a sample stands for at least one period of its own counter */
+    for (size_t i = 0; i < pmusim_frontdoor_n_samples(fd); i++) {
+        const pmusim_sample_t *s = pmusim_frontdoor_sample(fd, i);
+        CU_ASSERT_TRUE(s->values[s->counter] >= s->period);
+        CU_ASSERT_TRUE(s->ip != 0);
+    }
+    pmusim_frontdoor_free(fd);
+    pmusim_model_free(a);
+    pmusim_model_free(b);
+    g_unlink(path);
+    g_free(path);
+}
+
+static void test_wsm_matches_plain_replay(void)
+{
+    const cfg_write_t w[] = {
+        {PMUSIM_REG_MSR, MSR_EVTSEL0, EVTSEL(0xc0, 0x01) | EVTSEL_INT},
+        {PMUSIM_REG_MSR, MSR_EVTSEL0 + 1, EVTSEL(0x3c, 0x00)},
+        {PMUSIM_REG_MSR, MSR_EVTSEL0 + 2, EVTSEL(0x0b, 0x01)}, /* MEM_INST_RETIRED:LOADS */
+        {PMUSIM_REG_MSR, MSR_FIXED_CTR_CTRL, 0x33},
+        {PMUSIM_REG_MSR, MSR_GLOBAL_CTRL, UINT64_C(0x300000007)},
+    };
+    const cfg_ctr_t c[] = {
+        {MSR_PMC0, 1009}, {MSR_PMC0 + 1, 997}, {MSR_PMC0 + 2, 0}, {MSR_FIXED_CTR0, 1013},
+        {MSR_FIXED_CTR0 + 1, 0},
+    };
+    compare_with_plain("wsm", PMUSIM_CPU_WSM, 2, w, G_N_ELEMENTS(w), c, G_N_ELEMENTS(c), true);
+    /* the same with FREEZE_PERFMON_ON_PMI: the handler's re-enable loses nothing */
+    const cfg_write_t wf[] = {
+        {PMUSIM_REG_MSR, MSR_EVTSEL0, EVTSEL(0xc0, 0x01)},
+        {PMUSIM_REG_MSR, MSR_EVTSEL0 + 1, EVTSEL(0x3c, 0x00)},
+        {PMUSIM_REG_MSR, MSR_GLOBAL_CTRL, UINT64_C(0x3)},
+        {PMUSIM_REG_MSR, MSR_DEBUGCTL, UINT64_C(1) << 12},
+    };
+    const cfg_ctr_t cf[] = {{MSR_PMC0, 501}, {MSR_PMC0 + 1, 0}};
+    compare_with_plain("wsm", PMUSIM_CPU_WSM, 2, wf, G_N_ELEMENTS(wf), cf, G_N_ELEMENTS(cf), true);
+}
+
+static void test_ia64_matches_plain_replay(void)
+{
+    const cfg_write_t w[] = {
+        {PMUSIM_REG_PMC, 4, IA64_PMC(ES_INST)},
+        {PMUSIM_REG_PMC, 5, IA64_PMC(ES_CYCLES)},
+        {PMUSIM_REG_PMC, 6, IA64_PMC(0xcd)}, /* LOADS_RETIRED */
+    };
+    const cfg_ctr_t c[] = {{4, 101}, {5, 97}, {6, 0}};
+    compare_with_plain("ita2", PMUSIM_CPU_ITA2, 1, w, G_N_ELEMENTS(w), c, G_N_ELEMENTS(c), false);
+    compare_with_plain("mont", PMUSIM_CPU_MONT, 2, w, G_N_ELEMENTS(w), c, G_N_ELEMENTS(c), false);
 }
 
 /* ---- errors ---- */
@@ -467,7 +647,11 @@ static void register_suites(void)
     s = CU_add_suite("frontdoor_perf_event", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_wsm_pmc0_period5_freeze);
     PMUSIM_ADD_TEST(s, test_wsm_fixed_and_gp_cycles);
+    PMUSIM_ADD_TEST(s, test_wsm_pebs_counter);
     PMUSIM_ADD_TEST(s, test_knm_40bit);
+    s = CU_add_suite("frontdoor_vs_plain_replay", NULL, NULL);
+    PMUSIM_ADD_TEST(s, test_wsm_matches_plain_replay);
+    PMUSIM_ADD_TEST(s, test_ia64_matches_plain_replay);
     s = CU_add_suite("frontdoor_errors", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_errors);
 }
