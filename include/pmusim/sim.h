@@ -84,6 +84,13 @@ typedef struct pmusim_model_ops {
      * trace fields ("insn records", "mem.level == L2") or NULL when only
      * explicit EVENT records drive it.  Used by `pmusim events --source`. */
     const char *(*event_source)(uint32_t code, uint32_t umask);
+    /* Explain mode: appends to `out` a one-line, field-by-field description
+     * of writing `value` to register (space, num) on this model, in words
+     * ("counter config for PMD4: plm=0x8 (level 3) ..."; no register name
+     * prefix, no newline).  FALSE (nothing appended) when the model does not
+     * implement the register.  Pure: needs no model instance.  NULL when the
+     * model has no explain mode. */
+    gboolean (*describe_reg)(pmusim_regspace_t space, uint32_t num, uint64_t value, GString *out);
 } pmusim_model_ops_t;
 
 /* An OS front door's interrupt handler (perfmon2-style or perf_event-style):

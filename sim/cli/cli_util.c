@@ -26,3 +26,26 @@ gboolean pmusim_cli_show_progress(void)
 {
     return isatty(STDERR_FILENO) ? TRUE : FALSE;
 }
+
+void pmusim_cli_explain_regs(const pmusim_model_ops_t *ops, const GArray *regs, FILE *fp)
+{
+    GString *line = g_string_new(NULL);
+    for (guint i = 0; i < regs->len; i++) {
+        const pmusim_regwrite_t *w = &g_array_index(regs, pmusim_regwrite_t, i);
+        const char *msr = w->space == PMUSIM_REG_MSR ? pmusim_msr_name(w->num) : NULL;
+        if (msr)
+            g_string_printf(line, "# %s", msr);
+        else if (w->space == PMUSIM_REG_MSR)
+            g_string_printf(line, "# msr 0x%x", w->num);
+        else
+            g_string_printf(line, "# %s%u", pmusim_regspace_name(w->space), w->num);
+        if (w->thread != PMUSIM_THREAD_ALL)
+            g_string_append_printf(line, " @%u", w->thread);
+        g_string_append(line, ": ");
+        if (!ops->describe_reg || !ops->describe_reg(w->space, w->num, w->value, line))
+            g_string_append_printf(line, "0x%" G_GINT64_MODIFIER "x: not a register of %s",
+                                   w->value, ops->name);
+        fprintf(fp, "%s\n", line->str);
+    }
+    g_string_free(line, TRUE);
+}

@@ -51,6 +51,25 @@ static gboolean regs_equal(const GArray *a, const GArray *b, GString *why)
     return TRUE;
 }
 
+/* TRUE when `label` names `key`: equal, or equal once the canonical
+ * modifier tail of a libpfm-4 string (":k=1:u=1:e=0...", which a key-file key
+ * cannot hold because of its '=') is removed. */
+static gboolean label_matches(const char *label, const char *key)
+{
+    if (g_ascii_strcasecmp(label, key) == 0)
+        return TRUE;
+    const char *eq = strchr(label, '=');
+    if (!eq)
+        return FALSE;
+    const char *cut = eq;
+    while (cut > label && cut[-1] != ':')
+        cut--;
+    if (cut == label)
+        return FALSE;
+    size_t n = (size_t)(cut - 1 - label);
+    return strlen(key) == n && g_ascii_strncasecmp(label, key, n) == 0;
+}
+
 /* Sums the counters whose label or register name is `key`. */
 static gboolean find_counter(const pmusim_report_t *r, const char *key, uint64_t *value,
                              uint64_t *overflows)
@@ -62,7 +81,7 @@ static gboolean find_counter(const pmusim_report_t *r, const char *key, uint64_t
             &g_array_index(r->counters, pmusim_counter_result_t, i);
         if (!c->enabled)
             continue;
-        if (g_ascii_strcasecmp(c->event, key) == 0 || g_ascii_strcasecmp(c->reg, key) == 0) {
+        if (label_matches(c->event, key) || g_ascii_strcasecmp(c->reg, key) == 0) {
             *value += c->value;
             *overflows += c->overflows;
             found = TRUE;

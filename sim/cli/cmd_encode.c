@@ -10,12 +10,14 @@ int pmusim_cmd_encode(int argc, char **argv)
 {
     pmusim_enc_args_t ea = {0};
     char *pmu = NULL;
-    gboolean regs_only = FALSE;
+    gboolean regs_only = FALSE, explain_regs = FALSE;
     const GOptionEntry entries[] = {
         {"pmu", 'p', 0, G_OPTION_ARG_STRING, &pmu,
          "PMU: ita2, mont, wsm, wsm_dp, knm (default: the events' pmu:: prefix)", "NAME"},
         {"regs-only", 0, 0, G_OPTION_ARG_NONE, &regs_only,
          "print only the register writes (no explanation)", NULL},
+        {"explain-regs", 0, 0, G_OPTION_ARG_NONE, &explain_regs,
+         "after the writes, decode each one field by field ('# REG: ...' lines)", NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     GOptionContext *ctx = g_option_context_new("[EVENT[,EVENT...]]...");
@@ -95,6 +97,11 @@ int pmusim_cmd_encode(int argc, char **argv)
     if (!regs_only)
         printf("# register writes (pmusim stat --regs FILE)\n");
     pmusim_regs_print(regs, stdout);
+    if (explain_regs) {
+        const pmusim_model_ops_t *ops = pmusim_model_find(enc->name);
+        if (ops)
+            pmusim_cli_explain_regs(ops, regs, stdout);
+    }
 out:
     if (error)
         g_error_free(error);

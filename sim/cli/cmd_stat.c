@@ -143,9 +143,10 @@ static void print_table(FILE *fp, const char *trace, const char *pmu, uint32_t n
     guint interrupts = 0, overflows = 0;
     for (guint i = 0; i < r->log->len; i++) {
         const pmusim_sim_event_t *e = &g_array_index(r->log, pmusim_sim_event_t, i);
+        /* models log "interrupt" and "<register> overflow" / "overflow <register>" */
         if (g_str_has_prefix(e->what, "interrupt"))
             interrupts++;
-        else if (g_str_has_prefix(e->what, "overflow"))
+        else if (strstr(e->what, "overflow"))
             overflows++;
     }
     if (interrupts || overflows)
@@ -245,7 +246,7 @@ int pmusim_cmd_stat(int argc, char **argv)
 {
     pmusim_enc_args_t ea = {0};
     char *pmu_opt = NULL, **regs_files = NULL;
-    gboolean json = FALSE, csv = FALSE, verbose = FALSE, show_regs = FALSE;
+    gboolean json = FALSE, csv = FALSE, verbose = FALSE, show_regs = FALSE, explain = FALSE;
     const GOptionEntry entries[] = {
         {"pmu", 'p', 0, G_OPTION_ARG_STRING, &pmu_opt,
          "PMU model: ita2, mont, wsm, wsm_dp, knm (default: the trace's CPU)", "NAME"},
@@ -257,6 +258,8 @@ int pmusim_cmd_stat(int argc, char **argv)
          "also print the overflow/interrupt log and register diagnostics", NULL},
         {"show-regs", 0, 0, G_OPTION_ARG_NONE, &show_regs,
          "print the register writes before replaying", NULL},
+        {"explain", 0, 0, G_OPTION_ARG_NONE, &explain,
+         "decode each register write field by field before the counts", NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     GOptionContext *ctx = g_option_context_new("TRACE");
@@ -325,6 +328,8 @@ int pmusim_cmd_stat(int argc, char **argv)
     }
     if (show_regs)
         pmusim_regs_print(regs, stderr);
+    if (explain) /* on stderr when stdout carries JSON or CSV */
+        pmusim_cli_explain_regs(ops, regs, json || csv ? stderr : stdout);
     model = pmusim_model_new(ops->name, MAX(h->nthreads, 1u), &error);
     if (!model || !pmusim_model_write_regs(model, regs, &error)) {
         status = pmusim_cli_fail(error);

@@ -12,11 +12,17 @@ int pmusim_cmd_record(int argc, char **argv); /* cmd_record.c */
 
 /* Shared helpers (cli_util.c). */
 #include <glib.h>
+#include <stdio.h>
+#include "pmusim/sim.h"
 /* Prints "pmusim: message" on stderr and returns 1. */
 int pmusim_cli_fail(const GError *error);
 /* Prints a usage error on stderr and returns 2. */
 int pmusim_cli_usage(const char *cmd, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 /* TRUE when progress should be shown (stderr is a terminal). */
 gboolean pmusim_cli_show_progress(void);
+
+/* Explain mode: one "# REG: description" line per write of `regs`, from the
+ * model's describe_reg op (`pmusim encode --explain-regs`, `stat --explain`). */
+void pmusim_cli_explain_regs(const pmusim_model_ops_t *ops, const GArray *regs, FILE *fp);
 
 #endif

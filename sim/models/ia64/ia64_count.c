@@ -836,19 +836,21 @@ static inline uint64_t ia64_src_occ(uint8_t s, const pmusim_rec_t *r)
  * state (IA64_KEY_STATE). */
 #define IA64_KEY_STATE UINT64_C(0x188)
 #define IA64_KEY_SEEN (UINT64_C(1) << 63)
-static inline void ia64_key(const pmusim_rec_t *r, bool active, uint64_t *k1, uint64_t *k2)
+static inline void ia64_key(const pmusim_rec_t *r, bool active, unsigned need, uint64_t *k1,
+                            uint64_t *k2)
 {
     const uint32_t f = r->flags;
     uint64_t a = (f & 0x7bu) | (uint64_t)(r->plm & 3) << 7 | (uint64_t)active << 9, b = 0;
-    if (f & PMUSIM_F_MEM) {
+    if ((f & PMUSIM_F_MEM) && (need & IA64_NEED_MEM)) {
         uint32_t w;
         memcpy(&w, &r->mem.is_store, sizeof w);
         _Static_assert(offsetof(pmusim_mem_t, alat) == offsetof(pmusim_mem_t, is_store) + 3,
                        "is_store, level, tlb, alat are adjacent bytes");
         b = w;
-        a |= (uint64_t)ia64_misaligned(&r->mem) << 10;
+        if (need & IA64_NEED_MIS)
+            a |= (uint64_t)ia64_misaligned(&r->mem) << 10;
     }
-    if (f & PMUSIM_F_BRANCH) {
+    if ((f & PMUSIM_F_BRANCH) && (need & IA64_NEED_BR)) {
         uint32_t w;
         memcpy(&w, &r->br.kind, sizeof w);
         _Static_assert(offsetof(pmusim_branch_t, tgt_ok) == offsetof(pmusim_branch_t, kind) + 3,
@@ -909,8 +911,10 @@ ia64_sig_miss(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, uint64_t k1, 
     e0->k1 = k1 | im->gen_tag;
     e0->k2 = k2;
     e0->mask = mask;
-    e0->id = id;
+    e0->id = (uint16_t)id;
     e0->lm = (uint32_t)(mask & im->dmask & (im->m2 | im->m3));
+    e0->rare = (uint16_t)((e0->lm ? IA64_RARE_LM : 0u) |
+                          ((mask & ~(im->dmask | im->e1mask)) ? IA64_RARE_EXACT : 0u));
     return e0;
 }
 
@@ -1025,40 +1029,60 @@ static inline bool ia64_fast_ok(const ia64_model_t *im)
 }
 
 /* The common case of ia64_consume() with the counting state in locals:
- * instruction records whose key is cached and whose thread keeps its
- * privilege level and instruction set, and cycle closes that ia64_advance()
- * would take its inline path for (the same test, on the same state).  Stops
- * at the first record it cannot handle completely and returns its index;
- * the state is then exactly as if the general path had consumed recs[k0..k). */
+ * instruction records whose thread keeps its privilege level and instruction
+ * set, and cycle closes that ia64_advance() would take its inline path for
+ * (the same test, on the same state, but with vsafe standing for the lowinc
+ * test).  Stops at the first record it cannot handle completely and returns
+ * its index; the state is then exactly as if the general path had consumed
+ * the records before it.  Nothing it skips can change while it runs: the
+ * classes, headroom, lazy deadline and pending work change only in the
+ * general path (a signature miss may start a cache generation, which only
+ * the local gen_tag follows).  With the open cycle unfolded, cyc_n equals
+ * cyc_total. */
 static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, const pmusim_rec_t *recs,
                                                          size_t k, size_t n)
 {
     const uint32_t nth = im->base.nthreads;
     const uint64_t e1mask = im->e1mask, m2 = im->m2, m3 = im->m3;
     const uint32_t vsafe = im->vsafe;
-    const uint64_t nd = ~(im->dmask | e1mask);
-    const uint64_t lim = im->min_headroom < IA64_ACC_MAX ? im->min_headroom : IA64_ACC_MAX;
+    /* pending exact work or an interrupt: no cycle may close here */
+    const uint64_t lim = (im->pmask || im->irq_pending) ? 0
+                         : im->min_headroom < IA64_ACC_MAX ? im->min_headroom : IA64_ACC_MAX;
     const uint64_t next_lazy = im->next_lazy;
     uint64_t gen_tag = im->gen_tag;
-    const bool close_ok = !im->pmask && !im->irq_pending;
+    const unsigned need = im->key_need;
+    /* per thread: the k1 bits of its active state, the state bits its
+     * instruction records must carry (an impossible value before the
+     * first), its signature cache */
+    uint64_t act[IA64_MAX_THREADS], st[IA64_MAX_THREADS];
+    const ia64_sig_entry_t *cache[IA64_MAX_THREADS];
+    for (uint32_t t = 0; t < nth; t++) {
+        act[t] = (uint64_t)im->th[t].active << 9;
+        st[t] = im->th[t].state_key ? im->th[t].state_key & IA64_KEY_STATE : UINT64_MAX;
+        cache[t] = im->sig_cache[t];
+    }
     const uint64_t cur0 = im->cur;
     uint64_t cur = cur0, cm = im->cmask, q0 = im->q0, q1 = im->q1, qsat = im->qsat;
     uint64_t acc = im->acc_recs;
-    uint32_t cyc_n = im->cyc_n, v = im->cyc_total;
+    uint32_t v = im->cyc_total;
+    /* the open cycle cannot take ia64_advance()'s inline path: it has slots
+     * outside dmask | e1mask, or a low-maxincr slot that needs clamping
+     * (records of the fast path keep these out: IA64_RARE_*) */
+    bool bad = (cm & ~(im->dmask | e1mask)) || ((m2 & (qsat | (q1 & q0))) | (m3 & qsat));
+    /* v grows by at most one per record: stop before cyc_masks could fill */
+    if (n - k > IA64_CYC_CAP - v)
+        n = k + (IA64_CYC_CAP - v);
     for (; k < n; k++) {
         const pmusim_rec_t *r = &recs[k];
         const uint64_t c = r->cycle;
         if (c != cur) {
             /* ia64_advance()'s inline test */
-            uint64_t clamp = (m2 & (qsat | (q1 & q0))) | (m3 & qsat);
-            if (((cm & nd) | clamp) || v > vsafe || acc + v >= lim || c > next_lazy ||
-                c < cur || !close_ok)
+            if (bad || v > vsafe || acc + v >= lim || c > next_lazy || c < cur)
                 break;
             uint64_t e1 = cm & e1mask;
             if (e1)
                 ia64_cp_add(im, e1);
             acc += v;
-            cyc_n = 0;
             v = 0;
             cm = 0;
             q0 = q1 = qsat = 0;
@@ -1067,33 +1091,34 @@ static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, cons
         const uint32_t t = r->thread;
         if (t >= nth || r->kind != PMUSIM_REC_INSN)
             break;
-        const ia64_thread_t *th = &im->th[t];
         uint64_t k1, k2;
-        ia64_key(r, th->active, &k1, &k2);
-        if (((k1 & IA64_KEY_STATE) | IA64_KEY_SEEN) != th->state_key)
+        ia64_key(r, false, need, &k1, &k2);
+        k1 |= act[t];
+        if ((k1 & IA64_KEY_STATE) != st[t])
             break;
         const unsigned slot = ia64_key_slot(k1, k2);
-        const ia64_sig_entry_t *e = &im->sig_cache[t][slot];
+        const ia64_sig_entry_t *e = &cache[t][slot];
         if (__builtin_expect(e->k1 != (k1 | gen_tag) || e->k2 != k2, 0)) {
             e = ia64_sig_miss(im, t, r, k1, k2, slot);
             gen_tag = im->gen_tag;
         }
+        const unsigned rare = e->rare;
+        if (rare) {
+            if (rare & IA64_RARE_EXACT)
+                break;
+            /* 2-bit saturating per-cycle count of the low-maxincr slots */
+            const uint64_t lm = e->lm;
+            const uint64_t c0 = q0 & lm;
+            q0 ^= lm;
+            qsat |= q1 & c0;
+            q1 ^= c0;
+            bad = bad || ((m2 & (qsat | (q1 & q0))) | (m3 & qsat));
+        }
         const uint64_t mask = e->mask;
         if (mask) {
-            if (cyc_n == IA64_CYC_CAP)
-                break;
             cm |= mask;
-            im->cyc_masks[cyc_n++] = mask;
-            v++;
+            im->cyc_masks[v++] = mask;
             im->id_cnt[e->id]++; /* +1 on every D slot of the mask */
-            const uint64_t lm = e->lm;
-            if (lm) {
-                /* 2-bit saturating per-cycle count of the low-maxincr slots */
-                const uint64_t c0 = q0 & lm;
-                q0 ^= lm;
-                qsat |= q1 & c0;
-                q1 ^= c0;
-            }
         }
     }
     im->cmask = cm;
@@ -1101,7 +1126,7 @@ static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, cons
     im->q1 = q1;
     im->qsat = qsat;
     im->acc_recs = acc;
-    im->cyc_n = cyc_n;
+    im->cyc_n = v;
     im->cyc_total = v;
     if (cur != cur0)
         im->cur = im->now = cur;
@@ -1147,7 +1172,7 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
         case PMUSIM_REC_INSN: {
             ia64_thread_t *th = &im->th[t];
             uint64_t k1, k2;
-            ia64_key(r, th->active, &k1, &k2);
+            ia64_key(r, th->active, im->key_need, &k1, &k2);
             if (__builtin_expect(((k1 & IA64_KEY_STATE) | IA64_KEY_SEEN) != th->state_key, 0))
                 ia64_state_change(im, t, r, r->plm & 3, (r->flags & PMUSIM_F_IA32) != 0);
             if (__builtin_expect(im->insn_slow, 0)) {
@@ -1173,7 +1198,7 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
                 im->cyc_total++;
                 im->id_cnt[e->id]++; /* +1 on every D slot of the mask */
                 uint64_t lm = e->lm;
-                if (lm) {
+                if (e->rare & IA64_RARE_LM) {
                     /* 2-bit saturating per-cycle count of the low-maxincr slots */
                     uint64_t c0 = im->q0 & lm;
                     im->q0 ^= lm;

@@ -36,7 +36,7 @@
 #define IA64_MAX_THREADS 2u
 #define IA64_CP_PLANES 8u   /* deferred counts up to 255 per slot before a spill */
 #define IA64_CP_CAP 255u
-#define IA64_CYC_CAP 64u    /* masks kept per cycle before folding */
+#define IA64_CYC_CAP 256u   /* masks kept per cycle before folding */
 #define IA64_LOWINC 8u
 #define IA64_ACC_MAX (UINT64_C(1) << 31)
 
@@ -253,9 +253,15 @@ typedef struct ia64_qsub {
 typedef struct ia64_sig_entry {
     uint64_t k1, k2; /* the record key; k1 also holds the generation tag (gen_tag) */
     uint64_t mask;   /* bit thread*16+idx */
-    uint32_t id;     /* deferred-count id of mask & dmask (ia64_model_t.id_mask) */
+    uint16_t id;     /* deferred-count id of mask & dmask (ia64_model_t.id_mask) */
+    uint16_t rare;   /* IA64_RARE_*: the record needs more than the common work */
     uint32_t lm;     /* mask & dmask & (m2 | m3): slots with a per-cycle clamp watch */
 } ia64_sig_entry_t;
+enum {
+    IA64_RARE_LM = 1u << 0,    /* lm != 0 */
+    IA64_RARE_EXACT = 1u << 1, /* mask has slots outside dmask | e1mask */
+};
+
 _Static_assert(IA64_MAX_THREADS * IA64_MAX_CTRS <= 32, "counter slot masks fit 32 bits");
 /* The generation tag occupies k1 bits 63:41 (ia64_key() uses 23:0). */
 #define IA64_GEN_SHIFT 41u
@@ -266,6 +272,53 @@ _Static_assert(IA64_MAX_THREADS * IA64_MAX_CTRS <= 32, "counter slot masks fit 3
  * Id 0 is the empty mask.  When the table is full the counts move into the
  * bit planes (ia64_ids_flush()). */
 #define IA64_NIDS 64u
+_Static_assert(IA64_NIDS <= UINT16_MAX, "ids fit ia64_sig_entry_t.id");
+
+/* Record parts an instruction record's signature must include, by the
+ * sources with subscribers (ia64_key()): the flags, privilege level and
+ * active state always. */
+enum {
+    IA64_NEED_MEM = 1u << 0, /* mem is_store, level, tlb, alat */
+    IA64_NEED_MIS = 1u << 1, /* misaligned access */
+    IA64_NEED_BR = 1u << 2,  /* branch kind, taken, dir_ok, tgt_ok, detect */
+};
+static inline uint8_t ia64_key_need_of(uint8_t src)
+{
+    switch (src) {
+    case IA64_SRC_INSN:
+    case IA64_SRC_INSN_IA32:
+    case IA64_SRC_NOP:
+    case IA64_SRC_PRED_OFF:
+    case IA64_SRC_FP_OP:
+    case IA64_SRC_MEMREF:
+        return 0; /* flags only */
+    case IA64_SRC_MISALIGNED_LOAD:
+    case IA64_SRC_MISALIGNED_STORE:
+        return IA64_NEED_MEM | IA64_NEED_MIS;
+    case IA64_SRC_LOAD:
+    case IA64_SRC_STORE:
+    case IA64_SRC_L1D_READ:
+    case IA64_SRC_L1D_READ_MISS:
+    case IA64_SRC_L2_DATA_REF:
+    case IA64_SRC_L2_MISS:
+    case IA64_SRC_L3_REF:
+    case IA64_SRC_L3_MISS:
+    case IA64_SRC_L3_READ:
+    case IA64_SRC_L3_WRITE:
+    case IA64_SRC_DTLB_L2_HIT:
+    case IA64_SRC_DTLB_L2_MISS:
+    case IA64_SRC_DTLB_HPW:
+    case IA64_SRC_ALAT_CHECK:
+    case IA64_SRC_ALAT_FAIL:
+        return IA64_NEED_MEM;
+    case IA64_SRC_BR_MISPRED:
+    case IA64_SRC_BR_PATH:
+    case IA64_SRC_BR_BE_MISPRED:
+        return IA64_NEED_BR;
+    default:
+        return IA64_NEED_MEM | IA64_NEED_MIS | IA64_NEED_BR;
+    }
+}
 
 #define IA64_MAX_SUBS (IA64_MAX_THREADS * IA64_MAX_CTRS)
 
@@ -285,6 +338,7 @@ typedef struct ia64_model {
     uint32_t sig_gen;  /* change only through ia64_sig_invalidate() */
     uint64_t gen_tag;  /* (sig_gen & IA64_GEN_MASK) << IA64_GEN_SHIFT, never 0 */
     ia64_sig_entry_t sig_cache[IA64_MAX_THREADS][IA64_SIG_SLOTS];
+    uint8_t key_need;             /* IA64_NEED_* of the subscribed sources */
     uint32_t nids;                /* ids in use, >= 1 */
     uint64_t id_mask[IA64_NIDS];  /* D slots of the id's records */
     uint64_t id_cnt[IA64_NIDS];   /* records deferred under the id (part of the columns) */
@@ -392,5 +446,11 @@ void ia64_report(pmusim_model_t *m, pmusim_report_t *r);
 const char *ia64_event_source_ita2(uint32_t code, uint32_t umask);
 const char *ia64_event_source_mont(uint32_t code, uint32_t umask);
 const ia64_event_info_t *ia64_event_find(const ia64_desc_t *d, uint32_t es, uint32_t umask);
+
+/* ia64_explain.c: ops->describe_reg of the two CPUs */
+gboolean ia64_describe_reg_ita2(pmusim_regspace_t space, uint32_t num, uint64_t value,
+                                GString *out);
+gboolean ia64_describe_reg_mont(pmusim_regspace_t space, uint32_t num, uint64_t value,
+                                GString *out);
 
 #endif

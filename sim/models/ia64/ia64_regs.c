@@ -299,6 +299,10 @@ void ia64_route_rebuild(ia64_model_t *im)
                 im->srcs[t][im->nsrcs[t]++] = (uint8_t)s;
         }
     }
+    im->key_need = 0;
+    for (uint32_t t = 0; t < nth; t++)
+        for (unsigned j = 0; j < im->nsrcs[t]; j++)
+            im->key_need |= ia64_key_need_of(im->srcs[t][j]);
     ia64_classes_update(im);
 }
 

@@ -123,6 +123,7 @@ const pmusim_model_ops_t pmusim_model_ita2 = {
     .finish = ia64_finish,
     .report = ia64_report,
     .event_source = ia64_event_source_ita2,
+    .describe_reg = ia64_describe_reg_ita2,
 };
 
 const pmusim_model_ops_t pmusim_model_mont = {
@@ -138,4 +139,5 @@ const pmusim_model_ops_t pmusim_model_mont = {
     .finish = ia64_finish,
     .report = ia64_report,
     .event_source = ia64_event_source_mont,
+    .describe_reg = ia64_describe_reg_mont,
 };

@@ -934,6 +934,104 @@ static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t
     }
 }
 
+/* Whether x86_consume_fast() may run: no thread has listeners that need a
+ * dispatch on their source, and no PMI waits for delivery. */
+static bool x86_fast_ok(const x86_model_t *m)
+{
+    if (m->pending_pmi)
+        return false;
+    for (uint32_t t = 0; t < m->base.nthreads; t++)
+        for (unsigned p = 0; p < 4; p++)
+            if (m->th[t].lst[p].n_gen)
+                return false;
+    return true;
+}
+
+_Static_assert(X86_LISTENERS <= 32, "a listener index fits a 32-bit mask");
+
+/* The wraps of x86_consume_fast(), in listener order. */
+static __attribute__((noinline)) void x86_fast_wraps(x86_model_t *m, const x86_listeners_t *l,
+                                                     uint32_t wrapped, const pmusim_rec_t *r)
+{
+    while (wrapped) {
+        unsigned j = (unsigned)__builtin_ctz(wrapped);
+        wrapped &= wrapped - 1;
+        x86_ctr_wrapped(m, l->filt[j], m->cur, r);
+    }
+}
+
+/* The common case of x86_consume() with the open cycle in a local: INSN
+ * records of a thread that stays at its privilege level, whose unit
+ * counters cannot wrap, counted by filter listeners only, in cycles below
+ * fast_limit (nothing lazy happens before it).  Returns the index of the
+ * first record it did not consume; it also stops right after a record whose
+ * counter wrapped, so the caller delivers the PMI between records as the
+ * general path does. */
+static __attribute__((noinline)) size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs,
+                                                        size_t k, size_t n)
+{
+    const uint32_t nth = m->base.nthreads;
+    const uint64_t cur0 = m->cur, fast_limit = m->fast_limit;
+    uint64_t cur = cur0;
+    /* per thread, fixed while this runs: its privilege level, the listeners
+     * of that level, and how many INSN records it may take before a unit
+     * counter could wrap; then the records taken and the last one's ip */
+    unsigned plm_of[X86_MAX_THREADS];
+    const x86_listeners_t *lst[X86_MAX_THREADS];
+    uint64_t room[X86_MAX_THREADS], seen[X86_MAX_THREADS], last_ip[X86_MAX_THREADS];
+    for (uint32_t t = 0; t < nth; t++) {
+        const x86_thread_t *th = &m->th[t];
+        plm_of[t] = th->plm;
+        lst[t] = &th->lst[th->plm];
+        room[t] = th->unit_due - th->insn_seen - 1; /* unit_due > insn_seen */
+        seen[t] = 0;
+        last_ip[t] = th->last_ip;
+    }
+    for (; k < n; k++) {
+        const pmusim_rec_t *r = &recs[k];
+        const uint64_t c = r->cycle;
+        if (c != cur) {
+            if (c < cur || c >= fast_limit)
+                break;
+            cur = c;
+        }
+        const uint32_t t = r->thread;
+        if (t >= nth || r->kind != PMUSIM_REC_INSN)
+            break;
+        if ((r->plm & 3u) != plm_of[t] || seen[t] == room[t])
+            break;
+        seen[t]++;
+        last_ip[t] = r->ip;
+        const x86_listeners_t *l = lst[t];
+        if (r->flags & l->filt_flags) {
+            /* an overflow touches only the counter's own state, the status
+             * and the log, so the wraps can follow the increments */
+            uint32_t wrapped = 0;
+            for (uint32_t j = 0, nf = l->n_filt; j < nf; j++) {
+                x86_ctr_t *ct = l->filt[j];
+                if (x86_filter_match(&ct->f, r))
+                    wrapped |= (uint32_t)(++ct->value > ct->max) << j;
+            }
+            if (G_UNLIKELY(wrapped)) {
+                m->cur = m->now = cur;
+                for (uint32_t u = 0; u < nth; u++) {
+                    m->th[u].insn_seen += seen[u];
+                    m->th[u].last_ip = last_ip[u];
+                }
+                x86_fast_wraps(m, l, wrapped, r);
+                return k + 1;
+            }
+        }
+    }
+    if (cur != cur0)
+        m->cur = m->now = cur;
+    for (uint32_t t = 0; t < nth; t++) {
+        m->th[t].insn_seen += seen[t];
+        m->th[t].last_ip = last_ip[t];
+    }
+    return k;
+}
+
 void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
 {
     x86_model_t *m = x86_of(base);
@@ -942,6 +1040,13 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
         return;
     }
     for (size_t i = 0; i < n; i++) {
+        if (x86_fast_ok(m)) {
+            i = x86_consume_fast(m, recs, i, n);
+            if (G_UNLIKELY(m->pending_pmi))
+                x86_raise_pending(m, m->cur); /* after the record that raised it */
+            if (i == n)
+                break;
+        }
         const pmusim_rec_t *r = &recs[i];
         uint64_t c = r->cycle;
         if (c != m->cur) {

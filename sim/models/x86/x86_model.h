@@ -140,4 +140,10 @@ const char *x86_event_source(const x86_desc_t *d, uint32_t code, uint32_t umask)
 size_t x86_event_lookup(const x86_desc_t *d, uint8_t code, uint8_t umask,
                         const x86_evmap_t *out[X86_MAX_BITS]);
 
+/* Explain mode (x86_explain.c): ops->describe_reg of the three models. */
+gboolean x86_describe_reg_wsm(pmusim_regspace_t space, uint32_t num, uint64_t value, GString *out);
+gboolean x86_describe_reg_wsm_dp(pmusim_regspace_t space, uint32_t num, uint64_t value,
+                                 GString *out);
+gboolean x86_describe_reg_knm(pmusim_regspace_t space, uint32_t num, uint64_t value, GString *out);
+
 #endif

@@ -428,6 +428,7 @@ const pmusim_model_ops_t pmusim_model_wsm = {
     .finish = x86_finish,
     .report = x86_report,
     .event_source = wsm_event_source,
+    .describe_reg = x86_describe_reg_wsm,
 };
 
 const pmusim_model_ops_t pmusim_model_wsm_dp = {
@@ -443,6 +444,7 @@ const pmusim_model_ops_t pmusim_model_wsm_dp = {
     .finish = x86_finish,
     .report = x86_report,
     .event_source = wsm_dp_event_source,
+    .describe_reg = x86_describe_reg_wsm_dp,
 };
 
 const pmusim_model_ops_t pmusim_model_knm = {
@@ -458,4 +460,5 @@ const pmusim_model_ops_t pmusim_model_knm = {
     .finish = x86_finish,
     .report = x86_report,
     .event_source = knm_event_source,
+    .describe_reg = x86_describe_reg_knm,
 };
