@@ -417,21 +417,9 @@ int pmusim_cmd_record(int argc, char **argv)
                                   "unknown PMU '%s' (known: ita2, mont, wsm, wsm_dp, knm)", pmu);
         goto out;
     }
-    if (events[0]) {
-        const pmusim_encoder_pmu_t *enc = pmusim_encoder_find(ops->name);
-        if (!enc || !pmusim_enc_args_encode(&ea, enc, events, regs, &error)) {
-            if (!error)
-                g_set_error(&error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_NO_MODEL,
-                            "no encoder for PMU %s", ops->name);
-            status = pmusim_cli_fail(error);
-            goto out;
-        }
-    }
-    for (char **f = regs_files; f && *f; f++) {
-        if (!pmusim_regs_load(*f, regs, &error)) {
-            status = pmusim_cli_fail(error);
-            goto out;
-        }
+    if (!pmusim_enc_args_build_regs(&ea, ops->name, events, regs_files, regs, &error)) {
+        status = pmusim_cli_fail(error);
+        goto out;
     }
     ctrs = find_counters(ops, regs);
     if (!ctrs->len) {

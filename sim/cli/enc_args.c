@@ -155,6 +155,24 @@ gboolean pmusim_enc_args_encode(const pmusim_enc_args_t *a, const pmusim_encoder
     return ok;
 }
 
+gboolean pmusim_enc_args_build_regs(const pmusim_enc_args_t *a, const char *pmu, char **events,
+                                    char **regs_files, GArray *regs, GError **error)
+{
+    if (events && events[0]) {
+        const pmusim_encoder_pmu_t *enc = pmusim_encoder_find(pmu);
+        if (!enc) {
+            g_set_error(error, PMUSIM_ENCODER_ERROR, 1, "no encoder for PMU %s", pmu);
+            return FALSE;
+        }
+        if (!pmusim_enc_args_encode(a, enc, events, regs, error))
+            return FALSE;
+    }
+    for (char **f = regs_files; f && *f; f++)
+        if (!pmusim_regs_load(*f, regs, error))
+            return FALSE;
+    return TRUE;
+}
+
 void pmusim_enc_args_clear(pmusim_enc_args_t *a)
 {
     char ***arrays[] = {&a->events, &a->opts, &a->thres, &a->ism, &a->irange,

@@ -25,6 +25,10 @@ char **pmusim_enc_args_event_list(const pmusim_enc_args_t *a);
 /* Encodes the events with `enc`, appending to regs. */
 gboolean pmusim_enc_args_encode(const pmusim_enc_args_t *a, const pmusim_encoder_pmu_t *enc,
                                 char **events, GArray *regs, GError **error);
+/* The register writes of a run: `events` encoded for PMU `pmu` (if any), then
+ * the writes of each --regs file, appended to regs. */
+gboolean pmusim_enc_args_build_regs(const pmusim_enc_args_t *a, const char *pmu, char **events,
+                                    char **regs_files, GArray *regs, GError **error);
 void pmusim_enc_args_clear(pmusim_enc_args_t *a);
 /* PMU named by a "pmu::" prefix of the first event, or NULL. */
 char *pmusim_enc_args_pmu_from_events(char **events);

@@ -1039,8 +1039,9 @@ static inline bool ia64_fast_ok(const ia64_model_t *im)
  * general path (a signature miss may start a cache generation, which only
  * the local gen_tag follows).  With the open cycle unfolded, cyc_n equals
  * cyc_total. */
-static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, const pmusim_rec_t *recs,
-                                                         size_t k, size_t n)
+static inline __attribute__((always_inline)) size_t
+ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, size_t n,
+                       const unsigned need)
 {
     const uint32_t nth = im->base.nthreads;
     const uint64_t e1mask = im->e1mask, m2 = im->m2, m3 = im->m3;
@@ -1050,7 +1051,6 @@ static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, cons
                          : im->min_headroom < IA64_ACC_MAX ? im->min_headroom : IA64_ACC_MAX;
     const uint64_t next_lazy = im->next_lazy;
     uint64_t gen_tag = im->gen_tag;
-    const unsigned need = im->key_need;
     /* per thread: the k1 bits of its active state, the state bits its
      * instruction records must carry (an impossible value before the
      * first), its signature cache */
@@ -1131,6 +1131,25 @@ static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, cons
     if (cur != cur0)
         im->cur = im->now = cur;
     return k;
+}
+
+/* ia64_consume_fast_body() specialised for each record part the key may
+ * need, so the per-record key has no tests of the configuration. */
+static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, const pmusim_rec_t *recs,
+                                                         size_t k, size_t n)
+{
+    switch (im->key_need) {
+    case 0:
+        return ia64_consume_fast_body(im, recs, k, n, 0);
+    case IA64_NEED_MEM:
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM);
+    case IA64_NEED_BR:
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_BR);
+    case IA64_NEED_MEM | IA64_NEED_BR:
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_BR);
+    default:
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_MIS | IA64_NEED_BR);
+    }
 }
 
 void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
