@@ -8,8 +8,9 @@
 
 G_DEFINE_QUARK(pmusim-sim-error-quark, pmusim_sim_error)
 
-/* Records per batch: large enough to amortise the reader call, small enough
- * that a batch stays in the L2 cache. */
+/* Records per batch: large enough to amortise the reader and model calls,
+ * small enough (256 x 104 bytes) that the batch the reader just wrote is
+ * still in the L1 data cache when the model reads it (docs/PERFORMANCE.md). */
 #define REPLAY_BATCH 256u
 /* Diagnostics kept per model; beyond this they are counted, not stored. */
 #define DIAG_MAX 1000u

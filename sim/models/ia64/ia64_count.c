@@ -826,21 +826,37 @@ static inline uint64_t ia64_src_occ(uint8_t s, const pmusim_rec_t *r)
 
 /* The record fields the unqualified trace sources, plm/ism checks, thread
  * types and umask refinements depend on, packed without loss: k1 holds the
- * flags that matter (bits 6:0), the privilege level (8:7), the thread's
- * active state (9), the misaligned bit (10) and the raw branch detect byte
- * (23:16); k2 the raw mem bytes is_store, level, tlb, alat (31:0, when
+ * flags that matter (bits 6:0), the thread's active state (9), the
+ * misaligned bit (10), the privilege level (17:16) and the raw branch detect
+ * byte (31:24); k2 the raw mem bytes is_store, level, tlb, alat (31:0, when
  * PMUSIM_F_MEM) and the raw branch bytes kind, taken, dir_ok, tgt_ok (63:32,
  * when PMUSIM_F_BRANCH).  Raw bytes keep the key exact for any value, so
- * every key can be cached.  k1 bits 63:24 are free for the cache's
- * generation tag; bits 3 (IA32) and 8:7 of k1 are the thread's instruction
- * state (IA64_KEY_STATE). */
-#define IA64_KEY_STATE UINT64_C(0x188)
+ * every key can be cached.  k1 bits 63:32 are free for the cache's
+ * generation tag; bits 3 (IA32) and 17:16 of k1 are the thread's
+ * instruction state (IA64_KEY_STATE).  Flags and plm sit where a
+ * little-endian load of the record's bytes flags, plm, slot puts them, so on
+ * such hosts they take one load and one mask. */
+#define IA64_KEY_STATE UINT64_C(0x30008)
 #define IA64_KEY_SEEN (UINT64_C(1) << 63)
+_Static_assert(offsetof(pmusim_rec_t, plm) == offsetof(pmusim_rec_t, flags) + 2 &&
+                   offsetof(pmusim_rec_t, slot) == offsetof(pmusim_rec_t, flags) + 3,
+               "flags, plm, slot are 4 adjacent bytes");
+static inline uint64_t ia64_key_flags_plm(const pmusim_rec_t *r)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t w;
+    memcpy(&w, &r->flags, sizeof w);
+    return w & UINT32_C(0x3007b);
+#else
+    return (uint64_t)(r->flags & 0x7bu) | (uint64_t)(r->plm & 3) << 16;
+#endif
+}
+
 static inline void ia64_key(const pmusim_rec_t *r, bool active, unsigned need, uint64_t *k1,
                             uint64_t *k2)
 {
     const uint32_t f = r->flags;
-    uint64_t a = (f & 0x7bu) | (uint64_t)(r->plm & 3) << 7 | (uint64_t)active << 9, b = 0;
+    uint64_t a = ia64_key_flags_plm(r) | (uint64_t)active << 9, b = 0;
     if ((f & PMUSIM_F_MEM) && (need & IA64_NEED_MEM)) {
         uint32_t w;
         memcpy(&w, &r->mem.is_store, sizeof w);
@@ -856,14 +872,18 @@ static inline void ia64_key(const pmusim_rec_t *r, bool active, unsigned need, u
         _Static_assert(offsetof(pmusim_branch_t, tgt_ok) == offsetof(pmusim_branch_t, kind) + 3,
                        "kind, taken, dir_ok, tgt_ok are adjacent bytes");
         b |= (uint64_t)w << 32;
-        a |= (uint64_t)r->br.detect << 16;
+        a |= (uint64_t)r->br.detect << 24;
     }
     *k1 = a;
     *k2 = b;
 }
 
+/* The cache slot of a key.  The active bit is left out (both states share a
+ * slot pair), so the fast path can add it together with the generation tag. */
+#define IA64_KEY_ACTIVE (UINT64_C(1) << 9)
 static inline unsigned ia64_key_slot(uint64_t k1, uint64_t k2)
 {
+    k1 &= ~IA64_KEY_ACTIVE;
     return (unsigned)((((k2 * UINT64_C(0xff51afd7ed558ccd)) ^ k1) * UINT64_C(0x9E3779B97F4A7C15)) >>
                       (64 - 8));
 }
@@ -949,7 +969,7 @@ static void ia64_state_change(ia64_model_t *im, uint32_t t, const pmusim_rec_t *
     th->plm = plm;
     th->ia32 = ia32;
     th->seen_insn = true;
-    th->state_key = ((uint64_t)ia32 << 3 | (uint64_t)plm << 7) | IA64_KEY_SEEN;
+    th->state_key = ((uint64_t)ia32 << 3 | (uint64_t)plm << 16) | IA64_KEY_SEEN;
     ia64_lazy_update_thread(im, t);
     unsigned acc = (unsigned)ia32 << 2 | plm;
     if (cpl && im->nsub[t][IA64_SRC_CPL_CHANGE])
@@ -1017,10 +1037,12 @@ static void ia64_on_thread(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
 }
 
 /* Whether ia64_consume_fast() may run: no per-record qualification,
- * capture or last-instruction tracking, and the open cycle's masks unfolded. */
+ * capture or last-instruction tracking, and the open cycle's masks all in
+ * cyc_masks (unfolded, and not moved to pend by a class change, which
+ * leaves cyc_total counting them). */
 static inline bool ia64_fast_ok(const ia64_model_t *im)
 {
-    if (im->insn_slow || im->cyc_folded)
+    if (im->insn_slow || im->cyc_folded || im->cyc_n != im->cyc_total)
         return false;
     for (uint32_t t = 0; t < im->base.nthreads; t++)
         if (im->nqsub[t])
@@ -1037,27 +1059,25 @@ static inline bool ia64_fast_ok(const ia64_model_t *im)
  * the records before it.  Nothing it skips can change while it runs: the
  * classes, headroom, lazy deadline and pending work change only in the
  * general path (a signature miss may start a cache generation, which only
- * the local gen_tag follows).  With the open cycle unfolded, cyc_n equals
+ * the local gen_tag follows).  ia64_fast_ok() holds, so cyc_n equals
  * cyc_total. */
 static inline __attribute__((always_inline)) size_t
 ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, size_t n,
-                       const unsigned need)
+                       const unsigned need, const bool single)
 {
-    const uint32_t nth = im->base.nthreads;
+    const uint32_t nth = single ? 1 : im->base.nthreads;
     const uint64_t e1mask = im->e1mask, m2 = im->m2, m3 = im->m3;
     const uint32_t vsafe = im->vsafe;
-    /* pending exact work or an interrupt: no cycle may close here */
-    const uint64_t lim = (im->pmask || im->irq_pending) ? 0
-                         : im->min_headroom < IA64_ACC_MAX ? im->min_headroom : IA64_ACC_MAX;
     const uint64_t next_lazy = im->next_lazy;
     uint64_t gen_tag = im->gen_tag;
     /* per thread: the k1 bits of its active state, the state bits its
      * instruction records must carry (an impossible value before the
      * first), its signature cache */
-    uint64_t act[IA64_MAX_THREADS], st[IA64_MAX_THREADS];
+    uint64_t act[IA64_MAX_THREADS], st[IA64_MAX_THREADS], tag[IA64_MAX_THREADS];
     const ia64_sig_entry_t *cache[IA64_MAX_THREADS];
     for (uint32_t t = 0; t < nth; t++) {
-        act[t] = (uint64_t)im->th[t].active << 9;
+        act[t] = im->th[t].active ? IA64_KEY_ACTIVE : 0;
+        tag[t] = gen_tag | act[t];
         st[t] = im->th[t].state_key ? im->th[t].state_key & IA64_KEY_STATE : UINT64_MAX;
         cache[t] = im->sig_cache[t];
     }
@@ -1065,19 +1085,42 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     uint64_t cur = cur0, cm = im->cmask, q0 = im->q0, q1 = im->q1, qsat = im->qsat;
     uint64_t acc = im->acc_recs;
     uint32_t v = im->cyc_total;
-    /* the open cycle cannot take ia64_advance()'s inline path: it has slots
-     * outside dmask | e1mask, or a low-maxincr slot that needs clamping
-     * (records of the fast path keep these out: IA64_RARE_*) */
-    bool bad = (cm & ~(im->dmask | e1mask)) || ((m2 & (qsat | (q1 & q0))) | (m3 & qsat));
-    /* v grows by at most one per record: stop before cyc_masks could fill */
+    /* Whether the open cycle can close here (ia64_advance()'s inline
+     * path): not with pending exact work or an interrupt, nor with slots
+     * outside dmask | e1mask (the fast path's records add none:
+     * IA64_RARE_EXACT).  The low-maxincr clamp is tested at the close. */
+    const bool closable = !im->pmask && !im->irq_pending && !(cm & ~(im->dmask | e1mask));
+    const uint64_t lim = !closable ? UINT64_MAX
+                         : im->min_headroom < IA64_ACC_MAX ? im->min_headroom : IA64_ACC_MAX;
+    /* a cycle with v records closes here only if v < vlim */
+    const uint32_t vlim = closable ? vsafe + 1 : 0;
+    /* acc + v grows by at most one per record: stop before it could reach
+     * lim (the close test of ia64_advance()), and before cyc_masks could
+     * fill */
+    if (acc + v >= lim)
+        return k;
+    if (n - k > lim - acc - v)
+        n = k + (size_t)(lim - acc - v);
     if (n - k > IA64_CYC_CAP - v)
         n = k + (IA64_CYC_CAP - v);
-    for (; k < n; k++) {
-        const pmusim_rec_t *r = &recs[k];
+    /* single thread: kind and thread of its instruction records as the
+     * 16-bit word they form in the record (endian neutral) */
+    _Static_assert(offsetof(pmusim_rec_t, thread) == offsetof(pmusim_rec_t, kind) + 1,
+                   "kind and thread are adjacent bytes");
+    uint16_t kt_insn0;
+    {
+        pmusim_rec_t z;
+        memset(&z, 0, sizeof z);
+        z.kind = PMUSIM_REC_INSN;
+        memcpy(&kt_insn0, &z.kind, sizeof kt_insn0);
+    }
+    const pmusim_rec_t *r = recs + k, *const end = recs + n;
+    for (; r < end; r++) {
         const uint64_t c = r->cycle;
         if (c != cur) {
             /* ia64_advance()'s inline test */
-            if (bad || v > vsafe || acc + v >= lim || c > next_lazy || c < cur)
+            if (v >= vlim || c > next_lazy || c < cur ||
+                ((q1 | qsat) && ((m2 & (qsat | (q1 & q0))) | (m3 & qsat))))
                 break;
             uint64_t e1 = cm & e1mask;
             if (e1)
@@ -1088,19 +1131,27 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             q0 = q1 = qsat = 0;
             cur = c;
         }
-        const uint32_t t = r->thread;
-        if (t >= nth || r->kind != PMUSIM_REC_INSN)
+        const uint32_t t = single ? 0 : r->thread;
+        if (single) {
+            uint16_t kt;
+            memcpy(&kt, &r->kind, sizeof kt);
+            if (kt != kt_insn0)
+                break;
+        } else if (t >= nth || r->kind != PMUSIM_REC_INSN) {
             break;
+        }
         uint64_t k1, k2;
         ia64_key(r, false, need, &k1, &k2);
-        k1 |= act[t];
         if ((k1 & IA64_KEY_STATE) != st[t])
             break;
         const unsigned slot = ia64_key_slot(k1, k2);
         const ia64_sig_entry_t *e = &cache[t][slot];
-        if (__builtin_expect(e->k1 != (k1 | gen_tag) || e->k2 != k2, 0)) {
-            e = ia64_sig_miss(im, t, r, k1, k2, slot);
+        /* tag[t]: the generation tag and the thread's active bit */
+        if (__builtin_expect(e->k1 != (k1 | tag[t]) || e->k2 != k2, 0)) {
+            e = ia64_sig_miss(im, t, r, k1 | act[t], k2, slot);
             gen_tag = im->gen_tag;
+            for (uint32_t u = 0; u < nth; u++)
+                tag[u] = gen_tag | act[u];
         }
         const unsigned rare = e->rare;
         if (rare) {
@@ -1112,7 +1163,6 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             q0 ^= lm;
             qsat |= q1 & c0;
             q1 ^= c0;
-            bad = bad || ((m2 & (qsat | (q1 & q0))) | (m3 & qsat));
         }
         const uint64_t mask = e->mask;
         if (mask) {
@@ -1130,26 +1180,37 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     im->cyc_total = v;
     if (cur != cur0)
         im->cur = im->now = cur;
-    return k;
+    return (size_t)(r - recs);
 }
 
 /* ia64_consume_fast_body() specialised for each record part the key may
- * need, so the per-record key has no tests of the configuration. */
-static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, const pmusim_rec_t *recs,
-                                                         size_t k, size_t n)
+ * need, so the per-record key has no tests of the configuration, and for a
+ * single hardware thread. */
+static inline __attribute__((always_inline)) size_t
+ia64_consume_fast_need(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, size_t n,
+                       const bool single)
 {
     switch (im->key_need) {
     case 0:
-        return ia64_consume_fast_body(im, recs, k, n, 0);
+        return ia64_consume_fast_body(im, recs, k, n, 0, single);
     case IA64_NEED_MEM:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM, single);
     case IA64_NEED_BR:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_BR);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_BR, single);
     case IA64_NEED_MEM | IA64_NEED_BR:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_BR);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_BR, single);
     default:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_MIS | IA64_NEED_BR);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_MIS | IA64_NEED_BR,
+                                      single);
     }
+}
+
+static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, const pmusim_rec_t *recs,
+                                                         size_t k, size_t n)
+{
+    if (im->base.nthreads == 1)
+        return ia64_consume_fast_need(im, recs, k, n, true);
+    return ia64_consume_fast_need(im, recs, k, n, false);
 }
 
 void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
@@ -1159,11 +1220,25 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
     const uint64_t first_record = im->records;
     im->started = true;
     im->records += n;
+    /* When the fast loop stops at once (a configuration whose records all
+     * need the general path, e.g. a threshold on every instruction), its
+     * entry would cost more than it saves: retry only after `skip` records,
+     * doubling while it keeps failing. */
+    unsigned skip = 0, backoff = 0;
     for (size_t k = 0; k < n; k++) {
-        if (ia64_fast_ok(im)) {
+        if (skip) {
+            skip--;
+        } else if (ia64_fast_ok(im)) {
+            size_t k0 = k;
             k = ia64_consume_fast(im, recs, k, n);
             if (k == n)
                 break;
+            if (k == k0) {
+                backoff = backoff ? (backoff < 64 ? 2 * backoff : 64) : 1;
+                skip = backoff;
+            } else {
+                backoff = 0;
+            }
         }
         const pmusim_rec_t *r = &recs[k];
         if (__builtin_expect(r->cycle != im->cur, 0)) {

@@ -263,7 +263,7 @@ enum {
 };
 
 _Static_assert(IA64_MAX_THREADS * IA64_MAX_CTRS <= 32, "counter slot masks fit 32 bits");
-/* The generation tag occupies k1 bits 63:41 (ia64_key() uses 23:0). */
+/* The generation tag occupies k1 bits 63:41 (ia64_key() uses 31:0). */
 #define IA64_GEN_SHIFT 41u
 #define IA64_GEN_MASK ((UINT32_C(1) << (64u - IA64_GEN_SHIFT)) - 1u)
 

@@ -37,6 +37,7 @@
 #include "x86_model.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -967,15 +968,19 @@ static __attribute__((noinline)) void x86_fast_wraps(x86_model_t *m, const x86_l
  * first record it did not consume; it also stops right after a record whose
  * counter wrapped, so the caller delivers the PMI between records as the
  * general path does. */
-static __attribute__((noinline)) size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs,
-                                                        size_t k, size_t n)
+static inline __attribute__((always_inline)) size_t
+x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n,
+                      const bool single)
 {
-    const uint32_t nth = m->base.nthreads;
+    const uint32_t nth = single ? 1 : m->base.nthreads;
     const uint64_t cur0 = m->cur, fast_limit = m->fast_limit;
     uint64_t cur = cur0;
+    const size_t k0 = k;
     /* per thread, fixed while this runs: its privilege level, the listeners
      * of that level, and how many INSN records it may take before a unit
-     * counter could wrap; then the records taken and the last one's ip */
+     * counter could wrap; then the records taken and the last one's ip
+     * (single thread: every record taken is one of its INSN records, so
+     * these follow from k) */
     unsigned plm_of[X86_MAX_THREADS];
     const x86_listeners_t *lst[X86_MAX_THREADS];
     uint64_t room[X86_MAX_THREADS], seen[X86_MAX_THREADS], last_ip[X86_MAX_THREADS];
@@ -987,6 +992,19 @@ static __attribute__((noinline)) size_t x86_consume_fast(x86_model_t *m, const p
         seen[t] = 0;
         last_ip[t] = th->last_ip;
     }
+    if (single && n - k > room[0])
+        n = k + (size_t)room[0];
+    /* single thread: kind and thread of its INSN records as the 16-bit word
+     * they form in the record (endian neutral) */
+    _Static_assert(offsetof(pmusim_rec_t, thread) == offsetof(pmusim_rec_t, kind) + 1,
+                   "kind and thread are adjacent bytes");
+    uint16_t kt_insn0;
+    {
+        pmusim_rec_t z;
+        memset(&z, 0, sizeof z);
+        z.kind = PMUSIM_REC_INSN;
+        memcpy(&kt_insn0, &z.kind, sizeof kt_insn0);
+    }
     for (; k < n; k++) {
         const pmusim_rec_t *r = &recs[k];
         const uint64_t c = r->cycle;
@@ -995,13 +1013,23 @@ static __attribute__((noinline)) size_t x86_consume_fast(x86_model_t *m, const p
                 break;
             cur = c;
         }
-        const uint32_t t = r->thread;
-        if (t >= nth || r->kind != PMUSIM_REC_INSN)
+        const uint32_t t = single ? 0 : r->thread;
+        if (single) {
+            uint16_t kt;
+            memcpy(&kt, &r->kind, sizeof kt);
+            if (kt != kt_insn0)
+                break;
+        } else if (t >= nth || r->kind != PMUSIM_REC_INSN) {
             break;
-        if ((r->plm & 3u) != plm_of[t] || seen[t] == room[t])
+        }
+        if ((r->plm & 3u) != plm_of[t])
             break;
-        seen[t]++;
-        last_ip[t] = r->ip;
+        if (!single) {
+            if (seen[t] == room[t])
+                break;
+            seen[t]++;
+            last_ip[t] = r->ip;
+        }
         const x86_listeners_t *l = lst[t];
         if (r->flags & l->filt_flags) {
             /* an overflow touches only the counter's own state, the status
@@ -1013,23 +1041,42 @@ static __attribute__((noinline)) size_t x86_consume_fast(x86_model_t *m, const p
                     wrapped |= (uint32_t)(++ct->value > ct->max) << j;
             }
             if (G_UNLIKELY(wrapped)) {
+                k++;
                 m->cur = m->now = cur;
+                if (single) {
+                    seen[0] = k - k0;
+                    last_ip[0] = recs[k - 1].ip;
+                }
                 for (uint32_t u = 0; u < nth; u++) {
                     m->th[u].insn_seen += seen[u];
                     m->th[u].last_ip = last_ip[u];
                 }
                 x86_fast_wraps(m, l, wrapped, r);
-                return k + 1;
+                return k;
             }
         }
     }
     if (cur != cur0)
         m->cur = m->now = cur;
+    if (single && k > k0) {
+        seen[0] = k - k0;
+        last_ip[0] = recs[k - 1].ip;
+    }
     for (uint32_t t = 0; t < nth; t++) {
         m->th[t].insn_seen += seen[t];
         m->th[t].last_ip = last_ip[t];
     }
     return k;
+}
+
+/* x86_consume_fast_body() specialised for one thread, whose INSN count and
+ * last ip follow from the records taken. */
+static __attribute__((noinline)) size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs,
+                                                        size_t k, size_t n)
+{
+    if (m->base.nthreads == 1)
+        return x86_consume_fast_body(m, recs, k, n, true);
+    return x86_consume_fast_body(m, recs, k, n, false);
 }
 
 void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
