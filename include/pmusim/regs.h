@@ -27,7 +27,7 @@ typedef enum pmusim_regspace {
 } pmusim_regspace_t;
 
 #define PMUSIM_THREAD_ALL 0xffffu /* the write goes to every hardware thread */
-#define PMUSIM_REG_LABEL_MAX 96
+#define PMUSIM_REG_LABEL_MAX 192
 
 typedef struct pmusim_regwrite {
     pmusim_regspace_t space;

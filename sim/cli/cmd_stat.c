@@ -110,15 +110,24 @@ static void print_table(FILE *fp, const char *trace, const char *pmu, uint32_t n
 {
     fprintf(fp, "\n Performance counter stats for '%s' (PMU %s, %u hardware thread%s):\n\n",
             trace, pmu, nthreads, nthreads == 1 ? "" : "s");
+    int width = 20; /* the event column fits the longest label */
+    for (guint i = 0; i < r->counters->len; i++) {
+        const pmusim_counter_result_t *c =
+            &g_array_index(r->counters, pmusim_counter_result_t, i);
+        if (c->enabled)
+            width = MAX(width, (int)strlen(c->event));
+    }
     for (guint i = 0; i < r->counters->len; i++) {
         const pmusim_counter_result_t *c =
             &g_array_index(r->counters, pmusim_counter_result_t, i);
         if (!c->enabled)
             continue;
         char *v = group_digits(c->value);
-        fprintf(fp, "  %20s  %-44s %-16s", v, c->event[0] ? c->event : "(raw)", c->reg);
+        fprintf(fp, "  %20s  %-*s  ", v, width, c->event[0] ? c->event : "(raw)");
         if (nthreads > 1)
-            fprintf(fp, " thread %u", c->thread);
+            fprintf(fp, "%-15s thread %u", c->reg, c->thread);
+        else
+            fputs(c->reg, fp);
         if (c->overflows)
             fprintf(fp, "  (%" G_GUINT64_FORMAT " overflow%s)", (guint64)c->overflows,
                     c->overflows == 1 ? "" : "s");

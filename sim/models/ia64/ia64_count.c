@@ -93,6 +93,7 @@ static void ia64_freeze(ia64_model_t *im, uint32_t t, uint64_t cycle)
     ia64_thread_t *th = &im->th[t];
     th->pmc[0] |= 1;
     if (!th->frozen) {
+        pmusim_model_log(&im->base, cycle, t, "freeze (PMC0.fr set): counting stops");
         th->frozen = true;
         th->freeze_cycle = cycle;
         ia64_lazy_update_thread(im, t);

@@ -320,7 +320,8 @@ static void test_overflow_oi_freeze(void)
     CU_ASSERT_EQUAL(m->pmi_count, 1);
     CU_ASSERT_EQUAL(t_log_count(m, 2, "overflow PMD4"), 1);
     CU_ASSERT_EQUAL(t_log_count(m, 2, "interrupt"), 1);
-    CU_ASSERT_EQUAL(m->log->len, 2);
+    CU_ASSERT_EQUAL(t_log_count(m, 2, "freeze (PMC0.fr set): counting stops"), 1);
+    CU_ASSERT_EQUAL(m->log->len, 3);
     pmusim_report_t rep;
     pmusim_report_init(&rep);
     m->ops->report(m, &rep);
