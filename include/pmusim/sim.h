@@ -91,6 +91,10 @@ typedef struct pmusim_model_ops {
      * implement the register.  Pure: needs no model instance.  NULL when the
      * model has no explain mode. */
     gboolean (*describe_reg)(pmusim_regspace_t space, uint32_t num, uint64_t value, GString *out);
+    /* Optional: called after pmusim_model_set_pmi_handler() changed the
+     * handler, so a model that compiles "is anyone listening" into its hot
+     * path (e.g. tracking the last retired IP for pmi_ip) can recompile. */
+    void (*pmi_handler_changed)(pmusim_model_t *m);
 } pmusim_model_ops_t;
 
 /* An OS front door's interrupt handler (perfmon2-style or perf_event-style):

@@ -159,7 +159,8 @@ static void print_table(FILE *fp, const char *trace, const char *pmu, uint32_t n
             overflows++;
     }
     if (interrupts || overflows)
-        fprintf(fp, "  %20u  overflows, %u interrupts (see --verbose)\n", overflows, interrupts);
+        fprintf(fp, "  %20u  overflow%s, %u interrupt%s (see --verbose)\n", overflows,
+                overflows == 1 ? "" : "s", interrupts, interrupts == 1 ? "" : "s");
     if (r->captures->len) {
         fprintf(fp, "\n  captured:\n");
         for (guint i = 0; i < r->captures->len; i++)

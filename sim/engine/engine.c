@@ -93,6 +93,8 @@ void pmusim_model_set_pmi_handler(pmusim_model_t *m, pmusim_pmi_handler_fn fn, v
 {
     m->pmi_handler = fn;
     m->pmi_user = user;
+    if (m->ops->pmi_handler_changed)
+        m->ops->pmi_handler_changed(m);
 }
 
 pmusim_model_t *pmusim_model_new(const char *name, uint32_t nthreads, GError **error)

@@ -100,6 +100,13 @@ void ia64_report(pmusim_model_t *m, pmusim_report_t *r)
     r->records = im->records;
 }
 
+/* The handler decides whether the hot path tracks each thread's last IP
+ * (for pmi_ip): recompile the routing when it changes. */
+static void ia64_pmi_handler_changed(pmusim_model_t *m)
+{
+    ia64_route_rebuild((ia64_model_t *)m);
+}
+
 static pmusim_model_t *ia64_create_ita2(uint32_t nthreads, GError **error)
 {
     return ia64_model_create(&ia64_desc_ita2, nthreads, error);
@@ -124,6 +131,7 @@ const pmusim_model_ops_t pmusim_model_ita2 = {
     .report = ia64_report,
     .event_source = ia64_event_source_ita2,
     .describe_reg = ia64_describe_reg_ita2,
+    .pmi_handler_changed = ia64_pmi_handler_changed,
 };
 
 const pmusim_model_ops_t pmusim_model_mont = {
@@ -140,4 +148,5 @@ const pmusim_model_ops_t pmusim_model_mont = {
     .report = ia64_report,
     .event_source = ia64_event_source_mont,
     .describe_reg = ia64_describe_reg_mont,
+    .pmi_handler_changed = ia64_pmi_handler_changed,
 };

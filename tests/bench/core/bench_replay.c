@@ -131,7 +131,7 @@ static gboolean bench(const bench_case_t *c, uint64_t n, const char *dir)
     g_array_free(regs, TRUE);
 
     printf("  records            %" G_GUINT64_FORMAT "\n", (guint64)got);
-    printf("  bytes/record       %.3f\n", (double)st.st_size / (double)got);
+    printf("  bytes/record       %.5f\n", (double)st.st_size / (double)got);
     printf("  decode             %.1f M records/s\n", (double)got / t_decode / 1e6);
     printf("  counting replay    %.1f M records/s\n", (double)got / t_replay / 1e6);
     printf("  replay/decode time %.2f\n", t_replay / t_decode);

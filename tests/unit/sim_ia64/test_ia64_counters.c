@@ -427,6 +427,34 @@ static void test_handler_reload_cycles(void)
     pmusim_model_free(m);
 }
 
+static uint64_t seen_pmi_ip;
+static void ip_handler(pmusim_model_t *m, uint64_t cycle, uint32_t thread, void *user)
+{
+    seen_pmi_ip = m->pmi_ip;
+    t_write(m, PMUSIM_REG_PMC, 0, 0, thread);
+}
+
+static void test_pmi_ip_handler_installed_late(void)
+{
+    /* the counter is programmed BEFORE the handler is installed: the model
+     * must still report the IP of the instruction that overflowed it */
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_INST, 0, 8, 0, 0, OI));
+    PMD(m, 4, CTR_WRAP - 3);
+    seen_pmi_ip = 0;
+    pmusim_model_set_pmi_handler(m, ip_handler, NULL);
+    pmusim_rec_t r[5];
+    for (int k = 0; k < 5; k++) {
+        r[k] = t_insn((uint64_t)k, 3);
+        r[k].ip = 0x4000000000002000ull + 0x10u * (unsigned)k;
+    }
+    t_run(m, r, 5);
+    CU_ASSERT_EQUAL(m->pmi_count, 1);
+    /* the third instruction (cycle 2) carries the counter out of bit 46 */
+    CU_ASSERT_EQUAL(seen_pmi_ip, 0x4000000000002020ull);
+    pmusim_model_free(m);
+}
+
 static void test_rearm_when_freeze_cleared_alone(void)
 {
     pmusim_model_t *m = t_model("ita2", 1);
@@ -625,6 +653,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_lazy_overflow_in_gap);
     PMUSIM_ADD_TEST(s, test_handler_reload_cycles);
     PMUSIM_ADD_TEST(s, test_rearm_when_freeze_cleared_alone);
+    PMUSIM_ADD_TEST(s, test_pmi_ip_handler_installed_late);
     PMUSIM_ADD_TEST(s, test_software_freeze);
 }
 
