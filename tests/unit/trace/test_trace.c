@@ -335,6 +335,7 @@ static void test_samples_identical(void)
     check_sample("mont_2threads.txt");
     check_sample("wsm_loop.txt");
     check_sample("knm_offcore.txt");
+    check_sample("knm_latency.txt");
 }
 
 static pmusim_trace_reader_t *open_text(const char *text, GError **e)
