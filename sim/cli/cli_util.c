@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 int pmusim_cli_fail(const GError *error)
@@ -48,4 +49,17 @@ void pmusim_cli_explain_regs(const pmusim_model_ops_t *ops, const GArray *regs, 
         fprintf(fp, "%s\n", line->str);
     }
     g_string_free(line, TRUE);
+}
+
+const char *pmusim_cli_default_events(const char *pmu)
+{
+    if (strcmp(pmu, "ita2") == 0)
+        return "CPU_CYCLES,IA64_INST_RETIRED";
+    if (strcmp(pmu, "mont") == 0)
+        return "CPU_OP_CYCLES_ALL,IA64_INST_RETIRED";
+    if (strcmp(pmu, "knm") == 0)
+        return "knm::UNHALTED_CORE_CYCLES,knm::INSTRUCTION_RETIRED";
+    if (strcmp(pmu, "wsm_dp") == 0)
+        return "wsm_dp::UNHALTED_CORE_CYCLES,wsm_dp::INST_RETIRED:ANY_P";
+    return "wsm::UNHALTED_CORE_CYCLES,wsm::INST_RETIRED:ANY_P";
 }

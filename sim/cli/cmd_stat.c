@@ -9,20 +9,6 @@
 
 typedef enum { OUT_TABLE, OUT_JSON, OUT_CSV } out_fmt_t;
 
-/* Default event sets when neither -e nor --regs is given. */
-static const char *default_events(const char *pmu)
-{
-    if (strcmp(pmu, "ita2") == 0)
-        return "CPU_CYCLES,IA64_INST_RETIRED";
-    if (strcmp(pmu, "mont") == 0)
-        return "CPU_OP_CYCLES_ALL,IA64_INST_RETIRED";
-    if (strcmp(pmu, "knm") == 0)
-        return "knm::UNHALTED_CORE_CYCLES,knm::INSTRUCTION_RETIRED";
-    if (strcmp(pmu, "wsm_dp") == 0)
-        return "wsm_dp::UNHALTED_CORE_CYCLES,wsm_dp::INST_RETIRED:ANY_P";
-    return "wsm::UNHALTED_CORE_CYCLES,wsm::INST_RETIRED:ANY_P";
-}
-
 static void progress_cb(uint64_t records, void *user)
 {
     (void)user;
@@ -318,7 +304,7 @@ int pmusim_cmd_stat(int argc, char **argv)
     }
     if (!events[0] && !regs_files) {
         g_strfreev(events);
-        events = g_strsplit(default_events(ops->name), ",", -1);
+        events = g_strsplit(pmusim_cli_default_events(ops->name), ",", -1);
     }
     if (!pmusim_enc_args_build_regs(&ea, ops->name, events, regs_files, regs, &error)) {
         status = pmusim_cli_fail(error);

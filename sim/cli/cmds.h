@@ -8,6 +8,7 @@ int pmusim_cmd_stat(int argc, char **argv);   /* cmd_stat.c */
 int pmusim_cmd_events(int argc, char **argv); /* cmd_events.c */
 int pmusim_cmd_encode(int argc, char **argv); /* cmd_encode.c */
 int pmusim_cmd_check(int argc, char **argv);  /* cmd_check.c */
+int pmusim_cmd_wave(int argc, char **argv);   /* cmd_wave.c */
 int pmusim_cmd_record(int argc, char **argv); /* cmd_record.c */
 
 /* Shared helpers (cli_util.c). */
@@ -18,6 +19,8 @@ int pmusim_cmd_record(int argc, char **argv); /* cmd_record.c */
 int pmusim_cli_fail(const GError *error);
 /* Prints a usage error on stderr and returns 2. */
 int pmusim_cli_usage(const char *cmd, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* Cycles and instructions: the event set used when neither -e nor --regs is given. */
+const char *pmusim_cli_default_events(const char *pmu);
 /* TRUE when progress should be shown (stderr is a terminal). */
 gboolean pmusim_cli_show_progress(void);
 

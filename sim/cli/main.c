@@ -15,6 +15,7 @@ static const command_t commands[] = {
     {"record", pmusim_cmd_record, "sample a trace through an OS front door (perfmon2 / perf_event)"},
     {"events", pmusim_cmd_events, "list a PMU's events, or every fact about one"},
     {"encode", pmusim_cmd_encode, "encode events into register writes (the --regs format)"},
+    {"wave", pmusim_cmd_wave, "show the counters cycle by cycle (text or VCD waveform)"},
     {"check", pmusim_cmd_check, "regression-test encodings and counts against golden files"},
     {"trace", pmusim_cmd_trace, "trace files: info, dump, convert, gen"},
 };
