@@ -19,6 +19,8 @@ void pmusim_enc_args_add(GOptionContext *ctx, pmusim_enc_args_t *a)
          "START-END"},
         {"drange", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->drange, "data range restriction",
          "START-END"},
+        {"opcm", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->opcm,
+         "the first opcode matcher: PMC8 value on ita2, opcm1 spec on mont", "SPEC"},
         {"opcm1", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->opcm1, "opcode matcher 1 (mont)", "SPEC"},
         {"opcm2", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->opcm2, "opcode matcher 2 (mont)", "SPEC"},
         {"pmc8", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->pmc8, "opcode matcher PMC8 value (ita2)",
@@ -128,6 +130,7 @@ gboolean pmusim_enc_args_encode(const pmusim_enc_args_t *a, const pmusim_encoder
     add_opts(opts, "ism", a->ism);
     add_opts(opts, "irange", a->irange);
     add_opts(opts, "drange", a->drange);
+    add_opts(opts, strcmp(enc->name, "ita2") == 0 ? "pmc8" : "opcm1", a->opcm);
     add_opts(opts, "opcm1", a->opcm1);
     add_opts(opts, "opcm2", a->opcm2);
     add_opts(opts, "pmc8", a->pmc8);
@@ -175,8 +178,8 @@ gboolean pmusim_enc_args_build_regs(const pmusim_enc_args_t *a, const char *pmu,
 
 void pmusim_enc_args_clear(pmusim_enc_args_t *a)
 {
-    char ***arrays[] = {&a->events, &a->opts, &a->thres, &a->ism, &a->irange,
-                        &a->drange, &a->opcm1, &a->opcm2, &a->pmc8, &a->pmc9,
+    char ***arrays[] = {&a->events, &a->opts, &a->thres, &a->ism, &a->irange, &a->drange,
+                        &a->opcm, &a->opcm1, &a->opcm2, &a->pmc8, &a->pmc9,
                         &a->dear,   &a->iear, &a->btb,   &a->etb, &a->ipear};
     for (size_t i = 0; i < G_N_ELEMENTS(arrays); i++) {
         g_strfreev(*arrays[i]);

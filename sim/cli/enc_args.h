@@ -11,7 +11,7 @@ typedef struct pmusim_enc_args {
     char *plm;      /* --plm u|k|uk|0xN */
     char **opts;    /* -O key=value */
     /* shortcuts for common keys, each repeatable: --thres EV=N etc. */
-    char **thres, **ism, **irange, **drange, **opcm1, **opcm2, **pmc8, **pmc9;
+    char **thres, **ism, **irange, **drange, **opcm, **opcm1, **opcm2, **pmc8, **pmc9;
     char **dear, **iear, **btb, **etb, **ipear;
     gboolean no_qualcheck, rr_inv, no_fine_mode, systemwide;
 } pmusim_enc_args_t;
