@@ -366,12 +366,11 @@ int pmusim_cmd_record(int argc, char **argv)
     pmusim_enc_args_add(ctx, &ea);
     GError *error = NULL;
     int status = 0;
-    pmusim_trace_reader_t *reader = NULL;
+    pmusim_run_setup_t run = {0};
     pmusim_model_t *model = NULL;
     pmusim_frontdoor_t *fd = NULL;
-    GArray *regs = pmusim_regs_new(), *ctrs = NULL, *syms = NULL;
+    GArray *ctrs = NULL, *syms = NULL;
     char **events = NULL;
-    char *pmu = NULL;
     FILE *out = stdout;
     uint64_t period = RECORD_DEFAULT_PERIOD, limit = PMUSIM_FRONTDOOR_DEFAULT_LIMIT;
 
@@ -402,25 +401,13 @@ int pmusim_cmd_record(int argc, char **argv)
         goto out;
     }
     const char *trace = argv[1];
-    reader = pmusim_trace_reader_open(trace, &error);
-    if (!reader) {
-        status = pmusim_cli_fail(error);
+    status = pmusim_run_setup(&run, &ea, "record", trace, pmu_opt, regs_files, FALSE);
+    if (status)
         goto out;
-    }
+    pmusim_trace_reader_t *reader = run.reader;
+    const pmusim_model_ops_t *ops = run.ops;
+    GArray *regs = run.regs;
     const pmusim_trace_header_t *h = pmusim_trace_reader_header(reader);
-    pmu = pmu_opt ? g_strdup(pmu_opt) : pmusim_enc_args_pmu_from_events(events);
-    if (!pmu)
-        pmu = g_strdup(pmusim_cpu_name(h->cpu));
-    const pmusim_model_ops_t *ops = pmusim_model_find(pmu);
-    if (!ops) {
-        status = pmusim_cli_usage("record",
-                                  "unknown PMU '%s' (known: ita2, mont, wsm, wsm_dp, knm)", pmu);
-        goto out;
-    }
-    if (!pmusim_enc_args_build_regs(&ea, ops->name, events, regs_files, regs, &error)) {
-        status = pmusim_cli_fail(error);
-        goto out;
-    }
     ctrs = find_counters(ops, regs);
     if (!ctrs->len) {
         g_set_error(&error, PMUSIM_FRONTDOOR_ERROR, PMUSIM_FRONTDOOR_ERROR_COUNTER,
@@ -501,16 +488,13 @@ out:
         g_error_free(error);
     pmusim_frontdoor_free(fd);
     pmusim_model_free(model);
-    if (reader)
-        pmusim_trace_reader_free(reader);
-    g_array_free(regs, TRUE);
+    pmusim_run_setup_clear(&run);
     if (ctrs)
         g_array_free(ctrs, TRUE);
     if (syms)
         g_array_free(syms, TRUE);
     g_strfreev(events);
     g_strfreev(regs_files);
-    g_free(pmu);
     g_free(pmu_opt);
     g_free(out_path);
     g_free(period_s);

@@ -267,11 +267,8 @@ int pmusim_cmd_stat(int argc, char **argv)
     pmusim_enc_args_add(ctx, &ea);
     GError *error = NULL;
     int status = 0;
-    pmusim_trace_reader_t *reader = NULL;
+    pmusim_run_setup_t run = {0};
     pmusim_model_t *model = NULL;
-    GArray *regs = pmusim_regs_new();
-    char **events = NULL;
-    char *pmu = NULL;
 
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         status = pmusim_cli_usage("stat", "%s", error->message);
@@ -286,30 +283,13 @@ int pmusim_cmd_stat(int argc, char **argv)
         goto out;
     }
     const char *trace = argv[1];
-    reader = pmusim_trace_reader_open(trace, &error);
-    if (!reader) {
-        status = pmusim_cli_fail(error);
+    status = pmusim_run_setup(&run, &ea, "stat", trace, pmu_opt, regs_files, TRUE);
+    if (status)
         goto out;
-    }
+    pmusim_trace_reader_t *reader = run.reader;
+    const pmusim_model_ops_t *ops = run.ops;
+    const GArray *regs = run.regs;
     const pmusim_trace_header_t *h = pmusim_trace_reader_header(reader);
-    events = pmusim_enc_args_event_list(&ea);
-    pmu = pmu_opt ? g_strdup(pmu_opt) : pmusim_enc_args_pmu_from_events(events);
-    if (!pmu)
-        pmu = g_strdup(pmusim_cpu_name(h->cpu));
-    const pmusim_model_ops_t *ops = pmusim_model_find(pmu);
-    if (!ops) {
-        status = pmusim_cli_usage("stat", "unknown PMU '%s' (known: ita2, mont, wsm, wsm_dp, knm)",
-                                  pmu);
-        goto out;
-    }
-    if (!events[0] && !regs_files) {
-        g_strfreev(events);
-        events = g_strsplit(pmusim_cli_default_events(ops->name), ",", -1);
-    }
-    if (!pmusim_enc_args_build_regs(&ea, ops->name, events, regs_files, regs, &error)) {
-        status = pmusim_cli_fail(error);
-        goto out;
-    }
     if (show_regs)
         pmusim_regs_print(regs, stderr);
     if (explain) /* on stderr when stdout carries JSON or CSV */
@@ -347,12 +327,8 @@ out:
     if (error)
         g_error_free(error);
     pmusim_model_free(model);
-    if (reader)
-        pmusim_trace_reader_free(reader);
-    g_array_free(regs, TRUE);
-    g_strfreev(events);
+    pmusim_run_setup_clear(&run);
     g_strfreev(regs_files);
-    g_free(pmu);
     g_free(pmu_opt);
     pmusim_enc_args_clear(&ea);
     g_option_context_free(ctx);

@@ -210,13 +210,10 @@ int pmusim_cmd_wave(int argc, char **argv)
     pmusim_enc_args_add(ctx, &ea);
     GError *error = NULL;
     int status = 0;
-    pmusim_trace_reader_t *reader = NULL;
-    GArray *regs = pmusim_regs_new();
+    pmusim_run_setup_t run = {0};
     GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
     GArray *sigs = g_array_new(FALSE, TRUE, sizeof(wave_sig_t));
     uint64_t *insns = NULL;
-    char **events = NULL;
-    char *pmu = NULL;
     pmusim_report_t last = {0};
 
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
@@ -232,30 +229,13 @@ int pmusim_cmd_wave(int argc, char **argv)
         goto out;
     }
     const char *trace = argv[1];
-    reader = pmusim_trace_reader_open(trace, &error);
-    if (!reader) {
-        status = pmusim_cli_fail(error);
+    status = pmusim_run_setup(&run, &ea, "wave", trace, pmu_opt, regs_files, TRUE);
+    if (status)
         goto out;
-    }
+    pmusim_trace_reader_t *reader = run.reader;
+    const pmusim_model_ops_t *ops = run.ops;
+    const GArray *regs = run.regs;
     const pmusim_trace_header_t *h = pmusim_trace_reader_header(reader);
-    events = pmusim_enc_args_event_list(&ea);
-    pmu = pmu_opt ? g_strdup(pmu_opt) : pmusim_enc_args_pmu_from_events(events);
-    if (!pmu)
-        pmu = g_strdup(pmusim_cpu_name(h->cpu));
-    const pmusim_model_ops_t *ops = pmusim_model_find(pmu);
-    if (!ops) {
-        status = pmusim_cli_usage("wave", "unknown PMU '%s' (known: ita2, mont, wsm, wsm_dp, knm)",
-                                  pmu);
-        goto out;
-    }
-    if (!events[0] && !regs_files) {
-        g_strfreev(events);
-        events = g_strsplit(pmusim_cli_default_events(ops->name), ",", -1);
-    }
-    if (!pmusim_enc_args_build_regs(&ea, ops->name, events, regs_files, regs, &error)) {
-        status = pmusim_cli_fail(error);
-        goto out;
-    }
     if (h->isa != ops->isa) {
         g_set_error(&error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_MISMATCH,
                     "%s: trace is for %s but the %s model is %s", trace, pmusim_isa_name(h->isa),
@@ -356,12 +336,8 @@ out:
     g_free(insns);
     if (error)
         g_error_free(error);
-    if (reader)
-        pmusim_trace_reader_free(reader);
-    g_array_free(regs, TRUE);
-    g_strfreev(events);
+    pmusim_run_setup_clear(&run);
     g_strfreev(regs_files);
-    g_free(pmu);
     g_free(pmu_opt);
     g_free(vcd);
     pmusim_enc_args_clear(&ea);

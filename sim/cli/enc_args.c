@@ -1,5 +1,6 @@
 /* Encoder options shared by `pmusim stat` and `pmusim encode`. */
 #include "enc_args.h"
+#include "cmds.h"
 
 #include <string.h>
 
@@ -187,4 +188,51 @@ void pmusim_enc_args_clear(pmusim_enc_args_t *a)
     }
     g_free(a->plm);
     a->plm = NULL;
+}
+
+int pmusim_run_setup(pmusim_run_setup_t *run, const pmusim_enc_args_t *a, const char *cmd,
+                     const char *trace, const char *pmu_opt, char **regs_files,
+                     gboolean defaults)
+{
+    GError *error = NULL;
+    int status = 0;
+    char *pmu = NULL;
+    run->regs = pmusim_regs_new();
+    run->events = pmusim_enc_args_event_list(a);
+    run->reader = pmusim_trace_reader_open(trace, &error);
+    if (!run->reader) {
+        status = pmusim_cli_fail(error);
+        goto out;
+    }
+    const pmusim_trace_header_t *h = pmusim_trace_reader_header(run->reader);
+    pmu = pmu_opt ? g_strdup(pmu_opt) : pmusim_enc_args_pmu_from_events(run->events);
+    if (!pmu)
+        pmu = g_strdup(pmusim_cpu_name(h->cpu));
+    run->ops = pmusim_model_find(pmu);
+    if (!run->ops) {
+        status = pmusim_cli_usage(cmd, "unknown PMU '%s' (known: ita2, mont, wsm, wsm_dp, knm)",
+                                  pmu);
+        goto out;
+    }
+    if (defaults && !run->events[0] && !regs_files) {
+        g_strfreev(run->events);
+        run->events = g_strsplit(pmusim_cli_default_events(run->ops->name), ",", -1);
+    }
+    if (!pmusim_enc_args_build_regs(a, run->ops->name, run->events, regs_files, run->regs,
+                                    &error))
+        status = pmusim_cli_fail(error);
+out:
+    g_clear_error(&error);
+    g_free(pmu);
+    return status;
+}
+
+void pmusim_run_setup_clear(pmusim_run_setup_t *run)
+{
+    if (run->reader)
+        pmusim_trace_reader_free(run->reader);
+    if (run->regs)
+        g_array_free(run->regs, TRUE);
+    g_strfreev(run->events);
+    memset(run, 0, sizeof *run);
 }

@@ -30,6 +30,26 @@ gboolean pmusim_enc_args_encode(const pmusim_enc_args_t *a, const pmusim_encoder
 gboolean pmusim_enc_args_build_regs(const pmusim_enc_args_t *a, const char *pmu, char **events,
                                     char **regs_files, GArray *regs, GError **error);
 void pmusim_enc_args_clear(pmusim_enc_args_t *a);
+
+#include "pmusim/sim.h"
+
+/* What stat, record and wave start from: the open trace, the chosen model
+ * and the register writes that program it. */
+typedef struct pmusim_run_setup {
+    pmusim_trace_reader_t *reader;
+    const pmusim_model_ops_t *ops;
+    GArray *regs;
+    char **events; /* the events encoded (possibly the default set) */
+} pmusim_run_setup_t;
+
+/* Opens `trace`, chooses the PMU (--pmu, else the events' pmu:: prefix,
+ * else the trace's CPU), uses the default events when `defaults` is set and
+ * neither -e nor --regs was given, and builds the register writes.  Returns
+ * 0, or the exit status after printing the error (usage errors name `cmd`). */
+int pmusim_run_setup(pmusim_run_setup_t *run, const pmusim_enc_args_t *a, const char *cmd,
+                     const char *trace, const char *pmu_opt, char **regs_files,
+                     gboolean defaults);
+void pmusim_run_setup_clear(pmusim_run_setup_t *run);
 /* PMU named by a "pmu::" prefix of the first event, or NULL. */
 char *pmusim_enc_args_pmu_from_events(char **events);
 
