@@ -509,7 +509,7 @@ static int mont_assign(const struct req *r, unsigned *as)
     }
     static const unsigned set1_cnt[] = { 4, 5, 8 }, set2_cnt[] = { 6, 7, 9 };
     unsigned p1 = 0, p2 = 0;
-    uint32_t todo = 0;
+    uint32_t unplaced = 0; /* events still without a counter */
     for (unsigned i = 0; i < cnt; i++) {
         uint32_t bit = 1u << i;
         if (p1 < 3 && (m1 & bit)) {
@@ -518,7 +518,7 @@ static int mont_assign(const struct req *r, unsigned *as)
             as[i] = set2_cnt[p2++];
         } else {
             if ((int)i != l1d)
-                todo |= bit;
+                unplaced |= bit;
             continue;
         }
         if (!(avail & (1u << as[i])))
@@ -526,7 +526,7 @@ static int mont_assign(const struct req *r, unsigned *as)
         avail &= ~(1u << as[i]);
     }
     for (unsigned i = 0; i < cnt; i++) {
-        if (!(todo & (1u << i)) || evt(r, i)->counters == 0xfff0)
+        if (!(unplaced & (1u << i)) || evt(r, i)->counters == 0xfff0)
             continue;
         uint32_t cm = evt(r, i)->counters;
         unsigned c;
@@ -537,11 +537,11 @@ static int mont_assign(const struct req *r, unsigned *as)
             return PFMLIB_ERR_NOASSIGN;
         as[i] = c;
         avail &= ~(1u << c);
-        todo &= ~(1u << i);
+        unplaced &= ~(1u << i);
     }
     unsigned c = 0;
     for (unsigned i = 0; i < cnt; i++) {
-        if (!(todo & (1u << i)))
+        if (!(unplaced & (1u << i)))
             continue;
         while (c < 16 && !(avail & (1u << c)))
             c++;

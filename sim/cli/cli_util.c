@@ -63,3 +63,20 @@ const char *pmusim_cli_default_events(const char *pmu)
         return "wsm_dp::UNHALTED_CORE_CYCLES,wsm_dp::INST_RETIRED:ANY_P";
     return "wsm::UNHALTED_CORE_CYCLES,wsm::INST_RETIRED:ANY_P";
 }
+
+/* Writes s as a JSON string literal (quotes, backslashes and control characters escaped). */
+void pmusim_cli_json_string(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(fp, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(fp, "\\u%04x", c);
+        else
+            fputc(c, fp);
+    }
+    fputc('"', fp);
+}
+

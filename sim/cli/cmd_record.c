@@ -115,21 +115,6 @@ static const pmusim_symbol_t *symbol_find(const GArray *syms, uint64_t ip)
 
 /* ---- output ---- */
 
-static void json_string(FILE *fp, const char *s)
-{
-    fputc('"', fp);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(fp, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(fp, "\\u%04x", c);
-        else
-            fputc(c, fp);
-    }
-    fputc('"', fp);
-}
-
 /* "name+0xoff", "name" or "[unknown]" */
 static void symbol_text(const GArray *syms, uint64_t ip, char *buf, size_t len)
 {
@@ -269,18 +254,18 @@ static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusi
                        const GArray *syms, uint32_t nthreads)
 {
     fprintf(fp, "{\n  \"trace\": ");
-    json_string(fp, trace);
+    pmusim_cli_json_string(fp, trace);
     fprintf(fp, ",\n  \"pmu\": ");
-    json_string(fp, pmu);
+    pmusim_cli_json_string(fp, pmu);
     fprintf(fp, ",\n  \"frontdoor\": \"%s\",\n  \"events\": [",
             pmusim_frontdoor_style(fd) == PMUSIM_FRONTDOOR_PERFMON2 ? "perfmon2" : "perf_event");
     for (size_t k = 0; k < pmusim_frontdoor_n_counters(fd); k++) {
         char reg[32];
         pmusim_frontdoor_reg_name(fd, pmusim_frontdoor_counter_reg(fd, k), reg, sizeof reg);
         fprintf(fp, "%s\n    {\"event\": ", k ? "," : "");
-        json_string(fp, pmusim_frontdoor_counter_label(fd, k));
+        pmusim_cli_json_string(fp, pmusim_frontdoor_counter_label(fd, k));
         fprintf(fp, ", \"reg\": ");
-        json_string(fp, reg);
+        pmusim_cli_json_string(fp, reg);
         fprintf(fp,
                 ", \"period\": %" G_GUINT64_FORMAT ", \"samples\": %" G_GUINT64_FORMAT
                 ", \"count\": %" G_GUINT64_FORMAT "}",
@@ -298,7 +283,7 @@ static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusi
                 "%s\n    {\"cycle\": %" G_GUINT64_FORMAT ", \"thread\": %u, \"ip\": \"0x%"
                 G_GINT64_MODIFIER "x\", \"symbol\": ",
                 i ? "," : "", (guint64)s->cycle, s->thread, (guint64)s->ip);
-        json_string(fp, sym);
+        pmusim_cli_json_string(fp, sym);
         fprintf(fp, ", \"counter\": %u, \"pebs\": %s, \"values\": [", s->counter,
                 (s->flags & PMUSIM_SAMPLE_PEBS) ? "true" : "false");
         for (uint32_t v = 0; v < s->nvalues; v++)

@@ -30,21 +30,6 @@ static char *group_digits(uint64_t v)
     return g_string_free(s, FALSE);
 }
 
-static void json_string(FILE *fp, const char *s)
-{
-    fputc('"', fp);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(fp, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(fp, "\\u%04x", c);
-        else
-            fputc(c, fp);
-    }
-    fputc('"', fp);
-}
-
 static void csv_field(FILE *fp, const char *s)
 {
     if (strpbrk(s, ",\"\n")) {
@@ -179,9 +164,9 @@ static void print_table(FILE *fp, const char *trace, const char *pmu, uint32_t n
 static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusim_report_t *r)
 {
     fprintf(fp, "{\n  \"trace\": ");
-    json_string(fp, trace);
+    pmusim_cli_json_string(fp, trace);
     fprintf(fp, ",\n  \"pmu\": ");
-    json_string(fp, pmu);
+    pmusim_cli_json_string(fp, pmu);
     fprintf(fp, ",\n  \"cycles\": %" G_GUINT64_FORMAT ",\n  \"records\": %" G_GUINT64_FORMAT
                 ",\n  \"counters\": [",
             (guint64)r->cycles, (guint64)r->records);
@@ -192,9 +177,9 @@ static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusi
         if (!c->enabled)
             continue;
         fprintf(fp, "%s\n    {\"event\": ", first ? "" : ",");
-        json_string(fp, c->event);
+        pmusim_cli_json_string(fp, c->event);
         fprintf(fp, ", \"reg\": ");
-        json_string(fp, c->reg);
+        pmusim_cli_json_string(fp, c->reg);
         fprintf(fp,
                 ", \"thread\": %u, \"value\": %" G_GUINT64_FORMAT
                 ", \"overflows\": %" G_GUINT64_FORMAT "}",
@@ -206,18 +191,18 @@ static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusi
         const pmusim_sim_event_t *e = &g_array_index(r->log, pmusim_sim_event_t, i);
         fprintf(fp, "%s\n    {\"cycle\": %" G_GUINT64_FORMAT ", \"thread\": %u, \"what\": ",
                 i ? "," : "", (guint64)e->cycle, e->thread);
-        json_string(fp, e->what);
+        pmusim_cli_json_string(fp, e->what);
         fputc('}', fp);
     }
     fprintf(fp, "\n  ],\n  \"captures\": [");
     for (guint i = 0; i < r->captures->len; i++) {
         fprintf(fp, "%s\n    ", i ? "," : "");
-        json_string(fp, g_ptr_array_index(r->captures, i));
+        pmusim_cli_json_string(fp, g_ptr_array_index(r->captures, i));
     }
     fprintf(fp, "\n  ],\n  \"diagnostics\": [");
     for (guint i = 0; i < r->diags->len; i++) {
         fprintf(fp, "%s\n    ", i ? "," : "");
-        json_string(fp, g_ptr_array_index(r->diags, i));
+        pmusim_cli_json_string(fp, g_ptr_array_index(r->diags, i));
     }
     fprintf(fp, "\n  ]\n}\n");
 }

@@ -21,6 +21,9 @@ int pmusim_cli_fail(const GError *error);
 int pmusim_cli_usage(const char *cmd, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 /* Cycles and instructions: the event set used when neither -e nor --regs is given. */
 const char *pmusim_cli_default_events(const char *pmu);
+#include <stdio.h>
+/* Writes s as a JSON string literal. */
+void pmusim_cli_json_string(FILE *fp, const char *s);
 /* TRUE when progress should be shown (stderr is a terminal). */
 gboolean pmusim_cli_show_progress(void);
 
