@@ -221,3 +221,43 @@ char *tr_unescape(const char *s, size_t len)
     }
     return g_string_free(o, FALSE);
 }
+
+static const char *const annotation_names[PMUSIM_ANN_COUNT_] = {
+    "levels", "tlb", "pred", "brkind", "offcore", "timing",
+    "uops", "symbols", "alat", "events", "allmem", "fp",
+};
+
+const char *pmusim_annotation_name(uint32_t bit)
+{
+    for (unsigned i = 0; i < PMUSIM_ANN_COUNT_; i++)
+        if (bit == (1u << i))
+            return annotation_names[i];
+    return NULL;
+}
+
+uint32_t pmusim_trace_header_annotations(const pmusim_trace_header_t *h)
+{
+    const char *v = pmusim_trace_header_get_meta(h, "annotations");
+    if (!v)
+        return PMUSIM_ANN_ALL;
+    uint32_t mask = 0;
+    gchar **parts = g_strsplit(v, ",", -1);
+    for (gchar **p = parts; *p; p++) {
+        const char *name = g_strstrip(*p);
+        for (unsigned i = 0; i < PMUSIM_ANN_COUNT_; i++)
+            if (strcmp(name, annotation_names[i]) == 0)
+                mask |= 1u << i;
+    }
+    g_strfreev(parts);
+    return mask;
+}
+
+void pmusim_trace_header_set_annotations(pmusim_trace_header_t *h, uint32_t mask)
+{
+    GString *s = g_string_new(NULL);
+    for (unsigned i = 0; i < PMUSIM_ANN_COUNT_; i++)
+        if (mask & (1u << i))
+            g_string_append_printf(s, "%s%s", s->len ? "," : "", annotation_names[i]);
+    pmusim_trace_header_set_meta(h, "annotations", s->str);
+    g_string_free(s, TRUE);
+}

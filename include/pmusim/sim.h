@@ -27,6 +27,12 @@ typedef enum {
 
 typedef struct pmusim_model pmusim_model_t;
 
+/* Whether a counter's value is a measurement. */
+typedef enum pmusim_count_status {
+    PMUSIM_COUNT_OK = 0,           /* counted from what the trace holds */
+    PMUSIM_COUNT_NOT_IN_TRACE = 1, /* its sources are absent from the trace: the value means nothing */
+} pmusim_count_status_t;
+
 /* One counter's result. */
 typedef struct pmusim_counter_result {
     char reg[24];                     /* data register name: "PMD4", "IA32_PMC0", "IA32_FIXED_CTR1" */
@@ -35,7 +41,27 @@ typedef struct pmusim_counter_result {
     uint64_t value;                   /* final register value (as a read returns it) */
     uint64_t overflows;               /* number of wraps */
     gboolean enabled;                 /* was programmed to count something */
+    pmusim_count_status_t status;     /* PMUSIM_COUNT_NOT_IN_TRACE: print "<not in trace>" */
+    char source[128];                 /* the trace fields/records that drive it (event_source) */
 } pmusim_counter_result_t;
+
+/* What a model shows of one counter at the end of one cycle (pmusim wave). */
+typedef struct pmusim_counter_probe {
+    uint64_t value;      /* as a read returns it, at the end of the cycle */
+    uint64_t raw;        /* occurrences of the event in this cycle, before threshold/inv/edge */
+    uint64_t increment;  /* what the counter added in this cycle */
+    uint8_t cond;        /* the threshold/inv condition held (1 when none is programmed) */
+    uint8_t edge;        /* the edge detector fired */
+    uint8_t overflow;    /* the counter wrapped in this cycle */
+    uint8_t frozen;      /* counting is frozen (IA-64 PMC0.fr, x86 global ctrl cleared by freeze) */
+    uint8_t interrupt;   /* a PMU interrupt was raised in this cycle */
+} pmusim_counter_probe_t;
+
+/* Called at the end of every cycle of an observed window, one probe per
+ * counter in the order report() lists its counters. */
+typedef void (*pmusim_cycle_observer_fn)(pmusim_model_t *m, uint64_t cycle,
+                                         const pmusim_counter_probe_t *probes, size_t n,
+                                         void *user);
 
 /* A time-stamped occurrence: overflow, interrupt, freeze, PEBS record ... */
 typedef struct pmusim_sim_event {
@@ -95,6 +121,12 @@ typedef struct pmusim_model_ops {
      * handler, so a model that compiles "is anyone listening" into its hot
      * path (e.g. tracking the last retired IP for pmi_ip) can recompile. */
     void (*pmi_handler_changed)(pmusim_model_t *m);
+    /* Optional (pmusim wave): from the next consume() on, call fn at the end
+     * of every cycle c with from <= c < to, IDLE gaps included (one call per
+     * cycle, with that cycle's own values), in a single replay.  Cycles after
+     * the trace's last one are not reported. */
+    void (*observe_cycles)(pmusim_model_t *m, uint64_t from, uint64_t to,
+                           pmusim_cycle_observer_fn fn, void *user);
 } pmusim_model_ops_t;
 
 /* An OS front door's interrupt handler (perfmon2-style or perf_event-style):
@@ -119,6 +151,10 @@ struct pmusim_model {
      * caused by an instruction record, that instruction), 0 before its first
      * one.  OS front doors (pmusim/frontdoor.h) record it in their samples. */
     uint64_t pmi_ip;
+    /* What the trace's producer filled in (pmusim_trace_header_annotations()),
+     * set by pmusim_replay() before the first record; PMUSIM_ANN_ALL until
+     * then.  report() marks counters whose sources are absent. */
+    uint32_t trace_annotations;
 };
 
 #define PMUSIM_LOG_MAX 100000u

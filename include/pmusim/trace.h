@@ -42,6 +42,12 @@ typedef enum pmusim_rec_kind {
     PMUSIM_REC_THREAD = 3, /* thread active state changes at `cycle`: n = 1 active, 0 inactive */
     PMUSIM_REC_EVENT = 4,  /* explicit event occurrences: ev_code/ev_umask, n occurrences in `cycle` */
     PMUSIM_REC_MARKER = 5, /* named point; `name` is owned by the reader */
+    /* Format v2: a further memory access of the INSN record that precedes it
+     * on the same thread, in the same cycle (read-modify-write, string
+     * operations, push/pop of a memory operand ...).  Only cycle, thread, plm,
+     * ip (the instruction's) and mem are meaningful.  The INSN record holds the
+     * instruction's first access in its own `mem`. */
+    PMUSIM_REC_MEM = 6,
 } pmusim_rec_kind_t;
 
 /* Instruction flags (pmusim_rec_t.flags). */
@@ -176,6 +182,36 @@ typedef struct pmusim_symbol {
     uint64_t start, end; /* [start, end) */
     char *name;
 } pmusim_symbol_t;
+
+/* ---- what the trace's producer filled in (format v2 header metadata) ----
+ * The header key "annotations" lists, comma-separated, the names below.  A
+ * field whose annotation is absent was not filled by the producer: a zero
+ * there is "unknown", not "none", and the models report counters that
+ * depend on it as not in the trace.  A trace without the key (format v1,
+ * hand-written files) claims every annotation: its author wrote what the
+ * records hold. */
+enum pmusim_annotation {
+    PMUSIM_ANN_LEVELS = 1u << 0,   /* "levels": mem.level and mem.latency from a cache model */
+    PMUSIM_ANN_TLB = 1u << 1,      /* "tlb": mem.tlb (and the ITLB EVENT records) */
+    PMUSIM_ANN_PRED = 1u << 2,     /* "pred": br.dir_ok, br.tgt_ok, br.detect */
+    PMUSIM_ANN_BRKIND = 1u << 3,   /* "brkind": br.kind, and not-taken branches are present */
+    PMUSIM_ANN_OFFCORE = 1u << 4,  /* "offcore": oc records for every request that left the core */
+    PMUSIM_ANN_TIMING = 1u << 5,   /* "timing": cycles and IDLE gaps from a timing model */
+    PMUSIM_ANN_UOPS = 1u << 6,     /* "uops": uops per instruction */
+    PMUSIM_ANN_SYMBOLS = 1u << 7,  /* "symbols": the symbol table */
+    PMUSIM_ANN_ALAT = 1u << 8,     /* "alat": mem.alat (IA-64) */
+    PMUSIM_ANN_EVENTS = 1u << 9,   /* "events": EVENT records for facts no field holds */
+    PMUSIM_ANN_ALLMEM = 1u << 10,  /* "allmem": every memory access (MEM records), not only the first */
+    PMUSIM_ANN_FP = 1u << 11,      /* "fp": the FP flag */
+    PMUSIM_ANN_COUNT_ = 12,
+    PMUSIM_ANN_ALL = (1u << 12) - 1u,
+};
+/* Bit mask of the header's "annotations" key; PMUSIM_ANN_ALL when absent. */
+uint32_t pmusim_trace_header_annotations(const pmusim_trace_header_t *h);
+/* Writes the "annotations" key from a mask (names in the order above). */
+void pmusim_trace_header_set_annotations(pmusim_trace_header_t *h, uint32_t mask);
+/* "levels", "tlb", ... for one bit; NULL for anything else. */
+const char *pmusim_annotation_name(uint32_t bit);
 
 /* ---- errors ---- */
 #define PMUSIM_TRACE_ERROR (pmusim_trace_error_quark())

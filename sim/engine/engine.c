@@ -40,6 +40,7 @@ void pmusim_model_base_init(pmusim_model_t *m, const pmusim_model_ops_t *ops, ui
     memset(m, 0, sizeof *m);
     m->ops = ops;
     m->nthreads = nthreads;
+    m->trace_annotations = PMUSIM_ANN_ALL;
     m->diags = g_ptr_array_new_with_free_func(g_free);
     m->log = g_array_new(FALSE, TRUE, sizeof(pmusim_sim_event_t));
 }
@@ -167,6 +168,7 @@ gboolean pmusim_replay(pmusim_model_t *m, pmusim_trace_reader_t *r, pmusim_progr
                     h->nthreads, m->nthreads);
         return FALSE;
     }
+    m->trace_annotations = pmusim_trace_header_annotations(h);
     pmusim_rec_t *batch = g_new(pmusim_rec_t, REPLAY_BATCH);
     uint64_t total = 0, next_progress = 1u << 24;
     gboolean ok = TRUE;
