@@ -50,6 +50,7 @@ typedef struct pmusim_counter_probe {
     uint64_t value;      /* as a read returns it, at the end of the cycle */
     uint64_t raw;        /* occurrences of the event in this cycle, before threshold/inv/edge */
     uint64_t increment;  /* what the counter added in this cycle */
+    uint8_t conditioned; /* a threshold, inv or edge is programmed (cond/edge are meaningful) */
     uint8_t cond;        /* the threshold/inv condition held (1 when none is programmed) */
     uint8_t edge;        /* the edge detector fired */
     uint8_t overflow;    /* the counter wrapped in this cycle */
