@@ -436,26 +436,25 @@ static bool x86_plm_ok(const x86_ctr_t *c, const x86_thread_t *th)
     return (c->plm_mask >> th->plm) & 1;
 }
 
-/* Cycle-source occurrences of counter c in one cycle: 1 per qualifying
- * thread (active and at a privilege level c counts), summed over the core's
- * threads with AnyThread. */
-static uint64_t x86_cycle_v(const x86_model_t *m, const x86_ctr_t *c)
+/* Whether the core of thread t is powered: at least one of its threads is
+ * unhalted.  A halted thread's counters keep counting while a sibling runs;
+ * the core's counters stop only when every thread is halted (docs/sim-x86.md,
+ * "cycle gating"; issue 10). */
+static bool x86_core_powered(const x86_model_t *m, uint32_t t)
 {
-    if (!c->any) {
-        const x86_thread_t *th = &m->th[c->thread];
-        return th->active && x86_plm_ok(c, th);
-    }
-    uint64_t v = 0;
-    uint32_t first = x86_core_first(m, c->thread);
+    uint32_t first = x86_core_first(m, t);
     for (uint32_t s = first; s < first + m->d->threads_per_core && s < m->base.nthreads; s++)
-        v += m->th[s].active && x86_plm_ok(c, &m->th[s]);
-    return v;
+        if (m->th[s].active)
+            return true;
+    return false;
 }
 
-/* Whether a thresholded counter may count in a cycle at all: its thread (with
- * AnyThread: any thread of the core) is active at a privilege level it
- * counts (docs/sim-x86.md, "cycle gating"). */
-static bool x86_gate(const x86_model_t *m, const x86_ctr_t *c)
+/* Cycle-source occurrences of counter c in one cycle: 1 when its thread is
+ * active at a privilege level c counts.  With AnyThread, 1 when at least one
+ * thread of the core qualifies: the SDM's *_ANY cycle events (e.g.
+ * CPU_CLK_UNHALTED.THREAD_ANY, SDM Vol. 3B §18.2.3 "AnyThread") count cycles
+ * in which any thread is unhalted, not the sum over threads. */
+static uint64_t x86_cycle_v(const x86_model_t *m, const x86_ctr_t *c)
 {
     if (!c->any) {
         const x86_thread_t *th = &m->th[c->thread];
@@ -464,6 +463,23 @@ static bool x86_gate(const x86_model_t *m, const x86_ctr_t *c)
     uint32_t first = x86_core_first(m, c->thread);
     for (uint32_t s = first; s < first + m->d->threads_per_core && s < m->base.nthreads; s++)
         if (m->th[s].active && x86_plm_ok(c, &m->th[s]))
+            return 1;
+    return 0;
+}
+
+/* Whether a thresholded counter may count in a cycle at all: the core is
+ * powered (some thread unhalted) and its thread (with AnyThread: some thread
+ * of the core) is at a privilege level it counts.  A halted thread keeps its
+ * last privilege level (docs/sim-x86.md, "cycle gating"). */
+static bool x86_gate(const x86_model_t *m, const x86_ctr_t *c)
+{
+    if (!x86_core_powered(m, c->thread))
+        return false;
+    if (!c->any)
+        return x86_plm_ok(c, &m->th[c->thread]);
+    uint32_t first = x86_core_first(m, c->thread);
+    for (uint32_t s = first; s < first + m->d->threads_per_core && s < m->base.nthreads; s++)
+        if (x86_plm_ok(c, &m->th[s]))
             return true;
     return false;
 }
@@ -1202,12 +1218,15 @@ static gboolean x86_gp_fault(GError **error, const x86_desc_t *d, const pmusim_r
     return FALSE;
 }
 
-/* Counter writes load bits 31:0 and sign-extend bit 31 into the upper
- * implemented bits (reference §3: no full-width IA32_A_PMCx on these CPUs). */
+/* IA32_PMCx writes load bits 31:0 and sign-extend bit 31 into the upper
+ * implemented bits (reference §3: no full-width IA32_A_PMCx on these CPUs).
+ * IA32_FIXED_CTRx are written at full width: SDM Vol. 3B §18.2.2 ("bits
+ * beyond the width of the fixed-function counter are reserved and must be
+ * written as zeros"; the caller refuses them with #GP). */
 static void x86_ctr_write(x86_model_t *m, x86_ctr_t *c, const pmusim_regwrite_t *w)
 {
-    uint64_t ext = (uint64_t)(int64_t)(int32_t)(uint32_t)w->value;
-    if ((w->value >> 32) != 0 && (w->value >> 32) != (ext >> 32)) {
+    uint64_t ext = c->slot >= X86_MAX_GP ? w->value : (uint64_t)(int64_t)(int32_t)(uint32_t)w->value;
+    if (c->slot < X86_MAX_GP && (w->value >> 32) != 0 && (w->value >> 32) != (ext >> 32)) {
         char name[24];
         x86_ctr_name(c, name, sizeof name);
         pmusim_model_diag(&m->base,
@@ -1285,7 +1304,10 @@ gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError 
         return TRUE;
     }
     if (num >= X86_MSR_FIXED_CTR0 && num < X86_MSR_FIXED_CTR0 + X86_NUM_FIXED) {
-        x86_ctr_write(m, &th->ctr[X86_FIXED_SLOT(num - X86_MSR_FIXED_CTR0)], w);
+        x86_ctr_t *c = &th->ctr[X86_FIXED_SLOT(num - X86_MSR_FIXED_CTR0)];
+        if (v & ~c->max)
+            return x86_gp_fault(error, d, w, NULL, v & ~c->max);
+        x86_ctr_write(m, c, w);
         return TRUE;
     }
     if (num >= X86_MSR_EVTSEL0 && num < X86_MSR_EVTSEL0 + d->n_gp) {

@@ -312,8 +312,17 @@ static void test_counter_write_sign_extension(void)
     CU_ASSERT_EQUAL(rd(m, PMC0, 0), 0xffff80000000ull); /* 48 bits */
     wr(m, PMC0, 0x7fffffffull, 0);
     CU_ASSERT_EQUAL(rd(m, PMC0, 0), 0x7fffffffull);
+    /* fixed counters are written at full width (SDM §18.2.2): no sign
+     * extension from bit 31; bits beyond the width are reserved (#GP) */
     wr(m, FIXED0 + 1, 0xfffffff0ull, 0);
-    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 0xfffffffffff0ull);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 0xfffffff0ull);
+    wr(m, FIXED0 + 2, 0xfffffffffff0ull, 0);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 2, 0), 0xfffffffffff0ull);
+    GError *err = NULL;
+    CU_ASSERT_FALSE(wr_try(m, FIXED0 + 2, 0x1000000000000ull, 0, &err));
+    CU_ASSERT_TRUE(g_error_matches(err, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG));
+    g_clear_error(&err);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 2, 0), 0xfffffffffff0ull); /* unchanged */
     /* upper bits are not loaded: diagnosed */
     guint nd = m->diags->len;
     wr(m, PMC0 + 1, 0x1200000005ull, 0);
@@ -372,7 +381,7 @@ static void test_cycle_counter_wrap_cycle(void)
     pmusim_model_t *m = mk("wsm", 1);
     wr(m, FIXED_CTRL, 0x3 << 4 | 0x8 << 4, 0); /* ctr1, all rings, PMI */
     wr(m, GCTRL, 1ull << 33, 0);
-    wr(m, FIXED0 + 1, (uint64_t)-10, 0);
+    wr(m, FIXED0 + 1, 0xfffffffffff6ull /* -10 at 48 bits */, 0);
     pmusim_rec_t t[] = {insn(0, 0, 3), idle(1, 0, 24)}; /* [0, 25) */
     run(m, t, 2);
     /* after cycle k the counter holds -10 + k + 1: it wraps in cycle 9 */
@@ -527,7 +536,8 @@ static void test_any_thread_wsm(void)
     wr(m, EVTSEL0 + 0, base | CMASK(2) | ANY, 0); /* sum over both threads >= 2 */
     wr(m, EVTSEL0 + 1, base | CMASK(2), 0);       /* own thread only */
     wr(m, EVTSEL0 + 2, base | ANY, 0);            /* CMASK 0: sum of both */
-    wr(m, EVTSEL0 + 3, EVT(0x3c, 0x00) | EN | USR | OS | ANY, 0); /* active threads per cycle */
+    /* cycles in which at least one thread is active (SDM *_ANY cycle events) */
+    wr(m, EVTSEL0 + 3, EVT(0x3c, 0x00) | EN | USR | OS | ANY, 0);
     /* cycle 0: t0 1 uop, t1 1 uop (sum 2); cycle 1: t0 1 uop; cycle 2: t1 2 uops;
      * t1 inactive from cycle 3; end = 5 */
     pmusim_rec_t t[] = {uops(0, 0, 1), uops(0, 1, 1), uops(1, 0, 1), uops(2, 1, 2),
@@ -536,7 +546,25 @@ static void test_any_thread_wsm(void)
     CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 2); /* cycles 0, 2 */
     CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 0); /* t0 never has 2 uops in a cycle */
     CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 5); /* 1+1+1+2 */
-    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 8); /* 2+2+2 + 1+1 */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 5); /* cycles 0-4: thread 0 is always active */
+    pmusim_model_free(m);
+}
+
+/* TOTAL_CYCLES-style counting (UOPS_RETIRED:ANY:c=16:i=1) on a halted
+ * thread: its counters keep counting while a sibling runs; they stop only
+ * when every thread of the core is halted (issue 10). */
+static void test_halted_thread_total_cycles(void)
+{
+    pmusim_model_t *m = mk("wsm", 2);
+    wr(m, EVTSEL0, EVT(0xc2, 0x01) | EN | USR | OS | CMASK(16) | INV, 1);
+    wr(m, EVTSEL0 + 1, EVT(0x3c, 0x00) | EN | USR | OS, 1); /* unhalted cycles of t1 */
+    pmusim_rec_t t[] = {thread_state(0, 1, 0), insn(0, 0, 3), insn(1, 0, 3), insn(2, 0, 3),
+                        insn(3, 0, 3), thread_state(4, 0, 0), idle(4, 0, 3)};
+    run(m, t, G_N_ELEMENTS(t));
+    /* cycles 0-3: thread 1 halted, thread 0 runs: the core is powered, 0 uops
+     * < 16 on thread 1 counts 4; cycles 4-6: both halted, nothing counts */
+    CU_ASSERT_EQUAL(rd(m, PMC0, 1), 4);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 1), 0);
     pmusim_model_free(m);
 }
 
@@ -546,7 +574,7 @@ static void test_any_thread_knm(void)
     pmusim_model_t *m = mk("knm", 4);
     wr(m, EVTSEL0 + 0, base | CMASK(3) | ANY, 2);
     wr(m, EVTSEL0 + 1, base | CMASK(3) | ANY | INV, 2);
-    wr(m, FIXED_CTRL, 0x7 << 4, 2); /* fixed ctr1 AnyThread: active threads per cycle */
+    wr(m, FIXED_CTRL, 0x7 << 4, 2); /* fixed ctr1 AnyThread: cycles with a thread active */
     wr(m, GCTRL, 0x3ull | (1ull << 33), 2);
     /* cycle 0: threads 0,1,3 one uop each (3); cycle 1: threads 0,2 (2);
      * cycle 2: all four (4); cycle 3: none.  Thread 3 halted from cycle 3. */
@@ -556,7 +584,7 @@ static void test_any_thread_knm(void)
     run(m, t, G_N_ELEMENTS(t));
     CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 2), 2); /* cycles 0, 2 */
     CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 2), 2); /* cycles 1, 3 */
-    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 2), 4 + 4 + 4 + 3);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 2), 4); /* cycles 0-3, not 4+4+4+3 thread-cycles */
     CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 0); /* not programmed on thread 0 */
     pmusim_model_free(m);
 }
@@ -865,6 +893,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_thresh_usr_os_gating);
     PMUSIM_ADD_TEST(s, test_any_thread_wsm);
     PMUSIM_ADD_TEST(s, test_any_thread_knm);
+    PMUSIM_ADD_TEST(s, test_halted_thread_total_cycles);
     PMUSIM_ADD_TEST(s, test_explicit_events);
     s = CU_add_suite("sim_x86_offcore_pebs", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_offcore_wsm);
