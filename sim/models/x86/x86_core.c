@@ -762,11 +762,102 @@ static void x86_raise_pending(x86_model_t *m, uint64_t cycle)
     }
 }
 
+/* Whether the overflows of the lazy counters up to a rate change can be
+ * taken in closed form: nobody observes the individual interrupts (no
+ * handler installed), none of them freezes counting, and no PEBS counter
+ * writes a record per overflow. */
+static bool x86_wraps_collapsible(const x86_model_t *m)
+{
+    if (m->base.pmi_handler)
+        return false;
+    for (uint32_t i = 0; i < m->n_lazy; i++) {
+        const x86_ctr_t *c = m->lazy[i];
+        if (!c->rate)
+            continue;
+        const x86_thread_t *th = &m->th[c->thread];
+        if (c->pebs || (c->intr && (th->debugctl & X86_DEBUGCTL_FREEZE_PERFMON_ON_PMI) &&
+                        th->global_ctrl))
+            return false;
+    }
+    return true;
+}
+
+typedef struct x86_wrap_run {
+    x86_ctr_t *c;
+    uint64_t wraps;
+    uint64_t last; /* cycle of the last wrap */
+} x86_wrap_run_t;
+
+/* Takes every overflow of the lazy counters in [now, horizon) at once, in
+ * O(counters) whatever the number of wraps (issue 15 item 3): each counter's
+ * wraps W and the cycle of the last one follow from value + rate x cycles;
+ * the log gets one line per counter, `overflow (xW)` at the last wrap's
+ * cycle, in cycle order, and one `interrupt` line for its W PMIs (pmi_count
+ * counts all W).  No rate changes before `horizon`. */
+static void x86_collapse_wraps(x86_model_t *m, uint64_t horizon)
+{
+    x86_wrap_run_t runs[X86_LISTENERS];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->n_lazy; i++) {
+        x86_ctr_t *c = m->lazy[i];
+        if (horizon <= c->since)
+            continue;
+        __extension__ typedef unsigned __int128 u128;
+        const u128 span = (u128)1 << 64; /* no more than 2^64 - 1 cycles */
+        const u128 modulus = (u128)c->max + 1;
+        u128 total = (u128)c->value + (u128)c->rate * (horizon - c->since);
+        u128 wraps = total / modulus;
+        if (wraps) {
+            /* cycles until the increments reach wraps x modulus - value */
+            u128 need = wraps * modulus - c->value;
+            u128 cycles = (need + c->rate - 1) / c->rate;
+            runs[n].c = c;
+            runs[n].wraps = wraps >= span ? UINT64_MAX : (uint64_t)wraps;
+            runs[n].last = c->since + (uint64_t)cycles - 1;
+            n++;
+        }
+        c->value = (uint64_t)(total % modulus);
+        c->since = horizon;
+    }
+    for (uint32_t i = 1; i < n; i++) /* insertion sort by cycle: n is small */
+        for (uint32_t j = i; j > 0 && runs[j].last < runs[j - 1].last; j--) {
+            x86_wrap_run_t t = runs[j];
+            runs[j] = runs[j - 1];
+            runs[j - 1] = t;
+        }
+    for (uint32_t i = 0; i < n; i++) {
+        x86_overflow(m, runs[i].c, runs[i].last, runs[i].wraps, NULL);
+        if (runs[i].c->intr) {
+            m->base.pmi_count += runs[i].wraps - 1;
+            x86_raise_pending(m, runs[i].last);
+        }
+    }
+}
+
+/* Overflows handled one by one in one move before the rest are collapsed. */
+#define X86_WRAP_WALK_MAX 64u
+
 /* Moves time to `target`, handling in order each overflow or rate change of
- * a lazy counter on the way. */
+ * a lazy counter on the way; after X86_WRAP_WALK_MAX of them, the overflows
+ * up to the next rate change are taken at once when nothing observes them
+ * one by one (x86_collapse_wraps). */
 static void x86_run_events(x86_model_t *m, uint64_t target)
 {
+    uint32_t walked = 0;
     while (m->deadline <= target && m->deadline != X86_NEVER) {
+        if (++walked > X86_WRAP_WALK_MAX && x86_wraps_collapsible(m)) {
+            uint64_t horizon = target;
+            for (uint32_t i = 0; i < m->n_lazy; i++)
+                if (m->lazy[i]->rate_until < horizon)
+                    horizon = m->lazy[i]->rate_until;
+            if (horizon > m->now) {
+                x86_collapse_wraps(m, horizon);
+                m->now = horizon;
+                x86_deadline_update(m);
+                walked = 0;
+                continue;
+            }
+        }
         uint64_t T = m->deadline;
         x86_sync_to(m, T);
         m->now = T;

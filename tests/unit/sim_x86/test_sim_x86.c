@@ -513,6 +513,52 @@ static void test_thresh_long_gap_is_arithmetic(void)
     pmusim_model_free(m);
 }
 
+/* 2^24 wraps of each of two counters in one IDLE gap up to cycle 2^64 - 1,
+ * with PMIs but no handler: O(1), not a walk over the overflows (issue 15
+ * item 3; the walk took seconds). */
+static void test_many_wraps_in_a_gap_are_arithmetic(void)
+{
+    const uint64_t w40 = 1ull << 40;
+    pmusim_model_t *m = mk("knm", 1);
+    wr(m, FIXED_CTRL, 0xb << 4, 0); /* fixed ctr1: all rings, PMI */
+    wr(m, EVTSEL0, EVT(0xc2, 0x10) | EN | USR | OS | INT | CMASK(1) | INV, 0); /* stalls */
+    wr(m, GCTRL, 0x1ull | (1ull << 33), 0);
+    wr(m, FIXED0 + 1, w40 - 5, 0);
+    wr(m, PMC0, (uint64_t)-3, 0); /* sign-extended: 2^40 - 3 */
+    pmusim_rec_t t[] = {insn(0, 0, 3), idle(1, 0, UINT64_MAX - 1)}; /* [0, 2^64 - 1) */
+    run(m, t, G_N_ELEMENTS(t));
+    /* fixed ctr1: 2^64 - 1 cycles from 2^40 - 5: (2^40 - 5 + 2^64 - 1) / 2^40
+     * = 2^24 wraps, 2^40 - 6 left; wraps in cycles 4 + j * 2^40.
+     * PMC0: stalls in cycles 1 .. 2^64 - 2 (cycle 0 retires one uop): 2^64 - 2
+     * from 2^40 - 3: 2^24 wraps, 2^40 - 5 left; wraps in cycles 3 + j * 2^40. */
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), w40 - 6);
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), w40 - 5);
+    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 0x1ull | (1ull << 33));
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL(g_array_index(rep.counters, pmusim_counter_result_t, 0).overflows, 1ull << 24);
+    CU_ASSERT_EQUAL(g_array_index(rep.counters, pmusim_counter_result_t, 3).overflows, 1ull << 24);
+    CU_ASSERT_EQUAL(rep.cycles, UINT64_MAX);
+    pmusim_report_clear(&rep);
+    /* the wraps never coincide: one PMI each */
+    CU_ASSERT_EQUAL(m->pmi_count, 1ull << 25);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_PMC0 overflow", 3, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_FIXED_CTR1 overflow", 4, 0), 1);
+    /* the first 64 overflows are logged one by one (32 of each, alternating),
+     * the other 2^24 - 32 of each counter as one line at its last wrap:
+     * PMC0 in cycle 3 + (2^24 - 1) 2^40, fixed ctr1 in 4 + (2^24 - 1) 2^40 */
+    CU_ASSERT_EQUAL(log_count(m, "IA32_PMC0 overflow", 3 + 31 * w40, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_FIXED_CTR1 overflow", 4 + 31 * w40, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_PMC0 overflow", 3 + 32 * w40, 0), 0);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_PMC0 overflow (x16777184)", 3 + ((1ull << 24) - 1) * w40, 0),
+                    1);
+    CU_ASSERT_EQUAL(
+        log_count(m, "IA32_FIXED_CTR1 overflow (x16777184)", 4 + ((1ull << 24) - 1) * w40, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "interrupt", 4 + ((1ull << 24) - 1) * w40, 0), 1);
+    pmusim_model_free(m);
+}
+
 static void test_thresh_usr_os_gating(void)
 {
     /* stall cycles counted in user mode only: kernel cycles do not count */
@@ -890,6 +936,7 @@ static void register_suites(void)
     s = CU_add_suite("sim_x86_evtsel", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_cmask_inv_edge);
     PMUSIM_ADD_TEST(s, test_thresh_long_gap_is_arithmetic);
+    PMUSIM_ADD_TEST(s, test_many_wraps_in_a_gap_are_arithmetic);
     PMUSIM_ADD_TEST(s, test_thresh_usr_os_gating);
     PMUSIM_ADD_TEST(s, test_any_thread_wsm);
     PMUSIM_ADD_TEST(s, test_any_thread_knm);
