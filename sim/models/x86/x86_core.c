@@ -79,6 +79,8 @@ typedef struct x86_ctr {
     bool unit;      /* counted through the thread's INSN tallies (x86_units_sync) */
     uint64_t unit_snap; /* unit: the tallies' sum over plm_mask already in `value` */
     bool programmed;
+    bool restricted; /* event not countable on this counter (Intel's data): counts nothing */
+    bool pebs_invalid; /* PEBS requested in a set-up the SDM calls invalid: overflows normally */
     uint64_t overflows;
     x86_filter_t fb[X86_MAX_BITS]; /* BITS: one filter per umask bit */
     char label[PMUSIM_REG_LABEL_MAX];
@@ -138,6 +140,7 @@ typedef struct x86_model {
     uint32_t n_thresh;
     GPtrArray *captures;
     uint64_t captures_dropped;
+    uint64_t ev_seen[256 * 256 / 64]; /* bit code << 8 | umask: an EVENT record of it was read */
     x86_thread_t th[X86_MAX_THREADS];
 } x86_model_t;
 
@@ -151,6 +154,12 @@ static const char *const x86_level_names[PMUSIM_LVL_COUNT] = {
 };
 
 /* ---- small helpers ---- */
+
+/* Sources that tick with the clock rather than with records. */
+static inline bool x86_src_is_clock(uint8_t src)
+{
+    return src == X86_SRC_CYCLES || src == X86_SRC_REF;
+}
 
 /* a + b, saturated: cycle arithmetic near 2^64 must not wrap around */
 static inline uint64_t x86_sat_add(uint64_t a, uint64_t b)
@@ -517,7 +526,7 @@ static void x86_rates_update(x86_model_t *m)
             /* a pending EDGE one-shot at `now` survives a second update */
             if (c->edge && c->rate == 1 && c->rate_until == m->now + 1)
                 break;
-            uint64_t v = c->src == X86_SRC_CYCLES ? x86_cycle_v(m, c) : 0;
+            uint64_t v = x86_src_is_clock(c->src) ? x86_cycle_v(m, c) : 0;
             bool cond = x86_gate(m, c) && x86_thresh_cond(c, v);
             if (c->edge) {
                 bool rise = cond && !c->prev_cond;
@@ -563,6 +572,7 @@ static x86_filter_t x86_filter_norm(x86_filter_t f)
     f.br_kind = x86_all_ones(f.br_kind);
     f.br_taken = x86_all_ones(f.br_taken);
     f.br_misp = x86_all_ones(f.br_misp);
+    f.oc_req = x86_all_ones(f.oc_req);
     return f;
 }
 
@@ -592,6 +602,15 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         local_en = (sel & X86_EVTSEL_EN) && c->plm_mask;
         global_en = (th->global_ctrl >> slot) & 1;
         c->pebs = ((th->pebs_enable >> slot) & 1) && x86_pebs_capable(d, code, umask);
+        /* SDM Vol. 3B §18.8.1.1 (and the PEBS notes of later cores): PEBS
+         * events are only valid with AnyThread, Edge, Invert and CMask all
+         * zero.  Choice: no assist, the counter overflows normally. */
+        c->pebs_invalid = c->pebs && (sel & (X86_EVTSEL_ANY | X86_EVTSEL_EDGE | X86_EVTSEL_INV |
+                                             (0xffull << 24)));
+        if (c->pebs_invalid)
+            c->pebs = false;
+        const x86_restriction_t *rs = x86_restriction_find(d, code, umask);
+        c->restricted = rs && !((rs->counters >> slot) & 1);
     } else {
         uint32_t k = slot - X86_MAX_GP;
         uint32_t field = (th->fixed_ctrl >> (4 * k)) & 0xf;
@@ -600,11 +619,11 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         c->intr = field & 8;
         c->edge = c->inv = false;
         c->cmask = 0;
-        c->pebs = false;
+        c->pebs = c->pebs_invalid = c->restricted = false;
         local_en = c->plm_mask != 0;
         global_en = (th->global_ctrl >> (32 + k)) & 1;
         /* reference §4.2: instructions retired, core cycles, reference cycles */
-        c->src = k == 0 ? X86_SRC_INSN : X86_SRC_CYCLES;
+        c->src = k == 0 ? X86_SRC_INSN : k == 1 ? X86_SRC_CYCLES : X86_SRC_REF;
     }
     c->programmed = c->programmed || local_en;
     c->ll = false;
@@ -641,12 +660,12 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
     c->f = x86_filter_norm(c->f);
 
     bool thresholded = c->cmask != 0 || c->edge;
-    if (!(local_en && global_en) || slot >= X86_MAX_GP + X86_NUM_FIXED ||
+    if (!(local_en && global_en) || c->restricted || slot >= X86_MAX_GP + X86_NUM_FIXED ||
         (slot < X86_MAX_GP && slot >= d->n_gp))
         c->cls = X86_CLS_OFF;
     else if (c->src == X86_SRC_OUTSTANDING)
         c->cls = X86_CLS_OUTSTANDING;
-    else if (c->src == X86_SRC_CYCLES)
+    else if (x86_src_is_clock(c->src))
         c->cls = thresholded ? X86_CLS_THRESH : X86_CLS_RATE;
     else
         c->cls = thresholded ? X86_CLS_THRESH : X86_CLS_DIRECT;
@@ -668,7 +687,7 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
 
 static bool x86_is_record_src(uint8_t src)
 {
-    return src != X86_SRC_CYCLES && src != X86_SRC_NONE;
+    return !x86_src_is_clock(src) && src != X86_SRC_NONE;
 }
 
 /* Re-derives every counter from the registers.  Called on every write that
@@ -678,9 +697,23 @@ static void x86_recompile(x86_model_t *m)
     x86_units_sync_all(m);
     x86_sync_to(m, m->now);
     uint32_t nt = m->base.nthreads;
-    for (uint32_t t = 0; t < nt; t++)
-        for (uint32_t s = 0; s < X86_NCTR; s++)
+    for (uint32_t t = 0; t < nt; t++) {
+        bool ll = false;
+        for (uint32_t s = 0; s < X86_NCTR; s++) {
             x86_ctr_compile(m, t, s);
+            ll = ll || m->th[t].ctr[s].ll;
+        }
+        /* SDM Vol. 3B §18.8.1.2: with load latency enabled no other PEBS
+         * event may be programmed.  Choice: the others take no assist and
+         * overflow normally (diagnosed by x86_check_counter). */
+        for (uint32_t s = 0; ll && s < X86_MAX_GP; s++) {
+            x86_ctr_t *c = &m->th[t].ctr[s];
+            if (c->pebs && !c->ll) {
+                c->pebs = false;
+                c->pebs_invalid = true;
+            }
+        }
+    }
     m->n_lazy = m->n_thresh = 0;
     for (uint32_t t = 0; t < nt; t++) {
         m->th[t].n_ev = m->th[t].n_units = 0;
@@ -888,7 +921,7 @@ static void x86_advance(x86_model_t *m, uint64_t c2)
     uint64_t cur = m->cur;
     for (uint32_t i = 0; i < m->n_thresh; i++) {
         x86_ctr_t *c = m->thresh[i];
-        uint64_t v = c->src == X86_SRC_CYCLES ? x86_cycle_v(m, c) : c->acc;
+        uint64_t v = x86_src_is_clock(c->src) ? x86_cycle_v(m, c) : c->acc;
         c->acc = 0;
         bool cond = x86_gate(m, c) && x86_thresh_cond(c, v);
         bool inc = c->edge ? cond && !c->prev_cond : cond;
@@ -931,6 +964,8 @@ static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r
             !((f->tlb_mask >> r->mem.tlb) & 1))
             return false;
     }
+    if ((f->need_flags & PMUSIM_F_OFFCORE) && (r->oc.req >= 32 || !((f->oc_req >> r->oc.req) & 1)))
+        return false;
     if (f->need_flags & PMUSIM_F_BRANCH) {
         if (r->br.kind >= 32)
             return false;
@@ -984,6 +1019,8 @@ static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_li
     for (uint32_t k = 0; k < l->n_gen; k++) {
         x86_ctr_t *c = l->gen[k];
         uint64_t occ;
+        if (r->kind != PMUSIM_REC_INSN && (c->src == X86_SRC_INSN || c->src == X86_SRC_UOPS))
+            continue; /* a MEM record is not an instruction */
         switch (c->src) {
         case X86_SRC_INSN:
             occ = 1;
@@ -1031,6 +1068,7 @@ static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t
         return;
     uint16_t key = (uint16_t)(r->ev_code | (r->ev_umask << 8));
     const unsigned plm = r->plm & 3; /* the ring the occurrences happened in */
+    m->ev_seen[key / 64] |= 1ull << (key % 64);
     for (uint32_t k = 0; k < th->n_ev; k++) {
         x86_ctr_t *c = th->ev_lst[k];
         if (c->ev_key != key || !((c->plm_mask >> plm) & 1))
@@ -1040,6 +1078,27 @@ static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t
         else
             c->acc += r->n;
     }
+}
+
+/* A further memory access of the thread's last instruction (format v2 MEM
+ * record): it feeds every memory event (loads, stores, misses, latency) but
+ * no instruction or uop count; the record's `flags` are not meaningful, so
+ * it is matched as a record holding only `mem`. */
+static void x86_count_mem(x86_model_t *m, const x86_thread_t *th, const pmusim_rec_t *r)
+{
+    pmusim_rec_t mr = *r;
+    mr.flags = PMUSIM_F_MEM;
+    const x86_listeners_t *l = &th->lst[r->plm & 3];
+    if (l->filt_flags & PMUSIM_F_MEM) {
+        for (uint32_t k = 0; k < l->n_filt; k++) {
+            x86_ctr_t *ct = l->filt[k];
+            if ((ct->f.need_flags & PMUSIM_F_MEM) && x86_filter_match(&ct->f, &mr) &&
+                G_UNLIKELY(++ct->value > ct->max))
+                x86_ctr_wrapped(m, ct, m->cur, &mr);
+        }
+    }
+    if (l->n_gen)
+        x86_count_gen(m, l, &mr);
 }
 
 /* Whether x86_consume_fast() may run: no thread has listeners that need a
@@ -1268,6 +1327,9 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
         case PMUSIM_REC_EVENT:
             x86_count_event(m, th, r);
             break;
+        case PMUSIM_REC_MEM:
+            x86_count_mem(m, th, r);
+            break;
         default:
             break;
         }
@@ -1353,7 +1415,33 @@ static void x86_check_counter(x86_model_t *m, uint32_t t, uint32_t i)
                           "IA32_PERFEVTSEL%u thread %u = 0x%" PRIx64
                           ": EDGE without CMASK, counted as CMASK 1",
                           i, t, sel);
-    if (((th->pebs_enable >> i) & 1) && !c->pebs)
+    if (c->restricted) {
+        const x86_restriction_t *rs =
+            x86_restriction_find(m->d, (uint8_t)(sel & 0xff), (uint8_t)((sel >> 8) & 0xff));
+        GString *cs = g_string_new(NULL);
+        for (uint32_t k = 0; k < X86_MAX_GP; k++)
+            if ((rs->counters >> k) & 1)
+                g_string_append_printf(cs, "%sIA32_PMC%u", cs->len ? ", " : "", k);
+        pmusim_model_diag(&m->base,
+                          "IA32_PERFEVTSEL%u thread %u: event 0x%02x/0x%02x (%s) counts only on "
+                          "%s (Intel's event data); IA32_PMC%u counts nothing",
+                          i, t, (unsigned)(sel & 0xff), (unsigned)((sel >> 8) & 0xff),
+                          rs->intel_event, cs->str, i);
+        g_string_free(cs, TRUE);
+    }
+    if (c->pebs_invalid && (sel & (X86_EVTSEL_ANY | X86_EVTSEL_EDGE | X86_EVTSEL_INV |
+                                   (0xffull << 24))))
+        pmusim_model_diag(&m->base,
+                          "IA32_PEBS_ENABLE thread %u: PEBS on PMC%u with AnyThread, EDGE, INV "
+                          "or CMASK set is invalid (SDM Vol. 3B §18.8.1.1); it overflows "
+                          "normally",
+                          t, i);
+    else if (c->pebs_invalid)
+        pmusim_model_diag(&m->base,
+                          "IA32_PEBS_ENABLE thread %u: PEBS on PMC%u beside load latency is "
+                          "invalid (SDM Vol. 3B §18.8.1.2); it overflows normally",
+                          t, i);
+    else if (((th->pebs_enable >> i) & 1) && !c->pebs)
         pmusim_model_diag(&m->base,
                           "IA32_PEBS_ENABLE thread %u: PMC%u's event 0x%02x/0x%02x is not "
                           "PEBS-capable; it overflows normally",
@@ -1597,6 +1685,71 @@ void x86_destroy(pmusim_model_t *base)
     g_free(m);
 }
 
+/* Fills res->source with what drives counter c as it is programmed at the
+ * end, and res->status with PMUSIM_COUNT_NOT_IN_TRACE when the trace cannot
+ * hold it: an EVENT-only event with no EVENT record of its code and umask
+ * in the trace, a trace-derived event whose fields the trace's producer did
+ * not fill (header annotations), or an event the counter cannot count
+ * (Intel's counter restrictions).  Thresholds and INV do not change this: a
+ * condition on an absent source is absent too (docs/trace-events-x86.md). */
+static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
+                               pmusim_counter_result_t *res)
+{
+    const x86_thread_t *th = &m->th[c->thread];
+    const char *phrase = NULL;
+    uint32_t needs = 0;
+    res->status = PMUSIM_COUNT_OK;
+    if (c->slot >= X86_MAX_GP) {
+        static const char *const fixed[X86_NUM_FIXED] = {
+            "INSN records", "active (unhalted) cycles", "reference cycles while active"};
+        g_strlcpy(res->source, fixed[c->slot - X86_MAX_GP], sizeof res->source);
+        return;
+    }
+    uint64_t sel = th->evtsel[c->slot];
+    uint8_t code = (uint8_t)(sel & 0xff), umask = (uint8_t)((sel >> 8) & 0xff);
+    if (c->restricted) {
+        const x86_restriction_t *rs = x86_restriction_find(m->d, code, umask);
+        g_snprintf(res->source, sizeof res->source,
+                   "none: %s is not countable on IA32_PMC%u (Intel's event data)",
+                   rs->intel_event, c->slot);
+        res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+        return;
+    }
+    switch (c->src) {
+    case X86_SRC_EXPLICIT: {
+        uint16_t key = c->ev_key;
+        g_snprintf(res->source, sizeof res->source, "EVENT records 0x%02x/0x%02x", code, umask);
+        if (!((m->ev_seen[key / 64] >> (key % 64)) & 1))
+            res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+        return;
+    }
+    case X86_SRC_OFFCORE:
+    case X86_SRC_OUTSTANDING:
+        phrase = c->src == X86_SRC_OUTSTANDING
+                     ? "offcore requests in flight matching MSR_OFFCORE_RSP_0"
+                     : "offcore records matching MSR_OFFCORE_RSP_x";
+        needs = PMUSIM_ANN_OFFCORE;
+        break;
+    default:
+        phrase = x86_event_source(m->d, code, umask);
+        needs = x86_event_needs(m->d, code, umask);
+        break;
+    }
+    uint32_t missing = needs & ~m->base.trace_annotations;
+    if (!missing) {
+        g_strlcpy(res->source, phrase ? phrase : "?", sizeof res->source);
+        return;
+    }
+    GString *g = g_string_new(phrase);
+    g_string_append(g, "; the trace lacks");
+    for (uint32_t b = 0; b < PMUSIM_ANN_COUNT_; b++)
+        if ((missing >> b) & 1)
+            g_string_append_printf(g, " %s", pmusim_annotation_name(1u << b));
+    g_strlcpy(res->source, g->str, sizeof res->source);
+    g_string_free(g, TRUE);
+    res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+}
+
 static void x86_report_counter(const x86_model_t *m, const x86_ctr_t *c, pmusim_report_t *r)
 {
     pmusim_counter_result_t res;
@@ -1614,6 +1767,8 @@ static void x86_report_counter(const x86_model_t *m, const x86_ctr_t *c, pmusim_
     res.value = x86_ctr_peek(m, c);
     res.overflows = c->overflows;
     res.enabled = c->programmed;
+    if (c->programmed)
+        x86_counter_source(m, c, &res);
     g_array_append_val(r->counters, res);
 }
 

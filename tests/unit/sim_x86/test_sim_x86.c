@@ -72,6 +72,15 @@ static uint64_t rd(pmusim_model_t *m, uint32_t num, uint32_t t)
     return v;
 }
 
+/* IA32_PMC0-3 of thread 0 hold a, b, c, d. */
+static void expect_pmcs(pmusim_model_t *m, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), a);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), b);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), c);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), d);
+}
+
 static pmusim_rec_t insn(uint64_t cycle, uint8_t thread, uint8_t plm)
 {
     pmusim_rec_t r;
@@ -485,10 +494,7 @@ static void test_cmask_inv_edge(void)
     wr(m, EVTSEL0 + 2, base | INV, 0);       /* INV inert at CMASK 0: sum = 6 */
     wr(m, EVTSEL0 + 3, base | CMASK(3) | INV, 0); /* v<3: all but c1 = 5 */
     uops_trace(m);
-    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1);
-    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 0);
-    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 6);
-    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 5);
+    expect_pmcs(m, 1, 0, 6, 5);
     pmusim_model_free(m);
 }
 
@@ -769,29 +775,229 @@ static void test_knm_outstanding_read_midway(void)
     pmusim_model_free(m);
 }
 
+/* ---- sources, status, restrictions (issue 10) ---- */
+
+static pmusim_rec_t branch(uint64_t cycle, uint8_t kind, int taken, int ok)
+{
+    pmusim_rec_t r = insn(cycle, 0, 3);
+    r.flags = PMUSIM_F_BRANCH;
+    r.br.kind = kind;
+    r.br.taken = (uint8_t)taken;
+    r.br.dir_ok = (uint8_t)ok;
+    r.br.tgt_ok = 1;
+    return r;
+}
+
+
+static const pmusim_counter_result_t *result(const pmusim_report_t *rep, const char *reg,
+                                             uint32_t thread)
+{
+    for (guint i = 0; i < rep->counters->len; i++) {
+        const pmusim_counter_result_t *k =
+            &g_array_index(rep->counters, pmusim_counter_result_t, i);
+        if (strcmp(k->reg, reg) == 0 && k->thread == thread)
+            return k;
+    }
+    CU_FAIL("no such counter");
+    return &g_array_index(rep->counters, pmusim_counter_result_t, 0);
+}
+
+static gboolean diag_has(const pmusim_report_t *rep, const char *needle)
+{
+    for (guint i = 0; i < rep->diags->len; i++)
+        if (strstr(g_ptr_array_index(rep->diags, i), needle))
+            return TRUE;
+    return FALSE;
+}
+
+static void test_not_in_trace_status(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    /* a producer without a cache model: no "levels" annotation */
+    m->trace_annotations = PMUSIM_ANN_ALL & ~PMUSIM_ANN_LEVELS;
+    wr(m, EVTSEL0 + 0, EVT(0xcb, 0x02) | EN | USR | OS, 0); /* MEM_LOAD_RETIRED:L2_HIT */
+    /* RESOURCE_STALLS:ANY inverted: EVENT-only, none in the trace: never "every cycle" */
+    wr(m, EVTSEL0 + 1, EVT(0xa2, 0x01) | EN | USR | OS | CMASK(1) | INV, 0);
+    wr(m, EVTSEL0 + 2, EVT(0xa2, 0x02) | EN | USR | OS, 0); /* EVENT records present */
+    wr(m, EVTSEL0 + 3, EVT(0xc0, 0x01) | EN | USR | OS, 0); /* INST_RETIRED: always there */
+    pmusim_rec_t t[] = {load(0, 5, PMUSIM_LVL_L2), event(1, 0xa2, 0x02, 3), insn(2, 0, 3)};
+    run(m, t, G_N_ELEMENTS(t));
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    const pmusim_counter_result_t *k = result(&rep, "IA32_PMC0", 0);
+    CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_NOT_IN_TRACE);
+    CU_ASSERT_STRING_EQUAL(k->source, "load records with mem.level == L2; the trace lacks levels");
+    k = result(&rep, "IA32_PMC1", 0);
+    CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_NOT_IN_TRACE);
+    CU_ASSERT_STRING_EQUAL(k->source, "EVENT records 0xa2/0x01");
+    k = result(&rep, "IA32_PMC2", 0);
+    CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_OK);
+    CU_ASSERT_EQUAL(k->value, 3);
+    CU_ASSERT_STRING_EQUAL(k->source, "EVENT records 0xa2/0x02");
+    k = result(&rep, "IA32_PMC3", 0);
+    CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_OK);
+    CU_ASSERT_EQUAL(k->value, 2);
+    CU_ASSERT_STRING_EQUAL(k->source, "INSN records");
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+/* Events whose unit masks the trace fields hold (issue 10): derived. */
+static void test_derived_events_wsm(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x51, 0x01) | EN | USR | OS, 0); /* L1D:REPL */
+    wr(m, EVTSEL0 + 1, EVT(0xf0, 0x80) | EN | USR | OS, 0); /* L2_TRANSACTIONS:ANY */
+    wr(m, EVTSEL0 + 2, EVT(0x88, 0x7f) | EN | USR | OS, 0); /* BR_INST_EXEC:ANY */
+    wr(m, EVTSEL0 + 3, EVT(0xb0, 0x01) | EN | USR | OS, 0); /* OFFCORE_REQUESTS:DEMAND_READ_DATA */
+    pmusim_rec_t t[] = {load(0, 5, PMUSIM_LVL_L1D), load(1, 12, PMUSIM_LVL_L2),
+                        load(2, 40, PMUSIM_LVL_L3),  branch(3, PMUSIM_BR_COND, 1, 1),
+                        branch(4, PMUSIM_BR_RET, 1, 1), offcore(5, 0, 0, 8, PMUSIM_OFFCORE_NONE, 9),
+                        offcore(6, 0, 1, 8, PMUSIM_OFFCORE_NONE, 9)};
+    t[2].mem.is_store = 1;
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 2); /* the L2 load and the L3 store miss L1D */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2); /* the same two reach L2 */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 2); /* two branches */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 1); /* oc.req 0 (demand data read), not 1 (RFO) */
+    pmusim_model_free(m);
+
+    m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0xc2, 0x02) | EN | USR | OS, 0); /* UOPS_RETIRED:RETIRE_SLOTS */
+    wr(m, EVTSEL0 + 1, EVT(0x88, 0x41) | EN | USR | OS, 0); /* BR_INST_EXEC: COND | TAKEN */
+    pmusim_rec_t u[] = {uops(0, 0, 3), uops(1, 0, 0), branch(2, PMUSIM_BR_COND, 0, 1),
+                        branch(3, PMUSIM_BR_IND, 1, 1), branch(4, PMUSIM_BR_IND, 0, 1)};
+    run(m, u, G_N_ELEMENTS(u));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 3 + 1 + 3); /* uops 0 counts as 1 */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2);         /* cond not taken; ind taken */
+    pmusim_model_free(m);
+}
+
+/* A further memory access (MEM record) is a load or store, not an
+ * instruction. */
+static void test_mem_records(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x0b, 0x01) | EN | USR | OS, 0); /* MEM_INST_RETIRED:LOADS */
+    wr(m, EVTSEL0 + 1, EVT(0x0b, 0x02) | EN | USR | OS, 0); /* MEM_INST_RETIRED:STORES */
+    wr(m, EVTSEL0 + 2, EVT(0xc0, 0x01) | EN | USR | OS, 0); /* INST_RETIRED */
+    wr(m, EVTSEL0 + 3, EVT(0xc2, 0x01) | EN | USR | OS, 0); /* UOPS_RETIRED */
+    pmusim_rec_t t[] = {load(0, 5, PMUSIM_LVL_L1D), load(0, 5, PMUSIM_LVL_L1D),
+                        load(1, 5, PMUSIM_LVL_L1D)};
+    t[1].kind = PMUSIM_REC_MEM; /* the first instruction also stores */
+    t[1].flags = 0;
+    t[1].mem.is_store = 1;
+    run(m, t, G_N_ELEMENTS(t));
+    expect_pmcs(m, 2, 1, 2, 2);
+    pmusim_model_free(m);
+}
+
+/* Counter restrictions from Intel's event data. */
+static void test_counter_restrictions(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    guint nd = m->diags->len;
+    wr(m, EVTSEL0 + 1, EVT(0x51, 0x01) | EN | USR | OS, 0); /* L1D:REPL on PMC1: allowed */
+    CU_ASSERT_EQUAL(m->diags->len, nd);
+    wr(m, EVTSEL0 + 2, EVT(0x51, 0x01) | EN | USR | OS, 0); /* on PMC2: PMC0-1 only */
+    wr(m, EVTSEL0 + 0, EVT(0x0b, 0x10) | EN | USR | OS, 0); /* load latency: PMC3 only */
+    wr(m, LDLAT, 3, 0);
+    pmusim_rec_t t[] = {load(0, 50, PMUSIM_LVL_L2)};
+    run(m, t, 1);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC1", 0)->value, 1);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC1", 0)->status, PMUSIM_COUNT_OK);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC2", 0)->value, 0);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC2", 0)->status, PMUSIM_COUNT_NOT_IN_TRACE);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC0", 0)->value, 0);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC0", 0)->status, PMUSIM_COUNT_NOT_IN_TRACE);
+    CU_ASSERT_TRUE(diag_has(&rep, "IA32_PERFEVTSEL2 thread 0: event 0x51/0x01 (L1D.REPL) counts "
+                                  "only on IA32_PMC0, IA32_PMC1 (Intel's event data); IA32_PMC2 "
+                                  "counts nothing"));
+    CU_ASSERT_TRUE(diag_has(&rep, "counts only on IA32_PMC3"));
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+/* PEBS set-ups the SDM calls invalid: diagnosed, the counter overflows
+ * normally (no assist). */
+static void test_invalid_pebs_setups(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0xc0, 0x01) | EN | USR | OS | CMASK(1), 0);
+    wr(m, PMC0, (uint64_t)-1, 0);
+    wr(m, PEBS_EN, 0x1, 0);
+    pmusim_rec_t t[] = {insn(0, 0, 3), insn(1, 0, 3)};
+    run(m, t, 2);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL(rep.captures->len, 0);
+    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 0x1); /* Ovf_PMC0, not OvfBuf */
+    CU_ASSERT_TRUE(diag_has(&rep, "PEBS on PMC0 with AnyThread, EDGE, INV or CMASK set is "
+                                  "invalid (SDM Vol. 3B §18.8.1.1)"));
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+
+    /* load latency on PMC3 and another PEBS event on PMC0 */
+    m = mk("wsm", 1);
+    wr(m, LDLAT, 3, 0);
+    wr(m, EVTSEL0 + 3, EVT(0x0b, 0x10) | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 0, EVT(0xc0, 0x01) | EN | USR | OS, 0);
+    wr(m, PMC0, (uint64_t)-1, 0);
+    wr(m, PEBS_EN, 0x9ull | (1ull << 35), 0);
+    pmusim_rec_t u[] = {insn(0, 0, 3)};
+    run(m, u, 1);
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL(rep.captures->len, 0);
+    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 0x1);
+    CU_ASSERT_TRUE(diag_has(&rep, "PEBS on PMC0 beside load latency is invalid"));
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+/* Knights Mill 0x3C umask 0x01 is CPU_CLK_UNHALTED.REF in Intel's event
+ * data; libpfm4's umask 0x02 keeps working. */
+static void test_knm_ref_cycles_encodings(void)
+{
+    pmusim_model_t *m = mk("knm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x3c, 0x01) | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 1, EVT(0x3c, 0x02) | EN | USR | OS, 0);
+    pmusim_rec_t t[] = {insn(0, 0, 3), idle(1, 0, 9)};
+    run(m, t, 2);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 10);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 10);
+    pmusim_model_free(m);
+}
+
 /* ---- stage 2: PEBS ---- */
 
 static void test_pebs_load_latency(void)
 {
     pmusim_model_t *m = mk("wsm", 1);
+    /* load latency runs on IA32_PMC3 only (Intel's event data) */
     wr(m, LDLAT, 20, 0);
-    wr(m, PEBS_EN, 0x1ull | (1ull << 32), 0);
-    wr(m, EVTSEL0, EVT(0x0b, 0x10) | EN | USR | OS | INT, 0);
-    wr(m, PMC0, (uint64_t)-2, 0);
+    wr(m, PEBS_EN, 0x8ull | (1ull << 35), 0);
+    wr(m, EVTSEL0 + 3, EVT(0x0b, 0x10) | EN | USR | OS | INT, 0);
+    wr(m, PMC0 + 3, (uint64_t)-2, 0);
     pmusim_rec_t t[] = {load(0, 30, PMUSIM_LVL_L3), load(1, 10, PMUSIM_LVL_L1D),
                         load(2, 20, PMUSIM_LVL_L2), load(3, 50, PMUSIM_LVL_LOCAL_DRAM),
                         load(4, 90, PMUSIM_LVL_REMOTE_DRAM)};
     t[4].mem.is_store = 1; /* a store never counts */
     run(m, t, G_N_ELEMENTS(t));
     /* qualifying (latency > 20): cycle 0 (-> -1), cycle 3 (-> wrap) */
-    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 0);
-    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 1ull << 62); /* OvfBuf, not Ovf_PMC0 */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 0);
+    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 1ull << 62); /* OvfBuf, not Ovf_PMC3 */
     pmusim_report_t rep;
     pmusim_report_init(&rep);
     m->ops->report(m, &rep);
     CU_ASSERT_EQUAL_FATAL(rep.captures->len, 1);
     CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 0),
-                           "PEBS-LL cycle=3 thread=0 IA32_PMC0 ip=0x40000c addr=0x100c0 "
+                           "PEBS-LL cycle=3 thread=0 IA32_PMC3 ip=0x40000c addr=0x100c0 "
                            "latency=50 source=local-DRAM");
     CU_ASSERT_EQUAL(m->pmi_count, 1);
     pmusim_report_clear(&rep);
@@ -828,16 +1034,6 @@ static void test_pebs_ip_and_non_pebs_event(void)
 
 /* ---- stage 3: trace-derived events ---- */
 
-static pmusim_rec_t branch(uint64_t cycle, uint8_t kind, int taken, int ok)
-{
-    pmusim_rec_t r = insn(cycle, 0, 3);
-    r.flags = PMUSIM_F_BRANCH;
-    r.br.kind = kind;
-    r.br.taken = (uint8_t)taken;
-    r.br.dir_ok = (uint8_t)ok;
-    r.br.tgt_ok = 1;
-    return r;
-}
 
 static void test_branch_and_memory_events(void)
 {
@@ -941,6 +1137,12 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_any_thread_wsm);
     PMUSIM_ADD_TEST(s, test_any_thread_knm);
     PMUSIM_ADD_TEST(s, test_halted_thread_total_cycles);
+    PMUSIM_ADD_TEST(s, test_not_in_trace_status);
+    PMUSIM_ADD_TEST(s, test_derived_events_wsm);
+    PMUSIM_ADD_TEST(s, test_mem_records);
+    PMUSIM_ADD_TEST(s, test_counter_restrictions);
+    PMUSIM_ADD_TEST(s, test_invalid_pebs_setups);
+    PMUSIM_ADD_TEST(s, test_knm_ref_cycles_encodings);
     PMUSIM_ADD_TEST(s, test_explicit_events);
     s = CU_add_suite("sim_x86_offcore_pebs", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_offcore_wsm);
