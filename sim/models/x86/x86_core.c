@@ -81,6 +81,7 @@ typedef struct x86_ctr {
     bool programmed;
     bool restricted; /* event not countable on this counter (Intel's data): counts nothing */
     bool pebs_invalid; /* PEBS requested in a set-up the SDM calls invalid: overflows normally */
+    bool pebs_armed;   /* PEBS: overflowed; the assist fires at the next qualifying event */
     uint64_t overflows;
     x86_filter_t fb[X86_MAX_BITS]; /* BITS: one filter per umask bit */
     char label[PMUSIM_REG_LABEL_MAX];
@@ -282,6 +283,18 @@ static uint64_t x86_heap_min(const GArray *h)
 
 /* ---- overflow, PEBS, PMI ---- */
 
+/* The IP of the instruction after record r, which a PEBS record holds (SDM
+ * Vol. 3B §18.8.1.1: "the IP of the instruction following the one that
+ * caused the event"): a taken branch's target, else ip + len.  A trace
+ * without instruction lengths (len 0) gives the instruction's own IP
+ * (docs/sim-x86.md §6). */
+static uint64_t x86_ip_after(const pmusim_rec_t *r)
+{
+    if (r->kind == PMUSIM_REC_INSN && (r->flags & PMUSIM_F_BRANCH) && r->br.taken)
+        return r->br.target;
+    return r->ip + r->len;
+}
+
 static void x86_capture(x86_model_t *m, const x86_ctr_t *c, uint64_t cycle,
                         const pmusim_rec_t *r)
 {
@@ -291,7 +304,7 @@ static void x86_capture(x86_model_t *m, const x86_ctr_t *c, uint64_t cycle,
     }
     char name[24];
     x86_ctr_name(c, name, sizeof name);
-    uint64_t ip = r ? r->ip : m->th[c->thread].last_ip;
+    uint64_t ip = r ? x86_ip_after(r) : m->th[c->thread].last_ip;
     if (c->ll && r && (r->flags & PMUSIM_F_MEM)) {
         const char *lvl = r->mem.level < PMUSIM_LVL_COUNT ? x86_level_names[r->mem.level] : "?";
         g_ptr_array_add(m->captures,
@@ -306,10 +319,26 @@ static void x86_capture(x86_model_t *m, const x86_ctr_t *c, uint64_t cycle,
     }
 }
 
+/* The PEBS assist of an armed counter c at the qualifying record r (SDM
+ * Vol. 3B §18.8.1.1): the record is written (r's data: for load latency,
+ * that later load), OvfBuf is set as with a one-record buffer threshold
+ * (reference §5), and with INT a PMI is raised. */
+static void x86_pebs_assist(x86_model_t *m, x86_ctr_t *c, const pmusim_rec_t *r)
+{
+    char name[24];
+    x86_ctr_name(c, name, sizeof name);
+    c->pebs_armed = false;
+    m->th[c->thread].global_status |= X86_STATUS_OVFBUF;
+    x86_capture(m, c, m->cur, r);
+    pmusim_model_log(&m->base, m->cur, c->thread, "%s PEBS assist: record written", name);
+    if (c->intr)
+        m->pending_pmi |= 1u << c->thread;
+}
+
 /* Counter c wrapped `wraps` times at `cycle` (r: the record that caused it,
- * or NULL for a cycle increment).  A PEBS-enabled counter takes a PEBS assist
- * instead of setting its overflow bit (SDM §18.8.1.1, reference §5): the
- * record is written and OvfBuf is set, as with a one-record buffer threshold. */
+ * or NULL for a cycle increment).  A PEBS-enabled counter sets no overflow
+ * bit and raises no PMI: the overflow arms PEBS, and the assist fires at
+ * the next qualifying event (SDM Vol. 3B §18.8.1.1; x86_pebs_assist). */
 static void x86_overflow(x86_model_t *m, x86_ctr_t *c, uint64_t cycle, uint64_t wraps,
                          const pmusim_rec_t *r)
 {
@@ -318,9 +347,9 @@ static void x86_overflow(x86_model_t *m, x86_ctr_t *c, uint64_t cycle, uint64_t 
     x86_ctr_name(c, name, sizeof name);
     c->overflows += wraps;
     if (c->pebs) {
-        th->global_status |= X86_STATUS_OVFBUF;
-        x86_capture(m, c, cycle, r);
-        pmusim_model_log(&m->base, cycle, c->thread, "%s overflow: PEBS record", name);
+        c->pebs_armed = true;
+        pmusim_model_log(&m->base, cycle, c->thread, "%s overflow: PEBS armed", name);
+        return;
     } else {
         th->global_status |= 1ull << x86_status_bit(c);
         if (wraps > 1)
@@ -627,6 +656,8 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
     }
     c->programmed = c->programmed || local_en;
     c->ll = false;
+    if (!c->pebs)
+        c->pebs_armed = false;
 
     if (slot < X86_MAX_GP) {
         const x86_evmap_t *hits[X86_MAX_BITS];
@@ -731,7 +762,9 @@ static void x86_recompile(x86_model_t *m)
                 m->lazy[m->n_lazy++] = c;
             if (c->cls == X86_CLS_THRESH)
                 m->thresh[m->n_thresh++] = c;
-            c->unit = c->cls == X86_CLS_DIRECT && c->src == X86_SRC_INSN && !c->any;
+            /* PEBS counters take the dispatching path, where an armed
+             * counter's next qualifying record fires the assist */
+            c->unit = c->cls == X86_CLS_DIRECT && c->src == X86_SRC_INSN && !c->any && !c->pebs;
             if (c->unit) {
                 x86_thread_t *th = &m->th[t];
                 th->units[th->n_units++] = c;
@@ -754,7 +787,7 @@ static void x86_recompile(x86_model_t *m)
                     x86_listeners_t *l = &rt->lst[p];
                     if (!((c->plm_mask >> p) & 1))
                         continue;
-                    if (c->src == X86_SRC_FILTER && c->cls == X86_CLS_DIRECT) {
+                    if (c->src == X86_SRC_FILTER && c->cls == X86_CLS_DIRECT && !c->pebs) {
                         l->filt[l->n_filt++] = c;
                         /* a filter needing no flag must see every record */
                         l->filt_flags |= c->f.need_flags ? c->f.need_flags : 0xffffu;
@@ -1052,6 +1085,8 @@ static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_li
         }
         if (!occ)
             continue;
+        if (G_UNLIKELY(c->pebs_armed))
+            x86_pebs_assist(m, c, r);
         if (c->cls == X86_CLS_DIRECT) {
             c->value += occ;
             if (c->value > c->max)
@@ -1073,6 +1108,8 @@ static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t
         x86_ctr_t *c = th->ev_lst[k];
         if (c->ev_key != key || !((c->plm_mask >> plm) & 1))
             continue;
+        if (G_UNLIKELY(c->pebs_armed) && r->n)
+            x86_pebs_assist(m, c, r);
         if (c->cls == X86_CLS_DIRECT)
             x86_ctr_add(m, c, r->n, m->cur, r);
         else

@@ -90,6 +90,7 @@ static pmusim_rec_t insn(uint64_t cycle, uint8_t thread, uint8_t plm)
     r.thread = thread;
     r.plm = plm;
     r.ip = 0x400000 + cycle * 4;
+    r.len = 4;
     r.oc.snoop = PMUSIM_OFFCORE_NONE;
     return r;
 }
@@ -986,20 +987,25 @@ static void test_pebs_load_latency(void)
     wr(m, PMC0 + 3, (uint64_t)-2, 0);
     pmusim_rec_t t[] = {load(0, 30, PMUSIM_LVL_L3), load(1, 10, PMUSIM_LVL_L1D),
                         load(2, 20, PMUSIM_LVL_L2), load(3, 50, PMUSIM_LVL_LOCAL_DRAM),
-                        load(4, 90, PMUSIM_LVL_REMOTE_DRAM)};
+                        load(4, 90, PMUSIM_LVL_REMOTE_DRAM), load(5, 60, PMUSIM_LVL_L3)};
     t[4].mem.is_store = 1; /* a store never counts */
     run(m, t, G_N_ELEMENTS(t));
-    /* qualifying (latency > 20): cycle 0 (-> -1), cycle 3 (-> wrap) */
-    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 0);
+    /* qualifying (latency > 20): cycle 0 (-> -1), cycle 3 (-> wrap: PEBS
+     * armed, no record yet), cycle 5: the next qualifying load fires the
+     * assist (SDM §18.8.1.1); it counts too (-> 1).  The record holds that
+     * later load and the IP of the instruction after it (0x400014 + 4). */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 1);
     CU_ASSERT_EQUAL(rd(m, STATUS, 0), 1ull << 62); /* OvfBuf, not Ovf_PMC3 */
     pmusim_report_t rep;
     pmusim_report_init(&rep);
     m->ops->report(m, &rep);
     CU_ASSERT_EQUAL_FATAL(rep.captures->len, 1);
     CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 0),
-                           "PEBS-LL cycle=3 thread=0 IA32_PMC3 ip=0x40000c addr=0x100c0 "
-                           "latency=50 source=local-DRAM");
+                           "PEBS-LL cycle=5 thread=0 IA32_PMC3 ip=0x400018 addr=0x10140 "
+                           "latency=60 source=L3");
     CU_ASSERT_EQUAL(m->pmi_count, 1);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_PMC3 overflow: PEBS armed", 3, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "interrupt", 5, 0), 1);
     pmusim_report_clear(&rep);
     pmusim_model_free(m);
 }
@@ -1012,14 +1018,27 @@ static void test_pebs_ip_and_non_pebs_event(void)
     wr(m, EVTSEL0 + 1, EVT(0x3c, 0x00) | EN | USR | OS, 0); /* not PEBS-capable */
     wr(m, PMC0 + 0, (uint64_t)-2, 0);
     wr(m, PMC0 + 1, (uint64_t)-2, 0);
-    pmusim_rec_t t[] = {insn(0, 0, 3), insn(1, 0, 3), insn(2, 0, 3)};
-    run(m, t, 3);
+    wr(m, EVTSEL0 + 2, EVT(0xc4, 0x00) | EN | USR | OS, 0); /* all branches, PEBS */
+    wr(m, PMC0 + 2, (uint64_t)-1, 0);
+    wr(m, PEBS_EN, 0x7, 0);
+    pmusim_rec_t t[] = {insn(0, 0, 3), insn(1, 0, 3), insn(2, 0, 3),
+                        branch(3, PMUSIM_BR_IND, 1, 1), branch(4, PMUSIM_BR_COND, 1, 1)};
+    t[3].br.target = 0x500000;
+    t[4].br.target = 0x600000;
+    run(m, t, G_N_ELEMENTS(t));
     pmusim_report_t rep;
     pmusim_report_init(&rep);
     m->ops->report(m, &rep);
-    CU_ASSERT_EQUAL_FATAL(rep.captures->len, 1);
+    /* PMC0 wraps at the instruction of cycle 1 (armed); the next retired
+     * instruction (cycle 2) fires the assist, whose record holds the IP of
+     * the instruction after it: 0x400008 + 4.  PMC2 wraps at the branch of
+     * cycle 3; the taken branch of cycle 4 fires its assist: the next
+     * instruction is the branch target. */
+    CU_ASSERT_EQUAL_FATAL(rep.captures->len, 2);
     CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 0),
-                           "PEBS cycle=1 thread=0 IA32_PMC0 ip=0x400004");
+                           "PEBS cycle=2 thread=0 IA32_PMC0 ip=0x40000c");
+    CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 1),
+                           "PEBS cycle=4 thread=0 IA32_PMC2 ip=0x600000");
     /* the cycles counter overflowed normally in cycle 1 */
     CU_ASSERT_EQUAL(rd(m, STATUS, 0), (1ull << 62) | 0x2);
     gboolean said = FALSE;
