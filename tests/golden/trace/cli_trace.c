@@ -88,14 +88,14 @@ static void test_gen_convert_dump(void)
     char *dump = NULL, *text = NULL;
     CU_ASSERT_EQUAL(run(&dump, NULL, "trace", "dump", bin2, NULL), 0);
     CU_ASSERT_FATAL(g_file_get_contents(txt, &text, NULL, NULL));
-    CU_ASSERT(dump && g_str_has_prefix(text, "pmusim-trace 1\n") && strcmp(dump, text) == 0);
+    CU_ASSERT(dump && g_str_has_prefix(text, "pmusim-trace 2\n") && strcmp(dump, text) == 0);
     g_free(dump);
     g_free(text);
     /* --to text overrides the extension */
     CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "gen", "--cpu", "ita2", "--records", "10", "--to",
                         "text", bin2, NULL), 0);
     CU_ASSERT(g_file_get_contents(bin2, &text, NULL, NULL) &&
-              g_str_has_prefix(text, "pmusim-trace 1\nisa ia64\n"));
+              g_str_has_prefix(text, "pmusim-trace 2\nisa ia64\n"));
     g_free(text);
     g_unlink(bin);
     g_unlink(txt);
