@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #define RAW_SIZE (128u * 1024u)
 #define DBUF_SIZE (256u * 1024u)
@@ -143,9 +144,17 @@ static gboolean bin_refill(pmusim_trace_reader_t *r, GError **error)
         ZSTD_outBuffer out = { r->dbuf + r->dlen, DBUF_SIZE - r->dlen, 0 };
         size_t ret = ZSTD_decompressStream(r->zd, &out, &in);
         if (ZSTD_isError(ret)) {
-            bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
-                      "corrupt compressed data near file byte %" PRIu64 ": %s",
-                      r->raw_off + r->raw_pos, ZSTD_getErrorName(ret));
+            if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge)
+                /* a policy refusal, not damage: the data may be fine */
+                bin_error(r, error, PMUSIM_TRACE_ERROR_LIMIT,
+                          "the zstd frame near file byte %" PRIu64 " needs a decompression "
+                          "window above pmusim's limit of %u MiB (FORMAT.md §6); decompress it "
+                          "with 'zstd -d --long=31' and compress it again without --long",
+                          r->raw_off + r->raw_pos, (1u << TR_ZSTD_WINDOW_LOG_MAX) >> 20);
+            else
+                bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                          "corrupt compressed data near file byte %" PRIu64 ": %s",
+                          r->raw_off + r->raw_pos, ZSTD_getErrorName(ret));
             return FALSE;
         }
         if (in.pos == 0 && out.pos == 0) {
@@ -1567,8 +1576,13 @@ static pmusim_trace_reader_t *reader_start(pmusim_trace_reader_t *r, GError **er
         pmusim_trace_reader_free(r);
         return NULL;
     }
-    /* a file's first read returns at least 4 bytes unless the file is shorter */
-    r->binary = r->raw_len - r->raw_pos >= 4 && memcmp(r->raw + r->raw_pos, zstd_magic, 4) == 0;
+    /* a file's first read returns at least 4 bytes unless the file is shorter;
+     * a zstd stream starts with a frame (magic 28 b5 2f fd) or a skippable
+     * frame (magic 0x184D2A50..5F, little-endian: 5? 2a 4d 18, RFC 8878 §3.1.2) */
+    const uint8_t *m = r->raw + r->raw_pos;
+    r->binary = r->raw_len - r->raw_pos >= 4 &&
+                (memcmp(m, zstd_magic, 4) == 0 ||
+                 ((m[0] & 0xf0) == 0x50 && m[1] == 0x2a && m[2] == 0x4d && m[3] == 0x18));
     gboolean ok = r->binary ? bin_open(r, error) : text_open(r, error);
     if (!ok) {
         pmusim_trace_reader_free(r);

@@ -183,6 +183,9 @@ static int convert_lackey(const char *in, const char *out, pmusim_trace_form_t f
     pmusim_trace_header_init(&h, cpu, 1);
     pmusim_trace_header_set_meta(&h, "generator", "pmusim trace convert --from lackey");
     pmusim_trace_header_set_meta(&h, "program", in);
+    /* lackey gives every access but no cache level, timing, branch kind or
+     * prediction: the models must not read the placeholders as facts */
+    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALLMEM);
     GError *error = NULL;
     const char *inputs[] = { in, NULL };
     pmusim_trace_writer_t *w = pmusim_trace_writer_open_checked(out, form, &h, inputs, &error);
@@ -197,7 +200,7 @@ static int convert_lackey(const char *in, const char *out, pmusim_trace_form_t f
     if (ok && pmusim_cli_show_progress())
         fprintf(stderr,
                 "lackey: %" PRIu64 " instructions, %" PRIu64 " accesses (%" PRIu64
-                " extra accesses dropped), %" PRIu64 " branches\n",
+                " beyond an instruction's first, as MEM records), %" PRIu64 " branches\n",
                 st.instructions, st.accesses, st.extra_accesses, st.branches);
     return finish_writer(w, ok, error);
 }
@@ -266,10 +269,10 @@ static gboolean parse_u64_arg(const char *s, uint64_t *v)
         return FALSE;
     if (g_ascii_string_to_unsigned(s, 10, 0, UINT64_MAX, v, NULL))
         return TRUE;
-    /* also 1e8-style counts */
+    /* also 1e8-style counts: any whole number below 2^64 */
     char *end;
     double d = g_ascii_strtod(s, &end);
-    if (*end || end == s || !(d >= 0 && d <= 1e18) || d != (double)(uint64_t)d)
+    if (*end || end == s || !(d >= 0 && d < 18446744073709551616.0) || d != (double)(uint64_t)d)
         return FALSE;
     *v = (uint64_t)d;
     return TRUE;
@@ -312,8 +315,14 @@ static int cmd_gen(int argc, char **argv)
         goto out;
     }
     uint64_t v;
-    if (!records || !parse_u64_arg(records, &p.records) || p.records < 1) {
+    if (!records) {
         status = pmusim_cli_usage("trace gen", "--records N is required (N >= 1)");
+        goto out;
+    }
+    if (!parse_u64_arg(records, &p.records) || p.records < 1) {
+        status = pmusim_cli_usage("trace gen",
+                                  "--records must be a whole number from 1 to 2^64-1 (e.g. "
+                                  "1000000 or 1e6), not '%s'", records);
         goto out;
     }
     if (seed && !parse_u64_arg(seed, &p.seed)) {

@@ -696,17 +696,19 @@ static void test_lackey(void)
     CU_ASSERT(pmusim_trace_convert_lackey(in, w, &st, &e));
     CU_ASSERT(pmusim_trace_writer_close(w, &e));
     /* the committed log: 320 lines = 6 "==pid==" header lines, 246 "I" lines
-     * and 68 L/S/M lines, each following a different instruction */
+     * and 68 L/S/M lines (29 L, 32 S, 7 M), each following a different
+     * instruction; an M is a load and a store: 29 + 32 + 2 * 7 = 75 accesses,
+     * the 7 stores of the M lines as MEM records */
     CU_ASSERT_EQUAL(st.instructions, 246);
-    CU_ASSERT_EQUAL(st.accesses, 68);
-    CU_ASSERT_EQUAL(st.extra_accesses, 0);
+    CU_ASSERT_EQUAL(st.accesses, 75);
+    CU_ASSERT_EQUAL(st.extra_accesses, 7);
     CU_ASSERT_EQUAL(st.skipped_lines, 6);
     CU_ASSERT_EQUAL(st.branches, 25);
     pmusim_trace_reader_t *r = pmusim_trace_reader_open(out, &e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     size_t n = 0;
     pmusim_rec_t *recs = read_all(r, 100, &n, &e);
-    CU_ASSERT_EQUAL_FATAL(n, 246);
+    CU_ASSERT_EQUAL_FATAL(n, 253);
     /* "I  0401ab70,3" then "I  0401ab73,5" + " S 1fff000708,8" then "I  0401b770,1" */
     CU_ASSERT_EQUAL(recs[0].ip, 0x401ab70);
     CU_ASSERT_EQUAL(recs[0].len, 3);
@@ -716,12 +718,21 @@ static void test_lackey(void)
     CU_ASSERT_EQUAL(recs[1].mem.is_store, 1);
     CU_ASSERT_EQUAL(recs[1].flags, PMUSIM_F_MEM | PMUSIM_F_BRANCH);
     CU_ASSERT_EQUAL(recs[1].br.target, 0x401b770);
-    unsigned loads = 0, stores = 0;
-    for (size_t i = 0; i < n; i++)
+    unsigned loads = 0, stores = 0, mems = 0;
+    for (size_t i = 0; i < n; i++) {
         if (recs[i].flags & PMUSIM_F_MEM)
             *(recs[i].mem.is_store ? &stores : &loads) += 1;
-    CU_ASSERT_EQUAL(loads, 29);  /* grep -c '^ L' */
-    CU_ASSERT_EQUAL(stores, 39); /* S and M lines */
+        if (recs[i].kind == PMUSIM_REC_MEM) {
+            mems++;
+            /* the store half of an M: same bytes as the load in its INSN */
+            CU_ASSERT(recs[i - 1].kind == PMUSIM_REC_INSN && !recs[i - 1].mem.is_store &&
+                      recs[i].mem.is_store && recs[i].mem.addr == recs[i - 1].mem.addr &&
+                      recs[i].ip == recs[i - 1].ip);
+        }
+    }
+    CU_ASSERT_EQUAL(mems, 7);
+    CU_ASSERT_EQUAL(loads, 36);  /* L lines and the loads of M lines */
+    CU_ASSERT_EQUAL(stores, 39); /* S lines and the stores of M lines */
     g_free(recs);
     pmusim_trace_reader_free(r);
     /* a malformed line is reported with its number */
@@ -734,6 +745,82 @@ static void test_lackey(void)
     CU_ASSERT(e && strstr(e->message, "line 2"));
     g_clear_error(&e);
     pmusim_trace_writer_close(w, NULL);
+    /* issue 15: strict numbers and lines, bounded work on any input */
+    static const struct {
+        const char *log;
+        gssize len;
+        const char *want; /* NULL: converts */
+    } cases[] = {
+        { "I  0401000,3\n L -1,8\n", -1, "line 2: bad address" },
+        { "I  0401000,3\n L 12345678901234567890123,8\n", -1, "line 2: address longer than 16" },
+        { "I  0401000,3\n L ffffffffffffffff,8\n", -1, NULL },
+        { "I  0401000,0\n", -1, "line 1: bad size" },
+        { "I  0401000,256\n", -1, "line 1: bad size" },
+        { "I  0401000,3000\n", -1, "line 1: size too large" },
+        { "I  0401000,3x\n", -1, "line 1: unexpected 'x' after the size" },
+        { "I  0401000,3 \r\n", -1, NULL },
+        { "I0401000,3\n", -1, "line 1: expected blanks after 'I'" },
+        { " X 0401000,3\n", -1, "line 1: expected 'I  ADDR,SIZE'" },
+        { "I  0401000,3\n\0\0\0\0\n", 19, "line 2: NUL byte" },
+        { "\0\0\0\0\0\0\0\0", 8, "line 1: NUL byte" },
+        { "==1== x\n\nI  0401000,3", -1, NULL }, /* no final newline */
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        CU_ASSERT_FATAL(g_file_set_contents(bad, cases[i].log, cases[i].len, NULL));
+        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+        w = pmusim_trace_writer_open(out, PMUSIM_TRACE_BINARY, &h, &e);
+        pmusim_trace_header_clear(&h);
+        gboolean ok = pmusim_trace_convert_lackey(bad, w, &st, &e);
+        if (cases[i].want) {
+            CU_ASSERT_FALSE(ok);
+            if (!e || !strstr(e->message, cases[i].want))
+                fprintf(stderr, "lackey case %zu: %s\n", i, e ? e->message : "no error");
+            CU_ASSERT(e && strstr(e->message, cases[i].want));
+        } else {
+            CU_ASSERT(ok && st.instructions == 1);
+        }
+        g_clear_error(&e);
+        pmusim_trace_writer_abort(w);
+    }
+    /* a line beyond 512 bytes, complete or at the end */
+    GString *lng = g_string_new("I  0401000,3");
+    for (int i = 0; i < 600; i++)
+        g_string_append_c(lng, ' ');
+    for (int nl = 0; nl < 2; nl++) {
+        CU_ASSERT_FATAL(g_file_set_contents(bad, lng->str, -1, NULL));
+        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+        w = pmusim_trace_writer_open(out, PMUSIM_TRACE_BINARY, &h, &e);
+        pmusim_trace_header_clear(&h);
+        CU_ASSERT_FALSE(pmusim_trace_convert_lackey(bad, w, &st, &e));
+        CU_ASSERT(g_error_matches(e, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_LIMIT));
+        CU_ASSERT(e && strstr(e->message, "line 1: longer than 512 bytes"));
+        g_clear_error(&e);
+        pmusim_trace_writer_abort(w);
+        g_string_append_c(lng, '\n');
+    }
+    g_string_free(lng, TRUE);
+    /* every access of an instruction is kept, in order */
+    CU_ASSERT_FATAL(g_file_set_contents(bad, "I  0401000,3\n L 100,8\n S 200,4\n L 300,2\n"
+                                             "I  0401003,1\n", -1, NULL));
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    w = pmusim_trace_writer_open(out, PMUSIM_TRACE_TEXT, &h, &e);
+    pmusim_trace_header_clear(&h);
+    CU_ASSERT(pmusim_trace_convert_lackey(bad, w, &st, &e));
+    CU_ASSERT(pmusim_trace_writer_close(w, &e));
+    CU_ASSERT(st.accesses == 3 && st.extra_accesses == 2 && st.branches == 0);
+    r = pmusim_trace_reader_open(out, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    recs = read_all(r, 100, &n, &e);
+    CU_ASSERT_FATAL(recs && n == 4);
+    CU_ASSERT(recs[0].kind == PMUSIM_REC_INSN && recs[0].mem.addr == 0x100 &&
+              recs[0].mem.size == 8 && !recs[0].mem.is_store);
+    CU_ASSERT(recs[1].kind == PMUSIM_REC_MEM && recs[1].mem.addr == 0x200 &&
+              recs[1].mem.size == 4 && recs[1].mem.is_store && recs[1].ip == 0x401000);
+    CU_ASSERT(recs[2].kind == PMUSIM_REC_MEM && recs[2].mem.addr == 0x300 &&
+              !recs[2].mem.is_store && recs[2].cycle == 0);
+    CU_ASSERT(recs[3].kind == PMUSIM_REC_INSN && recs[3].cycle == 1 && recs[3].ip == 0x401003);
+    g_free(recs);
+    pmusim_trace_reader_free(r);
     g_unlink(bad);
     g_unlink(out);
     g_free(bad);
@@ -1322,6 +1409,79 @@ static void test_v2_end_line(void)
     g_free(path);
 }
 
+/* Issue 15: true zstd messages.  A skippable frame before the trace is
+ * binary, not "a NUL byte in a text trace"; a frame that asks for a window
+ * beyond the limit is a LIMIT refusal, not corrupt data. */
+static void test_zstd_messages(void)
+{
+    GByteArray *s = stream_new();
+    PUT(s, 0x95, 0x00);
+    GBytes *z = compress(s);
+    gsize len;
+    const guint8 *d = g_bytes_get_data(z, &len);
+    GByteArray *sk = g_byte_array_new();
+    PUT(sk, 0x5e, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 'a', 'b', 'c'); /* skippable frame, 3 bytes */
+    g_byte_array_append(sk, d, (guint)len);
+    GError *e = NULL;
+    size_t n = 9;
+    pmusim_rec_t *r = read_mem((const char *)sk->data, sk->len, 0, 8, &n, NULL, &e);
+    CU_ASSERT(r && n == 0);
+    if (e)
+        fprintf(stderr, "skippable: %s\n", e->message);
+    g_clear_error(&e);
+    g_free(r);
+    g_byte_array_unref(sk);
+    g_bytes_unref(z);
+    /* a 32 MiB window (streamed, so zstd cannot shrink it to the content) */
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_windowLog, 25);
+    guint8 out[4096];
+    ZSTD_outBuffer ob = { out, sizeof out, 0 };
+    ZSTD_inBuffer ib = { s->data, s->len, 0 };
+    ZSTD_compressStream2(cc, &ob, &ib, ZSTD_e_continue);
+    ZSTD_inBuffer none = { NULL, 0, 0 };
+    CU_ASSERT(ZSTD_compressStream2(cc, &ob, &none, ZSTD_e_end) == 0);
+    ZSTD_freeCCtx(cc);
+    expect_read_error(out, ob.pos, PMUSIM_TRACE_ERROR_LIMIT, "needs a decompression window",
+                      "limit of 16 MiB");
+    g_byte_array_unref(s);
+}
+
+/* Issue 15: symbol names have a total limit (64 MiB), like markers: 16385
+ * names of 4096 bytes (a file of a few hundred KiB) are refused at the
+ * symbol that crosses it, before the reader allocates more. */
+static void test_symbol_bytes_limit(void)
+{
+    GByteArray *s = stream_new();
+    char name[4096];
+    memset(name, 's', sizeof name);
+    for (unsigned i = 0; i < 16385; i++) {
+        PUT(s, 0x94, 0x01, 0x01, 0x80, 0x20); /* SYMBOL start 1 size 1, name length 4096 */
+        g_byte_array_append(s, (const guint8 *)name, sizeof name);
+    }
+    PUT(s, 0x95, 0x00);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "record 0",
+                        "more than 1048576 symbols or 64 MiB of symbol names");
+    /* the writer refuses the same */
+    char *path = tmp_path("pmusim-sym-XXXXXX");
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    GError *e = NULL;
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_TEXT, &h, &e);
+    pmusim_trace_header_clear(&h);
+    name[sizeof name - 1] = 0;
+    unsigned i;
+    for (i = 0; i < 20000; i++)
+        if (!pmusim_trace_writer_add_symbol(w, 1, 2, name, &e))
+            break;
+    CU_ASSERT_EQUAL(i, 16388); /* 16388 names of 4095 bytes fit in 64 MiB, not 16389 */
+    CU_ASSERT(g_error_matches(e, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_LIMIT));
+    g_clear_error(&e);
+    pmusim_trace_writer_abort(w);
+    g_unlink(path);
+    g_free(path);
+}
+
 /* The canonical form: a field of a part whose flag is clear is 0 whatever
  * the binary input says. */
 static void test_v2_canonical_binary(void)
@@ -1383,5 +1543,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_v2_plm_default);
     PMUSIM_ADD_TEST(s, test_v2_end_line);
     PMUSIM_ADD_TEST(s, test_v2_canonical_binary);
+    PMUSIM_ADD_TEST(s, test_zstd_messages);
+    PMUSIM_ADD_TEST(s, test_symbol_bytes_limit);
 }
 
