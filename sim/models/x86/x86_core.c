@@ -70,6 +70,8 @@ typedef struct x86_ctr {
     uint64_t since;      /* accrued up to here (exclusive) */
     uint64_t rate;       /* increments per cycle from `since` */
     uint64_t rate_until; /* rate changes at this point (X86_NEVER: not before an event) */
+    uint32_t ref_num, ref_den; /* increments per `rate` unit: reference ratio (RATE on REF), else 1/1 */
+    uint64_t ref_frac;   /* reference ratio: remainder (in 1/ref_den) carried between syncs */
     GArray *out_ends;    /* OUTSTANDING: min-heap of request end cycles */
     /* configuration */
     uint8_t thread, slot; /* slot < X86_MAX_GP: IA32_PMCslot; else fixed slot - X86_MAX_GP */
@@ -130,6 +132,7 @@ typedef struct x86_model {
     uint64_t end;      /* trace end (exclusive) */
     uint64_t records;
     uint64_t deadline; /* earliest event of a lazy counter */
+    uint32_t ref_num, ref_den; /* reference-clock cycles per core cycle (set_ref_ratio) */
     uint64_t fast_limit; /* a record cycle below this needs no x86_advance (0: always) */
     uint32_t pending_pmi; /* threads with a PMI to deliver */
     bool gap_mode;
@@ -433,6 +436,39 @@ static void x86_units_sync_all(x86_model_t *m)
 
 /* ---- lazy accrual ---- */
 
+__extension__ typedef unsigned __int128 x86_u128;
+
+/* Increments of lazy counter c over `cycles` cycles from `since`: rate x
+ * cycles, scaled by the reference ratio for reference-clock counters with
+ * the remainder carried in ref_frac (*frac: the new remainder).  128-bit:
+ * a span may reach 2^64 cycles. */
+static x86_u128 x86_lazy_incs(const x86_ctr_t *c, uint64_t cycles, uint64_t *frac)
+{
+    x86_u128 n = (x86_u128)c->rate * cycles;
+    if (c->ref_num == c->ref_den) {
+        *frac = c->ref_frac;
+        return n;
+    }
+    x86_u128 t = n * c->ref_num + c->ref_frac;
+    *frac = (uint64_t)(t % c->ref_den);
+    return t / c->ref_den;
+}
+
+/* The fewest cycles from `since` in which c (rate > 0) takes at least
+ * `incs` increments: the inverse of x86_lazy_incs. */
+static x86_u128 x86_lazy_cycles_for(const x86_ctr_t *c, x86_u128 incs)
+{
+    x86_u128 need = incs * c->ref_den;
+    need = need > c->ref_frac ? need - c->ref_frac : 0;
+    x86_u128 units = (need + c->ref_num - 1) / c->ref_num;
+    return (units + c->rate - 1) / c->rate;
+}
+
+static uint64_t x86_u128_sat(x86_u128 v)
+{
+    return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
 static void x86_sync_to(x86_model_t *m, uint64_t to)
 {
     for (uint32_t i = 0; i < m->n_lazy; i++) {
@@ -440,8 +476,13 @@ static void x86_sync_to(x86_model_t *m, uint64_t to)
         if (to <= c->since)
             continue;
         uint64_t stop = to < c->rate_until ? to : c->rate_until;
-        if (c->rate && stop > c->since)
-            x86_ctr_add(m, c, c->rate * (stop - c->since), stop - 1, NULL);
+        if (c->rate && stop > c->since) {
+            uint64_t frac;
+            uint64_t n = x86_u128_sat(x86_lazy_incs(c, stop - c->since, &frac));
+            c->ref_frac = frac;
+            if (n)
+                x86_ctr_add(m, c, n, stop - 1, NULL);
+        }
         c->since = to;
     }
 }
@@ -450,7 +491,8 @@ static uint64_t x86_ctr_next_event(const x86_ctr_t *c)
 {
     uint64_t ev = c->rate_until;
     if (c->rate) {
-        uint64_t ov = x86_sat_add(c->since, (c->max - c->value) / c->rate + 1);
+        uint64_t ov = x86_sat_add(
+            c->since, x86_u128_sat(x86_lazy_cycles_for(c, (x86_u128)c->max - c->value + 1)));
         if (ov < ev)
             ev = ov;
     }
@@ -712,7 +754,13 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
     if (c->cls != old_cls || c->cls == X86_CLS_OFF) {
         c->rate = 0;
         c->rate_until = X86_NEVER;
+        c->ref_frac = 0;
     }
+    /* reference cycles tick at the reference ratio (docs/sim-x86.md §3);
+     * a threshold on them compares per core cycle */
+    bool ref = c->cls == X86_CLS_RATE && c->src == X86_SRC_REF;
+    c->ref_num = ref ? m->ref_num : 1;
+    c->ref_den = ref ? m->ref_den : 1;
     c->since = m->now;
 }
 
@@ -868,21 +916,20 @@ static void x86_collapse_wraps(x86_model_t *m, uint64_t horizon)
         x86_ctr_t *c = m->lazy[i];
         if (horizon <= c->since)
             continue;
-        __extension__ typedef unsigned __int128 u128;
-        const u128 span = (u128)1 << 64; /* no more than 2^64 - 1 cycles */
-        const u128 modulus = (u128)c->max + 1;
-        u128 total = (u128)c->value + (u128)c->rate * (horizon - c->since);
-        u128 wraps = total / modulus;
+        const x86_u128 modulus = (x86_u128)c->max + 1;
+        uint64_t frac;
+        x86_u128 total = (x86_u128)c->value + x86_lazy_incs(c, horizon - c->since, &frac);
+        x86_u128 wraps = total / modulus;
         if (wraps) {
-            /* cycles until the increments reach wraps x modulus - value */
-            u128 need = wraps * modulus - c->value;
-            u128 cycles = (need + c->rate - 1) / c->rate;
+            /* the cycle in which the increments reach wraps x modulus - value */
+            x86_u128 cycles = x86_lazy_cycles_for(c, wraps * modulus - c->value);
             runs[n].c = c;
-            runs[n].wraps = wraps >= span ? UINT64_MAX : (uint64_t)wraps;
+            runs[n].wraps = x86_u128_sat(wraps);
             runs[n].last = c->since + (uint64_t)cycles - 1;
             n++;
         }
         c->value = (uint64_t)(total % modulus);
+        c->ref_frac = frac;
         c->since = horizon;
     }
     for (uint32_t i = 1; i < n; i++) /* insertion sort by cycle: n is small */
@@ -1427,6 +1474,7 @@ static void x86_ctr_write(x86_model_t *m, x86_ctr_t *c, const pmusim_regwrite_t 
     x86_units_sync_all(m);
     x86_sync_to(m, m->now);
     c->value = ext & c->max;
+    c->ref_frac = 0;
     c->since = m->now;
     if (c->unit)
         x86_units_sync(m, &m->th[c->thread], NULL); /* new budget */
@@ -1628,8 +1676,9 @@ static uint64_t x86_ctr_peek(const x86_model_t *m, const x86_ctr_t *c)
         v += x86_tally(&m->th[c->thread], c) - c->unit_snap;
     if (c->cls != X86_CLS_OFF && c->cls != X86_CLS_DIRECT && m->now > c->since && c->rate) {
         uint64_t stop = m->now < c->rate_until ? m->now : c->rate_until;
+        uint64_t frac;
         if (stop > c->since)
-            v += c->rate * (stop - c->since);
+            v += (uint64_t)x86_lazy_incs(c, stop - c->since, &frac); /* no wrap is pending */
     }
     return v & c->max;
 }
@@ -1675,6 +1724,15 @@ gboolean x86_read_reg(pmusim_model_t *base, pmusim_regspace_t space, uint32_t nu
     }
 }
 
+void x86_set_ref_ratio(pmusim_model_t *base, uint32_t num, uint32_t den)
+{
+    x86_model_t *m = x86_of(base);
+    x86_sync_to(m, m->now); /* what was accrued keeps the old ratio */
+    m->ref_num = num;
+    m->ref_den = den;
+    x86_recompile(m);
+}
+
 /* ---- life cycle and report ---- */
 
 pmusim_model_t *x86_create(const x86_desc_t *d, uint32_t nthreads, GError **error)
@@ -1689,6 +1747,8 @@ pmusim_model_t *x86_create(const x86_desc_t *d, uint32_t nthreads, GError **erro
     pmusim_model_base_init(&m->base, d->ops, nthreads);
     m->d = d;
     m->deadline = X86_NEVER;
+    m->ref_num = d->ref_num;
+    m->ref_den = d->ref_den;
     m->captures = g_ptr_array_new_with_free_func(g_free);
     for (uint32_t t = 0; t < nthreads; t++) {
         x86_thread_t *th = &m->th[t];

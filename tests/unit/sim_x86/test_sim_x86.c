@@ -975,6 +975,32 @@ static void test_knm_ref_cycles_encodings(void)
     pmusim_model_free(m);
 }
 
+/* Reference cycles (fixed counter 2, CPU_CLK_UNHALTED:REF_P) tick at the
+ * settable reference ratio; core cycles do not. */
+static void test_ref_ratio(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    GError *err = NULL;
+    CU_ASSERT_FALSE(pmusim_model_set_ref_ratio(m, 0, 3, &err));
+    g_clear_error(&err);
+    CU_ASSERT_TRUE(pmusim_model_set_ref_ratio(m, 2, 3, &err));
+    wr(m, FIXED_CTRL, 0xbb0, 0); /* ctr1 cycles, ctr2 reference cycles, both with PMI */
+    wr(m, EVTSEL0, EVT(0x3c, 0x01) | EN | USR | OS, 0); /* REF_P */
+    wr(m, GCTRL, 0x1ull | (3ull << 33), 0);
+    wr(m, FIXED0 + 2, 0xfffffffffffeull, 0); /* 2 reference cycles before the wrap */
+    pmusim_rec_t t[] = {insn(0, 0, 3), idle(1, 0, 9)};
+    run(m, t, 2);
+    /* 10 core cycles = 20/3 reference cycles: 6 counted, 2/3 carried; fixed
+     * ctr2 reaches 2^48 after 2 reference cycles = 3 core cycles (2/3, 4/3,
+     * 6/3): it wraps in cycle 2 and holds 4 */
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 10);
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 6);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 2, 0), 4);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_FIXED_CTR2 overflow", 2, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "interrupt", 2, 0), 1);
+    pmusim_model_free(m);
+}
+
 /* ---- stage 2: PEBS ---- */
 
 static void test_pebs_load_latency(void)
@@ -1162,6 +1188,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_counter_restrictions);
     PMUSIM_ADD_TEST(s, test_invalid_pebs_setups);
     PMUSIM_ADD_TEST(s, test_knm_ref_cycles_encodings);
+    PMUSIM_ADD_TEST(s, test_ref_ratio);
     PMUSIM_ADD_TEST(s, test_explicit_events);
     s = CU_add_suite("sim_x86_offcore_pebs", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_offcore_wsm);
