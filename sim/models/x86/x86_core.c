@@ -78,6 +78,8 @@ typedef struct x86_ctr {
     uint8_t cmask;
     bool any, edge, inv, intr, pebs, ll;
     bool prev_cond; /* THRESH: condition of the previous cycle (EDGE) */
+    bool obs_fired; /* THRESH: incremented at the last close (observe_cycles) */
+    uint64_t obs_v; /* THRESH: occurrences compared at the last close (observe_cycles) */
     bool unit;      /* counted through the thread's INSN tallies (x86_units_sync) */
     uint64_t unit_snap; /* unit: the tallies' sum over plm_mask already in `value` */
     bool programmed;
@@ -120,8 +122,10 @@ typedef struct x86_thread {
     uint64_t ds_area;
     uint64_t offcore[2]; /* per thread (knm); on wsm only the core's first thread's copy is used */
     uint64_t last_ip;
+    uint64_t pmi_cycle;  /* cycle of the latest PMI (observe_cycles) */
     uint8_t plm;
     bool active;
+    bool frozen;         /* GLOBAL_CTRL cleared by FREEZE_PERFMON_ON_PMI, not rewritten since */
 } x86_thread_t;
 
 typedef struct x86_model {
@@ -145,6 +149,12 @@ typedef struct x86_model {
     GPtrArray *captures;
     uint64_t captures_dropped;
     uint64_t ev_seen[256 * 256 / 64]; /* bit code << 8 | umask: an EVENT record of it was read */
+    /* observe_cycles: the window [obs_from, obs_to), the observer, and each
+     * counter's value and wraps at the end of the previous cycle */
+    pmusim_cycle_observer_fn obs_fn;
+    void *obs_user;
+    uint64_t obs_from, obs_to;
+    uint64_t obs_value[X86_MAX_THREADS][X86_NCTR], obs_wraps[X86_MAX_THREADS][X86_NCTR];
     x86_thread_t th[X86_MAX_THREADS];
 } x86_model_t;
 
@@ -509,6 +519,9 @@ static void x86_deadline_update(x86_model_t *m)
     }
     m->deadline = dl;
     m->fast_limit = m->n_thresh ? 0 : dl;
+    /* an observed window: every cycle boundary in it goes through x86_advance */
+    if (m->obs_fn && m->cur < m->obs_to && m->obs_from < m->fast_limit)
+        m->fast_limit = m->obs_from;
 }
 
 static bool x86_plm_ok(const x86_ctr_t *c, const x86_thread_t *th)
@@ -864,8 +877,10 @@ static void x86_raise_pending(x86_model_t *m, uint64_t cycle)
             x86_thread_t *th = &m->th[t];
             /* SDM Vol. 3B §18 (IA32_DEBUGCTL): with FREEZE_PERFMON_ON_PMI a PMI
              * request clears the enable bits of IA32_PERF_GLOBAL_CTRL. */
+            th->pmi_cycle = cycle;
             if ((th->debugctl & X86_DEBUGCTL_FREEZE_PERFMON_ON_PMI) && th->global_ctrl) {
                 th->global_ctrl = 0;
+                th->frozen = true;
                 pmusim_model_log(&m->base, cycle, t,
                                  "freeze on PMI: IA32_PERF_GLOBAL_CTRL cleared");
                 x86_recompile(m);
@@ -996,7 +1011,7 @@ static void x86_run_events(x86_model_t *m, uint64_t target)
 }
 
 /* Closes the open cycle and moves time to `c2` (> cur). */
-static void x86_advance(x86_model_t *m, uint64_t c2)
+static void x86_advance_span(x86_model_t *m, uint64_t c2)
 {
     uint64_t cur = m->cur;
     for (uint32_t i = 0; i < m->n_thresh; i++) {
@@ -1006,6 +1021,8 @@ static void x86_advance(x86_model_t *m, uint64_t c2)
         bool cond = x86_gate(m, c) && x86_thresh_cond(c, v);
         bool inc = c->edge ? cond && !c->prev_cond : cond;
         c->prev_cond = cond;
+        c->obs_v = v;
+        c->obs_fired = inc;
         if (inc)
             x86_ctr_add(m, c, 1, cur, NULL);
     }
@@ -1023,6 +1040,105 @@ static void x86_advance(x86_model_t *m, uint64_t c2)
         }
     }
     m->cur = m->now = c2;
+}
+
+/* Current value of a counter including what is accrued lazily. */
+static uint64_t x86_ctr_peek(const x86_model_t *m, const x86_ctr_t *c)
+{
+    uint64_t v = c->value;
+    if (c->unit) /* no wrap is pending: the budget would have triggered it */
+        v += x86_tally(&m->th[c->thread], c) - c->unit_snap;
+    if (c->cls != X86_CLS_OFF && c->cls != X86_CLS_DIRECT && m->now > c->since && c->rate) {
+        uint64_t stop = m->now < c->rate_until ? m->now : c->rate_until;
+        uint64_t frac;
+        if (stop > c->since)
+            v += (uint64_t)x86_lazy_incs(c, stop - c->since, &frac); /* no wrap is pending */
+    }
+    return v & c->max;
+}
+
+/* ---- per-cycle observation (pmusim wave) ---- */
+
+/* The counters in report() order: per thread, IA32_PMC0.. then the fixed. */
+static x86_ctr_t *x86_report_ctr(x86_model_t *m, uint32_t t, uint32_t k)
+{
+    return &m->th[t].ctr[k < m->d->n_gp ? k : X86_FIXED_SLOT(k - m->d->n_gp)];
+}
+
+static void x86_obs_snapshot(x86_model_t *m)
+{
+    for (uint32_t t = 0; t < m->base.nthreads; t++)
+        for (uint32_t k = 0; k < m->d->n_gp + X86_NUM_FIXED; k++) {
+            const x86_ctr_t *c = x86_report_ctr(m, t, k);
+            m->obs_value[t][k] = x86_ctr_peek(m, c);
+            m->obs_wraps[t][k] = c->overflows;
+        }
+}
+
+/* Cycle `cycle` has just been closed: one probe per counter to the observer. */
+static void x86_obs_emit(x86_model_t *m, uint64_t cycle)
+{
+    pmusim_counter_probe_t probes[X86_MAX_THREADS * X86_NCTR];
+    size_t n = 0;
+    for (uint32_t t = 0; t < m->base.nthreads; t++) {
+        const x86_thread_t *th = &m->th[t];
+        for (uint32_t k = 0; k < m->d->n_gp + X86_NUM_FIXED; k++) {
+            const x86_ctr_t *c = x86_report_ctr(m, t, k);
+            pmusim_counter_probe_t *p = &probes[n++];
+            memset(p, 0, sizeof *p);
+            p->value = x86_ctr_peek(m, c);
+            uint64_t wraps = c->overflows - m->obs_wraps[t][k];
+            p->increment = wraps * (c->max + 1) + p->value - m->obs_value[t][k];
+            p->overflow = wraps != 0;
+            bool thresholded = c->cls == X86_CLS_THRESH;
+            p->conditioned = thresholded;
+            p->cond = thresholded ? c->prev_cond : 1;
+            p->edge = thresholded && c->edge && c->obs_fired;
+            p->raw = thresholded ? c->obs_v : p->increment;
+            p->frozen = th->frozen;
+            p->interrupt = th->pmi_cycle == cycle;
+            m->obs_value[t][k] = p->value;
+            m->obs_wraps[t][k] = c->overflows;
+        }
+    }
+    m->obs_fn(&m->base, cycle, probes, n, m->obs_user);
+}
+
+/* x86_advance_span() one cycle at a time through the observed window (the
+ * cycles before and after it keep their O(1) gaps). */
+static void x86_advance(x86_model_t *m, uint64_t c2)
+{
+    if (G_LIKELY(!m->obs_fn || m->cur >= m->obs_to || c2 < m->obs_from)) {
+        x86_advance_span(m, c2);
+        return;
+    }
+    while (m->cur < c2) {
+        uint64_t cycle = m->cur;
+        if (cycle < m->obs_from) {
+            x86_advance_span(m, m->obs_from); /* closes `cycle`, skips to the window */
+            x86_obs_snapshot(m);
+        } else if (cycle < m->obs_to) {
+            x86_advance_span(m, cycle + 1);
+            x86_obs_emit(m, cycle);
+            if (cycle + 1 == m->obs_to)
+                x86_deadline_update(m); /* the fast path may resume */
+        } else {
+            x86_advance_span(m, c2);
+        }
+    }
+}
+
+void x86_observe_cycles(pmusim_model_t *base, uint64_t from, uint64_t to,
+                        pmusim_cycle_observer_fn fn, void *user)
+{
+    x86_model_t *m = x86_of(base);
+    m->obs_fn = fn;
+    m->obs_user = user;
+    m->obs_from = from > m->cur ? from : m->cur;
+    m->obs_to = to;
+    if (m->obs_from == m->cur)
+        x86_obs_snapshot(m);
+    x86_deadline_update(m);
 }
 
 static void x86_state_changed(x86_model_t *m)
@@ -1605,6 +1721,7 @@ gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError 
         if (v & ~x86_global_valid(d))
             return x86_gp_fault(error, d, w, NULL, v & ~x86_global_valid(d));
         th->global_ctrl = v;
+        th->frozen = false;
         x86_recompile(m);
         return TRUE;
     case X86_MSR_GLOBAL_STATUS:
@@ -1666,21 +1783,6 @@ gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError 
         break;
     }
     return x86_gp_fault(error, d, w, "MSR not implemented", 0);
-}
-
-/* Current value of a counter including what is accrued lazily. */
-static uint64_t x86_ctr_peek(const x86_model_t *m, const x86_ctr_t *c)
-{
-    uint64_t v = c->value;
-    if (c->unit) /* no wrap is pending: the budget would have triggered it */
-        v += x86_tally(&m->th[c->thread], c) - c->unit_snap;
-    if (c->cls != X86_CLS_OFF && c->cls != X86_CLS_DIRECT && m->now > c->since && c->rate) {
-        uint64_t stop = m->now < c->rate_until ? m->now : c->rate_until;
-        uint64_t frac;
-        if (stop > c->since)
-            v += (uint64_t)x86_lazy_incs(c, stop - c->since, &frac); /* no wrap is pending */
-    }
-    return v & c->max;
 }
 
 gboolean x86_read_reg(pmusim_model_t *base, pmusim_regspace_t space, uint32_t num,
@@ -1753,6 +1855,7 @@ pmusim_model_t *x86_create(const x86_desc_t *d, uint32_t nthreads, GError **erro
     for (uint32_t t = 0; t < nthreads; t++) {
         x86_thread_t *th = &m->th[t];
         th->active = true;
+        th->pmi_cycle = X86_NEVER;
         th->plm = 3; /* until the thread's first record says otherwise */
         /* Power-up: the GP enables are set for compatibility with version 1
          * software, the fixed enables clear (docs/sim-x86.md). */

@@ -157,6 +157,8 @@ void x86_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n);
 void x86_finish(pmusim_model_t *m);
 void x86_report(pmusim_model_t *m, pmusim_report_t *r);
 void x86_set_ref_ratio(pmusim_model_t *m, uint32_t num, uint32_t den);
+void x86_observe_cycles(pmusim_model_t *m, uint64_t from, uint64_t to,
+                        pmusim_cycle_observer_fn fn, void *user);
 const char *x86_event_source(const x86_desc_t *d, uint32_t code, uint32_t umask);
 /* The restriction of (code, umask) on d, or NULL when every counter may count it. */
 const x86_restriction_t *x86_restriction_find(const x86_desc_t *d, uint8_t code, uint8_t umask);

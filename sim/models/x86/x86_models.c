@@ -242,6 +242,7 @@ const pmusim_model_ops_t pmusim_model_wsm = {
     .report = x86_report,
     .event_source = wsm_event_source,
     .set_ref_ratio = x86_set_ref_ratio,
+    .observe_cycles = x86_observe_cycles,
     .describe_reg = x86_describe_reg_wsm,
 };
 
@@ -259,6 +260,7 @@ const pmusim_model_ops_t pmusim_model_wsm_dp = {
     .report = x86_report,
     .event_source = wsm_dp_event_source,
     .set_ref_ratio = x86_set_ref_ratio,
+    .observe_cycles = x86_observe_cycles,
     .describe_reg = x86_describe_reg_wsm_dp,
 };
 
@@ -276,5 +278,6 @@ const pmusim_model_ops_t pmusim_model_knm = {
     .report = x86_report,
     .event_source = knm_event_source,
     .set_ref_ratio = x86_set_ref_ratio,
+    .observe_cycles = x86_observe_cycles,
     .describe_reg = x86_describe_reg_knm,
 };

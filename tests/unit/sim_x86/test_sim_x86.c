@@ -1001,6 +1001,85 @@ static void test_ref_ratio(void)
     pmusim_model_free(m);
 }
 
+/* observe_cycles: one call per cycle of the window, IDLE gap included. */
+typedef struct obs_log {
+    uint64_t cycles[16];
+    pmusim_counter_probe_t probes[16][7];
+    size_t n, nprobes;
+} obs_log_t;
+
+static void obs_collect(pmusim_model_t *m, uint64_t cycle, const pmusim_counter_probe_t *p,
+                        size_t n, void *user)
+{
+    obs_log_t *o = user;
+    (void)m;
+    if (o->n < 16 && n <= 7) {
+        o->cycles[o->n] = cycle;
+        memcpy(o->probes[o->n], p, n * sizeof *p);
+        o->nprobes = n;
+    }
+    o->n++;
+}
+
+static void expect_probe(const pmusim_counter_probe_t *p, uint64_t value, uint64_t raw,
+                         uint64_t inc, int conditioned, int cond, int ovf, int intr)
+{
+    CU_ASSERT_EQUAL(p->value, value);
+    CU_ASSERT_EQUAL(p->raw, raw);
+    CU_ASSERT_EQUAL(p->increment, inc);
+    CU_ASSERT_EQUAL(p->conditioned, conditioned);
+    CU_ASSERT_EQUAL(p->cond, cond);
+    CU_ASSERT_EQUAL(p->overflow, ovf);
+    CU_ASSERT_EQUAL(p->interrupt, intr);
+    CU_ASSERT_EQUAL(p->frozen, 0);
+}
+
+static void test_observe_cycles(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0xc0, 0x01) | EN | USR | OS, 0);                 /* instructions */
+    wr(m, EVTSEL0 + 1, EVT(0xc2, 0x01) | EN | USR | OS | CMASK(1) | INV, 0); /* stall cycles */
+    wr(m, FIXED_CTRL, 0xb0, 0); /* fixed ctr1: cycles, PMI */
+    wr(m, GCTRL, 0x3ull | (1ull << 33), 0);
+    wr(m, FIXED0 + 1, 0xfffffffffffdull, 0); /* -3 */
+    obs_log_t o = {0};
+    m->ops->observe_cycles(m, 1, 6, obs_collect, &o);
+    pmusim_rec_t t[] = {insn(0, 0, 3), insn(0, 0, 3), insn(1, 0, 3), idle(2, 0, 3),
+                        insn(5, 0, 3)};
+    run(m, t, G_N_ELEMENTS(t));
+    /* window [1, 6): cycles 1-5 (2-4 are the IDLE gap), 7 probes each
+     * (PMC0-3, FIXED_CTR0-2).  Instructions: 2 in cycle 0, 1 in 1, 1 in 5.
+     * Stalls (uops < 1): cycles 2, 3, 4.  Fixed ctr1 from -3: -3 + k + 1
+     * after cycle k: wraps in cycle 2 with a PMI. */
+    CU_ASSERT_EQUAL_FATAL(o.n, 5);
+    CU_ASSERT_EQUAL(o.nprobes, 7);
+    for (size_t i = 0; i < 5; i++)
+        CU_ASSERT_EQUAL(o.cycles[i], i + 1);
+    const uint64_t w48 = 1ull << 48;
+    /* cycle 1 */
+    expect_probe(&o.probes[0][0], 3, 1, 1, 0, 1, 0, 0);
+    expect_probe(&o.probes[0][1], 0, 1, 0, 1, 0, 0, 0);
+    expect_probe(&o.probes[0][5], w48 - 1, 1, 1, 0, 1, 0, 0);
+    /* cycle 2: the first gap cycle; the PMI is the thread's: every probe
+     * of thread 0 shows it */
+    expect_probe(&o.probes[1][0], 3, 0, 0, 0, 1, 0, 1);
+    expect_probe(&o.probes[1][1], 1, 0, 1, 1, 1, 0, 1);
+    expect_probe(&o.probes[1][5], 0, 1, 1, 0, 1, 1, 1);
+    /* cycles 3, 4 */
+    expect_probe(&o.probes[2][1], 2, 0, 1, 1, 1, 0, 0);
+    expect_probe(&o.probes[2][5], 1, 1, 1, 0, 1, 0, 0);
+    expect_probe(&o.probes[3][1], 3, 0, 1, 1, 1, 0, 0);
+    /* cycle 5 */
+    expect_probe(&o.probes[4][0], 4, 1, 1, 0, 1, 0, 0);
+    expect_probe(&o.probes[4][1], 3, 1, 0, 1, 0, 0, 0);
+    expect_probe(&o.probes[4][5], 3, 1, 1, 0, 1, 0, 0);
+    /* observation changes no count */
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 4);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 3);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 3);
+    pmusim_model_free(m);
+}
+
 /* ---- stage 2: PEBS ---- */
 
 static void test_pebs_load_latency(void)
@@ -1189,6 +1268,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_invalid_pebs_setups);
     PMUSIM_ADD_TEST(s, test_knm_ref_cycles_encodings);
     PMUSIM_ADD_TEST(s, test_ref_ratio);
+    PMUSIM_ADD_TEST(s, test_observe_cycles);
     PMUSIM_ADD_TEST(s, test_explicit_events);
     s = CU_add_suite("sim_x86_offcore_pebs", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_offcore_wsm);
