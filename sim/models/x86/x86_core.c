@@ -42,6 +42,9 @@
 #include <string.h>
 
 #define X86_NEVER UINT64_MAX
+/* A bit no PMUSIM_F_* uses, set on every record for the filter-listener
+ * test: a filter that needs no flag (PEBS instruction counters) lists it. */
+#define X86_F_ANY_RECORD 0x8000u
 #define X86_LISTENERS (X86_NCTR * X86_MAX_THREADS)
 #define X86_CAPTURE_MAX 100000u
 
@@ -139,6 +142,7 @@ typedef struct x86_model {
     uint32_t ref_num, ref_den; /* reference-clock cycles per core cycle (set_ref_ratio) */
     uint64_t fast_limit; /* a record cycle below this needs no x86_advance (0: always) */
     uint32_t pending_pmi; /* threads with a PMI to deliver */
+    uint32_t n_armed;     /* PEBS counters waiting for their next qualifying event */
     bool gap_mode;
     bool finished;
     bool warned_order, warned_thread;
@@ -341,6 +345,7 @@ static void x86_pebs_assist(x86_model_t *m, x86_ctr_t *c, const pmusim_rec_t *r)
     char name[24];
     x86_ctr_name(c, name, sizeof name);
     c->pebs_armed = false;
+    m->n_armed--;
     m->th[c->thread].global_status |= X86_STATUS_OVFBUF;
     x86_capture(m, c, m->cur, r);
     pmusim_model_log(&m->base, m->cur, c->thread, "%s PEBS assist: record written", name);
@@ -360,6 +365,7 @@ static void x86_overflow(x86_model_t *m, x86_ctr_t *c, uint64_t cycle, uint64_t 
     x86_ctr_name(c, name, sizeof name);
     c->overflows += wraps;
     if (c->pebs) {
+        m->n_armed += !c->pebs_armed;
         c->pebs_armed = true;
         pmusim_model_log(&m->base, cycle, c->thread, "%s overflow: PEBS armed", name);
         return;
@@ -711,8 +717,10 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
     }
     c->programmed = c->programmed || local_en;
     c->ll = false;
-    if (!c->pebs)
+    if (!c->pebs && c->pebs_armed) {
         c->pebs_armed = false;
+        m->n_armed--;
+    }
 
     if (slot < X86_MAX_GP) {
         const x86_evmap_t *hits[X86_MAX_BITS];
@@ -741,6 +749,11 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         if (c->src == X86_SRC_LDLAT) {
             c->lat_min = (uint32_t)th->ldlat;
             c->ll = c->pebs && ((th->pebs_enable >> (32 + slot)) & 1);
+            /* the same condition as a filter, so that the filter listeners
+             * (and the fast loop) can serve it */
+            c->f.need_flags = PMUSIM_F_MEM;
+            c->f.mem_dir = 1u; /* loads */
+            c->f.lat_ge = c->lat_min + 1;
         }
     }
     c->f = x86_filter_norm(c->f);
@@ -848,10 +861,15 @@ static void x86_recompile(x86_model_t *m)
                     x86_listeners_t *l = &rt->lst[p];
                     if (!((c->plm_mask >> p) & 1))
                         continue;
-                    if (c->src == X86_SRC_FILTER && c->cls == X86_CLS_DIRECT && !c->pebs) {
+                    /* filter listeners: filter events, load latency (as a
+                     * filter), and PEBS instruction counters (a filter that
+                     * matches every INSN record) */
+                    if (c->cls == X86_CLS_DIRECT &&
+                        (c->src == X86_SRC_FILTER || c->src == X86_SRC_LDLAT ||
+                         (c->src == X86_SRC_INSN && c->pebs))) {
                         l->filt[l->n_filt++] = c;
                         /* a filter needing no flag must see every record */
-                        l->filt_flags |= c->f.need_flags ? c->f.need_flags : 0xffffu;
+                        l->filt_flags |= c->f.need_flags ? c->f.need_flags : X86_F_ANY_RECORD;
                     } else {
                         l->gen[l->n_gen++] = c;
                     }
@@ -1157,7 +1175,7 @@ static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r
         if (r->mem.level >= 32 || r->mem.tlb >= 32)
             return false;
         if (!((f->mem_dir >> (r->mem.is_store != 0)) & 1) || !((f->lvl_mask >> r->mem.level) & 1) ||
-            !((f->tlb_mask >> r->mem.tlb) & 1))
+            !((f->tlb_mask >> r->mem.tlb) & 1) || r->mem.latency < f->lat_ge)
             return false;
     }
     if ((f->need_flags & PMUSIM_F_OFFCORE) && (r->oc.req >= 32 || !((f->oc_req >> r->oc.req) & 1)))
@@ -1280,6 +1298,16 @@ static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t
     }
 }
 
+/* A filter listener's record matched: an armed PEBS counter takes its
+ * assist first (this is its next qualifying event), then the count. */
+static inline void x86_filt_count(x86_model_t *m, x86_ctr_t *ct, const pmusim_rec_t *r)
+{
+    if (G_UNLIKELY(ct->pebs_armed))
+        x86_pebs_assist(m, ct, r);
+    if (G_UNLIKELY(++ct->value > ct->max))
+        x86_ctr_wrapped(m, ct, m->cur, r);
+}
+
 /* A further memory access of the thread's last instruction (format v2 MEM
  * record): it feeds every memory event (loads, stores, misses, latency) but
  * no instruction or uop count; the record's `flags` are not meaningful, so
@@ -1292,9 +1320,8 @@ static void x86_count_mem(x86_model_t *m, const x86_thread_t *th, const pmusim_r
     if (l->filt_flags & PMUSIM_F_MEM) {
         for (uint32_t k = 0; k < l->n_filt; k++) {
             x86_ctr_t *ct = l->filt[k];
-            if ((ct->f.need_flags & PMUSIM_F_MEM) && x86_filter_match(&ct->f, &mr) &&
-                G_UNLIKELY(++ct->value > ct->max))
-                x86_ctr_wrapped(m, ct, m->cur, &mr);
+            if ((ct->f.need_flags & PMUSIM_F_MEM) && x86_filter_match(&ct->f, &mr))
+                x86_filt_count(m, ct, &mr);
         }
     }
     if (l->n_gen)
@@ -1305,7 +1332,7 @@ static void x86_count_mem(x86_model_t *m, const x86_thread_t *th, const pmusim_r
  * dispatch on their source, and no PMI waits for delivery. */
 static bool x86_fast_ok(const x86_model_t *m)
 {
-    if (m->pending_pmi)
+    if (m->pending_pmi || m->n_armed)
         return false;
     for (uint32_t t = 0; t < m->base.nthreads; t++)
         for (unsigned p = 0; p < 4; p++)
@@ -1397,7 +1424,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             last_ip[t] = r->ip;
         }
         const x86_listeners_t *l = lst[t];
-        if (r->flags & l->filt_flags) {
+        if ((r->flags | X86_F_ANY_RECORD) & l->filt_flags) {
             /* an overflow touches only the counter's own state, the status
              * and the log, so the wraps can follow the increments */
             uint32_t wrapped = 0;
@@ -1495,12 +1522,12 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
             if (G_UNLIKELY(++th->insn_seen == th->unit_due))
                 x86_units_sync(m, th, r);
             const x86_listeners_t *l = &th->lst[plm];
-            if (flags & l->filt_flags) {
+            if ((flags | X86_F_ANY_RECORD) & l->filt_flags) {
                 const uint32_t nf = l->n_filt;
                 for (uint32_t k = 0; k < nf; k++) {
                     x86_ctr_t *ct = l->filt[k];
-                    if (x86_filter_match(&ct->f, r) && G_UNLIKELY(++ct->value > ct->max))
-                        x86_ctr_wrapped(m, ct, m->cur, r);
+                    if (x86_filter_match(&ct->f, r))
+                        x86_filt_count(m, ct, r);
                 }
             }
             if (l->n_gen)

@@ -73,6 +73,7 @@ typedef struct x86_filter {
     uint32_t br_taken;     /* bit 0 not taken, bit 1 taken */
     uint32_t br_misp;      /* bit 0 predicted correctly, bit 1 mispredicted */
     uint32_t oc_req;       /* bit per offcore request bit (oc.req) */
+    uint32_t lat_ge;       /* mem.latency must be at least this (load latency: threshold + 1) */
 } x86_filter_t;
 
 /* One trace-derived event of a model's table (generated from
