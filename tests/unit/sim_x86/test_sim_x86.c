@@ -669,6 +669,18 @@ static void test_explicit_events(void)
     CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 7);
     CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 0);
     pmusim_model_free(m);
+
+    /* EVENT records count at their own privilege level (issue 10): a :u
+     * counter ignores a ring-0 record, a :k counter takes it */
+    m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0xa2, 0x01) | EN | USR, 0);
+    wr(m, EVTSEL0 + 1, EVT(0xa2, 0x01) | EN | OS, 0);
+    pmusim_rec_t u[] = {event(0, 0xa2, 0x01, 2), event(1, 0xa2, 0x01, 5)};
+    u[1].plm = 0;
+    run(m, u, G_N_ELEMENTS(u));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 2);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 5);
+    pmusim_model_free(m);
 }
 
 /* ---- stage 2: offcore response ---- */
