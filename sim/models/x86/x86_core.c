@@ -143,6 +143,8 @@ typedef struct x86_model {
     uint64_t fast_limit; /* a record cycle below this needs no x86_advance (0: always) */
     uint32_t pending_pmi; /* threads with a PMI to deliver */
     uint32_t n_armed;     /* PEBS counters waiting for their next qualifying event */
+    bool has_gen;         /* some thread has listeners that need a dispatch (x86_recompile) */
+    uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
     bool gap_mode;
     bool finished;
     bool warned_order, warned_thread;
@@ -530,7 +532,7 @@ static void x86_deadline_update(x86_model_t *m)
         m->fast_limit = m->obs_from;
 }
 
-static bool x86_plm_ok(const x86_ctr_t *c, const x86_thread_t *th)
+static inline bool x86_plm_ok(const x86_ctr_t *c, const x86_thread_t *th)
 {
     return (c->plm_mask >> th->plm) & 1;
 }
@@ -539,13 +541,19 @@ static bool x86_plm_ok(const x86_ctr_t *c, const x86_thread_t *th)
  * unhalted.  A halted thread's counters keep counting while a sibling runs;
  * the core's counters stop only when every thread is halted (docs/sim-x86.md,
  * "cycle gating"; issue 10). */
-static bool x86_core_powered(const x86_model_t *m, uint32_t t)
+static inline bool x86_core_powered(const x86_model_t *m, uint32_t t)
 {
-    uint32_t first = x86_core_first(m, t);
-    for (uint32_t s = first; s < first + m->d->threads_per_core && s < m->base.nthreads; s++)
-        if (m->th[s].active)
-            return true;
-    return false;
+    return m->core_active[t / m->d->threads_per_core] != 0;
+}
+
+/* Thread t becomes active or halted. */
+static void x86_thread_set_active(x86_model_t *m, uint32_t t, bool active)
+{
+    m->th[t].active = active;
+    if (active)
+        m->core_active[t / m->d->threads_per_core]++;
+    else
+        m->core_active[t / m->d->threads_per_core]--;
 }
 
 /* Cycle-source occurrences of counter c in one cycle: 1 when its thread is
@@ -570,7 +578,7 @@ static uint64_t x86_cycle_v(const x86_model_t *m, const x86_ctr_t *c)
  * powered (some thread unhalted) and its thread (with AnyThread: some thread
  * of the core) is at a privilege level it counts.  A halted thread keeps its
  * last privilege level (docs/sim-x86.md, "cycle gating"). */
-static bool x86_gate(const x86_model_t *m, const x86_ctr_t *c)
+static inline bool x86_gate(const x86_model_t *m, const x86_ctr_t *c)
 {
     if (!x86_core_powered(m, c->thread))
         return false;
@@ -864,7 +872,7 @@ static void x86_recompile(x86_model_t *m)
                     /* filter listeners: filter events, load latency (as a
                      * filter), and PEBS instruction counters (a filter that
                      * matches every INSN record) */
-                    if (c->cls == X86_CLS_DIRECT &&
+                    if ((c->cls == X86_CLS_DIRECT || c->cls == X86_CLS_THRESH) &&
                         (c->src == X86_SRC_FILTER || c->src == X86_SRC_LDLAT ||
                          (c->src == X86_SRC_INSN && c->pebs))) {
                         l->filt[l->n_filt++] = c;
@@ -879,6 +887,10 @@ static void x86_recompile(x86_model_t *m)
     }
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
+    m->has_gen = false;
+    for (uint32_t t = 0; t < nt; t++)
+        for (unsigned p = 0; p < 4; p++)
+            m->has_gen = m->has_gen || m->th[t].lst[p].n_gen;
     x86_rates_update(m);
 }
 
@@ -1028,8 +1040,10 @@ static void x86_run_events(x86_model_t *m, uint64_t target)
     m->now = target;
 }
 
-/* Closes the open cycle and moves time to `c2` (> cur). */
-static void x86_advance_span(x86_model_t *m, uint64_t c2)
+/* Closes the open cycle: the thresholded counters compare its occurrences,
+ * the lazy counters run to its end, and its PMIs are delivered.  Time stays
+ * at the cycle; the caller moves it. */
+static void x86_close_cycle(x86_model_t *m)
 {
     uint64_t cur = m->cur;
     for (uint32_t i = 0; i < m->n_thresh; i++) {
@@ -1044,8 +1058,30 @@ static void x86_advance_span(x86_model_t *m, uint64_t c2)
         if (inc)
             x86_ctr_add(m, c, 1, cur, NULL);
     }
-    x86_run_events(m, cur + 1);
-    x86_raise_pending(m, cur);
+    if (m->deadline <= cur + 1)
+        x86_run_events(m, cur + 1);
+    else
+        m->now = cur + 1; /* nothing lazy happens in this cycle */
+    if (m->pending_pmi)
+        x86_raise_pending(m, cur);
+}
+
+/* Gaps of at most this many cycles are closed one cycle at a time when
+ * thresholded counters exist: cheaper than switching the lazy counters to
+ * gap mode and back (two rate recomputations), with the same outcome. */
+#define X86_SHORT_GAP 8u
+
+/* Closes the open cycle and moves time to `c2` (> cur). */
+static void x86_advance_span(x86_model_t *m, uint64_t c2)
+{
+    if (m->n_thresh && c2 - m->cur <= X86_SHORT_GAP) {
+        while (m->cur + 1 < c2) {
+            x86_close_cycle(m);
+            m->cur = m->now = m->cur + 1;
+        }
+    }
+    uint64_t cur = m->cur;
+    x86_close_cycle(m);
     if (c2 > cur + 1) {
         if (m->n_thresh) {
             m->gap_mode = true;
@@ -1304,7 +1340,9 @@ static inline void x86_filt_count(x86_model_t *m, x86_ctr_t *ct, const pmusim_re
 {
     if (G_UNLIKELY(ct->pebs_armed))
         x86_pebs_assist(m, ct, r);
-    if (G_UNLIKELY(++ct->value > ct->max))
+    if (ct->cls == X86_CLS_THRESH)
+        ct->acc++; /* compared at the cycle's close */
+    else if (G_UNLIKELY(++ct->value > ct->max))
         x86_ctr_wrapped(m, ct, m->cur, r);
 }
 
@@ -1330,15 +1368,11 @@ static void x86_count_mem(x86_model_t *m, const x86_thread_t *th, const pmusim_r
 
 /* Whether x86_consume_fast() may run: no thread has listeners that need a
  * dispatch on their source, and no PMI waits for delivery. */
-static bool x86_fast_ok(const x86_model_t *m)
+static inline bool x86_fast_ok(const x86_model_t *m)
 {
-    if (m->pending_pmi || m->n_armed)
-        return false;
-    for (uint32_t t = 0; t < m->base.nthreads; t++)
-        for (unsigned p = 0; p < 4; p++)
-            if (m->th[t].lst[p].n_gen)
-                return false;
-    return true;
+    /* thresholded counters close every cycle: the general path (whose filter
+     * loop feeds their per-cycle tallies) serves them */
+    return !m->has_gen && !m->n_thresh && !m->pending_pmi && !m->n_armed;
 }
 
 _Static_assert(X86_LISTENERS <= 32, "a listener index fits a 32-bit mask");
@@ -1547,7 +1581,7 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
             break;
         case PMUSIM_REC_THREAD:
             if (th->active != (r->n != 0)) {
-                th->active = r->n != 0;
+                x86_thread_set_active(m, r->thread, r->n != 0);
                 x86_state_changed(m);
             }
             break;
@@ -1881,7 +1915,7 @@ pmusim_model_t *x86_create(const x86_desc_t *d, uint32_t nthreads, GError **erro
     m->captures = g_ptr_array_new_with_free_func(g_free);
     for (uint32_t t = 0; t < nthreads; t++) {
         x86_thread_t *th = &m->th[t];
-        th->active = true;
+        x86_thread_set_active(m, t, true);
         th->pmi_cycle = X86_NEVER;
         th->plm = 3; /* until the thread's first record says otherwise */
         /* Power-up: the GP enables are set for compatibility with version 1
