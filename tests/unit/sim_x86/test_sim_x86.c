@@ -932,6 +932,13 @@ static void test_counter_restrictions(void)
                                   "counts nothing"));
     CU_ASSERT_TRUE(diag_has(&rep, "counts only on IA32_PMC3"));
     pmusim_report_clear(&rep);
+    /* --explain says so too */
+    GString *ex = g_string_new(NULL);
+    CU_ASSERT_TRUE(m->ops->describe_reg(PMUSIM_REG_MSR, EVTSEL0 + 2,
+                                        EVT(0x51, 0x01) | EN | USR | OS, ex));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ex->str, "L1D.REPL counts only on counters 0x3 (Intel's event "
+                                           "data): PMC2 counts nothing"));
+    g_string_free(ex, TRUE);
     pmusim_model_free(m);
 }
 
