@@ -71,6 +71,10 @@ typedef struct pmusim_uarch_access {
      * back.  0 when unknown: the model then treats the access as
      * independent (docs/UARCH.md, timing). */
     uint8_t addr_dep;
+    /* IA-64 ALAT outcome (pmusim_alat_outcome_t) of an ld.c/chk.a, copied to
+     * mem.alat: the ALAT's contents depend on register numbers and
+     * advanced loads that a functional address stream does not carry. */
+    uint8_t alat;
 } pmusim_uarch_access_t;
 
 /* At most this many accesses per instruction (a longer string operation is
@@ -112,11 +116,13 @@ typedef struct pmusim_uarch_options {
     pmusim_uarch_geom_t i1, d1, ll, l2; /* l2.size == 0 with l2_set: "--L2=none" */
     gboolean no_l2;                     /* --L2=none: I1/D1 -> LL as in cachegrind */
     gboolean numa_interleave;           /* wsm_dp --numa=interleave: odd 4 KiB pages live on socket 1 */
+    gboolean knm_mcdram;                /* knm --knm-memory=mcdram: data in MCDRAM (flat mode) */
 } pmusim_uarch_options_t;
 
 void pmusim_uarch_options_init(pmusim_uarch_options_t *o);
 /* Parses one option "--I1=SIZE,ASSOC,LINE", "--D1=...", "--LL=...",
- * "--L2=SIZE,ASSOC,LINE", "--L2=none", "--numa=local|interleave".
+ * "--L2=SIZE,ASSOC,LINE", "--L2=none", "--numa=local|interleave",
+ * "--knm-memory=ddr|mcdram".
  * Returns TRUE and sets *consumed when `arg` is one of them; FALSE with an
  * error naming the option when its value is bad (size, assoc and line > 0,
  * line a power of two, size a multiple of assoc*line, number of sets a power
