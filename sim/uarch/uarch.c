@@ -28,6 +28,15 @@
 #define IDLE_MIN 8u           /* a retirement gap this long becomes an IDLE record */
 #define RING_SIZE 256u        /* >= every CPU's window, power of two */
 #define MAX_INSN_EVENTS 16u
+/* A thread's EVENT counts are summed over at most this many cycles before
+ * they become records, so a stream of misses does not become a stream of
+ * EVENT records; a count lands at most this late (docs/UARCH.md). */
+#define EVENT_SPAN 64u
+
+typedef struct insn_event {
+    uint16_t code, umask;
+    uint64_t n;
+} insn_event_t;
 
 typedef struct uarch_thread {
     uint64_t disp_cycle, ret_cycle;
@@ -49,12 +58,10 @@ typedef struct uarch_thread {
     uint32_t qhead, qlen;
     gboolean holding;          /* Montecito: this thread's records wait for a switch */
     uint64_t switched_in;      /* Montecito: cycle this thread got the pipeline */
+    insn_event_t evacc[MAX_INSN_EVENTS]; /* EVENT counts not yet written */
+    unsigned nevacc;
+    uint64_t evacc_since;      /* retirement cycle of the first counted one */
 } uarch_thread_t;
-
-typedef struct insn_event {
-    uint16_t code, umask;
-    uint64_t n;
-} insn_event_t;
 
 struct pmusim_uarch {
     const uarch_cpu_cfg_t *cfg;
@@ -669,6 +676,49 @@ static int branch_predict(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uar
     return res;
 }
 
+/* ---- EVENT records ---- */
+
+/* Writes a thread's summed EVENT counts at `cycle` (straight to the output
+ * when `direct`, else through rec_new). */
+static pmusim_rec_t *rec_out(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint64_t cycle);
+static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolean direct)
+{
+    uarch_thread_t *t = &u->th[ti];
+    for (unsigned i = 0; i < t->nevacc; i++) {
+        pmusim_rec_t *e = direct ? rec_out(u, ti, PMUSIM_REC_EVENT, cycle)
+                                 : rec_new(u, ti, PMUSIM_REC_EVENT, cycle);
+        e->ev_code = t->evacc[i].code;
+        e->ev_umask = t->evacc[i].umask;
+        e->n = t->evacc[i].n;
+    }
+    t->nevacc = 0;
+}
+
+/* Adds the current instruction's counts to its thread's sums; writes the
+ * sums once they span EVENT_SPAN cycles. */
+static void events_collect(pmusim_uarch_t *u, uint32_t ti, uint64_t r)
+{
+    uarch_thread_t *t = &u->th[ti];
+    for (unsigned i = 0; i < u->niev; i++) {
+        const insn_event_t *e = &u->iev[i];
+        unsigned k;
+        for (k = 0; k < t->nevacc; k++)
+            if (t->evacc[k].code == e->code && t->evacc[k].umask == e->umask)
+                break;
+        if (k == t->nevacc) {
+            if (t->nevacc == MAX_INSN_EVENTS)
+                events_flush(u, ti, r, FALSE);
+            if (!t->nevacc)
+                t->evacc_since = r;
+            k = t->nevacc++;
+            t->evacc[k] = (insn_event_t){ e->code, e->umask, 0 };
+        }
+        t->evacc[k].n += e->n;
+    }
+    if (t->nevacc && r >= t->evacc_since + EVENT_SPAN)
+        events_flush(u, ti, r, FALSE);
+}
+
 /* ---- Montecito thread switching ---- */
 
 /* A record straight to the output (never into a thread's queue). */
@@ -722,6 +772,7 @@ static void mont_schedule(pmusim_uarch_t *u, uint32_t ti)
     }
     uarch_thread_t *r = &u->th[u->running];
     uint64_t s = u->floor + 1;
+    events_flush(u, (uint32_t)u->running, s, TRUE);
     const uarch_ev_t *why = r->holding ? &u->cfg->ev.ts_l3miss
                           : u->want_switch ? &u->cfg->ev.ts_timer : NULL;
     if (why && why->present) {
@@ -942,12 +993,7 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
         m->ip = in->ip;
         m->mem = mem[k];
     }
-    for (unsigned i = 0; i < u->niev; i++) {
-        pmusim_rec_t *e = rec_new(u, ti, PMUSIM_REC_EVENT, r);
-        e->ev_code = u->iev[i].code;
-        e->ev_umask = u->iev[i].umask;
-        e->n = u->iev[i].n;
-    }
+    events_collect(u, ti, r);
     if (!hold) {
         t->last_ret = r;
     }
@@ -1006,6 +1052,12 @@ gboolean pmusim_uarch_finish(pmusim_uarch_t *u, GError **error)
                 mont_schedule(u, i);
         if (u->running >= 0 && u->th[u->running].holding)
             release_held(u, (uint32_t)u->running, 0);
+    }
+    for (uint32_t i = 0; i < u->nthreads; i++) {
+        const uarch_thread_t *t = &u->th[i];
+        uint64_t at = t->last_ret > u->floor ? t->last_ret : u->floor;
+        if (t->nevacc)
+            events_flush(u, i, at, u->soemt);
     }
     if (u->merge) {
         for (uint32_t i = 0; i < u->nthreads; i++)
