@@ -10,6 +10,7 @@ int pmusim_cmd_encode(int argc, char **argv); /* cmd_encode.c */
 int pmusim_cmd_check(int argc, char **argv);  /* cmd_check.c */
 int pmusim_cmd_wave(int argc, char **argv);   /* cmd_wave.c */
 int pmusim_cmd_record(int argc, char **argv); /* cmd_record.c */
+int pmusim_cmd_trace_annotate(int argc, char **argv); /* cmd_annotate.c: `trace annotate` */
 
 /* Shared helpers (cli_util.c). */
 #include <glib.h>
