@@ -1,18 +1,32 @@
 /* pmusim record: sample a trace through an OS front door (perfmon2-style on
- * IA-64, perf_event-style on x86; pmusim/frontdoor.h) and print the samples
- * and a perf-report-like summary by symbol. */
+ * IA-64, perf_event-style on x86; pmusim/frontdoor.h), print the samples
+ * and a perf-report-like summary by symbol with the exact count beside each
+ * estimate, and write perf.data (-o) for perf report / script / mem report
+ * and pmusim report / script.  docs/SAMPLING.md. */
 #include "cmds.h"
 #include "enc_args.h"
 #include "pmusim/frontdoor.h"
 #include "pmusim/sim.h"
+#include "../perfdata/perfdata.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <glib/gstdio.h>
 
 #define RECORD_DEFAULT_PERIOD 10000u
 #define RECORD_DEFAULT_TOP 10u
+/* Default skid (instructions between the overflowing instruction and the
+ * sampled IP) of a non-precise sample.  Intel documents no number; VTune's
+ * guide shows events landing "one or two instructions away", and an
+ * interrupt is taken at the next instruction boundary at the earliest, so
+ * 1 on every model (docs/SAMPLING.md "Skid"); --skid changes it. */
+#define RECORD_DEFAULT_SKID 1u
+/* perf.data process id of the traced program when the trace names none
+ * (metadata "pid"); thread t is tid pid + t. */
+#define RECORD_DEFAULT_PID 1000u
 
 /* x86 MSRs that name a counter (SDM Vol. 3B §18.2). */
 enum {
@@ -113,6 +127,132 @@ static const pmusim_symbol_t *symbol_find(const GArray *syms, uint64_t ip)
     return NULL;
 }
 
+/* ---- the simulated clock ---- */
+
+/* Core clock of each model's reference SKU (../shared/reference/uarch.md,
+ * "Reference SKUs"): sample times in perf.data and frequency mode (-F)
+ * run on it. */
+static uint64_t record_core_hz(pmusim_cpu_t cpu)
+{
+    switch (cpu) {
+    case PMUSIM_CPU_ITA2: return UINT64_C(1500000000); /* Itanium 2 6M, 1.5 GHz */
+    case PMUSIM_CPU_MONT: return UINT64_C(1600000000); /* Itanium 2 9050, 1.6 GHz */
+    case PMUSIM_CPU_KNM: return UINT64_C(1500000000);  /* Xeon Phi 7295, 1.5 GHz */
+    default: return UINT64_C(2660000000);              /* Xeon X5650, 2.66 GHz (wsm, wsm_dp) */
+    }
+}
+
+static uint64_t record_cycles_to_ns(uint64_t cycles, uint64_t hz)
+{
+    __extension__ unsigned __int128 ns = (unsigned __int128)cycles * 1000000000u / hz;
+    return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+}
+
+/* ---- ground truth: every occurrence attributed, no skid ---- */
+
+#define UNKNOWN_SYMBOL "[unknown]"
+
+/* Exact counts of one counter by symbol (a replay sampling every
+ * occurrence with no skid: what a perfect profiler would attribute). */
+typedef struct truth {
+    GHashTable **by_symbol; /* per counter: symbol name (not owned) -> uint64_t* */
+    uint64_t *total;        /* per counter, occurrences counted */
+    size_t n;
+    gboolean done;          /* FALSE: not computed (why in `note`) */
+    char note[160];
+    const GArray *syms;
+} truth_t;
+
+static void truth_init(truth_t *t, size_t n, const GArray *syms)
+{
+    memset(t, 0, sizeof *t);
+    t->n = n;
+    t->syms = syms;
+    t->by_symbol = g_new0(GHashTable *, n);
+    t->total = g_new0(uint64_t, n);
+    for (size_t k = 0; k < n; k++)
+        t->by_symbol[k] = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+}
+
+static void truth_clear(truth_t *t)
+{
+    for (size_t k = 0; k < t->n; k++)
+        g_hash_table_destroy(t->by_symbol[k]);
+    g_free(t->by_symbol);
+    g_free(t->total);
+}
+
+static void truth_add(truth_t *t, size_t k, const char *sym, uint64_t n)
+{
+    uint64_t *c = g_hash_table_lookup(t->by_symbol[k], sym);
+    if (!c) {
+        c = g_new0(uint64_t, 1);
+        g_hash_table_insert(t->by_symbol[k], (gpointer)sym, c);
+    }
+    *c += n;
+}
+
+static uint64_t truth_get(const truth_t *t, size_t k, const char *sym)
+{
+    const uint64_t *c = g_hash_table_lookup(t->by_symbol[k], sym);
+    return c ? *c : 0;
+}
+
+static void truth_sample(const pmusim_sample_t *s, void *user)
+{
+    truth_t *t = user;
+    const pmusim_symbol_t *sym = symbol_find(t->syms, s->overflow_ip);
+    truth_add(t, s->counter, sym ? sym->name : UNKNOWN_SYMBOL, s->period);
+}
+
+/* A second replay of the same trace and registers, every counter sampling
+ * every occurrence (period 1) with no skid, bounded by the same interrupt
+ * limit. */
+static void truth_replay(truth_t *t, const char *trace, const pmusim_model_ops_t *ops,
+                         uint32_t nthreads, const GArray *regs, const GArray *ctrs,
+                         uint64_t max_irq)
+{
+    GError *e = NULL;
+    pmusim_model_t *m = NULL;
+    pmusim_frontdoor_t *fd = NULL;
+    pmusim_trace_reader_t *r = NULL;
+    if (strcmp(trace, "-") == 0) {
+        g_strlcpy(t->note, "the trace came from stdin and cannot be read twice", sizeof t->note);
+        return;
+    }
+    gboolean ok = (r = pmusim_trace_reader_open(trace, &e)) &&
+                  (m = pmusim_model_new(ops->name, nthreads, &e)) &&
+                  pmusim_model_write_regs(m, regs, &e) && (fd = pmusim_frontdoor_new(m, &e));
+    for (guint i = 0; ok && i < ctrs->len; i++) {
+        const rec_ctr_t *c = &g_array_index(ctrs, rec_ctr_t, i);
+        ok = pmusim_frontdoor_add_sampling(fd, c->reg, 1, c->label, &e) >= 0;
+    }
+    if (ok) {
+        pmusim_frontdoor_set_interrupt_limit(fd, max_irq);
+        pmusim_frontdoor_set_sample_fn(fd, truth_sample, t);
+        ok = pmusim_frontdoor_start(fd, &e) && pmusim_frontdoor_replay(fd, r, NULL, NULL, &e);
+    }
+    uint64_t stop;
+    if (!ok) {
+        g_snprintf(t->note, sizeof t->note, "the ground-truth replay failed: %s",
+                   e ? e->message : "?");
+    } else if (pmusim_frontdoor_stopped(fd, &stop)) {
+        g_snprintf(t->note, sizeof t->note,
+                   "the ground-truth replay reached the interrupt limit (%" G_GUINT64_FORMAT
+                   ", --max-interrupts) at cycle %" G_GUINT64_FORMAT,
+                   (guint64)max_irq, (guint64)stop);
+    } else {
+        t->done = TRUE;
+        for (size_t k = 0; k < t->n; k++)
+            for (uint32_t th = 0; th < nthreads; th++)
+                t->total[k] += pmusim_frontdoor_counter_total(fd, k, th);
+    }
+    g_clear_error(&e);
+    pmusim_frontdoor_free(fd);
+    pmusim_model_free(m);
+    pmusim_trace_reader_free(r);
+}
+
 /* ---- output ---- */
 
 /* "name+0xoff", "name" or "[unknown]" */
@@ -120,11 +260,35 @@ static void symbol_text(const GArray *syms, uint64_t ip, char *buf, size_t len)
 {
     const pmusim_symbol_t *s = symbol_find(syms, ip);
     if (!s)
-        g_strlcpy(buf, "[unknown]", len);
+        g_strlcpy(buf, UNKNOWN_SYMBOL, len);
     else if (ip == s->start)
         g_strlcpy(buf, s->name, len);
     else
         g_snprintf(buf, len, "%s+0x%" G_GINT64_MODIFIER "x", s->name, (guint64)(ip - s->start));
+}
+
+/* " addr=0x... weight=N" and friends: what the capture units captured. */
+static void capture_text(const pmusim_sample_t *s, char *buf, size_t len)
+{
+    GString *g = g_string_new(NULL);
+    if (s->skid)
+        g_string_append_printf(g, " skid=%u", s->skid);
+    if (s->flags & PMUSIM_SAMPLE_SKID_CUT)
+        g_string_append(g, " (skid cut: no later instruction on the thread)");
+    if (s->flags & PMUSIM_SAMPLE_ADDR)
+        g_string_append_printf(g, " %s=0x%" G_GINT64_MODIFIER "x",
+                               (s->flags & PMUSIM_SAMPLE_IEAR) ? "iaddr" : "addr",
+                               (guint64)s->addr);
+    if (s->flags & PMUSIM_SAMPLE_WEIGHT)
+        g_string_append_printf(g, " latency=%" G_GUINT64_FORMAT, (guint64)s->weight);
+    if ((s->flags & PMUSIM_SAMPLE_DSRC) && s->mem_level < PMUSIM_LVL_COUNT)
+        g_string_append_printf(g, " source=%s", pmusim_mem_level_name(s->mem_level));
+    if ((s->flags & PMUSIM_SAMPLE_DSRC) && s->mem_tlb != PMUSIM_SAMPLE_TLB_UNKNOWN) {
+        static const char *const tlb[PMUSIM_TLB_COUNT] = {"l1", "l2", "walk", "fault"};
+        g_string_append_printf(g, " tlb=%s", s->mem_tlb < PMUSIM_TLB_COUNT ? tlb[s->mem_tlb] : "?");
+    }
+    g_strlcpy(buf, g->str, len);
+    g_string_free(g, TRUE);
 }
 
 static void print_samples(FILE *fp, const pmusim_frontdoor_t *fd, const GArray *syms)
@@ -132,12 +296,13 @@ static void print_samples(FILE *fp, const pmusim_frontdoor_t *fd, const GArray *
     fprintf(fp, "#%15s %6s  %-18s  %-32s %s\n", "cycle", "thread", "ip", "symbol", "event");
     for (size_t i = 0, n = pmusim_frontdoor_n_samples(fd); i < n; i++) {
         const pmusim_sample_t *s = pmusim_frontdoor_sample(fd, i);
-        char sym[160];
+        char sym[160], cap[200];
         symbol_text(syms, s->ip, sym, sizeof sym);
-        fprintf(fp, "%16" G_GUINT64_FORMAT " %6u  0x%016" G_GINT64_MODIFIER "x  %-32s %s%s\n",
+        capture_text(s, cap, sizeof cap);
+        fprintf(fp, "%16" G_GUINT64_FORMAT " %6u  0x%016" G_GINT64_MODIFIER "x  %-32s %s%s%s\n",
                 (guint64)s->cycle, s->thread, (guint64)s->ip, sym,
                 pmusim_frontdoor_counter_label(fd, s->counter),
-                (s->flags & PMUSIM_SAMPLE_PEBS) ? " (PEBS)" : "");
+                (s->flags & PMUSIM_SAMPLE_PEBS) ? " (PEBS)" : "", cap);
     }
 }
 
@@ -146,6 +311,7 @@ typedef struct hist_row {
     const char *symbol; /* NULL: by ip */
     uint64_t ip;
     uint64_t samples;
+    uint64_t estimate; /* sum of the samples' periods */
 } hist_row_t;
 
 static gint hist_cmp(gconstpointer a, gconstpointer b)
@@ -177,10 +343,13 @@ static GArray *histogram(const pmusim_frontdoor_t *fd, size_t k, const GArray *s
                         : g_strdup_printf("i:%" G_GINT64_MODIFIER "x", (guint64)s->ip);
         gpointer at;
         if (g_hash_table_lookup_extended(idx, key, NULL, &at)) {
-            g_array_index(rows, hist_row_t, GPOINTER_TO_UINT(at)).samples++;
+            hist_row_t *r = &g_array_index(rows, hist_row_t, GPOINTER_TO_UINT(at));
+            r->samples++;
+            r->estimate += s->period;
             g_free(key);
         } else {
-            hist_row_t r = {.symbol = sym ? sym->name : NULL, .ip = s->ip, .samples = 1};
+            hist_row_t r = {.symbol = sym ? sym->name : NULL, .ip = s->ip, .samples = 1,
+                            .estimate = s->period};
             g_hash_table_insert(idx, key, GUINT_TO_POINTER(rows->len));
             g_array_append_val(rows, r);
         }
@@ -208,7 +377,7 @@ static uint64_t counter_samples(const pmusim_frontdoor_t *fd, size_t k, uint32_t
 
 static void print_summary(FILE *fp, const char *trace, const char *pmu,
                           const pmusim_frontdoor_t *fd, const GArray *syms, uint32_t nthreads,
-                          unsigned top)
+                          unsigned top, const truth_t *truth)
 {
     fprintf(fp, "# pmusim record: %s, PMU %s (%s front door), %u hardware thread%s\n", trace, pmu,
             pmusim_frontdoor_style(fd) == PMUSIM_FRONTDOOR_PERFMON2 ? "perfmon2" : "perf_event",
@@ -219,26 +388,43 @@ static void print_summary(FILE *fp, const char *trace, const char *pmu,
         uint64_t kept;
         GArray *rows = histogram(fd, k, syms, &kept);
         uint64_t taken = counter_samples(fd, k, nthreads);
-        char kept_note[48] = "";
+        char kept_note[48] = "", period[48];
         if (kept != taken)
             g_snprintf(kept_note, sizeof kept_note, " (%" G_GUINT64_FORMAT " kept)", (guint64)kept);
+        if (pmusim_frontdoor_counter_period(fd, k))
+            g_snprintf(period, sizeof period, "period %" G_GUINT64_FORMAT,
+                       (guint64)pmusim_frontdoor_counter_period(fd, k));
         fprintf(fp,
-                "#\n# Samples: %" G_GUINT64_FORMAT "%s of event '%s' (%s, period %" G_GUINT64_FORMAT
-                "), %" G_GUINT64_FORMAT " occurrences counted\n",
-                (guint64)taken, kept_note, pmusim_frontdoor_counter_label(fd, k), reg,
-                (guint64)pmusim_frontdoor_counter_period(fd, k),
+                "#\n# Samples: %" G_GUINT64_FORMAT "%s of event '%s' (%s, %s), %" G_GUINT64_FORMAT
+                " occurrences counted\n",
+                (guint64)taken, kept_note, pmusim_frontdoor_counter_label(fd, k), reg, period,
                 (guint64)counter_total(fd, k, nthreads));
-        if (rows->len)
+        if (rows->len && truth && truth->done)
+            fprintf(fp, "# Overhead  Samples  %12s  %12s  %8s  Symbol\n", "Estimate", "Exact",
+                    "Error");
+        else if (rows->len)
             fprintf(fp, "# Overhead  Samples  Symbol\n");
         for (guint i = 0; i < rows->len && i < top; i++) {
             const hist_row_t *r = &g_array_index(rows, hist_row_t, i);
             double pct = 100.0 * (double)r->samples / (double)kept;
+            char name[160];
             if (r->symbol)
-                fprintf(fp, "%9.2f%%  %7" G_GUINT64_FORMAT "  %s\n", pct, (guint64)r->samples,
-                        r->symbol);
+                g_strlcpy(name, r->symbol, sizeof name);
             else
-                fprintf(fp, "%9.2f%%  %7" G_GUINT64_FORMAT "  [0x%016" G_GINT64_MODIFIER "x]\n",
-                        pct, (guint64)r->samples, (guint64)r->ip);
+                g_snprintf(name, sizeof name, "[0x%016" G_GINT64_MODIFIER "x]", (guint64)r->ip);
+            if (truth && truth->done) {
+                uint64_t exact = truth_get(truth, k, r->symbol ? r->symbol : UNKNOWN_SYMBOL);
+                char err[32];
+                pd_error_text(r->estimate, exact, err, sizeof err);
+                fprintf(fp,
+                        "%9.2f%%  %7" G_GUINT64_FORMAT "  %12" G_GUINT64_FORMAT
+                        "  %12" G_GUINT64_FORMAT "  %8s  %s\n",
+                        pct, (guint64)r->samples, (guint64)r->estimate, (guint64)exact, err,
+                        name);
+            } else {
+                fprintf(fp, "%9.2f%%  %7" G_GUINT64_FORMAT "  %s\n", pct, (guint64)r->samples,
+                        name);
+            }
         }
         if (rows->len > top)
             fprintf(fp, "# (%u more)\n", rows->len - top);
@@ -248,6 +434,14 @@ static void print_summary(FILE *fp, const char *trace, const char *pmu,
                 " dropped (sample limit)\n",
             (guint64)pmusim_frontdoor_interrupts(fd), pmusim_frontdoor_n_samples(fd),
             (guint64)pmusim_frontdoor_dropped(fd));
+    uint64_t stop;
+    if (pmusim_frontdoor_stopped(fd, &stop))
+        fprintf(fp,
+                "# sampling stopped at cycle %" G_GUINT64_FORMAT
+                ": interrupt limit reached (--max-interrupts); the rest was counted\n",
+                (guint64)stop);
+    if (truth && !truth->done && truth->note[0])
+        fprintf(fp, "# exact counts by symbol not available: %s\n", truth->note);
 }
 
 static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusim_frontdoor_t *fd,
@@ -272,9 +466,16 @@ static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusi
                 (guint64)pmusim_frontdoor_counter_period(fd, k),
                 (guint64)counter_samples(fd, k, nthreads), (guint64)counter_total(fd, k, nthreads));
     }
+    uint64_t stop = 0;
+    gboolean stopped = pmusim_frontdoor_stopped(fd, &stop);
     fprintf(fp, "\n  ],\n  \"interrupts\": %" G_GUINT64_FORMAT ",\n  \"dropped\": %" G_GUINT64_FORMAT
-                ",\n  \"samples\": [",
+                ",\n  \"stopped_at_cycle\": ",
             (guint64)pmusim_frontdoor_interrupts(fd), (guint64)pmusim_frontdoor_dropped(fd));
+    if (stopped)
+        fprintf(fp, "%" G_GUINT64_FORMAT, (guint64)stop);
+    else
+        fprintf(fp, "null");
+    fprintf(fp, ",\n  \"samples\": [");
     for (size_t i = 0, n = pmusim_frontdoor_n_samples(fd); i < n; i++) {
         const pmusim_sample_t *s = pmusim_frontdoor_sample(fd, i);
         char sym[160];
@@ -284,6 +485,15 @@ static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusi
                 G_GINT64_MODIFIER "x\", \"symbol\": ",
                 i ? "," : "", (guint64)s->cycle, s->thread, (guint64)s->ip);
         pmusim_cli_json_string(fp, sym);
+        fprintf(fp, ", \"overflow_ip\": \"0x%" G_GINT64_MODIFIER "x\", \"skid\": %u, \"period\": %"
+                    G_GUINT64_FORMAT,
+                (guint64)s->overflow_ip, s->skid, (guint64)s->period);
+        if (s->flags & PMUSIM_SAMPLE_ADDR)
+            fprintf(fp, ", \"addr\": \"0x%" G_GINT64_MODIFIER "x\"", (guint64)s->addr);
+        if (s->flags & PMUSIM_SAMPLE_WEIGHT)
+            fprintf(fp, ", \"latency\": %" G_GUINT64_FORMAT, (guint64)s->weight);
+        if ((s->flags & PMUSIM_SAMPLE_DSRC) && s->mem_level < PMUSIM_LVL_COUNT)
+            fprintf(fp, ", \"source\": \"%s\"", pmusim_mem_level_name(s->mem_level));
         fprintf(fp, ", \"counter\": %u, \"pebs\": %s, \"values\": [", s->counter,
                 (s->flags & PMUSIM_SAMPLE_PEBS) ? "true" : "false");
         for (uint32_t v = 0; v < s->nvalues; v++)
@@ -291,6 +501,210 @@ static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusi
         fprintf(fp, "]}");
     }
     fprintf(fp, "\n  ]\n}\n");
+}
+
+/* ---- perf.data ---- */
+
+/* The perf_event attribute of counter k: x86 GP counters as raw events
+ * (PERFEVTSEL bits perf's raw config holds: event, umask, edge, any, inv,
+ * cmask), fixed counters as the generic events they count (instructions,
+ * cycles, ref-cycles: PERF_COUNT_HW_* 1, 0, 9), IA-64 counters as raw PMC
+ * values. */
+static void perf_attr_of(pmusim_model_t *m, const pmusim_frontdoor_t *fd, size_t k,
+                         pd_event_t *e)
+{
+    uint32_t reg = pmusim_frontdoor_counter_reg(fd, k);
+    uint64_t v = 0;
+    e->type = PD_TYPE_RAW;
+    if (m->ops->isa == PMUSIM_ISA_IA64) {
+        m->ops->read_reg(m, PMUSIM_REG_PMC, reg, 0, &v);
+        e->config = v;
+    } else if (reg >= MSR_FIXED_CTR0 && reg < MSR_FIXED_CTR0 + X86_FIXED_MAX) {
+        static const uint64_t hw[X86_FIXED_MAX] = {1, 0, 9};
+        e->type = PD_TYPE_HARDWARE;
+        e->config = hw[reg - MSR_FIXED_CTR0];
+    } else {
+        m->ops->read_reg(m, PMUSIM_REG_MSR, MSR_EVTSEL0 + (reg - MSR_PMC0), 0, &v);
+        e->config = v & UINT64_C(0xffa4ffff);
+        uint64_t pebs = 0;
+        if (m->ops->read_reg(m, PMUSIM_REG_MSR, 0x3f1, 0, &pebs) && ((pebs >> (reg - MSR_PMC0)) & 1))
+            e->precise = 2;
+    }
+}
+
+/* Text safe for the truth section's tab-separated lines. */
+static char *truth_field(const char *s)
+{
+    char *c = g_strdup(s);
+    for (char *p = c; *p; p++)
+        if (*p == '\t' || *p == '\n' || *p == '\r')
+            *p = ' ';
+    return c;
+}
+
+static void truth_text(GString *out, const char *trace, const pmusim_frontdoor_t *fd,
+                       const truth_t *truth, const GArray *syms, const pd_file_t *f)
+{
+    char *tr = truth_field(trace);
+    g_string_append_printf(out, "pmusim-truth\t1\ntrace\t%s\n", tr);
+    g_free(tr);
+    for (guint i = 0; i < syms->len; i++) {
+        const pmusim_symbol_t *s = &g_array_index(syms, pmusim_symbol_t, i);
+        char *n = truth_field(s->name);
+        g_string_append_printf(out, "symbol\t%" G_GINT64_MODIFIER "x\t%" G_GINT64_MODIFIER "x\t%s\n",
+                               (guint64)s->start, (guint64)s->end, n);
+        g_free(n);
+    }
+    if (!truth->done) {
+        char *n = truth_field(truth->note);
+        g_string_append_printf(out, "no-truth\t%s\n", n);
+        g_free(n);
+        return;
+    }
+    for (size_t k = 0; k < pmusim_frontdoor_n_counters(fd); k++) {
+        uint64_t id = g_array_index(f->events, pd_event_t, k).id;
+        g_string_append_printf(out, "total\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\n",
+                               (guint64)id, (guint64)truth->total[k]);
+        GHashTableIter it;
+        gpointer key, val;
+        GPtrArray *names = g_ptr_array_new();
+        g_hash_table_iter_init(&it, truth->by_symbol[k]);
+        while (g_hash_table_iter_next(&it, &key, &val))
+            g_ptr_array_add(names, key);
+        g_ptr_array_sort(names, (GCompareFunc)(void (*)(void))g_strcmp0);
+        for (guint i = 0; i < names->len; i++) {
+            const char *name = g_ptr_array_index(names, i);
+            char *n = truth_field(name);
+            g_string_append_printf(out, "exact\t%" G_GUINT64_FORMAT "\t%s\t%" G_GUINT64_FORMAT "\n",
+                                   (guint64)id, n, (guint64)truth_get(truth, k, name));
+            g_free(n);
+        }
+        g_ptr_array_free(names, TRUE);
+    }
+}
+
+/* The traced program's mapping: the executable PT_LOAD segment of the ELF
+ * file the trace's "program" metadata names (its addresses are the
+ * trace's: a fixed-address executable, or "load_base" added for a
+ * position-independent one), else an anonymous mapping over the symbols. */
+static uint64_t le_bytes(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    while (n--)
+        v = v << 8 | p[n];
+    return v;
+}
+
+static gboolean elf_text_segment(const char *path, uint64_t base, uint64_t *start, uint64_t *len,
+                                 uint64_t *pgoff)
+{
+    gchar *d = NULL;
+    gsize n = 0;
+    GStatBuf st;
+    if (g_stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 30) ||
+        !g_file_get_contents(path, &d, &n, NULL))
+        return FALSE;
+    const uint8_t *p = (const uint8_t *)d;
+    gboolean ok = FALSE;
+    /* ELF64 little-endian: e_phoff at 32, e_phentsize at 54, e_phnum at 56;
+     * program header: p_type 0, p_flags 4, p_offset 8, p_vaddr 16, p_memsz 40 */
+#define RD(off, sz) le_bytes(p + (off), (sz))
+    if (n >= 64 && memcmp(p, "\177ELF", 4) == 0 && p[4] == 2 && p[5] == 1) {
+        uint64_t phoff = RD(32, 8), phent = RD(54, 2), phnum = RD(56, 2);
+        for (uint64_t i = 0; i < phnum && phoff + (i + 1) * phent <= n && phent >= 56; i++) {
+            size_t h = (size_t)(phoff + i * phent);
+            if (RD(h, 4) == 1 && (RD(h + 4, 4) & 1)) { /* PT_LOAD, PF_X */
+                uint64_t off = RD(h + 8, 8), va = RD(h + 16, 8), msz = RD(h + 40, 8);
+                uint64_t skew = va & 0xfff;
+                *start = base + va - skew;
+                *len = (msz + skew + 0xfff) & ~UINT64_C(0xfff);
+                *pgoff = off - (off & 0xfff);
+                ok = TRUE;
+                break;
+            }
+        }
+    }
+#undef RD
+    g_free(d);
+    return ok;
+}
+
+static void perf_side_band(pd_file_t *f, const pmusim_trace_header_t *h, const char *trace,
+                           const GArray *syms, uint32_t pid, uint32_t nthreads)
+{
+    const char *prog = pmusim_trace_header_get_meta(h, "program");
+    char *comm = g_path_get_basename(prog && *prog ? prog : trace);
+    for (uint32_t t = 0; t < nthreads; t++)
+        pd_file_add_comm(f, pid, pid + t, comm);
+    g_free(comm);
+    const char *base_s = pmusim_trace_header_get_meta(h, "load_base");
+    uint64_t base = base_s ? g_ascii_strtoull(base_s, NULL, 0) : 0;
+    uint64_t start, len, pgoff;
+    if (prog && g_path_is_absolute(prog) && elf_text_segment(prog, base, &start, &len, &pgoff)) {
+        pd_file_add_mmap(f, pid, pid, start, len, pgoff, prog);
+        return;
+    }
+    if (!syms->len)
+        return;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (guint i = 0; i < syms->len; i++) {
+        const pmusim_symbol_t *s = &g_array_index(syms, pmusim_symbol_t, i);
+        lo = MIN(lo, s->start);
+        hi = MAX(hi, s->end);
+    }
+    if (hi > lo)
+        pd_file_add_mmap(f, pid, pid, lo, hi - lo, 0, "//anon");
+}
+
+static gboolean write_perf_data(const char *path, const char *trace, pmusim_model_t *m,
+                                const pmusim_frontdoor_t *fd, const pmusim_trace_header_t *h,
+                                const GArray *syms, const truth_t *truth, uint64_t freq,
+                                GError **error)
+{
+    pd_file_t f;
+    pd_file_init(&f);
+    uint64_t hz = record_core_hz(m->ops->cpu);
+    const char *pid_s = pmusim_trace_header_get_meta(h, "pid");
+    uint64_t pid = pid_s ? g_ascii_strtoull(pid_s, NULL, 10) : 0;
+    if (!pid || pid > G_MAXINT32 - PMUSIM_MAX_THREADS)
+        pid = RECORD_DEFAULT_PID;
+    for (size_t k = 0; k < pmusim_frontdoor_n_counters(fd); k++) {
+        pd_event_t e = {0};
+        g_strlcpy(e.name, pmusim_frontdoor_counter_label(fd, k), sizeof e.name);
+        perf_attr_of(m, fd, k, &e);
+        e.freq = freq != 0;
+        e.period = freq ? freq : pmusim_frontdoor_counter_period(fd, k);
+        e.id = 100 + k;
+        g_array_append_val(f.events, e);
+    }
+    perf_side_band(&f, h, trace, syms, (uint32_t)pid, m->nthreads);
+    for (size_t i = 0, n = pmusim_frontdoor_n_samples(fd); i < n; i++) {
+        const pmusim_sample_t *s = pmusim_frontdoor_sample(fd, i);
+        gboolean data = (s->flags & (PMUSIM_SAMPLE_ADDR | PMUSIM_SAMPLE_DSRC)) &&
+                        !(s->flags & PMUSIM_SAMPLE_IEAR);
+        pd_sample_t ps = {
+            .id = 100 + s->counter,
+            .ip = s->ip,
+            .pid = (uint32_t)pid,
+            .tid = (uint32_t)pid + s->thread,
+            .time = record_cycles_to_ns(s->cycle, hz),
+            .addr = (s->flags & PMUSIM_SAMPLE_ADDR) ? s->addr : 0,
+            .period = s->period,
+            .weight = (s->flags & PMUSIM_SAMPLE_WEIGHT) ? s->weight : 0,
+            .data_src = data ? pd_data_src((s->flags & PMUSIM_SAMPLE_DSRC) ? s->mem_level
+                                                                            : PMUSIM_LVL_COUNT,
+                                           s->mem_store, s->mem_tlb)
+                             : PD_DATA_SRC_NA,
+        };
+        g_array_append_val(f.samples, ps);
+    }
+    truth_text(f.truth, trace, fd, truth, syms, &f);
+    GBytes *bytes = pd_file_serialise(&f);
+    const char *inputs[] = {trace, NULL};
+    gboolean ok = pd_output_write(path, bytes, inputs, error);
+    g_bytes_unref(bytes);
+    pd_file_clear(&f);
+    return ok;
 }
 
 static void progress_cb(uint64_t records, void *user)
@@ -317,9 +731,9 @@ int pmusim_cmd_record(int argc, char **argv)
 {
     pmusim_enc_args_t ea = {0};
     char *pmu_opt = NULL, **regs_files = NULL, *out_path = NULL, *period_s = NULL,
-         *limit_s = NULL;
+         *limit_s = NULL, *freq_s = NULL, *skid_s = NULL, *irq_s = NULL;
     gint top = (gint)RECORD_DEFAULT_TOP;
-    gboolean json = FALSE, summary_only = FALSE;
+    gboolean json = FALSE, summary_only = FALSE, no_truth = FALSE;
     const GOptionEntry entries[] = {
         {"pmu", 'p', 0, G_OPTION_ARG_STRING, &pmu_opt,
          "PMU model: ita2, mont, wsm, wsm_dp, knm (default: the events' pmu:: prefix, else the "
@@ -327,16 +741,31 @@ int pmusim_cmd_record(int argc, char **argv)
          "NAME"},
         {"count", 'c', 0, G_OPTION_ARG_STRING, &period_s,
          "sampling period: a sample every N occurrences of each event (default 10000)", "N"},
+        {"freq", 'F', 0, G_OPTION_ARG_STRING, &freq_s,
+         "frequency mode: aim at HZ samples per simulated second, adapting the period as Linux "
+         "does (the model's core clock: docs/SAMPLING.md)",
+         "HZ"},
+        {"skid", 0, 0, G_OPTION_ARG_STRING, &skid_s,
+         "instructions between the overflowing instruction and the sampled IP (default 1; "
+         "PEBS samples have none)",
+         "N"},
+        {"max-interrupts", 0, 0, G_OPTION_ARG_STRING, &irq_s,
+         "take at most N interrupts, then count the rest of the trace without sampling "
+         "(default 1000000)",
+         "N"},
         {"regs", 'r', 0, G_OPTION_ARG_FILENAME_ARRAY, &regs_files,
          "raw register writes to apply after the encoded events (docs/REGS.md); labelled "
          "counter writes are sampled too; repeatable",
          "FILE"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out_path,
-         "write the samples (or the JSON) to FILE instead of stdout", "FILE"},
+         "write perf.data to FILE (perf report / script / mem report, pmusim report / script)",
+         "FILE"},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json, "print JSON (events, samples)", NULL},
         {"top", 0, 0, G_OPTION_ARG_INT, &top, "summary rows per event (default 10)", "N"},
         {"summary", 's', 0, G_OPTION_ARG_NONE, &summary_only,
          "print only the summary, not every sample", NULL},
+        {"no-truth", 0, 0, G_OPTION_ARG_NONE, &no_truth,
+         "skip the ground-truth replay (exact counts by symbol)", NULL},
         {"limit", 0, 0, G_OPTION_ARG_STRING, &limit_s,
          "keep at most N samples; the rest are counted as dropped (default 1000000)", "N"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -345,8 +774,10 @@ int pmusim_cmd_record(int argc, char **argv)
     g_option_context_set_summary(ctx,
         "Encode the events (-e), program a PMU model, let an OS front door sample them\n"
         "(perfmon2-style on ita2/mont, perf_event-style on wsm/wsm_dp/knm: each counter\n"
-        "overflows every -c occurrences and the interrupt handler records cycle, thread\n"
-        "and IP), replay TRACE and print the samples and a summary by symbol.");
+        "overflows every -c occurrences, or at -F samples per second, and the interrupt\n"
+        "handler records cycle, thread, IP and what the EARs / PEBS captured), replay TRACE\n"
+        "and print the samples and a summary by symbol, each estimate beside the exact\n"
+        "count from a second replay.  -o writes perf.data.");
     g_option_context_add_main_entries(ctx, entries, NULL);
     pmusim_enc_args_add(ctx, &ea);
     GError *error = NULL;
@@ -356,8 +787,10 @@ int pmusim_cmd_record(int argc, char **argv)
     pmusim_frontdoor_t *fd = NULL;
     GArray *ctrs = NULL, *syms = NULL;
     char **events = NULL;
-    FILE *out = stdout;
-    uint64_t period = RECORD_DEFAULT_PERIOD, limit = PMUSIM_FRONTDOOR_DEFAULT_LIMIT;
+    truth_t truth;
+    gboolean truth_ready = FALSE;
+    uint64_t period = RECORD_DEFAULT_PERIOD, limit = PMUSIM_FRONTDOOR_DEFAULT_LIMIT, freq = 0,
+             skid = RECORD_DEFAULT_SKID, max_irq = PMUSIM_FRONTDOOR_DEFAULT_INTERRUPTS;
 
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         status = pmusim_cli_usage("record", "%s", error->message);
@@ -369,6 +802,25 @@ int pmusim_cmd_record(int argc, char **argv)
     }
     if (period_s && (!parse_u64(period_s, &period) || period == 0)) {
         status = pmusim_cli_usage("record", "-c: expected a period >= 1, got '%s'", period_s);
+        goto out;
+    }
+    if (freq_s && (!parse_u64(freq_s, &freq) || freq == 0)) {
+        status = pmusim_cli_usage("record", "-F: expected a frequency >= 1 (Hz), got '%s'",
+                                  freq_s);
+        goto out;
+    }
+    if (freq_s && period_s) {
+        status = pmusim_cli_usage("record", "-c and -F exclude each other");
+        goto out;
+    }
+    if (skid_s && (!parse_u64(skid_s, &skid) || skid > PMUSIM_FRONTDOOR_MAX_SKID)) {
+        status = pmusim_cli_usage("record", "--skid: expected 0..%u instructions, got '%s'",
+                                  PMUSIM_FRONTDOOR_MAX_SKID, skid_s);
+        goto out;
+    }
+    if (irq_s && (!parse_u64(irq_s, &max_irq) || max_irq == 0)) {
+        status = pmusim_cli_usage("record", "--max-interrupts: expected a number >= 1, got '%s'",
+                                  irq_s);
         goto out;
     }
     if (limit_s && !parse_u64(limit_s, &limit)) {
@@ -408,11 +860,13 @@ int pmusim_cmd_record(int argc, char **argv)
         goto out;
     }
     fd = pmusim_frontdoor_new(model, &error);
-    if (!fd) {
+    if (!fd || !pmusim_frontdoor_set_skid(fd, (uint32_t)skid, &error) ||
+        (freq && !pmusim_frontdoor_set_frequency(fd, freq, record_core_hz(ops->cpu), &error))) {
         status = pmusim_cli_fail(error);
         goto out;
     }
     pmusim_frontdoor_set_sample_limit(fd, (size_t)MIN(limit, (uint64_t)G_MAXSIZE));
+    pmusim_frontdoor_set_interrupt_limit(fd, max_irq);
     for (guint i = 0; i < ctrs->len; i++) {
         const rec_ctr_t *c = &g_array_index(ctrs, rec_ctr_t, i);
         if (pmusim_frontdoor_add_sampling(fd, c->reg, period, c->label, &error) < 0) {
@@ -425,15 +879,8 @@ int pmusim_cmd_record(int argc, char **argv)
         status = pmusim_cli_fail(error);
         goto out;
     }
-    if (out_path && !(out = fopen(out_path, "w"))) {
-        out = stdout;
-        fprintf(stderr, "pmusim: %s: cannot open for writing: %s\n", out_path,
-                g_strerror(errno));
-        status = 1;
-        goto out;
-    }
     gboolean progress = pmusim_cli_show_progress();
-    if (!pmusim_replay(model, reader, progress ? progress_cb : NULL, NULL, &error)) {
+    if (!pmusim_frontdoor_replay(fd, reader, progress ? progress_cb : NULL, NULL, &error)) {
         if (progress)
             fputc('\n', stderr);
         if (error->domain == PMUSIM_SIM_ERROR)
@@ -449,28 +896,37 @@ int pmusim_cmd_record(int argc, char **argv)
     if (tsyms && tsyms->len)
         g_array_append_vals(syms, tsyms->data, tsyms->len);
     g_array_sort(syms, symbol_cmp);
-    if (json) {
-        print_json(out, trace, ops->name, fd, syms, model->nthreads);
-    } else {
-        if (!summary_only)
-            print_samples(out, fd, syms);
-        if (out != stdout && !summary_only)
-            fprintf(stderr, "pmusim: %zu samples written to %s\n", pmusim_frontdoor_n_samples(fd),
-                    out_path);
-        if (out == stdout && !summary_only)
-            fputc('\n', stdout);
-        print_summary(stdout, trace, ops->name, fd, syms, model->nthreads, (unsigned)top);
+    truth_init(&truth, ctrs->len, syms);
+    truth_ready = TRUE;
+    if (no_truth)
+        g_strlcpy(truth.note, "--no-truth", sizeof truth.note);
+    else
+        truth_replay(&truth, trace, ops, model->nthreads, regs, ctrs, max_irq);
+    if (out_path && !write_perf_data(out_path, trace, model, fd, h, syms, &truth, freq, &error)) {
+        status = pmusim_cli_fail(error);
+        goto out;
     }
-    if (out != stdout && fclose(out) != 0) {
-        fprintf(stderr, "pmusim: %s: write failed: %s\n", out_path, g_strerror(errno));
+    if (json) {
+        print_json(stdout, trace, ops->name, fd, syms, model->nthreads);
+    } else {
+        if (!summary_only) {
+            print_samples(stdout, fd, syms);
+            fputc('\n', stdout);
+        }
+        print_summary(stdout, trace, ops->name, fd, syms, model->nthreads, (unsigned)top, &truth);
+    }
+    if (out_path)
+        fprintf(stderr, "pmusim: %zu samples written to %s\n", pmusim_frontdoor_n_samples(fd),
+                out_path);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "pmusim: writing stdout failed: %s\n", g_strerror(errno));
         status = 1;
     }
-    out = stdout;
 out:
-    if (out != stdout)
-        fclose(out);
     if (error)
         g_error_free(error);
+    if (truth_ready)
+        truth_clear(&truth);
     pmusim_frontdoor_free(fd);
     pmusim_model_free(model);
     pmusim_run_setup_clear(&run);
@@ -484,6 +940,9 @@ out:
     g_free(out_path);
     g_free(period_s);
     g_free(limit_s);
+    g_free(freq_s);
+    g_free(skid_s);
+    g_free(irq_s);
     pmusim_enc_args_clear(&ea);
     g_option_context_free(ctx);
     return status;
