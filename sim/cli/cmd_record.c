@@ -150,13 +150,28 @@ static uint64_t record_cycles_to_ns(uint64_t cycles, uint64_t hz)
 
 /* ---- ground truth: every occurrence attributed, no skid ---- */
 
+/* The summary row of an IP: its symbol, or "[0x...]" outside every one. */
+static void row_name(const GArray *syms, uint64_t ip, char *buf, size_t len)
+{
+    const pmusim_symbol_t *s = symbol_find(syms, ip);
+    if (s)
+        g_strlcpy(buf, s->name, len);
+    else
+        g_snprintf(buf, len, "[0x%016" G_GINT64_MODIFIER "x]", (guint64)ip);
+}
+
 #define UNKNOWN_SYMBOL "[unknown]"
+#define UNATTRIBUTED "[after the last interrupt]"
 
 /* Exact counts of one counter by symbol (a replay sampling every
  * occurrence with no skid: what a perfect profiler would attribute). */
 typedef struct truth {
-    GHashTable **by_symbol; /* per counter: symbol name (not owned) -> uint64_t* */
+    /* per counter: symbol name, or "[0x...]" for an IP outside every
+     * symbol (the summary's rows) -> uint64_t* */
+    GHashTable **by_symbol;
     uint64_t *total;        /* per counter, occurrences counted */
+    /* per counter and thread: the 64-bit count at the last sample */
+    uint64_t (*last)[PMUSIM_MAX_THREADS];
     size_t n;
     gboolean done;          /* FALSE: not computed (why in `note`) */
     char note[160];
@@ -170,8 +185,9 @@ static void truth_init(truth_t *t, size_t n, const GArray *syms)
     t->syms = syms;
     t->by_symbol = g_new0(GHashTable *, n);
     t->total = g_new0(uint64_t, n);
+    t->last = g_malloc0(n * sizeof *t->last);
     for (size_t k = 0; k < n; k++)
-        t->by_symbol[k] = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
+        t->by_symbol[k] = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 }
 
 static void truth_clear(truth_t *t)
@@ -180,6 +196,7 @@ static void truth_clear(truth_t *t)
         g_hash_table_destroy(t->by_symbol[k]);
     g_free(t->by_symbol);
     g_free(t->total);
+    g_free(t->last);
 }
 
 static void truth_add(truth_t *t, size_t k, const char *sym, uint64_t n)
@@ -187,7 +204,7 @@ static void truth_add(truth_t *t, size_t k, const char *sym, uint64_t n)
     uint64_t *c = g_hash_table_lookup(t->by_symbol[k], sym);
     if (!c) {
         c = g_new0(uint64_t, 1);
-        g_hash_table_insert(t->by_symbol[k], (gpointer)sym, c);
+        g_hash_table_insert(t->by_symbol[k], g_strdup(sym), c);
     }
     *c += n;
 }
@@ -198,11 +215,18 @@ static uint64_t truth_get(const truth_t *t, size_t k, const char *sym)
     return c ? *c : 0;
 }
 
+/* Every occurrence since the counter's previous interrupt goes to the
+ * symbol of this interrupt's IP: with period 1 that is the occurrence's
+ * own instruction on x86, and on IA-64 (several retirements in a cycle,
+ * one interrupt at its end) the cycle's last instruction. */
 static void truth_sample(const pmusim_sample_t *s, void *user)
 {
     truth_t *t = user;
-    const pmusim_symbol_t *sym = symbol_find(t->syms, s->overflow_ip);
-    truth_add(t, s->counter, sym ? sym->name : UNKNOWN_SYMBOL, s->period);
+    char row[160];
+    row_name(t->syms, s->overflow_ip, row, sizeof row);
+    uint64_t now = s->values[s->counter], *last = &t->last[s->counter][s->thread];
+    truth_add(t, s->counter, row, now - *last);
+    *last = now;
 }
 
 /* A second replay of the same trace and registers, every counter sampling
@@ -244,8 +268,14 @@ static void truth_replay(truth_t *t, const char *trace, const pmusim_model_ops_t
     } else {
         t->done = TRUE;
         for (size_t k = 0; k < t->n; k++)
-            for (uint32_t th = 0; th < nthreads; th++)
-                t->total[k] += pmusim_frontdoor_counter_total(fd, k, th);
+            for (uint32_t th = 0; th < nthreads; th++) {
+                uint64_t all = pmusim_frontdoor_counter_total(fd, k, th);
+                t->total[k] += all;
+                /* occurrences no interrupt followed (none expected with
+                 * period 1): said, not hidden */
+                if (all > t->last[k][th])
+                    truth_add(t, k, UNATTRIBUTED, all - t->last[k][th]);
+            }
     }
     g_clear_error(&e);
     pmusim_frontdoor_free(fd);
@@ -408,12 +438,9 @@ static void print_summary(FILE *fp, const char *trace, const char *pmu,
             const hist_row_t *r = &g_array_index(rows, hist_row_t, i);
             double pct = 100.0 * (double)r->samples / (double)kept;
             char name[160];
-            if (r->symbol)
-                g_strlcpy(name, r->symbol, sizeof name);
-            else
-                g_snprintf(name, sizeof name, "[0x%016" G_GINT64_MODIFIER "x]", (guint64)r->ip);
+            row_name(syms, r->ip, name, sizeof name);
             if (truth && truth->done) {
-                uint64_t exact = truth_get(truth, k, r->symbol ? r->symbol : UNKNOWN_SYMBOL);
+                uint64_t exact = truth_get(truth, k, name);
                 char err[32];
                 pd_error_text(r->estimate, exact, err, sizeof err);
                 fprintf(fp,

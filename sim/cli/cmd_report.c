@@ -11,8 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define REPORT_UNKNOWN "[unknown]"
-
 typedef struct report_row {
     char *symbol;
     uint64_t samples, estimate;
@@ -99,7 +97,10 @@ static void report_event(const pd_file_t *f, const pd_event_t *e, const pd_symbo
         nsamples++;
         estimate += s->period;
         const pd_symbol_t *y = pd_symbol_find(syms, s->ip);
-        const char *name = y ? y->name : REPORT_UNKNOWN;
+        char ipname[32];
+        g_snprintf(ipname, sizeof ipname, "[0x%016" G_GINT64_MODIFIER "x]", (guint64)s->ip);
+        /* record's rows: the symbol, or the IP outside every symbol */
+        const char *name = y ? y->name : ipname;
         gpointer at;
         if (g_hash_table_lookup_extended(idx, name, NULL, &at)) {
             report_row_t *r = &g_array_index(rows, report_row_t, GPOINTER_TO_UINT(at));
