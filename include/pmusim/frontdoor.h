@@ -155,12 +155,6 @@ gboolean pmusim_frontdoor_set_frequency(pmusim_frontdoor_t *fd, uint64_t sample_
 gboolean pmusim_frontdoor_replay(pmusim_frontdoor_t *fd, pmusim_trace_reader_t *r,
                                  pmusim_progress_fn progress, void *user, GError **error);
 
-/* Hand every sample to `fn` instead of keeping it (its `values` are valid
- * during the call only); the sample limit does not apply.  For passes that
- * want a histogram, not a list (the ground truth of pmusim record). */
-typedef void (*pmusim_sample_fn)(const pmusim_sample_t *s, void *user);
-void pmusim_frontdoor_set_sample_fn(pmusim_frontdoor_t *fd, pmusim_sample_fn fn, void *user);
-
 size_t pmusim_frontdoor_n_samples(const pmusim_frontdoor_t *fd);
 const pmusim_sample_t *pmusim_frontdoor_sample(const pmusim_frontdoor_t *fd, size_t i);
 uint64_t pmusim_frontdoor_dropped(const pmusim_frontdoor_t *fd);

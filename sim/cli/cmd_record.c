@@ -161,16 +161,17 @@ static void row_name(const GArray *syms, uint64_t ip, char *buf, size_t len)
 }
 
 #define UNKNOWN_SYMBOL "[unknown]"
-#define UNATTRIBUTED "[after the last interrupt]"
+/* occurrences before a thread's first instruction (its cycles, say) */
+#define UNATTRIBUTED "[before the first instruction]"
 
-/* Exact counts of one counter by symbol (a replay sampling every
- * occurrence with no skid: what a perfect profiler would attribute). */
+/* Exact counts of each counter by symbol (what a profiler with neither
+ * sampling error nor skid would attribute: truth_replay()). */
 typedef struct truth {
     /* per counter: symbol name, or "[0x...]" for an IP outside every
      * symbol (the summary's rows) -> uint64_t* */
     GHashTable **by_symbol;
     uint64_t *total;        /* per counter, occurrences counted */
-    /* per counter and thread: the 64-bit count at the last sample */
+    /* per counter and thread: the 64-bit count at the last attribution */
     uint64_t (*last)[PMUSIM_MAX_THREADS];
     size_t n;
     gboolean done;          /* FALSE: not computed (why in `note`) */
@@ -215,26 +216,41 @@ static uint64_t truth_get(const truth_t *t, size_t k, const char *sym)
     return c ? *c : 0;
 }
 
-/* Every occurrence since the counter's previous interrupt goes to the
- * symbol of this interrupt's IP: with period 1 that is the occurrence's
- * own instruction on x86, and on IA-64 (several retirements in a cycle,
- * one interrupt at its end) the cycle's last instruction. */
-static void truth_sample(const pmusim_sample_t *s, void *user)
+/* The counts of the session's counters on every thread, 64-bit. */
+static void truth_read(const pmusim_frontdoor_t *fd, size_t n, uint32_t nthreads,
+                       uint64_t now[][PMUSIM_MAX_THREADS])
 {
-    truth_t *t = user;
-    char row[160];
-    row_name(t->syms, s->overflow_ip, row, sizeof row);
-    uint64_t now = s->values[s->counter], *last = &t->last[s->counter][s->thread];
-    truth_add(t, s->counter, row, now - *last);
-    *last = now;
+    for (size_t k = 0; k < n; k++)
+        for (uint32_t t = 0; t < nthreads; t++)
+            now[k][t] = pmusim_frontdoor_counter_total(fd, k, t);
 }
 
-/* A second replay of the same trace and registers, every counter sampling
- * every occurrence (period 1) with no skid, bounded by the same interrupt
- * limit. */
+/* What each thread counted since the last read goes to the row of its
+ * current instruction. */
+static void truth_attribute(truth_t *t, const pmusim_frontdoor_t *fd, uint32_t nthreads,
+                            char cur[][160])
+{
+    uint64_t now[PMUSIM_FRONTDOOR_MAX_COUNTERS][PMUSIM_MAX_THREADS];
+    truth_read(fd, t->n, nthreads, now);
+    for (size_t k = 0; k < t->n; k++)
+        for (uint32_t th = 0; th < nthreads; th++)
+            if (now[k][th] != t->last[k][th]) {
+                truth_add(t, k, cur[th], now[k][th] - t->last[k][th]);
+                t->last[k][th] = now[k][th];
+            }
+}
+
+/* A second replay of the same trace and registers with the counters only
+ * counting (64-bit, through the front door), cut where a thread's
+ * instruction leaves its row (symbol, or IP outside every symbol): what
+ * each counter counted on each thread before that cycle goes to the
+ * thread's old row.  So instruction-driven x86 events count for their own
+ * instruction, IA-64 events (counted per cycle) for the cycle's row, and a
+ * cycle in which a thread changes row for the new row
+ * (docs/SAMPLING.md "Ground truth").  One model call per run of records in
+ * one row: a loop costs about what a plain replay does. */
 static void truth_replay(truth_t *t, const char *trace, const pmusim_model_ops_t *ops,
-                         uint32_t nthreads, const GArray *regs, const GArray *ctrs,
-                         uint64_t max_irq)
+                         uint32_t nthreads, const GArray *regs, const GArray *ctrs)
 {
     GError *e = NULL;
     pmusim_model_t *m = NULL;
@@ -249,33 +265,65 @@ static void truth_replay(truth_t *t, const char *trace, const pmusim_model_ops_t
                   pmusim_model_write_regs(m, regs, &e) && (fd = pmusim_frontdoor_new(m, &e));
     for (guint i = 0; ok && i < ctrs->len; i++) {
         const rec_ctr_t *c = &g_array_index(ctrs, rec_ctr_t, i);
-        ok = pmusim_frontdoor_add_sampling(fd, c->reg, 1, c->label, &e) >= 0;
+        ok = pmusim_frontdoor_add_counting(fd, c->reg, c->label, &e) >= 0;
     }
+    ok = ok && pmusim_frontdoor_start(fd, &e);
+    if (ok)
+        m->trace_annotations = pmusim_trace_header_annotations(pmusim_trace_reader_header(r));
+    char cur[PMUSIM_MAX_THREADS][160];
+    uint64_t lo[PMUSIM_MAX_THREADS], hi[PMUSIM_MAX_THREADS]; /* cur's symbol range */
+    for (uint32_t th = 0; th < PMUSIM_MAX_THREADS; th++) {
+        g_strlcpy(cur[th], UNATTRIBUTED, sizeof cur[th]);
+        lo[th] = 1;
+        hi[th] = 0;
+    }
+    enum { TRUTH_BATCH = 1024 };
+    pmusim_rec_t *batch = g_new(pmusim_rec_t, TRUTH_BATCH);
+    while (ok) {
+        gssize n = pmusim_trace_reader_next_batch(r, batch, TRUTH_BATCH, &e);
+        if (n <= 0) {
+            ok = n == 0;
+            break;
+        }
+        size_t from = 0;
+        for (size_t i = 0; i < (size_t)n; i++) {
+            const pmusim_rec_t *rec = &batch[i];
+            uint32_t th = rec->thread < PMUSIM_MAX_THREADS ? rec->thread : 0;
+            if (rec->kind != PMUSIM_REC_INSN || (rec->ip >= lo[th] && rec->ip < hi[th]))
+                continue;
+            const pmusim_symbol_t *sym = symbol_find(t->syms, rec->ip);
+            if (sym && strcmp(cur[th], sym->name) == 0) {
+                lo[th] = sym->start;
+                hi[th] = sym->end;
+                continue;
+            }
+            /* thread th changes row: what was counted before this cycle
+             * is its old row's.  A marker of this cycle makes every model
+             * close the cycles before it (IA-64 counts a cycle when it
+             * ends) without counting anything itself. */
+            m->ops->consume(m, batch + from, i - from);
+            from = i;
+            pmusim_rec_t mark = {.kind = PMUSIM_REC_MARKER, .cycle = rec->cycle,
+                                 .thread = rec->thread, .name = ""};
+            m->ops->consume(m, &mark, 1);
+            truth_attribute(t, fd, nthreads, cur);
+            row_name(t->syms, rec->ip, cur[th], sizeof cur[th]);
+            lo[th] = sym ? sym->start : rec->ip;
+            hi[th] = sym ? sym->end : rec->ip + 1;
+        }
+        m->ops->consume(m, batch + from, (size_t)n - from);
+    }
+    g_free(batch);
     if (ok) {
-        pmusim_frontdoor_set_interrupt_limit(fd, max_irq);
-        pmusim_frontdoor_set_sample_fn(fd, truth_sample, t);
-        ok = pmusim_frontdoor_start(fd, &e) && pmusim_frontdoor_replay(fd, r, NULL, NULL, &e);
-    }
-    uint64_t stop;
-    if (!ok) {
-        g_snprintf(t->note, sizeof t->note, "the ground-truth replay failed: %s",
-                   e ? e->message : "?");
-    } else if (pmusim_frontdoor_stopped(fd, &stop)) {
-        g_snprintf(t->note, sizeof t->note,
-                   "the ground-truth replay reached the interrupt limit (%" G_GUINT64_FORMAT
-                   ", --max-interrupts) at cycle %" G_GUINT64_FORMAT,
-                   (guint64)max_irq, (guint64)stop);
-    } else {
+        m->ops->finish(m);
+        truth_attribute(t, fd, nthreads, cur);
         t->done = TRUE;
         for (size_t k = 0; k < t->n; k++)
-            for (uint32_t th = 0; th < nthreads; th++) {
-                uint64_t all = pmusim_frontdoor_counter_total(fd, k, th);
-                t->total[k] += all;
-                /* occurrences no interrupt followed (none expected with
-                 * period 1): said, not hidden */
-                if (all > t->last[k][th])
-                    truth_add(t, k, UNATTRIBUTED, all - t->last[k][th]);
-            }
+            for (uint32_t th = 0; th < nthreads; th++)
+                t->total[k] += t->last[k][th];
+    } else {
+        g_snprintf(t->note, sizeof t->note, "the ground-truth replay failed: %s",
+                   e ? e->message : "?");
     }
     g_clear_error(&e);
     pmusim_frontdoor_free(fd);
@@ -405,6 +453,46 @@ static uint64_t counter_samples(const pmusim_frontdoor_t *fd, size_t k, uint32_t
     return sum;
 }
 
+static gint exact_cmp(gconstpointer a, gconstpointer b, gpointer user)
+{
+    const truth_t *t = ((const truth_t *const *)user)[0];
+    size_t k = GPOINTER_TO_SIZE(((gpointer *)user)[1]);
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    uint64_t ex = truth_get(t, k, x), ey = truth_get(t, k, y);
+    return ex != ey ? (ex > ey ? -1 : 1) : strcmp(x, y);
+}
+
+/* The rows the truth knows and no sample hit: what sampling missed
+ * entirely (most counted first). */
+static void print_unsampled(FILE *fp, const truth_t *truth, size_t k, const GArray *rows,
+                            const GArray *syms, unsigned top)
+{
+    GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    for (guint i = 0; i < rows->len; i++) {
+        char name[160];
+        row_name(syms, g_array_index(rows, hist_row_t, i).ip, name, sizeof name);
+        g_hash_table_add(seen, g_strdup(name));
+    }
+    GPtrArray *miss = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer key, val;
+    g_hash_table_iter_init(&it, truth->by_symbol[k]);
+    while (g_hash_table_iter_next(&it, &key, &val))
+        if (*(const uint64_t *)val && !g_hash_table_contains(seen, key))
+            g_ptr_array_add(miss, key);
+    gpointer ctx[2] = {(gpointer)truth, GSIZE_TO_POINTER(k)};
+    g_ptr_array_sort_with_data(miss, exact_cmp, ctx);
+    for (guint i = 0; i < miss->len && i < top; i++) {
+        const char *name = g_ptr_array_index(miss, i);
+        fprintf(fp, "%9.2f%%  %7d  %12d  %12" G_GUINT64_FORMAT "  %8s  %s\n", 0.0, 0, 0,
+                (guint64)truth_get(truth, k, name), "-100.00%", name);
+    }
+    if (miss->len > top)
+        fprintf(fp, "# (%u more not sampled)\n", miss->len - top);
+    g_ptr_array_free(miss, TRUE);
+    g_hash_table_destroy(seen);
+}
+
 static void print_summary(FILE *fp, const char *trace, const char *pmu,
                           const pmusim_frontdoor_t *fd, const GArray *syms, uint32_t nthreads,
                           unsigned top, const truth_t *truth)
@@ -455,6 +543,8 @@ static void print_summary(FILE *fp, const char *trace, const char *pmu,
         }
         if (rows->len > top)
             fprintf(fp, "# (%u more)\n", rows->len - top);
+        if (truth && truth->done)
+            print_unsampled(fp, truth, k, rows, syms, top);
         g_array_free(rows, TRUE);
     }
     fprintf(fp, "#\n# %" G_GUINT64_FORMAT " interrupts, %zu samples kept, %" G_GUINT64_FORMAT
@@ -928,7 +1018,7 @@ int pmusim_cmd_record(int argc, char **argv)
     if (no_truth)
         g_strlcpy(truth.note, "--no-truth", sizeof truth.note);
     else
-        truth_replay(&truth, trace, ops, model->nthreads, regs, ctrs, max_irq);
+        truth_replay(&truth, trace, ops, model->nthreads, regs, ctrs);
     if (out_path && !write_perf_data(out_path, trace, model, fd, h, syms, &truth, freq, &error)) {
         status = pmusim_cli_fail(error);
         goto out;

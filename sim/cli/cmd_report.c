@@ -84,6 +84,24 @@ static gboolean report_truth_get(const report_truth_t *t, uint64_t id, const cha
     return TRUE;
 }
 
+static gboolean report_has_row(const GArray *rows, const char *name)
+{
+    for (guint i = 0; i < rows->len; i++)
+        if (strcmp(g_array_index(rows, report_row_t, i).symbol, name) == 0)
+            return TRUE;
+    return FALSE;
+}
+
+static gint report_exact_cmp(gconstpointer a, gconstpointer b, gpointer user)
+{
+    const report_truth_t *t = ((gpointer *)user)[0];
+    uint64_t id = *(const uint64_t *)((gpointer *)user)[1], ex = 0, ey = 0;
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    report_truth_get(t, id, x, &ex);
+    report_truth_get(t, id, y, &ey);
+    return ex != ey ? (ex > ey ? -1 : 1) : strcmp(x, y);
+}
+
 static void report_event(const pd_file_t *f, const pd_event_t *e, const pd_symbols_t *syms,
                          const report_truth_t *truth)
 {
@@ -134,8 +152,35 @@ static void report_event(const pd_file_t *f, const pd_event_t *e, const pd_symbo
         printf("%9.2f%%  %7" G_GUINT64_FORMAT "  %12" G_GUINT64_FORMAT "  %12s  %8s  %s\n",
                100.0 * (double)r->samples / (double)nsamples, (guint64)r->samples,
                (guint64)r->estimate, ex, err, r->symbol);
-        g_free(r->symbol);
     }
+    if (!truth->missing) {
+        /* rows the truth knows and no sample hit, most counted first */
+        GPtrArray *miss = g_ptr_array_new_with_free_func(g_free);
+        char *prefix = g_strdup_printf("%" G_GUINT64_FORMAT "\t", (guint64)e->id);
+        GHashTableIter it;
+        gpointer key, val;
+        g_hash_table_iter_init(&it, truth->exact);
+        while (g_hash_table_iter_next(&it, &key, &val)) {
+            const char *name = (const char *)key + strlen(prefix);
+            if (g_str_has_prefix(key, prefix) && *(const uint64_t *)val &&
+                !report_has_row(rows, name))
+                g_ptr_array_add(miss, g_strdup(name));
+        }
+        uint64_t id = e->id;
+        gpointer ctx[2] = {(gpointer)truth, &id};
+        g_ptr_array_sort_with_data(miss, report_exact_cmp, ctx);
+        for (guint i = 0; i < miss->len; i++) {
+            const char *name = g_ptr_array_index(miss, i);
+            uint64_t exact = 0;
+            report_truth_get(truth, e->id, name, &exact);
+            printf("%9.2f%%  %7d  %12d  %12" G_GUINT64_FORMAT "  %8s  %s\n", 0.0, 0, 0,
+                   (guint64)exact, "-100.00%", name);
+        }
+        g_free(prefix);
+        g_ptr_array_free(miss, TRUE);
+    }
+    for (guint i = 0; i < rows->len; i++)
+        g_free(g_array_index(rows, report_row_t, i).symbol);
     g_array_free(rows, TRUE);
     printf("#\n");
 }

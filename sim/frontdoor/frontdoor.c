@@ -131,8 +131,6 @@ struct pmusim_frontdoor {
     fd_stream_t stream[PMUSIM_MAX_THREADS];
     bool replaying;                     /* in pmusim_frontdoor_replay(): samples wait for records */
     uint64_t npending;                  /* samples waiting, all threads */
-    pmusim_sample_fn sample_fn;         /* NULL: keep the samples */
-    void *sample_user;
 };
 
 /* ---- registers ---- */
@@ -525,16 +523,12 @@ static bool fd_x86_load_latency(const pmusim_frontdoor_t *fd, const fd_ctr_t *c,
 static void fd_record(pmusim_frontdoor_t *fd, const fd_ctr_t *c, size_t k, uint64_t cycle,
                       uint32_t t, uint64_t status, uint32_t flags, const uint64_t *values)
 {
-    if (!fd->sample_fn && fd->samples->len >= fd->limit) {
+    if (fd->samples->len >= fd->limit) {
         fd->dropped++;
         return;
     }
-    const uint64_t *v = values;
-    if (!fd->sample_fn) {
-        uint64_t *copy = fd_values_alloc(fd, fd->n);
-        memcpy(copy, values, fd->n * sizeof *copy);
-        v = copy;
-    }
+    uint64_t *v = fd_values_alloc(fd, fd->n);
+    memcpy(v, values, fd->n * sizeof *v);
     pmusim_sample_t smp = {
         .cycle = cycle,
         .ip = fd->m->pmi_ip,
@@ -552,10 +546,6 @@ static void fd_record(pmusim_frontdoor_t *fd, const fd_ctr_t *c, size_t k, uint6
     };
     if (fd->ears)
         fd_ia64_ears(fd, t, &smp);
-    if (fd->sample_fn) {
-        fd->sample_fn(&smp, fd->sample_user);
-        return;
-    }
     g_array_append_val(fd->samples, smp);
     /* the records after the interrupt complete the sample (skid, PEBS
      * load-latency data): pmusim_frontdoor_replay() */
@@ -1000,8 +990,3 @@ gboolean pmusim_frontdoor_set_frequency(pmusim_frontdoor_t *fd, uint64_t sample_
     return TRUE;
 }
 
-void pmusim_frontdoor_set_sample_fn(pmusim_frontdoor_t *fd, pmusim_sample_fn fn, void *user)
-{
-    fd->sample_fn = fn;
-    fd->sample_user = user;
-}
