@@ -6,6 +6,7 @@
 #include "cmds.h"
 #include "enc_args.h"
 #include "pmusim/frontdoor.h"
+#include "pmusim/outfile.h"
 #include "pmusim/sim.h"
 #include "../perfdata/perfdata.h"
 
@@ -773,7 +774,9 @@ static void perf_side_band(pd_file_t *f, const pmusim_trace_header_t *h, const c
         pd_file_add_mmap(f, pid, pid, lo, hi - lo, 0, "//anon");
 }
 
-static gboolean write_perf_data(const char *path, const char *trace, pmusim_model_t *m,
+/* Writes the perf.data image into `out` (pmusim/outfile.h: renamed into
+ * place by its commit, so the file appears whole or not at all). */
+static gboolean write_perf_data(pmusim_outfile_t *out, const char *trace, pmusim_model_t *m,
                                 const pmusim_frontdoor_t *fd, const pmusim_trace_header_t *h,
                                 const GArray *syms, const truth_t *truth, uint64_t freq,
                                 GError **error)
@@ -817,8 +820,12 @@ static gboolean write_perf_data(const char *path, const char *trace, pmusim_mode
     }
     truth_text(f.truth, trace, fd, truth, syms, &f);
     GBytes *bytes = pd_file_serialise(&f);
-    const char *inputs[] = {trace, NULL};
-    gboolean ok = pd_output_write(path, bytes, inputs, error);
+    gsize n;
+    const void *data = g_bytes_get_data(bytes, &n);
+    gboolean ok = fwrite(data, 1, n, pmusim_outfile_fp(out)) == n;
+    if (!ok)
+        g_set_error(error, PMUSIM_OUTFILE_ERROR, PMUSIM_OUTFILE_ERROR_IO, "%s: write failed: %s",
+                    pmusim_outfile_path(out), g_strerror(errno));
     g_bytes_unref(bytes);
     pd_file_clear(&f);
     return ok;
@@ -906,6 +913,7 @@ int pmusim_cmd_record(int argc, char **argv)
     char **events = NULL;
     truth_t truth;
     gboolean truth_ready = FALSE;
+    pmusim_outfile_t *out = NULL;
     uint64_t period = RECORD_DEFAULT_PERIOD, limit = PMUSIM_FRONTDOOR_DEFAULT_LIMIT, freq = 0,
              skid = RECORD_DEFAULT_SKID, max_irq = PMUSIM_FRONTDOOR_DEFAULT_INTERRUPTS;
 
@@ -955,6 +963,13 @@ int pmusim_cmd_record(int argc, char **argv)
         goto out;
     }
     const char *trace = argv[1];
+    /* the output first: refused (same file as the trace, a directory ...)
+     * before any work; committed only once everything is written */
+    const char *inputs[] = {trace, NULL};
+    if (out_path && !(out = pmusim_outfile_open(out_path, inputs, &error))) {
+        status = pmusim_cli_fail(error);
+        goto out;
+    }
     status = pmusim_run_setup(&run, &ea, "record", trace, pmu_opt, regs_files, FALSE);
     if (status)
         goto out;
@@ -1019,9 +1034,16 @@ int pmusim_cmd_record(int argc, char **argv)
         g_strlcpy(truth.note, "--no-truth", sizeof truth.note);
     else
         truth_replay(&truth, trace, ops, model->nthreads, regs, ctrs);
-    if (out_path && !write_perf_data(out_path, trace, model, fd, h, syms, &truth, freq, &error)) {
-        status = pmusim_cli_fail(error);
-        goto out;
+    if (out_path) {
+        gboolean ok = write_perf_data(out, trace, model, fd, h, syms, &truth, freq, &error);
+        if (ok) {
+            ok = pmusim_outfile_commit(out, &error);
+            out = NULL;
+        }
+        if (!ok) {
+            status = pmusim_cli_fail(error);
+            goto out;
+        }
     }
     if (json) {
         print_json(stdout, trace, ops->name, fd, syms, model->nthreads);
@@ -1040,6 +1062,7 @@ int pmusim_cmd_record(int argc, char **argv)
         status = 1;
     }
 out:
+    pmusim_outfile_abort(out);
     if (error)
         g_error_free(error);
     if (truth_ready)

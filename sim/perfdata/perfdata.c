@@ -534,63 +534,6 @@ gboolean pd_file_read(pd_file_t *f, const char *path, GError **error)
     return ok;
 }
 
-/* ---- atomic output ---- */
-
-static gboolean write_all(int fd, const uint8_t *p, size_t n)
-{
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return FALSE;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return TRUE;
-}
-
-gboolean pd_output_write(const char *path, GBytes *bytes, const char *const *inputs,
-                         GError **error)
-{
-    gsize n;
-    const uint8_t *p = g_bytes_get_data(bytes, &n);
-    GStatBuf out, inp;
-    gboolean exists = strcmp(path, "-") != 0 && g_stat(path, &out) == 0;
-    for (size_t i = 0; exists && inputs && inputs[i]; i++)
-        if (g_stat(inputs[i], &inp) == 0 && inp.st_dev == out.st_dev && inp.st_ino == out.st_ino) {
-            g_set_error(error, PD_ERROR, PD_ERROR_SAME,
-                        "%s: is the same file as the input %s; refusing to overwrite it", path,
-                        inputs[i]);
-            return FALSE;
-        }
-    if (strcmp(path, "-") == 0 || (exists && !S_ISREG(out.st_mode))) {
-        /* a device or a pipe: streamed, nothing to rename or remove */
-        int fd = strcmp(path, "-") == 0 ? STDOUT_FILENO : open(path, O_WRONLY);
-        gboolean ok = fd >= 0 && write_all(fd, p, n);
-        int err = errno;
-        if (fd >= 0 && fd != STDOUT_FILENO && close(fd) != 0 && ok) {
-            ok = FALSE;
-            err = errno;
-        }
-        if (!ok)
-            g_set_error(error, PD_ERROR, PD_ERROR_IO, "%s: write failed: %s", path,
-                        g_strerror(err));
-        return ok;
-    }
-    /* a regular file: a temporary file beside it, renamed on success
-     * (g_file_set_contents_full writes, fsyncs and renames) */
-    GError *e = NULL;
-    if (!g_file_set_contents_full(path, (const gchar *)p, (gssize)n,
-                                  G_FILE_SET_CONTENTS_CONSISTENT, 0644, &e)) {
-        g_set_error(error, PD_ERROR, PD_ERROR_IO, "%s (nothing was written)", e->message);
-        g_error_free(e);
-        return FALSE;
-    }
-    return TRUE;
-}
-
 /* ---- data source ---- */
 
 /* union perf_mem_data_src bit fields (perf_event.h): mem_op bits 4:0,

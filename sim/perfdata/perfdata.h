@@ -23,7 +23,6 @@ GQuark pd_error_quark(void);
 typedef enum {
     PD_ERROR_IO,     /* open / read / write failed */
     PD_ERROR_FORMAT, /* not a perf.data file pmusim can read (names the offset) */
-    PD_ERROR_SAME,   /* the output is one of the inputs */
 } pd_error_t;
 
 /* perf_event_attr.type values (perf_event.h) */
@@ -83,13 +82,6 @@ gboolean pd_file_parse(pd_file_t *f, const uint8_t *data, size_t len, const char
 /* Reads a perf.data file whole (at most PD_MAX_FILE bytes). */
 #define PD_MAX_FILE (UINT64_C(1) << 32)
 gboolean pd_file_read(pd_file_t *f, const char *path, GError **error);
-
-/* Writes `bytes` to `path` whole or not at all: a regular file (or a new
- * path) through a temporary file in the same directory renamed into place;
- * a device or pipe (or "-": stdout) streamed.  Refuses a path that is the
- * same file as any of the NULL-terminated `inputs` (device and inode). */
-gboolean pd_output_write(const char *path, GBytes *bytes, const char *const *inputs,
-                         GError **error);
 
 /* perf's data_src word (union perf_mem_data_src) for an access served by
  * pmusim level `level` (PMUSIM_LVL_COUNT: unknown), a load or a store,
