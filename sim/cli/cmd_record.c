@@ -1045,14 +1045,16 @@ int pmusim_cmd_record(int argc, char **argv)
             goto out;
         }
     }
+    /* with -o - the perf.data stream owns stdout (as perf record -o -) */
+    FILE *txt = out_path && strcmp(out_path, "-") == 0 ? stderr : stdout;
     if (json) {
-        print_json(stdout, trace, ops->name, fd, syms, model->nthreads);
+        print_json(txt, trace, ops->name, fd, syms, model->nthreads);
     } else {
         if (!summary_only) {
-            print_samples(stdout, fd, syms);
-            fputc('\n', stdout);
+            print_samples(txt, fd, syms);
+            fputc('\n', txt);
         }
-        print_summary(stdout, trace, ops->name, fd, syms, model->nthreads, (unsigned)top, &truth);
+        print_summary(txt, trace, ops->name, fd, syms, model->nthreads, (unsigned)top, &truth);
     }
     if (out_path)
         fprintf(stderr, "pmusim: %zu samples written to %s\n", pmusim_frontdoor_n_samples(fd),

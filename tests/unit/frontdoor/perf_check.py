@@ -53,6 +53,12 @@ def files_mode(tmp):
         out = record(tmp, name, args)
         with open(out, "rb") as a, open(os.path.join(DATA, name), "rb") as b:
             check(a.read() == b.read(), "%s is byte for byte the fixture" % name)
+    # -o -: the perf.data stream on stdout, byte for byte; the text on stderr
+    r = subprocess.run([PMUSIM, "record", "-o", "-"] + FIXTURES[0][1], cwd=ROOT,
+                       capture_output=True)
+    with open(os.path.join(DATA, FIXTURES[0][0]), "rb") as b:
+        check(r.returncode == 0 and r.stdout == b.read() and b"# Samples: 4" in r.stderr,
+              "record -o - streams the same perf.data to stdout, the summary to stderr")
     r = run([PMUSIM, "record", "--json", "-e", "wsm::INST_RETIRED:ANY_P", "-c", "50",
              "traces/samples/wsm_loop.txt"])
     doc = json.loads(r.stdout)
