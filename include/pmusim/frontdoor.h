@@ -69,8 +69,16 @@ enum {
     PMUSIM_SAMPLE_SKID_CUT = 1u << 5, /* the trace ended before the skid was complete */
 };
 
-/* Where a captured sample came from, for `mem_tlb` when no TLB outcome is
- * known. */
+/* One branch of an IA-64 BTB / ETB read with a sample (ds = 0 layout, ref
+ * ia64-pmu.md §8, §9): source (bundle address | slot) and target. */
+typedef struct pmusim_branch_pair {
+    uint64_t from;
+    uint64_t to;      /* 0: not taken, or no target entry followed */
+    uint8_t taken;
+    uint8_t mispred;  /* 0 predicted, 1 front end (mp), 2 back end (bruflush) */
+} pmusim_branch_pair_t;
+
+/* `mem_tlb` when no TLB outcome is known. */
 #define PMUSIM_SAMPLE_TLB_UNKNOWN 0xffu
 
 /* One sample: an overflow of a sampling counter seen by the interrupt
@@ -89,6 +97,8 @@ typedef struct pmusim_sample {
     uint8_t mem_store;  /* PMUSIM_SAMPLE_DSRC: 1 store, 0 load */
     uint8_t mem_tlb;    /* PMUSIM_SAMPLE_DSRC: pmusim_tlb_outcome_t or PMUSIM_SAMPLE_TLB_UNKNOWN */
     uint8_t skid;       /* instructions between overflow_ip and ip */
+    uint32_t nbranches; /* IA-64 BTB/ETB: pmusim_frontdoor_sample_branches() */
+    uint32_t branch0;   /* (its first pair in the front door's list) */
     uint64_t ovfl;      /* overflow status read (IA-64 PMC0 bits 63:4, x86 GLOBAL_STATUS) */
     uint32_t thread;
     uint32_t counter;   /* index returned by pmusim_frontdoor_add_sampling() */
@@ -157,6 +167,9 @@ gboolean pmusim_frontdoor_replay(pmusim_frontdoor_t *fd, pmusim_trace_reader_t *
 
 size_t pmusim_frontdoor_n_samples(const pmusim_frontdoor_t *fd);
 const pmusim_sample_t *pmusim_frontdoor_sample(const pmusim_frontdoor_t *fd, size_t i);
+/* The branch pairs read with sample s (most recent first; *n of them). */
+const pmusim_branch_pair_t *pmusim_frontdoor_sample_branches(const pmusim_frontdoor_t *fd,
+                                                             const pmusim_sample_t *s, size_t *n);
 uint64_t pmusim_frontdoor_dropped(const pmusim_frontdoor_t *fd);
 /* Interrupts handled, and those in which no counter of the session had
  * overflowed. */

@@ -347,9 +347,22 @@ static void symbol_text(const GArray *syms, uint64_t ip, char *buf, size_t len)
 }
 
 /* " addr=0x... weight=N" and friends: what the capture units captured. */
-static void capture_text(const pmusim_sample_t *s, char *buf, size_t len)
+static void capture_text(const pmusim_frontdoor_t *fd, const pmusim_sample_t *s, char *buf,
+                         size_t len)
 {
     GString *g = g_string_new(NULL);
+    size_t nbr;
+    const pmusim_branch_pair_t *br = pmusim_frontdoor_sample_branches(fd, s, &nbr);
+    for (size_t i = 0; i < nbr; i++) {
+        g_string_append_printf(g, "%s0x%" G_GINT64_MODIFIER "x", i ? "," : " branches=",
+                               (guint64)br[i].from);
+        if (br[i].taken)
+            g_string_append_printf(g, "->0x%" G_GINT64_MODIFIER "x", (guint64)br[i].to);
+        else
+            g_string_append(g, "(not taken)");
+        if (br[i].mispred)
+            g_string_append(g, br[i].mispred == 1 ? "/M" : "/MB");
+    }
     if (s->skid)
         g_string_append_printf(g, " skid=%u", s->skid);
     if (s->flags & PMUSIM_SAMPLE_SKID_CUT)
@@ -375,9 +388,9 @@ static void print_samples(FILE *fp, const pmusim_frontdoor_t *fd, const GArray *
     fprintf(fp, "#%15s %6s  %-18s  %-32s %s\n", "cycle", "thread", "ip", "symbol", "event");
     for (size_t i = 0, n = pmusim_frontdoor_n_samples(fd); i < n; i++) {
         const pmusim_sample_t *s = pmusim_frontdoor_sample(fd, i);
-        char sym[160], cap[200];
+        char sym[160], cap[1024];
         symbol_text(syms, s->ip, sym, sizeof sym);
-        capture_text(s, cap, sizeof cap);
+        capture_text(fd, s, cap, sizeof cap);
         fprintf(fp, "%16" G_GUINT64_FORMAT " %6u  0x%016" G_GINT64_MODIFIER "x  %-32s %s%s%s\n",
                 (guint64)s->cycle, s->thread, (guint64)s->ip, sym,
                 pmusim_frontdoor_counter_label(fd, s->counter),
@@ -612,6 +625,19 @@ static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusi
             fprintf(fp, ", \"latency\": %" G_GUINT64_FORMAT, (guint64)s->weight);
         if ((s->flags & PMUSIM_SAMPLE_DSRC) && s->mem_level < PMUSIM_LVL_COUNT)
             fprintf(fp, ", \"source\": \"%s\"", pmusim_mem_level_name(s->mem_level));
+        size_t nbr;
+        const pmusim_branch_pair_t *br = pmusim_frontdoor_sample_branches(fd, s, &nbr);
+        if (nbr) {
+            fprintf(fp, ", \"branches\": [");
+            for (size_t b = 0; b < nbr; b++)
+                fprintf(fp,
+                        "%s{\"from\": \"0x%" G_GINT64_MODIFIER "x\", \"to\": \"0x%"
+                        G_GINT64_MODIFIER "x\", \"taken\": %s, \"mispredicted\": \"%s\"}",
+                        b ? ", " : "", (guint64)br[b].from, (guint64)br[b].to,
+                        br[b].taken ? "true" : "false",
+                        br[b].mispred == 1 ? "front end" : br[b].mispred == 2 ? "back end" : "no");
+            fprintf(fp, "]");
+        }
         fprintf(fp, ", \"counter\": %u, \"pebs\": %s, \"values\": [", s->counter,
                 (s->flags & PMUSIM_SAMPLE_PEBS) ? "true" : "false");
         for (uint32_t v = 0; v < s->nvalues; v++)
@@ -816,7 +842,16 @@ static gboolean write_perf_data(pmusim_outfile_t *out, const char *trace, pmusim
                                            s->mem_store, s->mem_tlb)
                              : PD_DATA_SRC_NA,
         };
-        g_array_append_val(f.samples, ps);
+        /* the taken branches of the BTB / ETB, as an LBR stack holds them */
+        pd_branch_t br[PD_MAX_BRANCHES];
+        size_t nbr = 0, npairs;
+        const pmusim_branch_pair_t *pairs = pmusim_frontdoor_sample_branches(fd, s, &npairs);
+        for (size_t b = 0; b < npairs && nbr < PD_MAX_BRANCHES; b++)
+            if (pairs[b].taken)
+                br[nbr++] = (pd_branch_t){pairs[b].from, pairs[b].to,
+                                          pairs[b].mispred ? PD_BRANCH_MISPRED
+                                                           : PD_BRANCH_PREDICTED};
+        pd_file_add_sample(&f, &ps, br, nbr);
     }
     truth_text(f.truth, trace, fd, truth, syms, &f);
     GBytes *bytes = pd_file_serialise(&f);

@@ -1,6 +1,6 @@
 /* pmusim script: the samples of a perf.data file (pmusim record -o), one
  * line each, in the shape of `perf script -F comm,tid,time,event,ip,sym,
- * addr,period,weight,data_src` (docs/SAMPLING.md "pmusim script"). */
+ * addr,period,weight,data_src,brstack` (docs/SAMPLING.md "pmusim script"). */
 #include "cmds.h"
 #include "../perfdata/perfdata.h"
 
@@ -38,7 +38,7 @@ int pmusim_cmd_script(int argc, char **argv)
         argc, argv, "script",
         "Print every sample of a perf.data file written by 'pmusim record -o': command,\n"
         "tid, time (seconds of the simulated clock), period, event, IP and symbol, and\n"
-        "what the capture units captured (address, latency, data source).",
+        "what the capture units captured (address, latency, data source, branch stack).",
         &f, &syms);
     if (status)
         goto out;
@@ -58,6 +58,12 @@ int pmusim_cmd_script(int argc, char **argv)
         } else if (s->addr || s->weight) {
             printf("  addr %16" G_GINT64_MODIFIER "x weight %" G_GUINT64_FORMAT, (guint64)s->addr,
                    (guint64)s->weight);
+        }
+        for (uint32_t b = 0; b < s->nbranches; b++) {
+            const pd_branch_t *br = &g_array_index(f.branches, pd_branch_t, s->branch0 + b);
+            printf("%s0x%" G_GINT64_MODIFIER "x/0x%" G_GINT64_MODIFIER "x/%s",
+                   b ? " " : "  brstack ", (guint64)br->from, (guint64)br->to,
+                   (br->flags & PD_BRANCH_MISPRED) ? "M" : "P");
         }
         putchar('\n');
     }

@@ -57,6 +57,18 @@ static const fd_ia64_ears_t fd_ears_ita2 = {10, 0, 1, 11, 2, 3, 17};
 static const fd_ia64_ears_t fd_ears_mont = {37, 34, 35, 40, 32, 33, 36};
 #define FD_DEAR_IP_VALID (UINT64_C(1) << 3) /* PMD17 vl */
 
+/* IA-64 branch buffers, ds = 0 layout: Itanium 2 BTB PMD8-15 with PMD16
+ * (bbi 2:0, full 3, per entry j b1 at 4 + 4j and bruflush at 5 + 4j: ref
+ * ia64-pmu.md §8); Montecito ETB PMD48-63 with PMD38 (ebi, full bit 5) and
+ * the per-entry nibbles in PMD39 (§9). */
+typedef struct fd_ia64_btb {
+    uint32_t pmc, first, size, index, full_bit, ext;
+    bool mont;
+} fd_ia64_btb_t;
+static const fd_ia64_btb_t fd_btb_ita2 = {12, 8, 8, 16, 3, 16, false};
+static const fd_ia64_btb_t fd_btb_mont = {39, 48, 16, 38, 5, 39, true};
+#define FD_BTB_DS (UINT64_C(1) << 7) /* PMC12 / PMC39 ds */
+
 /* Recent instructions of a thread, for skids that end before the anchor is
  * known (instructions retired in the overflow cycle after the overflowing
  * one).  A power of two above PMUSIM_FRONTDOOR_MAX_SKID. */
@@ -128,6 +140,8 @@ struct pmusim_frontdoor {
     uint32_t skid;
     uint64_t freq_hz, core_hz; /* frequency mode when freq_hz != 0 */
     const fd_ia64_ears_t *ears;         /* IA-64 */
+    const fd_ia64_btb_t *btb;           /* IA-64 */
+    GArray *branches;                   /* pmusim_branch_pair_t of the samples */
     fd_stream_t stream[PMUSIM_MAX_THREADS];
     bool replaying;                     /* in pmusim_frontdoor_replay(): samples wait for records */
     uint64_t npending;                  /* samples waiting, all threads */
@@ -238,8 +252,11 @@ pmusim_frontdoor_t *pmusim_frontdoor_new(pmusim_model_t *m, GError **error)
     fd->block_used = FD_VALUES_BLOCK;
     fd->limit = PMUSIM_FRONTDOOR_DEFAULT_LIMIT;
     fd->irq_limit = PMUSIM_FRONTDOOR_DEFAULT_INTERRUPTS;
-    if (style == PMUSIM_FRONTDOOR_PERFMON2)
+    if (style == PMUSIM_FRONTDOOR_PERFMON2) {
         fd->ears = m->ops->cpu == PMUSIM_CPU_MONT ? &fd_ears_mont : &fd_ears_ita2;
+        fd->btb = m->ops->cpu == PMUSIM_CPU_MONT ? &fd_btb_mont : &fd_btb_ita2;
+    }
+    fd->branches = g_array_new(FALSE, TRUE, sizeof(pmusim_branch_pair_t));
     for (uint32_t t = 0; t < PMUSIM_MAX_THREADS; t++)
         fd->stream[t].pending = g_array_new(FALSE, TRUE, sizeof(fd_pending_t));
     return fd;
@@ -255,6 +272,7 @@ void pmusim_frontdoor_free(pmusim_frontdoor_t *fd)
         pmusim_model_set_pmi_handler(fd->m, NULL, NULL);
     g_array_free(fd->samples, TRUE);
     g_ptr_array_free(fd->blocks, TRUE);
+    g_array_free(fd->branches, TRUE);
     for (uint32_t t = 0; t < PMUSIM_MAX_THREADS; t++)
         g_array_free(fd->stream[t].pending, TRUE);
     g_free(fd);
@@ -511,6 +529,58 @@ static void fd_ia64_ears(const pmusim_frontdoor_t *fd, uint32_t t, pmusim_sample
     }
 }
 
+/* Is the IA-64 branch buffer programmed (a privilege level, ds = 0)? */
+static bool fd_ia64_btb_on(const pmusim_frontdoor_t *fd, uint32_t t)
+{
+    uint64_t pmc;
+    return fd->btb && fd_read(fd, PMUSIM_REG_PMC, fd->btb->pmc, t, &pmc) && (pmc & 0xf) &&
+           !(pmc & FD_BTB_DS);
+}
+
+/* The BTB / ETB as perfmon's sampling format would hand it over, decoded
+ * the way ref ia64-pmu.md §8.3 describes: valid entries (b | mp) from the
+ * oldest (bbi when full, else 0); a branch entry (b = 1) is bundle + b1,
+ * with its slot (3: not taken) and mp / bruflush; the target entry (b = 0)
+ * that follows a taken branch is its target.  Pairs go most recent first,
+ * as perf's branch stacks. */
+static void fd_ia64_branches(pmusim_frontdoor_t *fd, uint32_t t, pmusim_sample_t *smp)
+{
+    const fd_ia64_btb_t *b = fd->btb;
+    uint64_t idx = 0, ext = 0;
+    fd_read(fd, PMUSIM_REG_PMD, b->index, t, &idx);
+    fd_read(fd, PMUSIM_REG_PMD, b->ext, t, &ext);
+    uint32_t next = (uint32_t)(idx & (b->size - 1));
+    bool full = (idx >> b->full_bit) & 1;
+    uint32_t oldest = full ? next : 0, n = full ? b->size : next;
+    pmusim_branch_pair_t pairs[16];
+    uint32_t np = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = (oldest + i) & (b->size - 1);
+        uint64_t v = 0;
+        fd_read(fd, PMUSIM_REG_PMD, b->first + j, t, &v);
+        unsigned bit = (unsigned)(v & 1), mp = (unsigned)((v >> 1) & 1);
+        if (!bit && !mp)
+            continue;
+        unsigned sh = b->mont ? (j < 8 ? 8 * j : 8 * (j - 8) + 4) : 4 + 4 * j;
+        unsigned nib = (unsigned)((ext >> sh) & 3);
+        if (bit) {
+            unsigned slot = (unsigned)((v >> 2) & 3);
+            pairs[np++ % 16] = (pmusim_branch_pair_t){
+                .from = (((v >> 4) + (nib & 1)) << 4) | (slot < 3 ? slot : 0),
+                .taken = slot < 3,
+                .mispred = mp ? 1 : (nib >> 1) ? 2 : 0,
+            };
+        } else if (np && pairs[(np - 1) % 16].taken && !pairs[(np - 1) % 16].to) {
+            pairs[(np - 1) % 16].to = v & ~UINT64_C(0xf);
+        }
+    }
+    np = MIN(np, 16u);
+    smp->branch0 = fd->branches->len;
+    smp->nbranches = np;
+    for (uint32_t i = np; i-- > 0;)
+        g_array_append_val(fd->branches, pairs[i]);
+}
+
 /* x86: is counter c a PEBS load-latency counter (IA32_PEBS_ENABLE bit
  * 32 + i, SDM §18.8.1.2)? */
 static bool fd_x86_load_latency(const pmusim_frontdoor_t *fd, const fd_ctr_t *c, uint32_t t)
@@ -546,6 +616,8 @@ static void fd_record(pmusim_frontdoor_t *fd, const fd_ctr_t *c, size_t k, uint6
     };
     if (fd->ears)
         fd_ia64_ears(fd, t, &smp);
+    if (fd_ia64_btb_on(fd, t))
+        fd_ia64_branches(fd, t, &smp);
     g_array_append_val(fd->samples, smp);
     /* the records after the interrupt complete the sample (skid, PEBS
      * load-latency data): pmusim_frontdoor_replay() */
@@ -618,7 +690,7 @@ static bool fd_service(pmusim_frontdoor_t *fd, uint64_t cycle, uint32_t t, uint6
 {
     uint64_t values[PMUSIM_FRONTDOOR_MAX_COUNTERS];
     fd_snapshot(fd, t, status | pebs, values);
-    bool any = false;
+    bool any = false, sampled = false;
     for (size_t k = 0; k < fd->n; k++) {
         fd_ctr_t *c = &fd->ctr[k];
         if (!fd_overflowed(c, status | pebs))
@@ -637,7 +709,13 @@ static bool fd_service(pmusim_frontdoor_t *fd, uint64_t cycle, uint32_t t, uint6
         fd_write_irq(fd, fd_data_space(fd), c->reg, t, fd_reload_value(fd, c, s->period),
                      c->label);
         s->base = fd_hw(fd, c, t);
+        sampled = true;
     }
+    /* the branch buffer starts again after a sample, as the libpfm3 BTB
+     * example asks perfmon to reset PMD16 (ref §8.3), so each sample holds
+     * the branches since the previous one */
+    if (sampled && fd_ia64_btb_on(fd, t))
+        fd_write_irq(fd, PMUSIM_REG_PMD, fd->btb->index, t, 0, NULL);
     return any;
 }
 
@@ -990,3 +1068,12 @@ gboolean pmusim_frontdoor_set_frequency(pmusim_frontdoor_t *fd, uint64_t sample_
     return TRUE;
 }
 
+
+const pmusim_branch_pair_t *pmusim_frontdoor_sample_branches(const pmusim_frontdoor_t *fd,
+                                                             const pmusim_sample_t *s, size_t *n)
+{
+    *n = s->nbranches;
+    if (!s->nbranches || s->branch0 + s->nbranches > fd->branches->len)
+        return NULL;
+    return &g_array_index(fd->branches, pmusim_branch_pair_t, s->branch0);
+}

@@ -37,6 +37,7 @@ enum {
     PD_S_ID = 1u << 6,
     PD_S_CPU = 1u << 7,
     PD_S_PERIOD = 1u << 8,
+    PD_S_BRANCH_STACK = 1u << 11,
     PD_S_WEIGHT = 1u << 14,
     PD_S_DATA_SRC = 1u << 15,
     PD_S_IDENTIFIER = 1u << 16,
@@ -44,6 +45,9 @@ enum {
 #define PD_SAMPLE_TYPE                                                                        \
     (PD_S_IDENTIFIER | PD_S_IP | PD_S_TID | PD_S_TIME | PD_S_ADDR | PD_S_PERIOD | PD_S_WEIGHT | \
      PD_S_DATA_SRC)
+
+/* branch_sample_type: PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_ANY */
+#define PD_BRANCH_SAMPLE_TYPE (UINT64_C(1) << 0 | UINT64_C(1) << 3)
 
 /* perf_event_attr flag bits */
 #define PD_ATTR_MMAP (UINT64_C(1) << 8)
@@ -67,6 +71,8 @@ void pd_file_init(pd_file_t *f)
     f->mmaps = g_array_new(FALSE, TRUE, sizeof(pd_mmap_t));
     f->comms = g_array_new(FALSE, TRUE, sizeof(pd_comm_t));
     f->truth = g_string_new(NULL);
+    f->branches = g_array_new(FALSE, TRUE, sizeof(pd_branch_t));
+    f->branch_stack = FALSE;
 }
 
 void pd_file_clear(pd_file_t *f)
@@ -82,6 +88,7 @@ void pd_file_clear(pd_file_t *f)
     g_array_free(f->mmaps, TRUE);
     g_array_free(f->comms, TRUE);
     g_string_free(f->truth, TRUE);
+    g_array_free(f->branches, TRUE);
     memset(f, 0, sizeof *f);
 }
 
@@ -96,6 +103,19 @@ void pd_file_add_comm(pd_file_t *f, uint32_t pid, uint32_t tid, const char *comm
 {
     pd_comm_t c = {pid, tid, g_strdup(comm)};
     g_array_append_val(f->comms, c);
+}
+
+void pd_file_add_sample(pd_file_t *f, const pd_sample_t *s, const pd_branch_t *br, size_t n)
+{
+    pd_sample_t c = *s;
+    n = MIN(n, PD_MAX_BRANCHES);
+    c.branch0 = f->branches->len;
+    c.nbranches = (uint32_t)n;
+    if (n) {
+        g_array_append_vals(f->branches, br, (guint)n);
+        f->branch_stack = TRUE;
+    }
+    g_array_append_val(f->samples, c);
 }
 
 /* ---- writing ---- */
@@ -147,14 +167,14 @@ static void put_padded(GByteArray *b, const char *s, size_t align)
 }
 
 /* struct perf_event_attr, PD_ATTR_SIZE bytes. */
-static void put_attr(GByteArray *b, const pd_event_t *e, gboolean first)
+static void put_attr(GByteArray *b, const pd_event_t *e, gboolean first, gboolean branches)
 {
     size_t start = b->len;
     put_u32(b, e->type);
     put_u32(b, PD_ATTR_SIZE);
     put_u64(b, e->config);
     put_u64(b, e->period);
-    put_u64(b, PD_SAMPLE_TYPE);
+    put_u64(b, PD_SAMPLE_TYPE | (branches ? PD_S_BRANCH_STACK : 0));
     put_u64(b, 0); /* read_format */
     uint64_t flags = PD_ATTR_SAMPLE_ID_ALL | ((uint64_t)(e->precise & 3) << PD_ATTR_PRECISE_SHIFT);
     if (e->freq)
@@ -162,7 +182,9 @@ static void put_attr(GByteArray *b, const pd_event_t *e, gboolean first)
     if (first) /* the event that carries the task's side-band records */
         flags |= PD_ATTR_MMAP | PD_ATTR_COMM;
     put_u64(b, flags);
-    put_zero(b, PD_ATTR_SIZE - (b->len - start)); /* wakeup .. sig_data: 0 */
+    put_zero(b, 72 - (b->len - start)); /* wakeup_events .. config2: 0 */
+    put_u64(b, branches ? PD_BRANCH_SAMPLE_TYPE : 0);
+    put_zero(b, PD_ATTR_SIZE - (b->len - start)); /* sample_regs_user .. sig_data: 0 */
 }
 
 static void put_header(GByteArray *b, uint32_t type, uint16_t misc, size_t at_size)
@@ -196,7 +218,7 @@ GBytes *pd_file_serialise(const pd_file_t *f)
     size_t ids_at = attrs_at + nev * PD_FILE_ATTR_SIZE;
     for (size_t i = 0; i < nev; i++) {
         const pd_event_t *e = &g_array_index(f->events, pd_event_t, i);
-        put_attr(b, e, i == 0);
+        put_attr(b, e, i == 0, f->branch_stack);
         put_u64(b, ids_at + i * 8);
         put_u64(b, 8);
     }
@@ -226,7 +248,9 @@ GBytes *pd_file_serialise(const pd_file_t *f)
     }
     for (guint i = 0; i < f->samples->len; i++) {
         const pd_sample_t *s = &g_array_index(f->samples, pd_sample_t, i);
-        put_header(b, PD_REC_SAMPLE, s->misc ? s->misc : PD_MISC_USER, 8 + 8 * 8);
+        size_t nbr = f->branch_stack ? s->nbranches : 0;
+        put_header(b, PD_REC_SAMPLE, s->misc ? s->misc : PD_MISC_USER,
+                   8 + 8 * 8 + (f->branch_stack ? 8 + 24 * nbr : 0));
         put_u64(b, s->id); /* IDENTIFIER */
         put_u64(b, s->ip);
         put_u32(b, s->pid);
@@ -234,6 +258,15 @@ GBytes *pd_file_serialise(const pd_file_t *f)
         put_u64(b, s->time);
         put_u64(b, s->addr);
         put_u64(b, s->period);
+        if (f->branch_stack) { /* BRANCH_STACK: nr, then (from, to, flags) */
+            put_u64(b, nbr);
+            for (size_t k = 0; k < nbr; k++) {
+                const pd_branch_t *e = &g_array_index(f->branches, pd_branch_t, s->branch0 + k);
+                put_u64(b, e->from);
+                put_u64(b, e->to);
+                put_u64(b, e->flags);
+            }
+        }
         put_u64(b, s->weight);
         put_u64(b, s->data_src);
     }
@@ -247,7 +280,7 @@ GBytes *pd_file_serialise(const pd_file_t *f)
     put_u32(b, PD_ATTR_SIZE);
     for (size_t i = 0; i < nev; i++) {
         const pd_event_t *e = &g_array_index(f->events, pd_event_t, i);
-        put_attr(b, e, i == 0);
+        put_attr(b, e, i == 0, f->branch_stack);
         put_u32(b, 1); /* ids */
         /* perf_header_string: length (padded to 64 with NULs), then bytes */
         size_t n = strlen(e->name) + 1, padded = (n + 63) / 64 * 64;
@@ -399,13 +432,35 @@ static gboolean parse_sample(pd_file_t *f, const pd_in_t *in, uint64_t at, uint3
         TAKE64(skip);
     if (st & PD_S_PERIOD)
         TAKE64(s.period);
+    if (st & PD_S_BRANCH_STACK) {
+        uint64_t nr;
+        TAKE64(nr);
+        if (nr > PD_MAX_BRANCHES || nr * 24 > end - pos)
+            return bad_record(in, at, "branch stack larger than the record or than 16 entries",
+                              error);
+        pd_branch_t br[PD_MAX_BRANCHES];
+        for (uint64_t k = 0; k < nr; k++) {
+            TAKE64(br[k].from);
+            TAKE64(br[k].to);
+            TAKE64(br[k].flags);
+        }
+        f->branch_stack = TRUE;
+        pd_file_add_sample(f, &s, br, (size_t)nr);
+        s.nbranches = UINT32_MAX; /* added */
+    }
     if (st & PD_S_WEIGHT)
         TAKE64(s.weight);
     if (st & PD_S_DATA_SRC)
         TAKE64(s.data_src);
 #undef TAKE64
     (void)skip;
-    g_array_append_val(f->samples, s);
+    if (s.nbranches == UINT32_MAX) { /* fields after the branch stack */
+        pd_sample_t *last = &g_array_index(f->samples, pd_sample_t, f->samples->len - 1);
+        last->weight = s.weight;
+        last->data_src = s.data_src;
+    } else {
+        pd_file_add_sample(f, &s, NULL, 0);
+    }
     return TRUE;
 }
 
@@ -458,11 +513,12 @@ gboolean pd_file_parse(pd_file_t *f, const uint8_t *data, size_t len, const char
                    e.type == PD_TYPE_RAW ? "raw" : "type", (guint64)e.config);
         g_array_append_val(f->events, e);
     }
-    if (sample_type & ~(uint64_t)(PD_SAMPLE_TYPE | PD_S_ID | PD_S_CPU)) {
+    if (sample_type & ~(uint64_t)(PD_SAMPLE_TYPE | PD_S_ID | PD_S_CPU | PD_S_BRANCH_STACK)) {
         g_set_error(error, PD_ERROR, PD_ERROR_FORMAT,
                     "%s: sample_type 0x%" G_GINT64_MODIFIER
                     "x has fields pmusim does not read (it reads 0x%x)",
-                    name, (guint64)sample_type, (unsigned)(PD_SAMPLE_TYPE | PD_S_ID | PD_S_CPU));
+                    name, (guint64)sample_type,
+                    (unsigned)(PD_SAMPLE_TYPE | PD_S_ID | PD_S_CPU | PD_S_BRANCH_STACK));
         return FALSE;
     }
     for (uint64_t pos = data_at; pos < data_at + data_len;) {

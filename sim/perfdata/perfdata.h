@@ -6,8 +6,8 @@
  * the file header, one attribute per event with its sample id, the data
  * section with PERF_RECORD_COMM, PERF_RECORD_MMAP and PERF_RECORD_SAMPLE
  * (sample_type IDENTIFIER | IP | TID | TIME | ADDR | PERIOD | WEIGHT |
- * DATA_SRC, sample_id_all), and the EVENT_DESC feature that names the
- * events.  The layouts are the kernel's ABI (include/uapi/linux/perf_event.h)
+ * DATA_SRC, plus BRANCH_STACK when samples carry branches; sample_id_all),
+ * and the EVENT_DESC feature that names the events.  The layouts are the kernel's ABI (include/uapi/linux/perf_event.h)
  * and perf's file format (tools/perf/Documentation/perf.data-file-format.txt).
  * pmusim's ground truth travels in one private feature section that perf
  * skips (PD_FEAT_PMUSIM_TRUTH).
@@ -39,11 +39,22 @@ typedef struct pd_event {
     uint64_t id;
 } pd_event_t;
 
+/* One entry of a sample's branch stack (struct perf_branch_entry). */
+typedef struct pd_branch {
+    uint64_t from, to;
+    uint64_t flags; /* PD_BRANCH_* */
+} pd_branch_t;
+#define PD_BRANCH_MISPRED UINT64_C(1)   /* perf_branch_entry.mispred */
+#define PD_BRANCH_PREDICTED UINT64_C(2) /* perf_branch_entry.predicted */
+/* At most this many entries per sample (Montecito's ETB holds 8 pairs). */
+#define PD_MAX_BRANCHES 16u
+
 /* One PERF_RECORD_SAMPLE. */
 typedef struct pd_sample {
     uint64_t id, ip, time, addr, period, weight, data_src;
     uint32_t pid, tid;
     uint16_t misc;
+    uint32_t nbranches, branch0; /* its entries in pd_file_t.branches */
 } pd_sample_t;
 
 /* One PERF_RECORD_MMAP. */
@@ -66,6 +77,8 @@ typedef struct pd_file {
     GArray *mmaps;   /* pd_mmap_t (filename owned) */
     GArray *comms;   /* pd_comm_t (comm owned) */
     GString *truth;  /* pmusim ground truth, "EVENT\tSYMBOL\tCOUNT\n" lines; may be empty */
+    GArray *branches; /* pd_branch_t of the samples */
+    gboolean branch_stack; /* samples carry PERF_SAMPLE_BRANCH_STACK */
 } pd_file_t;
 
 void pd_file_init(pd_file_t *f);
@@ -73,6 +86,9 @@ void pd_file_clear(pd_file_t *f);
 void pd_file_add_mmap(pd_file_t *f, uint32_t pid, uint32_t tid, uint64_t start, uint64_t len,
                       uint64_t pgoff, const char *filename);
 void pd_file_add_comm(pd_file_t *f, uint32_t pid, uint32_t tid, const char *comm);
+/* Appends s, with its n branch entries (at most PD_MAX_BRANCHES; n > 0 sets
+ * branch_stack). */
+void pd_file_add_sample(pd_file_t *f, const pd_sample_t *s, const pd_branch_t *br, size_t n);
 
 /* Serialises f; events need distinct ids. */
 GBytes *pd_file_serialise(const pd_file_t *f);

@@ -25,6 +25,8 @@ FIXTURES = [
                            "traces/samples/wsm_loop.txt"]),
     ("ita2_c9.data", ["-e", "IA64_INST_RETIRED,CPU_CYCLES", "-c", "9",
                       "traces/samples/ita2_loop.txt"]),
+    ("ita2_btb_c2.data", ["-e", "BRANCH_EVENT", "-c", "2", "--skid", "0",
+                          "traces/samples/ita2_loop.txt"]),
 ]
 
 failures = 0
@@ -105,6 +107,12 @@ def perf_mode(tmp):
     check(r.stdout.split()[:4] == ["7f0000000018", "4", "7f0000000038", "4"]
           and r.stdout.split()[-2:] == ["7f0000000098", "40"],
           "perf script -F addr,weight: the PEBS load-latency address and latency")
+    out = record(tmp, "btb.data", FIXTURES[3][1])
+    r = p("script", "-i", out, "-F", "brstack")
+    lines = r.stdout.split("\n")
+    check(r.returncode == 0 and lines[0].split() == ["0x4000000000001022/0x4000000000001000/P/-/-/0/"] * 2
+          and lines[9].split() == ["0x4000000000001022/0x4000000000001000/P/-/-/0/"],
+          "perf script -F brstack: the BTB's taken branches (2 per sample, 1 in the last)")
     # a captured program on disk: perf finds its symbols through the MMAP
     # record (the pmusim binary stands for it, its main at its load base)
     nm = shutil.which("nm")
