@@ -507,9 +507,20 @@ static void print_unsampled(FILE *fp, const truth_t *truth, size_t k, const GArr
     g_hash_table_destroy(seen);
 }
 
+/* "period N", or "frequency F Hz" in frequency mode (freq != 0). */
+static void period_text(const pmusim_frontdoor_t *fd, size_t k, uint64_t freq, char *buf,
+                        size_t len)
+{
+    if (freq)
+        g_snprintf(buf, len, "frequency %" G_GUINT64_FORMAT " Hz", (guint64)freq);
+    else
+        g_snprintf(buf, len, "period %" G_GUINT64_FORMAT,
+                   (guint64)pmusim_frontdoor_counter_period(fd, k));
+}
+
 static void print_summary(FILE *fp, const char *trace, const char *pmu,
                           const pmusim_frontdoor_t *fd, const GArray *syms, uint32_t nthreads,
-                          unsigned top, const truth_t *truth)
+                          unsigned top, const truth_t *truth, uint64_t freq)
 {
     fprintf(fp, "# pmusim record: %s, PMU %s (%s front door), %u hardware thread%s\n", trace, pmu,
             pmusim_frontdoor_style(fd) == PMUSIM_FRONTDOOR_PERFMON2 ? "perfmon2" : "perf_event",
@@ -523,9 +534,7 @@ static void print_summary(FILE *fp, const char *trace, const char *pmu,
         char kept_note[48] = "", period[48];
         if (kept != taken)
             g_snprintf(kept_note, sizeof kept_note, " (%" G_GUINT64_FORMAT " kept)", (guint64)kept);
-        if (pmusim_frontdoor_counter_period(fd, k))
-            g_snprintf(period, sizeof period, "period %" G_GUINT64_FORMAT,
-                       (guint64)pmusim_frontdoor_counter_period(fd, k));
+        period_text(fd, k, freq, period, sizeof period);
         fprintf(fp,
                 "#\n# Samples: %" G_GUINT64_FORMAT "%s of event '%s' (%s, %s), %" G_GUINT64_FORMAT
                 " occurrences counted\n",
@@ -576,7 +585,7 @@ static void print_summary(FILE *fp, const char *trace, const char *pmu,
 }
 
 static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusim_frontdoor_t *fd,
-                       const GArray *syms, uint32_t nthreads)
+                       const GArray *syms, uint32_t nthreads, uint64_t freq)
 {
     fprintf(fp, "{\n  \"trace\": ");
     pmusim_cli_json_string(fp, trace);
@@ -591,10 +600,12 @@ static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusi
         pmusim_cli_json_string(fp, pmusim_frontdoor_counter_label(fd, k));
         fprintf(fp, ", \"reg\": ");
         pmusim_cli_json_string(fp, reg);
-        fprintf(fp,
-                ", \"period\": %" G_GUINT64_FORMAT ", \"samples\": %" G_GUINT64_FORMAT
-                ", \"count\": %" G_GUINT64_FORMAT "}",
-                (guint64)pmusim_frontdoor_counter_period(fd, k),
+        if (freq)
+            fprintf(fp, ", \"period\": null, \"frequency\": %" G_GUINT64_FORMAT, (guint64)freq);
+        else
+            fprintf(fp, ", \"period\": %" G_GUINT64_FORMAT,
+                    (guint64)pmusim_frontdoor_counter_period(fd, k));
+        fprintf(fp, ", \"samples\": %" G_GUINT64_FORMAT ", \"count\": %" G_GUINT64_FORMAT "}",
                 (guint64)counter_samples(fd, k, nthreads), (guint64)counter_total(fd, k, nthreads));
     }
     uint64_t stop = 0;
@@ -1083,13 +1094,14 @@ int pmusim_cmd_record(int argc, char **argv)
     /* with -o - the perf.data stream owns stdout (as perf record -o -) */
     FILE *txt = out_path && strcmp(out_path, "-") == 0 ? stderr : stdout;
     if (json) {
-        print_json(txt, trace, ops->name, fd, syms, model->nthreads);
+        print_json(txt, trace, ops->name, fd, syms, model->nthreads, freq);
     } else {
         if (!summary_only) {
             print_samples(txt, fd, syms);
             fputc('\n', txt);
         }
-        print_summary(txt, trace, ops->name, fd, syms, model->nthreads, (unsigned)top, &truth);
+        print_summary(txt, trace, ops->name, fd, syms, model->nthreads, (unsigned)top, &truth,
+                      freq);
     }
     if (out_path)
         fprintf(stderr, "pmusim: %zu samples written to %s\n", pmusim_frontdoor_n_samples(fd),
