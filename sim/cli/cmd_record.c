@@ -100,34 +100,6 @@ static GArray *find_counters(const pmusim_model_ops_t *ops, const GArray *regs)
 
 /* ---- symbols ---- */
 
-static gint symbol_cmp(gconstpointer a, gconstpointer b)
-{
-    const pmusim_symbol_t *x = a, *y = b;
-    return x->start < y->start ? -1 : x->start > y->start ? 1 : 0;
-}
-
-/* The symbol holding ip in `syms` (sorted by start), or NULL.  Ranges may
- * nest or overlap: the closest start at or below ip that contains it. */
-static const pmusim_symbol_t *symbol_find(const GArray *syms, uint64_t ip)
-{
-    guint lo = 0, hi = syms->len;
-    while (lo < hi) {
-        guint mid = lo + (hi - lo) / 2;
-        if (g_array_index(syms, pmusim_symbol_t, mid).start <= ip)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (guint i = lo; i-- > 0;) {
-        const pmusim_symbol_t *s = &g_array_index(syms, pmusim_symbol_t, i);
-        if (ip < s->end)
-            return s;
-        if (lo - i > 64) /* bounded backward scan for overlapping ranges */
-            break;
-    }
-    return NULL;
-}
-
 /* ---- the simulated clock ---- */
 
 /* Core clock of each model's reference SKU (../shared/reference/uarch.md,
@@ -152,16 +124,15 @@ static uint64_t record_cycles_to_ns(uint64_t cycles, uint64_t hz)
 /* ---- ground truth: every occurrence attributed, no skid ---- */
 
 /* The summary row of an IP: its symbol, or "[0x...]" outside every one. */
-static void row_name(const GArray *syms, uint64_t ip, char *buf, size_t len)
+static void row_name(const pd_symbols_t *syms, uint64_t ip, char *buf, size_t len)
 {
-    const pmusim_symbol_t *s = symbol_find(syms, ip);
+    const pd_symbol_t *s = pd_symbol_find(syms, ip);
     if (s)
         g_strlcpy(buf, s->name, len);
     else
         g_snprintf(buf, len, "[0x%016" G_GINT64_MODIFIER "x]", (guint64)ip);
 }
 
-#define UNKNOWN_SYMBOL "[unknown]"
 /* occurrences before a thread's first instruction (its cycles, say) */
 #define UNATTRIBUTED "[before the first instruction]"
 
@@ -177,10 +148,10 @@ typedef struct truth {
     size_t n;
     gboolean done;          /* FALSE: not computed (why in `note`) */
     char note[160];
-    const GArray *syms;
+    const pd_symbols_t *syms;
 } truth_t;
 
-static void truth_init(truth_t *t, size_t n, const GArray *syms)
+static void truth_init(truth_t *t, size_t n, const pd_symbols_t *syms)
 {
     memset(t, 0, sizeof *t);
     t->n = n;
@@ -292,7 +263,7 @@ static void truth_replay(truth_t *t, const char *trace, const pmusim_model_ops_t
             uint32_t th = rec->thread < PMUSIM_MAX_THREADS ? rec->thread : 0;
             if (rec->kind != PMUSIM_REC_INSN || (rec->ip >= lo[th] && rec->ip < hi[th]))
                 continue;
-            const pmusim_symbol_t *sym = symbol_find(t->syms, rec->ip);
+            const pd_symbol_t *sym = pd_symbol_find(t->syms, rec->ip);
             if (sym && strcmp(cur[th], sym->name) == 0) {
                 lo[th] = sym->start;
                 hi[th] = sym->end;
@@ -334,18 +305,6 @@ static void truth_replay(truth_t *t, const char *trace, const pmusim_model_ops_t
 
 /* ---- output ---- */
 
-/* "name+0xoff", "name" or "[unknown]" */
-static void symbol_text(const GArray *syms, uint64_t ip, char *buf, size_t len)
-{
-    const pmusim_symbol_t *s = symbol_find(syms, ip);
-    if (!s)
-        g_strlcpy(buf, UNKNOWN_SYMBOL, len);
-    else if (ip == s->start)
-        g_strlcpy(buf, s->name, len);
-    else
-        g_snprintf(buf, len, "%s+0x%" G_GINT64_MODIFIER "x", s->name, (guint64)(ip - s->start));
-}
-
 /* " addr=0x... weight=N" and friends: what the capture units captured. */
 static void capture_text(const pmusim_frontdoor_t *fd, const pmusim_sample_t *s, char *buf,
                          size_t len)
@@ -383,13 +342,13 @@ static void capture_text(const pmusim_frontdoor_t *fd, const pmusim_sample_t *s,
     g_string_free(g, TRUE);
 }
 
-static void print_samples(FILE *fp, const pmusim_frontdoor_t *fd, const GArray *syms)
+static void print_samples(FILE *fp, const pmusim_frontdoor_t *fd, const pd_symbols_t *syms)
 {
     fprintf(fp, "#%15s %6s  %-18s  %-32s %s\n", "cycle", "thread", "ip", "symbol", "event");
     for (size_t i = 0, n = pmusim_frontdoor_n_samples(fd); i < n; i++) {
         const pmusim_sample_t *s = pmusim_frontdoor_sample(fd, i);
         char sym[160], cap[1024];
-        symbol_text(syms, s->ip, sym, sizeof sym);
+        pd_symbol_text(syms, s->ip, sym, sizeof sym);
         capture_text(fd, s, cap, sizeof cap);
         fprintf(fp, "%16" G_GUINT64_FORMAT " %6u  0x%016" G_GINT64_MODIFIER "x  %-32s %s%s%s\n",
                 (guint64)s->cycle, s->thread, (guint64)s->ip, sym,
@@ -419,7 +378,7 @@ static gint hist_cmp(gconstpointer a, gconstpointer b)
 }
 
 /* Rows for counter k, sorted by samples (ties: name / ip). */
-static GArray *histogram(const pmusim_frontdoor_t *fd, size_t k, const GArray *syms,
+static GArray *histogram(const pmusim_frontdoor_t *fd, size_t k, const pd_symbols_t *syms,
                          uint64_t *total)
 {
     GHashTable *idx = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -430,7 +389,7 @@ static GArray *histogram(const pmusim_frontdoor_t *fd, size_t k, const GArray *s
         if (s->counter != k)
             continue;
         (*total)++;
-        const pmusim_symbol_t *sym = symbol_find(syms, s->ip);
+        const pd_symbol_t *sym = pd_symbol_find(syms, s->ip);
         char *key = sym ? g_strconcat("s:", sym->name, NULL)
                         : g_strdup_printf("i:%" G_GINT64_MODIFIER "x", (guint64)s->ip);
         gpointer at;
@@ -479,7 +438,7 @@ static gint exact_cmp(gconstpointer a, gconstpointer b, gpointer user)
 /* The rows the truth knows and no sample hit: what sampling missed
  * entirely (most counted first). */
 static void print_unsampled(FILE *fp, const truth_t *truth, size_t k, const GArray *rows,
-                            const GArray *syms, unsigned top)
+                            const pd_symbols_t *syms, unsigned top)
 {
     GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     for (guint i = 0; i < rows->len; i++) {
@@ -519,7 +478,7 @@ static void period_text(const pmusim_frontdoor_t *fd, size_t k, uint64_t freq, c
 }
 
 static void print_summary(FILE *fp, const char *trace, const char *pmu,
-                          const pmusim_frontdoor_t *fd, const GArray *syms, uint32_t nthreads,
+                          const pmusim_frontdoor_t *fd, const pd_symbols_t *syms, uint32_t nthreads,
                           unsigned top, const truth_t *truth, uint64_t freq)
 {
     fprintf(fp, "# pmusim record: %s, PMU %s (%s front door), %u hardware thread%s\n", trace, pmu,
@@ -585,7 +544,7 @@ static void print_summary(FILE *fp, const char *trace, const char *pmu,
 }
 
 static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusim_frontdoor_t *fd,
-                       const GArray *syms, uint32_t nthreads, uint64_t freq)
+                       const pd_symbols_t *syms, uint32_t nthreads, uint64_t freq)
 {
     fprintf(fp, "{\n  \"trace\": ");
     pmusim_cli_json_string(fp, trace);
@@ -621,7 +580,7 @@ static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusi
     for (size_t i = 0, n = pmusim_frontdoor_n_samples(fd); i < n; i++) {
         const pmusim_sample_t *s = pmusim_frontdoor_sample(fd, i);
         char sym[160];
-        symbol_text(syms, s->ip, sym, sizeof sym);
+        pd_symbol_text(syms, s->ip, sym, sizeof sym);
         fprintf(fp,
                 "%s\n    {\"cycle\": %" G_GUINT64_FORMAT ", \"thread\": %u, \"ip\": \"0x%"
                 G_GINT64_MODIFIER "x\", \"symbol\": ",
@@ -698,13 +657,13 @@ static char *truth_field(const char *s)
 }
 
 static void truth_text(GString *out, const char *trace, const pmusim_frontdoor_t *fd,
-                       const truth_t *truth, const GArray *syms, const pd_file_t *f)
+                       const truth_t *truth, const pd_symbols_t *syms, const pd_file_t *f)
 {
     char *tr = truth_field(trace);
     g_string_append_printf(out, "pmusim-truth\t1\ntrace\t%s\n", tr);
     g_free(tr);
-    for (guint i = 0; i < syms->len; i++) {
-        const pmusim_symbol_t *s = &g_array_index(syms, pmusim_symbol_t, i);
+    for (guint i = 0; i < syms->syms->len; i++) {
+        const pd_symbol_t *s = &g_array_index(syms->syms, pd_symbol_t, i);
         char *n = truth_field(s->name);
         g_string_append_printf(out, "symbol\t%" G_GINT64_MODIFIER "x\t%" G_GINT64_MODIFIER "x\t%s\n",
                                (guint64)s->start, (guint64)s->end, n);
@@ -785,7 +744,7 @@ static gboolean elf_text_segment(const char *path, uint64_t base, uint64_t *star
 }
 
 static void perf_side_band(pd_file_t *f, const pmusim_trace_header_t *h, const char *trace,
-                           const GArray *syms, uint32_t pid, uint32_t nthreads)
+                           const pd_symbols_t *syms, uint32_t pid, uint32_t nthreads)
 {
     const char *prog = pmusim_trace_header_get_meta(h, "program");
     char *comm = g_path_get_basename(prog && *prog ? prog : trace);
@@ -799,11 +758,11 @@ static void perf_side_band(pd_file_t *f, const pmusim_trace_header_t *h, const c
         pd_file_add_mmap(f, pid, pid, start, len, pgoff, prog);
         return;
     }
-    if (!syms->len)
+    if (!syms->syms->len)
         return;
     uint64_t lo = UINT64_MAX, hi = 0;
-    for (guint i = 0; i < syms->len; i++) {
-        const pmusim_symbol_t *s = &g_array_index(syms, pmusim_symbol_t, i);
+    for (guint i = 0; i < syms->syms->len; i++) {
+        const pd_symbol_t *s = &g_array_index(syms->syms, pd_symbol_t, i);
         lo = MIN(lo, s->start);
         hi = MAX(hi, s->end);
     }
@@ -815,7 +774,7 @@ static void perf_side_band(pd_file_t *f, const pmusim_trace_header_t *h, const c
  * place by its commit, so the file appears whole or not at all). */
 static gboolean write_perf_data(pmusim_outfile_t *out, const char *trace, pmusim_model_t *m,
                                 const pmusim_frontdoor_t *fd, const pmusim_trace_header_t *h,
-                                const GArray *syms, const truth_t *truth, uint64_t freq,
+                                const pd_symbols_t *syms, const truth_t *truth, uint64_t freq,
                                 GError **error)
 {
     pd_file_t f;
@@ -955,7 +914,8 @@ int pmusim_cmd_record(int argc, char **argv)
     pmusim_run_setup_t run = {0};
     pmusim_model_t *model = NULL;
     pmusim_frontdoor_t *fd = NULL;
-    GArray *ctrs = NULL, *syms = NULL;
+    GArray *ctrs = NULL;
+    pd_symbols_t syms = {0};
     char **events = NULL;
     truth_t truth;
     gboolean truth_ready = FALSE;
@@ -1069,19 +1029,21 @@ int pmusim_cmd_record(int argc, char **argv)
     if (progress)
         fputc('\n', stderr);
     /* all symbols are known once the reader reached the end */
-    syms = g_array_new(FALSE, TRUE, sizeof(pmusim_symbol_t));
+    pd_symbols_init(&syms);
     const GArray *tsyms = pmusim_trace_reader_symbols(reader);
-    if (tsyms && tsyms->len)
-        g_array_append_vals(syms, tsyms->data, tsyms->len);
-    g_array_sort(syms, symbol_cmp);
-    truth_init(&truth, ctrs->len, syms);
+    for (guint i = 0; tsyms && i < tsyms->len; i++) {
+        const pmusim_symbol_t *y = &g_array_index(tsyms, pmusim_symbol_t, i);
+        pd_symbols_add(&syms, y->start, y->end, y->name);
+    }
+    pd_symbols_finish(&syms);
+    truth_init(&truth, ctrs->len, &syms);
     truth_ready = TRUE;
     if (no_truth)
         g_strlcpy(truth.note, "--no-truth", sizeof truth.note);
     else
         truth_replay(&truth, trace, ops, model->nthreads, regs, ctrs);
     if (out_path) {
-        gboolean ok = write_perf_data(out, trace, model, fd, h, syms, &truth, freq, &error);
+        gboolean ok = write_perf_data(out, trace, model, fd, h, &syms, &truth, freq, &error);
         if (ok) {
             ok = pmusim_outfile_commit(out, &error);
             out = NULL;
@@ -1094,13 +1056,13 @@ int pmusim_cmd_record(int argc, char **argv)
     /* with -o - the perf.data stream owns stdout (as perf record -o -) */
     FILE *txt = out_path && strcmp(out_path, "-") == 0 ? stderr : stdout;
     if (json) {
-        print_json(txt, trace, ops->name, fd, syms, model->nthreads, freq);
+        print_json(txt, trace, ops->name, fd, &syms, model->nthreads, freq);
     } else {
         if (!summary_only) {
-            print_samples(txt, fd, syms);
+            print_samples(txt, fd, &syms);
             fputc('\n', txt);
         }
-        print_summary(txt, trace, ops->name, fd, syms, model->nthreads, (unsigned)top, &truth,
+        print_summary(txt, trace, ops->name, fd, &syms, model->nthreads, (unsigned)top, &truth,
                       freq);
     }
     if (out_path)
@@ -1121,8 +1083,7 @@ out:
     pmusim_run_setup_clear(&run);
     if (ctrs)
         g_array_free(ctrs, TRUE);
-    if (syms)
-        g_array_free(syms, TRUE);
+    pd_symbols_clear(&syms);
     g_strfreev(events);
     g_strfreev(regs_files);
     g_free(pmu_opt);

@@ -661,21 +661,41 @@ static gint pd_symbol_cmp(gconstpointer a, gconstpointer b)
     return x->start < y->start ? -1 : x->start > y->start ? 1 : 0;
 }
 
-void pd_symbols_load(pd_symbols_t *s, const pd_file_t *f)
+void pd_symbols_init(pd_symbols_t *s)
 {
     s->syms = g_array_new(FALSE, TRUE, sizeof(pd_symbol_t));
+}
+
+void pd_symbols_add(pd_symbols_t *s, uint64_t start, uint64_t end, const char *name)
+{
+    pd_symbol_t y = {start, end, g_strdup(name), 0};
+    g_array_append_val(s->syms, y);
+}
+
+void pd_symbols_finish(pd_symbols_t *s)
+{
+    g_array_sort(s->syms, pd_symbol_cmp);
+    uint64_t m = 0;
+    for (guint i = 0; i < s->syms->len; i++) {
+        pd_symbol_t *y = &g_array_index(s->syms, pd_symbol_t, i);
+        m = MAX(m, y->end);
+        y->maxend = m;
+    }
+}
+
+void pd_symbols_load(pd_symbols_t *s, const pd_file_t *f)
+{
+    pd_symbols_init(s);
     char **lines = g_strsplit(f->truth->str, "\n", -1);
     for (char **l = lines; *l; l++) {
         char **fld = g_strsplit(*l, "\t", 4);
-        if (g_strv_length(fld) == 4 && strcmp(fld[0], "symbol") == 0) {
-            pd_symbol_t sym = {g_ascii_strtoull(fld[1], NULL, 16),
-                               g_ascii_strtoull(fld[2], NULL, 16), g_strdup(fld[3])};
-            g_array_append_val(s->syms, sym);
-        }
+        if (g_strv_length(fld) == 4 && strcmp(fld[0], "symbol") == 0)
+            pd_symbols_add(s, g_ascii_strtoull(fld[1], NULL, 16),
+                           g_ascii_strtoull(fld[2], NULL, 16), fld[3]);
         g_strfreev(fld);
     }
     g_strfreev(lines);
-    g_array_sort(s->syms, pd_symbol_cmp);
+    pd_symbols_finish(s);
 }
 
 void pd_symbols_clear(pd_symbols_t *s)
@@ -690,7 +710,6 @@ void pd_symbols_clear(pd_symbols_t *s)
 
 const pd_symbol_t *pd_symbol_find(const pd_symbols_t *s, uint64_t ip)
 {
-    /* the innermost (latest-starting) symbol that holds ip */
     guint lo = 0, hi = s->syms->len;
     while (lo < hi) {
         guint mid = lo + (hi - lo) / 2;
@@ -699,8 +718,12 @@ const pd_symbol_t *pd_symbol_find(const pd_symbols_t *s, uint64_t ip)
         else
             hi = mid;
     }
+    /* walk back from the latest start at or below ip; no earlier entry
+     * reaches ip once the largest end so far is at or below it */
     for (guint i = lo; i-- > 0;) {
         const pd_symbol_t *y = &g_array_index(s->syms, pd_symbol_t, i);
+        if (y->maxend <= ip)
+            return NULL;
         if (ip < y->end)
             return y;
     }

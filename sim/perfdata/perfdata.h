@@ -115,17 +115,25 @@ void pd_error_text(uint64_t estimate, uint64_t exact, char *buf, size_t len);
 
 /* ---- reading helpers (pmusim report / script) ---- */
 
-/* The symbol table pmusim record stores in its truth section. */
-typedef struct pd_symbols {
-    GArray *syms; /* of pd_symbol_t, sorted by start */
-} pd_symbols_t;
+/* A symbol table: the trace's (pmusim record) or the one record stores in
+ * its truth section (pmusim report / script).  Ranges may nest. */
 typedef struct pd_symbol {
-    uint64_t start, end;
+    uint64_t start, end; /* [start, end) */
     char *name;
+    uint64_t maxend;     /* the largest end of this and every earlier entry */
 } pd_symbol_t;
+typedef struct pd_symbols {
+    GArray *syms; /* of pd_symbol_t, sorted by start once pd_symbols_finish() ran */
+} pd_symbols_t;
+void pd_symbols_init(pd_symbols_t *s);
+void pd_symbols_add(pd_symbols_t *s, uint64_t start, uint64_t end, const char *name);
+/* Sorts the table; call after the last add, before any lookup. */
+void pd_symbols_finish(pd_symbols_t *s);
+/* init + the truth section's symbols + finish. */
 void pd_symbols_load(pd_symbols_t *s, const pd_file_t *f);
 void pd_symbols_clear(pd_symbols_t *s);
-/* The symbol holding ip, or NULL. */
+/* The innermost symbol holding ip (the latest start at or below it whose
+ * range contains it, at any nesting depth), or NULL. */
 const pd_symbol_t *pd_symbol_find(const pd_symbols_t *s, uint64_t ip);
 /* "name+0xoff" or "[unknown]". */
 void pd_symbol_text(const pd_symbols_t *s, uint64_t ip, char *buf, size_t len);

@@ -129,6 +129,7 @@ def perf_mode(tmp):
                 f.write("symbol 0x%x 0x%x main\n" % (at, at + 0x80))
                 for i in range(100):
                     f.write("%d 0 insn ip=0x%x len=4 plm=3\n" % (i, at + 4 * (i % 32)))
+                f.write("end 100\n")
             out = os.path.join(tmp, "prog.data")
             r = run([PMUSIM, "record", "-o", out, "-e", "wsm::INST_RETIRED:ANY_P", "-c", "10",
                      trace])

@@ -64,6 +64,7 @@ static char *x86_trace(unsigned n, unsigned per)
     GString *s = g_string_new("pmusim-trace 1\nisa x86_64\ncpu wsm\nthreads 1\n");
     for (unsigned i = 0; i < n; i++)
         g_string_append_printf(s, "%u 0 insn ip=0x%x len=4 plm=3\n", i / per, 0x1000 + 4 * i);
+    g_string_append_printf(s, "end %u\n", n);
     return g_string_free(s, FALSE);
 }
 
@@ -158,6 +159,7 @@ static void test_skid_ia64_bundles(void)
         for (unsigned slot = 0; slot < 3; slot++)
             g_string_append_printf(s, "%u 0 insn ip=0x%x slot=%u unit=I plm=3\n", c,
                                    0x4000 + 16 * c, slot);
+    g_string_append(s, "end 15\n");
     replay_text(fd, s->str);
     CU_ASSERT_EQUAL_FATAL(pmusim_frontdoor_n_samples(fd), 2);
     CU_ASSERT_EQUAL(pmusim_frontdoor_sample(fd, 0)->cycle, 1);
@@ -294,6 +296,7 @@ static void test_dear_sample(void)
                                "%u 0 insn ip=0x%x slot=0 unit=M plm=3 mem=ld addr=0x%x size=8 "
                                "lvl=%s lat=%u tlb=l1\n",
                                c, 0x4000 + 16 * c, 0x6000000 + 16 * c, lvl[c], lat[c]);
+    g_string_append(s, "end 6\n");
     replay_text(fd, s->str);
     CU_ASSERT_EQUAL_FATAL(pmusim_frontdoor_n_samples(fd), 1);
     const pmusim_sample_t *smp = pmusim_frontdoor_sample(fd, 0);
@@ -388,6 +391,37 @@ static void test_data_src_bits(void)
                         UINT64_C(1) << 37);
 }
 
+static void test_symbols_any_nesting(void)
+{
+    /* 100 nested ranges s_i = [i, 1000 - i): the innermost holding ip wins */
+    pd_symbols_t t;
+    pd_symbols_init(&t);
+    for (unsigned i = 0; i < 100; i++) {
+        char name[16];
+        g_snprintf(name, sizeof name, "s_%u", i);
+        pd_symbols_add(&t, i, 1000 - i, name);
+    }
+    pd_symbols_finish(&t);
+    CU_ASSERT_STRING_EQUAL(pd_symbol_find(&t, 500)->name, "s_99");
+    CU_ASSERT_STRING_EQUAL(pd_symbol_find(&t, 50)->name, "s_50");
+    CU_ASSERT_STRING_EQUAL(pd_symbol_find(&t, 999)->name, "s_0");
+    CU_ASSERT_PTR_NULL(pd_symbol_find(&t, 1000));
+    pd_symbols_clear(&t);
+    /* an outer range behind 70 small ones that end before ip (issue 15:
+     * record gave up after 64) */
+    pd_symbols_init(&t);
+    pd_symbols_add(&t, 0, 10000, "outer");
+    for (unsigned i = 1; i <= 70; i++)
+        pd_symbols_add(&t, 10 * i, 10 * i + 5, "inner");
+    pd_symbols_finish(&t);
+    CU_ASSERT_STRING_EQUAL(pd_symbol_find(&t, 9995)->name, "outer");
+    CU_ASSERT_STRING_EQUAL(pd_symbol_find(&t, 702)->name, "inner");
+    char buf[64];
+    pd_symbol_text(&t, 9995, buf, sizeof buf);
+    CU_ASSERT_STRING_EQUAL(buf, "outer+0x270b");
+    pd_symbols_clear(&t);
+}
+
 static void register_suites(void);
 #include "cu_main.h"
 
@@ -405,4 +439,5 @@ static void register_suites(void)
     s = CU_add_suite("perfdata", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_perfdata_round_trip);
     PMUSIM_ADD_TEST(s, test_data_src_bits);
+    PMUSIM_ADD_TEST(s, test_symbols_any_nesting);
 }
