@@ -887,6 +887,24 @@ static void test_derived_events_wsm(void)
     pmusim_model_free(m);
 }
 
+/* L1D:REPL from a producer that emits it as EVENT records (a cache model:
+ * "events" annotation) counts those records, not the fields. */
+static void test_events_first_rows(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x51, 0x01) | EN | USR | OS, 0); /* L1D:REPL */
+    m->trace_annotations = PMUSIM_ANN_LEVELS | PMUSIM_ANN_ALLMEM | PMUSIM_ANN_EVENTS;
+    pmusim_rec_t t[] = {load(0, 12, PMUSIM_LVL_L2), event(1, 0x51, 0x01, 3)};
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 3); /* the EVENT record, not the L2 load */
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_STRING_EQUAL(result(&rep, "IA32_PMC0", 0)->source, "EVENT records 0x51/0x01");
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
 /* A further memory access (MEM record) is a load or store, not an
  * instruction. */
 static void test_mem_records(void)
@@ -1283,6 +1301,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_not_in_trace_status);
     PMUSIM_ADD_TEST(s, test_derived_events_wsm);
     PMUSIM_ADD_TEST(s, test_mem_records);
+    PMUSIM_ADD_TEST(s, test_events_first_rows);
     PMUSIM_ADD_TEST(s, test_counter_restrictions);
     PMUSIM_ADD_TEST(s, test_invalid_pebs_setups);
     PMUSIM_ADD_TEST(s, test_knm_ref_cycles_encodings);
