@@ -188,6 +188,25 @@ static uint64_t truth_get(const truth_t *t, size_t k, const char *sym)
     return c ? *c : 0;
 }
 
+static gint name_cmp(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The rows the truth knows for counter k, by name (the names belong to the
+ * truth). */
+static GPtrArray *truth_rows(const truth_t *t, size_t k)
+{
+    GPtrArray *names = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer key, val;
+    g_hash_table_iter_init(&it, t->by_symbol[k]);
+    while (g_hash_table_iter_next(&it, &key, &val))
+        g_ptr_array_add(names, key);
+    g_ptr_array_sort(names, name_cmp);
+    return names;
+}
+
 /* The counts of the session's counters on every thread, 64-bit. */
 static void truth_read(const pmusim_frontdoor_t *fd, size_t n, uint32_t nthreads,
                        uint64_t now[][PMUSIM_MAX_THREADS])
@@ -544,7 +563,8 @@ static void print_summary(FILE *fp, const char *trace, const char *pmu,
 }
 
 static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusim_frontdoor_t *fd,
-                       const pd_symbols_t *syms, uint32_t nthreads, uint64_t freq)
+                       const pd_symbols_t *syms, uint32_t nthreads, uint64_t freq,
+                       const truth_t *truth)
 {
     fprintf(fp, "{\n  \"trace\": ");
     pmusim_cli_json_string(fp, trace);
@@ -564,8 +584,24 @@ static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusi
         else
             fprintf(fp, ", \"period\": %" G_GUINT64_FORMAT,
                     (guint64)pmusim_frontdoor_counter_period(fd, k));
-        fprintf(fp, ", \"samples\": %" G_GUINT64_FORMAT ", \"count\": %" G_GUINT64_FORMAT "}",
+        fprintf(fp, ", \"samples\": %" G_GUINT64_FORMAT ", \"count\": %" G_GUINT64_FORMAT,
                 (guint64)counter_samples(fd, k, nthreads), (guint64)counter_total(fd, k, nthreads));
+        /* the ground truth by row (null without it) */
+        fprintf(fp, ", \"exact\": ");
+        if (!truth->done) {
+            fprintf(fp, "null}");
+            continue;
+        }
+        GPtrArray *names = truth_rows(truth, k);
+        fprintf(fp, "{");
+        for (guint i = 0; i < names->len; i++) {
+            const char *name = g_ptr_array_index(names, i);
+            fprintf(fp, "%s", i ? ", " : "");
+            pmusim_cli_json_string(fp, name);
+            fprintf(fp, ": %" G_GUINT64_FORMAT, (guint64)truth_get(truth, k, name));
+        }
+        fprintf(fp, "}}");
+        g_ptr_array_free(names, TRUE);
     }
     uint64_t stop = 0;
     gboolean stopped = pmusim_frontdoor_stopped(fd, &stop);
@@ -679,13 +715,7 @@ static void truth_text(GString *out, const char *trace, const pmusim_frontdoor_t
         uint64_t id = g_array_index(f->events, pd_event_t, k).id;
         g_string_append_printf(out, "total\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\n",
                                (guint64)id, (guint64)truth->total[k]);
-        GHashTableIter it;
-        gpointer key, val;
-        GPtrArray *names = g_ptr_array_new();
-        g_hash_table_iter_init(&it, truth->by_symbol[k]);
-        while (g_hash_table_iter_next(&it, &key, &val))
-            g_ptr_array_add(names, key);
-        g_ptr_array_sort(names, (GCompareFunc)(void (*)(void))g_strcmp0);
+        GPtrArray *names = truth_rows(truth, k);
         for (guint i = 0; i < names->len; i++) {
             const char *name = g_ptr_array_index(names, i);
             char *n = truth_field(name);
@@ -1056,7 +1086,7 @@ int pmusim_cmd_record(int argc, char **argv)
     /* with -o - the perf.data stream owns stdout (as perf record -o -) */
     FILE *txt = out_path && strcmp(out_path, "-") == 0 ? stderr : stdout;
     if (json) {
-        print_json(txt, trace, ops->name, fd, &syms, model->nthreads, freq);
+        print_json(txt, trace, ops->name, fd, &syms, model->nthreads, freq, &truth);
     } else {
         if (!summary_only) {
             print_samples(txt, fd, &syms);
