@@ -34,6 +34,7 @@ enum {
     MSR_PMC0 = 0x0c1,
     MSR_EVTSEL0 = 0x186,
     MSR_FIXED_CTR0 = 0x309,
+    MSR_PEBS_ENABLE = 0x3f1,
     X86_GP_MAX = 8,
     X86_FIXED_MAX = 3,
 };
@@ -605,7 +606,8 @@ static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusi
     }
     uint64_t stop = 0;
     gboolean stopped = pmusim_frontdoor_stopped(fd, &stop);
-    fprintf(fp, "\n  ],\n  \"interrupts\": %" G_GUINT64_FORMAT ",\n  \"dropped\": %" G_GUINT64_FORMAT
+    fprintf(fp,
+            "\n  ],\n  \"interrupts\": %" G_GUINT64_FORMAT ",\n  \"dropped\": %" G_GUINT64_FORMAT
                 ",\n  \"stopped_at_cycle\": ",
             (guint64)pmusim_frontdoor_interrupts(fd), (guint64)pmusim_frontdoor_dropped(fd));
     if (stopped)
@@ -677,7 +679,8 @@ static void perf_attr_of(pmusim_model_t *m, const pmusim_frontdoor_t *fd, size_t
         m->ops->read_reg(m, PMUSIM_REG_MSR, MSR_EVTSEL0 + (reg - MSR_PMC0), 0, &v);
         e->config = v & UINT64_C(0xffa4ffff);
         uint64_t pebs = 0;
-        if (m->ops->read_reg(m, PMUSIM_REG_MSR, 0x3f1, 0, &pebs) && ((pebs >> (reg - MSR_PMC0)) & 1))
+        if (m->ops->read_reg(m, PMUSIM_REG_MSR, MSR_PEBS_ENABLE, 0, &pebs) &&
+            ((pebs >> (reg - MSR_PMC0)) & 1))
             e->precise = 2;
     }
 }
@@ -701,7 +704,8 @@ static void truth_text(GString *out, const char *trace, const pmusim_frontdoor_t
     for (guint i = 0; i < syms->syms->len; i++) {
         const pd_symbol_t *s = &g_array_index(syms->syms, pd_symbol_t, i);
         char *n = truth_field(s->name);
-        g_string_append_printf(out, "symbol\t%" G_GINT64_MODIFIER "x\t%" G_GINT64_MODIFIER "x\t%s\n",
+        g_string_append_printf(out,
+                               "symbol\t%" G_GINT64_MODIFIER "x\t%" G_GINT64_MODIFIER "x\t%s\n",
                                (guint64)s->start, (guint64)s->end, n);
         g_free(n);
     }
@@ -752,23 +756,23 @@ static gboolean elf_text_segment(const char *path, uint64_t base, uint64_t *star
     gboolean ok = FALSE;
     /* ELF64 little-endian: e_phoff at 32, e_phentsize at 54, e_phnum at 56;
      * program header: p_type 0, p_flags 4, p_offset 8, p_vaddr 16, p_memsz 40 */
-#define RD(off, sz) le_bytes(p + (off), (sz))
     if (n >= 64 && memcmp(p, "\177ELF", 4) == 0 && p[4] == 2 && p[5] == 1) {
-        uint64_t phoff = RD(32, 8), phent = RD(54, 2), phnum = RD(56, 2);
-        for (uint64_t i = 0; i < phnum && phoff + (i + 1) * phent <= n && phent >= 56; i++) {
-            size_t h = (size_t)(phoff + i * phent);
-            if (RD(h, 4) == 1 && (RD(h + 4, 4) & 1)) { /* PT_LOAD, PF_X */
-                uint64_t off = RD(h + 8, 8), va = RD(h + 16, 8), msz = RD(h + 40, 8);
-                uint64_t skew = va & 0xfff;
-                *start = base + va - skew;
-                *len = (msz + skew + 0xfff) & ~UINT64_C(0xfff);
-                *pgoff = off - (off & 0xfff);
-                ok = TRUE;
-                break;
-            }
+        uint64_t phoff = le_bytes(p + 32, 8), phent = le_bytes(p + 54, 2);
+        uint64_t phnum = le_bytes(p + 56, 2);
+        for (uint64_t i = 0; i < phnum && phent >= 56 && phoff <= n && (i + 1) * phent <= n - phoff;
+             i++) {
+            const uint8_t *ph = p + phoff + i * phent;
+            if (le_bytes(ph, 4) != 1 || !(le_bytes(ph + 4, 4) & 1))
+                continue; /* not PT_LOAD with PF_X */
+            uint64_t off = le_bytes(ph + 8, 8), va = le_bytes(ph + 16, 8);
+            uint64_t msz = le_bytes(ph + 40, 8), skew = va & 0xfff;
+            *start = base + va - skew;
+            *len = (msz + skew + 0xfff) & ~UINT64_C(0xfff);
+            *pgoff = off - (off & 0xfff);
+            ok = TRUE;
+            break;
         }
     }
-#undef RD
     g_free(d);
     return ok;
 }

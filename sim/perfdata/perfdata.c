@@ -505,7 +505,8 @@ gboolean pd_file_parse(pd_file_t *f, const uint8_t *data, size_t len, const char
             return FALSE;
         }
         sample_type = st;
-        uint64_t ids_at = get_u64(&in, a + attr_size - 16), ids_len = get_u64(&in, a + attr_size - 8);
+        uint64_t ids_at = get_u64(&in, a + attr_size - 16);
+        uint64_t ids_len = get_u64(&in, a + attr_size - 8);
         if (!in_range(&in, ids_at, ids_len, "an id section", error))
             return FALSE;
         e.id = ids_len >= 8 ? get_u64(&in, ids_at) : 0;

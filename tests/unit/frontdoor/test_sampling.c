@@ -89,7 +89,8 @@ static void test_skid_one_per_cycle(void)
     char *t = x86_trace(12, 1);
     replay_text(fd, t);
     CU_ASSERT_EQUAL_FATAL(pmusim_frontdoor_n_samples(fd), 2);
-    const pmusim_sample_t *s0 = pmusim_frontdoor_sample(fd, 0), *s1 = pmusim_frontdoor_sample(fd, 1);
+    const pmusim_sample_t *s0 = pmusim_frontdoor_sample(fd, 0);
+    const pmusim_sample_t *s1 = pmusim_frontdoor_sample(fd, 1);
     CU_ASSERT_EQUAL(s0->overflow_ip, 0x1010);
     CU_ASSERT_EQUAL(s0->ip, 0x1018);
     CU_ASSERT_EQUAL(s0->skid, 2);
