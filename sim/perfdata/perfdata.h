@@ -142,7 +142,7 @@ const pd_symbol_t *pd_symbol_find(const pd_symbols_t *s, uint64_t ip);
 void pd_symbol_text(const pd_symbols_t *s, uint64_t ip, char *buf, size_t len);
 /* EVENT_DESC name of the event with this id ("?" when none). */
 const char *pd_event_name(const pd_file_t *f, uint64_t id);
-/* COMM of a thread ("?" when none). */
+/* The thread's last COMM ("?" when none). */
 const char *pd_comm_of(const pd_file_t *f, uint32_t tid);
 
 #endif
