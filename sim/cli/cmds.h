@@ -11,6 +11,7 @@ int pmusim_cmd_check(int argc, char **argv);  /* cmd_check.c */
 int pmusim_cmd_wave(int argc, char **argv);   /* cmd_wave.c */
 int pmusim_cmd_record(int argc, char **argv); /* cmd_record.c */
 int pmusim_cmd_trace_annotate(int argc, char **argv); /* cmd_annotate.c: `trace annotate` */
+int pmusim_cmd_trace_capture(int argc, char **argv);  /* cmd_capture.c: `trace capture` */
 
 /* Shared helpers (cli_util.c). */
 #include <glib.h>
