@@ -134,7 +134,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     }
     char *cpu_name = NULL, *out = NULL, *qemu_opt = NULL;
     gint threads = 1;
-    gboolean text = FALSE;
+    gboolean text = FALSE, stats = FALSE;
     GOptionEntry entries[] = {
         {"cpu", 0, 0, G_OPTION_ARG_STRING, &cpu_name, "CPU model: wsm, wsm_dp or knm", "CPU"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
@@ -143,6 +143,8 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
          "hardware threads of the trace (default 1); guest thread k runs on thread k mod N",
          "N"},
         {"text", 0, 0, G_OPTION_ARG_NONE, &text, "write the text form", NULL},
+        {"stats", 0, 0, G_OPTION_ARG_NONE, &stats,
+         "print the model's totals on stderr (the figures cachegrind prints)", NULL},
         {"qemu", 0, 0, G_OPTION_ARG_FILENAME, &qemu_opt,
          "the qemu-x86_64 to use (default: from PATH)", "PATH"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -364,6 +366,20 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     if (!pmusim_trace_writer_close(wc, &error)) {
         status = capture_fail(error);
         goto out;
+    }
+    if (stats) {
+        pmusim_uarch_stats_t st;
+        pmusim_uarch_get_stats(u, &st);
+        fprintf(stderr,
+                "pmusim: instructions %" G_GUINT64_FORMAT ", I1 misses %" G_GUINT64_FORMAT
+                ", D1 accesses %" G_GUINT64_FORMAT ", D1 misses %" G_GUINT64_FORMAT
+                ", L2 misses %" G_GUINT64_FORMAT ", LL accesses %" G_GUINT64_FORMAT
+                ", LL misses %" G_GUINT64_FORMAT ", conditional branches %" G_GUINT64_FORMAT
+                ", mispredicted %" G_GUINT64_FORMAT ", cycles %" G_GUINT64_FORMAT "\n",
+                (guint64)st.insns, (guint64)st.i1_miss, (guint64)st.d1_access,
+                (guint64)st.d1_miss, (guint64)st.l2_miss, (guint64)st.ll_access,
+                (guint64)st.ll_miss, (guint64)st.cond_branches, (guint64)st.mispredicts,
+                (guint64)st.cycles);
     }
     if (skipped)
         fprintf(stderr, "pmusim: symbols of %u mapped file%s could not be read\n", skipped,
