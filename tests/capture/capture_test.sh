@@ -11,6 +11,9 @@
 # what is checked is the work the program's loop does.  Skips (77) without
 # qemu-x86_64, the plugin or a C compiler.
 set -eu
+# meson test sets MALLOC_PERTURB_, which makes malloc fill every block it
+# hands out: an extra pass of stores over the arrays these counts are about
+unset MALLOC_PERTURB_ || true
 pmusim=$1
 src=$2
 mode=${3:-counts}
@@ -38,9 +41,10 @@ count() {
         "$pmusim" stat --csv -e "$1" "$2" | awk -F, 'NR == 2 { print $4 }'
     fi
 }
-# expect NAME ACTUAL EXPECTED TOLERANCE_PERCENT
+# expect NAME ACTUAL EXPECTED TOLERANCE_PERCENT [SLACK]: |ACTUAL - EXPECTED| at
+# most TOLERANCE_PERCENT of EXPECTED, or SLACK (default 0) for small counts
 expect() {
-    if awk -v a="$2" -v e="$3" -v t="$4" 'BEGIN { d = a - e; if (d < 0) d = -d; exit !(d <= e * t / 100) }'; then
+    if awk -v a="$2" -v e="$3" -v t="$4" -v s="${5:-0}" 'BEGIN { d = a - e; if (d < 0) d = -d; exit !(d <= e * t / 100 || d <= s) }'; then
         echo "ok    $1: $2 (expected $3 +-$4%)"
     else
         echo "FAIL  $1: $2, expected $3 +-$4%"; failed=$((failed + 1))
@@ -98,7 +102,7 @@ if [ "$mode" = counts ]; then
     cap wsm "$work/cs0.pmt" "$work/chase" 256 0
     cap wsm "$work/cs.pmt" "$work/chase" 256 $s
     small=$(( $(count wsm::MEM_LOAD_RETIRED:LLC_MISS "$work/cs.pmt") - $(count wsm::MEM_LOAD_RETIRED:LLC_MISS "$work/cs0.pmt") ))
-    expect "wsm chase 16 KiB MEM_LOAD_RETIRED:LLC_MISS" $small 0 0
+    expect "wsm chase 16 KiB MEM_LOAD_RETIRED:LLC_MISS" $small 0 0 16  # a stack or heap line may differ
 
     # N iterations with a random data-dependent branch: 2N conditional
     # branches (the loop's and the data's); the data branch is a coin flip,
@@ -154,8 +158,9 @@ else
         big=${run%|*}; zero=${run#*|}
         prog=${big%% *}
         set -- $(ours "$work/"$big) $(ours "$work/"$zero) $(theirs "$work/"$big) $(theirs "$work/"$zero)
-        expect "$prog D1 misses vs cachegrind" $(($1 - $4)) $(($7 - ${10})) 2
-        expect "$prog LL misses vs cachegrind" $(($2 - $5)) $(($8 - ${11})) 2
+        # (a slack of 64 misses for programs that miss almost never)
+        expect "$prog D1 misses vs cachegrind" $(($1 - $4)) $(($7 - ${10})) 2 64
+        expect "$prog LL misses vs cachegrind" $(($2 - $5)) $(($8 - ${11})) 2 64
         expect "$prog conditional branches vs cachegrind" $(($3 - $6)) $(($9 - ${12})) 1
     done
 fi
