@@ -80,6 +80,7 @@ typedef struct pmusim_report {
     GPtrArray *diags;    /* of char*: reserved-bit and ignored-write reports */
     uint64_t cycles;     /* cycles simulated */
     uint64_t records;    /* trace records consumed */
+    GPtrArray *notes;    /* of char*: expected, documented fix-ups (pmusim_model_note) */
 } pmusim_report_t;
 
 void pmusim_report_init(pmusim_report_t *r);
@@ -156,6 +157,7 @@ struct pmusim_model {
      * set by pmusim_replay() before the first record; PMUSIM_ANN_ALL until
      * then.  report() marks counters whose sources are absent. */
     uint32_t trace_annotations;
+    GPtrArray *notes;          /* char*, reported by pmusim_model_note */
 };
 
 #define PMUSIM_LOG_MAX 100000u
@@ -163,6 +165,9 @@ struct pmusim_model {
 void pmusim_model_base_init(pmusim_model_t *m, const pmusim_model_ops_t *ops, uint32_t nthreads);
 void pmusim_model_base_clear(pmusim_model_t *m);
 void pmusim_model_diag(pmusim_model_t *m, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* An expected fix-up the documentation describes (perfmon forcing PMC4
+ * bit 23 on Itanium 2): a note, not a diagnostic of a wrong write. */
+void pmusim_model_note(pmusim_model_t *m, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 void pmusim_model_log(pmusim_model_t *m, uint64_t cycle, uint32_t thread, const char *fmt, ...)
     G_GNUC_PRINTF(4, 5);
 /* A model calls this when it raises a PMU interrupt (IA-64: overflow with
