@@ -2,6 +2,7 @@
  * forms, as specified in traces/FORMAT.md.  The binary encoder mirrors the
  * decoder in reader.c: both keep a tr_codec_t and update it identically. */
 #include "pmusim/trace.h"
+#include "pmusim/outfile.h"
 #include "trace_priv.h"
 
 #include <errno.h>
@@ -14,8 +15,8 @@
 
 struct pmusim_trace_writer {
     char *path;
+    pmusim_outfile_t *out; /* atomic output (outfile.h); fp is its stream */
     FILE *fp;
-    gboolean own_fp;
     pmusim_trace_form_t form;
     pmusim_trace_header_t hdr;
     uint64_t nrec;
@@ -130,35 +131,39 @@ static void w_bin_header(pmusim_trace_writer_t *w)
 pmusim_trace_writer_t *pmusim_trace_writer_open(const char *path, pmusim_trace_form_t form,
                                                 const pmusim_trace_header_t *hdr, GError **error)
 {
+    return pmusim_trace_writer_open_checked(path, form, hdr, NULL, error);
+}
+
+pmusim_trace_writer_t *pmusim_trace_writer_open_checked(const char *path,
+                                                        pmusim_trace_form_t form,
+                                                        const pmusim_trace_header_t *hdr,
+                                                        const char *const *inputs, GError **error)
+{
     pmusim_trace_header_t h = *hdr;
     if (h.version == 0)
         h.version = PMUSIM_TRACE_VERSION;
     const char *bad = tr_header_check(&h);
     if (!bad && h.version != PMUSIM_TRACE_VERSION)
-        bad = "only version 1 can be written";
+        bad = "only the current format version can be written";
     if (bad) {
         g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT, "%s: bad header: %s",
                     path, bad);
+        return NULL;
+    }
+    GError *oerr = NULL;
+    pmusim_outfile_t *out = pmusim_outfile_open(path, inputs, &oerr);
+    if (!out) {
+        /* keep the trace library's one error domain for its callers */
+        g_set_error_literal(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO, oerr->message);
+        g_error_free(oerr);
         return NULL;
     }
     pmusim_trace_writer_t *w = g_new0(pmusim_trace_writer_t, 1);
     w->path = g_strdup(path);
     w->form = form;
     tr_header_copy(&w->hdr, &h);
-    if (strcmp(path, "-") == 0) {
-        w->fp = stdout;
-    } else {
-        w->fp = fopen(path, "wb");
-        w->own_fp = TRUE;
-        if (!w->fp) {
-            g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO, "%s: cannot create: %s",
-                        path, g_strerror(errno));
-            pmusim_trace_header_clear(&w->hdr);
-            g_free(w->path);
-            g_free(w);
-            return NULL;
-        }
-    }
+    w->out = out;
+    w->fp = pmusim_outfile_fp(out);
     w->line = g_string_sized_new(512);
     if (form == PMUSIM_TRACE_TEXT) {
         if (!w_text_header(w, error)) {
@@ -469,26 +474,21 @@ gboolean pmusim_trace_writer_write(pmusim_trace_writer_t *w, const pmusim_rec_t 
     return TRUE;
 }
 
-gboolean pmusim_trace_writer_close(pmusim_trace_writer_t *w, GError **error)
+/* Ends the trace: END (binary) or the end line (text), then flushes. */
+static gboolean w_finish(pmusim_trace_writer_t *w, GError **error)
 {
-    gboolean ok = !w->failed;
-    GError *e = NULL;
-    if (ok && w->form == PMUSIM_TRACE_BINARY) {
+    if (w->form == PMUSIM_TRACE_BINARY) {
         uint8_t *p = w->obuf + w->olen;
         *p++ = TR_OP_END;
         p = put_varint(p, w->nrec);
         w->olen = (size_t)(p - w->obuf);
-        ok = w_zflush(w, ZSTD_e_end, &e);
+        return w_zflush(w, ZSTD_e_end, error);
     }
-    if (ok && fflush(w->fp) != 0)
-        ok = w_io_error(w, &e, "write failed");
-    if (w->own_fp && fclose(w->fp) != 0 && ok)
-        ok = w_io_error(w, &e, "close failed");
-    if (e)
-        g_propagate_error(error, e);
-    else if (!ok)
-        g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO,
-                    "%s: not completed after an earlier error", w->path);
+    return TRUE;
+}
+
+static void w_free(pmusim_trace_writer_t *w)
+{
     if (w->zc)
         ZSTD_freeCStream(w->zc);
     g_free(w->obuf);
@@ -500,5 +500,37 @@ gboolean pmusim_trace_writer_close(pmusim_trace_writer_t *w, GError **error)
     pmusim_trace_header_clear(&w->hdr);
     g_free(w->path);
     g_free(w);
+}
+
+void pmusim_trace_writer_abort(pmusim_trace_writer_t *w)
+{
+    if (!w)
+        return;
+    pmusim_outfile_abort(w->out);
+    w_free(w);
+}
+
+gboolean pmusim_trace_writer_close(pmusim_trace_writer_t *w, GError **error)
+{
+    gboolean ok = !w->failed;
+    GError *e = NULL;
+    if (ok)
+        ok = w_finish(w, &e);
+    if (ok) {
+        GError *oerr = NULL;
+        ok = pmusim_outfile_commit(w->out, &oerr);
+        if (!ok) {
+            g_set_error_literal(&e, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO, oerr->message);
+            g_error_free(oerr);
+        }
+    } else {
+        pmusim_outfile_abort(w->out);
+    }
+    if (e)
+        g_propagate_error(error, e);
+    else if (!ok)
+        g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO,
+                    "%s: not completed after an earlier error (output discarded)", w->path);
+    w_free(w);
     return ok;
 }

@@ -257,8 +257,20 @@ gboolean pmusim_trace_writer_add_symbol(pmusim_trace_writer_t *w, uint64_t start
                                         const char *name, GError **error);
 gboolean pmusim_trace_writer_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size_t n,
                                    GError **error);
-/* Flushes and closes; frees w in every case. */
+/* Like pmusim_trace_writer_open(), refusing an output that is the same file
+ * as one of `inputs` (NULL-terminated; see include/pmusim/outfile.h). */
+pmusim_trace_writer_t *pmusim_trace_writer_open_checked(const char *path,
+                                                        pmusim_trace_form_t form,
+                                                        const pmusim_trace_header_t *hdr,
+                                                        const char *const *inputs, GError **error);
+/* Ends the trace (END / end line), flushes and puts the file in place; frees
+ * w in every case.  The output goes through include/pmusim/outfile.h: a file
+ * appears only when close() succeeds, and after any earlier error close()
+ * fails and discards it. */
 gboolean pmusim_trace_writer_close(pmusim_trace_writer_t *w, GError **error);
+/* Discards the output (the destination is left as it was); frees w.  For a
+ * caller whose own work failed after records were written.  NULL is ignored. */
+void pmusim_trace_writer_abort(pmusim_trace_writer_t *w);
 
 /* ---- header helpers ---- */
 void pmusim_trace_header_init(pmusim_trace_header_t *h, pmusim_cpu_t cpu, uint32_t nthreads);

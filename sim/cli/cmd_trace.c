@@ -8,7 +8,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #define BATCH 4096
 
@@ -116,19 +115,18 @@ static gboolean copy_trace(pmusim_trace_reader_t *r, pmusim_trace_writer_t *w, G
     return ok;
 }
 
-static int finish_writer(pmusim_trace_writer_t *w, const char *out, gboolean ok, GError *error)
+/* Closes w: on success puts the output in place, on failure discards it
+ * (the destination is never truncated or removed, traces/outfile.c). */
+static int finish_writer(pmusim_trace_writer_t *w, gboolean ok, GError *error)
 {
-    GError *cerr = NULL;
-    gboolean closed = pmusim_trace_writer_close(w, ok ? &cerr : NULL);
-    if (ok && !closed) {
+    if (!ok) {
+        pmusim_trace_writer_abort(w);
+    } else if (!pmusim_trace_writer_close(w, &error)) {
         ok = FALSE;
-        error = cerr;
     }
     if (!ok) {
         int st = pmusim_cli_fail(error);
         g_clear_error(&error);
-        if (strcmp(out, "-") != 0)
-            unlink(out);
         return st;
     }
     return 0;
@@ -158,7 +156,7 @@ static int cmd_dump(int argc, char **argv)
     }
     gboolean ok = copy_trace(r, w, &error);
     pmusim_trace_reader_free(r);
-    return finish_writer(w, "-", ok, error);
+    return finish_writer(w, ok, error);
 }
 
 static int convert_lackey(const char *in, const char *out, pmusim_trace_form_t form,
@@ -173,7 +171,8 @@ static int convert_lackey(const char *in, const char *out, pmusim_trace_form_t f
     pmusim_trace_header_set_meta(&h, "generator", "pmusim trace convert --from lackey");
     pmusim_trace_header_set_meta(&h, "program", in);
     GError *error = NULL;
-    pmusim_trace_writer_t *w = pmusim_trace_writer_open(out, form, &h, &error);
+    const char *inputs[] = { in, NULL };
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open_checked(out, form, &h, inputs, &error);
     pmusim_trace_header_clear(&h);
     if (!w) {
         int st = pmusim_cli_fail(error);
@@ -187,7 +186,7 @@ static int convert_lackey(const char *in, const char *out, pmusim_trace_form_t f
                 "lackey: %" PRIu64 " instructions, %" PRIu64 " accesses (%" PRIu64
                 " extra accesses dropped), %" PRIu64 " branches\n",
                 st.instructions, st.accesses, st.extra_accesses, st.branches);
-    return finish_writer(w, out, ok, error);
+    return finish_writer(w, ok, error);
 }
 
 static int cmd_convert(int argc, char **argv)
@@ -230,8 +229,9 @@ static int cmd_convert(int argc, char **argv)
         g_clear_error(&error);
         goto out;
     }
-    pmusim_trace_writer_t *w =
-        pmusim_trace_writer_open(argv[3], form, pmusim_trace_reader_header(r), &error);
+    const char *inputs[] = { argv[2], NULL };
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open_checked(
+        argv[3], form, pmusim_trace_reader_header(r), inputs, &error);
     if (!w) {
         pmusim_trace_reader_free(r);
         status = pmusim_cli_fail(error);
@@ -240,7 +240,7 @@ static int cmd_convert(int argc, char **argv)
     }
     gboolean ok = copy_trace(r, w, &error);
     pmusim_trace_reader_free(r);
-    status = finish_writer(w, argv[3], ok, error);
+    status = finish_writer(w, ok, error);
 out:
     free_opts_strings(entries);
     return status;
@@ -342,7 +342,7 @@ static int cmd_gen(int argc, char **argv)
         goto out;
     }
     gboolean ok = pmusim_gen_run(&p, w, &error);
-    status = finish_writer(w, argv[2], ok, error);
+    status = finish_writer(w, ok, error);
 out:
     free_opts_strings(entries);
     return status;

@@ -1,6 +1,7 @@
 /* pmusim: perf-like front end to the encoder, the trace library and the PMU models. */
 #include "cmds.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,7 +29,29 @@ static void usage(FILE *fp)
     fprintf(fp, "\n'pmusim COMMAND --help' describes each command.\n");
 }
 
+/* Every command's output to stdout is checked here once: a full disk or a
+ * closed pipe must not end in exit status 0 with a truncated output
+ * (`pmusim encode ... > my.regs`).  Files pmusim opens itself are checked by
+ * traces/outfile.c. */
+static int check_stdout(int status)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "pmusim: write error on standard output: %s\n",
+                errno ? g_strerror(errno) : "I/O error");
+        return status ? status : 1;
+    }
+    return status;
+}
+
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    return check_stdout(run(argc, argv));
+}
+
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);

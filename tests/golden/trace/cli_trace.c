@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static const char *exe, *root;
 static char *dir;
@@ -130,6 +131,59 @@ static void test_failures(void)
     g_free(out);
 }
 
+/* Issue 15 item 1: outputs never destroy inputs and appear whole or not at all. */
+static void test_outputs_safe(void)
+{
+    char *txt = in_dir("keep.txt"), *lnk = in_dir("keep-link.txt"), *bad = in_dir("bad.pmt"),
+         *prev = in_dir("prev.pmt");
+    char *sample = g_build_filename(root, "traces", "samples", "wsm_loop.txt", NULL);
+    char *orig = NULL, *now = NULL, *err = NULL;
+    CU_ASSERT_FATAL(g_file_get_contents(sample, &orig, NULL, NULL));
+    CU_ASSERT_FATAL(g_file_set_contents(txt, orig, -1, NULL));
+    CU_ASSERT_FATAL(symlink(txt, lnk) == 0);
+    /* convert X X, and X through a link: refused, X unchanged */
+    CU_ASSERT_EQUAL(run(NULL, &err, "trace", "convert", txt, txt, NULL), 1);
+    CU_ASSERT(err && strstr(err, "refusing to write the output over the input"));
+    g_free(err);
+    CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", txt, lnk, NULL), 1);
+    CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", "--from", "lackey", txt, lnk, NULL), 1);
+    CU_ASSERT(g_file_get_contents(txt, &now, NULL, NULL) && strcmp(now, orig) == 0);
+    g_free(now);
+    /* a corrupt input leaves an existing output as it was (and /dev/null exists) */
+    CU_ASSERT_FATAL(g_file_set_contents(bad, "garbage\n", -1, NULL));
+    CU_ASSERT_FATAL(g_file_set_contents(prev, "previous", -1, NULL));
+    CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", bad, prev, NULL), 1);
+    CU_ASSERT(g_file_get_contents(prev, &now, NULL, NULL) && strcmp(now, "previous") == 0);
+    g_free(now);
+    CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", bad, "/dev/null", NULL), 1);
+    CU_ASSERT(g_file_test("/dev/null", G_FILE_TEST_EXISTS));
+    /* a failed write is exit 1 with the reason, for files and for stdout */
+    if (g_file_test("/dev/full", G_FILE_TEST_EXISTS)) {
+        CU_ASSERT_EQUAL(run(NULL, &err, "trace", "convert", txt, "/dev/full", NULL), 1);
+        CU_ASSERT(err && strstr(err, "/dev/full: write failed: "));
+        g_free(err);
+        char *cmd = g_strdup_printf("'%s' trace info '%s' > /dev/full", exe, txt);
+        char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+        int status = -1;
+        CU_ASSERT(g_spawn_sync(NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, &err,
+                               &status, NULL));
+        CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+        CU_ASSERT(err && strstr(err, "pmusim: write error on standard output: "));
+        g_free(err);
+        g_free(cmd);
+    }
+    g_unlink(txt);
+    g_unlink(lnk);
+    g_unlink(bad);
+    g_unlink(prev);
+    g_free(txt);
+    g_free(lnk);
+    g_free(bad);
+    g_free(prev);
+    g_free(sample);
+    g_free(orig);
+}
+
 static void test_samples_and_lackey(void)
 {
     char *sample = g_build_filename(root, "traces", "samples", "wsm_loop.txt", NULL);
@@ -171,4 +225,5 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_gen_convert_dump);
     PMUSIM_ADD_TEST(s, test_failures);
     PMUSIM_ADD_TEST(s, test_samples_and_lackey);
+    PMUSIM_ADD_TEST(s, test_outputs_safe);
 }
