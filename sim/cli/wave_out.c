@@ -1,9 +1,8 @@
 /* pmusim wave's writers: text table, VCD + GTKWave save file, SVG diagram.
  * See wave_out.h.  Formats: docs/WAVE.md. */
 #include "wave_out.h"
+#include "pmusim/outfile.h"
 
-#include <errno.h>
-#include <glib/gstdio.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -18,9 +17,9 @@ typedef struct wave_row {
     uint64_t cycle, retired;
 } wave_row_t;
 
-/* An output file written to a temporary beside it, renamed on success. */
+/* An output file: pmusim/outfile.h writes it whole or not at all. */
 typedef struct wave_file {
-    char *path, *tmp;
+    pmusim_outfile_t *o;
     FILE *fp;
 } wave_file_t;
 
@@ -36,56 +35,30 @@ struct wave_out {
     GArray *marks;                /* cycles with an overflow or interrupt (GTKWave markers) */
 };
 
-static gboolean wave_file_open(wave_file_t *f, const char *path, GError **error)
+static gboolean wave_file_open(wave_file_t *f, const char *path, const char *input,
+                               GError **error)
 {
-    f->path = g_strdup(path);
-    f->tmp = g_strdup_printf("%s.tmp-XXXXXX", path);
-    int fd = g_mkstemp(f->tmp);
-    if (fd < 0) {
-        int e = errno;
-        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "%s: cannot create: %s",
-                    path, g_strerror(e));
-        g_clear_pointer(&f->tmp, g_free);
-        return FALSE;
-    }
-    f->fp = fdopen(fd, "w");
-    return TRUE;
+    const char *inputs[] = {input, NULL};
+    f->o = pmusim_outfile_open(path, inputs, error);
+    f->fp = f->o ? pmusim_outfile_fp(f->o) : NULL;
+    return f->o != NULL;
 }
 
 static gboolean wave_file_commit(wave_file_t *f, GError **error)
 {
-    if (!f->fp)
+    if (!f->o)
         return TRUE;
-    gboolean bad = ferror(f->fp) != 0;
-    int e = errno;
-    if (fclose(f->fp) != 0 && !bad) {
-        bad = TRUE;
-        e = errno;
-    }
+    pmusim_outfile_t *o = f->o;
+    f->o = NULL;
     f->fp = NULL;
-    if (!bad && g_rename(f->tmp, f->path) != 0) {
-        bad = TRUE;
-        e = errno;
-    }
-    if (bad) {
-        g_unlink(f->tmp);
-        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(e), "%s: write failed: %s",
-                    f->path, g_strerror(e));
-    }
-    g_clear_pointer(&f->tmp, g_free);
-    g_clear_pointer(&f->path, g_free);
-    return !bad;
+    return pmusim_outfile_commit(o, error);
 }
 
 static void wave_file_abort(wave_file_t *f)
 {
-    if (f->fp) {
-        fclose(f->fp);
-        f->fp = NULL;
-        g_unlink(f->tmp);
-    }
-    g_clear_pointer(&f->tmp, g_free);
-    g_clear_pointer(&f->path, g_free);
+    pmusim_outfile_abort(f->o);
+    f->o = NULL;
+    f->fp = NULL;
 }
 
 static const wave_sig_t *sig_at(const wave_out_t *w, guint i)
@@ -528,9 +501,9 @@ wave_out_t *wave_out_open(const wave_out_opts_t *o, const GArray *sigs, GError *
     w->sigs = sigs;
     w->prev = g_new0(pmusim_counter_probe_t, sigs->len + 1);
     w->marks = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-    if ((o->vcd_path && !wave_file_open(&w->vcd, o->vcd_path, error)) ||
-        (o->gtkw_path && !wave_file_open(&w->gtkw, o->gtkw_path, error)) ||
-        (o->svg_path && !wave_file_open(&w->svg, o->svg_path, error))) {
+    if ((o->vcd_path && !wave_file_open(&w->vcd, o->vcd_path, o->trace, error)) ||
+        (o->gtkw_path && !wave_file_open(&w->gtkw, o->gtkw_path, o->trace, error)) ||
+        (o->svg_path && !wave_file_open(&w->svg, o->svg_path, o->trace, error))) {
         wave_out_abort(w);
         return NULL;
     }
@@ -583,8 +556,10 @@ gboolean wave_out_close(wave_out_t *w, uint64_t rows, uint64_t last_cycle, gbool
         gtkw_write(w, end);
     if (w->svg.fp)
         svg_write(w, ended, last_cycle);
-    gboolean ok = wave_file_commit(&w->vcd, error) &&
-                  wave_file_commit(&w->gtkw, error) && wave_file_commit(&w->svg, error);
+    /* every output is committed or every one is discarded */
+    gboolean ok = wave_file_commit(&w->vcd, error);
+    ok = ok && wave_file_commit(&w->gtkw, error);
+    ok = ok && wave_file_commit(&w->svg, error);
     wave_out_abort(w);
     return ok;
 }
