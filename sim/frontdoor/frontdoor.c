@@ -134,12 +134,15 @@ static uint64_t fd_hw(const pmusim_frontdoor_t *fd, const fd_ctr_t *c, uint32_t 
 }
 
 /* The value loaded to count `period` occurrences before the overflow. */
-static uint64_t fd_reload_value(const pmusim_frontdoor_t *fd, uint64_t period)
+static uint64_t fd_reload_value(const pmusim_frontdoor_t *fd, const fd_ctr_t *c, uint64_t period)
 {
-    if (fd->style == PMUSIM_FRONTDOOR_PERFMON2)
-        return (fd->wrap - period) & fd->mask; /* bits 63:47 are ignored by the PMD */
-    /* -P as the driver writes it: bits 31:0, which the counter sign-extends
-     * from bit 31 into its upper bits (SDM §18.2.2) */
+    /* IA-64: bits 63:47 are ignored by the PMD.  x86 fixed counters are
+     * written at full width (SDM Vol. 3B §18.2.2), so -P masked to the
+     * counter width, as Linux writes it (issue 10). */
+    if (fd->style == PMUSIM_FRONTDOOR_PERFMON2 || c->fixed)
+        return (fd->wrap - period) & fd->mask;
+    /* IA32_PMCi: -P as bits 31:0, which the counter sign-extends from bit
+     * 31 into its upper bits (SDM §18.2.2: no full-width IA32_A_PMCi here) */
     return (UINT64_C(1) << 32) - period;
 }
 
@@ -342,7 +345,7 @@ static gboolean fd_program(pmusim_frontdoor_t *fd, fd_ctr_t *c, uint32_t t, GErr
     }
     fd_thread_state_t *s = &c->th[t];
     if (c->period &&
-        !fd_write(fd, fd_data_space(fd), c->reg, t, fd_reload_value(fd, c->period), c->label,
+        !fd_write(fd, fd_data_space(fd), c->reg, t, fd_reload_value(fd, c, c->period), c->label,
                   error))
         return FALSE;
     s->acc = 0;
@@ -451,7 +454,7 @@ static bool fd_service(pmusim_frontdoor_t *fd, uint64_t cycle, uint32_t t, uint6
         s->samples++;
         fd_record(fd, c, k, cycle, t, status, fd_overflowed(c, pebs) ? PMUSIM_SAMPLE_PEBS : 0,
                   values);
-        fd_write_irq(fd, fd_data_space(fd), c->reg, t, fd_reload_value(fd, c->period), c->label);
+        fd_write_irq(fd, fd_data_space(fd), c->reg, t, fd_reload_value(fd, c, c->period), c->label);
         s->base = fd_hw(fd, c, t);
     }
     return any;

@@ -79,6 +79,9 @@ typedef struct x86_ctr {
     bool unit;      /* counted through the thread's INSN tallies (x86_units_sync) */
     uint64_t unit_snap; /* unit: the tallies' sum over plm_mask already in `value` */
     bool programmed;
+    bool restricted; /* event not countable on this counter (Intel's data): counts nothing */
+    bool pebs_invalid; /* PEBS requested in a set-up the SDM calls invalid: overflows normally */
+    bool pebs_armed;   /* PEBS: overflowed; the assist fires at the next qualifying event */
     uint64_t overflows;
     x86_filter_t fb[X86_MAX_BITS]; /* BITS: one filter per umask bit */
     char label[PMUSIM_REG_LABEL_MAX];
@@ -138,6 +141,7 @@ typedef struct x86_model {
     uint32_t n_thresh;
     GPtrArray *captures;
     uint64_t captures_dropped;
+    uint64_t ev_seen[256 * 256 / 64]; /* bit code << 8 | umask: an EVENT record of it was read */
     x86_thread_t th[X86_MAX_THREADS];
 } x86_model_t;
 
@@ -151,6 +155,12 @@ static const char *const x86_level_names[PMUSIM_LVL_COUNT] = {
 };
 
 /* ---- small helpers ---- */
+
+/* Sources that tick with the clock rather than with records. */
+static inline bool x86_src_is_clock(uint8_t src)
+{
+    return src == X86_SRC_CYCLES || src == X86_SRC_REF;
+}
 
 /* a + b, saturated: cycle arithmetic near 2^64 must not wrap around */
 static inline uint64_t x86_sat_add(uint64_t a, uint64_t b)
@@ -273,6 +283,18 @@ static uint64_t x86_heap_min(const GArray *h)
 
 /* ---- overflow, PEBS, PMI ---- */
 
+/* The IP of the instruction after record r, which a PEBS record holds (SDM
+ * Vol. 3B §18.8.1.1: "the IP of the instruction following the one that
+ * caused the event"): a taken branch's target, else ip + len.  A trace
+ * without instruction lengths (len 0) gives the instruction's own IP
+ * (docs/sim-x86.md §6). */
+static uint64_t x86_ip_after(const pmusim_rec_t *r)
+{
+    if (r->kind == PMUSIM_REC_INSN && (r->flags & PMUSIM_F_BRANCH) && r->br.taken)
+        return r->br.target;
+    return r->ip + r->len;
+}
+
 static void x86_capture(x86_model_t *m, const x86_ctr_t *c, uint64_t cycle,
                         const pmusim_rec_t *r)
 {
@@ -282,7 +304,7 @@ static void x86_capture(x86_model_t *m, const x86_ctr_t *c, uint64_t cycle,
     }
     char name[24];
     x86_ctr_name(c, name, sizeof name);
-    uint64_t ip = r ? r->ip : m->th[c->thread].last_ip;
+    uint64_t ip = r ? x86_ip_after(r) : m->th[c->thread].last_ip;
     if (c->ll && r && (r->flags & PMUSIM_F_MEM)) {
         const char *lvl = r->mem.level < PMUSIM_LVL_COUNT ? x86_level_names[r->mem.level] : "?";
         g_ptr_array_add(m->captures,
@@ -297,10 +319,26 @@ static void x86_capture(x86_model_t *m, const x86_ctr_t *c, uint64_t cycle,
     }
 }
 
+/* The PEBS assist of an armed counter c at the qualifying record r (SDM
+ * Vol. 3B §18.8.1.1): the record is written (r's data: for load latency,
+ * that later load), OvfBuf is set as with a one-record buffer threshold
+ * (reference §5), and with INT a PMI is raised. */
+static void x86_pebs_assist(x86_model_t *m, x86_ctr_t *c, const pmusim_rec_t *r)
+{
+    char name[24];
+    x86_ctr_name(c, name, sizeof name);
+    c->pebs_armed = false;
+    m->th[c->thread].global_status |= X86_STATUS_OVFBUF;
+    x86_capture(m, c, m->cur, r);
+    pmusim_model_log(&m->base, m->cur, c->thread, "%s PEBS assist: record written", name);
+    if (c->intr)
+        m->pending_pmi |= 1u << c->thread;
+}
+
 /* Counter c wrapped `wraps` times at `cycle` (r: the record that caused it,
- * or NULL for a cycle increment).  A PEBS-enabled counter takes a PEBS assist
- * instead of setting its overflow bit (SDM §18.8.1.1, reference §5): the
- * record is written and OvfBuf is set, as with a one-record buffer threshold. */
+ * or NULL for a cycle increment).  A PEBS-enabled counter sets no overflow
+ * bit and raises no PMI: the overflow arms PEBS, and the assist fires at
+ * the next qualifying event (SDM Vol. 3B §18.8.1.1; x86_pebs_assist). */
 static void x86_overflow(x86_model_t *m, x86_ctr_t *c, uint64_t cycle, uint64_t wraps,
                          const pmusim_rec_t *r)
 {
@@ -309,9 +347,9 @@ static void x86_overflow(x86_model_t *m, x86_ctr_t *c, uint64_t cycle, uint64_t 
     x86_ctr_name(c, name, sizeof name);
     c->overflows += wraps;
     if (c->pebs) {
-        th->global_status |= X86_STATUS_OVFBUF;
-        x86_capture(m, c, cycle, r);
-        pmusim_model_log(&m->base, cycle, c->thread, "%s overflow: PEBS record", name);
+        c->pebs_armed = true;
+        pmusim_model_log(&m->base, cycle, c->thread, "%s overflow: PEBS armed", name);
+        return;
     } else {
         th->global_status |= 1ull << x86_status_bit(c);
         if (wraps > 1)
@@ -436,26 +474,25 @@ static bool x86_plm_ok(const x86_ctr_t *c, const x86_thread_t *th)
     return (c->plm_mask >> th->plm) & 1;
 }
 
-/* Cycle-source occurrences of counter c in one cycle: 1 per qualifying
- * thread (active and at a privilege level c counts), summed over the core's
- * threads with AnyThread. */
-static uint64_t x86_cycle_v(const x86_model_t *m, const x86_ctr_t *c)
+/* Whether the core of thread t is powered: at least one of its threads is
+ * unhalted.  A halted thread's counters keep counting while a sibling runs;
+ * the core's counters stop only when every thread is halted (docs/sim-x86.md,
+ * "cycle gating"; issue 10). */
+static bool x86_core_powered(const x86_model_t *m, uint32_t t)
 {
-    if (!c->any) {
-        const x86_thread_t *th = &m->th[c->thread];
-        return th->active && x86_plm_ok(c, th);
-    }
-    uint64_t v = 0;
-    uint32_t first = x86_core_first(m, c->thread);
+    uint32_t first = x86_core_first(m, t);
     for (uint32_t s = first; s < first + m->d->threads_per_core && s < m->base.nthreads; s++)
-        v += m->th[s].active && x86_plm_ok(c, &m->th[s]);
-    return v;
+        if (m->th[s].active)
+            return true;
+    return false;
 }
 
-/* Whether a thresholded counter may count in a cycle at all: its thread (with
- * AnyThread: any thread of the core) is active at a privilege level it
- * counts (docs/sim-x86.md, "cycle gating"). */
-static bool x86_gate(const x86_model_t *m, const x86_ctr_t *c)
+/* Cycle-source occurrences of counter c in one cycle: 1 when its thread is
+ * active at a privilege level c counts.  With AnyThread, 1 when at least one
+ * thread of the core qualifies: the SDM's *_ANY cycle events (e.g.
+ * CPU_CLK_UNHALTED.THREAD_ANY, SDM Vol. 3B §18.2.3 "AnyThread") count cycles
+ * in which any thread is unhalted, not the sum over threads. */
+static uint64_t x86_cycle_v(const x86_model_t *m, const x86_ctr_t *c)
 {
     if (!c->any) {
         const x86_thread_t *th = &m->th[c->thread];
@@ -464,6 +501,23 @@ static bool x86_gate(const x86_model_t *m, const x86_ctr_t *c)
     uint32_t first = x86_core_first(m, c->thread);
     for (uint32_t s = first; s < first + m->d->threads_per_core && s < m->base.nthreads; s++)
         if (m->th[s].active && x86_plm_ok(c, &m->th[s]))
+            return 1;
+    return 0;
+}
+
+/* Whether a thresholded counter may count in a cycle at all: the core is
+ * powered (some thread unhalted) and its thread (with AnyThread: some thread
+ * of the core) is at a privilege level it counts.  A halted thread keeps its
+ * last privilege level (docs/sim-x86.md, "cycle gating"). */
+static bool x86_gate(const x86_model_t *m, const x86_ctr_t *c)
+{
+    if (!x86_core_powered(m, c->thread))
+        return false;
+    if (!c->any)
+        return x86_plm_ok(c, &m->th[c->thread]);
+    uint32_t first = x86_core_first(m, c->thread);
+    for (uint32_t s = first; s < first + m->d->threads_per_core && s < m->base.nthreads; s++)
+        if (x86_plm_ok(c, &m->th[s]))
             return true;
     return false;
 }
@@ -501,7 +555,7 @@ static void x86_rates_update(x86_model_t *m)
             /* a pending EDGE one-shot at `now` survives a second update */
             if (c->edge && c->rate == 1 && c->rate_until == m->now + 1)
                 break;
-            uint64_t v = c->src == X86_SRC_CYCLES ? x86_cycle_v(m, c) : 0;
+            uint64_t v = x86_src_is_clock(c->src) ? x86_cycle_v(m, c) : 0;
             bool cond = x86_gate(m, c) && x86_thresh_cond(c, v);
             if (c->edge) {
                 bool rise = cond && !c->prev_cond;
@@ -547,6 +601,7 @@ static x86_filter_t x86_filter_norm(x86_filter_t f)
     f.br_kind = x86_all_ones(f.br_kind);
     f.br_taken = x86_all_ones(f.br_taken);
     f.br_misp = x86_all_ones(f.br_misp);
+    f.oc_req = x86_all_ones(f.oc_req);
     return f;
 }
 
@@ -576,6 +631,15 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         local_en = (sel & X86_EVTSEL_EN) && c->plm_mask;
         global_en = (th->global_ctrl >> slot) & 1;
         c->pebs = ((th->pebs_enable >> slot) & 1) && x86_pebs_capable(d, code, umask);
+        /* SDM Vol. 3B §18.8.1.1 (and the PEBS notes of later cores): PEBS
+         * events are only valid with AnyThread, Edge, Invert and CMask all
+         * zero.  Choice: no assist, the counter overflows normally. */
+        c->pebs_invalid = c->pebs && (sel & (X86_EVTSEL_ANY | X86_EVTSEL_EDGE | X86_EVTSEL_INV |
+                                             (0xffull << 24)));
+        if (c->pebs_invalid)
+            c->pebs = false;
+        const x86_restriction_t *rs = x86_restriction_find(d, code, umask);
+        c->restricted = rs && !((rs->counters >> slot) & 1);
     } else {
         uint32_t k = slot - X86_MAX_GP;
         uint32_t field = (th->fixed_ctrl >> (4 * k)) & 0xf;
@@ -584,14 +648,16 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         c->intr = field & 8;
         c->edge = c->inv = false;
         c->cmask = 0;
-        c->pebs = false;
+        c->pebs = c->pebs_invalid = c->restricted = false;
         local_en = c->plm_mask != 0;
         global_en = (th->global_ctrl >> (32 + k)) & 1;
         /* reference §4.2: instructions retired, core cycles, reference cycles */
-        c->src = k == 0 ? X86_SRC_INSN : X86_SRC_CYCLES;
+        c->src = k == 0 ? X86_SRC_INSN : k == 1 ? X86_SRC_CYCLES : X86_SRC_REF;
     }
     c->programmed = c->programmed || local_en;
     c->ll = false;
+    if (!c->pebs)
+        c->pebs_armed = false;
 
     if (slot < X86_MAX_GP) {
         const x86_evmap_t *hits[X86_MAX_BITS];
@@ -625,12 +691,12 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
     c->f = x86_filter_norm(c->f);
 
     bool thresholded = c->cmask != 0 || c->edge;
-    if (!(local_en && global_en) || slot >= X86_MAX_GP + X86_NUM_FIXED ||
+    if (!(local_en && global_en) || c->restricted || slot >= X86_MAX_GP + X86_NUM_FIXED ||
         (slot < X86_MAX_GP && slot >= d->n_gp))
         c->cls = X86_CLS_OFF;
     else if (c->src == X86_SRC_OUTSTANDING)
         c->cls = X86_CLS_OUTSTANDING;
-    else if (c->src == X86_SRC_CYCLES)
+    else if (x86_src_is_clock(c->src))
         c->cls = thresholded ? X86_CLS_THRESH : X86_CLS_RATE;
     else
         c->cls = thresholded ? X86_CLS_THRESH : X86_CLS_DIRECT;
@@ -652,7 +718,7 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
 
 static bool x86_is_record_src(uint8_t src)
 {
-    return src != X86_SRC_CYCLES && src != X86_SRC_NONE;
+    return !x86_src_is_clock(src) && src != X86_SRC_NONE;
 }
 
 /* Re-derives every counter from the registers.  Called on every write that
@@ -662,9 +728,23 @@ static void x86_recompile(x86_model_t *m)
     x86_units_sync_all(m);
     x86_sync_to(m, m->now);
     uint32_t nt = m->base.nthreads;
-    for (uint32_t t = 0; t < nt; t++)
-        for (uint32_t s = 0; s < X86_NCTR; s++)
+    for (uint32_t t = 0; t < nt; t++) {
+        bool ll = false;
+        for (uint32_t s = 0; s < X86_NCTR; s++) {
             x86_ctr_compile(m, t, s);
+            ll = ll || m->th[t].ctr[s].ll;
+        }
+        /* SDM Vol. 3B §18.8.1.2: with load latency enabled no other PEBS
+         * event may be programmed.  Choice: the others take no assist and
+         * overflow normally (diagnosed by x86_check_counter). */
+        for (uint32_t s = 0; ll && s < X86_MAX_GP; s++) {
+            x86_ctr_t *c = &m->th[t].ctr[s];
+            if (c->pebs && !c->ll) {
+                c->pebs = false;
+                c->pebs_invalid = true;
+            }
+        }
+    }
     m->n_lazy = m->n_thresh = 0;
     for (uint32_t t = 0; t < nt; t++) {
         m->th[t].n_ev = m->th[t].n_units = 0;
@@ -682,7 +762,9 @@ static void x86_recompile(x86_model_t *m)
                 m->lazy[m->n_lazy++] = c;
             if (c->cls == X86_CLS_THRESH)
                 m->thresh[m->n_thresh++] = c;
-            c->unit = c->cls == X86_CLS_DIRECT && c->src == X86_SRC_INSN && !c->any;
+            /* PEBS counters take the dispatching path, where an armed
+             * counter's next qualifying record fires the assist */
+            c->unit = c->cls == X86_CLS_DIRECT && c->src == X86_SRC_INSN && !c->any && !c->pebs;
             if (c->unit) {
                 x86_thread_t *th = &m->th[t];
                 th->units[th->n_units++] = c;
@@ -705,7 +787,7 @@ static void x86_recompile(x86_model_t *m)
                     x86_listeners_t *l = &rt->lst[p];
                     if (!((c->plm_mask >> p) & 1))
                         continue;
-                    if (c->src == X86_SRC_FILTER && c->cls == X86_CLS_DIRECT) {
+                    if (c->src == X86_SRC_FILTER && c->cls == X86_CLS_DIRECT && !c->pebs) {
                         l->filt[l->n_filt++] = c;
                         /* a filter needing no flag must see every record */
                         l->filt_flags |= c->f.need_flags ? c->f.need_flags : 0xffffu;
@@ -746,11 +828,102 @@ static void x86_raise_pending(x86_model_t *m, uint64_t cycle)
     }
 }
 
+/* Whether the overflows of the lazy counters up to a rate change can be
+ * taken in closed form: nobody observes the individual interrupts (no
+ * handler installed), none of them freezes counting, and no PEBS counter
+ * writes a record per overflow. */
+static bool x86_wraps_collapsible(const x86_model_t *m)
+{
+    if (m->base.pmi_handler)
+        return false;
+    for (uint32_t i = 0; i < m->n_lazy; i++) {
+        const x86_ctr_t *c = m->lazy[i];
+        if (!c->rate)
+            continue;
+        const x86_thread_t *th = &m->th[c->thread];
+        if (c->pebs || (c->intr && (th->debugctl & X86_DEBUGCTL_FREEZE_PERFMON_ON_PMI) &&
+                        th->global_ctrl))
+            return false;
+    }
+    return true;
+}
+
+typedef struct x86_wrap_run {
+    x86_ctr_t *c;
+    uint64_t wraps;
+    uint64_t last; /* cycle of the last wrap */
+} x86_wrap_run_t;
+
+/* Takes every overflow of the lazy counters in [now, horizon) at once, in
+ * O(counters) whatever the number of wraps (issue 15 item 3): each counter's
+ * wraps W and the cycle of the last one follow from value + rate x cycles;
+ * the log gets one line per counter, `overflow (xW)` at the last wrap's
+ * cycle, in cycle order, and one `interrupt` line for its W PMIs (pmi_count
+ * counts all W).  No rate changes before `horizon`. */
+static void x86_collapse_wraps(x86_model_t *m, uint64_t horizon)
+{
+    x86_wrap_run_t runs[X86_LISTENERS];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->n_lazy; i++) {
+        x86_ctr_t *c = m->lazy[i];
+        if (horizon <= c->since)
+            continue;
+        __extension__ typedef unsigned __int128 u128;
+        const u128 span = (u128)1 << 64; /* no more than 2^64 - 1 cycles */
+        const u128 modulus = (u128)c->max + 1;
+        u128 total = (u128)c->value + (u128)c->rate * (horizon - c->since);
+        u128 wraps = total / modulus;
+        if (wraps) {
+            /* cycles until the increments reach wraps x modulus - value */
+            u128 need = wraps * modulus - c->value;
+            u128 cycles = (need + c->rate - 1) / c->rate;
+            runs[n].c = c;
+            runs[n].wraps = wraps >= span ? UINT64_MAX : (uint64_t)wraps;
+            runs[n].last = c->since + (uint64_t)cycles - 1;
+            n++;
+        }
+        c->value = (uint64_t)(total % modulus);
+        c->since = horizon;
+    }
+    for (uint32_t i = 1; i < n; i++) /* insertion sort by cycle: n is small */
+        for (uint32_t j = i; j > 0 && runs[j].last < runs[j - 1].last; j--) {
+            x86_wrap_run_t t = runs[j];
+            runs[j] = runs[j - 1];
+            runs[j - 1] = t;
+        }
+    for (uint32_t i = 0; i < n; i++) {
+        x86_overflow(m, runs[i].c, runs[i].last, runs[i].wraps, NULL);
+        if (runs[i].c->intr) {
+            m->base.pmi_count += runs[i].wraps - 1;
+            x86_raise_pending(m, runs[i].last);
+        }
+    }
+}
+
+/* Overflows handled one by one in one move before the rest are collapsed. */
+#define X86_WRAP_WALK_MAX 64u
+
 /* Moves time to `target`, handling in order each overflow or rate change of
- * a lazy counter on the way. */
+ * a lazy counter on the way; after X86_WRAP_WALK_MAX of them, the overflows
+ * up to the next rate change are taken at once when nothing observes them
+ * one by one (x86_collapse_wraps). */
 static void x86_run_events(x86_model_t *m, uint64_t target)
 {
+    uint32_t walked = 0;
     while (m->deadline <= target && m->deadline != X86_NEVER) {
+        if (++walked > X86_WRAP_WALK_MAX && x86_wraps_collapsible(m)) {
+            uint64_t horizon = target;
+            for (uint32_t i = 0; i < m->n_lazy; i++)
+                if (m->lazy[i]->rate_until < horizon)
+                    horizon = m->lazy[i]->rate_until;
+            if (horizon > m->now) {
+                x86_collapse_wraps(m, horizon);
+                m->now = horizon;
+                x86_deadline_update(m);
+                walked = 0;
+                continue;
+            }
+        }
         uint64_t T = m->deadline;
         x86_sync_to(m, T);
         m->now = T;
@@ -781,7 +954,7 @@ static void x86_advance(x86_model_t *m, uint64_t c2)
     uint64_t cur = m->cur;
     for (uint32_t i = 0; i < m->n_thresh; i++) {
         x86_ctr_t *c = m->thresh[i];
-        uint64_t v = c->src == X86_SRC_CYCLES ? x86_cycle_v(m, c) : c->acc;
+        uint64_t v = x86_src_is_clock(c->src) ? x86_cycle_v(m, c) : c->acc;
         c->acc = 0;
         bool cond = x86_gate(m, c) && x86_thresh_cond(c, v);
         bool inc = c->edge ? cond && !c->prev_cond : cond;
@@ -824,6 +997,8 @@ static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r
             !((f->tlb_mask >> r->mem.tlb) & 1))
             return false;
     }
+    if ((f->need_flags & PMUSIM_F_OFFCORE) && (r->oc.req >= 32 || !((f->oc_req >> r->oc.req) & 1)))
+        return false;
     if (f->need_flags & PMUSIM_F_BRANCH) {
         if (r->br.kind >= 32)
             return false;
@@ -877,6 +1052,8 @@ static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_li
     for (uint32_t k = 0; k < l->n_gen; k++) {
         x86_ctr_t *c = l->gen[k];
         uint64_t occ;
+        if (r->kind != PMUSIM_REC_INSN && (c->src == X86_SRC_INSN || c->src == X86_SRC_UOPS))
+            continue; /* a MEM record is not an instruction */
         switch (c->src) {
         case X86_SRC_INSN:
             occ = 1;
@@ -908,6 +1085,8 @@ static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_li
         }
         if (!occ)
             continue;
+        if (G_UNLIKELY(c->pebs_armed))
+            x86_pebs_assist(m, c, r);
         if (c->cls == X86_CLS_DIRECT) {
             c->value += occ;
             if (c->value > c->max)
@@ -924,15 +1103,39 @@ static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t
         return;
     uint16_t key = (uint16_t)(r->ev_code | (r->ev_umask << 8));
     const unsigned plm = r->plm & 3; /* the ring the occurrences happened in */
+    m->ev_seen[key / 64] |= 1ull << (key % 64);
     for (uint32_t k = 0; k < th->n_ev; k++) {
         x86_ctr_t *c = th->ev_lst[k];
         if (c->ev_key != key || !((c->plm_mask >> plm) & 1))
             continue;
+        if (G_UNLIKELY(c->pebs_armed) && r->n)
+            x86_pebs_assist(m, c, r);
         if (c->cls == X86_CLS_DIRECT)
             x86_ctr_add(m, c, r->n, m->cur, r);
         else
             c->acc += r->n;
     }
+}
+
+/* A further memory access of the thread's last instruction (format v2 MEM
+ * record): it feeds every memory event (loads, stores, misses, latency) but
+ * no instruction or uop count; the record's `flags` are not meaningful, so
+ * it is matched as a record holding only `mem`. */
+static void x86_count_mem(x86_model_t *m, const x86_thread_t *th, const pmusim_rec_t *r)
+{
+    pmusim_rec_t mr = *r;
+    mr.flags = PMUSIM_F_MEM;
+    const x86_listeners_t *l = &th->lst[r->plm & 3];
+    if (l->filt_flags & PMUSIM_F_MEM) {
+        for (uint32_t k = 0; k < l->n_filt; k++) {
+            x86_ctr_t *ct = l->filt[k];
+            if ((ct->f.need_flags & PMUSIM_F_MEM) && x86_filter_match(&ct->f, &mr) &&
+                G_UNLIKELY(++ct->value > ct->max))
+                x86_ctr_wrapped(m, ct, m->cur, &mr);
+        }
+    }
+    if (l->n_gen)
+        x86_count_gen(m, l, &mr);
 }
 
 /* Whether x86_consume_fast() may run: no thread has listeners that need a
@@ -1161,6 +1364,9 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
         case PMUSIM_REC_EVENT:
             x86_count_event(m, th, r);
             break;
+        case PMUSIM_REC_MEM:
+            x86_count_mem(m, th, r);
+            break;
         default:
             break;
         }
@@ -1202,12 +1408,15 @@ static gboolean x86_gp_fault(GError **error, const x86_desc_t *d, const pmusim_r
     return FALSE;
 }
 
-/* Counter writes load bits 31:0 and sign-extend bit 31 into the upper
- * implemented bits (reference §3: no full-width IA32_A_PMCx on these CPUs). */
+/* IA32_PMCx writes load bits 31:0 and sign-extend bit 31 into the upper
+ * implemented bits (reference §3: no full-width IA32_A_PMCx on these CPUs).
+ * IA32_FIXED_CTRx are written at full width: SDM Vol. 3B §18.2.2 ("bits
+ * beyond the width of the fixed-function counter are reserved and must be
+ * written as zeros"; the caller refuses them with #GP). */
 static void x86_ctr_write(x86_model_t *m, x86_ctr_t *c, const pmusim_regwrite_t *w)
 {
-    uint64_t ext = (uint64_t)(int64_t)(int32_t)(uint32_t)w->value;
-    if ((w->value >> 32) != 0 && (w->value >> 32) != (ext >> 32)) {
+    uint64_t ext = c->slot >= X86_MAX_GP ? w->value : (uint64_t)(int64_t)(int32_t)(uint32_t)w->value;
+    if (c->slot < X86_MAX_GP && (w->value >> 32) != 0 && (w->value >> 32) != (ext >> 32)) {
         char name[24];
         x86_ctr_name(c, name, sizeof name);
         pmusim_model_diag(&m->base,
@@ -1243,7 +1452,33 @@ static void x86_check_counter(x86_model_t *m, uint32_t t, uint32_t i)
                           "IA32_PERFEVTSEL%u thread %u = 0x%" PRIx64
                           ": EDGE without CMASK, counted as CMASK 1",
                           i, t, sel);
-    if (((th->pebs_enable >> i) & 1) && !c->pebs)
+    if (c->restricted) {
+        const x86_restriction_t *rs =
+            x86_restriction_find(m->d, (uint8_t)(sel & 0xff), (uint8_t)((sel >> 8) & 0xff));
+        GString *cs = g_string_new(NULL);
+        for (uint32_t k = 0; k < X86_MAX_GP; k++)
+            if ((rs->counters >> k) & 1)
+                g_string_append_printf(cs, "%sIA32_PMC%u", cs->len ? ", " : "", k);
+        pmusim_model_diag(&m->base,
+                          "IA32_PERFEVTSEL%u thread %u: event 0x%02x/0x%02x (%s) counts only on "
+                          "%s (Intel's event data); IA32_PMC%u counts nothing",
+                          i, t, (unsigned)(sel & 0xff), (unsigned)((sel >> 8) & 0xff),
+                          rs->intel_event, cs->str, i);
+        g_string_free(cs, TRUE);
+    }
+    if (c->pebs_invalid && (sel & (X86_EVTSEL_ANY | X86_EVTSEL_EDGE | X86_EVTSEL_INV |
+                                   (0xffull << 24))))
+        pmusim_model_diag(&m->base,
+                          "IA32_PEBS_ENABLE thread %u: PEBS on PMC%u with AnyThread, EDGE, INV "
+                          "or CMASK set is invalid (SDM Vol. 3B §18.8.1.1); it overflows "
+                          "normally",
+                          t, i);
+    else if (c->pebs_invalid)
+        pmusim_model_diag(&m->base,
+                          "IA32_PEBS_ENABLE thread %u: PEBS on PMC%u beside load latency is "
+                          "invalid (SDM Vol. 3B §18.8.1.2); it overflows normally",
+                          t, i);
+    else if (((th->pebs_enable >> i) & 1) && !c->pebs)
         pmusim_model_diag(&m->base,
                           "IA32_PEBS_ENABLE thread %u: PMC%u's event 0x%02x/0x%02x is not "
                           "PEBS-capable; it overflows normally",
@@ -1285,7 +1520,10 @@ gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError 
         return TRUE;
     }
     if (num >= X86_MSR_FIXED_CTR0 && num < X86_MSR_FIXED_CTR0 + X86_NUM_FIXED) {
-        x86_ctr_write(m, &th->ctr[X86_FIXED_SLOT(num - X86_MSR_FIXED_CTR0)], w);
+        x86_ctr_t *c = &th->ctr[X86_FIXED_SLOT(num - X86_MSR_FIXED_CTR0)];
+        if (v & ~c->max)
+            return x86_gp_fault(error, d, w, NULL, v & ~c->max);
+        x86_ctr_write(m, c, w);
         return TRUE;
     }
     if (num >= X86_MSR_EVTSEL0 && num < X86_MSR_EVTSEL0 + d->n_gp) {
@@ -1484,6 +1722,71 @@ void x86_destroy(pmusim_model_t *base)
     g_free(m);
 }
 
+/* Fills res->source with what drives counter c as it is programmed at the
+ * end, and res->status with PMUSIM_COUNT_NOT_IN_TRACE when the trace cannot
+ * hold it: an EVENT-only event with no EVENT record of its code and umask
+ * in the trace, a trace-derived event whose fields the trace's producer did
+ * not fill (header annotations), or an event the counter cannot count
+ * (Intel's counter restrictions).  Thresholds and INV do not change this: a
+ * condition on an absent source is absent too (docs/trace-events-x86.md). */
+static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
+                               pmusim_counter_result_t *res)
+{
+    const x86_thread_t *th = &m->th[c->thread];
+    const char *phrase = NULL;
+    uint32_t needs = 0;
+    res->status = PMUSIM_COUNT_OK;
+    if (c->slot >= X86_MAX_GP) {
+        static const char *const fixed[X86_NUM_FIXED] = {
+            "INSN records", "active (unhalted) cycles", "reference cycles while active"};
+        g_strlcpy(res->source, fixed[c->slot - X86_MAX_GP], sizeof res->source);
+        return;
+    }
+    uint64_t sel = th->evtsel[c->slot];
+    uint8_t code = (uint8_t)(sel & 0xff), umask = (uint8_t)((sel >> 8) & 0xff);
+    if (c->restricted) {
+        const x86_restriction_t *rs = x86_restriction_find(m->d, code, umask);
+        g_snprintf(res->source, sizeof res->source,
+                   "none: %s is not countable on IA32_PMC%u (Intel's event data)",
+                   rs->intel_event, c->slot);
+        res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+        return;
+    }
+    switch (c->src) {
+    case X86_SRC_EXPLICIT: {
+        uint16_t key = c->ev_key;
+        g_snprintf(res->source, sizeof res->source, "EVENT records 0x%02x/0x%02x", code, umask);
+        if (!((m->ev_seen[key / 64] >> (key % 64)) & 1))
+            res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+        return;
+    }
+    case X86_SRC_OFFCORE:
+    case X86_SRC_OUTSTANDING:
+        phrase = c->src == X86_SRC_OUTSTANDING
+                     ? "offcore requests in flight matching MSR_OFFCORE_RSP_0"
+                     : "offcore records matching MSR_OFFCORE_RSP_x";
+        needs = PMUSIM_ANN_OFFCORE;
+        break;
+    default:
+        phrase = x86_event_source(m->d, code, umask);
+        needs = x86_event_needs(m->d, code, umask);
+        break;
+    }
+    uint32_t missing = needs & ~m->base.trace_annotations;
+    if (!missing) {
+        g_strlcpy(res->source, phrase ? phrase : "?", sizeof res->source);
+        return;
+    }
+    GString *g = g_string_new(phrase);
+    g_string_append(g, "; the trace lacks");
+    for (uint32_t b = 0; b < PMUSIM_ANN_COUNT_; b++)
+        if ((missing >> b) & 1)
+            g_string_append_printf(g, " %s", pmusim_annotation_name(1u << b));
+    g_strlcpy(res->source, g->str, sizeof res->source);
+    g_string_free(g, TRUE);
+    res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+}
+
 static void x86_report_counter(const x86_model_t *m, const x86_ctr_t *c, pmusim_report_t *r)
 {
     pmusim_counter_result_t res;
@@ -1501,6 +1804,8 @@ static void x86_report_counter(const x86_model_t *m, const x86_ctr_t *c, pmusim_
     res.value = x86_ctr_peek(m, c);
     res.overflows = c->overflows;
     res.enabled = c->programmed;
+    if (c->programmed)
+        x86_counter_source(m, c, &res);
     g_array_append_val(r->counters, res);
 }
 
