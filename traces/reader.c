@@ -563,20 +563,34 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 ip = pos & ~UINT64_C(15);
                 slot = (unsigned)(pos & 15);
             }
-            /* one canonical form (FORMAT.md §3): parts whose flag is clear are 0 */
+            /* one canonical form (FORMAT.md §3): parts whose flag is clear are 0.
+             * Every committed entry is canonical, so without a field mask (the
+             * flags did not change) only the dynamic parts just decoded and
+             * the predicted address can break it. */
             {
                 unsigned f = o->flags;
-                if (G_UNLIKELY(!(f & PMUSIM_F_MEM) &&
-                               (addr | o->mem.latency | o->mem.size | o->mem.is_store |
-                                o->mem.level | o->mem.tlb | o->mem.alat)))
-                    BAD("memory fields on an instruction without the memory flag");
-                if (G_UNLIKELY(!(f & PMUSIM_F_BRANCH) &&
-                               (o->br.target | o->br.kind | o->br.taken | o->br.dir_ok |
-                                o->br.tgt_ok | o->br.detect)))
-                    BAD("branch fields on an instruction without the branch flag");
-                if (G_UNLIKELY(!(f & PMUSIM_F_OFFCORE) &&
-                               (o->oc.latency | o->oc.req | o->oc.supplier | o->oc.snoop)))
-                    BAD("offcore fields on an instruction without the offcore flag");
+                if (G_UNLIKELY(h & TR_H_FIELDS)) {
+                    if (!(f & PMUSIM_F_MEM) &&
+                        (o->mem.latency | o->mem.size | o->mem.is_store | o->mem.level |
+                         o->mem.tlb | o->mem.alat))
+                        BAD("memory fields on an instruction without the memory flag");
+                    if (!(f & PMUSIM_F_BRANCH) &&
+                        (o->br.target | o->br.kind | o->br.taken | o->br.dir_ok | o->br.tgt_ok |
+                         o->br.detect))
+                        BAD("branch fields on an instruction without the branch flag");
+                    if (!(f & PMUSIM_F_OFFCORE) &&
+                        (o->oc.latency | o->oc.req | o->oc.supplier | o->oc.snoop))
+                        BAD("offcore fields on an instruction without the offcore flag");
+                } else {
+                    if (G_UNLIKELY(!(f & PMUSIM_F_MEM) && (h & TR_H_MEMDYN) &&
+                                   (o->mem.latency | o->mem.level | o->mem.tlb | o->mem.alat)))
+                        BAD("memory fields on an instruction without the memory flag");
+                    if (G_UNLIKELY(!(f & PMUSIM_F_BRANCH) && (h & TR_H_BRDYN) &&
+                                   (o->br.taken | o->br.dir_ok | o->br.tgt_ok | o->br.detect)))
+                        BAD("branch fields on an instruction without the branch flag");
+                }
+                if (G_UNLIKELY(!(f & PMUSIM_F_MEM) && addr))
+                    BAD("memory address on an instruction without the memory flag");
             }
             /* commit */
             o->cycle = cyc;

@@ -72,6 +72,9 @@ typedef struct pmusim_lackey_stats {
  * parser is strict and bounded (traces/FORMAT.md §6): errors name the line. */
 gboolean pmusim_trace_convert_lackey(const char *path, pmusim_trace_writer_t *w,
                                      pmusim_lackey_stats_t *stats, GError **error);
+/* The same from an open stream (not closed here); `name` is used in messages. */
+gboolean pmusim_trace_convert_lackey_fp(FILE *fp, const char *name, pmusim_trace_writer_t *w,
+                                        pmusim_lackey_stats_t *stats, GError **error);
 
 G_END_DECLS
 #endif
