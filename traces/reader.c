@@ -338,6 +338,18 @@ enum { DR_FULL, DR_NEED, DR_ERR, DR_END };
         (v) = v_;                                                  \
     } while (0)
 
+/* IDLE and EVENT: the plm byte of version 2, or version 1's default */
+#define RD_PLM(v)                                   \
+    do {                                            \
+        if (c->version >= 2) {                      \
+            RD_BYTE(v);                             \
+            if ((v) > 3)                            \
+                BAD("privilege level above 3");     \
+        } else {                                    \
+            (v) = bin_thread_plm(c, recs, n, t);    \
+        }                                           \
+    } while (0)
+
 #define BAD(msg)          \
     do {                  \
         errmsg = (msg);   \
@@ -643,13 +655,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             if (v == 0)
                 BAD("IDLE with 0 cycles");
             unsigned plm;
-            if (c->version >= 2) {
-                RD_BYTE(plm);
-                if (plm > 3)
-                    BAD("privilege level above 3");
-            } else {
-                plm = bin_thread_plm(c, recs, n, t);
-            }
+            RD_PLM(plm);
             pmusim_rec_t *o = &recs[n];
             *o = zero;
             o->plm = (uint8_t)plm;
@@ -688,13 +694,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             if (code > 0xffff || umask > 0xffff)
                 BAD("event code or umask wider than 16 bits");
             unsigned plm;
-            if (c->version >= 2) {
-                RD_BYTE(plm);
-                if (plm > 3)
-                    BAD("privilege level above 3");
-            } else {
-                plm = bin_thread_plm(c, recs, n, t);
-            }
+            RD_PLM(plm);
             pmusim_rec_t *o = &recs[n];
             *o = zero;
             o->plm = (uint8_t)plm;
