@@ -18,6 +18,15 @@ _Static_assert(IA64_SIG_SLOTS == 1u << 8, "signature cache indexed by 8 hash bit
 
 /* ---- lazy cycle counters ---- */
 
+/* a + b, or IA64_NO_CYCLE when the sum does not fit 64 bits: an overflow
+ * time past cycle 2^64 - 2 never comes (issue 15: a wrapped time would make
+ * the idle-gap loop run forever). */
+static inline uint64_t ia64_sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return __builtin_add_overflow(a, b, &s) || s == IA64_NO_CYCLE ? IA64_NO_CYCLE : s;
+}
+
 static bool ia64_lazy_should_run(const ia64_thread_t *th, const ia64_ctr_t *c)
 {
     if (!c->enabled || th->frozen || c->thres != 0)
@@ -55,7 +64,7 @@ void ia64_lazy_update_thread(ia64_model_t *im, uint32_t t)
         c->since = now;
         c->running = c->lazy && ia64_lazy_should_run(th, c);
         /* the cycle whose increment carries out of bit 46 */
-        c->ovf_at = c->running ? now + (IA64_CTR_WRAP - c->value) - 1 : IA64_NO_CYCLE;
+        c->ovf_at = c->running ? ia64_sat_add(now, IA64_CTR_WRAP - c->value - 1) : IA64_NO_CYCLE;
     }
     if (any)
         ia64_lazy_recompute_next(im);
@@ -101,14 +110,17 @@ static void ia64_freeze(ia64_model_t *im, uint32_t t, uint64_t cycle)
     }
 }
 
-/* Raise the interrupts of the overflows detected in `cycle`: set PMC0.fr
- * (counting stops from cycle+1), then call the engine, which logs and runs
- * the OS handler.  The handler's register writes take effect at cycle+1. */
-static void ia64_raise_irqs(ia64_model_t *im, uint64_t cycle)
+/* Raise the interrupts of the overflows detected in `cycle`: set PMC0.fr,
+ * then call the engine, which logs and runs the OS handler.  Counting stops
+ * from cycle `stop`: cycle + 1 for an overflow of `cycle` (all counters of
+ * the cycle were updated before the freeze), the write's own time for an
+ * interrupt re-raised by a PMC0 write.  The handler's writes take effect at
+ * `stop`. */
+static void ia64_raise_irqs(ia64_model_t *im, uint64_t cycle, uint64_t stop)
 {
     uint64_t saved_now = im->now;
     bool saved_irq = im->in_irq;
-    im->now = cycle + 1;
+    im->now = stop;
     im->in_irq = true;
     for (uint32_t t = 0; t < im->base.nthreads; t++) {
         ia64_thread_t *th = &im->th[t];
@@ -123,10 +135,10 @@ static void ia64_raise_irqs(ia64_model_t *im, uint64_t cycle)
         pmusim_model_pmi(&im->base, cycle, t);
     }
     im->in_irq = saved_irq;
-    im->now = saved_now > cycle + 1 ? saved_now : cycle + 1;
+    im->now = saved_now > stop ? saved_now : stop;
 }
 
-static void ia64_irq_drain(ia64_model_t *im, uint64_t cycle);
+static void ia64_irq_drain(ia64_model_t *im, uint64_t cycle, uint64_t stop);
 
 /* A write to PMC0 (freeze and overflow bits).  Clearing fr while an overflow
  * bit of a counter with oi=1 is still set raises one more interrupt (the SDM
@@ -149,15 +161,19 @@ void ia64_pmc0_written(ia64_model_t *im, uint32_t t, uint64_t old)
     ia64_lazy_update_thread(im, t);
     ia64_route_rebuild(im);
     if ((old & 1) && (th->pmc[0] & ia64_oi_mask(im, th)) && (th->psr_up || th->psr_pp)) {
-        uint64_t cycle = im->now ? im->now - 1 : 0;
-        pmusim_model_log(&im->base, cycle, t,
-                         "freeze cleared with overflow bits 0x%" G_GINT64_MODIFIER "x still set",
+        /* Taken at once: the freeze holds from the write's time `now` for
+         * every counter (issue 10: raised as if at now - 1, the cycle
+         * counter counted cycle `now` while the event counters stopped).
+         * Worded without "overflow": no counter overflowed here. */
+        pmusim_model_log(&im->base, im->now, t,
+                         "freeze cleared with PMC0 bits 0x%" G_GINT64_MODIFIER "x still set: "
+                         "interrupt re-raised",
                          th->pmc[0] & ia64_oi_mask(im, th));
         th->ovf_pending_irq = true;
         im->irq_pending = true;
         /* inside a handler the interrupt follows its return (ia64_irq_drain) */
         if (!im->in_irq)
-            ia64_irq_drain(im, cycle);
+            ia64_irq_drain(im, im->now, im->now);
     }
 }
 
@@ -172,21 +188,22 @@ static void ia64_lazy_overflow_at(ia64_model_t *im, uint64_t cycle)
                 continue;
             c->value = 0; /* 2^47 wraps to 0 */
             c->since = cycle + 1;
-            c->ovf_at = cycle + IA64_CTR_WRAP;
+            c->ovf_at = ia64_sat_add(cycle, IA64_CTR_WRAP);
             ia64_overflow(im, t, i, cycle);
         }
     }
     ia64_lazy_recompute_next(im);
 }
 
-/* Deliver re-raised interrupts queued while a handler ran. */
-static void ia64_irq_drain(ia64_model_t *im, uint64_t cycle)
+/* Deliver the pending interrupts of `cycle` (stop: ia64_raise_irqs()) and
+ * those re-raised while a handler ran. */
+static void ia64_irq_drain(ia64_model_t *im, uint64_t cycle, uint64_t stop)
 {
     for (unsigned round = 0; round < IA64_PMI_REARM_MAX; round++) {
         if (!im->irq_pending)
             return;
         im->irq_pending = false;
-        ia64_raise_irqs(im, cycle);
+        ia64_raise_irqs(im, cycle, stop);
     }
     pmusim_model_diag(&im->base, "%s: interrupt handler re-raised the PMU interrupt more than %u "
                                  "times at cycle %" G_GUINT64_FORMAT "; giving up",
@@ -468,7 +485,7 @@ void ia64_classes_update(ia64_model_t *im)
             if (!c->enabled || c->lazy || c->qual || c->src == IA64_SRC_EVENT ||
                 c->src == IA64_SRC_ISA_TRANSITION || c->src == IA64_SRC_CPL_CHANGE ||
                 c->src == IA64_SRC_BRANCH_EVENT || c->src == IA64_SRC_DEAR_EVENT ||
-                c->src == IA64_SRC_IEAR_EVENT)
+                c->src == IA64_SRC_IEAR_EVENT || c->src == IA64_SRC_THREAD_SWITCH)
                 continue;
             if (c->thres == 0 && c->maxincr >= 2) {
                 im->dmask |= bit;
@@ -630,7 +647,39 @@ static void ia64_close_cycle(ia64_model_t *im, uint64_t x)
     if (im->next_lazy == x)
         ia64_lazy_overflow_at(im, x);
     if (im->irq_pending)
-        ia64_irq_drain(im, x);
+        ia64_irq_drain(im, x, ia64_sat_add(x, 1));
+}
+
+/* Every overflow of the running lazy counters before cycle `to` at once,
+ * when that is all they do (issue 15: O(1) for any number of wraps): no
+ * counter among them raises an interrupt (oi = 0) and the log is full, so
+ * each overflow would only count, set its PMC0 bit and add to log_dropped.
+ * FALSE (nothing done) when some overflow before `to` has oi = 1. */
+static bool ia64_lazy_jump(ia64_model_t *im, uint64_t to)
+{
+    for (uint32_t t = 0; t < im->base.nthreads; t++)
+        for (uint32_t i = im->d->nctr_first; i <= im->d->nctr_last; i++) {
+            const ia64_ctr_t *c = &im->th[t].ctr[i];
+            if (c->running && c->ovf_at < to && c->oi)
+                return false;
+        }
+    for (uint32_t t = 0; t < im->base.nthreads; t++)
+        for (uint32_t i = im->d->nctr_first; i <= im->d->nctr_last; i++) {
+            ia64_ctr_t *c = &im->th[t].ctr[i];
+            if (!c->running || c->ovf_at >= to)
+                continue;
+            /* overflows at ovf_at + j * 2^47 for j = 0 .. k-1, all < to */
+            uint64_t k = (to - 1 - c->ovf_at) / IA64_CTR_WRAP + 1;
+            uint64_t last = c->ovf_at + (k - 1) * IA64_CTR_WRAP;
+            c->overflows += k;
+            im->th[t].pmc[0] |= UINT64_C(1) << i;
+            im->base.log_dropped += c->ev ? 2 * k : k;
+            c->value = 0;
+            c->since = last + 1;
+            c->ovf_at = ia64_sat_add(last, IA64_CTR_WRAP);
+        }
+    ia64_lazy_recompute_next(im);
+    return true;
 }
 
 /* Account everything before cycle `to` (> cur) and open `to`. */
@@ -641,10 +690,12 @@ static void ia64_advance_slow(ia64_model_t *im, uint64_t to)
         ia64_close_cycle(im, x);
     /* idle cycles (x, to): only lazy counters can overflow there */
     while (im->next_lazy < to) {
+        if (im->base.log->len >= PMUSIM_LOG_MAX && ia64_lazy_jump(im, to))
+            break;
         uint64_t y = im->next_lazy;
         ia64_lazy_overflow_at(im, y);
         if (im->irq_pending)
-            ia64_irq_drain(im, y);
+            ia64_irq_drain(im, y, ia64_sat_add(y, 1));
     }
     im->cur = to;
     im->now = to;
@@ -690,8 +741,10 @@ static bool ia64_umask_pass(const ia64_ctr_t *c, const pmusim_rec_t *r, const ia
     unsigned u = c->umask;
     switch ((ia64_src_t)c->src) {
     case IA64_SRC_CPL_CHANGE:
-        /* Montecito LVLn: changes into level n; Itanium 2 umask 0: all */
-        return u == 0 || ((u >> (r->plm & 3)) & 1);
+        /* Montecito LVLn: changes to or from level n (libpfm3's Montecito
+         * table: "all changes to/from privilege level n"); Itanium 2 umask
+         * 0: all.  th->prev_plm is the level left, r->plm the level entered. */
+        return u == 0 || ((u >> (r->plm & 3)) & 1) || ((u >> (th->prev_plm & 3)) & 1);
     case IA64_SRC_L2_DATA_REF:
         /* bit 0 reads, bit 1 writes */
         return (u >> (r->mem.is_store ? 1 : 0)) & 1;
@@ -733,7 +786,6 @@ static bool ia64_umask_pass(const ia64_ctr_t *c, const pmusim_rec_t *r, const ia
         return ((u >> 1) & 1) == (r->br.dir_ok ? 1u : 0u) && (u & 1) == (r->br.taken ? 1u : 0u);
     }
     default:
-        (void)th;
         return true;
     }
 }
@@ -798,7 +850,9 @@ static inline uint64_t ia64_src_occ(uint8_t s, const pmusim_rec_t *r)
     case IA64_SRC_INSN_IA32: return (f & PMUSIM_F_IA32) != 0;
     case IA64_SRC_NOP: return (f & (PMUSIM_F_NOP | PMUSIM_F_IA32)) == PMUSIM_F_NOP;
     case IA64_SRC_PRED_OFF: return (f & (PMUSIM_F_PRED_OFF | PMUSIM_F_IA32)) == PMUSIM_F_PRED_OFF;
-    case IA64_SRC_FP_OP: return (f & PMUSIM_F_FP) != 0 && !(f & PMUSIM_F_PRED_OFF);
+    /* FP loads and stores carry the fp flag too but are memory operations,
+     * not FP operations (FP_OPS_RETIRED counts F-unit work: issue 10) */
+    case IA64_SRC_FP_OP: return (f & (PMUSIM_F_FP | PMUSIM_F_PRED_OFF | PMUSIM_F_MEM)) == PMUSIM_F_FP;
     case IA64_SRC_LOAD: return load;
     case IA64_SRC_STORE: return store;
     case IA64_SRC_MISALIGNED_LOAD: return load && ia64_misaligned(&r->mem);
@@ -812,7 +866,9 @@ static inline uint64_t ia64_src_occ(uint8_t s, const pmusim_rec_t *r)
     case IA64_SRC_L3_MISS: return mem && r->mem.level > PMUSIM_LVL_L3;
     case IA64_SRC_L3_READ: return load && r->mem.level >= PMUSIM_LVL_L3;
     case IA64_SRC_L3_WRITE: return store && r->mem.level >= PMUSIM_LVL_L3;
-    case IA64_SRC_DTLB_L2_HIT: return mem && r->mem.tlb == PMUSIM_TLB_L2_HIT;
+    /* L1DTLB_TRANSFER: "for accesses counted in L1D_READS" (libpfm3 table
+     * description): integer loads only, as IA64_SRC_L1D_READ */
+    case IA64_SRC_DTLB_L2_HIT: return load && !(f & PMUSIM_F_FP) && r->mem.tlb == PMUSIM_TLB_L2_HIT;
     case IA64_SRC_DTLB_L2_MISS: return mem && r->mem.tlb >= PMUSIM_TLB_WALK;
     case IA64_SRC_DTLB_HPW: return mem && r->mem.tlb == PMUSIM_TLB_WALK;
     case IA64_SRC_ALAT_CHECK: return mem && r->mem.alat != PMUSIM_ALAT_NONE;
@@ -967,6 +1023,8 @@ static void ia64_state_change(ia64_model_t *im, uint32_t t, const pmusim_rec_t *
     ia64_thread_t *th = &im->th[t];
     bool cpl = th->seen_insn && plm != th->plm;
     bool isa = th->seen_insn && ia32 != th->ia32;
+    if (cpl)
+        th->prev_plm = th->plm;
     th->plm = plm;
     th->ia32 = ia32;
     th->seen_insn = true;
@@ -986,6 +1044,9 @@ static void ia64_on_event(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
 {
     const ia64_desc_t *d = im->d;
     const ia64_thread_t *src_th = &im->th[t];
+    uint32_t seen = (uint32_t)(r->ev_code & 0xff) << 4 | (r->ev_umask & 0xf);
+    if (r->ev_code <= 0xff)
+        im->ev_seen[seen / 64] |= UINT64_C(1) << (seen % 64);
     pmusim_rec_t q = *r;
     q.plm = src_th->plm;
     q.ip = src_th->last_ip;
@@ -1035,6 +1096,39 @@ static void ia64_on_thread(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
     th->active = active;
     /* the new state holds from this cycle on */
     ia64_lazy_update_thread(im, t);
+    /* THREAD_SWITCH_EVENTS_ALL: a switch to thread t, counted by the
+     * thread switched to (docs/trace-events-ia64.md) */
+    if (active && im->nsub[t][IA64_SRC_THREAD_SWITCH])
+        ia64_hit(im, t, IA64_SRC_THREAD_SWITCH, r, (unsigned)th->ia32 << 2 | th->plm, 1);
+}
+
+/* An instruction record the trace's own thread state contradicts: a
+ * retirement on a thread a THREAD record marked inactive (counted as the
+ * thread types say, never silently dropped), or on Montecito a second
+ * thread retiring in a cycle in which another did, although switch-on-event
+ * multithreading gives the pipeline to one thread at a time (ref §12;
+ * uarch.md §4.2).  Each is reported once. */
+static __attribute__((noinline)) void ia64_retire_check(ia64_model_t *im, uint32_t t,
+                                                        const pmusim_rec_t *r, uint64_t index)
+{
+    if (!im->th[t].active && !im->inactive_reported) {
+        im->inactive_reported = true;
+        pmusim_model_diag(&im->base,
+                          "%s: record %" G_GUINT64_FORMAT " retires an instruction on thread %u at "
+                          "cycle %" G_GUINT64_FORMAT ", which a THREAD record marked inactive; "
+                          "events of type active do not count it (reported once)",
+                          im->d->ops->name, index, t, r->cycle);
+    }
+    if (im->d->mont && r->cycle == im->retire_cycle && t != im->retire_thread &&
+        !im->two_retire_reported) {
+        im->two_retire_reported = true;
+        pmusim_model_diag(&im->base,
+                          "%s: record %" G_GUINT64_FORMAT " retires an instruction on thread %u in "
+                          "cycle %" G_GUINT64_FORMAT " in which thread %u retired one; Montecito "
+                          "switches threads on events and retires from one thread per cycle: "
+                          "the trace is not a switch-on-event trace (reported once)",
+                          im->d->ops->name, index, t, r->cycle, im->retire_thread);
+    }
 }
 
 /* Whether ia64_consume_fast() may run: no per-record qualification,
@@ -1080,8 +1174,16 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         act[t] = im->th[t].active ? IA64_KEY_ACTIVE : 0;
         tag[t] = gen_tag | act[t];
         st[t] = im->th[t].state_key ? im->th[t].state_key & IA64_KEY_STATE : UINT64_MAX;
+        /* an inactive thread's retirements go to the general path until
+         * reported (ia64_retire_check()) */
+        if (!act[t] && !im->inactive_reported)
+            st[t] = UINT64_MAX;
         cache[t] = im->sig_cache[t];
     }
+    /* the thread of the open cycle's retirements, IA64_MAX_THREADS if none;
+     * a second thread's retirement stops the loop until reported (mont) */
+    const bool watch_two = !single && im->d->mont && !im->two_retire_reported;
+    uint32_t lt = im->retire_cycle == im->cur ? im->retire_thread : IA64_MAX_THREADS;
     const uint64_t cur0 = im->cur;
     uint64_t cur = cur0, cm = im->cmask, q0 = im->q0, q1 = im->q1, qsat = im->qsat;
     uint64_t acc = im->acc_recs;
@@ -1131,6 +1233,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             cm = 0;
             q0 = q1 = qsat = 0;
             cur = c;
+            lt = IA64_MAX_THREADS;
         }
         const uint32_t t = single ? 0 : r->thread;
         if (single) {
@@ -1145,6 +1248,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         ia64_key(r, false, need, &k1, &k2);
         if ((k1 & IA64_KEY_STATE) != st[t])
             break;
+        if (!single && t != lt) {
+            if (watch_two && lt != IA64_MAX_THREADS)
+                break;
+            lt = t;
+        }
         const unsigned slot = ia64_key_slot(k1, k2);
         const ia64_sig_entry_t *e = &cache[t][slot];
         /* tag[t]: the generation tag and the thread's active bit */
@@ -1181,6 +1289,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     im->cyc_total = v;
     if (cur != cur0)
         im->cur = im->now = cur;
+    /* (one thread: nothing to compare a retirement's thread with) */
+    if (!single && lt != IA64_MAX_THREADS) {
+        im->retire_cycle = cur;
+        im->retire_thread = lt;
+    }
     return (size_t)(r - recs);
 }
 
@@ -1266,6 +1379,11 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
         switch (r->kind) {
         case PMUSIM_REC_INSN: {
             ia64_thread_t *th = &im->th[t];
+            if (__builtin_expect(!th->active || (r->cycle == im->retire_cycle &&
+                                                 t != im->retire_thread), 0))
+                ia64_retire_check(im, t, r, first_record + k);
+            im->retire_cycle = r->cycle;
+            im->retire_thread = t;
             uint64_t k1, k2;
             ia64_key(r, th->active, im->key_need, &k1, &k2);
             if (__builtin_expect(((k1 & IA64_KEY_STATE) | IA64_KEY_SEEN) != th->state_key, 0))
@@ -1309,8 +1427,9 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
             ia64_on_event(im, t, r);
             break;
         case PMUSIM_REC_IDLE:
-            if (r->n && r->cycle + r->n > im->end)
-                im->end = r->cycle + r->n;
+            /* saturating: an IDLE reaching past 2^64 - 1 ends the time line there */
+            if (r->n && ia64_sat_add(r->cycle, r->n) > im->end)
+                im->end = ia64_sat_add(r->cycle, r->n);
             break;
         case PMUSIM_REC_THREAD:
             ia64_on_thread(im, t, r);
@@ -1319,8 +1438,8 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
             break;
         }
     }
-    if (n && im->cur + 1 > im->end)
-        im->end = im->cur + 1; /* a trace spans [0, max(cycle + 1, idle end)) */
+    if (n && ia64_sat_add(im->cur, 1) > im->end)
+        im->end = ia64_sat_add(im->cur, 1); /* a trace spans [0, max(cycle + 1, idle end)) */
 }
 
 void ia64_finish(pmusim_model_t *m)
