@@ -106,8 +106,9 @@ static void test_idle_to_end_of_time(void)
 static void test_pmc0_rearm_before_trace(void)
 {
     pmusim_model_t *m = t_model("ita2", 1);
-    PMC(m, 4, cfg(ES_CYCLES, 0, 8, OI));
-    PMC(m, 5, cfg(ES_INST, 0, 8, 0));
+    /* every level: before the first instruction the level is 0 */
+    PMC(m, 4, cfg(ES_CYCLES, 0, 0xf, OI));
+    PMC(m, 5, cfg(ES_INST, 0, 0xf, 0));
     PMC(m, 0, 0x11); /* frozen, PMD4 overflow bit */
     PMC(m, 0, 0x10); /* unfreeze, bit left set: re-raised */
     pmusim_rec_t r[] = {t_insn(0, 3), t_insn(1, 3), t_insn(2, 3)};
