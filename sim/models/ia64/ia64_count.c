@@ -77,6 +77,7 @@ static void ia64_overflow(ia64_model_t *im, uint32_t t, uint32_t i, uint64_t cyc
     ia64_thread_t *th = &im->th[t];
     ia64_ctr_t *c = &th->ctr[i];
     c->overflows++;
+    im->obs_ovf |= UINT64_C(1) << (t << 4 | i);
     /* PMC0 bit i is the overflow bit of PMDi (SDM Table 7-7) */
     th->pmc[0] |= UINT64_C(1) << i;
     pmusim_model_log(&im->base, cycle, t, "overflow PMD%u", i);
@@ -487,7 +488,9 @@ void ia64_classes_update(ia64_model_t *im)
                 c->src == IA64_SRC_BRANCH_EVENT || c->src == IA64_SRC_DEAR_EVENT ||
                 c->src == IA64_SRC_IEAR_EVENT || c->src == IA64_SRC_THREAD_SWITCH)
                 continue;
-            if (c->thres == 0 && c->maxincr >= 2) {
+            if (im->obs_fn) {
+                im->emask |= bit; /* observed: every cycle exact */
+            } else if (c->thres == 0 && c->maxincr >= 2) {
                 im->dmask |= bit;
                 for (unsigned v = 0; v < IA64_LOWINC; v++)
                     if (c->maxincr < v)
@@ -587,6 +590,7 @@ static void ia64_close_counts(ia64_model_t *im, uint64_t x)
             ia64_column_clear(im, k);
             dchanged = true;
         }
+        im->obs_raw[k] = n;
         if (n > c->maxincr) {
             if (!c->clamp_reported) {
                 c->clamp_reported = true;
@@ -599,6 +603,9 @@ static void ia64_close_counts(ia64_model_t *im, uint64_t x)
             n = c->maxincr;
         }
         uint64_t add = c->thres ? (n > c->thres) : n;
+        im->obs_inc[k] = add;
+        if (c->thres && n > c->thres)
+            im->obs_cond |= UINT64_C(1) << k;
         if (!add)
             continue;
         c->value += add;
@@ -682,9 +689,136 @@ static bool ia64_lazy_jump(ia64_model_t *im, uint64_t to)
     return true;
 }
 
+/* ---- observe_cycles ---- */
+
+/* Report cycle c to the observer.  `closed`: c's occurrences were just
+ * applied (obs_raw, obs_inc, obs_cond, obs_ovf hold them); otherwise c is a
+ * cycle without records (an idle cycle).  Called before the cycle's
+ * interrupts run, so values are those at the end of c, before a handler's
+ * writes (which take effect at c + 1). */
+static void ia64_obs_emit(ia64_model_t *im, uint64_t c, bool closed)
+{
+    const ia64_desc_t *d = im->d;
+    pmusim_counter_probe_t probes[IA64_MAX_SUBS];
+    size_t n = 0;
+    for (uint32_t t = 0; t < im->base.nthreads; t++) {
+        const ia64_thread_t *th = &im->th[t];
+        for (uint32_t i = d->nctr_first; i <= d->nctr_last; i++) {
+            const ia64_ctr_t *ct = &th->ctr[i];
+            unsigned k = t << 4 | i;
+            pmusim_counter_probe_t *p = &probes[n++];
+            memset(p, 0, sizeof *p);
+            uint64_t v = ia64_ctr_count(im, t, i);
+            p->overflow = closed && ((im->obs_ovf >> k) & 1);
+            if (ct->lazy) {
+                /* one occurrence per cycle; counted from `since` while running */
+                bool counts = ct->running && ct->since <= c;
+                if (counts && c + 1 > ct->since)
+                    v += c + 1 - ct->since;
+                p->raw = ct->enabled ? 1 : 0;
+                p->increment = counts || p->overflow;
+                p->cond = 1;
+            } else {
+                p->raw = closed ? im->obs_raw[k] : 0;
+                p->increment = closed ? im->obs_inc[k] : 0;
+                p->cond = ct->thres ? (closed && ((im->obs_cond >> k) & 1)) : 1;
+            }
+            p->value = v & IA64_CTR_MASK;
+            p->frozen = th->frozen || th->ovf_pending_irq;
+            p->interrupt = closed && th->ovf_pending_irq;
+        }
+    }
+    im->obs_fn(&im->base, c, probes, n, im->obs_user);
+    if (closed) {
+        memset(im->obs_raw, 0, sizeof im->obs_raw);
+        memset(im->obs_inc, 0, sizeof im->obs_inc);
+        im->obs_cond = 0;
+    }
+}
+
+static void ia64_obs_stop(ia64_model_t *im)
+{
+    im->obs_fn = NULL;
+    ia64_classes_update(im); /* the deferred classes again */
+}
+
+/* Report the cycles [obs_next, upto) of the window as idle cycles. */
+static void ia64_obs_idle(ia64_model_t *im, uint64_t upto)
+{
+    uint64_t c = im->obs_next > im->obs_from ? im->obs_next : im->obs_from;
+    uint64_t end = upto < im->obs_to ? upto : im->obs_to;
+    for (; c < end && im->obs_fn; c++)
+        ia64_obs_emit(im, c, false);
+    if (upto > im->obs_next)
+        im->obs_next = upto;
+}
+
+/* Report closed cycle x (after its counts and lazy overflows, before its
+ * interrupts); ends the observation after the window's last cycle. */
+static void ia64_obs_closed(ia64_model_t *im, uint64_t x)
+{
+    ia64_obs_idle(im, x);
+    if (x >= im->obs_from && x < im->obs_to && x >= im->obs_next)
+        ia64_obs_emit(im, x, true);
+    im->obs_ovf = 0;
+    im->obs_next = ia64_sat_add(x, 1);
+}
+
+void ia64_observe_cycles(pmusim_model_t *m, uint64_t from, uint64_t to,
+                         pmusim_cycle_observer_fn fn, void *user)
+{
+    ia64_model_t *im = ia64_model(m);
+    ia64_materialize(im);
+    im->obs_fn = from < to ? fn : NULL;
+    im->obs_user = user;
+    im->obs_from = from;
+    im->obs_to = to;
+    im->obs_next = im->cur;
+    im->obs_ovf = im->obs_cond = 0;
+    memset(im->obs_raw, 0, sizeof im->obs_raw);
+    memset(im->obs_inc, 0, sizeof im->obs_inc);
+    ia64_classes_update(im);
+}
+
+/* ia64_advance_slow() while observing: every cycle is closed exactly and
+ * reported, idle cycles one by one within the window. */
+static void ia64_advance_observed(ia64_model_t *im, uint64_t to)
+{
+    uint64_t x = im->cur;
+    if (im->cmask | im->pmask)
+        ia64_close_counts(im, x);
+    if (im->next_lazy == x)
+        ia64_lazy_overflow_at(im, x);
+    ia64_obs_closed(im, x);
+    if (im->irq_pending)
+        ia64_irq_drain(im, x, ia64_sat_add(x, 1));
+    while (im->next_lazy < to) {
+        if (!im->obs_fn && im->base.log->len >= PMUSIM_LOG_MAX && ia64_lazy_jump(im, to))
+            break;
+        uint64_t y = im->next_lazy;
+        if (im->obs_fn)
+            ia64_obs_idle(im, y);
+        ia64_lazy_overflow_at(im, y);
+        if (im->obs_fn)
+            ia64_obs_closed(im, y);
+        if (im->irq_pending)
+            ia64_irq_drain(im, y, ia64_sat_add(y, 1));
+    }
+    if (im->obs_fn)
+        ia64_obs_idle(im, to);
+    im->cur = to;
+    im->now = to;
+    if (im->obs_fn && im->obs_next >= im->obs_to)
+        ia64_obs_stop(im);
+}
+
 /* Account everything before cycle `to` (> cur) and open `to`. */
 static void ia64_advance_slow(ia64_model_t *im, uint64_t to)
 {
+    if (im->obs_fn) {
+        ia64_advance_observed(im, to);
+        return;
+    }
     uint64_t x = im->cur;
     if (im->cmask || im->pmask || im->next_lazy <= x || im->irq_pending)
         ia64_close_cycle(im, x);
@@ -710,7 +844,7 @@ static inline void ia64_advance(ia64_model_t *im, uint64_t to)
     /* clamp needed: maxincr-2 slots counted >= 3, maxincr-3 slots >= 4,
      * others below the cycle's record count */
     uint64_t clamp = (im->m2 & (im->qsat | (im->q1 & im->q0))) | (im->m3 & im->qsat);
-    if (!im->pmask && !(cm & ~(im->dmask | im->e1mask)) && v < IA64_LOWINC &&
+    if (!im->pmask && !im->obs_fn && !(cm & ~(im->dmask | im->e1mask)) && v < IA64_LOWINC &&
         !(cm & im->lowinc[v] & ~(im->m2 | im->m3)) && !clamp && !im->cyc_folded &&
         im->acc_recs + v < im->min_headroom && im->next_lazy >= to && !im->irq_pending &&
         im->acc_recs + v < IA64_ACC_MAX) {
@@ -1137,7 +1271,7 @@ static __attribute__((noinline)) void ia64_retire_check(ia64_model_t *im, uint32
  * leaves cyc_total counting them). */
 static inline bool ia64_fast_ok(const ia64_model_t *im)
 {
-    if (im->insn_slow || im->cyc_folded || im->cyc_n != im->cyc_total)
+    if (im->insn_slow || im->cyc_folded || im->cyc_n != im->cyc_total || im->obs_fn)
         return false;
     for (uint32_t t = 0; t < im->base.nthreads; t++)
         if (im->nqsub[t])

@@ -403,6 +403,16 @@ typedef struct ia64_model {
     bool two_retire_reported; /* mont: two threads retired in one cycle */
     uint64_t retire_cycle;  /* cycle of the latest instruction record (IA64_NO_CYCLE: none) */
     uint32_t retire_thread; /* its thread */
+    /* observe_cycles (pmusim wave): while obs_fn is set every slot is
+     * counted exactly (emask), the fast paths are off, and each cycle of
+     * [obs_from, obs_to) is reported once, in order; obs_next is the first
+     * cycle not yet reported.  Per slot, what the cycle being closed did. */
+    pmusim_cycle_observer_fn obs_fn;
+    void *obs_user;
+    uint64_t obs_from, obs_to, obs_next;
+    uint64_t obs_raw[IA64_MAX_SUBS], obs_inc[IA64_MAX_SUBS];
+    uint64_t obs_cond;  /* slots whose threshold condition held */
+    uint64_t obs_ovf;   /* slots that wrapped */
     /* EVENT records seen, bit es << 4 | umask (report(): <not in trace>) */
     uint64_t ev_seen[256 * 16 / 64];
     bool in_irq;         /* an interrupt handler is running */
@@ -437,6 +447,8 @@ void ia64_materialize(ia64_model_t *im);
 uint64_t ia64_ctr_count(const ia64_model_t *im, uint32_t t, uint32_t i);
 void ia64_slot_reset(ia64_model_t *im, uint32_t t, uint32_t i);
 void ia64_sig_invalidate(ia64_model_t *im);
+void ia64_observe_cycles(pmusim_model_t *m, uint64_t from, uint64_t to,
+                         pmusim_cycle_observer_fn fn, void *user);
 
 /* ia64_qual.c */
 void ia64_qual_compile(ia64_model_t *im, uint32_t t);

@@ -207,6 +207,7 @@ const pmusim_model_ops_t pmusim_model_ita2 = {
     .event_source = ia64_event_source_ita2,
     .describe_reg = ia64_describe_reg_ita2,
     .pmi_handler_changed = ia64_pmi_handler_changed,
+    .observe_cycles = ia64_observe_cycles,
 };
 
 const pmusim_model_ops_t pmusim_model_mont = {
@@ -224,4 +225,5 @@ const pmusim_model_ops_t pmusim_model_mont = {
     .event_source = ia64_event_source_mont,
     .describe_reg = ia64_describe_reg_mont,
     .pmi_handler_changed = ia64_pmi_handler_changed,
+    .observe_cycles = ia64_observe_cycles,
 };

@@ -271,6 +271,96 @@ static void test_not_in_trace(void)
     pmusim_model_free(m);
 }
 
+/* ---- observe_cycles ---- */
+
+typedef struct obs_rows {
+    unsigned n;
+    uint64_t cycle[16];
+    pmusim_counter_probe_t p[16][3];
+} obs_rows_t;
+
+static void obs_collect(pmusim_model_t *m, uint64_t cycle, const pmusim_counter_probe_t *probes,
+                        size_t n, void *user)
+{
+    (void)m;
+    obs_rows_t *rows = user;
+    CU_ASSERT_EQUAL_FATAL(n, 4); /* ita2: PMD4..PMD7 */
+    CU_ASSERT_FATAL(rows->n < 16);
+    rows->cycle[rows->n] = cycle;
+    memcpy(rows->p[rows->n], probes, 3 * sizeof *probes);
+    rows->n++;
+}
+
+#define PROBE(row, j, v, raw_, inc, cond_, ovf, fr, irq)                                          \
+    do {                                                                                         \
+        const pmusim_counter_probe_t *p_ = &rows.p[row][j];                                      \
+        CU_ASSERT_EQUAL(p_->value, (v));                                                         \
+        CU_ASSERT_EQUAL(p_->raw, (raw_));                                                        \
+        CU_ASSERT_EQUAL(p_->increment, (inc));                                                   \
+        CU_ASSERT_EQUAL(p_->cond, (cond_));                                                      \
+        CU_ASSERT_EQUAL(p_->overflow, (ovf));                                                    \
+        CU_ASSERT_EQUAL(p_->frozen, (fr));                                                       \
+        CU_ASSERT_EQUAL(p_->interrupt, (irq));                                                   \
+    } while (0)
+
+/* One call per cycle, IDLE gap included.  PMD4 CPU_CYCLES with oi from
+ * 2^47 - 6: cycles 0..5 bring it to 2^47 = 0 in cycle 5 (overflow,
+ * interrupt, freeze from cycle 6).  PMD5 IA64_INST_RETIRED threshold 1
+ * (+1 in cycles with 2 or more), PMD6 IA64_INST_RETIRED.  Records: 1 insn
+ * in cycle 0, 2 in cycle 1, IDLE 2..4, 3 in cycle 5, 1 in cycle 6 (frozen:
+ * not seen).  Window [0, 7): 7 rows. */
+static void test_observe_cycles(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m->ops->observe_cycles);
+    PMC(m, 4, cfg(ES_CYCLES, 0, 8, OI));
+    PMC(m, 5, cfg(ES_INST, 0, 8, 0) | 1u << 20);
+    PMC(m, 6, cfg(ES_INST, 0, 8, 0));
+    const uint64_t W = CTR_WRAP;
+    PMD(m, 4, W - 6);
+    obs_rows_t rows = {0};
+    m->ops->observe_cycles(m, 0, 7, obs_collect, &rows);
+    pmusim_rec_t r[] = {t_insn(0, 3), t_insn(1, 3), t_insn(1, 3), t_idle(2, 3),
+                        t_insn(5, 3), t_insn(5, 3), t_insn(5, 3), t_insn(6, 3)};
+    t_run(m, r, G_N_ELEMENTS(r));
+    CU_ASSERT_EQUAL_FATAL(rows.n, 7);
+    for (unsigned c = 0; c < 7; c++)
+        CU_ASSERT_EQUAL(rows.cycle[c], c);
+    /*          row j value   raw inc cond ovf fr irq */
+    PROBE(0, 0, W - 5, 1, 1, 1, 0, 0, 0);
+    PROBE(0, 1, 0, 1, 0, 0, 0, 0, 0);
+    PROBE(0, 2, 1, 1, 1, 1, 0, 0, 0);
+    PROBE(1, 0, W - 4, 1, 1, 1, 0, 0, 0);
+    PROBE(1, 1, 1, 2, 1, 1, 0, 0, 0);
+    PROBE(1, 2, 3, 2, 2, 1, 0, 0, 0);
+    for (unsigned c = 2; c <= 4; c++) { /* the IDLE gap: each cycle its own value */
+        PROBE(c, 0, W - 5 + c, 1, 1, 1, 0, 0, 0);
+        PROBE(c, 1, 1, 0, 0, 0, 0, 0, 0);
+        PROBE(c, 2, 3, 0, 0, 1, 0, 0, 0);
+    }
+    PROBE(5, 0, 0, 1, 1, 1, 1, 1, 1);
+    PROBE(5, 1, 2, 3, 1, 1, 0, 1, 1);
+    PROBE(5, 2, 6, 3, 3, 1, 0, 1, 1);
+    PROBE(6, 0, 0, 1, 0, 1, 0, 1, 0);
+    PROBE(6, 1, 2, 0, 0, 0, 0, 1, 0);
+    PROBE(6, 2, 6, 0, 0, 1, 0, 1, 0);
+    CU_ASSERT_EQUAL(CNT(m, 6), 6);
+    pmusim_model_free(m);
+
+    /* a window in the middle, and counting after it like an unobserved run */
+    m = t_model("ita2", 1);
+    PMC(m, 6, cfg(ES_INST, 0, 8, 0));
+    obs_rows_t mid = {0};
+    m->ops->observe_cycles(m, 3, 5, obs_collect, &mid);
+    t_run(m, r, G_N_ELEMENTS(r));
+    CU_ASSERT_EQUAL(mid.n, 2);
+    CU_ASSERT_EQUAL(mid.cycle[0], 3);
+    CU_ASSERT_EQUAL(mid.cycle[1], 4);
+    CU_ASSERT_EQUAL(mid.p[0][2].value, 3);
+    CU_ASSERT_EQUAL(CNT(m, 6), 7);
+    pmusim_model_free(m);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("ia64_defects", NULL, NULL);
@@ -281,4 +371,6 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_thread_switch_events);
     PMUSIM_ADD_TEST(s, test_retire_diagnostics);
     PMUSIM_ADD_TEST(s, test_not_in_trace);
+    s = CU_add_suite("ia64_observe", NULL, NULL);
+    PMUSIM_ADD_TEST(s, test_observe_cycles);
 }
