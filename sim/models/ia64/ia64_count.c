@@ -1265,17 +1265,40 @@ static __attribute__((noinline)) void ia64_retire_check(ia64_model_t *im, uint32
     }
 }
 
-/* Whether ia64_consume_fast() may run: no per-record qualification,
- * capture or last-instruction tracking, and the open cycle's masks all in
- * cyc_masks (unfolded, and not moved to pend by a class change, which
- * leaves cyc_total counting them). */
+/* Whether ia64_consume_fast() may run: no per-record qualification, no
+ * observed window, and the open cycle's masks all in cyc_masks (unfolded,
+ * and not moved to pend by a class change, which leaves cyc_total counting
+ * them).  Captures and last-instruction tracking run inside the fast loop. */
 static inline bool ia64_fast_ok(const ia64_model_t *im)
 {
-    if (im->insn_slow || im->cyc_folded || im->cyc_n != im->cyc_total || im->obs_fn)
+    if (im->cyc_folded || im->cyc_n != im->cyc_total || im->obs_fn)
         return false;
     for (uint32_t t = 0; t < im->base.nthreads; t++)
         if (im->nqsub[t])
             return false;
+    return true;
+}
+
+/* A cycle of v >= vlim records may still close in the fast loop when no
+ * slot's own count in it exceeds its maxincr: what ia64_close_counts()
+ * checks for its risky slots, which then stay deferred (issue 12: two
+ * Montecito threads, or bursts of retirements, made every such cycle leave
+ * the fast loop).  The maxincr-2/3 slots are tested by the q planes. */
+static inline bool ia64_fast_close_ok(const ia64_model_t *im, uint64_t cm, uint32_t v,
+                                      bool closable)
+{
+    if (!closable || v >= IA64_LOWINC)
+        return false;
+    uint64_t risky = cm & im->lowinc[v] & ~(im->m2 | im->m3);
+    while (risky) {
+        unsigned k = (unsigned)__builtin_ctzll(risky);
+        risky &= risky - 1;
+        uint32_t n = 0;
+        for (uint32_t j = 0; j < v; j++)
+            n += (uint32_t)((im->cyc_masks[j] >> k) & 1);
+        if (n > im->th[k >> 4].ctr[k & 15].maxincr)
+            return false;
+    }
     return true;
 }
 
@@ -1331,6 +1354,20 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                          : im->min_headroom < IA64_ACC_MAX ? im->min_headroom : IA64_ACC_MAX;
     /* a cycle with v records closes here only if v < vlim */
     const uint32_t vlim = closable ? vsafe + 1 : 0;
+    /* last-instruction tracking and capture units (ia64_consume()'s
+     * insn_slow work); a capture's count goes to pend, which a close here
+     * must then leave to the general path */
+    const bool slow = im->insn_slow, track = im->track_last, capture = im->capture_any;
+    /* the record flags a capture unit looks at (ia64_capture_insn()): the
+     * D-EARs memory accesses, the BTB/ETBs branches, an IP-EAR every
+     * instruction; other records skip the call */
+    uint16_t cap_flags = 0;
+    bool cap_all = false;
+    for (uint32_t t = 0; t < nth; t++) {
+        cap_flags |= (uint16_t)((im->th[t].dear_on ? PMUSIM_F_MEM : 0) |
+                                (im->th[t].btb_on ? PMUSIM_F_BRANCH : 0));
+        cap_all |= im->th[t].ipear_on;
+    }
     /* acc + v grows by at most one per record: stop before it could reach
      * lim (the close test of ia64_advance()), and before cyc_masks could
      * fill */
@@ -1356,8 +1393,9 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         const uint64_t c = r->cycle;
         if (c != cur) {
             /* ia64_advance()'s inline test */
-            if (v >= vlim || c > next_lazy || c < cur ||
-                ((q1 | qsat) && ((m2 & (qsat | (q1 & q0))) | (m3 & qsat))))
+            if (c > next_lazy || c < cur || (slow && im->pmask) ||
+                ((q1 | qsat) && ((m2 & (qsat | (q1 & q0))) | (m3 & qsat))) ||
+                (v >= vlim && !ia64_fast_close_ok(im, cm, v, closable)))
                 break;
             uint64_t e1 = cm & e1mask;
             if (e1)
@@ -1406,6 +1444,18 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             q0 ^= lm;
             qsat |= q1 & c0;
             q1 ^= c0;
+        }
+        if (slow) {
+            /* past the last break: the record is consumed here */
+            ia64_thread_t *th = &im->th[t];
+            if (track) {
+                th->last_ip = r->ip;
+                th->last_insn = r->insn;
+                th->last_unit = r->unit;
+                th->last_slot = r->slot;
+            }
+            if (capture && (cap_all || (r->flags & cap_flags)))
+                ia64_capture_insn(im, t, r);
         }
         const uint64_t mask = e->mask;
         if (mask) {
