@@ -92,9 +92,34 @@ const char *tr_header_check(const pmusim_trace_header_t *h)
     return NULL;
 }
 
-void tr_rec_normalize(pmusim_rec_t *r)
+const char *tr_mem_follows(const pmusim_rec_t *prev, const pmusim_rec_t *mem)
+{
+    if (!prev || (prev->kind != PMUSIM_REC_INSN && prev->kind != PMUSIM_REC_MEM))
+        return "MEM record not directly after an INSN record or another MEM record";
+    if (prev->kind == PMUSIM_REC_INSN && !(prev->flags & PMUSIM_F_MEM))
+        return "MEM record after an INSN without a memory part (the first access goes in the "
+               "INSN)";
+    if (prev->thread != mem->thread || prev->cycle != mem->cycle)
+        return "MEM record not on the thread and cycle of its INSN record";
+    return NULL;
+}
+
+void tr_rec_normalize(pmusim_rec_t *r, const pmusim_rec_t *insn)
 {
     switch (r->kind) {
+    case PMUSIM_REC_MEM: {
+        pmusim_rec_t z;
+        memset(&z, 0, sizeof z);
+        z.cycle = r->cycle;
+        z.kind = r->kind;
+        z.thread = r->thread;
+        z.flags = PMUSIM_F_MEM;
+        z.plm = insn ? insn->plm : r->plm;
+        z.ip = insn ? insn->ip : r->ip;
+        z.mem = r->mem;
+        *r = z;
+        break;
+    }
     case PMUSIM_REC_INSN:
         r->n = 0;
         r->ev_code = r->ev_umask = 0;
@@ -112,6 +137,8 @@ void tr_rec_normalize(pmusim_rec_t *r)
         z.cycle = r->cycle;
         z.kind = r->kind;
         z.thread = r->thread;
+        if (r->kind == PMUSIM_REC_IDLE || r->kind == PMUSIM_REC_EVENT)
+            z.plm = r->plm;
         if (r->kind != PMUSIM_REC_MARKER)
             z.n = r->n;
         if (r->kind == PMUSIM_REC_EVENT) {
@@ -124,6 +151,19 @@ void tr_rec_normalize(pmusim_rec_t *r)
         break;
     }
     }
+}
+
+static const char *tr_mem_check(const pmusim_mem_t *m)
+{
+    if (m->level >= PMUSIM_LVL_COUNT)
+        return "unknown memory level";
+    if (m->tlb >= PMUSIM_TLB_COUNT)
+        return "unknown TLB outcome";
+    if (m->alat >= PMUSIM_ALAT_COUNT)
+        return "unknown ALAT outcome";
+    if (m->is_store > 1)
+        return "is_store not 0 or 1";
+    return NULL;
 }
 
 /* Everything the binary and text forms can represent; the writer refuses the
@@ -147,14 +187,9 @@ const char *tr_rec_check(const pmusim_trace_header_t *h, const pmusim_rec_t *r)
         if (h->isa == PMUSIM_ISA_IA64 && (r->ip & 15))
             return "IA-64 IP not a 16-byte aligned bundle address";
         if (r->flags & PMUSIM_F_MEM) {
-            if (r->mem.level >= PMUSIM_LVL_COUNT)
-                return "unknown memory level";
-            if (r->mem.tlb >= PMUSIM_TLB_COUNT)
-                return "unknown TLB outcome";
-            if (r->mem.alat >= PMUSIM_ALAT_COUNT)
-                return "unknown ALAT outcome";
-            if (r->mem.is_store > 1)
-                return "is_store not 0 or 1";
+            const char *bad = tr_mem_check(&r->mem);
+            if (bad)
+                return bad;
         }
         if (r->flags & PMUSIM_F_BRANCH) {
             if (r->br.kind >= PMUSIM_BR_COUNT)
@@ -165,7 +200,11 @@ const char *tr_rec_check(const pmusim_trace_header_t *h, const pmusim_rec_t *r)
                 return "unknown misprediction detection point";
         }
         return NULL;
+    case PMUSIM_REC_MEM:
+        return tr_mem_check(&r->mem);
     case PMUSIM_REC_IDLE:
+        if (r->plm > 3)
+            return "privilege level above 3";
         if (r->n == 0)
             return "IDLE with 0 cycles";
         if (r->cycle + r->n < r->cycle)
@@ -176,6 +215,8 @@ const char *tr_rec_check(const pmusim_trace_header_t *h, const pmusim_rec_t *r)
             return "THREAD state not 0 (inactive) or 1 (active)";
         return NULL;
     case PMUSIM_REC_EVENT:
+        if (r->plm > 3)
+            return "privilege level above 3";
         return NULL;
     case PMUSIM_REC_MARKER:
         if (!r->name || !*r->name || strlen(r->name) > TR_MAX_STRING)

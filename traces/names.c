@@ -51,6 +51,7 @@ pmusim_isa_t pmusim_cpu_isa(pmusim_cpu_t cpu)
 const char *const tr_kind_names[] = {
     [0] = "none", [PMUSIM_REC_INSN] = "insn", [PMUSIM_REC_IDLE] = "idle",
     [PMUSIM_REC_THREAD] = "thread", [PMUSIM_REC_EVENT] = "event", [PMUSIM_REC_MARKER] = "marker",
+    [PMUSIM_REC_MEM] = "mem",
 };
 const char *const tr_unit_names[] = {
     [PMUSIM_UNIT_M] = "M", [PMUSIM_UNIT_I] = "I", [PMUSIM_UNIT_F] = "F",
@@ -85,7 +86,7 @@ _Static_assert(sizeof tr_detect_names / sizeof tr_detect_names[0] == PMUSIM_BRD_
 
 const char *pmusim_rec_kind_name(unsigned kind)
 {
-    return kind <= PMUSIM_REC_MARKER ? tr_kind_names[kind] : "none";
+    return kind <= TR_KIND_MAX ? tr_kind_names[kind] : "none";
 }
 
 const char *pmusim_mem_level_name(unsigned level)

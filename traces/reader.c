@@ -10,10 +10,10 @@
 #include <stdarg.h>
 #include <string.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #define RAW_SIZE (128u * 1024u)
 #define DBUF_SIZE (256u * 1024u)
-#define MAX_MARKER_BYTES (16u * 1024u * 1024u)
 
 struct pmusim_trace_reader {
     char *name;
@@ -36,6 +36,9 @@ struct pmusim_trace_reader {
     GPtrArray *markers;  /* interned marker names, by index */
     GHashTable *marker_idx; /* text form: name -> index + 1 */
     size_t marker_bytes;
+    uint64_t symbol_bytes;
+    unsigned flags;         /* PMUSIM_TRACE_OPEN_* */
+    char *warning;
 
     /* binary */
     ZSTD_DStream *zd;
@@ -51,6 +54,9 @@ struct pmusim_trace_reader {
     GString *line;
     uint64_t line_no;
     gboolean have_pending; /* `line` holds the first record line */
+    gboolean seen_end;     /* the end line was read */
+    pmusim_rec_t prev;     /* the last record (MEM records follow an INSN) */
+    uint8_t cur_plm[PMUSIM_MAX_THREADS]; /* plm of each thread's last INSN */
 };
 
 static void symbol_clear(gpointer p)
@@ -138,9 +144,17 @@ static gboolean bin_refill(pmusim_trace_reader_t *r, GError **error)
         ZSTD_outBuffer out = { r->dbuf + r->dlen, DBUF_SIZE - r->dlen, 0 };
         size_t ret = ZSTD_decompressStream(r->zd, &out, &in);
         if (ZSTD_isError(ret)) {
-            bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
-                      "corrupt compressed data near file byte %" PRIu64 ": %s",
-                      r->raw_off + r->raw_pos, ZSTD_getErrorName(ret));
+            if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge)
+                /* a policy refusal, not damage: the data may be fine */
+                bin_error(r, error, PMUSIM_TRACE_ERROR_LIMIT,
+                          "the zstd frame near file byte %" PRIu64 " needs a decompression "
+                          "window above pmusim's limit of %u MiB (FORMAT.md §6); decompress it "
+                          "with 'zstd -d --long=31' and compress it again without --long",
+                          r->raw_off + r->raw_pos, (1u << TR_ZSTD_WINDOW_LOG_MAX) >> 20);
+            else
+                bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                          "corrupt compressed data near file byte %" PRIu64 ": %s",
+                          r->raw_off + r->raw_pos, ZSTD_getErrorName(ret));
             return FALSE;
         }
         if (in.pos == 0 && out.pos == 0) {
@@ -226,6 +240,11 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
     for (unsigned i = 0; i < TR_CACHE_SIZE; i++) {
         r->codec->cache[i].pos = r->codec->cache[i].next = UINT64_MAX;
         r->codec->cache[i].next_idx = tr_cache_index(UINT64_MAX);
+        /* what the writer's all-zero entry means at that position: an x86
+         * instruction at 2^64-1 with every static field 0 (IA-64 never gets
+         * there: slot 15 is not a position) */
+        r->codec->cache[i].rec.kind = PMUSIM_REC_INSN;
+        r->codec->cache[i].rec.ip = UINT64_MAX;
     }
     if (!bin_need(r, TR_MAGIC_LEN, "the magic \"" TR_MAGIC "\"", error))
         return FALSE;
@@ -238,9 +257,10 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
     uint64_t v, nthreads, flags, nmeta;
     if (!bin_varint(r, &v, "the version", error))
         return FALSE;
-    if (v != PMUSIM_TRACE_VERSION) {
+    if (v < PMUSIM_TRACE_VERSION_MIN || v > PMUSIM_TRACE_VERSION) {
         bin_error(r, error, PMUSIM_TRACE_ERROR_VERSION,
-                  "unsupported version %" PRIu64 ", expected %u", v, PMUSIM_TRACE_VERSION);
+                  "unsupported version %" PRIu64 ", expected %u..%u", v,
+                  PMUSIM_TRACE_VERSION_MIN, PMUSIM_TRACE_VERSION);
         return FALSE;
     }
     if (!bin_need(r, 2, "ISA and CPU bytes", error))
@@ -252,6 +272,8 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
         !bin_varint(r, &nmeta, "the metadata count", error))
         return FALSE;
     pmusim_trace_header_init(&r->hdr, PMUSIM_CPU_NONE, 1);
+    r->hdr.version = (uint32_t)v;
+    r->codec->version = (unsigned)v;
     r->hdr.isa = isa;
     r->hdr.cpu = cpu;
     r->hdr.nthreads = nthreads > PMUSIM_MAX_THREADS ? 0 : (uint32_t)nthreads;
@@ -322,6 +344,37 @@ enum { DR_FULL, DR_NEED, DR_ERR, DR_END };
         goto bad;         \
     } while (0)
 
+/* Version 1 streams carry no plm in IDLE and EVENT: the thread's current
+ * level, i.e. its last INSN's, in this batch or before it. */
+static unsigned bin_thread_plm(const tr_codec_t *c, const pmusim_rec_t *recs, size_t n,
+                               unsigned t)
+{
+    while (n-- > 0)
+        if (recs[n].kind == PMUSIM_REC_INSN && recs[n].thread == t)
+            return recs[n].plm;
+    return c->cur_plm[t];
+}
+
+/* After a batch: what the next batch needs from this one (the previous
+ * record for MEM, each thread's level for version 1 IDLE/EVENT). */
+static void bin_batch_done(tr_codec_t *c, const pmusim_rec_t *recs, size_t n, unsigned nthreads)
+{
+    if (n == 0)
+        return;
+    c->prev = recs[n - 1];
+    c->have_prev = TRUE;
+    if (c->version >= 2)
+        return;
+    unsigned seen = 0, all = (1u << nthreads) - 1;
+    while (n-- > 0 && seen != all) {
+        const pmusim_rec_t *x = &recs[n];
+        if (x->kind == PMUSIM_REC_INSN && !(seen & (1u << x->thread))) {
+            seen |= 1u << x->thread;
+            c->cur_plm[x->thread] = x->plm;
+        }
+    }
+}
+
 /* Decodes records from dbuf into recs[*np..max).  Codec state is kept in
  * locals and written back on exit so that stores into recs cannot force
  * reloads.  A record is committed only once it was read completely, so a
@@ -354,7 +407,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 /* copy first, then patch: updating the entry's address before
                  * the copy would make the 16-byte loads of the copy wait for
                  * an 8-byte store they cannot forward from */
-                uint64_t addr = e->rec.mem.addr + (uint64_t)e->stride;
+                uint64_t addr = e->rec.mem.addr + (uint64_t)e->fast_stride;
                 *o = e->rec;
                 e->rec.mem.addr = addr;
                 o->mem.addr = addr;
@@ -510,10 +563,40 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 ip = pos & ~UINT64_C(15);
                 slot = (unsigned)(pos & 15);
             }
+            /* one canonical form (FORMAT.md §3): parts whose flag is clear are 0.
+             * Every committed entry is canonical, so without a field mask (the
+             * flags did not change) only the dynamic parts just decoded and
+             * the predicted address can break it. */
+            {
+                unsigned f = o->flags;
+                if (G_UNLIKELY(h & TR_H_FIELDS)) {
+                    if (!(f & PMUSIM_F_MEM) &&
+                        (o->mem.latency | o->mem.size | o->mem.is_store | o->mem.level |
+                         o->mem.tlb | o->mem.alat))
+                        BAD("memory fields on an instruction without the memory flag");
+                    if (!(f & PMUSIM_F_BRANCH) &&
+                        (o->br.target | o->br.kind | o->br.taken | o->br.dir_ok | o->br.tgt_ok |
+                         o->br.detect))
+                        BAD("branch fields on an instruction without the branch flag");
+                    if (!(f & PMUSIM_F_OFFCORE) &&
+                        (o->oc.latency | o->oc.req | o->oc.supplier | o->oc.snoop))
+                        BAD("offcore fields on an instruction without the offcore flag");
+                } else {
+                    if (G_UNLIKELY(!(f & PMUSIM_F_MEM) && (h & TR_H_MEMDYN) &&
+                                   (o->mem.latency | o->mem.level | o->mem.tlb | o->mem.alat)))
+                        BAD("memory fields on an instruction without the memory flag");
+                    if (G_UNLIKELY(!(f & PMUSIM_F_BRANCH) && (h & TR_H_BRDYN) &&
+                                   (o->br.taken | o->br.dir_ok | o->br.tgt_ok | o->br.detect)))
+                        BAD("branch fields on an instruction without the branch flag");
+                }
+                if (G_UNLIKELY(!(f & PMUSIM_F_MEM) && addr))
+                    BAD("memory address on an instruction without the memory flag");
+            }
             /* commit */
             o->cycle = cyc;
             o->thread = (uint8_t)t;
             e->stride = (int64_t)(addr - e->rec.mem.addr);
+            e->fast_stride = (o->flags & PMUSIM_F_MEM) ? e->stride : 0;
             SETF(mem.addr, addr);
             if (G_UNLIKELY(h & (TR_H_FIELDS | TR_H_BRDYN)) || e->pos != pos) {
                 SETF(kind, PMUSIM_REC_INSN);
@@ -552,8 +635,17 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 BAD("IDLE cycles overflow 64 bits");
             if (v == 0)
                 BAD("IDLE with 0 cycles");
+            unsigned plm;
+            if (c->version >= 2) {
+                RD_BYTE(plm);
+                if (plm > 3)
+                    BAD("privilege level above 3");
+            } else {
+                plm = bin_thread_plm(c, recs, n, t);
+            }
             pmusim_rec_t *o = &recs[n];
             *o = zero;
+            o->plm = (uint8_t)plm;
             o->kind = PMUSIM_REC_IDLE;
             o->cycle = cycle = cyc;
             o->thread = (uint8_t)t;
@@ -588,14 +680,58 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 BAD("cycle delta overflows 64 bits");
             if (code > 0xffff || umask > 0xffff)
                 BAD("event code or umask wider than 16 bits");
+            unsigned plm;
+            if (c->version >= 2) {
+                RD_BYTE(plm);
+                if (plm > 3)
+                    BAD("privilege level above 3");
+            } else {
+                plm = bin_thread_plm(c, recs, n, t);
+            }
             pmusim_rec_t *o = &recs[n];
             *o = zero;
+            o->plm = (uint8_t)plm;
             o->kind = PMUSIM_REC_EVENT;
             o->cycle = cycle = cycle + d;
             o->thread = (uint8_t)t;
             o->ev_code = (uint16_t)code;
             o->ev_umask = (uint16_t)umask;
             o->n = v;
+            n++;
+            break;
+        }
+        case TR_OP_MEM: {
+            unsigned b, size;
+            uint64_t lat, da;
+            if (c->version < 2)
+                BAD("MEM record (0x96) in a version 1 stream");
+            RD_BYTE(b);
+            RD_BYTE(size);
+            RD_VARINT(lat);
+            RD_VARINT(da);
+            if (((b >> 1) & 7) >= PMUSIM_LVL_COUNT || (b >> 6) >= PMUSIM_ALAT_COUNT)
+                BAD("unknown memory level or ALAT outcome");
+            if (lat > UINT32_MAX)
+                BAD("memory latency wider than 32 bits");
+            const pmusim_rec_t *prev = n > 0 ? &recs[n - 1] : c->have_prev ? &c->prev : NULL;
+            pmusim_rec_t *o = &recs[n];
+            *o = zero;
+            o->kind = PMUSIM_REC_MEM;
+            o->cycle = cycle;
+            o->thread = (uint8_t)t;
+            const char *why = tr_mem_follows(prev, o);
+            if (why)
+                BAD(why);
+            o->flags = PMUSIM_F_MEM;
+            o->plm = prev->plm;
+            o->ip = prev->ip;
+            o->mem.is_store = b & 1;
+            o->mem.level = (uint8_t)((b >> 1) & 7);
+            o->mem.tlb = (uint8_t)((b >> 4) & 3);
+            o->mem.alat = (uint8_t)(b >> 6);
+            o->mem.size = (uint8_t)size;
+            o->mem.latency = (uint32_t)lat;
+            o->mem.addr = prev->mem.addr + (uint64_t)tr_unzigzag(da);
             n++;
             break;
         }
@@ -614,7 +750,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 if ((uint64_t)(end - q) < len)
                     goto need;
                 if (r->markers->len >= TR_MAX_MARKER_NAMES ||
-                    r->marker_bytes + len > MAX_MARKER_BYTES)
+                    r->marker_bytes + len > TR_MAX_MARKER_BYTES)
                     BAD("more than 65536 marker names or 16 MiB of marker names");
                 if (memchr(q, 0, (size_t)len))
                     BAD("marker name contains a NUL byte");
@@ -646,12 +782,14 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 BAD("symbol name length not 1..4096");
             if ((uint64_t)(end - q) < len)
                 goto need;
-            if (r->symbols->len >= TR_MAX_SYMBOLS)
-                BAD("more than 1048576 symbols");
+            if (r->symbols->len >= TR_MAX_SYMBOLS ||
+                r->symbol_bytes + len > TR_MAX_SYMBOL_BYTES)
+                BAD("more than 1048576 symbols or 64 MiB of symbol names");
             if (memchr(q, 0, (size_t)len))
                 BAD("symbol name contains a NUL byte");
             pmusim_symbol_t s = { start, start + size, g_strndup((const char *)q, (gsize)len) };
             g_array_append_val(r->symbols, s);
+            r->symbol_bytes += len;
             q += len;
             break;
         }
@@ -670,7 +808,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
         default:
             g_snprintf(r->errbuf, sizeof r->errbuf,
                        "unknown record header byte 0x%02x (expected an instruction byte "
-                       "0x00-0x7f or an operation 0x80-0x87, 0x90-0x95)", h);
+                       "0x00-0x7f or an operation 0x80-0x87, 0x90-0x96)", h);
             errmsg = r->errbuf;
             goto bad;
         }
@@ -744,6 +882,7 @@ static gssize bin_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_
         }
     }
     r->nrec += n;
+    bin_batch_done(r->codec, recs, n, r->hdr.nthreads);
     return (gssize)n;
 }
 
@@ -876,7 +1015,7 @@ static const char *text_intern(pmusim_trace_reader_t *r, char *name, GError **er
         return g_ptr_array_index(r->markers, GPOINTER_TO_UINT(idx) - 1);
     }
     size_t len = strlen(name);
-    if (r->markers->len >= TR_MAX_MARKER_NAMES || r->marker_bytes + len > MAX_MARKER_BYTES) {
+    if (r->markers->len >= TR_MAX_MARKER_NAMES || r->marker_bytes + len > TR_MAX_MARKER_BYTES) {
         g_free(name);
         text_error(r, error, PMUSIM_TRACE_ERROR_LIMIT,
                    "more than 65536 marker names or 16 MiB of marker names");
@@ -906,13 +1045,17 @@ static gboolean text_symbol(pmusim_trace_reader_t *r, const tok_t *toks, unsigne
         bad = "symbol range empty (START must be below END)";
     else if (!*name || strlen(name) > TR_MAX_STRING)
         bad = "symbol name empty or longer than 4096 bytes";
-    else if (r->symbols->len >= TR_MAX_SYMBOLS)
-        bad = "more than 1048576 symbols";
+    gboolean limit = !bad && (r->symbols->len >= TR_MAX_SYMBOLS ||
+                              r->symbol_bytes + strlen(name) > TR_MAX_SYMBOL_BYTES);
+    if (limit)
+        bad = "more than 1048576 symbols or 64 MiB of symbol names";
     if (bad) {
         g_free(name);
-        text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "%s", bad);
+        text_error(r, error, limit ? PMUSIM_TRACE_ERROR_LIMIT : PMUSIM_TRACE_ERROR_FORMAT, "%s",
+                   bad);
         return FALSE;
     }
+    r->symbol_bytes += strlen(name);
     pmusim_symbol_t s = { start, end, name };
     g_array_append_val(r->symbols, s);
     return TRUE;
@@ -924,14 +1067,24 @@ static gboolean text_symbol(pmusim_trace_reader_t *r, const tok_t *toks, unsigne
         return FALSE;                                                      \
     } while (0)
 
+/* The keys of an INSN record, or with `mem_only` those of a MEM record
+ * (mem= and the memory keys). */
 static gboolean text_insn(pmusim_trace_reader_t *r, pmusim_rec_t *o, const tok_t *toks,
-                          unsigned nt, GError **error)
+                          unsigned nt, gboolean mem_only, GError **error)
 {
     gboolean have_ip = FALSE, mem_keys = FALSE, br_keys = FALSE;
     o->oc.snoop = PMUSIM_OFFCORE_NONE;
     for (unsigned i = 3; i < nt; i++) {
         const tok_t *t = &toks[i];
         const char *eq = memchr(t->s, '=', t->len);
+        if (mem_only) {
+            static const char *const mem_key_names[] = { "mem", "addr", "size", "lvl",
+                                                         "lat", "tlb", "alat" };
+            size_t kl = eq ? (size_t)(eq - t->s) : t->len;
+            if (!eq || name_index(mem_key_names, G_N_ELEMENTS(mem_key_names), t->s, kl) < 0)
+                TBAD("unexpected '%.*s' in a mem record (expected mem=ld|st addr= size= lvl= "
+                     "lat= tlb= alat=)", (int)t->len, t->s);
+        }
         if (!eq) {
             static const struct { const char *w; unsigned f; } words[] = {
                 { "ia32", PMUSIM_F_IA32 }, { "nop", PMUSIM_F_NOP },
@@ -1074,6 +1227,11 @@ static gboolean text_insn(pmusim_trace_reader_t *r, pmusim_rec_t *o, const tok_t
 #undef NEED_NUM
 #undef NEED_NAME
     }
+    if (mem_only) {
+        if (!(o->flags & PMUSIM_F_MEM))
+            TBAD("mem record without mem=ld|st");
+        return TRUE;
+    }
     if (!have_ip)
         TBAD("instruction without ip=");
     if (mem_keys && !(o->flags & PMUSIM_F_MEM))
@@ -1123,21 +1281,33 @@ static int text_parse_line(pmusim_trace_reader_t *r, pmusim_rec_t *o, GError **e
     }
     o->cycle = cycle;
     o->thread = (uint8_t)thread;
-    int kind = name_index(tr_kind_names, PMUSIM_REC_MARKER + 1, toks[2].s, toks[2].len);
+    int kind = name_index(tr_kind_names, TR_KIND_MAX + 1, toks[2].s, toks[2].len);
     if (kind <= 0) {
         text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
-                   "unknown record kind '%.*s' (expected insn, idle, thread, event, marker)",
+                   "unknown record kind '%.*s' (expected insn, mem, idle, thread, event, "
+                   "marker)",
                    (int)toks[2].len, toks[2].s);
         return -1;
     }
     o->kind = (uint8_t)kind;
     switch (kind) {
     case PMUSIM_REC_INSN:
-        if (!text_insn(r, o, toks, nt, error))
+        if (!text_insn(r, o, toks, nt, FALSE, error))
             return -1;
         break;
+    case PMUSIM_REC_MEM: {
+        if (!text_insn(r, o, toks, nt, TRUE, error))
+            return -1;
+        const char *why = tr_mem_follows(r->nrec ? &r->prev : NULL, o);
+        if (why) {
+            text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "%s", why);
+            return -1;
+        }
+        break;
+    }
     case PMUSIM_REC_IDLE:
     case PMUSIM_REC_EVENT:
+        o->plm = r->cur_plm[thread]; /* the default: the thread's current level */
         for (unsigned i = 3; i < nt; i++) {
             const tok_t *t = &toks[i];
             uint64_t v;
@@ -1150,6 +1320,8 @@ static int text_parse_line(pmusim_trace_reader_t *r, pmusim_rec_t *o, GError **e
             }
             if (kl == 1 && t->s[0] == 'n') {
                 o->n = v;
+            } else if (kl == 3 && !memcmp(t->s, "plm", 3) && v <= 3) {
+                o->plm = (uint8_t)v;
             } else if (kind == PMUSIM_REC_EVENT && kl == 4 && !memcmp(t->s, "code", 4) &&
                        v <= 0xffff) {
                 o->ev_code = (uint16_t)v;
@@ -1158,8 +1330,8 @@ static int text_parse_line(pmusim_trace_reader_t *r, pmusim_rec_t *o, GError **e
                 o->ev_umask = (uint16_t)v;
             } else {
                 text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
-                           "unexpected '%.*s' (idle takes n=; event takes code=, umask= "
-                           "(16 bits) and n=)",
+                           "unexpected '%.*s' (idle takes n= and plm=0..3; event takes "
+                           "code=, umask= (16 bits), n= and plm=0..3)",
                            (int)t->len, t->s);
                 return -1;
             }
@@ -1197,6 +1369,10 @@ static int text_parse_line(pmusim_trace_reader_t *r, pmusim_rec_t *o, GError **e
         text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "%s", bad);
         return -1;
     }
+    tr_rec_normalize(o, &r->prev); /* the same canonical form as the binary decoder */
+    if (o->kind == PMUSIM_REC_INSN)
+        r->cur_plm[o->thread] = o->plm;
+    r->prev = *o;
     r->last_cycle = cycle;
     return 1;
 }
@@ -1214,7 +1390,7 @@ static gboolean text_open(pmusim_trace_reader_t *r, GError **error)
             if (!have_magic) {
                 text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
                            "empty input: expected a zstd-compressed binary trace or a text "
-                           "trace starting with '" TR_TEXT_MAGIC " 1'");
+                           "trace starting with '" TR_TEXT_MAGIC " 2'");
                 return FALSE;
             }
             break;
@@ -1229,15 +1405,17 @@ static gboolean text_open(pmusim_trace_reader_t *r, GError **error)
             if (!tok_is(&toks[0], TR_TEXT_MAGIC) || nt != 2) {
                 text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
                            "not a pmusim trace: expected a zstd-compressed binary trace or a "
-                           "text trace starting with '" TR_TEXT_MAGIC " 1'");
+                           "text trace starting with '" TR_TEXT_MAGIC " 2'");
                 return FALSE;
             }
-            if (!parse_u64(toks[1].s, toks[1].len, &v) || v != PMUSIM_TRACE_VERSION) {
+            if (!parse_u64(toks[1].s, toks[1].len, &v) || v < PMUSIM_TRACE_VERSION_MIN ||
+                v > PMUSIM_TRACE_VERSION) {
                 text_error(r, error, PMUSIM_TRACE_ERROR_VERSION,
-                           "unsupported version '%.*s', expected %u", (int)toks[1].len,
-                           toks[1].s, PMUSIM_TRACE_VERSION);
+                           "unsupported version '%.*s', expected %u..%u", (int)toks[1].len,
+                           toks[1].s, PMUSIM_TRACE_VERSION_MIN, PMUSIM_TRACE_VERSION);
                 return FALSE;
             }
+            r->hdr.version = (uint32_t)v;
             have_magic = TRUE;
             continue;
         }
@@ -1309,6 +1487,42 @@ static gboolean text_open(pmusim_trace_reader_t *r, GError **error)
     return TRUE;
 }
 
+static void reader_warn(pmusim_trace_reader_t *r, char *msg)
+{
+    g_free(r->warning);
+    r->warning = msg;
+    if (!(r->flags & PMUSIM_TRACE_OPEN_QUIET))
+        fprintf(stderr, "pmusim: warning: %s\n", msg);
+}
+
+/* The end line "end COUNT" (FORMAT.md §5): COUNT must be the number of
+ * records, and only blank and comment lines may follow. */
+static gboolean text_end_line(pmusim_trace_reader_t *r, GError **error)
+{
+    tok_t toks[3];
+    unsigned nt = tokenize(r->line->str, toks, 2);
+    uint64_t v;
+    if (nt != 2 || !parse_u64(toks[1].s, toks[1].len, &v)) {
+        text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "expected 'end COUNT' (the record count)");
+        return FALSE;
+    }
+    if (v != r->nrec) {
+        text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                   "the end line says %" PRIu64 " records but the trace has %" PRIu64, v,
+                   r->nrec);
+        return FALSE;
+    }
+    for (;;) {
+        if (!text_getline(r, error))
+            return !r->failed;
+        if (!text_is_blank(r->line->str)) {
+            text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                       "content after the end line (only blank and comment lines may follow)");
+            return FALSE;
+        }
+    }
+}
+
 static gssize text_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t max,
                               GError **error)
 {
@@ -1320,9 +1534,27 @@ static gssize text_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size
             if (r->failed)
                 return -1;
             r->done = TRUE;
+            /* a text trace cut at a line end would otherwise read as a
+             * complete, shorter one */
+            const char *what = "the text trace ends without its end line 'end COUNT' "
+                               "(truncated?";
+            if (r->flags & PMUSIM_TRACE_OPEN_STRICT) {
+                text_error(r, error, PMUSIM_TRACE_ERROR_TRUNCATED, "%s)", what);
+                return -1;
+            }
+            reader_warn(r, g_strdup_printf("%s: line %" PRIu64 ": %s hand-written traces may "
+                                           "omit it; --strict makes this an error)",
+                                           r->name, r->line_no, what));
             break;
         }
         const char *ls = r->line->str + strspn(r->line->str, " \t");
+        if (g_ascii_strncasecmp(ls, "end", 3) == 0 && (ls[3] == ' ' || ls[3] == '\t' || !ls[3])) {
+            if (!text_end_line(r, error))
+                return -1;
+            r->done = TRUE;
+            r->seen_end = TRUE;
+            break;
+        }
         if (n > 0 && g_ascii_strncasecmp(ls, "symbol", 6) == 0) {
             r->have_pending = TRUE; /* end the batch before a symbol (see bin_decode) */
             break;
@@ -1358,8 +1590,13 @@ static pmusim_trace_reader_t *reader_start(pmusim_trace_reader_t *r, GError **er
         pmusim_trace_reader_free(r);
         return NULL;
     }
-    /* a file's first read returns at least 4 bytes unless the file is shorter */
-    r->binary = r->raw_len - r->raw_pos >= 4 && memcmp(r->raw + r->raw_pos, zstd_magic, 4) == 0;
+    /* a file's first read returns at least 4 bytes unless the file is shorter;
+     * a zstd stream starts with a frame (magic 28 b5 2f fd) or a skippable
+     * frame (magic 0x184D2A50..5F, little-endian: 5? 2a 4d 18, RFC 8878 §3.1.2) */
+    const uint8_t *m = r->raw + r->raw_pos;
+    r->binary = r->raw_len - r->raw_pos >= 4 &&
+                (memcmp(m, zstd_magic, 4) == 0 ||
+                 ((m[0] & 0xf0) == 0x50 && m[1] == 0x2a && m[2] == 0x4d && m[3] == 0x18));
     gboolean ok = r->binary ? bin_open(r, error) : text_open(r, error);
     if (!ok) {
         pmusim_trace_reader_free(r);
@@ -1368,9 +1605,35 @@ static pmusim_trace_reader_t *reader_start(pmusim_trace_reader_t *r, GError **er
     return r;
 }
 
+static unsigned effective_flags(unsigned flags)
+{
+    const char *env = g_getenv("PMUSIM_TRACE_STRICT");
+    if (env && strcmp(env, "1") == 0)
+        flags |= PMUSIM_TRACE_OPEN_STRICT;
+    return flags;
+}
+
 pmusim_trace_reader_t *pmusim_trace_reader_open(const char *path, GError **error)
 {
+    return pmusim_trace_reader_open_ex(path, 0, error);
+}
+
+pmusim_trace_reader_t *pmusim_trace_reader_open_memory(const void *data, size_t len,
+                                                       const char *name, GError **error)
+{
+    return pmusim_trace_reader_open_memory_ex(data, len, name, 0, error);
+}
+
+const char *pmusim_trace_reader_warning(const pmusim_trace_reader_t *r)
+{
+    return r->warning;
+}
+
+pmusim_trace_reader_t *pmusim_trace_reader_open_ex(const char *path, unsigned flags,
+                                                   GError **error)
+{
     pmusim_trace_reader_t *r = reader_new(path);
+    r->flags = effective_flags(flags);
     if (strcmp(path, "-") == 0) {
         r->fp = stdin;
     } else {
@@ -1398,10 +1661,12 @@ pmusim_trace_reader_t *pmusim_trace_reader_open(const char *path, GError **error
     return reader_start(r, error);
 }
 
-pmusim_trace_reader_t *pmusim_trace_reader_open_memory(const void *data, size_t len,
-                                                       const char *name, GError **error)
+pmusim_trace_reader_t *pmusim_trace_reader_open_memory_ex(const void *data, size_t len,
+                                                          const char *name, unsigned flags,
+                                                          GError **error)
 {
     pmusim_trace_reader_t *r = reader_new(name ? name : "<memory>");
+    r->flags = effective_flags(flags);
     r->raw = data;
     r->raw_len = len;
     r->raw_eof = TRUE;
@@ -1458,6 +1723,7 @@ void pmusim_trace_reader_free(pmusim_trace_reader_t *r)
     g_array_unref(r->symbols);
     g_hash_table_destroy(r->marker_idx);
     g_ptr_array_unref(r->markers);
+    g_free(r->warning);
     g_free(r->name);
     g_free(r);
 }

@@ -35,6 +35,13 @@
 #define TR_OP_MARKER 0x93u
 #define TR_OP_SYMBOL 0x94u
 #define TR_OP_END 0x95u
+#define TR_OP_MEM 0x96u        /* format v2: a further memory access of the last INSN */
+
+/* the highest record kind */
+#define TR_KIND_MAX PMUSIM_REC_MEM
+/* the name-table size limit: total bytes of all symbol names */
+#define TR_MAX_SYMBOL_BYTES (64u * 1024u * 1024u)
+#define TR_MAX_MARKER_BYTES (16u * 1024u * 1024u)
 
 /* field mask bits (after TR_H_FIELDS) */
 enum {
@@ -66,12 +73,21 @@ typedef struct tr_cache_ent {
      * record-to-record dependency chain in the hot loop) */
     uint64_t pos, next;
     uint32_t next_idx;
+    /* decoder only: the stride the one-byte fast path applies: `stride` for
+     * an instruction with a memory part, 0 otherwise, so that no input can
+     * make the fast path give an address to an instruction without one (the
+     * writer never takes the fast path there: it codes the address) */
+    int64_t fast_stride;
 } tr_cache_ent_t;
 
 typedef struct tr_codec {
     uint64_t cycle;
     unsigned thread;
     gboolean ia64;
+    unsigned version;      /* of the stream: 1 has no plm in IDLE/EVENT and no MEM */
+    gboolean have_prev;    /* decoder: `prev` holds the last record of earlier batches */
+    pmusim_rec_t prev;
+    uint8_t cur_plm[PMUSIM_MAX_THREADS]; /* decoder, v1: plm of each thread's last INSN */
     uint64_t next_pos[PMUSIM_MAX_THREADS];
     tr_cache_ent_t cache[TR_CACHE_SIZE];
 } tr_codec_t;
@@ -111,8 +127,18 @@ static inline int64_t tr_unzigzag(uint64_t v)
 /* Checks a record against the header; returns NULL or a static description
  * of what is wrong. */
 const char *tr_rec_check(const pmusim_trace_header_t *h, const pmusim_rec_t *r);
-/* Zeroes the fields a record of its kind does not use (the canonical form). */
-void tr_rec_normalize(pmusim_rec_t *r);
+/* Zeroes the fields a record of its kind does not use (the canonical form).
+ * A MEM record takes ip and plm from `insn`, its instruction (which the
+ * caller has checked with tr_mem_follows()). */
+void tr_rec_normalize(pmusim_rec_t *r, const pmusim_rec_t *insn);
+/* NULL if a MEM record may follow `prev` (the previous record, NULL if none):
+ * an INSN with a memory part, or another MEM, of the same thread and cycle. */
+const char *tr_mem_follows(const pmusim_rec_t *prev, const pmusim_rec_t *mem);
+/* The byte that packs a memory part's dynamic fields in a MEM record. */
+static inline uint8_t tr_mem_byte(const pmusim_mem_t *m)
+{
+    return (uint8_t)(m->is_store | m->level << 1 | m->tlb << 4 | m->alat << 6);
+}
 const char *tr_header_check(const pmusim_trace_header_t *h);
 void tr_header_copy(pmusim_trace_header_t *dst, const pmusim_trace_header_t *src);
 

@@ -2,6 +2,7 @@
  * forms, as specified in traces/FORMAT.md.  The binary encoder mirrors the
  * decoder in reader.c: both keep a tr_codec_t and update it identically. */
 #include "pmusim/trace.h"
+#include "pmusim/outfile.h"
 #include "trace_priv.h"
 
 #include <errno.h>
@@ -14,13 +15,16 @@
 
 struct pmusim_trace_writer {
     char *path;
+    pmusim_outfile_t *out; /* atomic output (outfile.h); fp is its stream */
     FILE *fp;
-    gboolean own_fp;
     pmusim_trace_form_t form;
     pmusim_trace_header_t hdr;
     uint64_t nrec;
     uint64_t last_cycle;
     gboolean failed;
+    pmusim_rec_t prev;      /* the last record written (MEM records check and copy it) */
+    uint8_t cur_plm[PMUSIM_MAX_THREADS]; /* plm of each thread's last INSN (text default) */
+    uint64_t sym_bytes;     /* total bytes of symbol names */
     /* binary */
     ZSTD_CStream *zc;
     uint8_t *obuf;
@@ -130,35 +134,37 @@ static void w_bin_header(pmusim_trace_writer_t *w)
 pmusim_trace_writer_t *pmusim_trace_writer_open(const char *path, pmusim_trace_form_t form,
                                                 const pmusim_trace_header_t *hdr, GError **error)
 {
+    return pmusim_trace_writer_open_checked(path, form, hdr, NULL, error);
+}
+
+pmusim_trace_writer_t *pmusim_trace_writer_open_checked(const char *path,
+                                                        pmusim_trace_form_t form,
+                                                        const pmusim_trace_header_t *hdr,
+                                                        const char *const *inputs, GError **error)
+{
     pmusim_trace_header_t h = *hdr;
-    if (h.version == 0)
-        h.version = PMUSIM_TRACE_VERSION;
+    /* a header read from an older version is written in the current one */
+    h.version = PMUSIM_TRACE_VERSION;
     const char *bad = tr_header_check(&h);
-    if (!bad && h.version != PMUSIM_TRACE_VERSION)
-        bad = "only version 1 can be written";
     if (bad) {
         g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT, "%s: bad header: %s",
                     path, bad);
+        return NULL;
+    }
+    GError *oerr = NULL;
+    pmusim_outfile_t *out = pmusim_outfile_open(path, inputs, &oerr);
+    if (!out) {
+        /* keep the trace library's one error domain for its callers */
+        g_set_error_literal(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO, oerr->message);
+        g_error_free(oerr);
         return NULL;
     }
     pmusim_trace_writer_t *w = g_new0(pmusim_trace_writer_t, 1);
     w->path = g_strdup(path);
     w->form = form;
     tr_header_copy(&w->hdr, &h);
-    if (strcmp(path, "-") == 0) {
-        w->fp = stdout;
-    } else {
-        w->fp = fopen(path, "wb");
-        w->own_fp = TRUE;
-        if (!w->fp) {
-            g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO, "%s: cannot create: %s",
-                        path, g_strerror(errno));
-            pmusim_trace_header_clear(&w->hdr);
-            g_free(w->path);
-            g_free(w);
-            return NULL;
-        }
-    }
+    w->out = out;
+    w->fp = pmusim_outfile_fp(out);
     w->line = g_string_sized_new(512);
     if (form == PMUSIM_TRACE_TEXT) {
         if (!w_text_header(w, error)) {
@@ -196,15 +202,18 @@ gboolean pmusim_trace_writer_add_symbol(pmusim_trace_writer_t *w, uint64_t start
         bad = "symbol range empty (start must be below end)";
     else if (!name || !*name || strlen(name) > TR_MAX_STRING)
         bad = "symbol name empty or longer than 4096 bytes";
-    else if (w->nsyms >= TR_MAX_SYMBOLS)
-        bad = "more than 1048576 symbols";
+    gboolean limit = !bad && (w->nsyms >= TR_MAX_SYMBOLS ||
+                              w->sym_bytes + strlen(name) > TR_MAX_SYMBOL_BYTES);
+    if (limit)
+        bad = "more than 1048576 symbols or 64 MiB of symbol names";
     if (bad) {
         g_set_error(error, PMUSIM_TRACE_ERROR,
-                    w->nsyms >= TR_MAX_SYMBOLS ? PMUSIM_TRACE_ERROR_LIMIT : PMUSIM_TRACE_ERROR_FORMAT,
+                    limit ? PMUSIM_TRACE_ERROR_LIMIT : PMUSIM_TRACE_ERROR_FORMAT,
                     "%s: symbol %u: %s", w->path, w->nsyms, bad);
         return FALSE;
     }
     w->nsyms++;
+    w->sym_bytes += strlen(name);
     if (w->form == PMUSIM_TRACE_TEXT) {
         GString *s = w->line;
         g_string_printf(s, "symbol 0x%" PRIx64 " 0x%" PRIx64 " ", start, end);
@@ -323,6 +332,15 @@ static gboolean w_bin_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GErro
             *p++ = TR_OP_IDLE;
             p = put_varint(p, d);
             p = put_varint(p, r->n);
+            *p++ = r->plm; /* v2 */
+            break;
+        case PMUSIM_REC_MEM:
+            /* same thread and cycle as the INSN before it: no delta, no select */
+            *p++ = TR_OP_MEM;
+            *p++ = tr_mem_byte(&r->mem);
+            *p++ = r->mem.size;
+            p = put_varint(p, r->mem.latency);
+            p = put_varint(p, tr_zigzag((int64_t)(r->mem.addr - w->prev.mem.addr)));
             break;
         case PMUSIM_REC_THREAD:
             *p++ = TR_OP_THREADSTATE;
@@ -335,6 +353,7 @@ static gboolean w_bin_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GErro
             p = put_varint(p, r->ev_code);
             p = put_varint(p, r->ev_umask);
             p = put_varint(p, r->n);
+            *p++ = r->plm; /* v2 */
             break;
         default: { /* MARKER */
             *p++ = TR_OP_MARKER;
@@ -367,6 +386,15 @@ static gboolean w_bin_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GErro
 
 /* ---- text records (canonical form, FORMAT.md "Text form") ---- */
 
+static void fmt_mem(GString *s, const pmusim_mem_t *m)
+{
+    g_string_append_printf(s, " mem=%s addr=0x%" PRIx64 " size=%u lvl=%s lat=%u tlb=%s",
+                           m->is_store ? "st" : "ld", m->addr, m->size, tr_level_names[m->level],
+                           m->latency, tr_tlb_names[m->tlb]);
+    if (m->alat)
+        g_string_append_printf(s, " alat=%s", tr_alat_names[m->alat]);
+}
+
 static void fmt_insn(GString *s, gboolean ia64, const pmusim_rec_t *r)
 {
     g_string_append_printf(s, " ip=0x%" PRIx64, r->ip);
@@ -391,14 +419,8 @@ static void fmt_insn(GString *s, gboolean ia64, const pmusim_rec_t *r)
         g_string_append(s, " fp");
     if (r->flags & ~0x7fu)
         g_string_append_printf(s, " xflags=0x%x", r->flags & ~0x7fu);
-    if (r->flags & PMUSIM_F_MEM) {
-        g_string_append_printf(s, " mem=%s addr=0x%" PRIx64 " size=%u lvl=%s lat=%u tlb=%s",
-                               r->mem.is_store ? "st" : "ld", r->mem.addr, r->mem.size,
-                               tr_level_names[r->mem.level], r->mem.latency,
-                               tr_tlb_names[r->mem.tlb]);
-        if (r->mem.alat)
-            g_string_append_printf(s, " alat=%s", tr_alat_names[r->mem.alat]);
-    }
+    if (r->flags & PMUSIM_F_MEM)
+        fmt_mem(s, &r->mem);
     if (r->flags & PMUSIM_F_BRANCH)
         g_string_append_printf(s, " br=%s taken=%u target=0x%" PRIx64 " dir=%s tgt=%s det=%s",
                                tr_brkind_names[r->br.kind], r->br.taken, r->br.target,
@@ -419,7 +441,11 @@ static gboolean w_text_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GErr
     GString *s = w->line;
     g_string_printf(s, "%" PRIu64 " %u %s", r->cycle, r->thread, tr_kind_names[r->kind]);
     switch (r->kind) {
-    case PMUSIM_REC_INSN: fmt_insn(s, w->hdr.isa == PMUSIM_ISA_IA64, r); break;
+    case PMUSIM_REC_INSN:
+        fmt_insn(s, w->hdr.isa == PMUSIM_ISA_IA64, r);
+        w->cur_plm[r->thread] = r->plm;
+        break;
+    case PMUSIM_REC_MEM: fmt_mem(s, &r->mem); break;
     case PMUSIM_REC_IDLE: g_string_append_printf(s, " n=%" PRIu64, r->n); break;
     case PMUSIM_REC_THREAD: g_string_append(s, r->n ? " active" : " inactive"); break;
     case PMUSIM_REC_EVENT:
@@ -431,6 +457,11 @@ static gboolean w_text_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GErr
         tr_escape(s, r->name, TRUE);
         break;
     }
+    /* IDLE and EVENT: plm only where it differs from the default, the
+     * thread's current level (FORMAT.md §3) */
+    if ((r->kind == PMUSIM_REC_IDLE || r->kind == PMUSIM_REC_EVENT) &&
+        r->plm != w->cur_plm[r->thread])
+        g_string_append_printf(s, " plm=%u", r->plm);
     g_string_append_c(s, '\n');
     if (fwrite(s->str, 1, s->len, w->fp) != s->len)
         return w_io_error(w, error, "write failed");
@@ -451,6 +482,8 @@ gboolean pmusim_trace_writer_write(pmusim_trace_writer_t *w, const pmusim_rec_t 
         if (!bad && r.cycle < w->last_cycle)
             bad = "cycle below the previous record's (records must be in non-decreasing cycle "
                   "order)";
+        if (!bad && r.kind == PMUSIM_REC_MEM)
+            bad = tr_mem_follows(w->nrec ? &w->prev : NULL, &r);
         if (bad) {
             w->failed = TRUE;
             g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT,
@@ -458,37 +491,37 @@ gboolean pmusim_trace_writer_write(pmusim_trace_writer_t *w, const pmusim_rec_t 
                         r.cycle, bad);
             return FALSE;
         }
-        tr_rec_normalize(&r);
+        tr_rec_normalize(&r, &w->prev);
         gboolean ok = w->form == PMUSIM_TRACE_TEXT ? w_text_rec(w, &r, error)
                                                    : w_bin_rec(w, &r, error);
         if (!ok)
             return FALSE;
+        w->prev = r;
+        w->prev.name = NULL; /* the caller's string; only kind, thread, cycle, ip, plm, mem are used */
         w->last_cycle = r.cycle;
         w->nrec++;
     }
     return TRUE;
 }
 
-gboolean pmusim_trace_writer_close(pmusim_trace_writer_t *w, GError **error)
+/* Ends the trace: END (binary) or the end line (text), then flushes. */
+static gboolean w_finish(pmusim_trace_writer_t *w, GError **error)
 {
-    gboolean ok = !w->failed;
-    GError *e = NULL;
-    if (ok && w->form == PMUSIM_TRACE_BINARY) {
+    if (w->form == PMUSIM_TRACE_BINARY) {
         uint8_t *p = w->obuf + w->olen;
         *p++ = TR_OP_END;
         p = put_varint(p, w->nrec);
         w->olen = (size_t)(p - w->obuf);
-        ok = w_zflush(w, ZSTD_e_end, &e);
+        return w_zflush(w, ZSTD_e_end, error);
     }
-    if (ok && fflush(w->fp) != 0)
-        ok = w_io_error(w, &e, "write failed");
-    if (w->own_fp && fclose(w->fp) != 0 && ok)
-        ok = w_io_error(w, &e, "close failed");
-    if (e)
-        g_propagate_error(error, e);
-    else if (!ok)
-        g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO,
-                    "%s: not completed after an earlier error", w->path);
+    /* text: the end line makes a cut at a line end detectable (FORMAT.md §5) */
+    if (fprintf(w->fp, "end %" PRIu64 "\n", w->nrec) < 0)
+        return w_io_error(w, error, "write failed");
+    return TRUE;
+}
+
+static void w_free(pmusim_trace_writer_t *w)
+{
     if (w->zc)
         ZSTD_freeCStream(w->zc);
     g_free(w->obuf);
@@ -500,5 +533,37 @@ gboolean pmusim_trace_writer_close(pmusim_trace_writer_t *w, GError **error)
     pmusim_trace_header_clear(&w->hdr);
     g_free(w->path);
     g_free(w);
+}
+
+void pmusim_trace_writer_abort(pmusim_trace_writer_t *w)
+{
+    if (!w)
+        return;
+    pmusim_outfile_abort(w->out);
+    w_free(w);
+}
+
+gboolean pmusim_trace_writer_close(pmusim_trace_writer_t *w, GError **error)
+{
+    gboolean ok = !w->failed;
+    GError *e = NULL;
+    if (ok)
+        ok = w_finish(w, &e);
+    if (ok) {
+        GError *oerr = NULL;
+        ok = pmusim_outfile_commit(w->out, &oerr);
+        if (!ok) {
+            g_set_error_literal(&e, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO, oerr->message);
+            g_error_free(oerr);
+        }
+    } else {
+        pmusim_outfile_abort(w->out);
+    }
+    if (e)
+        g_propagate_error(error, e);
+    else if (!ok)
+        g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO,
+                    "%s: not completed after an earlier error (output discarded)", w->path);
+    w_free(w);
     return ok;
 }

@@ -50,6 +50,7 @@ typedef struct pmusim_counter_probe {
     uint64_t value;      /* as a read returns it, at the end of the cycle */
     uint64_t raw;        /* occurrences of the event in this cycle, before threshold/inv/edge */
     uint64_t increment;  /* what the counter added in this cycle */
+    uint8_t conditioned; /* a threshold, inv or edge is programmed (cond/edge are meaningful) */
     uint8_t cond;        /* the threshold/inv condition held (1 when none is programmed) */
     uint8_t edge;        /* the edge detector fired */
     uint8_t overflow;    /* the counter wrapped in this cycle */
@@ -79,6 +80,7 @@ typedef struct pmusim_report {
     GPtrArray *diags;    /* of char*: reserved-bit and ignored-write reports */
     uint64_t cycles;     /* cycles simulated */
     uint64_t records;    /* trace records consumed */
+    GPtrArray *notes;    /* of char*: expected, documented fix-ups (pmusim_model_note) */
 } pmusim_report_t;
 
 void pmusim_report_init(pmusim_report_t *r);
@@ -127,6 +129,10 @@ typedef struct pmusim_model_ops {
      * the trace's last one are not reported. */
     void (*observe_cycles)(pmusim_model_t *m, uint64_t from, uint64_t to,
                            pmusim_cycle_observer_fn fn, void *user);
+    /* Optional: reference-clock cycles per core cycle, num/den (x86:
+     * reference-cycle events and IA32_FIXED_CTR2), applied from the next
+     * record on.  NULL when the model has no reference clock. */
+    void (*set_ref_ratio)(pmusim_model_t *m, uint32_t num, uint32_t den);
 } pmusim_model_ops_t;
 
 /* An OS front door's interrupt handler (perfmon2-style or perf_event-style):
@@ -155,6 +161,7 @@ struct pmusim_model {
      * set by pmusim_replay() before the first record; PMUSIM_ANN_ALL until
      * then.  report() marks counters whose sources are absent. */
     uint32_t trace_annotations;
+    GPtrArray *notes;          /* char*, reported by pmusim_model_note */
 };
 
 #define PMUSIM_LOG_MAX 100000u
@@ -162,6 +169,9 @@ struct pmusim_model {
 void pmusim_model_base_init(pmusim_model_t *m, const pmusim_model_ops_t *ops, uint32_t nthreads);
 void pmusim_model_base_clear(pmusim_model_t *m);
 void pmusim_model_diag(pmusim_model_t *m, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* An expected fix-up the documentation describes (perfmon forcing PMC4
+ * bit 23 on Itanium 2): a note, not a diagnostic of a wrong write. */
+void pmusim_model_note(pmusim_model_t *m, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 void pmusim_model_log(pmusim_model_t *m, uint64_t cycle, uint32_t thread, const char *fmt, ...)
     G_GNUC_PRINTF(4, 5);
 /* A model calls this when it raises a PMU interrupt (IA-64: overflow with
@@ -169,6 +179,9 @@ void pmusim_model_log(pmusim_model_t *m, uint64_t cycle, uint32_t thread, const 
  * installed handler, if any. */
 void pmusim_model_pmi(pmusim_model_t *m, uint64_t cycle, uint32_t thread);
 void pmusim_model_set_pmi_handler(pmusim_model_t *m, pmusim_pmi_handler_fn fn, void *user);
+/* Sets the reference-clock ratio (ops->set_ref_ratio): FALSE with an error
+ * when the model has none or num or den is 0. */
+gboolean pmusim_model_set_ref_ratio(pmusim_model_t *m, uint32_t num, uint32_t den, GError **error);
 
 /* ---- registry ---- */
 /* Defined by sim/models/ia64 and sim/models/x86. */

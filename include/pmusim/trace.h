@@ -15,7 +15,9 @@
 
 G_BEGIN_DECLS
 
-#define PMUSIM_TRACE_VERSION 1u
+/* The version the writer writes; the reader reads 1 and 2 (FORMAT.md). */
+#define PMUSIM_TRACE_VERSION 2u
+#define PMUSIM_TRACE_VERSION_MIN 1u
 
 typedef enum pmusim_isa {
     PMUSIM_ISA_NONE = 0,
@@ -38,15 +40,20 @@ typedef enum pmusim_cpu {
 /* Record kinds. */
 typedef enum pmusim_rec_kind {
     PMUSIM_REC_INSN = 1,   /* one retired instruction (optionally with mem/branch/offcore) */
-    PMUSIM_REC_IDLE = 2,   /* n cycles [cycle, cycle+n) with no retirement on `thread` */
+    PMUSIM_REC_IDLE = 2,   /* n cycles [cycle, cycle+n) with no retirement on `thread`;
+                            * plm: the level those cycles count at (default: the
+                            * plm of the thread's last INSN, filled by the reader) */
     PMUSIM_REC_THREAD = 3, /* thread active state changes at `cycle`: n = 1 active, 0 inactive */
-    PMUSIM_REC_EVENT = 4,  /* explicit event occurrences: ev_code/ev_umask, n occurrences in `cycle` */
+    PMUSIM_REC_EVENT = 4,  /* explicit event occurrences: ev_code/ev_umask, n occurrences in
+                            * `cycle`, at privilege level plm (default as for IDLE) */
     PMUSIM_REC_MARKER = 5, /* named point; `name` is owned by the reader */
     /* Format v2: a further memory access of the INSN record that precedes it
      * on the same thread, in the same cycle (read-modify-write, string
      * operations, push/pop of a memory operand ...).  Only cycle, thread, plm,
-     * ip (the instruction's) and mem are meaningful.  The INSN record holds the
-     * instruction's first access in its own `mem`. */
+     * ip (the instruction's) and mem are meaningful; flags is PMUSIM_F_MEM.
+     * The INSN record holds the instruction's first access in its own `mem`
+     * (so it has PMUSIM_F_MEM), and its MEM records follow it directly.  The
+     * reader fills ip and plm from the INSN; the writer takes them from it. */
     PMUSIM_REC_MEM = 6,
 } pmusim_rec_kind_t;
 
@@ -233,8 +240,27 @@ pmusim_isa_t pmusim_cpu_isa(pmusim_cpu_t cpu);
 /* ---- reading: a streaming pull iterator, constant memory ---- */
 typedef struct pmusim_trace_reader pmusim_trace_reader_t;
 
-/* Opens binary or text form (detected from content); "-" is stdin. */
+/* Opens binary or text form (detected from content); "-" is stdin.
+ * Same as pmusim_trace_reader_open_ex(path, 0, error). */
 pmusim_trace_reader_t *pmusim_trace_reader_open(const char *path, GError **error);
+
+/* Reader open flags. */
+enum {
+    /* A text trace without its end line ("end COUNT", FORMAT.md §5) is an
+     * error (TRUNCATED) instead of a warning.  The environment variable
+     * PMUSIM_TRACE_STRICT=1 sets this flag for every reader. */
+    PMUSIM_TRACE_OPEN_STRICT = 1u << 0,
+    /* Warnings are only kept for pmusim_trace_reader_warning(), not printed
+     * to stderr ("pmusim: warning: FILE: ...") as they are by default. */
+    PMUSIM_TRACE_OPEN_QUIET = 1u << 1,
+};
+pmusim_trace_reader_t *pmusim_trace_reader_open_ex(const char *path, unsigned flags,
+                                                   GError **error);
+pmusim_trace_reader_t *pmusim_trace_reader_open_memory_ex(const void *data, size_t len,
+                                                          const char *name, unsigned flags,
+                                                          GError **error);
+/* The last warning (a text trace that ended without its end line), or NULL. */
+const char *pmusim_trace_reader_warning(const pmusim_trace_reader_t *r);
 const pmusim_trace_header_t *pmusim_trace_reader_header(const pmusim_trace_reader_t *r);
 /* Fills up to `max` records; returns the number filled, 0 at end of trace,
  * or -1 with `error` set.  The hot path of every replay. */
@@ -257,8 +283,20 @@ gboolean pmusim_trace_writer_add_symbol(pmusim_trace_writer_t *w, uint64_t start
                                         const char *name, GError **error);
 gboolean pmusim_trace_writer_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size_t n,
                                    GError **error);
-/* Flushes and closes; frees w in every case. */
+/* Like pmusim_trace_writer_open(), refusing an output that is the same file
+ * as one of `inputs` (NULL-terminated; see include/pmusim/outfile.h). */
+pmusim_trace_writer_t *pmusim_trace_writer_open_checked(const char *path,
+                                                        pmusim_trace_form_t form,
+                                                        const pmusim_trace_header_t *hdr,
+                                                        const char *const *inputs, GError **error);
+/* Ends the trace (END / end line), flushes and puts the file in place; frees
+ * w in every case.  The output goes through include/pmusim/outfile.h: a file
+ * appears only when close() succeeds, and after any earlier error close()
+ * fails and discards it. */
 gboolean pmusim_trace_writer_close(pmusim_trace_writer_t *w, GError **error);
+/* Discards the output (the destination is left as it was); frees w.  For a
+ * caller whose own work failed after records were written.  NULL is ignored. */
+void pmusim_trace_writer_abort(pmusim_trace_writer_t *w);
 
 /* ---- header helpers ---- */
 void pmusim_trace_header_init(pmusim_trace_header_t *h, pmusim_cpu_t cpu, uint32_t nthreads);
@@ -275,7 +313,7 @@ void pmusim_trace_header_clear(pmusim_trace_header_t *h);
  * which must stay valid while the reader lives; `name` is used in messages. */
 pmusim_trace_reader_t *pmusim_trace_reader_open_memory(const void *data, size_t len,
                                                        const char *name, GError **error);
-/* Text-form names: "insn", "idle", "thread", "event", "marker"; "l1d", "l2",
+/* Text-form names: "insn", "idle", "thread", "event", "marker", "mem"; "l1d", "l2",
  * "l3", "dram", "rdram", "rcache". */
 const char *pmusim_rec_kind_name(unsigned kind);
 const char *pmusim_mem_level_name(unsigned level);

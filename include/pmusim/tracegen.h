@@ -50,20 +50,24 @@ gboolean pmusim_gen_run(const pmusim_gen_params_t *p, pmusim_trace_writer_t *w, 
 /* ---- Valgrind lackey converter ---- */
 typedef struct pmusim_lackey_stats {
     uint64_t instructions;     /* "I" lines -> INSN records */
-    uint64_t accesses;         /* L/S/M lines attached to an instruction */
-    uint64_t extra_accesses;   /* 2nd and later accesses of one instruction (dropped: a record
-                                  holds one access) */
+    uint64_t accesses;         /* data accesses (L, S: one each; M: a load and a store) */
+    uint64_t extra_accesses;   /* 2nd and later accesses of one instruction: MEM records */
     uint64_t branches;         /* instructions followed by a non-sequential IP */
-    uint64_t skipped_lines;    /* "==pid==" and blank lines */
+    uint64_t skipped_lines;    /* "==pid==" and blank lines, accesses before the first "I" */
 } pmusim_lackey_stats_t;
 
 /* Converts `valgrind --tool=lackey --trace-mem=yes` output (lines "I  addr,size",
  * " L addr,size", " S addr,size", " M addr,size") read from `path` ("-" = stdin)
- * into x86_64 INSN records on thread 0 written to w (one instruction per cycle;
- * accesses are L1D hits of latency 4; M is recorded as a store; a non-sequential
- * next IP makes the instruction a taken branch to it).  Errors name the line. */
+ * into x86_64 records on thread 0 written to w: one INSN per instruction and
+ * cycle holding its first access, a MEM record for each further access (M =
+ * a load then a store of the same bytes); accesses are L1D hits of latency 4;
+ * a non-sequential next IP makes the instruction a taken branch to it.  The
+ * parser is strict and bounded (traces/FORMAT.md §6): errors name the line. */
 gboolean pmusim_trace_convert_lackey(const char *path, pmusim_trace_writer_t *w,
                                      pmusim_lackey_stats_t *stats, GError **error);
+/* The same from an open stream (not closed here); `name` is used in messages. */
+gboolean pmusim_trace_convert_lackey_fp(FILE *fp, const char *name, pmusim_trace_writer_t *w,
+                                        pmusim_lackey_stats_t *stats, GError **error);
 
 G_END_DECLS
 #endif

@@ -8,14 +8,13 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #define BATCH 4096
 
 static const char *const trace_usage =
-    "pmusim trace info FILE\n"
-    "pmusim trace dump FILE\n"
-    "pmusim trace convert IN OUT [--to text|binary] [--from lackey --cpu CPU]\n"
+    "pmusim trace info [--strict] FILE\n"
+    "pmusim trace dump [--strict] FILE\n"
+    "pmusim trace convert IN OUT [--strict] [--to text|binary] [--from lackey --cpu CPU]\n"
     "pmusim trace gen --cpu CPU --workload loop|stream|mixed --records N --seed S\n"
     "                 [--threads T] [--hit-ratio R] [--to text|binary] OUT";
 
@@ -49,6 +48,18 @@ static gboolean pick_form(const char *cmd, const char *to, const char *out,
         return FALSE;
     }
     return TRUE;
+}
+
+/* --strict: a text trace without its end line is an error, not a warning
+ * (traces/FORMAT.md §5). */
+static gboolean opt_strict;
+#define STRICT_ENTRY                                                                       \
+    { "strict", 0, 0, G_OPTION_ARG_NONE, &opt_strict,                                      \
+      "a text trace without its end line is an error (default: a warning)", NULL }
+
+static pmusim_trace_reader_t *open_input(const char *path, GError **error)
+{
+    return pmusim_trace_reader_open_ex(path, opt_strict ? PMUSIM_TRACE_OPEN_STRICT : 0, error);
 }
 
 /* Parses the options of one subcommand; on failure sets *status. */
@@ -116,19 +127,18 @@ static gboolean copy_trace(pmusim_trace_reader_t *r, pmusim_trace_writer_t *w, G
     return ok;
 }
 
-static int finish_writer(pmusim_trace_writer_t *w, const char *out, gboolean ok, GError *error)
+/* Closes w: on success puts the output in place, on failure discards it
+ * (the destination is never truncated or removed, traces/outfile.c). */
+static int finish_writer(pmusim_trace_writer_t *w, gboolean ok, GError *error)
 {
-    GError *cerr = NULL;
-    gboolean closed = pmusim_trace_writer_close(w, ok ? &cerr : NULL);
-    if (ok && !closed) {
+    if (!ok) {
+        pmusim_trace_writer_abort(w);
+    } else if (!pmusim_trace_writer_close(w, &error)) {
         ok = FALSE;
-        error = cerr;
     }
     if (!ok) {
         int st = pmusim_cli_fail(error);
         g_clear_error(&error);
-        if (strcmp(out, "-") != 0)
-            unlink(out);
         return st;
     }
     return 0;
@@ -137,12 +147,13 @@ static int finish_writer(pmusim_trace_writer_t *w, const char *out, gboolean ok,
 static int cmd_dump(int argc, char **argv)
 {
     int status = 0;
-    if (!parse_opts("trace dump", "dump FILE", NULL, &argc, &argv, &status))
+    GOptionEntry entries[] = { STRICT_ENTRY, { NULL, 0, 0, 0, NULL, NULL, NULL } };
+    if (!parse_opts("trace dump", "dump FILE", entries, &argc, &argv, &status))
         return status;
     if (argc != 3)
         return pmusim_cli_usage("trace dump", "expected exactly one FILE");
     GError *error = NULL;
-    pmusim_trace_reader_t *r = pmusim_trace_reader_open(argv[2], &error);
+    pmusim_trace_reader_t *r = open_input(argv[2], &error);
     if (!r) {
         status = pmusim_cli_fail(error);
         g_clear_error(&error);
@@ -158,7 +169,7 @@ static int cmd_dump(int argc, char **argv)
     }
     gboolean ok = copy_trace(r, w, &error);
     pmusim_trace_reader_free(r);
-    return finish_writer(w, "-", ok, error);
+    return finish_writer(w, ok, error);
 }
 
 static int convert_lackey(const char *in, const char *out, pmusim_trace_form_t form,
@@ -172,8 +183,12 @@ static int convert_lackey(const char *in, const char *out, pmusim_trace_form_t f
     pmusim_trace_header_init(&h, cpu, 1);
     pmusim_trace_header_set_meta(&h, "generator", "pmusim trace convert --from lackey");
     pmusim_trace_header_set_meta(&h, "program", in);
+    /* lackey gives every access but no cache level, timing, branch kind or
+     * prediction: the models must not read the placeholders as facts */
+    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALLMEM);
     GError *error = NULL;
-    pmusim_trace_writer_t *w = pmusim_trace_writer_open(out, form, &h, &error);
+    const char *inputs[] = { in, NULL };
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open_checked(out, form, &h, inputs, &error);
     pmusim_trace_header_clear(&h);
     if (!w) {
         int st = pmusim_cli_fail(error);
@@ -185,9 +200,9 @@ static int convert_lackey(const char *in, const char *out, pmusim_trace_form_t f
     if (ok && pmusim_cli_show_progress())
         fprintf(stderr,
                 "lackey: %" PRIu64 " instructions, %" PRIu64 " accesses (%" PRIu64
-                " extra accesses dropped), %" PRIu64 " branches\n",
+                " beyond an instruction's first, as MEM records), %" PRIu64 " branches\n",
                 st.instructions, st.accesses, st.extra_accesses, st.branches);
-    return finish_writer(w, out, ok, error);
+    return finish_writer(w, ok, error);
 }
 
 static int cmd_convert(int argc, char **argv)
@@ -199,6 +214,7 @@ static int cmd_convert(int argc, char **argv)
         { "from", 0, 0, G_OPTION_ARG_STRING, &from, "input is another tool's output", "lackey" },
         { "cpu", 0, 0, G_OPTION_ARG_STRING, &cpu, "CPU model for --from lackey (default wsm)",
           "CPU" },
+        STRICT_ENTRY,
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
     int status = 0;
@@ -224,14 +240,15 @@ static int cmd_convert(int argc, char **argv)
         goto out;
     }
     GError *error = NULL;
-    pmusim_trace_reader_t *r = pmusim_trace_reader_open(argv[2], &error);
+    pmusim_trace_reader_t *r = open_input(argv[2], &error);
     if (!r) {
         status = pmusim_cli_fail(error);
         g_clear_error(&error);
         goto out;
     }
-    pmusim_trace_writer_t *w =
-        pmusim_trace_writer_open(argv[3], form, pmusim_trace_reader_header(r), &error);
+    const char *inputs[] = { argv[2], NULL };
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open_checked(
+        argv[3], form, pmusim_trace_reader_header(r), inputs, &error);
     if (!w) {
         pmusim_trace_reader_free(r);
         status = pmusim_cli_fail(error);
@@ -240,7 +257,7 @@ static int cmd_convert(int argc, char **argv)
     }
     gboolean ok = copy_trace(r, w, &error);
     pmusim_trace_reader_free(r);
-    status = finish_writer(w, argv[3], ok, error);
+    status = finish_writer(w, ok, error);
 out:
     free_opts_strings(entries);
     return status;
@@ -252,10 +269,10 @@ static gboolean parse_u64_arg(const char *s, uint64_t *v)
         return FALSE;
     if (g_ascii_string_to_unsigned(s, 10, 0, UINT64_MAX, v, NULL))
         return TRUE;
-    /* also 1e8-style counts */
+    /* also 1e8-style counts: any whole number below 2^64 */
     char *end;
     double d = g_ascii_strtod(s, &end);
-    if (*end || end == s || !(d >= 0 && d <= 1e18) || d != (double)(uint64_t)d)
+    if (*end || end == s || !(d >= 0 && d < 18446744073709551616.0) || d != (double)(uint64_t)d)
         return FALSE;
     *v = (uint64_t)d;
     return TRUE;
@@ -298,8 +315,14 @@ static int cmd_gen(int argc, char **argv)
         goto out;
     }
     uint64_t v;
-    if (!records || !parse_u64_arg(records, &p.records) || p.records < 1) {
+    if (!records) {
         status = pmusim_cli_usage("trace gen", "--records N is required (N >= 1)");
+        goto out;
+    }
+    if (!parse_u64_arg(records, &p.records) || p.records < 1) {
+        status = pmusim_cli_usage("trace gen",
+                                  "--records must be a whole number from 1 to 2^64-1 (e.g. "
+                                  "1000000 or 1e6), not '%s'", records);
         goto out;
     }
     if (seed && !parse_u64_arg(seed, &p.seed)) {
@@ -342,17 +365,20 @@ static int cmd_gen(int argc, char **argv)
         goto out;
     }
     gboolean ok = pmusim_gen_run(&p, w, &error);
-    status = finish_writer(w, argv[2], ok, error);
+    status = finish_writer(w, ok, error);
 out:
     free_opts_strings(entries);
     return status;
 }
 
 typedef struct trace_stats {
-    uint64_t kinds[PMUSIM_REC_MARKER + 1];
+    uint64_t kinds[PMUSIM_REC_MEM + 1];
     uint64_t insn_thread[PMUSIM_MAX_THREADS];
     uint64_t idle_cycles;
-    uint64_t end; /* cycles span [0, end) */
+    /* the span is [0, last + 1) when `any`: kept as the last cycle so that a
+     * record at cycle 2^64-1 (span 2^64, one more than uint64_t holds) is exact */
+    gboolean any;
+    uint64_t last;
     uint64_t loads[PMUSIM_LVL_COUNT], stores[PMUSIM_LVL_COUNT];
     uint64_t branches, taken, mispred, offcore, event_occ;
 } trace_stats_t;
@@ -361,9 +387,11 @@ static void stats_add(trace_stats_t *s, const pmusim_rec_t *r, size_t n)
 {
     for (size_t i = 0; i < n; i++, r++) {
         s->kinds[r->kind]++;
-        uint64_t e = r->cycle + (r->kind == PMUSIM_REC_IDLE ? r->n : 1);
-        if (e > s->end)
-            s->end = e;
+        /* IDLE n >= 1 and cycle + n <= 2^64 - 1 (the reader checks both) */
+        uint64_t last = r->cycle + (r->kind == PMUSIM_REC_IDLE ? r->n - 1 : 0);
+        if (!s->any || last > s->last)
+            s->last = last;
+        s->any = TRUE;
         switch (r->kind) {
         case PMUSIM_REC_INSN:
             s->insn_thread[r->thread]++;
@@ -376,6 +404,7 @@ static void stats_add(trace_stats_t *s, const pmusim_rec_t *r, size_t n)
             }
             s->offcore += (r->flags & PMUSIM_F_OFFCORE) != 0;
             break;
+        case PMUSIM_REC_MEM: (r->mem.is_store ? s->stores : s->loads)[r->mem.level]++; break;
         case PMUSIM_REC_IDLE: s->idle_cycles += r->n; break;
         case PMUSIM_REC_EVENT: s->event_occ += r->n; break;
         default: break;
@@ -386,12 +415,13 @@ static void stats_add(trace_stats_t *s, const pmusim_rec_t *r, size_t n)
 static int cmd_info(int argc, char **argv)
 {
     int status = 0;
-    if (!parse_opts("trace info", "info FILE", NULL, &argc, &argv, &status))
+    GOptionEntry entries[] = { STRICT_ENTRY, { NULL, 0, 0, 0, NULL, NULL, NULL } };
+    if (!parse_opts("trace info", "info FILE", entries, &argc, &argv, &status))
         return status;
     if (argc != 3)
         return pmusim_cli_usage("trace info", "expected exactly one FILE");
     GError *error = NULL;
-    pmusim_trace_reader_t *r = pmusim_trace_reader_open(argv[2], &error);
+    pmusim_trace_reader_t *r = open_input(argv[2], &error);
     if (!r) {
         status = pmusim_cli_fail(error);
         g_clear_error(&error);
@@ -418,11 +448,18 @@ static int cmd_info(int argc, char **argv)
         printf("meta %s: %s\n", (char *)g_ptr_array_index(h->meta_keys, i),
                (char *)g_ptr_array_index(h->meta_values, i));
     printf("records: %" PRIu64 "\n", pmusim_trace_reader_records_read(r));
-    for (unsigned k = PMUSIM_REC_INSN; k <= PMUSIM_REC_MARKER; k++)
+    for (unsigned k = PMUSIM_REC_INSN; k <= PMUSIM_REC_MEM; k++)
         printf("  %s: %" PRIu64 "\n", pmusim_rec_kind_name(k), s.kinds[k]);
     for (unsigned t = 0; t < h->nthreads; t++)
         printf("instructions thread %u: %" PRIu64 "\n", t, s.insn_thread[t]);
-    printf("cycles: %" PRIu64 " (span [0, %" PRIu64 "))\n", s.end, s.end);
+    char span[32];
+    if (!s.any)
+        g_strlcpy(span, "0", sizeof span);
+    else if (s.last == UINT64_MAX)
+        g_strlcpy(span, "18446744073709551616", sizeof span); /* 2^64 */
+    else
+        g_snprintf(span, sizeof span, "%" PRIu64, s.last + 1);
+    printf("cycles: %s (span [0, %s))\n", span, span);
     printf("idle cycles (IDLE records): %" PRIu64 "\n", s.idle_cycles);
     for (int st = 0; st < 2; st++) {
         printf("%s:", st ? "stores" : "loads");
@@ -462,6 +499,7 @@ int pmusim_cmd_trace(int argc, char **argv)
         return cmd_convert(argc, argv);
     if (!strcmp(sub, "gen"))
         return cmd_gen(argc, argv);
+    if (!strcmp(sub, "annotate")) return pmusim_cmd_trace_annotate(argc, argv);
     return pmusim_cli_usage("trace", "unknown subcommand '%s' (expected info, dump, convert, gen)",
                             sub);
 }

@@ -1,6 +1,7 @@
 /* pmusim: perf-like front end to the encoder, the trace library and the PMU models. */
 #include "cmds.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +14,8 @@ typedef struct {
 static const command_t commands[] = {
     {"stat", pmusim_cmd_stat, "replay a trace through a PMU model and print counts"},
     {"record", pmusim_cmd_record, "sample a trace through an OS front door (perfmon2 / perf_event)"},
+    {"report", pmusim_cmd_report, "read a record -o perf.data: estimates by symbol beside exact counts"},
+    {"script", pmusim_cmd_script, "read a record -o perf.data: one line per sample, like perf script"},
     {"events", pmusim_cmd_events, "list a PMU's events, or every fact about one"},
     {"encode", pmusim_cmd_encode, "encode events into register writes (the --regs format)"},
     {"wave", pmusim_cmd_wave, "show the counters cycle by cycle (text or VCD waveform)"},
@@ -28,7 +31,29 @@ static void usage(FILE *fp)
     fprintf(fp, "\n'pmusim COMMAND --help' describes each command.\n");
 }
 
+/* Every command's output to stdout is checked here once: a full disk or a
+ * closed pipe must not end in exit status 0 with a truncated output
+ * (`pmusim encode ... > my.regs`).  Files pmusim opens itself are checked by
+ * traces/outfile.c. */
+static int check_stdout(int status)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "pmusim: write error on standard output: %s\n",
+                errno ? g_strerror(errno) : "I/O error");
+        return status ? status : 1;
+    }
+    return status;
+}
+
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    return check_stdout(run(argc, argv));
+}
+
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);

@@ -42,6 +42,7 @@ void pmusim_model_base_init(pmusim_model_t *m, const pmusim_model_ops_t *ops, ui
     m->nthreads = nthreads;
     m->trace_annotations = PMUSIM_ANN_ALL;
     m->diags = g_ptr_array_new_with_free_func(g_free);
+    m->notes = g_ptr_array_new_with_free_func(g_free);
     m->log = g_array_new(FALSE, TRUE, sizeof(pmusim_sim_event_t));
 }
 
@@ -49,10 +50,29 @@ void pmusim_model_base_clear(pmusim_model_t *m)
 {
     if (m->diags)
         g_ptr_array_free(m->diags, TRUE);
+    if (m->notes)
+        g_ptr_array_free(m->notes, TRUE);
+    m->notes = NULL;
     if (m->log)
         g_array_free(m->log, TRUE);
     m->diags = NULL;
     m->log = NULL;
+}
+
+void pmusim_model_note(pmusim_model_t *m, const char *fmt, ...)
+{
+    if (m->notes->len >= DIAG_MAX)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    for (guint i = 0; i < m->notes->len; i++)
+        if (strcmp(g_ptr_array_index(m->notes, i), s) == 0) {
+            g_free(s); /* the same fix-up on every thread is one note */
+            return;
+        }
+    g_ptr_array_add(m->notes, s);
 }
 
 void pmusim_model_diag(pmusim_model_t *m, const char *fmt, ...)
@@ -96,6 +116,22 @@ void pmusim_model_set_pmi_handler(pmusim_model_t *m, pmusim_pmi_handler_fn fn, v
     m->pmi_user = user;
     if (m->ops->pmi_handler_changed)
         m->ops->pmi_handler_changed(m);
+}
+
+gboolean pmusim_model_set_ref_ratio(pmusim_model_t *m, uint32_t num, uint32_t den, GError **error)
+{
+    if (!m->ops->set_ref_ratio) {
+        g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_MISMATCH,
+                    "model %s has no reference clock ratio", m->ops->name);
+        return FALSE;
+    }
+    if (num == 0 || den == 0) {
+        g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_MISMATCH,
+                    "reference clock ratio %u/%u: both terms must be at least 1", num, den);
+        return FALSE;
+    }
+    m->ops->set_ref_ratio(m, num, den);
+    return TRUE;
 }
 
 pmusim_model_t *pmusim_model_new(const char *name, uint32_t nthreads, GError **error)

@@ -8,6 +8,7 @@ void pmusim_report_init(pmusim_report_t *r)
     r->log_dropped = 0;
     r->captures = g_ptr_array_new_with_free_func(g_free);
     r->diags = g_ptr_array_new_with_free_func(g_free);
+    r->notes = g_ptr_array_new_with_free_func(g_free);
     r->cycles = 0;
     r->records = 0;
 }
@@ -22,6 +23,9 @@ void pmusim_report_clear(pmusim_report_t *r)
         g_ptr_array_free(r->captures, TRUE);
     if (r->diags)
         g_ptr_array_free(r->diags, TRUE);
+    if (r->notes)
+        g_ptr_array_free(r->notes, TRUE);
+    r->notes = NULL;
     r->counters = NULL;
     r->log = NULL;
     r->captures = NULL;
@@ -34,6 +38,9 @@ void pmusim_model_collect(pmusim_model_t *m, pmusim_report_t *r)
     if (r->diags->len == 0)
         for (guint i = 0; i < m->diags->len; i++)
             g_ptr_array_add(r->diags, g_strdup(g_ptr_array_index(m->diags, i)));
+    if (r->notes->len == 0)
+        for (guint i = 0; i < m->notes->len; i++)
+            g_ptr_array_add(r->notes, g_strdup(g_ptr_array_index(m->notes, i)));
     if (r->log->len == 0) {
         g_array_append_vals(r->log, m->log->data, m->log->len);
         r->log_dropped = m->log_dropped;

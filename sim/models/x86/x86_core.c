@@ -42,6 +42,9 @@
 #include <string.h>
 
 #define X86_NEVER UINT64_MAX
+/* A bit no PMUSIM_F_* uses, set on every record for the filter-listener
+ * test: a filter that needs no flag (PEBS instruction counters) lists it. */
+#define X86_F_ANY_RECORD 0x8000u
 #define X86_LISTENERS (X86_NCTR * X86_MAX_THREADS)
 #define X86_CAPTURE_MAX 100000u
 
@@ -70,15 +73,22 @@ typedef struct x86_ctr {
     uint64_t since;      /* accrued up to here (exclusive) */
     uint64_t rate;       /* increments per cycle from `since` */
     uint64_t rate_until; /* rate changes at this point (X86_NEVER: not before an event) */
+    uint32_t ref_num, ref_den; /* increments per `rate` unit: reference ratio (RATE on REF), else 1/1 */
+    uint64_t ref_frac;   /* reference ratio: remainder (in 1/ref_den) carried between syncs */
     GArray *out_ends;    /* OUTSTANDING: min-heap of request end cycles */
     /* configuration */
     uint8_t thread, slot; /* slot < X86_MAX_GP: IA32_PMCslot; else fixed slot - X86_MAX_GP */
     uint8_t cmask;
     bool any, edge, inv, intr, pebs, ll;
     bool prev_cond; /* THRESH: condition of the previous cycle (EDGE) */
+    bool obs_fired; /* THRESH: incremented at the last close (observe_cycles) */
+    uint64_t obs_v; /* THRESH: occurrences compared at the last close (observe_cycles) */
     bool unit;      /* counted through the thread's INSN tallies (x86_units_sync) */
     uint64_t unit_snap; /* unit: the tallies' sum over plm_mask already in `value` */
     bool programmed;
+    bool restricted; /* event not countable on this counter (Intel's data): counts nothing */
+    bool pebs_invalid; /* PEBS requested in a set-up the SDM calls invalid: overflows normally */
+    bool pebs_armed;   /* PEBS: overflowed; the assist fires at the next qualifying event */
     uint64_t overflows;
     x86_filter_t fb[X86_MAX_BITS]; /* BITS: one filter per umask bit */
     char label[PMUSIM_REG_LABEL_MAX];
@@ -115,8 +125,10 @@ typedef struct x86_thread {
     uint64_t ds_area;
     uint64_t offcore[2]; /* per thread (knm); on wsm only the core's first thread's copy is used */
     uint64_t last_ip;
+    uint64_t pmi_cycle;  /* cycle of the latest PMI (observe_cycles) */
     uint8_t plm;
     bool active;
+    bool frozen;         /* GLOBAL_CTRL cleared by FREEZE_PERFMON_ON_PMI, not rewritten since */
 } x86_thread_t;
 
 typedef struct x86_model {
@@ -127,8 +139,12 @@ typedef struct x86_model {
     uint64_t end;      /* trace end (exclusive) */
     uint64_t records;
     uint64_t deadline; /* earliest event of a lazy counter */
+    uint32_t ref_num, ref_den; /* reference-clock cycles per core cycle (set_ref_ratio) */
     uint64_t fast_limit; /* a record cycle below this needs no x86_advance (0: always) */
     uint32_t pending_pmi; /* threads with a PMI to deliver */
+    uint32_t n_armed;     /* PEBS counters waiting for their next qualifying event */
+    bool has_gen;         /* some thread has listeners that need a dispatch (x86_recompile) */
+    uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
     bool gap_mode;
     bool finished;
     bool warned_order, warned_thread;
@@ -138,6 +154,13 @@ typedef struct x86_model {
     uint32_t n_thresh;
     GPtrArray *captures;
     uint64_t captures_dropped;
+    uint64_t ev_seen[256 * 256 / 64]; /* bit code << 8 | umask: an EVENT record of it was read */
+    /* observe_cycles: the window [obs_from, obs_to), the observer, and each
+     * counter's value and wraps at the end of the previous cycle */
+    pmusim_cycle_observer_fn obs_fn;
+    void *obs_user;
+    uint64_t obs_from, obs_to;
+    uint64_t obs_value[X86_MAX_THREADS][X86_NCTR], obs_wraps[X86_MAX_THREADS][X86_NCTR];
     x86_thread_t th[X86_MAX_THREADS];
 } x86_model_t;
 
@@ -151,6 +174,12 @@ static const char *const x86_level_names[PMUSIM_LVL_COUNT] = {
 };
 
 /* ---- small helpers ---- */
+
+/* Sources that tick with the clock rather than with records. */
+static inline bool x86_src_is_clock(uint8_t src)
+{
+    return src == X86_SRC_CYCLES || src == X86_SRC_REF;
+}
 
 /* a + b, saturated: cycle arithmetic near 2^64 must not wrap around */
 static inline uint64_t x86_sat_add(uint64_t a, uint64_t b)
@@ -273,6 +302,18 @@ static uint64_t x86_heap_min(const GArray *h)
 
 /* ---- overflow, PEBS, PMI ---- */
 
+/* The IP of the instruction after record r, which a PEBS record holds (SDM
+ * Vol. 3B §18.8.1.1: "the IP of the instruction following the one that
+ * caused the event"): a taken branch's target, else ip + len.  A trace
+ * without instruction lengths (len 0) gives the instruction's own IP
+ * (docs/sim-x86.md §6). */
+static uint64_t x86_ip_after(const pmusim_rec_t *r)
+{
+    if (r->kind == PMUSIM_REC_INSN && (r->flags & PMUSIM_F_BRANCH) && r->br.taken)
+        return r->br.target;
+    return r->ip + r->len;
+}
+
 static void x86_capture(x86_model_t *m, const x86_ctr_t *c, uint64_t cycle,
                         const pmusim_rec_t *r)
 {
@@ -282,7 +323,7 @@ static void x86_capture(x86_model_t *m, const x86_ctr_t *c, uint64_t cycle,
     }
     char name[24];
     x86_ctr_name(c, name, sizeof name);
-    uint64_t ip = r ? r->ip : m->th[c->thread].last_ip;
+    uint64_t ip = r ? x86_ip_after(r) : m->th[c->thread].last_ip;
     if (c->ll && r && (r->flags & PMUSIM_F_MEM)) {
         const char *lvl = r->mem.level < PMUSIM_LVL_COUNT ? x86_level_names[r->mem.level] : "?";
         g_ptr_array_add(m->captures,
@@ -297,10 +338,27 @@ static void x86_capture(x86_model_t *m, const x86_ctr_t *c, uint64_t cycle,
     }
 }
 
+/* The PEBS assist of an armed counter c at the qualifying record r (SDM
+ * Vol. 3B §18.8.1.1): the record is written (r's data: for load latency,
+ * that later load), OvfBuf is set as with a one-record buffer threshold
+ * (reference §5), and with INT a PMI is raised. */
+static void x86_pebs_assist(x86_model_t *m, x86_ctr_t *c, const pmusim_rec_t *r)
+{
+    char name[24];
+    x86_ctr_name(c, name, sizeof name);
+    c->pebs_armed = false;
+    m->n_armed--;
+    m->th[c->thread].global_status |= X86_STATUS_OVFBUF;
+    x86_capture(m, c, m->cur, r);
+    pmusim_model_log(&m->base, m->cur, c->thread, "%s PEBS assist: record written", name);
+    if (c->intr)
+        m->pending_pmi |= 1u << c->thread;
+}
+
 /* Counter c wrapped `wraps` times at `cycle` (r: the record that caused it,
- * or NULL for a cycle increment).  A PEBS-enabled counter takes a PEBS assist
- * instead of setting its overflow bit (SDM §18.8.1.1, reference §5): the
- * record is written and OvfBuf is set, as with a one-record buffer threshold. */
+ * or NULL for a cycle increment).  A PEBS-enabled counter sets no overflow
+ * bit and raises no PMI: the overflow arms PEBS, and the assist fires at
+ * the next qualifying event (SDM Vol. 3B §18.8.1.1; x86_pebs_assist). */
 static void x86_overflow(x86_model_t *m, x86_ctr_t *c, uint64_t cycle, uint64_t wraps,
                          const pmusim_rec_t *r)
 {
@@ -309,9 +367,10 @@ static void x86_overflow(x86_model_t *m, x86_ctr_t *c, uint64_t cycle, uint64_t 
     x86_ctr_name(c, name, sizeof name);
     c->overflows += wraps;
     if (c->pebs) {
-        th->global_status |= X86_STATUS_OVFBUF;
-        x86_capture(m, c, cycle, r);
-        pmusim_model_log(&m->base, cycle, c->thread, "%s overflow: PEBS record", name);
+        m->n_armed += !c->pebs_armed;
+        c->pebs_armed = true;
+        pmusim_model_log(&m->base, cycle, c->thread, "%s overflow: PEBS armed", name);
+        return;
     } else {
         th->global_status |= 1ull << x86_status_bit(c);
         if (wraps > 1)
@@ -395,6 +454,39 @@ static void x86_units_sync_all(x86_model_t *m)
 
 /* ---- lazy accrual ---- */
 
+__extension__ typedef unsigned __int128 x86_u128;
+
+/* Increments of lazy counter c over `cycles` cycles from `since`: rate x
+ * cycles, scaled by the reference ratio for reference-clock counters with
+ * the remainder carried in ref_frac (*frac: the new remainder).  128-bit:
+ * a span may reach 2^64 cycles. */
+static x86_u128 x86_lazy_incs(const x86_ctr_t *c, uint64_t cycles, uint64_t *frac)
+{
+    x86_u128 n = (x86_u128)c->rate * cycles;
+    if (c->ref_num == c->ref_den) {
+        *frac = c->ref_frac;
+        return n;
+    }
+    x86_u128 t = n * c->ref_num + c->ref_frac;
+    *frac = (uint64_t)(t % c->ref_den);
+    return t / c->ref_den;
+}
+
+/* The fewest cycles from `since` in which c (rate > 0) takes at least
+ * `incs` increments: the inverse of x86_lazy_incs. */
+static x86_u128 x86_lazy_cycles_for(const x86_ctr_t *c, x86_u128 incs)
+{
+    x86_u128 need = incs * c->ref_den;
+    need = need > c->ref_frac ? need - c->ref_frac : 0;
+    x86_u128 units = (need + c->ref_num - 1) / c->ref_num;
+    return (units + c->rate - 1) / c->rate;
+}
+
+static uint64_t x86_u128_sat(x86_u128 v)
+{
+    return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
 static void x86_sync_to(x86_model_t *m, uint64_t to)
 {
     for (uint32_t i = 0; i < m->n_lazy; i++) {
@@ -402,8 +494,13 @@ static void x86_sync_to(x86_model_t *m, uint64_t to)
         if (to <= c->since)
             continue;
         uint64_t stop = to < c->rate_until ? to : c->rate_until;
-        if (c->rate && stop > c->since)
-            x86_ctr_add(m, c, c->rate * (stop - c->since), stop - 1, NULL);
+        if (c->rate && stop > c->since) {
+            uint64_t frac;
+            uint64_t n = x86_u128_sat(x86_lazy_incs(c, stop - c->since, &frac));
+            c->ref_frac = frac;
+            if (n)
+                x86_ctr_add(m, c, n, stop - 1, NULL);
+        }
         c->since = to;
     }
 }
@@ -412,7 +509,8 @@ static uint64_t x86_ctr_next_event(const x86_ctr_t *c)
 {
     uint64_t ev = c->rate_until;
     if (c->rate) {
-        uint64_t ov = x86_sat_add(c->since, (c->max - c->value) / c->rate + 1);
+        uint64_t ov = x86_sat_add(
+            c->since, x86_u128_sat(x86_lazy_cycles_for(c, (x86_u128)c->max - c->value + 1)));
         if (ov < ev)
             ev = ov;
     }
@@ -429,33 +527,41 @@ static void x86_deadline_update(x86_model_t *m)
     }
     m->deadline = dl;
     m->fast_limit = m->n_thresh ? 0 : dl;
+    /* an observed window: every cycle boundary in it goes through x86_advance */
+    if (m->obs_fn && m->cur < m->obs_to && m->obs_from < m->fast_limit)
+        m->fast_limit = m->obs_from;
 }
 
-static bool x86_plm_ok(const x86_ctr_t *c, const x86_thread_t *th)
+static inline bool x86_plm_ok(const x86_ctr_t *c, const x86_thread_t *th)
 {
     return (c->plm_mask >> th->plm) & 1;
 }
 
-/* Cycle-source occurrences of counter c in one cycle: 1 per qualifying
- * thread (active and at a privilege level c counts), summed over the core's
- * threads with AnyThread. */
-static uint64_t x86_cycle_v(const x86_model_t *m, const x86_ctr_t *c)
+/* Whether the core of thread t is powered: at least one of its threads is
+ * unhalted.  A halted thread's counters keep counting while a sibling runs;
+ * the core's counters stop only when every thread is halted (docs/sim-x86.md,
+ * "cycle gating"; issue 10). */
+static inline bool x86_core_powered(const x86_model_t *m, uint32_t t)
 {
-    if (!c->any) {
-        const x86_thread_t *th = &m->th[c->thread];
-        return th->active && x86_plm_ok(c, th);
-    }
-    uint64_t v = 0;
-    uint32_t first = x86_core_first(m, c->thread);
-    for (uint32_t s = first; s < first + m->d->threads_per_core && s < m->base.nthreads; s++)
-        v += m->th[s].active && x86_plm_ok(c, &m->th[s]);
-    return v;
+    return m->core_active[t / m->d->threads_per_core] != 0;
 }
 
-/* Whether a thresholded counter may count in a cycle at all: its thread (with
- * AnyThread: any thread of the core) is active at a privilege level it
- * counts (docs/sim-x86.md, "cycle gating"). */
-static bool x86_gate(const x86_model_t *m, const x86_ctr_t *c)
+/* Thread t becomes active or halted. */
+static void x86_thread_set_active(x86_model_t *m, uint32_t t, bool active)
+{
+    m->th[t].active = active;
+    if (active)
+        m->core_active[t / m->d->threads_per_core]++;
+    else
+        m->core_active[t / m->d->threads_per_core]--;
+}
+
+/* Cycle-source occurrences of counter c in one cycle: 1 when its thread is
+ * active at a privilege level c counts.  With AnyThread, 1 when at least one
+ * thread of the core qualifies: the SDM's *_ANY cycle events (e.g.
+ * CPU_CLK_UNHALTED.THREAD_ANY, SDM Vol. 3B §18.2.3 "AnyThread") count cycles
+ * in which any thread is unhalted, not the sum over threads. */
+static uint64_t x86_cycle_v(const x86_model_t *m, const x86_ctr_t *c)
 {
     if (!c->any) {
         const x86_thread_t *th = &m->th[c->thread];
@@ -464,6 +570,23 @@ static bool x86_gate(const x86_model_t *m, const x86_ctr_t *c)
     uint32_t first = x86_core_first(m, c->thread);
     for (uint32_t s = first; s < first + m->d->threads_per_core && s < m->base.nthreads; s++)
         if (m->th[s].active && x86_plm_ok(c, &m->th[s]))
+            return 1;
+    return 0;
+}
+
+/* Whether a thresholded counter may count in a cycle at all: the core is
+ * powered (some thread unhalted) and its thread (with AnyThread: some thread
+ * of the core) is at a privilege level it counts.  A halted thread keeps its
+ * last privilege level (docs/sim-x86.md, "cycle gating"). */
+static inline bool x86_gate(const x86_model_t *m, const x86_ctr_t *c)
+{
+    if (!x86_core_powered(m, c->thread))
+        return false;
+    if (!c->any)
+        return x86_plm_ok(c, &m->th[c->thread]);
+    uint32_t first = x86_core_first(m, c->thread);
+    for (uint32_t s = first; s < first + m->d->threads_per_core && s < m->base.nthreads; s++)
+        if (x86_plm_ok(c, &m->th[s]))
             return true;
     return false;
 }
@@ -501,7 +624,7 @@ static void x86_rates_update(x86_model_t *m)
             /* a pending EDGE one-shot at `now` survives a second update */
             if (c->edge && c->rate == 1 && c->rate_until == m->now + 1)
                 break;
-            uint64_t v = c->src == X86_SRC_CYCLES ? x86_cycle_v(m, c) : 0;
+            uint64_t v = x86_src_is_clock(c->src) ? x86_cycle_v(m, c) : 0;
             bool cond = x86_gate(m, c) && x86_thresh_cond(c, v);
             if (c->edge) {
                 bool rise = cond && !c->prev_cond;
@@ -547,6 +670,7 @@ static x86_filter_t x86_filter_norm(x86_filter_t f)
     f.br_kind = x86_all_ones(f.br_kind);
     f.br_taken = x86_all_ones(f.br_taken);
     f.br_misp = x86_all_ones(f.br_misp);
+    f.oc_req = x86_all_ones(f.oc_req);
     return f;
 }
 
@@ -576,6 +700,15 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         local_en = (sel & X86_EVTSEL_EN) && c->plm_mask;
         global_en = (th->global_ctrl >> slot) & 1;
         c->pebs = ((th->pebs_enable >> slot) & 1) && x86_pebs_capable(d, code, umask);
+        /* SDM Vol. 3B §18.8.1.1 (and the PEBS notes of later cores): PEBS
+         * events are only valid with AnyThread, Edge, Invert and CMask all
+         * zero.  Choice: no assist, the counter overflows normally. */
+        c->pebs_invalid = c->pebs && (sel & (X86_EVTSEL_ANY | X86_EVTSEL_EDGE | X86_EVTSEL_INV |
+                                             (0xffull << 24)));
+        if (c->pebs_invalid)
+            c->pebs = false;
+        const x86_restriction_t *rs = x86_restriction_find(d, code, umask);
+        c->restricted = rs && !((rs->counters >> slot) & 1);
     } else {
         uint32_t k = slot - X86_MAX_GP;
         uint32_t field = (th->fixed_ctrl >> (4 * k)) & 0xf;
@@ -584,14 +717,18 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         c->intr = field & 8;
         c->edge = c->inv = false;
         c->cmask = 0;
-        c->pebs = false;
+        c->pebs = c->pebs_invalid = c->restricted = false;
         local_en = c->plm_mask != 0;
         global_en = (th->global_ctrl >> (32 + k)) & 1;
         /* reference §4.2: instructions retired, core cycles, reference cycles */
-        c->src = k == 0 ? X86_SRC_INSN : X86_SRC_CYCLES;
+        c->src = k == 0 ? X86_SRC_INSN : k == 1 ? X86_SRC_CYCLES : X86_SRC_REF;
     }
     c->programmed = c->programmed || local_en;
     c->ll = false;
+    if (!c->pebs && c->pebs_armed) {
+        c->pebs_armed = false;
+        m->n_armed--;
+    }
 
     if (slot < X86_MAX_GP) {
         const x86_evmap_t *hits[X86_MAX_BITS];
@@ -620,17 +757,22 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         if (c->src == X86_SRC_LDLAT) {
             c->lat_min = (uint32_t)th->ldlat;
             c->ll = c->pebs && ((th->pebs_enable >> (32 + slot)) & 1);
+            /* the same condition as a filter, so that the filter listeners
+             * (and the fast loop) can serve it */
+            c->f.need_flags = PMUSIM_F_MEM;
+            c->f.mem_dir = 1u; /* loads */
+            c->f.lat_ge = c->lat_min + 1;
         }
     }
     c->f = x86_filter_norm(c->f);
 
     bool thresholded = c->cmask != 0 || c->edge;
-    if (!(local_en && global_en) || slot >= X86_MAX_GP + X86_NUM_FIXED ||
+    if (!(local_en && global_en) || c->restricted || slot >= X86_MAX_GP + X86_NUM_FIXED ||
         (slot < X86_MAX_GP && slot >= d->n_gp))
         c->cls = X86_CLS_OFF;
     else if (c->src == X86_SRC_OUTSTANDING)
         c->cls = X86_CLS_OUTSTANDING;
-    else if (c->src == X86_SRC_CYCLES)
+    else if (x86_src_is_clock(c->src))
         c->cls = thresholded ? X86_CLS_THRESH : X86_CLS_RATE;
     else
         c->cls = thresholded ? X86_CLS_THRESH : X86_CLS_DIRECT;
@@ -646,13 +788,19 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
     if (c->cls != old_cls || c->cls == X86_CLS_OFF) {
         c->rate = 0;
         c->rate_until = X86_NEVER;
+        c->ref_frac = 0;
     }
+    /* reference cycles tick at the reference ratio (docs/sim-x86.md §3);
+     * a threshold on them compares per core cycle */
+    bool ref = c->cls == X86_CLS_RATE && c->src == X86_SRC_REF;
+    c->ref_num = ref ? m->ref_num : 1;
+    c->ref_den = ref ? m->ref_den : 1;
     c->since = m->now;
 }
 
 static bool x86_is_record_src(uint8_t src)
 {
-    return src != X86_SRC_CYCLES && src != X86_SRC_NONE;
+    return !x86_src_is_clock(src) && src != X86_SRC_NONE;
 }
 
 /* Re-derives every counter from the registers.  Called on every write that
@@ -662,9 +810,23 @@ static void x86_recompile(x86_model_t *m)
     x86_units_sync_all(m);
     x86_sync_to(m, m->now);
     uint32_t nt = m->base.nthreads;
-    for (uint32_t t = 0; t < nt; t++)
-        for (uint32_t s = 0; s < X86_NCTR; s++)
+    for (uint32_t t = 0; t < nt; t++) {
+        bool ll = false;
+        for (uint32_t s = 0; s < X86_NCTR; s++) {
             x86_ctr_compile(m, t, s);
+            ll = ll || m->th[t].ctr[s].ll;
+        }
+        /* SDM Vol. 3B §18.8.1.2: with load latency enabled no other PEBS
+         * event may be programmed.  Choice: the others take no assist and
+         * overflow normally (diagnosed by x86_check_counter). */
+        for (uint32_t s = 0; ll && s < X86_MAX_GP; s++) {
+            x86_ctr_t *c = &m->th[t].ctr[s];
+            if (c->pebs && !c->ll) {
+                c->pebs = false;
+                c->pebs_invalid = true;
+            }
+        }
+    }
     m->n_lazy = m->n_thresh = 0;
     for (uint32_t t = 0; t < nt; t++) {
         m->th[t].n_ev = m->th[t].n_units = 0;
@@ -682,7 +844,9 @@ static void x86_recompile(x86_model_t *m)
                 m->lazy[m->n_lazy++] = c;
             if (c->cls == X86_CLS_THRESH)
                 m->thresh[m->n_thresh++] = c;
-            c->unit = c->cls == X86_CLS_DIRECT && c->src == X86_SRC_INSN && !c->any;
+            /* PEBS counters take the dispatching path, where an armed
+             * counter's next qualifying record fires the assist */
+            c->unit = c->cls == X86_CLS_DIRECT && c->src == X86_SRC_INSN && !c->any && !c->pebs;
             if (c->unit) {
                 x86_thread_t *th = &m->th[t];
                 th->units[th->n_units++] = c;
@@ -705,10 +869,15 @@ static void x86_recompile(x86_model_t *m)
                     x86_listeners_t *l = &rt->lst[p];
                     if (!((c->plm_mask >> p) & 1))
                         continue;
-                    if (c->src == X86_SRC_FILTER && c->cls == X86_CLS_DIRECT) {
+                    /* filter listeners: filter events, load latency (as a
+                     * filter), and PEBS instruction counters (a filter that
+                     * matches every INSN record) */
+                    if ((c->cls == X86_CLS_DIRECT || c->cls == X86_CLS_THRESH) &&
+                        (c->src == X86_SRC_FILTER || c->src == X86_SRC_LDLAT ||
+                         (c->src == X86_SRC_INSN && c->pebs))) {
                         l->filt[l->n_filt++] = c;
                         /* a filter needing no flag must see every record */
-                        l->filt_flags |= c->f.need_flags ? c->f.need_flags : 0xffffu;
+                        l->filt_flags |= c->f.need_flags ? c->f.need_flags : X86_F_ANY_RECORD;
                     } else {
                         l->gen[l->n_gen++] = c;
                     }
@@ -718,6 +887,10 @@ static void x86_recompile(x86_model_t *m)
     }
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
+    m->has_gen = false;
+    for (uint32_t t = 0; t < nt; t++)
+        for (unsigned p = 0; p < 4; p++)
+            m->has_gen = m->has_gen || m->th[t].lst[p].n_gen;
     x86_rates_update(m);
 }
 
@@ -734,8 +907,10 @@ static void x86_raise_pending(x86_model_t *m, uint64_t cycle)
             x86_thread_t *th = &m->th[t];
             /* SDM Vol. 3B §18 (IA32_DEBUGCTL): with FREEZE_PERFMON_ON_PMI a PMI
              * request clears the enable bits of IA32_PERF_GLOBAL_CTRL. */
+            th->pmi_cycle = cycle;
             if ((th->debugctl & X86_DEBUGCTL_FREEZE_PERFMON_ON_PMI) && th->global_ctrl) {
                 th->global_ctrl = 0;
+                th->frozen = true;
                 pmusim_model_log(&m->base, cycle, t,
                                  "freeze on PMI: IA32_PERF_GLOBAL_CTRL cleared");
                 x86_recompile(m);
@@ -746,11 +921,101 @@ static void x86_raise_pending(x86_model_t *m, uint64_t cycle)
     }
 }
 
+/* Whether the overflows of the lazy counters up to a rate change can be
+ * taken in closed form: nobody observes the individual interrupts (no
+ * handler installed), none of them freezes counting, and no PEBS counter
+ * writes a record per overflow. */
+static bool x86_wraps_collapsible(const x86_model_t *m)
+{
+    if (m->base.pmi_handler)
+        return false;
+    for (uint32_t i = 0; i < m->n_lazy; i++) {
+        const x86_ctr_t *c = m->lazy[i];
+        if (!c->rate)
+            continue;
+        const x86_thread_t *th = &m->th[c->thread];
+        if (c->pebs || (c->intr && (th->debugctl & X86_DEBUGCTL_FREEZE_PERFMON_ON_PMI) &&
+                        th->global_ctrl))
+            return false;
+    }
+    return true;
+}
+
+typedef struct x86_wrap_run {
+    x86_ctr_t *c;
+    uint64_t wraps;
+    uint64_t last; /* cycle of the last wrap */
+} x86_wrap_run_t;
+
+/* Takes every overflow of the lazy counters in [now, horizon) at once, in
+ * O(counters) whatever the number of wraps (issue 15 item 3): each counter's
+ * wraps W and the cycle of the last one follow from value + rate x cycles;
+ * the log gets one line per counter, `overflow (xW)` at the last wrap's
+ * cycle, in cycle order, and one `interrupt` line for its W PMIs (pmi_count
+ * counts all W).  No rate changes before `horizon`. */
+static void x86_collapse_wraps(x86_model_t *m, uint64_t horizon)
+{
+    x86_wrap_run_t runs[X86_LISTENERS];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < m->n_lazy; i++) {
+        x86_ctr_t *c = m->lazy[i];
+        if (horizon <= c->since)
+            continue;
+        const x86_u128 modulus = (x86_u128)c->max + 1;
+        uint64_t frac;
+        x86_u128 total = (x86_u128)c->value + x86_lazy_incs(c, horizon - c->since, &frac);
+        x86_u128 wraps = total / modulus;
+        if (wraps) {
+            /* the cycle in which the increments reach wraps x modulus - value */
+            x86_u128 cycles = x86_lazy_cycles_for(c, wraps * modulus - c->value);
+            runs[n].c = c;
+            runs[n].wraps = x86_u128_sat(wraps);
+            runs[n].last = c->since + (uint64_t)cycles - 1;
+            n++;
+        }
+        c->value = (uint64_t)(total % modulus);
+        c->ref_frac = frac;
+        c->since = horizon;
+    }
+    for (uint32_t i = 1; i < n; i++) /* insertion sort by cycle: n is small */
+        for (uint32_t j = i; j > 0 && runs[j].last < runs[j - 1].last; j--) {
+            x86_wrap_run_t t = runs[j];
+            runs[j] = runs[j - 1];
+            runs[j - 1] = t;
+        }
+    for (uint32_t i = 0; i < n; i++) {
+        x86_overflow(m, runs[i].c, runs[i].last, runs[i].wraps, NULL);
+        if (runs[i].c->intr) {
+            m->base.pmi_count += runs[i].wraps - 1;
+            x86_raise_pending(m, runs[i].last);
+        }
+    }
+}
+
+/* Overflows handled one by one in one move before the rest are collapsed. */
+#define X86_WRAP_WALK_MAX 64u
+
 /* Moves time to `target`, handling in order each overflow or rate change of
- * a lazy counter on the way. */
+ * a lazy counter on the way; after X86_WRAP_WALK_MAX of them, the overflows
+ * up to the next rate change are taken at once when nothing observes them
+ * one by one (x86_collapse_wraps). */
 static void x86_run_events(x86_model_t *m, uint64_t target)
 {
+    uint32_t walked = 0;
     while (m->deadline <= target && m->deadline != X86_NEVER) {
+        if (++walked > X86_WRAP_WALK_MAX && x86_wraps_collapsible(m)) {
+            uint64_t horizon = target;
+            for (uint32_t i = 0; i < m->n_lazy; i++)
+                if (m->lazy[i]->rate_until < horizon)
+                    horizon = m->lazy[i]->rate_until;
+            if (horizon > m->now) {
+                x86_collapse_wraps(m, horizon);
+                m->now = horizon;
+                x86_deadline_update(m);
+                walked = 0;
+                continue;
+            }
+        }
         uint64_t T = m->deadline;
         x86_sync_to(m, T);
         m->now = T;
@@ -775,22 +1040,48 @@ static void x86_run_events(x86_model_t *m, uint64_t target)
     m->now = target;
 }
 
-/* Closes the open cycle and moves time to `c2` (> cur). */
-static void x86_advance(x86_model_t *m, uint64_t c2)
+/* Closes the open cycle: the thresholded counters compare its occurrences,
+ * the lazy counters run to its end, and its PMIs are delivered.  Time stays
+ * at the cycle; the caller moves it. */
+static void x86_close_cycle(x86_model_t *m)
 {
     uint64_t cur = m->cur;
     for (uint32_t i = 0; i < m->n_thresh; i++) {
         x86_ctr_t *c = m->thresh[i];
-        uint64_t v = c->src == X86_SRC_CYCLES ? x86_cycle_v(m, c) : c->acc;
+        uint64_t v = x86_src_is_clock(c->src) ? x86_cycle_v(m, c) : c->acc;
         c->acc = 0;
         bool cond = x86_gate(m, c) && x86_thresh_cond(c, v);
         bool inc = c->edge ? cond && !c->prev_cond : cond;
         c->prev_cond = cond;
+        c->obs_v = v;
+        c->obs_fired = inc;
         if (inc)
             x86_ctr_add(m, c, 1, cur, NULL);
     }
-    x86_run_events(m, cur + 1);
-    x86_raise_pending(m, cur);
+    if (m->deadline <= cur + 1)
+        x86_run_events(m, cur + 1);
+    else
+        m->now = cur + 1; /* nothing lazy happens in this cycle */
+    if (m->pending_pmi)
+        x86_raise_pending(m, cur);
+}
+
+/* Gaps of at most this many cycles are closed one cycle at a time when
+ * thresholded counters exist: cheaper than switching the lazy counters to
+ * gap mode and back (two rate recomputations), with the same outcome. */
+#define X86_SHORT_GAP 8u
+
+/* Closes the open cycle and moves time to `c2` (> cur). */
+static void x86_advance_span(x86_model_t *m, uint64_t c2)
+{
+    if (m->n_thresh && c2 - m->cur <= X86_SHORT_GAP) {
+        while (m->cur + 1 < c2) {
+            x86_close_cycle(m);
+            m->cur = m->now = m->cur + 1;
+        }
+    }
+    uint64_t cur = m->cur;
+    x86_close_cycle(m);
     if (c2 > cur + 1) {
         if (m->n_thresh) {
             m->gap_mode = true;
@@ -803,6 +1094,105 @@ static void x86_advance(x86_model_t *m, uint64_t c2)
         }
     }
     m->cur = m->now = c2;
+}
+
+/* Current value of a counter including what is accrued lazily. */
+static uint64_t x86_ctr_peek(const x86_model_t *m, const x86_ctr_t *c)
+{
+    uint64_t v = c->value;
+    if (c->unit) /* no wrap is pending: the budget would have triggered it */
+        v += x86_tally(&m->th[c->thread], c) - c->unit_snap;
+    if (c->cls != X86_CLS_OFF && c->cls != X86_CLS_DIRECT && m->now > c->since && c->rate) {
+        uint64_t stop = m->now < c->rate_until ? m->now : c->rate_until;
+        uint64_t frac;
+        if (stop > c->since)
+            v += (uint64_t)x86_lazy_incs(c, stop - c->since, &frac); /* no wrap is pending */
+    }
+    return v & c->max;
+}
+
+/* ---- per-cycle observation (pmusim wave) ---- */
+
+/* The counters in report() order: per thread, IA32_PMC0.. then the fixed. */
+static x86_ctr_t *x86_report_ctr(x86_model_t *m, uint32_t t, uint32_t k)
+{
+    return &m->th[t].ctr[k < m->d->n_gp ? k : X86_FIXED_SLOT(k - m->d->n_gp)];
+}
+
+static void x86_obs_snapshot(x86_model_t *m)
+{
+    for (uint32_t t = 0; t < m->base.nthreads; t++)
+        for (uint32_t k = 0; k < m->d->n_gp + X86_NUM_FIXED; k++) {
+            const x86_ctr_t *c = x86_report_ctr(m, t, k);
+            m->obs_value[t][k] = x86_ctr_peek(m, c);
+            m->obs_wraps[t][k] = c->overflows;
+        }
+}
+
+/* Cycle `cycle` has just been closed: one probe per counter to the observer. */
+static void x86_obs_emit(x86_model_t *m, uint64_t cycle)
+{
+    pmusim_counter_probe_t probes[X86_MAX_THREADS * X86_NCTR];
+    size_t n = 0;
+    for (uint32_t t = 0; t < m->base.nthreads; t++) {
+        const x86_thread_t *th = &m->th[t];
+        for (uint32_t k = 0; k < m->d->n_gp + X86_NUM_FIXED; k++) {
+            const x86_ctr_t *c = x86_report_ctr(m, t, k);
+            pmusim_counter_probe_t *p = &probes[n++];
+            memset(p, 0, sizeof *p);
+            p->value = x86_ctr_peek(m, c);
+            uint64_t wraps = c->overflows - m->obs_wraps[t][k];
+            p->increment = wraps * (c->max + 1) + p->value - m->obs_value[t][k];
+            p->overflow = wraps != 0;
+            bool thresholded = c->cls == X86_CLS_THRESH;
+            p->conditioned = thresholded;
+            p->cond = thresholded ? c->prev_cond : 1;
+            p->edge = thresholded && c->edge && c->obs_fired;
+            p->raw = thresholded ? c->obs_v : p->increment;
+            p->frozen = th->frozen;
+            p->interrupt = th->pmi_cycle == cycle;
+            m->obs_value[t][k] = p->value;
+            m->obs_wraps[t][k] = c->overflows;
+        }
+    }
+    m->obs_fn(&m->base, cycle, probes, n, m->obs_user);
+}
+
+/* x86_advance_span() one cycle at a time through the observed window (the
+ * cycles before and after it keep their O(1) gaps). */
+static void x86_advance(x86_model_t *m, uint64_t c2)
+{
+    if (G_LIKELY(!m->obs_fn || m->cur >= m->obs_to || c2 < m->obs_from)) {
+        x86_advance_span(m, c2);
+        return;
+    }
+    while (m->cur < c2) {
+        uint64_t cycle = m->cur;
+        if (cycle < m->obs_from) {
+            x86_advance_span(m, m->obs_from); /* closes `cycle`, skips to the window */
+            x86_obs_snapshot(m);
+        } else if (cycle < m->obs_to) {
+            x86_advance_span(m, cycle + 1);
+            x86_obs_emit(m, cycle);
+            if (cycle + 1 == m->obs_to)
+                x86_deadline_update(m); /* the fast path may resume */
+        } else {
+            x86_advance_span(m, c2);
+        }
+    }
+}
+
+void x86_observe_cycles(pmusim_model_t *base, uint64_t from, uint64_t to,
+                        pmusim_cycle_observer_fn fn, void *user)
+{
+    x86_model_t *m = x86_of(base);
+    m->obs_fn = fn;
+    m->obs_user = user;
+    m->obs_from = from > m->cur ? from : m->cur;
+    m->obs_to = to;
+    if (m->obs_from == m->cur)
+        x86_obs_snapshot(m);
+    x86_deadline_update(m);
 }
 
 static void x86_state_changed(x86_model_t *m)
@@ -821,9 +1211,11 @@ static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r
         if (r->mem.level >= 32 || r->mem.tlb >= 32)
             return false;
         if (!((f->mem_dir >> (r->mem.is_store != 0)) & 1) || !((f->lvl_mask >> r->mem.level) & 1) ||
-            !((f->tlb_mask >> r->mem.tlb) & 1))
+            !((f->tlb_mask >> r->mem.tlb) & 1) || r->mem.latency < f->lat_ge)
             return false;
     }
+    if ((f->need_flags & PMUSIM_F_OFFCORE) && (r->oc.req >= 32 || !((f->oc_req >> r->oc.req) & 1)))
+        return false;
     if (f->need_flags & PMUSIM_F_BRANCH) {
         if (r->br.kind >= 32)
             return false;
@@ -877,6 +1269,8 @@ static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_li
     for (uint32_t k = 0; k < l->n_gen; k++) {
         x86_ctr_t *c = l->gen[k];
         uint64_t occ;
+        if (r->kind != PMUSIM_REC_INSN && (c->src == X86_SRC_INSN || c->src == X86_SRC_UOPS))
+            continue; /* a MEM record is not an instruction */
         switch (c->src) {
         case X86_SRC_INSN:
             occ = 1;
@@ -908,6 +1302,8 @@ static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_li
         }
         if (!occ)
             continue;
+        if (G_UNLIKELY(c->pebs_armed))
+            x86_pebs_assist(m, c, r);
         if (c->cls == X86_CLS_DIRECT) {
             c->value += occ;
             if (c->value > c->max)
@@ -924,10 +1320,13 @@ static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t
         return;
     uint16_t key = (uint16_t)(r->ev_code | (r->ev_umask << 8));
     const unsigned plm = r->plm & 3; /* the ring the occurrences happened in */
+    m->ev_seen[key / 64] |= 1ull << (key % 64);
     for (uint32_t k = 0; k < th->n_ev; k++) {
         x86_ctr_t *c = th->ev_lst[k];
         if (c->ev_key != key || !((c->plm_mask >> plm) & 1))
             continue;
+        if (G_UNLIKELY(c->pebs_armed) && r->n)
+            x86_pebs_assist(m, c, r);
         if (c->cls == X86_CLS_DIRECT)
             x86_ctr_add(m, c, r->n, m->cur, r);
         else
@@ -935,17 +1334,45 @@ static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t
     }
 }
 
+/* A filter listener's record matched: an armed PEBS counter takes its
+ * assist first (this is its next qualifying event), then the count. */
+static inline void x86_filt_count(x86_model_t *m, x86_ctr_t *ct, const pmusim_rec_t *r)
+{
+    if (G_UNLIKELY(ct->pebs_armed))
+        x86_pebs_assist(m, ct, r);
+    if (ct->cls == X86_CLS_THRESH)
+        ct->acc++; /* compared at the cycle's close */
+    else if (G_UNLIKELY(++ct->value > ct->max))
+        x86_ctr_wrapped(m, ct, m->cur, r);
+}
+
+/* A further memory access of the thread's last instruction (format v2 MEM
+ * record): it feeds every memory event (loads, stores, misses, latency) but
+ * no instruction or uop count; the record's `flags` are not meaningful, so
+ * it is matched as a record holding only `mem`. */
+static void x86_count_mem(x86_model_t *m, const x86_thread_t *th, const pmusim_rec_t *r)
+{
+    pmusim_rec_t mr = *r;
+    mr.flags = PMUSIM_F_MEM;
+    const x86_listeners_t *l = &th->lst[r->plm & 3];
+    if (l->filt_flags & PMUSIM_F_MEM) {
+        for (uint32_t k = 0; k < l->n_filt; k++) {
+            x86_ctr_t *ct = l->filt[k];
+            if ((ct->f.need_flags & PMUSIM_F_MEM) && x86_filter_match(&ct->f, &mr))
+                x86_filt_count(m, ct, &mr);
+        }
+    }
+    if (l->n_gen)
+        x86_count_gen(m, l, &mr);
+}
+
 /* Whether x86_consume_fast() may run: no thread has listeners that need a
  * dispatch on their source, and no PMI waits for delivery. */
-static bool x86_fast_ok(const x86_model_t *m)
+static inline bool x86_fast_ok(const x86_model_t *m)
 {
-    if (m->pending_pmi)
-        return false;
-    for (uint32_t t = 0; t < m->base.nthreads; t++)
-        for (unsigned p = 0; p < 4; p++)
-            if (m->th[t].lst[p].n_gen)
-                return false;
-    return true;
+    /* thresholded counters close every cycle: the general path (whose filter
+     * loop feeds their per-cycle tallies) serves them */
+    return !m->has_gen && !m->n_thresh && !m->pending_pmi && !m->n_armed;
 }
 
 _Static_assert(X86_LISTENERS <= 32, "a listener index fits a 32-bit mask");
@@ -1031,7 +1458,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             last_ip[t] = r->ip;
         }
         const x86_listeners_t *l = lst[t];
-        if (r->flags & l->filt_flags) {
+        if ((r->flags | X86_F_ANY_RECORD) & l->filt_flags) {
             /* an overflow touches only the counter's own state, the status
              * and the log, so the wraps can follow the increments */
             uint32_t wrapped = 0;
@@ -1129,12 +1556,12 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
             if (G_UNLIKELY(++th->insn_seen == th->unit_due))
                 x86_units_sync(m, th, r);
             const x86_listeners_t *l = &th->lst[plm];
-            if (flags & l->filt_flags) {
+            if ((flags | X86_F_ANY_RECORD) & l->filt_flags) {
                 const uint32_t nf = l->n_filt;
                 for (uint32_t k = 0; k < nf; k++) {
                     x86_ctr_t *ct = l->filt[k];
-                    if (x86_filter_match(&ct->f, r) && G_UNLIKELY(++ct->value > ct->max))
-                        x86_ctr_wrapped(m, ct, m->cur, r);
+                    if (x86_filter_match(&ct->f, r))
+                        x86_filt_count(m, ct, r);
                 }
             }
             if (l->n_gen)
@@ -1154,12 +1581,15 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
             break;
         case PMUSIM_REC_THREAD:
             if (th->active != (r->n != 0)) {
-                th->active = r->n != 0;
+                x86_thread_set_active(m, r->thread, r->n != 0);
                 x86_state_changed(m);
             }
             break;
         case PMUSIM_REC_EVENT:
             x86_count_event(m, th, r);
+            break;
+        case PMUSIM_REC_MEM:
+            x86_count_mem(m, th, r);
             break;
         default:
             break;
@@ -1202,12 +1632,15 @@ static gboolean x86_gp_fault(GError **error, const x86_desc_t *d, const pmusim_r
     return FALSE;
 }
 
-/* Counter writes load bits 31:0 and sign-extend bit 31 into the upper
- * implemented bits (reference §3: no full-width IA32_A_PMCx on these CPUs). */
+/* IA32_PMCx writes load bits 31:0 and sign-extend bit 31 into the upper
+ * implemented bits (reference §3: no full-width IA32_A_PMCx on these CPUs).
+ * IA32_FIXED_CTRx are written at full width: SDM Vol. 3B §18.2.2 ("bits
+ * beyond the width of the fixed-function counter are reserved and must be
+ * written as zeros"; the caller refuses them with #GP). */
 static void x86_ctr_write(x86_model_t *m, x86_ctr_t *c, const pmusim_regwrite_t *w)
 {
-    uint64_t ext = (uint64_t)(int64_t)(int32_t)(uint32_t)w->value;
-    if ((w->value >> 32) != 0 && (w->value >> 32) != (ext >> 32)) {
+    uint64_t ext = c->slot >= X86_MAX_GP ? w->value : (uint64_t)(int64_t)(int32_t)(uint32_t)w->value;
+    if (c->slot < X86_MAX_GP && (w->value >> 32) != 0 && (w->value >> 32) != (ext >> 32)) {
         char name[24];
         x86_ctr_name(c, name, sizeof name);
         pmusim_model_diag(&m->base,
@@ -1218,6 +1651,7 @@ static void x86_ctr_write(x86_model_t *m, x86_ctr_t *c, const pmusim_regwrite_t 
     x86_units_sync_all(m);
     x86_sync_to(m, m->now);
     c->value = ext & c->max;
+    c->ref_frac = 0;
     c->since = m->now;
     if (c->unit)
         x86_units_sync(m, &m->th[c->thread], NULL); /* new budget */
@@ -1243,7 +1677,33 @@ static void x86_check_counter(x86_model_t *m, uint32_t t, uint32_t i)
                           "IA32_PERFEVTSEL%u thread %u = 0x%" PRIx64
                           ": EDGE without CMASK, counted as CMASK 1",
                           i, t, sel);
-    if (((th->pebs_enable >> i) & 1) && !c->pebs)
+    if (c->restricted) {
+        const x86_restriction_t *rs =
+            x86_restriction_find(m->d, (uint8_t)(sel & 0xff), (uint8_t)((sel >> 8) & 0xff));
+        GString *cs = g_string_new(NULL);
+        for (uint32_t k = 0; k < X86_MAX_GP; k++)
+            if ((rs->counters >> k) & 1)
+                g_string_append_printf(cs, "%sIA32_PMC%u", cs->len ? ", " : "", k);
+        pmusim_model_diag(&m->base,
+                          "IA32_PERFEVTSEL%u thread %u: event 0x%02x/0x%02x (%s) counts only on "
+                          "%s (Intel's event data); IA32_PMC%u counts nothing",
+                          i, t, (unsigned)(sel & 0xff), (unsigned)((sel >> 8) & 0xff),
+                          rs->intel_event, cs->str, i);
+        g_string_free(cs, TRUE);
+    }
+    if (c->pebs_invalid && (sel & (X86_EVTSEL_ANY | X86_EVTSEL_EDGE | X86_EVTSEL_INV |
+                                   (0xffull << 24))))
+        pmusim_model_diag(&m->base,
+                          "IA32_PEBS_ENABLE thread %u: PEBS on PMC%u with AnyThread, EDGE, INV "
+                          "or CMASK set is invalid (SDM Vol. 3B §18.8.1.1); it overflows "
+                          "normally",
+                          t, i);
+    else if (c->pebs_invalid)
+        pmusim_model_diag(&m->base,
+                          "IA32_PEBS_ENABLE thread %u: PEBS on PMC%u beside load latency is "
+                          "invalid (SDM Vol. 3B §18.8.1.2); it overflows normally",
+                          t, i);
+    else if (((th->pebs_enable >> i) & 1) && !c->pebs)
         pmusim_model_diag(&m->base,
                           "IA32_PEBS_ENABLE thread %u: PMC%u's event 0x%02x/0x%02x is not "
                           "PEBS-capable; it overflows normally",
@@ -1285,7 +1745,10 @@ gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError 
         return TRUE;
     }
     if (num >= X86_MSR_FIXED_CTR0 && num < X86_MSR_FIXED_CTR0 + X86_NUM_FIXED) {
-        x86_ctr_write(m, &th->ctr[X86_FIXED_SLOT(num - X86_MSR_FIXED_CTR0)], w);
+        x86_ctr_t *c = &th->ctr[X86_FIXED_SLOT(num - X86_MSR_FIXED_CTR0)];
+        if (v & ~c->max)
+            return x86_gp_fault(error, d, w, NULL, v & ~c->max);
+        x86_ctr_write(m, c, w);
         return TRUE;
     }
     if (num >= X86_MSR_EVTSEL0 && num < X86_MSR_EVTSEL0 + d->n_gp) {
@@ -1319,6 +1782,7 @@ gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError 
         if (v & ~x86_global_valid(d))
             return x86_gp_fault(error, d, w, NULL, v & ~x86_global_valid(d));
         th->global_ctrl = v;
+        th->frozen = false;
         x86_recompile(m);
         return TRUE;
     case X86_MSR_GLOBAL_STATUS:
@@ -1382,20 +1846,6 @@ gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError 
     return x86_gp_fault(error, d, w, "MSR not implemented", 0);
 }
 
-/* Current value of a counter including what is accrued lazily. */
-static uint64_t x86_ctr_peek(const x86_model_t *m, const x86_ctr_t *c)
-{
-    uint64_t v = c->value;
-    if (c->unit) /* no wrap is pending: the budget would have triggered it */
-        v += x86_tally(&m->th[c->thread], c) - c->unit_snap;
-    if (c->cls != X86_CLS_OFF && c->cls != X86_CLS_DIRECT && m->now > c->since && c->rate) {
-        uint64_t stop = m->now < c->rate_until ? m->now : c->rate_until;
-        if (stop > c->since)
-            v += c->rate * (stop - c->since);
-    }
-    return v & c->max;
-}
-
 gboolean x86_read_reg(pmusim_model_t *base, pmusim_regspace_t space, uint32_t num,
                       uint32_t thread, uint64_t *value)
 {
@@ -1437,6 +1887,15 @@ gboolean x86_read_reg(pmusim_model_t *base, pmusim_regspace_t space, uint32_t nu
     }
 }
 
+void x86_set_ref_ratio(pmusim_model_t *base, uint32_t num, uint32_t den)
+{
+    x86_model_t *m = x86_of(base);
+    x86_sync_to(m, m->now); /* what was accrued keeps the old ratio */
+    m->ref_num = num;
+    m->ref_den = den;
+    x86_recompile(m);
+}
+
 /* ---- life cycle and report ---- */
 
 pmusim_model_t *x86_create(const x86_desc_t *d, uint32_t nthreads, GError **error)
@@ -1451,10 +1910,13 @@ pmusim_model_t *x86_create(const x86_desc_t *d, uint32_t nthreads, GError **erro
     pmusim_model_base_init(&m->base, d->ops, nthreads);
     m->d = d;
     m->deadline = X86_NEVER;
+    m->ref_num = d->ref_num;
+    m->ref_den = d->ref_den;
     m->captures = g_ptr_array_new_with_free_func(g_free);
     for (uint32_t t = 0; t < nthreads; t++) {
         x86_thread_t *th = &m->th[t];
-        th->active = true;
+        x86_thread_set_active(m, t, true);
+        th->pmi_cycle = X86_NEVER;
         th->plm = 3; /* until the thread's first record says otherwise */
         /* Power-up: the GP enables are set for compatibility with version 1
          * software, the fixed enables clear (docs/sim-x86.md). */
@@ -1484,6 +1946,71 @@ void x86_destroy(pmusim_model_t *base)
     g_free(m);
 }
 
+/* Fills res->source with what drives counter c as it is programmed at the
+ * end, and res->status with PMUSIM_COUNT_NOT_IN_TRACE when the trace cannot
+ * hold it: an EVENT-only event with no EVENT record of its code and umask
+ * in the trace, a trace-derived event whose fields the trace's producer did
+ * not fill (header annotations), or an event the counter cannot count
+ * (Intel's counter restrictions).  Thresholds and INV do not change this: a
+ * condition on an absent source is absent too (docs/trace-events-x86.md). */
+static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
+                               pmusim_counter_result_t *res)
+{
+    const x86_thread_t *th = &m->th[c->thread];
+    const char *phrase = NULL;
+    uint32_t needs = 0;
+    res->status = PMUSIM_COUNT_OK;
+    if (c->slot >= X86_MAX_GP) {
+        static const char *const fixed[X86_NUM_FIXED] = {
+            "INSN records", "active (unhalted) cycles", "reference cycles while active"};
+        g_strlcpy(res->source, fixed[c->slot - X86_MAX_GP], sizeof res->source);
+        return;
+    }
+    uint64_t sel = th->evtsel[c->slot];
+    uint8_t code = (uint8_t)(sel & 0xff), umask = (uint8_t)((sel >> 8) & 0xff);
+    if (c->restricted) {
+        const x86_restriction_t *rs = x86_restriction_find(m->d, code, umask);
+        g_snprintf(res->source, sizeof res->source,
+                   "none: %s is not countable on IA32_PMC%u (Intel's event data)",
+                   rs->intel_event, c->slot);
+        res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+        return;
+    }
+    switch (c->src) {
+    case X86_SRC_EXPLICIT: {
+        uint16_t key = c->ev_key;
+        g_snprintf(res->source, sizeof res->source, "EVENT records 0x%02x/0x%02x", code, umask);
+        if (!((m->ev_seen[key / 64] >> (key % 64)) & 1))
+            res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+        return;
+    }
+    case X86_SRC_OFFCORE:
+    case X86_SRC_OUTSTANDING:
+        phrase = c->src == X86_SRC_OUTSTANDING
+                     ? "offcore requests in flight matching MSR_OFFCORE_RSP_0"
+                     : "offcore records matching MSR_OFFCORE_RSP_x";
+        needs = PMUSIM_ANN_OFFCORE;
+        break;
+    default:
+        phrase = x86_event_source(m->d, code, umask);
+        needs = x86_event_needs(m->d, code, umask);
+        break;
+    }
+    uint32_t missing = needs & ~m->base.trace_annotations;
+    if (!missing) {
+        g_strlcpy(res->source, phrase ? phrase : "?", sizeof res->source);
+        return;
+    }
+    GString *g = g_string_new(phrase);
+    g_string_append(g, "; the trace lacks");
+    for (uint32_t b = 0; b < PMUSIM_ANN_COUNT_; b++)
+        if ((missing >> b) & 1)
+            g_string_append_printf(g, " %s", pmusim_annotation_name(1u << b));
+    g_strlcpy(res->source, g->str, sizeof res->source);
+    g_string_free(g, TRUE);
+    res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+}
+
 static void x86_report_counter(const x86_model_t *m, const x86_ctr_t *c, pmusim_report_t *r)
 {
     pmusim_counter_result_t res;
@@ -1501,6 +2028,8 @@ static void x86_report_counter(const x86_model_t *m, const x86_ctr_t *c, pmusim_
     res.value = x86_ctr_peek(m, c);
     res.overflows = c->overflows;
     res.enabled = c->programmed;
+    if (c->programmed)
+        x86_counter_source(m, c, &res);
     g_array_append_val(r->counters, res);
 }
 

@@ -52,6 +52,7 @@ typedef enum x86_src_kind {
     X86_SRC_NONE = 0,    /* event the model cannot see: never counts */
     X86_SRC_EXPLICIT,    /* PMUSIM_REC_EVENT records with the same code/umask */
     X86_SRC_CYCLES,      /* one per cycle while the thread is active (unhalted) */
+    X86_SRC_REF,         /* reference cycles while active: CYCLES at the reference ratio */
     X86_SRC_INSN,        /* one per INSN record */
     X86_SRC_UOPS,        /* rec.uops per INSN record (0 counts as 1) */
     X86_SRC_FILTER,      /* one per INSN record matching a filter */
@@ -71,17 +72,38 @@ typedef struct x86_filter {
     uint32_t br_kind;      /* bit per pmusim_br_kind_t */
     uint32_t br_taken;     /* bit 0 not taken, bit 1 taken */
     uint32_t br_misp;      /* bit 0 predicted correctly, bit 1 mispredicted */
+    uint32_t oc_req;       /* bit per offcore request bit (oc.req) */
+    uint32_t lat_ge;       /* mem.latency must be at least this (load latency: threshold + 1) */
 } x86_filter_t;
 
-/* One trace-derived event of a model's table (x86_models.c). */
+/* One trace-derived event of a model's table (generated from
+ * trace-events.csv by gen_x86_events.py, sorted by code, umask). */
 typedef struct x86_evmap {
     uint8_t code;
     uint8_t umask;
     uint8_t src;           /* x86_src_kind_t */
     bool bit;              /* one bit of an OR-combinable umask (MEM_LOAD_RETIRED ...) */
     x86_filter_t f;
+    uint32_t needs;        /* PMUSIM_ANN_* the trace must carry for the count to mean anything */
+    const char *name;      /* as trace-events.csv names it */
     const char *phrase;    /* for ops->event_source() */
 } x86_evmap_t;
+
+/* An event that cannot use every general-purpose counter (Intel's event
+ * data, counter-restrictions.csv). */
+typedef struct x86_restriction {
+    uint8_t code;
+    uint8_t umask;
+    uint32_t counters;       /* bit n: IA32_PMCn allowed */
+    const char *intel_event; /* Intel's name, for the diagnostic */
+} x86_restriction_t;
+
+/* The generated tables (x86_events.c). */
+extern const x86_evmap_t x86_events_wsm[], x86_events_wsm_dp[], x86_events_knm[];
+extern const size_t x86_n_events_wsm, x86_n_events_wsm_dp, x86_n_events_knm;
+extern const x86_restriction_t x86_restrictions_wsm[], x86_restrictions_wsm_dp[],
+    x86_restrictions_knm[];
+extern const size_t x86_n_restrictions_wsm, x86_n_restrictions_wsm_dp, x86_n_restrictions_knm;
 
 /* A PEBS-capable event (reference §6.2). */
 typedef struct x86_pebs_event {
@@ -107,16 +129,17 @@ typedef struct x86_desc {
     uint64_t debugctl_valid;
     uint64_t pebs_enable_valid;
     bool has_ldlat;              /* MSR_PEBS_LD_LAT_THRESHOLD exists */
+    uint32_t ref_num, ref_den;   /* default reference-clock cycles per core cycle */
     bool offcore_per_core;       /* Westmere: RSP_0/1 shared by the two threads */
     x86_oc_layout_t oc_layout;
     uint64_t oc_valid[2];        /* writable bits of MSR_OFFCORE_RSP_0/1 */
     uint8_t oc_code[2];          /* PERFEVTSEL event/umask selecting RSP_0/1 */
     uint8_t oc_umask[2];
     uint8_t ldlat_code, ldlat_umask;
-    const x86_evmap_t *events;       /* family table (x86_models.c) */
-    size_t n_events;
-    const x86_evmap_t *model_events; /* entries only this model has, or NULL */
-    size_t n_model_events;
+    const x86_evmap_t *events;       /* trace-derived events, sorted by (code, umask) */
+    const size_t *n_events;
+    const x86_restriction_t *restrictions; /* sorted by (code, umask) */
+    const size_t *n_restrictions;
     const x86_pebs_event_t *pebs;
     size_t n_pebs;
 } x86_desc_t;
@@ -134,7 +157,14 @@ gboolean x86_read_reg(pmusim_model_t *m, pmusim_regspace_t space, uint32_t num, 
 void x86_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n);
 void x86_finish(pmusim_model_t *m);
 void x86_report(pmusim_model_t *m, pmusim_report_t *r);
+void x86_set_ref_ratio(pmusim_model_t *m, uint32_t num, uint32_t den);
+void x86_observe_cycles(pmusim_model_t *m, uint64_t from, uint64_t to,
+                        pmusim_cycle_observer_fn fn, void *user);
 const char *x86_event_source(const x86_desc_t *d, uint32_t code, uint32_t umask);
+/* The restriction of (code, umask) on d, or NULL when every counter may count it. */
+const x86_restriction_t *x86_restriction_find(const x86_desc_t *d, uint8_t code, uint8_t umask);
+/* The annotations (PMUSIM_ANN_*) the trace must carry for (code, umask). */
+uint32_t x86_event_needs(const x86_desc_t *d, uint8_t code, uint8_t umask);
 /* Looks (code, umask) up in d's table: exact entry, else an OR of bit entries.
  * Returns the number of entries written to out (0: not trace-derived). */
 size_t x86_event_lookup(const x86_desc_t *d, uint8_t code, uint8_t umask,

@@ -121,6 +121,9 @@ static char *golden_run(const golden_case_t *c, GError **error)
                                "counter t%u %-16s %14" G_GUINT64_FORMAT " ovf %" G_GUINT64_FORMAT
                                "  %s\n",
                                k->thread, k->reg, k->value, k->overflows, k->event);
+        if (k->enabled)
+            g_string_append_printf(out, "  source: %s%s\n", k->source,
+                                   k->status == PMUSIM_COUNT_NOT_IN_TRACE ? " <not in trace>" : "");
     }
     g_string_append_printf(out, "captures %u\n", rep.captures->len);
     for (guint i = 0; i < rep.captures->len && i < 20; i++)

@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static const char *exe, *root;
 static char *dir;
@@ -63,6 +64,15 @@ static void test_usage(void)
     CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "gen", "--cpu", "wsm", "--records", "0", "x", NULL), 2);
     CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "gen", "--cpu", "wsm", "--records", "10",
                         "--hit-ratio", "1.5", "x", NULL), 2);
+    /* issue 15: a true message for a count that is given but not usable */
+    CU_ASSERT_EQUAL(run(NULL, &err, "trace", "gen", "--cpu", "wsm", "--records", "1e20", "x",
+                        NULL), 2);
+    CU_ASSERT(err && strstr(err, "--records must be a whole number") && strstr(err, "'1e20'"));
+    g_free(err);
+    CU_ASSERT_EQUAL(run(NULL, &err, "trace", "gen", "--cpu", "wsm", "--records", "-1", "x",
+                        NULL), 2);
+    CU_ASSERT(err && strstr(err, "not '-1'"));
+    g_free(err);
     CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", "a", "b", "--to", "xml", NULL), 2);
     CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", "a", "b", "--from", "pin", NULL), 2);
     char *out = NULL;
@@ -87,14 +97,14 @@ static void test_gen_convert_dump(void)
     char *dump = NULL, *text = NULL;
     CU_ASSERT_EQUAL(run(&dump, NULL, "trace", "dump", bin2, NULL), 0);
     CU_ASSERT_FATAL(g_file_get_contents(txt, &text, NULL, NULL));
-    CU_ASSERT(dump && g_str_has_prefix(text, "pmusim-trace 1\n") && strcmp(dump, text) == 0);
+    CU_ASSERT(dump && g_str_has_prefix(text, "pmusim-trace 2\n") && strcmp(dump, text) == 0);
     g_free(dump);
     g_free(text);
     /* --to text overrides the extension */
     CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "gen", "--cpu", "ita2", "--records", "10", "--to",
                         "text", bin2, NULL), 0);
     CU_ASSERT(g_file_get_contents(bin2, &text, NULL, NULL) &&
-              g_str_has_prefix(text, "pmusim-trace 1\nisa ia64\n"));
+              g_str_has_prefix(text, "pmusim-trace 2\nisa ia64\n"));
     g_free(text);
     g_unlink(bin);
     g_unlink(txt);
@@ -130,6 +140,89 @@ static void test_failures(void)
     g_free(out);
 }
 
+/* Issue 15 item 1: outputs never destroy inputs and appear whole or not at all. */
+static void test_outputs_safe(void)
+{
+    char *txt = in_dir("keep.txt"), *lnk = in_dir("keep-link.txt"), *bad = in_dir("bad.pmt"),
+         *prev = in_dir("prev.pmt");
+    char *sample = g_build_filename(root, "traces", "samples", "wsm_loop.txt", NULL);
+    char *orig = NULL, *now = NULL, *err = NULL;
+    CU_ASSERT_FATAL(g_file_get_contents(sample, &orig, NULL, NULL));
+    CU_ASSERT_FATAL(g_file_set_contents(txt, orig, -1, NULL));
+    CU_ASSERT_FATAL(symlink(txt, lnk) == 0);
+    /* convert X X, and X through a link: refused, X unchanged */
+    CU_ASSERT_EQUAL(run(NULL, &err, "trace", "convert", txt, txt, NULL), 1);
+    CU_ASSERT(err && strstr(err, "refusing to write the output over the input"));
+    g_free(err);
+    CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", txt, lnk, NULL), 1);
+    CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", "--from", "lackey", txt, lnk, NULL), 1);
+    CU_ASSERT(g_file_get_contents(txt, &now, NULL, NULL) && strcmp(now, orig) == 0);
+    g_free(now);
+    /* a corrupt input leaves an existing output as it was (and /dev/null exists) */
+    CU_ASSERT_FATAL(g_file_set_contents(bad, "garbage\n", -1, NULL));
+    CU_ASSERT_FATAL(g_file_set_contents(prev, "previous", -1, NULL));
+    CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", bad, prev, NULL), 1);
+    CU_ASSERT(g_file_get_contents(prev, &now, NULL, NULL) && strcmp(now, "previous") == 0);
+    g_free(now);
+    CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", bad, "/dev/null", NULL), 1);
+    CU_ASSERT(g_file_test("/dev/null", G_FILE_TEST_EXISTS));
+    /* a failed write is exit 1 with the reason, for files and for stdout */
+    if (g_file_test("/dev/full", G_FILE_TEST_EXISTS)) {
+        CU_ASSERT_EQUAL(run(NULL, &err, "trace", "convert", txt, "/dev/full", NULL), 1);
+        CU_ASSERT(err && strstr(err, "/dev/full: write failed: "));
+        g_free(err);
+        char *cmd = g_strdup_printf("'%s' trace info '%s' > /dev/full", exe, txt);
+        char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+        int status = -1;
+        CU_ASSERT(g_spawn_sync(NULL, argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, &err,
+                               &status, NULL));
+        CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+        CU_ASSERT(err && strstr(err, "pmusim: write error on standard output: "));
+        g_free(err);
+        g_free(cmd);
+    }
+    g_unlink(txt);
+    g_unlink(lnk);
+    g_unlink(bad);
+    g_unlink(prev);
+    g_free(txt);
+    g_free(lnk);
+    g_free(bad);
+    g_free(prev);
+    g_free(sample);
+    g_free(orig);
+}
+
+/* trace info is exact at the top of the cycle range; --strict turns the
+ * missing end line from a warning into an error */
+static void test_info_edges(void)
+{
+    char *t = in_dir("top.txt"), *out = NULL, *err = NULL;
+    CU_ASSERT_FATAL(g_file_set_contents(
+        t, "pmusim-trace 2\ncpu wsm\n18446744073709551615 0 insn ip=0x1 len=1\n", -1, NULL));
+    CU_ASSERT_EQUAL(run(&out, &err, "trace", "info", t, NULL), 0);
+    CU_ASSERT(out && strstr(out, "cycles: 18446744073709551616 (span [0, 18446744073709551616))"));
+    CU_ASSERT(err && strstr(err, "pmusim: warning: ") && strstr(err, "top.txt: line 3: ") &&
+              strstr(err, "without its end line"));
+    g_free(out);
+    g_free(err);
+    CU_ASSERT_EQUAL(run(&out, &err, "trace", "info", "--strict", t, NULL), 1);
+    CU_ASSERT(err && strstr(err, "without its end line 'end COUNT' (truncated?)"));
+    g_free(out);
+    g_free(err);
+    CU_ASSERT_FATAL(g_file_set_contents(t,
+                                        "pmusim-trace 2\ncpu wsm\n"
+                                        "18446744073709551614 0 idle n=1\nend 1\n",
+                                        -1, NULL));
+    CU_ASSERT_EQUAL(run(&out, &err, "trace", "info", "--strict", t, NULL), 0);
+    CU_ASSERT(out && strstr(out, "cycles: 18446744073709551615 ("));
+    CU_ASSERT(err && !*err);
+    g_free(out);
+    g_free(err);
+    g_unlink(t);
+    g_free(t);
+}
+
 static void test_samples_and_lackey(void)
 {
     char *sample = g_build_filename(root, "traces", "samples", "wsm_loop.txt", NULL);
@@ -146,8 +239,10 @@ static void test_samples_and_lackey(void)
     CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", "--from", "lackey", log, bin, "--cpu",
                         "wsm", NULL), 0);
     CU_ASSERT_EQUAL(run(&out, NULL, "trace", "info", bin, NULL), 0);
-    CU_ASSERT(out && strstr(out, "records: 246\n") && strstr(out, "cpu: wsm\n") &&
-              strstr(out, "loads: l1d=29 ") && strstr(out, "stores: l1d=39 "));
+    /* 246 instructions + 7 MEM records (the stores of the 7 M lines) */
+    CU_ASSERT(out && strstr(out, "records: 253\n") && strstr(out, "cpu: wsm\n") &&
+              strstr(out, "  mem: 7\n") && strstr(out, "loads: l1d=36 ") &&
+              strstr(out, "stores: l1d=39 ") && strstr(out, "meta annotations: allmem\n"));
     g_free(out);
     CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", "--from", "lackey", log, bin, "--cpu",
                         "mont", NULL), 2);
@@ -171,4 +266,6 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_gen_convert_dump);
     PMUSIM_ADD_TEST(s, test_failures);
     PMUSIM_ADD_TEST(s, test_samples_and_lackey);
+    PMUSIM_ADD_TEST(s, test_outputs_safe);
+    PMUSIM_ADD_TEST(s, test_info_edges);
 }

@@ -397,7 +397,12 @@ static void test_wsm_fixed_and_gp_cycles(void)
 static void test_wsm_pebs_counter(void)
 {
     /* a PEBS-enabled counter overflows into OvfBuf, not its status bit: the
-     * front door finds it wrapped, samples it and reloads it */
+     * front door finds it wrapped, samples it and reloads it.  The overflow
+     * only arms PEBS; the assist (and the PMI) come at the next instruction
+     * (SDM Vol. 3B §18.8.1.1), which has counted too: loaded at -5, records
+     * 0-4 wrap it at 4, record 5 fires the assist and the reload; then 6-10
+     * wrap, 11 fires, 12-16, 17, and 18-22 wrap at 22 with no record left
+     * to fire the assist: 3 samples, at cycles 5, 11, 17. */
     pmusim_model_t *m = model("wsm", 1);
     wr(m, PMUSIM_REG_MSR, MSR_EVTSEL0, EVTSEL(0xc0, 0x01), 0);
     wr(m, PMUSIM_REG_MSR, 0x3f1, 1, 0); /* IA32_PEBS_ENABLE: PEBS_EN_PMC0 */
@@ -408,22 +413,22 @@ static void test_wsm_pebs_counter(void)
     pmusim_rec_t r[23];
     linear(r, 23, 0x600000);
     run(m, r, 23);
-    CU_ASSERT_EQUAL_FATAL(pmusim_frontdoor_n_samples(fd), 4);
-    for (unsigned j = 0; j < 4; j++) {
+    CU_ASSERT_EQUAL_FATAL(pmusim_frontdoor_n_samples(fd), 3);
+    for (unsigned j = 0; j < 3; j++) {
         const pmusim_sample_t *s = pmusim_frontdoor_sample(fd, j);
-        CU_ASSERT_EQUAL(s->cycle, 5 * j + 4);
-        CU_ASSERT_EQUAL(s->ip, 0x600000 + 16 * (5 * j + 4));
+        CU_ASSERT_EQUAL(s->cycle, 6 * j + 5);
+        CU_ASSERT_EQUAL(s->ip, 0x600000 + 16 * (6 * j + 5));
         CU_ASSERT_EQUAL(s->ovfl, UINT64_C(1) << 62);
         CU_ASSERT_EQUAL(s->flags, PMUSIM_SAMPLE_PEBS);
     }
     CU_ASSERT_EQUAL(pmusim_frontdoor_spurious(fd), 0);
     CU_ASSERT_EQUAL(pmusim_frontdoor_counter_total(fd, 0, 0), 23);
-    CU_ASSERT_EQUAL(rd(m, PMUSIM_REG_MSR, MSR_PMC0, 0), W48 - 2);
+    CU_ASSERT_EQUAL(rd(m, PMUSIM_REG_MSR, MSR_PMC0, 0), 0); /* wrapped at 22, armed */
     CU_ASSERT_EQUAL(rd(m, PMUSIM_REG_MSR, MSR_GLOBAL_STATUS, 0), 0);
     pmusim_report_t rep;
     pmusim_report_init(&rep);
     pmusim_model_collect(m, &rep);
-    CU_ASSERT_EQUAL(rep.captures->len, 4); /* the model's PEBS records */
+    CU_ASSERT_EQUAL(rep.captures->len, 3); /* the model's PEBS records */
     pmusim_report_clear(&rep);
     pmusim_frontdoor_free(fd);
     pmusim_model_free(m);

@@ -72,6 +72,15 @@ static uint64_t rd(pmusim_model_t *m, uint32_t num, uint32_t t)
     return v;
 }
 
+/* IA32_PMC0-3 of thread 0 hold a, b, c, d. */
+static void expect_pmcs(pmusim_model_t *m, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), a);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), b);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), c);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), d);
+}
+
 static pmusim_rec_t insn(uint64_t cycle, uint8_t thread, uint8_t plm)
 {
     pmusim_rec_t r;
@@ -81,6 +90,7 @@ static pmusim_rec_t insn(uint64_t cycle, uint8_t thread, uint8_t plm)
     r.thread = thread;
     r.plm = plm;
     r.ip = 0x400000 + cycle * 4;
+    r.len = 4;
     r.oc.snoop = PMUSIM_OFFCORE_NONE;
     return r;
 }
@@ -312,8 +322,17 @@ static void test_counter_write_sign_extension(void)
     CU_ASSERT_EQUAL(rd(m, PMC0, 0), 0xffff80000000ull); /* 48 bits */
     wr(m, PMC0, 0x7fffffffull, 0);
     CU_ASSERT_EQUAL(rd(m, PMC0, 0), 0x7fffffffull);
+    /* fixed counters are written at full width (SDM §18.2.2): no sign
+     * extension from bit 31; bits beyond the width are reserved (#GP) */
     wr(m, FIXED0 + 1, 0xfffffff0ull, 0);
-    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 0xfffffffffff0ull);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 0xfffffff0ull);
+    wr(m, FIXED0 + 2, 0xfffffffffff0ull, 0);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 2, 0), 0xfffffffffff0ull);
+    GError *err = NULL;
+    CU_ASSERT_FALSE(wr_try(m, FIXED0 + 2, 0x1000000000000ull, 0, &err));
+    CU_ASSERT_TRUE(g_error_matches(err, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG));
+    g_clear_error(&err);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 2, 0), 0xfffffffffff0ull); /* unchanged */
     /* upper bits are not loaded: diagnosed */
     guint nd = m->diags->len;
     wr(m, PMC0 + 1, 0x1200000005ull, 0);
@@ -372,7 +391,7 @@ static void test_cycle_counter_wrap_cycle(void)
     pmusim_model_t *m = mk("wsm", 1);
     wr(m, FIXED_CTRL, 0x3 << 4 | 0x8 << 4, 0); /* ctr1, all rings, PMI */
     wr(m, GCTRL, 1ull << 33, 0);
-    wr(m, FIXED0 + 1, (uint64_t)-10, 0);
+    wr(m, FIXED0 + 1, 0xfffffffffff6ull /* -10 at 48 bits */, 0);
     pmusim_rec_t t[] = {insn(0, 0, 3), idle(1, 0, 24)}; /* [0, 25) */
     run(m, t, 2);
     /* after cycle k the counter holds -10 + k + 1: it wraps in cycle 9 */
@@ -476,10 +495,7 @@ static void test_cmask_inv_edge(void)
     wr(m, EVTSEL0 + 2, base | INV, 0);       /* INV inert at CMASK 0: sum = 6 */
     wr(m, EVTSEL0 + 3, base | CMASK(3) | INV, 0); /* v<3: all but c1 = 5 */
     uops_trace(m);
-    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1);
-    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 0);
-    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 6);
-    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 5);
+    expect_pmcs(m, 1, 0, 6, 5);
     pmusim_model_free(m);
 }
 
@@ -501,6 +517,52 @@ static void test_thresh_long_gap_is_arithmetic(void)
     m->ops->report(m, &rep);
     CU_ASSERT_EQUAL(rep.cycles, n + 7);
     pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+/* 2^24 wraps of each of two counters in one IDLE gap up to cycle 2^64 - 1,
+ * with PMIs but no handler: O(1), not a walk over the overflows (issue 15
+ * item 3; the walk took seconds). */
+static void test_many_wraps_in_a_gap_are_arithmetic(void)
+{
+    const uint64_t w40 = 1ull << 40;
+    pmusim_model_t *m = mk("knm", 1);
+    wr(m, FIXED_CTRL, 0xb << 4, 0); /* fixed ctr1: all rings, PMI */
+    wr(m, EVTSEL0, EVT(0xc2, 0x10) | EN | USR | OS | INT | CMASK(1) | INV, 0); /* stalls */
+    wr(m, GCTRL, 0x1ull | (1ull << 33), 0);
+    wr(m, FIXED0 + 1, w40 - 5, 0);
+    wr(m, PMC0, (uint64_t)-3, 0); /* sign-extended: 2^40 - 3 */
+    pmusim_rec_t t[] = {insn(0, 0, 3), idle(1, 0, UINT64_MAX - 1)}; /* [0, 2^64 - 1) */
+    run(m, t, G_N_ELEMENTS(t));
+    /* fixed ctr1: 2^64 - 1 cycles from 2^40 - 5: (2^40 - 5 + 2^64 - 1) / 2^40
+     * = 2^24 wraps, 2^40 - 6 left; wraps in cycles 4 + j * 2^40.
+     * PMC0: stalls in cycles 1 .. 2^64 - 2 (cycle 0 retires one uop): 2^64 - 2
+     * from 2^40 - 3: 2^24 wraps, 2^40 - 5 left; wraps in cycles 3 + j * 2^40. */
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), w40 - 6);
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), w40 - 5);
+    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 0x1ull | (1ull << 33));
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL(g_array_index(rep.counters, pmusim_counter_result_t, 0).overflows, 1ull << 24);
+    CU_ASSERT_EQUAL(g_array_index(rep.counters, pmusim_counter_result_t, 3).overflows, 1ull << 24);
+    CU_ASSERT_EQUAL(rep.cycles, UINT64_MAX);
+    pmusim_report_clear(&rep);
+    /* the wraps never coincide: one PMI each */
+    CU_ASSERT_EQUAL(m->pmi_count, 1ull << 25);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_PMC0 overflow", 3, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_FIXED_CTR1 overflow", 4, 0), 1);
+    /* the first 64 overflows are logged one by one (32 of each, alternating),
+     * the other 2^24 - 32 of each counter as one line at its last wrap:
+     * PMC0 in cycle 3 + (2^24 - 1) 2^40, fixed ctr1 in 4 + (2^24 - 1) 2^40 */
+    CU_ASSERT_EQUAL(log_count(m, "IA32_PMC0 overflow", 3 + 31 * w40, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_FIXED_CTR1 overflow", 4 + 31 * w40, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_PMC0 overflow", 3 + 32 * w40, 0), 0);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_PMC0 overflow (x16777184)", 3 + ((1ull << 24) - 1) * w40, 0),
+                    1);
+    CU_ASSERT_EQUAL(
+        log_count(m, "IA32_FIXED_CTR1 overflow (x16777184)", 4 + ((1ull << 24) - 1) * w40, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "interrupt", 4 + ((1ull << 24) - 1) * w40, 0), 1);
     pmusim_model_free(m);
 }
 
@@ -527,7 +589,8 @@ static void test_any_thread_wsm(void)
     wr(m, EVTSEL0 + 0, base | CMASK(2) | ANY, 0); /* sum over both threads >= 2 */
     wr(m, EVTSEL0 + 1, base | CMASK(2), 0);       /* own thread only */
     wr(m, EVTSEL0 + 2, base | ANY, 0);            /* CMASK 0: sum of both */
-    wr(m, EVTSEL0 + 3, EVT(0x3c, 0x00) | EN | USR | OS | ANY, 0); /* active threads per cycle */
+    /* cycles in which at least one thread is active (SDM *_ANY cycle events) */
+    wr(m, EVTSEL0 + 3, EVT(0x3c, 0x00) | EN | USR | OS | ANY, 0);
     /* cycle 0: t0 1 uop, t1 1 uop (sum 2); cycle 1: t0 1 uop; cycle 2: t1 2 uops;
      * t1 inactive from cycle 3; end = 5 */
     pmusim_rec_t t[] = {uops(0, 0, 1), uops(0, 1, 1), uops(1, 0, 1), uops(2, 1, 2),
@@ -536,7 +599,25 @@ static void test_any_thread_wsm(void)
     CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 2); /* cycles 0, 2 */
     CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 0); /* t0 never has 2 uops in a cycle */
     CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 5); /* 1+1+1+2 */
-    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 8); /* 2+2+2 + 1+1 */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 5); /* cycles 0-4: thread 0 is always active */
+    pmusim_model_free(m);
+}
+
+/* TOTAL_CYCLES-style counting (UOPS_RETIRED:ANY:c=16:i=1) on a halted
+ * thread: its counters keep counting while a sibling runs; they stop only
+ * when every thread of the core is halted (issue 10). */
+static void test_halted_thread_total_cycles(void)
+{
+    pmusim_model_t *m = mk("wsm", 2);
+    wr(m, EVTSEL0, EVT(0xc2, 0x01) | EN | USR | OS | CMASK(16) | INV, 1);
+    wr(m, EVTSEL0 + 1, EVT(0x3c, 0x00) | EN | USR | OS, 1); /* unhalted cycles of t1 */
+    pmusim_rec_t t[] = {thread_state(0, 1, 0), insn(0, 0, 3), insn(1, 0, 3), insn(2, 0, 3),
+                        insn(3, 0, 3), thread_state(4, 0, 0), idle(4, 0, 3)};
+    run(m, t, G_N_ELEMENTS(t));
+    /* cycles 0-3: thread 1 halted, thread 0 runs: the core is powered, 0 uops
+     * < 16 on thread 1 counts 4; cycles 4-6: both halted, nothing counts */
+    CU_ASSERT_EQUAL(rd(m, PMC0, 1), 4);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 1), 0);
     pmusim_model_free(m);
 }
 
@@ -546,7 +627,7 @@ static void test_any_thread_knm(void)
     pmusim_model_t *m = mk("knm", 4);
     wr(m, EVTSEL0 + 0, base | CMASK(3) | ANY, 2);
     wr(m, EVTSEL0 + 1, base | CMASK(3) | ANY | INV, 2);
-    wr(m, FIXED_CTRL, 0x7 << 4, 2); /* fixed ctr1 AnyThread: active threads per cycle */
+    wr(m, FIXED_CTRL, 0x7 << 4, 2); /* fixed ctr1 AnyThread: cycles with a thread active */
     wr(m, GCTRL, 0x3ull | (1ull << 33), 2);
     /* cycle 0: threads 0,1,3 one uop each (3); cycle 1: threads 0,2 (2);
      * cycle 2: all four (4); cycle 3: none.  Thread 3 halted from cycle 3. */
@@ -556,7 +637,7 @@ static void test_any_thread_knm(void)
     run(m, t, G_N_ELEMENTS(t));
     CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 2), 2); /* cycles 0, 2 */
     CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 2), 2); /* cycles 1, 3 */
-    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 2), 4 + 4 + 4 + 3);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 2), 4); /* cycles 0-3, not 4+4+4+3 thread-cycles */
     CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 0); /* not programmed on thread 0 */
     pmusim_model_free(m);
 }
@@ -587,6 +668,18 @@ static void test_explicit_events(void)
     CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 1); /* cycle 0 has 4 >= 3 */
     CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 7);
     CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 0);
+    pmusim_model_free(m);
+
+    /* EVENT records count at their own privilege level (issue 10): a :u
+     * counter ignores a ring-0 record, a :k counter takes it */
+    m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0xa2, 0x01) | EN | USR, 0);
+    wr(m, EVTSEL0 + 1, EVT(0xa2, 0x01) | EN | OS, 0);
+    pmusim_rec_t u[] = {event(0, 0xa2, 0x01, 2), event(1, 0xa2, 0x01, 5)};
+    u[1].plm = 0;
+    run(m, u, G_N_ELEMENTS(u));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 2);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 5);
     pmusim_model_free(m);
 }
 
@@ -695,31 +788,341 @@ static void test_knm_outstanding_read_midway(void)
     pmusim_model_free(m);
 }
 
+/* ---- sources, status, restrictions (issue 10) ---- */
+
+static pmusim_rec_t branch(uint64_t cycle, uint8_t kind, int taken, int ok)
+{
+    pmusim_rec_t r = insn(cycle, 0, 3);
+    r.flags = PMUSIM_F_BRANCH;
+    r.br.kind = kind;
+    r.br.taken = (uint8_t)taken;
+    r.br.dir_ok = (uint8_t)ok;
+    r.br.tgt_ok = 1;
+    return r;
+}
+
+
+static const pmusim_counter_result_t *result(const pmusim_report_t *rep, const char *reg,
+                                             uint32_t thread)
+{
+    for (guint i = 0; i < rep->counters->len; i++) {
+        const pmusim_counter_result_t *k =
+            &g_array_index(rep->counters, pmusim_counter_result_t, i);
+        if (strcmp(k->reg, reg) == 0 && k->thread == thread)
+            return k;
+    }
+    CU_FAIL("no such counter");
+    return &g_array_index(rep->counters, pmusim_counter_result_t, 0);
+}
+
+static gboolean diag_has(const pmusim_report_t *rep, const char *needle)
+{
+    for (guint i = 0; i < rep->diags->len; i++)
+        if (strstr(g_ptr_array_index(rep->diags, i), needle))
+            return TRUE;
+    return FALSE;
+}
+
+static void test_not_in_trace_status(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    /* a producer without a cache model: no "levels" annotation */
+    m->trace_annotations = PMUSIM_ANN_ALL & ~PMUSIM_ANN_LEVELS;
+    wr(m, EVTSEL0 + 0, EVT(0xcb, 0x02) | EN | USR | OS, 0); /* MEM_LOAD_RETIRED:L2_HIT */
+    /* RESOURCE_STALLS:ANY inverted: EVENT-only, none in the trace: never "every cycle" */
+    wr(m, EVTSEL0 + 1, EVT(0xa2, 0x01) | EN | USR | OS | CMASK(1) | INV, 0);
+    wr(m, EVTSEL0 + 2, EVT(0xa2, 0x02) | EN | USR | OS, 0); /* EVENT records present */
+    wr(m, EVTSEL0 + 3, EVT(0xc0, 0x01) | EN | USR | OS, 0); /* INST_RETIRED: always there */
+    pmusim_rec_t t[] = {load(0, 5, PMUSIM_LVL_L2), event(1, 0xa2, 0x02, 3), insn(2, 0, 3)};
+    run(m, t, G_N_ELEMENTS(t));
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    const pmusim_counter_result_t *k = result(&rep, "IA32_PMC0", 0);
+    CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_NOT_IN_TRACE);
+    CU_ASSERT_STRING_EQUAL(k->source, "load records with mem.level == L2; the trace lacks levels");
+    k = result(&rep, "IA32_PMC1", 0);
+    CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_NOT_IN_TRACE);
+    CU_ASSERT_STRING_EQUAL(k->source, "EVENT records 0xa2/0x01");
+    k = result(&rep, "IA32_PMC2", 0);
+    CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_OK);
+    CU_ASSERT_EQUAL(k->value, 3);
+    CU_ASSERT_STRING_EQUAL(k->source, "EVENT records 0xa2/0x02");
+    k = result(&rep, "IA32_PMC3", 0);
+    CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_OK);
+    CU_ASSERT_EQUAL(k->value, 2);
+    CU_ASSERT_STRING_EQUAL(k->source, "INSN records");
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+/* Events whose unit masks the trace fields hold (issue 10): derived. */
+static void test_derived_events_wsm(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x51, 0x01) | EN | USR | OS, 0); /* L1D:REPL */
+    wr(m, EVTSEL0 + 1, EVT(0xf0, 0x80) | EN | USR | OS, 0); /* L2_TRANSACTIONS:ANY */
+    wr(m, EVTSEL0 + 2, EVT(0x88, 0x7f) | EN | USR | OS, 0); /* BR_INST_EXEC:ANY */
+    wr(m, EVTSEL0 + 3, EVT(0xb0, 0x01) | EN | USR | OS, 0); /* OFFCORE_REQUESTS:DEMAND_READ_DATA */
+    pmusim_rec_t t[] = {load(0, 5, PMUSIM_LVL_L1D), load(1, 12, PMUSIM_LVL_L2),
+                        load(2, 40, PMUSIM_LVL_L3),  branch(3, PMUSIM_BR_COND, 1, 1),
+                        branch(4, PMUSIM_BR_RET, 1, 1), offcore(5, 0, 0, 8, PMUSIM_OFFCORE_NONE, 9),
+                        offcore(6, 0, 1, 8, PMUSIM_OFFCORE_NONE, 9)};
+    t[2].mem.is_store = 1;
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 2); /* the L2 load and the L3 store miss L1D */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2); /* the same two reach L2 */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 2); /* two branches */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 1); /* oc.req 0 (demand data read), not 1 (RFO) */
+    pmusim_model_free(m);
+
+    m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0xc2, 0x02) | EN | USR | OS, 0); /* UOPS_RETIRED:RETIRE_SLOTS */
+    wr(m, EVTSEL0 + 1, EVT(0x88, 0x41) | EN | USR | OS, 0); /* BR_INST_EXEC: COND | TAKEN */
+    pmusim_rec_t u[] = {uops(0, 0, 3), uops(1, 0, 0), branch(2, PMUSIM_BR_COND, 0, 1),
+                        branch(3, PMUSIM_BR_IND, 1, 1), branch(4, PMUSIM_BR_IND, 0, 1)};
+    run(m, u, G_N_ELEMENTS(u));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 3 + 1 + 3); /* uops 0 counts as 1 */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2);         /* cond not taken; ind taken */
+    pmusim_model_free(m);
+}
+
+/* A further memory access (MEM record) is a load or store, not an
+ * instruction. */
+static void test_mem_records(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x0b, 0x01) | EN | USR | OS, 0); /* MEM_INST_RETIRED:LOADS */
+    wr(m, EVTSEL0 + 1, EVT(0x0b, 0x02) | EN | USR | OS, 0); /* MEM_INST_RETIRED:STORES */
+    wr(m, EVTSEL0 + 2, EVT(0xc0, 0x01) | EN | USR | OS, 0); /* INST_RETIRED */
+    wr(m, EVTSEL0 + 3, EVT(0xc2, 0x01) | EN | USR | OS, 0); /* UOPS_RETIRED */
+    pmusim_rec_t t[] = {load(0, 5, PMUSIM_LVL_L1D), load(0, 5, PMUSIM_LVL_L1D),
+                        load(1, 5, PMUSIM_LVL_L1D)};
+    t[1].kind = PMUSIM_REC_MEM; /* the first instruction also stores */
+    t[1].flags = 0;
+    t[1].mem.is_store = 1;
+    run(m, t, G_N_ELEMENTS(t));
+    expect_pmcs(m, 2, 1, 2, 2);
+    pmusim_model_free(m);
+}
+
+/* Counter restrictions from Intel's event data. */
+static void test_counter_restrictions(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    guint nd = m->diags->len;
+    wr(m, EVTSEL0 + 1, EVT(0x51, 0x01) | EN | USR | OS, 0); /* L1D:REPL on PMC1: allowed */
+    CU_ASSERT_EQUAL(m->diags->len, nd);
+    wr(m, EVTSEL0 + 2, EVT(0x51, 0x01) | EN | USR | OS, 0); /* on PMC2: PMC0-1 only */
+    wr(m, EVTSEL0 + 0, EVT(0x0b, 0x10) | EN | USR | OS, 0); /* load latency: PMC3 only */
+    wr(m, LDLAT, 3, 0);
+    pmusim_rec_t t[] = {load(0, 50, PMUSIM_LVL_L2)};
+    run(m, t, 1);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC1", 0)->value, 1);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC1", 0)->status, PMUSIM_COUNT_OK);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC2", 0)->value, 0);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC2", 0)->status, PMUSIM_COUNT_NOT_IN_TRACE);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC0", 0)->value, 0);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC0", 0)->status, PMUSIM_COUNT_NOT_IN_TRACE);
+    CU_ASSERT_TRUE(diag_has(&rep, "IA32_PERFEVTSEL2 thread 0: event 0x51/0x01 (L1D.REPL) counts "
+                                  "only on IA32_PMC0, IA32_PMC1 (Intel's event data); IA32_PMC2 "
+                                  "counts nothing"));
+    CU_ASSERT_TRUE(diag_has(&rep, "counts only on IA32_PMC3"));
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+/* PEBS set-ups the SDM calls invalid: diagnosed, the counter overflows
+ * normally (no assist). */
+static void test_invalid_pebs_setups(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0xc0, 0x01) | EN | USR | OS | CMASK(1), 0);
+    wr(m, PMC0, (uint64_t)-1, 0);
+    wr(m, PEBS_EN, 0x1, 0);
+    pmusim_rec_t t[] = {insn(0, 0, 3), insn(1, 0, 3)};
+    run(m, t, 2);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL(rep.captures->len, 0);
+    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 0x1); /* Ovf_PMC0, not OvfBuf */
+    CU_ASSERT_TRUE(diag_has(&rep, "PEBS on PMC0 with AnyThread, EDGE, INV or CMASK set is "
+                                  "invalid (SDM Vol. 3B §18.8.1.1)"));
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+
+    /* load latency on PMC3 and another PEBS event on PMC0 */
+    m = mk("wsm", 1);
+    wr(m, LDLAT, 3, 0);
+    wr(m, EVTSEL0 + 3, EVT(0x0b, 0x10) | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 0, EVT(0xc0, 0x01) | EN | USR | OS, 0);
+    wr(m, PMC0, (uint64_t)-1, 0);
+    wr(m, PEBS_EN, 0x9ull | (1ull << 35), 0);
+    pmusim_rec_t u[] = {insn(0, 0, 3)};
+    run(m, u, 1);
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL(rep.captures->len, 0);
+    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 0x1);
+    CU_ASSERT_TRUE(diag_has(&rep, "PEBS on PMC0 beside load latency is invalid"));
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+/* Knights Mill 0x3C umask 0x01 is CPU_CLK_UNHALTED.REF in Intel's event
+ * data; libpfm4's umask 0x02 keeps working. */
+static void test_knm_ref_cycles_encodings(void)
+{
+    pmusim_model_t *m = mk("knm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x3c, 0x01) | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 1, EVT(0x3c, 0x02) | EN | USR | OS, 0);
+    pmusim_rec_t t[] = {insn(0, 0, 3), idle(1, 0, 9)};
+    run(m, t, 2);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 10);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 10);
+    pmusim_model_free(m);
+}
+
+/* Reference cycles (fixed counter 2, CPU_CLK_UNHALTED:REF_P) tick at the
+ * settable reference ratio; core cycles do not. */
+static void test_ref_ratio(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    GError *err = NULL;
+    CU_ASSERT_FALSE(pmusim_model_set_ref_ratio(m, 0, 3, &err));
+    g_clear_error(&err);
+    CU_ASSERT_TRUE(pmusim_model_set_ref_ratio(m, 2, 3, &err));
+    wr(m, FIXED_CTRL, 0xbb0, 0); /* ctr1 cycles, ctr2 reference cycles, both with PMI */
+    wr(m, EVTSEL0, EVT(0x3c, 0x01) | EN | USR | OS, 0); /* REF_P */
+    wr(m, GCTRL, 0x1ull | (3ull << 33), 0);
+    wr(m, FIXED0 + 2, 0xfffffffffffeull, 0); /* 2 reference cycles before the wrap */
+    pmusim_rec_t t[] = {insn(0, 0, 3), idle(1, 0, 9)};
+    run(m, t, 2);
+    /* 10 core cycles = 20/3 reference cycles: 6 counted, 2/3 carried; fixed
+     * ctr2 reaches 2^48 after 2 reference cycles = 3 core cycles (2/3, 4/3,
+     * 6/3): it wraps in cycle 2 and holds 4 */
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 10);
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 6);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 2, 0), 4);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_FIXED_CTR2 overflow", 2, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "interrupt", 2, 0), 1);
+    pmusim_model_free(m);
+}
+
+/* observe_cycles: one call per cycle of the window, IDLE gap included. */
+typedef struct obs_log {
+    uint64_t cycles[16];
+    pmusim_counter_probe_t probes[16][7];
+    size_t n, nprobes;
+} obs_log_t;
+
+static void obs_collect(pmusim_model_t *m, uint64_t cycle, const pmusim_counter_probe_t *p,
+                        size_t n, void *user)
+{
+    obs_log_t *o = user;
+    (void)m;
+    if (o->n < 16 && n <= 7) {
+        o->cycles[o->n] = cycle;
+        memcpy(o->probes[o->n], p, n * sizeof *p);
+        o->nprobes = n;
+    }
+    o->n++;
+}
+
+static void expect_probe(const pmusim_counter_probe_t *p, uint64_t value, uint64_t raw,
+                         uint64_t inc, int conditioned, int cond, int ovf, int intr)
+{
+    CU_ASSERT_EQUAL(p->value, value);
+    CU_ASSERT_EQUAL(p->raw, raw);
+    CU_ASSERT_EQUAL(p->increment, inc);
+    CU_ASSERT_EQUAL(p->conditioned, conditioned);
+    CU_ASSERT_EQUAL(p->cond, cond);
+    CU_ASSERT_EQUAL(p->overflow, ovf);
+    CU_ASSERT_EQUAL(p->interrupt, intr);
+    CU_ASSERT_EQUAL(p->frozen, 0);
+}
+
+static void test_observe_cycles(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0xc0, 0x01) | EN | USR | OS, 0);                 /* instructions */
+    wr(m, EVTSEL0 + 1, EVT(0xc2, 0x01) | EN | USR | OS | CMASK(1) | INV, 0); /* stall cycles */
+    wr(m, FIXED_CTRL, 0xb0, 0); /* fixed ctr1: cycles, PMI */
+    wr(m, GCTRL, 0x3ull | (1ull << 33), 0);
+    wr(m, FIXED0 + 1, 0xfffffffffffdull, 0); /* -3 */
+    obs_log_t o = {0};
+    m->ops->observe_cycles(m, 1, 6, obs_collect, &o);
+    pmusim_rec_t t[] = {insn(0, 0, 3), insn(0, 0, 3), insn(1, 0, 3), idle(2, 0, 3),
+                        insn(5, 0, 3)};
+    run(m, t, G_N_ELEMENTS(t));
+    /* window [1, 6): cycles 1-5 (2-4 are the IDLE gap), 7 probes each
+     * (PMC0-3, FIXED_CTR0-2).  Instructions: 2 in cycle 0, 1 in 1, 1 in 5.
+     * Stalls (uops < 1): cycles 2, 3, 4.  Fixed ctr1 from -3: -3 + k + 1
+     * after cycle k: wraps in cycle 2 with a PMI. */
+    CU_ASSERT_EQUAL_FATAL(o.n, 5);
+    CU_ASSERT_EQUAL(o.nprobes, 7);
+    for (size_t i = 0; i < 5; i++)
+        CU_ASSERT_EQUAL(o.cycles[i], i + 1);
+    const uint64_t w48 = 1ull << 48;
+    /* cycle 1 */
+    expect_probe(&o.probes[0][0], 3, 1, 1, 0, 1, 0, 0);
+    expect_probe(&o.probes[0][1], 0, 1, 0, 1, 0, 0, 0);
+    expect_probe(&o.probes[0][5], w48 - 1, 1, 1, 0, 1, 0, 0);
+    /* cycle 2: the first gap cycle; the PMI is the thread's: every probe
+     * of thread 0 shows it */
+    expect_probe(&o.probes[1][0], 3, 0, 0, 0, 1, 0, 1);
+    expect_probe(&o.probes[1][1], 1, 0, 1, 1, 1, 0, 1);
+    expect_probe(&o.probes[1][5], 0, 1, 1, 0, 1, 1, 1);
+    /* cycles 3, 4 */
+    expect_probe(&o.probes[2][1], 2, 0, 1, 1, 1, 0, 0);
+    expect_probe(&o.probes[2][5], 1, 1, 1, 0, 1, 0, 0);
+    expect_probe(&o.probes[3][1], 3, 0, 1, 1, 1, 0, 0);
+    /* cycle 5 */
+    expect_probe(&o.probes[4][0], 4, 1, 1, 0, 1, 0, 0);
+    expect_probe(&o.probes[4][1], 3, 1, 0, 1, 0, 0, 0);
+    expect_probe(&o.probes[4][5], 3, 1, 1, 0, 1, 0, 0);
+    /* observation changes no count */
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 4);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 3);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 3);
+    pmusim_model_free(m);
+}
+
 /* ---- stage 2: PEBS ---- */
 
 static void test_pebs_load_latency(void)
 {
     pmusim_model_t *m = mk("wsm", 1);
+    /* load latency runs on IA32_PMC3 only (Intel's event data) */
     wr(m, LDLAT, 20, 0);
-    wr(m, PEBS_EN, 0x1ull | (1ull << 32), 0);
-    wr(m, EVTSEL0, EVT(0x0b, 0x10) | EN | USR | OS | INT, 0);
-    wr(m, PMC0, (uint64_t)-2, 0);
+    wr(m, PEBS_EN, 0x8ull | (1ull << 35), 0);
+    wr(m, EVTSEL0 + 3, EVT(0x0b, 0x10) | EN | USR | OS | INT, 0);
+    wr(m, PMC0 + 3, (uint64_t)-2, 0);
     pmusim_rec_t t[] = {load(0, 30, PMUSIM_LVL_L3), load(1, 10, PMUSIM_LVL_L1D),
                         load(2, 20, PMUSIM_LVL_L2), load(3, 50, PMUSIM_LVL_LOCAL_DRAM),
-                        load(4, 90, PMUSIM_LVL_REMOTE_DRAM)};
+                        load(4, 90, PMUSIM_LVL_REMOTE_DRAM), load(5, 60, PMUSIM_LVL_L3)};
     t[4].mem.is_store = 1; /* a store never counts */
     run(m, t, G_N_ELEMENTS(t));
-    /* qualifying (latency > 20): cycle 0 (-> -1), cycle 3 (-> wrap) */
-    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 0);
-    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 1ull << 62); /* OvfBuf, not Ovf_PMC0 */
+    /* qualifying (latency > 20): cycle 0 (-> -1), cycle 3 (-> wrap: PEBS
+     * armed, no record yet), cycle 5: the next qualifying load fires the
+     * assist (SDM §18.8.1.1); it counts too (-> 1).  The record holds that
+     * later load and the IP of the instruction after it (0x400014 + 4). */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 1);
+    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 1ull << 62); /* OvfBuf, not Ovf_PMC3 */
     pmusim_report_t rep;
     pmusim_report_init(&rep);
     m->ops->report(m, &rep);
     CU_ASSERT_EQUAL_FATAL(rep.captures->len, 1);
     CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 0),
-                           "PEBS-LL cycle=3 thread=0 IA32_PMC0 ip=0x40000c addr=0x100c0 "
-                           "latency=50 source=local-DRAM");
+                           "PEBS-LL cycle=5 thread=0 IA32_PMC3 ip=0x400018 addr=0x10140 "
+                           "latency=60 source=L3");
     CU_ASSERT_EQUAL(m->pmi_count, 1);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_PMC3 overflow: PEBS armed", 3, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "interrupt", 5, 0), 1);
     pmusim_report_clear(&rep);
     pmusim_model_free(m);
 }
@@ -732,14 +1135,27 @@ static void test_pebs_ip_and_non_pebs_event(void)
     wr(m, EVTSEL0 + 1, EVT(0x3c, 0x00) | EN | USR | OS, 0); /* not PEBS-capable */
     wr(m, PMC0 + 0, (uint64_t)-2, 0);
     wr(m, PMC0 + 1, (uint64_t)-2, 0);
-    pmusim_rec_t t[] = {insn(0, 0, 3), insn(1, 0, 3), insn(2, 0, 3)};
-    run(m, t, 3);
+    wr(m, EVTSEL0 + 2, EVT(0xc4, 0x00) | EN | USR | OS, 0); /* all branches, PEBS */
+    wr(m, PMC0 + 2, (uint64_t)-1, 0);
+    wr(m, PEBS_EN, 0x7, 0);
+    pmusim_rec_t t[] = {insn(0, 0, 3), insn(1, 0, 3), insn(2, 0, 3),
+                        branch(3, PMUSIM_BR_IND, 1, 1), branch(4, PMUSIM_BR_COND, 1, 1)};
+    t[3].br.target = 0x500000;
+    t[4].br.target = 0x600000;
+    run(m, t, G_N_ELEMENTS(t));
     pmusim_report_t rep;
     pmusim_report_init(&rep);
     m->ops->report(m, &rep);
-    CU_ASSERT_EQUAL_FATAL(rep.captures->len, 1);
+    /* PMC0 wraps at the instruction of cycle 1 (armed); the next retired
+     * instruction (cycle 2) fires the assist, whose record holds the IP of
+     * the instruction after it: 0x400008 + 4.  PMC2 wraps at the branch of
+     * cycle 3; the taken branch of cycle 4 fires its assist: the next
+     * instruction is the branch target. */
+    CU_ASSERT_EQUAL_FATAL(rep.captures->len, 2);
     CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 0),
-                           "PEBS cycle=1 thread=0 IA32_PMC0 ip=0x400004");
+                           "PEBS cycle=2 thread=0 IA32_PMC0 ip=0x40000c");
+    CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 1),
+                           "PEBS cycle=4 thread=0 IA32_PMC2 ip=0x600000");
     /* the cycles counter overflowed normally in cycle 1 */
     CU_ASSERT_EQUAL(rd(m, STATUS, 0), (1ull << 62) | 0x2);
     gboolean said = FALSE;
@@ -754,16 +1170,6 @@ static void test_pebs_ip_and_non_pebs_event(void)
 
 /* ---- stage 3: trace-derived events ---- */
 
-static pmusim_rec_t branch(uint64_t cycle, uint8_t kind, int taken, int ok)
-{
-    pmusim_rec_t r = insn(cycle, 0, 3);
-    r.flags = PMUSIM_F_BRANCH;
-    r.br.kind = kind;
-    r.br.taken = (uint8_t)taken;
-    r.br.dir_ok = (uint8_t)ok;
-    r.br.tgt_ok = 1;
-    return r;
-}
 
 static void test_branch_and_memory_events(void)
 {
@@ -862,9 +1268,19 @@ static void register_suites(void)
     s = CU_add_suite("sim_x86_evtsel", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_cmask_inv_edge);
     PMUSIM_ADD_TEST(s, test_thresh_long_gap_is_arithmetic);
+    PMUSIM_ADD_TEST(s, test_many_wraps_in_a_gap_are_arithmetic);
     PMUSIM_ADD_TEST(s, test_thresh_usr_os_gating);
     PMUSIM_ADD_TEST(s, test_any_thread_wsm);
     PMUSIM_ADD_TEST(s, test_any_thread_knm);
+    PMUSIM_ADD_TEST(s, test_halted_thread_total_cycles);
+    PMUSIM_ADD_TEST(s, test_not_in_trace_status);
+    PMUSIM_ADD_TEST(s, test_derived_events_wsm);
+    PMUSIM_ADD_TEST(s, test_mem_records);
+    PMUSIM_ADD_TEST(s, test_counter_restrictions);
+    PMUSIM_ADD_TEST(s, test_invalid_pebs_setups);
+    PMUSIM_ADD_TEST(s, test_knm_ref_cycles_encodings);
+    PMUSIM_ADD_TEST(s, test_ref_ratio);
+    PMUSIM_ADD_TEST(s, test_observe_cycles);
     PMUSIM_ADD_TEST(s, test_explicit_events);
     s = CU_add_suite("sim_x86_offcore_pebs", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_offcore_wsm);

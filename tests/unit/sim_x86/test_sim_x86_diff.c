@@ -145,15 +145,20 @@ static void ref_end_cycle(ref_t *r, uint64_t cycle)
             c->acc = 0;
             if (!ref_enabled(r, t, s))
                 continue;
+            /* cycles: 1 when the thread (AnyThread: some thread of the core)
+             * is active at a counted level; thresholds are gated by the core
+             * being powered (some thread active) and the privilege level */
             uint64_t cyc = 0;
-            bool gate = false;
+            bool powered = false, plm_ok = false;
             for (uint32_t o = first; o < first + r->tpc && o < r->nt; o++) {
+                powered |= r->active[o];
                 if (o != t && !c->any)
                     continue;
-                bool q = r->active[o] && ((c->plm_mask >> r->plm[o]) & 1);
-                cyc += q;
-                gate |= q;
+                bool lvl = (c->plm_mask >> r->plm[o]) & 1;
+                plm_ok |= lvl;
+                cyc |= r->active[o] && lvl;
             }
+            bool gate = powered && plm_ok;
             if (!ref_thresholded(c)) {
                 if (c->src == 2)
                     ref_add(r, t, s, cyc, cycle);
@@ -256,7 +261,7 @@ static void diff_one(const char *model, uint32_t nt, GRand *g, int iter)
             /* start a few increments below the wrap */
             uint32_t k = (uint32_t)g_rand_int_range(g, 1, 40);
             c->value = max - k + 1;
-            wr(m, c->gp ? 0xc1 + s : 0x309 + (s - NGP_MAX), (uint64_t)0 - k, t);
+            wr(m, c->gp ? 0xc1 + s : 0x309 + (s - NGP_MAX), ((uint64_t)0 - k) & max, t);
         }
         wr(m, 0x38d, fixed_ctrl, t);
         r.gctrl[t] = ((1ull << r.ngp) - 1) | (7ull << 32);

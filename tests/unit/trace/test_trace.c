@@ -174,7 +174,7 @@ static void check_roundtrip(pmusim_cpu_t cpu, pmusim_trace_form_t form, size_t b
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     CU_ASSERT_EQUAL(pmusim_trace_reader_is_binary(r), form == PMUSIM_TRACE_BINARY);
     const pmusim_trace_header_t *h = pmusim_trace_reader_header(r);
-    CU_ASSERT_EQUAL(h->version, 1);
+    CU_ASSERT_EQUAL(h->version, PMUSIM_TRACE_VERSION);
     CU_ASSERT_EQUAL(h->cpu, cpu);
     CU_ASSERT_EQUAL(h->isa, pmusim_cpu_isa(cpu));
     CU_ASSERT_EQUAL(h->nthreads, 2);
@@ -696,17 +696,19 @@ static void test_lackey(void)
     CU_ASSERT(pmusim_trace_convert_lackey(in, w, &st, &e));
     CU_ASSERT(pmusim_trace_writer_close(w, &e));
     /* the committed log: 320 lines = 6 "==pid==" header lines, 246 "I" lines
-     * and 68 L/S/M lines, each following a different instruction */
+     * and 68 L/S/M lines (29 L, 32 S, 7 M), each following a different
+     * instruction; an M is a load and a store: 29 + 32 + 2 * 7 = 75 accesses,
+     * the 7 stores of the M lines as MEM records */
     CU_ASSERT_EQUAL(st.instructions, 246);
-    CU_ASSERT_EQUAL(st.accesses, 68);
-    CU_ASSERT_EQUAL(st.extra_accesses, 0);
+    CU_ASSERT_EQUAL(st.accesses, 75);
+    CU_ASSERT_EQUAL(st.extra_accesses, 7);
     CU_ASSERT_EQUAL(st.skipped_lines, 6);
     CU_ASSERT_EQUAL(st.branches, 25);
     pmusim_trace_reader_t *r = pmusim_trace_reader_open(out, &e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     size_t n = 0;
     pmusim_rec_t *recs = read_all(r, 100, &n, &e);
-    CU_ASSERT_EQUAL_FATAL(n, 246);
+    CU_ASSERT_EQUAL_FATAL(n, 253);
     /* "I  0401ab70,3" then "I  0401ab73,5" + " S 1fff000708,8" then "I  0401b770,1" */
     CU_ASSERT_EQUAL(recs[0].ip, 0x401ab70);
     CU_ASSERT_EQUAL(recs[0].len, 3);
@@ -716,12 +718,21 @@ static void test_lackey(void)
     CU_ASSERT_EQUAL(recs[1].mem.is_store, 1);
     CU_ASSERT_EQUAL(recs[1].flags, PMUSIM_F_MEM | PMUSIM_F_BRANCH);
     CU_ASSERT_EQUAL(recs[1].br.target, 0x401b770);
-    unsigned loads = 0, stores = 0;
-    for (size_t i = 0; i < n; i++)
+    unsigned loads = 0, stores = 0, mems = 0;
+    for (size_t i = 0; i < n; i++) {
         if (recs[i].flags & PMUSIM_F_MEM)
             *(recs[i].mem.is_store ? &stores : &loads) += 1;
-    CU_ASSERT_EQUAL(loads, 29);  /* grep -c '^ L' */
-    CU_ASSERT_EQUAL(stores, 39); /* S and M lines */
+        if (recs[i].kind == PMUSIM_REC_MEM) {
+            mems++;
+            /* the store half of an M: same bytes as the load in its INSN */
+            CU_ASSERT(recs[i - 1].kind == PMUSIM_REC_INSN && !recs[i - 1].mem.is_store &&
+                      recs[i].mem.is_store && recs[i].mem.addr == recs[i - 1].mem.addr &&
+                      recs[i].ip == recs[i - 1].ip);
+        }
+    }
+    CU_ASSERT_EQUAL(mems, 7);
+    CU_ASSERT_EQUAL(loads, 36);  /* L lines and the loads of M lines */
+    CU_ASSERT_EQUAL(stores, 39); /* S lines and the stores of M lines */
     g_free(recs);
     pmusim_trace_reader_free(r);
     /* a malformed line is reported with its number */
@@ -734,6 +745,82 @@ static void test_lackey(void)
     CU_ASSERT(e && strstr(e->message, "line 2"));
     g_clear_error(&e);
     pmusim_trace_writer_close(w, NULL);
+    /* issue 15: strict numbers and lines, bounded work on any input */
+    static const struct {
+        const char *log;
+        gssize len;
+        const char *want; /* NULL: converts */
+    } cases[] = {
+        { "I  0401000,3\n L -1,8\n", -1, "line 2: bad address" },
+        { "I  0401000,3\n L 12345678901234567890123,8\n", -1, "line 2: address longer than 16" },
+        { "I  0401000,3\n L ffffffffffffffff,8\n", -1, NULL },
+        { "I  0401000,0\n", -1, "line 1: bad size" },
+        { "I  0401000,256\n", -1, "line 1: bad size" },
+        { "I  0401000,3000\n", -1, "line 1: size too large" },
+        { "I  0401000,3x\n", -1, "line 1: unexpected 'x' after the size" },
+        { "I  0401000,3 \r\n", -1, NULL },
+        { "I0401000,3\n", -1, "line 1: expected blanks after 'I'" },
+        { " X 0401000,3\n", -1, "line 1: expected 'I  ADDR,SIZE'" },
+        { "I  0401000,3\n\0\0\0\0\n", 19, "line 2: NUL byte" },
+        { "\0\0\0\0\0\0\0\0", 8, "line 1: NUL byte" },
+        { "==1== x\n\nI  0401000,3", -1, NULL }, /* no final newline */
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+        CU_ASSERT_FATAL(g_file_set_contents(bad, cases[i].log, cases[i].len, NULL));
+        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+        w = pmusim_trace_writer_open(out, PMUSIM_TRACE_BINARY, &h, &e);
+        pmusim_trace_header_clear(&h);
+        gboolean ok = pmusim_trace_convert_lackey(bad, w, &st, &e);
+        if (cases[i].want) {
+            CU_ASSERT_FALSE(ok);
+            if (!e || !strstr(e->message, cases[i].want))
+                fprintf(stderr, "lackey case %zu: %s\n", i, e ? e->message : "no error");
+            CU_ASSERT(e && strstr(e->message, cases[i].want));
+        } else {
+            CU_ASSERT(ok && st.instructions == 1);
+        }
+        g_clear_error(&e);
+        pmusim_trace_writer_abort(w);
+    }
+    /* a line beyond 512 bytes, complete or at the end */
+    GString *lng = g_string_new("I  0401000,3");
+    for (int i = 0; i < 600; i++)
+        g_string_append_c(lng, ' ');
+    for (int nl = 0; nl < 2; nl++) {
+        CU_ASSERT_FATAL(g_file_set_contents(bad, lng->str, -1, NULL));
+        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+        w = pmusim_trace_writer_open(out, PMUSIM_TRACE_BINARY, &h, &e);
+        pmusim_trace_header_clear(&h);
+        CU_ASSERT_FALSE(pmusim_trace_convert_lackey(bad, w, &st, &e));
+        CU_ASSERT(g_error_matches(e, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_LIMIT));
+        CU_ASSERT(e && strstr(e->message, "line 1: longer than 512 bytes"));
+        g_clear_error(&e);
+        pmusim_trace_writer_abort(w);
+        g_string_append_c(lng, '\n');
+    }
+    g_string_free(lng, TRUE);
+    /* every access of an instruction is kept, in order */
+    CU_ASSERT_FATAL(g_file_set_contents(bad, "I  0401000,3\n L 100,8\n S 200,4\n L 300,2\n"
+                                             "I  0401003,1\n", -1, NULL));
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    w = pmusim_trace_writer_open(out, PMUSIM_TRACE_TEXT, &h, &e);
+    pmusim_trace_header_clear(&h);
+    CU_ASSERT(pmusim_trace_convert_lackey(bad, w, &st, &e));
+    CU_ASSERT(pmusim_trace_writer_close(w, &e));
+    CU_ASSERT(st.accesses == 3 && st.extra_accesses == 2 && st.branches == 0);
+    r = pmusim_trace_reader_open(out, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    recs = read_all(r, 100, &n, &e);
+    CU_ASSERT_FATAL(recs && n == 4);
+    CU_ASSERT(recs[0].kind == PMUSIM_REC_INSN && recs[0].mem.addr == 0x100 &&
+              recs[0].mem.size == 8 && !recs[0].mem.is_store);
+    CU_ASSERT(recs[1].kind == PMUSIM_REC_MEM && recs[1].mem.addr == 0x200 &&
+              recs[1].mem.size == 4 && recs[1].mem.is_store && recs[1].ip == 0x401000);
+    CU_ASSERT(recs[2].kind == PMUSIM_REC_MEM && recs[2].mem.addr == 0x300 &&
+              !recs[2].mem.is_store && recs[2].cycle == 0);
+    CU_ASSERT(recs[3].kind == PMUSIM_REC_INSN && recs[3].cycle == 1 && recs[3].ip == 0x401003);
+    g_free(recs);
+    pmusim_trace_reader_free(r);
     g_unlink(bad);
     g_unlink(out);
     g_free(bad);
@@ -820,8 +907,8 @@ static void test_corrupt_binary(void)
     expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "magic", "byte 0 of the decompressed");
     /* 2. wrong version */
     s = g_byte_array_new();
-    g_byte_array_append(s, (const guint8 *)"PMUTRACE\x02\x02\x03\x01\x00\x00\x95\x00", 14);
-    expect_stream_error(s, PMUSIM_TRACE_ERROR_VERSION, "unsupported version 2", NULL);
+    g_byte_array_append(s, (const guint8 *)"PMUTRACE\x03\x02\x03\x01\x00\x00\x95\x00", 14);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_VERSION, "unsupported version 3", NULL);
     /* 3. ISA byte 7 */
     s = g_byte_array_new();
     g_byte_array_append(s, (const guint8 *)"PMUTRACE\x01\x07\x03\x01\x00\x00\x95\x00", 14);
@@ -959,8 +1046,8 @@ static void test_corrupt_text(void)
     expect_text_error("hello world\n", PMUSIM_TRACE_ERROR_FORMAT, "not a pmusim trace", "line 1");
     /* 28. empty input */
     expect_text_error("", PMUSIM_TRACE_ERROR_FORMAT, "empty input", NULL);
-    /* 29. version 2 */
-    expect_text_error("pmusim-trace 2\n", PMUSIM_TRACE_ERROR_VERSION, "unsupported version", NULL);
+    /* 29. version 3 */
+    expect_text_error("pmusim-trace 3\n", PMUSIM_TRACE_ERROR_VERSION, "unsupported version", NULL);
     /* 30. cycles going back, with line and record index */
     t = g_strconcat(H, "5 0 insn ip=0x1 len=1 plm=0\n4 0 insn ip=0x2 len=1 plm=0\n", NULL);
     expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "line 5, record 1",
@@ -1015,6 +1102,424 @@ static void test_corrupt_text(void)
     g_clear_error(&e);
 }
 
+
+/* ---- format v2 (issues 9, 10, 15) ---- */
+
+/* Reads a whole in-memory trace quietly; returns its records (caller frees)
+ * or NULL with *e set. */
+static pmusim_rec_t *read_mem(const char *data, size_t len, unsigned flags, size_t batch,
+                              size_t *n, pmusim_trace_reader_t **keep, GError **e)
+{
+    pmusim_trace_reader_t *r =
+        pmusim_trace_reader_open_memory_ex(data, len, "t.txt", flags | PMUSIM_TRACE_OPEN_QUIET, e);
+    if (!r)
+        return NULL;
+    pmusim_rec_t *recs = read_all(r, batch, n, e);
+    if (keep)
+        *keep = r;
+    else
+        pmusim_trace_reader_free(r);
+    return recs;
+}
+
+/* Text -> binary -> text: the canonical text comes back byte for byte. */
+static void check_text_roundtrip(const char *text)
+{
+    char *bin = tmp_path("pmusim-v2-XXXXXX"), *txt = tmp_path("pmusim-v2-XXXXXX");
+    char *src = tmp_path("pmusim-v2-XXXXXX");
+    CU_ASSERT_FATAL(g_file_set_contents(src, text, -1, NULL));
+    for (int step = 0; step < 2; step++) {
+        GError *e = NULL;
+        pmusim_trace_reader_t *r = pmusim_trace_reader_open(step ? bin : src, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        pmusim_trace_writer_t *w =
+            pmusim_trace_writer_open(step ? txt : bin, step ? PMUSIM_TRACE_TEXT : PMUSIM_TRACE_BINARY,
+                                     pmusim_trace_reader_header(r), &e);
+        size_t n = 0;
+        pmusim_rec_t *recs = read_all(r, 3, &n, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(recs);
+        CU_ASSERT(pmusim_trace_writer_write(w, recs, n, &e));
+        CU_ASSERT(pmusim_trace_writer_close(w, &e));
+        if (e)
+            fprintf(stderr, "round trip: %s\n", e->message);
+        g_clear_error(&e);
+        g_free(recs);
+        pmusim_trace_reader_free(r);
+    }
+    char *back = NULL;
+    CU_ASSERT_FATAL(g_file_get_contents(txt, &back, NULL, NULL));
+    if (strcmp(back, text) != 0)
+        fprintf(stderr, "round trip differs:\n%s---\n%s", text, back);
+    CU_ASSERT_STRING_EQUAL(back, text);
+    g_free(back);
+    g_unlink(bin);
+    g_unlink(txt);
+    g_unlink(src);
+    g_free(bin);
+    g_free(txt);
+    g_free(src);
+}
+
+static void test_v2_mem_records(void)
+{
+    /* a read-modify-write and a string move: every access kept, in order */
+    const char *text =
+        "pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 2\nflags 0x0\n"
+        "0 0 insn ip=0x401000 len=3 plm=3 mem=ld addr=0x1000 size=8 lvl=l1d lat=4 tlb=l1\n"
+        "0 0 mem mem=st addr=0x1000 size=8 lvl=l1d lat=4 tlb=l1\n"
+        "1 1 insn ip=0x402000 len=2 plm=0 mem=ld addr=0x2000 size=1 lvl=l2 lat=10 tlb=l2\n"
+        "1 1 mem mem=st addr=0x1fc0 size=1 lvl=dram lat=200 tlb=walk\n"
+        "1 1 mem mem=ld addr=0xffffffffffffffff size=255 lvl=rcache lat=4294967295 tlb=fault\n"
+        "2 0 insn ip=0x401003 len=1 plm=3\n"
+        "end 6\n";
+    check_text_roundtrip(text);
+    GError *e = NULL;
+    size_t n = 0;
+    pmusim_rec_t *r = read_mem(text, strlen(text), 0, 2, &n, NULL, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL_FATAL(n, 6);
+    /* the reader fills ip and plm from the instruction */
+    CU_ASSERT(r[1].kind == PMUSIM_REC_MEM && r[1].ip == 0x401000 && r[1].plm == 3 &&
+              r[1].flags == PMUSIM_F_MEM && r[1].mem.is_store == 1 && r[1].mem.addr == 0x1000);
+    CU_ASSERT(r[3].kind == PMUSIM_REC_MEM && r[3].ip == 0x402000 && r[3].plm == 0 &&
+              r[3].thread == 1 && r[3].cycle == 1 && r[3].mem.level == PMUSIM_LVL_LOCAL_DRAM &&
+              r[3].mem.latency == 200 && r[3].mem.tlb == PMUSIM_TLB_WALK);
+    CU_ASSERT(r[4].mem.addr == UINT64_MAX && r[4].mem.size == 255 &&
+              r[4].mem.latency == UINT32_MAX);
+    g_free(r);
+    /* the writer takes ip and plm from the instruction and refuses a MEM
+     * record anywhere but right after its instruction */
+    char *path = tmp_path("pmusim-v2-XXXXXX");
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 2);
+    pmusim_rec_t w[3];
+    rec_insn(&w[0], 5, 0, 0x401000);
+    w[0].len = 2;
+    memset(&w[1], 0, sizeof w[1]);
+    w[1].kind = PMUSIM_REC_MEM;
+    w[1].cycle = 5;
+    w[1].mem.addr = 0x10;
+    for (int form = 0; form < 2; form++) {
+        pmusim_trace_writer_t *wr = pmusim_trace_writer_open(path, form, &h, &e);
+        CU_ASSERT_FALSE(pmusim_trace_writer_write(wr, w, 2, &e)); /* INSN has no memory part */
+        CU_ASSERT(e && strstr(e->message, "record 1") && strstr(e->message, "without a memory part"));
+        g_clear_error(&e);
+        CU_ASSERT_FALSE(pmusim_trace_writer_close(wr, &e));
+        g_clear_error(&e);
+        wr = pmusim_trace_writer_open(path, form, &h, &e);
+        CU_ASSERT_FALSE(pmusim_trace_writer_write(wr, &w[1], 1, &e)); /* first record */
+        CU_ASSERT(e && strstr(e->message, "not directly after an INSN"));
+        g_clear_error(&e);
+        pmusim_trace_writer_abort(wr);
+        w[0].flags = PMUSIM_F_MEM;
+        w[0].mem.addr = 0x8;
+        w[1].thread = 1;
+        wr = pmusim_trace_writer_open(path, form, &h, &e);
+        CU_ASSERT_FALSE(pmusim_trace_writer_write(wr, w, 2, &e)); /* other thread */
+        CU_ASSERT(e && strstr(e->message, "thread and cycle of its INSN"));
+        g_clear_error(&e);
+        pmusim_trace_writer_abort(wr);
+        w[1].thread = 0;
+        w[1].ip = 0x999; /* ignored: the instruction's */
+        w[1].plm = 1;
+        wr = pmusim_trace_writer_open(path, form, &h, &e);
+        CU_ASSERT(pmusim_trace_writer_write(wr, w, 2, &e));
+        CU_ASSERT(pmusim_trace_writer_close(wr, &e));
+        pmusim_trace_reader_t *rd = pmusim_trace_reader_open(path, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+        pmusim_rec_t *back = read_all(rd, 8, &n, &e);
+        CU_ASSERT(back && n == 2 && back[1].ip == 0x401000 && back[1].plm == 3 &&
+                  back[1].mem.addr == 0x10);
+        g_free(back);
+        pmusim_trace_reader_free(rd);
+        w[0].flags = 0;
+        w[0].mem.addr = 0;
+    }
+    pmusim_trace_header_clear(&h);
+    g_unlink(path);
+    g_free(path);
+    /* reader errors: a MEM record after an instruction without a memory
+     * part, on another cycle, first in the trace, without mem= */
+    const char *H = "pmusim-trace 2\ncpu wsm\nthreads 2\n";
+    char *t = g_strconcat(H, "0 0 insn ip=0x1 len=1\n0 0 mem mem=ld addr=0x5\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "line 5, record 1", "without a memory part");
+    g_free(t);
+    t = g_strconcat(H, "0 0 insn ip=0x1 len=1 mem=ld\n1 0 mem mem=ld addr=0x5\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "thread and cycle", NULL);
+    g_free(t);
+    t = g_strconcat(H, "0 0 mem mem=ld addr=0x5\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "not directly after an INSN", NULL);
+    g_free(t);
+    t = g_strconcat(H, "0 0 insn ip=0x1 len=1 mem=ld\n0 0 mem addr=0x5\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "without mem=ld|st", NULL);
+    g_free(t);
+    t = g_strconcat(H, "0 0 insn ip=0x1 len=1 mem=ld\n0 0 mem mem=ld br=cond\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "unexpected 'br=cond' in a mem record", NULL);
+    g_free(t);
+    /* binary: a MEM record in a version 1 stream, and one first in a stream */
+    GByteArray *s = g_byte_array_new();
+    g_byte_array_append(s, (const guint8 *)"PMUTRACE\x01\x02\x03\x01\x00\x00\x96\x00\x08\x01\x00", 19);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "MEM record (0x96) in a version 1", NULL);
+    s = g_byte_array_new();
+    g_byte_array_append(s, (const guint8 *)"PMUTRACE\x02\x02\x03\x01\x00\x00\x96\x00\x08\x01\x00", 19);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "not directly after an INSN", NULL);
+}
+
+static void test_v2_plm_default(void)
+{
+    /* IDLE and EVENT without plm= count at the thread's current level: the
+     * plm of its last INSN (0 before any); plm= overrides it */
+    const char *text = "pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 2\nflags 0x0\n"
+                       "0 0 idle n=2\n"
+                       "2 0 insn ip=0x401000 len=1 plm=3\n"
+                       "2 1 insn ip=0x402000 len=1 plm=0\n"
+                       "3 0 idle n=10\n"
+                       "3 1 event code=0x3c umask=0x0 n=1\n"
+                       "13 0 event code=0x3c umask=0x1 n=2 plm=0\n"
+                       "14 1 idle n=1 plm=3\n"
+                       "end 7\n";
+    check_text_roundtrip(text);
+    GError *e = NULL;
+    size_t n = 0;
+    for (size_t batch = 1; batch <= 7; batch += 6) {
+        pmusim_rec_t *r = read_mem(text, strlen(text), 0, batch, &n, NULL, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        CU_ASSERT_EQUAL_FATAL(n, 7);
+        CU_ASSERT_EQUAL(r[0].plm, 0);
+        CU_ASSERT_EQUAL(r[3].plm, 3);
+        CU_ASSERT_EQUAL(r[4].plm, 0);
+        CU_ASSERT_EQUAL(r[5].plm, 0);
+        CU_ASSERT_EQUAL(r[6].plm, 3);
+        g_free(r);
+    }
+    /* a version 1 text trace: the same default */
+    const char *v1 = "pmusim-trace 1\ncpu wsm\n0 0 insn ip=0x1 len=1 plm=3\n1 0 idle n=4\n";
+    pmusim_rec_t *r = read_mem(v1, strlen(v1), 0, 1, &n, NULL, &e);
+    CU_ASSERT(r && n == 2 && r[1].plm == 3);
+    g_free(r);
+    /* a version 1 binary stream (no plm byte): INSN plm=3 on thread 1,
+     * IDLE on thread 1 and thread 0, read in batches of 1 and 8 */
+    static const guint8 v1bin[] = {
+        'P', 'M', 'U', 'T', 'R', 'A', 'C', 'E', 0x01, 0x02, 0x03, 0x02, 0x00, 0x00,
+        0x81,                         /* thread 1 */
+        0x0c, 0x20, 0x12, 0x03, 0x01, /* INSN: POS 0x10, fields plm=3 len=1 */
+        0x90, 0x01, 0x05,             /* IDLE +1 n=5 (thread 1) */
+        0x80, 0x90, 0x00, 0x02,       /* IDLE (thread 0) */
+        0x95, 0x03,
+    };
+    for (size_t batch = 1; batch <= 8; batch += 7) {
+        GByteArray *s = g_byte_array_new();
+        g_byte_array_append(s, v1bin, sizeof v1bin);
+        GBytes *z = compress(s);
+        gsize len;
+        const char *d = g_bytes_get_data(z, &len);
+        r = read_mem(d, len, 0, batch, &n, NULL, &e);
+        if (e)
+            fprintf(stderr, "v1 binary: %s\n", e->message);
+        CU_ASSERT(r && n == 3 && r[0].plm == 3 && r[1].kind == PMUSIM_REC_IDLE &&
+                  r[1].plm == 3 && r[1].n == 5 && r[2].plm == 0 && r[2].thread == 0);
+        g_free(r);
+        g_clear_error(&e);
+        g_bytes_unref(z);
+        g_byte_array_unref(s);
+    }
+    const char *H = "pmusim-trace 2\ncpu wsm\n";
+    char *t = g_strconcat(H, "0 0 idle n=1 plm=4\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "unexpected 'plm=4'", NULL);
+    g_free(t);
+}
+
+static void test_v2_end_line(void)
+{
+    const char *H = "pmusim-trace 2\ncpu wsm\n";
+    const char *body = "0 0 insn ip=0x1 len=1 plm=3\n1 0 insn ip=0x2 len=1 plm=3\n";
+    GError *e = NULL;
+    size_t n = 0;
+    /* without the end line: a warning by default, TRUNCATED when strict */
+    char *t = g_strconcat(H, body, NULL);
+    pmusim_trace_reader_t *r = NULL;
+    pmusim_rec_t *recs = read_mem(t, strlen(t), 0, 4, &n, &r, &e);
+    CU_ASSERT(recs && n == 2);
+    CU_ASSERT(pmusim_trace_reader_warning(r) &&
+              strstr(pmusim_trace_reader_warning(r), "t.txt: line 4: the text trace ends without "
+                                                     "its end line"));
+    pmusim_trace_reader_free(r);
+    g_free(recs);
+    CU_ASSERT_PTR_NULL(read_mem(t, strlen(t), PMUSIM_TRACE_OPEN_STRICT, 4, &n, NULL, &e));
+    CU_ASSERT(g_error_matches(e, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_TRUNCATED));
+    CU_ASSERT(e && strstr(e->message, "without its end line 'end COUNT'"));
+    g_clear_error(&e);
+    /* the environment variable makes every reader strict */
+    g_setenv("PMUSIM_TRACE_STRICT", "1", TRUE);
+    CU_ASSERT_PTR_NULL(read_mem(t, strlen(t), 0, 4, &n, NULL, &e));
+    CU_ASSERT(g_error_matches(e, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_TRUNCATED));
+    g_clear_error(&e);
+    g_unsetenv("PMUSIM_TRACE_STRICT");
+    g_free(t);
+    /* with it: no warning, comments may follow */
+    t = g_strconcat(H, body, "end 2\n# done\n\n", NULL);
+    recs = read_mem(t, strlen(t), PMUSIM_TRACE_OPEN_STRICT, 1, &n, &r, &e);
+    CU_ASSERT(recs && n == 2 && !pmusim_trace_reader_warning(r));
+    pmusim_trace_reader_free(r);
+    g_free(recs);
+    g_free(t);
+    /* a header-only trace */
+    t = g_strconcat(H, "end 0\n", NULL);
+    recs = read_mem(t, strlen(t), PMUSIM_TRACE_OPEN_STRICT, 1, &n, NULL, &e);
+    CU_ASSERT(recs && n == 0);
+    g_free(recs);
+    g_free(t);
+    /* a wrong count, a record after the end, a malformed end line */
+    t = g_strconcat(H, body, "end 3\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "line 5", "says 3 records but the trace has 2");
+    g_free(t);
+    t = g_strconcat(H, body, "end 2\n2 0 insn ip=0x3 len=1\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "line 6", "content after the end line");
+    g_free(t);
+    t = g_strconcat(H, body, "end\n", NULL);
+    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "expected 'end COUNT'", NULL);
+    g_free(t);
+    /* the writer always ends a text trace with it; a text trace cut at any
+     * line end before it reads as truncated in strict mode */
+    char *path = tmp_path("pmusim-v2-XXXXXX");
+    pmusim_rec_t w[3];
+    for (int i = 0; i < 3; i++) {
+        rec_insn(&w[i], (uint64_t)i, 0, 0x401000 + (uint64_t)i);
+        w[i].len = 1;
+    }
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    pmusim_trace_writer_t *wr = pmusim_trace_writer_open(path, PMUSIM_TRACE_TEXT, &h, &e);
+    pmusim_trace_header_clear(&h);
+    CU_ASSERT(pmusim_trace_writer_write(wr, w, 3, &e));
+    CU_ASSERT(pmusim_trace_writer_close(wr, &e));
+    gsize len = 0;
+    char *full = slurp(path, &len);
+    CU_ASSERT(g_str_has_suffix(full, "\nend 3\n"));
+    for (gsize cut = 0; cut + 1 < len; cut++) {
+        if (full[cut] != '\n')
+            continue;
+        recs = read_mem(full, cut + 1, PMUSIM_TRACE_OPEN_STRICT, 8, &n, NULL, &e);
+        CU_ASSERT_PTR_NULL(recs);
+        g_free(recs);
+        g_clear_error(&e);
+    }
+    g_free(full);
+    g_unlink(path);
+    g_free(path);
+}
+
+/* Issue 15: true zstd messages.  A skippable frame before the trace is
+ * binary, not "a NUL byte in a text trace"; a frame that asks for a window
+ * beyond the limit is a LIMIT refusal, not corrupt data. */
+static void test_zstd_messages(void)
+{
+    GByteArray *s = stream_new();
+    PUT(s, 0x95, 0x00);
+    GBytes *z = compress(s);
+    gsize len;
+    const guint8 *d = g_bytes_get_data(z, &len);
+    GByteArray *sk = g_byte_array_new();
+    PUT(sk, 0x5e, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 'a', 'b', 'c'); /* skippable frame, 3 bytes */
+    g_byte_array_append(sk, d, (guint)len);
+    GError *e = NULL;
+    size_t n = 9;
+    pmusim_rec_t *r = read_mem((const char *)sk->data, sk->len, 0, 8, &n, NULL, &e);
+    CU_ASSERT(r && n == 0);
+    if (e)
+        fprintf(stderr, "skippable: %s\n", e->message);
+    g_clear_error(&e);
+    g_free(r);
+    g_byte_array_unref(sk);
+    g_bytes_unref(z);
+    /* a 32 MiB window (streamed, so zstd cannot shrink it to the content) */
+    ZSTD_CCtx *cc = ZSTD_createCCtx();
+    ZSTD_CCtx_setParameter(cc, ZSTD_c_windowLog, 25);
+    guint8 out[4096];
+    ZSTD_outBuffer ob = { out, sizeof out, 0 };
+    ZSTD_inBuffer ib = { s->data, s->len, 0 };
+    ZSTD_compressStream2(cc, &ob, &ib, ZSTD_e_continue);
+    ZSTD_inBuffer none = { NULL, 0, 0 };
+    CU_ASSERT(ZSTD_compressStream2(cc, &ob, &none, ZSTD_e_end) == 0);
+    ZSTD_freeCCtx(cc);
+    expect_read_error(out, ob.pos, PMUSIM_TRACE_ERROR_LIMIT, "needs a decompression window",
+                      "limit of 16 MiB");
+    g_byte_array_unref(s);
+}
+
+/* Issue 15: symbol names have a total limit (64 MiB), like markers: 16385
+ * names of 4096 bytes (a file of a few hundred KiB) are refused at the
+ * symbol that crosses it, before the reader allocates more. */
+static void test_symbol_bytes_limit(void)
+{
+    GByteArray *s = stream_new();
+    char name[4096];
+    memset(name, 's', sizeof name);
+    for (unsigned i = 0; i < 16385; i++) {
+        PUT(s, 0x94, 0x01, 0x01, 0x80, 0x20); /* SYMBOL start 1 size 1, name length 4096 */
+        g_byte_array_append(s, (const guint8 *)name, sizeof name);
+    }
+    PUT(s, 0x95, 0x00);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "record 0",
+                        "more than 1048576 symbols or 64 MiB of symbol names");
+    /* the writer refuses the same */
+    char *path = tmp_path("pmusim-sym-XXXXXX");
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    GError *e = NULL;
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_TEXT, &h, &e);
+    pmusim_trace_header_clear(&h);
+    name[sizeof name - 1] = 0;
+    unsigned i;
+    for (i = 0; i < 20000; i++)
+        if (!pmusim_trace_writer_add_symbol(w, 1, 2, name, &e))
+            break;
+    CU_ASSERT_EQUAL(i, 16388); /* 16388 names of 4095 bytes fit in 64 MiB, not 16389 */
+    CU_ASSERT(g_error_matches(e, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_LIMIT));
+    g_clear_error(&e);
+    pmusim_trace_writer_abort(w);
+    g_unlink(path);
+    g_free(path);
+}
+
+/* The canonical form: a field of a part whose flag is clear is 0 whatever
+ * the binary input says. */
+static void test_v2_canonical_binary(void)
+{
+    /* INSN at 0x10 with a load at 100; the same position without a memory
+     * part (address coded as 0); then a one-byte record there, which the
+     * fast path decodes: its address must be 0, not the stride -100 */
+    static const guint8 st[] = {
+        'P', 'M', 'U', 'T', 'R', 'A', 'C', 'E', 0x02, 0x02, 0x03, 0x01, 0x00, 0x00,
+        0x2c, 0x20, 0x41, 0x01, 0x08, 0x00, 0xc8, 0x01, /* POS FIELDS(flags, size) MEMADDR */
+        0x28, 0x41, 0x00, 0x00, 0x00, 0x8f, 0x03,       /* FIELDS MEMADDR -> addr 0 */
+        0x00,                                           /* fast path */
+        0x95, 0x03,
+    };
+    GByteArray *s = g_byte_array_new();
+    g_byte_array_append(s, st, sizeof st);
+    GBytes *z = compress(s);
+    gsize len;
+    const char *d = g_bytes_get_data(z, &len);
+    GError *e = NULL;
+    size_t n = 0;
+    pmusim_rec_t *r = read_mem(d, len, 0, 8, &n, NULL, &e);
+    if (e)
+        fprintf(stderr, "canonical: %s\n", e->message);
+    CU_ASSERT_FATAL(r && n == 3);
+    CU_ASSERT(r[0].flags == PMUSIM_F_MEM && r[0].mem.addr == 100);
+    CU_ASSERT(r[1].flags == 0 && r[1].mem.addr == 0 && r[1].ip == 0x10);
+    CU_ASSERT(r[2].flags == 0 && r[2].mem.addr == 0 && r[2].ip == 0x10);
+    g_free(r);
+    g_bytes_unref(z);
+    g_byte_array_unref(s);
+    /* branch outcome bits on an instruction without a branch */
+    s = g_byte_array_new();
+    g_byte_array_append(s, (const guint8 *)"PMUTRACE\x02\x02\x03\x01\x00\x00\x40\x01\x95\x01", 16);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "branch fields on an instruction without",
+                        NULL);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("trace", NULL, NULL);
@@ -1034,5 +1539,11 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_corrupt_binary);
     PMUSIM_ADD_TEST(s, test_corrupt_compressed);
     PMUSIM_ADD_TEST(s, test_corrupt_text);
+    PMUSIM_ADD_TEST(s, test_v2_mem_records);
+    PMUSIM_ADD_TEST(s, test_v2_plm_default);
+    PMUSIM_ADD_TEST(s, test_v2_end_line);
+    PMUSIM_ADD_TEST(s, test_v2_canonical_binary);
+    PMUSIM_ADD_TEST(s, test_zstd_messages);
+    PMUSIM_ADD_TEST(s, test_symbol_bytes_limit);
 }
 

@@ -1,0 +1,197 @@
+/* pmusim microarchitecture model: turns a functional instruction stream (what
+ * a capture, a converter or a generator knows: IPs, branch outcomes, memory
+ * addresses) into annotated trace records (cache level and latency, TLB
+ * outcome, branch prediction, offcore request, uops, retirement cycles).
+ *
+ * The model is seen by the rest of pmusim only through the records it
+ * produces (include/pmusim/trace.h).  Its parameters per CPU, their sources
+ * and what it does not model are in docs/UARCH.md.
+ *
+ * Use:
+ *   pmusim_uarch_options_t o;  pmusim_uarch_options_init(&o);
+ *   pmusim_uarch_options_parse(&o, "--D1=32768,8,64", &error);   (zero or more)
+ *   pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 2, &o, sink, user, &error);
+ *   pmusim_uarch_header(u, &hdr);            (annotations + geometry metadata)
+ *   for each instruction: pmusim_uarch_insn(u, &insn, &error);
+ *   pmusim_uarch_finish(u, &error);          (flushes every pending record)
+ *   pmusim_uarch_free(u);
+ *
+ * Records reach `sink` in batches, in non-decreasing cycle order across all
+ * threads.  Memory is constant: the model holds its cache/TLB/predictor
+ * arrays and a bounded queue per thread, whatever the stream length. */
+#ifndef PMUSIM_UARCH_H
+#define PMUSIM_UARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <glib.h>
+
+#include "pmusim/trace.h"
+
+G_BEGIN_DECLS
+
+/* ---- errors ---- */
+#define PMUSIM_UARCH_ERROR (pmusim_uarch_error_quark())
+GQuark pmusim_uarch_error_quark(void);
+typedef enum {
+    PMUSIM_UARCH_ERROR_OPTION, /* bad option or geometry (message names the option) */
+    PMUSIM_UARCH_ERROR_INPUT,  /* bad instruction (thread out of range, too many accesses ...) */
+    PMUSIM_UARCH_ERROR_SINK,   /* the sink callback failed (its error is forwarded) */
+} pmusim_uarch_error_t;
+
+/* ---- input: one executed instruction ---- */
+
+/* Control-flow kind as a decoder sees it (finer than pmusim_br_kind_t). */
+typedef enum pmusim_uarch_br {
+    PMUSIM_UARCH_BR_NONE = 0,     /* not a branch */
+    PMUSIM_UARCH_BR_COND = 1,     /* conditional direct */
+    PMUSIM_UARCH_BR_JUMP = 2,     /* unconditional direct jump */
+    PMUSIM_UARCH_BR_CALL = 3,     /* direct call */
+    PMUSIM_UARCH_BR_RET = 4,      /* return */
+    PMUSIM_UARCH_BR_IND_JUMP = 5, /* indirect jump */
+    PMUSIM_UARCH_BR_IND_CALL = 6, /* indirect call */
+    PMUSIM_UARCH_BR_COUNT_
+} pmusim_uarch_br_t;
+
+/* Floating-point / SIMD class (sets PMUSIM_F_FP; Itanium sends FP loads to L2). */
+typedef enum pmusim_uarch_fp {
+    PMUSIM_UARCH_FP_NONE = 0,
+    PMUSIM_UARCH_FP_SCALAR = 1, /* x87 / scalar SSE / IA-64 F-unit */
+    PMUSIM_UARCH_FP_SIMD = 2,   /* packed SSE/AVX */
+    PMUSIM_UARCH_FP_COUNT_
+} pmusim_uarch_fp_t;
+
+typedef struct pmusim_uarch_access {
+    uint64_t addr;
+    uint32_t size;     /* bytes, >= 1; an access crossing a line touches both lines */
+    uint8_t is_store;  /* 0 load, 1 store (a read-modify-write is two accesses) */
+    uint8_t is_fp;     /* FP load/store (Itanium: served by L2, bypassing the L1D) */
+    /* 1 when the address depends on the previous load of the same thread
+     * (pointer chasing): the access cannot start before that load's data is
+     * back.  0 when unknown: the model then treats the access as
+     * independent (docs/UARCH.md, timing). */
+    uint8_t addr_dep;
+    /* IA-64 ALAT outcome (pmusim_alat_outcome_t) of an ld.c/chk.a, copied to
+     * mem.alat: the ALAT's contents depend on register numbers and
+     * advanced loads that a functional address stream does not carry. */
+    uint8_t alat;
+} pmusim_uarch_access_t;
+
+/* At most this many accesses per instruction (a longer string operation is
+ * split by the caller into several instructions of the same ip). */
+#define PMUSIM_UARCH_MAX_ACCESSES 64u
+
+typedef struct pmusim_uarch_insn {
+    uint64_t ip;       /* x86: linear IP; IA-64: bundle address */
+    uint8_t thread;    /* hardware thread, < nthreads */
+    uint8_t plm;       /* privilege level 0..3 */
+    uint8_t len;       /* x86 instruction length in bytes (IA-64: 0) */
+    uint8_t br;        /* pmusim_uarch_br_t */
+    uint8_t taken;     /* branch taken (always 1 for unconditional kinds) */
+    uint8_t fp;        /* pmusim_uarch_fp_t */
+    uint16_t uops;     /* fused uops (x86; 0 = 1); IA-64: 0 */
+    uint64_t target;   /* branch target when taken */
+    uint32_t naccess;  /* number of entries in `access`, <= PMUSIM_UARCH_MAX_ACCESSES */
+    const pmusim_uarch_access_t *access;
+    /* Passed through to the INSN record unchanged: IA-64 slot/unit/encoding
+     * and the flags the model cannot know (PMUSIM_F_NOP, PMUSIM_F_PRED_OFF,
+     * PMUSIM_F_IA32; MEM/BRANCH/OFFCORE/FP are set by the model). */
+    uint8_t slot, unit;
+    uint16_t flags;
+    uint64_t insn;
+} pmusim_uarch_insn_t;
+
+/* ---- configuration ---- */
+
+typedef struct pmusim_uarch_geom {
+    uint64_t size;   /* bytes; 0 = the level is absent */
+    uint32_t assoc;  /* ways */
+    uint32_t line;   /* bytes */
+} pmusim_uarch_geom_t;
+
+/* Overrides of a CPU's defaults, as parsed from command-line options.  A
+ * geometry with set == FALSE keeps the CPU's value. */
+typedef struct pmusim_uarch_options {
+    gboolean i1_set, d1_set, ll_set, l2_set;
+    pmusim_uarch_geom_t i1, d1, ll, l2; /* l2.size == 0 with l2_set: "--L2=none" */
+    gboolean no_l2;                     /* --L2=none: I1/D1 -> LL as in cachegrind */
+    gboolean numa_interleave;           /* wsm_dp --numa=interleave: odd 4 KiB pages live on socket 1 */
+    gboolean knm_mcdram;                /* knm --knm-memory=mcdram: data in MCDRAM (flat mode) */
+} pmusim_uarch_options_t;
+
+void pmusim_uarch_options_init(pmusim_uarch_options_t *o);
+/* Parses one option "--I1=SIZE,ASSOC,LINE", "--D1=...", "--LL=...",
+ * "--L2=SIZE,ASSOC,LINE", "--L2=none", "--numa=local|interleave",
+ * "--knm-memory=ddr|mcdram".
+ * Returns TRUE and sets *consumed when `arg` is one of them; FALSE with an
+ * error naming the option when its value is bad (size, assoc and line > 0,
+ * line a power of two, size a multiple of assoc*line, number of sets a power
+ * of two — the rules cachegrind applies).  *consumed = FALSE and TRUE for
+ * an argument that is not a uarch option. */
+gboolean pmusim_uarch_options_parse(pmusim_uarch_options_t *o, const char *arg,
+                                    gboolean *consumed, GError **error);
+/* Removes every uarch option from argv (also the two-word form
+ * "--D1 32768,8,64"), parsing each; FALSE on the first bad one. */
+gboolean pmusim_uarch_options_parse_argv(pmusim_uarch_options_t *o, int *argc, char **argv,
+                                         GError **error);
+/* The usage lines of the options above, for --help texts. */
+const char *pmusim_uarch_options_help(void);
+
+/* ---- the model ---- */
+
+/* Receives records in cycle order; FALSE with error stops the model. */
+typedef gboolean (*pmusim_uarch_sink_fn)(const pmusim_rec_t *recs, size_t n, void *user,
+                                         GError **error);
+
+typedef struct pmusim_uarch pmusim_uarch_t;
+
+/* A model of `cpu` (ita2, mont, wsm, wsm_dp, knm) with `nthreads` hardware
+ * threads (1..the CPU's threads per core: ita2 1, mont 2, wsm/wsm_dp 2, knm
+ * 4).  `o` may be NULL (defaults).  NULL with error for a bad set-up. */
+pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
+                                 const pmusim_uarch_options_t *o, pmusim_uarch_sink_fn sink,
+                                 void *user, GError **error);
+/* The most threads the CPU's models can replay on one core. */
+uint32_t pmusim_uarch_max_threads(pmusim_cpu_t cpu);
+/* Sets the header's "annotations" key to what this model fills, and
+ * metadata "uarch" (model name) and "uarch.I1"/"uarch.D1"/"uarch.L2"/
+ * "uarch.L2I"/"uarch.LL" (SIZE,ASSOC,LINE) for the geometry in use. */
+void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h);
+/* Runs one instruction: emits its INSN record (with the first access in
+ * `mem`), one MEM record per further access, and any IDLE, EVENT and THREAD
+ * records it causes.  Records may be held back until other threads catch up. */
+gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error);
+/* Passes a record the model does not produce (MARKER; EVENT records of a
+ * source trace) through at the thread's current cycle. */
+gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error);
+/* Montecito: TRUE when the thread that ran last has a pending switch
+ * event (an L3 miss, or its time slice expired), so that a generator that
+ * chooses the next thread switches now.  Always FALSE on other CPUs. */
+gboolean pmusim_uarch_switch_wanted(const pmusim_uarch_t *u);
+/* Flushes every held record to the sink.  Call once at the end. */
+gboolean pmusim_uarch_finish(pmusim_uarch_t *u, GError **error);
+void pmusim_uarch_free(pmusim_uarch_t *u);
+
+/* Totals so far (for reports and tests). */
+typedef struct pmusim_uarch_stats {
+    uint64_t insns, records;
+    uint64_t i1_miss, d1_access, d1_miss, l2_miss, ll_access, ll_miss;
+    uint64_t cond_branches, mispredicts;
+    uint64_t cycles; /* last retirement cycle + 1 */
+} pmusim_uarch_stats_t;
+void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st);
+
+/* Records -> model input: fills *in (and up to PMUSIM_UARCH_MAX_ACCESSES
+ * entries of acc) from an INSN record and the MEM records that follow it,
+ * keeping what a functional trace knows (ip, len, plm, thread, branch kind,
+ * taken, target, addresses, FP flag, IA-64 slot/unit/encoding) and dropping
+ * every annotation.  Used by `trace annotate` and converters. */
+void pmusim_uarch_insn_from_rec(const pmusim_rec_t *r, pmusim_uarch_insn_t *in,
+                                pmusim_uarch_access_t *acc);
+/* Appends a MEM record's access to *in (FALSE when it already holds the
+ * maximum). */
+gboolean pmusim_uarch_insn_add_mem(pmusim_uarch_insn_t *in, pmusim_uarch_access_t *acc,
+                                   const pmusim_rec_t *mem_rec);
+
+G_END_DECLS
+#endif

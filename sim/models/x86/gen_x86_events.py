@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""Generates the x86 models' trace-event and counter-restriction tables.
+
+    gen_x86_events.py TRACE_EVENTS_CSV RESTRICTIONS_CSV MODEL=EVENT_TABLE_CSV... OUT_C
+
+TRACE_EVENTS_CSV (trace-events.csv) says which trace fields drive an event;
+its event names are resolved to (event select, umask) through each model's
+event table (encoder/data/x86/intel_*.csv), so a name the table does not
+know, an alias, a umask carrying CMASK/INV/EDGE bits, a duplicate
+(model, code, umask) or an unknown source, filter or model is refused.
+RESTRICTIONS_CSV (counter-restrictions.csv, from Intel's data) lists the
+events that cannot use every general-purpose counter.  The output holds one
+table of each kind per model, sorted by (code, umask)."""
+import csv
+import sys
+
+MODELS = ('wsm', 'wsm_dp', 'knm')
+SOURCES = {'CYCLES', 'REF', 'INSN', 'UOPS', 'FILTER', 'LDLAT', 'OFFCORE'}
+LEVELS = ('L1D', 'L2', 'L3', 'LOCAL_DRAM', 'REMOTE_DRAM', 'REMOTE_CACHE')
+TLBS = ('L1_HIT', 'L2_HIT', 'WALK', 'FAULT')
+KINDS = ('COND', 'CALL', 'RET', 'IND', 'IPREL')
+# trace annotations (include/pmusim/trace.h, enum pmusim_annotation)
+ANN = {'levels': 'PMUSIM_ANN_LEVELS', 'tlb': 'PMUSIM_ANN_TLB', 'pred': 'PMUSIM_ANN_PRED',
+       'brkind': 'PMUSIM_ANN_BRKIND', 'offcore': 'PMUSIM_ANN_OFFCORE',
+       'uops': 'PMUSIM_ANN_UOPS', 'allmem': 'PMUSIM_ANN_ALLMEM'}
+
+
+def fail(where, msg):
+    sys.exit(f'gen_x86_events.py: {where}: {msg}')
+
+
+def data_rows(path):
+    with open(path, newline='') as f:
+        return [r for r in csv.reader(f) if r and not r[0].startswith('#')]
+
+
+def load_event_table(path):
+    """{(name, umask name or None, model): (code, umask)} of a libpfm-style table."""
+    with open(path, newline='') as f:
+        rows = list(csv.DictReader(f))
+    ev = {}
+    out = {}
+    for r in rows:
+        if r['kind'] == 'E':
+            ev[r['event']] = r
+            if int(r['ngrp'] or 0) == 0 and not r['equiv']:
+                c = int(r['code'], 16)
+                for m in MODELS:
+                    out[(r['event'], None, m)] = (c & 0xff, c >> 8)
+        else:
+            e = ev[r['event']]
+            if e['equiv']:
+                continue
+            u = int(r['ucode'], 16)
+            if u >> 16:
+                continue  # carries CMASK/INV/EDGE: not a plain unit mask
+            c = int(e['code'], 16)
+            models = r['models'].split('|') if r['models'] else MODELS
+            for m in models:
+                out[(r['event'], r['umask'], m)] = (c & 0xff, ((u >> 8) & 0xff) | (c >> 8))
+    return out
+
+
+def parse_filter(where, spec, source):
+    f = {'need': [], 'dir': None, 'lvl': [], 'tlb': [], 'kind': [], 'taken': False,
+         'misp': False, 'req': [], 'bit': False}
+    for tok in spec.split():
+        key, _, val = tok.partition('=')
+        vals = val.split('|') if val else []
+        if key == 'bit' and not val:
+            f['bit'] = True
+        elif key in ('mem', 'br', 'oc') and not val:
+            f['need'].append(key)
+        elif key == 'dir' and val in ('ld', 'st'):
+            f['dir'] = val
+        elif key == 'lvl' and vals and all(v in LEVELS for v in vals):
+            f['lvl'] = vals
+        elif key == 'tlb' and vals and all(v in TLBS for v in vals):
+            f['tlb'] = vals
+        elif key == 'kind' and vals and all(v in KINDS for v in vals):
+            f['kind'] = vals
+        elif key in ('taken', 'misp') and not val:
+            f[key] = True
+        elif key == 'req' and vals and all(v.isdigit() and int(v) < 16 for v in vals):
+            f['req'] = [int(v) for v in vals]
+        else:
+            fail(where, f'bad filter condition "{tok}"')
+    if source == 'FILTER' and not f['need']:
+        fail(where, 'a FILTER row needs mem, br or oc')
+    if source != 'FILTER' and spec.strip() and spec.strip() != 'bit':
+        fail(where, f'conditions on a {source} row')
+    if (f['dir'] or f['lvl'] or f['tlb']) and 'mem' not in f['need']:
+        fail(where, 'dir/lvl/tlb need mem')
+    if (f['kind'] or f['taken'] or f['misp']) and 'br' not in f['need']:
+        fail(where, 'kind/taken/misp need br')
+    if f['req'] and 'oc' not in f['need']:
+        fail(where, 'req needs oc')
+    return f
+
+
+def needs_of(source, f):
+    """The annotations without which the trace cannot hold the event."""
+    n = set()
+    if source == 'UOPS':
+        n.add('uops')
+    if source == 'LDLAT':
+        n |= {'levels', 'allmem'}
+    if source == 'OFFCORE' or 'oc' in f['need']:
+        n.add('offcore')
+    if 'mem' in f['need']:
+        n.add('allmem')
+    if f['lvl']:
+        n.add('levels')
+    if f['tlb']:
+        n.add('tlb')
+    if f['misp']:
+        n.add('pred')
+    if 'br' in f['need'] and (f['kind'] or not f['taken']):
+        n.add('brkind')  # kinds, or not-taken branches being present
+    return sorted(n)
+
+
+def c_mask(prefix, names, alls):
+    if not names:
+        return '0'
+    return ' | '.join(f'(1u << {prefix}{v})' for v in names)
+
+
+def main():
+    if len(sys.argv) < 5:
+        sys.exit(__doc__)
+    te_path, rs_path, out_path = sys.argv[1], sys.argv[2], sys.argv[-1]
+    tables = {}
+    for arg in sys.argv[3:-1]:
+        model, _, path = arg.partition('=')
+        if model not in MODELS:
+            fail(arg, 'unknown model')
+        tables[model] = load_event_table(path)
+    entries = {m: {} for m in MODELS}
+    rows = data_rows(te_path)
+    if rows[0] != ['pmus', 'event', 'source', 'filter', 'phrase']:
+        fail(te_path, 'header must be pmus,event,source,filter,phrase')
+    for i, r in enumerate(rows[1:], 2):
+        where = f'{te_path}: row {i}'
+        if len(r) != 5:
+            fail(where, f'{len(r)} columns, expected 5')
+        pmus, event, source, spec, phrase = r
+        if source not in SOURCES:
+            fail(where, f'unknown source "{source}"')
+        if not phrase or '"' in phrase or '\\' in phrase:
+            fail(where, 'empty phrase or one with quotes/backslashes')
+        f = parse_filter(where, spec, source)
+        for m in pmus.split():
+            if m not in MODELS:
+                fail(where, f'unknown model "{m}"')
+            if event.startswith('0x'):
+                code_s, _, umask_s = event.partition('/')
+                code, umask = int(code_s, 16), int(umask_s, 16)
+            else:
+                name, _, um = event.partition(':')
+                key = (name, um or None, m)
+                if key not in tables[m]:
+                    fail(where, f'{m} has no event {event} with a plain unit mask')
+                code, umask = tables[m][key]
+            if code > 0xff or umask > 0xff:
+                fail(where, 'code or umask wider than 8 bits')
+            if (code, umask) in entries[m]:
+                fail(where, f'{m}: 0x{code:02x}/0x{umask:02x} listed twice')
+            entries[m][(code, umask)] = (event, source, f, phrase)
+    restr = {m: [] for m in MODELS}
+    rrows = data_rows(rs_path)
+    if rrows[0] != ['model', 'code', 'umask', 'counters', 'intel_event']:
+        fail(rs_path, 'header must be model,code,umask,counters,intel_event')
+    for i, r in enumerate(rrows[1:], 2):
+        if len(r) != 5 or r[0] not in MODELS or int(r[3], 16) == 0:
+            fail(f'{rs_path}: row {i}', 'bad row')
+        restr[r[0]].append((int(r[1], 16), int(r[2], 16), int(r[3], 16), r[4]))
+
+    out = [f'/* Generated from {te_path.split("/")[-1]} and {rs_path.split("/")[-1]} with the',
+           ' * event tables by gen_x86_events.py: do not edit. */',
+           '#include "x86_model.h"', '']
+    for m in MODELS:
+        out.append(f'const x86_evmap_t x86_events_{m}[] = {{')
+        for (code, umask), (event, source, f, phrase) in sorted(entries[m].items()):
+            src = f'X86_SRC_{source}'
+            fl = []
+            need = [{'mem': 'PMUSIM_F_MEM', 'br': 'PMUSIM_F_BRANCH', 'oc': 'PMUSIM_F_OFFCORE'}[n]
+                    for n in f['need']]
+            if need:
+                fl.append('.need_flags = ' + ' | '.join(need))
+            if f['dir']:
+                fl.append('.mem_dir = ' + ('1u' if f['dir'] == 'ld' else '2u'))
+            if f['lvl']:
+                fl.append('.lvl_mask = ' + c_mask('PMUSIM_LVL_', f['lvl'], LEVELS))
+            if f['tlb']:
+                fl.append('.tlb_mask = ' + c_mask('PMUSIM_TLB_', f['tlb'], TLBS))
+            if f['kind']:
+                fl.append('.br_kind = ' + c_mask('PMUSIM_BR_', f['kind'], KINDS))
+            if f['taken']:
+                fl.append('.br_taken = 2u')
+            if f['misp']:
+                fl.append('.br_misp = 2u')
+            if f['req']:
+                fl.append('.oc_req = ' + ' | '.join(f'(1u << {v})' for v in f['req']))
+            needs = ' | '.join(ANN[n] for n in needs_of(source, f)) or '0'
+            out.append(f'    {{.code = 0x{code:02x}, .umask = 0x{umask:02x}, .src = {src}, '
+                       f'.bit = {"true" if f["bit"] else "false"}, .f = {{{", ".join(fl) or ".need_flags = 0"}}}, '
+                       f'.needs = {needs}, .name = "{event}", .phrase = "{phrase}"}},')
+        out.append('};')
+        out.append(f'const size_t x86_n_events_{m} = sizeof x86_events_{m} / sizeof x86_events_{m}[0];')
+        out.append('')
+        out.append(f'const x86_restriction_t x86_restrictions_{m}[] = {{')
+        for code, umask, mask, ev in sorted(restr[m]):
+            out.append(f'    {{.code = 0x{code:02x}, .umask = 0x{umask:02x}, .counters = 0x{mask:x}, '
+                       f'.intel_event = "{ev}"}},')
+        if not restr[m]:
+            out.append('    {.code = 0, .umask = 0, .counters = 0, .intel_event = NULL},')
+        out.append('};')
+        out.append(f'const size_t x86_n_restrictions_{m} = {len(restr[m])};')
+        out.append('')
+    with open(out_path, 'w') as f:
+        f.write('\n'.join(out))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,1130 @@
+/* The microarchitecture model (include/pmusim/uarch.h, docs/UARCH.md).
+ *
+ * Per instruction: the front end fetches its line through the ITLB and L1I
+ * (a miss delays dispatch), the instruction dispatches at most `width` uops
+ * per cycle and no earlier than the retirement of the instruction `window`
+ * places before it (the reorder window), its memory accesses go through the
+ * DTLB and the cache hierarchy and complete after their latency, a
+ * mispredicted branch restarts the front end `mispredict_penalty` cycles
+ * after it resolves, and the instruction retires in order, at most `width`
+ * uops per cycle, once complete.  That is the interval model of Genbrugge,
+ * Eyerman and Eeckhout (HPCA 2010): misses inside one window overlap, an
+ * access whose address depends on the previous load waits for it.
+ *
+ * Threads: SMT threads (Westmere, Knights Mill) have their own timelines
+ * and share the caches, TLBs and predictor tables; their records are merged
+ * into cycle order through bounded per-thread queues.  Montecito threads
+ * share one timeline and switch on events: the input's thread changes are
+ * the switches, each costs `switch_penalty` cycles and is framed by THREAD
+ * records, and an instruction that missed L3 retires when its thread comes
+ * back (or when its data is back, if no switch happens). */
+#include "uarch_priv.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define OUT_BATCH 1024u
+#define QUEUE_CAP 2048u       /* records held per SMT thread while merging */
+#define IDLE_MIN 8u           /* a retirement gap this long becomes an IDLE record */
+#define RING_SIZE 256u        /* >= every CPU's window, power of two */
+#define MAX_INSN_EVENTS 16u
+/* A thread's EVENT counts are summed over at most this many cycles before
+ * they become records, so a stream of misses does not become a stream of
+ * EVENT records; a count lands at most this late (docs/UARCH.md). */
+#define EVENT_SPAN 64u
+
+typedef struct insn_event {
+    uint16_t code, umask;
+    uint64_t n;
+} insn_event_t;
+
+typedef struct uarch_thread {
+    uint64_t disp_cycle, ret_cycle;
+    uint32_t disp_used, ret_used;
+    uint64_t fe_ready;         /* front end delivers again from this cycle */
+    uint64_t last_load_done;   /* data of the previous load is back */
+    uint64_t last_ret;         /* retirement cycle of the last instruction */
+    gboolean any;              /* retired something */
+    gboolean started;          /* has had input */
+    uint64_t n;                /* instructions so far */
+    uint64_t ring[RING_SIZE];  /* retirement cycles of the last instructions */
+    uint32_t hist;             /* global branch history (taken bits) */
+    uint64_t ras[32];
+    uint32_t ras_n, ras_top;
+    uint64_t last_fetch_blk;
+    uint8_t plm;
+    /* output queue (SMT merge; Montecito: the held L3-miss instruction) */
+    pmusim_rec_t *q;
+    uint32_t qhead, qlen;
+    gboolean holding;          /* Montecito: this thread's records wait for a switch */
+    uint64_t switched_in;      /* Montecito: cycle this thread got the pipeline */
+    insn_event_t evacc[MAX_INSN_EVENTS]; /* EVENT counts not yet written */
+    unsigned nevacc;
+    uint64_t evacc_since;      /* retirement cycle of the first counted one */
+} uarch_thread_t;
+
+struct pmusim_uarch {
+    const uarch_cpu_cfg_t *cfg;
+    uint32_t nthreads;
+    gboolean merge;            /* SMT with more than one thread */
+    gboolean soemt;            /* Montecito with more than one thread */
+    gboolean numa_interleave, mcdram, no_l2;
+    pmusim_uarch_geom_t g_l1i, g_l1d, g_l2, g_l2i, g_l3;
+    uarch_cache_t l1i, l1d, l2, l2i, l3;
+    gboolean has_l2, has_l2i, has_l3;
+    uarch_cache_t dtlb, stlb, itlb, itlb2;
+    gboolean has_itlb2;
+    uarch_bpred_t bp;
+    uarch_thread_t th[PMUSIM_MAX_THREADS];
+    pmusim_uarch_sink_fn sink;
+    void *user;
+    pmusim_rec_t out[OUT_BATCH];
+    size_t nout;
+    pmusim_rec_t scratch;      /* target of writes after a sink failure */
+    GError *err;               /* first sink failure */
+    uint64_t floor;            /* cycle of the last record handed out */
+    int running;               /* Montecito: thread holding the pipeline, -1 before any */
+    gboolean want_switch;
+    uint64_t ts_pending_l3;    /* Montecito: the running thread has an L3-miss switch event */
+    /* per-instruction scratch */
+    insn_event_t iev[MAX_INSN_EVENTS];
+    unsigned niev;
+    gboolean oc_valid;
+    pmusim_offcore_t oc;
+    gboolean ifetch_oc_valid;  /* an instruction fetch left the core */
+    pmusim_offcore_t ifetch_oc;
+    gboolean l3_miss;
+    pmusim_uarch_stats_t st;
+};
+
+/* ---- output ---- */
+
+static void out_flush(pmusim_uarch_t *u)
+{
+    if (!u->nout || u->err)
+        return;
+    GError *e = NULL;
+    if (!u->sink(u->out, u->nout, u->user, &e)) {
+        if (!e)
+            g_set_error(&e, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_SINK, "record sink failed");
+        u->err = e;
+    }
+    u->st.records += u->nout;
+    u->nout = 0;
+}
+
+static pmusim_rec_t *out_slot(pmusim_uarch_t *u)
+{
+    if (u->nout == OUT_BATCH)
+        out_flush(u);
+    if (u->err)
+        return &u->scratch;
+    return &u->out[u->nout++];
+}
+
+static void out_copy(pmusim_uarch_t *u, const pmusim_rec_t *r)
+{
+    *out_slot(u) = *r;
+    if (r->cycle > u->floor)
+        u->floor = r->cycle;
+}
+
+/* Lowest cycle a thread's future records can have. */
+static uint64_t thread_lower_bound(const uarch_thread_t *t)
+{
+    uint64_t lb = t->any ? t->last_ret + 1 : 0;
+    return lb < t->ret_cycle ? lb : t->ret_cycle;
+}
+
+/* SMT merge: hands out queued records in cycle order as long as no started
+ * thread could still produce an earlier one; `force` hands out the earliest
+ * record regardless (a queue is full: the lagging threads are clamped to it
+ * when their input comes). */
+static void merge_drain(pmusim_uarch_t *u, gboolean force)
+{
+    for (;;) {
+        int best = -1;
+        uint64_t bc = UINT64_MAX;
+        for (uint32_t i = 0; i < u->nthreads; i++) {
+            const uarch_thread_t *t = &u->th[i];
+            if (t->qlen && t->q[t->qhead].cycle < bc) {
+                bc = t->q[t->qhead].cycle;
+                best = (int)i;
+            }
+        }
+        if (best < 0)
+            return;
+        if (!force)
+            for (uint32_t i = 0; i < u->nthreads; i++) {
+                const uarch_thread_t *t = &u->th[i];
+                if (t->started && !t->qlen && thread_lower_bound(t) < bc)
+                    return;
+            }
+        uarch_thread_t *t = &u->th[best];
+        out_copy(u, &t->q[t->qhead]);
+        t->qhead = (t->qhead + 1) & (QUEUE_CAP - 1);
+        t->qlen--;
+        if (force)
+            return;
+    }
+}
+
+/* A new record of thread `ti` at `cycle`, zeroed. */
+static pmusim_rec_t *rec_new(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint64_t cycle)
+{
+    uarch_thread_t *t = &u->th[ti];
+    pmusim_rec_t *r;
+    if (u->merge || t->holding) {
+        while (t->qlen == QUEUE_CAP)
+            merge_drain(u, TRUE);
+        r = &t->q[(t->qhead + t->qlen) & (QUEUE_CAP - 1)];
+        t->qlen++;
+    } else {
+        r = out_slot(u);
+        if (cycle > u->floor)
+            u->floor = cycle;
+    }
+    memset(r, 0, sizeof *r);
+    r->kind = (uint8_t)kind;
+    r->thread = (uint8_t)ti;
+    r->cycle = cycle;
+    r->plm = t->plm;
+    return r;
+}
+
+/* Notes n occurrences of (code, umask) for the current instruction; they
+ * become one EVENT record per (code, umask) at its retirement. */
+static void ev_add_cu(pmusim_uarch_t *u, uint16_t code, uint16_t umask, uint64_t n)
+{
+    if (!n)
+        return;
+    for (unsigned i = 0; i < u->niev; i++)
+        if (u->iev[i].code == code && u->iev[i].umask == umask) {
+            u->iev[i].n += n;
+            return;
+        }
+    if (u->niev < MAX_INSN_EVENTS)
+        u->iev[u->niev++] = (insn_event_t){ code, umask, n };
+}
+
+static void ev_add(pmusim_uarch_t *u, const uarch_ev_t *ev, uint64_t n)
+{
+    if (ev->present)
+        ev_add_cu(u, ev->code, ev->umask, n);
+}
+
+/* ---- set-up ---- */
+
+static const pmusim_uarch_geom_t *pick_geom(gboolean set, const pmusim_uarch_geom_t *opt,
+                                            const pmusim_uarch_geom_t *def)
+{
+    return set ? opt : def;
+}
+
+pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
+                                 const pmusim_uarch_options_t *o, pmusim_uarch_sink_fn sink,
+                                 void *user, GError **error)
+{
+    const uarch_cpu_cfg_t *cfg = uarch_cpu_cfg(cpu);
+    pmusim_uarch_options_t none;
+    if (!o) {
+        pmusim_uarch_options_init(&none);
+        o = &none;
+    }
+    if (!cfg) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION,
+                    "no microarchitecture model for CPU '%s' (expected ita2, mont, wsm, wsm_dp "
+                    "or knm)", pmusim_cpu_name(cpu));
+        return NULL;
+    }
+    if (nthreads < 1 || nthreads > cfg->max_threads) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION,
+                    "%s has 1..%u hardware threads per core, not %u", pmusim_cpu_name(cpu),
+                    cfg->max_threads, nthreads);
+        return NULL;
+    }
+    if (o->numa_interleave && cpu != PMUSIM_CPU_WSM_DP) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION,
+                    "--numa applies to wsm_dp only (the other CPUs have one socket)");
+        return NULL;
+    }
+    if (o->knm_mcdram && cpu != PMUSIM_CPU_KNM) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION,
+                    "--knm-memory applies to knm only");
+        return NULL;
+    }
+    gboolean has_l3 = cfg->l3.size != 0;
+    if (!has_l3 && o->l2_set) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION,
+                    "--L2: %s has no intermediate level (its L2 is the last level: use --LL)",
+                    pmusim_cpu_name(cpu));
+        return NULL;
+    }
+    pmusim_uarch_t *u = g_new0(pmusim_uarch_t, 1);
+    u->cfg = cfg;
+    u->nthreads = nthreads;
+    u->merge = !cfg->soemt && nthreads > 1;
+    u->soemt = cfg->soemt && nthreads > 1;
+    u->numa_interleave = o->numa_interleave;
+    u->mcdram = o->knm_mcdram;
+    u->sink = sink;
+    u->user = user;
+    u->running = -1;
+    u->g_l1i = *pick_geom(o->i1_set, &o->i1, &cfg->l1i);
+    u->g_l1d = *pick_geom(o->d1_set, &o->d1, &cfg->l1d);
+    if (has_l3) {
+        u->g_l2 = *pick_geom(o->l2_set, &o->l2, &cfg->l2);
+        u->g_l3 = *pick_geom(o->ll_set, &o->ll, &cfg->l3);
+        u->no_l2 = o->no_l2;
+    } else {
+        u->g_l2 = *pick_geom(o->ll_set, &o->ll, &cfg->l2);
+    }
+    u->g_l2i = cfg->l2i;
+    u->has_l2 = !u->no_l2;
+    u->has_l3 = has_l3;
+    u->has_l2i = cfg->l2i.size && !u->no_l2;
+    gboolean ok = uarch_cache_init(&u->l1i, &u->g_l1i) && uarch_cache_init(&u->l1d, &u->g_l1d) &&
+                  (!u->has_l2 || uarch_cache_init(&u->l2, &u->g_l2)) &&
+                  (!u->has_l3 || uarch_cache_init(&u->l3, &u->g_l3)) &&
+                  (!u->has_l2i || uarch_cache_init(&u->l2i, &u->g_l2i)) &&
+                  uarch_cache_init(&u->dtlb, &cfg->dtlb) && uarch_cache_init(&u->stlb, &cfg->stlb) &&
+                  uarch_cache_init(&u->itlb, &cfg->itlb);
+    u->has_itlb2 = cfg->itlb2.size != 0;
+    if (ok && u->has_itlb2)
+        ok = uarch_cache_init(&u->itlb2, &cfg->itlb2);
+    if (!ok) { /* only reachable with a geometry the option parser would refuse */
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION,
+                    "invalid cache geometry for %s", pmusim_cpu_name(cpu));
+        pmusim_uarch_free(u);
+        return NULL;
+    }
+    uarch_bpred_init(&u->bp, cfg);
+    for (uint32_t i = 0; i < nthreads; i++) {
+        uarch_thread_t *t = &u->th[i];
+        t->last_fetch_blk = UINT64_MAX;
+        t->plm = 3;
+        if (u->merge || u->soemt)
+            t->q = g_new(pmusim_rec_t, QUEUE_CAP);
+    }
+    return u;
+}
+
+void pmusim_uarch_free(pmusim_uarch_t *u)
+{
+    if (!u)
+        return;
+    uarch_cache_free(&u->l1i);
+    uarch_cache_free(&u->l1d);
+    uarch_cache_free(&u->l2);
+    uarch_cache_free(&u->l2i);
+    uarch_cache_free(&u->l3);
+    uarch_cache_free(&u->dtlb);
+    uarch_cache_free(&u->stlb);
+    uarch_cache_free(&u->itlb);
+    uarch_cache_free(&u->itlb2);
+    uarch_bpred_free(&u->bp);
+    for (uint32_t i = 0; i < PMUSIM_MAX_THREADS; i++)
+        g_free(u->th[i].q);
+    if (u->err)
+        g_error_free(u->err);
+    g_free(u);
+}
+
+static void set_geom_meta(pmusim_trace_header_t *h, const char *key, const pmusim_uarch_geom_t *g)
+{
+    char buf[80];
+    g_snprintf(buf, sizeof buf, "%" PRIu64 ",%u,%u", g->size, g->assoc, g->line);
+    pmusim_trace_header_set_meta(h, key, buf);
+}
+
+void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
+{
+    uint32_t mask = PMUSIM_ANN_LEVELS | PMUSIM_ANN_TLB | PMUSIM_ANN_PRED | PMUSIM_ANN_BRKIND |
+                    PMUSIM_ANN_TIMING | PMUSIM_ANN_EVENTS | PMUSIM_ANN_ALLMEM | PMUSIM_ANN_FP;
+    if (u->cfg->offcore != UARCH_OC_NONE)
+        mask |= PMUSIM_ANN_OFFCORE | PMUSIM_ANN_UOPS;
+    pmusim_trace_header_set_annotations(h, mask);
+    pmusim_trace_header_set_meta(h, "uarch", u->cfg->model);
+    set_geom_meta(h, "uarch.I1", &u->g_l1i);
+    set_geom_meta(h, "uarch.D1", &u->g_l1d);
+    if (u->has_l2)
+        set_geom_meta(h, "uarch.L2", &u->g_l2);
+    if (u->has_l2i)
+        set_geom_meta(h, "uarch.L2I", &u->g_l2i);
+    set_geom_meta(h, "uarch.LL", u->has_l3 ? &u->g_l3 : &u->g_l2);
+}
+
+/* ---- the memory hierarchy ---- */
+
+/* Inclusive L3 (Westmere): a line leaving L3 leaves every inner cache. */
+static void back_invalidate(pmusim_uarch_t *u, uint64_t l3blk)
+{
+    uint64_t base = l3blk << u->l3.line_bits;
+    uint64_t len = UINT64_C(1) << u->l3.line_bits;
+    uarch_cache_t *inner[] = { &u->l1d, &u->l1i, u->has_l2 ? &u->l2 : NULL };
+    for (size_t k = 0; k < G_N_ELEMENTS(inner); k++) {
+        uarch_cache_t *c = inner[k];
+        if (!c)
+            continue;
+        for (uint64_t a = base; a < base + len; a += UINT64_C(1) << c->line_bits)
+            uarch_cache_invalidate(c, a >> c->line_bits, NULL);
+    }
+}
+
+/* Accesses the levels beyond L1 for byte address `a`; returns the level. */
+static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboolean ifetch)
+{
+    const uarch_cpu_cfg_t *cfg = u->cfg;
+    uarch_fill_t f;
+    uarch_cache_t *l2 = ifetch && u->has_l2i ? &u->l2i : u->has_l2 ? &u->l2 : NULL;
+    if (l2) {
+        uarch_cache_access(l2, a >> l2->line_bits, dirty, &f);
+        if (l2 == &u->l2i) {
+            ev_add(u, f.hit ? &cfg->ev.l2i_hit : &cfg->ev.l2i_miss, 1);
+        } else if (!f.hit) {
+            ev_add(u, &cfg->ev.l2_lines_in, 1);
+            if (f.evicted) {
+                ev_add(u, f.evicted_dirty ? &cfg->ev.l2_out_dirty : &cfg->ev.l2_out_clean, 1);
+                if (f.evicted_dirty && u->has_l3) /* write-back: hits the L3 copy */
+                    uarch_cache_probe(&u->l3, (f.victim << l2->line_bits) >> u->l3.line_bits,
+                                      TRUE);
+            }
+        }
+        if (f.hit)
+            return PMUSIM_LVL_L2;
+    }
+    if (u->has_l3) {
+        uarch_cache_access(&u->l3, a >> u->l3.line_bits, dirty && !l2, &f);
+        if (!f.hit) {
+            if (f.evicted) {
+                ev_add(u, &cfg->ev.l3_repl, 1);
+                if (cfg->l3_inclusive)
+                    back_invalidate(u, f.victim);
+            }
+        }
+        if (f.hit)
+            return PMUSIM_LVL_L3;
+    }
+    if (u->numa_interleave && ((a >> 12) & 1))
+        return PMUSIM_LVL_REMOTE_DRAM;
+    return PMUSIM_LVL_LOCAL_DRAM;
+}
+
+/* One data line: L1D then outward.  Itanium: FP accesses bypass the L1D;
+ * integer stores write through without allocating (uarch.md §3.1). */
+static unsigned line_access(pmusim_uarch_t *u, uint64_t a, gboolean store, gboolean fp)
+{
+    const uarch_cpu_cfg_t *cfg = u->cfg;
+    uint64_t blk = a >> u->l1d.line_bits;
+    if (cfg->l1d_int_only && fp)
+        return outer_access(u, a, store, FALSE);
+    if (cfg->l1d_write_through && store) {
+        gboolean hit = uarch_cache_probe(&u->l1d, blk, FALSE);
+        unsigned lvl = outer_access(u, a, TRUE, FALSE); /* the write goes on to L2 */
+        return hit ? PMUSIM_LVL_L1D : lvl;
+    }
+    uarch_fill_t f;
+    uarch_cache_access(&u->l1d, blk, store && !cfg->l1d_write_through, &f);
+    if (f.hit)
+        return PMUSIM_LVL_L1D;
+    ev_add(u, &cfg->ev.l1d_repl, 1);
+    if (f.evicted_dirty) {
+        ev_add(u, &cfg->ev.l1d_m_evict, 1);
+        uint64_t va = f.victim << u->l1d.line_bits;
+        if (u->has_l2)
+            uarch_cache_probe(&u->l2, va >> u->l2.line_bits, TRUE);
+        else if (u->has_l3)
+            uarch_cache_probe(&u->l3, va >> u->l3.line_bits, TRUE);
+    }
+    return outer_access(u, a, FALSE, FALSE);
+}
+
+static uint32_t level_latency(const pmusim_uarch_t *u, unsigned lvl, gboolean fp)
+{
+    const uarch_cpu_cfg_t *cfg = u->cfg;
+    switch (lvl) {
+    case PMUSIM_LVL_L1D: return cfg->lat_l1d;
+    case PMUSIM_LVL_L2: return fp ? cfg->lat_l2_fp : cfg->lat_l2;
+    case PMUSIM_LVL_L3: return cfg->lat_l3;
+    case PMUSIM_LVL_REMOTE_DRAM: return cfg->lat_remote_dram;
+    default: return u->mcdram ? cfg->lat_mcdram : cfg->lat_dram;
+    }
+}
+
+/* The x86 offcore request of an access served at `lvl` (uarch.md §1.6,
+ * §2.6; bit numbers of the CPU's MSR_OFFCORE_RSP layout, docs/UARCH.md). */
+static void offcore_note(pmusim_uarch_t *u, unsigned lvl, unsigned req, uint32_t lat)
+{
+    pmusim_offcore_t oc = { .latency = lat ? lat : 1, .req = (uint8_t)req,
+                            .snoop = PMUSIM_OFFCORE_NONE };
+    switch (u->cfg->offcore) {
+    case UARCH_OC_NONE:
+        return;
+    case UARCH_OC_WSM:
+    case UARCH_OC_WSM_DP: {
+        gboolean dp = u->cfg->offcore == UARCH_OC_WSM_DP;
+        /* requests that miss L2 (with --L2=none: that miss L1) */
+        if (lvl == PMUSIM_LVL_L1D || (lvl == PMUSIM_LVL_L2 && u->has_l2))
+            return;
+        if (lvl == PMUSIM_LVL_L3)
+            oc.supplier = 8; /* UNCORE_HIT */
+        else if (lvl == PMUSIM_LVL_REMOTE_DRAM)
+            oc.supplier = 13; /* wsm_dp REMOTE_DRAM */
+        else
+            oc.supplier = dp ? 12 : 13; /* wsm_dp LOCAL_DRAM_AND_REMOTE_CACHE_HIT, wsm LOCAL_DRAM */
+        break;
+    }
+    case UARCH_OC_KNM:
+        /* the L2 sits in the tile, outside the core: every L1 miss is a request */
+        if (lvl == PMUSIM_LVL_L1D)
+            return;
+        if (lvl == PMUSIM_LVL_L2) {
+            oc.supplier = 26; /* L2_HIT_THIS_TILE_E */
+        } else if (u->mcdram) {
+            oc.supplier = 21; /* MCDRAM_NEAR = bits 21 + 31 */
+            oc.snoop = 31;
+        } else {
+            oc.supplier = 23; /* DDR_NEAR = bits 23 + 31 */
+            oc.snoop = 31;
+        }
+        break;
+    }
+    /* one offcore part per record: the instruction's first data request,
+     * else its code fetch (docs/UARCH.md) */
+    if (req == 2) {
+        if (!u->ifetch_oc_valid) {
+            u->ifetch_oc_valid = TRUE;
+            u->ifetch_oc = oc;
+        }
+    } else if (!u->oc_valid) {
+        u->oc_valid = TRUE;
+        u->oc = oc;
+    }
+}
+
+/* Instruction fetch of the line holding `ip`: cycles beyond an L1I hit. */
+static uint32_t ifetch(pmusim_uarch_t *u, uint64_t ip)
+{
+    const uarch_cpu_cfg_t *cfg = u->cfg;
+    uarch_fill_t f;
+    uint32_t lat = 0;
+    unsigned tlb = PMUSIM_TLB_L1_HIT;
+    uarch_cache_access(&u->itlb, ip >> 12, FALSE, &f);
+    if (!f.hit) {
+        ev_add(u, &cfg->ev.itlb_miss, 1);
+        uarch_cache_t *second = u->has_itlb2 ? &u->itlb2 : &u->stlb;
+        uarch_cache_access(second, ip >> 12, FALSE, &f);
+        lat += cfg->lat_stlb_hit;
+        tlb = PMUSIM_TLB_L2_HIT;
+        if (!f.hit) {
+            ev_add(u, &cfg->ev.itlb_walk, 1);
+            lat += cfg->lat_walk;
+            tlb = PMUSIM_TLB_WALK;
+        }
+    }
+    uarch_cache_access(&u->l1i, ip >> u->l1i.line_bits, FALSE, &f);
+    if (!f.hit) {
+        u->st.i1_miss++;
+        ev_add(u, &cfg->ev.l1i_miss, 1);
+        ev_add(u, &cfg->ev.l1i_fill, 1);
+        unsigned lvl = outer_access(u, ip, FALSE, TRUE);
+        uint32_t l = lvl == PMUSIM_LVL_L2 ? (u->has_l2i ? cfg->lat_l2i : cfg->lat_l2)
+                                          : level_latency(u, lvl, FALSE);
+        lat += l;
+        if (lvl != PMUSIM_LVL_L2 || !u->has_l2)
+            u->st.ll_access++;
+        if (lvl > PMUSIM_LVL_L3 || (!u->has_l3 && lvl > PMUSIM_LVL_L2))
+            u->st.ll_miss++;
+        /* IA-64 I-EAR fetch record (docs/trace-events-ia64.md): umask = ITLB
+         * outcome, n = fetch latency */
+        if (cfg->ev.ifetch_ear.present)
+            ev_add_cu(u, cfg->ev.ifetch_ear.code, (uint16_t)tlb, lat);
+        offcore_note(u, lvl, 2, l); /* DMND_IFETCH / DMND_CODE_RD */
+    }
+    return lat;
+}
+
+/* One data access: TLB, then every line it touches (an access straddling
+ * lines accesses each, as cachegrind does; the deepest level serves it). */
+static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gboolean fp,
+                        pmusim_mem_t *m)
+{
+    const uarch_cpu_cfg_t *cfg = u->cfg;
+    uarch_fill_t f;
+    uint32_t tlb_lat = 0;
+    m->tlb = PMUSIM_TLB_L1_HIT;
+    uarch_cache_access(&u->dtlb, acc->addr >> 12, FALSE, &f);
+    if (!f.hit) {
+        uarch_cache_access(&u->stlb, acc->addr >> 12, FALSE, &f);
+        tlb_lat = cfg->lat_stlb_hit;
+        m->tlb = PMUSIM_TLB_L2_HIT;
+        if (!f.hit) {
+            tlb_lat += cfg->lat_walk;
+            m->tlb = PMUSIM_TLB_WALK;
+        }
+    }
+    gboolean store = acc->is_store != 0;
+    gboolean afp = fp || acc->is_fp;
+    uint64_t size = acc->size ? acc->size : 1;
+    uint64_t first = acc->addr >> u->l1d.line_bits;
+    uint64_t last = (acc->addr + size - 1) >> u->l1d.line_bits;
+    if (last < first) /* wraps past 2^64 */
+        last = first;
+    unsigned lvl = 0;
+    for (uint64_t b = first; b <= last; b++) {
+        unsigned l = line_access(u, b == first ? acc->addr : b << u->l1d.line_bits, store, afp);
+        if (l > lvl)
+            lvl = l;
+    }
+    /* cachegrind's counting: one reference, a miss if any of its lines missed */
+    u->st.d1_access++;
+    if (lvl != PMUSIM_LVL_L1D) {
+        u->st.d1_miss++;
+        if (lvl > PMUSIM_LVL_L2 && u->has_l2 && u->has_l3)
+            u->st.l2_miss++;
+        if (lvl != PMUSIM_LVL_L2 || !u->has_l3)
+            u->st.ll_access++;
+        if (lvl > PMUSIM_LVL_L3 || (!u->has_l3 && lvl > PMUSIM_LVL_L2))
+            u->st.ll_miss++;
+    }
+    if (lvl > PMUSIM_LVL_L3)
+        u->l3_miss = TRUE;
+    m->addr = acc->addr;
+    m->size = (uint8_t)(size > 255 ? 255 : size);
+    m->is_store = store;
+    m->level = (uint8_t)lvl;
+    m->latency = level_latency(u, lvl, afp) + tlb_lat;
+    m->alat = acc->alat < PMUSIM_ALAT_COUNT ? acc->alat : 0;
+    offcore_note(u, lvl, store ? 1 : 0, m->latency); /* DMND_RFO : DMND_DATA_RD */
+}
+
+/* ---- branch prediction ---- */
+
+enum { BR_OK = 0, BR_RESTEER = 1, BR_MISPREDICT = 2 };
+
+static const uint8_t br_kind_of[PMUSIM_UARCH_BR_COUNT_] = {
+    [PMUSIM_UARCH_BR_COND] = PMUSIM_BR_COND,     [PMUSIM_UARCH_BR_JUMP] = PMUSIM_BR_IPREL,
+    [PMUSIM_UARCH_BR_CALL] = PMUSIM_BR_CALL,     [PMUSIM_UARCH_BR_RET] = PMUSIM_BR_RET,
+    [PMUSIM_UARCH_BR_IND_JUMP] = PMUSIM_BR_IND,  [PMUSIM_UARCH_BR_IND_CALL] = PMUSIM_BR_CALL,
+};
+
+/* Predicts and trains; fills *b and returns BR_OK, BR_RESTEER (a direct
+ * branch the BTB did not know: the decoder redirects fetch) or
+ * BR_MISPREDICT (wrong direction or indirect/return target: resolved at
+ * execution). */
+static int branch_predict(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
+                          pmusim_branch_t *b)
+{
+    const unsigned k = in->br;
+    const gboolean taken = k == PMUSIM_UARCH_BR_COND ? in->taken != 0 : TRUE;
+    uint64_t pred_tgt = 0;
+    int res = BR_OK;
+    b->kind = br_kind_of[k];
+    b->taken = (uint8_t)taken;
+    b->target = in->target;
+    b->dir_ok = b->tgt_ok = 1;
+    b->detect = PMUSIM_BRD_NONE;
+    if (k == PMUSIM_UARCH_BR_COND) {
+        u->st.cond_branches++;
+        gboolean pred = uarch_bpred_direction(&u->bp, in->ip, t->hist, taken);
+        t->hist = (t->hist << 1) | (uint32_t)taken;
+        if (pred != taken) {
+            b->dir_ok = 0;
+            res = BR_MISPREDICT;
+        }
+    }
+    if (k == PMUSIM_UARCH_BR_CALL || k == PMUSIM_UARCH_BR_IND_CALL) {
+        /* return address: the next instruction (IA-64: the next bundle) */
+        uint64_t ret = in->ip + (u->cfg->ia64 ? 16 : (in->len ? in->len : 1));
+        uint32_t depth = u->cfg->ras_depth;
+        t->ras_top = (t->ras_top + 1) % depth;
+        t->ras[t->ras_top] = ret;
+        if (t->ras_n < depth)
+            t->ras_n++;
+    }
+    if (k == PMUSIM_UARCH_BR_RET) {
+        gboolean ok = t->ras_n && t->ras[t->ras_top] == in->target;
+        if (t->ras_n) {
+            t->ras_top = (t->ras_top + u->cfg->ras_depth - 1) % u->cfg->ras_depth;
+            t->ras_n--;
+        }
+        if (!ok) {
+            b->tgt_ok = 0;
+            res = BR_MISPREDICT;
+        }
+    } else if (taken) {
+        gboolean hit = uarch_btb_lookup_update(&u->bp, in->ip, in->target, &pred_tgt);
+        gboolean right = hit && pred_tgt == in->target;
+        if (k == PMUSIM_UARCH_BR_IND_JUMP || k == PMUSIM_UARCH_BR_IND_CALL) {
+            if (!right) {
+                b->tgt_ok = 0;
+                res = BR_MISPREDICT;
+            }
+        } else if (!right && res == BR_OK) {
+            res = BR_RESTEER;
+        }
+    }
+    if (res == BR_MISPREDICT) {
+        b->detect = PMUSIM_BRD_BACKEND;
+        u->st.mispredicts++;
+    } else if (res == BR_RESTEER && u->cfg->ia64) {
+        /* Itanium's BTB/ETB records mark a branch the front end redirected
+         * as mispredicted (mp bit, ia64-pmu.md §8.2): a front-end detection */
+        b->tgt_ok = 0;
+        b->detect = PMUSIM_BRD_FRONTEND;
+    }
+    return res;
+}
+
+/* ---- EVENT records ---- */
+
+/* Writes a thread's summed EVENT counts at `cycle` (straight to the output
+ * when `direct`, else through rec_new). */
+static pmusim_rec_t *rec_out(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint64_t cycle);
+static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolean direct)
+{
+    uarch_thread_t *t = &u->th[ti];
+    for (unsigned i = 0; i < t->nevacc; i++) {
+        pmusim_rec_t *e = direct ? rec_out(u, ti, PMUSIM_REC_EVENT, cycle)
+                                 : rec_new(u, ti, PMUSIM_REC_EVENT, cycle);
+        e->ev_code = t->evacc[i].code;
+        e->ev_umask = t->evacc[i].umask;
+        e->n = t->evacc[i].n;
+    }
+    t->nevacc = 0;
+}
+
+/* Adds the current instruction's counts to its thread's sums; writes the
+ * sums once they span EVENT_SPAN cycles. */
+static void events_collect(pmusim_uarch_t *u, uint32_t ti, uint64_t r)
+{
+    uarch_thread_t *t = &u->th[ti];
+    for (unsigned i = 0; i < u->niev; i++) {
+        const insn_event_t *e = &u->iev[i];
+        unsigned k;
+        for (k = 0; k < t->nevacc; k++)
+            if (t->evacc[k].code == e->code && t->evacc[k].umask == e->umask)
+                break;
+        if (k == t->nevacc) {
+            if (t->nevacc == MAX_INSN_EVENTS)
+                events_flush(u, ti, r, FALSE);
+            if (!t->nevacc)
+                t->evacc_since = r;
+            k = t->nevacc++;
+            t->evacc[k] = (insn_event_t){ e->code, e->umask, 0 };
+        }
+        t->evacc[k].n += e->n;
+    }
+    if (t->nevacc && r >= t->evacc_since + EVENT_SPAN)
+        events_flush(u, ti, r, FALSE);
+}
+
+/* ---- Montecito thread switching ---- */
+
+/* A record straight to the output (never into a thread's queue). */
+static pmusim_rec_t *rec_out(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint64_t cycle)
+{
+    pmusim_rec_t *r = out_slot(u);
+    memset(r, 0, sizeof *r);
+    r->kind = (uint8_t)kind;
+    r->thread = (uint8_t)ti;
+    r->cycle = cycle;
+    r->plm = u->th[ti].plm;
+    if (cycle > u->floor)
+        u->floor = cycle;
+    return r;
+}
+
+/* Hands out the records a thread held back, no earlier than `at`. */
+static void release_held(pmusim_uarch_t *u, uint32_t ti, uint64_t at)
+{
+    uarch_thread_t *t = &u->th[ti];
+    t->holding = FALSE;
+    for (uint32_t i = 0; i < t->qlen; i++) {
+        pmusim_rec_t *r = &t->q[(t->qhead + i) & (QUEUE_CAP - 1)];
+        if (r->cycle < at)
+            r->cycle = at;
+        if (r->cycle > t->last_ret)
+            t->last_ret = r->cycle;
+        if (r->cycle >= t->ret_cycle) {
+            t->ret_cycle = r->cycle;
+            t->ret_used = 0;
+        }
+        out_copy(u, r);
+    }
+    t->qhead = t->qlen = 0;
+}
+
+static void mont_schedule(pmusim_uarch_t *u, uint32_t ti)
+{
+    uarch_thread_t *t = &u->th[ti];
+    if (u->running < 0) { /* every thread starts active (FORMAT.md §1): park the others */
+        for (uint32_t i = 0; i < u->nthreads; i++)
+            if (i != ti)
+                rec_out(u, i, PMUSIM_REC_THREAD, 0)->n = 0;
+        u->running = (int)ti;
+        return;
+    }
+    if ((uint32_t)u->running == ti) {
+        if (t->holding) /* no switch came: the miss is simply waited for */
+            release_held(u, ti, 0);
+        return;
+    }
+    uarch_thread_t *r = &u->th[u->running];
+    uint64_t s = u->floor + 1;
+    events_flush(u, (uint32_t)u->running, s, TRUE);
+    const uarch_ev_t *why = r->holding ? &u->cfg->ev.ts_l3miss
+                          : u->want_switch ? &u->cfg->ev.ts_timer : NULL;
+    if (why && why->present) {
+        pmusim_rec_t *e = rec_out(u, (uint32_t)u->running, PMUSIM_REC_EVENT, s);
+        e->ev_code = why->code;
+        e->ev_umask = why->umask;
+        e->n = 1;
+    }
+    rec_out(u, (uint32_t)u->running, PMUSIM_REC_THREAD, s)->n = 0;
+    uint64_t in_at = s + u->cfg->switch_penalty;
+    rec_out(u, ti, PMUSIM_REC_THREAD, in_at)->n = 1;
+    u->running = (int)ti;
+    u->want_switch = FALSE;
+    t->switched_in = in_at;
+    if (t->disp_cycle < in_at) {
+        t->disp_cycle = in_at;
+        t->disp_used = 0;
+    }
+    if (t->fe_ready < in_at)
+        t->fe_ready = in_at;
+    if (t->ret_cycle < in_at) {
+        t->ret_cycle = in_at;
+        t->ret_used = 0;
+    }
+    if (t->last_ret < in_at - 1) /* no IDLE across the time it was switched out */
+        t->last_ret = in_at - 1;
+    if (t->holding)
+        release_held(u, ti, in_at);
+}
+
+gboolean pmusim_uarch_switch_wanted(const pmusim_uarch_t *u)
+{
+    return u->soemt && u->want_switch;
+}
+
+/* ---- one instruction ---- */
+
+static gboolean take_error(pmusim_uarch_t *u, GError **error)
+{
+    if (!u->err)
+        return TRUE;
+    g_propagate_error(error, u->err);
+    u->err = NULL;
+    u->sink = NULL;
+    return FALSE;
+}
+
+static void advance_slot(uint64_t *cycle, uint32_t *used, uint64_t at, uint32_t uops, uint32_t w)
+{
+    if (at > *cycle) {
+        *cycle = at;
+        *used = 0;
+    }
+    if (*used && *used + uops > w) {
+        (*cycle)++;
+        *used = 0;
+    }
+    *used += uops;
+}
+
+gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error)
+{
+    if (!u->sink) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_SINK,
+                    "the model stopped after a sink failure");
+        return FALSE;
+    }
+    if (in->thread >= u->nthreads || in->naccess > PMUSIM_UARCH_MAX_ACCESSES ||
+        in->br >= PMUSIM_UARCH_BR_COUNT_ || in->fp >= PMUSIM_UARCH_FP_COUNT_ ||
+        (in->naccess && !in->access)) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_INPUT,
+                    "instruction at ip 0x%" PRIx64 ": %s", in->ip,
+                    in->thread >= u->nthreads ? "thread out of range"
+                    : in->naccess > PMUSIM_UARCH_MAX_ACCESSES ? "more than 64 memory accesses"
+                    : in->br >= PMUSIM_UARCH_BR_COUNT_ ? "unknown branch kind"
+                    : in->fp >= PMUSIM_UARCH_FP_COUNT_ ? "unknown FP class"
+                                                       : "accesses missing");
+        return FALSE;
+    }
+    const uarch_cpu_cfg_t *cfg = u->cfg;
+    const uint32_t ti = in->thread;
+    uarch_thread_t *t = &u->th[ti];
+    t->plm = in->plm & 3;
+    if (u->soemt)
+        mont_schedule(u, ti);
+    if (!t->started && u->floor) { /* a thread's first instruction: not before the others' */
+        t->disp_cycle = t->fe_ready = t->ret_cycle = u->floor;
+    }
+    t->started = TRUE;
+    if (u->merge && t->ret_cycle < u->floor) { /* lagging thread after a forced hand-out */
+        t->ret_cycle = u->floor;
+        t->ret_used = 0;
+    }
+    u->niev = 0;
+    u->oc_valid = u->ifetch_oc_valid = FALSE;
+    u->l3_miss = FALSE;
+    const uint32_t w = cfg->width;
+    uint32_t uops = cfg->ia64 ? 1 : (in->uops ? in->uops : 1);
+
+    /* front end: fetch each new line the instruction occupies */
+    uint64_t blk = in->ip >> u->l1i.line_bits;
+    uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> u->l1i.line_bits;
+    if (blk != t->last_fetch_blk || eblk != blk) {
+        uint32_t lat = 0;
+        if (blk != t->last_fetch_blk)
+            lat += ifetch(u, in->ip);
+        if (eblk != blk)
+            lat += ifetch(u, eblk << u->l1i.line_bits);
+        t->last_fetch_blk = eblk;
+        if (lat) {
+            uint64_t from = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
+            t->fe_ready = from + lat;
+        }
+    }
+
+    /* dispatch: front end ready, a free slot in the reorder window */
+    uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
+    if (t->n >= cfg->window) {
+        uint64_t free_at = t->ring[(t->n - cfg->window) & (RING_SIZE - 1)] + 1;
+        if (free_at > d) {
+            ev_add(u, &cfg->ev.rob_full, free_at - d);
+            d = free_at;
+        }
+    }
+    advance_slot(&t->disp_cycle, &t->disp_used, d, uops, w);
+    d = t->disp_cycle;
+    while (t->disp_used > w) { /* an instruction of more uops than the width */
+        t->disp_cycle++;
+        t->disp_used -= w;
+    }
+
+    /* execution: memory accesses complete after their latency */
+    uint64_t c = d + 1;
+    pmusim_mem_t mem[PMUSIM_UARCH_MAX_ACCESSES];
+    gboolean fp = in->fp != PMUSIM_UARCH_FP_NONE;
+    gboolean load_l3_miss = FALSE;
+    for (uint32_t k = 0; k < in->naccess; k++) {
+        const pmusim_uarch_access_t *a = &in->access[k];
+        memset(&mem[k], 0, sizeof mem[k]);
+        u->l3_miss = FALSE;
+        data_access(u, a, fp, &mem[k]);
+        if (!a->is_store) {
+            uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
+            uint64_t done = start + mem[k].latency;
+            t->last_load_done = done;
+            if (done > c)
+                c = done;
+            load_l3_miss |= u->l3_miss;
+        }
+    }
+
+    /* branches: a misprediction restarts the front end after resolution */
+    pmusim_branch_t br;
+    memset(&br, 0, sizeof br);
+    if (in->br != PMUSIM_UARCH_BR_NONE) {
+        int res = branch_predict(u, t, in, &br);
+        if (res == BR_MISPREDICT) {
+            uint64_t again = c + cfg->mispredict_penalty;
+            if (again > t->fe_ready)
+                t->fe_ready = again;
+            ev_add(u, &cfg->ev.misp_stall, cfg->mispredict_penalty);
+        } else if (res == BR_RESTEER) {
+            uint64_t again = d + cfg->resteer_penalty;
+            if (again > t->fe_ready)
+                t->fe_ready = again;
+            if (!cfg->ia64)
+                ev_add(u, &cfg->ev.baclear, 1);
+        }
+    }
+
+    /* retirement: in order, `width` uops per cycle */
+    advance_slot(&t->ret_cycle, &t->ret_used, c, uops, w);
+    uint64_t r = t->ret_cycle;
+    while (t->ret_used > w) {
+        t->ret_cycle++;
+        t->ret_used -= w;
+    }
+    t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
+    t->n++;
+
+    /* records */
+    gboolean hold = u->soemt && load_l3_miss;
+    if (!hold && t->any && r > t->last_ret + IDLE_MIN) {
+        uint64_t from = t->last_ret + 1;
+        if (u->merge && from < u->floor)
+            from = u->floor;
+        if (r > from)
+            rec_new(u, ti, PMUSIM_REC_IDLE, from)->n = r - from;
+    }
+    if (hold) {
+        t->holding = TRUE;
+        u->want_switch = TRUE;
+    }
+    pmusim_rec_t *rec = rec_new(u, ti, PMUSIM_REC_INSN, r);
+    rec->ip = in->ip;
+    rec->len = in->len;
+    rec->slot = in->slot;
+    rec->unit = in->unit;
+    rec->insn = in->insn;
+    rec->uops = cfg->ia64 ? 0 : in->uops;
+    rec->flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
+    if (fp)
+        rec->flags |= PMUSIM_F_FP;
+    if (in->naccess) {
+        rec->flags |= PMUSIM_F_MEM;
+        rec->mem = mem[0];
+    }
+    if (in->br != PMUSIM_UARCH_BR_NONE) {
+        rec->flags |= PMUSIM_F_BRANCH;
+        rec->br = br;
+    }
+    if (u->oc_valid || u->ifetch_oc_valid) {
+        rec->flags |= PMUSIM_F_OFFCORE;
+        rec->oc = u->oc_valid ? u->oc : u->ifetch_oc;
+    }
+    for (uint32_t k = 1; k < in->naccess; k++) {
+        pmusim_rec_t *m = rec_new(u, ti, PMUSIM_REC_MEM, r);
+        m->ip = in->ip;
+        m->mem = mem[k];
+    }
+    events_collect(u, ti, r);
+    if (!hold) {
+        t->last_ret = r;
+    }
+    t->any = TRUE;
+    u->st.insns++;
+    if (r + 1 > u->st.cycles)
+        u->st.cycles = r + 1;
+    if (u->soemt && !u->want_switch && cfg->switch_quantum &&
+        r >= t->switched_in + cfg->switch_quantum)
+        u->want_switch = TRUE;
+    if (u->merge)
+        merge_drain(u, FALSE);
+    return take_error(u, error);
+}
+
+gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)
+{
+    if (!u->sink) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_SINK,
+                    "the model stopped after a sink failure");
+        return FALSE;
+    }
+    if (rec->thread >= u->nthreads ||
+        (rec->kind != PMUSIM_REC_MARKER && rec->kind != PMUSIM_REC_EVENT)) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_INPUT,
+                    "record at cycle %" PRIu64 ": only MARKER and EVENT records of threads "
+                    "0..%u pass through the model", rec->cycle, u->nthreads - 1);
+        return FALSE;
+    }
+    uarch_thread_t *t = &u->th[rec->thread];
+    uint64_t cycle = t->any ? t->last_ret : t->ret_cycle;
+    if (cycle < u->floor && !(u->soemt && t->holding))
+        cycle = u->floor;
+    pmusim_rec_t *r = rec_new(u, rec->thread, rec->kind, cycle);
+    r->plm = rec->plm;
+    r->name = rec->name;
+    r->ev_code = rec->ev_code;
+    r->ev_umask = rec->ev_umask;
+    r->n = rec->n;
+    if (u->merge)
+        merge_drain(u, FALSE);
+    return take_error(u, error);
+}
+
+gboolean pmusim_uarch_finish(pmusim_uarch_t *u, GError **error)
+{
+    if (!u->sink) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_SINK,
+                    "the model stopped after a sink failure");
+        return FALSE;
+    }
+    if (u->soemt) {
+        /* a thread switched out with a held L3 miss comes back to retire it */
+        for (uint32_t i = 0; i < u->nthreads; i++)
+            if (u->th[i].holding)
+                mont_schedule(u, i);
+        if (u->running >= 0 && u->th[u->running].holding)
+            release_held(u, (uint32_t)u->running, 0);
+    }
+    for (uint32_t i = 0; i < u->nthreads; i++) {
+        const uarch_thread_t *t = &u->th[i];
+        uint64_t at = t->last_ret > u->floor ? t->last_ret : u->floor;
+        if (t->nevacc)
+            events_flush(u, i, at, u->soemt);
+    }
+    if (u->merge) {
+        for (uint32_t i = 0; i < u->nthreads; i++)
+            u->th[i].started = FALSE; /* no more input: nothing can come earlier */
+        merge_drain(u, FALSE);
+    }
+    out_flush(u);
+    return take_error(u, error);
+}
+
+void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st)
+{
+    *st = u->st;
+    st->records += u->nout;
+}
+
+/* ---- records -> input ---- */
+
+static void access_from_mem(const pmusim_mem_t *m, gboolean fp, pmusim_uarch_access_t *a)
+{
+    memset(a, 0, sizeof *a);
+    a->addr = m->addr;
+    a->size = m->size ? m->size : 1;
+    a->is_store = m->is_store ? 1 : 0;
+    a->is_fp = (uint8_t)fp;
+    a->alat = m->alat;
+}
+
+void pmusim_uarch_insn_from_rec(const pmusim_rec_t *r, pmusim_uarch_insn_t *in,
+                                pmusim_uarch_access_t *acc)
+{
+    static const uint8_t kind_to_br[PMUSIM_BR_COUNT] = {
+        [PMUSIM_BR_COND] = PMUSIM_UARCH_BR_COND, [PMUSIM_BR_CALL] = PMUSIM_UARCH_BR_CALL,
+        [PMUSIM_BR_RET] = PMUSIM_UARCH_BR_RET,   [PMUSIM_BR_IND] = PMUSIM_UARCH_BR_IND_JUMP,
+        [PMUSIM_BR_IPREL] = PMUSIM_UARCH_BR_JUMP,
+    };
+    memset(in, 0, sizeof *in);
+    in->ip = r->ip;
+    in->thread = r->thread;
+    in->plm = r->plm;
+    in->len = r->len;
+    in->uops = (uint16_t)(r->uops > 0xffff ? 0xffff : r->uops);
+    in->slot = r->slot;
+    in->unit = r->unit;
+    in->insn = r->insn;
+    in->flags = r->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
+    gboolean fp = (r->flags & PMUSIM_F_FP) != 0;
+    in->fp = fp ? PMUSIM_UARCH_FP_SCALAR : PMUSIM_UARCH_FP_NONE;
+    in->access = acc;
+    if (r->flags & PMUSIM_F_MEM) {
+        access_from_mem(&r->mem, fp, &acc[0]);
+        in->naccess = 1;
+    }
+    if (r->flags & PMUSIM_F_BRANCH) {
+        in->br = r->br.kind < PMUSIM_BR_COUNT ? kind_to_br[r->br.kind] : PMUSIM_UARCH_BR_JUMP;
+        in->taken = r->br.kind == PMUSIM_BR_COND ? r->br.taken : 1;
+        in->target = r->br.target;
+    }
+}
+
+gboolean pmusim_uarch_insn_add_mem(pmusim_uarch_insn_t *in, pmusim_uarch_access_t *acc,
+                                   const pmusim_rec_t *mem_rec)
+{
+    if (in->naccess >= PMUSIM_UARCH_MAX_ACCESSES)
+        return FALSE;
+    access_from_mem(&mem_rec->mem, in->fp != PMUSIM_UARCH_FP_NONE, &acc[in->naccess]);
+    in->access = acc;
+    in->naccess++;
+    return TRUE;
+}

@@ -1,0 +1,362 @@
+/* Per-CPU parameters of the microarchitecture model, and the cachegrind-style
+ * options that override them.
+ *
+ * Every value cites its row in ../shared/reference/uarch.md (tags in
+ * brackets are that document's sources; D = vendor-documented, M = measured,
+ * S = a simulator's choice, E = our estimate).  docs/UARCH.md repeats the
+ * table with the sources and says what is not modelled. */
+#include "uarch_priv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
+
+#define KIB UINT64_C(1024)
+#define MIB (UINT64_C(1024) * 1024)
+#define PAGE 4096u
+
+/* Westmere core (uarch.md §1.1-1.4, Xeon X5650 [7CPU-WSM]); the two PMU
+ * names differ in the uncore (§1.1 L3 and DRAM, §1.8 for 06_25) and in the
+ * offcore response bits (§1.6). */
+#define WSM_CORE                                                                   \
+    .max_threads = 2,                                                              \
+    .l1i = { 32 * KIB, 4, 64 },     /* §1.1 M [7CPU-WSM] */                        \
+    .l1d = { 32 * KIB, 8, 64 },     /* §1.1 M [7CPU-WSM] */                        \
+    .l2 = { 256 * KIB, 8, 64 },     /* §1.1 M [7CPU-WSM] */                        \
+    .l3_inclusive = TRUE,           /* §1.1 D [SDM-UNC] */                         \
+    .lat_l1d = 4, .lat_l2 = 10, .lat_l2_fp = 10, .lat_l3 = 40, /* §1.1, §6 #5 */   \
+    .dtlb = { 64 * PAGE, 4, PAGE },  /* §1.2 D* [TH-NHM] */                        \
+    .stlb = { 512 * PAGE, 4, PAGE }, /* §1.2 D* [TH-NHM] */                        \
+    .itlb = { 128 * PAGE, 4, PAGE }, /* §1.2 D* (Nehalem; §6 #8 flagged) */        \
+    .lat_stlb_hit = 7, .lat_walk = 23, /* §1.2 D* opt. manual; M [7CPU-WSM] */     \
+    .bp_log2_entries = 14,          /* §1.3 S [ZSIM] 2^14 2-bit counters */        \
+    .bp_hist_bits = 14,             /* E: gshare history (ZSim keeps 18 bits) */   \
+    .btb_entries = 512, .btb_assoc = 4, /* §1.3 [UNVERIFIED] E */                  \
+    .ras_depth = 16,                /* §1.3 D* [AGNER] */                          \
+    .mispredict_penalty = 17,       /* §1.3, §6 #1 */                              \
+    .resteer_penalty = 8,           /* §1.3 S [ZSIM] BACLEAR */                    \
+    .width = 4, .window = 128,      /* §1.4 D*, M [7CPU-WSM] */                    \
+    .ev = {                                                                        \
+        .l1d_repl = { 0x51, 0x01, TRUE },     /* L1D:REPL */                       \
+        .l1d_m_evict = { 0x51, 0x04, TRUE },  /* L1D:M_EVICT */                    \
+        .l2_lines_in = { 0xf1, 0x07, TRUE },  /* L2_LINES_IN:ANY */                \
+        .l2_out_clean = { 0xf2, 0x01, TRUE }, /* L2_LINES_OUT:DEMAND_CLEAN */      \
+        .l2_out_dirty = { 0xf2, 0x02, TRUE }, /* L2_LINES_OUT:DEMAND_DIRTY */      \
+        .l1i_miss = { 0x80, 0x02, TRUE },     /* L1I:MISSES */                     \
+        .itlb_miss = { 0x85, 0x01, TRUE },    /* ITLB_MISSES:ANY */                \
+        .itlb_walk = { 0x85, 0x02, TRUE },    /* ITLB_MISSES:WALK_COMPLETED */     \
+        .baclear = { 0xe6, 0x01, TRUE },      /* BACLEAR:CLEAR */                  \
+        .rob_full = { 0xa2, 0x10, TRUE },     /* RESOURCE_STALLS:ROB_FULL */       \
+    }
+
+/* Itanium 2 core (uarch.md §3), shared by Montecito (§4: "as for Itanium 2"). */
+#define IA64_CORE                                                                  \
+    .ia64 = TRUE,                                                                  \
+    .l1i = { 16 * KIB, 4, 64 },     /* §3.1 D* [OWC], M [7CPU-I2] */               \
+    .l1d = { 16 * KIB, 4, 64 },     /* §3.1 */                                     \
+    .l2 = { 256 * KIB, 8, 128 },    /* §3.1 D*; Montecito L2D §4.1 */              \
+    .l1d_int_only = TRUE, .l1d_write_through = TRUE, /* §3.1, §6 #15 */            \
+    .lat_l1d = 1, .lat_l2 = 5, .lat_l2_fp = 6, .lat_l3 = 14, /* §3.1 D*, §6 #16 */ \
+    .dtlb = { 32 * PAGE, 32, PAGE },  /* §3.2 M: L1 DTLB 32, fully associative */  \
+    .stlb = { 128 * PAGE, 128, PAGE }, /* §3.2 M: L2 DTLB 128, fully assoc. */     \
+    .itlb = { 32 * PAGE, 32, PAGE },  /* §3.2 M: L1 ITLB 32 */                     \
+    .itlb2 = { 128 * PAGE, 128, PAGE }, /* §3.2 M: L2 ITLB 128 */                  \
+    .lat_stlb_hit = 4, .lat_walk = 15, /* §3.2 M [7CPU-I2] */                      \
+    .bp_log2_entries = 12, .bp_hist_bits = 12, /* §3.3 [UNVERIFIED] E */           \
+    .btb_entries = 256, .btb_assoc = 4, .ras_depth = 8, /* §3.3 [UNVERIFIED] E */  \
+    .mispredict_penalty = 6,        /* §3.3 D* */                                  \
+    .resteer_penalty = 2,           /* §3.3: 0-2 bubbles, E the worst case */      \
+    .width = 6,                     /* §3.4: 2 bundles = 6 instructions */         \
+    .window = 16                    /* E: stall-on-use, loads used ~16 later */
+
+static const uarch_cpu_cfg_t uarch_cpus[] = {
+    {
+        .cpu = PMUSIM_CPU_WSM,
+        .model = "Westmere 06_25 (core of Xeon X5650; 4 MB L3, one socket)",
+        WSM_CORE,
+        .l3 = { 4 * MIB, 16, 64 },  /* §1.8 E: 4 MB 16-way */
+        .lat_dram = 271,            /* §1.8 E: 218 + 20 ns at 2.66 GHz */
+        .lat_remote_dram = 271,     /* no second socket */
+        .offcore = UARCH_OC_WSM,
+    },
+    {
+        .cpu = PMUSIM_CPU_WSM_DP,
+        .model = "Westmere-EP Xeon X5650 (12 MB L3, two sockets)",
+        WSM_CORE,
+        .l3 = { 12 * MIB, 16, 64 }, /* §1.1 M: 12288 sets, modulo index (E) */
+        .lat_dram = 218,            /* §1.1 M [7CPU-WSM] */
+        .lat_remote_dram = 320,     /* §1.1 M [7CPU-WSM] */
+        .offcore = UARCH_OC_WSM_DP,
+    },
+    {
+        .cpu = PMUSIM_CPU_KNM,
+        .model = "Xeon Phi 7295 (Knights Mill; Knights Landing core)",
+        .max_threads = 4,
+        .l1i = { 32 * KIB, 8, 64 },  /* §2.1 D* [HC-KNL] */
+        .l1d = { 32 * KIB, 8, 64 },  /* §2.1 D* */
+        .l2 = { 1 * MIB, 16, 64 },   /* §2.1 D*: per tile, §6 #12 */
+        .lat_l1d = 4, .lat_l2 = 17, .lat_l2_fp = 17, /* §2.1 D*, §6 #10 */
+        .lat_dram = 200,             /* §2.1 M [STUDENT-KNL] DDR quadrant */
+        .lat_remote_dram = 200,
+        .lat_mcdram = 249,           /* §2.1 M [STUDENT-KNL] MCDRAM flat */
+        .dtlb = { 64 * PAGE, 8, PAGE },  /* §2.2 D* uTLB [UNVERIFIED] */
+        .stlb = { 256 * PAGE, 8, PAGE }, /* §2.2 D* L2 DTLB 4 KB part */
+        .itlb = { 48 * PAGE, 48, PAGE }, /* §2.2 D* fully associative */
+        .lat_stlb_hit = 7,           /* E by analogy with Westmere §1.2 */
+        .lat_walk = 30,              /* §2.2 E 20-40 */
+        .bp_log2_entries = 12, .bp_hist_bits = 12, /* §2.3 [UNVERIFIED] E */
+        .btb_entries = 256, .btb_assoc = 4, .ras_depth = 16, /* §2.3 [UNVERIFIED] E */
+        .mispredict_penalty = 12,    /* §2.3 E */
+        .resteer_penalty = 6,        /* E */
+        .width = 2, .window = 72,    /* §2.4 D* */
+        .offcore = UARCH_OC_KNM,
+        .ev = {
+            .l1i_miss = { 0x80, 0x02, TRUE },   /* ICACHE:MISSES */
+            .baclear = { 0xe6, 0x01, TRUE },    /* BACLEARS:ALL */
+            .rob_full = { 0xca, 0x01, TRUE },   /* NO_ALLOC_CYCLES:ROB_FULL */
+            .misp_stall = { 0xca, 0x04, TRUE }, /* NO_ALLOC_CYCLES:MISPREDICTS */
+        },
+    },
+    {
+        .cpu = PMUSIM_CPU_ITA2,
+        .model = "Itanium 2 6M (Madison, 1.5 GHz)",
+        .max_threads = 1,
+        IA64_CORE,
+        .l3 = { 6 * MIB, 24, 128 },  /* §3.1 D*: 6 MB 24-way */
+        .lat_dram = 275,             /* §3.1 E */
+        .lat_remote_dram = 275,
+        .ev = {
+            .l1i_fill = { 0x41, 0x00, TRUE },   /* L1I_FILLS */
+            .ifetch_ear = { 0x43, 0x00, TRUE }, /* I-EAR fetch (docs/trace-events-ia64.md) */
+            .itlb_miss = { 0x47, 0x01, TRUE },  /* ITLB_MISSES_FETCH_L1ITLB */
+            .itlb_walk = { 0x47, 0x02, TRUE },  /* ITLB_MISSES_FETCH_L2ITLB */
+            .l3_repl = { 0xdf, 0x00, TRUE },    /* L3_LINES_REPLACED */
+        },
+    },
+    {
+        .cpu = PMUSIM_CPU_MONT,
+        .model = "Itanium 2 9050 (Montecito, 1.6 GHz, one core)",
+        .max_threads = 2,
+        .soemt = TRUE,
+        IA64_CORE,
+        .l2i = { 1 * MIB, 8, 128 },  /* §4.1 D* [WIKI-MONT] */
+        .lat_l2i = 7,                /* §4.1 [UNVERIFIED] */
+        .l3 = { 12 * MIB, 12, 128 }, /* §4.1 D*: 8192 sets */
+        .lat_dram = 300,             /* §4.1 E */
+        .lat_remote_dram = 300,
+        .switch_penalty = 15,        /* §4.2 E [UNVERIFIED] */
+        .switch_quantum = 4096,      /* E [UNVERIFIED]: time-out switch after 4096 cycles */
+        .ev = {
+            .l1i_fill = { 0x41, 0x00, TRUE },   /* L1I_FILLS */
+            .ifetch_ear = { 0x43, 0x00, TRUE }, /* I-EAR fetch */
+            .itlb_miss = { 0x47, 0x01, TRUE },  /* ITLB_MISSES_FETCH_L1ITLB */
+            .itlb_walk = { 0x47, 0x02, TRUE },  /* ITLB_MISSES_FETCH_L2ITLB */
+            .l3_repl = { 0xdf, 0x00, TRUE },    /* L3_LINES_REPLACED */
+            .l2i_hit = { 0x78, 0x05, TRUE },    /* L2I_READS_HIT_DMND */
+            .l2i_miss = { 0x78, 0x09, TRUE },   /* L2I_READS_MISS_DMND */
+            .ts_l3miss = { 0x0c, 0x01, TRUE },  /* THREAD_SWITCH_EVENTS_L3MISS */
+            .ts_timer = { 0x0c, 0x02, TRUE },   /* THREAD_SWITCH_EVENTS_TIMER */
+        },
+    },
+};
+
+const uarch_cpu_cfg_t *uarch_cpu_cfg(pmusim_cpu_t cpu)
+{
+    for (size_t i = 0; i < G_N_ELEMENTS(uarch_cpus); i++)
+        if (uarch_cpus[i].cpu == cpu)
+            return &uarch_cpus[i];
+    return NULL;
+}
+
+uint32_t pmusim_uarch_max_threads(pmusim_cpu_t cpu)
+{
+    const uarch_cpu_cfg_t *c = uarch_cpu_cfg(cpu);
+    return c ? c->max_threads : 0;
+}
+
+/* ---- options ---- */
+
+void pmusim_uarch_options_init(pmusim_uarch_options_t *o)
+{
+    memset(o, 0, sizeof *o);
+}
+
+const char *pmusim_uarch_options_help(void)
+{
+    return "  --I1=SIZE,ASSOC,LINE   L1 instruction cache (bytes, ways, bytes)\n"
+           "  --D1=SIZE,ASSOC,LINE   L1 data cache\n"
+           "  --L2=SIZE,ASSOC,LINE   intermediate (L2) cache; --L2=none: I1/D1 -> LL\n"
+           "  --LL=SIZE,ASSOC,LINE   last-level cache (L3; the L2 on knm)\n"
+           "  --numa=local|interleave  wsm_dp: odd 4 KiB pages on the remote socket\n"
+           "  --knm-memory=ddr|mcdram  knm flat mode: memory the data lives in\n";
+}
+
+static gboolean is_pow2(uint64_t v)
+{
+    return v && !(v & (v - 1));
+}
+
+static gboolean parse_u64_strict(const char *s, const char *end, uint64_t *v)
+{
+    if (s == end || *s < '0' || *s > '9')
+        return FALSE;
+    uint64_t x = 0;
+    for (const char *p = s; p < end; p++) {
+        if (*p < '0' || *p > '9' || x > (UINT64_MAX - 9) / 10)
+            return FALSE;
+        x = x * 10 + (uint64_t)(*p - '0');
+    }
+    *v = x;
+    return TRUE;
+}
+
+/* "SIZE,ASSOC,LINE" with cachegrind's rules (line a power of two, size a
+ * multiple of assoc * line, a power-of-two number of sets). */
+static gboolean parse_geom(const char *opt, const char *val, pmusim_uarch_geom_t *g,
+                           GError **error)
+{
+    uint64_t f[3];
+    const char *p = val;
+    for (int i = 0; i < 3; i++) {
+        const char *e = strchr(p, ',');
+        if (i == 2)
+            e = p + strlen(p);
+        if (!e || !parse_u64_strict(p, e, &f[i])) {
+            g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION,
+                        "%s: expected SIZE,ASSOC,LINE (three decimal numbers), got '%s'", opt,
+                        val);
+            return FALSE;
+        }
+        p = e + 1;
+    }
+    const char *bad = NULL;
+    if (f[0] == 0)
+        bad = "size must be > 0";
+    else if (f[1] == 0 || f[1] > 1024)
+        bad = "associativity must be 1..1024";
+    else if (f[2] == 0)
+        bad = "line size must be > 0";
+    else if (!is_pow2(f[2]) || f[2] > 65536)
+        bad = "line size must be a power of two up to 65536";
+    else if (f[0] % (f[1] * f[2]) != 0)
+        bad = "size must be a multiple of associativity * line size";
+    else if (!is_pow2(f[0] / (f[1] * f[2])))
+        bad = "the number of sets (size / (associativity * line)) must be a power of two";
+    else if (f[0] > (UINT64_C(1) << 36))
+        bad = "size must be at most 64 GiB";
+    if (bad) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION, "%s=%s: %s", opt, val,
+                    bad);
+        return FALSE;
+    }
+    g->size = f[0];
+    g->assoc = (uint32_t)f[1];
+    g->line = (uint32_t)f[2];
+    return TRUE;
+}
+
+gboolean pmusim_uarch_options_parse(pmusim_uarch_options_t *o, const char *arg,
+                                    gboolean *consumed, GError **error)
+{
+    static const struct {
+        const char *name;
+        size_t set_off, geom_off;
+    } geoms[] = {
+        { "--I1", offsetof(pmusim_uarch_options_t, i1_set), offsetof(pmusim_uarch_options_t, i1) },
+        { "--D1", offsetof(pmusim_uarch_options_t, d1_set), offsetof(pmusim_uarch_options_t, d1) },
+        { "--LL", offsetof(pmusim_uarch_options_t, ll_set), offsetof(pmusim_uarch_options_t, ll) },
+        { "--L2", offsetof(pmusim_uarch_options_t, l2_set), offsetof(pmusim_uarch_options_t, l2) },
+    };
+    *consumed = FALSE;
+    const char *eq = arg ? strchr(arg, '=') : NULL;
+    if (!eq)
+        return TRUE;
+    size_t nlen = (size_t)(eq - arg);
+    const char *val = eq + 1;
+    for (size_t i = 0; i < G_N_ELEMENTS(geoms); i++) {
+        if (strlen(geoms[i].name) != nlen || strncmp(arg, geoms[i].name, nlen) != 0)
+            continue;
+        *consumed = TRUE;
+        if (i == 3 && !strcmp(val, "none")) {
+            o->no_l2 = TRUE;
+            o->l2_set = FALSE;
+            return TRUE;
+        }
+        pmusim_uarch_geom_t g;
+        if (!parse_geom(geoms[i].name, val, &g, error))
+            return FALSE;
+        *(gboolean *)((char *)o + geoms[i].set_off) = TRUE;
+        *(pmusim_uarch_geom_t *)((char *)o + geoms[i].geom_off) = g;
+        if (i == 3)
+            o->no_l2 = FALSE;
+        return TRUE;
+    }
+    /* two-valued options: the second value sets the flag */
+    static const struct {
+        const char *name, *off_value, *on_value;
+        size_t flag_off;
+    } choices[] = {
+        { "--numa", "local", "interleave", offsetof(pmusim_uarch_options_t, numa_interleave) },
+        { "--knm-memory", "ddr", "mcdram", offsetof(pmusim_uarch_options_t, knm_mcdram) },
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(choices); i++) {
+        if (strlen(choices[i].name) != nlen || strncmp(arg, choices[i].name, nlen) != 0)
+            continue;
+        *consumed = TRUE;
+        gboolean on = !strcmp(val, choices[i].on_value);
+        if (!on && strcmp(val, choices[i].off_value) != 0) {
+            g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION,
+                        "%s=%s: expected %s or %s", choices[i].name, val, choices[i].off_value,
+                        choices[i].on_value);
+            return FALSE;
+        }
+        *(gboolean *)((char *)o + choices[i].flag_off) = on;
+        return TRUE;
+    }
+    return TRUE;
+}
+
+gboolean pmusim_uarch_options_parse_argv(pmusim_uarch_options_t *o, int *argc, char **argv,
+                                         GError **error)
+{
+    static const char *const two_word[] = { "--I1", "--D1", "--LL", "--L2", "--numa",
+                                            "--knm-memory" };
+    int out = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], "--")) { /* everything after belongs to someone else */
+            while (i < *argc)
+                argv[out++] = argv[i++];
+            break;
+        }
+        char *joined = NULL;
+        gboolean two = FALSE;
+        const char *arg = argv[i];
+        for (size_t k = 0; k < G_N_ELEMENTS(two_word); k++)
+            if (!strcmp(argv[i], two_word[k])) {
+                if (i + 1 >= *argc) {
+                    g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION,
+                                "%s: missing value", argv[i]);
+                    return FALSE;
+                }
+                joined = g_strconcat(argv[i], "=", argv[i + 1], NULL);
+                arg = joined;
+                two = TRUE;
+                break;
+            }
+        gboolean consumed = FALSE;
+        gboolean ok = pmusim_uarch_options_parse(o, arg, &consumed, error);
+        g_free(joined);
+        if (!ok)
+            return FALSE;
+        if (!consumed)
+            argv[out++] = argv[i];
+        else if (two)
+            i++;
+    }
+    if (out < *argc)
+        argv[out] = NULL;
+    *argc = out;
+    return TRUE;
+}

@@ -1,0 +1,128 @@
+/* Internals of the microarchitecture model (include/pmusim/uarch.h).
+ *
+ * Shape (docs/UARCH.md): caches and TLBs are one small set-associative LRU
+ * structure (uarch_cache_t, after cachegrind's cg_sim.c: tags of a set in LRU
+ * order, most recent first); the branch predictor is a gshare direction table,
+ * a BTB and a return stack per thread; the timing is an interval model
+ * (Genbrugge et al., HPCA 2010) with a dispatch width, a reorder window whose
+ * misses overlap, and penalties.  A CPU is a row of data (uarch_cpu_cfg_t). */
+#ifndef PMUSIM_UARCH_PRIV_H
+#define PMUSIM_UARCH_PRIV_H
+
+#include "pmusim/uarch.h"
+
+/* How offcore requests are described (x86 MSR_OFFCORE_RSP layouts). */
+typedef enum uarch_offcore_kind {
+    UARCH_OC_NONE = 0, /* Itanium: no offcore facility */
+    UARCH_OC_WSM,      /* Westmere 06_25: L2 misses; LOCAL_DRAM = bit 13 */
+    UARCH_OC_WSM_DP,   /* Westmere DP 06_2C/2F (libpfm4 names): local DRAM bit 12, remote 13 */
+    UARCH_OC_KNM,      /* Knights Mill: L1 misses; supplier + snoop bits */
+} uarch_offcore_kind_t;
+
+/* One EVENT record the model emits: a (code, umask) of the CPU's tables. */
+typedef struct uarch_ev {
+    uint16_t code, umask;
+    gboolean present; /* FALSE (the zero value): the CPU has no such event */
+} uarch_ev_t;
+
+/* The facts the model turns into EVENT records (docs/UARCH.md, events). */
+typedef struct uarch_events {
+    uarch_ev_t l1d_repl;      /* an L1D line filled */
+    uarch_ev_t l1d_m_evict;   /* a modified L1D line evicted */
+    uarch_ev_t l2_lines_in;   /* an L2 (L2D) line filled */
+    uarch_ev_t l2_out_clean;  /* L2 evicted a clean line */
+    uarch_ev_t l2_out_dirty;  /* L2 evicted a modified line */
+    uarch_ev_t l3_repl;       /* L3 replaced a line */
+    uarch_ev_t l1i_miss;      /* an instruction fetch missed L1I */
+    uarch_ev_t l1i_fill;      /* an L1I line filled */
+    uarch_ev_t ifetch_ear;    /* IA-64 I-EAR fetch record: umask = ITLB outcome, n = latency */
+    uarch_ev_t itlb_miss;     /* first-level ITLB miss */
+    uarch_ev_t itlb_walk;     /* ITLB miss that needed a walk (x86) / missed L2 ITLB (IA-64) */
+    uarch_ev_t l2i_hit;       /* Montecito L2I demand read hit */
+    uarch_ev_t l2i_miss;      /* Montecito L2I demand read miss */
+    uarch_ev_t baclear;       /* x86 front-end resteer of a direct branch missing the BTB */
+    uarch_ev_t rob_full;      /* cycles dispatch waited for the reorder window (n = cycles) */
+    uarch_ev_t misp_stall;    /* cycles allocation waited for a mispredicted branch (n = cycles) */
+    uarch_ev_t ts_l3miss;     /* Montecito thread switch on an L3 miss */
+    uarch_ev_t ts_timer;      /* Montecito thread switch on time-out */
+} uarch_events_t;
+
+/* Every parameter of one CPU; the values and their sources are the table
+ * in uarch_cfg.c and docs/UARCH.md. */
+typedef struct uarch_cpu_cfg {
+    pmusim_cpu_t cpu;
+    const char *model;          /* "Xeon X5650 (Westmere-EP)" ... */
+    uint32_t max_threads;
+    gboolean soemt;             /* Montecito switch-on-event threads */
+    gboolean ia64;
+    pmusim_uarch_geom_t l1i, l1d, l2, l2i, l3;
+    gboolean l1d_int_only;      /* FP loads/stores bypass L1D (Itanium) */
+    gboolean l1d_write_through; /* stores do not allocate, lines never dirty (Itanium) */
+    gboolean l3_inclusive;      /* L3 evictions invalidate the inner levels */
+    uint32_t lat_l1d, lat_l2, lat_l2_fp, lat_l2i, lat_l3, lat_dram, lat_remote_dram;
+    uint32_t lat_mcdram;        /* knm --knm-memory=mcdram */
+    pmusim_uarch_geom_t dtlb, stlb, itlb, itlb2; /* size = entries * 4096, line = 4096 */
+    uint32_t lat_stlb_hit, lat_walk;
+    uint32_t bp_log2_entries, bp_hist_bits, btb_entries, btb_assoc, ras_depth;
+    uint32_t mispredict_penalty, resteer_penalty;
+    uint32_t width;             /* dispatch = retire width, fused uops (IA-64: instructions) */
+    uint32_t window;            /* reorder window (IA-64: stall-on-use distance, E) */
+    uint32_t switch_penalty, switch_quantum; /* Montecito */
+    uarch_offcore_kind_t offcore;
+    uarch_events_t ev;
+} uarch_cpu_cfg_t;
+
+/* NULL when the CPU has no model. */
+const uarch_cpu_cfg_t *uarch_cpu_cfg(pmusim_cpu_t cpu);
+
+/* ---- set-associative LRU structure (caches and TLBs) ---- */
+#define UARCH_TAG_EMPTY UINT64_MAX
+typedef struct uarch_cache {
+    uint64_t *tags;      /* sets * assoc entries, each (block << 1) | dirty, MRU first */
+    uint32_t assoc, sets;
+    uint32_t line_bits;  /* log2 of the block size */
+    uint64_t set_mask;   /* sets - 1 when sets is a power of two */
+    gboolean pow2;
+} uarch_cache_t;
+
+/* Result of one block access. */
+typedef struct uarch_fill {
+    gboolean hit;
+    gboolean evicted;      /* a valid block was replaced */
+    gboolean evicted_dirty;
+    uint64_t victim;       /* block number of the replaced block */
+} uarch_fill_t;
+
+gboolean uarch_cache_init(uarch_cache_t *c, const pmusim_uarch_geom_t *g);
+void uarch_cache_free(uarch_cache_t *c);
+/* Looks block `blk` up; a hit becomes MRU, a miss is inserted as MRU
+ * (evicting the LRU way).  `dirty` marks the block modified. */
+void uarch_cache_access(uarch_cache_t *c, uint64_t blk, gboolean dirty, uarch_fill_t *f);
+/* Looks up without inserting (a hit still becomes MRU); TRUE on hit. */
+gboolean uarch_cache_probe(uarch_cache_t *c, uint64_t blk, gboolean dirty);
+/* Removes the block if present; returns TRUE if it was dirty. */
+gboolean uarch_cache_invalidate(uarch_cache_t *c, uint64_t blk, gboolean *was_present);
+
+/* ---- branch prediction ---- */
+typedef struct uarch_btb_entry {
+    uint64_t ip, target; /* ip = UINT64_MAX: empty */
+} uarch_btb_entry_t;
+
+typedef struct uarch_bpred {
+    uint8_t *ctr;        /* 2-bit counters */
+    uint32_t ctr_mask;
+    uint32_t hist_mask;
+    uarch_btb_entry_t *btb; /* sets * assoc, MRU first */
+    uint32_t btb_sets, btb_assoc;
+} uarch_bpred_t;
+
+gboolean uarch_bpred_init(uarch_bpred_t *b, const uarch_cpu_cfg_t *cfg);
+void uarch_bpred_free(uarch_bpred_t *b);
+/* Direction: predicts with history `hist`, then trains with `taken`;
+ * returns the prediction. */
+gboolean uarch_bpred_direction(uarch_bpred_t *b, uint64_t ip, uint32_t hist, gboolean taken);
+/* BTB: the predicted target of ip (FALSE when absent); then records target. */
+gboolean uarch_btb_lookup_update(uarch_bpred_t *b, uint64_t ip, uint64_t target,
+                                 uint64_t *predicted);
+
+#endif

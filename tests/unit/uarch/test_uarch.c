@@ -1,0 +1,580 @@
+/* Unit tests for the microarchitecture model (include/pmusim/uarch.h).
+ * Every expected count is derived by hand from the access pattern and the
+ * geometry; the derivation is in the comment above each assertion. */
+#include "cu_main.h"
+#include "pmusim/uarch.h"
+
+#include <string.h>
+
+typedef struct collect {
+    GArray *recs;
+} collect_t;
+
+static gboolean collect_sink(const pmusim_rec_t *recs, size_t n, void *user, GError **error)
+{
+    collect_t *c = user;
+    g_array_append_vals(c->recs, recs, (guint)n);
+    return TRUE;
+}
+
+static pmusim_uarch_t *model(pmusim_cpu_t cpu, uint32_t threads, const char *const *opts,
+                             collect_t *c)
+{
+    pmusim_uarch_options_t o;
+    pmusim_uarch_options_init(&o);
+    for (; opts && *opts; opts++) {
+        gboolean used = FALSE;
+        GError *e = NULL;
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_options_parse(&o, *opts, &used, &e));
+        CU_ASSERT_TRUE(used);
+    }
+    c->recs = g_array_new(FALSE, FALSE, sizeof(pmusim_rec_t));
+    GError *e = NULL;
+    pmusim_uarch_t *u = pmusim_uarch_new(cpu, threads, &o, collect_sink, c, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    return u;
+}
+
+static void done(pmusim_uarch_t *u, collect_t *c)
+{
+    pmusim_uarch_free(u);
+    g_array_free(c->recs, TRUE);
+}
+
+/* One instruction at `ip` on `thread` with one access (size 0 = none). */
+static void run(pmusim_uarch_t *u, uint32_t thread, uint64_t ip, uint64_t addr, uint32_t size,
+                gboolean store, gboolean dep)
+{
+    pmusim_uarch_access_t a = { .addr = addr, .size = size, .is_store = (uint8_t)store,
+                                .addr_dep = (uint8_t)dep };
+    pmusim_uarch_insn_t in = { .ip = ip, .thread = (uint8_t)thread, .plm = 3, .len = 4,
+                               .naccess = size ? 1 : 0, .access = &a };
+    GError *e = NULL;
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+}
+
+static void finish(pmusim_uarch_t *u)
+{
+    GError *e = NULL;
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_finish(u, &e));
+}
+
+static const pmusim_rec_t *rec(const collect_t *c, guint i)
+{
+    return &g_array_index(c->recs, pmusim_rec_t, i);
+}
+
+/* The n-th INSN record (0-based), or NULL. */
+static const pmusim_rec_t *insn(const collect_t *c, guint n)
+{
+    for (guint i = 0; i < c->recs->len; i++)
+        if (rec(c, i)->kind == PMUSIM_REC_INSN && n-- == 0)
+            return rec(c, i);
+    return NULL;
+}
+
+static guint count_level(const collect_t *c, int min_level)
+{
+    guint k = 0;
+    for (guint i = 0; i < c->recs->len; i++) {
+        const pmusim_rec_t *r = rec(c, i);
+        if ((r->kind == PMUSIM_REC_INSN && (r->flags & PMUSIM_F_MEM)) || r->kind == PMUSIM_REC_MEM)
+            k += r->mem.level >= min_level;
+    }
+    return k;
+}
+
+static void assert_cycle_order(const collect_t *c)
+{
+    for (guint i = 1; i < c->recs->len; i++)
+        CU_ASSERT_TRUE_FATAL(rec(c, i)->cycle >= rec(c, i - 1)->cycle);
+}
+
+/* A sequential stream of 8-byte loads over N bytes with 64-byte lines:
+ * every 8th load opens a new line, so N/64 L1D misses; the lines were never
+ * touched, so each misses L2 (256 KiB < N) and the 4 MB L3 as well. */
+static void test_stream_misses_n_over_64(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    const uint64_t n = 1u << 20;
+    for (uint64_t a = 0; a < n; a += 8)
+        run(u, 0, 0x401000, 0x10000000 + a, 8, FALSE, FALSE);
+    finish(u);
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.d1_access, n / 8);
+    CU_ASSERT_EQUAL(st.d1_miss, n / 64);
+    CU_ASSERT_EQUAL(count_level(&c, PMUSIM_LVL_L2), n / 64);
+    CU_ASSERT_EQUAL(count_level(&c, PMUSIM_LVL_LOCAL_DRAM), n / 64);
+    assert_cycle_order(&c);
+    done(u, &c);
+}
+
+/* 16 KiB read ten times fits the 32 KiB L1D: only the 256 cold misses. */
+static void test_fitting_set_misses_only_cold(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    for (int pass = 0; pass < 10; pass++)
+        for (uint64_t a = 0; a < 16384; a += 8)
+            run(u, 0, 0x401000, 0x20000000 + a, 8, FALSE, FALSE);
+    finish(u);
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.d1_miss, 16384 / 64);
+    CU_ASSERT_EQUAL(count_level(&c, PMUSIM_LVL_L2), 256);
+    done(u, &c);
+}
+
+/* A pointer chase over a random cycle of lines spanning 8x the LL
+ * (256 KiB LL, I1/D1 -> LL): the second lap finds each line last touched
+ * 32768 steps earlier, after 8x the LL's capacity of other lines, so every
+ * step misses the LL (>= 99 %); and the steps are dependent, so each costs
+ * at least the DRAM latency. */
+static void test_pointer_chase_misses_ll(void)
+{
+    static const char *const opts[] = { "--LL=262144,16,64", "--L2=none", NULL };
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, opts, &c);
+    const uint32_t lines = 8 * 262144 / 64;
+    uint32_t *next = g_new(uint32_t, lines);
+    uint32_t *perm = g_new(uint32_t, lines);
+    for (uint32_t i = 0; i < lines; i++)
+        perm[i] = i;
+    uint64_t s = 12345;
+    for (uint32_t i = lines - 1; i > 0; i--) { /* Fisher-Yates with an LCG */
+        s = s * 6364136223846793005u + 1442695040888963407u;
+        uint32_t j = (uint32_t)((s >> 33) % (i + 1));
+        uint32_t t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    for (uint32_t i = 0; i < lines; i++)
+        next[perm[i]] = perm[(i + 1) % lines];
+    uint32_t p = perm[0];
+    for (uint32_t step = 0; step < 2 * lines; step++) {
+        run(u, 0, 0x401000, 0x40000000 + (uint64_t)p * 64, 8, FALSE, TRUE);
+        p = next[p];
+    }
+    finish(u);
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_TRUE(st.ll_miss * 100 >= (uint64_t)2 * lines * 99);
+    CU_ASSERT_TRUE(st.cycles >= (uint64_t)2 * lines * 271);
+    g_free(next);
+    g_free(perm);
+    done(u, &c);
+}
+
+/* Runs 8-byte loads at 0x50000000 + off[i] on a D1 of 2 sets x 2 ways
+ * (64-byte lines: offsets 0x0, 0x80, 0x100 all map to set 0). */
+static pmusim_uarch_t *run_two_way(const uint64_t *off, size_t n, collect_t *c)
+{
+    static const char *const opts[] = { "--D1=256,2,64", NULL };
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, opts, c);
+    for (size_t i = 0; i < n; i++)
+        run(u, 0, 0x401000, 0x50000000 + off[i], 8, FALSE, FALSE);
+    finish(u);
+    return u;
+}
+
+/* A B C A B C: with LRU and 2 ways each access evicts the next one needed,
+ * so all 6 miss; A B A B A B: 2 cold misses, then hits. */
+static void test_two_way_conflicts(void)
+{
+    static const uint64_t abc[] = { 0x0, 0x80, 0x100, 0x0, 0x80, 0x100 };
+    static const uint64_t ab[] = { 0x0, 0x80, 0x0, 0x80, 0x0, 0x80 };
+    collect_t c;
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_t *u = run_two_way(abc, G_N_ELEMENTS(abc), &c);
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.d1_miss, 6);
+    done(u, &c);
+    u = run_two_way(ab, G_N_ELEMENTS(ab), &c);
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.d1_miss, 2);
+    done(u, &c);
+}
+
+/* LRU order in a 2-way set: A B A C evicts B (A was used after B), so the
+ * following A hits and B misses. */
+static void test_lru_order(void)
+{
+    static const uint64_t seq[] = { 0x0, 0x80, 0x0, 0x100, 0x0, 0x80 };
+    collect_t c;
+    pmusim_uarch_t *u = run_two_way(seq, G_N_ELEMENTS(seq), &c);
+    CU_ASSERT_EQUAL(insn(&c, 2)->mem.level, PMUSIM_LVL_L1D); /* A again */
+    CU_ASSERT_NOT_EQUAL(insn(&c, 3)->mem.level, PMUSIM_LVL_L1D); /* C: cold */
+    CU_ASSERT_EQUAL(insn(&c, 4)->mem.level, PMUSIM_LVL_L1D); /* A survived */
+    CU_ASSERT_NOT_EQUAL(insn(&c, 5)->mem.level, PMUSIM_LVL_L1D); /* B was evicted */
+    done(u, &c);
+}
+
+/* An 8-byte load at offset 60 of a line touches two lines: one reference,
+ * one miss (cachegrind's count), and both lines are then resident. */
+static void test_straddling_access(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    run(u, 0, 0x401000, 0x60000000 + 60, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x60000000, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x60000000 + 64, 8, FALSE, FALSE);
+    finish(u);
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.d1_access, 3);
+    CU_ASSERT_EQUAL(st.d1_miss, 1);
+    CU_ASSERT_EQUAL(insn(&c, 1)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(insn(&c, 2)->mem.level, PMUSIM_LVL_L1D);
+    done(u, &c);
+}
+
+static void run_branch(pmusim_uarch_t *u, uint64_t ip, unsigned kind, gboolean taken,
+                       uint64_t target)
+{
+    pmusim_uarch_insn_t in = { .ip = ip, .plm = 3, .len = 2, .br = (uint8_t)kind,
+                               .taken = (uint8_t)taken, .target = target };
+    GError *e = NULL;
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+}
+
+/* A loop branch taken 7 times then not taken, 200 times over: once the
+ * 14-bit global history holds the 8-periodic pattern, gshare predicts every
+ * outcome, so the last 100 loops have no misprediction. */
+static void test_predictor_learns_loop(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    for (int loop = 0; loop < 200; loop++)
+        for (int i = 0; i < 8; i++)
+            run_branch(u, 0x401010, PMUSIM_UARCH_BR_COND, i < 7, 0x401000);
+    finish(u);
+    guint late_misses = 0, early_misses = 0;
+    for (guint n = 0; n < 1600; n++) {
+        const pmusim_rec_t *r = insn(&c, n);
+        CU_ASSERT_EQUAL(r->br.kind, PMUSIM_BR_COND);
+        if (!r->br.dir_ok)
+            *(n >= 800 ? &late_misses : &early_misses) += 1;
+    }
+    CU_ASSERT_EQUAL(late_misses, 0);
+    CU_ASSERT_TRUE(early_misses >= 1); /* it had to learn */
+    done(u, &c);
+}
+
+/* Return stack of 16 (Westmere): 20 nested calls then 20 returns.  The
+ * 16 innermost returns find their address; the stack wrapped, so the 4
+ * outermost returns are mispredicted (tgt_ok = 0, detected in the back end). */
+static void test_return_stack(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    for (int d = 0; d < 20; d++)
+        run_branch(u, 0x402000 + d * 0x100, PMUSIM_UARCH_BR_CALL, TRUE, 0x402000 + (d + 1) * 0x100);
+    for (int d = 19; d >= 0; d--)
+        run_branch(u, 0x403000, PMUSIM_UARCH_BR_RET, TRUE, 0x402000 + d * 0x100 + 2);
+    finish(u);
+    guint bad = 0;
+    for (guint n = 20; n < 40; n++) {
+        const pmusim_rec_t *r = insn(&c, n);
+        CU_ASSERT_EQUAL(r->br.kind, PMUSIM_BR_RET);
+        if (!r->br.tgt_ok) {
+            bad++;
+            CU_ASSERT_EQUAL(r->br.detect, PMUSIM_BRD_BACKEND);
+            CU_ASSERT_TRUE(n >= 36);
+        }
+    }
+    CU_ASSERT_EQUAL(bad, 4);
+    done(u, &c);
+}
+
+/* Three loads to new lines of one page, all to DRAM (wsm: 271 cycles,
+ * STLB hit 7 + walk 23, uarch.md §1.2, §1.8).  Derivation:
+ *   fetch: ITLB walk 30 + L1I miss to DRAM 271 -> dispatch at 301 (all three,
+ *   width 4); load 0: DTLB walk 30 + 271 -> done 602, retires 602;
+ *   load 1: same page (DTLB hit), done 301 + 271 = 572, retires in order 602;
+ *   load 2 independent: done 572, retires 602 -- the misses overlapped;
+ *   load 2 dependent on load 1: starts at 572, done 843, retires 843. */
+static void test_overlap_independent_not_dependent(void)
+{
+    for (int dep = 0; dep < 2; dep++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+        run(u, 0, 0x401000, 0x1000000, 8, FALSE, FALSE);
+        run(u, 0, 0x401000, 0x1000040, 8, FALSE, FALSE);
+        run(u, 0, 0x401000, 0x1000080, 8, FALSE, dep);
+        finish(u);
+        CU_ASSERT_EQUAL(insn(&c, 0)->mem.latency, 301);
+        CU_ASSERT_EQUAL(insn(&c, 1)->mem.latency, 271);
+        CU_ASSERT_EQUAL(insn(&c, 0)->cycle, 602);
+        CU_ASSERT_EQUAL(insn(&c, 1)->cycle, 602);
+        CU_ASSERT_EQUAL(insn(&c, 2)->cycle, dep ? 843 : 602);
+        done(u, &c);
+    }
+}
+
+/* 1000 one-uop instructions without memory at one IP: after the first
+ * fetch, `width` retire per cycle, so the last retires 999 / width cycles
+ * after the first (wsm 4 wide: 249; knm 2 wide: 499) and no cycle holds
+ * more than `width`. */
+static void test_ipc_bounded_by_width(void)
+{
+    static const struct { pmusim_cpu_t cpu; guint width, span; } cases[] = {
+        { PMUSIM_CPU_WSM, 4, 249 },
+        { PMUSIM_CPU_KNM, 2, 499 },
+    };
+    for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(cases[k].cpu, 1, NULL, &c);
+        for (int i = 0; i < 1000; i++)
+            run(u, 0, 0x401000, 0, 0, FALSE, FALSE);
+        finish(u);
+        CU_ASSERT_EQUAL(insn(&c, 999)->cycle - insn(&c, 0)->cycle, cases[k].span);
+        guint same = 1;
+        for (guint n = 1; n < 1000; n++) {
+            same = insn(&c, n)->cycle == insn(&c, n - 1)->cycle ? same + 1 : 1;
+            CU_ASSERT_TRUE(same <= cases[k].width);
+        }
+        done(u, &c);
+    }
+}
+
+/* Westmere's L3 is inclusive: a line evicted from L3 leaves L1D too.
+ * D1 1 KiB, L2 2 KiB, LL 4 KiB direct-mapped: A = 0 and B = 4096 share the
+ * LL set, so B evicts A from the LL and the next A misses L1D. */
+static void test_inclusive_l3_back_invalidates(void)
+{
+    static const char *const opts[] = { "--D1=1024,2,64", "--L2=2048,2,64", "--LL=4096,1,64",
+                                        NULL };
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, opts, &c);
+    run(u, 0, 0x401000, 0x70000000, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x70001000, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x70000000, 8, FALSE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(insn(&c, 2)->mem.level, PMUSIM_LVL_LOCAL_DRAM);
+    done(u, &c);
+}
+
+/* Itanium: the L1D holds integer data only, FP loads are served by L2
+ * (latency 6, uarch.md §3.1), integer loads of the same line hit L1D. */
+static void test_itanium_fp_loads_from_l2(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_ITA2, 1, NULL, &c);
+    pmusim_uarch_access_t a = { .addr = 0x80000000, .size = 8 };
+    pmusim_uarch_insn_t in = { .ip = 0x4000000000010000, .plm = 3, .naccess = 1, .access = &a };
+    GError *e = NULL;
+    CU_ASSERT_TRUE(pmusim_uarch_insn(u, &in, &e)); /* integer load: fills L1D */
+    CU_ASSERT_TRUE(pmusim_uarch_insn(u, &in, &e)); /* hits L1D */
+    in.fp = PMUSIM_UARCH_FP_SCALAR;
+    CU_ASSERT_TRUE(pmusim_uarch_insn(u, &in, &e)); /* FP load: L2 */
+    finish(u);
+    CU_ASSERT_EQUAL(insn(&c, 1)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(insn(&c, 1)->mem.latency, 1);
+    CU_ASSERT_EQUAL(insn(&c, 2)->mem.level, PMUSIM_LVL_L2);
+    CU_ASSERT_EQUAL(insn(&c, 2)->mem.latency, 6);
+    CU_ASSERT_TRUE(insn(&c, 2)->flags & PMUSIM_F_FP);
+    done(u, &c);
+}
+
+/* Montecito: thread 0 misses L3, the model asks for a switch, thread 1
+ * runs; at most one thread retires in any cycle, THREAD records frame the
+ * switch, and the held miss of thread 0 retires after it is switched back. */
+static void test_montecito_switch_on_event(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_MONT, 2, NULL, &c);
+    run(u, 0, 0x4000000000010000, 0, 0, FALSE, FALSE);
+    CU_ASSERT_FALSE(pmusim_uarch_switch_wanted(u));
+    run(u, 0, 0x4000000000010000, 0x90000000, 8, FALSE, FALSE); /* L3 miss */
+    CU_ASSERT_TRUE(pmusim_uarch_switch_wanted(u));
+    for (int i = 0; i < 20; i++)
+        run(u, 1, 0x4000000000020000, 0, 0, FALSE, FALSE);
+    run(u, 0, 0x4000000000010010, 0, 0, FALSE, FALSE);
+    finish(u);
+    assert_cycle_order(&c);
+    guint threads = 0, ts = 0;
+    int last_thread = -1;
+    uint64_t last_cycle = UINT64_MAX;
+    for (guint i = 0; i < c.recs->len; i++) {
+        const pmusim_rec_t *r = rec(&c, i);
+        if (r->kind == PMUSIM_REC_THREAD)
+            threads++;
+        if (r->kind == PMUSIM_REC_EVENT && r->ev_code == 0x0c && r->ev_umask == 0x01)
+            ts++;
+        if (r->kind == PMUSIM_REC_INSN) {
+            if (r->cycle == last_cycle)
+                CU_ASSERT_EQUAL(r->thread, last_thread);
+            last_cycle = r->cycle;
+            last_thread = r->thread;
+        }
+    }
+    /* park thread 1 at cycle 0, 0 -> 1, and 1 -> 0: 1 + 2 + 2 */
+    CU_ASSERT_EQUAL(threads, 5);
+    CU_ASSERT_EQUAL(ts, 1);
+    /* the miss (second INSN of thread 0) retires after thread 1's 20 */
+    const pmusim_rec_t *miss = NULL;
+    for (guint i = 0; i < c.recs->len; i++)
+        if (rec(&c, i)->kind == PMUSIM_REC_INSN && rec(&c, i)->mem.addr == 0x90000000)
+            miss = rec(&c, i);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(miss);
+    CU_ASSERT_TRUE(miss->cycle > insn(&c, 20)->cycle);
+    done(u, &c);
+}
+
+/* Two SMT threads with different stalls come out merged in cycle order. */
+static void test_smt_merge_in_cycle_order(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 2, NULL, &c);
+    for (int i = 0; i < 5000; i++) {
+        run(u, 0, 0x401000, 0x10000000 + (uint64_t)i * 64, 8, FALSE, TRUE);
+        run(u, 1, 0x501000, 0x20000000 + (uint64_t)(i % 64) * 8, 8, FALSE, FALSE);
+    }
+    finish(u);
+    assert_cycle_order(&c);
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.insns, 10000);
+    guint n = 0;
+    for (guint i = 0; i < c.recs->len; i++)
+        n += rec(&c, i)->kind == PMUSIM_REC_INSN;
+    CU_ASSERT_EQUAL(n, 10000);
+    done(u, &c);
+}
+
+static void test_options(void)
+{
+    pmusim_uarch_options_t o;
+    pmusim_uarch_options_init(&o);
+    gboolean used;
+    GError *e = NULL;
+    CU_ASSERT_TRUE(pmusim_uarch_options_parse(&o, "--D1=65536,2,64", &used, &e));
+    CU_ASSERT_TRUE(used && o.d1_set && o.d1.size == 65536 && o.d1.assoc == 2 && o.d1.line == 64);
+    CU_ASSERT_TRUE(pmusim_uarch_options_parse(&o, "--records=5", &used, &e));
+    CU_ASSERT_FALSE(used);
+    CU_ASSERT_TRUE(pmusim_uarch_options_parse(&o, "--L2=none", &used, &e));
+    CU_ASSERT_TRUE(used && o.no_l2);
+    static const char *const bad[] = {
+        "--D1=1000,8,64",   /* not a multiple of 8 * 64 */
+        "--D1=32768,8,0",   /* line 0 */
+        "--D1=32768,8,48",  /* line not a power of two */
+        "--LL=12582912,16,64", /* 12288 sets: cachegrind refuses it too */
+        "--I1=32768,0,64",  /* no ways */
+        "--I1=32k,8,64",    /* not a number */
+        "--I1=32768,8",     /* two fields */
+        "--numa=far",
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+        CU_ASSERT_FALSE(pmusim_uarch_options_parse(&o, bad[i], &used, &e));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+        CU_ASSERT_EQUAL(e->code, PMUSIM_UARCH_ERROR_OPTION);
+        g_clear_error(&e);
+    }
+    /* argv form: options removed, the rest kept in order */
+    char a0[] = "annotate", a1[] = "--D1", a2[] = "16384,4,64", a3[] = "in", a4[] = "--L2=none",
+         a5[] = "out";
+    char *argv[] = { a0, a1, a2, a3, a4, a5, NULL };
+    int argc = 6;
+    pmusim_uarch_options_init(&o);
+    CU_ASSERT_TRUE(pmusim_uarch_options_parse_argv(&o, &argc, argv, &e));
+    CU_ASSERT_EQUAL(argc, 3);
+    CU_ASSERT_STRING_EQUAL(argv[1], "in");
+    CU_ASSERT_STRING_EQUAL(argv[2], "out");
+    CU_ASSERT_TRUE(o.d1_set && o.d1.size == 16384 && o.no_l2);
+    /* the model refuses what the CPU cannot do */
+    CU_ASSERT_PTR_NULL(pmusim_uarch_new(PMUSIM_CPU_WSM, 3, NULL, collect_sink, NULL, &e));
+    CU_ASSERT_EQUAL(e->code, PMUSIM_UARCH_ERROR_OPTION);
+    g_clear_error(&e);
+    pmusim_uarch_options_init(&o);
+    o.numa_interleave = TRUE;
+    CU_ASSERT_PTR_NULL(pmusim_uarch_new(PMUSIM_CPU_WSM, 1, &o, collect_sink, NULL, &e));
+    g_clear_error(&e);
+    CU_ASSERT_EQUAL(pmusim_uarch_max_threads(PMUSIM_CPU_KNM), 4);
+    CU_ASSERT_EQUAL(pmusim_uarch_max_threads(PMUSIM_CPU_ITA2), 1);
+}
+
+/* wsm_dp with --numa=interleave: odd 4 KiB pages live on the other socket,
+ * so a cold load there is remote DRAM with offcore supplier bit 13
+ * (REMOTE_DRAM), an even page local DRAM with bit 12; knm L1 misses that
+ * hit L2 are offcore requests supplied by this tile's L2 (bit 26). */
+static void test_offcore_and_remote(void)
+{
+    static const char *const opts[] = { "--numa=interleave", NULL };
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM_DP, 1, opts, &c);
+    run(u, 0, 0x401000, 0x10000000, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x10001000, 8, TRUE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(insn(&c, 0)->mem.level, PMUSIM_LVL_LOCAL_DRAM);
+    CU_ASSERT_EQUAL(insn(&c, 0)->oc.supplier, 12);
+    CU_ASSERT_EQUAL(insn(&c, 0)->oc.req, 0);
+    CU_ASSERT_EQUAL(insn(&c, 1)->mem.level, PMUSIM_LVL_REMOTE_DRAM);
+    CU_ASSERT_EQUAL(insn(&c, 1)->oc.supplier, 13);
+    CU_ASSERT_EQUAL(insn(&c, 1)->oc.req, 1);
+    CU_ASSERT_EQUAL(insn(&c, 1)->oc.snoop, PMUSIM_OFFCORE_NONE);
+    done(u, &c);
+
+    u = model(PMUSIM_CPU_KNM, 1, NULL, &c);
+    for (uint64_t a = 0; a < 2 * 32768; a += 64) /* 64 KiB: twice the L1D */
+        run(u, 0, 0x401000, 0x10000000 + a, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x10000000, 8, FALSE, FALSE);
+    finish(u);
+    const pmusim_rec_t *r = insn(&c, 1024);
+    CU_ASSERT_EQUAL(r->mem.level, PMUSIM_LVL_L2);
+    CU_ASSERT_TRUE(r->flags & PMUSIM_F_OFFCORE);
+    CU_ASSERT_EQUAL(r->oc.supplier, 26);
+    CU_ASSERT_EQUAL(insn(&c, 0)->oc.supplier, 23); /* DDR_NEAR = 23 + 31 */
+    CU_ASSERT_EQUAL(insn(&c, 0)->oc.snoop, 31);
+    done(u, &c);
+}
+
+/* EVENT records: the stream of test 1 fills n/64 L1D lines, so the
+ * L1D:REPL (0x51/0x01) records add up to n/64. */
+static void test_replacement_events(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    for (uint64_t a = 0; a < 65536; a += 8)
+        run(u, 0, 0x401000, 0x10000000 + a, 8, TRUE, FALSE);
+    finish(u);
+    uint64_t repl = 0, m_evict = 0;
+    for (guint i = 0; i < c.recs->len; i++) {
+        const pmusim_rec_t *r = rec(&c, i);
+        if (r->kind == PMUSIM_REC_EVENT && r->ev_code == 0x51 && r->ev_umask == 0x01)
+            repl += r->n;
+        if (r->kind == PMUSIM_REC_EVENT && r->ev_code == 0x51 && r->ev_umask == 0x04)
+            m_evict += r->n;
+    }
+    CU_ASSERT_EQUAL(repl, 65536 / 64);
+    /* stores dirty every line; 1024 lines through a 512-line L1D: the last
+     * 512 fills each evict a modified line */
+    CU_ASSERT_EQUAL(m_evict, 512);
+    done(u, &c);
+}
+
+static void register_suites(void)
+{
+    CU_pSuite s = CU_add_suite("caches", NULL, NULL);
+    PMUSIM_ADD_TEST(s, test_stream_misses_n_over_64);
+    PMUSIM_ADD_TEST(s, test_fitting_set_misses_only_cold);
+    PMUSIM_ADD_TEST(s, test_pointer_chase_misses_ll);
+    PMUSIM_ADD_TEST(s, test_two_way_conflicts);
+    PMUSIM_ADD_TEST(s, test_lru_order);
+    PMUSIM_ADD_TEST(s, test_straddling_access);
+    PMUSIM_ADD_TEST(s, test_inclusive_l3_back_invalidates);
+    PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
+    PMUSIM_ADD_TEST(s, test_offcore_and_remote);
+    PMUSIM_ADD_TEST(s, test_replacement_events);
+    s = CU_add_suite("prediction", NULL, NULL);
+    PMUSIM_ADD_TEST(s, test_predictor_learns_loop);
+    PMUSIM_ADD_TEST(s, test_return_stack);
+    s = CU_add_suite("timing", NULL, NULL);
+    PMUSIM_ADD_TEST(s, test_overlap_independent_not_dependent);
+    PMUSIM_ADD_TEST(s, test_ipc_bounded_by_width);
+    PMUSIM_ADD_TEST(s, test_montecito_switch_on_event);
+    PMUSIM_ADD_TEST(s, test_smt_merge_in_cycle_order);
+    s = CU_add_suite("options", NULL, NULL);
+    PMUSIM_ADD_TEST(s, test_options);
+}
