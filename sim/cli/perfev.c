@@ -423,3 +423,31 @@ gboolean pmusim_perfev_split(char *const *args, GPtrArray *events, GArray *group
     }
     return TRUE;
 }
+
+const char *pmusim_perfev_role(const char *pmu, const char *typed, const char *native)
+{
+    char *base = g_strdup(typed);
+    char *colon = strchr(base, ':');
+    if (colon && !g_str_has_prefix(base, "cpu/"))
+        *colon = '\0';
+    const generic_map_t *g = find_generic(base);
+    g_free(base);
+    if (g)
+        return g->generic;
+    /* a native string naming a generic event's native counterpart, without
+     * its pmu:: prefix and privilege modifiers */
+    const char *sep = strstr(native, "::");
+    char *n = g_strdup(sep ? sep + 2 : native);
+    if (g_str_has_suffix(n, ":u:k"))
+        n[strlen(n) - 4] = '\0';
+    else if (g_str_has_suffix(n, ":u") || g_str_has_suffix(n, ":k"))
+        n[strlen(n) - 2] = '\0';
+    const char *role = NULL;
+    for (size_t i = 0; !role && i < G_N_ELEMENTS(generic_map); i++) {
+        const char *nat = native_for(&generic_map[i], pmu);
+        if (nat && g_ascii_strcasecmp(nat, n) == 0)
+            role = generic_map[i].generic;
+    }
+    g_free(n);
+    return role;
+}

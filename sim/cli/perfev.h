@@ -24,6 +24,10 @@ gboolean pmusim_perfev_is_generic(const char *name);
  * g_free() it. */
 char *pmusim_perfev_generic_list(const char *pmu);
 
+/* The generic event (perf's name) an event stands for, from what the user
+ * typed or its native string (for derived metrics), or NULL. */
+const char *pmusim_perfev_role(const char *pmu, const char *typed, const char *native);
+
 /* Splits -e arguments into events as perf reads them: commas separate
  * events except inside cpu/.../, and {a,b} makes a group.  Appends each
  * event (g_strdup) to `events` and its group number (guint, events outside
