@@ -746,7 +746,7 @@ static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_
         pmusim_model_collect(st->groups[g].model, &rep);
         if (g == 0) {
             oo->cycles = rep.cycles;
-            oo->records = rep.records ? rep.records : pmusim_trace_reader_records_read(reader);
+            oo->records = pmusim_trace_reader_records_read(reader);
         }
         /* status and source of each row from its own group's model */
         GArray *grows = g_array_new(FALSE, TRUE, sizeof(row_t));
@@ -967,8 +967,9 @@ int pmusim_cmd_stat(int argc, char **argv)
         pmusim_report_init(&rep);
         have_rep = TRUE;
         pmusim_model_collect(model, &rep);
-        if (!rep.records)
-            rep.records = pmusim_trace_reader_records_read(reader);
+        /* the reader's count: a replay with stops also hands the model
+         * split IDLE records and markers */
+        rep.records = pmusim_trace_reader_records_read(reader);
         if (rows->len)
             rows_from_report(rows, &rep);
         else

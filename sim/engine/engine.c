@@ -233,6 +233,16 @@ static void consume_all(pmusim_model_t *const *ms, size_t nmodels, const pmusim_
             ms[k]->ops->consume(ms[k], recs, n);
 }
 
+/* Brings every model to the start of cycle `stop` before a stop's callback
+ * reads or writes registers: models count lazily and close a cycle only when
+ * a record of a later cycle arrives, so they are given a nameless MARKER
+ * record at `stop` (models count nothing for markers). */
+static void reach(pmusim_model_t *const *ms, size_t nmodels, uint64_t stop)
+{
+    pmusim_rec_t mark = {.cycle = stop, .kind = PMUSIM_REC_MARKER, .name = ""};
+    consume_all(ms, nmodels, &mark, 1);
+}
+
 /* Index of the first record of recs[0..n) at or after `stop` (records are in
  * cycle order): a binary search, so stops cost nothing per record. */
 static size_t first_at(const pmusim_rec_t *recs, size_t n, uint64_t stop)
@@ -287,6 +297,7 @@ gboolean pmusim_replay_stops_multi(pmusim_model_t *const *ms, size_t nmodels,
             if (done == n && !split)
                 break; /* the stop lies in a later batch */
             uint64_t next = G_MAXUINT64;
+            reach(ms, nmodels, stop);
             ok = fn(ms[0], stop, &next, user, error);
             if (ok && next <= stop) {
                 g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG,
@@ -304,6 +315,7 @@ gboolean pmusim_replay_stops_multi(pmusim_model_t *const *ms, size_t nmodels,
                     tail.n -= head.n;
                     tail.cycle = stop;
                     next = G_MAXUINT64;
+                    reach(ms, nmodels, stop);
                     ok = fn(ms[0], stop, &next, user, error);
                     stop = ok && next > stop ? next : G_MAXUINT64;
                 }
