@@ -497,13 +497,24 @@ typedef struct {
     GArray *data_regs;    /* per row of the group: data register (pmusim_regwrite_t) */
     GArray *row_index;    /* guint: rows of this group */
     gboolean active;
-    pmusim_model_t *model;
+    guint bin;            /* the model instance that counts it */
 } mux_group_t;
+
+/* Groups that fit the counters together share one model instance: the
+ * ground truth needs as many replays as the counters are short, not one per
+ * group (docs/STAT.md "Performance"). */
+typedef struct {
+    GArray *group_ids;    /* guint */
+    GArray *regs;
+    pmusim_model_t *model;
+} mux_bin_t;
 
 typedef struct {
     GArray *rows;
     mux_group_t *groups;
     guint ngroups;
+    mux_bin_t *bins;
+    guint nbins;
     GArray *order;        /* guint group ids: the kernel's flexible list, rotated */
     const pmusim_enc_args_t *ea;
     const char *pmu;
@@ -587,7 +598,7 @@ static void mux_account(mux_state_t *st, uint64_t cycle)
         mux_group_t *grp = &st->groups[g];
         for (guint j = 0; j < grp->row_index->len; j++) {
             row_t *r = &g_array_index(st->rows, row_t, g_array_index(grp->row_index, guint, j));
-            uint64_t now = read_sum(grp->model, &g_array_index(grp->data_regs,
+            uint64_t now = read_sum(st->bins[grp->bin].model, &g_array_index(grp->data_regs,
                                                                pmusim_regwrite_t, j));
             r->enabled += len;
             if (grp->active) {
@@ -631,8 +642,14 @@ static void mux_clear(mux_state_t *st)
             g_array_free(grp->data_regs, TRUE);
         if (grp->row_index)
             g_array_free(grp->row_index, TRUE);
-        pmusim_model_free(grp->model);
     }
+    for (guint b = 0; b < st->nbins; b++) {
+        g_array_free(st->bins[b].group_ids, TRUE);
+        if (st->bins[b].regs)
+            g_array_free(st->bins[b].regs, TRUE);
+        pmusim_model_free(st->bins[b].model);
+    }
+    g_free(st->bins);
     g_free(st->groups);
     if (st->order)
         g_array_free(st->order, TRUE);
@@ -705,11 +722,72 @@ static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_
             return 1;
         }
         g_string_free(names, TRUE);
+        g_array_append_val(st->order, g);
+    }
+    /* pack the groups into as few model instances as fit (first fit, in -e
+     * order); an event twice in one instance would share its label */
+    st->bins = g_new0(mux_bin_t, st->ngroups);
+    for (guint g = 0; g < st->ngroups; g++) {
+        guint b;
+        for (b = 0; b < st->nbins; b++) {
+            GArray *members = st->bins[b].group_ids;
+            gboolean clash = FALSE;
+            for (guint k = 0; k < members->len && !clash; k++) {
+                const mux_group_t *o = &st->groups[g_array_index(members, guint, k)];
+                for (guint x = 0; x < o->row_index->len && !clash; x++)
+                    for (guint y = 0; y < st->groups[g].row_index->len && !clash; y++)
+                        clash = strcmp(g_array_index(rows, row_t,
+                                           g_array_index(o->row_index, guint, x)).canon,
+                                       g_array_index(rows, row_t,
+                                           g_array_index(st->groups[g].row_index, guint,
+                                                         y)).canon) == 0;
+            }
+            if (clash)
+                continue;
+            g_array_append_val(members, g);
+            if (groups_fit(st, (const guint *)(void *)members->data, members->len))
+                break;
+            g_array_set_size(members, members->len - 1);
+        }
+        if (b == st->nbins) {
+            st->bins[b].group_ids = g_array_new(FALSE, FALSE, sizeof(guint));
+            g_array_append_val(st->bins[b].group_ids, g);
+            st->nbins++;
+        }
+        st->groups[g].bin = b;
+    }
+    for (guint b = 0; b < st->nbins; b++) {
+        mux_bin_t *bin = &st->bins[b];
+        GPtrArray *evs = g_ptr_array_new();
+        for (guint k = 0; k < bin->group_ids->len; k++) {
+            const mux_group_t *grp = &st->groups[g_array_index(bin->group_ids, guint, k)];
+            for (guint j = 0; j < grp->row_index->len; j++)
+                g_ptr_array_add(evs, g_array_index(rows, row_t,
+                                                   g_array_index(grp->row_index, guint, j)).native);
+        }
+        g_ptr_array_add(evs, NULL);
+        bin->regs = pmusim_regs_new();
+        gboolean ok = pmusim_enc_args_build_regs(ea, ops->name, (char **)evs->pdata, NULL,
+                                                 bin->regs, &error);
+        g_ptr_array_free(evs, TRUE);
+        if (!ok)
+            return pmusim_cli_fail(error);
+        if (show_regs) {
+            fprintf(stderr, "# model instance %u of the multiplexed replay\n", b);
+            pmusim_regs_print(bin->regs, stderr);
+        }
+        bin->model = pmusim_model_new(ops->name, oo->nthreads, &error);
+        if (!bin->model || !pmusim_model_write_regs(bin->model, bin->regs, &error))
+            return pmusim_cli_fail(error);
+    }
+    for (guint g = 0; g < st->ngroups; g++) {
+        mux_group_t *grp = &st->groups[g];
+        const GArray *bregs = st->bins[grp->bin].regs;
         for (guint j = 0; j < grp->row_index->len; j++) {
             const row_t *r = &g_array_index(rows, row_t, g_array_index(grp->row_index, guint, j));
             pmusim_regwrite_t d = {.space = PMUSIM_REG_PMD, .num = G_MAXUINT32};
-            for (guint w = 0; w < grp->regs->len; w++) {
-                const pmusim_regwrite_t *rw = &g_array_index(grp->regs, pmusim_regwrite_t, w);
+            for (guint w = 0; w < bregs->len; w++) {
+                const pmusim_regwrite_t *rw = &g_array_index(bregs, pmusim_regwrite_t, w);
                 if (is_data_reg(rw) && strcmp(rw->label, r->canon) == 0) {
                     d = *rw;
                     break;
@@ -717,20 +795,12 @@ static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_
             }
             g_array_append_val(grp->data_regs, d);
         }
-        if (show_regs) {
-            fprintf(stderr, "# multiplexed group %u\n", g);
-            pmusim_regs_print(grp->regs, stderr);
-        }
-        grp->model = pmusim_model_new(ops->name, oo->nthreads, &error);
-        if (!grp->model || !pmusim_model_write_regs(grp->model, grp->regs, &error))
-            return pmusim_cli_fail(error);
-        g_array_append_val(st->order, g);
     }
     mux_schedule(st);
-    pmusim_model_t **models = g_new(pmusim_model_t *, st->ngroups);
-    for (guint g = 0; g < st->ngroups; g++)
-        models[g] = st->groups[g].model;
-    gboolean ok = pmusim_replay_stops_multi(models, st->ngroups, reader, interval, mux_stop, st,
+    pmusim_model_t **models = g_new(pmusim_model_t *, st->nbins);
+    for (guint b = 0; b < st->nbins; b++)
+        models[b] = st->bins[b].model;
+    gboolean ok = pmusim_replay_stops_multi(models, st->nbins, reader, interval, mux_stop, st,
                                             progress ? progress_cb : NULL, NULL, &error);
     g_free(models);
     if (progress)
@@ -741,29 +811,33 @@ static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_
         return pmusim_cli_fail(error);
     }
     pmusim_report_t rep;
-    for (guint g = 0; g < st->ngroups; g++) {
+    for (guint b = 0; b < st->nbins; b++) {
         pmusim_report_init(&rep);
-        pmusim_model_collect(st->groups[g].model, &rep);
-        if (g == 0) {
+        pmusim_model_collect(st->bins[b].model, &rep);
+        if (b == 0) {
             oo->cycles = rep.cycles;
             oo->records = pmusim_trace_reader_records_read(reader);
         }
-        /* status and source of each row from its own group's model */
+        /* status and source of each row from the model that counted it */
         GArray *grows = g_array_new(FALSE, TRUE, sizeof(row_t));
-        mux_group_t *grp = &st->groups[g];
-        for (guint j = 0; j < grp->row_index->len; j++) {
-            row_t copy = g_array_index(rows, row_t, g_array_index(grp->row_index, guint, j));
+        GArray *which = g_array_new(FALSE, FALSE, sizeof(guint));
+        for (guint i = 0; i < rows->len; i++) {
+            row_t copy = g_array_index(rows, row_t, i);
+            if (st->groups[copy.group].bin != b)
+                continue;
             copy.value = 0;
             g_array_append_val(grows, copy);
+            g_array_append_val(which, i);
         }
         rows_from_report(grows, &rep);
-        for (guint j = 0; j < grp->row_index->len; j++) {
-            row_t *r = &g_array_index(rows, row_t, g_array_index(grp->row_index, guint, j));
+        for (guint j = 0; j < grows->len; j++) {
+            row_t *r = &g_array_index(rows, row_t, g_array_index(which, guint, j));
             const row_t *c = &g_array_index(grows, row_t, j);
             r->status = c->status;
             g_strlcpy(r->source, c->source, sizeof r->source);
         }
         g_array_free(grows, TRUE);
+        g_array_free(which, TRUE);
         pmusim_report_clear(&rep);
     }
     mux_account(st, MAX(oo->cycles, st->window_start));
