@@ -240,5 +240,13 @@ gboolean pmusim_replay_stops_multi(pmusim_model_t *const *models, size_t nmodels
 gboolean pmusim_replay_timed(pmusim_model_t *m, pmusim_trace_reader_t *r, const GArray *regs,
                              pmusim_progress_fn progress, void *user, GError **error);
 
+/* pmusim_replay_timed() with the caller's own stops as well (stat -I): `fn`
+ * at cycle `first` and then where it asks, called before the timed writes of
+ * the same cycle. */
+gboolean pmusim_replay_timed_stops(pmusim_model_t *m, pmusim_trace_reader_t *r,
+                                   const GArray *regs, uint64_t first, pmusim_stop_fn fn,
+                                   void *fn_user, pmusim_progress_fn progress, void *user,
+                                   GError **error);
+
 G_END_DECLS
 #endif

@@ -45,6 +45,8 @@ typedef struct {
     const char *trace, *pmu;
     uint32_t nthreads;
     int repeat;
+    gboolean stamped;   /* -I: rows start with the interval's end cycle */
+    uint64_t stamp;
 } out_opts_t;
 
 static void progress_cb(uint64_t records, void *user)
@@ -160,6 +162,8 @@ static void print_table_row(FILE *fp, const GArray *rows, const row_t *r, const 
     metric_t m[4];
     size_t nm = row_metrics(rows, r, m);
     GString *line = g_string_new(NULL);
+    if (o->stamped)
+        g_string_append_printf(line, "%16" G_GUINT64_FORMAT, (guint64)o->stamp);
     if (r->status == ROW_OK) {
         char *v = group_digits(r->value);
         g_string_append_printf(line, "%18s      %-25s", v, r->typed);
@@ -190,7 +194,10 @@ static void print_csv_row(FILE *fp, const GArray *rows, const row_t *r, const ou
     metric_t m[4];
     size_t nm = row_metrics(rows, r, m);
     char s = o->sep;
-    /* perf's -x order: value, unit, event, run time, % running, metric value, metric unit */
+    /* perf's -x order: [interval,] value, unit, event, run time, % running,
+     * metric value, metric unit */
+    if (o->stamped)
+        fprintf(fp, "%" G_GUINT64_FORMAT "%c", (guint64)o->stamp, s);
     if (r->status == ROW_OK)
         fprintf(fp, "%" G_GUINT64_FORMAT, (guint64)r->value);
     else
@@ -212,7 +219,10 @@ static void print_json_row(FILE *fp, const GArray *rows, const row_t *r, const o
 {
     metric_t m[4];
     size_t nm = row_metrics(rows, r, m);
-    fputs("{\"counter-value\" : ", fp);
+    fputc('{', fp);
+    if (o->stamped)
+        fprintf(fp, "\"interval\" : %" G_GUINT64_FORMAT ", ", (guint64)o->stamp);
+    fputs("\"counter-value\" : ", fp);
     if (r->status == ROW_OK)
         fprintf(fp, "\"%" G_GUINT64_FORMAT ".000000\"", (guint64)r->value);
     else
@@ -856,6 +866,75 @@ static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_
     return 0;
 }
 
+/* ---- -I: counts per interval of cycles ---- */
+
+typedef struct {
+    GArray *rows;
+    gboolean from_counters; /* rows come from the counters (-R only) */
+    GArray *prev;           /* uint64_t per row: cumulative value at the last print */
+    FILE *fp;
+    out_opts_t *oo;
+    uint64_t interval;
+} interval_state_t;
+
+static void interval_print(interval_state_t *st, pmusim_model_t *m, uint64_t cycle)
+{
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    pmusim_model_collect(m, &rep);
+    if (st->from_counters && !st->rows->len)
+        rows_from_counters(st->rows, &rep);
+    for (guint i = 0; i < st->rows->len; i++)
+        g_array_index(st->rows, row_t, i).value = 0;
+    rows_from_report(st->rows, &rep);
+    pmusim_report_clear(&rep);
+    if (!st->oo->sep && !st->oo->json && st->prev->len == 0)
+        fputs("#           cycle             counts      events\n", st->fp);
+    uint64_t start = st->oo->stamp;
+    st->oo->stamped = TRUE;
+    st->oo->stamp = cycle;
+    /* every row holds its interval's count while any is printed, so that
+     * the metrics are per interval too */
+    GArray *totals = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    for (guint i = 0; i < st->rows->len; i++) {
+        row_t *r = &g_array_index(st->rows, row_t, i);
+        uint64_t before = i < st->prev->len ? g_array_index(st->prev, uint64_t, i) : 0;
+        uint64_t total = r->value;
+        g_array_append_val(totals, total);
+        /* a counter a timed write set lower starts again from its new value */
+        r->value = total >= before ? total - before : total;
+        r->enabled = r->running = cycle - start;
+    }
+    for (guint i = 0; i < st->rows->len; i++) {
+        const row_t *r = &g_array_index(st->rows, row_t, i);
+        if (st->oo->json)
+            print_json_row(st->fp, st->rows, r, st->oo);
+        else if (st->oo->sep)
+            print_csv_row(st->fp, st->rows, r, st->oo);
+        else
+            print_table_row(st->fp, st->rows, r, st->oo);
+    }
+    for (guint i = 0; i < st->rows->len; i++) {
+        uint64_t total = g_array_index(totals, uint64_t, i);
+        g_array_index(st->rows, row_t, i).value = total;
+        if (i < st->prev->len)
+            g_array_index(st->prev, uint64_t, i) = total;
+        else
+            g_array_append_val(st->prev, total);
+    }
+    g_array_free(totals, TRUE);
+}
+
+static gboolean interval_stop(pmusim_model_t *m, uint64_t cycle, uint64_t *next, void *user,
+                              GError **error)
+{
+    (void)error;
+    interval_state_t *st = user;
+    interval_print(st, m, cycle);
+    *next = cycle + st->interval;
+    return TRUE;
+}
+
 /* ---- the command ---- */
 
 int pmusim_cmd_stat(int argc, char **argv)
@@ -865,7 +944,7 @@ int pmusim_cmd_stat(int argc, char **argv)
     gboolean json = FALSE, csv = FALSE, verbose = FALSE, show_regs = FALSE, explain = FALSE,
              dump = FALSE;
     gint repeat = 1;
-    gint64 mux_interval = MUX_INTERVAL_DEFAULT;
+    gint64 mux_interval = MUX_INTERVAL_DEFAULT, interval = 0;
     const GOptionEntry entries[] = {
         {"pmu", 'p', 0, G_OPTION_ARG_STRING, &pmu_opt,
          "PMU model: ita2, mont, wsm, wsm_dp, knm (default: the trace's CPU)", "NAME"},
@@ -881,6 +960,8 @@ int pmusim_cmd_stat(int argc, char **argv)
          "write the counts to FILE (whole or not at all)", "FILE"},
         {"repeat", 'r', 0, G_OPTION_ARG_INT, &repeat,
          "runs to report (a replay is deterministic: counted once, no variance)", "N"},
+        {"interval-print", 'I', 0, G_OPTION_ARG_INT64, &interval,
+         "print the counts of every interval of N cycles (perf: milliseconds)", "N"},
         {"mux-interval", 0, 0, G_OPTION_ARG_INT64, &mux_interval,
          "multiplexing rotation interval in cycles (default 1000000)", "CYCLES"},
         {"dump-regs", 0, 0, G_OPTION_ARG_NONE, &dump,
@@ -957,6 +1038,10 @@ int pmusim_cmd_stat(int argc, char **argv)
         status = pmusim_cli_usage("stat", "-j and -x exclude each other");
         goto out;
     }
+    if (interval < 0) {
+        status = pmusim_cli_usage("stat", "-I takes a number of cycles >= 1");
+        goto out;
+    }
     if (repeat < 1 || mux_interval < 1) {
         status = pmusim_cli_usage("stat", "-r and --mux-interval take a number >= 1");
         goto out;
@@ -1021,6 +1106,25 @@ int pmusim_cmd_stat(int argc, char **argv)
                      .pmu = ops->name, .nthreads = MAX(h->nthreads, 1u), .repeat = repeat};
     gboolean progress = pmusim_cli_show_progress() && !json && !sep_opt;
     FILE *info = json || sep_opt ? stderr : stdout; /* --show-regs, --explain */
+    {
+        const char *inputs[16] = {trace};
+        size_t ni = 1;
+        for (char **f = regs_files; f && *f && ni < G_N_ELEMENTS(inputs) - 1; f++)
+            inputs[ni++] = *f;
+        out = pmusim_outfile_open(out_path ? out_path : "-", inputs, &error);
+        if (!out) {
+            status = pmusim_cli_fail(error);
+            goto out;
+        }
+    }
+    FILE *fp = pmusim_outfile_fp(out);
+    interval_state_t ist = {.rows = rows, .from_counters = !rows->len, .fp = fp, .oo = &oo,
+                            .interval = (uint64_t)interval};
+    if (interval && !fits) {
+        g_clear_error(&fit_error);
+        status = pmusim_cli_usage("stat", "-I with multiplexed events is not supported yet");
+        goto out;
+    }
     if (fits) {
         g_clear_error(&fit_error);
         g_array_append_vals(regs, run.regs->data, run.regs->len);
@@ -1029,8 +1133,21 @@ int pmusim_cmd_stat(int argc, char **argv)
         if (explain)
             pmusim_cli_explain_regs(ops, regs, info);
         model = pmusim_model_new(ops->name, oo.nthreads, &error);
-        if (!model || !pmusim_replay_timed(model, reader, regs, progress ? progress_cb : NULL,
-                                           NULL, &error)) {
+        ist.prev = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+        gboolean ok = model && pmusim_replay_timed_stops(
+                                   model, reader, regs, interval ? (uint64_t)interval : G_MAXUINT64,
+                                   interval ? interval_stop : NULL, &ist,
+                                   progress ? progress_cb : NULL, NULL, &error);
+        if (ok && interval) { /* the last, possibly shorter, interval */
+            pmusim_report_t end;
+            pmusim_report_init(&end);
+            pmusim_model_collect(model, &end);
+            if (end.cycles > oo.stamp || !ist.prev->len)
+                interval_print(&ist, model, end.cycles);
+            pmusim_report_clear(&end);
+        }
+        g_array_free(ist.prev, TRUE);
+        if (!ok) {
             if (progress)
                 fputc('\n', stderr);
             if (error->domain == PMUSIM_SIM_ERROR) /* reader errors name the file already */
@@ -1038,6 +1155,8 @@ int pmusim_cmd_stat(int argc, char **argv)
             status = pmusim_cli_fail(error);
             goto out;
         }
+        if (interval)
+            goto commit; /* perf -I prints the intervals only */
         pmusim_report_init(&rep);
         have_rep = TRUE;
         pmusim_model_collect(model, &rep);
@@ -1063,23 +1182,12 @@ int pmusim_cmd_stat(int argc, char **argv)
     }
     if (explain)
         print_explain_sources(info, rows);
-    {
-        const char *inputs[16] = {trace};
-        size_t ni = 1;
-        for (char **f = regs_files; f && *f && ni < G_N_ELEMENTS(inputs) - 1; f++)
-            inputs[ni++] = *f;
-        out = pmusim_outfile_open(out_path ? out_path : "-", inputs, &error);
-        if (!out) {
-            status = pmusim_cli_fail(error);
-            goto out;
-        }
-    }
-    FILE *fp = pmusim_outfile_fp(out);
     print_rows(fp, rows, &oo);
     if (have_rep && !json && !sep_opt)
         print_details(fp, &rep, verbose);
     if (dump)
         dump_regs(fp, json, model);
+commit:
     if (!pmusim_outfile_commit(out, &error)) {
         out = NULL;
         status = pmusim_cli_fail(error);

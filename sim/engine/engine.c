@@ -356,6 +356,9 @@ typedef struct {
     const GArray *regs;
     GArray *order; /* guint indices of timed writes, by cycle then list order */
     guint next;
+    pmusim_stop_fn extra; /* the caller's own stops (stat -I), or NULL */
+    void *extra_user;
+    uint64_t extra_next;
 } timed_state_t;
 
 static gint cmp_timed(gconstpointer a, gconstpointer b, gpointer user)
@@ -369,10 +372,26 @@ static gint cmp_timed(gconstpointer a, gconstpointer b, gpointer user)
     return ia < ib ? -1 : ia > ib;
 }
 
+static uint64_t timed_next(const timed_state_t *st)
+{
+    return st->next < st->order->len
+               ? g_array_index(st->regs, pmusim_regwrite_t,
+                               g_array_index(st->order, guint, st->next)).at_cycle
+               : G_MAXUINT64;
+}
+
 static gboolean timed_stop(pmusim_model_t *m, uint64_t cycle, uint64_t *next, void *user,
                            GError **error)
 {
     timed_state_t *st = user;
+    /* the caller's stop first: it sees cycles < `cycle` counted with the
+     * registers as they were, before this cycle's writes */
+    if (st->extra && st->extra_next == cycle) {
+        uint64_t n = G_MAXUINT64;
+        if (!st->extra(m, cycle, &n, st->extra_user, error))
+            return FALSE;
+        st->extra_next = n;
+    }
     while (st->next < st->order->len) {
         guint i = g_array_index(st->order, guint, st->next);
         if (g_array_index(st->regs, pmusim_regwrite_t, i).at_cycle > cycle)
@@ -383,17 +402,23 @@ static gboolean timed_stop(pmusim_model_t *m, uint64_t cycle, uint64_t *next, vo
         }
         st->next++;
     }
-    *next = st->next < st->order->len
-                ? g_array_index(st->regs, pmusim_regwrite_t,
-                                g_array_index(st->order, guint, st->next)).at_cycle
-                : G_MAXUINT64;
+    *next = MIN(timed_next(st), st->extra ? st->extra_next : G_MAXUINT64);
     return TRUE;
 }
 
 gboolean pmusim_replay_timed(pmusim_model_t *m, pmusim_trace_reader_t *r, const GArray *regs,
                              pmusim_progress_fn progress, void *user, GError **error)
 {
-    timed_state_t st = {.regs = regs, .order = g_array_new(FALSE, FALSE, sizeof(guint))};
+    return pmusim_replay_timed_stops(m, r, regs, G_MAXUINT64, NULL, NULL, progress, user, error);
+}
+
+gboolean pmusim_replay_timed_stops(pmusim_model_t *m, pmusim_trace_reader_t *r,
+                                   const GArray *regs, uint64_t first, pmusim_stop_fn fn,
+                                   void *fn_user, pmusim_progress_fn progress, void *user,
+                                   GError **error)
+{
+    timed_state_t st = {.regs = regs, .order = g_array_new(FALSE, FALSE, sizeof(guint)),
+                        .extra = fn, .extra_user = fn_user, .extra_next = fn ? first : G_MAXUINT64};
     gboolean ok = TRUE;
     for (guint i = 0; ok && i < regs->len; i++) {
         if (g_array_index(regs, pmusim_regwrite_t, i).at_cycle)
@@ -403,12 +428,9 @@ gboolean pmusim_replay_timed(pmusim_model_t *m, pmusim_trace_reader_t *r, const 
     }
     if (ok) {
         g_array_sort_with_data(st.order, cmp_timed, (gpointer)regs);
-        uint64_t first = st.order->len
-                             ? g_array_index(regs, pmusim_regwrite_t,
-                                             g_array_index(st.order, guint, 0)).at_cycle
-                             : G_MAXUINT64;
-        ok = pmusim_replay_stops(m, r, first, st.order->len ? timed_stop : NULL, &st, progress,
-                                 user, error);
+        uint64_t start = MIN(timed_next(&st), st.extra_next);
+        ok = pmusim_replay_stops(m, r, start, start != G_MAXUINT64 ? timed_stop : NULL, &st,
+                                 progress, user, error);
     }
     g_array_free(st.order, TRUE);
     return ok;
