@@ -34,6 +34,7 @@ enum {
     MSR_PMC0 = 0x0c1,
     MSR_EVTSEL0 = 0x186,
     MSR_FIXED_CTR0 = 0x309,
+    MSR_PEBS_ENABLE = 0x3f1,
     X86_GP_MAX = 8,
     X86_FIXED_MAX = 3,
 };
@@ -186,6 +187,25 @@ static uint64_t truth_get(const truth_t *t, size_t k, const char *sym)
 {
     const uint64_t *c = g_hash_table_lookup(t->by_symbol[k], sym);
     return c ? *c : 0;
+}
+
+static gint name_cmp(gconstpointer a, gconstpointer b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The rows the truth knows for counter k, by name (the names belong to the
+ * truth). */
+static GPtrArray *truth_rows(const truth_t *t, size_t k)
+{
+    GPtrArray *names = g_ptr_array_new();
+    GHashTableIter it;
+    gpointer key, val;
+    g_hash_table_iter_init(&it, t->by_symbol[k]);
+    while (g_hash_table_iter_next(&it, &key, &val))
+        g_ptr_array_add(names, key);
+    g_ptr_array_sort(names, name_cmp);
+    return names;
 }
 
 /* The counts of the session's counters on every thread, 64-bit. */
@@ -544,7 +564,8 @@ static void print_summary(FILE *fp, const char *trace, const char *pmu,
 }
 
 static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusim_frontdoor_t *fd,
-                       const pd_symbols_t *syms, uint32_t nthreads, uint64_t freq)
+                       const pd_symbols_t *syms, uint32_t nthreads, uint64_t freq,
+                       const truth_t *truth)
 {
     fprintf(fp, "{\n  \"trace\": ");
     pmusim_cli_json_string(fp, trace);
@@ -564,12 +585,29 @@ static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusi
         else
             fprintf(fp, ", \"period\": %" G_GUINT64_FORMAT,
                     (guint64)pmusim_frontdoor_counter_period(fd, k));
-        fprintf(fp, ", \"samples\": %" G_GUINT64_FORMAT ", \"count\": %" G_GUINT64_FORMAT "}",
+        fprintf(fp, ", \"samples\": %" G_GUINT64_FORMAT ", \"count\": %" G_GUINT64_FORMAT,
                 (guint64)counter_samples(fd, k, nthreads), (guint64)counter_total(fd, k, nthreads));
+        /* the ground truth by row (null without it) */
+        fprintf(fp, ", \"exact\": ");
+        if (!truth->done) {
+            fprintf(fp, "null}");
+            continue;
+        }
+        GPtrArray *names = truth_rows(truth, k);
+        fprintf(fp, "{");
+        for (guint i = 0; i < names->len; i++) {
+            const char *name = g_ptr_array_index(names, i);
+            fprintf(fp, "%s", i ? ", " : "");
+            pmusim_cli_json_string(fp, name);
+            fprintf(fp, ": %" G_GUINT64_FORMAT, (guint64)truth_get(truth, k, name));
+        }
+        fprintf(fp, "}}");
+        g_ptr_array_free(names, TRUE);
     }
     uint64_t stop = 0;
     gboolean stopped = pmusim_frontdoor_stopped(fd, &stop);
-    fprintf(fp, "\n  ],\n  \"interrupts\": %" G_GUINT64_FORMAT ",\n  \"dropped\": %" G_GUINT64_FORMAT
+    fprintf(fp,
+            "\n  ],\n  \"interrupts\": %" G_GUINT64_FORMAT ",\n  \"dropped\": %" G_GUINT64_FORMAT
                 ",\n  \"stopped_at_cycle\": ",
             (guint64)pmusim_frontdoor_interrupts(fd), (guint64)pmusim_frontdoor_dropped(fd));
     if (stopped)
@@ -641,7 +679,8 @@ static void perf_attr_of(pmusim_model_t *m, const pmusim_frontdoor_t *fd, size_t
         m->ops->read_reg(m, PMUSIM_REG_MSR, MSR_EVTSEL0 + (reg - MSR_PMC0), 0, &v);
         e->config = v & UINT64_C(0xffa4ffff);
         uint64_t pebs = 0;
-        if (m->ops->read_reg(m, PMUSIM_REG_MSR, 0x3f1, 0, &pebs) && ((pebs >> (reg - MSR_PMC0)) & 1))
+        if (m->ops->read_reg(m, PMUSIM_REG_MSR, MSR_PEBS_ENABLE, 0, &pebs) &&
+            ((pebs >> (reg - MSR_PMC0)) & 1))
             e->precise = 2;
     }
 }
@@ -665,7 +704,8 @@ static void truth_text(GString *out, const char *trace, const pmusim_frontdoor_t
     for (guint i = 0; i < syms->syms->len; i++) {
         const pd_symbol_t *s = &g_array_index(syms->syms, pd_symbol_t, i);
         char *n = truth_field(s->name);
-        g_string_append_printf(out, "symbol\t%" G_GINT64_MODIFIER "x\t%" G_GINT64_MODIFIER "x\t%s\n",
+        g_string_append_printf(out,
+                               "symbol\t%" G_GINT64_MODIFIER "x\t%" G_GINT64_MODIFIER "x\t%s\n",
                                (guint64)s->start, (guint64)s->end, n);
         g_free(n);
     }
@@ -679,13 +719,7 @@ static void truth_text(GString *out, const char *trace, const pmusim_frontdoor_t
         uint64_t id = g_array_index(f->events, pd_event_t, k).id;
         g_string_append_printf(out, "total\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\n",
                                (guint64)id, (guint64)truth->total[k]);
-        GHashTableIter it;
-        gpointer key, val;
-        GPtrArray *names = g_ptr_array_new();
-        g_hash_table_iter_init(&it, truth->by_symbol[k]);
-        while (g_hash_table_iter_next(&it, &key, &val))
-            g_ptr_array_add(names, key);
-        g_ptr_array_sort(names, (GCompareFunc)(void (*)(void))g_strcmp0);
+        GPtrArray *names = truth_rows(truth, k);
         for (guint i = 0; i < names->len; i++) {
             const char *name = g_ptr_array_index(names, i);
             char *n = truth_field(name);
@@ -722,23 +756,23 @@ static gboolean elf_text_segment(const char *path, uint64_t base, uint64_t *star
     gboolean ok = FALSE;
     /* ELF64 little-endian: e_phoff at 32, e_phentsize at 54, e_phnum at 56;
      * program header: p_type 0, p_flags 4, p_offset 8, p_vaddr 16, p_memsz 40 */
-#define RD(off, sz) le_bytes(p + (off), (sz))
     if (n >= 64 && memcmp(p, "\177ELF", 4) == 0 && p[4] == 2 && p[5] == 1) {
-        uint64_t phoff = RD(32, 8), phent = RD(54, 2), phnum = RD(56, 2);
-        for (uint64_t i = 0; i < phnum && phoff + (i + 1) * phent <= n && phent >= 56; i++) {
-            size_t h = (size_t)(phoff + i * phent);
-            if (RD(h, 4) == 1 && (RD(h + 4, 4) & 1)) { /* PT_LOAD, PF_X */
-                uint64_t off = RD(h + 8, 8), va = RD(h + 16, 8), msz = RD(h + 40, 8);
-                uint64_t skew = va & 0xfff;
-                *start = base + va - skew;
-                *len = (msz + skew + 0xfff) & ~UINT64_C(0xfff);
-                *pgoff = off - (off & 0xfff);
-                ok = TRUE;
-                break;
-            }
+        uint64_t phoff = le_bytes(p + 32, 8), phent = le_bytes(p + 54, 2);
+        uint64_t phnum = le_bytes(p + 56, 2);
+        for (uint64_t i = 0; i < phnum && phent >= 56 && phoff <= n && (i + 1) * phent <= n - phoff;
+             i++) {
+            const uint8_t *ph = p + phoff + i * phent;
+            if (le_bytes(ph, 4) != 1 || !(le_bytes(ph + 4, 4) & 1))
+                continue; /* not PT_LOAD with PF_X */
+            uint64_t off = le_bytes(ph + 8, 8), va = le_bytes(ph + 16, 8);
+            uint64_t msz = le_bytes(ph + 40, 8), skew = va & 0xfff;
+            *start = base + va - skew;
+            *len = (msz + skew + 0xfff) & ~UINT64_C(0xfff);
+            *pgoff = off - (off & 0xfff);
+            ok = TRUE;
+            break;
         }
     }
-#undef RD
     g_free(d);
     return ok;
 }
@@ -1056,7 +1090,7 @@ int pmusim_cmd_record(int argc, char **argv)
     /* with -o - the perf.data stream owns stdout (as perf record -o -) */
     FILE *txt = out_path && strcmp(out_path, "-") == 0 ? stderr : stdout;
     if (json) {
-        print_json(txt, trace, ops->name, fd, &syms, model->nthreads, freq);
+        print_json(txt, trace, ops->name, fd, &syms, model->nthreads, freq, &truth);
     } else {
         if (!summary_only) {
             print_samples(txt, fd, &syms);

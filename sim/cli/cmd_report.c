@@ -38,7 +38,8 @@ static void report_truth_load(report_truth_t *t, const pd_file_t *f)
     t->total = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
     t->missing = NULL;
     if (!f->truth->len) {
-        t->missing = g_strdup("the file has no pmusim truth section (not written by pmusim record)");
+        t->missing =
+            g_strdup("the file has no pmusim truth section (not written by pmusim record)");
         return;
     }
     char **lines = g_strsplit(f->truth->str, "\n", -1);

@@ -51,7 +51,7 @@ int pmusim_cmd_script(int argc, char **argv)
                " %s:  %16" G_GINT64_MODIFIER "x %s",
                pd_comm_of(&f, s->tid), s->tid, (guint64)(s->time / 1000000000u),
                (guint64)(s->time % 1000000000u), (guint64)s->period, ev, (guint64)s->ip, sym);
-        if (s->data_src != PD_DATA_SRC_NA) {
+        if (s->data_src != PD_DATA_SRC_NA && s->data_src != 0) { /* 0: no DATA_SRC field */
             pd_data_src_text(s->data_src, src, sizeof src);
             printf("  addr %16" G_GINT64_MODIFIER "x weight %" G_GUINT64_FORMAT " |%s|",
                    (guint64)s->addr, (guint64)s->weight, src);

@@ -45,6 +45,7 @@ typedef struct {
     const char *trace, *pmu;
     uint32_t nthreads;
     int repeat;
+    uint32_t ref_num, ref_den; /* --ref-ratio, 0: the model's default */
     gboolean stamped;   /* -I: rows start with the interval's end cycle */
     uint64_t stamp;
 } out_opts_t;
@@ -787,7 +788,10 @@ static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_
             pmusim_regs_print(bin->regs, stderr);
         }
         bin->model = pmusim_model_new(ops->name, oo->nthreads, &error);
-        if (!bin->model || !pmusim_model_write_regs(bin->model, bin->regs, &error))
+        if (!bin->model ||
+            (oo->ref_num &&
+             !pmusim_model_set_ref_ratio(bin->model, oo->ref_num, oo->ref_den, &error)) ||
+            !pmusim_model_write_regs(bin->model, bin->regs, &error))
             return pmusim_cli_fail(error);
     }
     for (guint g = 0; g < st->ngroups; g++) {
@@ -940,7 +944,9 @@ static gboolean interval_stop(pmusim_model_t *m, uint64_t cycle, uint64_t *next,
 int pmusim_cmd_stat(int argc, char **argv)
 {
     pmusim_enc_args_t ea = {0};
-    char *pmu_opt = NULL, **regs_files = NULL, *sep_opt = NULL, *out_path = NULL;
+    char *pmu_opt = NULL, **regs_files = NULL, *sep_opt = NULL, *out_path = NULL,
+         *ref_opt = NULL;
+    uint32_t ref_num = 0, ref_den = 0;
     gboolean json = FALSE, csv = FALSE, verbose = FALSE, show_regs = FALSE, explain = FALSE,
              dump = FALSE;
     gint repeat = 1;
@@ -964,6 +970,9 @@ int pmusim_cmd_stat(int argc, char **argv)
          "print the counts of every interval of N cycles (perf: milliseconds)", "N"},
         {"mux-interval", 0, 0, G_OPTION_ARG_INT64, &mux_interval,
          "multiplexing rotation interval in cycles (default 1000000)", "CYCLES"},
+        {"ref-ratio", 0, 0, G_OPTION_ARG_STRING, &ref_opt,
+         "reference cycles per core cycle for ref-cycles (x86 models; docs/sim-x86.md)",
+         "NUM/DEN"},
         {"dump-regs", 0, 0, G_OPTION_ARG_NONE, &dump,
          "print the final value of every PMU register, decoded", NULL},
         {"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
@@ -1038,6 +1047,22 @@ int pmusim_cmd_stat(int argc, char **argv)
         status = pmusim_cli_usage("stat", "-j and -x exclude each other");
         goto out;
     }
+    if (ref_opt) {
+        char *slash = strchr(ref_opt, '/');
+        guint64 n = 0, d = 1;
+        char *head = slash ? g_strndup(ref_opt, (gsize)(slash - ref_opt)) : g_strdup(ref_opt);
+        gboolean ok = g_ascii_string_to_unsigned(head, 10, 1, G_MAXUINT32, &n, NULL);
+        g_free(head);
+        if (ok && slash)
+            ok = g_ascii_string_to_unsigned(slash + 1, 10, 1, G_MAXUINT32, &d, NULL);
+        if (!ok) {
+            status = pmusim_cli_usage("stat", "--ref-ratio takes NUM/DEN (e.g. 133/2930), "
+                                              "got '%s'", ref_opt);
+            goto out;
+        }
+        ref_num = (uint32_t)n;
+        ref_den = (uint32_t)d;
+    }
     if (interval < 0) {
         status = pmusim_cli_usage("stat", "-I takes a number of cycles >= 1");
         goto out;
@@ -1103,7 +1128,8 @@ int pmusim_cmd_stat(int argc, char **argv)
         g_ptr_array_free(natives, TRUE);
     }
     out_opts_t oo = {.sep = sep_opt ? sep_opt[0] : 0, .json = json, .trace = trace,
-                     .pmu = ops->name, .nthreads = MAX(h->nthreads, 1u), .repeat = repeat};
+                     .pmu = ops->name, .nthreads = MAX(h->nthreads, 1u), .repeat = repeat,
+                     .ref_num = ref_num, .ref_den = ref_den};
     gboolean progress = pmusim_cli_show_progress() && !json && !sep_opt;
     FILE *info = json || sep_opt ? stderr : stdout; /* --show-regs, --explain */
     {
@@ -1134,7 +1160,9 @@ int pmusim_cmd_stat(int argc, char **argv)
             pmusim_cli_explain_regs(ops, regs, info);
         model = pmusim_model_new(ops->name, oo.nthreads, &error);
         ist.prev = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-        gboolean ok = model && pmusim_replay_timed_stops(
+        gboolean ok = model && (!ref_num ||
+                                pmusim_model_set_ref_ratio(model, ref_num, ref_den, &error)) &&
+                      pmusim_replay_timed_stops(
                                    model, reader, regs, interval ? (uint64_t)interval : G_MAXUINT64,
                                    interval ? interval_stop : NULL, &ist,
                                    progress ? progress_cb : NULL, NULL, &error);
@@ -1219,6 +1247,7 @@ out:
     g_free(pmu);
     g_free(sep_opt);
     g_free(out_path);
+    g_free(ref_opt);
     pmusim_enc_args_clear(&ea);
     g_option_context_free(ctx);
     g_free(keep_argv);

@@ -13,6 +13,7 @@ int pmusim_cmd_record(int argc, char **argv); /* cmd_record.c */
 int pmusim_cmd_report(int argc, char **argv); /* cmd_report.c */
 int pmusim_cmd_script(int argc, char **argv); /* cmd_script.c */
 int pmusim_cmd_trace_annotate(int argc, char **argv); /* cmd_annotate.c: `trace annotate` */
+int pmusim_cmd_trace_capture(int argc, char **argv);  /* cmd_capture.c: `trace capture` */
 
 /* Shared helpers (cli_util.c). */
 #include <glib.h>

@@ -402,7 +402,9 @@ static gboolean bad_record(const pd_in_t *in, uint64_t at, const char *what, GEr
 static gboolean parse_sample(pd_file_t *f, const pd_in_t *in, uint64_t at, uint32_t size,
                              uint64_t st, uint16_t misc, GError **error)
 {
-    pd_sample_t s = {.misc = misc};
+    /* without ID or IDENTIFIER, a file has one event (perf's rule) */
+    pd_sample_t s = {.misc = misc,
+                     .id = f->events->len ? g_array_index(f->events, pd_event_t, 0).id : 0};
     uint64_t pos = at + 8, end = at + size;
 #define TAKE64(dst)                                                                   \
     do {                                                                              \
@@ -505,7 +507,8 @@ gboolean pd_file_parse(pd_file_t *f, const uint8_t *data, size_t len, const char
             return FALSE;
         }
         sample_type = st;
-        uint64_t ids_at = get_u64(&in, a + attr_size - 16), ids_len = get_u64(&in, a + attr_size - 8);
+        uint64_t ids_at = get_u64(&in, a + attr_size - 16);
+        uint64_t ids_len = get_u64(&in, a + attr_size - 8);
         if (!in_range(&in, ids_at, ids_len, "an id section", error))
             return FALSE;
         e.id = ids_len >= 8 ? get_u64(&in, ids_at) : 0;
@@ -751,7 +754,8 @@ const char *pd_event_name(const pd_file_t *f, uint64_t id)
 
 const char *pd_comm_of(const pd_file_t *f, uint32_t tid)
 {
-    for (guint i = 0; i < f->comms->len; i++)
+    /* the last COMM of the thread: an exec renames it */
+    for (guint i = f->comms->len; i-- > 0;)
         if (g_array_index(f->comms, pd_comm_t, i).tid == tid)
             return g_array_index(f->comms, pd_comm_t, i).comm;
     return "?";

@@ -7,7 +7,8 @@
  * section with PERF_RECORD_COMM, PERF_RECORD_MMAP and PERF_RECORD_SAMPLE
  * (sample_type IDENTIFIER | IP | TID | TIME | ADDR | PERIOD | WEIGHT |
  * DATA_SRC, plus BRANCH_STACK when samples carry branches; sample_id_all),
- * and the EVENT_DESC feature that names the events.  The layouts are the kernel's ABI (include/uapi/linux/perf_event.h)
+ * and the EVENT_DESC feature that names the events.  The layouts are the
+ * kernel's ABI (include/uapi/linux/perf_event.h)
  * and perf's file format (tools/perf/Documentation/perf.data-file-format.txt).
  * pmusim's ground truth travels in one private feature section that perf
  * skips (PD_FEAT_PMUSIM_TRUTH).
@@ -105,7 +106,9 @@ gboolean pd_file_read(pd_file_t *f, const char *path, GError **error);
 uint64_t pd_data_src(unsigned level, gboolean store, unsigned tlb);
 /* data_src of a sample that is no memory access (PERF_MEM_NA: op, level,
  * snoop, lock and TLB "not available"). */
-#define PD_DATA_SRC_NA (UINT64_C(1) | UINT64_C(1) << 5 | UINT64_C(1) << 19 | UINT64_C(1) << 24 | UINT64_C(1) << 26)
+#define PD_DATA_SRC_NA                                                                   \
+    (UINT64_C(1) | UINT64_C(1) << 5 | UINT64_C(1) << 19 | UINT64_C(1) << 24 |          \
+     UINT64_C(1) << 26)
 /* "L1 hit", "Local RAM hit", "N/A" ... for pmusim script. */
 void pd_data_src_text(uint64_t data_src, char *buf, size_t len);
 
@@ -139,7 +142,7 @@ const pd_symbol_t *pd_symbol_find(const pd_symbols_t *s, uint64_t ip);
 void pd_symbol_text(const pd_symbols_t *s, uint64_t ip, char *buf, size_t len);
 /* EVENT_DESC name of the event with this id ("?" when none). */
 const char *pd_event_name(const pd_file_t *f, uint64_t id);
-/* COMM of a thread ("?" when none). */
+/* The thread's last COMM ("?" when none). */
 const char *pd_comm_of(const pd_file_t *f, uint32_t tid);
 
 #endif

@@ -144,6 +144,7 @@ typedef struct x86_model {
     uint32_t pending_pmi; /* threads with a PMI to deliver */
     uint32_t n_armed;     /* PEBS counters waiting for their next qualifying event */
     bool has_gen;         /* some thread has listeners that need a dispatch (x86_recompile) */
+    uint32_t compiled_ann; /* trace annotations the counters were compiled for */
     uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
     bool gap_mode;
     bool finished;
@@ -674,6 +675,17 @@ static x86_filter_t x86_filter_norm(x86_filter_t f)
     return f;
 }
 
+/* Whether the trace comes from a producer that emits EVENT records for
+ * facts such as cache replacements (the "events" annotation), which then
+ * count the `ev` rows of trace-events.csv.  A trace claiming every
+ * annotation (no annotations key: hand-written or older) counts them from
+ * the fields (docs/trace-events-x86.md). */
+static bool x86_events_producer(const x86_model_t *m)
+{
+    uint32_t ann = m->base.trace_annotations;
+    return (ann & PMUSIM_ANN_EVENTS) && ann != PMUSIM_ANN_ALL;
+}
+
 static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
 {
     const x86_desc_t *d = m->d;
@@ -740,7 +752,8 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         } else if (code == d->oc_code[1] && umask == d->oc_umask[1]) {
             c->oc_msr = x86_offcore_regs(m, t)[1];
             c->src = X86_SRC_OFFCORE;
-        } else if ((n = x86_event_lookup(d, code, umask, hits)) > 0) {
+        } else if ((n = x86_event_lookup(d, code, umask, hits)) > 0 &&
+                   !(hits[0]->events_first && x86_events_producer(m))) {
             if (n == 1) {
                 c->src = hits[0]->src;
                 c->f = hits[0]->f;
@@ -807,6 +820,7 @@ static bool x86_is_record_src(uint8_t src)
  * changes what or whether something counts; never per record. */
 static void x86_recompile(x86_model_t *m)
 {
+    m->compiled_ann = m->base.trace_annotations;
     x86_units_sync_all(m);
     x86_sync_to(m, m->now);
     uint32_t nt = m->base.nthreads;
@@ -1513,6 +1527,8 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
         pmusim_model_diag(base, "%zu records after the end of the trace ignored", n);
         return;
     }
+    if (G_UNLIKELY(m->compiled_ann != base->trace_annotations))
+        x86_recompile(m); /* pmusim_replay() has read the trace header */
     for (size_t i = 0; i < n; i++) {
         if (x86_fast_ok(m)) {
             i = x86_consume_fast(m, recs, i, n);

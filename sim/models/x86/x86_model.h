@@ -85,6 +85,7 @@ typedef struct x86_evmap {
     bool bit;              /* one bit of an OR-combinable umask (MEM_LOAD_RETIRED ...) */
     x86_filter_t f;
     uint32_t needs;        /* PMUSIM_ANN_* the trace must carry for the count to mean anything */
+    bool events_first;     /* with PMUSIM_ANN_EVENTS the trace's EVENT records count it instead */
     const char *name;      /* as trace-events.csv names it */
     const char *phrase;    /* for ops->event_source() */
 } x86_evmap_t;

@@ -89,7 +89,8 @@ static void test_skid_one_per_cycle(void)
     char *t = x86_trace(12, 1);
     replay_text(fd, t);
     CU_ASSERT_EQUAL_FATAL(pmusim_frontdoor_n_samples(fd), 2);
-    const pmusim_sample_t *s0 = pmusim_frontdoor_sample(fd, 0), *s1 = pmusim_frontdoor_sample(fd, 1);
+    const pmusim_sample_t *s0 = pmusim_frontdoor_sample(fd, 0);
+    const pmusim_sample_t *s1 = pmusim_frontdoor_sample(fd, 1);
     CU_ASSERT_EQUAL(s0->overflow_ip, 0x1010);
     CU_ASSERT_EQUAL(s0->ip, 0x1018);
     CU_ASSERT_EQUAL(s0->skid, 2);
@@ -422,6 +423,62 @@ static void test_symbols_any_nesting(void)
     pd_symbols_clear(&t);
 }
 
+static void le(uint8_t *p, uint64_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void test_perfdata_plain_perf_file(void)
+{
+    /* The shape `perf record -e task-clock` writes for one event: a VER8
+     * attribute (136 bytes + ids section), sample_type IP | TID | PERIOD
+     * (no ID, no IDENTIFIER: the samples are the one event's), its id 42,
+     * COMM twice for one thread (exec renames it), one sample. */
+    uint8_t f[104 + 152 + 8 + 2 * 32 + 32] = {0};
+    le(f, UINT64_C(0x32454c4946524550), 8);
+    le(f + 8, 104, 8);
+    le(f + 16, 152, 8);           /* attr_size */
+    le(f + 24, 104, 8);           /* attrs */
+    le(f + 32, 152, 8);
+    le(f + 40, 264, 8);           /* data */
+    le(f + 48, 2 * 32 + 32, 8);
+    uint8_t *a = f + 104;
+    le(a, 1, 4);                  /* PERF_TYPE_SOFTWARE */
+    le(a + 4, 136, 4);
+    le(a + 16, 4000, 8);          /* sample_period */
+    le(a + 24, 0x103, 8);         /* IP | TID | PERIOD */
+    le(a + 136, 256, 8);          /* ids */
+    le(a + 144, 8, 8);
+    le(f + 256, 42, 8);
+    uint8_t *d = f + 264;
+    for (int k = 0; k < 2; k++, d += 32) {
+        le(d, 3, 4);              /* PERF_RECORD_COMM */
+        le(d + 6, 32, 2);
+        le(d + 8, 7, 4);
+        le(d + 12, 7, 4);
+        memcpy(d + 16, k ? "ls" : "perf-exec", k ? 3 : 10);
+    }
+    le(d, 9, 4);                  /* PERF_RECORD_SAMPLE */
+    le(d + 6, 32, 2);
+    le(d + 8, 0x401234, 8);
+    le(d + 16, 7 | UINT64_C(7) << 32, 8);
+    le(d + 24, 4000, 8);
+    pd_file_t pf;
+    pd_file_init(&pf);
+    GError *e = NULL;
+    CU_ASSERT_TRUE_FATAL(pd_file_parse(&pf, f, sizeof f, "perf", &e));
+    CU_ASSERT_EQUAL_FATAL(pf.samples->len, 1);
+    const pd_sample_t *smp = &g_array_index(pf.samples, pd_sample_t, 0);
+    CU_ASSERT_EQUAL(smp->ip, 0x401234);
+    CU_ASSERT_EQUAL(smp->period, 4000);
+    CU_ASSERT_EQUAL(smp->id, 42); /* the one event's, though the sample names none */
+    CU_ASSERT_EQUAL(smp->data_src, 0);
+    CU_ASSERT_STRING_EQUAL(pd_comm_of(&pf, 7), "ls");
+    CU_ASSERT_STRING_EQUAL(pd_event_name(&pf, smp->id), "type 0x0");
+    pd_file_clear(&pf);
+}
+
 static void register_suites(void);
 #include "cu_main.h"
 
@@ -440,4 +497,5 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_perfdata_round_trip);
     PMUSIM_ADD_TEST(s, test_data_src_bits);
     PMUSIM_ADD_TEST(s, test_symbols_any_nesting);
+    PMUSIM_ADD_TEST(s, test_perfdata_plain_perf_file);
 }

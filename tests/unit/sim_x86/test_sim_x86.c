@@ -887,6 +887,42 @@ static void test_derived_events_wsm(void)
     pmusim_model_free(m);
 }
 
+/* L1D:REPL from a producer that emits it as EVENT records (a cache model:
+ * "events" annotation) counts those records, not the fields. */
+static void test_events_first_rows(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x51, 0x01) | EN | USR | OS, 0); /* L1D:REPL */
+    m->trace_annotations = PMUSIM_ANN_LEVELS | PMUSIM_ANN_ALLMEM | PMUSIM_ANN_EVENTS;
+    pmusim_rec_t t[] = {load(0, 12, PMUSIM_LVL_L2), event(1, 0x51, 0x01, 3)};
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 3); /* the EVENT record, not the L2 load */
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_STRING_EQUAL(result(&rep, "IA32_PMC0", 0)->source, "EVENT records 0x51/0x01");
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+/* Thresholds on filter events (fed by the filter loop's per-cycle tally),
+ * MEM records included. */
+static void test_thresholded_filter_events(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0xc4, 0x00) | EN | USR | OS | CMASK(1) | INV, 0); /* no branch */
+    wr(m, EVTSEL0 + 1, EVT(0xcb, 0x01) | EN | USR | OS | CMASK(2), 0); /* >= 2 L1D hits */
+    pmusim_rec_t t[] = {branch(0, PMUSIM_BR_COND, 1, 1), insn(1, 0, 3),
+                        load(2, 4, PMUSIM_LVL_L1D), load(2, 4, PMUSIM_LVL_L1D),
+                        branch(3, PMUSIM_BR_COND, 0, 1), idle(4, 0, 2)};
+    t[3].kind = PMUSIM_REC_MEM; /* the load of cycle 2 reads twice */
+    run(m, t, G_N_ELEMENTS(t));
+    /* no branch in cycles 1, 2, 4, 5; two L1D loads in cycle 2 only */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 4);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 1);
+    pmusim_model_free(m);
+}
+
 /* A further memory access (MEM record) is a load or store, not an
  * instruction. */
 static void test_mem_records(void)
@@ -932,6 +968,13 @@ static void test_counter_restrictions(void)
                                   "counts nothing"));
     CU_ASSERT_TRUE(diag_has(&rep, "counts only on IA32_PMC3"));
     pmusim_report_clear(&rep);
+    /* --explain says so too */
+    GString *ex = g_string_new(NULL);
+    CU_ASSERT_TRUE(m->ops->describe_reg(PMUSIM_REG_MSR, EVTSEL0 + 2,
+                                        EVT(0x51, 0x01) | EN | USR | OS, ex));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ex->str, "L1D.REPL counts only on counters 0x3 (Intel's event "
+                                           "data): PMC2 counts nothing"));
+    g_string_free(ex, TRUE);
     pmusim_model_free(m);
 }
 
@@ -1276,6 +1319,8 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_not_in_trace_status);
     PMUSIM_ADD_TEST(s, test_derived_events_wsm);
     PMUSIM_ADD_TEST(s, test_mem_records);
+    PMUSIM_ADD_TEST(s, test_events_first_rows);
+    PMUSIM_ADD_TEST(s, test_thresholded_filter_events);
     PMUSIM_ADD_TEST(s, test_counter_restrictions);
     PMUSIM_ADD_TEST(s, test_invalid_pebs_setups);
     PMUSIM_ADD_TEST(s, test_knm_ref_cycles_encodings);

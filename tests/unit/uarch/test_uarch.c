@@ -337,6 +337,22 @@ static void test_ipc_bounded_by_width(void)
         }
         done(u, &c);
     }
+    /* SMT shares the width: 4 Knights Mill threads of 250 such instructions
+     * each retire at most 2 per cycle together, so after their first
+     * instruction each thread retires one every 2 cycles: 249 * 2 = 498 */
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_KNM, 4, NULL, &c);
+    for (int i = 0; i < 1000; i++)
+        run(u, (uint32_t)(i % 4), 0x401000 + (uint64_t)(i % 4) * 0x100000, 0, 0, FALSE, FALSE);
+    finish(u);
+    assert_cycle_order(&c);
+    CU_ASSERT_EQUAL(insn(&c, 999)->cycle - insn(&c, 0)->cycle, 498);
+    guint same = 1;
+    for (guint n = 1; n < 1000; n++) {
+        same = insn(&c, n)->cycle == insn(&c, n - 1)->cycle ? same + 1 : 1;
+        CU_ASSERT_TRUE(same <= 4); /* the first cycle holds the 4 threads' first */
+    }
+    done(u, &c);
 }
 
 /* Westmere's L3 is inclusive: a line evicted from L3 leaves L1D too.
