@@ -196,7 +196,7 @@ static gboolean parse_at_cycle(char *line, const char *name, unsigned lineno, ui
     if (hash)
         *hash = '\0';
     uint64_t c;
-    gboolean spaced = line[6] == ' ' || line[6] == '\t';
+    gboolean spaced = line[6] == ' ' || line[6] == '\t' || line[6] == '\0';
     char *arg = g_strstrip(line + 6);
     if (!spaced) {
         g_set_error(error, PMUSIM_REGS_ERROR, PMUSIM_REGS_ERROR_PARSE,
