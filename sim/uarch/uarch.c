@@ -184,11 +184,8 @@ static pmusim_rec_t *rec_new(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint
         if (cycle > u->floor)
             u->floor = cycle;
     }
-    memset(r, 0, sizeof *r);
-    r->kind = (uint8_t)kind;
-    r->thread = (uint8_t)ti;
-    r->cycle = cycle;
-    r->plm = t->plm;
+    *r = (pmusim_rec_t){ .cycle = cycle, .kind = (uint8_t)kind, .thread = (uint8_t)ti,
+                         .plm = t->plm };
     return r;
 }
 
@@ -427,7 +424,10 @@ static unsigned line_access(pmusim_uarch_t *u, uint64_t a, gboolean store, gbool
         return hit ? PMUSIM_LVL_L1D : lvl;
     }
     uarch_fill_t f;
-    uarch_cache_access(&u->l1d, blk, store && !cfg->l1d_write_through, &f);
+    const gboolean dirty = store && !cfg->l1d_write_through;
+    if (uarch_cache_mru_hit(&u->l1d, blk, dirty))
+        return PMUSIM_LVL_L1D;
+    uarch_cache_access(&u->l1d, blk, dirty, &f);
     if (f.hit)
         return PMUSIM_LVL_L1D;
     ev_add(u, &cfg->ev.l1d_repl, 1);
@@ -556,7 +556,9 @@ static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gbo
     uarch_fill_t f;
     uint32_t tlb_lat = 0;
     m->tlb = PMUSIM_TLB_L1_HIT;
-    uarch_cache_access(&u->dtlb, acc->addr >> 12, FALSE, &f);
+    f.hit = uarch_cache_mru_hit(&u->dtlb, acc->addr >> 12, FALSE);
+    if (!f.hit)
+        uarch_cache_access(&u->dtlb, acc->addr >> 12, FALSE, &f);
     if (!f.hit) {
         uarch_cache_access(&u->stlb, acc->addr >> 12, FALSE, &f);
         tlb_lat = cfg->lat_stlb_hit;

@@ -18,6 +18,15 @@ _Static_assert(IA64_SIG_SLOTS == 1u << 8, "signature cache indexed by 8 hash bit
 
 /* ---- lazy cycle counters ---- */
 
+/* a + b, or IA64_NO_CYCLE when the sum does not fit 64 bits: an overflow
+ * time past cycle 2^64 - 2 never comes (issue 15: a wrapped time would make
+ * the idle-gap loop run forever). */
+static inline uint64_t ia64_sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return __builtin_add_overflow(a, b, &s) || s == IA64_NO_CYCLE ? IA64_NO_CYCLE : s;
+}
+
 static bool ia64_lazy_should_run(const ia64_thread_t *th, const ia64_ctr_t *c)
 {
     if (!c->enabled || th->frozen || c->thres != 0)
@@ -55,7 +64,7 @@ void ia64_lazy_update_thread(ia64_model_t *im, uint32_t t)
         c->since = now;
         c->running = c->lazy && ia64_lazy_should_run(th, c);
         /* the cycle whose increment carries out of bit 46 */
-        c->ovf_at = c->running ? now + (IA64_CTR_WRAP - c->value) - 1 : IA64_NO_CYCLE;
+        c->ovf_at = c->running ? ia64_sat_add(now, IA64_CTR_WRAP - c->value - 1) : IA64_NO_CYCLE;
     }
     if (any)
         ia64_lazy_recompute_next(im);
@@ -68,6 +77,7 @@ static void ia64_overflow(ia64_model_t *im, uint32_t t, uint32_t i, uint64_t cyc
     ia64_thread_t *th = &im->th[t];
     ia64_ctr_t *c = &th->ctr[i];
     c->overflows++;
+    im->obs_ovf |= UINT64_C(1) << (t << 4 | i);
     /* PMC0 bit i is the overflow bit of PMDi (SDM Table 7-7) */
     th->pmc[0] |= UINT64_C(1) << i;
     pmusim_model_log(&im->base, cycle, t, "overflow PMD%u", i);
@@ -101,14 +111,17 @@ static void ia64_freeze(ia64_model_t *im, uint32_t t, uint64_t cycle)
     }
 }
 
-/* Raise the interrupts of the overflows detected in `cycle`: set PMC0.fr
- * (counting stops from cycle+1), then call the engine, which logs and runs
- * the OS handler.  The handler's register writes take effect at cycle+1. */
-static void ia64_raise_irqs(ia64_model_t *im, uint64_t cycle)
+/* Raise the interrupts of the overflows detected in `cycle`: set PMC0.fr,
+ * then call the engine, which logs and runs the OS handler.  Counting stops
+ * from cycle `stop`: cycle + 1 for an overflow of `cycle` (all counters of
+ * the cycle were updated before the freeze), the write's own time for an
+ * interrupt re-raised by a PMC0 write.  The handler's writes take effect at
+ * `stop`. */
+static void ia64_raise_irqs(ia64_model_t *im, uint64_t cycle, uint64_t stop)
 {
     uint64_t saved_now = im->now;
     bool saved_irq = im->in_irq;
-    im->now = cycle + 1;
+    im->now = stop;
     im->in_irq = true;
     for (uint32_t t = 0; t < im->base.nthreads; t++) {
         ia64_thread_t *th = &im->th[t];
@@ -123,10 +136,10 @@ static void ia64_raise_irqs(ia64_model_t *im, uint64_t cycle)
         pmusim_model_pmi(&im->base, cycle, t);
     }
     im->in_irq = saved_irq;
-    im->now = saved_now > cycle + 1 ? saved_now : cycle + 1;
+    im->now = saved_now > stop ? saved_now : stop;
 }
 
-static void ia64_irq_drain(ia64_model_t *im, uint64_t cycle);
+static void ia64_irq_drain(ia64_model_t *im, uint64_t cycle, uint64_t stop);
 
 /* A write to PMC0 (freeze and overflow bits).  Clearing fr while an overflow
  * bit of a counter with oi=1 is still set raises one more interrupt (the SDM
@@ -149,15 +162,19 @@ void ia64_pmc0_written(ia64_model_t *im, uint32_t t, uint64_t old)
     ia64_lazy_update_thread(im, t);
     ia64_route_rebuild(im);
     if ((old & 1) && (th->pmc[0] & ia64_oi_mask(im, th)) && (th->psr_up || th->psr_pp)) {
-        uint64_t cycle = im->now ? im->now - 1 : 0;
-        pmusim_model_log(&im->base, cycle, t,
-                         "freeze cleared with overflow bits 0x%" G_GINT64_MODIFIER "x still set",
+        /* Taken at once: the freeze holds from the write's time `now` for
+         * every counter (issue 10: raised as if at now - 1, the cycle
+         * counter counted cycle `now` while the event counters stopped).
+         * Worded without "overflow": no counter overflowed here. */
+        pmusim_model_log(&im->base, im->now, t,
+                         "freeze cleared with PMC0 bits 0x%" G_GINT64_MODIFIER "x still set: "
+                         "interrupt re-raised",
                          th->pmc[0] & ia64_oi_mask(im, th));
         th->ovf_pending_irq = true;
         im->irq_pending = true;
         /* inside a handler the interrupt follows its return (ia64_irq_drain) */
         if (!im->in_irq)
-            ia64_irq_drain(im, cycle);
+            ia64_irq_drain(im, im->now, im->now);
     }
 }
 
@@ -172,21 +189,22 @@ static void ia64_lazy_overflow_at(ia64_model_t *im, uint64_t cycle)
                 continue;
             c->value = 0; /* 2^47 wraps to 0 */
             c->since = cycle + 1;
-            c->ovf_at = cycle + IA64_CTR_WRAP;
+            c->ovf_at = ia64_sat_add(cycle, IA64_CTR_WRAP);
             ia64_overflow(im, t, i, cycle);
         }
     }
     ia64_lazy_recompute_next(im);
 }
 
-/* Deliver re-raised interrupts queued while a handler ran. */
-static void ia64_irq_drain(ia64_model_t *im, uint64_t cycle)
+/* Deliver the pending interrupts of `cycle` (stop: ia64_raise_irqs()) and
+ * those re-raised while a handler ran. */
+static void ia64_irq_drain(ia64_model_t *im, uint64_t cycle, uint64_t stop)
 {
     for (unsigned round = 0; round < IA64_PMI_REARM_MAX; round++) {
         if (!im->irq_pending)
             return;
         im->irq_pending = false;
-        ia64_raise_irqs(im, cycle);
+        ia64_raise_irqs(im, cycle, stop);
     }
     pmusim_model_diag(&im->base, "%s: interrupt handler re-raised the PMU interrupt more than %u "
                                  "times at cycle %" G_GUINT64_FORMAT "; giving up",
@@ -468,9 +486,11 @@ void ia64_classes_update(ia64_model_t *im)
             if (!c->enabled || c->lazy || c->qual || c->src == IA64_SRC_EVENT ||
                 c->src == IA64_SRC_ISA_TRANSITION || c->src == IA64_SRC_CPL_CHANGE ||
                 c->src == IA64_SRC_BRANCH_EVENT || c->src == IA64_SRC_DEAR_EVENT ||
-                c->src == IA64_SRC_IEAR_EVENT)
+                c->src == IA64_SRC_IEAR_EVENT || c->src == IA64_SRC_THREAD_SWITCH)
                 continue;
-            if (c->thres == 0 && c->maxincr >= 2) {
+            if (im->obs_fn) {
+                im->emask |= bit; /* observed: every cycle exact */
+            } else if (c->thres == 0 && c->maxincr >= 2) {
                 im->dmask |= bit;
                 for (unsigned v = 0; v < IA64_LOWINC; v++)
                     if (c->maxincr < v)
@@ -570,6 +590,7 @@ static void ia64_close_counts(ia64_model_t *im, uint64_t x)
             ia64_column_clear(im, k);
             dchanged = true;
         }
+        im->obs_raw[k] = n;
         if (n > c->maxincr) {
             if (!c->clamp_reported) {
                 c->clamp_reported = true;
@@ -582,6 +603,9 @@ static void ia64_close_counts(ia64_model_t *im, uint64_t x)
             n = c->maxincr;
         }
         uint64_t add = c->thres ? (n > c->thres) : n;
+        im->obs_inc[k] = add;
+        if (c->thres && n > c->thres)
+            im->obs_cond |= UINT64_C(1) << k;
         if (!add)
             continue;
         c->value += add;
@@ -630,21 +654,182 @@ static void ia64_close_cycle(ia64_model_t *im, uint64_t x)
     if (im->next_lazy == x)
         ia64_lazy_overflow_at(im, x);
     if (im->irq_pending)
-        ia64_irq_drain(im, x);
+        ia64_irq_drain(im, x, ia64_sat_add(x, 1));
+}
+
+/* Every overflow of the running lazy counters before cycle `to` at once,
+ * when that is all they do (issue 15: O(1) for any number of wraps): no
+ * counter among them raises an interrupt (oi = 0) and the log is full, so
+ * each overflow would only count, set its PMC0 bit and add to log_dropped.
+ * FALSE (nothing done) when some overflow before `to` has oi = 1. */
+static bool ia64_lazy_jump(ia64_model_t *im, uint64_t to)
+{
+    for (uint32_t t = 0; t < im->base.nthreads; t++)
+        for (uint32_t i = im->d->nctr_first; i <= im->d->nctr_last; i++) {
+            const ia64_ctr_t *c = &im->th[t].ctr[i];
+            if (c->running && c->ovf_at < to && c->oi)
+                return false;
+        }
+    for (uint32_t t = 0; t < im->base.nthreads; t++)
+        for (uint32_t i = im->d->nctr_first; i <= im->d->nctr_last; i++) {
+            ia64_ctr_t *c = &im->th[t].ctr[i];
+            if (!c->running || c->ovf_at >= to)
+                continue;
+            /* overflows at ovf_at + j * 2^47 for j = 0 .. k-1, all < to */
+            uint64_t k = (to - 1 - c->ovf_at) / IA64_CTR_WRAP + 1;
+            uint64_t last = c->ovf_at + (k - 1) * IA64_CTR_WRAP;
+            c->overflows += k;
+            im->th[t].pmc[0] |= UINT64_C(1) << i;
+            im->base.log_dropped += c->ev ? 2 * k : k;
+            c->value = 0;
+            c->since = last + 1;
+            c->ovf_at = ia64_sat_add(last, IA64_CTR_WRAP);
+        }
+    ia64_lazy_recompute_next(im);
+    return true;
+}
+
+/* ---- observe_cycles ---- */
+
+/* Report cycle c to the observer.  `closed`: c's occurrences were just
+ * applied (obs_raw, obs_inc, obs_cond, obs_ovf hold them); otherwise c is a
+ * cycle without records (an idle cycle).  Called before the cycle's
+ * interrupts run, so values are those at the end of c, before a handler's
+ * writes (which take effect at c + 1). */
+static void ia64_obs_emit(ia64_model_t *im, uint64_t c, bool closed)
+{
+    const ia64_desc_t *d = im->d;
+    pmusim_counter_probe_t probes[IA64_MAX_SUBS];
+    size_t n = 0;
+    for (uint32_t t = 0; t < im->base.nthreads; t++) {
+        const ia64_thread_t *th = &im->th[t];
+        for (uint32_t i = d->nctr_first; i <= d->nctr_last; i++) {
+            const ia64_ctr_t *ct = &th->ctr[i];
+            unsigned k = t << 4 | i;
+            pmusim_counter_probe_t *p = &probes[n++];
+            memset(p, 0, sizeof *p);
+            uint64_t v = ia64_ctr_count(im, t, i);
+            p->overflow = closed && ((im->obs_ovf >> k) & 1);
+            if (ct->lazy) {
+                /* one occurrence per cycle; counted from `since` while running */
+                bool counts = ct->running && ct->since <= c;
+                if (counts && c + 1 > ct->since)
+                    v += c + 1 - ct->since;
+                p->raw = ct->enabled ? 1 : 0;
+                p->increment = counts || p->overflow;
+                p->cond = 1;
+            } else {
+                p->raw = closed ? im->obs_raw[k] : 0;
+                p->increment = closed ? im->obs_inc[k] : 0;
+                p->cond = ct->thres ? (closed && ((im->obs_cond >> k) & 1)) : 1;
+            }
+            p->value = v & IA64_CTR_MASK;
+            p->frozen = th->frozen || th->ovf_pending_irq;
+            p->interrupt = closed && th->ovf_pending_irq;
+        }
+    }
+    im->obs_fn(&im->base, c, probes, n, im->obs_user);
+    if (closed) {
+        memset(im->obs_raw, 0, sizeof im->obs_raw);
+        memset(im->obs_inc, 0, sizeof im->obs_inc);
+        im->obs_cond = 0;
+    }
+}
+
+static void ia64_obs_stop(ia64_model_t *im)
+{
+    im->obs_fn = NULL;
+    ia64_classes_update(im); /* the deferred classes again */
+}
+
+/* Report the cycles [obs_next, upto) of the window as idle cycles. */
+static void ia64_obs_idle(ia64_model_t *im, uint64_t upto)
+{
+    uint64_t c = im->obs_next > im->obs_from ? im->obs_next : im->obs_from;
+    uint64_t end = upto < im->obs_to ? upto : im->obs_to;
+    for (; c < end && im->obs_fn; c++)
+        ia64_obs_emit(im, c, false);
+    if (upto > im->obs_next)
+        im->obs_next = upto;
+}
+
+/* Report closed cycle x (after its counts and lazy overflows, before its
+ * interrupts); ends the observation after the window's last cycle. */
+static void ia64_obs_closed(ia64_model_t *im, uint64_t x)
+{
+    ia64_obs_idle(im, x);
+    if (x >= im->obs_from && x < im->obs_to && x >= im->obs_next)
+        ia64_obs_emit(im, x, true);
+    im->obs_ovf = 0;
+    im->obs_next = ia64_sat_add(x, 1);
+}
+
+void ia64_observe_cycles(pmusim_model_t *m, uint64_t from, uint64_t to,
+                         pmusim_cycle_observer_fn fn, void *user)
+{
+    ia64_model_t *im = ia64_model(m);
+    ia64_materialize(im);
+    im->obs_fn = from < to ? fn : NULL;
+    im->obs_user = user;
+    im->obs_from = from;
+    im->obs_to = to;
+    im->obs_next = im->cur;
+    im->obs_ovf = im->obs_cond = 0;
+    memset(im->obs_raw, 0, sizeof im->obs_raw);
+    memset(im->obs_inc, 0, sizeof im->obs_inc);
+    ia64_classes_update(im);
+}
+
+/* ia64_advance_slow() while observing: every cycle is closed exactly and
+ * reported, idle cycles one by one within the window. */
+static void ia64_advance_observed(ia64_model_t *im, uint64_t to)
+{
+    uint64_t x = im->cur;
+    if (im->cmask | im->pmask)
+        ia64_close_counts(im, x);
+    if (im->next_lazy == x)
+        ia64_lazy_overflow_at(im, x);
+    ia64_obs_closed(im, x);
+    if (im->irq_pending)
+        ia64_irq_drain(im, x, ia64_sat_add(x, 1));
+    while (im->next_lazy < to) {
+        if (!im->obs_fn && im->base.log->len >= PMUSIM_LOG_MAX && ia64_lazy_jump(im, to))
+            break;
+        uint64_t y = im->next_lazy;
+        if (im->obs_fn)
+            ia64_obs_idle(im, y);
+        ia64_lazy_overflow_at(im, y);
+        if (im->obs_fn)
+            ia64_obs_closed(im, y);
+        if (im->irq_pending)
+            ia64_irq_drain(im, y, ia64_sat_add(y, 1));
+    }
+    if (im->obs_fn)
+        ia64_obs_idle(im, to);
+    im->cur = to;
+    im->now = to;
+    if (im->obs_fn && im->obs_next >= im->obs_to)
+        ia64_obs_stop(im);
 }
 
 /* Account everything before cycle `to` (> cur) and open `to`. */
 static void ia64_advance_slow(ia64_model_t *im, uint64_t to)
 {
+    if (im->obs_fn) {
+        ia64_advance_observed(im, to);
+        return;
+    }
     uint64_t x = im->cur;
     if (im->cmask || im->pmask || im->next_lazy <= x || im->irq_pending)
         ia64_close_cycle(im, x);
     /* idle cycles (x, to): only lazy counters can overflow there */
     while (im->next_lazy < to) {
+        if (im->base.log->len >= PMUSIM_LOG_MAX && ia64_lazy_jump(im, to))
+            break;
         uint64_t y = im->next_lazy;
         ia64_lazy_overflow_at(im, y);
         if (im->irq_pending)
-            ia64_irq_drain(im, y);
+            ia64_irq_drain(im, y, ia64_sat_add(y, 1));
     }
     im->cur = to;
     im->now = to;
@@ -659,7 +844,7 @@ static inline void ia64_advance(ia64_model_t *im, uint64_t to)
     /* clamp needed: maxincr-2 slots counted >= 3, maxincr-3 slots >= 4,
      * others below the cycle's record count */
     uint64_t clamp = (im->m2 & (im->qsat | (im->q1 & im->q0))) | (im->m3 & im->qsat);
-    if (!im->pmask && !(cm & ~(im->dmask | im->e1mask)) && v < IA64_LOWINC &&
+    if (!im->pmask && !im->obs_fn && !(cm & ~(im->dmask | im->e1mask)) && v < IA64_LOWINC &&
         !(cm & im->lowinc[v] & ~(im->m2 | im->m3)) && !clamp && !im->cyc_folded &&
         im->acc_recs + v < im->min_headroom && im->next_lazy >= to && !im->irq_pending &&
         im->acc_recs + v < IA64_ACC_MAX) {
@@ -690,8 +875,10 @@ static bool ia64_umask_pass(const ia64_ctr_t *c, const pmusim_rec_t *r, const ia
     unsigned u = c->umask;
     switch ((ia64_src_t)c->src) {
     case IA64_SRC_CPL_CHANGE:
-        /* Montecito LVLn: changes into level n; Itanium 2 umask 0: all */
-        return u == 0 || ((u >> (r->plm & 3)) & 1);
+        /* Montecito LVLn: changes to or from level n (libpfm3's Montecito
+         * table: "all changes to/from privilege level n"); Itanium 2 umask
+         * 0: all.  th->prev_plm is the level left, r->plm the level entered. */
+        return u == 0 || ((u >> (r->plm & 3)) & 1) || ((u >> (th->prev_plm & 3)) & 1);
     case IA64_SRC_L2_DATA_REF:
         /* bit 0 reads, bit 1 writes */
         return (u >> (r->mem.is_store ? 1 : 0)) & 1;
@@ -733,7 +920,6 @@ static bool ia64_umask_pass(const ia64_ctr_t *c, const pmusim_rec_t *r, const ia
         return ((u >> 1) & 1) == (r->br.dir_ok ? 1u : 0u) && (u & 1) == (r->br.taken ? 1u : 0u);
     }
     default:
-        (void)th;
         return true;
     }
 }
@@ -798,7 +984,9 @@ static inline uint64_t ia64_src_occ(uint8_t s, const pmusim_rec_t *r)
     case IA64_SRC_INSN_IA32: return (f & PMUSIM_F_IA32) != 0;
     case IA64_SRC_NOP: return (f & (PMUSIM_F_NOP | PMUSIM_F_IA32)) == PMUSIM_F_NOP;
     case IA64_SRC_PRED_OFF: return (f & (PMUSIM_F_PRED_OFF | PMUSIM_F_IA32)) == PMUSIM_F_PRED_OFF;
-    case IA64_SRC_FP_OP: return (f & PMUSIM_F_FP) != 0 && !(f & PMUSIM_F_PRED_OFF);
+    /* FP loads and stores carry the fp flag too but are memory operations,
+     * not FP operations (FP_OPS_RETIRED counts F-unit work: issue 10) */
+    case IA64_SRC_FP_OP: return (f & (PMUSIM_F_FP | PMUSIM_F_PRED_OFF | PMUSIM_F_MEM)) == PMUSIM_F_FP;
     case IA64_SRC_LOAD: return load;
     case IA64_SRC_STORE: return store;
     case IA64_SRC_MISALIGNED_LOAD: return load && ia64_misaligned(&r->mem);
@@ -812,7 +1000,9 @@ static inline uint64_t ia64_src_occ(uint8_t s, const pmusim_rec_t *r)
     case IA64_SRC_L3_MISS: return mem && r->mem.level > PMUSIM_LVL_L3;
     case IA64_SRC_L3_READ: return load && r->mem.level >= PMUSIM_LVL_L3;
     case IA64_SRC_L3_WRITE: return store && r->mem.level >= PMUSIM_LVL_L3;
-    case IA64_SRC_DTLB_L2_HIT: return mem && r->mem.tlb == PMUSIM_TLB_L2_HIT;
+    /* L1DTLB_TRANSFER: "for accesses counted in L1D_READS" (libpfm3 table
+     * description): integer loads only, as IA64_SRC_L1D_READ */
+    case IA64_SRC_DTLB_L2_HIT: return load && !(f & PMUSIM_F_FP) && r->mem.tlb == PMUSIM_TLB_L2_HIT;
     case IA64_SRC_DTLB_L2_MISS: return mem && r->mem.tlb >= PMUSIM_TLB_WALK;
     case IA64_SRC_DTLB_HPW: return mem && r->mem.tlb == PMUSIM_TLB_WALK;
     case IA64_SRC_ALAT_CHECK: return mem && r->mem.alat != PMUSIM_ALAT_NONE;
@@ -967,6 +1157,8 @@ static void ia64_state_change(ia64_model_t *im, uint32_t t, const pmusim_rec_t *
     ia64_thread_t *th = &im->th[t];
     bool cpl = th->seen_insn && plm != th->plm;
     bool isa = th->seen_insn && ia32 != th->ia32;
+    if (cpl)
+        th->prev_plm = th->plm;
     th->plm = plm;
     th->ia32 = ia32;
     th->seen_insn = true;
@@ -986,6 +1178,9 @@ static void ia64_on_event(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
 {
     const ia64_desc_t *d = im->d;
     const ia64_thread_t *src_th = &im->th[t];
+    uint32_t seen = (uint32_t)(r->ev_code & 0xff) << 4 | (r->ev_umask & 0xf);
+    if (r->ev_code <= 0xff)
+        im->ev_seen[seen / 64] |= UINT64_C(1) << (seen % 64);
     pmusim_rec_t q = *r;
     q.plm = src_th->plm;
     q.ip = src_th->last_ip;
@@ -1035,19 +1230,75 @@ static void ia64_on_thread(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
     th->active = active;
     /* the new state holds from this cycle on */
     ia64_lazy_update_thread(im, t);
+    /* THREAD_SWITCH_EVENTS_ALL: a switch to thread t, counted by the
+     * thread switched to (docs/trace-events-ia64.md) */
+    if (active && im->nsub[t][IA64_SRC_THREAD_SWITCH])
+        ia64_hit(im, t, IA64_SRC_THREAD_SWITCH, r, (unsigned)th->ia32 << 2 | th->plm, 1);
 }
 
-/* Whether ia64_consume_fast() may run: no per-record qualification,
- * capture or last-instruction tracking, and the open cycle's masks all in
- * cyc_masks (unfolded, and not moved to pend by a class change, which
- * leaves cyc_total counting them). */
+/* An instruction record the trace's own thread state contradicts: a
+ * retirement on a thread a THREAD record marked inactive (counted as the
+ * thread types say, never silently dropped), or on Montecito a second
+ * thread retiring in a cycle in which another did, although switch-on-event
+ * multithreading gives the pipeline to one thread at a time (ref §12;
+ * uarch.md §4.2).  Each is reported once. */
+static __attribute__((noinline)) void ia64_retire_check(ia64_model_t *im, uint32_t t,
+                                                        const pmusim_rec_t *r, uint64_t index)
+{
+    if (!im->th[t].active && !im->inactive_reported) {
+        im->inactive_reported = true;
+        pmusim_model_diag(&im->base,
+                          "%s: record %" G_GUINT64_FORMAT " retires an instruction on thread %u at "
+                          "cycle %" G_GUINT64_FORMAT ", which a THREAD record marked inactive; "
+                          "events of type active do not count it (reported once)",
+                          im->d->ops->name, index, t, r->cycle);
+    }
+    if (im->d->mont && r->cycle == im->retire_cycle && t != im->retire_thread &&
+        !im->two_retire_reported) {
+        im->two_retire_reported = true;
+        pmusim_model_diag(&im->base,
+                          "%s: record %" G_GUINT64_FORMAT " retires an instruction on thread %u in "
+                          "cycle %" G_GUINT64_FORMAT " in which thread %u retired one; Montecito "
+                          "switches threads on events and retires from one thread per cycle: "
+                          "the trace is not a switch-on-event trace (reported once)",
+                          im->d->ops->name, index, t, r->cycle, im->retire_thread);
+    }
+}
+
+/* Whether ia64_consume_fast() may run: no per-record qualification, no
+ * observed window, and the open cycle's masks all in cyc_masks (unfolded,
+ * and not moved to pend by a class change, which leaves cyc_total counting
+ * them).  Captures and last-instruction tracking run inside the fast loop. */
 static inline bool ia64_fast_ok(const ia64_model_t *im)
 {
-    if (im->insn_slow || im->cyc_folded || im->cyc_n != im->cyc_total)
+    if (im->cyc_folded || im->cyc_n != im->cyc_total || im->obs_fn)
         return false;
     for (uint32_t t = 0; t < im->base.nthreads; t++)
         if (im->nqsub[t])
             return false;
+    return true;
+}
+
+/* A cycle of v >= vlim records may still close in the fast loop when no
+ * slot's own count in it exceeds its maxincr: what ia64_close_counts()
+ * checks for its risky slots, which then stay deferred (issue 12: two
+ * Montecito threads, or bursts of retirements, made every such cycle leave
+ * the fast loop).  The maxincr-2/3 slots are tested by the q planes. */
+static inline bool ia64_fast_close_ok(const ia64_model_t *im, uint64_t cm, uint32_t v,
+                                      bool closable)
+{
+    if (!closable || v >= IA64_LOWINC)
+        return false;
+    uint64_t risky = cm & im->lowinc[v] & ~(im->m2 | im->m3);
+    while (risky) {
+        unsigned k = (unsigned)__builtin_ctzll(risky);
+        risky &= risky - 1;
+        uint32_t n = 0;
+        for (uint32_t j = 0; j < v; j++)
+            n += (uint32_t)((im->cyc_masks[j] >> k) & 1);
+        if (n > im->th[k >> 4].ctr[k & 15].maxincr)
+            return false;
+    }
     return true;
 }
 
@@ -1080,8 +1331,16 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         act[t] = im->th[t].active ? IA64_KEY_ACTIVE : 0;
         tag[t] = gen_tag | act[t];
         st[t] = im->th[t].state_key ? im->th[t].state_key & IA64_KEY_STATE : UINT64_MAX;
+        /* an inactive thread's retirements go to the general path until
+         * reported (ia64_retire_check()) */
+        if (!act[t] && !im->inactive_reported)
+            st[t] = UINT64_MAX;
         cache[t] = im->sig_cache[t];
     }
+    /* the thread of the open cycle's retirements, IA64_MAX_THREADS if none;
+     * a second thread's retirement stops the loop until reported (mont) */
+    const bool watch_two = !single && im->d->mont && !im->two_retire_reported;
+    uint32_t lt = im->retire_cycle == im->cur ? im->retire_thread : IA64_MAX_THREADS;
     const uint64_t cur0 = im->cur;
     uint64_t cur = cur0, cm = im->cmask, q0 = im->q0, q1 = im->q1, qsat = im->qsat;
     uint64_t acc = im->acc_recs;
@@ -1095,6 +1354,20 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                          : im->min_headroom < IA64_ACC_MAX ? im->min_headroom : IA64_ACC_MAX;
     /* a cycle with v records closes here only if v < vlim */
     const uint32_t vlim = closable ? vsafe + 1 : 0;
+    /* last-instruction tracking and capture units (ia64_consume()'s
+     * insn_slow work); a capture's count goes to pend, which a close here
+     * must then leave to the general path */
+    const bool slow = im->insn_slow, track = im->track_last, capture = im->capture_any;
+    /* the record flags a capture unit looks at (ia64_capture_insn()): the
+     * D-EARs memory accesses, the BTB/ETBs branches, an IP-EAR every
+     * instruction; other records skip the call */
+    uint16_t cap_flags = 0;
+    bool cap_all = false;
+    for (uint32_t t = 0; t < nth; t++) {
+        cap_flags |= (uint16_t)((im->th[t].dear_on ? PMUSIM_F_MEM : 0) |
+                                (im->th[t].btb_on ? PMUSIM_F_BRANCH : 0));
+        cap_all |= im->th[t].ipear_on;
+    }
     /* acc + v grows by at most one per record: stop before it could reach
      * lim (the close test of ia64_advance()), and before cyc_masks could
      * fill */
@@ -1120,8 +1393,9 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         const uint64_t c = r->cycle;
         if (c != cur) {
             /* ia64_advance()'s inline test */
-            if (v >= vlim || c > next_lazy || c < cur ||
-                ((q1 | qsat) && ((m2 & (qsat | (q1 & q0))) | (m3 & qsat))))
+            if (c > next_lazy || c < cur || (slow && im->pmask) ||
+                ((q1 | qsat) && ((m2 & (qsat | (q1 & q0))) | (m3 & qsat))) ||
+                (v >= vlim && !ia64_fast_close_ok(im, cm, v, closable)))
                 break;
             uint64_t e1 = cm & e1mask;
             if (e1)
@@ -1131,6 +1405,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             cm = 0;
             q0 = q1 = qsat = 0;
             cur = c;
+            lt = IA64_MAX_THREADS;
         }
         const uint32_t t = single ? 0 : r->thread;
         if (single) {
@@ -1145,6 +1420,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         ia64_key(r, false, need, &k1, &k2);
         if ((k1 & IA64_KEY_STATE) != st[t])
             break;
+        if (!single && t != lt) {
+            if (watch_two && lt != IA64_MAX_THREADS)
+                break;
+            lt = t;
+        }
         const unsigned slot = ia64_key_slot(k1, k2);
         const ia64_sig_entry_t *e = &cache[t][slot];
         /* tag[t]: the generation tag and the thread's active bit */
@@ -1165,6 +1445,18 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             qsat |= q1 & c0;
             q1 ^= c0;
         }
+        if (slow) {
+            /* past the last break: the record is consumed here */
+            ia64_thread_t *th = &im->th[t];
+            if (track) {
+                th->last_ip = r->ip;
+                th->last_insn = r->insn;
+                th->last_unit = r->unit;
+                th->last_slot = r->slot;
+            }
+            if (capture && (cap_all || (r->flags & cap_flags)))
+                ia64_capture_insn(im, t, r);
+        }
         const uint64_t mask = e->mask;
         if (mask) {
             cm |= mask;
@@ -1181,6 +1473,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     im->cyc_total = v;
     if (cur != cur0)
         im->cur = im->now = cur;
+    /* (one thread: nothing to compare a retirement's thread with) */
+    if (!single && lt != IA64_MAX_THREADS) {
+        im->retire_cycle = cur;
+        im->retire_thread = lt;
+    }
     return (size_t)(r - recs);
 }
 
@@ -1266,6 +1563,11 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
         switch (r->kind) {
         case PMUSIM_REC_INSN: {
             ia64_thread_t *th = &im->th[t];
+            if (__builtin_expect(!th->active || (r->cycle == im->retire_cycle &&
+                                                 t != im->retire_thread), 0))
+                ia64_retire_check(im, t, r, first_record + k);
+            im->retire_cycle = r->cycle;
+            im->retire_thread = t;
             uint64_t k1, k2;
             ia64_key(r, th->active, im->key_need, &k1, &k2);
             if (__builtin_expect(((k1 & IA64_KEY_STATE) | IA64_KEY_SEEN) != th->state_key, 0))
@@ -1309,8 +1611,9 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
             ia64_on_event(im, t, r);
             break;
         case PMUSIM_REC_IDLE:
-            if (r->n && r->cycle + r->n > im->end)
-                im->end = r->cycle + r->n;
+            /* saturating: an IDLE reaching past 2^64 - 1 ends the time line there */
+            if (r->n && ia64_sat_add(r->cycle, r->n) > im->end)
+                im->end = ia64_sat_add(r->cycle, r->n);
             break;
         case PMUSIM_REC_THREAD:
             ia64_on_thread(im, t, r);
@@ -1319,8 +1622,8 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
             break;
         }
     }
-    if (n && im->cur + 1 > im->end)
-        im->end = im->cur + 1; /* a trace spans [0, max(cycle + 1, idle end)) */
+    if (n && ia64_sat_add(im->cur, 1) > im->end)
+        im->end = ia64_sat_add(im->cur, 1); /* a trace spans [0, max(cycle + 1, idle end)) */
 }
 
 void ia64_finish(pmusim_model_t *m)

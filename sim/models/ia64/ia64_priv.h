@@ -92,6 +92,7 @@ typedef enum ia64_src {
     IA64_SRC_BRANCH_EVENT, /* BTB / ETB captures */
     IA64_SRC_DEAR_EVENT,   /* D-EAR captures */
     IA64_SRC_IEAR_EVENT,   /* I-EAR captures */
+    IA64_SRC_THREAD_SWITCH, /* THREAD record making an inactive thread active */
     IA64_SRC_COUNT
 } ia64_src_t;
 
@@ -201,6 +202,7 @@ typedef struct ia64_thread {
     /* execution state from the trace */
     bool active;
     uint8_t plm;   /* privilege level of the most recent instruction */
+    uint8_t prev_plm; /* the level before the most recent change (CPU_CPL_CHANGES) */
     bool ia32;     /* instruction set of the most recent instruction */
     bool seen_insn;
     uint64_t state_key;  /* plm and ia32 as in ia64_key()'s k1, | IA64_KEY_SEEN; 0 before the
@@ -397,6 +399,22 @@ typedef struct ia64_model {
     bool started, finished;
     bool order_reported;
     bool thread_reported;
+    bool inactive_reported; /* a retirement on a thread the trace marked inactive */
+    bool two_retire_reported; /* mont: two threads retired in one cycle */
+    uint64_t retire_cycle;  /* cycle of the latest instruction record (IA64_NO_CYCLE: none) */
+    uint32_t retire_thread; /* its thread */
+    /* observe_cycles (pmusim wave): while obs_fn is set every slot is
+     * counted exactly (emask), the fast paths are off, and each cycle of
+     * [obs_from, obs_to) is reported once, in order; obs_next is the first
+     * cycle not yet reported.  Per slot, what the cycle being closed did. */
+    pmusim_cycle_observer_fn obs_fn;
+    void *obs_user;
+    uint64_t obs_from, obs_to, obs_next;
+    uint64_t obs_raw[IA64_MAX_SUBS], obs_inc[IA64_MAX_SUBS];
+    uint64_t obs_cond;  /* slots whose threshold condition held */
+    uint64_t obs_ovf;   /* slots that wrapped */
+    /* EVENT records seen, bit es << 4 | umask (report(): <not in trace>) */
+    uint64_t ev_seen[256 * 16 / 64];
     bool in_irq;         /* an interrupt handler is running */
     bool irq_pending;    /* some thread has ovf_pending_irq */
 } ia64_model_t;
@@ -429,6 +447,8 @@ void ia64_materialize(ia64_model_t *im);
 uint64_t ia64_ctr_count(const ia64_model_t *im, uint32_t t, uint32_t i);
 void ia64_slot_reset(ia64_model_t *im, uint32_t t, uint32_t i);
 void ia64_sig_invalidate(ia64_model_t *im);
+void ia64_observe_cycles(pmusim_model_t *m, uint64_t from, uint64_t to,
+                         pmusim_cycle_observer_fn fn, void *user);
 
 /* ia64_qual.c */
 void ia64_qual_compile(ia64_model_t *im, uint32_t t);

@@ -293,7 +293,8 @@ void ia64_route_rebuild(ia64_model_t *im)
         for (uint32_t s = IA64_SRC_INSN; s < IA64_SRC_COUNT; s++) {
             /* sources raised outside the per-record predicate loop */
             if (s == IA64_SRC_ISA_TRANSITION || s == IA64_SRC_CPL_CHANGE ||
-                s == IA64_SRC_BRANCH_EVENT || s == IA64_SRC_DEAR_EVENT || s == IA64_SRC_IEAR_EVENT)
+                s == IA64_SRC_BRANCH_EVENT || s == IA64_SRC_DEAR_EVENT || s == IA64_SRC_IEAR_EVENT ||
+                s == IA64_SRC_THREAD_SWITCH)
                 continue;
             if (im->nsub[t][s])
                 im->srcs[t][im->nsrcs[t]++] = (uint8_t)s;
@@ -360,6 +361,7 @@ pmusim_model_t *ia64_model_create(const ia64_desc_t *d, uint32_t nthreads, GErro
     for (uint32_t t = 0; t < nthreads; t++)
         ia64_thread_reset(im, t);
     im->next_lazy = IA64_NO_CYCLE;
+    im->retire_cycle = IA64_NO_CYCLE;
     for (uint32_t t = 0; t < nthreads; t++)
         ia64_lazy_update_thread(im, t);
     ia64_route_rebuild(im);

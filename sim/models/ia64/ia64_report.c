@@ -38,7 +38,34 @@ static const char *const ia64_src_phrase[] = {
     [IA64_SRC_BRANCH_EVENT] = "branches captured by the BTB/ETB",
     [IA64_SRC_DEAR_EVENT] = "mem accesses captured by the D-EAR",
     [IA64_SRC_IEAR_EVENT] = "EVENT records es 0x43 captured by the I-EAR",
+    [IA64_SRC_THREAD_SWITCH] = "THREAD records making an inactive thread active",
 };
+/* The header annotations (pmusim_trace_header_annotations()) a source's
+ * fields need: without them the field holds no measurement. */
+static const uint32_t ia64_src_needs[] = {
+    [IA64_SRC_FP_OP] = PMUSIM_ANN_FP,
+    [IA64_SRC_L1D_READ] = PMUSIM_ANN_FP,
+    [IA64_SRC_L1D_READ_MISS] = PMUSIM_ANN_FP | PMUSIM_ANN_LEVELS,
+    [IA64_SRC_L2_DATA_REF] = PMUSIM_ANN_LEVELS,
+    [IA64_SRC_L2_MISS] = PMUSIM_ANN_LEVELS,
+    [IA64_SRC_L3_REF] = PMUSIM_ANN_LEVELS,
+    [IA64_SRC_L3_MISS] = PMUSIM_ANN_LEVELS,
+    [IA64_SRC_L3_READ] = PMUSIM_ANN_LEVELS,
+    [IA64_SRC_L3_WRITE] = PMUSIM_ANN_LEVELS,
+    [IA64_SRC_DTLB_L2_HIT] = PMUSIM_ANN_TLB | PMUSIM_ANN_FP,
+    [IA64_SRC_DTLB_L2_MISS] = PMUSIM_ANN_TLB,
+    [IA64_SRC_DTLB_HPW] = PMUSIM_ANN_TLB,
+    [IA64_SRC_ALAT_CHECK] = PMUSIM_ANN_ALAT,
+    [IA64_SRC_ALAT_FAIL] = PMUSIM_ANN_ALAT,
+    [IA64_SRC_BR_MISPRED] = PMUSIM_ANN_PRED | PMUSIM_ANN_BRKIND,
+    [IA64_SRC_BR_PATH] = PMUSIM_ANN_PRED | PMUSIM_ANN_BRKIND,
+    [IA64_SRC_BR_BE_MISPRED] = PMUSIM_ANN_PRED,
+    [IA64_SRC_BRANCH_EVENT] = PMUSIM_ANN_PRED | PMUSIM_ANN_BRKIND,
+    [IA64_SRC_DEAR_EVENT] = PMUSIM_ANN_LEVELS,
+    [IA64_SRC_THREAD_SWITCH] = 0,
+};
+_Static_assert(sizeof ia64_src_needs / sizeof ia64_src_needs[0] == IA64_SRC_COUNT,
+               "one annotation mask per trace source");
 _Static_assert(sizeof ia64_src_phrase / sizeof ia64_src_phrase[0] == IA64_SRC_COUNT,
                "one phrase per trace source");
 
@@ -65,6 +92,52 @@ const char *ia64_event_source_mont(uint32_t code, uint32_t umask)
     return ia64_event_source(&ia64_desc_mont, code, umask);
 }
 
+static bool ia64_ev_seen(const ia64_model_t *im, uint32_t es, uint32_t umask)
+{
+    uint32_t key = (es & 0xff) << 4 | (umask & 0xf);
+    return (im->ev_seen[key / 64] >> (key % 64)) & 1;
+}
+
+/* res->source: what drives counter (t, i) as programmed at the end;
+ * res->status NOT_IN_TRACE when the trace cannot hold it: an EVENT-only
+ * event with no EVENT record of its es and umask, the I-EAR event with no
+ * EVENT record es 0x43, or fields whose annotation the header lacks.  A
+ * threshold on an absent source is absent too (docs/trace-events-ia64.md). */
+static void ia64_counter_source(const ia64_model_t *im, const ia64_ctr_t *c,
+                                pmusim_counter_result_t *res)
+{
+    res->status = PMUSIM_COUNT_OK;
+    if (c->src == IA64_SRC_EVENT) {
+        g_snprintf(res->source, sizeof res->source, "EVENT records es 0x%02x umask 0x%x", c->es,
+                   c->umask);
+        if (!ia64_ev_seen(im, c->es, c->umask))
+            res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+        return;
+    }
+    bool absent = false;
+    if (c->src == IA64_SRC_IEAR_EVENT) {
+        absent = true;
+        for (uint32_t u = 0; u < 16; u++)
+            if (ia64_ev_seen(im, 0x43, u))
+                absent = false;
+    }
+    const char *phrase = ia64_src_phrase[c->src];
+    uint32_t missing = ia64_src_needs[c->src] & ~im->base.trace_annotations;
+    GString *g = g_string_new(phrase);
+    if (absent)
+        g_string_append(g, "; the trace has none");
+    if (missing) {
+        g_string_append(g, "; the trace lacks");
+        for (uint32_t b = 0; b < PMUSIM_ANN_COUNT_; b++)
+            if ((missing >> b) & 1)
+                g_string_append_printf(g, " %s", pmusim_annotation_name(1u << b));
+    }
+    g_strlcpy(res->source, g->str, sizeof res->source);
+    g_string_free(g, TRUE);
+    if (absent || missing)
+        res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+}
+
 void ia64_report(pmusim_model_t *m, pmusim_report_t *r)
 {
     ia64_model_t *im = ia64_model(m);
@@ -88,6 +161,8 @@ void ia64_report(pmusim_model_t *m, pmusim_report_t *r)
             res.value = ia64_ctr_read(im, t, i) & IA64_CTR_MASK;
             res.overflows = c->overflows;
             res.enabled = c->programmed && c->enabled;
+            if (c->programmed)
+                ia64_counter_source(im, c, &res);
             g_array_append_val(r->counters, res);
         }
     }
@@ -132,6 +207,7 @@ const pmusim_model_ops_t pmusim_model_ita2 = {
     .event_source = ia64_event_source_ita2,
     .describe_reg = ia64_describe_reg_ita2,
     .pmi_handler_changed = ia64_pmi_handler_changed,
+    .observe_cycles = ia64_observe_cycles,
 };
 
 const pmusim_model_ops_t pmusim_model_mont = {
@@ -149,4 +225,5 @@ const pmusim_model_ops_t pmusim_model_mont = {
     .event_source = ia64_event_source_mont,
     .describe_reg = ia64_describe_reg_mont,
     .pmi_handler_changed = ia64_pmi_handler_changed,
+    .observe_cycles = ia64_observe_cycles,
 };

@@ -1053,6 +1053,15 @@ static void expect_text_error(const char *text, int code, const char *n1, const 
     expect_read_error(text, strlen(text), code, n1, n2);
 }
 
+/* expect_text_error() of header H followed by `body`. */
+static void expect_body_error(const char *H, const char *body, int code, const char *n1,
+                              const char *n2)
+{
+    char *t = g_strconcat(H, body, NULL);
+    expect_text_error(t, code, n1, n2);
+    g_free(t);
+}
+
 static void test_corrupt_text(void)
 {
     const char *H = "pmusim-trace 1\ncpu wsm\nthreads 2\n";
@@ -1256,21 +1265,16 @@ static void test_v2_mem_records(void)
     /* reader errors: a MEM record after an instruction without a memory
      * part, on another cycle, first in the trace, without mem= */
     const char *H = "pmusim-trace 2\ncpu wsm\nthreads 2\n";
-    char *t = g_strconcat(H, "0 0 insn ip=0x1 len=1\n0 0 mem mem=ld addr=0x5\n", NULL);
-    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "line 5, record 1", "without a memory part");
-    g_free(t);
-    t = g_strconcat(H, "0 0 insn ip=0x1 len=1 mem=ld\n1 0 mem mem=ld addr=0x5\n", NULL);
-    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "thread and cycle", NULL);
-    g_free(t);
-    t = g_strconcat(H, "0 0 mem mem=ld addr=0x5\n", NULL);
-    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "not directly after an INSN", NULL);
-    g_free(t);
-    t = g_strconcat(H, "0 0 insn ip=0x1 len=1 mem=ld\n0 0 mem addr=0x5\n", NULL);
-    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "without mem=ld|st", NULL);
-    g_free(t);
-    t = g_strconcat(H, "0 0 insn ip=0x1 len=1 mem=ld\n0 0 mem mem=ld br=cond\n", NULL);
-    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "unexpected 'br=cond' in a mem record", NULL);
-    g_free(t);
+    const int F = PMUSIM_TRACE_ERROR_FORMAT;
+    expect_body_error(H, "0 0 insn ip=0x1 len=1\n0 0 mem mem=ld addr=0x5\n", F,
+                      "line 5, record 1", "without a memory part");
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 mem=ld\n1 0 mem mem=ld addr=0x5\n", F,
+                      "thread and cycle", NULL);
+    expect_body_error(H, "0 0 mem mem=ld addr=0x5\n", F, "not directly after an INSN", NULL);
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 mem=ld\n0 0 mem addr=0x5\n", F,
+                      "without mem=ld|st", NULL);
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 mem=ld\n0 0 mem mem=ld br=cond\n", F,
+                      "unexpected 'br=cond' in a mem record", NULL);
     /* binary: a MEM record in a version 1 stream, and one first in a stream */
     GByteArray *s = g_byte_array_new();
     g_byte_array_append(s, (const guint8 *)"PMUTRACE\x01\x02\x03\x01\x00\x00\x96\x00\x08\x01\x00", 19);
