@@ -8,6 +8,8 @@
  *     pmc4   0x1228        # CPU_CYCLES
  *     msr    0x186  0x43003c @1   # INST_RETIRED:ANY_P on thread 1
  *     IA32_PERFEVTSEL0 0x43003c
+ *     @cycle 1000                  # the writes below apply before cycle 1000
+ *     IA32_PERF_GLOBAL_CTRL 0
  */
 #ifndef PMUSIM_REGS_H
 #define PMUSIM_REGS_H
@@ -35,6 +37,8 @@ typedef struct pmusim_regwrite {
     uint64_t value;
     uint32_t thread;                   /* PMUSIM_THREAD_ALL or a thread number */
     char label[PMUSIM_REG_LABEL_MAX];  /* optional: event the write programs ("" if none) */
+    uint64_t at_cycle;                 /* 0: before the trace; N: before the records of cycle N
+                                        * ("@cycle N" in the text form, docs/REGS.md) */
 } pmusim_regwrite_t;
 
 #define PMUSIM_REGS_ERROR (pmusim_regs_error_quark())

@@ -209,5 +209,44 @@ typedef void (*pmusim_progress_fn)(uint64_t records, void *user);
 gboolean pmusim_replay(pmusim_model_t *m, pmusim_trace_reader_t *r, pmusim_progress_fn progress,
                        void *user, GError **error);
 
+/* A stop of pmusim_replay_stops(): called between records, before the first
+ * record of cycle `cycle` (IDLE records spanning it are split there), with
+ * the model's state as it is at the end of cycle - 1.  It may read and write
+ * registers, and sets *next to the next stop cycle (> cycle; G_MAXUINT64:
+ * none).  FALSE with an error stops the replay. */
+typedef gboolean (*pmusim_stop_fn)(pmusim_model_t *m, uint64_t cycle, uint64_t *next, void *user,
+                                   GError **error);
+
+/* pmusim_replay() with stops: `fn` is called at cycle `first` (G_MAXUINT64:
+ * never) and then at each cycle it asks for, as long as the trace has records
+ * at or after it.  Used for timed register writes, intervals (stat -I) and
+ * multiplexing.  The batch is split at each stop, never copied per record. */
+gboolean pmusim_replay_stops(pmusim_model_t *m, pmusim_trace_reader_t *r, uint64_t first,
+                             pmusim_stop_fn fn, void *user, pmusim_progress_fn progress,
+                             void *puser, GError **error);
+
+/* The same, over several models fed from one read of the trace (stat's
+ * multiplexing replays every group and the truth at once): each batch goes
+ * to every model, `fn` is called with models[0] and must handle them all. */
+gboolean pmusim_replay_stops_multi(pmusim_model_t *const *models, size_t nmodels,
+                                   pmusim_trace_reader_t *r, uint64_t first, pmusim_stop_fn fn,
+                                   void *user, pmusim_progress_fn progress, void *puser,
+                                   GError **error);
+
+/* Applies the writes of `regs` with at_cycle == 0 now, and replays the
+ * trace applying the others before the records of their cycle (in list
+ * order within a cycle).  Writes for cycles after the trace's last record
+ * are never applied. */
+gboolean pmusim_replay_timed(pmusim_model_t *m, pmusim_trace_reader_t *r, const GArray *regs,
+                             pmusim_progress_fn progress, void *user, GError **error);
+
+/* pmusim_replay_timed() with the caller's own stops as well (stat -I): `fn`
+ * at cycle `first` and then where it asks, called before the timed writes of
+ * the same cycle. */
+gboolean pmusim_replay_timed_stops(pmusim_model_t *m, pmusim_trace_reader_t *r,
+                                   const GArray *regs, uint64_t first, pmusim_stop_fn fn,
+                                   void *fn_user, pmusim_progress_fn progress, void *user,
+                                   GError **error);
+
 G_END_DECLS
 #endif

@@ -62,6 +62,10 @@ int pmusim_cmd_encode(int argc, char **argv)
                                   pmu);
         goto out;
     }
+    if (!pmusim_enc_args_translate(enc->name, events, &error)) { /* perf names */
+        status = pmusim_cli_fail(error);
+        goto out;
+    }
     if (!regs_only && enc->explain) {
         unsigned plm;
         if (!pmusim_enc_args_plm(&ea, &plm, &error)) {

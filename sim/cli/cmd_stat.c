@@ -1,13 +1,54 @@
-/* pmusim stat: encode events (or load raw register writes), program a PMU
- * model with them, replay a trace and print the counts. */
+/* pmusim stat: count events over a trace the way `perf stat` prints them
+ * (docs/STAT.md).
+ *
+ * Events (-e) are perf names or native strings, rows come in -e order with
+ * the label as typed (canonical strings in CSV and JSON).  When the events
+ * do not fit the counters together they are multiplexed as the Linux kernel
+ * does (round-robin over groups, a rotation every --mux-interval cycles) and
+ * every estimate is printed beside the exact count and the error. */
 #include "cmds.h"
 #include "enc_args.h"
+#include "perfev.h"
+#include "pmusim/outfile.h"
 #include "pmusim/sim.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-typedef enum { OUT_TABLE, OUT_JSON, OUT_CSV } out_fmt_t;
+/* The kernel rotates multiplexed groups every perf_event_mux_interval_ms
+ * (default 1 ms, kernel/events/core.c PERF_CPU_HRTIMER); at the 1 GHz
+ * simulated clock of docs/STAT.md that is 1,000,000 cycles. */
+#define MUX_INTERVAL_DEFAULT 1000000u
+
+typedef enum { ROW_OK, ROW_NOT_IN_TRACE, ROW_NOT_COUNTED } row_status_t;
+
+typedef struct {
+    char *typed;        /* as the user typed it (table label) */
+    char *native;       /* the encoder's event string */
+    char *canon;        /* the canonical string the encoder labels its writes with */
+    guint group;
+    const char *role;   /* perf generic name, for metrics */
+    row_status_t status;
+    char source[128];
+    uint64_t value;     /* count, or scaled estimate when multiplexed */
+    uint64_t raw;       /* multiplexed: counted while scheduled */
+    uint64_t truth;     /* multiplexed: exact count */
+    uint64_t last;      /* multiplexed: counter value at the previous rotation */
+    uint64_t enabled, running; /* cycles */
+} row_t;
+
+typedef struct {
+    char sep;           /* -x: 0 for the table */
+    gboolean json, mux;
+    uint64_t cycles, records;
+    const char *trace, *pmu;
+    uint32_t nthreads;
+    int repeat;
+    uint32_t ref_num, ref_den; /* --ref-ratio, 0: the model's default */
+    gboolean stamped;   /* -I: rows start with the interval's end cycle */
+    uint64_t stamp;
+} out_opts_t;
 
 static void progress_cb(uint64_t records, void *user)
 {
@@ -30,96 +71,228 @@ static char *group_digits(uint64_t v)
     return g_string_free(s, FALSE);
 }
 
-static void csv_field(FILE *fp, const char *s)
-{
-    if (strpbrk(s, ",\"\n")) {
-        fputc('"', fp);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', fp);
-            fputc(*s, fp);
-        }
-        fputc('"', fp);
-    } else {
-        fputs(s, fp);
-    }
-}
+/* ---- derived metrics (perf's shadow metrics, docs/STAT.md) ---- */
 
-/* Sum of each event over the threads, in first-seen order. */
 typedef struct {
-    const char *event;
-    uint64_t value;
-    unsigned threads;
-} event_sum_t;
+    double value;
+    const char *unit;
+    gboolean percent;
+} metric_t;
 
-static GArray *sum_by_event(const GArray *counters)
+static const row_t *find_role(const GArray *rows, const char *role)
 {
-    GArray *sums = g_array_new(FALSE, TRUE, sizeof(event_sum_t));
-    for (guint i = 0; i < counters->len; i++) {
-        const pmusim_counter_result_t *c = &g_array_index(counters, pmusim_counter_result_t, i);
-        if (!c->enabled)
-            continue;
-        guint j;
-        for (j = 0; j < sums->len; j++) {
-            event_sum_t *s = &g_array_index(sums, event_sum_t, j);
-            if (strcmp(s->event, c->event) == 0) {
-                s->value += c->value;
-                s->threads++;
-                break;
-            }
-        }
-        if (j == sums->len) {
-            event_sum_t s = {.event = c->event, .value = c->value, .threads = 1};
-            g_array_append_val(sums, s);
-        }
+    for (guint i = 0; i < rows->len; i++) {
+        const row_t *r = &g_array_index(rows, row_t, i);
+        if (r->role && strcmp(r->role, role) == 0 && r->status == ROW_OK)
+            return r;
     }
-    return sums;
+    return NULL;
 }
 
-static void print_table(FILE *fp, const char *trace, const char *pmu, uint32_t nthreads,
-                        const pmusim_report_t *r, gboolean verbose)
+/* The metrics printed beside row r: the ratio perf prints, then MPKI for
+ * miss events when instructions were counted. */
+static size_t row_metrics(const GArray *rows, const row_t *r, metric_t *out)
 {
-    fprintf(fp, "\n Performance counter stats for '%s' (PMU %s, %u hardware thread%s):\n\n",
-            trace, pmu, nthreads, nthreads == 1 ? "" : "s");
-    int width = 20; /* the event column fits the longest label */
-    for (guint i = 0; i < r->counters->len; i++) {
-        const pmusim_counter_result_t *c =
-            &g_array_index(r->counters, pmusim_counter_result_t, i);
-        if (c->enabled)
-            width = MAX(width, (int)strlen(c->event));
-    }
-    for (guint i = 0; i < r->counters->len; i++) {
-        const pmusim_counter_result_t *c =
-            &g_array_index(r->counters, pmusim_counter_result_t, i);
-        if (!c->enabled)
+    static const struct {
+        const char *role, *base, *unit;
+        gboolean percent;
+    } ratios[] = {
+        {"instructions", "cycles", "insn per cycle", FALSE},
+        {"branch-misses", "branches", "of all branches", TRUE},
+        {"cache-misses", "cache-references", "of all cache refs", TRUE},
+        {"L1-dcache-load-misses", "L1-dcache-loads", "of all L1-dcache accesses", TRUE},
+        {"LLC-load-misses", "LLC-loads", "of all LL-cache accesses", TRUE},
+        {"stalled-cycles-frontend", "cycles", "frontend cycles idle", TRUE},
+        {"stalled-cycles-backend", "cycles", "backend cycles idle", TRUE},
+    };
+    size_t n = 0;
+    if (!r->role || r->status != ROW_OK)
+        return 0;
+    for (size_t i = 0; i < G_N_ELEMENTS(ratios); i++) {
+        if (strcmp(r->role, ratios[i].role) != 0)
             continue;
-        char *v = group_digits(c->value);
-        fprintf(fp, "  %20s  %-*s  ", v, width, c->event[0] ? c->event : "(raw)");
-        if (nthreads > 1)
-            fprintf(fp, "%-15s thread %u", c->reg, c->thread);
-        else
-            fputs(c->reg, fp);
-        if (c->overflows)
-            fprintf(fp, "  (%" G_GUINT64_FORMAT " overflow%s)", (guint64)c->overflows,
-                    c->overflows == 1 ? "" : "s");
-        fputc('\n', fp);
-        g_free(v);
-    }
-    if (nthreads > 1) {
-        GArray *sums = sum_by_event(r->counters);
-        fprintf(fp, "\n  summed over threads:\n");
-        for (guint i = 0; i < sums->len; i++) {
-            const event_sum_t *s = &g_array_index(sums, event_sum_t, i);
-            char *v = group_digits(s->value);
-            fprintf(fp, "  %20s  %s\n", v, s->event[0] ? s->event : "(raw)");
-            g_free(v);
+        const row_t *b = find_role(rows, ratios[i].base);
+        if (b && b->value) {
+            out[n].value = (double)r->value / (double)b->value * (ratios[i].percent ? 100.0 : 1.0);
+            out[n].unit = ratios[i].unit;
+            out[n].percent = ratios[i].percent;
+            n++;
         }
-        g_array_free(sums, TRUE);
     }
-    char *cyc = group_digits(r->cycles), *rec = group_digits(r->records);
-    fprintf(fp, "\n  %20s  cycles simulated\n  %20s  trace records\n", cyc, rec);
+    static const struct {
+        const char *role, *unit;
+    } mpki[] = {
+        {"L1-dcache-load-misses", "L1D MPKI"},
+        {"LLC-load-misses", "LLC MPKI"},
+        {"cache-misses", "LLC MPKI"},
+        {"branch-misses", "branch MPKI"},
+    };
+    const row_t *insn = find_role(rows, "instructions");
+    for (size_t i = 0; i < G_N_ELEMENTS(mpki) && insn && insn->value; i++) {
+        if (strcmp(r->role, mpki[i].role) == 0) {
+            out[n].value = (double)r->value * 1000.0 / (double)insn->value;
+            out[n].unit = mpki[i].unit;
+            out[n].percent = FALSE;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* ---- printing ---- */
+
+static const char *status_text(row_status_t s)
+{
+    return s == ROW_NOT_IN_TRACE ? "<not in trace>" : "<not counted>";
+}
+
+static double rel_error(const row_t *r)
+{
+    if (!r->truth)
+        return r->value ? INFINITY : 0.0;
+    return ((double)r->value - (double)r->truth) / (double)r->truth * 100.0;
+}
+
+static double pct_running(const row_t *r)
+{
+    return r->enabled ? (double)r->running * 100.0 / (double)r->enabled : 100.0;
+}
+
+static void print_table_row(FILE *fp, const GArray *rows, const row_t *r, const out_opts_t *o)
+{
+    metric_t m[4];
+    size_t nm = row_metrics(rows, r, m);
+    GString *line = g_string_new(NULL);
+    if (o->stamped)
+        g_string_append_printf(line, "%16" G_GUINT64_FORMAT, (guint64)o->stamp);
+    if (r->status == ROW_OK) {
+        char *v = group_digits(r->value);
+        g_string_append_printf(line, "%18s      %-25s", v, r->typed);
+        g_free(v);
+    } else {
+        g_string_append_printf(line, "%18s      %-25s", status_text(r->status), r->typed);
+    }
+    if (nm)
+        g_string_append_printf(line, " # %7.2f%s %s", m[0].value, m[0].percent ? "%" : " ",
+                               m[0].unit);
+    if (o->mux && r->status == ROW_OK) {
+        char *t = group_digits(r->truth);
+        g_string_append_printf(line, "  (%.2f%%)  [exact %s, error %+.2f%%]", pct_running(r), t,
+                               rel_error(r));
+        g_free(t);
+    }
+    while (line->len && line->str[line->len - 1] == ' ')
+        g_string_truncate(line, line->len - 1);
+    fprintf(fp, "%s\n", line->str);
+    for (size_t i = 1; i < nm; i++)
+        fprintf(fp, "%18s      %-25s # %7.2f%s %s\n", "", "", m[i].value,
+                m[i].percent ? "%" : " ", m[i].unit);
+    g_string_free(line, TRUE);
+}
+
+static void print_csv_row(FILE *fp, const GArray *rows, const row_t *r, const out_opts_t *o)
+{
+    metric_t m[4];
+    size_t nm = row_metrics(rows, r, m);
+    char s = o->sep;
+    /* perf's -x order: [interval,] value, unit, event, run time, % running,
+     * metric value, metric unit */
+    if (o->stamped)
+        fprintf(fp, "%" G_GUINT64_FORMAT "%c", (guint64)o->stamp, s);
+    if (r->status == ROW_OK)
+        fprintf(fp, "%" G_GUINT64_FORMAT, (guint64)r->value);
+    else
+        fputs(status_text(r->status), fp);
+    fprintf(fp, "%c%c%s%c%" G_GUINT64_FORMAT "%c%.2f%c", s, s, r->canon, s,
+            (guint64)r->running, s, pct_running(r), s);
+    if (nm)
+        fprintf(fp, "%.2f%c%s", m[0].value, s, m[0].unit);
+    else
+        fputc(s, fp);
+    if (o->mux) /* pmusim's columns after perf's: the exact count and the error */
+        fprintf(fp, "%c%" G_GUINT64_FORMAT "%c%.2f", s, (guint64)r->truth, s, rel_error(r));
+    fputc('\n', fp);
+    for (size_t i = 1; i < nm; i++)
+        fprintf(fp, "%c%c%c%c%c%.2f%c%s\n", s, s, s, s, s, m[i].value, s, m[i].unit);
+}
+
+static void print_json_row(FILE *fp, const GArray *rows, const row_t *r, const out_opts_t *o)
+{
+    metric_t m[4];
+    size_t nm = row_metrics(rows, r, m);
+    fputc('{', fp);
+    if (o->stamped)
+        fprintf(fp, "\"interval\" : %" G_GUINT64_FORMAT ", ", (guint64)o->stamp);
+    fputs("\"counter-value\" : ", fp);
+    if (r->status == ROW_OK)
+        fprintf(fp, "\"%" G_GUINT64_FORMAT ".000000\"", (guint64)r->value);
+    else
+        fputs("null", fp);
+    fputs(", \"unit\" : \"\", \"event\" : ", fp);
+    pmusim_cli_json_string(fp, r->canon);
+    fprintf(fp, ", \"event-runtime\" : %" G_GUINT64_FORMAT ", \"pcnt-running\" : %.2f",
+            (guint64)r->running, pct_running(r));
+    if (nm) {
+        fprintf(fp, ", \"metric-value\" : %.6f, \"metric-unit\" : ", m[0].value);
+        pmusim_cli_json_string(fp, m[0].unit);
+    }
+    fprintf(fp, ", \"status\" : \"%s\"",
+            r->status == ROW_OK ? "ok" : r->status == ROW_NOT_IN_TRACE ? "not-in-trace"
+                                                                         : "not-counted");
+    if (r->status == ROW_NOT_IN_TRACE) {
+        fputs(", \"source\" : ", fp);
+        pmusim_cli_json_string(fp, r->source);
+    }
+    if (o->mux && r->status == ROW_OK) {
+        double e = rel_error(r);
+        fprintf(fp, ", \"exact-value\" : %" G_GUINT64_FORMAT, (guint64)r->truth);
+        if (isfinite(e))
+            fprintf(fp, ", \"error-pcnt\" : %.2f", e);
+    }
+    fputs("}\n", fp);
+    for (size_t i = 1; i < nm; i++) {
+        fprintf(fp, "{\"metric-value\" : %.6f, \"metric-unit\" : ", m[i].value);
+        pmusim_cli_json_string(fp, m[i].unit);
+        fputs("}\n", fp);
+    }
+}
+
+static void print_rows(FILE *fp, const GArray *rows, const out_opts_t *o)
+{
+    if (!o->sep && !o->json) {
+        fprintf(fp, "\n Performance counter stats for '%s' (PMU %s, %u hardware thread%s",
+                o->trace, o->pmu, o->nthreads, o->nthreads == 1 ? "" : "s");
+        if (o->repeat > 1)
+            fprintf(fp, ", %d runs", o->repeat);
+        fputs("):\n\n", fp);
+    }
+    for (guint i = 0; i < rows->len; i++) {
+        const row_t *r = &g_array_index(rows, row_t, i);
+        if (o->json)
+            print_json_row(fp, rows, r, o);
+        else if (o->sep)
+            print_csv_row(fp, rows, r, o);
+        else
+            print_table_row(fp, rows, r, o);
+    }
+    if (o->sep || o->json)
+        return;
+    char *cyc = group_digits(o->cycles), *rec = group_digits(o->records);
+    fprintf(fp, "\n%18s      cycles simulated\n%18s      trace records\n", cyc, rec);
     g_free(cyc);
     g_free(rec);
+    if (o->repeat > 1)
+        fputs("\n  A replay is deterministic: every run gives these counts (no variance).\n",
+              fp);
+    if (o->mux)
+        fputs("\n  Multiplexed: (x%) is the share of cycles the event was counted; the "
+              "estimate is\n  scaled by enabled/running, the exact count comes from its own "
+              "counter.\n", fp);
+}
+
+/* The log, captures and diagnostics of a plain run (table only). */
+static void print_details(FILE *fp, const pmusim_report_t *r, gboolean verbose)
+{
     guint interrupts = 0, overflows = 0;
     for (guint i = 0; i < r->log->len; i++) {
         const pmusim_sim_event_t *e = &g_array_index(r->log, pmusim_sim_event_t, i);
@@ -130,7 +303,7 @@ static void print_table(FILE *fp, const char *trace, const char *pmu, uint32_t n
             overflows++;
     }
     if (interrupts || overflows)
-        fprintf(fp, "  %20u  overflow%s, %u interrupt%s (see --verbose)\n", overflows,
+        fprintf(fp, "%18u      overflow%s, %u interrupt%s (see --verbose)\n", overflows,
                 overflows == 1 ? "" : "s", interrupts, interrupts == 1 ? "" : "s");
     if (r->captures->len) {
         fprintf(fp, "\n  captured:\n");
@@ -161,101 +334,702 @@ static void print_table(FILE *fp, const char *trace, const char *pmu, uint32_t n
     fputc('\n', fp);
 }
 
-static void print_json(FILE *fp, const char *trace, const char *pmu, const pmusim_report_t *r)
+/* --explain: where the <not in trace> counters would get their counts. */
+static void print_explain_sources(FILE *fp, const GArray *rows)
 {
-    fprintf(fp, "{\n  \"trace\": ");
-    pmusim_cli_json_string(fp, trace);
-    fprintf(fp, ",\n  \"pmu\": ");
-    pmusim_cli_json_string(fp, pmu);
-    fprintf(fp, ",\n  \"cycles\": %" G_GUINT64_FORMAT ",\n  \"records\": %" G_GUINT64_FORMAT
-                ",\n  \"counters\": [",
-            (guint64)r->cycles, (guint64)r->records);
-    gboolean first = TRUE;
-    for (guint i = 0; i < r->counters->len; i++) {
-        const pmusim_counter_result_t *c =
-            &g_array_index(r->counters, pmusim_counter_result_t, i);
-        if (!c->enabled)
-            continue;
-        fprintf(fp, "%s\n    {\"event\": ", first ? "" : ",");
-        pmusim_cli_json_string(fp, c->event);
-        fprintf(fp, ", \"reg\": ");
-        pmusim_cli_json_string(fp, c->reg);
-        fprintf(fp,
-                ", \"thread\": %u, \"value\": %" G_GUINT64_FORMAT
-                ", \"overflows\": %" G_GUINT64_FORMAT "}",
-                c->thread, (guint64)c->value, (guint64)c->overflows);
-        first = FALSE;
+    for (guint i = 0; i < rows->len; i++) {
+        const row_t *r = &g_array_index(rows, row_t, i);
+        if (r->status == ROW_NOT_IN_TRACE)
+            fprintf(fp, "# %s: <not in trace>: counts %s, which this trace does not hold\n",
+                    r->typed, r->source[0] ? r->source : "explicit EVENT records only");
     }
-    fprintf(fp, "\n  ],\n  \"log\": [");
-    for (guint i = 0; i < r->log->len; i++) {
-        const pmusim_sim_event_t *e = &g_array_index(r->log, pmusim_sim_event_t, i);
-        fprintf(fp, "%s\n    {\"cycle\": %" G_GUINT64_FORMAT ", \"thread\": %u, \"what\": ",
-                i ? "," : "", (guint64)e->cycle, e->thread);
-        pmusim_cli_json_string(fp, e->what);
-        fputc('}', fp);
-    }
-    fprintf(fp, "\n  ],\n  \"captures\": [");
-    for (guint i = 0; i < r->captures->len; i++) {
-        fprintf(fp, "%s\n    ", i ? "," : "");
-        pmusim_cli_json_string(fp, g_ptr_array_index(r->captures, i));
-    }
-    fprintf(fp, "\n  ],\n  \"diagnostics\": [");
-    for (guint i = 0; i < r->diags->len; i++) {
-        fprintf(fp, "%s\n    ", i ? "," : "");
-        pmusim_cli_json_string(fp, g_ptr_array_index(r->diags, i));
-    }
-    fprintf(fp, "\n  ]\n}\n");
 }
 
-static void print_csv(FILE *fp, const pmusim_report_t *r)
+/* ---- --dump-regs: every architectural PMU register at the end ---- */
+
+static void dump_one(FILE *fp, gboolean json, pmusim_model_t *m, pmusim_regspace_t space,
+                     uint32_t num, const char *name, gboolean *first)
 {
-    fprintf(fp, "event,reg,thread,value,overflows\n");
-    for (guint i = 0; i < r->counters->len; i++) {
-        const pmusim_counter_result_t *c =
-            &g_array_index(r->counters, pmusim_counter_result_t, i);
-        if (!c->enabled)
+    GString *desc = g_string_new(NULL);
+    for (uint32_t t = 0; t < m->nthreads; t++) {
+        uint64_t v;
+        if (!m->ops->read_reg(m, space, num, t, &v))
             continue;
-        csv_field(fp, c->event);
-        fputc(',', fp);
-        csv_field(fp, c->reg);
-        fprintf(fp, ",%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT "\n", c->thread,
-                (guint64)c->value, (guint64)c->overflows);
+        g_string_truncate(desc, 0);
+        if (m->ops->describe_reg)
+            m->ops->describe_reg(space, num, v, desc);
+        if (json) {
+            fputs(*first ? "" : "", fp);
+            fputs("{\"register\" : ", fp);
+            pmusim_cli_json_string(fp, name);
+            fprintf(fp, ", \"thread\" : %u, \"value\" : \"0x%" G_GINT64_MODIFIER
+                        "x\", \"decoded\" : ", t, (guint64)v);
+            pmusim_cli_json_string(fp, desc->str);
+            fputs("}\n", fp);
+        } else {
+            fprintf(fp, "  %-26s", name);
+            if (m->nthreads > 1)
+                fprintf(fp, " @%u", t);
+            fprintf(fp, " 0x%016" G_GINT64_MODIFIER "x  %s\n", (guint64)v, desc->str);
+        }
+        *first = FALSE;
+    }
+    g_string_free(desc, TRUE);
+}
+
+static void dump_regs(FILE *fp, gboolean json, pmusim_model_t *m)
+{
+    gboolean first = TRUE;
+    if (!json)
+        fputs("\n  final register state:\n", fp);
+    if (m->ops->isa == PMUSIM_ISA_X86_64) {
+        static const uint32_t msrs[] = {0x0c1, 0x0c2, 0x0c3, 0x0c4, 0x186, 0x187, 0x188, 0x189,
+                                        0x1a6, 0x1a7, 0x1d9, 0x309, 0x30a, 0x30b, 0x345, 0x38d,
+                                        0x38e, 0x38f, 0x390, 0x3f1, 0x3f6, 0x600};
+        for (size_t i = 0; i < G_N_ELEMENTS(msrs); i++)
+            dump_one(fp, json, m, PMUSIM_REG_MSR, msrs[i], pmusim_msr_name(msrs[i]), &first);
+    } else {
+        static const pmusim_regspace_t spaces[] = {PMUSIM_REG_PMC, PMUSIM_REG_PMD};
+        for (size_t s = 0; s < G_N_ELEMENTS(spaces); s++)
+            for (uint32_t n = 0; n < 256; n++) {
+                char name[16];
+                g_snprintf(name, sizeof name, "%s%u", pmusim_regspace_name(spaces[s]), n);
+                dump_one(fp, json, m, spaces[s], n, name, &first);
+            }
     }
 }
+
+/* ---- rows from a plain run ---- */
+
+/* The label the encoder gives the writes of `native` encoded alone. */
+static char *canonical_label(const pmusim_enc_args_t *ea, const char *pmu, const char *native,
+                             GArray **regs_out, GError **error)
+{
+    GArray *regs = pmusim_regs_new();
+    char *one[] = {(char *)native, NULL};
+    if (!pmusim_enc_args_build_regs(ea, pmu, one, NULL, regs, error)) {
+        g_array_free(regs, TRUE);
+        return NULL;
+    }
+    char *label = NULL;
+    for (guint i = 0; i < regs->len && !label; i++) {
+        const pmusim_regwrite_t *w = &g_array_index(regs, pmusim_regwrite_t, i);
+        if (w->label[0])
+            label = g_strdup(w->label);
+    }
+    if (regs_out)
+        *regs_out = regs;
+    else
+        g_array_free(regs, TRUE);
+    return label ? label : g_strdup(native);
+}
+
+/* Fills value/status of each row from the counters labelled with its
+ * canonical string, summed over threads (perf aggregates threads).  The n-th
+ * row with a given label takes the n-th counter set with it. */
+static void rows_from_report(GArray *rows, const pmusim_report_t *rep)
+{
+    for (guint i = 0; i < rows->len; i++) {
+        row_t *r = &g_array_index(rows, row_t, i);
+        guint nth = 0;
+        for (guint j = 0; j < i; j++)
+            nth += strcmp(g_array_index(rows, row_t, j).canon, r->canon) == 0;
+        gboolean found = FALSE;
+        r->status = ROW_NOT_COUNTED;
+        /* counters of one event are listed thread by thread: count occurrences per thread */
+        for (uint32_t t = 0; t < 64; t++) {
+            guint seen = 0;
+            for (guint c = 0; c < rep->counters->len; c++) {
+                const pmusim_counter_result_t *cr =
+                    &g_array_index(rep->counters, pmusim_counter_result_t, c);
+                if (!cr->enabled || cr->thread != t || strcmp(cr->event, r->canon) != 0)
+                    continue;
+                if (seen++ != nth)
+                    continue;
+                found = TRUE;
+                r->value += cr->value;
+                if (cr->status == PMUSIM_COUNT_NOT_IN_TRACE) {
+                    r->status = ROW_NOT_IN_TRACE;
+                    g_strlcpy(r->source, cr->source, sizeof r->source);
+                }
+            }
+        }
+        if (found && r->status != ROW_NOT_IN_TRACE)
+            r->status = ROW_OK;
+        r->enabled = r->running = rep->cycles;
+    }
+}
+
+/* Rows for a run programmed by register files only: one per labelled counter. */
+static void rows_from_counters(GArray *rows, const pmusim_report_t *rep)
+{
+    for (guint c = 0; c < rep->counters->len; c++) {
+        const pmusim_counter_result_t *cr =
+            &g_array_index(rep->counters, pmusim_counter_result_t, c);
+        if (!cr->enabled)
+            continue;
+        char *label = cr->event[0] ? g_strdup(cr->event) : g_strdup_printf("(raw %s)", cr->reg);
+        gboolean dup = FALSE;
+        for (guint i = 0; i < rows->len && !dup; i++)
+            dup = strcmp(g_array_index(rows, row_t, i).canon, label) == 0;
+        if (dup) {
+            g_free(label);
+            continue;
+        }
+        row_t r = {.typed = g_strdup(label), .native = g_strdup(label), .canon = label};
+        g_array_append_val(rows, r);
+    }
+    for (guint i = 0; i < rows->len; i++) {
+        row_t *r = &g_array_index(rows, row_t, i);
+        r->status = ROW_NOT_COUNTED;
+        for (guint c = 0; c < rep->counters->len; c++) {
+            const pmusim_counter_result_t *cr =
+                &g_array_index(rep->counters, pmusim_counter_result_t, c);
+            char raw[40];
+            g_snprintf(raw, sizeof raw, "(raw %s)", cr->reg);
+            if (!cr->enabled || strcmp(cr->event[0] ? cr->event : raw, r->canon) != 0)
+                continue;
+            r->value += cr->value;
+            if (r->status != ROW_NOT_IN_TRACE)
+                r->status = ROW_OK;
+            if (cr->status == PMUSIM_COUNT_NOT_IN_TRACE) {
+                r->status = ROW_NOT_IN_TRACE;
+                g_strlcpy(r->source, cr->source, sizeof r->source);
+            }
+        }
+        r->enabled = r->running = rep->cycles;
+    }
+}
+
+/* ---- multiplexing ---- */
+
+typedef struct {
+    GArray *regs;         /* the group's writes, encoded alone */
+    GArray *data_regs;    /* per row of the group: data register (pmusim_regwrite_t) */
+    GArray *row_index;    /* guint: rows of this group */
+    gboolean active;
+    guint bin;            /* the model instance that counts it */
+} mux_group_t;
+
+/* Groups that fit the counters together share one model instance: the
+ * ground truth needs as many replays as the counters are short, not one per
+ * group (docs/STAT.md "Performance"). */
+typedef struct {
+    GArray *group_ids;    /* guint */
+    GArray *regs;
+    pmusim_model_t *model;
+} mux_bin_t;
+
+typedef struct {
+    GArray *rows;
+    mux_group_t *groups;
+    guint ngroups;
+    mux_bin_t *bins;
+    guint nbins;
+    GArray *order;        /* guint group ids: the kernel's flexible list, rotated */
+    const pmusim_enc_args_t *ea;
+    const char *pmu;
+    uint64_t interval, window_start;
+    GHashTable *fits;     /* order key -> active mask (guint64 as pointer-free string) */
+} mux_state_t;
+
+/* Is the data register of a counter: IA-64 PMD, x86 IA32_PMCx / IA32_FIXED_CTRx. */
+static gboolean is_data_reg(const pmusim_regwrite_t *w)
+{
+    if (w->space == PMUSIM_REG_PMD)
+        return TRUE;
+    return w->space == PMUSIM_REG_MSR &&
+           ((w->num >= 0x0c1 && w->num <= 0x0c8) || (w->num >= 0x309 && w->num <= 0x30b));
+}
+
+static uint64_t read_sum(pmusim_model_t *m, const pmusim_regwrite_t *w)
+{
+    uint64_t sum = 0;
+    for (uint32_t t = 0; t < m->nthreads; t++) {
+        if (w->thread != PMUSIM_THREAD_ALL && w->thread != t)
+            continue;
+        uint64_t v = 0;
+        if (m->ops->read_reg(m, w->space, w->num, t, &v))
+            sum += v;
+    }
+    return sum;
+}
+
+/* Do these groups fit the counters together?  The encoder decides, exactly as
+ * it decides for one -e list. */
+static gboolean groups_fit(mux_state_t *st, const guint *ids, guint n)
+{
+    GPtrArray *evs = g_ptr_array_new();
+    for (guint k = 0; k < n; k++) {
+        const mux_group_t *g = &st->groups[ids[k]];
+        for (guint j = 0; j < g->row_index->len; j++)
+            g_ptr_array_add(evs, g_array_index(st->rows, row_t,
+                                               g_array_index(g->row_index, guint, j)).native);
+    }
+    g_ptr_array_add(evs, NULL);
+    GArray *regs = pmusim_regs_new();
+    gboolean ok = pmusim_enc_args_build_regs(st->ea, st->pmu, (char **)evs->pdata, NULL, regs,
+                                             NULL);
+    g_array_free(regs, TRUE);
+    g_ptr_array_free(evs, TRUE);
+    return ok;
+}
+
+/* The kernel's flexible scheduling: walk the list in order and put groups on
+ * until the first one that does not fit; the rest wait for a rotation. */
+static void mux_schedule(mux_state_t *st)
+{
+    GString *key = g_string_new(NULL);
+    for (guint k = 0; k < st->order->len; k++)
+        g_string_append_printf(key, "%u,", g_array_index(st->order, guint, k));
+    gpointer cached = g_hash_table_lookup(st->fits, key->str);
+    guint nactive;
+    if (cached) {
+        nactive = GPOINTER_TO_UINT(cached) - 1;
+        g_string_free(key, TRUE);
+    } else {
+        nactive = 0;
+        while (nactive < st->order->len &&
+               groups_fit(st, (const guint *)(void *)st->order->data, nactive + 1))
+            nactive++;
+        g_hash_table_insert(st->fits, g_string_free(key, FALSE), GUINT_TO_POINTER(nactive + 1));
+    }
+    for (guint g = 0; g < st->ngroups; g++)
+        st->groups[g].active = FALSE;
+    for (guint k = 0; k < nactive; k++)
+        st->groups[g_array_index(st->order, guint, k)].active = TRUE;
+}
+
+/* Close the window [window_start, cycle): active groups add what their
+ * counters counted in it. */
+static void mux_account(mux_state_t *st, uint64_t cycle)
+{
+    uint64_t len = cycle - st->window_start;
+    for (guint g = 0; g < st->ngroups; g++) {
+        mux_group_t *grp = &st->groups[g];
+        for (guint j = 0; j < grp->row_index->len; j++) {
+            row_t *r = &g_array_index(st->rows, row_t, g_array_index(grp->row_index, guint, j));
+            uint64_t now = read_sum(st->bins[grp->bin].model, &g_array_index(grp->data_regs,
+                                                               pmusim_regwrite_t, j));
+            r->enabled += len;
+            if (grp->active) {
+                r->raw += now - r->last;
+                r->running += len;
+            }
+            r->last = now;
+        }
+    }
+    st->window_start = cycle;
+}
+
+static gboolean mux_stop(pmusim_model_t *m, uint64_t cycle, uint64_t *next, void *user,
+                         GError **error)
+{
+    (void)m;
+    (void)error;
+    mux_state_t *st = user;
+    mux_account(st, cycle);
+    /* rotate: the first active group goes to the end of the list */
+    for (guint k = 0; k < st->order->len; k++) {
+        guint id = g_array_index(st->order, guint, k);
+        if (st->groups[id].active) {
+            g_array_remove_index(st->order, k);
+            g_array_append_val(st->order, id);
+            break;
+        }
+    }
+    mux_schedule(st);
+    *next = cycle + st->interval;
+    return TRUE;
+}
+
+static void mux_clear(mux_state_t *st)
+{
+    for (guint g = 0; g < st->ngroups; g++) {
+        mux_group_t *grp = &st->groups[g];
+        if (grp->regs)
+            g_array_free(grp->regs, TRUE);
+        if (grp->data_regs)
+            g_array_free(grp->data_regs, TRUE);
+        if (grp->row_index)
+            g_array_free(grp->row_index, TRUE);
+    }
+    for (guint b = 0; b < st->nbins; b++) {
+        g_array_free(st->bins[b].group_ids, TRUE);
+        if (st->bins[b].regs)
+            g_array_free(st->bins[b].regs, TRUE);
+        pmusim_model_free(st->bins[b].model);
+    }
+    g_free(st->bins);
+    g_free(st->groups);
+    if (st->order)
+        g_array_free(st->order, TRUE);
+    if (st->fits)
+        g_hash_table_destroy(st->fits);
+    memset(st, 0, sizeof *st);
+}
+
+/* More events than counters: one model per group counts the group alone
+ * (its exact count, the ground truth); the kernel's rotation decides in which
+ * windows each group would have been on the hardware, and only those windows
+ * add to its estimate.  One read of the trace feeds every model. */
+static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_t *ea,
+                           const pmusim_model_ops_t *ops, pmusim_trace_reader_t *reader,
+                           uint64_t interval, char **regs_files, const GError *fit_error,
+                           gboolean progress, gboolean show_regs, out_opts_t *oo)
+{
+    GError *error = NULL;
+    if (regs_files) {
+        fprintf(stderr, "pmusim: %s\npmusim: (multiplexing schedules -e events; it does not "
+                        "combine with --regs)\n", fit_error->message);
+        return 1;
+    }
+    st->rows = rows;
+    st->ea = ea;
+    st->pmu = ops->name;
+    st->interval = interval;
+    st->fits = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    st->order = g_array_new(FALSE, FALSE, sizeof(guint));
+    /* groups in -e order (group numbers from perfev_split may skip) */
+    GArray *ids = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint i = 0; i < rows->len; i++) {
+        guint g = g_array_index(rows, row_t, i).group, k;
+        for (k = 0; k < ids->len && g_array_index(ids, guint, k) != g; k++)
+            ;
+        if (k == ids->len)
+            g_array_append_val(ids, g);
+        g_array_index(rows, row_t, i).group = k;
+    }
+    st->ngroups = ids->len;
+    g_array_free(ids, TRUE);
+    st->groups = g_new0(mux_group_t, st->ngroups);
+    for (guint g = 0; g < st->ngroups; g++) {
+        mux_group_t *grp = &st->groups[g];
+        grp->row_index = g_array_new(FALSE, FALSE, sizeof(guint));
+        grp->data_regs = g_array_new(FALSE, TRUE, sizeof(pmusim_regwrite_t));
+        grp->regs = pmusim_regs_new();
+        GPtrArray *evs = g_ptr_array_new();
+        GString *names = g_string_new(NULL);
+        for (guint i = 0; i < rows->len; i++) {
+            row_t *r = &g_array_index(rows, row_t, i);
+            if (r->group != g)
+                continue;
+            g_array_append_val(grp->row_index, i);
+            g_ptr_array_add(evs, r->native);
+            g_string_append_printf(names, "%s%s", names->len ? "," : "", r->typed);
+        }
+        g_ptr_array_add(evs, NULL);
+        gboolean ok = pmusim_enc_args_build_regs(ea, ops->name, (char **)evs->pdata, NULL,
+                                                 grp->regs, &error);
+        g_ptr_array_free(evs, TRUE);
+        if (!ok) {
+            /* perf's answer to a group the PMU can never schedule: the
+             * group's perf_event_open() fails with EINVAL */
+            fprintf(stderr, "pmusim: group {%s} does not fit the counters of %s: "
+                            "perf_event_open would fail with 22 (Invalid argument)\n"
+                            "pmusim: (%s)\n", names->str, ops->name, error->message);
+            g_string_free(names, TRUE);
+            g_clear_error(&error);
+            return 1;
+        }
+        g_string_free(names, TRUE);
+        g_array_append_val(st->order, g);
+    }
+    /* pack the groups into as few model instances as fit (first fit, in -e
+     * order); an event twice in one instance would share its label */
+    st->bins = g_new0(mux_bin_t, st->ngroups);
+    for (guint g = 0; g < st->ngroups; g++) {
+        guint b;
+        for (b = 0; b < st->nbins; b++) {
+            GArray *members = st->bins[b].group_ids;
+            gboolean clash = FALSE;
+            for (guint k = 0; k < members->len && !clash; k++) {
+                const mux_group_t *o = &st->groups[g_array_index(members, guint, k)];
+                for (guint x = 0; x < o->row_index->len && !clash; x++)
+                    for (guint y = 0; y < st->groups[g].row_index->len && !clash; y++)
+                        clash = strcmp(g_array_index(rows, row_t,
+                                           g_array_index(o->row_index, guint, x)).canon,
+                                       g_array_index(rows, row_t,
+                                           g_array_index(st->groups[g].row_index, guint,
+                                                         y)).canon) == 0;
+            }
+            if (clash)
+                continue;
+            g_array_append_val(members, g);
+            if (groups_fit(st, (const guint *)(void *)members->data, members->len))
+                break;
+            g_array_set_size(members, members->len - 1);
+        }
+        if (b == st->nbins) {
+            st->bins[b].group_ids = g_array_new(FALSE, FALSE, sizeof(guint));
+            g_array_append_val(st->bins[b].group_ids, g);
+            st->nbins++;
+        }
+        st->groups[g].bin = b;
+    }
+    for (guint b = 0; b < st->nbins; b++) {
+        mux_bin_t *bin = &st->bins[b];
+        GPtrArray *evs = g_ptr_array_new();
+        for (guint k = 0; k < bin->group_ids->len; k++) {
+            const mux_group_t *grp = &st->groups[g_array_index(bin->group_ids, guint, k)];
+            for (guint j = 0; j < grp->row_index->len; j++)
+                g_ptr_array_add(evs, g_array_index(rows, row_t,
+                                                   g_array_index(grp->row_index, guint, j)).native);
+        }
+        g_ptr_array_add(evs, NULL);
+        bin->regs = pmusim_regs_new();
+        gboolean ok = pmusim_enc_args_build_regs(ea, ops->name, (char **)evs->pdata, NULL,
+                                                 bin->regs, &error);
+        g_ptr_array_free(evs, TRUE);
+        if (!ok)
+            return pmusim_cli_fail(error);
+        if (show_regs) {
+            fprintf(stderr, "# model instance %u of the multiplexed replay\n", b);
+            pmusim_regs_print(bin->regs, stderr);
+        }
+        bin->model = pmusim_model_new(ops->name, oo->nthreads, &error);
+        if (!bin->model ||
+            (oo->ref_num &&
+             !pmusim_model_set_ref_ratio(bin->model, oo->ref_num, oo->ref_den, &error)) ||
+            !pmusim_model_write_regs(bin->model, bin->regs, &error))
+            return pmusim_cli_fail(error);
+    }
+    for (guint g = 0; g < st->ngroups; g++) {
+        mux_group_t *grp = &st->groups[g];
+        const GArray *bregs = st->bins[grp->bin].regs;
+        for (guint j = 0; j < grp->row_index->len; j++) {
+            const row_t *r = &g_array_index(rows, row_t, g_array_index(grp->row_index, guint, j));
+            pmusim_regwrite_t d = {.space = PMUSIM_REG_PMD, .num = G_MAXUINT32};
+            for (guint w = 0; w < bregs->len; w++) {
+                const pmusim_regwrite_t *rw = &g_array_index(bregs, pmusim_regwrite_t, w);
+                if (is_data_reg(rw) && strcmp(rw->label, r->canon) == 0) {
+                    d = *rw;
+                    break;
+                }
+            }
+            g_array_append_val(grp->data_regs, d);
+        }
+    }
+    mux_schedule(st);
+    pmusim_model_t **models = g_new(pmusim_model_t *, st->nbins);
+    for (guint b = 0; b < st->nbins; b++)
+        models[b] = st->bins[b].model;
+    gboolean ok = pmusim_replay_stops_multi(models, st->nbins, reader, interval, mux_stop, st,
+                                            progress ? progress_cb : NULL, NULL, &error);
+    g_free(models);
+    if (progress)
+        fputc('\n', stderr);
+    if (!ok) {
+        if (error->domain == PMUSIM_SIM_ERROR)
+            g_prefix_error(&error, "%s: ", oo->trace);
+        return pmusim_cli_fail(error);
+    }
+    pmusim_report_t rep;
+    for (guint b = 0; b < st->nbins; b++) {
+        pmusim_report_init(&rep);
+        pmusim_model_collect(st->bins[b].model, &rep);
+        if (b == 0) {
+            oo->cycles = rep.cycles;
+            oo->records = pmusim_trace_reader_records_read(reader);
+        }
+        /* status and source of each row from the model that counted it */
+        GArray *grows = g_array_new(FALSE, TRUE, sizeof(row_t));
+        GArray *which = g_array_new(FALSE, FALSE, sizeof(guint));
+        for (guint i = 0; i < rows->len; i++) {
+            row_t copy = g_array_index(rows, row_t, i);
+            if (st->groups[copy.group].bin != b)
+                continue;
+            copy.value = 0;
+            g_array_append_val(grows, copy);
+            g_array_append_val(which, i);
+        }
+        rows_from_report(grows, &rep);
+        for (guint j = 0; j < grows->len; j++) {
+            row_t *r = &g_array_index(rows, row_t, g_array_index(which, guint, j));
+            const row_t *c = &g_array_index(grows, row_t, j);
+            r->status = c->status;
+            g_strlcpy(r->source, c->source, sizeof r->source);
+        }
+        g_array_free(grows, TRUE);
+        g_array_free(which, TRUE);
+        pmusim_report_clear(&rep);
+    }
+    mux_account(st, MAX(oo->cycles, st->window_start));
+    for (guint i = 0; i < rows->len; i++) {
+        row_t *r = &g_array_index(rows, row_t, i);
+        r->truth = r->last;
+        /* perf's scaling: count * time_enabled / time_running, rounded */
+        if (!r->running) {
+            if (r->status == ROW_OK)
+                r->status = ROW_NOT_COUNTED;
+        } else {
+            r->value = (uint64_t)((double)r->raw * (double)r->enabled / (double)r->running + 0.5);
+        }
+    }
+    oo->mux = TRUE;
+    return 0;
+}
+
+/* ---- -I: counts per interval of cycles ---- */
+
+typedef struct {
+    GArray *rows;
+    gboolean from_counters; /* rows come from the counters (-R only) */
+    GArray *prev;           /* uint64_t per row: cumulative value at the last print */
+    FILE *fp;
+    out_opts_t *oo;
+    uint64_t interval;
+} interval_state_t;
+
+static void interval_print(interval_state_t *st, pmusim_model_t *m, uint64_t cycle)
+{
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    pmusim_model_collect(m, &rep);
+    if (st->from_counters && !st->rows->len)
+        rows_from_counters(st->rows, &rep);
+    for (guint i = 0; i < st->rows->len; i++)
+        g_array_index(st->rows, row_t, i).value = 0;
+    rows_from_report(st->rows, &rep);
+    pmusim_report_clear(&rep);
+    if (!st->oo->sep && !st->oo->json && st->prev->len == 0)
+        fputs("#           cycle             counts      events\n", st->fp);
+    uint64_t start = st->oo->stamp;
+    st->oo->stamped = TRUE;
+    st->oo->stamp = cycle;
+    /* every row holds its interval's count while any is printed, so that
+     * the metrics are per interval too */
+    GArray *totals = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    for (guint i = 0; i < st->rows->len; i++) {
+        row_t *r = &g_array_index(st->rows, row_t, i);
+        uint64_t before = i < st->prev->len ? g_array_index(st->prev, uint64_t, i) : 0;
+        uint64_t total = r->value;
+        g_array_append_val(totals, total);
+        /* a counter a timed write set lower starts again from its new value */
+        r->value = total >= before ? total - before : total;
+        r->enabled = r->running = cycle - start;
+    }
+    for (guint i = 0; i < st->rows->len; i++) {
+        const row_t *r = &g_array_index(st->rows, row_t, i);
+        if (st->oo->json)
+            print_json_row(st->fp, st->rows, r, st->oo);
+        else if (st->oo->sep)
+            print_csv_row(st->fp, st->rows, r, st->oo);
+        else
+            print_table_row(st->fp, st->rows, r, st->oo);
+    }
+    for (guint i = 0; i < st->rows->len; i++) {
+        uint64_t total = g_array_index(totals, uint64_t, i);
+        g_array_index(st->rows, row_t, i).value = total;
+        if (i < st->prev->len)
+            g_array_index(st->prev, uint64_t, i) = total;
+        else
+            g_array_append_val(st->prev, total);
+    }
+    g_array_free(totals, TRUE);
+}
+
+static gboolean interval_stop(pmusim_model_t *m, uint64_t cycle, uint64_t *next, void *user,
+                              GError **error)
+{
+    (void)error;
+    interval_state_t *st = user;
+    interval_print(st, m, cycle);
+    *next = cycle + st->interval;
+    return TRUE;
+}
+
+/* ---- the command ---- */
 
 int pmusim_cmd_stat(int argc, char **argv)
 {
     pmusim_enc_args_t ea = {0};
-    char *pmu_opt = NULL, **regs_files = NULL;
-    gboolean json = FALSE, csv = FALSE, verbose = FALSE, show_regs = FALSE, explain = FALSE;
+    char *pmu_opt = NULL, **regs_files = NULL, *sep_opt = NULL, *out_path = NULL,
+         *ref_opt = NULL;
+    uint32_t ref_num = 0, ref_den = 0;
+    gboolean json = FALSE, csv = FALSE, verbose = FALSE, show_regs = FALSE, explain = FALSE,
+             dump = FALSE;
+    gint repeat = 1;
+    gint64 mux_interval = MUX_INTERVAL_DEFAULT, interval = 0;
     const GOptionEntry entries[] = {
         {"pmu", 'p', 0, G_OPTION_ARG_STRING, &pmu_opt,
          "PMU model: ita2, mont, wsm, wsm_dp, knm (default: the trace's CPU)", "NAME"},
-        {"regs", 'r', 0, G_OPTION_ARG_FILENAME_ARRAY, &regs_files,
-         "raw register writes to apply (docs/REGS.md); repeatable", "FILE"},
-        {"json", 0, 0, G_OPTION_ARG_NONE, &json, "print JSON", NULL},
-        {"csv", 0, 0, G_OPTION_ARG_NONE, &csv, "print CSV", NULL},
+        {"regs", 'R', 0, G_OPTION_ARG_FILENAME_ARRAY, &regs_files,
+         "raw register writes to apply, '@cycle N' for timed ones (docs/REGS.md); repeatable",
+         "FILE"},
+        {"field-separator", 'x', 0, G_OPTION_ARG_STRING, &sep_opt,
+         "print perf's CSV form with this separator", "SEP"},
+        {"json", 'j', 0, G_OPTION_ARG_NONE, &json, "print perf's JSON form (one object a line)",
+         NULL},
+        {"csv", 0, 0, G_OPTION_ARG_NONE, &csv, "the same as -x ,", NULL},
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out_path,
+         "write the counts to FILE (whole or not at all)", "FILE"},
+        {"repeat", 'r', 0, G_OPTION_ARG_INT, &repeat,
+         "runs to report (a replay is deterministic: counted once, no variance)", "N"},
+        {"interval-print", 'I', 0, G_OPTION_ARG_INT64, &interval,
+         "print the counts of every interval of N cycles (perf: milliseconds)", "N"},
+        {"mux-interval", 0, 0, G_OPTION_ARG_INT64, &mux_interval,
+         "multiplexing rotation interval in cycles (default 1000000)", "CYCLES"},
+        {"ref-ratio", 0, 0, G_OPTION_ARG_STRING, &ref_opt,
+         "reference cycles per core cycle for ref-cycles (x86 models; docs/sim-x86.md)",
+         "NUM/DEN"},
+        {"dump-regs", 0, 0, G_OPTION_ARG_NONE, &dump,
+         "print the final value of every PMU register, decoded", NULL},
         {"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
          "also print the overflow/interrupt log and register diagnostics", NULL},
         {"show-regs", 0, 0, G_OPTION_ARG_NONE, &show_regs,
          "print the register writes before replaying", NULL},
         {"explain", 0, 0, G_OPTION_ARG_NONE, &explain,
-         "decode each register write field by field before the counts", NULL},
+         "decode each register write field by field, and name the sources of <not in trace>",
+         NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     GOptionContext *ctx = g_option_context_new("TRACE");
     g_option_context_set_summary(ctx,
-        "Program a PMU model with encoded events (-e) and/or raw register writes (--regs),\n"
-        "replay TRACE through it and print the counts.  Without -e and --regs a default\n"
-        "event set (cycles and retired instructions) is used.");
+        "Program a PMU model with events (-e: perf names such as cycles, r01c0,\n"
+        "cpu/event=0xc0,umask=0x1/, {groups}, or native strings) and/or raw register\n"
+        "writes (--regs), replay TRACE through it and print the counts as perf stat\n"
+        "does.  Events that do not fit the counters are multiplexed, and each estimate\n"
+        "is printed beside its exact count (docs/STAT.md).");
     g_option_context_add_main_entries(ctx, entries, NULL);
     pmusim_enc_args_add(ctx, &ea);
     GError *error = NULL;
     int status = 0;
     pmusim_run_setup_t run = {0};
     pmusim_model_t *model = NULL;
+    GArray *rows = g_array_new(FALSE, TRUE, sizeof(row_t));
+    GPtrArray *typed = g_ptr_array_new_with_free_func(g_free);
+    GArray *groups = g_array_new(FALSE, FALSE, sizeof(guint));
+    mux_state_t mux = {0};
+    pmusim_outfile_t *out = NULL;
+    pmusim_report_t rep;
+    gboolean have_rep = FALSE;
+    char *pmu = NULL;
+    GArray *regs = NULL;
+    GPtrArray *keep_args = NULL;
+    char **keep_argv = NULL;
 
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    /* perf users write the separator attached ("-x,"): GOption reads that
+     * as a cluster of short options, so split it */
+    GPtrArray *args = g_ptr_array_new_with_free_func(g_free);
+    for (int i = 0; i < argc; i++) {
+        if (g_str_has_prefix(argv[i], "-x") && argv[i][2]) {
+            g_ptr_array_add(args, g_strdup("-x"));
+            g_ptr_array_add(args, g_strdup(argv[i] + 2));
+        } else {
+            g_ptr_array_add(args, g_strdup(argv[i]));
+        }
+    }
+    int nargs = (int)args->len;
+    g_ptr_array_add(args, NULL);
+    char **argv_copy = g_memdup2(args->pdata, sizeof(char *) * args->len);
+    /* GOption moves the pointers of argv_copy; the strings stay owned by args */
+    keep_argv = argv_copy;
+    keep_args = args;
+    gboolean parsed = g_option_context_parse(ctx, &nargs, &argv_copy, &error);
+    argc = nargs;
+    argv = argv_copy;
+    if (!parsed) {
         status = pmusim_cli_usage("stat", "%s", error->message);
         goto out;
     }
@@ -263,59 +1037,221 @@ int pmusim_cmd_stat(int argc, char **argv)
         status = pmusim_cli_usage("stat", "expected exactly one TRACE file");
         goto out;
     }
-    if (json && csv) {
-        status = pmusim_cli_usage("stat", "--json and --csv exclude each other");
+    if (csv && !sep_opt)
+        sep_opt = g_strdup(",");
+    if (sep_opt && strlen(sep_opt) != 1) {
+        status = pmusim_cli_usage("stat", "-x takes one separator character, got '%s'", sep_opt);
+        goto out;
+    }
+    if (json && sep_opt) {
+        status = pmusim_cli_usage("stat", "-j and -x exclude each other");
+        goto out;
+    }
+    if (ref_opt) {
+        char *slash = strchr(ref_opt, '/');
+        guint64 n = 0, d = 1;
+        char *head = slash ? g_strndup(ref_opt, (gsize)(slash - ref_opt)) : g_strdup(ref_opt);
+        gboolean ok = g_ascii_string_to_unsigned(head, 10, 1, G_MAXUINT32, &n, NULL);
+        g_free(head);
+        if (ok && slash)
+            ok = g_ascii_string_to_unsigned(slash + 1, 10, 1, G_MAXUINT32, &d, NULL);
+        if (!ok) {
+            status = pmusim_cli_usage("stat", "--ref-ratio takes NUM/DEN (e.g. 133/2930), "
+                                              "got '%s'", ref_opt);
+            goto out;
+        }
+        ref_num = (uint32_t)n;
+        ref_den = (uint32_t)d;
+    }
+    if (interval < 0) {
+        status = pmusim_cli_usage("stat", "-I takes a number of cycles >= 1");
+        goto out;
+    }
+    if (repeat < 1 || mux_interval < 1) {
+        status = pmusim_cli_usage("stat", "-r and --mux-interval take a number >= 1");
         goto out;
     }
     const char *trace = argv[1];
-    status = pmusim_run_setup(&run, &ea, "stat", trace, pmu_opt, regs_files, TRUE);
-    if (status)
+    if (!pmusim_perfev_split(ea.events, typed, groups, &error)) {
+        status = pmusim_cli_usage("stat", "%s", error->message);
         goto out;
+    }
+    /* open the trace and load --regs files; the events are encoded here */
+    {
+        char **keep = ea.events;
+        ea.events = NULL;
+        g_ptr_array_add(typed, NULL);
+        pmu = pmu_opt ? g_strdup(pmu_opt)
+                      : pmusim_enc_args_pmu_from_events((char **)typed->pdata);
+        g_ptr_array_remove_index(typed, typed->len - 1);
+        status = pmusim_run_setup(&run, &ea, "stat", trace, pmu ? pmu : NULL, regs_files, FALSE);
+        ea.events = keep;
+        if (status)
+            goto out;
+    }
     pmusim_trace_reader_t *reader = run.reader;
     const pmusim_model_ops_t *ops = run.ops;
-    const GArray *regs = run.regs;
     const pmusim_trace_header_t *h = pmusim_trace_reader_header(reader);
-    if (show_regs)
-        pmusim_regs_print(regs, stderr);
-    if (explain) /* on stderr when stdout carries JSON or CSV */
-        pmusim_cli_explain_regs(ops, regs, json || csv ? stderr : stdout);
-    model = pmusim_model_new(ops->name, MAX(h->nthreads, 1u), &error);
-    if (!model || !pmusim_model_write_regs(model, regs, &error)) {
-        status = pmusim_cli_fail(error);
+    if (!typed->len && !regs_files) {
+        char **d = g_strsplit(pmusim_cli_default_events(ops->name), ",", -1);
+        for (char **e = d; *e; e++) {
+            guint g = typed->len;
+            g_ptr_array_add(typed, g_strdup(*e));
+            g_array_append_val(groups, g);
+        }
+        g_strfreev(d);
+    }
+    /* one row per event, in -e order */
+    for (guint i = 0; i < typed->len; i++) {
+        row_t r = {.typed = g_strdup(g_ptr_array_index(typed, i)),
+                   .group = g_array_index(groups, guint, i)};
+        r.native = pmusim_perfev_translate(ops->name, r.typed, &error);
+        if (r.native)
+            r.canon = canonical_label(&ea, ops->name, r.native, NULL, &error);
+        g_array_append_val(rows, r);
+        if (!r.canon) {
+            status = pmusim_cli_fail(error);
+            goto out;
+        }
+        g_array_index(rows, row_t, i).role = pmusim_perfev_role(ops->name, r.typed, r.native);
+    }
+    regs = pmusim_regs_new();
+    GError *fit_error = NULL;
+    gboolean fits = TRUE;
+    if (rows->len) {
+        GPtrArray *natives = g_ptr_array_new();
+        for (guint i = 0; i < rows->len; i++)
+            g_ptr_array_add(natives, g_array_index(rows, row_t, i).native);
+        g_ptr_array_add(natives, NULL);
+        fits = pmusim_enc_args_build_regs(&ea, ops->name, (char **)natives->pdata, NULL, regs,
+                                          &fit_error);
+        g_ptr_array_free(natives, TRUE);
+    }
+    out_opts_t oo = {.sep = sep_opt ? sep_opt[0] : 0, .json = json, .trace = trace,
+                     .pmu = ops->name, .nthreads = MAX(h->nthreads, 1u), .repeat = repeat,
+                     .ref_num = ref_num, .ref_den = ref_den};
+    gboolean progress = pmusim_cli_show_progress() && !json && !sep_opt;
+    FILE *info = json || sep_opt ? stderr : stdout; /* --show-regs, --explain */
+    {
+        const char *inputs[16] = {trace};
+        size_t ni = 1;
+        for (char **f = regs_files; f && *f && ni < G_N_ELEMENTS(inputs) - 1; f++)
+            inputs[ni++] = *f;
+        out = pmusim_outfile_open(out_path ? out_path : "-", inputs, &error);
+        if (!out) {
+            status = pmusim_cli_fail(error);
+            goto out;
+        }
+    }
+    FILE *fp = pmusim_outfile_fp(out);
+    interval_state_t ist = {.rows = rows, .from_counters = !rows->len, .fp = fp, .oo = &oo,
+                            .interval = (uint64_t)interval};
+    if (interval && !fits) {
+        g_clear_error(&fit_error);
+        status = pmusim_cli_usage("stat", "-I with multiplexed events is not supported yet");
         goto out;
     }
-    gboolean progress = pmusim_cli_show_progress() && !json && !csv;
-    if (!pmusim_replay(model, reader, progress ? progress_cb : NULL, NULL, &error)) {
-        if (progress)
-            fputc('\n', stderr);
-        /* reader errors name the file already; engine errors do not */
-        if (error->domain == PMUSIM_SIM_ERROR)
-            g_prefix_error(&error, "%s: ", trace);
-        status = pmusim_cli_fail(error);
-        goto out;
-    }
-    if (progress)
-        fputc('\n', stderr);
-    pmusim_report_t rep;
-    pmusim_report_init(&rep);
-    pmusim_model_collect(model, &rep);
-    if (!rep.records)
+    if (fits) {
+        g_clear_error(&fit_error);
+        g_array_append_vals(regs, run.regs->data, run.regs->len);
+        if (show_regs)
+            pmusim_regs_print(regs, stderr);
+        if (explain)
+            pmusim_cli_explain_regs(ops, regs, info);
+        model = pmusim_model_new(ops->name, oo.nthreads, &error);
+        ist.prev = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+        gboolean ok = model && (!ref_num ||
+                                pmusim_model_set_ref_ratio(model, ref_num, ref_den, &error)) &&
+                      pmusim_replay_timed_stops(
+                                   model, reader, regs, interval ? (uint64_t)interval : G_MAXUINT64,
+                                   interval ? interval_stop : NULL, &ist,
+                                   progress ? progress_cb : NULL, NULL, &error);
+        if (ok && interval) { /* the last, possibly shorter, interval */
+            pmusim_report_t end;
+            pmusim_report_init(&end);
+            pmusim_model_collect(model, &end);
+            if (end.cycles > oo.stamp || !ist.prev->len)
+                interval_print(&ist, model, end.cycles);
+            pmusim_report_clear(&end);
+        }
+        g_array_free(ist.prev, TRUE);
+        if (!ok) {
+            if (progress)
+                fputc('\n', stderr);
+            if (error->domain == PMUSIM_SIM_ERROR) /* reader errors name the file already */
+                g_prefix_error(&error, "%s: ", trace);
+            status = pmusim_cli_fail(error);
+            goto out;
+        }
+        if (interval)
+            goto commit; /* perf -I prints the intervals only */
+        pmusim_report_init(&rep);
+        have_rep = TRUE;
+        pmusim_model_collect(model, &rep);
+        /* the reader's count: a replay with stops also hands the model
+         * split IDLE records and markers */
         rep.records = pmusim_trace_reader_records_read(reader);
-    if (json)
-        print_json(stdout, trace, ops->name, &rep);
-    else if (csv)
-        print_csv(stdout, &rep);
-    else
-        print_table(stdout, trace, ops->name, model->nthreads, &rep, verbose);
-    pmusim_report_clear(&rep);
+        if (rows->len)
+            rows_from_report(rows, &rep);
+        else
+            rows_from_counters(rows, &rep);
+        oo.cycles = rep.cycles;
+        oo.records = rep.records;
+    } else {
+        status = run_multiplexed(&mux, rows, &ea, ops, reader, (uint64_t)mux_interval, regs_files,
+                                 fit_error, progress, show_regs, &oo);
+        g_clear_error(&fit_error);
+        if (status)
+            goto out;
+        if (dump)
+            fputs("pmusim stat: --dump-regs shows one model's registers: not with "
+                  "multiplexing\n", stderr);
+        dump = FALSE;
+    }
+    if (explain)
+        print_explain_sources(info, rows);
+    print_rows(fp, rows, &oo);
+    if (have_rep && !json && !sep_opt)
+        print_details(fp, &rep, verbose);
+    if (dump)
+        dump_regs(fp, json, model);
+commit:
+    if (!pmusim_outfile_commit(out, &error)) {
+        out = NULL;
+        status = pmusim_cli_fail(error);
+        goto out;
+    }
+    out = NULL;
 out:
+    pmusim_outfile_abort(out);
+    if (have_rep)
+        pmusim_report_clear(&rep);
+    mux_clear(&mux);
+    for (guint i = 0; i < rows->len; i++) {
+        row_t *r = &g_array_index(rows, row_t, i);
+        g_free(r->typed);
+        g_free(r->native);
+        g_free(r->canon);
+    }
+    g_array_free(rows, TRUE);
+    if (regs)
+        g_array_free(regs, TRUE);
+    g_ptr_array_free(typed, TRUE);
+    g_array_free(groups, TRUE);
     if (error)
         g_error_free(error);
     pmusim_model_free(model);
     pmusim_run_setup_clear(&run);
     g_strfreev(regs_files);
     g_free(pmu_opt);
+    g_free(pmu);
+    g_free(sep_opt);
+    g_free(out_path);
+    g_free(ref_opt);
     pmusim_enc_args_clear(&ea);
     g_option_context_free(ctx);
+    g_free(keep_argv);
+    if (keep_args)
+        g_ptr_array_free(keep_args, TRUE);
     return status;
 }

@@ -1,6 +1,7 @@
 /* Encoder options shared by `pmusim stat` and `pmusim encode`. */
 #include "enc_args.h"
 #include "cmds.h"
+#include "perfev.h"
 
 #include <string.h>
 
@@ -71,9 +72,32 @@ gboolean pmusim_enc_args_plm(const pmusim_enc_args_t *a, unsigned *plm, GError *
     return TRUE;
 }
 
+gboolean pmusim_enc_args_translate(const char *pmu, char **events, GError **error)
+{
+    for (char **e = events; e && *e; e++) {
+        char *native = pmusim_perfev_translate(pmu, *e, error);
+        if (!native)
+            return FALSE;
+        g_free(*e);
+        *e = native;
+    }
+    return TRUE;
+}
+
 char **pmusim_enc_args_event_list(const pmusim_enc_args_t *a)
 {
     GPtrArray *out = g_ptr_array_new();
+    GArray *groups = g_array_new(FALSE, FALSE, sizeof(guint));
+    gboolean split = pmusim_perfev_split(a->events, out, groups, NULL);
+    g_array_free(groups, TRUE);
+    if (split) {
+        g_ptr_array_add(out, NULL);
+        return (char **)g_ptr_array_free(out, FALSE);
+    }
+    /* not perf's syntax: plain comma split, the encoder names what is wrong */
+    g_ptr_array_set_free_func(out, g_free);
+    g_ptr_array_set_size(out, 0);
+    g_ptr_array_set_free_func(out, NULL);
     for (char **e = a->events; e && *e; e++) {
         char **parts = g_strsplit(*e, ",", -1);
         for (char **p = parts; *p; p++) {
@@ -198,7 +222,17 @@ int pmusim_run_setup(pmusim_run_setup_t *run, const pmusim_enc_args_t *a, const 
     int status = 0;
     char *pmu = NULL;
     run->regs = pmusim_regs_new();
-    run->events = pmusim_enc_args_event_list(a);
+    /* perf's event syntax: cpu/.../ terms and {groups} (sim/cli/perfev.c) */
+    GPtrArray *evs = g_ptr_array_new();
+    GArray *groups = g_array_new(FALSE, FALSE, sizeof(guint));
+    gboolean split_ok = pmusim_perfev_split(a->events, evs, groups, &error);
+    g_ptr_array_add(evs, NULL);
+    run->events = (char **)g_ptr_array_free(evs, FALSE);
+    g_array_free(groups, TRUE);
+    if (!split_ok) {
+        status = pmusim_cli_usage(cmd, "%s", error->message);
+        goto out;
+    }
     run->reader = pmusim_trace_reader_open(trace, &error);
     if (!run->reader) {
         status = pmusim_cli_fail(error);
@@ -217,6 +251,10 @@ int pmusim_run_setup(pmusim_run_setup_t *run, const pmusim_enc_args_t *a, const 
     if (defaults && !run->events[0] && !regs_files) {
         g_strfreev(run->events);
         run->events = g_strsplit(pmusim_cli_default_events(run->ops->name), ",", -1);
+    }
+    if (!pmusim_enc_args_translate(run->ops->name, run->events, &error)) {
+        status = pmusim_cli_fail(error);
+        goto out;
     }
     if (!pmusim_enc_args_build_regs(a, run->ops->name, run->events, regs_files, run->regs,
                                     &error))

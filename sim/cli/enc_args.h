@@ -22,6 +22,9 @@ void pmusim_enc_args_add(GOptionContext *ctx, pmusim_enc_args_t *a);
 gboolean pmusim_enc_args_plm(const pmusim_enc_args_t *a, unsigned *plm, GError **error);
 /* The event list after splitting on commas (NULL-terminated, g_strfreev). */
 char **pmusim_enc_args_event_list(const pmusim_enc_args_t *a);
+/* perf's generic and raw event names turned into the encoder's strings, in
+ * place (sim/cli/perfev.h). */
+gboolean pmusim_enc_args_translate(const char *pmu, char **events, GError **error);
 /* Encodes the events with `enc`, appending to regs. */
 gboolean pmusim_enc_args_encode(const pmusim_enc_args_t *a, const pmusim_encoder_pmu_t *enc,
                                 char **events, GArray *regs, GError **error);

@@ -3,7 +3,8 @@
  * One line per write:  REG [NUM] VALUE [@THREAD] [# LABEL]
  *   REG is pmcN, pmdN, ibrN, dbrN, "msr ADDR", or a known MSR name
  *   (IA32_PERFEVTSEL0 ...).  Numbers are decimal or 0x-hex.  Blank lines
- *   and lines starting with '#' are ignored.  The text after '#' on a
+ *   and lines starting with '#' are ignored.  "@cycle N" makes the writes
+ *   after it apply before the records of cycle N (timed writes).  The text after '#' on a
  *   register line becomes the write's label (the event it programs).
  */
 #include "pmusim/regs.h"
@@ -80,8 +81,8 @@ static gboolean parse_u64(const char *tok, uint64_t *out)
     return TRUE;
 }
 
-static gboolean parse_line(char *line, const char *name, unsigned lineno, GArray *out,
-                           GError **error)
+static gboolean parse_line(char *line, const char *name, unsigned lineno, uint64_t at_cycle,
+                           GArray *out, GError **error)
 {
     char *label = NULL;
     char *hash = strchr(line, '#');
@@ -104,7 +105,7 @@ static gboolean parse_line(char *line, const char *name, unsigned lineno, GArray
     if (nt == 0)
         return TRUE;
 
-    pmusim_regwrite_t w = {.thread = PMUSIM_THREAD_ALL};
+    pmusim_regwrite_t w = {.thread = PMUSIM_THREAD_ALL, .at_cycle = at_cycle};
     int i = 0;
     const char *reg = toks[i++];
     static const struct {
@@ -186,11 +187,45 @@ static gboolean parse_line(char *line, const char *name, unsigned lineno, GArray
     return TRUE;
 }
 
+/* "@cycle N [# comment]": the writes that follow apply before the records of
+ * cycle N.  Cycles never go back, so a file reads in time order. */
+static gboolean parse_at_cycle(char *line, const char *name, unsigned lineno, uint64_t *at_cycle,
+                               GError **error)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+    uint64_t c;
+    gboolean spaced = line[6] == ' ' || line[6] == '\t' || line[6] == '\0';
+    char *arg = g_strstrip(line + 6);
+    if (!spaced) {
+        g_set_error(error, PMUSIM_REGS_ERROR, PMUSIM_REGS_ERROR_PARSE,
+                    "%s:%u: expected '@cycle N'", name, lineno);
+        return FALSE;
+    }
+    if (!parse_u64(arg, &c)) {
+        g_set_error(error, PMUSIM_REGS_ERROR, PMUSIM_REGS_ERROR_PARSE,
+                    "%s:%u: '@cycle' needs a cycle number (decimal or 0x-hex), got '%s'", name,
+                    lineno, *arg ? arg : "end of line");
+        return FALSE;
+    }
+    if (c < *at_cycle) {
+        g_set_error(error, PMUSIM_REGS_ERROR, PMUSIM_REGS_ERROR_PARSE,
+                    "%s:%u: '@cycle %" G_GUINT64_FORMAT "' goes back in time (the previous was "
+                    "@cycle %" G_GUINT64_FORMAT ")", name, lineno, (guint64)c,
+                    (guint64)*at_cycle);
+        return FALSE;
+    }
+    *at_cycle = c;
+    return TRUE;
+}
+
 gboolean pmusim_regs_parse(const char *text, gsize len, const char *name, GArray *out,
                            GError **error)
 {
     guint before = out->len;
     unsigned lineno = 0;
+    uint64_t at_cycle = 0; /* "@cycle N" lines move it forward */
     gsize pos = 0;
     while (pos < len) {
         gsize end = pos;
@@ -206,8 +241,10 @@ gboolean pmusim_regs_parse(const char *text, gsize len, const char *name, GArray
         char *line = g_strndup(text + pos, end - pos);
         char *trimmed = g_strstrip(line);
         gboolean ok = TRUE;
-        if (*trimmed && *trimmed != '#')
-            ok = parse_line(trimmed, name, lineno, out, error);
+        if (g_ascii_strncasecmp(trimmed, "@cycle", 6) == 0)
+            ok = parse_at_cycle(trimmed, name, lineno, &at_cycle, error);
+        else if (*trimmed && *trimmed != '#')
+            ok = parse_line(trimmed, name, lineno, at_cycle, out, error);
         g_free(line);
         if (!ok) {
             g_array_set_size(out, before);
@@ -235,8 +272,13 @@ gboolean pmusim_regs_load(const char *path, GArray *out, GError **error)
 
 void pmusim_regs_print(const GArray *regs, FILE *fp)
 {
+    uint64_t at_cycle = 0;
     for (guint i = 0; i < regs->len; i++) {
         const pmusim_regwrite_t *w = &g_array_index(regs, pmusim_regwrite_t, i);
+        if (w->at_cycle != at_cycle) {
+            at_cycle = w->at_cycle;
+            fprintf(fp, "@cycle %" G_GUINT64_FORMAT "\n", (guint64)at_cycle);
+        }
         char reg[32];
         if (w->space == PMUSIM_REG_MSR) {
             const char *n = pmusim_msr_name(w->num);

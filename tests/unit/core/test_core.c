@@ -3,6 +3,8 @@
 #include "pmusim/sim.h"
 
 #include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 
 static pmusim_regwrite_t *at(GArray *a, guint i)
 {
@@ -294,6 +296,115 @@ static void test_registry(void)
     g_clear_error(&e);
 }
 
+/* ---- timed writes: a model that logs what it is given, in order ---- */
+typedef struct {
+    pmusim_model_t base;
+    GString *seen;
+} tape_t;
+
+static const pmusim_model_ops_t tape_ops;
+
+static pmusim_model_t *tape_create(uint32_t n, GError **e)
+{
+    tape_t *t = g_new0(tape_t, 1);
+    pmusim_model_base_init(&t->base, &tape_ops, n);
+    t->seen = g_string_new(NULL);
+    return &t->base;
+}
+static void tape_destroy(pmusim_model_t *m)
+{
+    g_string_free(((tape_t *)m)->seen, TRUE);
+    pmusim_model_base_clear(m);
+    g_free(m);
+}
+static gboolean tape_write(pmusim_model_t *m, const pmusim_regwrite_t *w, GError **e)
+{
+    g_string_append_printf(((tape_t *)m)->seen, "w%u=%" G_GUINT64_FORMAT " ", w->num,
+                           (guint64)w->value);
+    return TRUE;
+}
+static void tape_consume(pmusim_model_t *m, const pmusim_rec_t *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        g_string_append_printf(((tape_t *)m)->seen, "%c%" G_GUINT64_FORMAT "+%" G_GUINT64_FORMAT
+                               " ", r[i].kind == PMUSIM_REC_IDLE ? 'I' : 'M',
+                               (guint64)r[i].cycle,
+                               (guint64)(r[i].kind == PMUSIM_REC_IDLE ? r[i].n : 0));
+}
+static void tape_finish(pmusim_model_t *m)
+{
+    g_string_append(((tape_t *)m)->seen, "end");
+}
+static const pmusim_model_ops_t tape_ops = {
+    .name = "tape", .isa = PMUSIM_ISA_IA64, .max_threads = 1, .create = tape_create,
+    .destroy = tape_destroy, .write_reg = tape_write, .consume = tape_consume,
+    .finish = tape_finish,
+};
+
+/* Writes at cycles 30 and 90 fall inside a 100-cycle IDLE: the engine cuts
+ * it at each, brings the model to the cycle with a marker, then writes; a
+ * write after the trace's last record is never applied. */
+static void test_engine_timed_writes_split_idle(void)
+{
+    char *path = NULL;
+    int fd = g_file_open_tmp("pmusim-timed-XXXXXX.txt", &path, NULL);
+    CU_ASSERT_TRUE_FATAL(fd >= 0);
+    close(fd);
+    const char *text = "pmusim-trace 2\nisa ia64\ncpu ita2\nthreads 1\nflags 0x0\n"
+                       "0 0 idle n=100\n100 0 marker done\nend 2\n";
+    CU_ASSERT_TRUE_FATAL(g_file_set_contents(path, text, -1, NULL));
+    GArray *regs = pmusim_regs_new();
+    GError *e = NULL;
+    const char *rtext = "pmc1 7\n@cycle 30\npmc1 30\n@cycle 90\npmc1 90\npmc2 91\n"
+                        "@cycle 5000\npmc1 5000\n";
+    CU_ASSERT_TRUE_FATAL(pmusim_regs_parse(rtext, strlen(rtext), "t.regs", regs, &e));
+    CU_ASSERT_EQUAL(at(regs, 0)->at_cycle, 0);
+    CU_ASSERT_EQUAL(at(regs, 2)->at_cycle, 90);
+    CU_ASSERT_EQUAL(at(regs, 3)->at_cycle, 90);
+    pmusim_trace_reader_t *rd = pmusim_trace_reader_open(path, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+    pmusim_model_t *m = tape_ops.create(1, NULL);
+    CU_ASSERT_TRUE(pmusim_replay_timed(m, rd, regs, NULL, NULL, &e));
+    CU_ASSERT_STRING_EQUAL(((tape_t *)m)->seen->str,
+                           "w1=7 I0+30 M30+0 w1=30 I30+60 M90+0 w1=90 w2=91 I90+10 M100+0 end");
+    /* the other commands refuse timed writes instead of applying them at 0 */
+    CU_ASSERT_FALSE(pmusim_model_write_regs(m, regs, &e));
+    CU_ASSERT_PTR_NOT_NULL(e ? strstr(e->message, "write #2 (pmc 0x1) is timed (@cycle 30)")
+                             : NULL);
+    g_clear_error(&e);
+    pmusim_model_free(m);
+    pmusim_trace_reader_free(rd);
+    g_array_free(regs, TRUE);
+    g_unlink(path);
+    g_free(path);
+}
+
+static void test_regs_at_cycle_roundtrip(void)
+{
+    const char *text = "pmc4 1\n@cycle 0x10  # later\npmd4 0\n@cycle 16\npmc0 0\n";
+    GArray *r = pmusim_regs_new();
+    GError *e = NULL;
+    CU_ASSERT_TRUE_FATAL(pmusim_regs_parse(text, strlen(text), "a.regs", r, &e));
+    CU_ASSERT_EQUAL_FATAL(r->len, 3);
+    CU_ASSERT_EQUAL(at(r, 1)->at_cycle, 16);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    pmusim_regs_print(r, fp);
+    fclose(fp);
+    CU_ASSERT_PTR_NOT_NULL(strstr(buf, "@cycle 16\npmd4"));
+    GArray *back = pmusim_regs_new();
+    CU_ASSERT_TRUE(pmusim_regs_parse(buf, len, "printed", back, &e));
+    CU_ASSERT_EQUAL(back->len, 3);
+    CU_ASSERT_EQUAL(at(back, 2)->at_cycle, 16);
+    free(buf);
+    expect_parse_error("@cycle\npmc4 1\n", "bad.regs:1: '@cycle' needs a cycle number");
+    expect_parse_error("@cycle 9\n@cycle 8\n", "bad.regs:2: '@cycle 8' goes back in time");
+    expect_parse_error("@cycles 9\n", "bad.regs:1: expected '@cycle N'");
+    g_array_free(r, TRUE);
+    g_array_free(back, TRUE);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("regs", NULL, NULL);
@@ -301,9 +412,11 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_regs_parse_errors);
     PMUSIM_ADD_TEST(s, test_regs_print_roundtrip);
     PMUSIM_ADD_TEST(s, test_msr_names);
+    PMUSIM_ADD_TEST(s, test_regs_at_cycle_roundtrip);
     s = CU_add_suite("engine", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_engine_write_regs);
     PMUSIM_ADD_TEST(s, test_engine_pmi_and_collect);
     PMUSIM_ADD_TEST(s, test_engine_log_and_diag_bounds);
     PMUSIM_ADD_TEST(s, test_registry);
+    PMUSIM_ADD_TEST(s, test_engine_timed_writes_split_idle);
 }
