@@ -2,10 +2,17 @@
  *
  * Each hardware thread runs its own copy of a small program (a table of
  * instructions with IA-64 bundles/slots/units or x86 lengths), touching its
- * own data arrays.  The thread whose next retirement cycle is lowest goes
- * next, so records come out in cycle order and are streamed to the writer
- * in small batches: nothing grows with the number of records. */
+ * own data arrays.  The generator only knows what a functional trace knows
+ * (IPs, branch outcomes and targets, data addresses); every instruction goes
+ * through the microarchitecture model (include/pmusim/uarch.h), which
+ * decides cache levels, latencies, TLB outcomes, predictions, offcore
+ * requests and cycles, exactly as for a captured program.  SMT threads take
+ * turns instruction by instruction (the model merges their timelines);
+ * Montecito runs one thread until the model asks for a switch (an L3 miss
+ * or a time-out).  Records stream to the writer: nothing grows with the
+ * number of records. */
 #include "pmusim/tracegen.h"
+#include "pmusim/uarch.h"
 #include "trace_priv.h"
 
 #include <inttypes.h>
@@ -34,29 +41,25 @@ typedef struct gen_prog {
 } gen_prog_t;
 
 typedef struct gen_thread {
-    uint64_t cycle;     /* next cycle this thread can retire in */
     unsigned pc;        /* program index */
     uint64_t iter, trip;
-    uint64_t a, b, c;   /* data stream indices */
+    uint64_t a, b, c;   /* hot array indices */
+    uint64_t stream;    /* stream index */
     uint64_t rng;
-    uint64_t nrec;
-    uint64_t idle_pending;
+    uint64_t steps;     /* steps taken (instructions, events, markers, halts) */
     uint64_t markers;
-    uint64_t inactive_until;
-    gboolean inactive;
 } gen_thread_t;
 
 typedef struct gen {
     const pmusim_gen_params_t *p;
     pmusim_trace_writer_t *w;
+    pmusim_uarch_t *u;
     gboolean ia64;
     uint32_t nthreads;
     double hit;
     gen_prog_t prog;
     gen_thread_t th[PMUSIM_MAX_THREADS];
-    pmusim_rec_t batch[256];
-    unsigned nb;
-    uint64_t count;
+    uint64_t written;   /* records handed to the writer */
     uint64_t next_progress;
 } gen_t;
 
@@ -125,15 +128,25 @@ gboolean pmusim_gen_header(const pmusim_gen_params_t *p, pmusim_trace_header_t *
         bad = "unknown workload (expected loop, stream or mixed)";
     else if (p->records < 1)
         bad = "the number of records must be at least 1";
-    else if (threads > PMUSIM_MAX_THREADS)
-        bad = "threads must be 1..8";
     else if (p->hit_ratio > 1.0)
         bad = "hit ratio must be within 0..1";
     if (bad) {
         g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT, "generator: %s", bad);
         return FALSE;
     }
+    if (threads < 1 || threads > pmusim_uarch_max_threads(p->cpu)) {
+        /* a trace no model of the CPU replays is refused (issue 15) */
+        g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT,
+                    "generator: %s runs 1..%u hardware threads per core, not %u",
+                    pmusim_cpu_name(p->cpu), pmusim_uarch_max_threads(p->cpu), threads);
+        return FALSE;
+    }
+    pmusim_uarch_t *u = pmusim_uarch_new(p->cpu, threads, NULL, NULL, NULL, error);
+    if (!u)
+        return FALSE;
     pmusim_trace_header_init(h, p->cpu, threads);
+    pmusim_uarch_header(u, h);
+    pmusim_uarch_free(u);
     char buf[64];
     pmusim_trace_header_set_meta(h, "generator", "pmusim trace gen");
     pmusim_trace_header_set_meta(h, "workload", pmusim_gen_workload_name(p->workload));
@@ -271,91 +284,7 @@ static void build_x86(gen_prog_t *pr, gboolean mixed)
     pr->insn[9].flags = PMUSIM_F_NOP;
 }
 
-/* ---- memory outcomes ---- */
-
-typedef struct lvl_info {
-    uint8_t level;
-    uint32_t latency;
-} lvl_info_t;
-
-static lvl_info_t pick_level(gen_t *g, gen_thread_t *t)
-{
-    static const uint32_t lat[][PMUSIM_LVL_COUNT] = {
-        /* L1D, L2, L3, local DRAM, remote DRAM, remote cache */
-        [PMUSIM_CPU_ITA2] = { 1, 5, 12, 180, 300, 250 },
-        [PMUSIM_CPU_MONT] = { 1, 6, 14, 200, 320, 260 },
-        [PMUSIM_CPU_WSM] = { 4, 10, 40, 180, 300, 250 },
-        [PMUSIM_CPU_WSM_DP] = { 4, 10, 40, 190, 310, 260 },
-        [PMUSIM_CPU_KNM] = { 4, 17, 17, 150, 220, 120 },
-    };
-    lvl_info_t li = { PMUSIM_LVL_L1D, 0 };
-    if (rnd01(&t->rng) >= g->hit) {
-        double x = rnd01(&t->rng);
-        if (g->p->cpu == PMUSIM_CPU_KNM) /* no L3: L2, then DDR, other tiles */
-            li.level = x < 0.6 ? PMUSIM_LVL_L2 : x < 0.9 ? PMUSIM_LVL_LOCAL_DRAM
-                     : x < 0.95 ? PMUSIM_LVL_REMOTE_CACHE : PMUSIM_LVL_REMOTE_DRAM;
-        else if (g->p->cpu == PMUSIM_CPU_WSM_DP) /* two sockets */
-            li.level = x < 0.6 ? PMUSIM_LVL_L2 : x < 0.85 ? PMUSIM_LVL_L3
-                     : x < 0.93 ? PMUSIM_LVL_LOCAL_DRAM : x < 0.97 ? PMUSIM_LVL_REMOTE_DRAM
-                     : PMUSIM_LVL_REMOTE_CACHE;
-        else
-            li.level = x < 0.6 ? PMUSIM_LVL_L2 : x < 0.9 ? PMUSIM_LVL_L3 : PMUSIM_LVL_LOCAL_DRAM;
-    }
-    li.latency = lat[g->p->cpu][li.level];
-    return li;
-}
-
-/* Offcore response bits (docs: ../shared/reference/x86-pmu.md section 8):
- * Westmere request bit 0 DMND_DATA_RD / 1 DMND_RFO, response bits 8-15 with
- * no snoop field; Knights Mill request bits 0/1, supplier bits 16-37 and the
- * snoop/state bits of the named combinations (DDR_NEAR 23+31, DDR_FAR 24+32,
- * L2_HIT_FAR_TILE_E_F 22+35). */
-static gboolean offcore_bits(pmusim_cpu_t cpu, unsigned level, pmusim_offcore_t *oc)
-{
-    if (cpu == PMUSIM_CPU_KNM) {
-        switch (level) {
-        case PMUSIM_LVL_LOCAL_DRAM: oc->supplier = 23; oc->snoop = 31; return TRUE;
-        case PMUSIM_LVL_REMOTE_DRAM: oc->supplier = 24; oc->snoop = 32; return TRUE;
-        case PMUSIM_LVL_REMOTE_CACHE: oc->supplier = 22; oc->snoop = 35; return TRUE;
-        default: return FALSE;
-        }
-    }
-    oc->snoop = PMUSIM_OFFCORE_NONE;
-    gboolean dp = cpu == PMUSIM_CPU_WSM_DP;
-    switch (level) {
-    case PMUSIM_LVL_L3: oc->supplier = 8; return TRUE;             /* UNCORE_HIT */
-    case PMUSIM_LVL_LOCAL_DRAM: oc->supplier = dp ? 12 : 13; return TRUE;
-    case PMUSIM_LVL_REMOTE_DRAM: oc->supplier = dp ? 13 : 14; return TRUE;
-    case PMUSIM_LVL_REMOTE_CACHE: oc->supplier = 11; return TRUE;  /* REMOTE_CACHE_HITM */
-    default: return FALSE;
-    }
-}
-
-/* ---- emission ---- */
-
-static gboolean gen_flush(gen_t *g, GError **error)
-{
-    if (g->nb && !pmusim_trace_writer_write(g->w, g->batch, g->nb, error))
-        return FALSE;
-    g->nb = 0;
-    if (g->p->progress && g->count >= g->next_progress) {
-        g->p->progress(g->count, g->p->records, g->p->progress_data);
-        g->next_progress = g->count + (UINT64_C(1) << 20);
-    }
-    return TRUE;
-}
-
-static pmusim_rec_t *gen_rec(gen_t *g, unsigned kind, unsigned thread, uint64_t cycle)
-{
-    pmusim_rec_t *r = &g->batch[g->nb++];
-    memset(r, 0, sizeof *r);
-    r->kind = (uint8_t)kind;
-    r->thread = (uint8_t)thread;
-    r->cycle = cycle;
-    g->count++;
-    g->th[thread].nrec++;
-    return r;
-}
+/* ---- addresses ---- */
 
 static uint64_t code_base(const gen_t *g, unsigned t)
 {
@@ -367,116 +296,126 @@ static uint64_t data_base(unsigned t)
     return UINT64_C(0x600000000) + t * UINT64_C(0x40000000);
 }
 
-/* One step of thread `ti`: possibly a THREAD/IDLE record, else one instruction. */
-static void gen_step(gen_t *g, unsigned ti)
+/* Hot arrays: 4 KiB each (A loads, B stores, C the function's loads), 12 KiB
+ * in all, which every CPU's L1D holds; the stream: 64-byte steps over
+ * 256 MiB, a new line each time.  A data access goes to its hot array with
+ * probability hit_ratio, else to the stream, so hit_ratio is roughly the
+ * L1D hit ratio the model will find (docs/UARCH.md). */
+#define HOT_SPAN UINT64_C(4096)
+#define STREAM_SPAN (UINT64_C(1) << 28)
+
+static uint64_t data_address(gen_t *g, gen_thread_t *t, unsigned ti, unsigned mem)
+{
+    if (rnd01(&t->rng) >= g->hit)
+        return data_base(ti) + 0x30000000 + (t->stream++ * 64) % STREAM_SPAN;
+    uint64_t *idx = mem == GM_LOAD_A ? &t->a : mem == GM_STORE_B ? &t->b : &t->c;
+    uint64_t region = mem == GM_LOAD_A ? 0 : mem == GM_STORE_B ? 0x10000000 : 0x20000000;
+    return data_base(ti) + region + ((*idx)++ * 8) % HOT_SPAN;
+}
+
+/* ---- emission ---- */
+
+/* Writes the model's records up to the requested count; what the model
+ * still produces after it (its last coalesced counts) is left out, so the
+ * trace has exactly p->records records, a prefix in cycle order. */
+static gboolean gen_sink(const pmusim_rec_t *recs, size_t n, void *user, GError **error)
+{
+    gen_t *g = user;
+    uint64_t room = g->p->records - g->written;
+    size_t take = n < room ? n : (size_t)room;
+    if (take && !pmusim_trace_writer_write(g->w, recs, take, error))
+        return FALSE;
+    g->written += take;
+    if (g->p->progress && g->written >= g->next_progress) {
+        g->p->progress(g->written, g->p->records, g->p->progress_data);
+        g->next_progress = g->written + (UINT64_C(1) << 20);
+    }
+    return TRUE;
+}
+
+static gboolean gen_passthrough(gen_t *g, unsigned ti, unsigned kind, GError **error)
+{
+    gen_thread_t *t = &g->th[ti];
+    pmusim_rec_t r;
+    memset(&r, 0, sizeof r);
+    r.kind = (uint8_t)kind;
+    r.thread = (uint8_t)ti;
+    r.plm = 3;
+    if (kind == PMUSIM_REC_MARKER) {
+        r.name = (t->markers++ & 1) ? "outer_odd" : "outer_even";
+    } else {
+        switch (g->p->cpu) {
+        case PMUSIM_CPU_KNM: r.ev_code = 0x03; r.ev_umask = 0x10; break; /* RECYCLEQ.LOCK */
+        case PMUSIM_CPU_WSM:
+        case PMUSIM_CPU_WSM_DP: r.ev_code = 0x63; r.ev_umask = 0x01; break; /* CACHE_LOCK_CYCLES */
+        default: r.ev_code = 0xbc; r.ev_umask = 0; break; /* L2_OZQ_FULL */
+        }
+        r.n = 1 + (splitmix(&t->rng) & 3);
+    }
+    return pmusim_uarch_passthrough(g->u, &r, error);
+}
+
+/* One step of thread `ti`: an explicit event, a marker, a halt, or one
+ * instruction of its program. */
+static gboolean gen_step(gen_t *g, unsigned ti, GError **error)
 {
     gen_thread_t *t = &g->th[ti];
     gboolean mixed = g->p->workload == PMUSIM_GEN_MIXED;
     gboolean stream = g->p->workload != PMUSIM_GEN_LOOP;
-    if (t->inactive) {
-        t->inactive = FALSE;
-        gen_rec(g, PMUSIM_REC_THREAD, ti, t->cycle)->n = 1;
-        return;
-    }
-    if (t->idle_pending) {
-        gen_rec(g, PMUSIM_REC_IDLE, ti, t->cycle)->n = t->idle_pending;
-        t->cycle += t->idle_pending;
-        t->idle_pending = 0;
-        return;
-    }
-    if (mixed && ti > 0 && t->nrec && t->nrec % 20000 == 0) {
-        gen_rec(g, PMUSIM_REC_THREAD, ti, t->cycle)->n = 0;
-        t->inactive = TRUE;
-        t->cycle += 500;
-        return;
-    }
-    if (stream && t->nrec % 997 == 996) {
-        pmusim_rec_t *r = gen_rec(g, PMUSIM_REC_EVENT, ti, t->cycle);
-        switch (g->p->cpu) {
-        case PMUSIM_CPU_KNM: r->ev_code = 0x03; r->ev_umask = 0x10; break; /* RECYCLEQ.LOCK */
-        case PMUSIM_CPU_WSM:
-        case PMUSIM_CPU_WSM_DP: r->ev_code = 0x63; r->ev_umask = 0x01; break; /* CACHE_LOCK_CYCLES */
-        default: r->ev_code = 0xbc; r->ev_umask = 0; break; /* L2_OZQ_FULL */
-        }
-        r->n = 1 + (splitmix(&t->rng) & 3);
-        return;
-    }
-    if (mixed && ti == 0 && t->pc == 0 && t->iter == 0 && t->nrec % 16 == 0) {
-        gen_rec(g, PMUSIM_REC_MARKER, ti, t->cycle)->name =
-            (t->markers++ & 1) ? "outer_odd" : "outer_even";
-        return;
-    }
+    uint64_t step = t->steps++;
+    if (mixed && ti > 0 && step && step % 20000 == 0 && g->p->cpu != PMUSIM_CPU_MONT)
+        return pmusim_uarch_halt(g->u, ti, 500, error); /* an SMT thread halts a while */
+    if (stream && step % 997 == 996)
+        return gen_passthrough(g, ti, PMUSIM_REC_EVENT, error);
+    if (mixed && ti == 0 && t->pc == 0 && t->iter == 0 && step % 16 == 0)
+        return gen_passthrough(g, ti, PMUSIM_REC_MARKER, error);
 
     const gen_insn_t *in = &g->prog.insn[t->pc];
-    pmusim_rec_t *r = gen_rec(g, PMUSIM_REC_INSN, ti, t->cycle);
     uint64_t base = code_base(g, ti);
-    r->ip = base + in->off;
-    r->plm = 3;
-    r->flags = in->flags;
+    pmusim_uarch_access_t acc;
+    memset(&acc, 0, sizeof acc);
+    pmusim_uarch_insn_t ui = { .ip = base + in->off, .thread = (uint8_t)ti, .plm = 3,
+                               .flags = in->flags & PMUSIM_F_NOP, .access = &acc };
+    if (in->flags & PMUSIM_F_FP)
+        ui.fp = PMUSIM_UARCH_FP_SCALAR;
     if (g->ia64) {
-        r->slot = in->slot;
-        r->unit = in->unit;
-        r->insn = in->enc;
+        ui.slot = in->slot;
+        ui.unit = in->unit;
+        ui.insn = in->enc;
     } else {
-        r->len = in->len;
-        r->uops = (uint32_t)in->enc;
+        ui.len = in->len;
+        ui.uops = (uint16_t)in->enc;
     }
-    unsigned cost = g->ia64 ? (in->slot == 2 || in->unit == PMUSIM_UNIT_LX) : (t->pc != 4);
     if (in->mem != GM_NONE) {
-        lvl_info_t li = pick_level(g, t);
-        uint64_t stride = stream ? 64 : 8;
-        uint64_t span = stream ? (UINT64_C(1) << 28) : (UINT64_C(1) << 15);
-        uint64_t *idx = in->mem == GM_LOAD_A ? &t->a : in->mem == GM_STORE_B ? &t->b : &t->c;
-        uint64_t region = in->mem == GM_LOAD_A ? 0 : in->mem == GM_STORE_B ? 0x10000000 : 0x20000000;
-        r->flags |= PMUSIM_F_MEM;
-        r->mem.addr = data_base(ti) + region + (*idx * stride) % span;
-        (*idx)++;
-        r->mem.size = 8;
-        r->mem.is_store = in->mem == GM_STORE_B;
-        r->mem.level = li.level;
-        r->mem.latency = li.latency;
+        ui.naccess = 1;
+        acc.addr = data_address(g, t, ti, in->mem);
+        acc.size = 8;
+        acc.is_store = in->mem == GM_STORE_B;
         if (g->ia64 && in->mem == GM_LOAD_C) /* ld8.c.clr: 1 in 8 checks misses the ALAT */
-            r->mem.alat = (splitmix(&t->rng) & 7) ? PMUSIM_ALAT_HIT : PMUSIM_ALAT_MISS;
-        if (li.level >= PMUSIM_LVL_LOCAL_DRAM) {
-            double x = rnd01(&t->rng);
-            r->mem.tlb = x < 0.02 ? PMUSIM_TLB_WALK : x < 0.12 ? PMUSIM_TLB_L2_HIT : PMUSIM_TLB_L1_HIT;
-        }
-        if (!g->ia64 && offcore_bits(g->p->cpu, li.level, &r->oc)) {
-            r->flags |= PMUSIM_F_OFFCORE;
-            r->oc.req = r->mem.is_store ? 1 : 0; /* DMND_RFO : DMND_DATA_RD */
-            r->oc.latency = li.latency;
-        }
-        if (li.level != PMUSIM_LVL_L1D && !r->mem.is_store) {
-            if (mixed && li.level >= PMUSIM_LVL_LOCAL_DRAM)
-                t->idle_pending = li.latency / 2;
-            else
-                cost += li.latency / 4;
-        }
+            acc.alat = (splitmix(&t->rng) & 7) ? PMUSIM_ALAT_HIT : PMUSIM_ALAT_MISS;
     }
     unsigned next = t->pc + 1;
     if (in->br != GB_NONE) {
-        static const uint8_t kinds[] = { [GB_LOOP] = PMUSIM_BR_COND, [GB_JUMP] = PMUSIM_BR_IPREL,
-                                         [GB_CALL] = PMUSIM_BR_CALL, [GB_RET] = PMUSIM_BR_RET };
-        r->flags |= PMUSIM_F_BRANCH;
-        r->br.kind = kinds[in->br];
-        r->br.dir_ok = r->br.tgt_ok = 1;
+        static const uint8_t kinds[] = { [GB_LOOP] = PMUSIM_UARCH_BR_COND,
+                                         [GB_JUMP] = PMUSIM_UARCH_BR_JUMP,
+                                         [GB_CALL] = PMUSIM_UARCH_BR_CALL,
+                                         [GB_RET] = PMUSIM_UARCH_BR_RET };
+        ui.br = kinds[in->br];
         gboolean taken = TRUE;
         if (in->br == GB_LOOP) {
             taken = ++t->iter < t->trip;
-            if (!taken) { /* loop exit: predicted taken, resolved at execution */
-                r->br.dir_ok = 0;
-                r->br.detect = PMUSIM_BRD_BACKEND;
+            if (!taken) {
                 t->iter = 0;
                 t->trip = mixed ? 8 + splitmix(&t->rng) % 57 : 20;
             }
         }
-        r->br.taken = (uint8_t)taken;
-        r->br.target = base + g->prog.insn[in->target].off;
+        ui.taken = (uint8_t)taken;
+        ui.target = base + g->prog.insn[in->target].off;
         if (taken)
             next = in->target;
     }
     t->pc = next;
-    t->cycle += cost;
+    return pmusim_uarch_insn(g->u, &ui, error);
 }
 
 gboolean pmusim_gen_run(const pmusim_gen_params_t *p, pmusim_trace_writer_t *w, GError **error)
@@ -490,6 +429,11 @@ gboolean pmusim_gen_run(const pmusim_gen_params_t *p, pmusim_trace_writer_t *w, 
     g->ia64 = h.isa == PMUSIM_ISA_IA64;
     g->nthreads = h.nthreads;
     pmusim_trace_header_clear(&h);
+    g->u = pmusim_uarch_new(p->cpu, g->nthreads, NULL, gen_sink, g, error);
+    if (!g->u) {
+        g_free(g);
+        return FALSE;
+    }
     g->hit = p->hit_ratio < 0 ? default_hit(p->workload) : p->hit_ratio;
     gboolean mixed = p->workload == PMUSIM_GEN_MIXED;
     if (g->ia64)
@@ -501,7 +445,6 @@ gboolean pmusim_gen_run(const pmusim_gen_params_t *p, pmusim_trace_writer_t *w, 
         gen_thread_t *t = &g->th[i];
         t->rng = p->seed * UINT64_C(0x100000001B3) + i;
         t->trip = 20;
-        t->cycle = i; /* threads start one cycle apart */
         uint64_t base = code_base(g, i);
         char name[32];
         const gen_insn_t *last = &g->prog.insn[g->prog.loop_end - 1];
@@ -515,19 +458,24 @@ gboolean pmusim_gen_run(const pmusim_gen_params_t *p, pmusim_trace_writer_t *w, 
         }
     }
     g->next_progress = UINT64_C(1) << 20;
-    while (ok && g->count < p->records) {
-        unsigned best = 0;
-        for (unsigned i = 1; i < g->nthreads; i++)
-            if (g->th[i].cycle < g->th[best].cycle)
-                best = i;
-        gen_step(g, best);
-        if (g->nb == G_N_ELEMENTS(g->batch))
-            ok = gen_flush(g, error);
+    gboolean soemt = p->cpu == PMUSIM_CPU_MONT && g->nthreads > 1;
+    unsigned cur = 0;
+    pmusim_uarch_stats_t st = { 0 };
+    while (ok && st.records < p->records) {
+        ok = gen_step(g, cur, error);
+        if (soemt) { /* Montecito: stay until the model asks for a switch */
+            if (pmusim_uarch_switch_wanted(g->u))
+                cur = (cur + 1) % g->nthreads;
+        } else {
+            cur = (cur + 1) % g->nthreads;
+        }
+        pmusim_uarch_get_stats(g->u, &st);
     }
-    if (ok) {
-        g->next_progress = 0;
-        ok = gen_flush(g, error);
-    }
+    if (ok)
+        ok = pmusim_uarch_finish(g->u, error);
+    if (ok && p->progress)
+        p->progress(g->written, p->records, p->progress_data);
+    pmusim_uarch_free(g->u);
     g_free(g);
     return ok;
 }

@@ -190,16 +190,28 @@ static gboolean lk_line(lk_state_t *s, const char *p, size_t len, GError **error
 gboolean pmusim_trace_convert_lackey(const char *path, pmusim_trace_writer_t *w,
                                      pmusim_lackey_stats_t *stats, GError **error)
 {
-    lk_state_t s;
-    memset(&s, 0, sizeof s);
-    s.path = path;
-    s.w = w;
     FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!fp) {
         g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO, "%s: cannot open: %s", path,
                     g_strerror(errno));
+        if (stats)
+            memset(stats, 0, sizeof *stats);
         return FALSE;
     }
+    gboolean ok = pmusim_trace_convert_lackey_fp(fp, path, w, stats, error);
+    if (fp != stdin)
+        fclose(fp);
+    return ok;
+}
+
+gboolean pmusim_trace_convert_lackey_fp(FILE *fp, const char *name, pmusim_trace_writer_t *w,
+                                        pmusim_lackey_stats_t *stats, GError **error)
+{
+    const char *path = name;
+    lk_state_t s;
+    memset(&s, 0, sizeof s);
+    s.path = path;
+    s.w = w;
     s.cap = 16;
     s.pend = g_new(pmusim_rec_t, s.cap);
     char *buf = g_malloc(LK_BUF + LK_MAX_LINE);
@@ -248,8 +260,6 @@ gboolean pmusim_trace_convert_lackey(const char *path, pmusim_trace_writer_t *w,
     }
     if (ok)
         ok = lk_flush(&s, error);
-    if (fp != stdin)
-        fclose(fp);
     g_free(buf);
     g_free(s.pend);
     if (stats)

@@ -338,6 +338,18 @@ enum { DR_FULL, DR_NEED, DR_ERR, DR_END };
         (v) = v_;                                                  \
     } while (0)
 
+/* IDLE and EVENT: the plm byte of version 2, or version 1's default */
+#define RD_PLM(v)                                   \
+    do {                                            \
+        if (c->version >= 2) {                      \
+            RD_BYTE(v);                             \
+            if ((v) > 3)                            \
+                BAD("privilege level above 3");     \
+        } else {                                    \
+            (v) = bin_thread_plm(c, recs, n, t);    \
+        }                                           \
+    } while (0)
+
 #define BAD(msg)          \
     do {                  \
         errmsg = (msg);   \
@@ -441,6 +453,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             tr_cache_ent_t *e = &c->cache[idx];
             pmusim_rec_t *o = &recs[n];
             *o = e->rec;
+            gboolean flags_changed = FALSE;
             /* Each decoded field goes to the record and to its cache entry
              * (SETF), so the entry never has to be copied back from the
              * record: a bulk copy right after byte-sized stores would stall
@@ -460,6 +473,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                     if (v > 0xffff)
                         BAD("instruction flags wider than 16 bits");
                     SETF(flags, (uint16_t)v);
+                    flags_changed = TRUE;
                 }
                 if (m & TR_M_PLM) {
                     RD_BYTE(b);
@@ -495,6 +509,8 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                     RD_BYTE(b);
                     if (b > 1)
                         BAD("memory store flag not 0 or 1");
+                    if (!(o->flags & PMUSIM_F_MEM) && (size | b))
+                        BAD("memory fields on an instruction without the memory flag");
                     SETF(mem.size, (uint8_t)size);
                     SETF(mem.is_store, (uint8_t)b);
                 }
@@ -502,17 +518,23 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                     RD_BYTE(b);
                     if (b >= PMUSIM_BR_COUNT)
                         BAD("unknown branch kind");
+                    if (!(o->flags & PMUSIM_F_BRANCH) && b)
+                        BAD("branch fields on an instruction without the branch flag");
                     SETF(br.kind, (uint8_t)b);
                 }
                 if (m & TR_M_BRTARGET) {
                     RD_VARINT(v);
                     SETF(br.target, (pos & (ia64 ? ~UINT64_C(15) : ~UINT64_C(0))) +
                                         (uint64_t)tr_unzigzag(v));
+                    if (!(o->flags & PMUSIM_F_BRANCH) && o->br.target)
+                        BAD("branch fields on an instruction without the branch flag");
                 }
                 if (m & TR_M_OCLAT) {
                     RD_VARINT(v);
                     if (v > UINT32_MAX)
                         BAD("offcore latency wider than 32 bits");
+                    if (!(o->flags & PMUSIM_F_OFFCORE) && v)
+                        BAD("offcore fields on an instruction without the offcore flag");
                     SETF(oc.latency, (uint32_t)v);
                 }
                 if (m & TR_M_OCBITS) {
@@ -520,6 +542,8 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                     RD_BYTE(req);
                     RD_BYTE(sup);
                     RD_BYTE(b);
+                    if (!(o->flags & PMUSIM_F_OFFCORE) && (req | sup | b))
+                        BAD("offcore fields on an instruction without the offcore flag");
                     SETF(oc.req, (uint8_t)req);
                     SETF(oc.supplier, (uint8_t)sup);
                     SETF(oc.snoop, (uint8_t)b);
@@ -534,6 +558,8 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 RD_VARINT(v);
                 if (v > UINT32_MAX)
                     BAD("memory latency wider than 32 bits");
+                if (!(o->flags & PMUSIM_F_MEM) && (b | v))
+                    BAD("memory fields on an instruction without the memory flag");
                 SETF(mem.level, (uint8_t)(b & 7));
                 SETF(mem.tlb, (uint8_t)((b >> 3) & 3));
                 SETF(mem.alat, (uint8_t)(b >> 5));
@@ -550,6 +576,8 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 RD_BYTE(b);
                 if (b >= (PMUSIM_BRD_COUNT << 3))
                     BAD("bad branch outcome byte");
+                if (!(o->flags & PMUSIM_F_BRANCH) && b)
+                    BAD("branch fields on an instruction without the branch flag");
                 SETF(br.taken, b & 1);
                 SETF(br.dir_ok, (b >> 1) & 1);
                 SETF(br.tgt_ok, (b >> 2) & 1);
@@ -563,19 +591,24 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 ip = pos & ~UINT64_C(15);
                 slot = (unsigned)(pos & 15);
             }
-            /* one canonical form (FORMAT.md §3): parts whose flag is clear are 0 */
-            {
+            /* one canonical form (FORMAT.md §3): parts whose flag is clear are 0.
+             * Every committed entry is canonical, so the decoded parts are
+             * checked where they are decoded (below and in the blocks above),
+             * and the whole record only when its flags changed. */
+            if (G_UNLIKELY(!(o->flags & PMUSIM_F_MEM) && addr))
+                BAD("memory address on an instruction without the memory flag");
+            if (G_UNLIKELY(flags_changed)) {
                 unsigned f = o->flags;
-                if (G_UNLIKELY(!(f & PMUSIM_F_MEM) &&
-                               (addr | o->mem.latency | o->mem.size | o->mem.is_store |
-                                o->mem.level | o->mem.tlb | o->mem.alat)))
+                if (!(f & PMUSIM_F_MEM) &&
+                    (o->mem.latency | o->mem.size | o->mem.is_store | o->mem.level | o->mem.tlb |
+                     o->mem.alat))
                     BAD("memory fields on an instruction without the memory flag");
-                if (G_UNLIKELY(!(f & PMUSIM_F_BRANCH) &&
-                               (o->br.target | o->br.kind | o->br.taken | o->br.dir_ok |
-                                o->br.tgt_ok | o->br.detect)))
+                if (!(f & PMUSIM_F_BRANCH) &&
+                    (o->br.target | o->br.kind | o->br.taken | o->br.dir_ok | o->br.tgt_ok |
+                     o->br.detect))
                     BAD("branch fields on an instruction without the branch flag");
-                if (G_UNLIKELY(!(f & PMUSIM_F_OFFCORE) &&
-                               (o->oc.latency | o->oc.req | o->oc.supplier | o->oc.snoop)))
+                if (!(f & PMUSIM_F_OFFCORE) &&
+                    (o->oc.latency | o->oc.req | o->oc.supplier | o->oc.snoop))
                     BAD("offcore fields on an instruction without the offcore flag");
             }
             /* commit */
@@ -622,13 +655,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             if (v == 0)
                 BAD("IDLE with 0 cycles");
             unsigned plm;
-            if (c->version >= 2) {
-                RD_BYTE(plm);
-                if (plm > 3)
-                    BAD("privilege level above 3");
-            } else {
-                plm = bin_thread_plm(c, recs, n, t);
-            }
+            RD_PLM(plm);
             pmusim_rec_t *o = &recs[n];
             *o = zero;
             o->plm = (uint8_t)plm;
@@ -667,13 +694,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             if (code > 0xffff || umask > 0xffff)
                 BAD("event code or umask wider than 16 bits");
             unsigned plm;
-            if (c->version >= 2) {
-                RD_BYTE(plm);
-                if (plm > 3)
-                    BAD("privilege level above 3");
-            } else {
-                plm = bin_thread_plm(c, recs, n, t);
-            }
+            RD_PLM(plm);
             pmusim_rec_t *o = &recs[n];
             *o = zero;
             o->plm = (uint8_t)plm;

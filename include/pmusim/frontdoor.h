@@ -53,17 +53,52 @@ typedef enum pmusim_frontdoor_style {
 /* Default bound of the sample buffer (pmusim_frontdoor_set_sample_limit). */
 #define PMUSIM_FRONTDOOR_DEFAULT_LIMIT 1000000u
 
+/* Default bound of the interrupts a session takes
+ * (pmusim_frontdoor_set_interrupt_limit). */
+#define PMUSIM_FRONTDOOR_DEFAULT_INTERRUPTS 1000000u
+/* Largest skid pmusim_frontdoor_set_skid() accepts (instructions). */
+#define PMUSIM_FRONTDOOR_MAX_SKID 64u
+
 /* pmusim_sample_t.flags */
 enum {
-    PMUSIM_SAMPLE_PEBS = 1u << 0, /* x86: a PEBS counter (found through GLOBAL_STATUS.OvfBuf) */
+    PMUSIM_SAMPLE_PEBS = 1u << 0,    /* x86: a PEBS counter (found through GLOBAL_STATUS.OvfBuf) */
+    PMUSIM_SAMPLE_ADDR = 1u << 1,    /* `addr` holds a captured address */
+    PMUSIM_SAMPLE_WEIGHT = 1u << 2,  /* `weight` holds a captured latency (cycles) */
+    PMUSIM_SAMPLE_DSRC = 1u << 3,    /* `mem_level` / `mem_store` / `mem_tlb` are valid */
+    PMUSIM_SAMPLE_IEAR = 1u << 4,    /* IA-64: `addr`/`weight` come from the I-EAR (code line) */
+    PMUSIM_SAMPLE_SKID_CUT = 1u << 5, /* the trace ended before the skid was complete */
 };
+
+/* One branch of an IA-64 BTB / ETB read with a sample (ds = 0 layout, ref
+ * ia64-pmu.md §8, §9): source (bundle address | slot) and target. */
+typedef struct pmusim_branch_pair {
+    uint64_t from;
+    uint64_t to;      /* 0: not taken, or no target entry followed */
+    uint8_t taken;
+    uint8_t mispred;  /* 0 predicted, 1 front end (mp), 2 back end (bruflush) */
+} pmusim_branch_pair_t;
+
+/* `mem_tlb` when no TLB outcome is known. */
+#define PMUSIM_SAMPLE_TLB_UNKNOWN 0xffu
 
 /* One sample: an overflow of a sampling counter seen by the interrupt
  * handler. */
 typedef struct pmusim_sample {
     uint64_t cycle;     /* cycle of the interrupt */
-    uint64_t ip;        /* the model's pmi_ip: last retired instruction of the thread */
-    uint64_t period;    /* the counter's period: occurrences this sample stands for */
+    /* the sampled IP: `skid` instructions of the thread after overflow_ip
+     * (pmusim_frontdoor_set_skid; PEBS samples have none) */
+    uint64_t ip;
+    uint64_t overflow_ip; /* the model's pmi_ip: last retired instruction of the thread */
+    uint64_t period;    /* the period this sample stands for (frequency mode: the one used) */
+    uint64_t addr;      /* PMUSIM_SAMPLE_ADDR: D-EAR / PEBS load-latency data address,
+                           I-EAR code line address */
+    uint64_t weight;    /* PMUSIM_SAMPLE_WEIGHT: latency in cycles */
+    uint8_t mem_level;  /* PMUSIM_SAMPLE_DSRC: pmusim_mem_level_t, PMUSIM_LVL_COUNT: unknown */
+    uint8_t mem_store;  /* PMUSIM_SAMPLE_DSRC: 1 store, 0 load */
+    uint8_t mem_tlb;    /* PMUSIM_SAMPLE_DSRC: pmusim_tlb_outcome_t or PMUSIM_SAMPLE_TLB_UNKNOWN */
+    uint8_t skid;       /* instructions between overflow_ip and ip */
+    uint32_t nbranches; /* IA-64 BTB/ETB: pmusim_frontdoor_sample_branches() */
+    uint32_t branch0;   /* (its first pair in the front door's list) */
     uint64_t ovfl;      /* overflow status read (IA-64 PMC0 bits 63:4, x86 GLOBAL_STATUS) */
     uint32_t thread;
     uint32_t counter;   /* index returned by pmusim_frontdoor_add_sampling() */
@@ -103,9 +138,38 @@ gboolean pmusim_frontdoor_start(pmusim_frontdoor_t *fd, GError **error);
 /* Keep at most `max` samples; further ones are counted as dropped (the
  * counters are still reloaded, as a driver whose buffer is full does). */
 void pmusim_frontdoor_set_sample_limit(pmusim_frontdoor_t *fd, size_t max);
+/* Take at most `max` samples' worth of interrupts (default
+ * PMUSIM_FRONTDOOR_DEFAULT_INTERRUPTS): the handler that takes the last one
+ * restarts the sampling counters from 0 and from then on only accounts
+ * their wraps (one interrupt per 2^width occurrences), so the rest of the
+ * trace is counted, not sampled (pmusim_frontdoor_stopped()).  Bounds the
+ * work of a trace whose cycle span holds far more periods than anyone
+ * wants samples. */
+void pmusim_frontdoor_set_interrupt_limit(pmusim_frontdoor_t *fd, uint64_t max);
+/* TRUE once the interrupt limit stopped sampling; *cycle: when. */
+gboolean pmusim_frontdoor_stopped(const pmusim_frontdoor_t *fd, uint64_t *cycle);
+/* Skid: the sampled IP is the `insns`-th instruction the thread retires
+ * after the overflowing one (0: that one; at most PMUSIM_FRONTDOOR_MAX_SKID).
+ * PEBS samples are precise and get none.  Applied by
+ * pmusim_frontdoor_replay(), which sees the records; docs/SAMPLING.md. */
+gboolean pmusim_frontdoor_set_skid(pmusim_frontdoor_t *fd, uint32_t insns, GError **error);
+/* Frequency mode for every sampling counter (perf -F): the period starts at
+ * 1 and adapts after each sample as Linux's perf_adjust_period() does, on a
+ * simulated clock of `core_hz` cycles per second (docs/SAMPLING.md).  Call
+ * before pmusim_frontdoor_start(). */
+gboolean pmusim_frontdoor_set_frequency(pmusim_frontdoor_t *fd, uint64_t sample_hz,
+                                        uint64_t core_hz, GError **error);
+/* pmusim_replay() for a sampling session: the same checks and batches, and
+ * after each batch the front door looks at its records to complete the
+ * skid and the PEBS load-latency data of the samples it took in it. */
+gboolean pmusim_frontdoor_replay(pmusim_frontdoor_t *fd, pmusim_trace_reader_t *r,
+                                 pmusim_progress_fn progress, void *user, GError **error);
 
 size_t pmusim_frontdoor_n_samples(const pmusim_frontdoor_t *fd);
 const pmusim_sample_t *pmusim_frontdoor_sample(const pmusim_frontdoor_t *fd, size_t i);
+/* The branch pairs read with sample s (most recent first; *n of them). */
+const pmusim_branch_pair_t *pmusim_frontdoor_sample_branches(const pmusim_frontdoor_t *fd,
+                                                             const pmusim_sample_t *s, size_t *n);
 uint64_t pmusim_frontdoor_dropped(const pmusim_frontdoor_t *fd);
 /* Interrupts handled, and those in which no counter of the session had
  * overflowed. */

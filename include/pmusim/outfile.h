@@ -14,7 +14,9 @@
  *   abort() and every failure remove the temporary file and leave NAME as it
  *   was.  A symbolic link is followed: its target is replaced and the link
  *   stays.  The new file gets the mode of the file it replaces, or
- *   0666 & ~umask for a new one.
+ *   0666 & ~umask for a new one (not its owner, group, ACLs or hard links:
+ *   a replaced file is a new inode).  The directory must be writable, even
+ *   to replace an existing writable file.
  * - "-" (standard output), a character device (/dev/null, a terminal), a
  *   FIFO or a socket: written directly, no temporary file; commit() flushes
  *   and reports a failed write; nothing is ever unlinked or truncated.

@@ -129,6 +129,10 @@ typedef struct pmusim_model_ops {
      * the trace's last one are not reported. */
     void (*observe_cycles)(pmusim_model_t *m, uint64_t from, uint64_t to,
                            pmusim_cycle_observer_fn fn, void *user);
+    /* Optional: reference-clock cycles per core cycle, num/den (x86:
+     * reference-cycle events and IA32_FIXED_CTR2), applied from the next
+     * record on.  NULL when the model has no reference clock. */
+    void (*set_ref_ratio)(pmusim_model_t *m, uint32_t num, uint32_t den);
 } pmusim_model_ops_t;
 
 /* An OS front door's interrupt handler (perfmon2-style or perf_event-style):
@@ -175,6 +179,9 @@ void pmusim_model_log(pmusim_model_t *m, uint64_t cycle, uint32_t thread, const 
  * installed handler, if any. */
 void pmusim_model_pmi(pmusim_model_t *m, uint64_t cycle, uint32_t thread);
 void pmusim_model_set_pmi_handler(pmusim_model_t *m, pmusim_pmi_handler_fn fn, void *user);
+/* Sets the reference-clock ratio (ops->set_ref_ratio): FALSE with an error
+ * when the model has none or num or den is 0. */
+gboolean pmusim_model_set_ref_ratio(pmusim_model_t *m, uint32_t num, uint32_t den, GError **error);
 
 /* ---- registry ---- */
 /* Defined by sim/models/ia64 and sim/models/x86. */

@@ -2,7 +2,10 @@
  *
  * Generators are deterministic (same parameters and seed give the same
  * records) and stream straight into a pmusim_trace_writer_t, so traces of
- * 1e9 records are produced in constant memory. */
+ * 1e9 records are produced in constant memory.  A generator makes only the
+ * functional stream (IPs, branch outcomes, data addresses); the
+ * microarchitecture model (include/pmusim/uarch.h) turns it into records,
+ * as it does for captured programs. */
 #ifndef PMUSIM_TRACEGEN_H
 #define PMUSIM_TRACEGEN_H
 
@@ -11,10 +14,10 @@
 G_BEGIN_DECLS
 
 typedef enum pmusim_gen_workload {
-    PMUSIM_GEN_LOOP = 0,   /* a small loop with branches; data accesses mostly hit (hit ratio 1) */
-    PMUSIM_GEN_STREAM = 1, /* a memory stream over a large array, hit ratio 0.5 by default */
-    PMUSIM_GEN_MIXED = 2,  /* loop + stream + calls, data-dependent branches, IDLE stalls,
-                              THREAD on/off, markers and explicit event records */
+    PMUSIM_GEN_LOOP = 0,   /* a small loop with branches over 4 KiB arrays (hit ratio 1) */
+    PMUSIM_GEN_STREAM = 1, /* half the accesses stream over 256 MiB (hit ratio 0.5 by default) */
+    PMUSIM_GEN_MIXED = 2,  /* loop + stream + calls, data-dependent trip counts, SMT halts
+                              (THREAD off/on), markers and explicit event records */
 } pmusim_gen_workload_t;
 
 /* Called every 2^20 records and once at the end (e.g. for a progress line). */
@@ -23,10 +26,14 @@ typedef void (*pmusim_gen_progress_fn)(uint64_t done, uint64_t total, void *user
 typedef struct pmusim_gen_params {
     pmusim_cpu_t cpu;               /* sets the ISA */
     pmusim_gen_workload_t workload;
-    uint64_t records;               /* exact number of records written, >= 1 */
+    uint64_t records;               /* exact number of records written, >= 1 (the model's
+                                       output in cycle order, cut after that many) */
     uint64_t seed;
-    uint32_t threads;               /* 1..8; 0 = the CPU's default (ita2 1, mont/wsm/wsm_dp 2, knm 4) */
-    double hit_ratio;               /* fraction of data accesses served by L1D, 0..1; < 0 = default */
+    uint32_t threads;               /* 1..the CPU's threads per core (ita2 1, mont/wsm/wsm_dp 2,
+                                       knm 4, pmusim_uarch_max_threads()); 0 = that maximum */
+    double hit_ratio;               /* fraction of data accesses to the small hot arrays (the rest
+                                       stream through memory): about the L1D hit ratio the
+                                       model finds, 0..1; < 0 = default */
     pmusim_gen_progress_fn progress;
     void *progress_data;
 } pmusim_gen_params_t;
@@ -65,6 +72,9 @@ typedef struct pmusim_lackey_stats {
  * parser is strict and bounded (traces/FORMAT.md §6): errors name the line. */
 gboolean pmusim_trace_convert_lackey(const char *path, pmusim_trace_writer_t *w,
                                      pmusim_lackey_stats_t *stats, GError **error);
+/* The same from an open stream (not closed here); `name` is used in messages. */
+gboolean pmusim_trace_convert_lackey_fp(FILE *fp, const char *name, pmusim_trace_writer_t *w,
+                                        pmusim_lackey_stats_t *stats, GError **error);
 
 G_END_DECLS
 #endif

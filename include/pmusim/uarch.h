@@ -164,6 +164,11 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
 /* Passes a record the model does not produce (MARKER; EVENT records of a
  * source trace) through at the thread's current cycle. */
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error);
+/* An SMT thread halts for `cycles` cycles after its last retirement: THREAD
+ * records (inactive, then active again) frame the gap and the thread's next
+ * instruction comes after it.  Not for Montecito, whose threads the model
+ * switches itself (FALSE with error). */
+gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, GError **error);
 /* Montecito: TRUE when the thread that ran last has a pending switch
  * event (an L3 miss, or its time slice expired), so that a generator that
  * chooses the next thread switches now.  Always FALSE on other CPUs. */
@@ -174,7 +179,8 @@ void pmusim_uarch_free(pmusim_uarch_t *u);
 
 /* Totals so far (for reports and tests). */
 typedef struct pmusim_uarch_stats {
-    uint64_t insns, records;
+    uint64_t insns;
+    uint64_t records; /* produced so far: handed to the sink or waiting in the model */
     uint64_t i1_miss, d1_access, d1_miss, l2_miss, ll_access, ll_miss;
     uint64_t cond_branches, mispredicts;
     uint64_t cycles; /* last retirement cycle + 1 */

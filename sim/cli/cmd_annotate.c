@@ -193,9 +193,9 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
     }
     a.u = pmusim_uarch_new(cpu, src->nthreads ? src->nthreads : 1, &uo, annotate_sink, &a,
                            &error);
-    if (!a.u) {
-        g_prefix_error(&error, "%s: ", in_path);
-        status = annotate_fail(error);
+    if (!a.u) { /* a geometry or thread count this CPU cannot have: a usage error */
+        status = pmusim_cli_usage("trace annotate", "%s: %s", in_path, error->message);
+        g_error_free(error);
         goto out;
     }
     /* model-made EVENT records are made again; a trace without an

@@ -500,6 +500,7 @@ int pmusim_cmd_trace(int argc, char **argv)
     if (!strcmp(sub, "gen"))
         return cmd_gen(argc, argv);
     if (!strcmp(sub, "annotate")) return pmusim_cmd_trace_annotate(argc, argv);
+    if (!strcmp(sub, "capture")) return pmusim_cmd_trace_capture(argc, argv);
     return pmusim_cli_usage("trace", "unknown subcommand '%s' (expected info, dump, convert, gen)",
                             sub);
 }

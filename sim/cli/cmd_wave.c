@@ -1,38 +1,203 @@
-/* pmusim wave: the counters cycle by cycle, as a text waveform or a VCD file
- * for a waveform viewer (GTKWave), for learning how a PMU behaves.
+/* pmusim wave: the counters cycle by cycle, as a text waveform, a VCD file
+ * (with a GTKWave save file) or an SVG timing diagram, for learning how a
+ * PMU behaves.
  *
- * The value shown for cycle c is what a read of the counter returns at the
- * end of cycle c.  To get it exactly, whatever a model defers (threshold and
- * edge evaluation at cycle boundaries, lazy counting), every cycle of the
- * window is a separate run: a fresh model, the same register writes, the
- * trace's records up to cycle c plus an IDLE record that closes cycle c, then
- * finish() and a report.  That costs window x records, so the window is
- * bounded (WAVE_MAX_CYCLES cycles, WAVE_MAX_RECORDS records): this is a
- * teaching tool for small traces, not a replay path. */
+ * The row for cycle c shows what the model holds at the end of cycle c:
+ * each counter's value, the event's occurrences in that cycle, what the
+ * counter added, whether the threshold/inv condition held, whether the edge
+ * detector fired, and the overflow, freeze and interrupt of that cycle.
+ *
+ * One replay: the model's observe_cycles op calls us back at the end of every
+ * cycle of the window, IDLE gaps included (one row per cycle, each with its
+ * own value).  Rows stop at the trace's last cycle and the output says so.
+ * A model without that op is replayed once per cycle of a small window
+ * (WAVE_FALLBACK_MAX cycles), which gives values and increments only. */
 #include "cmds.h"
 #include "enc_args.h"
+#include "pmusim/frontdoor.h"
 #include "pmusim/sim.h"
+#include "wave_out.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #define WAVE_DEFAULT_CYCLES 32u
-#define WAVE_MAX_CYCLES 4096u
-#define WAVE_MAX_RECORDS 200000u
+#define WAVE_MAX_CYCLES 1000000u  /* text and VCD stream: only the window's rows are kept */
+#define WAVE_SVG_MAX_CYCLES 2000u /* a picture wider than this is unreadable */
+#define WAVE_FALLBACK_MAX 4096u   /* models without observe_cycles: one replay per cycle */
+#define WAVE_BATCH 4096u
 
-/* One counter's values over the window (index = cycle - from). */
-typedef struct wave_sig {
-    char reg[24];
-    char event[PMUSIM_REG_LABEL_MAX];
-    uint32_t thread;
-    uint64_t *values;
-} wave_sig_t;
+/* A pending "instructions retired in cycle c" count, in cycle order. */
+typedef struct wave_retired {
+    uint64_t cycle;
+    uint64_t n;
+} wave_retired_t;
 
-/* Runs the model over recs[0..n) closed at cycle `close`; fills *rep. */
-static gboolean wave_run(const char *pmu, uint32_t nthreads, const GArray *regs,
-                         const pmusim_rec_t *recs, size_t n, uint64_t close, pmusim_report_t *rep,
-                         GError **error)
+typedef struct wave_ctx {
+    wave_out_t *out;            /* the writers (text, VCD, SVG) */
+    GArray *sigs;               /* of wave_sig_t */
+    GArray *pending;            /* of wave_retired_t, cycle order */
+    guint pending_head;
+    uint64_t from, to;          /* window [from, to) */
+    uint64_t rows;              /* rows produced */
+    uint64_t last_cycle;        /* cycle of the last row */
+    pmusim_counter_probe_t *row; /* one row, per signal */
+} wave_ctx_t;
+
+/* Retired-instruction counts of a batch, for cycles of the window. */
+static void wave_count_retired(wave_ctx_t *w, const pmusim_rec_t *recs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const pmusim_rec_t *r = &recs[i];
+        if (r->kind != PMUSIM_REC_INSN || r->cycle < w->from || r->cycle >= w->to)
+            continue;
+        if (w->pending->len > w->pending_head) {
+            wave_retired_t *last = &g_array_index(w->pending, wave_retired_t, w->pending->len - 1);
+            if (last->cycle == r->cycle) {
+                last->n++;
+                continue;
+            }
+        }
+        wave_retired_t e = {.cycle = r->cycle, .n = 1};
+        g_array_append_val(w->pending, e);
+    }
+}
+
+static uint64_t wave_take_retired(wave_ctx_t *w, uint64_t cycle)
+{
+    uint64_t n = 0;
+    while (w->pending_head < w->pending->len) {
+        wave_retired_t *e = &g_array_index(w->pending, wave_retired_t, w->pending_head);
+        if (e->cycle > cycle)
+            break;
+        if (e->cycle == cycle)
+            n = e->n;
+        w->pending_head++;
+    }
+    if (w->pending_head == w->pending->len) {
+        g_array_set_size(w->pending, 0);
+        w->pending_head = 0;
+    }
+    return n;
+}
+
+static void wave_emit(wave_ctx_t *w, uint64_t cycle)
+{
+    uint64_t retired = wave_take_retired(w, cycle);
+    wave_out_row(w->out, cycle, retired, w->row);
+    w->rows++;
+    w->last_cycle = cycle;
+}
+
+static void wave_observer(pmusim_model_t *m, uint64_t cycle, const pmusim_counter_probe_t *probes,
+                          size_t n, void *user)
+{
+    wave_ctx_t *w = user;
+    if (cycle < w->from || cycle >= w->to)
+        return;
+    for (guint i = 0; i < w->sigs->len; i++) {
+        const wave_sig_t *s = &g_array_index(w->sigs, wave_sig_t, i);
+        if (s->index < n)
+            w->row[i] = probes[s->index];
+        else
+            memset(&w->row[i], 0, sizeof w->row[i]);
+    }
+    wave_emit(w, cycle);
+}
+
+/* The label a person typed, as far as the canonical one tells: without the
+ * "pmu::" prefix and without modifiers left at their defaults. */
+static void wave_short_label(const char *label, char *out, size_t len)
+{
+    const char *p = strstr(label, "::");
+    p = p ? p + 2 : label;
+    gchar **parts = g_strsplit(p, ":", -1);
+    gboolean k1 = FALSE, u1 = FALSE;
+    for (gchar **q = parts; *q; q++) {
+        if (strcmp(*q, "k=1") == 0)
+            k1 = TRUE;
+        if (strcmp(*q, "u=1") == 0)
+            u1 = TRUE;
+    }
+    GString *s = g_string_new(NULL);
+    for (gchar **q = parts; *q; q++) {
+        const char *eq = strchr(*q, '=');
+        gboolean is_mod = eq && q != parts;
+        if (is_mod && strcmp(eq, "=0") == 0)
+            continue;
+        if (is_mod && k1 && u1 && (strcmp(*q, "k=1") == 0 || strcmp(*q, "u=1") == 0))
+            continue;
+        g_string_append_printf(s, "%s%s", s->len ? ":" : "", *q);
+    }
+    g_strlcpy(out, s->len ? s->str : "(raw)", len);
+    g_string_free(s, TRUE);
+    g_strfreev(parts);
+}
+
+/* The counters to show, from a report of a model programmed with `regs`. */
+static gboolean wave_list_signals(const char *pmu, uint32_t nthreads, const GArray *regs,
+                                  GArray *sigs, GError **error)
+{
+    pmusim_model_t *m = pmusim_model_new(pmu, nthreads, error);
+    if (!m)
+        return FALSE;
+    if (!pmusim_model_write_regs(m, regs, error)) {
+        pmusim_model_free(m);
+        return FALSE;
+    }
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    pmusim_model_collect(m, &rep);
+    for (guint i = 0; i < rep.counters->len; i++) {
+        const pmusim_counter_result_t *cr = &g_array_index(rep.counters, pmusim_counter_result_t, i);
+        if (!cr->enabled)
+            continue;
+        wave_sig_t s = {.thread = cr->thread, .index = i};
+        g_strlcpy(s.reg, cr->reg, sizeof s.reg);
+        g_strlcpy(s.event, cr->event, sizeof s.event);
+        wave_short_label(cr->event[0] ? cr->event : "", s.label, sizeof s.label);
+        g_array_append_val(sigs, s);
+    }
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+    return TRUE;
+}
+
+/* One replay, observed at every cycle of the window. */
+static gboolean wave_observe(wave_ctx_t *w, pmusim_model_t *m, pmusim_trace_reader_t *reader,
+                             GError **error)
+{
+    const pmusim_trace_header_t *h = pmusim_trace_reader_header(reader);
+    m->trace_annotations = pmusim_trace_header_annotations(h);
+    m->ops->observe_cycles(m, w->from, w->to, wave_observer, w);
+    pmusim_rec_t *batch = g_new(pmusim_rec_t, WAVE_BATCH);
+    gboolean ok = TRUE;
+    for (;;) {
+        gssize n = pmusim_trace_reader_next_batch(reader, batch, WAVE_BATCH, error);
+        if (n < 0) {
+            ok = FALSE;
+            break;
+        }
+        if (n == 0)
+            break;
+        wave_count_retired(w, batch, (size_t)n);
+        m->ops->consume(m, batch, (size_t)n);
+        /* records past the window can change nothing in it */
+        if (batch[n - 1].cycle >= w->to)
+            break;
+    }
+    g_free(batch);
+    if (ok)
+        m->ops->finish(m);
+    return ok;
+}
+
+/* --- fallback for models without observe_cycles: one replay per cycle --- */
+
+static gboolean wave_fallback_run(const char *pmu, uint32_t nthreads, const GArray *regs,
+                                  const pmusim_rec_t *recs, size_t n, uint64_t close,
+                                  pmusim_report_t *rep, GError **error)
 {
     pmusim_model_t *m = pmusim_model_new(pmu, nthreads, error);
     if (!m)
@@ -43,178 +208,231 @@ static gboolean wave_run(const char *pmu, uint32_t nthreads, const GArray *regs,
     }
     if (n)
         m->ops->consume(m, recs, n);
-    /* an IDLE record makes `close` the last cycle of the span even when no
-     * instruction retires in it */
-    pmusim_rec_t idle = {.cycle = close, .kind = PMUSIM_REC_IDLE, .n = 1};
-    m->ops->consume(m, &idle, 1);
     m->ops->finish(m);
-    pmusim_report_init(rep);
     pmusim_model_collect(m, rep);
+    (void)close;
     pmusim_model_free(m);
     return TRUE;
 }
 
-static void vcd_id(unsigned i, char out[8])
+static gboolean wave_fallback(wave_ctx_t *w, const char *pmu, uint32_t nthreads,
+                              const GArray *regs, pmusim_trace_reader_t *reader, GError **error)
 {
-    /* identifiers from the printable range '!'..'~' */
-    int k = 0;
-    do {
-        out[k++] = (char)('!' + i % 94);
-        i /= 94;
-    } while (i && k < 6);
-    out[k] = '\0';
-}
-
-static void vcd_name(const wave_sig_t *s, gboolean threads, char *out, size_t len)
-{
-    char *name = g_strdup_printf("%s_%s", s->reg, s->event[0] ? s->event : "raw");
-    if (threads) {
-        char *t = g_strdup_printf("%s_t%u", name, s->thread);
-        g_free(name);
-        name = t;
-    }
-    /* VCD names are whitespace-free; keep them readable */
-    for (char *p = name; *p; p++)
-        if (!g_ascii_isalnum(*p) && *p != '_')
-            *p = '_';
-    g_strlcpy(out, name, len);
-    g_free(name);
-}
-
-static void vcd_bits(FILE *fp, uint64_t v)
-{
-    fputc('b', fp);
-    if (!v) {
-        fputc('0', fp);
-        return;
-    }
-    int top = 63;
-    while (!(v >> top & 1))
-        top--;
-    for (int b = top; b >= 0; b--)
-        fputc((v >> b & 1) ? '1' : '0', fp);
-}
-
-static gboolean write_vcd(const char *path, const GArray *sigs, const uint64_t *insns,
-                          gboolean threads, uint64_t from, uint64_t ncyc, GError **error)
-{
-    FILE *fp = fopen(path, "w");
-    if (!fp) {
-        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "%s: %s", path,
-                    g_strerror(errno));
+    if (w->to - w->from > WAVE_FALLBACK_MAX) {
+        g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_MISMATCH,
+                    "the %s model cannot be observed cycle by cycle in one replay: "
+                    "choose a window of at most %u cycles", pmu, WAVE_FALLBACK_MAX);
         return FALSE;
     }
-    fprintf(fp, "$comment pmusim wave: counter values at the end of each cycle $end\n");
-    fprintf(fp, "$timescale 1ns $end\n$scope module pmu $end\n");
-    char id[8], name[160];
-    for (guint i = 0; i < sigs->len; i++) {
-        const wave_sig_t *s = &g_array_index(sigs, wave_sig_t, i);
-        vcd_id(i, id);
-        vcd_name(s, threads, name, sizeof name);
-        fprintf(fp, "$var wire 64 %s %s $end\n", id, name);
-    }
-    vcd_id(sigs->len, id);
-    fprintf(fp, "$var wire 32 %s retired_in_cycle $end\n", id);
-    fprintf(fp, "$upscope $end\n$enddefinitions $end\n");
-    for (uint64_t k = 0; k < ncyc; k++) {
-        fprintf(fp, "#%" G_GUINT64_FORMAT "\n", (guint64)(from + k));
-        for (guint i = 0; i <= sigs->len; i++) {
-            uint64_t v = i < sigs->len ? g_array_index(sigs, wave_sig_t, i).values[k] : insns[k];
-            uint64_t prev = k == 0 ? ~v
-                            : i < sigs->len ? g_array_index(sigs, wave_sig_t, i).values[k - 1]
-                                            : insns[k - 1];
-            if (v == prev)
-                continue;
-            vcd_id(i, id);
-            vcd_bits(fp, v);
-            fprintf(fp, " %s\n", id);
+    GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+    pmusim_rec_t batch[256];
+    uint64_t trace_end = 0; /* one past the trace's last cycle */
+    gboolean ok = TRUE, done = FALSE;
+    while (ok && !done) {
+        gssize n = pmusim_trace_reader_next_batch(reader, batch, G_N_ELEMENTS(batch), error);
+        if (n < 0)
+            ok = FALSE;
+        if (n <= 0)
+            break;
+        for (gssize i = 0; i < n; i++) {
+            uint64_t last = batch[i].cycle;
+            if (batch[i].kind == PMUSIM_REC_IDLE && batch[i].n)
+                last = batch[i].cycle + batch[i].n - 1 < batch[i].cycle ? UINT64_MAX
+                                                                        : batch[i].cycle + batch[i].n - 1;
+            trace_end = MAX(trace_end, last + 1);
+            if (batch[i].cycle >= w->to) {
+                done = TRUE;
+                break;
+            }
+            g_array_append_val(recs, batch[i]);
         }
     }
-    fprintf(fp, "#%" G_GUINT64_FORMAT "\n", (guint64)(from + ncyc));
-    if (fclose(fp) != 0) {
-        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "%s: %s", path,
-                    g_strerror(errno));
-        return FALSE;
+    const pmusim_rec_t *all = (const pmusim_rec_t *)(void *)recs->data;
+    wave_count_retired(w, all, recs->len);
+    uint64_t stop = MIN(w->to, trace_end);
+    size_t upto = 0;
+    uint64_t *prev = g_new0(uint64_t, w->sigs->len + 1);
+    /* counters wrap at 2^47 (IA-64 PMDs) or 2^48 (x86) */
+    const uint64_t wrap = pmusim_model_find(pmu)->isa == PMUSIM_ISA_IA64 ? 1ull << 47 : 1ull << 48;
+    /* the cycle before the window gives the first row's increments */
+    uint64_t first = w->from ? w->from - 1 : 0;
+    for (uint64_t c = first; ok && c < stop; c++) {
+        while (upto < recs->len && all[upto].cycle <= c)
+            upto++;
+        /* an IDLE that covers cycles after c is cut at c */
+        GArray *cut = g_array_sized_new(FALSE, FALSE, sizeof(pmusim_rec_t), (guint)upto + 1);
+        g_array_append_vals(cut, all, (guint)upto);
+        for (guint i = 0; i < cut->len; i++) {
+            pmusim_rec_t *r = &g_array_index(cut, pmusim_rec_t, i);
+            if (r->kind == PMUSIM_REC_IDLE && r->n && r->cycle + r->n - 1 > c)
+                r->n = c - r->cycle + 1;
+        }
+        /* an IDLE record makes c the last cycle of the span even when no
+         * record reaches it */
+        gboolean reaches = FALSE;
+        for (guint i = 0; i < cut->len; i++) {
+            const pmusim_rec_t *r = &g_array_index(cut, pmusim_rec_t, i);
+            reaches |= r->cycle == c || (r->kind == PMUSIM_REC_IDLE && r->n &&
+                                         r->cycle + r->n - 1 == c);
+        }
+        if (!reaches) {
+            pmusim_rec_t close = {.cycle = c, .kind = PMUSIM_REC_IDLE, .n = 1};
+            g_array_append_val(cut, close);
+        }
+        pmusim_report_t rep;
+        pmusim_report_init(&rep);
+        ok = wave_fallback_run(pmu, nthreads, regs, (const pmusim_rec_t *)(void *)cut->data,
+                               cut->len, c, &rep, error);
+        g_array_free(cut, TRUE);
+        if (!ok) {
+            pmusim_report_clear(&rep);
+            break;
+        }
+        gboolean frozen = FALSE, irq = FALSE;
+        for (guint e = 0; e < rep.log->len; e++) {
+            const pmusim_sim_event_t *ev = &g_array_index(rep.log, pmusim_sim_event_t, e);
+            if (ev->cycle == c && strstr(ev->what, "freeze"))
+                frozen = TRUE;
+            if (ev->cycle == c && strcmp(ev->what, "interrupt") == 0)
+                irq = TRUE;
+        }
+        for (guint i = 0; i < w->sigs->len; i++) {
+            const wave_sig_t *s = &g_array_index(w->sigs, wave_sig_t, i);
+            pmusim_counter_probe_t *p = &w->row[i];
+            memset(p, 0, sizeof *p);
+            if (s->index < rep.counters->len) {
+                const pmusim_counter_result_t *cr =
+                    &g_array_index(rep.counters, pmusim_counter_result_t, s->index);
+                p->value = cr->value;
+            }
+            p->increment = c == first && c == w->from ? p->value
+                           : p->value >= prev[i]                ? p->value - prev[i]
+                                                                : p->value + wrap - prev[i];
+            p->raw = p->increment;
+            p->cond = 1;
+            p->frozen = frozen;
+            p->interrupt = irq;
+            for (guint e = 0; e < rep.log->len; e++) {
+                const pmusim_sim_event_t *ev = &g_array_index(rep.log, pmusim_sim_event_t, e);
+                const char *o = strstr(ev->what, "overflow");
+                if (ev->cycle == c && o && ev->thread == s->thread && strstr(ev->what, s->reg))
+                    p->overflow = 1;
+            }
+            prev[i] = p->value;
+        }
+        pmusim_report_clear(&rep);
+        if (c >= w->from)
+            wave_emit(w, c);
     }
-    return TRUE;
+    g_free(prev);
+    g_array_free(recs, TRUE);
+    return ok;
 }
 
-static void print_wave(FILE *fp, const GArray *sigs, const uint64_t *insns,
-                       const pmusim_report_t *last, gboolean threads, uint64_t from,
-                       uint64_t ncyc)
+/* The front door's name for a counter's data register ("PMD4" -> 4,
+ * "IA32_PMC1" -> 0xc2, "IA32_FIXED_CTR0" -> 0x309), from its report name. */
+static gboolean wave_counter_reg(const char *name, uint32_t *reg)
 {
-    fprintf(fp, "counter values at the end of each cycle (a '*' marks a change)\n\n");
-    for (guint i = 0; i < sigs->len; i++) {
-        const wave_sig_t *s = &g_array_index(sigs, wave_sig_t, i);
-        fprintf(fp, "  c%-2u %s", i, s->reg);
-        if (threads)
-            fprintf(fp, " thread %u", s->thread);
-        fprintf(fp, "  %s\n", s->event[0] ? s->event : "(raw)");
-    }
-    fprintf(fp, "\n%10s %7s", "cycle", "retired");
-    for (guint i = 0; i < sigs->len; i++) {
-        char h[8];
-        g_snprintf(h, sizeof h, "c%u", i);
-        fprintf(fp, " %16s", h);
-    }
-    fprintf(fp, "  events\n");
-    for (uint64_t k = 0; k < ncyc; k++) {
-        uint64_t cycle = from + k;
-        fprintf(fp, "%10" G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT, (guint64)cycle,
-                (guint64)insns[k]);
-        for (guint i = 0; i < sigs->len; i++) {
-            const wave_sig_t *s = &g_array_index(sigs, wave_sig_t, i);
-            gboolean changed = k == 0 ? FALSE : s->values[k] != s->values[k - 1];
-            fprintf(fp, " %15" G_GUINT64_FORMAT "%c", (guint64)s->values[k],
-                    changed ? '*' : ' ');
+    static const struct {
+        const char *prefix;
+        uint32_t base;
+    } forms[] = {{"PMD", 0}, {"IA32_PMC", 0xc1}, {"IA32_FIXED_CTR", 0x309}};
+    for (unsigned i = 0; i < G_N_ELEMENTS(forms); i++) {
+        size_t n = strlen(forms[i].prefix);
+        if (strncmp(name, forms[i].prefix, n) == 0 && g_ascii_isdigit(name[n])) {
+            *reg = forms[i].base + (uint32_t)g_ascii_strtoull(name + n, NULL, 10);
+            return TRUE;
         }
-        /* overflows, freezes and interrupts of this cycle, from the last run */
-        gboolean first = TRUE;
-        for (guint e = 0; e < last->log->len; e++) {
-            const pmusim_sim_event_t *ev = &g_array_index(last->log, pmusim_sim_event_t, e);
-            if (ev->cycle != cycle)
-                continue;
-            if (threads)
-                fprintf(fp, "%s[t%u] %s", first ? " " : "; ", ev->thread, ev->what);
-            else
-                fprintf(fp, "%s%s", first ? " " : "; ", ev->what);
-            first = FALSE;
-        }
-        fputc('\n', fp);
     }
+    return FALSE;
+}
+
+/* -c PERIOD: the first counter samples through the OS front door (as
+ * `pmusim record -c`), so its interrupts and reloads show in the wave. */
+static pmusim_frontdoor_t *wave_sampling(pmusim_model_t *m, const GArray *sigs, gint64 period,
+                                         GError **error)
+{
+    const wave_sig_t *s = &g_array_index(sigs, wave_sig_t, 0);
+    uint32_t reg;
+    if (!wave_counter_reg(s->reg, &reg)) {
+        g_set_error(error, PMUSIM_FRONTDOOR_ERROR, PMUSIM_FRONTDOOR_ERROR_COUNTER,
+                    "%s cannot sample (not a counter data register)", s->reg);
+        return NULL;
+    }
+    pmusim_frontdoor_t *fd = pmusim_frontdoor_new(m, error);
+    if (fd && (pmusim_frontdoor_add_sampling(fd, reg, (uint64_t)period, s->label, error) < 0 ||
+               !pmusim_frontdoor_start(fd, error))) {
+        pmusim_frontdoor_free(fd);
+        return NULL;
+    }
+    return fd;
+}
+
+static void wave_print_samples(FILE *fp, const pmusim_frontdoor_t *fd, uint64_t from,
+                               uint64_t to)
+{
+    size_t n = pmusim_frontdoor_n_samples(fd), shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        const pmusim_sample_t *smp = pmusim_frontdoor_sample(fd, i);
+        if (smp->cycle < from || smp->cycle >= to)
+            continue;
+        if (!shown++)
+            fprintf(fp, "\nsamples taken in the window (interrupt cycle, thread, sampled IP):\n");
+        fprintf(fp, "  cycle %" G_GUINT64_FORMAT "  thread %u  ip 0x%" G_GINT64_MODIFIER "x\n",
+                (guint64)smp->cycle, smp->thread, (guint64)smp->ip);
+    }
+    if (!shown)
+        fprintf(fp, "\nno sample was taken in the window\n");
 }
 
 int pmusim_cmd_wave(int argc, char **argv)
 {
     pmusim_enc_args_t ea = {0};
-    char *pmu_opt = NULL, **regs_files = NULL, *vcd = NULL;
-    gint64 from = 0, ncycles = WAVE_DEFAULT_CYCLES;
+    char *pmu_opt = NULL, **regs_files = NULL, *vcd = NULL, *gtkw = NULL, *svg = NULL;
+    gint64 from = 0, ncycles = WAVE_DEFAULT_CYCLES, period = 0;
     const GOptionEntry entries[] = {
         {"pmu", 'p', 0, G_OPTION_ARG_STRING, &pmu_opt,
          "PMU model: ita2, mont, wsm, wsm_dp, knm (default: the trace's CPU)", "NAME"},
         {"regs", 'r', 0, G_OPTION_ARG_FILENAME_ARRAY, &regs_files,
          "raw register writes to apply (docs/REGS.md); repeatable", "FILE"},
         {"from", 0, 0, G_OPTION_ARG_INT64, &from, "first cycle shown (default 0)", "CYCLE"},
-        {"cycles", 'n', 0, G_OPTION_ARG_INT64, &ncycles, "number of cycles shown (default 32, at most 4096)",
-         "N"},
+        {"cycles", 'n', 0, G_OPTION_ARG_INT64, &ncycles,
+         "number of cycles shown (default 32, at most 1000000)", "N"},
         {"vcd", 0, 0, G_OPTION_ARG_FILENAME, &vcd,
-         "also write a VCD file for a waveform viewer", "FILE"},
+         "also write a VCD file for a waveform viewer (GTKWave)", "FILE"},
+        {"gtkw", 0, 0, G_OPTION_ARG_FILENAME, &gtkw,
+         "with --vcd: also write a GTKWave save file that opens with every signal shown", "FILE"},
+        {"count", 'c', 0, G_OPTION_ARG_INT64, &period,
+         "sample the first event every N occurrences through the OS front door, as "
+         "'pmusim record -c N' does, and list the samples of the window", "N"},
+        {"svg", 0, 0, G_OPTION_ARG_FILENAME, &svg,
+         "also draw an SVG timing diagram (at most 2000 cycles)", "FILE"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     GOptionContext *ctx = g_option_context_new("TRACE");
     g_option_context_set_summary(ctx,
-        "Show the counters cycle by cycle (values at the end of each cycle) over a window\n"
-        "of a small trace, with the overflows and interrupts of each cycle.  Events (-e)\n"
-        "and --regs as for 'pmusim stat'; without them the default event set is used.");
+        "Show the counters cycle by cycle over a window of a trace: each counter's value\n"
+        "at the end of the cycle, the event's occurrences in it, whether the threshold\n"
+        "condition held and the edge detector fired, and the overflows, freezes and\n"
+        "interrupts of the cycle.  Events (-e) and --regs as for 'pmusim stat'; without\n"
+        "them the default event set is used.");
+    g_option_context_set_description(ctx,
+        "Examples:\n"
+        "  pmusim wave --from 6 -n 6 --regs tests/golden/core/check/ita2_overflow.regs \\\n"
+        "      traces/samples/ita2_loop.txt\n"
+        "  pmusim wave -n 8 -e wsm::UOPS_RETIRED:ANY:c=2:e=1 --vcd e.vcd --gtkw e.gtkw \\\n"
+        "      traces/samples/wsm_loop.txt\n"
+        "  pmusim wave -n 40 --svg overflow.svg traces/samples/ita2_loop.txt\n");
     g_option_context_add_main_entries(ctx, entries, NULL);
     pmusim_enc_args_add(ctx, &ea);
     GError *error = NULL;
     int status = 0;
     pmusim_run_setup_t run = {0};
-    GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
-    GArray *sigs = g_array_new(FALSE, TRUE, sizeof(wave_sig_t));
-    uint64_t *insns = NULL;
-    pmusim_report_t last = {0};
+    wave_ctx_t w = {0};
+    w.sigs = g_array_new(FALSE, TRUE, sizeof(wave_sig_t));
+    w.pending = g_array_new(FALSE, FALSE, sizeof(wave_retired_t));
+    pmusim_model_t *m = NULL;
+    pmusim_frontdoor_t *fd = NULL;
 
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         status = pmusim_cli_usage("wave", "%s", error->message);
@@ -225,17 +443,29 @@ int pmusim_cmd_wave(int argc, char **argv)
         goto out;
     }
     if (from < 0 || ncycles < 1 || ncycles > WAVE_MAX_CYCLES) {
-        status = pmusim_cli_usage("wave", "--from must be >= 0 and --cycles 1..%u", WAVE_MAX_CYCLES);
+        status = pmusim_cli_usage("wave", "--from must be >= 0 and --cycles 1..%u",
+                                  WAVE_MAX_CYCLES);
+        goto out;
+    }
+    if (svg && ncycles > WAVE_SVG_MAX_CYCLES) {
+        status = pmusim_cli_usage("wave", "--svg draws at most %u cycles (asked for %" G_GINT64_FORMAT ")",
+                                  WAVE_SVG_MAX_CYCLES, ncycles);
+        goto out;
+    }
+    if (period < 0) {
+        status = pmusim_cli_usage("wave", "-c needs a period >= 1");
+        goto out;
+    }
+    if (gtkw && !vcd) {
+        status = pmusim_cli_usage("wave", "--gtkw needs --vcd (the save file names the VCD)");
         goto out;
     }
     const char *trace = argv[1];
     status = pmusim_run_setup(&run, &ea, "wave", trace, pmu_opt, regs_files, TRUE);
     if (status)
         goto out;
-    pmusim_trace_reader_t *reader = run.reader;
     const pmusim_model_ops_t *ops = run.ops;
-    const GArray *regs = run.regs;
-    const pmusim_trace_header_t *h = pmusim_trace_reader_header(reader);
+    const pmusim_trace_header_t *h = pmusim_trace_reader_header(run.reader);
     if (h->isa != ops->isa) {
         g_set_error(&error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_MISMATCH,
                     "%s: trace is for %s but the %s model is %s", trace, pmusim_isa_name(h->isa),
@@ -243,103 +473,71 @@ int pmusim_cmd_wave(int argc, char **argv)
         status = pmusim_cli_fail(error);
         goto out;
     }
-
-    /* the records of cycles < from + ncycles, bounded */
-    uint64_t end = (uint64_t)from + (uint64_t)ncycles;
-    pmusim_rec_t batch[256];
-    gboolean done = FALSE;
-    while (!done) {
-        gssize n = pmusim_trace_reader_next_batch(reader, batch, G_N_ELEMENTS(batch), &error);
-        if (n < 0) {
-            status = pmusim_cli_fail(error);
-            goto out;
-        }
-        if (n == 0)
-            break;
-        for (gssize i = 0; i < n; i++) {
-            if (batch[i].cycle >= end) {
-                done = TRUE;
-                break;
-            }
-            if (recs->len >= WAVE_MAX_RECORDS) {
-                g_set_error(&error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_MISMATCH,
-                            "%s: more than %u records before cycle %" G_GUINT64_FORMAT
-                            ": choose a smaller window (--from/--cycles)",
-                            trace, WAVE_MAX_RECORDS, (guint64)end);
-                status = pmusim_cli_fail(error);
-                goto out;
-            }
-            g_array_append_val(recs, batch[i]);
-        }
-    }
-
     uint32_t nthreads = MAX(h->nthreads, 1u);
-    insns = g_new0(uint64_t, (gsize)ncycles);
-    for (guint i = 0; i < recs->len; i++) {
-        const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
-        if (r->kind == PMUSIM_REC_INSN && r->cycle >= (uint64_t)from)
-            insns[r->cycle - (uint64_t)from]++;
-    }
-    size_t upto = 0; /* records with cycle <= c */
-    const pmusim_rec_t *all = (const pmusim_rec_t *)(void *)recs->data;
-    for (uint64_t k = 0; k < (uint64_t)ncycles; k++) {
-        uint64_t c = (uint64_t)from + k;
-        while (upto < recs->len && all[upto].cycle <= c)
-            upto++;
-        pmusim_report_t rep;
-        if (!wave_run(ops->name, nthreads, regs, all, upto, c, &rep, &error)) {
-            status = pmusim_cli_fail(error);
-            goto out;
-        }
-        if (k == 0) {
-            for (guint i = 0; i < rep.counters->len; i++) {
-                const pmusim_counter_result_t *cr =
-                    &g_array_index(rep.counters, pmusim_counter_result_t, i);
-                if (!cr->enabled)
-                    continue;
-                wave_sig_t s = {.thread = cr->thread,
-                                .values = g_new0(uint64_t, (gsize)ncycles)};
-                g_strlcpy(s.reg, cr->reg, sizeof s.reg);
-                g_strlcpy(s.event, cr->event, sizeof s.event);
-                g_array_append_val(sigs, s);
-            }
-        }
-        /* counters are matched by (register, thread): the set programmed does
-         * not change from one run to the next */
-        for (guint i = 0; i < sigs->len; i++) {
-            wave_sig_t *s = &g_array_index(sigs, wave_sig_t, i);
-            for (guint j = 0; j < rep.counters->len; j++) {
-                const pmusim_counter_result_t *cr =
-                    &g_array_index(rep.counters, pmusim_counter_result_t, j);
-                if (cr->thread == s->thread && strcmp(cr->reg, s->reg) == 0)
-                    s->values[k] = cr->value;
-            }
-        }
-        if (k + 1 == (uint64_t)ncycles)
-            last = rep;
-        else
-            pmusim_report_clear(&rep);
-    }
-    gboolean threads = nthreads > 1;
-    if (vcd && !write_vcd(vcd, sigs, insns, threads, (uint64_t)from, (uint64_t)ncycles, &error)) {
+    if (!wave_list_signals(ops->name, nthreads, run.regs, w.sigs, &error)) {
         status = pmusim_cli_fail(error);
         goto out;
     }
-    print_wave(stdout, sigs, insns, &last, threads, (uint64_t)from, (uint64_t)ncycles);
+    w.from = (uint64_t)from;
+    w.to = w.from + (uint64_t)ncycles;
+    w.row = g_new0(pmusim_counter_probe_t, w.sigs->len + 1);
+
+    wave_out_opts_t oo = {.text = stdout, .vcd_path = vcd, .gtkw_path = gtkw, .svg_path = svg,
+                          .trace = trace, .pmu = ops->name, .threads = nthreads > 1,
+                          .from = w.from, .ncycles = (uint64_t)ncycles};
+    w.out = wave_out_open(&oo, w.sigs, &error);
+    if (!w.out) {
+        status = pmusim_cli_fail(error);
+        goto out;
+    }
+    gboolean ok;
+    if (!w.sigs->len) {
+        g_set_error(&error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG,
+                    "no counter is programmed: nothing to show");
+        ok = FALSE;
+    } else if (ops->observe_cycles) {
+        m = pmusim_model_new(ops->name, nthreads, &error);
+        ok = m && pmusim_model_write_regs(m, run.regs, &error) &&
+             (!period || (fd = wave_sampling(m, w.sigs, period, &error))) &&
+             wave_observe(&w, m, run.reader, &error);
+    } else if (period) {
+        g_set_error(&error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_MISMATCH,
+                    "-c needs a model that can be observed in one replay; %s cannot",
+                    ops->name);
+        ok = FALSE;
+    } else {
+        ok = wave_fallback(&w, ops->name, nthreads, run.regs, run.reader, &error);
+    }
+    if (!ok) {
+        wave_out_abort(w.out);
+        w.out = NULL;
+        status = pmusim_cli_fail(error);
+        goto out;
+    }
+    if (!wave_out_close(w.out, w.rows, w.last_cycle, w.rows < (uint64_t)ncycles, &error)) {
+        w.out = NULL;
+        status = pmusim_cli_fail(error);
+        goto out;
+    }
+    w.out = NULL;
+    if (fd)
+        wave_print_samples(stdout, fd, w.from, w.to);
 out:
-    if (last.counters)
-        pmusim_report_clear(&last);
-    for (guint i = 0; i < sigs->len; i++)
-        g_free(g_array_index(sigs, wave_sig_t, i).values);
-    g_array_free(sigs, TRUE);
-    g_array_free(recs, TRUE);
-    g_free(insns);
+    pmusim_frontdoor_free(fd);
+    if (w.out)
+        wave_out_abort(w.out);
+    pmusim_model_free(m);
+    g_free(w.row);
+    g_array_free(w.sigs, TRUE);
+    g_array_free(w.pending, TRUE);
     if (error)
         g_error_free(error);
     pmusim_run_setup_clear(&run);
     g_strfreev(regs_files);
     g_free(pmu_opt);
     g_free(vcd);
+    g_free(gtkw);
+    g_free(svg);
     pmusim_enc_args_clear(&ea);
     g_option_context_free(ctx);
     return status;

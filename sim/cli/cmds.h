@@ -10,7 +10,10 @@ int pmusim_cmd_encode(int argc, char **argv); /* cmd_encode.c */
 int pmusim_cmd_check(int argc, char **argv);  /* cmd_check.c */
 int pmusim_cmd_wave(int argc, char **argv);   /* cmd_wave.c */
 int pmusim_cmd_record(int argc, char **argv); /* cmd_record.c */
+int pmusim_cmd_report(int argc, char **argv); /* cmd_report.c */
+int pmusim_cmd_script(int argc, char **argv); /* cmd_script.c */
 int pmusim_cmd_trace_annotate(int argc, char **argv); /* cmd_annotate.c: `trace annotate` */
+int pmusim_cmd_trace_capture(int argc, char **argv);  /* cmd_capture.c: `trace capture` */
 
 /* Shared helpers (cli_util.c). */
 #include <glib.h>
@@ -27,6 +30,14 @@ const char *pmusim_cli_default_events(const char *pmu);
 void pmusim_cli_json_string(FILE *fp, const char *s);
 /* TRUE when progress should be shown (stderr is a terminal). */
 gboolean pmusim_cli_show_progress(void);
+
+/* pmusim report / script: parse the options (none but --help) and read the
+ * perf.data FILE argument into f and its symbols.  Returns 0, or the exit
+ * status after printing the error (cmd_script.c). */
+struct pd_file;
+struct pd_symbols;
+int pmusim_cli_perf_open(int argc, char **argv, const char *cmd, const char *summary,
+                         struct pd_file *f, struct pd_symbols *syms);
 
 /* Explain mode: one "# REG: description" line per write of `regs`, from the
  * model's describe_reg op (`pmusim encode --explain-regs`, `stat --explain`). */

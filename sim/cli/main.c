@@ -14,6 +14,8 @@ typedef struct {
 static const command_t commands[] = {
     {"stat", pmusim_cmd_stat, "replay a trace through a PMU model and print counts"},
     {"record", pmusim_cmd_record, "sample a trace through an OS front door (perfmon2 / perf_event)"},
+    {"report", pmusim_cmd_report, "read a record -o perf.data: estimates by symbol beside exact counts"},
+    {"script", pmusim_cmd_script, "read a record -o perf.data: one line per sample, like perf script"},
     {"events", pmusim_cmd_events, "list a PMU's events, or every fact about one"},
     {"encode", pmusim_cmd_encode, "encode events into register writes (the --regs format)"},
     {"wave", pmusim_cmd_wave, "show the counters cycle by cycle (text or VCD waveform)"},

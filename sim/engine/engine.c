@@ -118,6 +118,22 @@ void pmusim_model_set_pmi_handler(pmusim_model_t *m, pmusim_pmi_handler_fn fn, v
         m->ops->pmi_handler_changed(m);
 }
 
+gboolean pmusim_model_set_ref_ratio(pmusim_model_t *m, uint32_t num, uint32_t den, GError **error)
+{
+    if (!m->ops->set_ref_ratio) {
+        g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_MISMATCH,
+                    "model %s has no reference clock ratio", m->ops->name);
+        return FALSE;
+    }
+    if (num == 0 || den == 0) {
+        g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_MISMATCH,
+                    "reference clock ratio %u/%u: both terms must be at least 1", num, den);
+        return FALSE;
+    }
+    m->ops->set_ref_ratio(m, num, den);
+    return TRUE;
+}
+
 pmusim_model_t *pmusim_model_new(const char *name, uint32_t nthreads, GError **error)
 {
     const pmusim_model_ops_t *ops = pmusim_model_find(name);

@@ -48,10 +48,66 @@ enum {
 
 #define FD_VALUES_BLOCK 65536u /* uint64_t per values block */
 
+/* IA-64 EAR data registers (ref ia64-pmu.md §6, §7): Itanium 2 / Montecito. */
+typedef struct fd_ia64_ears {
+    uint32_t iear_pmc, iear_addr, iear_lat;
+    uint32_t dear_pmc, dear_addr, dear_lat, dear_ip;
+} fd_ia64_ears_t;
+static const fd_ia64_ears_t fd_ears_ita2 = {10, 0, 1, 11, 2, 3, 17};
+static const fd_ia64_ears_t fd_ears_mont = {37, 34, 35, 40, 32, 33, 36};
+#define FD_DEAR_IP_VALID (UINT64_C(1) << 3) /* PMD17 vl */
+
+/* IA-64 branch buffers, ds = 0 layout: Itanium 2 BTB PMD8-15 with PMD16
+ * (bbi 2:0, full 3, per entry j b1 at 4 + 4j and bruflush at 5 + 4j: ref
+ * ia64-pmu.md §8); Montecito ETB PMD48-63 with PMD38 (ebi, full bit 5) and
+ * the per-entry nibbles in PMD39 (§9). */
+typedef struct fd_ia64_btb {
+    uint32_t pmc, first, size, index, full_bit, ext;
+    bool mont;
+} fd_ia64_btb_t;
+static const fd_ia64_btb_t fd_btb_ita2 = {12, 8, 8, 16, 3, 16, false};
+static const fd_ia64_btb_t fd_btb_mont = {39, 48, 16, 38, 5, 39, true};
+#define FD_BTB_DS (UINT64_C(1) << 7) /* PMC12 / PMC39 ds */
+
+/* Recent instructions of a thread, for skids that end before the anchor is
+ * known (instructions retired in the overflow cycle after the overflowing
+ * one).  A power of two above PMUSIM_FRONTDOOR_MAX_SKID. */
+#define FD_RING 128u
+typedef struct fd_recent {
+    uint64_t ip;
+    uint64_t addr;
+    uint32_t latency;
+    uint8_t has_mem, level, store, tlb;
+} fd_recent_t;
+
+/* A sample waiting for the records after it: its anchor (the overflowing
+ * instruction's place in the thread's instruction stream) and then the
+ * instruction `skid` later. */
+typedef struct fd_pending {
+    size_t sample;   /* index in fd->samples */
+    uint64_t cycle;  /* interrupt cycle */
+    uint64_t ip;     /* overflow_ip */
+    uint64_t cand;   /* ordinal of the last instruction of `cycle` at `ip`, 0: none yet */
+    uint64_t target; /* ordinal of the sampled instruction, once anchored */
+    bool anchored;
+    bool want_mem;   /* PEBS load latency: take the anchor's memory access */
+    uint32_t skid;
+} fd_pending_t;
+
+typedef struct fd_stream {
+    uint64_t ord;            /* instructions of the thread seen by the front door */
+    fd_recent_t recent[FD_RING];
+    GArray *pending;         /* of fd_pending_t, FIFO from `head` */
+    guint head;              /* first unresolved entry */
+    guint anchor;            /* first entry without an anchor */
+} fd_stream_t;
+
 typedef struct fd_thread_state {
     uint64_t acc;     /* occurrences up to the last re-base */
     uint64_t base;    /* hardware value at the last re-base */
     uint64_t samples; /* samples taken, dropped ones included */
+    uint64_t period;  /* the period loaded at the last reload */
+    uint64_t freq_stamp; /* frequency mode: cycle of the last adjustment */
 } fd_thread_state_t;
 
 typedef struct fd_ctr {
@@ -78,6 +134,17 @@ struct pmusim_frontdoor {
     size_t block_used;
     size_t limit;
     uint64_t dropped, interrupts, spurious;
+    uint64_t irq_limit;
+    bool stopped;
+    uint64_t stop_cycle;
+    uint32_t skid;
+    uint64_t freq_hz, core_hz; /* frequency mode when freq_hz != 0 */
+    const fd_ia64_ears_t *ears;         /* IA-64 */
+    const fd_ia64_btb_t *btb;           /* IA-64 */
+    GArray *branches;                   /* pmusim_branch_pair_t of the samples */
+    fd_stream_t stream[PMUSIM_MAX_THREADS];
+    bool replaying;                     /* in pmusim_frontdoor_replay(): samples wait for records */
+    uint64_t npending;                  /* samples waiting, all threads */
 };
 
 /* ---- registers ---- */
@@ -184,6 +251,14 @@ pmusim_frontdoor_t *pmusim_frontdoor_new(pmusim_model_t *m, GError **error)
     fd->blocks = g_ptr_array_new_with_free_func(g_free);
     fd->block_used = FD_VALUES_BLOCK;
     fd->limit = PMUSIM_FRONTDOOR_DEFAULT_LIMIT;
+    fd->irq_limit = PMUSIM_FRONTDOOR_DEFAULT_INTERRUPTS;
+    if (style == PMUSIM_FRONTDOOR_PERFMON2) {
+        fd->ears = m->ops->cpu == PMUSIM_CPU_MONT ? &fd_ears_mont : &fd_ears_ita2;
+        fd->btb = m->ops->cpu == PMUSIM_CPU_MONT ? &fd_btb_mont : &fd_btb_ita2;
+    }
+    fd->branches = g_array_new(FALSE, TRUE, sizeof(pmusim_branch_pair_t));
+    for (uint32_t t = 0; t < PMUSIM_MAX_THREADS; t++)
+        fd->stream[t].pending = g_array_new(FALSE, TRUE, sizeof(fd_pending_t));
     return fd;
 }
 
@@ -197,6 +272,9 @@ void pmusim_frontdoor_free(pmusim_frontdoor_t *fd)
         pmusim_model_set_pmi_handler(fd->m, NULL, NULL);
     g_array_free(fd->samples, TRUE);
     g_ptr_array_free(fd->blocks, TRUE);
+    g_array_free(fd->branches, TRUE);
+    for (uint32_t t = 0; t < PMUSIM_MAX_THREADS; t++)
+        g_array_free(fd->stream[t].pending, TRUE);
     g_free(fd);
 }
 
@@ -344,8 +422,11 @@ static gboolean fd_program(pmusim_frontdoor_t *fd, fd_ctr_t *c, uint32_t t, GErr
             return FALSE;
     }
     fd_thread_state_t *s = &c->th[t];
+    /* frequency mode starts at a period of 1, as Linux does for attr.freq */
+    s->period = fd->freq_hz ? 1 : c->period;
+    s->freq_stamp = 0;
     if (c->period &&
-        !fd_write(fd, fd_data_space(fd), c->reg, t, fd_reload_value(fd, c, c->period), c->label,
+        !fd_write(fd, fd_data_space(fd), c->reg, t, fd_reload_value(fd, c, s->period), c->label,
                   error))
         return FALSE;
     s->acc = 0;
@@ -408,6 +489,107 @@ static void fd_snapshot(pmusim_frontdoor_t *fd, uint32_t t, uint64_t status, uin
     }
 }
 
+/* IA-64: what the EARs hold, attached to every sample of the interrupt, as
+ * perfmon's default sampling format records the EAR PMDs a session asks
+ * for.  D-EAR (ref ia64-pmu.md §7): PMD2 address, PMD3 bits 12:0 latency
+ * (cache mode) and 15:14 status (TLB mode: 1 L2 DTLB, 2 VHPT walk, 3
+ * fault, as the model writes it), PMD17 bit 3 valid.  I-EAR (§6): PMD0
+ * bits 63:5 code line, bits 1:0 status (0: nothing captured), PMD1 bits
+ * 11:0 latency (cache mode, PMC10 bit 13). */
+static void fd_ia64_ears(const pmusim_frontdoor_t *fd, uint32_t t, pmusim_sample_t *smp)
+{
+    const fd_ia64_ears_t *e = fd->ears;
+    uint64_t pmc, v, lat;
+    if (fd_read(fd, PMUSIM_REG_PMC, e->dear_pmc, t, &pmc) && (pmc & 0xf) &&
+        fd_read(fd, PMUSIM_REG_PMD, e->dear_ip, t, &v) && (v & FD_DEAR_IP_VALID)) {
+        fd_read(fd, PMUSIM_REG_PMD, e->dear_addr, t, &smp->addr);
+        fd_read(fd, PMUSIM_REG_PMD, e->dear_lat, t, &lat);
+        smp->flags |= PMUSIM_SAMPLE_ADDR;
+        unsigned mode = (unsigned)((pmc >> 7) & 3);
+        if (mode == 0) {
+            smp->weight = lat & 0x1fff;
+            smp->flags |= PMUSIM_SAMPLE_WEIGHT;
+        } else if (mode == 1) {
+            static const uint8_t tlb_of_stat[4] = {PMUSIM_SAMPLE_TLB_UNKNOWN, PMUSIM_TLB_L2_HIT,
+                                                   PMUSIM_TLB_WALK, PMUSIM_TLB_FAULT};
+            smp->mem_tlb = tlb_of_stat[(lat >> 14) & 3];
+            smp->flags |= PMUSIM_SAMPLE_DSRC;
+        }
+        return;
+    }
+    if (fd_read(fd, PMUSIM_REG_PMC, e->iear_pmc, t, &pmc) && (pmc & 0xf) &&
+        fd_read(fd, PMUSIM_REG_PMD, e->iear_addr, t, &v) && (v & 3)) {
+        smp->addr = v & ~UINT64_C(0x1f);
+        smp->flags |= PMUSIM_SAMPLE_ADDR | PMUSIM_SAMPLE_IEAR;
+        if ((pmc >> 13) & 1) {
+            fd_read(fd, PMUSIM_REG_PMD, e->iear_lat, t, &lat);
+            smp->weight = lat & 0xfff;
+            smp->flags |= PMUSIM_SAMPLE_WEIGHT;
+        }
+    }
+}
+
+/* Is the IA-64 branch buffer programmed (a privilege level, ds = 0)? */
+static bool fd_ia64_btb_on(const pmusim_frontdoor_t *fd, uint32_t t)
+{
+    uint64_t pmc;
+    return fd->btb && fd_read(fd, PMUSIM_REG_PMC, fd->btb->pmc, t, &pmc) && (pmc & 0xf) &&
+           !(pmc & FD_BTB_DS);
+}
+
+/* The BTB / ETB as perfmon's sampling format would hand it over, decoded
+ * the way ref ia64-pmu.md §8.3 describes: valid entries (b | mp) from the
+ * oldest (bbi when full, else 0); a branch entry (b = 1) is bundle + b1,
+ * with its slot (3: not taken) and mp / bruflush; the target entry (b = 0)
+ * that follows a taken branch is its target.  Pairs go most recent first,
+ * as perf's branch stacks. */
+static void fd_ia64_branches(pmusim_frontdoor_t *fd, uint32_t t, pmusim_sample_t *smp)
+{
+    const fd_ia64_btb_t *b = fd->btb;
+    uint64_t idx = 0, ext = 0;
+    fd_read(fd, PMUSIM_REG_PMD, b->index, t, &idx);
+    fd_read(fd, PMUSIM_REG_PMD, b->ext, t, &ext);
+    uint32_t next = (uint32_t)(idx & (b->size - 1));
+    bool full = (idx >> b->full_bit) & 1;
+    uint32_t oldest = full ? next : 0, n = full ? b->size : next;
+    pmusim_branch_pair_t pairs[16];
+    uint32_t np = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = (oldest + i) & (b->size - 1);
+        uint64_t v = 0;
+        fd_read(fd, PMUSIM_REG_PMD, b->first + j, t, &v);
+        unsigned bit = (unsigned)(v & 1), mp = (unsigned)((v >> 1) & 1);
+        if (!bit && !mp)
+            continue;
+        unsigned sh = b->mont ? (j < 8 ? 8 * j : 8 * (j - 8) + 4) : 4 + 4 * j;
+        unsigned nib = (unsigned)((ext >> sh) & 3);
+        if (bit) {
+            unsigned slot = (unsigned)((v >> 2) & 3);
+            pairs[np++ % 16] = (pmusim_branch_pair_t){
+                .from = (((v >> 4) + (nib & 1)) << 4) | (slot < 3 ? slot : 0),
+                .taken = slot < 3,
+                .mispred = mp ? 1 : (nib >> 1) ? 2 : 0,
+            };
+        } else if (np && pairs[(np - 1) % 16].taken && !pairs[(np - 1) % 16].to) {
+            pairs[(np - 1) % 16].to = v & ~UINT64_C(0xf);
+        }
+    }
+    np = MIN(np, 16u);
+    smp->branch0 = fd->branches->len;
+    smp->nbranches = np;
+    for (uint32_t i = np; i-- > 0;)
+        g_array_append_val(fd->branches, pairs[i]);
+}
+
+/* x86: is counter c a PEBS load-latency counter (IA32_PEBS_ENABLE bit
+ * 32 + i, SDM §18.8.1.2)? */
+static bool fd_x86_load_latency(const pmusim_frontdoor_t *fd, const fd_ctr_t *c, uint32_t t)
+{
+    uint64_t en;
+    return fd->style == PMUSIM_FRONTDOOR_PERF_EVENT && !c->fixed &&
+           fd_read(fd, PMUSIM_REG_MSR, FD_MSR_PEBS_ENABLE, t, &en) && ((en >> (32 + c->idx)) & 1);
+}
+
 static void fd_record(pmusim_frontdoor_t *fd, const fd_ctr_t *c, size_t k, uint64_t cycle,
                       uint32_t t, uint64_t status, uint32_t flags, const uint64_t *values)
 {
@@ -420,7 +602,10 @@ static void fd_record(pmusim_frontdoor_t *fd, const fd_ctr_t *c, size_t k, uint6
     pmusim_sample_t smp = {
         .cycle = cycle,
         .ip = fd->m->pmi_ip,
-        .period = c->period,
+        .overflow_ip = fd->m->pmi_ip,
+        .period = c->th[t].period,
+        .mem_level = PMUSIM_LVL_COUNT,
+        .mem_tlb = PMUSIM_SAMPLE_TLB_UNKNOWN,
         .ovfl = status,
         .thread = t,
         .counter = (uint32_t)k,
@@ -429,8 +614,73 @@ static void fd_record(pmusim_frontdoor_t *fd, const fd_ctr_t *c, size_t k, uint6
         .flags = flags,
         .values = v,
     };
+    if (fd->ears)
+        fd_ia64_ears(fd, t, &smp);
+    if (fd_ia64_btb_on(fd, t))
+        fd_ia64_branches(fd, t, &smp);
     g_array_append_val(fd->samples, smp);
+    /* the records after the interrupt complete the sample (skid, PEBS
+     * load-latency data): pmusim_frontdoor_replay() */
+    bool pebs = (flags & PMUSIM_SAMPLE_PEBS) != 0;
+    fd_pending_t p = {
+        .sample = fd->samples->len - 1,
+        .cycle = cycle,
+        .ip = smp.overflow_ip,
+        .skid = pebs ? 0 : fd->skid,
+        .want_mem = pebs && fd_x86_load_latency(fd, c, t),
+    };
+    if (fd->replaying && (p.skid || p.want_mem)) {
+        g_array_append_val(fd->stream[t].pending, p);
+        fd->npending++;
+    }
 }
+
+/* ---- frequency mode (perf -F): Linux's period adaptation ---- */
+
+__extension__ typedef unsigned __int128 fd_u128;
+
+static uint64_t fd_cycles_to_ns(const pmusim_frontdoor_t *fd, uint64_t cycles)
+{
+    return (uint64_t)((fd_u128)cycles * 1000000000u / fd->core_hz);
+}
+
+/* perf_calculate_period(): the period that gives freq_hz samples a second
+ * when `count` occurrences took `nsec`: count * 10^9 / (nsec * freq). */
+static uint64_t fd_calculate_period(const pmusim_frontdoor_t *fd, uint64_t nsec, uint64_t count)
+{
+    fd_u128 q = (fd_u128)count * 1000000000u / ((fd_u128)nsec * fd->freq_hz);
+    return q > INT64_MAX ? (uint64_t)INT64_MAX : (uint64_t)q;
+}
+
+/* perf_adjust_period(): move the period an eighth of the way (rounded up)
+ * towards the computed one, never below 1; then our counters' own limit. */
+static void fd_adjust_period(const pmusim_frontdoor_t *fd, fd_thread_state_t *s, uint64_t nsec,
+                             uint64_t count)
+{
+    int64_t want = (int64_t)fd_calculate_period(fd, nsec, count);
+    int64_t delta = (want - (int64_t)s->period + 7) / 8; /* truncates toward 0 like s64 / */
+    int64_t next = (int64_t)s->period + delta;
+    if (next < 1)
+        next = 1;
+    uint64_t max = fd->style == PMUSIM_FRONTDOOR_PERFMON2 ? fd->wrap - 1 : FD_X86_MAX_PERIOD;
+    s->period = (uint64_t)next > max ? max : (uint64_t)next;
+}
+
+/* At a sample of a frequency-mode counter: Linux adapts the period in the
+ * overflow path from the time since the last sample when it is below two
+ * ticks, and otherwise at the next timer tick from the count over the tick;
+ * both estimate the event rate, which here is taken over the time since the
+ * last adjustment (docs/SAMPLING.md "Frequency mode"). */
+static void fd_freq_sample(const pmusim_frontdoor_t *fd, fd_thread_state_t *s, uint64_t cycle)
+{
+    uint64_t now = fd_cycles_to_ns(fd, cycle), then = fd_cycles_to_ns(fd, s->freq_stamp);
+    if (now <= then)
+        return; /* several samples in one nanosecond: Linux's delta > 0 test */
+    fd_adjust_period(fd, s, now - then, s->period);
+    s->freq_stamp = cycle;
+}
+
+/* ---- servicing ---- */
 
 /* Every overflowed counter of the session (status bits, plus `pebs`: the
  * PEBS counters found wrapped): account the wrap, sample and reload the
@@ -440,7 +690,7 @@ static bool fd_service(pmusim_frontdoor_t *fd, uint64_t cycle, uint32_t t, uint6
 {
     uint64_t values[PMUSIM_FRONTDOOR_MAX_COUNTERS];
     fd_snapshot(fd, t, status | pebs, values);
-    bool any = false;
+    bool any = false, sampled = false;
     for (size_t k = 0; k < fd->n; k++) {
         fd_ctr_t *c = &fd->ctr[k];
         if (!fd_overflowed(c, status | pebs))
@@ -449,14 +699,23 @@ static bool fd_service(pmusim_frontdoor_t *fd, uint64_t cycle, uint32_t t, uint6
         fd_thread_state_t *s = &c->th[t];
         s->acc = values[k];
         s->base = fd_hw(fd, c, t);
-        if (!c->period)
+        if (!c->period || fd->stopped)
             continue;
         s->samples++;
         fd_record(fd, c, k, cycle, t, status, fd_overflowed(c, pebs) ? PMUSIM_SAMPLE_PEBS : 0,
                   values);
-        fd_write_irq(fd, fd_data_space(fd), c->reg, t, fd_reload_value(fd, c, c->period), c->label);
+        if (fd->freq_hz)
+            fd_freq_sample(fd, s, cycle);
+        fd_write_irq(fd, fd_data_space(fd), c->reg, t, fd_reload_value(fd, c, s->period),
+                     c->label);
         s->base = fd_hw(fd, c, t);
+        sampled = true;
     }
+    /* the branch buffer starts again after a sample, as the libpfm3 BTB
+     * example asks perfmon to reset PMD16 (ref §8.3), so each sample holds
+     * the branches since the previous one */
+    if (sampled && fd_ia64_btb_on(fd, t))
+        fd_write_irq(fd, PMUSIM_REG_PMD, fd->btb->index, t, 0, NULL);
     return any;
 }
 
@@ -481,6 +740,28 @@ static uint64_t fd_pebs_wrapped(const pmusim_frontdoor_t *fd, uint32_t t, uint64
     return out;
 }
 
+/* The interrupt limit is reached: the sampling counters restart from 0
+ * and from now on are serviced like counting counters (their interrupt
+ * only accounts a wrap, once per 2^width occurrences), so the rest of the
+ * trace costs at most span / 2^width interrupts and is still counted
+ * exactly. */
+static void fd_stop(pmusim_frontdoor_t *fd, uint64_t cycle)
+{
+    fd->stopped = true;
+    fd->stop_cycle = cycle;
+    for (uint32_t t = 0; t < fd->m->nthreads; t++)
+        for (size_t k = 0; k < fd->n; k++) {
+            fd_ctr_t *c = &fd->ctr[k];
+            fd_thread_state_t *s = &c->th[t];
+            if (!c->period)
+                continue;
+            uint64_t hw = fd_hw(fd, c, t);
+            s->acc += (hw - s->base) & fd->mask;
+            fd_write_irq(fd, fd_data_space(fd), c->reg, t, 0, c->label);
+            s->base = fd_hw(fd, c, t);
+        }
+}
+
 static void fd_handler(pmusim_model_t *m, uint64_t cycle, uint32_t thread, void *user)
 {
     pmusim_frontdoor_t *fd = user;
@@ -499,20 +780,177 @@ static void fd_handler(pmusim_model_t *m, uint64_t cycle, uint32_t thread, void 
         fd_write_irq(fd, PMUSIM_REG_PMC, 0, thread, (pmc0 & ~FD_IA64_PMC0_OVF) | FD_IA64_PMC0_FR,
                      NULL);
         fd_write_irq(fd, PMUSIM_REG_PMC, 0, thread, 0, NULL);
-        return;
+    } else {
+        /* perf_event: GLOBAL_STATUS names the overflowed counters; reload
+         * them, acknowledge through OVF_CTRL, re-enable if the PMI froze the
+         * PMU */
+        fd_read(fd, PMUSIM_REG_MSR, FD_MSR_GLOBAL_STATUS, thread, &status);
+        if (!fd_service(fd, cycle, thread, status, fd_pebs_wrapped(fd, thread, status)))
+            fd->spurious++;
+        if (status)
+            fd_write_irq(fd, PMUSIM_REG_MSR, FD_MSR_GLOBAL_OVF_CTRL, thread, status, NULL);
+        uint64_t ctrl;
+        fd_read(fd, PMUSIM_REG_MSR, FD_MSR_GLOBAL_CTRL, thread, &ctrl);
+        if (ctrl != fd->global_ctrl[thread])
+            fd_write_irq(fd, PMUSIM_REG_MSR, FD_MSR_GLOBAL_CTRL, thread, fd->global_ctrl[thread],
+                         NULL);
     }
-    /* perf_event: GLOBAL_STATUS names the overflowed counters; reload them,
-     * acknowledge through OVF_CTRL, re-enable if the PMI froze the PMU */
-    fd_read(fd, PMUSIM_REG_MSR, FD_MSR_GLOBAL_STATUS, thread, &status);
-    if (!fd_service(fd, cycle, thread, status, fd_pebs_wrapped(fd, thread, status)))
-        fd->spurious++;
-    if (status)
-        fd_write_irq(fd, PMUSIM_REG_MSR, FD_MSR_GLOBAL_OVF_CTRL, thread, status, NULL);
-    uint64_t ctrl;
-    fd_read(fd, PMUSIM_REG_MSR, FD_MSR_GLOBAL_CTRL, thread, &ctrl);
-    if (ctrl != fd->global_ctrl[thread])
-        fd_write_irq(fd, PMUSIM_REG_MSR, FD_MSR_GLOBAL_CTRL, thread, fd->global_ctrl[thread],
-                     NULL);
+    if (!fd->stopped && fd->interrupts >= fd->irq_limit)
+        fd_stop(fd, cycle);
+}
+
+/* ---- the records after a sample: skid and PEBS load-latency data ---- */
+
+static void fd_resolve(pmusim_frontdoor_t *fd, const fd_stream_t *st, const fd_pending_t *p)
+{
+    pmusim_sample_t *smp = &g_array_index(fd->samples, pmusim_sample_t, p->sample);
+    if (p->skid == 0 && !p->cand)
+        return; /* the overflowing instruction is not in the records seen */
+    const fd_recent_t *rc = &st->recent[p->target & (FD_RING - 1)];
+    smp->ip = rc->ip;
+    smp->skid = (uint8_t)p->skid;
+    if (p->want_mem && rc->has_mem) {
+        smp->addr = rc->addr;
+        smp->weight = rc->latency;
+        smp->mem_level = rc->level;
+        smp->mem_store = rc->store;
+        smp->mem_tlb = rc->tlb;
+        smp->flags |= PMUSIM_SAMPLE_ADDR | PMUSIM_SAMPLE_WEIGHT | PMUSIM_SAMPLE_DSRC;
+    }
+}
+
+/* One instruction record of the stream's thread, the st->ord-th. */
+static void fd_stream_insn(pmusim_frontdoor_t *fd, fd_stream_t *st, const pmusim_rec_t *r)
+{
+    GArray *q = st->pending;
+    /* anchoring: the entries of the interrupt cycle remember its last
+     * instruction at their overflow IP; a later cycle fixes the anchor */
+    for (guint j = st->anchor; j < q->len; j++) {
+        fd_pending_t *p = &g_array_index(q, fd_pending_t, j);
+        if (r->cycle < p->cycle)
+            break;
+        if (r->cycle == p->cycle) {
+            if (r->ip == p->ip)
+                p->cand = st->ord;
+            continue;
+        }
+        p->target = (p->cand ? p->cand : st->ord - 1) + p->skid;
+        p->anchored = true;
+        st->anchor = j + 1;
+    }
+    /* resolution, in order: the sampled instruction is this one or a
+     * recent one (a skid ending inside the interrupt cycle) */
+    while (st->head < st->anchor) {
+        const fd_pending_t *p = &g_array_index(q, fd_pending_t, st->head);
+        if (p->target > st->ord)
+            break;
+        fd_resolve(fd, st, p);
+        st->head++;
+        fd->npending--;
+    }
+    if (st->head == q->len) {
+        g_array_set_size(q, 0);
+        st->head = st->anchor = 0;
+    }
+}
+
+static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const pmusim_rec_t *r = &recs[i];
+        if (r->kind != PMUSIM_REC_INSN || r->thread >= PMUSIM_MAX_THREADS)
+            continue;
+        fd_stream_t *st = &fd->stream[r->thread];
+        st->ord++;
+        fd_recent_t *rc = &st->recent[st->ord & (FD_RING - 1)];
+        rc->ip = r->ip;
+        rc->has_mem = (r->flags & PMUSIM_F_MEM) != 0;
+        if (rc->has_mem) {
+            rc->addr = r->mem.addr;
+            rc->latency = r->mem.latency;
+            rc->level = r->mem.level;
+            rc->store = r->mem.is_store;
+            rc->tlb = r->mem.tlb;
+        }
+        if (st->pending->len)
+            fd_stream_insn(fd, st, r);
+    }
+}
+
+/* End of trace: samples whose skid did not complete take the thread's last
+ * instruction after their anchor (or keep the overflowing one). */
+static void fd_observe_end(pmusim_frontdoor_t *fd)
+{
+    for (uint32_t t = 0; t < PMUSIM_MAX_THREADS; t++) {
+        fd_stream_t *st = &fd->stream[t];
+        for (guint j = st->head; j < st->pending->len; j++) {
+            fd_pending_t *p = &g_array_index(st->pending, fd_pending_t, j);
+            pmusim_sample_t *smp = &g_array_index(fd->samples, pmusim_sample_t, p->sample);
+            uint64_t a = p->anchored ? p->target - p->skid : (p->cand ? p->cand : st->ord);
+            if (p->want_mem && p->cand) {
+                fd_pending_t at = *p;
+                at.skid = 0;
+                at.target = p->cand;
+                fd_resolve(fd, st, &at);
+            }
+            if (st->ord > a && st->ord - a < FD_RING) {
+                smp->ip = st->recent[st->ord & (FD_RING - 1)].ip;
+                smp->skid = (uint8_t)(st->ord - a);
+            }
+            if (p->skid)
+                smp->flags |= PMUSIM_SAMPLE_SKID_CUT;
+        }
+        g_array_set_size(st->pending, 0);
+        st->head = st->anchor = 0;
+    }
+    fd->npending = 0;
+}
+
+#define FD_REPLAY_BATCH 1024u
+
+gboolean pmusim_frontdoor_replay(pmusim_frontdoor_t *fd, pmusim_trace_reader_t *r,
+                                 pmusim_progress_fn progress, void *user, GError **error)
+{
+    pmusim_model_t *m = fd->m;
+    const pmusim_trace_header_t *h = pmusim_trace_reader_header(r);
+    if (h->isa != m->ops->isa || h->nthreads > m->nthreads) {
+        /* the engine's checks and messages */
+        return pmusim_replay(m, r, progress, user, error);
+    }
+    m->trace_annotations = pmusim_trace_header_annotations(h);
+    fd->replaying = true;
+    pmusim_rec_t *batch = g_new(pmusim_rec_t, FD_REPLAY_BATCH);
+    uint64_t total = 0, next_progress = 1u << 24;
+    gboolean ok = TRUE;
+    for (;;) {
+        gssize n = pmusim_trace_reader_next_batch(r, batch, FD_REPLAY_BATCH, error);
+        if (n < 0) {
+            ok = FALSE;
+            break;
+        }
+        if (n == 0)
+            break;
+        bool pending = fd->npending != 0;
+        m->ops->consume(m, batch, (size_t)n);
+        /* the records are looked at only while some sample waits for them;
+         * the ring of recent IPs is then refilled from this batch */
+        if (pending || fd->npending)
+            fd_observe(fd, batch, (size_t)n);
+        total += (uint64_t)n;
+        if (progress && total >= next_progress) {
+            progress(total, user);
+            next_progress = total + (1u << 24);
+        }
+    }
+    g_free(batch);
+    if (ok) {
+        m->ops->finish(m);
+        fd_observe_end(fd);
+    }
+    fd->replaying = false;
+    if (progress)
+        progress(total, user);
+    return ok;
 }
 
 /* ---- results ---- */
@@ -584,4 +1022,58 @@ uint64_t pmusim_frontdoor_counter_total(const pmusim_frontdoor_t *fd, size_t k, 
     const fd_ctr_t *c = &fd->ctr[k];
     uint64_t hw = fd_hw(fd, c, thread); /* reads have no side effects */
     return c->th[thread].acc + ((hw - c->th[thread].base) & fd->mask);
+}
+
+void pmusim_frontdoor_set_interrupt_limit(pmusim_frontdoor_t *fd, uint64_t max)
+{
+    fd->irq_limit = max;
+}
+
+gboolean pmusim_frontdoor_stopped(const pmusim_frontdoor_t *fd, uint64_t *cycle)
+{
+    if (cycle)
+        *cycle = fd->stop_cycle;
+    return fd->stopped;
+}
+
+gboolean pmusim_frontdoor_set_skid(pmusim_frontdoor_t *fd, uint32_t insns, GError **error)
+{
+    if (insns > PMUSIM_FRONTDOOR_MAX_SKID) {
+        g_set_error(error, PMUSIM_FRONTDOOR_ERROR, PMUSIM_FRONTDOOR_ERROR_PERIOD,
+                    "skid %u is too large: at most %u instructions", insns,
+                    PMUSIM_FRONTDOOR_MAX_SKID);
+        return FALSE;
+    }
+    fd->skid = insns;
+    return TRUE;
+}
+
+gboolean pmusim_frontdoor_set_frequency(pmusim_frontdoor_t *fd, uint64_t sample_hz,
+                                        uint64_t core_hz, GError **error)
+{
+    if (fd->started) {
+        g_set_error(error, PMUSIM_FRONTDOOR_ERROR, PMUSIM_FRONTDOOR_ERROR_STATE,
+                    "frequency mode must be set before the front door starts");
+        return FALSE;
+    }
+    if (!sample_hz || !core_hz || sample_hz > core_hz) {
+        g_set_error(error, PMUSIM_FRONTDOOR_ERROR, PMUSIM_FRONTDOOR_ERROR_PERIOD,
+                    "frequency %" G_GUINT64_FORMAT " Hz: expected 1 .. the core clock (%"
+                    G_GUINT64_FORMAT " Hz)",
+                    (guint64)sample_hz, (guint64)core_hz);
+        return FALSE;
+    }
+    fd->freq_hz = sample_hz;
+    fd->core_hz = core_hz;
+    return TRUE;
+}
+
+
+const pmusim_branch_pair_t *pmusim_frontdoor_sample_branches(const pmusim_frontdoor_t *fd,
+                                                             const pmusim_sample_t *s, size_t *n)
+{
+    *n = s->nbranches;
+    if (!s->nbranches || s->branch0 + s->nbranches > fd->branches->len)
+        return NULL;
+    return &g_array_index(fd->branches, pmusim_branch_pair_t, s->branch0);
 }

@@ -184,11 +184,8 @@ static pmusim_rec_t *rec_new(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint
         if (cycle > u->floor)
             u->floor = cycle;
     }
-    memset(r, 0, sizeof *r);
-    r->kind = (uint8_t)kind;
-    r->thread = (uint8_t)ti;
-    r->cycle = cycle;
-    r->plm = t->plm;
+    *r = (pmusim_rec_t){ .cycle = cycle, .kind = (uint8_t)kind, .thread = (uint8_t)ti,
+                         .plm = t->plm };
     return r;
 }
 
@@ -303,6 +300,9 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
         t->plm = 3;
+        /* SMT threads run from cycle 0 together: none may be overtaken by
+         * another's records until its queue fills (then it is clamped) */
+        t->started = u->merge;
         if (u->merge || u->soemt)
             t->q = g_new(pmusim_rec_t, QUEUE_CAP);
     }
@@ -424,7 +424,10 @@ static unsigned line_access(pmusim_uarch_t *u, uint64_t a, gboolean store, gbool
         return hit ? PMUSIM_LVL_L1D : lvl;
     }
     uarch_fill_t f;
-    uarch_cache_access(&u->l1d, blk, store && !cfg->l1d_write_through, &f);
+    const gboolean dirty = store && !cfg->l1d_write_through;
+    if (uarch_cache_mru_hit(&u->l1d, blk, dirty))
+        return PMUSIM_LVL_L1D;
+    uarch_cache_access(&u->l1d, blk, dirty, &f);
     if (f.hit)
         return PMUSIM_LVL_L1D;
     ev_add(u, &cfg->ev.l1d_repl, 1);
@@ -553,7 +556,9 @@ static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gbo
     uarch_fill_t f;
     uint32_t tlb_lat = 0;
     m->tlb = PMUSIM_TLB_L1_HIT;
-    uarch_cache_access(&u->dtlb, acc->addr >> 12, FALSE, &f);
+    f.hit = uarch_cache_mru_hit(&u->dtlb, acc->addr >> 12, FALSE);
+    if (!f.hit)
+        uarch_cache_access(&u->dtlb, acc->addr >> 12, FALSE, &f);
     if (!f.hit) {
         uarch_cache_access(&u->stlb, acc->addr >> 12, FALSE, &f);
         tlb_lat = cfg->lat_stlb_hit;
@@ -746,10 +751,12 @@ static void release_held(pmusim_uarch_t *u, uint32_t ti, uint64_t at)
             r->cycle = at;
         if (r->cycle > t->last_ret)
             t->last_ret = r->cycle;
-        if (r->cycle >= t->ret_cycle) {
+        if (r->cycle > t->ret_cycle) { /* retimed: it takes a retirement slot there */
             t->ret_cycle = r->cycle;
             t->ret_used = 0;
         }
+        if (r->kind == PMUSIM_REC_INSN && r->cycle == t->ret_cycle && at)
+            t->ret_used++;
         out_copy(u, r);
     }
     t->qhead = t->qlen = 0;
@@ -858,19 +865,23 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
     t->plm = in->plm & 3;
     if (u->soemt)
         mont_schedule(u, ti);
-    if (!t->started && u->floor) { /* a thread's first instruction: not before the others' */
-        t->disp_cycle = t->fe_ready = t->ret_cycle = u->floor;
-    }
     t->started = TRUE;
-    if (u->merge && t->ret_cycle < u->floor) { /* lagging thread after a forced hand-out */
+    if (t->ret_cycle < u->floor) { /* a thread behind records already handed out */
         t->ret_cycle = u->floor;
         t->ret_used = 0;
     }
     u->niev = 0;
     u->oc_valid = u->ifetch_oc_valid = FALSE;
     u->l3_miss = FALSE;
+    /* SMT threads split the width and the window statically: a uop of one
+     * of n threads costs n slots of the core's `width` per cycle, and each
+     * thread has window / n entries (Intel halves the ROB between two
+     * threads, uarch.md §1.4; dispatch sharing is dynamic on the real
+     * machine, docs/UARCH.md) */
     const uint32_t w = cfg->width;
-    uint32_t uops = cfg->ia64 ? 1 : (in->uops ? in->uops : 1);
+    const uint32_t share = u->merge ? u->nthreads : 1;
+    const uint32_t window = cfg->window / share;
+    uint32_t uops = (cfg->ia64 ? 1 : (in->uops ? in->uops : 1)) * share;
 
     /* front end: fetch each new line the instruction occupies */
     uint64_t blk = in->ip >> u->l1i.line_bits;
@@ -890,8 +901,8 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
 
     /* dispatch: front end ready, a free slot in the reorder window */
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
-    if (t->n >= cfg->window) {
-        uint64_t free_at = t->ring[(t->n - cfg->window) & (RING_SIZE - 1)] + 1;
+    if (t->n >= window) {
+        uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
         if (free_at > d) {
             ev_add(u, &cfg->ev.rob_full, free_at - d);
             d = free_at;
@@ -1072,6 +1083,36 @@ void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st)
 {
     *st = u->st;
     st->records += u->nout;
+    for (uint32_t i = 0; i < u->nthreads; i++)
+        st->records += u->th[i].qlen;
+}
+
+gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, GError **error)
+{
+    if (u->soemt || thread >= u->nthreads || !cycles) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_INPUT,
+                    "halt of thread %u for %" PRIu64 " cycles: %s", thread, cycles,
+                    u->soemt ? "Montecito threads are switched by the model"
+                    : thread >= u->nthreads ? "thread out of range" : "no cycles");
+        return FALSE;
+    }
+    uarch_thread_t *t = &u->th[thread];
+    uint64_t from = (t->any ? t->last_ret : t->ret_cycle) + 1;
+    if (from < u->floor)
+        from = u->floor;
+    if (t->nevacc)
+        events_flush(u, thread, from, FALSE);
+    rec_new(u, thread, PMUSIM_REC_THREAD, from)->n = 0;
+    uint64_t back = from + cycles;
+    rec_new(u, thread, PMUSIM_REC_THREAD, back)->n = 1;
+    t->disp_cycle = t->fe_ready = t->ret_cycle = back;
+    t->disp_used = t->ret_used = 0;
+    t->last_ret = back - 1; /* no IDLE record over a halt */
+    t->any = TRUE;
+    t->started = TRUE;
+    if (u->merge)
+        merge_drain(u, FALSE);
+    return take_error(u, error);
 }
 
 /* ---- records -> input ---- */

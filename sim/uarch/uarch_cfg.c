@@ -39,7 +39,6 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
     .resteer_penalty = 8,           /* §1.3 S [ZSIM] BACLEAR */                    \
     .width = 4, .window = 128,      /* §1.4 D*, M [7CPU-WSM] */                    \
     .ev = {                                                                        \
-        .l1d_repl = { 0x51, 0x01, TRUE },     /* L1D:REPL */                       \
         .l1d_m_evict = { 0x51, 0x04, TRUE },  /* L1D:M_EVICT */                    \
         .l2_lines_in = { 0xf1, 0x07, TRUE },  /* L2_LINES_IN:ANY */                \
         .l2_out_clean = { 0xf2, 0x01, TRUE }, /* L2_LINES_OUT:DEMAND_CLEAN */      \

@@ -93,6 +93,18 @@ typedef struct uarch_fill {
     uint64_t victim;       /* block number of the replaced block */
 } uarch_fill_t;
 
+/* The common case inline: `blk` is its set's most recently used block
+ * (marked dirty when `dirty`).  FALSE says nothing: call uarch_cache_access(). */
+static inline gboolean uarch_cache_mru_hit(uarch_cache_t *c, uint64_t blk, gboolean dirty)
+{
+    uint64_t s = c->pow2 ? (blk & c->set_mask) : (blk % c->sets);
+    uint64_t *w0 = &c->tags[s * c->assoc];
+    if ((*w0 | 1) != ((blk << 1) | 1))
+        return FALSE;
+    *w0 |= (uint64_t)(dirty != 0);
+    return TRUE;
+}
+
 gboolean uarch_cache_init(uarch_cache_t *c, const pmusim_uarch_geom_t *g);
 void uarch_cache_free(uarch_cache_t *c);
 /* Looks block `blk` up; a hit becomes MRU, a miss is inserted as MRU

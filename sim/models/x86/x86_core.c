@@ -42,6 +42,9 @@
 #include <string.h>
 
 #define X86_NEVER UINT64_MAX
+/* A bit no PMUSIM_F_* uses, set on every record for the filter-listener
+ * test: a filter that needs no flag (PEBS instruction counters) lists it. */
+#define X86_F_ANY_RECORD 0x8000u
 #define X86_LISTENERS (X86_NCTR * X86_MAX_THREADS)
 #define X86_CAPTURE_MAX 100000u
 
@@ -70,12 +73,16 @@ typedef struct x86_ctr {
     uint64_t since;      /* accrued up to here (exclusive) */
     uint64_t rate;       /* increments per cycle from `since` */
     uint64_t rate_until; /* rate changes at this point (X86_NEVER: not before an event) */
+    uint32_t ref_num, ref_den; /* increments per `rate` unit: reference ratio (RATE on REF), else 1/1 */
+    uint64_t ref_frac;   /* reference ratio: remainder (in 1/ref_den) carried between syncs */
     GArray *out_ends;    /* OUTSTANDING: min-heap of request end cycles */
     /* configuration */
     uint8_t thread, slot; /* slot < X86_MAX_GP: IA32_PMCslot; else fixed slot - X86_MAX_GP */
     uint8_t cmask;
     bool any, edge, inv, intr, pebs, ll;
     bool prev_cond; /* THRESH: condition of the previous cycle (EDGE) */
+    bool obs_fired; /* THRESH: incremented at the last close (observe_cycles) */
+    uint64_t obs_v; /* THRESH: occurrences compared at the last close (observe_cycles) */
     bool unit;      /* counted through the thread's INSN tallies (x86_units_sync) */
     uint64_t unit_snap; /* unit: the tallies' sum over plm_mask already in `value` */
     bool programmed;
@@ -118,8 +125,10 @@ typedef struct x86_thread {
     uint64_t ds_area;
     uint64_t offcore[2]; /* per thread (knm); on wsm only the core's first thread's copy is used */
     uint64_t last_ip;
+    uint64_t pmi_cycle;  /* cycle of the latest PMI (observe_cycles) */
     uint8_t plm;
     bool active;
+    bool frozen;         /* GLOBAL_CTRL cleared by FREEZE_PERFMON_ON_PMI, not rewritten since */
 } x86_thread_t;
 
 typedef struct x86_model {
@@ -130,8 +139,13 @@ typedef struct x86_model {
     uint64_t end;      /* trace end (exclusive) */
     uint64_t records;
     uint64_t deadline; /* earliest event of a lazy counter */
+    uint32_t ref_num, ref_den; /* reference-clock cycles per core cycle (set_ref_ratio) */
     uint64_t fast_limit; /* a record cycle below this needs no x86_advance (0: always) */
     uint32_t pending_pmi; /* threads with a PMI to deliver */
+    uint32_t n_armed;     /* PEBS counters waiting for their next qualifying event */
+    bool has_gen;         /* some thread has listeners that need a dispatch (x86_recompile) */
+    uint32_t compiled_ann; /* trace annotations the counters were compiled for */
+    uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
     bool gap_mode;
     bool finished;
     bool warned_order, warned_thread;
@@ -142,6 +156,12 @@ typedef struct x86_model {
     GPtrArray *captures;
     uint64_t captures_dropped;
     uint64_t ev_seen[256 * 256 / 64]; /* bit code << 8 | umask: an EVENT record of it was read */
+    /* observe_cycles: the window [obs_from, obs_to), the observer, and each
+     * counter's value and wraps at the end of the previous cycle */
+    pmusim_cycle_observer_fn obs_fn;
+    void *obs_user;
+    uint64_t obs_from, obs_to;
+    uint64_t obs_value[X86_MAX_THREADS][X86_NCTR], obs_wraps[X86_MAX_THREADS][X86_NCTR];
     x86_thread_t th[X86_MAX_THREADS];
 } x86_model_t;
 
@@ -328,6 +348,7 @@ static void x86_pebs_assist(x86_model_t *m, x86_ctr_t *c, const pmusim_rec_t *r)
     char name[24];
     x86_ctr_name(c, name, sizeof name);
     c->pebs_armed = false;
+    m->n_armed--;
     m->th[c->thread].global_status |= X86_STATUS_OVFBUF;
     x86_capture(m, c, m->cur, r);
     pmusim_model_log(&m->base, m->cur, c->thread, "%s PEBS assist: record written", name);
@@ -347,6 +368,7 @@ static void x86_overflow(x86_model_t *m, x86_ctr_t *c, uint64_t cycle, uint64_t 
     x86_ctr_name(c, name, sizeof name);
     c->overflows += wraps;
     if (c->pebs) {
+        m->n_armed += !c->pebs_armed;
         c->pebs_armed = true;
         pmusim_model_log(&m->base, cycle, c->thread, "%s overflow: PEBS armed", name);
         return;
@@ -433,6 +455,39 @@ static void x86_units_sync_all(x86_model_t *m)
 
 /* ---- lazy accrual ---- */
 
+__extension__ typedef unsigned __int128 x86_u128;
+
+/* Increments of lazy counter c over `cycles` cycles from `since`: rate x
+ * cycles, scaled by the reference ratio for reference-clock counters with
+ * the remainder carried in ref_frac (*frac: the new remainder).  128-bit:
+ * a span may reach 2^64 cycles. */
+static x86_u128 x86_lazy_incs(const x86_ctr_t *c, uint64_t cycles, uint64_t *frac)
+{
+    x86_u128 n = (x86_u128)c->rate * cycles;
+    if (c->ref_num == c->ref_den) {
+        *frac = c->ref_frac;
+        return n;
+    }
+    x86_u128 t = n * c->ref_num + c->ref_frac;
+    *frac = (uint64_t)(t % c->ref_den);
+    return t / c->ref_den;
+}
+
+/* The fewest cycles from `since` in which c (rate > 0) takes at least
+ * `incs` increments: the inverse of x86_lazy_incs. */
+static x86_u128 x86_lazy_cycles_for(const x86_ctr_t *c, x86_u128 incs)
+{
+    x86_u128 need = incs * c->ref_den;
+    need = need > c->ref_frac ? need - c->ref_frac : 0;
+    x86_u128 units = (need + c->ref_num - 1) / c->ref_num;
+    return (units + c->rate - 1) / c->rate;
+}
+
+static uint64_t x86_u128_sat(x86_u128 v)
+{
+    return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
 static void x86_sync_to(x86_model_t *m, uint64_t to)
 {
     for (uint32_t i = 0; i < m->n_lazy; i++) {
@@ -440,8 +495,13 @@ static void x86_sync_to(x86_model_t *m, uint64_t to)
         if (to <= c->since)
             continue;
         uint64_t stop = to < c->rate_until ? to : c->rate_until;
-        if (c->rate && stop > c->since)
-            x86_ctr_add(m, c, c->rate * (stop - c->since), stop - 1, NULL);
+        if (c->rate && stop > c->since) {
+            uint64_t frac;
+            uint64_t n = x86_u128_sat(x86_lazy_incs(c, stop - c->since, &frac));
+            c->ref_frac = frac;
+            if (n)
+                x86_ctr_add(m, c, n, stop - 1, NULL);
+        }
         c->since = to;
     }
 }
@@ -450,7 +510,8 @@ static uint64_t x86_ctr_next_event(const x86_ctr_t *c)
 {
     uint64_t ev = c->rate_until;
     if (c->rate) {
-        uint64_t ov = x86_sat_add(c->since, (c->max - c->value) / c->rate + 1);
+        uint64_t ov = x86_sat_add(
+            c->since, x86_u128_sat(x86_lazy_cycles_for(c, (x86_u128)c->max - c->value + 1)));
         if (ov < ev)
             ev = ov;
     }
@@ -467,9 +528,12 @@ static void x86_deadline_update(x86_model_t *m)
     }
     m->deadline = dl;
     m->fast_limit = m->n_thresh ? 0 : dl;
+    /* an observed window: every cycle boundary in it goes through x86_advance */
+    if (m->obs_fn && m->cur < m->obs_to && m->obs_from < m->fast_limit)
+        m->fast_limit = m->obs_from;
 }
 
-static bool x86_plm_ok(const x86_ctr_t *c, const x86_thread_t *th)
+static inline bool x86_plm_ok(const x86_ctr_t *c, const x86_thread_t *th)
 {
     return (c->plm_mask >> th->plm) & 1;
 }
@@ -478,13 +542,19 @@ static bool x86_plm_ok(const x86_ctr_t *c, const x86_thread_t *th)
  * unhalted.  A halted thread's counters keep counting while a sibling runs;
  * the core's counters stop only when every thread is halted (docs/sim-x86.md,
  * "cycle gating"; issue 10). */
-static bool x86_core_powered(const x86_model_t *m, uint32_t t)
+static inline bool x86_core_powered(const x86_model_t *m, uint32_t t)
 {
-    uint32_t first = x86_core_first(m, t);
-    for (uint32_t s = first; s < first + m->d->threads_per_core && s < m->base.nthreads; s++)
-        if (m->th[s].active)
-            return true;
-    return false;
+    return m->core_active[t / m->d->threads_per_core] != 0;
+}
+
+/* Thread t becomes active or halted. */
+static void x86_thread_set_active(x86_model_t *m, uint32_t t, bool active)
+{
+    m->th[t].active = active;
+    if (active)
+        m->core_active[t / m->d->threads_per_core]++;
+    else
+        m->core_active[t / m->d->threads_per_core]--;
 }
 
 /* Cycle-source occurrences of counter c in one cycle: 1 when its thread is
@@ -509,7 +579,7 @@ static uint64_t x86_cycle_v(const x86_model_t *m, const x86_ctr_t *c)
  * powered (some thread unhalted) and its thread (with AnyThread: some thread
  * of the core) is at a privilege level it counts.  A halted thread keeps its
  * last privilege level (docs/sim-x86.md, "cycle gating"). */
-static bool x86_gate(const x86_model_t *m, const x86_ctr_t *c)
+static inline bool x86_gate(const x86_model_t *m, const x86_ctr_t *c)
 {
     if (!x86_core_powered(m, c->thread))
         return false;
@@ -605,6 +675,17 @@ static x86_filter_t x86_filter_norm(x86_filter_t f)
     return f;
 }
 
+/* Whether the trace comes from a producer that emits EVENT records for
+ * facts such as cache replacements (the "events" annotation), which then
+ * count the `ev` rows of trace-events.csv.  A trace claiming every
+ * annotation (no annotations key: hand-written or older) counts them from
+ * the fields (docs/trace-events-x86.md). */
+static bool x86_events_producer(const x86_model_t *m)
+{
+    uint32_t ann = m->base.trace_annotations;
+    return (ann & PMUSIM_ANN_EVENTS) && ann != PMUSIM_ANN_ALL;
+}
+
 static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
 {
     const x86_desc_t *d = m->d;
@@ -656,8 +737,10 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
     }
     c->programmed = c->programmed || local_en;
     c->ll = false;
-    if (!c->pebs)
+    if (!c->pebs && c->pebs_armed) {
         c->pebs_armed = false;
+        m->n_armed--;
+    }
 
     if (slot < X86_MAX_GP) {
         const x86_evmap_t *hits[X86_MAX_BITS];
@@ -669,7 +752,8 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         } else if (code == d->oc_code[1] && umask == d->oc_umask[1]) {
             c->oc_msr = x86_offcore_regs(m, t)[1];
             c->src = X86_SRC_OFFCORE;
-        } else if ((n = x86_event_lookup(d, code, umask, hits)) > 0) {
+        } else if ((n = x86_event_lookup(d, code, umask, hits)) > 0 &&
+                   !(hits[0]->events_first && x86_events_producer(m))) {
             if (n == 1) {
                 c->src = hits[0]->src;
                 c->f = hits[0]->f;
@@ -686,6 +770,11 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         if (c->src == X86_SRC_LDLAT) {
             c->lat_min = (uint32_t)th->ldlat;
             c->ll = c->pebs && ((th->pebs_enable >> (32 + slot)) & 1);
+            /* the same condition as a filter, so that the filter listeners
+             * (and the fast loop) can serve it */
+            c->f.need_flags = PMUSIM_F_MEM;
+            c->f.mem_dir = 1u; /* loads */
+            c->f.lat_ge = c->lat_min + 1;
         }
     }
     c->f = x86_filter_norm(c->f);
@@ -712,7 +801,13 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
     if (c->cls != old_cls || c->cls == X86_CLS_OFF) {
         c->rate = 0;
         c->rate_until = X86_NEVER;
+        c->ref_frac = 0;
     }
+    /* reference cycles tick at the reference ratio (docs/sim-x86.md §3);
+     * a threshold on them compares per core cycle */
+    bool ref = c->cls == X86_CLS_RATE && c->src == X86_SRC_REF;
+    c->ref_num = ref ? m->ref_num : 1;
+    c->ref_den = ref ? m->ref_den : 1;
     c->since = m->now;
 }
 
@@ -725,6 +820,7 @@ static bool x86_is_record_src(uint8_t src)
  * changes what or whether something counts; never per record. */
 static void x86_recompile(x86_model_t *m)
 {
+    m->compiled_ann = m->base.trace_annotations;
     x86_units_sync_all(m);
     x86_sync_to(m, m->now);
     uint32_t nt = m->base.nthreads;
@@ -787,10 +883,15 @@ static void x86_recompile(x86_model_t *m)
                     x86_listeners_t *l = &rt->lst[p];
                     if (!((c->plm_mask >> p) & 1))
                         continue;
-                    if (c->src == X86_SRC_FILTER && c->cls == X86_CLS_DIRECT && !c->pebs) {
+                    /* filter listeners: filter events, load latency (as a
+                     * filter), and PEBS instruction counters (a filter that
+                     * matches every INSN record) */
+                    if ((c->cls == X86_CLS_DIRECT || c->cls == X86_CLS_THRESH) &&
+                        (c->src == X86_SRC_FILTER || c->src == X86_SRC_LDLAT ||
+                         (c->src == X86_SRC_INSN && c->pebs))) {
                         l->filt[l->n_filt++] = c;
                         /* a filter needing no flag must see every record */
-                        l->filt_flags |= c->f.need_flags ? c->f.need_flags : 0xffffu;
+                        l->filt_flags |= c->f.need_flags ? c->f.need_flags : X86_F_ANY_RECORD;
                     } else {
                         l->gen[l->n_gen++] = c;
                     }
@@ -800,6 +901,10 @@ static void x86_recompile(x86_model_t *m)
     }
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
+    m->has_gen = false;
+    for (uint32_t t = 0; t < nt; t++)
+        for (unsigned p = 0; p < 4; p++)
+            m->has_gen = m->has_gen || m->th[t].lst[p].n_gen;
     x86_rates_update(m);
 }
 
@@ -816,8 +921,10 @@ static void x86_raise_pending(x86_model_t *m, uint64_t cycle)
             x86_thread_t *th = &m->th[t];
             /* SDM Vol. 3B §18 (IA32_DEBUGCTL): with FREEZE_PERFMON_ON_PMI a PMI
              * request clears the enable bits of IA32_PERF_GLOBAL_CTRL. */
+            th->pmi_cycle = cycle;
             if ((th->debugctl & X86_DEBUGCTL_FREEZE_PERFMON_ON_PMI) && th->global_ctrl) {
                 th->global_ctrl = 0;
+                th->frozen = true;
                 pmusim_model_log(&m->base, cycle, t,
                                  "freeze on PMI: IA32_PERF_GLOBAL_CTRL cleared");
                 x86_recompile(m);
@@ -868,21 +975,20 @@ static void x86_collapse_wraps(x86_model_t *m, uint64_t horizon)
         x86_ctr_t *c = m->lazy[i];
         if (horizon <= c->since)
             continue;
-        __extension__ typedef unsigned __int128 u128;
-        const u128 span = (u128)1 << 64; /* no more than 2^64 - 1 cycles */
-        const u128 modulus = (u128)c->max + 1;
-        u128 total = (u128)c->value + (u128)c->rate * (horizon - c->since);
-        u128 wraps = total / modulus;
+        const x86_u128 modulus = (x86_u128)c->max + 1;
+        uint64_t frac;
+        x86_u128 total = (x86_u128)c->value + x86_lazy_incs(c, horizon - c->since, &frac);
+        x86_u128 wraps = total / modulus;
         if (wraps) {
-            /* cycles until the increments reach wraps x modulus - value */
-            u128 need = wraps * modulus - c->value;
-            u128 cycles = (need + c->rate - 1) / c->rate;
+            /* the cycle in which the increments reach wraps x modulus - value */
+            x86_u128 cycles = x86_lazy_cycles_for(c, wraps * modulus - c->value);
             runs[n].c = c;
-            runs[n].wraps = wraps >= span ? UINT64_MAX : (uint64_t)wraps;
+            runs[n].wraps = x86_u128_sat(wraps);
             runs[n].last = c->since + (uint64_t)cycles - 1;
             n++;
         }
         c->value = (uint64_t)(total % modulus);
+        c->ref_frac = frac;
         c->since = horizon;
     }
     for (uint32_t i = 1; i < n; i++) /* insertion sort by cycle: n is small */
@@ -948,8 +1054,10 @@ static void x86_run_events(x86_model_t *m, uint64_t target)
     m->now = target;
 }
 
-/* Closes the open cycle and moves time to `c2` (> cur). */
-static void x86_advance(x86_model_t *m, uint64_t c2)
+/* Closes the open cycle: the thresholded counters compare its occurrences,
+ * the lazy counters run to its end, and its PMIs are delivered.  Time stays
+ * at the cycle; the caller moves it. */
+static void x86_close_cycle(x86_model_t *m)
 {
     uint64_t cur = m->cur;
     for (uint32_t i = 0; i < m->n_thresh; i++) {
@@ -959,11 +1067,35 @@ static void x86_advance(x86_model_t *m, uint64_t c2)
         bool cond = x86_gate(m, c) && x86_thresh_cond(c, v);
         bool inc = c->edge ? cond && !c->prev_cond : cond;
         c->prev_cond = cond;
+        c->obs_v = v;
+        c->obs_fired = inc;
         if (inc)
             x86_ctr_add(m, c, 1, cur, NULL);
     }
-    x86_run_events(m, cur + 1);
-    x86_raise_pending(m, cur);
+    if (m->deadline <= cur + 1)
+        x86_run_events(m, cur + 1);
+    else
+        m->now = cur + 1; /* nothing lazy happens in this cycle */
+    if (m->pending_pmi)
+        x86_raise_pending(m, cur);
+}
+
+/* Gaps of at most this many cycles are closed one cycle at a time when
+ * thresholded counters exist: cheaper than switching the lazy counters to
+ * gap mode and back (two rate recomputations), with the same outcome. */
+#define X86_SHORT_GAP 8u
+
+/* Closes the open cycle and moves time to `c2` (> cur). */
+static void x86_advance_span(x86_model_t *m, uint64_t c2)
+{
+    if (m->n_thresh && c2 - m->cur <= X86_SHORT_GAP) {
+        while (m->cur + 1 < c2) {
+            x86_close_cycle(m);
+            m->cur = m->now = m->cur + 1;
+        }
+    }
+    uint64_t cur = m->cur;
+    x86_close_cycle(m);
     if (c2 > cur + 1) {
         if (m->n_thresh) {
             m->gap_mode = true;
@@ -976,6 +1108,105 @@ static void x86_advance(x86_model_t *m, uint64_t c2)
         }
     }
     m->cur = m->now = c2;
+}
+
+/* Current value of a counter including what is accrued lazily. */
+static uint64_t x86_ctr_peek(const x86_model_t *m, const x86_ctr_t *c)
+{
+    uint64_t v = c->value;
+    if (c->unit) /* no wrap is pending: the budget would have triggered it */
+        v += x86_tally(&m->th[c->thread], c) - c->unit_snap;
+    if (c->cls != X86_CLS_OFF && c->cls != X86_CLS_DIRECT && m->now > c->since && c->rate) {
+        uint64_t stop = m->now < c->rate_until ? m->now : c->rate_until;
+        uint64_t frac;
+        if (stop > c->since)
+            v += (uint64_t)x86_lazy_incs(c, stop - c->since, &frac); /* no wrap is pending */
+    }
+    return v & c->max;
+}
+
+/* ---- per-cycle observation (pmusim wave) ---- */
+
+/* The counters in report() order: per thread, IA32_PMC0.. then the fixed. */
+static x86_ctr_t *x86_report_ctr(x86_model_t *m, uint32_t t, uint32_t k)
+{
+    return &m->th[t].ctr[k < m->d->n_gp ? k : X86_FIXED_SLOT(k - m->d->n_gp)];
+}
+
+static void x86_obs_snapshot(x86_model_t *m)
+{
+    for (uint32_t t = 0; t < m->base.nthreads; t++)
+        for (uint32_t k = 0; k < m->d->n_gp + X86_NUM_FIXED; k++) {
+            const x86_ctr_t *c = x86_report_ctr(m, t, k);
+            m->obs_value[t][k] = x86_ctr_peek(m, c);
+            m->obs_wraps[t][k] = c->overflows;
+        }
+}
+
+/* Cycle `cycle` has just been closed: one probe per counter to the observer. */
+static void x86_obs_emit(x86_model_t *m, uint64_t cycle)
+{
+    pmusim_counter_probe_t probes[X86_MAX_THREADS * X86_NCTR];
+    size_t n = 0;
+    for (uint32_t t = 0; t < m->base.nthreads; t++) {
+        const x86_thread_t *th = &m->th[t];
+        for (uint32_t k = 0; k < m->d->n_gp + X86_NUM_FIXED; k++) {
+            const x86_ctr_t *c = x86_report_ctr(m, t, k);
+            pmusim_counter_probe_t *p = &probes[n++];
+            memset(p, 0, sizeof *p);
+            p->value = x86_ctr_peek(m, c);
+            uint64_t wraps = c->overflows - m->obs_wraps[t][k];
+            p->increment = wraps * (c->max + 1) + p->value - m->obs_value[t][k];
+            p->overflow = wraps != 0;
+            bool thresholded = c->cls == X86_CLS_THRESH;
+            p->conditioned = thresholded;
+            p->cond = thresholded ? c->prev_cond : 1;
+            p->edge = thresholded && c->edge && c->obs_fired;
+            p->raw = thresholded ? c->obs_v : p->increment;
+            p->frozen = th->frozen;
+            p->interrupt = th->pmi_cycle == cycle;
+            m->obs_value[t][k] = p->value;
+            m->obs_wraps[t][k] = c->overflows;
+        }
+    }
+    m->obs_fn(&m->base, cycle, probes, n, m->obs_user);
+}
+
+/* x86_advance_span() one cycle at a time through the observed window (the
+ * cycles before and after it keep their O(1) gaps). */
+static void x86_advance(x86_model_t *m, uint64_t c2)
+{
+    if (G_LIKELY(!m->obs_fn || m->cur >= m->obs_to || c2 < m->obs_from)) {
+        x86_advance_span(m, c2);
+        return;
+    }
+    while (m->cur < c2) {
+        uint64_t cycle = m->cur;
+        if (cycle < m->obs_from) {
+            x86_advance_span(m, m->obs_from); /* closes `cycle`, skips to the window */
+            x86_obs_snapshot(m);
+        } else if (cycle < m->obs_to) {
+            x86_advance_span(m, cycle + 1);
+            x86_obs_emit(m, cycle);
+            if (cycle + 1 == m->obs_to)
+                x86_deadline_update(m); /* the fast path may resume */
+        } else {
+            x86_advance_span(m, c2);
+        }
+    }
+}
+
+void x86_observe_cycles(pmusim_model_t *base, uint64_t from, uint64_t to,
+                        pmusim_cycle_observer_fn fn, void *user)
+{
+    x86_model_t *m = x86_of(base);
+    m->obs_fn = fn;
+    m->obs_user = user;
+    m->obs_from = from > m->cur ? from : m->cur;
+    m->obs_to = to;
+    if (m->obs_from == m->cur)
+        x86_obs_snapshot(m);
+    x86_deadline_update(m);
 }
 
 static void x86_state_changed(x86_model_t *m)
@@ -994,7 +1225,7 @@ static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r
         if (r->mem.level >= 32 || r->mem.tlb >= 32)
             return false;
         if (!((f->mem_dir >> (r->mem.is_store != 0)) & 1) || !((f->lvl_mask >> r->mem.level) & 1) ||
-            !((f->tlb_mask >> r->mem.tlb) & 1))
+            !((f->tlb_mask >> r->mem.tlb) & 1) || r->mem.latency < f->lat_ge)
             return false;
     }
     if ((f->need_flags & PMUSIM_F_OFFCORE) && (r->oc.req >= 32 || !((f->oc_req >> r->oc.req) & 1)))
@@ -1117,6 +1348,18 @@ static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t
     }
 }
 
+/* A filter listener's record matched: an armed PEBS counter takes its
+ * assist first (this is its next qualifying event), then the count. */
+static inline void x86_filt_count(x86_model_t *m, x86_ctr_t *ct, const pmusim_rec_t *r)
+{
+    if (G_UNLIKELY(ct->pebs_armed))
+        x86_pebs_assist(m, ct, r);
+    if (ct->cls == X86_CLS_THRESH)
+        ct->acc++; /* compared at the cycle's close */
+    else if (G_UNLIKELY(++ct->value > ct->max))
+        x86_ctr_wrapped(m, ct, m->cur, r);
+}
+
 /* A further memory access of the thread's last instruction (format v2 MEM
  * record): it feeds every memory event (loads, stores, misses, latency) but
  * no instruction or uop count; the record's `flags` are not meaningful, so
@@ -1129,9 +1372,8 @@ static void x86_count_mem(x86_model_t *m, const x86_thread_t *th, const pmusim_r
     if (l->filt_flags & PMUSIM_F_MEM) {
         for (uint32_t k = 0; k < l->n_filt; k++) {
             x86_ctr_t *ct = l->filt[k];
-            if ((ct->f.need_flags & PMUSIM_F_MEM) && x86_filter_match(&ct->f, &mr) &&
-                G_UNLIKELY(++ct->value > ct->max))
-                x86_ctr_wrapped(m, ct, m->cur, &mr);
+            if ((ct->f.need_flags & PMUSIM_F_MEM) && x86_filter_match(&ct->f, &mr))
+                x86_filt_count(m, ct, &mr);
         }
     }
     if (l->n_gen)
@@ -1140,15 +1382,11 @@ static void x86_count_mem(x86_model_t *m, const x86_thread_t *th, const pmusim_r
 
 /* Whether x86_consume_fast() may run: no thread has listeners that need a
  * dispatch on their source, and no PMI waits for delivery. */
-static bool x86_fast_ok(const x86_model_t *m)
+static inline bool x86_fast_ok(const x86_model_t *m)
 {
-    if (m->pending_pmi)
-        return false;
-    for (uint32_t t = 0; t < m->base.nthreads; t++)
-        for (unsigned p = 0; p < 4; p++)
-            if (m->th[t].lst[p].n_gen)
-                return false;
-    return true;
+    /* thresholded counters close every cycle: the general path (whose filter
+     * loop feeds their per-cycle tallies) serves them */
+    return !m->has_gen && !m->n_thresh && !m->pending_pmi && !m->n_armed;
 }
 
 _Static_assert(X86_LISTENERS <= 32, "a listener index fits a 32-bit mask");
@@ -1234,7 +1472,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             last_ip[t] = r->ip;
         }
         const x86_listeners_t *l = lst[t];
-        if (r->flags & l->filt_flags) {
+        if ((r->flags | X86_F_ANY_RECORD) & l->filt_flags) {
             /* an overflow touches only the counter's own state, the status
              * and the log, so the wraps can follow the increments */
             uint32_t wrapped = 0;
@@ -1289,6 +1527,8 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
         pmusim_model_diag(base, "%zu records after the end of the trace ignored", n);
         return;
     }
+    if (G_UNLIKELY(m->compiled_ann != base->trace_annotations))
+        x86_recompile(m); /* pmusim_replay() has read the trace header */
     for (size_t i = 0; i < n; i++) {
         if (x86_fast_ok(m)) {
             i = x86_consume_fast(m, recs, i, n);
@@ -1332,12 +1572,12 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
             if (G_UNLIKELY(++th->insn_seen == th->unit_due))
                 x86_units_sync(m, th, r);
             const x86_listeners_t *l = &th->lst[plm];
-            if (flags & l->filt_flags) {
+            if ((flags | X86_F_ANY_RECORD) & l->filt_flags) {
                 const uint32_t nf = l->n_filt;
                 for (uint32_t k = 0; k < nf; k++) {
                     x86_ctr_t *ct = l->filt[k];
-                    if (x86_filter_match(&ct->f, r) && G_UNLIKELY(++ct->value > ct->max))
-                        x86_ctr_wrapped(m, ct, m->cur, r);
+                    if (x86_filter_match(&ct->f, r))
+                        x86_filt_count(m, ct, r);
                 }
             }
             if (l->n_gen)
@@ -1357,7 +1597,7 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
             break;
         case PMUSIM_REC_THREAD:
             if (th->active != (r->n != 0)) {
-                th->active = r->n != 0;
+                x86_thread_set_active(m, r->thread, r->n != 0);
                 x86_state_changed(m);
             }
             break;
@@ -1427,6 +1667,7 @@ static void x86_ctr_write(x86_model_t *m, x86_ctr_t *c, const pmusim_regwrite_t 
     x86_units_sync_all(m);
     x86_sync_to(m, m->now);
     c->value = ext & c->max;
+    c->ref_frac = 0;
     c->since = m->now;
     if (c->unit)
         x86_units_sync(m, &m->th[c->thread], NULL); /* new budget */
@@ -1557,6 +1798,7 @@ gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError 
         if (v & ~x86_global_valid(d))
             return x86_gp_fault(error, d, w, NULL, v & ~x86_global_valid(d));
         th->global_ctrl = v;
+        th->frozen = false;
         x86_recompile(m);
         return TRUE;
     case X86_MSR_GLOBAL_STATUS:
@@ -1620,20 +1862,6 @@ gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError 
     return x86_gp_fault(error, d, w, "MSR not implemented", 0);
 }
 
-/* Current value of a counter including what is accrued lazily. */
-static uint64_t x86_ctr_peek(const x86_model_t *m, const x86_ctr_t *c)
-{
-    uint64_t v = c->value;
-    if (c->unit) /* no wrap is pending: the budget would have triggered it */
-        v += x86_tally(&m->th[c->thread], c) - c->unit_snap;
-    if (c->cls != X86_CLS_OFF && c->cls != X86_CLS_DIRECT && m->now > c->since && c->rate) {
-        uint64_t stop = m->now < c->rate_until ? m->now : c->rate_until;
-        if (stop > c->since)
-            v += c->rate * (stop - c->since);
-    }
-    return v & c->max;
-}
-
 gboolean x86_read_reg(pmusim_model_t *base, pmusim_regspace_t space, uint32_t num,
                       uint32_t thread, uint64_t *value)
 {
@@ -1675,6 +1903,15 @@ gboolean x86_read_reg(pmusim_model_t *base, pmusim_regspace_t space, uint32_t nu
     }
 }
 
+void x86_set_ref_ratio(pmusim_model_t *base, uint32_t num, uint32_t den)
+{
+    x86_model_t *m = x86_of(base);
+    x86_sync_to(m, m->now); /* what was accrued keeps the old ratio */
+    m->ref_num = num;
+    m->ref_den = den;
+    x86_recompile(m);
+}
+
 /* ---- life cycle and report ---- */
 
 pmusim_model_t *x86_create(const x86_desc_t *d, uint32_t nthreads, GError **error)
@@ -1689,10 +1926,13 @@ pmusim_model_t *x86_create(const x86_desc_t *d, uint32_t nthreads, GError **erro
     pmusim_model_base_init(&m->base, d->ops, nthreads);
     m->d = d;
     m->deadline = X86_NEVER;
+    m->ref_num = d->ref_num;
+    m->ref_den = d->ref_den;
     m->captures = g_ptr_array_new_with_free_func(g_free);
     for (uint32_t t = 0; t < nthreads; t++) {
         x86_thread_t *th = &m->th[t];
-        th->active = true;
+        x86_thread_set_active(m, t, true);
+        th->pmi_cycle = X86_NEVER;
         th->plm = 3; /* until the thread's first record says otherwise */
         /* Power-up: the GP enables are set for compatibility with version 1
          * software, the fixed enables clear (docs/sim-x86.md). */

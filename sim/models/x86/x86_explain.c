@@ -162,6 +162,12 @@ static void x86_explain_evtsel(const x86_desc_t *d, unsigned i, uint64_t v, GStr
         g_string_append_printf(out, " -> counts %s", src);
     else
         g_string_append(out, " -> no trace-derived event (counts explicit EVENT records)");
+    const x86_restriction_t *rs = x86_restriction_find(d, (uint8_t)code, (uint8_t)umask);
+    if (rs && i < X86_MAX_GP && !((rs->counters >> i) & 1))
+        g_string_append_printf(out,
+                               "; %s counts only on counters 0x%x (Intel's event data): "
+                               "PMC%u counts nothing",
+                               rs->intel_event, rs->counters, i);
     if (v >> 32)
         g_string_append_printf(out, "; bits 0x%" PRIx64 " are reserved (#GP)",
                                v & ~UINT64_C(0xffffffff));

@@ -73,6 +73,7 @@ typedef struct x86_filter {
     uint32_t br_taken;     /* bit 0 not taken, bit 1 taken */
     uint32_t br_misp;      /* bit 0 predicted correctly, bit 1 mispredicted */
     uint32_t oc_req;       /* bit per offcore request bit (oc.req) */
+    uint32_t lat_ge;       /* mem.latency must be at least this (load latency: threshold + 1) */
 } x86_filter_t;
 
 /* One trace-derived event of a model's table (generated from
@@ -84,6 +85,7 @@ typedef struct x86_evmap {
     bool bit;              /* one bit of an OR-combinable umask (MEM_LOAD_RETIRED ...) */
     x86_filter_t f;
     uint32_t needs;        /* PMUSIM_ANN_* the trace must carry for the count to mean anything */
+    bool events_first;     /* with PMUSIM_ANN_EVENTS the trace's EVENT records count it instead */
     const char *name;      /* as trace-events.csv names it */
     const char *phrase;    /* for ops->event_source() */
 } x86_evmap_t;
@@ -128,6 +130,7 @@ typedef struct x86_desc {
     uint64_t debugctl_valid;
     uint64_t pebs_enable_valid;
     bool has_ldlat;              /* MSR_PEBS_LD_LAT_THRESHOLD exists */
+    uint32_t ref_num, ref_den;   /* default reference-clock cycles per core cycle */
     bool offcore_per_core;       /* Westmere: RSP_0/1 shared by the two threads */
     x86_oc_layout_t oc_layout;
     uint64_t oc_valid[2];        /* writable bits of MSR_OFFCORE_RSP_0/1 */
@@ -155,6 +158,9 @@ gboolean x86_read_reg(pmusim_model_t *m, pmusim_regspace_t space, uint32_t num, 
 void x86_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n);
 void x86_finish(pmusim_model_t *m);
 void x86_report(pmusim_model_t *m, pmusim_report_t *r);
+void x86_set_ref_ratio(pmusim_model_t *m, uint32_t num, uint32_t den);
+void x86_observe_cycles(pmusim_model_t *m, uint64_t from, uint64_t to,
+                        pmusim_cycle_observer_fn fn, void *user);
 const char *x86_event_source(const x86_desc_t *d, uint32_t code, uint32_t umask);
 /* The restriction of (code, umask) on d, or NULL when every counter may count it. */
 const x86_restriction_t *x86_restriction_find(const x86_desc_t *d, uint8_t code, uint8_t umask);

@@ -125,6 +125,8 @@ const x86_desc_t x86_desc_wsm = {
     .debugctl_valid = X86_DEBUGCTL_VALID,
     .pebs_enable_valid = 0xfull | (0xfull << 32), /* PEBS_EN_PMC0-3, LL_EN_PMC0-3 */
     .has_ldlat = true,
+    .ref_num = 1, /* docs/sim-x86.md "Reference cycles": nominal clock, no turbo */
+    .ref_den = 1,
     .offcore_per_core = true,
     .oc_layout = X86_OC_WSM,
     .oc_valid = {0xffff, 0xffff},
@@ -151,6 +153,8 @@ const x86_desc_t x86_desc_wsm_dp = {
     .debugctl_valid = X86_DEBUGCTL_VALID,
     .pebs_enable_valid = 0xfull | (0xfull << 32),
     .has_ldlat = true,
+    .ref_num = 1, /* docs/sim-x86.md "Reference cycles": nominal clock, no turbo */
+    .ref_den = 1,
     .offcore_per_core = true,
     .oc_layout = X86_OC_WSM,
     .oc_valid = {0xffff, 0xffff},
@@ -177,6 +181,8 @@ const x86_desc_t x86_desc_knm = {
     .debugctl_valid = X86_DEBUGCTL_VALID,
     .pebs_enable_valid = 0x1, /* PEBS on PMC0 only (reference §6.1) */
     .has_ldlat = false,
+    .ref_num = 1,
+    .ref_den = 1,
     .offcore_per_core = false,
     .oc_layout = X86_OC_KNM,
     .oc_valid = {0x799ffbb6e7ull, 0x399ffbffe7ull}, /* reference §8.3 kernel masks */
@@ -235,6 +241,8 @@ const pmusim_model_ops_t pmusim_model_wsm = {
     .finish = x86_finish,
     .report = x86_report,
     .event_source = wsm_event_source,
+    .set_ref_ratio = x86_set_ref_ratio,
+    .observe_cycles = x86_observe_cycles,
     .describe_reg = x86_describe_reg_wsm,
 };
 
@@ -251,6 +259,8 @@ const pmusim_model_ops_t pmusim_model_wsm_dp = {
     .finish = x86_finish,
     .report = x86_report,
     .event_source = wsm_dp_event_source,
+    .set_ref_ratio = x86_set_ref_ratio,
+    .observe_cycles = x86_observe_cycles,
     .describe_reg = x86_describe_reg_wsm_dp,
 };
 
@@ -267,5 +277,7 @@ const pmusim_model_ops_t pmusim_model_knm = {
     .finish = x86_finish,
     .report = x86_report,
     .event_source = knm_event_source,
+    .set_ref_ratio = x86_set_ref_ratio,
+    .observe_cycles = x86_observe_cycles,
     .describe_reg = x86_describe_reg_knm,
 };

@@ -1,26 +1,109 @@
 /* Fuzz target for the trace reader: any bytes, binary or text, must give
- * records or a clean GError, never a crash, hang or unbounded allocation. */
+ * records or a clean GError, never a crash, hang or unbounded allocation.
+ * Whatever it reads must also survive a round trip: written back in both
+ * forms and read again, the records are identical (the one canonical form,
+ * traces/FORMAT.md §3); a difference aborts, which the fuzzer reports. */
 #include "pmusim/trace.h"
 
+#include <glib/gstdio.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <zstd.h>
 
 /* An input starting with this byte is a decompressed stream: the target
  * compresses the rest first, so that mutations reach the record decoder
  * instead of dying in zstd's checksum. */
 #define RAW_STREAM_PREFIX 0xB0
+/* round trips cost two file writes and reads: only for inputs of at most
+ * this many records, and for one input in ROUNDTRIP_EVERY (chosen by a hash
+ * of the input, so a reproducer always takes the same path) */
+#define ROUNDTRIP_MAX 4096
+#define ROUNDTRIP_EVERY 16u
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static gboolean rec_same(const pmusim_rec_t *a, const pmusim_rec_t *b)
+{
+    if ((a->name == NULL) != (b->name == NULL) || (a->name && strcmp(a->name, b->name) != 0))
+        return FALSE;
+    return a->cycle == b->cycle && a->kind == b->kind && a->thread == b->thread &&
+           a->flags == b->flags && a->plm == b->plm && a->slot == b->slot &&
+           a->unit == b->unit && a->len == b->len && a->ip == b->ip && a->insn == b->insn &&
+           a->n == b->n && a->ev_code == b->ev_code && a->ev_umask == b->ev_umask &&
+           a->uops == b->uops && a->mem.addr == b->mem.addr &&
+           a->mem.latency == b->mem.latency && a->mem.size == b->mem.size &&
+           a->mem.is_store == b->mem.is_store && a->mem.level == b->mem.level &&
+           a->mem.tlb == b->mem.tlb && a->mem.alat == b->mem.alat &&
+           a->br.target == b->br.target && a->br.kind == b->br.kind &&
+           a->br.taken == b->br.taken && a->br.dir_ok == b->br.dir_ok &&
+           a->br.tgt_ok == b->br.tgt_ok && a->br.detect == b->br.detect &&
+           a->oc.latency == b->oc.latency && a->oc.req == b->oc.req &&
+           a->oc.supplier == b->oc.supplier && a->oc.snoop == b->oc.snoop;
+}
+
+static const char *scratch_dir(void)
+{
+    static char *dir;
+    if (!dir) {
+        /* tmpfs where there is one: the writer fsync()s before renaming */
+        const char *base = g_file_test("/dev/shm", G_FILE_TEST_IS_DIR) ? "/dev/shm" : NULL;
+        char *tmpl = g_build_filename(base ? base : g_get_tmp_dir(), "pmusim-fuzz-XXXXXX", NULL);
+        dir = g_mkdtemp(tmpl);
+        if (!dir)
+            abort();
+    }
+    return dir;
+}
+
+/* Writes recs in `form`, reads them back and aborts on any difference. */
+static void roundtrip(const pmusim_trace_header_t *h, const pmusim_rec_t *recs, size_t n,
+                      pmusim_trace_form_t form)
+{
+    char *path = g_build_filename(scratch_dir(), form == PMUSIM_TRACE_TEXT ? "rt.txt" : "rt.bin",
+                                  NULL);
+    GError *e = NULL;
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, form, h, &e);
+    if (!w || !pmusim_trace_writer_write(w, recs, n, &e) || !pmusim_trace_writer_close(w, &e)) {
+        fprintf(stderr, "round trip: the writer refused what the reader gave: %s\n",
+                e ? e->message : "?");
+        abort();
+    }
+    pmusim_trace_reader_t *r =
+        pmusim_trace_reader_open_ex(path, PMUSIM_TRACE_OPEN_STRICT | PMUSIM_TRACE_OPEN_QUIET, &e);
+    pmusim_rec_t *back = g_new(pmusim_rec_t, n + 1);
+    gssize got = 0, k;
+    while (r && (k = pmusim_trace_reader_next_batch(r, back + got, n + 1 - (size_t)got, &e)) > 0)
+        got += k;
+    if (!r || e || (size_t)got != n) {
+        fprintf(stderr, "round trip (%s): %s, %zd of %zu records\n",
+                form == PMUSIM_TRACE_TEXT ? "text" : "binary", e ? e->message : "", got, n);
+        abort();
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!rec_same(&recs[i], &back[i])) {
+            fprintf(stderr, "round trip (%s): record %zu differs\n",
+                    form == PMUSIM_TRACE_TEXT ? "text" : "binary", i);
+            abort();
+        }
+    g_free(back);
+    pmusim_trace_reader_free(r);
+    g_unlink(path);
+    g_free(path);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     GError *error = NULL;
     void *packed = NULL;
     if (size > 0 && data[0] == RAW_STREAM_PREFIX) {
+        static ZSTD_CCtx *cctx; /* one for the process: creating it per input dominated */
+        if (!cctx)
+            cctx = ZSTD_createCCtx();
         size_t cap = ZSTD_compressBound(size - 1);
         packed = g_malloc(cap);
-        size_t n = ZSTD_compress(packed, cap, data + 1, size - 1, 1);
+        size_t n = ZSTD_compressCCtx(cctx, packed, cap, data + 1, size - 1, 1);
         if (ZSTD_isError(n)) {
             g_free(packed);
             return 0;
@@ -28,7 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         data = packed;
         size = n;
     }
-    pmusim_trace_reader_t *r = pmusim_trace_reader_open_memory(data, size, "fuzz", &error);
+    pmusim_trace_reader_t *r =
+        pmusim_trace_reader_open_memory_ex(data, size, "fuzz", PMUSIM_TRACE_OPEN_QUIET, &error);
     if (!r) {
         g_clear_error(&error);
         g_free(packed);
@@ -36,18 +120,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     const pmusim_trace_header_t *h = pmusim_trace_reader_header(r);
     uint64_t sum = h->nthreads;
-    pmusim_rec_t recs[64];
+    size_t cap = 64, len = 0;
+    pmusim_rec_t *all = g_new(pmusim_rec_t, cap);
     gssize n;
-    while ((n = pmusim_trace_reader_next_batch(r, recs, G_N_ELEMENTS(recs), &error)) > 0)
+    while ((n = pmusim_trace_reader_next_batch(r, all + len, 64, &error)) > 0) {
         for (gssize i = 0; i < n; i++) {
-            sum += recs[i].cycle + recs[i].thread;
-            if (recs[i].kind == PMUSIM_REC_MARKER)
-                sum += (uint8_t)recs[i].name[0]; /* names must be valid */
+            const pmusim_rec_t *x = &all[len + (size_t)i];
+            sum += x->cycle + x->thread;
+            if (x->kind == PMUSIM_REC_MARKER)
+                sum += (uint8_t)x->name[0]; /* names must be valid */
         }
+        len += (size_t)n;
+        if (len > ROUNDTRIP_MAX)
+            len = 0; /* keep reading in constant memory; no round trip */
+        if (len + 64 > cap) {
+            cap *= 2;
+            all = g_renew(pmusim_rec_t, all, cap);
+        }
+    }
+    gboolean whole = n == 0 && pmusim_trace_reader_records_read(r) == len;
     g_clear_error(&error);
     const GArray *syms = pmusim_trace_reader_symbols(r);
     for (guint i = 0; i < syms->len; i++)
         sum += (uint8_t)g_array_index(syms, pmusim_symbol_t, i).name[0];
+    guint hash = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < size; i++)
+        hash = (hash ^ data[i]) * 16777619u;
+    if (whole && hash % ROUNDTRIP_EVERY == 0) {
+        roundtrip(h, all, len, PMUSIM_TRACE_BINARY);
+        roundtrip(h, all, len, PMUSIM_TRACE_TEXT);
+    }
+    g_free(all);
     pmusim_trace_reader_free(r);
     g_free(packed);
     return sum == UINT64_MAX; /* keeps the reads alive; always 0 in practice */

@@ -546,11 +546,15 @@ static void compare_with_plain(const char *pmu, pmusim_cpu_t cpu, uint32_t nthre
                 CU_ASSERT_EQUAL(n, 0);
         }
     CU_ASSERT_EQUAL(pmusim_frontdoor_n_samples(fd), samples);
-    /* a sample stands for at least one period of its own counter */
+    /* a sample stands for at least one period of its own counter; its IP
+     * is the thread's last retired instruction, none (0) only before the
+     * thread's first retirement (counter 0 counts instructions in every
+     * set-up here; generated traces start with cold misses, so cycle
+     * counters can overflow before that) */
     for (size_t i = 0; i < pmusim_frontdoor_n_samples(fd); i++) {
         const pmusim_sample_t *s = pmusim_frontdoor_sample(fd, i);
         CU_ASSERT_TRUE(s->values[s->counter] >= s->period);
-        CU_ASSERT_TRUE(s->ip != 0);
+        CU_ASSERT_TRUE(s->ip != 0 || s->values[0] == 0);
     }
     pmusim_frontdoor_free(fd);
     pmusim_model_free(a);

@@ -669,6 +669,18 @@ static void test_explicit_events(void)
     CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 7);
     CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 0);
     pmusim_model_free(m);
+
+    /* EVENT records count at their own privilege level (issue 10): a :u
+     * counter ignores a ring-0 record, a :k counter takes it */
+    m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0xa2, 0x01) | EN | USR, 0);
+    wr(m, EVTSEL0 + 1, EVT(0xa2, 0x01) | EN | OS, 0);
+    pmusim_rec_t u[] = {event(0, 0xa2, 0x01, 2), event(1, 0xa2, 0x01, 5)};
+    u[1].plm = 0;
+    run(m, u, G_N_ELEMENTS(u));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 2);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 5);
+    pmusim_model_free(m);
 }
 
 /* ---- stage 2: offcore response ---- */
@@ -875,6 +887,42 @@ static void test_derived_events_wsm(void)
     pmusim_model_free(m);
 }
 
+/* L1D:REPL from a producer that emits it as EVENT records (a cache model:
+ * "events" annotation) counts those records, not the fields. */
+static void test_events_first_rows(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x51, 0x01) | EN | USR | OS, 0); /* L1D:REPL */
+    m->trace_annotations = PMUSIM_ANN_LEVELS | PMUSIM_ANN_ALLMEM | PMUSIM_ANN_EVENTS;
+    pmusim_rec_t t[] = {load(0, 12, PMUSIM_LVL_L2), event(1, 0x51, 0x01, 3)};
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 3); /* the EVENT record, not the L2 load */
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_STRING_EQUAL(result(&rep, "IA32_PMC0", 0)->source, "EVENT records 0x51/0x01");
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+/* Thresholds on filter events (fed by the filter loop's per-cycle tally),
+ * MEM records included. */
+static void test_thresholded_filter_events(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0xc4, 0x00) | EN | USR | OS | CMASK(1) | INV, 0); /* no branch */
+    wr(m, EVTSEL0 + 1, EVT(0xcb, 0x01) | EN | USR | OS | CMASK(2), 0); /* >= 2 L1D hits */
+    pmusim_rec_t t[] = {branch(0, PMUSIM_BR_COND, 1, 1), insn(1, 0, 3),
+                        load(2, 4, PMUSIM_LVL_L1D), load(2, 4, PMUSIM_LVL_L1D),
+                        branch(3, PMUSIM_BR_COND, 0, 1), idle(4, 0, 2)};
+    t[3].kind = PMUSIM_REC_MEM; /* the load of cycle 2 reads twice */
+    run(m, t, G_N_ELEMENTS(t));
+    /* no branch in cycles 1, 2, 4, 5; two L1D loads in cycle 2 only */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 4);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 1);
+    pmusim_model_free(m);
+}
+
 /* A further memory access (MEM record) is a load or store, not an
  * instruction. */
 static void test_mem_records(void)
@@ -920,6 +968,13 @@ static void test_counter_restrictions(void)
                                   "counts nothing"));
     CU_ASSERT_TRUE(diag_has(&rep, "counts only on IA32_PMC3"));
     pmusim_report_clear(&rep);
+    /* --explain says so too */
+    GString *ex = g_string_new(NULL);
+    CU_ASSERT_TRUE(m->ops->describe_reg(PMUSIM_REG_MSR, EVTSEL0 + 2,
+                                        EVT(0x51, 0x01) | EN | USR | OS, ex));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ex->str, "L1D.REPL counts only on counters 0x3 (Intel's event "
+                                           "data): PMC2 counts nothing"));
+    g_string_free(ex, TRUE);
     pmusim_model_free(m);
 }
 
@@ -972,6 +1027,111 @@ static void test_knm_ref_cycles_encodings(void)
     run(m, t, 2);
     CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 10);
     CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 10);
+    pmusim_model_free(m);
+}
+
+/* Reference cycles (fixed counter 2, CPU_CLK_UNHALTED:REF_P) tick at the
+ * settable reference ratio; core cycles do not. */
+static void test_ref_ratio(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    GError *err = NULL;
+    CU_ASSERT_FALSE(pmusim_model_set_ref_ratio(m, 0, 3, &err));
+    g_clear_error(&err);
+    CU_ASSERT_TRUE(pmusim_model_set_ref_ratio(m, 2, 3, &err));
+    wr(m, FIXED_CTRL, 0xbb0, 0); /* ctr1 cycles, ctr2 reference cycles, both with PMI */
+    wr(m, EVTSEL0, EVT(0x3c, 0x01) | EN | USR | OS, 0); /* REF_P */
+    wr(m, GCTRL, 0x1ull | (3ull << 33), 0);
+    wr(m, FIXED0 + 2, 0xfffffffffffeull, 0); /* 2 reference cycles before the wrap */
+    pmusim_rec_t t[] = {insn(0, 0, 3), idle(1, 0, 9)};
+    run(m, t, 2);
+    /* 10 core cycles = 20/3 reference cycles: 6 counted, 2/3 carried; fixed
+     * ctr2 reaches 2^48 after 2 reference cycles = 3 core cycles (2/3, 4/3,
+     * 6/3): it wraps in cycle 2 and holds 4 */
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 10);
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 6);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 2, 0), 4);
+    CU_ASSERT_EQUAL(log_count(m, "IA32_FIXED_CTR2 overflow", 2, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "interrupt", 2, 0), 1);
+    pmusim_model_free(m);
+}
+
+/* observe_cycles: one call per cycle of the window, IDLE gap included. */
+typedef struct obs_log {
+    uint64_t cycles[16];
+    pmusim_counter_probe_t probes[16][7];
+    size_t n, nprobes;
+} obs_log_t;
+
+static void obs_collect(pmusim_model_t *m, uint64_t cycle, const pmusim_counter_probe_t *p,
+                        size_t n, void *user)
+{
+    obs_log_t *o = user;
+    (void)m;
+    if (o->n < 16 && n <= 7) {
+        o->cycles[o->n] = cycle;
+        memcpy(o->probes[o->n], p, n * sizeof *p);
+        o->nprobes = n;
+    }
+    o->n++;
+}
+
+static void expect_probe(const pmusim_counter_probe_t *p, uint64_t value, uint64_t raw,
+                         uint64_t inc, int conditioned, int cond, int ovf, int intr)
+{
+    CU_ASSERT_EQUAL(p->value, value);
+    CU_ASSERT_EQUAL(p->raw, raw);
+    CU_ASSERT_EQUAL(p->increment, inc);
+    CU_ASSERT_EQUAL(p->conditioned, conditioned);
+    CU_ASSERT_EQUAL(p->cond, cond);
+    CU_ASSERT_EQUAL(p->overflow, ovf);
+    CU_ASSERT_EQUAL(p->interrupt, intr);
+    CU_ASSERT_EQUAL(p->frozen, 0);
+}
+
+static void test_observe_cycles(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0xc0, 0x01) | EN | USR | OS, 0);                 /* instructions */
+    wr(m, EVTSEL0 + 1, EVT(0xc2, 0x01) | EN | USR | OS | CMASK(1) | INV, 0); /* stall cycles */
+    wr(m, FIXED_CTRL, 0xb0, 0); /* fixed ctr1: cycles, PMI */
+    wr(m, GCTRL, 0x3ull | (1ull << 33), 0);
+    wr(m, FIXED0 + 1, 0xfffffffffffdull, 0); /* -3 */
+    obs_log_t o = {0};
+    m->ops->observe_cycles(m, 1, 6, obs_collect, &o);
+    pmusim_rec_t t[] = {insn(0, 0, 3), insn(0, 0, 3), insn(1, 0, 3), idle(2, 0, 3),
+                        insn(5, 0, 3)};
+    run(m, t, G_N_ELEMENTS(t));
+    /* window [1, 6): cycles 1-5 (2-4 are the IDLE gap), 7 probes each
+     * (PMC0-3, FIXED_CTR0-2).  Instructions: 2 in cycle 0, 1 in 1, 1 in 5.
+     * Stalls (uops < 1): cycles 2, 3, 4.  Fixed ctr1 from -3: -3 + k + 1
+     * after cycle k: wraps in cycle 2 with a PMI. */
+    CU_ASSERT_EQUAL_FATAL(o.n, 5);
+    CU_ASSERT_EQUAL(o.nprobes, 7);
+    for (size_t i = 0; i < 5; i++)
+        CU_ASSERT_EQUAL(o.cycles[i], i + 1);
+    const uint64_t w48 = 1ull << 48;
+    /* cycle 1 */
+    expect_probe(&o.probes[0][0], 3, 1, 1, 0, 1, 0, 0);
+    expect_probe(&o.probes[0][1], 0, 1, 0, 1, 0, 0, 0);
+    expect_probe(&o.probes[0][5], w48 - 1, 1, 1, 0, 1, 0, 0);
+    /* cycle 2: the first gap cycle; the PMI is the thread's: every probe
+     * of thread 0 shows it */
+    expect_probe(&o.probes[1][0], 3, 0, 0, 0, 1, 0, 1);
+    expect_probe(&o.probes[1][1], 1, 0, 1, 1, 1, 0, 1);
+    expect_probe(&o.probes[1][5], 0, 1, 1, 0, 1, 1, 1);
+    /* cycles 3, 4 */
+    expect_probe(&o.probes[2][1], 2, 0, 1, 1, 1, 0, 0);
+    expect_probe(&o.probes[2][5], 1, 1, 1, 0, 1, 0, 0);
+    expect_probe(&o.probes[3][1], 3, 0, 1, 1, 1, 0, 0);
+    /* cycle 5 */
+    expect_probe(&o.probes[4][0], 4, 1, 1, 0, 1, 0, 0);
+    expect_probe(&o.probes[4][1], 3, 1, 0, 1, 0, 0, 0);
+    expect_probe(&o.probes[4][5], 3, 1, 1, 0, 1, 0, 0);
+    /* observation changes no count */
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 4);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 3);
+    CU_ASSERT_EQUAL(rd(m, FIXED0 + 1, 0), 3);
     pmusim_model_free(m);
 }
 
@@ -1159,9 +1319,13 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_not_in_trace_status);
     PMUSIM_ADD_TEST(s, test_derived_events_wsm);
     PMUSIM_ADD_TEST(s, test_mem_records);
+    PMUSIM_ADD_TEST(s, test_events_first_rows);
+    PMUSIM_ADD_TEST(s, test_thresholded_filter_events);
     PMUSIM_ADD_TEST(s, test_counter_restrictions);
     PMUSIM_ADD_TEST(s, test_invalid_pebs_setups);
     PMUSIM_ADD_TEST(s, test_knm_ref_cycles_encodings);
+    PMUSIM_ADD_TEST(s, test_ref_ratio);
+    PMUSIM_ADD_TEST(s, test_observe_cycles);
     PMUSIM_ADD_TEST(s, test_explicit_events);
     s = CU_add_suite("sim_x86_offcore_pebs", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_offcore_wsm);

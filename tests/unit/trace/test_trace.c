@@ -558,14 +558,24 @@ static gen_counts_t count_file(const char *path, pmusim_cpu_t cpu)
             if (x->flags & PMUSIM_F_OFFCORE) {
                 c.offcore++;
                 /* x86-pmu.md section 8: Westmere request bits 0-7, response
-                 * 8-15, no snoop field; KNM supplier 16-37 with a snoop bit */
+                 * 8-15, no snoop field; KNM supplier 16-37 with a snoop bit,
+                 * or none for an own-tile L2 hit (L2_HIT_THIS_TILE_*).  The
+                 * uarch model (docs/UARCH.md) sends L2 misses off a
+                 * Westmere core and L1 misses off a Knights Mill core; a
+                 * record without memory access carries its code fetch. */
                 if (cpu == PMUSIM_CPU_KNM)
                     c.oc_ok &= x->oc.req <= 15 && x->oc.supplier >= 16 &&
-                               x->oc.supplier <= 37 && x->oc.snoop >= 16 && x->oc.snoop <= 37;
+                               x->oc.supplier <= 37 &&
+                               (x->oc.snoop == PMUSIM_OFFCORE_NONE ||
+                                (x->oc.snoop >= 16 && x->oc.snoop <= 37));
                 else
                     c.oc_ok &= x->oc.req <= 7 && x->oc.supplier >= 8 && x->oc.supplier <= 15 &&
                                x->oc.snoop == PMUSIM_OFFCORE_NONE;
-                c.oc_ok &= x->mem.level >= PMUSIM_LVL_L3;
+                if (x->flags & PMUSIM_F_MEM)
+                    c.oc_ok &= x->mem.level >= (cpu == PMUSIM_CPU_KNM ? PMUSIM_LVL_L2
+                                                                      : PMUSIM_LVL_L3);
+                else
+                    c.oc_ok &= x->oc.req == 2; /* DMND_IFETCH / DMND_CODE_RD */
             }
             if (x->kind == PMUSIM_REC_INSN && pmusim_cpu_isa(cpu) == PMUSIM_ISA_IA64)
                 c.oc_ok &= (x->ip & 15) == 0 && x->slot <= 2;
@@ -608,7 +618,10 @@ static void test_gen_all_models(void)
                                          PMUSIM_CPU_WSM_DP, PMUSIM_CPU_KNM };
     for (unsigned i = 0; i < G_N_ELEMENTS(cpus); i++) {
         for (unsigned wl = PMUSIM_GEN_LOOP; wl <= PMUSIM_GEN_MIXED; wl++) {
-            uint64_t n = wl == PMUSIM_GEN_LOOP ? 10 : 3000;
+            /* a Montecito trace starts with THREAD and cold-miss EVENT
+             * records before its first retirement: 100 records hold some
+             * instructions on every CPU */
+            uint64_t n = wl == PMUSIM_GEN_LOOP ? 100 : 3000;
             char *path = gen_file(cpus[i], wl, n, 7, wl == PMUSIM_GEN_MIXED);
             gen_counts_t k = count_file(path, cpus[i]);
             CU_ASSERT_EQUAL(k.n, n);
@@ -624,10 +637,12 @@ static void test_gen_all_models(void)
             g_free(path);
         }
     }
-    /* a loop with hit ratio 1 has no miss at all */
+    /* a loop with hit ratio 1 touches only its 4 KiB arrays A and B (and
+     * one code line per thread): only their cold misses leave the core,
+     * at most 2 threads x (2 x 64 + 1) = 258 requests */
     char *path = gen_file(PMUSIM_CPU_WSM, PMUSIM_GEN_LOOP, 2000, 1, PMUSIM_TRACE_BINARY);
     gen_counts_t k = count_file(path, PMUSIM_CPU_WSM);
-    CU_ASSERT_EQUAL(k.offcore, 0);
+    CU_ASSERT(k.offcore <= 258);
     CU_ASSERT(k.branches > 0);
     g_unlink(path);
     g_free(path);
@@ -1038,6 +1053,15 @@ static void expect_text_error(const char *text, int code, const char *n1, const 
     expect_read_error(text, strlen(text), code, n1, n2);
 }
 
+/* expect_text_error() of header H followed by `body`. */
+static void expect_body_error(const char *H, const char *body, int code, const char *n1,
+                              const char *n2)
+{
+    char *t = g_strconcat(H, body, NULL);
+    expect_text_error(t, code, n1, n2);
+    g_free(t);
+}
+
 static void test_corrupt_text(void)
 {
     const char *H = "pmusim-trace 1\ncpu wsm\nthreads 2\n";
@@ -1241,21 +1265,16 @@ static void test_v2_mem_records(void)
     /* reader errors: a MEM record after an instruction without a memory
      * part, on another cycle, first in the trace, without mem= */
     const char *H = "pmusim-trace 2\ncpu wsm\nthreads 2\n";
-    char *t = g_strconcat(H, "0 0 insn ip=0x1 len=1\n0 0 mem mem=ld addr=0x5\n", NULL);
-    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "line 5, record 1", "without a memory part");
-    g_free(t);
-    t = g_strconcat(H, "0 0 insn ip=0x1 len=1 mem=ld\n1 0 mem mem=ld addr=0x5\n", NULL);
-    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "thread and cycle", NULL);
-    g_free(t);
-    t = g_strconcat(H, "0 0 mem mem=ld addr=0x5\n", NULL);
-    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "not directly after an INSN", NULL);
-    g_free(t);
-    t = g_strconcat(H, "0 0 insn ip=0x1 len=1 mem=ld\n0 0 mem addr=0x5\n", NULL);
-    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "without mem=ld|st", NULL);
-    g_free(t);
-    t = g_strconcat(H, "0 0 insn ip=0x1 len=1 mem=ld\n0 0 mem mem=ld br=cond\n", NULL);
-    expect_text_error(t, PMUSIM_TRACE_ERROR_FORMAT, "unexpected 'br=cond' in a mem record", NULL);
-    g_free(t);
+    const int F = PMUSIM_TRACE_ERROR_FORMAT;
+    expect_body_error(H, "0 0 insn ip=0x1 len=1\n0 0 mem mem=ld addr=0x5\n", F,
+                      "line 5, record 1", "without a memory part");
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 mem=ld\n1 0 mem mem=ld addr=0x5\n", F,
+                      "thread and cycle", NULL);
+    expect_body_error(H, "0 0 mem mem=ld addr=0x5\n", F, "not directly after an INSN", NULL);
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 mem=ld\n0 0 mem addr=0x5\n", F,
+                      "without mem=ld|st", NULL);
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 mem=ld\n0 0 mem mem=ld br=cond\n", F,
+                      "unexpected 'br=cond' in a mem record", NULL);
     /* binary: a MEM record in a version 1 stream, and one first in a stream */
     GByteArray *s = g_byte_array_new();
     g_byte_array_append(s, (const guint8 *)"PMUTRACE\x01\x02\x03\x01\x00\x00\x96\x00\x08\x01\x00", 19);

@@ -1,0 +1,69 @@
+/* Reading the capture stream of the pmusim QEMU plugin (docs/CAPTURE.md):
+ * turns what a real x86-64 program executed into instructions for the
+ * microarchitecture model (pmusim/uarch.h), and the program's ELF symbol
+ * tables into trace symbols.
+ *
+ *   pmusim_capture_t *c = pmusim_capture_new(u, nthreads, "capture", &error);
+ *   pmusim_capture_feed(c, bytes, n, &error);      (any split of the stream)
+ *   pmusim_capture_finish(c, &error);              (the last instructions)
+ *   pmusim_capture_add_symbols(c, writer, &error); (after finish)
+ *   pmusim_capture_free(c);
+ *
+ * Every chunk and word is checked: a bad stream is an error naming the byte
+ * offset and what was expected, never a crash (tests/fuzz/capture). */
+#ifndef PMUSIM_CAPTURE_H
+#define PMUSIM_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <glib.h>
+#include "pmusim/trace.h"
+#include "pmusim/uarch.h"
+
+G_BEGIN_DECLS
+
+#define PMUSIM_CAPTURE_ERROR (pmusim_capture_error_quark())
+GQuark pmusim_capture_error_quark(void);
+typedef enum {
+    PMUSIM_CAPTURE_ERROR_STREAM, /* malformed capture stream */
+    PMUSIM_CAPTURE_ERROR_LIMIT,  /* beyond a documented bound */
+} pmusim_capture_error_t;
+
+/* Bound on translated blocks kept (their decoded instructions). */
+#define PMUSIM_CAPTURE_MAX_TBS (1u << 24)
+
+typedef struct pmusim_capture pmusim_capture_t;
+
+/* Guest thread k becomes hardware thread k % nthreads of `u`.  `name`
+ * appears in messages. */
+pmusim_capture_t *pmusim_capture_new(pmusim_uarch_t *u, uint32_t nthreads, const char *name);
+gboolean pmusim_capture_feed(pmusim_capture_t *c, const void *data, size_t len, GError **error);
+/* Runs the instructions still held (each thread's last block).  FALSE if
+ * the stream stops inside a chunk. */
+gboolean pmusim_capture_finish(pmusim_capture_t *c, GError **error);
+/* Adds the symbols of every executable file mapping that holds executed
+ * code (the MAPS chunk) to `w`.  Files that cannot be read are skipped
+ * (counted in *skipped when not NULL). */
+gboolean pmusim_capture_add_symbols(pmusim_capture_t *c, pmusim_trace_writer_t *w,
+                                    guint *skipped, GError **error);
+/* TRUE once the END chunk was read (the plugin saw the program exit). */
+gboolean pmusim_capture_saw_end(const pmusim_capture_t *c);
+uint32_t pmusim_capture_guest_threads(const pmusim_capture_t *c);
+uint64_t pmusim_capture_instructions(const pmusim_capture_t *c);
+/* The guest binary's path from the HELLO chunk, or NULL. */
+const char *pmusim_capture_binary(const pmusim_capture_t *c);
+void pmusim_capture_free(pmusim_capture_t *c);
+
+/* ELF symbols of one file (functions and objects with a size), relocated by
+ * `bias`; for tests and the capture. */
+typedef gboolean (*pmusim_elf_symbol_fn)(uint64_t start, uint64_t end, const char *name,
+                                         void *user, GError **error);
+/* Reads `path`'s .symtab and .dynsym.  `map_start`/`map_offset` place the
+ * file (an executable mapping at map_start of file offset map_offset);
+ * symbols are called in file order.  FALSE with error when the file is not
+ * a readable ELF64 file. */
+gboolean pmusim_elf_symbols(const char *path, uint64_t map_start, uint64_t map_offset,
+                            pmusim_elf_symbol_fn fn, void *user, GError **error);
+
+G_END_DECLS
+#endif

@@ -1,0 +1,414 @@
+/* `pmusim trace capture --cpu CPU [-o OUT] [--threads N] [uarch options] --
+ * PROGRAM [ARGS...]`: runs an x86-64 Linux program under QEMU user-mode
+ * emulation with the pmusim plugin, runs what it executes through the
+ * microarchitecture model and writes the trace (docs/CAPTURE.md).
+ *
+ * The program's standard input, output and error are its own; pmusim exits
+ * with the program's exit status (128 + N when a signal N ended it), or 1
+ * for its own errors (2 for usage).  A program that crashes or is killed
+ * leaves the trace of what it ran, ending with a marker that says so;
+ * Ctrl-C leaves a complete trace or none (pmusim/outfile.h). */
+#include "cmds.h"
+#include "pmusim/capture.h"
+#include "pmusim/outfile.h"
+#include "pmusim/trace.h"
+#include "pmusim/uarch.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CAPTURE_READ (1u << 20)
+
+static const char *const capture_usage =
+    "pmusim trace capture --cpu wsm|wsm_dp|knm [-o OUT] [--threads N] [--text]\n"
+    "                     [--I1=SIZE,ASSOC,LINE] [--D1=...] [--L2=...|none] [--LL=...]\n"
+    "                     [--numa=local|interleave] [--knm-memory=ddr|mcdram]\n"
+    "                     -- PROGRAM [ARGS...]";
+
+/* PROGRAM as execvp would find it. */
+static char *capture_find_program(const char *prog)
+{
+    if (strchr(prog, '/'))
+        return g_strdup(prog);
+    return g_find_program_in_path(prog);
+}
+
+/* A clear error unless `path` is an x86-64 ELF executable. */
+static gboolean capture_check_program(const char *path, GError **error)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "%s: %s", path,
+                    g_strerror(errno));
+        return FALSE;
+    }
+    if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_ACCES, "%s: not an executable file", path);
+        return FALSE;
+    }
+    Elf64_Ehdr eh;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, &eh, sizeof eh) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n < (ssize_t)EI_NIDENT || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: not an ELF executable (a script? capture its interpreter with the "
+                    "script as argument)", path);
+        return FALSE;
+    }
+    if (n < (ssize_t)sizeof eh || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: not an x86-64 program (ELF class %u, machine %u); pmusim captures "
+                    "x86-64 Linux programs", path, eh.e_ident[EI_CLASS],
+                    n >= (ssize_t)sizeof eh ? eh.e_machine : 0);
+        return FALSE;
+    }
+    if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: an ELF file but not a program (type %u)", path, eh.e_type);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* The plugin: $PMUSIM_QEMU_PLUGIN, else the build tree's, else the
+ * installed one. */
+static char *capture_find_plugin(void)
+{
+    const char *env = g_getenv("PMUSIM_QEMU_PLUGIN");
+    if (env && *env)
+        return g_strdup(env);
+    static const char *const candidates[] = {PMUSIM_PLUGIN_BUILD_PATH, PMUSIM_PLUGIN_INSTALL_PATH};
+    for (unsigned i = 0; i < G_N_ELEMENTS(candidates); i++)
+        if (g_file_test(candidates[i], G_FILE_TEST_IS_REGULAR))
+            return g_strdup(candidates[i]);
+    return NULL;
+}
+
+typedef struct capture_sink {
+    pmusim_trace_writer_t *w;
+} capture_sink_t;
+
+static gboolean capture_sink(const pmusim_rec_t *recs, size_t n, void *user, GError **error)
+{
+    capture_sink_t *s = user;
+    return pmusim_trace_writer_write(s->w, recs, n, error);
+}
+
+static int capture_fail(GError *error)
+{
+    int st = pmusim_cli_fail(error);
+    g_error_free(error);
+    return st;
+}
+
+int pmusim_cmd_trace_capture(int argc, char **argv)
+{
+    /* everything after "--" is the program's */
+    int prog_at = -1;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--") == 0) {
+            prog_at = i;
+            break;
+        }
+    if (prog_at < 0 || prog_at + 1 >= argc)
+        return pmusim_cli_usage("trace capture", "expected -- PROGRAM [ARGS...]\nusage: %s",
+                                capture_usage);
+    int opt_argc = prog_at;
+    char **prog_argv = argv + prog_at + 1;
+
+    GError *error = NULL;
+    pmusim_uarch_options_t uo;
+    pmusim_uarch_options_init(&uo);
+    if (!pmusim_uarch_options_parse_argv(&uo, &opt_argc, argv, &error)) {
+        int st = pmusim_cli_usage("trace capture", "%s", error->message);
+        g_error_free(error);
+        return st;
+    }
+    char *cpu_name = NULL, *out = NULL, *qemu_opt = NULL;
+    gint threads = 1;
+    gboolean text = FALSE, stats = FALSE;
+    GOptionEntry entries[] = {
+        {"cpu", 0, 0, G_OPTION_ARG_STRING, &cpu_name, "CPU model: wsm, wsm_dp or knm", "CPU"},
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+         "the trace to write (default: PROGRAM's name + .pmt in the current directory)", "OUT"},
+        {"threads", 0, 0, G_OPTION_ARG_INT, &threads,
+         "hardware threads of the trace (default 1); guest thread k runs on thread k mod N",
+         "N"},
+        {"text", 0, 0, G_OPTION_ARG_NONE, &text, "write the text form", NULL},
+        {"stats", 0, 0, G_OPTION_ARG_NONE, &stats,
+         "print the model's totals on stderr (the figures cachegrind prints)", NULL},
+        {"qemu", 0, 0, G_OPTION_ARG_FILENAME, &qemu_opt,
+         "the qemu-x86_64 to use (default: from PATH)", "PATH"},
+        {NULL, 0, 0, 0, NULL, NULL, NULL},
+    };
+    GOptionContext *ctx = g_option_context_new("capture -- PROGRAM [ARGS...]");
+    g_option_context_set_summary(ctx, capture_usage);
+    g_option_context_set_description(ctx,
+        "Runs PROGRAM under QEMU user-mode emulation (Debian package qemu-user) with the\n"
+        "pmusim plugin, models its caches, TLBs, branch prediction and timing, and\n"
+        "writes the trace.  Cache options are spelled as cachegrind's.\n\n"
+        "Examples:\n"
+        "  pmusim trace capture --cpu wsm -o ls.pmt -- /bin/ls -l\n"
+        "  pmusim trace capture --cpu knm --threads 2 -o t.pmt -- ./threads 2\n"
+        "  pmusim trace capture --cpu wsm --D1=32768,8,64 --L2=none -- ./stream\n");
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    char **opt_copy = g_new0(char *, opt_argc + 1);
+    memcpy(opt_copy, argv, (size_t)opt_argc * sizeof *argv);
+    char **opt_v = opt_copy;
+    int status = 0;
+    char *program = NULL, *plugin = NULL, *qemu = NULL, *plugin_arg = NULL;
+    pmusim_uarch_t *u = NULL;
+    pmusim_capture_t *cap = NULL;
+    pmusim_trace_writer_t *w = NULL;
+    pmusim_trace_header_t hdr = {0};
+    int pipefd[2] = {-1, -1};
+    pid_t child = -1;
+    capture_sink_t sink = {0};
+    uint8_t *buf = NULL;
+
+    if (!g_option_context_parse(ctx, &opt_argc, &opt_v, &error)) {
+        status = pmusim_cli_usage("trace capture", "%s", error->message);
+        g_clear_error(&error);
+        goto out;
+    }
+    if (opt_argc != 2 || strcmp(opt_v[1], "capture") != 0) {
+        status = pmusim_cli_usage("trace capture", "unexpected argument '%s' before --",
+                                  opt_argc > 2 ? opt_v[2] : opt_v[opt_argc - 1]);
+        goto out;
+    }
+    pmusim_cpu_t cpu = cpu_name ? pmusim_cpu_from_name(cpu_name) : PMUSIM_CPU_NONE;
+    if (cpu != PMUSIM_CPU_WSM && cpu != PMUSIM_CPU_WSM_DP && cpu != PMUSIM_CPU_KNM) {
+        status = pmusim_cli_usage("trace capture",
+                                  "--cpu must be wsm, wsm_dp or knm (an x86-64 program runs on "
+                                  "an x86 model), not '%s'", cpu_name ? cpu_name : "(none)");
+        goto out;
+    }
+    uint32_t maxt = pmusim_uarch_max_threads(cpu);
+    if (threads < 1 || (uint32_t)threads > maxt) {
+        status = pmusim_cli_usage("trace capture", "--threads must be 1..%u on %s", maxt,
+                                  pmusim_cpu_name(cpu));
+        goto out;
+    }
+    program = capture_find_program(prog_argv[0]);
+    if (!program) {
+        g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_NOENT, "%s: no such program in PATH",
+                    prog_argv[0]);
+        status = capture_fail(error);
+        goto out;
+    }
+    if (!capture_check_program(program, &error)) {
+        status = capture_fail(error);
+        goto out;
+    }
+    qemu = qemu_opt ? g_strdup(qemu_opt) : g_find_program_in_path("qemu-x86_64");
+    if (!qemu || !g_file_test(qemu, G_FILE_TEST_IS_EXECUTABLE)) {
+        g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                    "qemu-x86_64 not found: install the Debian package qemu-user "
+                    "(apt-get install qemu-user), or name it with --qemu");
+        status = capture_fail(error);
+        goto out;
+    }
+    plugin = capture_find_plugin();
+    if (!plugin) {
+        g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                    "the pmusim QEMU plugin is not built: install the Debian package "
+                    "libcapstone-dev and rebuild pmusim (or set PMUSIM_QEMU_PLUGIN)");
+        status = capture_fail(error);
+        goto out;
+    }
+    if (!out) {
+        char *base = g_path_get_basename(program);
+        out = g_strdup_printf("%s.pmt", base);
+        g_free(base);
+    }
+
+    if (pmusim_outfile_same_file(out, program)) {
+        status = pmusim_cli_usage("trace capture", "%s: refusing to write the trace over the "
+                                  "program", out);
+        goto out;
+    }
+    /* the model and the trace */
+    pmusim_trace_header_init(&hdr, cpu, (uint32_t)threads);
+    u = pmusim_uarch_new(cpu, (uint32_t)threads, &uo, capture_sink, &sink, &error);
+    if (!u) {
+        status = pmusim_cli_usage("trace capture", "%s", error->message);
+        g_clear_error(&error);
+        goto out;
+    }
+    pmusim_trace_header_set_meta(&hdr, "producer", "pmusim trace capture (QEMU user mode)");
+    char *cmdline = g_strjoinv(" ", prog_argv);
+    pmusim_trace_header_set_meta(&hdr, "program", cmdline);
+    g_free(cmdline);
+    pmusim_uarch_header(u, &hdr);
+    pmusim_trace_header_set_annotations(&hdr, pmusim_trace_header_annotations(&hdr) |
+                                                  PMUSIM_ANN_BRKIND | PMUSIM_ANN_ALLMEM |
+                                                  PMUSIM_ANN_FP | PMUSIM_ANN_UOPS |
+                                                  PMUSIM_ANN_SYMBOLS);
+    w = pmusim_trace_writer_open(out, text ? PMUSIM_TRACE_TEXT : PMUSIM_TRACE_BINARY, &hdr,
+                                 &error);
+    if (!w) {
+        status = capture_fail(error);
+        goto out;
+    }
+    sink.w = w;
+    cap = pmusim_capture_new(u, (uint32_t)threads, "capture stream");
+
+    /* the program under QEMU */
+    if (pipe2(pipefd, O_CLOEXEC) != 0) {
+        g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(errno), "pipe: %s",
+                    g_strerror(errno));
+        status = capture_fail(error);
+        goto out;
+    }
+    plugin_arg = g_strdup_printf("%s,fd=%d", plugin, pipefd[1]);
+    GPtrArray *qargv = g_ptr_array_new();
+    g_ptr_array_add(qargv, qemu);
+    g_ptr_array_add(qargv, (char *)"-plugin");
+    g_ptr_array_add(qargv, plugin_arg);
+    g_ptr_array_add(qargv, program);
+    for (char **a = prog_argv + 1; *a; a++)
+        g_ptr_array_add(qargv, *a);
+    g_ptr_array_add(qargv, NULL);
+    child = fork();
+    if (child == 0) {
+        /* the write end crosses exec into QEMU (the plugin closes it for the
+         * guest) */
+        fcntl(pipefd[1], F_SETFD, 0);
+        execv(qemu, (char **)qargv->pdata);
+        fprintf(stderr, "pmusim: %s: cannot run: %s\n", qemu, g_strerror(errno));
+        _exit(127);
+    }
+    g_ptr_array_free(qargv, TRUE);
+    close(pipefd[1]);
+    pipefd[1] = -1;
+    if (child < 0) {
+        g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(errno), "fork: %s",
+                    g_strerror(errno));
+        status = capture_fail(error);
+        goto out;
+    }
+    /* Ctrl-C reaches the program too; pmusim's own output is removed by the
+     * outfile handler */
+    buf = g_malloc(CAPTURE_READ);
+    gboolean ok = TRUE;
+    for (;;) {
+        ssize_t n = read(pipefd[0], buf, CAPTURE_READ);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(errno),
+                        "reading the capture stream: %s", g_strerror(errno));
+            ok = FALSE;
+            break;
+        }
+        if (n == 0)
+            break;
+        if (!pmusim_capture_feed(cap, buf, (size_t)n, &error)) {
+            ok = FALSE;
+            break;
+        }
+    }
+    close(pipefd[0]);
+    pipefd[0] = -1;
+    int wst = 0;
+    while (waitpid(child, &wst, 0) < 0 && errno == EINTR)
+        ;
+    child = -1;
+    if (ok && WIFEXITED(wst) && WEXITSTATUS(wst) == 127 && !pmusim_capture_binary(cap)) {
+        g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                    "%s could not run %s under the plugin (see the message above)", qemu,
+                    program);
+        ok = FALSE;
+    }
+    if (ok && !pmusim_capture_binary(cap)) {
+        g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                    "%s ran %s without the pmusim plugin's stream (QEMU refused the plugin "
+                    "or the program; see the message above)", qemu, program);
+        ok = FALSE;
+    }
+    ok = ok && pmusim_capture_finish(cap, &error) && pmusim_uarch_finish(u, &error);
+    /* a program that did not exit normally: the trace says so at its end */
+    if (ok && (!pmusim_capture_saw_end(cap) || WIFSIGNALED(wst))) {
+        char *why = WIFSIGNALED(wst)
+                        ? g_strdup_printf("capture ended early: the program was killed by "
+                                          "signal %d (%s)", WTERMSIG(wst), g_strsignal(WTERMSIG(wst)))
+                        : g_strdup("capture ended early: the plugin did not see the program exit");
+        pmusim_uarch_stats_t stt;
+        pmusim_uarch_get_stats(u, &stt);
+        pmusim_rec_t m = {.cycle = stt.cycles ? stt.cycles - 1 : 0, .kind = PMUSIM_REC_MARKER,
+                          .plm = 3, .name = why};
+        ok = pmusim_trace_writer_write(w, &m, 1, &error);
+        fprintf(stderr, "pmusim: %s\n", why);
+        g_free(why);
+    }
+    guint skipped = 0;
+    ok = ok && pmusim_capture_add_symbols(cap, w, &skipped, &error);
+    if (ok && pmusim_capture_guest_threads(cap) > (uint32_t)threads)
+        fprintf(stderr, "pmusim: the program ran %u threads on %d hardware thread%s "
+                        "(guest thread k on thread k mod %d; see --threads)\n",
+                pmusim_capture_guest_threads(cap), threads, threads == 1 ? "" : "s", threads);
+    if (!ok) {
+        pmusim_trace_writer_abort(w); /* the output is not created */
+        w = NULL;
+        status = capture_fail(error);
+        goto out;
+    }
+    pmusim_trace_writer_t *wc = w;
+    w = NULL;
+    if (!pmusim_trace_writer_close(wc, &error)) {
+        status = capture_fail(error);
+        goto out;
+    }
+    if (stats) {
+        pmusim_uarch_stats_t st;
+        pmusim_uarch_get_stats(u, &st);
+        fprintf(stderr,
+                "pmusim: instructions %" G_GUINT64_FORMAT ", I1 misses %" G_GUINT64_FORMAT
+                ", D1 accesses %" G_GUINT64_FORMAT ", D1 misses %" G_GUINT64_FORMAT
+                ", L2 misses %" G_GUINT64_FORMAT ", LL accesses %" G_GUINT64_FORMAT
+                ", LL misses %" G_GUINT64_FORMAT ", conditional branches %" G_GUINT64_FORMAT
+                ", mispredicted %" G_GUINT64_FORMAT ", cycles %" G_GUINT64_FORMAT "\n",
+                (guint64)st.insns, (guint64)st.i1_miss, (guint64)st.d1_access,
+                (guint64)st.d1_miss, (guint64)st.l2_miss, (guint64)st.ll_access,
+                (guint64)st.ll_miss, (guint64)st.cond_branches, (guint64)st.mispredicts,
+                (guint64)st.cycles);
+    }
+    if (skipped)
+        fprintf(stderr, "pmusim: symbols of %u mapped file%s could not be read\n", skipped,
+                skipped == 1 ? "" : "s");
+    status = WIFEXITED(wst) ? WEXITSTATUS(wst) : WIFSIGNALED(wst) ? 128 + WTERMSIG(wst) : 1;
+out:
+    if (child > 0) {
+        kill(child, SIGKILL);
+        waitpid(child, NULL, 0);
+    }
+    if (pipefd[0] >= 0)
+        close(pipefd[0]);
+    if (pipefd[1] >= 0)
+        close(pipefd[1]);
+    if (w)
+        pmusim_trace_writer_abort(w);
+    g_free(buf);
+    pmusim_capture_free(cap);
+    pmusim_uarch_free(u);
+    if (hdr.meta_keys)
+        pmusim_trace_header_clear(&hdr);
+    g_free(plugin_arg);
+    g_free(plugin);
+    g_free(qemu);
+    g_free(program);
+    g_free(cpu_name);
+    g_free(out);
+    g_free(qemu_opt);
+    g_free(opt_copy);
+    g_option_context_free(ctx);
+    return status;
+}

@@ -1,0 +1,171 @@
+/* `pmusim trace annotate` and `trace gen` through the command: exit codes,
+ * messages, the refusal to overwrite the input, and what the output holds.
+ * Environment: PMUSIM_EXE (the command), PMUSIM_SOURCE_ROOT. */
+#include "cu_main.h"
+#include "pmusim/trace.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+static const char *pmusim_path, *source_root;
+static char *tmpdir;
+
+/* Runs pmusim with the NULL-terminated arguments; returns the exit status
+ * and the standard error (caller frees). */
+static int run_pmusim(char **err, ...)
+{
+    GPtrArray *argv = g_ptr_array_new();
+    g_ptr_array_add(argv, (gpointer)pmusim_path);
+    va_list ap;
+    va_start(ap, err);
+    for (const char *a; (a = va_arg(ap, const char *));)
+        g_ptr_array_add(argv, (gpointer)a);
+    va_end(ap);
+    g_ptr_array_add(argv, NULL);
+    int status = -1;
+    GError *e = NULL;
+    char *out = NULL;
+    gboolean ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                               &out, err, &status, &e);
+    g_ptr_array_free(argv, TRUE);
+    g_free(out);
+    CU_ASSERT_TRUE_FATAL(ok);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char *sample(const char *name)
+{
+    return g_build_filename(source_root, "traces", "samples", name, NULL);
+}
+
+static char *tmp(const char *name)
+{
+    return g_build_filename(tmpdir, name, NULL);
+}
+
+static void test_bad_options_are_usage_errors(void)
+{
+    char *in = sample("wsm_loop.txt"), *out = tmp("o.txt"), *err = NULL;
+    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "annotate", in, out, "--D1=1000,8,64", NULL), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "--D1=1000,8,64"));
+    g_free(err);
+    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "annotate", in, out, "--LL=4096,1,0", NULL), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "line size must be > 0"));
+    g_free(err);
+    /* knm has no intermediate level */
+    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "annotate", in, out, "--cpu", "knm",
+                               "--L2=65536,8,64", NULL), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "use --LL"));
+    g_free(err);
+    char *ia64 = sample("ita2_loop.txt");
+    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "annotate", ia64, out, "--cpu", "wsm", NULL), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot run on wsm"));
+    g_free(err);
+    CU_ASSERT_FALSE(g_file_test(out, G_FILE_TEST_EXISTS)); /* nothing was written */
+    g_free(ia64);
+    g_free(in);
+    g_free(out);
+}
+
+static void test_input_is_never_the_output(void)
+{
+    char *in = sample("wsm_loop.txt"), *copy = tmp("same.txt"), *err = NULL, *before = NULL,
+         *after = NULL;
+    gsize n1, n2;
+    CU_ASSERT_TRUE_FATAL(g_file_get_contents(in, &before, &n1, NULL));
+    CU_ASSERT_TRUE_FATAL(g_file_set_contents(copy, before, (gssize)n1, NULL));
+    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "annotate", copy, copy, NULL), 1);
+    CU_ASSERT_TRUE_FATAL(g_file_get_contents(copy, &after, &n2, NULL));
+    CU_ASSERT_TRUE(n1 == n2 && memcmp(before, after, n1) == 0);
+    g_free(err);
+    g_free(before);
+    g_free(after);
+    g_unlink(copy);
+    g_free(copy);
+    g_free(in);
+}
+
+/* The sample's instructions come out annotated for wsm_dp: same number of
+ * INSN records, header naming the model and its annotations. */
+static void test_annotate_sample(void)
+{
+    char *in = sample("wsm_loop.txt"), *out = tmp("a.txt"), *err = NULL;
+    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "annotate", in, out, "--cpu", "wsm_dp", NULL), 0);
+    g_free(err);
+    uint64_t insns[2] = { 0, 0 };
+    const char *paths[2] = { in, out };
+    for (int k = 0; k < 2; k++) {
+        GError *e = NULL;
+        pmusim_trace_reader_t *r = pmusim_trace_reader_open(paths[k], &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        if (k == 1) {
+            const pmusim_trace_header_t *h = pmusim_trace_reader_header(r);
+            CU_ASSERT_EQUAL(h->cpu, PMUSIM_CPU_WSM_DP);
+            uint32_t ann = pmusim_trace_header_annotations(h);
+            CU_ASSERT_TRUE((ann & PMUSIM_ANN_LEVELS) && (ann & PMUSIM_ANN_TIMING) &&
+                           (ann & PMUSIM_ANN_OFFCORE));
+            CU_ASSERT_STRING_EQUAL(pmusim_trace_header_get_meta(h, "uarch.D1"), "32768,8,64");
+        }
+        pmusim_rec_t recs[256];
+        gssize n;
+        uint64_t last = 0;
+        while ((n = pmusim_trace_reader_next_batch(r, recs, 256, &e)) > 0)
+            for (gssize i = 0; i < n; i++) {
+                insns[k] += recs[i].kind == PMUSIM_REC_INSN;
+                CU_ASSERT_TRUE(recs[i].cycle >= last);
+                last = recs[i].cycle;
+            }
+        CU_ASSERT_EQUAL(n, 0);
+        pmusim_trace_reader_free(r);
+    }
+    CU_ASSERT_TRUE(insns[0] > 0);
+    CU_ASSERT_EQUAL(insns[0], insns[1]);
+    g_unlink(out);
+    g_free(out);
+    g_free(in);
+}
+
+/* issue 15: a trace no model of the CPU can replay is refused */
+static void test_gen_refuses_thread_counts(void)
+{
+    char *out = tmp("g.pmt"), *err = NULL;
+    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "gen", "--cpu", "wsm", "--threads", "3",
+                               "--records", "10", out, NULL), 2);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "1..2 hardware threads"));
+    g_free(err);
+    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "gen", "--cpu", "ita2", "--threads", "2",
+                               "--records", "10", out, NULL), 2);
+    g_free(err);
+    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "gen", "--cpu", "knm", "--threads", "4",
+                               "--records", "10", out, NULL), 0);
+    g_free(err);
+    g_unlink(out);
+    g_free(out);
+}
+
+/* The paths come from the environment the meson test sets (cu_main.h's
+ * main() takes no arguments). */
+static int annotate_cli_setup(void)
+{
+    pmusim_path = g_getenv("PMUSIM_EXE");
+    source_root = g_getenv("PMUSIM_SOURCE_ROOT");
+    tmpdir = g_dir_make_tmp("pmusim-annotate-XXXXXX", NULL);
+    return pmusim_path && source_root && tmpdir ? 0 : 1;
+}
+
+static int annotate_cli_cleanup(void)
+{
+    if (tmpdir)
+        g_rmdir(tmpdir);
+    g_free(tmpdir);
+    return 0;
+}
+
+static void register_suites(void)
+{
+    CU_pSuite s = CU_add_suite("annotate_cli", annotate_cli_setup, annotate_cli_cleanup);
+    PMUSIM_ADD_TEST(s, test_bad_options_are_usage_errors);
+    PMUSIM_ADD_TEST(s, test_input_is_never_the_output);
+    PMUSIM_ADD_TEST(s, test_annotate_sample);
+    PMUSIM_ADD_TEST(s, test_gen_refuses_thread_counts);
+}

@@ -1,0 +1,431 @@
+/* The capture stream reader (pmusim/capture.h, docs/CAPTURE.md): chunks from
+ * the QEMU plugin -> instructions for the microarchitecture model.
+ *
+ * Per guest thread it follows the executed blocks.  An instruction is run
+ * through the model once the thread has moved past it: at a memory access
+ * of a later instruction of the block, or at the next block.  The last
+ * instruction of a block waits for the next block of its thread, whose
+ * address says whether a conditional branch was taken and where an
+ * indirect one went.  A REP string instruction that QEMU runs as one block
+ * per iteration is one instruction with all its accesses (split into
+ * pieces of PMUSIM_UARCH_MAX_ACCESSES). */
+#include "pmusim/capture.h"
+#include "capstream.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK(pmusim-capture-error-quark, pmusim_capture_error)
+
+typedef struct cap_tb {
+    uint64_t vaddr;
+    uint32_t n;
+    capstream_insn_t *insns;
+    uint64_t *ips;
+} cap_tb_t;
+
+typedef struct cap_thread {
+    const cap_tb_t *tb;  /* block being executed, NULL before the first */
+    uint32_t idx;        /* its current instruction */
+    uint32_t nacc;
+    pmusim_uarch_access_t acc[PMUSIM_UARCH_MAX_ACCESSES];
+} cap_thread_t;
+
+struct pmusim_capture {
+    pmusim_uarch_t *u;
+    uint32_t nthreads;
+    char *name;
+    GByteArray *buf;      /* bytes of an incomplete chunk */
+    uint64_t offset;      /* stream offset of buf[0] */
+    uint32_t next_seq;
+    gboolean hello, end;
+    char *binary;
+    GPtrArray *tbs;       /* of cap_tb_t*, index = tb_id */
+    GPtrArray *threads;   /* of cap_thread_t*, index = guest thread */
+    char *maps;           /* MAPS payload, NUL-terminated */
+    uint64_t insns;
+};
+
+static void cap_tb_free(gpointer p)
+{
+    cap_tb_t *tb = p;
+    if (tb) {
+        g_free(tb->insns);
+        g_free(tb->ips);
+        g_free(tb);
+    }
+}
+
+pmusim_capture_t *pmusim_capture_new(pmusim_uarch_t *u, uint32_t nthreads, const char *name)
+{
+    pmusim_capture_t *c = g_new0(pmusim_capture_t, 1);
+    c->u = u;
+    c->nthreads = MAX(nthreads, 1u);
+    c->name = g_strdup(name ? name : "capture stream");
+    c->buf = g_byte_array_new();
+    c->tbs = g_ptr_array_new_with_free_func(cap_tb_free);
+    c->threads = g_ptr_array_new_with_free_func(g_free);
+    return c;
+}
+
+void pmusim_capture_free(pmusim_capture_t *c)
+{
+    if (!c)
+        return;
+    g_byte_array_unref(c->buf);
+    g_ptr_array_unref(c->tbs);
+    g_ptr_array_unref(c->threads);
+    g_free(c->maps);
+    g_free(c->binary);
+    g_free(c->name);
+    g_free(c);
+}
+
+static gboolean cap_error(pmusim_capture_t *c, uint64_t at, GError **error, const char *fmt, ...)
+    G_GNUC_PRINTF(4, 5);
+static gboolean cap_error(pmusim_capture_t *c, uint64_t at, GError **error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_set_error(error, PMUSIM_CAPTURE_ERROR, PMUSIM_CAPTURE_ERROR_STREAM, "%s: byte %" G_GUINT64_FORMAT ": %s",
+                c->name, at, msg);
+    g_free(msg);
+    return FALSE;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+/* ---- instructions -> model ---- */
+
+static gboolean cap_run(pmusim_capture_t *c, uint32_t guest, cap_thread_t *t, uint32_t i,
+                        gboolean taken, uint64_t target, GError **error)
+{
+    const capstream_insn_t *d = &t->tb->insns[i];
+    pmusim_uarch_insn_t in = {
+        .ip = t->tb->ips[i],
+        .thread = (uint8_t)(guest % c->nthreads),
+        .plm = 3, /* user mode: QEMU user-mode emulation runs only user code */
+        .len = d->len,
+        .br = d->br,
+        .fp = d->fp,
+        .uops = d->uops,
+    };
+    if (d->br != PMUSIM_UARCH_BR_NONE) {
+        in.taken = d->br == PMUSIM_UARCH_BR_COND ? (uint8_t)taken : 1;
+        in.target = in.taken ? target : 0;
+    }
+    if (i == t->idx) {
+        in.naccess = t->nacc;
+        in.access = t->acc;
+        t->nacc = 0;
+    }
+    c->insns++;
+    return pmusim_uarch_insn(c->u, &in, error);
+}
+
+/* Runs instructions [t->idx, upto) of the block: none of them ends it, so a
+ * conditional branch among them fell through. */
+static gboolean cap_run_until(pmusim_capture_t *c, uint32_t guest, cap_thread_t *t, uint32_t upto,
+                              GError **error)
+{
+    for (; t->idx < upto; t->idx++) {
+        uint64_t next = t->tb->ips[t->idx] + t->tb->insns[t->idx].len;
+        if (!cap_run(c, guest, t, t->idx, FALSE, next, error))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* The thread leaves its block for one at `next` (UINT64_MAX: the stream
+ * ended).  Returns FALSE on a model error. */
+static gboolean cap_leave_block(pmusim_capture_t *c, uint32_t guest, cap_thread_t *t, uint64_t next,
+                                GError **error)
+{
+    if (!t->tb)
+        return TRUE;
+    uint32_t last = t->tb->n - 1;
+    if (!cap_run_until(c, guest, t, last, error))
+        return FALSE;
+    uint64_t ip = t->tb->ips[last];
+    uint64_t fall = ip + t->tb->insns[last].len;
+    gboolean known = next != UINT64_MAX;
+    if (!cap_run(c, guest, t, last, known && next != fall, known ? next : 0, error))
+        return FALSE;
+    t->tb = NULL;
+    return TRUE;
+}
+
+static cap_thread_t *cap_thread(pmusim_capture_t *c, uint32_t guest)
+{
+    while (c->threads->len <= guest)
+        g_ptr_array_add(c->threads, g_new0(cap_thread_t, 1));
+    return g_ptr_array_index(c->threads, guest);
+}
+
+static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, uint32_t size,
+                         uint64_t at, GError **error)
+{
+    cap_thread_t *t = cap_thread(c, guest);
+    uint32_t k = 0;
+    while (k < size) {
+        if (size - k < 4)
+            return cap_error(c, at + k, error, "EXEC chunk ends inside a word");
+        uint32_t w = rd32(p + k);
+        if (!(w & 1)) {
+            uint32_t id = w >> 1;
+            if (id >= c->tbs->len || !g_ptr_array_index(c->tbs, id))
+                return cap_error(c, at + k, error, "block %u executed before its TB chunk", id);
+            const cap_tb_t *nb = g_ptr_array_index(c->tbs, id);
+            k += 4;
+            /* a REP string instruction re-entered for its next iteration
+             * stays one instruction */
+            if (t->tb && t->idx == t->tb->n - 1 &&
+                (t->tb->insns[t->idx].flags & CAPSTREAM_F_REP) &&
+                nb->vaddr == t->tb->ips[t->idx] && (nb->insns[0].flags & CAPSTREAM_F_REP)) {
+                t->tb = nb;
+                t->idx = 0;
+                continue;
+            }
+            if (!cap_leave_block(c, guest, t, nb->vaddr, error))
+                return FALSE;
+            t->tb = nb;
+            t->idx = 0;
+            t->nacc = 0;
+            continue;
+        }
+        if (size - k < 12)
+            return cap_error(c, at + k, error, "EXEC chunk ends inside a memory access");
+        uint32_t i = w >> 4;
+        uint64_t addr = rd64(p + k + 4);
+        if (!t->tb)
+            return cap_error(c, at + k, error, "memory access before the thread's first block");
+        if (i >= t->tb->n || i < t->idx)
+            return cap_error(c, at + k, error,
+                             "memory access of instruction %u, expected %u..%u of the block", i,
+                             t->idx, t->tb->n - 1);
+        if (i > t->idx && !cap_run_until(c, guest, t, i, error))
+            return FALSE;
+        if (t->nacc == PMUSIM_UARCH_MAX_ACCESSES) {
+            /* a long string instruction: run this piece, keep accumulating */
+            uint64_t next = t->tb->ips[i] + t->tb->insns[i].len;
+            if (!cap_run(c, guest, t, i, FALSE, next, error))
+                return FALSE;
+        }
+        pmusim_uarch_access_t *a = &t->acc[t->nacc++];
+        memset(a, 0, sizeof *a);
+        a->addr = addr;
+        a->size = 1u << ((w >> 2) & 3);
+        a->is_store = (w >> 1) & 1;
+        a->is_fp = t->tb->insns[i].fp != PMUSIM_UARCH_FP_NONE;
+        k += 12;
+    }
+    return TRUE;
+}
+
+static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uint64_t at,
+                       GError **error)
+{
+    if (size < 16)
+        return cap_error(c, at, error, "TB chunk of %u bytes, expected at least 16", size);
+    uint32_t id = rd32(p), n = rd32(p + 4);
+    uint64_t vaddr = rd64(p + 8);
+    if (n == 0 || n > CAPSTREAM_MAX_TB_INSNS)
+        return cap_error(c, at + 4, error, "block of %u instructions, expected 1..%u", n,
+                         CAPSTREAM_MAX_TB_INSNS);
+    if ((uint64_t)size != 16 + (uint64_t)n * sizeof(capstream_insn_t))
+        return cap_error(c, at, error, "TB chunk of %u bytes for %u instructions, expected %u",
+                         size, n, (unsigned)(16 + n * sizeof(capstream_insn_t)));
+    if (id != c->tbs->len)
+        return cap_error(c, at, error, "block id %u, expected the next one, %u", id, c->tbs->len);
+    if (id >= PMUSIM_CAPTURE_MAX_TBS) {
+        g_set_error(error, PMUSIM_CAPTURE_ERROR, PMUSIM_CAPTURE_ERROR_LIMIT,
+                    "%s: more than %u translated blocks", c->name, PMUSIM_CAPTURE_MAX_TBS);
+        return FALSE;
+    }
+    cap_tb_t *tb = g_new0(cap_tb_t, 1);
+    tb->vaddr = vaddr;
+    tb->n = n;
+    tb->insns = g_new(capstream_insn_t, n);
+    tb->ips = g_new(uint64_t, n);
+    memcpy(tb->insns, p + 16, n * sizeof(capstream_insn_t));
+    uint64_t ip = vaddr;
+    for (uint32_t i = 0; i < n; i++) {
+        const capstream_insn_t *d = &tb->insns[i];
+        if (d->len == 0 || d->len > 15 || d->br >= PMUSIM_UARCH_BR_COUNT_ ||
+            d->fp >= PMUSIM_UARCH_FP_COUNT_ || d->uops == 0) {
+            cap_tb_free(tb);
+            return cap_error(c, at + 16 + i * sizeof *d, error,
+                             "instruction %u of block %u: length 1..15, a known branch and FP "
+                             "kind and uops >= 1 expected", i, id);
+        }
+        tb->ips[i] = ip;
+        ip += d->len;
+    }
+    g_ptr_array_add(c->tbs, tb);
+    return TRUE;
+}
+
+static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, const uint8_t *p,
+                          uint32_t size, uint64_t at, GError **error)
+{
+    if (!c->hello && kind != CAPSTREAM_HELLO)
+        return cap_error(c, at, error, "the stream must start with a HELLO chunk");
+    if (c->end)
+        return cap_error(c, at, error, "chunk after the END chunk");
+    switch (kind) {
+    case CAPSTREAM_HELLO:
+        if (c->hello || size < 4 || rd32(p) != CAPSTREAM_VERSION)
+            return cap_error(c, at, error, "HELLO: one, with stream version %u, expected",
+                             CAPSTREAM_VERSION);
+        c->hello = TRUE;
+        c->binary = g_strndup((const char *)p + 4, size - 4);
+        return TRUE;
+    case CAPSTREAM_TB:
+        return cap_tb(c, p, size, at, error);
+    case CAPSTREAM_EXEC:
+        return cap_exec(c, vcpu, p, size, at, error);
+    case CAPSTREAM_MAPS:
+        g_free(c->maps);
+        c->maps = g_strndup((const char *)p, size);
+        return TRUE;
+    case CAPSTREAM_END:
+        c->end = TRUE;
+        return TRUE;
+    default:
+        return cap_error(c, at, error, "unknown chunk kind %u", kind);
+    }
+}
+
+gboolean pmusim_capture_feed(pmusim_capture_t *c, const void *data, size_t len, GError **error)
+{
+    g_byte_array_append(c->buf, data, (guint)len);
+    size_t pos = 0;
+    gboolean ok = TRUE;
+    while (c->buf->len - pos >= CAPSTREAM_HEADER_SIZE) {
+        const uint8_t *h = c->buf->data + pos;
+        uint64_t at = c->offset + pos;
+        if (rd32(h) != CAPSTREAM_MAGIC) {
+            ok = cap_error(c, at, error, "chunk magic 0x%08x, expected 0x%08x", rd32(h),
+                           CAPSTREAM_MAGIC);
+            break;
+        }
+        uint32_t kv = rd32(h + 4), size = rd32(h + 8), seq = rd32(h + 12);
+        if (size > CAPSTREAM_MAX_CHUNK) {
+            ok = cap_error(c, at + 8, error, "chunk of %u bytes, at most %u expected", size,
+                           CAPSTREAM_MAX_CHUNK);
+            break;
+        }
+        if (seq != c->next_seq) {
+            ok = cap_error(c, at + 12, error, "chunk number %u, expected %u (chunks were lost)",
+                           seq, c->next_seq);
+            break;
+        }
+        if (c->buf->len - pos - CAPSTREAM_HEADER_SIZE < size)
+            break;
+        c->next_seq++;
+        if (!cap_chunk(c, kv & 0xffff, kv >> 16, h + CAPSTREAM_HEADER_SIZE, size,
+                       at + CAPSTREAM_HEADER_SIZE, error)) {
+            ok = FALSE;
+            break;
+        }
+        pos += CAPSTREAM_HEADER_SIZE + size;
+    }
+    g_byte_array_remove_range(c->buf, 0, (guint)pos);
+    c->offset += pos;
+    return ok;
+}
+
+gboolean pmusim_capture_finish(pmusim_capture_t *c, GError **error)
+{
+    for (guint g = 0; g < c->threads->len; g++) {
+        cap_thread_t *t = g_ptr_array_index(c->threads, g);
+        if (!cap_leave_block(c, g, t, UINT64_MAX, error))
+            return FALSE;
+    }
+    if (c->buf->len)
+        return cap_error(c, c->offset, error, "the stream ends inside a chunk (%u bytes left)",
+                         c->buf->len);
+    return TRUE;
+}
+
+gboolean pmusim_capture_saw_end(const pmusim_capture_t *c) { return c->end; }
+uint32_t pmusim_capture_guest_threads(const pmusim_capture_t *c) { return c->threads->len; }
+uint64_t pmusim_capture_instructions(const pmusim_capture_t *c) { return c->insns; }
+const char *pmusim_capture_binary(const pmusim_capture_t *c) { return c->binary; }
+
+/* ---- symbols ---- */
+
+typedef struct sym_ctx {
+    pmusim_trace_writer_t *w;
+    GHashTable *seen; /* "start:name" of symbols written */
+} sym_ctx_t;
+
+static gboolean sym_add(uint64_t start, uint64_t end, const char *name, void *user, GError **error)
+{
+    sym_ctx_t *s = user;
+    char *key = g_strdup_printf("%" G_GINT64_MODIFIER "x:%s", (guint64)start, name);
+    if (g_hash_table_contains(s->seen, key)) {
+        g_free(key);
+        return TRUE;
+    }
+    g_hash_table_add(s->seen, key);
+    return pmusim_trace_writer_add_symbol(s->w, start, end, name, error);
+}
+
+static gboolean mapping_has_code(const pmusim_capture_t *c, uint64_t start, uint64_t end)
+{
+    for (guint i = 0; i < c->tbs->len; i++) {
+        const cap_tb_t *tb = g_ptr_array_index(c->tbs, i);
+        if (tb->vaddr >= start && tb->vaddr < end)
+            return TRUE;
+    }
+    return FALSE;
+}
+
+gboolean pmusim_capture_add_symbols(pmusim_capture_t *c, pmusim_trace_writer_t *w,
+                                    guint *skipped, GError **error)
+{
+    if (skipped)
+        *skipped = 0;
+    if (!c->maps)
+        return TRUE;
+    sym_ctx_t s = {.w = w, .seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL)};
+    gboolean ok = TRUE;
+    gchar **lines = g_strsplit(c->maps, "\n", -1);
+    for (gchar **l = lines; ok && *l; l++) {
+        if (!**l)
+            continue;
+        /* "START END OFFSET PATH" in hex; the path may hold blanks */
+        gchar **f = g_strsplit(*l, " ", 4);
+        guint64 start, end, off;
+        if (g_strv_length(f) == 4 && g_ascii_string_to_unsigned(f[0], 16, 0, G_MAXUINT64, &start, NULL) &&
+            g_ascii_string_to_unsigned(f[1], 16, 0, G_MAXUINT64, &end, NULL) &&
+            g_ascii_string_to_unsigned(f[2], 16, 0, G_MAXUINT64, &off, NULL) && start < end &&
+            f[3][0] == '/' && mapping_has_code(c, start, end)) {
+            GError *e = NULL;
+            if (!pmusim_elf_symbols(f[3], start, off, sym_add, &s, &e)) {
+                if (e && e->domain == PMUSIM_TRACE_ERROR) {
+                    g_propagate_error(error, e); /* the writer failed */
+                    ok = FALSE;
+                } else {
+                    g_clear_error(&e);
+                    if (skipped)
+                        (*skipped)++;
+                }
+            }
+        }
+        g_strfreev(f);
+    }
+    g_strfreev(lines);
+    g_hash_table_destroy(s.seen);
+    return ok;
+}

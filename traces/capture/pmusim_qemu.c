@@ -1,0 +1,388 @@
+/* pmusim's QEMU TCG plugin: records what a user-mode x86-64 program executes
+ * and sends it to `pmusim trace capture` as a capture stream (capstream.h,
+ * docs/CAPTURE.md).
+ *
+ * Work is split as QEMU's own plugins advise: everything static about an
+ * instruction (length, branch kind, direct target, FP/SIMD class, a uop
+ * estimate) is decoded once, with Capstone, when QEMU translates its block,
+ * and sent once as a TB chunk; at execution the plugin only appends small
+ * words to a per-vCPU buffer: one per executed block, and one word plus the
+ * address per memory access.  Buffers go to the pipe in chunks; a full pipe
+ * stalls the guest, so memory stays flat however long the program runs.
+ *
+ * Arguments: fd=N (the pipe's write end, inherited from pmusim).  */
+#include "capstream.h"
+#include "qemu_plugin_abi.h"
+
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+/* Branch and FP kinds as pmusim_uarch_br_t / pmusim_uarch_fp_t
+ * (include/pmusim/uarch.h); the plugin does not link pmusim. */
+enum { BR_NONE, BR_COND, BR_JUMP, BR_CALL, BR_RET, BR_IND_JUMP, BR_IND_CALL };
+enum { FP_NONE, FP_SCALAR, FP_SIMD };
+
+#define MAX_VCPUS 1024u
+#define VBUF_SIZE (256u * 1024u)
+
+__attribute__((visibility("default"))) int qemu_plugin_version = PMUSIM_QEMU_PLUGIN_API;
+
+typedef struct vbuf {
+    uint8_t data[VBUF_SIZE];
+    size_t len;
+} vbuf_t;
+
+static int out_fd = -1;
+static int out_failed;               /* the pipe broke: stop writing */
+static int closed;                   /* END was written */
+static uint32_t seq;
+static uint32_t next_tb;
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+static vbuf_t *vbufs[MAX_VCPUS];
+static csh cs;
+static int cs_ok;
+
+/* Writes one chunk; the caller holds out_lock. */
+static void chunk_write_locked(uint16_t kind, uint16_t vcpu, const void *payload, uint32_t size)
+{
+    if (out_failed || out_fd < 0)
+        return;
+    uint32_t hdr[4];
+    hdr[0] = CAPSTREAM_MAGIC;
+    hdr[1] = (uint32_t)kind | (uint32_t)vcpu << 16;
+    hdr[2] = size;
+    hdr[3] = seq++;
+    struct iovec iov[2] = {{hdr, sizeof hdr}, {(void *)payload, size}};
+    int n = size ? 2 : 1;
+    while (n) {
+        ssize_t w = writev(out_fd, iov, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            out_failed = 1; /* pmusim went away: the guest runs on untraced */
+            return;
+        }
+        size_t done = (size_t)w;
+        while (n && done >= iov[0].iov_len) {
+            done -= iov[0].iov_len;
+            iov[0] = iov[1];
+            n--;
+        }
+        if (n) {
+            iov[0].iov_base = (char *)iov[0].iov_base + done;
+            iov[0].iov_len -= done;
+        }
+    }
+}
+
+static void chunk_write(uint16_t kind, uint16_t vcpu, const void *payload, uint32_t size)
+{
+    pthread_mutex_lock(&out_lock);
+    if (!closed)
+        chunk_write_locked(kind, vcpu, payload, size);
+    pthread_mutex_unlock(&out_lock);
+}
+
+static void vbuf_flush(unsigned vcpu)
+{
+    vbuf_t *b = vbufs[vcpu];
+    if (b && b->len) {
+        chunk_write(CAPSTREAM_EXEC, (uint16_t)vcpu, b->data, (uint32_t)b->len);
+        b->len = 0;
+    }
+}
+
+static inline vbuf_t *vbuf_get(unsigned vcpu, size_t need)
+{
+    if (vcpu >= MAX_VCPUS)
+        return NULL;
+    vbuf_t *b = vbufs[vcpu];
+    if (!b) {
+        b = calloc(1, sizeof *b);
+        vbufs[vcpu] = b;
+        if (!b)
+            return NULL;
+    }
+    if (b->len + need > VBUF_SIZE)
+        vbuf_flush(vcpu);
+    return b;
+}
+
+/* ---- execution: the hot path ---- */
+
+static void on_tb_exec(unsigned int vcpu, void *ud)
+{
+    vbuf_t *b = vbuf_get(vcpu, 4);
+    if (!b)
+        return;
+    uint32_t w = (uint32_t)(uintptr_t)ud << 1;
+    memcpy(b->data + b->len, &w, 4);
+    b->len += 4;
+}
+
+static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *ud)
+{
+    vbuf_t *b = vbuf_get(vcpu, 12);
+    if (!b)
+        return;
+    uint32_t w = 1u | (qemu_plugin_mem_is_store(info) ? 2u : 0u) |
+                 (qemu_plugin_mem_size_shift(info) & 3u) << 2 | (uint32_t)(uintptr_t)ud << 4;
+    memcpy(b->data + b->len, &w, 4);
+    memcpy(b->data + b->len + 4, &vaddr, 8);
+    b->len += 12;
+}
+
+/* ---- translation: decode once ---- */
+
+static int has_group(const cs_insn *ci, uint8_t g)
+{
+    for (uint8_t i = 0; i < ci->detail->groups_count; i++)
+        if (ci->detail->groups[i] == g)
+            return 1;
+    return 0;
+}
+
+static int is_string_op(unsigned id)
+{
+    switch (id) {
+    case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
+    case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
+    case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD: case X86_INS_LODSQ:
+    case X86_INS_CMPSB: case X86_INS_CMPSW: case X86_INS_CMPSD: case X86_INS_CMPSQ:
+    case X86_INS_SCASB: case X86_INS_SCASW: case X86_INS_SCASD: case X86_INS_SCASQ:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Static facts of one instruction (docs/CAPTURE.md, "Decoding"). */
+static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_insn_t *out)
+{
+    memset(out, 0, sizeof *out);
+    out->len = (uint8_t)size;
+    out->uops = 1;
+    cs_insn *ci = NULL;
+    if (!cs_ok || cs_disasm(cs, bytes, size, vaddr, 1, &ci) != 1) {
+        out->flags = CAPSTREAM_F_UNDECODED;
+        return;
+    }
+    const cs_x86 *x = &ci->detail->x86;
+    const cs_x86_op *op0 = x->op_count ? &x->operands[0] : NULL;
+    int direct = op0 && op0->type == X86_OP_IMM;
+    if (has_group(ci, CS_GRP_RET)) {
+        out->br = BR_RET;
+    } else if (has_group(ci, CS_GRP_CALL)) {
+        out->br = direct ? BR_CALL : BR_IND_CALL;
+    } else if (has_group(ci, CS_GRP_JUMP)) {
+        if (ci->id == X86_INS_JMP || ci->id == X86_INS_LJMP)
+            out->br = direct ? BR_JUMP : BR_IND_JUMP;
+        else
+            out->br = BR_COND; /* jcc, loop*, jrcxz */
+    }
+    if (out->br && direct)
+        out->target = (uint64_t)op0->imm;
+    if (has_group(ci, X86_GRP_FPU)) {
+        out->fp = FP_SCALAR;
+    } else if (has_group(ci, X86_GRP_SSE1) || has_group(ci, X86_GRP_SSE2) ||
+               has_group(ci, X86_GRP_SSE3) || has_group(ci, X86_GRP_SSSE3) ||
+               has_group(ci, X86_GRP_SSE41) || has_group(ci, X86_GRP_SSE42) ||
+               has_group(ci, X86_GRP_AVX) || has_group(ci, X86_GRP_AVX2) ||
+               has_group(ci, X86_GRP_AVX512) || has_group(ci, X86_GRP_FMA)) {
+        /* scalar forms end in ss/sd (addsd, cvtsi2sd, ucomiss ...) */
+        size_t n = strlen(ci->mnemonic);
+        int scalar = n > 2 && (strcmp(ci->mnemonic + n - 2, "ss") == 0 ||
+                               strcmp(ci->mnemonic + n - 2, "sd") == 0);
+        out->fp = scalar ? FP_SCALAR : FP_SIMD;
+    }
+    /* a rough fused-uop estimate: one, plus one for a memory operand that is
+     * combined with an operation (load-op), plus one for a store of a
+     * read-modify-write; calls and returns two */
+    int mem_ops = 0, mem_written = 0;
+    for (uint8_t i = 0; i < x->op_count; i++)
+        if (x->operands[i].type == X86_OP_MEM && ci->id != X86_INS_LEA && ci->id != X86_INS_NOP) {
+            mem_ops++;
+            if (x->operands[i].access & CS_AC_WRITE)
+                mem_written = (x->operands[i].access & CS_AC_READ) ? 2 : 1;
+        }
+    int plain_move = ci->id == X86_INS_MOV || ci->id == X86_INS_MOVZX || ci->id == X86_INS_MOVSX ||
+                     ci->id == X86_INS_MOVSXD || ci->id == X86_INS_MOVAPS ||
+                     ci->id == X86_INS_MOVUPS || ci->id == X86_INS_MOVDQA ||
+                     ci->id == X86_INS_MOVDQU || ci->id == X86_INS_MOVQ || ci->id == X86_INS_MOVD;
+    if (mem_ops && !plain_move)
+        out->uops++;
+    if (mem_written == 2)
+        out->uops++;
+    if (out->br == BR_CALL || out->br == BR_IND_CALL || out->br == BR_RET)
+        out->uops = 2;
+    if ((x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE) &&
+        is_string_op(ci->id))
+        out->flags |= CAPSTREAM_F_REP;
+    cs_free(ci, 1);
+}
+
+/* The HELLO chunk.  QEMU knows the guest binary only once it has loaded it,
+ * so this is sent at the first translation; the caller holds out_lock. */
+static void send_hello_locked(void)
+{
+    static int sent;
+    if (sent)
+        return;
+    sent = 1;
+    const char *bin = qemu_plugin_path_to_binary();
+    size_t blen = bin ? strlen(bin) : 0;
+    uint8_t *hello = malloc(4 + blen);
+    if (hello) {
+        uint32_t v = CAPSTREAM_VERSION;
+        memcpy(hello, &v, 4);
+        if (blen)
+            memcpy(hello + 4, bin, blen);
+        chunk_write_locked(CAPSTREAM_HELLO, 0, hello, (uint32_t)(4 + blen));
+        free(hello);
+    }
+    free((void *)bin);
+}
+
+static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+    (void)id;
+    size_t n = qemu_plugin_tb_n_insns(tb);
+    if (n == 0)
+        return;
+    if (n > CAPSTREAM_MAX_TB_INSNS)
+        n = CAPSTREAM_MAX_TB_INSNS; /* QEMU's blocks are far shorter */
+    size_t size = 16 + n * sizeof(capstream_insn_t);
+    uint8_t *payload = malloc(size);
+    if (!payload)
+        return;
+    pthread_mutex_lock(&out_lock);
+    send_hello_locked();
+    uint32_t tb_id = next_tb++;
+    uint32_t n32 = (uint32_t)n;
+    uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
+    memcpy(payload, &tb_id, 4);
+    memcpy(payload + 4, &n32, 4);
+    memcpy(payload + 8, &vaddr, 8);
+    for (size_t i = 0; i < n; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        capstream_insn_t d;
+        decode(qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn),
+               qemu_plugin_insn_vaddr(insn), &d);
+        memcpy(payload + 16 + i * sizeof d, &d, sizeof d);
+        qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
+                                         (void *)(uintptr_t)i);
+    }
+    if (!closed)
+        chunk_write_locked(CAPSTREAM_TB, 0, payload, (uint32_t)size);
+    pthread_mutex_unlock(&out_lock);
+    free(payload);
+    qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec, QEMU_PLUGIN_CB_NO_REGS,
+                                         (void *)(uintptr_t)tb_id);
+}
+
+/* ---- threads and exit ---- */
+
+static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
+{
+    (void)id;
+    if (vcpu < MAX_VCPUS)
+        vbuf_flush(vcpu);
+}
+
+/* The file mappings of the process (host view: user-mode QEMU maps a guest
+ * file mapping as a host mapping of the same file, at the guest address when
+ * QEMU's guest base is 0, as it is for an x86-64 guest on an x86-64 host). */
+static void send_maps(void)
+{
+    FILE *fp = fopen("/proc/self/maps", "r");
+    if (!fp)
+        return;
+    char line[4608];
+    size_t cap = 1u << 16, len = 0;
+    char *out = malloc(cap);
+    while (out && fgets(line, sizeof line, fp)) {
+        unsigned long long start, end, off;
+        char perms[8], path[4096];
+        if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &start, &end, perms, &off, path) != 5 ||
+            path[0] != '/')
+            continue; /* QEMU maps guest code without host execute permission:
+                       * the reader keeps the mappings that hold executed blocks */
+        char rec[4200];
+        int n = snprintf(rec, sizeof rec, "%llx %llx %llx %s\n", start, end, off, path);
+        if (n <= 0 || (size_t)n >= sizeof rec)
+            continue;
+        if (len + (size_t)n > CAPSTREAM_MAX_CHUNK)
+            break;
+        if (len + (size_t)n > cap) {
+            char *bigger = realloc(out, cap * 2);
+            if (!bigger)
+                break;
+            out = bigger;
+            cap *= 2;
+        }
+        memcpy(out + len, rec, (size_t)n);
+        len += (size_t)n;
+    }
+    fclose(fp);
+    if (out)
+        chunk_write(CAPSTREAM_MAPS, 0, out, (uint32_t)len);
+    free(out);
+}
+
+static void on_exit_cb(qemu_plugin_id_t id, void *ud)
+{
+    (void)id;
+    (void)ud;
+    for (unsigned v = 0; v < MAX_VCPUS; v++)
+        vbuf_flush(v);
+    send_maps();
+    uint32_t reason = 0;
+    pthread_mutex_lock(&out_lock);
+    chunk_write_locked(CAPSTREAM_END, 0, &reason, 4);
+    closed = 1;
+    if (out_fd >= 0)
+        close(out_fd);
+    out_fd = -1;
+    pthread_mutex_unlock(&out_lock);
+}
+
+__attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t id,
+                                                               const qemu_info_t *info,
+                                                               int argc, char **argv)
+{
+    if (info->system_emulation) {
+        qemu_plugin_outs("pmusim capture plugin: user-mode emulation only (qemu-x86_64)\n");
+        return -1;
+    }
+    if (strcmp(info->target_name, "x86_64") != 0) {
+        qemu_plugin_outs("pmusim capture plugin: x86_64 guests only\n");
+        return -1;
+    }
+    for (int i = 0; i < argc; i++) {
+        if (strncmp(argv[i], "fd=", 3) == 0) {
+            char *end;
+            long v = strtol(argv[i] + 3, &end, 10);
+            if (*end == '\0' && v >= 0 && v < 65536)
+                out_fd = (int)v;
+        }
+    }
+    if (out_fd < 0 || fcntl(out_fd, F_GETFD) < 0) {
+        qemu_plugin_outs("pmusim capture plugin: needs fd=N, an open pipe to pmusim\n");
+        return -1;
+    }
+    /* the guest must not inherit the pipe through exec */
+    fcntl(out_fd, F_SETFD, FD_CLOEXEC);
+    cs_ok = cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK &&
+            cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK;
+    qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
+    qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);
+    qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
+    return 0;
+}
