@@ -304,6 +304,30 @@ static void test_fast_close_many_records(void)
     pmusim_model_free(m);
 }
 
+/* The final register state a `stat --dump-regs` prints: PMC0 with its
+ * freeze and overflow bits read back after the replay and decoded by
+ * describe_reg.  PMD5 IA64_INST_RETIRED with oi from 2^47 - 2 wraps in
+ * cycle 1 (one instruction per cycle): PMC0 = fr | bit 5 = 0x21. */
+static void test_final_register_state(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 5, cfg(ES_INST, 0, 8, OI));
+    PMD(m, 5, CTR_WRAP - 2);
+    pmusim_rec_t r[] = {t_insn(0, 3), t_insn(1, 3), t_insn(2, 3)};
+    t_run(m, r, G_N_ELEMENTS(r));
+    uint64_t pmc0 = RPMC(m, 0);
+    CU_ASSERT_EQUAL(pmc0, 0x21);
+    GString *g = g_string_new(NULL);
+    CU_ASSERT_TRUE(m->ops->describe_reg(PMUSIM_REG_PMC, 0, pmc0, g));
+    CU_ASSERT_STRING_EQUAL(g->str, "freeze/overflow status: fr=1 (frozen) overflow=PMD5");
+    g_string_truncate(g, 0);
+    /* the BTB index register reads back and decodes too */
+    CU_ASSERT_TRUE(m->ops->describe_reg(PMUSIM_REG_PMD, 16, RPMD(m, 16), g));
+    CU_ASSERT_PTR_NOT_NULL(strstr(g->str, "BTB index"));
+    g_string_free(g, TRUE);
+    pmusim_model_free(m);
+}
+
 /* ---- observe_cycles ---- */
 
 typedef struct obs_rows {
@@ -405,6 +429,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_retire_diagnostics);
     PMUSIM_ADD_TEST(s, test_not_in_trace);
     PMUSIM_ADD_TEST(s, test_fast_close_many_records);
+    PMUSIM_ADD_TEST(s, test_final_register_state);
     s = CU_add_suite("ia64_observe", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_observe_cycles);
 }
