@@ -1221,6 +1221,26 @@ static void ia64_on_event(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
     }
 }
 
+/* A MEM record (format v2): a further memory access of the thread's
+ * previous instruction.  It raises the memory sources (loads, stores, data
+ * references, cache and DTLB levels, ALAT) like an instruction's own
+ * access, never an instruction source; its fields other than mem, plm and
+ * ip carry nothing (traces/FORMAT.md), so it is an integer access.  The
+ * D-EAR does not sample it (docs/trace-events-ia64.md). */
+static void ia64_on_mem(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
+{
+    pmusim_rec_t q = *r;
+    q.flags = PMUSIM_F_MEM;
+    unsigned acc = (unsigned)im->th[t].ia32 << 2 | (r->plm & 3u);
+    for (unsigned j = 0, ns = im->nsrcs[t]; j < ns; j++) {
+        uint8_t s = im->srcs[t][j];
+        if (s != IA64_SRC_MEMREF && !(ia64_key_need_of(s) & IA64_NEED_MEM))
+            continue;
+        if (ia64_src_occ(s, &q))
+            ia64_hit(im, t, (ia64_src_t)s, &q, acc, 1);
+    }
+}
+
 static void ia64_on_thread(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
 {
     ia64_thread_t *th = &im->th[t];
@@ -1628,6 +1648,9 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
             break;
         case PMUSIM_REC_THREAD:
             ia64_on_thread(im, t, r);
+            break;
+        case PMUSIM_REC_MEM:
+            ia64_on_mem(im, t, r);
             break;
         default:
             break;

@@ -328,6 +328,31 @@ static void test_final_register_state(void)
     pmusim_model_free(m);
 }
 
+/* MEM records: further accesses of the previous instruction count as
+ * memory references, never as instructions.  An integer load with a MEM
+ * load and a MEM store, then a plain instruction: LOADS_RETIRED 2,
+ * STORES_RETIRED 1, DATA_REFERENCES_SET0 3, IA64_INST_RETIRED 2. */
+static void test_mem_records(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(0xcd, 0, 8, 0));
+    PMC(m, 5, cfg(0xd1, 0, 8, 0));
+    PMC(m, 6, cfg(0xc3, 0, 8, 0));
+    PMC(m, 7, cfg(ES_INST, 0, 8, 0));
+    pmusim_rec_t a = mem(0, false, false, PMUSIM_TLB_L1_HIT);
+    pmusim_rec_t b = a, c = a;
+    b.kind = c.kind = PMUSIM_REC_MEM;
+    b.flags = c.flags = 0;
+    c.mem.is_store = 1;
+    pmusim_rec_t r[] = {a, b, c, t_insn(1, 3)};
+    t_run(m, r, G_N_ELEMENTS(r));
+    CU_ASSERT_EQUAL(CNT(m, 4), 2);
+    CU_ASSERT_EQUAL(CNT(m, 5), 1);
+    CU_ASSERT_EQUAL(CNT(m, 6), 3);
+    CU_ASSERT_EQUAL(CNT(m, 7), 2);
+    pmusim_model_free(m);
+}
+
 /* ---- observe_cycles ---- */
 
 typedef struct obs_rows {
@@ -430,6 +455,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_not_in_trace);
     PMUSIM_ADD_TEST(s, test_fast_close_many_records);
     PMUSIM_ADD_TEST(s, test_final_register_state);
+    PMUSIM_ADD_TEST(s, test_mem_records);
     s = CU_add_suite("ia64_observe", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_observe_cycles);
 }
