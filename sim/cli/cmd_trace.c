@@ -4,6 +4,10 @@
 #include "cmds.h"
 #include "pmusim/trace.h"
 #include "pmusim/tracegen.h"
+#include "pmusim/outfile.h"
+
+#include <glib/gstdio.h>
+#include <unistd.h>
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -205,15 +209,90 @@ static int convert_lackey(const char *in, const char *out, pmusim_trace_form_t f
     return finish_writer(w, ok, error);
 }
 
+/* `--from lackey` runs the converted stream through the microarchitecture
+ * model, as `trace annotate` does (unless --no-model): lackey's log holds
+ * addresses and instruction boundaries only.  The raw conversion goes to a
+ * temporary file that annotate reads; cachegrind-spelled geometry options
+ * (`uarch_args`) are handed to annotate. */
+static int convert_lackey_modelled(const char *in, const char *out, const char *to,
+                                   const char *cpu, GPtrArray *uarch_args)
+{
+    char *tmp = NULL;
+    GError *error = NULL;
+    if (strcmp(out, "-") != 0 && pmusim_outfile_same_file(in, out)) {
+        fprintf(stderr, "pmusim: %s: refusing to write the output over the input %s (same file)\n",
+                out, in);
+        return 1;
+    }
+    int fd = g_file_open_tmp("pmusim-lackey-XXXXXX.pmt", &tmp, &error);
+    if (fd < 0) {
+        int st = pmusim_cli_fail(error);
+        g_clear_error(&error);
+        return st;
+    }
+    close(fd);
+    int status = convert_lackey(in, tmp, PMUSIM_TRACE_BINARY, cpu);
+    if (status == 0) {
+        GPtrArray *av = g_ptr_array_new();
+        g_ptr_array_add(av, (char *)"trace");
+        g_ptr_array_add(av, (char *)"annotate");
+        g_ptr_array_add(av, tmp);
+        g_ptr_array_add(av, (char *)out);
+        if (to) {
+            g_ptr_array_add(av, (char *)"--to");
+            g_ptr_array_add(av, (char *)to);
+        }
+        for (guint i = 0; i < uarch_args->len; i++)
+            g_ptr_array_add(av, g_ptr_array_index(uarch_args, i));
+        g_ptr_array_add(av, NULL);
+        status = pmusim_cmd_trace_annotate((int)av->len - 1, (char **)av->pdata);
+        g_ptr_array_free(av, TRUE);
+    }
+    g_unlink(tmp);
+    g_free(tmp);
+    return status;
+}
+
+/* Moves the microarchitecture options (--I1=..., --D1 ..., --L2=none ...)
+ * out of argv, for `convert --from lackey`. */
+static GPtrArray *take_uarch_args(int *argc, char **argv)
+{
+    static const char *const names[] = {"--I1", "--D1", "--L2", "--LL", "--numa", "--knm-memory"};
+    GPtrArray *out = g_ptr_array_new();
+    int k = 0;
+    for (int i = 0; i < *argc; i++) {
+        gboolean hit = FALSE;
+        for (unsigned n = 0; n < G_N_ELEMENTS(names); n++) {
+            size_t len = strlen(names[n]);
+            if (strncmp(argv[i], names[n], len) == 0 && (argv[i][len] == '=' || !argv[i][len])) {
+                hit = TRUE;
+                g_ptr_array_add(out, argv[i]);
+                if (!argv[i][len] && i + 1 < *argc)
+                    g_ptr_array_add(out, argv[++i]);
+            }
+        }
+        if (!hit)
+            argv[k++] = argv[i];
+    }
+    *argc = k;
+    argv[k] = NULL;
+    return out;
+}
+
 static int cmd_convert(int argc, char **argv)
 {
     char *to = NULL, *from = NULL, *cpu = NULL;
+    gboolean no_model = FALSE;
+    GPtrArray *uarch_args = take_uarch_args(&argc, argv);
     GOptionEntry entries[] = {
         { "to", 0, 0, G_OPTION_ARG_STRING, &to, "output form (default: .txt -> text, else binary)",
           "text|binary" },
         { "from", 0, 0, G_OPTION_ARG_STRING, &from, "input is another tool's output", "lackey" },
         { "cpu", 0, 0, G_OPTION_ARG_STRING, &cpu, "CPU model for --from lackey (default wsm)",
           "CPU" },
+        { "no-model", 0, 0, G_OPTION_ARG_NONE, &no_model,
+          "--from lackey: keep lackey's facts only, without the microarchitecture model "
+          "(no cache levels, timing or prediction)", NULL },
         STRICT_ENTRY,
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
@@ -231,8 +310,17 @@ static int cmd_convert(int argc, char **argv)
         if (strcmp(from, "lackey") != 0)
             status = pmusim_cli_usage("trace convert", "--from knows only 'lackey', not '%s'",
                                       from);
-        else
+        else if (no_model && uarch_args->len)
+            status = pmusim_cli_usage("trace convert", "--no-model takes no cache options");
+        else if (no_model)
             status = convert_lackey(argv[2], argv[3], form, cpu);
+        else
+            status = convert_lackey_modelled(argv[2], argv[3], to, cpu ? cpu : "wsm", uarch_args);
+        goto out;
+    }
+    if (uarch_args->len) {
+        status = pmusim_cli_usage("trace convert", "cache options go with --from lackey "
+                                  "(or use 'pmusim trace annotate')");
         goto out;
     }
     if (cpu) {
@@ -259,6 +347,7 @@ static int cmd_convert(int argc, char **argv)
     pmusim_trace_reader_free(r);
     status = finish_writer(w, ok, error);
 out:
+    g_ptr_array_free(uarch_args, TRUE);
     free_opts_strings(entries);
     return status;
 }

@@ -1221,6 +1221,26 @@ static void ia64_on_event(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
     }
 }
 
+/* A MEM record (format v2): a further memory access of the thread's
+ * previous instruction.  It raises the memory sources (loads, stores, data
+ * references, cache and DTLB levels, ALAT) like an instruction's own
+ * access, never an instruction source; its fields other than mem, plm and
+ * ip carry nothing (traces/FORMAT.md), so it is an integer access.  The
+ * D-EAR does not sample it (docs/trace-events-ia64.md). */
+static void ia64_on_mem(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
+{
+    pmusim_rec_t q = *r;
+    q.flags = PMUSIM_F_MEM;
+    unsigned acc = (unsigned)im->th[t].ia32 << 2 | (r->plm & 3u);
+    for (unsigned j = 0, ns = im->nsrcs[t]; j < ns; j++) {
+        uint8_t s = im->srcs[t][j];
+        if (s != IA64_SRC_MEMREF && !(ia64_key_need_of(s) & IA64_NEED_MEM))
+            continue;
+        if (ia64_src_occ(s, &q))
+            ia64_hit(im, t, (ia64_src_t)s, &q, acc, 1);
+    }
+}
+
 static void ia64_on_thread(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
 {
     ia64_thread_t *th = &im->th[t];
@@ -1236,33 +1256,31 @@ static void ia64_on_thread(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
         ia64_hit(im, t, IA64_SRC_THREAD_SWITCH, r, (unsigned)th->ia32 << 2 | th->plm, 1);
 }
 
-/* An instruction record the trace's own thread state contradicts: a
- * retirement on a thread a THREAD record marked inactive (counted as the
- * thread types say, never silently dropped), or on Montecito a second
- * thread retiring in a cycle in which another did, although switch-on-event
- * multithreading gives the pipeline to one thread at a time (ref §12;
- * uarch.md §4.2).  Each is reported once. */
-static __attribute__((noinline)) void ia64_retire_check(ia64_model_t *im, uint32_t t,
-                                                        const pmusim_rec_t *r, uint64_t index)
+/* Records the trace's own thread state contradicts, each reported once
+ * and counted as given (never silently dropped): a retirement on a thread
+ * a THREAD record marked inactive (events of type active do not count it),
+ * and on Montecito both threads retiring in one cycle, although
+ * switch-on-event multithreading gives the pipeline to one thread at a time
+ * (ref §12; uarch.md §4.2). */
+static __attribute__((noinline)) void ia64_inactive_report(ia64_model_t *im, uint32_t t,
+                                                           const pmusim_rec_t *r, uint64_t index)
 {
-    if (!im->th[t].active && !im->inactive_reported) {
-        im->inactive_reported = true;
-        pmusim_model_diag(&im->base,
-                          "%s: record %" G_GUINT64_FORMAT " retires an instruction on thread %u at "
-                          "cycle %" G_GUINT64_FORMAT ", which a THREAD record marked inactive; "
-                          "events of type active do not count it (reported once)",
-                          im->d->ops->name, index, t, r->cycle);
-    }
-    if (im->d->mont && r->cycle == im->retire_cycle && t != im->retire_thread &&
-        !im->two_retire_reported) {
-        im->two_retire_reported = true;
-        pmusim_model_diag(&im->base,
-                          "%s: record %" G_GUINT64_FORMAT " retires an instruction on thread %u in "
-                          "cycle %" G_GUINT64_FORMAT " in which thread %u retired one; Montecito "
-                          "switches threads on events and retires from one thread per cycle: "
-                          "the trace is not a switch-on-event trace (reported once)",
-                          im->d->ops->name, index, t, r->cycle, im->retire_thread);
-    }
+    im->inactive_reported = true;
+    pmusim_model_diag(&im->base,
+                      "%s: record %" G_GUINT64_FORMAT " retires an instruction on thread %u at "
+                      "cycle %" G_GUINT64_FORMAT ", which a THREAD record marked inactive; "
+                      "events of type active do not count it (reported once)",
+                      im->d->ops->name, index, t, r->cycle);
+}
+
+static __attribute__((noinline)) void ia64_two_retire_report(ia64_model_t *im, uint64_t cycle)
+{
+    im->two_retire_reported = true;
+    pmusim_model_diag(&im->base,
+                      "%s: threads 0 and 1 both retire instructions in cycle %" G_GUINT64_FORMAT
+                      "; Montecito switches threads on events and retires from one thread per "
+                      "cycle: the trace is not a switch-on-event trace (reported once)",
+                      im->d->ops->name, cycle);
 }
 
 /* Whether ia64_consume_fast() may run: no per-record qualification, no
@@ -1315,7 +1333,7 @@ static inline bool ia64_fast_close_ok(const ia64_model_t *im, uint64_t cm, uint3
  * cyc_total. */
 static inline __attribute__((always_inline)) size_t
 ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, size_t n,
-                       const unsigned need, const bool single)
+                       const unsigned need, const bool single, const bool slow)
 {
     const uint32_t nth = single ? 1 : im->base.nthreads;
     const uint64_t e1mask = im->e1mask, m2 = im->m2, m3 = im->m3;
@@ -1339,8 +1357,9 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     }
     /* the thread of the open cycle's retirements, IA64_MAX_THREADS if none;
      * a second thread's retirement stops the loop until reported (mont) */
-    const bool watch_two = !single && im->d->mont && !im->two_retire_reported;
-    uint32_t lt = im->retire_cycle == im->cur ? im->retire_thread : IA64_MAX_THREADS;
+    bool watch_two = !single && im->d->mont && !im->two_retire_reported;
+    /* threads retiring in the open cycle (t + 1 or'ed: 3 = both) */
+    uint32_t tm = im->retire_cycle == im->cur ? im->retire_tmask : 0;
     const uint64_t cur0 = im->cur;
     uint64_t cur = cur0, cm = im->cmask, q0 = im->q0, q1 = im->q1, qsat = im->qsat;
     uint64_t acc = im->acc_recs;
@@ -1357,7 +1376,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     /* last-instruction tracking and capture units (ia64_consume()'s
      * insn_slow work); a capture's count goes to pend, which a close here
      * must then leave to the general path */
-    const bool slow = im->insn_slow, track = im->track_last, capture = im->capture_any;
+    const bool track = im->track_last, capture = im->capture_any;
     /* the record flags a capture unit looks at (ia64_capture_insn()): the
      * D-EARs memory accesses, the BTB/ETBs branches, an IP-EAR every
      * instruction; other records skip the call */
@@ -1405,7 +1424,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             cm = 0;
             q0 = q1 = qsat = 0;
             cur = c;
-            lt = IA64_MAX_THREADS;
+            if (watch_two && tm == 3) {
+                ia64_two_retire_report(im, cur);
+                watch_two = false;
+            }
+            tm = 0;
         }
         const uint32_t t = single ? 0 : r->thread;
         if (single) {
@@ -1420,11 +1443,8 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         ia64_key(r, false, need, &k1, &k2);
         if ((k1 & IA64_KEY_STATE) != st[t])
             break;
-        if (!single && t != lt) {
-            if (watch_two && lt != IA64_MAX_THREADS)
-                break;
-            lt = t;
-        }
+        if (!single)
+            tm |= t + 1;
         const unsigned slot = ia64_key_slot(k1, k2);
         const ia64_sig_entry_t *e = &cache[t][slot];
         /* tag[t]: the generation tag and the thread's active bit */
@@ -1474,32 +1494,33 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     if (cur != cur0)
         im->cur = im->now = cur;
     /* (one thread: nothing to compare a retirement's thread with) */
-    if (!single && lt != IA64_MAX_THREADS) {
+    if (!single) {
         im->retire_cycle = cur;
-        im->retire_thread = lt;
+        im->retire_tmask = tm;
     }
     return (size_t)(r - recs);
 }
 
 /* ia64_consume_fast_body() specialised for each record part the key may
- * need, so the per-record key has no tests of the configuration, and for a
- * single hardware thread. */
+ * need, so the per-record key has no tests of the configuration, for a
+ * single hardware thread, and for the per-record capture / last-IP work
+ * (`slow`), so plain counting pays nothing for it. */
 static inline __attribute__((always_inline)) size_t
 ia64_consume_fast_need(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, size_t n,
-                       const bool single)
+                       const bool single, const bool slow)
 {
     switch (im->key_need) {
     case 0:
-        return ia64_consume_fast_body(im, recs, k, n, 0, single);
+        return ia64_consume_fast_body(im, recs, k, n, 0, single, slow);
     case IA64_NEED_MEM:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM, single);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM, single, slow);
     case IA64_NEED_BR:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_BR, single);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_BR, single, slow);
     case IA64_NEED_MEM | IA64_NEED_BR:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_BR, single);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_BR, single, slow);
     default:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_MIS | IA64_NEED_BR,
-                                      single);
+                                      single, slow);
     }
 }
 
@@ -1507,8 +1528,10 @@ static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, cons
                                                          size_t k, size_t n)
 {
     if (im->base.nthreads == 1)
-        return ia64_consume_fast_need(im, recs, k, n, true);
-    return ia64_consume_fast_need(im, recs, k, n, false);
+        return im->insn_slow ? ia64_consume_fast_need(im, recs, k, n, true, true)
+                             : ia64_consume_fast_need(im, recs, k, n, true, false);
+    return im->insn_slow ? ia64_consume_fast_need(im, recs, k, n, false, true)
+                         : ia64_consume_fast_need(im, recs, k, n, false, false);
 }
 
 void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
@@ -1563,11 +1586,19 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
         switch (r->kind) {
         case PMUSIM_REC_INSN: {
             ia64_thread_t *th = &im->th[t];
-            if (__builtin_expect(!th->active || (r->cycle == im->retire_cycle &&
-                                                 t != im->retire_thread), 0))
-                ia64_retire_check(im, t, r, first_record + k);
-            im->retire_cycle = r->cycle;
-            im->retire_thread = t;
+            if (__builtin_expect(!th->active, 0) && !im->inactive_reported)
+                ia64_inactive_report(im, t, r, first_record + k);
+            if (r->cycle != im->retire_cycle) {
+                /* (the fast loop may have left a cycle of both threads) */
+                if (im->retire_tmask == 3 && im->d->mont && !im->two_retire_reported)
+                    ia64_two_retire_report(im, im->retire_cycle);
+                im->retire_cycle = r->cycle;
+                im->retire_tmask = 0;
+            }
+            im->retire_tmask |= t + 1;
+            if (__builtin_expect(im->retire_tmask == 3, 0) && im->d->mont &&
+                !im->two_retire_reported)
+                ia64_two_retire_report(im, r->cycle);
             uint64_t k1, k2;
             ia64_key(r, th->active, im->key_need, &k1, &k2);
             if (__builtin_expect(((k1 & IA64_KEY_STATE) | IA64_KEY_SEEN) != th->state_key, 0))
@@ -1618,6 +1649,9 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
         case PMUSIM_REC_THREAD:
             ia64_on_thread(im, t, r);
             break;
+        case PMUSIM_REC_MEM:
+            ia64_on_mem(im, t, r);
+            break;
         default:
             break;
         }
@@ -1632,6 +1666,8 @@ void ia64_finish(pmusim_model_t *m)
     if (im->finished)
         return;
     im->finished = true;
+    if (im->retire_tmask == 3 && im->d->mont && !im->two_retire_reported)
+        ia64_two_retire_report(im, im->retire_cycle);
     if (!im->started || im->end == 0)
         return;
     ia64_advance(im, im->end);

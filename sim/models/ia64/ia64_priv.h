@@ -402,7 +402,7 @@ typedef struct ia64_model {
     bool inactive_reported; /* a retirement on a thread the trace marked inactive */
     bool two_retire_reported; /* mont: two threads retired in one cycle */
     uint64_t retire_cycle;  /* cycle of the latest instruction record (IA64_NO_CYCLE: none) */
-    uint32_t retire_thread; /* its thread */
+    uint32_t retire_tmask;  /* threads that retired in it: bit t - 1 set by t + 1 (mont: 3 = both) */
     /* observe_cycles (pmusim wave): while obs_fn is set every slot is
      * counted exactly (emask), the fast paths are off, and each cycle of
      * [obs_from, obs_to) is reported once, in order; obs_next is the first

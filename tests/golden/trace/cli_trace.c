@@ -236,16 +236,27 @@ static void test_samples_and_lackey(void)
     g_free(out);
     char *log = g_build_filename(root, "tests", "unit", "trace", "data", "lackey_true.log", NULL);
     char *bin = in_dir("lk.bin");
-    CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", "--from", "lackey", log, bin, "--cpu",
-                        "wsm", NULL), 0);
+    CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", "--from", "lackey", "--no-model", log, bin,
+                        "--cpu", "wsm", NULL), 0);
     CU_ASSERT_EQUAL(run(&out, NULL, "trace", "info", bin, NULL), 0);
     /* 246 instructions + 7 MEM records (the stores of the 7 M lines) */
     CU_ASSERT(out && strstr(out, "records: 253\n") && strstr(out, "cpu: wsm\n") &&
               strstr(out, "  mem: 7\n") && strstr(out, "loads: l1d=36 ") &&
               strstr(out, "stores: l1d=39 ") && strstr(out, "meta annotations: allmem\n"));
     g_free(out);
+    /* through the microarchitecture model (the default): same instructions
+     * and accesses, levels and timing from the model */
+    CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", "--from", "lackey", log, bin, "--cpu",
+                        "wsm", "--D1=1024,2,64", NULL), 0);
+    CU_ASSERT_EQUAL(run(&out, NULL, "trace", "info", bin, NULL), 0);
+    CU_ASSERT(out && strstr(out, "instructions thread 0: 246\n") && strstr(out, "  mem: 7\n") &&
+              strstr(out, "meta uarch.D1: 1024,2,64\n") &&
+              strstr(out, "meta annotations: levels,tlb,pred,offcore,timing,events,allmem\n"));
+    g_free(out);
     CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", "--from", "lackey", log, bin, "--cpu",
                         "mont", NULL), 2);
+    CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", "--from", "lackey", "--no-model",
+                        "--D1=1024,2,64", log, bin, NULL), 2);
     g_unlink(bin);
     g_free(bin);
     g_free(log);

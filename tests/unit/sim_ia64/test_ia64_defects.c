@@ -214,8 +214,7 @@ static void test_retire_diagnostics(void)
     for (unsigned i = 22; i < 40; i++)
         r[i] = on(t_insn(i, 3), 0); /* thread 0 inactive */
     t_run(m, r, G_N_ELEMENTS(r));
-    CU_ASSERT_TRUE(t_diag_has(m, "record 20 retires an instruction on thread 1 in cycle 19 in "
-                                 "which thread 0 retired one"));
+    CU_ASSERT_TRUE(t_diag_has(m, "threads 0 and 1 both retire instructions in cycle 19;"));
     CU_ASSERT_TRUE(t_diag_has(m, "record 22 retires an instruction on thread 0 at cycle 22, which "
                                  "a THREAD record marked inactive"));
     CU_ASSERT_EQUAL(m->diags->len, 2);
@@ -268,6 +267,89 @@ static void test_not_in_trace(void)
     c = result_of(m, 0, "PMD4");
     CU_ASSERT_EQUAL(c.status, PMUSIM_COUNT_OK);
     CU_ASSERT_EQUAL(c.value, 1);
+    pmusim_model_free(m);
+}
+
+/* The fast loop closes a cycle of more records than some counter's maxincr
+ * when that counter's own count stays within it, and leaves a cycle that
+ * needs the clamp to the general path.  ita2 LOADS_RETIRED (maxincr 4) and
+ * IA64_INST_RETIRED (maxincr 6): 300 cycles of one load, a cycle of 4 loads
+ * and a nop (5 records, loads 4: no clamp), a cycle of 5 loads (clamped to
+ * 4, one diagnostic), then 10 more single loads.  Loads 300 + 4 + 4 + 10 =
+ * 318, instructions 300 + 5 + 5 + 10 = 320. */
+static void test_fast_close_many_records(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(0xcd, 0, 8, 0));
+    PMC(m, 5, cfg(ES_INST, 0, 8, 0));
+    pmusim_rec_t r[320];
+    size_t n = 0;
+    uint64_t c = 0;
+    for (; c < 300; c++)
+        r[n++] = mem(c, false, false, PMUSIM_TLB_L1_HIT);
+    for (unsigned j = 0; j < 4; j++)
+        r[n++] = mem(c, false, false, PMUSIM_TLB_L1_HIT);
+    r[n] = t_insn(c, 3);
+    r[n++].flags = PMUSIM_F_NOP;
+    c++;
+    for (unsigned j = 0; j < 5; j++)
+        r[n++] = mem(c, false, false, PMUSIM_TLB_L1_HIT);
+    for (c++; n < 320; c++)
+        r[n++] = mem(c, false, false, PMUSIM_TLB_L1_HIT);
+    t_run(m, r, n);
+    CU_ASSERT_EQUAL(CNT(m, 4), 318);
+    CU_ASSERT_EQUAL(CNT(m, 5), 320);
+    CU_ASSERT_EQUAL(m->diags->len, 2); /* the PMC4 enable bit, the clamp */
+    CU_ASSERT_TRUE(t_diag_has(m, "5 occurrences in cycle 301 exceed maxincr 4"));
+    pmusim_model_free(m);
+}
+
+/* The final register state a `stat --dump-regs` prints: PMC0 with its
+ * freeze and overflow bits read back after the replay and decoded by
+ * describe_reg.  PMD5 IA64_INST_RETIRED with oi from 2^47 - 2 wraps in
+ * cycle 1 (one instruction per cycle): PMC0 = fr | bit 5 = 0x21. */
+static void test_final_register_state(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 5, cfg(ES_INST, 0, 8, OI));
+    PMD(m, 5, CTR_WRAP - 2);
+    pmusim_rec_t r[] = {t_insn(0, 3), t_insn(1, 3), t_insn(2, 3)};
+    t_run(m, r, G_N_ELEMENTS(r));
+    uint64_t pmc0 = RPMC(m, 0);
+    CU_ASSERT_EQUAL(pmc0, 0x21);
+    GString *g = g_string_new(NULL);
+    CU_ASSERT_TRUE(m->ops->describe_reg(PMUSIM_REG_PMC, 0, pmc0, g));
+    CU_ASSERT_STRING_EQUAL(g->str, "freeze/overflow status: fr=1 (frozen) overflow=PMD5");
+    g_string_truncate(g, 0);
+    /* the BTB index register reads back and decodes too */
+    CU_ASSERT_TRUE(m->ops->describe_reg(PMUSIM_REG_PMD, 16, RPMD(m, 16), g));
+    CU_ASSERT_PTR_NOT_NULL(strstr(g->str, "BTB index"));
+    g_string_free(g, TRUE);
+    pmusim_model_free(m);
+}
+
+/* MEM records: further accesses of the previous instruction count as
+ * memory references, never as instructions.  An integer load with a MEM
+ * load and a MEM store, then a plain instruction: LOADS_RETIRED 2,
+ * STORES_RETIRED 1, DATA_REFERENCES_SET0 3, IA64_INST_RETIRED 2. */
+static void test_mem_records(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(0xcd, 0, 8, 0));
+    PMC(m, 5, cfg(0xd1, 0, 8, 0));
+    PMC(m, 6, cfg(0xc3, 0, 8, 0));
+    PMC(m, 7, cfg(ES_INST, 0, 8, 0));
+    pmusim_rec_t a = mem(0, false, false, PMUSIM_TLB_L1_HIT);
+    pmusim_rec_t b = a, c = a;
+    b.kind = c.kind = PMUSIM_REC_MEM;
+    b.flags = c.flags = 0;
+    c.mem.is_store = 1;
+    pmusim_rec_t r[] = {a, b, c, t_insn(1, 3)};
+    t_run(m, r, G_N_ELEMENTS(r));
+    CU_ASSERT_EQUAL(CNT(m, 4), 2);
+    CU_ASSERT_EQUAL(CNT(m, 5), 1);
+    CU_ASSERT_EQUAL(CNT(m, 6), 3);
+    CU_ASSERT_EQUAL(CNT(m, 7), 2);
     pmusim_model_free(m);
 }
 
@@ -371,6 +453,9 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_thread_switch_events);
     PMUSIM_ADD_TEST(s, test_retire_diagnostics);
     PMUSIM_ADD_TEST(s, test_not_in_trace);
+    PMUSIM_ADD_TEST(s, test_fast_close_many_records);
+    PMUSIM_ADD_TEST(s, test_final_register_state);
+    PMUSIM_ADD_TEST(s, test_mem_records);
     s = CU_add_suite("ia64_observe", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_observe_cycles);
 }
