@@ -327,6 +327,13 @@ static void print_details(FILE *fp, const pmusim_report_t *r, gboolean verbose)
             for (guint i = 0; i < r->diags->len; i++)
                 fprintf(fp, "    %s\n", (const char *)g_ptr_array_index(r->diags, i));
         }
+        /* expected, documented fix-ups: shown on request, never counted as
+         * diagnostics */
+        if (r->notes && r->notes->len) {
+            fprintf(fp, "\n  notes (expected fix-ups):\n");
+            for (guint i = 0; i < r->notes->len; i++)
+                fprintf(fp, "    %s\n", (const char *)g_ptr_array_index(r->notes, i));
+        }
     } else if (r->diags->len) {
         fprintf(fp, "\n  %u register diagnostic%s (see --verbose)\n", r->diags->len,
                 r->diags->len == 1 ? "" : "s");
