@@ -340,6 +340,19 @@ static uint64_t svg_get_retired(const wave_out_t *w, guint r, guint s)
     return g_array_index(w->rows, wave_row_t, r).retired;
 }
 
+/* A value as a person reads it: counters preset near their wrap (sampling
+ * periods, overflow set-ups) as "2^47-3" rather than 15 digits. */
+static int svg_value_text(uint64_t v, char *buf, size_t len)
+{
+    if (v >= (1ull << 32)) {
+        int k = 64 - __builtin_clzll(v); /* 2^(k-1) <= v < 2^k */
+        uint64_t d = k < 64 ? (1ull << k) - v : 0;
+        if (k < 64 && d < (1ull << 20))
+            return g_snprintf(buf, len, "2^%d-%" PRIu64, k, d);
+    }
+    return g_snprintf(buf, len, "%" PRIu64, v);
+}
+
 /* A bus lane: a box per run of equal values, the value written in it when
  * it fits. */
 static void svg_bus(const wave_out_t *w, FILE *fp, double y, double cw, guint sig, svg_get_fn get)
@@ -356,8 +369,8 @@ static void svg_bus(const wave_out_t *w, FILE *fp, double y, double cw, guint si
                     "%.1f,%.1f %.1f,%.1f\"/>\n", v ? "bus" : "busz",
                 x0, y + SVG_BUS_H / 2.0, x0 + e, y + 3, x1 - e, y + 3, x1, y + SVG_BUS_H / 2.0,
                 x1 - e, y + SVG_BUS_H - 3, x0 + e, y + SVG_BUS_H - 3);
-        char txt[24];
-        int len = g_snprintf(txt, sizeof txt, "%" PRIu64, v);
+        char txt[40];
+        int len = svg_value_text(v, txt, sizeof txt);
         if (len * 7.0 + 4 <= x1 - x0)
             fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" class=\"val\">%s</text>\n", (x0 + x1) / 2,
                     y + SVG_BUS_H / 2.0 + 4, txt);
