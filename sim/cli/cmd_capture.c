@@ -134,7 +134,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     }
     char *cpu_name = NULL, *out = NULL, *qemu_opt = NULL;
     gint threads = 1;
-    gboolean text = FALSE, stats = FALSE;
+    gboolean text = FALSE, stats = FALSE, clean_env = FALSE;
     GOptionEntry entries[] = {
         {"cpu", 0, 0, G_OPTION_ARG_STRING, &cpu_name, "CPU model: wsm, wsm_dp or knm", "CPU"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
@@ -143,6 +143,9 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
          "hardware threads of the trace (default 1); guest thread k runs on thread k mod N",
          "N"},
         {"text", 0, 0, G_OPTION_ARG_NONE, &text, "write the text form", NULL},
+        {"clean-env", 0, 0, G_OPTION_ARG_NONE, &clean_env,
+         "run the program with only PATH=/usr/bin:/bin and LC_ALL=C in its environment, so "
+         "that the same program gives the same trace on every machine", NULL},
         {"stats", 0, 0, G_OPTION_ARG_NONE, &stats,
          "print the model's totals on stderr (the figures cachegrind prints)", NULL},
         {"qemu", 0, 0, G_OPTION_ARG_FILENAME, &qemu_opt,
@@ -282,7 +285,13 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         /* the write end crosses exec into QEMU (the plugin closes it for the
          * guest) */
         fcntl(pipefd[1], F_SETFD, 0);
-        execv(qemu, (char **)qargv->pdata);
+        /* the C library's start-up reads the environment: a fixed one makes
+         * the instruction stream the same on every machine */
+        static char *const clean[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", NULL};
+        if (clean_env)
+            execve(qemu, (char **)qargv->pdata, clean);
+        else
+            execv(qemu, (char **)qargv->pdata);
         fprintf(stderr, "pmusim: %s: cannot run: %s\n", qemu, g_strerror(errno));
         _exit(127);
     }

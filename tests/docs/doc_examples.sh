@@ -13,6 +13,8 @@
 # - a fenced block (``` or ```sh) is run as a shell script, output unchecked.
 # - a fenced block right after "<!-- file: NAME -->" is written to NAME.
 # - "<!-- doctest: skip -->" skips the next block.
+# - "<!-- doctest: needs TOOL -->": the rest of the document runs only when
+#   TOOL is installed (a skip is reported, not a failure).
 # Commands run in a fresh directory holding links to the source tree's
 # traces/, tests/, docs/ and scripts/, with `pmusim` on the PATH.
 # --regen rewrites the expected output of every command whose expectation
@@ -61,6 +63,12 @@ infence {
     body = body $0 "\n"; next
 }
 /^<!-- doctest: skip -->/ { skip = 1; next }
+/^<!-- doctest: needs [^ ]+ -->/ {
+    flush_cmd(); n++
+    printf "%s\n", $4 > (out "/needs." n); close(out "/needs." n)
+    printf "%d\n", NR > (out "/line." n); close(out "/line." n)
+    next
+}
 /^<!-- file: [^ ]+ -->/ { file = $3; next }
 /^```/ {
     flush_cmd()
@@ -88,7 +96,13 @@ i=1
 cd "$work/run"
 while [ "$i" -le "$total" ]; do
     line=$(cat "$work/out/line.$i")
-    if [ -f "$work/out/block.$i" ]; then
+    if [ -f "$work/out/needs.$i" ]; then
+        tool=$(cat "$work/out/needs.$i")
+        if ! command -v "$tool" >/dev/null 2>&1; then
+            echo "SKIP $doc:$line: the rest of the document needs $tool"
+            break
+        fi
+    elif [ -f "$work/out/block.$i" ]; then
         if ! PATH="$work/bin:$PATH" sh "$work/out/block.$i" > "$work/out/actual.$i" 2>&1; then
             echo "FAIL $doc:$line: the block failed:"; sed 's/^/  | /' "$work/out/actual.$i"
             failed=$((failed + 1))
