@@ -9,9 +9,7 @@
  *
  * One replay: the model's observe_cycles op calls us back at the end of every
  * cycle of the window, IDLE gaps included (one row per cycle, each with its
- * own value).  Rows stop at the trace's last cycle and the output says so.
- * A model without that op is replayed once per cycle of a small window
- * (WAVE_FALLBACK_MAX cycles), which gives values and increments only. */
+ * own value).  Rows stop at the trace's last cycle and the output says so. */
 #include "cmds.h"
 #include "enc_args.h"
 #include "pmusim/frontdoor.h"
@@ -25,7 +23,6 @@
 #define WAVE_DEFAULT_CYCLES 32u
 #define WAVE_MAX_CYCLES 1000000u  /* text and VCD stream: only the window's rows are kept */
 #define WAVE_SVG_MAX_CYCLES 2000u /* a picture wider than this is unreadable */
-#define WAVE_FALLBACK_MAX 4096u   /* models without observe_cycles: one replay per cycle */
 #define WAVE_BATCH 4096u
 
 /* A pending "instructions retired in cycle c" count, in cycle order. */
@@ -135,17 +132,25 @@ static void wave_short_label(const char *label, char *out, size_t len)
     g_strfreev(parts);
 }
 
+/* A model of `pmu` programmed with `regs`, or NULL with error. */
+static pmusim_model_t *wave_model(const char *pmu, uint32_t nthreads, const GArray *regs,
+                                  GError **error)
+{
+    pmusim_model_t *m = pmusim_model_new(pmu, nthreads, error);
+    if (m && !pmusim_model_write_regs(m, regs, error)) {
+        pmusim_model_free(m);
+        return NULL;
+    }
+    return m;
+}
+
 /* The counters to show, from a report of a model programmed with `regs`. */
 static gboolean wave_list_signals(const char *pmu, uint32_t nthreads, const GArray *regs,
                                   GArray *sigs, GError **error)
 {
-    pmusim_model_t *m = pmusim_model_new(pmu, nthreads, error);
+    pmusim_model_t *m = wave_model(pmu, nthreads, regs, error);
     if (!m)
         return FALSE;
-    if (!pmusim_model_write_regs(m, regs, error)) {
-        pmusim_model_free(m);
-        return FALSE;
-    }
     pmusim_report_t rep;
     pmusim_report_init(&rep);
     pmusim_model_collect(m, &rep);
@@ -190,142 +195,6 @@ static gboolean wave_observe(wave_ctx_t *w, pmusim_model_t *m, pmusim_trace_read
     g_free(batch);
     if (ok)
         m->ops->finish(m);
-    return ok;
-}
-
-/* --- fallback for models without observe_cycles: one replay per cycle --- */
-
-static gboolean wave_fallback_run(const char *pmu, uint32_t nthreads, const GArray *regs,
-                                  const pmusim_rec_t *recs, size_t n, uint64_t close,
-                                  pmusim_report_t *rep, GError **error)
-{
-    pmusim_model_t *m = pmusim_model_new(pmu, nthreads, error);
-    if (!m)
-        return FALSE;
-    if (!pmusim_model_write_regs(m, regs, error)) {
-        pmusim_model_free(m);
-        return FALSE;
-    }
-    if (n)
-        m->ops->consume(m, recs, n);
-    m->ops->finish(m);
-    pmusim_model_collect(m, rep);
-    (void)close;
-    pmusim_model_free(m);
-    return TRUE;
-}
-
-static gboolean wave_fallback(wave_ctx_t *w, const char *pmu, uint32_t nthreads,
-                              const GArray *regs, pmusim_trace_reader_t *reader, GError **error)
-{
-    if (w->to - w->from > WAVE_FALLBACK_MAX) {
-        g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_MISMATCH,
-                    "the %s model cannot be observed cycle by cycle in one replay: "
-                    "choose a window of at most %u cycles", pmu, WAVE_FALLBACK_MAX);
-        return FALSE;
-    }
-    GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
-    pmusim_rec_t batch[256];
-    uint64_t trace_end = 0; /* one past the trace's last cycle */
-    gboolean ok = TRUE, done = FALSE;
-    while (ok && !done) {
-        gssize n = pmusim_trace_reader_next_batch(reader, batch, G_N_ELEMENTS(batch), error);
-        if (n < 0)
-            ok = FALSE;
-        if (n <= 0)
-            break;
-        for (gssize i = 0; i < n; i++) {
-            uint64_t last = batch[i].cycle;
-            if (batch[i].kind == PMUSIM_REC_IDLE && batch[i].n)
-                last = batch[i].cycle + batch[i].n - 1 < batch[i].cycle ? UINT64_MAX
-                                                                        : batch[i].cycle + batch[i].n - 1;
-            trace_end = MAX(trace_end, last + 1);
-            if (batch[i].cycle >= w->to) {
-                done = TRUE;
-                break;
-            }
-            g_array_append_val(recs, batch[i]);
-        }
-    }
-    const pmusim_rec_t *all = (const pmusim_rec_t *)(void *)recs->data;
-    wave_count_retired(w, all, recs->len);
-    uint64_t stop = MIN(w->to, trace_end);
-    size_t upto = 0;
-    uint64_t *prev = g_new0(uint64_t, w->sigs->len + 1);
-    /* counters wrap at 2^47 (IA-64 PMDs) or 2^48 (x86) */
-    const uint64_t wrap = pmusim_model_find(pmu)->isa == PMUSIM_ISA_IA64 ? 1ull << 47 : 1ull << 48;
-    /* the cycle before the window gives the first row's increments */
-    uint64_t first = w->from ? w->from - 1 : 0;
-    for (uint64_t c = first; ok && c < stop; c++) {
-        while (upto < recs->len && all[upto].cycle <= c)
-            upto++;
-        /* an IDLE that covers cycles after c is cut at c */
-        GArray *cut = g_array_sized_new(FALSE, FALSE, sizeof(pmusim_rec_t), (guint)upto + 1);
-        g_array_append_vals(cut, all, (guint)upto);
-        for (guint i = 0; i < cut->len; i++) {
-            pmusim_rec_t *r = &g_array_index(cut, pmusim_rec_t, i);
-            if (r->kind == PMUSIM_REC_IDLE && r->n && r->cycle + r->n - 1 > c)
-                r->n = c - r->cycle + 1;
-        }
-        /* an IDLE record makes c the last cycle of the span even when no
-         * record reaches it */
-        gboolean reaches = FALSE;
-        for (guint i = 0; i < cut->len; i++) {
-            const pmusim_rec_t *r = &g_array_index(cut, pmusim_rec_t, i);
-            reaches |= r->cycle == c || (r->kind == PMUSIM_REC_IDLE && r->n &&
-                                         r->cycle + r->n - 1 == c);
-        }
-        if (!reaches) {
-            pmusim_rec_t close = {.cycle = c, .kind = PMUSIM_REC_IDLE, .n = 1};
-            g_array_append_val(cut, close);
-        }
-        pmusim_report_t rep;
-        pmusim_report_init(&rep);
-        ok = wave_fallback_run(pmu, nthreads, regs, (const pmusim_rec_t *)(void *)cut->data,
-                               cut->len, c, &rep, error);
-        g_array_free(cut, TRUE);
-        if (!ok) {
-            pmusim_report_clear(&rep);
-            break;
-        }
-        gboolean frozen = FALSE, irq = FALSE;
-        for (guint e = 0; e < rep.log->len; e++) {
-            const pmusim_sim_event_t *ev = &g_array_index(rep.log, pmusim_sim_event_t, e);
-            if (ev->cycle == c && strstr(ev->what, "freeze"))
-                frozen = TRUE;
-            if (ev->cycle == c && strcmp(ev->what, "interrupt") == 0)
-                irq = TRUE;
-        }
-        for (guint i = 0; i < w->sigs->len; i++) {
-            const wave_sig_t *s = &g_array_index(w->sigs, wave_sig_t, i);
-            pmusim_counter_probe_t *p = &w->row[i];
-            memset(p, 0, sizeof *p);
-            if (s->index < rep.counters->len) {
-                const pmusim_counter_result_t *cr =
-                    &g_array_index(rep.counters, pmusim_counter_result_t, s->index);
-                p->value = cr->value;
-            }
-            p->increment = c == first && c == w->from ? p->value
-                           : p->value >= prev[i]                ? p->value - prev[i]
-                                                                : p->value + wrap - prev[i];
-            p->raw = p->increment;
-            p->cond = 1;
-            p->frozen = frozen;
-            p->interrupt = irq;
-            for (guint e = 0; e < rep.log->len; e++) {
-                const pmusim_sim_event_t *ev = &g_array_index(rep.log, pmusim_sim_event_t, e);
-                const char *o = strstr(ev->what, "overflow");
-                if (ev->cycle == c && o && ev->thread == s->thread && strstr(ev->what, s->reg))
-                    p->overflow = 1;
-            }
-            prev[i] = p->value;
-        }
-        pmusim_report_clear(&rep);
-        if (c >= w->from)
-            wave_emit(w, c);
-    }
-    g_free(prev);
-    g_array_free(recs, TRUE);
     return ok;
 }
 
@@ -495,18 +364,14 @@ int pmusim_cmd_wave(int argc, char **argv)
         g_set_error(&error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG,
                     "no counter is programmed: nothing to show");
         ok = FALSE;
-    } else if (ops->observe_cycles) {
-        m = pmusim_model_new(ops->name, nthreads, &error);
-        ok = m && pmusim_model_write_regs(m, run.regs, &error) &&
-             (!period || (fd = wave_sampling(m, w.sigs, period, &error))) &&
-             wave_observe(&w, m, run.reader, &error);
-    } else if (period) {
+    } else if (!ops->observe_cycles) {
         g_set_error(&error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_MISMATCH,
-                    "-c needs a model that can be observed in one replay; %s cannot",
-                    ops->name);
+                    "the %s model cannot be observed cycle by cycle", ops->name);
         ok = FALSE;
     } else {
-        ok = wave_fallback(&w, ops->name, nthreads, run.regs, run.reader, &error);
+        m = wave_model(ops->name, nthreads, run.regs, &error);
+        ok = m && (!period || (fd = wave_sampling(m, w.sigs, period, &error))) &&
+             wave_observe(&w, m, run.reader, &error);
     }
     if (!ok) {
         wave_out_abort(w.out);
