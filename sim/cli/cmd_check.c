@@ -90,10 +90,74 @@ static gboolean find_counter(const pmusim_report_t *r, const char *key, uint64_t
     return found;
 }
 
+/* A count.NAME / overflows.NAME / error value: a whole number, decimal or
+ * 0x-hexadecimal, nothing else (an invalid value is an error, never 0). */
+static gboolean check_number(GKeyFile *kf, const char *group, const char *key, uint64_t *out,
+                             GString *why)
+{
+    GError *e = NULL;
+    char *vs = g_key_file_get_string(kf, group, key, &e);
+    gboolean hex = vs && (g_str_has_prefix(vs, "0x") || g_str_has_prefix(vs, "0X"));
+    guint64 v = 0;
+    gboolean ok = vs && g_ascii_string_to_unsigned(hex ? vs + 2 : vs, hex ? 16 : 10, 0,
+                                                   G_MAXUINT64, &v, NULL);
+    if (!ok)
+        g_string_append_printf(why, "%s: expected a whole number (decimal or 0x hex)%s", key,
+                               e ? "; the value is not valid UTF-8" : "");
+    g_clear_error(&e);
+    g_free(vs);
+    *out = v;
+    return ok;
+}
+
+/* Every key of a case must be one the format knows: a typo (cuont.X) would
+ * otherwise pass without testing anything. */
+static gboolean check_keys(GKeyFile *kf, const char *group, GString *why)
+{
+    static const char *const known[] = {"pmu", "events", "options", "plm", "regs",
+                                        "expect-regs", "trace", "error", NULL};
+    char **keys = g_key_file_get_keys(kf, group, NULL, NULL);
+    gboolean ok = TRUE, tests = FALSE;
+    for (char **k = keys; k && *k; k++) {
+        gboolean good = g_str_has_prefix(*k, "count.") || g_str_has_prefix(*k, "overflows.");
+        tests |= good || !strcmp(*k, "error") || !strcmp(*k, "expect-regs");
+        for (unsigned i = 0; !good && known[i]; i++)
+            good = !strcmp(*k, known[i]);
+        if (!good) {
+            g_string_append_printf(why, "%sunknown key '%s' (known: pmu, events, options, plm, "
+                                   "regs, expect-regs, trace, error, count.NAME, overflows.NAME)",
+                                   ok ? "" : "; ", *k);
+            ok = FALSE;
+        }
+    }
+    if (ok && !tests) {
+        g_string_append(why, "the case checks nothing (no count., overflows., error or "
+                             "expect-regs key)");
+        ok = FALSE;
+    }
+    if (ok && !g_key_file_has_key(kf, group, "events", NULL) &&
+        !g_key_file_has_key(kf, group, "regs", NULL)) {
+        g_string_append(why, "the case programs nothing (no events or regs key)");
+        ok = FALSE;
+    }
+    g_strfreev(keys);
+    return ok;
+}
+
 static gboolean run_case(GKeyFile *kf, const char *group, const char *dir, GString *why)
 {
     GError *e = NULL;
     gboolean ok = FALSE;
+    if (!check_keys(kf, group, why))
+        return FALSE;
+    if (g_key_file_has_key(kf, group, "error", NULL)) {
+        uint64_t ignored;
+        char *es = g_key_file_get_string(kf, group, "error", NULL);
+        gboolean neg = es && es[0] == '-';
+        g_free(es);
+        if (!neg && !check_number(kf, group, "error", &ignored, why))
+            return FALSE;
+    }
     char *pmu = g_key_file_get_string(kf, group, "pmu", NULL);
     char **events = g_key_file_get_string_list(kf, group, "events", NULL, NULL);
     char **options = g_key_file_get_string_list(kf, group, "options", NULL, NULL);
@@ -204,9 +268,11 @@ static gboolean run_case(GKeyFile *kf, const char *group, const char *dir, GStri
             if (!is_count && !is_ovf)
                 continue;
             const char *name = strchr(*k, '.') + 1;
-            char *vs = g_key_file_get_string(kf, group, *k, NULL);
-            uint64_t want = g_ascii_strtoull(vs, NULL, 0), v, ovf;
-            g_free(vs);
+            uint64_t want, v, ovf;
+            if (!check_number(kf, group, *k, &want, why)) {
+                all = FALSE;
+                continue;
+            }
             if (!find_counter(&rep, name, &v, &ovf)) {
                 g_string_append_printf(why, "%sno counter '%s'", all ? "" : "; ", name);
                 all = FALSE;
@@ -271,6 +337,11 @@ int pmusim_cmd_check(int argc, char **argv)
         }
         char *dir = g_path_get_dirname(argv[i]);
         char **groups = g_key_file_get_groups(kf, NULL);
+        if (!groups[0]) {
+            /* a file without a case would pass while testing nothing */
+            fprintf(stderr, "pmusim: %s: no case ([name] group) in the file\n", argv[i]);
+            status = 1;
+        }
         for (char **g = groups; *g; g++) {
             GString *why = g_string_new(NULL);
             if (run_case(kf, *g, dir, why)) {
