@@ -67,15 +67,32 @@ const char *pmusim_cli_default_events(const char *pmu)
 /* Writes s as a JSON string literal (quotes, backslashes and control characters escaped). */
 void pmusim_cli_json_string(FILE *fp, const char *s)
 {
+    /* JSON text is UTF-8 (RFC 8259 section 8.1): a byte that does not start a
+     * valid sequence (a label or symbol read from a file) becomes U+FFFD */
     fputc('"', fp);
-    for (; *s; s++) {
+    const char *end = s + strlen(s);
+    while (*s) {
         unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
+        if (c == '"' || c == '\\') {
             fprintf(fp, "\\%c", c);
-        else if (c < 0x20)
+            s++;
+        } else if (c < 0x20) {
             fprintf(fp, "\\u%04x", c);
-        else
+            s++;
+        } else if (c < 0x80) {
             fputc(c, fp);
+            s++;
+        } else {
+            const char *next = g_utf8_find_next_char(s, end);
+            gunichar u = g_utf8_get_char_validated(s, next ? next - s : end - s);
+            if (u == (gunichar)-1 || u == (gunichar)-2 || !next) {
+                fputs("\\ufffd", fp);
+                s++;
+            } else {
+                fwrite(s, 1, (size_t)(next - s), fp);
+                s = next;
+            }
+        }
     }
     fputc('"', fp);
 }
