@@ -169,7 +169,7 @@ static gboolean apply_write(pmusim_model_t *m, const GArray *regs, guint i, GErr
             last = m->nthreads - 1;
         } else if (w.thread >= m->nthreads) {
             g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG,
-                        "write #%u (%s%u): thread %u does not exist (the model has %u)", i + 1,
+                        "write #%u (%s 0x%x): thread %u does not exist (the model has %u)", i + 1,
                         pmusim_regspace_name(w.space), w.num, w.thread, m->nthreads);
             return FALSE;
         }
