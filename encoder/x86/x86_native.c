@@ -541,6 +541,28 @@ static gboolean x86_event_code(const x86_pmu_t *pmu, size_t idx, const char **na
     return TRUE;
 }
 
+static gboolean x86_event_umask(const x86_pmu_t *pmu, size_t idx, size_t j, const char **name,
+                                uint32_t *umask)
+{
+    if (idx >= pmu->table->nevents)
+        return FALSE;
+    const x86_event_t *e = &pmu->table->events[idx];
+    size_t k = 0;
+    for (size_t u = 0; u < e->numasks; u++) {
+        const x86_umask_t *m = &pmu->table->umasks[e->first_umask + u];
+        if (m->models && !(m->models & pmu->model_bit))
+            continue; /* another model's unit mask */
+        if (k++ == j) {
+            if (name)
+                *name = m->name;
+            if (umask)
+                *umask = (uint32_t)((m->ucode >> 8) & 0xff);
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
 static const char *const x86_option_help[] = {
     "thread=N  program only hardware thread N (default: every thread)",
     NULL,
@@ -564,6 +586,10 @@ static const char *const x86_option_help[] = {
     {                                                                                            \
         return x86_event_code(pmu_##id(), i, nm, c, u);                                          \
     }                                                                                            \
+    static gboolean umask_##id(size_t i, size_t j, const char **nm, uint32_t *u)                \
+    {                                                                                            \
+        return x86_event_umask(pmu_##id(), i, j, nm, u);                                         \
+    }                                                                                            \
     static gboolean explain_##id(const char *ev, unsigned plm, FILE *fp, GError **err)          \
     {                                                                                            \
         return x86_explain(pmu_##id(), ev, plm, fp, err);                                        \
@@ -576,18 +602,18 @@ X86_NATIVE_PMU(knm)
 const pmusim_encoder_pmu_t pmusim_encoder_wsm = {
     .name = "wsm", .desc = "Intel Westmere (model 37): 4 generic + 3 fixed counters",
     .isa = PMUSIM_ISA_X86_64, .encode = enc_wsm, .list_events = list_wsm, .show_event = show_wsm,
-    .option_help = x86_option_help, .event_count = count_wsm, .event_code = code_wsm,
+    .option_help = x86_option_help, .event_count = count_wsm, .event_code = code_wsm, .event_umask = umask_wsm,
     .explain = explain_wsm,
 };
 const pmusim_encoder_pmu_t pmusim_encoder_wsm_dp = {
     .name = "wsm_dp", .desc = "Intel Westmere DP (models 44, 47): 4 generic + 3 fixed counters",
     .isa = PMUSIM_ISA_X86_64, .encode = enc_wsm_dp, .list_events = list_wsm_dp,
     .show_event = show_wsm_dp, .option_help = x86_option_help, .event_count = count_wsm_dp,
-    .event_code = code_wsm_dp, .explain = explain_wsm_dp,
+    .event_code = code_wsm_dp, .event_umask = umask_wsm_dp, .explain = explain_wsm_dp,
 };
 const pmusim_encoder_pmu_t pmusim_encoder_knm = {
     .name = "knm", .desc = "Intel Knights Mill (model 133): 2 generic + 3 fixed counters",
     .isa = PMUSIM_ISA_X86_64, .encode = enc_knm, .list_events = list_knm, .show_event = show_knm,
-    .option_help = x86_option_help, .event_count = count_knm, .event_code = code_knm,
+    .option_help = x86_option_help, .event_count = count_knm, .event_code = code_knm, .event_umask = umask_knm,
     .explain = explain_knm,
 };

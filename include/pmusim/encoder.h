@@ -54,6 +54,10 @@ typedef struct pmusim_encoder_pmu {
      * hardware event select/unit mask. */
     size_t (*event_count)(void);
     gboolean (*event_code)(size_t idx, const char **name, uint32_t *code, uint32_t *umask);
+    /* Unit mask j of event idx (name and the umask field, bits 15:8 of the
+     * event select register); FALSE past the last one.  NULL for PMUs whose
+     * events carry their unit mask (IA-64). */
+    gboolean (*event_umask)(size_t idx, size_t j, const char **name, uint32_t *umask);
     /* check_events-like explanation of one event string: codes, canonical
      * string, register writes, equivalent perf string (NULL if not offered). */
     gboolean (*explain)(const char *event, unsigned dfl_plm, FILE *fp, GError **error);

@@ -7,30 +7,68 @@
 #include <stdio.h>
 #include <string.h>
 
-static int list_sources(const pmusim_encoder_pmu_t *enc, FILE *fp)
+/* One row of `events --source`; counts the rows and those from trace fields. */
+static void source_row(const pmusim_model_ops_t *ops, FILE *fp, const char *name,
+                       const char *umask_name, uint32_t code, uint32_t umask, size_t *rows,
+                       size_t *from_trace)
+{
+    const char *src = ops && ops->event_source ? ops->event_source(code, umask) : NULL;
+    char *label = umask_name ? g_strdup_printf("%s:%s", name, umask_name) : g_strdup(name);
+    fprintf(fp, "%-48s 0x%-4x 0x%-4x %s\n", label, code, umask,
+            src ? src : "explicit EVENT records only");
+    g_free(label);
+    (*rows)++;
+    if (src)
+        (*from_trace)++;
+}
+
+/* Where the simulator takes each (event, unit mask) from; `filter` is NULL,
+ * EVENT or EVENT:UMASK (case-insensitive). */
+static int list_sources(const pmusim_encoder_pmu_t *enc, const char *filter, FILE *fp)
 {
     const pmusim_model_ops_t *ops = pmusim_model_find(enc->name);
     if (!enc->event_count || !enc->event_code) {
         fprintf(stderr, "pmusim: the %s encoder does not list event codes\n", enc->name);
         return 1;
     }
-    size_t n = enc->event_count(), from_trace = 0;
+    char *want_ev = NULL, *want_um = NULL;
+    if (filter) {
+        const char *f = strstr(filter, "::") ? strstr(filter, "::") + 2 : filter;
+        const char *colon = strchr(f, ':');
+        want_ev = colon ? g_strndup(f, (gsize)(colon - f)) : g_strdup(f);
+        want_um = colon ? g_strdup(colon + 1) : NULL;
+    }
+    size_t n = enc->event_count(), rows = 0, from_trace = 0;
     fprintf(fp, "%-48s %-6s %-6s %s\n", "event", "code", "umask", "source");
     for (size_t i = 0; i < n; i++) {
-        const char *name = NULL;
-        uint32_t code = 0, umask = 0;
+        const char *name = NULL, *uname = NULL;
+        uint32_t code = 0, umask = 0, um = 0;
         if (!enc->event_code(i, &name, &code, &umask))
             continue;
-        const char *src = ops && ops->event_source ? ops->event_source(code, umask) : NULL;
-        if (src)
-            from_trace++;
-        fprintf(fp, "%-48s 0x%-4x 0x%-4x %s\n", name, code, umask,
-                src ? src : "explicit EVENT records");
+        if (want_ev && g_ascii_strcasecmp(name, want_ev) != 0)
+            continue;
+        size_t j = 0;
+        for (; enc->event_umask && enc->event_umask(i, j, &uname, &um); j++) {
+            if (want_um && g_ascii_strcasecmp(uname, want_um) != 0)
+                continue;
+            source_row(ops, fp, name, uname, code, umask | um, &rows, &from_trace);
+        }
+        if (j == 0 && !want_um) /* an event without unit masks */
+            source_row(ops, fp, name, NULL, code, umask, &rows, &from_trace);
     }
-    fprintf(fp, "\n%zu of %zu events are derived from trace fields; the others count the "
-                "trace's explicit EVENT records.\n",
-            from_trace, n);
-    return 0;
+    int status = 0;
+    if (filter && !rows) {
+        fprintf(stderr, "pmusim: %s: no such event%s on %s\n", filter, want_um ? " or unit mask" : "",
+                enc->name);
+        status = 1;
+    } else {
+        fprintf(fp, "\n%zu of %zu (event, unit mask) rows are derived from trace fields; the "
+                    "others count the trace's explicit EVENT records.\n",
+                from_trace, rows);
+    }
+    g_free(want_ev);
+    g_free(want_um);
+    return status;
 }
 
 int pmusim_cmd_events(int argc, char **argv)
@@ -40,7 +78,8 @@ int pmusim_cmd_events(int argc, char **argv)
     const GOptionEntry entries[] = {
         {"pmu", 'p', 0, G_OPTION_ARG_STRING, &pmu, "PMU: ita2, mont, wsm, wsm_dp, knm", "NAME"},
         {"source", 's', 0, G_OPTION_ARG_NONE, &source,
-         "say which events the simulator derives from trace fields", NULL},
+         "say where the simulator takes each (event, unit mask) from: trace fields or "
+         "explicit EVENT records; with EVENT or EVENT:UMASK, only those", NULL},
         {"options", 0, 0, G_OPTION_ARG_NONE, &options, "list the PMU's encoder options", NULL},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
@@ -76,7 +115,7 @@ int pmusim_cmd_events(int argc, char **argv)
         for (const char *const *h = enc->option_help; h && *h; h++)
             printf("%s\n", *h);
     } else if (source) {
-        status = list_sources(enc, stdout);
+        status = list_sources(enc, argc == 2 ? argv[1] : NULL, stdout);
     } else if (argc == 2) {
         if (!enc->show_event || !enc->show_event(argv[1], stdout, &error)) {
             if (!error)
