@@ -43,6 +43,8 @@ typedef struct pmusim_counter_result {
     gboolean enabled;                 /* was programmed to count something */
     pmusim_count_status_t status;     /* PMUSIM_COUNT_NOT_IN_TRACE: print "<not in trace>" */
     char source[128];                 /* the trace fields/records that drive it (event_source) */
+    gboolean per_core;                /* every thread's counter counts the core's events (Montecito
+                                       * causal events, .all): a sum over threads double counts */
 } pmusim_counter_result_t;
 
 /* What a model shows of one counter at the end of one cycle (pmusim wave). */

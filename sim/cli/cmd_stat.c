@@ -432,7 +432,8 @@ static char *canonical_label(const pmusim_enc_args_t *ea, const char *pmu, const
 }
 
 /* Fills value/status of each row from the counters labelled with its
- * canonical string, summed over threads (perf aggregates threads).  The n-th
+ * canonical string, summed over threads (perf aggregates threads), except
+ * per-core counts (Montecito causal events), which every thread sees.  The n-th
  * row with a given label takes the n-th counter set with it. */
 static void rows_from_report(GArray *rows, const pmusim_report_t *rep)
 {
@@ -454,7 +455,12 @@ static void rows_from_report(GArray *rows, const pmusim_report_t *rep)
                 if (seen++ != nth)
                     continue;
                 found = TRUE;
-                r->value += cr->value;
+                /* a per-core count is on every thread's counter: the core's
+                 * count is one of them (the largest), not their sum */
+                if (cr->per_core)
+                    r->value = MAX(r->value, cr->value);
+                else
+                    r->value += cr->value;
                 if (cr->status == PMUSIM_COUNT_NOT_IN_TRACE) {
                     r->status = ROW_NOT_IN_TRACE;
                     g_strlcpy(r->source, cr->source, sizeof r->source);
@@ -496,7 +502,7 @@ static void rows_from_counters(GArray *rows, const pmusim_report_t *rep)
             g_snprintf(raw, sizeof raw, "(raw %s)", cr->reg);
             if (!cr->enabled || strcmp(cr->event[0] ? cr->event : raw, r->canon) != 0)
                 continue;
-            r->value += cr->value;
+            r->value = cr->per_core ? MAX(r->value, cr->value) : r->value + cr->value;
             if (r->status != ROW_NOT_IN_TRACE)
                 r->status = ROW_OK;
             if (cr->status == PMUSIM_COUNT_NOT_IN_TRACE) {

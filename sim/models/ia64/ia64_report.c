@@ -161,6 +161,9 @@ void ia64_report(pmusim_model_t *m, pmusim_report_t *r)
             res.value = ia64_ctr_read(im, t, i) & IA64_CTR_MASK;
             res.overflows = c->overflows;
             res.enabled = c->programmed && c->enabled;
+            /* Montecito: a causal event or one with .all set counts the core's
+             * occurrences on every thread's counter (ref §12) */
+            res.per_core = d->mont && m->nthreads > 1 && (c->all || c->caf == IA64_CAF_CAUSAL);
             if (c->programmed)
                 ia64_counter_source(im, c, &res);
             g_array_append_val(r->counters, res);
