@@ -54,6 +54,13 @@ void pmusim_regs_add(GArray *regs, pmusim_regspace_t space, uint32_t num, uint64
 gboolean pmusim_regs_parse(const char *text, gsize len, const char *name, GArray *out,
                            GError **error);
 gboolean pmusim_regs_load(const char *path, GArray *out, GError **error);
+/* Files that pmusim reads whole (register files, check files) are read with a
+ * bound: at most `max` bytes, from a regular file, a FIFO or a character device
+ * alike ("--regs /dev/zero" ends with an error, not with all memory).  The
+ * text is NUL-terminated; errors name the file (PMUSIM_REGS_ERROR_IO). */
+#define PMUSIM_REGS_MAX_FILE (16u << 20) /* 16 MiB: about 300,000 writes */
+gboolean pmusim_read_file_bounded(const char *path, gsize max, char **text, gsize *len,
+                                  GError **error);
 /* Print in the text form that pmusim_regs_parse() reads back. */
 void pmusim_regs_print(const GArray *regs, FILE *fp);
 const char *pmusim_regspace_name(pmusim_regspace_t s); /* "pmc", "pmd", "ibr", "dbr", "msr" */

@@ -328,8 +328,15 @@ int pmusim_cmd_check(int argc, char **argv)
     unsigned passed = 0, failed = 0;
     for (int i = 1; i < argc; i++) {
         GKeyFile *kf = g_key_file_new();
-        if (!g_key_file_load_from_file(kf, argv[i], G_KEY_FILE_NONE, &error)) {
-            fprintf(stderr, "pmusim: %s: %s\n", argv[i], error->message);
+        char *text = NULL;
+        gsize text_len = 0;
+        gboolean loaded = pmusim_read_file_bounded(argv[i], PMUSIM_REGS_MAX_FILE, &text,
+                                                   &text_len, &error);
+        if (loaded && !g_key_file_load_from_data(kf, text, text_len, G_KEY_FILE_NONE, &error))
+            g_prefix_error(&error, "%s: ", argv[i]);
+        g_free(text);
+        if (error) {
+            fprintf(stderr, "pmusim: %s\n", error->message);
             g_clear_error(&error);
             g_key_file_free(kf);
             status = 1;

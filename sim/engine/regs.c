@@ -255,16 +255,55 @@ gboolean pmusim_regs_parse(const char *text, gsize len, const char *name, GArray
     return TRUE;
 }
 
+gboolean pmusim_read_file_bounded(const char *path, gsize max, char **text, gsize *len,
+                                  GError **error)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        g_set_error(error, PMUSIM_REGS_ERROR, PMUSIM_REGS_ERROR_IO, "%s: cannot open: %s", path,
+                    g_strerror(errno));
+        return FALSE;
+    }
+    GString *buf = g_string_sized_new(4096);
+    char chunk[65536];
+    gboolean ok = TRUE;
+    for (;;) {
+        size_t n = fread(chunk, 1, sizeof chunk, fp);
+        if (n > 0) {
+            if (buf->len + n > max) {
+                g_set_error(error, PMUSIM_REGS_ERROR, PMUSIM_REGS_ERROR_IO,
+                            "%s: larger than the limit of %" G_GSIZE_FORMAT " bytes for a file "
+                            "read whole", path, max);
+                ok = FALSE;
+                break;
+            }
+            g_string_append_len(buf, chunk, (gssize)n);
+        }
+        if (n < sizeof chunk) {
+            if (ferror(fp)) {
+                g_set_error(error, PMUSIM_REGS_ERROR, PMUSIM_REGS_ERROR_IO, "%s: read error: %s",
+                            path, g_strerror(errno));
+                ok = FALSE;
+            }
+            break;
+        }
+    }
+    fclose(fp);
+    if (!ok) {
+        g_string_free(buf, TRUE);
+        return FALSE;
+    }
+    *len = buf->len;
+    *text = g_string_free(buf, FALSE);
+    return TRUE;
+}
+
 gboolean pmusim_regs_load(const char *path, GArray *out, GError **error)
 {
     char *text = NULL;
     gsize len = 0;
-    GError *e = NULL;
-    if (!g_file_get_contents(path, &text, &len, &e)) {
-        g_set_error(error, PMUSIM_REGS_ERROR, PMUSIM_REGS_ERROR_IO, "%s: %s", path, e->message);
-        g_error_free(e);
+    if (!pmusim_read_file_bounded(path, PMUSIM_REGS_MAX_FILE, &text, &len, error))
         return FALSE;
-    }
     gboolean ok = pmusim_regs_parse(text, len, path, out, error);
     g_free(text);
     return ok;

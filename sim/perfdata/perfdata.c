@@ -572,7 +572,7 @@ gboolean pd_file_read(pd_file_t *f, const char *path, GError **error)
 {
     GStatBuf st;
     if (g_stat(path, &st) != 0) {
-        g_set_error(error, PD_ERROR, PD_ERROR_IO, "%s: %s", path, g_strerror(errno));
+        g_set_error(error, PD_ERROR, PD_ERROR_IO, "%s: cannot open: %s", path, g_strerror(errno));
         return FALSE;
     }
     if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > PD_MAX_FILE) {

@@ -1,5 +1,7 @@
 /* Golden tests of the pmusim command: a manifest lists cases (name, expected
- * exit status, arguments); each case's stdout must equal expected/NAME.out.
+ * exit status, arguments); each case's stdout must equal expected/NAME.out,
+ * and its stderr expected/NAME.err when that file exists (every case that
+ * expects a failure has one: the message is part of the behaviour).
  *
  *   golden-cli PMUSIM MANIFEST SOURCE_ROOT [--regen]
  *
@@ -79,25 +81,40 @@ static void test_golden_cases(void)
         CU_ASSERT_TRUE(ran);
         int status = ran && WIFEXITED(wait) ? WEXITSTATUS(wait) : -1;
         char *expected_path = g_strdup_printf("%s/expected/%s.out", dir, c->name);
+        char *err_path = g_strdup_printf("%s/expected/%s.err", dir, c->name);
         if (regen) {
             g_file_set_contents(expected_path, out ? out : "", -1, NULL);
+            if (c->status != 0 || g_file_test(err_path, G_FILE_TEST_EXISTS))
+                g_file_set_contents(err_path, err ? err : "", -1, NULL);
         } else {
-            char *expected = NULL;
+            char *expected = NULL, *expected_err = NULL;
             gboolean have = g_file_get_contents(expected_path, &expected, NULL, NULL);
             gboolean same = have && out && strcmp(expected, out) == 0;
-            if (status != c->status || !same) {
+            gboolean have_err = g_file_get_contents(err_path, &expected_err, NULL, NULL);
+            gboolean same_err = !have_err || (err && strcmp(expected_err, err) == 0);
+            if (status != c->status || !same || !same_err) {
                 fprintf(stderr,
-                        "\ngolden case '%s' (%s:%u): exit %d (expected %d), stdout %s %s\n"
-                        "--- stderr:\n%s\n--- stdout:\n%s\n",
+                        "\ngolden case '%s' (%s:%u): exit %d (expected %d), stdout %s %s, "
+                        "stderr %s\n--- stderr:\n%s\n--- stdout:\n%s\n",
                         c->name, manifest, c->line, status, c->status,
                         have ? (same ? "matches" : "differs from") : "has no", expected_path,
+                        have_err ? (same_err ? "matches" : "differs from its .err")
+                                 : "not compared",
                         err ? err : "", out ? out : "");
             }
             CU_ASSERT_EQUAL(status, c->status);
             CU_ASSERT_TRUE(same);
+            CU_ASSERT_TRUE(same_err);
+            /* a failure case without its message on file tests only half of it */
+            if (c->status != 0 && !have_err)
+                fprintf(stderr, "golden case '%s': no %s (run --regen and review)\n", c->name,
+                        err_path);
+            CU_ASSERT_TRUE(c->status == 0 || have_err);
             g_free(expected);
+            g_free(expected_err);
         }
         g_free(expected_path);
+        g_free(err_path);
         g_free(out);
         g_free(err);
         g_strfreev(argv);
