@@ -36,11 +36,13 @@ extern "C" {
  * numbering is libpfm-4's, so the values are sparse. */
 typedef enum {
     PFM_PMU_NONE = 0,
+    PFM_PMU_PERF_EVENT = 51,      /* perf_events generic PMU ("perf") */
     PFM_PMU_INTEL_WSM = 52,     /* Intel Westmere single socket */
     PFM_PMU_INTEL_WSM_DP = 53,  /* Intel Westmere DP / EX */
+    PFM_PMU_PERF_EVENT_RAW = 114, /* perf_events raw event syntax ("perf_raw") */
     PFM_PMU_INTEL_KNL = 203,    /* Intel Knights Landing */
     PFM_PMU_INTEL_KNM = 371,    /* Intel Knights Mill */
-    PFM_PMU_MAX = 372           /* one past the largest identifier known here */
+    PFM_PMU_MAX = 517           /* libpfm-4 4.13: one past its largest identifier */
 } pfm_pmu_t;
 
 typedef enum {
