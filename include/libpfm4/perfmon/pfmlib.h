@@ -147,7 +147,8 @@ typedef struct {
         unsigned int is_precise : 1;
         unsigned int is_speculative : 2;
         unsigned int support_hw_smpl : 1;
-        unsigned int reserved_bits : 27;
+        unsigned int support_no_mods : 1; /* later libpfm-4: umask takes no modifiers; always 0 here */
+        unsigned int reserved_bits : 26;
     };
     union {
         uint64_t dfl_val64;
