@@ -259,22 +259,25 @@ static int parse_any(const char *str, x86_os_t os, parsed_t *p)
     p->os_pmu = -1;
     if (!str)
         return PFM_ERR_INVAL;
-    if (strpbrk(str, ", \t\n"))
-        return PFM_ERR_INVAL;
-    const char *sep = strstr(str, "::");
-    if (sep) {
-        int k = is_os_pmu_name(str, (size_t)(sep - str));
+    /* "perf::" / "perf_raw::": only strings starting with p need the look
+     * (the x86 strings of the hot path skip it) */
+    if (str[0] == 'p' || str[0] == 'P') {
+        const char *sep = strstr(str, "::");
+        int k = sep ? is_os_pmu_name(str, (size_t)(sep - str)) : -1;
         if (k >= 0) {
+            if (strpbrk(str, ", \t\n"))
+                return PFM_ERR_INVAL;
             if (!slot_usable(OS_SLOT(k), 1))
                 return PFM_ERR_NOTFOUND;
             p->os_pmu = k;
             return pmusim_x86_os_parse(k, sep + 2, os, &p->o);
         }
-        return pmusim_x86_parse(str, &filter, os, &p->x);
     }
+    /* an x86 PMU's (the x86 parser refuses blanks and commas itself) */
     int r = pmusim_x86_parse(str, &filter, os, &p->x);
-    if (r != PFM_ERR_NOTFOUND)
+    if (r != PFM_ERR_NOTFOUND || strstr(str, "::"))
         return r;
+    /* no prefix: perf, then perf_raw, if active */
     for (int k = 0; k < PFM4_OS_NPMUS; k++) {
         if (!slot_usable(OS_SLOT(k), 0))
             continue;
