@@ -11,6 +11,11 @@
  * first PMU whose name starts with NAME and stops there, so PMUs after it in
  * libpfm's order are not initialized (pfm_get_pmu_info() does not know
  * them).  LIBPFM_DISABLED_PMUS lists PMUs to skip.  See docs/compat-x86.md.
+ *
+ * After the x86 PMUs come libpfm-4's OS-generic PMUs perf and perf_raw
+ * (pfm4_perf.c), which are always "detected" (their encodings do not depend
+ * on the host).  An event string without "pmu::" is looked up on the active
+ * x86 PMUs first, then on perf and perf_raw, as libpfm-4 walks its list.
  */
 #include <perfmon/pfmlib.h>
 #include <perfmon/pfmlib_perf_event.h>

@@ -1,11 +1,14 @@
 /* pmusim's libpfm-4 compatible API (perfmon/pfmlib.h).
  *
- * Source compatible with libpfm-4 for the PMUs pmusim encodes: Intel
- * Westmere (wsm), Westmere DP (wsm_dp), Knights Landing (knl) and Knights
- * Mill (knm).  Names, numeric values, struct layouts and field order are
- * libpfm-4's (ABI sizes below); the implementation is pmusim's own
- * (encoder/x86/pfm4.c).  Differences are listed in docs/compat-x86.md.
- * Build with `pkg-config --cflags --libs pmusim-libpfm4`.
+ * Source and binary compatible with libpfm-4 4.13 for the PMUs pmusim
+ * encodes: Intel Westmere (wsm), Westmere DP (wsm_dp), Knights Landing (knl)
+ * and Knights Mill (knm), and libpfm-4's OS-generic perf (perf_event's
+ * generic events) and perf_raw (rHEX) PMUs.  Names, numeric values, struct
+ * layouts and field order are libpfm-4's (ABI sizes below); the
+ * implementation is pmusim's own (encoder/x86/pfm4.c, pfm4_perf.c).
+ * Differences are listed in docs/compat-x86.md.  Build with
+ * `pkg-config --cflags --libs pmusim-libpfm4`; libpfm.so.4 users can load
+ * pmusim's drop-in copy with LD_LIBRARY_PATH (README.md).
  */
 #ifndef PMUSIM_LIBPFM4_PFMLIB_H
 #define PMUSIM_LIBPFM4_PFMLIB_H
