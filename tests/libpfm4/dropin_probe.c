@@ -31,6 +31,7 @@ typedef struct {
     int pad0;
 } perf_arg_t;
 int pfm_initialize(void);
+void pfm_terminate(void);
 int pfm_get_event_encoding(const char *str, int dfl_plm, char **fstr, int *idx, uint64_t **codes,
                            int *count);
 int pfm_get_os_event_encoding(const char *str, int dfl_plm, int os, void *args);
@@ -102,5 +103,6 @@ int main(int argc, char **argv)
         return 1;
     for (int i = 1; i < argc; i++)
         encode(argv[i]);
+    pfm_terminate();
     return 0;
 }
