@@ -864,6 +864,10 @@ pfm_err_t pfm_pmu_validate(pfm_pmu_t pmu_id, FILE *fp)
             return PFM_ERR_INVAL;
         }
         int ret = PFM_SUCCESS;
+        if (k == PFM4_PERF_PMU && pmusim_x86_os_check_order()) {
+            fprintf(fp, "pmu: %s :: name index out of order\n", op->name);
+            ret = PFM_ERR_INVAL;
+        }
         for (int ev = 0; ev < op->nevents; ev++) {
             pfm4_os_event_t e;
             pfm4_os_desc_t d;

@@ -241,10 +241,16 @@ static char *split(char **sp)
     return tok;
 }
 
+/* ASCII case folding, inlined (names are ASCII; tolower() is a call) */
+static inline int lower(int c)
+{
+    return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
+}
+
 static int name_eq(const char *a, const char *b)
 {
     for (;; a++, b++) {
-        int x = tolower((unsigned char)*a), y = tolower((unsigned char)*b);
+        int x = lower((unsigned char)*a), y = lower((unsigned char)*b);
         if (x != y)
             return 0;
         if (!x)
@@ -252,12 +258,45 @@ static int name_eq(const char *a, const char *b)
     }
 }
 
+/* Event indices sorted by lower-case name (ASCII order), for bsearch();
+ * pmusim_x86_os_check_order() (run by the unit tests through
+ * pfm_pmu_validate()) verifies the order. */
+static const uint8_t perf_by_name[] = {
+    10, 74, 73, 13, 11, 15, 8, 6, 42, 32, 25, 2, 35, 33, 1, 64, 63, 68, 67, 66, 65, 30, 21, 18, 4, 71, 70, 45, 44, 49, 48, 47, 46, 52, 51, 54, 53, 57, 56, 61, 60, 59, 58, 40, 36, 38, 77, 76, 81, 80, 79, 78, 29, 9, 12, 14, 72, 62, 69, 43, 50, 55, 7, 75, 5, 0, 3, 22, 19, 16, 41, 31, 24, 34, 28, 39, 37, 26, 23, 20, 17, 27
+};
+_Static_assert(sizeof perf_by_name == 82, "one entry per perf event");
+
+static int name_cmp(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int x = lower((unsigned char)*a), y = lower((unsigned char)*b);
+        if (x != y || !x)
+            return x - y;
+    }
+}
+
 static int find_event(const char *name)
 {
-    for (int i = 0; i < PERF_NEVENTS; i++)
-        if (name_eq(perf_events[i].name, name))
-            return i;
+    int lo = 0, hi = PERF_NEVENTS - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        int c = name_cmp(name, perf_events[perf_by_name[mid]].name);
+        if (c == 0)
+            return perf_by_name[mid];
+        if (c < 0)
+            hi = mid - 1;
+        else
+            lo = mid + 1;
+    }
     return -1;
+}
+
+int pmusim_x86_os_check_order(void)
+{
+    for (int i = 1; i < PERF_NEVENTS; i++)
+        if (name_cmp(perf_events[perf_by_name[i - 1]].name, perf_events[perf_by_name[i]].name) >= 0)
+            return -1;
+    return 0;
 }
 
 static int add_attr(pfm4_os_desc_t *d, int id, uint64_t v)

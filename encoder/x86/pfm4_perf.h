@@ -61,4 +61,7 @@ typedef struct pfm4_os_desc {
  * of the attributes, or 0. */
 int pmusim_x86_os_parse(int pmu, const char *str, x86_os_t os, pfm4_os_desc_t *d);
 
+/* 0 if the by-name index of "perf" is sorted, -1 if not (table check). */
+int pmusim_x86_os_check_order(void);
+
 #endif
