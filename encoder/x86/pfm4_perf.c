@@ -157,8 +157,8 @@ static const uint8_t um_counts[] = { 0, 5, 4, 3 };
 #define PERF_PLM_ALL (X86_PLM0 | X86_PLM3 | X86_PLMH)
 
 const pfm4_os_pmu_t pmusim_x86_os_pmus[PFM4_OS_NPMUS] = {
-    [PFM4_PERF_PMU] = { "perf", "perf_events generic PMU", 51, PERF_NEVENTS, PERF_PLM_ALL },
-    [PFM4_PERF_RAW_PMU] = { "perf_raw", "perf_events raw PMU", 114, 1, PERF_PLM_ALL },
+    [PFM4_PERF_PMU] = { "perf", "Linux perf_event generic events (hardware, software, cache)", 51, PERF_NEVENTS, PERF_PLM_ALL },
+    [PFM4_PERF_RAW_PMU] = { "perf_raw", "Linux perf_event raw events (rHEX)", 114, 1, PERF_PLM_ALL },
 };
 
 int pmusim_x86_os_event(int pmu, int ev, pfm4_os_event_t *out)

@@ -59,7 +59,7 @@ static void test_pmu_iteration(void)
     pi.size = sizeof pi;
     CU_ASSERT_EQUAL_FATAL(pfm_get_pmu_info(PFM_PMU_PERF_EVENT, &pi), PFM_SUCCESS);
     CU_ASSERT_STRING_EQUAL(pi.name, "perf");
-    CU_ASSERT_STRING_EQUAL(pi.desc, "perf_events generic PMU");
+    CU_ASSERT_STRING_EQUAL(pi.desc, "Linux perf_event generic events (hardware, software, cache)");
     CU_ASSERT_EQUAL(pi.pmu, PFM_PMU_PERF_EVENT);
     CU_ASSERT_EQUAL(pi.type, PFM_PMU_TYPE_OS_GENERIC);
     CU_ASSERT_EQUAL(pi.nevents, 82);
