@@ -11,10 +11,16 @@
  * first PMU whose name starts with NAME and stops there, so PMUs after it in
  * libpfm's order are not initialized (pfm_get_pmu_info() does not know
  * them).  LIBPFM_DISABLED_PMUS lists PMUs to skip.  See docs/compat-x86.md.
+ *
+ * After the x86 PMUs come libpfm-4's OS-generic PMUs perf and perf_raw
+ * (pfm4_perf.c), which are always "detected" (their encodings do not depend
+ * on the host).  An event string without "pmu::" is looked up on the active
+ * x86 PMUs first, then on perf and perf_raw, as libpfm-4 walks its list.
  */
 #include <perfmon/pfmlib.h>
 #include <perfmon/pfmlib_perf_event.h>
 
+#include "pfm4_perf.h"
 #include "x86_priv.h"
 
 #include <ctype.h>
@@ -48,11 +54,22 @@ static struct {
     int inactive;           /* LIBPFM_ENCODE_INACTIVE */
     const char *forced;     /* LIBPFM_FORCE_PMU */
     const char *disabled;   /* LIBPFM_DISABLED_PMUS */
-    unsigned char init[MAX_X86_PMUS];    /* initialized: pfm_get_pmu_info() knows it */
-    unsigned char active[MAX_X86_PMUS];  /* detected or forced */
+    /* slots [0, MAX_X86_PMUS): the x86 PMUs; then perf and perf_raw */
+    unsigned char init[MAX_X86_PMUS + PFM4_OS_NPMUS];   /* initialized: pfm_get_pmu_info() knows it */
+    unsigned char active[MAX_X86_PMUS + PFM4_OS_NPMUS]; /* detected or forced */
 } cfg;
 
 _Static_assert(MAX_X86_PMUS >= 4, "room for the generated PMU list");
+#define OS_SLOT(k) (MAX_X86_PMUS + (k))
+
+/* OS PMU (PFM4_PERF_PMU, ...) with libpfm-4 identifier `id`, or -1. */
+static int os_pmu_by_id(int id)
+{
+    for (int k = 0; k < PFM4_OS_NPMUS; k++)
+        if (pmusim_x86_os_pmus[k].pfm_id == id)
+            return k;
+    return -1;
+}
 
 static int initialized(void)
 {
@@ -94,6 +111,20 @@ static int env_digit(const char *var)
     return (s && isdigit((unsigned char)*s)) ? *s - '0' : 0;
 }
 
+/* Initialize (and activate, if detected or forced) the PMU in `slot`; 1 when
+ * it was the forced PMU: libpfm-4 initializes no PMU after that one. */
+static int consider_pmu(const char *name, int detected, int slot)
+{
+    int found = cfg.forced ? forced_match(name) : detected;
+    if (disabled(name))
+        return 0;
+    cfg.init[slot] = 1;
+    if (!found)
+        return 0;
+    cfg.active[slot] = 1;
+    return cfg.forced != NULL;
+}
+
 pfm_err_t pfm_initialize(void)
 {
     if (cfg.initdone)
@@ -103,19 +134,12 @@ pfm_err_t pfm_initialize(void)
     cfg.inactive = env_digit("LIBPFM_ENCODE_INACTIVE");
     cfg.forced = getenv("LIBPFM_FORCE_PMU");
     cfg.disabled = getenv("LIBPFM_DISABLED_PMUS");
-    for (size_t i = 0; i < pmusim_x86_npmus && i < MAX_X86_PMUS; i++) {
-        const x86_pmu_t *pmu = pmusim_x86_pmus[i];
-        /* the host never is one of these simulated PMUs */
-        int found = cfg.forced ? forced_match(pmu->name) : 0;
-        if (disabled(pmu->name))
-            continue;
-        cfg.init[i] = 1;
-        if (!found)
-            continue;
-        cfg.active[i] = 1;
-        if (cfg.forced)
-            break; /* libpfm stops after the forced PMU */
-    }
+    /* libpfm-4's PMU order: the x86 PMUs, then perf and perf_raw */
+    int stop = 0;
+    for (size_t i = 0; i < pmusim_x86_npmus && i < MAX_X86_PMUS && !stop; i++)
+        stop = consider_pmu(pmusim_x86_pmus[i]->name, 0, (int)i); /* never the host */
+    for (int k = 0; k < PFM4_OS_NPMUS && !stop; k++)
+        stop = consider_pmu(pmusim_x86_os_pmus[k].name, 1, OS_SLOT(k)); /* always "detected" */
     cfg.initdone = 1;
     cfg.initret = PFM_SUCCESS;
     return PFM_SUCCESS;
@@ -145,35 +169,57 @@ int pfm_get_version(void)
  * LIBPFM_FORCE_PMU or disabled by LIBPFM_DISABLED_PMUS, as the installed
  * libpfm-4 4.13 does (it walks every PMU it knows; later revisions walk a list
  * of initialized PMUs only, docs/compat-x86.md). */
-static int usable(const x86_pmu_t *pmu, int named, void *ctx)
+static int slot_usable(int slot, int named)
 {
-    (void)ctx;
-    int i = pmu_index(pmu);
-    if (i < 0)
+    if (slot < 0)
         return 0;
-    if (cfg.active[i])
+    if (cfg.active[slot])
         return 1;
     return named && cfg.inactive;
 }
 
+static int usable(const x86_pmu_t *pmu, int named, void *ctx)
+{
+    (void)ctx;
+    return slot_usable(pmu_index(pmu), named);
+}
+
 static const x86_pmu_filter_t filter = { .usable = usable };
+
+static int make_id_idx(int pfm_id, int pidx)
+{
+    return (pfm_id << PMU_SHIFT) | pidx;
+}
 
 static int make_idx(const x86_pmu_t *pmu, int pidx)
 {
-    return (pmu->pfm_id << PMU_SHIFT) | pidx;
+    return make_id_idx(pmu->pfm_id, pidx);
 }
 
-static const x86_pmu_t *idx2pmu(int idx, int *pidx)
+/* An event index decoded: an x86 PMU's event, or an OS PMU's (os >= 0). */
+typedef struct {
+    const x86_pmu_t *x86;
+    int os;
+    int pidx;
+} evref_t;
+
+static int decode_idx(int idx, evref_t *ref)
 {
     if (!initialized() || idx < 0)
-        return NULL;
-    const x86_pmu_t *pmu = pmusim_x86_pmu_by_id((idx >> PMU_SHIFT) & PMU_MASK);
+        return 0;
+    int id = (idx >> PMU_SHIFT) & PMU_MASK;
+    ref->pidx = idx & PIDX_MASK;
+    ref->x86 = NULL;
+    ref->os = os_pmu_by_id(id);
+    if (ref->os >= 0)
+        return cfg.init[OS_SLOT(ref->os)] && ref->pidx < pmusim_x86_os_pmus[ref->os].nevents;
+    const x86_pmu_t *pmu = pmusim_x86_pmu_by_id(id);
     if (!pmu || !cfg.init[pmu_index(pmu)])
-        return NULL;
-    *pidx = idx & PIDX_MASK;
-    if (*pidx >= pmu->table->nevents)
-        return NULL;
-    return pmu;
+        return 0;
+    if (ref->pidx >= pmu->table->nevents)
+        return 0;
+    ref->x86 = pmu;
+    return 1;
 }
 
 /* libpfm-4's struct versioning: size 0 means ABI0; smaller than ABI0 is an
@@ -193,24 +239,92 @@ static size_t check_struct(const void *st, size_t usz, size_t refsz, size_t sz)
     return sz;
 }
 
+/* A parsed event string: on an x86 PMU (os_pmu < 0) or on perf/perf_raw. */
+typedef struct {
+    int os_pmu;
+    x86_desc_t x;
+    pfm4_os_desc_t o;
+} parsed_t;
+
+static int is_os_pmu_name(const char *s, size_t len)
+{
+    for (int k = 0; k < PFM4_OS_NPMUS; k++) {
+        const char *n = pmusim_x86_os_pmus[k].name;
+        if (strlen(n) == len && strncasecmp(n, s, len) == 0)
+            return k;
+    }
+    return -1;
+}
+
+/* libpfm-4's search: a "pmu::" prefix names the PMU; without one the active
+ * PMUs are tried in libpfm-4's order (the x86 PMUs, then perf, then
+ * perf_raw) and the first that has the event name decides. */
+static int parse_any(const char *str, x86_os_t os, parsed_t *p)
+{
+    p->os_pmu = -1;
+    if (!str)
+        return PFM_ERR_INVAL;
+    /* "perf::" / "perf_raw::": only strings starting with p need the look
+     * (the x86 strings of the hot path skip it) */
+    if (str[0] == 'p' || str[0] == 'P') {
+        const char *sep = strstr(str, "::");
+        int k = sep ? is_os_pmu_name(str, (size_t)(sep - str)) : -1;
+        if (k >= 0) {
+            if (strpbrk(str, ", \t\n"))
+                return PFM_ERR_INVAL;
+            if (!slot_usable(OS_SLOT(k), 1))
+                return PFM_ERR_NOTFOUND;
+            p->os_pmu = k;
+            return pmusim_x86_os_parse(k, sep + 2, os, &p->o);
+        }
+    }
+    /* an x86 PMU's (the x86 parser refuses blanks and commas itself) */
+    int r = pmusim_x86_parse(str, &filter, os, &p->x);
+    if (r != PFM_ERR_NOTFOUND || strstr(str, "::"))
+        return r;
+    /* no prefix: perf, then perf_raw, if active */
+    for (int k = 0; k < PFM4_OS_NPMUS; k++) {
+        if (!slot_usable(OS_SLOT(k), 0))
+            continue;
+        p->os_pmu = k;
+        r = pmusim_x86_os_parse(k, str, os, &p->o);
+        if (r != PFM_ERR_NOTFOUND)
+            return r;
+    }
+    p->os_pmu = -1;
+    return PFM_ERR_NOTFOUND;
+}
+
+static int parsed_idx(const parsed_t *p)
+{
+    if (p->os_pmu >= 0)
+        return make_id_idx(pmusim_x86_os_pmus[p->os_pmu].pfm_id, p->o.event);
+    return make_idx(p->x.pmu, p->x.event);
+}
+
 int pfm_find_event(const char *str)
 {
-    x86_desc_t d;
+    parsed_t p;
     if (!initialized())
         return PFM_ERR_NOINIT;
     if (!str)
         return PFM_ERR_INVAL;
-    int r = pmusim_x86_parse(str, &filter, X86_OS_NONE, &d);
-    return r ? r : make_idx(d.pmu, d.event);
+    int r = parse_any(str, X86_OS_NONE, &p);
+    return r ? r : parsed_idx(&p);
 }
 
 int pfm_get_event_next(int idx)
 {
-    int pidx;
-    const x86_pmu_t *pmu = idx2pmu(idx, &pidx);
-    if (!pmu || pidx + 1 >= pmu->table->nevents)
+    evref_t ref;
+    if (!decode_idx(idx, &ref))
         return -1;
-    return make_idx(pmu, pidx + 1);
+    if (ref.os >= 0) {
+        const pfm4_os_pmu_t *op = &pmusim_x86_os_pmus[ref.os];
+        return ref.pidx + 1 < op->nevents ? make_id_idx(op->pfm_id, ref.pidx + 1) : -1;
+    }
+    if (ref.pidx + 1 >= ref.x86->table->nevents)
+        return -1;
+    return make_idx(ref.x86, ref.pidx + 1);
 }
 
 int pfm_get_event_first(void)
@@ -220,6 +334,9 @@ int pfm_get_event_first(void)
     for (size_t i = 0; i < pmusim_x86_npmus && i < MAX_X86_PMUS; i++)
         if (cfg.active[i] && pmusim_x86_pmus[i]->table->nevents)
             return make_idx(pmusim_x86_pmus[i], 0);
+    for (int k = 0; k < PFM4_OS_NPMUS; k++)
+        if (cfg.active[OS_SLOT(k)])
+            return make_id_idx(pmusim_x86_os_pmus[k].pfm_id, 0);
     return -1;
 }
 
@@ -235,21 +352,35 @@ pfm_err_t pfm_get_pmu_info(pfm_pmu_t pmuid, pfm_pmu_info_t *uinfo)
     size_t sz = check_struct(uinfo, uinfo->size, PFM_PMU_INFO_ABI0, sizeof info);
     if (!sz)
         return PFM_ERR_INVAL;
-    const x86_pmu_t *pmu = pmusim_x86_pmu_by_id((int)pmuid);
-    if (!pmu || !cfg.init[pmu_index(pmu)])
-        return PFM_ERR_NOTSUPP;
     memset(&info, 0, sizeof info);
-    info.name = pmu->name;
-    info.desc = pmu->desc;
+    int k = os_pmu_by_id((int)pmuid);
+    if (k >= 0) {
+        const pfm4_os_pmu_t *op = &pmusim_x86_os_pmus[k];
+        if (!cfg.init[OS_SLOT(k)])
+            return PFM_ERR_NOTSUPP;
+        info.name = op->name;
+        info.desc = op->desc;
+        info.type = PFM_PMU_TYPE_OS_GENERIC;
+        info.max_encoding = 1;
+        info.first_event = make_id_idx(op->pfm_id, 0);
+        info.nevents = op->nevents;
+        info.is_present = cfg.active[OS_SLOT(k)];
+    } else {
+        const x86_pmu_t *pmu = pmusim_x86_pmu_by_id((int)pmuid);
+        if (!pmu || !cfg.init[pmu_index(pmu)])
+            return PFM_ERR_NOTSUPP;
+        info.name = pmu->name;
+        info.desc = pmu->desc;
+        info.type = PFM_PMU_TYPE_CORE;
+        info.max_encoding = pmu->max_encoding;
+        info.num_cntrs = pmu->num_cntrs;
+        info.num_fixed_cntrs = pmu->num_fixed_cntrs;
+        info.first_event = pmu->table->nevents ? make_idx(pmu, 0) : -1;
+        info.nevents = pmu->table->nevents;
+        info.is_present = cfg.active[pmu_index(pmu)];
+    }
     info.pmu = pmuid;
     info.size = sz;
-    info.type = PFM_PMU_TYPE_CORE;
-    info.max_encoding = pmu->max_encoding;
-    info.num_cntrs = pmu->num_cntrs;
-    info.num_fixed_cntrs = pmu->num_fixed_cntrs;
-    info.first_event = pmu->table->nevents ? make_idx(pmu, 0) : -1;
-    info.nevents = pmu->table->nevents;
-    info.is_present = cfg.active[pmu_index(pmu)];
     info.is_dfl = 0;
     memcpy(uinfo, &info, sz);
     return PFM_SUCCESS;
@@ -258,83 +389,117 @@ pfm_err_t pfm_get_pmu_info(pfm_pmu_t pmuid, pfm_pmu_info_t *uinfo)
 pfm_err_t pfm_get_event_info(int idx, pfm_os_t os, pfm_event_info_t *uinfo)
 {
     pfm_event_info_t info;
-    int pidx;
+    evref_t ref;
     if (!initialized())
         return PFM_ERR_NOINIT;
     if ((unsigned)os >= PFM_OS_MAX)
         return PFM_ERR_INVAL;
-    const x86_pmu_t *pmu = idx2pmu(idx, &pidx);
-    if (!pmu || !uinfo)
+    if (!decode_idx(idx, &ref) || !uinfo)
         return PFM_ERR_INVAL;
     size_t sz = check_struct(uinfo, uinfo->size, PFM_EVENT_INFO_ABI0, sizeof info);
     if (!sz)
         return PFM_ERR_INVAL;
-    const x86_event_t *e = &pmu->table->events[pidx];
-    x86_desc_t d;
-    pmusim_x86_desc_build_pattrs(&d, pmu, pidx, (x86_os_t)os);
     memset(&info, 0, sizeof info);
-    info.name = e->name;
-    info.desc = e->desc;
-    info.equiv = e->equiv;
+    if (ref.os >= 0) {
+        pfm4_os_event_t e;
+        pfm4_os_pattrs_t pa;
+        pmusim_x86_os_event(ref.os, ref.pidx, &e);
+        pmusim_x86_os_pattrs(ref.os, ref.pidx, (x86_os_t)os, &pa);
+        info.name = e.name;
+        info.desc = e.desc;
+        info.equiv = e.equiv;
+        info.code = e.code;
+        info.pmu = (pfm_pmu_t)pmusim_x86_os_pmus[ref.os].pfm_id;
+        info.nattrs = pa.nu + pa.nos;
+        info.is_precise = (unsigned)e.precise;
+    } else {
+        const x86_pmu_t *pmu = ref.x86;
+        const x86_event_t *e = &pmu->table->events[ref.pidx];
+        x86_desc_t d;
+        pmusim_x86_desc_build_pattrs(&d, pmu, ref.pidx, (x86_os_t)os);
+        info.name = e->name;
+        info.desc = e->desc;
+        info.equiv = e->equiv;
+        info.code = e->code;
+        info.pmu = (pfm_pmu_t)pmu->pfm_id;
+        info.nattrs = x86_desc_npattrs(&d);
+        info.is_precise = !!(e->flags & X86_EF_PEBS);
+    }
     info.size = sz;
-    info.code = e->code;
-    info.pmu = (pfm_pmu_t)pmu->pfm_id;
     info.dtype = PFM_DTYPE_UINT64;
     info.idx = idx;
-    info.nattrs = x86_desc_npattrs(&d);
-    info.is_precise = !!(e->flags & X86_EF_PEBS);
     info.support_hw_smpl = info.is_precise;
     info.is_speculative = PFM_EVENT_INFO_SPEC_NA;
     memcpy(uinfo, &info, sz);
     return PFM_SUCCESS;
 }
 
+static void perf_attr_info(x86_perf_attr_t p, pfm_event_attr_info_t *a)
+{
+    a->name = pmusim_x86_perf_names[p];
+    a->desc = pmusim_x86_perf_descs[p];
+    a->code = (uint64_t)p;
+    a->type = pmusim_x86_perf_is_bool(p) ? PFM_ATTR_MOD_BOOL : PFM_ATTR_MOD_INTEGER;
+    a->ctrl = PFM_ATTR_CTRL_PERF_EVENT;
+}
+
 pfm_err_t pfm_get_event_attr_info(int idx, int aidx, pfm_os_t os, pfm_event_attr_info_t *uinfo)
 {
-    int pidx;
+    evref_t ref;
     if (!initialized())
         return PFM_ERR_NOINIT;
     if (aidx < 0)
         return PFM_ERR_INVAL;
     if ((unsigned)os >= PFM_OS_MAX)
         return PFM_ERR_INVAL;
-    const x86_pmu_t *pmu = idx2pmu(idx, &pidx);
-    if (!pmu || !uinfo)
+    if (!decode_idx(idx, &ref) || !uinfo)
         return PFM_ERR_INVAL;
     size_t sz = check_struct(uinfo, uinfo->size, PFM_ATTR_INFO_ABI0, sizeof *uinfo);
     if (!sz)
         return PFM_ERR_INVAL;
-    x86_desc_t d;
-    pmusim_x86_desc_build_pattrs(&d, pmu, pidx, (x86_os_t)os);
-    if (aidx >= x86_desc_npattrs(&d))
-        return PFM_ERR_INVAL;
     pfm_event_attr_info_t a;
     memset(&a, 0, sizeof a);
-    if (aidx < d.nu) {
-        const x86_umask_t *um = x86_um(pmu, pidx, d.umask[aidx]);
-        a.name = um->name;
-        a.desc = um->desc;
-        a.equiv = um->equiv;
-        a.code = um->ucode >> 8;
-        a.type = PFM_ATTR_UMASK;
-        a.ctrl = PFM_ATTR_CTRL_PMU;
-        a.is_dfl = !!(um->flags & X86_UF_DFL);
-        a.is_precise = !!(um->flags & X86_UF_PEBS);
-        a.support_hw_smpl = a.is_precise;
-    } else if (aidx < d.nu + d.nmods) {
-        x86_mod_t m = (x86_mod_t)d.mod[aidx - d.nu];
-        a.name = pmusim_x86_mod_names[m];
-        a.desc = pmusim_x86_mod_descs[m];
-        a.code = (uint64_t)m;
-        a.type = pmusim_x86_mod_is_bool(m) ? PFM_ATTR_MOD_BOOL : PFM_ATTR_MOD_INTEGER;
-        a.ctrl = PFM_ATTR_CTRL_PMU;
+    if (ref.os >= 0) {
+        pfm4_os_pattrs_t pa;
+        pmusim_x86_os_pattrs(ref.os, ref.pidx, (x86_os_t)os, &pa);
+        if (aidx >= pa.nu + pa.nos)
+            return PFM_ERR_INVAL;
+        if (aidx < pa.nu) {
+            pmusim_x86_os_umask(ref.pidx, aidx, &a.name, &a.desc, &a.code);
+            a.type = PFM_ATTR_UMASK;
+            a.ctrl = PFM_ATTR_CTRL_PMU;
+            /* libpfm-4 reports is_dfl = 0 for READ and MISS too */
+        } else {
+            perf_attr_info((x86_perf_attr_t)pa.osattr[aidx - pa.nu], &a);
+        }
     } else {
-        x86_perf_attr_t p = (x86_perf_attr_t)d.osattr[aidx - d.nu - d.nmods];
-        a.name = pmusim_x86_perf_names[p];
-        a.desc = pmusim_x86_perf_descs[p];
-        a.code = (uint64_t)p;
-        a.type = pmusim_x86_perf_is_bool(p) ? PFM_ATTR_MOD_BOOL : PFM_ATTR_MOD_INTEGER;
-        a.ctrl = PFM_ATTR_CTRL_PERF_EVENT;
+        const x86_pmu_t *pmu = ref.x86;
+        int pidx = ref.pidx;
+        x86_desc_t d;
+        pmusim_x86_desc_build_pattrs(&d, pmu, pidx, (x86_os_t)os);
+        if (aidx >= x86_desc_npattrs(&d))
+            return PFM_ERR_INVAL;
+        if (aidx < d.nu) {
+            const x86_umask_t *um = x86_um(pmu, pidx, d.umask[aidx]);
+            a.name = um->name;
+            a.desc = um->desc;
+            a.equiv = um->equiv;
+            a.code = um->ucode >> 8;
+            a.type = PFM_ATTR_UMASK;
+            a.ctrl = PFM_ATTR_CTRL_PMU;
+            a.is_dfl = !!(um->flags & X86_UF_DFL);
+            a.is_precise = !!(um->flags & X86_UF_PEBS);
+            a.support_hw_smpl = a.is_precise;
+        } else if (aidx < d.nu + d.nmods) {
+            x86_mod_t m = (x86_mod_t)d.mod[aidx - d.nu];
+            a.name = pmusim_x86_mod_names[m];
+            a.desc = pmusim_x86_mod_descs[m];
+            a.code = (uint64_t)m;
+            a.type = pmusim_x86_mod_is_bool(m) ? PFM_ATTR_MOD_BOOL : PFM_ATTR_MOD_INTEGER;
+            a.ctrl = PFM_ATTR_CTRL_PMU;
+        } else {
+            perf_attr_info((x86_perf_attr_t)d.osattr[aidx - d.nu - d.nmods], &a);
+        }
     }
     a.size = sz;
     a.idx = aidx;
@@ -343,17 +508,18 @@ pfm_err_t pfm_get_event_attr_info(int idx, int aidx, pfm_os_t os, pfm_event_attr
     return PFM_SUCCESS;
 }
 
-static int build_fstr(const x86_desc_t *d, char **fstr)
+/* "pmu::" + base (+ nothing else): the canonical string, malloc'ed. */
+static int build_fstr(const char *pmu_name, const char *base, char **fstr)
 {
     if (!fstr)
         return PFM_SUCCESS;
-    size_t pl = strlen(d->pmu->name), fl = strlen(d->fstr);
+    size_t pl = strlen(pmu_name), fl = strlen(base);
     char *s = malloc(pl + 2 + fl + 1);
     if (!s)
         return PFM_ERR_NOMEM;
-    memcpy(s, d->pmu->name, pl);
+    memcpy(s, pmu_name, pl);
     memcpy(s + pl, "::", 2);
-    memcpy(s + pl + 2, d->fstr, fl + 1);
+    memcpy(s + pl + 2, base, fl + 1);
     *fstr = s;
     return PFM_SUCCESS;
 }
@@ -361,33 +527,47 @@ static int build_fstr(const x86_desc_t *d, char **fstr)
 static int encode_raw(const char *str, int dfl_plm, pfm_pmu_encode_arg_t *uarg)
 {
     pfm_pmu_encode_arg_t arg;
-    x86_desc_t d;
+    parsed_t p;
     size_t sz = check_struct(uarg, uarg->size, PFM_RAW_ENCODE_ABI0, sizeof arg);
     if (!sz)
         return PFM_ERR_INVAL;
     memset(&arg, 0, sizeof arg);
     memcpy(&arg, uarg, sz);
-    int r = pmusim_x86_parse(str, &filter, X86_OS_NONE, &d);
+    int r = parse_any(str, X86_OS_NONE, &p);
     if (r)
         return r;
-    r = pmusim_x86_encode(&d, dfl_plm);
-    if (r)
-        return r;
-    arg.idx = make_idx(d.pmu, d.event);
+    const uint64_t *codes;
+    int count;
+    const char *pmu_name, *base;
+    if (p.os_pmu >= 0) {
+        codes = &p.o.config;
+        count = 1;
+        pmu_name = pmusim_x86_os_pmus[p.os_pmu].name;
+        base = p.o.fstr;
+    } else {
+        r = pmusim_x86_encode(&p.x, dfl_plm);
+        if (r)
+            return r;
+        codes = p.x.codes;
+        count = p.x.count;
+        pmu_name = p.x.pmu->name;
+        base = p.x.fstr;
+    }
+    arg.idx = parsed_idx(&p);
     int allocated = 0;
     if (arg.codes == NULL) {
-        arg.codes = malloc(sizeof(uint64_t) * (size_t)d.count);
+        arg.codes = malloc(sizeof(uint64_t) * (size_t)count);
         if (!arg.codes)
             return PFM_ERR_NOMEM;
         allocated = 1;
-    } else if (arg.count < d.count) {
+    } else if (arg.count < count) {
         return PFM_ERR_TOOSMALL;
     }
-    arg.count = d.count;
-    for (int i = 0; i < d.count; i++)
-        arg.codes[i] = d.codes[i];
+    arg.count = count;
+    for (int i = 0; i < count; i++)
+        arg.codes[i] = codes[i];
     if (arg.fstr) {
-        r = build_fstr(&d, arg.fstr);
+        r = build_fstr(pmu_name, base, arg.fstr);
         if (r) {
             if (allocated)
                 free(arg.codes);
@@ -398,46 +578,31 @@ static int encode_raw(const char *str, int dfl_plm, pfm_pmu_encode_arg_t *uarg)
     return PFM_SUCCESS;
 }
 
-static int encode_perf(const char *str, int dfl_plm, x86_os_t os, pfm_perf_encode_arg_t *uarg)
+/* The perf_event attributes of one encoding request: which the event offers
+ * (osattr[0..nos), in canonical-string order) and which the string set
+ * (attrs whose id is in [base, base + nos)). */
+typedef struct {
+    int nos;
+    const uint8_t *osattr;
+    int base;
+    int nattrs;
+    const x86_attr_t *attrs;
+    int supported_plm;
+} os_attrs_t;
+
+/* Apply the perf_event attributes to *attr (privilege levels from u/k/h or
+ * dfl_plm, sampling, guest/host) and append ":name=value" for each offered
+ * attribute to f (X86_FSTR_MAX bytes) when f is not NULL. */
+static int apply_os_attrs(const os_attrs_t *o, int dfl_plm, struct perf_event_attr *attr,
+                          int *cpu_out, char *f)
 {
-    pfm_perf_encode_arg_t arg;
-    struct perf_event_attr attr;
-    x86_desc_t d;
-    size_t sz = check_struct(uarg, uarg->size, PFM_PERF_ENCODE_ABI0, sizeof arg);
-    if (!sz)
-        return PFM_ERR_INVAL;
-    memcpy(&arg, uarg, sz);
-    if (!arg.attr)
-        return PFM_ERR_INVAL;
-    /* work on a copy of the caller's struct, of the caller's size */
-    memset(&attr, 0, sizeof attr);
-    uint32_t orig_sz = arg.attr->size;
-    size_t asz = orig_sz == 0 ? PERF_ATTR_SIZE_VER0
-                              : (orig_sz < sizeof attr ? orig_sz : sizeof attr);
-    memcpy(&attr, arg.attr, asz);
-    attr.size = sizeof attr;
-
-    int r = pmusim_x86_parse(str, &filter, os, &d);
-    if (r)
-        return r;
-    r = pmusim_x86_encode(&d, dfl_plm);
-    if (r)
-        return r;
-
-    /* the kernel owns EN, INT and the privilege bits */
-    attr.type = PERF_TYPE_RAW;
-    attr.config = d.codes[0] & ~(X86_SEL_EN | X86_SEL_INT | X86_SEL_OS | X86_SEL_USR);
-    if (d.count > 1)
-        attr.config1 = d.codes[1];
-
     int plm = 0, has_plm = 0, vmx_plm = 0, has_vmx = 0, cpu = -1, pinned = 0;
-    const int base = d.nu + d.nmods;
-    for (int k = 0; k < d.nattrs; k++) {
-        int id = d.attrs[k].id;
-        if (id < base || id >= base + d.nos)
+    for (int k = 0; k < o->nattrs; k++) {
+        int id = o->attrs[k].id;
+        if (id < o->base || id >= o->base + o->nos)
             continue;
-        uint64_t v = d.attrs[k].ival;
-        switch ((x86_perf_attr_t)d.osattr[id - base]) {
+        uint64_t v = o->attrs[k].ival;
+        switch ((x86_perf_attr_t)o->osattr[id - o->base]) {
         case X86_PERF_U:
             if (v)
                 plm |= PFM_PLM3;
@@ -454,24 +619,24 @@ static int encode_perf(const char *str, int dfl_plm, x86_os_t os, pfm_perf_encod
             has_plm = 1;
             break;
         case X86_PERF_PERIOD:
-            if (!v || attr.freq)
+            if (!v || attr->freq)
                 return PFM_ERR_ATTR_VAL;
-            attr.sample_period = v;
+            attr->sample_period = v;
             break;
         case X86_PERF_FREQ:
-            if (!v || attr.sample_period)
+            if (!v || attr->sample_period)
                 return PFM_ERR_ATTR_VAL;
-            attr.sample_freq = v;
-            attr.freq = 1;
+            attr->sample_freq = v;
+            attr->freq = 1;
             break;
         case X86_PERF_PRECISE:
             if (v > 3)
                 return PFM_ERR_ATTR_VAL;
-            attr.precise_ip = v & 3;
+            attr->precise_ip = v & 3;
             break;
         case X86_PERF_EXCL:
-            if (v && !attr.exclusive)
-                attr.exclusive = 1;
+            if (v && !attr->exclusive)
+                attr->exclusive = 1;
             break;
         case X86_PERF_MG:
             vmx_plm |= PFM_PLM3; /* libpfm-4 sets it whatever the value */
@@ -490,7 +655,7 @@ static int encode_perf(const char *str, int dfl_plm, x86_os_t os, pfm_perf_encod
             pinned = !!v;
             break;
         case X86_PERF_HW_SMPL:
-            attr.precise_ip = !!v;
+            attr->precise_ip = !!v;
             break;
         case X86_PERF_COUNT:
             break;
@@ -500,63 +665,121 @@ static int encode_perf(const char *str, int dfl_plm, x86_os_t os, pfm_perf_encod
         plm = dfl_plm;
     if (!has_vmx)
         vmx_plm = PFM_PLM0; /* exclude guests by default */
-    const int unsupported = ~d.pmu->supported_plm & (PFM_PLM0 | PFM_PLM1 | PFM_PLM2 | PFM_PLM3 | PFM_PLMH);
+    const int unsupported = ~o->supported_plm & (PFM_PLM0 | PFM_PLM1 | PFM_PLM2 | PFM_PLM3 | PFM_PLMH);
     plm |= unsupported;
     vmx_plm |= unsupported;
-    attr.exclude_user = !(plm & PFM_PLM3);
-    attr.exclude_kernel = !(plm & PFM_PLM0);
-    attr.exclude_hv = !(plm & PFM_PLMH);
-    attr.exclude_guest = !(vmx_plm & PFM_PLM3);
-    attr.exclude_host = !(vmx_plm & PFM_PLM0);
-    attr.pinned = (unsigned)pinned;
+    attr->exclude_user = !(plm & PFM_PLM3);
+    attr->exclude_kernel = !(plm & PFM_PLM0);
+    attr->exclude_hv = !(plm & PFM_PLMH);
+    attr->exclude_guest = !(vmx_plm & PFM_PLM3);
+    attr->exclude_host = !(vmx_plm & PFM_PLM0);
+    attr->pinned = (unsigned)pinned;
+    *cpu_out = cpu;
 
-    arg.idx = make_idx(d.pmu, d.event);
+    if (!f)
+        return PFM_SUCCESS;
+    for (int j = 0; j < o->nos; j++) {
+        char tmp[64] = "";
+        const char *nm = pmusim_x86_perf_names[o->osattr[j]];
+        switch ((x86_perf_attr_t)o->osattr[j]) {
+        case X86_PERF_K:
+            snprintf(tmp, sizeof tmp, ":%s=%d", nm, !!(plm & PFM_PLM0));
+            break;
+        case X86_PERF_U:
+            snprintf(tmp, sizeof tmp, ":%s=%d", nm, !!(plm & PFM_PLM3));
+            break;
+        case X86_PERF_H:
+            snprintf(tmp, sizeof tmp, ":%s=%d", nm, !!(plm & PFM_PLMH));
+            break;
+        case X86_PERF_PRECISE:
+        case X86_PERF_HW_SMPL:
+            snprintf(tmp, sizeof tmp, ":%s=%d", nm, (int)attr->precise_ip);
+            break;
+        case X86_PERF_PERIOD:
+        case X86_PERF_FREQ:
+            /* period and freq share one field of perf_event_attr */
+            if (attr->sample_period)
+                snprintf(tmp, sizeof tmp, ":%s=%llu", nm, (unsigned long long)attr->sample_period);
+            break;
+        case X86_PERF_MG:
+            snprintf(tmp, sizeof tmp, ":%s=%d", nm, !attr->exclude_guest);
+            break;
+        case X86_PERF_MH:
+            snprintf(tmp, sizeof tmp, ":%s=%d", nm, !attr->exclude_host);
+            break;
+        case X86_PERF_EXCL:
+            snprintf(tmp, sizeof tmp, ":%s=%d", nm, (int)attr->exclusive);
+            break;
+        default:
+            break;
+        }
+        size_t len = strlen(f);
+        snprintf(f + len, X86_FSTR_MAX - len, "%s", tmp);
+    }
+    return PFM_SUCCESS;
+}
+
+static int encode_perf(const char *str, int dfl_plm, x86_os_t os, pfm_perf_encode_arg_t *uarg)
+{
+    pfm_perf_encode_arg_t arg;
+    struct perf_event_attr attr;
+    parsed_t p;
+    size_t sz = check_struct(uarg, uarg->size, PFM_PERF_ENCODE_ABI0, sizeof arg);
+    if (!sz)
+        return PFM_ERR_INVAL;
+    memcpy(&arg, uarg, sz);
+    if (!arg.attr)
+        return PFM_ERR_INVAL;
+    /* work on a copy of the caller's struct, of the caller's size */
+    memset(&attr, 0, sizeof attr);
+    uint32_t orig_sz = arg.attr->size;
+    size_t asz = orig_sz == 0 ? PERF_ATTR_SIZE_VER0
+                              : (orig_sz < sizeof attr ? orig_sz : sizeof attr);
+    memcpy(&attr, arg.attr, asz);
+    attr.size = sizeof attr;
+
+    int r = parse_any(str, os, &p);
+    if (r)
+        return r;
+    os_attrs_t o;
+    char *f;
+    const char *pmu_name;
+    if (p.os_pmu >= 0) {
+        attr.type = p.o.type;
+        attr.config = p.o.config;
+        o = (os_attrs_t){ .nos = p.o.pa.nos, .osattr = p.o.pa.osattr, .base = p.o.pa.nu,
+                          .nattrs = p.o.nattrs, .attrs = p.o.attrs,
+                          .supported_plm = pmusim_x86_os_pmus[p.os_pmu].supported_plm };
+        f = p.o.fstr_os;
+        pmu_name = pmusim_x86_os_pmus[p.os_pmu].name;
+    } else {
+        x86_desc_t *d = &p.x;
+        r = pmusim_x86_encode(d, dfl_plm);
+        if (r)
+            return r;
+        /* the kernel owns EN, INT and the privilege bits */
+        attr.type = PERF_TYPE_RAW;
+        attr.config = d->codes[0] & ~(X86_SEL_EN | X86_SEL_INT | X86_SEL_OS | X86_SEL_USR);
+        if (d->count > 1)
+            attr.config1 = d->codes[1];
+        o = (os_attrs_t){ .nos = d->nos, .osattr = d->osattr, .base = d->nu + d->nmods,
+                          .nattrs = d->nattrs, .attrs = d->attrs,
+                          .supported_plm = d->pmu->supported_plm };
+        f = d->fstr;
+        pmu_name = d->pmu->name;
+    }
+    int cpu;
+    r = apply_os_attrs(&o, dfl_plm, &attr, &cpu, arg.fstr ? f : NULL);
+    if (r)
+        return r;
+
+    arg.idx = parsed_idx(&p);
     arg.cpu = cpu;
     memcpy(arg.attr, &attr, asz);
     arg.attr->size = orig_sz;
 
     if (arg.fstr) {
-        char *f = d.fstr;
-        for (int j = 0; j < d.nos; j++) {
-            char tmp[64] = "";
-            const char *nm = pmusim_x86_perf_names[d.osattr[j]];
-            switch ((x86_perf_attr_t)d.osattr[j]) {
-            case X86_PERF_K:
-                snprintf(tmp, sizeof tmp, ":%s=%d", nm, !!(plm & PFM_PLM0));
-                break;
-            case X86_PERF_U:
-                snprintf(tmp, sizeof tmp, ":%s=%d", nm, !!(plm & PFM_PLM3));
-                break;
-            case X86_PERF_H:
-                snprintf(tmp, sizeof tmp, ":%s=%d", nm, !!(plm & PFM_PLMH));
-                break;
-            case X86_PERF_PRECISE:
-            case X86_PERF_HW_SMPL:
-                snprintf(tmp, sizeof tmp, ":%s=%d", nm, (int)attr.precise_ip);
-                break;
-            case X86_PERF_PERIOD:
-            case X86_PERF_FREQ:
-                /* period and freq share one field of perf_event_attr */
-                if (attr.sample_period)
-                    snprintf(tmp, sizeof tmp, ":%s=%llu", nm,
-                             (unsigned long long)attr.sample_period);
-                break;
-            case X86_PERF_MG:
-                snprintf(tmp, sizeof tmp, ":%s=%d", nm, !attr.exclude_guest);
-                break;
-            case X86_PERF_MH:
-                snprintf(tmp, sizeof tmp, ":%s=%d", nm, !attr.exclude_host);
-                break;
-            case X86_PERF_EXCL:
-                snprintf(tmp, sizeof tmp, ":%s=%d", nm, (int)attr.exclusive);
-                break;
-            default:
-                break;
-            }
-            size_t len = strlen(f);
-            snprintf(f + len, X86_FSTR_MAX - len, "%s", tmp);
-        }
-        r = build_fstr(&d, arg.fstr);
+        r = build_fstr(pmu_name, f, arg.fstr);
         if (r)
             return r;
     }
@@ -632,6 +855,32 @@ pfm_err_t pfm_pmu_validate(pfm_pmu_t pmu_id, FILE *fp)
 {
     if (!fp)
         return PFM_ERR_INVAL;
+    int k = os_pmu_by_id((int)pmu_id);
+    if (k >= 0) {
+        /* perf: every event alone; perf_raw: its one pseudo event */
+        const pfm4_os_pmu_t *op = &pmusim_x86_os_pmus[k];
+        if (!initialized() || !cfg.init[OS_SLOT(k)]) {
+            fprintf(fp, "pmu: %s :: initialization failed\n", op->name);
+            return PFM_ERR_INVAL;
+        }
+        int ret = PFM_SUCCESS;
+        if (k == PFM4_PERF_PMU && pmusim_x86_os_check_order()) {
+            fprintf(fp, "pmu: %s :: name index out of order\n", op->name);
+            ret = PFM_ERR_INVAL;
+        }
+        for (int ev = 0; ev < op->nevents; ev++) {
+            pfm4_os_event_t e;
+            pfm4_os_desc_t d;
+            pmusim_x86_os_event(k, ev, &e);
+            int r = pmusim_x86_os_parse(k, e.name, X86_OS_NONE, &d);
+            if (r) {
+                fprintf(fp, "cannot encode event %s::%s : %s\n", op->name, e.name,
+                        pmusim_x86_strerror(r));
+                ret = r;
+            }
+        }
+        return ret;
+    }
     const x86_pmu_t *pmu = pmusim_x86_pmu_by_id((int)pmu_id);
     if (!pmu || !initialized() || !cfg.init[pmu_index(pmu)]) {
         if (pmu)

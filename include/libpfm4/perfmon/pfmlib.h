@@ -1,11 +1,14 @@
 /* pmusim's libpfm-4 compatible API (perfmon/pfmlib.h).
  *
- * Source compatible with libpfm-4 for the PMUs pmusim encodes: Intel
- * Westmere (wsm), Westmere DP (wsm_dp), Knights Landing (knl) and Knights
- * Mill (knm).  Names, numeric values, struct layouts and field order are
- * libpfm-4's (ABI sizes below); the implementation is pmusim's own
- * (encoder/x86/pfm4.c).  Differences are listed in docs/compat-x86.md.
- * Build with `pkg-config --cflags --libs pmusim-libpfm4`.
+ * Source and binary compatible with libpfm-4 4.13 for the PMUs pmusim
+ * encodes: Intel Westmere (wsm), Westmere DP (wsm_dp), Knights Landing (knl)
+ * and Knights Mill (knm), and libpfm-4's OS-generic perf (perf_event's
+ * generic events) and perf_raw (rHEX) PMUs.  Names, numeric values, struct
+ * layouts and field order are libpfm-4's (ABI sizes below); the
+ * implementation is pmusim's own (encoder/x86/pfm4.c, pfm4_perf.c).
+ * Differences are listed in docs/compat-x86.md.  Build with
+ * `pkg-config --cflags --libs pmusim-libpfm4`; libpfm.so.4 users can load
+ * pmusim's drop-in copy with LD_LIBRARY_PATH (README.md).
  */
 #ifndef PMUSIM_LIBPFM4_PFMLIB_H
 #define PMUSIM_LIBPFM4_PFMLIB_H
@@ -36,11 +39,13 @@ extern "C" {
  * numbering is libpfm-4's, so the values are sparse. */
 typedef enum {
     PFM_PMU_NONE = 0,
+    PFM_PMU_PERF_EVENT = 51,      /* perf_events generic PMU ("perf") */
     PFM_PMU_INTEL_WSM = 52,     /* Intel Westmere single socket */
     PFM_PMU_INTEL_WSM_DP = 53,  /* Intel Westmere DP / EX */
+    PFM_PMU_PERF_EVENT_RAW = 114, /* perf_events raw event syntax ("perf_raw") */
     PFM_PMU_INTEL_KNL = 203,    /* Intel Knights Landing */
     PFM_PMU_INTEL_KNM = 371,    /* Intel Knights Mill */
-    PFM_PMU_MAX = 372           /* one past the largest identifier known here */
+    PFM_PMU_MAX = 517           /* libpfm-4 4.13: one past its largest identifier */
 } pfm_pmu_t;
 
 typedef enum {
@@ -145,7 +150,8 @@ typedef struct {
         unsigned int is_precise : 1;
         unsigned int is_speculative : 2;
         unsigned int support_hw_smpl : 1;
-        unsigned int reserved_bits : 27;
+        unsigned int support_no_mods : 1; /* later libpfm-4: umask takes no modifiers; always 0 here */
+        unsigned int reserved_bits : 26;
     };
     union {
         uint64_t dfl_val64;
