@@ -36,6 +36,7 @@ typedef struct {
     uint64_t truth;     /* multiplexed: exact count */
     uint64_t last;      /* multiplexed: counter value at the previous rotation */
     uint64_t enabled, running; /* cycles */
+    gboolean per_core;  /* multiplexed: a per-core count (Montecito causal events) */
 } row_t;
 
 typedef struct {
@@ -555,7 +556,10 @@ static gboolean is_data_reg(const pmusim_regwrite_t *w)
            ((w->num >= 0x0c1 && w->num <= 0x0c8) || (w->num >= 0x309 && w->num <= 0x30b));
 }
 
-static uint64_t read_sum(pmusim_model_t *m, const pmusim_regwrite_t *w)
+/* The count of a data register over the threads it was written for: their
+ * sum, or for a per-core count (every thread's counter counts the core's
+ * events) the core's count, the largest of them, as rows_from_report does. */
+static uint64_t read_sum(pmusim_model_t *m, const pmusim_regwrite_t *w, gboolean per_core)
 {
     uint64_t sum = 0;
     for (uint32_t t = 0; t < m->nthreads; t++) {
@@ -563,7 +567,7 @@ static uint64_t read_sum(pmusim_model_t *m, const pmusim_regwrite_t *w)
             continue;
         uint64_t v = 0;
         if (m->ops->read_reg(m, w->space, w->num, t, &v))
-            sum += v;
+            sum = per_core ? MAX(sum, v) : sum + v;
     }
     return sum;
 }
@@ -622,8 +626,9 @@ static void mux_account(mux_state_t *st, uint64_t cycle)
         mux_group_t *grp = &st->groups[g];
         for (guint j = 0; j < grp->row_index->len; j++) {
             row_t *r = &g_array_index(st->rows, row_t, g_array_index(grp->row_index, guint, j));
-            uint64_t now = read_sum(st->bins[grp->bin].model, &g_array_index(grp->data_regs,
-                                                               pmusim_regwrite_t, j));
+            uint64_t now = read_sum(st->bins[grp->bin].model,
+                                    &g_array_index(grp->data_regs, pmusim_regwrite_t, j),
+                                    r->per_core);
             r->enabled += len;
             if (grp->active) {
                 r->raw += now - r->last;
@@ -822,6 +827,25 @@ static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_
             }
             g_array_append_val(grp->data_regs, d);
         }
+    }
+    /* which rows are per-core counts: the model says so in its counter
+     * results from the configuration alone, before any record */
+    for (guint b = 0; b < st->nbins; b++) {
+        pmusim_report_t pre;
+        pmusim_report_init(&pre);
+        pmusim_model_collect(st->bins[b].model, &pre);
+        for (guint i = 0; i < rows->len; i++) {
+            row_t *r = &g_array_index(rows, row_t, i);
+            if (st->groups[r->group].bin != b)
+                continue;
+            for (guint c = 0; c < pre.counters->len; c++) {
+                const pmusim_counter_result_t *cr =
+                    &g_array_index(pre.counters, pmusim_counter_result_t, c);
+                if (cr->enabled && cr->per_core && strcmp(cr->event, r->canon) == 0)
+                    r->per_core = TRUE;
+            }
+        }
+        pmusim_report_clear(&pre);
     }
     mux_schedule(st);
     pmusim_model_t **models = g_new(pmusim_model_t *, st->nbins);
