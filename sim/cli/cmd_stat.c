@@ -37,6 +37,9 @@ typedef struct {
     uint64_t last;      /* multiplexed: counter value at the previous rotation */
     uint64_t enabled, running; /* cycles */
     gboolean per_core;  /* multiplexed: a per-core count (Montecito causal events) */
+    int sel_code;       /* x86 general counter: event select (-1: none) */
+    uint32_t sel_umask; /* and unit mask */
+    gboolean sel_plain; /* no cmask, inv, edge or any-thread: a plain count */
 } row_t;
 
 typedef struct {
@@ -74,6 +77,8 @@ static char *group_digits(uint64_t v)
 
 /* ---- derived metrics (perf's shadow metrics, docs/STAT.md) ---- */
 
+#define MAX_METRICS 6
+
 typedef struct {
     double value;
     const char *unit;
@@ -90,9 +95,103 @@ static const row_t *find_role(const GArray *rows, const char *role)
     return NULL;
 }
 
+/* A counted row of plain x86 event select `code` / `umask`. */
+static const row_t *find_sel(const GArray *rows, int code, uint32_t umask)
+{
+    for (guint i = 0; i < rows->len; i++) {
+        const row_t *r = &g_array_index(rows, row_t, i);
+        if (r->sel_code == code && r->sel_umask == umask && r->sel_plain && r->status == ROW_OK)
+            return r;
+    }
+    return NULL;
+}
+
+/* Westmere: OFFCORE_REQUESTS_OUTSTANDING (0x60) adds the requests of a type
+ * in flight every cycle, OFFCORE_REQUESTS (0xb0) counts them, so their ratio
+ * is the average cycles a request spends offcore (docs/STAT.md). */
+static const struct {
+    uint32_t umask;
+    const char *unit;
+} offcore_types[] = {
+    {0x01, "cycles per offcore demand data read"},
+    {0x02, "cycles per offcore demand code read"},
+    {0x04, "cycles per offcore demand RFO"},
+    {0x08, "cycles per offcore read"},
+};
+
+/* Topdown level 1 (docs/STAT.md): the PMUs whose events allow it. */
+static gboolean topdown_pmu(const char *pmu)
+{
+    return strcmp(pmu, "wsm") == 0 || strcmp(pmu, "wsm_dp") == 0;
+}
+
+#define TD_ISSUED_CODE 0x0e /* UOPS_ISSUED:ANY */
+#define TD_ISSUED_UMASK 0x01
+#define TD_RETIRED_CODE 0xc2 /* UOPS_RETIRED:RETIRE_SLOTS */
+#define TD_RETIRED_UMASK 0x02
+#define TD_WIDTH 4 /* issue slots a cycle */
+
+/* Topdown level 1 beside the cycles row when cycles, UOPS_ISSUED:ANY and
+ * UOPS_RETIRED:RETIRE_SLOTS were all counted: retiring, bad speculation and
+ * the rest, which Westmere cannot split into frontend and backend bound. */
+static size_t topdown_metrics(const GArray *rows, const row_t *cycles, metric_t *out)
+{
+    const row_t *issued = find_sel(rows, TD_ISSUED_CODE, TD_ISSUED_UMASK);
+    const row_t *retired = find_sel(rows, TD_RETIRED_CODE, TD_RETIRED_UMASK);
+    if (!issued || !retired || !cycles->value)
+        return 0;
+    double slots = (double)TD_WIDTH * (double)cycles->value;
+    double ret = (double)retired->value / slots;
+    double bad = issued->value > retired->value
+                     ? (double)(issued->value - retired->value) / slots
+                     : 0.0;
+    ret = MIN(ret, 1.0);
+    bad = MIN(bad, 1.0 - ret);
+    out[0] = (metric_t){ret * 100.0, "retiring", TRUE};
+    out[1] = (metric_t){bad * 100.0, "bad speculation", TRUE};
+    out[2] = (metric_t){(1.0 - ret - bad) * 100.0, "frontend + backend bound", TRUE};
+    return 3;
+}
+
+/* --topdown without its metrics: say which count is missing (stderr). */
+static void topdown_note(const GArray *rows)
+{
+    const row_t *c = find_role(rows, "cycles");
+    const row_t *need[] = {c, find_sel(rows, TD_ISSUED_CODE, TD_ISSUED_UMASK),
+                           find_sel(rows, TD_RETIRED_CODE, TD_RETIRED_UMASK)};
+    static const char *names[] = {"cycles", "UOPS_ISSUED:ANY", "UOPS_RETIRED:RETIRE_SLOTS"};
+    for (size_t k = 0; k < G_N_ELEMENTS(need); k++) {
+        if (need[k])
+            continue;
+        const char *why = "not counted";
+        for (guint i = 0; i < rows->len; i++) {
+            const row_t *r = &g_array_index(rows, row_t, i);
+            if (strcmp(r->typed, names[k]) == 0 && r->status == ROW_NOT_IN_TRACE)
+                why = "<not in trace>";
+        }
+        fprintf(stderr, "pmusim stat: --topdown: %s is %s: no topdown metrics\n", names[k], why);
+        return;
+    }
+    if (!c->value)
+        fputs("pmusim stat: --topdown: no cycles counted: no topdown metrics\n", stderr);
+}
+
+/* Why a PMU has no topdown level 1 (docs/STAT.md). */
+static const char *topdown_lacks(const char *pmu)
+{
+    if (strcmp(pmu, "knm") == 0)
+        return "Knights Mill has no issued-uops event (only UOPS_RETIRED and the "
+               "NO_ALLOC_CYCLES cycle breakdown), so bad speculation cannot be told from "
+               "retiring: no topdown level 1 (docs/STAT.md)";
+    return "Itanium issues in order and has no issued-versus-retired counts; its stall "
+           "accounting is the BACK_END_BUBBLE events in cycles: no topdown level 1 "
+           "(docs/STAT.md)";
+}
+
+
 /* The metrics printed beside row r: the ratio perf prints, then MPKI for
  * miss events when instructions were counted. */
-static size_t row_metrics(const GArray *rows, const row_t *r, metric_t *out)
+static size_t row_metrics(const GArray *rows, const row_t *r, const char *pmu, metric_t *out)
 {
     static const struct {
         const char *role, *base, *unit;
@@ -107,8 +206,24 @@ static size_t row_metrics(const GArray *rows, const row_t *r, metric_t *out)
         {"stalled-cycles-backend", "cycles", "backend cycles idle", TRUE},
     };
     size_t n = 0;
-    if (!r->role || r->status != ROW_OK)
+    if (r->status != ROW_OK)
         return 0;
+    if (r->sel_code == 0x60 && r->sel_plain) {
+        for (size_t i = 0; i < G_N_ELEMENTS(offcore_types); i++) {
+            const row_t *req = find_sel(rows, 0xb0, offcore_types[i].umask);
+            if (r->sel_umask == offcore_types[i].umask && req && req->value) {
+                out[n].value = (double)r->value / (double)req->value;
+                out[n].unit = offcore_types[i].unit;
+                out[n].percent = FALSE;
+                n++;
+            }
+        }
+    }
+    if (!r->role)
+        return n;
+    if (strcmp(r->role, "cycles") == 0 && r == find_role(rows, "cycles") &&
+        topdown_pmu(pmu))
+        n += topdown_metrics(rows, r, out + n);
     for (size_t i = 0; i < G_N_ELEMENTS(ratios); i++) {
         if (strcmp(r->role, ratios[i].role) != 0)
             continue;
@@ -161,8 +276,8 @@ static double pct_running(const row_t *r)
 
 static void print_table_row(FILE *fp, const GArray *rows, const row_t *r, const out_opts_t *o)
 {
-    metric_t m[4];
-    size_t nm = row_metrics(rows, r, m);
+    metric_t m[MAX_METRICS];
+    size_t nm = row_metrics(rows, r, o->pmu, m);
     GString *line = g_string_new(NULL);
     if (o->stamped)
         g_string_append_printf(line, "%16" G_GUINT64_FORMAT, (guint64)o->stamp);
@@ -193,8 +308,8 @@ static void print_table_row(FILE *fp, const GArray *rows, const row_t *r, const 
 
 static void print_csv_row(FILE *fp, const GArray *rows, const row_t *r, const out_opts_t *o)
 {
-    metric_t m[4];
-    size_t nm = row_metrics(rows, r, m);
+    metric_t m[MAX_METRICS];
+    size_t nm = row_metrics(rows, r, o->pmu, m);
     char s = o->sep;
     /* perf's -x order: [interval,] value, unit, event, run time, % running,
      * metric value, metric unit */
@@ -219,8 +334,8 @@ static void print_csv_row(FILE *fp, const GArray *rows, const row_t *r, const ou
 
 static void print_json_row(FILE *fp, const GArray *rows, const row_t *r, const out_opts_t *o)
 {
-    metric_t m[4];
-    size_t nm = row_metrics(rows, r, m);
+    metric_t m[MAX_METRICS];
+    size_t nm = row_metrics(rows, r, o->pmu, m);
     fputc('{', fp);
     if (o->stamped)
         fprintf(fp, "\"interval\" : %" G_GUINT64_FORMAT ", ", (guint64)o->stamp);
@@ -430,6 +545,37 @@ static char *canonical_label(const pmusim_enc_args_t *ea, const char *pmu, const
     else
         g_array_free(regs, TRUE);
     return label ? label : g_strdup(native);
+}
+
+/* Appends the row of one event as typed: its native string, canonical label,
+ * perf role and (x86 general counters) event select. */
+static gboolean add_row(GArray *rows, const pmusim_enc_args_t *ea, const char *pmu,
+                        const char *typed, guint group, GError **error)
+{
+    row_t r = {.typed = g_strdup(typed), .group = group};
+    GArray *regs = NULL;
+    r.native = pmusim_perfev_translate(pmu, r.typed, error);
+    if (r.native)
+        r.canon = canonical_label(ea, pmu, r.native, &regs, error);
+    if (!r.canon) {
+        g_free(r.typed);
+        g_free(r.native);
+        return FALSE;
+    }
+    r.role = pmusim_perfev_role(pmu, r.typed, r.native);
+    for (guint i = 0; i < regs->len; i++) {
+        const pmusim_regwrite_t *w = &g_array_index(regs, pmusim_regwrite_t, i);
+        /* IA32_PERFEVTSELx (SDM Vol. 3B 18.2.1): event 7:0, umask 15:8,
+         * edge 18, any 21, inv 23, cmask 31:24 */
+        if (w->space == PMUSIM_REG_MSR && w->num >= 0x186 && w->num <= 0x18d) {
+            r.sel_code = (int)(w->value & 0xff);
+            r.sel_umask = (uint32_t)((w->value >> 8) & 0xff);
+            r.sel_plain = (w->value & (UINT64_C(0xff) << 24 | 1u << 23 | 1u << 21 | 1u << 18)) == 0;
+        }
+    }
+    g_array_free(regs, TRUE);
+    g_array_append_val(rows, r);
+    return TRUE;
 }
 
 /* Fills value/status of each row from the counters labelled with its
@@ -985,7 +1131,7 @@ int pmusim_cmd_stat(int argc, char **argv)
          *ref_opt = NULL;
     uint32_t ref_num = 0, ref_den = 0;
     gboolean json = FALSE, csv = FALSE, verbose = FALSE, show_regs = FALSE, explain = FALSE,
-             dump = FALSE;
+             dump = FALSE, topdown = FALSE;
     gint repeat = 1;
     gint64 mux_interval = MUX_INTERVAL_DEFAULT, interval = 0;
     const GOptionEntry entries[] = {
@@ -1010,6 +1156,8 @@ int pmusim_cmd_stat(int argc, char **argv)
         {"ref-ratio", 0, 0, G_OPTION_ARG_STRING, &ref_opt,
          "reference cycles per core cycle for ref-cycles (x86 models; docs/sim-x86.md)",
          "NUM/DEN"},
+        {"topdown", 0, 0, G_OPTION_ARG_NONE, &topdown,
+         "topdown level 1 (wsm, wsm_dp): adds the events it needs", NULL},
         {"dump-regs", 0, 0, G_OPTION_ARG_NONE, &dump,
          "print the final value of every PMU register, decoded", NULL},
         {"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
@@ -1129,7 +1277,12 @@ int pmusim_cmd_stat(int argc, char **argv)
     pmusim_trace_reader_t *reader = run.reader;
     const pmusim_model_ops_t *ops = run.ops;
     const pmusim_trace_header_t *h = pmusim_trace_reader_header(reader);
-    if (!typed->len && !regs_files) {
+    if (topdown && !topdown_pmu(ops->name)) {
+        fprintf(stderr, "pmusim stat: --topdown: %s\n", topdown_lacks(ops->name));
+        status = 1;
+        goto out;
+    }
+    if (!typed->len && !regs_files && !topdown) {
         char **d = g_strsplit(pmusim_cli_default_events(ops->name), ",", -1);
         for (char **e = d; *e; e++) {
             guint g = typed->len;
@@ -1139,18 +1292,39 @@ int pmusim_cmd_stat(int argc, char **argv)
         g_strfreev(d);
     }
     /* one row per event, in -e order */
+    guint next_group = 0;
     for (guint i = 0; i < typed->len; i++) {
-        row_t r = {.typed = g_strdup(g_ptr_array_index(typed, i)),
-                   .group = g_array_index(groups, guint, i)};
-        r.native = pmusim_perfev_translate(ops->name, r.typed, &error);
-        if (r.native)
-            r.canon = canonical_label(&ea, ops->name, r.native, NULL, &error);
-        g_array_append_val(rows, r);
-        if (!r.canon) {
+        guint g = g_array_index(groups, guint, i);
+        next_group = MAX(next_group, g + 1);
+        if (!add_row(rows, &ea, ops->name, g_ptr_array_index(typed, i), g, &error)) {
             status = pmusim_cli_fail(error);
             goto out;
         }
-        g_array_index(rows, row_t, i).role = pmusim_perfev_role(ops->name, r.typed, r.native);
+    }
+    /* --topdown: the events its metrics need that -e did not name, as perf
+     * adds them, in one group of their own */
+    if (topdown) {
+        static const struct {
+            const char *typed;
+            int code;
+            uint32_t umask;
+        } need[] = {{"cycles", -1, 0},
+                    {"UOPS_ISSUED:ANY", TD_ISSUED_CODE, TD_ISSUED_UMASK},
+                    {"UOPS_RETIRED:RETIRE_SLOTS", TD_RETIRED_CODE, TD_RETIRED_UMASK}};
+        guint have = rows->len;
+        for (size_t k = 0; k < G_N_ELEMENTS(need); k++) {
+            gboolean found = FALSE;
+            for (guint i = 0; i < have && !found; i++) {
+                const row_t *r = &g_array_index(rows, row_t, i);
+                found = need[k].code < 0 ? r->role && strcmp(r->role, "cycles") == 0
+                                         : r->sel_plain && r->sel_code == need[k].code &&
+                                               r->sel_umask == need[k].umask;
+            }
+            if (!found && !add_row(rows, &ea, ops->name, need[k].typed, next_group, &error)) {
+                status = pmusim_cli_fail(error);
+                goto out;
+            }
+        }
     }
     regs = pmusim_regs_new();
     GError *fit_error = NULL;
@@ -1247,6 +1421,8 @@ int pmusim_cmd_stat(int argc, char **argv)
     }
     if (explain)
         print_explain_sources(info, rows);
+    if (topdown)
+        topdown_note(rows);
     print_rows(fp, rows, &oo);
     if (have_rep && !json && !sep_opt)
         print_details(fp, &rep, verbose);
