@@ -52,6 +52,8 @@ typedef struct {
     uint32_t ref_num, ref_den; /* --ref-ratio, 0: the model's default */
     gboolean stamped;   /* -I: rows start with the interval's end cycle */
     uint64_t stamp;
+    gboolean per_thread; /* --per-thread: rows start with the thread */
+    uint32_t thread;
 } out_opts_t;
 
 static void progress_cb(uint64_t records, void *user)
@@ -278,9 +280,15 @@ static void print_table_row(FILE *fp, const GArray *rows, const row_t *r, const 
 {
     metric_t m[MAX_METRICS];
     size_t nm = row_metrics(rows, r, o->pmu, m);
-    GString *line = g_string_new(NULL);
+    GString *line = g_string_new(NULL), *pad = g_string_new(NULL);
     if (o->stamped)
         g_string_append_printf(line, "%16" G_GUINT64_FORMAT, (guint64)o->stamp);
+    if (o->per_thread) {
+        char t[24];
+        g_snprintf(t, sizeof t, "thread-%u", o->thread);
+        g_string_append_printf(line, "%12s", t);
+    }
+    g_string_append_printf(pad, "%*s", (int)line->len, "");
     if (r->status == ROW_OK) {
         char *v = group_digits(r->value);
         g_string_append_printf(line, "%18s      %-25s", v, r->typed);
@@ -297,13 +305,16 @@ static void print_table_row(FILE *fp, const GArray *rows, const row_t *r, const 
                                rel_error(r));
         g_free(t);
     }
+    if (o->per_thread && r->per_core && r->status == ROW_OK)
+        g_string_append(line, "  (per core: the core's count, on every thread)");
     while (line->len && line->str[line->len - 1] == ' ')
         g_string_truncate(line, line->len - 1);
     fprintf(fp, "%s\n", line->str);
     for (size_t i = 1; i < nm; i++)
-        fprintf(fp, "%18s      %-25s # %7.2f%s %s\n", "", "", m[i].value,
+        fprintf(fp, "%s%18s      %-25s # %7.2f%s %s\n", pad->str, "", "", m[i].value,
                 m[i].percent ? "%" : " ", m[i].unit);
     g_string_free(line, TRUE);
+    g_string_free(pad, TRUE);
 }
 
 static void print_csv_row(FILE *fp, const GArray *rows, const row_t *r, const out_opts_t *o)
@@ -313,8 +324,13 @@ static void print_csv_row(FILE *fp, const GArray *rows, const row_t *r, const ou
     char s = o->sep;
     /* perf's -x order: [interval,] value, unit, event, run time, % running,
      * metric value, metric unit */
+    char prefix[64] = "";
     if (o->stamped)
-        fprintf(fp, "%" G_GUINT64_FORMAT "%c", (guint64)o->stamp, s);
+        g_snprintf(prefix, sizeof prefix, "%" G_GUINT64_FORMAT "%c", (guint64)o->stamp, s);
+    if (o->per_thread) /* perf's --per-thread: the thread before the value */
+        g_snprintf(prefix + strlen(prefix), sizeof prefix - strlen(prefix), "thread-%u%c",
+                   o->thread, s);
+    fputs(prefix, fp);
     if (r->status == ROW_OK)
         fprintf(fp, "%" G_GUINT64_FORMAT, (guint64)r->value);
     else
@@ -327,9 +343,11 @@ static void print_csv_row(FILE *fp, const GArray *rows, const row_t *r, const ou
         fputc(s, fp);
     if (o->mux) /* pmusim's columns after perf's: the exact count and the error */
         fprintf(fp, "%c%" G_GUINT64_FORMAT "%c%.2f", s, (guint64)r->truth, s, rel_error(r));
+    if (o->per_thread) /* pmusim's column: the count is the core's */
+        fprintf(fp, "%c%s", s, r->per_core && r->status == ROW_OK ? "per-core" : "");
     fputc('\n', fp);
     for (size_t i = 1; i < nm; i++)
-        fprintf(fp, "%c%c%c%c%c%.2f%c%s\n", s, s, s, s, s, m[i].value, s, m[i].unit);
+        fprintf(fp, "%s%c%c%c%c%c%.2f%c%s\n", prefix, s, s, s, s, s, m[i].value, s, m[i].unit);
 }
 
 static void print_json_row(FILE *fp, const GArray *rows, const row_t *r, const out_opts_t *o)
@@ -339,6 +357,8 @@ static void print_json_row(FILE *fp, const GArray *rows, const row_t *r, const o
     fputc('{', fp);
     if (o->stamped)
         fprintf(fp, "\"interval\" : %" G_GUINT64_FORMAT ", ", (guint64)o->stamp);
+    if (o->per_thread)
+        fprintf(fp, "\"thread\" : \"thread-%u\", ", o->thread);
     fputs("\"counter-value\" : ", fp);
     if (r->status == ROW_OK)
         fprintf(fp, "\"%" G_GUINT64_FORMAT ".000000\"", (guint64)r->value);
@@ -359,6 +379,8 @@ static void print_json_row(FILE *fp, const GArray *rows, const row_t *r, const o
         fputs(", \"source\" : ", fp);
         pmusim_cli_json_string(fp, r->source);
     }
+    if (o->per_thread && r->per_core && r->status == ROW_OK)
+        fputs(", \"per-core\" : true", fp);
     if (o->mux && r->status == ROW_OK) {
         double e = rel_error(r);
         fprintf(fp, ", \"exact-value\" : %" G_GUINT64_FORMAT, (guint64)r->truth);
@@ -373,23 +395,41 @@ static void print_json_row(FILE *fp, const GArray *rows, const row_t *r, const o
     }
 }
 
-static void print_rows(FILE *fp, const GArray *rows, const out_opts_t *o)
+static void print_row(FILE *fp, const GArray *rows, const row_t *r, const out_opts_t *o)
+{
+    if (o->json)
+        print_json_row(fp, rows, r, o);
+    else if (o->sep)
+        print_csv_row(fp, rows, r, o);
+    else
+        print_table_row(fp, rows, r, o);
+}
+
+/* The rows, or with `per` (--per-thread: one GArray of rows per hardware
+ * thread) each row once per thread, event by event as perf prints them. */
+static void print_rows(FILE *fp, const GArray *rows, const GPtrArray *per, const out_opts_t *o)
 {
     if (!o->sep && !o->json) {
         fprintf(fp, "\n Performance counter stats for '%s' (PMU %s, %u hardware thread%s",
                 o->trace, o->pmu, o->nthreads, o->nthreads == 1 ? "" : "s");
+        if (per)
+            fputs(", per thread", fp);
         if (o->repeat > 1)
             fprintf(fp, ", %d runs", o->repeat);
         fputs("):\n\n", fp);
     }
     for (guint i = 0; i < rows->len; i++) {
-        const row_t *r = &g_array_index(rows, row_t, i);
-        if (o->json)
-            print_json_row(fp, rows, r, o);
-        else if (o->sep)
-            print_csv_row(fp, rows, r, o);
-        else
-            print_table_row(fp, rows, r, o);
+        if (!per) {
+            print_row(fp, rows, &g_array_index(rows, row_t, i), o);
+            continue;
+        }
+        out_opts_t ot = *o;
+        ot.per_thread = TRUE;
+        for (guint t = 0; t < per->len; t++) {
+            const GArray *trows = g_ptr_array_index(per, t);
+            ot.thread = t;
+            print_row(fp, trows, &g_array_index(trows, row_t, i), &ot);
+        }
     }
     if (o->sep || o->json)
         return;
@@ -582,7 +622,7 @@ static gboolean add_row(GArray *rows, const pmusim_enc_args_t *ea, const char *p
  * canonical string, summed over threads (perf aggregates threads), except
  * per-core counts (Montecito causal events), which every thread sees.  The n-th
  * row with a given label takes the n-th counter set with it. */
-static void rows_from_report(GArray *rows, const pmusim_report_t *rep)
+static void rows_from_report(GArray *rows, const pmusim_report_t *rep, int thread)
 {
     for (guint i = 0; i < rows->len; i++) {
         row_t *r = &g_array_index(rows, row_t, i);
@@ -594,6 +634,8 @@ static void rows_from_report(GArray *rows, const pmusim_report_t *rep)
         /* counters of one event are listed thread by thread: count occurrences per thread */
         for (uint32_t t = 0; t < 64; t++) {
             guint seen = 0;
+            if (thread >= 0 && t != (uint32_t)thread)
+                continue;
             for (guint c = 0; c < rep->counters->len; c++) {
                 const pmusim_counter_result_t *cr =
                     &g_array_index(rep->counters, pmusim_counter_result_t, c);
@@ -602,6 +644,7 @@ static void rows_from_report(GArray *rows, const pmusim_report_t *rep)
                 if (seen++ != nth)
                     continue;
                 found = TRUE;
+                r->per_core |= cr->per_core;
                 /* a per-core count is on every thread's counter: the core's
                  * count is one of them (the largest), not their sum */
                 if (cr->per_core)
@@ -621,7 +664,7 @@ static void rows_from_report(GArray *rows, const pmusim_report_t *rep)
 }
 
 /* Rows for a run programmed by register files only: one per labelled counter. */
-static void rows_from_counters(GArray *rows, const pmusim_report_t *rep)
+static void rows_from_counters(GArray *rows, const pmusim_report_t *rep, int thread)
 {
     for (guint c = 0; c < rep->counters->len; c++) {
         const pmusim_counter_result_t *cr =
@@ -647,8 +690,10 @@ static void rows_from_counters(GArray *rows, const pmusim_report_t *rep)
                 &g_array_index(rep->counters, pmusim_counter_result_t, c);
             char raw[40];
             g_snprintf(raw, sizeof raw, "(raw %s)", cr->reg);
-            if (!cr->enabled || strcmp(cr->event[0] ? cr->event : raw, r->canon) != 0)
+            if (!cr->enabled || strcmp(cr->event[0] ? cr->event : raw, r->canon) != 0 ||
+                (thread >= 0 && cr->thread != (uint32_t)thread))
                 continue;
+            r->per_core |= cr->per_core;
             r->value = cr->per_core ? MAX(r->value, cr->value) : r->value + cr->value;
             if (r->status != ROW_NOT_IN_TRACE)
                 r->status = ROW_OK;
@@ -1026,7 +1071,7 @@ static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_
             g_array_append_val(grows, copy);
             g_array_append_val(which, i);
         }
-        rows_from_report(grows, &rep);
+        rows_from_report(grows, &rep, -1);
         for (guint j = 0; j < grows->len; j++) {
             row_t *r = &g_array_index(rows, row_t, g_array_index(which, guint, j));
             const row_t *c = &g_array_index(grows, row_t, j);
@@ -1070,10 +1115,10 @@ static void interval_print(interval_state_t *st, pmusim_model_t *m, uint64_t cyc
     pmusim_report_init(&rep);
     pmusim_model_collect(m, &rep);
     if (st->from_counters && !st->rows->len)
-        rows_from_counters(st->rows, &rep);
+        rows_from_counters(st->rows, &rep, -1);
     for (guint i = 0; i < st->rows->len; i++)
         g_array_index(st->rows, row_t, i).value = 0;
-    rows_from_report(st->rows, &rep);
+    rows_from_report(st->rows, &rep, -1);
     pmusim_report_clear(&rep);
     if (!st->oo->sep && !st->oo->json && st->prev->len == 0)
         fputs("#           cycle             counts      events\n", st->fp);
@@ -1092,15 +1137,8 @@ static void interval_print(interval_state_t *st, pmusim_model_t *m, uint64_t cyc
         r->value = total >= before ? total - before : total;
         r->enabled = r->running = cycle - start;
     }
-    for (guint i = 0; i < st->rows->len; i++) {
-        const row_t *r = &g_array_index(st->rows, row_t, i);
-        if (st->oo->json)
-            print_json_row(st->fp, st->rows, r, st->oo);
-        else if (st->oo->sep)
-            print_csv_row(st->fp, st->rows, r, st->oo);
-        else
-            print_table_row(st->fp, st->rows, r, st->oo);
-    }
+    for (guint i = 0; i < st->rows->len; i++)
+        print_row(st->fp, st->rows, &g_array_index(st->rows, row_t, i), st->oo);
     for (guint i = 0; i < st->rows->len; i++) {
         uint64_t total = g_array_index(totals, uint64_t, i);
         g_array_index(st->rows, row_t, i).value = total;
@@ -1131,7 +1169,7 @@ int pmusim_cmd_stat(int argc, char **argv)
          *ref_opt = NULL;
     uint32_t ref_num = 0, ref_den = 0;
     gboolean json = FALSE, csv = FALSE, verbose = FALSE, show_regs = FALSE, explain = FALSE,
-             dump = FALSE, topdown = FALSE;
+             dump = FALSE, topdown = FALSE, per_thread = FALSE;
     gint repeat = 1;
     gint64 mux_interval = MUX_INTERVAL_DEFAULT, interval = 0;
     const GOptionEntry entries[] = {
@@ -1158,6 +1196,8 @@ int pmusim_cmd_stat(int argc, char **argv)
          "NUM/DEN"},
         {"topdown", 0, 0, G_OPTION_ARG_NONE, &topdown,
          "topdown level 1 (wsm, wsm_dp): adds the events it needs", NULL},
+        {"per-thread", 0, 0, G_OPTION_ARG_NONE, &per_thread,
+         "one row per hardware thread of the model", NULL},
         {"dump-regs", 0, 0, G_OPTION_ARG_NONE, &dump,
          "print the final value of every PMU register, decoded", NULL},
         {"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
@@ -1193,6 +1233,7 @@ int pmusim_cmd_stat(int argc, char **argv)
     GArray *regs = NULL;
     GPtrArray *keep_args = NULL;
     char **keep_argv = NULL;
+    GPtrArray *per = NULL; /* --per-thread: rows per thread */
 
     /* perf users write the separator attached ("-x,"): GOption reads that
      * as a cluster of short options, so split it */
@@ -1355,6 +1396,13 @@ int pmusim_cmd_stat(int argc, char **argv)
         }
     }
     FILE *fp = pmusim_outfile_fp(out);
+    gboolean regs_only = !rows->len; /* rows come from the -R counters */
+    if (per_thread && (interval || !fits)) {
+        g_clear_error(&fit_error);
+        status = pmusim_cli_usage("stat", "--per-thread does not combine with %s yet",
+                                  interval ? "-I" : "multiplexing");
+        goto out;
+    }
     interval_state_t ist = {.rows = rows, .from_counters = !rows->len, .fp = fp, .oo = &oo,
                             .interval = (uint64_t)interval};
     if (interval && !fits) {
@@ -1403,9 +1451,27 @@ int pmusim_cmd_stat(int argc, char **argv)
          * split IDLE records and markers */
         rep.records = pmusim_trace_reader_records_read(reader);
         if (rows->len)
-            rows_from_report(rows, &rep);
+            rows_from_report(rows, &rep, -1);
         else
-            rows_from_counters(rows, &rep);
+            rows_from_counters(rows, &rep, -1);
+        if (per_thread) {
+            per = g_ptr_array_new();
+            for (uint32_t t = 0; t < oo.nthreads; t++) {
+                /* the same rows (strings shared), counted on thread t only */
+                GArray *trows = g_array_new(FALSE, TRUE, sizeof(row_t));
+                for (guint i = 0; i < rows->len; i++) {
+                    row_t c = g_array_index(rows, row_t, i);
+                    c.value = 0;
+                    c.per_core = FALSE;
+                    g_array_append_val(trows, c);
+                }
+                if (rows->len && regs_only)
+                    rows_from_counters(trows, &rep, (int)t);
+                else
+                    rows_from_report(trows, &rep, (int)t);
+                g_ptr_array_add(per, trows);
+            }
+        }
         oo.cycles = rep.cycles;
         oo.records = rep.records;
     } else {
@@ -1423,7 +1489,7 @@ int pmusim_cmd_stat(int argc, char **argv)
         print_explain_sources(info, rows);
     if (topdown)
         topdown_note(rows);
-    print_rows(fp, rows, &oo);
+    print_rows(fp, rows, per, &oo);
     if (have_rep && !json && !sep_opt)
         print_details(fp, &rep, verbose);
     if (dump)
@@ -1445,6 +1511,11 @@ out:
         g_free(r->typed);
         g_free(r->native);
         g_free(r->canon);
+    }
+    if (per) {
+        for (guint t = 0; t < per->len; t++)
+            g_array_free(g_ptr_array_index(per, t), TRUE);
+        g_ptr_array_free(per, TRUE);
     }
     g_array_free(rows, TRUE);
     if (regs)
