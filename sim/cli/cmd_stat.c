@@ -1193,38 +1193,53 @@ static void interval_print(interval_state_t *st, pmusim_model_t *m, uint64_t cyc
     pmusim_model_collect(m, &rep);
     if (st->from_counters && !st->rows->len)
         rows_from_counters(st->rows, &rep, -1);
-    for (guint i = 0; i < st->rows->len; i++)
-        g_array_index(st->rows, row_t, i).value = 0;
-    rows_from_report(st->rows, &rep, -1);
+    /* one set of rows, or with --per-thread one per thread: each row holds
+     * its interval's count while the set is printed, so that the metrics are
+     * per interval (and per thread) too */
+    guint nsets = st->oo->per_thread ? st->oo->nthreads : 1, nrows = st->rows->len;
+    GPtrArray *sets = g_ptr_array_new();
+    for (guint k = 0; k < nsets; k++) {
+        GArray *set = g_array_new(FALSE, TRUE, sizeof(row_t));
+        for (guint i = 0; i < nrows; i++) {
+            row_t c = g_array_index(st->rows, row_t, i);
+            c.value = 0;
+            c.per_core = FALSE;
+            g_array_append_val(set, c);
+        }
+        rows_from_report(set, &rep, st->oo->per_thread ? (int)k : -1);
+        g_ptr_array_add(sets, set);
+    }
     pmusim_report_clear(&rep);
-    if (!st->oo->sep && !st->oo->json && st->prev->len == 0)
+    gboolean first = st->prev->len == 0;
+    if (!st->oo->sep && !st->oo->json && first)
         fputs("#           cycle             counts      events\n", st->fp);
     uint64_t start = st->oo->stamp;
     st->oo->stamped = TRUE;
     st->oo->stamp = cycle;
-    /* every row holds its interval's count while any is printed, so that
-     * the metrics are per interval too */
-    GArray *totals = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-    for (guint i = 0; i < st->rows->len; i++) {
-        row_t *r = &g_array_index(st->rows, row_t, i);
-        uint64_t before = i < st->prev->len ? g_array_index(st->prev, uint64_t, i) : 0;
-        uint64_t total = r->value;
-        g_array_append_val(totals, total);
-        /* a counter a timed write set lower starts again from its new value */
-        r->value = total >= before ? total - before : total;
-        r->enabled = r->running = cycle - start;
+    if (first)
+        g_array_set_size(st->prev, nsets * nrows); /* zeroed: a clearing GArray */
+    for (guint k = 0; k < nsets; k++) {
+        GArray *set = g_ptr_array_index(sets, k);
+        for (guint i = 0; i < nrows; i++) {
+            row_t *r = &g_array_index(set, row_t, i);
+            uint64_t *before = &g_array_index(st->prev, uint64_t, k * nrows + i);
+            uint64_t total = r->value;
+            /* a counter a timed write set lower starts again from its new value */
+            r->value = total >= *before ? total - *before : total;
+            r->enabled = r->running = cycle - start;
+            *before = total;
+        }
     }
-    for (guint i = 0; i < st->rows->len; i++)
-        print_row(st->fp, st->rows, &g_array_index(st->rows, row_t, i), st->oo);
-    for (guint i = 0; i < st->rows->len; i++) {
-        uint64_t total = g_array_index(totals, uint64_t, i);
-        g_array_index(st->rows, row_t, i).value = total;
-        if (i < st->prev->len)
-            g_array_index(st->prev, uint64_t, i) = total;
-        else
-            g_array_append_val(st->prev, total);
-    }
-    g_array_free(totals, TRUE);
+    out_opts_t ot = *st->oo;
+    for (guint i = 0; i < nrows; i++)
+        for (guint k = 0; k < nsets; k++) {
+            GArray *set = g_ptr_array_index(sets, k);
+            ot.thread = k;
+            print_row(st->fp, set, &g_array_index(set, row_t, i), &ot);
+        }
+    for (guint k = 0; k < nsets; k++)
+        g_array_free(g_ptr_array_index(sets, k), TRUE);
+    g_ptr_array_free(sets, TRUE);
 }
 
 static gboolean interval_stop(pmusim_model_t *m, uint64_t cycle, uint64_t *next, void *user,
@@ -1474,12 +1489,12 @@ int pmusim_cmd_stat(int argc, char **argv)
     }
     FILE *fp = pmusim_outfile_fp(out);
     gboolean regs_only = !rows->len; /* rows come from the -R counters */
-    if (per_thread && (interval || !fits)) {
+    if (per_thread && !fits) {
         g_clear_error(&fit_error);
-        status = pmusim_cli_usage("stat", "--per-thread does not combine with %s yet",
-                                  interval ? "-I" : "multiplexing");
+        status = pmusim_cli_usage("stat", "--per-thread does not combine with multiplexing yet");
         goto out;
     }
+    oo.per_thread = per_thread && interval; /* -I prints per thread itself */
     interval_state_t ist = {.rows = rows, .from_counters = !rows->len, .fp = fp, .oo = &oo,
                             .interval = (uint64_t)interval};
     if (fits) {
@@ -1490,7 +1505,7 @@ int pmusim_cmd_stat(int argc, char **argv)
         if (explain)
             pmusim_cli_explain_regs(ops, regs, info);
         model = pmusim_model_new(ops->name, oo.nthreads, &error);
-        ist.prev = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+        ist.prev = g_array_new(FALSE, TRUE, sizeof(uint64_t));
         gboolean ok = model && (!ref_num ||
                                 pmusim_model_set_ref_ratio(model, ref_num, ref_den, &error)) &&
                       pmusim_replay_timed_stops(
