@@ -738,6 +738,9 @@ typedef struct {
     uint64_t next_rot;    /* the next rotation */
     uint64_t print_every, next_print; /* -I: interval length and the next end */
     row_t *snap;          /* -I: each row's accounts at the previous interval end */
+    guint nthr;           /* --per-thread: threads (0: aggregated only) */
+    uint64_t *traw, *tlast; /* --per-thread: [row * nthr + thread] raw / last reads */
+    uint64_t *tsnap_raw, *tsnap_last; /* and at the previous interval end */
     FILE *fp;
     out_opts_t *oo;
     GHashTable *fits;     /* order key -> active mask (guint64 as pointer-free string) */
@@ -831,9 +834,41 @@ static void mux_account(mux_state_t *st, uint64_t cycle)
                 r->running += len;
             }
             r->last = now;
+            guint ri = g_array_index(grp->row_index, guint, j);
+            const pmusim_regwrite_t *w = &g_array_index(grp->data_regs, pmusim_regwrite_t, j);
+            for (guint t = 0; t < st->nthr; t++) { /* --per-thread */
+                uint64_t v = 0;
+                pmusim_model_t *m = st->bins[grp->bin].model;
+                if (w->thread == PMUSIM_THREAD_ALL || w->thread == t)
+                    m->ops->read_reg(m, w->space, w->num, t, &v);
+                if (grp->active)
+                    st->traw[ri * st->nthr + t] += v - st->tlast[ri * st->nthr + t];
+                st->tlast[ri * st->nthr + t] = v;
+            }
         }
     }
     st->window_start = cycle;
+}
+
+/* --per-thread with multiplexing: thread t's rows, from `agg` (the
+ * aggregated rows of the same span: status, enabled, running) and the
+ * thread's raw and exact counts since `snap_raw` / `snap_last` (NULL: the
+ * start). */
+static GArray *mux_thread_rows(const mux_state_t *st, const GArray *agg, guint t,
+                               const uint64_t *snap_raw, const uint64_t *snap_last)
+{
+    GArray *set = g_array_new(FALSE, TRUE, sizeof(row_t));
+    for (guint i = 0; i < agg->len; i++) {
+        row_t r = g_array_index(agg, row_t, i);
+        guint k = i * st->nthr + t;
+        uint64_t raw = st->traw[k] - (snap_raw ? snap_raw[k] : 0);
+        uint64_t last = st->tlast[k], before = snap_last ? snap_last[k] : 0;
+        r.truth = last >= before ? last - before : last;
+        r.value = r.running ? (uint64_t)((double)raw * (double)r.enabled / (double)r.running + 0.5)
+                            : 0;
+        g_array_append_val(set, r);
+    }
+    return set;
 }
 
 /* Status and source of each row from the model instance that counts it. */
@@ -900,8 +935,27 @@ static void mux_print_interval(mux_state_t *st, uint64_t cycle)
             r.status = ROW_NOT_COUNTED;
         g_array_append_val(irows, r);
     }
-    for (guint i = 0; i < irows->len; i++)
-        print_row(st->fp, irows, &g_array_index(irows, row_t, i), oo);
+    if (!st->nthr) {
+        for (guint i = 0; i < irows->len; i++)
+            print_row(st->fp, irows, &g_array_index(irows, row_t, i), oo);
+    } else {
+        GPtrArray *sets = g_ptr_array_new();
+        for (guint t = 0; t < st->nthr; t++)
+            g_ptr_array_add(sets, mux_thread_rows(st, irows, t, st->tsnap_raw, st->tsnap_last));
+        out_opts_t ot = *oo;
+        ot.per_thread = TRUE;
+        for (guint i = 0; i < irows->len; i++)
+            for (guint t = 0; t < st->nthr; t++) {
+                const GArray *set = g_ptr_array_index(sets, t);
+                ot.thread = t;
+                print_row(st->fp, set, &g_array_index(set, row_t, i), &ot);
+            }
+        for (guint t = 0; t < st->nthr; t++)
+            g_array_free(g_ptr_array_index(sets, t), TRUE);
+        g_ptr_array_free(sets, TRUE);
+        memcpy(st->tsnap_raw, st->traw, sizeof(uint64_t) * st->rows->len * st->nthr);
+        memcpy(st->tsnap_last, st->tlast, sizeof(uint64_t) * st->rows->len * st->nthr);
+    }
     g_array_free(irows, TRUE);
     for (guint i = 0; i < st->rows->len; i++)
         st->snap[i] = g_array_index(st->rows, row_t, i);
@@ -957,6 +1011,10 @@ static void mux_clear(mux_state_t *st)
     g_free(st->bins);
     g_free(st->groups);
     g_free(st->snap);
+    g_free(st->traw);
+    g_free(st->tlast);
+    g_free(st->tsnap_raw);
+    g_free(st->tsnap_last);
     if (st->order)
         g_array_free(st->order, TRUE);
     if (st->fits)
@@ -972,7 +1030,8 @@ static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_
                            const pmusim_model_ops_t *ops, pmusim_trace_reader_t *reader,
                            uint64_t interval, uint64_t print_every, FILE *fp,
                            char **regs_files, const GError *fit_error, gboolean progress,
-                           gboolean show_regs, out_opts_t *oo)
+                           gboolean show_regs, gboolean per_thread, GPtrArray **per,
+                           out_opts_t *oo)
 {
     GError *error = NULL;
     if (regs_files) {
@@ -1137,6 +1196,13 @@ static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_
     st->fp = fp;
     st->oo = oo;
     st->snap = g_new0(row_t, rows->len);
+    if (per_thread) {
+        st->nthr = oo->nthreads;
+        st->traw = g_new0(uint64_t, rows->len * st->nthr);
+        st->tlast = g_new0(uint64_t, rows->len * st->nthr);
+        st->tsnap_raw = g_new0(uint64_t, rows->len * st->nthr);
+        st->tsnap_last = g_new0(uint64_t, rows->len * st->nthr);
+    }
     pmusim_model_t **models = g_new(pmusim_model_t *, st->nbins);
     for (guint b = 0; b < st->nbins; b++)
         models[b] = st->bins[b].model;
@@ -1170,6 +1236,11 @@ static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_
         } else {
             r->value = mux_scale(r->raw, r->enabled, r->running);
         }
+    }
+    if (per_thread) {
+        *per = g_ptr_array_new();
+        for (guint t = 0; t < st->nthr; t++)
+            g_ptr_array_add(*per, mux_thread_rows(st, rows, t, NULL, NULL));
     }
     oo->mux = TRUE;
     return 0;
@@ -1489,11 +1560,6 @@ int pmusim_cmd_stat(int argc, char **argv)
     }
     FILE *fp = pmusim_outfile_fp(out);
     gboolean regs_only = !rows->len; /* rows come from the -R counters */
-    if (per_thread && !fits) {
-        g_clear_error(&fit_error);
-        status = pmusim_cli_usage("stat", "--per-thread does not combine with multiplexing yet");
-        goto out;
-    }
     oo.per_thread = per_thread && interval; /* -I prints per thread itself */
     interval_state_t ist = {.rows = rows, .from_counters = !rows->len, .fp = fp, .oo = &oo,
                             .interval = (uint64_t)interval};
@@ -1564,7 +1630,7 @@ int pmusim_cmd_stat(int argc, char **argv)
     } else {
         status = run_multiplexed(&mux, rows, &ea, ops, reader, (uint64_t)mux_interval,
                                  (uint64_t)interval, fp, regs_files, fit_error, progress,
-                                 show_regs, &oo);
+                                 show_regs, per_thread, &per, &oo);
         g_clear_error(&fit_error);
         if (status)
             goto out;
