@@ -36,8 +36,8 @@ typedef struct {
     uint64_t truth;     /* multiplexed: exact count */
     uint64_t last;      /* multiplexed: counter value at the previous rotation */
     uint64_t enabled, running; /* cycles */
-    gboolean per_core;  /* multiplexed: a per-core count (Montecito causal events) */
-    int sel_code;       /* x86 general counter: event select (-1: none) */
+    gboolean per_core;  /* the core's count on every thread (Montecito causal events) */
+    int sel_code;       /* x86 general counter: event select (0 with !sel_plain: none) */
     uint32_t sel_umask; /* and unit mask */
     gboolean sel_plain; /* no cmask, inv, edge or any-thread: a plain count */
 } row_t;
@@ -189,7 +189,6 @@ static const char *topdown_lacks(const char *pmu)
            "accounting is the BACK_END_BUBBLE events in cycles: no topdown level 1 "
            "(docs/STAT.md)";
 }
-
 
 /* The metrics printed beside row r: the ratio perf prints, then MPKI for
  * miss events when instructions were counted. */
