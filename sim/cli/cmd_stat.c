@@ -40,6 +40,8 @@ typedef struct {
     int sel_code;       /* x86 general counter: event select (0 with !sel_plain: none) */
     uint32_t sel_umask; /* and unit mask */
     gboolean sel_plain; /* no cmask, inv, edge or any-thread: a plain count */
+    uint32_t rsp_msr;   /* x86 offcore response event: MSR_OFFCORE_RSP_x written (0: none) */
+    uint64_t rsp_val;   /* and its value */
 } row_t;
 
 typedef struct {
@@ -120,6 +122,36 @@ static const struct {
     {0x04, "cycles per offcore demand RFO"},
     {0x08, "cycles per offcore read"},
 };
+
+/* Knights Mill: OFFCORE_RESPONSE_0 with OUTSTANDING (MSR_OFFCORE_RSP_0 bit
+ * 38) adds the requests of its types in flight every cycle; an
+ * OFFCORE_RESPONSE_1 row with the same request bits (15:0) and ANY_RESPONSE
+ * (bit 16) as its only response bit counts them (docs/sim-x86.md). */
+#define KNM_RSP_OUTSTANDING (UINT64_C(1) << 38)
+#define KNM_RSP_REQUESTS UINT64_C(0xffff)
+#define KNM_RSP_ANY_RESPONSE (UINT64_C(1) << 16)
+
+static size_t knm_latency(const GArray *rows, const row_t *r, metric_t *out)
+{
+    if (r->rsp_msr != 0x1a6 || !(r->rsp_val & KNM_RSP_OUTSTANDING) || !r->sel_plain)
+        return 0;
+    uint64_t req = r->rsp_val & KNM_RSP_REQUESTS;
+    for (guint i = 0; i < rows->len; i++) {
+        const row_t *b = &g_array_index(rows, row_t, i);
+        if (b->rsp_msr != 0x1a7 || !b->sel_plain || b->status != ROW_OK || !b->value ||
+            (b->rsp_val & KNM_RSP_REQUESTS) != req ||
+            (b->rsp_val & ~KNM_RSP_REQUESTS) != KNM_RSP_ANY_RESPONSE)
+            continue;
+        out->value = (double)r->value / (double)b->value;
+        out->unit = req == 0x1   ? "cycles per offcore demand data read"
+                    : req == 0x2 ? "cycles per offcore demand RFO"
+                    : req == 0x4 ? "cycles per offcore demand code read"
+                                 : "cycles per offcore request";
+        out->percent = FALSE;
+        return 1;
+    }
+    return 0;
+}
 
 /* Topdown level 1 (docs/STAT.md): the PMUs whose events allow it. */
 static gboolean topdown_pmu(const char *pmu)
@@ -220,6 +252,8 @@ static size_t row_metrics(const GArray *rows, const row_t *r, const char *pmu, m
             }
         }
     }
+    if (strcmp(pmu, "knm") == 0)
+        n += knm_latency(rows, r, out + n);
     if (!r->role)
         return n;
     if (strcmp(r->role, "cycles") == 0 && r == find_role(rows, "cycles") &&
@@ -610,6 +644,10 @@ static gboolean add_row(GArray *rows, const pmusim_enc_args_t *ea, const char *p
             r.sel_code = (int)(w->value & 0xff);
             r.sel_umask = (uint32_t)((w->value >> 8) & 0xff);
             r.sel_plain = (w->value & (UINT64_C(0xff) << 24 | 1u << 23 | 1u << 21 | 1u << 18)) == 0;
+        }
+        if (w->space == PMUSIM_REG_MSR && (w->num == 0x1a6 || w->num == 0x1a7)) {
+            r.rsp_msr = w->num;
+            r.rsp_val = w->value;
         }
     }
     g_array_free(regs, TRUE);
