@@ -422,7 +422,13 @@ static void print_json_row(FILE *fp, const GArray *rows, const row_t *r, const o
     }
     fputs("}\n", fp);
     for (size_t i = 1; i < nm; i++) {
-        fprintf(fp, "{\"metric-value\" : %.6f, \"metric-unit\" : ", m[i].value);
+        fputc('{', fp);
+        /* the row's interval and thread, so that a line read alone is placed */
+        if (o->stamped)
+            fprintf(fp, "\"interval\" : %" G_GUINT64_FORMAT ", ", (guint64)o->stamp);
+        if (o->per_thread)
+            fprintf(fp, "\"thread\" : \"thread-%u\", ", o->thread);
+        fprintf(fp, "\"metric-value\" : %.6f, \"metric-unit\" : ", m[i].value);
         pmusim_cli_json_string(fp, m[i].unit);
         fputs("}\n", fp);
     }
