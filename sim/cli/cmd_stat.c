@@ -914,6 +914,13 @@ static GArray *mux_thread_rows(const mux_state_t *st, const GArray *agg, guint t
     return set;
 }
 
+/* The table's column header of -I (with --per-thread a thread column). */
+static void interval_header(FILE *fp, gboolean per_thread)
+{
+    fprintf(fp, "#           cycle%s             counts      events\n",
+            per_thread ? "      thread" : "");
+}
+
 /* Status and source of each row from the model instance that counts it. */
 static void mux_statuses(mux_state_t *st, uint64_t *cycles)
 {
@@ -962,7 +969,7 @@ static void mux_print_interval(mux_state_t *st, uint64_t cycle)
     out_opts_t *oo = st->oo;
     mux_statuses(st, NULL);
     if (!oo->sep && !oo->json && !oo->stamped)
-        fputs("#           cycle             counts      events\n", st->fp);
+        interval_header(st->fp, st->oo->per_thread || st->nthr);
     oo->stamped = TRUE;
     oo->stamp = cycle;
     oo->mux = TRUE;
@@ -1326,7 +1333,7 @@ static void interval_print(interval_state_t *st, pmusim_model_t *m, uint64_t cyc
     pmusim_report_clear(&rep);
     gboolean first = st->prev->len == 0;
     if (!st->oo->sep && !st->oo->json && first)
-        fputs("#           cycle             counts      events\n", st->fp);
+        interval_header(st->fp, st->oo->per_thread);
     uint64_t start = st->oo->stamp;
     st->oo->stamped = TRUE;
     st->oo->stamp = cycle;
