@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 builddir=${1:-build}
 [ $# -gt 0 ] && shift
 
-packages="meson ninja-build pkg-config gcc python3 libglib2.0-dev libcunit1-dev libzstd-dev libcapstone-dev qemu-user valgrind gtkwave"
+packages="meson ninja-build pkg-config gcc python3 libglib2.0-dev libcunit1-dev libjson-glib-dev libzstd-dev libcapstone-dev qemu-user valgrind gtkwave"
 missing=""
 for p in $packages; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

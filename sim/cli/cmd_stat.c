@@ -36,6 +36,12 @@ typedef struct {
     uint64_t truth;     /* multiplexed: exact count */
     uint64_t last;      /* multiplexed: counter value at the previous rotation */
     uint64_t enabled, running; /* cycles */
+    gboolean per_core;  /* the core's count on every thread (Montecito causal events) */
+    int sel_code;       /* x86 general counter: event select (0 with !sel_plain: none) */
+    uint32_t sel_umask; /* and unit mask */
+    gboolean sel_plain; /* no cmask, inv, edge or any-thread: a plain count */
+    uint32_t rsp_msr;   /* x86 offcore response event: MSR_OFFCORE_RSP_x written (0: none) */
+    uint64_t rsp_val;   /* and its value */
 } row_t;
 
 typedef struct {
@@ -48,6 +54,8 @@ typedef struct {
     uint32_t ref_num, ref_den; /* --ref-ratio, 0: the model's default */
     gboolean stamped;   /* -I: rows start with the interval's end cycle */
     uint64_t stamp;
+    gboolean per_thread; /* --per-thread: rows start with the thread */
+    uint32_t thread;
 } out_opts_t;
 
 static void progress_cb(uint64_t records, void *user)
@@ -73,6 +81,8 @@ static char *group_digits(uint64_t v)
 
 /* ---- derived metrics (perf's shadow metrics, docs/STAT.md) ---- */
 
+#define MAX_METRICS 6
+
 typedef struct {
     double value;
     const char *unit;
@@ -89,9 +99,132 @@ static const row_t *find_role(const GArray *rows, const char *role)
     return NULL;
 }
 
+/* A counted row of plain x86 event select `code` / `umask`. */
+static const row_t *find_sel(const GArray *rows, int code, uint32_t umask)
+{
+    for (guint i = 0; i < rows->len; i++) {
+        const row_t *r = &g_array_index(rows, row_t, i);
+        if (r->sel_code == code && r->sel_umask == umask && r->sel_plain && r->status == ROW_OK)
+            return r;
+    }
+    return NULL;
+}
+
+/* Westmere: OFFCORE_REQUESTS_OUTSTANDING (0x60) adds the requests of a type
+ * in flight every cycle, OFFCORE_REQUESTS (0xb0) counts them, so their ratio
+ * is the average cycles a request spends offcore (docs/STAT.md). */
+static const struct {
+    uint32_t umask;
+    const char *unit;
+} offcore_types[] = {
+    {0x01, "cycles per offcore demand data read"},
+    {0x02, "cycles per offcore demand code read"},
+    {0x04, "cycles per offcore demand RFO"},
+    {0x08, "cycles per offcore read"},
+};
+
+/* Knights Mill: OFFCORE_RESPONSE_0 with OUTSTANDING (MSR_OFFCORE_RSP_0 bit
+ * 38) adds the requests of its types in flight every cycle; an
+ * OFFCORE_RESPONSE_1 row with the same request bits (15:0) and ANY_RESPONSE
+ * (bit 16) as its only response bit counts them (docs/sim-x86.md). */
+#define KNM_RSP_OUTSTANDING (UINT64_C(1) << 38)
+#define KNM_RSP_REQUESTS UINT64_C(0xffff)
+#define KNM_RSP_ANY_RESPONSE (UINT64_C(1) << 16)
+
+static size_t knm_latency(const GArray *rows, const row_t *r, metric_t *out)
+{
+    if (r->rsp_msr != 0x1a6 || !(r->rsp_val & KNM_RSP_OUTSTANDING) || !r->sel_plain)
+        return 0;
+    uint64_t req = r->rsp_val & KNM_RSP_REQUESTS;
+    for (guint i = 0; i < rows->len; i++) {
+        const row_t *b = &g_array_index(rows, row_t, i);
+        if (b->rsp_msr != 0x1a7 || !b->sel_plain || b->status != ROW_OK || !b->value ||
+            (b->rsp_val & KNM_RSP_REQUESTS) != req ||
+            (b->rsp_val & ~KNM_RSP_REQUESTS) != KNM_RSP_ANY_RESPONSE)
+            continue;
+        out->value = (double)r->value / (double)b->value;
+        out->unit = req == 0x1   ? "cycles per offcore demand data read"
+                    : req == 0x2 ? "cycles per offcore demand RFO"
+                    : req == 0x4 ? "cycles per offcore demand code read"
+                                 : "cycles per offcore request";
+        out->percent = FALSE;
+        return 1;
+    }
+    return 0;
+}
+
+/* Topdown level 1 (docs/STAT.md): the PMUs whose events allow it. */
+static gboolean topdown_pmu(const char *pmu)
+{
+    return strcmp(pmu, "wsm") == 0 || strcmp(pmu, "wsm_dp") == 0;
+}
+
+#define TD_ISSUED_CODE 0x0e /* UOPS_ISSUED:ANY */
+#define TD_ISSUED_UMASK 0x01
+#define TD_RETIRED_CODE 0xc2 /* UOPS_RETIRED:RETIRE_SLOTS */
+#define TD_RETIRED_UMASK 0x02
+#define TD_WIDTH 4 /* issue slots a cycle */
+
+/* Topdown level 1 beside the cycles row when cycles, UOPS_ISSUED:ANY and
+ * UOPS_RETIRED:RETIRE_SLOTS were all counted: retiring, bad speculation and
+ * the rest, which Westmere cannot split into frontend and backend bound. */
+static size_t topdown_metrics(const GArray *rows, const row_t *cycles, metric_t *out)
+{
+    const row_t *issued = find_sel(rows, TD_ISSUED_CODE, TD_ISSUED_UMASK);
+    const row_t *retired = find_sel(rows, TD_RETIRED_CODE, TD_RETIRED_UMASK);
+    if (!issued || !retired || !cycles->value)
+        return 0;
+    double slots = (double)TD_WIDTH * (double)cycles->value;
+    double ret = (double)retired->value / slots;
+    double bad = issued->value > retired->value
+                     ? (double)(issued->value - retired->value) / slots
+                     : 0.0;
+    ret = MIN(ret, 1.0);
+    bad = MIN(bad, 1.0 - ret);
+    out[0] = (metric_t){ret * 100.0, "retiring", TRUE};
+    out[1] = (metric_t){bad * 100.0, "bad speculation", TRUE};
+    out[2] = (metric_t){(1.0 - ret - bad) * 100.0, "frontend + backend bound", TRUE};
+    return 3;
+}
+
+/* --topdown without its metrics: say which count is missing (stderr). */
+static void topdown_note(const GArray *rows)
+{
+    const row_t *c = find_role(rows, "cycles");
+    const row_t *need[] = {c, find_sel(rows, TD_ISSUED_CODE, TD_ISSUED_UMASK),
+                           find_sel(rows, TD_RETIRED_CODE, TD_RETIRED_UMASK)};
+    static const char *names[] = {"cycles", "UOPS_ISSUED:ANY", "UOPS_RETIRED:RETIRE_SLOTS"};
+    for (size_t k = 0; k < G_N_ELEMENTS(need); k++) {
+        if (need[k])
+            continue;
+        const char *why = "not counted";
+        for (guint i = 0; i < rows->len; i++) {
+            const row_t *r = &g_array_index(rows, row_t, i);
+            if (strcmp(r->typed, names[k]) == 0 && r->status == ROW_NOT_IN_TRACE)
+                why = "<not in trace>";
+        }
+        fprintf(stderr, "pmusim stat: --topdown: %s is %s: no topdown metrics\n", names[k], why);
+        return;
+    }
+    if (!c->value)
+        fputs("pmusim stat: --topdown: no cycles counted: no topdown metrics\n", stderr);
+}
+
+/* Why a PMU has no topdown level 1 (docs/STAT.md). */
+static const char *topdown_lacks(const char *pmu)
+{
+    if (strcmp(pmu, "knm") == 0)
+        return "Knights Mill has no issued-uops event (only UOPS_RETIRED and the "
+               "NO_ALLOC_CYCLES cycle breakdown), so bad speculation cannot be told from "
+               "retiring: no topdown level 1 (docs/STAT.md)";
+    return "Itanium issues in order and has no issued-versus-retired counts; its stall "
+           "accounting is the BACK_END_BUBBLE events in cycles: no topdown level 1 "
+           "(docs/STAT.md)";
+}
+
 /* The metrics printed beside row r: the ratio perf prints, then MPKI for
  * miss events when instructions were counted. */
-static size_t row_metrics(const GArray *rows, const row_t *r, metric_t *out)
+static size_t row_metrics(const GArray *rows, const row_t *r, const char *pmu, metric_t *out)
 {
     static const struct {
         const char *role, *base, *unit;
@@ -106,8 +239,26 @@ static size_t row_metrics(const GArray *rows, const row_t *r, metric_t *out)
         {"stalled-cycles-backend", "cycles", "backend cycles idle", TRUE},
     };
     size_t n = 0;
-    if (!r->role || r->status != ROW_OK)
+    if (r->status != ROW_OK)
         return 0;
+    if (r->sel_code == 0x60 && r->sel_plain) {
+        for (size_t i = 0; i < G_N_ELEMENTS(offcore_types); i++) {
+            const row_t *req = find_sel(rows, 0xb0, offcore_types[i].umask);
+            if (r->sel_umask == offcore_types[i].umask && req && req->value) {
+                out[n].value = (double)r->value / (double)req->value;
+                out[n].unit = offcore_types[i].unit;
+                out[n].percent = FALSE;
+                n++;
+            }
+        }
+    }
+    if (strcmp(pmu, "knm") == 0)
+        n += knm_latency(rows, r, out + n);
+    if (!r->role)
+        return n;
+    if (strcmp(r->role, "cycles") == 0 && r == find_role(rows, "cycles") &&
+        topdown_pmu(pmu))
+        n += topdown_metrics(rows, r, out + n);
     for (size_t i = 0; i < G_N_ELEMENTS(ratios); i++) {
         if (strcmp(r->role, ratios[i].role) != 0)
             continue;
@@ -160,11 +311,17 @@ static double pct_running(const row_t *r)
 
 static void print_table_row(FILE *fp, const GArray *rows, const row_t *r, const out_opts_t *o)
 {
-    metric_t m[4];
-    size_t nm = row_metrics(rows, r, m);
-    GString *line = g_string_new(NULL);
+    metric_t m[MAX_METRICS];
+    size_t nm = row_metrics(rows, r, o->pmu, m);
+    GString *line = g_string_new(NULL), *pad = g_string_new(NULL);
     if (o->stamped)
         g_string_append_printf(line, "%16" G_GUINT64_FORMAT, (guint64)o->stamp);
+    if (o->per_thread) {
+        char t[24];
+        g_snprintf(t, sizeof t, "thread-%u", o->thread);
+        g_string_append_printf(line, "%12s", t);
+    }
+    g_string_append_printf(pad, "%*s", (int)line->len, "");
     if (r->status == ROW_OK) {
         char *v = group_digits(r->value);
         g_string_append_printf(line, "%18s      %-25s", v, r->typed);
@@ -181,24 +338,32 @@ static void print_table_row(FILE *fp, const GArray *rows, const row_t *r, const 
                                rel_error(r));
         g_free(t);
     }
+    if (o->per_thread && r->per_core && r->status == ROW_OK)
+        g_string_append(line, "  (per core: the core's count, on every thread)");
     while (line->len && line->str[line->len - 1] == ' ')
         g_string_truncate(line, line->len - 1);
     fprintf(fp, "%s\n", line->str);
     for (size_t i = 1; i < nm; i++)
-        fprintf(fp, "%18s      %-25s # %7.2f%s %s\n", "", "", m[i].value,
+        fprintf(fp, "%s%18s      %-25s # %7.2f%s %s\n", pad->str, "", "", m[i].value,
                 m[i].percent ? "%" : " ", m[i].unit);
     g_string_free(line, TRUE);
+    g_string_free(pad, TRUE);
 }
 
 static void print_csv_row(FILE *fp, const GArray *rows, const row_t *r, const out_opts_t *o)
 {
-    metric_t m[4];
-    size_t nm = row_metrics(rows, r, m);
+    metric_t m[MAX_METRICS];
+    size_t nm = row_metrics(rows, r, o->pmu, m);
     char s = o->sep;
     /* perf's -x order: [interval,] value, unit, event, run time, % running,
      * metric value, metric unit */
+    char prefix[64] = "";
     if (o->stamped)
-        fprintf(fp, "%" G_GUINT64_FORMAT "%c", (guint64)o->stamp, s);
+        g_snprintf(prefix, sizeof prefix, "%" G_GUINT64_FORMAT "%c", (guint64)o->stamp, s);
+    if (o->per_thread) /* perf's --per-thread: the thread before the value */
+        g_snprintf(prefix + strlen(prefix), sizeof prefix - strlen(prefix), "thread-%u%c",
+                   o->thread, s);
+    fputs(prefix, fp);
     if (r->status == ROW_OK)
         fprintf(fp, "%" G_GUINT64_FORMAT, (guint64)r->value);
     else
@@ -211,18 +376,22 @@ static void print_csv_row(FILE *fp, const GArray *rows, const row_t *r, const ou
         fputc(s, fp);
     if (o->mux) /* pmusim's columns after perf's: the exact count and the error */
         fprintf(fp, "%c%" G_GUINT64_FORMAT "%c%.2f", s, (guint64)r->truth, s, rel_error(r));
+    if (o->per_thread) /* pmusim's column: the count is the core's */
+        fprintf(fp, "%c%s", s, r->per_core && r->status == ROW_OK ? "per-core" : "");
     fputc('\n', fp);
     for (size_t i = 1; i < nm; i++)
-        fprintf(fp, "%c%c%c%c%c%.2f%c%s\n", s, s, s, s, s, m[i].value, s, m[i].unit);
+        fprintf(fp, "%s%c%c%c%c%c%.2f%c%s\n", prefix, s, s, s, s, s, m[i].value, s, m[i].unit);
 }
 
 static void print_json_row(FILE *fp, const GArray *rows, const row_t *r, const out_opts_t *o)
 {
-    metric_t m[4];
-    size_t nm = row_metrics(rows, r, m);
+    metric_t m[MAX_METRICS];
+    size_t nm = row_metrics(rows, r, o->pmu, m);
     fputc('{', fp);
     if (o->stamped)
         fprintf(fp, "\"interval\" : %" G_GUINT64_FORMAT ", ", (guint64)o->stamp);
+    if (o->per_thread)
+        fprintf(fp, "\"thread\" : \"thread-%u\", ", o->thread);
     fputs("\"counter-value\" : ", fp);
     if (r->status == ROW_OK)
         fprintf(fp, "\"%" G_GUINT64_FORMAT ".000000\"", (guint64)r->value);
@@ -243,6 +412,8 @@ static void print_json_row(FILE *fp, const GArray *rows, const row_t *r, const o
         fputs(", \"source\" : ", fp);
         pmusim_cli_json_string(fp, r->source);
     }
+    if (o->per_thread && r->per_core && r->status == ROW_OK)
+        fputs(", \"per-core\" : true", fp);
     if (o->mux && r->status == ROW_OK) {
         double e = rel_error(r);
         fprintf(fp, ", \"exact-value\" : %" G_GUINT64_FORMAT, (guint64)r->truth);
@@ -251,29 +422,53 @@ static void print_json_row(FILE *fp, const GArray *rows, const row_t *r, const o
     }
     fputs("}\n", fp);
     for (size_t i = 1; i < nm; i++) {
-        fprintf(fp, "{\"metric-value\" : %.6f, \"metric-unit\" : ", m[i].value);
+        fputc('{', fp);
+        /* the row's interval and thread, so that a line read alone is placed */
+        if (o->stamped)
+            fprintf(fp, "\"interval\" : %" G_GUINT64_FORMAT ", ", (guint64)o->stamp);
+        if (o->per_thread)
+            fprintf(fp, "\"thread\" : \"thread-%u\", ", o->thread);
+        fprintf(fp, "\"metric-value\" : %.6f, \"metric-unit\" : ", m[i].value);
         pmusim_cli_json_string(fp, m[i].unit);
         fputs("}\n", fp);
     }
 }
 
-static void print_rows(FILE *fp, const GArray *rows, const out_opts_t *o)
+static void print_row(FILE *fp, const GArray *rows, const row_t *r, const out_opts_t *o)
+{
+    if (o->json)
+        print_json_row(fp, rows, r, o);
+    else if (o->sep)
+        print_csv_row(fp, rows, r, o);
+    else
+        print_table_row(fp, rows, r, o);
+}
+
+/* The rows, or with `per` (--per-thread: one GArray of rows per hardware
+ * thread) each row once per thread, event by event as perf prints them. */
+static void print_rows(FILE *fp, const GArray *rows, const GPtrArray *per, const out_opts_t *o)
 {
     if (!o->sep && !o->json) {
         fprintf(fp, "\n Performance counter stats for '%s' (PMU %s, %u hardware thread%s",
                 o->trace, o->pmu, o->nthreads, o->nthreads == 1 ? "" : "s");
+        if (per)
+            fputs(", per thread", fp);
         if (o->repeat > 1)
             fprintf(fp, ", %d runs", o->repeat);
         fputs("):\n\n", fp);
     }
     for (guint i = 0; i < rows->len; i++) {
-        const row_t *r = &g_array_index(rows, row_t, i);
-        if (o->json)
-            print_json_row(fp, rows, r, o);
-        else if (o->sep)
-            print_csv_row(fp, rows, r, o);
-        else
-            print_table_row(fp, rows, r, o);
+        if (!per) {
+            print_row(fp, rows, &g_array_index(rows, row_t, i), o);
+            continue;
+        }
+        out_opts_t ot = *o;
+        ot.per_thread = TRUE;
+        for (guint t = 0; t < per->len; t++) {
+            const GArray *trows = g_ptr_array_index(per, t);
+            ot.thread = t;
+            print_row(fp, trows, &g_array_index(trows, row_t, i), &ot);
+        }
     }
     if (o->sep || o->json)
         return;
@@ -431,11 +626,46 @@ static char *canonical_label(const pmusim_enc_args_t *ea, const char *pmu, const
     return label ? label : g_strdup(native);
 }
 
+/* Appends the row of one event as typed: its native string, canonical label,
+ * perf role and (x86 general counters) event select. */
+static gboolean add_row(GArray *rows, const pmusim_enc_args_t *ea, const char *pmu,
+                        const char *typed, guint group, GError **error)
+{
+    row_t r = {.typed = g_strdup(typed), .group = group};
+    GArray *regs = NULL;
+    r.native = pmusim_perfev_translate(pmu, r.typed, error);
+    if (r.native)
+        r.canon = canonical_label(ea, pmu, r.native, &regs, error);
+    if (!r.canon) {
+        g_free(r.typed);
+        g_free(r.native);
+        return FALSE;
+    }
+    r.role = pmusim_perfev_role(pmu, r.typed, r.native);
+    for (guint i = 0; i < regs->len; i++) {
+        const pmusim_regwrite_t *w = &g_array_index(regs, pmusim_regwrite_t, i);
+        /* IA32_PERFEVTSELx (SDM Vol. 3B 18.2.1): event 7:0, umask 15:8,
+         * edge 18, any 21, inv 23, cmask 31:24 */
+        if (w->space == PMUSIM_REG_MSR && w->num >= 0x186 && w->num <= 0x18d) {
+            r.sel_code = (int)(w->value & 0xff);
+            r.sel_umask = (uint32_t)((w->value >> 8) & 0xff);
+            r.sel_plain = (w->value & (UINT64_C(0xff) << 24 | 1u << 23 | 1u << 21 | 1u << 18)) == 0;
+        }
+        if (w->space == PMUSIM_REG_MSR && (w->num == 0x1a6 || w->num == 0x1a7)) {
+            r.rsp_msr = w->num;
+            r.rsp_val = w->value;
+        }
+    }
+    g_array_free(regs, TRUE);
+    g_array_append_val(rows, r);
+    return TRUE;
+}
+
 /* Fills value/status of each row from the counters labelled with its
  * canonical string, summed over threads (perf aggregates threads), except
  * per-core counts (Montecito causal events), which every thread sees.  The n-th
  * row with a given label takes the n-th counter set with it. */
-static void rows_from_report(GArray *rows, const pmusim_report_t *rep)
+static void rows_from_report(GArray *rows, const pmusim_report_t *rep, int thread)
 {
     for (guint i = 0; i < rows->len; i++) {
         row_t *r = &g_array_index(rows, row_t, i);
@@ -447,6 +677,8 @@ static void rows_from_report(GArray *rows, const pmusim_report_t *rep)
         /* counters of one event are listed thread by thread: count occurrences per thread */
         for (uint32_t t = 0; t < 64; t++) {
             guint seen = 0;
+            if (thread >= 0 && t != (uint32_t)thread)
+                continue;
             for (guint c = 0; c < rep->counters->len; c++) {
                 const pmusim_counter_result_t *cr =
                     &g_array_index(rep->counters, pmusim_counter_result_t, c);
@@ -455,6 +687,7 @@ static void rows_from_report(GArray *rows, const pmusim_report_t *rep)
                 if (seen++ != nth)
                     continue;
                 found = TRUE;
+                r->per_core |= cr->per_core;
                 /* a per-core count is on every thread's counter: the core's
                  * count is one of them (the largest), not their sum */
                 if (cr->per_core)
@@ -474,7 +707,7 @@ static void rows_from_report(GArray *rows, const pmusim_report_t *rep)
 }
 
 /* Rows for a run programmed by register files only: one per labelled counter. */
-static void rows_from_counters(GArray *rows, const pmusim_report_t *rep)
+static void rows_from_counters(GArray *rows, const pmusim_report_t *rep, int thread)
 {
     for (guint c = 0; c < rep->counters->len; c++) {
         const pmusim_counter_result_t *cr =
@@ -500,8 +733,10 @@ static void rows_from_counters(GArray *rows, const pmusim_report_t *rep)
                 &g_array_index(rep->counters, pmusim_counter_result_t, c);
             char raw[40];
             g_snprintf(raw, sizeof raw, "(raw %s)", cr->reg);
-            if (!cr->enabled || strcmp(cr->event[0] ? cr->event : raw, r->canon) != 0)
+            if (!cr->enabled || strcmp(cr->event[0] ? cr->event : raw, r->canon) != 0 ||
+                (thread >= 0 && cr->thread != (uint32_t)thread))
                 continue;
+            r->per_core |= cr->per_core;
             r->value = cr->per_core ? MAX(r->value, cr->value) : r->value + cr->value;
             if (r->status != ROW_NOT_IN_TRACE)
                 r->status = ROW_OK;
@@ -543,6 +778,14 @@ typedef struct {
     const pmusim_enc_args_t *ea;
     const char *pmu;
     uint64_t interval, window_start;
+    uint64_t next_rot;    /* the next rotation */
+    uint64_t print_every, next_print; /* -I: interval length and the next end */
+    row_t *snap;          /* -I: each row's accounts at the previous interval end */
+    guint nthr;           /* --per-thread: threads (0: aggregated only) */
+    uint64_t *traw, *tlast; /* --per-thread: [row * nthr + thread] raw / last reads */
+    uint64_t *tsnap_raw, *tsnap_last; /* and at the previous interval end */
+    FILE *fp;
+    out_opts_t *oo;
     GHashTable *fits;     /* order key -> active mask (guint64 as pointer-free string) */
 } mux_state_t;
 
@@ -555,7 +798,10 @@ static gboolean is_data_reg(const pmusim_regwrite_t *w)
            ((w->num >= 0x0c1 && w->num <= 0x0c8) || (w->num >= 0x309 && w->num <= 0x30b));
 }
 
-static uint64_t read_sum(pmusim_model_t *m, const pmusim_regwrite_t *w)
+/* The count of a data register over the threads it was written for: their
+ * sum, or for a per-core count (every thread's counter counts the core's
+ * events) the core's count, the largest of them, as rows_from_report does. */
+static uint64_t read_sum(pmusim_model_t *m, const pmusim_regwrite_t *w, gboolean per_core)
 {
     uint64_t sum = 0;
     for (uint32_t t = 0; t < m->nthreads; t++) {
@@ -563,7 +809,7 @@ static uint64_t read_sum(pmusim_model_t *m, const pmusim_regwrite_t *w)
             continue;
         uint64_t v = 0;
         if (m->ops->read_reg(m, w->space, w->num, t, &v))
-            sum += v;
+            sum = per_core ? MAX(sum, v) : sum + v;
     }
     return sum;
 }
@@ -622,17 +868,147 @@ static void mux_account(mux_state_t *st, uint64_t cycle)
         mux_group_t *grp = &st->groups[g];
         for (guint j = 0; j < grp->row_index->len; j++) {
             row_t *r = &g_array_index(st->rows, row_t, g_array_index(grp->row_index, guint, j));
-            uint64_t now = read_sum(st->bins[grp->bin].model, &g_array_index(grp->data_regs,
-                                                               pmusim_regwrite_t, j));
+            uint64_t now = read_sum(st->bins[grp->bin].model,
+                                    &g_array_index(grp->data_regs, pmusim_regwrite_t, j),
+                                    r->per_core);
             r->enabled += len;
             if (grp->active) {
                 r->raw += now - r->last;
                 r->running += len;
             }
             r->last = now;
+            guint ri = g_array_index(grp->row_index, guint, j);
+            const pmusim_regwrite_t *w = &g_array_index(grp->data_regs, pmusim_regwrite_t, j);
+            for (guint t = 0; t < st->nthr; t++) { /* --per-thread */
+                uint64_t v = 0;
+                pmusim_model_t *m = st->bins[grp->bin].model;
+                if (w->thread == PMUSIM_THREAD_ALL || w->thread == t)
+                    m->ops->read_reg(m, w->space, w->num, t, &v);
+                if (grp->active)
+                    st->traw[ri * st->nthr + t] += v - st->tlast[ri * st->nthr + t];
+                st->tlast[ri * st->nthr + t] = v;
+            }
         }
     }
     st->window_start = cycle;
+}
+
+/* --per-thread with multiplexing: thread t's rows, from `agg` (the
+ * aggregated rows of the same span: status, enabled, running) and the
+ * thread's raw and exact counts since `snap_raw` / `snap_last` (NULL: the
+ * start). */
+static GArray *mux_thread_rows(const mux_state_t *st, const GArray *agg, guint t,
+                               const uint64_t *snap_raw, const uint64_t *snap_last)
+{
+    GArray *set = g_array_new(FALSE, TRUE, sizeof(row_t));
+    for (guint i = 0; i < agg->len; i++) {
+        row_t r = g_array_index(agg, row_t, i);
+        guint k = i * st->nthr + t;
+        uint64_t raw = st->traw[k] - (snap_raw ? snap_raw[k] : 0);
+        uint64_t last = st->tlast[k], before = snap_last ? snap_last[k] : 0;
+        r.truth = last >= before ? last - before : last;
+        r.value = r.running ? (uint64_t)((double)raw * (double)r.enabled / (double)r.running + 0.5)
+                            : 0;
+        g_array_append_val(set, r);
+    }
+    return set;
+}
+
+/* The table's column header of -I (with --per-thread a thread column). */
+static void interval_header(FILE *fp, gboolean per_thread)
+{
+    fprintf(fp, "#           cycle%s             counts      events\n",
+            per_thread ? "      thread" : "");
+}
+
+/* Status and source of each row from the model instance that counts it. */
+static void mux_statuses(mux_state_t *st, uint64_t *cycles)
+{
+    GArray *rows = st->rows;
+    pmusim_report_t rep;
+    for (guint b = 0; b < st->nbins; b++) {
+        pmusim_report_init(&rep);
+        pmusim_model_collect(st->bins[b].model, &rep);
+        if (b == 0 && cycles)
+            *cycles = rep.cycles;
+        GArray *grows = g_array_new(FALSE, TRUE, sizeof(row_t));
+        GArray *which = g_array_new(FALSE, FALSE, sizeof(guint));
+        for (guint i = 0; i < rows->len; i++) {
+            row_t copy = g_array_index(rows, row_t, i);
+            if (st->groups[copy.group].bin != b)
+                continue;
+            copy.value = 0;
+            g_array_append_val(grows, copy);
+            g_array_append_val(which, i);
+        }
+        rows_from_report(grows, &rep, -1);
+        for (guint j = 0; j < grows->len; j++) {
+            row_t *r = &g_array_index(rows, row_t, g_array_index(which, guint, j));
+            const row_t *c = &g_array_index(grows, row_t, j);
+            r->status = c->status;
+            g_strlcpy(r->source, c->source, sizeof r->source);
+        }
+        g_array_free(grows, TRUE);
+        g_array_free(which, TRUE);
+        pmusim_report_clear(&rep);
+    }
+}
+
+/* perf's scaling of a multiplexed count: raw x enabled / running, rounded. */
+static uint64_t mux_scale(uint64_t raw, uint64_t enabled, uint64_t running)
+{
+    return (uint64_t)((double)raw * (double)enabled / (double)running + 0.5);
+}
+
+/* -I with multiplexing: the interval ending at `cycle`, every row's estimate
+ * from what it counted in its windows of the interval, scaled by the
+ * interval's enabled / running cycles, beside the exact count of the
+ * interval.  Windows were closed at `cycle` by mux_account. */
+static void mux_print_interval(mux_state_t *st, uint64_t cycle)
+{
+    out_opts_t *oo = st->oo;
+    mux_statuses(st, NULL);
+    if (!oo->sep && !oo->json && !oo->stamped)
+        interval_header(st->fp, st->oo->per_thread || st->nthr);
+    oo->stamped = TRUE;
+    oo->stamp = cycle;
+    oo->mux = TRUE;
+    GArray *irows = g_array_new(FALSE, TRUE, sizeof(row_t));
+    for (guint i = 0; i < st->rows->len; i++) {
+        row_t r = g_array_index(st->rows, row_t, i);
+        const row_t *sn = &st->snap[i];
+        r.enabled -= sn->enabled;
+        r.running -= sn->running;
+        r.truth = r.last >= sn->last ? r.last - sn->last : r.last;
+        r.value = r.running ? mux_scale(r.raw - sn->raw, r.enabled, r.running) : 0;
+        if (!r.running && r.status == ROW_OK)
+            r.status = ROW_NOT_COUNTED;
+        g_array_append_val(irows, r);
+    }
+    if (!st->nthr) {
+        for (guint i = 0; i < irows->len; i++)
+            print_row(st->fp, irows, &g_array_index(irows, row_t, i), oo);
+    } else {
+        GPtrArray *sets = g_ptr_array_new();
+        for (guint t = 0; t < st->nthr; t++)
+            g_ptr_array_add(sets, mux_thread_rows(st, irows, t, st->tsnap_raw, st->tsnap_last));
+        out_opts_t ot = *oo;
+        ot.per_thread = TRUE;
+        for (guint i = 0; i < irows->len; i++)
+            for (guint t = 0; t < st->nthr; t++) {
+                const GArray *set = g_ptr_array_index(sets, t);
+                ot.thread = t;
+                print_row(st->fp, set, &g_array_index(set, row_t, i), &ot);
+            }
+        for (guint t = 0; t < st->nthr; t++)
+            g_array_free(g_ptr_array_index(sets, t), TRUE);
+        g_ptr_array_free(sets, TRUE);
+        memcpy(st->tsnap_raw, st->traw, sizeof(uint64_t) * st->rows->len * st->nthr);
+        memcpy(st->tsnap_last, st->tlast, sizeof(uint64_t) * st->rows->len * st->nthr);
+    }
+    g_array_free(irows, TRUE);
+    for (guint i = 0; i < st->rows->len; i++)
+        st->snap[i] = g_array_index(st->rows, row_t, i);
 }
 
 static gboolean mux_stop(pmusim_model_t *m, uint64_t cycle, uint64_t *next, void *user,
@@ -642,17 +1018,26 @@ static gboolean mux_stop(pmusim_model_t *m, uint64_t cycle, uint64_t *next, void
     (void)error;
     mux_state_t *st = user;
     mux_account(st, cycle);
-    /* rotate: the first active group goes to the end of the list */
-    for (guint k = 0; k < st->order->len; k++) {
-        guint id = g_array_index(st->order, guint, k);
-        if (st->groups[id].active) {
-            g_array_remove_index(st->order, k);
-            g_array_append_val(st->order, id);
-            break;
-        }
+    /* an interval that ends where a rotation happens counts the windows
+     * before the rotation */
+    if (st->print_every && cycle == st->next_print) {
+        mux_print_interval(st, cycle);
+        st->next_print += st->print_every;
     }
-    mux_schedule(st);
-    *next = cycle + st->interval;
+    if (cycle == st->next_rot) {
+        /* rotate: the first active group goes to the end of the list */
+        for (guint k = 0; k < st->order->len; k++) {
+            guint id = g_array_index(st->order, guint, k);
+            if (st->groups[id].active) {
+                g_array_remove_index(st->order, k);
+                g_array_append_val(st->order, id);
+                break;
+            }
+        }
+        mux_schedule(st);
+        st->next_rot += st->interval;
+    }
+    *next = MIN(st->next_rot, st->print_every ? st->next_print : G_MAXUINT64);
     return TRUE;
 }
 
@@ -675,6 +1060,11 @@ static void mux_clear(mux_state_t *st)
     }
     g_free(st->bins);
     g_free(st->groups);
+    g_free(st->snap);
+    g_free(st->traw);
+    g_free(st->tlast);
+    g_free(st->tsnap_raw);
+    g_free(st->tsnap_last);
     if (st->order)
         g_array_free(st->order, TRUE);
     if (st->fits)
@@ -688,13 +1078,20 @@ static void mux_clear(mux_state_t *st)
  * add to its estimate.  One read of the trace feeds every model. */
 static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_t *ea,
                            const pmusim_model_ops_t *ops, pmusim_trace_reader_t *reader,
-                           uint64_t interval, char **regs_files, const GError *fit_error,
-                           gboolean progress, gboolean show_regs, out_opts_t *oo)
+                           uint64_t interval, uint64_t print_every, FILE *fp,
+                           char **regs_files, const GError *fit_error, gboolean progress,
+                           gboolean show_regs, gboolean per_thread, GPtrArray **per,
+                           out_opts_t *oo)
 {
     GError *error = NULL;
     if (regs_files) {
-        fprintf(stderr, "pmusim: %s\npmusim: (multiplexing schedules -e events; it does not "
-                        "combine with --regs)\n", fit_error->message);
+        /* ill-defined, not missing (docs/STAT.md): the schedule owns the
+         * counters and reprograms them at every rotation */
+        fprintf(stderr, "pmusim: %s\npmusim: the -e events need multiplexing, which does not "
+                        "combine with --regs: the schedule reprograms the counters at every "
+                        "rotation, as the kernel does, so register writes (timed or not) "
+                        "would be overwritten or would overwrite a group's counter "
+                        "(docs/STAT.md)\n", fit_error->message);
         return 1;
     }
     st->rows = rows;
@@ -823,12 +1220,46 @@ static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_
             g_array_append_val(grp->data_regs, d);
         }
     }
+    /* which rows are per-core counts: the model says so in its counter
+     * results from the configuration alone, before any record */
+    for (guint b = 0; b < st->nbins; b++) {
+        pmusim_report_t pre;
+        pmusim_report_init(&pre);
+        pmusim_model_collect(st->bins[b].model, &pre);
+        for (guint i = 0; i < rows->len; i++) {
+            row_t *r = &g_array_index(rows, row_t, i);
+            if (st->groups[r->group].bin != b)
+                continue;
+            for (guint c = 0; c < pre.counters->len; c++) {
+                const pmusim_counter_result_t *cr =
+                    &g_array_index(pre.counters, pmusim_counter_result_t, c);
+                if (cr->enabled && cr->per_core && strcmp(cr->event, r->canon) == 0)
+                    r->per_core = TRUE;
+            }
+        }
+        pmusim_report_clear(&pre);
+    }
     mux_schedule(st);
+    st->next_rot = interval;
+    st->print_every = print_every;
+    st->next_print = print_every;
+    st->fp = fp;
+    st->oo = oo;
+    st->snap = g_new0(row_t, rows->len);
+    if (per_thread) {
+        st->nthr = oo->nthreads;
+        st->traw = g_new0(uint64_t, rows->len * st->nthr);
+        st->tlast = g_new0(uint64_t, rows->len * st->nthr);
+        st->tsnap_raw = g_new0(uint64_t, rows->len * st->nthr);
+        st->tsnap_last = g_new0(uint64_t, rows->len * st->nthr);
+    }
     pmusim_model_t **models = g_new(pmusim_model_t *, st->nbins);
     for (guint b = 0; b < st->nbins; b++)
         models[b] = st->bins[b].model;
-    gboolean ok = pmusim_replay_stops_multi(models, st->nbins, reader, interval, mux_stop, st,
-                                            progress ? progress_cb : NULL, NULL, &error);
+    gboolean ok = pmusim_replay_stops_multi(models, st->nbins, reader,
+                                            MIN(interval, print_every ? print_every : G_MAXUINT64),
+                                            mux_stop, st, progress ? progress_cb : NULL, NULL,
+                                            &error);
     g_free(models);
     if (progress)
         fputc('\n', stderr);
@@ -837,37 +1268,14 @@ static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_
             g_prefix_error(&error, "%s: ", oo->trace);
         return pmusim_cli_fail(error);
     }
-    pmusim_report_t rep;
-    for (guint b = 0; b < st->nbins; b++) {
-        pmusim_report_init(&rep);
-        pmusim_model_collect(st->bins[b].model, &rep);
-        if (b == 0) {
-            oo->cycles = rep.cycles;
-            oo->records = pmusim_trace_reader_records_read(reader);
-        }
-        /* status and source of each row from the model that counted it */
-        GArray *grows = g_array_new(FALSE, TRUE, sizeof(row_t));
-        GArray *which = g_array_new(FALSE, FALSE, sizeof(guint));
-        for (guint i = 0; i < rows->len; i++) {
-            row_t copy = g_array_index(rows, row_t, i);
-            if (st->groups[copy.group].bin != b)
-                continue;
-            copy.value = 0;
-            g_array_append_val(grows, copy);
-            g_array_append_val(which, i);
-        }
-        rows_from_report(grows, &rep);
-        for (guint j = 0; j < grows->len; j++) {
-            row_t *r = &g_array_index(rows, row_t, g_array_index(which, guint, j));
-            const row_t *c = &g_array_index(grows, row_t, j);
-            r->status = c->status;
-            g_strlcpy(r->source, c->source, sizeof r->source);
-        }
-        g_array_free(grows, TRUE);
-        g_array_free(which, TRUE);
-        pmusim_report_clear(&rep);
-    }
+    mux_statuses(st, &oo->cycles);
+    oo->records = pmusim_trace_reader_records_read(reader);
     mux_account(st, MAX(oo->cycles, st->window_start));
+    if (print_every) { /* the last, possibly shorter, interval */
+        if (oo->cycles > oo->stamp || !oo->stamped)
+            mux_print_interval(st, MAX(oo->cycles, st->window_start));
+        return 0;
+    }
     for (guint i = 0; i < rows->len; i++) {
         row_t *r = &g_array_index(rows, row_t, i);
         r->truth = r->last;
@@ -876,8 +1284,13 @@ static int run_multiplexed(mux_state_t *st, GArray *rows, const pmusim_enc_args_
             if (r->status == ROW_OK)
                 r->status = ROW_NOT_COUNTED;
         } else {
-            r->value = (uint64_t)((double)r->raw * (double)r->enabled / (double)r->running + 0.5);
+            r->value = mux_scale(r->raw, r->enabled, r->running);
         }
+    }
+    if (per_thread) {
+        *per = g_ptr_array_new();
+        for (guint t = 0; t < st->nthr; t++)
+            g_ptr_array_add(*per, mux_thread_rows(st, rows, t, NULL, NULL));
     }
     oo->mux = TRUE;
     return 0;
@@ -900,46 +1313,54 @@ static void interval_print(interval_state_t *st, pmusim_model_t *m, uint64_t cyc
     pmusim_report_init(&rep);
     pmusim_model_collect(m, &rep);
     if (st->from_counters && !st->rows->len)
-        rows_from_counters(st->rows, &rep);
-    for (guint i = 0; i < st->rows->len; i++)
-        g_array_index(st->rows, row_t, i).value = 0;
-    rows_from_report(st->rows, &rep);
+        rows_from_counters(st->rows, &rep, -1);
+    /* one set of rows, or with --per-thread one per thread: each row holds
+     * its interval's count while the set is printed, so that the metrics are
+     * per interval (and per thread) too */
+    guint nsets = st->oo->per_thread ? st->oo->nthreads : 1, nrows = st->rows->len;
+    GPtrArray *sets = g_ptr_array_new();
+    for (guint k = 0; k < nsets; k++) {
+        GArray *set = g_array_new(FALSE, TRUE, sizeof(row_t));
+        for (guint i = 0; i < nrows; i++) {
+            row_t c = g_array_index(st->rows, row_t, i);
+            c.value = 0;
+            c.per_core = FALSE;
+            g_array_append_val(set, c);
+        }
+        rows_from_report(set, &rep, st->oo->per_thread ? (int)k : -1);
+        g_ptr_array_add(sets, set);
+    }
     pmusim_report_clear(&rep);
-    if (!st->oo->sep && !st->oo->json && st->prev->len == 0)
-        fputs("#           cycle             counts      events\n", st->fp);
+    gboolean first = st->prev->len == 0;
+    if (!st->oo->sep && !st->oo->json && first)
+        interval_header(st->fp, st->oo->per_thread);
     uint64_t start = st->oo->stamp;
     st->oo->stamped = TRUE;
     st->oo->stamp = cycle;
-    /* every row holds its interval's count while any is printed, so that
-     * the metrics are per interval too */
-    GArray *totals = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-    for (guint i = 0; i < st->rows->len; i++) {
-        row_t *r = &g_array_index(st->rows, row_t, i);
-        uint64_t before = i < st->prev->len ? g_array_index(st->prev, uint64_t, i) : 0;
-        uint64_t total = r->value;
-        g_array_append_val(totals, total);
-        /* a counter a timed write set lower starts again from its new value */
-        r->value = total >= before ? total - before : total;
-        r->enabled = r->running = cycle - start;
+    if (first)
+        g_array_set_size(st->prev, nsets * nrows); /* zeroed: a clearing GArray */
+    for (guint k = 0; k < nsets; k++) {
+        GArray *set = g_ptr_array_index(sets, k);
+        for (guint i = 0; i < nrows; i++) {
+            row_t *r = &g_array_index(set, row_t, i);
+            uint64_t *before = &g_array_index(st->prev, uint64_t, k * nrows + i);
+            uint64_t total = r->value;
+            /* a counter a timed write set lower starts again from its new value */
+            r->value = total >= *before ? total - *before : total;
+            r->enabled = r->running = cycle - start;
+            *before = total;
+        }
     }
-    for (guint i = 0; i < st->rows->len; i++) {
-        const row_t *r = &g_array_index(st->rows, row_t, i);
-        if (st->oo->json)
-            print_json_row(st->fp, st->rows, r, st->oo);
-        else if (st->oo->sep)
-            print_csv_row(st->fp, st->rows, r, st->oo);
-        else
-            print_table_row(st->fp, st->rows, r, st->oo);
-    }
-    for (guint i = 0; i < st->rows->len; i++) {
-        uint64_t total = g_array_index(totals, uint64_t, i);
-        g_array_index(st->rows, row_t, i).value = total;
-        if (i < st->prev->len)
-            g_array_index(st->prev, uint64_t, i) = total;
-        else
-            g_array_append_val(st->prev, total);
-    }
-    g_array_free(totals, TRUE);
+    out_opts_t ot = *st->oo;
+    for (guint i = 0; i < nrows; i++)
+        for (guint k = 0; k < nsets; k++) {
+            GArray *set = g_ptr_array_index(sets, k);
+            ot.thread = k;
+            print_row(st->fp, set, &g_array_index(set, row_t, i), &ot);
+        }
+    for (guint k = 0; k < nsets; k++)
+        g_array_free(g_ptr_array_index(sets, k), TRUE);
+    g_ptr_array_free(sets, TRUE);
 }
 
 static gboolean interval_stop(pmusim_model_t *m, uint64_t cycle, uint64_t *next, void *user,
@@ -961,7 +1382,7 @@ int pmusim_cmd_stat(int argc, char **argv)
          *ref_opt = NULL;
     uint32_t ref_num = 0, ref_den = 0;
     gboolean json = FALSE, csv = FALSE, verbose = FALSE, show_regs = FALSE, explain = FALSE,
-             dump = FALSE;
+             dump = FALSE, topdown = FALSE, per_thread = FALSE;
     gint repeat = 1;
     gint64 mux_interval = MUX_INTERVAL_DEFAULT, interval = 0;
     const GOptionEntry entries[] = {
@@ -986,6 +1407,10 @@ int pmusim_cmd_stat(int argc, char **argv)
         {"ref-ratio", 0, 0, G_OPTION_ARG_STRING, &ref_opt,
          "reference cycles per core cycle for ref-cycles (x86 models; docs/sim-x86.md)",
          "NUM/DEN"},
+        {"topdown", 0, 0, G_OPTION_ARG_NONE, &topdown,
+         "topdown level 1 (wsm, wsm_dp): adds the events it needs", NULL},
+        {"per-thread", 0, 0, G_OPTION_ARG_NONE, &per_thread,
+         "one row per hardware thread of the model", NULL},
         {"dump-regs", 0, 0, G_OPTION_ARG_NONE, &dump,
          "print the final value of every PMU register, decoded", NULL},
         {"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
@@ -1021,6 +1446,7 @@ int pmusim_cmd_stat(int argc, char **argv)
     GArray *regs = NULL;
     GPtrArray *keep_args = NULL;
     char **keep_argv = NULL;
+    GPtrArray *per = NULL; /* --per-thread: rows per thread */
 
     /* perf users write the separator attached ("-x,"): GOption reads that
      * as a cluster of short options, so split it */
@@ -1105,7 +1531,12 @@ int pmusim_cmd_stat(int argc, char **argv)
     pmusim_trace_reader_t *reader = run.reader;
     const pmusim_model_ops_t *ops = run.ops;
     const pmusim_trace_header_t *h = pmusim_trace_reader_header(reader);
-    if (!typed->len && !regs_files) {
+    if (topdown && !topdown_pmu(ops->name)) {
+        fprintf(stderr, "pmusim stat: --topdown: %s\n", topdown_lacks(ops->name));
+        status = 1;
+        goto out;
+    }
+    if (!typed->len && !regs_files && !topdown) {
         char **d = g_strsplit(pmusim_cli_default_events(ops->name), ",", -1);
         for (char **e = d; *e; e++) {
             guint g = typed->len;
@@ -1115,18 +1546,39 @@ int pmusim_cmd_stat(int argc, char **argv)
         g_strfreev(d);
     }
     /* one row per event, in -e order */
+    guint next_group = 0;
     for (guint i = 0; i < typed->len; i++) {
-        row_t r = {.typed = g_strdup(g_ptr_array_index(typed, i)),
-                   .group = g_array_index(groups, guint, i)};
-        r.native = pmusim_perfev_translate(ops->name, r.typed, &error);
-        if (r.native)
-            r.canon = canonical_label(&ea, ops->name, r.native, NULL, &error);
-        g_array_append_val(rows, r);
-        if (!r.canon) {
+        guint g = g_array_index(groups, guint, i);
+        next_group = MAX(next_group, g + 1);
+        if (!add_row(rows, &ea, ops->name, g_ptr_array_index(typed, i), g, &error)) {
             status = pmusim_cli_fail(error);
             goto out;
         }
-        g_array_index(rows, row_t, i).role = pmusim_perfev_role(ops->name, r.typed, r.native);
+    }
+    /* --topdown: the events its metrics need that -e did not name, as perf
+     * adds them, in one group of their own */
+    if (topdown) {
+        static const struct {
+            const char *typed;
+            int code;
+            uint32_t umask;
+        } need[] = {{"cycles", -1, 0},
+                    {"UOPS_ISSUED:ANY", TD_ISSUED_CODE, TD_ISSUED_UMASK},
+                    {"UOPS_RETIRED:RETIRE_SLOTS", TD_RETIRED_CODE, TD_RETIRED_UMASK}};
+        guint have = rows->len;
+        for (size_t k = 0; k < G_N_ELEMENTS(need); k++) {
+            gboolean found = FALSE;
+            for (guint i = 0; i < have && !found; i++) {
+                const row_t *r = &g_array_index(rows, row_t, i);
+                found = need[k].code < 0 ? r->role && strcmp(r->role, "cycles") == 0
+                                         : r->sel_plain && r->sel_code == need[k].code &&
+                                               r->sel_umask == need[k].umask;
+            }
+            if (!found && !add_row(rows, &ea, ops->name, need[k].typed, next_group, &error)) {
+                status = pmusim_cli_fail(error);
+                goto out;
+            }
+        }
     }
     regs = pmusim_regs_new();
     GError *fit_error = NULL;
@@ -1157,13 +1609,10 @@ int pmusim_cmd_stat(int argc, char **argv)
         }
     }
     FILE *fp = pmusim_outfile_fp(out);
+    gboolean regs_only = !rows->len; /* rows come from the -R counters */
+    oo.per_thread = per_thread && interval; /* -I prints per thread itself */
     interval_state_t ist = {.rows = rows, .from_counters = !rows->len, .fp = fp, .oo = &oo,
                             .interval = (uint64_t)interval};
-    if (interval && !fits) {
-        g_clear_error(&fit_error);
-        status = pmusim_cli_usage("stat", "-I with multiplexed events is not supported yet");
-        goto out;
-    }
     if (fits) {
         g_clear_error(&fit_error);
         g_array_append_vals(regs, run.regs->data, run.regs->len);
@@ -1172,7 +1621,7 @@ int pmusim_cmd_stat(int argc, char **argv)
         if (explain)
             pmusim_cli_explain_regs(ops, regs, info);
         model = pmusim_model_new(ops->name, oo.nthreads, &error);
-        ist.prev = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+        ist.prev = g_array_new(FALSE, TRUE, sizeof(uint64_t));
         gboolean ok = model && (!ref_num ||
                                 pmusim_model_set_ref_ratio(model, ref_num, ref_den, &error)) &&
                       pmusim_replay_timed_stops(
@@ -1205,17 +1654,38 @@ int pmusim_cmd_stat(int argc, char **argv)
          * split IDLE records and markers */
         rep.records = pmusim_trace_reader_records_read(reader);
         if (rows->len)
-            rows_from_report(rows, &rep);
+            rows_from_report(rows, &rep, -1);
         else
-            rows_from_counters(rows, &rep);
+            rows_from_counters(rows, &rep, -1);
+        if (per_thread) {
+            per = g_ptr_array_new();
+            for (uint32_t t = 0; t < oo.nthreads; t++) {
+                /* the same rows (strings shared), counted on thread t only */
+                GArray *trows = g_array_new(FALSE, TRUE, sizeof(row_t));
+                for (guint i = 0; i < rows->len; i++) {
+                    row_t c = g_array_index(rows, row_t, i);
+                    c.value = 0;
+                    c.per_core = FALSE;
+                    g_array_append_val(trows, c);
+                }
+                if (rows->len && regs_only)
+                    rows_from_counters(trows, &rep, (int)t);
+                else
+                    rows_from_report(trows, &rep, (int)t);
+                g_ptr_array_add(per, trows);
+            }
+        }
         oo.cycles = rep.cycles;
         oo.records = rep.records;
     } else {
-        status = run_multiplexed(&mux, rows, &ea, ops, reader, (uint64_t)mux_interval, regs_files,
-                                 fit_error, progress, show_regs, &oo);
+        status = run_multiplexed(&mux, rows, &ea, ops, reader, (uint64_t)mux_interval,
+                                 (uint64_t)interval, fp, regs_files, fit_error, progress,
+                                 show_regs, per_thread, &per, &oo);
         g_clear_error(&fit_error);
         if (status)
             goto out;
+        if (interval)
+            goto commit; /* perf -I prints the intervals only */
         if (dump)
             fputs("pmusim stat: --dump-regs shows one model's registers: not with "
                   "multiplexing\n", stderr);
@@ -1223,7 +1693,9 @@ int pmusim_cmd_stat(int argc, char **argv)
     }
     if (explain)
         print_explain_sources(info, rows);
-    print_rows(fp, rows, &oo);
+    if (topdown)
+        topdown_note(rows);
+    print_rows(fp, rows, per, &oo);
     if (have_rep && !json && !sep_opt)
         print_details(fp, &rep, verbose);
     if (dump)
@@ -1245,6 +1717,11 @@ out:
         g_free(r->typed);
         g_free(r->native);
         g_free(r->canon);
+    }
+    if (per) {
+        for (guint t = 0; t < per->len; t++)
+            g_array_free(g_ptr_array_index(per, t), TRUE);
+        g_ptr_array_free(per, TRUE);
     }
     g_array_free(rows, TRUE);
     if (regs)

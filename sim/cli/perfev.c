@@ -359,6 +359,39 @@ char *pmusim_perfev_translate(const char *pmu, const char *event, GError **error
     return result;
 }
 
+/* One member of a group with the group's modifiers `mods` (u, k, p) added
+ * to its own, as perf updates them: privilege levels add up ("{a:k,b}:u"
+ * counts a in user and kernel mode).  perf forms take the letters after their
+ * own ("cycles:k" -> "cycles:ku", "cpu/.../" -> "cpu/.../u"); a native string
+ * takes the encoder's ":u" / ":k" ('p' means nothing to it). */
+static char *with_group_mods(const char *event, const char *mods)
+{
+    const char *colon = strchr(event, ':');
+    char *base = colon ? g_strndup(event, (gsize)(colon - event)) : g_strdup(event);
+    uint64_t cfg;
+    gboolean perf_form = g_str_has_prefix(event, "cpu/") || find_generic(base) ||
+                         (base[0] == 'r' && base[1] && parse_num(base + 1, 16, &cfg));
+    g_free(base);
+    if (perf_form) {
+        if (g_str_has_prefix(event, "cpu/") || colon)
+            return g_strconcat(event, mods, NULL);
+        return g_strconcat(event, ":", mods, NULL);
+    }
+    GString *out = g_string_new(event);
+    char **parts = g_strsplit(event, ":", -1);
+    for (const char *m = "uk"; *m; m++) {
+        if (!strchr(mods, *m))
+            continue;
+        gboolean have = FALSE;
+        for (char **q = parts; *q && !have; q++)
+            have = (*q)[0] == *m && ((*q)[1] == '\0' || (*q)[1] == '=');
+        if (!have)
+            g_string_append_printf(out, ":%c", *m);
+    }
+    g_strfreev(parts);
+    return g_string_free(out, FALSE);
+}
+
 gboolean pmusim_perfev_split(char *const *args, GPtrArray *events, GArray *groups,
                              GError **error)
 {
@@ -366,6 +399,7 @@ gboolean pmusim_perfev_split(char *const *args, GPtrArray *events, GArray *group
     for (char *const *a = args; a && *a; a++) {
         const char *s = *a;
         gboolean in_group = FALSE, in_slash = FALSE;
+        guint group_start = events->len;
         GString *cur = g_string_new(NULL);
         for (const char *p = s;; p++) {
             char c = *p;
@@ -375,6 +409,7 @@ gboolean pmusim_perfev_split(char *const *args, GPtrArray *events, GArray *group
             else if (c == '/' && in_slash)
                 in_slash = FALSE;
             if (!in_slash && c == '{') {
+                group_start = events->len;
                 if (in_group || cur->len) {
                     g_string_free(cur, TRUE);
                     return fail(error, "-e '%s': '{' opens a group only at the start of an "
@@ -402,11 +437,32 @@ gboolean pmusim_perfev_split(char *const *args, GPtrArray *events, GArray *group
                     }
                     in_group = FALSE;
                     group++;
-                    /* perf allows group modifiers after '}' ("{a,b}:u"): not modelled */
-                    if (p[1] && p[1] != ',') {
+                    /* perf's group modifiers ("{a,b}:u") update the
+                     * modifiers of every member */
+                    if (p[1] == ':') {
+                        const char *m = p + 2, *end = strchr(m, ',');
+                        char *mods = end ? g_strndup(m, (gsize)(end - m)) : g_strdup(m);
+                        gboolean ok = *mods != '\0';
+                        for (const char *q = mods; ok && *q; q++)
+                            ok = *q == 'u' || *q == 'k' || *q == 'p';
+                        if (!ok) {
+                            fail(error, "-e '%s': group modifiers '%s': pmusim knows u, k, p",
+                                 s, mods);
+                            g_free(mods);
+                            g_string_free(cur, TRUE);
+                            return FALSE;
+                        }
+                        for (guint i = group_start; i < events->len; i++) {
+                            char *old_ev = g_ptr_array_index(events, i);
+                            g_ptr_array_index(events, i) = with_group_mods(old_ev, mods);
+                            g_free(old_ev);
+                        }
+                        g_free(mods);
+                        p = end ? end - 1 : m + strlen(m) - 1;
+                    } else if (p[1] && p[1] != ',') {
                         g_string_free(cur, TRUE);
-                        return fail(error, "-e '%s': modifiers after a group are not supported;"
-                                           " put them on each event", s);
+                        return fail(error, "-e '%s': '}' must be followed by ',', ':MODIFIERS' "
+                                           "or the end", s);
                     }
                 }
                 if (c == '\0')
