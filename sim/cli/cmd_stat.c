@@ -56,6 +56,7 @@ typedef struct {
     uint64_t stamp;
     gboolean per_thread; /* --per-thread: rows start with the thread */
     uint32_t thread;
+    gboolean no_timing;  /* the trace has no timing: its cycles are placeholders */
 } out_opts_t;
 
 static void progress_cb(uint64_t records, void *user)
@@ -473,7 +474,9 @@ static void print_rows(FILE *fp, const GArray *rows, const GPtrArray *per, const
     if (o->sep || o->json)
         return;
     char *cyc = group_digits(o->cycles), *rec = group_digits(o->records);
-    fprintf(fp, "\n%18s      cycles simulated\n%18s      trace records\n", cyc, rec);
+    fprintf(fp, "\n%18s      cycles simulated%s\n%18s      trace records\n", cyc,
+            o->no_timing ? " (placeholders: the trace has no timing)" : "",
+            rec);
     g_free(cyc);
     g_free(rec);
     if (o->repeat > 1)
@@ -1677,6 +1680,7 @@ int pmusim_cmd_stat(int argc, char **argv)
         }
         oo.cycles = rep.cycles;
         oo.records = rep.records;
+        oo.no_timing = !(model->trace_annotations & PMUSIM_ANN_TIMING);
     } else {
         status = run_multiplexed(&mux, rows, &ea, ops, reader, (uint64_t)mux_interval,
                                  (uint64_t)interval, fp, regs_files, fit_error, progress,

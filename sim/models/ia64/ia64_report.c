@@ -43,6 +43,8 @@ static const char *const ia64_src_phrase[] = {
 /* The header annotations (pmusim_trace_header_annotations()) a source's
  * fields need: without them the field holds no measurement. */
 static const uint32_t ia64_src_needs[] = {
+    /* without a timing model a cycle is a placeholder */
+    [IA64_SRC_CYCLES] = PMUSIM_ANN_TIMING,
     [IA64_SRC_FP_OP] = PMUSIM_ANN_FP,
     [IA64_SRC_L1D_READ] = PMUSIM_ANN_FP,
     [IA64_SRC_L1D_READ_MISS] = PMUSIM_ANN_FP | PMUSIM_ANN_LEVELS,

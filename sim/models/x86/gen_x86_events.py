@@ -22,7 +22,7 @@ KINDS = ('COND', 'CALL', 'RET', 'IND', 'IPREL')
 # trace annotations (include/pmusim/trace.h, enum pmusim_annotation)
 ANN = {'levels': 'PMUSIM_ANN_LEVELS', 'tlb': 'PMUSIM_ANN_TLB', 'pred': 'PMUSIM_ANN_PRED',
        'brkind': 'PMUSIM_ANN_BRKIND', 'offcore': 'PMUSIM_ANN_OFFCORE',
-       'uops': 'PMUSIM_ANN_UOPS', 'allmem': 'PMUSIM_ANN_ALLMEM'}
+       'uops': 'PMUSIM_ANN_UOPS', 'allmem': 'PMUSIM_ANN_ALLMEM', 'timing': 'PMUSIM_ANN_TIMING'}
 
 
 def fail(where, msg):
@@ -103,6 +103,8 @@ def parse_filter(where, spec, source):
 def needs_of(source, f):
     """The annotations without which the trace cannot hold the event."""
     n = set()
+    if source in ('CYCLES', 'REF'):
+        n.add('timing')  # without a timing model a cycle is a placeholder
     if source == 'UOPS':
         n.add('uops')
     if source == 'LDLAT':

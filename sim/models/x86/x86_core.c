@@ -1980,6 +1980,12 @@ static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
         static const char *const fixed[X86_NUM_FIXED] = {
             "INSN records", "active (unhalted) cycles", "reference cycles while active"};
         g_strlcpy(res->source, fixed[c->slot - X86_MAX_GP], sizeof res->source);
+        /* the cycle counters mean nothing on a trace without timing (a
+         * lackey conversion with --no-model: one instruction a cycle) */
+        if (c->slot > X86_MAX_GP && !(m->base.trace_annotations & PMUSIM_ANN_TIMING)) {
+            g_strlcat(res->source, "; the trace lacks timing", sizeof res->source);
+            res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+        }
         return;
     }
     uint64_t sel = th->evtsel[c->slot];
