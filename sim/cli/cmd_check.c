@@ -316,7 +316,7 @@ int pmusim_cmd_check(int argc, char **argv)
         "See docs/CHECK.md.");
     GError *error = NULL;
     int status = 0;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    if (!pmusim_cli_parse(ctx, "check", &argc, &argv, &error)) {
         status = pmusim_cli_usage("check", "%s", error->message);
         g_error_free(error);
         g_option_context_free(ctx);

@@ -88,7 +88,7 @@ int pmusim_cmd_events(int argc, char **argv)
     g_option_context_add_main_entries(ctx, entries, NULL);
     GError *error = NULL;
     int status = 0;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    if (!pmusim_cli_parse(ctx, "events", &argc, &argv, &error)) {
         status = pmusim_cli_usage("events", "%s", error->message);
         goto out;
     }
@@ -107,8 +107,7 @@ int pmusim_cmd_events(int argc, char **argv)
     }
     const pmusim_encoder_pmu_t *enc = pmusim_encoder_find(pmu);
     if (!enc) {
-        status = pmusim_cli_usage("events", "unknown PMU '%s' (known: ita2, mont, wsm, wsm_dp, knm)",
-                                  pmu);
+        status = pmusim_cli_unknown_pmu("events", pmu);
         goto out;
     }
     if (options) {

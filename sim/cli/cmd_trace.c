@@ -75,7 +75,7 @@ static gboolean parse_opts(const char *cmd, const char *params, GOptionEntry *en
     if (entries)
         g_option_context_add_main_entries(ctx, entries, NULL);
     GError *error = NULL;
-    gboolean ok = g_option_context_parse(ctx, argc, argv, &error);
+    gboolean ok = pmusim_cli_parse(ctx, cmd, argc, argv, &error);
     g_option_context_free(ctx);
     if (!ok) {
         *status = pmusim_cli_usage(cmd, "%s", error->message);
@@ -152,7 +152,7 @@ static int cmd_dump(int argc, char **argv)
 {
     int status = 0;
     GOptionEntry entries[] = { STRICT_ENTRY, { NULL, 0, 0, 0, NULL, NULL, NULL } };
-    if (!parse_opts("trace dump", "dump FILE", entries, &argc, &argv, &status))
+    if (!parse_opts("trace dump", "FILE", entries, &argc, &argv, &status))
         return status;
     if (argc != 3)
         return pmusim_cli_usage("trace dump", "expected exactly one FILE");
@@ -298,7 +298,7 @@ static int cmd_convert(int argc, char **argv)
     };
     int status = 0;
     pmusim_trace_form_t form = PMUSIM_TRACE_BINARY;
-    if (!parse_opts("trace convert", "convert IN OUT", entries, &argc, &argv, &status))
+    if (!parse_opts("trace convert", "IN OUT", entries, &argc, &argv, &status))
         goto out;
     if (argc != 4) {
         status = pmusim_cli_usage("trace convert", "expected IN and OUT");
@@ -388,7 +388,7 @@ static int cmd_gen(int argc, char **argv)
     int status = 0;
     pmusim_gen_params_t p;
     pmusim_trace_form_t form = PMUSIM_TRACE_BINARY;
-    if (!parse_opts("trace gen", "gen OUT", entries, &argc, &argv, &status))
+    if (!parse_opts("trace gen", "OUT", entries, &argc, &argv, &status))
         goto out;
     if (argc != 3) {
         status = pmusim_cli_usage("trace gen", "expected exactly one OUT file");
@@ -505,7 +505,7 @@ static int cmd_info(int argc, char **argv)
 {
     int status = 0;
     GOptionEntry entries[] = { STRICT_ENTRY, { NULL, 0, 0, 0, NULL, NULL, NULL } };
-    if (!parse_opts("trace info", "info FILE", entries, &argc, &argv, &status))
+    if (!parse_opts("trace info", "FILE", entries, &argc, &argv, &status))
         return status;
     if (argc != 3)
         return pmusim_cli_usage("trace info", "expected exactly one FILE");
