@@ -690,6 +690,11 @@ static gboolean code_of(const ia64_pmu_t *pmu, size_t idx, const char **name, ui
     return TRUE;
 }
 
+static const char *desc_of(const ia64_pmu_t *pmu, size_t idx)
+{
+    return idx < ia64_nevents(pmu) ? pmu->events[idx].desc : NULL;
+}
+
 #define FACE(P, PMU)                                                                                       \
     static gboolean P##_encode(const char *const *ev, size_t n, const pmusim_encode_opt_t *o, size_t no, \
                                unsigned plm, GArray *regs, GError **error)                               \
@@ -708,7 +713,8 @@ static gboolean code_of(const ia64_pmu_t *pmu, size_t idx, const char **name, ui
     static gboolean P##_explain(const char *ev, unsigned plm, FILE *fp, GError **error)                  \
     {                                                                                                    \
         return explain(PMU, ev, plm, fp, error);                                                         \
-    }
+    }                                                                                                    \
+    static const char *P##_desc(size_t i) { return desc_of(PMU, i); }
 
 FACE(ita2, &ia64_pmu_ita2)
 FACE(mont, &ia64_pmu_mont)
@@ -724,6 +730,7 @@ const pmusim_encoder_pmu_t pmusim_encoder_ita2 = {
     .event_count = ita2_count,
     .event_code = ita2_code,
     .explain = ita2_explain,
+    .event_desc = ita2_desc,
 };
 
 const pmusim_encoder_pmu_t pmusim_encoder_mont = {
@@ -737,4 +744,5 @@ const pmusim_encoder_pmu_t pmusim_encoder_mont = {
     .event_count = mont_count,
     .event_code = mont_code,
     .explain = mont_explain,
+    .event_desc = mont_desc,
 };

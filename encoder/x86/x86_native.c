@@ -647,16 +647,18 @@ static gboolean x86_show(const x86_pmu_t *pmu, const char *name, FILE *fp, GErro
     const char *nm = name ? name : "";
     const char *sep = strstr(nm, "::");
     if (sep) {
-        if (g_ascii_strncasecmp(nm, pmu->name, (gsize)(sep - nm)) || strlen(pmu->name) != (size_t)(sep - nm)) {
-            set_error(error, X86_ERR_NOTFOUND, "%s: not a %s event", nm, pmu->name);
+        char *pfx = g_strndup(nm, (gsize)(sep - nm));
+        const char *canon = pmusim_encoder_canonical_name(pfx);
+        g_free(pfx);
+        if (!canon || strcmp(canon, pmu->name) != 0) {
+            set_encode_error(error, pmu, nm, X86_ERR_NOTFOUND);
             return FALSE;
         }
         nm = sep + 2;
     }
     int ev = pmusim_x86_find_event(pmu, nm);
     if (ev < 0) {
-        set_error(error, X86_ERR_NOTFOUND, "%s: no such event on %s (%s)", nm, pmu->name,
-                  pmu->desc);
+        set_encode_error(error, pmu, nm, X86_ERR_NOTFOUND);
         return FALSE;
     }
     const x86_event_t *e = &pmu->table->events[ev];
@@ -830,6 +832,11 @@ static gboolean x86_event_umask(const x86_pmu_t *pmu, size_t idx, size_t j, cons
     return FALSE;
 }
 
+static const char *x86_event_desc(const x86_pmu_t *pmu, size_t idx)
+{
+    return idx < pmu->table->nevents ? pmu->table->events[idx].desc : NULL;
+}
+
 static const char *const x86_option_help[] = {
     "thread=N  program only hardware thread N (default: every thread)",
     NULL,
@@ -860,7 +867,8 @@ static const char *const x86_option_help[] = {
     static gboolean explain_##id(const char *ev, unsigned plm, FILE *fp, GError **err)          \
     {                                                                                            \
         return x86_explain(pmu_##id(), ev, plm, fp, err);                                        \
-    }
+    }                                                                                            \
+    static const char *desc_##id(size_t i) { return x86_event_desc(pmu_##id(), i); }
 
 X86_NATIVE_PMU(wsm)
 X86_NATIVE_PMU(wsm_dp)
@@ -870,17 +878,17 @@ const pmusim_encoder_pmu_t pmusim_encoder_wsm = {
     .name = "wsm", .desc = "Intel Westmere (model 37): 4 generic + 3 fixed counters",
     .isa = PMUSIM_ISA_X86_64, .encode = enc_wsm, .list_events = list_wsm, .show_event = show_wsm,
     .option_help = x86_option_help, .event_count = count_wsm, .event_code = code_wsm, .event_umask = umask_wsm,
-    .explain = explain_wsm,
+    .explain = explain_wsm, .event_desc = desc_wsm,
 };
 const pmusim_encoder_pmu_t pmusim_encoder_wsm_dp = {
     .name = "wsm_dp", .desc = "Intel Westmere DP (models 44, 47): 4 generic + 3 fixed counters",
     .isa = PMUSIM_ISA_X86_64, .encode = enc_wsm_dp, .list_events = list_wsm_dp,
     .show_event = show_wsm_dp, .option_help = x86_option_help, .event_count = count_wsm_dp,
-    .event_code = code_wsm_dp, .event_umask = umask_wsm_dp, .explain = explain_wsm_dp,
+    .event_code = code_wsm_dp, .event_umask = umask_wsm_dp, .explain = explain_wsm_dp, .event_desc = desc_wsm_dp,
 };
 const pmusim_encoder_pmu_t pmusim_encoder_knm = {
     .name = "knm", .desc = "Intel Knights Mill (model 133): 2 generic + 3 fixed counters",
     .isa = PMUSIM_ISA_X86_64, .encode = enc_knm, .list_events = list_knm, .show_event = show_knm,
     .option_help = x86_option_help, .event_count = count_knm, .event_code = code_knm, .event_umask = umask_knm,
-    .explain = explain_knm,
+    .explain = explain_knm, .event_desc = desc_knm,
 };

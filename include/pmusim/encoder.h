@@ -61,6 +61,8 @@ typedef struct pmusim_encoder_pmu {
     /* check_events-like explanation of one event string: codes, canonical
      * string, register writes, equivalent perf string (NULL if not offered). */
     gboolean (*explain)(const char *event, unsigned dfl_plm, FILE *fp, GError **error);
+    /* One-line description of event idx (NULL past the last one). */
+    const char *(*event_desc)(size_t idx);
 } pmusim_encoder_pmu_t;
 
 /* The encoder named `name` (case-insensitive; aliases such as itanium2,
