@@ -11,9 +11,12 @@ cd "$(dirname "$0")/.."
 builddir=${PMUSIM_TEST_BUILDDIR:-build-test}
 scripts/setup.sh "$builddir" -Dwerror=true
 meson compile -C "$builddir"
-status=0
-meson test -C "$builddir" --print-errorlogs --num-processes 2 |
-    tee "$builddir/meson-logs/test-summary.txt" || status=$?
+# the suite's status, not tee's: sh has no pipefail
+rcfile="$builddir/meson-logs/test-status"
+echo 0 >"$rcfile"
+{ meson test -C "$builddir" --print-errorlogs --num-processes 2 || echo $? >"$rcfile"; } |
+    tee "$builddir/meson-logs/test-summary.txt"
+status=$(cat "$rcfile")
 ok=$(awk '/^Ok:/ {print $2}' "$builddir/meson-logs/test-summary.txt")
 fail=$(awk '/^Fail:/ {print $2}' "$builddir/meson-logs/test-summary.txt")
 echo "tests: ${ok:-0} passed, ${fail:-0} failed"
