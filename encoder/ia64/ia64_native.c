@@ -438,8 +438,17 @@ static gboolean apply_option(const ia64_pmu_t *pmu, ia64_job_t *job, const pmusi
                                                     .ipear_plm = (unsigned)p };
         return TRUE;
     }
-    return fail(error, PFMLIB_ERR_INVAL, "unknown option %s for %s (see option help)", k,
-                ita2 ? "ita2" : "mont");
+    /* the keys are the first words of the option help lines */
+    const char *const *help = ita2 ? ita2_help : mont_help;
+    GPtrArray *keys = g_ptr_array_new_with_free_func(g_free);
+    for (const char *const *h = help; *h; h++)
+        g_ptr_array_add(keys, g_strndup(*h, strcspn(*h, "= ")));
+    char *dym = pmusim_suggest_text(k, (const char *const *)keys->pdata, keys->len);
+    g_ptr_array_free(keys, TRUE);
+    fail(error, PFMLIB_ERR_INVAL, "unknown option %s for %s (%s%spmusim events --pmu %s --options)", k,
+         pmu_name(pmu), dym ? dym : "", dym ? " " : "", pmu_name(pmu));
+    g_free(dym);
+    return FALSE;
 }
 
 /* "NAME" or, for Montecito MESI events, "NAME:I:S..." */

@@ -195,8 +195,21 @@ static char *x86_diagnose(const x86_pmu_t *pmu, const char *str, int r)
                 g_string_printf(msg, "%s: invalid attribute '%s' on %s: %s is a unit mask of %s, "
                                 "it takes no value", str, a, pmu->name, key, e->name);
             } else if (eq) {
-                char *dym = pmusim_suggest_text(key, (const char *const *)c->pdata + nu,
-                                                c->len - nu);
+                /* perf's and the SDM's names of the same fields */
+                static const struct {
+                    const char *other, *mod;
+                } spell[] = {{"cmask", "c"}, {"edge", "e"},   {"inv", "i"}, {"any", "t"},
+                             {"usr", "u"},   {"os", "k"},      {"user", "u"}, {"kernel", "k"},
+                             {"anythread", "t"}};
+                char *dym = NULL;
+                for (size_t k = 0; k < G_N_ELEMENTS(spell) && !dym; k++)
+                    for (int j = 0; j < d->nmods && !dym; j++)
+                        if (!g_ascii_strcasecmp(key, spell[k].other) &&
+                            !strcmp(pmusim_x86_mod_names[d->mod[j]], spell[k].mod))
+                            dym = g_strdup_printf("did you mean %s?", spell[k].mod);
+                if (!dym)
+                    dym = pmusim_suggest_text(key, (const char *const *)c->pdata + nu,
+                                              c->len - nu);
                 g_string_printf(msg, "%s: invalid attribute '%s' on %s: %s has no modifier %s "
                                 "(modifiers: ", str, a, pmu->name, e->name, key);
                 append_names(msg, (const char *const *)c->pdata + nu, c->len - nu, 16);
@@ -274,8 +287,16 @@ static char *x86_diagnose(const x86_pmu_t *pmu, const char *str, int r)
                         "where the counter-mask comparison turns true, so it needs c>=1 "
                         "(e.g. :e=1:c=1)", str, pmu->name);
     } else if (r == X86_ERR_ATTR && given[X86_MOD_LDLAT]) {
-        g_string_printf(msg, "%s: invalid attribute 'ldlat' on %s: ldlat needs a load-latency "
-                        "unit mask of %s", str, pmu->name, e->name);
+        const char *llum = NULL;
+        for (int j = 0; j < d->nu && !llum; j++)
+            if (x86_um(pmu, ev, d->umask[j])->flags & X86_UF_LDLAT)
+                llum = x86_um(pmu, ev, d->umask[j])->name;
+        if (llum)
+            g_string_printf(msg, "%s: invalid attribute 'ldlat' on %s: ldlat needs the "
+                            "load-latency unit mask (%s:%s)", str, pmu->name, e->name, llum);
+        else
+            g_string_printf(msg, "%s: invalid attribute 'ldlat' on %s: %s has no load-latency "
+                            "unit mask", str, pmu->name, e->name);
     } else if (r == X86_ERR_ATTR_SET) {
         const char *hw = NULL;
         for (int j = 0; j < d->nu && !hw; j++)
@@ -477,9 +498,18 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
             if (offcore_used[w] && offcore_val[w] != val) {
                 int alt = !w;
                 if (offcore_used[alt] && offcore_val[alt] != val) {
+                    const char *h0 = "?", *h1 = "?";
+                    for (size_t k = 0; k < i; k++) {
+                        if (ev[k].offcore == 0 && !strcmp(h0, "?"))
+                            h0 = events[k];
+                        if (ev[k].offcore == 1 && !strcmp(h1, "?"))
+                            h1 = events[k];
+                    }
                     set_error(error, X86_ERR_FEATCOMB,
-                              "%s: both MSR_OFFCORE_RSP registers are taken by other values",
-                              s->label);
+                              "%s, %s, %s: incompatible events on %s: two MSR_OFFCORE_RSP "
+                              "registers, three response values (0x%" PRIx64 ", 0x%" PRIx64
+                              ", 0x%" PRIx64 ")", h0, h1, events[i], pmu->name, offcore_val[0],
+                              offcore_val[1], val);
                     goto out;
                 }
                 w = alt;
@@ -498,9 +528,16 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
         }
         if (s->d.ldlat) {
             if (ldlat && ldlat != s->d.ldlat) {
+                const char *holder = "?";
+                for (size_t k = 0; k < i; k++)
+                    if (ev[k].d.ldlat) {
+                        holder = events[k];
+                        break;
+                    }
                 set_error(error, X86_ERR_FEATCOMB,
-                          "%s: MSR_PEBS_LD_LAT_THRESHOLD already holds %u, one threshold only",
-                          s->label, ldlat);
+                          "%s, %s: incompatible events on %s: one load-latency threshold "
+                          "(MSR_PEBS_LD_LAT_THRESHOLD) for all, asked %u and %u",
+                          holder, events[i], pmu->name, ldlat, s->d.ldlat);
                 goto out;
             }
             ldlat = s->d.ldlat;
@@ -526,9 +563,25 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
             goto out;
         }
         if (!free_ok) {
+            /* name the events holding the counters this one could use */
+            GString *held = g_string_new(NULL);
+            for (size_t k = 0; k < i; k++) {
+                const sched_ev_t *o = ord[k];
+                gboolean blocks = (o->counter >= 0 && o->counter < 32 &&
+                                   ((s->genmask >> o->counter) & 1)) ||
+                                  (o->counter >= 32 && o->counter - 32 == s->fixed);
+                if (blocks)
+                    g_string_append_printf(held, "%s%s (%s%d)", held->len ? ", " : "",
+                                           events[o->order],
+                                           o->counter >= 32 ? "FIXED_CTR" : "PMC",
+                                           o->counter >= 32 ? o->counter - 32 : o->counter);
+            }
             set_error(error, X86_ERR_TOOMANY,
-                      "%s: no free counter (%d generic + %d fixed, %zu events)", s->label,
-                      pmu->num_cntrs, pmu->num_fixed_cntrs, nevents);
+                      "%s: no free counter on %s: the counters it can use are taken by %s "
+                      "(%d generic + %d fixed counters, %zu events)", events[s->order],
+                      pmu->name, held->len ? held->str : "other events", pmu->num_cntrs,
+                      pmu->num_fixed_cntrs, nevents);
+            g_string_free(held, TRUE);
             goto out;
         }
         int c = __builtin_ctz(free_ok);

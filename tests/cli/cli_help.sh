@@ -95,6 +95,34 @@ expect "--thres on x86" 1 \
     "pmusim: --thres is an Itanium encoder option; on x86 use the :c=N modifier (counter mask), e.g. -e UOPS_RETIRED:ANY:c=2" -- \
     "$P" stat --thres UOPS_RETIRED=2 "$S/wsm_loop.txt"
 
+expect "perf spelling of a modifier" 1 \
+    "pmusim: UOPS_RETIRED:ANY:cmask=1: invalid attribute 'cmask=1' on wsm: UOPS_RETIRED has no modifier cmask (modifiers: k, u, e, i, c, t) (did you mean c?)" -- \
+    "$P" encode -p wsm UOPS_RETIRED:ANY:cmask=1
+expect "unit masks that cannot be combined" 1 \
+    "pmusim: MEM_INST_RETIRED:LOADS:STORES: conflicting attributes on wsm: unit masks LOADS and STORES cannot be combined" -- \
+    "$P" encode --regs-only -p wsm MEM_INST_RETIRED:LOADS:STORES
+expect "ldlat without its unit mask" 1 \
+    "pmusim: MEM_INST_RETIRED:LOADS:ldlat=5: invalid attribute 'ldlat' on wsm: ldlat needs the load-latency unit mask (MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD)" -- \
+    "$P" encode --regs-only -p wsm MEM_INST_RETIRED:LOADS:ldlat=5
+expect "two load-latency thresholds name both events" 1 \
+    "pmusim: MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD:ldlat=3, MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD:ldlat=16: incompatible events on wsm: one load-latency threshold (MSR_PEBS_LD_LAT_THRESHOLD) for all, asked 3 and 16" -- \
+    "$P" encode --regs-only -p wsm MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD:ldlat=3,MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD:ldlat=16
+expect "three offcore values name the events" 1 \
+    "pmusim: OFFCORE_RESPONSE_0:DMND_DATA_RD, OFFCORE_RESPONSE_0:DMND_RFO, OFFCORE_RESPONSE_1:WB: incompatible events on wsm: two MSR_OFFCORE_RSP registers, three response values (0xff01, 0xff02, 0xff08)" -- \
+    "$P" encode --regs-only -p wsm OFFCORE_RESPONSE_0:DMND_DATA_RD,OFFCORE_RESPONSE_0:DMND_RFO,OFFCORE_RESPONSE_1:WB
+expect "no free counter names the holders" 1 \
+    "pmusim: UOPS_RETIRED:ANY:c=2: no free counter on wsm: the counters it can use are taken by UOPS_RETIRED:ANY (PMC0), UOPS_ISSUED:ANY (PMC1), UOPS_EXECUTED:PORT0 (PMC2), UOPS_DECODED:MS (PMC3) (4 generic + 3 fixed counters, 5 events)" -- \
+    "$P" encode --regs-only -p wsm UOPS_RETIRED:ANY,UOPS_ISSUED:ANY,UOPS_EXECUTED:PORT0,UOPS_DECODED:MS,UOPS_RETIRED:ANY:c=2
+expect "IA-64 encoder option typo" 1 \
+    "pmusim: invalid parameters: unknown option tres for mont (did you mean thres? pmusim events --pmu mont --options)" -- \
+    "$P" encode --regs-only -p mont -O tres=CPU_OP_CYCLES_ALL=1 CPU_OP_CYCLES_ALL
+expect "IA-64 MESI unit mask missing" 1 \
+    "pmusim: L3_INSERTS: unit mask missing on mont: L3_INSERTS needs a MESI unit mask (e.g. L3_INSERTS:M or L3_INSERTS:I:S:E:M)" -- \
+    "$P" encode --regs-only -p mont L3_INSERTS
+expect "IA-64 MESI unit mask unknown" 1 \
+    "pmusim: L3_INSERTS:X: unit mask 'X' not found on mont (L3_INSERTS takes the MESI unit masks I, S, E and M)" -- \
+    "$P" encode --regs-only -p mont L3_INSERTS:X
+
 # --- the --pmu note and the aliases
 expect "a wsm trace on the knm model is noted" 0 \
     "pmusim stat: note: $S/wsm_loop.txt was recorded on wsm; counting it with the knm model" -- \
