@@ -109,10 +109,10 @@ static const struct {
     {"stat", "Examples:\n"
              "  pmusim stat traces/samples/wsm_loop.txt\n"
              "  pmusim stat -e cycles,instructions,UOPS_RETIRED:ANY:c=1 traces/samples/wsm_loop.txt\n"
-             "  pmusim stat -p ita2 -e CPU_CYCLES --thres CPU_CYCLES=2 traces/samples/ita2_loop.txt\n"
+             "  pmusim stat -p ita2 -e NOPS_RETIRED --thres NOPS_RETIRED=1 traces/samples/ita2_loop.txt\n"
              "Itanium encoder options (--thres, --irange, --dear, ...): pmusim stat --help-itanium"},
     {"record", "Examples:\n"
-               "  pmusim record -e cycles -c 1000 -o perf.data traces/samples/wsm_loop.txt\n"
+               "  pmusim record -e cycles -c 100 -o perf.data traces/samples/wsm_loop.txt\n"
                "  pmusim record -p ita2 -e CPU_CYCLES -c 500 traces/samples/ita2_loop.txt"},
     {"report", "Examples:\n"
                "  pmusim report perf.data"},
@@ -126,15 +126,12 @@ static const struct {
     {"encode", "Examples:\n"
                "  pmusim encode wsm::INST_RETIRED:ANY_P,wsm::UOPS_RETIRED:ANY:c=1\n"
                "  pmusim encode -p ita2 --explain-regs CPU_CYCLES\n"
-               "  pmusim encode -p mont --thres L2D_MISSES=1 L2D_MISSES > l2.regs\n"
+               "  pmusim encode -p mont --thres IA64_INST_RETIRED=2 IA64_INST_RETIRED > inst.regs\n"
                "Itanium encoder options (--thres, --irange, --dear, ...): pmusim encode --help-itanium"},
-    {"wave", "Examples:\n"
-             "  pmusim wave -e cycles,instructions traces/samples/wsm_loop.txt\n"
-             "  pmusim wave --vcd out.vcd traces/samples/ita2_loop.txt"},
     {"check", "Examples:\n"
-              "  pmusim check tests/golden/core/check/*.golden\n"
-              "  pmusim check --tap -j 2 tests/golden/core/check/*.golden\n"
-              "  pmusim check --junit results.xml tests/golden/core/check/*.golden"},
+              "  pmusim check tests/golden/core/check/slices.ini\n"
+              "  pmusim check --tap -j 2 tests/golden/core/check/slices.ini tests/golden/sim_ia64/samples.check\n"
+              "  pmusim check --junit results.xml tests/golden/core/check/slices.ini"},
 };
 
 static GPtrArray *help_groups; /* GOptionGroup * shown by --help-NAME */

@@ -210,5 +210,15 @@ fi
 check "check -j 2 = -j 1" cmp -s "$T/j1" "$T/j2"
 expect "check -j 0" 2 "pmusim check: -j: expected 1..64 jobs, got 0" -- "$P" check -j 0 slices.ini
 
+# --- every example of every command's --help runs (exit 0) from a source-like tree
+mkdir "$T/ex" && ln -s "$SRC/traces" "$T/ex/traces" && ln -s "$SRC/tests" "$T/ex/tests"
+for c in stat record report script events encode check; do
+    "$P" help "$c" | sed -n '/^Examples:/,$p' | sed -n 's/^  pmusim //p' >"$T/examples"
+    check "$c --help has examples" [ -s "$T/examples" ]
+    while read -r line; do
+        check "example: pmusim $line" sh -c "cd '$T/ex' && eval \"'$P' $line\" >/dev/null 2>&1"
+    done <"$T/examples"
+done
+
 echo "1..$n"
 [ "$fails" = 0 ]
