@@ -197,8 +197,16 @@ gboolean pmusim_encoder_has_event(const pmusim_encoder_pmu_t *enc, const char *n
 
 char *pmusim_encoder_event_hint(const pmusim_encoder_pmu_t *enc, const char *name)
 {
+    return pmusim_encoder_event_hint_ex(enc, name, NULL, 0);
+}
+
+char *pmusim_encoder_event_hint_ex(const pmusim_encoder_pmu_t *enc, const char *name,
+                                   const char *const *extra, size_t nextra)
+{
     GString *hint = g_string_new(NULL);
     GPtrArray *names = pmusim_encoder_event_names(enc);
+    for (size_t i = 0; i < nextra; i++)
+        g_ptr_array_add(names, (gpointer)extra[i]);
     char *dym = pmusim_suggest_text(name, (const char *const *)names->pdata, names->len);
     g_ptr_array_free(names, TRUE);
     if (dym)

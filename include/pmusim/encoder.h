@@ -91,6 +91,10 @@ gboolean pmusim_encoder_has_event(const pmusim_encoder_pmu_t *enc, const char *n
  * "NAME is an event of ita2, mont" (the other PMUs that know it); NULL when
  * there is nothing to say.  g_free. */
 char *pmusim_encoder_event_hint(const pmusim_encoder_pmu_t *enc, const char *name);
+/* The same, with `extra` names offered as suggestions beside the events
+ * (the CLI adds perf's generic names: cycles, instructions, ...). */
+char *pmusim_encoder_event_hint_ex(const pmusim_encoder_pmu_t *enc, const char *name,
+                                   const char *const *extra, size_t nextra);
 
 /* Defined by encoder/ia64 and encoder/x86. */
 extern const pmusim_encoder_pmu_t pmusim_encoder_ita2;

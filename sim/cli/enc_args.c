@@ -160,6 +160,38 @@ char *pmusim_enc_args_pmu_from_events(char **events)
     return g_strndup(events[0], (gsize)(sep - events[0]));
 }
 
+/* An unknown event name may be a misspelt perf name (instructons): the
+ * hint of "EV: event not found on P (...)" is worked out again with perf's
+ * generic names among the candidates (libpfm-3 and -4 both use -4 for
+ * "not found"). */
+static void perf_name_hint(const pmusim_encoder_pmu_t *enc, GError *error)
+{
+    if (error->domain != PMUSIM_ENCODER_ERROR || error->code != -4)
+        return;
+    char *tail = g_strdup_printf(": event not found on %s", enc->name);
+    const char *at = strstr(error->message, tail);
+    if (at && at > error->message) {
+        char *ev = g_strndup(error->message, (gsize)(at - error->message));
+        if (!strpbrk(ev, ":/.")) {
+            char *list = pmusim_perfev_generic_list(enc->name);
+            char **generic = g_strsplit(list ? list : "", ",", -1);
+            for (char **g = generic; *g; g++)
+                g_strstrip(*g);
+            char *hint = pmusim_encoder_event_hint_ex(enc, ev, (const char *const *)generic,
+                                                      g_strv_length(generic));
+            char *m = g_strdup_printf("%s%s%s%s%s", ev, tail, hint ? " (" : "", hint ? hint : "",
+                                      hint ? ")" : "");
+            g_free(error->message);
+            error->message = m;
+            g_free(hint);
+            g_strfreev(generic);
+            g_free(list);
+        }
+        g_free(ev);
+    }
+    g_free(tail);
+}
+
 static void add_opts(GArray *opts, const char *key, char **values)
 {
     for (char **v = values; v && *v; v++) {
@@ -230,6 +262,8 @@ gboolean pmusim_enc_args_encode(const pmusim_enc_args_t *a, const pmusim_encoder
                               regs, error);
     g_array_free(opts, TRUE);
     g_ptr_array_free(keep, TRUE);
+    if (!ok && error && *error)
+        perf_name_hint(enc, *error);
     return ok;
 }
 

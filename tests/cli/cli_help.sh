@@ -53,11 +53,20 @@ expect "event typo on wsm" 1 \
     "pmusim: UNHALTED_CORE_CYCLE: event not found on wsm (did you mean UNHALTED_CORE_CYCLES?)" -- \
     "$P" stat -e UNHALTED_CORE_CYCLE "$S/wsm_loop.txt"
 expect "an Itanium event on wsm says where it exists" 1 \
-    "pmusim: CPU_CYCLES: event not found on wsm (CPU_CYCLES is an event of ita2)" -- \
+    "pmusim: CPU_CYCLES: event not found on wsm (did you mean cycles? CPU_CYCLES is an event of ita2)" -- \
     "$P" stat -e CPU_CYCLES "$S/wsm_loop.txt"
 expect "an x86 event on ita2: suggestion and where it exists" 1 \
     "pmusim: UOPS_RETIRED: event not found on ita2 (did you mean NOPS_RETIRED? UOPS_RETIRED is an event of wsm, wsm_dp, knm)" -- \
     "$P" stat -e UOPS_RETIRED "$S/ita2_loop.txt"
+expect "perf name typo" 1 \
+    "pmusim: instructons: event not found on wsm (did you mean instructions?)" -- \
+    "$P" stat -e instructons "$S/wsm_loop.txt"
+expect "perf name typo on ita2" 1 \
+    "pmusim: branch-mises: event not found on ita2 (did you mean branch-misses?)" -- \
+    "$P" stat -e branch-mises "$S/ita2_loop.txt"
+expect "events: an Itanium event on wsm" 1 \
+    "pmusim: CPU_CYCLES: event not found on wsm (CPU_CYCLES is an event of ita2)" -- \
+    "$P" events -p wsm CPU_CYCLES
 expect "unit mask typo" 1 \
     "pmusim: UOPS_RETIRED:ANYY: unit mask 'ANYY' not found on wsm (did you mean ANY?)" -- \
     "$P" stat -e UOPS_RETIRED:ANYY "$S/wsm_loop.txt"
