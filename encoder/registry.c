@@ -127,8 +127,9 @@ size_t pmusim_suggest(const char *word, const char *const *cands, size_t ncands,
     if (!word || !*word || !max)
         return 0;
     size_t wlen = strlen(word);
-    /* a rank per candidate: 0..limit edit distance; prefix/substring
-     * matches of words of 3+ characters rank just past the edit limit */
+    /* a rank per candidate: 0..limit edit distance; a candidate that
+     * contains the word or is contained in it ranks past the limit, by the
+     * difference of the lengths */
     size_t limit = 1 + wlen / 4;
     if (limit > 3)
         limit = 3;
@@ -137,10 +138,15 @@ size_t pmusim_suggest(const char *word, const char *const *cands, size_t ncands,
         const char *c = cands[i];
         if (!c || g_ascii_strcasecmp(c, word) == 0)
             continue;
-        size_t rank = osa_distance(word, c);
+        size_t clen = strlen(c);
+        /* the distance is at least the difference of the lengths */
+        size_t rank = (clen > wlen ? clen - wlen : wlen - clen) > limit ? limit + 1
+                                                                         : osa_distance(word, c);
         if (rank > limit || rank >= wlen) {
-            if (wlen >= 3 && (ascii_contains(c, word) || ascii_contains(word, c)))
-                rank = limit + 1;
+            /* one inside the other: the edit distance is the difference of
+             * the lengths; the closest in length rank first */
+            if ((wlen >= 3 && ascii_contains(c, word)) || (clen >= 3 && ascii_contains(word, c)))
+                rank = limit + 1 + (clen > wlen ? clen - wlen : wlen - clen);
             else
                 continue;
         }

@@ -76,8 +76,9 @@ const char *const *pmusim_encoder_pmu_names(gboolean with_aliases);
 
 /* Suggestions for a mistyped name.  Up to `max` candidates closest to `word`
  * (case-insensitive edit distance with transpositions, at most 1 + len/4
- * and never more than 3; failing that, candidates that contain `word` or
- * that `word` contains, for words of 3+ characters), best first, stored in
+ * and never more than 3, nor as many as `word` has characters; failing
+ * that, candidates that contain `word` or that `word` contains, the
+ * contained one of 3+ characters), best first, stored in
  * out; returns how many.  Only the candidates of the best rank are kept. */
 size_t pmusim_suggest(const char *word, const char *const *cands, size_t ncands,
                       const char **out, size_t max);
