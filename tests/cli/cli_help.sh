@@ -100,6 +100,12 @@ expect "option typo" 2 \
 expect "command typo" 2 \
     "pmusim: unknown command 'stt' (did you mean stat?)" -- \
     "$P" stt "$S/ita2_loop.txt"
+expect "trace subcommand typo" 2 \
+    "pmusim trace: unknown subcommand 'inof' (did you mean info? expected info, dump, convert, gen, annotate, capture)" -- \
+    "$P" trace inof "$S/wsm_loop.txt"
+expect "option typo in a trace subcommand" 2 \
+    "pmusim trace info: Unknown option --strct (did you mean --strict?)" -- \
+    "$P" trace info --strct "$S/wsm_loop.txt"
 expect "--thres on x86" 1 \
     "pmusim: --thres is an Itanium encoder option; on x86 use the :c=N modifier (counter mask), e.g. -e UOPS_RETIRED:ANY:c=2" -- \
     "$P" stat --thres UOPS_RETIRED=2 "$S/wsm_loop.txt"
