@@ -180,6 +180,10 @@ static gboolean run_case(GKeyFile *kf, const char *group, const char *dir, GStri
         goto out;
     }
     const pmusim_encoder_pmu_t *enc = pmusim_encoder_find(pmu);
+    if (enc) { /* an alias (westmere, itanium2, ...) names the model too */
+        g_free(pmu);
+        pmu = g_strdup(enc->name);
+    }
     unsigned plm = PMUSIM_PLM0 | PMUSIM_PLM3;
     if (plm_s) {
         if (!strcmp(plm_s, "u"))

@@ -21,7 +21,7 @@ static const command_t commands[] = {
     {"encode", pmusim_cmd_encode, "encode events into register writes (the --regs format)"},
     {"wave", pmusim_cmd_wave, "show the counters cycle by cycle (text or VCD waveform)"},
     {"check", pmusim_cmd_check, "regression-test encodings and counts against golden files"},
-    {"trace", pmusim_cmd_trace, "trace files: info, dump, convert, gen"},
+    {"trace", pmusim_cmd_trace, "trace files: info, dump, convert, gen, annotate, capture"},
 };
 
 static void usage(FILE *fp)

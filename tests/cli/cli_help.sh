@@ -220,6 +220,17 @@ if command -v xmllint >/dev/null 2>&1; then
 else
     echo "# xmllint not installed: JUnit checked with grep only"
 fi
+cat >"$T/alias.ini" <<EOF
+[a PMU alias names the model too]
+pmu=westmere
+events=INST_RETIRED:ANY_P
+plm=u
+trace=$S/wsm_loop.txt
+count.wsm::INST_RETIRED:ANY_P=200
+EOF
+expect "check: pmu=westmere" 0 "" -- "$P" check "$T/alias.ini"
+check "check: alias case passes" [ "$(cat "$T/out")" = "ok    a PMU alias names the model too
+1 passed, 0 failed" ]
 "$P" check slices.ini bad_key.ini bad_value.ini >"$T/j1" 2>&1
 "$P" check -j 2 slices.ini bad_key.ini bad_value.ini >"$T/j2" 2>&1
 check "check -j 2 = -j 1" cmp -s "$T/j1" "$T/j2"
