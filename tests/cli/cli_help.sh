@@ -220,6 +220,7 @@ if command -v xmllint >/dev/null 2>&1; then
 else
     echo "# xmllint not installed: JUnit checked with grep only"
 fi
+# the loop sample retires 10 instructions x 20 iterations, all at user level
 cat >"$T/alias.ini" <<EOF
 [a PMU alias names the model too]
 pmu=westmere
