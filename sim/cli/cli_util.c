@@ -110,7 +110,7 @@ static const struct {
              "  pmusim stat traces/samples/wsm_loop.txt\n"
              "  pmusim stat -e cycles,instructions,UOPS_RETIRED:ANY:c=1 traces/samples/wsm_loop.txt\n"
              "  pmusim stat -p ita2 -e NOPS_RETIRED --thres NOPS_RETIRED=1 traces/samples/ita2_loop.txt\n"
-             "Itanium encoder options (--thres, --irange, --dear, ...): pmusim stat --help-itanium"},
+             "\nItanium encoder options (--thres, --irange, --dear, ...): pmusim stat --help-itanium"},
     {"record", "Examples:\n"
                "  pmusim record -e cycles -c 100 -o perf.data traces/samples/wsm_loop.txt\n"
                "  pmusim record -p ita2 -e CPU_CYCLES -c 500 traces/samples/ita2_loop.txt"},
@@ -127,7 +127,7 @@ static const struct {
                "  pmusim encode wsm::INST_RETIRED:ANY_P,wsm::UOPS_RETIRED:ANY:c=1\n"
                "  pmusim encode -p ita2 --explain-regs CPU_CYCLES\n"
                "  pmusim encode -p mont --thres IA64_INST_RETIRED=2 IA64_INST_RETIRED > inst.regs\n"
-               "Itanium encoder options (--thres, --irange, --dear, ...): pmusim encode --help-itanium"},
+               "\nItanium encoder options (--thres, --irange, --dear, ...): pmusim encode --help-itanium"},
     {"check", "Examples:\n"
               "  pmusim check tests/golden/core/check/slices.ini\n"
               "  pmusim check --tap -j 2 tests/golden/core/check/slices.ini tests/golden/sim_ia64/samples.check\n"
