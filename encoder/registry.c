@@ -82,8 +82,9 @@ const char *const *pmusim_encoder_pmu_names(gboolean with_aliases)
 /* ------------------------------------------------------------ suggestions */
 
 /* Optimal string alignment distance (Levenshtein plus adjacent
- * transpositions), ASCII case-insensitive. */
-static size_t osa_distance(const char *a, const char *b)
+ * transpositions), ASCII case-insensitive; any value above `bound` is
+ * returned as bound + 1 (a row whose minimum exceeds the bound ends it). */
+static size_t osa_distance(const char *a, const char *b, size_t bound)
 {
     size_t n = strlen(a), m = strlen(b);
     size_t *d = g_new(size_t, (n + 1) * (m + 1));
@@ -93,6 +94,7 @@ static size_t osa_distance(const char *a, const char *b)
     for (size_t j = 0; j <= m; j++)
         D(0, j) = j;
     for (size_t i = 1; i <= n; i++) {
+        size_t rowmin = D(i, 0);
         for (size_t j = 1; j <= m; j++) {
             int same = g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 1]);
             size_t v = D(i - 1, j - 1) + (same ? 0 : 1);
@@ -104,6 +106,21 @@ static size_t osa_distance(const char *a, const char *b)
                 g_ascii_tolower(a[i - 2]) == g_ascii_tolower(b[j - 1]) && D(i - 2, j - 2) + 1 < v)
                 v = D(i - 2, j - 2) + 1;
             D(i, j) = v;
+            if (v < rowmin)
+                rowmin = v;
+        }
+        /* a row's entries come from the row above or, for a swap, the
+         * one above it plus one: once two consecutive rows are above the
+         * bound, every later row is */
+        if (i > 1 && rowmin > bound) {
+            size_t prevmin = D(i - 1, 0);
+            for (size_t j = 1; j <= m; j++)
+                if (D(i - 1, j) < prevmin)
+                    prevmin = D(i - 1, j);
+            if (prevmin > bound) {
+                g_free(d);
+                return bound + 1;
+            }
         }
     }
     size_t r = D(n, m);
@@ -112,13 +129,15 @@ static size_t osa_distance(const char *a, const char *b)
     return r;
 }
 
+/* strstr() ignoring ASCII case, without allocating (it runs once per
+ * candidate name). */
 static gboolean ascii_contains(const char *hay, const char *needle)
 {
-    char *h = g_ascii_strdown(hay, -1), *n = g_ascii_strdown(needle, -1);
-    gboolean r = strstr(h, n) != NULL;
-    g_free(h);
-    g_free(n);
-    return r;
+    size_t n = strlen(needle);
+    for (; *hay; hay++)
+        if (g_ascii_strncasecmp(hay, needle, n) == 0)
+            return TRUE;
+    return n == 0;
 }
 
 size_t pmusim_suggest(const char *word, const char *const *cands, size_t ncands,
@@ -141,7 +160,7 @@ size_t pmusim_suggest(const char *word, const char *const *cands, size_t ncands,
         size_t clen = strlen(c);
         /* the distance is at least the difference of the lengths */
         size_t rank = (clen > wlen ? clen - wlen : wlen - clen) > limit ? limit + 1
-                                                                         : osa_distance(word, c);
+                                                                         : osa_distance(word, c, limit);
         if (rank > limit || rank >= wlen) {
             /* one inside the other: the edit distance is the difference of
              * the lengths; the closest in length rank first */

@@ -177,13 +177,18 @@ static void perf_name_hint(const pmusim_encoder_pmu_t *enc, GError *error)
             char **generic = g_strsplit(list ? list : "", ",", -1);
             for (char **g = generic; *g; g++)
                 g_strstrip(*g);
-            char *hint = pmusim_encoder_event_hint_ex(enc, ev, (const char *const *)generic,
-                                                      g_strv_length(generic));
-            char *m = g_strdup_printf("%s%s%s%s%s", ev, tail, hint ? " (" : "", hint ? hint : "",
-                                      hint ? ")" : "");
-            g_free(error->message);
-            error->message = m;
-            g_free(hint);
+            /* the whole hint again only when a perf name is a candidate at all */
+            const char *best[1];
+            if (pmusim_suggest(ev, (const char *const *)generic, g_strv_length(generic), best,
+                               1)) {
+                char *hint = pmusim_encoder_event_hint_ex(enc, ev, (const char *const *)generic,
+                                                          g_strv_length(generic));
+                char *m = g_strdup_printf("%s%s%s%s%s", ev, tail, hint ? " (" : "",
+                                          hint ? hint : "", hint ? ")" : "");
+                g_free(error->message);
+                error->message = m;
+                g_free(hint);
+            }
             g_strfreev(generic);
             g_free(list);
         }
