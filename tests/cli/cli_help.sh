@@ -207,6 +207,16 @@ check "TAP not ok + YAML" [ "$(sed -n '16,20p' "$T/out")" = "not ok 14 - typo
   file: \"bad_key.ini\"
   ..." ]
 check "TAP counts" [ "$(grep -c '^ok ' "$T/out") $(grep -c '^not ok ' "$T/out")" = "13 1" ]
+expect "check --tap: a file that cannot be read is a failed case" 1 \
+    "pmusim: $T/none.ini: No such file or directory" -- "$P" check --tap "$T/none.ini"
+check "TAP for an unreadable file" [ "$(cat "$T/out")" = "TAP version 13
+1..1
+not ok 1 - (file) $T/none.ini
+  ---
+  message: \"No such file or directory\"
+  file: \"$T/none.ini\"
+  ...
+# 0 passed, 1 failed" ]
 expect "check --junit" 1 "" -- "$P" check --junit "$T/j.xml" slices.ini bad_key.ini
 check "JUnit written" [ -s "$T/j.xml" ]
 check "JUnit testsuites" grep -q '^<testsuites name="pmusim check" tests="14" failures="1">$' "$T/j.xml"
