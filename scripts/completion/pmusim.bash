@@ -23,13 +23,36 @@ _pmusim_options()
         sed -n 's/^ \{2,\}\(-[A-Za-z?], \)\{0,1\}\(--[A-Za-z0-9-]*\).*/\2/p'
 }
 
+# Drops from each reply what bash keeps of the word before its last ':' (it
+# completes only the piece after it when ':' is a word break).
+_pmusim_trim_colons()
+{
+    local cur=$1 pre i
+    [[ $cur == *:* && ${COMP_WORDBREAKS-:} == *:* ]] || return 0
+    pre=${cur%"${cur##*:}"}
+    for i in "${!COMPREPLY[@]}"; do
+        COMPREPLY[i]=${COMPREPLY[i]#"$pre"}
+    done
+}
+
 _pmusim()
 {
-    local cur prev cmd sub i pmu=""
+    local cur prev cmd sub i pmu="" first
     COMPREPLY=()
-    cur=${COMP_WORDS[COMP_CWORD]}
+    # bash splits words at ':' and '=' (COMP_WORDBREAKS): "ita2::CPU_CYC" comes
+    # as "ita2" "::" "CPU_CYC", "--pmu=wsm" as "--pmu" "=" "wsm".  Join the
+    # colon pieces back into the word being completed.
+    first=$COMP_CWORD
+    cur=${COMP_WORDS[first]}
+    while (( first > 2 )) && [[ ${COMP_WORDS[first-1]} =~ ^:+$ || ${COMP_WORDS[first]} =~ ^:+$ ]]; do
+        cur=${COMP_WORDS[first-1]}$cur
+        (( first-- ))
+    done
     prev=""
-    (( COMP_CWORD > 0 )) && prev=${COMP_WORDS[COMP_CWORD-1]}
+    (( first > 0 )) && prev=${COMP_WORDS[first-1]}
+    if [[ $prev == = ]] && (( first > 1 )); then
+        prev=${COMP_WORDS[first-2]}   # --pmu=CUR, --event=CUR
+    fi
     local commands="stat record report script events encode wave check trace help"
     local trace_subs="info dump convert gen annotate capture"
     local pmus="ita2 mont wsm wsm_dp knm"
@@ -56,9 +79,13 @@ _pmusim()
         sub=${COMP_WORDS[2]}
     fi
     # the PMU named on the line so far
-    for (( i = 2; i < COMP_CWORD; i++ )); do
+    for (( i = 2; i < first; i++ )); do
         case ${COMP_WORDS[i]} in
-            -p|--pmu) pmu=${COMP_WORDS[i+1]} ;;
+            -p) pmu=${COMP_WORDS[i+1]} ;;
+            --pmu)
+                pmu=${COMP_WORDS[i+1]}
+                [[ $pmu == = ]] && pmu=${COMP_WORDS[i+2]}
+                ;;
             --pmu=*) pmu=${COMP_WORDS[i]#--pmu=} ;;
         esac
     done
@@ -81,6 +108,7 @@ _pmusim()
                 last=${cur##*,}
             fi
             COMPREPLY=( $(compgen -P "$head" -W "$names" -- "$last") )
+            _pmusim_trim_colons "$cur"
             return 0
             ;;
         -o|--output|-R|--regs|--junit|--vcd)
@@ -98,8 +126,13 @@ _pmusim()
         COMPREPLY=( $(compgen -W "$opts" -- "$cur") )
         return 0
     fi
-    if [[ $cmd == events && -n $pmu ]]; then
-        COMPREPLY=( $(compgen -W "$("$(_pmusim_prog)" events --pmu "$pmu" --names 2>/dev/null)" -- "$cur") )
+    if [[ $cmd == events ]]; then
+        if [[ -n $pmu ]]; then
+            COMPREPLY=( $(compgen -W "$("$(_pmusim_prog)" events --pmu "$pmu" --names 2>/dev/null)" -- "$cur") )
+        else
+            COMPREPLY=( $(compgen -W "$("$(_pmusim_prog)" events --names 2>/dev/null)" -- "$cur") )
+        fi
+        _pmusim_trim_colons "$cur"
         return 0
     fi
     COMPREPLY=( $(compgen -f -- "$cur") )

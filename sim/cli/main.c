@@ -87,6 +87,10 @@ static int run(int argc, char **argv)
 /* argv[0] is the command name. */
 static int run_command(int argc, char **argv)
 {
+    if (strcmp(argv[0], "help") == 0) { /* pmusim help help */
+        usage(stdout);
+        return 0;
+    }
     for (size_t i = 0; i < G_N_ELEMENTS(commands); i++)
         if (strcmp(argv[0], commands[i].name) == 0)
             return commands[i].run(argc, argv);

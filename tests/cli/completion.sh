@@ -44,6 +44,14 @@ comp "knm" "encode" "--pmu" "k"
 comp "UOPS_DECODED UOPS_RETIRED UOPS_EXECUTED UOPS_ISSUED" "stat" "-p" "wsm" "-e" "UOPS_"
 comp "CPU_CYCLES" "stat" "--pmu" "ita2" "-e" "CPU_CY"
 comp "CPU_CYCLES,NOPS_RETIRED" "stat" "-p" "ita2" "-e" "CPU_CYCLES,NOPS_"
+# bash splits at ':' and '=' (COMP_WORDBREAKS): the words come in pieces,
+# and the reply is what follows the last ':'
+COMP_WORDBREAKS=" ()<>;&|=:"
+comp "CPU_CYCLES" "encode" "-e" "ita2" "::" "CPU_CYC"
+comp "CPU_CYCLES" "events" "ita2" "::" "CPU_CYC"
+comp "wsm wsm_dp" "stat" "--pmu" "=" "ws"
+comp "UOPS_RETIRED" "stat" "--pmu" "=" "wsm" "-e" "UOPS_RE"
+COMP_WORDBREAKS=" "   # without ':' as a word break the reply is the whole word
 comp "ita2::CPU_CYCLES" "encode" "-e" "ita2::CPU_CYC"
 comp "--tap" "check" "--ta"
 comp "--junit --jobs" "check" "--j"
