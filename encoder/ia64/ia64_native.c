@@ -77,6 +77,40 @@ static gboolean fail(GError **error, int code, const char *fmt, ...)
     return FALSE;
 }
 
+/* Errors about an event string use the form shared with the x86 encoder
+ * (docs/CLI.md "Error messages"): "EVENTSTRING: KIND on PMU[: reason][ (hint)]";
+ * the code is still the libpfm-3 one. */
+static gboolean fail_event(GError **error, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+
+static gboolean fail_event(GError **error, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_set_error_literal(error, PMUSIM_ENCODER_ERROR, code, msg);
+    g_free(msg);
+    return FALSE;
+}
+
+static const char *pmu_name(const ia64_pmu_t *pmu)
+{
+    return pmu->model == IA64_MODEL_ITA2 ? "ita2" : "mont";
+}
+
+/* "STR: event not found on PMU (did you mean X?; X is an event of wsm)" */
+static gboolean fail_not_found(GError **error, const ia64_pmu_t *pmu, const char *str, const char *name,
+                               size_t len)
+{
+    char *nm = g_strndup(name, len);
+    char *hint = pmusim_encoder_event_hint(pmusim_encoder_find(pmu_name(pmu)), nm);
+    fail_event(error, PFMLIB_ERR_NOTFOUND, "%s: event not found on %s%s%s%s", str, pmu_name(pmu),
+               hint ? " (" : "", hint ? hint : "", hint ? ")" : "");
+    g_free(hint);
+    g_free(nm);
+    return FALSE;
+}
+
 static gboolean parse_u64(const char *s, uint64_t *v)
 {
     char *end = NULL;
@@ -404,8 +438,17 @@ static gboolean apply_option(const ia64_pmu_t *pmu, ia64_job_t *job, const pmusi
                                                     .ipear_plm = (unsigned)p };
         return TRUE;
     }
-    return fail(error, PFMLIB_ERR_INVAL, "unknown option %s for %s (see option help)", k,
-                ita2 ? "ita2" : "mont");
+    /* the keys are the first words of the option help lines */
+    const char *const *help = ita2 ? ita2_help : mont_help;
+    GPtrArray *keys = g_ptr_array_new_with_free_func(g_free);
+    for (const char *const *h = help; *h; h++)
+        g_ptr_array_add(keys, g_strndup(*h, strcspn(*h, "= ")));
+    char *dym = pmusim_suggest_text(k, (const char *const *)keys->pdata, keys->len);
+    g_ptr_array_free(keys, TRUE);
+    fail(error, PFMLIB_ERR_INVAL, "unknown option %s for %s (%s%spmusim events --pmu %s --options)", k,
+         pmu_name(pmu), dym ? dym : "", dym ? " " : "", pmu_name(pmu));
+    g_free(dym);
+    return FALSE;
 }
 
 /* "NAME" or, for Montecito MESI events, "NAME:I:S..." */
@@ -415,27 +458,31 @@ static gboolean parse_event(const ia64_pmu_t *pmu, const char *str, pfmlib_event
     size_t len = colon ? (size_t)(colon - str) : strlen(str);
     int idx = ia64_find_event(pmu, str, len);
     if (idx < 0)
-        return fail(error, PFMLIB_ERR_NOTFOUND, "event %.*s is not a %s event", (int)len, str,
-                    pmu->model == IA64_MODEL_ITA2 ? "ita2" : "mont");
+        return fail_not_found(error, pmu, str, str, len);
     memset(e, 0, sizeof(*e));
     e->event = (unsigned)idx;
     unsigned n = ia64_num_masks(pmu, e->event);
+    const char *name = pmu->events[idx].name;
     while (colon) {
         const char *m = colon + 1;
         colon = strchr(m, ':');
         size_t ml = colon ? (size_t)(colon - m) : strlen(m);
         static const char mesi[] = "ISEM";
         const char *p = ml == 1 ? strchr(mesi, g_ascii_toupper(*m)) : NULL;
-        if (!n || !p)
-            return fail(error, PFMLIB_ERR_UMASK, "event %s: unknown unit mask '%.*s'%s", str, (int)ml, m,
-                        n ? " (expected I, S, E or M)" : " (the event takes none)");
+        if (!n)
+            return fail_event(error, PFMLIB_ERR_UMASK, "%s: unit mask '%.*s' not found on %s (%s takes "
+                              "no unit mask)", str, (int)ml, m, pmu_name(pmu), name);
+        if (!p)
+            return fail_event(error, PFMLIB_ERR_UMASK, "%s: unit mask '%.*s' not found on %s (%s takes "
+                              "the MESI unit masks I, S, E and M)", str, (int)ml, m, pmu_name(pmu), name);
         e->unit_masks[e->num_masks++] = (unsigned)(p - mesi);
         if (e->num_masks > 4)
-            return fail(error, PFMLIB_ERR_UMASK, "event %s: too many unit masks", str);
+            return fail_event(error, PFMLIB_ERR_UMASK, "%s: conflicting attributes on %s: at most four "
+                              "MESI unit masks", str, pmu_name(pmu));
     }
     if (n && !e->num_masks)
-        return fail(error, PFMLIB_ERR_UMASK, "event %s needs a MESI unit mask, e.g. %s:M or %s:I:S:E:M", str,
-                    str, str);
+        return fail_event(error, PFMLIB_ERR_UMASK, "%s: unit mask missing on %s: %s needs a MESI unit "
+                          "mask (e.g. %s:M or %s:I:S:E:M)", str, pmu_name(pmu), name, name, name);
     return TRUE;
 }
 
@@ -480,12 +527,33 @@ static gboolean run(const ia64_pmu_t *pmu, ia64_job_t *job, const char *const *e
             return FALSE;
     int ret = ia64_dispatch(pmu, &job->inp, job->use_param ? (void *)&job->in : NULL, &job->outp,
                             job->use_param ? (void *)&job->out : NULL);
+    if (ret == PFMLIB_ERR_EVTSET) {
+        /* name the events of the cache groups and their sets */
+        GString *list = g_string_new(NULL), *sets = g_string_new(NULL);
+        for (size_t i = 0; i < nevents; i++) {
+            g_string_append_printf(list, "%s%s", i ? "," : "", events[i]);
+            const ia64_event_t *ev = &pmu->events[job->inp.pfp_events[i].event];
+            if (ev->group)
+                g_string_append_printf(sets, "%s%s (%s set %d)", sets->len ? ", " : "", ev->name,
+                                       ev->group == 1 ? (pmu->model == IA64_MODEL_ITA2 ? "L1" : "L1D")
+                                                      : (pmu->model == IA64_MODEL_ITA2 ? "L2" : "L2D"),
+                                       ev->set);
+        }
+        fail_event(error, ret, "%s: incompatible event sets on %s: %s; %s", list->str, pmu_name(pmu),
+                   sets->str,
+                   pmu->model == IA64_MODEL_ITA2
+                       ? "the events of one cache group must come from one set"
+                       : "one L1D set and at most two L2D sets can be counted together");
+        g_string_free(list, TRUE);
+        g_string_free(sets, TRUE);
+        return FALSE;
+    }
     if (ret != PFMLIB_SUCCESS) {
         GString *list = g_string_new(NULL);
         for (size_t i = 0; i < nevents; i++)
             g_string_append_printf(list, "%s%s", i ? "," : "", events[i]);
-        fail(error, ret, "cannot program %s%s on %s", list->str, nopts ? " with the given options" : "",
-             pmu->model == IA64_MODEL_ITA2 ? "ita2" : "mont");
+        fail_event(error, ret, "%s: %s on %s: cannot program these events%s", list->str, ia64_strerror(ret),
+                   pmu_name(pmu), nopts ? " with the given options" : "");
         g_string_free(list, TRUE);
         return FALSE;
     }
@@ -557,8 +625,7 @@ static gboolean show_event(const ia64_pmu_t *pmu, const char *name, FILE *fp, GE
 {
     int idx = name ? ia64_find_event(pmu, name, strlen(name)) : -1;
     if (idx < 0)
-        return fail(error, PFMLIB_ERR_NOTFOUND, "event %s is not a %s event", name ? name : "(null)",
-                    pmu->model == IA64_MODEL_ITA2 ? "ita2" : "mont");
+        return fail_not_found(error, pmu, name ? name : "(null)", name ? name : "", name ? strlen(name) : 0);
     const ia64_event_t *e = &pmu->events[idx];
     static const char *const caf[] = { "active", "floating", "causal", "self_floating" };
     fprintf(fp, "Name     : %s\nIndex    : %d\nDesc     : %s\nCode     : 0x%02x\nUmask    : 0x%x\n", e->name,
@@ -632,6 +699,11 @@ static gboolean code_of(const ia64_pmu_t *pmu, size_t idx, const char **name, ui
     return TRUE;
 }
 
+static const char *desc_of(const ia64_pmu_t *pmu, size_t idx)
+{
+    return idx < ia64_nevents(pmu) ? pmu->events[idx].desc : NULL;
+}
+
 #define FACE(P, PMU)                                                                                       \
     static gboolean P##_encode(const char *const *ev, size_t n, const pmusim_encode_opt_t *o, size_t no, \
                                unsigned plm, GArray *regs, GError **error)                               \
@@ -650,7 +722,8 @@ static gboolean code_of(const ia64_pmu_t *pmu, size_t idx, const char **name, ui
     static gboolean P##_explain(const char *ev, unsigned plm, FILE *fp, GError **error)                  \
     {                                                                                                    \
         return explain(PMU, ev, plm, fp, error);                                                         \
-    }
+    }                                                                                                    \
+    static const char *P##_desc(size_t i) { return desc_of(PMU, i); }
 
 FACE(ita2, &ia64_pmu_ita2)
 FACE(mont, &ia64_pmu_mont)
@@ -666,6 +739,7 @@ const pmusim_encoder_pmu_t pmusim_encoder_ita2 = {
     .event_count = ita2_count,
     .event_code = ita2_code,
     .explain = ita2_explain,
+    .event_desc = ita2_desc,
 };
 
 const pmusim_encoder_pmu_t pmusim_encoder_mont = {
@@ -679,4 +753,5 @@ const pmusim_encoder_pmu_t pmusim_encoder_mont = {
     .event_count = mont_count,
     .event_code = mont_code,
     .explain = mont_explain,
+    .event_desc = mont_desc,
 };

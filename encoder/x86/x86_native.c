@@ -88,6 +88,296 @@ static void regs_add(GArray *regs, uint32_t num, uint64_t value, uint32_t thread
     g_array_append_val(regs, w);
 }
 
+/* ------------------------------------------------------ error messages */
+
+/* Messages of the native face share one form with the IA-64 encoder
+ * (docs/CLI.md "Error messages"):
+ *   EVENTSTRING: KIND on PMU[: reason][ (hint)]
+ * KIND is "event not found", "unit mask 'X' not found", "invalid attribute
+ * 'X'", "invalid value 'X=V'", "conflicting attributes" or "unit mask
+ * missing".  The GError code stays the libpfm-4 code that
+ * pmusim_x86_encode_str() returned (the libpfm-4 face pfm4.c is untouched):
+ * the reason is worked out here, afterwards, from the same tables. */
+
+static void append_names(GString *s, const char *const *names, size_t n, size_t max)
+{
+    for (size_t i = 0; i < n && i < max; i++)
+        g_string_append_printf(s, "%s%s", i ? ", " : "", names[i]);
+    if (n > max)
+        g_string_append_printf(s, ", ... (%zu in all)", n);
+}
+
+static char *x86_diagnose(const x86_pmu_t *pmu, const char *str, int r)
+{
+    const char *s = str ? str : "";
+    const char *sep = strstr(s, "::");
+    GString *msg = g_string_new(NULL);
+    if (sep) {
+        char *pfx = g_strndup(s, (gsize)(sep - s));
+        const char *canon = pmusim_encoder_canonical_name(pfx);
+        gboolean other = !canon || strcmp(canon, pmu->name) != 0;
+        if (other) {
+            g_string_printf(msg, "%s: event not found on %s (the prefix %s:: names %s)", s,
+                            pmu->name, pfx, canon ? canon : "no PMU");
+            g_free(pfx);
+            return g_string_free(msg, FALSE);
+        }
+        g_free(pfx);
+        s = sep + 2;
+    }
+    char **tok = g_strsplit_set(s, ":.", -1);
+    int ev = pmusim_x86_find_event(pmu, tok[0]);
+    if (ev < 0) {
+        char *hint = pmusim_encoder_event_hint(pmusim_encoder_find(pmu->name), tok[0]);
+        g_string_printf(msg, "%s: event not found on %s", str, pmu->name);
+        if (hint)
+            g_string_append_printf(msg, " (%s)", hint);
+        g_free(hint);
+        goto done;
+    }
+    const x86_event_t *e = &pmu->table->events[ev];
+    x86_desc_t *d = g_new0(x86_desc_t, 1);
+    pmusim_x86_desc_build_pattrs(d, pmu, ev, X86_OS_NONE);
+    /* what the string asks for, attribute by attribute */
+    int umset[X86_MAX_UMASKS] = { 0 };
+    gboolean given[X86_MOD_COUNT] = { FALSE };
+    uint64_t val[X86_MOD_COUNT] = { 0 };
+    gboolean named_um = FALSE, raw_seen = FALSE;
+    for (char **t = tok + 1; *t; t++) {
+        const char *a = *t;
+        const char *eq = strchr(a, '=');
+        char *key = eq ? g_strndup(a, (gsize)(eq - a)) : g_strdup(a);
+        int mod = -1;
+        for (int j = 0; j < d->nmods; j++)
+            if (g_ascii_strcasecmp(pmusim_x86_mod_names[d->mod[j]], key) == 0)
+                mod = d->mod[j];
+        int um = -1;
+        for (int j = 0; j < d->nu && !eq; j++)
+            if (g_ascii_strcasecmp(x86_um(pmu, ev, d->umask[j])->name, key) == 0)
+                um = j;
+        if (a[0] == '0' && (a[1] == 'x' || a[1] == 'X')) {
+            if (!(pmu->flags & X86_PF_RAW_UMASK)) {
+                g_string_printf(msg, "%s: invalid attribute '%s' on %s: %s takes no raw unit "
+                                "mask, name one of its unit masks", str, a, pmu->name, pmu->name);
+                g_free(key);
+                goto done_d;
+            }
+            if (named_um || raw_seen) {
+                g_string_printf(msg, "%s: invalid attribute '%s' on %s: a raw unit mask stands "
+                                "alone (no named unit mask, no second raw value)", str, a,
+                                pmu->name);
+                g_free(key);
+                goto done_d;
+            }
+            raw_seen = TRUE;
+        } else if (um >= 0) {
+            if (raw_seen) {
+                g_string_printf(msg, "%s: invalid attribute '%s' on %s: a raw unit mask stands "
+                                "alone (no named unit mask, no second raw value)", str, a,
+                                pmu->name);
+                g_free(key);
+                goto done_d;
+            }
+            named_um = TRUE;
+            umset[um] = 1;
+        } else if (mod < 0) {
+            /* neither: a mistyped unit mask or modifier */
+            GPtrArray *c = g_ptr_array_new();
+            for (int j = 0; j < d->nu; j++)
+                g_ptr_array_add(c, (gpointer)x86_um(pmu, ev, d->umask[j])->name);
+            size_t nu = c->len;
+            for (int j = 0; j < d->nmods; j++)
+                g_ptr_array_add(c, (gpointer)pmusim_x86_mod_names[d->mod[j]]);
+            gboolean is_um = FALSE;
+            for (int j = 0; j < d->nu; j++)
+                is_um |= g_ascii_strcasecmp(x86_um(pmu, ev, d->umask[j])->name, key) == 0;
+            if (is_um) {
+                g_string_printf(msg, "%s: invalid attribute '%s' on %s: %s is a unit mask of %s, "
+                                "it takes no value", str, a, pmu->name, key, e->name);
+            } else if (eq) {
+                /* perf's and the SDM's names of the same fields */
+                static const struct {
+                    const char *other, *mod;
+                } spell[] = {{"cmask", "c"}, {"edge", "e"},   {"inv", "i"}, {"any", "t"},
+                             {"usr", "u"},   {"os", "k"},      {"user", "u"}, {"kernel", "k"},
+                             {"anythread", "t"}};
+                char *dym = NULL;
+                for (size_t k = 0; k < G_N_ELEMENTS(spell) && !dym; k++)
+                    for (int j = 0; j < d->nmods && !dym; j++)
+                        if (!g_ascii_strcasecmp(key, spell[k].other) &&
+                            !strcmp(pmusim_x86_mod_names[d->mod[j]], spell[k].mod))
+                            dym = g_strdup_printf("did you mean %s?", spell[k].mod);
+                if (!dym)
+                    dym = pmusim_suggest_text(key, (const char *const *)c->pdata + nu,
+                                              c->len - nu);
+                g_string_printf(msg, "%s: invalid attribute '%s' on %s: %s has no modifier %s "
+                                "(modifiers: ", str, a, pmu->name, e->name, key);
+                append_names(msg, (const char *const *)c->pdata + nu, c->len - nu, 16);
+                g_string_append(msg, ")");
+                if (dym)
+                    g_string_append_printf(msg, " (%s)", dym);
+                g_free(dym);
+            } else {
+                char *dym = pmusim_suggest_text(key, (const char *const *)c->pdata, c->len);
+                g_string_printf(msg, "%s: unit mask '%s' not found on %s", str, key, pmu->name);
+                if (dym)
+                    g_string_append_printf(msg, " (%s)", dym);
+                else if (nu) {
+                    g_string_append_printf(msg, " (unit masks of %s: ", e->name);
+                    append_names(msg, (const char *const *)c->pdata, nu, 8);
+                    g_string_append(msg, ")");
+                } else
+                    g_string_append_printf(msg, " (%s has no unit masks)", e->name);
+                g_free(dym);
+            }
+            g_ptr_array_free(c, TRUE);
+            g_free(key);
+            goto done_d;
+        } else {
+            /* a modifier: its value */
+            const char *v = eq ? eq + 1 : NULL;
+            int is_bool = pmusim_x86_mod_is_bool((x86_mod_t)mod);
+            uint64_t n = 1;
+            const char *why = NULL;
+            char range[96];
+            if (!v && !is_bool) {
+                g_string_printf(msg, "%s: invalid value '%s' on %s: modifier %s needs a value "
+                                "(%s=N)", str, a, pmu->name, key, key);
+                g_free(key);
+                goto done_d;
+            }
+            if (v && is_bool) {
+                int c0 = g_ascii_tolower(*v);
+                if (strlen(v) != 1 || !strchr("ytnf10", c0))
+                    why = "a boolean modifier takes 0 or 1 (also y/n, t/f)";
+                else
+                    n = strchr("yt1", c0) ? 1 : 0;
+            } else if (v) {
+                char *end = NULL;
+                n = g_ascii_strtoull(v, &end, 0);
+                if (!*v || *end)
+                    why = "expected a number";
+                else if (mod == X86_MOD_C && n > 255) {
+                    why = "c (counter mask) takes 0..255";
+                } else if (mod == X86_MOD_LDLAT && (n < 3 || n > 65535)) {
+                    g_snprintf(range, sizeof range, "ldlat takes %u..%u cycles", 3u, 65535u);
+                    why = range;
+                }
+            }
+            if (why) {
+                g_string_printf(msg, "%s: invalid value '%s' on %s: %s", str, a, pmu->name, why);
+                g_free(key);
+                goto done_d;
+            }
+            if (given[mod] && val[mod] != n && r == X86_ERR_ATTR_SET) {
+                g_string_printf(msg, "%s: conflicting attributes on %s: %s is given twice, as "
+                                "%" PRIu64 " and %" PRIu64, str, pmu->name, key, val[mod], n);
+                g_free(key);
+                goto done_d;
+            }
+            given[mod] = TRUE;
+            val[mod] = n;
+        }
+        g_free(key);
+    }
+    /* the attributes are all known: the combination is what failed */
+    if (r == X86_ERR_ATTR && (pmu->flags & X86_PF_ECMASK) && given[X86_MOD_E] && val[X86_MOD_E] &&
+        (!given[X86_MOD_C] || val[X86_MOD_C] == 0)) {
+        g_string_printf(msg, "%s: invalid attribute 'e=1' on %s: edge detect counts the cycles "
+                        "where the counter-mask comparison turns true, so it needs c>=1 "
+                        "(e.g. :e=1:c=1)", str, pmu->name);
+    } else if (r == X86_ERR_ATTR && given[X86_MOD_LDLAT]) {
+        const char *llum = NULL;
+        for (int j = 0; j < d->nu && !llum; j++)
+            if (x86_um(pmu, ev, d->umask[j])->flags & X86_UF_LDLAT)
+                llum = x86_um(pmu, ev, d->umask[j])->name;
+        if (llum)
+            g_string_printf(msg, "%s: invalid attribute 'ldlat' on %s: ldlat needs the "
+                            "load-latency unit mask (%s:%s)", str, pmu->name, e->name, llum);
+        else
+            g_string_printf(msg, "%s: invalid attribute 'ldlat' on %s: %s has no load-latency "
+                            "unit mask", str, pmu->name, e->name);
+    } else if (r == X86_ERR_ATTR_SET) {
+        const char *hw = NULL;
+        for (int j = 0; j < d->nu && !hw; j++)
+            if (umset[j] && x86_um(pmu, ev, d->umask[j])->modhw)
+                hw = x86_um(pmu, ev, d->umask[j])->name;
+        if (hw)
+            g_string_printf(msg, "%s: conflicting attributes on %s: unit mask %s hard-wires a "
+                            "modifier given here with another value", str, pmu->name, hw);
+        else
+            g_string_printf(msg, "%s: conflicting attributes on %s: an attribute is given twice "
+                            "with different values", str, pmu->name);
+    } else if (r == X86_ERR_FEATCOMB) {
+        const char *a = NULL, *b = NULL;
+        for (int i = 0; i < d->nu && !b; i++) {
+            if (!umset[i])
+                continue;
+            const x86_umask_t *ui = x86_um(pmu, ev, d->umask[i]);
+            for (int j = 0; j < d->nu && !b; j++) {
+                const x86_umask_t *uj = x86_um(pmu, ev, d->umask[j]);
+                if (j == i || !umset[j])
+                    continue;
+                if ((ui->grpid == uj->grpid && (ui->flags & X86_UF_NCOMBO)) ||
+                    ((ui->flags & X86_UF_EXCL_GRP_GT) && uj->grpid > ui->grpid) ||
+                    ((ui->flags & X86_UF_EXCL_GRP_BUT_0) && uj->grpid != 0 &&
+                     uj->grpid != ui->grpid)) {
+                    a = ui->name;
+                    b = uj->name;
+                }
+            }
+        }
+        if (b)
+            g_string_printf(msg, "%s: conflicting attributes on %s: unit masks %s and %s cannot "
+                            "be combined", str, pmu->name, a, b);
+        else
+            g_string_printf(msg, "%s: conflicting attributes on %s: these unit masks cannot be "
+                            "combined", str, pmu->name);
+    } else if (r == X86_ERR_UMASK) {
+        /* a group without a unit mask and without a default */
+        int grp = -1;
+        for (int g = 0; g < e->ngrp && grp < 0; g++) {
+            int has = 0, dfl = 0, may_empty = 0;
+            for (int j = 0; j < d->nu; j++) {
+                const x86_umask_t *u = x86_um(pmu, ev, d->umask[j]);
+                if (u->grpid != g)
+                    continue;
+                has |= umset[j];
+                dfl |= !!(u->flags & X86_UF_DFL);
+                may_empty |= !!(u->flags & X86_UF_GRP_DFL_NONE);
+            }
+            if (!has && !dfl && !may_empty)
+                grp = g;
+        }
+        g_string_printf(msg, "%s: unit mask missing on %s: %s needs a unit mask", str, pmu->name,
+                        e->name);
+        if (grp >= 0) {
+            GPtrArray *c = g_ptr_array_new();
+            for (int j = 0; j < d->nu; j++)
+                if (x86_um(pmu, ev, d->umask[j])->grpid == grp)
+                    g_ptr_array_add(c, (gpointer)x86_um(pmu, ev, d->umask[j])->name);
+            g_string_append(msg, " (one of ");
+            append_names(msg, (const char *const *)c->pdata, c->len, 8);
+            g_string_append(msg, ")");
+            g_ptr_array_free(c, TRUE);
+        }
+    } else {
+        g_string_printf(msg, "%s: %s on %s", str, pmusim_x86_strerror(r), pmu->name);
+    }
+done_d:
+    g_free(d);
+done:
+    g_strfreev(tok);
+    return g_string_free(msg, FALSE);
+}
+
+static void set_encode_error(GError **error, const x86_pmu_t *pmu, const char *str, int r)
+{
+    char *m = x86_diagnose(pmu, str, r);
+    g_set_error_literal(error, PMUSIM_ENCODER_ERROR, r, m);
+    g_free(m);
+}
+
 static int popcount64(uint64_t v)
 {
     return __builtin_popcountll(v);
@@ -175,8 +465,7 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
         sched_ev_t *s = &ev[i];
         int r = pmusim_x86_encode_str(pmu, events[i], (int)dfl_plm, &s->d);
         if (r) {
-            set_error(error, r, "%s: %s (%s PMU)", events[i] ? events[i] : "(null)",
-                      pmusim_x86_strerror(r), pmu->name);
+            set_encode_error(error, pmu, events[i], r);
             goto out;
         }
         const x86_event_t *e = &pmu->table->events[s->d.event];
@@ -209,9 +498,18 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
             if (offcore_used[w] && offcore_val[w] != val) {
                 int alt = !w;
                 if (offcore_used[alt] && offcore_val[alt] != val) {
+                    const char *h0 = "?", *h1 = "?";
+                    for (size_t k = 0; k < i; k++) {
+                        if (ev[k].offcore == 0 && !strcmp(h0, "?"))
+                            h0 = events[k];
+                        if (ev[k].offcore == 1 && !strcmp(h1, "?"))
+                            h1 = events[k];
+                    }
                     set_error(error, X86_ERR_FEATCOMB,
-                              "%s: both MSR_OFFCORE_RSP registers are taken by other values",
-                              s->label);
+                              "%s, %s, %s: incompatible events on %s: two MSR_OFFCORE_RSP "
+                              "registers, three response values (0x%" PRIx64 ", 0x%" PRIx64
+                              ", 0x%" PRIx64 ")", h0, h1, events[i], pmu->name, offcore_val[0],
+                              offcore_val[1], val);
                     goto out;
                 }
                 w = alt;
@@ -230,9 +528,16 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
         }
         if (s->d.ldlat) {
             if (ldlat && ldlat != s->d.ldlat) {
+                const char *holder = "?";
+                for (size_t k = 0; k < i; k++)
+                    if (ev[k].d.ldlat) {
+                        holder = events[k];
+                        break;
+                    }
                 set_error(error, X86_ERR_FEATCOMB,
-                          "%s: MSR_PEBS_LD_LAT_THRESHOLD already holds %u, one threshold only",
-                          s->label, ldlat);
+                          "%s, %s: incompatible events on %s: one load-latency threshold "
+                          "(MSR_PEBS_LD_LAT_THRESHOLD) for all, asked %u and %u",
+                          holder, events[i], pmu->name, ldlat, s->d.ldlat);
                 goto out;
             }
             ldlat = s->d.ldlat;
@@ -258,9 +563,25 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
             goto out;
         }
         if (!free_ok) {
+            /* name the events holding the counters this one could use */
+            GString *held = g_string_new(NULL);
+            for (size_t k = 0; k < i; k++) {
+                const sched_ev_t *o = ord[k];
+                gboolean blocks = (o->counter >= 0 && o->counter < 32 &&
+                                   ((s->genmask >> o->counter) & 1)) ||
+                                  (o->counter >= 32 && o->counter - 32 == s->fixed);
+                if (blocks)
+                    g_string_append_printf(held, "%s%s (%s%d)", held->len ? ", " : "",
+                                           events[o->order],
+                                           o->counter >= 32 ? "FIXED_CTR" : "PMC",
+                                           o->counter >= 32 ? o->counter - 32 : o->counter);
+            }
             set_error(error, X86_ERR_TOOMANY,
-                      "%s: no free counter (%d generic + %d fixed, %zu events)", s->label,
-                      pmu->num_cntrs, pmu->num_fixed_cntrs, nevents);
+                      "%s: no free counter on %s: the counters it can use are taken by %s "
+                      "(%d generic + %d fixed counters, %zu events)", events[s->order],
+                      pmu->name, held->len ? held->str : "other events", pmu->num_cntrs,
+                      pmu->num_fixed_cntrs, nevents);
+            g_string_free(held, TRUE);
             goto out;
         }
         int c = __builtin_ctz(free_ok);
@@ -379,16 +700,18 @@ static gboolean x86_show(const x86_pmu_t *pmu, const char *name, FILE *fp, GErro
     const char *nm = name ? name : "";
     const char *sep = strstr(nm, "::");
     if (sep) {
-        if (g_ascii_strncasecmp(nm, pmu->name, (gsize)(sep - nm)) || strlen(pmu->name) != (size_t)(sep - nm)) {
-            set_error(error, X86_ERR_NOTFOUND, "%s: not a %s event", nm, pmu->name);
+        char *pfx = g_strndup(nm, (gsize)(sep - nm));
+        const char *canon = pmusim_encoder_canonical_name(pfx);
+        g_free(pfx);
+        if (!canon || strcmp(canon, pmu->name) != 0) {
+            set_encode_error(error, pmu, nm, X86_ERR_NOTFOUND);
             return FALSE;
         }
         nm = sep + 2;
     }
     int ev = pmusim_x86_find_event(pmu, nm);
     if (ev < 0) {
-        set_error(error, X86_ERR_NOTFOUND, "%s: no such event on %s (%s)", nm, pmu->name,
-                  pmu->desc);
+        set_encode_error(error, pmu, nm, X86_ERR_NOTFOUND);
         return FALSE;
     }
     const x86_event_t *e = &pmu->table->events[ev];
@@ -499,8 +822,7 @@ static gboolean x86_explain(const x86_pmu_t *pmu, const char *event, unsigned df
     x86_desc_t d;
     int r = pmusim_x86_encode_str(pmu, event, (int)dfl_plm, &d);
     if (r) {
-        set_error(error, r, "%s: %s (%s PMU)", event ? event : "(null)", pmusim_x86_strerror(r),
-                  pmu->name);
+        set_encode_error(error, pmu, event, r);
         return FALSE;
     }
     fprintf(fp, "Requested Event: %s\n", event);
@@ -563,6 +885,11 @@ static gboolean x86_event_umask(const x86_pmu_t *pmu, size_t idx, size_t j, cons
     return FALSE;
 }
 
+static const char *x86_event_desc(const x86_pmu_t *pmu, size_t idx)
+{
+    return idx < pmu->table->nevents ? pmu->table->events[idx].desc : NULL;
+}
+
 static const char *const x86_option_help[] = {
     "thread=N  program only hardware thread N (default: every thread)",
     NULL,
@@ -593,7 +920,8 @@ static const char *const x86_option_help[] = {
     static gboolean explain_##id(const char *ev, unsigned plm, FILE *fp, GError **err)          \
     {                                                                                            \
         return x86_explain(pmu_##id(), ev, plm, fp, err);                                        \
-    }
+    }                                                                                            \
+    static const char *desc_##id(size_t i) { return x86_event_desc(pmu_##id(), i); }
 
 X86_NATIVE_PMU(wsm)
 X86_NATIVE_PMU(wsm_dp)
@@ -603,17 +931,17 @@ const pmusim_encoder_pmu_t pmusim_encoder_wsm = {
     .name = "wsm", .desc = "Intel Westmere (model 37): 4 generic + 3 fixed counters",
     .isa = PMUSIM_ISA_X86_64, .encode = enc_wsm, .list_events = list_wsm, .show_event = show_wsm,
     .option_help = x86_option_help, .event_count = count_wsm, .event_code = code_wsm, .event_umask = umask_wsm,
-    .explain = explain_wsm,
+    .explain = explain_wsm, .event_desc = desc_wsm,
 };
 const pmusim_encoder_pmu_t pmusim_encoder_wsm_dp = {
     .name = "wsm_dp", .desc = "Intel Westmere DP (models 44, 47): 4 generic + 3 fixed counters",
     .isa = PMUSIM_ISA_X86_64, .encode = enc_wsm_dp, .list_events = list_wsm_dp,
     .show_event = show_wsm_dp, .option_help = x86_option_help, .event_count = count_wsm_dp,
-    .event_code = code_wsm_dp, .event_umask = umask_wsm_dp, .explain = explain_wsm_dp,
+    .event_code = code_wsm_dp, .event_umask = umask_wsm_dp, .explain = explain_wsm_dp, .event_desc = desc_wsm_dp,
 };
 const pmusim_encoder_pmu_t pmusim_encoder_knm = {
     .name = "knm", .desc = "Intel Knights Mill (model 133): 2 generic + 3 fixed counters",
     .isa = PMUSIM_ISA_X86_64, .encode = enc_knm, .list_events = list_knm, .show_event = show_knm,
     .option_help = x86_option_help, .event_count = count_knm, .event_code = code_knm, .event_umask = umask_knm,
-    .explain = explain_knm,
+    .explain = explain_knm, .event_desc = desc_knm,
 };

@@ -61,10 +61,41 @@ typedef struct pmusim_encoder_pmu {
     /* check_events-like explanation of one event string: codes, canonical
      * string, register writes, equivalent perf string (NULL if not offered). */
     gboolean (*explain)(const char *event, unsigned dfl_plm, FILE *fp, GError **error);
+    /* One-line description of event idx (NULL past the last one). */
+    const char *(*event_desc)(size_t idx);
 } pmusim_encoder_pmu_t;
 
+/* The encoder named `name` (case-insensitive; aliases such as itanium2,
+ * montecito, westmere, westmere_ep_dp, knights_mill accepted), or NULL. */
 const pmusim_encoder_pmu_t *pmusim_encoder_find(const char *name);
 const pmusim_encoder_pmu_t *const *pmusim_encoder_list(void); /* NULL-terminated */
+/* The canonical name ("ita2", ...) of a PMU name or alias, or NULL. */
+const char *pmusim_encoder_canonical_name(const char *name);
+/* NULL-terminated list of the PMU names, and with_aliases their aliases too. */
+const char *const *pmusim_encoder_pmu_names(gboolean with_aliases);
+
+/* Suggestions for a mistyped name.  Up to `max` candidates closest to `word`
+ * (case-insensitive edit distance with transpositions, at most 1 + len/4
+ * and never more than 3, nor as many as `word` has characters; failing
+ * that, candidates that contain `word` or that `word` contains, the
+ * contained one of 3+ characters), best first, stored in
+ * out; returns how many.  Only the candidates of the best rank are kept. */
+size_t pmusim_suggest(const char *word, const char *const *cands, size_t ncands,
+                      const char **out, size_t max);
+/* "did you mean A?" / "did you mean A, B or C?" (g_free), or NULL. */
+char *pmusim_suggest_text(const char *word, const char *const *cands, size_t ncands);
+/* Every event name of `enc` (pointers into its table; g_ptr_array_free). */
+GPtrArray *pmusim_encoder_event_names(const pmusim_encoder_pmu_t *enc);
+/* TRUE when `enc` has an event called `name` (case-insensitive). */
+gboolean pmusim_encoder_has_event(const pmusim_encoder_pmu_t *enc, const char *name);
+/* What to add to "NAME: event not found on PMU": "did you mean X?" and/or
+ * "NAME is an event of ita2, mont" (the other PMUs that know it); NULL when
+ * there is nothing to say.  g_free. */
+char *pmusim_encoder_event_hint(const pmusim_encoder_pmu_t *enc, const char *name);
+/* The same, with `extra` names offered as suggestions beside the events
+ * (the CLI adds perf's generic names: cycles, instructions, ...). */
+char *pmusim_encoder_event_hint_ex(const pmusim_encoder_pmu_t *enc, const char *name,
+                                   const char *const *extra, size_t nextra);
 
 /* Defined by encoder/ia64 and encoder/x86. */
 extern const pmusim_encoder_pmu_t pmusim_encoder_ita2;

@@ -1,8 +1,10 @@
 /* Small helpers shared by the pmusim subcommands. */
 #include "cmds.h"
+#include "pmusim/encoder.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -97,3 +99,177 @@ void pmusim_cli_json_string(FILE *fp, const char *s)
     fputc('"', fp);
 }
 
+
+/* ------------------------------------------------------------ option parsing */
+
+/* Examples shown at the end of each command's --help (docs/CLI.md). */
+static const struct {
+    const char *cmd, *text;
+} examples[] = {
+    {"stat", "Examples:\n"
+             "  pmusim stat traces/samples/wsm_loop.txt\n"
+             "  pmusim stat -e cycles,instructions,UOPS_RETIRED:ANY:c=1 traces/samples/wsm_loop.txt\n"
+             "  pmusim stat -p ita2 -e NOPS_RETIRED --thres NOPS_RETIRED=1 traces/samples/ita2_loop.txt\n"
+             "\nItanium encoder options (--thres, --irange, --dear, ...): pmusim stat --help-itanium"},
+    {"record", "Examples:\n"
+               "  pmusim record -e cycles -c 100 -o perf.data traces/samples/wsm_loop.txt\n"
+               "  pmusim record -p ita2 -e CPU_CYCLES -c 500 traces/samples/ita2_loop.txt"},
+    {"report", "Examples:\n"
+               "  pmusim report perf.data"},
+    {"script", "Examples:\n"
+               "  pmusim script perf.data"},
+    {"events", "Examples:\n"
+               "  pmusim events --pmu wsm 'UOPS_*'\n"
+               "  pmusim events wsm::UOPS_RETIRED:ANY:c=1\n"
+               "  pmusim events --pmu ita2 --json\n"
+               "  pmusim events --pmu knm --names"},
+    {"encode", "Examples:\n"
+               "  pmusim encode wsm::INST_RETIRED:ANY_P,wsm::UOPS_RETIRED:ANY:c=1\n"
+               "  pmusim encode -p ita2 --explain-regs CPU_CYCLES\n"
+               "  pmusim encode -p mont --thres IA64_INST_RETIRED=2 IA64_INST_RETIRED > inst.regs\n"
+               "\nItanium encoder options (--thres, --irange, --dear, ...): pmusim encode --help-itanium"},
+    {"check", "Examples:\n"
+              "  pmusim check tests/golden/core/check/slices.ini\n"
+              "  pmusim check --tap -j 2 tests/golden/core/check/slices.ini tests/golden/sim_ia64/samples.check\n"
+              "  pmusim check --junit results.xml tests/golden/core/check/slices.ini"},
+};
+
+static GPtrArray *help_groups; /* GOptionGroup * shown by --help-NAME */
+
+void pmusim_cli_register_group(GOptionGroup *group, const char *name)
+{
+    if (!help_groups)
+        help_groups = g_ptr_array_new_with_free_func(g_free);
+    g_ptr_array_add(help_groups, g_strdup(name));
+    g_ptr_array_add(help_groups, group);
+}
+
+/* GLib's help text with the usage line as "pmusim CMD [OPTIONS] PARAMS". */
+static char *help_text(GOptionContext *ctx, const char *cmd, gboolean main_only,
+                       GOptionGroup *group)
+{
+    char *raw = g_option_context_get_help(ctx, main_only, group);
+    GString *out = g_string_new(NULL);
+    const char *line = strstr(raw, "Usage:\n");
+    const char *rest = raw;
+    if (line) {
+        const char *start = line + strlen("Usage:\n");
+        const char *eol = strchr(start, '\n');
+        if (!eol)
+            eol = start + strlen(start);
+        const char *br = g_strstr_len(start, eol - start, "] ");
+        g_string_append_len(out, raw, start - raw);
+        g_string_append_printf(out, "  pmusim %s [OPTIONS]", cmd);
+        if (br)
+            g_string_append_len(out, br + 1, eol - (br + 1));
+        rest = eol;
+    }
+    g_string_append(out, rest);
+    g_free(raw);
+    return g_string_free(out, FALSE);
+}
+
+static void set_examples(GOptionContext *ctx, const char *cmd)
+{
+    if (g_option_context_get_description(ctx))
+        return;
+    for (size_t i = 0; i < G_N_ELEMENTS(examples); i++)
+        if (strcmp(examples[i].cmd, cmd) == 0)
+            g_option_context_set_description(ctx, examples[i].text);
+}
+
+/* The long option names a context knows, read from its full help text. */
+static GPtrArray *long_options(GOptionContext *ctx)
+{
+    GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+    char *help = g_option_context_get_help(ctx, FALSE, NULL);
+    for (const char *p = help; (p = strstr(p, "--")) != NULL;) {
+        p += 2;
+        size_t n = 0;
+        while (g_ascii_isalnum(p[n]) || p[n] == '-' || p[n] == '_')
+            n++;
+        if (n && (p == help + 2 || p[-3] == ' ' || p[-3] == ','))
+            g_ptr_array_add(names, g_strndup(p, n));
+        p += n;
+    }
+    g_free(help);
+    return names;
+}
+
+gboolean pmusim_cli_parse(GOptionContext *ctx, const char *cmd, int *argc, char ***argv,
+                          GError **error)
+{
+    set_examples(ctx, cmd);
+    /* --help, -h, -?, --help-all, --help-GROUP are answered here so that the
+     * usage line names the command as it is typed */
+    for (int i = 1; i < *argc; i++) {
+        const char *a = (*argv)[i];
+        if (strcmp(a, "--") == 0)
+            break;
+        gboolean main_only = TRUE;
+        GOptionGroup *group = NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "-?") == 0) {
+            main_only = TRUE;
+        } else if (strcmp(a, "--help-all") == 0) {
+            main_only = FALSE;
+        } else if (g_str_has_prefix(a, "--help-") && help_groups) {
+            for (guint k = 0; k + 1 < help_groups->len && !group; k += 2)
+                if (strcmp(a + 7, g_ptr_array_index(help_groups, k)) == 0)
+                    group = g_ptr_array_index(help_groups, k + 1);
+            if (!group)
+                continue;
+            main_only = FALSE;
+        } else {
+            continue;
+        }
+        char *text = help_text(ctx, cmd, main_only, group);
+        fputs(text, stdout);
+        g_free(text);
+        exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
+    }
+    GError *err = NULL;
+    if (g_option_context_parse(ctx, argc, argv, &err))
+        return TRUE;
+    if (g_error_matches(err, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION)) {
+        /* "Unknown option --evnt": suggest the closest long option */
+        const char *opt = strrchr(err->message, ' ');
+        opt = opt ? opt + 1 : err->message;
+        if (g_str_has_prefix(opt, "--")) {
+            char *word = g_strdup(opt + 2);
+            char *eq = strchr(word, '=');
+            if (eq)
+                *eq = '\0';
+            GPtrArray *names = long_options(ctx);
+            char *dym = pmusim_suggest_text(word, (const char *const *)names->pdata, names->len);
+            if (dym) {
+                /* "did you mean a or b?" with the dashes back */
+                GString *s = g_string_new(NULL);
+                const char *out[3];
+                size_t n = pmusim_suggest(word, (const char *const *)names->pdata, names->len, out,
+                                          3);
+                for (size_t k = 0; k < n; k++)
+                    g_string_append_printf(s, "%s--%s", k == 0 ? "" : k + 1 == n ? " or " : ", ",
+                                           out[k]);
+                char *m = g_strdup_printf("%s (did you mean %s?)", err->message, s->str);
+                g_free(err->message);
+                err->message = m;
+                g_string_free(s, TRUE);
+            }
+            g_free(dym);
+            g_ptr_array_free(names, TRUE);
+            g_free(word);
+        }
+    }
+    g_propagate_error(error, err);
+    return FALSE;
+}
+
+int pmusim_cli_unknown_pmu(const char *cmd, const char *pmu)
+{
+    const char *const *names = pmusim_encoder_pmu_names(TRUE);
+    char *dym = pmusim_suggest_text(pmu, names, g_strv_length((char **)names));
+    int r = pmusim_cli_usage(cmd, "unknown PMU '%s' (%s%sknown: ita2, mont, wsm, wsm_dp, knm)",
+                             pmu, dym ? dym : "", dym ? " " : "");
+    g_free(dym);
+    return r;
+}

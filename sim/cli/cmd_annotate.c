@@ -136,11 +136,11 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
         { "stats", 0, 0, G_OPTION_ARG_NONE, &stats, "print the model's totals on stderr", NULL },
         { NULL, 0, 0, 0, NULL, NULL, NULL },
     };
-    GOptionContext *ctx = g_option_context_new("annotate IN OUT");
+    GOptionContext *ctx = g_option_context_new("IN OUT");
     g_option_context_set_summary(ctx, annotate_usage);
     g_option_context_set_description(ctx, pmusim_uarch_options_help());
     g_option_context_add_main_entries(ctx, entries, NULL);
-    gboolean parsed = g_option_context_parse(ctx, &argc, &argv, &error);
+    gboolean parsed = pmusim_cli_parse(ctx, "trace annotate", &argc, &argv, &error);
     g_option_context_free(ctx);
     int status = 0;
     pmusim_trace_reader_t *r = NULL;

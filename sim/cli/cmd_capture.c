@@ -152,7 +152,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
          "the qemu-x86_64 to use (default: from PATH)", "PATH"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
-    GOptionContext *ctx = g_option_context_new("capture -- PROGRAM [ARGS...]");
+    GOptionContext *ctx = g_option_context_new("-- PROGRAM [ARGS...]");
     g_option_context_set_summary(ctx, capture_usage);
     g_option_context_set_description(ctx,
         "Runs PROGRAM under QEMU user-mode emulation (Debian package qemu-user) with the\n"
@@ -177,7 +177,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     capture_sink_t sink = {0};
     uint8_t *buf = NULL;
 
-    if (!g_option_context_parse(ctx, &opt_argc, &opt_v, &error)) {
+    if (!pmusim_cli_parse(ctx, "trace capture", &opt_argc, &opt_v, &error)) {
         status = pmusim_cli_usage("trace capture", "%s", error->message);
         g_clear_error(&error);
         goto out;

@@ -18,6 +18,7 @@
  * per case; exit status 1 when any case fails. */
 #include "cmds.h"
 #include "pmusim/encoder.h"
+#include "pmusim/outfile.h"
 #include "pmusim/sim.h"
 
 #include <stdio.h>
@@ -179,6 +180,10 @@ static gboolean run_case(GKeyFile *kf, const char *group, const char *dir, GStri
         goto out;
     }
     const pmusim_encoder_pmu_t *enc = pmusim_encoder_find(pmu);
+    if (enc) { /* an alias (westmere, itanium2, ...) names the model too */
+        g_free(pmu);
+        pmu = g_strdup(enc->name);
+    }
     unsigned plm = PMUSIM_PLM0 | PMUSIM_PLM3;
     if (plm_s) {
         if (!strcmp(plm_s, "u"))
@@ -307,25 +312,187 @@ out:
     return ok;
 }
 
+/* One case of a run: where it comes from and, once run, its outcome. */
+typedef struct {
+    GKeyFile *kf;     /* NULL: the file could not be read (why says so) */
+    const char *file; /* the golden file, as given */
+    char *group;
+    char *dir;
+    gboolean ok;
+    GString *why;
+} check_case_t;
+
+static void run_one(gpointer data, gpointer user)
+{
+    (void)user;
+    check_case_t *c = data;
+    if (c->kf)
+        c->ok = run_case(c->kf, c->group, c->dir, c->why);
+}
+
+/* A YAML double-quoted scalar. */
+static void yaml_string(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(fp, "\\%c", ch);
+        else if (ch == '\n')
+            fputs("\\n", fp);
+        else if (ch < 0x20)
+            fprintf(fp, "\\x%02x", ch);
+        else
+            fputc(ch, fp);
+    }
+    fputc('"', fp);
+}
+
+/* TAP version 13: plan, one line per case, a YAML block on failures. */
+static void print_tap(const GPtrArray *cases, FILE *fp)
+{
+    fprintf(fp, "TAP version 13\n1..%u\n", cases->len);
+    for (guint i = 0; i < cases->len; i++) {
+        const check_case_t *c = g_ptr_array_index(cases, i);
+        /* '#' starts a TAP directive: escape it in the description */
+        GString *name = g_string_new(NULL);
+        for (const char *p = c->group; *p; p++) {
+            if (*p == '#' || *p == '\\')
+                g_string_append_c(name, '\\');
+            g_string_append_c(name, *p == '\n' ? ' ' : *p);
+        }
+        fprintf(fp, "%sok %u - %s\n", c->ok ? "" : "not ", i + 1, name->str);
+        g_string_free(name, TRUE);
+        if (!c->ok) {
+            fprintf(fp, "  ---\n  message: ");
+            yaml_string(fp, c->why->str);
+            fprintf(fp, "\n  file: ");
+            yaml_string(fp, c->file);
+            fprintf(fp, "\n  ...\n");
+        }
+    }
+}
+
+/* XML text and attribute values: & < > " ' escaped; control characters
+ * other than tab and newline are not allowed in XML 1.0 and become '?'. */
+static void xml_escaped(FILE *fp, const char *s)
+{
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        switch (ch) {
+        case '&': fputs("&amp;", fp); break;
+        case '<': fputs("&lt;", fp); break;
+        case '>': fputs("&gt;", fp); break;
+        case '"': fputs("&quot;", fp); break;
+        case '\'': fputs("&apos;", fp); break;
+        default:
+            fputc(ch < 0x20 && ch != '\t' && ch != '\n' ? '?' : ch, fp);
+        }
+    }
+}
+
+/* JUnit XML: one testsuite per golden file, one testcase per case. */
+static void print_junit(const GPtrArray *cases, FILE *fp)
+{
+    guint failures = 0;
+    for (guint i = 0; i < cases->len; i++)
+        failures += !((const check_case_t *)g_ptr_array_index(cases, i))->ok;
+    fprintf(fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    fprintf(fp, "<testsuites name=\"pmusim check\" tests=\"%u\" failures=\"%u\">\n", cases->len,
+            failures);
+    for (guint i = 0; i < cases->len;) {
+        const check_case_t *first = g_ptr_array_index(cases, i);
+        guint j = i, nfail = 0;
+        for (; j < cases->len; j++) {
+            const check_case_t *c = g_ptr_array_index(cases, j);
+            if (strcmp(c->file, first->file) != 0)
+                break;
+            nfail += !c->ok;
+        }
+        fprintf(fp, "  <testsuite name=\"");
+        xml_escaped(fp, first->file);
+        fprintf(fp, "\" tests=\"%u\" failures=\"%u\" errors=\"0\">\n", j - i, nfail);
+        for (guint k = i; k < j; k++) {
+            const check_case_t *c = g_ptr_array_index(cases, k);
+            fprintf(fp, "    <testcase classname=\"");
+            xml_escaped(fp, c->file);
+            fprintf(fp, "\" name=\"");
+            xml_escaped(fp, c->group);
+            if (c->ok) {
+                fprintf(fp, "\"/>\n");
+                continue;
+            }
+            fprintf(fp, "\">\n      <failure message=\"");
+            xml_escaped(fp, c->why->str);
+            fprintf(fp, "\">");
+            xml_escaped(fp, c->why->str);
+            fprintf(fp, "</failure>\n    </testcase>\n");
+        }
+        fprintf(fp, "  </testsuite>\n");
+        i = j;
+    }
+    fprintf(fp, "</testsuites>\n");
+}
+
+static void free_case(gpointer data)
+{
+    check_case_t *c = data;
+    g_free(c->group);
+    g_free(c->dir);
+    g_string_free(c->why, TRUE);
+    g_free(c);
+}
+
 int pmusim_cmd_check(int argc, char **argv)
 {
+    gboolean tap = FALSE;
+    char *junit = NULL;
+    int jobs = 1;
+    const GOptionEntry entries[] = {
+        {"tap", 0, 0, G_OPTION_ARG_NONE, &tap,
+         "print TAP version 13 (plan, ok/not ok lines, YAML block on failures)", NULL},
+        {"junit", 0, 0, G_OPTION_ARG_FILENAME, &junit,
+         "also write the results as JUnit XML to FILE (whole or not at all)", "FILE"},
+        {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+         "run N cases at a time (output in case order, as with -j 1)", "N"},
+        {NULL, 0, 0, 0, NULL, NULL, NULL},
+    };
     GOptionContext *ctx = g_option_context_new("GOLDEN-FILE...");
     g_option_context_set_summary(ctx,
         "Regression-test encodings and counts: every group of each golden file is a case\n"
         "(pmu, events or regs, options, expect-regs, trace, count.LABEL=N, error=CODE).\n"
         "See docs/CHECK.md.");
+    g_option_context_add_main_entries(ctx, entries, NULL);
     GError *error = NULL;
     int status = 0;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    if (!pmusim_cli_parse(ctx, "check", &argc, &argv, &error)) {
         status = pmusim_cli_usage("check", "%s", error->message);
         g_error_free(error);
         g_option_context_free(ctx);
+        g_free(junit);
         return status;
     }
     g_option_context_free(ctx);
-    if (argc < 2)
+    if (argc < 2) {
+        g_free(junit);
         return pmusim_cli_usage("check", "no golden file given");
-    unsigned passed = 0, failed = 0;
+    }
+    if (jobs < 1 || jobs > 64) {
+        g_free(junit);
+        return pmusim_cli_usage("check", "-j: expected 1..64 jobs, got %d", jobs);
+    }
+    pmusim_outfile_t *jout = NULL;
+    if (junit) {
+        jout = pmusim_outfile_open(junit, (const char *const *)argv + 1, &error);
+        if (!jout) {
+            status = pmusim_cli_fail(error);
+            g_error_free(error);
+            g_free(junit);
+            return status;
+        }
+    }
+    GPtrArray *cases = g_ptr_array_new_with_free_func(free_case);
+    GPtrArray *files = g_ptr_array_new_with_free_func((GDestroyNotify)g_key_file_free);
     for (int i = 1; i < argc; i++) {
         GKeyFile *kf = g_key_file_new();
         char *text = NULL;
@@ -337,33 +504,81 @@ int pmusim_cmd_check(int argc, char **argv)
         g_free(text);
         if (error) {
             fprintf(stderr, "pmusim: %s\n", error->message);
+            check_case_t *c = g_new0(check_case_t, 1);
+            c->file = argv[i];
+            c->group = g_strdup_printf("(file) %s", argv[i]);
+            c->why = g_string_new(error->message);
+            g_ptr_array_add(cases, c);
             g_clear_error(&error);
             g_key_file_free(kf);
             status = 1;
             continue;
         }
-        char *dir = g_path_get_dirname(argv[i]);
+        g_ptr_array_add(files, kf);
         char **groups = g_key_file_get_groups(kf, NULL);
         if (!groups[0]) {
             /* a file without a case would pass while testing nothing */
             fprintf(stderr, "pmusim: %s: no case ([name] group) in the file\n", argv[i]);
+            check_case_t *c = g_new0(check_case_t, 1);
+            c->file = argv[i];
+            c->group = g_strdup_printf("(file) %s", argv[i]);
+            c->why = g_string_new("no case ([name] group) in the file");
+            g_ptr_array_add(cases, c);
             status = 1;
         }
         for (char **g = groups; *g; g++) {
-            GString *why = g_string_new(NULL);
-            if (run_case(kf, *g, dir, why)) {
-                printf("ok    %s\n", *g);
-                passed++;
-            } else {
-                printf("FAIL  %s: %s\n", *g, why->str);
-                failed++;
-            }
-            g_string_free(why, TRUE);
+            check_case_t *c = g_new0(check_case_t, 1);
+            c->kf = kf;
+            c->file = argv[i];
+            c->group = g_strdup(*g);
+            c->dir = g_path_get_dirname(argv[i]);
+            c->why = g_string_new(NULL);
+            g_ptr_array_add(cases, c);
         }
         g_strfreev(groups);
-        g_free(dir);
-        g_key_file_free(kf);
     }
-    printf("%u passed, %u failed\n", passed, failed);
+    /* the cases only read their key file; each builds its own encoder
+     * request, model and trace reader */
+    if (jobs > 1 && cases->len > 1) {
+        GThreadPool *pool = g_thread_pool_new(run_one, NULL, jobs, TRUE, NULL);
+        for (guint i = 0; i < cases->len; i++)
+            g_thread_pool_push(pool, g_ptr_array_index(cases, i), NULL);
+        g_thread_pool_free(pool, FALSE, TRUE);
+    } else {
+        for (guint i = 0; i < cases->len; i++)
+            run_one(g_ptr_array_index(cases, i), NULL);
+    }
+    unsigned passed = 0, failed = 0;
+    if (tap)
+        print_tap(cases, stdout);
+    for (guint i = 0; i < cases->len; i++) {
+        const check_case_t *c = g_ptr_array_index(cases, i);
+        if (!c->kf && !tap)
+            continue; /* said on stderr already; TAP counts it as a failed case */
+        if (c->ok)
+            passed++;
+        else
+            failed++;
+        if (tap)
+            continue;
+        if (c->ok)
+            printf("ok    %s\n", c->group);
+        else
+            printf("FAIL  %s: %s\n", c->group, c->why->str);
+    }
+    if (tap)
+        printf("# %u passed, %u failed\n", passed, failed);
+    else
+        printf("%u passed, %u failed\n", passed, failed);
+    if (jout) {
+        print_junit(cases, pmusim_outfile_fp(jout));
+        if (!pmusim_outfile_commit(jout, &error)) {
+            status = pmusim_cli_fail(error);
+            g_clear_error(&error);
+        }
+    }
+    g_ptr_array_free(cases, TRUE);
+    g_ptr_array_free(files, TRUE);
+    g_free(junit);
     return failed || status ? 1 : 0;
 }

@@ -30,7 +30,7 @@ int pmusim_cmd_encode(int argc, char **argv)
     int status = 0;
     GArray *regs = pmusim_regs_new();
     char **events = NULL;
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    if (!pmusim_cli_parse(ctx, "encode", &argc, &argv, &error)) {
         status = pmusim_cli_usage("encode", "%s", error->message);
         goto out;
     }
@@ -58,8 +58,7 @@ int pmusim_cmd_encode(int argc, char **argv)
     }
     const pmusim_encoder_pmu_t *enc = pmusim_encoder_find(pmu);
     if (!enc) {
-        status = pmusim_cli_usage("encode", "unknown PMU '%s' (known: ita2, mont, wsm, wsm_dp, knm)",
-                                  pmu);
+        status = pmusim_cli_unknown_pmu("encode", pmu);
         goto out;
     }
     if (!pmusim_enc_args_translate(enc->name, events, &error)) { /* perf names */

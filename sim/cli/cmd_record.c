@@ -957,7 +957,7 @@ int pmusim_cmd_record(int argc, char **argv)
     uint64_t period = RECORD_DEFAULT_PERIOD, limit = PMUSIM_FRONTDOOR_DEFAULT_LIMIT, freq = 0,
              skid = RECORD_DEFAULT_SKID, max_irq = PMUSIM_FRONTDOOR_DEFAULT_INTERRUPTS;
 
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    if (!pmusim_cli_parse(ctx, "record", &argc, &argv, &error)) {
         status = pmusim_cli_usage("record", "%s", error->message);
         goto out;
     }

@@ -17,7 +17,7 @@ int pmusim_cli_perf_open(int argc, char **argv, const char *cmd, const char *sum
     GError *error = NULL;
     int status = 0;
     pd_file_init(f);
-    if (!g_option_context_parse(ctx, &argc, &argv, &error))
+    if (!pmusim_cli_parse(ctx, cmd, &argc, &argv, &error))
         status = pmusim_cli_usage(cmd, "%s", error->message);
     else if (argc != 2)
         status = pmusim_cli_usage(cmd, "expected exactly one perf.data FILE");

@@ -1468,7 +1468,7 @@ int pmusim_cmd_stat(int argc, char **argv)
     /* GOption moves the pointers of argv_copy; the strings stay owned by args */
     keep_argv = argv_copy;
     keep_args = args;
-    gboolean parsed = g_option_context_parse(ctx, &nargs, &argv_copy, &error);
+    gboolean parsed = pmusim_cli_parse(ctx, "stat", &nargs, &argv_copy, &error);
     argc = nargs;
     argv = argv_copy;
     if (!parsed) {

@@ -2,6 +2,7 @@
  * (traces/FORMAT.md).  Usage errors exit 2, failures exit 1 with
  * "pmusim: FILE: message" on stderr. */
 #include "cmds.h"
+#include "pmusim/encoder.h"
 #include "pmusim/trace.h"
 #include "pmusim/tracegen.h"
 #include "pmusim/outfile.h"
@@ -20,7 +21,10 @@ static const char *const trace_usage =
     "pmusim trace dump [--strict] FILE\n"
     "pmusim trace convert IN OUT [--strict] [--to text|binary] [--from lackey --cpu CPU]\n"
     "pmusim trace gen --cpu CPU --workload loop|stream|mixed --records N --seed S\n"
-    "                 [--threads T] [--hit-ratio R] [--to text|binary] OUT";
+    "                 [--threads T] [--hit-ratio R] [--to text|binary] OUT\n"
+    "pmusim trace annotate [OPTIONS] IN OUT\n"
+    "pmusim trace capture [OPTIONS] -- PROGRAM [ARGS...]\n"
+    "'pmusim help trace SUBCOMMAND' describes each one.";
 
 static void progress_line(uint64_t done, uint64_t total, void *user)
 {
@@ -75,7 +79,7 @@ static gboolean parse_opts(const char *cmd, const char *params, GOptionEntry *en
     if (entries)
         g_option_context_add_main_entries(ctx, entries, NULL);
     GError *error = NULL;
-    gboolean ok = g_option_context_parse(ctx, argc, argv, &error);
+    gboolean ok = pmusim_cli_parse(ctx, cmd, argc, argv, &error);
     g_option_context_free(ctx);
     if (!ok) {
         *status = pmusim_cli_usage(cmd, "%s", error->message);
@@ -152,7 +156,7 @@ static int cmd_dump(int argc, char **argv)
 {
     int status = 0;
     GOptionEntry entries[] = { STRICT_ENTRY, { NULL, 0, 0, 0, NULL, NULL, NULL } };
-    if (!parse_opts("trace dump", "dump FILE", entries, &argc, &argv, &status))
+    if (!parse_opts("trace dump", "FILE", entries, &argc, &argv, &status))
         return status;
     if (argc != 3)
         return pmusim_cli_usage("trace dump", "expected exactly one FILE");
@@ -298,7 +302,7 @@ static int cmd_convert(int argc, char **argv)
     };
     int status = 0;
     pmusim_trace_form_t form = PMUSIM_TRACE_BINARY;
-    if (!parse_opts("trace convert", "convert IN OUT", entries, &argc, &argv, &status))
+    if (!parse_opts("trace convert", "IN OUT", entries, &argc, &argv, &status))
         goto out;
     if (argc != 4) {
         status = pmusim_cli_usage("trace convert", "expected IN and OUT");
@@ -388,7 +392,7 @@ static int cmd_gen(int argc, char **argv)
     int status = 0;
     pmusim_gen_params_t p;
     pmusim_trace_form_t form = PMUSIM_TRACE_BINARY;
-    if (!parse_opts("trace gen", "gen OUT", entries, &argc, &argv, &status))
+    if (!parse_opts("trace gen", "OUT", entries, &argc, &argv, &status))
         goto out;
     if (argc != 3) {
         status = pmusim_cli_usage("trace gen", "expected exactly one OUT file");
@@ -505,7 +509,7 @@ static int cmd_info(int argc, char **argv)
 {
     int status = 0;
     GOptionEntry entries[] = { STRICT_ENTRY, { NULL, 0, 0, 0, NULL, NULL, NULL } };
-    if (!parse_opts("trace info", "info FILE", entries, &argc, &argv, &status))
+    if (!parse_opts("trace info", "FILE", entries, &argc, &argv, &status))
         return status;
     if (argc != 3)
         return pmusim_cli_usage("trace info", "expected exactly one FILE");
@@ -577,7 +581,8 @@ int pmusim_cmd_trace(int argc, char **argv)
             printf("%s\n", trace_usage);
             return 0;
         }
-        return pmusim_cli_usage("trace", "expected a subcommand: info, dump, convert, gen");
+        return pmusim_cli_usage("trace", "expected a subcommand: info, dump, convert, gen, "
+                                         "annotate, capture");
     }
     const char *sub = argv[1];
     if (!strcmp(sub, "info"))
@@ -590,6 +595,10 @@ int pmusim_cmd_trace(int argc, char **argv)
         return cmd_gen(argc, argv);
     if (!strcmp(sub, "annotate")) return pmusim_cmd_trace_annotate(argc, argv);
     if (!strcmp(sub, "capture")) return pmusim_cmd_trace_capture(argc, argv);
-    return pmusim_cli_usage("trace", "unknown subcommand '%s' (expected info, dump, convert, gen)",
-                            sub);
+    static const char *const subs[] = {"info", "dump", "convert", "gen", "annotate", "capture"};
+    char *dym = pmusim_suggest_text(sub, subs, G_N_ELEMENTS(subs));
+    int r = pmusim_cli_usage("trace", "unknown subcommand '%s' (%s%sexpected info, dump, convert, "
+                             "gen, annotate, capture)", sub, dym ? dym : "", dym ? " " : "");
+    g_free(dym);
+    return r;
 }

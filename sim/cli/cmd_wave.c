@@ -303,7 +303,7 @@ int pmusim_cmd_wave(int argc, char **argv)
     pmusim_model_t *m = NULL;
     pmusim_frontdoor_t *fd = NULL;
 
-    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+    if (!pmusim_cli_parse(ctx, "wave", &argc, &argv, &error)) {
         status = pmusim_cli_usage("wave", "%s", error->message);
         goto out;
     }

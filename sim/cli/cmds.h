@@ -28,6 +28,16 @@ const char *pmusim_cli_default_events(const char *pmu);
 #include <stdio.h>
 /* Writes s as a JSON string literal. */
 void pmusim_cli_json_string(FILE *fp, const char *s);
+/* g_option_context_parse() for command `cmd` ("stat", "trace info"): --help,
+ * -h, --help-all and --help-GROUP print the help with the usage line
+ * "pmusim CMD [OPTIONS] PARAMS" and the command's examples, then exit 0; an
+ * unknown long option's error says "did you mean --X?". */
+gboolean pmusim_cli_parse(GOptionContext *ctx, const char *cmd, int *argc, char ***argv,
+                          GError **error);
+/* Makes --help-NAME print `group` (pmusim_cli_parse). */
+void pmusim_cli_register_group(GOptionGroup *group, const char *name);
+/* Usage error for an unknown PMU name, with a suggestion; returns 2. */
+int pmusim_cli_unknown_pmu(const char *cmd, const char *pmu);
 /* TRUE when progress should be shown (stderr is a terminal). */
 gboolean pmusim_cli_show_progress(void);
 

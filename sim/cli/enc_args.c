@@ -14,6 +14,11 @@ void pmusim_enc_args_add(GOptionContext *ctx, pmusim_enc_args_t *a)
          "default privilege levels: u, k, uk (default), or a PLM mask such as 0x8", "PLM"},
         {"opt", 'O', 0, G_OPTION_ARG_STRING_ARRAY, &a->opts,
          "PMU-specific encoder option (see 'pmusim events --pmu P --options')", "KEY=VALUE"},
+        {NULL, 0, 0, 0, NULL, NULL, NULL},
+    };
+    /* The IA-64 encoder's options (libpfm-3 features) have their own group:
+     * --help-itanium or --help-all show them, --help does not. */
+    const GOptionEntry itanium[] = {
         {"thres", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->thres, "threshold of an event", "EVENT=N"},
         {"ism", 0, 0, G_OPTION_ARG_STRING_ARRAY, &a->ism, "instruction set (ita2)",
          "EVENT=ia32|ia64|both"},
@@ -45,6 +50,38 @@ void pmusim_enc_args_add(GOptionContext *ctx, pmusim_enc_args_t *a)
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     g_option_context_add_main_entries(ctx, entries, NULL);
+    GOptionGroup *grp = g_option_group_new("itanium", "Itanium encoder options (ita2, mont):",
+                                           "Show the Itanium encoder options", NULL, NULL);
+    g_option_group_add_entries(grp, itanium);
+    g_option_context_add_group(ctx, grp);
+    pmusim_cli_register_group(grp, "itanium");
+}
+
+/* The Itanium-only options given on the command line, as "--name" (NULL if none). */
+static const char *itanium_option_given(const pmusim_enc_args_t *a)
+{
+    const struct {
+        const char *name;
+        char **v;
+    } arr[] = {
+        {"--thres", a->thres}, {"--ism", a->ism},     {"--irange", a->irange},
+        {"--drange", a->drange}, {"--opcm", a->opcm}, {"--opcm1", a->opcm1},
+        {"--opcm2", a->opcm2}, {"--pmc8", a->pmc8},   {"--pmc9", a->pmc9},
+        {"--dear", a->dear},   {"--iear", a->iear},   {"--btb", a->btb},
+        {"--etb", a->etb},     {"--ipear", a->ipear},
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(arr); i++)
+        if (arr[i].v && arr[i].v[0])
+            return arr[i].name;
+    if (a->no_qualcheck)
+        return "--no-qualcheck";
+    if (a->rr_inv)
+        return "--rr-inv";
+    if (a->no_fine_mode)
+        return "--no-fine-mode";
+    if (a->systemwide)
+        return "--systemwide";
+    return NULL;
 }
 
 gboolean pmusim_enc_args_plm(const pmusim_enc_args_t *a, unsigned *plm, GError **error)
@@ -123,6 +160,43 @@ char *pmusim_enc_args_pmu_from_events(char **events)
     return g_strndup(events[0], (gsize)(sep - events[0]));
 }
 
+/* An unknown event name may be a misspelt perf name (instructons): the
+ * hint of "EV: event not found on P (...)" is worked out again with perf's
+ * generic names among the candidates (libpfm-3 and -4 both use -4 for
+ * "not found"). */
+static void perf_name_hint(const pmusim_encoder_pmu_t *enc, GError *error)
+{
+    if (error->domain != PMUSIM_ENCODER_ERROR || error->code != -4)
+        return;
+    char *tail = g_strdup_printf(": event not found on %s", enc->name);
+    const char *at = strstr(error->message, tail);
+    if (at && at > error->message) {
+        char *ev = g_strndup(error->message, (gsize)(at - error->message));
+        if (!strpbrk(ev, ":/.")) {
+            char *list = pmusim_perfev_generic_list(enc->name);
+            char **generic = g_strsplit(list ? list : "", ",", -1);
+            for (char **g = generic; *g; g++)
+                g_strstrip(*g);
+            /* the whole hint again only when a perf name is a candidate at all */
+            const char *best[1];
+            if (pmusim_suggest(ev, (const char *const *)generic, g_strv_length(generic), best,
+                               1)) {
+                char *hint = pmusim_encoder_event_hint_ex(enc, ev, (const char *const *)generic,
+                                                          g_strv_length(generic));
+                char *m = g_strdup_printf("%s%s%s%s%s", ev, tail, hint ? " (" : "",
+                                          hint ? hint : "", hint ? ")" : "");
+                g_free(error->message);
+                error->message = m;
+                g_free(hint);
+            }
+            g_strfreev(generic);
+            g_free(list);
+        }
+        g_free(ev);
+    }
+    g_free(tail);
+}
+
 static void add_opts(GArray *opts, const char *key, char **values)
 {
     for (char **v = values; v && *v; v++) {
@@ -140,6 +214,19 @@ gboolean pmusim_enc_args_encode(const pmusim_enc_args_t *a, const pmusim_encoder
     if (!enc->encode) {
         g_set_error(error, PMUSIM_ENCODER_ERROR, 1, "the %s encoder cannot encode events yet",
                     enc->name);
+        return FALSE;
+    }
+    const char *ita = enc->isa != PMUSIM_ISA_IA64 ? itanium_option_given(a) : NULL;
+    if (ita) {
+        if (strcmp(ita, "--thres") == 0)
+            g_set_error(error, PMUSIM_ENCODER_ERROR, -2,
+                        "--thres is an Itanium encoder option; on x86 use the :c=N modifier "
+                        "(counter mask), e.g. -e UOPS_RETIRED:ANY:c=2");
+        else
+            g_set_error(error, PMUSIM_ENCODER_ERROR, -2,
+                        "%s is an Itanium encoder option; the %s encoder takes only -O "
+                        "thread=N (pmusim events --pmu %s --options)",
+                        ita, enc->name, enc->name);
         return FALSE;
     }
     GArray *opts = g_array_new(FALSE, TRUE, sizeof(pmusim_encode_opt_t));
@@ -180,6 +267,8 @@ gboolean pmusim_enc_args_encode(const pmusim_enc_args_t *a, const pmusim_encoder
                               regs, error);
     g_array_free(opts, TRUE);
     g_ptr_array_free(keep, TRUE);
+    if (!ok && error && *error)
+        perf_name_hint(enc, *error);
     return ok;
 }
 
@@ -242,11 +331,23 @@ int pmusim_run_setup(pmusim_run_setup_t *run, const pmusim_enc_args_t *a, const 
     pmu = pmu_opt ? g_strdup(pmu_opt) : pmusim_enc_args_pmu_from_events(run->events);
     if (!pmu)
         pmu = g_strdup(pmusim_cpu_name(h->cpu));
-    run->ops = pmusim_model_find(pmu);
+    {
+        const char *canon = pmusim_encoder_canonical_name(pmu); /* aliases: westmere, ... */
+        run->ops = pmusim_model_find(canon ? canon : pmu);
+    }
     if (!run->ops) {
-        status = pmusim_cli_usage(cmd, "unknown PMU '%s' (known: ita2, mont, wsm, wsm_dp, knm)",
-                                  pmu);
+        status = pmusim_cli_unknown_pmu(cmd, pmu);
         goto out;
+    }
+    {
+        /* a trace of one CPU replayed on another model of the same ISA is
+         * allowed (the fields mean the same), but say so */
+        const char *tcpu = pmusim_cpu_name(h->cpu);
+        const pmusim_encoder_pmu_t *te = pmusim_encoder_find(tcpu);
+        const pmusim_encoder_pmu_t *me = pmusim_encoder_find(run->ops->name);
+        if (te && me && te != me && te->isa == me->isa)
+            fprintf(stderr, "pmusim %s: note: %s was recorded on %s; counting it with the %s "
+                    "model\n", cmd, trace, te->name, me->name);
     }
     if (defaults && !run->events[0] && !regs_files) {
         g_strfreev(run->events);

@@ -17,10 +17,8 @@
 #error "CASES_FILE must name the case file"
 #endif
 
-/* The error domain lives in encoder/registry.c, which also links the IA-64
- * encoder and the simulator; this runner links the x86 encoder alone, so it
- * defines the same quark (same string, hence the same GQuark value). */
-G_DEFINE_QUARK(pmusim-encoder-error-quark, pmusim_encoder_error)
+/* The error domain, the PMU names and the suggestions of the native face
+ * live in encoder/registry.c: this runner links the whole encoder library. */
 
 static void reinit(const char *inactive, const char *force)
 {
