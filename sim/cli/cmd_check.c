@@ -91,10 +91,93 @@ static gboolean find_counter(const pmusim_report_t *r, const char *key, uint64_t
     return found;
 }
 
+/* What a count.NAME key could have named: the label (without its modifier
+ * tail) and the register of every programmed counter, once each. */
+static void list_counters(const pmusim_report_t *r, GString *why)
+{
+    GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    const char *sep = " (counters:";
+    for (guint i = 0; i < r->counters->len; i++) {
+        const pmusim_counter_result_t *c =
+            &g_array_index(r->counters, pmusim_counter_result_t, i);
+        if (!c->enabled)
+            continue;
+        char *name = g_strdup(c->event[0] ? c->event : c->reg);
+        char *eq = strchr(name, '=');
+        if (eq) { /* "wsm::X:Y:k=1:..." -> "wsm::X:Y" */
+            while (eq > name && eq[-1] != ':')
+                eq--;
+            if (eq > name + 1)
+                eq[-1] = 0;
+        }
+        char *pair = g_strdup_printf("%s = %s", name, c->reg);
+        g_free(name);
+        if (g_hash_table_add(seen, pair)) {
+            g_string_append_printf(why, "%s %s", sep, pair);
+            sep = ",";
+        }
+    }
+    g_string_append(why, *sep == ',' ? ")" : " (no counter is programmed)");
+    g_hash_table_destroy(seen);
+}
+
 /* A count.NAME / overflows.NAME / error value: a whole number, decimal or
  * 0x-hexadecimal, nothing else (an invalid value is an error, never 0). */
+/* Where each key of a golden file is: GKeyFile keeps no line numbers, so
+ * the text is indexed once when it is read ("group\nkey" -> line, "group"
+ * -> the line of its [group] header; the last of duplicates, as GKeyFile
+ * keeps the last value). */
+typedef struct {
+    const char *file;
+    GHashTable *lines; /* char* -> GUINT_TO_POINTER(line) */
+} check_src_t;
+
+static GHashTable *index_lines(const char *text, gsize len)
+{
+    GHashTable *h = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    char *group = NULL;
+    unsigned line = 1;
+    for (gsize pos = 0; pos < len; line++) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        gsize end = nl ? (gsize)(nl - text) : len;
+        char *l = g_strndup(text + pos, end - pos);
+        char *t = g_strstrip(l);
+        if (*t == '[') {
+            char *close = strchr(t, ']');
+            if (close) {
+                g_free(group);
+                group = g_strndup(t + 1, (gsize)(close - t - 1));
+                g_hash_table_replace(h, g_strdup(group), GUINT_TO_POINTER(line));
+            }
+        } else if (*t && *t != '#' && group) {
+            char *eq = strchr(t, '=');
+            if (eq) {
+                *eq = 0;
+                g_hash_table_replace(h, g_strdup_printf("%s\n%s", group, g_strstrip(t)),
+                                     GUINT_TO_POINTER(line));
+            }
+        }
+        g_free(l);
+        pos = end + 1;
+    }
+    g_free(group);
+    return h;
+}
+
+/* "FILE:LINE: " of a key (key NULL: of the group's header). */
+static void at(GString *why, const check_src_t *src, const char *group, const char *key)
+{
+    if (!src || !src->lines)
+        return;
+    char *k = key ? g_strdup_printf("%s\n%s", group, key) : g_strdup(group);
+    unsigned line = GPOINTER_TO_UINT(g_hash_table_lookup(src->lines, k));
+    g_free(k);
+    if (line)
+        g_string_append_printf(why, "%s:%u: ", src->file, line);
+}
+
 static gboolean check_number(GKeyFile *kf, const char *group, const char *key, uint64_t *out,
-                             GString *why)
+                             const check_src_t *src, GString *why)
 {
     GError *e = NULL;
     char *vs = g_key_file_get_string(kf, group, key, &e);
@@ -102,6 +185,8 @@ static gboolean check_number(GKeyFile *kf, const char *group, const char *key, u
     guint64 v = 0;
     gboolean ok = vs && g_ascii_string_to_unsigned(hex ? vs + 2 : vs, hex ? 16 : 10, 0,
                                                    G_MAXUINT64, &v, NULL);
+    if (!ok)
+        at(why, src, group, key);
     if (!ok)
         g_string_append_printf(why, "%s: expected a whole number (decimal or 0x hex)%s", key,
                                e ? "; the value is not valid UTF-8" : "");
@@ -113,7 +198,8 @@ static gboolean check_number(GKeyFile *kf, const char *group, const char *key, u
 
 /* Every key of a case must be one the format knows: a typo (cuont.X) would
  * otherwise pass without testing anything. */
-static gboolean check_keys(GKeyFile *kf, const char *group, GString *why)
+static gboolean check_keys(GKeyFile *kf, const char *group, const check_src_t *src,
+                           GString *why)
 {
     static const char *const known[] = {"pmu", "events", "options", "plm", "regs",
                                         "expect-regs", "trace", "error", NULL};
@@ -125,19 +211,24 @@ static gboolean check_keys(GKeyFile *kf, const char *group, GString *why)
         for (unsigned i = 0; !good && known[i]; i++)
             good = !strcmp(*k, known[i]);
         if (!good) {
+            if (!ok)
+                g_string_append(why, "; ");
+            at(why, src, group, *k);
             g_string_append_printf(why, "%sunknown key '%s' (known: pmu, events, options, plm, "
                                    "regs, expect-regs, trace, error, count.NAME, overflows.NAME)",
-                                   ok ? "" : "; ", *k);
+                                   "", *k);
             ok = FALSE;
         }
     }
     if (ok && !tests) {
+        at(why, src, group, NULL);
         g_string_append(why, "the case checks nothing (no count., overflows., error or "
                              "expect-regs key)");
         ok = FALSE;
     }
     if (ok && !g_key_file_has_key(kf, group, "events", NULL) &&
         !g_key_file_has_key(kf, group, "regs", NULL)) {
+        at(why, src, group, NULL);
         g_string_append(why, "the case programs nothing (no events or regs key)");
         ok = FALSE;
     }
@@ -145,18 +236,19 @@ static gboolean check_keys(GKeyFile *kf, const char *group, GString *why)
     return ok;
 }
 
-static gboolean run_case(GKeyFile *kf, const char *group, const char *dir, GString *why)
+static gboolean run_case(GKeyFile *kf, const char *group, const char *dir,
+                         const check_src_t *src, GString *why)
 {
     GError *e = NULL;
     gboolean ok = FALSE;
-    if (!check_keys(kf, group, why))
+    if (!check_keys(kf, group, src, why))
         return FALSE;
     if (g_key_file_has_key(kf, group, "error", NULL)) {
         uint64_t ignored;
         char *es = g_key_file_get_string(kf, group, "error", NULL);
         gboolean neg = es && es[0] == '-';
         g_free(es);
-        if (!neg && !check_number(kf, group, "error", &ignored, why))
+        if (!neg && !check_number(kf, group, "error", &ignored, src, why))
             return FALSE;
     }
     char *pmu = g_key_file_get_string(kf, group, "pmu", NULL);
@@ -274,18 +366,25 @@ static gboolean run_case(GKeyFile *kf, const char *group, const char *dir, GStri
                 continue;
             const char *name = strchr(*k, '.') + 1;
             uint64_t want, v, ovf;
-            if (!check_number(kf, group, *k, &want, why)) {
+            if (!all)
+                g_string_append(why, "; ");
+            gsize mark = why->len;
+            if (!check_number(kf, group, *k, &want, src, why)) {
                 all = FALSE;
                 continue;
             }
             if (!find_counter(&rep, name, &v, &ovf)) {
-                g_string_append_printf(why, "%sno counter '%s'", all ? "" : "; ", name);
+                at(why, src, group, *k);
+                g_string_append_printf(why, "no counter '%s'", name);
+                list_counters(&rep, why);
                 all = FALSE;
             } else if ((is_count ? v : ovf) != want) {
-                g_string_append_printf(why, "%s%s = %" G_GUINT64_FORMAT ", expected %" G_GUINT64_FORMAT,
-                                       all ? "" : "; ", *k, (guint64)(is_count ? v : ovf),
-                                       (guint64)want);
+                at(why, src, group, *k);
+                g_string_append_printf(why, "%s = %" G_GUINT64_FORMAT ", expected %" G_GUINT64_FORMAT,
+                                       *k, (guint64)(is_count ? v : ovf), (guint64)want);
                 all = FALSE;
+            } else if (!all) {
+                g_string_truncate(why, mark - 2); /* no "; " without a problem after it */
             }
         }
         pmusim_report_clear(&rep);
@@ -315,6 +414,7 @@ out:
 /* One case of a run: where it comes from and, once run, its outcome. */
 typedef struct {
     GKeyFile *kf;     /* NULL: the file could not be read (why says so) */
+    const check_src_t *src; /* its lines */
     const char *file; /* the golden file, as given */
     char *group;
     char *dir;
@@ -327,7 +427,7 @@ static void run_one(gpointer data, gpointer user)
     (void)user;
     check_case_t *c = data;
     if (c->kf)
-        c->ok = run_case(c->kf, c->group, c->dir, c->why);
+        c->ok = run_case(c->kf, c->group, c->dir, c->src, c->why);
 }
 
 /* A YAML double-quoted scalar. */
@@ -434,6 +534,13 @@ static void print_junit(const GPtrArray *cases, FILE *fp)
     fprintf(fp, "</testsuites>\n");
 }
 
+static void free_src(gpointer data)
+{
+    check_src_t *src = data;
+    g_hash_table_destroy(src->lines);
+    g_free(src);
+}
+
 static void free_case(gpointer data)
 {
     check_case_t *c = data;
@@ -493,6 +600,7 @@ int pmusim_cmd_check(int argc, char **argv)
     }
     GPtrArray *cases = g_ptr_array_new_with_free_func(free_case);
     GPtrArray *files = g_ptr_array_new_with_free_func((GDestroyNotify)g_key_file_free);
+    GPtrArray *srcs = g_ptr_array_new_with_free_func(free_src);
     for (int i = 1; i < argc; i++) {
         GKeyFile *kf = g_key_file_new();
         char *text = NULL;
@@ -501,6 +609,13 @@ int pmusim_cmd_check(int argc, char **argv)
                                                    &text_len, &error);
         if (loaded && !g_key_file_load_from_data(kf, text, text_len, G_KEY_FILE_NONE, &error))
             g_prefix_error(&error, "%s: ", argv[i]);
+        check_src_t *src = NULL;
+        if (!error) {
+            src = g_new0(check_src_t, 1);
+            src->file = argv[i];
+            src->lines = index_lines(text, text_len);
+            g_ptr_array_add(srcs, src);
+        }
         g_free(text);
         if (error) {
             fprintf(stderr, "pmusim: %s\n", error->message);
@@ -529,6 +644,7 @@ int pmusim_cmd_check(int argc, char **argv)
         for (char **g = groups; *g; g++) {
             check_case_t *c = g_new0(check_case_t, 1);
             c->kf = kf;
+            c->src = src;
             c->file = argv[i];
             c->group = g_strdup(*g);
             c->dir = g_path_get_dirname(argv[i]);
@@ -579,6 +695,7 @@ int pmusim_cmd_check(int argc, char **argv)
     }
     g_ptr_array_free(cases, TRUE);
     g_ptr_array_free(files, TRUE);
+    g_ptr_array_free(srcs, TRUE);
     g_free(junit);
     return failed || status ? 1 : 0;
 }

@@ -203,7 +203,7 @@ check "TAP header" [ "$(sed -n 1,2p "$T/out" | tr '\n' '|')" = "TAP version 13|1
 check "TAP ok line" [ "$(sed -n 3p "$T/out")" = "ok 1 - ita2: CPU_CYCLES and IA64_INST_RETIRED by name" ]
 check "TAP not ok + YAML" [ "$(sed -n '16,20p' "$T/out")" = "not ok 14 - typo
   ---
-  message: \"unknown key 'cuont.CPU_CYCLES' (known: pmu, events, options, plm, regs, expect-regs, trace, error, count.NAME, overflows.NAME)\"
+  message: \"bad_key.ini:6: unknown key 'cuont.CPU_CYCLES' (known: pmu, events, options, plm, regs, expect-regs, trace, error, count.NAME, overflows.NAME)\"
   file: \"bad_key.ini\"
   ..." ]
 check "TAP counts" [ "$(grep -c '^ok ' "$T/out") $(grep -c '^not ok ' "$T/out")" = "13 1" ]
@@ -222,7 +222,7 @@ check "JUnit written" [ -s "$T/j.xml" ]
 check "JUnit testsuites" grep -q '^<testsuites name="pmusim check" tests="14" failures="1">$' "$T/j.xml"
 check "JUnit two testsuites" [ "$(grep -c '<testsuite ' "$T/j.xml")" = 2 ]
 check "JUnit 14 testcases" [ "$(grep -c '<testcase ' "$T/j.xml")" = 14 ]
-check "JUnit one failure, escaped" grep -q "<failure message=\"unknown key &apos;cuont.CPU_CYCLES&apos; (known: " "$T/j.xml"
+check "JUnit one failure, escaped" grep -q "<failure message=\"bad_key.ini:6: unknown key &apos;cuont.CPU_CYCLES&apos; (known: " "$T/j.xml"
 if command -v xmllint >/dev/null 2>&1; then
     check "JUnit is well-formed (xmllint)" xmllint --noout "$T/j.xml"
     check "xmllint: 14 testcase elements" [ "$(xmllint --xpath 'count(//testcase)' "$T/j.xml")" = 14 ]
