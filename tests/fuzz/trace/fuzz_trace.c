@@ -43,9 +43,26 @@ static gboolean rec_same(const pmusim_rec_t *a, const pmusim_rec_t *b)
            a->oc.supplier == b->oc.supplier && a->oc.snoop == b->oc.snoop;
 }
 
+static char *dir;
+
+/* the scratch directory goes when the process ends */
+static void remove_scratch(void)
+{
+    GDir *d = dir ? g_dir_open(dir, 0, NULL) : NULL;
+    if (!d)
+        return;
+    const char *name;
+    while ((name = g_dir_read_name(d))) {
+        char *p = g_build_filename(dir, name, NULL);
+        g_unlink(p);
+        g_free(p);
+    }
+    g_dir_close(d);
+    g_rmdir(dir);
+}
+
 static const char *scratch_dir(void)
 {
-    static char *dir;
     if (!dir) {
         /* tmpfs where there is one: the writer fsync()s before renaming */
         const char *base = g_file_test("/dev/shm", G_FILE_TEST_IS_DIR) ? "/dev/shm" : NULL;
@@ -53,6 +70,7 @@ static const char *scratch_dir(void)
         dir = g_mkdtemp(tmpl);
         if (!dir)
             abort();
+        atexit(remove_scratch);
     }
     return dir;
 }
