@@ -90,7 +90,11 @@ soname() { readelf -d "$1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'; }
 [ "$(soname "$libdir/libpmusim-pfm3.so")" = libpmusim-pfm3.so.3 ] ||
     fail "libpmusim-pfm3 SONAME is '$(soname "$libdir/libpmusim-pfm3.so")', want libpmusim-pfm3.so.3"
 for l in libpmusim.so libpmusim-pfm3.so; do
-    [ -L "$libdir/$l" ] || fail "$l is not a symbolic link to the versioned library"
+    [ -e "$libdir/$l" ] || fail "$l is not installed"
+done
+# every shared library is versioned: its .so name is only the link for -l
+for l in "$libdir"/libpmusim*.so; do
+    [ -L "$l" ] || fail "$(basename "$l") is not a symbolic link to a versioned library"
 done
 for l in "$libdir"/libpmusim*.so.*; do
     [ -L "$l" ] && continue
