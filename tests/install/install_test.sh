@@ -44,6 +44,8 @@ prefix=$(sed -n 's/^prefix=//p' "$pc")
 man=$dest$prefix/share/man
 bin=$dest$prefix/bin/pmusim
 [ -x "$bin" ] || fail "pmusim not installed at $bin"
+version=$(sed -n 's/^Version: //p' "$pc")
+[ "$("$bin" --version)" = "pmusim $version" ] || fail "installed pmusim --version: $("$bin" --version)"
 [ -d "$man/man1" ] && [ -d "$man/man3" ] || fail "no man1/man3 under $man"
 
 # Installed files must not point back into the build or source tree.
@@ -120,6 +122,15 @@ comm -23 "$T/declared" "$T/exported" >"$T/missing"
 [ -s "$T/missing" ] && fail "declared but not exported by libpmusim: $(tr '\n' ' ' <"$T/missing")"
 
 # --- the libpfm faces --------------------------------------------------------
+for face in libpfm3 libpfm4; do
+    [ -e "$T/pc/pmusim-$face.pc" ] || continue
+    for h in "$dest$prefix/include/pmusim-$face"/perfmon/*.h; do
+        printf '#include <perfmon/%s>\n' "$(basename "$h")" >"$T/hdr.c"
+        cc -std=c11 -Wall -Wextra -Werror -fsyntax-only $(pcflags --cflags "pmusim-$face") \
+            "$T/hdr.c" >"$T/hdr.err" 2>&1 ||
+            fail "installed pmusim-$face header $(basename "$h") does not compile alone: $(cat "$T/hdr.err")"
+    done
+done
 if cc -std=c11 -Wall -Werror -o "$T/use_pfm3" "$src/tests/install/use_pfm3.c" \
         $(pcflags --cflags --libs pmusim-libpfm3) 2>"$T/cc.err"; then
     # CPU_CYCLES (es 0x12) in PMC4: plm=8 (3:0), oi (5), pm 0 (6), es (15:8)
