@@ -14,7 +14,8 @@ def main():
     names = set()
     for path in headers:
         with open(path, encoding='utf-8') as f:
-            text = f.read()
+            # declarations only: a name a comment mentions is not one
+            text = re.sub(r'/\*.*?\*/|//[^\n]*', ' ', f.read(), flags=re.S)
         names.update(re.findall(r'\b(pmusim_\w+)\s*\(', text))
         names.update(re.findall(r'^\s*extern\b[^;(]*\b(pmusim_\w+)\s*;', text, re.M))
     if not names:
