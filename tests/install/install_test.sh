@@ -65,6 +65,22 @@ export PKG_CONFIG_PATH="$T/pc${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 pcflags() { pkg-config "$@"; }
 export LD_LIBRARY_PATH="$libdir"
 
+# The samples and documents are installed, and the installed pmusim counts
+# the installed sample: wsm_loop.txt retires 200 instructions.
+samples=$dest$prefix/share/pmusim/samples
+docdir=$dest$prefix/share/doc/pmusim
+for f in "$src"/traces/samples/*; do
+    cmp -s "$f" "$samples/$(basename "$f")" || fail "sample $(basename "$f") not installed in share/pmusim/samples"
+done
+for f in "$src"/docs/*.md "$src"/traces/FORMAT.md "$src"/README.md; do
+    [ -e "$docdir/$(basename "$f")" ] || fail "$(basename "$f") not installed in share/doc/pmusim"
+done
+got=$("$bin" stat -x, -e instructions "$samples/wsm_loop.txt" 2>&1)
+case $got in
+    200,,wsm::INSTRUCTION_RETIRED:*) ;;
+    *) fail "installed pmusim stat on the installed wsm_loop.txt: $got" ;;
+esac
+
 # --- the simulator library ---------------------------------------------------
 for h in "$dest$prefix"/include/pmusim/*.h; do
     printf '#include <pmusim/%s>\n' "$(basename "$h")" >"$T/hdr.c"
