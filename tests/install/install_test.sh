@@ -222,6 +222,10 @@ awk 'NR == FNR { want[$0] = 1; next }
      { for (k in want) if (index($0, k)) delete want[k] }
      END { for (k in want) print k }' "$T/titles" "$T/out" >"$T/lacking"
 [ -s "$T/lacking" ] && fail "man -l output lacks the titles: $(tr '\n' ' ' <"$T/lacking")"
+# mandb reads the NAME lines for whatis/apropos: lexgrog must parse each
+if command -v lexgrog >/dev/null 2>&1; then
+    lexgrog $pages >"$T/whatis" 2>&1 || fail "lexgrog cannot parse: $(grep -v ': "' "$T/whatis")"
+fi
 if command -v groff >/dev/null 2>&1; then
     groff -ww -z -man $pages >"$T/err" 2>&1
     [ -s "$T/err" ] && fail "groff -ww -z -man: $(cat "$T/err")"
