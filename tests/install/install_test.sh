@@ -285,6 +285,12 @@ awk '
     }' man3/* >"$T/names" 2>&1
 [ -s "$T/names" ] && fail "man3 names and aliases: $(cat "$T/names")"
 
+# Cross-references to pmusim's own pages (.BR NAME (SECTION)) lead somewhere.
+grep -ohE '^\.BR [a-z0-9_-]+ \((1|3pmusim[34])\)' $pages | sed 's/^\.BR //; s/[()]//g' | sort -u |
+    awk '$2 ~ /pmusim/ || $1 ~ /^pmusim/ { f = "man" substr($2, 1, 1) "/" $1 "." $2
+                                          if ((getline l < f) < 0) print f; close(f) }' >"$T/xref"
+[ -s "$T/xref" ] && fail "SEE ALSO names pages that are not installed: $(tr '\n' ' ' <"$T/xref")"
+
 # man finds pages and aliases by section, in this manpath only.
 w=$(MANPATH=$man man -w 3pmusim4 pfm_terminate 2>&1)
 [ "$w" = "$man/man3/pfm_initialize.3pmusim4" ] || fail "man -w 3pmusim4 pfm_terminate: $w"
