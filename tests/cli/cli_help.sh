@@ -128,6 +128,12 @@ expect "three offcore values name the events" 1 \
 expect "no free counter names the holders" 1 \
     "pmusim: UOPS_RETIRED:ANY:c=2: no free counter on wsm: the counters it can use are taken by UOPS_RETIRED:ANY (PMC0), UOPS_ISSUED:ANY (PMC1), UOPS_EXECUTED:PORT0 (PMC2), UOPS_DECODED:MS (PMC3) (4 generic + 3 fixed counters, 5 events)" -- \
     "$P" encode --regs-only -p wsm UOPS_RETIRED:ANY,UOPS_ISSUED:ANY,UOPS_EXECUTED:PORT0,UOPS_DECODED:MS,UOPS_RETIRED:ANY:c=2
+expect "Montecito: three L2D sets are named" 1 \
+    "pmusim: L2D_BYPASS_L2_DATA1,L2D_L3ACCESS_CANCEL_ANY,L2D_FORCE_RECIRC_FILL_HIT: incompatible event sets on mont: L2D_BYPASS_L2_DATA1 (L2D set 1), L2D_L3ACCESS_CANCEL_ANY (L2D set 3), L2D_FORCE_RECIRC_FILL_HIT (L2D set 4); one L1D set and at most two L2D sets can be counted together" -- \
+    "$P" encode --regs-only -p mont L2D_BYPASS_L2_DATA1,L2D_L3ACCESS_CANCEL_ANY,L2D_FORCE_RECIRC_FILL_HIT
+expect "knm: AnyThread on a taken fixed counter names the holder" 1 \
+    "pmusim: UNHALTED_CORE_CYCLES:t=1: no free counter on knm: t (AnyThread) counts on fixed counter 1 only, taken by UNHALTED_CORE_CYCLES:t=1" -- \
+    "$P" encode --regs-only -p knm UNHALTED_CORE_CYCLES:t=1,UNHALTED_CORE_CYCLES:t=1
 expect "IA-64 encoder option typo" 1 \
     "pmusim: invalid parameters: unknown option tres for mont (did you mean thres? pmusim events --pmu mont --options)" -- \
     "$P" encode --regs-only -p mont -O tres=CPU_OP_CYCLES_ALL=1 CPU_OP_CYCLES_ALL
