@@ -97,6 +97,12 @@ expect "PMU typo (events)" 2 \
 expect "option typo" 2 \
     "pmusim stat: Unknown option --evnt (did you mean --event?)" -- \
     "$P" stat --evnt CPU_CYCLES "$S/ita2_loop.txt"
+expect "an option named only in a description is no candidate" 2 \
+    "pmusim stat: Unknown option --option (did you mean --opt?)" -- \
+    "$P" stat --option x "$S/wsm_loop.txt"
+expect "help group typo" 2 \
+    "pmusim stat: Unknown option --help-itanum (did you mean --help-itanium?)" -- \
+    "$P" stat --help-itanum
 expect "command typo" 2 \
     "pmusim: unknown command 'stt' (did you mean stat?)" -- \
     "$P" stt "$S/ita2_loop.txt"
