@@ -176,6 +176,21 @@ check "trace info usage line" [ "$(sed -n 2p "$T/out")" = "  pmusim trace info [
 expect "help" 0 "" -- "$P" help
 check "top-level usage" [ "$(sed -n 1p "$T/out")" = "usage: pmusim COMMAND [ARGS]" ]
 
+# every command's help: exit 0, the usage line names the command as typed
+for c in "stat TRACE" "record TRACE" "report FILE" "script FILE" "wave TRACE" \
+         "check GOLDEN-FILE..." "trace info FILE" "trace dump FILE" "trace convert IN OUT" \
+         "trace gen OUT" "trace annotate IN OUT" "trace capture -- PROGRAM [ARGS...]"; do
+    cmd=${c% *}
+    params=${c##* }
+    case $c in
+        "trace capture"*) cmd="trace capture" params="-- PROGRAM [ARGS...]" ;;
+        "trace convert"*|"trace annotate"*) cmd=${c% IN OUT} params="IN OUT" ;;
+    esac
+    # shellcheck disable=SC2086
+    expect "help $cmd" 0 "" -- "$P" help $cmd
+    check "usage line of $cmd" [ "$(sed -n 2p "$T/out")" = "  pmusim $cmd [OPTIONS] $params" ]
+done
+
 # --- events
 expect "events glob" 0 "" -- "$P" events -p wsm --names 'uops_*'
 check "glob names" [ "$(tr '\n' ' ' <"$T/out")" = "UOPS_DECODED UOPS_RETIRED UOPS_EXECUTED UOPS_ISSUED " ]
