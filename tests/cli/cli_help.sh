@@ -269,6 +269,11 @@ EOF
 expect "check: pmu=westmere" 0 "" -- "$P" check "$T/alias.ini"
 check "check: alias case passes" [ "$(cat "$T/out")" = "ok    a PMU alias names the model too
 1 passed, 0 failed" ]
+cp slices.ini "$T/input.ini"
+expect "--junit never overwrites a golden file" 1 \
+    "pmusim: $T/input.ini: refusing to write the output over the input $T/input.ini (same file)" -- \
+    "$P" check --junit "$T/input.ini" "$T/input.ini"
+check "the golden file is untouched" cmp -s slices.ini "$T/input.ini"
 "$P" check slices.ini bad_key.ini bad_value.ini >"$T/j1" 2>&1
 "$P" check -j 2 slices.ini bad_key.ini bad_value.ini >"$T/j2" 2>&1
 check "check -j 2 = -j 1" cmp -s "$T/j1" "$T/j2"
