@@ -487,8 +487,8 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
         }
         if (!s->genmask && s->fixed == FIXED_NONE) {
             set_error(error, X86_ERR_FEATCOMB,
-                      "%s: this configuration (0x%" PRIx64 ") has no counter that can count it",
-                      s->label, s->evtsel);
+                      "%s: no counter on %s can count this configuration (event select 0x%" PRIx64
+                      ")", events[i], pmu->name, s->evtsel);
             goto out;
         }
         s->offcore = -1;
@@ -557,9 +557,13 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
         }
         uint32_t free_ok = s->genmask & ~gen_used;
         if (!free_ok && s->anyfixed) {
+            const char *holder = "another event";
+            for (size_t k = 0; k < i; k++)
+                if (ord[k]->counter == 32 + s->fixed)
+                    holder = events[ord[k]->order];
             set_error(error, X86_ERR_TOOMANY,
-                      "%s: t (AnyThread) needs fixed counter %d on %s, which is taken", s->label,
-                      s->fixed, pmu->name);
+                      "%s: no free counter on %s: t (AnyThread) counts on fixed counter %d only, "
+                      "taken by %s", events[s->order], pmu->name, s->fixed, holder);
             goto out;
         }
         if (!free_ok) {

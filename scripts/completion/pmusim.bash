@@ -5,7 +5,8 @@
 # Completes commands, trace subcommands, each command's options (read from
 # 'pmusim CMD --help-all'), PMU names after -p/--pmu, and event names after
 # -e/--event (from 'pmusim events --pmu P --names', P taken from -p/--pmu on
-# the line, else every PMU's pmu::NAME list).
+# the line, else every PMU's pmu::NAME list), the values of --cpu, --to,
+# --workload, --from and --plm.
 
 _pmusim_prog()
 {
@@ -111,7 +112,31 @@ _pmusim()
             _pmusim_trim_colons "$cur"
             return 0
             ;;
-        -o|--output|-R|--regs|--junit|--vcd)
+        --cpu)
+            if [[ $cmd == trace && $sub == capture ]]; then
+                COMPREPLY=( $(compgen -W "wsm wsm_dp knm" -- "$cur") )
+            else
+                COMPREPLY=( $(compgen -W "$pmus" -- "$cur") )
+            fi
+            return 0
+            ;;
+        --to)
+            COMPREPLY=( $(compgen -W "text binary" -- "$cur") )
+            return 0
+            ;;
+        --workload)
+            COMPREPLY=( $(compgen -W "loop stream mixed" -- "$cur") )
+            return 0
+            ;;
+        --from)
+            COMPREPLY=( $(compgen -W "lackey" -- "$cur") )
+            return 0
+            ;;
+        --plm)
+            COMPREPLY=( $(compgen -W "u k uk" -- "$cur") )
+            return 0
+            ;;
+        -o|--output|-R|--regs|--junit|--vcd|--gtkw|--svg)
             COMPREPLY=( $(compgen -f -- "$cur") )
             return 0
             ;;

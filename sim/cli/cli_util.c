@@ -178,20 +178,32 @@ static void set_examples(GOptionContext *ctx, const char *cmd)
             g_option_context_set_description(ctx, examples[i].text);
 }
 
-/* The long option names a context knows, read from its full help text. */
+/* The long option names a context knows, read from its full help text: the
+ * lines "  -x, --name=ARG  text" and "  --name  text" (never a "--word" in a
+ * description). */
 static GPtrArray *long_options(GOptionContext *ctx)
 {
     GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
     char *help = g_option_context_get_help(ctx, FALSE, NULL);
-    for (const char *p = help; (p = strstr(p, "--")) != NULL;) {
+    char **lines = g_strsplit(help, "\n", -1);
+    for (char **l = lines; *l; l++) {
+        const char *p = *l;
+        if (p[0] != ' ')
+            continue;
+        while (*p == ' ')
+            p++;
+        if (p[0] == '-' && p[1] && p[1] != '-' && p[2] == ',' && p[3] == ' ')
+            p += 4;
+        if (p[0] != '-' || p[1] != '-')
+            continue;
         p += 2;
         size_t n = 0;
         while (g_ascii_isalnum(p[n]) || p[n] == '-' || p[n] == '_')
             n++;
-        if (n && (p == help + 2 || p[-3] == ' ' || p[-3] == ','))
+        if (n)
             g_ptr_array_add(names, g_strndup(p, n));
-        p += n;
     }
+    g_strfreev(lines);
     g_free(help);
     return names;
 }

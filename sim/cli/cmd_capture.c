@@ -118,7 +118,14 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
             prog_at = i;
             break;
         }
-    if (prog_at < 0 || prog_at + 1 >= argc)
+    /* --help needs no program: the option parser prints the help and exits */
+    gboolean help = FALSE;
+    for (int i = 1; prog_at < 0 && i < argc; i++)
+        help |= !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") ||
+                !strcmp(argv[i], "-?") || g_str_has_prefix(argv[i], "--help-");
+    if (help && prog_at < 0)
+        prog_at = argc;
+    else if (prog_at < 0 || prog_at + 1 >= argc)
         return pmusim_cli_usage("trace capture", "expected -- PROGRAM [ARGS...]\nusage: %s",
                                 capture_usage);
     int opt_argc = prog_at;

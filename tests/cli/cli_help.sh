@@ -97,6 +97,12 @@ expect "PMU typo (events)" 2 \
 expect "option typo" 2 \
     "pmusim stat: Unknown option --evnt (did you mean --event?)" -- \
     "$P" stat --evnt CPU_CYCLES "$S/ita2_loop.txt"
+expect "an option named only in a description is no candidate" 2 \
+    "pmusim stat: Unknown option --option (did you mean --opt?)" -- \
+    "$P" stat --option x "$S/wsm_loop.txt"
+expect "help group typo" 2 \
+    "pmusim stat: Unknown option --help-itanum (did you mean --help-itanium?)" -- \
+    "$P" stat --help-itanum
 expect "command typo" 2 \
     "pmusim: unknown command 'stt' (did you mean stat?)" -- \
     "$P" stt "$S/ita2_loop.txt"
@@ -128,6 +134,12 @@ expect "three offcore values name the events" 1 \
 expect "no free counter names the holders" 1 \
     "pmusim: UOPS_RETIRED:ANY:c=2: no free counter on wsm: the counters it can use are taken by UOPS_RETIRED:ANY (PMC0), UOPS_ISSUED:ANY (PMC1), UOPS_EXECUTED:PORT0 (PMC2), UOPS_DECODED:MS (PMC3) (4 generic + 3 fixed counters, 5 events)" -- \
     "$P" encode --regs-only -p wsm UOPS_RETIRED:ANY,UOPS_ISSUED:ANY,UOPS_EXECUTED:PORT0,UOPS_DECODED:MS,UOPS_RETIRED:ANY:c=2
+expect "Montecito: three L2D sets are named" 1 \
+    "pmusim: L2D_BYPASS_L2_DATA1,L2D_L3ACCESS_CANCEL_ANY,L2D_FORCE_RECIRC_FILL_HIT: incompatible event sets on mont: L2D_BYPASS_L2_DATA1 (L2D set 1), L2D_L3ACCESS_CANCEL_ANY (L2D set 3), L2D_FORCE_RECIRC_FILL_HIT (L2D set 4); one L1D set and at most two L2D sets can be counted together" -- \
+    "$P" encode --regs-only -p mont L2D_BYPASS_L2_DATA1,L2D_L3ACCESS_CANCEL_ANY,L2D_FORCE_RECIRC_FILL_HIT
+expect "knm: AnyThread on a taken fixed counter names the holder" 1 \
+    "pmusim: UNHALTED_CORE_CYCLES:t=1: no free counter on knm: t (AnyThread) counts on fixed counter 1 only, taken by UNHALTED_CORE_CYCLES:t=1" -- \
+    "$P" encode --regs-only -p knm UNHALTED_CORE_CYCLES:t=1,UNHALTED_CORE_CYCLES:t=1
 expect "IA-64 encoder option typo" 1 \
     "pmusim: invalid parameters: unknown option tres for mont (did you mean thres? pmusim events --pmu mont --options)" -- \
     "$P" encode --regs-only -p mont -O tres=CPU_OP_CYCLES_ALL=1 CPU_OP_CYCLES_ALL
@@ -163,6 +175,21 @@ expect "help trace info" 0 "" -- "$P" help trace info
 check "trace info usage line" [ "$(sed -n 2p "$T/out")" = "  pmusim trace info [OPTIONS] FILE" ]
 expect "help" 0 "" -- "$P" help
 check "top-level usage" [ "$(sed -n 1p "$T/out")" = "usage: pmusim COMMAND [ARGS]" ]
+
+# every command's help: exit 0, the usage line names the command as typed
+for c in "stat TRACE" "record TRACE" "report FILE" "script FILE" "wave TRACE" \
+         "check GOLDEN-FILE..." "trace info FILE" "trace dump FILE" "trace convert IN OUT" \
+         "trace gen OUT" "trace annotate IN OUT" "trace capture -- PROGRAM [ARGS...]"; do
+    cmd=${c% *}
+    params=${c##* }
+    case $c in
+        "trace capture"*) cmd="trace capture" params="-- PROGRAM [ARGS...]" ;;
+        "trace convert"*|"trace annotate"*) cmd=${c% IN OUT} params="IN OUT" ;;
+    esac
+    # shellcheck disable=SC2086
+    expect "help $cmd" 0 "" -- "$P" help $cmd
+    check "usage line of $cmd" [ "$(sed -n 2p "$T/out")" = "  pmusim $cmd [OPTIONS] $params" ]
+done
 
 # --- events
 expect "events glob" 0 "" -- "$P" events -p wsm --names 'uops_*'
@@ -242,6 +269,11 @@ EOF
 expect "check: pmu=westmere" 0 "" -- "$P" check "$T/alias.ini"
 check "check: alias case passes" [ "$(cat "$T/out")" = "ok    a PMU alias names the model too
 1 passed, 0 failed" ]
+cp slices.ini "$T/input.ini"
+expect "--junit never overwrites a golden file" 1 \
+    "pmusim: $T/input.ini: refusing to write the output over the input $T/input.ini (same file)" -- \
+    "$P" check --junit "$T/input.ini" "$T/input.ini"
+check "the golden file is untouched" cmp -s slices.ini "$T/input.ini"
 "$P" check slices.ini bad_key.ini bad_value.ini >"$T/j1" 2>&1
 "$P" check -j 2 slices.ini bad_key.ini bad_value.ini >"$T/j2" 2>&1
 check "check -j 2 = -j 1" cmp -s "$T/j1" "$T/j2"

@@ -59,6 +59,11 @@ comp "--help --help-all --help-itanium" "stat" "--hel"
 comp "--irange" "stat" "--ira"
 comp "--strict" "trace" "info" "--st"
 comp "UOPS_RETIRED" "events" "-p" "wsm" "UOPS_RE"
+comp "loop" "trace" "gen" "--workload" "l"
+comp "text" "trace" "convert" "--to" "t"
+comp "wsm wsm_dp" "trace" "capture" "--cpu" "w"
+comp "mont" "trace" "gen" "--cpu" "m"
+comp "u uk" "stat" "--plm" "u"
 complete -p pmusim >/dev/null || { echo "not ok - complete -p pmusim"; fails=$((fails + 1)); }
 echo "1..$n"
 [ "$fails" = 0 ]
