@@ -78,14 +78,25 @@ static gboolean capture_check_program(const char *path, GError **error)
     return TRUE;
 }
 
-/* The plugin: $PMUSIM_QEMU_PLUGIN, else the build tree's, else the
- * installed one. */
+/* The plugin: $PMUSIM_QEMU_PLUGIN, else the one that goes with this
+ * pmusim: the build tree's when pmusim runs from its build directory, the
+ * installed one otherwise (an installed pmusim never loads a plugin from a
+ * build tree that may have moved on), each falling back to the other. */
 static char *capture_find_plugin(void)
 {
     const char *env = g_getenv("PMUSIM_QEMU_PLUGIN");
     if (env && *env)
         return g_strdup(env);
-    static const char *const candidates[] = {PMUSIM_PLUGIN_BUILD_PATH, PMUSIM_PLUGIN_INSTALL_PATH};
+    char *exe = g_file_read_link("/proc/self/exe", NULL);
+    char *exe_dir = exe ? g_path_get_dirname(exe) : NULL;
+    gboolean in_build = exe_dir && strcmp(exe_dir, PMUSIM_CLI_BUILD_DIR) == 0;
+    g_free(exe);
+    g_free(exe_dir);
+    const char *candidates[] = {PMUSIM_PLUGIN_BUILD_PATH, PMUSIM_PLUGIN_INSTALL_PATH};
+    if (!in_build) {
+        candidates[0] = PMUSIM_PLUGIN_INSTALL_PATH;
+        candidates[1] = PMUSIM_PLUGIN_BUILD_PATH;
+    }
     for (unsigned i = 0; i < G_N_ELEMENTS(candidates); i++)
         if (g_file_test(candidates[i], G_FILE_TEST_IS_REGULAR))
             return g_strdup(candidates[i]);
