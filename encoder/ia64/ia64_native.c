@@ -86,10 +86,9 @@ static gboolean fail_event(GError **error, int code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = g_strdup_vprintf(fmt, ap);
+    if (error)
+        *error = g_error_new_valist(PMUSIM_ENCODER_ERROR, code, fmt, ap);
     va_end(ap);
-    g_set_error_literal(error, PMUSIM_ENCODER_ERROR, code, msg);
-    g_free(msg);
     return FALSE;
 }
 

@@ -65,16 +65,6 @@ typedef struct sched_ev {
     int order;
 } sched_ev_t;
 
-static void set_error(GError **error, int code, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
-static void set_error(GError **error, int code, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *msg = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    g_set_error_literal(error, PMUSIM_ENCODER_ERROR, code, msg);
-    g_free(msg);
-}
 
 static void regs_add(GArray *regs, uint32_t num, uint64_t value, uint32_t thread, const char *label)
 {
@@ -420,7 +410,7 @@ static gboolean parse_opts(const pmusim_encode_opt_t *opts, size_t nopts, uint32
             char *end = NULL;
             guint64 n = g_ascii_strtoull(v, &end, 0);
             if (!*v || *end || n >= PMUSIM_THREAD_ALL) {
-                set_error(error, X86_ERR_INVAL,
+                g_set_error(error, PMUSIM_ENCODER_ERROR, X86_ERR_INVAL,
                           "option thread=%s: expected a thread number below %u", v,
                           PMUSIM_THREAD_ALL);
                 return FALSE;
@@ -428,7 +418,7 @@ static gboolean parse_opts(const pmusim_encode_opt_t *opts, size_t nopts, uint32
             *thread = (uint32_t)n;
             continue;
         }
-        set_error(error, X86_ERR_INVAL, "unknown option '%s' (expected thread=N)", k ? k : "");
+        g_set_error(error, PMUSIM_ENCODER_ERROR, X86_ERR_INVAL, "unknown option '%s' (expected thread=N)", k ? k : "");
         return FALSE;
     }
     return TRUE;
@@ -442,15 +432,15 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
     if (!parse_opts(opts, nopts, &thread, error))
         return FALSE;
     if (dfl_plm & ~(unsigned)X86_PLM_ALL) {
-        set_error(error, X86_ERR_INVAL, "default privilege mask 0x%x has unknown bits", dfl_plm);
+        g_set_error(error, PMUSIM_ENCODER_ERROR, X86_ERR_INVAL, "default privilege mask 0x%x has unknown bits", dfl_plm);
         return FALSE;
     }
     if (nevents == 0) {
-        set_error(error, X86_ERR_INVAL, "no event given");
+        g_set_error(error, PMUSIM_ENCODER_ERROR, X86_ERR_INVAL, "no event given");
         return FALSE;
     }
     if (nevents > X86_MAX_EVENTS) {
-        set_error(error, X86_ERR_TOOMANY, "%zu events given, at most %d can be programmed",
+        g_set_error(error, PMUSIM_ENCODER_ERROR, X86_ERR_TOOMANY, "%zu events given, at most %d can be programmed",
                   nevents, pmu->num_cntrs + pmu->num_fixed_cntrs);
         return FALSE;
     }
@@ -486,7 +476,7 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
             s->anyfixed = 1;
         }
         if (!s->genmask && s->fixed == FIXED_NONE) {
-            set_error(error, X86_ERR_FEATCOMB,
+            g_set_error(error, PMUSIM_ENCODER_ERROR, X86_ERR_FEATCOMB,
                       "%s: no counter on %s can count this configuration (event select 0x%" PRIx64
                       ")", events[i], pmu->name, s->evtsel);
             goto out;
@@ -505,7 +495,7 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
                         if (ev[k].offcore == 1 && !strcmp(h1, "?"))
                             h1 = events[k];
                     }
-                    set_error(error, X86_ERR_FEATCOMB,
+                    g_set_error(error, PMUSIM_ENCODER_ERROR, X86_ERR_FEATCOMB,
                               "%s, %s, %s: incompatible events on %s: two MSR_OFFCORE_RSP "
                               "registers, three response values (0x%" PRIx64 ", 0x%" PRIx64
                               ", 0x%" PRIx64 ")", h0, h1, events[i], pmu->name, offcore_val[0],
@@ -516,7 +506,7 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
                 s->evtsel = offcore_move(pmu, s->evtsel, w);
             }
             if (val & ~offcore_valid(pmu, w)) {
-                set_error(error, X86_ERR_FEATCOMB,
+                g_set_error(error, PMUSIM_ENCODER_ERROR, X86_ERR_FEATCOMB,
                           "%s: value 0x%" PRIx64 " has bits that MSR_OFFCORE_RSP_%d does not"
                           " implement (valid 0x%" PRIx64 ")",
                           s->label, val, w, offcore_valid(pmu, w));
@@ -534,7 +524,7 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
                         holder = events[k];
                         break;
                     }
-                set_error(error, X86_ERR_FEATCOMB,
+                g_set_error(error, PMUSIM_ENCODER_ERROR, X86_ERR_FEATCOMB,
                           "%s, %s: incompatible events on %s: one load-latency threshold "
                           "(MSR_PEBS_LD_LAT_THRESHOLD) for all, asked %u and %u",
                           holder, events[i], pmu->name, ldlat, s->d.ldlat);
@@ -561,7 +551,7 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
             for (size_t k = 0; k < i; k++)
                 if (ord[k]->counter == 32 + s->fixed)
                     holder = events[ord[k]->order];
-            set_error(error, X86_ERR_TOOMANY,
+            g_set_error(error, PMUSIM_ENCODER_ERROR, X86_ERR_TOOMANY,
                       "%s: no free counter on %s: t (AnyThread) counts on fixed counter %d only, "
                       "taken by %s", events[s->order], pmu->name, s->fixed, holder);
             goto out;
@@ -580,7 +570,7 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
                                            o->counter >= 32 ? "FIXED_CTR" : "PMC",
                                            o->counter >= 32 ? o->counter - 32 : o->counter);
             }
-            set_error(error, X86_ERR_TOOMANY,
+            g_set_error(error, PMUSIM_ENCODER_ERROR, X86_ERR_TOOMANY,
                       "%s: no free counter on %s: the counters it can use are taken by %s "
                       "(%d generic + %d fixed counters, %zu events)", events[s->order],
                       pmu->name, held->len ? held->str : "other events", pmu->num_cntrs,
