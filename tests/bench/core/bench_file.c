@@ -62,26 +62,31 @@ static gboolean decode(const char *path, uint64_t *nrec, double *secs, GError **
 
 static gboolean zstd_only(const char *path, double *secs, GError **e)
 {
-    gchar *data;
-    gsize len;
-    if (!g_file_get_contents(path, &data, &len, e))
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        g_set_error(e, G_FILE_ERROR, G_FILE_ERROR_FAILED, "cannot open %s", path);
         return FALSE;
+    }
+    /* the reader's buffer sizes: 128 KiB of file, 256 KiB of output */
+    const size_t icap = 128u * 1024u, ocap = 256u * 1024u;
+    void *ibuf = g_malloc(icap), *out = g_malloc(ocap);
     ZSTD_DStream *zd = ZSTD_createDStream();
-    size_t cap = 256u * 1024u;
-    void *out = g_malloc(cap);
+    size_t ret = 0, got;
     double t0 = cpu_now();
-    ZSTD_inBuffer in = { data, len, 0 };
-    size_t ret = 0;
-    while (in.pos < in.size) {
-        ZSTD_outBuffer o = { out, cap, 0 };
-        ret = ZSTD_decompressStream(zd, &o, &in);
-        if (ZSTD_isError(ret))
-            break;
+    while (!ZSTD_isError(ret) && (got = fread(ibuf, 1, icap, fp)) > 0) {
+        ZSTD_inBuffer in = { ibuf, got, 0 };
+        while (in.pos < in.size) {
+            ZSTD_outBuffer o = { out, ocap, 0 };
+            ret = ZSTD_decompressStream(zd, &o, &in);
+            if (ZSTD_isError(ret))
+                break;
+        }
     }
     *secs = cpu_now() - t0;
     ZSTD_freeDStream(zd);
+    g_free(ibuf);
     g_free(out);
-    g_free(data);
+    fclose(fp);
     if (ZSTD_isError(ret)) {
         g_set_error(e, G_FILE_ERROR, G_FILE_ERROR_FAILED, "%s: %s", path, ZSTD_getErrorName(ret));
         return FALSE;
