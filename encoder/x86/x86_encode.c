@@ -370,6 +370,10 @@ static x86_names_t *names_build(const x86_table_t *t)
 
 static const x86_names_t *table_names(const x86_table_t *t)
 {
+    /* slot 0 first: with one PMU in use, its table is there */
+    const x86_names_t *n0 = __atomic_load_n(&names_slots[0], __ATOMIC_ACQUIRE);
+    if (n0 && n0->table == t)
+        return n0;
     for (int i = 0; i < X86_NAMES_SLOTS; i++) {
         x86_names_t *n = __atomic_load_n(&names_slots[i], __ATOMIC_ACQUIRE);
         if (!n) {
@@ -393,6 +397,7 @@ static const x86_names_t *table_names(const x86_table_t *t)
 /* keys and lengths of the modifier and perf_event attribute names */
 static uint32_t mod_key[X86_MOD_COUNT], perf_key[X86_PERF_COUNT];
 static uint16_t mod_len[X86_MOD_COUNT], perf_len[X86_PERF_COUNT];
+static size_t mod_item_max; /* longest ":name=value" of a modifier */
 static int fixed_keys_ready;
 
 static void fixed_keys(void)
@@ -405,6 +410,11 @@ static void fixed_keys(void)
         __atomic_store_n(&mod_key[m], name_key(pmusim_x86_mod_names[m], len), __ATOMIC_RELAXED);
         __atomic_store_n(&mod_len[m], (uint16_t)len, __ATOMIC_RELAXED);
     }
+    size_t longest = 0;
+    for (int m = 0; m < X86_MOD_COUNT; m++)
+        if (strlen(pmusim_x86_mod_names[m]) > longest)
+            longest = strlen(pmusim_x86_mod_names[m]);
+    __atomic_store_n(&mod_item_max, longest + 2 + 20, __ATOMIC_RELAXED); /* 20 digits */
     for (int a = 0; a < X86_PERF_COUNT; a++) {
         size_t len = strlen(pmusim_x86_perf_names[a]);
         __atomic_store_n(&perf_key[a], name_key(pmusim_x86_perf_names[a], len), __ATOMIC_RELAXED);
@@ -974,6 +984,10 @@ int pmusim_x86_encode(x86_desc_t *d, int dfl_plm)
         !(reg & (0xffull << X86_SEL_CMASK_SHIFT)))
         return X86_ERR_ATTR;
 
+    /* ":name=value" per modifier; when the longest possible suffix fits,
+     * written without a bound per byte */
+    char *o = d->fstr + flen;
+    const int direct = flen + (size_t)d->nmods * mod_item_max < X86_FSTR_MAX - 1;
     for (int j = 0; j < d->nmods; j++) {
         const x86_mod_t m = (x86_mod_t)d->mod[j];
         unsigned long v = 0;
@@ -987,11 +1001,27 @@ int pmusim_x86_encode(x86_desc_t *d, int dfl_plm)
         case X86_MOD_LDLAT: v = ldlat; break;
         case X86_MOD_COUNT: break;
         }
+        if (direct) {
+            const char *nm = pmusim_x86_mod_names[m];
+            *o++ = ':';
+            for (unsigned b = 0; b < mod_len[m]; b++)
+                *o++ = nm[b];
+            *o++ = '=';
+            if (v < 10) {
+                *o++ = (char)('0' + v);
+            } else {
+                flen = fstr_putu(d->fstr, (size_t)(o - d->fstr), v);
+                o = d->fstr + flen;
+            }
+            continue;
+        }
         flen = fstr_putn(d->fstr, flen, ":", 1);
         flen = fstr_putn(d->fstr, flen, pmusim_x86_mod_names[m], mod_len[m]);
         flen = fstr_putn(d->fstr, flen, "=", 1);
         flen = fstr_putu(d->fstr, flen, v);
     }
+    if (direct)
+        *o = '\0';
     return X86_OK;
 }
 
