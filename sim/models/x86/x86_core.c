@@ -83,6 +83,11 @@ typedef struct x86_ctr {
     bool prev_cond; /* THRESH: condition of the previous cycle (EDGE) */
     bool obs_fired; /* THRESH: incremented at the last close (observe_cycles) */
     uint64_t obs_v; /* THRESH: occurrences compared at the last close (observe_cycles) */
+    /* THRESH, inside x86_consume_fast() only: the cycle `acc` belongs to
+     * (the closes after it are pending), its gate and its condition for an
+     * empty cycle */
+    uint64_t thr_cycle;
+    bool thr_gate, thr_cond0;
     bool unit;      /* counted through the thread's INSN tallies (x86_units_sync) */
     uint64_t unit_snap; /* unit: the tallies' sum over plm_mask already in `value` */
     bool programmed;
@@ -1469,59 +1474,31 @@ static inline uint64_t x86_thr_closes(const x86_ctr_t *c, uint64_t span, bool ga
     return inc1 + rest;
 }
 
-/* With thresholded counters (x86_thresh_fast_ok()): closes the cycles
- * cur .. cur + span - 1 as x86_advance_span() does with nothing lazy due
- * (one cycle at a time for a gap of up to X86_SHORT_GAP cycles, in gap mode
- * beyond: the same outcome).  The caller has made sure that no counter
- * wraps (the room left, else x86_fast_close_ok()): a wrap is left to the
- * general path, with its overflow, log and PMI.  Bit i of gates / conds0:
- * x86_gate() of thresh[i] and its condition for 0 occurrences, fixed while
- * x86_consume_fast() runs (no privilege level or activity change). */
-static inline __attribute__((always_inline)) void
-x86_fast_close_commit(x86_model_t *m, uint64_t span, uint32_t gates, uint32_t conds0)
+/* With thresholded counters (x86_thresh_fast_ok()), inside
+ * x86_consume_fast(): makes the pending closes of c, those of the cycles
+ * thr_cycle .. cur - 1, as x86_advance_span() makes them with nothing lazy
+ * due (one cycle at a time for a gap of up to X86_SHORT_GAP cycles, in gap
+ * mode beyond: the same outcome).  A counter's closes are made when it next
+ * counts, or when the loop ends, so that a cycle change costs nothing; the
+ * loop takes no more cycles than the least room below a wrap of these
+ * counters (each close adds at most 1), so no close wraps, and gate and
+ * condition do not change while it runs (no privilege level or activity
+ * change). */
+static inline __attribute__((always_inline)) void x86_thr_touch(x86_ctr_t *c, uint64_t cur)
 {
-    for (uint32_t i = 0, nt = m->n_thresh; i < nt; i++) {
-        x86_ctr_t *c = m->thresh[i];
-        if (G_LIKELY(span == 1)) {
-            const uint64_t v = c->acc;
-            const bool cond = ((gates >> i) & 1) && x86_thresh_cond(c, v);
-            const bool inc = c->edge ? cond && !c->prev_cond : cond;
-            c->value += inc;
-            c->prev_cond = cond;
-            c->obs_fired = inc;
-            c->obs_v = v;
-        } else {
-            bool cond, fired;
-            uint64_t v;
-            c->value += x86_thr_closes(c, span, (gates >> i) & 1, (conds0 >> i) & 1, &cond,
-                                       &fired, &v);
-            c->prev_cond = cond;
-            c->obs_fired = fired;
-            c->obs_v = v;
-        }
-        c->acc = 0;
-    }
+    if (G_LIKELY(c->thr_cycle == cur))
+        return;
+    bool cond, fired;
+    uint64_t v;
+    c->value += x86_thr_closes(c, cur - c->thr_cycle, c->thr_gate, c->thr_cond0, &cond, &fired, &v);
+    c->prev_cond = cond;
+    c->obs_fired = fired;
+    c->obs_v = v;
+    c->acc = 0;
+    c->thr_cycle = cur;
 }
 
-/* Whether closing span cycles leaves every thresholded counter unwrapped
- * (see x86_fast_close_commit()). */
-static bool x86_fast_close_ok(const x86_model_t *m, uint64_t span, uint32_t gates,
-                              uint32_t conds0)
-{
-    for (uint32_t i = 0; i < m->n_thresh; i++) {
-        const x86_ctr_t *c = m->thresh[i];
-        bool cond, fired;
-        uint64_t v;
-        if (c->max - c->value < span &&
-            x86_thr_closes(c, span, (gates >> i) & 1, (conds0 >> i) & 1, &cond, &fired, &v) >
-                c->max - c->value)
-            return false;
-    }
-    return true;
-}
-
-/* The least room below a wrap of the thresholded counters (a close of span
- * cycles adds at most span to each). */
+/* The least room below a wrap of the thresholded counters. */
 static uint64_t x86_thresh_room(const x86_model_t *m)
 {
     uint64_t room = UINT64_MAX;
@@ -1531,12 +1508,21 @@ static uint64_t x86_thresh_room(const x86_model_t *m)
     return room;
 }
 
+/* At the end of x86_consume_fast(): every thresholded counter's pending
+ * closes, up to the open cycle cur. */
+static void x86_thr_flush(x86_model_t *m, uint64_t cur)
+{
+    for (uint32_t i = 0; i < m->n_thresh; i++)
+        x86_thr_touch(m->thresh[i], cur);
+}
+
 static inline __attribute__((always_inline)) size_t
 x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n,
                       const bool single, const bool thr)
 {
     const uint32_t nth = single ? 1 : m->base.nthreads;
-    const uint64_t cur0 = m->cur, fast_limit = m->fast_limit;
+    const uint64_t cur0 = m->cur;
+    uint64_t fast_limit = m->fast_limit;
     uint64_t cur = cur0;
     const size_t k0 = k;
     /* per thread, fixed while this runs: its privilege level, the listeners
@@ -1557,15 +1543,19 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     }
     if (single && n - k > room[0])
         n = k + (size_t)room[0];
-    /* thresholded counters: their gates and conditions for an empty cycle */
-    uint32_t gates = 0, conds0 = 0;
-    uint64_t troom = thr ? x86_thresh_room(m) : 0;
-    if (thr)
+    if (thr) {
+        /* thresholded counters: their gates and conditions for an empty
+         * cycle; at most `troom` cycle closes (x86_thr_touch()) */
         for (uint32_t i = 0; i < m->n_thresh; i++) {
-            const bool g = x86_gate(m, m->thresh[i]);
-            gates |= (uint32_t)g << i;
-            conds0 |= (uint32_t)(g && x86_thresh_cond(m->thresh[i], 0)) << i;
+            x86_ctr_t *c = m->thresh[i];
+            c->thr_cycle = cur0;
+            c->thr_gate = x86_gate(m, c);
+            c->thr_cond0 = c->thr_gate && x86_thresh_cond(c, 0);
         }
+        const uint64_t troom = x86_thresh_room(m);
+        if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < fast_limit)
+            fast_limit = cur0 + troom + 1;
+    }
     /* single thread: kind and thread of its INSN records as the 16-bit word
      * they form in the record (endian neutral) */
     _Static_assert(offsetof(pmusim_rec_t, thread) == offsetof(pmusim_rec_t, kind) + 1,
@@ -1583,18 +1573,6 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         if (c != cur) {
             if (c < cur || c >= fast_limit)
                 break;
-            if (thr) {
-                const uint64_t span = c - cur;
-                if (G_UNLIKELY(span > troom)) {
-                    if (!x86_fast_close_ok(m, span, gates, conds0))
-                        break;
-                    x86_fast_close_commit(m, span, gates, conds0);
-                    troom = x86_thresh_room(m);
-                } else {
-                    x86_fast_close_commit(m, span, gates, conds0);
-                    troom -= span;
-                }
-            }
             cur = c;
         }
         const uint32_t t = single ? 0 : r->thread;
@@ -1620,6 +1598,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
              * (before a wrap below may end the loop after this record) */
             for (uint32_t j = 0, ng = l->n_gen; j < ng; j++) {
                 x86_ctr_t *ct = l->gen[j];
+                x86_thr_touch(ct, cur);
                 ct->acc += ct->src == X86_SRC_UOPS && r->uops ? r->uops : 1;
             }
         }
@@ -1630,8 +1609,10 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             for (uint32_t j = 0, nf = l->n_filt; j < nf; j++) {
                 x86_ctr_t *ct = l->filt[j];
                 if (x86_filter_match(&ct->f, r)) {
-                    if (thr && ct->cls == X86_CLS_THRESH)
+                    if (thr && ct->cls == X86_CLS_THRESH) {
+                        x86_thr_touch(ct, cur);
                         ct->acc++; /* compared at the cycle's close */
+                    }
                     else
                         wrapped |= (uint32_t)(++ct->value > ct->max) << j;
                 }
@@ -1647,6 +1628,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                     m->th[u].insn_seen += seen[u];
                     m->th[u].last_ip = last_ip[u];
                 }
+                if (thr)
+                    x86_thr_flush(m, cur);
                 x86_fast_wraps(m, l, wrapped, r);
                 return k;
             }
@@ -1654,6 +1637,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     }
     if (cur != cur0)
         m->cur = m->now = cur;
+    if (thr)
+        x86_thr_flush(m, cur);
     if (single && k > k0) {
         seen[0] = k - k0;
         last_ip[0] = recs[k - 1].ip;
