@@ -579,6 +579,8 @@ static int parse_attrs(char *str, x86_desc_t *d, int depth)
                 ival = 0;
             else
                 return X86_ERR_ATTR_VAL;
+        } else if (v[0] >= '1' && v[0] <= '9' && v[1] == '\0') {
+            ival = (uint64_t)(v[0] - '0'); /* the common c=N: strtoull()'s value */
         } else {
             char *end = NULL;
             ival = strtoull(v, &end, 0);
@@ -657,7 +659,9 @@ int pmusim_x86_parse(const char *str, const x86_pmu_filter_t *filter, x86_os_t o
     int ev = -1;
     for (size_t i = 0; i < pmusim_x86_npmus && ev < 0; i++) {
         pmu = pmusim_x86_pmus[i];
-        if (pname && strcasecmp(pname, pmu->name))
+        /* (the first letters first: most names differ there) */
+        if (pname && (lower((unsigned char)pname[0]) != lower((unsigned char)pmu->name[0]) ||
+                      strcasecmp(pname, pmu->name)))
             continue;
         if (!usable(filter, pmu, pname != NULL))
             continue;
