@@ -123,7 +123,7 @@ int pmusim_x86_umask_visible(const x86_pmu_t *pmu, const x86_umask_t *um)
     return um->models == 0 || (um->models & pmu->model_bit);
 }
 
-int pmusim_x86_find_event(const x86_pmu_t *pmu, const char *name)
+static int find_event_slow(const x86_pmu_t *pmu, const char *name)
 {
     const x86_table_t *t = pmu->table;
     size_t lo = 0, hi = t->nevents;
@@ -195,11 +195,10 @@ void pmusim_x86_desc_build_pattrs(x86_desc_t *d, const x86_pmu_t *pmu, int ev, x
  * the first one, NULL at the end of the string. */
 static char *split(char **sp)
 {
-    char *tok = *sp, *end = *sp;
-    if (!end)
+    char *tok = *sp;
+    if (!tok)
         return NULL;
-    while (*end && *end != ':' && *end != '.')
-        end++;
+    char *end = tok + strcspn(tok, ":."); /* (vectorised in libc) */
     if (*end) {
         *end = '\0';
         *sp = end + 1;
@@ -226,6 +225,220 @@ static int name_eq(const char *a, const char *b)
     }
 }
 
+/* ---- name lookup tables (speed only) ----
+ * Matching an attribute against every unit-mask and modifier name one
+ * character at a time was a third of an encoding (issue 12).  Each name gets
+ * a case-insensitive key (its length and its lower-cased first and last
+ * eight bytes) once; a token is keyed once and compared only with the names
+ * of equal key and length, eight bytes at a time, so the result is exactly
+ * the first matching name as before.  The lengths also let the canonical string
+ * be assembled with block copies.  The tables are built on first use and
+ * published with an atomic compare-and-swap (no lock, no GLib); a table that
+ * cannot be built (no memory, too many tables) leaves the plain loops. */
+/* Eight name bytes at once: ASCII upper case to lower case, other bytes
+ * (including those >= 0x80) unchanged, as lower() does for each. */
+static inline uint64_t lower8(uint64_t x)
+{
+    const uint64_t ones = 0x0101010101010101ull, hi = 0x80 * ones;
+    const uint64_t y = x & (0x7f * ones);
+    const uint64_t ge_a = y + (0x80 - 'A') * ones;     /* bit 7: y >= 'A' */
+    const uint64_t gt_z = y + (0x80 - 'Z' - 1) * ones; /* bit 7: y > 'Z' */
+    const uint64_t upper = ge_a & ~gt_z & ~x & hi;
+    return x | (upper >> 2);
+}
+
+static inline uint64_t load8(const char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* The key of the n-byte name s: its length and lower-cased first and last
+ * eight bytes. */
+static inline uint32_t name_key(const char *s, size_t n)
+{
+    uint64_t a = 0, b = 0;
+    if (n >= 8) {
+        a = lower8(load8(s));
+        b = lower8(load8(s + n - 8));
+    } else {
+        for (size_t i = 0; i < n; i++)
+            a |= (uint64_t)lower((unsigned char)s[i]) << (8 * i);
+    }
+    uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + n) * 0xC2B2AE3D27D4EB4Full;
+    return (uint32_t)(h ^ (h >> 29));
+}
+
+/* name_eq() of two names both n bytes long */
+static inline int name_eq_n(const char *a, const char *b, size_t n)
+{
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++)
+            if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
+                return 0;
+        return 1;
+    }
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        if (lower8(load8(a + i)) != lower8(load8(b + i)))
+            return 0;
+    return i == n || lower8(load8(a + n - 8)) == lower8(load8(b + n - 8));
+}
+
+typedef struct x86_names {
+    const x86_table_t *table;
+    uint32_t *ukey;  /* per umask of the table */
+    uint16_t *ulen;
+    uint16_t *elen;  /* per event */
+    uint32_t *ekey;  /* per event */
+    /* open-addressing hash of the event names: event index + 1, 0 = empty;
+     * NULL when two names are equal but for case (then the sorted search
+     * decides, as before) */
+    uint16_t *ehash;
+    uint32_t ehmask;
+} x86_names_t;
+
+static void names_free(x86_names_t *n)
+{
+    if (!n)
+        return;
+    free(n->ukey);
+    free(n->ulen);
+    free(n->elen);
+    free(n->ekey);
+    free(n->ehash);
+    free(n);
+}
+
+#define X86_NAMES_SLOTS 8
+static x86_names_t *names_slots[X86_NAMES_SLOTS];
+
+static x86_names_t *names_build(const x86_table_t *t)
+{
+    size_t nu = 0;
+    for (size_t i = 0; i < t->nevents; i++)
+        if ((size_t)t->events[i].first_umask + t->events[i].numasks > nu)
+            nu = (size_t)t->events[i].first_umask + t->events[i].numasks;
+    x86_names_t *n = calloc(1, sizeof *n);
+    if (!n)
+        return NULL;
+    n->table = t;
+    uint32_t hsize = 4;
+    while (hsize < 2u * t->nevents)
+        hsize *= 2;
+    n->ehmask = hsize - 1;
+    n->ukey = malloc((nu ? nu : 1) * sizeof *n->ukey);
+    n->ulen = malloc((nu ? nu : 1) * sizeof *n->ulen);
+    n->elen = malloc((t->nevents ? t->nevents : 1) * sizeof *n->elen);
+    n->ekey = malloc((t->nevents ? t->nevents : 1) * sizeof *n->ekey);
+    n->ehash = calloc(hsize, sizeof *n->ehash);
+    if (!n->ukey || !n->ulen || !n->elen || !n->ekey || !n->ehash || t->nevents >= UINT16_MAX) {
+        names_free(n);
+        return NULL;
+    }
+    for (size_t i = 0; i < nu; i++) {
+        size_t len = strlen(t->umasks[i].name);
+        if (len >= UINT16_MAX) { /* never in the tables */
+            names_free(n);
+            return NULL;
+        }
+        n->ukey[i] = name_key(t->umasks[i].name, len);
+        n->ulen[i] = (uint16_t)len;
+    }
+    for (size_t i = 0; i < t->nevents; i++) {
+        size_t len = strlen(t->events[i].name);
+        if (len >= UINT16_MAX) {
+            names_free(n);
+            return NULL;
+        }
+        n->elen[i] = (uint16_t)len;
+        n->ekey[i] = name_key(t->events[i].name, len);
+    }
+    for (size_t i = 0; i < t->nevents; i++) {
+        uint32_t h = n->ekey[i] & n->ehmask;
+        for (; n->ehash[h]; h = (h + 1) & n->ehmask)
+            if (name_eq(t->events[n->ehash[h] - 1].name, t->events[i].name)) {
+                free(n->ehash);
+                n->ehash = NULL;
+                return n;
+            }
+        n->ehash[h] = (uint16_t)(i + 1);
+    }
+    return n;
+}
+
+static const x86_names_t *table_names(const x86_table_t *t)
+{
+    /* slot 0 first: with one PMU in use, its table is there */
+    const x86_names_t *n0 = __atomic_load_n(&names_slots[0], __ATOMIC_ACQUIRE);
+    if (n0 && n0->table == t)
+        return n0;
+    for (int i = 0; i < X86_NAMES_SLOTS; i++) {
+        x86_names_t *n = __atomic_load_n(&names_slots[i], __ATOMIC_ACQUIRE);
+        if (!n) {
+            x86_names_t *fresh = names_build(t);
+            if (!fresh)
+                return NULL;
+            x86_names_t *expected = NULL;
+            if (__atomic_compare_exchange_n(&names_slots[i], &expected, fresh, 0,
+                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                return fresh;
+            /* another thread filled the slot first */
+            names_free(fresh);
+            n = expected;
+        }
+        if (n->table == t)
+            return n;
+    }
+    return NULL;
+}
+
+/* keys and lengths of the modifier and perf_event attribute names */
+static uint32_t mod_key[X86_MOD_COUNT], perf_key[X86_PERF_COUNT];
+static uint16_t mod_len[X86_MOD_COUNT], perf_len[X86_PERF_COUNT];
+static size_t mod_item_max; /* longest ":name=value" of a modifier */
+static int fixed_keys_ready;
+
+static void fixed_keys(void)
+{
+    if (__atomic_load_n(&fixed_keys_ready, __ATOMIC_ACQUIRE))
+        return;
+    /* racing threads store the same values */
+    for (int m = 0; m < X86_MOD_COUNT; m++) {
+        size_t len = strlen(pmusim_x86_mod_names[m]);
+        __atomic_store_n(&mod_key[m], name_key(pmusim_x86_mod_names[m], len), __ATOMIC_RELAXED);
+        __atomic_store_n(&mod_len[m], (uint16_t)len, __ATOMIC_RELAXED);
+    }
+    size_t longest = 0;
+    for (int m = 0; m < X86_MOD_COUNT; m++)
+        if (strlen(pmusim_x86_mod_names[m]) > longest)
+            longest = strlen(pmusim_x86_mod_names[m]);
+    __atomic_store_n(&mod_item_max, longest + 2 + 20, __ATOMIC_RELAXED); /* 20 digits */
+    for (int a = 0; a < X86_PERF_COUNT; a++) {
+        size_t len = strlen(pmusim_x86_perf_names[a]);
+        __atomic_store_n(&perf_key[a], name_key(pmusim_x86_perf_names[a], len), __ATOMIC_RELAXED);
+        __atomic_store_n(&perf_len[a], (uint16_t)len, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&fixed_keys_ready, 1, __ATOMIC_RELEASE);
+}
+
+int pmusim_x86_find_event(const x86_pmu_t *pmu, const char *name)
+{
+    const x86_names_t *n = table_names(pmu->table);
+    if (!n || !n->ehash)
+        return find_event_slow(pmu, name);
+    const size_t len = strlen(name);
+    const uint32_t k = name_key(name, len);
+    for (uint32_t h = k & n->ehmask; n->ehash[h]; h = (h + 1) & n->ehmask) {
+        const int ev = n->ehash[h] - 1;
+        if (n->ekey[ev] == k && n->elen[ev] == len &&
+            name_eq_n(pmu->table->events[ev].name, name, len))
+            return ev;
+    }
+    return -1;
+}
+
 /* Append one attribute; libpfm checks the bound only for valued attributes
  * and overflows otherwise: we refuse with TOOMANY in both cases. */
 static int add_attr(x86_desc_t *d, int id, uint64_t ival)
@@ -246,12 +459,25 @@ static int parse_attrs(char *str, x86_desc_t *d, int depth)
 
     if (depth > 4) /* aliases expand to plain umasks; guard against loops */
         return X86_ERR_ATTR;
+    fixed_keys();
+    const x86_names_t *names = table_names(d->pmu->table);
+    const size_t first = d->pmu->table->events[d->event].first_umask;
+    const x86_umask_t *const um0 = &d->pmu->table->umasks[first];
     while (s) {
+        /* split() and strchr(s, '=') in one pass */
         char *p = s;
-        split(&p);
-        char *q = strchr(s, '=');
-        if (q)
+        size_t tl = strcspn(s, ":.=");
+        char *q = NULL;
+        if (s[tl] == '=') {
+            q = s + tl;
+            char *end = q + 1 + strcspn(q + 1, ":.");
+            p = *end ? end + 1 : NULL;
+            *end = '\0';
             *q++ = '\0';
+        } else {
+            p = s[tl] ? s + tl + 1 : NULL;
+            s[tl] = '\0';
+        }
         int has_val = q != NULL;
         int id = -1;
 
@@ -274,7 +500,29 @@ static int parse_attrs(char *str, x86_desc_t *d, int depth)
             s = p;
             continue;
         }
-        for (int i = 0; i < npattrs && id < 0; i++) {
+        if (names) {
+            /* the first pattr whose name matches, as the loop below */
+            const uint32_t k = name_key(s, tl);
+            if (!has_val) {
+                const uint32_t *uk = names->ukey + first;
+                const uint16_t *ul = names->ulen + first;
+                for (int i = 0; i < d->nu; i++)
+                    if (uk[d->umask[i]] == k && ul[d->umask[i]] == tl &&
+                        name_eq_n(um0[d->umask[i]].name, s, tl)) {
+                        id = i;
+                        break;
+                    }
+            }
+            for (int j = 0; id < 0 && j < d->nmods; j++)
+                if (mod_key[d->mod[j]] == k && mod_len[d->mod[j]] == tl &&
+                    name_eq_n(pmusim_x86_mod_names[d->mod[j]], s, tl))
+                    id = d->nu + j;
+            for (int j = 0; id < 0 && j < d->nos; j++)
+                if (perf_key[d->osattr[j]] == k && perf_len[d->osattr[j]] == tl &&
+                    name_eq_n(pmusim_x86_perf_names[d->osattr[j]], s, tl))
+                    id = d->nu + d->nmods + j;
+        }
+        for (int i = 0; !names && i < npattrs && id < 0; i++) {
             if (i < d->nu) {
                 /* "NAME=val" never names a umask (modifier/umask clash) */
                 if (has_val)
@@ -331,6 +579,8 @@ static int parse_attrs(char *str, x86_desc_t *d, int depth)
                 ival = 0;
             else
                 return X86_ERR_ATTR_VAL;
+        } else if (v[0] >= '1' && v[0] <= '9' && v[1] == '\0') {
+            ival = (uint64_t)(v[0] - '0'); /* the common c=N: strtoull()'s value */
         } else {
             char *end = NULL;
             ival = strtoull(v, &end, 0);
@@ -409,7 +659,9 @@ int pmusim_x86_parse(const char *str, const x86_pmu_filter_t *filter, x86_os_t o
     int ev = -1;
     for (size_t i = 0; i < pmusim_x86_npmus && ev < 0; i++) {
         pmu = pmusim_x86_pmus[i];
-        if (pname && strcasecmp(pname, pmu->name))
+        /* (the first letters first: most names differ there) */
+        if (pname && (lower((unsigned char)pname[0]) != lower((unsigned char)pmu->name[0]) ||
+                      strcasecmp(pname, pmu->name)))
             continue;
         if (!usable(filter, pmu, pname != NULL))
             continue;
@@ -451,6 +703,18 @@ static size_t fstr_puts(char *dst, size_t len, const char *s)
 {
     while (*s && len < X86_FSTR_MAX - 1)
         dst[len++] = *s++;
+    dst[len] = '\0';
+    return len;
+}
+
+/* fstr_puts() of the first n bytes of s (s has no NUL among them) */
+static inline size_t fstr_putn(char *dst, size_t len, const char *s, size_t n)
+{
+    const size_t room = X86_FSTR_MAX - 1 - len;
+    if (n > room)
+        n = room;
+    memcpy(dst + len, s, n);
+    len += n;
     dst[len] = '\0';
     return len;
 }
@@ -562,6 +826,7 @@ int pmusim_x86_encode(x86_desc_t *d, int dfl_plm)
     unsigned ldlat = 0;
     int ldlat_um = 0;
 
+    fixed_keys();
     d->fstr[0] = '\0';
     d->count = 0;
     d->ldlat = 0;
@@ -679,13 +944,20 @@ int pmusim_x86_encode(x86_desc_t *d, int dfl_plm)
     }
 
     /* canonical string: event, umasks in table order, raw umask */
-    size_t flen = fstr_puts(d->fstr, 0, e->name);
+    const x86_names_t *names = table_names(pmu->table);
+    size_t flen = names && names->elen[d->event] < UINT16_MAX
+                      ? fstr_putn(d->fstr, 0, e->name, names->elen[d->event])
+                      : fstr_puts(d->fstr, 0, e->name);
     sort_attrs(d->attrs, d->nattrs);
     for (int k = 0; k < d->nattrs; k++) {
         int id = d->attrs[k].id;
         if (id < d->nu) {
-            flen = fstr_puts(d->fstr, flen, ":");
-            flen = fstr_puts(d->fstr, flen, x86_um(pmu, d->event, d->umask[id])->name);
+            flen = fstr_putn(d->fstr, flen, ":", 1);
+            const size_t ui = (size_t)e->first_umask + d->umask[id];
+            if (names)
+                flen = fstr_putn(d->fstr, flen, pmu->table->umasks[ui].name, names->ulen[ui]);
+            else
+                flen = fstr_puts(d->fstr, flen, pmu->table->umasks[ui].name);
         } else if (id == npattrs) {
             flen = fstr_puts(d->fstr, flen, ":0x");
             flen = fstr_putx(d->fstr, flen, (unsigned)d->raw);
@@ -716,6 +988,10 @@ int pmusim_x86_encode(x86_desc_t *d, int dfl_plm)
         !(reg & (0xffull << X86_SEL_CMASK_SHIFT)))
         return X86_ERR_ATTR;
 
+    /* ":name=value" per modifier; when the longest possible suffix fits,
+     * written without a bound per byte */
+    char *o = d->fstr + flen;
+    const int direct = flen + (size_t)d->nmods * mod_item_max < X86_FSTR_MAX - 1;
     for (int j = 0; j < d->nmods; j++) {
         const x86_mod_t m = (x86_mod_t)d->mod[j];
         unsigned long v = 0;
@@ -729,11 +1005,27 @@ int pmusim_x86_encode(x86_desc_t *d, int dfl_plm)
         case X86_MOD_LDLAT: v = ldlat; break;
         case X86_MOD_COUNT: break;
         }
-        flen = fstr_puts(d->fstr, flen, ":");
-        flen = fstr_puts(d->fstr, flen, pmusim_x86_mod_names[m]);
-        flen = fstr_puts(d->fstr, flen, "=");
+        if (direct) {
+            const char *nm = pmusim_x86_mod_names[m];
+            *o++ = ':';
+            for (unsigned b = 0; b < mod_len[m]; b++)
+                *o++ = nm[b];
+            *o++ = '=';
+            if (v < 10) {
+                *o++ = (char)('0' + v);
+            } else {
+                flen = fstr_putu(d->fstr, (size_t)(o - d->fstr), v);
+                o = d->fstr + flen;
+            }
+            continue;
+        }
+        flen = fstr_putn(d->fstr, flen, ":", 1);
+        flen = fstr_putn(d->fstr, flen, pmusim_x86_mod_names[m], mod_len[m]);
+        flen = fstr_putn(d->fstr, flen, "=", 1);
         flen = fstr_putu(d->fstr, flen, v);
     }
+    if (direct)
+        *o = '\0';
     return X86_OK;
 }
 

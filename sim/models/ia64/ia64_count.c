@@ -48,25 +48,31 @@ void ia64_lazy_recompute_next(ia64_model_t *im)
     im->next_lazy = next;
 }
 
-/* Bring thread t's lazy counters to `now` and re-decide whether they run. */
+/* Bring thread t's lazy counters to `now` and re-decide whether they run.
+ * next_lazy is recomputed only when a counter's running state or overflow
+ * cycle changed (issue 12: a Montecito thread switch changes neither for a
+ * counter that keeps running, whose overflow cycle stays where it was, and
+ * the scan of every counter of every thread was most of its cost). */
 void ia64_lazy_update_thread(ia64_model_t *im, uint32_t t)
 {
     ia64_thread_t *th = &im->th[t];
     uint64_t now = im->now;
-    bool any = false;
+    bool changed = false;
     for (uint32_t i = im->d->nctr_first; i <= im->d->nctr_last; i++) {
         ia64_ctr_t *c = &th->ctr[i];
         if (!c->lazy && !c->running)
             continue;
-        any = true;
+        const bool was_running = c->running;
+        const uint64_t was_ovf = c->ovf_at;
         if (c->running && now > c->since)
             c->value = (c->value + (now - c->since)) & IA64_CTR_MASK;
         c->since = now;
         c->running = c->lazy && ia64_lazy_should_run(th, c);
         /* the cycle whose increment carries out of bit 46 */
         c->ovf_at = c->running ? ia64_sat_add(now, IA64_CTR_WRAP - c->value - 1) : IA64_NO_CYCLE;
+        changed |= c->running != was_running || c->ovf_at != was_ovf;
     }
-    if (any)
+    if (changed)
         ia64_lazy_recompute_next(im);
 }
 

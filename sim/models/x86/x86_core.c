@@ -83,6 +83,11 @@ typedef struct x86_ctr {
     bool prev_cond; /* THRESH: condition of the previous cycle (EDGE) */
     bool obs_fired; /* THRESH: incremented at the last close (observe_cycles) */
     uint64_t obs_v; /* THRESH: occurrences compared at the last close (observe_cycles) */
+    /* THRESH, inside x86_consume_fast() only: the cycle `acc` belongs to
+     * (the closes after it are pending), its gate and its condition for an
+     * empty cycle */
+    uint64_t thr_cycle;
+    bool thr_gate, thr_cond0;
     bool unit;      /* counted through the thread's INSN tallies (x86_units_sync) */
     uint64_t unit_snap; /* unit: the tallies' sum over plm_mask already in `value` */
     bool programmed;
@@ -144,6 +149,9 @@ typedef struct x86_model {
     uint32_t pending_pmi; /* threads with a PMI to deliver */
     uint32_t n_armed;     /* PEBS counters waiting for their next qualifying event */
     bool has_gen;         /* some thread has listeners that need a dispatch (x86_recompile) */
+    /* the thresholded counters are all ones x86_consume_fast() can feed and
+     * close (x86_thresh_fast_ok()); then has_gen comes from them only */
+    bool thresh_fast;
     uint32_t compiled_ann; /* trace annotations the counters were compiled for */
     uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
     bool gap_mode;
@@ -527,7 +535,7 @@ static void x86_deadline_update(x86_model_t *m)
             dl = ev;
     }
     m->deadline = dl;
-    m->fast_limit = m->n_thresh ? 0 : dl;
+    m->fast_limit = m->n_thresh && !m->thresh_fast ? 0 : dl;
     /* an observed window: every cycle boundary in it goes through x86_advance */
     if (m->obs_fn && m->cur < m->obs_to && m->obs_from < m->fast_limit)
         m->fast_limit = m->obs_from;
@@ -592,7 +600,7 @@ static inline bool x86_gate(const x86_model_t *m, const x86_ctr_t *c)
     return false;
 }
 
-static bool x86_thresh_cond(const x86_ctr_t *c, uint64_t v)
+static inline bool x86_thresh_cond(const x86_ctr_t *c, uint64_t v)
 {
     if (c->cmask == 0)
         return v >= 1; /* only reached with EDGE: rising edges of "any occurrence" */
@@ -816,6 +824,32 @@ static bool x86_is_record_src(uint8_t src)
     return !x86_src_is_clock(src) && src != X86_SRC_NONE;
 }
 
+/* Whether x86_consume_fast() can serve the thresholded counters (issue 12:
+ * a CMASK on one counter sent every record through the general path): each
+ * counts per-record occurrences of its own thread (a filter, or
+ * instructions / uops as a dispatched listener), with no PEBS and no
+ * AnyThread, and the dispatched listeners are these counters only. */
+static bool x86_thresh_fast_ok(const x86_model_t *m)
+{
+    if (!m->n_thresh)
+        return false;
+    for (uint32_t i = 0; i < m->n_thresh; i++) {
+        const x86_ctr_t *c = m->thresh[i];
+        if (c->any || c->pebs ||
+            (c->src != X86_SRC_INSN && c->src != X86_SRC_UOPS && c->src != X86_SRC_FILTER))
+            return false;
+    }
+    for (uint32_t t = 0; t < m->base.nthreads; t++)
+        for (unsigned p = 0; p < 4; p++) {
+            const x86_listeners_t *l = &m->th[t].lst[p];
+            for (uint32_t k = 0; k < l->n_gen; k++)
+                if (l->gen[k]->cls != X86_CLS_THRESH ||
+                    (l->gen[k]->src != X86_SRC_INSN && l->gen[k]->src != X86_SRC_UOPS))
+                    return false;
+        }
+    return true;
+}
+
 /* Re-derives every counter from the registers.  Called on every write that
  * changes what or whether something counts; never per record. */
 static void x86_recompile(x86_model_t *m)
@@ -905,6 +939,7 @@ static void x86_recompile(x86_model_t *m)
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++)
             m->has_gen = m->has_gen || m->th[t].lst[p].n_gen;
+    m->thresh_fast = x86_thresh_fast_ok(m);
     x86_rates_update(m);
 }
 
@@ -1386,7 +1421,7 @@ static inline bool x86_fast_ok(const x86_model_t *m)
 {
     /* thresholded counters close every cycle: the general path (whose filter
      * loop feeds their per-cycle tallies) serves them */
-    return !m->has_gen && !m->n_thresh && !m->pending_pmi && !m->n_armed;
+    return (m->thresh_fast || (!m->has_gen && !m->n_thresh)) && !m->pending_pmi && !m->n_armed;
 }
 
 _Static_assert(X86_LISTENERS <= 32, "a listener index fits a 32-bit mask");
@@ -1409,12 +1444,85 @@ static __attribute__((noinline)) void x86_fast_wraps(x86_model_t *m, const x86_l
  * first record it did not consume; it also stops right after a record whose
  * counter wrapped, so the caller delivers the PMI between records as the
  * general path does. */
+/* The closes of cycles cur .. cur + span - 1 for thresholded counter c as
+ * x86_close_cycle() makes them, in closed form: the first compares the
+ * occurrences gathered (acc), the others 0, whose condition is cond0 (gate
+ * and threshold of 0).  Returns the increments; *cond, *fired and *v are
+ * those of the last close. */
+static inline uint64_t x86_thr_closes(const x86_ctr_t *c, uint64_t span, bool gate, bool cond0,
+                                      bool *cond, bool *fired, uint64_t *v)
+{
+    const bool cond1 = gate && x86_thresh_cond(c, c->acc);
+    const bool inc1 = c->edge ? cond1 && !c->prev_cond : cond1;
+    if (span == 1) {
+        *cond = cond1;
+        *fired = inc1;
+        *v = c->acc;
+        return inc1;
+    }
+    uint64_t rest;
+    if (c->edge) {
+        /* a rising edge at most at the second close */
+        rest = cond0 && !cond1;
+        *fired = span == 2 && rest;
+    } else {
+        rest = cond0 ? span - 1 : 0;
+        *fired = cond0;
+    }
+    *cond = cond0;
+    *v = 0;
+    return inc1 + rest;
+}
+
+/* With thresholded counters (x86_thresh_fast_ok()), inside
+ * x86_consume_fast(): makes the pending closes of c, those of the cycles
+ * thr_cycle .. cur - 1, as x86_advance_span() makes them with nothing lazy
+ * due (one cycle at a time for a gap of up to X86_SHORT_GAP cycles, in gap
+ * mode beyond: the same outcome).  A counter's closes are made when it next
+ * counts, or when the loop ends, so that a cycle change costs nothing; the
+ * loop takes no more cycles than the least room below a wrap of these
+ * counters (each close adds at most 1), so no close wraps, and gate and
+ * condition do not change while it runs (no privilege level or activity
+ * change). */
+static inline __attribute__((always_inline)) void x86_thr_touch(x86_ctr_t *c, uint64_t cur)
+{
+    if (G_LIKELY(c->thr_cycle == cur))
+        return;
+    bool cond, fired;
+    uint64_t v;
+    c->value += x86_thr_closes(c, cur - c->thr_cycle, c->thr_gate, c->thr_cond0, &cond, &fired, &v);
+    c->prev_cond = cond;
+    c->obs_fired = fired;
+    c->obs_v = v;
+    c->acc = 0;
+    c->thr_cycle = cur;
+}
+
+/* The least room below a wrap of the thresholded counters. */
+static uint64_t x86_thresh_room(const x86_model_t *m)
+{
+    uint64_t room = UINT64_MAX;
+    for (uint32_t i = 0; i < m->n_thresh; i++)
+        if (m->thresh[i]->max - m->thresh[i]->value < room)
+            room = m->thresh[i]->max - m->thresh[i]->value;
+    return room;
+}
+
+/* At the end of x86_consume_fast(): every thresholded counter's pending
+ * closes, up to the open cycle cur. */
+static void x86_thr_flush(x86_model_t *m, uint64_t cur)
+{
+    for (uint32_t i = 0; i < m->n_thresh; i++)
+        x86_thr_touch(m->thresh[i], cur);
+}
+
 static inline __attribute__((always_inline)) size_t
 x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n,
-                      const bool single)
+                      const bool single, const bool thr)
 {
     const uint32_t nth = single ? 1 : m->base.nthreads;
-    const uint64_t cur0 = m->cur, fast_limit = m->fast_limit;
+    const uint64_t cur0 = m->cur;
+    uint64_t fast_limit = m->fast_limit;
     uint64_t cur = cur0;
     const size_t k0 = k;
     /* per thread, fixed while this runs: its privilege level, the listeners
@@ -1435,6 +1543,19 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     }
     if (single && n - k > room[0])
         n = k + (size_t)room[0];
+    if (thr) {
+        /* thresholded counters: their gates and conditions for an empty
+         * cycle; at most `troom` cycle closes (x86_thr_touch()) */
+        for (uint32_t i = 0; i < m->n_thresh; i++) {
+            x86_ctr_t *c = m->thresh[i];
+            c->thr_cycle = cur0;
+            c->thr_gate = x86_gate(m, c);
+            c->thr_cond0 = c->thr_gate && x86_thresh_cond(c, 0);
+        }
+        const uint64_t troom = x86_thresh_room(m);
+        if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < fast_limit)
+            fast_limit = cur0 + troom + 1;
+    }
     /* single thread: kind and thread of its INSN records as the 16-bit word
      * they form in the record (endian neutral) */
     _Static_assert(offsetof(pmusim_rec_t, thread) == offsetof(pmusim_rec_t, kind) + 1,
@@ -1472,14 +1593,29 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             last_ip[t] = r->ip;
         }
         const x86_listeners_t *l = lst[t];
+        if (thr) {
+            /* dispatched listeners: thresholded instruction / uop counts
+             * (before a wrap below may end the loop after this record) */
+            for (uint32_t j = 0, ng = l->n_gen; j < ng; j++) {
+                x86_ctr_t *ct = l->gen[j];
+                x86_thr_touch(ct, cur);
+                ct->acc += ct->src == X86_SRC_UOPS && r->uops ? r->uops : 1;
+            }
+        }
         if ((r->flags | X86_F_ANY_RECORD) & l->filt_flags) {
             /* an overflow touches only the counter's own state, the status
              * and the log, so the wraps can follow the increments */
             uint32_t wrapped = 0;
             for (uint32_t j = 0, nf = l->n_filt; j < nf; j++) {
                 x86_ctr_t *ct = l->filt[j];
-                if (x86_filter_match(&ct->f, r))
-                    wrapped |= (uint32_t)(++ct->value > ct->max) << j;
+                if (x86_filter_match(&ct->f, r)) {
+                    if (thr && ct->cls == X86_CLS_THRESH) {
+                        x86_thr_touch(ct, cur);
+                        ct->acc++; /* compared at the cycle's close */
+                    }
+                    else
+                        wrapped |= (uint32_t)(++ct->value > ct->max) << j;
+                }
             }
             if (G_UNLIKELY(wrapped)) {
                 k++;
@@ -1492,6 +1628,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                     m->th[u].insn_seen += seen[u];
                     m->th[u].last_ip = last_ip[u];
                 }
+                if (thr)
+                    x86_thr_flush(m, cur);
                 x86_fast_wraps(m, l, wrapped, r);
                 return k;
             }
@@ -1499,6 +1637,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     }
     if (cur != cur0)
         m->cur = m->now = cur;
+    if (thr)
+        x86_thr_flush(m, cur);
     if (single && k > k0) {
         seen[0] = k - k0;
         last_ip[0] = recs[k - 1].ip;
@@ -1515,9 +1655,12 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
 static __attribute__((noinline)) size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs,
                                                         size_t k, size_t n)
 {
+    if (m->thresh_fast)
+        return m->base.nthreads == 1 ? x86_consume_fast_body(m, recs, k, n, true, true)
+                                     : x86_consume_fast_body(m, recs, k, n, false, true);
     if (m->base.nthreads == 1)
-        return x86_consume_fast_body(m, recs, k, n, true);
-    return x86_consume_fast_body(m, recs, k, n, false);
+        return x86_consume_fast_body(m, recs, k, n, true, false);
+    return x86_consume_fast_body(m, recs, k, n, false, false);
 }
 
 void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
@@ -1541,7 +1684,7 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
         uint64_t c = r->cycle;
         if (c != m->cur) {
             if (G_LIKELY(c > m->cur)) {
-                if (c >= m->fast_limit)
+                if (c >= m->fast_limit || m->n_thresh)
                     x86_advance(m, c);
                 else
                     m->cur = m->now = c;
