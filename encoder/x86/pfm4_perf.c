@@ -338,27 +338,9 @@ static int parse_attrs(char *s, pfm4_os_desc_t *d)
         uint64_t ival = 0;
         if (id >= pa->nu) {
             int is_bool = pmusim_x86_perf_is_bool((x86_perf_attr_t)pa->osattr[id - pa->nu]);
-            const char *val = v ? v : "y";
-            if (!v && !is_bool)
-                return X86_ERR_ATTR_VAL;
-            if (!*val)
-                return X86_ERR_ATTR_VAL;
-            if (is_bool) {
-                int c = tolower((unsigned char)val[0]);
-                if (val[1])
-                    return X86_ERR_ATTR_VAL;
-                if (c == 'y' || c == 't' || c == '1')
-                    ival = 1;
-                else if (c == 'n' || c == 'f' || c == '0')
-                    ival = 0;
-                else
-                    return X86_ERR_ATTR_VAL;
-            } else {
-                char *end = NULL;
-                ival = strtoull(val, &end, 0);
-                if (*end)
-                    return X86_ERR_ATTR_VAL;
-            }
+            int r = pmusim_x86_attr_value(v, is_bool, &ival);
+            if (r)
+                return r;
         }
         int r = add_attr(d, id, ival);
         if (r)
@@ -371,18 +353,7 @@ static int parse_attrs(char *s, pfm4_os_desc_t *d)
 /* Same duplicate walk as the x86 parser (libpfm-4's, see x86_encode.c). */
 static int sanitize(pfm4_os_desc_t *d)
 {
-    for (int i = 0; i < d->nattrs; i++) {
-        for (int j = i + 1; j < d->nattrs; j++) {
-            if (d->attrs[i].id != d->attrs[j].id)
-                continue;
-            if (d->attrs[i].ival != d->attrs[j].ival)
-                return X86_ERR_ATTR_SET;
-            memmove(&d->attrs[j], &d->attrs[j + 1],
-                    (size_t)(d->nattrs - j - 1) * sizeof d->attrs[0]);
-            d->nattrs--;
-        }
-    }
-    return X86_OK;
+    return pmusim_x86_attrs_sanitize(d->attrs, &d->nattrs);
 }
 
 /* "rHEX": 'r', then a hex number (strtoull base 16, so "0x" may lead) that

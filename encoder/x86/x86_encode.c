@@ -561,33 +561,17 @@ static int parse_attrs(char *str, x86_desc_t *d, int depth)
         const int is_bool = id < d->nu + d->nmods
                                 ? pmusim_x86_mod_is_bool((x86_mod_t)d->mod[id - d->nu])
                                 : pmusim_x86_perf_is_bool((x86_perf_attr_t)d->osattr[id - d->nu - d->nmods]);
-        const char *v = has_val ? q : "y";
-        if (!has_val && !is_bool)
-            return X86_ERR_ATTR_VAL;
-        if (!*v)
-            return X86_ERR_ATTR_VAL;
-        if (d->nattrs == X86_MAX_ATTRS)
-            return X86_ERR_TOOMANY;
-        uint64_t ival;
-        if (is_bool) {
-            if (strlen(v) > 1)
+        if (has_val || is_bool) {
+            if (!*(has_val ? q : "y"))
                 return X86_ERR_ATTR_VAL;
-            int c = tolower((unsigned char)*v);
-            if (c == 'y' || c == 't' || c == '1')
-                ival = 1;
-            else if (c == 'n' || c == 'f' || c == '0')
-                ival = 0;
-            else
-                return X86_ERR_ATTR_VAL;
-        } else if (v[0] >= '1' && v[0] <= '9' && v[1] == '\0') {
-            ival = (uint64_t)(v[0] - '0'); /* the common c=N: strtoull()'s value */
-        } else {
-            char *end = NULL;
-            ival = strtoull(v, &end, 0);
-            if (*end)
-                return X86_ERR_ATTR_VAL;
+            if (d->nattrs == X86_MAX_ATTRS)
+                return X86_ERR_TOOMANY;
         }
-        int r = add_attr(d, id, ival);
+        uint64_t ival;
+        int r = pmusim_x86_attr_value(has_val ? q : NULL, is_bool, &ival);
+        if (r)
+            return r;
+        r = add_attr(d, id, ival);
         if (r)
             return r;
         s = p;
@@ -601,18 +585,51 @@ static int parse_attrs(char *str, x86_desc_t *d, int depth)
  * right after a dropped duplicate goes unnoticed ("u=1:u=1:u=0" encodes u=0).
  * The hidden corpus is compared bit for bit, so the same walk is kept here
  * (docs/compat-x86.md). */
+int pmusim_x86_attrs_sanitize(x86_attr_t *attrs, int *nattrs)
+{
+    for (int i = 0; i < *nattrs; i++) {
+        for (int j = i + 1; j < *nattrs; j++) {
+            if (attrs[i].id != attrs[j].id)
+                continue;
+            if (attrs[i].ival != attrs[j].ival)
+                return X86_ERR_ATTR_SET;
+            memmove(&attrs[j], &attrs[j + 1], (size_t)(*nattrs - j - 1) * sizeof attrs[0]);
+            (*nattrs)--;
+        }
+    }
+    return X86_OK;
+}
+
 static int sanitize(x86_desc_t *d)
 {
-    for (int i = 0; i < d->nattrs; i++) {
-        for (int j = i + 1; j < d->nattrs; j++) {
-            if (d->attrs[i].id != d->attrs[j].id)
-                continue;
-            if (d->attrs[i].ival != d->attrs[j].ival)
-                return X86_ERR_ATTR_SET;
-            memmove(&d->attrs[j], &d->attrs[j + 1],
-                    (size_t)(d->nattrs - j - 1) * sizeof d->attrs[0]);
-            d->nattrs--;
-        }
+    return pmusim_x86_attrs_sanitize(d->attrs, &d->nattrs);
+}
+
+int pmusim_x86_attr_value(const char *v, int is_bool, uint64_t *ival)
+{
+    if (!v && !is_bool)
+        return X86_ERR_ATTR_VAL; /* an integer attribute needs "=value" */
+    if (!v)
+        v = "y";                  /* a bare boolean is set */
+    if (!*v)
+        return X86_ERR_ATTR_VAL;
+    if (is_bool) {
+        if (v[1])
+            return X86_ERR_ATTR_VAL;
+        int c = tolower((unsigned char)*v);
+        if (c == 'y' || c == 't' || c == '1')
+            *ival = 1;
+        else if (c == 'n' || c == 'f' || c == '0')
+            *ival = 0;
+        else
+            return X86_ERR_ATTR_VAL;
+    } else if (v[0] >= '1' && v[0] <= '9' && v[1] == '\0') {
+        *ival = (uint64_t)(v[0] - '0'); /* the common c=N: strtoull()'s value */
+    } else {
+        char *end = NULL;
+        *ival = strtoull(v, &end, 0);
+        if (*end)
+            return X86_ERR_ATTR_VAL;
     }
     return X86_OK;
 }

@@ -164,6 +164,14 @@ typedef struct x86_attr {
     uint64_t ival;
 } x86_attr_t;
 
+/* An attribute's value as libpfm-4's parser reads it: v NULL for a bare
+ * "name" (allowed for booleans only), booleans one of y/t/1/n/f/0, integers
+ * strtoull base 0 filling the string.  X86_OK or X86_ERR_ATTR_VAL. */
+int pmusim_x86_attr_value(const char *v, int is_bool, uint64_t *ival);
+/* Drops exact duplicate attributes (libpfm-4's walk, see x86_encode.c);
+ * one attribute with two values is X86_ERR_ATTR_SET. */
+int pmusim_x86_attrs_sanitize(x86_attr_t *attrs, int *nattrs);
+
 typedef struct x86_desc {
     const x86_pmu_t *pmu;
     int event;                     /* table index of the encoded event */
