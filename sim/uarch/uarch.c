@@ -74,6 +74,7 @@ struct pmusim_uarch {
     pmusim_uarch_geom_t g_l1i, g_l1d, g_l2, g_l2i, g_l3;
     uarch_cache_t l1i, l1d, l2, l2i, l3;
     gboolean has_l2, has_l2i, has_l3;
+    gboolean l1d_plain;        /* every data access goes through the L1D, stores allocate */
     uarch_cache_t dtlb, stlb, itlb, itlb2;
     gboolean has_itlb2;
     uarch_bpred_t bp;
@@ -304,6 +305,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->has_l2 = !u->no_l2;
     u->has_l3 = has_l3;
     u->has_l2i = cfg->l2i.size && !u->no_l2;
+    u->l1d_plain = !cfg->l1d_int_only && !cfg->l1d_write_through;
     gboolean ok = uarch_cache_init(&u->l1i, &u->g_l1i) && uarch_cache_init(&u->l1d, &u->g_l1d) &&
                   (!u->has_l2 || uarch_cache_init(&u->l2, &u->g_l2)) &&
                   (!u->has_l3 || uarch_cache_init(&u->l3, &u->g_l3)) &&
@@ -627,6 +629,37 @@ static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gbo
     offcore_note(u, lvl, store ? 1 : 0, m->latency); /* DMND_RFO : DMND_DATA_RD */
 }
 
+/* The common case of data_access() without its work: an access inside one
+ * line whose page is its DTLB set's most recent and whose line is its L1D
+ * set's most recent, on a CPU whose L1D serves every access (x86).  FALSE
+ * changes nothing but the dirty bit data_access() would set first anyway:
+ * call data_access(). */
+static inline gboolean data_access_l1_mru(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc,
+                                          pmusim_mem_t *m)
+{
+    if (!u->l1d_plain)
+        return FALSE;
+    const uint64_t addr = acc->addr;
+    const uint64_t size = acc->size ? acc->size : 1;
+    const uint64_t end = addr + size - 1;
+    if (end < addr || ((addr ^ end) >> u->l1d.line_bits) != 0)
+        return FALSE;
+    if (!uarch_cache_mru_hit(&u->dtlb, addr >> 12, FALSE) ||
+        !uarch_cache_mru_hit(&u->l1d, addr >> u->l1d.line_bits, acc->is_store != 0))
+        return FALSE;
+    u->st.d1_access++;
+    *m = (pmusim_mem_t){
+        .addr = addr,
+        .latency = u->cfg->lat_l1d,
+        .size = (uint8_t)(size > 255 ? 255 : size),
+        .is_store = acc->is_store != 0,
+        .level = PMUSIM_LVL_L1D,
+        .tlb = PMUSIM_TLB_L1_HIT,
+        .alat = acc->alat < PMUSIM_ALAT_COUNT ? acc->alat : 0,
+    };
+    return TRUE;
+}
+
 /* ---- branch prediction ---- */
 
 enum { BR_OK = 0, BR_RESTEER = 1, BR_MISPREDICT = 2 };
@@ -942,9 +975,11 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     gboolean load_l3_miss = FALSE;
     for (uint32_t k = 0; k < in->naccess; k++) {
         const pmusim_uarch_access_t *a = &in->access[k];
-        memset(&mem[k], 0, sizeof mem[k]);
         u->l3_miss = FALSE;
-        data_access(u, a, fp, &mem[k]);
+        if (!data_access_l1_mru(u, a, &mem[k])) {
+            memset(&mem[k], 0, sizeof mem[k]);
+            data_access(u, a, fp, &mem[k]);
+        }
         if (!a->is_store) {
             uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
             uint64_t done = start + mem[k].latency;
