@@ -13,6 +13,7 @@
 #include "pmusim/outfile.h"
 #include "pmusim/trace.h"
 #include "pmusim/uarch.h"
+#include "wqueue.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -93,13 +94,13 @@ static char *capture_find_plugin(void)
 }
 
 typedef struct capture_sink {
-    pmusim_trace_writer_t *w;
+    pmusim_wqueue_t *q; /* the writer's thread (sim/cli/wqueue.h) */
 } capture_sink_t;
 
 static gboolean capture_sink(const pmusim_rec_t *recs, size_t n, void *user, GError **error)
 {
     capture_sink_t *s = user;
-    return pmusim_trace_writer_write(s->w, recs, n, error);
+    return pmusim_wqueue_write(s->q, recs, n, error);
 }
 
 static int capture_fail(GError *error)
@@ -261,7 +262,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         status = capture_fail(error);
         goto out;
     }
-    sink.w = w;
+    sink.q = pmusim_wqueue_new(w);
     cap = pmusim_capture_new(u, (uint32_t)threads, "capture stream");
 
     /* the program under QEMU */
@@ -343,7 +344,10 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                     "or the program; see the message above)", qemu, program);
         ok = FALSE;
     }
-    ok = ok && pmusim_capture_finish(cap, &error) && pmusim_uarch_finish(u, &error);
+    ok = ok && pmusim_capture_finish(cap, &error) && pmusim_uarch_finish(u, &error) &&
+         pmusim_wqueue_sync(sink.q, &error);
+    pmusim_wqueue_free(sink.q); /* the writer is this thread's again */
+    sink.q = NULL;
     /* a program that did not exit normally: the trace says so at its end */
     if (ok && (!pmusim_capture_saw_end(cap) || WIFSIGNALED(wst))) {
         char *why = WIFSIGNALED(wst)
@@ -399,6 +403,7 @@ out:
         kill(child, SIGKILL);
         waitpid(child, NULL, 0);
     }
+    pmusim_wqueue_free(sink.q);
     if (pipefd[0] >= 0)
         close(pipefd[0]);
     if (pipefd[1] >= 0)
