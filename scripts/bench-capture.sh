@@ -12,8 +12,8 @@
 #   annotate   pmusim trace annotate T T2 --cpu CPU (the model alone on the trace)
 #   cachegrind valgrind --tool=cachegrind --cache-sim=yes with the CPU's
 #              I1/D1/LL geometry on the same program
-# Each step's CPU time (user + system, children included: /usr/bin/time) and
-# peak RSS; prints every run and the medians: simulated instructions per CPU
+# Each step's CPU time (user + system, children included: /usr/bin/time),
+# wall time and peak RSS; prints every run and the medians: simulated instructions per CPU
 # second for capture and cachegrind, records per second for annotate, and
 # capture time / cachegrind time.  A last capture at SCALE/4 shows that peak
 # RSS does not grow with the program's length.
@@ -61,12 +61,12 @@ cc -O2 -o "$work/mix" "$here/tests/bench/capture/mix.c"
 timed() {
     name=$1
     shift
-    if ! /usr/bin/time -o "$work/t" -f "%U %S %M" "$@" >"$work/out" 2>"$work/err"; then
+    if ! /usr/bin/time -o "$work/t" -f "%U %S %M %e" "$@" >"$work/out" 2>"$work/err"; then
         echo "bench-capture.sh: $name failed:" >&2
         cat "$work/err" >&2
         exit 1
     fi
-    awk -v n="$name" '{ printf "%s %.3f %d\n", n, $1 + $2, $3 }' "$work/t" >>"$work/times"
+    awk -v n="$name" '{ printf "%s %.3f %d %.2f\n", n, $1 + $2, $3, $4 }' "$work/t" >>"$work/times"
 }
 : >"$work/times"
 i=1
@@ -93,20 +93,20 @@ function median(a, n,    i, j, t) {
     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 }
 {
-    n[$1]++; t[$1, n[$1]] = $2; m[$1, n[$1]] = $3
+    n[$1]++; t[$1, n[$1]] = $2; m[$1, n[$1]] = $3; e[$1, n[$1]] = $4
     if ($1 != "small")
-        printf "run %d %-10s %7.3f s CPU  peak RSS %6d KiB\n", n[$1], $1, $2, $3
+        printf "run %d %-10s %7.3f s CPU %7.2f s wall  peak RSS %6d KiB\n", n[$1], $1, $2, $4, $3
 }
 END {
     split("capture annotate cachegrind", names, " ")
     for (k = 1; k <= 3; k++) {
         nm = names[k]
-        for (i = 1; i <= n[nm]; i++) { a[i] = t[nm, i]; b[i] = m[nm, i] }
-        med[nm] = median(a, n[nm]); rss[nm] = median(b, n[nm])
+        for (i = 1; i <= n[nm]; i++) { a[i] = t[nm, i]; b[i] = m[nm, i]; c[i] = e[nm, i] }
+        med[nm] = median(a, n[nm]); rss[nm] = median(b, n[nm]); wall[nm] = median(c, n[nm])
     }
-    printf "capture    %6.2f M instructions/s  (median %.3f s CPU, peak RSS %d KiB)\n", insns / med["capture"] / 1e6, med["capture"], rss["capture"]
-    printf "annotate   %6.2f M records/s       (median %.3f s CPU, peak RSS %d KiB)\n", records / med["annotate"] / 1e6, med["annotate"], rss["annotate"]
-    printf "cachegrind %6.2f M instructions/s  (median %.3f s CPU, peak RSS %d KiB)\n", cg / med["cachegrind"] / 1e6, med["cachegrind"], rss["cachegrind"]
+    printf "capture    %6.2f M instructions/s CPU (median %.3f s CPU, %.2f s wall, peak RSS %d KiB)\n", insns / med["capture"] / 1e6, med["capture"], wall["capture"], rss["capture"]
+    printf "annotate   %6.2f M records/s CPU      (median %.3f s CPU, %.2f s wall, peak RSS %d KiB)\n", records / med["annotate"] / 1e6, med["annotate"], wall["annotate"], rss["annotate"]
+    printf "cachegrind %6.2f M instructions/s CPU (median %.3f s CPU, %.2f s wall, peak RSS %d KiB)\n", cg / med["cachegrind"] / 1e6, med["cachegrind"], wall["cachegrind"], rss["cachegrind"]
     printf "capture / cachegrind CPU time: %.2f\n", med["capture"] / med["cachegrind"]
     printf "peak RSS of capture: %d KiB at %d instructions, %d KiB at %d\n", m["small", 1], small_insns, rss["capture"], insns
 }' "$work/times"

@@ -573,6 +573,14 @@ static uint32_t ifetch(pmusim_uarch_t *u, uint64_t ip)
     return lat;
 }
 
+/* TRUE when ifetch() would find the page and the line as the most recent
+ * of their ITLB and L1I sets: it would cost nothing and change nothing. */
+static inline gboolean ifetch_mru(pmusim_uarch_t *u, uint64_t ip)
+{
+    return uarch_cache_mru_hit(&u->itlb, ip >> 12, FALSE) &&
+           uarch_cache_mru_hit(&u->l1i, ip >> u->l1i.line_bits, FALSE);
+}
+
 /* One data access: TLB, then every line it touches (an access straddling
  * lines accesses each, as cachegrind does; the deepest level serves it). */
 static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gboolean fp,
@@ -941,9 +949,9 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> u->l1i.line_bits;
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
         uint32_t lat = 0;
-        if (blk != t->last_fetch_blk)
+        if (blk != t->last_fetch_blk && !ifetch_mru(u, in->ip))
             lat += ifetch(u, in->ip);
-        if (eblk != blk)
+        if (eblk != blk && !ifetch_mru(u, eblk << u->l1i.line_bits))
             lat += ifetch(u, eblk << u->l1i.line_bits);
         t->last_fetch_blk = eblk;
         if (lat) {
