@@ -1085,8 +1085,8 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         m->ip = in->ip;
         m->mem = mem[k];
     }
-    if (u->niev || t->nevacc)
-        events_collect(u, ti, r);
+    if (u->niev || (t->nevacc && r >= t->evacc_since + EVENT_SPAN))
+        events_collect(u, ti, r); /* else it would add nothing and write nothing */
     if (!hold) {
         t->last_ret = r;
     }
