@@ -194,7 +194,10 @@ static inline void rec_clear(pmusim_rec_t *r, uint64_t cycle, unsigned kind, uin
 }
 
 /* A new record of thread `ti` at `cycle`, zeroed. */
-static pmusim_rec_t *rec_new(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint64_t cycle)
+/* Where the next record of thread `ti` at `cycle` goes (its queue when
+ * merging or holding, else the output batch); the caller fills every
+ * field. */
+static inline pmusim_rec_t *rec_slot(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle)
 {
     uarch_thread_t *t = &u->th[ti];
     pmusim_rec_t *r;
@@ -208,7 +211,13 @@ static pmusim_rec_t *rec_new(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint
         if (cycle > u->floor)
             u->floor = cycle;
     }
-    rec_clear(r, cycle, kind, ti, t->plm);
+    return r;
+}
+
+static pmusim_rec_t *rec_new(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint64_t cycle)
+{
+    pmusim_rec_t *r = rec_slot(u, ti, cycle);
+    rec_clear(r, cycle, kind, ti, u->th[ti].plm);
     return r;
 }
 
@@ -1049,8 +1058,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         flags |= PMUSIM_F_BRANCH;
     if (u->oc_valid || u->ifetch_oc_valid)
         flags |= PMUSIM_F_OFFCORE;
-    pmusim_rec_t *rec = merge || (soemt && t->holding) ? rec_new(u, ti, PMUSIM_REC_INSN, r)
-                                                      : rec_direct(u, r);
+    pmusim_rec_t *rec = merge || (soemt && t->holding) ? rec_slot(u, ti, r) : rec_direct(u, r);
     /* every field stored once (a compound literal here became a block
      * clear, `rep stos`, and then the stores) */
     rec->cycle = r;
