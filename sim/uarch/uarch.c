@@ -1117,9 +1117,11 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
                     "the model stopped after a sink failure");
         return FALSE;
     }
-    if (G_UNLIKELY((in->thread >= u->nthreads) | (in->naccess > PMUSIM_UARCH_MAX_ACCESSES) |
-                   (in->br >= PMUSIM_UARCH_BR_COUNT_) | (in->fp >= PMUSIM_UARCH_FP_COUNT_) |
-                   (in->naccess && !in->access))) {
+    if (G_UNLIKELY(in->thread >= u->nthreads) ||
+        G_UNLIKELY(in->naccess > PMUSIM_UARCH_MAX_ACCESSES) ||
+        G_UNLIKELY(in->br >= PMUSIM_UARCH_BR_COUNT_) ||
+        G_UNLIKELY(in->fp >= PMUSIM_UARCH_FP_COUNT_) ||
+        G_UNLIKELY(in->naccess && !in->access)) {
         g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_INPUT,
                     "instruction at ip 0x%" PRIx64 ": %s", in->ip,
                     in->thread >= u->nthreads ? "thread out of range"
