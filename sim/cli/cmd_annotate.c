@@ -13,6 +13,7 @@
 #include "cmds.h"
 #include "pmusim/trace.h"
 #include "pmusim/uarch.h"
+#include "wqueue.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -27,6 +28,7 @@ static const char *const annotate_usage =
 
 typedef struct annotate {
     pmusim_trace_writer_t *w;
+    pmusim_wqueue_t *q;     /* the writer's thread (sim/cli/wqueue.h) */
     pmusim_uarch_t *u;
     pmusim_uarch_insn_t in;
     pmusim_uarch_access_t acc[PMUSIM_UARCH_MAX_ACCESSES];
@@ -37,7 +39,7 @@ typedef struct annotate {
 static gboolean annotate_sink(const pmusim_rec_t *recs, size_t n, void *user, GError **error)
 {
     annotate_t *a = user;
-    return pmusim_trace_writer_write(a->w, recs, n, error);
+    return pmusim_wqueue_write(a->q, recs, n, error);
 }
 
 static gboolean flush_pending(annotate_t *a, GError **error)
@@ -210,6 +212,7 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
         status = annotate_fail(error);
         goto out;
     }
+    a.q = pmusim_wqueue_new(a.w);
     pmusim_rec_t *recs = g_new(pmusim_rec_t, ANNOTATE_BATCH);
     guint nsym = 0;
     gboolean ok = TRUE;
@@ -220,6 +223,8 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
             break;
         }
         const GArray *syms = pmusim_trace_reader_symbols(r);
+        if (nsym < syms->len) /* the writer is the writer thread's until then */
+            ok = pmusim_wqueue_sync(a.q, &error);
         for (; ok && nsym < syms->len; nsym++) {
             const pmusim_symbol_t *s = &g_array_index(syms, pmusim_symbol_t, nsym);
             ok = pmusim_trace_writer_add_symbol(a.w, s->start, s->end, s->name, &error);
@@ -233,7 +238,10 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
     }
     g_free(recs);
     if (ok)
-        ok = flush_pending(&a, &error) && pmusim_uarch_finish(a.u, &error);
+        ok = flush_pending(&a, &error) && pmusim_uarch_finish(a.u, &error) &&
+             pmusim_wqueue_sync(a.q, &error);
+    pmusim_wqueue_free(a.q);
+    a.q = NULL;
     if (!ok) {
         pmusim_trace_writer_abort(a.w);
         status = annotate_fail(error);
@@ -259,6 +267,7 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
                     "were not modelled\n", in_path, a.dropped_mem, PMUSIM_UARCH_MAX_ACCESSES);
     }
 out:
+    pmusim_wqueue_free(a.q);
     pmusim_uarch_free(a.u);
     pmusim_trace_reader_free(r);
     g_free(cpu_name);

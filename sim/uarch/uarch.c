@@ -67,11 +67,14 @@ struct pmusim_uarch {
     const uarch_cpu_cfg_t *cfg;
     uint32_t nthreads;
     gboolean merge;            /* SMT with more than one thread */
+    uint32_t share;            /* slots a uop costs: nthreads when merging, else 1 */
+    uint32_t window;           /* reorder window of one thread: cfg->window / share */
     gboolean soemt;            /* Montecito with more than one thread */
     gboolean numa_interleave, mcdram, no_l2;
     pmusim_uarch_geom_t g_l1i, g_l1d, g_l2, g_l2i, g_l3;
     uarch_cache_t l1i, l1d, l2, l2i, l3;
     gboolean has_l2, has_l2i, has_l3;
+    gboolean l1d_plain;        /* every data access goes through the L1D, stores allocate */
     uarch_cache_t dtlb, stlb, itlb, itlb2;
     gboolean has_itlb2;
     uarch_bpred_t bp;
@@ -169,8 +172,32 @@ static void merge_drain(pmusim_uarch_t *u, gboolean force)
     }
 }
 
+/* A zeroed record of kind/thread/plm at `cycle`: field by field, because
+ * a compound literal or memset of the 104-byte record compiles to `rep
+ * stos`, which costs more than the stores. */
+static inline void rec_clear(pmusim_rec_t *r, uint64_t cycle, unsigned kind, uint32_t ti,
+                             uint8_t plm)
+{
+    r->cycle = cycle;
+    r->kind = (uint8_t)kind;
+    r->thread = (uint8_t)ti;
+    r->flags = 0;
+    r->plm = plm;
+    r->slot = r->unit = r->len = 0;
+    r->ip = r->insn = r->n = 0;
+    r->ev_code = r->ev_umask = 0;
+    r->uops = 0;
+    r->name = NULL;
+    r->mem = (pmusim_mem_t){ 0 };
+    r->br = (pmusim_branch_t){ 0 };
+    r->oc = (pmusim_offcore_t){ 0 };
+}
+
 /* A new record of thread `ti` at `cycle`, zeroed. */
-static pmusim_rec_t *rec_new(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint64_t cycle)
+/* Where the next record of thread `ti` at `cycle` goes (its queue when
+ * merging or holding, else the output batch); the caller fills every
+ * field. */
+static inline pmusim_rec_t *rec_slot(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle)
 {
     uarch_thread_t *t = &u->th[ti];
     pmusim_rec_t *r;
@@ -184,8 +211,13 @@ static pmusim_rec_t *rec_new(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint
         if (cycle > u->floor)
             u->floor = cycle;
     }
-    *r = (pmusim_rec_t){ .cycle = cycle, .kind = (uint8_t)kind, .thread = (uint8_t)ti,
-                         .plm = t->plm };
+    return r;
+}
+
+static pmusim_rec_t *rec_new(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint64_t cycle)
+{
+    pmusim_rec_t *r = rec_slot(u, ti, cycle);
+    rec_clear(r, cycle, kind, ti, u->th[ti].plm);
     return r;
 }
 
@@ -262,6 +294,8 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->nthreads = nthreads;
     u->merge = !cfg->soemt && nthreads > 1;
     u->soemt = cfg->soemt && nthreads > 1;
+    u->share = u->merge ? nthreads : 1;
+    u->window = cfg->window / u->share;
     u->numa_interleave = o->numa_interleave;
     u->mcdram = o->knm_mcdram;
     u->sink = sink;
@@ -280,6 +314,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->has_l2 = !u->no_l2;
     u->has_l3 = has_l3;
     u->has_l2i = cfg->l2i.size && !u->no_l2;
+    u->l1d_plain = !cfg->l1d_int_only && !cfg->l1d_write_through;
     gboolean ok = uarch_cache_init(&u->l1i, &u->g_l1i) && uarch_cache_init(&u->l1d, &u->g_l1d) &&
                   (!u->has_l2 || uarch_cache_init(&u->l2, &u->g_l2)) &&
                   (!u->has_l3 || uarch_cache_init(&u->l3, &u->g_l3)) &&
@@ -547,6 +582,14 @@ static uint32_t ifetch(pmusim_uarch_t *u, uint64_t ip)
     return lat;
 }
 
+/* TRUE when ifetch() would find the page and the line as the most recent
+ * of their ITLB and L1I sets: it would cost nothing and change nothing. */
+static inline gboolean ifetch_mru(pmusim_uarch_t *u, uint64_t ip)
+{
+    return uarch_cache_mru_hit(&u->itlb, ip >> 12, FALSE) &&
+           uarch_cache_mru_hit(&u->l1i, ip >> u->l1i.line_bits, FALSE);
+}
+
 /* One data access: TLB, then every line it touches (an access straddling
  * lines accesses each, as cachegrind does; the deepest level serves it). */
 static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gboolean fp,
@@ -601,6 +644,37 @@ static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gbo
     m->latency = level_latency(u, lvl, afp) + tlb_lat;
     m->alat = acc->alat < PMUSIM_ALAT_COUNT ? acc->alat : 0;
     offcore_note(u, lvl, store ? 1 : 0, m->latency); /* DMND_RFO : DMND_DATA_RD */
+}
+
+/* The common case of data_access() without its work: an access inside one
+ * line whose page is its DTLB set's most recent and whose line is its L1D
+ * set's most recent, on a CPU whose L1D serves every access (x86).  FALSE
+ * changes nothing but the dirty bit data_access() would set first anyway:
+ * call data_access(). */
+static inline gboolean data_access_l1_mru(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc,
+                                          pmusim_mem_t *m)
+{
+    if (!u->l1d_plain)
+        return FALSE;
+    const uint64_t addr = acc->addr;
+    const uint64_t size = acc->size ? acc->size : 1;
+    const uint64_t end = addr + size - 1;
+    if (end < addr || ((addr ^ end) >> u->l1d.line_bits) != 0)
+        return FALSE;
+    if (!uarch_cache_mru_hit(&u->dtlb, addr >> 12, FALSE) ||
+        !uarch_cache_mru_hit(&u->l1d, addr >> u->l1d.line_bits, acc->is_store != 0))
+        return FALSE;
+    u->st.d1_access++;
+    *m = (pmusim_mem_t){
+        .addr = addr,
+        .latency = u->cfg->lat_l1d,
+        .size = (uint8_t)(size > 255 ? 255 : size),
+        .is_store = acc->is_store != 0,
+        .level = PMUSIM_LVL_L1D,
+        .tlb = PMUSIM_TLB_L1_HIT,
+        .alat = acc->alat < PMUSIM_ALAT_COUNT ? acc->alat : 0,
+    };
+    return TRUE;
 }
 
 /* ---- branch prediction ---- */
@@ -730,11 +804,7 @@ static void events_collect(pmusim_uarch_t *u, uint32_t ti, uint64_t r)
 static pmusim_rec_t *rec_out(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint64_t cycle)
 {
     pmusim_rec_t *r = out_slot(u);
-    memset(r, 0, sizeof *r);
-    r->kind = (uint8_t)kind;
-    r->thread = (uint8_t)ti;
-    r->cycle = cycle;
-    r->plm = u->th[ti].plm;
+    rec_clear(r, cycle, kind, ti, u->th[ti].plm);
     if (cycle > u->floor)
         u->floor = cycle;
     return r;
@@ -840,30 +910,31 @@ static void advance_slot(uint64_t *cycle, uint32_t *used, uint64_t at, uint32_t 
     *used += uops;
 }
 
-gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error)
+/* A record of the running thread straight into the output batch (no
+ * merge queue, no held records), every field written once. */
+static inline pmusim_rec_t *rec_direct(pmusim_uarch_t *u, uint64_t cycle)
 {
-    if (!u->sink) {
-        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_SINK,
-                    "the model stopped after a sink failure");
-        return FALSE;
-    }
-    if (in->thread >= u->nthreads || in->naccess > PMUSIM_UARCH_MAX_ACCESSES ||
-        in->br >= PMUSIM_UARCH_BR_COUNT_ || in->fp >= PMUSIM_UARCH_FP_COUNT_ ||
-        (in->naccess && !in->access)) {
-        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_INPUT,
-                    "instruction at ip 0x%" PRIx64 ": %s", in->ip,
-                    in->thread >= u->nthreads ? "thread out of range"
-                    : in->naccess > PMUSIM_UARCH_MAX_ACCESSES ? "more than 64 memory accesses"
-                    : in->br >= PMUSIM_UARCH_BR_COUNT_ ? "unknown branch kind"
-                    : in->fp >= PMUSIM_UARCH_FP_COUNT_ ? "unknown FP class"
-                                                       : "accesses missing");
-        return FALSE;
-    }
+    if (u->nout == OUT_BATCH)
+        out_flush(u);
+    if (cycle > u->floor)
+        u->floor = cycle;
+    if (G_UNLIKELY(u->err))
+        return &u->scratch;
+    return &u->out[u->nout++];
+}
+
+/* One instruction; `merge` and `soemt` are u->merge and u->soemt as
+ * constants, so each configuration gets a body without the others' tests
+ * (docs/UARCH.md, speed). */
+static inline __attribute__((always_inline)) gboolean
+insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const gboolean merge,
+          const gboolean soemt)
+{
     const uarch_cpu_cfg_t *cfg = u->cfg;
     const uint32_t ti = in->thread;
     uarch_thread_t *t = &u->th[ti];
     t->plm = in->plm & 3;
-    if (u->soemt)
+    if (soemt)
         mont_schedule(u, ti);
     t->started = TRUE;
     if (t->ret_cycle < u->floor) { /* a thread behind records already handed out */
@@ -877,20 +948,19 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
      * of n threads costs n slots of the core's `width` per cycle, and each
      * thread has window / n entries (Intel halves the ROB between two
      * threads, uarch.md §1.4; dispatch sharing is dynamic on the real
-     * machine, docs/UARCH.md) */
+     * machine, docs/UARCH.md); u->share and u->window hold them */
     const uint32_t w = cfg->width;
-    const uint32_t share = u->merge ? u->nthreads : 1;
-    const uint32_t window = cfg->window / share;
-    uint32_t uops = (cfg->ia64 ? 1 : (in->uops ? in->uops : 1)) * share;
+    const uint32_t window = u->window;
+    uint32_t uops = (cfg->ia64 ? 1 : (in->uops ? in->uops : 1)) * (merge ? u->share : 1);
 
     /* front end: fetch each new line the instruction occupies */
     uint64_t blk = in->ip >> u->l1i.line_bits;
     uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> u->l1i.line_bits;
-    if (blk != t->last_fetch_blk || eblk != blk) {
+    if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
         uint32_t lat = 0;
-        if (blk != t->last_fetch_blk)
+        if (blk != t->last_fetch_blk && !ifetch_mru(u, in->ip))
             lat += ifetch(u, in->ip);
-        if (eblk != blk)
+        if (eblk != blk && !ifetch_mru(u, eblk << u->l1i.line_bits))
             lat += ifetch(u, eblk << u->l1i.line_bits);
         t->last_fetch_blk = eblk;
         if (lat) {
@@ -901,7 +971,7 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
 
     /* dispatch: front end ready, a free slot in the reorder window */
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
-    if (t->n >= window) {
+    if (G_LIKELY(t->n >= window)) {
         uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
         if (free_at > d) {
             ev_add(u, &cfg->ev.rob_full, free_at - d);
@@ -910,7 +980,7 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
     }
     advance_slot(&t->disp_cycle, &t->disp_used, d, uops, w);
     d = t->disp_cycle;
-    while (t->disp_used > w) { /* an instruction of more uops than the width */
+    while (G_UNLIKELY(t->disp_used > w)) { /* an instruction of more uops than the width */
         t->disp_cycle++;
         t->disp_used -= w;
     }
@@ -922,9 +992,11 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
     gboolean load_l3_miss = FALSE;
     for (uint32_t k = 0; k < in->naccess; k++) {
         const pmusim_uarch_access_t *a = &in->access[k];
-        memset(&mem[k], 0, sizeof mem[k]);
         u->l3_miss = FALSE;
-        data_access(u, a, fp, &mem[k]);
+        if (!data_access_l1_mru(u, a, &mem[k])) {
+            memset(&mem[k], 0, sizeof mem[k]);
+            data_access(u, a, fp, &mem[k]);
+        }
         if (!a->is_store) {
             uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
             uint64_t done = start + mem[k].latency;
@@ -937,8 +1009,8 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
 
     /* branches: a misprediction restarts the front end after resolution */
     pmusim_branch_t br;
-    memset(&br, 0, sizeof br);
     if (in->br != PMUSIM_UARCH_BR_NONE) {
+        memset(&br, 0, sizeof br);
         int res = branch_predict(u, t, in, &br);
         if (res == BR_MISPREDICT) {
             uint64_t again = c + cfg->mispredict_penalty;
@@ -957,7 +1029,7 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
     /* retirement: in order, `width` uops per cycle */
     advance_slot(&t->ret_cycle, &t->ret_used, c, uops, w);
     uint64_t r = t->ret_cycle;
-    while (t->ret_used > w) {
+    while (G_UNLIKELY(t->ret_used > w)) {
         t->ret_cycle++;
         t->ret_used -= w;
     }
@@ -965,10 +1037,10 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
     t->n++;
 
     /* records */
-    gboolean hold = u->soemt && load_l3_miss;
+    gboolean hold = soemt && load_l3_miss;
     if (!hold && t->any && r > t->last_ret + IDLE_MIN) {
         uint64_t from = t->last_ret + 1;
-        if (u->merge && from < u->floor)
+        if (merge && from < u->floor)
             from = u->floor;
         if (r > from)
             rec_new(u, ti, PMUSIM_REC_IDLE, from)->n = r - from;
@@ -977,34 +1049,52 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
         t->holding = TRUE;
         u->want_switch = TRUE;
     }
-    pmusim_rec_t *rec = rec_new(u, ti, PMUSIM_REC_INSN, r);
-    rec->ip = in->ip;
-    rec->len = in->len;
+    uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
+    if (fp)
+        flags |= PMUSIM_F_FP;
+    if (in->naccess)
+        flags |= PMUSIM_F_MEM;
+    if (in->br != PMUSIM_UARCH_BR_NONE)
+        flags |= PMUSIM_F_BRANCH;
+    if (u->oc_valid || u->ifetch_oc_valid)
+        flags |= PMUSIM_F_OFFCORE;
+    pmusim_rec_t *rec = merge || (soemt && t->holding) ? rec_slot(u, ti, r) : rec_direct(u, r);
+    /* every field stored once (a compound literal here became a block
+     * clear, `rep stos`, and then the stores) */
+    rec->cycle = r;
+    rec->kind = PMUSIM_REC_INSN;
+    rec->thread = (uint8_t)ti;
+    rec->flags = flags;
+    rec->plm = t->plm;
     rec->slot = in->slot;
     rec->unit = in->unit;
+    rec->len = in->len;
+    rec->ip = in->ip;
     rec->insn = in->insn;
+    rec->n = 0;
+    rec->ev_code = 0;
+    rec->ev_umask = 0;
     rec->uops = cfg->ia64 ? 0 : in->uops;
-    rec->flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
-    if (fp)
-        rec->flags |= PMUSIM_F_FP;
-    if (in->naccess) {
-        rec->flags |= PMUSIM_F_MEM;
+    rec->name = NULL;
+    if (in->naccess)
         rec->mem = mem[0];
-    }
-    if (in->br != PMUSIM_UARCH_BR_NONE) {
-        rec->flags |= PMUSIM_F_BRANCH;
+    else
+        rec->mem = (pmusim_mem_t){ 0 };
+    if (in->br != PMUSIM_UARCH_BR_NONE)
         rec->br = br;
-    }
-    if (u->oc_valid || u->ifetch_oc_valid) {
-        rec->flags |= PMUSIM_F_OFFCORE;
+    else
+        rec->br = (pmusim_branch_t){ 0 };
+    if (flags & PMUSIM_F_OFFCORE)
         rec->oc = u->oc_valid ? u->oc : u->ifetch_oc;
-    }
+    else
+        rec->oc = (pmusim_offcore_t){ 0 };
     for (uint32_t k = 1; k < in->naccess; k++) {
         pmusim_rec_t *m = rec_new(u, ti, PMUSIM_REC_MEM, r);
         m->ip = in->ip;
         m->mem = mem[k];
     }
-    events_collect(u, ti, r);
+    if (u->niev || (t->nevacc && r >= t->evacc_since + EVENT_SPAN))
+        events_collect(u, ti, r); /* else it would add nothing and write nothing */
     if (!hold) {
         t->last_ret = r;
     }
@@ -1012,12 +1102,40 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
     u->st.insns++;
     if (r + 1 > u->st.cycles)
         u->st.cycles = r + 1;
-    if (u->soemt && !u->want_switch && cfg->switch_quantum &&
+    if (soemt && !u->want_switch && cfg->switch_quantum &&
         r >= t->switched_in + cfg->switch_quantum)
         u->want_switch = TRUE;
-    if (u->merge)
+    if (merge)
         merge_drain(u, FALSE);
     return take_error(u, error);
+}
+
+gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error)
+{
+    if (G_UNLIKELY(!u->sink)) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_SINK,
+                    "the model stopped after a sink failure");
+        return FALSE;
+    }
+    if (G_UNLIKELY(in->thread >= u->nthreads) ||
+        G_UNLIKELY(in->naccess > PMUSIM_UARCH_MAX_ACCESSES) ||
+        G_UNLIKELY(in->br >= PMUSIM_UARCH_BR_COUNT_) ||
+        G_UNLIKELY(in->fp >= PMUSIM_UARCH_FP_COUNT_) ||
+        G_UNLIKELY(in->naccess && !in->access)) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_INPUT,
+                    "instruction at ip 0x%" PRIx64 ": %s", in->ip,
+                    in->thread >= u->nthreads ? "thread out of range"
+                    : in->naccess > PMUSIM_UARCH_MAX_ACCESSES ? "more than 64 memory accesses"
+                    : in->br >= PMUSIM_UARCH_BR_COUNT_ ? "unknown branch kind"
+                    : in->fp >= PMUSIM_UARCH_FP_COUNT_ ? "unknown FP class"
+                                                       : "accesses missing");
+        return FALSE;
+    }
+    if (u->merge)
+        return insn_body(u, in, error, TRUE, FALSE);
+    if (u->soemt)
+        return insn_body(u, in, error, FALSE, TRUE);
+    return insn_body(u, in, error, FALSE, FALSE);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)

@@ -71,7 +71,8 @@ void uarch_cache_access(uarch_cache_t *c, uint64_t blk, gboolean dirty, uarch_fi
         }
         moving = key | (uint64_t)dirty;
     }
-    memmove(&set[1], &set[0], w * sizeof *set);
+    for (; w > 0; w--) /* a short loop: memmove is a call */
+        set[w] = set[w - 1];
     set[0] = moving;
 }
 

@@ -25,6 +25,7 @@ typedef struct cap_tb {
 
 typedef struct cap_thread {
     const cap_tb_t *tb;  /* block being executed, NULL before the first */
+    uint8_t hw;          /* hardware thread: guest thread mod nthreads */
     uint32_t idx;        /* its current instruction */
     uint32_t nacc;
     pmusim_uarch_access_t acc[PMUSIM_UARCH_MAX_ACCESSES];
@@ -106,40 +107,45 @@ static uint64_t rd64(const uint8_t *p)
 
 /* ---- instructions -> model ---- */
 
-static gboolean cap_run(pmusim_capture_t *c, uint32_t guest, cap_thread_t *t, uint32_t i,
-                        gboolean taken, uint64_t target, GError **error)
+static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, uint32_t i, gboolean taken,
+                               uint64_t target, GError **error)
 {
     const capstream_insn_t *d = &t->tb->insns[i];
-    pmusim_uarch_insn_t in = {
-        .ip = t->tb->ips[i],
-        .thread = (uint8_t)(guest % c->nthreads),
-        .plm = 3, /* user mode: QEMU user-mode emulation runs only user code */
-        .len = d->len,
-        .br = d->br,
-        .fp = d->fp,
-        .uops = d->uops,
-    };
+    pmusim_uarch_insn_t in;
+    in.ip = t->tb->ips[i];
+    in.thread = t->hw;
+    in.plm = 3; /* user mode: QEMU user-mode emulation runs only user code */
+    in.len = d->len;
+    in.br = d->br;
+    in.fp = d->fp;
+    in.uops = d->uops;
+    in.taken = 0;
+    in.target = 0;
     if (d->br != PMUSIM_UARCH_BR_NONE) {
         in.taken = d->br == PMUSIM_UARCH_BR_COND ? (uint8_t)taken : 1;
         in.target = in.taken ? target : 0;
     }
+    in.naccess = 0;
+    in.access = NULL;
     if (i == t->idx) {
         in.naccess = t->nacc;
         in.access = t->acc;
         t->nacc = 0;
     }
+    in.slot = in.unit = 0;
+    in.flags = 0;
+    in.insn = 0;
     c->insns++;
     return pmusim_uarch_insn(c->u, &in, error);
 }
 
 /* Runs instructions [t->idx, upto) of the block: none of them ends it, so a
  * conditional branch among them fell through. */
-static gboolean cap_run_until(pmusim_capture_t *c, uint32_t guest, cap_thread_t *t, uint32_t upto,
-                              GError **error)
+static gboolean cap_run_until(pmusim_capture_t *c, cap_thread_t *t, uint32_t upto, GError **error)
 {
     for (; t->idx < upto; t->idx++) {
         uint64_t next = t->tb->ips[t->idx] + t->tb->insns[t->idx].len;
-        if (!cap_run(c, guest, t, t->idx, FALSE, next, error))
+        if (!cap_run(c, t, t->idx, FALSE, next, error))
             return FALSE;
     }
     return TRUE;
@@ -147,18 +153,18 @@ static gboolean cap_run_until(pmusim_capture_t *c, uint32_t guest, cap_thread_t 
 
 /* The thread leaves its block for one at `next` (UINT64_MAX: the stream
  * ended).  Returns FALSE on a model error. */
-static gboolean cap_leave_block(pmusim_capture_t *c, uint32_t guest, cap_thread_t *t, uint64_t next,
+static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t next,
                                 GError **error)
 {
     if (!t->tb)
         return TRUE;
     uint32_t last = t->tb->n - 1;
-    if (!cap_run_until(c, guest, t, last, error))
+    if (!cap_run_until(c, t, last, error))
         return FALSE;
     uint64_t ip = t->tb->ips[last];
     uint64_t fall = ip + t->tb->insns[last].len;
     gboolean known = next != UINT64_MAX;
-    if (!cap_run(c, guest, t, last, known && next != fall, known ? next : 0, error))
+    if (!cap_run(c, t, last, known && next != fall, known ? next : 0, error))
         return FALSE;
     t->tb = NULL;
     return TRUE;
@@ -166,8 +172,11 @@ static gboolean cap_leave_block(pmusim_capture_t *c, uint32_t guest, cap_thread_
 
 static cap_thread_t *cap_thread(pmusim_capture_t *c, uint32_t guest)
 {
-    while (c->threads->len <= guest)
-        g_ptr_array_add(c->threads, g_new0(cap_thread_t, 1));
+    while (c->threads->len <= guest) {
+        cap_thread_t *t = g_new0(cap_thread_t, 1);
+        t->hw = (uint8_t)(c->threads->len % c->nthreads);
+        g_ptr_array_add(c->threads, t);
+    }
     return g_ptr_array_index(c->threads, guest);
 }
 
@@ -195,7 +204,7 @@ static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
                 t->idx = 0;
                 continue;
             }
-            if (!cap_leave_block(c, guest, t, nb->vaddr, error))
+            if (!cap_leave_block(c, t, nb->vaddr, error))
                 return FALSE;
             t->tb = nb;
             t->idx = 0;
@@ -212,12 +221,12 @@ static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
             return cap_error(c, at + k, error,
                              "memory access of instruction %u, expected %u..%u of the block", i,
                              t->idx, t->tb->n - 1);
-        if (i > t->idx && !cap_run_until(c, guest, t, i, error))
+        if (i > t->idx && !cap_run_until(c, t, i, error))
             return FALSE;
         if (t->nacc == PMUSIM_UARCH_MAX_ACCESSES) {
             /* a long string instruction: run this piece, keep accumulating */
             uint64_t next = t->tb->ips[i] + t->tb->insns[i].len;
-            if (!cap_run(c, guest, t, i, FALSE, next, error))
+            if (!cap_run(c, t, i, FALSE, next, error))
                 return FALSE;
         }
         pmusim_uarch_access_t *a = &t->acc[t->nacc++];
@@ -305,13 +314,15 @@ static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, con
     }
 }
 
-gboolean pmusim_capture_feed(pmusim_capture_t *c, const void *data, size_t len, GError **error)
+/* Runs the complete chunks of p[0, n), stream offset c->offset; *used = the
+ * bytes they took (an incomplete chunk at the end is left). */
+static gboolean cap_parse(pmusim_capture_t *c, const uint8_t *p, size_t n, size_t *used,
+                          GError **error)
 {
-    g_byte_array_append(c->buf, data, (guint)len);
     size_t pos = 0;
     gboolean ok = TRUE;
-    while (c->buf->len - pos >= CAPSTREAM_HEADER_SIZE) {
-        const uint8_t *h = c->buf->data + pos;
+    while (n - pos >= CAPSTREAM_HEADER_SIZE) {
+        const uint8_t *h = p + pos;
         uint64_t at = c->offset + pos;
         if (rd32(h) != CAPSTREAM_MAGIC) {
             ok = cap_error(c, at, error, "chunk magic 0x%08x, expected 0x%08x", rd32(h),
@@ -329,7 +340,7 @@ gboolean pmusim_capture_feed(pmusim_capture_t *c, const void *data, size_t len, 
                            seq, c->next_seq);
             break;
         }
-        if (c->buf->len - pos - CAPSTREAM_HEADER_SIZE < size)
+        if (n - pos - CAPSTREAM_HEADER_SIZE < size)
             break;
         c->next_seq++;
         if (!cap_chunk(c, kv & 0xffff, kv >> 16, h + CAPSTREAM_HEADER_SIZE, size,
@@ -339,8 +350,44 @@ gboolean pmusim_capture_feed(pmusim_capture_t *c, const void *data, size_t len, 
         }
         pos += CAPSTREAM_HEADER_SIZE + size;
     }
-    g_byte_array_remove_range(c->buf, 0, (guint)pos);
-    c->offset += pos;
+    *used = pos;
+    return ok;
+}
+
+/* Chunks are parsed in place in the caller's buffer; only a chunk split
+ * between two calls is gathered in c->buf (one copy of its bytes). */
+gboolean pmusim_capture_feed(pmusim_capture_t *c, const void *data, size_t len, GError **error)
+{
+    const uint8_t *p = data;
+    size_t used = 0;
+    if (c->buf->len) {
+        /* complete the pending chunk: its header, then its payload */
+        for (int step = 0; step < 2; step++) {
+            size_t want = CAPSTREAM_HEADER_SIZE;
+            if (c->buf->len >= CAPSTREAM_HEADER_SIZE) {
+                uint32_t size = rd32(c->buf->data + 8);
+                want += size <= CAPSTREAM_MAX_CHUNK ? size : 0;
+            }
+            if (c->buf->len < want) {
+                size_t take = MIN(want - c->buf->len, len - used);
+                g_byte_array_append(c->buf, p + used, (guint)take);
+                used += take;
+            }
+        }
+        size_t done;
+        if (!cap_parse(c, c->buf->data, c->buf->len, &done, error))
+            return FALSE;
+        if (!done) /* still incomplete: every byte given is in c->buf */
+            return TRUE;
+        c->offset += done;
+        g_byte_array_set_size(c->buf, 0);
+    }
+    size_t done;
+    gboolean ok = cap_parse(c, p + used, len - used, &done, error);
+    c->offset += done;
+    used += done;
+    if (ok && used < len)
+        g_byte_array_append(c->buf, p + used, (guint)(len - used));
     return ok;
 }
 
@@ -348,7 +395,7 @@ gboolean pmusim_capture_finish(pmusim_capture_t *c, GError **error)
 {
     for (guint g = 0; g < c->threads->len; g++) {
         cap_thread_t *t = g_ptr_array_index(c->threads, g);
-        if (!cap_leave_block(c, g, t, UINT64_MAX, error))
+        if (!cap_leave_block(c, t, UINT64_MAX, error))
             return FALSE;
     }
     if (c->buf->len)

@@ -1,0 +1,114 @@
+#!/bin/sh
+# Capture and annotate speed against cachegrind (docs/PERFORMANCE.md,
+# "Capture and annotate"):
+#
+#   scripts/bench-capture.sh [-p PMUSIM] [-s SCALE] [-r RUNS] [-c CPU]
+#
+# Builds tests/bench/capture/mix.c (array walks, a hash table and a sort;
+# SCALE 21, the default, is about 50 M instructions) with cc -O2, then RUNS
+# times (default 3), in the same run:
+#   capture    pmusim trace capture --cpu CPU -o T -- mix SCALE
+#              (QEMU + plugin + model + writer: the end-to-end figure)
+#   annotate   pmusim trace annotate T T2 --cpu CPU (the model alone on the trace)
+#   cachegrind valgrind --tool=cachegrind --cache-sim=yes with the CPU's
+#              I1/D1/LL geometry on the same program
+# Each step's CPU time (user + system, children included: /usr/bin/time),
+# wall time and peak RSS; prints every run and the medians: simulated instructions per CPU
+# second for capture and cachegrind, records per second for annotate, and
+# capture time / cachegrind time.  A last capture at SCALE/4 shows that peak
+# RSS does not grow with the program's length.
+#
+# Needs qemu-x86_64, valgrind, cc and /usr/bin/time; exits 77 with a message
+# when one is missing, 1 when a step fails.  PMUSIM defaults to
+# build/sim/cli/pmusim (the plugin is found next to it, as `pmusim trace
+# capture` does).  CPU is wsm (default) or knm (cachegrind gets the same
+# I1/D1/LL geometry; wsm_dp's 12 MB L3 has no power-of-two set count, which
+# cachegrind requires).
+set -eu
+here=$(cd "$(dirname "$0")/.." && pwd)
+pmusim=$here/build/sim/cli/pmusim
+scale=21
+runs=3
+cpu=wsm
+while getopts p:s:r:c: opt; do
+    case $opt in
+    p) pmusim=$OPTARG ;;
+    s) scale=$OPTARG ;;
+    r) runs=$OPTARG ;;
+    c) cpu=$OPTARG ;;
+    *) echo "usage: $0 [-p PMUSIM] [-s SCALE] [-r RUNS] [-c wsm|knm]" >&2; exit 2 ;;
+    esac
+done
+case $scale in ''|*[!0-9]*) echo "bench-capture.sh: -s: a whole number expected, not '$scale'" >&2; exit 2 ;; esac
+case $runs in ''|*[!0-9]*|0) echo "bench-capture.sh: -r: a whole number >= 1 expected, not '$runs'" >&2; exit 2 ;; esac
+case $cpu in
+wsm) geom="--I1=32768,4,64 --D1=32768,8,64 --LL=4194304,16,64" ;;
+knm) geom="--I1=32768,8,64 --D1=32768,8,64 --LL=1048576,16,64" ;;
+*) echo "bench-capture.sh: -c: wsm or knm expected, not '$cpu'" >&2; exit 2 ;;
+esac
+for tool in qemu-x86_64 valgrind cc; do
+    command -v $tool >/dev/null 2>&1 || { echo "SKIP: $tool not installed"; exit 77; }
+done
+[ -x /usr/bin/time ] || { echo "SKIP: /usr/bin/time not installed (apt-get install time)"; exit 77; }
+[ -x "$pmusim" ] || { echo "bench-capture.sh: $pmusim: no pmusim binary (meson compile -C build)" >&2; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/pmusim-bench-capture.XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM HUP
+unset MALLOC_PERTURB_ || true
+cc -O2 -o "$work/mix" "$here/tests/bench/capture/mix.c"
+
+# timed NAME COMMAND...: runs COMMAND, appends "NAME cpu_seconds peak_kib" to $work/times
+timed() {
+    name=$1
+    shift
+    if ! /usr/bin/time -o "$work/t" -f "%U %S %M %e" "$@" >"$work/out" 2>"$work/err"; then
+        echo "bench-capture.sh: $name failed:" >&2
+        cat "$work/err" >&2
+        exit 1
+    fi
+    awk -v n="$name" '{ printf "%s %.3f %d %.2f\n", n, $1 + $2, $3, $4 }' "$work/t" >>"$work/times"
+}
+: >"$work/times"
+i=1
+while [ "$i" -le "$runs" ]; do
+    timed capture "$pmusim" trace capture --cpu "$cpu" -o "$work/t.pmt" -- "$work/mix" "$scale"
+    timed annotate "$pmusim" trace annotate "$work/t.pmt" "$work/t2.pmt" --cpu "$cpu"
+    # shellcheck disable=SC2086
+    timed cachegrind valgrind --tool=cachegrind --cache-sim=yes $geom \
+        --cachegrind-out-file=/dev/null "$work/mix" "$scale"
+    i=$((i + 1))
+done
+insns=$("$pmusim" trace info "$work/t.pmt" | awk '$1 == "insn:" { print $2 }')
+records=$("$pmusim" trace info "$work/t.pmt" | awk '$1 == "records:" { print $2 }')
+cg_insns=$(awk '/I *refs:/ { gsub(",", "", $4); print $4 }' "$work/err")
+small=$((scale / 4))
+timed small "$pmusim" trace capture --cpu "$cpu" -o "$work/s.pmt" -- "$work/mix" "$small"
+small_insns=$("$pmusim" trace info "$work/s.pmt" | awk '$1 == "insn:" { print $2 }')
+
+echo "program: tests/bench/capture/mix.c -O2, scale $scale: $insns instructions in the trace" \
+     "($records records), cachegrind $cg_insns; cpu $cpu; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+awk -v insns="$insns" -v records="$records" -v cg="$cg_insns" -v small_insns="$small_insns" '
+function median(a, n,    i, j, t) {
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{
+    n[$1]++; t[$1, n[$1]] = $2; m[$1, n[$1]] = $3; e[$1, n[$1]] = $4
+    if ($1 != "small")
+        printf "run %d %-10s %7.3f s CPU %7.2f s wall  peak RSS %6d KiB\n", n[$1], $1, $2, $4, $3
+}
+END {
+    split("capture annotate cachegrind", names, " ")
+    for (k = 1; k <= 3; k++) {
+        nm = names[k]
+        for (i = 1; i <= n[nm]; i++) { a[i] = t[nm, i]; b[i] = m[nm, i]; c[i] = e[nm, i] }
+        med[nm] = median(a, n[nm]); rss[nm] = median(b, n[nm]); wall[nm] = median(c, n[nm])
+        lo[nm] = a[1] # sorted by median()
+    }
+    printf "capture    %6.2f M instructions/s CPU (median %.3f s CPU, %.2f s wall, peak RSS %d KiB)\n", insns / med["capture"] / 1e6, med["capture"], wall["capture"], rss["capture"]
+    printf "annotate   %6.2f M records/s CPU      (median %.3f s CPU, %.2f s wall, peak RSS %d KiB)\n", records / med["annotate"] / 1e6, med["annotate"], wall["annotate"], rss["annotate"]
+    printf "cachegrind %6.2f M instructions/s CPU (median %.3f s CPU, %.2f s wall, peak RSS %d KiB)\n", cg / med["cachegrind"] / 1e6, med["cachegrind"], wall["cachegrind"], rss["cachegrind"]
+    printf "capture / cachegrind CPU time: %.2f (fastest runs: %.2f)\n", med["capture"] / med["cachegrind"], lo["capture"] / lo["cachegrind"]
+    printf "fastest runs: capture %.2f M instructions/s, annotate %.2f M records/s, cachegrind %.2f M instructions/s\n", insns / lo["capture"] / 1e6, records / lo["annotate"] / 1e6, cg / lo["cachegrind"] / 1e6
+    printf "peak RSS of capture: %d KiB at %d instructions, %d KiB at %d\n", m["small", 1], small_insns, rss["capture"], insns
+}' "$work/times"
