@@ -19,10 +19,9 @@
  * keeps it as a few 64-bit words read straight from the record: the usual
  * case (no static field differs) costs a few loads, ands and compares
  * instead of one compare per field.  Each word is the 8 bytes at one offset
- * of pmusim_rec_t (W_OFF_*); masks (w_masks_t, built by storing ones into
- * the fields of a zeroed record, so byte order does not matter) keep the
- * fields and drop padding, and parts the flags mark absent are zeroed as
- * in tr_rec_normalize(). */
+ * of pmusim_rec_t (W_OFF_*); constant masks (WK_*, from offsetof and the
+ * host's byte order) keep the fields and drop padding, and parts the flags
+ * mark absent are zeroed as in tr_rec_normalize(). */
 #define W_OFF_A offsetof(pmusim_rec_t, kind) /* kind thread flags plm slot unit len */
 #define W_OFF_M offsetof(pmusim_rec_t, mem.latency) /* latency size is_store level tlb */
 #define W_OFF_B offsetof(pmusim_rec_t, br.kind)     /* kind taken dir_ok tgt_ok detect */
@@ -43,12 +42,29 @@ _Static_assert(W_IN(W_OFF_O, oc.req) && W_IN(W_OFF_O, oc.supplier) && W_IN(W_OFF
 _Static_assert(W_OFF_B + 8 <= sizeof(pmusim_rec_t) && W_OFF_O + 8 <= sizeof(pmusim_rec_t),
                "pmusim_rec_t: word past the end");
 
-typedef struct w_masks {
-    uint64_t a, flags, plm, unit, len;       /* word A: all four static fields, each */
-    uint64_t mstat, mdyn;                    /* word M: size+is_store; latency+level+tlb */
-    uint64_t bkind, bdyn;                    /* word B: kind; taken+dir_ok+tgt_ok+detect */
-    uint64_t oclat, ocbits;                  /* word O */
-} w_masks_t;
+/* The mask of field f in the word at offset off: constant expressions. */
+#define W_SZ(f) sizeof(((pmusim_rec_t *)0)->f)
+#define W_ONES(f) (W_SZ(f) >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * (W_SZ(f) & 7))) - 1)
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+#define W_SHIFT(off, f) (8 * (offsetof(pmusim_rec_t, f) - (off)))
+#else
+#define W_SHIFT(off, f) (8 * ((off) + 8 - offsetof(pmusim_rec_t, f) - W_SZ(f)))
+#endif
+#define W_MASK(off, f) (W_ONES(f) << W_SHIFT(off, f))
+#define WK_FLAGS W_MASK(W_OFF_A, flags)
+#define WK_PLM W_MASK(W_OFF_A, plm)
+#define WK_UNIT W_MASK(W_OFF_A, unit)
+#define WK_LEN W_MASK(W_OFF_A, len)
+#define WK_A (WK_FLAGS | WK_PLM | WK_UNIT | WK_LEN)
+#define WK_MSTAT (W_MASK(W_OFF_M, mem.size) | W_MASK(W_OFF_M, mem.is_store))
+#define WK_MDYN (W_MASK(W_OFF_M, mem.latency) | W_MASK(W_OFF_M, mem.level) | \
+                 W_MASK(W_OFF_M, mem.tlb))
+#define WK_BKIND W_MASK(W_OFF_B, br.kind)
+#define WK_BDYN (W_MASK(W_OFF_B, br.taken) | W_MASK(W_OFF_B, br.dir_ok) | \
+                 W_MASK(W_OFF_B, br.tgt_ok) | W_MASK(W_OFF_B, br.detect))
+#define WK_OCLAT W_MASK(W_OFF_O, oc.latency)
+#define WK_OCBITS (W_MASK(W_OFF_O, oc.req) | W_MASK(W_OFF_O, oc.supplier) | \
+                   W_MASK(W_OFF_O, oc.snoop))
 
 typedef struct w_ent {
     uint64_t a, insn, m, addr, target, b, o;
@@ -62,38 +78,6 @@ static inline uint64_t w_word(const pmusim_rec_t *r, size_t off)
     uint64_t v;
     memcpy(&v, (const char *)r + off, sizeof v);
     return v;
-}
-
-static void w_masks_init(w_masks_t *k)
-{
-    pmusim_rec_t t;
-#define W_ONES(field, off, dst)                                                               \
-    do {                                                                                      \
-        memset(&t, 0, sizeof t);                                                              \
-        memset(&t.field, 0xff, sizeof t.field);                                               \
-        (dst) |= w_word(&t, (off));                                                           \
-    } while (0)
-    memset(k, 0, sizeof *k);
-    W_ONES(flags, W_OFF_A, k->flags);
-    W_ONES(plm, W_OFF_A, k->plm);
-    W_ONES(unit, W_OFF_A, k->unit);
-    W_ONES(len, W_OFF_A, k->len);
-    k->a = k->flags | k->plm | k->unit | k->len;
-    W_ONES(mem.size, W_OFF_M, k->mstat);
-    W_ONES(mem.is_store, W_OFF_M, k->mstat);
-    W_ONES(mem.latency, W_OFF_M, k->mdyn);
-    W_ONES(mem.level, W_OFF_M, k->mdyn);
-    W_ONES(mem.tlb, W_OFF_M, k->mdyn);
-    W_ONES(br.kind, W_OFF_B, k->bkind);
-    W_ONES(br.taken, W_OFF_B, k->bdyn);
-    W_ONES(br.dir_ok, W_OFF_B, k->bdyn);
-    W_ONES(br.tgt_ok, W_OFF_B, k->bdyn);
-    W_ONES(br.detect, W_OFF_B, k->bdyn);
-    W_ONES(oc.latency, W_OFF_O, k->oclat);
-    W_ONES(oc.req, W_OFF_O, k->ocbits);
-    W_ONES(oc.supplier, W_OFF_O, k->ocbits);
-    W_ONES(oc.snoop, W_OFF_O, k->ocbits);
-#undef W_ONES
 }
 
 struct pmusim_trace_writer {
@@ -116,7 +100,6 @@ struct pmusim_trace_writer {
     size_t zcap;
     tr_codec_t *codec;      /* cycle, thread, next_pos (its cache is the reader's; see went) */
     struct w_ent *went;     /* the writer's IP cache, TR_CACHE_SIZE entries */
-    w_masks_t mk;
     GHashTable *markers; /* name -> index + 1 */
     guint nsyms;
     /* text */
@@ -268,7 +251,6 @@ pmusim_trace_writer_t *pmusim_trace_writer_open_checked(const char *path,
     w->codec = g_new0(tr_codec_t, 1);
     w->codec->ia64 = w->hdr.isa == PMUSIM_ISA_IA64;
     w->went = g_new0(w_ent_t, TR_CACHE_SIZE);
-    w_masks_init(&w->mk);
     w->markers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     w_bin_header(w);
     return w;
@@ -342,31 +324,30 @@ static uint8_t *enc_insn(pmusim_trace_writer_t *w, uint8_t *o, const pmusim_rec_
         p = put_varint(p, tr_zigzag((int64_t)(pos - pred)));
     }
     /* the canonical form: parts the flags do not mark present are 0 */
-    const w_masks_t *k = &w->mk;
     unsigned f = r->flags;
-    uint64_t mm = (f & PMUSIM_F_MEM) ? ~UINT64_C(0) : 0;
-    uint64_t bm = (f & PMUSIM_F_BRANCH) ? ~UINT64_C(0) : 0;
-    uint64_t om = (f & PMUSIM_F_OFFCORE) ? ~UINT64_C(0) : 0;
-    uint64_t wa = w_word(r, W_OFF_A) & k->a;
+    uint64_t mm = -(uint64_t)((f & PMUSIM_F_MEM) != 0);
+    uint64_t bm = -(uint64_t)((f & PMUSIM_F_BRANCH) != 0);
+    uint64_t om = -(uint64_t)((f & PMUSIM_F_OFFCORE) != 0);
+    uint64_t wa = w_word(r, W_OFF_A) & WK_A;
     uint64_t insn = r->insn;
     uint32_t uops = r->uops;
-    uint64_t wm = w_word(r, W_OFF_M) & (k->mstat | k->mdyn) & mm;
+    uint64_t wm = w_word(r, W_OFF_M) & (WK_MSTAT | WK_MDYN) & mm;
     uint64_t target = r->br.target & bm;
-    uint64_t wb = w_word(r, W_OFF_B) & (k->bkind | k->bdyn) & bm;
-    uint64_t wo = w_word(r, W_OFF_O) & (k->oclat | k->ocbits) & om;
+    uint64_t wb = w_word(r, W_OFF_B) & (WK_BKIND | WK_BDYN) & bm;
+    uint64_t wo = w_word(r, W_OFF_O) & (WK_OCLAT | WK_OCBITS) & om;
     uint64_t addr = r->mem.addr & mm;
     uint8_t alat = (uint8_t)(r->mem.alat & mm);
     w_ent_t *e = &w->went[tr_cache_index(pos)];
     uint64_t xa = wa ^ e->a, xi = insn ^ e->insn, xm = wm ^ e->m, xt = target ^ e->target;
     uint64_t xb = wb ^ e->b, xo = wo ^ e->o;
     uint32_t xu = uops ^ e->uops;
-    if (G_UNLIKELY(xa | xi | xu | (xm & k->mstat) | xt | (xb & k->bkind) | xo)) {
-        unsigned m = ((xa & k->flags) ? TR_M_FLAGS : 0) | ((xa & k->plm) ? TR_M_PLM : 0) |
-                     ((xa & k->unit) ? TR_M_UNIT : 0) | ((xa & k->len) ? TR_M_LEN : 0) |
+    if (G_UNLIKELY(xa | xi | xu | (xm & WK_MSTAT) | xt | (xb & WK_BKIND) | xo)) {
+        unsigned m = ((xa & WK_FLAGS) ? TR_M_FLAGS : 0) | ((xa & WK_PLM) ? TR_M_PLM : 0) |
+                     ((xa & WK_UNIT) ? TR_M_UNIT : 0) | ((xa & WK_LEN) ? TR_M_LEN : 0) |
                      (xi ? TR_M_INSN : 0) | (xu ? TR_M_UOPS : 0) |
-                     ((xm & k->mstat) ? TR_M_MEMSTATIC : 0) |
-                     ((xb & k->bkind) ? TR_M_BRKIND : 0) | (xt ? TR_M_BRTARGET : 0) |
-                     ((xo & k->oclat) ? TR_M_OCLAT : 0) | ((xo & k->ocbits) ? TR_M_OCBITS : 0);
+                     ((xm & WK_MSTAT) ? TR_M_MEMSTATIC : 0) |
+                     ((xb & WK_BKIND) ? TR_M_BRKIND : 0) | (xt ? TR_M_BRTARGET : 0) |
+                     ((xo & WK_OCLAT) ? TR_M_OCLAT : 0) | ((xo & WK_OCBITS) ? TR_M_OCBITS : 0);
         h |= TR_H_FIELDS;
         p = put_varint(p, m);
         if (m & TR_M_FLAGS) p = put_varint(p, f);
@@ -393,7 +374,7 @@ static uint8_t *enc_insn(pmusim_trace_writer_t *w, uint8_t *o, const pmusim_rec_
         e->target = target;
         e->o = wo;
     }
-    if ((xm & k->mdyn) | (uint8_t)(alat ^ e->alat)) {
+    if ((xm & WK_MDYN) | (uint8_t)(alat ^ e->alat)) {
         h |= TR_H_MEMDYN;
         *p++ = (uint8_t)((r->mem.level | r->mem.tlb << 3 | r->mem.alat << 5) & mm);
         p = put_varint(p, r->mem.latency & mm);
@@ -405,7 +386,7 @@ static uint8_t *enc_insn(pmusim_trace_writer_t *w, uint8_t *o, const pmusim_rec_
         h |= TR_H_MEMADDR;
         p = put_varint(p, tr_zigzag((int64_t)(addr - apred)));
     }
-    if (xb & k->bdyn) {
+    if (xb & WK_BDYN) {
         h |= TR_H_BRDYN;
         *p++ = (uint8_t)((r->br.taken | r->br.dir_ok << 1 | r->br.tgt_ok << 2 |
                           r->br.detect << 3) & bm);
