@@ -305,20 +305,22 @@ gboolean pmusim_trace_writer_add_symbol(pmusim_trace_writer_t *w, uint64_t start
 
 /* ---- binary records ---- */
 
-static uint8_t *enc_insn(pmusim_trace_writer_t *w, uint8_t *o, const pmusim_rec_t *r)
+/* Encodes INSN r after a record at cycle `cycle`; the caller sets the
+ * codec's cycle to r's. */
+static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_pos, gboolean ia64, uint64_t cycle,
+                                uint8_t *o, const pmusim_rec_t *r)
 {
-    tr_codec_t *c = w->codec;
     uint8_t *p = o + 1;
     unsigned h = 0;
-    uint64_t d = r->cycle - c->cycle;
+    uint64_t d = r->cycle - cycle;
     if (d < 3) {
         h |= (unsigned)d;
     } else {
         h |= 3;
         p = put_varint(p, d);
     }
-    uint64_t pos = tr_pos(c->ia64, r);
-    uint64_t pred = c->next_pos[r->thread];
+    uint64_t pos = tr_pos(ia64, r);
+    uint64_t pred = next_pos[r->thread];
     if (pos != pred) {
         h |= TR_H_POS;
         p = put_varint(p, tr_zigzag((int64_t)(pos - pred)));
@@ -337,7 +339,7 @@ static uint8_t *enc_insn(pmusim_trace_writer_t *w, uint8_t *o, const pmusim_rec_
     uint64_t wo = w_word(r, W_OFF_O) & (WK_OCLAT | WK_OCBITS) & om;
     uint64_t addr = r->mem.addr & mm;
     uint8_t alat = (uint8_t)(r->mem.alat & mm);
-    w_ent_t *e = &w->went[tr_cache_index(pos)];
+    w_ent_t *e = &went[tr_cache_index(pos)];
     uint64_t xa = wa ^ e->a, xi = insn ^ e->insn, xm = wm ^ e->m, xt = target ^ e->target;
     uint64_t xb = wb ^ e->b, xo = wo ^ e->o;
     uint32_t xu = uops ^ e->uops;
@@ -395,8 +397,7 @@ static uint8_t *enc_insn(pmusim_trace_writer_t *w, uint8_t *o, const pmusim_rec_
     *o = (uint8_t)h;
     e->stride = (int64_t)(addr - e->addr);
     e->addr = addr;
-    c->next_pos[r->thread] = tr_next_pos(c->ia64, r);
-    c->cycle = r->cycle;
+    next_pos[r->thread] = tr_next_pos(ia64, r);
     return p;
 }
 
@@ -409,7 +410,8 @@ static gboolean w_bin_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GErro
         c->thread = r->thread;
     }
     if (r->kind == PMUSIM_REC_INSN) {
-        p = enc_insn(w, p, r);
+        p = enc_insn(w->went, c->next_pos, c->ia64, c->cycle, p, r);
+        c->cycle = r->cycle;
     } else {
         uint64_t d = r->cycle - c->cycle;
         c->cycle = r->cycle;
@@ -623,6 +625,49 @@ static gboolean w_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size
     gboolean text = w->form == PMUSIM_TRACE_TEXT;
     for (size_t i = 0; i < n; i++) {
         const pmusim_rec_t *r = &recs[i];
+        if (!text && r->kind == PMUSIM_REC_INSN) {
+            /* a run of INSN records of the binary form: the codec state in
+             * locals (the output bytes may alias anything the compiler
+             * cannot see through), written back when the run ends */
+            tr_codec_t *c = w->codec;
+            w_ent_t *went = w->went;
+            gboolean ia64 = c->ia64;
+            uint64_t cycle = c->cycle;
+            unsigned thread = c->thread;
+            uint8_t *p = w->obuf + w->olen;
+            uint8_t *lim = w->obuf + OBUF_FLUSH;
+            size_t j = i;
+            for (; j < n && recs[j].kind == PMUSIM_REC_INSN; j++) {
+                r = &recs[j];
+                if (!trusted && !w_insn_ok(w, r))
+                    break; /* the general path below says what is wrong */
+                if (r->thread != thread) {
+                    *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
+                    thread = r->thread;
+                }
+                p = enc_insn(went, c->next_pos, ia64, cycle, p, r);
+                cycle = r->cycle;
+                w->last_cycle = cycle;
+                if (p >= lim)
+                    break;
+            }
+            /* records done: up to j, and j itself if it filled the buffer */
+            size_t done = j - i + (j < n && p >= lim);
+            if (done) {
+                const pmusim_rec_t *last = &recs[i + done - 1];
+                c->cycle = cycle;
+                c->thread = thread;
+                w->olen = (size_t)(p - w->obuf);
+                w->nrec += done;
+                w_note_prev(w, last);
+                i += done;
+                if (w->olen >= OBUF_FLUSH && !w_zflush(w, ZSTD_e_continue, error))
+                    return FALSE;
+                if (i >= n)
+                    break;
+                r = &recs[i];
+            }
+        }
         if (!trusted && !(r->kind == PMUSIM_REC_INSN && w_insn_ok(w, r))) {
             const char *bad = w_rec_bad(w, r);
             if (bad) {
