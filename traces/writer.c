@@ -307,7 +307,7 @@ gboolean pmusim_trace_writer_add_symbol(pmusim_trace_writer_t *w, uint64_t start
 
 /* Encodes INSN r after a record at cycle `cycle`; the caller sets the
  * codec's cycle to r's. */
-static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_pos, gboolean ia64, uint64_t cycle,
+G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_pos, gboolean ia64, uint64_t cycle,
                                 uint8_t *o, const pmusim_rec_t *r)
 {
     uint8_t *p = o + 1;
