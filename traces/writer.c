@@ -6,12 +6,79 @@
 #include "trace_priv.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <string.h>
 #include <zstd.h>
 
 #define OBUF_FLUSH (128u * 1024u)
 #define OBUF_SIZE (OBUF_FLUSH + 2 * TR_MAX_STRING + 256u)
+
+/* The writer's IP cache predicts what the reader's (tr_cache_ent_t) does,
+ * from the canonical form of the last INSN at a position hashing here, but
+ * keeps it as a few 64-bit words read straight from the record: the usual
+ * case (no static field differs) costs a few loads, ands and compares
+ * instead of one compare per field.  Each word is the 8 bytes at one offset
+ * of pmusim_rec_t (W_OFF_*); constant masks (WK_*, from offsetof and the
+ * host's byte order) keep the fields and drop padding, and parts the flags
+ * mark absent are zeroed as in tr_rec_normalize(). */
+#define W_OFF_A offsetof(pmusim_rec_t, kind) /* kind thread flags plm slot unit len */
+#define W_OFF_M offsetof(pmusim_rec_t, mem.latency) /* latency size is_store level tlb */
+#define W_OFF_B offsetof(pmusim_rec_t, br.kind)     /* kind taken dir_ok tgt_ok detect */
+#define W_OFF_O offsetof(pmusim_rec_t, oc)          /* latency req supplier snoop */
+#define W_IN(off, f) (offsetof(pmusim_rec_t, f) >= (off) && \
+                      offsetof(pmusim_rec_t, f) + sizeof(((pmusim_rec_t *)0)->f) <= (off) + 8)
+_Static_assert(W_IN(W_OFF_A, flags) && W_IN(W_OFF_A, plm) && W_IN(W_OFF_A, unit) &&
+                   W_IN(W_OFF_A, len),
+               "pmusim_rec_t: flags..len not in one word");
+_Static_assert(W_IN(W_OFF_M, mem.size) && W_IN(W_OFF_M, mem.is_store) &&
+                   W_IN(W_OFF_M, mem.level) && W_IN(W_OFF_M, mem.tlb),
+               "pmusim_rec_t: mem fields not in one word");
+_Static_assert(W_IN(W_OFF_B, br.taken) && W_IN(W_OFF_B, br.dir_ok) &&
+                   W_IN(W_OFF_B, br.tgt_ok) && W_IN(W_OFF_B, br.detect),
+               "pmusim_rec_t: branch fields not in one word");
+_Static_assert(W_IN(W_OFF_O, oc.req) && W_IN(W_OFF_O, oc.supplier) && W_IN(W_OFF_O, oc.snoop),
+               "pmusim_rec_t: offcore fields not in one word");
+_Static_assert(W_OFF_B + 8 <= sizeof(pmusim_rec_t) && W_OFF_O + 8 <= sizeof(pmusim_rec_t),
+               "pmusim_rec_t: word past the end");
+
+/* The mask of field f in the word at offset off: constant expressions. */
+#define W_SZ(f) sizeof(((pmusim_rec_t *)0)->f)
+#define W_ONES(f) (W_SZ(f) >= 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * (W_SZ(f) & 7))) - 1)
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+#define W_SHIFT(off, f) (8 * (offsetof(pmusim_rec_t, f) - (off)))
+#else
+#define W_SHIFT(off, f) (8 * ((off) + 8 - offsetof(pmusim_rec_t, f) - W_SZ(f)))
+#endif
+#define W_MASK(off, f) (W_ONES(f) << W_SHIFT(off, f))
+#define WK_FLAGS W_MASK(W_OFF_A, flags)
+#define WK_PLM W_MASK(W_OFF_A, plm)
+#define WK_UNIT W_MASK(W_OFF_A, unit)
+#define WK_LEN W_MASK(W_OFF_A, len)
+#define WK_A (WK_FLAGS | WK_PLM | WK_UNIT | WK_LEN)
+#define WK_MSTAT (W_MASK(W_OFF_M, mem.size) | W_MASK(W_OFF_M, mem.is_store))
+#define WK_MDYN (W_MASK(W_OFF_M, mem.latency) | W_MASK(W_OFF_M, mem.level) | \
+                 W_MASK(W_OFF_M, mem.tlb))
+#define WK_BKIND W_MASK(W_OFF_B, br.kind)
+#define WK_BDYN (W_MASK(W_OFF_B, br.taken) | W_MASK(W_OFF_B, br.dir_ok) | \
+                 W_MASK(W_OFF_B, br.tgt_ok) | W_MASK(W_OFF_B, br.detect))
+#define WK_OCLAT W_MASK(W_OFF_O, oc.latency)
+#define WK_OCBITS (W_MASK(W_OFF_O, oc.req) | W_MASK(W_OFF_O, oc.supplier) | \
+                   W_MASK(W_OFF_O, oc.snoop))
+
+typedef struct w_ent {
+    uint64_t a, insn, m, addr, target, b, o;
+    int64_t stride; /* between the last two addresses */
+    uint32_t uops;
+    uint8_t alat;
+} w_ent_t;
+
+static inline uint64_t w_word(const pmusim_rec_t *r, size_t off)
+{
+    uint64_t v;
+    memcpy(&v, (const char *)r + off, sizeof v);
+    return v;
+}
 
 struct pmusim_trace_writer {
     char *path;
@@ -31,7 +98,8 @@ struct pmusim_trace_writer {
     size_t olen;
     uint8_t *zout;
     size_t zcap;
-    tr_codec_t *codec;
+    tr_codec_t *codec;      /* cycle, thread, next_pos (its cache is the reader's; see went) */
+    struct w_ent *went;     /* the writer's IP cache, TR_CACHE_SIZE entries */
     GHashTable *markers; /* name -> index + 1 */
     guint nsyms;
     /* text */
@@ -182,6 +250,7 @@ pmusim_trace_writer_t *pmusim_trace_writer_open_checked(const char *path,
     w->zout = g_malloc(w->zcap);
     w->codec = g_new0(tr_codec_t, 1);
     w->codec->ia64 = w->hdr.isa == PMUSIM_ISA_IA64;
+    w->went = g_new0(w_ent_t, TR_CACHE_SIZE);
     w->markers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     w_bin_header(w);
     return w;
@@ -236,81 +305,99 @@ gboolean pmusim_trace_writer_add_symbol(pmusim_trace_writer_t *w, uint64_t start
 
 /* ---- binary records ---- */
 
-static uint8_t *enc_insn(tr_codec_t *c, uint8_t *o, const pmusim_rec_t *r)
+/* Encodes INSN r after a record at cycle `cycle`; the caller sets the
+ * codec's cycle to r's. */
+G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_pos, gboolean ia64, uint64_t cycle,
+                                uint8_t *o, const pmusim_rec_t *r)
 {
     uint8_t *p = o + 1;
     unsigned h = 0;
-    uint64_t d = r->cycle - c->cycle;
+    uint64_t d = r->cycle - cycle;
     if (d < 3) {
         h |= (unsigned)d;
     } else {
         h |= 3;
         p = put_varint(p, d);
     }
-    uint64_t pos = tr_pos(c->ia64, r);
-    uint64_t pred = c->next_pos[r->thread];
+    uint64_t pos = tr_pos(ia64, r);
+    uint64_t pred = next_pos[r->thread];
     if (pos != pred) {
         h |= TR_H_POS;
         p = put_varint(p, tr_zigzag((int64_t)(pos - pred)));
     }
-    tr_cache_ent_t *e = &c->cache[tr_cache_index(pos)];
-    const pmusim_rec_t *b = &e->rec;
-    unsigned m = 0;
-    if (r->flags != b->flags) m |= TR_M_FLAGS;
-    if (r->plm != b->plm) m |= TR_M_PLM;
-    if (r->unit != b->unit) m |= TR_M_UNIT;
-    if (r->insn != b->insn) m |= TR_M_INSN;
-    if (r->len != b->len) m |= TR_M_LEN;
-    if (r->uops != b->uops) m |= TR_M_UOPS;
-    if (r->mem.size != b->mem.size || r->mem.is_store != b->mem.is_store) m |= TR_M_MEMSTATIC;
-    if (r->br.kind != b->br.kind) m |= TR_M_BRKIND;
-    if (r->br.target != b->br.target) m |= TR_M_BRTARGET;
-    if (r->oc.latency != b->oc.latency) m |= TR_M_OCLAT;
-    if (r->oc.req != b->oc.req || r->oc.supplier != b->oc.supplier || r->oc.snoop != b->oc.snoop)
-        m |= TR_M_OCBITS;
-    if (m) {
+    /* the canonical form: parts the flags do not mark present are 0 */
+    unsigned f = r->flags;
+    uint64_t mm = -(uint64_t)((f & PMUSIM_F_MEM) != 0);
+    uint64_t bm = -(uint64_t)((f & PMUSIM_F_BRANCH) != 0);
+    uint64_t om = -(uint64_t)((f & PMUSIM_F_OFFCORE) != 0);
+    uint64_t wa = w_word(r, W_OFF_A) & WK_A;
+    uint64_t insn = r->insn;
+    uint32_t uops = r->uops;
+    uint64_t wm = w_word(r, W_OFF_M) & (WK_MSTAT | WK_MDYN) & mm;
+    uint64_t target = r->br.target & bm;
+    uint64_t wb = w_word(r, W_OFF_B) & (WK_BKIND | WK_BDYN) & bm;
+    uint64_t wo = w_word(r, W_OFF_O) & (WK_OCLAT | WK_OCBITS) & om;
+    uint64_t addr = r->mem.addr & mm;
+    uint8_t alat = (uint8_t)(r->mem.alat & mm);
+    w_ent_t *e = &went[tr_cache_index(pos)];
+    uint64_t xa = wa ^ e->a, xi = insn ^ e->insn, xm = wm ^ e->m, xt = target ^ e->target;
+    uint64_t xb = wb ^ e->b, xo = wo ^ e->o;
+    uint32_t xu = uops ^ e->uops;
+    if (G_UNLIKELY(xa | xi | xu | (xm & WK_MSTAT) | xt | (xb & WK_BKIND) | xo)) {
+        unsigned m = ((xa & WK_FLAGS) ? TR_M_FLAGS : 0) | ((xa & WK_PLM) ? TR_M_PLM : 0) |
+                     ((xa & WK_UNIT) ? TR_M_UNIT : 0) | ((xa & WK_LEN) ? TR_M_LEN : 0) |
+                     (xi ? TR_M_INSN : 0) | (xu ? TR_M_UOPS : 0) |
+                     ((xm & WK_MSTAT) ? TR_M_MEMSTATIC : 0) |
+                     ((xb & WK_BKIND) ? TR_M_BRKIND : 0) | (xt ? TR_M_BRTARGET : 0) |
+                     ((xo & WK_OCLAT) ? TR_M_OCLAT : 0) | ((xo & WK_OCBITS) ? TR_M_OCBITS : 0);
         h |= TR_H_FIELDS;
         p = put_varint(p, m);
-        if (m & TR_M_FLAGS) p = put_varint(p, r->flags);
+        if (m & TR_M_FLAGS) p = put_varint(p, f);
         if (m & TR_M_PLM) *p++ = r->plm;
         if (m & TR_M_UNIT) *p++ = r->unit;
-        if (m & TR_M_INSN) p = put_varint(p, r->insn);
+        if (m & TR_M_INSN) p = put_varint(p, insn);
         if (m & TR_M_LEN) *p++ = r->len;
-        if (m & TR_M_UOPS) p = put_varint(p, r->uops);
+        if (m & TR_M_UOPS) p = put_varint(p, uops);
         if (m & TR_M_MEMSTATIC) {
-            *p++ = r->mem.size;
-            *p++ = r->mem.is_store;
+            *p++ = (uint8_t)(r->mem.size & mm);
+            *p++ = (uint8_t)(r->mem.is_store & mm);
         }
-        if (m & TR_M_BRKIND) *p++ = r->br.kind;
-        if (m & TR_M_BRTARGET) p = put_varint(p, tr_zigzag((int64_t)(r->br.target - r->ip)));
-        if (m & TR_M_OCLAT) p = put_varint(p, r->oc.latency);
+        if (m & TR_M_BRKIND) *p++ = (uint8_t)(r->br.kind & bm);
+        if (m & TR_M_BRTARGET) p = put_varint(p, tr_zigzag((int64_t)(target - r->ip)));
+        if (m & TR_M_OCLAT) p = put_varint(p, r->oc.latency & om);
         if (m & TR_M_OCBITS) {
-            *p++ = r->oc.req;
-            *p++ = r->oc.supplier;
-            *p++ = r->oc.snoop;
+            *p++ = (uint8_t)(r->oc.req & om);
+            *p++ = (uint8_t)(r->oc.supplier & om);
+            *p++ = (uint8_t)(r->oc.snoop & om);
         }
+        e->a = wa;
+        e->insn = insn;
+        e->uops = uops;
+        e->target = target;
+        e->o = wo;
     }
-    if (r->mem.level != b->mem.level || r->mem.tlb != b->mem.tlb || r->mem.alat != b->mem.alat ||
-        r->mem.latency != b->mem.latency) {
+    if ((xm & WK_MDYN) | (uint8_t)(alat ^ e->alat)) {
         h |= TR_H_MEMDYN;
-        *p++ = (uint8_t)(r->mem.level | r->mem.tlb << 3 | r->mem.alat << 5);
-        p = put_varint(p, r->mem.latency);
+        *p++ = (uint8_t)((r->mem.level | r->mem.tlb << 3 | r->mem.alat << 5) & mm);
+        p = put_varint(p, r->mem.latency & mm);
+        e->alat = alat;
     }
-    uint64_t apred = b->mem.addr + (uint64_t)e->stride;
-    if (r->mem.addr != apred) {
+    e->m = wm;
+    uint64_t apred = e->addr + (uint64_t)e->stride;
+    if (addr != apred) {
         h |= TR_H_MEMADDR;
-        p = put_varint(p, tr_zigzag((int64_t)(r->mem.addr - apred)));
+        p = put_varint(p, tr_zigzag((int64_t)(addr - apred)));
     }
-    if (r->br.taken != b->br.taken || r->br.dir_ok != b->br.dir_ok ||
-        r->br.tgt_ok != b->br.tgt_ok || r->br.detect != b->br.detect) {
+    if (xb & WK_BDYN) {
         h |= TR_H_BRDYN;
-        *p++ = (uint8_t)(r->br.taken | r->br.dir_ok << 1 | r->br.tgt_ok << 2 | r->br.detect << 3);
+        *p++ = (uint8_t)((r->br.taken | r->br.dir_ok << 1 | r->br.tgt_ok << 2 |
+                          r->br.detect << 3) & bm);
     }
+    e->b = wb;
     *o = (uint8_t)h;
-    e->stride = (int64_t)(r->mem.addr - b->mem.addr);
-    e->rec = *r;
-    c->next_pos[r->thread] = tr_next_pos(c->ia64, r);
-    c->cycle = r->cycle;
+    e->stride = (int64_t)(addr - e->addr);
+    e->addr = addr;
+    next_pos[r->thread] = tr_next_pos(ia64, r);
     return p;
 }
 
@@ -323,7 +410,8 @@ static gboolean w_bin_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GErro
         c->thread = r->thread;
     }
     if (r->kind == PMUSIM_REC_INSN) {
-        p = enc_insn(c, p, r);
+        p = enc_insn(w->went, c->next_pos, c->ia64, c->cycle, p, r);
+        c->cycle = r->cycle;
     } else {
         uint64_t d = r->cycle - c->cycle;
         c->cycle = r->cycle;
@@ -468,40 +556,156 @@ static gboolean w_text_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GErr
     return TRUE;
 }
 
-gboolean pmusim_trace_writer_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size_t n,
-                                   GError **error)
+/* The previous record as the checks and the MEM encoding see it: the fields
+ * they use of its canonical form (tr_rec_normalize()). */
+static inline void w_note_prev(pmusim_trace_writer_t *w, const pmusim_rec_t *r)
+{
+    pmusim_rec_t *p = &w->prev;
+    p->kind = r->kind;
+    p->thread = r->thread;
+    p->cycle = r->cycle;
+    switch (r->kind) {
+    case PMUSIM_REC_INSN:
+        p->flags = r->flags;
+        p->ip = r->ip;
+        p->plm = r->plm;
+        p->mem.addr = (r->flags & PMUSIM_F_MEM) ? r->mem.addr : 0;
+        break;
+    case PMUSIM_REC_MEM: /* ip and plm stay its instruction's */
+        p->flags = PMUSIM_F_MEM;
+        p->mem.addr = r->mem.addr;
+        break;
+    default:
+        p->flags = 0;
+        p->ip = 0;
+        p->plm = r->kind == PMUSIM_REC_IDLE || r->kind == PMUSIM_REC_EVENT ? r->plm : 0;
+        p->mem.addr = 0;
+        break;
+    }
+}
+
+/* TRUE if `r`, an INSN, certainly passes the checks of w_rec_bad(): the
+ * usual case, tested without the branches of tr_rec_check(). */
+static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w, const pmusim_rec_t *r)
+{
+    unsigned bad = (r->thread >= w->hdr.nthreads) | (r->plm > 3) | (r->slot > 2) |
+                   (r->unit > PMUSIM_UNIT_LX) | ((r->insn >> 41) != 0) |
+                   (r->cycle < w->last_cycle);
+    bad |= w->hdr.isa == PMUSIM_ISA_IA64 ? (r->ip & 15) != 0 : r->slot != 0;
+    if (r->flags & PMUSIM_F_MEM)
+        bad |= (r->mem.level >= PMUSIM_LVL_COUNT) | (r->mem.tlb >= PMUSIM_TLB_COUNT) |
+               (r->mem.alat >= PMUSIM_ALAT_COUNT) | (r->mem.is_store > 1);
+    if (r->flags & PMUSIM_F_BRANCH)
+        bad |= (r->br.kind >= PMUSIM_BR_COUNT) | ((r->br.taken | r->br.dir_ok | r->br.tgt_ok) > 1) |
+               (r->br.detect >= PMUSIM_BRD_COUNT);
+    return !bad;
+}
+
+/* NULL or what is wrong with the next record (FORMAT.md: everything the
+ * reader refuses). */
+static const char *w_rec_bad(const pmusim_trace_writer_t *w, const pmusim_rec_t *r)
+{
+    const char *bad = tr_rec_check(&w->hdr, r);
+    if (!bad && r->cycle < w->last_cycle)
+        bad = "cycle below the previous record's (records must be in non-decreasing cycle "
+              "order)";
+    if (!bad && r->kind == PMUSIM_REC_MEM)
+        bad = tr_mem_follows(w->nrec ? &w->prev : NULL, r);
+    return bad;
+}
+
+static gboolean w_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size_t n,
+                        gboolean trusted, GError **error)
 {
     if (w->failed) {
         g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO,
                     "%s: writer already failed", w->path);
         return FALSE;
     }
+    gboolean text = w->form == PMUSIM_TRACE_TEXT;
     for (size_t i = 0; i < n; i++) {
-        pmusim_rec_t r = recs[i];
-        const char *bad = tr_rec_check(&w->hdr, &r);
-        if (!bad && r.cycle < w->last_cycle)
-            bad = "cycle below the previous record's (records must be in non-decreasing cycle "
-                  "order)";
-        if (!bad && r.kind == PMUSIM_REC_MEM)
-            bad = tr_mem_follows(w->nrec ? &w->prev : NULL, &r);
-        if (bad) {
-            w->failed = TRUE;
-            g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT,
-                        "%s: record %" PRIu64 " (cycle %" PRIu64 "): %s", w->path, w->nrec,
-                        r.cycle, bad);
-            return FALSE;
+        const pmusim_rec_t *r = &recs[i];
+        if (!text && r->kind == PMUSIM_REC_INSN) {
+            /* a run of INSN records of the binary form: the codec state in
+             * locals (the output bytes may alias anything the compiler
+             * cannot see through), written back when the run ends */
+            tr_codec_t *c = w->codec;
+            w_ent_t *went = w->went;
+            gboolean ia64 = c->ia64;
+            uint64_t cycle = c->cycle;
+            unsigned thread = c->thread;
+            uint8_t *p = w->obuf + w->olen;
+            uint8_t *lim = w->obuf + OBUF_FLUSH;
+            size_t j = i;
+            for (; j < n && recs[j].kind == PMUSIM_REC_INSN; j++) {
+                r = &recs[j];
+                if (!trusted && !w_insn_ok(w, r))
+                    break; /* the general path below says what is wrong */
+                if (r->thread != thread) {
+                    *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
+                    thread = r->thread;
+                }
+                p = enc_insn(went, c->next_pos, ia64, cycle, p, r);
+                cycle = r->cycle;
+                w->last_cycle = cycle;
+                if (p >= lim)
+                    break;
+            }
+            /* records done: up to j, and j itself if it filled the buffer */
+            size_t done = j - i + (j < n && p >= lim);
+            if (done) {
+                const pmusim_rec_t *last = &recs[i + done - 1];
+                c->cycle = cycle;
+                c->thread = thread;
+                w->olen = (size_t)(p - w->obuf);
+                w->nrec += done;
+                w_note_prev(w, last);
+                i += done;
+                if (w->olen >= OBUF_FLUSH && !w_zflush(w, ZSTD_e_continue, error))
+                    return FALSE;
+                if (i >= n)
+                    break;
+                r = &recs[i];
+            }
         }
-        tr_rec_normalize(&r, &w->prev);
-        gboolean ok = w->form == PMUSIM_TRACE_TEXT ? w_text_rec(w, &r, error)
-                                                   : w_bin_rec(w, &r, error);
+        if (!trusted && !(r->kind == PMUSIM_REC_INSN && w_insn_ok(w, r))) {
+            const char *bad = w_rec_bad(w, r);
+            if (bad) {
+                w->failed = TRUE;
+                g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT,
+                            "%s: record %" PRIu64 " (cycle %" PRIu64 "): %s", w->path, w->nrec,
+                            r->cycle, bad);
+                return FALSE;
+            }
+        }
+        gboolean ok;
+        if (text) {
+            pmusim_rec_t c = *r;
+            tr_rec_normalize(&c, &w->prev);
+            ok = w_text_rec(w, &c, error);
+        } else {
+            /* the binary encoder reads only what the canonical form keeps */
+            ok = w_bin_rec(w, r, error);
+        }
         if (!ok)
             return FALSE;
-        w->prev = r;
-        w->prev.name = NULL; /* the caller's string; only kind, thread, cycle, ip, plm, mem are used */
-        w->last_cycle = r.cycle;
+        w_note_prev(w, r);
+        w->last_cycle = r->cycle;
         w->nrec++;
     }
     return TRUE;
+}
+
+gboolean pmusim_trace_writer_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size_t n,
+                                   GError **error)
+{
+    return w_write(w, recs, n, FALSE, error);
+}
+
+gboolean pmusim_trace_writer_write_trusted(pmusim_trace_writer_t *w, const pmusim_rec_t *recs,
+                                           size_t n, GError **error)
+{
+    return w_write(w, recs, n, TRUE, error);
 }
 
 /* Ends the trace: END (binary) or the end line (text), then flushes. */
@@ -527,6 +731,7 @@ static void w_free(pmusim_trace_writer_t *w)
     g_free(w->obuf);
     g_free(w->zout);
     g_free(w->codec);
+    g_free(w->went);
     if (w->markers)
         g_hash_table_destroy(w->markers);
     g_string_free(w->line, TRUE);

@@ -39,7 +39,7 @@ static gpointer wq_main(gpointer data)
         q->busy = TRUE;
         g_mutex_unlock(&q->lock);
         GError *e = NULL;
-        gboolean ok = !write || pmusim_trace_writer_write(q->w, s->recs, s->n, &e);
+        gboolean ok = !write || pmusim_trace_writer_write_trusted(q->w, s->recs, s->n, &e);
         g_mutex_lock(&q->lock);
         if (!ok)
             q->err = e ? e : g_error_new(PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_IO,
@@ -87,7 +87,7 @@ gboolean pmusim_wqueue_write(pmusim_wqueue_t *q, const pmusim_rec_t *recs, size_
                              GError **error)
 {
     if (!q->thread)
-        return pmusim_trace_writer_write(q->w, recs, n, error);
+        return pmusim_trace_writer_write_trusted(q->w, recs, n, error);
     g_mutex_lock(&q->lock);
     while (q->count == WQ_SLOTS && !q->err)
         g_cond_wait(&q->cond, &q->lock);

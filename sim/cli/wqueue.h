@@ -1,7 +1,8 @@
 /* A trace writer on a thread of its own (docs/PERFORMANCE.md, "Capture and
  * annotate"): `trace capture` and `trace annotate` run the model on the
  * main thread and hand its record batches to a second thread, which runs
- * pmusim_trace_writer_write() on them in the same order and the same
+ * pmusim_trace_writer_write_trusted() on them (the model's records need no
+ * checks) in the same order and the same
  * batches, so the output is byte for byte what a direct writer makes.  A
  * fixed number of batches are in flight: memory stays flat.
  *

@@ -260,6 +260,93 @@ static char *slurp(const char *path, gsize *len)
     return data;
 }
 
+/* write_trusted() gives the bytes write() gives, also for records whose
+ * absent parts (no PMUSIM_F_MEM/BRANCH/OFFCORE) hold garbage, and across the
+ * writer's 128 KiB buffer flushes. */
+static void check_trusted_same(pmusim_cpu_t cpu)
+{
+    enum { N = 30000 };
+    pmusim_rec_t *recs = g_new0(pmusim_rec_t, N);
+    size_t n = make_records(pmusim_cpu_isa(cpu), recs);
+    uint64_t c = recs[n - 1].cycle;
+    for (size_t i = n; i < N; i++) {
+        gboolean ia64 = pmusim_cpu_isa(cpu) == PMUSIM_ISA_IA64;
+        rec_insn(&recs[i], c + i / 3, (unsigned)(i / 7 % 2), 0x400000 + 16 * (i % 97));
+        pmusim_rec_t *x = &recs[i];
+        x->len = ia64 ? 0 : 3;
+        x->insn = ia64 ? i % 1000 : 0;
+        x->uops = (uint32_t)(i % 5);
+        x->flags = (uint16_t)(i % 11 == 0 ? 0 : (i % 8));
+        x->mem.addr = 0x10000 + 8 * i + (i % 13 == 0 ? 0x777 : 0); /* garbage where no MEM */
+        x->mem.size = 8;
+        x->mem.latency = (uint32_t)(4 + i % 3);
+        x->mem.level = (uint8_t)(i % 3);
+        x->mem.is_store = (uint8_t)(i % 2);
+        x->br.target = 0x400000 + 16 * (i % 5);
+        x->br.kind = (uint8_t)(i % 4);
+        x->br.taken = (uint8_t)(i % 3 == 0);
+        x->br.detect = (uint8_t)(i % 9 == 0);
+        x->oc.latency = (uint32_t)(i % 300);
+        x->oc.req = 1;
+        x->oc.snoop = PMUSIM_OFFCORE_NONE;
+    }
+    char *a = tmp_path("pmusim-tr1-XXXXXX"), *b = tmp_path("pmusim-tr2-XXXXXX");
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, cpu, 2);
+    GError *e = NULL;
+    pmusim_trace_writer_t *wa = pmusim_trace_writer_open(a, PMUSIM_TRACE_BINARY, &h, &e);
+    pmusim_trace_writer_t *wb = pmusim_trace_writer_open(b, PMUSIM_TRACE_BINARY, &h, &e);
+    pmusim_trace_header_clear(&h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(wa);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(wb);
+    for (size_t i = 0; i < N; i += 1000) {
+        size_t k = MIN(1000, N - i);
+        CU_ASSERT_TRUE(pmusim_trace_writer_write(wa, recs + i, k, &e));
+        CU_ASSERT_TRUE(pmusim_trace_writer_write_trusted(wb, recs + i, k, &e));
+    }
+    CU_ASSERT_TRUE(pmusim_trace_writer_close(wa, &e));
+    CU_ASSERT_TRUE(pmusim_trace_writer_close(wb, &e));
+    gsize la = 0, lb = 0;
+    char *da = slurp(a, &la), *db = slurp(b, &lb);
+    CU_ASSERT_EQUAL(la, lb);
+    CU_ASSERT(la == lb && memcmp(da, db, la) == 0);
+    /* and it reads back: the records with their absent parts zeroed */
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open(b, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    pmusim_rec_t got[1000];
+    size_t total = 0;
+    gssize k;
+    while ((k = pmusim_trace_reader_next_batch(r, got, 1000, &e)) > 0) {
+        for (size_t i = 0; i < (size_t)k; i++) {
+            const pmusim_rec_t *w = &recs[total + i];
+            if (w->kind != PMUSIM_REC_INSN || total + i < n)
+                continue;
+            CU_ASSERT_EQUAL(got[i].mem.addr, (w->flags & PMUSIM_F_MEM) ? w->mem.addr : 0);
+            CU_ASSERT_EQUAL(got[i].br.target, (w->flags & PMUSIM_F_BRANCH) ? w->br.target : 0);
+            CU_ASSERT_EQUAL(got[i].oc.latency, (w->flags & PMUSIM_F_OFFCORE) ? w->oc.latency : 0);
+            CU_ASSERT_EQUAL(got[i].uops, w->uops);
+        }
+        total += (size_t)k;
+    }
+    CU_ASSERT_PTR_NULL(e);
+    CU_ASSERT_EQUAL(total, N);
+    CU_ASSERT(la > 128 * 1024); /* several buffer flushes */
+    pmusim_trace_reader_free(r);
+    g_free(da);
+    g_free(db);
+    g_unlink(a);
+    g_unlink(b);
+    g_free(a);
+    g_free(b);
+    g_free(recs);
+}
+
+static void test_writer_trusted(void)
+{
+    check_trusted_same(PMUSIM_CPU_WSM);
+    check_trusted_same(PMUSIM_CPU_MONT);
+}
+
 /* A sample text trace: text -> binary -> text is byte-identical, and the
  * binary reads back from memory as well as from a file. */
 static void check_sample(const char *name)
@@ -480,6 +567,34 @@ static void test_writer_rejects(void)
     memset(r, 0, sizeof r);
     r[0].kind = PMUSIM_REC_IDLE;
     expect_write_error(PMUSIM_CPU_KNM, r, 1, "IDLE with 0 cycles");
+    /* the INSN checks of the writer's branch-free test (writer.c w_insn_ok) */
+    rec_insn(&r[0], 0, 0, 0x1000);
+    r[0].plm = 4;
+    expect_write_error(PMUSIM_CPU_WSM, r, 1, "privilege level above 3");
+    rec_insn(&r[0], 0, 0, 0x1000);
+    r[0].unit = PMUSIM_UNIT_LX + 1;
+    expect_write_error(PMUSIM_CPU_ITA2, r, 1, "unknown IA-64 unit type");
+    rec_insn(&r[0], 0, 0, 0x1000);
+    r[0].flags = PMUSIM_F_MEM;
+    r[0].mem.tlb = PMUSIM_TLB_COUNT;
+    expect_write_error(PMUSIM_CPU_WSM, r, 1, "unknown TLB outcome");
+    r[0].mem.tlb = 0;
+    r[0].mem.is_store = 2;
+    expect_write_error(PMUSIM_CPU_WSM, r, 1, "is_store not 0 or 1");
+    rec_insn(&r[0], 0, 0, 0x1000);
+    r[0].flags = PMUSIM_F_BRANCH;
+    r[0].br.tgt_ok = 2;
+    expect_write_error(PMUSIM_CPU_WSM, r, 1, "taken/dir_ok/tgt_ok");
+    r[0].br.tgt_ok = 0;
+    r[0].br.detect = PMUSIM_BRD_COUNT;
+    expect_write_error(PMUSIM_CPU_WSM, r, 1, "detection point");
+    /* absent parts are not checked: the writer codes them as 0 */
+    rec_insn(&r[0], 0, 0, 0x1000);
+    r[0].mem.tlb = 200;
+    r[0].br.kind = 200;
+    rec_insn(&r[1], 1, 0, 0x1004);
+    r[1].kind = PMUSIM_REC_MEM; /* after an INSN without a memory part */
+    expect_write_error(PMUSIM_CPU_WSM, r, 2, "record 1 (cycle 1): MEM record after an INSN");
 
     /* bad headers and symbols */
     pmusim_trace_header_t h;
@@ -1551,6 +1666,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_symbol_batch_boundary);
     PMUSIM_ADD_TEST(s, test_symbol_batch_boundary_binary);
     PMUSIM_ADD_TEST(s, test_writer_rejects);
+    PMUSIM_ADD_TEST(s, test_writer_trusted);
     PMUSIM_ADD_TEST(s, test_gen_deterministic);
     PMUSIM_ADD_TEST(s, test_gen_all_models);
     PMUSIM_ADD_TEST(s, test_gen_binary_equals_text);
