@@ -854,9 +854,42 @@ static void fd_stream_insn(pmusim_frontdoor_t *fd, fd_stream_t *st, const pmusim
     }
 }
 
-static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t n)
+/* The first entry of the batch's pending samples to look at: with nothing
+ * carried over from the previous batch, every waiting sample was taken in
+ * this batch, and the records before the earliest interrupt cycle can
+ * neither anchor nor complete one.  Ordinals only ever compare with each
+ * other and the ring is read only at ordinals counted after the sample was
+ * taken, so skipping those records changes no result.  Records are in
+ * non-decreasing cycle order (traces/FORMAT.md): a binary search finds the
+ * first record of that cycle. */
+static size_t fd_observe_start(const pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
+    uint64_t first = UINT64_MAX;
+    for (uint32_t t = 0; t < PMUSIM_MAX_THREADS; t++) {
+        const fd_stream_t *st = &fd->stream[t];
+        if (st->head < st->pending->len) {
+            const fd_pending_t *p = &g_array_index(st->pending, fd_pending_t, st->head);
+            if (p->cycle < first)
+                first = p->cycle;
+        }
+    }
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (recs[mid].cycle < first)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The batch's records for the waiting samples, from `start`, until none
+ * waits any more (the rest of the batch cannot matter: a sample taken
+ * later walks its own batch from its interrupt cycle). */
+static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t start, size_t n)
+{
+    for (size_t i = start; i < n && fd->npending; i++) {
         const pmusim_rec_t *r = &recs[i];
         if (r->kind != PMUSIM_REC_INSN || r->thread >= PMUSIM_MAX_THREADS)
             continue;
@@ -930,12 +963,15 @@ gboolean pmusim_frontdoor_replay(pmusim_frontdoor_t *fd, pmusim_trace_reader_t *
         }
         if (n == 0)
             break;
-        bool pending = fd->npending != 0;
+        bool carried = fd->npending != 0;
         m->ops->consume(m, batch, (size_t)n);
-        /* the records are looked at only while some sample waits for them;
-         * the ring of recent IPs is then refilled from this batch */
-        if (pending || fd->npending)
-            fd_observe(fd, batch, (size_t)n);
+        /* the records are looked at only while some sample waits for them:
+         * from the batch's start when a sample waits from an earlier batch,
+         * else from the first interrupt cycle of this one */
+        if (carried)
+            fd_observe(fd, batch, 0, (size_t)n);
+        else if (fd->npending)
+            fd_observe(fd, batch, fd_observe_start(fd, batch, (size_t)n), (size_t)n);
         total += (uint64_t)n;
         if (progress && total >= next_progress) {
             progress(total, user);
