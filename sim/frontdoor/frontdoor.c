@@ -886,7 +886,8 @@ static size_t fd_observe_start(const pmusim_frontdoor_t *fd, const pmusim_rec_t 
 
 /* The batch's records for the waiting samples, from `start`, until none
  * waits any more (the rest of the batch cannot matter: a sample taken
- * later walks its own batch from its interrupt cycle). */
+ * later walks its own batch from its interrupt cycle), and only the
+ * instructions of threads with a waiting sample. */
 static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t start, size_t n)
 {
     for (size_t i = start; i < n && fd->npending; i++) {
@@ -894,6 +895,10 @@ static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t 
         if (r->kind != PMUSIM_REC_INSN || r->thread >= PMUSIM_MAX_THREADS)
             continue;
         fd_stream_t *st = &fd->stream[r->thread];
+        /* a thread with no waiting sample: its ordinals and ring are read
+         * only from its next sample on, which is taken in a later batch */
+        if (!st->pending->len)
+            continue;
         st->ord++;
         fd_recent_t *rc = &st->recent[st->ord & (FD_RING - 1)];
         rc->ip = r->ip;
@@ -905,8 +910,7 @@ static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t 
             rc->store = r->mem.is_store;
             rc->tlb = r->mem.tlb;
         }
-        if (st->pending->len)
-            fd_stream_insn(fd, st, r);
+        fd_stream_insn(fd, st, r);
     }
 }
 
