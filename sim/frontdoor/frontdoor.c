@@ -890,15 +890,23 @@ static size_t fd_observe_start(const pmusim_frontdoor_t *fd, const pmusim_rec_t 
  * instructions of threads with a waiting sample. */
 static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t start, size_t n)
 {
-    for (size_t i = start; i < n && fd->npending; i++) {
-        const pmusim_rec_t *r = &recs[i];
-        if (r->kind != PMUSIM_REC_INSN || r->thread >= PMUSIM_MAX_THREADS)
-            continue;
-        fd_stream_t *st = &fd->stream[r->thread];
+    /* waits[t]: thread t has a waiting sample; `left` such threads (none
+     * once fd->npending reaches 0).  Indexed by any record's thread byte. */
+    uint8_t waits[256] = {0};
+    uint32_t left = 0;
+    for (uint32_t t = 0; t < PMUSIM_MAX_THREADS; t++)
+        if (fd->stream[t].pending->len) {
+            waits[t] = 1;
+            left++;
+        }
+    if (!left)
+        return;
+    for (const pmusim_rec_t *r = recs + start, *end = recs + n; r < end; r++) {
         /* a thread with no waiting sample: its ordinals and ring are read
          * only from its next sample on, which is taken in a later batch */
-        if (!st->pending->len)
+        if (r->kind != PMUSIM_REC_INSN || !waits[r->thread])
             continue;
+        fd_stream_t *st = &fd->stream[r->thread];
         st->ord++;
         fd_recent_t *rc = &st->recent[st->ord & (FD_RING - 1)];
         rc->ip = r->ip;
@@ -911,6 +919,11 @@ static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t 
             rc->tlb = r->mem.tlb;
         }
         fd_stream_insn(fd, st, r);
+        if (!st->pending->len) {
+            waits[r->thread] = 0;
+            if (!--left)
+                break;
+        }
     }
 }
 
