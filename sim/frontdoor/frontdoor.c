@@ -854,40 +854,47 @@ static void fd_stream_insn(pmusim_frontdoor_t *fd, fd_stream_t *st, const pmusim
     }
 }
 
-/* The first entry of the batch's pending samples to look at: with nothing
- * carried over from the previous batch, every waiting sample was taken in
- * this batch, and the records before the earliest interrupt cycle can
- * neither anchor nor complete one.  Ordinals only ever compare with each
- * other and the ring is read only at ordinals counted after the sample was
- * taken, so skipping those records changes no result.  Records are in
- * non-decreasing cycle order (traces/FORMAT.md): a binary search finds the
- * first record of that cycle. */
-static size_t fd_observe_start(const pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t n)
+/* The first record from r on that can matter to a waiting sample.  While
+ * some waiting sample is anchored, every later instruction of its thread
+ * counts: r.  Otherwise the records before the earliest interrupt cycle of
+ * the waiting samples can neither anchor nor complete one, and nothing
+ * reads what they would leave behind (the instruction ordinals are only
+ * compared with each other; the ring is read only at instructions counted
+ * after a sample's interrupt cycle): the first record of that cycle, found
+ * by binary search, as records are in non-decreasing cycle order
+ * (traces/FORMAT.md). */
+static const pmusim_rec_t *fd_next_useful(const pmusim_frontdoor_t *fd, const pmusim_rec_t *r,
+                                          const pmusim_rec_t *end)
 {
     uint64_t first = UINT64_MAX;
     for (uint32_t t = 0; t < PMUSIM_MAX_THREADS; t++) {
         const fd_stream_t *st = &fd->stream[t];
-        if (st->head < st->pending->len) {
-            const fd_pending_t *p = &g_array_index(st->pending, fd_pending_t, st->head);
-            if (p->cycle < first)
-                first = p->cycle;
-        }
+        if (st->head == st->pending->len)
+            continue;
+        if (st->head < st->anchor)
+            return r;
+        const fd_pending_t *p = &g_array_index(st->pending, fd_pending_t, st->anchor);
+        if (p->cycle < first)
+            first = p->cycle;
     }
-    size_t lo = 0, hi = n;
+    if (r == end || r->cycle >= first)
+        return r;
+    size_t lo = 1, hi = (size_t)(end - r);
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (recs[mid].cycle < first)
+        if (r[mid].cycle < first)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo;
+    return r + lo;
 }
 
-/* The batch's records for the waiting samples, from `start`, until none
- * waits any more (the rest of the batch cannot matter: a sample taken
- * later walks its own batch from its interrupt cycle), and only the
- * instructions of threads with a waiting sample. */
+/* The batch's records from `start` for the waiting samples, until none
+ * waits any more (a sample taken later walks its own batch): only the
+ * instructions of threads with a waiting sample (a thread's ordinals and
+ * ring are read only from its next sample on), skipping ahead
+ * (fd_next_useful()) whenever no waiting sample is anchored. */
 static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t start, size_t n)
 {
     /* waits[t]: thread t has a waiting sample; `left` such threads (none
@@ -901,11 +908,12 @@ static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t 
         }
     if (!left)
         return;
-    for (const pmusim_rec_t *r = recs + start, *end = recs + n; r < end; r++) {
-        /* a thread with no waiting sample: its ordinals and ring are read
-         * only from its next sample on, which is taken in a later batch */
-        if (r->kind != PMUSIM_REC_INSN || !waits[r->thread])
+    const pmusim_rec_t *end = recs + n;
+    for (const pmusim_rec_t *r = fd_next_useful(fd, recs + start, end); r < end;) {
+        if (r->kind != PMUSIM_REC_INSN || !waits[r->thread]) {
+            r++;
             continue;
+        }
         fd_stream_t *st = &fd->stream[r->thread];
         st->ord++;
         fd_recent_t *rc = &st->recent[st->ord & (FD_RING - 1)];
@@ -924,6 +932,9 @@ static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t 
             if (!--left)
                 break;
         }
+        r++;
+        if (st->head == st->anchor)
+            r = fd_next_useful(fd, r, end);
     }
 }
 
@@ -982,13 +993,9 @@ gboolean pmusim_frontdoor_replay(pmusim_frontdoor_t *fd, pmusim_trace_reader_t *
             break;
         bool carried = fd->npending != 0;
         m->ops->consume(m, batch, (size_t)n);
-        /* the records are looked at only while some sample waits for them:
-         * from the batch's start when a sample waits from an earlier batch,
-         * else from the first interrupt cycle of this one */
-        if (carried)
+        /* the records are looked at only while some sample waits for them */
+        if (carried || fd->npending)
             fd_observe(fd, batch, 0, (size_t)n);
-        else if (fd->npending)
-            fd_observe(fd, batch, fd_observe_start(fd, batch, (size_t)n), (size_t)n);
         total += (uint64_t)n;
         if (progress && total >= next_progress) {
             progress(total, user);
