@@ -854,35 +854,31 @@ static void fd_stream_insn(pmusim_frontdoor_t *fd, fd_stream_t *st, const pmusim
     }
 }
 
-/* The first record from r on that can matter to a waiting sample.  While
- * some waiting sample is anchored, every later instruction of its thread
- * counts: r.  Otherwise the records before the earliest interrupt cycle of
- * the waiting samples can neither anchor nor complete one, and nothing
- * reads what they would leave behind (the instruction ordinals are only
- * compared with each other; the ring is read only at instructions counted
- * after a sample's interrupt cycle): the first record of that cycle, found
- * by binary search, as records are in non-decreasing cycle order
- * (traces/FORMAT.md). */
-static const pmusim_rec_t *fd_next_useful(const pmusim_frontdoor_t *fd, const pmusim_rec_t *r,
-                                          const pmusim_rec_t *end)
+/* The first cycle from which the thread's records matter to its waiting
+ * samples: none waits, UINT64_MAX; one is anchored (its skid counts every
+ * later instruction), 0; else the interrupt cycle of the first one not
+ * anchored.  Earlier records can neither anchor nor complete a sample, and
+ * nothing reads what they would leave behind (the thread's instruction
+ * ordinals are only compared with each other, and its ring is read only at
+ * instructions counted from a sample's interrupt cycle on). */
+static uint64_t fd_stream_from(const fd_stream_t *st)
 {
-    uint64_t first = UINT64_MAX;
-    for (uint32_t t = 0; t < PMUSIM_MAX_THREADS; t++) {
-        const fd_stream_t *st = &fd->stream[t];
-        if (st->head == st->pending->len)
-            continue;
-        if (st->head < st->anchor)
-            return r;
-        const fd_pending_t *p = &g_array_index(st->pending, fd_pending_t, st->anchor);
-        if (p->cycle < first)
-            first = p->cycle;
-    }
-    if (r == end || r->cycle >= first)
-        return r;
-    size_t lo = 1, hi = (size_t)(end - r);
+    if (st->head == st->pending->len)
+        return UINT64_MAX;
+    if (st->head < st->anchor)
+        return 0;
+    return g_array_index(st->pending, fd_pending_t, st->anchor).cycle;
+}
+
+/* The first record from r on at cycle `from` or later: a binary search, as
+ * records are in non-decreasing cycle order (traces/FORMAT.md). */
+static const pmusim_rec_t *fd_skip_to(const pmusim_rec_t *r, const pmusim_rec_t *end,
+                                      uint64_t from)
+{
+    size_t lo = 0, hi = (size_t)(end - r);
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (r[mid].cycle < first)
+        if (r[mid].cycle < from)
             lo = mid + 1;
         else
             hi = mid;
@@ -890,27 +886,28 @@ static const pmusim_rec_t *fd_next_useful(const pmusim_frontdoor_t *fd, const pm
     return r + lo;
 }
 
-/* The batch's records from `start` for the waiting samples, until none
- * waits any more (a sample taken later walks its own batch): only the
- * instructions of threads with a waiting sample (a thread's ordinals and
- * ring are read only from its next sample on), skipping ahead
- * (fd_next_useful()) whenever no waiting sample is anchored. */
-static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t start, size_t n)
+/* The batch's records for the waiting samples, until none waits any more
+ * (a sample taken later walks its own batch): per thread, only the
+ * instructions from fd_stream_from() on, jumping over the records before
+ * the earliest such cycle of all threads. */
+static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t n)
 {
-    /* waits[t]: thread t has a waiting sample; `left` such threads (none
-     * once fd->npending reaches 0).  Indexed by any record's thread byte. */
-    uint8_t waits[256] = {0};
-    uint32_t left = 0;
-    for (uint32_t t = 0; t < PMUSIM_MAX_THREADS; t++)
-        if (fd->stream[t].pending->len) {
-            waits[t] = 1;
-            left++;
-        }
+    /* from[t]: fd_stream_from() of thread t; indexed by any record's thread
+     * byte (UINT64_MAX beyond the threads: never looked at) */
+    uint64_t from[256];
+    memset(from, 0xff, sizeof from);
+    uint64_t first = UINT64_MAX;
+    uint32_t left = 0; /* threads with a waiting sample */
+    for (uint32_t t = 0; t < PMUSIM_MAX_THREADS; t++) {
+        from[t] = fd_stream_from(&fd->stream[t]);
+        first = MIN(first, from[t]);
+        left += from[t] != UINT64_MAX;
+    }
     if (!left)
         return;
     const pmusim_rec_t *end = recs + n;
-    for (const pmusim_rec_t *r = fd_next_useful(fd, recs + start, end); r < end;) {
-        if (r->kind != PMUSIM_REC_INSN || !waits[r->thread]) {
+    for (const pmusim_rec_t *r = fd_skip_to(recs, end, first); r < end;) {
+        if (r->kind != PMUSIM_REC_INSN || r->cycle < from[r->thread]) {
             r++;
             continue;
         }
@@ -927,14 +924,19 @@ static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t 
             rc->tlb = r->mem.tlb;
         }
         fd_stream_insn(fd, st, r);
-        if (!st->pending->len) {
-            waits[r->thread] = 0;
-            if (!--left)
-                break;
-        }
+        uint64_t f = fd_stream_from(st), now = r->cycle;
+        from[r->thread] = f;
         r++;
-        if (st->head == st->anchor)
-            r = fd_next_useful(fd, r, end);
+        if (f == UINT64_MAX && !--left)
+            break;
+        if (f > now) {
+            /* the thread waits for a later cycle: so may all */
+            first = UINT64_MAX;
+            for (uint32_t t = 0; t < PMUSIM_MAX_THREADS; t++)
+                first = MIN(first, from[t]);
+            if (first > now)
+                r = fd_skip_to(r, end, first);
+        }
     }
 }
 
@@ -995,7 +997,7 @@ gboolean pmusim_frontdoor_replay(pmusim_frontdoor_t *fd, pmusim_trace_reader_t *
         m->ops->consume(m, batch, (size_t)n);
         /* the records are looked at only while some sample waits for them */
         if (carried || fd->npending)
-            fd_observe(fd, batch, 0, (size_t)n);
+            fd_observe(fd, batch, (size_t)n);
         total += (uint64_t)n;
         if (progress && total >= next_progress) {
             progress(total, user);
