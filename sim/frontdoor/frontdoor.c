@@ -993,10 +993,10 @@ gboolean pmusim_frontdoor_replay(pmusim_frontdoor_t *fd, pmusim_trace_reader_t *
         }
         if (n == 0)
             break;
-        bool carried = fd->npending != 0;
         m->ops->consume(m, batch, (size_t)n);
-        /* the records are looked at only while some sample waits for them */
-        if (carried || fd->npending)
+        /* the records are looked at only while some sample waits for them
+         * (from an earlier batch or taken in this one) */
+        if (fd->npending)
             fd_observe(fd, batch, (size_t)n);
         total += (uint64_t)n;
         if (progress && total >= next_progress) {
