@@ -854,12 +854,63 @@ static void fd_stream_insn(pmusim_frontdoor_t *fd, fd_stream_t *st, const pmusim
     }
 }
 
+/* The first cycle from which the thread's records matter to its waiting
+ * samples: none waits, UINT64_MAX; one is anchored (its skid counts every
+ * later instruction), 0; else the interrupt cycle of the first one not
+ * anchored.  Earlier records can neither anchor nor complete a sample, and
+ * nothing reads what they would leave behind (the thread's instruction
+ * ordinals are only compared with each other, and its ring is read only at
+ * instructions counted from a sample's interrupt cycle on). */
+static uint64_t fd_stream_from(const fd_stream_t *st)
+{
+    if (st->head == st->pending->len)
+        return UINT64_MAX;
+    if (st->head < st->anchor)
+        return 0;
+    return g_array_index(st->pending, fd_pending_t, st->anchor).cycle;
+}
+
+/* The first record from r on at cycle `from` or later: a binary search, as
+ * records are in non-decreasing cycle order (traces/FORMAT.md). */
+static const pmusim_rec_t *fd_skip_to(const pmusim_rec_t *r, const pmusim_rec_t *end,
+                                      uint64_t from)
+{
+    size_t lo = 0, hi = (size_t)(end - r);
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r[mid].cycle < from)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return r + lo;
+}
+
+/* The batch's records for the waiting samples, until none waits any more
+ * (a sample taken later walks its own batch): per thread, only the
+ * instructions from fd_stream_from() on, jumping over the records before
+ * the earliest such cycle of all threads. */
 static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        const pmusim_rec_t *r = &recs[i];
-        if (r->kind != PMUSIM_REC_INSN || r->thread >= PMUSIM_MAX_THREADS)
+    /* from[t]: fd_stream_from() of thread t; indexed by any record's thread
+     * byte (UINT64_MAX beyond the threads: never looked at) */
+    uint64_t from[256];
+    memset(from, 0xff, sizeof from);
+    uint64_t first = UINT64_MAX;
+    uint32_t left = 0; /* threads with a waiting sample */
+    for (uint32_t t = 0; t < PMUSIM_MAX_THREADS; t++) {
+        from[t] = fd_stream_from(&fd->stream[t]);
+        first = MIN(first, from[t]);
+        left += from[t] != UINT64_MAX;
+    }
+    if (!left)
+        return;
+    const pmusim_rec_t *end = recs + n;
+    for (const pmusim_rec_t *r = fd_skip_to(recs, end, first); r < end;) {
+        if (r->kind != PMUSIM_REC_INSN || r->cycle < from[r->thread]) {
+            r++;
             continue;
+        }
         fd_stream_t *st = &fd->stream[r->thread];
         st->ord++;
         fd_recent_t *rc = &st->recent[st->ord & (FD_RING - 1)];
@@ -872,8 +923,20 @@ static void fd_observe(pmusim_frontdoor_t *fd, const pmusim_rec_t *recs, size_t 
             rc->store = r->mem.is_store;
             rc->tlb = r->mem.tlb;
         }
-        if (st->pending->len)
-            fd_stream_insn(fd, st, r);
+        fd_stream_insn(fd, st, r);
+        uint64_t f = fd_stream_from(st), now = r->cycle;
+        from[r->thread] = f;
+        r++;
+        if (f == UINT64_MAX && !--left)
+            break;
+        if (f > now) {
+            /* the thread waits for a later cycle: so may all */
+            first = UINT64_MAX;
+            for (uint32_t t = 0; t < PMUSIM_MAX_THREADS; t++)
+                first = MIN(first, from[t]);
+            if (first > now)
+                r = fd_skip_to(r, end, first);
+        }
     }
 }
 
@@ -930,11 +993,10 @@ gboolean pmusim_frontdoor_replay(pmusim_frontdoor_t *fd, pmusim_trace_reader_t *
         }
         if (n == 0)
             break;
-        bool pending = fd->npending != 0;
         m->ops->consume(m, batch, (size_t)n);
-        /* the records are looked at only while some sample waits for them;
-         * the ring of recent IPs is then refilled from this batch */
-        if (pending || fd->npending)
+        /* the records are looked at only while some sample waits for them
+         * (from an earlier batch or taken in this one) */
+        if (fd->npending)
             fd_observe(fd, batch, (size_t)n);
         total += (uint64_t)n;
         if (progress && total >= next_progress) {

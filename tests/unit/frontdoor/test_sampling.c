@@ -141,6 +141,35 @@ static void test_skid_inside_cycle_and_cut(void)
     pmusim_model_free(m);
 }
 
+static void test_skid_across_batches(void)
+{
+    /* The front door replays in batches of 1024 records.  One instruction
+     * per cycle, period 1023, skid 2: the 1023rd instruction (i = 1022, ip
+     * 0x1000 + 4 * 1022 = 0x1ff8) overflows at the end of the first batch,
+     * and its sample lands on i = 1024 (0x2000), the first record of the
+     * second batch; the 2046th (i = 2045, 0x2ff4) lands on i = 2047
+     * (0x2ffc), the last record of the second batch.  3000 instructions:
+     * 2 samples, none cut. */
+    pmusim_model_t *m = wsm_inst();
+    pmusim_frontdoor_t *fd = session(m, MSR_PMC0, 1023);
+    CU_ASSERT_TRUE(pmusim_frontdoor_set_skid(fd, 2, NULL));
+    char *t = x86_trace(3000, 1);
+    replay_text(fd, t);
+    CU_ASSERT_EQUAL_FATAL(pmusim_frontdoor_n_samples(fd), 2);
+    const pmusim_sample_t *s0 = pmusim_frontdoor_sample(fd, 0);
+    const pmusim_sample_t *s1 = pmusim_frontdoor_sample(fd, 1);
+    CU_ASSERT_EQUAL(s0->overflow_ip, 0x1ff8);
+    CU_ASSERT_EQUAL(s0->ip, 0x2000);
+    CU_ASSERT_EQUAL(s0->skid, 2);
+    CU_ASSERT_EQUAL(s1->overflow_ip, 0x2ff4);
+    CU_ASSERT_EQUAL(s1->ip, 0x2ffc);
+    CU_ASSERT_EQUAL(s1->skid, 2);
+    CU_ASSERT_EQUAL((s0->flags | s1->flags) & PMUSIM_SAMPLE_SKID_CUT, 0);
+    g_free(t);
+    pmusim_frontdoor_free(fd);
+    pmusim_model_free(m);
+}
+
 static void test_skid_ia64_bundles(void)
 {
     /* ita2, one bundle (3 slots, one ip) per cycle, bundle c at 0x4000 +
@@ -487,6 +516,7 @@ static void register_suites(void)
     CU_pSuite s = CU_add_suite("sampling_skid", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_skid_one_per_cycle);
     PMUSIM_ADD_TEST(s, test_skid_inside_cycle_and_cut);
+    PMUSIM_ADD_TEST(s, test_skid_across_batches);
     PMUSIM_ADD_TEST(s, test_skid_ia64_bundles);
     s = CU_add_suite("sampling_modes", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_frequency_mode);
