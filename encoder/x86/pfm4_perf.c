@@ -224,39 +224,6 @@ void pmusim_x86_os_umask(int ev, int j, const char **name, const char **desc, ui
 
 /* ---- parsing ---- */
 
-/* cut at the first ':' or '.', as the x86 parser (libpfm-4's separators) */
-static char *split(char **sp)
-{
-    char *tok = *sp, *end = *sp;
-    if (!end)
-        return NULL;
-    while (*end && *end != ':' && *end != '.')
-        end++;
-    if (*end) {
-        *end = '\0';
-        *sp = end + 1;
-    } else {
-        *sp = NULL;
-    }
-    return tok;
-}
-
-/* ASCII case folding, inlined (names are ASCII; tolower() is a call) */
-static inline int lower(int c)
-{
-    return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
-}
-
-static int name_eq(const char *a, const char *b)
-{
-    for (;; a++, b++) {
-        int x = lower((unsigned char)*a), y = lower((unsigned char)*b);
-        if (x != y)
-            return 0;
-        if (!x)
-            return 1;
-    }
-}
 
 /* Event indices sorted by lower-case name (ASCII order), for bsearch();
  * pmusim_x86_os_check_order() (run by the unit tests through
@@ -269,7 +236,7 @@ _Static_assert(sizeof perf_by_name == 82, "one entry per perf event");
 static int name_cmp(const char *a, const char *b)
 {
     for (;; a++, b++) {
-        int x = lower((unsigned char)*a), y = lower((unsigned char)*b);
+        int x = pmusim_x86_lower((unsigned char)*a), y = pmusim_x86_lower((unsigned char)*b);
         if (x != y || !x)
             return x - y;
     }
@@ -316,7 +283,7 @@ static int parse_attrs(char *s, pfm4_os_desc_t *d)
     const pfm4_os_pattrs_t *pa = &d->pa;
     while (s) {
         char *next = s;
-        split(&next);
+        pmusim_x86_split(&next);
         char *v = strchr(s, '=');
         if (v)
             *v++ = '\0';
@@ -330,7 +297,7 @@ static int parse_attrs(char *s, pfm4_os_desc_t *d)
             } else {
                 nm = pmusim_x86_perf_names[pa->osattr[i - pa->nu]];
             }
-            if (name_eq(nm, s))
+            if (pmusim_x86_name_eq(nm, s))
                 id = i;
         }
         if (id < 0)
@@ -406,7 +373,7 @@ int pmusim_x86_os_parse(int pmu, const char *str, x86_os_t os, pfm4_os_desc_t *d
         return X86_ERR_NOMEM;
     memcpy(buf, str, len + 1);
     char *attrs = buf;
-    const char *tok = split(&attrs);
+    const char *tok = pmusim_x86_split(&attrs);
     int ret = X86_ERR_NOTFOUND;
 
     if (pmu == PFM4_PERF_RAW_PMU) {
@@ -435,7 +402,7 @@ int pmusim_x86_os_parse(int pmu, const char *str, x86_os_t os, pfm4_os_desc_t *d
         char eq[X86_FSTR_MAX];
         snprintf(eq, sizeof eq, "%s", perf_events[ev].equiv);
         char *eattrs = eq;
-        split(&eattrs);
+        pmusim_x86_split(&eattrs);
         ev = find_event(eq);
         if (ev < 0)
             goto out;

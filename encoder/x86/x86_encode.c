@@ -193,37 +193,6 @@ void pmusim_x86_desc_build_pattrs(x86_desc_t *d, const x86_pmu_t *pmu, int ev, x
 
 /* libpfm's strsep variant on the attribute separators ':' and '.': cut at
  * the first one, NULL at the end of the string. */
-static char *split(char **sp)
-{
-    char *tok = *sp;
-    if (!tok)
-        return NULL;
-    char *end = tok + strcspn(tok, ":."); /* (vectorised in libc) */
-    if (*end) {
-        *end = '\0';
-        *sp = end + 1;
-    } else {
-        *sp = NULL;
-    }
-    return tok;
-}
-
-/* strcasecmp() == 0 in the C locale, inlined: names are ASCII. */
-static inline int lower(int c)
-{
-    return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
-}
-
-static int name_eq(const char *a, const char *b)
-{
-    for (;; a++, b++) {
-        int x = lower((unsigned char)*a), y = lower((unsigned char)*b);
-        if (x != y)
-            return 0;
-        if (!x)
-            return 1;
-    }
-}
 
 /* ---- name lookup tables (speed only) ----
  * Matching an attribute against every unit-mask and modifier name one
@@ -236,7 +205,7 @@ static int name_eq(const char *a, const char *b)
  * published with an atomic compare-and-swap (no lock, no GLib); a table that
  * cannot be built (no memory, too many tables) leaves the plain loops. */
 /* Eight name bytes at once: ASCII upper case to lower case, other bytes
- * (including those >= 0x80) unchanged, as lower() does for each. */
+ * (including those >= 0x80) unchanged, as pmusim_x86_lower() does for each. */
 static inline uint64_t lower8(uint64_t x)
 {
     const uint64_t ones = 0x0101010101010101ull, hi = 0x80 * ones;
@@ -264,18 +233,18 @@ static inline uint32_t name_key(const char *s, size_t n)
         b = lower8(load8(s + n - 8));
     } else {
         for (size_t i = 0; i < n; i++)
-            a |= (uint64_t)lower((unsigned char)s[i]) << (8 * i);
+            a |= (uint64_t)pmusim_x86_lower((unsigned char)s[i]) << (8 * i);
     }
     uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + n) * 0xC2B2AE3D27D4EB4Full;
     return (uint32_t)(h ^ (h >> 29));
 }
 
-/* name_eq() of two names both n bytes long */
+/* pmusim_x86_name_eq() of two names both n bytes long */
 static inline int name_eq_n(const char *a, const char *b, size_t n)
 {
     if (n < 8) {
         for (size_t i = 0; i < n; i++)
-            if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
+            if (pmusim_x86_lower((unsigned char)a[i]) != pmusim_x86_lower((unsigned char)b[i]))
                 return 0;
         return 1;
     }
@@ -358,7 +327,7 @@ static x86_names_t *names_build(const x86_table_t *t)
     for (size_t i = 0; i < t->nevents; i++) {
         uint32_t h = n->ekey[i] & n->ehmask;
         for (; n->ehash[h]; h = (h + 1) & n->ehmask)
-            if (name_eq(t->events[n->ehash[h] - 1].name, t->events[i].name)) {
+            if (pmusim_x86_name_eq(t->events[n->ehash[h] - 1].name, t->events[i].name)) {
                 free(n->ehash);
                 n->ehash = NULL;
                 return n;
@@ -464,7 +433,7 @@ static int parse_attrs(char *str, x86_desc_t *d, int depth)
     const size_t first = d->pmu->table->events[d->event].first_umask;
     const x86_umask_t *const um0 = &d->pmu->table->umasks[first];
     while (s) {
-        /* split() and strchr(s, '=') in one pass */
+        /* pmusim_x86_split() and strchr(s, '=') in one pass */
         char *p = s;
         size_t tl = strcspn(s, ":.=");
         char *q = NULL;
@@ -527,12 +496,12 @@ static int parse_attrs(char *str, x86_desc_t *d, int depth)
                 /* "NAME=val" never names a umask (modifier/umask clash) */
                 if (has_val)
                     continue;
-                if (name_eq(x86_um(d->pmu, d->event, d->umask[i])->name, s))
+                if (pmusim_x86_name_eq(x86_um(d->pmu, d->event, d->umask[i])->name, s))
                     id = i;
             } else if (i < d->nu + d->nmods) {
-                if (name_eq(pmusim_x86_mod_names[d->mod[i - d->nu]], s))
+                if (pmusim_x86_name_eq(pmusim_x86_mod_names[d->mod[i - d->nu]], s))
                     id = i;
-            } else if (name_eq(pmusim_x86_perf_names[d->osattr[i - d->nu - d->nmods]], s)) {
+            } else if (pmusim_x86_name_eq(pmusim_x86_perf_names[d->osattr[i - d->nu - d->nmods]], s)) {
                 id = i;
             }
         }
@@ -670,14 +639,14 @@ int pmusim_x86_parse(const char *str, const x86_pmu_filter_t *filter, x86_os_t o
         s = p + 2;
     }
     p = s;
-    split(&p);
+    pmusim_x86_split(&p);
 
     const x86_pmu_t *pmu = NULL;
     int ev = -1;
     for (size_t i = 0; i < pmusim_x86_npmus && ev < 0; i++) {
         pmu = pmusim_x86_pmus[i];
         /* (the first letters first: most names differ there) */
-        if (pname && (lower((unsigned char)pname[0]) != lower((unsigned char)pmu->name[0]) ||
+        if (pname && (pmusim_x86_lower((unsigned char)pname[0]) != pmusim_x86_lower((unsigned char)pmu->name[0]) ||
                       strcasecmp(pname, pmu->name)))
             continue;
         if (!usable(filter, pmu, pname != NULL))
@@ -692,7 +661,7 @@ int pmusim_x86_parse(const char *str, const x86_pmu_filter_t *filter, x86_os_t o
         char eq[X86_FSTR_MAX];
         snprintf(eq, sizeof eq, "%s", e->equiv);
         char *ep = eq;
-        split(&ep);
+        pmusim_x86_split(&ep);
         int tev = pmusim_x86_find_event(pmu, eq);
         if (tev < 0)
             goto out;

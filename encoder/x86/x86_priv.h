@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* libpfm-4 error values (perfmon/pfmlib.h of libpfm-4); duplicated here so the
  * core does not depend on the public header's include root. */
@@ -163,6 +164,40 @@ typedef struct x86_attr {
     int id;        /* pattr index: [0,nu) umask, then modifiers, then OS attrs, then raw */
     uint64_t ival;
 } x86_attr_t;
+
+/* The next ':'- or '.'-separated token of *sp (cut in place; *sp NULL after
+ * the last), or NULL when none is left. */
+static inline char *pmusim_x86_split(char **sp)
+{
+    char *tok = *sp;
+    if (!tok)
+        return NULL;
+    char *end = tok + strcspn(tok, ":."); /* (vectorised in libc) */
+    if (*end) {
+        *end = '\0';
+        *sp = end + 1;
+    } else {
+        *sp = NULL;
+    }
+    return tok;
+}
+
+/* strcasecmp() == 0 in the C locale, inlined: names are ASCII. */
+static inline int pmusim_x86_lower(int c)
+{
+    return (c >= 'A' && c <= 'Z') ? c + ('a' - 'A') : c;
+}
+
+static inline int pmusim_x86_name_eq(const char *a, const char *b)
+{
+    for (;; a++, b++) {
+        int x = pmusim_x86_lower((unsigned char)*a), y = pmusim_x86_lower((unsigned char)*b);
+        if (x != y)
+            return 0;
+        if (!x)
+            return 1;
+    }
+}
 
 /* An attribute's value as libpfm-4's parser reads it: v NULL for a bare
  * "name" (allowed for booleans only), booleans one of y/t/1/n/f/0, integers
