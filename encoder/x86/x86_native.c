@@ -43,6 +43,11 @@
 /* Linux's config match for the three fixed counters: event select, umask,
  * edge, invert and counter mask must equal the pseudo encoding. */
 #define FIXED_MATCH_MASK (0xffffull | X86_SEL_EDGE | X86_SEL_INV | (0xffull << X86_SEL_CMASK_SHIFT))
+/* the one rule a raw unit mask breaks in two places of the attribute walk */
+#define RAW_UMASK_ALONE \
+    "%s: invalid attribute '%s' on %s: a raw unit mask stands alone (no named unit mask, " \
+    "no second raw value)"
+
 static const uint64_t fixed_codes[3] = { 0x00c0, 0x003c, 0x0300 };
 
 /* Valid bits of MSR_OFFCORE_RSP_0/1 as Linux checks them (x86-pmu.md 8.1). */
@@ -153,18 +158,14 @@ static char *x86_diagnose(const x86_pmu_t *pmu, const char *str, int r)
                 goto done_d;
             }
             if (named_um || raw_seen) {
-                g_string_printf(msg, "%s: invalid attribute '%s' on %s: a raw unit mask stands "
-                                "alone (no named unit mask, no second raw value)", str, a,
-                                pmu->name);
+                g_string_printf(msg, RAW_UMASK_ALONE, str, a, pmu->name);
                 g_free(key);
                 goto done_d;
             }
             raw_seen = TRUE;
         } else if (um >= 0) {
             if (raw_seen) {
-                g_string_printf(msg, "%s: invalid attribute '%s' on %s: a raw unit mask stands "
-                                "alone (no named unit mask, no second raw value)", str, a,
-                                pmu->name);
+                g_string_printf(msg, RAW_UMASK_ALONE, str, a, pmu->name);
                 g_free(key);
                 goto done_d;
             }
