@@ -133,11 +133,15 @@ static size_t osa_distance(const char *a, const char *b, size_t bound)
  * candidate name). */
 static gboolean ascii_contains(const char *hay, const char *needle)
 {
-    size_t n = strlen(needle);
-    for (; *hay; hay++)
-        if (g_ascii_strncasecmp(hay, needle, n) == 0)
+    size_t n = strlen(needle), h = strlen(hay);
+    if (n == 0)
+        return TRUE;
+    /* the first character decides most positions without a call */
+    char first = g_ascii_tolower(needle[0]);
+    for (size_t i = 0; i + n <= h; i++)
+        if (g_ascii_tolower(hay[i]) == first && g_ascii_strncasecmp(hay + i, needle, n) == 0)
             return TRUE;
-    return n == 0;
+    return FALSE;
 }
 
 size_t pmusim_suggest(const char *word, const char *const *cands, size_t ncands,
@@ -214,7 +218,8 @@ gboolean pmusim_encoder_has_event(const pmusim_encoder_pmu_t *enc, const char *n
     size_t n = enc && enc->event_count && enc->event_code ? enc->event_count() : 0;
     for (size_t i = 0; i < n; i++) {
         const char *en = NULL;
-        if (enc->event_code(i, &en, NULL, NULL) && en && g_ascii_strcasecmp(en, name) == 0)
+        if (enc->event_code(i, &en, NULL, NULL) && en &&
+            g_ascii_tolower(en[0]) == g_ascii_tolower(name[0]) && g_ascii_strcasecmp(en, name) == 0)
             return TRUE;
     }
     return FALSE;
