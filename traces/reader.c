@@ -647,7 +647,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
     uint64_t cycle = c->cycle;
     unsigned t = c->thread;
     uint64_t npos = c->next_pos[t];
-    unsigned nidx = tr_cache_index(npos);
+    unsigned nidx = c->next_idx[t];
     size_t n = *np;
     const char *errmsg = NULL;
     int status = DR_FULL;
@@ -883,9 +883,10 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             if (h - TR_OP_THREAD_SEL >= nthreads)
                 BAD("thread number not below the header's thread count");
             c->next_pos[t] = npos;
+            c->next_idx[t] = nidx;
             t = h - TR_OP_THREAD_SEL;
             npos = c->next_pos[t];
-            nidx = tr_cache_index(npos);
+            nidx = c->next_idx[t];
             p = q;
             continue;
         }
@@ -1078,6 +1079,7 @@ out:
     c->cycle = cycle;
     c->thread = t;
     c->next_pos[t] = npos;
+    c->next_idx[t] = nidx;
     r->dpos = (size_t)(p - r->dbuf);
     *np = n;
     if (status == DR_ERR && errmsg != r->errbuf)
