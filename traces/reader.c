@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -206,7 +207,8 @@ static int bin_inflate(pmusim_trace_reader_t *r, uint8_t *out, size_t cap, size_
  * input position of the failing call).  The thread starts on the second
  * refill, so a trace that fits in one dbuf never starts one.
  * PMUSIM_DECODE_THREAD=0 keeps zstd on the caller's thread; =always starts
- * the thread on the first refill (the tests run both ways). */
+ * the thread on the first refill (the tests run both ways).  Pipes and
+ * terminals are read without the thread (see bin_open()). */
 #define ZQ_SLOTS 4u
 #define ZQ_SLOT_SIZE (128u * 1024u)
 enum { ZQ_MODE_OFF, ZQ_MODE_LAZY, ZQ_MODE_ALWAYS };
@@ -438,6 +440,11 @@ static char *bin_string(pmusim_trace_reader_t *r, const char *what, gboolean all
 static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
 {
     r->zq_mode = zq_mode_of_env();
+    /* only regular files and memory: the thread may sit in a read of a pipe
+     * or terminal that pmusim_trace_reader_free() would then wait for */
+    struct stat st;
+    if (r->fp && (fstat(fileno(r->fp), &st) != 0 || !S_ISREG(st.st_mode)))
+        r->zq_mode = ZQ_MODE_OFF;
     r->zq = zq_new();
     r->zd = ZSTD_createDStream();
     ZSTD_DCtx_setParameter(r->zd, ZSTD_d_windowLogMax, TR_ZSTD_WINDOW_LOG_MAX);
