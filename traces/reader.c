@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -49,6 +50,13 @@ struct pmusim_trace_reader {
     gboolean frame_open;
     tr_codec_t *codec;
     char errbuf[256];
+    /* decompression: what ended the stream (bin_inflate()), for the error */
+    int zerr_code;
+    gboolean zerr_prefix; /* the message takes the stream position (bin_error()) */
+    char *zerr_msg;
+    unsigned refills;     /* bin_refill() calls; the thread starts on the second */
+    int zq_mode;          /* ZQ_MODE_*, from PMUSIM_DECODE_THREAD */
+    struct zqueue *zq;    /* the decompression thread, or NULL */
 
     /* text */
     GString *line;
@@ -116,6 +124,234 @@ static void text_error(pmusim_trace_reader_t *r, GError **error, int code, const
 
 /* ---- binary: decompression ---- */
 
+/* What ended a run of bin_inflate(): the output is full (more may follow),
+ * the stream ended, or an error (zerr_*) was met. */
+enum { ZQ_MORE, ZQ_EOF, ZQ_ERR };
+
+G_GNUC_PRINTF(4, 5)
+static int bin_inflate_error(pmusim_trace_reader_t *r, int code, gboolean prefix,
+                             const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    g_free(r->zerr_msg);
+    r->zerr_msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    r->zerr_code = code;
+    r->zerr_prefix = prefix;
+    return ZQ_ERR;
+}
+
+/* Decompresses into out[*len..cap) until it is full, the input ends or an
+ * error is met.  It touches only the raw input and the zstd state, which
+ * belong to the decompression thread once that runs (bin_refill()). */
+static int bin_inflate(pmusim_trace_reader_t *r, uint8_t *out, size_t cap, size_t *len)
+{
+    while (*len < cap) {
+        GError *e = NULL;
+        if (!raw_fill(r, &e)) {
+            bin_inflate_error(r, e->code, FALSE, "%s", e->message);
+            g_error_free(e);
+            return ZQ_ERR;
+        }
+        ZSTD_inBuffer in = { r->raw + r->raw_pos, r->raw_len - r->raw_pos, 0 };
+        if (r->raw_pos == r->raw_len) {
+            if (!r->frame_open)
+                return ZQ_EOF;
+            /* all input is in, but zstd may still hold output that the last
+             * call had no room for: only no progress means a cut frame */
+            in = (ZSTD_inBuffer){ NULL, 0, 0 };
+        }
+        ZSTD_outBuffer o = { out + *len, cap - *len, 0 };
+        size_t ret = ZSTD_decompressStream(r->zd, &o, &in);
+        if (ZSTD_isError(ret)) {
+            if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge)
+                /* a policy refusal, not damage: the data may be fine */
+                return bin_inflate_error(
+                    r, PMUSIM_TRACE_ERROR_LIMIT, TRUE,
+                    "the zstd frame near file byte %" PRIu64 " needs a decompression "
+                    "window above pmusim's limit of %u MiB (FORMAT.md §6); decompress it "
+                    "with 'zstd -d --long=31' and compress it again without --long",
+                    r->raw_off + r->raw_pos, (1u << TR_ZSTD_WINDOW_LOG_MAX) >> 20);
+            return bin_inflate_error(r, PMUSIM_TRACE_ERROR_FORMAT, TRUE,
+                                     "corrupt compressed data near file byte %" PRIu64 ": %s",
+                                     r->raw_off + r->raw_pos, ZSTD_getErrorName(ret));
+        }
+        if (in.size == 0 && o.pos == 0)
+            return bin_inflate_error(r, PMUSIM_TRACE_ERROR_TRUNCATED, TRUE,
+                                     "the compressed stream ends inside a zstd frame (file "
+                                     "truncated after %" PRIu64 " bytes)",
+                                     r->raw_off + r->raw_len);
+        if (in.pos == 0 && o.pos == 0)
+            return bin_inflate_error(r, PMUSIM_TRACE_ERROR_FORMAT, TRUE,
+                                     "compressed data makes no progress near file byte %" PRIu64,
+                                     r->raw_off + r->raw_pos);
+        r->raw_pos += in.pos;
+        *len += o.pos;
+        r->frame_open = ret != 0;
+    }
+    return ZQ_MORE;
+}
+
+/* ---- binary: the decompression thread ----
+ * zstd fills a ring of ZQ_SLOTS blocks of ZQ_SLOT_SIZE bytes, each with calls
+ * of ZSTD_decompressStream() until the block is full, the input ends or an
+ * error is met (bin_inflate()); bin_refill() copies from the blocks into
+ * dbuf exactly as much as it has room for.  On a machine with two or more
+ * processors a second thread fills the blocks ahead of the decoder; without
+ * it the decoder fills one block at a time when it needs one.  The blocks,
+ * and so every zstd call, are the same either way, and the end of the
+ * stream or an error travels with the last block and is reported when the
+ * decoder reaches that point: records, errors and messages do not depend on
+ * the thread (not even the "near file byte" of a zstd error, which is the
+ * input position of the failing call).  The thread starts on the second
+ * refill, so a trace that fits in one dbuf never starts one.
+ * PMUSIM_DECODE_THREAD=0 keeps zstd on the caller's thread; =always starts
+ * the thread on the first refill (the tests run both ways).  Pipes and
+ * terminals are read without the thread (see bin_open()). */
+#define ZQ_SLOTS 4u
+#define ZQ_SLOT_SIZE (128u * 1024u)
+enum { ZQ_MODE_OFF, ZQ_MODE_LAZY, ZQ_MODE_ALWAYS };
+
+typedef struct zq_slot {
+    uint8_t *buf; /* allocated on first use */
+    size_t len;
+    int end;      /* ZQ_MORE, or what follows the slot's bytes: ZQ_EOF / ZQ_ERR */
+} zq_slot_t;
+
+typedef struct zqueue {
+    GThread *thread;         /* NULL: the decoder fills the blocks itself */
+    GMutex lock;
+    GCond cond;              /* a slot was filled or emptied, or stop */
+    zq_slot_t slot[ZQ_SLOTS];
+    unsigned head, count;    /* the oldest full slot (the decoder's), full slots */
+    gboolean stop;
+    /* decoder side */
+    gboolean have;           /* slot[head] is full and being copied */
+    size_t pos;              /* bytes of slot[head] copied */
+} zqueue_t;
+
+/* Fills one block; TRUE if more may follow. */
+static gboolean zq_fill(pmusim_trace_reader_t *r, zq_slot_t *sl)
+{
+    if (!sl->buf)
+        sl->buf = g_malloc(ZQ_SLOT_SIZE);
+    sl->len = 0;
+    sl->end = bin_inflate(r, sl->buf, ZQ_SLOT_SIZE, &sl->len);
+    return sl->end == ZQ_MORE;
+}
+
+static gpointer zq_main(gpointer data)
+{
+    pmusim_trace_reader_t *r = data;
+    zqueue_t *z = r->zq;
+    for (;;) {
+        g_mutex_lock(&z->lock);
+        while (z->count == ZQ_SLOTS && !z->stop)
+            g_cond_wait(&z->cond, &z->lock);
+        gboolean stop = z->stop;
+        unsigned i = (z->head + z->count) % ZQ_SLOTS;
+        g_mutex_unlock(&z->lock);
+        if (stop)
+            return NULL;
+        gboolean more = zq_fill(r, &z->slot[i]);
+        g_mutex_lock(&z->lock);
+        z->count++;
+        g_cond_broadcast(&z->cond);
+        g_mutex_unlock(&z->lock);
+        if (!more)
+            return NULL;
+    }
+}
+
+static zqueue_t *zq_new(void)
+{
+    zqueue_t *z = g_new0(zqueue_t, 1);
+    g_mutex_init(&z->lock);
+    g_cond_init(&z->cond);
+    return z;
+}
+
+static int zq_mode_of_env(void)
+{
+    const char *env = g_getenv("PMUSIM_DECODE_THREAD");
+    if (env && !strcmp(env, "0"))
+        return ZQ_MODE_OFF;
+    if (env && !strcmp(env, "always"))
+        return ZQ_MODE_ALWAYS;
+    return g_get_num_processors() < 2 ? ZQ_MODE_OFF : ZQ_MODE_LAZY;
+}
+
+/* Starts the thread, unless the stream has ended already (the last block
+ * was filled); on failure the decoder goes on filling the blocks itself. */
+static void zq_start(pmusim_trace_reader_t *r)
+{
+    zqueue_t *z = r->zq;
+    r->zq_mode = ZQ_MODE_OFF; /* one attempt */
+    if (z->count && z->slot[(z->head + z->count - 1) % ZQ_SLOTS].end != ZQ_MORE)
+        return;
+    z->thread = g_thread_try_new("pmusim-zstd", zq_main, r, NULL);
+}
+
+static void zq_free(zqueue_t *z)
+{
+    if (!z)
+        return;
+    if (z->thread) {
+        g_mutex_lock(&z->lock);
+        z->stop = TRUE;
+        g_cond_broadcast(&z->cond);
+        g_mutex_unlock(&z->lock);
+        g_thread_join(z->thread);
+    }
+    for (unsigned i = 0; i < ZQ_SLOTS; i++)
+        g_free(z->slot[i].buf);
+    g_mutex_clear(&z->lock);
+    g_cond_clear(&z->cond);
+    g_free(z);
+}
+
+/* bin_inflate() into dbuf, through the blocks. */
+static int zq_take(pmusim_trace_reader_t *r)
+{
+    zqueue_t *z = r->zq;
+    while (r->dlen < DBUF_SIZE) {
+        if (!z->have) {
+            if (z->thread) {
+                g_mutex_lock(&z->lock);
+                while (z->count == 0)
+                    g_cond_wait(&z->cond, &z->lock);
+                g_mutex_unlock(&z->lock);
+            } else {
+                zq_fill(r, &z->slot[z->head]); /* count is 0 */
+                z->count = 1;
+            }
+            z->have = TRUE;
+            z->pos = 0;
+        }
+        zq_slot_t *sl = &z->slot[z->head];
+        if (z->pos == sl->len) {
+            if (sl->end != ZQ_MORE)
+                return sl->end; /* nothing fills the ring any more: zerr_* are set */
+            if (z->thread)
+                g_mutex_lock(&z->lock);
+            z->head = (z->head + 1) % ZQ_SLOTS;
+            z->count--;
+            if (z->thread) {
+                g_cond_broadcast(&z->cond);
+                g_mutex_unlock(&z->lock);
+            }
+            z->have = FALSE;
+            continue;
+        }
+        size_t take = MIN(sl->len - z->pos, DBUF_SIZE - r->dlen);
+        memcpy(r->dbuf + r->dlen, sl->buf + z->pos, take);
+        r->dlen += take;
+        z->pos += take;
+    }
+    return ZQ_MORE;
+}
+
 /* Moves the unread bytes to the front of dbuf and decompresses until dbuf is
  * full or the input ends. */
 static gboolean bin_refill(pmusim_trace_reader_t *r, GError **error)
@@ -125,49 +361,22 @@ static gboolean bin_refill(pmusim_trace_reader_t *r, GError **error)
     r->doff += r->dpos;
     r->dpos = 0;
     r->dlen = rem;
-    while (r->dlen < DBUF_SIZE && !r->zeof) {
-        if (!raw_fill(r, error)) {
-            r->failed = TRUE;
-            return FALSE;
-        }
-        if (r->raw_pos == r->raw_len) {
-            if (r->frame_open) {
-                bin_error(r, error, PMUSIM_TRACE_ERROR_TRUNCATED,
-                          "the compressed stream ends inside a zstd frame (file truncated "
-                          "after %" PRIu64 " bytes)", r->raw_off + r->raw_len);
-                return FALSE;
-            }
-            r->zeof = TRUE;
-            break;
-        }
-        ZSTD_inBuffer in = { r->raw + r->raw_pos, r->raw_len - r->raw_pos, 0 };
-        ZSTD_outBuffer out = { r->dbuf + r->dlen, DBUF_SIZE - r->dlen, 0 };
-        size_t ret = ZSTD_decompressStream(r->zd, &out, &in);
-        if (ZSTD_isError(ret)) {
-            if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge)
-                /* a policy refusal, not damage: the data may be fine */
-                bin_error(r, error, PMUSIM_TRACE_ERROR_LIMIT,
-                          "the zstd frame near file byte %" PRIu64 " needs a decompression "
-                          "window above pmusim's limit of %u MiB (FORMAT.md §6); decompress it "
-                          "with 'zstd -d --long=31' and compress it again without --long",
-                          r->raw_off + r->raw_pos, (1u << TR_ZSTD_WINDOW_LOG_MAX) >> 20);
-            else
-                bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
-                          "corrupt compressed data near file byte %" PRIu64 ": %s",
-                          r->raw_off + r->raw_pos, ZSTD_getErrorName(ret));
-            return FALSE;
-        }
-        if (in.pos == 0 && out.pos == 0) {
-            bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
-                      "compressed data makes no progress near file byte %" PRIu64,
-                      r->raw_off + r->raw_pos);
-            return FALSE;
-        }
-        r->raw_pos += in.pos;
-        r->dlen += out.pos;
-        r->frame_open = ret != 0;
+    if (r->zeof || r->dlen == DBUF_SIZE)
+        return TRUE;
+    if (r->zq_mode != ZQ_MODE_OFF && (r->zq_mode == ZQ_MODE_ALWAYS || ++r->refills >= 2))
+        zq_start(r);
+    int end = zq_take(r);
+    if (end == ZQ_EOF)
+        r->zeof = TRUE;
+    if (end != ZQ_ERR)
+        return TRUE;
+    if (r->zerr_prefix) {
+        bin_error(r, error, r->zerr_code, "%s", r->zerr_msg);
+    } else {
+        g_set_error(error, PMUSIM_TRACE_ERROR, r->zerr_code, "%s", r->zerr_msg);
+        r->failed = TRUE;
     }
-    return TRUE;
+    return FALSE;
 }
 
 /* Makes at least `n` bytes available at dpos; FALSE with error set if the
@@ -230,6 +439,13 @@ static char *bin_string(pmusim_trace_reader_t *r, const char *what, gboolean all
 
 static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
 {
+    r->zq_mode = zq_mode_of_env();
+    /* only regular files and memory: the thread may sit in a read of a pipe
+     * or terminal that pmusim_trace_reader_free() would then wait for */
+    struct stat st;
+    if (r->fp && (fstat(fileno(r->fp), &st) != 0 || !S_ISREG(st.st_mode)))
+        r->zq_mode = ZQ_MODE_OFF;
+    r->zq = zq_new();
     r->zd = ZSTD_createDStream();
     ZSTD_DCtx_setParameter(r->zd, ZSTD_d_windowLogMax, TR_ZSTD_WINDOW_LOG_MAX);
     r->dbuf = g_malloc(DBUF_SIZE);
@@ -317,12 +533,49 @@ enum { DR_FULL, DR_NEED, DR_ERR, DR_END };
         (v) = *q++;             \
     } while (0)
 
+/* Up to 8 bytes of a varint at once, where 8 bytes are there to load: the
+ * terminator is the first byte with bit 7 clear, and the 7-bit groups are
+ * packed together by three shift-and-mask steps; longer varints (57 bits
+ * and more) and the last bytes of the buffer take the byte loop, which also
+ * does the checks.  Stream addresses and latencies make most multi-byte
+ * varints, and the byte loop cost about 50 instructions for each. */
+static inline uint64_t rd_varint8(uint64_t w, uint64_t stop, unsigned *len)
+{
+    /* stop: bit 7 of every byte whose bit 7 is clear (non-zero) */
+    *len = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
+    uint64_t x = w & (stop ^ (stop - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f);
+    x = (x & UINT64_C(0x007f007f007f007f)) | ((x & UINT64_C(0x7f007f007f007f00)) >> 1);
+    x = (x & UINT64_C(0x00003fff00003fff)) | ((x & UINT64_C(0x3fff00003fff0000)) >> 2);
+    return (x & UINT64_C(0x000000000fffffff)) | ((x & UINT64_C(0x0fffffff00000000)) >> 4);
+}
+
+static inline uint64_t rd_load64(const uint8_t *q)
+{
+    uint64_t w;
+    memcpy(&w, q, sizeof w);
+    return GUINT64_FROM_LE(w);
+}
+
 #define RD_VARINT(v)                                               \
     do {                                                           \
         if (G_UNLIKELY(q >= end))                                  \
             goto need;                                             \
         uint64_t v_ = *q++;                                        \
         if (G_UNLIKELY(v_ & 0x80)) {                               \
+            if (G_LIKELY(end - q >= 7)) {                          \
+                if (*q < 0x80) { /* two bytes: latencies, masks */ \
+                    (v) = (v_ & 0x7f) | (uint64_t)*q++ << 7;       \
+                    break;                                         \
+                }                                                  \
+                uint64_t w_ = rd_load64(q - 1);                    \
+                uint64_t s_ = ~w_ & UINT64_C(0x8080808080808080);  \
+                if (G_LIKELY(s_ != 0)) {                           \
+                    unsigned l_;                                   \
+                    (v) = rd_varint8(w_, s_, &l_);                 \
+                    q += l_ - 1;                                   \
+                    break;                                         \
+                }                                                  \
+            }                                                      \
             v_ &= 0x7f;                                            \
             for (unsigned s_ = 7;; s_ += 7) {                      \
                 if (G_UNLIKELY(q >= end))                          \
@@ -401,7 +654,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
     uint64_t cycle = c->cycle;
     unsigned t = c->thread;
     uint64_t npos = c->next_pos[t];
-    unsigned nidx = tr_cache_index(npos);
+    unsigned nidx = c->next_idx[t];
     size_t n = *np;
     const char *errmsg = NULL;
     int status = DR_FULL;
@@ -637,9 +890,10 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             if (h - TR_OP_THREAD_SEL >= nthreads)
                 BAD("thread number not below the header's thread count");
             c->next_pos[t] = npos;
+            c->next_idx[t] = nidx;
             t = h - TR_OP_THREAD_SEL;
             npos = c->next_pos[t];
-            nidx = tr_cache_index(npos);
+            nidx = c->next_idx[t];
             p = q;
             continue;
         }
@@ -832,6 +1086,7 @@ out:
     c->cycle = cycle;
     c->thread = t;
     c->next_pos[t] = npos;
+    c->next_idx[t] = nidx;
     r->dpos = (size_t)(p - r->dbuf);
     *np = n;
     if (status == DR_ERR && errmsg != r->errbuf)
@@ -1717,12 +1972,14 @@ void pmusim_trace_reader_free(pmusim_trace_reader_t *r)
 {
     if (!r)
         return;
+    zq_free(r->zq); /* first: the thread reads the input */
     if (r->own_fp)
         fclose(r->fp);
     g_free(r->rawbuf);
     if (r->zd)
         ZSTD_freeDStream(r->zd);
     g_free(r->dbuf);
+    g_free(r->zerr_msg);
     g_free(r->codec);
     if (r->line)
         g_string_free(r->line, TRUE);

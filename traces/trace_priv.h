@@ -89,6 +89,9 @@ typedef struct tr_codec {
     pmusim_rec_t prev;
     uint8_t cur_plm[PMUSIM_MAX_THREADS]; /* decoder, v1: plm of each thread's last INSN */
     uint64_t next_pos[PMUSIM_MAX_THREADS];
+    /* decoder only: tr_cache_index(next_pos[t]), kept across thread switches
+     * so that a switch does not put a multiply before the next entry's load */
+    uint32_t next_idx[PMUSIM_MAX_THREADS];
     tr_cache_ent_t cache[TR_CACHE_SIZE];
 } tr_codec_t;
 

@@ -10,7 +10,10 @@
  *           programmed with the register writes in REGS (docs/REGS.md)
  * as M records/s of the thread's CPU time (the machine is shared: CPU time
  * leaves out the time the process waited for a core), the count/decode time
- * ratio, and the peak resident memory.  One line, `key=value` fields. */
+ * ratio, and the peak resident memory; decode_wall is the decode rate by wall
+ * time and decode_cpu the same decode by the CPU time of the whole process
+ * (the reader's decompression thread included, where it runs one).  One
+ * line, `key=value` fields. */
 #include "pmusim/regs.h"
 #include "pmusim/sim.h"
 
@@ -21,11 +24,16 @@
 #include <time.h>
 #include <zstd.h>
 
-static double cpu_now(void)
+static double clock_now(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double cpu_now(void)
+{
+    return clock_now(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -40,13 +48,15 @@ static double median(double *v, unsigned n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static gboolean decode(const char *path, uint64_t *nrec, double *secs, GError **e)
+static gboolean decode(const char *path, uint64_t *nrec, double *secs, double *wall,
+                       double *proc, GError **e)
 {
     pmusim_trace_reader_t *r = pmusim_trace_reader_open(path, e);
     if (!r)
         return FALSE;
     pmusim_rec_t *batch = g_new(pmusim_rec_t, 1024);
     uint64_t got = 0, check = 0;
+    double w0 = clock_now(CLOCK_MONOTONIC), p0 = clock_now(CLOCK_PROCESS_CPUTIME_ID);
     double t0 = cpu_now();
     gssize k;
     while ((k = pmusim_trace_reader_next_batch(r, batch, 1024, e)) > 0) {
@@ -54,6 +64,8 @@ static gboolean decode(const char *path, uint64_t *nrec, double *secs, GError **
         check += batch[k - 1].cycle;
     }
     *secs = cpu_now() - t0;
+    *wall = clock_now(CLOCK_MONOTONIC) - w0;
+    *proc = clock_now(CLOCK_PROCESS_CPUTIME_ID) - p0;
     pmusim_trace_reader_free(r);
     g_free(batch);
     *nrec = got + (check & 0); /* check keeps the records observable */
@@ -130,19 +142,21 @@ int main(int argc, char **argv)
     GArray *regs = pmusim_regs_new();
     if (regs_path && !pmusim_regs_load(regs_path, regs, &e))
         goto fail;
-    double td[100], tz[100], tc[100];
+    double td[100], tw[100], tp[100], tz[100], tc[100];
     uint64_t nrec = 0;
     for (unsigned i = 0; i < passes; i++) {
-        if (!decode(path, &nrec, &td[i], &e) || !zstd_only(path, &tz[i], &e))
+        if (!decode(path, &nrec, &td[i], &tw[i], &tp[i], &e) || !zstd_only(path, &tz[i], &e))
             goto fail;
         if (regs_path && !count(path, regs, &tc[i], &e))
             goto fail;
     }
     double d = median(td, passes), z = median(tz, passes);
+    double dw = median(tw, passes), dp = median(tp, passes);
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("records=%" G_GUINT64_FORMAT " decode=%.1f zstd=%.1f", (guint64)nrec,
            (double)nrec / d / 1e6, (double)nrec / z / 1e6);
+    printf(" decode_wall=%.1f decode_cpu=%.1f", (double)nrec / dw / 1e6, (double)nrec / dp / 1e6);
     if (regs_path) {
         double c = median(tc, passes);
         printf(" count=%.1f count/decode=%.2f", (double)nrec / c / 1e6, c / d);

@@ -1654,6 +1654,97 @@ static void test_v2_canonical_binary(void)
                         NULL);
 }
 
+/* Reads `len` bytes (binary) with PMUSIM_DECODE_THREAD=`mode` in batches of
+ * 1000: the records read before the end or the error, and the error. */
+static pmusim_rec_t *read_mode(const char *mode, const char *data, size_t len, size_t *n,
+                               GError **e)
+{
+    g_setenv("PMUSIM_DECODE_THREAD", mode, TRUE);
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open_memory(data, len, "big.bin", e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    size_t cap = 1000, got = 0;
+    pmusim_rec_t *out = g_new(pmusim_rec_t, cap);
+    for (;;) {
+        if (got + 1000 > cap)
+            out = g_renew(pmusim_rec_t, out, cap *= 2);
+        gssize k = pmusim_trace_reader_next_batch(r, out + got, 1000, e);
+        if (k <= 0)
+            break;
+        got += (size_t)k;
+    }
+    pmusim_trace_reader_free(r);
+    *n = got;
+    return out;
+}
+
+/* The decompression thread (traces/reader.c) gives the records, errors and
+ * messages of the inline decompression: a trace of several dbuf fills read
+ * with the thread off, started lazily (the default) and from the start,
+ * whole, cut, with damaged blocks and with a bad checksum. */
+static void test_decode_thread(void)
+{
+    char *saved = g_strdup(g_getenv("PMUSIM_DECODE_THREAD"));
+    char *path = gen_file(PMUSIM_CPU_WSM, PMUSIM_GEN_STREAM, 400000, 5, PMUSIM_TRACE_BINARY);
+    gsize len;
+    char *d = slurp(path, &len);
+    char *c = g_memdup2(d, len);
+    static const char *const modes[] = { "0", "1", "always" };
+    for (unsigned damage = 0; damage < 4; damage++) {
+        size_t clen = len;
+        memcpy(c, d, len);
+        if (damage == 1)
+            clen = len * 3 / 4; /* cut */
+        if (damage == 2)
+            for (gsize i = len * 3 / 4; i < len * 3 / 4 + 16; i++)
+                c[i] ^= 0x5a; /* a damaged block (zstd's checksum comes later) */
+        if (damage == 3)
+            c[len - 1] ^= 1; /* the frame checksum */
+        size_t n0 = 0;
+        GError *e0 = NULL;
+        pmusim_rec_t *r0 = read_mode(modes[0], c, clen, &n0, &e0);
+        if (damage == 0) {
+            CU_ASSERT_EQUAL(n0, 400000);
+            CU_ASSERT_PTR_NULL(e0);
+        } else {
+            CU_ASSERT_PTR_NOT_NULL_FATAL(e0);
+            CU_ASSERT(n0 < 400000);
+            /* the damaged block decodes into garbage that the decoder refuses */
+            static const char *const what[] = { NULL, "inside a zstd frame", "record ",
+                                                "doesn't match checksum" };
+            CU_ASSERT_PTR_NOT_NULL(strstr(e0->message, what[damage]));
+        }
+        for (unsigned m = 1; m < G_N_ELEMENTS(modes); m++) {
+            size_t n1 = 0;
+            GError *e1 = NULL;
+            pmusim_rec_t *r1 = read_mode(modes[m], c, clen, &n1, &e1);
+            CU_ASSERT_EQUAL(n1, n0);
+            for (size_t i = 0; i < MIN(n0, n1); i++)
+                if (!rec_equal(&r0[i], &r1[i])) {
+                    CU_FAIL("records differ");
+                    break;
+                }
+            CU_ASSERT_EQUAL(e1 != NULL, e0 != NULL);
+            if (e0 && e1) {
+                CU_ASSERT_EQUAL(e1->code, e0->code);
+                CU_ASSERT_STRING_EQUAL(e1->message, e0->message);
+            }
+            g_clear_error(&e1);
+            g_free(r1);
+        }
+        g_clear_error(&e0);
+        g_free(r0);
+    }
+    if (saved)
+        g_setenv("PMUSIM_DECODE_THREAD", saved, TRUE);
+    else
+        g_unsetenv("PMUSIM_DECODE_THREAD");
+    g_free(saved);
+    g_free(c);
+    g_free(d);
+    g_unlink(path);
+    g_free(path);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("trace", NULL, NULL);
@@ -1680,5 +1771,6 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_v2_canonical_binary);
     PMUSIM_ADD_TEST(s, test_zstd_messages);
     PMUSIM_ADD_TEST(s, test_symbol_bytes_limit);
+    PMUSIM_ADD_TEST(s, test_decode_thread);
 }
 
