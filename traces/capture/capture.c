@@ -16,15 +16,21 @@
 
 G_DEFINE_QUARK(pmusim-capture-error-quark, pmusim_capture_error)
 
+/* A translated block as the model wants its instructions: everything
+ * static about an instruction (ip, length, kinds, uops, plm) is filled in
+ * once, when the TB chunk arrives, with the outcome of running through it
+ * (a conditional branch not taken, any other branch to the next
+ * instruction); per executed instruction the reader only sets the thread
+ * and the accesses, and for a block's last instruction the outcome. */
 typedef struct cap_tb {
     uint64_t vaddr;
     uint32_t n;
-    capstream_insn_t *insns;
-    uint64_t *ips;
+    uint8_t rep_first, rep_last; /* its first / last instruction is a REP string op */
+    pmusim_uarch_insn_t in[];
 } cap_tb_t;
 
 typedef struct cap_thread {
-    const cap_tb_t *tb;  /* block being executed, NULL before the first */
+    cap_tb_t *tb;        /* block being executed, NULL before the first */
     uint8_t hw;          /* hardware thread: guest thread mod nthreads */
     uint32_t idx;        /* its current instruction */
     uint32_t nacc;
@@ -48,12 +54,7 @@ struct pmusim_capture {
 
 static void cap_tb_free(gpointer p)
 {
-    cap_tb_t *tb = p;
-    if (tb) {
-        g_free(tb->insns);
-        g_free(tb->ips);
-        g_free(tb);
-    }
+    g_free(p);
 }
 
 pmusim_capture_t *pmusim_capture_new(pmusim_uarch_t *u, uint32_t nthreads, const char *name)
@@ -107,47 +108,27 @@ static uint64_t rd64(const uint8_t *p)
 
 /* ---- instructions -> model ---- */
 
-static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, uint32_t i, gboolean taken,
-                               uint64_t target, GError **error)
+/* Runs instruction t->idx of the block as its template says (the
+ * fall-through outcome), with the accesses gathered for it.  The template
+ * is the model's input in place: pmusim_uarch_insn() keeps no pointer to it. */
+static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, GError **error)
 {
-    const capstream_insn_t *d = &t->tb->insns[i];
-    pmusim_uarch_insn_t in;
-    in.ip = t->tb->ips[i];
-    in.thread = t->hw;
-    in.plm = 3; /* user mode: QEMU user-mode emulation runs only user code */
-    in.len = d->len;
-    in.br = d->br;
-    in.fp = d->fp;
-    in.uops = d->uops;
-    in.taken = 0;
-    in.target = 0;
-    if (d->br != PMUSIM_UARCH_BR_NONE) {
-        in.taken = d->br == PMUSIM_UARCH_BR_COND ? (uint8_t)taken : 1;
-        in.target = in.taken ? target : 0;
-    }
-    in.naccess = 0;
-    in.access = NULL;
-    if (i == t->idx) {
-        in.naccess = t->nacc;
-        in.access = t->acc;
-        t->nacc = 0;
-    }
-    in.slot = in.unit = 0;
-    in.flags = 0;
-    in.insn = 0;
+    pmusim_uarch_insn_t *in = &t->tb->in[t->idx];
+    in->thread = t->hw;
+    in->naccess = t->nacc;
+    in->access = t->acc;
+    t->nacc = 0;
     c->insns++;
-    return pmusim_uarch_insn(c->u, &in, error);
+    return pmusim_uarch_insn(c->u, in, error);
 }
 
 /* Runs instructions [t->idx, upto) of the block: none of them ends it, so a
  * conditional branch among them fell through. */
 static gboolean cap_run_until(pmusim_capture_t *c, cap_thread_t *t, uint32_t upto, GError **error)
 {
-    for (; t->idx < upto; t->idx++) {
-        uint64_t next = t->tb->ips[t->idx] + t->tb->insns[t->idx].len;
-        if (!cap_run(c, t, t->idx, FALSE, next, error))
+    for (; t->idx < upto; t->idx++)
+        if (!cap_run(c, t, error))
             return FALSE;
-    }
     return TRUE;
 }
 
@@ -161,13 +142,20 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
     uint32_t last = t->tb->n - 1;
     if (!cap_run_until(c, t, last, error))
         return FALSE;
-    uint64_t ip = t->tb->ips[last];
-    uint64_t fall = ip + t->tb->insns[last].len;
-    gboolean known = next != UINT64_MAX;
-    if (!cap_run(c, t, last, known && next != fall, known ? next : 0, error))
-        return FALSE;
+    /* the last instruction: its outcome is where the thread went */
+    pmusim_uarch_insn_t in = t->tb->in[last];
+    if (in.br != PMUSIM_UARCH_BR_NONE) {
+        gboolean known = next != UINT64_MAX;
+        in.taken = in.br == PMUSIM_UARCH_BR_COND ? (uint8_t)(known && next != in.ip + in.len) : 1;
+        in.target = in.taken && known ? next : 0;
+    }
+    in.thread = t->hw;
+    in.naccess = t->nacc;
+    in.access = t->acc;
+    t->nacc = 0;
+    c->insns++;
     t->tb = NULL;
-    return TRUE;
+    return pmusim_uarch_insn(c->u, &in, error);
 }
 
 static cap_thread_t *cap_thread(pmusim_capture_t *c, uint32_t guest)
@@ -193,13 +181,12 @@ static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
             uint32_t id = w >> 1;
             if (id >= c->tbs->len || !g_ptr_array_index(c->tbs, id))
                 return cap_error(c, at + k, error, "block %u executed before its TB chunk", id);
-            const cap_tb_t *nb = g_ptr_array_index(c->tbs, id);
+            cap_tb_t *nb = g_ptr_array_index(c->tbs, id);
             k += 4;
             /* a REP string instruction re-entered for its next iteration
              * stays one instruction */
-            if (t->tb && t->idx == t->tb->n - 1 &&
-                (t->tb->insns[t->idx].flags & CAPSTREAM_F_REP) &&
-                nb->vaddr == t->tb->ips[t->idx] && (nb->insns[0].flags & CAPSTREAM_F_REP)) {
+            if (t->tb && t->idx == t->tb->n - 1 && t->tb->rep_last && nb->rep_first &&
+                nb->vaddr == t->tb->in[t->idx].ip) {
                 t->tb = nb;
                 t->idx = 0;
                 continue;
@@ -225,8 +212,7 @@ static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
             return FALSE;
         if (t->nacc == PMUSIM_UARCH_MAX_ACCESSES) {
             /* a long string instruction: run this piece, keep accumulating */
-            uint64_t next = t->tb->ips[i] + t->tb->insns[i].len;
-            if (!cap_run(c, t, i, FALSE, next, error))
+            if (!cap_run(c, t, error))
                 return FALSE;
         }
         pmusim_uarch_access_t *a = &t->acc[t->nacc++];
@@ -234,7 +220,7 @@ static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
         a->addr = addr;
         a->size = 1u << ((w >> 2) & 3);
         a->is_store = (w >> 1) & 1;
-        a->is_fp = t->tb->insns[i].fp != PMUSIM_UARCH_FP_NONE;
+        a->is_fp = t->tb->in[i].fp != PMUSIM_UARCH_FP_NONE;
         k += 12;
     }
     return TRUE;
@@ -260,24 +246,37 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
                     "%s: more than %u translated blocks", c->name, PMUSIM_CAPTURE_MAX_TBS);
         return FALSE;
     }
-    cap_tb_t *tb = g_new0(cap_tb_t, 1);
+    cap_tb_t *tb = g_malloc0(sizeof *tb + n * sizeof tb->in[0]);
     tb->vaddr = vaddr;
     tb->n = n;
-    tb->insns = g_new(capstream_insn_t, n);
-    tb->ips = g_new(uint64_t, n);
-    memcpy(tb->insns, p + 16, n * sizeof(capstream_insn_t));
     uint64_t ip = vaddr;
     for (uint32_t i = 0; i < n; i++) {
-        const capstream_insn_t *d = &tb->insns[i];
-        if (d->len == 0 || d->len > 15 || d->br >= PMUSIM_UARCH_BR_COUNT_ ||
-            d->fp >= PMUSIM_UARCH_FP_COUNT_ || d->uops == 0) {
+        capstream_insn_t d;
+        memcpy(&d, p + 16 + i * sizeof d, sizeof d);
+        if (d.len == 0 || d.len > 15 || d.br >= PMUSIM_UARCH_BR_COUNT_ ||
+            d.fp >= PMUSIM_UARCH_FP_COUNT_ || d.uops == 0) {
             cap_tb_free(tb);
-            return cap_error(c, at + 16 + i * sizeof *d, error,
+            return cap_error(c, at + 16 + i * sizeof d, error,
                              "instruction %u of block %u: length 1..15, a known branch and FP "
                              "kind and uops >= 1 expected", i, id);
         }
-        tb->ips[i] = ip;
-        ip += d->len;
+        pmusim_uarch_insn_t *in = &tb->in[i];
+        in->ip = ip;
+        in->plm = 3; /* user mode: QEMU user-mode emulation runs only user code */
+        in->len = d.len;
+        in->br = d.br;
+        in->fp = d.fp;
+        in->uops = d.uops;
+        /* the outcome when the thread runs on to the next instruction */
+        in->taken = d.br != PMUSIM_UARCH_BR_NONE && d.br != PMUSIM_UARCH_BR_COND;
+        in->target = in->taken ? ip + d.len : 0;
+        if (d.flags & CAPSTREAM_F_REP) {
+            if (i == 0)
+                tb->rep_first = 1;
+            if (i == n - 1)
+                tb->rep_last = 1;
+        }
+        ip += d.len;
     }
     g_ptr_array_add(c->tbs, tb);
     return TRUE;
