@@ -20,14 +20,16 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CAPTURE_READ (1u << 20)
 
 static const char *const capture_usage =
-    "pmusim trace capture --cpu wsm|wsm_dp|knm [-o OUT] [--threads N] [--text]\n"
+    "pmusim trace capture --cpu wsm|wsm_dp|knm [-o OUT] [--threads N] [--text] [--timing]\n"
     "                     [--I1=SIZE,ASSOC,LINE] [--D1=...] [--L2=...|none] [--LL=...]\n"
     "                     [--numa=local|interleave] [--knm-memory=ddr|mcdram]\n"
     "                     -- PROGRAM [ARGS...]";
@@ -104,6 +106,56 @@ static char *capture_find_plugin(void)
     return NULL;
 }
 
+/* --timing: where the time of the pipeline went (docs/PERFORMANCE.md,
+ * "The capture pipeline"). */
+typedef struct capture_timing {
+    gint64 start_us, read_us;  /* monotonic: fork; time blocked in read() */
+    uint64_t cpu0_ns, runq0_ns; /* this thread's CPU and run-queue wait at fork */
+} capture_timing_t;
+
+static uint64_t capture_thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Nanoseconds this thread waited on a run queue (schedstat), 0 if unknown. */
+static uint64_t capture_thread_runq_ns(void)
+{
+    char *text = NULL;
+    unsigned long long run = 0, wait = 0;
+    if (g_file_get_contents("/proc/thread-self/schedstat", &text, NULL, NULL) &&
+        sscanf(text, "%llu %llu", &run, &wait) != 2)
+        wait = 0;
+    g_free(text);
+    return wait;
+}
+
+static double tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
+
+static void capture_timing_print(const capture_timing_t *tm, const struct rusage *child,
+                                 const pmusim_capture_t *cap)
+{
+    double wall = (double)(g_get_monotonic_time() - tm->start_us) / 1e6;
+    double main_cpu = (double)(capture_thread_cpu_ns() - tm->cpu0_ns) / 1e9;
+    double main_runq = (double)(capture_thread_runq_ns() - tm->runq0_ns) / 1e9;
+    struct rusage self;
+    getrusage(RUSAGE_SELF, &self);
+    double others = tv_s(self.ru_utime) + tv_s(self.ru_stime) - main_cpu;
+    uint64_t wns, bytes, rns;
+    pmusim_capture_plugin_timing(cap, &wns, &bytes, &rns);
+    fprintf(stderr,
+            "pmusim: timing: wall %.2f s; QEMU + plugin CPU %.2f s, in pipe writes %.2f s, "
+            "waiting for a CPU %.2f s, stream %.1f MB; stream reader + model thread CPU %.2f "
+            "s, waiting for the stream %.2f s, waiting for a CPU %.2f s; writer thread (and "
+            "start-up) CPU %.2f s\n",
+            wall, tv_s(child->ru_utime) + tv_s(child->ru_stime), (double)wns / 1e9,
+            (double)rns / 1e9, (double)bytes / 1e6, main_cpu, (double)tm->read_us / 1e6,
+            main_runq, others > 0 ? others : 0.0);
+}
+
 typedef struct capture_sink {
     pmusim_wqueue_t *q; /* the writer's thread (sim/cli/wqueue.h) */
 } capture_sink_t;
@@ -153,7 +205,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     }
     char *cpu_name = NULL, *out = NULL, *qemu_opt = NULL;
     gint threads = 1;
-    gboolean text = FALSE, stats = FALSE, clean_env = FALSE;
+    gboolean text = FALSE, stats = FALSE, clean_env = FALSE, timing = FALSE;
     GOptionEntry entries[] = {
         {"cpu", 0, 0, G_OPTION_ARG_STRING, &cpu_name, "CPU model: wsm, wsm_dp or knm", "CPU"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
@@ -167,6 +219,10 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
          "that the same program gives the same trace on every machine", NULL},
         {"stats", 0, 0, G_OPTION_ARG_NONE, &stats,
          "print the model's totals on stderr (the figures cachegrind prints)", NULL},
+        {"timing", 0, 0, G_OPTION_ARG_NONE, &timing,
+         "print on stderr where the time went: wall time, CPU of QEMU, of the model's thread "
+         "and of the writer's, time QEMU spent writing the stream and pmusim waiting for it",
+         NULL},
         {"qemu", 0, 0, G_OPTION_ARG_FILENAME, &qemu_opt,
          "the qemu-x86_64 to use (default: from PATH)", "PATH"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -305,6 +361,9 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     for (char **a = prog_argv + 1; *a; a++)
         g_ptr_array_add(qargv, *a);
     g_ptr_array_add(qargv, NULL);
+    capture_timing_t tm = {.start_us = g_get_monotonic_time(),
+                           .cpu0_ns = capture_thread_cpu_ns(),
+                           .runq0_ns = timing ? capture_thread_runq_ns() : 0};
     child = fork();
     if (child == 0) {
         /* the write end crosses exec into QEMU (the plugin closes it for the
@@ -334,7 +393,9 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     buf = g_malloc(CAPTURE_READ);
     gboolean ok = TRUE;
     for (;;) {
+        gint64 r0 = g_get_monotonic_time();
         ssize_t n = read(pipefd[0], buf, CAPTURE_READ);
+        tm.read_us += g_get_monotonic_time() - r0;
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -353,7 +414,8 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     close(pipefd[0]);
     pipefd[0] = -1;
     int wst = 0;
-    while (waitpid(child, &wst, 0) < 0 && errno == EINTR)
+    struct rusage child_usage = {0};
+    while (wait4(child, &wst, 0, &child_usage) < 0 && errno == EINTR)
         ;
     child = -1;
     if (ok && WIFEXITED(wst) && WEXITSTATUS(wst) == 127 && !pmusim_capture_binary(cap)) {
@@ -418,6 +480,8 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                 (guint64)st.ll_miss, (guint64)st.cond_branches, (guint64)st.mispredicts,
                 (guint64)st.cycles);
     }
+    if (timing)
+        capture_timing_print(&tm, &child_usage, cap);
     if (skipped)
         fprintf(stderr, "pmusim: symbols of %u mapped file%s could not be read\n", skipped,
                 skipped == 1 ? "" : "s");
