@@ -185,9 +185,10 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
      * as hold it (7 significant bytes take 8) */
     uint64_t d = vaddr - b->prev_addr;
     uint64_t z = d << 1 ^ (uint64_t)-(int64_t)(d >> 63);
-    unsigned nbytes = z ? (unsigned)(71 - __builtin_clzll(z)) / 8 : 0;
-    unsigned code = nbytes < 7 ? nbytes : 7;
-    nbytes = code < 7 ? code : 8;
+    unsigned nbytes = (unsigned)(71 - __builtin_clzll(z | 1)) / 8; /* 1..8 */
+    nbytes &= (unsigned)-(z != 0);                                   /* 0 for 0 */
+    unsigned code = nbytes - (nbytes == 8);
+    nbytes += nbytes == 7;
     uint16_t h = (uint16_t)(1u | (qemu_plugin_mem_is_store(info) ? 2u : 0u) |
                             (qemu_plugin_mem_size_shift(info) & 3u) << 2 | code << 4 |
                             (i - b->cur_idx) << 7);
