@@ -18,6 +18,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -26,7 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CAPTURE_READ (1u << 20)
+#define CAPTURE_READ (1u << 20) /* bytes per read and per slot of the pump */
+#define CAPTURE_SLOTS 8u        /* slots of the pump: how far QEMU may run ahead */
 
 static const char *const capture_usage =
     "pmusim trace capture --cpu wsm|wsm_dp|knm [-o OUT] [--threads N] [--text] [--timing]\n"
@@ -156,6 +158,125 @@ static void capture_timing_print(const capture_timing_t *tm, const struct rusage
             main_runq, others > 0 ? others : 0.0);
 }
 
+/* The pump: a thread that only moves the stream from the pipe into up to
+ * CAPTURE_SLOTS buffers of CAPTURE_READ bytes, which the main thread
+ * parses and models in order.  QEMU can then run up to 8 MiB (about 4 M
+ * instructions) ahead of the model instead of the pipe's 1 MiB, so that
+ * when the machine is busy and QEMU is not given a processor for a while,
+ * the model still has work (docs/PERFORMANCE.md, "The capture pipeline").
+ * A slot is handed over when it is full, or as soon as the main thread
+ * waits for one; the bytes and their order are the same as with direct
+ * reads, so is the trace. */
+typedef struct capture_slot {
+    uint8_t *data;
+    size_t len;
+    int err;      /* errno of a failed read, else 0 */
+    gboolean eof; /* the last slot: the pipe was closed (or the pump stopped) */
+} capture_slot_t;
+
+typedef struct capture_pump {
+    int fd, wake[2];           /* the pipe; wake[1] written to stop the pump */
+    GAsyncQueue *free, *full;  /* of capture_slot_t* */
+    capture_slot_t slots[CAPTURE_SLOTS];
+    capture_slot_t stop;       /* pushed on `free` to stop a pump that waits for a slot */
+    GThread *thread;
+} capture_pump_t;
+
+static gpointer capture_pump_main(gpointer p)
+{
+    capture_pump_t *pp = p;
+    for (;;) {
+        capture_slot_t *s = g_async_queue_pop(pp->free);
+        if (s == &pp->stop)
+            return NULL;
+        s->len = 0;
+        s->err = 0;
+        s->eof = FALSE;
+        while (s->len < CAPTURE_READ) {
+            /* something to give to a main thread that waits: now */
+            if (s->len && g_async_queue_length(pp->full) < 0)
+                break;
+            struct pollfd pfd[2] = {{.fd = pp->fd, .events = POLLIN},
+                                    {.fd = pp->wake[0], .events = POLLIN}};
+            /* with bytes in hand, look again within a millisecond whether
+             * the main thread has started to wait */
+            int rc = poll(pfd, 2, s->len ? 1 : -1);
+            if (rc < 0 && errno == EINTR)
+                continue;
+            if (rc < 0 || pfd[1].revents) {
+                s->err = rc < 0 ? errno : 0;
+                s->eof = TRUE;
+                break;
+            }
+            if (rc == 0)
+                continue;
+            ssize_t n = read(pp->fd, s->data + s->len, CAPTURE_READ - s->len);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                s->err = n < 0 ? errno : 0;
+                s->eof = TRUE;
+                break;
+            }
+            s->len += (size_t)n;
+        }
+        gboolean last = s->eof;
+        g_async_queue_push(pp->full, s);
+        if (last)
+            return NULL;
+    }
+}
+
+static capture_pump_t *capture_pump_new(int fd, GError **error)
+{
+    capture_pump_t *pp = g_new0(capture_pump_t, 1);
+    pp->fd = fd;
+    if (pipe2(pp->wake, O_CLOEXEC) != 0) {
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "pipe: %s",
+                    g_strerror(errno));
+        g_free(pp);
+        return NULL;
+    }
+    pp->free = g_async_queue_new();
+    pp->full = g_async_queue_new();
+    for (unsigned i = 0; i < CAPTURE_SLOTS; i++) {
+        pp->slots[i].data = g_malloc(CAPTURE_READ);
+        g_async_queue_push(pp->free, &pp->slots[i]);
+    }
+    pp->thread = g_thread_try_new("pmusim-pump", capture_pump_main, pp, error);
+    if (!pp->thread) {
+        for (unsigned i = 0; i < CAPTURE_SLOTS; i++)
+            g_free(pp->slots[i].data);
+        g_async_queue_unref(pp->free);
+        g_async_queue_unref(pp->full);
+        close(pp->wake[0]);
+        close(pp->wake[1]);
+        g_free(pp);
+        return NULL;
+    }
+    return pp;
+}
+
+/* Stops the pump (if it still runs) and frees it. */
+static void capture_pump_free(capture_pump_t *pp)
+{
+    if (!pp)
+        return;
+    ssize_t w;
+    do
+        w = write(pp->wake[1], "x", 1);
+    while (w < 0 && errno == EINTR);
+    g_async_queue_push(pp->free, &pp->stop);
+    g_thread_join(pp->thread);
+    for (unsigned i = 0; i < CAPTURE_SLOTS; i++)
+        g_free(pp->slots[i].data);
+    g_async_queue_unref(pp->free);
+    g_async_queue_unref(pp->full);
+    close(pp->wake[0]);
+    close(pp->wake[1]);
+    g_free(pp);
+}
+
 typedef struct capture_sink {
     pmusim_wqueue_t *q; /* the writer's thread (sim/cli/wqueue.h) */
 } capture_sink_t;
@@ -250,7 +371,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     int pipefd[2] = {-1, -1};
     pid_t child = -1;
     capture_sink_t sink = {0};
-    uint8_t *buf = NULL;
+    capture_pump_t *pump = NULL;
 
     if (!pmusim_cli_parse(ctx, "trace capture", &opt_argc, &opt_v, &error)) {
         status = pmusim_cli_usage("trace capture", "%s", error->message);
@@ -390,27 +511,25 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     }
     /* Ctrl-C reaches the program too; pmusim's own output is removed by the
      * outfile handler */
-    buf = g_malloc(CAPTURE_READ);
-    gboolean ok = TRUE;
-    for (;;) {
+    gboolean ok = (pump = capture_pump_new(pipefd[0], &error)) != NULL;
+    while (ok) {
         gint64 r0 = g_get_monotonic_time();
-        ssize_t n = read(pipefd[0], buf, CAPTURE_READ);
+        capture_slot_t *slot = g_async_queue_pop(pump->full);
         tm.read_us += g_get_monotonic_time() - r0;
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(errno),
-                        "reading the capture stream: %s", g_strerror(errno));
+        gboolean last = slot->eof;
+        if (slot->len && !pmusim_capture_feed(cap, slot->data, slot->len, &error))
             ok = FALSE;
-            break;
-        }
-        if (n == 0)
-            break;
-        if (!pmusim_capture_feed(cap, buf, (size_t)n, &error)) {
+        else if (slot->err) {
+            g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(slot->err),
+                        "reading the capture stream: %s", g_strerror(slot->err));
             ok = FALSE;
-            break;
         }
+        g_async_queue_push(pump->free, slot);
+        if (last)
+            break;
     }
+    capture_pump_free(pump);
+    pump = NULL;
     close(pipefd[0]);
     pipefd[0] = -1;
     int wst = 0;
@@ -498,7 +617,7 @@ out:
         close(pipefd[1]);
     if (w)
         pmusim_trace_writer_abort(w);
-    g_free(buf);
+    capture_pump_free(pump);
     pmusim_capture_free(cap);
     pmusim_uarch_free(u);
     if (hdr.meta_keys)
