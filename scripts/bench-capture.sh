@@ -13,9 +13,12 @@
 #   cachegrind valgrind --tool=cachegrind --cache-sim=yes with the CPU's
 #              I1/D1/LL geometry on the same program
 # Each step's CPU time (user + system, children included: /usr/bin/time),
-# wall time and peak RSS; prints every run and the medians: simulated instructions per CPU
-# second for capture and cachegrind, records per second for annotate, and
-# capture time / cachegrind time.  A last capture at SCALE/4 shows that peak
+# wall time and peak RSS; prints every run and the medians: simulated
+# instructions per second of CPU and of wall time for capture and
+# cachegrind, records per second for annotate, and capture time /
+# cachegrind time for both; then the medians of the capture's `--timing`
+# figures (where the pipeline's time went: QEMU, the model's thread, the
+# writer's thread, waiting on the pipe, waiting for a CPU).  A last capture at SCALE/4 shows that peak
 # RSS does not grow with the program's length.
 #
 # Needs qemu-x86_64, valgrind, cc and /usr/bin/time; exits 77 with a message
@@ -69,9 +72,11 @@ timed() {
     awk -v n="$name" '{ printf "%s %.3f %d %.2f\n", n, $1 + $2, $3, $4 }' "$work/t" >>"$work/times"
 }
 : >"$work/times"
+: >"$work/timing"
 i=1
 while [ "$i" -le "$runs" ]; do
-    timed capture "$pmusim" trace capture --cpu "$cpu" -o "$work/t.pmt" -- "$work/mix" "$scale"
+    timed capture "$pmusim" trace capture --cpu "$cpu" --timing -o "$work/t.pmt" -- "$work/mix" "$scale"
+    sed -n 's/^pmusim: timing: //p' "$work/err" >>"$work/timing"
     timed annotate "$pmusim" trace annotate "$work/t.pmt" "$work/t2.pmt" --cpu "$cpu"
     # shellcheck disable=SC2086
     timed cachegrind valgrind --tool=cachegrind --cache-sim=yes $geom \
@@ -105,10 +110,29 @@ END {
         med[nm] = median(a, n[nm]); rss[nm] = median(b, n[nm]); wall[nm] = median(c, n[nm])
         lo[nm] = a[1] # sorted by median()
     }
-    printf "capture    %6.2f M instructions/s CPU (median %.3f s CPU, %.2f s wall, peak RSS %d KiB)\n", insns / med["capture"] / 1e6, med["capture"], wall["capture"], rss["capture"]
-    printf "annotate   %6.2f M records/s CPU      (median %.3f s CPU, %.2f s wall, peak RSS %d KiB)\n", records / med["annotate"] / 1e6, med["annotate"], wall["annotate"], rss["annotate"]
-    printf "cachegrind %6.2f M instructions/s CPU (median %.3f s CPU, %.2f s wall, peak RSS %d KiB)\n", cg / med["cachegrind"] / 1e6, med["cachegrind"], wall["cachegrind"], rss["cachegrind"]
-    printf "capture / cachegrind CPU time: %.2f (fastest runs: %.2f)\n", med["capture"] / med["cachegrind"], lo["capture"] / lo["cachegrind"]
+    printf "capture    %6.2f M instructions/s CPU, %6.2f M/s wall (median %.3f s CPU, %.2f s wall, peak RSS %d KiB)\n", insns / med["capture"] / 1e6, insns / wall["capture"] / 1e6, med["capture"], wall["capture"], rss["capture"]
+    printf "annotate   %6.2f M records/s CPU,      %6.2f M/s wall (median %.3f s CPU, %.2f s wall, peak RSS %d KiB)\n", records / med["annotate"] / 1e6, records / wall["annotate"] / 1e6, med["annotate"], wall["annotate"], rss["annotate"]
+    printf "cachegrind %6.2f M instructions/s CPU, %6.2f M/s wall (median %.3f s CPU, %.2f s wall, peak RSS %d KiB)\n", cg / med["cachegrind"] / 1e6, cg / wall["cachegrind"] / 1e6, med["cachegrind"], wall["cachegrind"], rss["cachegrind"]
+    printf "capture / cachegrind CPU time: %.2f (fastest runs: %.2f); wall time: %.2f\n", med["capture"] / med["cachegrind"], lo["capture"] / lo["cachegrind"], wall["capture"] / wall["cachegrind"]
     printf "fastest runs: capture %.2f M instructions/s, annotate %.2f M records/s, cachegrind %.2f M instructions/s\n", insns / lo["capture"] / 1e6, records / lo["annotate"] / 1e6, cg / lo["cachegrind"] / 1e6
     printf "peak RSS of capture: %d KiB at %d instructions, %d KiB at %d\n", m["small", 1], small_insns, rss["capture"], insns
 }' "$work/times"
+# the capture's --timing lines: "wall W s; QEMU + plugin CPU Q s, in pipe writes P s, waiting
+# for a CPU R s, stream B MB; stream reader + model thread CPU M s, waiting for the stream S s,
+# waiting for a CPU T s; writer thread (and start-up) CPU X s"
+awk '
+function median(a, n,    i, j, t) {
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{
+    gsub(/[;,]/, "")
+    n++; k = 0
+    for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+$/) v[++k, n] = $i
+}
+END {
+    if (!n) exit
+    for (f = 1; f <= 9; f++) { for (i = 1; i <= n; i++) a[i] = v[f, i]; m[f] = median(a, n) }
+    printf "capture pipeline (medians of --timing): wall %.2f s; QEMU + plugin CPU %.2f s, in pipe writes %.2f s, waiting for a CPU %.2f s, stream %.1f MB;", m[1], m[2], m[3], m[4], m[5]
+    printf " reader + model thread CPU %.2f s, waiting for the stream %.2f s, waiting for a CPU %.2f s; writer thread CPU %.2f s\n", m[6], m[7], m[8], m[9]
+}' "$work/timing"

@@ -52,6 +52,11 @@ uint32_t pmusim_capture_guest_threads(const pmusim_capture_t *c);
 uint64_t pmusim_capture_instructions(const pmusim_capture_t *c);
 /* The guest binary's path from the HELLO chunk, or NULL. */
 const char *pmusim_capture_binary(const pmusim_capture_t *c);
+/* The plugin's figures from the END chunk (all 0 without them): nanoseconds
+ * it spent in pipe writes (copying, and waiting while the pipe was full),
+ * the stream's bytes, nanoseconds its thread waited for a CPU. */
+void pmusim_capture_plugin_timing(const pmusim_capture_t *c, uint64_t *write_ns, uint64_t *bytes,
+                                  uint64_t *runq_ns);
 void pmusim_capture_free(pmusim_capture_t *c);
 
 /* ELF symbols of one file (functions and objects with a size), relocated by

@@ -18,16 +18,20 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
-#define CAPTURE_READ (1u << 20)
+#define CAPTURE_READ (1u << 20) /* bytes per read and per slot of the pump */
+#define CAPTURE_SLOTS 8u        /* slots of the pump: how far QEMU may run ahead */
 
 static const char *const capture_usage =
-    "pmusim trace capture --cpu wsm|wsm_dp|knm [-o OUT] [--threads N] [--text]\n"
+    "pmusim trace capture --cpu wsm|wsm_dp|knm [-o OUT] [--threads N] [--text] [--timing]\n"
     "                     [--I1=SIZE,ASSOC,LINE] [--D1=...] [--L2=...|none] [--LL=...]\n"
     "                     [--numa=local|interleave] [--knm-memory=ddr|mcdram]\n"
     "                     -- PROGRAM [ARGS...]";
@@ -104,6 +108,175 @@ static char *capture_find_plugin(void)
     return NULL;
 }
 
+/* --timing: where the time of the pipeline went (docs/PERFORMANCE.md,
+ * "The capture pipeline"). */
+typedef struct capture_timing {
+    gint64 start_us, read_us;  /* monotonic: fork; time blocked in read() */
+    uint64_t cpu0_ns, runq0_ns; /* this thread's CPU and run-queue wait at fork */
+} capture_timing_t;
+
+static uint64_t capture_thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Nanoseconds this thread waited on a run queue (schedstat), 0 if unknown. */
+static uint64_t capture_thread_runq_ns(void)
+{
+    char *text = NULL;
+    unsigned long long run = 0, wait = 0;
+    if (g_file_get_contents("/proc/thread-self/schedstat", &text, NULL, NULL) &&
+        sscanf(text, "%llu %llu", &run, &wait) != 2)
+        wait = 0;
+    g_free(text);
+    return wait;
+}
+
+static double tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
+
+static void capture_timing_print(const capture_timing_t *tm, const struct rusage *child,
+                                 const pmusim_capture_t *cap)
+{
+    double wall = (double)(g_get_monotonic_time() - tm->start_us) / 1e6;
+    double main_cpu = (double)(capture_thread_cpu_ns() - tm->cpu0_ns) / 1e9;
+    double main_runq = (double)(capture_thread_runq_ns() - tm->runq0_ns) / 1e9;
+    struct rusage self;
+    getrusage(RUSAGE_SELF, &self);
+    double others = tv_s(self.ru_utime) + tv_s(self.ru_stime) - main_cpu;
+    uint64_t wns, bytes, rns;
+    pmusim_capture_plugin_timing(cap, &wns, &bytes, &rns);
+    fprintf(stderr,
+            "pmusim: timing: wall %.2f s; QEMU + plugin CPU %.2f s, in pipe writes %.2f s, "
+            "waiting for a CPU %.2f s, stream %.1f MB; stream reader + model thread CPU %.2f "
+            "s, waiting for the stream %.2f s, waiting for a CPU %.2f s; writer thread (and "
+            "start-up) CPU %.2f s\n",
+            wall, tv_s(child->ru_utime) + tv_s(child->ru_stime), (double)wns / 1e9,
+            (double)rns / 1e9, (double)bytes / 1e6, main_cpu, (double)tm->read_us / 1e6,
+            main_runq, others > 0 ? others : 0.0);
+}
+
+/* The pump: a thread that only moves the stream from the pipe into up to
+ * CAPTURE_SLOTS buffers of CAPTURE_READ bytes, which the main thread
+ * parses and models in order.  QEMU can then run up to 8 MiB (about 4 M
+ * instructions) ahead of the model instead of the pipe's 1 MiB, so that
+ * when the machine is busy and QEMU is not given a processor for a while,
+ * the model still has work (docs/PERFORMANCE.md, "The capture pipeline").
+ * A slot is handed over when it is full, or as soon as the main thread
+ * waits for one; the bytes and their order are the same as with direct
+ * reads, so is the trace. */
+typedef struct capture_slot {
+    uint8_t *data;
+    size_t len;
+    int err;      /* errno of a failed read, else 0 */
+    gboolean eof; /* the last slot: the pipe was closed (or the pump stopped) */
+} capture_slot_t;
+
+typedef struct capture_pump {
+    int fd, wake[2];           /* the pipe; wake[1] written to stop the pump */
+    GAsyncQueue *free, *full;  /* of capture_slot_t* */
+    capture_slot_t slots[CAPTURE_SLOTS];
+    capture_slot_t stop;       /* pushed on `free` to stop a pump that waits for a slot */
+    GThread *thread;
+} capture_pump_t;
+
+static gpointer capture_pump_main(gpointer p)
+{
+    capture_pump_t *pp = p;
+    for (;;) {
+        capture_slot_t *s = g_async_queue_pop(pp->free);
+        if (s == &pp->stop)
+            return NULL;
+        s->len = 0;
+        s->err = 0;
+        s->eof = FALSE;
+        while (s->len < CAPTURE_READ) {
+            /* something to give to a main thread that waits: now */
+            if (s->len && g_async_queue_length(pp->full) < 0)
+                break;
+            struct pollfd pfd[2] = {{.fd = pp->fd, .events = POLLIN},
+                                    {.fd = pp->wake[0], .events = POLLIN}};
+            /* with bytes in hand, look again within a millisecond whether
+             * the main thread has started to wait */
+            int rc = poll(pfd, 2, s->len ? 1 : -1);
+            if (rc < 0 && errno == EINTR)
+                continue;
+            if (rc < 0 || pfd[1].revents) {
+                s->err = rc < 0 ? errno : 0;
+                s->eof = TRUE;
+                break;
+            }
+            if (rc == 0)
+                continue;
+            ssize_t n = read(pp->fd, s->data + s->len, CAPTURE_READ - s->len);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0) {
+                s->err = n < 0 ? errno : 0;
+                s->eof = TRUE;
+                break;
+            }
+            s->len += (size_t)n;
+        }
+        gboolean last = s->eof;
+        g_async_queue_push(pp->full, s);
+        if (last)
+            return NULL;
+    }
+}
+
+static capture_pump_t *capture_pump_new(int fd, GError **error)
+{
+    capture_pump_t *pp = g_new0(capture_pump_t, 1);
+    pp->fd = fd;
+    if (pipe2(pp->wake, O_CLOEXEC) != 0) {
+        g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(errno), "pipe: %s",
+                    g_strerror(errno));
+        g_free(pp);
+        return NULL;
+    }
+    pp->free = g_async_queue_new();
+    pp->full = g_async_queue_new();
+    for (unsigned i = 0; i < CAPTURE_SLOTS; i++) {
+        pp->slots[i].data = g_malloc(CAPTURE_READ);
+        g_async_queue_push(pp->free, &pp->slots[i]);
+    }
+    pp->thread = g_thread_try_new("pmusim-pump", capture_pump_main, pp, error);
+    if (!pp->thread) {
+        for (unsigned i = 0; i < CAPTURE_SLOTS; i++)
+            g_free(pp->slots[i].data);
+        g_async_queue_unref(pp->free);
+        g_async_queue_unref(pp->full);
+        close(pp->wake[0]);
+        close(pp->wake[1]);
+        g_free(pp);
+        return NULL;
+    }
+    return pp;
+}
+
+/* Stops the pump (if it still runs) and frees it. */
+static void capture_pump_free(capture_pump_t *pp)
+{
+    if (!pp)
+        return;
+    ssize_t w;
+    do
+        w = write(pp->wake[1], "x", 1);
+    while (w < 0 && errno == EINTR);
+    g_async_queue_push(pp->free, &pp->stop);
+    g_thread_join(pp->thread);
+    for (unsigned i = 0; i < CAPTURE_SLOTS; i++)
+        g_free(pp->slots[i].data);
+    g_async_queue_unref(pp->free);
+    g_async_queue_unref(pp->full);
+    close(pp->wake[0]);
+    close(pp->wake[1]);
+    g_free(pp);
+}
+
 typedef struct capture_sink {
     pmusim_wqueue_t *q; /* the writer's thread (sim/cli/wqueue.h) */
 } capture_sink_t;
@@ -153,7 +326,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     }
     char *cpu_name = NULL, *out = NULL, *qemu_opt = NULL;
     gint threads = 1;
-    gboolean text = FALSE, stats = FALSE, clean_env = FALSE;
+    gboolean text = FALSE, stats = FALSE, clean_env = FALSE, timing = FALSE;
     GOptionEntry entries[] = {
         {"cpu", 0, 0, G_OPTION_ARG_STRING, &cpu_name, "CPU model: wsm, wsm_dp or knm", "CPU"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
@@ -167,6 +340,10 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
          "that the same program gives the same trace on every machine", NULL},
         {"stats", 0, 0, G_OPTION_ARG_NONE, &stats,
          "print the model's totals on stderr (the figures cachegrind prints)", NULL},
+        {"timing", 0, 0, G_OPTION_ARG_NONE, &timing,
+         "print on stderr where the time went: wall time, CPU of QEMU, of the model's thread "
+         "and of the writer's, time QEMU spent writing the stream and pmusim waiting for it",
+         NULL},
         {"qemu", 0, 0, G_OPTION_ARG_FILENAME, &qemu_opt,
          "the qemu-x86_64 to use (default: from PATH)", "PATH"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
@@ -194,7 +371,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     int pipefd[2] = {-1, -1};
     pid_t child = -1;
     capture_sink_t sink = {0};
-    uint8_t *buf = NULL;
+    capture_pump_t *pump = NULL;
 
     if (!pmusim_cli_parse(ctx, "trace capture", &opt_argc, &opt_v, &error)) {
         status = pmusim_cli_usage("trace capture", "%s", error->message);
@@ -305,6 +482,9 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     for (char **a = prog_argv + 1; *a; a++)
         g_ptr_array_add(qargv, *a);
     g_ptr_array_add(qargv, NULL);
+    capture_timing_t tm = {.start_us = g_get_monotonic_time(),
+                           .cpu0_ns = capture_thread_cpu_ns(),
+                           .runq0_ns = timing ? capture_thread_runq_ns() : 0};
     child = fork();
     if (child == 0) {
         /* the write end crosses exec into QEMU (the plugin closes it for the
@@ -331,29 +511,30 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     }
     /* Ctrl-C reaches the program too; pmusim's own output is removed by the
      * outfile handler */
-    buf = g_malloc(CAPTURE_READ);
-    gboolean ok = TRUE;
-    for (;;) {
-        ssize_t n = read(pipefd[0], buf, CAPTURE_READ);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(errno),
-                        "reading the capture stream: %s", g_strerror(errno));
+    gboolean ok = (pump = capture_pump_new(pipefd[0], &error)) != NULL;
+    while (ok) {
+        gint64 r0 = g_get_monotonic_time();
+        capture_slot_t *slot = g_async_queue_pop(pump->full);
+        tm.read_us += g_get_monotonic_time() - r0;
+        gboolean last = slot->eof;
+        if (slot->len && !pmusim_capture_feed(cap, slot->data, slot->len, &error))
             ok = FALSE;
-            break;
-        }
-        if (n == 0)
-            break;
-        if (!pmusim_capture_feed(cap, buf, (size_t)n, &error)) {
+        else if (slot->err) {
+            g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(slot->err),
+                        "reading the capture stream: %s", g_strerror(slot->err));
             ok = FALSE;
-            break;
         }
+        g_async_queue_push(pump->free, slot);
+        if (last)
+            break;
     }
+    capture_pump_free(pump);
+    pump = NULL;
     close(pipefd[0]);
     pipefd[0] = -1;
     int wst = 0;
-    while (waitpid(child, &wst, 0) < 0 && errno == EINTR)
+    struct rusage child_usage = {0};
+    while (wait4(child, &wst, 0, &child_usage) < 0 && errno == EINTR)
         ;
     child = -1;
     if (ok && WIFEXITED(wst) && WEXITSTATUS(wst) == 127 && !pmusim_capture_binary(cap)) {
@@ -418,6 +599,8 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                 (guint64)st.ll_miss, (guint64)st.cond_branches, (guint64)st.mispredicts,
                 (guint64)st.cycles);
     }
+    if (timing)
+        capture_timing_print(&tm, &child_usage, cap);
     if (skipped)
         fprintf(stderr, "pmusim: symbols of %u mapped file%s could not be read\n", skipped,
                 skipped == 1 ? "" : "s");
@@ -434,7 +617,7 @@ out:
         close(pipefd[1]);
     if (w)
         pmusim_trace_writer_abort(w);
-    g_free(buf);
+    capture_pump_free(pump);
     pmusim_capture_free(cap);
     pmusim_uarch_free(u);
     if (hdr.meta_keys)

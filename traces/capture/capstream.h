@@ -20,15 +20,29 @@
  *           u64 vaddr of the first instruction
  *           ninsns x capstream_insn_t (16 bytes each; instructions are
  *           contiguous: each starts where the previous ends)
- * EXEC    executed events of one guest thread, a sequence of u32 words:
- *           bit 0 = 0: a block starts executing, tb_id = word >> 1
- *           bit 0 = 1: a memory access of instruction (word >> 4) of the
- *             current block: bit 1 store, bits 3:2 log2(size); a u64
- *             address follows
+ * EXEC    what one guest thread executed, a sequence of items, each starting
+ *         with a u16 h:
+ *           h bit 0 = 0: a block starts executing.  h bit 1 = 0: tb_id =
+ *             h >> 2 (ids below CAPSTREAM_SHORT_TB_IDS); h bit 1 = 1: the
+ *             item is a u32 w (h its low half), tb_id = w >> 2.
+ *           h bit 0 = 1: a memory access: bit 1 store, bits 3:2 log2(size),
+ *             bits 15:7 the instruction, as its distance from the
+ *             instruction of the previous access in the block (from the
+ *             first instruction after a block starts), bits 6:4 a code of
+ *             the number of bytes that follow (0..6 that many, 7 eight):
+ *             the address as a zigzag-coded difference from the previous
+ *             access's address in the chunk (from 0 at the chunk's first
+ *             access), little-endian, its high zero bytes left out.
  * MAPS    the guest's file mappings at exit, text lines
  *           "START END OFFSET PATH\n" (hex START, END, OFFSET): the files
  *           whose ELF symbol tables go into the trace.
- * END     payload: u32 reason (0 normal exit, 1 fatal signal / abort).
+ * END     payload: u32 reason (0 normal exit, 1 fatal signal / abort),
+ *         u32 0, then the plugin's own figures for `trace capture
+ *         --timing`: u64 nanoseconds in pipe writes (copying, and waiting
+ *         while the pipe was full), u64 bytes written, u64 nanoseconds the
+ *         writing thread waited for a CPU (/proc/thread-self/schedstat; 0
+ *         when unknown).  A reader takes the figures only from a 32-byte
+ *         payload.
  *         Last chunk; a stream without it ended early (the process was
  *         killed). */
 #ifndef PMUSIM_CAPSTREAM_H
@@ -37,10 +51,12 @@
 #include <stdint.h>
 
 #define CAPSTREAM_MAGIC 0x50435350u /* "PSCP" little-endian */
-#define CAPSTREAM_VERSION 1u
+#define CAPSTREAM_VERSION 2u
 #define CAPSTREAM_MAX_CHUNK (1u << 20)
 #define CAPSTREAM_MAX_TB_INSNS 512u
 #define CAPSTREAM_HEADER_SIZE 16u
+#define CAPSTREAM_SHORT_TB_IDS (1u << 14) /* block ids in a 2-byte EXEC item */
+#define CAPSTREAM_MAX_ACCESS_ITEM 10u     /* bytes of the longest access item */
 
 enum {
     CAPSTREAM_HELLO = 1,

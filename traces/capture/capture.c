@@ -16,15 +16,21 @@
 
 G_DEFINE_QUARK(pmusim-capture-error-quark, pmusim_capture_error)
 
+/* A translated block as the model wants its instructions: everything
+ * static about an instruction (ip, length, kinds, uops, plm) is filled in
+ * once, when the TB chunk arrives, with the outcome of running through it
+ * (a conditional branch not taken, any other branch to the next
+ * instruction); per executed instruction the reader only sets the thread
+ * and the accesses, and for a block's last instruction the outcome. */
 typedef struct cap_tb {
     uint64_t vaddr;
     uint32_t n;
-    capstream_insn_t *insns;
-    uint64_t *ips;
+    uint8_t rep_first, rep_last; /* its first / last instruction is a REP string op */
+    pmusim_uarch_insn_t in[];
 } cap_tb_t;
 
 typedef struct cap_thread {
-    const cap_tb_t *tb;  /* block being executed, NULL before the first */
+    cap_tb_t *tb;        /* block being executed, NULL before the first */
     uint8_t hw;          /* hardware thread: guest thread mod nthreads */
     uint32_t idx;        /* its current instruction */
     uint32_t nacc;
@@ -44,16 +50,12 @@ struct pmusim_capture {
     GPtrArray *threads;   /* of cap_thread_t*, index = guest thread */
     char *maps;           /* MAPS payload, NUL-terminated */
     uint64_t insns;
+    uint64_t plugin_write_ns, plugin_bytes, plugin_runq_ns; /* from END */
 };
 
 static void cap_tb_free(gpointer p)
 {
-    cap_tb_t *tb = p;
-    if (tb) {
-        g_free(tb->insns);
-        g_free(tb->ips);
-        g_free(tb);
-    }
+    g_free(p);
 }
 
 pmusim_capture_t *pmusim_capture_new(pmusim_uarch_t *u, uint32_t nthreads, const char *name)
@@ -107,48 +109,50 @@ static uint64_t rd64(const uint8_t *p)
 
 /* ---- instructions -> model ---- */
 
-static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, uint32_t i, gboolean taken,
-                               uint64_t target, GError **error)
+/* Runs instruction `in` of thread t's block as its template says (the
+ * fall-through outcome), with the accesses gathered for it.  The template
+ * is the model's input in place (pmusim_uarch_insn() keeps no pointer to
+ * it); at rest it has no accesses. */
+static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, pmusim_uarch_insn_t *in,
+                               GError **error)
 {
-    const capstream_insn_t *d = &t->tb->insns[i];
-    pmusim_uarch_insn_t in;
-    in.ip = t->tb->ips[i];
-    in.thread = t->hw;
-    in.plm = 3; /* user mode: QEMU user-mode emulation runs only user code */
-    in.len = d->len;
-    in.br = d->br;
-    in.fp = d->fp;
-    in.uops = d->uops;
-    in.taken = 0;
-    in.target = 0;
-    if (d->br != PMUSIM_UARCH_BR_NONE) {
-        in.taken = d->br == PMUSIM_UARCH_BR_COND ? (uint8_t)taken : 1;
-        in.target = in.taken ? target : 0;
-    }
-    in.naccess = 0;
-    in.access = NULL;
-    if (i == t->idx) {
-        in.naccess = t->nacc;
-        in.access = t->acc;
-        t->nacc = 0;
-    }
-    in.slot = in.unit = 0;
-    in.flags = 0;
-    in.insn = 0;
+    in->thread = t->hw;
+    in->naccess = t->nacc;
+    in->access = t->acc;
+    t->nacc = 0;
     c->insns++;
-    return pmusim_uarch_insn(c->u, &in, error);
+    gboolean ok = pmusim_uarch_insn(c->u, in, error);
+    in->naccess = 0;
+    in->access = NULL;
+    return ok;
 }
 
-/* Runs instructions [t->idx, upto) of the block: none of them ends it, so a
- * conditional branch among them fell through. */
-static gboolean cap_run_until(pmusim_capture_t *c, cap_thread_t *t, uint32_t upto, GError **error)
+/* Runs instructions [t->idx, upto) of the block, t->idx < upto: none of
+ * them ends it, so a conditional branch among them fell through.  Only the
+ * first has accesses. */
+static gboolean cap_run_range(pmusim_capture_t *c, cap_thread_t *t, uint32_t upto, GError **error)
 {
-    for (; t->idx < upto; t->idx++) {
-        uint64_t next = t->tb->ips[t->idx] + t->tb->insns[t->idx].len;
-        if (!cap_run(c, t, t->idx, FALSE, next, error))
+    pmusim_uarch_insn_t *in = &t->tb->in[t->idx], *end = &t->tb->in[upto];
+    t->idx = upto;
+    if (!cap_run(c, t, in, error))
+        return FALSE;
+    pmusim_uarch_t *u = c->u;
+    uint8_t hw = t->hw;
+    c->insns += (uint64_t)(end - in) - 1;
+    while (++in < end) {
+        in->thread = hw;
+        if (!pmusim_uarch_insn(u, in, error))
             return FALSE;
     }
     return TRUE;
+}
+
+/* The same for any upto: most calls (at each access and block) have
+ * nothing to run, and return before the call. */
+static inline gboolean cap_run_until(pmusim_capture_t *c, cap_thread_t *t, uint32_t upto,
+                                     GError **error)
+{
+    return t->idx >= upto || cap_run_range(c, t, upto, error);
 }
 
 /* The thread leaves its block for one at `next` (UINT64_MAX: the stream
@@ -161,13 +165,20 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
     uint32_t last = t->tb->n - 1;
     if (!cap_run_until(c, t, last, error))
         return FALSE;
-    uint64_t ip = t->tb->ips[last];
-    uint64_t fall = ip + t->tb->insns[last].len;
-    gboolean known = next != UINT64_MAX;
-    if (!cap_run(c, t, last, known && next != fall, known ? next : 0, error))
-        return FALSE;
+    /* the last instruction: its outcome is where the thread went */
+    pmusim_uarch_insn_t in = t->tb->in[last];
+    if (in.br != PMUSIM_UARCH_BR_NONE) {
+        gboolean known = next != UINT64_MAX;
+        in.taken = in.br == PMUSIM_UARCH_BR_COND ? (uint8_t)(known && next != in.ip + in.len) : 1;
+        in.target = in.taken && known ? next : 0;
+    }
+    in.thread = t->hw;
+    in.naccess = t->nacc;
+    in.access = t->acc;
+    t->nacc = 0;
+    c->insns++;
     t->tb = NULL;
-    return TRUE;
+    return pmusim_uarch_insn(c->u, &in, error);
 }
 
 static cap_thread_t *cap_thread(pmusim_capture_t *c, uint32_t guest)
@@ -180,26 +191,45 @@ static cap_thread_t *cap_thread(pmusim_capture_t *c, uint32_t guest)
     return g_ptr_array_index(c->threads, guest);
 }
 
+static uint16_t rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+/* The bytes of an access item's address delta, by the code in its bits 6:4,
+ * and the mask that keeps them of a 64-bit load. */
+static const uint8_t cap_addr_bytes[8] = {0, 1, 2, 3, 4, 5, 6, 8};
+static const uint64_t cap_addr_mask[8] = {
+    0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffff, 0xffffffffffff, UINT64_MAX,
+};
+
 static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, uint32_t size,
                          uint64_t at, GError **error)
 {
     cap_thread_t *t = cap_thread(c, guest);
+    uint64_t prev = 0; /* the address deltas start again in every chunk */
     uint32_t k = 0;
     while (k < size) {
-        if (size - k < 4)
-            return cap_error(c, at + k, error, "EXEC chunk ends inside a word");
-        uint32_t w = rd32(p + k);
-        if (!(w & 1)) {
-            uint32_t id = w >> 1;
-            if (id >= c->tbs->len || !g_ptr_array_index(c->tbs, id))
+        if (size - k < 2)
+            return cap_error(c, at + k, error, "EXEC chunk ends inside an item");
+        uint32_t h = rd16(p + k);
+        if (!(h & 1)) {
+            uint32_t id = h >> 2;
+            if (h & 2) {
+                if (size - k < 4)
+                    return cap_error(c, at + k, error, "EXEC chunk ends inside a block item");
+                id = rd32(p + k) >> 2;
+                k += 4;
+            } else {
+                k += 2;
+            }
+            if (id >= c->tbs->len)
                 return cap_error(c, at + k, error, "block %u executed before its TB chunk", id);
-            const cap_tb_t *nb = g_ptr_array_index(c->tbs, id);
-            k += 4;
+            cap_tb_t *nb = g_ptr_array_index(c->tbs, id);
             /* a REP string instruction re-entered for its next iteration
              * stays one instruction */
-            if (t->tb && t->idx == t->tb->n - 1 &&
-                (t->tb->insns[t->idx].flags & CAPSTREAM_F_REP) &&
-                nb->vaddr == t->tb->ips[t->idx] && (nb->insns[0].flags & CAPSTREAM_F_REP)) {
+            if (t->tb && t->idx == t->tb->n - 1 && t->tb->rep_last && nb->rep_first &&
+                nb->vaddr == t->tb->in[t->idx].ip) {
                 t->tb = nb;
                 t->idx = 0;
                 continue;
@@ -211,31 +241,38 @@ static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
             t->nacc = 0;
             continue;
         }
-        if (size - k < 12)
-            return cap_error(c, at + k, error, "EXEC chunk ends inside a memory access");
-        uint32_t i = w >> 4;
-        uint64_t addr = rd64(p + k + 4);
+        unsigned code = (h >> 4) & 7, nb = cap_addr_bytes[code];
+        uint64_t z = 0;
+        if (size - k >= 2 + 8) {
+            z = rd64(p + k + 2) & cap_addr_mask[code];
+        } else {
+            if (size - k < 2 + nb)
+                return cap_error(c, at + k, error, "EXEC chunk ends inside a memory access");
+            for (unsigned j = 0; j < nb; j++)
+                z |= (uint64_t)p[k + 2 + j] << 8 * j;
+        }
         if (!t->tb)
             return cap_error(c, at + k, error, "memory access before the thread's first block");
-        if (i >= t->tb->n || i < t->idx)
+        uint32_t i = t->idx + (h >> 7);
+        if (i >= t->tb->n)
             return cap_error(c, at + k, error,
                              "memory access of instruction %u, expected %u..%u of the block", i,
                              t->idx, t->tb->n - 1);
-        if (i > t->idx && !cap_run_until(c, t, i, error))
+        if (!cap_run_until(c, t, i, error))
             return FALSE;
         if (t->nacc == PMUSIM_UARCH_MAX_ACCESSES) {
             /* a long string instruction: run this piece, keep accumulating */
-            uint64_t next = t->tb->ips[i] + t->tb->insns[i].len;
-            if (!cap_run(c, t, i, FALSE, next, error))
+            if (!cap_run(c, t, &t->tb->in[i], error))
                 return FALSE;
         }
+        prev += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
         pmusim_uarch_access_t *a = &t->acc[t->nacc++];
         memset(a, 0, sizeof *a);
-        a->addr = addr;
-        a->size = 1u << ((w >> 2) & 3);
-        a->is_store = (w >> 1) & 1;
-        a->is_fp = t->tb->insns[i].fp != PMUSIM_UARCH_FP_NONE;
-        k += 12;
+        a->addr = prev;
+        a->size = 1u << ((h >> 2) & 3);
+        a->is_store = (h >> 1) & 1;
+        a->is_fp = t->tb->in[i].fp != PMUSIM_UARCH_FP_NONE;
+        k += 2 + nb;
     }
     return TRUE;
 }
@@ -260,24 +297,37 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
                     "%s: more than %u translated blocks", c->name, PMUSIM_CAPTURE_MAX_TBS);
         return FALSE;
     }
-    cap_tb_t *tb = g_new0(cap_tb_t, 1);
+    cap_tb_t *tb = g_malloc0(sizeof *tb + n * sizeof tb->in[0]);
     tb->vaddr = vaddr;
     tb->n = n;
-    tb->insns = g_new(capstream_insn_t, n);
-    tb->ips = g_new(uint64_t, n);
-    memcpy(tb->insns, p + 16, n * sizeof(capstream_insn_t));
     uint64_t ip = vaddr;
     for (uint32_t i = 0; i < n; i++) {
-        const capstream_insn_t *d = &tb->insns[i];
-        if (d->len == 0 || d->len > 15 || d->br >= PMUSIM_UARCH_BR_COUNT_ ||
-            d->fp >= PMUSIM_UARCH_FP_COUNT_ || d->uops == 0) {
+        capstream_insn_t d;
+        memcpy(&d, p + 16 + i * sizeof d, sizeof d);
+        if (d.len == 0 || d.len > 15 || d.br >= PMUSIM_UARCH_BR_COUNT_ ||
+            d.fp >= PMUSIM_UARCH_FP_COUNT_ || d.uops == 0) {
             cap_tb_free(tb);
-            return cap_error(c, at + 16 + i * sizeof *d, error,
+            return cap_error(c, at + 16 + i * sizeof d, error,
                              "instruction %u of block %u: length 1..15, a known branch and FP "
                              "kind and uops >= 1 expected", i, id);
         }
-        tb->ips[i] = ip;
-        ip += d->len;
+        pmusim_uarch_insn_t *in = &tb->in[i];
+        in->ip = ip;
+        in->plm = 3; /* user mode: QEMU user-mode emulation runs only user code */
+        in->len = d.len;
+        in->br = d.br;
+        in->fp = d.fp;
+        in->uops = d.uops;
+        /* the outcome when the thread runs on to the next instruction */
+        in->taken = d.br != PMUSIM_UARCH_BR_NONE && d.br != PMUSIM_UARCH_BR_COND;
+        in->target = in->taken ? ip + d.len : 0;
+        if (d.flags & CAPSTREAM_F_REP) {
+            if (i == 0)
+                tb->rep_first = 1;
+            if (i == n - 1)
+                tb->rep_last = 1;
+        }
+        ip += d.len;
     }
     g_ptr_array_add(c->tbs, tb);
     return TRUE;
@@ -308,6 +358,11 @@ static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, con
         return TRUE;
     case CAPSTREAM_END:
         c->end = TRUE;
+        if (size >= 32) {
+            c->plugin_write_ns = rd64(p + 8);
+            c->plugin_bytes = rd64(p + 16);
+            c->plugin_runq_ns = rd64(p + 24);
+        }
         return TRUE;
     default:
         return cap_error(c, at, error, "unknown chunk kind %u", kind);
@@ -408,6 +463,14 @@ gboolean pmusim_capture_saw_end(const pmusim_capture_t *c) { return c->end; }
 uint32_t pmusim_capture_guest_threads(const pmusim_capture_t *c) { return c->threads->len; }
 uint64_t pmusim_capture_instructions(const pmusim_capture_t *c) { return c->insns; }
 const char *pmusim_capture_binary(const pmusim_capture_t *c) { return c->binary; }
+
+void pmusim_capture_plugin_timing(const pmusim_capture_t *c, uint64_t *write_ns, uint64_t *bytes,
+                                  uint64_t *runq_ns)
+{
+    *write_ns = c->plugin_write_ns;
+    *bytes = c->plugin_bytes;
+    *runq_ns = c->plugin_runq_ns;
+}
 
 /* ---- symbols ---- */
 

@@ -6,8 +6,9 @@
  * instruction (length, branch kind, direct target, FP/SIMD class, a uop
  * estimate) is decoded once, with Capstone, when QEMU translates its block,
  * and sent once as a TB chunk; at execution the plugin only appends small
- * words to a per-vCPU buffer: one per executed block, and one word plus the
- * address per memory access.  Buffers go to the pipe in chunks; a full pipe
+ * items to a per-vCPU buffer: 2 bytes per executed block, and per memory
+ * access 2 bytes plus the address as a delta from the previous one (2-4
+ * bytes for most accesses).  Buffers go to the pipe in chunks; a full pipe
  * stalls the guest, so memory stays flat however long the program runs.
  *
  * Arguments: fd=N (the pipe's write end, inherited from pmusim).  */
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Branch and FP kinds as pmusim_uarch_br_t / pmusim_uarch_fp_t
@@ -32,17 +34,28 @@ enum { FP_NONE, FP_SCALAR, FP_SIMD };
 #define MAX_VCPUS 1024u
 #define VBUF_SIZE (256u * 1024u)
 
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "the plugin writes the stream's little-endian words with memcpy");
+
 __attribute__((visibility("default"))) int qemu_plugin_version = PMUSIM_QEMU_PLUGIN_API;
 
+/* One guest thread's EXEC items (capstream.h).  `prev_addr` is the delta
+ * base of the chunk being filled (0 at its start), `cur_idx` the
+ * instruction of the last access in the current block, `cur_tb` that
+ * block. */
 typedef struct vbuf {
-    uint8_t data[VBUF_SIZE];
     size_t len;
+    uint64_t prev_addr;
+    uint32_t cur_idx;
+    uint32_t cur_tb;
+    uint8_t data[VBUF_SIZE];
 } vbuf_t;
 
 static int out_fd = -1;
 static int out_failed;               /* the pipe broke: stop writing */
 static int closed;                   /* END was written */
 static uint32_t seq;
+static uint64_t write_ns, write_bytes; /* --timing: time in writev, bytes sent */
 static uint32_t next_tb;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static vbuf_t *vbufs[MAX_VCPUS];
@@ -61,13 +74,16 @@ static void chunk_write_locked(uint16_t kind, uint16_t vcpu, const void *payload
     hdr[3] = seq++;
     struct iovec iov[2] = {{hdr, sizeof hdr}, {(void *)payload, size}};
     int n = size ? 2 : 1;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    write_bytes += sizeof hdr + size;
     while (n) {
         ssize_t w = writev(out_fd, iov, n);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
             out_failed = 1; /* pmusim went away: the guest runs on untraced */
-            return;
+            break;
         }
         size_t done = (size_t)w;
         while (n && done >= iov[0].iov_len) {
@@ -80,6 +96,23 @@ static void chunk_write_locked(uint16_t kind, uint16_t vcpu, const void *payload
             iov[0].iov_len -= done;
         }
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    write_ns += (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)t1.tv_nsec -
+                (uint64_t)t0.tv_nsec;
+}
+
+/* Nanoseconds this thread waited on a run queue (the second field of
+ * /proc/thread-self/schedstat), 0 when unknown. */
+static uint64_t runq_wait_ns(void)
+{
+    unsigned long long run = 0, wait = 0;
+    FILE *fp = fopen("/proc/thread-self/schedstat", "r");
+    if (!fp)
+        return 0;
+    if (fscanf(fp, "%llu %llu", &run, &wait) != 2)
+        wait = 0;
+    fclose(fp);
+    return wait;
 }
 
 static void chunk_write(uint16_t kind, uint16_t vcpu, const void *payload, uint32_t size)
@@ -96,6 +129,7 @@ static void vbuf_flush(unsigned vcpu)
     if (b && b->len) {
         chunk_write(CAPSTREAM_EXEC, (uint16_t)vcpu, b->data, (uint32_t)b->len);
         b->len = 0;
+        b->prev_addr = 0; /* every chunk starts its own address deltas */
     }
 }
 
@@ -117,26 +151,52 @@ static inline vbuf_t *vbuf_get(unsigned vcpu, size_t need)
 
 /* ---- execution: the hot path ---- */
 
+static inline void put_block(vbuf_t *b, uint32_t tb_id)
+{
+    if (tb_id < CAPSTREAM_SHORT_TB_IDS) {
+        uint16_t h = (uint16_t)(tb_id << 2);
+        memcpy(b->data + b->len, &h, 2);
+        b->len += 2;
+    } else {
+        uint32_t w = tb_id << 2 | 2u;
+        memcpy(b->data + b->len, &w, 4);
+        b->len += 4;
+    }
+    b->cur_idx = 0;
+    b->cur_tb = tb_id;
+}
+
 static void on_tb_exec(unsigned int vcpu, void *ud)
 {
     vbuf_t *b = vbuf_get(vcpu, 4);
-    if (!b)
-        return;
-    uint32_t w = (uint32_t)(uintptr_t)ud << 1;
-    memcpy(b->data + b->len, &w, 4);
-    b->len += 4;
+    if (b)
+        put_block(b, (uint32_t)(uintptr_t)ud);
 }
 
 static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *ud)
 {
-    vbuf_t *b = vbuf_get(vcpu, 12);
+    vbuf_t *b = vbuf_get(vcpu, 4 + CAPSTREAM_MAX_ACCESS_ITEM);
     if (!b)
         return;
-    uint32_t w = 1u | (qemu_plugin_mem_is_store(info) ? 2u : 0u) |
-                 (qemu_plugin_mem_size_shift(info) & 3u) << 2 | (uint32_t)(uintptr_t)ud << 4;
-    memcpy(b->data + b->len, &w, 4);
-    memcpy(b->data + b->len + 4, &vaddr, 8);
-    b->len += 12;
+    uint32_t i = (uint32_t)(uintptr_t)ud;
+    if (i < b->cur_idx)
+        put_block(b, b->cur_tb); /* QEMU went back in the block: it starts again */
+    /* the address as a zigzag delta from the previous one, in as few bytes
+     * as hold it (7 significant bytes take 8) */
+    uint64_t d = vaddr - b->prev_addr;
+    uint64_t z = d << 1 ^ (uint64_t)-(int64_t)(d >> 63);
+    unsigned nbytes = (unsigned)(71 - __builtin_clzll(z | 1)) / 8; /* 1..8 */
+    nbytes &= (unsigned)-(z != 0);                                   /* 0 for 0 */
+    unsigned code = nbytes - (nbytes == 8);
+    nbytes += nbytes == 7;
+    uint16_t h = (uint16_t)(1u | (qemu_plugin_mem_is_store(info) ? 2u : 0u) |
+                            (qemu_plugin_mem_size_shift(info) & 3u) << 2 | code << 4 |
+                            (i - b->cur_idx) << 7);
+    memcpy(b->data + b->len, &h, 2);
+    memcpy(b->data + b->len + 2, &z, 8); /* little-endian host: the low bytes first */
+    b->len += 2 + nbytes;
+    b->prev_addr = vaddr;
+    b->cur_idx = i;
 }
 
 /* ---- translation: decode once ---- */
@@ -343,9 +403,9 @@ static void on_exit_cb(qemu_plugin_id_t id, void *ud)
     for (unsigned v = 0; v < MAX_VCPUS; v++)
         vbuf_flush(v);
     send_maps();
-    uint32_t reason = 0;
     pthread_mutex_lock(&out_lock);
-    chunk_write_locked(CAPSTREAM_END, 0, &reason, 4);
+    uint64_t end[4] = {0, write_ns, write_bytes + CAPSTREAM_HEADER_SIZE + sizeof end, runq_wait_ns()};
+    chunk_write_locked(CAPSTREAM_END, 0, end, sizeof end); /* reason 0: a normal exit */
     closed = 1;
     if (out_fd >= 0)
         close(out_fd);

@@ -1,0 +1,214 @@
+/* The capture stream reader (traces/capture/capture.c) on a hand-made
+ * version 2 stream (traces/capture/capstream.h): every EXEC item form, its
+ * bytes written out here, gives the instructions and accesses worked out by
+ * hand below, whatever the split of the stream between two feeds. */
+#include "pmusim/capture.h"
+#include "pmusim/uarch.h"
+
+#include <CUnit/Basic.h>
+#include <string.h>
+
+static gboolean collect(const pmusim_rec_t *recs, size_t n, void *user, GError **error)
+{
+    (void)error;
+    GArray *out = user;
+    for (size_t i = 0; i < n; i++)
+        if (recs[i].kind == PMUSIM_REC_INSN || recs[i].kind == PMUSIM_REC_MEM)
+            g_array_append_val(out, recs[i]);
+    return TRUE;
+}
+
+static void put(GByteArray *b, const void *p, guint n) { g_byte_array_append(b, p, n); }
+
+static void put32(GByteArray *b, uint32_t v)
+{
+    uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    put(b, x, 4);
+}
+
+static void put64(GByteArray *b, uint64_t v)
+{
+    put32(b, (uint32_t)v);
+    put32(b, (uint32_t)(v >> 32));
+}
+
+static void chunk(GByteArray *s, uint32_t *seq, uint16_t kind, uint16_t vcpu, const void *p,
+                  guint n)
+{
+    put32(s, 0x50435350u);
+    put32(s, (uint32_t)kind | (uint32_t)vcpu << 16);
+    put32(s, n);
+    put32(s, (*seq)++);
+    put(s, p, n);
+}
+
+/* one instruction of a TB chunk: len, branch kind, fp, uops, flags, target */
+static void tb_insn(GByteArray *b, uint8_t len, uint8_t br, uint8_t uops, uint64_t target)
+{
+    uint8_t d[8] = {len, br, 0, uops, 0, 0, 0, 0};
+    put(b, d, 8);
+    put64(b, target);
+}
+
+static GByteArray *make_stream(void)
+{
+    GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
+    uint32_t seq = 0;
+    put32(p, 2);
+    put(p, "/bin/prog", 9);
+    chunk(s, &seq, 1, 0, p->data, p->len); /* HELLO, version 2 */
+    /* block 0 at 0x401000: a 4-byte load, a 3-byte store, a jcc back */
+    g_byte_array_set_size(p, 0);
+    put32(p, 0);
+    put32(p, 3);
+    put64(p, 0x401000);
+    tb_insn(p, 4, PMUSIM_UARCH_BR_NONE, 1, 0);
+    tb_insn(p, 3, PMUSIM_UARCH_BR_NONE, 1, 0);
+    tb_insn(p, 2, PMUSIM_UARCH_BR_COND, 1, 0x401000);
+    chunk(s, &seq, 2, 0, p->data, p->len);
+    /* block 1 at 0x401009: a return */
+    g_byte_array_set_size(p, 0);
+    put32(p, 1);
+    put32(p, 1);
+    put64(p, 0x401009);
+    tb_insn(p, 1, PMUSIM_UARCH_BR_RET, 2, 0);
+    chunk(s, &seq, 2, 0, p->data, p->len);
+    static const uint8_t exec1[] = {
+        0x00, 0x00,                         /* block 0, short form */
+        /* insn +0, load, 8 bytes (log2 3), 4 delta bytes: 0x7fff0010 - 0
+         * zigzags to 0xfffe0020; h = 1 | 3 << 2 | 4 << 4 = 0x4d */
+        0x4d, 0x00, 0x20, 0x00, 0xfe, 0xff,
+        /* insn +1, store, 4 bytes: 0x7fff0008 is -8 away, zigzag 15;
+         * h = 1 | 2 | 2 << 2 | 1 << 4 | 1 << 7 = 0x9b */
+        0x9b, 0x00, 0x0f,
+        0x02, 0x00, 0x00, 0x00,             /* block 0 again, long form: the jcc was taken */
+        /* insn +0, load 8 bytes at 0x7fff0010: +8, zigzag 16; h = 0x1d */
+        0x1d, 0x00, 0x10,
+        /* insn +0 again, store 8 bytes at the same address: no delta bytes; h = 0x0f */
+        0x0f, 0x00,
+        /* insn +2, load 1 byte at 0x8000000000000010: +0x7fffffff80010000,
+         * zigzag 0xffffffff00020000, code 7 (8 bytes); h = 1 | 7 << 4 | 2 << 7 */
+        0x71, 0x01, 0x00, 0x00, 0x02, 0x00, 0xff, 0xff, 0xff, 0xff,
+        0x04, 0x00,                         /* block 1: the jcc fell through */
+    };
+    chunk(s, &seq, 3, 0, exec1, sizeof exec1);
+    /* a new chunk starts its deltas from 0: the return's load of 8 bytes at
+     * 0x7fff0008 (zigzag 0xfffe0010) */
+    static const uint8_t exec2[] = {0x4d, 0x00, 0x10, 0x00, 0xfe, 0xff};
+    chunk(s, &seq, 3, 0, exec2, sizeof exec2);
+    uint32_t reason = 0;
+    chunk(s, &seq, 5, 0, &reason, 4); /* END */
+    g_byte_array_unref(p);
+    return s;
+}
+
+typedef struct want {
+    uint8_t kind;
+    uint64_t ip;
+    uint64_t addr; /* 0: no access */
+    uint8_t size, is_store;
+    int taken; /* -1: not a branch */
+    uint64_t target;
+} want_t;
+
+static const want_t expected[] = {
+    {PMUSIM_REC_INSN, 0x401000, 0x7fff0010, 8, 0, -1, 0},
+    {PMUSIM_REC_INSN, 0x401004, 0x7fff0008, 4, 1, -1, 0},
+    {PMUSIM_REC_INSN, 0x401007, 0, 0, 0, 1, 0x401000},
+    {PMUSIM_REC_INSN, 0x401000, 0x7fff0010, 8, 0, -1, 0},
+    {PMUSIM_REC_MEM, 0x401000, 0x7fff0010, 8, 1, -1, 0},
+    {PMUSIM_REC_INSN, 0x401004, 0, 0, 0, -1, 0},
+    {PMUSIM_REC_INSN, 0x401007, UINT64_C(0x8000000000000010), 1, 0, 0, 0},
+    {PMUSIM_REC_INSN, 0x401009, 0x7fff0008, 8, 0, 1, 0}, /* where it returned: unknown */
+};
+
+static void test_capture_v2_items(void)
+{
+    GByteArray *s = make_stream();
+    for (guint cut = 0; cut <= s->len; cut++) {
+        GError *error = NULL;
+        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect, recs, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 1, "test");
+        gboolean ok = pmusim_capture_feed(c, s->data, cut, &error) &&
+                      pmusim_capture_feed(c, s->data + cut, s->len - cut, &error) &&
+                      pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error);
+        if (!ok)
+            fprintf(stderr, "cut %u: %s\n", cut, error ? error->message : "?");
+        CU_ASSERT_TRUE(ok);
+        CU_ASSERT_TRUE(pmusim_capture_saw_end(c));
+        CU_ASSERT_STRING_EQUAL(pmusim_capture_binary(c), "/bin/prog");
+        CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 7);
+        CU_ASSERT_EQUAL_FATAL(recs->len, G_N_ELEMENTS(expected));
+        for (guint i = 0; i < recs->len; i++) {
+            const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+            const want_t *w = &expected[i];
+            CU_ASSERT_EQUAL(r->kind, w->kind);
+            CU_ASSERT_EQUAL(r->ip, w->ip);
+            CU_ASSERT_EQUAL(r->plm, 3);
+            if (w->kind == PMUSIM_REC_MEM || w->addr) {
+                CU_ASSERT(w->kind == PMUSIM_REC_MEM || (r->flags & PMUSIM_F_MEM));
+                CU_ASSERT_EQUAL(r->mem.addr, w->addr);
+                CU_ASSERT_EQUAL(r->mem.size, w->size);
+                CU_ASSERT_EQUAL(r->mem.is_store, w->is_store);
+            } else {
+                CU_ASSERT_FALSE(r->flags & PMUSIM_F_MEM);
+            }
+            if (w->kind == PMUSIM_REC_INSN && w->taken >= 0) {
+                CU_ASSERT(r->flags & PMUSIM_F_BRANCH);
+                CU_ASSERT_EQUAL(r->br.taken, w->taken);
+                if (w->taken)
+                    CU_ASSERT_EQUAL(r->br.target, w->target);
+            }
+        }
+        g_clear_error(&error);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_array_unref(recs);
+    }
+    g_byte_array_unref(s);
+}
+
+/* A stream cut inside an access item, and an access of an instruction past
+ * the block's end: errors naming the byte. */
+static void test_capture_v2_errors(void)
+{
+    GByteArray *s = make_stream();
+    GError *error = NULL;
+    pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect, NULL, &error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    pmusim_capture_t *c = pmusim_capture_new(u, 1, "bad");
+    /* the first EXEC chunk's payload starts after HELLO (16 + 13), two TB
+     * chunks (16 + 64, 16 + 32) and its header: byte 173.  Its second item
+     * (at 175) becomes an access of instruction 0 + 3 of a 3-instruction
+     * block: h = 0x4d | 3 << 7 = 0x1cd */
+    GByteArray *bad = g_byte_array_new();
+    g_byte_array_append(bad, s->data, s->len);
+    CU_ASSERT_EQUAL_FATAL(bad->data[175], 0x4d);
+    bad->data[175] = 0xcd;
+    bad->data[176] = 0x01;
+    CU_ASSERT_FALSE(pmusim_capture_feed(c, bad->data, bad->len, &error));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(error);
+    CU_ASSERT_STRING_EQUAL(error->message, "bad: byte 175: memory access of instruction 3, "
+                                           "expected 0..2 of the block");
+    g_clear_error(&error);
+    pmusim_capture_free(c);
+    pmusim_uarch_free(u);
+    g_byte_array_unref(bad);
+    g_byte_array_unref(s);
+}
+
+int main(void)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 1;
+    CU_pSuite suite = CU_add_suite("capture", NULL, NULL);
+    CU_add_test(suite, "v2 items, every split", test_capture_v2_items);
+    CU_add_test(suite, "v2 errors", test_capture_v2_errors);
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}
