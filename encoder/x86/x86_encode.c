@@ -153,19 +153,19 @@ int pmusim_x86_event_has_pebs(const x86_pmu_t *pmu, int ev)
     return 0;
 }
 
-/* libpfm's strsep variant on the attribute separators ':' and '.': cut at
- * the first one, NULL at the end of the string. */
-
 /* ---- name lookup tables (speed only) ----
  * Matching an attribute against every unit-mask and modifier name one
  * character at a time was a third of an encoding (issue 12).  Each name gets
- * a case-insensitive key (its length and its lower-cased first and last
+ * a case-insensitive key (its length and its case-folded first and last
  * eight bytes) once; a token is keyed once and compared only with the names
  * of equal key and length, eight bytes at a time, so the result is exactly
- * the first matching name as before.  The lengths also let the canonical string
- * be assembled with block copies.  The tables are built on first use and
- * published with an atomic compare-and-swap (no lock, no GLib); a table that
- * cannot be built (no memory, too many tables) leaves the plain loops. */
+ * the first matching name as before.  Per PMU (struct x86_names): a hash of
+ * the event names, the visible umasks of every event (what
+ * pmusim_x86_desc_build_pattrs() lists), a hash of (event, umask name) and
+ * the modifier lists by modifier mask.  The lengths also let the canonical
+ * string be assembled with block copies.  The tables are built on first use
+ * and published with an atomic compare-and-swap (no lock, no GLib); a PMU
+ * whose tables cannot be built (no memory) keeps the plain loops. */
 /* Eight name bytes at once: ASCII upper case to lower case, other bytes
  * (including those >= 0x80) unchanged, as pmusim_x86_lower() does for each. */
 static inline uint64_t lower8(uint64_t x)
@@ -185,36 +185,53 @@ static inline uint64_t load8(const char *p)
     return v;
 }
 
-/* The key of the n-byte name s: its length and lower-cased first and last
+/* Eight bytes with bit 5 set in each: a case fold coarser than lower8()
+ * (it also merges a few punctuation pairs such as '_' and DEL), so two names
+ * equal but for case get the same key; the key only picks candidates, and
+ * name_eq_n() decides. */
+static inline uint64_t fold8(uint64_t x)
+{
+    return x | 0x2020202020202020ull;
+}
+
+/* The key of the n-byte name s: its length and case-folded first and last
  * eight bytes. */
 static inline uint32_t name_key(const char *s, size_t n)
 {
     uint64_t a = 0, b = 0;
     if (n >= 8) {
-        a = lower8(load8(s));
-        b = lower8(load8(s + n - 8));
+        a = fold8(load8(s));
+        b = fold8(load8(s + n - 8));
     } else {
         for (size_t i = 0; i < n; i++)
-            a |= (uint64_t)pmusim_x86_lower((unsigned char)s[i]) << (8 * i);
+            a |= (uint64_t)((unsigned char)s[i] | 0x20) << (8 * i);
     }
     uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + n) * 0xC2B2AE3D27D4EB4Full;
     return (uint32_t)(h ^ (h >> 29));
 }
 
-/* pmusim_x86_name_eq() of two names both n bytes long */
+/* pmusim_x86_name_eq() of two names both n bytes long; bytes equal as they
+ * are (the usual case: the string spells the name as the table does) are
+ * not lower-cased */
 static inline int name_eq_n(const char *a, const char *b, size_t n)
 {
     if (n < 8) {
         for (size_t i = 0; i < n; i++)
-            if (pmusim_x86_lower((unsigned char)a[i]) != pmusim_x86_lower((unsigned char)b[i]))
+            if (a[i] != b[i] &&
+                pmusim_x86_lower((unsigned char)a[i]) != pmusim_x86_lower((unsigned char)b[i]))
                 return 0;
         return 1;
     }
     size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        if (lower8(load8(a + i)) != lower8(load8(b + i)))
+    for (; i + 8 <= n; i += 8) {
+        const uint64_t x = load8(a + i), y = load8(b + i);
+        if (x != y && lower8(x) != lower8(y))
             return 0;
-    return i == n || lower8(load8(a + n - 8)) == lower8(load8(b + n - 8));
+    }
+    if (i == n)
+        return 1;
+    const uint64_t x = load8(a + n - 8), y = load8(b + n - 8);
+    return x == y || lower8(x) == lower8(y);
 }
 
 /* A umask name in a PMU's umask hash: the event, the umask's place among
@@ -253,6 +270,8 @@ struct x86_names {
     /* the modifiers offered, by the event's modmsk (7 bits) and by
      * whether the OS layer takes u and k: count, then the modifiers */
     uint8_t modl[2][1u << X86_MOD_COUNT][X86_MOD_COUNT + 1];
+    /* and each modifier's place in that list + 1 (0: not offered) */
+    uint8_t modpos[2][1u << X86_MOD_COUNT][X86_MOD_COUNT];
 };
 typedef struct x86_names x86_names_t;
 
@@ -361,8 +380,10 @@ static x86_names_t *names_build(const x86_pmu_t *pmu)
                 /* under perf_event, privilege levels are exclude_user/exclude_kernel */
                 if (os && (m == X86_MOD_K || m == X86_MOD_U))
                     continue;
-                if (msk & X86_MODBIT(m))
+                if (msk & X86_MODBIT(m)) {
                     l[1 + l[0]++] = (uint8_t)m;
+                    n->modpos[os][msk][m] = l[0];
+                }
             }
         }
     for (size_t i = 0; i < t->nevents; i++) {
@@ -623,11 +644,13 @@ static int parse_attrs(char *str, x86_desc_t *d, int depth)
                         if (mod_len[j] == tl && name_eq_n(pmusim_x86_mod_names[j], s, tl))
                             m = j;
                 }
-                for (int j = 0; m >= 0 && j < d->nmods; j++)
-                    if (d->mod[j] == m) {
-                        id = d->nu + j;
-                        break;
-                    }
+                if (m >= 0) {
+                    const unsigned msk = d->pmu->table->events[d->event].modmsk &
+                                         ((1u << X86_MOD_COUNT) - 1);
+                    const int j1 = names->modpos[d->os != X86_OS_NONE][msk][m];
+                    if (j1)
+                        id = d->nu + j1 - 1;
+                }
             }
             for (int j = 0; id < 0 && j < d->nos; j++)
                 if (perf_key[d->osattr[j]] == k && perf_len[d->osattr[j]] == tl &&
@@ -718,7 +741,15 @@ int pmusim_x86_attrs_sanitize(x86_attr_t *attrs, int *nattrs)
 
 static int sanitize(x86_desc_t *d)
 {
-    return pmusim_x86_attrs_sanitize(d->attrs, &d->nattrs);
+    /* without two attributes of one id the walk changes nothing */
+    uint64_t seen[2] = { 0, 0 };
+    for (int i = 0; i < d->nattrs; i++) {
+        const unsigned id = (unsigned)d->attrs[i].id;
+        if (id >= 128 || ((seen[id >> 6] >> (id & 63)) & 1))
+            return pmusim_x86_attrs_sanitize(d->attrs, &d->nattrs);
+        seen[id >> 6] |= 1ull << (id & 63);
+    }
+    return X86_OK;
 }
 
 int pmusim_x86_attr_value(const char *v, int is_bool, uint64_t *ival)
@@ -748,6 +779,18 @@ int pmusim_x86_attr_value(const char *v, int is_bool, uint64_t *ival)
             return X86_ERR_ATTR_VAL;
     }
     return X86_OK;
+}
+
+/* strcasecmp(pname, name) == 0 for the plen bytes of pname, bytes equal as
+ * they are not lower-cased */
+static inline int pmu_name_is(const char *pname, size_t plen, const char *name)
+{
+    for (size_t k = 0; k < plen; k++) {
+        const unsigned char a = (unsigned char)pname[k], b = (unsigned char)name[k];
+        if (a != b && pmusim_x86_lower(a) != pmusim_x86_lower(b))
+            return 0; /* (a NUL of a shorter name stops here) */
+    }
+    return name[plen] == '\0';
 }
 
 static int usable(const x86_pmu_filter_t *f, const x86_pmu_t *pmu, int named)
@@ -783,9 +826,11 @@ int pmusim_x86_parse(const char *str, const x86_pmu_filter_t *filter, x86_os_t o
     char *p = strchr(s, ':');
     if (p && p[1] != ':')
         p = strstr(p + 1, "::");
+    size_t plen = 0;
     if (p) {
         *p = '\0';
         pname = s;
+        plen = (size_t)(p - s);
         s = p + 2;
     }
     /* the event name: up to the first ':' or '.' (pmusim_x86_split()) */
@@ -803,8 +848,7 @@ int pmusim_x86_parse(const char *str, const x86_pmu_filter_t *filter, x86_os_t o
     for (size_t i = 0; i < pmusim_x86_npmus && ev < 0; i++) {
         pmu = pmusim_x86_pmus[i];
         /* (the first letters first: most names differ there) */
-        if (pname && (pmusim_x86_lower((unsigned char)pname[0]) != pmusim_x86_lower((unsigned char)pmu->name[0]) ||
-                      !pmusim_x86_name_eq(pname, pmu->name)))
+        if (pname && !pmu_name_is(pname, plen, pmu->name))
             continue;
         if (!usable(filter, pmu, pname != NULL))
             continue;
@@ -1144,19 +1188,19 @@ int pmusim_x86_encode(x86_desc_t *d, int dfl_plm)
      * written without a bound per byte */
     char *o = d->fstr + flen;
     const int direct = flen + (size_t)d->nmods * mod_item_max < X86_FSTR_MAX - 1;
+    /* every modifier's final value, read from the register once */
+    const unsigned long mval[X86_MOD_COUNT] = {
+        [X86_MOD_K] = !!(reg & X86_SEL_OS),
+        [X86_MOD_U] = !!(reg & X86_SEL_USR),
+        [X86_MOD_E] = !!(reg & X86_SEL_EDGE),
+        [X86_MOD_I] = !!(reg & X86_SEL_INV),
+        [X86_MOD_C] = (unsigned long)((reg >> X86_SEL_CMASK_SHIFT) & 0xff),
+        [X86_MOD_T] = !!(reg & X86_SEL_ANY),
+        [X86_MOD_LDLAT] = ldlat,
+    };
     for (int j = 0; j < d->nmods; j++) {
         const x86_mod_t m = (x86_mod_t)d->mod[j];
-        unsigned long v = 0;
-        switch (m) {
-        case X86_MOD_U: v = !!(reg & X86_SEL_USR); break;
-        case X86_MOD_K: v = !!(reg & X86_SEL_OS); break;
-        case X86_MOD_E: v = !!(reg & X86_SEL_EDGE); break;
-        case X86_MOD_I: v = !!(reg & X86_SEL_INV); break;
-        case X86_MOD_C: v = (unsigned long)((reg >> X86_SEL_CMASK_SHIFT) & 0xff); break;
-        case X86_MOD_T: v = !!(reg & X86_SEL_ANY); break;
-        case X86_MOD_LDLAT: v = ldlat; break;
-        case X86_MOD_COUNT: break;
-        }
+        const unsigned long v = mval[m];
         if (direct) {
             /* ":name=" as one 8-byte block (room: mod_item_max per modifier) */
             memcpy(o, mod_item[m], sizeof mod_item[m]);
