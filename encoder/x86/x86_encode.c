@@ -261,6 +261,7 @@ struct x86_names {
     uint16_t *vis;
     uint32_t *vis_off;
     uint8_t *vis_n;
+    uint64_t *ulens; /* per event: bit min(length, 63) of each visible umask name */
     /* every (event, visible umask) keyed by the name's key and the event,
      * linear probing: of two umasks of one event with the same name, the
      * one listed first was inserted first and is met first, as the linear
@@ -287,6 +288,7 @@ static void names_free(x86_names_t *n)
     free(n->vis);
     free(n->vis_off);
     free(n->vis_n);
+    free(n->ulens);
     free(n->uhash);
     free(n);
 }
@@ -329,9 +331,10 @@ static x86_names_t *names_build(const x86_pmu_t *pmu)
     n->vis = malloc((nvis ? nvis : 1) * sizeof *n->vis);
     n->vis_off = malloc(ne * sizeof *n->vis_off);
     n->vis_n = malloc(ne * sizeof *n->vis_n);
+    n->ulens = calloc(ne, sizeof *n->ulens);
     n->uhash = calloc(usize, sizeof *n->uhash);
     if (!n->ukey || !n->ulen || !n->elen || !n->ekey || !n->ehash || !n->vis || !n->vis_off ||
-        !n->vis_n || !n->uhash || t->nevents >= UINT16_MAX || nvis >= UINT32_MAX / 2) {
+        !n->vis_n || !n->ulens || !n->uhash || t->nevents >= UINT16_MAX || nvis >= UINT32_MAX / 2) {
         names_free(n);
         return NULL;
     }
@@ -365,7 +368,9 @@ static x86_names_t *names_build(const x86_pmu_t *pmu)
                 n->vis[off + (uint32_t)k++] = (uint16_t)i;
         n->vis_n[ev] = (uint8_t)k;
         for (int i = 0; i < k; i++) {
-            const uint32_t key = n->ukey[e->first_umask + n->vis[off + (uint32_t)i]];
+            const size_t ui = (size_t)e->first_umask + n->vis[off + (uint32_t)i];
+            const uint32_t key = n->ukey[ui];
+            n->ulens[ev] |= 1ull << (n->ulen[ui] < 63 ? n->ulen[ui] : 63);
             uint32_t h = uhash_start(n, key, (int)ev);
             while (n->uhash[h].ev1)
                 h = (h + 1) & n->uhmask;
@@ -580,6 +585,17 @@ static int add_attr(x86_desc_t *d, int id, uint64_t ival)
     return X86_OK;
 }
 
+/* Bytes that end an attribute name (every flag) or its value
+ * (ATTR_STOP_VALUE: ':', '.' and the string's end, as strcspn(v, ":.")). */
+#define ATTR_STOP_VALUE 1u
+#define ATTR_STOP_NAME 2u
+static const uint8_t attr_stop[256] = {
+    ['\0'] = ATTR_STOP_VALUE | ATTR_STOP_NAME,
+    [':'] = ATTR_STOP_VALUE | ATTR_STOP_NAME,
+    ['.'] = ATTR_STOP_VALUE | ATTR_STOP_NAME,
+    ['='] = ATTR_STOP_NAME,
+};
+
 static int parse_attrs(char *str, x86_desc_t *d, int depth)
 {
     int has_raw = 0, has_um = 0;
@@ -591,13 +607,18 @@ static int parse_attrs(char *str, x86_desc_t *d, int depth)
     fixed_keys();
     const x86_names_t *names = d->names;
     while (s) {
-        /* pmusim_x86_split() and strchr(s, '=') in one pass */
+        /* pmusim_x86_split() and strchr(s, '=') in one pass; attribute
+         * tokens are short ("u", "c=1"): a byte loop beats strcspn() */
         char *p = s;
-        size_t tl = strcspn(s, ":.=");
+        size_t tl = 0;
+        while (!attr_stop[(unsigned char)s[tl]])
+            tl++;
         char *q = NULL;
         if (s[tl] == '=') {
             q = s + tl;
-            char *end = q + 1 + strcspn(q + 1, ":.");
+            char *end = q + 1;
+            while (!(attr_stop[(unsigned char)*end] & ATTR_STOP_VALUE))
+                end++;
             p = *end ? end + 1 : NULL;
             *end = '\0';
             *q++ = '\0';
@@ -632,7 +653,7 @@ static int parse_attrs(char *str, x86_desc_t *d, int depth)
              * umasks (through the PMU's umask hash), modifiers, OS
              * attributes */
             const uint32_t k = !has_val || d->nos ? name_key(s, tl) : 0;
-            if (!has_val)
+            if (!has_val && ((names->ulens[d->event] >> (tl < 63 ? tl : 63)) & 1))
                 id = umask_find(names, d->event, s, tl, k);
             if (id < 0) {
                 int m = -1;
