@@ -407,13 +407,20 @@ static x86_names_t *names_build(const x86_pmu_t *pmu)
 /* The lookup data of the PMU at place i of pmusim_x86_pmus[], built on
  * first use and published with a compare-and-swap (no lock, no GLib);
  * NULL when it cannot be built (then the plain loops run). */
-static const x86_names_t *names_at(size_t i)
+static const x86_names_t *names_build_at(size_t i);
+
+static inline const x86_names_t *names_at(size_t i)
 {
-    if (i >= X86_NAMES_SLOTS || i >= pmusim_x86_npmus)
+    if (i >= X86_NAMES_SLOTS)
         return NULL;
     x86_names_t *n = __atomic_load_n(&names_slots[i], __ATOMIC_ACQUIRE);
-    if (n)
-        return n;
+    return n ? n : names_build_at(i);
+}
+
+static const x86_names_t *names_build_at(size_t i)
+{
+    if (i >= pmusim_x86_npmus)
+        return NULL;
     x86_names_t *fresh = names_build(pmusim_x86_pmus[i]);
     if (!fresh)
         return NULL;
@@ -582,6 +589,11 @@ static int add_attr(x86_desc_t *d, int id, uint64_t ival)
     d->attrs[d->nattrs].id = id;
     d->attrs[d->nattrs].ival = ival;
     d->nattrs++;
+    const unsigned u = (unsigned)id;
+    if (u >= 128 || ((d->idseen[u >> 6] >> (u & 63)) & 1))
+        d->iddup = 1;
+    else
+        d->idseen[u >> 6] |= 1ull << (u & 63);
     return X86_OK;
 }
 
@@ -762,15 +774,9 @@ int pmusim_x86_attrs_sanitize(x86_attr_t *attrs, int *nattrs)
 
 static int sanitize(x86_desc_t *d)
 {
-    /* without two attributes of one id the walk changes nothing */
-    uint64_t seen[2] = { 0, 0 };
-    for (int i = 0; i < d->nattrs; i++) {
-        const unsigned id = (unsigned)d->attrs[i].id;
-        if (id >= 128 || ((seen[id >> 6] >> (id & 63)) & 1))
-            return pmusim_x86_attrs_sanitize(d->attrs, &d->nattrs);
-        seen[id >> 6] |= 1ull << (id & 63);
-    }
-    return X86_OK;
+    /* without two attributes of one id (add_attr() keeps count) the walk
+     * changes nothing */
+    return d->iddup ? pmusim_x86_attrs_sanitize(d->attrs, &d->nattrs) : X86_OK;
 }
 
 int pmusim_x86_attr_value(const char *v, int is_bool, uint64_t *ival)

@@ -222,6 +222,8 @@ typedef struct x86_desc {
     uint8_t osattr[X86_PERF_COUNT];/* pattr nu+nmods+j is perf attribute osattr[j] */
     uint64_t raw;                  /* raw umask value (pattr npattrs) */
     int no_fstr;                   /* 1: pmusim_x86_encode() leaves fstr empty */
+    uint64_t idseen[2];            /* parse: attribute ids met (bit id) */
+    int iddup;                     /* parse: an id met twice (or >= 128) */
     int nattrs;
     x86_attr_t attrs[X86_MAX_ATTRS];
     int count;
