@@ -513,12 +513,16 @@ static int build_fstr_n(const char *pmu_name, const char *base, size_t fl, char 
 {
     if (!fstr)
         return PFM_SUCCESS;
-    size_t pl = strlen(pmu_name);
+    size_t pl = 0;
+    while (pmu_name[pl]) /* (a few letters: no strlen() call) */
+        pl++;
     char *s = malloc(pl + 2 + fl + 1);
     if (!s)
         return PFM_ERR_NOMEM;
-    memcpy(s, pmu_name, pl);
-    memcpy(s + pl, "::", 2);
+    for (size_t i = 0; i < pl; i++)
+        s[i] = pmu_name[i];
+    s[pl] = ':';
+    s[pl + 1] = ':';
     memcpy(s + pl + 2, base, fl + 1);
     *fstr = s;
     return PFM_SUCCESS;

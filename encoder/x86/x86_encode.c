@@ -1170,8 +1170,16 @@ int pmusim_x86_encode(x86_desc_t *d, int dfl_plm)
     for (int k = 0; want_fstr && k < d->nattrs; k++) {
         int id = d->attrs[k].id;
         if (id < d->nu) {
-            flen = fstr_putn(d->fstr, flen, ":", 1);
             const size_t ui = (size_t)e->first_umask + d->umask[id];
+            if (names && flen + 1 + names->ulen[ui] < X86_FSTR_MAX) {
+                /* fits: ':' and the name without a bound per piece */
+                d->fstr[flen] = ':';
+                memcpy(d->fstr + flen + 1, pmu->table->umasks[ui].name, names->ulen[ui]);
+                flen += 1 + (size_t)names->ulen[ui];
+                d->fstr[flen] = '\0';
+                continue;
+            }
+            flen = fstr_putn(d->fstr, flen, ":", 1);
             if (names)
                 flen = fstr_putn(d->fstr, flen, pmu->table->umasks[ui].name, names->ulen[ui]);
             else
