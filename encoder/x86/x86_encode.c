@@ -234,6 +234,10 @@ static inline int name_eq_n(const char *a, const char *b, size_t n)
     return x == y || lower8(x) == lower8(y);
 }
 
+/* Room for the ":name=D" suffix of every modifier (7 names of at most 5
+ * letters: 7 * 8 bytes) */
+#define X86_MODTPL_MAX 56
+
 /* A umask name in a PMU's umask hash: the event, the umask's place among
  * the event's visible umasks (its pattr index) and the name's key. */
 typedef struct x86_uslot {
@@ -273,6 +277,11 @@ struct x86_names {
     uint8_t modl[2][1u << X86_MOD_COUNT][X86_MOD_COUNT + 1];
     /* and each modifier's place in that list + 1 (0: not offered) */
     uint8_t modpos[2][1u << X86_MOD_COUNT][X86_MOD_COUNT];
+    /* the list's ":name=0" suffix of the canonical string (every value one
+     * digit), its length and where each value's digit goes */
+    char modtpl[2][1u << X86_MOD_COUNT][X86_MODTPL_MAX];
+    uint8_t modtpl_len[2][1u << X86_MOD_COUNT];
+    uint8_t modtpl_digit[2][1u << X86_MOD_COUNT][X86_MOD_COUNT];
 };
 typedef struct x86_names x86_names_t;
 
@@ -390,6 +399,23 @@ static x86_names_t *names_build(const x86_pmu_t *pmu)
                     n->modpos[os][msk][m] = l[0];
                 }
             }
+            char *tpl = n->modtpl[os][msk];
+            size_t tl = 0;
+            for (int j = 0; j < l[0]; j++) {
+                const char *nm = pmusim_x86_mod_names[l[1 + j]];
+                const size_t len = strlen(nm);
+                if (tl + len + 3 > X86_MODTPL_MAX) { /* never: the names are short */
+                    names_free(n);
+                    return NULL;
+                }
+                tpl[tl++] = ':';
+                memcpy(tpl + tl, nm, len);
+                tl += len;
+                tpl[tl++] = '=';
+                n->modtpl_digit[os][msk][j] = (uint8_t)tl;
+                tpl[tl++] = '0';
+            }
+            n->modtpl_len[os][msk] = (uint8_t)tl;
         }
     for (size_t i = 0; i < t->nevents; i++) {
         uint32_t h = n->ekey[i] & n->ehmask;
@@ -1233,6 +1259,21 @@ int pmusim_x86_encode(x86_desc_t *d, int dfl_plm)
         [X86_MOD_T] = !!(reg & X86_SEL_ANY),
         [X86_MOD_LDLAT] = ldlat,
     };
+    if (names && mval[X86_MOD_C] < 10 && mval[X86_MOD_LDLAT] < 10 &&
+        flen + X86_MODTPL_MAX < X86_FSTR_MAX) {
+        /* every value one digit: the event's suffix copied whole, then
+         * its digits set */
+        const unsigned osi = d->os != X86_OS_NONE;
+        const unsigned msk = e->modmsk & ((1u << X86_MOD_COUNT) - 1);
+        memcpy(o, names->modtpl[osi][msk], X86_MODTPL_MAX);
+        const uint8_t *dig = names->modtpl_digit[osi][msk];
+        for (int j = 0; j < d->nmods; j++)
+            o[dig[j]] = (char)('0' + mval[d->mod[j]]);
+        flen += names->modtpl_len[osi][msk];
+        d->fstr[flen] = '\0';
+        d->flen = flen;
+        return X86_OK;
+    }
     for (int j = 0; j < d->nmods; j++) {
         const x86_mod_t m = (x86_mod_t)d->mod[j];
         const unsigned long v = mval[m];
