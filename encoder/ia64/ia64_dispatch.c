@@ -1377,7 +1377,15 @@ int ia64_dispatch(const ia64_pmu_t *pmu, pfmlib_input_param_t *inp, void *model_
         if (ret != PFMLIB_SUCCESS)
             return ret;
     }
-    memset(outp, 0, sizeof(*outp));
+    /* The caller may read the two counts and the entries below them; every
+     * entry appended is written whole (add_pmc(), add_pmd()).  libpfm-3
+     * 3.x cleared the whole 32 KiB structure here, which was 95% of a
+     * request's instructions (docs/PERFORMANCE.md "Encoders"); the entries
+     * past the counts keep what the caller left there (docs/compat-ia64.md,
+     * "The output structure"). */
+    outp->pfp_pmc_count = 0;
+    outp->pfp_pmd_count = 0;
+    memset(outp->reserved, 0, sizeof(outp->reserved));
 
     if (model_out && !model_in)
         return PFMLIB_ERR_INVAL;

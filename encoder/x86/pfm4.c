@@ -509,19 +509,28 @@ pfm_err_t pfm_get_event_attr_info(int idx, int aidx, pfm_os_t os, pfm_event_attr
 }
 
 /* "pmu::" + base (+ nothing else): the canonical string, malloc'ed. */
-static int build_fstr(const char *pmu_name, const char *base, char **fstr)
+static int build_fstr_n(const char *pmu_name, const char *base, size_t fl, char **fstr)
 {
     if (!fstr)
         return PFM_SUCCESS;
-    size_t pl = strlen(pmu_name), fl = strlen(base);
+    size_t pl = 0;
+    while (pmu_name[pl]) /* (a few letters: no strlen() call) */
+        pl++;
     char *s = malloc(pl + 2 + fl + 1);
     if (!s)
         return PFM_ERR_NOMEM;
-    memcpy(s, pmu_name, pl);
-    memcpy(s + pl, "::", 2);
+    for (size_t i = 0; i < pl; i++)
+        s[i] = pmu_name[i];
+    s[pl] = ':';
+    s[pl + 1] = ':';
     memcpy(s + pl + 2, base, fl + 1);
     *fstr = s;
     return PFM_SUCCESS;
+}
+
+static int build_fstr(const char *pmu_name, const char *base, char **fstr)
+{
+    return build_fstr_n(pmu_name, base, strlen(base), fstr);
 }
 
 static int encode_raw(const char *str, int dfl_plm, pfm_pmu_encode_arg_t *uarg)
@@ -539,12 +548,15 @@ static int encode_raw(const char *str, int dfl_plm, pfm_pmu_encode_arg_t *uarg)
     const uint64_t *codes;
     int count;
     const char *pmu_name, *base;
+    size_t blen;
     if (p.os_pmu >= 0) {
         codes = &p.o.config;
         count = 1;
         pmu_name = pmusim_x86_os_pmus[p.os_pmu].name;
         base = p.o.fstr;
+        blen = strlen(base);
     } else {
+        p.x.no_fstr = arg.fstr == NULL; /* (not asked for: not built) */
         r = pmusim_x86_encode(&p.x, dfl_plm);
         if (r)
             return r;
@@ -552,6 +564,7 @@ static int encode_raw(const char *str, int dfl_plm, pfm_pmu_encode_arg_t *uarg)
         count = p.x.count;
         pmu_name = p.x.pmu->name;
         base = p.x.fstr;
+        blen = p.x.flen;
     }
     arg.idx = parsed_idx(&p);
     int allocated = 0;
@@ -567,7 +580,7 @@ static int encode_raw(const char *str, int dfl_plm, pfm_pmu_encode_arg_t *uarg)
     for (int i = 0; i < count; i++)
         arg.codes[i] = codes[i];
     if (arg.fstr) {
-        r = build_fstr(pmu_name, base, arg.fstr);
+        r = build_fstr_n(pmu_name, base, blen, arg.fstr);
         if (r) {
             if (allocated)
                 free(arg.codes);

@@ -153,57 +153,19 @@ int pmusim_x86_event_has_pebs(const x86_pmu_t *pmu, int ev)
     return 0;
 }
 
-void pmusim_x86_desc_build_pattrs(x86_desc_t *d, const x86_pmu_t *pmu, int ev, x86_os_t os)
-{
-    const x86_event_t *e = &pmu->table->events[ev];
-    d->pmu = pmu;
-    d->event = ev;
-    d->os = os;
-    d->nu = 0;
-    const x86_umask_t *um = &pmu->table->umasks[e->first_umask];
-    for (int i = 0; i < e->numasks && d->nu < X86_MAX_UMASKS; i++)
-        if (um[i].models == 0 || (um[i].models & pmu->model_bit))
-            d->umask[d->nu++] = (uint16_t)i;
-    d->nmods = 0;
-    for (int m = 0; m < X86_MOD_COUNT; m++) {
-        /* under perf_event, privilege levels are exclude_user/exclude_kernel */
-        if (os != X86_OS_NONE && (m == X86_MOD_K || m == X86_MOD_U))
-            continue;
-        if (e->modmsk & X86_MODBIT(m))
-            d->mod[d->nmods++] = (uint8_t)m;
-    }
-    d->nos = 0;
-    if (os == X86_OS_NONE)
-        return;
-    const int pebs = pmusim_x86_event_has_pebs(pmu, ev);
-    for (int a = 0; a < X86_PERF_COUNT; a++) {
-        if (os == X86_OS_PERF && a >= X86_PERF_PERIOD && a <= X86_PERF_EXCL)
-            continue; /* sampling controls are PFM_OS_PERF_EVENT_EXT only */
-        if (os == X86_OS_PERF && a >= X86_PERF_CPU)
-            continue;
-        if (a == X86_PERF_H)
-            continue; /* no hypervisor level on Intel */
-        if (a == X86_PERF_PRECISE && !pebs)
-            continue;
-        if (a == X86_PERF_HW_SMPL)
-            continue; /* no extended PEBS on these PMUs */
-        d->osattr[d->nos++] = (uint8_t)a;
-    }
-}
-
-/* libpfm's strsep variant on the attribute separators ':' and '.': cut at
- * the first one, NULL at the end of the string. */
-
 /* ---- name lookup tables (speed only) ----
  * Matching an attribute against every unit-mask and modifier name one
  * character at a time was a third of an encoding (issue 12).  Each name gets
- * a case-insensitive key (its length and its lower-cased first and last
+ * a case-insensitive key (its length and its case-folded first and last
  * eight bytes) once; a token is keyed once and compared only with the names
  * of equal key and length, eight bytes at a time, so the result is exactly
- * the first matching name as before.  The lengths also let the canonical string
- * be assembled with block copies.  The tables are built on first use and
- * published with an atomic compare-and-swap (no lock, no GLib); a table that
- * cannot be built (no memory, too many tables) leaves the plain loops. */
+ * the first matching name as before.  Per PMU (struct x86_names): a hash of
+ * the event names, the visible umasks of every event (what
+ * pmusim_x86_desc_build_pattrs() lists), a hash of (event, umask name) and
+ * the modifier lists by modifier mask.  The lengths also let the canonical
+ * string be assembled with block copies.  The tables are built on first use
+ * and published with an atomic compare-and-swap (no lock, no GLib); a PMU
+ * whose tables cannot be built (no memory) keeps the plain loops. */
 /* Eight name bytes at once: ASCII upper case to lower case, other bytes
  * (including those >= 0x80) unchanged, as pmusim_x86_lower() does for each. */
 static inline uint64_t lower8(uint64_t x)
@@ -223,40 +185,71 @@ static inline uint64_t load8(const char *p)
     return v;
 }
 
-/* The key of the n-byte name s: its length and lower-cased first and last
+/* Eight bytes with bit 5 set in each: a case fold coarser than lower8()
+ * (it also merges a few punctuation pairs such as '_' and DEL), so two names
+ * equal but for case get the same key; the key only picks candidates, and
+ * name_eq_n() decides. */
+static inline uint64_t fold8(uint64_t x)
+{
+    return x | 0x2020202020202020ull;
+}
+
+/* The key of the n-byte name s: its length and case-folded first and last
  * eight bytes. */
 static inline uint32_t name_key(const char *s, size_t n)
 {
     uint64_t a = 0, b = 0;
     if (n >= 8) {
-        a = lower8(load8(s));
-        b = lower8(load8(s + n - 8));
+        a = fold8(load8(s));
+        b = fold8(load8(s + n - 8));
     } else {
         for (size_t i = 0; i < n; i++)
-            a |= (uint64_t)pmusim_x86_lower((unsigned char)s[i]) << (8 * i);
+            a |= (uint64_t)((unsigned char)s[i] | 0x20) << (8 * i);
     }
     uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + n) * 0xC2B2AE3D27D4EB4Full;
     return (uint32_t)(h ^ (h >> 29));
 }
 
-/* pmusim_x86_name_eq() of two names both n bytes long */
+/* pmusim_x86_name_eq() of two names both n bytes long; bytes equal as they
+ * are (the usual case: the string spells the name as the table does) are
+ * not lower-cased */
 static inline int name_eq_n(const char *a, const char *b, size_t n)
 {
     if (n < 8) {
         for (size_t i = 0; i < n; i++)
-            if (pmusim_x86_lower((unsigned char)a[i]) != pmusim_x86_lower((unsigned char)b[i]))
+            if (a[i] != b[i] &&
+                pmusim_x86_lower((unsigned char)a[i]) != pmusim_x86_lower((unsigned char)b[i]))
                 return 0;
         return 1;
     }
     size_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        if (lower8(load8(a + i)) != lower8(load8(b + i)))
+    for (; i + 8 <= n; i += 8) {
+        const uint64_t x = load8(a + i), y = load8(b + i);
+        if (x != y && lower8(x) != lower8(y))
             return 0;
-    return i == n || lower8(load8(a + n - 8)) == lower8(load8(b + n - 8));
+    }
+    if (i == n)
+        return 1;
+    const uint64_t x = load8(a + n - 8), y = load8(b + n - 8);
+    return x == y || lower8(x) == lower8(y);
 }
 
-typedef struct x86_names {
-    const x86_table_t *table;
+/* Room for the ":name=D" suffix of every modifier (7 names of at most 5
+ * letters: 7 * 8 bytes) */
+#define X86_MODTPL_MAX 56
+
+/* A umask name in a PMU's umask hash: the event, the umask's place among
+ * the event's visible umasks (its pattr index) and the name's key. */
+typedef struct x86_uslot {
+    uint32_t key;
+    uint16_t ev1; /* event index + 1; 0 = empty slot */
+    uint8_t i;
+} x86_uslot_t;
+
+/* Lookup data of one PMU (its table's names, and what depends on the
+ * model: the visible umasks of each event). */
+struct x86_names {
+    const x86_pmu_t *pmu;
     uint32_t *ukey;  /* per umask of the table */
     uint16_t *ulen;
     uint16_t *elen;  /* per event */
@@ -266,7 +259,31 @@ typedef struct x86_names {
      * decides, as before) */
     uint16_t *ehash;
     uint32_t ehmask;
-} x86_names_t;
+    /* the event's visible umasks (indices from its first_umask) in the
+     * order pmusim_x86_desc_build_pattrs() lists them: vis_n[ev] of them
+     * from vis + vis_off[ev] */
+    uint16_t *vis;
+    uint32_t *vis_off;
+    uint8_t *vis_n;
+    uint64_t *ulens; /* per event: bit min(length, 63) of each visible umask name */
+    /* every (event, visible umask) keyed by the name's key and the event,
+     * linear probing: of two umasks of one event with the same name, the
+     * one listed first was inserted first and is met first, as the linear
+     * search found it */
+    x86_uslot_t *uhash;
+    uint32_t uhmask;
+    /* the modifiers offered, by the event's modmsk (7 bits) and by
+     * whether the OS layer takes u and k: count, then the modifiers */
+    uint8_t modl[2][1u << X86_MOD_COUNT][X86_MOD_COUNT + 1];
+    /* and each modifier's place in that list + 1 (0: not offered) */
+    uint8_t modpos[2][1u << X86_MOD_COUNT][X86_MOD_COUNT];
+    /* the list's ":name=0" suffix of the canonical string (every value one
+     * digit), its length and where each value's digit goes */
+    char modtpl[2][1u << X86_MOD_COUNT][X86_MODTPL_MAX];
+    uint8_t modtpl_len[2][1u << X86_MOD_COUNT];
+    uint8_t modtpl_digit[2][1u << X86_MOD_COUNT][X86_MOD_COUNT];
+};
+typedef struct x86_names x86_names_t;
 
 static void names_free(x86_names_t *n)
 {
@@ -277,32 +294,56 @@ static void names_free(x86_names_t *n)
     free(n->elen);
     free(n->ekey);
     free(n->ehash);
+    free(n->vis);
+    free(n->vis_off);
+    free(n->vis_n);
+    free(n->ulens);
+    free(n->uhash);
     free(n);
 }
 
 #define X86_NAMES_SLOTS 8
-static x86_names_t *names_slots[X86_NAMES_SLOTS];
+static x86_names_t *names_slots[X86_NAMES_SLOTS]; /* by place in pmusim_x86_pmus[] */
 
-static x86_names_t *names_build(const x86_table_t *t)
+static uint32_t uhash_start(const x86_names_t *n, uint32_t key, int ev)
 {
-    size_t nu = 0;
-    for (size_t i = 0; i < t->nevents; i++)
+    return (key + (uint32_t)ev * 0x9E3779B1u) & n->uhmask;
+}
+
+static x86_names_t *names_build(const x86_pmu_t *pmu)
+{
+    const x86_table_t *t = pmu->table;
+    size_t nu = 0, nvis = 0;
+    for (size_t i = 0; i < t->nevents; i++) {
         if ((size_t)t->events[i].first_umask + t->events[i].numasks > nu)
             nu = (size_t)t->events[i].first_umask + t->events[i].numasks;
+        nvis += t->events[i].numasks;
+    }
     x86_names_t *n = calloc(1, sizeof *n);
     if (!n)
         return NULL;
-    n->table = t;
+    n->pmu = pmu;
     uint32_t hsize = 4;
     while (hsize < 2u * t->nevents)
         hsize *= 2;
     n->ehmask = hsize - 1;
+    uint32_t usize = 4;
+    while (usize < 2u * nvis)
+        usize *= 2;
+    n->uhmask = usize - 1;
+    const size_t ne = t->nevents ? t->nevents : 1;
     n->ukey = malloc((nu ? nu : 1) * sizeof *n->ukey);
     n->ulen = malloc((nu ? nu : 1) * sizeof *n->ulen);
-    n->elen = malloc((t->nevents ? t->nevents : 1) * sizeof *n->elen);
-    n->ekey = malloc((t->nevents ? t->nevents : 1) * sizeof *n->ekey);
+    n->elen = malloc(ne * sizeof *n->elen);
+    n->ekey = malloc(ne * sizeof *n->ekey);
     n->ehash = calloc(hsize, sizeof *n->ehash);
-    if (!n->ukey || !n->ulen || !n->elen || !n->ekey || !n->ehash || t->nevents >= UINT16_MAX) {
+    n->vis = malloc((nvis ? nvis : 1) * sizeof *n->vis);
+    n->vis_off = malloc(ne * sizeof *n->vis_off);
+    n->vis_n = malloc(ne * sizeof *n->vis_n);
+    n->ulens = calloc(ne, sizeof *n->ulens);
+    n->uhash = calloc(usize, sizeof *n->uhash);
+    if (!n->ukey || !n->ulen || !n->elen || !n->ekey || !n->ehash || !n->vis || !n->vis_off ||
+        !n->vis_n || !n->ulens || !n->uhash || t->nevents >= UINT16_MAX || nvis >= UINT32_MAX / 2) {
         names_free(n);
         return NULL;
     }
@@ -324,6 +365,58 @@ static x86_names_t *names_build(const x86_table_t *t)
         n->elen[i] = (uint16_t)len;
         n->ekey[i] = name_key(t->events[i].name, len);
     }
+    /* visible umasks, as pmusim_x86_desc_build_pattrs() picks them */
+    uint32_t off = 0;
+    for (size_t ev = 0; ev < t->nevents; ev++) {
+        const x86_event_t *e = &t->events[ev];
+        const x86_umask_t *um = &t->umasks[e->first_umask];
+        n->vis_off[ev] = off;
+        int k = 0;
+        for (int i = 0; i < e->numasks && k < X86_MAX_UMASKS; i++)
+            if (um[i].models == 0 || (um[i].models & pmu->model_bit))
+                n->vis[off + (uint32_t)k++] = (uint16_t)i;
+        n->vis_n[ev] = (uint8_t)k;
+        for (int i = 0; i < k; i++) {
+            const size_t ui = (size_t)e->first_umask + n->vis[off + (uint32_t)i];
+            const uint32_t key = n->ukey[ui];
+            n->ulens[ev] |= 1ull << (n->ulen[ui] < 63 ? n->ulen[ui] : 63);
+            uint32_t h = uhash_start(n, key, (int)ev);
+            while (n->uhash[h].ev1)
+                h = (h + 1) & n->uhmask;
+            n->uhash[h] = (x86_uslot_t){ .key = key, .ev1 = (uint16_t)(ev + 1), .i = (uint8_t)i };
+        }
+        off += (uint32_t)k;
+    }
+    for (unsigned os = 0; os < 2; os++)
+        for (unsigned msk = 0; msk < (1u << X86_MOD_COUNT); msk++) {
+            uint8_t *l = n->modl[os][msk];
+            for (int m = 0; m < X86_MOD_COUNT; m++) {
+                /* under perf_event, privilege levels are exclude_user/exclude_kernel */
+                if (os && (m == X86_MOD_K || m == X86_MOD_U))
+                    continue;
+                if (msk & X86_MODBIT(m)) {
+                    l[1 + l[0]++] = (uint8_t)m;
+                    n->modpos[os][msk][m] = l[0];
+                }
+            }
+            char *tpl = n->modtpl[os][msk];
+            size_t tl = 0;
+            for (int j = 0; j < l[0]; j++) {
+                const char *nm = pmusim_x86_mod_names[l[1 + j]];
+                const size_t len = strlen(nm);
+                if (tl + len + 3 > X86_MODTPL_MAX) { /* never: the names are short */
+                    names_free(n);
+                    return NULL;
+                }
+                tpl[tl++] = ':';
+                memcpy(tpl + tl, nm, len);
+                tl += len;
+                tpl[tl++] = '=';
+                n->modtpl_digit[os][msk][j] = (uint8_t)tl;
+                tpl[tl++] = '0';
+            }
+            n->modtpl_len[os][msk] = (uint8_t)tl;
+        }
     for (size_t i = 0; i < t->nevents; i++) {
         uint32_t h = n->ekey[i] & n->ehmask;
         for (; n->ehash[h]; h = (h + 1) & n->ehmask)
@@ -337,29 +430,39 @@ static x86_names_t *names_build(const x86_table_t *t)
     return n;
 }
 
-static const x86_names_t *table_names(const x86_table_t *t)
+/* The lookup data of the PMU at place i of pmusim_x86_pmus[], built on
+ * first use and published with a compare-and-swap (no lock, no GLib);
+ * NULL when it cannot be built (then the plain loops run). */
+static const x86_names_t *names_build_at(size_t i);
+
+static inline const x86_names_t *names_at(size_t i)
 {
-    /* slot 0 first: with one PMU in use, its table is there */
-    const x86_names_t *n0 = __atomic_load_n(&names_slots[0], __ATOMIC_ACQUIRE);
-    if (n0 && n0->table == t)
-        return n0;
-    for (int i = 0; i < X86_NAMES_SLOTS; i++) {
-        x86_names_t *n = __atomic_load_n(&names_slots[i], __ATOMIC_ACQUIRE);
-        if (!n) {
-            x86_names_t *fresh = names_build(t);
-            if (!fresh)
-                return NULL;
-            x86_names_t *expected = NULL;
-            if (__atomic_compare_exchange_n(&names_slots[i], &expected, fresh, 0,
-                                            __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-                return fresh;
-            /* another thread filled the slot first */
-            names_free(fresh);
-            n = expected;
-        }
-        if (n->table == t)
-            return n;
-    }
+    if (i >= X86_NAMES_SLOTS)
+        return NULL;
+    x86_names_t *n = __atomic_load_n(&names_slots[i], __ATOMIC_ACQUIRE);
+    return n ? n : names_build_at(i);
+}
+
+static const x86_names_t *names_build_at(size_t i)
+{
+    if (i >= pmusim_x86_npmus)
+        return NULL;
+    x86_names_t *fresh = names_build(pmusim_x86_pmus[i]);
+    if (!fresh)
+        return NULL;
+    x86_names_t *expected = NULL;
+    if (__atomic_compare_exchange_n(&names_slots[i], &expected, fresh, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        return fresh;
+    names_free(fresh); /* another thread filled the slot first */
+    return expected;
+}
+
+static const x86_names_t *pmu_names(const x86_pmu_t *pmu)
+{
+    for (size_t i = 0; i < pmusim_x86_npmus && i < X86_NAMES_SLOTS; i++)
+        if (pmusim_x86_pmus[i] == pmu)
+            return names_at(i);
     return NULL;
 }
 
@@ -367,6 +470,11 @@ static const x86_names_t *table_names(const x86_table_t *t)
 static uint32_t mod_key[X86_MOD_COUNT], perf_key[X86_PERF_COUNT];
 static uint16_t mod_len[X86_MOD_COUNT], perf_len[X86_PERF_COUNT];
 static size_t mod_item_max; /* longest ":name=value" of a modifier */
+/* ":name=" of each modifier, NUL-padded to 8 bytes (copied as one block) */
+static char mod_item[X86_MOD_COUNT][8];
+static uint8_t mod_item_len[X86_MOD_COUNT];
+/* modifier + 1 of a one-letter name, by its lower-case letter; 0: none */
+static uint8_t mod_of_letter[128];
 static int fixed_keys_ready;
 
 static void fixed_keys(void)
@@ -375,9 +483,20 @@ static void fixed_keys(void)
         return;
     /* racing threads store the same values */
     for (int m = 0; m < X86_MOD_COUNT; m++) {
-        size_t len = strlen(pmusim_x86_mod_names[m]);
-        __atomic_store_n(&mod_key[m], name_key(pmusim_x86_mod_names[m], len), __ATOMIC_RELAXED);
+        const char *nm = pmusim_x86_mod_names[m];
+        size_t len = strlen(nm);
+        __atomic_store_n(&mod_key[m], name_key(nm, len), __ATOMIC_RELAXED);
         __atomic_store_n(&mod_len[m], (uint16_t)len, __ATOMIC_RELAXED);
+        if (len + 2 <= sizeof mod_item[m]) { /* every name (at most "ldlat") */
+            __atomic_store_n(&mod_item[m][0], ':', __ATOMIC_RELAXED);
+            for (size_t b = 0; b < len; b++)
+                __atomic_store_n(&mod_item[m][1 + b], nm[b], __ATOMIC_RELAXED);
+            __atomic_store_n(&mod_item[m][1 + len], '=', __ATOMIC_RELAXED);
+            __atomic_store_n(&mod_item_len[m], (uint8_t)(len + 2), __ATOMIC_RELAXED);
+        }
+        if (len == 1 && (unsigned char)nm[0] < 128)
+            __atomic_store_n(&mod_of_letter[pmusim_x86_lower((unsigned char)nm[0])],
+                             (uint8_t)(m + 1), __ATOMIC_RELAXED);
     }
     size_t longest = 0;
     for (int m = 0; m < X86_MOD_COUNT; m++)
@@ -392,20 +511,99 @@ static void fixed_keys(void)
     __atomic_store_n(&fixed_keys_ready, 1, __ATOMIC_RELEASE);
 }
 
-int pmusim_x86_find_event(const x86_pmu_t *pmu, const char *name)
+/* The event named by the first len bytes of name (NUL after them). */
+static int find_event_n(const x86_names_t *n, const char *name, size_t len)
 {
-    const x86_names_t *n = table_names(pmu->table);
-    if (!n || !n->ehash)
-        return find_event_slow(pmu, name);
-    const size_t len = strlen(name);
+    if (!n->ehash)
+        return find_event_slow(n->pmu, name);
     const uint32_t k = name_key(name, len);
     for (uint32_t h = k & n->ehmask; n->ehash[h]; h = (h + 1) & n->ehmask) {
         const int ev = n->ehash[h] - 1;
         if (n->ekey[ev] == k && n->elen[ev] == len &&
-            name_eq_n(pmu->table->events[ev].name, name, len))
+            name_eq_n(n->pmu->table->events[ev].name, name, len))
             return ev;
     }
     return -1;
+}
+
+int pmusim_x86_find_event(const x86_pmu_t *pmu, const char *name)
+{
+    const x86_names_t *n = pmu_names(pmu);
+    if (!n)
+        return find_event_slow(pmu, name);
+    return find_event_n(n, name, strlen(name));
+}
+
+/* pattr index of the first visible umask of event ev named by the tl bytes
+ * at s (key k), or -1 */
+static int umask_find(const x86_names_t *n, int ev, const char *s, size_t tl, uint32_t k)
+{
+    const size_t first = n->pmu->table->events[ev].first_umask;
+    const uint16_t *vis = n->vis + n->vis_off[ev];
+    for (uint32_t h = uhash_start(n, k, ev); n->uhash[h].ev1; h = (h + 1) & n->uhmask) {
+        const x86_uslot_t *u = &n->uhash[h];
+        if (u->ev1 != ev + 1 || u->key != k)
+            continue;
+        const size_t ui = first + vis[u->i];
+        if (n->ulen[ui] == tl && name_eq_n(n->pmu->table->umasks[ui].name, s, tl))
+            return u->i;
+    }
+    return -1;
+}
+
+/* pmusim_x86_desc_build_pattrs() with the PMU's lookup data n (or NULL) */
+static void desc_build(x86_desc_t *d, const x86_pmu_t *pmu, const x86_names_t *n, int ev,
+                       x86_os_t os)
+{
+    const x86_event_t *e = &pmu->table->events[ev];
+    d->pmu = pmu;
+    d->names = n;
+    d->event = ev;
+    d->os = os;
+    d->no_fstr = 0;
+    if (n) {
+        d->nu = n->vis_n[ev];
+        memcpy(d->umask, n->vis + n->vis_off[ev], (size_t)d->nu * sizeof d->umask[0]);
+        const uint8_t *l = n->modl[os != X86_OS_NONE][e->modmsk & ((1u << X86_MOD_COUNT) - 1)];
+        d->nmods = l[0];
+        memcpy(d->mod, l + 1, X86_MOD_COUNT);
+    } else {
+        d->nu = 0;
+        const x86_umask_t *um = &pmu->table->umasks[e->first_umask];
+        for (int i = 0; i < e->numasks && d->nu < X86_MAX_UMASKS; i++)
+            if (um[i].models == 0 || (um[i].models & pmu->model_bit))
+                d->umask[d->nu++] = (uint16_t)i;
+        d->nmods = 0;
+        for (int m = 0; m < X86_MOD_COUNT; m++) {
+            /* under perf_event, privilege levels are exclude_user/exclude_kernel */
+            if (os != X86_OS_NONE && (m == X86_MOD_K || m == X86_MOD_U))
+                continue;
+            if (e->modmsk & X86_MODBIT(m))
+                d->mod[d->nmods++] = (uint8_t)m;
+        }
+    }
+    d->nos = 0;
+    if (os == X86_OS_NONE)
+        return;
+    const int pebs = pmusim_x86_event_has_pebs(pmu, ev);
+    for (int a = 0; a < X86_PERF_COUNT; a++) {
+        if (os == X86_OS_PERF && a >= X86_PERF_PERIOD && a <= X86_PERF_EXCL)
+            continue; /* sampling controls are PFM_OS_PERF_EVENT_EXT only */
+        if (os == X86_OS_PERF && a >= X86_PERF_CPU)
+            continue;
+        if (a == X86_PERF_H)
+            continue; /* no hypervisor level on Intel */
+        if (a == X86_PERF_PRECISE && !pebs)
+            continue;
+        if (a == X86_PERF_HW_SMPL)
+            continue; /* no extended PEBS on these PMUs */
+        d->osattr[d->nos++] = (uint8_t)a;
+    }
+}
+
+void pmusim_x86_desc_build_pattrs(x86_desc_t *d, const x86_pmu_t *pmu, int ev, x86_os_t os)
+{
+    desc_build(d, pmu, pmu_names(pmu), ev, os);
 }
 
 /* Append one attribute; libpfm checks the bound only for valued attributes
@@ -417,8 +615,24 @@ static int add_attr(x86_desc_t *d, int id, uint64_t ival)
     d->attrs[d->nattrs].id = id;
     d->attrs[d->nattrs].ival = ival;
     d->nattrs++;
+    const unsigned u = (unsigned)id;
+    if (u >= 128 || ((d->idseen[u >> 6] >> (u & 63)) & 1))
+        d->iddup = 1;
+    else
+        d->idseen[u >> 6] |= 1ull << (u & 63);
     return X86_OK;
 }
+
+/* Bytes that end an attribute name (every flag) or its value
+ * (ATTR_STOP_VALUE: ':', '.' and the string's end, as strcspn(v, ":.")). */
+#define ATTR_STOP_VALUE 1u
+#define ATTR_STOP_NAME 2u
+static const uint8_t attr_stop[256] = {
+    ['\0'] = ATTR_STOP_VALUE | ATTR_STOP_NAME,
+    [':'] = ATTR_STOP_VALUE | ATTR_STOP_NAME,
+    ['.'] = ATTR_STOP_VALUE | ATTR_STOP_NAME,
+    ['='] = ATTR_STOP_NAME,
+};
 
 static int parse_attrs(char *str, x86_desc_t *d, int depth)
 {
@@ -429,17 +643,20 @@ static int parse_attrs(char *str, x86_desc_t *d, int depth)
     if (depth > 4) /* aliases expand to plain umasks; guard against loops */
         return X86_ERR_ATTR;
     fixed_keys();
-    const x86_names_t *names = table_names(d->pmu->table);
-    const size_t first = d->pmu->table->events[d->event].first_umask;
-    const x86_umask_t *const um0 = &d->pmu->table->umasks[first];
+    const x86_names_t *names = d->names;
     while (s) {
-        /* pmusim_x86_split() and strchr(s, '=') in one pass */
+        /* pmusim_x86_split() and strchr(s, '=') in one pass; attribute
+         * tokens are short ("u", "c=1"): a byte loop beats strcspn() */
         char *p = s;
-        size_t tl = strcspn(s, ":.=");
+        size_t tl = 0;
+        while (!attr_stop[(unsigned char)s[tl]])
+            tl++;
         char *q = NULL;
         if (s[tl] == '=') {
             q = s + tl;
-            char *end = q + 1 + strcspn(q + 1, ":.");
+            char *end = q + 1;
+            while (!(attr_stop[(unsigned char)*end] & ATTR_STOP_VALUE))
+                end++;
             p = *end ? end + 1 : NULL;
             *end = '\0';
             *q++ = '\0';
@@ -470,22 +687,30 @@ static int parse_attrs(char *str, x86_desc_t *d, int depth)
             continue;
         }
         if (names) {
-            /* the first pattr whose name matches, as the loop below */
-            const uint32_t k = name_key(s, tl);
-            if (!has_val) {
-                const uint32_t *uk = names->ukey + first;
-                const uint16_t *ul = names->ulen + first;
-                for (int i = 0; i < d->nu; i++)
-                    if (uk[d->umask[i]] == k && ul[d->umask[i]] == tl &&
-                        name_eq_n(um0[d->umask[i]].name, s, tl)) {
-                        id = i;
-                        break;
-                    }
+            /* the first pattr whose name matches, as the loop below:
+             * umasks (through the PMU's umask hash), modifiers, OS
+             * attributes */
+            const uint32_t k = !has_val || d->nos ? name_key(s, tl) : 0;
+            if (!has_val && ((names->ulens[d->event] >> (tl < 63 ? tl : 63)) & 1))
+                id = umask_find(names, d->event, s, tl, k);
+            if (id < 0) {
+                int m = -1;
+                if (tl == 1) {
+                    const unsigned c = (unsigned)pmusim_x86_lower((unsigned char)s[0]);
+                    m = c < 128 ? (int)mod_of_letter[c] - 1 : -1;
+                } else {
+                    for (int j = 0; j < X86_MOD_COUNT && m < 0; j++)
+                        if (mod_len[j] == tl && name_eq_n(pmusim_x86_mod_names[j], s, tl))
+                            m = j;
+                }
+                if (m >= 0) {
+                    const unsigned msk = d->pmu->table->events[d->event].modmsk &
+                                         ((1u << X86_MOD_COUNT) - 1);
+                    const int j1 = names->modpos[d->os != X86_OS_NONE][msk][m];
+                    if (j1)
+                        id = d->nu + j1 - 1;
+                }
             }
-            for (int j = 0; id < 0 && j < d->nmods; j++)
-                if (mod_key[d->mod[j]] == k && mod_len[d->mod[j]] == tl &&
-                    name_eq_n(pmusim_x86_mod_names[d->mod[j]], s, tl))
-                    id = d->nu + j;
             for (int j = 0; id < 0 && j < d->nos; j++)
                 if (perf_key[d->osattr[j]] == k && perf_len[d->osattr[j]] == tl &&
                     name_eq_n(pmusim_x86_perf_names[d->osattr[j]], s, tl))
@@ -514,7 +739,11 @@ static int parse_attrs(char *str, x86_desc_t *d, int depth)
                 return X86_ERR_ATTR;
             if (um->equiv) {
                 char buf[X86_FSTR_MAX * 2];
-                snprintf(buf, sizeof buf, "%s", um->equiv);
+                size_t el = strlen(um->equiv);
+                if (el >= sizeof buf)
+                    el = sizeof buf - 1; /* (as snprintf() cut it) */
+                memcpy(buf, um->equiv, el);
+                buf[el] = '\0';
                 int r = parse_attrs(buf, d, depth + 1);
                 if (r)
                     return r;
@@ -571,7 +800,9 @@ int pmusim_x86_attrs_sanitize(x86_attr_t *attrs, int *nattrs)
 
 static int sanitize(x86_desc_t *d)
 {
-    return pmusim_x86_attrs_sanitize(d->attrs, &d->nattrs);
+    /* without two attributes of one id (add_attr() keeps count) the walk
+     * changes nothing */
+    return d->iddup ? pmusim_x86_attrs_sanitize(d->attrs, &d->nattrs) : X86_OK;
 }
 
 int pmusim_x86_attr_value(const char *v, int is_bool, uint64_t *ival)
@@ -603,6 +834,18 @@ int pmusim_x86_attr_value(const char *v, int is_bool, uint64_t *ival)
     return X86_OK;
 }
 
+/* strcasecmp(pname, name) == 0 for the plen bytes of pname, bytes equal as
+ * they are not lower-cased */
+static inline int pmu_name_is(const char *pname, size_t plen, const char *name)
+{
+    for (size_t k = 0; k < plen; k++) {
+        const unsigned char a = (unsigned char)pname[k], b = (unsigned char)name[k];
+        if (a != b && pmusim_x86_lower(a) != pmusim_x86_lower(b))
+            return 0; /* (a NUL of a shorter name stops here) */
+    }
+    return name[plen] == '\0';
+}
+
 static int usable(const x86_pmu_filter_t *f, const x86_pmu_t *pmu, int named)
 {
     return f->usable ? f->usable(pmu, named, f->ctx) : 1;
@@ -619,9 +862,9 @@ int pmusim_x86_parse(const char *str, const x86_pmu_filter_t *filter, x86_os_t o
     d->nattrs = 0;
     if (!str)
         return X86_ERR_INVAL;
-    if (strpbrk(str, ", \t\n"))
+    const size_t len = strcspn(str, ", \t\n"); /* strpbrk() and strlen() in one */
+    if (str[len])
         return X86_ERR_INVAL;
-    size_t len = strlen(str);
     if (len < sizeof buf) {
         memcpy(buf, str, len + 1);
         s = buf;
@@ -632,26 +875,38 @@ int pmusim_x86_parse(const char *str, const x86_pmu_filter_t *filter, x86_os_t o
         memcpy(heap, str, len + 1);
         s = heap;
     }
-    char *p = strstr(s, "::");
+    /* the first "::" (strstr()): most often at the first ':' */
+    char *p = strchr(s, ':');
+    if (p && p[1] != ':')
+        p = strstr(p + 1, "::");
+    size_t plen = 0;
     if (p) {
         *p = '\0';
         pname = s;
+        plen = (size_t)(p - s);
         s = p + 2;
     }
-    p = s;
-    pmusim_x86_split(&p);
+    /* the event name: up to the first ':' or '.' (pmusim_x86_split()) */
+    const size_t elen = strcspn(s, ":.");
+    if (s[elen]) {
+        s[elen] = '\0';
+        p = s + elen + 1;
+    } else {
+        p = NULL;
+    }
 
     const x86_pmu_t *pmu = NULL;
+    const x86_names_t *names = NULL;
     int ev = -1;
     for (size_t i = 0; i < pmusim_x86_npmus && ev < 0; i++) {
         pmu = pmusim_x86_pmus[i];
         /* (the first letters first: most names differ there) */
-        if (pname && (pmusim_x86_lower((unsigned char)pname[0]) != pmusim_x86_lower((unsigned char)pmu->name[0]) ||
-                      strcasecmp(pname, pmu->name)))
+        if (pname && !pmu_name_is(pname, plen, pmu->name))
             continue;
         if (!usable(filter, pmu, pname != NULL))
             continue;
-        ev = pmusim_x86_find_event(pmu, s);
+        names = names_at(i);
+        ev = names ? find_event_n(names, s, elen) : find_event_slow(pmu, s);
     }
     if (ev < 0)
         goto out;
@@ -662,17 +917,17 @@ int pmusim_x86_parse(const char *str, const x86_pmu_filter_t *filter, x86_os_t o
         snprintf(eq, sizeof eq, "%s", e->equiv);
         char *ep = eq;
         pmusim_x86_split(&ep);
-        int tev = pmusim_x86_find_event(pmu, eq);
+        int tev = names ? find_event_n(names, eq, strlen(eq)) : find_event_slow(pmu, eq);
         if (tev < 0)
             goto out;
-        pmusim_x86_desc_build_pattrs(d, pmu, tev, os);
+        desc_build(d, pmu, names, tev, os);
         ret = parse_attrs(ep, d, 0);
         if (ret == X86_OK)
             ret = sanitize(d);
         if (ret)
             goto out;
     } else {
-        pmusim_x86_desc_build_pattrs(d, pmu, ev, os);
+        desc_build(d, pmu, names, ev, os);
     }
     ret = parse_attrs(p, d, 0);
     if (ret == X86_OK)
@@ -814,6 +1069,7 @@ int pmusim_x86_encode(x86_desc_t *d, int dfl_plm)
 
     fixed_keys();
     d->fstr[0] = '\0';
+    d->flen = 0;
     d->count = 0;
     d->ldlat = 0;
     /* bits 15:8 of the code are the hard-wired umask, ORed in at the end */
@@ -930,16 +1186,26 @@ int pmusim_x86_encode(x86_desc_t *d, int dfl_plm)
     }
 
     /* canonical string: event, umasks in table order, raw umask */
-    const x86_names_t *names = table_names(pmu->table);
-    size_t flen = names && names->elen[d->event] < UINT16_MAX
-                      ? fstr_putn(d->fstr, 0, e->name, names->elen[d->event])
-                      : fstr_puts(d->fstr, 0, e->name);
+    const x86_names_t *names = d->names;
+    const int want_fstr = !d->no_fstr;
+    size_t flen = 0;
+    if (want_fstr)
+        flen = names ? fstr_putn(d->fstr, 0, e->name, names->elen[d->event])
+                     : fstr_puts(d->fstr, 0, e->name);
     sort_attrs(d->attrs, d->nattrs);
-    for (int k = 0; k < d->nattrs; k++) {
+    for (int k = 0; want_fstr && k < d->nattrs; k++) {
         int id = d->attrs[k].id;
         if (id < d->nu) {
-            flen = fstr_putn(d->fstr, flen, ":", 1);
             const size_t ui = (size_t)e->first_umask + d->umask[id];
+            if (names && flen + 1 + names->ulen[ui] < X86_FSTR_MAX) {
+                /* fits: ':' and the name without a bound per piece */
+                d->fstr[flen] = ':';
+                memcpy(d->fstr + flen + 1, pmu->table->umasks[ui].name, names->ulen[ui]);
+                flen += 1 + (size_t)names->ulen[ui];
+                d->fstr[flen] = '\0';
+                continue;
+            }
+            flen = fstr_putn(d->fstr, flen, ":", 1);
             if (names)
                 flen = fstr_putn(d->fstr, flen, pmu->table->umasks[ui].name, names->ulen[ui]);
             else
@@ -974,29 +1240,47 @@ int pmusim_x86_encode(x86_desc_t *d, int dfl_plm)
         !(reg & (0xffull << X86_SEL_CMASK_SHIFT)))
         return X86_ERR_ATTR;
 
+    if (!want_fstr) {
+        d->fstr[0] = '\0';
+        d->flen = 0;
+        return X86_OK;
+    }
     /* ":name=value" per modifier; when the longest possible suffix fits,
      * written without a bound per byte */
     char *o = d->fstr + flen;
     const int direct = flen + (size_t)d->nmods * mod_item_max < X86_FSTR_MAX - 1;
+    /* every modifier's final value, read from the register once */
+    const unsigned long mval[X86_MOD_COUNT] = {
+        [X86_MOD_K] = !!(reg & X86_SEL_OS),
+        [X86_MOD_U] = !!(reg & X86_SEL_USR),
+        [X86_MOD_E] = !!(reg & X86_SEL_EDGE),
+        [X86_MOD_I] = !!(reg & X86_SEL_INV),
+        [X86_MOD_C] = (unsigned long)((reg >> X86_SEL_CMASK_SHIFT) & 0xff),
+        [X86_MOD_T] = !!(reg & X86_SEL_ANY),
+        [X86_MOD_LDLAT] = ldlat,
+    };
+    if (names && mval[X86_MOD_C] < 10 && mval[X86_MOD_LDLAT] < 10 &&
+        flen + X86_MODTPL_MAX < X86_FSTR_MAX) {
+        /* every value one digit: the event's suffix copied whole, then
+         * its digits set */
+        const unsigned osi = d->os != X86_OS_NONE;
+        const unsigned msk = e->modmsk & ((1u << X86_MOD_COUNT) - 1);
+        memcpy(o, names->modtpl[osi][msk], X86_MODTPL_MAX);
+        const uint8_t *dig = names->modtpl_digit[osi][msk];
+        for (int j = 0; j < d->nmods; j++)
+            o[dig[j]] = (char)('0' + mval[d->mod[j]]);
+        flen += names->modtpl_len[osi][msk];
+        d->fstr[flen] = '\0';
+        d->flen = flen;
+        return X86_OK;
+    }
     for (int j = 0; j < d->nmods; j++) {
         const x86_mod_t m = (x86_mod_t)d->mod[j];
-        unsigned long v = 0;
-        switch (m) {
-        case X86_MOD_U: v = !!(reg & X86_SEL_USR); break;
-        case X86_MOD_K: v = !!(reg & X86_SEL_OS); break;
-        case X86_MOD_E: v = !!(reg & X86_SEL_EDGE); break;
-        case X86_MOD_I: v = !!(reg & X86_SEL_INV); break;
-        case X86_MOD_C: v = (unsigned long)((reg >> X86_SEL_CMASK_SHIFT) & 0xff); break;
-        case X86_MOD_T: v = !!(reg & X86_SEL_ANY); break;
-        case X86_MOD_LDLAT: v = ldlat; break;
-        case X86_MOD_COUNT: break;
-        }
+        const unsigned long v = mval[m];
         if (direct) {
-            const char *nm = pmusim_x86_mod_names[m];
-            *o++ = ':';
-            for (unsigned b = 0; b < mod_len[m]; b++)
-                *o++ = nm[b];
-            *o++ = '=';
+            /* ":name=" as one 8-byte block (room: mod_item_max per modifier) */
+            memcpy(o, mod_item[m], sizeof mod_item[m]);
+            o += mod_item_len[m];
             if (v < 10) {
                 *o++ = (char)('0' + v);
             } else {
@@ -1010,8 +1294,11 @@ int pmusim_x86_encode(x86_desc_t *d, int dfl_plm)
         flen = fstr_putn(d->fstr, flen, "=", 1);
         flen = fstr_putu(d->fstr, flen, v);
     }
-    if (direct)
+    if (direct) {
         *o = '\0';
+        flen = (size_t)(o - d->fstr);
+    }
+    d->flen = flen;
     return X86_OK;
 }
 

@@ -207,8 +207,11 @@ int pmusim_x86_attr_value(const char *v, int is_bool, uint64_t *ival);
  * one attribute with two values is X86_ERR_ATTR_SET. */
 int pmusim_x86_attrs_sanitize(x86_attr_t *attrs, int *nattrs);
 
+struct x86_names; /* lookup data of a PMU (x86_encode.c) */
+
 typedef struct x86_desc {
     const x86_pmu_t *pmu;
+    const struct x86_names *names; /* set with the pattrs; NULL: plain loops */
     int event;                     /* table index of the encoded event */
     int nu;                        /* visible umasks of `event` */
     uint16_t umask[X86_MAX_UMASKS];/* their table indices, pattr order */
@@ -218,11 +221,15 @@ typedef struct x86_desc {
     int nos;
     uint8_t osattr[X86_PERF_COUNT];/* pattr nu+nmods+j is perf attribute osattr[j] */
     uint64_t raw;                  /* raw umask value (pattr npattrs) */
+    int no_fstr;                   /* 1: pmusim_x86_encode() leaves fstr empty */
+    uint64_t idseen[2];            /* parse: attribute ids met (bit id) */
+    int iddup;                     /* parse: an id met twice (or >= 128) */
     int nattrs;
     x86_attr_t attrs[X86_MAX_ATTRS];
     int count;
     uint64_t codes[2];
     unsigned ldlat;                /* ldlat value used (0 if none) */
+    size_t flen;                   /* strlen(fstr) */
     char fstr[X86_FSTR_MAX];       /* canonical string without "pmu::" */
 } x86_desc_t;
 

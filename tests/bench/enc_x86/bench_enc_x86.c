@@ -9,7 +9,9 @@
  * the corpus exactly PASSES times (deterministic: for callgrind).  With
  * LIBRARY (e.g. /usr/lib/x86_64-linux-gnu/libpfm.so.4) the same calls go to
  * that shared library, loaded with dlopen(), instead of pmusim's encoder:
- * the comparison with libpfm4 that docs/PERFORMANCE.md reports. */
+ * the comparison with libpfm4 that docs/PERFORMANCE.md reports.
+ * PMUSIM_BENCH_FSTR=0 (or 1) in the environment runs only the measurement
+ * without (with) the canonical string, e.g. for callgrind per mode. */
 #include <perfmon/pfmlib.h>
 
 #include <dlfcn.h>
@@ -143,7 +145,13 @@ int main(int argc, char **argv)
     }
 
     size_t ok = 0;
-    for (int with_fstr = 0; with_fstr < 2; with_fstr++) {
+    int fstr_lo = 0, fstr_hi = 2;
+    const char *only = getenv("PMUSIM_BENCH_FSTR");
+    if (only && *only) {
+        fstr_lo = atoi(only) ? 1 : 0;
+        fstr_hi = fstr_lo + 1;
+    }
+    for (int with_fstr = fstr_lo; with_fstr < fstr_hi; with_fstr++) {
         uint64_t codes[2];
         long done = 0;
         double start = now(), el;
@@ -157,7 +165,7 @@ int main(int argc, char **argv)
                 arg.count = 2;
                 arg.fstr = with_fstr ? &fstr : NULL;
                 if (api.get_os_event_encoding(strs[i], PFM_PLM0 | PFM_PLM3, PFM_OS_NONE, &arg) ==
-                    PFM_SUCCESS && done == 0 && !with_fstr)
+                    PFM_SUCCESS && done == 0 && with_fstr == fstr_lo)
                     ok++;
                 free(fstr);
             }

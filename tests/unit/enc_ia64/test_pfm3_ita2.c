@@ -206,6 +206,39 @@ static void test_two_events(void)
     CU_ASSERT_EQUAL(treq.outp.pfp_pmcs[1].reg_addr, 5);
 }
 
+/* The output structure: the counts, the entries below them and the reserved
+ * words are written; entries past the counts keep the caller's bytes
+ * (docs/compat-ia64.md, "The output structure"). */
+static void test_output_reset(void)
+{
+    req_init(PLM3);
+    req_event("IA64_INST_RETIRED");
+    req_event("CPU_CYCLES");
+    memset(&treq.outp, 0xa5, sizeof(treq.outp));
+    CU_ASSERT_EQUAL(req_dispatch(0), PFMLIB_SUCCESS);
+    CHECK_PMCS(4, 0x828, 5, 0x1228);
+    CHECK_PMDS(4, 5);
+    for (unsigned i = 0; i < 2; i++) {
+        CU_ASSERT_EQUAL(treq.outp.pfp_pmcs[i].reg_addr, 4 + i);
+        CU_ASSERT_EQUAL(treq.outp.pfp_pmcs[i].reg_alt_addr, 4 + i);
+        CU_ASSERT_EQUAL(treq.outp.pfp_pmcs[i].reg_reserved1, 0);
+        CU_ASSERT_EQUAL(treq.outp.pfp_pmds[i].reg_value, 0);
+        CU_ASSERT_EQUAL(treq.outp.pfp_pmds[i].reg_addr, 4 + i);
+        CU_ASSERT_EQUAL(treq.outp.pfp_pmds[i].reg_alt_addr, 4 + i);
+        CU_ASSERT_EQUAL(treq.outp.pfp_pmds[i].reg_reserved1, 0);
+    }
+    for (unsigned i = 0; i < 7; i++)
+        CU_ASSERT_EQUAL(treq.outp.reserved[i], 0);
+    CU_ASSERT_EQUAL(treq.outp.pfp_pmcs[2].reg_num, 0xa5a5a5a5u);
+    CU_ASSERT_EQUAL(treq.outp.pfp_pmds[2].reg_num, 0xa5a5a5a5u);
+    /* a request refused after the reset leaves both counts 0 */
+    memset(&treq.outp, 0xa5, sizeof(treq.outp));
+    treq.inp.pfp_events[0].plm = 0x10;
+    CU_ASSERT_EQUAL(req_dispatch(0), PFMLIB_ERR_INVAL);
+    CU_ASSERT_EQUAL(treq.outp.pfp_pmc_count, 0);
+    CU_ASSERT_EQUAL(treq.outp.pfp_pmd_count, 0);
+}
+
 static void test_plm_and_systemwide(void)
 {
     req_init(PLM3);
@@ -668,6 +701,7 @@ static void register_suites(void)
     s = CU_add_suite("pfm3_ita2_counters", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_cpu_cycles);
     PMUSIM_ADD_TEST(s, test_two_events);
+    PMUSIM_ADD_TEST(s, test_output_reset);
     PMUSIM_ADD_TEST(s, test_plm_and_systemwide);
     PMUSIM_ADD_TEST(s, test_threshold);
     PMUSIM_ADD_TEST(s, test_ism);

@@ -128,6 +128,17 @@ static int run_case_line(const char *path, int line, const char *l)
         if (idx < 0)
             case_fail(path, line, "%s: no event index", str);
     }
+    /* without fstr the encoder skips the canonical string: the same return
+     * value, index, count and codes */
+    uint64_t *codes2 = NULL;
+    int count2 = 0, idx2 = -1;
+    int ret2 = pfm_get_event_encoding(str, plm, NULL, &idx2, &codes2, &count2);
+    if (ret2 != ret || (ret == PFM_SUCCESS &&
+                        (idx2 != idx || count2 != count ||
+                         memcmp(codes2, codes, sizeof(uint64_t) * (size_t)count) != 0)))
+        case_fail(path, line, "%s: without fstr: ret %d, idx %d, count %d (with fstr: %d, %d, %d)",
+                  str, ret2, idx2, count2, ret, idx, count);
+    free(codes2);
     free(fstr);
     free(codes);
     g_strfreev(argv);
