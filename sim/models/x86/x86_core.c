@@ -84,10 +84,11 @@ typedef struct x86_ctr {
     bool obs_fired; /* THRESH: incremented at the last close (observe_cycles) */
     uint64_t obs_v; /* THRESH: occurrences compared at the last close (observe_cycles) */
     /* THRESH, inside x86_consume_fast() only: the cycle `acc` belongs to
-     * (the closes after it are pending), its gate and its condition for an
-     * empty cycle */
+     * (the closes after it are pending), its threshold with the gate folded
+     * in, and its condition for a cycle without records */
     uint64_t thr_cycle;
-    bool thr_gate, thr_cond0;
+    uint64_t thr_k;  /* condition of v occurrences: (v >= thr_k) != thr_inv (x86_thr_prepare) */
+    bool thr_inv, thr_cond0;
     bool unit;      /* counted through the thread's INSN tallies (x86_units_sync) */
     uint64_t unit_snap; /* unit: the tallies' sum over plm_mask already in `value` */
     bool programmed;
@@ -150,8 +151,11 @@ typedef struct x86_model {
     uint32_t n_armed;     /* PEBS counters waiting for their next qualifying event */
     bool has_gen;         /* some thread has listeners that need a dispatch (x86_recompile) */
     /* the thresholded counters are all ones x86_consume_fast() can feed and
-     * close (x86_thresh_fast_ok()); then has_gen comes from them only */
+     * close (x86_thresh_fast_ok()) */
     bool thresh_fast;
+    /* the dispatched listeners are all instruction or uop counts, which
+     * x86_consume_fast() feeds (x86_gen_fast_ok()) */
+    bool gen_fast;
     uint32_t compiled_ann; /* trace annotations the counters were compiled for */
     uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
     bool gap_mode;
@@ -826,26 +830,41 @@ static bool x86_is_record_src(uint8_t src)
 
 /* Whether x86_consume_fast() can serve the thresholded counters (issue 12:
  * a CMASK on one counter sent every record through the general path): each
- * counts per-record occurrences of its own thread (a filter, or
- * instructions / uops as a dispatched listener), with no PEBS and no
- * AnyThread, and the dispatched listeners are these counters only. */
+ * counts occurrences that the fast loop feeds (a filter, instructions or
+ * uops: listeners) or that do not change while it runs (a cycle source:
+ * the threads' activity and privilege levels are fixed there; EVENT
+ * records, which end the loop; nothing).  AnyThread changes only which
+ * records feed it and the gate, which is fixed too.  Offcore and
+ * multi-bit sources are dispatched by x86_count_gen() and stay on the
+ * general path.  PEBS is invalid with a threshold (x86_ctr_compile). */
 static bool x86_thresh_fast_ok(const x86_model_t *m)
 {
     if (!m->n_thresh)
         return false;
     for (uint32_t i = 0; i < m->n_thresh; i++) {
         const x86_ctr_t *c = m->thresh[i];
-        if (c->any || c->pebs ||
-            (c->src != X86_SRC_INSN && c->src != X86_SRC_UOPS && c->src != X86_SRC_FILTER))
+        if (c->pebs || c->src == X86_SRC_OFFCORE || c->src == X86_SRC_BITS)
             return false;
     }
+    return true;
+}
+
+/* Whether x86_consume_fast() can feed the dispatched listeners: direct
+ * instruction and uop counts (AnyThread ones, and uops, which are not
+ * tallied as unit counters), and thresholded ones when x86_thresh_fast_ok()
+ * holds.  Other sources need x86_count_gen()'s dispatch. */
+static bool x86_gen_fast_ok(const x86_model_t *m)
+{
     for (uint32_t t = 0; t < m->base.nthreads; t++)
         for (unsigned p = 0; p < 4; p++) {
             const x86_listeners_t *l = &m->th[t].lst[p];
-            for (uint32_t k = 0; k < l->n_gen; k++)
-                if (l->gen[k]->cls != X86_CLS_THRESH ||
-                    (l->gen[k]->src != X86_SRC_INSN && l->gen[k]->src != X86_SRC_UOPS))
+            for (uint32_t k = 0; k < l->n_gen; k++) {
+                const x86_ctr_t *c = l->gen[k];
+                if ((c->src != X86_SRC_INSN && c->src != X86_SRC_UOPS) || c->pebs)
                     return false;
+                if (c->cls != X86_CLS_DIRECT && !(c->cls == X86_CLS_THRESH && m->thresh_fast))
+                    return false;
+            }
         }
     return true;
 }
@@ -940,6 +959,7 @@ static void x86_recompile(x86_model_t *m)
         for (unsigned p = 0; p < 4; p++)
             m->has_gen = m->has_gen || m->th[t].lst[p].n_gen;
     m->thresh_fast = x86_thresh_fast_ok(m);
+    m->gen_fast = x86_gen_fast_ok(m);
     x86_rates_update(m);
 }
 
@@ -1419,21 +1439,28 @@ static void x86_count_mem(x86_model_t *m, const x86_thread_t *th, const pmusim_r
  * dispatch on their source, and no PMI waits for delivery. */
 static inline bool x86_fast_ok(const x86_model_t *m)
 {
-    /* thresholded counters close every cycle: the general path (whose filter
-     * loop feeds their per-cycle tallies) serves them */
-    return (m->thresh_fast || (!m->has_gen && !m->n_thresh)) && !m->pending_pmi && !m->n_armed;
+    /* thresholded counters or dispatched listeners the fast loop cannot
+     * serve: the general path does */
+    return (m->thresh_fast || !m->n_thresh) && (m->gen_fast || !m->has_gen) && !m->pending_pmi &&
+           !m->n_armed;
 }
 
 _Static_assert(X86_LISTENERS <= 32, "a listener index fits a 32-bit mask");
 
 /* The wraps of x86_consume_fast(), in listener order. */
 static __attribute__((noinline)) void x86_fast_wraps(x86_model_t *m, const x86_listeners_t *l,
-                                                     uint32_t wrapped, const pmusim_rec_t *r)
+                                                     uint32_t wrapped, uint32_t gwrapped,
+                                                     const pmusim_rec_t *r)
 {
     while (wrapped) {
         unsigned j = (unsigned)__builtin_ctz(wrapped);
         wrapped &= wrapped - 1;
         x86_ctr_wrapped(m, l->filt[j], m->cur, r);
+    }
+    while (gwrapped) {
+        unsigned j = (unsigned)__builtin_ctz(gwrapped);
+        gwrapped &= gwrapped - 1;
+        x86_ctr_wrapped(m, l->gen[j], m->cur, r);
     }
 }
 
@@ -1444,58 +1471,59 @@ static __attribute__((noinline)) void x86_fast_wraps(x86_model_t *m, const x86_l
  * first record it did not consume; it also stops right after a record whose
  * counter wrapped, so the caller delivers the PMI between records as the
  * general path does. */
-/* The closes of cycles cur .. cur + span - 1 for thresholded counter c as
- * x86_close_cycle() makes them, in closed form: the first compares the
- * occurrences gathered (acc), the others 0, whose condition is cond0 (gate
- * and threshold of 0).  Returns the increments; *cond, *fired and *v are
- * those of the last close. */
-static inline uint64_t x86_thr_closes(const x86_ctr_t *c, uint64_t span, bool gate, bool cond0,
-                                      bool *cond, bool *fired, uint64_t *v)
-{
-    const bool cond1 = gate && x86_thresh_cond(c, c->acc);
-    const bool inc1 = c->edge ? cond1 && !c->prev_cond : cond1;
-    if (span == 1) {
-        *cond = cond1;
-        *fired = inc1;
-        *v = c->acc;
-        return inc1;
-    }
-    uint64_t rest;
-    if (c->edge) {
-        /* a rising edge at most at the second close */
-        rest = cond0 && !cond1;
-        *fired = span == 2 && rest;
-    } else {
-        rest = cond0 ? span - 1 : 0;
-        *fired = cond0;
-    }
-    *cond = cond0;
-    *v = 0;
-    return inc1 + rest;
-}
-
 /* With thresholded counters (x86_thresh_fast_ok()), inside
  * x86_consume_fast(): makes the pending closes of c, those of the cycles
  * thr_cycle .. cur - 1, as x86_advance_span() makes them with nothing lazy
  * due (one cycle at a time for a gap of up to X86_SHORT_GAP cycles, in gap
- * mode beyond: the same outcome).  A counter's closes are made when it next
- * counts, or when the loop ends, so that a cycle change costs nothing; the
- * loop takes no more cycles than the least room below a wrap of these
- * counters (each close adds at most 1), so no close wraps, and gate and
- * condition do not change while it runs (no privilege level or activity
- * change). */
+ * mode beyond: the same outcome), in closed form: the first compares the
+ * occurrences gathered (acc), the others those of a cycle without records,
+ * whose condition is thr_cond0.  Gate and threshold are folded into
+ * thr_k and thr_inv when the loop starts (the condition of v occurrences
+ * is (v >= thr_k) != thr_inv; x86_thr_prepare()).  A counter's closes are
+ * made when it next counts, or when the loop ends, so that a cycle change
+ * costs nothing; the loop takes no more cycles than the least room below a
+ * wrap of these counters (each close adds at most 1), so no close wraps,
+ * and gate and condition do not change while it runs (no privilege level
+ * or activity change).  obs_v and obs_fired are left alone: only
+ * x86_obs_emit() reads them, right after x86_close_cycle() set them. */
 static inline __attribute__((always_inline)) void x86_thr_touch(x86_ctr_t *c, uint64_t cur)
 {
     if (G_LIKELY(c->thr_cycle == cur))
         return;
-    bool cond, fired;
-    uint64_t v;
-    c->value += x86_thr_closes(c, cur - c->thr_cycle, c->thr_gate, c->thr_cond0, &cond, &fired, &v);
-    c->prev_cond = cond;
-    c->obs_fired = fired;
-    c->obs_v = v;
+    const uint64_t span = cur - c->thr_cycle;
+    const bool cond1 = (c->acc >= c->thr_k) != c->thr_inv;
+    const bool cond0 = c->thr_cond0;
+    uint64_t inc;
+    if (c->edge) /* a rising edge at the first close, or at the second */
+        inc = (uint64_t)(cond1 && !c->prev_cond) + (uint64_t)(span > 1 && cond0 && !cond1);
+    else
+        inc = (uint64_t)cond1 + (cond0 ? span - 1 : 0);
+    c->value += inc;
+    c->prev_cond = span > 1 ? cond0 : cond1;
     c->acc = 0;
     c->thr_cycle = cur;
+}
+
+/* At the start of x86_consume_fast(): thresholded counter c's gate and
+ * threshold as x86_thr_touch() tests them.  A cycle source's occurrences
+ * are the same in every cycle of the loop, so its condition is a constant. */
+static void x86_thr_prepare(const x86_model_t *m, x86_ctr_t *c, uint64_t cur)
+{
+    const bool gate = x86_gate(m, c);
+    c->thr_cycle = cur;
+    if (x86_src_is_clock(c->src)) {
+        c->thr_cond0 = gate && x86_thresh_cond(c, x86_cycle_v(m, c));
+        c->thr_k = 0; /* (v >= 0) != !cond0: cond0 whatever v */
+        c->thr_inv = !c->thr_cond0;
+    } else if (!gate) {
+        c->thr_cond0 = false;
+        c->thr_k = UINT64_MAX; /* acc never reaches it */
+        c->thr_inv = false;
+    } else {
+        c->thr_cond0 = x86_thresh_cond(c, 0);
+        c->thr_k = c->cmask ? c->cmask : 1; /* x86_thresh_cond() */
+        c->thr_inv = c->cmask && c->inv;
+    }
 }
 
 /* The least room below a wrap of the thresholded counters. */
@@ -1518,7 +1546,7 @@ static void x86_thr_flush(x86_model_t *m, uint64_t cur)
 
 static inline __attribute__((always_inline)) size_t
 x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n,
-                      const bool single, const bool thr)
+                      const bool single, const bool thr, const bool gen)
 {
     const uint32_t nth = single ? 1 : m->base.nthreads;
     const uint64_t cur0 = m->cur;
@@ -1548,9 +1576,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
          * cycle; at most `troom` cycle closes (x86_thr_touch()) */
         for (uint32_t i = 0; i < m->n_thresh; i++) {
             x86_ctr_t *c = m->thresh[i];
-            c->thr_cycle = cur0;
-            c->thr_gate = x86_gate(m, c);
-            c->thr_cond0 = c->thr_gate && x86_thresh_cond(c, 0);
+            x86_thr_prepare(m, c, cur0);
         }
         const uint64_t troom = x86_thresh_room(m);
         if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < fast_limit)
@@ -1593,19 +1619,10 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             last_ip[t] = r->ip;
         }
         const x86_listeners_t *l = lst[t];
-        if (thr) {
-            /* dispatched listeners: thresholded instruction / uop counts
-             * (before a wrap below may end the loop after this record) */
-            for (uint32_t j = 0, ng = l->n_gen; j < ng; j++) {
-                x86_ctr_t *ct = l->gen[j];
-                x86_thr_touch(ct, cur);
-                ct->acc += ct->src == X86_SRC_UOPS && r->uops ? r->uops : 1;
-            }
-        }
+        /* an overflow touches only the counter's own state, the status
+         * and the log, so the wraps can follow the increments */
+        uint32_t wrapped = 0, gwrapped = 0;
         if ((r->flags | X86_F_ANY_RECORD) & l->filt_flags) {
-            /* an overflow touches only the counter's own state, the status
-             * and the log, so the wraps can follow the increments */
-            uint32_t wrapped = 0;
             for (uint32_t j = 0, nf = l->n_filt; j < nf; j++) {
                 x86_ctr_t *ct = l->filt[j];
                 if (x86_filter_match(&ct->f, r)) {
@@ -1617,22 +1634,38 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                         wrapped |= (uint32_t)(++ct->value > ct->max) << j;
                 }
             }
-            if (G_UNLIKELY(wrapped)) {
-                k++;
-                m->cur = m->now = cur;
-                if (single) {
-                    seen[0] = k - k0;
-                    last_ip[0] = recs[k - 1].ip;
+        }
+        if (gen) {
+            /* dispatched listeners: instruction / uop counts, direct or
+             * thresholded (x86_gen_fast_ok()), after the filter listeners
+             * as in x86_consume() */
+            for (uint32_t j = 0, ng = l->n_gen; j < ng; j++) {
+                x86_ctr_t *ct = l->gen[j];
+                const uint64_t occ = ct->src == X86_SRC_UOPS && r->uops ? r->uops : 1;
+                if (thr && ct->cls == X86_CLS_THRESH) {
+                    x86_thr_touch(ct, cur);
+                    ct->acc += occ;
+                } else {
+                    ct->value += occ;
+                    gwrapped |= (uint32_t)(ct->value > ct->max) << j;
                 }
-                for (uint32_t u = 0; u < nth; u++) {
-                    m->th[u].insn_seen += seen[u];
-                    m->th[u].last_ip = last_ip[u];
-                }
-                if (thr)
-                    x86_thr_flush(m, cur);
-                x86_fast_wraps(m, l, wrapped, r);
-                return k;
             }
+        }
+        if (G_UNLIKELY(wrapped | gwrapped)) {
+            k++;
+            m->cur = m->now = cur;
+            if (single) {
+                seen[0] = k - k0;
+                last_ip[0] = recs[k - 1].ip;
+            }
+            for (uint32_t u = 0; u < nth; u++) {
+                m->th[u].insn_seen += seen[u];
+                m->th[u].last_ip = last_ip[u];
+            }
+            if (thr)
+                x86_thr_flush(m, cur);
+            x86_fast_wraps(m, l, wrapped, gwrapped, r);
+            return k;
         }
     }
     if (cur != cur0)
@@ -1650,17 +1683,21 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     return k;
 }
 
-/* x86_consume_fast_body() specialised for one thread, whose INSN count and
- * last ip follow from the records taken. */
+/* x86_consume_fast_body() specialised for one thread (whose INSN count and
+ * last ip follow from the records taken), for thresholded counters and for
+ * dispatched listeners. */
 static __attribute__((noinline)) size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs,
                                                         size_t k, size_t n)
 {
+    const bool single = m->base.nthreads == 1;
     if (m->thresh_fast)
-        return m->base.nthreads == 1 ? x86_consume_fast_body(m, recs, k, n, true, true)
-                                     : x86_consume_fast_body(m, recs, k, n, false, true);
-    if (m->base.nthreads == 1)
-        return x86_consume_fast_body(m, recs, k, n, true, false);
-    return x86_consume_fast_body(m, recs, k, n, false, false);
+        return single ? x86_consume_fast_body(m, recs, k, n, true, true, true)
+                      : x86_consume_fast_body(m, recs, k, n, false, true, true);
+    if (m->has_gen)
+        return single ? x86_consume_fast_body(m, recs, k, n, true, false, true)
+                      : x86_consume_fast_body(m, recs, k, n, false, false, true);
+    return single ? x86_consume_fast_body(m, recs, k, n, true, false, false)
+                  : x86_consume_fast_body(m, recs, k, n, false, false, false);
 }
 
 void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
