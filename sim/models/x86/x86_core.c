@@ -1544,6 +1544,53 @@ static void x86_thr_flush(x86_model_t *m, uint64_t cur)
         x86_thr_touch(m->thresh[i], cur);
 }
 
+/* Inside x86_consume_fast(): a record other than an INSN that the general
+ * path would only note, taken in the loop (the mixed and stream traces
+ * have one in 10 to 20; ending the loop at each cost more than the loop
+ * saves): a MARKER; an EVENT of a thread whose counters count no EVENT
+ * records (x86_count_event() would only note that it was seen); an IDLE
+ * that keeps its thread's privilege level (only the end of the trace
+ * moves).  Returns false for the general path. */
+static inline bool x86_fast_other(x86_model_t *m, const pmusim_rec_t *r, uint32_t nth,
+                                  const unsigned *plm_of, uint64_t cur)
+{
+    if (r->thread >= nth)
+        return false;
+    switch (r->kind) {
+    case PMUSIM_REC_MARKER:
+        return true;
+    case PMUSIM_REC_EVENT:
+        if (m->th[r->thread].n_ev)
+            return false;
+        if (r->ev_code <= 0xff && r->ev_umask <= 0xff) {
+            uint16_t key = (uint16_t)(r->ev_code | (r->ev_umask << 8));
+            m->ev_seen[key / 64] |= 1ull << (key % 64);
+        }
+        return true;
+    case PMUSIM_REC_IDLE:
+        if ((r->plm & 3u) != plm_of[r->thread])
+            return false;
+        if (x86_sat_add(cur, r->n) > m->end)
+            m->end = x86_sat_add(cur, r->n);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Single thread, at the end of x86_consume_fast(): the INSN records taken
+ * in recs[k0..k) (all but n_other of them) and the last one's ip. */
+static inline void x86_fast_single_tally(const pmusim_rec_t *recs, size_t k0, size_t k,
+                                         size_t n_other, uint64_t *seen, uint64_t *last_ip)
+{
+    *seen = k - k0 - n_other;
+    for (size_t i = k; i > k0; i--)
+        if (recs[i - 1].kind == PMUSIM_REC_INSN) {
+            *last_ip = recs[i - 1].ip;
+            break;
+        }
+}
+
 static inline __attribute__((always_inline)) size_t
 x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n,
                       const bool single, const bool thr, const bool gen)
@@ -1553,6 +1600,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     uint64_t fast_limit = m->fast_limit;
     uint64_t cur = cur0;
     const size_t k0 = k;
+    size_t n_other = 0; /* single thread: records taken that are not INSN (x86_fast_other) */
     /* per thread, fixed while this runs: its privilege level, the listeners
      * of that level, and how many INSN records it may take before a unit
      * counter could wrap; then the records taken and the last one's ip
@@ -1605,10 +1653,16 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         if (single) {
             uint16_t kt;
             memcpy(&kt, &r->kind, sizeof kt);
-            if (kt != kt_insn0)
+            if (G_UNLIKELY(kt != kt_insn0)) {
+                if (!x86_fast_other(m, r, nth, plm_of, cur))
+                    break;
+                n_other++;
+                continue;
+            }
+        } else if (G_UNLIKELY(t >= nth || r->kind != PMUSIM_REC_INSN)) {
+            if (!x86_fast_other(m, r, nth, plm_of, cur))
                 break;
-        } else if (t >= nth || r->kind != PMUSIM_REC_INSN) {
-            break;
+            continue;
         }
         if ((r->plm & 3u) != plm_of[t])
             break;
@@ -1654,10 +1708,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         if (G_UNLIKELY(wrapped | gwrapped)) {
             k++;
             m->cur = m->now = cur;
-            if (single) {
-                seen[0] = k - k0;
-                last_ip[0] = recs[k - 1].ip;
-            }
+            if (single)
+                x86_fast_single_tally(recs, k0, k, n_other, &seen[0], &last_ip[0]);
             for (uint32_t u = 0; u < nth; u++) {
                 m->th[u].insn_seen += seen[u];
                 m->th[u].last_ip = last_ip[u];
@@ -1672,10 +1724,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         m->cur = m->now = cur;
     if (thr)
         x86_thr_flush(m, cur);
-    if (single && k > k0) {
-        seen[0] = k - k0;
-        last_ip[0] = recs[k - 1].ip;
-    }
+    if (single && k > k0)
+        x86_fast_single_tally(recs, k0, k, n_other, &seen[0], &last_ip[0]);
     for (uint32_t t = 0; t < nth; t++) {
         m->th[t].insn_seen += seen[t];
         m->th[t].last_ip = last_ip[t];
