@@ -47,6 +47,9 @@
 #define X86_F_ANY_RECORD 0x8000u
 #define X86_LISTENERS (X86_NCTR * X86_MAX_THREADS)
 #define X86_CAPTURE_MAX 100000u
+/* Buckets of the per-cycle occurrence histograms of x86_consume_fast():
+ * occurrences 0 .. X86_HIST_N - 2, and X86_HIST_N - 1 or more. */
+#define X86_HIST_N 16u
 
 typedef enum x86_ctr_class {
     X86_CLS_OFF = 0,
@@ -113,6 +116,15 @@ typedef struct x86_listeners {
     uint32_t filt_flags;
     x86_ctr_t *filt[X86_LISTENERS];
     x86_ctr_t *gen[X86_LISTENERS];
+    /* `gen` split for x86_consume_fast(): `hgen` the thresholded counts of
+     * the thread's own instructions or uops without EDGE, CMASK below
+     * X86_HIST_N (fed from per-cycle histograms, x86_hist_flush()), `tgen`
+     * the other thresholded ones (x86_thr_touch()), `dgen` the direct ones */
+    uint32_t n_dgen, n_tgen, n_hgen;
+    bool hgen_uops; /* the hgen listeners count uops (else instructions) */
+    x86_ctr_t *dgen[X86_LISTENERS];
+    x86_ctr_t *tgen[X86_LISTENERS];
+    x86_ctr_t *hgen[X86_LISTENERS];
 } x86_listeners_t;
 
 typedef struct x86_thread {
@@ -899,7 +911,7 @@ static void x86_recompile(x86_model_t *m)
         m->th[t].n_ev = m->th[t].n_units = 0;
         for (uint32_t p = 0; p < 4; p++) {
             x86_listeners_t *l = &m->th[t].lst[p];
-            l->n_filt = l->n_gen = l->filt_flags = 0;
+            l->n_filt = l->n_gen = l->filt_flags = l->n_dgen = l->n_tgen = l->n_hgen = 0;
         }
     }
     for (uint32_t t = 0; t < nt; t++) {
@@ -947,6 +959,17 @@ static void x86_recompile(x86_model_t *m)
                         l->filt_flags |= c->f.need_flags ? c->f.need_flags : X86_F_ANY_RECORD;
                     } else {
                         l->gen[l->n_gen++] = c;
+                        if (c->cls == X86_CLS_THRESH && r == t && !c->any && !c->edge &&
+                            c->cmask < X86_HIST_N &&
+                            (c->src == X86_SRC_INSN || c->src == X86_SRC_UOPS) &&
+                            (!l->n_hgen || l->hgen_uops == (c->src == X86_SRC_UOPS))) {
+                            l->hgen_uops = c->src == X86_SRC_UOPS;
+                            l->hgen[l->n_hgen++] = c;
+                        } else if (c->cls == X86_CLS_THRESH) {
+                            l->tgen[l->n_tgen++] = c;
+                        } else {
+                            l->dgen[l->n_dgen++] = c;
+                        }
                     }
                 }
             }
@@ -1460,7 +1483,7 @@ static __attribute__((noinline)) void x86_fast_wraps(x86_model_t *m, const x86_l
     while (gwrapped) {
         unsigned j = (unsigned)__builtin_ctz(gwrapped);
         gwrapped &= gwrapped - 1;
-        x86_ctr_wrapped(m, l->gen[j], m->cur, r);
+        x86_ctr_wrapped(m, l->dgen[j], m->cur, r);
     }
 }
 
@@ -1492,14 +1515,16 @@ static inline __attribute__((always_inline)) void x86_thr_touch(x86_ctr_t *c, ui
         return;
     const uint64_t span = cur - c->thr_cycle;
     const bool cond1 = (c->acc >= c->thr_k) != c->thr_inv;
-    const bool cond0 = c->thr_cond0;
-    uint64_t inc;
-    if (c->edge) /* a rising edge at the first close, or at the second */
-        inc = (uint64_t)(cond1 && !c->prev_cond) + (uint64_t)(span > 1 && cond0 && !cond1);
-    else
-        inc = (uint64_t)cond1 + (cond0 ? span - 1 : 0);
-    c->value += inc;
-    c->prev_cond = span > 1 ? cond0 : cond1;
+    const bool inc1 = c->edge ? cond1 && !c->prev_cond : cond1;
+    if (G_LIKELY(span == 1)) {
+        c->value += inc1;
+        c->prev_cond = cond1;
+    } else {
+        const bool cond0 = c->thr_cond0;
+        /* with EDGE a rising edge at most at the second close */
+        c->value += (uint64_t)inc1 + (c->edge ? (uint64_t)(cond0 && !cond1) : cond0 ? span - 1 : 0);
+        c->prev_cond = cond0;
+    }
     c->acc = 0;
     c->thr_cycle = cur;
 }
@@ -1542,6 +1567,85 @@ static void x86_thr_flush(x86_model_t *m, uint64_t cur)
 {
     for (uint32_t i = 0; i < m->n_thresh; i++)
         x86_thr_touch(m->thresh[i], cur);
+}
+
+/* Inside x86_consume_fast(), per thread with hgen listeners (x86_listeners_t):
+ * instead of closing each counter at each of its cycles (x86_thr_touch()),
+ * the loop counts the thread's occurrences (instructions, or uops: the
+ * hgen listeners of a thread share one source) in its open cycle and files
+ * each finished cycle into a histogram of those counts; the closes of
+ * cycles h0 .. end - 1 follow from the histogram at the end
+ * (x86_hist_flush()): a thresholded count without EDGE adds one per cycle
+ * whose occurrences meet its condition, whatever their order.  Cycle cur0,
+ * whose occurrences before the loop each counter holds in `acc`, is closed
+ * through x86_thr_touch() (x86_hist_start()).  prev_cond is not kept for
+ * these counters: without EDGE only x86_obs_emit() reads it, right after
+ * x86_close_cycle() set it. */
+typedef struct x86_hist {
+    uint64_t cyc;  /* the thread's open cycle */
+    uint64_t occ;  /* its occurrences so far */
+    uint64_t h0;   /* the histogram starts at this cycle (X86_NEVER: cycle cur0 still open) */
+    uint64_t uops; /* 1: the occurrences are uops (hgen_uops), 0: instructions */
+} x86_hist_t;
+
+/* The thread leaves cycle cur0 for cycle `cur`: its counters take cur0's
+ * occurrences and are closed up to cur through x86_thr_touch(). */
+static __attribute__((noinline)) void x86_hist_start(x86_hist_t *h, const x86_listeners_t *l,
+                                                     uint64_t cur)
+{
+    for (uint32_t j = 0; j < l->n_hgen; j++) {
+        x86_ctr_t *c = l->hgen[j];
+        c->acc += h->occ;
+        x86_thr_touch(c, cur);
+    }
+    h->h0 = cur;
+}
+
+/* A record of the thread in a later cycle `cur`: files the open cycle. */
+static inline __attribute__((always_inline)) void x86_hist_next(x86_hist_t *h, uint64_t *hist,
+                                                                const x86_listeners_t *l,
+                                                                uint64_t cur)
+{
+    if (G_UNLIKELY(h->h0 == X86_NEVER))
+        x86_hist_start(h, l, cur);
+    else
+        hist[h->occ < X86_HIST_N ? h->occ : X86_HIST_N - 1]++;
+    h->cyc = cur;
+    h->occ = 0;
+}
+
+/* At the end of x86_consume_fast() (open cycle `end`): the closes of the
+ * thread's hgen counters from h0 to end - 1, from the histogram; the
+ * cycles in that span without records are closed with thr_cond0.  The
+ * counters are left at cycle `end` with its occurrences so far in `acc`,
+ * as x86_thr_touch() leaves them (x86_thr_flush() then has nothing to do
+ * for them).  Cycle cur0 still open: the occurrences go to `acc` and
+ * x86_thr_flush() makes the closes. */
+static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, uint64_t *hist,
+                                                     const x86_listeners_t *l, uint64_t end)
+{
+    if (h->h0 == X86_NEVER) {
+        for (uint32_t j = 0; j < l->n_hgen; j++)
+            l->hgen[j]->acc += h->occ;
+        return;
+    }
+    const bool open = h->cyc == end;
+    if (!open)
+        hist[h->occ < X86_HIST_N ? h->occ : X86_HIST_N - 1]++;
+    uint64_t ncyc = 0;
+    for (uint32_t b = 0; b < X86_HIST_N; b++)
+        ncyc += hist[b];
+    const uint64_t empty = (end - h->h0) - ncyc;
+    for (uint32_t j = 0; j < l->n_hgen; j++) {
+        x86_ctr_t *c = l->hgen[j];
+        uint64_t inc = c->thr_cond0 ? empty : 0;
+        for (uint32_t b = 0; b < X86_HIST_N; b++)
+            if ((b >= c->thr_k) != c->thr_inv)
+                inc += hist[b];
+        c->value += inc;
+        c->thr_cycle = end;
+        c->acc = open ? h->occ : 0;
+    }
 }
 
 /* Inside x86_consume_fast(): a record other than an INSN that the general
@@ -1609,6 +1713,10 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     unsigned plm_of[X86_MAX_THREADS];
     const x86_listeners_t *lst[X86_MAX_THREADS];
     uint64_t room[X86_MAX_THREADS], seen[X86_MAX_THREADS], last_ip[X86_MAX_THREADS];
+    /* thresholded counters: per thread, the histograms of its hgen listeners */
+    bool hm[X86_MAX_THREADS] = {false};
+    x86_hist_t hs[X86_MAX_THREADS];
+    uint64_t hhist[X86_MAX_THREADS][X86_HIST_N];
     for (uint32_t t = 0; t < nth; t++) {
         const x86_thread_t *th = &m->th[t];
         plm_of[t] = th->plm;
@@ -1625,6 +1733,16 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         for (uint32_t i = 0; i < m->n_thresh; i++) {
             x86_ctr_t *c = m->thresh[i];
             x86_thr_prepare(m, c, cur0);
+        }
+        for (uint32_t t = 0; t < nth; t++) {
+            hm[t] = lst[t]->n_hgen != 0;
+            if (hm[t]) {
+                memset(hhist[t], 0, sizeof hhist[t]);
+                hs[t].cyc = cur0;
+                hs[t].occ = 0;
+                hs[t].h0 = X86_NEVER;
+                hs[t].uops = lst[t]->hgen_uops;
+            }
         }
         const uint64_t troom = x86_thresh_room(m);
         if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < fast_limit)
@@ -1693,16 +1811,23 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             /* dispatched listeners: instruction / uop counts, direct or
              * thresholded (x86_gen_fast_ok()), after the filter listeners
              * as in x86_consume() */
-            for (uint32_t j = 0, ng = l->n_gen; j < ng; j++) {
-                x86_ctr_t *ct = l->gen[j];
-                const uint64_t occ = ct->src == X86_SRC_UOPS && r->uops ? r->uops : 1;
-                if (thr && ct->cls == X86_CLS_THRESH) {
+            if (thr && hm[t]) {
+                x86_hist_t *h = &hs[t];
+                if (cur != h->cyc)
+                    x86_hist_next(h, hhist[t], l, cur);
+                h->occ += h->uops && r->uops ? r->uops : 1;
+            }
+            if (thr) {
+                for (uint32_t j = 0, ng = l->n_tgen; j < ng; j++) {
+                    x86_ctr_t *ct = l->tgen[j];
                     x86_thr_touch(ct, cur);
-                    ct->acc += occ;
-                } else {
-                    ct->value += occ;
-                    gwrapped |= (uint32_t)(ct->value > ct->max) << j;
+                    ct->acc += ct->src == X86_SRC_UOPS && r->uops ? r->uops : 1;
                 }
+            }
+            for (uint32_t j = 0, ng = l->n_dgen; j < ng; j++) {
+                x86_ctr_t *ct = l->dgen[j];
+                ct->value += ct->src == X86_SRC_UOPS && r->uops ? r->uops : 1;
+                gwrapped |= (uint32_t)(ct->value > ct->max) << j;
             }
         }
         if (G_UNLIKELY(wrapped | gwrapped)) {
@@ -1714,16 +1839,24 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 m->th[u].insn_seen += seen[u];
                 m->th[u].last_ip = last_ip[u];
             }
-            if (thr)
+            if (thr) {
+                for (uint32_t u = 0; u < nth; u++)
+                    if (hm[u])
+                        x86_hist_flush(&hs[u], hhist[u], lst[u], cur);
                 x86_thr_flush(m, cur);
+            }
             x86_fast_wraps(m, l, wrapped, gwrapped, r);
             return k;
         }
     }
     if (cur != cur0)
         m->cur = m->now = cur;
-    if (thr)
+    if (thr) {
+        for (uint32_t u = 0; u < nth; u++)
+            if (hm[u])
+                x86_hist_flush(&hs[u], hhist[u], lst[u], cur);
         x86_thr_flush(m, cur);
+    }
     if (single && k > k0)
         x86_fast_single_tally(recs, k0, k, n_other, &seen[0], &last_ip[0]);
     for (uint32_t t = 0; t < nth; t++) {
@@ -1733,21 +1866,38 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     return k;
 }
 
+/* One out-of-line function per specialisation, so that each is compiled
+ * (inlined, registers allocated) on its own. */
+#define X86_FAST_VARIANT(name, single, thr, gen)                                                \
+    static __attribute__((noinline)) size_t name(x86_model_t *m, const pmusim_rec_t *recs,     \
+                                                 size_t k, size_t n)                           \
+    {                                                                                          \
+        return x86_consume_fast_body(m, recs, k, n, single, thr, gen);                         \
+    }
+X86_FAST_VARIANT(x86_fast_1, true, false, false)
+X86_FAST_VARIANT(x86_fast_n, false, false, false)
+X86_FAST_VARIANT(x86_fast_1_gen, true, false, true)
+X86_FAST_VARIANT(x86_fast_n_gen, false, false, true)
+X86_FAST_VARIANT(x86_fast_1_thr, true, true, false)
+X86_FAST_VARIANT(x86_fast_n_thr, false, true, false)
+X86_FAST_VARIANT(x86_fast_1_thr_gen, true, true, true)
+X86_FAST_VARIANT(x86_fast_n_thr_gen, false, true, true)
+#undef X86_FAST_VARIANT
+
 /* x86_consume_fast_body() specialised for one thread (whose INSN count and
  * last ip follow from the records taken), for thresholded counters and for
  * dispatched listeners. */
-static __attribute__((noinline)) size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs,
-                                                        size_t k, size_t n)
+static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, size_t k,
+                                      size_t n)
 {
     const bool single = m->base.nthreads == 1;
+    if (m->thresh_fast && m->has_gen)
+        return single ? x86_fast_1_thr_gen(m, recs, k, n) : x86_fast_n_thr_gen(m, recs, k, n);
     if (m->thresh_fast)
-        return single ? x86_consume_fast_body(m, recs, k, n, true, true, true)
-                      : x86_consume_fast_body(m, recs, k, n, false, true, true);
+        return single ? x86_fast_1_thr(m, recs, k, n) : x86_fast_n_thr(m, recs, k, n);
     if (m->has_gen)
-        return single ? x86_consume_fast_body(m, recs, k, n, true, false, true)
-                      : x86_consume_fast_body(m, recs, k, n, false, false, true);
-    return single ? x86_consume_fast_body(m, recs, k, n, true, false, false)
-                  : x86_consume_fast_body(m, recs, k, n, false, false, false);
+        return single ? x86_fast_1_gen(m, recs, k, n) : x86_fast_n_gen(m, recs, k, n);
+    return single ? x86_fast_1(m, recs, k, n) : x86_fast_n(m, recs, k, n);
 }
 
 void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
