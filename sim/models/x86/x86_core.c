@@ -47,6 +47,9 @@
 #define X86_F_ANY_RECORD 0x8000u
 #define X86_LISTENERS (X86_NCTR * X86_MAX_THREADS)
 #define X86_CAPTURE_MAX 100000u
+/* Buckets of the per-cycle occurrence histograms of x86_consume_fast():
+ * occurrences 0 .. X86_HIST_N - 2, and X86_HIST_N - 1 or more. */
+#define X86_HIST_N 16u
 
 typedef enum x86_ctr_class {
     X86_CLS_OFF = 0,
@@ -84,10 +87,11 @@ typedef struct x86_ctr {
     bool obs_fired; /* THRESH: incremented at the last close (observe_cycles) */
     uint64_t obs_v; /* THRESH: occurrences compared at the last close (observe_cycles) */
     /* THRESH, inside x86_consume_fast() only: the cycle `acc` belongs to
-     * (the closes after it are pending), its gate and its condition for an
-     * empty cycle */
+     * (the closes after it are pending), its threshold with the gate folded
+     * in, and its condition for a cycle without records */
     uint64_t thr_cycle;
-    bool thr_gate, thr_cond0;
+    uint64_t thr_k;  /* condition of v occurrences: (v >= thr_k) != thr_inv (x86_thr_prepare) */
+    bool thr_inv, thr_cond0;
     bool unit;      /* counted through the thread's INSN tallies (x86_units_sync) */
     uint64_t unit_snap; /* unit: the tallies' sum over plm_mask already in `value` */
     bool programmed;
@@ -112,6 +116,15 @@ typedef struct x86_listeners {
     uint32_t filt_flags;
     x86_ctr_t *filt[X86_LISTENERS];
     x86_ctr_t *gen[X86_LISTENERS];
+    /* `gen` split for x86_consume_fast(): `hgen` the thresholded counts of
+     * the thread's own instructions or uops without EDGE, CMASK below
+     * X86_HIST_N (fed from per-cycle histograms, x86_hist_flush()), `tgen`
+     * the other thresholded ones (x86_thr_touch()), `dgen` the direct ones */
+    uint32_t n_dgen, n_tgen, n_hgen;
+    bool hgen_uops; /* the hgen listeners count uops (else instructions) */
+    x86_ctr_t *dgen[X86_LISTENERS];
+    x86_ctr_t *tgen[X86_LISTENERS];
+    x86_ctr_t *hgen[X86_LISTENERS];
 } x86_listeners_t;
 
 typedef struct x86_thread {
@@ -150,8 +163,11 @@ typedef struct x86_model {
     uint32_t n_armed;     /* PEBS counters waiting for their next qualifying event */
     bool has_gen;         /* some thread has listeners that need a dispatch (x86_recompile) */
     /* the thresholded counters are all ones x86_consume_fast() can feed and
-     * close (x86_thresh_fast_ok()); then has_gen comes from them only */
+     * close (x86_thresh_fast_ok()) */
     bool thresh_fast;
+    /* the dispatched listeners are all instruction or uop counts, which
+     * x86_consume_fast() feeds (x86_gen_fast_ok()) */
+    bool gen_fast;
     uint32_t compiled_ann; /* trace annotations the counters were compiled for */
     uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
     bool gap_mode;
@@ -826,26 +842,41 @@ static bool x86_is_record_src(uint8_t src)
 
 /* Whether x86_consume_fast() can serve the thresholded counters (issue 12:
  * a CMASK on one counter sent every record through the general path): each
- * counts per-record occurrences of its own thread (a filter, or
- * instructions / uops as a dispatched listener), with no PEBS and no
- * AnyThread, and the dispatched listeners are these counters only. */
+ * counts occurrences that the fast loop feeds (a filter, instructions or
+ * uops: listeners) or that do not change while it runs (a cycle source:
+ * the threads' activity and privilege levels are fixed there; EVENT
+ * records, which end the loop; nothing).  AnyThread changes only which
+ * records feed it and the gate, which is fixed too.  Offcore and
+ * multi-bit sources are dispatched by x86_count_gen() and stay on the
+ * general path.  PEBS is invalid with a threshold (x86_ctr_compile). */
 static bool x86_thresh_fast_ok(const x86_model_t *m)
 {
     if (!m->n_thresh)
         return false;
     for (uint32_t i = 0; i < m->n_thresh; i++) {
         const x86_ctr_t *c = m->thresh[i];
-        if (c->any || c->pebs ||
-            (c->src != X86_SRC_INSN && c->src != X86_SRC_UOPS && c->src != X86_SRC_FILTER))
+        if (c->pebs || c->src == X86_SRC_OFFCORE || c->src == X86_SRC_BITS)
             return false;
     }
+    return true;
+}
+
+/* Whether x86_consume_fast() can feed the dispatched listeners: direct
+ * instruction and uop counts (AnyThread ones, and uops, which are not
+ * tallied as unit counters), and thresholded ones when x86_thresh_fast_ok()
+ * holds.  Other sources need x86_count_gen()'s dispatch. */
+static bool x86_gen_fast_ok(const x86_model_t *m)
+{
     for (uint32_t t = 0; t < m->base.nthreads; t++)
         for (unsigned p = 0; p < 4; p++) {
             const x86_listeners_t *l = &m->th[t].lst[p];
-            for (uint32_t k = 0; k < l->n_gen; k++)
-                if (l->gen[k]->cls != X86_CLS_THRESH ||
-                    (l->gen[k]->src != X86_SRC_INSN && l->gen[k]->src != X86_SRC_UOPS))
+            for (uint32_t k = 0; k < l->n_gen; k++) {
+                const x86_ctr_t *c = l->gen[k];
+                if ((c->src != X86_SRC_INSN && c->src != X86_SRC_UOPS) || c->pebs)
                     return false;
+                if (c->cls != X86_CLS_DIRECT && !(c->cls == X86_CLS_THRESH && m->thresh_fast))
+                    return false;
+            }
         }
     return true;
 }
@@ -880,7 +911,7 @@ static void x86_recompile(x86_model_t *m)
         m->th[t].n_ev = m->th[t].n_units = 0;
         for (uint32_t p = 0; p < 4; p++) {
             x86_listeners_t *l = &m->th[t].lst[p];
-            l->n_filt = l->n_gen = l->filt_flags = 0;
+            l->n_filt = l->n_gen = l->filt_flags = l->n_dgen = l->n_tgen = l->n_hgen = 0;
         }
     }
     for (uint32_t t = 0; t < nt; t++) {
@@ -928,6 +959,17 @@ static void x86_recompile(x86_model_t *m)
                         l->filt_flags |= c->f.need_flags ? c->f.need_flags : X86_F_ANY_RECORD;
                     } else {
                         l->gen[l->n_gen++] = c;
+                        if (c->cls == X86_CLS_THRESH && r == t && !c->any && !c->edge &&
+                            c->cmask < X86_HIST_N &&
+                            (c->src == X86_SRC_INSN || c->src == X86_SRC_UOPS) &&
+                            (!l->n_hgen || l->hgen_uops == (c->src == X86_SRC_UOPS))) {
+                            l->hgen_uops = c->src == X86_SRC_UOPS;
+                            l->hgen[l->n_hgen++] = c;
+                        } else if (c->cls == X86_CLS_THRESH) {
+                            l->tgen[l->n_tgen++] = c;
+                        } else {
+                            l->dgen[l->n_dgen++] = c;
+                        }
                     }
                 }
             }
@@ -940,6 +982,7 @@ static void x86_recompile(x86_model_t *m)
         for (unsigned p = 0; p < 4; p++)
             m->has_gen = m->has_gen || m->th[t].lst[p].n_gen;
     m->thresh_fast = x86_thresh_fast_ok(m);
+    m->gen_fast = x86_gen_fast_ok(m);
     x86_rates_update(m);
 }
 
@@ -1419,21 +1462,28 @@ static void x86_count_mem(x86_model_t *m, const x86_thread_t *th, const pmusim_r
  * dispatch on their source, and no PMI waits for delivery. */
 static inline bool x86_fast_ok(const x86_model_t *m)
 {
-    /* thresholded counters close every cycle: the general path (whose filter
-     * loop feeds their per-cycle tallies) serves them */
-    return (m->thresh_fast || (!m->has_gen && !m->n_thresh)) && !m->pending_pmi && !m->n_armed;
+    /* thresholded counters or dispatched listeners the fast loop cannot
+     * serve: the general path does */
+    return (m->thresh_fast || !m->n_thresh) && (m->gen_fast || !m->has_gen) && !m->pending_pmi &&
+           !m->n_armed;
 }
 
 _Static_assert(X86_LISTENERS <= 32, "a listener index fits a 32-bit mask");
 
 /* The wraps of x86_consume_fast(), in listener order. */
 static __attribute__((noinline)) void x86_fast_wraps(x86_model_t *m, const x86_listeners_t *l,
-                                                     uint32_t wrapped, const pmusim_rec_t *r)
+                                                     uint32_t wrapped, uint32_t gwrapped,
+                                                     const pmusim_rec_t *r)
 {
     while (wrapped) {
         unsigned j = (unsigned)__builtin_ctz(wrapped);
         wrapped &= wrapped - 1;
         x86_ctr_wrapped(m, l->filt[j], m->cur, r);
+    }
+    while (gwrapped) {
+        unsigned j = (unsigned)__builtin_ctz(gwrapped);
+        gwrapped &= gwrapped - 1;
+        x86_ctr_wrapped(m, l->dgen[j], m->cur, r);
     }
 }
 
@@ -1444,58 +1494,61 @@ static __attribute__((noinline)) void x86_fast_wraps(x86_model_t *m, const x86_l
  * first record it did not consume; it also stops right after a record whose
  * counter wrapped, so the caller delivers the PMI between records as the
  * general path does. */
-/* The closes of cycles cur .. cur + span - 1 for thresholded counter c as
- * x86_close_cycle() makes them, in closed form: the first compares the
- * occurrences gathered (acc), the others 0, whose condition is cond0 (gate
- * and threshold of 0).  Returns the increments; *cond, *fired and *v are
- * those of the last close. */
-static inline uint64_t x86_thr_closes(const x86_ctr_t *c, uint64_t span, bool gate, bool cond0,
-                                      bool *cond, bool *fired, uint64_t *v)
-{
-    const bool cond1 = gate && x86_thresh_cond(c, c->acc);
-    const bool inc1 = c->edge ? cond1 && !c->prev_cond : cond1;
-    if (span == 1) {
-        *cond = cond1;
-        *fired = inc1;
-        *v = c->acc;
-        return inc1;
-    }
-    uint64_t rest;
-    if (c->edge) {
-        /* a rising edge at most at the second close */
-        rest = cond0 && !cond1;
-        *fired = span == 2 && rest;
-    } else {
-        rest = cond0 ? span - 1 : 0;
-        *fired = cond0;
-    }
-    *cond = cond0;
-    *v = 0;
-    return inc1 + rest;
-}
-
 /* With thresholded counters (x86_thresh_fast_ok()), inside
  * x86_consume_fast(): makes the pending closes of c, those of the cycles
  * thr_cycle .. cur - 1, as x86_advance_span() makes them with nothing lazy
  * due (one cycle at a time for a gap of up to X86_SHORT_GAP cycles, in gap
- * mode beyond: the same outcome).  A counter's closes are made when it next
- * counts, or when the loop ends, so that a cycle change costs nothing; the
- * loop takes no more cycles than the least room below a wrap of these
- * counters (each close adds at most 1), so no close wraps, and gate and
- * condition do not change while it runs (no privilege level or activity
- * change). */
+ * mode beyond: the same outcome), in closed form: the first compares the
+ * occurrences gathered (acc), the others those of a cycle without records,
+ * whose condition is thr_cond0.  Gate and threshold are folded into
+ * thr_k and thr_inv when the loop starts (the condition of v occurrences
+ * is (v >= thr_k) != thr_inv; x86_thr_prepare()).  A counter's closes are
+ * made when it next counts, or when the loop ends, so that a cycle change
+ * costs nothing; the loop takes no more cycles than the least room below a
+ * wrap of these counters (each close adds at most 1), so no close wraps,
+ * and gate and condition do not change while it runs (no privilege level
+ * or activity change).  obs_v and obs_fired are left alone: only
+ * x86_obs_emit() reads them, right after x86_close_cycle() set them. */
 static inline __attribute__((always_inline)) void x86_thr_touch(x86_ctr_t *c, uint64_t cur)
 {
     if (G_LIKELY(c->thr_cycle == cur))
         return;
-    bool cond, fired;
-    uint64_t v;
-    c->value += x86_thr_closes(c, cur - c->thr_cycle, c->thr_gate, c->thr_cond0, &cond, &fired, &v);
-    c->prev_cond = cond;
-    c->obs_fired = fired;
-    c->obs_v = v;
+    const uint64_t span = cur - c->thr_cycle;
+    const bool cond1 = (c->acc >= c->thr_k) != c->thr_inv;
+    const bool inc1 = c->edge ? cond1 && !c->prev_cond : cond1;
+    if (G_LIKELY(span == 1)) {
+        c->value += inc1;
+        c->prev_cond = cond1;
+    } else {
+        const bool cond0 = c->thr_cond0;
+        /* with EDGE a rising edge at most at the second close */
+        c->value += (uint64_t)inc1 + (c->edge ? (uint64_t)(cond0 && !cond1) : cond0 ? span - 1 : 0);
+        c->prev_cond = cond0;
+    }
     c->acc = 0;
     c->thr_cycle = cur;
+}
+
+/* At the start of x86_consume_fast(): thresholded counter c's gate and
+ * threshold as x86_thr_touch() tests them.  A cycle source's occurrences
+ * are the same in every cycle of the loop, so its condition is a constant. */
+static void x86_thr_prepare(const x86_model_t *m, x86_ctr_t *c, uint64_t cur)
+{
+    const bool gate = x86_gate(m, c);
+    c->thr_cycle = cur;
+    if (x86_src_is_clock(c->src)) {
+        c->thr_cond0 = gate && x86_thresh_cond(c, x86_cycle_v(m, c));
+        c->thr_k = 0; /* (v >= 0) != !cond0: cond0 whatever v */
+        c->thr_inv = !c->thr_cond0;
+    } else if (!gate) {
+        c->thr_cond0 = false;
+        c->thr_k = UINT64_MAX; /* acc never reaches it */
+        c->thr_inv = false;
+    } else {
+        c->thr_cond0 = x86_thresh_cond(c, 0);
+        c->thr_k = c->cmask ? c->cmask : 1; /* x86_thresh_cond() */
+        c->thr_inv = c->cmask && c->inv;
+    }
 }
 
 /* The least room below a wrap of the thresholded counters. */
@@ -1516,15 +1569,142 @@ static void x86_thr_flush(x86_model_t *m, uint64_t cur)
         x86_thr_touch(m->thresh[i], cur);
 }
 
+/* Inside x86_consume_fast(), per thread with hgen listeners (x86_listeners_t):
+ * instead of closing each counter at each of its cycles (x86_thr_touch()),
+ * the loop counts the thread's occurrences (instructions, or uops: the
+ * hgen listeners of a thread share one source) in its open cycle and files
+ * each finished cycle into a histogram of those counts; the closes of
+ * cycles h0 .. end - 1 follow from the histogram at the end
+ * (x86_hist_flush()): a thresholded count without EDGE adds one per cycle
+ * whose occurrences meet its condition, whatever their order.  Cycle cur0,
+ * whose occurrences before the loop each counter holds in `acc`, is closed
+ * through x86_thr_touch() (x86_hist_start()).  prev_cond is not kept for
+ * these counters: without EDGE only x86_obs_emit() reads it, right after
+ * x86_close_cycle() set it. */
+typedef struct x86_hist {
+    uint64_t cyc;  /* the thread's open cycle */
+    uint64_t occ;  /* its occurrences so far */
+    uint64_t h0;   /* the histogram starts at this cycle (X86_NEVER: cycle cur0 still open) */
+    uint64_t uops; /* 1: the occurrences are uops (hgen_uops), 0: instructions */
+} x86_hist_t;
+
+/* The thread leaves cycle cur0 for cycle `cur`: its counters take cur0's
+ * occurrences and are closed up to cur through x86_thr_touch(). */
+static __attribute__((noinline)) void x86_hist_start(x86_hist_t *h, const x86_listeners_t *l,
+                                                     uint64_t cur)
+{
+    for (uint32_t j = 0; j < l->n_hgen; j++) {
+        x86_ctr_t *c = l->hgen[j];
+        c->acc += h->occ;
+        x86_thr_touch(c, cur);
+    }
+    h->h0 = cur;
+}
+
+/* A record of the thread in a later cycle `cur`: files the open cycle. */
+static inline __attribute__((always_inline)) void x86_hist_next(x86_hist_t *h, uint64_t *hist,
+                                                                const x86_listeners_t *l,
+                                                                uint64_t cur)
+{
+    if (G_UNLIKELY(h->h0 == X86_NEVER))
+        x86_hist_start(h, l, cur);
+    else
+        hist[h->occ < X86_HIST_N ? h->occ : X86_HIST_N - 1]++;
+    h->cyc = cur;
+    h->occ = 0;
+}
+
+/* At the end of x86_consume_fast() (open cycle `end`): the closes of the
+ * thread's hgen counters from h0 to end - 1, from the histogram; the
+ * cycles in that span without records are closed with thr_cond0.  The
+ * counters are left at cycle `end` with its occurrences so far in `acc`,
+ * as x86_thr_touch() leaves them (x86_thr_flush() then has nothing to do
+ * for them).  Cycle cur0 still open: the occurrences go to `acc` and
+ * x86_thr_flush() makes the closes. */
+static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, uint64_t *hist,
+                                                     const x86_listeners_t *l, uint64_t end)
+{
+    if (h->h0 == X86_NEVER) {
+        for (uint32_t j = 0; j < l->n_hgen; j++)
+            l->hgen[j]->acc += h->occ;
+        return;
+    }
+    const bool open = h->cyc == end;
+    if (!open)
+        hist[h->occ < X86_HIST_N ? h->occ : X86_HIST_N - 1]++;
+    uint64_t ncyc = 0;
+    for (uint32_t b = 0; b < X86_HIST_N; b++)
+        ncyc += hist[b];
+    const uint64_t empty = (end - h->h0) - ncyc;
+    for (uint32_t j = 0; j < l->n_hgen; j++) {
+        x86_ctr_t *c = l->hgen[j];
+        uint64_t inc = c->thr_cond0 ? empty : 0;
+        for (uint32_t b = 0; b < X86_HIST_N; b++)
+            if ((b >= c->thr_k) != c->thr_inv)
+                inc += hist[b];
+        c->value += inc;
+        c->thr_cycle = end;
+        c->acc = open ? h->occ : 0;
+    }
+}
+
+/* Inside x86_consume_fast(): a record other than an INSN that the general
+ * path would only note, taken in the loop (the mixed and stream traces
+ * have one in 10 to 20; ending the loop at each cost more than the loop
+ * saves): a MARKER; an EVENT of a thread whose counters count no EVENT
+ * records (x86_count_event() would only note that it was seen); an IDLE
+ * that keeps its thread's privilege level (only the end of the trace
+ * moves).  Returns false for the general path. */
+static inline bool x86_fast_other(x86_model_t *m, const pmusim_rec_t *r, uint32_t nth,
+                                  const unsigned *plm_of, uint64_t cur)
+{
+    if (r->thread >= nth)
+        return false;
+    switch (r->kind) {
+    case PMUSIM_REC_MARKER:
+        return true;
+    case PMUSIM_REC_EVENT:
+        if (m->th[r->thread].n_ev)
+            return false;
+        if (r->ev_code <= 0xff && r->ev_umask <= 0xff) {
+            uint16_t key = (uint16_t)(r->ev_code | (r->ev_umask << 8));
+            m->ev_seen[key / 64] |= 1ull << (key % 64);
+        }
+        return true;
+    case PMUSIM_REC_IDLE:
+        if ((r->plm & 3u) != plm_of[r->thread])
+            return false;
+        if (x86_sat_add(cur, r->n) > m->end)
+            m->end = x86_sat_add(cur, r->n);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Single thread, at the end of x86_consume_fast(): the INSN records taken
+ * in recs[k0..k) (all but n_other of them) and the last one's ip. */
+static inline void x86_fast_single_tally(const pmusim_rec_t *recs, size_t k0, size_t k,
+                                         size_t n_other, uint64_t *seen, uint64_t *last_ip)
+{
+    *seen = k - k0 - n_other;
+    for (size_t i = k; i > k0; i--)
+        if (recs[i - 1].kind == PMUSIM_REC_INSN) {
+            *last_ip = recs[i - 1].ip;
+            break;
+        }
+}
+
 static inline __attribute__((always_inline)) size_t
 x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n,
-                      const bool single, const bool thr)
+                      const bool single, const bool thr, const bool gen)
 {
     const uint32_t nth = single ? 1 : m->base.nthreads;
     const uint64_t cur0 = m->cur;
     uint64_t fast_limit = m->fast_limit;
     uint64_t cur = cur0;
     const size_t k0 = k;
+    size_t n_other = 0; /* single thread: records taken that are not INSN (x86_fast_other) */
     /* per thread, fixed while this runs: its privilege level, the listeners
      * of that level, and how many INSN records it may take before a unit
      * counter could wrap; then the records taken and the last one's ip
@@ -1533,6 +1713,10 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     unsigned plm_of[X86_MAX_THREADS];
     const x86_listeners_t *lst[X86_MAX_THREADS];
     uint64_t room[X86_MAX_THREADS], seen[X86_MAX_THREADS], last_ip[X86_MAX_THREADS];
+    /* thresholded counters: per thread, the histograms of its hgen listeners */
+    bool hm[X86_MAX_THREADS] = {false};
+    x86_hist_t hs[X86_MAX_THREADS];
+    uint64_t hhist[X86_MAX_THREADS][X86_HIST_N];
     for (uint32_t t = 0; t < nth; t++) {
         const x86_thread_t *th = &m->th[t];
         plm_of[t] = th->plm;
@@ -1548,9 +1732,17 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
          * cycle; at most `troom` cycle closes (x86_thr_touch()) */
         for (uint32_t i = 0; i < m->n_thresh; i++) {
             x86_ctr_t *c = m->thresh[i];
-            c->thr_cycle = cur0;
-            c->thr_gate = x86_gate(m, c);
-            c->thr_cond0 = c->thr_gate && x86_thresh_cond(c, 0);
+            x86_thr_prepare(m, c, cur0);
+        }
+        for (uint32_t t = 0; t < nth; t++) {
+            hm[t] = lst[t]->n_hgen != 0;
+            if (hm[t]) {
+                memset(hhist[t], 0, sizeof hhist[t]);
+                hs[t].cyc = cur0;
+                hs[t].occ = 0;
+                hs[t].h0 = X86_NEVER;
+                hs[t].uops = lst[t]->hgen_uops;
+            }
         }
         const uint64_t troom = x86_thresh_room(m);
         if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < fast_limit)
@@ -1579,10 +1771,16 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         if (single) {
             uint16_t kt;
             memcpy(&kt, &r->kind, sizeof kt);
-            if (kt != kt_insn0)
+            if (G_UNLIKELY(kt != kt_insn0)) {
+                if (!x86_fast_other(m, r, nth, plm_of, cur))
+                    break;
+                n_other++;
+                continue;
+            }
+        } else if (G_UNLIKELY(t >= nth || r->kind != PMUSIM_REC_INSN)) {
+            if (!x86_fast_other(m, r, nth, plm_of, cur))
                 break;
-        } else if (t >= nth || r->kind != PMUSIM_REC_INSN) {
-            break;
+            continue;
         }
         if ((r->plm & 3u) != plm_of[t])
             break;
@@ -1593,19 +1791,10 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             last_ip[t] = r->ip;
         }
         const x86_listeners_t *l = lst[t];
-        if (thr) {
-            /* dispatched listeners: thresholded instruction / uop counts
-             * (before a wrap below may end the loop after this record) */
-            for (uint32_t j = 0, ng = l->n_gen; j < ng; j++) {
-                x86_ctr_t *ct = l->gen[j];
-                x86_thr_touch(ct, cur);
-                ct->acc += ct->src == X86_SRC_UOPS && r->uops ? r->uops : 1;
-            }
-        }
+        /* an overflow touches only the counter's own state, the status
+         * and the log, so the wraps can follow the increments */
+        uint32_t wrapped = 0, gwrapped = 0;
         if ((r->flags | X86_F_ANY_RECORD) & l->filt_flags) {
-            /* an overflow touches only the counter's own state, the status
-             * and the log, so the wraps can follow the increments */
-            uint32_t wrapped = 0;
             for (uint32_t j = 0, nf = l->n_filt; j < nf; j++) {
                 x86_ctr_t *ct = l->filt[j];
                 if (x86_filter_match(&ct->f, r)) {
@@ -1617,32 +1806,59 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                         wrapped |= (uint32_t)(++ct->value > ct->max) << j;
                 }
             }
-            if (G_UNLIKELY(wrapped)) {
-                k++;
-                m->cur = m->now = cur;
-                if (single) {
-                    seen[0] = k - k0;
-                    last_ip[0] = recs[k - 1].ip;
-                }
-                for (uint32_t u = 0; u < nth; u++) {
-                    m->th[u].insn_seen += seen[u];
-                    m->th[u].last_ip = last_ip[u];
-                }
-                if (thr)
-                    x86_thr_flush(m, cur);
-                x86_fast_wraps(m, l, wrapped, r);
-                return k;
+        }
+        if (gen) {
+            /* dispatched listeners: instruction / uop counts, direct or
+             * thresholded (x86_gen_fast_ok()), after the filter listeners
+             * as in x86_consume() */
+            if (thr && hm[t]) {
+                x86_hist_t *h = &hs[t];
+                if (cur != h->cyc)
+                    x86_hist_next(h, hhist[t], l, cur);
+                h->occ += h->uops && r->uops ? r->uops : 1;
             }
+            if (thr) {
+                for (uint32_t j = 0, ng = l->n_tgen; j < ng; j++) {
+                    x86_ctr_t *ct = l->tgen[j];
+                    x86_thr_touch(ct, cur);
+                    ct->acc += ct->src == X86_SRC_UOPS && r->uops ? r->uops : 1;
+                }
+            }
+            for (uint32_t j = 0, ng = l->n_dgen; j < ng; j++) {
+                x86_ctr_t *ct = l->dgen[j];
+                ct->value += ct->src == X86_SRC_UOPS && r->uops ? r->uops : 1;
+                gwrapped |= (uint32_t)(ct->value > ct->max) << j;
+            }
+        }
+        if (G_UNLIKELY(wrapped | gwrapped)) {
+            k++;
+            m->cur = m->now = cur;
+            if (single)
+                x86_fast_single_tally(recs, k0, k, n_other, &seen[0], &last_ip[0]);
+            for (uint32_t u = 0; u < nth; u++) {
+                m->th[u].insn_seen += seen[u];
+                m->th[u].last_ip = last_ip[u];
+            }
+            if (thr) {
+                for (uint32_t u = 0; u < nth; u++)
+                    if (hm[u])
+                        x86_hist_flush(&hs[u], hhist[u], lst[u], cur);
+                x86_thr_flush(m, cur);
+            }
+            x86_fast_wraps(m, l, wrapped, gwrapped, r);
+            return k;
         }
     }
     if (cur != cur0)
         m->cur = m->now = cur;
-    if (thr)
+    if (thr) {
+        for (uint32_t u = 0; u < nth; u++)
+            if (hm[u])
+                x86_hist_flush(&hs[u], hhist[u], lst[u], cur);
         x86_thr_flush(m, cur);
-    if (single && k > k0) {
-        seen[0] = k - k0;
-        last_ip[0] = recs[k - 1].ip;
     }
+    if (single && k > k0)
+        x86_fast_single_tally(recs, k0, k, n_other, &seen[0], &last_ip[0]);
     for (uint32_t t = 0; t < nth; t++) {
         m->th[t].insn_seen += seen[t];
         m->th[t].last_ip = last_ip[t];
@@ -1650,17 +1866,38 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     return k;
 }
 
-/* x86_consume_fast_body() specialised for one thread, whose INSN count and
- * last ip follow from the records taken. */
-static __attribute__((noinline)) size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs,
-                                                        size_t k, size_t n)
+/* One out-of-line function per specialisation, so that each is compiled
+ * (inlined, registers allocated) on its own. */
+#define X86_FAST_VARIANT(name, single, thr, gen)                                                \
+    static __attribute__((noinline)) size_t name(x86_model_t *m, const pmusim_rec_t *recs,     \
+                                                 size_t k, size_t n)                           \
+    {                                                                                          \
+        return x86_consume_fast_body(m, recs, k, n, single, thr, gen);                         \
+    }
+X86_FAST_VARIANT(x86_fast_1, true, false, false)
+X86_FAST_VARIANT(x86_fast_n, false, false, false)
+X86_FAST_VARIANT(x86_fast_1_gen, true, false, true)
+X86_FAST_VARIANT(x86_fast_n_gen, false, false, true)
+X86_FAST_VARIANT(x86_fast_1_thr, true, true, false)
+X86_FAST_VARIANT(x86_fast_n_thr, false, true, false)
+X86_FAST_VARIANT(x86_fast_1_thr_gen, true, true, true)
+X86_FAST_VARIANT(x86_fast_n_thr_gen, false, true, true)
+#undef X86_FAST_VARIANT
+
+/* x86_consume_fast_body() specialised for one thread (whose INSN count and
+ * last ip follow from the records taken), for thresholded counters and for
+ * dispatched listeners. */
+static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, size_t k,
+                                      size_t n)
 {
+    const bool single = m->base.nthreads == 1;
+    if (m->thresh_fast && m->has_gen)
+        return single ? x86_fast_1_thr_gen(m, recs, k, n) : x86_fast_n_thr_gen(m, recs, k, n);
     if (m->thresh_fast)
-        return m->base.nthreads == 1 ? x86_consume_fast_body(m, recs, k, n, true, true)
-                                     : x86_consume_fast_body(m, recs, k, n, false, true);
-    if (m->base.nthreads == 1)
-        return x86_consume_fast_body(m, recs, k, n, true, false);
-    return x86_consume_fast_body(m, recs, k, n, false, false);
+        return single ? x86_fast_1_thr(m, recs, k, n) : x86_fast_n_thr(m, recs, k, n);
+    if (m->has_gen)
+        return single ? x86_fast_1_gen(m, recs, k, n) : x86_fast_n_gen(m, recs, k, n);
+    return single ? x86_fast_1(m, recs, k, n) : x86_fast_n(m, recs, k, n);
 }
 
 void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)

@@ -202,7 +202,7 @@ static int cmp_lines(const void *x, const void *y)
     return g_strcmp0(*(char *const *)x, *(char *const *)y);
 }
 
-static void diff_one(const char *model, uint32_t nt, GRand *g, int iter)
+static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool long_run)
 {
     const bool knm = strcmp(model, "knm") == 0;
     ref_t r;
@@ -259,7 +259,7 @@ static void diff_one(const char *model, uint32_t nt, GRand *g, int iter)
                 fixed_ctrl |= field << (4 * k);
             }
             /* start a few increments below the wrap */
-            uint32_t k = (uint32_t)g_rand_int_range(g, 1, 40);
+            uint32_t k = (uint32_t)g_rand_int_range(g, 1, long_run ? 3000 : 40);
             c->value = max - k + 1;
             wr(m, c->gp ? 0xc1 + s : 0x309 + (s - NGP_MAX), ((uint64_t)0 - k) & max, t);
         }
@@ -273,7 +273,7 @@ static void diff_one(const char *model, uint32_t nt, GRand *g, int iter)
     /* the trace */
     GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
     uint64_t cycle = 0, end = 0;
-    int n = g_rand_int_range(g, 20, 200);
+    int n = long_run ? g_rand_int_range(g, 1000, 4000) : g_rand_int_range(g, 20, 200);
     for (int i = 0; i < n; i++) {
         if (g_rand_int_range(g, 0, 3) == 0)
             cycle += (uint64_t)g_rand_int_range(g, 1, g_rand_boolean(g) ? 6 : 40);
@@ -316,7 +316,7 @@ static void diff_one(const char *model, uint32_t nt, GRand *g, int iter)
 
     /* model, in random batch sizes */
     for (guint i = 0; i < recs->len;) {
-        guint k = (guint)g_rand_int_range(g, 1, 40);
+        guint k = (guint)g_rand_int_range(g, 1, long_run ? 700 : 40);
         if (k > recs->len - i)
             k = recs->len - i;
         m->ops->consume(m, &g_array_index(recs, pmusim_rec_t, i), k);
@@ -394,7 +394,7 @@ static void test_diff_wsm(void)
 {
     GRand *g = g_rand_new_with_seed(20261121);
     for (int i = 0; i < 400; i++)
-        diff_one("wsm", 1 + (uint32_t)(i % 2), g, i);
+        diff_one("wsm", 1 + (uint32_t)(i % 2), g, i, false);
     g_rand_free(g);
 }
 
@@ -402,7 +402,19 @@ static void test_diff_knm(void)
 {
     GRand *g = g_rand_new_with_seed(133);
     for (int i = 0; i < 400; i++)
-        diff_one("knm", 1 + (uint32_t)(i % 4), g, i);
+        diff_one("knm", 1 + (uint32_t)(i % 4), g, i, false);
+    g_rand_free(g);
+}
+
+/* Longer traces, counters further from a wrap and replay batches of up to
+ * 700 records: the fast loop runs over many cycles (thresholded counts
+ * from its per-cycle histograms, dispatched listeners, EVENT and IDLE
+ * records inside the loop) between the wraps. */
+static void test_diff_long(void)
+{
+    GRand *g = g_rand_new_with_seed(20261126);
+    for (int i = 0; i < 60; i++)
+        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, true);
     g_rand_free(g);
 }
 
@@ -411,4 +423,5 @@ static void register_suites(void)
     CU_pSuite s = CU_add_suite("sim_x86_diff", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_diff_wsm);
     PMUSIM_ADD_TEST(s, test_diff_knm);
+    PMUSIM_ADD_TEST(s, test_diff_long);
 }
