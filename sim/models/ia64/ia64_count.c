@@ -389,6 +389,28 @@ void ia64_headroom_update(ia64_model_t *im)
     im->min_headroom = min;
 }
 
+/* min_headroom made exact for the deferred counts of closed cycles,
+ * which stay where they are: acc_recs plus the smallest 2^47 - (value +
+ * deferred) of the D and maxincr-1 slots.  The close test acc_recs + v <
+ * min_headroom then decides exactly what it decided after a materialize
+ * (acc_recs 0, values including the deferred counts), without moving
+ * counts and rebuilding planes each time the bound, which counts every
+ * thread's records, is reached (issue 12: Montecito sampling reached it
+ * about eight times per interrupt, one counter per thread).  The planes
+ * still fill at most to IA64_ACC_MAX records (acc_recs is unchanged). */
+static void ia64_headroom_refresh(ia64_model_t *im)
+{
+    uint64_t min = UINT64_MAX, m = im->dmask | im->e1mask;
+    while (m) {
+        unsigned k = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
+        uint64_t h = IA64_CTR_WRAP - ia64_ctr_count(im, k >> 4, k & 15);
+        if (h < min)
+            min = h;
+    }
+    im->min_headroom = min == UINT64_MAX ? UINT64_MAX : im->acc_recs + min;
+}
+
 static void ia64_cp_spill(ia64_model_t *im);
 
 /* Add 1 to every slot of mask in the deferred planes. */
@@ -603,8 +625,8 @@ static void ia64_close_counts(ia64_model_t *im, uint64_t x)
     uint64_t dcm = cm & im->dmask, e1c = cm & im->e1mask;
     uint64_t proc = pm | (cm & im->emask);
     if ((dcm | e1c) && im->acc_recs + v >= im->min_headroom) {
-        ia64_materialize(im);
-        if (v >= im->min_headroom)
+        ia64_headroom_refresh(im);
+        if (im->acc_recs + v >= im->min_headroom)
             proc |= dcm | e1c;
     }
     if (dcm) {
