@@ -13,6 +13,11 @@
 
 #define IA64_IP_BUNDLE (~UINT64_C(0xf))
 
+static bool ia64_ism_ok(uint8_t ism, bool ia32)
+{
+    return ism == 0 || (ism == 1 && ia32) || (ism == 2 && !ia32);
+}
+
 void ia64_capture_compile(ia64_model_t *im, uint32_t t)
 {
     const ia64_desc_t *d = im->d;
@@ -70,6 +75,27 @@ void ia64_capture_compile(ia64_model_t *im, uint32_t t)
             pmusim_model_diag(&im->base, "mont thread %u PMC39: ds=1 is reserved on Montecito; "
                                          "entries are recorded in the ds=0 format", t);
     }
+
+    /* the per-record tests of ia64_capture_insn() as masks (issue 12) */
+    th->dear_acc = th->btb_acc = th->ipear_acc = 0;
+    for (unsigned acc = 0; acc < 8; acc++) {
+        bool ia32 = acc >> 2;
+        unsigned plm = acc & 3;
+        if (th->dear_on && ((th->dear_plm >> plm) & 1) && ia64_ism_ok(th->dear_ism, ia32))
+            th->dear_acc |= (uint8_t)(1u << acc);
+        if (th->btb_on && !ia32 && ((th->btb_plm >> plm) & 1))
+            th->btb_acc |= (uint8_t)(1u << acc);
+        if (th->ipear_on && !ia32 && ((th->ipear_plm >> plm) & 1))
+            th->ipear_acc |= (uint8_t)(1u << acc);
+    }
+    th->btb_pass = 0;
+    for (unsigned b = 0; b < 8; b++) {
+        unsigned taken = b & 1, tgt_ok = (b >> 1) & 1, dir_ok = (b >> 2) & 1;
+        if (((th->btb_tm >> taken) & 1) && ((th->btb_ptm >> tgt_ok) & 1) &&
+            ((th->btb_ppm >> dir_ok) & 1))
+            th->btb_pass |= (uint8_t)(1u << b);
+    }
+    th->dear_lat_min = UINT32_C(4) << th->dear_umask;
 }
 
 /* ---- ring buffer (BTB / ETB / IP-EAR) ---- */
@@ -116,21 +142,15 @@ static void ia64_ring_push(ia64_model_t *im, ia64_thread_t *th, uint64_t data, u
 
 /* ---- per-instruction capture ---- */
 
-static bool ia64_ism_ok(uint8_t ism, bool ia32)
-{
-    return ism == 0 || (ism == 1 && ia32) || (ism == 2 && !ia32);
-}
-
 static void ia64_dear_observe(ia64_model_t *im, uint32_t t, ia64_thread_t *th,
-                              const pmusim_rec_t *r)
+                              const pmusim_rec_t *r, unsigned acc)
 {
     const pmusim_mem_t *mem = &r->mem;
     unsigned stat = 1;
     bool hit;
     switch (th->dear_mode) {
     case 0: /* L1D load misses with latency >= 4 << umask */
-        hit = !mem->is_store && mem->level != PMUSIM_LVL_L1D &&
-              mem->latency >= (UINT32_C(4) << th->dear_umask);
+        hit = !mem->is_store && mem->level != PMUSIM_LVL_L1D && mem->latency >= th->dear_lat_min;
         break;
     case 1: { /* TLB: umask bit 1 L2 DTLB hit, bit 2 VHPT walk, bit 3 fault */
         static const uint8_t tlb_bit[PMUSIM_TLB_COUNT] = {
@@ -154,18 +174,18 @@ static void ia64_dear_observe(ia64_model_t *im, uint32_t t, ia64_thread_t *th,
                                    (uint64_t)(stat & 3) << 14;
         th->pmd[d->pmd_dear_ip] = (r->ip & IA64_IP_BUNDLE) | (UINT64_C(1) << 3) | (r->slot & 3u);
     }
-    ia64_count_capture(im, t, r, IA64_SRC_DEAR_EVENT);
+    ia64_count_capture_insn(im, t, r, IA64_SRC_DEAR_EVENT, acc);
 }
 
 static void ia64_btb_observe(ia64_model_t *im, uint32_t t, ia64_thread_t *th,
-                             const pmusim_rec_t *r)
+                             const pmusim_rec_t *r, unsigned acc)
 {
     const pmusim_branch_t *br = &r->br;
     static const uint8_t brt_class[PMUSIM_BR_COUNT] = {
         [PMUSIM_BR_COND] = 1, [PMUSIM_BR_CALL] = 1, [PMUSIM_BR_RET] = 2,
         [PMUSIM_BR_IND] = 3, [PMUSIM_BR_IPREL] = 1};
-    if (!((th->btb_tm >> (br->taken ? 1 : 0)) & 1) || !((th->btb_ptm >> (br->tgt_ok ? 1 : 0)) & 1) ||
-        !((th->btb_ppm >> (br->dir_ok ? 1 : 0)) & 1))
+    unsigned b = (br->taken ? 1u : 0u) | (br->tgt_ok ? 2u : 0u) | (br->dir_ok ? 4u : 0u);
+    if (!((th->btb_pass >> b) & 1)) /* tm, ptm, ppm */
         return;
     if (th->btb_brt && (br->kind >= PMUSIM_BR_COUNT || brt_class[br->kind] != th->btb_brt))
         return;
@@ -187,7 +207,7 @@ static void ia64_btb_observe(ia64_model_t *im, uint32_t t, ia64_thread_t *th,
             /* b=0, mp=1: target entry */
             ia64_ring_push(im, th, (br->target & IA64_IP_BUNDLE) | 2, 0);
     }
-    ia64_count_capture(im, t, r, IA64_SRC_BRANCH_EVENT);
+    ia64_count_capture_insn(im, t, r, IA64_SRC_BRANCH_EVENT, acc);
 }
 
 static void ia64_ipear_observe(ia64_model_t *im, ia64_thread_t *th, const pmusim_rec_t *r)
@@ -215,14 +235,13 @@ static void ia64_ipear_observe(ia64_model_t *im, ia64_thread_t *th, const pmusim
 void ia64_capture_insn(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
 {
     ia64_thread_t *th = &im->th[t];
-    unsigned plm = r->plm & 3u;
-    bool ia32 = (r->flags & PMUSIM_F_IA32) != 0;
-    if (th->dear_on && (r->flags & PMUSIM_F_MEM) && ((th->dear_plm >> plm) & 1) &&
-        ia64_ism_ok(th->dear_ism, ia32))
-        ia64_dear_observe(im, t, th, r);
-    if (th->btb_on && (r->flags & PMUSIM_F_BRANCH) && !ia32 && ((th->btb_plm >> plm) & 1))
-        ia64_btb_observe(im, t, th, r);
-    if (th->ipear_on && !ia32 && ((th->ipear_plm >> plm) & 1))
+    const unsigned f = r->flags;
+    const unsigned acc = ((f & PMUSIM_F_IA32) ? 4u : 0u) | (r->plm & 3u);
+    if ((f & PMUSIM_F_MEM) && ((th->dear_acc >> acc) & 1))
+        ia64_dear_observe(im, t, th, r, acc);
+    if ((f & PMUSIM_F_BRANCH) && ((th->btb_acc >> acc) & 1))
+        ia64_btb_observe(im, t, th, r, acc);
+    if ((th->ipear_acc >> acc) & 1)
         ia64_ipear_observe(im, th, r);
 }
 

@@ -58,16 +58,18 @@ void ia64_lazy_update_thread(ia64_model_t *im, uint32_t t)
     ia64_thread_t *th = &im->th[t];
     uint64_t now = im->now;
     bool changed = false;
-    for (uint32_t i = im->d->nctr_first; i <= im->d->nctr_last; i++) {
+    /* the counters that are lazy or running, in ascending order (a
+     * Montecito THREAD record calls this; most configurations have none) */
+    for (unsigned m = (unsigned)th->lazy_bits | th->run_bits; m; m &= m - 1) {
+        const uint32_t i = (uint32_t)__builtin_ctz(m);
         ia64_ctr_t *c = &th->ctr[i];
-        if (!c->lazy && !c->running)
-            continue;
         const bool was_running = c->running;
         const uint64_t was_ovf = c->ovf_at;
         if (c->running && now > c->since)
             c->value = (c->value + (now - c->since)) & IA64_CTR_MASK;
         c->since = now;
         c->running = c->lazy && ia64_lazy_should_run(th, c);
+        th->run_bits = (uint16_t)((th->run_bits & ~(1u << i)) | (c->running ? 1u << i : 0u));
         /* the cycle whose increment carries out of bit 46 */
         c->ovf_at = c->running ? ia64_sat_add(now, IA64_CTR_WRAP - c->value - 1) : IA64_NO_CYCLE;
         changed |= c->running != was_running || c->ovf_at != was_ovf;
@@ -78,6 +80,34 @@ void ia64_lazy_update_thread(ia64_model_t *im, uint32_t t)
 
 /* ---- overflow, freeze, interrupt ---- */
 
+/* pmusim_model_log() of one of the model's fixed texts followed by "PMD<reg>"
+ * (reg < IA64_NREGS) when reg is not UINT32_MAX, without printf: every
+ * interrupt logs an overflow and a freeze, and their formatting was a
+ * tenth of the interrupt path (issue 12).  The same entry as
+ * pmusim_model_log() makes (zero-padded text), under the same bound. */
+static void ia64_log_fixed(ia64_model_t *im, uint64_t cycle, uint32_t t, const char *text,
+                           size_t len, uint32_t reg)
+{
+    pmusim_model_t *m = &im->base;
+    if (m->log->len >= PMUSIM_LOG_MAX) {
+        m->log_dropped++;
+        return;
+    }
+    pmusim_sim_event_t ev = {.cycle = cycle, .thread = t};
+    _Static_assert(sizeof ev.what > 40, "the fixed texts fit");
+    memcpy(ev.what, text, len);
+    if (reg != UINT32_MAX) {
+        memcpy(ev.what + len, "PMD", 3);
+        len += 3;
+        if (reg >= 10)
+            ev.what[len++] = (char)('0' + reg / 10);
+        ev.what[len] = (char)('0' + reg % 10);
+    }
+    g_array_append_val(m->log, ev);
+}
+#define IA64_LOG_FIXED(im, cycle, t, text, reg) \
+    ia64_log_fixed((im), (cycle), (t), "" text, sizeof(text) - 1, (reg))
+
 static void ia64_overflow(ia64_model_t *im, uint32_t t, uint32_t i, uint64_t cycle)
 {
     ia64_thread_t *th = &im->th[t];
@@ -86,9 +116,10 @@ static void ia64_overflow(ia64_model_t *im, uint32_t t, uint32_t i, uint64_t cyc
     im->obs_ovf |= UINT64_C(1) << (t << 4 | i);
     /* PMC0 bit i is the overflow bit of PMDi (SDM Table 7-7) */
     th->pmc[0] |= UINT64_C(1) << i;
-    pmusim_model_log(&im->base, cycle, t, "overflow PMD%u", i);
+    _Static_assert(IA64_MAX_CTRS <= 100, "two decimal digits");
+    IA64_LOG_FIXED(im, cycle, t, "overflow ", i);
     if (c->ev)
-        pmusim_model_log(&im->base, cycle, t, "external notification PMD%u", i);
+        IA64_LOG_FIXED(im, cycle, t, "external notification ", i);
     if (c->oi) {
         th->ovf_pending_irq = true;
         im->irq_pending = true;
@@ -109,7 +140,7 @@ static void ia64_freeze(ia64_model_t *im, uint32_t t, uint64_t cycle)
     ia64_thread_t *th = &im->th[t];
     th->pmc[0] |= 1;
     if (!th->frozen) {
-        pmusim_model_log(&im->base, cycle, t, "freeze (PMC0.fr set): counting stops");
+        IA64_LOG_FIXED(im, cycle, t, "freeze (PMC0.fr set): counting stops", UINT32_MAX);
         th->frozen = true;
         th->freeze_cycle = cycle;
         ia64_lazy_update_thread(im, t);
@@ -154,19 +185,27 @@ static void ia64_irq_drain(ia64_model_t *im, uint64_t cycle, uint64_t stop);
 void ia64_pmc0_written(ia64_model_t *im, uint32_t t, uint64_t old)
 {
     ia64_thread_t *th = &im->th[t];
+    /* PMC0 holds no routing input (ia64_route_rebuild()): only the freeze
+     * bit, through the slot classes (stopped).  A write that leaves the
+     * freeze as it was (the handler's first write: overflow bits cleared,
+     * fr kept) changes no class either; with no open-cycle counts
+     * (ia64_classes_update()'s only other work) it needs nothing. */
+    const bool was_frozen = th->frozen;
     if (th->pmc[0] & 1) {
         if (!th->frozen) {
             th->frozen = true;
             th->freeze_cycle = im->now;
         }
         ia64_lazy_update_thread(im, t);
-        ia64_route_rebuild(im);
+        if (!was_frozen || im->cmask)
+            ia64_classes_update(im);
         return;
     }
     th->frozen = false;
     th->freeze_cycle = IA64_NO_CYCLE;
     ia64_lazy_update_thread(im, t);
-    ia64_route_rebuild(im);
+    if (was_frozen || im->cmask)
+        ia64_classes_update(im);
     if ((old & 1) && (th->pmc[0] & ia64_oi_mask(im, th)) && (th->psr_up || th->psr_pp)) {
         /* Taken at once: the freeze holds from the write's time `now` for
          * every counter (issue 10: raised as if at now - 1, the cycle
@@ -337,7 +376,7 @@ uint64_t ia64_ctr_count(const ia64_model_t *im, uint32_t t, uint32_t i)
     return v;
 }
 
-static void ia64_headroom_update(ia64_model_t *im)
+void ia64_headroom_update(ia64_model_t *im)
 {
     uint64_t min = UINT64_MAX, m = im->dmask | im->e1mask;
     while (m) {
@@ -348,6 +387,28 @@ static void ia64_headroom_update(ia64_model_t *im)
             min = h;
     }
     im->min_headroom = min;
+}
+
+/* min_headroom made exact for the deferred counts of closed cycles,
+ * which stay where they are: acc_recs plus the smallest 2^47 - (value +
+ * deferred) of the D and maxincr-1 slots.  The close test acc_recs + v <
+ * min_headroom then decides exactly what it decided after a materialize
+ * (acc_recs 0, values including the deferred counts), without moving
+ * counts and rebuilding planes each time the bound, which counts every
+ * thread's records, is reached (issue 12: Montecito sampling reached it
+ * about eight times per interrupt, one counter per thread).  The planes
+ * still fill at most to IA64_ACC_MAX records (acc_recs is unchanged). */
+static void ia64_headroom_refresh(ia64_model_t *im)
+{
+    uint64_t min = UINT64_MAX, m = im->dmask | im->e1mask;
+    while (m) {
+        unsigned k = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
+        uint64_t h = IA64_CTR_WRAP - ia64_ctr_count(im, k >> 4, k & 15);
+        if (h < min)
+            min = h;
+    }
+    im->min_headroom = min == UINT64_MAX ? UINT64_MAX : im->acc_recs + min;
 }
 
 static void ia64_cp_spill(ia64_model_t *im);
@@ -564,8 +625,8 @@ static void ia64_close_counts(ia64_model_t *im, uint64_t x)
     uint64_t dcm = cm & im->dmask, e1c = cm & im->e1mask;
     uint64_t proc = pm | (cm & im->emask);
     if ((dcm | e1c) && im->acc_recs + v >= im->min_headroom) {
-        ia64_materialize(im);
-        if (v >= im->min_headroom)
+        ia64_headroom_refresh(im);
+        if (im->acc_recs + v >= im->min_headroom)
             proc |= dcm | e1c;
     }
     if (dcm) {
@@ -942,9 +1003,11 @@ static inline bool ia64_src_umask_dependent(uint8_t s)
     return (IA64_UMASK_DEP >> s) & 1;
 }
 
-/* Thread t's record raises `occ` occurrences of source s. */
-static inline void ia64_hit(ia64_model_t *im, uint32_t t, ia64_src_t s, const pmusim_rec_t *r,
-                            unsigned acc, uint64_t occ)
+/* Thread t's record raises `occ` occurrences of source s; `refine`: s may
+ * have umask refinements (ia64_umask_pass()). */
+static inline __attribute__((always_inline)) void
+ia64_hit_refine(ia64_model_t *im, uint32_t t, ia64_src_t s, const pmusim_rec_t *r, unsigned acc,
+                uint64_t occ, const bool refine)
 {
     const ia64_thread_t *src_th = &im->th[t];
     const ia64_sub_t *sub = im->sub[t][s];
@@ -957,21 +1020,33 @@ static inline void ia64_hit(ia64_model_t *im, uint32_t t, ia64_src_t s, const pm
             continue;
         if (__builtin_expect(c->qual != 0, 0) && !ia64_qual_pass(im, src_th, c, r))
             continue;
-        if (ia64_src_umask_dependent(s) && !ia64_umask_pass(c, r, src_th))
+        if (refine && ia64_src_umask_dependent(s) && !ia64_umask_pass(c, r, src_th))
             continue;
         im->pend[sub[j].thread << 4 | sub[j].idx] += occ;
         im->pmask |= UINT64_C(1) << (sub[j].thread << 4 | sub[j].idx);
     }
 }
 
-/* Occurrences raised by a capture unit (BTB/ETB, EARs). */
+static inline void ia64_hit(ia64_model_t *im, uint32_t t, ia64_src_t s, const pmusim_rec_t *r,
+                            unsigned acc, uint64_t occ)
+{
+    ia64_hit_refine(im, t, s, r, acc, occ, true);
+}
+
+/* Occurrences raised by a capture unit (BTB/ETB, EARs): sources without
+ * umask refinements. */
+_Static_assert(!((IA64_UMASK_DEP >> IA64_SRC_BRANCH_EVENT) & 1) &&
+                   !((IA64_UMASK_DEP >> IA64_SRC_DEAR_EVENT) & 1) &&
+                   !((IA64_UMASK_DEP >> IA64_SRC_IEAR_EVENT) & 1),
+               "no capture source is refined by its umask");
 void ia64_count_capture(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, ia64_src_t src)
 {
+    if (!im->nsub[t][src])
+        return;
     const ia64_thread_t *th = &im->th[t];
     bool ia32 = r->kind == PMUSIM_REC_INSN ? (r->flags & PMUSIM_F_IA32) != 0 : th->ia32;
     unsigned acc = (unsigned)ia32 << 2 | (r->plm & 3u); /* EVENT: q.plm = thread's level */
-    if (im->nsub[t][src])
-        ia64_hit(im, t, src, r, acc, 1);
+    ia64_hit_refine(im, t, src, r, acc, 1, false);
 }
 
 static inline bool ia64_misaligned(const pmusim_mem_t *m)
@@ -1326,6 +1401,40 @@ static inline bool ia64_fast_close_ok(const ia64_model_t *im, uint64_t cm, uint3
     return true;
 }
 
+/* Close the open cycle's capture counts (pend: D-EAR, BTB/ETB occurrences
+ * the fast loop's captures raised) the way ia64_close_counts() would, when
+ * that is all they need: no slot's count exceeds its maxincr (no clamp
+ * diagnostic) and none carries out of bit 46 (no overflow, log or
+ * interrupt).  All or nothing: FALSE leaves the state unchanged for the
+ * general path.  Only while nobody observes cycles (obs_raw / obs_inc are
+ * reset when an observation starts, so they need no update here). */
+static inline bool ia64_fast_close_pend(ia64_model_t *im)
+{
+    uint64_t m = im->pmask;
+    while (m) {
+        unsigned k = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
+        const ia64_ctr_t *c = &im->th[k >> 4].ctr[k & 15];
+        uint64_t n = im->pend[k];
+        if (n > c->maxincr)
+            return false;
+        uint64_t add = c->thres ? (n > c->thres) : n;
+        if (c->value + add >= IA64_CTR_WRAP)
+            return false;
+    }
+    m = im->pmask;
+    while (m) {
+        unsigned k = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
+        ia64_ctr_t *c = &im->th[k >> 4].ctr[k & 15];
+        uint64_t n = im->pend[k];
+        c->value += c->thres ? (n > c->thres) : n;
+        im->pend[k] = 0;
+    }
+    im->pmask = 0;
+    return true;
+}
+
 /* The common case of ia64_consume() with the counting state in locals:
  * instruction records whose thread keeps its privilege level and instruction
  * set, and cycle closes that ia64_advance() would take its inline path for
@@ -1339,7 +1448,7 @@ static inline bool ia64_fast_close_ok(const ia64_model_t *im, uint64_t cm, uint3
  * cyc_total. */
 static inline __attribute__((always_inline)) size_t
 ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, size_t n,
-                       const unsigned need, const bool single, const bool slow)
+                       const unsigned need, const bool single, const bool slow, const bool nosig)
 {
     const uint32_t nth = single ? 1 : im->base.nthreads;
     const uint64_t e1mask = im->e1mask, m2 = im->m2, m3 = im->m3;
@@ -1414,13 +1523,20 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         memcpy(&kt_insn0, &z.kind, sizeof kt_insn0);
     }
     const pmusim_rec_t *r = recs + k, *const end = recs + n;
+    /* per thread, the last record consumed here (track) */
+    const pmusim_rec_t *last[IA64_MAX_THREADS] = {NULL};
     for (; r < end; r++) {
         const uint64_t c = r->cycle;
         if (c != cur) {
             /* ia64_advance()'s inline test */
-            if (c > next_lazy || c < cur || (slow && im->pmask) ||
+            if (c > next_lazy || c < cur ||
                 ((q1 | qsat) && ((m2 & (qsat | (q1 & q0))) | (m3 & qsat))) ||
                 (v >= vlim && !ia64_fast_close_ok(im, cm, v, closable)))
+                break;
+            /* the captures' counts (pend) of the closing cycle: last, as it
+             * changes the state (closable held at entry, so pend holds only
+             * what this loop's captures added) */
+            if (slow && im->pmask && !ia64_fast_close_pend(im))
                 break;
             uint64_t e1 = cm & e1mask;
             if (e1)
@@ -1445,22 +1561,28 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         } else if (t >= nth || r->kind != PMUSIM_REC_INSN) {
             break;
         }
-        uint64_t k1, k2;
-        ia64_key(r, false, need, &k1, &k2);
+        uint64_t k1, k2 = 0;
+        if (nosig)
+            k1 = ia64_key_flags_plm(r); /* only the state bits are looked at */
+        else
+            ia64_key(r, false, need, &k1, &k2);
         if ((k1 & IA64_KEY_STATE) != st[t])
             break;
         if (!single)
             tm |= t + 1;
-        const unsigned slot = ia64_key_slot(k1, k2);
-        const ia64_sig_entry_t *e = &cache[t][slot];
-        /* tag[t]: the generation tag and the thread's active bit */
-        if (__builtin_expect(e->k1 != (k1 | tag[t]) || e->k2 != k2, 0)) {
-            e = ia64_sig_miss(im, t, r, k1 | act[t], k2, slot);
-            gen_tag = im->gen_tag;
-            for (uint32_t u = 0; u < nth; u++)
-                tag[u] = gen_tag | act[u];
+        const ia64_sig_entry_t *e = NULL;
+        if (!nosig) {
+            const unsigned slot = ia64_key_slot(k1, k2);
+            e = &cache[t][slot];
+            /* tag[t]: the generation tag and the thread's active bit */
+            if (__builtin_expect(e->k1 != (k1 | tag[t]) || e->k2 != k2, 0)) {
+                e = ia64_sig_miss(im, t, r, k1 | act[t], k2, slot);
+                gen_tag = im->gen_tag;
+                for (uint32_t u = 0; u < nth; u++)
+                    tag[u] = gen_tag | act[u];
+            }
         }
-        const unsigned rare = e->rare;
+        const unsigned rare = nosig ? 0 : e->rare;
         if (rare) {
             if (rare & IA64_RARE_EXACT)
                 break;
@@ -1472,22 +1594,32 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             q1 ^= c0;
         }
         if (slow) {
-            /* past the last break: the record is consumed here */
-            ia64_thread_t *th = &im->th[t];
-            if (track) {
-                th->last_ip = r->ip;
-                th->last_insn = r->insn;
-                th->last_unit = r->unit;
-                th->last_slot = r->slot;
-            }
+            /* past the last break: the record is consumed here.  The
+             * thread's last instruction is stored when the loop ends (one
+             * record: the last one consumed), as nothing reads it inside */
+            if (track && !single)
+                last[t] = r;
             if (capture && (cap_all || (r->flags & cap_flags)))
                 ia64_capture_insn(im, t, r);
         }
-        const uint64_t mask = e->mask;
+        const uint64_t mask = nosig ? 0 : e->mask;
         if (mask) {
             cm |= mask;
             im->cyc_masks[v++] = mask;
             im->id_cnt[e->id]++; /* +1 on every D slot of the mask */
+        }
+    }
+    if (slow && track) {
+        if (single && r > recs + k)
+            last[0] = r - 1;
+        for (uint32_t u = 0; u < nth; u++) {
+            if (!last[u])
+                continue;
+            ia64_thread_t *th = &im->th[u];
+            th->last_ip = last[u]->ip;
+            th->last_insn = last[u]->insn;
+            th->last_unit = last[u]->unit;
+            th->last_slot = last[u]->slot;
         }
     }
     im->cmask = cm;
@@ -1510,23 +1642,29 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
 /* ia64_consume_fast_body() specialised for each record part the key may
  * need, so the per-record key has no tests of the configuration, for a
  * single hardware thread, and for the per-record capture / last-IP work
- * (`slow`), so plain counting pays nothing for it. */
+ * (`slow`), so plain counting pays nothing for it.  With no trace source
+ * subscribed (sig_none: captures, cycle counters, EVENT-record counters
+ * only) every signature is the empty mask, and `nosig` leaves out the key,
+ * its cache and the masks (issue 12: the captures' configurations). */
 static inline __attribute__((always_inline)) size_t
 ia64_consume_fast_need(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, size_t n,
                        const bool single, const bool slow)
 {
+    if (slow && im->sig_none)
+        return ia64_consume_fast_body(im, recs, k, n, 0, single, true, true);
     switch (im->key_need) {
     case 0:
-        return ia64_consume_fast_body(im, recs, k, n, 0, single, slow);
+        return ia64_consume_fast_body(im, recs, k, n, 0, single, slow, false);
     case IA64_NEED_MEM:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM, single, slow);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM, single, slow, false);
     case IA64_NEED_BR:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_BR, single, slow);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_BR, single, slow, false);
     case IA64_NEED_MEM | IA64_NEED_BR:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_BR, single, slow);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_BR, single, slow,
+                                      false);
     default:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_MIS | IA64_NEED_BR,
-                                      single, slow);
+                                      single, slow, false);
     }
 }
 

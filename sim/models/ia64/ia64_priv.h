@@ -231,8 +231,16 @@ typedef struct ia64_thread {
     bool btb_ds;
     uint8_t ipear_plm;
     uint32_t ipear_delay;
+    /* the same, compiled for ia64_capture_insn(): bit (ia32 << 2 | plm) set
+     * when the unit is on and samples an instruction of that privilege
+     * level and instruction set; the BTB/ETB filters (tm, ptm, ppm) as bit
+     * (taken | tgt_ok << 1 | dir_ok << 2); the D-EAR cache-mode latency */
+    uint8_t dear_acc, btb_acc, ipear_acc, btb_pass;
+    uint32_t dear_lat_min;
     uint64_t freeze_cycle; /* cycle the PMU froze (IP-EAR delay) */
     uint64_t ipear_last_cycle;
+    uint16_t lazy_bits;   /* bit i: ctr[i].lazy (ia64_ctr_compile()) */
+    uint16_t run_bits;    /* bit i: ctr[i].running (ia64_lazy_update_thread()) */
     bool frozen;          /* PMC0.fr */
     bool ovf_pending_irq; /* overflow with oi=1 in the cycle being closed */
 } ia64_thread_t;
@@ -335,12 +343,21 @@ typedef struct ia64_model {
     /* the distinct insn-record sources with subscribers, per thread */
     uint8_t nsrcs[IA64_MAX_THREADS];
     uint8_t srcs[IA64_MAX_THREADS][IA64_SRC_COUNT];
+    /* The counters of a capture source (BRANCH_EVENT, DEAR_EVENT,
+     * IEAR_EVENT: index src - IA64_SRC_BRANCH_EVENT) of thread t, as slot
+     * masks by the record's ia32 << 2 | plm: cap_any those of any thread
+     * type, cap_act those counting only while thread t is active (type
+     * active).  cap_exact: some subscriber is qualified, the masks do not
+     * apply (ia64_count_capture()). */
+    uint32_t cap_any[IA64_MAX_THREADS][3][8], cap_act[IA64_MAX_THREADS][3][8];
+    bool cap_exact[IA64_MAX_THREADS][3];
     uint8_t nqsub[IA64_MAX_THREADS];
     ia64_qsub_t qsub[IA64_MAX_THREADS][IA64_MAX_SUBS];
     uint32_t sig_gen;  /* change only through ia64_sig_invalidate() */
     uint64_t gen_tag;  /* (sig_gen & IA64_GEN_MASK) << IA64_GEN_SHIFT, never 0 */
     ia64_sig_entry_t sig_cache[IA64_MAX_THREADS][IA64_SIG_SLOTS];
     uint8_t key_need;             /* IA64_NEED_* of the subscribed sources */
+    bool sig_none;                /* no thread has such a source: every signature is empty */
     uint32_t nids;                /* ids in use, >= 1 */
     uint64_t id_mask[IA64_NIDS];  /* D slots of the id's records */
     uint64_t id_cnt[IA64_NIDS];   /* records deferred under the id (part of the columns) */
@@ -443,7 +460,36 @@ void ia64_lazy_update_thread(ia64_model_t *im, uint32_t t);
 void ia64_lazy_recompute_next(ia64_model_t *im);
 void ia64_pmc0_written(ia64_model_t *im, uint32_t t, uint64_t old);
 void ia64_count_capture(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, ia64_src_t src);
+_Static_assert(IA64_SRC_DEAR_EVENT == IA64_SRC_BRANCH_EVENT + 1 &&
+                   IA64_SRC_IEAR_EVENT == IA64_SRC_BRANCH_EVENT + 2,
+               "the capture sources index cap_any / cap_act");
+/* ia64_count_capture() of an instruction record (acc: its ia32 << 2 | plm)
+ * through the compiled masks: one occurrence for every subscriber that
+ * accepts the record's privilege level and instruction set, is not
+ * stopped (its thread frozen: the subscribers are enabled counters), and
+ * of type active only while thread t is. */
+static inline void ia64_count_capture_insn(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r,
+                                           ia64_src_t src, unsigned acc)
+{
+    const unsigned cs = (unsigned)src - IA64_SRC_BRANCH_EVENT;
+    if (__builtin_expect(im->cap_exact[t][cs], 0)) {
+        ia64_count_capture(im, t, r, src);
+        return;
+    }
+    uint64_t m = im->cap_any[t][cs][acc];
+    if (im->th[t].active)
+        m |= im->cap_act[t][cs][acc];
+    m &= ~im->stopped;
+    im->pmask |= m;
+    while (m) {
+        unsigned k = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
+        im->pend[k]++;
+    }
+}
 void ia64_materialize(ia64_model_t *im);
+/* min_headroom again after a counter value changed (the classes did not) */
+void ia64_headroom_update(ia64_model_t *im);
 uint64_t ia64_ctr_count(const ia64_model_t *im, uint32_t t, uint32_t i);
 void ia64_slot_reset(ia64_model_t *im, uint32_t t, uint32_t i);
 void ia64_sig_invalidate(ia64_model_t *im);

@@ -215,6 +215,7 @@ static void ia64_ctr_compile(ia64_model_t *im, uint32_t t, uint32_t i)
                 c->accept |= (uint8_t)(1u << (ia32 << 2 | p));
     }
     c->lazy = c->src == IA64_SRC_CYCLES;
+    th->lazy_bits = (uint16_t)((th->lazy_bits & ~(1u << i)) | (c->lazy ? 1u << i : 0u));
 }
 
 /* Effective qualification of every counter of thread t after a change of the
@@ -287,6 +288,27 @@ void ia64_route_rebuild(ia64_model_t *im)
                         (ia64_qsub_t){.src = (uint8_t)s, .thread = sb.thread, .idx = sb.idx};
             }
     }
+    for (uint32_t t = 0; t < nth; t++)
+        for (unsigned cs = 0; cs < 3; cs++) {
+            uint32_t s = IA64_SRC_BRANCH_EVENT + cs;
+            im->cap_exact[t][cs] = false;
+            for (unsigned acc = 0; acc < 8; acc++)
+                im->cap_any[t][cs][acc] = im->cap_act[t][cs][acc] = 0;
+            for (unsigned j = 0; j < im->nsub[t][s]; j++) {
+                ia64_sub_t sb = im->sub[t][s][j];
+                const ia64_ctr_t *c = &im->th[sb.thread].ctr[sb.idx];
+                uint32_t bit = UINT32_C(1) << (sb.thread << 4 | sb.idx);
+                if (c->qual)
+                    im->cap_exact[t][cs] = true;
+                for (unsigned acc = 0; acc < 8; acc++)
+                    if ((c->accept >> acc) & 1) {
+                        if (c->caf == IA64_CAF_ACTIVE)
+                            im->cap_act[t][cs][acc] |= bit;
+                        else
+                            im->cap_any[t][cs][acc] |= bit;
+                    }
+            }
+        }
     ia64_sig_invalidate(im);
     for (uint32_t t = 0; t < nth; t++) {
         im->nsrcs[t] = 0;
@@ -301,6 +323,9 @@ void ia64_route_rebuild(ia64_model_t *im)
         }
     }
     im->key_need = 0;
+    im->sig_none = true;
+    for (uint32_t t = 0; t < nth; t++)
+        im->sig_none &= im->nsrcs[t] == 0;
     for (uint32_t t = 0; t < nth; t++)
         for (unsigned j = 0; j < im->nsrcs[t]; j++)
             im->key_need |= ia64_key_need_of(im->srcs[t][j]);
@@ -476,7 +501,14 @@ static void ia64_write_pmd(ia64_model_t *im, uint32_t t, uint32_t num, uint64_t 
         ia64_lazy_update_thread(im, t);
         th->ctr[num].value = value & IA64_CTR_MASK;
         ia64_lazy_update_thread(im, t);
-        ia64_classes_update(im);
+        /* a value is no input of the classes, only of the headroom of the
+         * deferred slots; open-cycle counts still take the class change's
+         * path (ia64_classes_update() moves them to pend) as before.  The
+         * front door reloads a counter at every sample (issue 12). */
+        if (im->cmask)
+            ia64_classes_update(im);
+        else
+            ia64_headroom_update(im);
         return;
     }
     th->pmd[num] = ia64_apply_mask(im, t, "PMD", num, rd, value);
