@@ -1,0 +1,229 @@
+/* The reader thread of `trace annotate` (sim/cli/afeed.h): a ring of
+ * AFEED_SLOTS batches; the thread reads and converts into a free one, the
+ * model's thread takes the oldest full one. */
+#include "afeed.h"
+
+#include <string.h>
+
+/* Records per reader call: the symbols are added to the output between two
+ * calls, so this decides where the symbol block lands in the output (it
+ * was the sequential loop's batch). */
+#define AFEED_READ 4096u
+#define AFEED_SLOTS 4u
+
+struct pmusim_afeed {
+    pmusim_trace_reader_t *r;
+    gboolean pass_events;
+    /* the converter's state: the reader's side only */
+    pmusim_rec_t *recs;        /* AFEED_READ records of one reader call */
+    gboolean pending;          /* `in` waits for its MEM records */
+    pmusim_uarch_insn_t in;
+    pmusim_uarch_access_t acc[PMUSIM_UARCH_MAX_ACCESSES];
+    guint nsym;                /* symbols handed on so far */
+    uint64_t dropped_mem;
+    /* the ring */
+    pmusim_afeed_batch_t slot[AFEED_SLOTS];
+    GThread *thread;           /* NULL: the caller reads */
+    GMutex lock;
+    GCond cond;                /* a slot was filled or emptied, or stop */
+    unsigned head, count;      /* oldest full slot, full slots */
+    gboolean taken;            /* slot[head] is the caller's */
+    gboolean stop;
+};
+
+/* Room for one more element after the first n of an array of `cap`. */
+static void *afeed_grow(void *arr, size_t n, size_t *cap, size_t elem, size_t min)
+{
+    if (n < *cap)
+        return arr;
+    *cap = *cap ? 2 * *cap : min;
+    return g_realloc_n(arr, *cap, elem);
+}
+
+static void batch_reset(pmusim_afeed_batch_t *b)
+{
+    for (size_t i = 0; i < b->nsyms; i++)
+        g_free(b->syms[i].name);
+    b->nitems = b->nacc = b->npass = b->nsyms = 0;
+    b->end = FALSE;
+    g_clear_error(&b->err);
+}
+
+static void batch_free(pmusim_afeed_batch_t *b)
+{
+    batch_reset(b);
+    g_free(b->items);
+    g_free(b->acc);
+    g_free(b->pass);
+    g_free(b->syms);
+}
+
+/* The pending instruction is complete: it becomes the batch's next item. */
+static void push_pending(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
+{
+    if (!f->pending)
+        return;
+    f->pending = FALSE;
+    b->items = afeed_grow(b->items, b->nitems, &b->cap_items, sizeof *b->items, AFEED_READ);
+    pmusim_afeed_item_t *it = &b->items[b->nitems++];
+    it->in = f->in;
+    it->in.access = NULL; /* set by the consumer: acc may still move */
+    it->acc_off = (uint32_t)b->nacc;
+    it->pass = -1;
+    uint32_t na = f->in.naccess;
+    while (b->nacc + na > b->cap_acc) {
+        b->cap_acc = b->cap_acc ? 2 * b->cap_acc : AFEED_READ;
+        b->acc = g_renew(pmusim_uarch_access_t, b->acc, b->cap_acc);
+    }
+    memcpy(b->acc + b->nacc, f->acc, na * sizeof *f->acc);
+    b->nacc += na;
+}
+
+static void push_pass(pmusim_afeed_t *f, pmusim_afeed_batch_t *b, const pmusim_rec_t *r)
+{
+    push_pending(f, b);
+    b->pass = afeed_grow(b->pass, b->npass, &b->cap_pass, sizeof *b->pass, 16);
+    b->pass[b->npass] = *r;
+    b->items = afeed_grow(b->items, b->nitems, &b->cap_items, sizeof *b->items, AFEED_READ);
+    pmusim_afeed_item_t *it = &b->items[b->nitems++];
+    memset(it, 0, sizeof *it);
+    it->pass = (int32_t)b->npass++;
+}
+
+/* One reader call, converted as the sequential loop of cmd_annotate.c did:
+ * an INSN record waits for the MEM records that follow it on its thread
+ * and goes to the model when the next INSN, MARKER or passed EVENT comes
+ * (or the trace ends); IDLE and THREAD records are the model's own. */
+static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
+{
+    batch_reset(b);
+    GError *e = NULL;
+    gssize n = pmusim_trace_reader_next_batch(f->r, f->recs, AFEED_READ, &e);
+    if (n < 0) {
+        b->err = e;
+        b->end = TRUE;
+        return;
+    }
+    const GArray *syms = pmusim_trace_reader_symbols(f->r);
+    for (; f->nsym < syms->len; f->nsym++) {
+        const pmusim_symbol_t *s = &g_array_index(syms, pmusim_symbol_t, f->nsym);
+        b->syms = afeed_grow(b->syms, b->nsyms, &b->cap_syms, sizeof *b->syms, 16);
+        b->syms[b->nsyms++] = (pmusim_symbol_t){ s->start, s->end, g_strdup(s->name) };
+    }
+    if (n == 0) {
+        push_pending(f, b);
+        b->end = TRUE;
+        return;
+    }
+    for (gssize i = 0; i < n; i++) {
+        const pmusim_rec_t *r = &f->recs[i];
+        switch (r->kind) {
+        case PMUSIM_REC_INSN:
+            push_pending(f, b);
+            pmusim_uarch_insn_from_rec(r, &f->in, f->acc);
+            f->pending = TRUE;
+            break;
+        case PMUSIM_REC_MEM:
+            if (f->pending && r->thread == f->in.thread &&
+                !pmusim_uarch_insn_add_mem(&f->in, f->acc, r))
+                f->dropped_mem++;
+            break;
+        case PMUSIM_REC_MARKER:
+            push_pass(f, b, r);
+            break;
+        case PMUSIM_REC_EVENT:
+            if (f->pass_events)
+                push_pass(f, b, r);
+            break;
+        default: /* IDLE, THREAD: the model makes its own */
+            break;
+        }
+    }
+}
+
+static gpointer afeed_main(gpointer data)
+{
+    pmusim_afeed_t *f = data;
+    g_mutex_lock(&f->lock);
+    for (;;) {
+        while (f->count == AFEED_SLOTS && !f->stop)
+            g_cond_wait(&f->cond, &f->lock);
+        if (f->stop)
+            break;
+        pmusim_afeed_batch_t *b = &f->slot[(f->head + f->count) % AFEED_SLOTS];
+        g_mutex_unlock(&f->lock);
+        /* the slot is free: only this thread touches it until it is counted */
+        afeed_fill(f, b);
+        g_mutex_lock(&f->lock);
+        f->count++;
+        g_cond_broadcast(&f->cond);
+        if (b->end)
+            break;
+    }
+    g_mutex_unlock(&f->lock);
+    return NULL;
+}
+
+pmusim_afeed_t *pmusim_afeed_new(pmusim_trace_reader_t *r, gboolean pass_events)
+{
+    pmusim_afeed_t *f = g_new0(pmusim_afeed_t, 1);
+    f->r = r;
+    f->pass_events = pass_events;
+    f->recs = g_new(pmusim_rec_t, AFEED_READ);
+    const char *env = g_getenv("PMUSIM_READER_THREAD");
+    if ((env && !strcmp(env, "0")) || g_get_num_processors() < 2)
+        return f;
+    g_mutex_init(&f->lock);
+    g_cond_init(&f->cond);
+    f->thread = g_thread_try_new("pmusim-reader", afeed_main, f, NULL);
+    if (!f->thread) {
+        g_mutex_clear(&f->lock);
+        g_cond_clear(&f->cond);
+    }
+    return f;
+}
+
+pmusim_afeed_batch_t *pmusim_afeed_next(pmusim_afeed_t *f)
+{
+    if (!f->thread) {
+        afeed_fill(f, &f->slot[0]);
+        return &f->slot[0];
+    }
+    g_mutex_lock(&f->lock);
+    if (f->taken) { /* the caller is done with the previous one */
+        f->head = (f->head + 1) % AFEED_SLOTS;
+        f->count--;
+        f->taken = FALSE;
+        g_cond_broadcast(&f->cond);
+    }
+    while (!f->count)
+        g_cond_wait(&f->cond, &f->lock);
+    pmusim_afeed_batch_t *b = &f->slot[f->head];
+    f->taken = TRUE;
+    g_mutex_unlock(&f->lock);
+    return b;
+}
+
+uint64_t pmusim_afeed_dropped_mem(const pmusim_afeed_t *f)
+{
+    return f->dropped_mem;
+}
+
+void pmusim_afeed_free(pmusim_afeed_t *f)
+{
+    if (!f)
+        return;
+    if (f->thread) {
+        g_mutex_lock(&f->lock);
+        f->stop = TRUE;
+        g_cond_broadcast(&f->cond);
+        g_mutex_unlock(&f->lock);
+        g_thread_join(f->thread);
+        g_mutex_clear(&f->lock);
+        g_cond_clear(&f->cond);
+    }
+    for (unsigned i = 0; i < AFEED_SLOTS; i++)
+        batch_free(&f->slot[i]);
+    g_free(f->recs);
+    g_free(f);
+}
