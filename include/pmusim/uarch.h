@@ -151,6 +151,15 @@ typedef struct pmusim_uarch pmusim_uarch_t;
 pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
                                  const pmusim_uarch_options_t *o, pmusim_uarch_sink_fn sink,
                                  void *user, GError **error);
+/* Where the model builds its batches of records, so that a sink that keeps
+ * them (a queue to a writer thread) need not copy them: `fn` returns a
+ * buffer of at least `n` records; the model fills it and hands it to the
+ * sink (the `recs` argument is that buffer), then asks `fn` for the next
+ * one, also after the last batch.  `fn` gets the sink's `user`; it cannot
+ * fail.  Call before the first record; NULL: the model's own buffer (the
+ * default, the sink must then copy what it keeps). */
+typedef pmusim_rec_t *(*pmusim_uarch_buffer_fn)(size_t n, void *user);
+void pmusim_uarch_set_buffer(pmusim_uarch_t *u, pmusim_uarch_buffer_fn fn);
 /* The most threads the CPU's models can replay on one core. */
 uint32_t pmusim_uarch_max_threads(pmusim_cpu_t cpu);
 /* Sets the header's "annotations" key to what this model fills, and

@@ -37,6 +37,13 @@ static gboolean annotate_sink(const pmusim_rec_t *recs, size_t n, void *user, GE
     return pmusim_wqueue_write(a->q, recs, n, error);
 }
 
+/* The model builds its batches in the writer queue's slots: no copy. */
+static pmusim_rec_t *annotate_buffer(size_t n, void *user)
+{
+    annotate_t *a = user;
+    return pmusim_wqueue_buffer(a->q, n);
+}
+
 /* One batch of the feed (sim/cli/afeed.h): the symbols the reader found,
  * then the instructions and pass-through records, in order. */
 static gboolean annotate_batch(annotate_t *a, pmusim_afeed_batch_t *b, GError **error)
@@ -196,6 +203,7 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
         goto out;
     }
     a.q = pmusim_wqueue_new(a.w);
+    pmusim_uarch_set_buffer(a.u, annotate_buffer);
     feed = pmusim_afeed_new(r, pass_events);
     gboolean ok = TRUE;
     for (;;) {

@@ -81,8 +81,10 @@ struct pmusim_uarch {
     uarch_thread_t th[PMUSIM_MAX_THREADS];
     pmusim_uarch_sink_fn sink;
     void *user;
-    pmusim_rec_t out[OUT_BATCH];
+    pmusim_rec_t *out;         /* the batch being built: own_out or the buffer fn's */
     size_t nout;
+    pmusim_uarch_buffer_fn buffer; /* NULL: own_out */
+    pmusim_rec_t own_out[OUT_BATCH];
     pmusim_rec_t scratch;      /* target of writes after a sink failure */
     GError *err;               /* first sink failure */
     uint64_t floor;            /* cycle of the last record handed out */
@@ -114,6 +116,8 @@ static void out_flush(pmusim_uarch_t *u)
     }
     u->st.records += u->nout;
     u->nout = 0;
+    if (u->buffer) /* the sink kept the full one */
+        u->out = u->buffer(OUT_BATCH, u->user);
 }
 
 static pmusim_rec_t *out_slot(pmusim_uarch_t *u)
@@ -300,6 +304,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->mcdram = o->knm_mcdram;
     u->sink = sink;
     u->user = user;
+    u->out = u->own_out;
     u->running = -1;
     u->g_l1i = *pick_geom(o->i1_set, &o->i1, &cfg->l1i);
     u->g_l1d = *pick_geom(o->d1_set, &o->d1, &cfg->l1d);
@@ -363,6 +368,13 @@ void pmusim_uarch_free(pmusim_uarch_t *u)
     if (u->err)
         g_error_free(u->err);
     g_free(u);
+}
+
+void pmusim_uarch_set_buffer(pmusim_uarch_t *u, pmusim_uarch_buffer_fn fn)
+{
+    g_return_if_fail(u->nout == 0);
+    u->buffer = fn;
+    u->out = fn ? fn(OUT_BATCH, u->user) : u->own_out;
 }
 
 static void set_geom_meta(pmusim_trace_header_t *h, const char *key, const pmusim_uarch_geom_t *g)
