@@ -31,13 +31,13 @@ struct pmusim_afeed {
     gboolean stop;
 };
 
-/* Room for one more element after the first n of an array of `cap`. */
-static void *afeed_grow(void *arr, size_t n, size_t *cap, size_t elem, size_t min)
+/* Room for n elements in an array of `cap`. */
+static void *afeed_reserve(void *arr, size_t n, size_t *cap, size_t elem)
 {
-    if (n < *cap)
+    if (n <= *cap)
         return arr;
-    *cap = *cap ? 2 * *cap : min;
-    return g_realloc_n(arr, *cap, elem);
+    *cap = n;
+    return g_realloc_n(arr, n, elem);
 }
 
 static void batch_reset(pmusim_afeed_batch_t *b)
@@ -58,33 +58,20 @@ static void batch_free(pmusim_afeed_batch_t *b)
     g_free(b->syms);
 }
 
-/* The pending instruction is complete: it becomes the batch's next item. */
-static void push_pending(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
+/* Opens a new item at the end of the batch (afeed_fill() made room) for
+ * an INSN record, converted in place; its accesses follow the others. */
+static inline pmusim_afeed_item_t *open_item(pmusim_afeed_batch_t *b)
 {
-    if (!f->pending)
-        return;
-    f->pending = FALSE;
-    b->items = afeed_grow(b->items, b->nitems, &b->cap_items, sizeof *b->items, AFEED_READ);
     pmusim_afeed_item_t *it = &b->items[b->nitems++];
-    it->in = f->in;
-    it->in.access = NULL; /* set by the consumer: acc may still move */
     it->acc_off = (uint32_t)b->nacc;
     it->pass = -1;
-    uint32_t na = f->in.naccess;
-    while (b->nacc + na > b->cap_acc) {
-        b->cap_acc = b->cap_acc ? 2 * b->cap_acc : AFEED_READ;
-        b->acc = g_renew(pmusim_uarch_access_t, b->acc, b->cap_acc);
-    }
-    memcpy(b->acc + b->nacc, f->acc, na * sizeof *f->acc);
-    b->nacc += na;
+    return it;
 }
 
 static void push_pass(pmusim_afeed_t *f, pmusim_afeed_batch_t *b, const pmusim_rec_t *r)
 {
-    push_pending(f, b);
-    b->pass = afeed_grow(b->pass, b->npass, &b->cap_pass, sizeof *b->pass, 16);
+    f->pending = FALSE; /* the instruction before it is complete, in place */
     b->pass[b->npass] = *r;
-    b->items = afeed_grow(b->items, b->nitems, &b->cap_items, sizeof *b->items, AFEED_READ);
     pmusim_afeed_item_t *it = &b->items[b->nitems++];
     memset(it, 0, sizeof *it);
     it->pass = (int32_t)b->npass++;
@@ -93,7 +80,10 @@ static void push_pass(pmusim_afeed_t *f, pmusim_afeed_batch_t *b, const pmusim_r
 /* One reader call, converted as the sequential loop of cmd_annotate.c did:
  * an INSN record waits for the MEM records that follow it on its thread
  * and goes to the model when the next INSN, MARKER or passed EVENT comes
- * (or the trace ends); IDLE and THREAD records are the model's own. */
+ * (or the trace ends); IDLE and THREAD records are the model's own.  The
+ * instruction still waiting at the end of a call goes to the model with
+ * the next call's batch (after that call's symbols), as it did in the
+ * sequential loop: it is kept aside (f->in, f->acc) in between. */
 static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
 {
     batch_reset(b);
@@ -107,11 +97,24 @@ static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
     const GArray *syms = pmusim_trace_reader_symbols(f->r);
     for (; f->nsym < syms->len; f->nsym++) {
         const pmusim_symbol_t *s = &g_array_index(syms, pmusim_symbol_t, f->nsym);
-        b->syms = afeed_grow(b->syms, b->nsyms, &b->cap_syms, sizeof *b->syms, 16);
+        b->syms = afeed_reserve(b->syms, b->nsyms + 1, &b->cap_syms, sizeof *b->syms);
         b->syms[b->nsyms++] = (pmusim_symbol_t){ s->start, s->end, g_strdup(s->name) };
     }
+    /* every record makes at most one item, one access or one pass-through
+     * record; the waiting instruction one item and its accesses */
+    size_t most = (size_t)n + 1;
+    b->items = afeed_reserve(b->items, most, &b->cap_items, sizeof *b->items);
+    b->acc = afeed_reserve(b->acc, most + PMUSIM_UARCH_MAX_ACCESSES, &b->cap_acc, sizeof *b->acc);
+    b->pass = afeed_reserve(b->pass, most, &b->cap_pass, sizeof *b->pass);
+    pmusim_afeed_item_t *open = NULL; /* the pending instruction's item */
+    if (f->pending) {
+        open = open_item(b);
+        open->in = f->in;
+        memcpy(b->acc, f->acc, f->in.naccess * sizeof *f->acc);
+        b->nacc = f->in.naccess;
+    }
     if (n == 0) {
-        push_pending(f, b);
+        f->pending = FALSE;
         b->end = TRUE;
         return;
     }
@@ -119,14 +122,18 @@ static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
         const pmusim_rec_t *r = &f->recs[i];
         switch (r->kind) {
         case PMUSIM_REC_INSN:
-            push_pending(f, b);
-            pmusim_uarch_insn_from_rec(r, &f->in, f->acc);
+            open = open_item(b);
+            pmusim_uarch_insn_from_rec(r, &open->in, b->acc + b->nacc);
+            b->nacc += open->in.naccess;
             f->pending = TRUE;
             break;
         case PMUSIM_REC_MEM:
-            if (f->pending && r->thread == f->in.thread &&
-                !pmusim_uarch_insn_add_mem(&f->in, f->acc, r))
-                f->dropped_mem++;
+            if (f->pending && r->thread == open->in.thread) {
+                if (pmusim_uarch_insn_add_mem(&open->in, b->acc + open->acc_off, r))
+                    b->nacc++;
+                else
+                    f->dropped_mem++;
+            }
             break;
         case PMUSIM_REC_MARKER:
             push_pass(f, b, r);
@@ -138,6 +145,12 @@ static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
         default: /* IDLE, THREAD: the model makes its own */
             break;
         }
+    }
+    if (f->pending) { /* not complete yet: aside until the next call */
+        f->in = open->in;
+        memcpy(f->acc, b->acc + open->acc_off, open->in.naccess * sizeof *f->acc);
+        b->nitems--;
+        b->nacc = open->acc_off;
     }
 }
 

@@ -77,6 +77,32 @@ else
     echo "skip  /dev/full not writable"
 fi
 
+# an instruction with 66 accesses (2 beyond the model's 64), then a marker
+# and one more instruction: the same output and message with and without
+# the reader thread
+{
+    printf 'pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 1\nflags 0x0\n'
+    printf '0 0 insn ip=0x401000 len=4 plm=3 mem=st addr=0x10000 size=8\n'
+    i=1
+    while [ "$i" -lt 66 ]; do
+        printf '0 0 mem mem=st addr=0x%x size=8\n' $((0x10000 + 64 * i))
+        i=$((i + 1))
+    done
+    printf '1 0 marker here\n1 0 insn ip=0x401004 len=2 plm=3\nend 68\n'
+} >"$work/wide.txt"
+for r in 0 1; do
+    PMUSIM_READER_THREAD=$r "$pmusim" trace annotate "$work/wide.txt" "$work/wide$r.txt" \
+        --cpu wsm 2>"$work/werr$r"
+done
+if grep -q "2 MEM records beyond 64 per instruction" "$work/werr0"; then
+    echo "ok    annotate of 66 accesses: 2 not modelled"
+else
+    echo "FAIL  annotate of 66 accesses: $(cat "$work/werr0")"
+    failed=$((failed + 1))
+fi
+same "annotate of 66 accesses: output, reader thread 1" "$work/wide0.txt" "$work/wide1.txt"
+same "annotate of 66 accesses: message, reader thread 1" "$work/werr0" "$work/werr1"
+
 # a read failure (a truncated trace) on the reader thread: exit 1, the reader's message, the same every way
 head -c 20000 "$work/in-wsm-1.pmt" >"$work/trunc.pmt"
 for r in 0 1; do
