@@ -170,6 +170,11 @@ void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h);
  * `mem`), one MEM record per further access, and any IDLE, EVENT and THREAD
  * records it causes.  Records may be held back until other threads catch up. */
 gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error);
+/* in[0], ..., in[n - 1] as n calls of pmusim_uarch_insn() (the loop
+ * inside the model: fewer calls per instruction); stops at the first
+ * failure, the instructions before it having run.  n = 0 does nothing. */
+gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n,
+                            GError **error);
 /* Passes a record the model does not produce (MARKER; EVENT records of a
  * source trace) through at the thread's current cycle. */
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error);

@@ -44,7 +44,7 @@ static void batch_reset(pmusim_afeed_batch_t *b)
 {
     for (size_t i = 0; i < b->nsyms; i++)
         g_free(b->syms[i].name);
-    b->nitems = b->nacc = b->npass = b->nsyms = 0;
+    b->ninsns = b->nacc = b->npass = b->nsyms = 0;
     b->end = FALSE;
     g_clear_error(&b->err);
 }
@@ -52,29 +52,18 @@ static void batch_reset(pmusim_afeed_batch_t *b)
 static void batch_free(pmusim_afeed_batch_t *b)
 {
     batch_reset(b);
-    g_free(b->items);
+    g_free(b->insns);
     g_free(b->acc);
     g_free(b->pass);
     g_free(b->syms);
 }
 
-/* Opens a new item at the end of the batch (afeed_fill() made room) for
- * an INSN record, converted in place; its accesses follow the others. */
-static inline pmusim_afeed_item_t *open_item(pmusim_afeed_batch_t *b)
-{
-    pmusim_afeed_item_t *it = &b->items[b->nitems++];
-    it->acc_off = (uint32_t)b->nacc;
-    it->pass = -1;
-    return it;
-}
-
 static void push_pass(pmusim_afeed_t *f, pmusim_afeed_batch_t *b, const pmusim_rec_t *r)
 {
     f->pending = FALSE; /* the instruction before it is complete, in place */
-    b->pass[b->npass] = *r;
-    pmusim_afeed_item_t *it = &b->items[b->nitems++];
-    memset(it, 0, sizeof *it);
-    it->pass = (int32_t)b->npass++;
+    pmusim_afeed_pass_t *p = &b->pass[b->npass++];
+    p->rec = *r;
+    p->at = b->ninsns;
 }
 
 /* One reader call, converted as the sequential loop of cmd_annotate.c did:
@@ -100,16 +89,17 @@ static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
         b->syms = afeed_reserve(b->syms, b->nsyms + 1, &b->cap_syms, sizeof *b->syms);
         b->syms[b->nsyms++] = (pmusim_symbol_t){ s->start, s->end, g_strdup(s->name) };
     }
-    /* every record makes at most one item, one access or one pass-through
-     * record; the waiting instruction one item and its accesses */
+    /* every record makes at most one instruction, one access or one
+     * pass-through record; the waiting instruction one and its accesses */
     size_t most = (size_t)n + 1;
-    b->items = afeed_reserve(b->items, most, &b->cap_items, sizeof *b->items);
+    b->insns = afeed_reserve(b->insns, most, &b->cap_insns, sizeof *b->insns);
     b->acc = afeed_reserve(b->acc, most + PMUSIM_UARCH_MAX_ACCESSES, &b->cap_acc, sizeof *b->acc);
     b->pass = afeed_reserve(b->pass, most, &b->cap_pass, sizeof *b->pass);
-    pmusim_afeed_item_t *open = NULL; /* the pending instruction's item */
+    pmusim_uarch_insn_t *open = NULL; /* the pending instruction */
     if (f->pending) {
-        open = open_item(b);
-        open->in = f->in;
+        open = &b->insns[b->ninsns++];
+        *open = f->in;
+        open->access = b->acc;
         memcpy(b->acc, f->acc, f->in.naccess * sizeof *f->acc);
         b->nacc = f->in.naccess;
     }
@@ -122,14 +112,15 @@ static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
         const pmusim_rec_t *r = &f->recs[i];
         switch (r->kind) {
         case PMUSIM_REC_INSN:
-            open = open_item(b);
-            pmusim_uarch_insn_from_rec(r, &open->in, b->acc + b->nacc);
-            b->nacc += open->in.naccess;
+            open = &b->insns[b->ninsns++];
+            pmusim_uarch_insn_from_rec(r, open, b->acc + b->nacc);
+            b->nacc += open->naccess;
             f->pending = TRUE;
             break;
         case PMUSIM_REC_MEM:
-            if (f->pending && r->thread == open->in.thread) {
-                if (pmusim_uarch_insn_add_mem(&open->in, b->acc + open->acc_off, r))
+            if (f->pending && r->thread == open->thread) {
+                /* open's accesses are the batch's last: room behind them */
+                if (pmusim_uarch_insn_add_mem(open, b->acc + (b->nacc - open->naccess), r))
                     b->nacc++;
                 else
                     f->dropped_mem++;
@@ -147,10 +138,10 @@ static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
         }
     }
     if (f->pending) { /* not complete yet: aside until the next call */
-        f->in = open->in;
-        memcpy(f->acc, b->acc + open->acc_off, open->in.naccess * sizeof *f->acc);
-        b->nitems--;
-        b->nacc = open->acc_off;
+        f->in = *open;
+        memcpy(f->acc, open->access, open->naccess * sizeof *f->acc);
+        b->ninsns--;
+        b->nacc -= open->naccess;
     }
 }
 

@@ -17,26 +17,24 @@
 #include "pmusim/trace.h"
 #include "pmusim/uarch.h"
 
-/* One unit of work for the model: an instruction (its accesses are the
- * batch's acc[acc_off, acc_off + in.naccess)), or, when pass >= 0, the
- * batch's pass[pass] record for pmusim_uarch_passthrough(). */
-typedef struct pmusim_afeed_item {
-    pmusim_uarch_insn_t in;
-    uint32_t acc_off;
-    int32_t pass;
-} pmusim_afeed_item_t;
+/* A record for pmusim_uarch_passthrough(), due before the batch's
+ * instruction `at` (after all of them when at == ninsns). */
+typedef struct pmusim_afeed_pass {
+    pmusim_rec_t rec; /* MARKER names stay the reader's */
+    size_t at;
+} pmusim_afeed_pass_t;
 
 typedef struct pmusim_afeed_batch {
-    pmusim_afeed_item_t *items;
-    size_t nitems, cap_items;
+    pmusim_uarch_insn_t *insns; /* `access` points into acc */
+    size_t ninsns, cap_insns;
     pmusim_uarch_access_t *acc;
     size_t nacc, cap_acc;
-    pmusim_rec_t *pass; /* MARKER names stay the reader's */
+    pmusim_afeed_pass_t *pass; /* in order */
     size_t npass, cap_pass;
     pmusim_symbol_t *syms; /* symbols new after this batch's read: add them first */
     size_t nsyms, cap_syms;
     gboolean end;          /* the last batch (end of trace, or err) */
-    GError *err;           /* the reader failed: no items, no symbols */
+    GError *err;           /* the reader failed: no instructions, no symbols */
 } pmusim_afeed_batch_t;
 
 typedef struct pmusim_afeed pmusim_afeed_t;

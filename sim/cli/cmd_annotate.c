@@ -59,18 +59,16 @@ static gboolean annotate_batch(annotate_t *a, pmusim_afeed_batch_t *b, GError **
         if (!pmusim_trace_writer_add_symbol(a->w, b->syms[i].start, b->syms[i].end,
                                             b->syms[i].name, error))
             return FALSE;
-    for (size_t i = 0; i < b->nitems; i++) {
-        pmusim_afeed_item_t *it = &b->items[i];
-        gboolean ok;
-        if (it->pass >= 0) {
-            ok = pmusim_uarch_passthrough(a->u, &b->pass[it->pass], error);
-        } else {
-            it->in.access = b->acc + it->acc_off;
-            ok = pmusim_uarch_insn(a->u, &it->in, error);
-        }
-        if (!ok)
+    size_t at = 0;
+    for (size_t k = 0; k < b->npass; k++) {
+        const pmusim_afeed_pass_t *p = &b->pass[k];
+        if (!pmusim_uarch_insns(a->u, b->insns + at, p->at - at, error) ||
+            !pmusim_uarch_passthrough(a->u, &p->rec, error))
             return FALSE;
+        at = p->at;
     }
+    if (!pmusim_uarch_insns(a->u, b->insns + at, b->ninsns - at, error))
+        return FALSE;
     return TRUE;
 }
 

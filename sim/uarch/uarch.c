@@ -1122,13 +1122,10 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     return take_error(u, error);
 }
 
-gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error)
+/* The checks of pmusim_uarch_insn()'s input. */
+static inline gboolean insn_check(const pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
+                                  GError **error)
 {
-    if (G_UNLIKELY(!u->sink)) {
-        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_SINK,
-                    "the model stopped after a sink failure");
-        return FALSE;
-    }
     if (G_UNLIKELY(in->thread >= u->nthreads) ||
         G_UNLIKELY(in->naccess > PMUSIM_UARCH_MAX_ACCESSES) ||
         G_UNLIKELY(in->br >= PMUSIM_UARCH_BR_COUNT_) ||
@@ -1143,11 +1140,40 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
                                                        : "accesses missing");
         return FALSE;
     }
+    return TRUE;
+}
+
+/* n instructions of one configuration: the body inlined in the loop. */
+static inline __attribute__((always_inline)) gboolean
+insns_run(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **error,
+          const gboolean merge, const gboolean soemt)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!insn_check(u, &in[i], error) || !insn_body(u, &in[i], error, merge, soemt))
+            return FALSE;
+    return TRUE;
+}
+
+gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n,
+                            GError **error)
+{
+    if (G_UNLIKELY(!u->sink)) {
+        if (!n)
+            return TRUE;
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_SINK,
+                    "the model stopped after a sink failure");
+        return FALSE;
+    }
     if (u->merge)
-        return insn_body(u, in, error, TRUE, FALSE);
+        return insns_run(u, in, n, error, TRUE, FALSE);
     if (u->soemt)
-        return insn_body(u, in, error, FALSE, TRUE);
-    return insn_body(u, in, error, FALSE, FALSE);
+        return insns_run(u, in, n, error, FALSE, TRUE);
+    return insns_run(u, in, n, error, FALSE, FALSE);
+}
+
+gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error)
+{
+    return pmusim_uarch_insns(u, in, 1, error);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)

@@ -644,6 +644,51 @@ static void test_batches_in_callers_buffer(void)
     done(own, &c);
 }
 
+/* pmusim_uarch_insns(): the same records as one call per instruction; a
+ * bad instruction stops the batch after the ones before it ran. */
+static void test_insns_batch(void)
+{
+    collect_t c1, cn;
+    pmusim_uarch_t *one = model(PMUSIM_CPU_WSM, 2, NULL, &c1);
+    pmusim_uarch_t *many = model(PMUSIM_CPU_WSM, 2, NULL, &cn);
+    pmusim_uarch_access_t acc[3000];
+    pmusim_uarch_insn_t in[3000];
+    for (unsigned i = 0; i < 3000; i++) {
+        acc[i] = (pmusim_uarch_access_t){ .addr = 0x200000 + 72 * (uint64_t)i, .size = 8,
+                                          .is_store = (uint8_t)(i % 3 == 0) };
+        in[i] = (pmusim_uarch_insn_t){ .ip = 0x1000 + 4 * (i % 40), .thread = (uint8_t)(i % 2),
+                                       .plm = 3, .len = 4, .naccess = i % 4 ? 1 : 0,
+                                       .access = &acc[i],
+                                       .br = i % 40 == 39 ? PMUSIM_UARCH_BR_COND : 0,
+                                       .taken = 1, .target = 0x1000 };
+    }
+    GError *e = NULL;
+    for (unsigned i = 0; i < 3000; i++)
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(one, &in[i], &e));
+    CU_ASSERT_TRUE(pmusim_uarch_insns(many, in, 0, &e));
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insns(many, in, 1000, &e));
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insns(many, in + 1000, 2000, &e));
+    finish(one);
+    finish(many);
+    CU_ASSERT_TRUE(c1.recs->len >= 3000);
+    CU_ASSERT_EQUAL(cn.recs->len, c1.recs->len);
+    CU_ASSERT_EQUAL(memcmp(cn.recs->data, c1.recs->data, c1.recs->len * sizeof(pmusim_rec_t)), 0);
+    done(one, &c1);
+    done(many, &cn);
+
+    /* thread 2 of a 2-thread model at index 3 */
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 2, NULL, &cn);
+    in[3].thread = 2;
+    CU_ASSERT_FALSE(pmusim_uarch_insns(u, in, 10, &e));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    CU_ASSERT_STRING_EQUAL(e->message, "instruction at ip 0x100c: thread out of range");
+    g_clear_error(&e);
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.insns, 3);
+    done(u, &cn);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("caches", NULL, NULL);
@@ -668,4 +713,5 @@ static void register_suites(void)
     s = CU_add_suite("options", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_options);
     PMUSIM_ADD_TEST(s, test_batches_in_callers_buffer);
+    PMUSIM_ADD_TEST(s, test_insns_batch);
 }
