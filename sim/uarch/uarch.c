@@ -1171,9 +1171,23 @@ gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, si
     return insns_run(u, in, n, error, FALSE, FALSE);
 }
 
+/* One instruction without the batch loop (the capture's path: one call per
+ * instruction; through pmusim_uarch_insns(u, in, 1, error) it cost 10 more
+ * host instructions each). */
 gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error)
 {
-    return pmusim_uarch_insns(u, in, 1, error);
+    if (G_UNLIKELY(!u->sink)) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_SINK,
+                    "the model stopped after a sink failure");
+        return FALSE;
+    }
+    if (!insn_check(u, in, error))
+        return FALSE;
+    if (u->merge)
+        return insn_body(u, in, error, TRUE, FALSE);
+    if (u->soemt)
+        return insn_body(u, in, error, FALSE, TRUE);
+    return insn_body(u, in, error, FALSE, FALSE);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)
