@@ -151,6 +151,15 @@ typedef struct pmusim_uarch pmusim_uarch_t;
 pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
                                  const pmusim_uarch_options_t *o, pmusim_uarch_sink_fn sink,
                                  void *user, GError **error);
+/* Where the model builds its batches of records, so that a sink that keeps
+ * them (a queue to a writer thread) need not copy them: `fn` returns a
+ * buffer of at least `n` records; the model fills it and hands it to the
+ * sink (the `recs` argument is that buffer), then asks `fn` for the next
+ * one, also after the last batch.  `fn` gets the sink's `user`; it cannot
+ * fail.  Call before the first record; NULL: the model's own buffer (the
+ * default, the sink must then copy what it keeps). */
+typedef pmusim_rec_t *(*pmusim_uarch_buffer_fn)(size_t n, void *user);
+void pmusim_uarch_set_buffer(pmusim_uarch_t *u, pmusim_uarch_buffer_fn fn);
 /* The most threads the CPU's models can replay on one core. */
 uint32_t pmusim_uarch_max_threads(pmusim_cpu_t cpu);
 /* Sets the header's "annotations" key to what this model fills, and
@@ -161,6 +170,11 @@ void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h);
  * `mem`), one MEM record per further access, and any IDLE, EVENT and THREAD
  * records it causes.  Records may be held back until other threads catch up. */
 gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error);
+/* in[0], ..., in[n - 1] as n calls of pmusim_uarch_insn() (the loop
+ * inside the model: fewer calls per instruction); stops at the first
+ * failure, the instructions before it having run.  n = 0 does nothing. */
+gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n,
+                            GError **error);
 /* Passes a record the model does not produce (MARKER; EVENT records of a
  * source trace) through at the thread's current cycle. */
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error);

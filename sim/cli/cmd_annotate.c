@@ -13,12 +13,11 @@
 #include "cmds.h"
 #include "pmusim/trace.h"
 #include "pmusim/uarch.h"
+#include "afeed.h"
 #include "wqueue.h"
 
 #include <inttypes.h>
 #include <string.h>
-
-#define ANNOTATE_BATCH 4096
 
 static const char *const annotate_usage =
     "pmusim trace annotate IN OUT [--cpu CPU] [--to text|binary] [--I1=SIZE,ASSOC,LINE]\n"
@@ -30,10 +29,6 @@ typedef struct annotate {
     pmusim_trace_writer_t *w;
     pmusim_wqueue_t *q;     /* the writer's thread (sim/cli/wqueue.h) */
     pmusim_uarch_t *u;
-    pmusim_uarch_insn_t in;
-    pmusim_uarch_access_t acc[PMUSIM_UARCH_MAX_ACCESSES];
-    gboolean pending;
-    uint64_t dropped_mem; /* MEM records beyond the per-instruction maximum */
 } annotate_t;
 
 static gboolean annotate_sink(const pmusim_rec_t *recs, size_t n, void *user, GError **error)
@@ -42,46 +37,38 @@ static gboolean annotate_sink(const pmusim_rec_t *recs, size_t n, void *user, GE
     return pmusim_wqueue_write(a->q, recs, n, error);
 }
 
-static gboolean flush_pending(annotate_t *a, GError **error)
+/* The model builds its batches in the writer queue's slots: no copy. */
+static pmusim_rec_t *annotate_buffer(size_t n, void *user)
 {
-    if (!a->pending)
-        return TRUE;
-    a->pending = FALSE;
-    return pmusim_uarch_insn(a->u, &a->in, error);
+    annotate_t *a = user;
+    return pmusim_wqueue_buffer(a->q, n);
 }
 
-/* Feeds one batch of input records to the model. */
-static gboolean annotate_batch(annotate_t *a, const pmusim_rec_t *recs, size_t n,
-                               gboolean pass_events, GError **error)
+/* One batch of the feed (sim/cli/afeed.h): the symbols the reader found,
+ * then the instructions and pass-through records, in order. */
+static gboolean annotate_batch(annotate_t *a, pmusim_afeed_batch_t *b, GError **error)
 {
-    for (size_t i = 0; i < n; i++) {
-        const pmusim_rec_t *r = &recs[i];
-        switch (r->kind) {
-        case PMUSIM_REC_INSN:
-            if (!flush_pending(a, error))
-                return FALSE;
-            pmusim_uarch_insn_from_rec(r, &a->in, a->acc);
-            a->pending = TRUE;
-            break;
-        case PMUSIM_REC_MEM:
-            if (a->pending && r->thread == a->in.thread) {
-                if (!pmusim_uarch_insn_add_mem(&a->in, a->acc, r))
-                    a->dropped_mem++;
-            }
-            break;
-        case PMUSIM_REC_MARKER:
-            if (!flush_pending(a, error) || !pmusim_uarch_passthrough(a->u, r, error))
-                return FALSE;
-            break;
-        case PMUSIM_REC_EVENT:
-            if (pass_events &&
-                (!flush_pending(a, error) || !pmusim_uarch_passthrough(a->u, r, error)))
-                return FALSE;
-            break;
-        default: /* IDLE, THREAD: the model makes its own */
-            break;
-        }
+    if (b->err) {
+        g_propagate_error(error, b->err);
+        b->err = NULL;
+        return FALSE;
     }
+    if (b->nsyms && !pmusim_wqueue_sync(a->q, error)) /* the writer is the writer thread's until then */
+        return FALSE;
+    for (size_t i = 0; i < b->nsyms; i++)
+        if (!pmusim_trace_writer_add_symbol(a->w, b->syms[i].start, b->syms[i].end,
+                                            b->syms[i].name, error))
+            return FALSE;
+    size_t at = 0;
+    for (size_t k = 0; k < b->npass; k++) {
+        const pmusim_afeed_pass_t *p = &b->pass[k];
+        if (!pmusim_uarch_insns(a->u, b->insns + at, p->at - at, error) ||
+            !pmusim_uarch_passthrough(a->u, &p->rec, error))
+            return FALSE;
+        at = p->at;
+    }
+    if (!pmusim_uarch_insns(a->u, b->insns + at, b->ninsns - at, error))
+        return FALSE;
     return TRUE;
 }
 
@@ -146,6 +133,7 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
     g_option_context_free(ctx);
     int status = 0;
     pmusim_trace_reader_t *r = NULL;
+    pmusim_afeed_t *feed = NULL;
     annotate_t a;
     memset(&a, 0, sizeof a);
     if (!parsed) {
@@ -213,33 +201,20 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
         goto out;
     }
     a.q = pmusim_wqueue_new(a.w);
-    pmusim_rec_t *recs = g_new(pmusim_rec_t, ANNOTATE_BATCH);
-    guint nsym = 0;
+    pmusim_uarch_set_buffer(a.u, annotate_buffer);
+    feed = pmusim_afeed_new(r, pass_events);
     gboolean ok = TRUE;
     for (;;) {
-        gssize n = pmusim_trace_reader_next_batch(r, recs, ANNOTATE_BATCH, &error);
-        if (n < 0) {
-            ok = FALSE;
+        pmusim_afeed_batch_t *b = pmusim_afeed_next(feed);
+        ok = annotate_batch(&a, b, &error);
+        if (!ok || b->end)
             break;
-        }
-        const GArray *syms = pmusim_trace_reader_symbols(r);
-        if (nsym < syms->len) /* the writer is the writer thread's until then */
-            ok = pmusim_wqueue_sync(a.q, &error);
-        for (; ok && nsym < syms->len; nsym++) {
-            const pmusim_symbol_t *s = &g_array_index(syms, pmusim_symbol_t, nsym);
-            ok = pmusim_trace_writer_add_symbol(a.w, s->start, s->end, s->name, &error);
-        }
-        if (!ok || n == 0)
-            break;
-        if (!annotate_batch(&a, recs, (size_t)n, pass_events, &error)) {
-            ok = FALSE;
-            break;
-        }
     }
-    g_free(recs);
     if (ok)
-        ok = flush_pending(&a, &error) && pmusim_uarch_finish(a.u, &error) &&
-             pmusim_wqueue_sync(a.q, &error);
+        ok = pmusim_uarch_finish(a.u, &error) && pmusim_wqueue_sync(a.q, &error);
+    uint64_t dropped_mem = ok ? pmusim_afeed_dropped_mem(feed) : 0; /* the reader is done */
+    pmusim_afeed_free(feed);
+    feed = NULL;
     pmusim_wqueue_free(a.q);
     a.q = NULL;
     if (!ok) {
@@ -251,7 +226,7 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
         status = annotate_fail(error);
         goto out;
     }
-    if (stats || a.dropped_mem) {
+    if (stats || dropped_mem) {
         pmusim_uarch_stats_t st;
         pmusim_uarch_get_stats(a.u, &st);
         if (stats)
@@ -262,11 +237,12 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
                     " conditional branches, %" PRIu64 " mispredicted\n",
                     st.insns, st.records, st.cycles, st.d1_access, st.d1_miss, st.ll_access,
                     st.ll_miss, st.i1_miss, st.cond_branches, st.mispredicts);
-        if (a.dropped_mem)
+        if (dropped_mem)
             fprintf(stderr, "pmusim: %s: %" PRIu64 " MEM records beyond %u per instruction "
-                    "were not modelled\n", in_path, a.dropped_mem, PMUSIM_UARCH_MAX_ACCESSES);
+                    "were not modelled\n", in_path, dropped_mem, PMUSIM_UARCH_MAX_ACCESSES);
     }
 out:
+    pmusim_afeed_free(feed); /* before the writer's thread: a failure may leave both running */
     pmusim_wqueue_free(a.q);
     pmusim_uarch_free(a.u);
     pmusim_trace_reader_free(r);

@@ -21,6 +21,7 @@ struct pmusim_wqueue {
     unsigned head, count;      /* oldest full slot, full slots */
     gboolean busy;             /* the thread is writing slot[head] */
     gboolean stop;
+    wq_slot_t direct;          /* without a thread: pmusim_wqueue_buffer()'s buffer */
     GError *err;               /* the writer's failure */
     gboolean err_told;
 };
@@ -83,6 +84,31 @@ static gboolean wq_failed(pmusim_wqueue_t *q, GError **error)
     return FALSE;
 }
 
+/* Room for n records in s. */
+static void slot_reserve(wq_slot_t *s, size_t n)
+{
+    if (s->cap < n) {
+        g_free(s->recs);
+        s->cap = MAX(n, 1024u);
+        s->recs = g_new(pmusim_rec_t, s->cap);
+    }
+}
+
+pmusim_rec_t *pmusim_wqueue_buffer(pmusim_wqueue_t *q, size_t n)
+{
+    if (!q->thread) {
+        slot_reserve(&q->direct, n);
+        return q->direct.recs;
+    }
+    g_mutex_lock(&q->lock);
+    while (q->count == WQ_SLOTS)
+        g_cond_wait(&q->cond, &q->lock);
+    wq_slot_t *s = &q->slot[(q->head + q->count) % WQ_SLOTS];
+    g_mutex_unlock(&q->lock);
+    slot_reserve(s, n); /* free: the writer thread does not look at it */
+    return s->recs;
+}
+
 gboolean pmusim_wqueue_write(pmusim_wqueue_t *q, const pmusim_rec_t *recs, size_t n,
                              GError **error)
 {
@@ -99,12 +125,10 @@ gboolean pmusim_wqueue_write(pmusim_wqueue_t *q, const pmusim_rec_t *recs, size_
     wq_slot_t *s = &q->slot[(q->head + q->count) % WQ_SLOTS];
     g_mutex_unlock(&q->lock);
     /* the slot is free: only this thread touches it until it is counted */
-    if (s->cap < n) {
-        g_free(s->recs);
-        s->cap = MAX(n, 1024u);
-        s->recs = g_new(pmusim_rec_t, s->cap);
+    if (recs != s->recs) { /* else filled in place (pmusim_wqueue_buffer) */
+        slot_reserve(s, n);
+        memcpy(s->recs, recs, n * sizeof *recs);
     }
-    memcpy(s->recs, recs, n * sizeof *recs);
     s->n = n;
     g_mutex_lock(&q->lock);
     q->count++;
@@ -140,6 +164,7 @@ void pmusim_wqueue_free(pmusim_wqueue_t *q)
     }
     for (unsigned i = 0; i < WQ_SLOTS; i++)
         g_free(q->slot[i].recs);
+    g_free(q->direct.recs);
     if (q->err)
         g_error_free(q->err);
     g_free(q);

@@ -21,6 +21,11 @@ pmusim_wqueue_t *pmusim_wqueue_new(pmusim_trace_writer_t *w);
  * a copy of the writer's error, once; later calls say the writer failed. */
 gboolean pmusim_wqueue_write(pmusim_wqueue_t *q, const pmusim_rec_t *recs, size_t n,
                              GError **error);
+/* The buffer the next write() will queue, for a producer that builds its
+ * batch in place (pmusim_uarch_set_buffer()): n records; passing it to
+ * write() queues it without a copy.  May wait for a free slot.  The
+ * buffer stays valid until that write(), or the next call. */
+pmusim_rec_t *pmusim_wqueue_buffer(pmusim_wqueue_t *q, size_t n);
 /* Waits until every queued batch is written; FALSE as for write().  After
  * it the writer may be used directly until the next write(). */
 gboolean pmusim_wqueue_sync(pmusim_wqueue_t *q, GError **error);

@@ -81,8 +81,10 @@ struct pmusim_uarch {
     uarch_thread_t th[PMUSIM_MAX_THREADS];
     pmusim_uarch_sink_fn sink;
     void *user;
-    pmusim_rec_t out[OUT_BATCH];
+    pmusim_rec_t *out;         /* the batch being built: own_out or the buffer fn's */
     size_t nout;
+    pmusim_uarch_buffer_fn buffer; /* NULL: own_out */
+    pmusim_rec_t own_out[OUT_BATCH];
     pmusim_rec_t scratch;      /* target of writes after a sink failure */
     GError *err;               /* first sink failure */
     uint64_t floor;            /* cycle of the last record handed out */
@@ -114,6 +116,8 @@ static void out_flush(pmusim_uarch_t *u)
     }
     u->st.records += u->nout;
     u->nout = 0;
+    if (u->buffer) /* the sink kept the full one */
+        u->out = u->buffer(OUT_BATCH, u->user);
 }
 
 static pmusim_rec_t *out_slot(pmusim_uarch_t *u)
@@ -300,6 +304,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->mcdram = o->knm_mcdram;
     u->sink = sink;
     u->user = user;
+    u->out = u->own_out;
     u->running = -1;
     u->g_l1i = *pick_geom(o->i1_set, &o->i1, &cfg->l1i);
     u->g_l1d = *pick_geom(o->d1_set, &o->d1, &cfg->l1d);
@@ -363,6 +368,13 @@ void pmusim_uarch_free(pmusim_uarch_t *u)
     if (u->err)
         g_error_free(u->err);
     g_free(u);
+}
+
+void pmusim_uarch_set_buffer(pmusim_uarch_t *u, pmusim_uarch_buffer_fn fn)
+{
+    g_return_if_fail(u->nout == 0);
+    u->buffer = fn;
+    u->out = fn ? fn(OUT_BATCH, u->user) : u->own_out;
 }
 
 static void set_geom_meta(pmusim_trace_header_t *h, const char *key, const pmusim_uarch_geom_t *g)
@@ -1110,13 +1122,10 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     return take_error(u, error);
 }
 
-gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error)
+/* The checks of pmusim_uarch_insn()'s input. */
+static inline gboolean insn_check(const pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
+                                  GError **error)
 {
-    if (G_UNLIKELY(!u->sink)) {
-        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_SINK,
-                    "the model stopped after a sink failure");
-        return FALSE;
-    }
     if (G_UNLIKELY(in->thread >= u->nthreads) ||
         G_UNLIKELY(in->naccess > PMUSIM_UARCH_MAX_ACCESSES) ||
         G_UNLIKELY(in->br >= PMUSIM_UARCH_BR_COUNT_) ||
@@ -1131,6 +1140,49 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
                                                        : "accesses missing");
         return FALSE;
     }
+    return TRUE;
+}
+
+/* n instructions of one configuration: the body inlined in the loop. */
+static inline __attribute__((always_inline)) gboolean
+insns_run(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **error,
+          const gboolean merge, const gboolean soemt)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!insn_check(u, &in[i], error) || !insn_body(u, &in[i], error, merge, soemt))
+            return FALSE;
+    return TRUE;
+}
+
+gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n,
+                            GError **error)
+{
+    if (G_UNLIKELY(!u->sink)) {
+        if (!n)
+            return TRUE;
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_SINK,
+                    "the model stopped after a sink failure");
+        return FALSE;
+    }
+    if (u->merge)
+        return insns_run(u, in, n, error, TRUE, FALSE);
+    if (u->soemt)
+        return insns_run(u, in, n, error, FALSE, TRUE);
+    return insns_run(u, in, n, error, FALSE, FALSE);
+}
+
+/* One instruction without the batch loop (the capture's path: one call per
+ * instruction; through pmusim_uarch_insns(u, in, 1, error) it cost 10 more
+ * host instructions each). */
+gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error)
+{
+    if (G_UNLIKELY(!u->sink)) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_SINK,
+                    "the model stopped after a sink failure");
+        return FALSE;
+    }
+    if (!insn_check(u, in, error))
+        return FALSE;
     if (u->merge)
         return insn_body(u, in, error, TRUE, FALSE);
     if (u->soemt)

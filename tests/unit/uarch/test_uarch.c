@@ -578,6 +578,117 @@ static void test_replacement_events(void)
     done(u, &c);
 }
 
+/* pmusim_uarch_set_buffer(): the model builds each batch in the buffer the
+ * fn gave, hands that very buffer to the sink, asks for the next one after
+ * every batch, and the records are those of the model's own buffer. */
+typedef struct pool {
+    pmusim_rec_t *buf[3];
+    unsigned next, calls, sinks;
+    gboolean all_given; /* every sink call got the last buffer handed out */
+    GArray *recs;
+} pool_t;
+
+static pmusim_rec_t *pool_buffer(size_t n, void *user)
+{
+    pool_t *p = user;
+    CU_ASSERT_EQUAL(n, 1024);
+    p->calls++;
+    pmusim_rec_t *b = p->buf[p->next];
+    p->next = (p->next + 1) % 3;
+    return b;
+}
+
+static gboolean pool_sink(const pmusim_rec_t *recs, size_t n, void *user, GError **error)
+{
+    pool_t *p = user;
+    p->sinks++;
+    if (recs != p->buf[(p->next + 2) % 3])
+        p->all_given = FALSE;
+    g_array_append_vals(p->recs, recs, (guint)n);
+    return TRUE;
+}
+
+static void test_batches_in_callers_buffer(void)
+{
+    collect_t c;
+    pmusim_uarch_t *own = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    pool_t p = { .all_given = TRUE };
+    for (unsigned i = 0; i < 3; i++)
+        p.buf[i] = g_new(pmusim_rec_t, 1024);
+    p.recs = g_array_new(FALSE, FALSE, sizeof(pmusim_rec_t));
+    GError *e = NULL;
+    pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, pool_sink, &p, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    pmusim_uarch_set_buffer(u, pool_buffer);
+    CU_ASSERT_EQUAL(p.calls, 1);
+    /* 5000 loads striding 64 bytes: 5000 INSN records plus the model's
+     * IDLE and EVENT records, several batches of 1024 */
+    for (unsigned i = 0; i < 5000; i++) {
+        run(own, 0, 0x1000 + 4 * (i % 16), 0x100000 + 64 * (uint64_t)i, 8, FALSE, FALSE);
+        run(u, 0, 0x1000 + 4 * (i % 16), 0x100000 + 64 * (uint64_t)i, 8, FALSE, FALSE);
+    }
+    finish(own);
+    finish(u);
+    CU_ASSERT_TRUE(c.recs->len > 5000);
+    CU_ASSERT_EQUAL(p.recs->len, c.recs->len);
+    CU_ASSERT_EQUAL(memcmp(p.recs->data, c.recs->data, c.recs->len * sizeof(pmusim_rec_t)), 0);
+    /* full batches of 1024, then the rest at finish(); one buffer at
+     * set-up and one after every batch */
+    CU_ASSERT_EQUAL(p.sinks, (c.recs->len + 1023) / 1024);
+    CU_ASSERT_EQUAL(p.calls, p.sinks + 1);
+    CU_ASSERT_TRUE(p.all_given);
+    pmusim_uarch_free(u);
+    for (unsigned i = 0; i < 3; i++)
+        g_free(p.buf[i]);
+    g_array_free(p.recs, TRUE);
+    done(own, &c);
+}
+
+/* pmusim_uarch_insns(): the same records as one call per instruction; a
+ * bad instruction stops the batch after the ones before it ran. */
+static void test_insns_batch(void)
+{
+    collect_t c1, cn;
+    pmusim_uarch_t *one = model(PMUSIM_CPU_WSM, 2, NULL, &c1);
+    pmusim_uarch_t *many = model(PMUSIM_CPU_WSM, 2, NULL, &cn);
+    pmusim_uarch_access_t acc[3000];
+    pmusim_uarch_insn_t in[3000];
+    for (unsigned i = 0; i < 3000; i++) {
+        acc[i] = (pmusim_uarch_access_t){ .addr = 0x200000 + 72 * (uint64_t)i, .size = 8,
+                                          .is_store = (uint8_t)(i % 3 == 0) };
+        in[i] = (pmusim_uarch_insn_t){ .ip = 0x1000 + 4 * (i % 40), .thread = (uint8_t)(i % 2),
+                                       .plm = 3, .len = 4, .naccess = i % 4 ? 1 : 0,
+                                       .access = &acc[i],
+                                       .br = i % 40 == 39 ? PMUSIM_UARCH_BR_COND : 0,
+                                       .taken = 1, .target = 0x1000 };
+    }
+    GError *e = NULL;
+    for (unsigned i = 0; i < 3000; i++)
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(one, &in[i], &e));
+    CU_ASSERT_TRUE(pmusim_uarch_insns(many, in, 0, &e));
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insns(many, in, 1000, &e));
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insns(many, in + 1000, 2000, &e));
+    finish(one);
+    finish(many);
+    CU_ASSERT_TRUE(c1.recs->len >= 3000);
+    CU_ASSERT_EQUAL(cn.recs->len, c1.recs->len);
+    CU_ASSERT_EQUAL(memcmp(cn.recs->data, c1.recs->data, c1.recs->len * sizeof(pmusim_rec_t)), 0);
+    done(one, &c1);
+    done(many, &cn);
+
+    /* thread 2 of a 2-thread model at index 3 */
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 2, NULL, &cn);
+    in[3].thread = 2;
+    CU_ASSERT_FALSE(pmusim_uarch_insns(u, in, 10, &e));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    CU_ASSERT_STRING_EQUAL(e->message, "instruction at ip 0x100c: thread out of range");
+    g_clear_error(&e);
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.insns, 3);
+    done(u, &cn);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("caches", NULL, NULL);
@@ -601,4 +712,6 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_smt_merge_in_cycle_order);
     s = CU_add_suite("options", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_options);
+    PMUSIM_ADD_TEST(s, test_batches_in_callers_buffer);
+    PMUSIM_ADD_TEST(s, test_insns_batch);
 }

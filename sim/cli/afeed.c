@@ -1,0 +1,233 @@
+/* The reader thread of `trace annotate` (sim/cli/afeed.h): a ring of
+ * AFEED_SLOTS batches; the thread reads and converts into a free one, the
+ * model's thread takes the oldest full one. */
+#include "afeed.h"
+
+#include <string.h>
+
+/* Records per reader call: the symbols are added to the output between two
+ * calls, so this decides where the symbol block lands in the output (it
+ * was the sequential loop's batch). */
+#define AFEED_READ 4096u
+#define AFEED_SLOTS 4u
+
+struct pmusim_afeed {
+    pmusim_trace_reader_t *r;
+    gboolean pass_events;
+    /* the converter's state: the reader's side only */
+    pmusim_rec_t *recs;        /* AFEED_READ records of one reader call */
+    gboolean pending;          /* `in` waits for its MEM records */
+    pmusim_uarch_insn_t in;
+    pmusim_uarch_access_t acc[PMUSIM_UARCH_MAX_ACCESSES];
+    guint nsym;                /* symbols handed on so far */
+    uint64_t dropped_mem;
+    /* the ring */
+    pmusim_afeed_batch_t slot[AFEED_SLOTS];
+    GThread *thread;           /* NULL: the caller reads */
+    GMutex lock;
+    GCond cond;                /* a slot was filled or emptied, or stop */
+    unsigned head, count;      /* oldest full slot, full slots */
+    gboolean taken;            /* slot[head] is the caller's */
+    gboolean stop;
+};
+
+/* Room for n elements in an array of `cap`. */
+static void *afeed_reserve(void *arr, size_t n, size_t *cap, size_t elem)
+{
+    if (n <= *cap)
+        return arr;
+    *cap = n;
+    return g_realloc_n(arr, n, elem);
+}
+
+static void batch_reset(pmusim_afeed_batch_t *b)
+{
+    for (size_t i = 0; i < b->nsyms; i++)
+        g_free(b->syms[i].name);
+    b->ninsns = b->nacc = b->npass = b->nsyms = 0;
+    b->end = FALSE;
+    g_clear_error(&b->err);
+}
+
+static void batch_free(pmusim_afeed_batch_t *b)
+{
+    batch_reset(b);
+    g_free(b->insns);
+    g_free(b->acc);
+    g_free(b->pass);
+    g_free(b->syms);
+}
+
+static void push_pass(pmusim_afeed_t *f, pmusim_afeed_batch_t *b, const pmusim_rec_t *r)
+{
+    f->pending = FALSE; /* the instruction before it is complete, in place */
+    pmusim_afeed_pass_t *p = &b->pass[b->npass++];
+    p->rec = *r;
+    p->at = b->ninsns;
+}
+
+/* One reader call, converted as the sequential loop of cmd_annotate.c did:
+ * an INSN record waits for the MEM records that follow it on its thread
+ * and goes to the model when the next INSN, MARKER or passed EVENT comes
+ * (or the trace ends); IDLE and THREAD records are the model's own.  The
+ * instruction still waiting at the end of a call goes to the model with
+ * the next call's batch (after that call's symbols), as it did in the
+ * sequential loop: it is kept aside (f->in, f->acc) in between. */
+static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
+{
+    batch_reset(b);
+    GError *e = NULL;
+    gssize n = pmusim_trace_reader_next_batch(f->r, f->recs, AFEED_READ, &e);
+    if (n < 0) {
+        b->err = e;
+        b->end = TRUE;
+        return;
+    }
+    const GArray *syms = pmusim_trace_reader_symbols(f->r);
+    for (; f->nsym < syms->len; f->nsym++) {
+        const pmusim_symbol_t *s = &g_array_index(syms, pmusim_symbol_t, f->nsym);
+        b->syms = afeed_reserve(b->syms, b->nsyms + 1, &b->cap_syms, sizeof *b->syms);
+        b->syms[b->nsyms++] = (pmusim_symbol_t){ s->start, s->end, g_strdup(s->name) };
+    }
+    /* every record makes at most one instruction, one access or one
+     * pass-through record; the waiting instruction one and its accesses */
+    size_t most = (size_t)n + 1;
+    b->insns = afeed_reserve(b->insns, most, &b->cap_insns, sizeof *b->insns);
+    b->acc = afeed_reserve(b->acc, most + PMUSIM_UARCH_MAX_ACCESSES, &b->cap_acc, sizeof *b->acc);
+    b->pass = afeed_reserve(b->pass, most, &b->cap_pass, sizeof *b->pass);
+    pmusim_uarch_insn_t *open = NULL; /* the pending instruction */
+    if (f->pending) {
+        open = &b->insns[b->ninsns++];
+        *open = f->in;
+        open->access = b->acc;
+        memcpy(b->acc, f->acc, f->in.naccess * sizeof *f->acc);
+        b->nacc = f->in.naccess;
+    }
+    if (n == 0) {
+        f->pending = FALSE;
+        b->end = TRUE;
+        return;
+    }
+    for (gssize i = 0; i < n; i++) {
+        const pmusim_rec_t *r = &f->recs[i];
+        switch (r->kind) {
+        case PMUSIM_REC_INSN:
+            open = &b->insns[b->ninsns++];
+            pmusim_uarch_insn_from_rec(r, open, b->acc + b->nacc);
+            b->nacc += open->naccess;
+            f->pending = TRUE;
+            break;
+        case PMUSIM_REC_MEM:
+            if (f->pending && r->thread == open->thread) {
+                /* open's accesses are the batch's last: room behind them */
+                if (pmusim_uarch_insn_add_mem(open, b->acc + (b->nacc - open->naccess), r))
+                    b->nacc++;
+                else
+                    f->dropped_mem++;
+            }
+            break;
+        case PMUSIM_REC_MARKER:
+            push_pass(f, b, r);
+            break;
+        case PMUSIM_REC_EVENT:
+            if (f->pass_events)
+                push_pass(f, b, r);
+            break;
+        default: /* IDLE, THREAD: the model makes its own */
+            break;
+        }
+    }
+    if (f->pending) { /* not complete yet: aside until the next call */
+        f->in = *open;
+        memcpy(f->acc, open->access, open->naccess * sizeof *f->acc);
+        b->ninsns--;
+        b->nacc -= open->naccess;
+    }
+}
+
+static gpointer afeed_main(gpointer data)
+{
+    pmusim_afeed_t *f = data;
+    g_mutex_lock(&f->lock);
+    for (;;) {
+        while (f->count == AFEED_SLOTS && !f->stop)
+            g_cond_wait(&f->cond, &f->lock);
+        if (f->stop)
+            break;
+        pmusim_afeed_batch_t *b = &f->slot[(f->head + f->count) % AFEED_SLOTS];
+        g_mutex_unlock(&f->lock);
+        /* the slot is free: only this thread touches it until it is counted */
+        afeed_fill(f, b);
+        g_mutex_lock(&f->lock);
+        f->count++;
+        g_cond_broadcast(&f->cond);
+        if (b->end)
+            break;
+    }
+    g_mutex_unlock(&f->lock);
+    return NULL;
+}
+
+pmusim_afeed_t *pmusim_afeed_new(pmusim_trace_reader_t *r, gboolean pass_events)
+{
+    pmusim_afeed_t *f = g_new0(pmusim_afeed_t, 1);
+    f->r = r;
+    f->pass_events = pass_events;
+    f->recs = g_new(pmusim_rec_t, AFEED_READ);
+    const char *env = g_getenv("PMUSIM_READER_THREAD");
+    if ((env && !strcmp(env, "0")) || g_get_num_processors() < 2)
+        return f;
+    g_mutex_init(&f->lock);
+    g_cond_init(&f->cond);
+    f->thread = g_thread_try_new("pmusim-reader", afeed_main, f, NULL);
+    if (!f->thread) {
+        g_mutex_clear(&f->lock);
+        g_cond_clear(&f->cond);
+    }
+    return f;
+}
+
+pmusim_afeed_batch_t *pmusim_afeed_next(pmusim_afeed_t *f)
+{
+    if (!f->thread) {
+        afeed_fill(f, &f->slot[0]);
+        return &f->slot[0];
+    }
+    g_mutex_lock(&f->lock);
+    if (f->taken) { /* the caller is done with the previous one */
+        f->head = (f->head + 1) % AFEED_SLOTS;
+        f->count--;
+        f->taken = FALSE;
+        g_cond_broadcast(&f->cond);
+    }
+    while (!f->count)
+        g_cond_wait(&f->cond, &f->lock);
+    pmusim_afeed_batch_t *b = &f->slot[f->head];
+    f->taken = TRUE;
+    g_mutex_unlock(&f->lock);
+    return b;
+}
+
+uint64_t pmusim_afeed_dropped_mem(const pmusim_afeed_t *f)
+{
+    return f->dropped_mem;
+}
+
+void pmusim_afeed_free(pmusim_afeed_t *f)
+{
+    if (!f)
+        return;
+    if (f->thread) {
+        g_mutex_lock(&f->lock);
+        f->stop = TRUE;
+        g_cond_broadcast(&f->cond);
+        g_mutex_unlock(&f->lock);
+        g_thread_join(f->thread);
+        g_mutex_clear(&f->lock);
+        g_cond_clear(&f->cond);
+    }
+    for (unsigned i = 0; i < AFEED_SLOTS; i++)
+        batch_free(&f->slot[i]);
+    g_free(f->recs);
+    g_free(f);
+}
