@@ -182,6 +182,18 @@ typedef struct capture_pump {
     GThread *thread;
 } capture_pump_t;
 
+/* The pump's buffers, queues, pipe and itself, once no thread uses them. */
+static void capture_pump_release(capture_pump_t *pp)
+{
+    for (unsigned i = 0; i < CAPTURE_SLOTS; i++)
+        g_free(pp->slots[i].data);
+    g_async_queue_unref(pp->free);
+    g_async_queue_unref(pp->full);
+    close(pp->wake[0]);
+    close(pp->wake[1]);
+    g_free(pp);
+}
+
 static gpointer capture_pump_main(gpointer p)
 {
     capture_pump_t *pp = p;
@@ -245,13 +257,7 @@ static capture_pump_t *capture_pump_new(int fd, GError **error)
     }
     pp->thread = g_thread_try_new("pmusim-pump", capture_pump_main, pp, error);
     if (!pp->thread) {
-        for (unsigned i = 0; i < CAPTURE_SLOTS; i++)
-            g_free(pp->slots[i].data);
-        g_async_queue_unref(pp->free);
-        g_async_queue_unref(pp->full);
-        close(pp->wake[0]);
-        close(pp->wake[1]);
-        g_free(pp);
+        capture_pump_release(pp);
         return NULL;
     }
     return pp;
@@ -268,13 +274,7 @@ static void capture_pump_free(capture_pump_t *pp)
     while (w < 0 && errno == EINTR);
     g_async_queue_push(pp->free, &pp->stop);
     g_thread_join(pp->thread);
-    for (unsigned i = 0; i < CAPTURE_SLOTS; i++)
-        g_free(pp->slots[i].data);
-    g_async_queue_unref(pp->free);
-    g_async_queue_unref(pp->full);
-    close(pp->wake[0]);
-    close(pp->wake[1]);
-    g_free(pp);
+    capture_pump_release(pp);
 }
 
 typedef struct capture_sink {
