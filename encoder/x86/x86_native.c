@@ -121,10 +121,17 @@ static char *x86_diagnose(const x86_pmu_t *pmu, const char *str, int r)
         s = sep + 2;
     }
     char **tok = g_strsplit_set(s, ":.", -1);
-    int ev = pmusim_x86_find_event(pmu, tok[0]);
+    /* an empty string (e.g. "wsm::") splits into no token at all */
+    int ev = tok[0] ? pmusim_x86_find_event(pmu, tok[0]) : -1;
     if (ev < 0) {
-        char *hint = pmusim_encoder_event_hint(pmusim_encoder_find(pmu->name), tok[0]);
-        g_string_printf(msg, "%s: event not found on %s", str, pmu->name);
+        char *hint = tok[0] && tok[0][0]
+                         ? pmusim_encoder_event_hint(pmusim_encoder_find(pmu->name), tok[0])
+                         : NULL;
+        if (tok[0] && tok[0][0])
+            g_string_printf(msg, "%s: event not found on %s", str, pmu->name);
+        else
+            g_string_printf(msg, "%s: no event name (expected [PMU::]EVENT[:UNIT_MASK...]) on %s",
+                            str, pmu->name);
         if (hint)
             g_string_append_printf(msg, " (%s)", hint);
         g_free(hint);
