@@ -399,7 +399,7 @@ gboolean pmusim_perfev_split(char *const *args, GPtrArray *events, GArray *group
     for (char *const *a = args; a && *a; a++) {
         const char *s = *a;
         gboolean in_group = FALSE, in_slash = FALSE;
-        guint group_start = events->len;
+        guint group_start = events->len, arg_start = events->len;
         GString *cur = g_string_new(NULL);
         for (const char *p = s;; p++) {
             char c = *p;
@@ -476,6 +476,10 @@ gboolean pmusim_perfev_split(char *const *args, GPtrArray *events, GArray *group
             return fail(error, "-e '%s': group '{' not closed", s);
         if (in_slash)
             return fail(error, "-e '%s': cpu/.../ not closed", s);
+        /* as perf: an -e that names nothing ("", ",", "{}") is an error, not
+         * a run that counts nothing */
+        if (events->len == arg_start)
+            return fail(error, "-e '%s': no event named (expected EVENT[,EVENT...])", s);
     }
     return TRUE;
 }
