@@ -1,6 +1,7 @@
 /* The list of encoder PMUs known to pmusim's own tools. */
 #include "pmusim/encoder.h"
 
+#include <stdint.h>
 #include <string.h>
 
 G_DEFINE_QUARK(pmusim-encoder-error-quark, pmusim_encoder_error)
@@ -81,117 +82,263 @@ const char *const *pmusim_encoder_pmu_names(gboolean with_aliases)
 
 /* ------------------------------------------------------------ suggestions */
 
-/* Optimal string alignment distance (Levenshtein plus adjacent
- * transpositions), ASCII case-insensitive; any value above `bound` is
- * returned as bound + 1 (a row whose minimum exceeds the bound ends it). */
-static size_t osa_distance(const char *a, const char *b, size_t bound)
+/* ASCII lower case without a call (g_ascii_tolower is a function in GLib
+ * and this runs for every character of every candidate name). */
+static inline unsigned char lc(char c)
 {
-    size_t n = strlen(a), m = strlen(b);
-    size_t *d = g_new(size_t, (n + 1) * (m + 1));
-#define D(i, j) d[(i) * (m + 1) + (j)]
-    for (size_t i = 0; i <= n; i++)
-        D(i, 0) = i;
+    unsigned char u = (unsigned char)c;
+    return u >= 'A' && u <= 'Z' ? (unsigned char)(u + ('a' - 'A')) : u;
+}
+
+/* The longest word pmusim_suggest() looks at: no name it is asked about is
+ * near this long, and the containment test costs the word's length for
+ * every candidate (hostile inputs have words of many kilobytes). */
+#define SUGGEST_MAX_WORD 256
+
+/* Optimal string alignment distance (Levenshtein plus adjacent
+ * transpositions) of a (n characters) and b (m characters), both lower
+ * case, with |n - m| <= bound; any value above `bound` is returned as
+ * bound + 1.  Only the band |i - j| <= bound of the matrix can hold values
+ * within the bound, so only it is computed, in three rolling rows: O(n *
+ * bound), and no allocation for names of up to 255 characters. */
+static size_t osa_distance(const unsigned char *a, size_t n, const unsigned char *b, size_t m,
+                           size_t bound)
+{
+    const size_t inf = bound + 1;
+    size_t stack[3][256];
+    size_t *heap = NULL, *r2, *r1, *r0;
+    if (m < 256) {
+        r2 = stack[0], r1 = stack[1], r0 = stack[2];
+    } else {
+        heap = g_new(size_t, 3 * (m + 1));
+        r2 = heap, r1 = heap + (m + 1), r0 = heap + 2 * (m + 1);
+    }
     for (size_t j = 0; j <= m; j++)
-        D(0, j) = j;
+        r1[j] = j < inf ? j : inf; /* row 0 */
+    size_t result = n == 0 ? r1[m] : inf;
     for (size_t i = 1; i <= n; i++) {
-        size_t rowmin = D(i, 0);
-        for (size_t j = 1; j <= m; j++) {
-            int same = g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 1]);
-            size_t v = D(i - 1, j - 1) + (same ? 0 : 1);
-            if (D(i - 1, j) + 1 < v)
-                v = D(i - 1, j) + 1;
-            if (D(i, j - 1) + 1 < v)
-                v = D(i, j - 1) + 1;
-            if (i > 1 && j > 1 && g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 2]) &&
-                g_ascii_tolower(a[i - 2]) == g_ascii_tolower(b[j - 1]) && D(i - 2, j - 2) + 1 < v)
-                v = D(i - 2, j - 2) + 1;
-            D(i, j) = v;
+        size_t lo = i > bound ? i - bound : 1, hi = i + bound < m ? i + bound : m;
+        /* the cells just left and right of the band read as "too far" */
+        r0[lo - 1] = lo == 1 ? (i < inf ? i : inf) : inf;
+        if (hi < m)
+            r0[hi + 1] = inf;
+        size_t rowmin = inf;
+        const unsigned char ai = a[i - 1];
+        for (size_t j = lo; j <= hi; j++) {
+            const unsigned char bj = b[j - 1];
+            size_t v = r1[j - 1] + (ai == bj ? 0 : 1);
+            if (r1[j] + 1 < v)
+                v = r1[j] + 1;
+            if (r0[j - 1] + 1 < v)
+                v = r0[j - 1] + 1;
+            if (i > 1 && j > 1 && ai == b[j - 2] && a[i - 2] == bj && r2[j - 2] + 1 < v)
+                v = r2[j - 2] + 1;
+            if (v > inf)
+                v = inf;
+            r0[j] = v;
             if (v < rowmin)
                 rowmin = v;
         }
-        /* a row's entries come from the row above or, for a swap, the
-         * one above it plus one: once two consecutive rows are above the
-         * bound, every later row is */
-        if (i > 1 && rowmin > bound) {
-            size_t prevmin = D(i - 1, 0);
-            for (size_t j = 1; j <= m; j++)
-                if (D(i - 1, j) < prevmin)
-                    prevmin = D(i - 1, j);
-            if (prevmin > bound) {
-                g_free(d);
-                return bound + 1;
-            }
+        /* a row's values come from the row above or, for a swap, the one
+         * above that plus one: two rows in a row past the bound end it */
+        if (rowmin >= inf && i > 1) {
+            size_t prevmin = inf;
+            size_t plo = i - 1 > bound ? i - 1 - bound : 0;
+            size_t phi = i - 1 + bound < m ? i - 1 + bound : m;
+            for (size_t j = plo; j <= phi; j++)
+                if (r1[j] < prevmin)
+                    prevmin = r1[j];
+            if (prevmin >= inf)
+                break;
         }
+        if (i == n)
+            result = r0[m];
+        size_t *t = r2;
+        r2 = r1, r1 = r0, r0 = t;
     }
-    size_t r = D(n, m);
-#undef D
-    g_free(d);
-    return r;
+    g_free(heap);
+    return result;
 }
 
-/* strstr() ignoring ASCII case, without allocating (it runs once per
- * candidate name). */
-static gboolean ascii_contains(const char *hay, const char *needle)
+/* A list of candidate names prepared for pmusim_suggest(): lower-case
+ * copies, lengths and the set of characters each uses.  The event lists of
+ * the encoders are prepared once per process (they are asked about at every
+ * unknown event name, which hostile input files have thousands of). */
+typedef struct {
+    size_t n;
+    const char **name;  /* the candidates as given */
+    const char **lower; /* lower-case copies, NUL-terminated */
+    size_t *len;
+    uint64_t *sig; /* bit (c & 63) for every character c */
+    GHashTable *set; /* lower-case name -> name, for exact look-ups */
+} name_set_t;
+
+static uint64_t sig_of(const unsigned char *s, size_t n)
 {
-    size_t n = strlen(needle), h = strlen(hay);
-    if (n == 0)
-        return TRUE;
-    /* the first character decides most positions without a call */
-    char first = g_ascii_tolower(needle[0]);
-    for (size_t i = 0; i + n <= h; i++)
-        if (g_ascii_tolower(hay[i]) == first && g_ascii_strncasecmp(hay + i, needle, n) == 0)
-            return TRUE;
-    return FALSE;
+    uint64_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        m |= UINT64_C(1) << (s[i] & 63);
+    return m;
+}
+
+static name_set_t *name_set_new(const char *const *cands, size_t ncands, gboolean with_set)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < ncands; i++)
+        total += cands[i] ? strlen(cands[i]) + 1 : 0;
+    name_set_t *ns = g_new0(name_set_t, 1);
+    ns->name = g_new(const char *, ncands ? ncands : 1);
+    ns->lower = g_new(const char *, ncands ? ncands : 1);
+    ns->len = g_new(size_t, ncands ? ncands : 1);
+    ns->sig = g_new(uint64_t, ncands ? ncands : 1);
+    char *text = g_malloc(total ? total : 1), *at = text;
+    if (with_set)
+        ns->set = g_hash_table_new(g_str_hash, g_str_equal);
+    for (size_t i = 0; i < ncands; i++) {
+        if (!cands[i])
+            continue;
+        size_t k = ns->n++, len = strlen(cands[i]);
+        for (size_t j = 0; j <= len; j++)
+            at[j] = (char)lc(cands[i][j]);
+        ns->name[k] = cands[i];
+        ns->lower[k] = at;
+        ns->len[k] = len;
+        ns->sig[k] = sig_of((const unsigned char *)at, len);
+        if (ns->set && !g_hash_table_contains(ns->set, at))
+            g_hash_table_insert(ns->set, at, (gpointer)cands[i]);
+        at += len + 1;
+    }
+    return ns;
+}
+
+static void name_set_free(name_set_t *ns)
+{
+    if (!ns)
+        return;
+    if (ns->set)
+        g_hash_table_destroy(ns->set);
+    g_free(ns->n ? (gpointer)ns->lower[0] : NULL);
+    g_free(ns->name);
+    g_free(ns->lower);
+    g_free(ns->len);
+    g_free(ns->sig);
+    g_free(ns);
+}
+
+static name_set_t *name_set_from_encoder(const pmusim_encoder_pmu_t *enc)
+{
+    GPtrArray *names = pmusim_encoder_event_names(enc);
+    name_set_t *ns = name_set_new((const char *const *)names->pdata, names->len, TRUE);
+    g_ptr_array_free(names, TRUE);
+    return ns;
+}
+
+/* The prepared event list of an encoder of the list, built on first use;
+ * NULL for any other. */
+static const name_set_t *encoder_names(const pmusim_encoder_pmu_t *enc)
+{
+    static name_set_t *sets[G_N_ELEMENTS(encoders)];
+    size_t i = 0;
+    while (encoders[i] && encoders[i] != enc)
+        i++;
+    if (!encoders[i])
+        return NULL; /* not one of the list */
+    name_set_t *ns = g_atomic_pointer_get(&sets[i]);
+    if (ns)
+        return ns;
+    ns = name_set_from_encoder(enc);
+    if (!g_atomic_pointer_compare_and_exchange(&sets[i], NULL, ns)) {
+        name_set_free(ns);
+        ns = g_atomic_pointer_get(&sets[i]);
+    }
+    return ns;
+}
+
+/* The state of one suggestion search over one or more name sets. */
+typedef struct {
+    unsigned char w[SUGGEST_MAX_WORD + 1];
+    size_t wlen, limit, best, nout, max;
+    uint64_t sig;
+    const char **out;
+} suggest_t;
+
+static gboolean suggest_begin(suggest_t *st, const char *word, const char **out, size_t max)
+{
+    if (!word || !*word || !max)
+        return FALSE;
+    size_t wlen = strlen(word);
+    if (wlen > SUGGEST_MAX_WORD)
+        return FALSE;
+    for (size_t i = 0; i <= wlen; i++)
+        st->w[i] = lc(word[i]);
+    st->wlen = wlen;
+    st->sig = sig_of(st->w, wlen);
+    /* a rank per candidate: 0..limit edit distance; a candidate that
+     * contains the word or is contained in it ranks past the limit, by the
+     * difference of the lengths */
+    st->limit = 1 + wlen / 4 > 3 ? 3 : 1 + wlen / 4;
+    st->best = (size_t)-1;
+    st->nout = 0;
+    st->max = max;
+    st->out = out;
+    return TRUE;
+}
+
+static void suggest_over(suggest_t *st, const name_set_t *ns)
+{
+    const size_t wlen = st->wlen, limit = st->limit;
+    for (size_t i = 0; i < ns->n; i++) {
+        size_t clen = ns->len[i];
+        size_t diff = clen > wlen ? clen - wlen : wlen - clen;
+        /* the distance is at least the difference of the lengths, and at
+         * least the number of characters one uses and the other does not
+         * (each needs an edit of its own); 0 is the word itself (any case),
+         * which is no suggestion */
+        size_t rank = limit + 1;
+        if (diff <= limit &&
+            (size_t)__builtin_popcountll(st->sig & ~ns->sig[i]) <= limit &&
+            (size_t)__builtin_popcountll(ns->sig[i] & ~st->sig) <= limit)
+            rank = osa_distance(st->w, wlen, (const unsigned char *)ns->lower[i], clen, limit);
+        if (rank == 0)
+            continue;
+        if (rank > limit || rank >= wlen) {
+            /* one inside the other: the edit distance is the difference of
+             * the lengths; the closest in length rank first */
+            if ((wlen >= 3 && clen >= wlen && memmem(ns->lower[i], clen, st->w, wlen)) ||
+                (clen >= 3 && wlen >= clen && memmem(st->w, wlen, ns->lower[i], clen)))
+                rank = limit + 1 + diff;
+            else
+                continue;
+        }
+        if (rank < st->best) {
+            st->best = rank;
+            st->nout = 0;
+        }
+        if (rank == st->best && st->nout < st->max) {
+            gboolean dup = FALSE;
+            for (size_t k = 0; k < st->nout; k++)
+                dup |= g_ascii_strcasecmp(st->out[k], ns->name[i]) == 0;
+            if (!dup)
+                st->out[st->nout++] = ns->name[i];
+        }
+    }
 }
 
 size_t pmusim_suggest(const char *word, const char *const *cands, size_t ncands,
                       const char **out, size_t max)
 {
-    if (!word || !*word || !max)
+    suggest_t st;
+    if (!suggest_begin(&st, word, out, max))
         return 0;
-    size_t wlen = strlen(word);
-    /* a rank per candidate: 0..limit edit distance; a candidate that
-     * contains the word or is contained in it ranks past the limit, by the
-     * difference of the lengths */
-    size_t limit = 1 + wlen / 4;
-    if (limit > 3)
-        limit = 3;
-    size_t best = (size_t)-1, nout = 0;
-    for (size_t i = 0; i < ncands; i++) {
-        const char *c = cands[i];
-        if (!c || g_ascii_strcasecmp(c, word) == 0)
-            continue;
-        size_t clen = strlen(c);
-        /* the distance is at least the difference of the lengths */
-        size_t rank = (clen > wlen ? clen - wlen : wlen - clen) > limit ? limit + 1
-                                                                         : osa_distance(word, c, limit);
-        if (rank > limit || rank >= wlen) {
-            /* one inside the other: the edit distance is the difference of
-             * the lengths; the closest in length rank first */
-            if ((wlen >= 3 && ascii_contains(c, word)) || (clen >= 3 && ascii_contains(word, c)))
-                rank = limit + 1 + (clen > wlen ? clen - wlen : wlen - clen);
-            else
-                continue;
-        }
-        if (rank < best) {
-            best = rank;
-            nout = 0;
-        }
-        if (rank == best && nout < max) {
-            gboolean dup = FALSE;
-            for (size_t k = 0; k < nout; k++)
-                dup |= g_ascii_strcasecmp(out[k], c) == 0;
-            if (!dup)
-                out[nout++] = c;
-        }
-    }
-    return nout;
+    name_set_t *ns = name_set_new(cands, ncands, FALSE);
+    suggest_over(&st, ns);
+    name_set_free(ns);
+    return st.nout;
 }
 
-char *pmusim_suggest_text(const char *word, const char *const *cands, size_t ncands)
+/* "did you mean A?" / "did you mean A, B or C?" for the suggestions found. */
+static char *suggest_text(const char *const *out, size_t n)
 {
-    const char *out[3];
-    size_t n = pmusim_suggest(word, cands, ncands, out, G_N_ELEMENTS(out));
     if (!n)
         return NULL;
     GString *s = g_string_new("did you mean ");
@@ -199,6 +346,12 @@ char *pmusim_suggest_text(const char *word, const char *const *cands, size_t nca
         g_string_append_printf(s, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", out[i]);
     g_string_append_c(s, '?');
     return g_string_free(s, FALSE);
+}
+
+char *pmusim_suggest_text(const char *word, const char *const *cands, size_t ncands)
+{
+    const char *out[3];
+    return suggest_text(out, pmusim_suggest(word, cands, ncands, out, G_N_ELEMENTS(out)));
 }
 
 GPtrArray *pmusim_encoder_event_names(const pmusim_encoder_pmu_t *enc)
@@ -215,14 +368,15 @@ GPtrArray *pmusim_encoder_event_names(const pmusim_encoder_pmu_t *enc)
 
 gboolean pmusim_encoder_has_event(const pmusim_encoder_pmu_t *enc, const char *name)
 {
-    size_t n = enc && enc->event_count && enc->event_code ? enc->event_count() : 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *en = NULL;
-        if (enc->event_code(i, &en, NULL, NULL) && en &&
-            g_ascii_tolower(en[0]) == g_ascii_tolower(name[0]) && g_ascii_strcasecmp(en, name) == 0)
-            return TRUE;
-    }
-    return FALSE;
+    if (!enc || !enc->event_count || !enc->event_code || !name)
+        return FALSE;
+    const name_set_t *evs = encoder_names(enc);
+    name_set_t *own = evs ? NULL : name_set_from_encoder(enc);
+    char *low = g_ascii_strdown(name, -1);
+    gboolean found = g_hash_table_contains((evs ? evs : own)->set, low);
+    g_free(low);
+    name_set_free(own);
+    return found;
 }
 
 char *pmusim_encoder_event_hint(const pmusim_encoder_pmu_t *enc, const char *name)
@@ -234,11 +388,21 @@ char *pmusim_encoder_event_hint_ex(const pmusim_encoder_pmu_t *enc, const char *
                                    const char *const *extra, size_t nextra)
 {
     GString *hint = g_string_new(NULL);
-    GPtrArray *names = pmusim_encoder_event_names(enc);
-    for (size_t i = 0; i < nextra; i++)
-        g_ptr_array_add(names, (gpointer)extra[i]);
-    char *dym = pmusim_suggest_text(name, (const char *const *)names->pdata, names->len);
-    g_ptr_array_free(names, TRUE);
+    const char *out[3];
+    suggest_t st;
+    char *dym = NULL;
+    if (suggest_begin(&st, name, out, G_N_ELEMENTS(out))) {
+        const name_set_t *evs = encoder_names(enc);
+        name_set_t *own = evs ? NULL : name_set_from_encoder(enc);
+        suggest_over(&st, evs ? evs : own);
+        name_set_free(own);
+        if (nextra) {
+            name_set_t *ns = name_set_new(extra, nextra, FALSE);
+            suggest_over(&st, ns);
+            name_set_free(ns);
+        }
+        dym = suggest_text(out, st.nout);
+    }
     if (dym)
         g_string_append(hint, dym);
     g_free(dym);

@@ -17,7 +17,13 @@
 #     underscores, e.g. fuzz-lackey -> corpus_lackey), else tests/fuzz/DIR/corpus;
 #   - crash/leak/timeout reproducers written to build-fuzz/artifacts/NAME-*;
 #   - -max_total_time=SECONDS -rss_limit_mb=2048 -timeout=10, one job (the
-#     project machines have 2 cores shared by several users).
+#     project machines have 2 cores shared by several users);
+#   - the options in tests/fuzz/DIR/options_SUFFIX, if that file exists (one
+#     libFuzzer flag per line, '#' comments).  fuzz-check and fuzz-capture
+#     run with -entropic=0: with the tens of thousands of coverage features
+#     one of their executions sets, libFuzzer's bookkeeping of rare features
+#     took 3 times as long as the target (fuzz-check 194 against 645
+#     executions/s, fuzz-capture 102 against 363, one core, same corpus).
 # A finding stops that target; the script goes on with the others and exits 1
 # if any target found something.  To keep a finding as a regression case,
 # copy its reproducer into the target's seed corpus: the replay tests of
@@ -57,8 +63,11 @@ for bin in $(find build-fuzz/tests/fuzz -type f -perm -u+x -name 'fuzz-*' | sort
         limit="-max_total_time=$secs"
         echo "fuzz.sh: $name for ${secs}s (seeds: $seed)"
     fi
+    opts=""
+    [ -f "$dir/options_$suffix" ] && opts=$(sed -e 's/#.*//' "$dir/options_$suffix" | tr '\n' ' ')
     start=$(date +%s)
-    if "$bin" "$work" "$seed" $limit -rss_limit_mb=2048 -timeout=10 \
+    # shellcheck disable=SC2086 # $limit and $opts are lists of flags
+    if "$bin" "$work" "$seed" $limit $opts -rss_limit_mb=2048 -timeout=10 \
         -artifact_prefix="build-fuzz/artifacts/$name-" -print_final_stats=1 >"$log" 2>&1; then
         result=ok
     else

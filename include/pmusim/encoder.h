@@ -79,7 +79,8 @@ const char *const *pmusim_encoder_pmu_names(gboolean with_aliases);
  * and never more than 3, nor as many as `word` has characters; failing
  * that, candidates that contain `word` or that `word` contains, the
  * contained one of 3+ characters), best first, stored in
- * out; returns how many.  Only the candidates of the best rank are kept. */
+ * out; returns how many.  Only the candidates of the best rank are kept.
+ * A word of more than 256 characters gets none (no name is near that long). */
 size_t pmusim_suggest(const char *word, const char *const *cands, size_t ncands,
                       const char **out, size_t max);
 /* "did you mean A?" / "did you mean A, B or C?" (g_free), or NULL. */

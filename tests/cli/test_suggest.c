@@ -169,6 +169,143 @@ static void test_messages_and_codes(void)
                  "L3_INSERTS:M or L3_INSERTS:I:S:E:M)");
 }
 
+/* ---- the search against a plain reference ----
+ * pmusim_suggest() computes the distance in a band of the matrix, skips
+ * candidates by length and character set, and prepares the encoders' event
+ * lists once; the reference below is the definition written out plainly
+ * (full matrix, every candidate), and the two must agree on every word. */
+
+static size_t ref_lower(char c)
+{
+    return (size_t)(unsigned char)g_ascii_tolower(c);
+}
+
+static size_t ref_osa(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    size_t *d = g_new(size_t, (n + 1) * (m + 1));
+#define D(i, j) d[(i) * (m + 1) + (j)]
+    for (size_t i = 0; i <= n; i++)
+        for (size_t j = 0; j <= m; j++) {
+            if (i == 0 || j == 0) {
+                D(i, j) = i + j;
+                continue;
+            }
+            size_t v = D(i - 1, j - 1) + (ref_lower(a[i - 1]) != ref_lower(b[j - 1]));
+            v = MIN(v, D(i - 1, j) + 1);
+            v = MIN(v, D(i, j - 1) + 1);
+            if (i > 1 && j > 1 && ref_lower(a[i - 1]) == ref_lower(b[j - 2]) &&
+                ref_lower(a[i - 2]) == ref_lower(b[j - 1]))
+                v = MIN(v, D(i - 2, j - 2) + 1);
+            D(i, j) = v;
+        }
+    size_t r = D(n, m);
+#undef D
+    g_free(d);
+    return r;
+}
+
+static gboolean ref_contains(const char *hay, const char *needle)
+{
+    char *h = g_ascii_strdown(hay, -1), *n = g_ascii_strdown(needle, -1);
+    gboolean r = strstr(h, n) != NULL;
+    g_free(h);
+    g_free(n);
+    return r;
+}
+
+static size_t ref_suggest(const char *word, const char *const *c, size_t nc, const char **out,
+                          size_t max)
+{
+    size_t wlen = strlen(word), limit = MIN(3, 1 + wlen / 4), best = (size_t)-1, nout = 0;
+    if (!wlen || wlen > 256)
+        return 0;
+    for (size_t i = 0; i < nc; i++) {
+        size_t clen = strlen(c[i]), diff = clen > wlen ? clen - wlen : wlen - clen;
+        size_t rank = ref_osa(word, c[i]);
+        if (rank == 0)
+            continue;
+        if (rank > limit || rank >= wlen) {
+            if ((wlen >= 3 && ref_contains(c[i], word)) || (clen >= 3 && ref_contains(word, c[i])))
+                rank = limit + 1 + diff;
+            else
+                continue;
+        }
+        if (rank < best)
+            best = rank, nout = 0;
+        if (rank == best && nout < max) {
+            gboolean dup = FALSE;
+            for (size_t k = 0; k < nout; k++)
+                dup |= g_ascii_strcasecmp(out[k], c[i]) == 0;
+            if (!dup)
+                out[nout++] = c[i];
+        }
+    }
+    return nout;
+}
+
+/* a word from a few letters of both cases, so that distances of 0..4,
+ * transpositions and containments all occur often */
+static char *random_word(GRand *g, size_t maxlen)
+{
+    static const char letters[] = "abcAB_";
+    size_t n = (size_t)g_rand_int_range(g, 1, (gint32)maxlen + 1);
+    char *w = g_malloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        w[i] = letters[g_rand_int_range(g, 0, sizeof letters - 1)];
+    w[n] = '\0';
+    return w;
+}
+
+static void test_against_reference(void)
+{
+    GRand *g = g_rand_new_with_seed(20261127);
+    size_t agreed = 0, found = 0;
+    for (int round = 0; round < 400; round++) {
+        char *c[40];
+        for (size_t i = 0; i < G_N_ELEMENTS(c); i++)
+            c[i] = random_word(g, 12);
+        for (int k = 0; k < 20; k++) {
+            char *w = random_word(g, 14);
+            const char *o1[3], *o2[3];
+            size_t n1 = pmusim_suggest(w, (const char *const *)c, G_N_ELEMENTS(c), o1, 3);
+            size_t n2 = ref_suggest(w, (const char *const *)c, G_N_ELEMENTS(c), o2, 3);
+            gboolean same = n1 == n2;
+            for (size_t i = 0; same && i < n1; i++)
+                same = o1[i] == o2[i];
+            if (!same)
+                CU_FAIL_FATAL("pmusim_suggest differs from the reference");
+            agreed++;
+            found += n1 > 0;
+            g_free(w);
+        }
+        for (size_t i = 0; i < G_N_ELEMENTS(c); i++)
+            g_free(c[i]);
+    }
+    CU_ASSERT_EQUAL(agreed, 8000);
+    /* the words are close enough for most searches to find something */
+    CU_ASSERT(found > 4000);
+    g_rand_free(g);
+}
+
+static void test_long_words(void)
+{
+    /* names of 255+ characters take the allocated rows; 2 edits apart */
+    char *a255 = g_strnfill(255, 'a'), *a257 = g_strnfill(257, 'a'), *a300 = g_strnfill(300, 'a');
+    const char *c[] = {a257, "short"};
+    const char *out[3];
+    CU_ASSERT_EQUAL(pmusim_suggest(a255, c, 2, out, 3), 1);
+    CU_ASSERT_PTR_EQUAL(out[0], a257);
+    /* 256 characters are looked at, 257 are not (no name is that long) */
+    char *a256 = g_strnfill(256, 'a');
+    CU_ASSERT_EQUAL(pmusim_suggest(a256, c, 2, out, 3), 1);
+    CU_ASSERT_EQUAL(pmusim_suggest(a257, (const char *const[]){a255}, 1, out, 3), 0);
+    CU_ASSERT_EQUAL(pmusim_suggest(a300, c, 2, out, 3), 0);
+    /* the event lists: a word that far from every name and in none */
+    CU_ASSERT_PTR_NULL(pmusim_encoder_event_hint(&pmusim_encoder_ita2, a300));
+    g_free(a255), g_free(a256), g_free(a257), g_free(a300);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("suggest", NULL, NULL);
@@ -180,4 +317,6 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_pmu_aliases);
     PMUSIM_ADD_TEST(s, test_event_hint);
     PMUSIM_ADD_TEST(s, test_messages_and_codes);
+    PMUSIM_ADD_TEST(s, test_against_reference);
+    PMUSIM_ADD_TEST(s, test_long_words);
 }
