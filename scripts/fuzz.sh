@@ -70,6 +70,10 @@ for bin in $(find build-fuzz/tests/fuzz -type f -perm -u+x -name 'fuzz-*' | sort
     if "$bin" "$work" "$seed" $limit $opts -rss_limit_mb=2048 -timeout=10 \
         -artifact_prefix="build-fuzz/artifacts/$name-" -print_final_stats=1 >"$log" 2>&1; then
         result=ok
+    elif [ $? -eq 72 ]; then
+        # libFuzzer's exit status after SIGINT/SIGTERM (-interrupted_exitcode)
+        result="interrupted"
+        status=1
     else
         result="FOUND SOMETHING (see $log and build-fuzz/artifacts/$name-*)"
         status=1

@@ -23,6 +23,7 @@ struct pmusim_trace_reader {
     gboolean own_fp;
     const uint8_t *raw;
     uint8_t *rawbuf;
+    struct reader_bufs *bufs; /* where rawbuf, dbuf, codec, zd and a block come from */
     size_t raw_pos, raw_len;
     uint64_t raw_off; /* file offset of raw[0] */
     gboolean raw_eof;
@@ -70,6 +71,46 @@ struct pmusim_trace_reader {
 static void symbol_clear(gpointer p)
 {
     g_free(((pmusim_symbol_t *)p)->name);
+}
+
+/* ---- the large buffers, kept for the next reader ----
+ * A reader needs about 750 KiB of buffers (raw input, zstd's context, one
+ * block, dbuf, the record cache).  Programs that open many small traces in
+ * turn (`pmusim check` opens the trace of every case; the fuzz targets one
+ * per input) spent most of their time getting fresh memory for them, so the
+ * last reader freed leaves its buffers in one process-wide spare set that
+ * the next reader takes whole.  Every buffer is initialised by its user as
+ * if new (zstd's context is reset, the cache rebuilt), so nothing read
+ * depends on it. */
+typedef struct reader_bufs {
+    uint8_t *raw;       /* RAW_SIZE */
+    uint8_t *dbuf;      /* DBUF_SIZE */
+    uint8_t *block;     /* ZQ_SLOT_SIZE, or NULL */
+    tr_codec_t *codec;  /* not cleared */
+    ZSTD_DStream *zd;
+} reader_bufs_t;
+
+static reader_bufs_t *spare_bufs;
+
+static reader_bufs_t *bufs_take(void)
+{
+    reader_bufs_t *b = g_atomic_pointer_exchange(&spare_bufs, NULL);
+    return b ? b : g_new0(reader_bufs_t, 1);
+}
+
+static void bufs_release(reader_bufs_t *b)
+{
+    if (!b)
+        return;
+    if (g_atomic_pointer_compare_and_exchange(&spare_bufs, NULL, b))
+        return;
+    g_free(b->raw);
+    g_free(b->dbuf);
+    g_free(b->block);
+    g_free(b->codec);
+    if (b->zd)
+        ZSTD_freeDStream(b->zd);
+    g_free(b);
 }
 
 /* ---- raw input ---- */
@@ -234,8 +275,12 @@ typedef struct zqueue {
 /* Fills one block; TRUE if more may follow. */
 static gboolean zq_fill(pmusim_trace_reader_t *r, zq_slot_t *sl)
 {
-    if (!sl->buf)
+    if (!sl->buf && r->bufs->block) {
+        sl->buf = r->bufs->block; /* the first block filled takes the spare one */
+        r->bufs->block = NULL;
+    } else if (!sl->buf) {
         sl->buf = g_malloc(ZQ_SLOT_SIZE);
+    }
     sl->len = 0;
     sl->end = bin_inflate(r, sl->buf, ZQ_SLOT_SIZE, &sl->len);
     return sl->end == ZQ_MORE;
@@ -293,7 +338,8 @@ static void zq_start(pmusim_trace_reader_t *r)
     z->thread = g_thread_try_new("pmusim-zstd", zq_main, r, NULL);
 }
 
-static void zq_free(zqueue_t *z)
+/* Stops the thread and frees the ring; one block goes back to `b`. */
+static void zq_free(zqueue_t *z, reader_bufs_t *b)
 {
     if (!z)
         return;
@@ -304,8 +350,12 @@ static void zq_free(zqueue_t *z)
         g_mutex_unlock(&z->lock);
         g_thread_join(z->thread);
     }
-    for (unsigned i = 0; i < ZQ_SLOTS; i++)
-        g_free(z->slot[i].buf);
+    for (unsigned i = 0; i < ZQ_SLOTS; i++) {
+        if (b && !b->block)
+            b->block = z->slot[i].buf;
+        else
+            g_free(z->slot[i].buf);
+    }
     g_mutex_clear(&z->lock);
     g_cond_clear(&z->cond);
     g_free(z);
@@ -446,10 +496,22 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
     if (r->fp && (fstat(fileno(r->fp), &st) != 0 || !S_ISREG(st.st_mode)))
         r->zq_mode = ZQ_MODE_OFF;
     r->zq = zq_new();
-    r->zd = ZSTD_createDStream();
+    reader_bufs_t *b = r->bufs ? r->bufs : (r->bufs = bufs_take());
+    if (b->zd)
+        ZSTD_DCtx_reset(b->zd, ZSTD_reset_session_and_parameters);
+    else
+        b->zd = ZSTD_createDStream();
+    r->zd = b->zd;
     ZSTD_DCtx_setParameter(r->zd, ZSTD_d_windowLogMax, TR_ZSTD_WINDOW_LOG_MAX);
-    r->dbuf = g_malloc(DBUF_SIZE);
-    r->codec = g_new0(tr_codec_t, 1);
+    if (!b->dbuf)
+        b->dbuf = g_malloc(DBUF_SIZE);
+    r->dbuf = b->dbuf;
+    if (!b->codec)
+        b->codec = g_new(tr_codec_t, 1);
+    r->codec = b->codec;
+    /* as new: everything up to the cache zero, the cache as set below */
+    memset(r->codec, 0, offsetof(tr_codec_t, cache));
+    memset(&r->codec->cache[0], 0, sizeof r->codec->cache[0]);
     /* an impossible position, with the successor the decoder would compute
      * for a zero record there (x86: ip + len = the same), so that the first
      * use of an entry takes the full path */
@@ -1912,7 +1974,10 @@ pmusim_trace_reader_t *pmusim_trace_reader_open_ex(const char *path, unsigned fl
         }
         r->own_fp = TRUE;
     }
-    r->rawbuf = g_malloc(RAW_SIZE);
+    r->bufs = bufs_take();
+    if (!r->bufs->raw)
+        r->bufs->raw = g_malloc(RAW_SIZE);
+    r->rawbuf = r->bufs->raw;
     r->raw = r->rawbuf;
     /* fill fully at first so the form can be detected from 4 bytes */
     size_t got = fread(r->rawbuf, 1, RAW_SIZE, r->fp);
@@ -1976,15 +2041,11 @@ void pmusim_trace_reader_free(pmusim_trace_reader_t *r)
 {
     if (!r)
         return;
-    zq_free(r->zq); /* first: the thread reads the input */
+    zq_free(r->zq, r->bufs); /* first: the thread reads the input */
     if (r->own_fp)
         fclose(r->fp);
-    g_free(r->rawbuf);
-    if (r->zd)
-        ZSTD_freeDStream(r->zd);
-    g_free(r->dbuf);
+    bufs_release(r->bufs); /* rawbuf, zd, dbuf, codec */
     g_free(r->zerr_msg);
-    g_free(r->codec);
     if (r->line)
         g_string_free(r->line, TRUE);
     pmusim_trace_header_clear(&r->hdr);

@@ -591,15 +591,24 @@ static void job_regs(const ia64_pmu_t *pmu, const ia64_job_t *job, GArray *regs)
     }
 }
 
+/* A job is about 150 KiB (libpfm-3's parameter structures) and run()
+ * initialises what it uses: the last one freed is kept for the next encode
+ * instead of fresh memory each time (callers such as `pmusim check` encode
+ * once per case). */
+static ia64_job_t *spare_job;
+
 static gboolean encode(const ia64_pmu_t *pmu, const char *const *events, size_t nevents,
                        const pmusim_encode_opt_t *opts, size_t nopts, unsigned dfl_plm, GArray *regs,
                        GError **error)
 {
-    ia64_job_t *job = g_new(ia64_job_t, 1);
+    ia64_job_t *job = g_atomic_pointer_exchange(&spare_job, NULL);
+    if (!job)
+        job = g_new(ia64_job_t, 1);
     gboolean ok = run(pmu, job, events, nevents, opts, nopts, dfl_plm, error);
     if (ok)
         job_regs(pmu, job, regs);
-    g_free(job);
+    if (!g_atomic_pointer_compare_and_exchange(&spare_job, NULL, job))
+        g_free(job);
     return ok;
 }
 
