@@ -84,7 +84,7 @@ struct pmusim_uarch {
     pmusim_rec_t *out;         /* the batch being built: own_out or the buffer fn's */
     size_t nout;
     pmusim_uarch_buffer_fn buffer; /* NULL: own_out */
-    pmusim_rec_t own_out[OUT_BATCH];
+    pmusim_rec_t *own_out; /* OUT_BATCH records, not cleared: every record is written whole */
     pmusim_rec_t scratch;      /* target of writes after a sink failure */
     GError *err;               /* first sink failure */
     uint64_t floor;            /* cycle of the last record handed out */
@@ -304,6 +304,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->mcdram = o->knm_mcdram;
     u->sink = sink;
     u->user = user;
+    u->own_out = g_new(pmusim_rec_t, OUT_BATCH);
     u->out = u->own_out;
     u->running = -1;
     u->g_l1i = *pick_geom(o->i1_set, &o->i1, &cfg->l1i);
@@ -367,6 +368,7 @@ void pmusim_uarch_free(pmusim_uarch_t *u)
         g_free(u->th[i].q);
     if (u->err)
         g_error_free(u->err);
+    g_free(u->own_out);
     g_free(u);
 }
 
