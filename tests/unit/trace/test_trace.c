@@ -1745,6 +1745,89 @@ static void test_decode_thread(void)
     g_free(path);
 }
 
+/* Reads the file at `path` whole with pmusim_trace_reader_open(); the error,
+ * if any, in *e. */
+static pmusim_rec_t *read_path(const char *path, size_t *n, GError **e)
+{
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open(path, e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    pmusim_rec_t *out = read_all(r, 1000, n, e);
+    /* names point into the reader: keep them past its end */
+    for (size_t i = 0; out && i < *n; i++)
+        if (out[i].name)
+            out[i].name = g_intern_string(out[i].name);
+    pmusim_trace_reader_free(r);
+    return out;
+}
+
+/* A reader takes the buffers the last one freed (traces/reader.c, "the large
+ * buffers"): reading a trace with them, after other traces of another ISA,
+ * a damaged one and the decompression thread have used them, gives exactly
+ * what reading it with new buffers gives. */
+static void test_reader_buffers_reused(void)
+{
+    char *saved = g_strdup(g_getenv("PMUSIM_DECODE_THREAD"));
+    g_setenv("PMUSIM_DECODE_THREAD", "always", TRUE);
+    char *ia64 = gen_file(PMUSIM_CPU_ITA2, PMUSIM_GEN_MIXED, 150000, 3, PMUSIM_TRACE_BINARY);
+    char *x86 = gen_file(PMUSIM_CPU_KNM, PMUSIM_GEN_STREAM, 150000, 4, PMUSIM_TRACE_BINARY);
+    char *cut = tmp_path("pmusim-cut-XXXXXX");
+    gsize len;
+    char *d = slurp(x86, &len);
+    CU_ASSERT_FATAL(g_file_set_contents(cut, d, (gssize)(len / 2), NULL));
+    g_free(d);
+    /* a reader held open while the reference is read: the reference reader
+     * finds no spare buffers and gets new ones */
+    GError *e = NULL;
+    pmusim_trace_reader_t *hold = pmusim_trace_reader_open(x86, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(hold);
+    size_t n_ref = 0, n_x86 = 0;
+    pmusim_rec_t *ref = read_path(ia64, &n_ref, &e);
+    CU_ASSERT_PTR_NULL(e);
+    CU_ASSERT_EQUAL(n_ref, 150000);
+    pmusim_trace_reader_free(hold);
+    /* the spare buffers now go through a knm trace, a cut one (an error in
+     * the middle of a block), a text trace and the IA-64 trace again */
+    pmusim_rec_t *other = read_path(x86, &n_x86, &e);
+    CU_ASSERT_PTR_NULL(e);
+    CU_ASSERT_EQUAL(n_x86, 150000);
+    for (int round = 0; round < 2; round++) {
+        size_t n_cut = 0, n_again = 0;
+        pmusim_rec_t *partial = read_path(cut, &n_cut, &e);
+        CU_ASSERT_PTR_NULL(partial);
+        CU_ASSERT_PTR_NOT_NULL(e);
+        g_clear_error(&e);
+        g_setenv("PMUSIM_DECODE_THREAD", round ? "0" : "always", TRUE);
+        pmusim_rec_t *again = read_path(ia64, &n_again, &e);
+        CU_ASSERT_PTR_NULL(e);
+        CU_ASSERT_EQUAL_FATAL(n_again, n_ref);
+        size_t bad = n_ref;
+        for (size_t i = 0; i < n_ref && bad == n_ref; i++)
+            if (!rec_equal(&again[i], &ref[i]))
+                bad = i;
+        if (bad != n_ref)
+            fprintf(stderr, "ia64 record %zu differs\n", bad);
+        CU_ASSERT_EQUAL(bad, n_ref);
+        g_free(again);
+        again = read_path(x86, &n_again, &e);
+        CU_ASSERT_EQUAL_FATAL(n_again, n_x86);
+        bad = n_x86;
+        for (size_t i = 0; i < n_x86 && bad == n_x86; i++)
+            if (!rec_equal(&again[i], &other[i]))
+                bad = i;
+        CU_ASSERT_EQUAL(bad, n_x86);
+        g_free(again);
+    }
+    g_free(ref);
+    g_free(other);
+    if (saved)
+        g_setenv("PMUSIM_DECODE_THREAD", saved, TRUE);
+    else
+        g_unsetenv("PMUSIM_DECODE_THREAD");
+    g_free(saved);
+    g_unlink(ia64), g_unlink(x86), g_unlink(cut);
+    g_free(ia64), g_free(x86), g_free(cut);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("trace", NULL, NULL);
@@ -1772,5 +1855,6 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_zstd_messages);
     PMUSIM_ADD_TEST(s, test_symbol_bytes_limit);
     PMUSIM_ADD_TEST(s, test_decode_thread);
+    PMUSIM_ADD_TEST(s, test_reader_buffers_reused);
 }
 
