@@ -55,7 +55,7 @@ typedef struct uarch_thread {
     uint8_t plm;
     /* output queue (SMT merge; Montecito: the held L3-miss instruction) */
     pmusim_rec_t *q;
-    uint32_t qhead, qlen;
+    uint32_t qhead, qlen, qcap; /* qcap: allocated (a power of 2, grown up to QUEUE_CAP) */
     gboolean holding;          /* Montecito: this thread's records wait for a switch */
     uint64_t switched_in;      /* Montecito: cycle this thread got the pipeline */
     insn_event_t evacc[MAX_INSN_EVENTS]; /* EVENT counts not yet written */
@@ -169,7 +169,7 @@ static void merge_drain(pmusim_uarch_t *u, gboolean force)
             }
         uarch_thread_t *t = &u->th[best];
         out_copy(u, &t->q[t->qhead]);
-        t->qhead = (t->qhead + 1) & (QUEUE_CAP - 1);
+        t->qhead = (t->qhead + 1) & (t->qcap - 1);
         t->qlen--;
         if (force)
             return;
@@ -197,7 +197,21 @@ static inline void rec_clear(pmusim_rec_t *r, uint64_t cycle, unsigned kind, uin
     r->oc = (pmusim_offcore_t){ 0 };
 }
 
-/* A new record of thread `ti` at `cycle`, zeroed. */
+/* Doubles a thread's queue storage (its capacity stays QUEUE_CAP: the
+ * storage starts small because most runs never fill it, and creating a model
+ * should not cost 200 KiB per thread). */
+static G_GNUC_NO_INLINE void queue_grow(uarch_thread_t *t)
+{
+    uint32_t cap = t->qcap ? 2 * t->qcap : 64;
+    pmusim_rec_t *q = g_new(pmusim_rec_t, cap);
+    for (uint32_t i = 0; i < t->qlen; i++)
+        q[i] = t->q[(t->qhead + i) & (t->qcap - 1)];
+    g_free(t->q);
+    t->q = q;
+    t->qhead = 0;
+    t->qcap = cap;
+}
+
 /* Where the next record of thread `ti` at `cycle` goes (its queue when
  * merging or holding, else the output batch); the caller fills every
  * field. */
@@ -208,7 +222,9 @@ static inline pmusim_rec_t *rec_slot(pmusim_uarch_t *u, uint32_t ti, uint64_t cy
     if (u->merge || t->holding) {
         while (t->qlen == QUEUE_CAP)
             merge_drain(u, TRUE);
-        r = &t->q[(t->qhead + t->qlen) & (QUEUE_CAP - 1)];
+        if (G_UNLIKELY(t->qlen == t->qcap))
+            queue_grow(t);
+        r = &t->q[(t->qhead + t->qlen) & (t->qcap - 1)];
         t->qlen++;
     } else {
         r = out_slot(u);
@@ -345,7 +361,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
          * another's records until its queue fills (then it is clamped) */
         t->started = u->merge;
         if (u->merge || u->soemt)
-            t->q = g_new(pmusim_rec_t, QUEUE_CAP);
+            queue_grow(t);
     }
     return u;
 }
@@ -830,7 +846,7 @@ static void release_held(pmusim_uarch_t *u, uint32_t ti, uint64_t at)
     uarch_thread_t *t = &u->th[ti];
     t->holding = FALSE;
     for (uint32_t i = 0; i < t->qlen; i++) {
-        pmusim_rec_t *r = &t->q[(t->qhead + i) & (QUEUE_CAP - 1)];
+        pmusim_rec_t *r = &t->q[(t->qhead + i) & (t->qcap - 1)];
         if (r->cycle < at)
             r->cycle = at;
         if (r->cycle > t->last_ret)
