@@ -11,11 +11,17 @@
 #     every alias named by a NAME section exists, `man` finds them by section;
 #   - every command of `pmusim --help` has its page, and every option of
 #     `pmusim CMD --help` is in that page.
-# usage: install_test.sh MESON BUILDDIR SOURCEDIR
+# usage: install_test.sh MESON BUILDDIR SOURCEDIR [SANITIZERS]
+# SANITIZERS is the build's b_sanitize ("none" or e.g. "address,undefined"):
+# the programs built here against a sanitized build's libraries are built
+# with the same sanitizers, or the ASan runtime refuses to start.
 set -u
 meson=$1
 build=$(cd "$2" && pwd) || exit 1
 src=$(cd "$3" && pwd) || exit 1
+san=${4:-none}
+sanflags=""
+[ "$san" = none ] || sanflags="-fsanitize=$san"
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; failed=1; }
@@ -87,7 +93,7 @@ for h in "$dest$prefix"/include/pmusim/*.h; do
     cc -std=c11 -Wall -Wextra -Werror -fsyntax-only $(pcflags --cflags pmusim) "$T/hdr.c" \
         >"$T/hdr.err" 2>&1 || fail "installed header $(basename "$h") does not compile alone: $(cat "$T/hdr.err")"
 done
-if cc -std=c11 -Wall -Werror -o "$T/use_pmusim" "$src/tests/install/use_pmusim.c" \
+if cc -std=c11 -Wall -Werror $sanflags -o "$T/use_pmusim" "$src/tests/install/use_pmusim.c" \
         $(pcflags --cflags --libs pmusim) 2>"$T/cc.err"; then
     # wsm_loop.txt: 200 INSN records, one instruction a cycle, so
     # INST_RETIRED.ANY_P = 200 and UNHALTED_CORE_CYCLES = 200.
@@ -147,7 +153,7 @@ for face in libpfm3 libpfm4; do
             fail "installed pmusim-$face header $(basename "$h") does not compile alone: $(cat "$T/hdr.err")"
     done
 done
-if cc -std=c11 -Wall -Werror -o "$T/use_pfm3" "$src/tests/install/use_pfm3.c" \
+if cc -std=c11 -Wall -Werror $sanflags -o "$T/use_pfm3" "$src/tests/install/use_pfm3.c" \
         $(pcflags --cflags --libs pmusim-libpfm3) 2>"$T/cc.err"; then
     # CPU_CYCLES (es 0x12) in PMC4: plm=8 (3:0), oi (5), pm 0 (6), es (15:8)
     # = 0x8 | 0x20 | 0x1200 = 0x1228; PMC0 is not among the outputs.
@@ -158,7 +164,7 @@ else
     fail "use_pfm3.c does not build against pmusim-libpfm3.pc: $(cat "$T/cc.err")"
 fi
 if [ -e "$pcdir/pmusim-libpfm4.pc" ]; then
-    if cc -std=c11 -Wall -Werror -o "$T/use_pfm4" "$src/tests/install/use_pfm4.c" \
+    if cc -std=c11 -Wall -Werror $sanflags -o "$T/use_pfm4" "$src/tests/install/use_pfm4.c" \
             $(pcflags --cflags --libs pmusim-libpfm4) 2>"$T/cc.err"; then
         # INST_RETIRED:ANY_P: event 0xc0, umask 0x01 (15:8), USR (16), OS (17),
         # INT (20), EN (22) = 0x5301c0
