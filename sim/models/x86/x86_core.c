@@ -93,6 +93,7 @@ typedef struct x86_ctr {
     uint64_t thr_k;  /* condition of v occurrences: (v >= thr_k) != thr_inv (x86_thr_prepare) */
     bool thr_inv, thr_cond0;
     bool unit;      /* counted through the thread's INSN tallies (x86_units_sync) */
+    uint32_t fold_n; /* x86_consume_fast(): threads whose records the loop adds to it (fold) */
     uint64_t unit_snap; /* unit: the tallies' sum over plm_mask already in `value` */
     bool programmed;
     bool restricted; /* event not countable on this counter (Intel's data): counts nothing */
@@ -125,6 +126,16 @@ typedef struct x86_listeners {
     x86_ctr_t *dgen[X86_LISTENERS];
     x86_ctr_t *tgen[X86_LISTENERS];
     x86_ctr_t *hgen[X86_LISTENERS];
+    /* for x86_consume_fast(): `fold` the direct counts of every INSN record
+     * that are not unit counters (AnyThread INST_RETIRED and fixed counter
+     * 0 with AnyThread, which count the core's records, and PEBS
+     * INST_RETIRED, a filter listener matching every record): the loop
+     * adds the records it took when it ends and never lets them wrap
+     * (x86_fold_bound()); `ffilt` the other filter listeners, in `filt`
+     * order, and the flags they need */
+    uint32_t n_fold, n_ffilt, ffilt_flags;
+    x86_ctr_t *fold[X86_LISTENERS];
+    x86_ctr_t *ffilt[X86_LISTENERS];
 } x86_listeners_t;
 
 typedef struct x86_thread {
@@ -168,6 +179,13 @@ typedef struct x86_model {
     /* the dispatched listeners are all instruction or uop counts, which
      * x86_consume_fast() feeds (x86_gen_fast_ok()) */
     bool gen_fast;
+    /* some thread has dispatched listeners that x86_consume_fast() feeds
+     * one at a time per record (dgen, tgen; hgen go to histograms, fold
+     * ones are added at the end) */
+    bool loop_gen;
+    /* some thread has filter listeners that x86_consume_fast() feeds per
+     * record (ffilt) */
+    bool loop_filt;
     uint32_t compiled_ann; /* trace annotations the counters were compiled for */
     uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
     bool gap_mode;
@@ -384,25 +402,57 @@ static void x86_pebs_assist(x86_model_t *m, x86_ctr_t *c, const pmusim_rec_t *r)
  * or NULL for a cycle increment).  A PEBS-enabled counter sets no overflow
  * bit and raises no PMI: the overflow arms PEBS, and the assist fires at
  * the next qualifying event (SDM Vol. 3B §18.8.1.1; x86_pebs_assist). */
+/* The log entry "<counter> <text>" (x86_ctr_name()'s name) without
+ * printf: a sampling run logs an overflow per interrupt, and formatting
+ * it was about 1,000 instructions (issue 12).  The same entry as
+ * pmusim_model_log() makes (zero-padded text), under the same bound. */
+static void x86_log_ctr(x86_model_t *m, const x86_ctr_t *c, uint64_t cycle, const char *text,
+                        size_t len)
+{
+    pmusim_model_t *b = &m->base;
+    if (b->log->len >= PMUSIM_LOG_MAX) {
+        b->log_dropped++;
+        return;
+    }
+    pmusim_sim_event_t ev = {.cycle = cycle, .thread = c->thread};
+    _Static_assert(X86_NCTR <= 10, "one digit");
+    _Static_assert(sizeof ev.what > 40, "the texts fit");
+    size_t n;
+    if (c->slot < X86_MAX_GP) {
+        memcpy(ev.what, "IA32_PMC", 8);
+        ev.what[8] = (char)('0' + c->slot);
+        n = 9;
+    } else {
+        memcpy(ev.what, "IA32_FIXED_CTR", 14);
+        ev.what[14] = (char)('0' + (c->slot - X86_MAX_GP));
+        n = 15;
+    }
+    ev.what[n++] = ' ';
+    memcpy(ev.what + n, text, len);
+    g_array_append_val(b->log, ev);
+}
+#define X86_LOG_CTR(m, c, cycle, text) x86_log_ctr((m), (c), (cycle), "" text, sizeof(text) - 1)
+
 static void x86_overflow(x86_model_t *m, x86_ctr_t *c, uint64_t cycle, uint64_t wraps,
                          const pmusim_rec_t *r)
 {
     x86_thread_t *th = &m->th[c->thread];
-    char name[24];
-    x86_ctr_name(c, name, sizeof name);
     c->overflows += wraps;
     if (c->pebs) {
         m->n_armed += !c->pebs_armed;
         c->pebs_armed = true;
-        pmusim_model_log(&m->base, cycle, c->thread, "%s overflow: PEBS armed", name);
+        X86_LOG_CTR(m, c, cycle, "overflow: PEBS armed");
         return;
     } else {
         th->global_status |= 1ull << x86_status_bit(c);
-        if (wraps > 1)
+        if (wraps > 1) {
+            char name[24];
+            x86_ctr_name(c, name, sizeof name);
             pmusim_model_log(&m->base, cycle, c->thread, "%s overflow (x%" PRIu64 ")", name,
                              wraps);
-        else
-            pmusim_model_log(&m->base, cycle, c->thread, "%s overflow", name);
+        } else {
+            X86_LOG_CTR(m, c, cycle, "overflow");
+        }
     }
     if (c->intr)
         m->pending_pmi |= 1u << c->thread;
@@ -912,6 +962,7 @@ static void x86_recompile(x86_model_t *m)
         for (uint32_t p = 0; p < 4; p++) {
             x86_listeners_t *l = &m->th[t].lst[p];
             l->n_filt = l->n_gen = l->filt_flags = l->n_dgen = l->n_tgen = l->n_hgen = 0;
+            l->n_fold = l->n_ffilt = l->ffilt_flags = 0;
         }
     }
     for (uint32_t t = 0; t < nt; t++) {
@@ -957,6 +1008,13 @@ static void x86_recompile(x86_model_t *m)
                         l->filt[l->n_filt++] = c;
                         /* a filter needing no flag must see every record */
                         l->filt_flags |= c->f.need_flags ? c->f.need_flags : X86_F_ANY_RECORD;
+                        if (c->src == X86_SRC_INSN && c->cls == X86_CLS_DIRECT) {
+                            l->fold[l->n_fold++] = c;
+                        } else {
+                            l->ffilt[l->n_ffilt++] = c;
+                            l->ffilt_flags |=
+                                c->f.need_flags ? c->f.need_flags : X86_F_ANY_RECORD;
+                        }
                     } else {
                         l->gen[l->n_gen++] = c;
                         if (c->cls == X86_CLS_THRESH && r == t && !c->any && !c->edge &&
@@ -967,6 +1025,8 @@ static void x86_recompile(x86_model_t *m)
                             l->hgen[l->n_hgen++] = c;
                         } else if (c->cls == X86_CLS_THRESH) {
                             l->tgen[l->n_tgen++] = c;
+                        } else if (c->src == X86_SRC_INSN) {
+                            l->fold[l->n_fold++] = c;
                         } else {
                             l->dgen[l->n_dgen++] = c;
                         }
@@ -977,10 +1037,14 @@ static void x86_recompile(x86_model_t *m)
     }
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
-    m->has_gen = false;
+    m->has_gen = m->loop_gen = m->loop_filt = false;
     for (uint32_t t = 0; t < nt; t++)
-        for (unsigned p = 0; p < 4; p++)
-            m->has_gen = m->has_gen || m->th[t].lst[p].n_gen;
+        for (unsigned p = 0; p < 4; p++) {
+            const x86_listeners_t *l = &m->th[t].lst[p];
+            m->has_gen = m->has_gen || l->n_gen;
+            m->loop_gen = m->loop_gen || l->n_dgen || l->n_tgen;
+            m->loop_filt = m->loop_filt || l->n_ffilt;
+        }
     m->thresh_fast = x86_thresh_fast_ok(m);
     m->gen_fast = x86_gen_fast_ok(m);
     x86_rates_update(m);
@@ -1478,7 +1542,7 @@ static __attribute__((noinline)) void x86_fast_wraps(x86_model_t *m, const x86_l
     while (wrapped) {
         unsigned j = (unsigned)__builtin_ctz(wrapped);
         wrapped &= wrapped - 1;
-        x86_ctr_wrapped(m, l->filt[j], m->cur, r);
+        x86_ctr_wrapped(m, l->ffilt[j], m->cur, r);
     }
     while (gwrapped) {
         unsigned j = (unsigned)__builtin_ctz(gwrapped);
@@ -1573,75 +1637,75 @@ static void x86_thr_flush(x86_model_t *m, uint64_t cur)
  * instead of closing each counter at each of its cycles (x86_thr_touch()),
  * the loop counts the thread's occurrences (instructions, or uops: the
  * hgen listeners of a thread share one source) in its open cycle and files
- * each finished cycle into a histogram of those counts; the closes of
- * cycles h0 .. end - 1 follow from the histogram at the end
- * (x86_hist_flush()): a thresholded count without EDGE adds one per cycle
- * whose occurrences meet its condition, whatever their order.  Cycle cur0,
- * whose occurrences before the loop each counter holds in `acc`, is closed
- * through x86_thr_touch() (x86_hist_start()).  prev_cond is not kept for
- * these counters: without EDGE only x86_obs_emit() reads it, right after
- * x86_close_cycle() set it. */
+ * each finished cycle into a histogram of those counts; the closes follow
+ * from the histogram at the end (x86_hist_flush()): a thresholded count
+ * without EDGE adds one per cycle whose occurrences meet its condition,
+ * whatever their order.  The first cycle filed is cycle cur0, whose
+ * occurrences before the loop each counter holds in `acc`: the flush takes
+ * it out again and closes it through x86_thr_touch() (so that the loop
+ * needs no test for it).  prev_cond is not kept for these counters:
+ * without EDGE only x86_obs_emit() reads it, right after x86_close_cycle()
+ * set it. */
 typedef struct x86_hist {
-    uint64_t cyc;  /* the thread's open cycle */
-    uint64_t occ;  /* its occurrences so far */
-    uint64_t h0;   /* the histogram starts at this cycle (X86_NEVER: cycle cur0 still open) */
-    uint64_t uops; /* 1: the occurrences are uops (hgen_uops), 0: instructions */
+    uint64_t cyc;   /* the thread's open cycle */
+    uint64_t occ;   /* its occurrences so far */
+    uint32_t wmask; /* UINT32_MAX: the occurrences are uops (hgen_uops), 0: instructions */
+    uint64_t hist[X86_HIST_N];
 } x86_hist_t;
 
-/* The thread leaves cycle cur0 for cycle `cur`: its counters take cur0's
- * occurrences and are closed up to cur through x86_thr_touch(). */
-static __attribute__((noinline)) void x86_hist_start(x86_hist_t *h, const x86_listeners_t *l,
-                                                     uint64_t cur)
+/* Occurrences of INSN record r for a histogram: its uops (0 counts as 1)
+ * with wmask all-ones, else 1. */
+static inline uint64_t x86_hist_weight(const pmusim_rec_t *r, uint32_t wmask)
 {
-    for (uint32_t j = 0; j < l->n_hgen; j++) {
-        x86_ctr_t *c = l->hgen[j];
-        c->acc += h->occ;
-        x86_thr_touch(c, cur);
-    }
-    h->h0 = cur;
+    const uint64_t w = r->uops & wmask;
+    return w + (w == 0);
 }
 
-/* A record of the thread in a later cycle `cur`: files the open cycle. */
-static inline __attribute__((always_inline)) void x86_hist_next(x86_hist_t *h, uint64_t *hist,
-                                                                const x86_listeners_t *l,
-                                                                uint64_t cur)
+static inline uint32_t x86_hist_bucket(uint64_t occ)
 {
-    if (G_UNLIKELY(h->h0 == X86_NEVER))
-        x86_hist_start(h, l, cur);
-    else
-        hist[h->occ < X86_HIST_N ? h->occ : X86_HIST_N - 1]++;
-    h->cyc = cur;
-    h->occ = 0;
+    return occ < X86_HIST_N ? (uint32_t)occ : X86_HIST_N - 1;
 }
 
-/* At the end of x86_consume_fast() (open cycle `end`): the closes of the
- * thread's hgen counters from h0 to end - 1, from the histogram; the
- * cycles in that span without records are closed with thr_cond0.  The
+/* At the end of x86_consume_fast() (records recs[k0..k) taken, from cycle
+ * cur0 to the open cycle `end`): the closes of thread t's hgen counters.
+ * Cycle cur0 still open (the thread has no record in a later cycle): its
+ * occurrences go to `acc` and x86_thr_flush() makes the closes.  Else cycle
+ * cur0 (its occurrences in the loop, counted again from the records, plus
+ * `acc`) is closed through x86_thr_touch(), and the cycles from cur0 + 1 to
+ * end - 1 from the histogram, those without records with thr_cond0.  The
  * counters are left at cycle `end` with its occurrences so far in `acc`,
  * as x86_thr_touch() leaves them (x86_thr_flush() then has nothing to do
- * for them).  Cycle cur0 still open: the occurrences go to `acc` and
- * x86_thr_flush() makes the closes. */
-static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, uint64_t *hist,
-                                                     const x86_listeners_t *l, uint64_t end)
+ * for them). */
+static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, const x86_listeners_t *l,
+                                                     const pmusim_rec_t *recs, size_t k0,
+                                                     size_t k, uint32_t t, uint64_t cur0,
+                                                     uint64_t end)
 {
-    if (h->h0 == X86_NEVER) {
+    if (h->cyc == cur0) {
         for (uint32_t j = 0; j < l->n_hgen; j++)
             l->hgen[j]->acc += h->occ;
         return;
     }
+    uint64_t occ0 = 0;
+    for (size_t i = k0; i < k && recs[i].cycle == cur0; i++)
+        if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t)
+            occ0 += x86_hist_weight(&recs[i], h->wmask);
+    h->hist[x86_hist_bucket(occ0)]--;
     const bool open = h->cyc == end;
     if (!open)
-        hist[h->occ < X86_HIST_N ? h->occ : X86_HIST_N - 1]++;
+        h->hist[x86_hist_bucket(h->occ)]++;
     uint64_t ncyc = 0;
     for (uint32_t b = 0; b < X86_HIST_N; b++)
-        ncyc += hist[b];
-    const uint64_t empty = (end - h->h0) - ncyc;
+        ncyc += h->hist[b];
+    const uint64_t empty = (end - (cur0 + 1)) - ncyc;
     for (uint32_t j = 0; j < l->n_hgen; j++) {
         x86_ctr_t *c = l->hgen[j];
+        c->acc += occ0;
+        x86_thr_touch(c, cur0 + 1);
         uint64_t inc = c->thr_cond0 ? empty : 0;
         for (uint32_t b = 0; b < X86_HIST_N; b++)
             if ((b >= c->thr_k) != c->thr_inv)
-                inc += hist[b];
+                inc += h->hist[b];
         c->value += inc;
         c->thr_cycle = end;
         c->acc = open ? h->occ : 0;
@@ -1682,6 +1746,37 @@ static inline bool x86_fast_other(x86_model_t *m, const pmusim_rec_t *r, uint32_
     }
 }
 
+/* At the start of x86_consume_fast(): the fold listeners of the threads'
+ * listener sets lst[0..nth) take one increment per INSN record of each
+ * thread that feeds them; room[t] (the thread's INSN records the loop may
+ * take) is lowered so that none of them reaches a wrap: a counter fed by f
+ * threads gives each a 1/f share of its room, so the wrapping record (and
+ * its overflow, in listener order) is left to the general path. */
+static void x86_fold_bound(const x86_listeners_t *const *lst, uint32_t nth, uint64_t *room)
+{
+    for (uint32_t t = 0; t < nth; t++)
+        for (uint32_t j = 0; j < lst[t]->n_fold; j++)
+            lst[t]->fold[j]->fold_n = 0;
+    for (uint32_t t = 0; t < nth; t++)
+        for (uint32_t j = 0; j < lst[t]->n_fold; j++)
+            lst[t]->fold[j]->fold_n++;
+    for (uint32_t t = 0; t < nth; t++)
+        for (uint32_t j = 0; j < lst[t]->n_fold; j++) {
+            const x86_ctr_t *c = lst[t]->fold[j];
+            const uint64_t share = (c->max - c->value) / c->fold_n;
+            if (share < room[t])
+                room[t] = share;
+        }
+}
+
+/* At the end of x86_consume_fast(): a thread's `seen` INSN records taken
+ * go to its fold listeners. */
+static inline void x86_fold_add(const x86_listeners_t *l, uint64_t seen)
+{
+    for (uint32_t j = 0; j < l->n_fold; j++)
+        l->fold[j]->value += seen;
+}
+
 /* Single thread, at the end of x86_consume_fast(): the INSN records taken
  * in recs[k0..k) (all but n_other of them) and the last one's ip. */
 static inline void x86_fast_single_tally(const pmusim_rec_t *recs, size_t k0, size_t k,
@@ -1697,7 +1792,7 @@ static inline void x86_fast_single_tally(const pmusim_rec_t *recs, size_t k0, si
 
 static inline __attribute__((always_inline)) size_t
 x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n,
-                      const bool single, const bool thr, const bool gen)
+                      const bool single, const bool thr, const bool gen, const bool filt)
 {
     const uint32_t nth = single ? 1 : m->base.nthreads;
     const uint64_t cur0 = m->cur;
@@ -1711,12 +1806,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
      * (single thread: every record taken is one of its INSN records, so
      * these follow from k) */
     unsigned plm_of[X86_MAX_THREADS];
-    const x86_listeners_t *lst[X86_MAX_THREADS];
+    const x86_listeners_t *lst[X86_MAX_THREADS] = {NULL};
     uint64_t room[X86_MAX_THREADS], seen[X86_MAX_THREADS], last_ip[X86_MAX_THREADS];
     /* thresholded counters: per thread, the histograms of its hgen listeners */
     bool hm[X86_MAX_THREADS] = {false};
     x86_hist_t hs[X86_MAX_THREADS];
-    uint64_t hhist[X86_MAX_THREADS][X86_HIST_N];
     for (uint32_t t = 0; t < nth; t++) {
         const x86_thread_t *th = &m->th[t];
         plm_of[t] = th->plm;
@@ -1725,6 +1819,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         seen[t] = 0;
         last_ip[t] = th->last_ip;
     }
+    x86_fold_bound(lst, nth, room);
     if (single && n - k > room[0])
         n = k + (size_t)room[0];
     if (thr) {
@@ -1737,27 +1832,44 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         for (uint32_t t = 0; t < nth; t++) {
             hm[t] = lst[t]->n_hgen != 0;
             if (hm[t]) {
-                memset(hhist[t], 0, sizeof hhist[t]);
+                memset(hs[t].hist, 0, sizeof hs[t].hist);
                 hs[t].cyc = cur0;
                 hs[t].occ = 0;
-                hs[t].h0 = X86_NEVER;
-                hs[t].uops = lst[t]->hgen_uops;
+                hs[t].wmask = lst[t]->hgen_uops ? UINT32_MAX : 0;
             }
         }
         const uint64_t troom = x86_thresh_room(m);
         if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < fast_limit)
             fast_limit = cur0 + troom + 1;
     }
-    /* single thread: kind and thread of its INSN records as the 16-bit word
-     * they form in the record (endian neutral) */
-    _Static_assert(offsetof(pmusim_rec_t, thread) == offsetof(pmusim_rec_t, kind) + 1,
-                   "kind and thread are adjacent bytes");
-    uint16_t kt_insn0;
+    /* the 8 bytes of a record from `kind` on hold kind, thread and plm:
+     * `ktp_mask` keeps those (plm's two low bits), `ktp[t & 3]` is what
+     * they hold in an INSN record of thread t at its privilege level
+     * (endian neutral); threads beyond nth get a value no masked word
+     * equals */
+    _Static_assert(offsetof(pmusim_rec_t, plm) - offsetof(pmusim_rec_t, kind) < 8 &&
+                       offsetof(pmusim_rec_t, slot) - offsetof(pmusim_rec_t, kind) < 8 &&
+                       offsetof(pmusim_rec_t, kind) + 8 <= offsetof(pmusim_rec_t, ip),
+                   "kind, thread, plm and slot are in the 8 bytes from kind, before ip");
+    _Static_assert((X86_MAX_THREADS & (X86_MAX_THREADS - 1)) == 0, "a power of two");
+    uint64_t ktp_mask, ktp[X86_MAX_THREADS];
     {
         pmusim_rec_t z;
         memset(&z, 0, sizeof z);
-        z.kind = PMUSIM_REC_INSN;
-        memcpy(&kt_insn0, &z.kind, sizeof kt_insn0);
+        z.kind = 0xff;
+        z.thread = 0xff;
+        z.plm = 3;
+        memcpy(&ktp_mask, &z.kind, sizeof ktp_mask);
+        for (uint32_t t = 0; t < X86_MAX_THREADS; t++) {
+            memset(&z, 0, sizeof z);
+            z.kind = PMUSIM_REC_INSN;
+            z.thread = (uint8_t)t;
+            if (t < nth)
+                z.plm = (uint8_t)plm_of[t];
+            else
+                z.slot = 1; /* outside the mask */
+            memcpy(&ktp[t], &z.kind, sizeof ktp[t]);
+        }
     }
     for (; k < n; k++) {
         const pmusim_rec_t *r = &recs[k];
@@ -1768,22 +1880,19 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             cur = c;
         }
         const uint32_t t = single ? 0 : r->thread;
-        if (single) {
-            uint16_t kt;
-            memcpy(&kt, &r->kind, sizeof kt);
-            if (G_UNLIKELY(kt != kt_insn0)) {
-                if (!x86_fast_other(m, r, nth, plm_of, cur))
-                    break;
-                n_other++;
-                continue;
-            }
-        } else if (G_UNLIKELY(t >= nth || r->kind != PMUSIM_REC_INSN)) {
+        uint64_t ktpw;
+        memcpy(&ktpw, &r->kind, sizeof ktpw);
+        if (G_UNLIKELY((ktpw & ktp_mask) != ktp[t & (X86_MAX_THREADS - 1)])) {
+            /* an INSN record of the thread at another privilege level ends
+             * the loop; the others x86_fast_other() takes or not */
+            if (r->kind == PMUSIM_REC_INSN && r->thread < nth)
+                break;
             if (!x86_fast_other(m, r, nth, plm_of, cur))
                 break;
+            if (single)
+                n_other++;
             continue;
         }
-        if ((r->plm & 3u) != plm_of[t])
-            break;
         if (!single) {
             if (seen[t] == room[t])
                 break;
@@ -1794,9 +1903,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         /* an overflow touches only the counter's own state, the status
          * and the log, so the wraps can follow the increments */
         uint32_t wrapped = 0, gwrapped = 0;
-        if ((r->flags | X86_F_ANY_RECORD) & l->filt_flags) {
-            for (uint32_t j = 0, nf = l->n_filt; j < nf; j++) {
-                x86_ctr_t *ct = l->filt[j];
+        if (filt && ((r->flags | X86_F_ANY_RECORD) & l->ffilt_flags)) {
+            for (uint32_t j = 0, nf = l->n_ffilt; j < nf; j++) {
+                x86_ctr_t *ct = l->ffilt[j];
                 if (x86_filter_match(&ct->f, r)) {
                     if (thr && ct->cls == X86_CLS_THRESH) {
                         x86_thr_touch(ct, cur);
@@ -1807,16 +1916,19 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 }
             }
         }
-        if (gen) {
-            /* dispatched listeners: instruction / uop counts, direct or
-             * thresholded (x86_gen_fast_ok()), after the filter listeners
-             * as in x86_consume() */
-            if (thr && hm[t]) {
-                x86_hist_t *h = &hs[t];
-                if (cur != h->cyc)
-                    x86_hist_next(h, hhist[t], l, cur);
-                h->occ += h->uops && r->uops ? r->uops : 1;
+        /* dispatched listeners: instruction / uop counts, direct or
+         * thresholded (x86_gen_fast_ok()), after the filter listeners as in
+         * x86_consume(); first those filed in the histograms */
+        if (thr && hm[t]) {
+            x86_hist_t *h = &hs[t];
+            if (cur != h->cyc) {
+                h->hist[x86_hist_bucket(h->occ)]++;
+                h->cyc = cur;
+                h->occ = 0;
             }
+            h->occ += x86_hist_weight(r, h->wmask);
+        }
+        if (gen) {
             if (thr) {
                 for (uint32_t j = 0, ng = l->n_tgen; j < ng; j++) {
                     x86_ctr_t *ct = l->tgen[j];
@@ -1838,11 +1950,12 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             for (uint32_t u = 0; u < nth; u++) {
                 m->th[u].insn_seen += seen[u];
                 m->th[u].last_ip = last_ip[u];
+                x86_fold_add(lst[u], seen[u]);
             }
             if (thr) {
                 for (uint32_t u = 0; u < nth; u++)
                     if (hm[u])
-                        x86_hist_flush(&hs[u], hhist[u], lst[u], cur);
+                        x86_hist_flush(&hs[u], lst[u], recs, k0, k, u, cur0, cur);
                 x86_thr_flush(m, cur);
             }
             x86_fast_wraps(m, l, wrapped, gwrapped, r);
@@ -1854,7 +1967,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     if (thr) {
         for (uint32_t u = 0; u < nth; u++)
             if (hm[u])
-                x86_hist_flush(&hs[u], hhist[u], lst[u], cur);
+                x86_hist_flush(&hs[u], lst[u], recs, k0, k, u, cur0, cur);
         x86_thr_flush(m, cur);
     }
     if (single && k > k0)
@@ -1862,42 +1975,56 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     for (uint32_t t = 0; t < nth; t++) {
         m->th[t].insn_seen += seen[t];
         m->th[t].last_ip = last_ip[t];
+        x86_fold_add(lst[t], seen[t]);
     }
     return k;
 }
 
 /* One out-of-line function per specialisation, so that each is compiled
  * (inlined, registers allocated) on its own. */
-#define X86_FAST_VARIANT(name, single, thr, gen)                                                \
+#define X86_FAST_VARIANT(name, single, thr, gen, filt)                                          \
     static __attribute__((noinline)) size_t name(x86_model_t *m, const pmusim_rec_t *recs,     \
                                                  size_t k, size_t n)                           \
     {                                                                                          \
-        return x86_consume_fast_body(m, recs, k, n, single, thr, gen);                         \
+        return x86_consume_fast_body(m, recs, k, n, single, thr, gen, filt);                   \
     }
-X86_FAST_VARIANT(x86_fast_1, true, false, false)
-X86_FAST_VARIANT(x86_fast_n, false, false, false)
-X86_FAST_VARIANT(x86_fast_1_gen, true, false, true)
-X86_FAST_VARIANT(x86_fast_n_gen, false, false, true)
-X86_FAST_VARIANT(x86_fast_1_thr, true, true, false)
-X86_FAST_VARIANT(x86_fast_n_thr, false, true, false)
-X86_FAST_VARIANT(x86_fast_1_thr_gen, true, true, true)
-X86_FAST_VARIANT(x86_fast_n_thr_gen, false, true, true)
+X86_FAST_VARIANT(x86_fast_1, true, false, false, false)
+X86_FAST_VARIANT(x86_fast_n, false, false, false, false)
+X86_FAST_VARIANT(x86_fast_1_gen, true, false, true, false)
+X86_FAST_VARIANT(x86_fast_n_gen, false, false, true, false)
+X86_FAST_VARIANT(x86_fast_1_thr, true, true, false, false)
+X86_FAST_VARIANT(x86_fast_n_thr, false, true, false, false)
+X86_FAST_VARIANT(x86_fast_1_thr_gen, true, true, true, false)
+X86_FAST_VARIANT(x86_fast_n_thr_gen, false, true, true, false)
+X86_FAST_VARIANT(x86_fast_1_f, true, false, false, true)
+X86_FAST_VARIANT(x86_fast_n_f, false, false, false, true)
+X86_FAST_VARIANT(x86_fast_1_gen_f, true, false, true, true)
+X86_FAST_VARIANT(x86_fast_n_gen_f, false, false, true, true)
+X86_FAST_VARIANT(x86_fast_1_thr_f, true, true, false, true)
+X86_FAST_VARIANT(x86_fast_n_thr_f, false, true, false, true)
+X86_FAST_VARIANT(x86_fast_1_thr_gen_f, true, true, true, true)
+X86_FAST_VARIANT(x86_fast_n_thr_gen_f, false, true, true, true)
 #undef X86_FAST_VARIANT
 
+typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n);
+
 /* x86_consume_fast_body() specialised for one thread (whose INSN count and
- * last ip follow from the records taken), for thresholded counters and for
- * dispatched listeners. */
+ * last ip follow from the records taken), for thresholded counters, for
+ * dispatched listeners fed per record and for filter listeners (indexed
+ * single | thr << 1 | gen << 2 | filt << 3). */
+static const x86_fast_fn x86_fast_variants[16] = {
+    x86_fast_n,       x86_fast_1,       x86_fast_n_thr,       x86_fast_1_thr,
+    x86_fast_n_gen,   x86_fast_1_gen,   x86_fast_n_thr_gen,   x86_fast_1_thr_gen,
+    x86_fast_n_f,     x86_fast_1_f,     x86_fast_n_thr_f,     x86_fast_1_thr_f,
+    x86_fast_n_gen_f, x86_fast_1_gen_f, x86_fast_n_thr_gen_f, x86_fast_1_thr_gen_f,
+};
+
 static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, size_t k,
                                       size_t n)
 {
-    const bool single = m->base.nthreads == 1;
-    if (m->thresh_fast && m->has_gen)
-        return single ? x86_fast_1_thr_gen(m, recs, k, n) : x86_fast_n_thr_gen(m, recs, k, n);
-    if (m->thresh_fast)
-        return single ? x86_fast_1_thr(m, recs, k, n) : x86_fast_n_thr(m, recs, k, n);
-    if (m->has_gen)
-        return single ? x86_fast_1_gen(m, recs, k, n) : x86_fast_n_gen(m, recs, k, n);
-    return single ? x86_fast_1(m, recs, k, n) : x86_fast_n(m, recs, k, n);
+    const unsigned v = (m->base.nthreads == 1) | (unsigned)m->thresh_fast << 1 |
+                       (unsigned)m->loop_gen << 2 | (unsigned)m->loop_filt << 3;
+    return x86_fast_variants[v](m, recs, k, n);
 }
 
 void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)

@@ -1213,6 +1213,44 @@ static void test_pebs_ip_and_non_pebs_event(void)
     pmusim_model_free(m);
 }
 
+/* Counts that the fast loop adds from the records it took (AnyThread
+ * INST_RETIRED, fed by both threads, and PEBS INST_RETIRED) wrap at the
+ * exact record, as one record at a time would: the loop leaves the
+ * wrapping record to the general path (issue 12). */
+static void test_folded_counts_wrap_at_the_record(void)
+{
+    pmusim_model_t *m = mk("wsm", 2);
+    wr(m, EVTSEL0 + 0, EVT(0xc0, 0x01) | EN | USR | OS | ANY | INT, 0);
+    wr(m, PMC0 + 0, (uint64_t)-5, 0);
+    wr(m, EVTSEL0 + 1, EVT(0xc0, 0x01) | EN | USR | OS, 1);
+    wr(m, PMC0 + 1, (uint64_t)-3, 1);
+    wr(m, PEBS_EN, 0x2, 1);
+    /* 40 instructions, one a cycle, threads 0 and 1 in turn */
+    pmusim_rec_t t[40];
+    for (unsigned i = 0; i < G_N_ELEMENTS(t); i++)
+        t[i] = insn(i, (uint8_t)(i % 2), 3);
+    run(m, t, G_N_ELEMENTS(t));
+    /* thread 0's PMC0 counts both threads: the 5th instruction (cycle 4)
+     * wraps it */
+    CU_ASSERT_EQUAL(log_count(m, "IA32_PMC0 overflow", 4, 0), 1);
+    CU_ASSERT_EQUAL(log_count(m, "interrupt", 4, 0), 1);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 35);
+    CU_ASSERT_EQUAL(rd(m, STATUS, 0), 0x1);
+    /* thread 1's PMC1 wraps at its 3rd instruction (cycle 5) and the 4th
+     * (cycle 7) takes the assist: the next IP is 0x40001c + 4 */
+    CU_ASSERT_EQUAL(log_count(m, "IA32_PMC1 overflow: PEBS armed", 5, 1), 1);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 1), 17);
+    CU_ASSERT_EQUAL(rd(m, STATUS, 1), 1ull << 62);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL_FATAL(rep.captures->len, 1);
+    CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 0),
+                           "PEBS cycle=7 thread=1 IA32_PMC1 ip=0x400020");
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
 /* ---- stage 3: trace-derived events ---- */
 
 
@@ -1336,6 +1374,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_knm_outstanding_read_midway);
     PMUSIM_ADD_TEST(s, test_pebs_load_latency);
     PMUSIM_ADD_TEST(s, test_pebs_ip_and_non_pebs_event);
+    PMUSIM_ADD_TEST(s, test_folded_counts_wrap_at_the_record);
     s = CU_add_suite("sim_x86_events", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_branch_and_memory_events);
     PMUSIM_ADD_TEST(s, test_event_source);
