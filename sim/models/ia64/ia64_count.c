@@ -1545,11 +1545,12 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             v = 0;
             cm = 0;
             q0 = q1 = qsat = 0;
-            cur = c;
+            /* the cycle both threads retired in: the one closing */
             if (watch_two && tm == 3) {
                 ia64_two_retire_report(im, cur);
                 watch_two = false;
             }
+            cur = c;
             tm = 0;
         }
         const uint32_t t = single ? 0 : r->thread;
