@@ -1448,9 +1448,10 @@ static inline bool ia64_fast_close_pend(ia64_model_t *im)
  * cyc_total. */
 static inline __attribute__((always_inline)) size_t
 ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, size_t n,
-                       const unsigned need, const bool single, const bool slow, const bool nosig)
+                       const unsigned need, const bool single, const bool slow, const bool nosig,
+                       const uint32_t t0)
 {
-    const uint32_t nth = single ? 1 : im->base.nthreads;
+    const uint32_t nth = im->base.nthreads;
     const uint64_t e1mask = im->e1mask, m2 = im->m2, m3 = im->m3;
     const uint32_t vsafe = im->vsafe;
     const uint64_t next_lazy = im->next_lazy;
@@ -1470,6 +1471,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             st[t] = UINT64_MAX;
         cache[t] = im->sig_cache[t];
     }
+    /* single: every record of the run is thread t0's (its key state, tag
+     * and cache in registers) */
+    const uint64_t st0 = st[t0], act0 = act[t0];
+    uint64_t tag0 = tag[t0];
+    const ia64_sig_entry_t *const cache0 = cache[t0];
     /* the thread of the open cycle's retirements, IA64_MAX_THREADS if none;
      * a second thread's retirement stops the loop until reported (mont) */
     bool watch_two = !single && im->d->mont && !im->two_retire_reported;
@@ -1497,10 +1503,20 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
      * instruction; other records skip the call */
     uint16_t cap_flags = 0;
     bool cap_all = false;
-    for (uint32_t t = 0; t < nth; t++) {
-        cap_flags |= (uint16_t)((im->th[t].dear_on ? PMUSIM_F_MEM : 0) |
-                                (im->th[t].btb_on ? PMUSIM_F_BRANCH : 0));
-        cap_all |= im->th[t].ipear_on;
+    if (single) {
+        /* the run keeps thread t0's privilege level and instruction set
+         * (st0): the units that sample them, as ia64_capture_insn() tests */
+        const ia64_thread_t *th = &im->th[t0];
+        const unsigned a0 = ((st0 & PMUSIM_F_IA32) ? 4u : 0u) | (unsigned)((st0 >> 16) & 3u);
+        cap_flags = (uint16_t)((((th->dear_acc >> a0) & 1) ? PMUSIM_F_MEM : 0) |
+                               (((th->btb_acc >> a0) & 1) ? PMUSIM_F_BRANCH : 0));
+        cap_all = (th->ipear_acc >> a0) & 1;
+    } else {
+        for (uint32_t t = 0; t < nth; t++) {
+            cap_flags |= (uint16_t)((im->th[t].dear_on ? PMUSIM_F_MEM : 0) |
+                                    (im->th[t].btb_on ? PMUSIM_F_BRANCH : 0));
+            cap_all |= im->th[t].ipear_on;
+        }
     }
     /* acc + v grows by at most one per record: stop before it could reach
      * lim (the close test of ia64_advance()), and before cyc_masks could
@@ -1520,11 +1536,15 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         pmusim_rec_t z;
         memset(&z, 0, sizeof z);
         z.kind = PMUSIM_REC_INSN;
+        z.thread = (uint8_t)t0;
         memcpy(&kt_insn0, &z.kind, sizeof kt_insn0);
     }
     const pmusim_rec_t *r = recs + k, *const end = recs + n;
     /* per thread, the last record consumed here (track) */
     const pmusim_rec_t *last[IA64_MAX_THREADS] = {NULL};
+    /* the record that opened the open cycle (single: whether the run
+     * retired in it) */
+    const pmusim_rec_t *open = r;
     for (; r < end; r++) {
         const uint64_t c = r->cycle;
         if (c != cur) {
@@ -1551,9 +1571,10 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                 watch_two = false;
             }
             cur = c;
+            open = r;
             tm = 0;
         }
-        const uint32_t t = single ? 0 : r->thread;
+        const uint32_t t = single ? t0 : r->thread;
         if (single) {
             uint16_t kt;
             memcpy(&kt, &r->kind, sizeof kt);
@@ -1567,20 +1588,21 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             k1 = ia64_key_flags_plm(r); /* only the state bits are looked at */
         else
             ia64_key(r, false, need, &k1, &k2);
-        if ((k1 & IA64_KEY_STATE) != st[t])
+        if ((k1 & IA64_KEY_STATE) != (single ? st0 : st[t]))
             break;
         if (!single)
             tm |= t + 1;
         const ia64_sig_entry_t *e = NULL;
         if (!nosig) {
             const unsigned slot = ia64_key_slot(k1, k2);
-            e = &cache[t][slot];
+            e = single ? &cache0[slot] : &cache[t][slot];
             /* tag[t]: the generation tag and the thread's active bit */
-            if (__builtin_expect(e->k1 != (k1 | tag[t]) || e->k2 != k2, 0)) {
-                e = ia64_sig_miss(im, t, r, k1 | act[t], k2, slot);
+            if (__builtin_expect(e->k1 != (k1 | (single ? tag0 : tag[t])) || e->k2 != k2, 0)) {
+                e = ia64_sig_miss(im, t, r, k1 | (single ? act0 : act[t]), k2, slot);
                 gen_tag = im->gen_tag;
                 for (uint32_t u = 0; u < nth; u++)
                     tag[u] = gen_tag | act[u];
+                tag0 = gen_tag | act0;
             }
         }
         const unsigned rare = nosig ? 0 : e->rare;
@@ -1612,7 +1634,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     }
     if (slow && track) {
         if (single && r > recs + k)
-            last[0] = r - 1;
+            last[t0] = r - 1;
         for (uint32_t u = 0; u < nth; u++) {
             if (!last[u])
                 continue;
@@ -1636,6 +1658,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     if (!single) {
         im->retire_cycle = cur;
         im->retire_tmask = tm;
+    } else if (nth > 1) {
+        /* a run of thread t0 (ia64_consume_fast() started it with no other
+         * thread's retirement in the open cycle, or with none to report) */
+        im->retire_cycle = cur;
+        im->retire_tmask = (cur == cur0 ? tm : 0) | (r > open ? t0 + 1 : 0);
     }
     return (size_t)(r - recs);
 }
@@ -1649,34 +1676,67 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
  * its cache and the masks (issue 12: the captures' configurations). */
 static inline __attribute__((always_inline)) size_t
 ia64_consume_fast_need(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, size_t n,
-                       const bool single, const bool slow)
+                       const bool single, const bool slow, const uint32_t t0)
 {
     if (slow && im->sig_none)
-        return ia64_consume_fast_body(im, recs, k, n, 0, single, true, true);
+        return ia64_consume_fast_body(im, recs, k, n, 0, single, true, true, t0);
     switch (im->key_need) {
     case 0:
-        return ia64_consume_fast_body(im, recs, k, n, 0, single, slow, false);
+        return ia64_consume_fast_body(im, recs, k, n, 0, single, slow, false, t0);
     case IA64_NEED_MEM:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM, single, slow, false);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM, single, slow, false, t0);
     case IA64_NEED_BR:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_BR, single, slow, false);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_BR, single, slow, false, t0);
     case IA64_NEED_MEM | IA64_NEED_BR:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_BR, single, slow,
-                                      false);
+                                      false, t0);
     default:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_MIS | IA64_NEED_BR,
-                                      single, slow, false);
+                                      single, slow, false, t0);
     }
 }
+
+/* A Montecito run of one thread shorter than this that ends at another
+ * thread's instruction hands the records to the two-thread loop: threads
+ * retiring in turn without THREAD records would otherwise restart the
+ * loop every few records. */
+#define IA64_RUN_MIN 16u
 
 static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, const pmusim_rec_t *recs,
                                                          size_t k, size_t n)
 {
-    if (im->base.nthreads == 1)
-        return im->insn_slow ? ia64_consume_fast_need(im, recs, k, n, true, true)
-                             : ia64_consume_fast_need(im, recs, k, n, true, false);
-    return im->insn_slow ? ia64_consume_fast_need(im, recs, k, n, false, true)
-                         : ia64_consume_fast_need(im, recs, k, n, false, false);
+    const uint32_t nth = im->base.nthreads;
+    if (nth == 1)
+        return im->insn_slow ? ia64_consume_fast_need(im, recs, k, n, true, true, 0)
+                             : ia64_consume_fast_need(im, recs, k, n, true, false, 0);
+    /* Montecito: the records of one thread at a time, with the one-thread
+     * loop (a switch-on-event trace changes threads at THREAD records,
+     * which end the loop anyway; issue 12: the per-record thread lookups
+     * of the two-thread loop).  Not when the open cycle has another
+     * thread's retirement yet to be reported (the two-thread loop reports
+     * it). */
+    while (k < n) {
+        const uint32_t t0 = recs[k].thread;
+        if (t0 >= nth || recs[k].kind != PMUSIM_REC_INSN)
+            return k;
+        if (im->d->mont && !im->two_retire_reported && im->retire_cycle == im->cur &&
+            (im->retire_tmask & ~(t0 + 1)))
+            break;
+        const size_t j = im->insn_slow ? ia64_consume_fast_need(im, recs, k, n, true, true, t0)
+                                       : ia64_consume_fast_need(im, recs, k, n, true, false, t0);
+        if (j == n || recs[j].kind != PMUSIM_REC_INSN || recs[j].thread == t0 ||
+            recs[j].thread >= nth)
+            return j;
+        /* stopped at another thread's instruction */
+        const bool short_run = j - k < IA64_RUN_MIN;
+        k = j;
+        if (short_run)
+            break;
+    }
+    if (k == n)
+        return k;
+    return im->insn_slow ? ia64_consume_fast_need(im, recs, k, n, false, true, 0)
+                         : ia64_consume_fast_need(im, recs, k, n, false, false, 0);
 }
 
 void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
