@@ -1542,9 +1542,6 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     const pmusim_rec_t *r = recs + k, *const end = recs + n;
     /* per thread, the last record consumed here (track) */
     const pmusim_rec_t *last[IA64_MAX_THREADS] = {NULL};
-    /* the record that opened the open cycle (single: whether the run
-     * retired in it) */
-    const pmusim_rec_t *open = r;
     for (; r < end; r++) {
         const uint64_t c = r->cycle;
         if (c != cur) {
@@ -1571,8 +1568,8 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                 watch_two = false;
             }
             cur = c;
-            open = r;
-            tm = 0;
+            if (!single)
+                tm = 0;
         }
         const uint32_t t = single ? t0 : r->thread;
         if (single) {
@@ -1662,7 +1659,9 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         /* a run of thread t0 (ia64_consume_fast() started it with no other
          * thread's retirement in the open cycle, or with none to report) */
         im->retire_cycle = cur;
-        im->retire_tmask = (cur == cur0 ? tm : 0) | (r > open ? t0 + 1 : 0);
+        /* t0 retired in cur if the last record consumed is of cur (a
+         * close makes the record that stops the loop open a cycle) */
+        im->retire_tmask = (cur == cur0 ? tm : 0) | (r > recs + k && r[-1].cycle == cur ? t0 + 1 : 0);
     }
     return (size_t)(r - recs);
 }
