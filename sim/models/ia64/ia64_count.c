@@ -376,17 +376,32 @@ uint64_t ia64_ctr_count(const ia64_model_t *im, uint32_t t, uint32_t i)
     return v;
 }
 
-void ia64_headroom_update(ia64_model_t *im)
+/* The smallest of h over the D and maxincr-1 slots (min_headroom) and over
+ * those of each thread's reach (lim_thr), each plus base (UINT64_MAX:
+ * none). */
+static inline void ia64_headroom_set(ia64_model_t *im, uint64_t base, bool exact)
 {
-    uint64_t min = UINT64_MAX, m = im->dmask | im->e1mask;
+    uint64_t min = UINT64_MAX, mt[IA64_MAX_THREADS] = {UINT64_MAX, UINT64_MAX};
+    uint64_t m = im->dmask | im->e1mask;
     while (m) {
         unsigned k = (unsigned)__builtin_ctzll(m);
         m &= m - 1;
-        uint64_t h = IA64_CTR_WRAP - im->th[k >> 4].ctr[k & 15].value;
+        uint64_t h = IA64_CTR_WRAP - (exact ? ia64_ctr_count(im, k >> 4, k & 15)
+                                            : im->th[k >> 4].ctr[k & 15].value);
         if (h < min)
             min = h;
+        for (uint32_t t = 0; t < IA64_MAX_THREADS; t++)
+            if (((im->reach[t] >> k) & 1) && h < mt[t])
+                mt[t] = h;
     }
-    im->min_headroom = min;
+    im->min_headroom = min == UINT64_MAX ? UINT64_MAX : base + min;
+    for (uint32_t t = 0; t < IA64_MAX_THREADS; t++)
+        im->lim_thr[t] = mt[t] == UINT64_MAX ? UINT64_MAX : base + mt[t];
+}
+
+void ia64_headroom_update(ia64_model_t *im)
+{
+    ia64_headroom_set(im, 0, false);
 }
 
 /* min_headroom made exact for the deferred counts of closed cycles,
@@ -400,15 +415,7 @@ void ia64_headroom_update(ia64_model_t *im)
  * still fill at most to IA64_ACC_MAX records (acc_recs is unchanged). */
 static void ia64_headroom_refresh(ia64_model_t *im)
 {
-    uint64_t min = UINT64_MAX, m = im->dmask | im->e1mask;
-    while (m) {
-        unsigned k = (unsigned)__builtin_ctzll(m);
-        m &= m - 1;
-        uint64_t h = IA64_CTR_WRAP - ia64_ctr_count(im, k >> 4, k & 15);
-        if (h < min)
-            min = h;
-    }
-    im->min_headroom = min == UINT64_MAX ? UINT64_MAX : im->acc_recs + min;
+    ia64_headroom_set(im, im->acc_recs, true);
 }
 
 static void ia64_cp_spill(ia64_model_t *im);
@@ -1490,8 +1497,12 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
      * outside dmask | e1mask (the fast path's records add none:
      * IA64_RARE_EXACT).  The low-maxincr clamp is tested at the close. */
     const bool closable = !im->pmask && !im->irq_pending && !(cm & ~(im->dmask | e1mask));
-    const uint64_t lim = !closable ? UINT64_MAX
-                         : im->min_headroom < IA64_ACC_MAX ? im->min_headroom : IA64_ACC_MAX;
+    /* a run of one Montecito thread: only the slots its records reach,
+     * if the open cycle has no counts of others (another thread's
+     * retirements before the run) */
+    const uint64_t head = single && nth > 1 && !(cm & ~im->reach[t0]) ? im->lim_thr[t0]
+                                                                     : im->min_headroom;
+    const uint64_t lim = !closable ? UINT64_MAX : head < IA64_ACC_MAX ? head : IA64_ACC_MAX;
     /* a cycle with v records closes here only if v < vlim */
     const uint32_t vlim = closable ? vsafe + 1 : 0;
     /* last-instruction tracking and capture units (ia64_consume()'s
