@@ -376,17 +376,32 @@ uint64_t ia64_ctr_count(const ia64_model_t *im, uint32_t t, uint32_t i)
     return v;
 }
 
-void ia64_headroom_update(ia64_model_t *im)
+/* The smallest of h over the D and maxincr-1 slots (min_headroom) and over
+ * those of each thread's reach (lim_thr), each plus base (UINT64_MAX:
+ * none). */
+static inline void ia64_headroom_set(ia64_model_t *im, uint64_t base, bool exact)
 {
-    uint64_t min = UINT64_MAX, m = im->dmask | im->e1mask;
+    uint64_t min = UINT64_MAX, mt[IA64_MAX_THREADS] = {UINT64_MAX, UINT64_MAX};
+    uint64_t m = im->dmask | im->e1mask;
     while (m) {
         unsigned k = (unsigned)__builtin_ctzll(m);
         m &= m - 1;
-        uint64_t h = IA64_CTR_WRAP - im->th[k >> 4].ctr[k & 15].value;
+        uint64_t h = IA64_CTR_WRAP - (exact ? ia64_ctr_count(im, k >> 4, k & 15)
+                                            : im->th[k >> 4].ctr[k & 15].value);
         if (h < min)
             min = h;
+        for (uint32_t t = 0; t < IA64_MAX_THREADS; t++)
+            if (((im->reach[t] >> k) & 1) && h < mt[t])
+                mt[t] = h;
     }
-    im->min_headroom = min;
+    im->min_headroom = min == UINT64_MAX ? UINT64_MAX : base + min;
+    for (uint32_t t = 0; t < IA64_MAX_THREADS; t++)
+        im->lim_thr[t] = mt[t] == UINT64_MAX ? UINT64_MAX : base + mt[t];
+}
+
+void ia64_headroom_update(ia64_model_t *im)
+{
+    ia64_headroom_set(im, 0, false);
 }
 
 /* min_headroom made exact for the deferred counts of closed cycles,
@@ -400,15 +415,7 @@ void ia64_headroom_update(ia64_model_t *im)
  * still fill at most to IA64_ACC_MAX records (acc_recs is unchanged). */
 static void ia64_headroom_refresh(ia64_model_t *im)
 {
-    uint64_t min = UINT64_MAX, m = im->dmask | im->e1mask;
-    while (m) {
-        unsigned k = (unsigned)__builtin_ctzll(m);
-        m &= m - 1;
-        uint64_t h = IA64_CTR_WRAP - ia64_ctr_count(im, k >> 4, k & 15);
-        if (h < min)
-            min = h;
-    }
-    im->min_headroom = min == UINT64_MAX ? UINT64_MAX : im->acc_recs + min;
+    ia64_headroom_set(im, im->acc_recs, true);
 }
 
 static void ia64_cp_spill(ia64_model_t *im);
@@ -1448,9 +1455,10 @@ static inline bool ia64_fast_close_pend(ia64_model_t *im)
  * cyc_total. */
 static inline __attribute__((always_inline)) size_t
 ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, size_t n,
-                       const unsigned need, const bool single, const bool slow, const bool nosig)
+                       const unsigned need, const bool single, const bool slow, const bool nosig,
+                       const uint32_t t0)
 {
-    const uint32_t nth = single ? 1 : im->base.nthreads;
+    const uint32_t nth = im->base.nthreads;
     const uint64_t e1mask = im->e1mask, m2 = im->m2, m3 = im->m3;
     const uint32_t vsafe = im->vsafe;
     const uint64_t next_lazy = im->next_lazy;
@@ -1470,6 +1478,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             st[t] = UINT64_MAX;
         cache[t] = im->sig_cache[t];
     }
+    /* single: every record of the run is thread t0's (its key state, tag
+     * and cache in registers) */
+    const uint64_t st0 = st[t0], act0 = act[t0];
+    uint64_t tag0 = tag[t0];
+    const ia64_sig_entry_t *const cache0 = cache[t0];
     /* the thread of the open cycle's retirements, IA64_MAX_THREADS if none;
      * a second thread's retirement stops the loop until reported (mont) */
     bool watch_two = !single && im->d->mont && !im->two_retire_reported;
@@ -1484,8 +1497,12 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
      * outside dmask | e1mask (the fast path's records add none:
      * IA64_RARE_EXACT).  The low-maxincr clamp is tested at the close. */
     const bool closable = !im->pmask && !im->irq_pending && !(cm & ~(im->dmask | e1mask));
-    const uint64_t lim = !closable ? UINT64_MAX
-                         : im->min_headroom < IA64_ACC_MAX ? im->min_headroom : IA64_ACC_MAX;
+    /* a run of one Montecito thread: only the slots its records reach,
+     * if the open cycle has no counts of others (another thread's
+     * retirements before the run) */
+    const uint64_t head = single && nth > 1 && !(cm & ~im->reach[t0]) ? im->lim_thr[t0]
+                                                                     : im->min_headroom;
+    const uint64_t lim = !closable ? UINT64_MAX : head < IA64_ACC_MAX ? head : IA64_ACC_MAX;
     /* a cycle with v records closes here only if v < vlim */
     const uint32_t vlim = closable ? vsafe + 1 : 0;
     /* last-instruction tracking and capture units (ia64_consume()'s
@@ -1497,10 +1514,20 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
      * instruction; other records skip the call */
     uint16_t cap_flags = 0;
     bool cap_all = false;
-    for (uint32_t t = 0; t < nth; t++) {
-        cap_flags |= (uint16_t)((im->th[t].dear_on ? PMUSIM_F_MEM : 0) |
-                                (im->th[t].btb_on ? PMUSIM_F_BRANCH : 0));
-        cap_all |= im->th[t].ipear_on;
+    if (single) {
+        /* the run keeps thread t0's privilege level and instruction set
+         * (st0): the units that sample them, as ia64_capture_insn() tests */
+        const ia64_thread_t *th = &im->th[t0];
+        const unsigned a0 = ((st0 & PMUSIM_F_IA32) ? 4u : 0u) | (unsigned)((st0 >> 16) & 3u);
+        cap_flags = (uint16_t)((((th->dear_acc >> a0) & 1) ? PMUSIM_F_MEM : 0) |
+                               (((th->btb_acc >> a0) & 1) ? PMUSIM_F_BRANCH : 0));
+        cap_all = (th->ipear_acc >> a0) & 1;
+    } else {
+        for (uint32_t t = 0; t < nth; t++) {
+            cap_flags |= (uint16_t)((im->th[t].dear_on ? PMUSIM_F_MEM : 0) |
+                                    (im->th[t].btb_on ? PMUSIM_F_BRANCH : 0));
+            cap_all |= im->th[t].ipear_on;
+        }
     }
     /* acc + v grows by at most one per record: stop before it could reach
      * lim (the close test of ia64_advance()), and before cyc_masks could
@@ -1520,6 +1547,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         pmusim_rec_t z;
         memset(&z, 0, sizeof z);
         z.kind = PMUSIM_REC_INSN;
+        z.thread = (uint8_t)t0;
         memcpy(&kt_insn0, &z.kind, sizeof kt_insn0);
     }
     const pmusim_rec_t *r = recs + k, *const end = recs + n;
@@ -1545,14 +1573,16 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             v = 0;
             cm = 0;
             q0 = q1 = qsat = 0;
-            cur = c;
+            /* the cycle both threads retired in: the one closing */
             if (watch_two && tm == 3) {
                 ia64_two_retire_report(im, cur);
                 watch_two = false;
             }
-            tm = 0;
+            cur = c;
+            if (!single)
+                tm = 0;
         }
-        const uint32_t t = single ? 0 : r->thread;
+        const uint32_t t = single ? t0 : r->thread;
         if (single) {
             uint16_t kt;
             memcpy(&kt, &r->kind, sizeof kt);
@@ -1566,20 +1596,21 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             k1 = ia64_key_flags_plm(r); /* only the state bits are looked at */
         else
             ia64_key(r, false, need, &k1, &k2);
-        if ((k1 & IA64_KEY_STATE) != st[t])
+        if ((k1 & IA64_KEY_STATE) != (single ? st0 : st[t]))
             break;
         if (!single)
             tm |= t + 1;
         const ia64_sig_entry_t *e = NULL;
         if (!nosig) {
             const unsigned slot = ia64_key_slot(k1, k2);
-            e = &cache[t][slot];
+            e = single ? &cache0[slot] : &cache[t][slot];
             /* tag[t]: the generation tag and the thread's active bit */
-            if (__builtin_expect(e->k1 != (k1 | tag[t]) || e->k2 != k2, 0)) {
-                e = ia64_sig_miss(im, t, r, k1 | act[t], k2, slot);
+            if (__builtin_expect(e->k1 != (k1 | (single ? tag0 : tag[t])) || e->k2 != k2, 0)) {
+                e = ia64_sig_miss(im, t, r, k1 | (single ? act0 : act[t]), k2, slot);
                 gen_tag = im->gen_tag;
                 for (uint32_t u = 0; u < nth; u++)
                     tag[u] = gen_tag | act[u];
+                tag0 = gen_tag | act0;
             }
         }
         const unsigned rare = nosig ? 0 : e->rare;
@@ -1611,7 +1642,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     }
     if (slow && track) {
         if (single && r > recs + k)
-            last[0] = r - 1;
+            last[t0] = r - 1;
         for (uint32_t u = 0; u < nth; u++) {
             if (!last[u])
                 continue;
@@ -1635,6 +1666,13 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     if (!single) {
         im->retire_cycle = cur;
         im->retire_tmask = tm;
+    } else if (nth > 1) {
+        /* a run of thread t0 (ia64_consume_fast() started it with no other
+         * thread's retirement in the open cycle, or with none to report) */
+        im->retire_cycle = cur;
+        /* t0 retired in cur if the last record consumed is of cur (a
+         * close makes the record that stops the loop open a cycle) */
+        im->retire_tmask = (cur == cur0 ? tm : 0) | (r > recs + k && r[-1].cycle == cur ? t0 + 1 : 0);
     }
     return (size_t)(r - recs);
 }
@@ -1648,34 +1686,67 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
  * its cache and the masks (issue 12: the captures' configurations). */
 static inline __attribute__((always_inline)) size_t
 ia64_consume_fast_need(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, size_t n,
-                       const bool single, const bool slow)
+                       const bool single, const bool slow, const uint32_t t0)
 {
     if (slow && im->sig_none)
-        return ia64_consume_fast_body(im, recs, k, n, 0, single, true, true);
+        return ia64_consume_fast_body(im, recs, k, n, 0, single, true, true, t0);
     switch (im->key_need) {
     case 0:
-        return ia64_consume_fast_body(im, recs, k, n, 0, single, slow, false);
+        return ia64_consume_fast_body(im, recs, k, n, 0, single, slow, false, t0);
     case IA64_NEED_MEM:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM, single, slow, false);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM, single, slow, false, t0);
     case IA64_NEED_BR:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_BR, single, slow, false);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_BR, single, slow, false, t0);
     case IA64_NEED_MEM | IA64_NEED_BR:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_BR, single, slow,
-                                      false);
+                                      false, t0);
     default:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_MIS | IA64_NEED_BR,
-                                      single, slow, false);
+                                      single, slow, false, t0);
     }
 }
+
+/* A Montecito run of one thread shorter than this that ends at another
+ * thread's instruction hands the records to the two-thread loop: threads
+ * retiring in turn without THREAD records would otherwise restart the
+ * loop every few records. */
+#define IA64_RUN_MIN 16u
 
 static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, const pmusim_rec_t *recs,
                                                          size_t k, size_t n)
 {
-    if (im->base.nthreads == 1)
-        return im->insn_slow ? ia64_consume_fast_need(im, recs, k, n, true, true)
-                             : ia64_consume_fast_need(im, recs, k, n, true, false);
-    return im->insn_slow ? ia64_consume_fast_need(im, recs, k, n, false, true)
-                         : ia64_consume_fast_need(im, recs, k, n, false, false);
+    const uint32_t nth = im->base.nthreads;
+    if (nth == 1)
+        return im->insn_slow ? ia64_consume_fast_need(im, recs, k, n, true, true, 0)
+                             : ia64_consume_fast_need(im, recs, k, n, true, false, 0);
+    /* Montecito: the records of one thread at a time, with the one-thread
+     * loop (a switch-on-event trace changes threads at THREAD records,
+     * which end the loop anyway; issue 12: the per-record thread lookups
+     * of the two-thread loop).  Not when the open cycle has another
+     * thread's retirement yet to be reported (the two-thread loop reports
+     * it). */
+    while (k < n) {
+        const uint32_t t0 = recs[k].thread;
+        if (t0 >= nth || recs[k].kind != PMUSIM_REC_INSN)
+            return k;
+        if (im->d->mont && !im->two_retire_reported && im->retire_cycle == im->cur &&
+            (im->retire_tmask & ~(t0 + 1)))
+            break;
+        const size_t j = im->insn_slow ? ia64_consume_fast_need(im, recs, k, n, true, true, t0)
+                                       : ia64_consume_fast_need(im, recs, k, n, true, false, t0);
+        if (j == n || recs[j].kind != PMUSIM_REC_INSN || recs[j].thread == t0 ||
+            recs[j].thread >= nth)
+            return j;
+        /* stopped at another thread's instruction */
+        const bool short_run = j - k < IA64_RUN_MIN;
+        k = j;
+        if (short_run)
+            break;
+    }
+    if (k == n)
+        return k;
+    return im->insn_slow ? ia64_consume_fast_need(im, recs, k, n, false, true, 0)
+                         : ia64_consume_fast_need(im, recs, k, n, false, false, 0);
 }
 
 void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)

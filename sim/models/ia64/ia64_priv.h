@@ -384,6 +384,14 @@ typedef struct ia64_model {
     unsigned lp_hi;
     uint64_t acc_recs;  /* records of closed cycles deferred since the last materialise */
     uint64_t min_headroom;
+    /* The same bound on acc_recs + v over the slots thread t's instruction
+     * records can add to (reach[t]: the subscribers of its signature
+     * sources), for a run of thread t alone (ia64_consume_fast()): the
+     * other slots do not grow in it.  With one sampling counter per
+     * Montecito thread the other thread's counter no longer stops the run
+     * (issue 12). */
+    uint64_t reach[IA64_MAX_THREADS];
+    uint64_t lim_thr[IA64_MAX_THREADS];
     uint64_t cyc_masks[IA64_CYC_CAP];
     uint32_t cyc_n;      /* masks in cyc_masks */
     uint32_t cyc_total;  /* records with a mask in the open cycle */

@@ -329,7 +329,15 @@ void ia64_route_rebuild(ia64_model_t *im)
     for (uint32_t t = 0; t < nth; t++)
         for (unsigned j = 0; j < im->nsrcs[t]; j++)
             im->key_need |= ia64_key_need_of(im->srcs[t][j]);
-    ia64_classes_update(im);
+    for (uint32_t t = 0; t < IA64_MAX_THREADS; t++) {
+        im->reach[t] = 0;
+        for (unsigned j = 0; t < nth && j < im->nsrcs[t]; j++) {
+            const uint8_t s = im->srcs[t][j];
+            for (unsigned q = 0; q < im->nsub[t][s]; q++)
+                im->reach[t] |= UINT64_C(1) << (im->sub[t][s][q].thread << 4 | im->sub[t][s][q].idx);
+        }
+    }
+    ia64_classes_update(im); /* the headroom by thread with the new reach */
 }
 
 /* Current count of counter (t, i) as a read returns it: bits 46:0

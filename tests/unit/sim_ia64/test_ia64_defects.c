@@ -223,6 +223,27 @@ static void test_retire_diagnostics(void)
     CU_ASSERT_EQUAL(t_read(m, PMUSIM_REG_PMD, 5, 1) & CTR_MASK, 1);
     pmusim_model_free(m);
 
+    /* the same when an instruction of a later cycle follows in the fast
+     * path: the diagnostic names the cycle both retired in (the fast loop
+     * named the next one), after both threads have retired before */
+    m = t_model("mont", 2);
+    t_write(m, PMUSIM_REG_PMC, 5, mont_cfg(ES_INST, 0, 8), 0);
+    t_write(m, PMUSIM_REG_PMC, 5, mont_cfg(ES_INST, 0, 8), 1);
+    pmusim_rec_t s[60];
+    for (unsigned i = 0; i < 6; i++)
+        s[i] = on(t_insn(i, 3), 1);
+    for (unsigned i = 6; i < 41; i++)
+        s[i] = on(t_insn(i, 3), 0);
+    s[41] = on(t_insn(40, 3), 1); /* same cycle as thread 0's last */
+    for (unsigned i = 42; i < 60; i++)
+        s[i] = on(t_insn(i - 1, 3), 1);
+    t_run(m, s, G_N_ELEMENTS(s));
+    CU_ASSERT_TRUE(t_diag_has(m, "threads 0 and 1 both retire instructions in cycle 40;"));
+    CU_ASSERT_EQUAL(m->diags->len, 1);
+    CU_ASSERT_EQUAL(t_read(m, PMUSIM_REG_PMD, 5, 0) & CTR_MASK, 35);
+    CU_ASSERT_EQUAL(t_read(m, PMUSIM_REG_PMD, 5, 1) & CTR_MASK, 25);
+    pmusim_model_free(m);
+
     /* Itanium 2 has one thread: no such diagnostic */
     m = t_model("ita2", 1);
     pmusim_rec_t one[] = {t_insn(0, 3), t_insn(0, 3)};
