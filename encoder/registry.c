@@ -116,13 +116,14 @@ static size_t osa_distance(const unsigned char *a, size_t n, const unsigned char
     for (size_t j = 0; j <= m; j++)
         r1[j] = j < inf ? j : inf; /* row 0 */
     size_t result = n == 0 ? r1[m] : inf;
+    size_t prevmin = 0; /* the minimum of the row above (row 0 starts at 0) */
     for (size_t i = 1; i <= n; i++) {
         size_t lo = i > bound ? i - bound : 1, hi = i + bound < m ? i + bound : m;
         /* the cells just left and right of the band read as "too far" */
         r0[lo - 1] = lo == 1 ? (i < inf ? i : inf) : inf;
         if (hi < m)
             r0[hi + 1] = inf;
-        size_t rowmin = inf;
+        size_t rowmin = r0[lo - 1]; /* column 0 counts when it is next to the band */
         const unsigned char ai = a[i - 1];
         for (size_t j = lo; j <= hi; j++) {
             const unsigned char bj = b[j - 1];
@@ -141,16 +142,9 @@ static size_t osa_distance(const unsigned char *a, size_t n, const unsigned char
         }
         /* a row's values come from the row above or, for a swap, the one
          * above that plus one: two rows in a row past the bound end it */
-        if (rowmin >= inf && i > 1) {
-            size_t prevmin = inf;
-            size_t plo = i - 1 > bound ? i - 1 - bound : 0;
-            size_t phi = i - 1 + bound < m ? i - 1 + bound : m;
-            for (size_t j = plo; j <= phi; j++)
-                if (r1[j] < prevmin)
-                    prevmin = r1[j];
-            if (prevmin >= inf)
-                break;
-        }
+        if (rowmin >= inf && prevmin >= inf)
+            break;
+        prevmin = rowmin;
         if (i == n)
             result = r0[m];
         size_t *t = r2;
