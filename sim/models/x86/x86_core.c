@@ -47,10 +47,6 @@
 #define X86_F_ANY_RECORD 0x8000u
 #define X86_LISTENERS (X86_NCTR * X86_MAX_THREADS)
 #define X86_CAPTURE_MAX 100000u
-/* Buckets of the per-cycle occurrence histograms of x86_consume_fast():
- * occurrences 0 .. X86_HIST_N - 2, and X86_HIST_N - 1 or more. */
-#define X86_HIST_N 16u
-
 typedef enum x86_ctr_class {
     X86_CLS_OFF = 0,
     X86_CLS_DIRECT,
@@ -118,11 +114,14 @@ typedef struct x86_listeners {
     x86_ctr_t *filt[X86_LISTENERS];
     x86_ctr_t *gen[X86_LISTENERS];
     /* `gen` split for x86_consume_fast(): `hgen` the thresholded counts of
-     * the thread's own instructions or uops without EDGE, CMASK below
-     * X86_HIST_N (fed from per-cycle histograms, x86_hist_flush()), `tgen`
-     * the other thresholded ones (x86_thr_touch()), `dgen` the direct ones */
+     * the thread's own instructions or uops that share one source and one
+     * threshold (CMASK, 1 for 0), without INV if EDGE (fed from per-thread
+     * running counts, x86_hist_step()), `tgen` the other thresholded ones
+     * (x86_thr_touch()), `dgen` the direct ones */
     uint32_t n_dgen, n_tgen, n_hgen;
     bool hgen_uops; /* the hgen listeners count uops (else instructions) */
+    bool hgen_edge; /* some hgen listener has EDGE */
+    uint64_t hgen_k; /* their threshold */
     x86_ctr_t *dgen[X86_LISTENERS];
     x86_ctr_t *tgen[X86_LISTENERS];
     x86_ctr_t *hgen[X86_LISTENERS];
@@ -180,12 +179,14 @@ typedef struct x86_model {
      * x86_consume_fast() feeds (x86_gen_fast_ok()) */
     bool gen_fast;
     /* some thread has dispatched listeners that x86_consume_fast() feeds
-     * one at a time per record (dgen, tgen; hgen go to histograms, fold
+     * one at a time per record (dgen, tgen; hgen go to running counts, fold
      * ones are added at the end) */
     bool loop_gen;
     /* some thread has filter listeners that x86_consume_fast() feeds per
      * record (ffilt) */
     bool loop_filt;
+    /* every thread's hgen listeners have threshold 1 (x86_hist_step1()) */
+    bool hgen_k1;
     uint32_t compiled_ann; /* trace annotations the counters were compiled for */
     uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
     bool gap_mode;
@@ -1017,11 +1018,20 @@ static void x86_recompile(x86_model_t *m)
                         }
                     } else {
                         l->gen[l->n_gen++] = c;
-                        if (c->cls == X86_CLS_THRESH && r == t && !c->any && !c->edge &&
-                            c->cmask < X86_HIST_N &&
-                            (c->src == X86_SRC_INSN || c->src == X86_SRC_UOPS) &&
-                            (!l->n_hgen || l->hgen_uops == (c->src == X86_SRC_UOPS))) {
-                            l->hgen_uops = c->src == X86_SRC_UOPS;
+                        const bool own = c->cls == X86_CLS_THRESH && r == t && !c->any &&
+                                         (c->src == X86_SRC_INSN || c->src == X86_SRC_UOPS) &&
+                                         !(c->edge && c->cmask && c->inv);
+                        const uint64_t hk = c->cmask ? c->cmask : 1; /* x86_thr_prepare() */
+                        const bool uops = c->src == X86_SRC_UOPS;
+                        if (own && l->n_hgen && (l->hgen_uops != uops || l->hgen_k != hk)) {
+                            l->tgen[l->n_tgen++] = c; /* a second source or threshold */
+                        } else if (own) {
+                            if (!l->n_hgen) {
+                                l->hgen_uops = uops;
+                                l->hgen_k = hk;
+                                l->hgen_edge = false;
+                            }
+                            l->hgen_edge = l->hgen_edge || c->edge;
                             l->hgen[l->n_hgen++] = c;
                         } else if (c->cls == X86_CLS_THRESH) {
                             l->tgen[l->n_tgen++] = c;
@@ -1038,12 +1048,14 @@ static void x86_recompile(x86_model_t *m)
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
     m->has_gen = m->loop_gen = m->loop_filt = false;
+    m->hgen_k1 = true;
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
             const x86_listeners_t *l = &m->th[t].lst[p];
             m->has_gen = m->has_gen || l->n_gen;
             m->loop_gen = m->loop_gen || l->n_dgen || l->n_tgen;
             m->loop_filt = m->loop_filt || l->n_ffilt;
+            m->hgen_k1 = m->hgen_k1 && (!l->n_hgen || l->hgen_k == 1);
         }
     m->thresh_fast = x86_thresh_fast_ok(m);
     m->gen_fast = x86_gen_fast_ok(m);
@@ -1635,35 +1647,72 @@ static void x86_thr_flush(x86_model_t *m, uint64_t cur)
 
 /* Inside x86_consume_fast(), per thread with hgen listeners (x86_listeners_t):
  * instead of closing each counter at each of its cycles (x86_thr_touch()),
- * the loop counts the thread's occurrences (instructions, or uops: the
- * hgen listeners of a thread share one source) in its open cycle and files
- * each finished cycle into a histogram of those counts; the closes follow
- * from the histogram at the end (x86_hist_flush()): a thresholded count
- * without EDGE adds one per cycle whose occurrences meet its condition,
- * whatever their order.  The first cycle filed is cycle cur0, whose
- * occurrences before the loop each counter holds in `acc`: the flush takes
- * it out again and closes it through x86_thr_touch() (so that the loop
- * needs no test for it).  prev_cond is not kept for these counters:
- * without EDGE only x86_obs_emit() reads it, right after x86_close_cycle()
- * set it. */
+ * the loop keeps running counts for the thread, updated without a branch
+ * at each of its INSN records: the loop takes the records in cycle order
+ * (it ends at a record whose cycle is below the open one), so a thread's
+ * records of one cycle are consecutive among its own and its open cycle
+ * changes only forward.  `occ` holds the occurrences (instructions, or
+ * uops: the hgen listeners of a thread share one source) of its open cycle
+ * `cyc`; a cycle meets the threshold k at the record that takes `occ` from
+ * below k to k or more (`met` counts those cycles).  Without EDGE a count
+ * adds one per cycle whose occurrences meet its condition (the met
+ * cycles, or with INV all the others, empty ones included); with EDGE (no
+ * INV: the condition of an empty cycle is false) one per met cycle whose
+ * previous cycle did not meet, that is, one after the last met cycle
+ * `last_met` (`edges`; `prev_met` is the one before, for the open cycle).
+ * The counts are made at the end (x86_hist_flush()), which takes out again
+ * the loop's part of cycle cur0 (whose occurrences before the loop each
+ * counter holds in `acc`) and the open cycle, so that the loop needs no
+ * test for them. */
 typedef struct x86_hist {
-    uint64_t cyc;   /* the thread's open cycle */
-    uint64_t occ;   /* its occurrences so far */
-    uint32_t wmask; /* UINT32_MAX: the occurrences are uops (hgen_uops), 0: instructions */
-    uint64_t hist[X86_HIST_N];
+    uint64_t cyc;      /* the thread's open cycle */
+    uint64_t occ;      /* its occurrences so far */
+    uint64_t k;        /* the threshold (hgen_k) */
+    uint64_t met;      /* cycles that met k (their occurrences reached it) */
+    uint64_t edges;    /* EDGE: of those, the ones whose previous cycle did not */
+    uint64_t last_met; /* EDGE: the last cycle that met k (cur0 - 2: none) */
+    uint64_t prev_met; /* EDGE: the one before it */
+    uint32_t wmask;    /* UINT32_MAX: the occurrences are uops (hgen_uops), 0: instructions */
+    bool edge;         /* hgen_edge */
 } x86_hist_t;
 
-/* Occurrences of INSN record r for a histogram: its uops (0 counts as 1)
- * with wmask all-ones, else 1. */
+/* Occurrences of INSN record r for the running counts: its uops (0 counts
+ * as 1) with wmask all-ones, else 1. */
 static inline uint64_t x86_hist_weight(const pmusim_rec_t *r, uint32_t wmask)
 {
     const uint64_t w = r->uops & wmask;
     return w + (w == 0);
 }
 
-static inline uint32_t x86_hist_bucket(uint64_t occ)
+/* The thread's INSN record in cycle cyc (>= h->cyc) with w occurrences. */
+static inline __attribute__((always_inline)) void x86_hist_step(x86_hist_t *h, uint64_t cyc,
+                                                                uint64_t w)
 {
-    return occ < X86_HIST_N ? (uint32_t)occ : X86_HIST_N - 1;
+    const uint64_t keep = (uint64_t)0 - (uint64_t)(cyc == h->cyc);
+    const uint64_t o0 = h->occ & keep, o1 = o0 + w;
+    const uint64_t met = (uint64_t)(o0 < h->k) & (uint64_t)(o1 >= h->k);
+    h->met += met;
+    if (h->edge) {
+        const uint64_t sel = (uint64_t)0 - met;
+        h->edges += met & (uint64_t)(h->last_met + 1 != cyc);
+        h->prev_met = (h->prev_met & ~sel) | (h->last_met & sel);
+        h->last_met = (h->last_met & ~sel) | (cyc & sel);
+    }
+    h->occ = o1;
+    h->cyc = cyc;
+}
+
+/* At the start of x86_consume_fast(): thread's running counts for its
+ * hgen listeners l, at cycle cur0. */
+static void x86_hist_init(x86_hist_t *h, const x86_listeners_t *l, uint64_t cur0)
+{
+    h->cyc = cur0;
+    h->occ = 0;
+    h->k = l->hgen_k;
+    h->met = h->edges = 0;
+    h->last_met = h->prev_met = cur0 - 2; /* last_met + 1 is no cycle from cur0 on */
+    h->wmask = l->hgen_uops ? UINT32_MAX : 0;
+    h->edge = l->hgen_edge;
 }
 
 /* At the end of x86_consume_fast() (records recs[k0..k) taken, from cycle
@@ -1672,10 +1721,15 @@ static inline uint32_t x86_hist_bucket(uint64_t occ)
  * occurrences go to `acc` and x86_thr_flush() makes the closes.  Else cycle
  * cur0 (its occurrences in the loop, counted again from the records, plus
  * `acc`) is closed through x86_thr_touch(), and the cycles from cur0 + 1 to
- * end - 1 from the histogram, those without records with thr_cond0.  The
- * counters are left at cycle `end` with its occurrences so far in `acc`,
- * as x86_thr_touch() leaves them (x86_thr_flush() then has nothing to do
- * for them). */
+ * end - 1 from the running counts: without the loop's part of cycle cur0
+ * (counted as met, and as an edge, if its occurrences in the loop reached
+ * k), and without cycle `end` if it met; the edge of cycle cur0 + 1 depends
+ * on the counter's condition in cycle cur0.  The counters are left at
+ * cycle `end` with its occurrences so far in `acc`, as x86_thr_touch()
+ * leaves them (x86_thr_flush() then has nothing to do for them); with EDGE
+ * prev_cond is the condition of cycle end - 1.  A counter whose gate is
+ * closed (thr_k is not k, x86_thr_prepare()) counts nothing after cycle
+ * cur0. */
 static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, const x86_listeners_t *l,
                                                      const pmusim_rec_t *recs, size_t k0,
                                                      size_t k, uint32_t t, uint64_t cur0,
@@ -1686,29 +1740,118 @@ static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, const x86_li
             l->hgen[j]->acc += h->occ;
         return;
     }
-    uint64_t occ0 = 0;
-    for (size_t i = k0; i < k && recs[i].cycle == cur0; i++)
-        if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t)
-            occ0 += x86_hist_weight(&recs[i], h->wmask);
-    h->hist[x86_hist_bucket(occ0)]--;
+    uint64_t occ0 = 0, occ1 = 0;
+    for (size_t i = k0; i < k && recs[i].cycle - cur0 < 2; i++)
+        if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t) {
+            if (recs[i].cycle == cur0)
+                occ0 += x86_hist_weight(&recs[i], h->wmask);
+            else
+                occ1 += x86_hist_weight(&recs[i], h->wmask);
+        }
+    const uint64_t kk = h->k;
     const bool open = h->cyc == end;
-    if (!open)
-        h->hist[x86_hist_bucket(h->occ)]++;
-    uint64_t ncyc = 0;
-    for (uint32_t b = 0; b < X86_HIST_N; b++)
-        ncyc += h->hist[b];
-    const uint64_t empty = (end - (cur0 + 1)) - ncyc;
+    const uint64_t met0 = occ0 >= kk;                         /* cycle cur0 counted */
+    const uint64_t met1 = (cur0 + 1 != end) & (occ1 >= kk); /* cycle cur0 + 1 closed and met */
+    uint64_t met = h->met - met0, edges = h->edges - met0, last_met = h->last_met;
+    /* cycle cur0 + 1 counted as an edge unless cycle cur0 met in the loop */
+    edges -= met1 & !met0;
+    if (open && h->occ >= kk) {
+        met--;
+        if (h->edge) {
+            edges -= h->prev_met + 1 != end;
+            last_met = h->prev_met;
+        }
+    }
     for (uint32_t j = 0; j < l->n_hgen; j++) {
         x86_ctr_t *c = l->hgen[j];
         c->acc += occ0;
-        x86_thr_touch(c, cur0 + 1);
-        uint64_t inc = c->thr_cond0 ? empty : 0;
-        for (uint32_t b = 0; b < X86_HIST_N; b++)
-            if ((b >= c->thr_k) != c->thr_inv)
-                inc += h->hist[b];
-        c->value += inc;
+        x86_thr_touch(c, cur0 + 1); /* prev_cond: the condition of cycle cur0 */
+        if (c->thr_k == kk && c->edge) {
+            c->value += edges + (met1 & !c->prev_cond);
+            if (end - 1 != cur0)
+                c->prev_cond = last_met == end - 1;
+        } else if (c->thr_k == kk) {
+            c->value += c->thr_inv ? (end - cur0 - 1) - met : met;
+        } /* else its gate is closed: x86_thr_touch() left prev_cond false */
         c->thr_cycle = end;
         c->acc = open ? h->occ : 0;
+    }
+}
+
+/* With threshold 1 (hgen_k, every thread: x86_consume_fast()'s k1
+ * variants) a cycle meets it when the thread has a record in it, whatever
+ * the weights, so the running counts need no occurrences: `cnt` adds per
+ * record, in its low 32 bits, one when the record's cycle differs from the
+ * thread's previous record's (`cyc`: a cycle after cur0 with records) and,
+ * in its high 32 bits, one when it is more than one past it (a cycle whose
+ * previous cycle has no record of the thread, an edge unless that cycle is
+ * cur0).  The loop takes fewer than 2^32 records (X86_K1_MAX). */
+#define X86_K1_MAX 0x7fffffffu
+
+static inline __attribute__((always_inline)) void x86_hist_step1(x86_hist_t *h, uint64_t cyc)
+{
+    const uint64_t d = cyc - h->cyc;
+    h->met += (uint64_t)(d != 0) | (uint64_t)(d > 1) << 32;
+    h->cyc = cyc;
+}
+
+/* x86_hist_flush() for the k1 variants: the occurrences of cycles cur0,
+ * cur0 + 1 (forward) and end - 1, end (backward) are counted again from
+ * the records.  The thread's cycles with records after cur0 are the low
+ * half of `met`, less the open cycle `end`; the edges its high half, less
+ * the open cycle's (when cycle end - 1, after cur0, has no record), plus
+ * cycle cur0 + 1's when it has records, is closed and the counter's
+ * condition was false in cycle cur0 (the loop's counts never count it:
+ * the thread starts at cycle cur0). */
+static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_listeners_t *l,
+                                                      const pmusim_rec_t *recs, size_t k0,
+                                                      size_t k, uint32_t t, uint64_t cur0,
+                                                      uint64_t end)
+{
+    uint64_t occ0 = 0, occ1 = 0;
+    for (size_t i = k0; i < k && recs[i].cycle - cur0 < 2; i++)
+        if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t) {
+            if (recs[i].cycle == cur0)
+                occ0 += x86_hist_weight(&recs[i], h->wmask);
+            else
+                occ1 += x86_hist_weight(&recs[i], h->wmask);
+        }
+    if (h->cyc == cur0) {
+        for (uint32_t j = 0; j < l->n_hgen; j++)
+            l->hgen[j]->acc += occ0;
+        return;
+    }
+    const bool open = h->cyc == end;
+    uint64_t occ_end = 0;
+    bool rec_before_end = !open && h->cyc == end - 1; /* cycle end - 1 has records */
+    if (open) {
+        for (size_t i = k; i > k0 && recs[i - 1].cycle + 1 >= end; i--) {
+            const pmusim_rec_t *r = &recs[i - 1];
+            if (r->kind == PMUSIM_REC_INSN && r->thread == t) {
+                if (r->cycle == end)
+                    occ_end += x86_hist_weight(r, h->wmask);
+                else
+                    rec_before_end = true;
+            }
+        }
+    }
+    const uint64_t met = (h->met & 0xffffffffu) - open;
+    const uint64_t after0 = end - 1 != cur0; /* cycle end - 1 is after cur0 */
+    const uint64_t edges = (h->met >> 32) - (open & after0 & !rec_before_end);
+    const uint64_t rec1 = (cur0 + 1 != end) & (occ1 != 0); /* cycle cur0 + 1 closed, records */
+    for (uint32_t j = 0; j < l->n_hgen; j++) {
+        x86_ctr_t *c = l->hgen[j];
+        c->acc += occ0;
+        x86_thr_touch(c, cur0 + 1); /* prev_cond: the condition of cycle cur0 */
+        if (c->thr_k == 1 && c->edge) {
+            c->value += edges + (rec1 & !c->prev_cond);
+            if (after0)
+                c->prev_cond = rec_before_end;
+        } else if (c->thr_k == 1) {
+            c->value += c->thr_inv ? (end - cur0 - 1) - met : met;
+        } /* else its gate is closed: x86_thr_touch() left prev_cond false */
+        c->thr_cycle = end;
+        c->acc = occ_end;
     }
 }
 
@@ -1792,7 +1935,8 @@ static inline void x86_fast_single_tally(const pmusim_rec_t *recs, size_t k0, si
 
 static inline __attribute__((always_inline)) size_t
 x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n,
-                      const bool single, const bool thr, const bool gen, const bool filt)
+                      const bool single, const bool thr, const bool gen, const bool filt,
+                      const bool k1)
 {
     const uint32_t nth = single ? 1 : m->base.nthreads;
     const uint64_t cur0 = m->cur;
@@ -1808,7 +1952,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     unsigned plm_of[X86_MAX_THREADS];
     const x86_listeners_t *lst[X86_MAX_THREADS] = {NULL};
     uint64_t room[X86_MAX_THREADS], seen[X86_MAX_THREADS], last_ip[X86_MAX_THREADS];
-    /* thresholded counters: per thread, the histograms of its hgen listeners */
+    /* thresholded counters: per thread, the running counts of its hgen listeners */
     bool hm[X86_MAX_THREADS] = {false};
     x86_hist_t hs[X86_MAX_THREADS];
     for (uint32_t t = 0; t < nth; t++) {
@@ -1831,13 +1975,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         }
         for (uint32_t t = 0; t < nth; t++) {
             hm[t] = lst[t]->n_hgen != 0;
-            if (hm[t]) {
-                memset(hs[t].hist, 0, sizeof hs[t].hist);
-                hs[t].cyc = cur0;
-                hs[t].occ = 0;
-                hs[t].wmask = lst[t]->hgen_uops ? UINT32_MAX : 0;
-            }
+            if (hm[t] || k1) /* k1: every thread's counts run (unused without hgen) */
+                x86_hist_init(&hs[t], lst[t], cur0);
         }
+        if (k1 && n - k > X86_K1_MAX)
+            n = k + X86_K1_MAX;
         const uint64_t troom = x86_thresh_room(m);
         if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < fast_limit)
             fast_limit = cur0 + troom + 1;
@@ -1918,16 +2060,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         }
         /* dispatched listeners: instruction / uop counts, direct or
          * thresholded (x86_gen_fast_ok()), after the filter listeners as in
-         * x86_consume(); first those filed in the histograms */
-        if (thr && hm[t]) {
-            x86_hist_t *h = &hs[t];
-            if (cur != h->cyc) {
-                h->hist[x86_hist_bucket(h->occ)]++;
-                h->cyc = cur;
-                h->occ = 0;
-            }
-            h->occ += x86_hist_weight(r, h->wmask);
-        }
+         * x86_consume(); first those with running counts */
+        if (thr && k1)
+            x86_hist_step1(&hs[t], cur);
+        else if (thr && hm[t])
+            x86_hist_step(&hs[t], cur, x86_hist_weight(r, hs[t].wmask));
         if (gen) {
             if (thr) {
                 for (uint32_t j = 0, ng = l->n_tgen; j < ng; j++) {
@@ -1954,7 +2091,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             }
             if (thr) {
                 for (uint32_t u = 0; u < nth; u++)
-                    if (hm[u])
+                    if (hm[u] && k1)
+                        x86_hist_flush1(&hs[u], lst[u], recs, k0, k, u, cur0, cur);
+                    else if (hm[u])
                         x86_hist_flush(&hs[u], lst[u], recs, k0, k, u, cur0, cur);
                 x86_thr_flush(m, cur);
             }
@@ -1966,7 +2105,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         m->cur = m->now = cur;
     if (thr) {
         for (uint32_t u = 0; u < nth; u++)
-            if (hm[u])
+            if (hm[u] && k1)
+                x86_hist_flush1(&hs[u], lst[u], recs, k0, k, u, cur0, cur);
+            else if (hm[u])
                 x86_hist_flush(&hs[u], lst[u], recs, k0, k, u, cur0, cur);
         x86_thr_flush(m, cur);
     }
@@ -1982,48 +2123,62 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
 
 /* One out-of-line function per specialisation, so that each is compiled
  * (inlined, registers allocated) on its own. */
-#define X86_FAST_VARIANT(name, single, thr, gen, filt)                                          \
+#define X86_FAST_VARIANT(name, single, thr, gen, filt, k1)                                      \
     static __attribute__((noinline)) size_t name(x86_model_t *m, const pmusim_rec_t *recs,     \
                                                  size_t k, size_t n)                           \
     {                                                                                          \
-        return x86_consume_fast_body(m, recs, k, n, single, thr, gen, filt);                   \
+        return x86_consume_fast_body(m, recs, k, n, single, thr, gen, filt, k1);               \
     }
-X86_FAST_VARIANT(x86_fast_1, true, false, false, false)
-X86_FAST_VARIANT(x86_fast_n, false, false, false, false)
-X86_FAST_VARIANT(x86_fast_1_gen, true, false, true, false)
-X86_FAST_VARIANT(x86_fast_n_gen, false, false, true, false)
-X86_FAST_VARIANT(x86_fast_1_thr, true, true, false, false)
-X86_FAST_VARIANT(x86_fast_n_thr, false, true, false, false)
-X86_FAST_VARIANT(x86_fast_1_thr_gen, true, true, true, false)
-X86_FAST_VARIANT(x86_fast_n_thr_gen, false, true, true, false)
-X86_FAST_VARIANT(x86_fast_1_f, true, false, false, true)
-X86_FAST_VARIANT(x86_fast_n_f, false, false, false, true)
-X86_FAST_VARIANT(x86_fast_1_gen_f, true, false, true, true)
-X86_FAST_VARIANT(x86_fast_n_gen_f, false, false, true, true)
-X86_FAST_VARIANT(x86_fast_1_thr_f, true, true, false, true)
-X86_FAST_VARIANT(x86_fast_n_thr_f, false, true, false, true)
-X86_FAST_VARIANT(x86_fast_1_thr_gen_f, true, true, true, true)
-X86_FAST_VARIANT(x86_fast_n_thr_gen_f, false, true, true, true)
+X86_FAST_VARIANT(x86_fast_1, true, false, false, false, false)
+X86_FAST_VARIANT(x86_fast_n, false, false, false, false, false)
+X86_FAST_VARIANT(x86_fast_1_gen, true, false, true, false, false)
+X86_FAST_VARIANT(x86_fast_n_gen, false, false, true, false, false)
+X86_FAST_VARIANT(x86_fast_1_thr, true, true, false, false, false)
+X86_FAST_VARIANT(x86_fast_n_thr, false, true, false, false, false)
+X86_FAST_VARIANT(x86_fast_1_thr_gen, true, true, true, false, false)
+X86_FAST_VARIANT(x86_fast_n_thr_gen, false, true, true, false, false)
+X86_FAST_VARIANT(x86_fast_1_f, true, false, false, true, false)
+X86_FAST_VARIANT(x86_fast_n_f, false, false, false, true, false)
+X86_FAST_VARIANT(x86_fast_1_gen_f, true, false, true, true, false)
+X86_FAST_VARIANT(x86_fast_n_gen_f, false, false, true, true, false)
+X86_FAST_VARIANT(x86_fast_1_thr_f, true, true, false, true, false)
+X86_FAST_VARIANT(x86_fast_n_thr_f, false, true, false, true, false)
+X86_FAST_VARIANT(x86_fast_1_thr_gen_f, true, true, true, true, false)
+X86_FAST_VARIANT(x86_fast_n_thr_gen_f, false, true, true, true, false)
+X86_FAST_VARIANT(x86_fast_1_thr1, true, true, false, false, true)
+X86_FAST_VARIANT(x86_fast_n_thr1, false, true, false, false, true)
+X86_FAST_VARIANT(x86_fast_1_thr1_gen, true, true, true, false, true)
+X86_FAST_VARIANT(x86_fast_n_thr1_gen, false, true, true, false, true)
+X86_FAST_VARIANT(x86_fast_1_thr1_f, true, true, false, true, true)
+X86_FAST_VARIANT(x86_fast_n_thr1_f, false, true, false, true, true)
+X86_FAST_VARIANT(x86_fast_1_thr1_gen_f, true, true, true, true, true)
+X86_FAST_VARIANT(x86_fast_n_thr1_gen_f, false, true, true, true, true)
 #undef X86_FAST_VARIANT
 
 typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n);
 
 /* x86_consume_fast_body() specialised for one thread (whose INSN count and
  * last ip follow from the records taken), for thresholded counters, for
- * dispatched listeners fed per record and for filter listeners (indexed
- * single | thr << 1 | gen << 2 | filt << 3). */
-static const x86_fast_fn x86_fast_variants[16] = {
-    x86_fast_n,       x86_fast_1,       x86_fast_n_thr,       x86_fast_1_thr,
-    x86_fast_n_gen,   x86_fast_1_gen,   x86_fast_n_thr_gen,   x86_fast_1_thr_gen,
-    x86_fast_n_f,     x86_fast_1_f,     x86_fast_n_thr_f,     x86_fast_1_thr_f,
-    x86_fast_n_gen_f, x86_fast_1_gen_f, x86_fast_n_thr_gen_f, x86_fast_1_thr_gen_f,
+ * dispatched listeners fed per record, for filter listeners and for
+ * running counts of threshold 1 (indexed single | thr << 1 | gen << 2 |
+ * filt << 3 | k1 << 4; k1 only with thr) */
+static const x86_fast_fn x86_fast_variants[32] = {
+    x86_fast_n,       x86_fast_1,       x86_fast_n_thr,        x86_fast_1_thr,
+    x86_fast_n_gen,   x86_fast_1_gen,   x86_fast_n_thr_gen,    x86_fast_1_thr_gen,
+    x86_fast_n_f,     x86_fast_1_f,     x86_fast_n_thr_f,      x86_fast_1_thr_f,
+    x86_fast_n_gen_f, x86_fast_1_gen_f, x86_fast_n_thr_gen_f,  x86_fast_1_thr_gen_f,
+    x86_fast_n,       x86_fast_1,       x86_fast_n_thr1,       x86_fast_1_thr1,
+    x86_fast_n_gen,   x86_fast_1_gen,   x86_fast_n_thr1_gen,   x86_fast_1_thr1_gen,
+    x86_fast_n_f,     x86_fast_1_f,     x86_fast_n_thr1_f,     x86_fast_1_thr1_f,
+    x86_fast_n_gen_f, x86_fast_1_gen_f, x86_fast_n_thr1_gen_f, x86_fast_1_thr1_gen_f,
 };
 
 static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, size_t k,
                                       size_t n)
 {
     const unsigned v = (m->base.nthreads == 1) | (unsigned)m->thresh_fast << 1 |
-                       (unsigned)m->loop_gen << 2 | (unsigned)m->loop_filt << 3;
+                       (unsigned)m->loop_gen << 2 | (unsigned)m->loop_filt << 3 |
+                       (unsigned)m->hgen_k1 << 4;
     return x86_fast_variants[v](m, recs, k, n);
 }
 
