@@ -120,7 +120,8 @@ typedef struct x86_listeners {
      * (x86_thr_touch()), `dgen` the direct ones */
     uint32_t n_dgen, n_tgen, n_hgen;
     bool hgen_uops; /* the hgen listeners count uops (else instructions) */
-    bool hgen_edge; /* some hgen listener has EDGE */
+    bool hgen_edge;     /* some hgen listener has EDGE */
+    bool hgen_mixed;    /* some have EDGE, some not */
     uint64_t hgen_k; /* their threshold */
     x86_ctr_t *dgen[X86_LISTENERS];
     x86_ctr_t *tgen[X86_LISTENERS];
@@ -185,7 +186,8 @@ typedef struct x86_model {
     /* some thread has filter listeners that x86_consume_fast() feeds per
      * record (ffilt) */
     bool loop_filt;
-    /* every thread's hgen listeners have threshold 1 (x86_hist_step1()) */
+    /* every thread's hgen listeners have threshold 1, and all EDGE or none
+     * (x86_hist_flush1()) */
     bool hgen_k1;
     uint32_t compiled_ann; /* trace annotations the counters were compiled for */
     uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
@@ -1029,8 +1031,10 @@ static void x86_recompile(x86_model_t *m)
                             if (!l->n_hgen) {
                                 l->hgen_uops = uops;
                                 l->hgen_k = hk;
-                                l->hgen_edge = false;
+                                l->hgen_edge = c->edge;
+                                l->hgen_mixed = false;
                             }
+                            l->hgen_mixed = l->hgen_mixed || l->hgen_edge != c->edge;
                             l->hgen_edge = l->hgen_edge || c->edge;
                             l->hgen[l->n_hgen++] = c;
                         } else if (c->cls == X86_CLS_THRESH) {
@@ -1055,7 +1059,7 @@ static void x86_recompile(x86_model_t *m)
             m->has_gen = m->has_gen || l->n_gen;
             m->loop_gen = m->loop_gen || l->n_dgen || l->n_tgen;
             m->loop_filt = m->loop_filt || l->n_ffilt;
-            m->hgen_k1 = m->hgen_k1 && (!l->n_hgen || l->hgen_k == 1);
+            m->hgen_k1 = m->hgen_k1 && (!l->n_hgen || (l->hgen_k == 1 && !l->hgen_mixed));
         }
     m->thresh_fast = x86_thresh_fast_ok(m);
     m->gen_fast = x86_gen_fast_ok(m);
@@ -1778,36 +1782,30 @@ static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, const x86_li
     }
 }
 
-/* With threshold 1 (hgen_k, every thread: x86_consume_fast()'s k1
- * variants) a cycle meets it when the thread has a record in it, whatever
- * the weights, so the running counts need no occurrences: `cnt` adds per
- * record, in its low 32 bits, one when the record's cycle differs from the
- * thread's previous record's (`cyc`: a cycle after cur0 with records) and,
- * in its high 32 bits, one when it is more than one past it (a cycle whose
- * previous cycle has no record of the thread, an edge unless that cycle is
- * cur0).  The loop takes fewer than 2^32 records (X86_K1_MAX). */
-#define X86_K1_MAX 0x7fffffffu
-
-static inline __attribute__((always_inline)) void x86_hist_step1(x86_hist_t *h, uint64_t cyc)
-{
-    const uint64_t d = cyc - h->cyc;
-    h->met += (uint64_t)(d != 0) | (uint64_t)(d > 1) << 32;
-    h->cyc = cyc;
-}
-
+/* With threshold 1 (hgen_k of every thread with hgen listeners, and on
+ * each thread all of them with EDGE or none: x86_consume_fast()'s k1
+ * variants) a cycle meets the threshold when the thread has a record in
+ * it, whatever the weights, so the loop keeps no occurrences: per thread
+ * the cycle of its previous record (`cyc`, from cur0) and in `met` the
+ * number of its records whose cycle is more than `lim` past that one: 0
+ * without EDGE (a cycle after cur0 with records), 1 with EDGE (a cycle
+ * whose previous cycle has no record of the thread, an edge unless that
+ * cycle is cur0). */
 /* x86_hist_flush() for the k1 variants: the occurrences of cycles cur0,
  * cur0 + 1 (forward) and end - 1, end (backward) are counted again from
- * the records.  The thread's cycles with records after cur0 are the low
- * half of `met`, less the open cycle `end`; the edges its high half, less
- * the open cycle's (when cycle end - 1, after cur0, has no record), plus
- * cycle cur0 + 1's when it has records, is closed and the counter's
- * condition was false in cycle cur0 (the loop's counts never count it:
- * the thread starts at cycle cur0). */
-static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_listeners_t *l,
+ * the records.  Without EDGE the count is `met` less the open cycle `end`;
+ * with EDGE `met` less the open cycle's edge (when cycle end - 1, after
+ * cur0, has no record) plus cycle cur0 + 1's when it has records, is
+ * closed and the counter's condition was false in cycle cur0 (the loop
+ * never counts it: the thread starts at cycle cur0). */
+static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, uint64_t last,
+                                                      uint64_t cnt, const x86_listeners_t *l,
                                                       const pmusim_rec_t *recs, size_t k0,
                                                       size_t k, uint32_t t, uint64_t cur0,
                                                       uint64_t end)
 {
+    h->cyc = last;
+    h->met = cnt;
     uint64_t occ0 = 0, occ1 = 0;
     for (size_t i = k0; i < k && recs[i].cycle - cur0 < 2; i++)
         if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t) {
@@ -1835,9 +1833,9 @@ static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_l
             }
         }
     }
-    const uint64_t met = (h->met & 0xffffffffu) - open;
     const uint64_t after0 = end - 1 != cur0; /* cycle end - 1 is after cur0 */
-    const uint64_t edges = (h->met >> 32) - (open & after0 & !rec_before_end);
+    const uint64_t met = h->met - open;                                   /* without EDGE */
+    const uint64_t edges = h->met - (open & after0 & !rec_before_end); /* with EDGE */
     const uint64_t rec1 = (cur0 + 1 != end) & (occ1 != 0); /* cycle cur0 + 1 closed, records */
     for (uint32_t j = 0; j < l->n_hgen; j++) {
         x86_ctr_t *c = l->hgen[j];
@@ -1955,6 +1953,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     /* thresholded counters: per thread, the running counts of its hgen listeners */
     bool hm[X86_MAX_THREADS] = {false};
     x86_hist_t hs[X86_MAX_THREADS];
+    /* k1 variants: x86_hist_t's cyc and met, and the threads' lim, apart */
+    uint64_t k1_last[X86_MAX_THREADS], k1_met[X86_MAX_THREADS], k1_lim[X86_MAX_THREADS];
     for (uint32_t t = 0; t < nth; t++) {
         const x86_thread_t *th = &m->th[t];
         plm_of[t] = th->plm;
@@ -1975,11 +1975,13 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         }
         for (uint32_t t = 0; t < nth; t++) {
             hm[t] = lst[t]->n_hgen != 0;
-            if (hm[t] || k1) /* k1: every thread's counts run (unused without hgen) */
+            if (hm[t])
                 x86_hist_init(&hs[t], lst[t], cur0);
+            /* k1: every thread's counts run (unused without hgen) */
+            k1_last[t] = cur0;
+            k1_met[t] = 0;
+            k1_lim[t] = lst[t]->hgen_edge;
         }
-        if (k1 && n - k > X86_K1_MAX)
-            n = k + X86_K1_MAX;
         const uint64_t troom = x86_thresh_room(m);
         if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < fast_limit)
             fast_limit = cur0 + troom + 1;
@@ -2061,9 +2063,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         /* dispatched listeners: instruction / uop counts, direct or
          * thresholded (x86_gen_fast_ok()), after the filter listeners as in
          * x86_consume(); first those with running counts */
-        if (thr && k1)
-            x86_hist_step1(&hs[t], cur);
-        else if (thr && hm[t])
+        if (thr && k1) {
+            const uint64_t d = cur - k1_last[t];
+            k1_last[t] = cur;
+            k1_met[t] += d > k1_lim[t];
+        } else if (thr && hm[t])
             x86_hist_step(&hs[t], cur, x86_hist_weight(r, hs[t].wmask));
         if (gen) {
             if (thr) {
@@ -2092,7 +2096,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             if (thr) {
                 for (uint32_t u = 0; u < nth; u++)
                     if (hm[u] && k1)
-                        x86_hist_flush1(&hs[u], lst[u], recs, k0, k, u, cur0, cur);
+                        x86_hist_flush1(&hs[u], k1_last[u], k1_met[u], lst[u], recs, k0, k, u,
+                                        cur0, cur);
                     else if (hm[u])
                         x86_hist_flush(&hs[u], lst[u], recs, k0, k, u, cur0, cur);
                 x86_thr_flush(m, cur);
@@ -2106,7 +2111,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     if (thr) {
         for (uint32_t u = 0; u < nth; u++)
             if (hm[u] && k1)
-                x86_hist_flush1(&hs[u], lst[u], recs, k0, k, u, cur0, cur);
+                x86_hist_flush1(&hs[u], k1_last[u], k1_met[u], lst[u], recs, k0, k, u, cur0,
+                                cur);
             else if (hm[u])
                 x86_hist_flush(&hs[u], lst[u], recs, k0, k, u, cur0, cur);
         x86_thr_flush(m, cur);
