@@ -120,8 +120,7 @@ typedef struct x86_listeners {
      * (x86_thr_touch()), `dgen` the direct ones */
     uint32_t n_dgen, n_tgen, n_hgen;
     bool hgen_uops; /* the hgen listeners count uops (else instructions) */
-    bool hgen_edge;     /* some hgen listener has EDGE */
-    bool hgen_mixed;    /* some have EDGE, some not */
+    bool hgen_edge; /* the hgen listeners have EDGE (then hgen_k is 1), or none has */
     uint64_t hgen_k; /* their threshold */
     x86_ctr_t *dgen[X86_LISTENERS];
     x86_ctr_t *tgen[X86_LISTENERS];
@@ -1020,22 +1019,19 @@ static void x86_recompile(x86_model_t *m)
                         }
                     } else {
                         l->gen[l->n_gen++] = c;
+                        const uint64_t hk = c->cmask ? c->cmask : 1; /* x86_thr_prepare() */
                         const bool own = c->cls == X86_CLS_THRESH && r == t && !c->any &&
                                          (c->src == X86_SRC_INSN || c->src == X86_SRC_UOPS) &&
+                                         (!c->edge || hk == 1) &&
                                          !(c->edge && c->cmask && c->inv);
-                        const uint64_t hk = c->cmask ? c->cmask : 1; /* x86_thr_prepare() */
                         const bool uops = c->src == X86_SRC_UOPS;
-                        if (own && l->n_hgen && (l->hgen_uops != uops || l->hgen_k != hk)) {
-                            l->tgen[l->n_tgen++] = c; /* a second source or threshold */
+                        if (own && l->n_hgen &&
+                            (l->hgen_uops != uops || l->hgen_k != hk || l->hgen_edge != c->edge)) {
+                            l->tgen[l->n_tgen++] = c; /* a second source, threshold or kind */
                         } else if (own) {
-                            if (!l->n_hgen) {
-                                l->hgen_uops = uops;
-                                l->hgen_k = hk;
-                                l->hgen_edge = c->edge;
-                                l->hgen_mixed = false;
-                            }
-                            l->hgen_mixed = l->hgen_mixed || l->hgen_edge != c->edge;
-                            l->hgen_edge = l->hgen_edge || c->edge;
+                            l->hgen_uops = uops;
+                            l->hgen_k = hk;
+                            l->hgen_edge = c->edge;
                             l->hgen[l->n_hgen++] = c;
                         } else if (c->cls == X86_CLS_THRESH) {
                             l->tgen[l->n_tgen++] = c;
@@ -1051,15 +1047,28 @@ static void x86_recompile(x86_model_t *m)
     }
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
-    m->has_gen = m->loop_gen = m->loop_filt = false;
     m->hgen_k1 = true;
+    for (uint32_t t = 0; t < nt; t++)
+        for (unsigned p = 0; p < 4; p++)
+            m->hgen_k1 = m->hgen_k1 && (!m->th[t].lst[p].n_hgen || m->th[t].lst[p].hgen_k == 1);
+    /* EDGE counts run only in the k1 variants (x86_hist_flush1()): with
+     * another threshold anywhere they are closed one cycle at a time */
+    for (uint32_t t = 0; !m->hgen_k1 && t < nt; t++)
+        for (unsigned p = 0; p < 4; p++) {
+            x86_listeners_t *l = &m->th[t].lst[p];
+            if (!l->n_hgen || !l->hgen_edge)
+                continue;
+            for (uint32_t j = 0; j < l->n_hgen; j++)
+                l->tgen[l->n_tgen++] = l->hgen[j];
+            l->n_hgen = 0;
+        }
+    m->has_gen = m->loop_gen = m->loop_filt = false;
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
             const x86_listeners_t *l = &m->th[t].lst[p];
             m->has_gen = m->has_gen || l->n_gen;
             m->loop_gen = m->loop_gen || l->n_dgen || l->n_tgen;
             m->loop_filt = m->loop_filt || l->n_ffilt;
-            m->hgen_k1 = m->hgen_k1 && (!l->n_hgen || (l->hgen_k == 1 && !l->hgen_mixed));
         }
     m->thresh_fast = x86_thresh_fast_ok(m);
     m->gen_fast = x86_gen_fast_ok(m);
@@ -1658,26 +1667,21 @@ static void x86_thr_flush(x86_model_t *m, uint64_t cur)
  * changes only forward.  `occ` holds the occurrences (instructions, or
  * uops: the hgen listeners of a thread share one source) of its open cycle
  * `cyc`; a cycle meets the threshold k at the record that takes `occ` from
- * below k to k or more (`met` counts those cycles).  Without EDGE a count
- * adds one per cycle whose occurrences meet its condition (the met
- * cycles, or with INV all the others, empty ones included); with EDGE (no
- * INV: the condition of an empty cycle is false) one per met cycle whose
- * previous cycle did not meet, that is, one after the last met cycle
- * `last_met` (`edges`; `prev_met` is the one before, for the open cycle).
- * The counts are made at the end (x86_hist_flush()), which takes out again
- * the loop's part of cycle cur0 (whose occurrences before the loop each
- * counter holds in `acc`) and the open cycle, so that the loop needs no
- * test for them. */
+ * below k to k or more (`met` counts those cycles).  A count without EDGE
+ * adds one per cycle whose occurrences meet its condition: the met cycles,
+ * or with INV all the others, empty ones included.  The counts are made at
+ * the end (x86_hist_flush()), which takes out again the loop's part of
+ * cycle cur0 (whose occurrences before the loop each counter holds in
+ * `acc`) and the open cycle, so that the loop needs no test for them.
+ * EDGE counts (threshold 1 only) have the k1 variants' counts
+ * (x86_hist_flush1()). */
 typedef struct x86_hist {
-    uint64_t cyc;      /* the thread's open cycle */
-    uint64_t occ;      /* its occurrences so far */
-    uint64_t k;        /* the threshold (hgen_k) */
-    uint64_t met;      /* cycles that met k (their occurrences reached it) */
-    uint64_t edges;    /* EDGE: of those, the ones whose previous cycle did not */
-    uint64_t last_met; /* EDGE: the last cycle that met k (cur0 - 2: none) */
-    uint64_t prev_met; /* EDGE: the one before it */
-    uint32_t wmask;    /* UINT32_MAX: the occurrences are uops (hgen_uops), 0: instructions */
-    bool edge;         /* hgen_edge */
+    uint64_t cyc;   /* the thread's open cycle (k1: of its previous record) */
+    uint64_t occ;   /* its occurrences so far (not k1) */
+    uint64_t k;     /* the threshold (hgen_k; no hgen listener: never met) */
+    uint64_t met;   /* cycles that met k (k1: see x86_hist_flush1()) */
+    uint32_t wmask; /* UINT32_MAX: the occurrences are uops (hgen_uops), 0: instructions */
+    bool edge;      /* hgen_edge (k1 only) */
 } x86_hist_t;
 
 /* Occurrences of INSN record r for the running counts: its uops (0 counts
@@ -1688,35 +1692,16 @@ static inline uint64_t x86_hist_weight(const pmusim_rec_t *r, uint32_t wmask)
     return w + (w == 0);
 }
 
-/* The thread's INSN record in cycle cyc (>= h->cyc) with w occurrences. */
-static inline __attribute__((always_inline)) void x86_hist_step(x86_hist_t *h, uint64_t cyc,
-                                                                uint64_t w)
-{
-    const uint64_t keep = (uint64_t)0 - (uint64_t)(cyc == h->cyc);
-    const uint64_t o0 = h->occ & keep, o1 = o0 + w;
-    const uint64_t met = (uint64_t)(o0 < h->k) & (uint64_t)(o1 >= h->k);
-    h->met += met;
-    if (h->edge) {
-        const uint64_t sel = (uint64_t)0 - met;
-        h->edges += met & (uint64_t)(h->last_met + 1 != cyc);
-        h->prev_met = (h->prev_met & ~sel) | (h->last_met & sel);
-        h->last_met = (h->last_met & ~sel) | (cyc & sel);
-    }
-    h->occ = o1;
-    h->cyc = cyc;
-}
-
 /* At the start of x86_consume_fast(): thread's running counts for its
  * hgen listeners l, at cycle cur0. */
 static void x86_hist_init(x86_hist_t *h, const x86_listeners_t *l, uint64_t cur0)
 {
     h->cyc = cur0;
     h->occ = 0;
-    h->k = l->hgen_k;
-    h->met = h->edges = 0;
-    h->last_met = h->prev_met = cur0 - 2; /* last_met + 1 is no cycle from cur0 on */
+    h->k = l->n_hgen ? l->hgen_k : UINT64_MAX;
+    h->met = 0;
     h->wmask = l->hgen_uops ? UINT32_MAX : 0;
-    h->edge = l->hgen_edge;
+    h->edge = l->n_hgen && l->hgen_edge;
 }
 
 /* At the end of x86_consume_fast() (records recs[k0..k) taken, from cycle
@@ -1726,13 +1711,11 @@ static void x86_hist_init(x86_hist_t *h, const x86_listeners_t *l, uint64_t cur0
  * cur0 (its occurrences in the loop, counted again from the records, plus
  * `acc`) is closed through x86_thr_touch(), and the cycles from cur0 + 1 to
  * end - 1 from the running counts: without the loop's part of cycle cur0
- * (counted as met, and as an edge, if its occurrences in the loop reached
- * k), and without cycle `end` if it met; the edge of cycle cur0 + 1 depends
- * on the counter's condition in cycle cur0.  The counters are left at
- * cycle `end` with its occurrences so far in `acc`, as x86_thr_touch()
- * leaves them (x86_thr_flush() then has nothing to do for them); with EDGE
- * prev_cond is the condition of cycle end - 1.  A counter whose gate is
- * closed (thr_k is not k, x86_thr_prepare()) counts nothing after cycle
+ * (counted as met if its occurrences in the loop reached k), and without
+ * cycle `end` if it met.  The counters are left at cycle `end` with its
+ * occurrences so far in `acc`, as x86_thr_touch() leaves them
+ * (x86_thr_flush() then has nothing to do for them).  A counter whose gate
+ * is closed (thr_k is not k, x86_thr_prepare()) counts nothing after cycle
  * cur0. */
 static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, const x86_listeners_t *l,
                                                      const pmusim_rec_t *recs, size_t k0,
@@ -1744,53 +1727,32 @@ static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, const x86_li
             l->hgen[j]->acc += h->occ;
         return;
     }
-    uint64_t occ0 = 0, occ1 = 0;
-    for (size_t i = k0; i < k && recs[i].cycle - cur0 < 2; i++)
-        if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t) {
-            if (recs[i].cycle == cur0)
-                occ0 += x86_hist_weight(&recs[i], h->wmask);
-            else
-                occ1 += x86_hist_weight(&recs[i], h->wmask);
-        }
+    uint64_t occ0 = 0;
+    for (size_t i = k0; i < k && recs[i].cycle == cur0; i++)
+        if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t)
+            occ0 += x86_hist_weight(&recs[i], h->wmask);
     const uint64_t kk = h->k;
     const bool open = h->cyc == end;
-    const uint64_t met0 = occ0 >= kk;                         /* cycle cur0 counted */
-    const uint64_t met1 = (cur0 + 1 != end) & (occ1 >= kk); /* cycle cur0 + 1 closed and met */
-    uint64_t met = h->met - met0, edges = h->edges - met0, last_met = h->last_met;
-    /* cycle cur0 + 1 counted as an edge unless cycle cur0 met in the loop */
-    edges -= met1 & !met0;
-    if (open && h->occ >= kk) {
-        met--;
-        if (h->edge) {
-            edges -= h->prev_met + 1 != end;
-            last_met = h->prev_met;
-        }
-    }
+    const uint64_t met = h->met - (occ0 >= kk) - (open && h->occ >= kk);
     for (uint32_t j = 0; j < l->n_hgen; j++) {
         x86_ctr_t *c = l->hgen[j];
         c->acc += occ0;
-        x86_thr_touch(c, cur0 + 1); /* prev_cond: the condition of cycle cur0 */
-        if (c->thr_k == kk && c->edge) {
-            c->value += edges + (met1 & !c->prev_cond);
-            if (end - 1 != cur0)
-                c->prev_cond = last_met == end - 1;
-        } else if (c->thr_k == kk) {
+        x86_thr_touch(c, cur0 + 1);
+        if (c->thr_k == kk) /* else its gate is closed */
             c->value += c->thr_inv ? (end - cur0 - 1) - met : met;
-        } /* else its gate is closed: x86_thr_touch() left prev_cond false */
         c->thr_cycle = end;
         c->acc = open ? h->occ : 0;
     }
 }
 
-/* With threshold 1 (hgen_k of every thread with hgen listeners, and on
- * each thread all of them with EDGE or none: x86_consume_fast()'s k1
- * variants) a cycle meets the threshold when the thread has a record in
- * it, whatever the weights, so the loop keeps no occurrences: per thread
- * the cycle of its previous record (`cyc`, from cur0) and in `met` the
- * number of its records whose cycle is more than `lim` past that one: 0
- * without EDGE (a cycle after cur0 with records), 1 with EDGE (a cycle
- * whose previous cycle has no record of the thread, an edge unless that
- * cycle is cur0). */
+/* The k1 variants of x86_consume_fast(): every thread with hgen listeners
+ * has threshold 1, and those of a thread have all EDGE or none.  A cycle
+ * meets threshold 1 when the thread has a record in it, whatever the
+ * weights, so the loop keeps no occurrences: per thread the cycle of its
+ * previous record (`cyc`, from cur0) and in `met` the number of its
+ * records whose cycle is more than `lim` past that one: 0 without EDGE (a
+ * cycle after cur0 with records), 1 with EDGE (a cycle whose previous
+ * cycle has no record of the thread, an edge unless that cycle is cur0). */
 /* x86_hist_flush() for the k1 variants: the occurrences of cycles cur0,
  * cur0 + 1 (forward) and end - 1, end (backward) are counted again from
  * the records.  Without EDGE the count is `met` less the open cycle `end`;
@@ -1798,14 +1760,11 @@ static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, const x86_li
  * cur0, has no record) plus cycle cur0 + 1's when it has records, is
  * closed and the counter's condition was false in cycle cur0 (the loop
  * never counts it: the thread starts at cycle cur0). */
-static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, uint64_t last,
-                                                      uint64_t cnt, const x86_listeners_t *l,
+static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_listeners_t *l,
                                                       const pmusim_rec_t *recs, size_t k0,
                                                       size_t k, uint32_t t, uint64_t cur0,
                                                       uint64_t end)
 {
-    h->cyc = last;
-    h->met = cnt;
     uint64_t occ0 = 0, occ1 = 0;
     for (size_t i = k0; i < k && recs[i].cycle - cur0 < 2; i++)
         if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t) {
@@ -1851,6 +1810,22 @@ static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, uint64_t la
         c->thr_cycle = end;
         c->acc = occ_end;
     }
+}
+
+/* x86_hist_flush() or with k1 x86_hist_flush1(), with the loop's cyc, occ
+ * and met of the thread back in h. */
+static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ, uint64_t met,
+                                      bool k1, const x86_listeners_t *l,
+                                      const pmusim_rec_t *recs, size_t k0, size_t k, uint32_t t,
+                                      uint64_t cur0, uint64_t end)
+{
+    h->cyc = cyc;
+    h->occ = occ;
+    h->met = met;
+    if (k1)
+        x86_hist_flush1(h, l, recs, k0, k, t, cur0, end);
+    else
+        x86_hist_flush(h, l, recs, k0, k, t, cur0, end);
 }
 
 /* Inside x86_consume_fast(): a record other than an INSN that the general
@@ -1953,8 +1928,12 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     /* thresholded counters: per thread, the running counts of its hgen listeners */
     bool hm[X86_MAX_THREADS] = {false};
     x86_hist_t hs[X86_MAX_THREADS];
-    /* k1 variants: x86_hist_t's cyc and met, and the threads' lim, apart */
-    uint64_t k1_last[X86_MAX_THREADS], k1_met[X86_MAX_THREADS], k1_lim[X86_MAX_THREADS];
+    /* inside the loop, every thread's (those without hgen listeners never
+     * meet k) cyc, occ, met, k and wmask of hs[] apart, and for the k1
+     * variants its `lim` */
+    uint64_t h_cyc[X86_MAX_THREADS], h_occ[X86_MAX_THREADS], h_met[X86_MAX_THREADS];
+    uint64_t h_k[X86_MAX_THREADS], h_lim[X86_MAX_THREADS];
+    uint32_t h_wm[X86_MAX_THREADS];
     for (uint32_t t = 0; t < nth; t++) {
         const x86_thread_t *th = &m->th[t];
         plm_of[t] = th->plm;
@@ -1975,12 +1954,13 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         }
         for (uint32_t t = 0; t < nth; t++) {
             hm[t] = lst[t]->n_hgen != 0;
-            if (hm[t])
-                x86_hist_init(&hs[t], lst[t], cur0);
-            /* k1: every thread's counts run (unused without hgen) */
-            k1_last[t] = cur0;
-            k1_met[t] = 0;
-            k1_lim[t] = lst[t]->hgen_edge;
+            x86_hist_init(&hs[t], lst[t], cur0);
+            h_cyc[t] = hs[t].cyc;
+            h_occ[t] = hs[t].occ;
+            h_met[t] = hs[t].met;
+            h_k[t] = hs[t].k;
+            h_wm[t] = hs[t].wmask;
+            h_lim[t] = hs[t].edge;
         }
         const uint64_t troom = x86_thresh_room(m);
         if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < fast_limit)
@@ -2064,11 +2044,19 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
          * thresholded (x86_gen_fast_ok()), after the filter listeners as in
          * x86_consume(); first those with running counts */
         if (thr && k1) {
-            const uint64_t d = cur - k1_last[t];
-            k1_last[t] = cur;
-            k1_met[t] += d > k1_lim[t];
-        } else if (thr && hm[t])
-            x86_hist_step(&hs[t], cur, x86_hist_weight(r, hs[t].wmask));
+            const uint64_t d = cur - h_cyc[t];
+            h_cyc[t] = cur;
+            h_met[t] += d > h_lim[t];
+        } else if (thr) {
+            /* o0: the occurrences of the thread's cycle `cur` before r */
+            const uint64_t kt = h_k[t], w = x86_hist_weight(r, h_wm[t]);
+            const uint64_t o0 = h_occ[t] & ((uint64_t)0 - (uint64_t)(cur == h_cyc[t]));
+            const uint64_t o1 = o0 + w;
+            const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
+            h_met[t] += met;
+            h_occ[t] = o1;
+            h_cyc[t] = cur;
+        }
         if (gen) {
             if (thr) {
                 for (uint32_t j = 0, ng = l->n_tgen; j < ng; j++) {
@@ -2095,11 +2083,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             }
             if (thr) {
                 for (uint32_t u = 0; u < nth; u++)
-                    if (hm[u] && k1)
-                        x86_hist_flush1(&hs[u], k1_last[u], k1_met[u], lst[u], recs, k0, k, u,
-                                        cur0, cur);
-                    else if (hm[u])
-                        x86_hist_flush(&hs[u], lst[u], recs, k0, k, u, cur0, cur);
+                    if (hm[u])
+                        x86_hist_flush_any(&hs[u], h_cyc[u], h_occ[u], h_met[u], k1, lst[u],
+                                           recs, k0, k, u, cur0, cur);
                 x86_thr_flush(m, cur);
             }
             x86_fast_wraps(m, l, wrapped, gwrapped, r);
@@ -2110,11 +2096,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         m->cur = m->now = cur;
     if (thr) {
         for (uint32_t u = 0; u < nth; u++)
-            if (hm[u] && k1)
-                x86_hist_flush1(&hs[u], k1_last[u], k1_met[u], lst[u], recs, k0, k, u, cur0,
-                                cur);
-            else if (hm[u])
-                x86_hist_flush(&hs[u], lst[u], recs, k0, k, u, cur0, cur);
+            if (hm[u])
+                x86_hist_flush_any(&hs[u], h_cyc[u], h_occ[u], h_met[u], k1, lst[u], recs, k0,
+                                   k, u, cur0, cur);
         x86_thr_flush(m, cur);
     }
     if (single && k > k0)
