@@ -202,7 +202,9 @@ static int cmp_lines(const void *x, const void *y)
     return g_strcmp0(*(char *const *)x, *(char *const *)y);
 }
 
-static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool long_run)
+/* own: every programmed general-purpose counter counts its own thread's
+ * instructions or uops (no AnyThread), half of them with a threshold */
+static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool long_run, bool own)
 {
     const bool knm = strcmp(model, "knm") == 0;
     ref_t r;
@@ -232,10 +234,10 @@ static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool lo
             c->on = g_rand_int_range(g, 0, 4) != 0;
             unsigned plm = (unsigned)g_rand_int_range(g, 1, 4); /* 1 os, 2 usr, 3 both */
             c->plm_mask = ((plm & 1) ? 1u : 0u) | ((plm & 2) ? 0xeu : 0u);
-            c->any = g_rand_int_range(g, 0, 4) == 0;
+            c->any = g_rand_int_range(g, 0, 4) == 0 && !(own && c->gp);
             c->intr = g_rand_boolean(g);
             if (c->gp) {
-                unsigned k = (unsigned)g_rand_int_range(g, 0, 4);
+                unsigned k = (unsigned)g_rand_int_range(g, 0, 4) & (own ? 1u : 3u);
                 c->src = k;
                 c->code = ev_code[k];
                 c->umask = knm ? ev_umask_knm[k] : ev_umask_wsm[k];
@@ -394,7 +396,7 @@ static void test_diff_wsm(void)
 {
     GRand *g = g_rand_new_with_seed(20261121);
     for (int i = 0; i < 400; i++)
-        diff_one("wsm", 1 + (uint32_t)(i % 2), g, i, false);
+        diff_one("wsm", 1 + (uint32_t)(i % 2), g, i, false, false);
     g_rand_free(g);
 }
 
@@ -402,7 +404,7 @@ static void test_diff_knm(void)
 {
     GRand *g = g_rand_new_with_seed(133);
     for (int i = 0; i < 400; i++)
-        diff_one("knm", 1 + (uint32_t)(i % 4), g, i, false);
+        diff_one("knm", 1 + (uint32_t)(i % 4), g, i, false, false);
     g_rand_free(g);
 }
 
@@ -414,7 +416,20 @@ static void test_diff_long(void)
 {
     GRand *g = g_rand_new_with_seed(20261126);
     for (int i = 0; i < 60; i++)
-        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, true);
+        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, true, false);
+    g_rand_free(g);
+}
+
+/* As test_diff_long, with thresholded counts of each thread's own
+ * instructions and uops on every counter it programs: the fast loop's
+ * running counts (threshold 1 with and without EDGE, higher thresholds,
+ * INV, several on one thread, closed gates at other privilege levels)
+ * across its batches and wraps. */
+static void test_diff_own(void)
+{
+    GRand *g = g_rand_new_with_seed(20261127);
+    for (int i = 0; i < 60; i++)
+        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, true, true);
     g_rand_free(g);
 }
 
@@ -424,4 +439,5 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_diff_wsm);
     PMUSIM_ADD_TEST(s, test_diff_knm);
     PMUSIM_ADD_TEST(s, test_diff_long);
+    PMUSIM_ADD_TEST(s, test_diff_own);
 }
