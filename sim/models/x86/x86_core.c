@@ -47,6 +47,8 @@
 #define X86_F_ANY_RECORD 0x8000u
 #define X86_LISTENERS (X86_NCTR * X86_MAX_THREADS)
 #define X86_CAPTURE_MAX 100000u
+enum { X86_HIST_NONE = 0, X86_HIST_ANY = 1, X86_HIST_K1 = 2 };
+
 typedef enum x86_ctr_class {
     X86_CLS_OFF = 0,
     X86_CLS_DIRECT,
@@ -185,9 +187,10 @@ typedef struct x86_model {
     /* some thread has filter listeners that x86_consume_fast() feeds per
      * record (ffilt) */
     bool loop_filt;
-    /* every thread's hgen listeners have threshold 1, and all EDGE or none
-     * (x86_hist_flush1()) */
-    bool hgen_k1;
+    /* how x86_consume_fast() keeps the running counts of the hgen
+     * listeners: X86_HIST_NONE (no thread has hgen listeners), X86_HIST_K1
+     * (all have threshold 1, x86_hist_flush1()), else X86_HIST_ANY */
+    uint8_t hist_mode;
     uint32_t compiled_ann; /* trace annotations the counters were compiled for */
     uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
     bool gap_mode;
@@ -1047,13 +1050,16 @@ static void x86_recompile(x86_model_t *m)
     }
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
-    m->hgen_k1 = true;
+    bool any_h = false, all_k1 = true;
     for (uint32_t t = 0; t < nt; t++)
-        for (unsigned p = 0; p < 4; p++)
-            m->hgen_k1 = m->hgen_k1 && (!m->th[t].lst[p].n_hgen || m->th[t].lst[p].hgen_k == 1);
+        for (unsigned p = 0; p < 4; p++) {
+            any_h = any_h || m->th[t].lst[p].n_hgen;
+            all_k1 = all_k1 && (!m->th[t].lst[p].n_hgen || m->th[t].lst[p].hgen_k == 1);
+        }
+    m->hist_mode = !any_h ? X86_HIST_NONE : all_k1 ? X86_HIST_K1 : X86_HIST_ANY;
     /* EDGE counts run only in the k1 variants (x86_hist_flush1()): with
      * another threshold anywhere they are closed one cycle at a time */
-    for (uint32_t t = 0; !m->hgen_k1 && t < nt; t++)
+    for (uint32_t t = 0; m->hist_mode == X86_HIST_ANY && t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
             x86_listeners_t *l = &m->th[t].lst[p];
             if (!l->n_hgen || !l->hgen_edge)
@@ -1909,8 +1915,9 @@ static inline void x86_fast_single_tally(const pmusim_rec_t *recs, size_t k0, si
 static inline __attribute__((always_inline)) size_t
 x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n,
                       const bool single, const bool thr, const bool gen, const bool filt,
-                      const bool k1)
+                      const unsigned hmode)
 {
+    const bool k1 = hmode == X86_HIST_K1;
     const uint32_t nth = single ? 1 : m->base.nthreads;
     const uint64_t cur0 = m->cur;
     uint64_t fast_limit = m->fast_limit;
@@ -2043,11 +2050,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         /* dispatched listeners: instruction / uop counts, direct or
          * thresholded (x86_gen_fast_ok()), after the filter listeners as in
          * x86_consume(); first those with running counts */
-        if (thr && k1) {
+        if (thr && hmode == X86_HIST_K1) {
             const uint64_t d = cur - h_cyc[t];
             h_cyc[t] = cur;
             h_met[t] += d > h_lim[t];
-        } else if (thr) {
+        } else if (thr && hmode == X86_HIST_ANY) {
             /* o0: the occurrences of the thread's cycle `cur` before r */
             const uint64_t kt = h_k[t], w = x86_hist_weight(r, h_wm[t]);
             const uint64_t o0 = h_occ[t] & ((uint64_t)0 - (uint64_t)(cur == h_cyc[t]));
@@ -2113,62 +2120,97 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
 
 /* One out-of-line function per specialisation, so that each is compiled
  * (inlined, registers allocated) on its own. */
-#define X86_FAST_VARIANT(name, single, thr, gen, filt, k1)                                      \
+#define X86_FAST_VARIANT(name, single, thr, gen, filt, hmode)                                   \
     static __attribute__((noinline)) size_t name(x86_model_t *m, const pmusim_rec_t *recs,     \
                                                  size_t k, size_t n)                           \
     {                                                                                          \
-        return x86_consume_fast_body(m, recs, k, n, single, thr, gen, filt, k1);               \
+        return x86_consume_fast_body(m, recs, k, n, single, thr, gen, filt, hmode);            \
     }
-X86_FAST_VARIANT(x86_fast_1, true, false, false, false, false)
-X86_FAST_VARIANT(x86_fast_n, false, false, false, false, false)
-X86_FAST_VARIANT(x86_fast_1_gen, true, false, true, false, false)
-X86_FAST_VARIANT(x86_fast_n_gen, false, false, true, false, false)
-X86_FAST_VARIANT(x86_fast_1_thr, true, true, false, false, false)
-X86_FAST_VARIANT(x86_fast_n_thr, false, true, false, false, false)
-X86_FAST_VARIANT(x86_fast_1_thr_gen, true, true, true, false, false)
-X86_FAST_VARIANT(x86_fast_n_thr_gen, false, true, true, false, false)
-X86_FAST_VARIANT(x86_fast_1_f, true, false, false, true, false)
-X86_FAST_VARIANT(x86_fast_n_f, false, false, false, true, false)
-X86_FAST_VARIANT(x86_fast_1_gen_f, true, false, true, true, false)
-X86_FAST_VARIANT(x86_fast_n_gen_f, false, false, true, true, false)
-X86_FAST_VARIANT(x86_fast_1_thr_f, true, true, false, true, false)
-X86_FAST_VARIANT(x86_fast_n_thr_f, false, true, false, true, false)
-X86_FAST_VARIANT(x86_fast_1_thr_gen_f, true, true, true, true, false)
-X86_FAST_VARIANT(x86_fast_n_thr_gen_f, false, true, true, true, false)
-X86_FAST_VARIANT(x86_fast_1_thr1, true, true, false, false, true)
-X86_FAST_VARIANT(x86_fast_n_thr1, false, true, false, false, true)
-X86_FAST_VARIANT(x86_fast_1_thr1_gen, true, true, true, false, true)
-X86_FAST_VARIANT(x86_fast_n_thr1_gen, false, true, true, false, true)
-X86_FAST_VARIANT(x86_fast_1_thr1_f, true, true, false, true, true)
-X86_FAST_VARIANT(x86_fast_n_thr1_f, false, true, false, true, true)
-X86_FAST_VARIANT(x86_fast_1_thr1_gen_f, true, true, true, true, true)
-X86_FAST_VARIANT(x86_fast_n_thr1_gen_f, false, true, true, true, true)
+X86_FAST_VARIANT(x86_fast_1, true, false, false, false, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_n, false, false, false, false, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_1_thr, true, true, false, false, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_n_thr, false, true, false, false, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_1_gen, true, false, true, false, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_n_gen, false, false, true, false, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_1_thr_gen, true, true, true, false, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_n_thr_gen, false, true, true, false, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_1_f, true, false, false, true, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_n_f, false, false, false, true, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_1_thr_f, true, true, false, true, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_n_thr_f, false, true, false, true, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_1_gen_f, true, false, true, true, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_n_gen_f, false, false, true, true, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_1_thr_gen_f, true, true, true, true, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_n_thr_gen_f, false, true, true, true, X86_HIST_NONE)
+X86_FAST_VARIANT(x86_fast_1_thr_h, true, true, false, false, X86_HIST_ANY)
+X86_FAST_VARIANT(x86_fast_n_thr_h, false, true, false, false, X86_HIST_ANY)
+X86_FAST_VARIANT(x86_fast_1_thr_h_gen, true, true, true, false, X86_HIST_ANY)
+X86_FAST_VARIANT(x86_fast_n_thr_h_gen, false, true, true, false, X86_HIST_ANY)
+X86_FAST_VARIANT(x86_fast_1_thr_h_f, true, true, false, true, X86_HIST_ANY)
+X86_FAST_VARIANT(x86_fast_n_thr_h_f, false, true, false, true, X86_HIST_ANY)
+X86_FAST_VARIANT(x86_fast_1_thr_h_gen_f, true, true, true, true, X86_HIST_ANY)
+X86_FAST_VARIANT(x86_fast_n_thr_h_gen_f, false, true, true, true, X86_HIST_ANY)
+X86_FAST_VARIANT(x86_fast_1_thr_k1, true, true, false, false, X86_HIST_K1)
+X86_FAST_VARIANT(x86_fast_n_thr_k1, false, true, false, false, X86_HIST_K1)
+X86_FAST_VARIANT(x86_fast_1_thr_k1_gen, true, true, true, false, X86_HIST_K1)
+X86_FAST_VARIANT(x86_fast_n_thr_k1_gen, false, true, true, false, X86_HIST_K1)
+X86_FAST_VARIANT(x86_fast_1_thr_k1_f, true, true, false, true, X86_HIST_K1)
+X86_FAST_VARIANT(x86_fast_n_thr_k1_f, false, true, false, true, X86_HIST_K1)
+X86_FAST_VARIANT(x86_fast_1_thr_k1_gen_f, true, true, true, true, X86_HIST_K1)
+X86_FAST_VARIANT(x86_fast_n_thr_k1_gen_f, false, true, true, true, X86_HIST_K1)
 #undef X86_FAST_VARIANT
 
 typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n);
 
 /* x86_consume_fast_body() specialised for one thread (whose INSN count and
  * last ip follow from the records taken), for thresholded counters, for
- * dispatched listeners fed per record, for filter listeners and for
- * running counts of threshold 1 (indexed single | thr << 1 | gen << 2 |
- * filt << 3 | k1 << 4; k1 only with thr) */
-static const x86_fast_fn x86_fast_variants[32] = {
-    x86_fast_n,       x86_fast_1,       x86_fast_n_thr,        x86_fast_1_thr,
-    x86_fast_n_gen,   x86_fast_1_gen,   x86_fast_n_thr_gen,    x86_fast_1_thr_gen,
-    x86_fast_n_f,     x86_fast_1_f,     x86_fast_n_thr_f,      x86_fast_1_thr_f,
-    x86_fast_n_gen_f, x86_fast_1_gen_f, x86_fast_n_thr_gen_f,  x86_fast_1_thr_gen_f,
-    x86_fast_n,       x86_fast_1,       x86_fast_n_thr1,       x86_fast_1_thr1,
-    x86_fast_n_gen,   x86_fast_1_gen,   x86_fast_n_thr1_gen,   x86_fast_1_thr1_gen,
-    x86_fast_n_f,     x86_fast_1_f,     x86_fast_n_thr1_f,     x86_fast_1_thr1_f,
-    x86_fast_n_gen_f, x86_fast_1_gen_f, x86_fast_n_thr1_gen_f, x86_fast_1_thr1_gen_f,
+ * dispatched listeners fed per record, for filter listeners and for the
+ * running counts of hgen listeners (X86_HIST_*, only with thresholded
+ * counters); indexed by X86_FAST_INDEX() */
+#define X86_FAST_INDEX(single, thr, gen, filt, hmode)                                            \
+    ((unsigned)(single) | (unsigned)(thr) << 1 | (unsigned)(gen) << 2 | (unsigned)(filt) << 3 | \
+     (unsigned)(hmode) << 4)
+static const x86_fast_fn x86_fast_variants[3 << 4] = {
+    [X86_FAST_INDEX(1, 0, 0, 0, X86_HIST_NONE)] = x86_fast_1,
+    [X86_FAST_INDEX(0, 0, 0, 0, X86_HIST_NONE)] = x86_fast_n,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_NONE)] = x86_fast_1_thr,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_NONE)] = x86_fast_n_thr,
+    [X86_FAST_INDEX(1, 0, 1, 0, X86_HIST_NONE)] = x86_fast_1_gen,
+    [X86_FAST_INDEX(0, 0, 1, 0, X86_HIST_NONE)] = x86_fast_n_gen,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_NONE)] = x86_fast_1_thr_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_NONE)] = x86_fast_n_thr_gen,
+    [X86_FAST_INDEX(1, 0, 0, 1, X86_HIST_NONE)] = x86_fast_1_f,
+    [X86_FAST_INDEX(0, 0, 0, 1, X86_HIST_NONE)] = x86_fast_n_f,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_NONE)] = x86_fast_1_thr_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_NONE)] = x86_fast_n_thr_f,
+    [X86_FAST_INDEX(1, 0, 1, 1, X86_HIST_NONE)] = x86_fast_1_gen_f,
+    [X86_FAST_INDEX(0, 0, 1, 1, X86_HIST_NONE)] = x86_fast_n_gen_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_NONE)] = x86_fast_1_thr_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_NONE)] = x86_fast_n_thr_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_ANY)] = x86_fast_1_thr_h,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_ANY)] = x86_fast_n_thr_h,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_ANY)] = x86_fast_1_thr_h_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_ANY)] = x86_fast_n_thr_h_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_ANY)] = x86_fast_1_thr_h_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_ANY)] = x86_fast_n_thr_h_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_ANY)] = x86_fast_1_thr_h_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_ANY)] = x86_fast_n_thr_h_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_K1)] = x86_fast_1_thr_k1,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_K1)] = x86_fast_n_thr_k1,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_K1)] = x86_fast_1_thr_k1_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_K1)] = x86_fast_n_thr_k1_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_K1)] = x86_fast_1_thr_k1_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_K1)] = x86_fast_n_thr_k1_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_K1)] = x86_fast_1_thr_k1_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_K1)] = x86_fast_n_thr_k1_gen_f,
 };
 
 static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, size_t k,
                                       size_t n)
 {
-    const unsigned v = (m->base.nthreads == 1) | (unsigned)m->thresh_fast << 1 |
-                       (unsigned)m->loop_gen << 2 | (unsigned)m->loop_filt << 3 |
-                       (unsigned)m->hgen_k1 << 4;
+    const unsigned v =
+        X86_FAST_INDEX(m->base.nthreads == 1, m->thresh_fast, m->loop_gen, m->loop_filt,
+                       m->thresh_fast ? m->hist_mode : X86_HIST_NONE);
     return x86_fast_variants[v](m, recs, k, n);
 }
 
