@@ -47,7 +47,7 @@
 #define X86_F_ANY_RECORD 0x8000u
 #define X86_LISTENERS (X86_NCTR * X86_MAX_THREADS)
 #define X86_CAPTURE_MAX 100000u
-enum { X86_HIST_NONE = 0, X86_HIST_ANY = 1, X86_HIST_K1 = 2 };
+enum { X86_HIST_NONE = 0, X86_HIST_ANY = 1, X86_HIST_K1 = 2, X86_HIST_INSN = 3 };
 
 typedef enum x86_ctr_class {
     X86_CLS_OFF = 0,
@@ -189,7 +189,8 @@ typedef struct x86_model {
     bool loop_filt;
     /* how x86_consume_fast() keeps the running counts of the hgen
      * listeners: X86_HIST_NONE (no thread has hgen listeners), X86_HIST_K1
-     * (all have threshold 1, x86_hist_flush1()), else X86_HIST_ANY */
+     * (all have threshold 1, x86_hist_flush1()), X86_HIST_INSN (all count
+     * instructions: one occurrence per record), else X86_HIST_ANY */
     uint8_t hist_mode;
     uint32_t compiled_ann; /* trace annotations the counters were compiled for */
     uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
@@ -1050,16 +1051,21 @@ static void x86_recompile(x86_model_t *m)
     }
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
-    bool any_h = false, all_k1 = true;
+    bool any_h = false, all_k1 = true, all_insn = true;
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
-            any_h = any_h || m->th[t].lst[p].n_hgen;
-            all_k1 = all_k1 && (!m->th[t].lst[p].n_hgen || m->th[t].lst[p].hgen_k == 1);
+            const x86_listeners_t *l = &m->th[t].lst[p];
+            any_h = any_h || l->n_hgen;
+            all_k1 = all_k1 && (!l->n_hgen || l->hgen_k == 1);
+            all_insn = all_insn && (!l->n_hgen || !l->hgen_uops);
         }
-    m->hist_mode = !any_h ? X86_HIST_NONE : all_k1 ? X86_HIST_K1 : X86_HIST_ANY;
+    m->hist_mode = !any_h    ? X86_HIST_NONE
+                   : all_k1   ? X86_HIST_K1
+                   : all_insn ? X86_HIST_INSN
+                              : X86_HIST_ANY;
     /* EDGE counts run only in the k1 variants (x86_hist_flush1()): with
      * another threshold anywhere they are closed one cycle at a time */
-    for (uint32_t t = 0; m->hist_mode == X86_HIST_ANY && t < nt; t++)
+    for (uint32_t t = 0; m->hist_mode != X86_HIST_K1 && t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
             x86_listeners_t *l = &m->th[t].lst[p];
             if (!l->n_hgen || !l->hgen_edge)
@@ -2054,6 +2060,12 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             const uint64_t d = cur - h_cyc[t];
             h_cyc[t] = cur;
             h_met[t] += d > h_lim[t];
+        } else if (thr && hmode == X86_HIST_INSN) {
+            /* one occurrence per record: the record that makes it k */
+            const uint64_t o1 = (h_occ[t] & ((uint64_t)0 - (uint64_t)(cur == h_cyc[t]))) + 1;
+            h_met[t] += o1 == h_k[t];
+            h_occ[t] = o1;
+            h_cyc[t] = cur;
         } else if (thr && hmode == X86_HIST_ANY) {
             /* o0: the occurrences of the thread's cycle `cur` before r */
             const uint64_t kt = h_k[t], w = x86_hist_weight(r, h_wm[t]);
@@ -2150,6 +2162,14 @@ X86_FAST_VARIANT(x86_fast_1_thr_h_f, true, true, false, true, X86_HIST_ANY)
 X86_FAST_VARIANT(x86_fast_n_thr_h_f, false, true, false, true, X86_HIST_ANY)
 X86_FAST_VARIANT(x86_fast_1_thr_h_gen_f, true, true, true, true, X86_HIST_ANY)
 X86_FAST_VARIANT(x86_fast_n_thr_h_gen_f, false, true, true, true, X86_HIST_ANY)
+X86_FAST_VARIANT(x86_fast_1_thr_i, true, true, false, false, X86_HIST_INSN)
+X86_FAST_VARIANT(x86_fast_n_thr_i, false, true, false, false, X86_HIST_INSN)
+X86_FAST_VARIANT(x86_fast_1_thr_i_gen, true, true, true, false, X86_HIST_INSN)
+X86_FAST_VARIANT(x86_fast_n_thr_i_gen, false, true, true, false, X86_HIST_INSN)
+X86_FAST_VARIANT(x86_fast_1_thr_i_f, true, true, false, true, X86_HIST_INSN)
+X86_FAST_VARIANT(x86_fast_n_thr_i_f, false, true, false, true, X86_HIST_INSN)
+X86_FAST_VARIANT(x86_fast_1_thr_i_gen_f, true, true, true, true, X86_HIST_INSN)
+X86_FAST_VARIANT(x86_fast_n_thr_i_gen_f, false, true, true, true, X86_HIST_INSN)
 X86_FAST_VARIANT(x86_fast_1_thr_k1, true, true, false, false, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1, false, true, false, false, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_1_thr_k1_gen, true, true, true, false, X86_HIST_K1)
@@ -2170,7 +2190,7 @@ typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k
 #define X86_FAST_INDEX(single, thr, gen, filt, hmode)                                            \
     ((unsigned)(single) | (unsigned)(thr) << 1 | (unsigned)(gen) << 2 | (unsigned)(filt) << 3 | \
      (unsigned)(hmode) << 4)
-static const x86_fast_fn x86_fast_variants[3 << 4] = {
+static const x86_fast_fn x86_fast_variants[4 << 4] = {
     [X86_FAST_INDEX(1, 0, 0, 0, X86_HIST_NONE)] = x86_fast_1,
     [X86_FAST_INDEX(0, 0, 0, 0, X86_HIST_NONE)] = x86_fast_n,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_NONE)] = x86_fast_1_thr,
@@ -2195,6 +2215,14 @@ static const x86_fast_fn x86_fast_variants[3 << 4] = {
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_ANY)] = x86_fast_n_thr_h_f,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_ANY)] = x86_fast_1_thr_h_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_ANY)] = x86_fast_n_thr_h_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_INSN)] = x86_fast_1_thr_i,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_INSN)] = x86_fast_n_thr_i,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_INSN)] = x86_fast_1_thr_i_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_INSN)] = x86_fast_n_thr_i_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_INSN)] = x86_fast_1_thr_i_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_INSN)] = x86_fast_n_thr_i_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_INSN)] = x86_fast_1_thr_i_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_INSN)] = x86_fast_n_thr_i_gen_f,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_K1)] = x86_fast_1_thr_k1,
     [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_K1)] = x86_fast_n_thr_k1,
     [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_K1)] = x86_fast_1_thr_k1_gen,
