@@ -962,9 +962,10 @@ static inline pmusim_rec_t *rec_direct(pmusim_uarch_t *u, uint64_t cycle)
  * records and the state are what insn_body() would make: the same
  * arithmetic in the same order, without the tests that cannot fire.  FALSE
  * (nothing changed but the L1D dirty bit insn_body() sets anyway): take
- * the general body.  Inlined: as a called function (its own registers, no
- * spills) the command cost 2.5% more host instructions than with the body
- * alone, as here 1.8% fewer (docs/PERFORMANCE.md, h-uarch). */
+ * the general body.  Inlined: as a called function (its own registers,
+ * no spills) `trace annotate` cost 0.8% more host instructions than
+ * without the fast path, inlined 1.8% fewer (docs/PERFORMANCE.md, "A fast
+ * path in the model"). */
 static inline __attribute__((always_inline)) gboolean
 insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
 {
