@@ -287,6 +287,14 @@ static gboolean capture_sink(const pmusim_rec_t *recs, size_t n, void *user, GEr
     return pmusim_wqueue_write(s->q, recs, n, error);
 }
 
+/* The model builds its batches in the writer queue's slots, as in `trace
+ * annotate`: no copy of each batch. */
+static pmusim_rec_t *capture_buffer(size_t n, void *user)
+{
+    capture_sink_t *s = user;
+    return pmusim_wqueue_buffer(s->q, n);
+}
+
 static int capture_fail(GError *error)
 {
     int st = pmusim_cli_fail(error);
@@ -458,6 +466,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         goto out;
     }
     sink.q = pmusim_wqueue_new(w);
+    pmusim_uarch_set_buffer(u, capture_buffer);
     cap = pmusim_capture_new(u, (uint32_t)threads, "capture stream");
 
     /* the program under QEMU */
