@@ -927,7 +927,12 @@ static gboolean take_error(pmusim_uarch_t *u, GError **error)
     return FALSE;
 }
 
-static void advance_slot(uint64_t *cycle, uint32_t *used, uint64_t at, uint32_t uops, uint32_t w)
+/* Takes `uops` slots of a `w`-wide stage (dispatch or retirement) no
+ * earlier than cycle `at`; returns the cycle the instruction starts in.  An
+ * instruction of more uops than the width spills into the cycles after it
+ * (*cycle is then the last of them). */
+static inline uint64_t take_slots(uint64_t *cycle, uint32_t *used, uint64_t at, uint32_t uops,
+                                  uint32_t w)
 {
     if (at > *cycle) {
         *cycle = at;
@@ -938,6 +943,35 @@ static void advance_slot(uint64_t *cycle, uint32_t *used, uint64_t at, uint32_t 
         *used = 0;
     }
     *used += uops;
+    const uint64_t start = *cycle;
+    while (G_UNLIKELY(*used > w)) {
+        (*cycle)++;
+        *used -= w;
+    }
+    return start;
+}
+
+/* The fields of an INSN record that the fast path and insn_body() fill
+ * alike (all but mem, br and oc), each stored once (a compound literal
+ * became a block clear, `rep stos`, and then the stores). */
+static inline void rec_insn_fill(pmusim_rec_t *rec, uint64_t r, uint32_t ti, uint16_t flags,
+                                 uint8_t plm, const pmusim_uarch_insn_t *in, gboolean ia64)
+{
+    rec->cycle = r;
+    rec->kind = PMUSIM_REC_INSN;
+    rec->thread = (uint8_t)ti;
+    rec->flags = flags;
+    rec->plm = plm;
+    rec->slot = in->slot;
+    rec->unit = in->unit;
+    rec->len = in->len;
+    rec->ip = in->ip;
+    rec->insn = in->insn;
+    rec->n = 0;
+    rec->ev_code = 0;
+    rec->ev_umask = 0;
+    rec->uops = ia64 ? 0 : in->uops;
+    rec->name = NULL;
 }
 
 /* A record of the running thread straight into the output batch (no
@@ -983,12 +1017,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
         return FALSE;
     const uint32_t w = cfg->width;
     const uint32_t uops = cfg->ia64 ? 1 : (in->uops ? in->uops : 1);
-    advance_slot(&t->disp_cycle, &t->disp_used, d, uops, w);
-    d = t->disp_cycle;
-    while (G_UNLIKELY(t->disp_used > w)) {
-        t->disp_cycle++;
-        t->disp_used -= w;
-    }
+    d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     uint64_t c = d + 1;
     if (in->naccess && !in->access[0].is_store) {
         uint64_t start = in->access[0].addr_dep && t->last_load_done > d ? t->last_load_done : d;
@@ -997,12 +1026,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
         if (done > c)
             c = done;
     }
-    advance_slot(&t->ret_cycle, &t->ret_used, c, uops, w);
-    const uint64_t r = t->ret_cycle;
-    while (G_UNLIKELY(t->ret_used > w)) {
-        t->ret_cycle++;
-        t->ret_used -= w;
-    }
+    const uint64_t r = take_slots(&t->ret_cycle, &t->ret_used, c, uops, w);
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
     const uint32_t ti = in->thread;
@@ -1014,21 +1038,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
     if (in->naccess)
         flags |= PMUSIM_F_MEM;
     pmusim_rec_t *rec = rec_direct(u, r);
-    rec->cycle = r;
-    rec->kind = PMUSIM_REC_INSN;
-    rec->thread = (uint8_t)ti;
-    rec->flags = flags;
-    rec->plm = t->plm;
-    rec->slot = in->slot;
-    rec->unit = in->unit;
-    rec->len = in->len;
-    rec->ip = in->ip;
-    rec->insn = in->insn;
-    rec->n = 0;
-    rec->ev_code = 0;
-    rec->ev_umask = 0;
-    rec->uops = cfg->ia64 ? 0 : in->uops;
-    rec->name = NULL;
+    rec_insn_fill(rec, r, ti, flags, t->plm, in, cfg->ia64);
     if (in->naccess)
         rec->mem = m;
     else
@@ -1102,12 +1112,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
             d = free_at;
         }
     }
-    advance_slot(&t->disp_cycle, &t->disp_used, d, uops, w);
-    d = t->disp_cycle;
-    while (G_UNLIKELY(t->disp_used > w)) { /* an instruction of more uops than the width */
-        t->disp_cycle++;
-        t->disp_used -= w;
-    }
+    d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
 
     /* execution: memory accesses complete after their latency */
     uint64_t c = d + 1;
@@ -1151,12 +1156,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     }
 
     /* retirement: in order, `width` uops per cycle */
-    advance_slot(&t->ret_cycle, &t->ret_used, c, uops, w);
-    uint64_t r = t->ret_cycle;
-    while (G_UNLIKELY(t->ret_used > w)) {
-        t->ret_cycle++;
-        t->ret_used -= w;
-    }
+    const uint64_t r = take_slots(&t->ret_cycle, &t->ret_used, c, uops, w);
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
 
@@ -1183,23 +1183,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     if (u->oc_valid || u->ifetch_oc_valid)
         flags |= PMUSIM_F_OFFCORE;
     pmusim_rec_t *rec = merge || (soemt && t->holding) ? rec_slot(u, ti, r) : rec_direct(u, r);
-    /* every field stored once (a compound literal here became a block
-     * clear, `rep stos`, and then the stores) */
-    rec->cycle = r;
-    rec->kind = PMUSIM_REC_INSN;
-    rec->thread = (uint8_t)ti;
-    rec->flags = flags;
-    rec->plm = t->plm;
-    rec->slot = in->slot;
-    rec->unit = in->unit;
-    rec->len = in->len;
-    rec->ip = in->ip;
-    rec->insn = in->insn;
-    rec->n = 0;
-    rec->ev_code = 0;
-    rec->ev_umask = 0;
-    rec->uops = cfg->ia64 ? 0 : in->uops;
-    rec->name = NULL;
+    rec_insn_fill(rec, r, ti, flags, t->plm, in, cfg->ia64);
     if (in->naccess)
         rec->mem = mem[0];
     else
