@@ -47,7 +47,7 @@
 #define X86_F_ANY_RECORD 0x8000u
 #define X86_LISTENERS (X86_NCTR * X86_MAX_THREADS)
 #define X86_CAPTURE_MAX 100000u
-enum { X86_HIST_NONE = 0, X86_HIST_ANY = 1, X86_HIST_K1 = 2, X86_HIST_INSN = 3 };
+enum { X86_HIST_NONE = 0, X86_HIST_ANY = 1, X86_HIST_K1 = 2, X86_HIST_INSN = 3, X86_HIST_EDGE = 4 };
 
 typedef enum x86_ctr_class {
     X86_CLS_OFF = 0,
@@ -116,13 +116,13 @@ typedef struct x86_listeners {
     x86_ctr_t *filt[X86_LISTENERS];
     x86_ctr_t *gen[X86_LISTENERS];
     /* `gen` split for x86_consume_fast(): `hgen` the thresholded counts of
-     * the thread's own instructions or uops that share one source and one
-     * threshold (CMASK, 1 for 0), without INV if EDGE (fed from per-thread
-     * running counts, x86_hist_step()), `tgen` the other thresholded ones
-     * (x86_thr_touch()), `dgen` the direct ones */
+     * the thread's own instructions or uops that share one source, one
+     * threshold (CMASK, 1 for 0) and EDGE or not, with or without INV (fed
+     * from per-thread running counts, x86_hist_flush()), `tgen` the other
+     * thresholded ones (x86_thr_touch()), `dgen` the direct ones */
     uint32_t n_dgen, n_tgen, n_hgen;
     bool hgen_uops; /* the hgen listeners count uops (else instructions) */
-    bool hgen_edge; /* the hgen listeners have EDGE (then hgen_k is 1), or none has */
+    bool hgen_edge; /* the hgen listeners have EDGE (INV ones: falling edges), or none has */
     uint64_t hgen_k; /* their threshold */
     x86_ctr_t *dgen[X86_LISTENERS];
     x86_ctr_t *tgen[X86_LISTENERS];
@@ -189,8 +189,9 @@ typedef struct x86_model {
     bool loop_filt;
     /* how x86_consume_fast() keeps the running counts of the hgen
      * listeners: X86_HIST_NONE (no thread has hgen listeners), X86_HIST_K1
-     * (all have threshold 1, x86_hist_flush1()), X86_HIST_INSN (all count
-     * instructions: one occurrence per record), else X86_HIST_ANY */
+     * (all have threshold 1, x86_hist_flush1()), X86_HIST_EDGE (some have
+     * EDGE: the last met cycle too), X86_HIST_INSN (all count instructions:
+     * one occurrence per record), else X86_HIST_ANY */
     uint8_t hist_mode;
     uint32_t compiled_ann; /* trace annotations the counters were compiled for */
     uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
@@ -1025,9 +1026,7 @@ static void x86_recompile(x86_model_t *m)
                         l->gen[l->n_gen++] = c;
                         const uint64_t hk = c->cmask ? c->cmask : 1; /* x86_thr_prepare() */
                         const bool own = c->cls == X86_CLS_THRESH && r == t && !c->any &&
-                                         (c->src == X86_SRC_INSN || c->src == X86_SRC_UOPS) &&
-                                         (!c->edge || hk == 1) &&
-                                         !(c->edge && c->cmask && c->inv);
+                                         (c->src == X86_SRC_INSN || c->src == X86_SRC_UOPS);
                         const bool uops = c->src == X86_SRC_UOPS;
                         if (own && l->n_hgen &&
                             (l->hgen_uops != uops || l->hgen_k != hk || l->hgen_edge != c->edge)) {
@@ -1051,29 +1050,22 @@ static void x86_recompile(x86_model_t *m)
     }
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
-    bool any_h = false, all_k1 = true, all_insn = true;
+    /* EDGE counts beside a threshold of 2 and up need the X86_HIST_EDGE
+     * variants (the last met cycle, x86_hist_flush()) */
+    bool any_h = false, all_k1 = true, all_insn = true, any_edge = false;
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
             const x86_listeners_t *l = &m->th[t].lst[p];
             any_h = any_h || l->n_hgen;
             all_k1 = all_k1 && (!l->n_hgen || l->hgen_k == 1);
             all_insn = all_insn && (!l->n_hgen || !l->hgen_uops);
+            any_edge = any_edge || (l->n_hgen && l->hgen_edge);
         }
-    m->hist_mode = !any_h    ? X86_HIST_NONE
+    m->hist_mode = !any_h     ? X86_HIST_NONE
                    : all_k1   ? X86_HIST_K1
+                   : any_edge ? X86_HIST_EDGE
                    : all_insn ? X86_HIST_INSN
                               : X86_HIST_ANY;
-    /* EDGE counts run only in the k1 variants (x86_hist_flush1()): with
-     * another threshold anywhere they are closed one cycle at a time */
-    for (uint32_t t = 0; m->hist_mode != X86_HIST_K1 && t < nt; t++)
-        for (unsigned p = 0; p < 4; p++) {
-            x86_listeners_t *l = &m->th[t].lst[p];
-            if (!l->n_hgen || !l->hgen_edge)
-                continue;
-            for (uint32_t j = 0; j < l->n_hgen; j++)
-                l->tgen[l->n_tgen++] = l->hgen[j];
-            l->n_hgen = 0;
-        }
     m->has_gen = m->loop_gen = m->loop_filt = false;
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
@@ -1685,15 +1677,18 @@ static void x86_thr_flush(x86_model_t *m, uint64_t cur)
  * the end (x86_hist_flush()), which takes out again the loop's part of
  * cycle cur0 (whose occurrences before the loop each counter holds in
  * `acc`) and the open cycle, so that the loop needs no test for them.
- * EDGE counts (threshold 1 only) have the k1 variants' counts
- * (x86_hist_flush1()). */
+ * EDGE counts (`lim` 1) count instead the met cycles whose previous cycle
+ * did not meet: the X86_HIST_EDGE variants keep the last met cycle, the k1
+ * ones the cycle of the previous record (x86_hist_flush1()); with INV an
+ * EDGE count is that of the falling edges of the met cycles, which follows
+ * from the rising ones and the first and last cycles (x86_hist_edge()). */
 typedef struct x86_hist {
     uint64_t cyc;   /* the thread's open cycle (k1: of its previous record) */
     uint64_t occ;   /* its occurrences so far (not k1) */
     uint64_t k;     /* the threshold (hgen_k; no hgen listener: never met) */
     uint64_t met;   /* cycles that met k (k1: see x86_hist_flush1()) */
     uint32_t wmask; /* UINT32_MAX: the occurrences are uops (hgen_uops), 0: instructions */
-    bool edge;      /* hgen_edge (k1 only) */
+    bool edge;      /* hgen_edge: `met` counts rising edges (k1 and X86_HIST_EDGE only) */
 } x86_hist_t;
 
 /* Occurrences of INSN record r for the running counts: its uops (0 counts
@@ -1716,6 +1711,30 @@ static void x86_hist_init(x86_hist_t *h, const x86_listeners_t *l, uint64_t cur0
     h->edge = l->n_hgen && l->hgen_edge;
 }
 
+/* At the end of x86_consume_fast(), for a group of hgen counters with EDGE
+ * (x86_hist_flush(), x86_hist_flush1()): counter c's count of cycles cur0
+ * + 1 .. end - 1 from `edges`, the rising edges of the met cycles the loop
+ * counted (it counts none at cycle cur0 + 1, whose previous cycle cur0 it
+ * cannot judge), `met1` (cycle cur0 + 1 is closed and met) and `met_e1`
+ * (cycle end - 1 is after cur0 and met); after0: cycle end - 1 is after
+ * cur0.  x86_thr_touch() has closed cycle cur0 and left its condition in
+ * prev_cond; c's gate is open (the condition is "met" != thr_inv).  An INV
+ * count counts the rising edges of the cycles that do not meet, that is the
+ * falling edges of the met ones: over cycles a .. b, the rising edges less
+ * the falling ones of a condition are its value in b less that in a - 1. */
+static inline void x86_hist_edge(x86_ctr_t *c, uint64_t edges, bool met1, bool met_e1,
+                                 bool after0)
+{
+    const bool met0 = c->prev_cond != c->thr_inv; /* cycle cur0 met */
+    const uint64_t rise = edges + (met1 && !met0);
+    if (!c->thr_inv)
+        c->value += rise;
+    else if (after0)
+        c->value += rise - met_e1 + met0;
+    if (after0)
+        c->prev_cond = met_e1 != c->thr_inv;
+}
+
 /* At the end of x86_consume_fast() (records recs[k0..k) taken, from cycle
  * cur0 to the open cycle `end`): the closes of thread t's hgen counters.
  * Cycle cur0 still open (the thread has no record in a later cycle): its
@@ -1724,11 +1743,11 @@ static void x86_hist_init(x86_hist_t *h, const x86_listeners_t *l, uint64_t cur0
  * `acc`) is closed through x86_thr_touch(), and the cycles from cur0 + 1 to
  * end - 1 from the running counts: without the loop's part of cycle cur0
  * (counted as met if its occurrences in the loop reached k), and without
- * cycle `end` if it met.  The counters are left at cycle `end` with its
- * occurrences so far in `acc`, as x86_thr_touch() leaves them
- * (x86_thr_flush() then has nothing to do for them).  A counter whose gate
- * is closed (thr_k is not k, x86_thr_prepare()) counts nothing after cycle
- * cur0. */
+ * cycle `end` if it met.  The counters are left at cycle
+ * `end` with its occurrences so far in `acc`, as x86_thr_touch() leaves
+ * them (x86_thr_flush() then has nothing to do for them).  A counter whose
+ * gate is closed (thr_k is not k, x86_thr_prepare()) counts nothing after
+ * cycle cur0. */
 static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, const x86_listeners_t *l,
                                                      const pmusim_rec_t *recs, size_t k0,
                                                      size_t k, uint32_t t, uint64_t cur0,
@@ -1757,6 +1776,53 @@ static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, const x86_li
     }
 }
 
+/* x86_hist_flush() with EDGE (the X86_HIST_EDGE variants): the loop
+ * counted no edge at cycles cur0 and cur0 + 1 (its last met cycle starts
+ * at cur0), so cycle `end` counted one if it met and cycle end - 1, after
+ * cur0, did not (the occurrences of both counted again backwards from the
+ * last record), and x86_hist_edge() adds cycle cur0 + 1's. */
+static __attribute__((noinline)) void x86_hist_flush_edge(x86_hist_t *h,
+                                                          const x86_listeners_t *l,
+                                                          const pmusim_rec_t *recs, size_t k0,
+                                                          size_t k, uint32_t t, uint64_t cur0,
+                                                          uint64_t end)
+{
+    if (h->cyc == cur0) {
+        for (uint32_t j = 0; j < l->n_hgen; j++)
+            l->hgen[j]->acc += h->occ;
+        return;
+    }
+    uint64_t occ0 = 0, occ1 = 0; /* cycles cur0 and cur0 + 1 */
+    for (size_t i = k0; i < k && recs[i].cycle - cur0 < 2; i++)
+        if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t) {
+            if (recs[i].cycle == cur0)
+                occ0 += x86_hist_weight(&recs[i], h->wmask);
+            else
+                occ1 += x86_hist_weight(&recs[i], h->wmask);
+        }
+    const uint64_t kk = h->k;
+    const bool open = h->cyc == end, after0 = end - 1 != cur0;
+    uint64_t occ_e1 = !open && h->cyc == end - 1 ? h->occ : 0; /* cycle end - 1 */
+    if (open)
+        for (size_t i = k; i > k0 && recs[i - 1].cycle + 1 >= end; i--) {
+            const pmusim_rec_t *r = &recs[i - 1];
+            if (r->kind == PMUSIM_REC_INSN && r->thread == t && r->cycle != end)
+                occ_e1 += x86_hist_weight(r, h->wmask);
+        }
+    const bool met_end = open && h->occ >= kk, met_e1 = after0 && occ_e1 >= kk;
+    const bool met1 = cur0 + 1 != end && occ1 >= kk;
+    const uint64_t edges = h->met - (met_end && after0 && !met_e1);
+    for (uint32_t j = 0; j < l->n_hgen; j++) {
+        x86_ctr_t *c = l->hgen[j];
+        c->acc += occ0;
+        x86_thr_touch(c, cur0 + 1); /* prev_cond: the condition of cycle cur0 */
+        if (c->thr_k == kk) /* else its gate is closed */
+            x86_hist_edge(c, edges, met1, met_e1, after0);
+        c->thr_cycle = end;
+        c->acc = open ? h->occ : 0;
+    }
+}
+
 /* The k1 variants of x86_consume_fast(): every thread with hgen listeners
  * has threshold 1, and those of a thread have all EDGE or none.  A cycle
  * meets threshold 1 when the thread has a record in it, whatever the
@@ -1770,8 +1836,8 @@ static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, const x86_li
  * the records.  Without EDGE the count is `met` less the open cycle `end`;
  * with EDGE `met` less the open cycle's edge (when cycle end - 1, after
  * cur0, has no record) plus cycle cur0 + 1's when it has records, is
- * closed and the counter's condition was false in cycle cur0 (the loop
- * never counts it: the thread starts at cycle cur0). */
+ * closed and cycle cur0 did not meet (the loop never counts it: the thread
+ * starts at cycle cur0), or with INV the falling edges (x86_hist_edge()). */
 static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_listeners_t *l,
                                                       const pmusim_rec_t *recs, size_t k0,
                                                       size_t k, uint32_t t, uint64_t cur0,
@@ -1807,15 +1873,13 @@ static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_l
     const uint64_t after0 = end - 1 != cur0; /* cycle end - 1 is after cur0 */
     const uint64_t met = h->met - open;                                   /* without EDGE */
     const uint64_t edges = h->met - (open & after0 & !rec_before_end); /* with EDGE */
-    const uint64_t rec1 = (cur0 + 1 != end) & (occ1 != 0); /* cycle cur0 + 1 closed, records */
+    const bool rec1 = (cur0 + 1 != end) & (occ1 != 0); /* cycle cur0 + 1 closed, records */
     for (uint32_t j = 0; j < l->n_hgen; j++) {
         x86_ctr_t *c = l->hgen[j];
         c->acc += occ0;
         x86_thr_touch(c, cur0 + 1); /* prev_cond: the condition of cycle cur0 */
         if (c->thr_k == 1 && c->edge) {
-            c->value += edges + (rec1 & !c->prev_cond);
-            if (after0)
-                c->prev_cond = rec_before_end;
+            x86_hist_edge(c, edges, rec1, after0 && rec_before_end, after0);
         } else if (c->thr_k == 1) {
             c->value += c->thr_inv ? (end - cur0 - 1) - met : met;
         } /* else its gate is closed: x86_thr_touch() left prev_cond false */
@@ -1836,6 +1900,8 @@ static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ,
     h->met = met;
     if (k1)
         x86_hist_flush1(h, l, recs, k0, k, t, cur0, end);
+    else if (h->edge)
+        x86_hist_flush_edge(h, l, recs, k0, k, t, cur0, end);
     else
         x86_hist_flush(h, l, recs, k0, k, t, cur0, end);
 }
@@ -1943,9 +2009,10 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     x86_hist_t hs[X86_MAX_THREADS];
     /* inside the loop, every thread's (those without hgen listeners never
      * meet k) cyc, occ, met, k and wmask of hs[] apart, and for the k1
-     * variants its `lim` */
+     * and X86_HIST_EDGE variants its `lim` (EDGE) and for the latter its
+     * last met cycle */
     uint64_t h_cyc[X86_MAX_THREADS], h_occ[X86_MAX_THREADS], h_met[X86_MAX_THREADS];
-    uint64_t h_k[X86_MAX_THREADS], h_lim[X86_MAX_THREADS];
+    uint64_t h_k[X86_MAX_THREADS], h_lim[X86_MAX_THREADS], h_last[X86_MAX_THREADS];
     uint32_t h_wm[X86_MAX_THREADS];
     for (uint32_t t = 0; t < nth; t++) {
         const x86_thread_t *th = &m->th[t];
@@ -1974,6 +2041,10 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             h_k[t] = hs[t].k;
             h_wm[t] = hs[t].wmask;
             h_lim[t] = hs[t].edge;
+            /* X86_HIST_EDGE: the last met cycle; with EDGE cycle cur0 (no
+             * edge counted at cur0 + 1), else before it */
+            if (hmode == X86_HIST_EDGE)
+                h_last[t] = cur0 - 1 + h_lim[t];
         }
         const uint64_t troom = x86_thresh_room(m);
         if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < fast_limit)
@@ -2073,6 +2144,17 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             const uint64_t o1 = o0 + w;
             const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
             h_met[t] += met;
+            h_occ[t] = o1;
+            h_cyc[t] = cur;
+        } else if (thr && hmode == X86_HIST_EDGE) {
+            /* as X86_HIST_ANY; with EDGE (lim 1) a met cycle counts only
+             * when the previous cycle did not meet */
+            const uint64_t kt = h_k[t], w = x86_hist_weight(r, h_wm[t]);
+            const uint64_t o0 = h_occ[t] & ((uint64_t)0 - (uint64_t)(cur == h_cyc[t]));
+            const uint64_t o1 = o0 + w;
+            const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
+            h_met[t] += met & (uint64_t)(cur - h_last[t] > h_lim[t]);
+            h_last[t] = met ? cur : h_last[t];
             h_occ[t] = o1;
             h_cyc[t] = cur;
         }
@@ -2178,6 +2260,14 @@ X86_FAST_VARIANT(x86_fast_1_thr_k1_f, true, true, false, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1_f, false, true, false, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_1_thr_k1_gen_f, true, true, true, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1_gen_f, false, true, true, true, X86_HIST_K1)
+X86_FAST_VARIANT(x86_fast_1_thr_e, true, true, false, false, X86_HIST_EDGE)
+X86_FAST_VARIANT(x86_fast_n_thr_e, false, true, false, false, X86_HIST_EDGE)
+X86_FAST_VARIANT(x86_fast_1_thr_e_gen, true, true, true, false, X86_HIST_EDGE)
+X86_FAST_VARIANT(x86_fast_n_thr_e_gen, false, true, true, false, X86_HIST_EDGE)
+X86_FAST_VARIANT(x86_fast_1_thr_e_f, true, true, false, true, X86_HIST_EDGE)
+X86_FAST_VARIANT(x86_fast_n_thr_e_f, false, true, false, true, X86_HIST_EDGE)
+X86_FAST_VARIANT(x86_fast_1_thr_e_gen_f, true, true, true, true, X86_HIST_EDGE)
+X86_FAST_VARIANT(x86_fast_n_thr_e_gen_f, false, true, true, true, X86_HIST_EDGE)
 #undef X86_FAST_VARIANT
 
 typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n);
@@ -2190,7 +2280,7 @@ typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k
 #define X86_FAST_INDEX(single, thr, gen, filt, hmode)                                            \
     ((unsigned)(single) | (unsigned)(thr) << 1 | (unsigned)(gen) << 2 | (unsigned)(filt) << 3 | \
      (unsigned)(hmode) << 4)
-static const x86_fast_fn x86_fast_variants[4 << 4] = {
+static const x86_fast_fn x86_fast_variants[5 << 4] = {
     [X86_FAST_INDEX(1, 0, 0, 0, X86_HIST_NONE)] = x86_fast_1,
     [X86_FAST_INDEX(0, 0, 0, 0, X86_HIST_NONE)] = x86_fast_n,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_NONE)] = x86_fast_1_thr,
@@ -2231,6 +2321,14 @@ static const x86_fast_fn x86_fast_variants[4 << 4] = {
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_K1)] = x86_fast_n_thr_k1_f,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_K1)] = x86_fast_1_thr_k1_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_K1)] = x86_fast_n_thr_k1_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_EDGE)] = x86_fast_1_thr_e,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_EDGE)] = x86_fast_n_thr_e,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_EDGE)] = x86_fast_1_thr_e_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_EDGE)] = x86_fast_n_thr_e_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_EDGE)] = x86_fast_1_thr_e_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_EDGE)] = x86_fast_n_thr_e_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_EDGE)] = x86_fast_1_thr_e_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_EDGE)] = x86_fast_n_thr_e_gen_f,
 };
 
 static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, size_t k,
