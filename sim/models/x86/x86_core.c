@@ -47,7 +47,14 @@
 #define X86_F_ANY_RECORD 0x8000u
 #define X86_LISTENERS (X86_NCTR * X86_MAX_THREADS)
 #define X86_CAPTURE_MAX 100000u
-enum { X86_HIST_NONE = 0, X86_HIST_ANY = 1, X86_HIST_K1 = 2, X86_HIST_INSN = 3, X86_HIST_EDGE = 4 };
+enum {
+    X86_HIST_NONE = 0,
+    X86_HIST_ANY = 1,
+    X86_HIST_K1 = 2,
+    X86_HIST_INSN = 3,
+    X86_HIST_EDGE = 4,
+    X86_HIST_GEN = 5,
+};
 
 typedef enum x86_ctr_class {
     X86_CLS_OFF = 0,
@@ -119,7 +126,9 @@ typedef struct x86_listeners {
      * the thread's own instructions or uops that share one source, one
      * threshold (CMASK, 1 for 0) and EDGE or not, with or without INV (fed
      * from per-thread running counts, x86_hist_flush()), `tgen` the other
-     * thresholded ones (x86_thr_touch()), `dgen` the direct ones */
+     * thresholded ones (another source, threshold or EDGE, AnyThread: fed
+     * from the running counts of groups, x86_grps_build()), `dgen` the
+     * direct ones */
     uint32_t n_dgen, n_tgen, n_hgen;
     bool hgen_uops; /* the hgen listeners count uops (else instructions) */
     bool hgen_edge; /* the hgen listeners have EDGE (INV ones: falling edges), or none has */
@@ -189,9 +198,10 @@ typedef struct x86_model {
     bool loop_filt;
     /* how x86_consume_fast() keeps the running counts of the hgen
      * listeners: X86_HIST_NONE (no thread has hgen listeners), X86_HIST_K1
-     * (all have threshold 1, x86_hist_flush1()), X86_HIST_EDGE (some have
-     * EDGE: the last met cycle too), X86_HIST_INSN (all count instructions:
-     * one occurrence per record), else X86_HIST_ANY */
+     * (all have threshold 1, x86_hist_flush1()), X86_HIST_GEN (some thread
+     * has tgen listeners, or EDGE beside a threshold of 2 and up: groups,
+     * x86_grps_build()), X86_HIST_INSN (all count instructions: one
+     * occurrence per record), else X86_HIST_ANY */
     uint8_t hist_mode;
     uint32_t compiled_ann; /* trace annotations the counters were compiled for */
     uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
@@ -1050,9 +1060,10 @@ static void x86_recompile(x86_model_t *m)
     }
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
-    /* EDGE counts beside a threshold of 2 and up need the X86_HIST_EDGE
-     * variants (the last met cycle, x86_hist_flush()) */
-    bool any_h = false, all_k1 = true, all_insn = true, any_edge = false;
+    /* AnyThread thresholded counts need the X86_HIST_GEN variants (groups
+     * fed by several threads, x86_grps_build()); EDGE counts beside a
+     * threshold of 2 and up the X86_HIST_EDGE ones (the last met cycle) */
+    bool any_h = false, all_k1 = true, all_insn = true, any_edge = false, any_any = false;
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
             const x86_listeners_t *l = &m->th[t].lst[p];
@@ -1060,18 +1071,22 @@ static void x86_recompile(x86_model_t *m)
             all_k1 = all_k1 && (!l->n_hgen || l->hgen_k == 1);
             all_insn = all_insn && (!l->n_hgen || !l->hgen_uops);
             any_edge = any_edge || (l->n_hgen && l->hgen_edge);
+            for (uint32_t j = 0; j < l->n_tgen; j++)
+                any_any = any_any || l->tgen[j]->any;
         }
-    m->hist_mode = !any_h     ? X86_HIST_NONE
-                   : all_k1   ? X86_HIST_K1
-                   : any_edge ? X86_HIST_EDGE
-                   : all_insn ? X86_HIST_INSN
-                              : X86_HIST_ANY;
+    m->hist_mode = any_any               ? X86_HIST_GEN
+                   : !any_h              ? X86_HIST_NONE
+                   : all_k1              ? X86_HIST_K1
+                   : any_edge            ? X86_HIST_EDGE
+                   : all_insn            ? X86_HIST_INSN
+                                         : X86_HIST_ANY;
     m->has_gen = m->loop_gen = m->loop_filt = false;
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
             const x86_listeners_t *l = &m->th[t].lst[p];
             m->has_gen = m->has_gen || l->n_gen;
-            m->loop_gen = m->loop_gen || l->n_dgen || l->n_tgen;
+            /* the X86_HIST_GEN variants feed the tgen listeners from groups */
+            m->loop_gen = m->loop_gen || l->n_dgen || (l->n_tgen && m->hist_mode != X86_HIST_GEN);
             m->loop_filt = m->loop_filt || l->n_ffilt;
         }
     m->thresh_fast = x86_thresh_fast_ok(m);
@@ -1678,8 +1693,9 @@ static void x86_thr_flush(x86_model_t *m, uint64_t cur)
  * cycle cur0 (whose occurrences before the loop each counter holds in
  * `acc`) and the open cycle, so that the loop needs no test for them.
  * EDGE counts (`lim` 1) count instead the met cycles whose previous cycle
- * did not meet: the X86_HIST_EDGE variants keep the last met cycle, the k1
- * ones the cycle of the previous record (x86_hist_flush1()); with INV an
+ * did not meet: the k1 variants keep the cycle of the previous record
+ * (x86_hist_flush1()), the X86_HIST_GEN ones the last met cycle per group
+ * (x86_grps_t); with INV an
  * EDGE count is that of the falling edges of the met cycles, which follows
  * from the rising ones and the first and last cycles (x86_hist_edge()). */
 typedef struct x86_hist {
@@ -1688,7 +1704,7 @@ typedef struct x86_hist {
     uint64_t k;     /* the threshold (hgen_k; no hgen listener: never met) */
     uint64_t met;   /* cycles that met k (k1: see x86_hist_flush1()) */
     uint32_t wmask; /* UINT32_MAX: the occurrences are uops (hgen_uops), 0: instructions */
-    bool edge;      /* hgen_edge: `met` counts rising edges (k1 and X86_HIST_EDGE only) */
+    bool edge;      /* hgen_edge: `met` counts rising edges (k1 only) */
 } x86_hist_t;
 
 /* Occurrences of INSN record r for the running counts: its uops (0 counts
@@ -1820,6 +1836,144 @@ static __attribute__((noinline)) void x86_hist_flush_edge(x86_hist_t *h,
             x86_hist_edge(c, edges, met1, met_e1, after0);
         c->thr_cycle = end;
         c->acc = open ? h->occ : 0;
+    }
+}
+
+/* The X86_HIST_GEN variants of x86_consume_fast(): running counts per
+ * group of thresholded counts of instructions or uops that the same
+ * threads feed (a thread's own counters; with AnyThread the threads of
+ * the core at a privilege level the counter counts) with the same source,
+ * threshold and EDGE or not, so that one thread may feed several groups
+ * (two thresholds, or its own counts and a sibling's AnyThread ones).
+ * Built when the loop starts from the threads' hgen and tgen listeners at
+ * their privilege levels, which do not change while it runs.  Per group
+ * the loop keeps (in its own arrays, which nothing else may alias) the open
+ * cycle `cyc` of its records, their occurrences `occ` in it, the cycles
+ * that met the threshold (with EDGE, `lim` 1, those whose previous cycle
+ * did not: `last` is the last met cycle, from cur0 so that none is counted
+ * at cycle cur0 + 1, without EDGE from cur0 - 1) in `met`. */
+typedef struct x86_grps {
+    uint32_t n;                                 /* groups */
+    uint32_t n_of[X86_MAX_THREADS];             /* per thread: the groups it feeds */
+    uint8_t of[X86_MAX_THREADS][X86_LISTENERS];
+    uint32_t feed[X86_LISTENERS];               /* per group: the threads that feed it (bits) */
+    uint32_t first[X86_LISTENERS], n_ctr[X86_LISTENERS]; /* its counters in ctr[] */
+    bool edge[X86_LISTENERS];
+    x86_ctr_t *ctr[X86_LISTENERS];
+    uint64_t k[X86_LISTENERS];
+    uint32_t wm[X86_LISTENERS];
+} x86_grps_t;
+
+_Static_assert(X86_LISTENERS <= 256 && X86_MAX_THREADS <= 32, "a group index fits a uint8_t, a thread a bit");
+
+/* At the start of the X86_HIST_GEN variants: the groups of the counters
+ * the threads' listeners lst[0..nth) feed with running counts. */
+static __attribute__((noinline)) void x86_grps_build(x86_grps_t *gr,
+                                                     const x86_listeners_t *const *lst,
+                                                     uint32_t nth)
+{
+    x86_ctr_t *cs[X86_LISTENERS];
+    uint32_t feed[X86_LISTENERS], gid[X86_LISTENERS], nc = 0;
+    for (uint32_t t = 0; t < nth; t++) {
+        const x86_listeners_t *l = lst[t];
+        for (uint32_t j = 0; j < l->n_hgen + l->n_tgen; j++) {
+            x86_ctr_t *c = j < l->n_hgen ? l->hgen[j] : l->tgen[j - l->n_hgen];
+            uint32_t i = 0;
+            while (i < nc && cs[i] != c)
+                i++;
+            if (i == nc) {
+                cs[nc] = c;
+                feed[nc++] = 0;
+            }
+            feed[i] |= 1u << t;
+        }
+    }
+    gr->n = 0;
+    for (uint32_t i = 0; i < nc; i++) {
+        const x86_ctr_t *c = cs[i];
+        const uint64_t k = c->cmask ? c->cmask : 1; /* x86_thr_prepare() */
+        const uint32_t wm = c->src == X86_SRC_UOPS ? UINT32_MAX : 0;
+        uint32_t g = 0;
+        while (g < gr->n && !(gr->feed[g] == feed[i] && gr->k[g] == k && gr->wm[g] == wm &&
+                              gr->edge[g] == c->edge))
+            g++;
+        if (g == gr->n) {
+            gr->feed[g] = feed[i];
+            gr->k[g] = k;
+            gr->wm[g] = wm;
+            gr->edge[g] = c->edge;
+            gr->n_ctr[g] = 0;
+            gr->n++;
+        }
+        gid[i] = g;
+        gr->n_ctr[g]++;
+    }
+    for (uint32_t g = 0, f = 0; g < gr->n; g++) {
+        gr->first[g] = f;
+        f += gr->n_ctr[g];
+        gr->n_ctr[g] = 0;
+    }
+    for (uint32_t i = 0; i < nc; i++)
+        gr->ctr[gr->first[gid[i]] + gr->n_ctr[gid[i]]++] = cs[i];
+    for (uint32_t t = 0; t < nth; t++) {
+        gr->n_of[t] = 0;
+        for (uint32_t g = 0; g < gr->n; g++)
+            if ((gr->feed[g] >> t) & 1)
+                gr->of[t][gr->n_of[t]++] = (uint8_t)g;
+    }
+}
+
+/* At the end of the X86_HIST_GEN variants: group g's closes, as
+ * x86_hist_flush() makes them for one thread (the occurrences of cycles
+ * cur0 and with EDGE cur0 + 1, end - 1 and end counted again from the
+ * records of the threads that feed it).  With EDGE the loop counted no
+ * edge at cycles cur0 and cur0 + 1, so cycle `end` counted one if it met
+ * and cycle end - 1, after cur0, did not, and x86_hist_edge() adds cycle
+ * cur0 + 1's. */
+static __attribute__((noinline)) void x86_grp_flush(const x86_grps_t *gr, uint32_t g,
+                                                    uint64_t cyc, uint64_t occ, uint64_t gmet,
+                                                    const pmusim_rec_t *recs, size_t k0,
+                                                    size_t k, uint64_t cur0, uint64_t end)
+{
+    x86_ctr_t *const *cs = &gr->ctr[gr->first[g]];
+    const uint32_t nc = gr->n_ctr[g], feed = gr->feed[g], wm = gr->wm[g];
+    if (cyc == cur0) {
+        for (uint32_t j = 0; j < nc; j++)
+            cs[j]->acc += occ;
+        return;
+    }
+    const bool edge = gr->edge[g];
+    uint64_t occ0 = 0, occ1 = 0; /* cycles cur0 and (EDGE) cur0 + 1 */
+    for (size_t i = k0; i < k && recs[i].cycle - cur0 <= (uint64_t)edge; i++)
+        if (recs[i].kind == PMUSIM_REC_INSN && ((feed >> recs[i].thread) & 1)) {
+            if (recs[i].cycle == cur0)
+                occ0 += x86_hist_weight(&recs[i], wm);
+            else
+                occ1 += x86_hist_weight(&recs[i], wm);
+        }
+    const uint64_t kk = gr->k[g];
+    const bool open = cyc == end, after0 = end - 1 != cur0;
+    uint64_t occ_e1 = !open && cyc == end - 1 ? occ : 0; /* cycle end - 1 */
+    if (open && edge)
+        for (size_t i = k; i > k0 && recs[i - 1].cycle + 1 >= end; i--) {
+            const pmusim_rec_t *r = &recs[i - 1];
+            if (r->kind == PMUSIM_REC_INSN && ((feed >> r->thread) & 1) && r->cycle != end)
+                occ_e1 += x86_hist_weight(r, wm);
+        }
+    const bool met_end = open && occ >= kk, met_e1 = after0 && occ_e1 >= kk;
+    const bool met1 = cur0 + 1 != end && occ1 >= kk;
+    const uint64_t met = gmet - (occ0 >= kk) - met_end;          /* without EDGE */
+    const uint64_t edges = gmet - (met_end && after0 && !met_e1); /* with EDGE */
+    for (uint32_t j = 0; j < nc; j++) {
+        x86_ctr_t *c = cs[j];
+        c->acc += occ0;
+        x86_thr_touch(c, cur0 + 1); /* prev_cond: the condition of cycle cur0 */
+        if (c->thr_k == kk && edge) /* else its gate is closed */
+            x86_hist_edge(c, edges, met1, met_e1, after0);
+        else if (c->thr_k == kk)
+            c->value += c->thr_inv ? (end - cur0 - 1) - met : met;
+        c->thr_cycle = end;
+        c->acc = open ? occ : 0;
     }
 }
 
@@ -2009,10 +2163,16 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     x86_hist_t hs[X86_MAX_THREADS];
     /* inside the loop, every thread's (those without hgen listeners never
      * meet k) cyc, occ, met, k and wmask of hs[] apart, and for the k1
-     * and X86_HIST_EDGE variants its `lim` (EDGE) and for the latter its
-     * last met cycle */
+     * variants its `lim`; the X86_HIST_GEN variants keep groups instead */
     uint64_t h_cyc[X86_MAX_THREADS], h_occ[X86_MAX_THREADS], h_met[X86_MAX_THREADS];
     uint64_t h_k[X86_MAX_THREADS], h_lim[X86_MAX_THREADS], h_last[X86_MAX_THREADS];
+    /* X86_HIST_GEN: the groups, and per thread the groups it feeds and per
+     * group the running counts apart */
+    x86_grps_t gr;
+    uint8_t g_of[X86_MAX_THREADS][X86_LISTENERS];
+    uint32_t g_n[X86_MAX_THREADS], g_wm[X86_LISTENERS];
+    uint64_t g_cyc[X86_LISTENERS], g_occ[X86_LISTENERS], g_met[X86_LISTENERS];
+    uint64_t g_last[X86_LISTENERS], g_k[X86_LISTENERS], g_lim[X86_LISTENERS];
     uint32_t h_wm[X86_MAX_THREADS];
     for (uint32_t t = 0; t < nth; t++) {
         const x86_thread_t *th = &m->th[t];
@@ -2032,7 +2192,24 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             x86_ctr_t *c = m->thresh[i];
             x86_thr_prepare(m, c, cur0);
         }
-        for (uint32_t t = 0; t < nth; t++) {
+        if (hmode == X86_HIST_GEN) {
+            x86_grps_build(&gr, lst, nth);
+            for (uint32_t g = 0; g < gr.n; g++) {
+                g_cyc[g] = cur0;
+                g_occ[g] = 0;
+                g_met[g] = 0;
+                g_k[g] = gr.k[g];
+                g_wm[g] = gr.wm[g];
+                g_lim[g] = gr.edge[g];
+                g_last[g] = cur0 - 1 + g_lim[g];
+            }
+            for (uint32_t t = 0; t < nth; t++) {
+                g_n[t] = gr.n_of[t];
+                for (uint32_t j = 0; j < g_n[t]; j++)
+                    g_of[t][j] = gr.of[t][j];
+            }
+        }
+        for (uint32_t t = 0; hmode != X86_HIST_GEN && t < nth; t++) {
             hm[t] = lst[t]->n_hgen != 0;
             x86_hist_init(&hs[t], lst[t], cur0);
             h_cyc[t] = hs[t].cyc;
@@ -2157,9 +2334,24 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             h_last[t] = met ? cur : h_last[t];
             h_occ[t] = o1;
             h_cyc[t] = cur;
+        } else if (thr && hmode == X86_HIST_GEN) {
+            /* as X86_HIST_ANY for each group the thread feeds; with EDGE
+             * (lim 1) a met cycle counts only when the previous cycle did
+             * not meet */
+            for (uint32_t j = 0, ng = g_n[t]; j < ng; j++) {
+                const uint32_t g = g_of[t][j];
+                const uint64_t kt = g_k[g], w = x86_hist_weight(r, g_wm[g]);
+                const uint64_t o0 = g_occ[g] & ((uint64_t)0 - (uint64_t)(cur == g_cyc[g]));
+                const uint64_t o1 = o0 + w;
+                const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
+                g_met[g] += met & (uint64_t)(cur - g_last[g] > g_lim[g]);
+                g_last[g] = met ? cur : g_last[g];
+                g_occ[g] = o1;
+                g_cyc[g] = cur;
+            }
         }
         if (gen) {
-            if (thr) {
+            if (thr && hmode != X86_HIST_GEN) {
                 for (uint32_t j = 0, ng = l->n_tgen; j < ng; j++) {
                     x86_ctr_t *ct = l->tgen[j];
                     x86_thr_touch(ct, cur);
@@ -2187,6 +2379,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                     if (hm[u])
                         x86_hist_flush_any(&hs[u], h_cyc[u], h_occ[u], h_met[u], k1, lst[u],
                                            recs, k0, k, u, cur0, cur);
+                for (uint32_t g = 0; hmode == X86_HIST_GEN && g < gr.n; g++)
+                    x86_grp_flush(&gr, g, g_cyc[g], g_occ[g], g_met[g], recs, k0, k, cur0,
+                                  cur);
                 x86_thr_flush(m, cur);
             }
             x86_fast_wraps(m, l, wrapped, gwrapped, r);
@@ -2200,6 +2395,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             if (hm[u])
                 x86_hist_flush_any(&hs[u], h_cyc[u], h_occ[u], h_met[u], k1, lst[u], recs, k0,
                                    k, u, cur0, cur);
+        for (uint32_t g = 0; hmode == X86_HIST_GEN && g < gr.n; g++)
+            x86_grp_flush(&gr, g, g_cyc[g], g_occ[g], g_met[g], recs, k0, k, cur0, cur);
         x86_thr_flush(m, cur);
     }
     if (single && k > k0)
@@ -2260,14 +2457,16 @@ X86_FAST_VARIANT(x86_fast_1_thr_k1_f, true, true, false, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1_f, false, true, false, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_1_thr_k1_gen_f, true, true, true, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1_gen_f, false, true, true, true, X86_HIST_K1)
-X86_FAST_VARIANT(x86_fast_1_thr_e, true, true, false, false, X86_HIST_EDGE)
+/* X86_HIST_EDGE and X86_HIST_GEN (rare set-ups): no single-thread form, the
+ * table sends one thread to the general one */
 X86_FAST_VARIANT(x86_fast_n_thr_e, false, true, false, false, X86_HIST_EDGE)
-X86_FAST_VARIANT(x86_fast_1_thr_e_gen, true, true, true, false, X86_HIST_EDGE)
 X86_FAST_VARIANT(x86_fast_n_thr_e_gen, false, true, true, false, X86_HIST_EDGE)
-X86_FAST_VARIANT(x86_fast_1_thr_e_f, true, true, false, true, X86_HIST_EDGE)
 X86_FAST_VARIANT(x86_fast_n_thr_e_f, false, true, false, true, X86_HIST_EDGE)
-X86_FAST_VARIANT(x86_fast_1_thr_e_gen_f, true, true, true, true, X86_HIST_EDGE)
 X86_FAST_VARIANT(x86_fast_n_thr_e_gen_f, false, true, true, true, X86_HIST_EDGE)
+X86_FAST_VARIANT(x86_fast_n_thr_g, false, true, false, false, X86_HIST_GEN)
+X86_FAST_VARIANT(x86_fast_n_thr_g_gen, false, true, true, false, X86_HIST_GEN)
+X86_FAST_VARIANT(x86_fast_n_thr_g_f, false, true, false, true, X86_HIST_GEN)
+X86_FAST_VARIANT(x86_fast_n_thr_g_gen_f, false, true, true, true, X86_HIST_GEN)
 #undef X86_FAST_VARIANT
 
 typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n);
@@ -2280,7 +2479,7 @@ typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k
 #define X86_FAST_INDEX(single, thr, gen, filt, hmode)                                            \
     ((unsigned)(single) | (unsigned)(thr) << 1 | (unsigned)(gen) << 2 | (unsigned)(filt) << 3 | \
      (unsigned)(hmode) << 4)
-static const x86_fast_fn x86_fast_variants[5 << 4] = {
+static const x86_fast_fn x86_fast_variants[6 << 4] = {
     [X86_FAST_INDEX(1, 0, 0, 0, X86_HIST_NONE)] = x86_fast_1,
     [X86_FAST_INDEX(0, 0, 0, 0, X86_HIST_NONE)] = x86_fast_n,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_NONE)] = x86_fast_1_thr,
@@ -2321,14 +2520,22 @@ static const x86_fast_fn x86_fast_variants[5 << 4] = {
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_K1)] = x86_fast_n_thr_k1_f,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_K1)] = x86_fast_1_thr_k1_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_K1)] = x86_fast_n_thr_k1_gen_f,
-    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_EDGE)] = x86_fast_1_thr_e,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_EDGE)] = x86_fast_n_thr_e,
     [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_EDGE)] = x86_fast_n_thr_e,
-    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_EDGE)] = x86_fast_1_thr_e_gen,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_EDGE)] = x86_fast_n_thr_e_gen,
     [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_EDGE)] = x86_fast_n_thr_e_gen,
-    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_EDGE)] = x86_fast_1_thr_e_f,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_EDGE)] = x86_fast_n_thr_e_f,
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_EDGE)] = x86_fast_n_thr_e_f,
-    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_EDGE)] = x86_fast_1_thr_e_gen_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_EDGE)] = x86_fast_n_thr_e_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_EDGE)] = x86_fast_n_thr_e_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_GEN)] = x86_fast_n_thr_g,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_GEN)] = x86_fast_n_thr_g,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_GEN)] = x86_fast_n_thr_g_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_GEN)] = x86_fast_n_thr_g_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_gen_f,
 };
 
 static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, size_t k,
