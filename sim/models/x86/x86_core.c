@@ -1864,7 +1864,8 @@ typedef struct x86_grps {
     uint32_t wm[X86_LISTENERS];
 } x86_grps_t;
 
-_Static_assert(X86_LISTENERS <= 256 && X86_MAX_THREADS <= 32, "a group index fits a uint8_t, a thread a bit");
+_Static_assert(X86_LISTENERS <= 256 && X86_MAX_THREADS <= 32,
+               "a group index fits a uint8_t, a thread a bit of x86_grps_t.feed");
 
 /* At the start of the X86_HIST_GEN variants: the groups of the counters
  * the threads' listeners lst[0..nth) feed with running counts. */
@@ -2058,6 +2059,14 @@ static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ,
         x86_hist_flush_edge(h, l, recs, k0, k, t, cur0, end);
     else
         x86_hist_flush(h, l, recs, k0, k, t, cur0, end);
+}
+
+/* The occurrences of a thread's open cycle from the loop's h_occ: the
+ * several-thread X86_HIST_INSN variants keep there the thread's records
+ * before that cycle (`seen` less them are its occurrences). */
+static inline uint64_t x86_hist_occ(uint64_t h_occ, uint64_t seen, bool single, unsigned hmode)
+{
+    return hmode == X86_HIST_INSN && !single ? seen - h_occ : h_occ;
 }
 
 /* Inside x86_consume_fast(): a record other than an INSN that the general
@@ -2308,6 +2317,14 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             const uint64_t d = cur - h_cyc[t];
             h_cyc[t] = cur;
             h_met[t] += d > h_lim[t];
+        } else if (thr && hmode == X86_HIST_INSN && !single) {
+            /* one occurrence per record: the record that makes it k; the
+             * thread's records so far, seen[t], less h_occ[t], those before
+             * its cycle, are the occurrences (x86_hist_occ()) */
+            const uint64_t s0 = cur == h_cyc[t] ? h_occ[t] : seen[t] - 1;
+            h_met[t] += seen[t] - s0 == h_k[t];
+            h_occ[t] = s0;
+            h_cyc[t] = cur;
         } else if (thr && hmode == X86_HIST_INSN) {
             /* one occurrence per record: the record that makes it k */
             const uint64_t o1 = (h_occ[t] & ((uint64_t)0 - (uint64_t)(cur == h_cyc[t]))) + 1;
@@ -2377,8 +2394,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             if (thr) {
                 for (uint32_t u = 0; u < nth; u++)
                     if (hm[u])
-                        x86_hist_flush_any(&hs[u], h_cyc[u], h_occ[u], h_met[u], k1, lst[u],
-                                           recs, k0, k, u, cur0, cur);
+                        x86_hist_flush_any(&hs[u], h_cyc[u],
+                                           x86_hist_occ(h_occ[u], seen[u], single, hmode),
+                                           h_met[u], k1, lst[u], recs, k0, k, u, cur0, cur);
                 for (uint32_t g = 0; hmode == X86_HIST_GEN && g < gr.n; g++)
                     x86_grp_flush(&gr, g, g_cyc[g], g_occ[g], g_met[g], recs, k0, k, cur0,
                                   cur);
@@ -2393,8 +2411,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     if (thr) {
         for (uint32_t u = 0; u < nth; u++)
             if (hm[u])
-                x86_hist_flush_any(&hs[u], h_cyc[u], h_occ[u], h_met[u], k1, lst[u], recs, k0,
-                                   k, u, cur0, cur);
+                x86_hist_flush_any(&hs[u], h_cyc[u],
+                                   x86_hist_occ(h_occ[u], seen[u], single, hmode), h_met[u],
+                                   k1, lst[u], recs, k0, k, u, cur0, cur);
         for (uint32_t g = 0; hmode == X86_HIST_GEN && g < gr.n; g++)
             x86_grp_flush(&gr, g, g_cyc[g], g_occ[g], g_met[g], recs, k0, k, cur0, cur);
         x86_thr_flush(m, cur);
