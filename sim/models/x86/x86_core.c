@@ -170,6 +170,20 @@ typedef struct x86_thread {
     bool frozen;         /* GLOBAL_CTRL cleared by FREEZE_PERFMON_ON_PMI, not rewritten since */
 } x86_thread_t;
 
+/* The groups of running counts of the X86_HIST_GEN variants of
+ * x86_consume_fast() (x86_grps_build()). */
+typedef struct x86_grps {
+    uint32_t n;                                 /* groups */
+    uint32_t n_of[X86_MAX_THREADS];             /* per thread: the groups it feeds */
+    uint8_t of[X86_MAX_THREADS][X86_LISTENERS];
+    uint32_t feed[X86_LISTENERS];               /* per group: the threads that feed it (bits) */
+    uint32_t first[X86_LISTENERS], n_ctr[X86_LISTENERS]; /* its counters in ctr[] */
+    bool edge[X86_LISTENERS];
+    x86_ctr_t *ctr[X86_LISTENERS];
+    uint64_t k[X86_LISTENERS];
+    uint32_t wm[X86_LISTENERS];
+} x86_grps_t;
+
 typedef struct x86_model {
     pmusim_model_t base;
     const x86_desc_t *d;
@@ -203,6 +217,11 @@ typedef struct x86_model {
      * x86_grps_build()), X86_HIST_INSN (all count instructions: one
      * occurrence per record), else X86_HIST_ANY */
     uint8_t hist_mode;
+    /* X86_HIST_GEN: the groups built for the threads' listener sets
+     * grps_lst (invalid after x86_recompile()) */
+    bool grps_ok;
+    const x86_listeners_t *grps_lst[X86_MAX_THREADS];
+    x86_grps_t grps;
     uint32_t compiled_ann; /* trace annotations the counters were compiled for */
     uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
     bool gap_mode;
@@ -1091,6 +1110,7 @@ static void x86_recompile(x86_model_t *m)
         }
     m->thresh_fast = x86_thresh_fast_ok(m);
     m->gen_fast = x86_gen_fast_ok(m);
+    m->grps_ok = false;
     x86_rates_update(m);
 }
 
@@ -1852,17 +1872,6 @@ static __attribute__((noinline)) void x86_hist_flush_edge(x86_hist_t *h,
  * that met the threshold (with EDGE, `lim` 1, those whose previous cycle
  * did not: `last` is the last met cycle, from cur0 so that none is counted
  * at cycle cur0 + 1, without EDGE from cur0 - 1) in `met`. */
-typedef struct x86_grps {
-    uint32_t n;                                 /* groups */
-    uint32_t n_of[X86_MAX_THREADS];             /* per thread: the groups it feeds */
-    uint8_t of[X86_MAX_THREADS][X86_LISTENERS];
-    uint32_t feed[X86_LISTENERS];               /* per group: the threads that feed it (bits) */
-    uint32_t first[X86_LISTENERS], n_ctr[X86_LISTENERS]; /* its counters in ctr[] */
-    bool edge[X86_LISTENERS];
-    x86_ctr_t *ctr[X86_LISTENERS];
-    uint64_t k[X86_LISTENERS];
-    uint32_t wm[X86_LISTENERS];
-} x86_grps_t;
 
 _Static_assert(X86_LISTENERS <= 256 && X86_MAX_THREADS <= 32,
                "a group index fits a uint8_t, a thread a bit of x86_grps_t.feed");
@@ -2177,7 +2186,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     uint64_t h_k[X86_MAX_THREADS], h_lim[X86_MAX_THREADS], h_last[X86_MAX_THREADS];
     /* X86_HIST_GEN: the groups, and per thread the groups it feeds and per
      * group the running counts apart */
-    x86_grps_t gr;
+    const x86_grps_t *gr = &m->grps;
     uint8_t g_of[X86_MAX_THREADS][X86_LISTENERS];
     uint32_t g_n[X86_MAX_THREADS], g_wm[X86_LISTENERS];
     uint64_t g_cyc[X86_LISTENERS], g_occ[X86_LISTENERS], g_met[X86_LISTENERS];
@@ -2202,20 +2211,24 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             x86_thr_prepare(m, c, cur0);
         }
         if (hmode == X86_HIST_GEN) {
-            x86_grps_build(&gr, lst, nth);
-            for (uint32_t g = 0; g < gr.n; g++) {
+            if (!m->grps_ok || memcmp(m->grps_lst, lst, nth * sizeof lst[0]) != 0) {
+                x86_grps_build(&m->grps, lst, nth);
+                memcpy(m->grps_lst, lst, nth * sizeof lst[0]);
+                m->grps_ok = true;
+            }
+            for (uint32_t g = 0; g < gr->n; g++) {
                 g_cyc[g] = cur0;
                 g_occ[g] = 0;
                 g_met[g] = 0;
-                g_k[g] = gr.k[g];
-                g_wm[g] = gr.wm[g];
-                g_lim[g] = gr.edge[g];
+                g_k[g] = gr->k[g];
+                g_wm[g] = gr->wm[g];
+                g_lim[g] = gr->edge[g];
                 g_last[g] = cur0 - 1 + g_lim[g];
             }
             for (uint32_t t = 0; t < nth; t++) {
-                g_n[t] = gr.n_of[t];
+                g_n[t] = gr->n_of[t];
                 for (uint32_t j = 0; j < g_n[t]; j++)
-                    g_of[t][j] = gr.of[t][j];
+                    g_of[t][j] = gr->of[t][j];
             }
         }
         for (uint32_t t = 0; hmode != X86_HIST_GEN && t < nth; t++) {
@@ -2397,8 +2410,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                         x86_hist_flush_any(&hs[u], h_cyc[u],
                                            x86_hist_occ(h_occ[u], seen[u], single, hmode),
                                            h_met[u], k1, lst[u], recs, k0, k, u, cur0, cur);
-                for (uint32_t g = 0; hmode == X86_HIST_GEN && g < gr.n; g++)
-                    x86_grp_flush(&gr, g, g_cyc[g], g_occ[g], g_met[g], recs, k0, k, cur0,
+                for (uint32_t g = 0; hmode == X86_HIST_GEN && g < gr->n; g++)
+                    x86_grp_flush(gr, g, g_cyc[g], g_occ[g], g_met[g], recs, k0, k, cur0,
                                   cur);
                 x86_thr_flush(m, cur);
             }
@@ -2414,8 +2427,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 x86_hist_flush_any(&hs[u], h_cyc[u],
                                    x86_hist_occ(h_occ[u], seen[u], single, hmode), h_met[u],
                                    k1, lst[u], recs, k0, k, u, cur0, cur);
-        for (uint32_t g = 0; hmode == X86_HIST_GEN && g < gr.n; g++)
-            x86_grp_flush(&gr, g, g_cyc[g], g_occ[g], g_met[g], recs, k0, k, cur0, cur);
+        for (uint32_t g = 0; hmode == X86_HIST_GEN && g < gr->n; g++)
+            x86_grp_flush(gr, g, g_cyc[g], g_occ[g], g_met[g], recs, k0, k, cur0, cur);
         x86_thr_flush(m, cur);
     }
     if (single && k > k0)
