@@ -2357,7 +2357,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             /* as X86_HIST_ANY; with EDGE (lim 1) a met cycle counts only
              * when the previous cycle did not meet */
             const uint64_t kt = h_k[t], w = x86_hist_weight(r, h_wm[t]);
-            const uint64_t o0 = h_occ[t] & ((uint64_t)0 - (uint64_t)(cur == h_cyc[t]));
+            const uint64_t o0 = cur == h_cyc[t] ? h_occ[t] : 0;
             const uint64_t o1 = o0 + w;
             const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
             h_met[t] += met & (uint64_t)(cur - h_last[t] > h_lim[t]);
