@@ -2347,7 +2347,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         } else if (thr && hmode == X86_HIST_ANY) {
             /* o0: the occurrences of the thread's cycle `cur` before r */
             const uint64_t kt = h_k[t], w = x86_hist_weight(r, h_wm[t]);
-            const uint64_t o0 = h_occ[t] & ((uint64_t)0 - (uint64_t)(cur == h_cyc[t]));
+            const uint64_t o0 = cur == h_cyc[t] ? h_occ[t] : 0;
             const uint64_t o1 = o0 + w;
             const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
             h_met[t] += met;
@@ -2371,7 +2371,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             for (uint32_t j = 0, ng = g_n[t]; j < ng; j++) {
                 const uint32_t g = g_of[t][j];
                 const uint64_t kt = g_k[g], w = x86_hist_weight(r, g_wm[g]);
-                const uint64_t o0 = g_occ[g] & ((uint64_t)0 - (uint64_t)(cur == g_cyc[g]));
+                const uint64_t o0 = cur == g_cyc[g] ? g_occ[g] : 0;
                 const uint64_t o1 = o0 + w;
                 const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
                 g_met[g] += met & (uint64_t)(cur - g_last[g] > g_lim[g]);
