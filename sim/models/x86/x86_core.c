@@ -126,9 +126,10 @@ typedef struct x86_listeners {
      * the thread's own instructions or uops that share one source, one
      * threshold (CMASK, 1 for 0) and EDGE or not, with or without INV (fed
      * from per-thread running counts, x86_hist_flush()), `tgen` the other
-     * thresholded ones (another source, threshold or EDGE, AnyThread: fed
-     * from the running counts of groups, x86_grps_build()), `dgen` the
-     * direct ones */
+     * thresholded ones (another source, threshold or EDGE: closed one cycle
+     * at a time, x86_thr_touch(); with AnyThread ones anywhere all go to
+     * the running counts of groups, x86_grps_build()), `dgen` the direct
+     * ones */
     uint32_t n_dgen, n_tgen, n_hgen;
     bool hgen_uops; /* the hgen listeners count uops (else instructions) */
     bool hgen_edge; /* the hgen listeners have EDGE (INV ones: falling edges), or none has */
@@ -212,10 +213,10 @@ typedef struct x86_model {
     bool loop_filt;
     /* how x86_consume_fast() keeps the running counts of the hgen
      * listeners: X86_HIST_NONE (no thread has hgen listeners), X86_HIST_K1
-     * (all have threshold 1, x86_hist_flush1()), X86_HIST_GEN (some thread
-     * has tgen listeners, or EDGE beside a threshold of 2 and up: groups,
-     * x86_grps_build()), X86_HIST_INSN (all count instructions: one
-     * occurrence per record), else X86_HIST_ANY */
+     * (all have threshold 1, x86_hist_flush1()), X86_HIST_GEN (some
+     * AnyThread ones: groups, x86_grps_build()), X86_HIST_EDGE (EDGE beside
+     * a threshold of 2 and up: the last met cycle), X86_HIST_INSN (all count
+     * instructions: one occurrence per record), else X86_HIST_ANY */
     uint8_t hist_mode;
     /* X86_HIST_GEN: the groups built for the threads' listener sets
      * grps_lst (invalid after x86_recompile()) */
@@ -1714,10 +1715,11 @@ static void x86_thr_flush(x86_model_t *m, uint64_t cur)
  * `acc`) and the open cycle, so that the loop needs no test for them.
  * EDGE counts (`lim` 1) count instead the met cycles whose previous cycle
  * did not meet: the k1 variants keep the cycle of the previous record
- * (x86_hist_flush1()), the X86_HIST_GEN ones the last met cycle per group
- * (x86_grps_t); with INV an
- * EDGE count is that of the falling edges of the met cycles, which follows
- * from the rising ones and the first and last cycles (x86_hist_edge()). */
+ * (x86_hist_flush1()), the X86_HIST_EDGE ones the last met cycle
+ * (x86_hist_flush_edge()), the X86_HIST_GEN ones that of each group
+ * (x86_grps_t); with INV an EDGE count is that of the falling edges of the
+ * met cycles, which follows from the rising ones and the first and last
+ * cycles (x86_hist_edge()). */
 typedef struct x86_hist {
     uint64_t cyc;   /* the thread's open cycle (k1: of its previous record) */
     uint64_t occ;   /* its occurrences so far (not k1) */
@@ -1779,11 +1781,11 @@ static inline void x86_hist_edge(x86_ctr_t *c, uint64_t edges, bool met1, bool m
  * `acc`) is closed through x86_thr_touch(), and the cycles from cur0 + 1 to
  * end - 1 from the running counts: without the loop's part of cycle cur0
  * (counted as met if its occurrences in the loop reached k), and without
- * cycle `end` if it met.  The counters are left at cycle
- * `end` with its occurrences so far in `acc`, as x86_thr_touch() leaves
- * them (x86_thr_flush() then has nothing to do for them).  A counter whose
- * gate is closed (thr_k is not k, x86_thr_prepare()) counts nothing after
- * cycle cur0. */
+ * cycle `end` if it met.  The counters are left at cycle `end` with its
+ * occurrences so far in `acc`, as x86_thr_touch() leaves them
+ * (x86_thr_flush() then has nothing to do for them).  A counter whose gate
+ * is closed (thr_k is not k, x86_thr_prepare()) counts nothing after cycle
+ * cur0. */
 static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, const x86_listeners_t *l,
                                                      const pmusim_rec_t *recs, size_t k0,
                                                      size_t k, uint32_t t, uint64_t cur0,
@@ -1859,8 +1861,8 @@ static __attribute__((noinline)) void x86_hist_flush_edge(x86_hist_t *h,
     }
 }
 
-/* The X86_HIST_GEN variants of x86_consume_fast(): running counts per
- * group of thresholded counts of instructions or uops that the same
+/* The X86_HIST_GEN variants of x86_consume_fast() (x86_grps_t, kept in the
+ * model): running counts per group of thresholded counts of instructions or uops that the same
  * threads feed (a thread's own counters; with AnyThread the threads of
  * the core at a privilege level the counter counts) with the same source,
  * threshold and EDGE or not, so that one thread may feed several groups
