@@ -54,6 +54,7 @@ enum {
     X86_HIST_INSN = 3,
     X86_HIST_EDGE = 4,
     X86_HIST_GEN = 5,
+    X86_HIST_K1X = 6,
 };
 
 typedef enum x86_ctr_class {
@@ -1100,6 +1101,27 @@ static void x86_recompile(x86_model_t *m)
                    : any_edge            ? X86_HIST_EDGE
                    : all_insn            ? X86_HIST_INSN
                                          : X86_HIST_ANY;
+    /* threshold 1 everywhere, with other kinds of threshold-1 counts
+     * (the other source, EDGE or not) on a thread: they join its hgen
+     * listeners, and the X86_HIST_K1X variants keep both k1 counts */
+    bool k1x = m->hist_mode == X86_HIST_K1, any_t = false;
+    for (uint32_t t = 0; k1x && t < nt; t++)
+        for (unsigned p = 0; p < 4; p++) {
+            const x86_listeners_t *l = &m->th[t].lst[p];
+            for (uint32_t j = 0; j < l->n_tgen; j++)
+                k1x = k1x && l->tgen[j]->cmask <= 1; /* own ones (not any_any) */
+            any_t = any_t || l->n_tgen;
+        }
+    if (k1x && any_t) {
+        m->hist_mode = X86_HIST_K1X;
+        for (uint32_t t = 0; t < nt; t++)
+            for (unsigned p = 0; p < 4; p++) {
+                x86_listeners_t *l = &m->th[t].lst[p];
+                for (uint32_t j = 0; j < l->n_tgen; j++)
+                    l->hgen[l->n_hgen++] = l->tgen[j];
+                l->n_tgen = 0;
+            }
+    }
     m->has_gen = m->loop_gen = m->loop_filt = false;
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
@@ -2007,42 +2029,49 @@ static __attribute__((noinline)) void x86_grp_flush(const x86_grps_t *gr, uint32
 static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_listeners_t *l,
                                                       const pmusim_rec_t *recs, size_t k0,
                                                       size_t k, uint32_t t, uint64_t cur0,
-                                                      uint64_t end)
+                                                      uint64_t end, uint64_t met_a, uint64_t met_e)
 {
-    uint64_t occ0 = 0, occ1 = 0;
+    /* the occurrences as instructions [0] and as uops [1] (X86_HIST_K1X:
+     * a thread's counters may count either) */
+    uint64_t occ0[2] = {0, 0}, occ1 = 0;
     for (size_t i = k0; i < k && recs[i].cycle - cur0 < 2; i++)
         if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t) {
-            if (recs[i].cycle == cur0)
-                occ0 += x86_hist_weight(&recs[i], h->wmask);
-            else
-                occ1 += x86_hist_weight(&recs[i], h->wmask);
+            if (recs[i].cycle == cur0) {
+                occ0[0]++;
+                occ0[1] += x86_hist_weight(&recs[i], UINT32_MAX);
+            } else {
+                occ1++;
+            }
         }
     if (h->cyc == cur0) {
         for (uint32_t j = 0; j < l->n_hgen; j++)
-            l->hgen[j]->acc += occ0;
+            l->hgen[j]->acc += occ0[l->hgen[j]->src == X86_SRC_UOPS];
         return;
     }
     const bool open = h->cyc == end;
-    uint64_t occ_end = 0;
+    uint64_t occ_end[2] = {0, 0};
     bool rec_before_end = !open && h->cyc == end - 1; /* cycle end - 1 has records */
     if (open) {
         for (size_t i = k; i > k0 && recs[i - 1].cycle + 1 >= end; i--) {
             const pmusim_rec_t *r = &recs[i - 1];
             if (r->kind == PMUSIM_REC_INSN && r->thread == t) {
-                if (r->cycle == end)
-                    occ_end += x86_hist_weight(r, h->wmask);
-                else
+                if (r->cycle == end) {
+                    occ_end[0]++;
+                    occ_end[1] += x86_hist_weight(r, UINT32_MAX);
+                } else {
                     rec_before_end = true;
+                }
             }
         }
     }
     const uint64_t after0 = end - 1 != cur0; /* cycle end - 1 is after cur0 */
-    const uint64_t met = h->met - open;                                   /* without EDGE */
-    const uint64_t edges = h->met - (open & after0 & !rec_before_end); /* with EDGE */
+    const uint64_t met = met_a - open;                                   /* without EDGE */
+    const uint64_t edges = met_e - (open & after0 & !rec_before_end); /* with EDGE */
     const bool rec1 = (cur0 + 1 != end) & (occ1 != 0); /* cycle cur0 + 1 closed, records */
     for (uint32_t j = 0; j < l->n_hgen; j++) {
         x86_ctr_t *c = l->hgen[j];
-        c->acc += occ0;
+        const bool u = c->src == X86_SRC_UOPS;
+        c->acc += occ0[u];
         x86_thr_touch(c, cur0 + 1); /* prev_cond: the condition of cycle cur0 */
         if (c->thr_k == 1 && c->edge) {
             x86_hist_edge(c, edges, rec1, after0 && rec_before_end, after0);
@@ -2050,22 +2079,24 @@ static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_l
             c->value += c->thr_inv ? (end - cur0 - 1) - met : met;
         } /* else its gate is closed: x86_thr_touch() left prev_cond false */
         c->thr_cycle = end;
-        c->acc = occ_end;
+        c->acc = occ_end[u];
     }
 }
 
 /* x86_hist_flush() or with k1 x86_hist_flush1(), with the loop's cyc, occ
  * and met of the thread back in h. */
 static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ, uint64_t met,
-                                      bool k1, const x86_listeners_t *l,
+                                      uint64_t met2, unsigned hmode, const x86_listeners_t *l,
                                       const pmusim_rec_t *recs, size_t k0, size_t k, uint32_t t,
                                       uint64_t cur0, uint64_t end)
 {
     h->cyc = cyc;
     h->occ = occ;
     h->met = met;
-    if (k1)
-        x86_hist_flush1(h, l, recs, k0, k, t, cur0, end);
+    if (hmode == X86_HIST_K1X) /* met: records past their cycle's start, met2: edges */
+        x86_hist_flush1(h, l, recs, k0, k, t, cur0, end, met, met2);
+    else if (hmode == X86_HIST_K1) /* met: the one kind the thread has */
+        x86_hist_flush1(h, l, recs, k0, k, t, cur0, end, met, met);
     else if (h->edge)
         x86_hist_flush_edge(h, l, recs, k0, k, t, cur0, end);
     else
@@ -2163,7 +2194,6 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                       const bool single, const bool thr, const bool gen, const bool filt,
                       const unsigned hmode)
 {
-    const bool k1 = hmode == X86_HIST_K1;
     const uint32_t nth = single ? 1 : m->base.nthreads;
     const uint64_t cur0 = m->cur;
     uint64_t fast_limit = m->fast_limit;
@@ -2186,6 +2216,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
      * variants its `lim`; the X86_HIST_GEN variants keep groups instead */
     uint64_t h_cyc[X86_MAX_THREADS], h_occ[X86_MAX_THREADS], h_met[X86_MAX_THREADS];
     uint64_t h_k[X86_MAX_THREADS], h_lim[X86_MAX_THREADS], h_last[X86_MAX_THREADS];
+    uint64_t h_met2[X86_MAX_THREADS]; /* X86_HIST_K1X: the EDGE count */
     /* X86_HIST_GEN: the groups, and per thread the groups it feeds and per
      * group the running counts apart */
     const x86_grps_t *gr = &m->grps;
@@ -2242,6 +2273,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             h_k[t] = hs[t].k;
             h_wm[t] = hs[t].wmask;
             h_lim[t] = hs[t].edge;
+            h_met2[t] = 0;
             /* X86_HIST_EDGE: the last met cycle; with EDGE cycle cur0 (no
              * edge counted at cur0 + 1), else before it */
             if (hmode == X86_HIST_EDGE)
@@ -2332,6 +2364,13 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             const uint64_t d = cur - h_cyc[t];
             h_cyc[t] = cur;
             h_met[t] += d > h_lim[t];
+        } else if (thr && hmode == X86_HIST_K1X) {
+            /* both counts of the k1 variants: records in a later cycle
+             * than the previous one, and two or more cycles later */
+            const uint64_t d = cur - h_cyc[t];
+            h_cyc[t] = cur;
+            h_met[t] += d > 0;
+            h_met2[t] += d > 1;
         } else if (thr && hmode == X86_HIST_INSN && !single) {
             /* one occurrence per record: the record that makes it k; the
              * thread's records so far, seen[t], less h_occ[t], those before
@@ -2411,7 +2450,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                     if (hm[u])
                         x86_hist_flush_any(&hs[u], h_cyc[u],
                                            x86_hist_occ(h_occ[u], seen[u], single, hmode),
-                                           h_met[u], k1, lst[u], recs, k0, k, u, cur0, cur);
+                                           h_met[u], h_met2[u], hmode, lst[u], recs, k0, k, u,
+                                           cur0, cur);
                 for (uint32_t g = 0; hmode == X86_HIST_GEN && g < gr->n; g++)
                     x86_grp_flush(gr, g, g_cyc[g], g_occ[g], g_met[g], recs, k0, k, cur0,
                                   cur);
@@ -2428,7 +2468,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             if (hm[u])
                 x86_hist_flush_any(&hs[u], h_cyc[u],
                                    x86_hist_occ(h_occ[u], seen[u], single, hmode), h_met[u],
-                                   k1, lst[u], recs, k0, k, u, cur0, cur);
+                                   h_met2[u], hmode, lst[u], recs, k0, k, u, cur0, cur);
         for (uint32_t g = 0; hmode == X86_HIST_GEN && g < gr->n; g++)
             x86_grp_flush(gr, g, g_cyc[g], g_occ[g], g_met[g], recs, k0, k, cur0, cur);
         x86_thr_flush(m, cur);
@@ -2491,8 +2531,8 @@ X86_FAST_VARIANT(x86_fast_1_thr_k1_f, true, true, false, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1_f, false, true, false, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_1_thr_k1_gen_f, true, true, true, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1_gen_f, false, true, true, true, X86_HIST_K1)
-/* X86_HIST_EDGE and X86_HIST_GEN (rare set-ups): no single-thread form, the
- * table sends one thread to the general one */
+/* X86_HIST_EDGE, X86_HIST_GEN and X86_HIST_K1X (rare set-ups): no
+ * single-thread form, the table sends one thread to the general one */
 X86_FAST_VARIANT(x86_fast_n_thr_e, false, true, false, false, X86_HIST_EDGE)
 X86_FAST_VARIANT(x86_fast_n_thr_e_gen, false, true, true, false, X86_HIST_EDGE)
 X86_FAST_VARIANT(x86_fast_n_thr_e_f, false, true, false, true, X86_HIST_EDGE)
@@ -2501,6 +2541,10 @@ X86_FAST_VARIANT(x86_fast_n_thr_g, false, true, false, false, X86_HIST_GEN)
 X86_FAST_VARIANT(x86_fast_n_thr_g_gen, false, true, true, false, X86_HIST_GEN)
 X86_FAST_VARIANT(x86_fast_n_thr_g_f, false, true, false, true, X86_HIST_GEN)
 X86_FAST_VARIANT(x86_fast_n_thr_g_gen_f, false, true, true, true, X86_HIST_GEN)
+X86_FAST_VARIANT(x86_fast_n_thr_k1x, false, true, false, false, X86_HIST_K1X)
+X86_FAST_VARIANT(x86_fast_n_thr_k1x_gen, false, true, true, false, X86_HIST_K1X)
+X86_FAST_VARIANT(x86_fast_n_thr_k1x_f, false, true, false, true, X86_HIST_K1X)
+X86_FAST_VARIANT(x86_fast_n_thr_k1x_gen_f, false, true, true, true, X86_HIST_K1X)
 #undef X86_FAST_VARIANT
 
 typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n);
@@ -2513,7 +2557,7 @@ typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k
 #define X86_FAST_INDEX(single, thr, gen, filt, hmode)                                            \
     ((unsigned)(single) | (unsigned)(thr) << 1 | (unsigned)(gen) << 2 | (unsigned)(filt) << 3 | \
      (unsigned)(hmode) << 4)
-static const x86_fast_fn x86_fast_variants[6 << 4] = {
+static const x86_fast_fn x86_fast_variants[7 << 4] = {
     [X86_FAST_INDEX(1, 0, 0, 0, X86_HIST_NONE)] = x86_fast_1,
     [X86_FAST_INDEX(0, 0, 0, 0, X86_HIST_NONE)] = x86_fast_n,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_NONE)] = x86_fast_1_thr,
@@ -2570,6 +2614,14 @@ static const x86_fast_fn x86_fast_variants[6 << 4] = {
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_f,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_K1X)] = x86_fast_n_thr_k1x_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_K1X)] = x86_fast_n_thr_k1x_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_K1X)] = x86_fast_n_thr_k1x_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_K1X)] = x86_fast_n_thr_k1x_gen_f,
 };
 
 static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, size_t k,
