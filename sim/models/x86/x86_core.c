@@ -129,8 +129,8 @@ typedef struct x86_listeners {
      * from per-thread running counts, x86_hist_flush()), `tgen` the other
      * thresholded ones (another source, threshold or EDGE: closed one cycle
      * at a time, x86_thr_touch(); with AnyThread ones anywhere all go to
-     * the running counts of groups, x86_grps_build()), `dgen` the direct
-     * ones */
+     * the running counts of groups, x86_grps_build(); with threshold 1
+     * everywhere they join hgen, X86_HIST_K1X), `dgen` the direct ones */
     uint32_t n_dgen, n_tgen, n_hgen;
     bool hgen_uops; /* the hgen listeners count uops (else instructions) */
     bool hgen_edge; /* the hgen listeners have EDGE (INV ones: falling edges), or none has */
@@ -216,8 +216,10 @@ typedef struct x86_model {
      * listeners: X86_HIST_NONE (no thread has hgen listeners), X86_HIST_K1
      * (all have threshold 1, x86_hist_flush1()), X86_HIST_GEN (some
      * AnyThread ones: groups, x86_grps_build()), X86_HIST_EDGE (EDGE beside
-     * a threshold of 2 and up: the last met cycle), X86_HIST_INSN (all count
-     * instructions: one occurrence per record), else X86_HIST_ANY */
+     * a threshold of 2 and up: the last met cycle), X86_HIST_K1X (threshold
+     * 1 everywhere, but of several kinds on one thread: both k1 counts),
+     * X86_HIST_INSN (all count instructions: one occurrence per record),
+     * else X86_HIST_ANY */
     uint8_t hist_mode;
     /* X86_HIST_GEN: the groups built for the threads' listener sets
      * grps_lst (invalid after x86_recompile()) */
