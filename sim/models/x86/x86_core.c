@@ -47,7 +47,15 @@
 #define X86_F_ANY_RECORD 0x8000u
 #define X86_LISTENERS (X86_NCTR * X86_MAX_THREADS)
 #define X86_CAPTURE_MAX 100000u
-enum { X86_HIST_NONE = 0, X86_HIST_ANY = 1, X86_HIST_K1 = 2, X86_HIST_INSN = 3 };
+enum {
+    X86_HIST_NONE = 0,
+    X86_HIST_ANY = 1,
+    X86_HIST_K1 = 2,
+    X86_HIST_INSN = 3,
+    X86_HIST_EDGE = 4,
+    X86_HIST_GEN = 5,
+    X86_HIST_K1X = 6,
+};
 
 typedef enum x86_ctr_class {
     X86_CLS_OFF = 0,
@@ -116,13 +124,16 @@ typedef struct x86_listeners {
     x86_ctr_t *filt[X86_LISTENERS];
     x86_ctr_t *gen[X86_LISTENERS];
     /* `gen` split for x86_consume_fast(): `hgen` the thresholded counts of
-     * the thread's own instructions or uops that share one source and one
-     * threshold (CMASK, 1 for 0), without INV if EDGE (fed from per-thread
-     * running counts, x86_hist_step()), `tgen` the other thresholded ones
-     * (x86_thr_touch()), `dgen` the direct ones */
+     * the thread's own instructions or uops that share one source, one
+     * threshold (CMASK, 1 for 0) and EDGE or not, with or without INV (fed
+     * from per-thread running counts, x86_hist_flush()), `tgen` the other
+     * thresholded ones (another source, threshold or EDGE: closed one cycle
+     * at a time, x86_thr_touch(); with AnyThread ones anywhere all go to
+     * the running counts of groups, x86_grps_build(); with threshold 1
+     * everywhere they join hgen, X86_HIST_K1X), `dgen` the direct ones */
     uint32_t n_dgen, n_tgen, n_hgen;
     bool hgen_uops; /* the hgen listeners count uops (else instructions) */
-    bool hgen_edge; /* the hgen listeners have EDGE (then hgen_k is 1), or none has */
+    bool hgen_edge; /* the hgen listeners have EDGE (INV ones: falling edges), or none has */
     uint64_t hgen_k; /* their threshold */
     x86_ctr_t *dgen[X86_LISTENERS];
     x86_ctr_t *tgen[X86_LISTENERS];
@@ -161,6 +172,20 @@ typedef struct x86_thread {
     bool frozen;         /* GLOBAL_CTRL cleared by FREEZE_PERFMON_ON_PMI, not rewritten since */
 } x86_thread_t;
 
+/* The groups of running counts of the X86_HIST_GEN variants of
+ * x86_consume_fast() (x86_grps_build()). */
+typedef struct x86_grps {
+    uint32_t n;                                 /* groups */
+    uint32_t n_of[X86_MAX_THREADS];             /* per thread: the groups it feeds */
+    uint8_t of[X86_MAX_THREADS][X86_LISTENERS];
+    uint32_t feed[X86_LISTENERS];               /* per group: the threads that feed it (bits) */
+    uint32_t first[X86_LISTENERS], n_ctr[X86_LISTENERS]; /* its counters in ctr[] */
+    bool edge[X86_LISTENERS];
+    x86_ctr_t *ctr[X86_LISTENERS];
+    uint64_t k[X86_LISTENERS];
+    uint32_t wm[X86_LISTENERS];
+} x86_grps_t;
+
 typedef struct x86_model {
     pmusim_model_t base;
     const x86_desc_t *d;
@@ -189,9 +214,18 @@ typedef struct x86_model {
     bool loop_filt;
     /* how x86_consume_fast() keeps the running counts of the hgen
      * listeners: X86_HIST_NONE (no thread has hgen listeners), X86_HIST_K1
-     * (all have threshold 1, x86_hist_flush1()), X86_HIST_INSN (all count
-     * instructions: one occurrence per record), else X86_HIST_ANY */
+     * (all have threshold 1, x86_hist_flush1()), X86_HIST_GEN (some
+     * AnyThread ones: groups, x86_grps_build()), X86_HIST_EDGE (EDGE beside
+     * a threshold of 2 and up: the last met cycle), X86_HIST_K1X (threshold
+     * 1 everywhere, but of several kinds on one thread: both k1 counts),
+     * X86_HIST_INSN (all count instructions: one occurrence per record),
+     * else X86_HIST_ANY */
     uint8_t hist_mode;
+    /* X86_HIST_GEN: the groups built for the threads' listener sets
+     * grps_lst (invalid after x86_recompile()) */
+    bool grps_ok;
+    const x86_listeners_t *grps_lst[X86_MAX_THREADS];
+    x86_grps_t grps;
     uint32_t compiled_ann; /* trace annotations the counters were compiled for */
     uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
     bool gap_mode;
@@ -1025,9 +1059,7 @@ static void x86_recompile(x86_model_t *m)
                         l->gen[l->n_gen++] = c;
                         const uint64_t hk = c->cmask ? c->cmask : 1; /* x86_thr_prepare() */
                         const bool own = c->cls == X86_CLS_THRESH && r == t && !c->any &&
-                                         (c->src == X86_SRC_INSN || c->src == X86_SRC_UOPS) &&
-                                         (!c->edge || hk == 1) &&
-                                         !(c->edge && c->cmask && c->inv);
+                                         (c->src == X86_SRC_INSN || c->src == X86_SRC_UOPS);
                         const bool uops = c->src == X86_SRC_UOPS;
                         if (own && l->n_hgen &&
                             (l->hgen_uops != uops || l->hgen_k != hk || l->hgen_edge != c->edge)) {
@@ -1051,39 +1083,59 @@ static void x86_recompile(x86_model_t *m)
     }
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
-    bool any_h = false, all_k1 = true, all_insn = true;
+    /* AnyThread thresholded counts need the X86_HIST_GEN variants (groups
+     * fed by several threads, x86_grps_build()); EDGE counts beside a
+     * threshold of 2 and up the X86_HIST_EDGE ones (the last met cycle) */
+    bool any_h = false, all_k1 = true, all_insn = true, any_edge = false, any_any = false;
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
             const x86_listeners_t *l = &m->th[t].lst[p];
             any_h = any_h || l->n_hgen;
             all_k1 = all_k1 && (!l->n_hgen || l->hgen_k == 1);
             all_insn = all_insn && (!l->n_hgen || !l->hgen_uops);
+            any_edge = any_edge || (l->n_hgen && l->hgen_edge);
+            for (uint32_t j = 0; j < l->n_tgen; j++)
+                any_any = any_any || l->tgen[j]->any;
         }
-    m->hist_mode = !any_h    ? X86_HIST_NONE
-                   : all_k1   ? X86_HIST_K1
-                   : all_insn ? X86_HIST_INSN
-                              : X86_HIST_ANY;
-    /* EDGE counts run only in the k1 variants (x86_hist_flush1()): with
-     * another threshold anywhere they are closed one cycle at a time */
-    for (uint32_t t = 0; m->hist_mode != X86_HIST_K1 && t < nt; t++)
+    m->hist_mode = any_any               ? X86_HIST_GEN
+                   : !any_h              ? X86_HIST_NONE
+                   : all_k1              ? X86_HIST_K1
+                   : any_edge            ? X86_HIST_EDGE
+                   : all_insn            ? X86_HIST_INSN
+                                         : X86_HIST_ANY;
+    /* threshold 1 everywhere, with other kinds of threshold-1 counts
+     * (the other source, EDGE or not) on a thread: they join its hgen
+     * listeners, and the X86_HIST_K1X variants keep both k1 counts */
+    bool k1x = m->hist_mode == X86_HIST_K1, any_t = false;
+    for (uint32_t t = 0; k1x && t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
-            x86_listeners_t *l = &m->th[t].lst[p];
-            if (!l->n_hgen || !l->hgen_edge)
-                continue;
-            for (uint32_t j = 0; j < l->n_hgen; j++)
-                l->tgen[l->n_tgen++] = l->hgen[j];
-            l->n_hgen = 0;
+            const x86_listeners_t *l = &m->th[t].lst[p];
+            for (uint32_t j = 0; j < l->n_tgen; j++)
+                k1x = k1x && l->tgen[j]->cmask <= 1; /* own ones (not any_any) */
+            any_t = any_t || l->n_tgen;
         }
+    if (k1x && any_t) {
+        m->hist_mode = X86_HIST_K1X;
+        for (uint32_t t = 0; t < nt; t++)
+            for (unsigned p = 0; p < 4; p++) {
+                x86_listeners_t *l = &m->th[t].lst[p];
+                for (uint32_t j = 0; j < l->n_tgen; j++)
+                    l->hgen[l->n_hgen++] = l->tgen[j];
+                l->n_tgen = 0;
+            }
+    }
     m->has_gen = m->loop_gen = m->loop_filt = false;
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
             const x86_listeners_t *l = &m->th[t].lst[p];
             m->has_gen = m->has_gen || l->n_gen;
-            m->loop_gen = m->loop_gen || l->n_dgen || l->n_tgen;
+            /* the X86_HIST_GEN variants feed the tgen listeners from groups */
+            m->loop_gen = m->loop_gen || l->n_dgen || (l->n_tgen && m->hist_mode != X86_HIST_GEN);
             m->loop_filt = m->loop_filt || l->n_ffilt;
         }
     m->thresh_fast = x86_thresh_fast_ok(m);
     m->gen_fast = x86_gen_fast_ok(m);
+    m->grps_ok = false;
     x86_rates_update(m);
 }
 
@@ -1685,15 +1737,20 @@ static void x86_thr_flush(x86_model_t *m, uint64_t cur)
  * the end (x86_hist_flush()), which takes out again the loop's part of
  * cycle cur0 (whose occurrences before the loop each counter holds in
  * `acc`) and the open cycle, so that the loop needs no test for them.
- * EDGE counts (threshold 1 only) have the k1 variants' counts
- * (x86_hist_flush1()). */
+ * EDGE counts (`lim` 1) count instead the met cycles whose previous cycle
+ * did not meet: the k1 variants keep the cycle of the previous record
+ * (x86_hist_flush1()), the X86_HIST_EDGE ones the last met cycle
+ * (x86_hist_flush_edge()), the X86_HIST_GEN ones that of each group
+ * (x86_grps_t); with INV an EDGE count is that of the falling edges of the
+ * met cycles, which follows from the rising ones and the first and last
+ * cycles (x86_hist_edge()). */
 typedef struct x86_hist {
     uint64_t cyc;   /* the thread's open cycle (k1: of its previous record) */
     uint64_t occ;   /* its occurrences so far (not k1) */
     uint64_t k;     /* the threshold (hgen_k; no hgen listener: never met) */
     uint64_t met;   /* cycles that met k (k1: see x86_hist_flush1()) */
     uint32_t wmask; /* UINT32_MAX: the occurrences are uops (hgen_uops), 0: instructions */
-    bool edge;      /* hgen_edge (k1 only) */
+    bool edge;      /* hgen_edge: `met` counts rising edges (k1 only) */
 } x86_hist_t;
 
 /* Occurrences of INSN record r for the running counts: its uops (0 counts
@@ -1714,6 +1771,30 @@ static void x86_hist_init(x86_hist_t *h, const x86_listeners_t *l, uint64_t cur0
     h->met = 0;
     h->wmask = l->hgen_uops ? UINT32_MAX : 0;
     h->edge = l->n_hgen && l->hgen_edge;
+}
+
+/* At the end of x86_consume_fast(), for a group of hgen counters with EDGE
+ * (x86_hist_flush(), x86_hist_flush1()): counter c's count of cycles cur0
+ * + 1 .. end - 1 from `edges`, the rising edges of the met cycles the loop
+ * counted (it counts none at cycle cur0 + 1, whose previous cycle cur0 it
+ * cannot judge), `met1` (cycle cur0 + 1 is closed and met) and `met_e1`
+ * (cycle end - 1 is after cur0 and met); after0: cycle end - 1 is after
+ * cur0.  x86_thr_touch() has closed cycle cur0 and left its condition in
+ * prev_cond; c's gate is open (the condition is "met" != thr_inv).  An INV
+ * count counts the rising edges of the cycles that do not meet, that is the
+ * falling edges of the met ones: over cycles a .. b, the rising edges less
+ * the falling ones of a condition are its value in b less that in a - 1. */
+static inline void x86_hist_edge(x86_ctr_t *c, uint64_t edges, bool met1, bool met_e1,
+                                 bool after0)
+{
+    const bool met0 = c->prev_cond != c->thr_inv; /* cycle cur0 met */
+    const uint64_t rise = edges + (met1 && !met0);
+    if (!c->thr_inv)
+        c->value += rise;
+    else if (after0)
+        c->value += rise - met_e1 + met0;
+    if (after0)
+        c->prev_cond = met_e1 != c->thr_inv;
 }
 
 /* At the end of x86_consume_fast() (records recs[k0..k) taken, from cycle
@@ -1757,6 +1838,181 @@ static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, const x86_li
     }
 }
 
+/* x86_hist_flush() with EDGE (the X86_HIST_EDGE variants): the loop
+ * counted no edge at cycles cur0 and cur0 + 1 (its last met cycle starts
+ * at cur0), so cycle `end` counted one if it met and cycle end - 1, after
+ * cur0, did not (the occurrences of both counted again backwards from the
+ * last record), and x86_hist_edge() adds cycle cur0 + 1's. */
+static __attribute__((noinline)) void x86_hist_flush_edge(x86_hist_t *h,
+                                                          const x86_listeners_t *l,
+                                                          const pmusim_rec_t *recs, size_t k0,
+                                                          size_t k, uint32_t t, uint64_t cur0,
+                                                          uint64_t end)
+{
+    if (h->cyc == cur0) {
+        for (uint32_t j = 0; j < l->n_hgen; j++)
+            l->hgen[j]->acc += h->occ;
+        return;
+    }
+    uint64_t occ0 = 0, occ1 = 0; /* cycles cur0 and cur0 + 1 */
+    for (size_t i = k0; i < k && recs[i].cycle - cur0 < 2; i++)
+        if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t) {
+            if (recs[i].cycle == cur0)
+                occ0 += x86_hist_weight(&recs[i], h->wmask);
+            else
+                occ1 += x86_hist_weight(&recs[i], h->wmask);
+        }
+    const uint64_t kk = h->k;
+    const bool open = h->cyc == end, after0 = end - 1 != cur0;
+    uint64_t occ_e1 = !open && h->cyc == end - 1 ? h->occ : 0; /* cycle end - 1 */
+    if (open)
+        for (size_t i = k; i > k0 && recs[i - 1].cycle + 1 >= end; i--) {
+            const pmusim_rec_t *r = &recs[i - 1];
+            if (r->kind == PMUSIM_REC_INSN && r->thread == t && r->cycle != end)
+                occ_e1 += x86_hist_weight(r, h->wmask);
+        }
+    const bool met_end = open && h->occ >= kk, met_e1 = after0 && occ_e1 >= kk;
+    const bool met1 = cur0 + 1 != end && occ1 >= kk;
+    const uint64_t edges = h->met - (met_end && after0 && !met_e1);
+    for (uint32_t j = 0; j < l->n_hgen; j++) {
+        x86_ctr_t *c = l->hgen[j];
+        c->acc += occ0;
+        x86_thr_touch(c, cur0 + 1); /* prev_cond: the condition of cycle cur0 */
+        if (c->thr_k == kk) /* else its gate is closed */
+            x86_hist_edge(c, edges, met1, met_e1, after0);
+        c->thr_cycle = end;
+        c->acc = open ? h->occ : 0;
+    }
+}
+
+/* The X86_HIST_GEN variants of x86_consume_fast() (x86_grps_t, kept in the
+ * model): running counts per group of thresholded counts of instructions or uops that the same
+ * threads feed (a thread's own counters; with AnyThread the threads of
+ * the core at a privilege level the counter counts) with the same source,
+ * threshold and EDGE or not, so that one thread may feed several groups
+ * (two thresholds, or its own counts and a sibling's AnyThread ones).
+ * Built when the loop starts from the threads' hgen and tgen listeners at
+ * their privilege levels, which do not change while it runs.  Per group
+ * the loop keeps (in its own arrays, which nothing else may alias) the open
+ * cycle `cyc` of its records, their occurrences `occ` in it, the cycles
+ * that met the threshold (with EDGE, `lim` 1, those whose previous cycle
+ * did not: `last` is the last met cycle, from cur0 so that none is counted
+ * at cycle cur0 + 1, without EDGE from cur0 - 1) in `met`. */
+
+_Static_assert(X86_LISTENERS <= 256 && X86_MAX_THREADS <= 32,
+               "a group index fits a uint8_t, a thread a bit of x86_grps_t.feed");
+
+/* At the start of the X86_HIST_GEN variants: the groups of the counters
+ * the threads' listeners lst[0..nth) feed with running counts. */
+static __attribute__((noinline)) void x86_grps_build(x86_grps_t *gr,
+                                                     const x86_listeners_t *const *lst,
+                                                     uint32_t nth)
+{
+    x86_ctr_t *cs[X86_LISTENERS];
+    uint32_t feed[X86_LISTENERS], gid[X86_LISTENERS], nc = 0;
+    for (uint32_t t = 0; t < nth; t++) {
+        const x86_listeners_t *l = lst[t];
+        for (uint32_t j = 0; j < l->n_hgen + l->n_tgen; j++) {
+            x86_ctr_t *c = j < l->n_hgen ? l->hgen[j] : l->tgen[j - l->n_hgen];
+            uint32_t i = 0;
+            while (i < nc && cs[i] != c)
+                i++;
+            if (i == nc) {
+                cs[nc] = c;
+                feed[nc++] = 0;
+            }
+            feed[i] |= 1u << t;
+        }
+    }
+    gr->n = 0;
+    for (uint32_t i = 0; i < nc; i++) {
+        const x86_ctr_t *c = cs[i];
+        const uint64_t k = c->cmask ? c->cmask : 1; /* x86_thr_prepare() */
+        const uint32_t wm = c->src == X86_SRC_UOPS ? UINT32_MAX : 0;
+        uint32_t g = 0;
+        while (g < gr->n && !(gr->feed[g] == feed[i] && gr->k[g] == k && gr->wm[g] == wm &&
+                              gr->edge[g] == c->edge))
+            g++;
+        if (g == gr->n) {
+            gr->feed[g] = feed[i];
+            gr->k[g] = k;
+            gr->wm[g] = wm;
+            gr->edge[g] = c->edge;
+            gr->n_ctr[g] = 0;
+            gr->n++;
+        }
+        gid[i] = g;
+        gr->n_ctr[g]++;
+    }
+    for (uint32_t g = 0, f = 0; g < gr->n; g++) {
+        gr->first[g] = f;
+        f += gr->n_ctr[g];
+        gr->n_ctr[g] = 0;
+    }
+    for (uint32_t i = 0; i < nc; i++)
+        gr->ctr[gr->first[gid[i]] + gr->n_ctr[gid[i]]++] = cs[i];
+    for (uint32_t t = 0; t < nth; t++) {
+        gr->n_of[t] = 0;
+        for (uint32_t g = 0; g < gr->n; g++)
+            if ((gr->feed[g] >> t) & 1)
+                gr->of[t][gr->n_of[t]++] = (uint8_t)g;
+    }
+}
+
+/* At the end of the X86_HIST_GEN variants: group g's closes, as
+ * x86_hist_flush() makes them for one thread (the occurrences of cycles
+ * cur0 and with EDGE cur0 + 1, end - 1 and end counted again from the
+ * records of the threads that feed it).  With EDGE the loop counted no
+ * edge at cycles cur0 and cur0 + 1, so cycle `end` counted one if it met
+ * and cycle end - 1, after cur0, did not, and x86_hist_edge() adds cycle
+ * cur0 + 1's. */
+static __attribute__((noinline)) void x86_grp_flush(const x86_grps_t *gr, uint32_t g,
+                                                    uint64_t cyc, uint64_t occ, uint64_t gmet,
+                                                    const pmusim_rec_t *recs, size_t k0,
+                                                    size_t k, uint64_t cur0, uint64_t end)
+{
+    x86_ctr_t *const *cs = &gr->ctr[gr->first[g]];
+    const uint32_t nc = gr->n_ctr[g], feed = gr->feed[g], wm = gr->wm[g];
+    if (cyc == cur0) {
+        for (uint32_t j = 0; j < nc; j++)
+            cs[j]->acc += occ;
+        return;
+    }
+    const bool edge = gr->edge[g];
+    uint64_t occ0 = 0, occ1 = 0; /* cycles cur0 and (EDGE) cur0 + 1 */
+    for (size_t i = k0; i < k && recs[i].cycle - cur0 <= (uint64_t)edge; i++)
+        if (recs[i].kind == PMUSIM_REC_INSN && ((feed >> recs[i].thread) & 1)) {
+            if (recs[i].cycle == cur0)
+                occ0 += x86_hist_weight(&recs[i], wm);
+            else
+                occ1 += x86_hist_weight(&recs[i], wm);
+        }
+    const uint64_t kk = gr->k[g];
+    const bool open = cyc == end, after0 = end - 1 != cur0;
+    uint64_t occ_e1 = !open && cyc == end - 1 ? occ : 0; /* cycle end - 1 */
+    if (open && edge)
+        for (size_t i = k; i > k0 && recs[i - 1].cycle + 1 >= end; i--) {
+            const pmusim_rec_t *r = &recs[i - 1];
+            if (r->kind == PMUSIM_REC_INSN && ((feed >> r->thread) & 1) && r->cycle != end)
+                occ_e1 += x86_hist_weight(r, wm);
+        }
+    const bool met_end = open && occ >= kk, met_e1 = after0 && occ_e1 >= kk;
+    const bool met1 = cur0 + 1 != end && occ1 >= kk;
+    const uint64_t met = gmet - (occ0 >= kk) - met_end;          /* without EDGE */
+    const uint64_t edges = gmet - (met_end && after0 && !met_e1); /* with EDGE */
+    for (uint32_t j = 0; j < nc; j++) {
+        x86_ctr_t *c = cs[j];
+        c->acc += occ0;
+        x86_thr_touch(c, cur0 + 1); /* prev_cond: the condition of cycle cur0 */
+        if (c->thr_k == kk && edge) /* else its gate is closed */
+            x86_hist_edge(c, edges, met1, met_e1, after0);
+        else if (c->thr_k == kk)
+            c->value += c->thr_inv ? (end - cur0 - 1) - met : met;
+        c->thr_cycle = end;
+        c->acc = open ? occ : 0;
+    }
+}
+
 /* The k1 variants of x86_consume_fast(): every thread with hgen listeners
  * has threshold 1, and those of a thread have all EDGE or none.  A cycle
  * meets threshold 1 when the thread has a record in it, whatever the
@@ -1770,74 +2026,91 @@ static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, const x86_li
  * the records.  Without EDGE the count is `met` less the open cycle `end`;
  * with EDGE `met` less the open cycle's edge (when cycle end - 1, after
  * cur0, has no record) plus cycle cur0 + 1's when it has records, is
- * closed and the counter's condition was false in cycle cur0 (the loop
- * never counts it: the thread starts at cycle cur0). */
+ * closed and cycle cur0 did not meet (the loop never counts it: the thread
+ * starts at cycle cur0), or with INV the falling edges (x86_hist_edge()). */
 static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_listeners_t *l,
                                                       const pmusim_rec_t *recs, size_t k0,
                                                       size_t k, uint32_t t, uint64_t cur0,
-                                                      uint64_t end)
+                                                      uint64_t end, uint64_t met_a, uint64_t met_e)
 {
-    uint64_t occ0 = 0, occ1 = 0;
+    /* the occurrences as instructions [0] and as uops [1] (X86_HIST_K1X:
+     * a thread's counters may count either) */
+    uint64_t occ0[2] = {0, 0}, occ1 = 0;
     for (size_t i = k0; i < k && recs[i].cycle - cur0 < 2; i++)
         if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t) {
-            if (recs[i].cycle == cur0)
-                occ0 += x86_hist_weight(&recs[i], h->wmask);
-            else
-                occ1 += x86_hist_weight(&recs[i], h->wmask);
+            if (recs[i].cycle == cur0) {
+                occ0[0]++;
+                occ0[1] += x86_hist_weight(&recs[i], UINT32_MAX);
+            } else {
+                occ1++;
+            }
         }
     if (h->cyc == cur0) {
         for (uint32_t j = 0; j < l->n_hgen; j++)
-            l->hgen[j]->acc += occ0;
+            l->hgen[j]->acc += occ0[l->hgen[j]->src == X86_SRC_UOPS];
         return;
     }
     const bool open = h->cyc == end;
-    uint64_t occ_end = 0;
+    uint64_t occ_end[2] = {0, 0};
     bool rec_before_end = !open && h->cyc == end - 1; /* cycle end - 1 has records */
     if (open) {
         for (size_t i = k; i > k0 && recs[i - 1].cycle + 1 >= end; i--) {
             const pmusim_rec_t *r = &recs[i - 1];
             if (r->kind == PMUSIM_REC_INSN && r->thread == t) {
-                if (r->cycle == end)
-                    occ_end += x86_hist_weight(r, h->wmask);
-                else
+                if (r->cycle == end) {
+                    occ_end[0]++;
+                    occ_end[1] += x86_hist_weight(r, UINT32_MAX);
+                } else {
                     rec_before_end = true;
+                }
             }
         }
     }
     const uint64_t after0 = end - 1 != cur0; /* cycle end - 1 is after cur0 */
-    const uint64_t met = h->met - open;                                   /* without EDGE */
-    const uint64_t edges = h->met - (open & after0 & !rec_before_end); /* with EDGE */
-    const uint64_t rec1 = (cur0 + 1 != end) & (occ1 != 0); /* cycle cur0 + 1 closed, records */
+    const uint64_t met = met_a - open;                                   /* without EDGE */
+    const uint64_t edges = met_e - (open & after0 & !rec_before_end); /* with EDGE */
+    const bool rec1 = (cur0 + 1 != end) & (occ1 != 0); /* cycle cur0 + 1 closed, records */
     for (uint32_t j = 0; j < l->n_hgen; j++) {
         x86_ctr_t *c = l->hgen[j];
-        c->acc += occ0;
+        const bool u = c->src == X86_SRC_UOPS;
+        c->acc += occ0[u];
         x86_thr_touch(c, cur0 + 1); /* prev_cond: the condition of cycle cur0 */
         if (c->thr_k == 1 && c->edge) {
-            c->value += edges + (rec1 & !c->prev_cond);
-            if (after0)
-                c->prev_cond = rec_before_end;
+            x86_hist_edge(c, edges, rec1, after0 && rec_before_end, after0);
         } else if (c->thr_k == 1) {
             c->value += c->thr_inv ? (end - cur0 - 1) - met : met;
         } /* else its gate is closed: x86_thr_touch() left prev_cond false */
         c->thr_cycle = end;
-        c->acc = occ_end;
+        c->acc = occ_end[u];
     }
 }
 
 /* x86_hist_flush() or with k1 x86_hist_flush1(), with the loop's cyc, occ
  * and met of the thread back in h. */
 static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ, uint64_t met,
-                                      bool k1, const x86_listeners_t *l,
+                                      uint64_t met2, unsigned hmode, const x86_listeners_t *l,
                                       const pmusim_rec_t *recs, size_t k0, size_t k, uint32_t t,
                                       uint64_t cur0, uint64_t end)
 {
     h->cyc = cyc;
     h->occ = occ;
     h->met = met;
-    if (k1)
-        x86_hist_flush1(h, l, recs, k0, k, t, cur0, end);
+    if (hmode == X86_HIST_K1X) /* met: records past their cycle's start, met2: edges */
+        x86_hist_flush1(h, l, recs, k0, k, t, cur0, end, met, met2);
+    else if (hmode == X86_HIST_K1) /* met: the one kind the thread has */
+        x86_hist_flush1(h, l, recs, k0, k, t, cur0, end, met, met);
+    else if (h->edge)
+        x86_hist_flush_edge(h, l, recs, k0, k, t, cur0, end);
     else
         x86_hist_flush(h, l, recs, k0, k, t, cur0, end);
+}
+
+/* The occurrences of a thread's open cycle from the loop's h_occ: the
+ * several-thread X86_HIST_INSN variants keep there the thread's records
+ * before that cycle (`seen` less them are its occurrences). */
+static inline uint64_t x86_hist_occ(uint64_t h_occ, uint64_t seen, bool single, unsigned hmode)
+{
+    return hmode == X86_HIST_INSN && !single ? seen - h_occ : h_occ;
 }
 
 /* Inside x86_consume_fast(): a record other than an INSN that the general
@@ -1923,7 +2196,6 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                       const bool single, const bool thr, const bool gen, const bool filt,
                       const unsigned hmode)
 {
-    const bool k1 = hmode == X86_HIST_K1;
     const uint32_t nth = single ? 1 : m->base.nthreads;
     const uint64_t cur0 = m->cur;
     uint64_t fast_limit = m->fast_limit;
@@ -1943,9 +2215,17 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     x86_hist_t hs[X86_MAX_THREADS];
     /* inside the loop, every thread's (those without hgen listeners never
      * meet k) cyc, occ, met, k and wmask of hs[] apart, and for the k1
-     * variants its `lim` */
+     * variants its `lim`; the X86_HIST_GEN variants keep groups instead */
     uint64_t h_cyc[X86_MAX_THREADS], h_occ[X86_MAX_THREADS], h_met[X86_MAX_THREADS];
-    uint64_t h_k[X86_MAX_THREADS], h_lim[X86_MAX_THREADS];
+    uint64_t h_k[X86_MAX_THREADS], h_lim[X86_MAX_THREADS], h_last[X86_MAX_THREADS];
+    uint64_t h_met2[X86_MAX_THREADS]; /* X86_HIST_K1X: the EDGE count */
+    /* X86_HIST_GEN: the groups, and per thread the groups it feeds and per
+     * group the running counts apart */
+    const x86_grps_t *gr = &m->grps;
+    uint8_t g_of[X86_MAX_THREADS][X86_LISTENERS];
+    uint32_t g_n[X86_MAX_THREADS], g_wm[X86_LISTENERS];
+    uint64_t g_cyc[X86_LISTENERS], g_occ[X86_LISTENERS], g_met[X86_LISTENERS];
+    uint64_t g_last[X86_LISTENERS], g_k[X86_LISTENERS], g_lim[X86_LISTENERS];
     uint32_t h_wm[X86_MAX_THREADS];
     for (uint32_t t = 0; t < nth; t++) {
         const x86_thread_t *th = &m->th[t];
@@ -1965,7 +2245,28 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             x86_ctr_t *c = m->thresh[i];
             x86_thr_prepare(m, c, cur0);
         }
-        for (uint32_t t = 0; t < nth; t++) {
+        if (hmode == X86_HIST_GEN) {
+            if (!m->grps_ok || memcmp(m->grps_lst, lst, nth * sizeof lst[0]) != 0) {
+                x86_grps_build(&m->grps, lst, nth);
+                memcpy(m->grps_lst, lst, nth * sizeof lst[0]);
+                m->grps_ok = true;
+            }
+            for (uint32_t g = 0; g < gr->n; g++) {
+                g_cyc[g] = cur0;
+                g_occ[g] = 0;
+                g_met[g] = 0;
+                g_k[g] = gr->k[g];
+                g_wm[g] = gr->wm[g];
+                g_lim[g] = gr->edge[g];
+                g_last[g] = cur0 - 1 + g_lim[g];
+            }
+            for (uint32_t t = 0; t < nth; t++) {
+                g_n[t] = gr->n_of[t];
+                for (uint32_t j = 0; j < g_n[t]; j++)
+                    g_of[t][j] = gr->of[t][j];
+            }
+        }
+        for (uint32_t t = 0; hmode != X86_HIST_GEN && t < nth; t++) {
             hm[t] = lst[t]->n_hgen != 0;
             x86_hist_init(&hs[t], lst[t], cur0);
             h_cyc[t] = hs[t].cyc;
@@ -1974,6 +2275,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             h_k[t] = hs[t].k;
             h_wm[t] = hs[t].wmask;
             h_lim[t] = hs[t].edge;
+            h_met2[t] = 0;
+            /* X86_HIST_EDGE: the last met cycle; with EDGE cycle cur0 (no
+             * edge counted at cur0 + 1), else before it */
+            if (hmode == X86_HIST_EDGE)
+                h_last[t] = cur0 - 1 + h_lim[t];
         }
         const uint64_t troom = x86_thresh_room(m);
         if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < fast_limit)
@@ -2060,6 +2366,21 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             const uint64_t d = cur - h_cyc[t];
             h_cyc[t] = cur;
             h_met[t] += d > h_lim[t];
+        } else if (thr && hmode == X86_HIST_K1X) {
+            /* both counts of the k1 variants: records in a later cycle
+             * than the previous one, and two or more cycles later */
+            const uint64_t d = cur - h_cyc[t];
+            h_cyc[t] = cur;
+            h_met[t] += d > 0;
+            h_met2[t] += d > 1;
+        } else if (thr && hmode == X86_HIST_INSN && !single) {
+            /* one occurrence per record: the record that makes it k; the
+             * thread's records so far, seen[t], less h_occ[t], those before
+             * its cycle, are the occurrences (x86_hist_occ()) */
+            const uint64_t s0 = cur == h_cyc[t] ? h_occ[t] : seen[t] - 1;
+            h_met[t] += seen[t] - s0 == h_k[t];
+            h_occ[t] = s0;
+            h_cyc[t] = cur;
         } else if (thr && hmode == X86_HIST_INSN) {
             /* one occurrence per record: the record that makes it k */
             const uint64_t o1 = (h_occ[t] & ((uint64_t)0 - (uint64_t)(cur == h_cyc[t]))) + 1;
@@ -2069,15 +2390,41 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         } else if (thr && hmode == X86_HIST_ANY) {
             /* o0: the occurrences of the thread's cycle `cur` before r */
             const uint64_t kt = h_k[t], w = x86_hist_weight(r, h_wm[t]);
-            const uint64_t o0 = h_occ[t] & ((uint64_t)0 - (uint64_t)(cur == h_cyc[t]));
+            const uint64_t o0 = cur == h_cyc[t] ? h_occ[t] : 0;
             const uint64_t o1 = o0 + w;
             const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
             h_met[t] += met;
             h_occ[t] = o1;
             h_cyc[t] = cur;
+        } else if (thr && hmode == X86_HIST_EDGE) {
+            /* as X86_HIST_ANY; with EDGE (lim 1) a met cycle counts only
+             * when the previous cycle did not meet */
+            const uint64_t kt = h_k[t], w = x86_hist_weight(r, h_wm[t]);
+            const uint64_t o0 = cur == h_cyc[t] ? h_occ[t] : 0;
+            const uint64_t o1 = o0 + w;
+            const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
+            h_met[t] += met & (uint64_t)(cur - h_last[t] > h_lim[t]);
+            h_last[t] = met ? cur : h_last[t];
+            h_occ[t] = o1;
+            h_cyc[t] = cur;
+        } else if (thr && hmode == X86_HIST_GEN) {
+            /* as X86_HIST_ANY for each group the thread feeds; with EDGE
+             * (lim 1) a met cycle counts only when the previous cycle did
+             * not meet */
+            for (uint32_t j = 0, ng = g_n[t]; j < ng; j++) {
+                const uint32_t g = g_of[t][j];
+                const uint64_t kt = g_k[g], w = x86_hist_weight(r, g_wm[g]);
+                const uint64_t o0 = cur == g_cyc[g] ? g_occ[g] : 0;
+                const uint64_t o1 = o0 + w;
+                const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
+                g_met[g] += met & (uint64_t)(cur - g_last[g] > g_lim[g]);
+                g_last[g] = met ? cur : g_last[g];
+                g_occ[g] = o1;
+                g_cyc[g] = cur;
+            }
         }
         if (gen) {
-            if (thr) {
+            if (thr && hmode != X86_HIST_GEN) {
                 for (uint32_t j = 0, ng = l->n_tgen; j < ng; j++) {
                     x86_ctr_t *ct = l->tgen[j];
                     x86_thr_touch(ct, cur);
@@ -2103,8 +2450,13 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             if (thr) {
                 for (uint32_t u = 0; u < nth; u++)
                     if (hm[u])
-                        x86_hist_flush_any(&hs[u], h_cyc[u], h_occ[u], h_met[u], k1, lst[u],
-                                           recs, k0, k, u, cur0, cur);
+                        x86_hist_flush_any(&hs[u], h_cyc[u],
+                                           x86_hist_occ(h_occ[u], seen[u], single, hmode),
+                                           h_met[u], h_met2[u], hmode, lst[u], recs, k0, k, u,
+                                           cur0, cur);
+                for (uint32_t g = 0; hmode == X86_HIST_GEN && g < gr->n; g++)
+                    x86_grp_flush(gr, g, g_cyc[g], g_occ[g], g_met[g], recs, k0, k, cur0,
+                                  cur);
                 x86_thr_flush(m, cur);
             }
             x86_fast_wraps(m, l, wrapped, gwrapped, r);
@@ -2116,8 +2468,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     if (thr) {
         for (uint32_t u = 0; u < nth; u++)
             if (hm[u])
-                x86_hist_flush_any(&hs[u], h_cyc[u], h_occ[u], h_met[u], k1, lst[u], recs, k0,
-                                   k, u, cur0, cur);
+                x86_hist_flush_any(&hs[u], h_cyc[u],
+                                   x86_hist_occ(h_occ[u], seen[u], single, hmode), h_met[u],
+                                   h_met2[u], hmode, lst[u], recs, k0, k, u, cur0, cur);
+        for (uint32_t g = 0; hmode == X86_HIST_GEN && g < gr->n; g++)
+            x86_grp_flush(gr, g, g_cyc[g], g_occ[g], g_met[g], recs, k0, k, cur0, cur);
         x86_thr_flush(m, cur);
     }
     if (single && k > k0)
@@ -2178,6 +2533,20 @@ X86_FAST_VARIANT(x86_fast_1_thr_k1_f, true, true, false, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1_f, false, true, false, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_1_thr_k1_gen_f, true, true, true, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1_gen_f, false, true, true, true, X86_HIST_K1)
+/* X86_HIST_EDGE, X86_HIST_GEN and X86_HIST_K1X (rare set-ups): no
+ * single-thread form, the table sends one thread to the general one */
+X86_FAST_VARIANT(x86_fast_n_thr_e, false, true, false, false, X86_HIST_EDGE)
+X86_FAST_VARIANT(x86_fast_n_thr_e_gen, false, true, true, false, X86_HIST_EDGE)
+X86_FAST_VARIANT(x86_fast_n_thr_e_f, false, true, false, true, X86_HIST_EDGE)
+X86_FAST_VARIANT(x86_fast_n_thr_e_gen_f, false, true, true, true, X86_HIST_EDGE)
+X86_FAST_VARIANT(x86_fast_n_thr_g, false, true, false, false, X86_HIST_GEN)
+X86_FAST_VARIANT(x86_fast_n_thr_g_gen, false, true, true, false, X86_HIST_GEN)
+X86_FAST_VARIANT(x86_fast_n_thr_g_f, false, true, false, true, X86_HIST_GEN)
+X86_FAST_VARIANT(x86_fast_n_thr_g_gen_f, false, true, true, true, X86_HIST_GEN)
+X86_FAST_VARIANT(x86_fast_n_thr_k1x, false, true, false, false, X86_HIST_K1X)
+X86_FAST_VARIANT(x86_fast_n_thr_k1x_gen, false, true, true, false, X86_HIST_K1X)
+X86_FAST_VARIANT(x86_fast_n_thr_k1x_f, false, true, false, true, X86_HIST_K1X)
+X86_FAST_VARIANT(x86_fast_n_thr_k1x_gen_f, false, true, true, true, X86_HIST_K1X)
 #undef X86_FAST_VARIANT
 
 typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n);
@@ -2190,7 +2559,7 @@ typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k
 #define X86_FAST_INDEX(single, thr, gen, filt, hmode)                                            \
     ((unsigned)(single) | (unsigned)(thr) << 1 | (unsigned)(gen) << 2 | (unsigned)(filt) << 3 | \
      (unsigned)(hmode) << 4)
-static const x86_fast_fn x86_fast_variants[4 << 4] = {
+static const x86_fast_fn x86_fast_variants[7 << 4] = {
     [X86_FAST_INDEX(1, 0, 0, 0, X86_HIST_NONE)] = x86_fast_1,
     [X86_FAST_INDEX(0, 0, 0, 0, X86_HIST_NONE)] = x86_fast_n,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_NONE)] = x86_fast_1_thr,
@@ -2231,6 +2600,30 @@ static const x86_fast_fn x86_fast_variants[4 << 4] = {
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_K1)] = x86_fast_n_thr_k1_f,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_K1)] = x86_fast_1_thr_k1_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_K1)] = x86_fast_n_thr_k1_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_EDGE)] = x86_fast_n_thr_e,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_EDGE)] = x86_fast_n_thr_e,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_EDGE)] = x86_fast_n_thr_e_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_EDGE)] = x86_fast_n_thr_e_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_EDGE)] = x86_fast_n_thr_e_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_EDGE)] = x86_fast_n_thr_e_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_EDGE)] = x86_fast_n_thr_e_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_EDGE)] = x86_fast_n_thr_e_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_GEN)] = x86_fast_n_thr_g,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_GEN)] = x86_fast_n_thr_g,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_GEN)] = x86_fast_n_thr_g_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_GEN)] = x86_fast_n_thr_g_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_K1X)] = x86_fast_n_thr_k1x_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_K1X)] = x86_fast_n_thr_k1x_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_K1X)] = x86_fast_n_thr_k1x_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_K1X)] = x86_fast_n_thr_k1x_gen_f,
 };
 
 static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, size_t k,

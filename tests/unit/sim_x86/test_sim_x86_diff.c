@@ -202,9 +202,11 @@ static int cmp_lines(const void *x, const void *y)
     return g_strcmp0(*(char *const *)x, *(char *const *)y);
 }
 
-/* own: every programmed general-purpose counter counts its own thread's
- * instructions or uops (no AnyThread), half of them with a threshold */
-static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool long_run, bool own)
+/* own: every programmed general-purpose counter counts instructions or
+ * uops, half of them with a threshold: its own thread's (DIFF_OWN), or
+ * with AnyThread on one in four (DIFF_OWN_ANY) the core's */
+enum { DIFF_ALL = 0, DIFF_OWN = 1, DIFF_OWN_ANY = 2 };
+static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool long_run, int own)
 {
     const bool knm = strcmp(model, "knm") == 0;
     ref_t r;
@@ -234,7 +236,7 @@ static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool lo
             c->on = g_rand_int_range(g, 0, 4) != 0;
             unsigned plm = (unsigned)g_rand_int_range(g, 1, 4); /* 1 os, 2 usr, 3 both */
             c->plm_mask = ((plm & 1) ? 1u : 0u) | ((plm & 2) ? 0xeu : 0u);
-            c->any = g_rand_int_range(g, 0, 4) == 0 && !(own && c->gp);
+            c->any = g_rand_int_range(g, 0, 4) == 0 && !(own == DIFF_OWN && c->gp);
             c->intr = g_rand_boolean(g);
             if (c->gp) {
                 unsigned k = (unsigned)g_rand_int_range(g, 0, 4) & (own ? 1u : 3u);
@@ -396,7 +398,7 @@ static void test_diff_wsm(void)
 {
     GRand *g = g_rand_new_with_seed(20261121);
     for (int i = 0; i < 400; i++)
-        diff_one("wsm", 1 + (uint32_t)(i % 2), g, i, false, false);
+        diff_one("wsm", 1 + (uint32_t)(i % 2), g, i, false, DIFF_ALL);
     g_rand_free(g);
 }
 
@@ -404,7 +406,7 @@ static void test_diff_knm(void)
 {
     GRand *g = g_rand_new_with_seed(133);
     for (int i = 0; i < 400; i++)
-        diff_one("knm", 1 + (uint32_t)(i % 4), g, i, false, false);
+        diff_one("knm", 1 + (uint32_t)(i % 4), g, i, false, DIFF_ALL);
     g_rand_free(g);
 }
 
@@ -416,7 +418,8 @@ static void test_diff_long(void)
 {
     GRand *g = g_rand_new_with_seed(20261126);
     for (int i = 0; i < 60; i++)
-        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, true, false);
+        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, true,
+                 DIFF_ALL);
     g_rand_free(g);
 }
 
@@ -429,7 +432,20 @@ static void test_diff_own(void)
 {
     GRand *g = g_rand_new_with_seed(20261127);
     for (int i = 0; i < 60; i++)
-        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, true, true);
+        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, true,
+                 DIFF_OWN);
+    g_rand_free(g);
+}
+
+/* As test_diff_own, with AnyThread on about one counter in four: the fast
+ * loop's groups of running counts (x86_grps_build()) fed by several
+ * threads, beside each thread's own thresholds, EDGE and INV. */
+static void test_diff_own_any(void)
+{
+    GRand *g = g_rand_new_with_seed(20261128);
+    for (int i = 0; i < 200; i++)
+        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, true,
+                 DIFF_OWN_ANY);
     g_rand_free(g);
 }
 
@@ -440,4 +456,5 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_diff_knm);
     PMUSIM_ADD_TEST(s, test_diff_long);
     PMUSIM_ADD_TEST(s, test_diff_own);
+    PMUSIM_ADD_TEST(s, test_diff_own_any);
 }
