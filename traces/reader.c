@@ -1265,7 +1265,12 @@ static gboolean text_is_blank(const char *s)
     return *s == 0 || *s == '#';
 }
 
-/* Decimal, or hexadecimal with 0x. */
+/* Decimal, or hexadecimal with 0x.  Only ERANGE says the number failed:
+ * errno is not cleared by a successful call, and g_ascii_strtoull() may
+ * leave it set by the one-time set-up of its C locale (a contended
+ * g_once wait returns EAGAIN when several threads make their first call
+ * at once, as `pmusim check -j N` does), so "errno != 0" would refuse a
+ * valid number.  The other parsers of numbers test ERANGE the same way. */
 static gboolean parse_u64(const char *s, size_t len, uint64_t *v)
 {
     char buf[32];
@@ -1284,7 +1289,7 @@ static gboolean parse_u64(const char *s, size_t len, uint64_t *v)
     char *endp;
     errno = 0;
     *v = g_ascii_strtoull(digits, &endp, base);
-    return errno == 0 && *endp == 0;
+    return errno != ERANGE && *endp == 0;
 }
 
 typedef struct {

@@ -117,7 +117,7 @@ static gboolean parse_u64(const char *s, uint64_t *v)
         return FALSE;
     errno = 0;
     unsigned long long x = strtoull(s, &end, 0);
-    if (errno || *end)
+    if (errno == ERANGE || *end)
         return FALSE;
     *v = x;
     return TRUE;

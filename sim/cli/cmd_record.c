@@ -884,7 +884,7 @@ static gboolean parse_u64(const char *s, uint64_t *out)
         return FALSE;
     errno = 0;
     guint64 v = g_ascii_strtoull(s, &end, 0);
-    if (errno || end == s || *end)
+    if (errno == ERANGE || end == s || *end)
         return FALSE;
     *out = v;
     return TRUE;

@@ -169,7 +169,7 @@ static gboolean parse_num(const char *s, int base, uint64_t *v)
     char *end = NULL;
     errno = 0;
     guint64 x = g_ascii_strtoull(s, &end, base);
-    if (errno || *end)
+    if (errno == ERANGE || *end)
         return FALSE;
     *v = x;
     return TRUE;

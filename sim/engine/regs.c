@@ -75,7 +75,7 @@ static gboolean parse_u64(const char *tok, uint64_t *out)
     char *end = NULL;
     errno = 0;
     guint64 v = g_ascii_strtoull(tok, &end, 0);
-    if (errno || end == tok || *end)
+    if (errno == ERANGE || end == tok || *end)
         return FALSE;
     *out = v;
     return TRUE;
