@@ -131,7 +131,9 @@ typedef struct x86_listeners {
      * thresholded ones (another source, threshold or EDGE: closed one cycle
      * at a time, x86_thr_touch(); with AnyThread ones anywhere all go to
      * the running counts of groups, x86_grps_build(); with threshold 1
-     * everywhere they join hgen, X86_HIST_K1X), `dgen` the direct ones */
+     * everywhere they join hgen, X86_HIST_K1X; without EDGE, two thresholds
+     * of one occurrence count per thread, X86_HIST_TWO), `dgen` the direct
+     * ones */
     uint32_t n_dgen, n_tgen, n_hgen;
     bool hgen_uops; /* the hgen listeners count uops (else instructions) */
     bool hgen_edge; /* the hgen listeners have EDGE (INV ones: falling edges), or none has */
@@ -2666,8 +2668,8 @@ X86_FAST_VARIANT(x86_fast_1_thr_k1_f, true, true, false, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1_f, false, true, false, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_1_thr_k1_gen_f, true, true, true, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1_gen_f, false, true, true, true, X86_HIST_K1)
-/* X86_HIST_EDGE, X86_HIST_GEN and X86_HIST_K1X (rare set-ups): no
- * single-thread form, the table sends one thread to the general one */
+/* X86_HIST_EDGE, X86_HIST_GEN, X86_HIST_K1X and X86_HIST_TWO (rare
+ * set-ups): no single-thread form, the table sends one thread to the general one */
 X86_FAST_VARIANT(x86_fast_n_thr_e, false, true, false, false, X86_HIST_EDGE)
 X86_FAST_VARIANT(x86_fast_n_thr_e_gen, false, true, true, false, X86_HIST_EDGE)
 X86_FAST_VARIANT(x86_fast_n_thr_e_f, false, true, false, true, X86_HIST_EDGE)
