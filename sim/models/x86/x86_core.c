@@ -55,6 +55,7 @@ enum {
     X86_HIST_EDGE = 4,
     X86_HIST_GEN = 5,
     X86_HIST_K1X = 6,
+    X86_HIST_TWO = 7,
 };
 
 typedef enum x86_ctr_class {
@@ -130,11 +131,14 @@ typedef struct x86_listeners {
      * thresholded ones (another source, threshold or EDGE: closed one cycle
      * at a time, x86_thr_touch(); with AnyThread ones anywhere all go to
      * the running counts of groups, x86_grps_build(); with threshold 1
-     * everywhere they join hgen, X86_HIST_K1X), `dgen` the direct ones */
+     * everywhere they join hgen, X86_HIST_K1X; without EDGE, two thresholds
+     * of one occurrence count per thread, X86_HIST_TWO), `dgen` the direct
+     * ones */
     uint32_t n_dgen, n_tgen, n_hgen;
     bool hgen_uops; /* the hgen listeners count uops (else instructions) */
     bool hgen_edge; /* the hgen listeners have EDGE (INV ones: falling edges), or none has */
     uint64_t hgen_k; /* their threshold */
+    uint64_t hgen_k2; /* X86_HIST_TWO: the second threshold (hgen_k if none) */
     x86_ctr_t *dgen[X86_LISTENERS];
     x86_ctr_t *tgen[X86_LISTENERS];
     x86_ctr_t *hgen[X86_LISTENERS];
@@ -218,8 +222,9 @@ typedef struct x86_model {
      * AnyThread ones: groups, x86_grps_build()), X86_HIST_EDGE (EDGE beside
      * a threshold of 2 and up: the last met cycle), X86_HIST_K1X (threshold
      * 1 everywhere, but of several kinds on one thread: both k1 counts),
-     * X86_HIST_INSN (all count instructions: one occurrence per record),
-     * else X86_HIST_ANY */
+     * X86_HIST_TWO (no EDGE, two thresholds on a thread, served by one
+     * occurrence count: x86_two_fits()), X86_HIST_INSN (all count
+     * instructions: one occurrence per record), else X86_HIST_ANY */
     uint8_t hist_mode;
     /* X86_HIST_GEN: the groups built for the threads' listener sets
      * grps_lst (invalid after x86_recompile()) */
@@ -973,6 +978,44 @@ static bool x86_gen_fast_ok(const x86_model_t *m)
 
 /* Re-derives every counter from the registers.  Called on every write that
  * changes what or whether something counts; never per record. */
+/* X86_HIST_TWO: whether the thresholded counts of listener set l (hgen
+ * and tgen; a tgen one is there for another source, threshold or EDGE) are
+ * all of the thread's own instructions or uops without EDGE, with at most
+ * two thresholds, and those above 1 all of one source: a cycle has one
+ * instruction or more exactly when it has one uop or more (a record's uops
+ * count at least 1), so one occurrence count of that source serves both.
+ * If so and uops / k / k2 are given, sets them (the source, the thresholds;
+ * k2 = k if only one). */
+static bool x86_two_fits(const x86_listeners_t *l, bool *uops, uint64_t *k, uint64_t *k2)
+{
+    uint64_t ka = 0, kb = 0;
+    int src = -1; /* of the thresholds above 1 */
+    for (uint32_t j = 0; j < l->n_hgen + l->n_tgen; j++) {
+        const x86_ctr_t *c = j < l->n_hgen ? l->hgen[j] : l->tgen[j - l->n_hgen];
+        if (c->edge || c->any || c->cls != X86_CLS_THRESH ||
+            (c->src != X86_SRC_INSN && c->src != X86_SRC_UOPS))
+            return false;
+        const uint64_t hk = c->cmask ? c->cmask : 1;
+        if (hk > 1) {
+            if (src >= 0 && src != c->src)
+                return false;
+            src = c->src;
+        }
+        if (!ka || ka == hk)
+            ka = hk;
+        else if (!kb || kb == hk)
+            kb = hk;
+        else
+            return false;
+    }
+    if (uops) {
+        *uops = src == X86_SRC_UOPS;
+        *k = ka;
+        *k2 = kb ? kb : ka;
+    }
+    return true;
+}
+
 static void x86_recompile(x86_model_t *m)
 {
     m->compiled_ann = m->base.trace_annotations;
@@ -1119,6 +1162,32 @@ static void x86_recompile(x86_model_t *m)
         for (uint32_t t = 0; t < nt; t++)
             for (unsigned p = 0; p < 4; p++) {
                 x86_listeners_t *l = &m->th[t].lst[p];
+                for (uint32_t j = 0; j < l->n_tgen; j++)
+                    l->hgen[l->n_hgen++] = l->tgen[j];
+                l->n_tgen = 0;
+            }
+    }
+    /* other thresholds beside the hgen ones, none with EDGE: when each
+     * thread's fit two thresholds of one occurrence count (x86_two_fits()),
+     * they join its hgen listeners and the X86_HIST_TWO variants keep two
+     * met counts */
+    bool two = m->hist_mode == X86_HIST_ANY || m->hist_mode == X86_HIST_INSN ||
+               m->hist_mode == X86_HIST_K1;
+    bool two_t = false;
+    for (uint32_t t = 0; two && t < nt; t++)
+        for (unsigned p = 0; two && p < 4; p++) {
+            const x86_listeners_t *l = &m->th[t].lst[p];
+            two = x86_two_fits(l, NULL, NULL, NULL);
+            two_t = two_t || l->n_tgen;
+        }
+    if (two && two_t) {
+        m->hist_mode = X86_HIST_TWO;
+        for (uint32_t t = 0; t < nt; t++)
+            for (unsigned p = 0; p < 4; p++) {
+                x86_listeners_t *l = &m->th[t].lst[p];
+                if (!l->n_hgen)
+                    continue;
+                x86_two_fits(l, &l->hgen_uops, &l->hgen_k, &l->hgen_k2);
                 for (uint32_t j = 0; j < l->n_tgen; j++)
                     l->hgen[l->n_hgen++] = l->tgen[j];
                 l->n_tgen = 0;
@@ -1749,6 +1818,8 @@ typedef struct x86_hist {
     uint64_t occ;   /* its occurrences so far (not k1) */
     uint64_t k;     /* the threshold (hgen_k; no hgen listener: never met) */
     uint64_t met;   /* cycles that met k (k1: see x86_hist_flush1()) */
+    uint64_t k2;    /* X86_HIST_TWO: the second threshold (hgen_k2) */
+    uint64_t met2;  /* X86_HIST_TWO: cycles that met k2 */
     uint32_t wmask; /* UINT32_MAX: the occurrences are uops (hgen_uops), 0: instructions */
     bool edge;      /* hgen_edge: `met` counts rising edges (k1 only) */
 } x86_hist_t;
@@ -1768,7 +1839,8 @@ static void x86_hist_init(x86_hist_t *h, const x86_listeners_t *l, uint64_t cur0
     h->cyc = cur0;
     h->occ = 0;
     h->k = l->n_hgen ? l->hgen_k : UINT64_MAX;
-    h->met = 0;
+    h->k2 = l->n_hgen ? l->hgen_k2 : UINT64_MAX;
+    h->met = h->met2 = 0;
     h->wmask = l->hgen_uops ? UINT32_MAX : 0;
     h->edge = l->n_hgen && l->hgen_edge;
 }
@@ -2085,6 +2157,54 @@ static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_l
     }
 }
 
+/* x86_hist_flush() for the X86_HIST_TWO variants: the thread's counters
+ * count instructions or uops against one of two thresholds k and k2, met
+ * by the occurrences of the running count's source (wmask); a counter of
+ * the other source has threshold 1, met by a cycle with records either
+ * way, but its `acc` holds its own source's occurrences, so those of
+ * cycles cur0 and `end` are counted again from the records for both. */
+static __attribute__((noinline)) void x86_hist_flush2(x86_hist_t *h, const x86_listeners_t *l,
+                                                      const pmusim_rec_t *recs, size_t k0,
+                                                      size_t k, uint32_t t, uint64_t cur0,
+                                                      uint64_t end)
+{
+    uint64_t occ0[2] = {0, 0}; /* cycle cur0 in the loop: instructions [0], uops [1] */
+    for (size_t i = k0; i < k && recs[i].cycle == cur0; i++)
+        if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t) {
+            occ0[0]++;
+            occ0[1] += x86_hist_weight(&recs[i], UINT32_MAX);
+        }
+    if (h->cyc == cur0) {
+        for (uint32_t j = 0; j < l->n_hgen; j++)
+            l->hgen[j]->acc += occ0[l->hgen[j]->src == X86_SRC_UOPS];
+        return;
+    }
+    const bool open = h->cyc == end;
+    uint64_t occ_end[2] = {0, 0};
+    for (size_t i = k; open && i > k0 && recs[i - 1].cycle == end; i--) {
+        const pmusim_rec_t *r = &recs[i - 1];
+        if (r->kind == PMUSIM_REC_INSN && r->thread == t) {
+            occ_end[0]++;
+            occ_end[1] += x86_hist_weight(r, UINT32_MAX);
+        }
+    }
+    const uint64_t o0 = occ0[h->wmask != 0]; /* in the running count's source */
+    const uint64_t met = h->met - (o0 >= h->k) - (open && h->occ >= h->k);
+    const uint64_t met2 = h->met2 - (o0 >= h->k2) - (open && h->occ >= h->k2);
+    for (uint32_t j = 0; j < l->n_hgen; j++) {
+        x86_ctr_t *c = l->hgen[j];
+        const bool u = c->src == X86_SRC_UOPS;
+        c->acc += occ0[u];
+        x86_thr_touch(c, cur0 + 1);
+        if (c->thr_k == h->k || c->thr_k == h->k2) { /* else its gate is closed */
+            const uint64_t mc = c->thr_k == h->k ? met : met2;
+            c->value += c->thr_inv ? (end - cur0 - 1) - mc : mc;
+        }
+        c->thr_cycle = end;
+        c->acc = occ_end[u];
+    }
+}
+
 /* x86_hist_flush() or with k1 x86_hist_flush1(), with the loop's cyc, occ
  * and met of the thread back in h. */
 static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ, uint64_t met,
@@ -2097,6 +2217,10 @@ static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ,
     h->met = met;
     if (hmode == X86_HIST_K1X) /* met: records past their cycle's start, met2: edges */
         x86_hist_flush1(h, l, recs, k0, k, t, cur0, end, met, met2);
+    else if (hmode == X86_HIST_TWO) { /* met2: the cycles that met k2 */
+        h->met2 = met2;
+        x86_hist_flush2(h, l, recs, k0, k, t, cur0, end);
+    }
     else if (hmode == X86_HIST_K1) /* met: the one kind the thread has */
         x86_hist_flush1(h, l, recs, k0, k, t, cur0, end, met, met);
     else if (h->edge)
@@ -2218,7 +2342,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
      * variants its `lim`; the X86_HIST_GEN variants keep groups instead */
     uint64_t h_cyc[X86_MAX_THREADS], h_occ[X86_MAX_THREADS], h_met[X86_MAX_THREADS];
     uint64_t h_k[X86_MAX_THREADS], h_lim[X86_MAX_THREADS], h_last[X86_MAX_THREADS];
-    uint64_t h_met2[X86_MAX_THREADS]; /* X86_HIST_K1X: the EDGE count */
+    uint64_t h_met2[X86_MAX_THREADS]; /* X86_HIST_K1X: the EDGE count; X86_HIST_TWO: k2's */
+    uint64_t h_k2[X86_MAX_THREADS];   /* X86_HIST_TWO: the second threshold */
     /* X86_HIST_GEN: the groups, and per thread the groups it feeds and per
      * group the running counts apart */
     const x86_grps_t *gr = &m->grps;
@@ -2276,6 +2401,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             h_wm[t] = hs[t].wmask;
             h_lim[t] = hs[t].edge;
             h_met2[t] = 0;
+            h_k2[t] = hs[t].k2;
             /* X86_HIST_EDGE: the last met cycle; with EDGE cycle cur0 (no
              * edge counted at cur0 + 1), else before it */
             if (hmode == X86_HIST_EDGE)
@@ -2394,6 +2520,15 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             const uint64_t o1 = o0 + w;
             const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
             h_met[t] += met;
+            h_occ[t] = o1;
+            h_cyc[t] = cur;
+        } else if (thr && hmode == X86_HIST_TWO) {
+            /* as X86_HIST_ANY, for two thresholds of one occurrence count */
+            const uint64_t kt = h_k[t], k2 = h_k2[t], w = x86_hist_weight(r, h_wm[t]);
+            const uint64_t o0 = cur == h_cyc[t] ? h_occ[t] : 0;
+            const uint64_t o1 = o0 + w;
+            h_met[t] += (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
+            h_met2[t] += (uint64_t)(o0 < k2) - (uint64_t)(o1 < k2);
             h_occ[t] = o1;
             h_cyc[t] = cur;
         } else if (thr && hmode == X86_HIST_EDGE) {
@@ -2533,8 +2668,8 @@ X86_FAST_VARIANT(x86_fast_1_thr_k1_f, true, true, false, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1_f, false, true, false, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_1_thr_k1_gen_f, true, true, true, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1_gen_f, false, true, true, true, X86_HIST_K1)
-/* X86_HIST_EDGE, X86_HIST_GEN and X86_HIST_K1X (rare set-ups): no
- * single-thread form, the table sends one thread to the general one */
+/* X86_HIST_EDGE, X86_HIST_GEN, X86_HIST_K1X and X86_HIST_TWO (rare
+ * set-ups): no single-thread form, the table sends one thread to the general one */
 X86_FAST_VARIANT(x86_fast_n_thr_e, false, true, false, false, X86_HIST_EDGE)
 X86_FAST_VARIANT(x86_fast_n_thr_e_gen, false, true, true, false, X86_HIST_EDGE)
 X86_FAST_VARIANT(x86_fast_n_thr_e_f, false, true, false, true, X86_HIST_EDGE)
@@ -2547,6 +2682,10 @@ X86_FAST_VARIANT(x86_fast_n_thr_k1x, false, true, false, false, X86_HIST_K1X)
 X86_FAST_VARIANT(x86_fast_n_thr_k1x_gen, false, true, true, false, X86_HIST_K1X)
 X86_FAST_VARIANT(x86_fast_n_thr_k1x_f, false, true, false, true, X86_HIST_K1X)
 X86_FAST_VARIANT(x86_fast_n_thr_k1x_gen_f, false, true, true, true, X86_HIST_K1X)
+X86_FAST_VARIANT(x86_fast_n_thr_two, false, true, false, false, X86_HIST_TWO)
+X86_FAST_VARIANT(x86_fast_n_thr_two_gen, false, true, true, false, X86_HIST_TWO)
+X86_FAST_VARIANT(x86_fast_n_thr_two_f, false, true, false, true, X86_HIST_TWO)
+X86_FAST_VARIANT(x86_fast_n_thr_two_gen_f, false, true, true, true, X86_HIST_TWO)
 #undef X86_FAST_VARIANT
 
 typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n);
@@ -2559,7 +2698,7 @@ typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k
 #define X86_FAST_INDEX(single, thr, gen, filt, hmode)                                            \
     ((unsigned)(single) | (unsigned)(thr) << 1 | (unsigned)(gen) << 2 | (unsigned)(filt) << 3 | \
      (unsigned)(hmode) << 4)
-static const x86_fast_fn x86_fast_variants[7 << 4] = {
+static const x86_fast_fn x86_fast_variants[8 << 4] = {
     [X86_FAST_INDEX(1, 0, 0, 0, X86_HIST_NONE)] = x86_fast_1,
     [X86_FAST_INDEX(0, 0, 0, 0, X86_HIST_NONE)] = x86_fast_n,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_NONE)] = x86_fast_1_thr,
@@ -2624,6 +2763,14 @@ static const x86_fast_fn x86_fast_variants[7 << 4] = {
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_K1X)] = x86_fast_n_thr_k1x_f,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_K1X)] = x86_fast_n_thr_k1x_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_K1X)] = x86_fast_n_thr_k1x_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_TWO)] = x86_fast_n_thr_two,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_TWO)] = x86_fast_n_thr_two,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_TWO)] = x86_fast_n_thr_two_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_TWO)] = x86_fast_n_thr_two_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_TWO)] = x86_fast_n_thr_two_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_TWO)] = x86_fast_n_thr_two_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_TWO)] = x86_fast_n_thr_two_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_TWO)] = x86_fast_n_thr_two_gen_f,
 };
 
 static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, size_t k,

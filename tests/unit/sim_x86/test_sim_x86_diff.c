@@ -204,8 +204,11 @@ static int cmp_lines(const void *x, const void *y)
 
 /* own: every programmed general-purpose counter counts instructions or
  * uops, half of them with a threshold: its own thread's (DIFF_OWN), or
- * with AnyThread on one in four (DIFF_OWN_ANY) the core's */
-enum { DIFF_ALL = 0, DIFF_OWN = 1, DIFF_OWN_ANY = 2 };
+ * with AnyThread on one in four (DIFF_OWN_ANY) the core's; DIFF_OWN_TWO:
+ * all of the thread's own with a threshold, no EDGE, at most two
+ * thresholds per thread (1 and one of 2 or 3), the higher one on one
+ * source only (x86_two_fits()) */
+enum { DIFF_ALL = 0, DIFF_OWN = 1, DIFF_OWN_ANY = 2, DIFF_OWN_TWO = 3 };
 static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool long_run, int own)
 {
     const bool knm = strcmp(model, "knm") == 0;
@@ -221,6 +224,10 @@ static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool lo
     CU_ASSERT_PTR_NOT_NULL_FATAL(m);
 
     for (uint32_t t = 0; t < nt; t++) {
+        /* DIFF_OWN_TWO: the thread's higher threshold and its source (the
+         * other modes draw nothing here, so their runs stay as they were) */
+        const unsigned hi = own == DIFF_OWN_TWO ? (unsigned)g_rand_int_range(g, 2, 4) : 0;
+        const unsigned hi_src = own == DIFF_OWN_TWO ? (unsigned)g_rand_int_range(g, 0, 2) : 0;
         r.active[t] = true;
         r.plm[t] = 3;
         r.freeze[t] = g_rand_boolean(g);
@@ -236,14 +243,19 @@ static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool lo
             c->on = g_rand_int_range(g, 0, 4) != 0;
             unsigned plm = (unsigned)g_rand_int_range(g, 1, 4); /* 1 os, 2 usr, 3 both */
             c->plm_mask = ((plm & 1) ? 1u : 0u) | ((plm & 2) ? 0xeu : 0u);
-            c->any = g_rand_int_range(g, 0, 4) == 0 && !(own == DIFF_OWN && c->gp);
+            c->any = g_rand_int_range(g, 0, 4) == 0 &&
+                     !((own == DIFF_OWN || own == DIFF_OWN_TWO) && c->gp);
             c->intr = g_rand_boolean(g);
             if (c->gp) {
                 unsigned k = (unsigned)g_rand_int_range(g, 0, 4) & (own ? 1u : 3u);
                 c->src = k;
                 c->code = ev_code[k];
                 c->umask = knm ? ev_umask_knm[k] : ev_umask_wsm[k];
-                if (g_rand_boolean(g)) {
+                if (own == DIFF_OWN_TWO) {
+                    const unsigned pick = (unsigned)g_rand_int_range(g, 0, k == hi_src ? 3 : 2);
+                    c->cmask = pick == 2 ? hi : pick;
+                    c->inv = g_rand_boolean(g);
+                } else if (g_rand_boolean(g)) {
                     c->cmask = (unsigned)g_rand_int_range(g, 0, 4);
                     c->inv = g_rand_boolean(g);
                     c->edge = g_rand_int_range(g, 0, 3) == 0;
@@ -449,6 +461,19 @@ static void test_diff_own_any(void)
     g_rand_free(g);
 }
 
+/* As test_diff_own, with every counter of a thread on its own instructions
+ * or uops against threshold 1 or one higher threshold of one source, INV or
+ * not, no EDGE: the X86_HIST_TWO running counts (two thresholds from one
+ * occurrence count, x86_hist_flush2()) across batches and wraps. */
+static void test_diff_own_two(void)
+{
+    GRand *g = g_rand_new_with_seed(20261129);
+    for (int i = 0; i < 120; i++)
+        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, true,
+                 DIFF_OWN_TWO);
+    g_rand_free(g);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("sim_x86_diff", NULL, NULL);
@@ -457,4 +482,5 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_diff_long);
     PMUSIM_ADD_TEST(s, test_diff_own);
     PMUSIM_ADD_TEST(s, test_diff_own_any);
+    PMUSIM_ADD_TEST(s, test_diff_own_two);
 }
