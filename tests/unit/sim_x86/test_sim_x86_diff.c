@@ -422,17 +422,23 @@ static void test_diff_knm(void)
     g_rand_free(g);
 }
 
+/* n long runs (diff_one with long batches), alternately wsm with 1-2 threads
+ * and knm with 1-4, from one seed. */
+static void diff_runs(guint32 seed, int n, int mode)
+{
+    GRand *g = g_rand_new_with_seed(seed);
+    for (int i = 0; i < n; i++)
+        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, true, mode);
+    g_rand_free(g);
+}
+
 /* Longer traces, counters further from a wrap and replay batches of up to
  * 700 records: the fast loop runs over many cycles (thresholded counts
  * from its per-cycle histograms, dispatched listeners, EVENT and IDLE
  * records inside the loop) between the wraps. */
 static void test_diff_long(void)
 {
-    GRand *g = g_rand_new_with_seed(20261126);
-    for (int i = 0; i < 60; i++)
-        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, true,
-                 DIFF_ALL);
-    g_rand_free(g);
+    diff_runs(20261126, 60, DIFF_ALL);
 }
 
 /* As test_diff_long, with thresholded counts of each thread's own
@@ -442,11 +448,7 @@ static void test_diff_long(void)
  * across its batches and wraps. */
 static void test_diff_own(void)
 {
-    GRand *g = g_rand_new_with_seed(20261127);
-    for (int i = 0; i < 60; i++)
-        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, true,
-                 DIFF_OWN);
-    g_rand_free(g);
+    diff_runs(20261127, 60, DIFF_OWN);
 }
 
 /* As test_diff_own, with AnyThread on about one counter in four: the fast
@@ -454,11 +456,7 @@ static void test_diff_own(void)
  * threads, beside each thread's own thresholds, EDGE and INV. */
 static void test_diff_own_any(void)
 {
-    GRand *g = g_rand_new_with_seed(20261128);
-    for (int i = 0; i < 200; i++)
-        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, true,
-                 DIFF_OWN_ANY);
-    g_rand_free(g);
+    diff_runs(20261128, 200, DIFF_OWN_ANY);
 }
 
 /* As test_diff_own, with every counter of a thread on its own instructions
@@ -467,11 +465,7 @@ static void test_diff_own_any(void)
  * occurrence count, x86_hist_flush2()) across batches and wraps. */
 static void test_diff_own_two(void)
 {
-    GRand *g = g_rand_new_with_seed(20261129);
-    for (int i = 0; i < 120; i++)
-        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, true,
-                 DIFF_OWN_TWO);
-    g_rand_free(g);
+    diff_runs(20261129, 120, DIFF_OWN_TWO);
 }
 
 static void register_suites(void)
