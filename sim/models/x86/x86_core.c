@@ -56,6 +56,14 @@ enum {
     X86_HIST_GEN = 5,
     X86_HIST_K1X = 6,
     X86_HIST_TWO = 7,
+    /* not a hist_mode: the X86_HIST_GEN set-ups whose groups are one group
+     * without EDGE that every thread feeds (x86_consume_fast()), kept in
+     * scalars */
+    X86_HIST_GEN1 = 8,
+    /* not a hist_mode either: X86_HIST_GEN1 with threshold 1, where a
+     * record meets when it is the first of its cycle, so that the loop
+     * keeps no occurrences (x86_grp_k1_occ()) */
+    X86_HIST_GK1 = 9,
 };
 
 typedef enum x86_ctr_class {
@@ -2085,6 +2093,33 @@ static __attribute__((noinline)) void x86_grp_flush(const x86_grps_t *gr, uint32
     }
 }
 
+/* For x86_grp_flush() after the X86_HIST_GK1 variants, which keep the
+ * cycle of the group's last record (cur0 - 1 before the first) and no
+ * occurrences: that cycle, cur0 when there was no record, and its
+ * occurrences counted again from the records of the one group's threads
+ * (every thread's INSN records the loop took); the others pass theirs. */
+static inline uint64_t x86_grp_cyc(uint64_t cyc, uint64_t cur0, unsigned hmode)
+{
+    return hmode == X86_HIST_GK1 && cyc == cur0 - 1 ? cur0 : cyc;
+}
+
+static inline uint64_t x86_grp_occ(const x86_grps_t *gr, uint64_t cyc, uint64_t occ,
+                                   const pmusim_rec_t *recs, size_t k0, size_t k,
+                                   uint64_t cur0, unsigned hmode)
+{
+    if (hmode != X86_HIST_GK1)
+        return occ;
+    if (cyc == cur0 - 1)
+        return 0;
+    /* records the loop took that are not INSN may follow in later cycles */
+    uint64_t o = 0;
+    for (size_t i = k; i > k0 && recs[i - 1].cycle >= cyc; i--)
+        if (recs[i - 1].cycle == cyc && recs[i - 1].kind == PMUSIM_REC_INSN &&
+            ((gr->feed[0] >> recs[i - 1].thread) & 1))
+            o += x86_hist_weight(&recs[i - 1], gr->wm[0]);
+    return o;
+}
+
 /* The k1 variants of x86_consume_fast(): every thread with hgen listeners
  * has threshold 1, and those of a thread have all EDGE or none.  A cycle
  * meets threshold 1 when the thread has a record in it, whatever the
@@ -2347,6 +2382,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     /* X86_HIST_GEN: the groups, and per thread the groups it feeds and per
      * group the running counts apart */
     const x86_grps_t *gr = &m->grps;
+    const bool grp1 = hmode == X86_HIST_GEN1 || hmode == X86_HIST_GK1;
+    const bool grp = hmode == X86_HIST_GEN || grp1;
+    const uint32_t ngrp = grp1 ? 1 : gr->n;
     uint8_t g_of[X86_MAX_THREADS][X86_LISTENERS];
     uint32_t g_n[X86_MAX_THREADS], g_wm[X86_LISTENERS];
     uint64_t g_cyc[X86_LISTENERS], g_occ[X86_LISTENERS], g_met[X86_LISTENERS];
@@ -2370,14 +2408,12 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             x86_ctr_t *c = m->thresh[i];
             x86_thr_prepare(m, c, cur0);
         }
-        if (hmode == X86_HIST_GEN) {
-            if (!m->grps_ok || memcmp(m->grps_lst, lst, nth * sizeof lst[0]) != 0) {
-                x86_grps_build(&m->grps, lst, nth);
-                memcpy(m->grps_lst, lst, nth * sizeof lst[0]);
-                m->grps_ok = true;
-            }
-            for (uint32_t g = 0; g < gr->n; g++) {
-                g_cyc[g] = cur0;
+        if (grp) {
+            /* the groups are built (x86_consume_fast(), x86_grps_ready()) */
+            for (uint32_t g = 0; g < ngrp; g++) {
+                /* X86_HIST_GK1: a record in cycle cur0 is the first of its
+                 * cycle in this loop, as the others count it */
+                g_cyc[g] = hmode == X86_HIST_GK1 ? cur0 - 1 : cur0;
                 g_occ[g] = 0;
                 g_met[g] = 0;
                 g_k[g] = gr->k[g];
@@ -2385,13 +2421,13 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 g_lim[g] = gr->edge[g];
                 g_last[g] = cur0 - 1 + g_lim[g];
             }
-            for (uint32_t t = 0; t < nth; t++) {
+            for (uint32_t t = 0; hmode == X86_HIST_GEN && t < nth; t++) {
                 g_n[t] = gr->n_of[t];
                 for (uint32_t j = 0; j < g_n[t]; j++)
                     g_of[t][j] = gr->of[t][j];
             }
         }
-        for (uint32_t t = 0; hmode != X86_HIST_GEN && t < nth; t++) {
+        for (uint32_t t = 0; !grp && t < nth; t++) {
             hm[t] = lst[t]->n_hgen != 0;
             x86_hist_init(&hs[t], lst[t], cur0);
             h_cyc[t] = hs[t].cyc;
@@ -2542,24 +2578,33 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             h_last[t] = met ? cur : h_last[t];
             h_occ[t] = o1;
             h_cyc[t] = cur;
-        } else if (thr && hmode == X86_HIST_GEN) {
+        } else if (thr && grp) {
             /* as X86_HIST_ANY for each group the thread feeds; with EDGE
              * (lim 1) a met cycle counts only when the previous cycle did
-             * not meet */
-            for (uint32_t j = 0, ng = g_n[t]; j < ng; j++) {
-                const uint32_t g = g_of[t][j];
+             * not meet.  X86_HIST_GEN1: the one group, without EDGE, which
+             * every thread feeds (its state in registers) */
+            for (uint32_t j = 0, ng = grp1 ? 1 : g_n[t]; hmode == X86_HIST_GK1 && j < ng; j++) {
+                g_met[0] += cur != g_cyc[0];
+                g_cyc[0] = cur;
+            }
+            for (uint32_t j = 0, ng = grp1 ? 1 : g_n[t]; hmode != X86_HIST_GK1 && j < ng; j++) {
+                const uint32_t g = grp1 ? 0 : g_of[t][j];
                 const uint64_t kt = g_k[g], w = x86_hist_weight(r, g_wm[g]);
                 const uint64_t o0 = cur == g_cyc[g] ? g_occ[g] : 0;
                 const uint64_t o1 = o0 + w;
                 const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
-                g_met[g] += met & (uint64_t)(cur - g_last[g] > g_lim[g]);
-                g_last[g] = met ? cur : g_last[g];
+                if (hmode == X86_HIST_GEN1) {
+                    g_met[g] += met;
+                } else {
+                    g_met[g] += met & (uint64_t)(cur - g_last[g] > g_lim[g]);
+                    g_last[g] = met ? cur : g_last[g];
+                }
                 g_occ[g] = o1;
                 g_cyc[g] = cur;
             }
         }
         if (gen) {
-            if (thr && hmode != X86_HIST_GEN) {
+            if (thr && !grp) {
                 for (uint32_t j = 0, ng = l->n_tgen; j < ng; j++) {
                     x86_ctr_t *ct = l->tgen[j];
                     x86_thr_touch(ct, cur);
@@ -2589,9 +2634,10 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                                            x86_hist_occ(h_occ[u], seen[u], single, hmode),
                                            h_met[u], h_met2[u], hmode, lst[u], recs, k0, k, u,
                                            cur0, cur);
-                for (uint32_t g = 0; hmode == X86_HIST_GEN && g < gr->n; g++)
-                    x86_grp_flush(gr, g, g_cyc[g], g_occ[g], g_met[g], recs, k0, k, cur0,
-                                  cur);
+                for (uint32_t g = 0; grp && g < ngrp; g++)
+                    x86_grp_flush(gr, g, x86_grp_cyc(g_cyc[g], cur0, hmode),
+                                  x86_grp_occ(gr, g_cyc[g], g_occ[g], recs, k0, k, cur0, hmode),
+                                  g_met[g], recs, k0, k, cur0, cur);
                 x86_thr_flush(m, cur);
             }
             x86_fast_wraps(m, l, wrapped, gwrapped, r);
@@ -2606,8 +2652,10 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 x86_hist_flush_any(&hs[u], h_cyc[u],
                                    x86_hist_occ(h_occ[u], seen[u], single, hmode), h_met[u],
                                    h_met2[u], hmode, lst[u], recs, k0, k, u, cur0, cur);
-        for (uint32_t g = 0; hmode == X86_HIST_GEN && g < gr->n; g++)
-            x86_grp_flush(gr, g, g_cyc[g], g_occ[g], g_met[g], recs, k0, k, cur0, cur);
+        for (uint32_t g = 0; grp && g < ngrp; g++)
+            x86_grp_flush(gr, g, x86_grp_cyc(g_cyc[g], cur0, hmode),
+                          x86_grp_occ(gr, g_cyc[g], g_occ[g], recs, k0, k, cur0, hmode), g_met[g],
+                          recs, k0, k, cur0, cur);
         x86_thr_flush(m, cur);
     }
     if (single && k > k0)
@@ -2678,6 +2726,14 @@ X86_FAST_VARIANT(x86_fast_n_thr_g, false, true, false, false, X86_HIST_GEN)
 X86_FAST_VARIANT(x86_fast_n_thr_g_gen, false, true, true, false, X86_HIST_GEN)
 X86_FAST_VARIANT(x86_fast_n_thr_g_f, false, true, false, true, X86_HIST_GEN)
 X86_FAST_VARIANT(x86_fast_n_thr_g_gen_f, false, true, true, true, X86_HIST_GEN)
+X86_FAST_VARIANT(x86_fast_n_thr_g1, false, true, false, false, X86_HIST_GEN1)
+X86_FAST_VARIANT(x86_fast_n_thr_g1_gen, false, true, true, false, X86_HIST_GEN1)
+X86_FAST_VARIANT(x86_fast_n_thr_g1_f, false, true, false, true, X86_HIST_GEN1)
+X86_FAST_VARIANT(x86_fast_n_thr_g1_gen_f, false, true, true, true, X86_HIST_GEN1)
+X86_FAST_VARIANT(x86_fast_n_thr_gk1, false, true, false, false, X86_HIST_GK1)
+X86_FAST_VARIANT(x86_fast_n_thr_gk1_gen, false, true, true, false, X86_HIST_GK1)
+X86_FAST_VARIANT(x86_fast_n_thr_gk1_f, false, true, false, true, X86_HIST_GK1)
+X86_FAST_VARIANT(x86_fast_n_thr_gk1_gen_f, false, true, true, true, X86_HIST_GK1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1x, false, true, false, false, X86_HIST_K1X)
 X86_FAST_VARIANT(x86_fast_n_thr_k1x_gen, false, true, true, false, X86_HIST_K1X)
 X86_FAST_VARIANT(x86_fast_n_thr_k1x_f, false, true, false, true, X86_HIST_K1X)
@@ -2698,7 +2754,7 @@ typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k
 #define X86_FAST_INDEX(single, thr, gen, filt, hmode)                                            \
     ((unsigned)(single) | (unsigned)(thr) << 1 | (unsigned)(gen) << 2 | (unsigned)(filt) << 3 | \
      (unsigned)(hmode) << 4)
-static const x86_fast_fn x86_fast_variants[8 << 4] = {
+static const x86_fast_fn x86_fast_variants[(X86_HIST_GK1 + 1) << 4] = {
     [X86_FAST_INDEX(1, 0, 0, 0, X86_HIST_NONE)] = x86_fast_1,
     [X86_FAST_INDEX(0, 0, 0, 0, X86_HIST_NONE)] = x86_fast_n,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_NONE)] = x86_fast_1_thr,
@@ -2755,6 +2811,22 @@ static const x86_fast_fn x86_fast_variants[8 << 4] = {
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_f,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_GEN1)] = x86_fast_n_thr_g1,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_GEN1)] = x86_fast_n_thr_g1,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_GEN1)] = x86_fast_n_thr_g1_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_GEN1)] = x86_fast_n_thr_g1_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_GEN1)] = x86_fast_n_thr_g1_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_GEN1)] = x86_fast_n_thr_g1_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_GEN1)] = x86_fast_n_thr_g1_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_GEN1)] = x86_fast_n_thr_g1_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_GK1)] = x86_fast_n_thr_gk1,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_GK1)] = x86_fast_n_thr_gk1,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_GK1)] = x86_fast_n_thr_gk1_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_GK1)] = x86_fast_n_thr_gk1_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_GK1)] = x86_fast_n_thr_gk1_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_GK1)] = x86_fast_n_thr_gk1_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_GK1)] = x86_fast_n_thr_gk1_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_GK1)] = x86_fast_n_thr_gk1_gen_f,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x,
     [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x,
     [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x_gen,
@@ -2773,12 +2845,36 @@ static const x86_fast_fn x86_fast_variants[8 << 4] = {
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_TWO)] = x86_fast_n_thr_two_gen_f,
 };
 
+/* Before the X86_HIST_GEN variants: the groups of the threads' listener
+ * sets at their privilege levels (which do not change while the loop
+ * runs), built again when those sets changed; the variants for them:
+ * X86_HIST_GEN1 (X86_HIST_GK1 with threshold 1) when they are one group
+ * without EDGE that every thread feeds, else X86_HIST_GEN. */
+static unsigned x86_grps_ready(x86_model_t *m)
+{
+    const uint32_t nth = m->base.nthreads;
+    const x86_listeners_t *lst[X86_MAX_THREADS];
+    for (uint32_t t = 0; t < nth; t++)
+        lst[t] = &m->th[t].lst[m->th[t].plm];
+    if (!m->grps_ok || memcmp(m->grps_lst, lst, nth * sizeof lst[0]) != 0) {
+        x86_grps_build(&m->grps, lst, nth);
+        memcpy(m->grps_lst, lst, nth * sizeof lst[0]);
+        m->grps_ok = true;
+    }
+    if (m->grps.n != 1 || m->grps.edge[0] ||
+        m->grps.feed[0] != (uint32_t)((UINT64_C(1) << nth) - 1))
+        return X86_HIST_GEN;
+    return m->grps.k[0] == 1 ? X86_HIST_GK1 : X86_HIST_GEN1;
+}
+
 static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, size_t k,
                                       size_t n)
 {
+    unsigned hmode = m->thresh_fast ? m->hist_mode : X86_HIST_NONE;
+    if (hmode == X86_HIST_GEN)
+        hmode = x86_grps_ready(m);
     const unsigned v =
-        X86_FAST_INDEX(m->base.nthreads == 1, m->thresh_fast, m->loop_gen, m->loop_filt,
-                       m->thresh_fast ? m->hist_mode : X86_HIST_NONE);
+        X86_FAST_INDEX(m->base.nthreads == 1, m->thresh_fast, m->loop_gen, m->loop_filt, hmode);
     return x86_fast_variants[v](m, recs, k, n);
 }
 

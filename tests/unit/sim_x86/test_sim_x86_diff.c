@@ -207,8 +207,9 @@ static int cmp_lines(const void *x, const void *y)
  * with AnyThread on one in four (DIFF_OWN_ANY) the core's; DIFF_OWN_TWO:
  * all of the thread's own with a threshold, no EDGE, at most two
  * thresholds per thread (1 and one of 2 or 3), the higher one on one
- * source only (x86_two_fits()) */
-enum { DIFF_ALL = 0, DIFF_OWN = 1, DIFF_OWN_ANY = 2, DIFF_OWN_TWO = 3 };
+ * source only (x86_two_fits()); DIFF_ANY1: three in four AnyThread ones
+ * of the run's threshold and source, no EDGE, the others unthresholded */
+enum { DIFF_ALL = 0, DIFF_OWN = 1, DIFF_OWN_ANY = 2, DIFF_OWN_TWO = 3, DIFF_ANY1 = 4 };
 static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool long_run, int own)
 {
     const bool knm = strcmp(model, "knm") == 0;
@@ -222,6 +223,9 @@ static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool lo
     GError *e = NULL;
     pmusim_model_t *m = pmusim_model_new(model, nt, &e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    /* DIFF_ANY1: the run's one threshold and source of its AnyThread counts */
+    const unsigned a1_k = own == DIFF_ANY1 ? (unsigned)g_rand_int_range(g, 1, 4) : 0;
+    const unsigned a1_src = own == DIFF_ANY1 ? (unsigned)g_rand_int_range(g, 0, 2) : 0;
 
     for (uint32_t t = 0; t < nt; t++) {
         /* DIFF_OWN_TWO: the thread's higher threshold and its source (the
@@ -251,7 +255,18 @@ static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool lo
                 c->src = k;
                 c->code = ev_code[k];
                 c->umask = knm ? ev_umask_knm[k] : ev_umask_wsm[k];
-                if (own == DIFF_OWN_TWO) {
+                if (own == DIFF_ANY1) {
+                    /* three in four: AnyThread, the run's threshold and
+                     * source, INV or not, no EDGE; the others unthresholded */
+                    c->any = g_rand_int_range(g, 0, 4) != 0;
+                    if (c->any) {
+                        c->src = a1_src;
+                        c->code = ev_code[a1_src];
+                        c->umask = knm ? ev_umask_knm[a1_src] : ev_umask_wsm[a1_src];
+                        c->cmask = a1_k;
+                        c->inv = g_rand_boolean(g);
+                    }
+                } else if (own == DIFF_OWN_TWO) {
                     const unsigned pick = (unsigned)g_rand_int_range(g, 0, k == hi_src ? 3 : 2);
                     c->cmask = pick == 2 ? hi : pick;
                     c->inv = g_rand_boolean(g);
@@ -468,6 +483,16 @@ static void test_diff_own_two(void)
     diff_runs(20261129, 120, DIFF_OWN_TWO);
 }
 
+/* As test_diff_own_any, with every thresholded count an AnyThread one of
+ * one threshold (1 to 3) and source per run, without EDGE: mostly one
+ * group that every thread feeds (the X86_HIST_GEN1 and, with threshold 1,
+ * X86_HIST_GK1 variants, whose flush counts the last cycle's occurrences
+ * again), else the general groups (a thread at another privilege level). */
+static void test_diff_any1(void)
+{
+    diff_runs(20261130, 160, DIFF_ANY1);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("sim_x86_diff", NULL, NULL);
@@ -477,4 +502,5 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_diff_own);
     PMUSIM_ADD_TEST(s, test_diff_own_any);
     PMUSIM_ADD_TEST(s, test_diff_own_two);
+    PMUSIM_ADD_TEST(s, test_diff_any1);
 }
