@@ -2589,7 +2589,16 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             }
             for (uint32_t j = 0, ng = grp1 ? 1 : g_n[t]; hmode != X86_HIST_GK1 && j < ng; j++) {
                 const uint32_t g = grp1 ? 0 : g_of[t][j];
-                const uint64_t kt = g_k[g], w = x86_hist_weight(r, g_wm[g]);
+                const uint64_t kt = g_k[g];
+                if (hmode == X86_HIST_GEN1 && g_wm[g] == 0) {
+                    /* instructions: one occurrence per record */
+                    const uint64_t o1 = (cur == g_cyc[g] ? g_occ[g] : 0) + 1;
+                    g_met[g] += o1 == kt;
+                    g_occ[g] = o1;
+                    g_cyc[g] = cur;
+                    continue;
+                }
+                const uint64_t w = x86_hist_weight(r, g_wm[g]);
                 const uint64_t o0 = cur == g_cyc[g] ? g_occ[g] : 0;
                 const uint64_t o1 = o0 + w;
                 const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
