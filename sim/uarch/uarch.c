@@ -1063,7 +1063,9 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
           const gboolean soemt)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
-    const uint32_t ti = in->thread;
+    /* one thread (neither merging nor switching) is thread 0: insn_check()
+     * let only in->thread < u->nthreads == 1 through */
+    const uint32_t ti = merge || soemt ? in->thread : 0;
     uarch_thread_t *t = &u->th[ti];
     t->plm = in->plm & 3;
     if (soemt)
@@ -1220,9 +1222,9 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
 
 /* The checks of pmusim_uarch_insn()'s input. */
 static inline gboolean insn_check(const pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
-                                  GError **error)
+                                  GError **error, const gboolean one)
 {
-    if (G_UNLIKELY(in->thread >= u->nthreads) ||
+    if (G_UNLIKELY(in->thread >= (one ? 1u : u->nthreads)) ||
         G_UNLIKELY(in->naccess > PMUSIM_UARCH_MAX_ACCESSES) ||
         G_UNLIKELY(in->br >= PMUSIM_UARCH_BR_COUNT_) ||
         G_UNLIKELY(in->fp >= PMUSIM_UARCH_FP_COUNT_) ||
@@ -1245,7 +1247,8 @@ insns_run(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **e
           const gboolean merge, const gboolean soemt)
 {
     for (size_t i = 0; i < n; i++)
-        if (!insn_check(u, &in[i], error) || !insn_body(u, &in[i], error, merge, soemt))
+        if (!insn_check(u, &in[i], error, !merge && !soemt) ||
+            !insn_body(u, &in[i], error, merge, soemt))
             return FALSE;
     return TRUE;
 }
@@ -1277,13 +1280,11 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
                     "the model stopped after a sink failure");
         return FALSE;
     }
-    if (!insn_check(u, in, error))
-        return FALSE;
     if (u->merge)
-        return insn_body(u, in, error, TRUE, FALSE);
+        return insn_check(u, in, error, FALSE) && insn_body(u, in, error, TRUE, FALSE);
     if (u->soemt)
-        return insn_body(u, in, error, FALSE, TRUE);
-    return insn_body(u, in, error, FALSE, FALSE);
+        return insn_check(u, in, error, FALSE) && insn_body(u, in, error, FALSE, TRUE);
+    return insn_check(u, in, error, TRUE) && insn_body(u, in, error, FALSE, FALSE);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)
