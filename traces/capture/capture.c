@@ -132,19 +132,21 @@ static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, pmusim_uarc
  * first has accesses. */
 static gboolean cap_run_range(pmusim_capture_t *c, cap_thread_t *t, uint32_t upto, GError **error)
 {
-    pmusim_uarch_insn_t *in = &t->tb->in[t->idx], *end = &t->tb->in[upto];
+    pmusim_uarch_insn_t *in = &t->tb->in[t->idx];
+    const size_t n = upto - t->idx;
     t->idx = upto;
-    if (!cap_run(c, t, in, error))
-        return FALSE;
-    pmusim_uarch_t *u = c->u;
-    uint8_t hw = t->hw;
-    c->insns += (uint64_t)(end - in) - 1;
-    while (++in < end) {
-        in->thread = hw;
-        if (!pmusim_uarch_insn(u, in, error))
-            return FALSE;
-    }
-    return TRUE;
+    const uint8_t hw = t->hw;
+    for (size_t i = 0; i < n; i++)
+        in[i].thread = hw;
+    in->naccess = t->nacc;
+    in->access = t->acc;
+    t->nacc = 0;
+    c->insns += n;
+    /* the run in one call: one entry into the model, not one per instruction */
+    gboolean ok = pmusim_uarch_insns(c->u, in, n, error);
+    in->naccess = 0;
+    in->access = NULL;
+    return ok;
 }
 
 /* The same for any upto: most calls (at each access and block) have
