@@ -1038,13 +1038,24 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
     if (in->naccess)
         flags |= PMUSIM_F_MEM;
     pmusim_rec_t *rec = rec_direct(u, r);
-    rec_insn_fill(rec, r, ti, flags, t->plm, in, cfg->ia64);
-    if (in->naccess)
-        rec->mem = m;
-    else
-        rec->mem = (pmusim_mem_t){ 0 };
-    rec->br = (pmusim_branch_t){ 0 };
-    rec->oc = (pmusim_offcore_t){ 0 };
+    if (in->tmpl) {
+        /* the static part in one copy (pmusim_uarch_rec_template()) */
+        *rec = *in->tmpl;
+        rec->cycle = r;
+        rec->thread = (uint8_t)ti;
+        if (in->naccess) {
+            rec->flags = flags;
+            rec->mem = m;
+        }
+    } else {
+        rec_insn_fill(rec, r, ti, flags, t->plm, in, cfg->ia64);
+        if (in->naccess)
+            rec->mem = m;
+        else
+            rec->mem = (pmusim_mem_t){ 0 };
+        rec->br = (pmusim_branch_t){ 0 };
+        rec->oc = (pmusim_offcore_t){ 0 };
+    }
     if (t->nevacc && r >= t->evacc_since + EVENT_SPAN)
         events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
     t->last_ret = r;
@@ -1382,6 +1393,18 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
     return take_error(u, error);
 }
 
+void pmusim_uarch_rec_template(const pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
+                               pmusim_rec_t *tmpl)
+{
+    /* what insn_fast() writes for an instruction without accesses, the
+     * cycle and thread aside */
+    uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
+    if (in->fp != PMUSIM_UARCH_FP_NONE)
+        flags |= PMUSIM_F_FP;
+    memset(tmpl, 0, sizeof *tmpl);
+    rec_insn_fill(tmpl, 0, 0, flags, in->plm & 3, in, u->cfg->ia64);
+}
+
 /* ---- records -> input ---- */
 
 static void access_from_mem(const pmusim_mem_t *m, gboolean fp, pmusim_uarch_access_t *a)
@@ -1416,6 +1439,7 @@ void pmusim_uarch_insn_from_rec(const pmusim_rec_t *r, pmusim_uarch_insn_t *in,
     in->fp = fp ? PMUSIM_UARCH_FP_SCALAR : PMUSIM_UARCH_FP_NONE;
     in->access = acc;
     in->naccess = 0;
+    in->tmpl = NULL;
     if (r->flags & PMUSIM_F_MEM) {
         access_from_mem(&r->mem, fp, &acc[0]);
         in->naccess = 1;

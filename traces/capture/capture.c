@@ -26,8 +26,11 @@ typedef struct cap_tb {
     uint64_t vaddr;
     uint32_t n;
     uint8_t rep_first, rep_last; /* its first / last instruction is a REP string op */
+    pmusim_rec_t *rec;   /* n record templates (in[i].tmpl), behind in[] */
     pmusim_uarch_insn_t in[];
 } cap_tb_t;
+/* the templates follow in[] in the same allocation */
+G_STATIC_ASSERT(_Alignof(pmusim_rec_t) <= _Alignof(pmusim_uarch_insn_t));
 
 typedef struct cap_thread {
     cap_tb_t *tb;        /* block being executed, NULL before the first */
@@ -299,9 +302,10 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
                     "%s: more than %u translated blocks", c->name, PMUSIM_CAPTURE_MAX_TBS);
         return FALSE;
     }
-    cap_tb_t *tb = g_malloc0(sizeof *tb + n * sizeof tb->in[0]);
+    cap_tb_t *tb = g_malloc0(sizeof *tb + n * (sizeof tb->in[0] + sizeof tb->rec[0]));
     tb->vaddr = vaddr;
     tb->n = n;
+    tb->rec = (pmusim_rec_t *)(void *)&tb->in[n];
     uint64_t ip = vaddr;
     for (uint32_t i = 0; i < n; i++) {
         capstream_insn_t d;
@@ -323,6 +327,9 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
         /* the outcome when the thread runs on to the next instruction */
         in->taken = d.br != PMUSIM_UARCH_BR_NONE && d.br != PMUSIM_UARCH_BR_COND;
         in->target = in->taken ? ip + d.len : 0;
+        /* the model's record template: made once per translation */
+        pmusim_uarch_rec_template(c->u, in, &tb->rec[i]);
+        in->tmpl = &tb->rec[i];
         if (d.flags & CAPSTREAM_F_REP) {
             if (i == 0)
                 tb->rep_first = 1;
