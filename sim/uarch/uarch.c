@@ -1006,9 +1006,17 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
     const uarch_cpu_cfg_t *cfg = u->cfg;
     const unsigned lb = u->l1i.line_bits;
     const uint64_t blk = in->ip >> lb;
-    if (in->br != PMUSIM_UARCH_BR_NONE || blk != t->last_fetch_blk ||
+    if (in->br != PMUSIM_UARCH_BR_NONE ||
         ((in->ip + (in->len ? in->len - 1u : 0u)) >> lb) != blk || in->naccess > 1)
         return FALSE;
+    if (blk != t->last_fetch_blk) {
+        /* a new line: free when its page and line are the most recent of
+         * their ITLB and L1I sets (the general body's fetch would change
+         * nothing but last_fetch_blk, which is set here the same way) */
+        if (!ifetch_mru(u, in->ip))
+            return FALSE;
+        t->last_fetch_blk = blk;
+    }
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
     if (G_LIKELY(t->n >= u->window) && t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1 > d)
         return FALSE;
