@@ -167,23 +167,24 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
 {
     if (!t->tb)
         return TRUE;
-    uint32_t last = t->tb->n - 1;
-    if (!cap_run_until(c, t, last, error))
-        return FALSE;
-    /* the last instruction: its outcome is where the thread went */
-    pmusim_uarch_insn_t in = t->tb->in[last];
-    if (in.br != PMUSIM_UARCH_BR_NONE) {
+    const uint32_t last = t->tb->n - 1;
+    /* the last instruction: its outcome is where the thread went; it runs
+     * with the rest of the block in one call, its template changed for the
+     * call and put back after */
+    pmusim_uarch_insn_t *in = &t->tb->in[last];
+    const uint8_t taken = in->taken;
+    const uint64_t target = in->target;
+    if (in->br != PMUSIM_UARCH_BR_NONE) {
         gboolean known = next != UINT64_MAX;
-        in.taken = in.br == PMUSIM_UARCH_BR_COND ? (uint8_t)(known && next != in.ip + in.len) : 1;
-        in.target = in.taken && known ? next : 0;
+        in->taken =
+            in->br == PMUSIM_UARCH_BR_COND ? (uint8_t)(known && next != in->ip + in->len) : 1;
+        in->target = in->taken && known ? next : 0;
     }
-    in.thread = t->hw;
-    in.naccess = t->nacc;
-    in.access = t->acc;
-    t->nacc = 0;
-    c->insns++;
+    gboolean ok = cap_run_range(c, t, last + 1, error);
+    in->taken = taken;
+    in->target = target;
     t->tb = NULL;
-    return pmusim_uarch_insn(c->u, &in, error);
+    return ok;
 }
 
 static cap_thread_t *cap_thread(pmusim_capture_t *c, uint32_t guest)
