@@ -1089,7 +1089,8 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     t->plm = in->plm & 3;
     if (soemt)
         mont_schedule(u, ti);
-    t->started = TRUE;
+    if (merge) /* only the SMT merge asks */
+        t->started = TRUE;
     if (t->ret_cycle < u->floor) { /* a thread behind records already handed out */
         t->ret_cycle = u->floor;
         t->ret_used = 0;
@@ -1265,9 +1266,8 @@ static inline __attribute__((always_inline)) gboolean
 insns_run(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **error,
           const gboolean merge, const gboolean soemt)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!insn_check(u, &in[i], error, !merge && !soemt) ||
-            !insn_body(u, &in[i], error, merge, soemt))
+    for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
+        if (!insn_check(u, in, error, !merge && !soemt) || !insn_body(u, in, error, merge, soemt))
             return FALSE;
     return TRUE;
 }
