@@ -26,6 +26,7 @@ typedef struct cap_tb {
     uint64_t vaddr;
     uint32_t n;
     uint8_t rep_first, rep_last; /* its first / last instruction is a REP string op */
+    uint8_t hw;          /* the hardware thread in[].thread holds (0 at first) */
     pmusim_rec_t *rec;   /* n record templates (in[i].tmpl), behind in[] */
     pmusim_uarch_insn_t in[];
 } cap_tb_t;
@@ -112,6 +113,18 @@ static uint64_t rd64(const uint8_t *p)
 
 /* ---- instructions -> model ---- */
 
+/* The block's inputs carry thread t's hardware thread (set again only when
+ * another hardware thread ran the block last). */
+static inline void cap_tb_thread(cap_thread_t *t)
+{
+    cap_tb_t *tb = t->tb;
+    if (G_UNLIKELY(tb->hw != t->hw)) {
+        for (uint32_t i = 0; i < tb->n; i++)
+            tb->in[i].thread = t->hw;
+        tb->hw = t->hw;
+    }
+}
+
 /* Runs instruction `in` of thread t's block as its template says (the
  * fall-through outcome), with the accesses gathered for it.  The template
  * is the model's input in place (pmusim_uarch_insn() keeps no pointer to
@@ -119,7 +132,7 @@ static uint64_t rd64(const uint8_t *p)
 static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, pmusim_uarch_insn_t *in,
                                GError **error)
 {
-    in->thread = t->hw;
+    cap_tb_thread(t);
     in->naccess = t->nacc;
     in->access = t->acc;
     t->nacc = 0;
@@ -138,9 +151,7 @@ static gboolean cap_run_range(pmusim_capture_t *c, cap_thread_t *t, uint32_t upt
     pmusim_uarch_insn_t *in = &t->tb->in[t->idx];
     const size_t n = upto - t->idx;
     t->idx = upto;
-    const uint8_t hw = t->hw;
-    for (size_t i = 0; i < n; i++)
-        in[i].thread = hw;
+    cap_tb_thread(t);
     in->naccess = t->nacc;
     in->access = t->acc;
     t->nacc = 0;
