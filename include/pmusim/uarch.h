@@ -99,6 +99,15 @@ typedef struct pmusim_uarch_insn {
     uint8_t slot, unit;
     uint16_t flags;
     uint64_t insn;
+    /* Optional, NULL for none: the instruction's record template, made by
+     * pmusim_uarch_rec_template() from this instruction's ip, len, plm, fp,
+     * uops, slot, unit, flags and insn (which must not have changed since;
+     * the thread, the branch outcome and the accesses may).  A producer
+     * that runs the same instruction many times (the capture's table of
+     * translated blocks) makes it once: the model then copies it into the
+     * INSN record instead of writing the record field by field.  The
+     * records are the same either way. */
+    const pmusim_rec_t *tmpl;
 } pmusim_uarch_insn_t;
 
 /* ---- configuration ---- */
@@ -175,6 +184,11 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
  * failure, the instructions before it having run.  n = 0 does nothing. */
 gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n,
                             GError **error);
+/* Fills *tmpl with what every INSN record of `in` shares on this model
+ * (kind, plm, flags the model cannot know, FP, slot, unit, len, ip, insn,
+ * uops; zero elsewhere), for pmusim_uarch_insn_t.tmpl. */
+void pmusim_uarch_rec_template(const pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
+                               pmusim_rec_t *tmpl);
 /* Passes a record the model does not produce (MARKER; EVENT records of a
  * source trace) through at the thread's current cycle. */
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error);

@@ -1006,9 +1006,17 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
     const uarch_cpu_cfg_t *cfg = u->cfg;
     const unsigned lb = u->l1i.line_bits;
     const uint64_t blk = in->ip >> lb;
-    if (in->br != PMUSIM_UARCH_BR_NONE || blk != t->last_fetch_blk ||
+    if (in->br != PMUSIM_UARCH_BR_NONE ||
         ((in->ip + (in->len ? in->len - 1u : 0u)) >> lb) != blk || in->naccess > 1)
         return FALSE;
+    if (blk != t->last_fetch_blk) {
+        /* a new line: free when its page and line are the most recent of
+         * their ITLB and L1I sets (the general body's fetch would change
+         * nothing but last_fetch_blk, which is set here the same way) */
+        if (!ifetch_mru(u, in->ip))
+            return FALSE;
+        t->last_fetch_blk = blk;
+    }
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
     if (G_LIKELY(t->n >= u->window) && t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1 > d)
         return FALSE;
@@ -1038,13 +1046,24 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
     if (in->naccess)
         flags |= PMUSIM_F_MEM;
     pmusim_rec_t *rec = rec_direct(u, r);
-    rec_insn_fill(rec, r, ti, flags, t->plm, in, cfg->ia64);
-    if (in->naccess)
-        rec->mem = m;
-    else
-        rec->mem = (pmusim_mem_t){ 0 };
-    rec->br = (pmusim_branch_t){ 0 };
-    rec->oc = (pmusim_offcore_t){ 0 };
+    if (in->tmpl) {
+        /* the static part in one copy (pmusim_uarch_rec_template()) */
+        *rec = *in->tmpl;
+        rec->cycle = r;
+        rec->thread = (uint8_t)ti;
+        if (in->naccess) {
+            rec->flags = flags;
+            rec->mem = m;
+        }
+    } else {
+        rec_insn_fill(rec, r, ti, flags, t->plm, in, cfg->ia64);
+        if (in->naccess)
+            rec->mem = m;
+        else
+            rec->mem = (pmusim_mem_t){ 0 };
+        rec->br = (pmusim_branch_t){ 0 };
+        rec->oc = (pmusim_offcore_t){ 0 };
+    }
     if (t->nevacc && r >= t->evacc_since + EVENT_SPAN)
         events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
     t->last_ret = r;
@@ -1063,12 +1082,15 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
           const gboolean soemt)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
-    const uint32_t ti = in->thread;
+    /* one thread (neither merging nor switching) is thread 0: insn_check()
+     * let only in->thread < u->nthreads == 1 through */
+    const uint32_t ti = merge || soemt ? in->thread : 0;
     uarch_thread_t *t = &u->th[ti];
     t->plm = in->plm & 3;
     if (soemt)
         mont_schedule(u, ti);
-    t->started = TRUE;
+    if (merge) /* only the SMT merge asks */
+        t->started = TRUE;
     if (t->ret_cycle < u->floor) { /* a thread behind records already handed out */
         t->ret_cycle = u->floor;
         t->ret_used = 0;
@@ -1220,9 +1242,9 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
 
 /* The checks of pmusim_uarch_insn()'s input. */
 static inline gboolean insn_check(const pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
-                                  GError **error)
+                                  GError **error, const gboolean one)
 {
-    if (G_UNLIKELY(in->thread >= u->nthreads) ||
+    if (G_UNLIKELY(in->thread >= (one ? 1u : u->nthreads)) ||
         G_UNLIKELY(in->naccess > PMUSIM_UARCH_MAX_ACCESSES) ||
         G_UNLIKELY(in->br >= PMUSIM_UARCH_BR_COUNT_) ||
         G_UNLIKELY(in->fp >= PMUSIM_UARCH_FP_COUNT_) ||
@@ -1244,8 +1266,8 @@ static inline __attribute__((always_inline)) gboolean
 insns_run(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **error,
           const gboolean merge, const gboolean soemt)
 {
-    for (size_t i = 0; i < n; i++)
-        if (!insn_check(u, &in[i], error) || !insn_body(u, &in[i], error, merge, soemt))
+    for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
+        if (!insn_check(u, in, error, !merge && !soemt) || !insn_body(u, in, error, merge, soemt))
             return FALSE;
     return TRUE;
 }
@@ -1277,13 +1299,11 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
                     "the model stopped after a sink failure");
         return FALSE;
     }
-    if (!insn_check(u, in, error))
-        return FALSE;
     if (u->merge)
-        return insn_body(u, in, error, TRUE, FALSE);
+        return insn_check(u, in, error, FALSE) && insn_body(u, in, error, TRUE, FALSE);
     if (u->soemt)
-        return insn_body(u, in, error, FALSE, TRUE);
-    return insn_body(u, in, error, FALSE, FALSE);
+        return insn_check(u, in, error, FALSE) && insn_body(u, in, error, FALSE, TRUE);
+    return insn_check(u, in, error, TRUE) && insn_body(u, in, error, FALSE, FALSE);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)
@@ -1381,6 +1401,18 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
     return take_error(u, error);
 }
 
+void pmusim_uarch_rec_template(const pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
+                               pmusim_rec_t *tmpl)
+{
+    /* what insn_fast() writes for an instruction without accesses, the
+     * cycle and thread aside */
+    uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
+    if (in->fp != PMUSIM_UARCH_FP_NONE)
+        flags |= PMUSIM_F_FP;
+    memset(tmpl, 0, sizeof *tmpl);
+    rec_insn_fill(tmpl, 0, 0, flags, in->plm & 3, in, u->cfg->ia64);
+}
+
 /* ---- records -> input ---- */
 
 static void access_from_mem(const pmusim_mem_t *m, gboolean fp, pmusim_uarch_access_t *a)
@@ -1415,6 +1447,7 @@ void pmusim_uarch_insn_from_rec(const pmusim_rec_t *r, pmusim_uarch_insn_t *in,
     in->fp = fp ? PMUSIM_UARCH_FP_SCALAR : PMUSIM_UARCH_FP_NONE;
     in->access = acc;
     in->naccess = 0;
+    in->tmpl = NULL;
     if (r->flags & PMUSIM_F_MEM) {
         access_from_mem(&r->mem, fp, &acc[0]);
         in->naccess = 1;

@@ -161,7 +161,8 @@ gboolean uarch_btb_lookup_update(uarch_bpred_t *b, uint64_t ip, uint64_t target,
         }
     if (!hit)
         w = b->btb_assoc - 1;
-    memmove(&set[1], &set[0], w * sizeof *set);
+    for (; w > 0; w--) /* a short loop: memmove is a call, also for w = 0 */
+        set[w] = set[w - 1];
     set[0] = (uarch_btb_entry_t){ ip, target };
     return hit;
 }

@@ -26,8 +26,12 @@ typedef struct cap_tb {
     uint64_t vaddr;
     uint32_t n;
     uint8_t rep_first, rep_last; /* its first / last instruction is a REP string op */
+    uint8_t hw;          /* the hardware thread in[].thread holds (0 at first) */
+    pmusim_rec_t *rec;   /* n record templates (in[i].tmpl), behind in[] */
     pmusim_uarch_insn_t in[];
 } cap_tb_t;
+/* the templates follow in[] in the same allocation */
+G_STATIC_ASSERT(_Alignof(pmusim_rec_t) <= _Alignof(pmusim_uarch_insn_t));
 
 typedef struct cap_thread {
     cap_tb_t *tb;        /* block being executed, NULL before the first */
@@ -109,6 +113,18 @@ static uint64_t rd64(const uint8_t *p)
 
 /* ---- instructions -> model ---- */
 
+/* The block's inputs carry thread t's hardware thread (set again only when
+ * another hardware thread ran the block last). */
+static inline void cap_tb_thread(cap_thread_t *t)
+{
+    cap_tb_t *tb = t->tb;
+    if (G_UNLIKELY(tb->hw != t->hw)) {
+        for (uint32_t i = 0; i < tb->n; i++)
+            tb->in[i].thread = t->hw;
+        tb->hw = t->hw;
+    }
+}
+
 /* Runs instruction `in` of thread t's block as its template says (the
  * fall-through outcome), with the accesses gathered for it.  The template
  * is the model's input in place (pmusim_uarch_insn() keeps no pointer to
@@ -116,7 +132,7 @@ static uint64_t rd64(const uint8_t *p)
 static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, pmusim_uarch_insn_t *in,
                                GError **error)
 {
-    in->thread = t->hw;
+    cap_tb_thread(t);
     in->naccess = t->nacc;
     in->access = t->acc;
     t->nacc = 0;
@@ -132,19 +148,19 @@ static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, pmusim_uarc
  * first has accesses. */
 static gboolean cap_run_range(pmusim_capture_t *c, cap_thread_t *t, uint32_t upto, GError **error)
 {
-    pmusim_uarch_insn_t *in = &t->tb->in[t->idx], *end = &t->tb->in[upto];
+    pmusim_uarch_insn_t *in = &t->tb->in[t->idx];
+    const size_t n = upto - t->idx;
     t->idx = upto;
-    if (!cap_run(c, t, in, error))
-        return FALSE;
-    pmusim_uarch_t *u = c->u;
-    uint8_t hw = t->hw;
-    c->insns += (uint64_t)(end - in) - 1;
-    while (++in < end) {
-        in->thread = hw;
-        if (!pmusim_uarch_insn(u, in, error))
-            return FALSE;
-    }
-    return TRUE;
+    cap_tb_thread(t);
+    in->naccess = t->nacc;
+    in->access = t->acc;
+    t->nacc = 0;
+    c->insns += n;
+    /* the run in one call: one entry into the model, not one per instruction */
+    gboolean ok = pmusim_uarch_insns(c->u, in, n, error);
+    in->naccess = 0;
+    in->access = NULL;
+    return ok;
 }
 
 /* The same for any upto: most calls (at each access and block) have
@@ -162,23 +178,24 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
 {
     if (!t->tb)
         return TRUE;
-    uint32_t last = t->tb->n - 1;
-    if (!cap_run_until(c, t, last, error))
-        return FALSE;
-    /* the last instruction: its outcome is where the thread went */
-    pmusim_uarch_insn_t in = t->tb->in[last];
-    if (in.br != PMUSIM_UARCH_BR_NONE) {
+    const uint32_t last = t->tb->n - 1;
+    /* the last instruction: its outcome is where the thread went; it runs
+     * with the rest of the block in one call, its template changed for the
+     * call and put back after */
+    pmusim_uarch_insn_t *in = &t->tb->in[last];
+    const uint8_t taken = in->taken;
+    const uint64_t target = in->target;
+    if (in->br != PMUSIM_UARCH_BR_NONE) {
         gboolean known = next != UINT64_MAX;
-        in.taken = in.br == PMUSIM_UARCH_BR_COND ? (uint8_t)(known && next != in.ip + in.len) : 1;
-        in.target = in.taken && known ? next : 0;
+        in->taken =
+            in->br == PMUSIM_UARCH_BR_COND ? (uint8_t)(known && next != in->ip + in->len) : 1;
+        in->target = in->taken && known ? next : 0;
     }
-    in.thread = t->hw;
-    in.naccess = t->nacc;
-    in.access = t->acc;
-    t->nacc = 0;
-    c->insns++;
+    gboolean ok = cap_run_range(c, t, last + 1, error);
+    in->taken = taken;
+    in->target = target;
     t->tb = NULL;
-    return pmusim_uarch_insn(c->u, &in, error);
+    return ok;
 }
 
 static cap_thread_t *cap_thread(pmusim_capture_t *c, uint32_t guest)
@@ -297,9 +314,10 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
                     "%s: more than %u translated blocks", c->name, PMUSIM_CAPTURE_MAX_TBS);
         return FALSE;
     }
-    cap_tb_t *tb = g_malloc0(sizeof *tb + n * sizeof tb->in[0]);
+    cap_tb_t *tb = g_malloc0(sizeof *tb + n * (sizeof tb->in[0] + sizeof tb->rec[0]));
     tb->vaddr = vaddr;
     tb->n = n;
+    tb->rec = (pmusim_rec_t *)(void *)&tb->in[n];
     uint64_t ip = vaddr;
     for (uint32_t i = 0; i < n; i++) {
         capstream_insn_t d;
@@ -321,6 +339,9 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
         /* the outcome when the thread runs on to the next instruction */
         in->taken = d.br != PMUSIM_UARCH_BR_NONE && d.br != PMUSIM_UARCH_BR_COND;
         in->target = in->taken ? ip + d.len : 0;
+        /* the model's record template: made once per translation */
+        pmusim_uarch_rec_template(c->u, in, &tb->rec[i]);
+        in->tmpl = &tb->rec[i];
         if (d.flags & CAPSTREAM_F_REP) {
             if (i == 0)
                 tb->rep_first = 1;

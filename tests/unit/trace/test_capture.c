@@ -199,6 +199,66 @@ static void test_capture_v2_errors(void)
     g_byte_array_unref(s);
 }
 
+/* Two guest threads on two hardware threads run the same block: each
+ * instruction is run on its own thread's hardware thread, also a piece of
+ * a long string instruction (64 accesses) run while the block's inputs
+ * still carried the other thread (the capture sets the block's thread only
+ * when another hardware thread ran it last). */
+static void test_capture_threads_share_block(void)
+{
+    GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
+    uint32_t seq = 0;
+    put32(p, 2);
+    put(p, "/bin/prog", 9);
+    chunk(s, &seq, 1, 0, p->data, p->len);
+    g_byte_array_set_size(p, 0);
+    put32(p, 0);
+    put32(p, 2);
+    put64(p, 0x401000);
+    tb_insn(p, 4, PMUSIM_UARCH_BR_NONE, 1, 0);
+    tb_insn(p, 3, PMUSIM_UARCH_BR_NONE, 1, 0);
+    chunk(s, &seq, 2, 0, p->data, p->len);
+    static const uint8_t blk0[] = {0x00, 0x00};
+    chunk(s, &seq, 3, 0, blk0, sizeof blk0); /* guest 0 enters block 0 */
+    g_byte_array_set_size(p, 0);
+    put(p, blk0, 2);
+    for (int i = 0; i < 65; i++) /* insn +0, 1-byte load, no delta bytes: h = 1 */
+        put(p, (const uint8_t[]){0x01, 0x00}, 2);
+    chunk(s, &seq, 3, 1, p->data, p->len); /* guest 1: block 0, 65 accesses */
+    chunk(s, &seq, 3, 0, blk0, sizeof blk0); /* guest 0: block 0 again */
+    uint32_t reason = 0;
+    chunk(s, &seq, 5, 0, &reason, 4);
+    GError *error = NULL;
+    GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+    pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 2, NULL, collect, recs, &error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    pmusim_capture_t *c = pmusim_capture_new(u, 2, "threads");
+    CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data, s->len, &error) &&
+                   pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error));
+    /* guest 0: the block twice (2 + 2); guest 1: the 64-access piece of
+     * instruction 0, then instruction 0 with its last access and 1 */
+    CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 7);
+    unsigned insns[2] = {0, 0}, mems[2] = {0, 0};
+    for (guint i = 0; i < recs->len; i++) {
+        const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+        CU_ASSERT_FATAL(r->thread < 2);
+        if (r->kind == PMUSIM_REC_INSN)
+            insns[r->thread]++;
+        else
+            mems[r->thread]++;
+    }
+    CU_ASSERT_EQUAL(insns[0], 4);
+    CU_ASSERT_EQUAL(insns[1], 3);
+    CU_ASSERT_EQUAL(mems[0], 0);
+    CU_ASSERT_EQUAL(mems[1], 63); /* the piece's accesses after its first */
+    g_clear_error(&error);
+    pmusim_capture_free(c);
+    pmusim_uarch_free(u);
+    g_array_unref(recs);
+    g_byte_array_unref(p);
+    g_byte_array_unref(s);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -206,6 +266,7 @@ int main(void)
     CU_pSuite suite = CU_add_suite("capture", NULL, NULL);
     CU_add_test(suite, "v2 items, every split", test_capture_v2_items);
     CU_add_test(suite, "v2 errors", test_capture_v2_errors);
+    CU_add_test(suite, "threads share a block", test_capture_threads_share_block);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();

@@ -689,6 +689,81 @@ static void test_insns_batch(void)
     done(u, &cn);
 }
 
+/* Every field of two records (the padding between them aside). */
+static gboolean rec_same(const pmusim_rec_t *a, const pmusim_rec_t *b)
+{
+    return a->cycle == b->cycle && a->kind == b->kind && a->thread == b->thread &&
+           a->flags == b->flags && a->plm == b->plm && a->slot == b->slot && a->unit == b->unit &&
+           a->len == b->len && a->ip == b->ip && a->insn == b->insn && a->n == b->n &&
+           a->ev_code == b->ev_code && a->ev_umask == b->ev_umask && a->uops == b->uops &&
+           a->name == b->name && a->mem.addr == b->mem.addr &&
+           a->mem.latency == b->mem.latency && a->mem.size == b->mem.size &&
+           a->mem.is_store == b->mem.is_store && a->mem.level == b->mem.level &&
+           a->mem.tlb == b->mem.tlb && a->mem.alat == b->mem.alat &&
+           a->br.target == b->br.target && a->br.kind == b->br.kind &&
+           a->br.taken == b->br.taken && a->br.dir_ok == b->br.dir_ok &&
+           a->br.tgt_ok == b->br.tgt_ok && a->br.detect == b->br.detect &&
+           a->oc.latency == b->oc.latency && a->oc.req == b->oc.req &&
+           a->oc.supplier == b->oc.supplier && a->oc.snoop == b->oc.snoop;
+}
+
+/* Record templates (pmusim_uarch_insn_t.tmpl): the same records as without
+ * them, on x86 (uops kept) and IA-64 (uops 0), one thread (the fast path)
+ * and two (templates unused). */
+static void test_rec_template(void)
+{
+    static const struct { pmusim_cpu_t cpu; uint32_t threads; } cfgs[] = {
+        { PMUSIM_CPU_WSM, 1 }, { PMUSIM_CPU_ITA2, 1 }, { PMUSIM_CPU_KNM, 1 },
+        { PMUSIM_CPU_WSM, 2 },
+    };
+    enum { N = 3000 };
+    pmusim_uarch_access_t *acc = g_new0(pmusim_uarch_access_t, N);
+    pmusim_uarch_insn_t *in = g_new0(pmusim_uarch_insn_t, N);
+    pmusim_rec_t *tm = g_new(pmusim_rec_t, N);
+    for (size_t k = 0; k < G_N_ELEMENTS(cfgs); k++) {
+        collect_t c0, c1;
+        pmusim_uarch_t *plain = model(cfgs[k].cpu, cfgs[k].threads, NULL, &c0);
+        pmusim_uarch_t *tmpl = model(cfgs[k].cpu, cfgs[k].threads, NULL, &c1);
+        for (unsigned i = 0; i < N; i++) {
+            /* 8 KiB of data: L1D hits after the first pass, most on the
+             * most recent line of their set */
+            acc[i] = (pmusim_uarch_access_t){ .addr = 0x200000 + 8 * (uint64_t)(i % 1024),
+                                              .size = 8, .is_store = (uint8_t)(i % 3 == 0) };
+            in[i] = (pmusim_uarch_insn_t){
+                .ip = 0x1000 + 4 * (i % 40), .thread = (uint8_t)(i % cfgs[k].threads),
+                .plm = (uint8_t)(i % 11 == 0 ? 0 : 3), .len = 4,
+                .uops = (uint16_t)(1 + i % 3), .fp = (uint8_t)(i % 5 == 0),
+                .flags = (uint16_t)(i % 7 == 0 ? PMUSIM_F_NOP : 0), .slot = (uint8_t)(i % 3),
+                .insn = i, .naccess = i % 4 ? 1 : 0, .access = &acc[i],
+                .br = i % 40 == 39 ? PMUSIM_UARCH_BR_COND : 0, .taken = 1, .target = 0x1000 };
+        }
+        GError *e = NULL;
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_insns(plain, in, N, &e));
+        for (unsigned i = 0; i < N; i++) {
+            pmusim_uarch_rec_template(tmpl, &in[i], &tm[i]);
+            in[i].tmpl = &tm[i];
+        }
+        CU_ASSERT_EQUAL(tm[0].kind, PMUSIM_REC_INSN);
+        CU_ASSERT_EQUAL(tm[0].plm, 0);
+        CU_ASSERT_EQUAL(tm[0].flags, PMUSIM_F_NOP | PMUSIM_F_FP);
+        CU_ASSERT_EQUAL(tm[1].uops, cfgs[k].cpu == PMUSIM_CPU_ITA2 ? 0 : 2);
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_insns(tmpl, in, N, &e));
+        finish(plain);
+        finish(tmpl);
+        CU_ASSERT_TRUE(c0.recs->len >= N);
+        CU_ASSERT_EQUAL_FATAL(c1.recs->len, c0.recs->len);
+        guint same = 0;
+        for (guint i = 0; i < c0.recs->len; i++)
+            same += rec_same(rec(&c0, i), rec(&c1, i));
+        CU_ASSERT_EQUAL(same, c0.recs->len);
+        done(plain, &c0);
+        done(tmpl, &c1);
+    }
+    g_free(acc);
+    g_free(in);
+    g_free(tm);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("caches", NULL, NULL);
@@ -714,4 +789,5 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_options);
     PMUSIM_ADD_TEST(s, test_batches_in_callers_buffer);
     PMUSIM_ADD_TEST(s, test_insns_batch);
+    PMUSIM_ADD_TEST(s, test_rec_template);
 }
