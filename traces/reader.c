@@ -517,7 +517,7 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
      * use of an entry takes the full path */
     tr_cache_ent_t *ent = r->codec->cache;
     ent[0].pos = ent[0].next = UINT64_MAX;
-    ent[0].next_idx = tr_cache_index(UINT64_MAX);
+    ent[0].next_ent = &ent[tr_cache_index(UINT64_MAX)];
     /* what the writer's all-zero entry means at that position: an x86
      * instruction at 2^64-1 with every static field 0 (IA-64 never gets
      * there: slot 15 is not a position) */
@@ -528,6 +528,8 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
      * showed in the fuzz targets, which open a trace per input) */
     for (unsigned done = 1; done < TR_CACHE_SIZE; done *= 2)
         memcpy(&ent[done], &ent[0], sizeof ent[0] * MIN(done, TR_CACHE_SIZE - done));
+    for (unsigned t = 0; t < PMUSIM_MAX_THREADS; t++)
+        r->codec->next_ent[t] = &ent[tr_cache_index(0)]; /* next_pos[t] is 0 */
     if (!bin_need(r, TR_MAGIC_LEN, "the magic \"" TR_MAGIC "\"", error))
         return FALSE;
     if (memcmp(r->dbuf, TR_MAGIC, TR_MAGIC_LEN) != 0) {
@@ -590,13 +592,23 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
 
 /* ---- binary: the record decoder (hot path) ---- */
 
-enum { DR_FULL, DR_NEED, DR_ERR, DR_END };
+/* DR_SLACK: the unchecked loop stopped RD_SLACK bytes before the end of dbuf */
+enum { DR_FULL, DR_NEED, DR_ERR, DR_END, DR_SLACK };
 
-#define RD_BYTE(v)              \
-    do {                        \
-        if (G_UNLIKELY(q >= end)) \
-            goto need;          \
-        (v) = *q++;             \
+/* The longest record without a string is an INSN with every part: 10
+ * varints, each read for at most 11 bytes (the 11th shows a varint longer
+ * than 64 bits), and 12 single bytes, 122 bytes; a one-load varint reads up
+ * to 7 bytes past its end; a MARKER or SYMBOL before its name is shorter.
+ * While more than RD_SLACK bytes are left in dbuf, a record cannot run past
+ * its end, and the decoder reads without a check per byte (`chk` clear in
+ * the macros below); a name checks its own length. */
+#define RD_SLACK 160u
+
+#define RD_BYTE(v)                       \
+    do {                                 \
+        if (chk && G_UNLIKELY(q >= end)) \
+            goto need;                   \
+        (v) = *q++;                      \
     } while (0)
 
 /* Up to 8 bytes of a varint at once, where 8 bytes are there to load: the
@@ -624,11 +636,11 @@ static inline uint64_t rd_load64(const uint8_t *q)
 
 #define RD_VARINT(v)                                               \
     do {                                                           \
-        if (G_UNLIKELY(q >= end))                                  \
+        if (chk && G_UNLIKELY(q >= end))                           \
             goto need;                                             \
         uint64_t v_ = *q++;                                        \
         if (G_UNLIKELY(v_ & 0x80)) {                               \
-            if (G_LIKELY(end - q >= 7)) {                          \
+            if (!chk || G_LIKELY(end - q >= 7)) {                  \
                 if (*q < 0x80) { /* two bytes: latencies, masks */ \
                     (v) = (v_ & 0x7f) | (uint64_t)*q++ << 7;       \
                     break;                                         \
@@ -644,7 +656,7 @@ static inline uint64_t rd_load64(const uint8_t *q)
             }                                                      \
             v_ &= 0x7f;                                            \
             for (unsigned s_ = 7;; s_ += 7) {                      \
-                if (G_UNLIKELY(q >= end))                          \
+                if (chk && G_UNLIKELY(q >= end))                   \
                     goto need;                                     \
                 uint64_t b_ = *q++;                                \
                 if (G_UNLIKELY(s_ > 63 || (s_ == 63 && b_ > 1)))   \
@@ -665,7 +677,7 @@ static inline uint64_t rd_load64(const uint8_t *q)
             if ((v) > 3)                            \
                 BAD("privilege level above 3");     \
         } else {                                    \
-            (v) = bin_thread_plm(c, recs, n, t);    \
+            (v) = bin_thread_plm(c, recs, (size_t)(w - recs), t);  \
         }                                           \
     } while (0)
 
@@ -709,32 +721,44 @@ static void bin_batch_done(tr_codec_t *c, const pmusim_rec_t *recs, size_t n, un
 /* Decodes records from dbuf into recs[*np..max).  Codec state is kept in
  * locals and written back on exit so that stores into recs cannot force
  * reloads.  A record is committed only once it was read completely, so a
- * DR_NEED return can be retried after a refill. */
-static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, size_t max)
+ * DR_NEED return can be retried after a refill.  Four instances: `ia64`
+ * and `chk` are constants (bin_decode()), so the x86 loop has no slot or
+ * bundle logic, and the unchecked one (`chk` clear) reads the bytes of a
+ * record without a bounds check each, stopping with DR_SLACK where fewer
+ * than RD_SLACK bytes are left. */
+G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmusim_rec_t *recs,
+                                                  size_t *np, size_t max, const gboolean ia64,
+                                                  const gboolean chk)
 {
     tr_codec_t *c = r->codec;
     const uint8_t *p = r->dbuf + r->dpos;
     const uint8_t *const end = r->dbuf + r->dlen;
-    const gboolean ia64 = c->ia64;
+    /* the unchecked loop stops here (only read when !chk) */
+    const uint8_t *const lim = chk ? end : end - RD_SLACK;
     const unsigned nthreads = r->hdr.nthreads;
     uint64_t cycle = c->cycle;
     unsigned t = c->thread;
     uint64_t npos = c->next_pos[t];
-    unsigned nidx = c->next_idx[t];
-    size_t n = *np;
+    tr_cache_ent_t *ne = c->next_ent[t]; /* &c->cache[tr_cache_index(npos)] */
+    pmusim_rec_t *w = recs + *np;          /* the next record to write */
+    pmusim_rec_t *const wend = recs + max;
     const char *errmsg = NULL;
     int status = DR_FULL;
 
-    while (n < max) {
+    while (w < wend) {
         const uint8_t *q = p;
         unsigned h;
+        if (!chk && G_UNLIKELY(q >= lim)) {
+            status = DR_SLACK;
+            goto out;
+        }
         RD_BYTE(h);
         if (G_LIKELY(h < 3)) {
             /* the common case of a loop: the record equals its cache entry
              * except for the cycle and a stride-predicted address */
-            tr_cache_ent_t *e = &c->cache[nidx];
+            tr_cache_ent_t *e = ne;
             if (G_LIKELY(e->pos == npos)) {
-                pmusim_rec_t *o = &recs[n];
+                pmusim_rec_t *o = w;
                 /* copy first, then patch: updating the entry's address before
                  * the copy would make the 16-byte loads of the copy wait for
                  * an 8-byte store they cannot forward from */
@@ -746,8 +770,8 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 o->cycle = cycle;
                 o->thread = (uint8_t)t;
                 npos = e->next;
-                nidx = e->next_idx;
-                n++;
+                ne = e->next_ent;
+                w++;
                 p = q;
                 continue;
             }
@@ -762,15 +786,14 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                     BAD("cycle delta overflows 64 bits");
             }
             uint64_t pos = npos;
-            unsigned idx = nidx;
+            tr_cache_ent_t *e = ne;
             if (h & TR_H_POS) {
                 uint64_t v;
                 RD_VARINT(v);
                 pos += (uint64_t)tr_unzigzag(v);
-                idx = tr_cache_index(pos);
+                e = &c->cache[tr_cache_index(pos)];
             }
-            tr_cache_ent_t *e = &c->cache[idx];
-            pmusim_rec_t *o = &recs[n];
+            pmusim_rec_t *o = w;
             *o = e->rec;
             gboolean flags_changed = FALSE;
             /* Each decoded field goes to the record and to its cache entry
@@ -942,13 +965,13 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 SETF(slot, (uint8_t)slot);
                 e->pos = pos;
                 e->next = tr_next_pos(ia64, o);
-                e->next_idx = tr_cache_index(e->next);
+                e->next_ent = &c->cache[tr_cache_index(e->next)];
             }
 #undef SETF
             npos = e->next;
-            nidx = e->next_idx;
+            ne = e->next_ent;
             cycle = cyc;
-            n++;
+            w++;
             p = q;
             continue;
         }
@@ -956,10 +979,10 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             if (h - TR_OP_THREAD_SEL >= nthreads)
                 BAD("thread number not below the header's thread count");
             c->next_pos[t] = npos;
-            c->next_idx[t] = nidx;
+            c->next_ent[t] = ne;
             t = h - TR_OP_THREAD_SEL;
             npos = c->next_pos[t];
-            nidx = c->next_idx[t];
+            ne = c->next_ent[t];
             p = q;
             continue;
         }
@@ -976,14 +999,14 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 BAD("IDLE with 0 cycles");
             unsigned plm;
             RD_PLM(plm);
-            pmusim_rec_t *o = &recs[n];
+            pmusim_rec_t *o = w;
             *o = zero;
             o->plm = (uint8_t)plm;
             o->kind = PMUSIM_REC_IDLE;
             o->cycle = cycle = cyc;
             o->thread = (uint8_t)t;
             o->n = v;
-            n++;
+            w++;
             break;
         }
         case TR_OP_THREADSTATE: {
@@ -994,13 +1017,13 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 BAD("cycle delta overflows 64 bits");
             if (b > 1)
                 BAD("THREAD state not 0 or 1");
-            pmusim_rec_t *o = &recs[n];
+            pmusim_rec_t *o = w;
             *o = zero;
             o->kind = PMUSIM_REC_THREAD;
             o->cycle = cycle = cycle + d;
             o->thread = (uint8_t)t;
             o->n = b;
-            n++;
+            w++;
             break;
         }
         case TR_OP_EVENT: {
@@ -1015,7 +1038,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 BAD("event code or umask wider than 16 bits");
             unsigned plm;
             RD_PLM(plm);
-            pmusim_rec_t *o = &recs[n];
+            pmusim_rec_t *o = w;
             *o = zero;
             o->plm = (uint8_t)plm;
             o->kind = PMUSIM_REC_EVENT;
@@ -1024,7 +1047,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             o->ev_code = (uint16_t)code;
             o->ev_umask = (uint16_t)umask;
             o->n = v;
-            n++;
+            w++;
             break;
         }
         case TR_OP_MEM: {
@@ -1040,8 +1063,8 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 BAD("unknown memory level or ALAT outcome");
             if (lat > UINT32_MAX)
                 BAD("memory latency wider than 32 bits");
-            const pmusim_rec_t *prev = n > 0 ? &recs[n - 1] : c->have_prev ? &c->prev : NULL;
-            pmusim_rec_t *o = &recs[n];
+            const pmusim_rec_t *prev = w > recs ? w - 1 : c->have_prev ? &c->prev : NULL;
+            pmusim_rec_t *o = w;
             *o = zero;
             o->kind = PMUSIM_REC_MEM;
             o->cycle = cycle;
@@ -1059,7 +1082,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             o->mem.size = (uint8_t)size;
             o->mem.latency = (uint32_t)lat;
             o->mem.addr = prev->mem.addr + (uint64_t)tr_unzigzag(da);
-            n++;
+            w++;
             break;
         }
         case TR_OP_MARKER: {
@@ -1085,20 +1108,20 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 r->marker_bytes += len;
                 q += len;
             }
-            pmusim_rec_t *o = &recs[n];
+            pmusim_rec_t *o = w;
             *o = zero;
             o->kind = PMUSIM_REC_MARKER;
             o->cycle = cycle = cycle + d;
             o->thread = (uint8_t)t;
             o->name = g_ptr_array_index(r->markers, idx);
-            n++;
+            w++;
             break;
         }
         case TR_OP_SYMBOL: {
             uint64_t start, size, len;
             /* a batch ends before a symbol, so the symbols a caller sees after a
              * call all precede the records of that call (converters rely on it) */
-            if (n > 0) /* n counts from the start of the caller's batch */
+            if (w > recs) /* recs is the start of the caller's batch */
                 goto out;
             RD_VARINT(start);
             RD_VARINT(size);
@@ -1122,10 +1145,10 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
         }
         case TR_OP_END:
             RD_VARINT(v);
-            if (v != r->nrec + n) {
+            if (v != r->nrec + (uint64_t)(w - recs)) {
                 g_snprintf(r->errbuf, sizeof r->errbuf,
                            "END record says %" PRIu64 " records but the stream has %" PRIu64, v,
-                           r->nrec + (uint64_t)n);
+                           r->nrec + (uint64_t)(w - recs));
                 errmsg = r->errbuf;
                 goto bad;
             }
@@ -1152,12 +1175,29 @@ out:
     c->cycle = cycle;
     c->thread = t;
     c->next_pos[t] = npos;
-    c->next_idx[t] = nidx;
+    c->next_ent[t] = ne;
     r->dpos = (size_t)(p - r->dbuf);
-    *np = n;
+    *np = (size_t)(w - recs);
     if (status == DR_ERR && errmsg != r->errbuf)
         g_strlcpy(r->errbuf, errmsg, sizeof r->errbuf);
     return status;
+}
+
+G_ALWAYS_INLINE static inline int bin_decode_isa(pmusim_trace_reader_t *r, pmusim_rec_t *recs,
+                                                 size_t *np, size_t max, const gboolean ia64)
+{
+    if (r->dlen - r->dpos > RD_SLACK) {
+        int st = bin_decode_loop(r, recs, np, max, ia64, FALSE);
+        if (st != DR_SLACK)
+            return st;
+    }
+    return bin_decode_loop(r, recs, np, max, ia64, TRUE);
+}
+
+static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, size_t max)
+{
+    return r->codec->ia64 ? bin_decode_isa(r, recs, np, max, TRUE)
+                          : bin_decode_isa(r, recs, np, max, FALSE);
 }
 
 static gssize bin_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t max,
