@@ -617,7 +617,7 @@ enum { DR_FULL, DR_NEED, DR_ERR, DR_END, DR_SLACK };
  * and more) and the last bytes of the buffer take the byte loop, which also
  * does the checks.  Stream addresses and latencies make most multi-byte
  * varints, and the byte loop cost about 50 instructions for each. */
-static inline uint64_t rd_varint8(uint64_t w, uint64_t stop, unsigned *len)
+G_ALWAYS_INLINE static inline uint64_t rd_varint8(uint64_t w, uint64_t stop, unsigned *len)
 {
     /* stop: bit 7 of every byte whose bit 7 is clear (non-zero) */
     *len = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
@@ -625,6 +625,13 @@ static inline uint64_t rd_varint8(uint64_t w, uint64_t stop, unsigned *len)
     x = (x & UINT64_C(0x007f007f007f007f)) | ((x & UINT64_C(0x7f007f007f007f00)) >> 1);
     x = (x & UINT64_C(0x00003fff00003fff)) | ((x & UINT64_C(0x3fff00003fff0000)) >> 2);
     return (x & UINT64_C(0x000000000fffffff)) | ((x & UINT64_C(0x0fffffff00000000)) >> 4);
+}
+
+/* tr_unzigzag(), always inlined: the four instances of the decoder loop made
+ * the compiler call it out of line */
+G_ALWAYS_INLINE static inline int64_t rd_unzigzag(uint64_t v)
+{
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
 static inline uint64_t rd_load64(const uint8_t *q)
@@ -735,6 +742,9 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
     const uint8_t *const end = r->dbuf + r->dlen;
     /* the unchecked loop stops here (only read when !chk) */
     const uint8_t *const lim = chk ? end : end - RD_SLACK;
+    /* the unchecked loop tests only this: before it, neither lim nor wend
+     * can be reached, because every record is at least one byte */
+    const uint8_t *plim = p;
     const unsigned nthreads = r->hdr.nthreads;
     uint64_t cycle = c->cycle;
     unsigned t = c->thread;
@@ -745,12 +755,20 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
     const char *errmsg = NULL;
     int status = DR_FULL;
 
-    while (w < wend) {
+    for (;;) {
         const uint8_t *q = p;
         unsigned h;
-        if (!chk && G_UNLIKELY(q >= lim)) {
-            status = DR_SLACK;
-            goto out;
+        if (chk) {
+            if (w >= wend)
+                break;
+        } else if (G_UNLIKELY(q >= plim)) {
+            if (w >= wend)
+                break;
+            if (q >= lim) {
+                status = DR_SLACK;
+                goto out;
+            }
+            plim = (size_t)(lim - q) < (size_t)(wend - w) ? lim : q + (wend - w);
         }
         RD_BYTE(h);
         if (G_LIKELY(h < 3)) {
@@ -790,7 +808,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             if (h & TR_H_POS) {
                 uint64_t v;
                 RD_VARINT(v);
-                pos += (uint64_t)tr_unzigzag(v);
+                pos += (uint64_t)rd_unzigzag(v);
                 e = &c->cache[tr_cache_index(pos)];
             }
             pmusim_rec_t *o = w;
@@ -817,59 +835,64 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                     SETF(flags, (uint16_t)v);
                     flags_changed = TRUE;
                 }
-                if (m & TR_M_PLM) {
-                    RD_BYTE(b);
-                    if (b > 3)
-                        BAD("privilege level above 3");
-                    SETF(plm, (uint8_t)b);
-                }
-                if (m & TR_M_UNIT) {
-                    RD_BYTE(b);
-                    if (b > PMUSIM_UNIT_LX)
-                        BAD("unknown IA-64 unit type");
-                    SETF(unit, (uint8_t)b);
-                }
-                if (m & TR_M_INSN) {
-                    RD_VARINT(v);
-                    if (v >> 41)
-                        BAD("IA-64 encoding wider than 41 bits");
-                    SETF(insn, v);
-                }
-                if (m & TR_M_LEN) {
-                    RD_BYTE(b);
-                    SETF(len, (uint8_t)b);
-                }
-                if (m & TR_M_UOPS) {
-                    RD_VARINT(v);
-                    if (v > UINT32_MAX)
-                        BAD("uops wider than 32 bits");
-                    SETF(uops, (uint32_t)v);
-                }
-                if (m & TR_M_MEMSTATIC) {
-                    unsigned size;
-                    RD_BYTE(size);
-                    RD_BYTE(b);
-                    if (b > 1)
-                        BAD("memory store flag not 0 or 1");
-                    if (!(o->flags & PMUSIM_F_MEM) && (size | b))
-                        BAD("memory fields on an instruction without the memory flag");
-                    SETF(mem.size, (uint8_t)size);
-                    SETF(mem.is_store, (uint8_t)b);
-                }
-                if (m & TR_M_BRKIND) {
-                    RD_BYTE(b);
-                    if (b >= PMUSIM_BR_COUNT)
-                        BAD("unknown branch kind");
-                    if (!(o->flags & PMUSIM_F_BRANCH) && b)
-                        BAD("branch fields on an instruction without the branch flag");
-                    SETF(br.kind, (uint8_t)b);
-                }
-                if (m & TR_M_BRTARGET) {
-                    RD_VARINT(v);
-                    SETF(br.target, (pos & (ia64 ? ~UINT64_C(15) : ~UINT64_C(0))) +
-                                        (uint64_t)tr_unzigzag(v));
-                    if (!(o->flags & PMUSIM_F_BRANCH) && o->br.target)
-                        BAD("branch fields on an instruction without the branch flag");
+                /* the parts a stream changes least, skipped at once (the
+                 * common masks are the flags and the offcore part) */
+                if (m & (TR_M_PLM | TR_M_UNIT | TR_M_INSN | TR_M_LEN | TR_M_UOPS |
+                         TR_M_MEMSTATIC | TR_M_BRKIND | TR_M_BRTARGET)) {
+                    if (m & TR_M_PLM) {
+                        RD_BYTE(b);
+                        if (b > 3)
+                            BAD("privilege level above 3");
+                        SETF(plm, (uint8_t)b);
+                    }
+                    if (m & TR_M_UNIT) {
+                        RD_BYTE(b);
+                        if (b > PMUSIM_UNIT_LX)
+                            BAD("unknown IA-64 unit type");
+                        SETF(unit, (uint8_t)b);
+                    }
+                    if (m & TR_M_INSN) {
+                        RD_VARINT(v);
+                        if (v >> 41)
+                            BAD("IA-64 encoding wider than 41 bits");
+                        SETF(insn, v);
+                    }
+                    if (m & TR_M_LEN) {
+                        RD_BYTE(b);
+                        SETF(len, (uint8_t)b);
+                    }
+                    if (m & TR_M_UOPS) {
+                        RD_VARINT(v);
+                        if (v > UINT32_MAX)
+                            BAD("uops wider than 32 bits");
+                        SETF(uops, (uint32_t)v);
+                    }
+                    if (m & TR_M_MEMSTATIC) {
+                        unsigned size;
+                        RD_BYTE(size);
+                        RD_BYTE(b);
+                        if (b > 1)
+                            BAD("memory store flag not 0 or 1");
+                        if (!(o->flags & PMUSIM_F_MEM) && (size | b))
+                            BAD("memory fields on an instruction without the memory flag");
+                        SETF(mem.size, (uint8_t)size);
+                        SETF(mem.is_store, (uint8_t)b);
+                    }
+                    if (m & TR_M_BRKIND) {
+                        RD_BYTE(b);
+                        if (b >= PMUSIM_BR_COUNT)
+                            BAD("unknown branch kind");
+                        if (!(o->flags & PMUSIM_F_BRANCH) && b)
+                            BAD("branch fields on an instruction without the branch flag");
+                        SETF(br.kind, (uint8_t)b);
+                    }
+                    if (m & TR_M_BRTARGET) {
+                        RD_VARINT(v);
+                        SETF(br.target, (pos & (ia64 ? ~UINT64_C(15) : ~UINT64_C(0))) +
+                                            (uint64_t)rd_unzigzag(v));
+                        if (!(o->flags & PMUSIM_F_BRANCH) && o->br.target)
+                            BAD("branch fields on an instruction without the branch flag");
+                    }
                 }
                 if (m & TR_M_OCLAT) {
                     RD_VARINT(v);
@@ -911,7 +934,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             if (h & TR_H_MEMADDR) {
                 uint64_t v;
                 RD_VARINT(v);
-                addr += (uint64_t)tr_unzigzag(v);
+                addr += (uint64_t)rd_unzigzag(v);
             }
             if (G_UNLIKELY(h & TR_H_BRDYN)) {
                 unsigned b;
@@ -1064,14 +1087,22 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             if (lat > UINT32_MAX)
                 BAD("memory latency wider than 32 bits");
             const pmusim_rec_t *prev = w > recs ? w - 1 : c->have_prev ? &c->prev : NULL;
+            /* what tr_mem_follows() accepts, tested here; it words the refusal */
+            if (G_UNLIKELY(!prev || prev->thread != t || prev->cycle != cycle ||
+                           !(prev->kind == PMUSIM_REC_MEM ||
+                             (prev->kind == PMUSIM_REC_INSN && (prev->flags & PMUSIM_F_MEM))))) {
+                pmusim_rec_t m;
+                memset(&m, 0, sizeof m);
+                m.kind = PMUSIM_REC_MEM;
+                m.cycle = cycle;
+                m.thread = (uint8_t)t;
+                BAD(tr_mem_follows(prev, &m));
+            }
             pmusim_rec_t *o = w;
             *o = zero;
             o->kind = PMUSIM_REC_MEM;
             o->cycle = cycle;
             o->thread = (uint8_t)t;
-            const char *why = tr_mem_follows(prev, o);
-            if (why)
-                BAD(why);
             o->flags = PMUSIM_F_MEM;
             o->plm = prev->plm;
             o->ip = prev->ip;
@@ -1081,7 +1112,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             o->mem.alat = (uint8_t)(b >> 6);
             o->mem.size = (uint8_t)size;
             o->mem.latency = (uint32_t)lat;
-            o->mem.addr = prev->mem.addr + (uint64_t)tr_unzigzag(da);
+            o->mem.addr = prev->mem.addr + (uint64_t)rd_unzigzag(da);
             w++;
             break;
         }
