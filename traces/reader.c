@@ -23,7 +23,7 @@ struct pmusim_trace_reader {
     gboolean own_fp;
     const uint8_t *raw;
     uint8_t *rawbuf;
-    struct reader_bufs *bufs; /* where rawbuf, dbuf, codec, zd and a block come from */
+    struct reader_bufs *bufs; /* where rawbuf, codec, zd and a block come from */
     size_t raw_pos, raw_len;
     uint64_t raw_off; /* file offset of raw[0] */
     gboolean raw_eof;
@@ -44,10 +44,11 @@ struct pmusim_trace_reader {
 
     /* binary */
     ZSTD_DStream *zd;
-    uint8_t *dbuf;
+    uint8_t *dbuf; /* what the decoder is shown: dbuf[0..dlen), in a block of the ring */
     size_t dpos, dlen;
     uint64_t doff; /* decompressed-stream offset of dbuf[0] */
-    gboolean zeof;
+    uint64_t wend; /* decompressed-stream offset where the refill window ends */
+    gboolean zeof; /* the window reaches the end of the stream */
     gboolean frame_open;
     tr_codec_t *codec;
     char errbuf[256];
@@ -55,7 +56,7 @@ struct pmusim_trace_reader {
     int zerr_code;
     gboolean zerr_prefix; /* the message takes the stream position (bin_error()) */
     char *zerr_msg;
-    unsigned refills;     /* bin_refill() calls; the thread starts on the second */
+    unsigned refills;     /* refill windows; the thread starts on the second */
     int zq_mode;          /* ZQ_MODE_*, from PMUSIM_DECODE_THREAD */
     struct zqueue *zq;    /* the decompression thread, or NULL */
 
@@ -74,8 +75,8 @@ static void symbol_clear(gpointer p)
 }
 
 /* ---- the large buffers, kept for the next reader ----
- * A reader needs about 750 KiB of buffers (raw input, zstd's context, one
- * block, dbuf, the record cache).  Programs that open many small traces in
+ * A reader needs about 700 KiB of buffers (raw input, zstd's context, the
+ * blocks, the record cache).  Programs that open many small traces in
  * turn (`pmusim check` opens the trace of every case; the fuzz targets one
  * per input) spent most of their time getting fresh memory for them, so the
  * last reader freed leaves its buffers in one process-wide spare set that
@@ -84,8 +85,7 @@ static void symbol_clear(gpointer p)
  * depends on it. */
 typedef struct reader_bufs {
     uint8_t *raw;       /* RAW_SIZE */
-    uint8_t *dbuf;      /* DBUF_SIZE */
-    uint8_t *block;     /* ZQ_SLOT_SIZE, or NULL */
+    uint8_t *block;     /* a block of the ring (ZQ_PREFIX + ZQ_SLOT_SIZE), or NULL */
     tr_codec_t *codec;  /* not cleared */
     ZSTD_DStream *zd;
 } reader_bufs_t;
@@ -105,7 +105,6 @@ static void bufs_release(reader_bufs_t *b)
     if (g_atomic_pointer_compare_and_exchange(&spare_bufs, NULL, b))
         return;
     g_free(b->raw);
-    g_free(b->dbuf);
     g_free(b->block);
     g_free(b->codec);
     if (b->zd)
@@ -237,27 +236,42 @@ static int bin_inflate(pmusim_trace_reader_t *r, uint8_t *out, size_t cap, size_
 /* ---- binary: the decompression thread ----
  * zstd fills a ring of ZQ_SLOTS blocks of ZQ_SLOT_SIZE bytes, each with calls
  * of ZSTD_decompressStream() until the block is full, the input ends or an
- * error is met (bin_inflate()); bin_refill() copies from the blocks into
- * dbuf exactly as much as it has room for.  On a machine with two or more
- * processors a second thread fills the blocks ahead of the decoder; without
- * it the decoder fills one block at a time when it needs one.  The blocks,
- * and so every zstd call, are the same either way, and the end of the
- * stream or an error travels with the last block and is reported when the
- * decoder reaches that point: records, errors and messages do not depend on
- * the thread (not even the "near file byte" of a zstd error, which is the
- * input position of the failing call).  The thread starts on the second
- * refill, so a trace that fits in one dbuf never starts one.
+ * error is met (bin_inflate()).  On a machine with two or more processors a
+ * second thread fills the blocks ahead of the decoder; without it the
+ * decoder fills them itself when it needs them.  The blocks, and so every
+ * zstd call, are the same either way, and the end of the stream or an error
+ * travels with the last block: records, errors and messages do not depend
+ * on the thread (not even the "near file byte" of a zstd error, which is
+ * the input position of the failing call).  The thread starts on the second
+ * refill (below), so a trace that fits in one window never starts one.
  * PMUSIM_DECODE_THREAD=0 keeps zstd on the caller's thread; =always starts
  * the thread on the first refill (the tests run both ways).  Pipes and
- * terminals are read without the thread (see bin_open()). */
+ * terminals are read without the thread (see bin_open()).
+ *
+ * The decoder reads the blocks where zstd wrote them: the bytes of a record
+ * cut by the end of a block are copied in front of the next block (into
+ * its ZQ_PREFIX bytes), nothing else is copied.  What it is shown follows
+ * the decoder that copied the blocks into a buffer of DBUF_SIZE bytes (and
+ * whose records, errors and messages the tests keep): that one refilled its
+ * buffer when a record ran past its end, and the refill reported the end of
+ * the stream or an error if they came before DBUF_SIZE bytes from the first
+ * unread byte.  So the decoder is shown no byte past that window's end
+ * (r->wend), and when it reaches it, bin_refill() moves the window and
+ * reports what that refill reported, at the same record. */
 #define ZQ_SLOTS 4u
 #define ZQ_SLOT_SIZE (128u * 1024u)
+/* room for the unread end of the block before: a record cut by the block's
+ * end, at most a SYMBOL or MARKER with its name (34 + 4096 bytes) or a
+ * header string */
+#define ZQ_PREFIX (8u * 1024u)
+G_STATIC_ASSERT(ZQ_PREFIX > TR_MAX_STRING + 64);
 enum { ZQ_MODE_OFF, ZQ_MODE_LAZY, ZQ_MODE_ALWAYS };
 
 typedef struct zq_slot {
-    uint8_t *buf; /* allocated on first use */
+    uint8_t *base; /* ZQ_PREFIX + ZQ_SLOT_SIZE bytes, allocated on first use */
+    uint8_t *buf;  /* base + ZQ_PREFIX: the block */
     size_t len;
-    int end;      /* ZQ_MORE, or what follows the slot's bytes: ZQ_EOF / ZQ_ERR */
+    int end;       /* ZQ_MORE, or what follows the slot's bytes: ZQ_EOF / ZQ_ERR */
 } zq_slot_t;
 
 typedef struct zqueue {
@@ -268,19 +282,19 @@ typedef struct zqueue {
     unsigned head, count;    /* the oldest full slot (the decoder's), full slots */
     gboolean stop;
     /* decoder side */
-    gboolean have;           /* slot[head] is full and being copied */
-    size_t pos;              /* bytes of slot[head] copied */
+    uint64_t off;            /* stream offset of slot[head].buf[0] */
 } zqueue_t;
 
 /* Fills one block; TRUE if more may follow. */
 static gboolean zq_fill(pmusim_trace_reader_t *r, zq_slot_t *sl)
 {
-    if (!sl->buf && r->bufs->block) {
-        sl->buf = r->bufs->block; /* the first block filled takes the spare one */
+    if (!sl->base && r->bufs->block) {
+        sl->base = r->bufs->block; /* the first block filled takes the spare one */
         r->bufs->block = NULL;
-    } else if (!sl->buf) {
-        sl->buf = g_malloc(ZQ_SLOT_SIZE);
+    } else if (!sl->base) {
+        sl->base = g_malloc(ZQ_PREFIX + ZQ_SLOT_SIZE);
     }
+    sl->buf = sl->base + ZQ_PREFIX;
     sl->len = 0;
     sl->end = bin_inflate(r, sl->buf, ZQ_SLOT_SIZE, &sl->len);
     return sl->end == ZQ_MORE;
@@ -327,13 +341,19 @@ static int zq_mode_of_env(void)
     return g_get_num_processors() < 2 ? ZQ_MODE_OFF : ZQ_MODE_LAZY;
 }
 
+/* The last full slot ends the stream (no slot follows it). */
+static gboolean zq_ended(const zqueue_t *z)
+{
+    return z->count && z->slot[(z->head + z->count - 1) % ZQ_SLOTS].end != ZQ_MORE;
+}
+
 /* Starts the thread, unless the stream has ended already (the last block
  * was filled); on failure the decoder goes on filling the blocks itself. */
 static void zq_start(pmusim_trace_reader_t *r)
 {
     zqueue_t *z = r->zq;
     r->zq_mode = ZQ_MODE_OFF; /* one attempt */
-    if (z->count && z->slot[(z->head + z->count - 1) % ZQ_SLOTS].end != ZQ_MORE)
+    if (zq_ended(z))
         return;
     z->thread = g_thread_try_new("pmusim-zstd", zq_main, r, NULL);
 }
@@ -352,74 +372,77 @@ static void zq_free(zqueue_t *z, reader_bufs_t *b)
     }
     for (unsigned i = 0; i < ZQ_SLOTS; i++) {
         if (b && !b->block)
-            b->block = z->slot[i].buf;
+            b->block = z->slot[i].base;
         else
-            g_free(z->slot[i].buf);
+            g_free(z->slot[i].base);
     }
     g_mutex_clear(&z->lock);
     g_cond_clear(&z->cond);
     g_free(z);
 }
 
-/* bin_inflate() into dbuf, through the blocks. */
-static int zq_take(pmusim_trace_reader_t *r)
+/* Makes slot head + k (k < ZQ_SLOTS - 1) full, waiting for the thread or
+ * filling the slots up to it; FALSE if the stream ends in a slot before. */
+static gboolean zq_ready(pmusim_trace_reader_t *r, unsigned k)
 {
     zqueue_t *z = r->zq;
-    while (r->dlen < DBUF_SIZE) {
-        if (!z->have) {
-            if (z->thread) {
-                g_mutex_lock(&z->lock);
-                while (z->count == 0)
-                    g_cond_wait(&z->cond, &z->lock);
-                g_mutex_unlock(&z->lock);
-            } else {
-                zq_fill(r, &z->slot[z->head]); /* count is 0 */
-                z->count = 1;
-            }
-            z->have = TRUE;
-            z->pos = 0;
-        }
-        zq_slot_t *sl = &z->slot[z->head];
-        if (z->pos == sl->len) {
-            if (sl->end != ZQ_MORE)
-                return sl->end; /* nothing fills the ring any more: zerr_* are set */
-            if (z->thread)
-                g_mutex_lock(&z->lock);
-            z->head = (z->head + 1) % ZQ_SLOTS;
-            z->count--;
-            if (z->thread) {
-                g_cond_broadcast(&z->cond);
-                g_mutex_unlock(&z->lock);
-            }
-            z->have = FALSE;
-            continue;
-        }
-        size_t take = MIN(sl->len - z->pos, DBUF_SIZE - r->dlen);
-        memcpy(r->dbuf + r->dlen, sl->buf + z->pos, take);
-        r->dlen += take;
-        z->pos += take;
+    if (z->thread) {
+        g_mutex_lock(&z->lock);
+        while (z->count <= k && !zq_ended(z))
+            g_cond_wait(&z->cond, &z->lock);
+        gboolean ok = z->count > k;
+        g_mutex_unlock(&z->lock);
+        return ok;
     }
-    return ZQ_MORE;
+    while (z->count <= k && !zq_ended(z)) {
+        zq_fill(r, &z->slot[(z->head + z->count) % ZQ_SLOTS]); /* not a full one */
+        z->count++;
+    }
+    return z->count > k;
 }
 
-/* Moves the unread bytes to the front of dbuf and decompresses until dbuf is
- * full or the input ends. */
-static gboolean bin_refill(pmusim_trace_reader_t *r, GError **error)
+/* The decoder is done with slot[head]: the thread may fill it again. */
+static void zq_release(zqueue_t *z)
 {
-    size_t rem = r->dlen - r->dpos;
-    memmove(r->dbuf, r->dbuf + r->dpos, rem);
-    r->doff += r->dpos;
-    r->dpos = 0;
-    r->dlen = rem;
-    if (r->zeof || r->dlen == DBUF_SIZE)
-        return TRUE;
-    if (r->zq_mode != ZQ_MODE_OFF && (r->zq_mode == ZQ_MODE_ALWAYS || ++r->refills >= 2))
-        zq_start(r);
-    int end = zq_take(r);
-    if (end == ZQ_EOF)
-        r->zeof = TRUE;
-    if (end != ZQ_ERR)
-        return TRUE;
+    if (z->thread)
+        g_mutex_lock(&z->lock);
+    z->off += z->slot[z->head].len;
+    z->head = (z->head + 1) % ZQ_SLOTS;
+    z->count--;
+    if (z->thread) {
+        g_cond_broadcast(&z->cond);
+        g_mutex_unlock(&z->lock);
+    }
+}
+
+/* The window of a refill at stream offset x: sets r->wend to x + DBUF_SIZE
+ * or to the end of the stream if that comes first (strictly: a stream that
+ * ends exactly there ends at the next refill), and returns what ends the
+ * stream then (ZQ_EOF, ZQ_ERR with zerr_* set) or ZQ_MORE.  x is in
+ * slot[head] or the bytes copied in front of it, so the window ends at most
+ * two slots further. */
+static int zq_window(pmusim_trace_reader_t *r, uint64_t x)
+{
+    zqueue_t *z = r->zq;
+    uint64_t off = z->off;
+    for (unsigned k = 0;; k++) {
+        zq_ready(r, k); /* TRUE: the loop ends at the slot that ends the stream */
+        const zq_slot_t *sl = &z->slot[(z->head + k) % ZQ_SLOTS];
+        off += sl->len;
+        if (sl->end != ZQ_MORE && off - x < DBUF_SIZE) {
+            r->wend = off;
+            return sl->end;
+        }
+        if (sl->end != ZQ_MORE || off - x >= DBUF_SIZE) {
+            r->wend = x + DBUF_SIZE;
+            return ZQ_MORE;
+        }
+    }
+}
+
+/* Reports what ended the decompression (zerr_*); FALSE. */
+static gboolean bin_zerr(pmusim_trace_reader_t *r, GError **error)
+{
     if (r->zerr_prefix) {
         bin_error(r, error, r->zerr_code, "%s", r->zerr_msg);
     } else {
@@ -429,18 +452,82 @@ static gboolean bin_refill(pmusim_trace_reader_t *r, GError **error)
     return FALSE;
 }
 
+/* Shows the decoder more of the stream after dbuf[dpos..dlen): the rest of
+ * the window in slot[head], or the next slot with the unread bytes copied
+ * in front of it; at the end of the window, a new window first (see the
+ * comment on the blocks above).  Shows nothing more only at the end of the
+ * stream. */
+static gboolean bin_refill(pmusim_trace_reader_t *r, GError **error)
+{
+    zqueue_t *z = r->zq;
+    uint64_t x = r->doff + r->dpos;     /* the first unread byte */
+    uint64_t shown = r->doff + r->dlen; /* after the last byte shown */
+    if (!r->zeof && shown == r->wend) {
+        if (r->zq_mode != ZQ_MODE_OFF && (r->zq_mode == ZQ_MODE_ALWAYS || ++r->refills >= 2))
+            zq_start(r);
+        int end = zq_window(r, x);
+        if (end == ZQ_EOF)
+            r->zeof = TRUE;
+        if (end == ZQ_ERR)
+            return bin_zerr(r, error);
+    }
+    zq_slot_t *sl = &z->slot[z->head]; /* full: zq_window() filled it */
+    if (!r->dbuf) {
+        r->dbuf = sl->buf; /* the first block */
+        r->doff = z->off;
+    }
+    uint64_t send = z->off + sl->len;
+    if (shown == send && send < r->wend) {
+        /* the next slot exists: the window goes past this one */
+        size_t rem = r->dlen - r->dpos;
+        zq_ready(r, 1);
+        zq_slot_t *next = &z->slot[(z->head + 1) % ZQ_SLOTS];
+        memcpy(next->buf - rem, r->dbuf + r->dpos, rem);
+        zq_release(z);
+        sl = next;
+        send = z->off + sl->len;
+        r->dbuf = sl->buf - rem;
+        r->doff = x;
+        r->dpos = 0;
+    }
+    r->dlen = (size_t)(MIN(send, r->wend) - r->doff);
+    return TRUE;
+}
+
+/* After the END record: how many bytes follow it in a refill's window
+ * (the copying decoder's count, see above); FALSE with error set if that
+ * refill met an error. */
+static gboolean bin_after_end(pmusim_trace_reader_t *r, size_t *follow, GError **error)
+{
+    uint64_t x = r->doff + r->dpos;
+    if (!r->zeof) {
+        if (r->zq_mode != ZQ_MODE_OFF && (r->zq_mode == ZQ_MODE_ALWAYS || ++r->refills >= 2))
+            zq_start(r);
+        int end = zq_window(r, x);
+        if (end == ZQ_EOF)
+            r->zeof = TRUE;
+        if (end == ZQ_ERR)
+            return bin_zerr(r, error);
+    }
+    *follow = (size_t)(r->wend - x);
+    return TRUE;
+}
+
 /* Makes at least `n` bytes available at dpos; FALSE with error set if the
  * stream ends first.  `what` names the expected item. */
 static gboolean bin_need(pmusim_trace_reader_t *r, size_t n, const char *what, GError **error)
 {
-    if (r->dlen - r->dpos >= n)
-        return TRUE;
-    if (!bin_refill(r, error))
-        return FALSE;
-    if (r->dlen - r->dpos >= n)
-        return TRUE;
-    bin_error(r, error, PMUSIM_TRACE_ERROR_TRUNCATED, "stream ends where %s was expected", what);
-    return FALSE;
+    while (r->dlen - r->dpos < n) {
+        size_t had = r->dlen - r->dpos;
+        if (!bin_refill(r, error))
+            return FALSE;
+        if (r->dlen - r->dpos == had) {
+            bin_error(r, error, PMUSIM_TRACE_ERROR_TRUNCATED, "stream ends where %s was expected",
+                      what);
+            return FALSE;
+        }
+    }
+    return TRUE;
 }
 
 static gboolean bin_varint(pmusim_trace_reader_t *r, uint64_t *v, const char *what,
@@ -503,9 +590,6 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
         b->zd = ZSTD_createDStream();
     r->zd = b->zd;
     ZSTD_DCtx_setParameter(r->zd, ZSTD_d_windowLogMax, TR_ZSTD_WINDOW_LOG_MAX);
-    if (!b->dbuf)
-        b->dbuf = g_malloc(DBUF_SIZE);
-    r->dbuf = b->dbuf;
     if (!b->codec)
         b->codec = g_new(tr_codec_t, 1);
     r->codec = b->codec;
@@ -592,14 +676,15 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
 
 /* ---- binary: the record decoder (hot path) ---- */
 
-/* DR_SLACK: the unchecked loop stopped RD_SLACK bytes before the end of dbuf */
+/* DR_SLACK: the unchecked loop stopped RD_SLACK bytes before the end of what
+ * it is shown */
 enum { DR_FULL, DR_NEED, DR_ERR, DR_END, DR_SLACK };
 
 /* The longest record without a string is an INSN with every part: 10
  * varints, each read for at most 11 bytes (the 11th shows a varint longer
  * than 64 bits), and 12 single bytes, 122 bytes; a one-load varint reads up
  * to 7 bytes past its end; a MARKER or SYMBOL before its name is shorter.
- * While more than RD_SLACK bytes are left in dbuf, a record cannot run past
+ * While more than RD_SLACK bytes are left to it, a record cannot run past
  * its end, and the decoder reads without a check per byte (`chk` clear in
  * the macros below); a name checks its own length. */
 #define RD_SLACK 160u
@@ -1250,15 +1335,16 @@ static gssize bin_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_
         if (st == DR_END) {
             r->done = TRUE;
             /* nothing may follow END */
-            if (!bin_refill(r, error)) {
+            size_t follow = 0;
+            if (!bin_after_end(r, &follow, error)) {
                 r->nrec += n;
                 return -1;
             }
-            if (r->dlen > r->dpos) {
+            if (follow) {
                 r->nrec += n;
                 bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
                           "%zu bytes follow the END record, expected the end of the stream",
-                          r->dlen - r->dpos);
+                          follow);
                 return -1;
             }
             break;
@@ -2120,7 +2206,7 @@ void pmusim_trace_reader_free(pmusim_trace_reader_t *r)
     zq_free(r->zq, r->bufs); /* first: the thread reads the input */
     if (r->own_fp)
         fclose(r->fp);
-    bufs_release(r->bufs); /* rawbuf, zd, dbuf, codec */
+    bufs_release(r->bufs); /* rawbuf, zd, codec */
     g_free(r->zerr_msg);
     if (r->line)
         g_string_free(r->line, TRUE);
