@@ -23,7 +23,7 @@ struct pmusim_trace_reader {
     gboolean own_fp;
     const uint8_t *raw;
     uint8_t *rawbuf;
-    struct reader_bufs *bufs; /* where rawbuf, dbuf, codec, zd and a block come from */
+    struct reader_bufs *bufs; /* where rawbuf, codec, zd and a block come from */
     size_t raw_pos, raw_len;
     uint64_t raw_off; /* file offset of raw[0] */
     gboolean raw_eof;
@@ -44,10 +44,11 @@ struct pmusim_trace_reader {
 
     /* binary */
     ZSTD_DStream *zd;
-    uint8_t *dbuf;
+    uint8_t *dbuf; /* what the decoder is shown: dbuf[0..dlen), in a block of the ring */
     size_t dpos, dlen;
     uint64_t doff; /* decompressed-stream offset of dbuf[0] */
-    gboolean zeof;
+    uint64_t wend; /* decompressed-stream offset where the refill window ends */
+    gboolean zeof; /* the window reaches the end of the stream */
     gboolean frame_open;
     tr_codec_t *codec;
     char errbuf[256];
@@ -55,7 +56,7 @@ struct pmusim_trace_reader {
     int zerr_code;
     gboolean zerr_prefix; /* the message takes the stream position (bin_error()) */
     char *zerr_msg;
-    unsigned refills;     /* bin_refill() calls; the thread starts on the second */
+    unsigned refills;     /* refill windows; the thread starts on the second */
     int zq_mode;          /* ZQ_MODE_*, from PMUSIM_DECODE_THREAD */
     struct zqueue *zq;    /* the decompression thread, or NULL */
 
@@ -74,8 +75,8 @@ static void symbol_clear(gpointer p)
 }
 
 /* ---- the large buffers, kept for the next reader ----
- * A reader needs about 750 KiB of buffers (raw input, zstd's context, one
- * block, dbuf, the record cache).  Programs that open many small traces in
+ * A reader needs about 700 KiB of buffers (raw input, zstd's context, the
+ * blocks, the record cache).  Programs that open many small traces in
  * turn (`pmusim check` opens the trace of every case; the fuzz targets one
  * per input) spent most of their time getting fresh memory for them, so the
  * last reader freed leaves its buffers in one process-wide spare set that
@@ -84,8 +85,7 @@ static void symbol_clear(gpointer p)
  * depends on it. */
 typedef struct reader_bufs {
     uint8_t *raw;       /* RAW_SIZE */
-    uint8_t *dbuf;      /* DBUF_SIZE */
-    uint8_t *block;     /* ZQ_SLOT_SIZE, or NULL */
+    uint8_t *block;     /* a block of the ring (ZQ_PREFIX + ZQ_SLOT_SIZE), or NULL */
     tr_codec_t *codec;  /* not cleared */
     ZSTD_DStream *zd;
 } reader_bufs_t;
@@ -105,7 +105,6 @@ static void bufs_release(reader_bufs_t *b)
     if (g_atomic_pointer_compare_and_exchange(&spare_bufs, NULL, b))
         return;
     g_free(b->raw);
-    g_free(b->dbuf);
     g_free(b->block);
     g_free(b->codec);
     if (b->zd)
@@ -237,27 +236,42 @@ static int bin_inflate(pmusim_trace_reader_t *r, uint8_t *out, size_t cap, size_
 /* ---- binary: the decompression thread ----
  * zstd fills a ring of ZQ_SLOTS blocks of ZQ_SLOT_SIZE bytes, each with calls
  * of ZSTD_decompressStream() until the block is full, the input ends or an
- * error is met (bin_inflate()); bin_refill() copies from the blocks into
- * dbuf exactly as much as it has room for.  On a machine with two or more
- * processors a second thread fills the blocks ahead of the decoder; without
- * it the decoder fills one block at a time when it needs one.  The blocks,
- * and so every zstd call, are the same either way, and the end of the
- * stream or an error travels with the last block and is reported when the
- * decoder reaches that point: records, errors and messages do not depend on
- * the thread (not even the "near file byte" of a zstd error, which is the
- * input position of the failing call).  The thread starts on the second
- * refill, so a trace that fits in one dbuf never starts one.
+ * error is met (bin_inflate()).  On a machine with two or more processors a
+ * second thread fills the blocks ahead of the decoder; without it the
+ * decoder fills them itself when it needs them.  The blocks, and so every
+ * zstd call, are the same either way, and the end of the stream or an error
+ * travels with the last block: records, errors and messages do not depend
+ * on the thread (not even the "near file byte" of a zstd error, which is
+ * the input position of the failing call).  The thread starts on the second
+ * refill (below), so a trace that fits in one window never starts one.
  * PMUSIM_DECODE_THREAD=0 keeps zstd on the caller's thread; =always starts
  * the thread on the first refill (the tests run both ways).  Pipes and
- * terminals are read without the thread (see bin_open()). */
+ * terminals are read without the thread (see bin_open()).
+ *
+ * The decoder reads the blocks where zstd wrote them: the bytes of a record
+ * cut by the end of a block are copied in front of the next block (into
+ * its ZQ_PREFIX bytes), nothing else is copied.  What it is shown follows
+ * the decoder that copied the blocks into a buffer of DBUF_SIZE bytes (and
+ * whose records, errors and messages the tests keep): that one refilled its
+ * buffer when a record ran past its end, and the refill reported the end of
+ * the stream or an error if they came before DBUF_SIZE bytes from the first
+ * unread byte.  So the decoder is shown no byte past that window's end
+ * (r->wend), and when it reaches it, bin_refill() moves the window and
+ * reports what that refill reported, at the same record. */
 #define ZQ_SLOTS 4u
 #define ZQ_SLOT_SIZE (128u * 1024u)
+/* room for the unread end of the block before: a record cut by the block's
+ * end, at most a SYMBOL or MARKER with its name (34 + 4096 bytes) or a
+ * header string */
+#define ZQ_PREFIX (8u * 1024u)
+G_STATIC_ASSERT(ZQ_PREFIX > TR_MAX_STRING + 64);
 enum { ZQ_MODE_OFF, ZQ_MODE_LAZY, ZQ_MODE_ALWAYS };
 
 typedef struct zq_slot {
-    uint8_t *buf; /* allocated on first use */
+    uint8_t *base; /* ZQ_PREFIX + ZQ_SLOT_SIZE bytes, allocated on first use */
+    uint8_t *buf;  /* base + ZQ_PREFIX: the block */
     size_t len;
-    int end;      /* ZQ_MORE, or what follows the slot's bytes: ZQ_EOF / ZQ_ERR */
+    int end;       /* ZQ_MORE, or what follows the slot's bytes: ZQ_EOF / ZQ_ERR */
 } zq_slot_t;
 
 typedef struct zqueue {
@@ -268,19 +282,19 @@ typedef struct zqueue {
     unsigned head, count;    /* the oldest full slot (the decoder's), full slots */
     gboolean stop;
     /* decoder side */
-    gboolean have;           /* slot[head] is full and being copied */
-    size_t pos;              /* bytes of slot[head] copied */
+    uint64_t off;            /* stream offset of slot[head].buf[0] */
 } zqueue_t;
 
 /* Fills one block; TRUE if more may follow. */
 static gboolean zq_fill(pmusim_trace_reader_t *r, zq_slot_t *sl)
 {
-    if (!sl->buf && r->bufs->block) {
-        sl->buf = r->bufs->block; /* the first block filled takes the spare one */
+    if (!sl->base && r->bufs->block) {
+        sl->base = r->bufs->block; /* the first block filled takes the spare one */
         r->bufs->block = NULL;
-    } else if (!sl->buf) {
-        sl->buf = g_malloc(ZQ_SLOT_SIZE);
+    } else if (!sl->base) {
+        sl->base = g_malloc(ZQ_PREFIX + ZQ_SLOT_SIZE);
     }
+    sl->buf = sl->base + ZQ_PREFIX;
     sl->len = 0;
     sl->end = bin_inflate(r, sl->buf, ZQ_SLOT_SIZE, &sl->len);
     return sl->end == ZQ_MORE;
@@ -327,13 +341,19 @@ static int zq_mode_of_env(void)
     return g_get_num_processors() < 2 ? ZQ_MODE_OFF : ZQ_MODE_LAZY;
 }
 
+/* The last full slot ends the stream (no slot follows it). */
+static gboolean zq_ended(const zqueue_t *z)
+{
+    return z->count && z->slot[(z->head + z->count - 1) % ZQ_SLOTS].end != ZQ_MORE;
+}
+
 /* Starts the thread, unless the stream has ended already (the last block
  * was filled); on failure the decoder goes on filling the blocks itself. */
 static void zq_start(pmusim_trace_reader_t *r)
 {
     zqueue_t *z = r->zq;
     r->zq_mode = ZQ_MODE_OFF; /* one attempt */
-    if (z->count && z->slot[(z->head + z->count - 1) % ZQ_SLOTS].end != ZQ_MORE)
+    if (zq_ended(z))
         return;
     z->thread = g_thread_try_new("pmusim-zstd", zq_main, r, NULL);
 }
@@ -352,74 +372,77 @@ static void zq_free(zqueue_t *z, reader_bufs_t *b)
     }
     for (unsigned i = 0; i < ZQ_SLOTS; i++) {
         if (b && !b->block)
-            b->block = z->slot[i].buf;
+            b->block = z->slot[i].base;
         else
-            g_free(z->slot[i].buf);
+            g_free(z->slot[i].base);
     }
     g_mutex_clear(&z->lock);
     g_cond_clear(&z->cond);
     g_free(z);
 }
 
-/* bin_inflate() into dbuf, through the blocks. */
-static int zq_take(pmusim_trace_reader_t *r)
+/* Makes slot head + k (k < ZQ_SLOTS - 1) full, waiting for the thread or
+ * filling the slots up to it; FALSE if the stream ends in a slot before. */
+static gboolean zq_ready(pmusim_trace_reader_t *r, unsigned k)
 {
     zqueue_t *z = r->zq;
-    while (r->dlen < DBUF_SIZE) {
-        if (!z->have) {
-            if (z->thread) {
-                g_mutex_lock(&z->lock);
-                while (z->count == 0)
-                    g_cond_wait(&z->cond, &z->lock);
-                g_mutex_unlock(&z->lock);
-            } else {
-                zq_fill(r, &z->slot[z->head]); /* count is 0 */
-                z->count = 1;
-            }
-            z->have = TRUE;
-            z->pos = 0;
-        }
-        zq_slot_t *sl = &z->slot[z->head];
-        if (z->pos == sl->len) {
-            if (sl->end != ZQ_MORE)
-                return sl->end; /* nothing fills the ring any more: zerr_* are set */
-            if (z->thread)
-                g_mutex_lock(&z->lock);
-            z->head = (z->head + 1) % ZQ_SLOTS;
-            z->count--;
-            if (z->thread) {
-                g_cond_broadcast(&z->cond);
-                g_mutex_unlock(&z->lock);
-            }
-            z->have = FALSE;
-            continue;
-        }
-        size_t take = MIN(sl->len - z->pos, DBUF_SIZE - r->dlen);
-        memcpy(r->dbuf + r->dlen, sl->buf + z->pos, take);
-        r->dlen += take;
-        z->pos += take;
+    if (z->thread) {
+        g_mutex_lock(&z->lock);
+        while (z->count <= k && !zq_ended(z))
+            g_cond_wait(&z->cond, &z->lock);
+        gboolean ok = z->count > k;
+        g_mutex_unlock(&z->lock);
+        return ok;
     }
-    return ZQ_MORE;
+    while (z->count <= k && !zq_ended(z)) {
+        zq_fill(r, &z->slot[(z->head + z->count) % ZQ_SLOTS]); /* not a full one */
+        z->count++;
+    }
+    return z->count > k;
 }
 
-/* Moves the unread bytes to the front of dbuf and decompresses until dbuf is
- * full or the input ends. */
-static gboolean bin_refill(pmusim_trace_reader_t *r, GError **error)
+/* The decoder is done with slot[head]: the thread may fill it again. */
+static void zq_release(zqueue_t *z)
 {
-    size_t rem = r->dlen - r->dpos;
-    memmove(r->dbuf, r->dbuf + r->dpos, rem);
-    r->doff += r->dpos;
-    r->dpos = 0;
-    r->dlen = rem;
-    if (r->zeof || r->dlen == DBUF_SIZE)
-        return TRUE;
-    if (r->zq_mode != ZQ_MODE_OFF && (r->zq_mode == ZQ_MODE_ALWAYS || ++r->refills >= 2))
-        zq_start(r);
-    int end = zq_take(r);
-    if (end == ZQ_EOF)
-        r->zeof = TRUE;
-    if (end != ZQ_ERR)
-        return TRUE;
+    if (z->thread)
+        g_mutex_lock(&z->lock);
+    z->off += z->slot[z->head].len;
+    z->head = (z->head + 1) % ZQ_SLOTS;
+    z->count--;
+    if (z->thread) {
+        g_cond_broadcast(&z->cond);
+        g_mutex_unlock(&z->lock);
+    }
+}
+
+/* The window of a refill at stream offset x: sets r->wend to x + DBUF_SIZE
+ * or to the end of the stream if that comes first (strictly: a stream that
+ * ends exactly there ends at the next refill), and returns what ends the
+ * stream then (ZQ_EOF, ZQ_ERR with zerr_* set) or ZQ_MORE.  x is in
+ * slot[head] or the bytes copied in front of it, so the window ends at most
+ * two slots further. */
+static int zq_window(pmusim_trace_reader_t *r, uint64_t x)
+{
+    zqueue_t *z = r->zq;
+    uint64_t off = z->off;
+    for (unsigned k = 0;; k++) {
+        zq_ready(r, k); /* TRUE: the loop ends at the slot that ends the stream */
+        const zq_slot_t *sl = &z->slot[(z->head + k) % ZQ_SLOTS];
+        off += sl->len;
+        if (sl->end != ZQ_MORE && off - x < DBUF_SIZE) {
+            r->wend = off;
+            return sl->end;
+        }
+        if (sl->end != ZQ_MORE || off - x >= DBUF_SIZE) {
+            r->wend = x + DBUF_SIZE;
+            return ZQ_MORE;
+        }
+    }
+}
+
+/* Reports what ended the decompression (zerr_*); FALSE. */
+static gboolean bin_zerr(pmusim_trace_reader_t *r, GError **error)
+{
     if (r->zerr_prefix) {
         bin_error(r, error, r->zerr_code, "%s", r->zerr_msg);
     } else {
@@ -429,18 +452,82 @@ static gboolean bin_refill(pmusim_trace_reader_t *r, GError **error)
     return FALSE;
 }
 
+/* Shows the decoder more of the stream after dbuf[dpos..dlen): the rest of
+ * the window in slot[head], or the next slot with the unread bytes copied
+ * in front of it; at the end of the window, a new window first (see the
+ * comment on the blocks above).  Shows nothing more only at the end of the
+ * stream. */
+static gboolean bin_refill(pmusim_trace_reader_t *r, GError **error)
+{
+    zqueue_t *z = r->zq;
+    uint64_t x = r->doff + r->dpos;     /* the first unread byte */
+    uint64_t shown = r->doff + r->dlen; /* after the last byte shown */
+    if (!r->zeof && shown == r->wend) {
+        if (r->zq_mode != ZQ_MODE_OFF && (r->zq_mode == ZQ_MODE_ALWAYS || ++r->refills >= 2))
+            zq_start(r);
+        int end = zq_window(r, x);
+        if (end == ZQ_EOF)
+            r->zeof = TRUE;
+        if (end == ZQ_ERR)
+            return bin_zerr(r, error);
+    }
+    zq_slot_t *sl = &z->slot[z->head]; /* full: zq_window() filled it */
+    if (!r->dbuf) {
+        r->dbuf = sl->buf; /* the first block */
+        r->doff = z->off;
+    }
+    uint64_t send = z->off + sl->len;
+    if (shown == send && send < r->wend) {
+        /* the next slot exists: the window goes past this one */
+        size_t rem = r->dlen - r->dpos;
+        zq_ready(r, 1);
+        zq_slot_t *next = &z->slot[(z->head + 1) % ZQ_SLOTS];
+        memcpy(next->buf - rem, r->dbuf + r->dpos, rem);
+        zq_release(z);
+        sl = next;
+        send = z->off + sl->len;
+        r->dbuf = sl->buf - rem;
+        r->doff = x;
+        r->dpos = 0;
+    }
+    r->dlen = (size_t)(MIN(send, r->wend) - r->doff);
+    return TRUE;
+}
+
+/* After the END record: how many bytes follow it in a refill's window
+ * (the copying decoder's count, see above); FALSE with error set if that
+ * refill met an error. */
+static gboolean bin_after_end(pmusim_trace_reader_t *r, size_t *follow, GError **error)
+{
+    uint64_t x = r->doff + r->dpos;
+    if (!r->zeof) {
+        if (r->zq_mode != ZQ_MODE_OFF && (r->zq_mode == ZQ_MODE_ALWAYS || ++r->refills >= 2))
+            zq_start(r);
+        int end = zq_window(r, x);
+        if (end == ZQ_EOF)
+            r->zeof = TRUE;
+        if (end == ZQ_ERR)
+            return bin_zerr(r, error);
+    }
+    *follow = (size_t)(r->wend - x);
+    return TRUE;
+}
+
 /* Makes at least `n` bytes available at dpos; FALSE with error set if the
  * stream ends first.  `what` names the expected item. */
 static gboolean bin_need(pmusim_trace_reader_t *r, size_t n, const char *what, GError **error)
 {
-    if (r->dlen - r->dpos >= n)
-        return TRUE;
-    if (!bin_refill(r, error))
-        return FALSE;
-    if (r->dlen - r->dpos >= n)
-        return TRUE;
-    bin_error(r, error, PMUSIM_TRACE_ERROR_TRUNCATED, "stream ends where %s was expected", what);
-    return FALSE;
+    while (r->dlen - r->dpos < n) {
+        size_t had = r->dlen - r->dpos;
+        if (!bin_refill(r, error))
+            return FALSE;
+        if (r->dlen - r->dpos == had) {
+            bin_error(r, error, PMUSIM_TRACE_ERROR_TRUNCATED, "stream ends where %s was expected",
+                      what);
+            return FALSE;
+        }
+    }
+    return TRUE;
 }
 
 static gboolean bin_varint(pmusim_trace_reader_t *r, uint64_t *v, const char *what,
@@ -503,9 +590,6 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
         b->zd = ZSTD_createDStream();
     r->zd = b->zd;
     ZSTD_DCtx_setParameter(r->zd, ZSTD_d_windowLogMax, TR_ZSTD_WINDOW_LOG_MAX);
-    if (!b->dbuf)
-        b->dbuf = g_malloc(DBUF_SIZE);
-    r->dbuf = b->dbuf;
     if (!b->codec)
         b->codec = g_new(tr_codec_t, 1);
     r->codec = b->codec;
@@ -517,7 +601,7 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
      * use of an entry takes the full path */
     tr_cache_ent_t *ent = r->codec->cache;
     ent[0].pos = ent[0].next = UINT64_MAX;
-    ent[0].next_idx = tr_cache_index(UINT64_MAX);
+    ent[0].next_ent = &ent[tr_cache_index(UINT64_MAX)];
     /* what the writer's all-zero entry means at that position: an x86
      * instruction at 2^64-1 with every static field 0 (IA-64 never gets
      * there: slot 15 is not a position) */
@@ -528,6 +612,8 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
      * showed in the fuzz targets, which open a trace per input) */
     for (unsigned done = 1; done < TR_CACHE_SIZE; done *= 2)
         memcpy(&ent[done], &ent[0], sizeof ent[0] * MIN(done, TR_CACHE_SIZE - done));
+    for (unsigned t = 0; t < PMUSIM_MAX_THREADS; t++)
+        r->codec->next_ent[t] = &ent[tr_cache_index(0)]; /* next_pos[t] is 0 */
     if (!bin_need(r, TR_MAGIC_LEN, "the magic \"" TR_MAGIC "\"", error))
         return FALSE;
     if (memcmp(r->dbuf, TR_MAGIC, TR_MAGIC_LEN) != 0) {
@@ -590,13 +676,24 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
 
 /* ---- binary: the record decoder (hot path) ---- */
 
-enum { DR_FULL, DR_NEED, DR_ERR, DR_END };
+/* DR_SLACK: the unchecked loop stopped RD_SLACK bytes before the end of what
+ * it is shown */
+enum { DR_FULL, DR_NEED, DR_ERR, DR_END, DR_SLACK };
 
-#define RD_BYTE(v)              \
-    do {                        \
-        if (G_UNLIKELY(q >= end)) \
-            goto need;          \
-        (v) = *q++;             \
+/* The longest record without a string is an INSN with every part: 10
+ * varints, each read for at most 11 bytes (the 11th shows a varint longer
+ * than 64 bits), and 12 single bytes, 122 bytes; a one-load varint reads up
+ * to 7 bytes past its end; a MARKER or SYMBOL before its name is shorter.
+ * While more than RD_SLACK bytes are left to it, a record cannot run past
+ * its end, and the decoder reads without a check per byte (`chk` clear in
+ * the macros below); a name checks its own length. */
+#define RD_SLACK 160u
+
+#define RD_BYTE(v)                       \
+    do {                                 \
+        if (chk && G_UNLIKELY(q >= end)) \
+            goto need;                   \
+        (v) = *q++;                      \
     } while (0)
 
 /* Up to 8 bytes of a varint at once, where 8 bytes are there to load: the
@@ -605,7 +702,7 @@ enum { DR_FULL, DR_NEED, DR_ERR, DR_END };
  * and more) and the last bytes of the buffer take the byte loop, which also
  * does the checks.  Stream addresses and latencies make most multi-byte
  * varints, and the byte loop cost about 50 instructions for each. */
-static inline uint64_t rd_varint8(uint64_t w, uint64_t stop, unsigned *len)
+G_ALWAYS_INLINE static inline uint64_t rd_varint8(uint64_t w, uint64_t stop, unsigned *len)
 {
     /* stop: bit 7 of every byte whose bit 7 is clear (non-zero) */
     *len = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
@@ -613,6 +710,13 @@ static inline uint64_t rd_varint8(uint64_t w, uint64_t stop, unsigned *len)
     x = (x & UINT64_C(0x007f007f007f007f)) | ((x & UINT64_C(0x7f007f007f007f00)) >> 1);
     x = (x & UINT64_C(0x00003fff00003fff)) | ((x & UINT64_C(0x3fff00003fff0000)) >> 2);
     return (x & UINT64_C(0x000000000fffffff)) | ((x & UINT64_C(0x0fffffff00000000)) >> 4);
+}
+
+/* tr_unzigzag(), always inlined: the four instances of the decoder loop made
+ * the compiler call it out of line */
+G_ALWAYS_INLINE static inline int64_t rd_unzigzag(uint64_t v)
+{
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
 }
 
 static inline uint64_t rd_load64(const uint8_t *q)
@@ -624,11 +728,11 @@ static inline uint64_t rd_load64(const uint8_t *q)
 
 #define RD_VARINT(v)                                               \
     do {                                                           \
-        if (G_UNLIKELY(q >= end))                                  \
+        if (chk && G_UNLIKELY(q >= end))                           \
             goto need;                                             \
         uint64_t v_ = *q++;                                        \
         if (G_UNLIKELY(v_ & 0x80)) {                               \
-            if (G_LIKELY(end - q >= 7)) {                          \
+            if (!chk || G_LIKELY(end - q >= 7)) {                  \
                 if (*q < 0x80) { /* two bytes: latencies, masks */ \
                     (v) = (v_ & 0x7f) | (uint64_t)*q++ << 7;       \
                     break;                                         \
@@ -644,7 +748,7 @@ static inline uint64_t rd_load64(const uint8_t *q)
             }                                                      \
             v_ &= 0x7f;                                            \
             for (unsigned s_ = 7;; s_ += 7) {                      \
-                if (G_UNLIKELY(q >= end))                          \
+                if (chk && G_UNLIKELY(q >= end))                   \
                     goto need;                                     \
                 uint64_t b_ = *q++;                                \
                 if (G_UNLIKELY(s_ > 63 || (s_ == 63 && b_ > 1)))   \
@@ -665,7 +769,7 @@ static inline uint64_t rd_load64(const uint8_t *q)
             if ((v) > 3)                            \
                 BAD("privilege level above 3");     \
         } else {                                    \
-            (v) = bin_thread_plm(c, recs, n, t);    \
+            (v) = bin_thread_plm(c, recs, (size_t)(w - recs), t);  \
         }                                           \
     } while (0)
 
@@ -709,32 +813,55 @@ static void bin_batch_done(tr_codec_t *c, const pmusim_rec_t *recs, size_t n, un
 /* Decodes records from dbuf into recs[*np..max).  Codec state is kept in
  * locals and written back on exit so that stores into recs cannot force
  * reloads.  A record is committed only once it was read completely, so a
- * DR_NEED return can be retried after a refill. */
-static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, size_t max)
+ * DR_NEED return can be retried after a refill.  Four instances: `ia64`
+ * and `chk` are constants (bin_decode()), so the x86 loop has no slot or
+ * bundle logic, and the unchecked one (`chk` clear) reads the bytes of a
+ * record without a bounds check each, stopping with DR_SLACK where fewer
+ * than RD_SLACK bytes are left. */
+G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmusim_rec_t *recs,
+                                                  size_t *np, size_t max, const gboolean ia64,
+                                                  const gboolean chk)
 {
     tr_codec_t *c = r->codec;
     const uint8_t *p = r->dbuf + r->dpos;
     const uint8_t *const end = r->dbuf + r->dlen;
-    const gboolean ia64 = c->ia64;
+    /* the unchecked loop stops here (only read when !chk) */
+    const uint8_t *const lim = chk ? end : end - RD_SLACK;
+    /* the unchecked loop tests only this: before it, neither lim nor wend
+     * can be reached, because every record is at least one byte */
+    const uint8_t *plim = p;
     const unsigned nthreads = r->hdr.nthreads;
     uint64_t cycle = c->cycle;
     unsigned t = c->thread;
     uint64_t npos = c->next_pos[t];
-    unsigned nidx = c->next_idx[t];
-    size_t n = *np;
+    tr_cache_ent_t *ne = c->next_ent[t]; /* &c->cache[tr_cache_index(npos)] */
+    pmusim_rec_t *w = recs + *np;          /* the next record to write */
+    pmusim_rec_t *const wend = recs + max;
     const char *errmsg = NULL;
     int status = DR_FULL;
 
-    while (n < max) {
+    for (;;) {
         const uint8_t *q = p;
         unsigned h;
+        if (chk) {
+            if (w >= wend)
+                break;
+        } else if (G_UNLIKELY(q >= plim)) {
+            if (w >= wend)
+                break;
+            if (q >= lim) {
+                status = DR_SLACK;
+                goto out;
+            }
+            plim = (size_t)(lim - q) < (size_t)(wend - w) ? lim : q + (wend - w);
+        }
         RD_BYTE(h);
         if (G_LIKELY(h < 3)) {
             /* the common case of a loop: the record equals its cache entry
              * except for the cycle and a stride-predicted address */
-            tr_cache_ent_t *e = &c->cache[nidx];
+            tr_cache_ent_t *e = ne;
             if (G_LIKELY(e->pos == npos)) {
-                pmusim_rec_t *o = &recs[n];
+                pmusim_rec_t *o = w;
                 /* copy first, then patch: updating the entry's address before
                  * the copy would make the 16-byte loads of the copy wait for
                  * an 8-byte store they cannot forward from */
@@ -746,8 +873,8 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 o->cycle = cycle;
                 o->thread = (uint8_t)t;
                 npos = e->next;
-                nidx = e->next_idx;
-                n++;
+                ne = e->next_ent;
+                w++;
                 p = q;
                 continue;
             }
@@ -762,15 +889,14 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                     BAD("cycle delta overflows 64 bits");
             }
             uint64_t pos = npos;
-            unsigned idx = nidx;
+            tr_cache_ent_t *e = ne;
             if (h & TR_H_POS) {
                 uint64_t v;
                 RD_VARINT(v);
-                pos += (uint64_t)tr_unzigzag(v);
-                idx = tr_cache_index(pos);
+                pos += (uint64_t)rd_unzigzag(v);
+                e = &c->cache[tr_cache_index(pos)];
             }
-            tr_cache_ent_t *e = &c->cache[idx];
-            pmusim_rec_t *o = &recs[n];
+            pmusim_rec_t *o = w;
             *o = e->rec;
             gboolean flags_changed = FALSE;
             /* Each decoded field goes to the record and to its cache entry
@@ -794,59 +920,64 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                     SETF(flags, (uint16_t)v);
                     flags_changed = TRUE;
                 }
-                if (m & TR_M_PLM) {
-                    RD_BYTE(b);
-                    if (b > 3)
-                        BAD("privilege level above 3");
-                    SETF(plm, (uint8_t)b);
-                }
-                if (m & TR_M_UNIT) {
-                    RD_BYTE(b);
-                    if (b > PMUSIM_UNIT_LX)
-                        BAD("unknown IA-64 unit type");
-                    SETF(unit, (uint8_t)b);
-                }
-                if (m & TR_M_INSN) {
-                    RD_VARINT(v);
-                    if (v >> 41)
-                        BAD("IA-64 encoding wider than 41 bits");
-                    SETF(insn, v);
-                }
-                if (m & TR_M_LEN) {
-                    RD_BYTE(b);
-                    SETF(len, (uint8_t)b);
-                }
-                if (m & TR_M_UOPS) {
-                    RD_VARINT(v);
-                    if (v > UINT32_MAX)
-                        BAD("uops wider than 32 bits");
-                    SETF(uops, (uint32_t)v);
-                }
-                if (m & TR_M_MEMSTATIC) {
-                    unsigned size;
-                    RD_BYTE(size);
-                    RD_BYTE(b);
-                    if (b > 1)
-                        BAD("memory store flag not 0 or 1");
-                    if (!(o->flags & PMUSIM_F_MEM) && (size | b))
-                        BAD("memory fields on an instruction without the memory flag");
-                    SETF(mem.size, (uint8_t)size);
-                    SETF(mem.is_store, (uint8_t)b);
-                }
-                if (m & TR_M_BRKIND) {
-                    RD_BYTE(b);
-                    if (b >= PMUSIM_BR_COUNT)
-                        BAD("unknown branch kind");
-                    if (!(o->flags & PMUSIM_F_BRANCH) && b)
-                        BAD("branch fields on an instruction without the branch flag");
-                    SETF(br.kind, (uint8_t)b);
-                }
-                if (m & TR_M_BRTARGET) {
-                    RD_VARINT(v);
-                    SETF(br.target, (pos & (ia64 ? ~UINT64_C(15) : ~UINT64_C(0))) +
-                                        (uint64_t)tr_unzigzag(v));
-                    if (!(o->flags & PMUSIM_F_BRANCH) && o->br.target)
-                        BAD("branch fields on an instruction without the branch flag");
+                /* the parts a stream changes least, skipped at once (the
+                 * common masks are the flags and the offcore part) */
+                if (m & (TR_M_PLM | TR_M_UNIT | TR_M_INSN | TR_M_LEN | TR_M_UOPS |
+                         TR_M_MEMSTATIC | TR_M_BRKIND | TR_M_BRTARGET)) {
+                    if (m & TR_M_PLM) {
+                        RD_BYTE(b);
+                        if (b > 3)
+                            BAD("privilege level above 3");
+                        SETF(plm, (uint8_t)b);
+                    }
+                    if (m & TR_M_UNIT) {
+                        RD_BYTE(b);
+                        if (b > PMUSIM_UNIT_LX)
+                            BAD("unknown IA-64 unit type");
+                        SETF(unit, (uint8_t)b);
+                    }
+                    if (m & TR_M_INSN) {
+                        RD_VARINT(v);
+                        if (v >> 41)
+                            BAD("IA-64 encoding wider than 41 bits");
+                        SETF(insn, v);
+                    }
+                    if (m & TR_M_LEN) {
+                        RD_BYTE(b);
+                        SETF(len, (uint8_t)b);
+                    }
+                    if (m & TR_M_UOPS) {
+                        RD_VARINT(v);
+                        if (v > UINT32_MAX)
+                            BAD("uops wider than 32 bits");
+                        SETF(uops, (uint32_t)v);
+                    }
+                    if (m & TR_M_MEMSTATIC) {
+                        unsigned size;
+                        RD_BYTE(size);
+                        RD_BYTE(b);
+                        if (b > 1)
+                            BAD("memory store flag not 0 or 1");
+                        if (!(o->flags & PMUSIM_F_MEM) && (size | b))
+                            BAD("memory fields on an instruction without the memory flag");
+                        SETF(mem.size, (uint8_t)size);
+                        SETF(mem.is_store, (uint8_t)b);
+                    }
+                    if (m & TR_M_BRKIND) {
+                        RD_BYTE(b);
+                        if (b >= PMUSIM_BR_COUNT)
+                            BAD("unknown branch kind");
+                        if (!(o->flags & PMUSIM_F_BRANCH) && b)
+                            BAD("branch fields on an instruction without the branch flag");
+                        SETF(br.kind, (uint8_t)b);
+                    }
+                    if (m & TR_M_BRTARGET) {
+                        RD_VARINT(v);
+                        SETF(br.target, (pos & (ia64 ? ~UINT64_C(15) : ~UINT64_C(0))) +
+                                            (uint64_t)rd_unzigzag(v));
+                        if (!(o->flags & PMUSIM_F_BRANCH) && o->br.target)
+                            BAD("branch fields on an instruction without the branch flag");
+                    }
                 }
                 if (m & TR_M_OCLAT) {
                     RD_VARINT(v);
@@ -888,7 +1019,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             if (h & TR_H_MEMADDR) {
                 uint64_t v;
                 RD_VARINT(v);
-                addr += (uint64_t)tr_unzigzag(v);
+                addr += (uint64_t)rd_unzigzag(v);
             }
             if (G_UNLIKELY(h & TR_H_BRDYN)) {
                 unsigned b;
@@ -942,13 +1073,13 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 SETF(slot, (uint8_t)slot);
                 e->pos = pos;
                 e->next = tr_next_pos(ia64, o);
-                e->next_idx = tr_cache_index(e->next);
+                e->next_ent = &c->cache[tr_cache_index(e->next)];
             }
 #undef SETF
             npos = e->next;
-            nidx = e->next_idx;
+            ne = e->next_ent;
             cycle = cyc;
-            n++;
+            w++;
             p = q;
             continue;
         }
@@ -956,10 +1087,10 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             if (h - TR_OP_THREAD_SEL >= nthreads)
                 BAD("thread number not below the header's thread count");
             c->next_pos[t] = npos;
-            c->next_idx[t] = nidx;
+            c->next_ent[t] = ne;
             t = h - TR_OP_THREAD_SEL;
             npos = c->next_pos[t];
-            nidx = c->next_idx[t];
+            ne = c->next_ent[t];
             p = q;
             continue;
         }
@@ -976,14 +1107,14 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 BAD("IDLE with 0 cycles");
             unsigned plm;
             RD_PLM(plm);
-            pmusim_rec_t *o = &recs[n];
+            pmusim_rec_t *o = w;
             *o = zero;
             o->plm = (uint8_t)plm;
             o->kind = PMUSIM_REC_IDLE;
             o->cycle = cycle = cyc;
             o->thread = (uint8_t)t;
             o->n = v;
-            n++;
+            w++;
             break;
         }
         case TR_OP_THREADSTATE: {
@@ -994,13 +1125,13 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 BAD("cycle delta overflows 64 bits");
             if (b > 1)
                 BAD("THREAD state not 0 or 1");
-            pmusim_rec_t *o = &recs[n];
+            pmusim_rec_t *o = w;
             *o = zero;
             o->kind = PMUSIM_REC_THREAD;
             o->cycle = cycle = cycle + d;
             o->thread = (uint8_t)t;
             o->n = b;
-            n++;
+            w++;
             break;
         }
         case TR_OP_EVENT: {
@@ -1015,7 +1146,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 BAD("event code or umask wider than 16 bits");
             unsigned plm;
             RD_PLM(plm);
-            pmusim_rec_t *o = &recs[n];
+            pmusim_rec_t *o = w;
             *o = zero;
             o->plm = (uint8_t)plm;
             o->kind = PMUSIM_REC_EVENT;
@@ -1024,7 +1155,7 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             o->ev_code = (uint16_t)code;
             o->ev_umask = (uint16_t)umask;
             o->n = v;
-            n++;
+            w++;
             break;
         }
         case TR_OP_MEM: {
@@ -1040,15 +1171,23 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 BAD("unknown memory level or ALAT outcome");
             if (lat > UINT32_MAX)
                 BAD("memory latency wider than 32 bits");
-            const pmusim_rec_t *prev = n > 0 ? &recs[n - 1] : c->have_prev ? &c->prev : NULL;
-            pmusim_rec_t *o = &recs[n];
+            const pmusim_rec_t *prev = w > recs ? w - 1 : c->have_prev ? &c->prev : NULL;
+            /* what tr_mem_follows() accepts, tested here; it words the refusal */
+            if (G_UNLIKELY(!prev || prev->thread != t || prev->cycle != cycle ||
+                           !(prev->kind == PMUSIM_REC_MEM ||
+                             (prev->kind == PMUSIM_REC_INSN && (prev->flags & PMUSIM_F_MEM))))) {
+                pmusim_rec_t m;
+                memset(&m, 0, sizeof m);
+                m.kind = PMUSIM_REC_MEM;
+                m.cycle = cycle;
+                m.thread = (uint8_t)t;
+                BAD(tr_mem_follows(prev, &m));
+            }
+            pmusim_rec_t *o = w;
             *o = zero;
             o->kind = PMUSIM_REC_MEM;
             o->cycle = cycle;
             o->thread = (uint8_t)t;
-            const char *why = tr_mem_follows(prev, o);
-            if (why)
-                BAD(why);
             o->flags = PMUSIM_F_MEM;
             o->plm = prev->plm;
             o->ip = prev->ip;
@@ -1058,8 +1197,8 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
             o->mem.alat = (uint8_t)(b >> 6);
             o->mem.size = (uint8_t)size;
             o->mem.latency = (uint32_t)lat;
-            o->mem.addr = prev->mem.addr + (uint64_t)tr_unzigzag(da);
-            n++;
+            o->mem.addr = prev->mem.addr + (uint64_t)rd_unzigzag(da);
+            w++;
             break;
         }
         case TR_OP_MARKER: {
@@ -1085,20 +1224,20 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
                 r->marker_bytes += len;
                 q += len;
             }
-            pmusim_rec_t *o = &recs[n];
+            pmusim_rec_t *o = w;
             *o = zero;
             o->kind = PMUSIM_REC_MARKER;
             o->cycle = cycle = cycle + d;
             o->thread = (uint8_t)t;
             o->name = g_ptr_array_index(r->markers, idx);
-            n++;
+            w++;
             break;
         }
         case TR_OP_SYMBOL: {
             uint64_t start, size, len;
             /* a batch ends before a symbol, so the symbols a caller sees after a
              * call all precede the records of that call (converters rely on it) */
-            if (n > 0) /* n counts from the start of the caller's batch */
+            if (w > recs) /* recs is the start of the caller's batch */
                 goto out;
             RD_VARINT(start);
             RD_VARINT(size);
@@ -1122,10 +1261,10 @@ static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, 
         }
         case TR_OP_END:
             RD_VARINT(v);
-            if (v != r->nrec + n) {
+            if (v != r->nrec + (uint64_t)(w - recs)) {
                 g_snprintf(r->errbuf, sizeof r->errbuf,
                            "END record says %" PRIu64 " records but the stream has %" PRIu64, v,
-                           r->nrec + (uint64_t)n);
+                           r->nrec + (uint64_t)(w - recs));
                 errmsg = r->errbuf;
                 goto bad;
             }
@@ -1152,12 +1291,29 @@ out:
     c->cycle = cycle;
     c->thread = t;
     c->next_pos[t] = npos;
-    c->next_idx[t] = nidx;
+    c->next_ent[t] = ne;
     r->dpos = (size_t)(p - r->dbuf);
-    *np = n;
+    *np = (size_t)(w - recs);
     if (status == DR_ERR && errmsg != r->errbuf)
         g_strlcpy(r->errbuf, errmsg, sizeof r->errbuf);
     return status;
+}
+
+G_ALWAYS_INLINE static inline int bin_decode_isa(pmusim_trace_reader_t *r, pmusim_rec_t *recs,
+                                                 size_t *np, size_t max, const gboolean ia64)
+{
+    if (r->dlen - r->dpos > RD_SLACK) {
+        int st = bin_decode_loop(r, recs, np, max, ia64, FALSE);
+        if (st != DR_SLACK)
+            return st;
+    }
+    return bin_decode_loop(r, recs, np, max, ia64, TRUE);
+}
+
+static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, size_t max)
+{
+    return r->codec->ia64 ? bin_decode_isa(r, recs, np, max, TRUE)
+                          : bin_decode_isa(r, recs, np, max, FALSE);
 }
 
 static gssize bin_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t max,
@@ -1179,15 +1335,16 @@ static gssize bin_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_
         if (st == DR_END) {
             r->done = TRUE;
             /* nothing may follow END */
-            if (!bin_refill(r, error)) {
+            size_t follow = 0;
+            if (!bin_after_end(r, &follow, error)) {
                 r->nrec += n;
                 return -1;
             }
-            if (r->dlen > r->dpos) {
+            if (follow) {
                 r->nrec += n;
                 bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
                           "%zu bytes follow the END record, expected the end of the stream",
-                          r->dlen - r->dpos);
+                          follow);
                 return -1;
             }
             break;
@@ -2049,7 +2206,7 @@ void pmusim_trace_reader_free(pmusim_trace_reader_t *r)
     zq_free(r->zq, r->bufs); /* first: the thread reads the input */
     if (r->own_fp)
         fclose(r->fp);
-    bufs_release(r->bufs); /* rawbuf, zd, dbuf, codec */
+    bufs_release(r->bufs); /* rawbuf, zd, codec */
     g_free(r->zerr_msg);
     if (r->line)
         g_string_free(r->line, TRUE);

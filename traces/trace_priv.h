@@ -72,7 +72,7 @@ typedef struct tr_cache_ent {
      * its entry predicts the next one without recomputing (this breaks the
      * record-to-record dependency chain in the hot loop) */
     uint64_t pos, next;
-    uint32_t next_idx;
+    struct tr_cache_ent *next_ent; /* &cache[tr_cache_index(next)] */
     /* decoder only: the stride the one-byte fast path applies: `stride` for
      * an instruction with a memory part, 0 otherwise, so that no input can
      * make the fast path give an address to an instruction without one (the
@@ -89,9 +89,10 @@ typedef struct tr_codec {
     pmusim_rec_t prev;
     uint8_t cur_plm[PMUSIM_MAX_THREADS]; /* decoder, v1: plm of each thread's last INSN */
     uint64_t next_pos[PMUSIM_MAX_THREADS];
-    /* decoder only: tr_cache_index(next_pos[t]), kept across thread switches
-     * so that a switch does not put a multiply before the next entry's load */
-    uint32_t next_idx[PMUSIM_MAX_THREADS];
+    /* decoder only: &cache[tr_cache_index(next_pos[t])], kept across thread
+     * switches so that a switch does not put a multiply before the next
+     * entry's load */
+    struct tr_cache_ent *next_ent[PMUSIM_MAX_THREADS];
     tr_cache_ent_t cache[TR_CACHE_SIZE];
 } tr_codec_t;
 

@@ -1745,6 +1745,121 @@ static void test_decode_thread(void)
     g_free(path);
 }
 
+/* A varint of `v` at its longest: ten bytes, the last one carrying bit 63. */
+static void put_varint10(GByteArray *s, uint64_t v)
+{
+    guint8 b[10];
+    for (unsigned i = 0; i < 9; i++)
+        b[i] = (guint8)(((v >> (7 * i)) & 0x7f) | 0x80);
+    b[9] = (guint8)(v >> 63);
+    put(s, b, sizeof b);
+}
+
+static uint64_t zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+/* The decoder reads a record without a bounds check per byte while more
+ * than its longest record is left in its buffer (traces/reader.c,
+ * RD_SLACK) and with the checks in the last bytes: 7,000 INSN records of
+ * 112 bytes each (every part, every varint ten bytes long), at one
+ * position, so that they straddle both boundaries of three buffer fills at
+ * varied offsets, read in batches of 1000 and 7 with the decompression
+ * thread off and on; every field as written. */
+static void test_decode_longest_records(void)
+{
+    enum { N = 7000 };
+    const uint64_t ip = 0x401230;
+    GByteArray *s = stream_new();
+    uint64_t a1 = 0, a2 = 0; /* the two addresses before: the stride prediction */
+    for (uint64_t i = 0; i < N; i++) {
+        uint64_t addr = 0x10000000u + 64 * i * i;
+        PUT(s, 0x7f); /* cycle varint, position, field mask, memory, address, branch outcome */
+        put_varint10(s, 1);
+        put_varint10(s, zigzag(i == 0 ? (int64_t)ip : 0)); /* then the taken branch's target */
+        put_varint10(s, 0x7ff);
+        put_varint10(s, PMUSIM_F_MEM | PMUSIM_F_BRANCH | PMUSIM_F_OFFCORE);
+        PUT(s, 3, 0); /* plm, unit */
+        put_varint10(s, i); /* insn */
+        PUT(s, 5); /* len */
+        put_varint10(s, 2); /* uops */
+        PUT(s, 8, (guint8)(i & 1), 0); /* size, is_store, branch kind */
+        put_varint10(s, zigzag(0)); /* target: the instruction itself */
+        put_varint10(s, 100 + i); /* offcore latency */
+        PUT(s, 1, 2, 3); /* request, supplier, snoop */
+        PUT(s, 0x09); /* level 1, tlb 1, alat 0 */
+        put_varint10(s, i); /* latency */
+        put_varint10(s, zigzag((int64_t)(addr - (a1 + (a1 - a2)))));
+        PUT(s, (guint8)(0x03 | (i % 3) << 3)); /* taken, direction right, detect */
+        a2 = a1;
+        a1 = addr;
+    }
+    PUT(s, 0x95);
+    put_varint10(s, N);
+    CU_ASSERT_EQUAL(s->len, 14 + N * 112u + 11);
+    GBytes *z = compress(s);
+    gsize len;
+    const char *d = g_bytes_get_data(z, &len);
+    char *saved = g_strdup(g_getenv("PMUSIM_DECODE_THREAD"));
+    static const char *const modes[] = { "0", "always" };
+    static const size_t batches[] = { 1000, 7 };
+    pmusim_rec_t *recs = g_new(pmusim_rec_t, 1000);
+    for (unsigned m = 0; m < G_N_ELEMENTS(modes); m++) {
+        for (unsigned b = 0; b < G_N_ELEMENTS(batches); b++) {
+            g_setenv("PMUSIM_DECODE_THREAD", modes[m], TRUE);
+            GError *e = NULL;
+            pmusim_trace_reader_t *r = pmusim_trace_reader_open_memory(d, len, "long.bin", &e);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+            uint64_t got = 0, bad = 0;
+            gssize k;
+            while ((k = pmusim_trace_reader_next_batch(r, recs, batches[b], &e)) > 0) {
+                for (gssize j = 0; j < k; j++, got++) {
+                    pmusim_rec_t x;
+                    memset(&x, 0, sizeof x);
+                    x.cycle = got + 1;
+                    x.kind = PMUSIM_REC_INSN;
+                    x.flags = PMUSIM_F_MEM | PMUSIM_F_BRANCH | PMUSIM_F_OFFCORE;
+                    x.plm = 3;
+                    x.len = 5;
+                    x.ip = ip;
+                    x.insn = got;
+                    x.uops = 2;
+                    x.mem = (pmusim_mem_t){ .addr = 0x10000000u + 64 * got * got,
+                                            .latency = (uint32_t)got,
+                                            .size = 8,
+                                            .is_store = (uint8_t)(got & 1),
+                                            .level = 1,
+                                            .tlb = 1 };
+                    x.br = (pmusim_branch_t){ .target = ip,
+                                              .taken = 1,
+                                              .dir_ok = 1,
+                                              .detect = (uint8_t)(got % 3) };
+                    x.oc = (pmusim_offcore_t){ .latency = (uint32_t)(100 + got),
+                                               .req = 1,
+                                               .supplier = 2,
+                                               .snoop = 3 };
+                    bad += !rec_equal(&recs[j], &x);
+                }
+            }
+            CU_ASSERT_EQUAL(k, 0);
+            CU_ASSERT_PTR_NULL(e);
+            g_clear_error(&e);
+            CU_ASSERT_EQUAL(got, N);
+            CU_ASSERT_EQUAL(bad, 0);
+            pmusim_trace_reader_free(r);
+        }
+    }
+    if (saved)
+        g_setenv("PMUSIM_DECODE_THREAD", saved, TRUE);
+    else
+        g_unsetenv("PMUSIM_DECODE_THREAD");
+    g_free(saved);
+    g_free(recs);
+    g_bytes_unref(z);
+    g_byte_array_unref(s);
+}
+
 /* Reads the file at `path` whole with pmusim_trace_reader_open(); the error,
  * if any, in *e. */
 static pmusim_rec_t *read_path(const char *path, size_t *n, GError **e)
@@ -1855,6 +1970,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_zstd_messages);
     PMUSIM_ADD_TEST(s, test_symbol_bytes_limit);
     PMUSIM_ADD_TEST(s, test_decode_thread);
+    PMUSIM_ADD_TEST(s, test_decode_longest_records);
     PMUSIM_ADD_TEST(s, test_reader_buffers_reused);
 }
 
