@@ -65,6 +65,8 @@ _Static_assert(W_OFF_B + 8 <= sizeof(pmusim_rec_t) && W_OFF_O + 8 <= sizeof(pmus
 #define WK_OCLAT W_MASK(W_OFF_O, oc.latency)
 #define WK_OCBITS (W_MASK(W_OFF_O, oc.req) | W_MASK(W_OFF_O, oc.supplier) | \
                    W_MASK(W_OFF_O, oc.snoop))
+_Static_assert((WK_MSTAT | WK_MDYN) == ~UINT64_C(0),
+               "pmusim_rec_t: the memory word has bytes that are no field");
 
 typedef struct w_ent {
     uint64_t a, insn, m, addr, target, b, o;
@@ -305,10 +307,63 @@ gboolean pmusim_trace_writer_add_symbol(pmusim_trace_writer_t *w, uint64_t start
 
 /* ---- binary records ---- */
 
+/* The record's canonical words as the IP cache keeps them (w_ent_t): the
+ * parts the flags do not mark present are 0. */
+#define W_PRESENT(f, bit) (-(uint64_t)(((f) / (bit)) & 1u))
+
+/* The part of enc_insn() for a record whose static fields differ from its
+ * cache entry: the field mask and the fields, and the entry's static words.
+ * Out of line: the usual case then keeps its values in registers. */
+G_NO_INLINE static uint8_t *enc_fields(w_ent_t *e, uint8_t *p, const pmusim_rec_t *r)
+{
+    unsigned f = r->flags;
+    uint64_t mm = W_PRESENT(f, PMUSIM_F_MEM);
+    uint64_t bm = W_PRESENT(f, PMUSIM_F_BRANCH);
+    uint64_t om = W_PRESENT(f, PMUSIM_F_OFFCORE);
+    uint64_t wa = w_word(r, W_OFF_A) & WK_A;
+    uint64_t wm = w_word(r, W_OFF_M) & mm;
+    uint64_t target = r->br.target & bm;
+    uint64_t wb = w_word(r, W_OFF_B) & (WK_BKIND | WK_BDYN) & bm;
+    uint64_t wo = w_word(r, W_OFF_O) & (WK_OCLAT | WK_OCBITS) & om;
+    uint64_t xa = wa ^ e->a, xm = wm ^ e->m, xb = wb ^ e->b, xo = wo ^ e->o;
+    unsigned m = ((xa & WK_FLAGS) ? TR_M_FLAGS : 0) | ((xa & WK_PLM) ? TR_M_PLM : 0) |
+                 ((xa & WK_UNIT) ? TR_M_UNIT : 0) | ((xa & WK_LEN) ? TR_M_LEN : 0) |
+                 (r->insn != e->insn ? TR_M_INSN : 0) | (r->uops != e->uops ? TR_M_UOPS : 0) |
+                 ((xm & WK_MSTAT) ? TR_M_MEMSTATIC : 0) |
+                 ((xb & WK_BKIND) ? TR_M_BRKIND : 0) | (target != e->target ? TR_M_BRTARGET : 0) |
+                 ((xo & WK_OCLAT) ? TR_M_OCLAT : 0) | ((xo & WK_OCBITS) ? TR_M_OCBITS : 0);
+    p = put_varint(p, m);
+    if (m & TR_M_FLAGS) p = put_varint(p, f);
+    if (m & TR_M_PLM) *p++ = r->plm;
+    if (m & TR_M_UNIT) *p++ = r->unit;
+    if (m & TR_M_INSN) p = put_varint(p, r->insn);
+    if (m & TR_M_LEN) *p++ = r->len;
+    if (m & TR_M_UOPS) p = put_varint(p, r->uops);
+    if (m & TR_M_MEMSTATIC) {
+        *p++ = (uint8_t)(r->mem.size & mm);
+        *p++ = (uint8_t)(r->mem.is_store & mm);
+    }
+    if (m & TR_M_BRKIND) *p++ = (uint8_t)(r->br.kind & bm);
+    if (m & TR_M_BRTARGET) p = put_varint(p, tr_zigzag((int64_t)(target - r->ip)));
+    if (m & TR_M_OCLAT) p = put_varint(p, r->oc.latency & om);
+    if (m & TR_M_OCBITS) {
+        *p++ = (uint8_t)(r->oc.req & om);
+        *p++ = (uint8_t)(r->oc.supplier & om);
+        *p++ = (uint8_t)(r->oc.snoop & om);
+    }
+    e->a = wa;
+    e->insn = r->insn;
+    e->uops = r->uops;
+    e->target = target;
+    e->o = wo;
+    return p;
+}
+
 /* Encodes INSN r after a record at cycle `cycle`; the caller sets the
- * codec's cycle to r's. */
-G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_pos, gboolean ia64, uint64_t cycle,
-                                uint8_t *o, const pmusim_rec_t *r)
+ * codec's cycle to r's.  `ia64` is a constant where it is inlined. */
+G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_pos,
+                                                const gboolean ia64, uint64_t cycle, uint8_t *o,
+                                                const pmusim_rec_t *r)
 {
     uint8_t *p = o + 1;
     unsigned h = 0;
@@ -319,63 +374,33 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_po
         h |= 3;
         p = put_varint(p, d);
     }
-    uint64_t pos = tr_pos(ia64, r);
+    uint64_t ip = r->ip;
+    uint64_t pos = ia64 ? ip | r->slot : ip;
     uint64_t pred = next_pos[r->thread];
     if (pos != pred) {
         h |= TR_H_POS;
         p = put_varint(p, tr_zigzag((int64_t)(pos - pred)));
     }
-    /* the canonical form: parts the flags do not mark present are 0 */
+    /* the canonical form: parts the flags do not mark present are 0; the
+     * memory word is all fields (WK_MSTAT | WK_MDYN covers it) */
     unsigned f = r->flags;
-    uint64_t mm = -(uint64_t)((f & PMUSIM_F_MEM) != 0);
-    uint64_t bm = -(uint64_t)((f & PMUSIM_F_BRANCH) != 0);
-    uint64_t om = -(uint64_t)((f & PMUSIM_F_OFFCORE) != 0);
-    uint64_t wa = w_word(r, W_OFF_A) & WK_A;
-    uint64_t insn = r->insn;
-    uint32_t uops = r->uops;
-    uint64_t wm = w_word(r, W_OFF_M) & (WK_MSTAT | WK_MDYN) & mm;
-    uint64_t target = r->br.target & bm;
-    uint64_t wb = w_word(r, W_OFF_B) & (WK_BKIND | WK_BDYN) & bm;
-    uint64_t wo = w_word(r, W_OFF_O) & (WK_OCLAT | WK_OCBITS) & om;
-    uint64_t addr = r->mem.addr & mm;
-    uint8_t alat = (uint8_t)(r->mem.alat & mm);
+    uint64_t mm = W_PRESENT(f, PMUSIM_F_MEM);
+    uint64_t bm = W_PRESENT(f, PMUSIM_F_BRANCH);
+    uint64_t om = W_PRESENT(f, PMUSIM_F_OFFCORE);
     w_ent_t *e = &went[tr_cache_index(pos)];
-    uint64_t xa = wa ^ e->a, xi = insn ^ e->insn, xm = wm ^ e->m, xt = target ^ e->target;
-    uint64_t xb = wb ^ e->b, xo = wo ^ e->o;
-    uint32_t xu = uops ^ e->uops;
-    if (G_UNLIKELY(xa | xi | xu | (xm & WK_MSTAT) | xt | (xb & WK_BKIND) | xo)) {
-        unsigned m = ((xa & WK_FLAGS) ? TR_M_FLAGS : 0) | ((xa & WK_PLM) ? TR_M_PLM : 0) |
-                     ((xa & WK_UNIT) ? TR_M_UNIT : 0) | ((xa & WK_LEN) ? TR_M_LEN : 0) |
-                     (xi ? TR_M_INSN : 0) | (xu ? TR_M_UOPS : 0) |
-                     ((xm & WK_MSTAT) ? TR_M_MEMSTATIC : 0) |
-                     ((xb & WK_BKIND) ? TR_M_BRKIND : 0) | (xt ? TR_M_BRTARGET : 0) |
-                     ((xo & WK_OCLAT) ? TR_M_OCLAT : 0) | ((xo & WK_OCBITS) ? TR_M_OCBITS : 0);
+    uint64_t wm = w_word(r, W_OFF_M) & mm;
+    uint64_t wb = w_word(r, W_OFF_B) & (WK_BKIND | WK_BDYN) & bm;
+    uint64_t target = r->br.target & bm;
+    uint64_t xm = wm ^ e->m, xb = wb ^ e->b;
+    uint64_t diff = ((w_word(r, W_OFF_A) & WK_A) ^ e->a) | (r->insn ^ e->insn) |
+                    (uint64_t)(r->uops ^ e->uops) | (xm & WK_MSTAT) | (target ^ e->target) |
+                    (xb & WK_BKIND) |
+                    ((w_word(r, W_OFF_O) & (WK_OCLAT | WK_OCBITS) & om) ^ e->o);
+    if (G_UNLIKELY(diff)) {
         h |= TR_H_FIELDS;
-        p = put_varint(p, m);
-        if (m & TR_M_FLAGS) p = put_varint(p, f);
-        if (m & TR_M_PLM) *p++ = r->plm;
-        if (m & TR_M_UNIT) *p++ = r->unit;
-        if (m & TR_M_INSN) p = put_varint(p, insn);
-        if (m & TR_M_LEN) *p++ = r->len;
-        if (m & TR_M_UOPS) p = put_varint(p, uops);
-        if (m & TR_M_MEMSTATIC) {
-            *p++ = (uint8_t)(r->mem.size & mm);
-            *p++ = (uint8_t)(r->mem.is_store & mm);
-        }
-        if (m & TR_M_BRKIND) *p++ = (uint8_t)(r->br.kind & bm);
-        if (m & TR_M_BRTARGET) p = put_varint(p, tr_zigzag((int64_t)(target - r->ip)));
-        if (m & TR_M_OCLAT) p = put_varint(p, r->oc.latency & om);
-        if (m & TR_M_OCBITS) {
-            *p++ = (uint8_t)(r->oc.req & om);
-            *p++ = (uint8_t)(r->oc.supplier & om);
-            *p++ = (uint8_t)(r->oc.snoop & om);
-        }
-        e->a = wa;
-        e->insn = insn;
-        e->uops = uops;
-        e->target = target;
-        e->o = wo;
+        p = enc_fields(e, p, r);
     }
+    uint8_t alat = (uint8_t)(r->mem.alat & mm);
     if ((xm & WK_MDYN) | (uint8_t)(alat ^ e->alat)) {
         h |= TR_H_MEMDYN;
         *p++ = (uint8_t)((r->mem.level | r->mem.tlb << 3 | r->mem.alat << 5) & mm);
@@ -383,6 +408,7 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_po
         e->alat = alat;
     }
     e->m = wm;
+    uint64_t addr = r->mem.addr & mm;
     uint64_t apred = e->addr + (uint64_t)e->stride;
     if (addr != apred) {
         h |= TR_H_MEMADDR;
@@ -397,7 +423,16 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_po
     *o = (uint8_t)h;
     e->stride = (int64_t)(addr - e->addr);
     e->addr = addr;
-    next_pos[r->thread] = tr_next_pos(ia64, r);
+    /* tr_next_pos() of the canonical record: a taken branch goes to its
+     * target (wb and target are 0 without a branch part) */
+    uint64_t fall;
+    if (ia64) {
+        unsigned last = r->unit == PMUSIM_UNIT_LX ? 2u : r->slot;
+        fall = last >= 2 ? ip + 16 : (ip | (last + 1));
+    } else {
+        fall = ip + r->len;
+    }
+    next_pos[r->thread] = (wb & W_MASK(W_OFF_B, br.taken)) ? target : fall;
     return p;
 }
 
@@ -584,14 +619,17 @@ static inline void w_note_prev(pmusim_trace_writer_t *w, const pmusim_rec_t *r)
     }
 }
 
-/* TRUE if `r`, an INSN, certainly passes the checks of w_rec_bad(): the
- * usual case, tested without the branches of tr_rec_check(). */
-static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w, const pmusim_rec_t *r)
+/* TRUE if `r`, an INSN after a record at cycle `last_cycle`, certainly
+ * passes the checks of w_rec_bad(): the usual case, tested without the
+ * branches of tr_rec_check(). */
+G_ALWAYS_INLINE static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w,
+                                                 const pmusim_rec_t *r, const gboolean ia64,
+                                                 uint64_t last_cycle)
 {
     unsigned bad = (r->thread >= w->hdr.nthreads) | (r->plm > 3) | (r->slot > 2) |
                    (r->unit > PMUSIM_UNIT_LX) | ((r->insn >> 41) != 0) |
-                   (r->cycle < w->last_cycle);
-    bad |= w->hdr.isa == PMUSIM_ISA_IA64 ? (r->ip & 15) != 0 : r->slot != 0;
+                   (r->cycle < last_cycle);
+    bad |= ia64 ? (r->ip & 15) != 0 : r->slot != 0;
     if (r->flags & PMUSIM_F_MEM)
         bad |= (r->mem.level >= PMUSIM_LVL_COUNT) | (r->mem.tlb >= PMUSIM_TLB_COUNT) |
                (r->mem.alat >= PMUSIM_ALAT_COUNT) | (r->mem.is_store > 1);
@@ -599,6 +637,13 @@ static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w, const pmusim_re
         bad |= (r->br.kind >= PMUSIM_BR_COUNT) | ((r->br.taken | r->br.dir_ok | r->br.tgt_ok) > 1) |
                (r->br.detect >= PMUSIM_BRD_COUNT);
     return !bad;
+}
+
+/* TRUE if the memory part `m` of a MEM record passes tr_mem_check(). */
+static inline gboolean w_mem_ok(const pmusim_mem_t *m)
+{
+    return !((m->level >= PMUSIM_LVL_COUNT) | (m->tlb >= PMUSIM_TLB_COUNT) |
+             (m->alat >= PMUSIM_ALAT_COUNT) | (m->is_store > 1));
 }
 
 /* NULL or what is wrong with the next record (FORMAT.md: everything the
@@ -614,6 +659,109 @@ static const char *w_rec_bad(const pmusim_trace_writer_t *w, const pmusim_rec_t 
     return bad;
 }
 
+/* Encodes a run of INSN and MEM records of the binary form, from recs[0],
+ * up to n records; returns how many it wrote.  It stops before a record of
+ * another kind and, unless `trusted`, before one it cannot show to be valid
+ * (the general path in w_write() then encodes it or says what is wrong), and
+ * after the record that fills the output buffer.  The codec state lives in
+ * locals (the output bytes may alias anything the compiler cannot see
+ * through) and is written back at the end: the same state, prev included,
+ * as the general path leaves after the same records.  `ia64` and `trusted`
+ * are constants in each of the four instantiations below. */
+G_ALWAYS_INLINE static inline size_t w_run(pmusim_trace_writer_t *w, const pmusim_rec_t *recs,
+                                           size_t n, const gboolean ia64, const gboolean trusted)
+{
+    tr_codec_t *c = w->codec;
+    w_ent_t *went = w->went;
+    uint64_t *next_pos = c->next_pos;
+    uint64_t cycle = c->cycle;
+    unsigned thread = c->thread;
+    uint8_t *p = w->obuf + w->olen;
+    uint8_t *const lim = w->obuf + OBUF_FLUSH;
+    const pmusim_rec_t *r = recs, *const end = recs + n;
+    while (r < end) {
+        if (r->kind == PMUSIM_REC_INSN) {
+            if (!trusted && !w_insn_ok(w, r, ia64, cycle))
+                break;
+            if (r->thread != thread) {
+                *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
+                thread = r->thread;
+            }
+            p = enc_insn(went, next_pos, ia64, cycle, p, r);
+            cycle = r->cycle;
+        } else if (r->kind == PMUSIM_REC_MEM) {
+            /* the record before it, as tr_mem_follows() and the address
+             * delta see it: an INSN with a memory part or a MEM (its thread
+             * and cycle are the codec's) */
+            const pmusim_rec_t *q = r > recs ? r - 1 : &w->prev;
+            if (!trusted && !((r > recs || w->nrec) &&
+                              ((q->kind == PMUSIM_REC_INSN && (q->flags & PMUSIM_F_MEM)) ||
+                               q->kind == PMUSIM_REC_MEM) &&
+                              r->thread == thread && r->cycle == cycle && w_mem_ok(&r->mem)))
+                break;
+            uint64_t base = q->kind == PMUSIM_REC_INSN && !(q->flags & PMUSIM_F_MEM) ? 0
+                                                                                  : q->mem.addr;
+            /* as w_bin_rec() */
+            if (r->thread != thread) {
+                *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
+                thread = r->thread;
+            }
+            cycle = r->cycle;
+            *p++ = TR_OP_MEM;
+            *p++ = tr_mem_byte(&r->mem);
+            *p++ = r->mem.size;
+            p = put_varint(p, r->mem.latency);
+            p = put_varint(p, tr_zigzag((int64_t)(r->mem.addr - base)));
+        } else {
+            break;
+        }
+        r++;
+        if (p >= lim)
+            break;
+    }
+    size_t done = (size_t)(r - recs);
+    if (done) {
+        c->cycle = cycle;
+        c->thread = thread;
+        w->olen = (size_t)(p - w->obuf);
+        w->nrec += done;
+        w->last_cycle = cycle;
+        /* prev: the last INSN, then the MEM records after it */
+        const pmusim_rec_t *q = r - 1;
+        while (q > recs && q->kind != PMUSIM_REC_INSN)
+            q--;
+        if (q->kind == PMUSIM_REC_INSN)
+            w_note_prev(w, q);
+        if (q != r - 1)
+            w_note_prev(w, r - 1);
+        else if (q->kind != PMUSIM_REC_INSN)
+            w_note_prev(w, q);
+    }
+    return done;
+}
+
+G_NO_INLINE static size_t w_run_x86(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size_t n)
+{
+    return w_run(w, recs, n, FALSE, FALSE);
+}
+
+G_NO_INLINE static size_t w_run_ia64(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size_t n)
+{
+    return w_run(w, recs, n, TRUE, FALSE);
+}
+
+G_NO_INLINE static size_t w_run_x86_trusted(pmusim_trace_writer_t *w, const pmusim_rec_t *recs,
+                                           size_t n)
+{
+    return w_run(w, recs, n, FALSE, TRUE);
+}
+
+G_NO_INLINE static size_t w_run_ia64_trusted(pmusim_trace_writer_t *w, const pmusim_rec_t *recs,
+                                            size_t n)
+{
+    return w_run(w, recs, n, TRUE, TRUE);
+}
+
 static gboolean w_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size_t n,
                         gboolean trusted, GError **error)
 {
@@ -625,41 +773,12 @@ static gboolean w_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size
     gboolean text = w->form == PMUSIM_TRACE_TEXT;
     for (size_t i = 0; i < n; i++) {
         const pmusim_rec_t *r = &recs[i];
-        if (!text && r->kind == PMUSIM_REC_INSN) {
-            /* a run of INSN records of the binary form: the codec state in
-             * locals (the output bytes may alias anything the compiler
-             * cannot see through), written back when the run ends */
-            tr_codec_t *c = w->codec;
-            w_ent_t *went = w->went;
-            gboolean ia64 = c->ia64;
-            uint64_t cycle = c->cycle;
-            unsigned thread = c->thread;
-            uint8_t *p = w->obuf + w->olen;
-            uint8_t *lim = w->obuf + OBUF_FLUSH;
-            size_t j = i;
-            for (; j < n && recs[j].kind == PMUSIM_REC_INSN; j++) {
-                r = &recs[j];
-                if (!trusted && !w_insn_ok(w, r))
-                    break; /* the general path below says what is wrong */
-                if (r->thread != thread) {
-                    *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
-                    thread = r->thread;
-                }
-                p = enc_insn(went, c->next_pos, ia64, cycle, p, r);
-                cycle = r->cycle;
-                w->last_cycle = cycle;
-                if (p >= lim)
-                    break;
-            }
-            /* records done: up to j, and j itself if it filled the buffer */
-            size_t done = j - i + (j < n && p >= lim);
+        if (!text && (r->kind == PMUSIM_REC_INSN || r->kind == PMUSIM_REC_MEM)) {
+            gboolean ia64 = w->codec->ia64;
+            size_t done = trusted ? (ia64 ? w_run_ia64_trusted(w, r, n - i)
+                                          : w_run_x86_trusted(w, r, n - i))
+                                  : (ia64 ? w_run_ia64(w, r, n - i) : w_run_x86(w, r, n - i));
             if (done) {
-                const pmusim_rec_t *last = &recs[i + done - 1];
-                c->cycle = cycle;
-                c->thread = thread;
-                w->olen = (size_t)(p - w->obuf);
-                w->nrec += done;
-                w_note_prev(w, last);
                 i += done;
                 if (w->olen >= OBUF_FLUSH && !w_zflush(w, ZSTD_e_continue, error))
                     return FALSE;
@@ -668,7 +787,7 @@ static gboolean w_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size
                 r = &recs[i];
             }
         }
-        if (!trusted && !(r->kind == PMUSIM_REC_INSN && w_insn_ok(w, r))) {
+        if (!trusted) {
             const char *bad = w_rec_bad(w, r);
             if (bad) {
                 w->failed = TRUE;
