@@ -68,6 +68,61 @@ _Static_assert(W_OFF_B + 8 <= sizeof(pmusim_rec_t) && W_OFF_O + 8 <= sizeof(pmus
 _Static_assert((WK_MSTAT | WK_MDYN) == ~UINT64_C(0),
                "pmusim_rec_t: the memory word has bytes that are no field");
 
+/* What the flags keep of each word (the canonical form: parts the flags do
+ * not mark present are 0), by the three presence bits: one load each
+ * instead of deriving the masks. */
+_Static_assert(PMUSIM_F_MEM == 1 && PMUSIM_F_BRANCH == 2 && PMUSIM_F_OFFCORE == 4,
+               "presence flags not the three low bits");
+typedef struct w_keep {
+    uint64_t m;      /* memory word and address */
+    uint64_t b;      /* branch word */
+    uint64_t target; /* branch target */
+    uint64_t o;      /* offcore word */
+} w_keep_t;
+#define W_KEEP(f) \
+    [f] = { .m = ((f) & 1) ? ~UINT64_C(0) : 0, .b = ((f) & 2) ? (WK_BKIND | WK_BDYN) : 0, \
+            .target = ((f) & 2) ? ~UINT64_C(0) : 0, .o = ((f) & 4) ? (WK_OCLAT | WK_OCBITS) : 0 }
+static const w_keep_t w_keep[8] = { W_KEEP(0), W_KEEP(1), W_KEEP(2), W_KEEP(3),
+                                    W_KEEP(4), W_KEEP(5), W_KEEP(6), W_KEEP(7) };
+
+/* The byte-field checks of w_insn_ok() on whole words: for bytes y below
+ * 0x80, y + (0x7f - lim) sets the byte's top bit exactly when y > lim and
+ * does not carry; a byte of 0x80 or more sets it by itself (its carry
+ * can only touch a byte that is then reported too, with the record
+ * already bad).  W_LIM(off, f, lim) is field f's part of the addend, W_TOP
+ * its top bit, W_SEL its byte. */
+#define W_LIM(off, f, lim) ((uint64_t)(0x7fu - (lim)) << W_SHIFT(off, f))
+#define W_TOP(off, f) (UINT64_C(0x80) << W_SHIFT(off, f))
+#define W_SEL(off, f) (UINT64_C(0xff) << W_SHIFT(off, f))
+#define W_OVER(y, add, top) ((((y) + (add)) | (y)) & (top))
+#define WC_A_SEL (W_SEL(W_OFF_A, thread) | W_SEL(W_OFF_A, plm) | W_SEL(W_OFF_A, slot) | \
+                  W_SEL(W_OFF_A, unit))
+#define WC_A_TOP (W_TOP(W_OFF_A, thread) | W_TOP(W_OFF_A, plm) | W_TOP(W_OFF_A, slot) | \
+                  W_TOP(W_OFF_A, unit))
+/* the thread's limit is the header's (w->ok_add) */
+#define WC_A_ADD(ia64) (W_LIM(W_OFF_A, plm, 3) | W_LIM(W_OFF_A, slot, (ia64) ? 2 : 0) | \
+                        W_LIM(W_OFF_A, unit, PMUSIM_UNIT_LX))
+#define WC_M_SEL (W_SEL(W_OFF_M, mem.is_store) | W_SEL(W_OFF_M, mem.level) | \
+                  W_SEL(W_OFF_M, mem.tlb))
+#define WC_M_TOP (W_TOP(W_OFF_M, mem.is_store) | W_TOP(W_OFF_M, mem.level) | \
+                  W_TOP(W_OFF_M, mem.tlb))
+#define WC_M_ADD (W_LIM(W_OFF_M, mem.is_store, 1) | \
+                  W_LIM(W_OFF_M, mem.level, PMUSIM_LVL_COUNT - 1) | \
+                  W_LIM(W_OFF_M, mem.tlb, PMUSIM_TLB_COUNT - 1))
+#define WC_B_SEL (W_SEL(W_OFF_B, br.kind) | W_SEL(W_OFF_B, br.taken) | W_SEL(W_OFF_B, br.dir_ok) | \
+                  W_SEL(W_OFF_B, br.tgt_ok) | W_SEL(W_OFF_B, br.detect))
+#define WC_B_TOP (W_TOP(W_OFF_B, br.kind) | W_TOP(W_OFF_B, br.taken) | W_TOP(W_OFF_B, br.dir_ok) | \
+                  W_TOP(W_OFF_B, br.tgt_ok) | W_TOP(W_OFF_B, br.detect))
+#define WC_B_ADD (W_LIM(W_OFF_B, br.kind, PMUSIM_BR_COUNT - 1) | W_LIM(W_OFF_B, br.taken, 1) | \
+                  W_LIM(W_OFF_B, br.dir_ok, 1) | W_LIM(W_OFF_B, br.tgt_ok, 1) | \
+                  W_LIM(W_OFF_B, br.detect, PMUSIM_BRD_COUNT - 1))
+_Static_assert(W_SZ(thread) == 1 && W_SZ(plm) == 1 && W_SZ(slot) == 1 && W_SZ(unit) == 1 &&
+                   W_SZ(mem.is_store) == 1 && W_SZ(mem.level) == 1 && W_SZ(mem.tlb) == 1 &&
+                   W_SZ(br.kind) == 1 && W_SZ(br.taken) == 1 && W_SZ(br.dir_ok) == 1 &&
+                   W_SZ(br.tgt_ok) == 1 && W_SZ(br.detect) == 1,
+               "pmusim_rec_t: a checked field is not one byte");
+_Static_assert(W_IN(W_OFF_A, thread) && W_IN(W_OFF_A, slot), "pmusim_rec_t: thread, slot");
+
 typedef struct w_ent {
     uint64_t a, insn, m, addr, target, b, o;
     int64_t stride; /* between the last two addresses */
@@ -90,6 +145,7 @@ struct pmusim_trace_writer {
     pmusim_trace_header_t hdr;
     uint64_t nrec;
     uint64_t last_cycle;
+    uint64_t ok_add;        /* binary: w_insn_ok()'s addend for the first word */
     gboolean failed;
     pmusim_rec_t prev;      /* the last record written (MEM records check and copy it) */
     uint8_t cur_plm[PMUSIM_MAX_THREADS]; /* plm of each thread's last INSN (text default) */
@@ -253,6 +309,7 @@ pmusim_trace_writer_t *pmusim_trace_writer_open_checked(const char *path,
     w->codec = g_new0(tr_codec_t, 1);
     w->codec->ia64 = w->hdr.isa == PMUSIM_ISA_IA64;
     w->went = g_new0(w_ent_t, TR_CACHE_SIZE);
+    w->ok_add = WC_A_ADD(w->codec->ia64) | W_LIM(W_OFF_A, thread, w->hdr.nthreads - 1);
     w->markers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     w_bin_header(w);
     return w;
@@ -309,12 +366,13 @@ gboolean pmusim_trace_writer_add_symbol(pmusim_trace_writer_t *w, uint64_t start
 
 /* The record's canonical words as the IP cache keeps them (w_ent_t): the
  * parts the flags do not mark present are 0. */
+/* Field f of the word at offset off, v (as W_MASK places it). */
+#define W_FIELD(v, off, f) (((v) >> W_SHIFT(off, f)) & W_ONES(f))
 #define W_PRESENT(f, bit) (-(uint64_t)(((f) / (bit)) & 1u))
 
-/* The part of enc_insn() for a record whose static fields differ from its
- * cache entry: the field mask and the fields, and the entry's static words.
- * Out of line: the usual case then keeps its values in registers. */
-G_NO_INLINE static uint8_t *enc_fields(w_ent_t *e, uint8_t *p, const pmusim_rec_t *r)
+/* The field mask and the fields of a record whose static fields differ
+ * from its cache entry `e`, and the entry's new static words. */
+G_ALWAYS_INLINE static inline uint8_t *enc_fields(w_ent_t *e, uint8_t *p, const pmusim_rec_t *r)
 {
     unsigned f = r->flags;
     uint64_t mm = W_PRESENT(f, PMUSIM_F_MEM);
@@ -359,6 +417,73 @@ G_NO_INLINE static uint8_t *enc_fields(w_ent_t *e, uint8_t *p, const pmusim_rec_
     return p;
 }
 
+/* What follows the field mask in an INSN record (header byte at o, bits so
+ * far h, output at p): the memory part's dynamic fields and address, the
+ * branch outcome; then the entry's dynamic state and the thread's next
+ * position.  wm, wb and target are the record's canonical words. */
+G_ALWAYS_INLINE static inline uint8_t *enc_tail(w_ent_t *e, uint64_t *next_pos,
+                                                const gboolean ia64, uint8_t *o, uint8_t *p,
+                                                unsigned h, const pmusim_rec_t *r, uint64_t mm,
+                                                uint64_t wm, uint64_t wb, uint64_t target)
+{
+    uint64_t xm = wm ^ e->m;
+    uint8_t alat = (uint8_t)(r->mem.alat & mm);
+    if ((xm & WK_MDYN) | (uint8_t)(alat ^ e->alat)) {
+        h |= TR_H_MEMDYN;
+        *p++ = (uint8_t)(W_FIELD(wm, W_OFF_M, mem.level) | W_FIELD(wm, W_OFF_M, mem.tlb) << 3 |
+                         (unsigned)alat << 5);
+        p = put_varint(p, W_FIELD(wm, W_OFF_M, mem.latency));
+        e->alat = alat;
+    }
+    e->m = wm;
+    uint64_t addr = r->mem.addr & mm;
+    uint64_t apred = e->addr + (uint64_t)e->stride;
+    if (addr != apred) {
+        h |= TR_H_MEMADDR;
+        p = put_varint(p, tr_zigzag((int64_t)(addr - apred)));
+    }
+    if ((wb ^ e->b) & WK_BDYN) {
+        h |= TR_H_BRDYN;
+        *p++ = (uint8_t)(W_FIELD(wb, W_OFF_B, br.taken) | W_FIELD(wb, W_OFF_B, br.dir_ok) << 1 |
+                         W_FIELD(wb, W_OFF_B, br.tgt_ok) << 2 |
+                         W_FIELD(wb, W_OFF_B, br.detect) << 3);
+    }
+    e->b = wb;
+    *o = (uint8_t)h;
+    e->stride = (int64_t)(addr - e->addr);
+    e->addr = addr;
+    /* tr_next_pos() of the canonical record: a taken branch goes to its
+     * target (wb and target are 0 without a branch part) */
+    uint64_t ip = r->ip, fall;
+    if (ia64) {
+        unsigned last = r->unit == PMUSIM_UNIT_LX ? 2u : r->slot;
+        fall = last >= 2 ? ip + 16 : (ip | (last + 1));
+    } else {
+        fall = ip + r->len;
+    }
+    next_pos[r->thread] = (wb & W_MASK(W_OFF_B, br.taken)) ? target : fall;
+    return p;
+}
+
+/* enc_insn() after the position for a record whose static fields differ
+ * from its entry: out of line, so that the usual case makes no call and
+ * keeps its values in registers. */
+G_NO_INLINE static uint8_t *enc_insn_fields(w_ent_t *e, uint64_t *next_pos, gboolean ia64,
+                                            uint8_t *o, uint8_t *p, unsigned h,
+                                            const pmusim_rec_t *r)
+{
+    p = enc_fields(e, p, r);
+    unsigned f = r->flags;
+    uint64_t mm = W_PRESENT(f, PMUSIM_F_MEM);
+    uint64_t bm = W_PRESENT(f, PMUSIM_F_BRANCH);
+    uint64_t wm = w_word(r, W_OFF_M) & mm;
+    uint64_t wb = w_word(r, W_OFF_B) & (WK_BKIND | WK_BDYN) & bm;
+    return ia64 ? enc_tail(e, next_pos, TRUE, o, p, h | TR_H_FIELDS, r, mm, wm, wb,
+                           r->br.target & bm)
+                : enc_tail(e, next_pos, FALSE, o, p, h | TR_H_FIELDS, r, mm, wm, wb,
+                           r->br.target & bm);
+}
+
 /* Encodes INSN r after a record at cycle `cycle`; the caller sets the
  * codec's cycle to r's.  `ia64` is a constant where it is inlined. */
 G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_pos,
@@ -374,66 +499,27 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_po
         h |= 3;
         p = put_varint(p, d);
     }
-    uint64_t ip = r->ip;
-    uint64_t pos = ia64 ? ip | r->slot : ip;
+    uint64_t pos = ia64 ? r->ip | r->slot : r->ip;
     uint64_t pred = next_pos[r->thread];
     if (pos != pred) {
         h |= TR_H_POS;
         p = put_varint(p, tr_zigzag((int64_t)(pos - pred)));
     }
-    /* the canonical form: parts the flags do not mark present are 0; the
-     * memory word is all fields (WK_MSTAT | WK_MDYN covers it) */
-    unsigned f = r->flags;
-    uint64_t mm = W_PRESENT(f, PMUSIM_F_MEM);
-    uint64_t bm = W_PRESENT(f, PMUSIM_F_BRANCH);
-    uint64_t om = W_PRESENT(f, PMUSIM_F_OFFCORE);
+    /* the canonical words (the memory word is all fields: WK_MSTAT |
+     * WK_MDYN covers it) */
+    const w_keep_t *k = &w_keep[r->flags & 7u];
+    uint64_t mm = k->m;
     w_ent_t *e = &went[tr_cache_index(pos)];
     uint64_t wm = w_word(r, W_OFF_M) & mm;
-    uint64_t wb = w_word(r, W_OFF_B) & (WK_BKIND | WK_BDYN) & bm;
-    uint64_t target = r->br.target & bm;
-    uint64_t xm = wm ^ e->m, xb = wb ^ e->b;
+    uint64_t wb = w_word(r, W_OFF_B) & k->b;
+    uint64_t target = r->br.target & k->target;
     uint64_t diff = ((w_word(r, W_OFF_A) & WK_A) ^ e->a) | (r->insn ^ e->insn) |
-                    (uint64_t)(r->uops ^ e->uops) | (xm & WK_MSTAT) | (target ^ e->target) |
-                    (xb & WK_BKIND) |
-                    ((w_word(r, W_OFF_O) & (WK_OCLAT | WK_OCBITS) & om) ^ e->o);
-    if (G_UNLIKELY(diff)) {
-        h |= TR_H_FIELDS;
-        p = enc_fields(e, p, r);
-    }
-    uint8_t alat = (uint8_t)(r->mem.alat & mm);
-    if ((xm & WK_MDYN) | (uint8_t)(alat ^ e->alat)) {
-        h |= TR_H_MEMDYN;
-        *p++ = (uint8_t)((r->mem.level | r->mem.tlb << 3 | r->mem.alat << 5) & mm);
-        p = put_varint(p, r->mem.latency & mm);
-        e->alat = alat;
-    }
-    e->m = wm;
-    uint64_t addr = r->mem.addr & mm;
-    uint64_t apred = e->addr + (uint64_t)e->stride;
-    if (addr != apred) {
-        h |= TR_H_MEMADDR;
-        p = put_varint(p, tr_zigzag((int64_t)(addr - apred)));
-    }
-    if (xb & WK_BDYN) {
-        h |= TR_H_BRDYN;
-        *p++ = (uint8_t)((r->br.taken | r->br.dir_ok << 1 | r->br.tgt_ok << 2 |
-                          r->br.detect << 3) & bm);
-    }
-    e->b = wb;
-    *o = (uint8_t)h;
-    e->stride = (int64_t)(addr - e->addr);
-    e->addr = addr;
-    /* tr_next_pos() of the canonical record: a taken branch goes to its
-     * target (wb and target are 0 without a branch part) */
-    uint64_t fall;
-    if (ia64) {
-        unsigned last = r->unit == PMUSIM_UNIT_LX ? 2u : r->slot;
-        fall = last >= 2 ? ip + 16 : (ip | (last + 1));
-    } else {
-        fall = ip + r->len;
-    }
-    next_pos[r->thread] = (wb & W_MASK(W_OFF_B, br.taken)) ? target : fall;
-    return p;
+                    (uint64_t)(r->uops ^ e->uops) | ((wm ^ e->m) & WK_MSTAT) |
+                    (target ^ e->target) | ((wb ^ e->b) & WK_BKIND) |
+                    ((w_word(r, W_OFF_O) & k->o) ^ e->o);
+    if (G_UNLIKELY(diff))
+        return enc_insn_fields(e, next_pos, ia64, o, p, h, r);
+    return enc_tail(e, next_pos, ia64, o, p, h, r, mm, wm, wb, target);
 }
 
 static gboolean w_bin_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GError **error)
@@ -620,22 +706,25 @@ static inline void w_note_prev(pmusim_trace_writer_t *w, const pmusim_rec_t *r)
 }
 
 /* TRUE if `r`, an INSN after a record at cycle `last_cycle`, certainly
- * passes the checks of w_rec_bad(): the usual case, tested without the
- * branches of tr_rec_check(). */
+ * passes the checks of w_rec_bad() (tr_rec_check() and the cycle order):
+ * the usual case, tested without branches.  w->ok_add holds the addend of
+ * the first word for the header's thread count. */
 G_ALWAYS_INLINE static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w,
                                                  const pmusim_rec_t *r, const gboolean ia64,
                                                  uint64_t last_cycle)
 {
-    unsigned bad = (r->thread >= w->hdr.nthreads) | (r->plm > 3) | (r->slot > 2) |
-                   (r->unit > PMUSIM_UNIT_LX) | ((r->insn >> 41) != 0) |
-                   (r->cycle < last_cycle);
-    bad |= ia64 ? (r->ip & 15) != 0 : r->slot != 0;
-    if (r->flags & PMUSIM_F_MEM)
-        bad |= (r->mem.level >= PMUSIM_LVL_COUNT) | (r->mem.tlb >= PMUSIM_TLB_COUNT) |
-               (r->mem.alat >= PMUSIM_ALAT_COUNT) | (r->mem.is_store > 1);
-    if (r->flags & PMUSIM_F_BRANCH)
-        bad |= (r->br.kind >= PMUSIM_BR_COUNT) | ((r->br.taken | r->br.dir_ok | r->br.tgt_ok) > 1) |
-               (r->br.detect >= PMUSIM_BRD_COUNT);
+    uint64_t ya = w_word(r, W_OFF_A) & WC_A_SEL;
+    uint64_t bad = W_OVER(ya, w->ok_add, WC_A_TOP) | (r->insn >> 41) | (r->cycle < last_cycle);
+    if (r->flags & PMUSIM_F_MEM) {
+        uint64_t ym = w_word(r, W_OFF_M) & WC_M_SEL;
+        bad |= W_OVER(ym, WC_M_ADD, WC_M_TOP) | (r->mem.alat >= PMUSIM_ALAT_COUNT);
+    }
+    if (r->flags & PMUSIM_F_BRANCH) {
+        uint64_t yb = w_word(r, W_OFF_B) & WC_B_SEL;
+        bad |= W_OVER(yb, WC_B_ADD, WC_B_TOP);
+    }
+    if (ia64)
+        bad |= r->ip & 15;
     return !bad;
 }
 
@@ -699,8 +788,10 @@ G_ALWAYS_INLINE static inline size_t w_run(pmusim_trace_writer_t *w, const pmusi
                                q->kind == PMUSIM_REC_MEM) &&
                               r->thread == thread && r->cycle == cycle && w_mem_ok(&r->mem)))
                 break;
-            uint64_t base = q->kind == PMUSIM_REC_INSN && !(q->flags & PMUSIM_F_MEM) ? 0
-                                                                                  : q->mem.addr;
+            uint64_t base = q->kind == PMUSIM_REC_MEM || (q->kind == PMUSIM_REC_INSN &&
+                                                          (q->flags & PMUSIM_F_MEM))
+                                ? q->mem.addr
+                                : 0;
             /* as w_bin_rec() */
             if (r->thread != thread) {
                 *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
@@ -712,8 +803,41 @@ G_ALWAYS_INLINE static inline size_t w_run(pmusim_trace_writer_t *w, const pmusi
             *p++ = r->mem.size;
             p = put_varint(p, r->mem.latency);
             p = put_varint(p, tr_zigzag((int64_t)(r->mem.addr - base)));
+        } else if (r->kind == PMUSIM_REC_IDLE || r->kind == PMUSIM_REC_EVENT ||
+                   r->kind == PMUSIM_REC_THREAD) {
+            /* the checks of tr_rec_check() and the cycle order */
+            if (!trusted &&
+                ((r->thread >= w->hdr.nthreads) | (r->cycle < cycle) |
+                 (r->kind == PMUSIM_REC_THREAD ? r->n > 1
+                  : (r->plm > 3) | (r->kind == PMUSIM_REC_IDLE &&
+                                    (r->n == 0 || r->cycle + r->n < r->cycle)))))
+                break;
+            /* as w_bin_rec() */
+            if (r->thread != thread) {
+                *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
+                thread = r->thread;
+            }
+            uint64_t d = r->cycle - cycle;
+            cycle = r->cycle;
+            if (r->kind == PMUSIM_REC_IDLE) {
+                *p++ = TR_OP_IDLE;
+                p = put_varint(p, d);
+                p = put_varint(p, r->n);
+                *p++ = r->plm;
+            } else if (r->kind == PMUSIM_REC_EVENT) {
+                *p++ = TR_OP_EVENT;
+                p = put_varint(p, d);
+                p = put_varint(p, r->ev_code);
+                p = put_varint(p, r->ev_umask);
+                p = put_varint(p, r->n);
+                *p++ = r->plm;
+            } else {
+                *p++ = TR_OP_THREADSTATE;
+                p = put_varint(p, d);
+                *p++ = (uint8_t)r->n;
+            }
         } else {
-            break;
+            break; /* MARKER: w_bin_rec() */
         }
         r++;
         if (p >= lim)
@@ -726,16 +850,16 @@ G_ALWAYS_INLINE static inline size_t w_run(pmusim_trace_writer_t *w, const pmusi
         w->olen = (size_t)(p - w->obuf);
         w->nrec += done;
         w->last_cycle = cycle;
-        /* prev: the last INSN, then the MEM records after it */
+        /* prev as w_note_prev() of every record leaves it: the last record
+         * that is no MEM, then the MEM records after it (which keep its ip
+         * and plm) */
         const pmusim_rec_t *q = r - 1;
-        while (q > recs && q->kind != PMUSIM_REC_INSN)
+        while (q > recs && q->kind == PMUSIM_REC_MEM)
             q--;
-        if (q->kind == PMUSIM_REC_INSN)
+        if (q->kind != PMUSIM_REC_MEM)
             w_note_prev(w, q);
-        if (q != r - 1)
+        if (q != r - 1 || q->kind == PMUSIM_REC_MEM)
             w_note_prev(w, r - 1);
-        else if (q->kind != PMUSIM_REC_INSN)
-            w_note_prev(w, q);
     }
     return done;
 }
@@ -773,7 +897,7 @@ static gboolean w_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size
     gboolean text = w->form == PMUSIM_TRACE_TEXT;
     for (size_t i = 0; i < n; i++) {
         const pmusim_rec_t *r = &recs[i];
-        if (!text && (r->kind == PMUSIM_REC_INSN || r->kind == PMUSIM_REC_MEM)) {
+        if (!text && r->kind != PMUSIM_REC_MARKER) {
             gboolean ia64 = w->codec->ia64;
             size_t done = trusted ? (ia64 ? w_run_ia64_trusted(w, r, n - i)
                                           : w_run_x86_trusted(w, r, n - i))
