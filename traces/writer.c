@@ -13,6 +13,11 @@
 
 #define OBUF_FLUSH (128u * 1024u)
 #define OBUF_SIZE (OBUF_FLUSH + 2 * TR_MAX_STRING + 256u)
+/* The most bytes w_run() writes for one record: an INSN with a thread
+ * select, every varint at its longest (10 bytes for 64 bits, 5 for 32, 3
+ * for 16, 2 for the 11-bit field mask) and every optional part: 83. */
+#define W_MAX_REC 96u
+_Static_assert(OBUF_SIZE - OBUF_FLUSH >= W_MAX_REC, "output buffer without room past the mark");
 
 /* The writer's IP cache predicts what the reader's (tr_cache_ent_t) does,
  * from the canonical form of the last INSN at a position hashing here, but
@@ -424,7 +429,8 @@ G_ALWAYS_INLINE static inline uint8_t *enc_fields(w_ent_t *e, uint8_t *p, const 
 G_ALWAYS_INLINE static inline uint8_t *enc_tail(w_ent_t *e, uint64_t *next_pos,
                                                 const gboolean ia64, uint8_t *o, uint8_t *p,
                                                 unsigned h, const pmusim_rec_t *r, uint64_t mm,
-                                                uint64_t wm, uint64_t wb, uint64_t target)
+                                                uint64_t wm, uint64_t wb, uint64_t xb,
+                                                uint64_t target)
 {
     uint64_t xm = wm ^ e->m;
     uint8_t alat = (uint8_t)(r->mem.alat & mm);
@@ -442,7 +448,7 @@ G_ALWAYS_INLINE static inline uint8_t *enc_tail(w_ent_t *e, uint64_t *next_pos,
         h |= TR_H_MEMADDR;
         p = put_varint(p, tr_zigzag((int64_t)(addr - apred)));
     }
-    if ((wb ^ e->b) & WK_BDYN) {
+    if (xb & WK_BDYN) {
         h |= TR_H_BRDYN;
         *p++ = (uint8_t)(W_FIELD(wb, W_OFF_B, br.taken) | W_FIELD(wb, W_OFF_B, br.dir_ok) << 1 |
                          W_FIELD(wb, W_OFF_B, br.tgt_ok) << 2 |
@@ -472,15 +478,16 @@ G_NO_INLINE static uint8_t *enc_insn_fields(w_ent_t *e, uint64_t *next_pos, gboo
                                             uint8_t *o, uint8_t *p, unsigned h,
                                             const pmusim_rec_t *r)
 {
-    p = enc_fields(e, p, r);
     unsigned f = r->flags;
     uint64_t mm = W_PRESENT(f, PMUSIM_F_MEM);
     uint64_t bm = W_PRESENT(f, PMUSIM_F_BRANCH);
     uint64_t wm = w_word(r, W_OFF_M) & mm;
     uint64_t wb = w_word(r, W_OFF_B) & (WK_BKIND | WK_BDYN) & bm;
-    return ia64 ? enc_tail(e, next_pos, TRUE, o, p, h | TR_H_FIELDS, r, mm, wm, wb,
+    uint64_t xb = wb ^ e->b;
+    p = enc_fields(e, p, r);
+    return ia64 ? enc_tail(e, next_pos, TRUE, o, p, h | TR_H_FIELDS, r, mm, wm, wb, xb,
                            r->br.target & bm)
-                : enc_tail(e, next_pos, FALSE, o, p, h | TR_H_FIELDS, r, mm, wm, wb,
+                : enc_tail(e, next_pos, FALSE, o, p, h | TR_H_FIELDS, r, mm, wm, wb, xb,
                            r->br.target & bm);
 }
 
@@ -513,13 +520,14 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_po
     uint64_t wm = w_word(r, W_OFF_M) & mm;
     uint64_t wb = w_word(r, W_OFF_B) & k->b;
     uint64_t target = r->br.target & k->target;
+    uint64_t xb = wb ^ e->b;
     uint64_t diff = ((w_word(r, W_OFF_A) & WK_A) ^ e->a) | (r->insn ^ e->insn) |
                     (uint64_t)(r->uops ^ e->uops) | ((wm ^ e->m) & WK_MSTAT) |
-                    (target ^ e->target) | ((wb ^ e->b) & WK_BKIND) |
+                    (target ^ e->target) | (xb & WK_BKIND) |
                     ((w_word(r, W_OFF_O) & k->o) ^ e->o);
     if (G_UNLIKELY(diff))
         return enc_insn_fields(e, next_pos, ia64, o, p, h, r);
-    return enc_tail(e, next_pos, ia64, o, p, h, r, mm, wm, wb, target);
+    return enc_tail(e, next_pos, ia64, o, p, h, r, mm, wm, wb, xb, target);
 }
 
 static gboolean w_bin_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GError **error)
@@ -768,81 +776,89 @@ G_ALWAYS_INLINE static inline size_t w_run(pmusim_trace_writer_t *w, const pmusi
     uint8_t *p = w->obuf + w->olen;
     uint8_t *const lim = w->obuf + OBUF_FLUSH;
     const pmusim_rec_t *r = recs, *const end = recs + n;
+    /* In chunks of records that cannot reach the flush mark before their
+     * last one (W_MAX_REC bytes each at most), so that only a chunk's end
+     * compares with it: the run ends after the same record as with a test
+     * after each. */
     while (r < end) {
-        if (r->kind == PMUSIM_REC_INSN) {
-            if (!trusted && !w_insn_ok(w, r, ia64, cycle))
-                break;
-            if (r->thread != thread) {
-                *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
-                thread = r->thread;
-            }
-            p = enc_insn(went, next_pos, ia64, cycle, p, r);
-            cycle = r->cycle;
-        } else if (r->kind == PMUSIM_REC_MEM) {
-            /* the record before it, as tr_mem_follows() and the address
-             * delta see it: an INSN with a memory part or a MEM (its thread
-             * and cycle are the codec's) */
-            const pmusim_rec_t *q = r > recs ? r - 1 : &w->prev;
-            if (!trusted && !((r > recs || w->nrec) &&
-                              ((q->kind == PMUSIM_REC_INSN && (q->flags & PMUSIM_F_MEM)) ||
-                               q->kind == PMUSIM_REC_MEM) &&
-                              r->thread == thread && r->cycle == cycle && w_mem_ok(&r->mem)))
-                break;
-            uint64_t base = q->kind == PMUSIM_REC_MEM || (q->kind == PMUSIM_REC_INSN &&
-                                                          (q->flags & PMUSIM_F_MEM))
-                                ? q->mem.addr
-                                : 0;
-            /* as w_bin_rec() */
-            if (r->thread != thread) {
-                *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
-                thread = r->thread;
-            }
-            cycle = r->cycle;
-            *p++ = TR_OP_MEM;
-            *p++ = tr_mem_byte(&r->mem);
-            *p++ = r->mem.size;
-            p = put_varint(p, r->mem.latency);
-            p = put_varint(p, tr_zigzag((int64_t)(r->mem.addr - base)));
-        } else if (r->kind == PMUSIM_REC_IDLE || r->kind == PMUSIM_REC_EVENT ||
-                   r->kind == PMUSIM_REC_THREAD) {
-            /* the checks of tr_rec_check() and the cycle order */
-            if (!trusted &&
-                ((r->thread >= w->hdr.nthreads) | (r->cycle < cycle) |
-                 (r->kind == PMUSIM_REC_THREAD ? r->n > 1
-                  : (r->plm > 3) | (r->kind == PMUSIM_REC_IDLE &&
-                                    (r->n == 0 || r->cycle + r->n < r->cycle)))))
-                break;
-            /* as w_bin_rec() */
-            if (r->thread != thread) {
-                *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
-                thread = r->thread;
-            }
-            uint64_t d = r->cycle - cycle;
-            cycle = r->cycle;
-            if (r->kind == PMUSIM_REC_IDLE) {
-                *p++ = TR_OP_IDLE;
-                p = put_varint(p, d);
-                p = put_varint(p, r->n);
-                *p++ = r->plm;
-            } else if (r->kind == PMUSIM_REC_EVENT) {
-                *p++ = TR_OP_EVENT;
-                p = put_varint(p, d);
-                p = put_varint(p, r->ev_code);
-                p = put_varint(p, r->ev_umask);
-                p = put_varint(p, r->n);
-                *p++ = r->plm;
+        size_t room = (size_t)(lim - p) / W_MAX_REC;
+        const pmusim_rec_t *stop = room == 0 ? r + 1 : room < (size_t)(end - r) ? r + room : end;
+        for (; r < stop; r++) {
+            if (r->kind == PMUSIM_REC_INSN) {
+                if (!trusted && !w_insn_ok(w, r, ia64, cycle))
+                    goto out;
+                if (r->thread != thread) {
+                    *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
+                    thread = r->thread;
+                }
+                p = enc_insn(went, next_pos, ia64, cycle, p, r);
+                cycle = r->cycle;
+            } else if (r->kind == PMUSIM_REC_MEM) {
+                /* the record before it, as tr_mem_follows() and the address
+                 * delta see it: an INSN with a memory part or a MEM (its thread
+                 * and cycle are the codec's) */
+                const pmusim_rec_t *q = r > recs ? r - 1 : &w->prev;
+                if (!trusted && !((r > recs || w->nrec) &&
+                                  ((q->kind == PMUSIM_REC_INSN && (q->flags & PMUSIM_F_MEM)) ||
+                                   q->kind == PMUSIM_REC_MEM) &&
+                                  r->thread == thread && r->cycle == cycle && w_mem_ok(&r->mem)))
+                    goto out;
+                uint64_t base = q->kind == PMUSIM_REC_MEM || (q->kind == PMUSIM_REC_INSN &&
+                                                              (q->flags & PMUSIM_F_MEM))
+                                    ? q->mem.addr
+                                    : 0;
+                /* as w_bin_rec() */
+                if (r->thread != thread) {
+                    *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
+                    thread = r->thread;
+                }
+                cycle = r->cycle;
+                *p++ = TR_OP_MEM;
+                *p++ = tr_mem_byte(&r->mem);
+                *p++ = r->mem.size;
+                p = put_varint(p, r->mem.latency);
+                p = put_varint(p, tr_zigzag((int64_t)(r->mem.addr - base)));
+            } else if (r->kind == PMUSIM_REC_IDLE || r->kind == PMUSIM_REC_EVENT ||
+                       r->kind == PMUSIM_REC_THREAD) {
+                /* the checks of tr_rec_check() and the cycle order */
+                if (!trusted &&
+                    ((r->thread >= w->hdr.nthreads) | (r->cycle < cycle) |
+                     (r->kind == PMUSIM_REC_THREAD ? r->n > 1
+                      : (r->plm > 3) | (r->kind == PMUSIM_REC_IDLE &&
+                                        (r->n == 0 || r->cycle + r->n < r->cycle)))))
+                    goto out;
+                /* as w_bin_rec() */
+                if (r->thread != thread) {
+                    *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
+                    thread = r->thread;
+                }
+                uint64_t d = r->cycle - cycle;
+                cycle = r->cycle;
+                if (r->kind == PMUSIM_REC_IDLE) {
+                    *p++ = TR_OP_IDLE;
+                    p = put_varint(p, d);
+                    p = put_varint(p, r->n);
+                    *p++ = r->plm;
+                } else if (r->kind == PMUSIM_REC_EVENT) {
+                    *p++ = TR_OP_EVENT;
+                    p = put_varint(p, d);
+                    p = put_varint(p, r->ev_code);
+                    p = put_varint(p, r->ev_umask);
+                    p = put_varint(p, r->n);
+                    *p++ = r->plm;
+                } else {
+                    *p++ = TR_OP_THREADSTATE;
+                    p = put_varint(p, d);
+                    *p++ = (uint8_t)r->n;
+                }
             } else {
-                *p++ = TR_OP_THREADSTATE;
-                p = put_varint(p, d);
-                *p++ = (uint8_t)r->n;
+                goto out; /* MARKER: w_bin_rec() */
             }
-        } else {
-            break; /* MARKER: w_bin_rec() */
         }
-        r++;
         if (p >= lim)
             break;
     }
+out:;
     size_t done = (size_t)(r - recs);
     if (done) {
         c->cycle = cycle;
