@@ -369,10 +369,9 @@ gboolean pmusim_trace_writer_add_symbol(pmusim_trace_writer_t *w, uint64_t start
 
 /* ---- binary records ---- */
 
-/* The record's canonical words as the IP cache keeps them (w_ent_t): the
- * parts the flags do not mark present are 0. */
 /* Field f of the word at offset off, v (as W_MASK places it). */
 #define W_FIELD(v, off, f) (((v) >> W_SHIFT(off, f)) & W_ONES(f))
+/* All ones if flags f have the presence bit `bit`, else 0. */
 #define W_PRESENT(f, bit) (-(uint64_t)(((f) / (bit)) & 1u))
 
 /* The field mask and the fields of a record whose static fields differ
@@ -713,10 +712,11 @@ static inline void w_note_prev(pmusim_trace_writer_t *w, const pmusim_rec_t *r)
     }
 }
 
-/* TRUE if `r`, an INSN after a record at cycle `last_cycle`, certainly
- * passes the checks of w_rec_bad() (tr_rec_check() and the cycle order):
- * the usual case, tested without branches.  w->ok_add holds the addend of
- * the first word for the header's thread count. */
+/* TRUE if `r`, an INSN after a record at cycle `last_cycle`, passes the
+ * checks of w_rec_bad() (tr_rec_check() and the cycle order): the byte
+ * fields a word at a time (W_OVER), the memory and branch parts only when
+ * present, as there.  w->ok_add holds the addend of the first word for the
+ * header's thread count. */
 G_ALWAYS_INLINE static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w,
                                                  const pmusim_rec_t *r, const gboolean ia64,
                                                  uint64_t last_cycle)
@@ -756,11 +756,12 @@ static const char *w_rec_bad(const pmusim_trace_writer_t *w, const pmusim_rec_t 
     return bad;
 }
 
-/* Encodes a run of INSN and MEM records of the binary form, from recs[0],
- * up to n records; returns how many it wrote.  It stops before a record of
- * another kind and, unless `trusted`, before one it cannot show to be valid
- * (the general path in w_write() then encodes it or says what is wrong), and
- * after the record that fills the output buffer.  The codec state lives in
+/* Encodes a run of INSN, MEM, IDLE, EVENT and THREAD records of the binary
+ * form, from recs[0], up to n records; returns how many it wrote.  It stops
+ * before a MARKER (or a record of no known kind) and, unless `trusted`,
+ * before a record it cannot show to be valid (the general path in w_write()
+ * then encodes it or says what is wrong), and after the record that fills
+ * the output buffer.  The codec state lives in
  * locals (the output bytes may alias anything the compiler cannot see
  * through) and is written back at the end: the same state, prev included,
  * as the general path leaves after the same records.  `ia64` and `trusted`
