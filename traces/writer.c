@@ -522,10 +522,20 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_po
     uint64_t xb = wb ^ e->b;
     uint64_t diff = ((w_word(r, W_OFF_A) & WK_A) ^ e->a) | (r->insn ^ e->insn) |
                     (uint64_t)(r->uops ^ e->uops) | ((wm ^ e->m) & WK_MSTAT) |
-                    (target ^ e->target) | (xb & WK_BKIND) |
-                    ((w_word(r, W_OFF_O) & k->o) ^ e->o);
-    if (G_UNLIKELY(diff))
-        return enc_insn_fields(e, next_pos, ia64, o, p, h, r);
+                    (xb & WK_BKIND) | ((w_word(r, W_OFF_O) & k->o) ^ e->o);
+    uint64_t xt = target ^ e->target;
+    if (G_UNLIKELY(diff | xt)) {
+        if (diff)
+            return enc_insn_fields(e, next_pos, ia64, o, p, h, r);
+        /* only the branch target differs (an indirect branch, or another
+         * branch at this entry): the mask TR_M_BRTARGET in two bytes */
+        _Static_assert(TR_M_BRTARGET >= 0x80 && TR_M_BRTARGET < 0x4000, "mask width");
+        h |= TR_H_FIELDS;
+        p[0] = (uint8_t)(TR_M_BRTARGET | 0x80);
+        p[1] = (uint8_t)(TR_M_BRTARGET >> 7);
+        p = put_varint(p + 2, tr_zigzag((int64_t)(target - r->ip)));
+        e->target = target;
+    }
     return enc_tail(e, next_pos, ia64, o, p, h, r, mm, wm, wb, xb, target);
 }
 
