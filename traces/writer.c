@@ -13,6 +13,11 @@
 
 #define OBUF_FLUSH (128u * 1024u)
 #define OBUF_SIZE (OBUF_FLUSH + 2 * TR_MAX_STRING + 256u)
+/* The most bytes w_run() writes for one record: an INSN with a thread
+ * select, every varint at its longest (10 bytes for 64 bits, 5 for 32, 3
+ * for 16, 2 for the 11-bit field mask) and every optional part: 83. */
+#define W_MAX_REC 96u
+_Static_assert(OBUF_SIZE - OBUF_FLUSH >= W_MAX_REC, "output buffer without room past the mark");
 
 /* The writer's IP cache predicts what the reader's (tr_cache_ent_t) does,
  * from the canonical form of the last INSN at a position hashing here, but
@@ -65,6 +70,63 @@ _Static_assert(W_OFF_B + 8 <= sizeof(pmusim_rec_t) && W_OFF_O + 8 <= sizeof(pmus
 #define WK_OCLAT W_MASK(W_OFF_O, oc.latency)
 #define WK_OCBITS (W_MASK(W_OFF_O, oc.req) | W_MASK(W_OFF_O, oc.supplier) | \
                    W_MASK(W_OFF_O, oc.snoop))
+_Static_assert((WK_MSTAT | WK_MDYN) == ~UINT64_C(0),
+               "pmusim_rec_t: the memory word has bytes that are no field");
+
+/* What the flags keep of each word (the canonical form: parts the flags do
+ * not mark present are 0), by the three presence bits: one load each
+ * instead of deriving the masks. */
+_Static_assert(PMUSIM_F_MEM == 1 && PMUSIM_F_BRANCH == 2 && PMUSIM_F_OFFCORE == 4,
+               "presence flags not the three low bits");
+typedef struct w_keep {
+    uint64_t m;      /* memory word and address */
+    uint64_t b;      /* branch word */
+    uint64_t target; /* branch target */
+    uint64_t o;      /* offcore word */
+} w_keep_t;
+#define W_KEEP(f) \
+    [f] = { .m = ((f) & 1) ? ~UINT64_C(0) : 0, .b = ((f) & 2) ? (WK_BKIND | WK_BDYN) : 0, \
+            .target = ((f) & 2) ? ~UINT64_C(0) : 0, .o = ((f) & 4) ? (WK_OCLAT | WK_OCBITS) : 0 }
+static const w_keep_t w_keep[8] = { W_KEEP(0), W_KEEP(1), W_KEEP(2), W_KEEP(3),
+                                    W_KEEP(4), W_KEEP(5), W_KEEP(6), W_KEEP(7) };
+
+/* The byte-field checks of w_insn_ok() on whole words: for bytes y below
+ * 0x80, y + (0x7f - lim) sets the byte's top bit exactly when y > lim and
+ * does not carry; a byte of 0x80 or more sets it by itself (its carry
+ * can only touch a byte that is then reported too, with the record
+ * already bad).  W_LIM(off, f, lim) is field f's part of the addend, W_TOP
+ * its top bit, W_SEL its byte. */
+#define W_LIM(off, f, lim) ((uint64_t)(0x7fu - (lim)) << W_SHIFT(off, f))
+#define W_TOP(off, f) (UINT64_C(0x80) << W_SHIFT(off, f))
+#define W_SEL(off, f) (UINT64_C(0xff) << W_SHIFT(off, f))
+#define W_OVER(y, add, top) ((((y) + (add)) | (y)) & (top))
+#define WC_A_SEL (W_SEL(W_OFF_A, thread) | W_SEL(W_OFF_A, plm) | W_SEL(W_OFF_A, slot) | \
+                  W_SEL(W_OFF_A, unit))
+#define WC_A_TOP (W_TOP(W_OFF_A, thread) | W_TOP(W_OFF_A, plm) | W_TOP(W_OFF_A, slot) | \
+                  W_TOP(W_OFF_A, unit))
+/* the thread's limit is the header's (w->ok_add) */
+#define WC_A_ADD(ia64) (W_LIM(W_OFF_A, plm, 3) | W_LIM(W_OFF_A, slot, (ia64) ? 2 : 0) | \
+                        W_LIM(W_OFF_A, unit, PMUSIM_UNIT_LX))
+#define WC_M_SEL (W_SEL(W_OFF_M, mem.is_store) | W_SEL(W_OFF_M, mem.level) | \
+                  W_SEL(W_OFF_M, mem.tlb))
+#define WC_M_TOP (W_TOP(W_OFF_M, mem.is_store) | W_TOP(W_OFF_M, mem.level) | \
+                  W_TOP(W_OFF_M, mem.tlb))
+#define WC_M_ADD (W_LIM(W_OFF_M, mem.is_store, 1) | \
+                  W_LIM(W_OFF_M, mem.level, PMUSIM_LVL_COUNT - 1) | \
+                  W_LIM(W_OFF_M, mem.tlb, PMUSIM_TLB_COUNT - 1))
+#define WC_B_SEL (W_SEL(W_OFF_B, br.kind) | W_SEL(W_OFF_B, br.taken) | W_SEL(W_OFF_B, br.dir_ok) | \
+                  W_SEL(W_OFF_B, br.tgt_ok) | W_SEL(W_OFF_B, br.detect))
+#define WC_B_TOP (W_TOP(W_OFF_B, br.kind) | W_TOP(W_OFF_B, br.taken) | W_TOP(W_OFF_B, br.dir_ok) | \
+                  W_TOP(W_OFF_B, br.tgt_ok) | W_TOP(W_OFF_B, br.detect))
+#define WC_B_ADD (W_LIM(W_OFF_B, br.kind, PMUSIM_BR_COUNT - 1) | W_LIM(W_OFF_B, br.taken, 1) | \
+                  W_LIM(W_OFF_B, br.dir_ok, 1) | W_LIM(W_OFF_B, br.tgt_ok, 1) | \
+                  W_LIM(W_OFF_B, br.detect, PMUSIM_BRD_COUNT - 1))
+_Static_assert(W_SZ(thread) == 1 && W_SZ(plm) == 1 && W_SZ(slot) == 1 && W_SZ(unit) == 1 &&
+                   W_SZ(mem.is_store) == 1 && W_SZ(mem.level) == 1 && W_SZ(mem.tlb) == 1 &&
+                   W_SZ(br.kind) == 1 && W_SZ(br.taken) == 1 && W_SZ(br.dir_ok) == 1 &&
+                   W_SZ(br.tgt_ok) == 1 && W_SZ(br.detect) == 1,
+               "pmusim_rec_t: a checked field is not one byte");
+_Static_assert(W_IN(W_OFF_A, thread) && W_IN(W_OFF_A, slot), "pmusim_rec_t: thread, slot");
 
 typedef struct w_ent {
     uint64_t a, insn, m, addr, target, b, o;
@@ -88,6 +150,7 @@ struct pmusim_trace_writer {
     pmusim_trace_header_t hdr;
     uint64_t nrec;
     uint64_t last_cycle;
+    uint64_t ok_add;        /* binary: w_insn_ok()'s addend for the first word */
     gboolean failed;
     pmusim_rec_t prev;      /* the last record written (MEM records check and copy it) */
     uint8_t cur_plm[PMUSIM_MAX_THREADS]; /* plm of each thread's last INSN (text default) */
@@ -251,6 +314,7 @@ pmusim_trace_writer_t *pmusim_trace_writer_open_checked(const char *path,
     w->codec = g_new0(tr_codec_t, 1);
     w->codec->ia64 = w->hdr.isa == PMUSIM_ISA_IA64;
     w->went = g_new0(w_ent_t, TR_CACHE_SIZE);
+    w->ok_add = WC_A_ADD(w->codec->ia64) | W_LIM(W_OFF_A, thread, w->hdr.nthreads - 1);
     w->markers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     w_bin_header(w);
     return w;
@@ -305,10 +369,132 @@ gboolean pmusim_trace_writer_add_symbol(pmusim_trace_writer_t *w, uint64_t start
 
 /* ---- binary records ---- */
 
+/* Field f of the word at offset off, v (as W_MASK places it). */
+#define W_FIELD(v, off, f) (((v) >> W_SHIFT(off, f)) & W_ONES(f))
+/* All ones if flags f have the presence bit `bit`, else 0. */
+#define W_PRESENT(f, bit) (-(uint64_t)(((f) / (bit)) & 1u))
+
+/* The field mask and the fields of a record whose static fields differ
+ * from its cache entry `e`, and the entry's new static words. */
+G_ALWAYS_INLINE static inline uint8_t *enc_fields(w_ent_t *e, uint8_t *p, const pmusim_rec_t *r)
+{
+    unsigned f = r->flags;
+    uint64_t mm = W_PRESENT(f, PMUSIM_F_MEM);
+    uint64_t bm = W_PRESENT(f, PMUSIM_F_BRANCH);
+    uint64_t om = W_PRESENT(f, PMUSIM_F_OFFCORE);
+    uint64_t wa = w_word(r, W_OFF_A) & WK_A;
+    uint64_t wm = w_word(r, W_OFF_M) & mm;
+    uint64_t target = r->br.target & bm;
+    uint64_t wb = w_word(r, W_OFF_B) & (WK_BKIND | WK_BDYN) & bm;
+    uint64_t wo = w_word(r, W_OFF_O) & (WK_OCLAT | WK_OCBITS) & om;
+    uint64_t xa = wa ^ e->a, xm = wm ^ e->m, xb = wb ^ e->b, xo = wo ^ e->o;
+    unsigned m = ((xa & WK_FLAGS) ? TR_M_FLAGS : 0) | ((xa & WK_PLM) ? TR_M_PLM : 0) |
+                 ((xa & WK_UNIT) ? TR_M_UNIT : 0) | ((xa & WK_LEN) ? TR_M_LEN : 0) |
+                 (r->insn != e->insn ? TR_M_INSN : 0) | (r->uops != e->uops ? TR_M_UOPS : 0) |
+                 ((xm & WK_MSTAT) ? TR_M_MEMSTATIC : 0) |
+                 ((xb & WK_BKIND) ? TR_M_BRKIND : 0) | (target != e->target ? TR_M_BRTARGET : 0) |
+                 ((xo & WK_OCLAT) ? TR_M_OCLAT : 0) | ((xo & WK_OCBITS) ? TR_M_OCBITS : 0);
+    p = put_varint(p, m);
+    if (m & TR_M_FLAGS) p = put_varint(p, f);
+    if (m & TR_M_PLM) *p++ = r->plm;
+    if (m & TR_M_UNIT) *p++ = r->unit;
+    if (m & TR_M_INSN) p = put_varint(p, r->insn);
+    if (m & TR_M_LEN) *p++ = r->len;
+    if (m & TR_M_UOPS) p = put_varint(p, r->uops);
+    if (m & TR_M_MEMSTATIC) {
+        *p++ = (uint8_t)(r->mem.size & mm);
+        *p++ = (uint8_t)(r->mem.is_store & mm);
+    }
+    if (m & TR_M_BRKIND) *p++ = (uint8_t)(r->br.kind & bm);
+    if (m & TR_M_BRTARGET) p = put_varint(p, tr_zigzag((int64_t)(target - r->ip)));
+    if (m & TR_M_OCLAT) p = put_varint(p, r->oc.latency & om);
+    if (m & TR_M_OCBITS) {
+        *p++ = (uint8_t)(r->oc.req & om);
+        *p++ = (uint8_t)(r->oc.supplier & om);
+        *p++ = (uint8_t)(r->oc.snoop & om);
+    }
+    e->a = wa;
+    e->insn = r->insn;
+    e->uops = r->uops;
+    e->target = target;
+    e->o = wo;
+    return p;
+}
+
+/* What follows the field mask in an INSN record (header byte at o, bits so
+ * far h, output at p): the memory part's dynamic fields and address, the
+ * branch outcome; then the entry's dynamic state and the thread's next
+ * position.  wm, wb and target are the record's canonical words. */
+G_ALWAYS_INLINE static inline uint8_t *enc_tail(w_ent_t *e, uint64_t *next_pos,
+                                                const gboolean ia64, uint8_t *o, uint8_t *p,
+                                                unsigned h, const pmusim_rec_t *r, uint64_t mm,
+                                                uint64_t wm, uint64_t wb, uint64_t xb,
+                                                uint64_t target)
+{
+    uint64_t xm = wm ^ e->m;
+    uint8_t alat = (uint8_t)(r->mem.alat & mm);
+    if ((xm & WK_MDYN) | (uint8_t)(alat ^ e->alat)) {
+        h |= TR_H_MEMDYN;
+        *p++ = (uint8_t)(W_FIELD(wm, W_OFF_M, mem.level) | W_FIELD(wm, W_OFF_M, mem.tlb) << 3 |
+                         (unsigned)alat << 5);
+        p = put_varint(p, W_FIELD(wm, W_OFF_M, mem.latency));
+        e->alat = alat;
+    }
+    e->m = wm;
+    uint64_t addr = r->mem.addr & mm;
+    uint64_t apred = e->addr + (uint64_t)e->stride;
+    if (addr != apred) {
+        h |= TR_H_MEMADDR;
+        p = put_varint(p, tr_zigzag((int64_t)(addr - apred)));
+    }
+    if (xb & WK_BDYN) {
+        h |= TR_H_BRDYN;
+        *p++ = (uint8_t)(W_FIELD(wb, W_OFF_B, br.taken) | W_FIELD(wb, W_OFF_B, br.dir_ok) << 1 |
+                         W_FIELD(wb, W_OFF_B, br.tgt_ok) << 2 |
+                         W_FIELD(wb, W_OFF_B, br.detect) << 3);
+    }
+    e->b = wb;
+    *o = (uint8_t)h;
+    e->stride = (int64_t)(addr - e->addr);
+    e->addr = addr;
+    /* tr_next_pos() of the canonical record: a taken branch goes to its
+     * target (wb and target are 0 without a branch part) */
+    uint64_t ip = r->ip, fall;
+    if (ia64) {
+        unsigned last = r->unit == PMUSIM_UNIT_LX ? 2u : r->slot;
+        fall = last >= 2 ? ip + 16 : (ip | (last + 1));
+    } else {
+        fall = ip + r->len;
+    }
+    next_pos[r->thread] = (wb & W_MASK(W_OFF_B, br.taken)) ? target : fall;
+    return p;
+}
+
+/* enc_insn() after the position for a record whose static fields differ
+ * from its entry: out of line, so that the usual case makes no call and
+ * keeps its values in registers. */
+G_NO_INLINE static uint8_t *enc_insn_fields(w_ent_t *e, uint64_t *next_pos, gboolean ia64,
+                                            uint8_t *o, uint8_t *p, unsigned h,
+                                            const pmusim_rec_t *r)
+{
+    unsigned f = r->flags;
+    uint64_t mm = W_PRESENT(f, PMUSIM_F_MEM);
+    uint64_t bm = W_PRESENT(f, PMUSIM_F_BRANCH);
+    uint64_t wm = w_word(r, W_OFF_M) & mm;
+    uint64_t wb = w_word(r, W_OFF_B) & (WK_BKIND | WK_BDYN) & bm;
+    uint64_t xb = wb ^ e->b;
+    p = enc_fields(e, p, r);
+    return ia64 ? enc_tail(e, next_pos, TRUE, o, p, h | TR_H_FIELDS, r, mm, wm, wb, xb,
+                           r->br.target & bm)
+                : enc_tail(e, next_pos, FALSE, o, p, h | TR_H_FIELDS, r, mm, wm, wb, xb,
+                           r->br.target & bm);
+}
+
 /* Encodes INSN r after a record at cycle `cycle`; the caller sets the
- * codec's cycle to r's. */
-G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_pos, gboolean ia64, uint64_t cycle,
-                                uint8_t *o, const pmusim_rec_t *r)
+ * codec's cycle to r's.  `ia64` is a constant where it is inlined. */
+G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_pos,
+                                                const gboolean ia64, uint64_t cycle, uint8_t *o,
+                                                const pmusim_rec_t *r)
 {
     uint8_t *p = o + 1;
     unsigned h = 0;
@@ -319,86 +505,38 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_po
         h |= 3;
         p = put_varint(p, d);
     }
-    uint64_t pos = tr_pos(ia64, r);
+    uint64_t pos = ia64 ? r->ip | r->slot : r->ip;
     uint64_t pred = next_pos[r->thread];
     if (pos != pred) {
         h |= TR_H_POS;
         p = put_varint(p, tr_zigzag((int64_t)(pos - pred)));
     }
-    /* the canonical form: parts the flags do not mark present are 0 */
-    unsigned f = r->flags;
-    uint64_t mm = -(uint64_t)((f & PMUSIM_F_MEM) != 0);
-    uint64_t bm = -(uint64_t)((f & PMUSIM_F_BRANCH) != 0);
-    uint64_t om = -(uint64_t)((f & PMUSIM_F_OFFCORE) != 0);
-    uint64_t wa = w_word(r, W_OFF_A) & WK_A;
-    uint64_t insn = r->insn;
-    uint32_t uops = r->uops;
-    uint64_t wm = w_word(r, W_OFF_M) & (WK_MSTAT | WK_MDYN) & mm;
-    uint64_t target = r->br.target & bm;
-    uint64_t wb = w_word(r, W_OFF_B) & (WK_BKIND | WK_BDYN) & bm;
-    uint64_t wo = w_word(r, W_OFF_O) & (WK_OCLAT | WK_OCBITS) & om;
-    uint64_t addr = r->mem.addr & mm;
-    uint8_t alat = (uint8_t)(r->mem.alat & mm);
+    /* the canonical words (the memory word is all fields: WK_MSTAT |
+     * WK_MDYN covers it) */
+    const w_keep_t *k = &w_keep[r->flags & 7u];
+    uint64_t mm = k->m;
     w_ent_t *e = &went[tr_cache_index(pos)];
-    uint64_t xa = wa ^ e->a, xi = insn ^ e->insn, xm = wm ^ e->m, xt = target ^ e->target;
-    uint64_t xb = wb ^ e->b, xo = wo ^ e->o;
-    uint32_t xu = uops ^ e->uops;
-    if (G_UNLIKELY(xa | xi | xu | (xm & WK_MSTAT) | xt | (xb & WK_BKIND) | xo)) {
-        unsigned m = ((xa & WK_FLAGS) ? TR_M_FLAGS : 0) | ((xa & WK_PLM) ? TR_M_PLM : 0) |
-                     ((xa & WK_UNIT) ? TR_M_UNIT : 0) | ((xa & WK_LEN) ? TR_M_LEN : 0) |
-                     (xi ? TR_M_INSN : 0) | (xu ? TR_M_UOPS : 0) |
-                     ((xm & WK_MSTAT) ? TR_M_MEMSTATIC : 0) |
-                     ((xb & WK_BKIND) ? TR_M_BRKIND : 0) | (xt ? TR_M_BRTARGET : 0) |
-                     ((xo & WK_OCLAT) ? TR_M_OCLAT : 0) | ((xo & WK_OCBITS) ? TR_M_OCBITS : 0);
+    uint64_t wm = w_word(r, W_OFF_M) & mm;
+    uint64_t wb = w_word(r, W_OFF_B) & k->b;
+    uint64_t target = r->br.target & k->target;
+    uint64_t xb = wb ^ e->b;
+    uint64_t diff = ((w_word(r, W_OFF_A) & WK_A) ^ e->a) | (r->insn ^ e->insn) |
+                    (uint64_t)(r->uops ^ e->uops) | ((wm ^ e->m) & WK_MSTAT) |
+                    (xb & WK_BKIND) | ((w_word(r, W_OFF_O) & k->o) ^ e->o);
+    uint64_t xt = target ^ e->target;
+    if (G_UNLIKELY(diff | xt)) {
+        if (diff)
+            return enc_insn_fields(e, next_pos, ia64, o, p, h, r);
+        /* only the branch target differs (an indirect branch, or another
+         * branch at this entry): the mask TR_M_BRTARGET in two bytes */
+        _Static_assert(TR_M_BRTARGET >= 0x80 && TR_M_BRTARGET < 0x4000, "mask width");
         h |= TR_H_FIELDS;
-        p = put_varint(p, m);
-        if (m & TR_M_FLAGS) p = put_varint(p, f);
-        if (m & TR_M_PLM) *p++ = r->plm;
-        if (m & TR_M_UNIT) *p++ = r->unit;
-        if (m & TR_M_INSN) p = put_varint(p, insn);
-        if (m & TR_M_LEN) *p++ = r->len;
-        if (m & TR_M_UOPS) p = put_varint(p, uops);
-        if (m & TR_M_MEMSTATIC) {
-            *p++ = (uint8_t)(r->mem.size & mm);
-            *p++ = (uint8_t)(r->mem.is_store & mm);
-        }
-        if (m & TR_M_BRKIND) *p++ = (uint8_t)(r->br.kind & bm);
-        if (m & TR_M_BRTARGET) p = put_varint(p, tr_zigzag((int64_t)(target - r->ip)));
-        if (m & TR_M_OCLAT) p = put_varint(p, r->oc.latency & om);
-        if (m & TR_M_OCBITS) {
-            *p++ = (uint8_t)(r->oc.req & om);
-            *p++ = (uint8_t)(r->oc.supplier & om);
-            *p++ = (uint8_t)(r->oc.snoop & om);
-        }
-        e->a = wa;
-        e->insn = insn;
-        e->uops = uops;
+        p[0] = (uint8_t)(TR_M_BRTARGET | 0x80);
+        p[1] = (uint8_t)(TR_M_BRTARGET >> 7);
+        p = put_varint(p + 2, tr_zigzag((int64_t)(target - r->ip)));
         e->target = target;
-        e->o = wo;
     }
-    if ((xm & WK_MDYN) | (uint8_t)(alat ^ e->alat)) {
-        h |= TR_H_MEMDYN;
-        *p++ = (uint8_t)((r->mem.level | r->mem.tlb << 3 | r->mem.alat << 5) & mm);
-        p = put_varint(p, r->mem.latency & mm);
-        e->alat = alat;
-    }
-    e->m = wm;
-    uint64_t apred = e->addr + (uint64_t)e->stride;
-    if (addr != apred) {
-        h |= TR_H_MEMADDR;
-        p = put_varint(p, tr_zigzag((int64_t)(addr - apred)));
-    }
-    if (xb & WK_BDYN) {
-        h |= TR_H_BRDYN;
-        *p++ = (uint8_t)((r->br.taken | r->br.dir_ok << 1 | r->br.tgt_ok << 2 |
-                          r->br.detect << 3) & bm);
-    }
-    e->b = wb;
-    *o = (uint8_t)h;
-    e->stride = (int64_t)(addr - e->addr);
-    e->addr = addr;
-    next_pos[r->thread] = tr_next_pos(ia64, r);
-    return p;
+    return enc_tail(e, next_pos, ia64, o, p, h, r, mm, wm, wb, xb, target);
 }
 
 static gboolean w_bin_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GError **error)
@@ -584,21 +722,35 @@ static inline void w_note_prev(pmusim_trace_writer_t *w, const pmusim_rec_t *r)
     }
 }
 
-/* TRUE if `r`, an INSN, certainly passes the checks of w_rec_bad(): the
- * usual case, tested without the branches of tr_rec_check(). */
-static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w, const pmusim_rec_t *r)
+/* TRUE if `r`, an INSN after a record at cycle `last_cycle`, passes the
+ * checks of w_rec_bad() (tr_rec_check() and the cycle order): the byte
+ * fields a word at a time (W_OVER), the memory and branch parts only when
+ * present, as there.  w->ok_add holds the addend of the first word for the
+ * header's thread count. */
+G_ALWAYS_INLINE static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w,
+                                                 const pmusim_rec_t *r, const gboolean ia64,
+                                                 uint64_t last_cycle)
 {
-    unsigned bad = (r->thread >= w->hdr.nthreads) | (r->plm > 3) | (r->slot > 2) |
-                   (r->unit > PMUSIM_UNIT_LX) | ((r->insn >> 41) != 0) |
-                   (r->cycle < w->last_cycle);
-    bad |= w->hdr.isa == PMUSIM_ISA_IA64 ? (r->ip & 15) != 0 : r->slot != 0;
-    if (r->flags & PMUSIM_F_MEM)
-        bad |= (r->mem.level >= PMUSIM_LVL_COUNT) | (r->mem.tlb >= PMUSIM_TLB_COUNT) |
-               (r->mem.alat >= PMUSIM_ALAT_COUNT) | (r->mem.is_store > 1);
-    if (r->flags & PMUSIM_F_BRANCH)
-        bad |= (r->br.kind >= PMUSIM_BR_COUNT) | ((r->br.taken | r->br.dir_ok | r->br.tgt_ok) > 1) |
-               (r->br.detect >= PMUSIM_BRD_COUNT);
+    uint64_t ya = w_word(r, W_OFF_A) & WC_A_SEL;
+    uint64_t bad = W_OVER(ya, w->ok_add, WC_A_TOP) | (r->insn >> 41) | (r->cycle < last_cycle);
+    if (r->flags & PMUSIM_F_MEM) {
+        uint64_t ym = w_word(r, W_OFF_M) & WC_M_SEL;
+        bad |= W_OVER(ym, WC_M_ADD, WC_M_TOP) | (r->mem.alat >= PMUSIM_ALAT_COUNT);
+    }
+    if (r->flags & PMUSIM_F_BRANCH) {
+        uint64_t yb = w_word(r, W_OFF_B) & WC_B_SEL;
+        bad |= W_OVER(yb, WC_B_ADD, WC_B_TOP);
+    }
+    if (ia64)
+        bad |= r->ip & 15;
     return !bad;
+}
+
+/* TRUE if the memory part `m` of a MEM record passes tr_mem_check(). */
+static inline gboolean w_mem_ok(const pmusim_mem_t *m)
+{
+    return !((m->level >= PMUSIM_LVL_COUNT) | (m->tlb >= PMUSIM_TLB_COUNT) |
+             (m->alat >= PMUSIM_ALAT_COUNT) | (m->is_store > 1));
 }
 
 /* NULL or what is wrong with the next record (FORMAT.md: everything the
@@ -614,6 +766,153 @@ static const char *w_rec_bad(const pmusim_trace_writer_t *w, const pmusim_rec_t 
     return bad;
 }
 
+/* Encodes a run of INSN, MEM, IDLE, EVENT and THREAD records of the binary
+ * form, from recs[0], up to n records; returns how many it wrote.  It stops
+ * before a MARKER (or a record of no known kind) and, unless `trusted`,
+ * before a record it cannot show to be valid (the general path in w_write()
+ * then encodes it or says what is wrong), and after the record that fills
+ * the output buffer.  The codec state lives in
+ * locals (the output bytes may alias anything the compiler cannot see
+ * through) and is written back at the end: the same state, prev included,
+ * as the general path leaves after the same records.  `ia64` and `trusted`
+ * are constants in each of the four instantiations below. */
+G_ALWAYS_INLINE static inline size_t w_run(pmusim_trace_writer_t *w, const pmusim_rec_t *recs,
+                                           size_t n, const gboolean ia64, const gboolean trusted)
+{
+    tr_codec_t *c = w->codec;
+    w_ent_t *went = w->went;
+    uint64_t *next_pos = c->next_pos;
+    uint64_t cycle = c->cycle;
+    unsigned thread = c->thread;
+    uint8_t *p = w->obuf + w->olen;
+    uint8_t *const lim = w->obuf + OBUF_FLUSH;
+    const pmusim_rec_t *r = recs, *const end = recs + n;
+    /* In chunks of records that cannot reach the flush mark before their
+     * last one (W_MAX_REC bytes each at most), so that only a chunk's end
+     * compares with it: the run ends after the same record as with a test
+     * after each. */
+    while (r < end) {
+        size_t room = (size_t)(lim - p) / W_MAX_REC;
+        const pmusim_rec_t *stop = room == 0 ? r + 1 : room < (size_t)(end - r) ? r + room : end;
+        for (; r < stop; r++) {
+            if (r->kind == PMUSIM_REC_INSN) {
+                if (!trusted && !w_insn_ok(w, r, ia64, cycle))
+                    goto out;
+                if (r->thread != thread) {
+                    *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
+                    thread = r->thread;
+                }
+                p = enc_insn(went, next_pos, ia64, cycle, p, r);
+                cycle = r->cycle;
+            } else if (r->kind == PMUSIM_REC_MEM) {
+                /* the record before it, as tr_mem_follows() and the address
+                 * delta see it: an INSN with a memory part or a MEM (its thread
+                 * and cycle are the codec's) */
+                const pmusim_rec_t *q = r > recs ? r - 1 : &w->prev;
+                if (!trusted && !((r > recs || w->nrec) &&
+                                  ((q->kind == PMUSIM_REC_INSN && (q->flags & PMUSIM_F_MEM)) ||
+                                   q->kind == PMUSIM_REC_MEM) &&
+                                  r->thread == thread && r->cycle == cycle && w_mem_ok(&r->mem)))
+                    goto out;
+                uint64_t base = q->kind == PMUSIM_REC_MEM || (q->kind == PMUSIM_REC_INSN &&
+                                                              (q->flags & PMUSIM_F_MEM))
+                                    ? q->mem.addr
+                                    : 0;
+                /* as w_bin_rec() */
+                if (r->thread != thread) {
+                    *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
+                    thread = r->thread;
+                }
+                cycle = r->cycle;
+                *p++ = TR_OP_MEM;
+                *p++ = tr_mem_byte(&r->mem);
+                *p++ = r->mem.size;
+                p = put_varint(p, r->mem.latency);
+                p = put_varint(p, tr_zigzag((int64_t)(r->mem.addr - base)));
+            } else if (r->kind == PMUSIM_REC_IDLE || r->kind == PMUSIM_REC_EVENT ||
+                       r->kind == PMUSIM_REC_THREAD) {
+                /* the checks of tr_rec_check() and the cycle order */
+                if (!trusted &&
+                    ((r->thread >= w->hdr.nthreads) | (r->cycle < cycle) |
+                     (r->kind == PMUSIM_REC_THREAD ? r->n > 1
+                      : (r->plm > 3) | (r->kind == PMUSIM_REC_IDLE &&
+                                        (r->n == 0 || r->cycle + r->n < r->cycle)))))
+                    goto out;
+                /* as w_bin_rec() */
+                if (r->thread != thread) {
+                    *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
+                    thread = r->thread;
+                }
+                uint64_t d = r->cycle - cycle;
+                cycle = r->cycle;
+                if (r->kind == PMUSIM_REC_IDLE) {
+                    *p++ = TR_OP_IDLE;
+                    p = put_varint(p, d);
+                    p = put_varint(p, r->n);
+                    *p++ = r->plm;
+                } else if (r->kind == PMUSIM_REC_EVENT) {
+                    *p++ = TR_OP_EVENT;
+                    p = put_varint(p, d);
+                    p = put_varint(p, r->ev_code);
+                    p = put_varint(p, r->ev_umask);
+                    p = put_varint(p, r->n);
+                    *p++ = r->plm;
+                } else {
+                    *p++ = TR_OP_THREADSTATE;
+                    p = put_varint(p, d);
+                    *p++ = (uint8_t)r->n;
+                }
+            } else {
+                goto out; /* MARKER: w_bin_rec() */
+            }
+        }
+        if (p >= lim)
+            break;
+    }
+out:;
+    size_t done = (size_t)(r - recs);
+    if (done) {
+        c->cycle = cycle;
+        c->thread = thread;
+        w->olen = (size_t)(p - w->obuf);
+        w->nrec += done;
+        w->last_cycle = cycle;
+        /* prev as w_note_prev() of every record leaves it: the last record
+         * that is no MEM, then the MEM records after it (which keep its ip
+         * and plm) */
+        const pmusim_rec_t *q = r - 1;
+        while (q > recs && q->kind == PMUSIM_REC_MEM)
+            q--;
+        if (q->kind != PMUSIM_REC_MEM)
+            w_note_prev(w, q);
+        if (q != r - 1 || q->kind == PMUSIM_REC_MEM)
+            w_note_prev(w, r - 1);
+    }
+    return done;
+}
+
+G_NO_INLINE static size_t w_run_x86(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size_t n)
+{
+    return w_run(w, recs, n, FALSE, FALSE);
+}
+
+G_NO_INLINE static size_t w_run_ia64(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size_t n)
+{
+    return w_run(w, recs, n, TRUE, FALSE);
+}
+
+G_NO_INLINE static size_t w_run_x86_trusted(pmusim_trace_writer_t *w, const pmusim_rec_t *recs,
+                                           size_t n)
+{
+    return w_run(w, recs, n, FALSE, TRUE);
+}
+
+G_NO_INLINE static size_t w_run_ia64_trusted(pmusim_trace_writer_t *w, const pmusim_rec_t *recs,
+                                            size_t n)
+{
+    return w_run(w, recs, n, TRUE, TRUE);
+}
+
 static gboolean w_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size_t n,
                         gboolean trusted, GError **error)
 {
@@ -625,41 +924,12 @@ static gboolean w_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size
     gboolean text = w->form == PMUSIM_TRACE_TEXT;
     for (size_t i = 0; i < n; i++) {
         const pmusim_rec_t *r = &recs[i];
-        if (!text && r->kind == PMUSIM_REC_INSN) {
-            /* a run of INSN records of the binary form: the codec state in
-             * locals (the output bytes may alias anything the compiler
-             * cannot see through), written back when the run ends */
-            tr_codec_t *c = w->codec;
-            w_ent_t *went = w->went;
-            gboolean ia64 = c->ia64;
-            uint64_t cycle = c->cycle;
-            unsigned thread = c->thread;
-            uint8_t *p = w->obuf + w->olen;
-            uint8_t *lim = w->obuf + OBUF_FLUSH;
-            size_t j = i;
-            for (; j < n && recs[j].kind == PMUSIM_REC_INSN; j++) {
-                r = &recs[j];
-                if (!trusted && !w_insn_ok(w, r))
-                    break; /* the general path below says what is wrong */
-                if (r->thread != thread) {
-                    *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
-                    thread = r->thread;
-                }
-                p = enc_insn(went, c->next_pos, ia64, cycle, p, r);
-                cycle = r->cycle;
-                w->last_cycle = cycle;
-                if (p >= lim)
-                    break;
-            }
-            /* records done: up to j, and j itself if it filled the buffer */
-            size_t done = j - i + (j < n && p >= lim);
+        if (!text && r->kind != PMUSIM_REC_MARKER) {
+            gboolean ia64 = w->codec->ia64;
+            size_t done = trusted ? (ia64 ? w_run_ia64_trusted(w, r, n - i)
+                                          : w_run_x86_trusted(w, r, n - i))
+                                  : (ia64 ? w_run_ia64(w, r, n - i) : w_run_x86(w, r, n - i));
             if (done) {
-                const pmusim_rec_t *last = &recs[i + done - 1];
-                c->cycle = cycle;
-                c->thread = thread;
-                w->olen = (size_t)(p - w->obuf);
-                w->nrec += done;
-                w_note_prev(w, last);
                 i += done;
                 if (w->olen >= OBUF_FLUSH && !w_zflush(w, ZSTD_e_continue, error))
                     return FALSE;
@@ -668,7 +938,7 @@ static gboolean w_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size
                 r = &recs[i];
             }
         }
-        if (!trusted && !(r->kind == PMUSIM_REC_INSN && w_insn_ok(w, r))) {
+        if (!trusted) {
             const char *bad = w_rec_bad(w, r);
             if (bad) {
                 w->failed = TRUE;

@@ -2,7 +2,9 @@
  * traces of 1e8 records (x86 wsm and IA-64 ita2) plus smaller stream and
  * mixed ones, then prints the file size per record and the decode rate of
  * pmusim_trace_reader_next_batch (best of several passes, batches of 1024),
- * by wall time and by the thread's CPU time.
+ * by wall time and by the thread's CPU time, and the encode rate of
+ * pmusim_trace_writer_write_trusted (zstd included): the CPU time of a pass
+ * that decodes and writes the records again, less the best decode pass.
  * Usage: bench-trace [DIR [RECORDS]] (default: the current directory, 1e8). */
 #include "pmusim/trace.h"
 #include "pmusim/tracegen.h"
@@ -85,13 +87,39 @@ static int bench(const char *dir, pmusim_cpu_t cpu, pmusim_gen_workload_t wl, ui
         if (cs < best_cpu)
             best_cpu = cs;
     }
+    /* decode and encode again (the writer of trace annotate and capture) */
+    char *path2 = g_strconcat(path, ".copy", NULL);
+    double enc_cpu = 0;
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open(path, &e);
+    pmusim_trace_writer_t *w2 =
+        r ? pmusim_trace_writer_open(path2, PMUSIM_TRACE_BINARY, pmusim_trace_reader_header(r), &e)
+          : NULL;
+    if (w2) {
+        double c1 = cpu_seconds();
+        gssize n;
+        while ((n = pmusim_trace_reader_next_batch(r, recs, BATCH, &e)) > 0)
+            if (!pmusim_trace_writer_write_trusted(w2, recs, (size_t)n, &e))
+                break;
+        gboolean ok = n == 0 && !e;
+        ok = pmusim_trace_writer_close(w2, ok ? &e : NULL) && ok;
+        enc_cpu = cpu_seconds() - c1 - best_cpu;
+        if (!ok)
+            enc_cpu = 0;
+    }
+    if (r)
+        pmusim_trace_reader_free(r);
+    g_unlink(path2);
+    g_free(path2);
     g_free(recs);
+    if (e)
+        goto fail;
     printf("%-6s %-6s %11" PRIu64 " records  %9.4f bytes/record  %10" PRId64
            " bytes  gen+write %5.1f M rec/s  decode %6.1f M rec/s wall, %6.1f M rec/s cpu"
-           " (best of %u, check %" PRIu64 ")\n",
+           "  encode %6.1f M rec/s cpu (best of %u, check %" PRIu64 ")\n",
            pmusim_cpu_name(cpu), pmusim_gen_workload_name(wl), total,
            (double)st.st_size / (double)total, (int64_t)st.st_size, (double)records / gen_s / 1e6,
-           (double)total / best / 1e6, (double)total / best_cpu / 1e6, passes, check % 10);
+           (double)total / best / 1e6, (double)total / best_cpu / 1e6,
+           enc_cpu > 0 ? (double)total / enc_cpu / 1e6 : 0.0, passes, check % 10);
     g_unlink(path);
     g_free(path);
     return total == records ? 0 : 1;

@@ -341,6 +341,119 @@ static void check_trusted_same(pmusim_cpu_t cpu)
     g_free(recs);
 }
 
+/* Runs of records of every kind but MARKER, MEM records after their
+ * instruction and after each other, thread switches: the same bytes
+ * whatever the batches the writer gets (a run of the encoder, writer.c
+ * w_run(), starts anywhere, a MEM record's address delta from the record
+ * before it, which may be in an earlier call), checked or trusted. */
+static size_t make_run_records(pmusim_rec_t *recs, size_t max)
+{
+    size_t n = 0;
+    uint64_t c = 0;
+    for (size_t i = 0; n + 6 < max; i++) {
+        unsigned t = (unsigned)(i / 5 % 2);
+        c += i % 4 == 0;
+        pmusim_rec_t *x = &recs[n++];
+        rec_insn(x, c, t, 0x400000 + 4 * (i % 301) + (t << 20));
+        x->len = 4;
+        x->uops = (uint32_t)(i % 3);
+        x->flags = (uint16_t)(i % 3 ? PMUSIM_F_MEM : 0) | (i % 7 == 0 ? PMUSIM_F_BRANCH : 0);
+        x->mem.addr = 0x10000 + 24 * i + (i % 17 == 0 ? 0x1234567 : 0);
+        x->mem.size = 8;
+        x->mem.latency = (uint32_t)(4 + i % 5);
+        x->mem.level = (uint8_t)(i % 19 == 0);
+        x->br.target = 0x400000 + 4 * (i % 13);
+        x->br.taken = (uint8_t)(i % 2);
+        for (unsigned k = 0; (x->flags & PMUSIM_F_MEM) && k < i % 4; k++) {
+            pmusim_rec_t *m = &recs[n++];
+            memset(m, 0, sizeof *m);
+            m->kind = PMUSIM_REC_MEM;
+            m->cycle = c;
+            m->thread = (uint8_t)t;
+            m->mem.addr = 0x80000 + 8 * i + 64 * k;
+            m->mem.size = (uint8_t)(1u << k);
+            m->mem.latency = 3 + k;
+            m->mem.is_store = (uint8_t)(k % 2);
+            m->mem.tlb = (uint8_t)(k % 3);
+        }
+        if (i % 29 == 0) {
+            pmusim_rec_t *o = &recs[n++];
+            memset(o, 0, sizeof *o);
+            o->kind = i % 3 ? PMUSIM_REC_IDLE : PMUSIM_REC_EVENT;
+            o->cycle = c;
+            o->thread = (uint8_t)(1 - t);
+            o->n = 1 + i % 40;
+            o->ev_code = 0x3c;
+            o->plm = (uint8_t)(i % 4);
+            c += o->kind == PMUSIM_REC_IDLE ? o->n : 0;
+        } else if (i % 101 == 0) {
+            pmusim_rec_t *o = &recs[n++];
+            memset(o, 0, sizeof *o);
+            o->kind = PMUSIM_REC_THREAD;
+            o->cycle = c;
+            o->thread = 1;
+            o->n = 1;
+        }
+    }
+    return n;
+}
+
+static void test_writer_batches(void)
+{
+    enum { N = 60000 };
+    pmusim_rec_t *recs = g_new0(pmusim_rec_t, N);
+    size_t n = make_run_records(recs, N);
+    size_t nmem = 0;
+    for (size_t i = 0; i < n; i++)
+        nmem += recs[i].kind == PMUSIM_REC_MEM;
+    CU_ASSERT(nmem > 10000);
+    /* batch sizes: all at once, 1, 7 and 1000; checked (even) and trusted */
+    static const size_t sizes[] = { N, 1, 7, 1000 };
+    char *path[8];
+    char *data[8];
+    gsize len[8];
+    GError *e = NULL;
+    for (unsigned v = 0; v < 8; v++) {
+        path[v] = tmp_path("pmusim-batch-XXXXXX");
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 2);
+        pmusim_trace_writer_t *w = pmusim_trace_writer_open(path[v], PMUSIM_TRACE_BINARY, &h, &e);
+        pmusim_trace_header_clear(&h);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        for (size_t i = 0; i < n; i += sizes[v / 2]) {
+            size_t k = MIN(sizes[v / 2], n - i);
+            CU_ASSERT_TRUE(v % 2 ? pmusim_trace_writer_write_trusted(w, recs + i, k, &e)
+                                 : pmusim_trace_writer_write(w, recs + i, k, &e));
+        }
+        CU_ASSERT_EQUAL(pmusim_trace_writer_records_written(w), n);
+        CU_ASSERT_TRUE(pmusim_trace_writer_close(w, &e));
+        data[v] = slurp(path[v], &len[v]);
+    }
+    CU_ASSERT(len[0] > 128 * 1024); /* several buffer flushes */
+    for (unsigned v = 1; v < 8; v++)
+        CU_ASSERT(len[v] == len[0] && memcmp(data[v], data[0], len[0]) == 0);
+    /* and it reads back as written */
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open(path[3], &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    size_t got = 0;
+    pmusim_rec_t *back = read_all(r, 500, &got, &e);
+    CU_ASSERT_EQUAL_FATAL(got, n);
+    size_t same = 0;
+    for (size_t i = 0; i < n; i++)
+        same += back[i].kind == recs[i].kind && back[i].cycle == recs[i].cycle &&
+                back[i].thread == recs[i].thread &&
+                (back[i].kind != PMUSIM_REC_MEM || back[i].mem.addr == recs[i].mem.addr);
+    CU_ASSERT_EQUAL(same, n);
+    pmusim_trace_reader_free(r);
+    g_free(back);
+    for (unsigned v = 0; v < 8; v++) {
+        g_unlink(path[v]);
+        g_free(path[v]);
+        g_free(data[v]);
+    }
+    g_free(recs);
+}
+
 static void test_writer_trusted(void)
 {
     check_trusted_same(PMUSIM_CPU_WSM);
@@ -622,6 +735,64 @@ static void test_writer_rejects(void)
     pmusim_trace_header_clear(&h);
     g_unlink(path);
     g_free(path);
+}
+
+/* A bad record inside a run of good ones: the same message, with its
+ * number, as on its own (writer.c w_run() leaves it to the checks). */
+static void test_writer_rejects_in_run(void)
+{
+    pmusim_rec_t r[4];
+    memset(r, 0, sizeof r);
+    rec_insn(&r[0], 0, 0, 0x1000);
+    r[0].flags = PMUSIM_F_MEM;
+    r[1] = r[0];
+    r[1].kind = PMUSIM_REC_MEM;
+    rec_insn(&r[2], 1, 0, 0x1004);
+    r[3] = r[2];
+    r[3].kind = PMUSIM_REC_MEM;
+    expect_write_error(PMUSIM_CPU_WSM, r, 4,
+                       "record 3 (cycle 1): MEM record after an INSN without a memory part");
+    r[2].flags = PMUSIM_F_MEM;
+    r[3].cycle = 2;
+    expect_write_error(PMUSIM_CPU_WSM, r, 4,
+                       "record 3 (cycle 2): MEM record not on the thread and cycle");
+    r[3].cycle = 1;
+    r[3].thread = 1;
+    expect_write_error(PMUSIM_CPU_WSM, r, 4, "record 3 (cycle 1): MEM record not on the thread");
+    r[3].thread = 0;
+    r[3].mem.level = PMUSIM_LVL_COUNT;
+    expect_write_error(PMUSIM_CPU_WSM, r, 4, "record 3 (cycle 1): unknown memory level");
+    r[3].mem.level = 0;
+    r[3].mem.alat = PMUSIM_ALAT_COUNT;
+    expect_write_error(PMUSIM_CPU_WSM, r, 4, "record 3 (cycle 1): unknown ALAT outcome");
+    /* a MEM record first, or after an IDLE */
+    expect_write_error(PMUSIM_CPU_WSM, &r[1], 1, "record 0 (cycle 0): MEM record not directly");
+    memset(&r[2], 0, sizeof r[2]);
+    r[2].kind = PMUSIM_REC_IDLE;
+    r[2].cycle = 1;
+    r[2].n = 5;
+    r[3].mem.alat = 0;
+    r[3].cycle = 1;
+    expect_write_error(PMUSIM_CPU_WSM, r, 4, "record 3 (cycle 1): MEM record not directly");
+    /* IDLE, EVENT, THREAD */
+    r[2].n = 0;
+    expect_write_error(PMUSIM_CPU_WSM, r, 3, "record 2 (cycle 1): IDLE with 0 cycles");
+    r[2].n = UINT64_MAX;
+    expect_write_error(PMUSIM_CPU_WSM, r, 3, "record 2 (cycle 1): IDLE cycles overflow");
+    r[2].n = 1;
+    r[2].thread = 2;
+    expect_write_error(PMUSIM_CPU_WSM, r, 3, "record 2 (cycle 1): thread number");
+    r[2].thread = 1;
+    r[2].plm = 4;
+    expect_write_error(PMUSIM_CPU_WSM, r, 3, "record 2 (cycle 1): privilege level above 3");
+    r[2].kind = PMUSIM_REC_EVENT;
+    expect_write_error(PMUSIM_CPU_WSM, r, 3, "record 2 (cycle 1): privilege level above 3");
+    r[2].kind = PMUSIM_REC_THREAD;
+    r[2].n = 2;
+    expect_write_error(PMUSIM_CPU_WSM, r, 3, "record 2 (cycle 1): THREAD state not 0");
+    r[2].n = 1;
+    r[0].cycle = r[1].cycle = 5;
+    expect_write_error(PMUSIM_CPU_WSM, r, 3, "record 2 (cycle 1): cycle below the previous");
 }
 
 static char *gen_file(pmusim_cpu_t cpu, pmusim_gen_workload_t wl, uint64_t n, uint64_t seed,
@@ -1956,6 +2127,8 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_symbol_batch_boundary_binary);
     PMUSIM_ADD_TEST(s, test_writer_rejects);
     PMUSIM_ADD_TEST(s, test_writer_trusted);
+    PMUSIM_ADD_TEST(s, test_writer_batches);
+    PMUSIM_ADD_TEST(s, test_writer_rejects_in_run);
     PMUSIM_ADD_TEST(s, test_gen_deterministic);
     PMUSIM_ADD_TEST(s, test_gen_all_models);
     PMUSIM_ADD_TEST(s, test_gen_binary_equals_text);
