@@ -4,6 +4,7 @@
  * forms and read again, the records are identical (the one canonical form,
  * traces/FORMAT.md §3); a difference aborts, which the fuzzer reports. */
 #include "pmusim/trace.h"
+#include "rec_equal.h"
 
 #include <glib/gstdio.h>
 #include <stddef.h>
@@ -24,24 +25,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static gboolean rec_same(const pmusim_rec_t *a, const pmusim_rec_t *b)
-{
-    if ((a->name == NULL) != (b->name == NULL) || (a->name && strcmp(a->name, b->name) != 0))
-        return FALSE;
-    return a->cycle == b->cycle && a->kind == b->kind && a->thread == b->thread &&
-           a->flags == b->flags && a->plm == b->plm && a->slot == b->slot &&
-           a->unit == b->unit && a->len == b->len && a->ip == b->ip && a->insn == b->insn &&
-           a->n == b->n && a->ev_code == b->ev_code && a->ev_umask == b->ev_umask &&
-           a->uops == b->uops && a->mem.addr == b->mem.addr &&
-           a->mem.latency == b->mem.latency && a->mem.size == b->mem.size &&
-           a->mem.is_store == b->mem.is_store && a->mem.level == b->mem.level &&
-           a->mem.tlb == b->mem.tlb && a->mem.alat == b->mem.alat &&
-           a->br.target == b->br.target && a->br.kind == b->br.kind &&
-           a->br.taken == b->br.taken && a->br.dir_ok == b->br.dir_ok &&
-           a->br.tgt_ok == b->br.tgt_ok && a->br.detect == b->br.detect &&
-           a->oc.latency == b->oc.latency && a->oc.req == b->oc.req &&
-           a->oc.supplier == b->oc.supplier && a->oc.snoop == b->oc.snoop;
-}
 
 static char *dir;
 
@@ -100,7 +83,7 @@ static void roundtrip(const pmusim_trace_header_t *h, const pmusim_rec_t *recs, 
         abort();
     }
     for (size_t i = 0; i < n; i++)
-        if (!rec_same(&recs[i], &back[i])) {
+        if (!pmusim_test_rec_equal(&recs[i], &back[i])) {
             fprintf(stderr, "round trip (%s): record %zu differs\n",
                     form == PMUSIM_TRACE_TEXT ? "text" : "binary", i);
             abort();

@@ -5,6 +5,7 @@
 #include "pmusim/tracegen.h"
 
 #include "cu_main.h"
+#include "rec_equal.h"
 
 #include <CUnit/Basic.h>
 #include <glib/gstdio.h>
@@ -99,26 +100,6 @@ static size_t make_records(pmusim_isa_t isa, pmusim_rec_t *r)
     return n;
 }
 
-static gboolean rec_equal(const pmusim_rec_t *a, const pmusim_rec_t *b)
-{
-    pmusim_rec_t x = *a, y = *b;
-    if ((x.name == NULL) != (y.name == NULL))
-        return FALSE;
-    if (x.name && strcmp(x.name, y.name) != 0)
-        return FALSE;
-    x.name = y.name = NULL;
-    return x.cycle == y.cycle && x.kind == y.kind && x.thread == y.thread && x.flags == y.flags &&
-           x.plm == y.plm && x.slot == y.slot && x.unit == y.unit && x.len == y.len &&
-           x.ip == y.ip && x.insn == y.insn && x.n == y.n && x.ev_code == y.ev_code &&
-           x.ev_umask == y.ev_umask && x.uops == y.uops && x.mem.addr == y.mem.addr &&
-           x.mem.latency == y.mem.latency && x.mem.size == y.mem.size &&
-           x.mem.is_store == y.mem.is_store && x.mem.level == y.mem.level &&
-           x.mem.tlb == y.mem.tlb && x.mem.alat == y.mem.alat && x.br.target == y.br.target &&
-           x.br.kind == y.br.kind && x.br.taken == y.br.taken && x.br.dir_ok == y.br.dir_ok &&
-           x.br.tgt_ok == y.br.tgt_ok && x.br.detect == y.br.detect &&
-           x.oc.latency == y.oc.latency && x.oc.req == y.oc.req &&
-           x.oc.supplier == y.oc.supplier && x.oc.snoop == y.oc.snoop;
-}
 
 static void write_trace(const char *path, pmusim_trace_form_t form, pmusim_cpu_t cpu,
                         uint32_t threads, const pmusim_rec_t *r, size_t n)
@@ -184,7 +165,7 @@ static void check_roundtrip(pmusim_cpu_t cpu, pmusim_trace_form_t form, size_t b
     CU_ASSERT_PTR_NOT_NULL_FATAL(back);
     CU_ASSERT_EQUAL(got, n);
     for (size_t i = 0; i < n && i < got; i++)
-        if (!rec_equal(&recs[i], &back[i])) {
+        if (!pmusim_test_rec_equal(&recs[i], &back[i])) {
             CU_FAIL("record differs after the round trip");
             fprintf(stderr, "record %zu differs (form %d cpu %d)\n", i, form, cpu);
             break;
@@ -511,7 +492,7 @@ static void check_sample(const char *name)
     pmusim_rec_t *recs2 = read_all(r, 5, &n2, &e);
     CU_ASSERT_EQUAL(n1, n2);
     for (size_t i = 0; recs && recs2 && i < n1 && i < n2; i++)
-        if (!rec_equal(&recs[i], &recs2[i])) {
+        if (!pmusim_test_rec_equal(&recs[i], &recs2[i])) {
             fprintf(stderr, "%s: record %zu differs between binary and text\n", name, i);
             CU_FAIL("binary and text records differ");
         }
@@ -565,7 +546,7 @@ static void test_text_variations(void)
     CU_ASSERT_EQUAL(na, 2);
     CU_ASSERT_EQUAL(nb, 2);
     for (size_t i = 0; i < na && i < nb; i++)
-        CU_ASSERT(rec_equal(&ra[i], &rb[i]));
+        CU_ASSERT(pmusim_test_rec_equal(&ra[i], &rb[i]));
     CU_ASSERT_EQUAL(rb[0].mem.level, PMUSIM_LVL_L2);
     CU_ASSERT_EQUAL(rb[1].ev_code, 0xc0);
     g_free(ra);
@@ -969,7 +950,7 @@ static void test_gen_binary_equals_text(void)
             CU_ASSERT_EQUAL(nt, 20000);
             size_t bad = 0;
             for (size_t k = 0; k < nb && k < nt; k++)
-                bad += !rec_equal(&xb[k], &xt[k]);
+                bad += !pmusim_test_rec_equal(&xb[k], &xt[k]);
             CU_ASSERT_EQUAL(bad, 0);
             g_free(xb);
             g_free(xt);
@@ -1890,7 +1871,7 @@ static void test_decode_thread(void)
             pmusim_rec_t *r1 = read_mode(modes[m], c, clen, &n1, &e1);
             CU_ASSERT_EQUAL(n1, n0);
             for (size_t i = 0; i < MIN(n0, n1); i++)
-                if (!rec_equal(&r0[i], &r1[i])) {
+                if (!pmusim_test_rec_equal(&r0[i], &r1[i])) {
                     CU_FAIL("records differ");
                     break;
                 }
@@ -2010,7 +1991,7 @@ static void test_decode_longest_records(void)
                                                .req = 1,
                                                .supplier = 2,
                                                .snoop = 3 };
-                    bad += !rec_equal(&recs[j], &x);
+                    bad += !pmusim_test_rec_equal(&recs[j], &x);
                 }
             }
             CU_ASSERT_EQUAL(k, 0);
@@ -2088,7 +2069,7 @@ static void test_reader_buffers_reused(void)
         CU_ASSERT_EQUAL_FATAL(n_again, n_ref);
         size_t bad = n_ref;
         for (size_t i = 0; i < n_ref && bad == n_ref; i++)
-            if (!rec_equal(&again[i], &ref[i]))
+            if (!pmusim_test_rec_equal(&again[i], &ref[i]))
                 bad = i;
         if (bad != n_ref)
             fprintf(stderr, "ia64 record %zu differs\n", bad);
@@ -2098,7 +2079,7 @@ static void test_reader_buffers_reused(void)
         CU_ASSERT_EQUAL_FATAL(n_again, n_x86);
         bad = n_x86;
         for (size_t i = 0; i < n_x86 && bad == n_x86; i++)
-            if (!rec_equal(&again[i], &other[i]))
+            if (!pmusim_test_rec_equal(&again[i], &other[i]))
                 bad = i;
         CU_ASSERT_EQUAL(bad, n_x86);
         g_free(again);

@@ -3,6 +3,7 @@
  * geometry; the derivation is in the comment above each assertion. */
 #include "cu_main.h"
 #include "pmusim/uarch.h"
+#include "rec_equal.h"
 
 #include <string.h>
 
@@ -689,24 +690,6 @@ static void test_insns_batch(void)
     done(u, &cn);
 }
 
-/* Every field of two records (the padding between them aside). */
-static gboolean rec_same(const pmusim_rec_t *a, const pmusim_rec_t *b)
-{
-    return a->cycle == b->cycle && a->kind == b->kind && a->thread == b->thread &&
-           a->flags == b->flags && a->plm == b->plm && a->slot == b->slot && a->unit == b->unit &&
-           a->len == b->len && a->ip == b->ip && a->insn == b->insn && a->n == b->n &&
-           a->ev_code == b->ev_code && a->ev_umask == b->ev_umask && a->uops == b->uops &&
-           a->name == b->name && a->mem.addr == b->mem.addr &&
-           a->mem.latency == b->mem.latency && a->mem.size == b->mem.size &&
-           a->mem.is_store == b->mem.is_store && a->mem.level == b->mem.level &&
-           a->mem.tlb == b->mem.tlb && a->mem.alat == b->mem.alat &&
-           a->br.target == b->br.target && a->br.kind == b->br.kind &&
-           a->br.taken == b->br.taken && a->br.dir_ok == b->br.dir_ok &&
-           a->br.tgt_ok == b->br.tgt_ok && a->br.detect == b->br.detect &&
-           a->oc.latency == b->oc.latency && a->oc.req == b->oc.req &&
-           a->oc.supplier == b->oc.supplier && a->oc.snoop == b->oc.snoop;
-}
-
 /* Record templates (pmusim_uarch_insn_t.tmpl): the same records as without
  * them, on x86 (uops kept) and IA-64 (uops 0), one thread (the fast path)
  * and two (templates unused). */
@@ -754,7 +737,7 @@ static void test_rec_template(void)
         CU_ASSERT_EQUAL_FATAL(c1.recs->len, c0.recs->len);
         guint same = 0;
         for (guint i = 0; i < c0.recs->len; i++)
-            same += rec_same(rec(&c0, i), rec(&c1, i));
+            same += pmusim_test_rec_equal(rec(&c0, i), rec(&c1, i));
         CU_ASSERT_EQUAL(same, c0.recs->len);
         done(plain, &c0);
         done(tmpl, &c1);
