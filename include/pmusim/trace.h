@@ -321,7 +321,7 @@ const char *pmusim_mem_level_name(unsigned level);
 uint64_t pmusim_trace_writer_records_written(const pmusim_trace_writer_t *w);
 /* Like pmusim_trace_writer_write() without the per-record checks, for a
  * producer whose records pass them by construction (the uarch model's
- * output: sim/cli/wqueue.c).  The output is the same bytes as write()
+ * output: sim/cli/wqueue.c, traces/gen.c).  The output is the same bytes as write()
  * gives for such records; a record that write() would refuse gives a trace
  * the reader refuses or reads differently.  Every other caller uses write(). */
 gboolean pmusim_trace_writer_write_trusted(pmusim_trace_writer_t *w, const pmusim_rec_t *recs,
