@@ -4,6 +4,8 @@
  * decoder mirrors enc_insn() in writer.c; FORMAT.md specifies both. */
 #include "pmusim/trace.h"
 #include "trace_priv.h"
+#include "reader_feed.h"
+#include "../sim/uarch/uarch_input.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -769,7 +771,8 @@ static inline uint64_t rd_load64(const uint8_t *q)
             if ((v) > 3)                            \
                 BAD("privilege level above 3");     \
         } else {                                    \
-            (v) = bin_thread_plm(c, recs, (size_t)(w - recs), t);  \
+            (v) = feed ? c->cur_plm[t]                             \
+                       : bin_thread_plm(c, recs, (size_t)(w - recs), t); \
         }                                           \
     } while (0)
 
@@ -819,8 +822,9 @@ static void bin_batch_done(tr_codec_t *c, const pmusim_rec_t *recs, size_t n, un
  * record without a bounds check each, stopping with DR_SLACK where fewer
  * than RD_SLACK bytes are left. */
 G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmusim_rec_t *recs,
-                                                  size_t *np, size_t max, const gboolean ia64,
-                                                  const gboolean chk)
+                                                  pmusim_trace_feed_t *fd, size_t *np, size_t max,
+                                                  const gboolean ia64, const gboolean chk,
+                                                  const gboolean feed)
 {
     tr_codec_t *c = r->codec;
     const uint8_t *p = r->dbuf + r->dpos;
@@ -835,25 +839,60 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
     unsigned t = c->thread;
     uint64_t npos = c->next_pos[t];
     tr_cache_ent_t *ne = c->next_ent[t]; /* &c->cache[tr_cache_index(npos)] */
-    pmusim_rec_t *w = recs + *np;          /* the next record to write */
-    pmusim_rec_t *const wend = recs + max;
+    pmusim_rec_t *w = feed ? NULL : recs + *np; /* the next record to write */
+    pmusim_rec_t *const wend = feed ? NULL : recs + max;
+    /* `feed` (reader_feed.h): no records; k counts them, fi and fa are where
+     * the next instruction and access go, fopen says fi[-1] takes MEM
+     * records, fprev is the last record (an INSN's is its cache entry's rec,
+     * whose cycle and thread are not the record's: fprev_t is its thread,
+     * its cycle is `cycle`) */
+    size_t k = *np;
+    pmusim_uarch_insn_t *fi = feed ? fd->insns + fd->ninsns : NULL;
+    pmusim_uarch_access_t *fa = feed ? fd->acc + fd->nacc : NULL;
+    gboolean fopen = feed ? fd->open : FALSE;
+    const pmusim_rec_t *fprev = feed ? fd->prev : NULL;
+    unsigned fprev_t = feed ? fd->prev_thread : 0;
     const char *errmsg = NULL;
     int status = DR_FULL;
+
+/* records written so far in the batch, room left, full */
+#define W_DONE (feed ? k : (size_t)(w - recs))
+#define W_LEFT (feed ? max - k : (size_t)(wend - w))
+#define W_FULL (feed ? k >= max : w >= wend)
+/* feed: an INSN record committed in cache entry e_ becomes an instruction */
+#define FEED_INSN(e_)                                \
+    do {                                             \
+        uarch_input_insn(&(e_)->rec, t, fi, fa);     \
+        fa += fi->naccess;                           \
+        fi++;                                        \
+        fopen = TRUE;                                \
+        fprev = &(e_)->rec;                          \
+        fprev_t = t;                                 \
+        c->cur_plm[t] = (e_)->rec.plm; /* RD_PLM */  \
+        k++;                                         \
+    } while (0)
+/* feed: any other record, committed in *o_ */
+#define FEED_REC(o_)     \
+    do {                 \
+        fprev = (o_);    \
+        fprev_t = t;     \
+        k++;             \
+    } while (0)
 
     for (;;) {
         const uint8_t *q = p;
         unsigned h;
         if (chk) {
-            if (w >= wend)
+            if (W_FULL)
                 break;
         } else if (G_UNLIKELY(q >= plim)) {
-            if (w >= wend)
+            if (W_FULL)
                 break;
             if (q >= lim) {
                 status = DR_SLACK;
                 goto out;
             }
-            plim = (size_t)(lim - q) < (size_t)(wend - w) ? lim : q + (wend - w);
+            plim = (size_t)(lim - q) < W_LEFT ? lim : q + W_LEFT;
         }
         RD_BYTE(h);
         if (G_LIKELY(h < 3)) {
@@ -861,6 +900,15 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
              * except for the cycle and a stride-predicted address */
             tr_cache_ent_t *e = ne;
             if (G_LIKELY(e->pos == npos)) {
+                if (feed) {
+                    e->rec.mem.addr += (uint64_t)e->fast_stride;
+                    cycle += h;
+                    FEED_INSN(e);
+                    npos = e->next;
+                    ne = e->next_ent;
+                    p = q;
+                    continue;
+                }
                 pmusim_rec_t *o = w;
                 /* copy first, then patch: updating the entry's address before
                  * the copy would make the 16-byte loads of the copy wait for
@@ -896,8 +944,11 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 pos += (uint64_t)rd_unzigzag(v);
                 e = &c->cache[tr_cache_index(pos)];
             }
-            pmusim_rec_t *o = w;
-            *o = e->rec;
+            /* feed: decoded in place, in the entry (SETF then stores twice
+             * to one place) */
+            pmusim_rec_t *o = feed ? &e->rec : w;
+            if (!feed)
+                *o = e->rec;
             gboolean flags_changed = FALSE;
             /* Each decoded field goes to the record and to its cache entry
              * (SETF), so the entry never has to be copied back from the
@@ -1062,8 +1113,10 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                     BAD("offcore fields on an instruction without the offcore flag");
             }
             /* commit */
-            o->cycle = cyc;
-            o->thread = (uint8_t)t;
+            if (!feed) {
+                o->cycle = cyc;
+                o->thread = (uint8_t)t;
+            }
             e->stride = (int64_t)(addr - e->rec.mem.addr);
             e->fast_stride = (o->flags & PMUSIM_F_MEM) ? e->stride : 0;
             SETF(mem.addr, addr);
@@ -1079,7 +1132,10 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             npos = e->next;
             ne = e->next_ent;
             cycle = cyc;
-            w++;
+            if (feed)
+                FEED_INSN(e);
+            else
+                w++;
             p = q;
             continue;
         }
@@ -1107,14 +1163,17 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 BAD("IDLE with 0 cycles");
             unsigned plm;
             RD_PLM(plm);
-            pmusim_rec_t *o = w;
+            pmusim_rec_t *o = feed ? &fd->scratch : w;
             *o = zero;
             o->plm = (uint8_t)plm;
             o->kind = PMUSIM_REC_IDLE;
             o->cycle = cycle = cyc;
             o->thread = (uint8_t)t;
             o->n = v;
-            w++;
+            if (feed)
+                FEED_REC(o);
+            else
+                w++;
             break;
         }
         case TR_OP_THREADSTATE: {
@@ -1125,13 +1184,16 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 BAD("cycle delta overflows 64 bits");
             if (b > 1)
                 BAD("THREAD state not 0 or 1");
-            pmusim_rec_t *o = w;
+            pmusim_rec_t *o = feed ? &fd->scratch : w;
             *o = zero;
             o->kind = PMUSIM_REC_THREAD;
             o->cycle = cycle = cycle + d;
             o->thread = (uint8_t)t;
             o->n = b;
-            w++;
+            if (feed)
+                FEED_REC(o);
+            else
+                w++;
             break;
         }
         case TR_OP_EVENT: {
@@ -1146,7 +1208,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 BAD("event code or umask wider than 16 bits");
             unsigned plm;
             RD_PLM(plm);
-            pmusim_rec_t *o = w;
+            pmusim_rec_t *o = !feed ? w : fd->pass_events ? &fd->pass[fd->npass].rec : &fd->scratch;
             *o = zero;
             o->plm = (uint8_t)plm;
             o->kind = PMUSIM_REC_EVENT;
@@ -1155,7 +1217,15 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             o->ev_code = (uint16_t)code;
             o->ev_umask = (uint16_t)umask;
             o->n = v;
-            w++;
+            if (feed) {
+                if (fd->pass_events) {
+                    fd->pass[fd->npass++].at = (size_t)(fi - fd->insns);
+                    fopen = FALSE;
+                }
+                FEED_REC(o);
+            } else {
+                w++;
+            }
             break;
         }
         case TR_OP_MEM: {
@@ -1171,34 +1241,72 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 BAD("unknown memory level or ALAT outcome");
             if (lat > UINT32_MAX)
                 BAD("memory latency wider than 32 bits");
-            const pmusim_rec_t *prev = w > recs ? w - 1 : c->have_prev ? &c->prev : NULL;
-            /* what tr_mem_follows() accepts, tested here; it words the refusal */
-            if (G_UNLIKELY(!prev || prev->thread != t || prev->cycle != cycle ||
+            const pmusim_rec_t *prev = feed        ? fprev
+                                       : w > recs  ? w - 1
+                                       : c->have_prev ? &c->prev
+                                                      : NULL;
+            /* what tr_mem_follows() accepts, tested here; it words the refusal
+             * (feed: the previous record's cycle is `cycle`, as it always is:
+             * every record sets `cycle` to its own) */
+            if (G_UNLIKELY(!prev || (feed ? fprev_t : prev->thread) != t ||
+                           (!feed && prev->cycle != cycle) ||
                            !(prev->kind == PMUSIM_REC_MEM ||
                              (prev->kind == PMUSIM_REC_INSN && (prev->flags & PMUSIM_F_MEM))))) {
-                pmusim_rec_t m;
+                pmusim_rec_t m, pv;
                 memset(&m, 0, sizeof m);
                 m.kind = PMUSIM_REC_MEM;
                 m.cycle = cycle;
                 m.thread = (uint8_t)t;
+                if (feed && prev) {
+                    pv = *prev;
+                    pv.thread = (uint8_t)fprev_t;
+                    pv.cycle = cycle;
+                    prev = &pv;
+                }
                 BAD(tr_mem_follows(prev, &m));
             }
-            pmusim_rec_t *o = w;
+            /* read before *o is written: feed writes the scratch record,
+             * which may be prev */
+            const uint8_t pplm = prev->plm;
+            const uint64_t pip = prev->ip;
+            const uint64_t paddr = prev->mem.addr + (uint64_t)rd_unzigzag(da);
+            pmusim_rec_t *o = feed ? &fd->scratch : w;
             *o = zero;
             o->kind = PMUSIM_REC_MEM;
             o->cycle = cycle;
             o->thread = (uint8_t)t;
             o->flags = PMUSIM_F_MEM;
-            o->plm = prev->plm;
-            o->ip = prev->ip;
+            o->plm = pplm;
+            o->ip = pip;
             o->mem.is_store = b & 1;
             o->mem.level = (uint8_t)((b >> 1) & 7);
             o->mem.tlb = (uint8_t)((b >> 4) & 3);
             o->mem.alat = (uint8_t)(b >> 6);
             o->mem.size = (uint8_t)size;
             o->mem.latency = (uint32_t)lat;
-            o->mem.addr = prev->mem.addr + (uint64_t)rd_unzigzag(da);
-            w++;
+            o->mem.addr = paddr;
+            if (feed) {
+                /* pmusim_uarch_insn_add_mem(): one more access of fi[-1],
+                 * whose accesses are the last ones */
+                if (fopen) {
+                    pmusim_uarch_insn_t *in = fi - 1;
+                    if (in->naccess < PMUSIM_UARCH_MAX_ACCESSES) {
+                        fa->addr = paddr;
+                        fa->size = size ? size : 1;
+                        fa->is_store = (uint8_t)(b & 1);
+                        fa->is_fp = in->fp != PMUSIM_UARCH_FP_NONE;
+                        fa->addr_dep = 0;
+                        fa->alat = (uint8_t)(b >> 6);
+                        fa++;
+                        in->naccess++;
+                    } else {
+                        fd->dropped_mem++;
+                    }
+                }
+                FEED_REC(o);
+            } else {
+                w++;
+            }
             break;
         }
         case TR_OP_MARKER: {
@@ -1224,20 +1332,26 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 r->marker_bytes += len;
                 q += len;
             }
-            pmusim_rec_t *o = w;
+            pmusim_rec_t *o = feed ? &fd->pass[fd->npass].rec : w;
             *o = zero;
             o->kind = PMUSIM_REC_MARKER;
             o->cycle = cycle = cycle + d;
             o->thread = (uint8_t)t;
             o->name = g_ptr_array_index(r->markers, idx);
-            w++;
+            if (feed) {
+                fd->pass[fd->npass++].at = (size_t)(fi - fd->insns);
+                fopen = FALSE;
+                FEED_REC(o);
+            } else {
+                w++;
+            }
             break;
         }
         case TR_OP_SYMBOL: {
             uint64_t start, size, len;
             /* a batch ends before a symbol, so the symbols a caller sees after a
              * call all precede the records of that call (converters rely on it) */
-            if (w > recs) /* recs is the start of the caller's batch */
+            if (W_DONE > 0) /* recs is the start of the caller's batch */
                 goto out;
             RD_VARINT(start);
             RD_VARINT(size);
@@ -1261,10 +1375,10 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
         }
         case TR_OP_END:
             RD_VARINT(v);
-            if (v != r->nrec + (uint64_t)(w - recs)) {
+            if (v != r->nrec + (uint64_t)W_DONE) {
                 g_snprintf(r->errbuf, sizeof r->errbuf,
                            "END record says %" PRIu64 " records but the stream has %" PRIu64, v,
-                           r->nrec + (uint64_t)(w - recs));
+                           r->nrec + (uint64_t)W_DONE);
                 errmsg = r->errbuf;
                 goto bad;
             }
@@ -1293,36 +1407,65 @@ out:
     c->next_pos[t] = npos;
     c->next_ent[t] = ne;
     r->dpos = (size_t)(p - r->dbuf);
-    *np = (size_t)(w - recs);
+    if (feed) {
+        *np = k;
+        fd->ninsns = (size_t)(fi - fd->insns);
+        fd->nacc = (size_t)(fa - fd->acc);
+        fd->open = fopen;
+        fd->prev = fprev;
+        fd->prev_thread = fprev_t;
+    } else {
+        *np = (size_t)(w - recs);
+    }
     if (status == DR_ERR && errmsg != r->errbuf)
         g_strlcpy(r->errbuf, errmsg, sizeof r->errbuf);
     return status;
+#undef W_DONE
+#undef W_LEFT
+#undef W_FULL
+#undef FEED_INSN
+#undef FEED_REC
 }
 
 G_ALWAYS_INLINE static inline int bin_decode_isa(pmusim_trace_reader_t *r, pmusim_rec_t *recs,
-                                                 size_t *np, size_t max, const gboolean ia64)
+                                                 pmusim_trace_feed_t *fd, size_t *np, size_t max,
+                                                 const gboolean ia64, const gboolean feed)
 {
     if (r->dlen - r->dpos > RD_SLACK) {
-        int st = bin_decode_loop(r, recs, np, max, ia64, FALSE);
+        int st = bin_decode_loop(r, recs, fd, np, max, ia64, FALSE, feed);
         if (st != DR_SLACK)
             return st;
     }
-    return bin_decode_loop(r, recs, np, max, ia64, TRUE);
+    return bin_decode_loop(r, recs, fd, np, max, ia64, TRUE, feed);
 }
 
 static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, size_t max)
 {
-    return r->codec->ia64 ? bin_decode_isa(r, recs, np, max, TRUE)
-                          : bin_decode_isa(r, recs, np, max, FALSE);
+    return r->codec->ia64 ? bin_decode_isa(r, recs, NULL, np, max, TRUE, FALSE)
+                          : bin_decode_isa(r, recs, NULL, np, max, FALSE, FALSE);
 }
 
-static gssize bin_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t max,
-                             GError **error)
+/* The same decoder writing the model's input (reader_feed.h). */
+static int bin_decode_feed(pmusim_trace_reader_t *r, pmusim_trace_feed_t *fd, size_t *np,
+                           size_t max)
+{
+    return r->codec->ia64 ? bin_decode_isa(r, NULL, fd, np, max, TRUE, TRUE)
+                          : bin_decode_isa(r, NULL, fd, np, max, FALSE, TRUE);
+}
+
+/* One batch of up to `max` records: into recs, or with `feed` into *fd. */
+G_ALWAYS_INLINE static inline gssize bin_next(pmusim_trace_reader_t *r, pmusim_rec_t *recs,
+                                              pmusim_trace_feed_t *fd, size_t max,
+                                              GError **error, const gboolean feed)
 {
     size_t n = 0;
+    if (feed) {
+        fd->prev = r->codec->have_prev ? &r->codec->prev : NULL;
+        fd->prev_thread = r->codec->prev.thread;
+    }
     while (n < max) {
         size_t before = n;
-        int st = bin_decode(r, recs, &n, max);
+        int st = feed ? bin_decode_feed(r, fd, &n, max) : bin_decode(r, recs, &n, max);
         if (st == DR_FULL)
             break;
         if (st == DR_ERR) {
@@ -1367,8 +1510,25 @@ static gssize bin_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_
         }
     }
     r->nrec += n;
-    bin_batch_done(r->codec, recs, n, r->hdr.nthreads);
+    if (!feed) {
+        bin_batch_done(r->codec, recs, n, r->hdr.nthreads);
+    } else if (n) {
+        /* what the next batch needs (bin_batch_done()): the last record,
+         * whole (each thread's level is kept as it goes, for RD_PLM) */
+        tr_codec_t *c = r->codec;
+        pmusim_rec_t last = *fd->prev;
+        last.thread = (uint8_t)fd->prev_thread;
+        last.cycle = c->cycle;
+        c->prev = last;
+        c->have_prev = TRUE;
+    }
     return (gssize)n;
+}
+
+static gssize bin_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t max,
+                             GError **error)
+{
+    return bin_next(r, recs, NULL, max, error, FALSE);
 }
 
 /* ---- text form ---- */
@@ -2182,6 +2342,24 @@ gssize pmusim_trace_reader_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *re
     if (r->done || max == 0)
         return 0;
     return r->binary ? bin_next_batch(r, recs, max, error) : text_next_batch(r, recs, max, error);
+}
+
+gssize pmusim_trace_reader_next_feed(pmusim_trace_reader_t *r, pmusim_trace_feed_t *f,
+                                     size_t max, GError **error)
+{
+    if (!r->binary) {
+        g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT,
+                    "%s: not a binary trace (no decoder to the model's input)", r->name);
+        return -1;
+    }
+    if (r->failed) {
+        g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT,
+                    "%s: the reader already failed", r->name);
+        return -1;
+    }
+    if (r->done || max == 0)
+        return 0;
+    return bin_next(r, NULL, f, max, error, TRUE);
 }
 
 const GArray *pmusim_trace_reader_symbols(const pmusim_trace_reader_t *r)

@@ -14,8 +14,10 @@
 struct pmusim_afeed {
     pmusim_trace_reader_t *r;
     gboolean pass_events;
+    void (*fill)(struct pmusim_afeed *f, pmusim_afeed_batch_t *b); /* afeed_fill(_feed) */
     /* the converter's state: the reader's side only */
-    pmusim_rec_t *recs;        /* AFEED_READ records of one reader call */
+    pmusim_rec_t *recs;        /* AFEED_READ records of one reader call (text form) */
+    pmusim_trace_feed_t feed;  /* the binary decoder's (traces/reader_feed.h) */
     gboolean pending;          /* `in` waits for its MEM records */
     pmusim_uarch_insn_t in;
     pmusim_uarch_access_t acc[PMUSIM_UARCH_MAX_ACCESSES];
@@ -145,6 +147,61 @@ static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
     }
 }
 
+/* afeed_fill() for a binary trace: the decoder writes the instructions,
+ * accesses and pass-through records into the batch itself
+ * (pmusim_trace_reader_next_feed()); the same batch, in the same order. */
+static void afeed_fill_feed(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
+{
+    batch_reset(b);
+    /* room for AFEED_READ records (reader_feed.h) and the waiting instruction */
+    b->insns = afeed_reserve(b->insns, AFEED_READ + 1, &b->cap_insns, sizeof *b->insns);
+    b->acc = afeed_reserve(b->acc, AFEED_READ + 1 + PMUSIM_UARCH_MAX_ACCESSES, &b->cap_acc,
+                           sizeof *b->acc);
+    b->pass = afeed_reserve(b->pass, AFEED_READ, &b->cap_pass, sizeof *b->pass);
+    pmusim_trace_feed_t *fd = &f->feed;
+    fd->insns = b->insns;
+    fd->acc = b->acc;
+    fd->pass = b->pass;
+    fd->ninsns = fd->nacc = fd->npass = 0;
+    fd->open = f->pending;
+    if (f->pending) {
+        b->insns[0] = f->in;
+        b->insns[0].access = b->acc;
+        memcpy(b->acc, f->acc, f->in.naccess * sizeof *f->acc);
+        fd->ninsns = 1;
+        fd->nacc = f->in.naccess;
+    }
+    GError *e = NULL;
+    gssize n = pmusim_trace_reader_next_feed(f->r, fd, AFEED_READ, &e);
+    if (n < 0) { /* no instructions, no symbols */
+        b->err = e;
+        b->end = TRUE;
+        return;
+    }
+    const GArray *syms = pmusim_trace_reader_symbols(f->r);
+    for (; f->nsym < syms->len; f->nsym++) {
+        const pmusim_symbol_t *s = &g_array_index(syms, pmusim_symbol_t, f->nsym);
+        b->syms = afeed_reserve(b->syms, b->nsyms + 1, &b->cap_syms, sizeof *b->syms);
+        b->syms[b->nsyms++] = (pmusim_symbol_t){ s->start, s->end, g_strdup(s->name) };
+    }
+    b->ninsns = fd->ninsns;
+    b->nacc = fd->nacc;
+    b->npass = fd->npass;
+    if (n == 0) {
+        f->pending = FALSE;
+        b->end = TRUE;
+        return;
+    }
+    f->pending = fd->open;
+    if (f->pending) { /* not complete yet: aside until the next call */
+        const pmusim_uarch_insn_t *open = &b->insns[b->ninsns - 1];
+        f->in = *open;
+        memcpy(f->acc, open->access, open->naccess * sizeof *f->acc);
+        b->ninsns--;
+        b->nacc -= open->naccess;
+    }
+}
+
 static gpointer afeed_main(gpointer data)
 {
     pmusim_afeed_t *f = data;
@@ -157,7 +214,7 @@ static gpointer afeed_main(gpointer data)
         pmusim_afeed_batch_t *b = &f->slot[(f->head + f->count) % AFEED_SLOTS];
         g_mutex_unlock(&f->lock);
         /* the slot is free: only this thread touches it until it is counted */
-        afeed_fill(f, b);
+        f->fill(f, b);
         g_mutex_lock(&f->lock);
         f->count++;
         g_cond_broadcast(&f->cond);
@@ -173,7 +230,13 @@ pmusim_afeed_t *pmusim_afeed_new(pmusim_trace_reader_t *r, gboolean pass_events)
     pmusim_afeed_t *f = g_new0(pmusim_afeed_t, 1);
     f->r = r;
     f->pass_events = pass_events;
-    f->recs = g_new(pmusim_rec_t, AFEED_READ);
+    if (pmusim_trace_reader_is_binary(r)) {
+        f->fill = afeed_fill_feed;
+        f->feed.pass_events = pass_events;
+    } else {
+        f->fill = afeed_fill;
+        f->recs = g_new(pmusim_rec_t, AFEED_READ);
+    }
     const char *env = g_getenv("PMUSIM_READER_THREAD");
     if ((env && !strcmp(env, "0")) || g_get_num_processors() < 2)
         return f;
@@ -190,7 +253,7 @@ pmusim_afeed_t *pmusim_afeed_new(pmusim_trace_reader_t *r, gboolean pass_events)
 pmusim_afeed_batch_t *pmusim_afeed_next(pmusim_afeed_t *f)
 {
     if (!f->thread) {
-        afeed_fill(f, &f->slot[0]);
+        f->fill(f, &f->slot[0]);
         return &f->slot[0];
     }
     g_mutex_lock(&f->lock);
@@ -210,7 +273,7 @@ pmusim_afeed_batch_t *pmusim_afeed_next(pmusim_afeed_t *f)
 
 uint64_t pmusim_afeed_dropped_mem(const pmusim_afeed_t *f)
 {
-    return f->dropped_mem;
+    return f->dropped_mem + f->feed.dropped_mem;
 }
 
 void pmusim_afeed_free(pmusim_afeed_t *f)

@@ -8,6 +8,10 @@
  * model sees the same calls in the same order and the output is the same
  * bytes.  A fixed number of batches are in flight: memory stays flat.
  *
+ * A binary trace is decoded straight into the model's input
+ * (pmusim_trace_reader_next_feed(), traces/reader_feed.h), a text one
+ * through records (pmusim_uarch_insn_from_rec()).
+ *
  * With PMUSIM_READER_THREAD=0 in the environment, or on a machine with one
  * processor, no thread is started: each pmusim_afeed_next() reads and
  * converts one batch on the caller's thread. */
@@ -16,13 +20,12 @@
 
 #include "pmusim/trace.h"
 #include "pmusim/uarch.h"
+#include "../../traces/reader_feed.h"
 
 /* A record for pmusim_uarch_passthrough(), due before the batch's
- * instruction `at` (after all of them when at == ninsns). */
-typedef struct pmusim_afeed_pass {
-    pmusim_rec_t rec; /* MARKER names stay the reader's */
-    size_t at;
-} pmusim_afeed_pass_t;
+ * instruction `at` (after all of them when at == ninsns); the binary
+ * decoder writes them in place (traces/reader_feed.h). */
+typedef pmusim_feed_pass_t pmusim_afeed_pass_t;
 
 typedef struct pmusim_afeed_batch {
     pmusim_uarch_insn_t *insns; /* `access` points into acc */
