@@ -15,6 +15,21 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 
+/* reader_feed.h: an IP-cache entry's record as the model's input, kept
+ * beside the cache (entry i's at ftmpl[i]) while the decoder feeds, so that
+ * a repeated instruction is a copy and three stores; rebuilt where the
+ * entry changes in what the input holds.  As large as a cache entry, so
+ * that an entry's template is at a fixed distance from it (one add, no
+ * index arithmetic). */
+typedef struct tr_feed_ent {
+    pmusim_uarch_insn_t in;    /* thread and access are set per instruction */
+    pmusim_uarch_access_t acc; /* addr is set per instruction */
+    uint8_t pad_[sizeof(tr_cache_ent_t) - sizeof(pmusim_uarch_insn_t) -
+                 sizeof(pmusim_uarch_access_t)];
+} tr_feed_ent_t;
+_Static_assert(sizeof(tr_feed_ent_t) == sizeof(tr_cache_ent_t),
+               "a template is as large as its cache entry");
+
 #define RAW_SIZE (128u * 1024u)
 #define DBUF_SIZE (256u * 1024u)
 
@@ -53,6 +68,8 @@ struct pmusim_trace_reader {
     gboolean zeof; /* the window reaches the end of the stream */
     gboolean frame_open;
     tr_codec_t *codec;
+    tr_feed_ent_t *ftmpl;  /* TR_CACHE_SIZE, or NULL before the first feed */
+    gboolean ftmpl_valid;  /* ftmpl matches the cache (cleared by next_batch) */
     char errbuf[256];
     /* decompression: what ended the stream (bin_inflate()), for the error */
     int zerr_code;
@@ -771,7 +788,7 @@ static inline uint64_t rd_load64(const uint8_t *q)
             if ((v) > 3)                            \
                 BAD("privilege level above 3");     \
         } else {                                    \
-            (v) = feed ? c->cur_plm[t]                             \
+            (v) = feed ? feed_thread_plm(c, fd->insns, fi, t)      \
                        : bin_thread_plm(c, recs, (size_t)(w - recs), t); \
         }                                           \
     } while (0)
@@ -790,6 +807,18 @@ static unsigned bin_thread_plm(const tr_codec_t *c, const pmusim_rec_t *recs, si
     while (n-- > 0)
         if (recs[n].kind == PMUSIM_REC_INSN && recs[n].thread == t)
             return recs[n].plm;
+    return c->cur_plm[t];
+}
+
+/* bin_thread_plm() for the decoder that feeds (reader_feed.h): its
+ * instructions since the start of the batch, insns[0] possibly the last one
+ * of the batch before (its level is already the thread's there) */
+static unsigned feed_thread_plm(const tr_codec_t *c, const pmusim_uarch_insn_t *insns,
+                                const pmusim_uarch_insn_t *end, unsigned t)
+{
+    while (end-- > insns)
+        if (end->thread == t)
+            return end->plm;
     return c->cur_plm[t];
 }
 
@@ -842,16 +871,20 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
     pmusim_rec_t *w = feed ? NULL : recs + *np; /* the next record to write */
     pmusim_rec_t *const wend = feed ? NULL : recs + max;
     /* `feed` (reader_feed.h): no records; k counts them, fi and fa are where
-     * the next instruction and access go, fopen says fi[-1] takes MEM
-     * records, fprev is the last record (an INSN's is its cache entry's rec,
-     * whose cycle and thread are not the record's: fprev_t is its thread,
-     * its cycle is `cycle`) */
+     * the next instruction and access go, fi[-1] takes MEM records while fi
+     * is not fclosed (fi after the last pass-through record).  Records other
+     * than INSN are written whole: fprev is the last of them, and it is the
+     * last record while k is kprev; once k has moved on, the last record is
+     * the INSN of fi[-1].  So an instruction stores nothing for this
+     * bookkeeping. */
     size_t k = *np;
     pmusim_uarch_insn_t *fi = feed ? fd->insns + fd->ninsns : NULL;
     pmusim_uarch_access_t *fa = feed ? fd->acc + fd->nacc : NULL;
-    gboolean fopen = feed ? fd->open : FALSE;
+    const pmusim_uarch_insn_t *fclosed = feed ? fd->closed : NULL;
     const pmusim_rec_t *fprev = feed ? fd->prev : NULL;
-    unsigned fprev_t = feed ? fd->prev_thread : 0;
+    size_t kprev = feed ? fd->kprev : 0;
+    /* the distance from a cache entry to its template */
+    const uintptr_t fdist = feed ? (uintptr_t)r->ftmpl - (uintptr_t)c->cache : 0;
     const char *errmsg = NULL;
     int status = DR_FULL;
 
@@ -860,23 +893,23 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
 #define W_LEFT (feed ? max - k : (size_t)(wend - w))
 #define W_FULL (feed ? k >= max : w >= wend)
 /* feed: an INSN record committed in cache entry e_ becomes an instruction */
-#define FEED_INSN(e_)                                \
-    do {                                             \
-        uarch_input_insn(&(e_)->rec, t, fi, fa);     \
-        fa += fi->naccess;                           \
-        fi++;                                        \
-        fopen = TRUE;                                \
-        fprev = &(e_)->rec;                          \
-        fprev_t = t;                                 \
-        c->cur_plm[t] = (e_)->rec.plm; /* RD_PLM */  \
-        k++;                                         \
+#define FEED_ENT(e_) ((tr_feed_ent_t *)((uintptr_t)(e_) + fdist))
+#define FEED_INSN(e_, fe_)                            \
+    do {                                              \
+        *fi = (fe_)->in;                              \
+        fi->thread = (uint8_t)t;                      \
+        fi->access = fa;                              \
+        *fa = (fe_)->acc;                             \
+        fa->addr = (e_)->rec.mem.addr;                \
+        fa += (fe_)->in.naccess;                      \
+        fi++;                                         \
+        k++;                                          \
     } while (0)
 /* feed: any other record, committed in *o_ */
 #define FEED_REC(o_)     \
     do {                 \
         fprev = (o_);    \
-        fprev_t = t;     \
-        k++;             \
+        kprev = ++k;     \
     } while (0)
 
     for (;;) {
@@ -903,7 +936,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 if (feed) {
                     e->rec.mem.addr += (uint64_t)e->fast_stride;
                     cycle += h;
-                    FEED_INSN(e);
+                    FEED_INSN(e, FEED_ENT(e));
                     npos = e->next;
                     ne = e->next_ent;
                     p = q;
@@ -950,6 +983,10 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             if (!feed)
                 *o = e->rec;
             gboolean flags_changed = FALSE;
+            /* feed: the entry's template is to be made again at the commit
+             * (the dynamic parts it holds, taken and alat, are patched where
+             * they are decoded, like the entry) */
+            gboolean fdirty = FALSE;
             /* Each decoded field goes to the record and to its cache entry
              * (SETF), so the entry never has to be copied back from the
              * record: a bulk copy right after byte-sized stores would stall
@@ -964,6 +1001,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 RD_VARINT(m);
                 if (m & ~(uint64_t)TR_M_ALL)
                     BAD("unknown bits in the field mask");
+                fdirty = TRUE;
                 if (m & TR_M_FLAGS) {
                     RD_VARINT(v);
                     if (v > 0xffff)
@@ -1061,6 +1099,8 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                     BAD("memory latency wider than 32 bits");
                 if (!(o->flags & PMUSIM_F_MEM) && (b | v))
                     BAD("memory fields on an instruction without the memory flag");
+                if (feed) /* the template follows the entry */
+                    FEED_ENT(e)->acc.alat = (uint8_t)(b >> 5);
                 SETF(mem.level, (uint8_t)(b & 7));
                 SETF(mem.tlb, (uint8_t)((b >> 3) & 3));
                 SETF(mem.alat, (uint8_t)(b >> 5));
@@ -1079,6 +1119,10 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                     BAD("bad branch outcome byte");
                 if (!(o->flags & PMUSIM_F_BRANCH) && b)
                     BAD("branch fields on an instruction without the branch flag");
+                if (feed) /* the template follows the entry (uarch_input_insn()) */
+                    FEED_ENT(e)->in.taken = !(o->flags & PMUSIM_F_BRANCH)     ? 0
+                                            : o->br.kind == PMUSIM_BR_COND ? (uint8_t)(b & 1)
+                                                                           : 1;
                 SETF(br.taken, b & 1);
                 SETF(br.dir_ok, (b >> 1) & 1);
                 SETF(br.tgt_ok, (b >> 2) & 1);
@@ -1121,6 +1165,8 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             e->fast_stride = (o->flags & PMUSIM_F_MEM) ? e->stride : 0;
             SETF(mem.addr, addr);
             if (G_UNLIKELY(h & (TR_H_FIELDS | TR_H_BRDYN)) || e->pos != pos) {
+                if (feed && e->pos != pos)
+                    fdirty = TRUE;
                 SETF(kind, PMUSIM_REC_INSN);
                 SETF(ip, ip);
                 SETF(slot, (uint8_t)slot);
@@ -1132,10 +1178,14 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             npos = e->next;
             ne = e->next_ent;
             cycle = cyc;
-            if (feed)
-                FEED_INSN(e);
-            else
+            if (feed) {
+                tr_feed_ent_t *fe = FEED_ENT(e);
+                if (fdirty)
+                    uarch_input_insn(&e->rec, 0, &fe->in, &fe->acc);
+                FEED_INSN(e, fe);
+            } else {
                 w++;
+            }
             p = q;
             continue;
         }
@@ -1220,7 +1270,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             if (feed) {
                 if (fd->pass_events) {
                     fd->pass[fd->npass++].at = (size_t)(fi - fd->insns);
-                    fopen = FALSE;
+                    fclosed = fi;
                 }
                 FEED_REC(o);
             } else {
@@ -1241,54 +1291,58 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 BAD("unknown memory level or ALAT outcome");
             if (lat > UINT32_MAX)
                 BAD("memory latency wider than 32 bits");
-            const pmusim_rec_t *prev = feed        ? fprev
-                                       : w > recs  ? w - 1
-                                       : c->have_prev ? &c->prev
-                                                      : NULL;
-            /* what tr_mem_follows() accepts, tested here; it words the refusal
-             * (feed: the previous record's cycle is `cycle`, as it always is:
-             * every record sets `cycle` to its own) */
-            if (G_UNLIKELY(!prev || (feed ? fprev_t : prev->thread) != t ||
-                           (!feed && prev->cycle != cycle) ||
-                           !(prev->kind == PMUSIM_REC_MEM ||
-                             (prev->kind == PMUSIM_REC_INSN && (prev->flags & PMUSIM_F_MEM))))) {
-                pmusim_rec_t m, pv;
-                memset(&m, 0, sizeof m);
-                m.kind = PMUSIM_REC_MEM;
-                m.cycle = cycle;
-                m.thread = (uint8_t)t;
-                if (feed && prev) {
-                    pv = *prev;
-                    pv.thread = (uint8_t)fprev_t;
-                    pv.cycle = cycle;
-                    prev = &pv;
-                }
-                BAD(tr_mem_follows(prev, &m));
-            }
-            /* read before *o is written: feed writes the scratch record,
-             * which may be prev */
-            const uint8_t pplm = prev->plm;
-            const uint64_t pip = prev->ip;
-            const uint64_t paddr = prev->mem.addr + (uint64_t)rd_unzigzag(da);
-            pmusim_rec_t *o = feed ? &fd->scratch : w;
-            *o = zero;
-            o->kind = PMUSIM_REC_MEM;
-            o->cycle = cycle;
-            o->thread = (uint8_t)t;
-            o->flags = PMUSIM_F_MEM;
-            o->plm = pplm;
-            o->ip = pip;
-            o->mem.is_store = b & 1;
-            o->mem.level = (uint8_t)((b >> 1) & 7);
-            o->mem.tlb = (uint8_t)((b >> 4) & 3);
-            o->mem.alat = (uint8_t)(b >> 6);
-            o->mem.size = (uint8_t)size;
-            o->mem.latency = (uint32_t)lat;
-            o->mem.addr = paddr;
             if (feed) {
+                /* the previous record: the INSN of fi[-1] (k moved on since
+                 * fprev) or fprev; tested as below */
+                const pmusim_uarch_insn_t *pi = k != kprev ? fi - 1 : NULL;
+                unsigned pt, ok;
+                uint8_t pplm;
+                uint64_t pip, paddr;
+                if (pi) {
+                    pt = pi->thread;
+                    ok = pi->naccess != 0;
+                    pplm = pi->plm;
+                    pip = pi->ip;
+                    paddr = ok ? pi->access[0].addr : 0;
+                } else {
+                    const pmusim_rec_t *x = fprev ? fprev : &zero;
+                    pt = x->thread;
+                    ok = fprev && (x->kind == PMUSIM_REC_MEM ||
+                                   (x->kind == PMUSIM_REC_INSN && (x->flags & PMUSIM_F_MEM)));
+                    pplm = x->plm;
+                    pip = x->ip;
+                    paddr = x->mem.addr;
+                }
+                if (G_UNLIKELY(!ok || pt != t)) {
+                    pmusim_rec_t m, pv;
+                    memset(&m, 0, sizeof m);
+                    m.kind = PMUSIM_REC_MEM;
+                    m.cycle = cycle;
+                    m.thread = (uint8_t)t;
+                    if (pi) {
+                        memset(&pv, 0, sizeof pv);
+                        pv.kind = PMUSIM_REC_INSN;
+                        pv.thread = (uint8_t)pt;
+                        pv.flags = ok ? PMUSIM_F_MEM : 0;
+                    } else if (fprev) {
+                        pv = *fprev;
+                    }
+                    pv.cycle = cycle; /* as every record's (see above) */
+                    BAD(tr_mem_follows(pi || fprev ? &pv : NULL, &m));
+                }
+                paddr += (uint64_t)rd_unzigzag(da);
+                /* what a MEM record after this one reads of it, no more:
+                 * this record goes nowhere else (also not to c->prev whole) */
+                pmusim_rec_t *o = &fd->scratch;
+                o->kind = PMUSIM_REC_MEM;
+                o->thread = (uint8_t)t;
+                o->flags = PMUSIM_F_MEM;
+                o->plm = pplm;
+                o->ip = pip;
+                o->mem.addr = paddr;
                 /* pmusim_uarch_insn_add_mem(): one more access of fi[-1],
                  * whose accesses are the last ones */
-                if (fopen) {
+                if (fi != fclosed) {
                     pmusim_uarch_insn_t *in = fi - 1;
                     if (in->naccess < PMUSIM_UARCH_MAX_ACCESSES) {
                         fa->addr = paddr;
@@ -1304,9 +1358,36 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                     }
                 }
                 FEED_REC(o);
-            } else {
-                w++;
+                break;
             }
+            const pmusim_rec_t *prev = w > recs ? w - 1 : c->have_prev ? &c->prev : NULL;
+            /* what tr_mem_follows() accepts, tested here; it words the refusal */
+            if (G_UNLIKELY(!prev || prev->thread != t || prev->cycle != cycle ||
+                           !(prev->kind == PMUSIM_REC_MEM ||
+                             (prev->kind == PMUSIM_REC_INSN && (prev->flags & PMUSIM_F_MEM))))) {
+                pmusim_rec_t m;
+                memset(&m, 0, sizeof m);
+                m.kind = PMUSIM_REC_MEM;
+                m.cycle = cycle;
+                m.thread = (uint8_t)t;
+                BAD(tr_mem_follows(prev, &m));
+            }
+            pmusim_rec_t *o = w;
+            *o = zero;
+            o->kind = PMUSIM_REC_MEM;
+            o->cycle = cycle;
+            o->thread = (uint8_t)t;
+            o->flags = PMUSIM_F_MEM;
+            o->plm = prev->plm;
+            o->ip = prev->ip;
+            o->mem.is_store = b & 1;
+            o->mem.level = (uint8_t)((b >> 1) & 7);
+            o->mem.tlb = (uint8_t)((b >> 4) & 3);
+            o->mem.alat = (uint8_t)(b >> 6);
+            o->mem.size = (uint8_t)size;
+            o->mem.latency = (uint32_t)lat;
+            o->mem.addr = prev->mem.addr + (uint64_t)rd_unzigzag(da);
+            w++;
             break;
         }
         case TR_OP_MARKER: {
@@ -1340,7 +1421,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             o->name = g_ptr_array_index(r->markers, idx);
             if (feed) {
                 fd->pass[fd->npass++].at = (size_t)(fi - fd->insns);
-                fopen = FALSE;
+                fclosed = fi;
                 FEED_REC(o);
             } else {
                 w++;
@@ -1411,9 +1492,10 @@ out:
         *np = k;
         fd->ninsns = (size_t)(fi - fd->insns);
         fd->nacc = (size_t)(fa - fd->acc);
-        fd->open = fopen;
+        fd->closed = fclosed;
+        fd->open = fi != fclosed;
         fd->prev = fprev;
-        fd->prev_thread = fprev_t;
+        fd->kprev = kprev;
     } else {
         *np = (size_t)(w - recs);
     }
@@ -1425,6 +1507,7 @@ out:
 #undef W_FULL
 #undef FEED_INSN
 #undef FEED_REC
+#undef FEED_ENT
 }
 
 G_ALWAYS_INLINE static inline int bin_decode_isa(pmusim_trace_reader_t *r, pmusim_rec_t *recs,
@@ -1460,8 +1543,17 @@ G_ALWAYS_INLINE static inline gssize bin_next(pmusim_trace_reader_t *r, pmusim_r
 {
     size_t n = 0;
     if (feed) {
+        if (!r->ftmpl_valid) { /* first feed call, or records read since */
+            if (!r->ftmpl)
+                r->ftmpl = g_new(tr_feed_ent_t, TR_CACHE_SIZE);
+            for (unsigned i = 0; i < TR_CACHE_SIZE; i++)
+                uarch_input_insn(&r->codec->cache[i].rec, 0, &r->ftmpl[i].in, &r->ftmpl[i].acc);
+            r->ftmpl_valid = TRUE;
+        }
         fd->prev = r->codec->have_prev ? &r->codec->prev : NULL;
-        fd->prev_thread = r->codec->prev.thread;
+        fd->kprev = 0;
+        /* open: the caller's fd->insns[0], which is fi[-1] at the start */
+        fd->closed = fd->open ? NULL : fd->insns + fd->ninsns;
     }
     while (n < max) {
         size_t before = n;
@@ -1516,9 +1608,25 @@ G_ALWAYS_INLINE static inline gssize bin_next(pmusim_trace_reader_t *r, pmusim_r
         /* what the next batch needs (bin_batch_done()): the last record,
          * whole (each thread's level is kept as it goes, for RD_PLM) */
         tr_codec_t *c = r->codec;
-        pmusim_rec_t last = *fd->prev;
-        last.thread = (uint8_t)fd->prev_thread;
+        pmusim_rec_t last;
+        if (fd->kprev == n) {
+            last = *fd->prev;
+        } else { /* an INSN: what a MEM record takes of it */
+            const pmusim_uarch_insn_t *pi = &fd->insns[fd->ninsns - 1];
+            memset(&last, 0, sizeof last);
+            last.kind = PMUSIM_REC_INSN;
+            last.thread = pi->thread;
+            last.plm = pi->plm;
+            last.ip = pi->ip;
+            if (pi->naccess) {
+                last.flags = PMUSIM_F_MEM;
+                last.mem.addr = pi->access[0].addr;
+            }
+        }
         last.cycle = c->cycle;
+        if (c->version < 2) /* each thread's level (bin_batch_done()) */
+            for (size_t i = 0; i < fd->ninsns; i++)
+                c->cur_plm[fd->insns[i].thread] = fd->insns[i].plm;
         c->prev = last;
         c->have_prev = TRUE;
     }
@@ -2341,6 +2449,7 @@ gssize pmusim_trace_reader_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *re
     }
     if (r->done || max == 0)
         return 0;
+    r->ftmpl_valid = FALSE; /* the feed's templates do not follow these records */
     return r->binary ? bin_next_batch(r, recs, max, error) : text_next_batch(r, recs, max, error);
 }
 
@@ -2385,6 +2494,7 @@ void pmusim_trace_reader_free(pmusim_trace_reader_t *r)
     if (r->own_fp)
         fclose(r->fp);
     bufs_release(r->bufs); /* rawbuf, zd, codec */
+    g_free(r->ftmpl);
     g_free(r->zerr_msg);
     if (r->line)
         g_string_free(r->line, TRUE);

@@ -37,9 +37,10 @@ typedef struct pmusim_trace_feed {
      * the last of acc); cleared by a pass-through record */
     gboolean open;
     uint64_t dropped_mem; /* MEM records beyond PMUSIM_UARCH_MAX_ACCESSES */
-    /* the decoder's own, between the steps of one call */
+    /* the decoder's own, between the steps of one call (reader.c) */
+    const pmusim_uarch_insn_t *closed;
     const pmusim_rec_t *prev;
-    unsigned prev_thread;
+    size_t kprev;
     pmusim_rec_t scratch; /* the last IDLE, THREAD, dropped EVENT or MEM record */
 } pmusim_trace_feed_t;
 
