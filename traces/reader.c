@@ -16,19 +16,39 @@
 #include <zstd_errors.h>
 
 /* reader_feed.h: an IP-cache entry's record as the model's input, kept
- * beside the cache (entry i's at ftmpl[i]) while the decoder feeds, so that
- * a repeated instruction is a copy and three stores; rebuilt where the
- * entry changes in what the input holds.  As large as a cache entry, so
- * that an entry's template is at a fixed distance from it (one add, no
- * index arithmetic). */
+ * beside the cache while the decoder feeds, so that a repeated instruction
+ * is a copy and three stores; made again where the entry changes in what
+ * the input holds.  As large as a cache entry, and allocated with the codec
+ * (tr_codec_feed_t), so that an entry's template is at a constant distance
+ * from it: an addressing mode, no register. */
 typedef struct tr_feed_ent {
     pmusim_uarch_insn_t in;    /* thread and access are set per instruction */
     pmusim_uarch_access_t acc; /* addr is set per instruction */
+    uint64_t acc_bytes;        /* in.naccess * sizeof acc: how far the accesses move on */
     uint8_t pad_[sizeof(tr_cache_ent_t) - sizeof(pmusim_uarch_insn_t) -
-                 sizeof(pmusim_uarch_access_t)];
+                 sizeof(pmusim_uarch_access_t) - sizeof(uint64_t)];
 } tr_feed_ent_t;
 _Static_assert(sizeof(tr_feed_ent_t) == sizeof(tr_cache_ent_t),
                "a template is as large as its cache entry");
+
+/* The codec as the reader allocates it: the templates follow it (touched
+ * only by a reader that feeds). */
+typedef struct tr_codec_feed {
+    tr_codec_t codec;
+    tr_feed_ent_t feed[TR_CACHE_SIZE];
+} tr_codec_feed_t;
+
+/* A template from its entry's record. */
+static inline void feed_ent_make(tr_feed_ent_t *fe, const pmusim_rec_t *rec)
+{
+    uarch_input_insn(rec, 0, &fe->in, &fe->acc);
+    fe->acc_bytes = fe->in.naccess * sizeof fe->acc;
+}
+
+/* Cache entry e's template. */
+#define TR_FEED_ENT(e)                                                                  \
+    ((tr_feed_ent_t *)((char *)(e) + (offsetof(tr_codec_feed_t, feed) -               \
+                                      offsetof(tr_codec_feed_t, codec.cache))))
 
 #define RAW_SIZE (128u * 1024u)
 #define DBUF_SIZE (256u * 1024u)
@@ -68,8 +88,8 @@ struct pmusim_trace_reader {
     gboolean zeof; /* the window reaches the end of the stream */
     gboolean frame_open;
     tr_codec_t *codec;
-    tr_feed_ent_t *ftmpl;  /* TR_CACHE_SIZE, or NULL before the first feed */
-    gboolean ftmpl_valid;  /* ftmpl matches the cache (cleared by next_batch) */
+    gboolean ftmpl_valid;  /* the templates (tr_codec_feed_t) match the cache;
+                            * cleared by next_batch */
     char errbuf[256];
     /* decompression: what ended the stream (bin_inflate()), for the error */
     int zerr_code;
@@ -609,8 +629,10 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
         b->zd = ZSTD_createDStream();
     r->zd = b->zd;
     ZSTD_DCtx_setParameter(r->zd, ZSTD_d_windowLogMax, TR_ZSTD_WINDOW_LOG_MAX);
-    if (!b->codec)
-        b->codec = g_new(tr_codec_t, 1);
+    if (!b->codec) {
+        tr_codec_feed_t *cf = g_new(tr_codec_feed_t, 1);
+        b->codec = &cf->codec;
+    }
     r->codec = b->codec;
     /* as new: everything up to the cache zero, the cache as set below */
     memset(r->codec, 0, offsetof(tr_codec_t, cache));
@@ -883,8 +905,6 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
     const pmusim_uarch_insn_t *fclosed = feed ? fd->closed : NULL;
     const pmusim_rec_t *fprev = feed ? fd->prev : NULL;
     size_t kprev = feed ? fd->kprev : 0;
-    /* the distance from a cache entry to its template */
-    const uintptr_t fdist = feed ? (uintptr_t)r->ftmpl - (uintptr_t)c->cache : 0;
     const char *errmsg = NULL;
     int status = DR_FULL;
 
@@ -893,7 +913,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
 #define W_LEFT (feed ? max - k : (size_t)(wend - w))
 #define W_FULL (feed ? k >= max : w >= wend)
 /* feed: an INSN record committed in cache entry e_ becomes an instruction */
-#define FEED_ENT(e_) ((tr_feed_ent_t *)((uintptr_t)(e_) + fdist))
+#define FEED_ENT(e_) TR_FEED_ENT(e_)
 #define FEED_INSN(e_, fe_)                            \
     do {                                              \
         *fi = (fe_)->in;                              \
@@ -901,7 +921,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
         fi->access = fa;                              \
         *fa = (fe_)->acc;                             \
         fa->addr = (e_)->rec.mem.addr;                \
-        fa += (fe_)->in.naccess;                      \
+        fa = (pmusim_uarch_access_t *)((char *)fa + (fe_)->acc_bytes); \
         fi++;                                         \
         k++;                                          \
     } while (0)
@@ -1181,7 +1201,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             if (feed) {
                 tr_feed_ent_t *fe = FEED_ENT(e);
                 if (fdirty)
-                    uarch_input_insn(&e->rec, 0, &fe->in, &fe->acc);
+                    feed_ent_make(fe, &e->rec);
                 FEED_INSN(e, fe);
             } else {
                 w++;
@@ -1544,10 +1564,10 @@ G_ALWAYS_INLINE static inline gssize bin_next(pmusim_trace_reader_t *r, pmusim_r
     size_t n = 0;
     if (feed) {
         if (!r->ftmpl_valid) { /* first feed call, or records read since */
-            if (!r->ftmpl)
-                r->ftmpl = g_new(tr_feed_ent_t, TR_CACHE_SIZE);
-            for (unsigned i = 0; i < TR_CACHE_SIZE; i++)
-                uarch_input_insn(&r->codec->cache[i].rec, 0, &r->ftmpl[i].in, &r->ftmpl[i].acc);
+            for (unsigned i = 0; i < TR_CACHE_SIZE; i++) {
+                tr_cache_ent_t *e = &r->codec->cache[i];
+                feed_ent_make(TR_FEED_ENT(e), &e->rec);
+            }
             r->ftmpl_valid = TRUE;
         }
         fd->prev = r->codec->have_prev ? &r->codec->prev : NULL;
@@ -2494,7 +2514,6 @@ void pmusim_trace_reader_free(pmusim_trace_reader_t *r)
     if (r->own_fp)
         fclose(r->fp);
     bufs_release(r->bufs); /* rawbuf, zd, codec */
-    g_free(r->ftmpl);
     g_free(r->zerr_msg);
     if (r->line)
         g_string_free(r->line, TRUE);
