@@ -41,7 +41,10 @@ typedef struct pmusim_trace_feed {
     const pmusim_uarch_insn_t *closed;
     const pmusim_rec_t *prev;
     size_t kprev;
-    pmusim_rec_t scratch; /* the last IDLE, THREAD, dropped EVENT or MEM record */
+    /* the last IDLE, THREAD or dropped EVENT record, or of a MEM record
+     * what a MEM record after it reads (kind, thread, flags, plm, ip,
+     * mem.addr) */
+    pmusim_rec_t scratch;
 } pmusim_trace_feed_t;
 
 /* Decodes up to `max` records (> 0) into *f: the number of records
