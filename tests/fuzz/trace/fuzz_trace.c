@@ -4,6 +4,7 @@
  * forms and read again, the records are identical (the one canonical form,
  * traces/FORMAT.md §3); a difference aborts, which the fuzzer reports. */
 #include "pmusim/trace.h"
+#include "raw_stream.h"
 #include "rec_equal.h"
 
 #include <glib/gstdio.h>
@@ -11,12 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zstd.h>
 
-/* An input starting with this byte is a decompressed stream: the target
- * compresses the rest first, so that mutations reach the record decoder
- * instead of dying in zstd's checksum. */
-#define RAW_STREAM_PREFIX 0xB0
 /* round trips cost two file writes and reads: only for inputs of at most
  * this many records, and for one input in ROUNDTRIP_EVERY (chosen by a hash
  * of the input, so a reproducer always takes the same path) */
@@ -97,21 +93,9 @@ static void roundtrip(const pmusim_trace_header_t *h, const pmusim_rec_t *recs, 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     GError *error = NULL;
-    void *packed = NULL;
-    if (size > 0 && data[0] == RAW_STREAM_PREFIX) {
-        static ZSTD_CCtx *cctx; /* one for the process: creating it per input dominated */
-        if (!cctx)
-            cctx = ZSTD_createCCtx();
-        size_t cap = ZSTD_compressBound(size - 1);
-        packed = g_malloc(cap);
-        size_t n = ZSTD_compressCCtx(cctx, packed, cap, data + 1, size - 1, 1);
-        if (ZSTD_isError(n)) {
-            g_free(packed);
-            return 0;
-        }
-        data = packed;
-        size = n;
-    }
+    void *packed;
+    if (!fuzz_unpack_raw(&data, &size, &packed))
+        return 0;
     pmusim_trace_reader_t *r =
         pmusim_trace_reader_open_memory_ex(data, size, "fuzz", PMUSIM_TRACE_OPEN_QUIET, &error);
     if (!r) {
