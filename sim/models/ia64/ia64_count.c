@@ -1489,6 +1489,9 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     const uint32_t nth = im->base.nthreads;
     const uint64_t e1mask = im->e1mask, m2 = im->m2, m3 = im->m3;
     const uint64_t lmask = im->dmask & (m2 | m3);
+    /* nosig: the mask and packed increment of every record (in locals: the
+     * loop's stores through im could alias csig) */
+    const uint64_t cmask0 = nosig ? csig->mask : 0, cpk0 = nosig ? csig->pk : 0;
     const uint32_t vsafe = im->vsafe;
     const uint64_t next_lazy = im->next_lazy;
     uint64_t gen_tag = im->gen_tag;
@@ -1552,11 +1555,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
      * instruction; other records skip the call */
     uint16_t cap_flags = 0;
     bool cap_all = false;
+    /* the run keeps thread t0's privilege level and instruction set (st0) */
+    const unsigned a0 = ((st0 & PMUSIM_F_IA32) ? 4u : 0u) | (unsigned)((st0 >> 16) & 3u);
     if (single) {
-        /* the run keeps thread t0's privilege level and instruction set
-         * (st0): the units that sample them, as ia64_capture_insn() tests */
+        /* the units that sample them, as ia64_capture_insn() tests */
         const ia64_thread_t *th = &im->th[t0];
-        const unsigned a0 = ((st0 & PMUSIM_F_IA32) ? 4u : 0u) | (unsigned)((st0 >> 16) & 3u);
         cap_flags = (uint16_t)((((th->dear_acc >> a0) & 1) ? PMUSIM_F_MEM : 0) |
                                (((th->btb_acc >> a0) & 1) ? PMUSIM_F_BRANCH : 0));
         cap_all = (th->ipear_acc >> a0) & 1;
@@ -1671,15 +1674,24 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
              * record: the last one consumed), as nothing reads it inside */
             if (track && !single)
                 last[t] = r;
-            if (capture && (cap_all || (r->flags & cap_flags)))
+            if (capture && single) {
+                /* ia64_capture_insn() with its tests of the state done */
+                const unsigned fc = r->flags & cap_flags;
+                if (fc & PMUSIM_F_MEM)
+                    ia64_capture_dear(im, t0, r, a0);
+                if (fc & PMUSIM_F_BRANCH)
+                    ia64_capture_btb(im, t0, r, a0);
+                if (cap_all)
+                    ia64_capture_ipear(im, t0, r);
+            } else if (capture && (cap_all || (r->flags & cap_flags))) {
                 ia64_capture_insn(im, t, r);
+            }
         }
         if (nosig) {
-            const uint64_t mask = csig->mask;
-            if (mask) {
-                cm |= mask;
-                pk += csig->pk;
-                im->cyc_masks[v++] = mask;
+            if (cmask0) {
+                cm |= cmask0;
+                pk += cpk0;
+                im->cyc_masks[v++] = cmask0;
             }
         } else {
             /* without a branch: an empty mask adds nothing but its store
@@ -1693,8 +1705,8 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             im->id_cnt[e->id]++; /* +1 on every D slot of the mask */
         }
     }
-    /* nosig: every record consumed has the mask csig->mask */
-    if (nosig && csig->mask)
+    /* nosig: every record consumed has the mask cmask0 */
+    if (nosig && cmask0)
         im->id_cnt[csig->id] += (uint64_t)(r - (recs + k));
     if (slow && track) {
         if (single && r > recs + k)

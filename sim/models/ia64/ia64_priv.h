@@ -536,6 +536,12 @@ bool ia64_qual_pass(const ia64_model_t *im, const ia64_thread_t *th, const ia64_
 /* ia64_capture.c */
 void ia64_capture_compile(ia64_model_t *im, uint32_t t);
 void ia64_capture_insn(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
+/* its units one at a time (acc: the record's ia32 << 2 | plm, which the
+ * caller has checked against the unit's dear_acc / btb_acc / ipear_acc,
+ * and the record's flags against the unit's) */
+void ia64_capture_dear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, unsigned acc);
+void ia64_capture_btb(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, unsigned acc);
+void ia64_capture_ipear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
 bool ia64_capture_iear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
 void ia64_capture_report(ia64_model_t *im, pmusim_report_t *rep);
 
