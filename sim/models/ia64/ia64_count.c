@@ -1187,11 +1187,9 @@ static inline void ia64_key(const pmusim_rec_t *r, bool active, unsigned need, u
 #define IA64_KEY_ACTIVE (UINT64_C(1) << 9)
 static inline unsigned ia64_key_slot(uint64_t k1, uint64_t k2)
 {
-    /* k1's bits 31:0 rotated into 63:32, where only a branch's bytes of k2
-     * can be; one multiply (issue 12: the slot was 14 instructions of the
-     * fast loop) */
     k1 &= ~IA64_KEY_ACTIVE;
-    return (unsigned)(((k2 ^ (k1 << 32 | k1 >> 32)) * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - 8));
+    return (unsigned)((((k2 * UINT64_C(0xff51afd7ed558ccd)) ^ k1) * UINT64_C(0x9E3779B97F4A7C15)) >>
+                      (64 - 8));
 }
 
 /* Unqualified counters an instruction record of thread t increments. */
