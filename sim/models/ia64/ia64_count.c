@@ -1161,6 +1161,10 @@ static inline void ia64_key(const pmusim_rec_t *r, bool active, unsigned need, u
 {
     const uint32_t f = r->flags;
     uint64_t a = ia64_key_flags_plm(r) | (uint64_t)active << 9, b = 0;
+    /* IA64_NEED_ST alone: the store bit in k1's bit 2 (PMUSIM_F_OFFCORE,
+     * never part of the key), k2 stays 0 */
+    if ((f & PMUSIM_F_MEM) && (need & IA64_NEED_ST))
+        a |= (uint64_t)(r->mem.is_store != 0) << 2;
     if ((f & PMUSIM_F_MEM) && (need & IA64_NEED_MEM)) {
         uint32_t w;
         memcpy(&w, &r->mem.is_store, sizeof w);
@@ -1185,8 +1189,13 @@ static inline void ia64_key(const pmusim_rec_t *r, bool active, unsigned need, u
 /* The cache slot of a key.  The active bit is left out (both states share a
  * slot pair), so the fast path can add it together with the generation tag. */
 #define IA64_KEY_ACTIVE (UINT64_C(1) << 9)
-static inline unsigned ia64_key_slot(uint64_t k1, uint64_t k2)
+static inline unsigned ia64_key_slot(uint64_t k1, uint64_t k2, unsigned need)
 {
+    if (!(need & (IA64_NEED_MEM | IA64_NEED_BR)))
+        /* k2 is 0 and k1 holds the flags (bits 6:0) and plm (17:16):
+         * no hash needed (issue 12: the ita2 benchmark set, whose loads
+         * count by the store bit alone) */
+        return (unsigned)((k1 ^ (k1 >> 10)) & (IA64_SIG_SLOTS - 1));
     k1 &= ~IA64_KEY_ACTIVE;
     return (unsigned)((((k2 * UINT64_C(0xff51afd7ed558ccd)) ^ k1) * UINT64_C(0x9E3779B97F4A7C15)) >>
                       (64 - 8));
@@ -1239,7 +1248,8 @@ ia64_sig_miss(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, uint64_t k1, 
     e0->inc = mask != 0;
     e0->pk = ia64_pk_of(im, mask);
     e0->rare = (uint8_t)(((mask & im->dmask & (im->m2 | im->m3)) ? IA64_RARE_LM : 0u) |
-                         ((mask & ~(im->dmask | im->e1mask)) ? IA64_RARE_EXACT : 0u));
+                         ((mask & ~(im->dmask | im->e1mask)) ? IA64_RARE_EXACT : 0u) |
+                         ((mask & im->e1mask) ? IA64_RARE_E1 : 0u));
     return e0;
 }
 
@@ -1348,7 +1358,7 @@ static void ia64_on_mem(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
     unsigned acc = (unsigned)im->th[t].ia32 << 2 | (r->plm & 3u);
     for (unsigned j = 0, ns = im->nsrcs[t]; j < ns; j++) {
         uint8_t s = im->srcs[t][j];
-        if (s != IA64_SRC_MEMREF && !(ia64_key_need_of(s) & IA64_NEED_MEM))
+        if (s != IA64_SRC_MEMREF && !(ia64_key_need_of(s) & (IA64_NEED_MEM | IA64_NEED_ST)))
             continue;
         if (ia64_src_occ(s, &q))
             ia64_hit(im, t, (ia64_src_t)s, &q, acc, 1);
@@ -1395,6 +1405,14 @@ static __attribute__((noinline)) void ia64_two_retire_report(ia64_model_t *im, u
                       "; Montecito switches threads on events and retires from one thread per "
                       "cycle: the trace is not a switch-on-event trace (reported once)",
                       im->d->ops->name, cycle);
+}
+
+static inline uint64_t ia64_or_masks(const uint64_t *masks, uint32_t v)
+{
+    uint64_t m = 0;
+    for (uint32_t j = 0; j < v; j++)
+        m |= masks[j];
+    return m;
 }
 
 /* Whether ia64_consume_fast() may run: no per-record qualification, no
@@ -1519,6 +1537,10 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     /* threads retiring in the open cycle (t + 1 or'ed: 3 = both) */
     uint32_t tm = im->retire_cycle == im->cur ? im->retire_tmask : 0;
     const uint64_t cur0 = im->cur;
+    /* cm: the open cycle's slots from before the loop (im->cmask) and the
+     * e1mask slots of its records (IA64_RARE_E1), what a close here reads;
+     * the others are in cyc_masks[0, v), or'ed where needed (issue 12: an
+     * or per record less) */
     uint64_t cur = cur0, cm = im->cmask, q0 = im->q0, q1 = im->q1, qsat = im->qsat;
     uint64_t acc = im->acc_recs;
     uint32_t v = im->cyc_total;
@@ -1541,9 +1563,13 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     const bool pk_ok = im->pk_ok;
     const uint64_t pk_bias = im->pk_bias;
     uint64_t pk = 0;
-    if (pk_ok)
-        for (uint32_t j = 0; j < v; j++)
-            pk += ia64_pk_of(im, im->cyc_masks[j]);
+    if (pk_ok && v) {
+        if (im->pk_open_cycle == cur0 && im->pk_open_v == v && im->pk_open_gen == im->sig_gen)
+            pk = im->pk_open;
+        else
+            for (uint32_t j = 0; j < v; j++)
+                pk += ia64_pk_of(im, im->cyc_masks[j]);
+    }
     /* last-instruction tracking and capture units (ia64_consume()'s
      * insn_slow work); a capture's count goes to pend, which a close here
      * must then leave to the general path */
@@ -1598,8 +1624,10 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             /* ia64_advance()'s inline test */
             if (c > next_lazy || c < cur ||
                 ((q1 | qsat) && ((m2 & (qsat | (q1 & q0))) | (m3 & qsat))) ||
-                (v >= vlim && (pk_ok ? v >= vmax || ((pk + pk_bias) & IA64_PK_HIGH)
-                                     : !ia64_fast_close_ok(im, cm, v, closable))))
+                (v >= vlim &&
+                 (pk_ok ? v >= vmax || ((pk + pk_bias) & IA64_PK_HIGH)
+                        : !ia64_fast_close_ok(im, cm | ia64_or_masks(im->cyc_masks, v), v,
+                                              closable))))
                 break;
             /* the captures' counts (pend) of the closing cycle: last, as it
              * changes the state (closable held at entry, so pend holds only
@@ -1643,10 +1671,14 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             tm |= t + 1;
         const ia64_sig_entry_t *e = NULL;
         if (!nosig) {
-            const unsigned slot = ia64_key_slot(k1, k2);
+            const unsigned slot = ia64_key_slot(k1, k2, need);
             e = single ? &cache0[slot] : &cache[t][slot];
             /* tag[t]: the generation tag and the thread's active bit */
-            if (__builtin_expect(e->k1 != (k1 | (single ? tag0 : tag[t])) || e->k2 != k2, 0)) {
+            /* (no k2 without mem or branch bytes: every entry of the
+             * generation was made with this need) */
+            if (__builtin_expect(e->k1 != (k1 | (single ? tag0 : tag[t])) ||
+                                     ((need & (IA64_NEED_MEM | IA64_NEED_BR)) && e->k2 != k2),
+                                 0)) {
                 e = ia64_sig_miss(im, t, r, k1 | (single ? act0 : act[t]), k2, slot);
                 gen_tag = im->gen_tag;
                 for (uint32_t u = 0; u < nth; u++)
@@ -1659,6 +1691,8 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         if (rare) {
             if (rare & IA64_RARE_EXACT)
                 break;
+            if (rare & IA64_RARE_E1)
+                cm |= e->mask;
             /* 2-bit saturating per-cycle count of the low-maxincr slots */
             const uint64_t lm = e->mask & lmask;
             const uint64_t c0 = q0 & lm;
@@ -1696,7 +1730,6 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
              * past cyc_n (v < IA64_CYC_CAP: the loop's bound) and a count
              * of id 0, which nothing reads */
             const uint64_t mask = e->mask;
-            cm |= mask;
             pk += e->pk;
             im->cyc_masks[v] = mask;
             v += e->inc;
@@ -1719,7 +1752,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             th->last_slot = last[u]->slot;
         }
     }
-    im->cmask = cm;
+    im->cmask = cm | ia64_or_masks(im->cyc_masks, v);
+    im->pk_open = pk;
+    im->pk_open_cycle = cur;
+    im->pk_open_v = v;
+    im->pk_open_gen = im->sig_gen;
     im->q0 = q0;
     im->q1 = q1;
     im->qsat = qsat;
@@ -1809,6 +1846,12 @@ ia64_consume_fast_need(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     case IA64_NEED_MEM:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM, single, slow, false, t0,
                                       &none);
+    case IA64_NEED_ST:
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_ST, single, slow, false, t0,
+                                      &none);
+    case IA64_NEED_ST | IA64_NEED_BR:
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_ST | IA64_NEED_BR, single, slow,
+                                      false, t0, &none);
     case IA64_NEED_BR:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_BR, single, slow, false, t0,
                                       &none);
@@ -1943,7 +1986,7 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
                 if (im->capture_any)
                     ia64_capture_insn(im, t, r);
             }
-            const unsigned slot = ia64_key_slot(k1, k2);
+            const unsigned slot = ia64_key_slot(k1, k2, im->key_need);
             const ia64_sig_entry_t *e = &im->sig_cache[t][slot];
             if (__builtin_expect(e->k1 != (k1 | im->gen_tag) || e->k2 != k2, 0))
                 e = ia64_sig_miss(im, t, r, k1, k2, slot);

@@ -273,6 +273,7 @@ _Static_assert(sizeof(ia64_sig_entry_t) == 32, "a signature entry is 32 bytes");
 enum {
     IA64_RARE_LM = 1u << 0,    /* lm != 0 */
     IA64_RARE_EXACT = 1u << 1, /* mask has slots outside dmask | e1mask */
+    IA64_RARE_E1 = 1u << 2,    /* mask has e1mask slots (the fast loop's cm) */
 };
 
 _Static_assert(IA64_MAX_THREADS * IA64_MAX_CTRS <= 32, "counter slot masks fit 32 bits");
@@ -294,6 +295,8 @@ enum {
     IA64_NEED_MEM = 1u << 0, /* mem is_store, level, tlb, alat */
     IA64_NEED_MIS = 1u << 1, /* misaligned access */
     IA64_NEED_BR = 1u << 2,  /* branch kind, taken, dir_ok, tgt_ok, detect */
+    IA64_NEED_ST = 1u << 3,  /* only whether a memory access is a store (part of
+                              * IA64_NEED_MEM; ia64_route_rebuild() drops it there) */
 };
 static inline uint8_t ia64_key_need_of(uint8_t src)
 {
@@ -310,6 +313,7 @@ static inline uint8_t ia64_key_need_of(uint8_t src)
         return IA64_NEED_MEM | IA64_NEED_MIS;
     case IA64_SRC_LOAD:
     case IA64_SRC_STORE:
+        return IA64_NEED_ST;
     case IA64_SRC_L1D_READ:
     case IA64_SRC_L1D_READ_MISS:
     case IA64_SRC_L2_DATA_REF:
@@ -434,6 +438,11 @@ typedef struct ia64_model {
      * record on the ita2 loop trace). */
     uint64_t pk_slots, pk_bias;
     bool pk_ok;
+    /* the packed counts of the open cycle when the fast loop last left it:
+     * valid while it is cycle pk_open_cycle with pk_open_v records in
+     * generation pk_open_gen */
+    uint64_t pk_open, pk_open_cycle;
+    uint32_t pk_open_v, pk_open_gen;
     uint64_t stopped;    /* slots that do not count now: disabled or frozen */
     bool any_event_ctr; /* some counter could take explicit EVENT records */
     bool capture_any;   /* some thread has an EAR/BTB/ETB/IP-EAR on */
