@@ -583,9 +583,34 @@ void ia64_classes_update(ia64_model_t *im)
     im->vsafe = 0;
     while (im->vsafe + 1 < IA64_LOWINC && !(im->lowinc[im->vsafe + 1] & ~(im->m2 | im->m3)))
         im->vsafe++;
+    im->pk_slots = im->lowinc[IA64_LOWINC - 1] & ~(im->m2 | im->m3);
+    im->pk_ok = __builtin_popcountll(im->pk_slots) <= 16;
+    im->pk_bias = 0;
+    if (im->pk_ok) {
+        unsigned j = 0;
+        for (uint64_t m = im->pk_slots; m; m &= m - 1, j++) {
+            unsigned k = (unsigned)__builtin_ctzll(m);
+            im->pk_bias |= (uint64_t)(7u - im->th[k >> 4].ctr[k & 15].maxincr) << (4 * j);
+        }
+    }
     ia64_sig_invalidate(im); /* stopped slots leave the signature masks */
     ia64_headroom_update(im);
 }
+
+/* The packed per-cycle count increment of the records of mask m (pk_slots,
+ * pk_ok). */
+static uint64_t ia64_pk_of(const ia64_model_t *im, uint64_t m)
+{
+    if (!im->pk_ok)
+        return 0;
+    uint64_t pk = 0;
+    unsigned j = 0;
+    for (uint64_t s = im->pk_slots; s; s &= s - 1, j++)
+        if (m & s & -s)
+            pk |= UINT64_C(1) << (4 * j);
+    return pk;
+}
+#define IA64_PK_HIGH UINT64_C(0x8888888888888888)
 
 static uint64_t ia64_lowinc_slow(const ia64_model_t *im, uint32_t v)
 {
@@ -1136,6 +1161,10 @@ static inline void ia64_key(const pmusim_rec_t *r, bool active, unsigned need, u
 {
     const uint32_t f = r->flags;
     uint64_t a = ia64_key_flags_plm(r) | (uint64_t)active << 9, b = 0;
+    /* IA64_NEED_ST alone: the store bit in k1's bit 2 (PMUSIM_F_OFFCORE,
+     * never part of the key), k2 stays 0 */
+    if ((f & PMUSIM_F_MEM) && (need & IA64_NEED_ST))
+        a |= (uint64_t)(r->mem.is_store != 0) << 2;
     if ((f & PMUSIM_F_MEM) && (need & IA64_NEED_MEM)) {
         uint32_t w;
         memcpy(&w, &r->mem.is_store, sizeof w);
@@ -1160,8 +1189,13 @@ static inline void ia64_key(const pmusim_rec_t *r, bool active, unsigned need, u
 /* The cache slot of a key.  The active bit is left out (both states share a
  * slot pair), so the fast path can add it together with the generation tag. */
 #define IA64_KEY_ACTIVE (UINT64_C(1) << 9)
-static inline unsigned ia64_key_slot(uint64_t k1, uint64_t k2)
+static inline unsigned ia64_key_slot(uint64_t k1, uint64_t k2, unsigned need)
 {
+    if (!(need & (IA64_NEED_MEM | IA64_NEED_BR)))
+        /* k2 is 0 and k1 holds the flags (bits 6:0) and plm (17:16):
+         * no hash needed (issue 12: the ita2 benchmark set, whose loads
+         * count by the store bit alone) */
+        return (unsigned)((k1 ^ (k1 >> 10)) & (IA64_SIG_SLOTS - 1));
     k1 &= ~IA64_KEY_ACTIVE;
     return (unsigned)((((k2 * UINT64_C(0xff51afd7ed558ccd)) ^ k1) * UINT64_C(0x9E3779B97F4A7C15)) >>
                       (64 - 8));
@@ -1209,11 +1243,13 @@ ia64_sig_miss(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, uint64_t k1, 
         *e1 = *e0;
     e0->k1 = k1 | im->gen_tag;
     e0->k2 = k2;
-    e0->mask = mask;
+    e0->mask = (uint32_t)mask;
     e0->id = (uint16_t)id;
-    e0->lm = (uint32_t)(mask & im->dmask & (im->m2 | im->m3));
-    e0->rare = (uint16_t)((e0->lm ? IA64_RARE_LM : 0u) |
-                          ((mask & ~(im->dmask | im->e1mask)) ? IA64_RARE_EXACT : 0u));
+    e0->inc = mask != 0;
+    e0->pk = ia64_pk_of(im, mask);
+    e0->rare = (uint8_t)(((mask & im->dmask & (im->m2 | im->m3)) ? IA64_RARE_LM : 0u) |
+                         ((mask & ~(im->dmask | im->e1mask)) ? IA64_RARE_EXACT : 0u) |
+                         ((mask & im->e1mask) ? IA64_RARE_E1 : 0u));
     return e0;
 }
 
@@ -1322,7 +1358,7 @@ static void ia64_on_mem(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
     unsigned acc = (unsigned)im->th[t].ia32 << 2 | (r->plm & 3u);
     for (unsigned j = 0, ns = im->nsrcs[t]; j < ns; j++) {
         uint8_t s = im->srcs[t][j];
-        if (s != IA64_SRC_MEMREF && !(ia64_key_need_of(s) & IA64_NEED_MEM))
+        if (s != IA64_SRC_MEMREF && !(ia64_key_need_of(s) & (IA64_NEED_MEM | IA64_NEED_ST)))
             continue;
         if (ia64_src_occ(s, &q))
             ia64_hit(im, t, (ia64_src_t)s, &q, acc, 1);
@@ -1369,6 +1405,14 @@ static __attribute__((noinline)) void ia64_two_retire_report(ia64_model_t *im, u
                       "; Montecito switches threads on events and retires from one thread per "
                       "cycle: the trace is not a switch-on-event trace (reported once)",
                       im->d->ops->name, cycle);
+}
+
+static inline uint64_t ia64_or_masks(const uint64_t *masks, uint32_t v)
+{
+    uint64_t m = 0;
+    for (uint32_t j = 0; j < v; j++)
+        m |= masks[j];
+    return m;
 }
 
 /* Whether ia64_consume_fast() may run: no per-record qualification, no
@@ -1456,10 +1500,14 @@ static inline bool ia64_fast_close_pend(ia64_model_t *im)
 static inline __attribute__((always_inline)) size_t
 ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, size_t n,
                        const unsigned need, const bool single, const bool slow, const bool nosig,
-                       const uint32_t t0)
+                       const uint32_t t0, const ia64_sig_entry_t *const csig)
 {
     const uint32_t nth = im->base.nthreads;
     const uint64_t e1mask = im->e1mask, m2 = im->m2, m3 = im->m3;
+    const uint64_t lmask = im->dmask & (m2 | m3);
+    /* nosig: the mask and packed increment of every record (in locals: the
+     * loop's stores through im could alias csig) */
+    const uint64_t cmask0 = nosig ? csig->mask : 0, cpk0 = nosig ? csig->pk : 0;
     const uint32_t vsafe = im->vsafe;
     const uint64_t next_lazy = im->next_lazy;
     uint64_t gen_tag = im->gen_tag;
@@ -1489,6 +1537,10 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     /* threads retiring in the open cycle (t + 1 or'ed: 3 = both) */
     uint32_t tm = im->retire_cycle == im->cur ? im->retire_tmask : 0;
     const uint64_t cur0 = im->cur;
+    /* cm: the open cycle's slots from before the loop (im->cmask) and the
+     * e1mask slots of its records (IA64_RARE_E1), what a close here reads;
+     * the others are in cyc_masks[0, v), or'ed where needed (issue 12: an
+     * or per record less) */
     uint64_t cur = cur0, cm = im->cmask, q0 = im->q0, q1 = im->q1, qsat = im->qsat;
     uint64_t acc = im->acc_recs;
     uint32_t v = im->cyc_total;
@@ -1503,8 +1555,21 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     const uint64_t head = single && nth > 1 && !(cm & ~im->reach[t0]) ? im->lim_thr[t0]
                                                                      : im->min_headroom;
     const uint64_t lim = !closable ? UINT64_MAX : head < IA64_ACC_MAX ? head : IA64_ACC_MAX;
-    /* a cycle with v records closes here only if v < vlim */
+    /* a cycle with v records closes here only if v < vlim, or if v <
+     * vmax and its packed counts show no clamp (pk_ok), or if
+     * ia64_fast_close_ok() says so */
     const uint32_t vlim = closable ? vsafe + 1 : 0;
+    const uint32_t vmax = closable ? IA64_LOWINC : 0;
+    const bool pk_ok = im->pk_ok;
+    const uint64_t pk_bias = im->pk_bias;
+    uint64_t pk = 0;
+    if (pk_ok && v) {
+        if (im->pk_open_cycle == cur0 && im->pk_open_v == v && im->pk_open_gen == im->sig_gen)
+            pk = im->pk_open;
+        else
+            for (uint32_t j = 0; j < v; j++)
+                pk += ia64_pk_of(im, im->cyc_masks[j]);
+    }
     /* last-instruction tracking and capture units (ia64_consume()'s
      * insn_slow work); a capture's count goes to pend, which a close here
      * must then leave to the general path */
@@ -1514,11 +1579,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
      * instruction; other records skip the call */
     uint16_t cap_flags = 0;
     bool cap_all = false;
+    /* the run keeps thread t0's privilege level and instruction set (st0) */
+    const unsigned a0 = ((st0 & PMUSIM_F_IA32) ? 4u : 0u) | (unsigned)((st0 >> 16) & 3u);
     if (single) {
-        /* the run keeps thread t0's privilege level and instruction set
-         * (st0): the units that sample them, as ia64_capture_insn() tests */
+        /* the units that sample them, as ia64_capture_insn() tests */
         const ia64_thread_t *th = &im->th[t0];
-        const unsigned a0 = ((st0 & PMUSIM_F_IA32) ? 4u : 0u) | (unsigned)((st0 >> 16) & 3u);
         cap_flags = (uint16_t)((((th->dear_acc >> a0) & 1) ? PMUSIM_F_MEM : 0) |
                                (((th->btb_acc >> a0) & 1) ? PMUSIM_F_BRANCH : 0));
         cap_all = (th->ipear_acc >> a0) & 1;
@@ -1559,7 +1624,10 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             /* ia64_advance()'s inline test */
             if (c > next_lazy || c < cur ||
                 ((q1 | qsat) && ((m2 & (qsat | (q1 & q0))) | (m3 & qsat))) ||
-                (v >= vlim && !ia64_fast_close_ok(im, cm, v, closable)))
+                (v >= vlim &&
+                 (pk_ok ? v >= vmax || ((pk + pk_bias) & IA64_PK_HIGH)
+                        : !ia64_fast_close_ok(im, cm | ia64_or_masks(im->cyc_masks, v), v,
+                                              closable))))
                 break;
             /* the captures' counts (pend) of the closing cycle: last, as it
              * changes the state (closable held at entry, so pend holds only
@@ -1572,6 +1640,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             acc += v;
             v = 0;
             cm = 0;
+            pk = 0;
             q0 = q1 = qsat = 0;
             /* the cycle both threads retired in: the one closing */
             if (watch_two && tm == 3) {
@@ -1602,10 +1671,14 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             tm |= t + 1;
         const ia64_sig_entry_t *e = NULL;
         if (!nosig) {
-            const unsigned slot = ia64_key_slot(k1, k2);
+            const unsigned slot = ia64_key_slot(k1, k2, need);
             e = single ? &cache0[slot] : &cache[t][slot];
             /* tag[t]: the generation tag and the thread's active bit */
-            if (__builtin_expect(e->k1 != (k1 | (single ? tag0 : tag[t])) || e->k2 != k2, 0)) {
+            /* (no k2 without mem or branch bytes: every entry of the
+             * generation was made with this need) */
+            if (__builtin_expect(e->k1 != (k1 | (single ? tag0 : tag[t])) ||
+                                     ((need & (IA64_NEED_MEM | IA64_NEED_BR)) && e->k2 != k2),
+                                 0)) {
                 e = ia64_sig_miss(im, t, r, k1 | (single ? act0 : act[t]), k2, slot);
                 gen_tag = im->gen_tag;
                 for (uint32_t u = 0; u < nth; u++)
@@ -1613,12 +1686,15 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                 tag0 = gen_tag | act0;
             }
         }
+        /* nosig: the constant signature csig (rare 0) */
         const unsigned rare = nosig ? 0 : e->rare;
         if (rare) {
             if (rare & IA64_RARE_EXACT)
                 break;
+            if (rare & IA64_RARE_E1)
+                cm |= e->mask;
             /* 2-bit saturating per-cycle count of the low-maxincr slots */
-            const uint64_t lm = e->lm;
+            const uint64_t lm = e->mask & lmask;
             const uint64_t c0 = q0 & lm;
             q0 ^= lm;
             qsat |= q1 & c0;
@@ -1630,16 +1706,39 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
              * record: the last one consumed), as nothing reads it inside */
             if (track && !single)
                 last[t] = r;
-            if (capture && (cap_all || (r->flags & cap_flags)))
+            if (capture && single) {
+                /* ia64_capture_insn() with its tests of the state done */
+                const unsigned fc = r->flags & cap_flags;
+                if (fc & PMUSIM_F_MEM)
+                    ia64_capture_dear(im, t0, r, a0);
+                if (fc & PMUSIM_F_BRANCH)
+                    ia64_capture_btb(im, t0, r, a0);
+                if (cap_all)
+                    ia64_capture_ipear(im, t0, r);
+            } else if (capture && (cap_all || (r->flags & cap_flags))) {
                 ia64_capture_insn(im, t, r);
+            }
         }
-        const uint64_t mask = nosig ? 0 : e->mask;
-        if (mask) {
-            cm |= mask;
-            im->cyc_masks[v++] = mask;
+        if (nosig) {
+            if (cmask0) {
+                cm |= cmask0;
+                pk += cpk0;
+                im->cyc_masks[v++] = cmask0;
+            }
+        } else {
+            /* without a branch: an empty mask adds nothing but its store
+             * past cyc_n (v < IA64_CYC_CAP: the loop's bound) and a count
+             * of id 0, which nothing reads */
+            const uint64_t mask = e->mask;
+            pk += e->pk;
+            im->cyc_masks[v] = mask;
+            v += e->inc;
             im->id_cnt[e->id]++; /* +1 on every D slot of the mask */
         }
     }
+    /* nosig: every record consumed has the mask cmask0 */
+    if (nosig && cmask0)
+        im->id_cnt[csig->id] += (uint64_t)(r - (recs + k));
     if (slow && track) {
         if (single && r > recs + k)
             last[t0] = r - 1;
@@ -1653,7 +1752,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
             th->last_slot = last[u]->slot;
         }
     }
-    im->cmask = cm;
+    im->cmask = cm | ia64_or_masks(im->cyc_masks, v);
+    im->pk_open = pk;
+    im->pk_open_cycle = cur;
+    im->pk_open_v = v;
+    im->pk_open_gen = im->sig_gen;
     im->q0 = q0;
     im->q1 = q1;
     im->qsat = qsat;
@@ -1677,6 +1780,47 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     return (size_t)(r - recs);
 }
 
+/* Thread t's one signature in its current state (privilege level,
+ * instruction set, active), or NULL when its masks depend on the record:
+ * some signature source of the thread other than IA64_SRC_INSN /
+ * IA64_SRC_INSN_IA32 (which every instruction of a state raises or none
+ * does), no instruction seen yet, or a mask the fast loop would leave
+ * (exact slots) or watch per record (maxincr 2 / 3).  With no source at
+ * all (sig_none) the mask is empty. */
+static const ia64_sig_entry_t *ia64_const_sig(ia64_model_t *im, uint32_t t)
+{
+    const ia64_thread_t *th = &im->th[t];
+    const uint64_t state = th->state_key | (th->active ? IA64_KEY_ACTIVE : 0);
+    if (im->csig_gen[t] == im->sig_gen && im->csig_state[t] == state)
+        return im->csig_ok[t] ? &im->csig[t] : NULL;
+    bool ok = th->state_key != 0;
+    for (unsigned j = 0, ns = im->nsrcs[t]; ok && j < ns; j++)
+        ok = im->srcs[t][j] == IA64_SRC_INSN || im->srcs[t][j] == IA64_SRC_INSN_IA32;
+    uint64_t mask = 0;
+    if (ok) {
+        pmusim_rec_t z;
+        memset(&z, 0, sizeof z);
+        z.kind = PMUSIM_REC_INSN;
+        z.thread = (uint8_t)t;
+        z.flags = (uint16_t)(th->state_key & PMUSIM_F_IA32);
+        z.plm = (uint8_t)((th->state_key >> 16) & 3u);
+        mask = ia64_sig_mask(im, t, &z);
+        ok = !(mask & ~(im->dmask | im->e1mask)) && !(mask & im->dmask & (im->m2 | im->m3));
+    }
+    ia64_sig_entry_t *cs = &im->csig[t];
+    memset(cs, 0, sizeof *cs);
+    if (ok) {
+        cs->mask = (uint32_t)mask;
+        cs->inc = mask != 0;
+        cs->id = (uint16_t)ia64_id_of(im, mask & im->dmask); /* may start a generation */
+        cs->pk = ia64_pk_of(im, mask);
+    }
+    im->csig_gen[t] = im->sig_gen;
+    im->csig_state[t] = state;
+    im->csig_ok[t] = ok;
+    return ok ? cs : NULL;
+}
+
 /* ia64_consume_fast_body() specialised for each record part the key may
  * need, so the per-record key has no tests of the configuration, for a
  * single hardware thread, and for the per-record capture / last-IP work
@@ -1688,21 +1832,35 @@ static inline __attribute__((always_inline)) size_t
 ia64_consume_fast_need(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, size_t n,
                        const bool single, const bool slow, const uint32_t t0)
 {
-    if (slow && im->sig_none)
-        return ia64_consume_fast_body(im, recs, k, n, 0, single, true, true, t0);
+    static const ia64_sig_entry_t none = {0};
+    if (single) {
+        const ia64_sig_entry_t *cs = ia64_const_sig(im, t0);
+        if (cs)
+            return ia64_consume_fast_body(im, recs, k, n, 0, true, slow, true, t0, cs);
+    } else if (slow && im->sig_none) {
+        return ia64_consume_fast_body(im, recs, k, n, 0, false, true, true, t0, &none);
+    }
     switch (im->key_need) {
     case 0:
-        return ia64_consume_fast_body(im, recs, k, n, 0, single, slow, false, t0);
+        return ia64_consume_fast_body(im, recs, k, n, 0, single, slow, false, t0, &none);
     case IA64_NEED_MEM:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM, single, slow, false, t0);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM, single, slow, false, t0,
+                                      &none);
+    case IA64_NEED_ST:
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_ST, single, slow, false, t0,
+                                      &none);
+    case IA64_NEED_ST | IA64_NEED_BR:
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_ST | IA64_NEED_BR, single, slow,
+                                      false, t0, &none);
     case IA64_NEED_BR:
-        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_BR, single, slow, false, t0);
+        return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_BR, single, slow, false, t0,
+                                      &none);
     case IA64_NEED_MEM | IA64_NEED_BR:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_BR, single, slow,
-                                      false, t0);
+                                      false, t0, &none);
     default:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_MIS | IA64_NEED_BR,
-                                      single, slow, false, t0);
+                                      single, slow, false, t0, &none);
     }
 }
 
@@ -1828,7 +1986,7 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
                 if (im->capture_any)
                     ia64_capture_insn(im, t, r);
             }
-            const unsigned slot = ia64_key_slot(k1, k2);
+            const unsigned slot = ia64_key_slot(k1, k2, im->key_need);
             const ia64_sig_entry_t *e = &im->sig_cache[t][slot];
             if (__builtin_expect(e->k1 != (k1 | im->gen_tag) || e->k2 != k2, 0))
                 e = ia64_sig_miss(im, t, r, k1, k2, slot);
@@ -1840,7 +1998,7 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
                 im->cyc_masks[im->cyc_n++] = mask;
                 im->cyc_total++;
                 im->id_cnt[e->id]++; /* +1 on every D slot of the mask */
-                uint64_t lm = e->lm;
+                uint64_t lm = mask & im->dmask & (im->m2 | im->m3);
                 if (e->rare & IA64_RARE_LM) {
                     /* 2-bit saturating per-cycle count of the low-maxincr slots */
                     uint64_t c0 = im->q0 & lm;

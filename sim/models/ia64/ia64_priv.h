@@ -262,14 +262,18 @@ typedef struct ia64_qsub {
 #define IA64_SIG_SLOTS 256u /* indexed by the top 8 bits of a 64-bit hash */
 typedef struct ia64_sig_entry {
     uint64_t k1, k2; /* the record key; k1 also holds the generation tag (gen_tag) */
-    uint64_t mask;   /* bit thread*16+idx */
+    uint64_t pk;     /* +1 in the 4-bit field of each pk_slots slot of mask (ia64_pk_of()) */
+    uint32_t mask;   /* bit thread*16+idx */
     uint16_t id;     /* deferred-count id of mask & dmask (ia64_model_t.id_mask) */
-    uint16_t rare;   /* IA64_RARE_*: the record needs more than the common work */
-    uint32_t lm;     /* mask & dmask & (m2 | m3): slots with a per-cycle clamp watch */
+    uint8_t rare;    /* IA64_RARE_*: the record needs more than the common work (lm =
+                      * mask & dmask & (m2 | m3): slots with a per-cycle clamp watch) */
+    uint8_t inc;     /* mask != 0: the record goes into cyc_masks */
 } ia64_sig_entry_t;
+_Static_assert(sizeof(ia64_sig_entry_t) == 32, "a signature entry is 32 bytes");
 enum {
     IA64_RARE_LM = 1u << 0,    /* lm != 0 */
     IA64_RARE_EXACT = 1u << 1, /* mask has slots outside dmask | e1mask */
+    IA64_RARE_E1 = 1u << 2,    /* mask has e1mask slots (the fast loop's cm) */
 };
 
 _Static_assert(IA64_MAX_THREADS * IA64_MAX_CTRS <= 32, "counter slot masks fit 32 bits");
@@ -279,7 +283,7 @@ _Static_assert(IA64_MAX_THREADS * IA64_MAX_CTRS <= 32, "counter slot masks fit 3
 
 /* Distinct D-class masks of instruction records, each with a deferred
  * count: a record adds 1 to its id's count instead of a bit-sliced add.
- * Id 0 is the empty mask.  When the table is full the counts move into the
+ * Id 0 is the empty mask (its count is never read).  When the table is full the counts move into the
  * bit planes (ia64_ids_flush()). */
 #define IA64_NIDS 64u
 _Static_assert(IA64_NIDS <= UINT16_MAX, "ids fit ia64_sig_entry_t.id");
@@ -291,6 +295,8 @@ enum {
     IA64_NEED_MEM = 1u << 0, /* mem is_store, level, tlb, alat */
     IA64_NEED_MIS = 1u << 1, /* misaligned access */
     IA64_NEED_BR = 1u << 2,  /* branch kind, taken, dir_ok, tgt_ok, detect */
+    IA64_NEED_ST = 1u << 3,  /* only whether a memory access is a store (part of
+                              * IA64_NEED_MEM; ia64_route_rebuild() drops it there) */
 };
 static inline uint8_t ia64_key_need_of(uint8_t src)
 {
@@ -307,6 +313,7 @@ static inline uint8_t ia64_key_need_of(uint8_t src)
         return IA64_NEED_MEM | IA64_NEED_MIS;
     case IA64_SRC_LOAD:
     case IA64_SRC_STORE:
+        return IA64_NEED_ST;
     case IA64_SRC_L1D_READ:
     case IA64_SRC_L1D_READ_MISS:
     case IA64_SRC_L2_DATA_REF:
@@ -356,6 +363,16 @@ typedef struct ia64_model {
     uint32_t sig_gen;  /* change only through ia64_sig_invalidate() */
     uint64_t gen_tag;  /* (sig_gen & IA64_GEN_MASK) << IA64_GEN_SHIFT, never 0 */
     ia64_sig_entry_t sig_cache[IA64_MAX_THREADS][IA64_SIG_SLOTS];
+    /* Per thread, its records' one signature when every signature source
+     * of the thread is IA64_SRC_INSN / IA64_SRC_INSN_IA32: in a run of one
+     * privilege level and instruction set every record then has the same
+     * mask (ia64_const_sig(); issue 12: sampling IA64_INST_RETIRED).
+     * Valid for csig_state (state_key | active << 9) in generation
+     * csig_gen; csig_ok false: the masks depend on the record. */
+    ia64_sig_entry_t csig[IA64_MAX_THREADS];
+    uint64_t csig_state[IA64_MAX_THREADS];
+    uint32_t csig_gen[IA64_MAX_THREADS];
+    bool csig_ok[IA64_MAX_THREADS];
     uint8_t key_need;             /* IA64_NEED_* of the subscribed sources */
     bool sig_none;                /* no thread has such a source: every signature is empty */
     uint32_t nids;                /* ids in use, >= 1 */
@@ -410,6 +427,22 @@ typedef struct ia64_model {
      * saturating bit planes (q0 bit 0, q1 bit 1, qsat: reached 4), so a
      * cycle close can tell exactly whether they need clamping */
     uint64_t m2, m3, q0, q1, qsat;
+    /* The other D slots that a cycle of fewer than IA64_LOWINC records can
+     * take past their maxincr (maxincr 4..6), each given a 4-bit field of
+     * a packed per-cycle count (field j: the j-th lowest slot of
+     * pk_slots; pk_ok: at most 16 of them).  The fast loop adds a record's
+     * ia64_sig_entry_t.pk and tests a cycle of v < IA64_LOWINC records,
+     * whose counts are at most v, for a clamp with one add of pk_bias
+     * (7 - maxincr per field) and a mask of the fields' bit 3 (issue 12:
+     * the per-slot count over the cycle's masks cost 9 instructions per
+     * record on the ita2 loop trace). */
+    uint64_t pk_slots, pk_bias;
+    bool pk_ok;
+    /* the packed counts of the open cycle when the fast loop last left it:
+     * valid while it is cycle pk_open_cycle with pk_open_v records in
+     * generation pk_open_gen */
+    uint64_t pk_open, pk_open_cycle;
+    uint32_t pk_open_v, pk_open_gen;
     uint64_t stopped;    /* slots that do not count now: disabled or frozen */
     bool any_event_ctr; /* some counter could take explicit EVENT records */
     bool capture_any;   /* some thread has an EAR/BTB/ETB/IP-EAR on */
@@ -512,6 +545,12 @@ bool ia64_qual_pass(const ia64_model_t *im, const ia64_thread_t *th, const ia64_
 /* ia64_capture.c */
 void ia64_capture_compile(ia64_model_t *im, uint32_t t);
 void ia64_capture_insn(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
+/* its units one at a time (acc: the record's ia32 << 2 | plm, which the
+ * caller has checked against the unit's dear_acc / btb_acc / ipear_acc,
+ * and the record's flags against the unit's) */
+void ia64_capture_dear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, unsigned acc);
+void ia64_capture_btb(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, unsigned acc);
+void ia64_capture_ipear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
 bool ia64_capture_iear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
 void ia64_capture_report(ia64_model_t *im, pmusim_report_t *rep);
 

@@ -329,6 +329,8 @@ void ia64_route_rebuild(ia64_model_t *im)
     for (uint32_t t = 0; t < nth; t++)
         for (unsigned j = 0; j < im->nsrcs[t]; j++)
             im->key_need |= ia64_key_need_of(im->srcs[t][j]);
+    if (im->key_need & IA64_NEED_MEM)
+        im->key_need &= (uint8_t)~IA64_NEED_ST;
     for (uint32_t t = 0; t < IA64_MAX_THREADS; t++) {
         im->reach[t] = 0;
         for (unsigned j = 0; t < nth && j < im->nsrcs[t]; j++) {
