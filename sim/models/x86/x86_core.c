@@ -64,6 +64,15 @@ enum {
      * record meets when it is the first of its cycle, so that the loop
      * keeps no occurrences (x86_grp_k1_occ()) */
     X86_HIST_GK1 = 9,
+    /* not a hist_mode: X86_HIST_GEN1 of uops (X86_HIST_GEN1 is then of
+     * instructions, whose occurrences in the open cycle are the INSN
+     * records since the loop's cycle changed) */
+    X86_HIST_GU1 = 10,
+    /* not a hist_mode: X86_HIST_EDGE when every hgen listener counts
+     * instructions with a threshold of 2 or more (x86_model_t.hist_insn_k2):
+     * one occurrence per record, and a record that starts its thread's
+     * cycle never meets */
+    X86_HIST_EDGE_I = 11,
 };
 
 typedef enum x86_ctr_class {
@@ -234,6 +243,9 @@ typedef struct x86_model {
      * occurrence count: x86_two_fits()), X86_HIST_INSN (all count
      * instructions: one occurrence per record), else X86_HIST_ANY */
     uint8_t hist_mode;
+    /* every hgen listener counts instructions with a threshold of 2 or
+     * more (X86_HIST_EDGE_I) */
+    bool hist_insn_k2;
     /* X86_HIST_GEN: the groups built for the threads' listener sets
      * grps_lst (invalid after x86_recompile()) */
     bool grps_ok;
@@ -1138,12 +1150,14 @@ static void x86_recompile(x86_model_t *m)
      * fed by several threads, x86_grps_build()); EDGE counts beside a
      * threshold of 2 and up the X86_HIST_EDGE ones (the last met cycle) */
     bool any_h = false, all_k1 = true, all_insn = true, any_edge = false, any_any = false;
+    uint64_t min_k = UINT64_MAX;
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
             const x86_listeners_t *l = &m->th[t].lst[p];
             any_h = any_h || l->n_hgen;
             all_k1 = all_k1 && (!l->n_hgen || l->hgen_k == 1);
             all_insn = all_insn && (!l->n_hgen || !l->hgen_uops);
+            min_k = l->n_hgen && l->hgen_k < min_k ? l->hgen_k : min_k;
             any_edge = any_edge || (l->n_hgen && l->hgen_edge);
             for (uint32_t j = 0; j < l->n_tgen; j++)
                 any_any = any_any || l->tgen[j]->any;
@@ -1154,6 +1168,7 @@ static void x86_recompile(x86_model_t *m)
                    : any_edge            ? X86_HIST_EDGE
                    : all_insn            ? X86_HIST_INSN
                                          : X86_HIST_ANY;
+    m->hist_insn_k2 = all_insn && min_k >= 2;
     /* threshold 1 everywhere, with other kinds of threshold-1 counts
      * (the other source, EDGE or not) on a thread: they join its hgen
      * listeners, and the X86_HIST_K1X variants keep both k1 counts */
@@ -2382,8 +2397,12 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     /* X86_HIST_GEN: the groups, and per thread the groups it feeds and per
      * group the running counts apart */
     const x86_grps_t *gr = &m->grps;
-    const bool grp1 = hmode == X86_HIST_GEN1 || hmode == X86_HIST_GK1;
+    const bool grp1 = hmode == X86_HIST_GEN1 || hmode == X86_HIST_GK1 || hmode == X86_HIST_GU1;
     const bool grp = hmode == X86_HIST_GEN || grp1;
+    /* X86_HIST_GEN1 (instructions): the one group's occurrences in the
+     * loop's open cycle `cur` (reset when it changes: every INSN record the
+     * loop takes feeds the group), its met count and threshold */
+    uint64_t g1_occ = 0, g1_met = 0, g1_k = grp1 ? m->grps.k[0] : 0;
     const uint32_t ngrp = grp1 ? 1 : gr->n;
     uint8_t g_of[X86_MAX_THREADS][X86_LISTENERS];
     uint32_t g_n[X86_MAX_THREADS], g_wm[X86_LISTENERS];
@@ -2440,7 +2459,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             h_k2[t] = hs[t].k2;
             /* X86_HIST_EDGE: the last met cycle; with EDGE cycle cur0 (no
              * edge counted at cur0 + 1), else before it */
-            if (hmode == X86_HIST_EDGE)
+            if (hmode == X86_HIST_EDGE || hmode == X86_HIST_EDGE_I)
                 h_last[t] = cur0 - 1 + h_lim[t];
         }
         const uint64_t troom = x86_thresh_room(m);
@@ -2483,6 +2502,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             if (c < cur || c >= fast_limit)
                 break;
             cur = c;
+            if (hmode == X86_HIST_GEN1)
+                g1_occ = 0;
         }
         const uint32_t t = single ? 0 : r->thread;
         uint64_t ktpw;
@@ -2550,34 +2571,56 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             h_occ[t] = o1;
             h_cyc[t] = cur;
         } else if (thr && hmode == X86_HIST_ANY) {
-            /* o0: the occurrences of the thread's cycle `cur` before r */
+            /* o0: the occurrences of the thread's cycle `cur` before r; the
+             * cycle test is a branch (as X86_HIST_EDGE's) */
             const uint64_t kt = h_k[t], w = x86_hist_weight(r, h_wm[t]);
-            const uint64_t o0 = cur == h_cyc[t] ? h_occ[t] : 0;
-            const uint64_t o1 = o0 + w;
-            const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
-            h_met[t] += met;
-            h_occ[t] = o1;
-            h_cyc[t] = cur;
+            if (G_LIKELY(cur != h_cyc[t])) {
+                h_cyc[t] = cur;
+                h_occ[t] = w;
+                h_met[t] += w >= kt;
+            } else {
+                const uint64_t o0 = h_occ[t], o1 = o0 + w;
+                h_met[t] += (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
+                h_occ[t] = o1;
+            }
         } else if (thr && hmode == X86_HIST_TWO) {
             /* as X86_HIST_ANY, for two thresholds of one occurrence count */
             const uint64_t kt = h_k[t], k2 = h_k2[t], w = x86_hist_weight(r, h_wm[t]);
-            const uint64_t o0 = cur == h_cyc[t] ? h_occ[t] : 0;
-            const uint64_t o1 = o0 + w;
-            h_met[t] += (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
-            h_met2[t] += (uint64_t)(o0 < k2) - (uint64_t)(o1 < k2);
-            h_occ[t] = o1;
-            h_cyc[t] = cur;
-        } else if (thr && hmode == X86_HIST_EDGE) {
+            if (G_LIKELY(cur != h_cyc[t])) {
+                h_cyc[t] = cur;
+                h_occ[t] = w;
+                h_met[t] += w >= kt;
+                h_met2[t] += w >= k2;
+            } else {
+                const uint64_t o0 = h_occ[t], o1 = o0 + w;
+                h_met[t] += (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
+                h_met2[t] += (uint64_t)(o0 < k2) - (uint64_t)(o1 < k2);
+                h_occ[t] = o1;
+            }
+        } else if (thr && (hmode == X86_HIST_EDGE || hmode == X86_HIST_EDGE_I)) {
             /* as X86_HIST_ANY; with EDGE (lim 1) a met cycle counts only
-             * when the previous cycle did not meet */
-            const uint64_t kt = h_k[t], w = x86_hist_weight(r, h_wm[t]);
-            const uint64_t o0 = cur == h_cyc[t] ? h_occ[t] : 0;
-            const uint64_t o1 = o0 + w;
-            const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
-            h_met[t] += met & (uint64_t)(cur - h_last[t] > h_lim[t]);
-            h_last[t] = met ? cur : h_last[t];
-            h_occ[t] = o1;
-            h_cyc[t] = cur;
+             * when the previous cycle did not meet.  The cycle test is a
+             * branch: on knm a thread has at most one record per cycle, so
+             * its cycle changes at each, and the record that starts it
+             * meets when its own occurrences do (X86_HIST_EDGE_I: never,
+             * every threshold is 2 or more); the met one too (rare with
+             * instructions) */
+            const uint64_t w = hmode == X86_HIST_EDGE_I ? 1 : x86_hist_weight(r, h_wm[t]);
+            if (G_LIKELY(cur != h_cyc[t])) {
+                h_cyc[t] = cur;
+                h_occ[t] = w;
+                if (hmode == X86_HIST_EDGE && w >= h_k[t]) {
+                    h_met[t] += cur - h_last[t] > h_lim[t];
+                    h_last[t] = cur;
+                }
+            } else {
+                const uint64_t kt = h_k[t], o0 = h_occ[t], o1 = o0 + w;
+                h_occ[t] = o1;
+                if ((o0 < kt) & (o1 >= kt)) {
+                    h_met[t] += cur - h_last[t] > h_lim[t];
+                    h_last[t] = cur;
+                }
+            }
         } else if (thr && grp) {
             /* as X86_HIST_ANY for each group the thread feeds; with EDGE
              * (lim 1) a met cycle counts only when the previous cycle did
@@ -2587,22 +2630,17 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 g_met[0] += cur != g_cyc[0];
                 g_cyc[0] = cur;
             }
-            for (uint32_t j = 0, ng = grp1 ? 1 : g_n[t]; hmode != X86_HIST_GK1 && j < ng; j++) {
+            if (hmode == X86_HIST_GEN1) /* instructions: one occurrence per record */
+                g1_met += ++g1_occ == g1_k;
+            for (uint32_t j = 0, ng = grp1 ? 1 : g_n[t];
+                 hmode != X86_HIST_GK1 && hmode != X86_HIST_GEN1 && j < ng; j++) {
                 const uint32_t g = grp1 ? 0 : g_of[t][j];
                 const uint64_t kt = g_k[g];
-                if (hmode == X86_HIST_GEN1 && g_wm[g] == 0) {
-                    /* instructions: one occurrence per record */
-                    const uint64_t o1 = (cur == g_cyc[g] ? g_occ[g] : 0) + 1;
-                    g_met[g] += o1 == kt;
-                    g_occ[g] = o1;
-                    g_cyc[g] = cur;
-                    continue;
-                }
                 const uint64_t w = x86_hist_weight(r, g_wm[g]);
                 const uint64_t o0 = cur == g_cyc[g] ? g_occ[g] : 0;
                 const uint64_t o1 = o0 + w;
                 const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
-                if (hmode == X86_HIST_GEN1) {
+                if (hmode == X86_HIST_GU1) {
                     g_met[g] += met;
                 } else {
                     g_met[g] += met & (uint64_t)(cur - g_last[g] > g_lim[g]);
@@ -2643,7 +2681,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                                            x86_hist_occ(h_occ[u], seen[u], single, hmode),
                                            h_met[u], h_met2[u], hmode, lst[u], recs, k0, k, u,
                                            cur0, cur);
-                for (uint32_t g = 0; grp && g < ngrp; g++)
+                if (hmode == X86_HIST_GEN1) /* the group's last cycle is the loop's */
+                    x86_grp_flush(gr, 0, cur, g1_occ, g1_met, recs, k0, k, cur0, cur);
+                for (uint32_t g = 0; grp && hmode != X86_HIST_GEN1 && g < ngrp; g++)
                     x86_grp_flush(gr, g, x86_grp_cyc(g_cyc[g], cur0, hmode),
                                   x86_grp_occ(gr, g_cyc[g], g_occ[g], recs, k0, k, cur0, hmode),
                                   g_met[g], recs, k0, k, cur0, cur);
@@ -2661,7 +2701,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 x86_hist_flush_any(&hs[u], h_cyc[u],
                                    x86_hist_occ(h_occ[u], seen[u], single, hmode), h_met[u],
                                    h_met2[u], hmode, lst[u], recs, k0, k, u, cur0, cur);
-        for (uint32_t g = 0; grp && g < ngrp; g++)
+        if (hmode == X86_HIST_GEN1) /* the group's last cycle is the loop's */
+            x86_grp_flush(gr, 0, cur, g1_occ, g1_met, recs, k0, k, cur0, cur);
+        for (uint32_t g = 0; grp && hmode != X86_HIST_GEN1 && g < ngrp; g++)
             x86_grp_flush(gr, g, x86_grp_cyc(g_cyc[g], cur0, hmode),
                           x86_grp_occ(gr, g_cyc[g], g_occ[g], recs, k0, k, cur0, hmode), g_met[g],
                           recs, k0, k, cur0, cur);
@@ -2739,6 +2781,14 @@ X86_FAST_VARIANT(x86_fast_n_thr_g1, false, true, false, false, X86_HIST_GEN1)
 X86_FAST_VARIANT(x86_fast_n_thr_g1_gen, false, true, true, false, X86_HIST_GEN1)
 X86_FAST_VARIANT(x86_fast_n_thr_g1_f, false, true, false, true, X86_HIST_GEN1)
 X86_FAST_VARIANT(x86_fast_n_thr_g1_gen_f, false, true, true, true, X86_HIST_GEN1)
+X86_FAST_VARIANT(x86_fast_n_thr_gu1, false, true, false, false, X86_HIST_GU1)
+X86_FAST_VARIANT(x86_fast_n_thr_gu1_gen, false, true, true, false, X86_HIST_GU1)
+X86_FAST_VARIANT(x86_fast_n_thr_gu1_f, false, true, false, true, X86_HIST_GU1)
+X86_FAST_VARIANT(x86_fast_n_thr_gu1_gen_f, false, true, true, true, X86_HIST_GU1)
+X86_FAST_VARIANT(x86_fast_n_thr_ei, false, true, false, false, X86_HIST_EDGE_I)
+X86_FAST_VARIANT(x86_fast_n_thr_ei_gen, false, true, true, false, X86_HIST_EDGE_I)
+X86_FAST_VARIANT(x86_fast_n_thr_ei_f, false, true, false, true, X86_HIST_EDGE_I)
+X86_FAST_VARIANT(x86_fast_n_thr_ei_gen_f, false, true, true, true, X86_HIST_EDGE_I)
 X86_FAST_VARIANT(x86_fast_n_thr_gk1, false, true, false, false, X86_HIST_GK1)
 X86_FAST_VARIANT(x86_fast_n_thr_gk1_gen, false, true, true, false, X86_HIST_GK1)
 X86_FAST_VARIANT(x86_fast_n_thr_gk1_f, false, true, false, true, X86_HIST_GK1)
@@ -2763,7 +2813,7 @@ typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k
 #define X86_FAST_INDEX(single, thr, gen, filt, hmode)                                            \
     ((unsigned)(single) | (unsigned)(thr) << 1 | (unsigned)(gen) << 2 | (unsigned)(filt) << 3 | \
      (unsigned)(hmode) << 4)
-static const x86_fast_fn x86_fast_variants[(X86_HIST_GK1 + 1) << 4] = {
+static const x86_fast_fn x86_fast_variants[(X86_HIST_EDGE_I + 1) << 4] = {
     [X86_FAST_INDEX(1, 0, 0, 0, X86_HIST_NONE)] = x86_fast_1,
     [X86_FAST_INDEX(0, 0, 0, 0, X86_HIST_NONE)] = x86_fast_n,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_NONE)] = x86_fast_1_thr,
@@ -2836,6 +2886,22 @@ static const x86_fast_fn x86_fast_variants[(X86_HIST_GK1 + 1) << 4] = {
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_GK1)] = x86_fast_n_thr_gk1_f,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_GK1)] = x86_fast_n_thr_gk1_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_GK1)] = x86_fast_n_thr_gk1_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_GU1)] = x86_fast_n_thr_gu1,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_GU1)] = x86_fast_n_thr_gu1,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_GU1)] = x86_fast_n_thr_gu1_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_GU1)] = x86_fast_n_thr_gu1_f,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_GU1)] = x86_fast_n_thr_gu1_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_GU1)] = x86_fast_n_thr_gu1_gen,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_GU1)] = x86_fast_n_thr_gu1_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_GU1)] = x86_fast_n_thr_gu1_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei_f,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei_gen,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei_gen_f,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x,
     [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x,
     [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x_gen,
@@ -2873,7 +2939,7 @@ static unsigned x86_grps_ready(x86_model_t *m)
     if (m->grps.n != 1 || m->grps.edge[0] ||
         m->grps.feed[0] != (uint32_t)((UINT64_C(1) << nth) - 1))
         return X86_HIST_GEN;
-    return m->grps.k[0] == 1 ? X86_HIST_GK1 : X86_HIST_GEN1;
+    return m->grps.k[0] == 1 ? X86_HIST_GK1 : m->grps.wm[0] ? X86_HIST_GU1 : X86_HIST_GEN1;
 }
 
 static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, size_t k,
@@ -2882,6 +2948,8 @@ static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, 
     unsigned hmode = m->thresh_fast ? m->hist_mode : X86_HIST_NONE;
     if (hmode == X86_HIST_GEN)
         hmode = x86_grps_ready(m);
+    else if (hmode == X86_HIST_EDGE && m->hist_insn_k2)
+        hmode = X86_HIST_EDGE_I;
     const unsigned v =
         X86_FAST_INDEX(m->base.nthreads == 1, m->thresh_fast, m->loop_gen, m->loop_filt, hmode);
     return x86_fast_variants[v](m, recs, k, n);
