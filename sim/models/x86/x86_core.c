@@ -73,6 +73,17 @@ enum {
      * one occurrence per record, and a record that starts its thread's
      * cycle never meets */
     X86_HIST_EDGE_I = 11,
+    /* not hist_modes: X86_HIST_ANY when every hgen listener counts uops
+     * with a threshold of 2 or more (x86_model_t.hist_uops_k2), and
+     * X86_HIST_TWO when every thread's are uops against 2 or more and
+     * anything against 1 (hist_two1): a record that starts its thread's
+     * cycle meets 2 or more when its uops do (max(uops, 1) >= k is uops >= k
+     * for k >= 2), so the loop keeps its raw uops as the occurrences and
+     * counts them as 1 when 0 only in a later record of the cycle and at the
+     * end (x86_hist_occ()); the threads start before cycle cur0, so that
+     * their first record is one that starts a cycle */
+    X86_HIST_ANY_U = 12,
+    X86_HIST_TWO_1 = 13,
 };
 
 typedef enum x86_ctr_class {
@@ -246,6 +257,10 @@ typedef struct x86_model {
     /* every hgen listener counts instructions with a threshold of 2 or
      * more (X86_HIST_EDGE_I) */
     bool hist_insn_k2;
+    bool hist_uops_k2; /* every hgen listener counts uops against 2 or more (X86_HIST_ANY_U) */
+    /* X86_HIST_TWO: every thread's running count is of uops, its thresholds
+     * 1 and one of 2 or more (X86_HIST_TWO_1) */
+    bool hist_two1;
     /* X86_HIST_GEN: the groups built for the threads' listener sets
      * grps_lst (invalid after x86_recompile()) */
     bool grps_ok;
@@ -1151,6 +1166,7 @@ static void x86_recompile(x86_model_t *m)
      * threshold of 2 and up the X86_HIST_EDGE ones (the last met cycle) */
     bool any_h = false, all_k1 = true, all_insn = true, any_edge = false, any_any = false;
     uint64_t min_k = UINT64_MAX;
+    bool all_uops = true;
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
             const x86_listeners_t *l = &m->th[t].lst[p];
@@ -1158,6 +1174,7 @@ static void x86_recompile(x86_model_t *m)
             all_k1 = all_k1 && (!l->n_hgen || l->hgen_k == 1);
             all_insn = all_insn && (!l->n_hgen || !l->hgen_uops);
             min_k = l->n_hgen && l->hgen_k < min_k ? l->hgen_k : min_k;
+            all_uops = all_uops && (!l->n_hgen || l->hgen_uops);
             any_edge = any_edge || (l->n_hgen && l->hgen_edge);
             for (uint32_t j = 0; j < l->n_tgen; j++)
                 any_any = any_any || l->tgen[j]->any;
@@ -1169,6 +1186,7 @@ static void x86_recompile(x86_model_t *m)
                    : all_insn            ? X86_HIST_INSN
                                          : X86_HIST_ANY;
     m->hist_insn_k2 = all_insn && min_k >= 2;
+    m->hist_uops_k2 = all_uops && min_k >= 2;
     /* threshold 1 everywhere, with other kinds of threshold-1 counts
      * (the other source, EDGE or not) on a thread: they join its hgen
      * listeners, and the X86_HIST_K1X variants keep both k1 counts */
@@ -1203,6 +1221,7 @@ static void x86_recompile(x86_model_t *m)
             two = x86_two_fits(l, NULL, NULL, NULL);
             two_t = two_t || l->n_tgen;
         }
+    m->hist_two1 = two && two_t;
     if (two && two_t) {
         m->hist_mode = X86_HIST_TWO;
         for (uint32_t t = 0; t < nt; t++)
@@ -1211,6 +1230,12 @@ static void x86_recompile(x86_model_t *m)
                 if (!l->n_hgen)
                     continue;
                 x86_two_fits(l, &l->hgen_uops, &l->hgen_k, &l->hgen_k2);
+                if (l->hgen_k > l->hgen_k2) { /* the lower one first (either serves) */
+                    const uint64_t k1 = l->hgen_k2;
+                    l->hgen_k2 = l->hgen_k;
+                    l->hgen_k = k1;
+                }
+                m->hist_two1 = m->hist_two1 && l->hgen_uops && l->hgen_k == 1 && l->hgen_k2 >= 2;
                 for (uint32_t j = 0; j < l->n_tgen; j++)
                     l->hgen[l->n_hgen++] = l->tgen[j];
                 l->n_tgen = 0;
@@ -2267,7 +2292,7 @@ static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ,
     h->met = met;
     if (hmode == X86_HIST_K1X) /* met: records past their cycle's start, met2: edges */
         x86_hist_flush1(h, l, recs, k0, k, t, cur0, end, met, met2);
-    else if (hmode == X86_HIST_TWO) { /* met2: the cycles that met k2 */
+    else if (hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) { /* met2: the cycles that met k2 */
         h->met2 = met2;
         x86_hist_flush2(h, l, recs, k0, k, t, cur0, end);
     }
@@ -2284,7 +2309,27 @@ static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ,
  * before that cycle (`seen` less them are its occurrences). */
 static inline uint64_t x86_hist_occ(uint64_t h_occ, uint64_t seen, bool single, unsigned hmode)
 {
+    if (hmode == X86_HIST_ANY_U || hmode == X86_HIST_TWO_1) /* raw uops; no record: 0 */
+        return seen ? h_occ + (h_occ == 0) : 0;
     return hmode == X86_HIST_INSN && !single ? seen - h_occ : h_occ;
+}
+
+/* The met count (of the first threshold) from the loop's: X86_HIST_ANY_U
+ * keeps those of a cycle's first record and of the others apart,
+ * X86_HIST_TWO_1 the records that do not start a cycle. */
+static inline uint64_t x86_hist_met(uint64_t h_met, uint64_t h_mets, uint64_t h_same,
+                                    uint64_t seen, unsigned hmode)
+{
+    if (hmode == X86_HIST_ANY_U)
+        return h_met + h_mets;
+    return hmode == X86_HIST_TWO_1 ? seen - h_same : h_met;
+}
+
+/* The thread's open cycle from the loop's h_cyc: X86_HIST_ANY_U and
+ * X86_HIST_TWO_1 start it before cycle cur0, the others at cur0. */
+static inline uint64_t x86_hist_cyc(uint64_t h_cyc, uint64_t seen, uint64_t cur0, unsigned hmode)
+{
+    return (hmode == X86_HIST_ANY_U || hmode == X86_HIST_TWO_1) && !seen ? cur0 : h_cyc;
 }
 
 /* Inside x86_consume_fast(): a record other than an INSN that the general
@@ -2394,6 +2439,12 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     uint64_t h_k[X86_MAX_THREADS], h_lim[X86_MAX_THREADS], h_last[X86_MAX_THREADS];
     uint64_t h_met2[X86_MAX_THREADS]; /* X86_HIST_K1X: the EDGE count; X86_HIST_TWO: k2's */
     uint64_t h_k2[X86_MAX_THREADS];   /* X86_HIST_TWO: the second threshold */
+    /* X86_HIST_ANY_U, X86_HIST_TWO_1: the cycles that met (k2) at a record
+     * that does not start its thread's cycle */
+    uint64_t h_mets[X86_MAX_THREADS];
+    /* X86_HIST_TWO_1: the thread's records that do not start its cycle
+     * (the others start the cycles that met threshold 1) */
+    uint64_t h_same[X86_MAX_THREADS];
     /* X86_HIST_GEN: the groups, and per thread the groups it feeds and per
      * group the running counts apart */
     const x86_grps_t *gr = &m->grps;
@@ -2461,6 +2512,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
              * edge counted at cur0 + 1), else before it */
             if (hmode == X86_HIST_EDGE || hmode == X86_HIST_EDGE_I)
                 h_last[t] = cur0 - 1 + h_lim[t];
+            h_mets[t] = h_same[t] = 0;
+            if (hmode == X86_HIST_ANY_U || hmode == X86_HIST_TWO_1)
+                h_cyc[t] = cur0 - 1; /* x86_hist_cyc() */
         }
         const uint64_t troom = x86_thresh_room(m);
         if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < fast_limit)
@@ -2583,6 +2637,29 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 h_met[t] += (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
                 h_occ[t] = o1;
             }
+        } else if (thr && (hmode == X86_HIST_ANY_U || hmode == X86_HIST_TWO_1)) {
+            /* X86_HIST_ANY / X86_HIST_TWO with raw uops as the occurrences of
+             * a cycle's first record (thresholds of 2 or more; X86_HIST_TWO_1:
+             * the other is 1, met by the first record) */
+            const uint64_t u = r->uops;
+            if (G_LIKELY(cur != h_cyc[t])) {
+                h_cyc[t] = cur;
+                h_occ[t] = u;
+                if (hmode == X86_HIST_TWO_1) {
+                    h_met2[t] += u >= h_k2[t]; /* threshold 1: seen[t] less h_same[t] */
+                } else {
+                    h_met[t] += u >= h_k[t];
+                }
+            } else {
+                /* its met cycles apart (h_mets), which leaves the other
+                 * path one add */
+                const uint64_t kt = hmode == X86_HIST_TWO_1 ? h_k2[t] : h_k[t];
+                const uint64_t o0 = h_occ[t] + (h_occ[t] == 0), o1 = o0 + u + (u == 0);
+                h_mets[t] += (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
+                h_occ[t] = o1;
+                if (hmode == X86_HIST_TWO_1)
+                    h_same[t]++;
+            }
         } else if (thr && hmode == X86_HIST_TWO) {
             /* as X86_HIST_ANY, for two thresholds of one occurrence count */
             const uint64_t kt = h_k[t], k2 = h_k2[t], w = x86_hist_weight(r, h_wm[t]);
@@ -2677,9 +2754,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             if (thr) {
                 for (uint32_t u = 0; u < nth; u++)
                     if (hm[u])
-                        x86_hist_flush_any(&hs[u], h_cyc[u],
+                        x86_hist_flush_any(&hs[u], x86_hist_cyc(h_cyc[u], seen[u], cur0, hmode),
                                            x86_hist_occ(h_occ[u], seen[u], single, hmode),
-                                           h_met[u], h_met2[u], hmode, lst[u], recs, k0, k, u,
+                                           x86_hist_met(h_met[u], h_mets[u], h_same[u], seen[u], hmode),
+                                           h_met2[u] + (hmode == X86_HIST_TWO_1 ? h_mets[u] : 0),
+                                           hmode, lst[u], recs, k0, k, u,
                                            cur0, cur);
                 if (hmode == X86_HIST_GEN1) /* the group's last cycle is the loop's */
                     x86_grp_flush(gr, 0, cur, g1_occ, g1_met, recs, k0, k, cur0, cur);
@@ -2698,9 +2777,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     if (thr) {
         for (uint32_t u = 0; u < nth; u++)
             if (hm[u])
-                x86_hist_flush_any(&hs[u], h_cyc[u],
-                                   x86_hist_occ(h_occ[u], seen[u], single, hmode), h_met[u],
-                                   h_met2[u], hmode, lst[u], recs, k0, k, u, cur0, cur);
+                x86_hist_flush_any(&hs[u], x86_hist_cyc(h_cyc[u], seen[u], cur0, hmode),
+                                   x86_hist_occ(h_occ[u], seen[u], single, hmode),
+                                   x86_hist_met(h_met[u], h_mets[u], h_same[u], seen[u], hmode),
+                                   h_met2[u] + (hmode == X86_HIST_TWO_1 ? h_mets[u] : 0), hmode,
+                                   lst[u], recs, k0, k, u, cur0, cur);
         if (hmode == X86_HIST_GEN1) /* the group's last cycle is the loop's */
             x86_grp_flush(gr, 0, cur, g1_occ, g1_met, recs, k0, k, cur0, cur);
         for (uint32_t g = 0; grp && hmode != X86_HIST_GEN1 && g < ngrp; g++)
@@ -2789,6 +2870,14 @@ X86_FAST_VARIANT(x86_fast_n_thr_ei, false, true, false, false, X86_HIST_EDGE_I)
 X86_FAST_VARIANT(x86_fast_n_thr_ei_gen, false, true, true, false, X86_HIST_EDGE_I)
 X86_FAST_VARIANT(x86_fast_n_thr_ei_f, false, true, false, true, X86_HIST_EDGE_I)
 X86_FAST_VARIANT(x86_fast_n_thr_ei_gen_f, false, true, true, true, X86_HIST_EDGE_I)
+X86_FAST_VARIANT(x86_fast_n_thr_hu, false, true, false, false, X86_HIST_ANY_U)
+X86_FAST_VARIANT(x86_fast_n_thr_hu_gen, false, true, true, false, X86_HIST_ANY_U)
+X86_FAST_VARIANT(x86_fast_n_thr_hu_f, false, true, false, true, X86_HIST_ANY_U)
+X86_FAST_VARIANT(x86_fast_n_thr_hu_gen_f, false, true, true, true, X86_HIST_ANY_U)
+X86_FAST_VARIANT(x86_fast_n_thr_two1, false, true, false, false, X86_HIST_TWO_1)
+X86_FAST_VARIANT(x86_fast_n_thr_two1_gen, false, true, true, false, X86_HIST_TWO_1)
+X86_FAST_VARIANT(x86_fast_n_thr_two1_f, false, true, false, true, X86_HIST_TWO_1)
+X86_FAST_VARIANT(x86_fast_n_thr_two1_gen_f, false, true, true, true, X86_HIST_TWO_1)
 X86_FAST_VARIANT(x86_fast_n_thr_gk1, false, true, false, false, X86_HIST_GK1)
 X86_FAST_VARIANT(x86_fast_n_thr_gk1_gen, false, true, true, false, X86_HIST_GK1)
 X86_FAST_VARIANT(x86_fast_n_thr_gk1_f, false, true, false, true, X86_HIST_GK1)
@@ -2813,7 +2902,7 @@ typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k
 #define X86_FAST_INDEX(single, thr, gen, filt, hmode)                                            \
     ((unsigned)(single) | (unsigned)(thr) << 1 | (unsigned)(gen) << 2 | (unsigned)(filt) << 3 | \
      (unsigned)(hmode) << 4)
-static const x86_fast_fn x86_fast_variants[(X86_HIST_EDGE_I + 1) << 4] = {
+static const x86_fast_fn x86_fast_variants[(X86_HIST_TWO_1 + 1) << 4] = {
     [X86_FAST_INDEX(1, 0, 0, 0, X86_HIST_NONE)] = x86_fast_1,
     [X86_FAST_INDEX(0, 0, 0, 0, X86_HIST_NONE)] = x86_fast_n,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_NONE)] = x86_fast_1_thr,
@@ -2902,6 +2991,22 @@ static const x86_fast_fn x86_fast_variants[(X86_HIST_EDGE_I + 1) << 4] = {
     [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei_gen,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_ANY_U)] = x86_fast_n_thr_hu,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_ANY_U)] = x86_fast_n_thr_hu,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_ANY_U)] = x86_fast_n_thr_hu_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_ANY_U)] = x86_fast_n_thr_hu_f,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_ANY_U)] = x86_fast_n_thr_hu_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_ANY_U)] = x86_fast_n_thr_hu_gen,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_ANY_U)] = x86_fast_n_thr_hu_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_ANY_U)] = x86_fast_n_thr_hu_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_TWO_1)] = x86_fast_n_thr_two1,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_TWO_1)] = x86_fast_n_thr_two1,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_TWO_1)] = x86_fast_n_thr_two1_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_TWO_1)] = x86_fast_n_thr_two1_f,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_TWO_1)] = x86_fast_n_thr_two1_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_TWO_1)] = x86_fast_n_thr_two1_gen,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_TWO_1)] = x86_fast_n_thr_two1_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_TWO_1)] = x86_fast_n_thr_two1_gen_f,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x,
     [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x,
     [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x_gen,
@@ -2950,6 +3055,10 @@ static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, 
         hmode = x86_grps_ready(m);
     else if (hmode == X86_HIST_EDGE && m->hist_insn_k2)
         hmode = X86_HIST_EDGE_I;
+    else if (hmode == X86_HIST_ANY && m->hist_uops_k2)
+        hmode = X86_HIST_ANY_U;
+    else if (hmode == X86_HIST_TWO && m->hist_two1)
+        hmode = X86_HIST_TWO_1;
     const unsigned v =
         X86_FAST_INDEX(m->base.nthreads == 1, m->thresh_fast, m->loop_gen, m->loop_filt, hmode);
     return x86_fast_variants[v](m, recs, k, n);
