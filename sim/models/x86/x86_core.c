@@ -2175,44 +2175,62 @@ static inline uint64_t x86_grp_occ(const x86_grps_t *gr, uint64_t cyc, uint64_t 
  * cur0, has no record) plus cycle cur0 + 1's when it has records, is
  * closed and cycle cur0 did not meet (the loop never counts it: the thread
  * starts at cycle cur0), or with INV the falling edges (x86_hist_edge()). */
-static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_listeners_t *l,
-                                                      const pmusim_rec_t *recs, size_t k0,
-                                                      size_t k, uint32_t t, uint64_t cur0,
-                                                      uint64_t end, uint64_t met_a, uint64_t met_e)
+/* For x86_hist_flush1(): per thread, the occurrences of its INSN records
+ * in cycles cur0 and `end` as instructions [0] and as uops [1] (X86_HIST_K1X:
+ * a thread's counters may count either), its records in cycle cur0 + 1,
+ * and whether it has one in cycle end - 1; counted again from the records
+ * the loop took, recs[k0..k) (in cycle order), in one pass forward and one
+ * backward for every thread. */
+typedef struct x86_k1_ends {
+    uint64_t occ0[2], occ1, occ_end[2];
+    bool rec_e1;
+} x86_k1_ends_t;
+
+static __attribute__((noinline)) void x86_k1_ends(const pmusim_rec_t *recs, size_t k0, size_t k,
+                                                  uint64_t cur0, uint64_t end, uint32_t nth,
+                                                  x86_k1_ends_t *e)
 {
-    /* the occurrences as instructions [0] and as uops [1] (X86_HIST_K1X:
-     * a thread's counters may count either) */
-    uint64_t occ0[2] = {0, 0}, occ1 = 0;
+    memset(e, 0, nth * sizeof e[0]);
     for (size_t i = k0; i < k && recs[i].cycle - cur0 < 2; i++)
-        if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t) {
+        if (recs[i].kind == PMUSIM_REC_INSN) {
+            x86_k1_ends_t *et = &e[recs[i].thread];
             if (recs[i].cycle == cur0) {
-                occ0[0]++;
-                occ0[1] += x86_hist_weight(&recs[i], UINT32_MAX);
+                et->occ0[0]++;
+                et->occ0[1] += x86_hist_weight(&recs[i], UINT32_MAX);
             } else {
-                occ1++;
+                et->occ1++;
             }
         }
+    for (size_t i = k; i > k0 && recs[i - 1].cycle + 1 >= end; i--) {
+        const pmusim_rec_t *r = &recs[i - 1];
+        if (r->kind == PMUSIM_REC_INSN) {
+            x86_k1_ends_t *et = &e[r->thread];
+            if (r->cycle == end) {
+                et->occ_end[0]++;
+                et->occ_end[1] += x86_hist_weight(r, UINT32_MAX);
+            } else {
+                et->rec_e1 = true;
+            }
+        }
+    }
+}
+
+static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_listeners_t *l,
+                                                      const x86_k1_ends_t *e, uint64_t cur0,
+                                                      uint64_t end, uint64_t met_a, uint64_t met_e)
+{
+    const uint64_t *occ0 = e->occ0, occ1 = e->occ1;
     if (h->cyc == cur0) {
         for (uint32_t j = 0; j < l->n_hgen; j++)
             l->hgen[j]->acc += occ0[l->hgen[j]->src == X86_SRC_UOPS];
         return;
     }
     const bool open = h->cyc == end;
-    uint64_t occ_end[2] = {0, 0};
-    bool rec_before_end = !open && h->cyc == end - 1; /* cycle end - 1 has records */
-    if (open) {
-        for (size_t i = k; i > k0 && recs[i - 1].cycle + 1 >= end; i--) {
-            const pmusim_rec_t *r = &recs[i - 1];
-            if (r->kind == PMUSIM_REC_INSN && r->thread == t) {
-                if (r->cycle == end) {
-                    occ_end[0]++;
-                    occ_end[1] += x86_hist_weight(r, UINT32_MAX);
-                } else {
-                    rec_before_end = true;
-                }
-            }
-        }
-    }
+    /* the thread's last record is in cycle h->cyc (< end when not open), so
+     * it has one in cycle end - 1 exactly when the backward pass found one;
+     * not open, it has none in cycle `end` */
+    const uint64_t *occ_end = e->occ_end;
+    const bool rec_before_end = e->rec_e1; /* cycle end - 1 has records */
     const uint64_t after0 = end - 1 != cur0; /* cycle end - 1 is after cur0 */
     const uint64_t met = met_a - open;                                   /* without EDGE */
     const uint64_t edges = met_e - (open & after0 & !rec_before_end); /* with EDGE */
@@ -2283,7 +2301,8 @@ static __attribute__((noinline)) void x86_hist_flush2(x86_hist_t *h, const x86_l
 /* x86_hist_flush() or with k1 x86_hist_flush1(), with the loop's cyc, occ
  * and met of the thread back in h. */
 static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ, uint64_t met,
-                                      uint64_t met2, unsigned hmode, const x86_listeners_t *l,
+                                      uint64_t met2, unsigned hmode, const x86_k1_ends_t *ke,
+                                      const x86_listeners_t *l,
                                       const pmusim_rec_t *recs, size_t k0, size_t k, uint32_t t,
                                       uint64_t cur0, uint64_t end)
 {
@@ -2291,13 +2310,13 @@ static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ,
     h->occ = occ;
     h->met = met;
     if (hmode == X86_HIST_K1X) /* met: records past their cycle's start, met2: edges */
-        x86_hist_flush1(h, l, recs, k0, k, t, cur0, end, met, met2);
+        x86_hist_flush1(h, l, &ke[t], cur0, end, met, met2);
     else if (hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) { /* met2: the cycles that met k2 */
         h->met2 = met2;
         x86_hist_flush2(h, l, recs, k0, k, t, cur0, end);
     }
     else if (hmode == X86_HIST_K1) /* met: the one kind the thread has */
-        x86_hist_flush1(h, l, recs, k0, k, t, cur0, end, met, met);
+        x86_hist_flush1(h, l, &ke[t], cur0, end, met, met);
     else if (h->edge)
         x86_hist_flush_edge(h, l, recs, k0, k, t, cur0, end);
     else
@@ -2316,13 +2335,27 @@ static inline uint64_t x86_hist_occ(uint64_t h_occ, uint64_t seen, bool single, 
 
 /* The met count (of the first threshold) from the loop's: X86_HIST_ANY_U
  * keeps those of a cycle's first record and of the others apart,
- * X86_HIST_TWO_1 the records that do not start a cycle. */
+ * X86_HIST_TWO_1 the records that do not start a cycle, X86_HIST_K1X
+ * (records past their previous one's cycle) the others. */
 static inline uint64_t x86_hist_met(uint64_t h_met, uint64_t h_mets, uint64_t h_same,
                                     uint64_t seen, unsigned hmode)
 {
     if (hmode == X86_HIST_ANY_U)
         return h_met + h_mets;
+    if (hmode == X86_HIST_K1X) /* h_met: records in their previous one's cycle */
+        return seen - h_met;
     return hmode == X86_HIST_TWO_1 ? seen - h_same : h_met;
+}
+
+/* The second met count from the loop's: X86_HIST_K1X keeps the records in
+ * their previous one's cycle or the next (not edges), X86_HIST_TWO_1 those
+ * of a cycle's first record and of the others apart. */
+static inline uint64_t x86_hist_met2(uint64_t h_met2, uint64_t h_mets, uint64_t seen,
+                                     unsigned hmode)
+{
+    if (hmode == X86_HIST_K1X)
+        return seen - h_met2;
+    return hmode == X86_HIST_TWO_1 ? h_met2 + h_mets : h_met2;
 }
 
 /* The thread's open cycle from the loop's h_cyc: X86_HIST_ANY_U and
@@ -2432,12 +2465,13 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     /* thresholded counters: per thread, the running counts of its hgen listeners */
     bool hm[X86_MAX_THREADS] = {false};
     x86_hist_t hs[X86_MAX_THREADS];
+    x86_k1_ends_t ke[X86_MAX_THREADS]; /* the k1 variants' flush (x86_k1_ends()) */
     /* inside the loop, every thread's (those without hgen listeners never
      * meet k) cyc, occ, met, k and wmask of hs[] apart, and for the k1
      * variants its `lim`; the X86_HIST_GEN variants keep groups instead */
     uint64_t h_cyc[X86_MAX_THREADS], h_occ[X86_MAX_THREADS], h_met[X86_MAX_THREADS];
     uint64_t h_k[X86_MAX_THREADS], h_lim[X86_MAX_THREADS], h_last[X86_MAX_THREADS];
-    uint64_t h_met2[X86_MAX_THREADS]; /* X86_HIST_K1X: the EDGE count; X86_HIST_TWO: k2's */
+    uint64_t h_met2[X86_MAX_THREADS]; /* X86_HIST_K1X: records not edges (x86_hist_met2()); X86_HIST_TWO: k2's */
     uint64_t h_k2[X86_MAX_THREADS];   /* X86_HIST_TWO: the second threshold */
     /* X86_HIST_ANY_U, X86_HIST_TWO_1: the cycles that met (k2) at a record
      * that does not start its thread's cycle */
@@ -2507,7 +2541,10 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             h_wm[t] = hs[t].wmask;
             h_lim[t] = hs[t].edge;
             h_met2[t] = 0;
-            h_k2[t] = hs[t].k2;
+            /* X86_HIST_K1X: 2, read from memory so that `d < 2` in its step
+             * is a compare and an add with carry (as a constant gcc makes it
+             * `d <= 1` and a set and an add) */
+            h_k2[t] = hmode == X86_HIST_K1X ? 2 : hs[t].k2;
             /* X86_HIST_EDGE: the last met cycle; with EDGE cycle cur0 (no
              * edge counted at cur0 + 1), else before it */
             if (hmode == X86_HIST_EDGE || hmode == X86_HIST_EDGE_I)
@@ -2604,12 +2641,14 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             h_cyc[t] = cur;
             h_met[t] += d > h_lim[t];
         } else if (thr && hmode == X86_HIST_K1X) {
-            /* both counts of the k1 variants: records in a later cycle
-             * than the previous one, and two or more cycles later */
+            /* both counts of the k1 variants, as their complements among
+             * the thread's records (x86_hist_met()): records in the cycle
+             * of the previous one, and in that cycle or the next (a compare
+             * and an add with carry each) */
             const uint64_t d = cur - h_cyc[t];
             h_cyc[t] = cur;
-            h_met[t] += d > 0;
-            h_met2[t] += d > 1;
+            h_met[t] += d < 1;
+            h_met2[t] += d < h_k2[t];
         } else if (thr && hmode == X86_HIST_INSN && !single) {
             /* one occurrence per record: the record that makes it k; the
              * thread's records so far, seen[t], less h_occ[t], those before
@@ -2752,13 +2791,15 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 x86_fold_add(lst[u], seen[u]);
             }
             if (thr) {
+                if (hmode == X86_HIST_K1 || hmode == X86_HIST_K1X)
+                    x86_k1_ends(recs, k0, k, cur0, cur, nth, ke);
                 for (uint32_t u = 0; u < nth; u++)
                     if (hm[u])
                         x86_hist_flush_any(&hs[u], x86_hist_cyc(h_cyc[u], seen[u], cur0, hmode),
                                            x86_hist_occ(h_occ[u], seen[u], single, hmode),
                                            x86_hist_met(h_met[u], h_mets[u], h_same[u], seen[u], hmode),
-                                           h_met2[u] + (hmode == X86_HIST_TWO_1 ? h_mets[u] : 0),
-                                           hmode, lst[u], recs, k0, k, u,
+                                           x86_hist_met2(h_met2[u], h_mets[u], seen[u], hmode),
+                                           hmode, ke, lst[u], recs, k0, k, u,
                                            cur0, cur);
                 if (hmode == X86_HIST_GEN1) /* the group's last cycle is the loop's */
                     x86_grp_flush(gr, 0, cur, g1_occ, g1_met, recs, k0, k, cur0, cur);
@@ -2775,13 +2816,15 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     if (cur != cur0)
         m->cur = m->now = cur;
     if (thr) {
+        if (hmode == X86_HIST_K1 || hmode == X86_HIST_K1X)
+            x86_k1_ends(recs, k0, k, cur0, cur, nth, ke);
         for (uint32_t u = 0; u < nth; u++)
             if (hm[u])
                 x86_hist_flush_any(&hs[u], x86_hist_cyc(h_cyc[u], seen[u], cur0, hmode),
                                    x86_hist_occ(h_occ[u], seen[u], single, hmode),
                                    x86_hist_met(h_met[u], h_mets[u], h_same[u], seen[u], hmode),
-                                   h_met2[u] + (hmode == X86_HIST_TWO_1 ? h_mets[u] : 0), hmode,
-                                   lst[u], recs, k0, k, u, cur0, cur);
+                                   x86_hist_met2(h_met2[u], h_mets[u], seen[u], hmode), hmode,
+                                   ke, lst[u], recs, k0, k, u, cur0, cur);
         if (hmode == X86_HIST_GEN1) /* the group's last cycle is the loop's */
             x86_grp_flush(gr, 0, cur, g1_occ, g1_met, recs, k0, k, cur0, cur);
         for (uint32_t g = 0; grp && hmode != X86_HIST_GEN1 && g < ngrp; g++)
