@@ -84,6 +84,10 @@ enum {
      * their first record is one that starts a cycle */
     X86_HIST_ANY_U = 12,
     X86_HIST_TWO_1 = 13,
+    /* not a hist_mode: X86_HIST_EDGE when every hgen listener counts uops
+     * with a threshold of 2 or more (hist_uops_k2), with raw uops as
+     * X86_HIST_ANY_U */
+    X86_HIST_EDGE_U = 14,
 };
 
 typedef enum x86_ctr_class {
@@ -257,7 +261,9 @@ typedef struct x86_model {
     /* every hgen listener counts instructions with a threshold of 2 or
      * more (X86_HIST_EDGE_I) */
     bool hist_insn_k2;
-    bool hist_uops_k2; /* every hgen listener counts uops against 2 or more (X86_HIST_ANY_U) */
+    /* every hgen listener counts uops against 2 or more (X86_HIST_ANY_U,
+     * X86_HIST_EDGE_U) */
+    bool hist_uops_k2;
     /* X86_HIST_TWO: every thread's running count is of uops, its thresholds
      * 1 and one of 2 or more (X86_HIST_TWO_1) */
     bool hist_two1;
@@ -2328,7 +2334,8 @@ static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ,
  * before that cycle (`seen` less them are its occurrences). */
 static inline uint64_t x86_hist_occ(uint64_t h_occ, uint64_t seen, bool single, unsigned hmode)
 {
-    if (hmode == X86_HIST_ANY_U || hmode == X86_HIST_TWO_1) /* raw uops; no record: 0 */
+    if (hmode == X86_HIST_ANY_U || hmode == X86_HIST_TWO_1 || hmode == X86_HIST_EDGE_U)
+        /* raw uops; no record: 0 */
         return seen ? h_occ + (h_occ == 0) : 0;
     return hmode == X86_HIST_INSN && !single ? seen - h_occ : h_occ;
 }
@@ -2362,7 +2369,10 @@ static inline uint64_t x86_hist_met2(uint64_t h_met2, uint64_t h_mets, uint64_t 
  * X86_HIST_TWO_1 start it before cycle cur0, the others at cur0. */
 static inline uint64_t x86_hist_cyc(uint64_t h_cyc, uint64_t seen, uint64_t cur0, unsigned hmode)
 {
-    return (hmode == X86_HIST_ANY_U || hmode == X86_HIST_TWO_1) && !seen ? cur0 : h_cyc;
+    return (hmode == X86_HIST_ANY_U || hmode == X86_HIST_TWO_1 || hmode == X86_HIST_EDGE_U) &&
+                   !seen
+               ? cur0
+               : h_cyc;
 }
 
 /* Inside x86_consume_fast(): a record other than an INSN that the general
@@ -2547,10 +2557,10 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             h_k2[t] = hmode == X86_HIST_K1X ? 2 : hs[t].k2;
             /* X86_HIST_EDGE: the last met cycle; with EDGE cycle cur0 (no
              * edge counted at cur0 + 1), else before it */
-            if (hmode == X86_HIST_EDGE || hmode == X86_HIST_EDGE_I)
+            if (hmode == X86_HIST_EDGE || hmode == X86_HIST_EDGE_I || hmode == X86_HIST_EDGE_U)
                 h_last[t] = cur0 - 1 + h_lim[t];
             h_mets[t] = h_same[t] = 0;
-            if (hmode == X86_HIST_ANY_U || hmode == X86_HIST_TWO_1)
+            if (hmode == X86_HIST_ANY_U || hmode == X86_HIST_TWO_1 || hmode == X86_HIST_EDGE_U)
                 h_cyc[t] = cur0 - 1; /* x86_hist_cyc() */
         }
         const uint64_t troom = x86_thresh_room(m);
@@ -2675,6 +2685,25 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 const uint64_t o0 = h_occ[t], o1 = o0 + w;
                 h_met[t] += (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
                 h_occ[t] = o1;
+            }
+        } else if (thr && hmode == X86_HIST_EDGE_U) {
+            /* X86_HIST_EDGE with raw uops as X86_HIST_ANY_U */
+            const uint64_t u = r->uops;
+            if (G_LIKELY(cur != h_cyc[t])) {
+                h_cyc[t] = cur;
+                h_occ[t] = u;
+                if (u >= h_k[t]) {
+                    h_met[t] += cur - h_last[t] > h_lim[t];
+                    h_last[t] = cur;
+                }
+            } else {
+                const uint64_t kt = h_k[t];
+                const uint64_t o0 = h_occ[t] + (h_occ[t] == 0), o1 = o0 + u + (u == 0);
+                h_occ[t] = o1;
+                if ((o0 < kt) & (o1 >= kt)) {
+                    h_met[t] += cur - h_last[t] > h_lim[t];
+                    h_last[t] = cur;
+                }
             }
         } else if (thr && (hmode == X86_HIST_ANY_U || hmode == X86_HIST_TWO_1)) {
             /* X86_HIST_ANY / X86_HIST_TWO with raw uops as the occurrences of
@@ -2921,6 +2950,10 @@ X86_FAST_VARIANT(x86_fast_n_thr_two1, false, true, false, false, X86_HIST_TWO_1)
 X86_FAST_VARIANT(x86_fast_n_thr_two1_gen, false, true, true, false, X86_HIST_TWO_1)
 X86_FAST_VARIANT(x86_fast_n_thr_two1_f, false, true, false, true, X86_HIST_TWO_1)
 X86_FAST_VARIANT(x86_fast_n_thr_two1_gen_f, false, true, true, true, X86_HIST_TWO_1)
+X86_FAST_VARIANT(x86_fast_n_thr_eu, false, true, false, false, X86_HIST_EDGE_U)
+X86_FAST_VARIANT(x86_fast_n_thr_eu_gen, false, true, true, false, X86_HIST_EDGE_U)
+X86_FAST_VARIANT(x86_fast_n_thr_eu_f, false, true, false, true, X86_HIST_EDGE_U)
+X86_FAST_VARIANT(x86_fast_n_thr_eu_gen_f, false, true, true, true, X86_HIST_EDGE_U)
 X86_FAST_VARIANT(x86_fast_n_thr_gk1, false, true, false, false, X86_HIST_GK1)
 X86_FAST_VARIANT(x86_fast_n_thr_gk1_gen, false, true, true, false, X86_HIST_GK1)
 X86_FAST_VARIANT(x86_fast_n_thr_gk1_f, false, true, false, true, X86_HIST_GK1)
@@ -2945,7 +2978,7 @@ typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k
 #define X86_FAST_INDEX(single, thr, gen, filt, hmode)                                            \
     ((unsigned)(single) | (unsigned)(thr) << 1 | (unsigned)(gen) << 2 | (unsigned)(filt) << 3 | \
      (unsigned)(hmode) << 4)
-static const x86_fast_fn x86_fast_variants[(X86_HIST_TWO_1 + 1) << 4] = {
+static const x86_fast_fn x86_fast_variants[(X86_HIST_EDGE_U + 1) << 4] = {
     [X86_FAST_INDEX(1, 0, 0, 0, X86_HIST_NONE)] = x86_fast_1,
     [X86_FAST_INDEX(0, 0, 0, 0, X86_HIST_NONE)] = x86_fast_n,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_NONE)] = x86_fast_1_thr,
@@ -3050,6 +3083,14 @@ static const x86_fast_fn x86_fast_variants[(X86_HIST_TWO_1 + 1) << 4] = {
     [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_TWO_1)] = x86_fast_n_thr_two1_gen,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_TWO_1)] = x86_fast_n_thr_two1_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_TWO_1)] = x86_fast_n_thr_two1_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu_f,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu_gen,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu_gen_f,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x,
     [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x,
     [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x_gen,
@@ -3098,6 +3139,8 @@ static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, 
         hmode = x86_grps_ready(m);
     else if (hmode == X86_HIST_EDGE && m->hist_insn_k2)
         hmode = X86_HIST_EDGE_I;
+    else if (hmode == X86_HIST_EDGE && m->hist_uops_k2)
+        hmode = X86_HIST_EDGE_U;
     else if (hmode == X86_HIST_ANY && m->hist_uops_k2)
         hmode = X86_HIST_ANY_U;
     else if (hmode == X86_HIST_TWO && m->hist_two1)
