@@ -64,6 +64,30 @@ enum {
      * record meets when it is the first of its cycle, so that the loop
      * keeps no occurrences (x86_grp_k1_occ()) */
     X86_HIST_GK1 = 9,
+    /* not a hist_mode: X86_HIST_GEN1 of uops (X86_HIST_GEN1 is then of
+     * instructions, whose occurrences in the open cycle are the INSN
+     * records since the loop's cycle changed) */
+    X86_HIST_GU1 = 10,
+    /* not a hist_mode: X86_HIST_EDGE when every hgen listener counts
+     * instructions with a threshold of 2 or more (x86_model_t.hist_insn_k2):
+     * one occurrence per record, and a record that starts its thread's
+     * cycle never meets */
+    X86_HIST_EDGE_I = 11,
+    /* not hist_modes: X86_HIST_ANY when every hgen listener counts uops
+     * with a threshold of 2 or more (x86_model_t.hist_uops_k2), and
+     * X86_HIST_TWO when every thread's are uops against 2 or more and
+     * anything against 1 (hist_two1): a record that starts its thread's
+     * cycle meets 2 or more when its uops do (max(uops, 1) >= k is uops >= k
+     * for k >= 2), so the loop keeps its raw uops as the occurrences and
+     * counts them as 1 when 0 only in a later record of the cycle and at the
+     * end (x86_hist_occ()); the threads start before cycle cur0, so that
+     * their first record is one that starts a cycle */
+    X86_HIST_ANY_U = 12,
+    X86_HIST_TWO_1 = 13,
+    /* not a hist_mode: X86_HIST_EDGE when every hgen listener counts uops
+     * with a threshold of 2 or more (hist_uops_k2), with raw uops as
+     * X86_HIST_ANY_U */
+    X86_HIST_EDGE_U = 14,
 };
 
 typedef enum x86_ctr_class {
@@ -234,6 +258,15 @@ typedef struct x86_model {
      * occurrence count: x86_two_fits()), X86_HIST_INSN (all count
      * instructions: one occurrence per record), else X86_HIST_ANY */
     uint8_t hist_mode;
+    /* every hgen listener counts instructions with a threshold of 2 or
+     * more (X86_HIST_EDGE_I) */
+    bool hist_insn_k2;
+    /* every hgen listener counts uops against 2 or more (X86_HIST_ANY_U,
+     * X86_HIST_EDGE_U) */
+    bool hist_uops_k2;
+    /* X86_HIST_TWO: every thread's running count is of uops, its thresholds
+     * 1 and one of 2 or more (X86_HIST_TWO_1) */
+    bool hist_two1;
     /* X86_HIST_GEN: the groups built for the threads' listener sets
      * grps_lst (invalid after x86_recompile()) */
     bool grps_ok;
@@ -1138,12 +1171,16 @@ static void x86_recompile(x86_model_t *m)
      * fed by several threads, x86_grps_build()); EDGE counts beside a
      * threshold of 2 and up the X86_HIST_EDGE ones (the last met cycle) */
     bool any_h = false, all_k1 = true, all_insn = true, any_edge = false, any_any = false;
+    uint64_t min_k = UINT64_MAX;
+    bool all_uops = true;
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
             const x86_listeners_t *l = &m->th[t].lst[p];
             any_h = any_h || l->n_hgen;
             all_k1 = all_k1 && (!l->n_hgen || l->hgen_k == 1);
             all_insn = all_insn && (!l->n_hgen || !l->hgen_uops);
+            min_k = l->n_hgen && l->hgen_k < min_k ? l->hgen_k : min_k;
+            all_uops = all_uops && (!l->n_hgen || l->hgen_uops);
             any_edge = any_edge || (l->n_hgen && l->hgen_edge);
             for (uint32_t j = 0; j < l->n_tgen; j++)
                 any_any = any_any || l->tgen[j]->any;
@@ -1154,6 +1191,8 @@ static void x86_recompile(x86_model_t *m)
                    : any_edge            ? X86_HIST_EDGE
                    : all_insn            ? X86_HIST_INSN
                                          : X86_HIST_ANY;
+    m->hist_insn_k2 = all_insn && min_k >= 2;
+    m->hist_uops_k2 = all_uops && min_k >= 2;
     /* threshold 1 everywhere, with other kinds of threshold-1 counts
      * (the other source, EDGE or not) on a thread: they join its hgen
      * listeners, and the X86_HIST_K1X variants keep both k1 counts */
@@ -1188,6 +1227,7 @@ static void x86_recompile(x86_model_t *m)
             two = x86_two_fits(l, NULL, NULL, NULL);
             two_t = two_t || l->n_tgen;
         }
+    m->hist_two1 = two && two_t;
     if (two && two_t) {
         m->hist_mode = X86_HIST_TWO;
         for (uint32_t t = 0; t < nt; t++)
@@ -1196,6 +1236,12 @@ static void x86_recompile(x86_model_t *m)
                 if (!l->n_hgen)
                     continue;
                 x86_two_fits(l, &l->hgen_uops, &l->hgen_k, &l->hgen_k2);
+                if (l->hgen_k > l->hgen_k2) { /* the lower one first (either serves) */
+                    const uint64_t k1 = l->hgen_k2;
+                    l->hgen_k2 = l->hgen_k;
+                    l->hgen_k = k1;
+                }
+                m->hist_two1 = m->hist_two1 && l->hgen_uops && l->hgen_k == 1 && l->hgen_k2 >= 2;
                 for (uint32_t j = 0; j < l->n_tgen; j++)
                     l->hgen[l->n_hgen++] = l->tgen[j];
                 l->n_tgen = 0;
@@ -2135,44 +2181,62 @@ static inline uint64_t x86_grp_occ(const x86_grps_t *gr, uint64_t cyc, uint64_t 
  * cur0, has no record) plus cycle cur0 + 1's when it has records, is
  * closed and cycle cur0 did not meet (the loop never counts it: the thread
  * starts at cycle cur0), or with INV the falling edges (x86_hist_edge()). */
-static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_listeners_t *l,
-                                                      const pmusim_rec_t *recs, size_t k0,
-                                                      size_t k, uint32_t t, uint64_t cur0,
-                                                      uint64_t end, uint64_t met_a, uint64_t met_e)
+/* For x86_hist_flush1(): per thread, the occurrences of its INSN records
+ * in cycles cur0 and `end` as instructions [0] and as uops [1] (X86_HIST_K1X:
+ * a thread's counters may count either), its records in cycle cur0 + 1,
+ * and whether it has one in cycle end - 1; counted again from the records
+ * the loop took, recs[k0..k) (in cycle order), in one pass forward and one
+ * backward for every thread. */
+typedef struct x86_k1_ends {
+    uint64_t occ0[2], occ1, occ_end[2];
+    bool rec_e1;
+} x86_k1_ends_t;
+
+static __attribute__((noinline)) void x86_k1_ends(const pmusim_rec_t *recs, size_t k0, size_t k,
+                                                  uint64_t cur0, uint64_t end, uint32_t nth,
+                                                  x86_k1_ends_t *e)
 {
-    /* the occurrences as instructions [0] and as uops [1] (X86_HIST_K1X:
-     * a thread's counters may count either) */
-    uint64_t occ0[2] = {0, 0}, occ1 = 0;
+    memset(e, 0, nth * sizeof e[0]);
     for (size_t i = k0; i < k && recs[i].cycle - cur0 < 2; i++)
-        if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t) {
+        if (recs[i].kind == PMUSIM_REC_INSN) {
+            x86_k1_ends_t *et = &e[recs[i].thread];
             if (recs[i].cycle == cur0) {
-                occ0[0]++;
-                occ0[1] += x86_hist_weight(&recs[i], UINT32_MAX);
+                et->occ0[0]++;
+                et->occ0[1] += x86_hist_weight(&recs[i], UINT32_MAX);
             } else {
-                occ1++;
+                et->occ1++;
             }
         }
+    for (size_t i = k; i > k0 && recs[i - 1].cycle + 1 >= end; i--) {
+        const pmusim_rec_t *r = &recs[i - 1];
+        if (r->kind == PMUSIM_REC_INSN) {
+            x86_k1_ends_t *et = &e[r->thread];
+            if (r->cycle == end) {
+                et->occ_end[0]++;
+                et->occ_end[1] += x86_hist_weight(r, UINT32_MAX);
+            } else {
+                et->rec_e1 = true;
+            }
+        }
+    }
+}
+
+static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_listeners_t *l,
+                                                      const x86_k1_ends_t *e, uint64_t cur0,
+                                                      uint64_t end, uint64_t met_a, uint64_t met_e)
+{
+    const uint64_t *occ0 = e->occ0, occ1 = e->occ1;
     if (h->cyc == cur0) {
         for (uint32_t j = 0; j < l->n_hgen; j++)
             l->hgen[j]->acc += occ0[l->hgen[j]->src == X86_SRC_UOPS];
         return;
     }
     const bool open = h->cyc == end;
-    uint64_t occ_end[2] = {0, 0};
-    bool rec_before_end = !open && h->cyc == end - 1; /* cycle end - 1 has records */
-    if (open) {
-        for (size_t i = k; i > k0 && recs[i - 1].cycle + 1 >= end; i--) {
-            const pmusim_rec_t *r = &recs[i - 1];
-            if (r->kind == PMUSIM_REC_INSN && r->thread == t) {
-                if (r->cycle == end) {
-                    occ_end[0]++;
-                    occ_end[1] += x86_hist_weight(r, UINT32_MAX);
-                } else {
-                    rec_before_end = true;
-                }
-            }
-        }
-    }
+    /* the thread's last record is in cycle h->cyc (< end when not open), so
+     * it has one in cycle end - 1 exactly when the backward pass found one;
+     * not open, it has none in cycle `end` */
+    const uint64_t *occ_end = e->occ_end;
+    const bool rec_before_end = e->rec_e1; /* cycle end - 1 has records */
     const uint64_t after0 = end - 1 != cur0; /* cycle end - 1 is after cur0 */
     const uint64_t met = met_a - open;                                   /* without EDGE */
     const uint64_t edges = met_e - (open & after0 & !rec_before_end); /* with EDGE */
@@ -2243,7 +2307,8 @@ static __attribute__((noinline)) void x86_hist_flush2(x86_hist_t *h, const x86_l
 /* x86_hist_flush() or with k1 x86_hist_flush1(), with the loop's cyc, occ
  * and met of the thread back in h. */
 static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ, uint64_t met,
-                                      uint64_t met2, unsigned hmode, const x86_listeners_t *l,
+                                      uint64_t met2, unsigned hmode, const x86_k1_ends_t *ke,
+                                      const x86_listeners_t *l,
                                       const pmusim_rec_t *recs, size_t k0, size_t k, uint32_t t,
                                       uint64_t cur0, uint64_t end)
 {
@@ -2251,13 +2316,13 @@ static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ,
     h->occ = occ;
     h->met = met;
     if (hmode == X86_HIST_K1X) /* met: records past their cycle's start, met2: edges */
-        x86_hist_flush1(h, l, recs, k0, k, t, cur0, end, met, met2);
-    else if (hmode == X86_HIST_TWO) { /* met2: the cycles that met k2 */
+        x86_hist_flush1(h, l, &ke[t], cur0, end, met, met2);
+    else if (hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) { /* met2: the cycles that met k2 */
         h->met2 = met2;
         x86_hist_flush2(h, l, recs, k0, k, t, cur0, end);
     }
     else if (hmode == X86_HIST_K1) /* met: the one kind the thread has */
-        x86_hist_flush1(h, l, recs, k0, k, t, cur0, end, met, met);
+        x86_hist_flush1(h, l, &ke[t], cur0, end, met, met);
     else if (h->edge)
         x86_hist_flush_edge(h, l, recs, k0, k, t, cur0, end);
     else
@@ -2269,7 +2334,45 @@ static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ,
  * before that cycle (`seen` less them are its occurrences). */
 static inline uint64_t x86_hist_occ(uint64_t h_occ, uint64_t seen, bool single, unsigned hmode)
 {
+    if (hmode == X86_HIST_ANY_U || hmode == X86_HIST_TWO_1 || hmode == X86_HIST_EDGE_U)
+        /* raw uops; no record: 0 */
+        return seen ? h_occ + (h_occ == 0) : 0;
     return hmode == X86_HIST_INSN && !single ? seen - h_occ : h_occ;
+}
+
+/* The met count (of the first threshold) from the loop's: X86_HIST_ANY_U
+ * keeps those of a cycle's first record and of the others apart,
+ * X86_HIST_TWO_1 the records that do not start a cycle, X86_HIST_K1X
+ * (records past their previous one's cycle) the others. */
+static inline uint64_t x86_hist_met(uint64_t h_met, uint64_t h_mets, uint64_t h_same,
+                                    uint64_t seen, unsigned hmode)
+{
+    if (hmode == X86_HIST_ANY_U)
+        return h_met + h_mets;
+    if (hmode == X86_HIST_K1X) /* h_met: records in their previous one's cycle */
+        return seen - h_met;
+    return hmode == X86_HIST_TWO_1 ? seen - h_same : h_met;
+}
+
+/* The second met count from the loop's: X86_HIST_K1X keeps the records in
+ * their previous one's cycle or the next (not edges), X86_HIST_TWO_1 those
+ * of a cycle's first record and of the others apart. */
+static inline uint64_t x86_hist_met2(uint64_t h_met2, uint64_t h_mets, uint64_t seen,
+                                     unsigned hmode)
+{
+    if (hmode == X86_HIST_K1X)
+        return seen - h_met2;
+    return hmode == X86_HIST_TWO_1 ? h_met2 + h_mets : h_met2;
+}
+
+/* The thread's open cycle from the loop's h_cyc: X86_HIST_ANY_U and
+ * X86_HIST_TWO_1 start it before cycle cur0, the others at cur0. */
+static inline uint64_t x86_hist_cyc(uint64_t h_cyc, uint64_t seen, uint64_t cur0, unsigned hmode)
+{
+    return (hmode == X86_HIST_ANY_U || hmode == X86_HIST_TWO_1 || hmode == X86_HIST_EDGE_U) &&
+                   !seen
+               ? cur0
+               : h_cyc;
 }
 
 /* Inside x86_consume_fast(): a record other than an INSN that the general
@@ -2372,18 +2475,29 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     /* thresholded counters: per thread, the running counts of its hgen listeners */
     bool hm[X86_MAX_THREADS] = {false};
     x86_hist_t hs[X86_MAX_THREADS];
+    x86_k1_ends_t ke[X86_MAX_THREADS]; /* the k1 variants' flush (x86_k1_ends()) */
     /* inside the loop, every thread's (those without hgen listeners never
      * meet k) cyc, occ, met, k and wmask of hs[] apart, and for the k1
      * variants its `lim`; the X86_HIST_GEN variants keep groups instead */
     uint64_t h_cyc[X86_MAX_THREADS], h_occ[X86_MAX_THREADS], h_met[X86_MAX_THREADS];
     uint64_t h_k[X86_MAX_THREADS], h_lim[X86_MAX_THREADS], h_last[X86_MAX_THREADS];
-    uint64_t h_met2[X86_MAX_THREADS]; /* X86_HIST_K1X: the EDGE count; X86_HIST_TWO: k2's */
+    uint64_t h_met2[X86_MAX_THREADS]; /* X86_HIST_K1X: records not edges (x86_hist_met2()); X86_HIST_TWO: k2's */
     uint64_t h_k2[X86_MAX_THREADS];   /* X86_HIST_TWO: the second threshold */
+    /* X86_HIST_ANY_U, X86_HIST_TWO_1: the cycles that met (k2) at a record
+     * that does not start its thread's cycle */
+    uint64_t h_mets[X86_MAX_THREADS];
+    /* X86_HIST_TWO_1: the thread's records that do not start its cycle
+     * (the others start the cycles that met threshold 1) */
+    uint64_t h_same[X86_MAX_THREADS];
     /* X86_HIST_GEN: the groups, and per thread the groups it feeds and per
      * group the running counts apart */
     const x86_grps_t *gr = &m->grps;
-    const bool grp1 = hmode == X86_HIST_GEN1 || hmode == X86_HIST_GK1;
+    const bool grp1 = hmode == X86_HIST_GEN1 || hmode == X86_HIST_GK1 || hmode == X86_HIST_GU1;
     const bool grp = hmode == X86_HIST_GEN || grp1;
+    /* X86_HIST_GEN1 (instructions): the one group's occurrences in the
+     * loop's open cycle `cur` (reset when it changes: every INSN record the
+     * loop takes feeds the group), its met count and threshold */
+    uint64_t g1_occ = 0, g1_met = 0, g1_k = grp1 ? m->grps.k[0] : 0;
     const uint32_t ngrp = grp1 ? 1 : gr->n;
     uint8_t g_of[X86_MAX_THREADS][X86_LISTENERS];
     uint32_t g_n[X86_MAX_THREADS], g_wm[X86_LISTENERS];
@@ -2437,11 +2551,17 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             h_wm[t] = hs[t].wmask;
             h_lim[t] = hs[t].edge;
             h_met2[t] = 0;
-            h_k2[t] = hs[t].k2;
+            /* X86_HIST_K1X: 2, read from memory so that `d < 2` in its step
+             * is a compare and an add with carry (as a constant gcc makes it
+             * `d <= 1` and a set and an add) */
+            h_k2[t] = hmode == X86_HIST_K1X ? 2 : hs[t].k2;
             /* X86_HIST_EDGE: the last met cycle; with EDGE cycle cur0 (no
              * edge counted at cur0 + 1), else before it */
-            if (hmode == X86_HIST_EDGE)
+            if (hmode == X86_HIST_EDGE || hmode == X86_HIST_EDGE_I || hmode == X86_HIST_EDGE_U)
                 h_last[t] = cur0 - 1 + h_lim[t];
+            h_mets[t] = h_same[t] = 0;
+            if (hmode == X86_HIST_ANY_U || hmode == X86_HIST_TWO_1 || hmode == X86_HIST_EDGE_U)
+                h_cyc[t] = cur0 - 1; /* x86_hist_cyc() */
         }
         const uint64_t troom = x86_thresh_room(m);
         if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < fast_limit)
@@ -2483,6 +2603,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             if (c < cur || c >= fast_limit)
                 break;
             cur = c;
+            if (hmode == X86_HIST_GEN1)
+                g1_occ = 0;
         }
         const uint32_t t = single ? 0 : r->thread;
         uint64_t ktpw;
@@ -2529,12 +2651,14 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             h_cyc[t] = cur;
             h_met[t] += d > h_lim[t];
         } else if (thr && hmode == X86_HIST_K1X) {
-            /* both counts of the k1 variants: records in a later cycle
-             * than the previous one, and two or more cycles later */
+            /* both counts of the k1 variants, as their complements among
+             * the thread's records (x86_hist_met()): records in the cycle
+             * of the previous one, and in that cycle or the next (a compare
+             * and an add with carry each) */
             const uint64_t d = cur - h_cyc[t];
             h_cyc[t] = cur;
-            h_met[t] += d > 0;
-            h_met2[t] += d > 1;
+            h_met[t] += d < 1;
+            h_met2[t] += d < h_k2[t];
         } else if (thr && hmode == X86_HIST_INSN && !single) {
             /* one occurrence per record: the record that makes it k; the
              * thread's records so far, seen[t], less h_occ[t], those before
@@ -2550,34 +2674,98 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             h_occ[t] = o1;
             h_cyc[t] = cur;
         } else if (thr && hmode == X86_HIST_ANY) {
-            /* o0: the occurrences of the thread's cycle `cur` before r */
+            /* o0: the occurrences of the thread's cycle `cur` before r; the
+             * cycle test is a branch (as X86_HIST_EDGE's) */
             const uint64_t kt = h_k[t], w = x86_hist_weight(r, h_wm[t]);
-            const uint64_t o0 = cur == h_cyc[t] ? h_occ[t] : 0;
-            const uint64_t o1 = o0 + w;
-            const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
-            h_met[t] += met;
-            h_occ[t] = o1;
-            h_cyc[t] = cur;
+            if (G_LIKELY(cur != h_cyc[t])) {
+                h_cyc[t] = cur;
+                h_occ[t] = w;
+                h_met[t] += w >= kt;
+            } else {
+                const uint64_t o0 = h_occ[t], o1 = o0 + w;
+                h_met[t] += (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
+                h_occ[t] = o1;
+            }
+        } else if (thr && hmode == X86_HIST_EDGE_U) {
+            /* X86_HIST_EDGE with raw uops as X86_HIST_ANY_U */
+            const uint64_t u = r->uops;
+            if (G_LIKELY(cur != h_cyc[t])) {
+                h_cyc[t] = cur;
+                h_occ[t] = u;
+                if (u >= h_k[t]) {
+                    h_met[t] += cur - h_last[t] > h_lim[t];
+                    h_last[t] = cur;
+                }
+            } else {
+                const uint64_t kt = h_k[t];
+                const uint64_t o0 = h_occ[t] + (h_occ[t] == 0), o1 = o0 + u + (u == 0);
+                h_occ[t] = o1;
+                if ((o0 < kt) & (o1 >= kt)) {
+                    h_met[t] += cur - h_last[t] > h_lim[t];
+                    h_last[t] = cur;
+                }
+            }
+        } else if (thr && (hmode == X86_HIST_ANY_U || hmode == X86_HIST_TWO_1)) {
+            /* X86_HIST_ANY / X86_HIST_TWO with raw uops as the occurrences of
+             * a cycle's first record (thresholds of 2 or more; X86_HIST_TWO_1:
+             * the other is 1, met by the first record) */
+            const uint64_t u = r->uops;
+            if (G_LIKELY(cur != h_cyc[t])) {
+                h_cyc[t] = cur;
+                h_occ[t] = u;
+                if (hmode == X86_HIST_TWO_1) {
+                    h_met2[t] += u >= h_k2[t]; /* threshold 1: seen[t] less h_same[t] */
+                } else {
+                    h_met[t] += u >= h_k[t];
+                }
+            } else {
+                /* its met cycles apart (h_mets), which leaves the other
+                 * path one add */
+                const uint64_t kt = hmode == X86_HIST_TWO_1 ? h_k2[t] : h_k[t];
+                const uint64_t o0 = h_occ[t] + (h_occ[t] == 0), o1 = o0 + u + (u == 0);
+                h_mets[t] += (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
+                h_occ[t] = o1;
+                if (hmode == X86_HIST_TWO_1)
+                    h_same[t]++;
+            }
         } else if (thr && hmode == X86_HIST_TWO) {
             /* as X86_HIST_ANY, for two thresholds of one occurrence count */
             const uint64_t kt = h_k[t], k2 = h_k2[t], w = x86_hist_weight(r, h_wm[t]);
-            const uint64_t o0 = cur == h_cyc[t] ? h_occ[t] : 0;
-            const uint64_t o1 = o0 + w;
-            h_met[t] += (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
-            h_met2[t] += (uint64_t)(o0 < k2) - (uint64_t)(o1 < k2);
-            h_occ[t] = o1;
-            h_cyc[t] = cur;
-        } else if (thr && hmode == X86_HIST_EDGE) {
+            if (G_LIKELY(cur != h_cyc[t])) {
+                h_cyc[t] = cur;
+                h_occ[t] = w;
+                h_met[t] += w >= kt;
+                h_met2[t] += w >= k2;
+            } else {
+                const uint64_t o0 = h_occ[t], o1 = o0 + w;
+                h_met[t] += (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
+                h_met2[t] += (uint64_t)(o0 < k2) - (uint64_t)(o1 < k2);
+                h_occ[t] = o1;
+            }
+        } else if (thr && (hmode == X86_HIST_EDGE || hmode == X86_HIST_EDGE_I)) {
             /* as X86_HIST_ANY; with EDGE (lim 1) a met cycle counts only
-             * when the previous cycle did not meet */
-            const uint64_t kt = h_k[t], w = x86_hist_weight(r, h_wm[t]);
-            const uint64_t o0 = cur == h_cyc[t] ? h_occ[t] : 0;
-            const uint64_t o1 = o0 + w;
-            const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
-            h_met[t] += met & (uint64_t)(cur - h_last[t] > h_lim[t]);
-            h_last[t] = met ? cur : h_last[t];
-            h_occ[t] = o1;
-            h_cyc[t] = cur;
+             * when the previous cycle did not meet.  The cycle test is a
+             * branch: on knm a thread has at most one record per cycle, so
+             * its cycle changes at each, and the record that starts it
+             * meets when its own occurrences do (X86_HIST_EDGE_I: never,
+             * every threshold is 2 or more); the met one too (rare with
+             * instructions) */
+            const uint64_t w = hmode == X86_HIST_EDGE_I ? 1 : x86_hist_weight(r, h_wm[t]);
+            if (G_LIKELY(cur != h_cyc[t])) {
+                h_cyc[t] = cur;
+                h_occ[t] = w;
+                if (hmode == X86_HIST_EDGE && w >= h_k[t]) {
+                    h_met[t] += cur - h_last[t] > h_lim[t];
+                    h_last[t] = cur;
+                }
+            } else {
+                const uint64_t kt = h_k[t], o0 = h_occ[t], o1 = o0 + w;
+                h_occ[t] = o1;
+                if ((o0 < kt) & (o1 >= kt)) {
+                    h_met[t] += cur - h_last[t] > h_lim[t];
+                    h_last[t] = cur;
+                }
+            }
         } else if (thr && grp) {
             /* as X86_HIST_ANY for each group the thread feeds; with EDGE
              * (lim 1) a met cycle counts only when the previous cycle did
@@ -2587,22 +2775,17 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 g_met[0] += cur != g_cyc[0];
                 g_cyc[0] = cur;
             }
-            for (uint32_t j = 0, ng = grp1 ? 1 : g_n[t]; hmode != X86_HIST_GK1 && j < ng; j++) {
+            if (hmode == X86_HIST_GEN1) /* instructions: one occurrence per record */
+                g1_met += ++g1_occ == g1_k;
+            for (uint32_t j = 0, ng = grp1 ? 1 : g_n[t];
+                 hmode != X86_HIST_GK1 && hmode != X86_HIST_GEN1 && j < ng; j++) {
                 const uint32_t g = grp1 ? 0 : g_of[t][j];
                 const uint64_t kt = g_k[g];
-                if (hmode == X86_HIST_GEN1 && g_wm[g] == 0) {
-                    /* instructions: one occurrence per record */
-                    const uint64_t o1 = (cur == g_cyc[g] ? g_occ[g] : 0) + 1;
-                    g_met[g] += o1 == kt;
-                    g_occ[g] = o1;
-                    g_cyc[g] = cur;
-                    continue;
-                }
                 const uint64_t w = x86_hist_weight(r, g_wm[g]);
                 const uint64_t o0 = cur == g_cyc[g] ? g_occ[g] : 0;
                 const uint64_t o1 = o0 + w;
                 const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
-                if (hmode == X86_HIST_GEN1) {
+                if (hmode == X86_HIST_GU1) {
                     g_met[g] += met;
                 } else {
                     g_met[g] += met & (uint64_t)(cur - g_last[g] > g_lim[g]);
@@ -2637,13 +2820,19 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 x86_fold_add(lst[u], seen[u]);
             }
             if (thr) {
+                if (hmode == X86_HIST_K1 || hmode == X86_HIST_K1X)
+                    x86_k1_ends(recs, k0, k, cur0, cur, nth, ke);
                 for (uint32_t u = 0; u < nth; u++)
                     if (hm[u])
-                        x86_hist_flush_any(&hs[u], h_cyc[u],
+                        x86_hist_flush_any(&hs[u], x86_hist_cyc(h_cyc[u], seen[u], cur0, hmode),
                                            x86_hist_occ(h_occ[u], seen[u], single, hmode),
-                                           h_met[u], h_met2[u], hmode, lst[u], recs, k0, k, u,
+                                           x86_hist_met(h_met[u], h_mets[u], h_same[u], seen[u], hmode),
+                                           x86_hist_met2(h_met2[u], h_mets[u], seen[u], hmode),
+                                           hmode, ke, lst[u], recs, k0, k, u,
                                            cur0, cur);
-                for (uint32_t g = 0; grp && g < ngrp; g++)
+                if (hmode == X86_HIST_GEN1) /* the group's last cycle is the loop's */
+                    x86_grp_flush(gr, 0, cur, g1_occ, g1_met, recs, k0, k, cur0, cur);
+                for (uint32_t g = 0; grp && hmode != X86_HIST_GEN1 && g < ngrp; g++)
                     x86_grp_flush(gr, g, x86_grp_cyc(g_cyc[g], cur0, hmode),
                                   x86_grp_occ(gr, g_cyc[g], g_occ[g], recs, k0, k, cur0, hmode),
                                   g_met[g], recs, k0, k, cur0, cur);
@@ -2656,12 +2845,18 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     if (cur != cur0)
         m->cur = m->now = cur;
     if (thr) {
+        if (hmode == X86_HIST_K1 || hmode == X86_HIST_K1X)
+            x86_k1_ends(recs, k0, k, cur0, cur, nth, ke);
         for (uint32_t u = 0; u < nth; u++)
             if (hm[u])
-                x86_hist_flush_any(&hs[u], h_cyc[u],
-                                   x86_hist_occ(h_occ[u], seen[u], single, hmode), h_met[u],
-                                   h_met2[u], hmode, lst[u], recs, k0, k, u, cur0, cur);
-        for (uint32_t g = 0; grp && g < ngrp; g++)
+                x86_hist_flush_any(&hs[u], x86_hist_cyc(h_cyc[u], seen[u], cur0, hmode),
+                                   x86_hist_occ(h_occ[u], seen[u], single, hmode),
+                                   x86_hist_met(h_met[u], h_mets[u], h_same[u], seen[u], hmode),
+                                   x86_hist_met2(h_met2[u], h_mets[u], seen[u], hmode), hmode,
+                                   ke, lst[u], recs, k0, k, u, cur0, cur);
+        if (hmode == X86_HIST_GEN1) /* the group's last cycle is the loop's */
+            x86_grp_flush(gr, 0, cur, g1_occ, g1_met, recs, k0, k, cur0, cur);
+        for (uint32_t g = 0; grp && hmode != X86_HIST_GEN1 && g < ngrp; g++)
             x86_grp_flush(gr, g, x86_grp_cyc(g_cyc[g], cur0, hmode),
                           x86_grp_occ(gr, g_cyc[g], g_occ[g], recs, k0, k, cur0, hmode), g_met[g],
                           recs, k0, k, cur0, cur);
@@ -2739,6 +2934,26 @@ X86_FAST_VARIANT(x86_fast_n_thr_g1, false, true, false, false, X86_HIST_GEN1)
 X86_FAST_VARIANT(x86_fast_n_thr_g1_gen, false, true, true, false, X86_HIST_GEN1)
 X86_FAST_VARIANT(x86_fast_n_thr_g1_f, false, true, false, true, X86_HIST_GEN1)
 X86_FAST_VARIANT(x86_fast_n_thr_g1_gen_f, false, true, true, true, X86_HIST_GEN1)
+X86_FAST_VARIANT(x86_fast_n_thr_gu1, false, true, false, false, X86_HIST_GU1)
+X86_FAST_VARIANT(x86_fast_n_thr_gu1_gen, false, true, true, false, X86_HIST_GU1)
+X86_FAST_VARIANT(x86_fast_n_thr_gu1_f, false, true, false, true, X86_HIST_GU1)
+X86_FAST_VARIANT(x86_fast_n_thr_gu1_gen_f, false, true, true, true, X86_HIST_GU1)
+X86_FAST_VARIANT(x86_fast_n_thr_ei, false, true, false, false, X86_HIST_EDGE_I)
+X86_FAST_VARIANT(x86_fast_n_thr_ei_gen, false, true, true, false, X86_HIST_EDGE_I)
+X86_FAST_VARIANT(x86_fast_n_thr_ei_f, false, true, false, true, X86_HIST_EDGE_I)
+X86_FAST_VARIANT(x86_fast_n_thr_ei_gen_f, false, true, true, true, X86_HIST_EDGE_I)
+X86_FAST_VARIANT(x86_fast_n_thr_hu, false, true, false, false, X86_HIST_ANY_U)
+X86_FAST_VARIANT(x86_fast_n_thr_hu_gen, false, true, true, false, X86_HIST_ANY_U)
+X86_FAST_VARIANT(x86_fast_n_thr_hu_f, false, true, false, true, X86_HIST_ANY_U)
+X86_FAST_VARIANT(x86_fast_n_thr_hu_gen_f, false, true, true, true, X86_HIST_ANY_U)
+X86_FAST_VARIANT(x86_fast_n_thr_two1, false, true, false, false, X86_HIST_TWO_1)
+X86_FAST_VARIANT(x86_fast_n_thr_two1_gen, false, true, true, false, X86_HIST_TWO_1)
+X86_FAST_VARIANT(x86_fast_n_thr_two1_f, false, true, false, true, X86_HIST_TWO_1)
+X86_FAST_VARIANT(x86_fast_n_thr_two1_gen_f, false, true, true, true, X86_HIST_TWO_1)
+X86_FAST_VARIANT(x86_fast_n_thr_eu, false, true, false, false, X86_HIST_EDGE_U)
+X86_FAST_VARIANT(x86_fast_n_thr_eu_gen, false, true, true, false, X86_HIST_EDGE_U)
+X86_FAST_VARIANT(x86_fast_n_thr_eu_f, false, true, false, true, X86_HIST_EDGE_U)
+X86_FAST_VARIANT(x86_fast_n_thr_eu_gen_f, false, true, true, true, X86_HIST_EDGE_U)
 X86_FAST_VARIANT(x86_fast_n_thr_gk1, false, true, false, false, X86_HIST_GK1)
 X86_FAST_VARIANT(x86_fast_n_thr_gk1_gen, false, true, true, false, X86_HIST_GK1)
 X86_FAST_VARIANT(x86_fast_n_thr_gk1_f, false, true, false, true, X86_HIST_GK1)
@@ -2763,7 +2978,7 @@ typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k
 #define X86_FAST_INDEX(single, thr, gen, filt, hmode)                                            \
     ((unsigned)(single) | (unsigned)(thr) << 1 | (unsigned)(gen) << 2 | (unsigned)(filt) << 3 | \
      (unsigned)(hmode) << 4)
-static const x86_fast_fn x86_fast_variants[(X86_HIST_GK1 + 1) << 4] = {
+static const x86_fast_fn x86_fast_variants[(X86_HIST_EDGE_U + 1) << 4] = {
     [X86_FAST_INDEX(1, 0, 0, 0, X86_HIST_NONE)] = x86_fast_1,
     [X86_FAST_INDEX(0, 0, 0, 0, X86_HIST_NONE)] = x86_fast_n,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_NONE)] = x86_fast_1_thr,
@@ -2836,6 +3051,46 @@ static const x86_fast_fn x86_fast_variants[(X86_HIST_GK1 + 1) << 4] = {
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_GK1)] = x86_fast_n_thr_gk1_f,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_GK1)] = x86_fast_n_thr_gk1_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_GK1)] = x86_fast_n_thr_gk1_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_GU1)] = x86_fast_n_thr_gu1,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_GU1)] = x86_fast_n_thr_gu1,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_GU1)] = x86_fast_n_thr_gu1_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_GU1)] = x86_fast_n_thr_gu1_f,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_GU1)] = x86_fast_n_thr_gu1_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_GU1)] = x86_fast_n_thr_gu1_gen,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_GU1)] = x86_fast_n_thr_gu1_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_GU1)] = x86_fast_n_thr_gu1_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei_f,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei_gen,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_EDGE_I)] = x86_fast_n_thr_ei_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_ANY_U)] = x86_fast_n_thr_hu,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_ANY_U)] = x86_fast_n_thr_hu,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_ANY_U)] = x86_fast_n_thr_hu_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_ANY_U)] = x86_fast_n_thr_hu_f,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_ANY_U)] = x86_fast_n_thr_hu_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_ANY_U)] = x86_fast_n_thr_hu_gen,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_ANY_U)] = x86_fast_n_thr_hu_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_ANY_U)] = x86_fast_n_thr_hu_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_TWO_1)] = x86_fast_n_thr_two1,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_TWO_1)] = x86_fast_n_thr_two1,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_TWO_1)] = x86_fast_n_thr_two1_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_TWO_1)] = x86_fast_n_thr_two1_f,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_TWO_1)] = x86_fast_n_thr_two1_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_TWO_1)] = x86_fast_n_thr_two1_gen,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_TWO_1)] = x86_fast_n_thr_two1_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_TWO_1)] = x86_fast_n_thr_two1_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu_f,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu_gen,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_EDGE_U)] = x86_fast_n_thr_eu_gen_f,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x,
     [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x,
     [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_K1X)] = x86_fast_n_thr_k1x_gen,
@@ -2873,7 +3128,7 @@ static unsigned x86_grps_ready(x86_model_t *m)
     if (m->grps.n != 1 || m->grps.edge[0] ||
         m->grps.feed[0] != (uint32_t)((UINT64_C(1) << nth) - 1))
         return X86_HIST_GEN;
-    return m->grps.k[0] == 1 ? X86_HIST_GK1 : X86_HIST_GEN1;
+    return m->grps.k[0] == 1 ? X86_HIST_GK1 : m->grps.wm[0] ? X86_HIST_GU1 : X86_HIST_GEN1;
 }
 
 static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, size_t k,
@@ -2882,6 +3137,14 @@ static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, 
     unsigned hmode = m->thresh_fast ? m->hist_mode : X86_HIST_NONE;
     if (hmode == X86_HIST_GEN)
         hmode = x86_grps_ready(m);
+    else if (hmode == X86_HIST_EDGE && m->hist_insn_k2)
+        hmode = X86_HIST_EDGE_I;
+    else if (hmode == X86_HIST_EDGE && m->hist_uops_k2)
+        hmode = X86_HIST_EDGE_U;
+    else if (hmode == X86_HIST_ANY && m->hist_uops_k2)
+        hmode = X86_HIST_ANY_U;
+    else if (hmode == X86_HIST_TWO && m->hist_two1)
+        hmode = X86_HIST_TWO_1;
     const unsigned v =
         X86_FAST_INDEX(m->base.nthreads == 1, m->thresh_fast, m->loop_gen, m->loop_filt, hmode);
     return x86_fast_variants[v](m, recs, k, n);
