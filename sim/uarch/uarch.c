@@ -988,34 +988,36 @@ static inline pmusim_rec_t *rec_direct(pmusim_uarch_t *u, uint64_t cycle)
 }
 
 /* The common instruction of one thread (no SMT merge, no Montecito
- * switching) without the general body's work: its line is the one fetched
- * last (no fetch), it is no branch, its reorder-window slot is free when
- * the front end delivers it, and it has no access or one inside a line
- * whose page and line are the most recent of their DTLB and L1D sets.  Such
- * an instruction adds no EVENT count, no offcore part and no L3 miss, so the
- * records and the state are what insn_body() would make: the same
- * arithmetic in the same order, without the tests that cannot fire.  FALSE
- * (nothing changed but the L1D dirty bit insn_body() sets anyway): take
- * the general body.  Inlined: as a called function (its own registers,
- * no spills) `trace annotate` cost 0.8% more host instructions than
- * without the fast path, inlined 1.8% fewer (docs/PERFORMANCE.md, "A fast
- * path in the model"). */
+ * switching) without the general body's work: the lines it occupies are
+ * the one fetched last or the most recent of their ITLB and L1I sets (a
+ * fetch that costs nothing), its reorder-window slot is free when the front
+ * end delivers it, and it has no access or one inside a line whose page and
+ * line are the most recent of their DTLB and L1D sets.  Such an instruction
+ * adds no EVENT count but a branch's (a misprediction or a resteer), no
+ * offcore part and no L3 miss, so the records and the state are what
+ * insn_body() would make: the same arithmetic in the same order, without
+ * the tests that cannot fire.  FALSE (nothing changed but the L1D dirty bit
+ * insn_body() sets anyway): take the general body.  Inlined in the loop of
+ * insns_one(), whose general body is a call (docs/PERFORMANCE.md, "The
+ * model: cost per instruction"). */
 static inline __attribute__((always_inline)) gboolean
 insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
     const unsigned lb = u->l1i.line_bits;
     const uint64_t blk = in->ip >> lb;
-    if (in->br != PMUSIM_UARCH_BR_NONE ||
-        ((in->ip + (in->len ? in->len - 1u : 0u)) >> lb) != blk || in->naccess > 1)
+    const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
+    if (in->naccess > 1)
         return FALSE;
-    if (blk != t->last_fetch_blk) {
-        /* a new line: free when its page and line are the most recent of
-         * their ITLB and L1I sets (the general body's fetch would change
-         * nothing but last_fetch_blk, which is set here the same way) */
-        if (!ifetch_mru(u, in->ip))
+    if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
+        /* new lines: free when each is the most recent of its ITLB and L1I
+         * sets (the general body's fetch would change nothing but
+         * last_fetch_blk, which is set here the same way) */
+        if (blk != t->last_fetch_blk && !ifetch_mru(u, in->ip))
             return FALSE;
-        t->last_fetch_blk = blk;
+        if (eblk != blk && !ifetch_mru(u, eblk << lb))
+            return FALSE;
+        t->last_fetch_blk = eblk;
     }
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
     if (G_LIKELY(t->n >= u->window) && t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1 > d)
@@ -1034,6 +1036,31 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
         if (done > c)
             c = done;
     }
+    /* a branch: predicted and trained as in insn_body(); a misprediction
+     * or a resteer moves the front end and counts its EVENT (the only
+     * count such an instruction can have) */
+    pmusim_branch_t br;
+    gboolean ev = FALSE;
+    if (in->br != PMUSIM_UARCH_BR_NONE) {
+        memset(&br, 0, sizeof br);
+        int res = branch_predict(u, t, in, &br);
+        if (G_UNLIKELY(res != BR_OK)) {
+            u->niev = 0;
+            ev = TRUE;
+            if (res == BR_MISPREDICT) {
+                uint64_t again = c + cfg->mispredict_penalty;
+                if (again > t->fe_ready)
+                    t->fe_ready = again;
+                ev_add(u, &cfg->ev.misp_stall, cfg->mispredict_penalty);
+            } else {
+                uint64_t again = d + cfg->resteer_penalty;
+                if (again > t->fe_ready)
+                    t->fe_ready = again;
+                if (!cfg->ia64)
+                    ev_add(u, &cfg->ev.baclear, 1);
+            }
+        }
+    }
     const uint64_t r = take_slots(&t->ret_cycle, &t->ret_used, c, uops, w);
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
@@ -1045,26 +1072,35 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
         flags |= PMUSIM_F_FP;
     if (in->naccess)
         flags |= PMUSIM_F_MEM;
+    if (in->br != PMUSIM_UARCH_BR_NONE)
+        flags |= PMUSIM_F_BRANCH;
     pmusim_rec_t *rec = rec_direct(u, r);
     if (in->tmpl) {
         /* the static part in one copy (pmusim_uarch_rec_template()) */
         *rec = *in->tmpl;
         rec->cycle = r;
         rec->thread = (uint8_t)ti;
-        if (in->naccess) {
+        if (in->naccess | in->br)
             rec->flags = flags;
+        if (in->naccess)
             rec->mem = m;
-        }
+        if (in->br != PMUSIM_UARCH_BR_NONE)
+            rec->br = br;
     } else {
         rec_insn_fill(rec, r, ti, flags, t->plm, in, cfg->ia64);
         if (in->naccess)
             rec->mem = m;
         else
             rec->mem = (pmusim_mem_t){ 0 };
-        rec->br = (pmusim_branch_t){ 0 };
+        if (in->br != PMUSIM_UARCH_BR_NONE)
+            rec->br = br;
+        else
+            rec->br = (pmusim_branch_t){ 0 };
         rec->oc = (pmusim_offcore_t){ 0 };
     }
-    if (t->nevacc && r >= t->evacc_since + EVENT_SPAN)
+    if (G_UNLIKELY(ev && u->niev))
+        events_collect(u, ti, r);
+    else if (t->nevacc && r >= t->evacc_since + EVENT_SPAN)
         events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
     t->last_ret = r;
     t->any = TRUE;
@@ -1095,8 +1131,6 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         t->ret_cycle = u->floor;
         t->ret_used = 0;
     }
-    if (!merge && !soemt && insn_fast(u, t, in))
-        return take_error(u, error);
     u->niev = 0;
     u->oc_valid = u->ifetch_oc_valid = FALSE;
     u->l3_miss = FALSE;
@@ -1272,6 +1306,31 @@ insns_run(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **e
     return TRUE;
 }
 
+/* The general body of one thread, out of line: the loop of insns_one()
+ * around the inlined fast path keeps its values in registers. */
+static G_GNUC_NO_INLINE gboolean insn_general_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
+                                                  GError **error)
+{
+    return insn_body(u, in, error, FALSE, FALSE);
+}
+
+/* One instruction of one thread: the fast path, else the general body. */
+static inline __attribute__((always_inline)) gboolean
+insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error)
+{
+    if (!insn_check(u, in, error, TRUE))
+        return FALSE;
+    uarch_thread_t *t = &u->th[0];
+    t->plm = in->plm & 3;
+    if (t->ret_cycle < u->floor) { /* as insn_body() */
+        t->ret_cycle = u->floor;
+        t->ret_used = 0;
+    }
+    if (insn_fast(u, t, in))
+        return take_error(u, error);
+    return insn_general_one(u, in, error);
+}
+
 gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n,
                             GError **error)
 {
@@ -1286,7 +1345,10 @@ gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, si
         return insns_run(u, in, n, error, TRUE, FALSE);
     if (u->soemt)
         return insns_run(u, in, n, error, FALSE, TRUE);
-    return insns_run(u, in, n, error, FALSE, FALSE);
+    for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
+        if (!insn_one(u, in, error))
+            return FALSE;
+    return TRUE;
 }
 
 /* One instruction without the batch loop (the capture's path: one call per
@@ -1303,7 +1365,7 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, TRUE, FALSE);
     if (u->soemt)
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, FALSE, TRUE);
-    return insn_check(u, in, error, TRUE) && insn_body(u, in, error, FALSE, FALSE);
+    return insn_one(u, in, error);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)
