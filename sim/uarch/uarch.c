@@ -337,6 +337,8 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->has_l3 = has_l3;
     u->has_l2i = cfg->l2i.size && !u->no_l2;
     u->l1d_plain = !cfg->l1d_int_only && !cfg->l1d_write_through;
+    /* insn_fast() takes the L1D to be plain on x86 and not on IA-64 */
+    g_assert(u->l1d_plain == !cfg->ia64);
     gboolean ok = uarch_cache_init(&u->l1i, &u->g_l1i) && uarch_cache_init(&u->l1d, &u->g_l1d) &&
                   (!u->has_l2 || uarch_cache_init(&u->l2, &u->g_l2)) &&
                   (!u->has_l3 || uarch_cache_init(&u->l3, &u->g_l3)) &&
@@ -682,9 +684,9 @@ static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gbo
  * changes nothing but the dirty bit data_access() would set first anyway:
  * call data_access(). */
 static inline gboolean data_access_l1_mru(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc,
-                                          pmusim_mem_t *m)
+                                          pmusim_mem_t *m, const gboolean plain)
 {
-    if (!u->l1d_plain)
+    if (!plain)
         return FALSE;
     const uint64_t addr = acc->addr;
     const uint64_t size = acc->size ? acc->size : 1;
@@ -987,6 +989,23 @@ static inline pmusim_rec_t *rec_direct(pmusim_uarch_t *u, uint64_t cycle)
     return &u->out[u->nout++];
 }
 
+/* rec_direct() for the one-thread fast path, which leaves u->floor as it
+ * is: its records are INSN records at the cycle that becomes the thread's
+ * last_ret, IDLE records before it and EVENT records at it (through
+ * rec_new(), which raises the floor), so with one thread the floor of every
+ * record handed out is max(u->floor, th[0].last_ret), and every reader of
+ * u->floor on that configuration takes that maximum already (passthrough,
+ * halt, finish) or cannot see the difference (a thread's ret_cycle is
+ * never below the floor with one thread). */
+static inline pmusim_rec_t *rec_direct_one(pmusim_uarch_t *u)
+{
+    if (u->nout == OUT_BATCH)
+        out_flush(u);
+    if (G_UNLIKELY(u->err))
+        return &u->scratch;
+    return &u->out[u->nout++];
+}
+
 /* The common instruction of one thread (no SMT merge, no Montecito
  * switching) without the general body's work: the lines it occupies are
  * the one fetched last or the most recent of their ITLB and L1I sets (a
@@ -1001,7 +1020,7 @@ static inline pmusim_rec_t *rec_direct(pmusim_uarch_t *u, uint64_t cycle)
  * insns_one(), whose general body is a call (docs/PERFORMANCE.md, "The
  * model: cost per instruction"). */
 static inline __attribute__((always_inline)) gboolean
-insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
+insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, const gboolean ia64)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
     const unsigned lb = u->l1i.line_bits;
@@ -1023,10 +1042,11 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
     if (G_LIKELY(t->n >= u->window) && t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1 > d)
         return FALSE;
     pmusim_mem_t m;
-    if (in->naccess && !data_access_l1_mru(u, &in->access[0], &m))
+    /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
+    if (in->naccess && !data_access_l1_mru(u, &in->access[0], &m, !ia64))
         return FALSE;
     const uint32_t w = cfg->width;
-    const uint32_t uops = cfg->ia64 ? 1 : (in->uops ? in->uops : 1);
+    const uint32_t uops = ia64 ? 1 : (in->uops ? in->uops : 1);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     uint64_t c = d + 1;
     if (in->naccess && !in->access[0].is_store) {
@@ -1056,7 +1076,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
                 uint64_t again = d + cfg->resteer_penalty;
                 if (again > t->fe_ready)
                     t->fe_ready = again;
-                if (!cfg->ia64)
+                if (!ia64)
                     ev_add(u, &cfg->ev.baclear, 1);
             }
         }
@@ -1064,7 +1084,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
     const uint64_t r = take_slots(&t->ret_cycle, &t->ret_used, c, uops, w);
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
-    const uint32_t ti = in->thread;
+    const uint32_t ti = 0; /* insn_check_one() */
     if (G_UNLIKELY(t->any && r > t->last_ret + IDLE_MIN))
         rec_new(u, ti, PMUSIM_REC_IDLE, t->last_ret + 1)->n = r - (t->last_ret + 1);
     uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
@@ -1074,7 +1094,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
         flags |= PMUSIM_F_MEM;
     if (in->br != PMUSIM_UARCH_BR_NONE)
         flags |= PMUSIM_F_BRANCH;
-    pmusim_rec_t *rec = rec_direct(u, r);
+    pmusim_rec_t *rec = rec_direct_one(u);
     if (in->tmpl) {
         /* the static part in one copy (pmusim_uarch_rec_template()) */
         *rec = *in->tmpl;
@@ -1087,7 +1107,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
         if (in->br != PMUSIM_UARCH_BR_NONE)
             rec->br = br;
     } else {
-        rec_insn_fill(rec, r, ti, flags, t->plm, in, cfg->ia64);
+        rec_insn_fill(rec, r, ti, flags, t->plm, in, ia64);
         if (in->naccess)
             rec->mem = m;
         else
@@ -1104,7 +1124,6 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
         events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
     t->last_ret = r;
     t->any = TRUE;
-    u->st.insns++;
     if (r + 1 > u->st.cycles)
         u->st.cycles = r + 1;
     return TRUE;
@@ -1178,7 +1197,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     for (uint32_t k = 0; k < in->naccess; k++) {
         const pmusim_uarch_access_t *a = &in->access[k];
         u->l3_miss = FALSE;
-        if (!data_access_l1_mru(u, a, &mem[k])) {
+        if (!data_access_l1_mru(u, a, &mem[k], u->l1d_plain)) {
             memset(&mem[k], 0, sizeof mem[k]);
             data_access(u, a, fp, &mem[k]);
         }
@@ -1263,7 +1282,6 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         t->last_ret = r;
     }
     t->any = TRUE;
-    u->st.insns++;
     if (r + 1 > u->st.cycles)
         u->st.cycles = r + 1;
     if (soemt && !u->want_switch && cfg->switch_quantum &&
@@ -1314,19 +1332,39 @@ static G_GNUC_NO_INLINE gboolean insn_general_one(pmusim_uarch_t *u, const pmusi
     return insn_body(u, in, error, FALSE, FALSE);
 }
 
-/* One instruction of one thread: the fast path, else the general body. */
-static inline __attribute__((always_inline)) gboolean
-insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error)
+/* insn_check() of one thread in fewer instructions: thread 0, branch kind
+ * below PMUSIM_UARCH_BR_COUNT_ and FP class below PMUSIM_UARCH_FP_COUNT_
+ * tested on the 8 bytes that hold them (the kind and the class plus one
+ * must stay below 8 and 4, a carry out of either byte lands in a tested
+ * bit); FALSE: insn_check() says what is wrong. */
+_Static_assert(offsetof(pmusim_uarch_insn_t, thread) == 8 &&
+               offsetof(pmusim_uarch_insn_t, br) == 11 && offsetof(pmusim_uarch_insn_t, fp) == 13 &&
+               PMUSIM_UARCH_BR_COUNT_ == 7 && PMUSIM_UARCH_FP_COUNT_ == 3,
+               "insn_check_one() reads these bytes");
+static inline gboolean insn_check_one(const pmusim_uarch_insn_t *in)
 {
-    if (!insn_check(u, in, error, TRUE))
-        return FALSE;
+    uint64_t w;
+    memcpy(&w, (const uint8_t *)in + 8, sizeof w);
+    if (G_BYTE_ORDER != G_LITTLE_ENDIAN)
+        return in->thread == 0 && in->br < PMUSIM_UARCH_BR_COUNT_ &&
+               in->fp < PMUSIM_UARCH_FP_COUNT_ && in->naccess <= PMUSIM_UARCH_MAX_ACCESSES &&
+               (!in->naccess || in->access);
+    const uint64_t x = (w & UINT64_C(0x0000ff00ff000000)) + UINT64_C(0x0000010001000000);
+    return !((x & UINT64_C(0x0001fc01f8000000)) | (w & 0xff)) &&
+           in->naccess <= PMUSIM_UARCH_MAX_ACCESSES && (!in->naccess || in->access);
+}
+
+/* One instruction of one thread: the fast path, else the general body.
+ * insn_body()'s clamp of ret_cycle to the floor cannot fire with one
+ * thread (rec_direct_one()). */
+static inline __attribute__((always_inline)) gboolean
+insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const gboolean ia64)
+{
+    if (G_UNLIKELY(!insn_check_one(in)))
+        return insn_check(u, in, error, TRUE) && insn_general_one(u, in, error);
     uarch_thread_t *t = &u->th[0];
     t->plm = in->plm & 3;
-    if (t->ret_cycle < u->floor) { /* as insn_body() */
-        t->ret_cycle = u->floor;
-        t->ret_used = 0;
-    }
-    if (insn_fast(u, t, in))
+    if (insn_fast(u, t, in, ia64))
         return take_error(u, error);
     return insn_general_one(u, in, error);
 }
@@ -1345,8 +1383,14 @@ gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, si
         return insns_run(u, in, n, error, TRUE, FALSE);
     if (u->soemt)
         return insns_run(u, in, n, error, FALSE, TRUE);
+    if (u->cfg->ia64) {
+        for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
+            if (!insn_one(u, in, error, TRUE))
+                return FALSE;
+        return TRUE;
+    }
     for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
-        if (!insn_one(u, in, error))
+        if (!insn_one(u, in, error, FALSE))
             return FALSE;
     return TRUE;
 }
@@ -1365,7 +1409,7 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, TRUE, FALSE);
     if (u->soemt)
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, FALSE, TRUE);
-    return insn_one(u, in, error);
+    return insn_one(u, in, error, u->cfg->ia64);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)
@@ -1431,8 +1475,11 @@ void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st)
 {
     *st = u->st;
     st->records += u->nout;
-    for (uint32_t i = 0; i < u->nthreads; i++)
+    st->insns = 0; /* every instruction counts once in its thread's n */
+    for (uint32_t i = 0; i < u->nthreads; i++) {
         st->records += u->th[i].qlen;
+        st->insns += u->th[i].n;
+    }
 }
 
 gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, GError **error)
