@@ -339,6 +339,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->l1d_plain = !cfg->l1d_int_only && !cfg->l1d_write_through;
     /* insns_one() takes the L1D to be plain on x86 and not on IA-64 */
     g_assert(u->l1d_plain == !cfg->ia64);
+    g_assert(u->window <= RING_SIZE);
     gboolean ok = uarch_cache_init(&u->l1i, &u->g_l1i) && uarch_cache_init(&u->l1d, &u->g_l1d) &&
                   (!u->has_l2 || uarch_cache_init(&u->l2, &u->g_l2)) &&
                   (!u->has_l3 || uarch_cache_init(&u->l3, &u->g_l3)) &&
@@ -976,6 +977,36 @@ static inline void rec_insn_fill(pmusim_rec_t *rec, uint64_t r, uint32_t ti, uin
     rec->name = NULL;
 }
 
+/* rec_insn_fill() of thread 0 with the eight bytes from kind to len as one
+ * store (little-endian hosts). */
+_Static_assert(offsetof(pmusim_rec_t, kind) == 8 && offsetof(pmusim_rec_t, thread) == 9 &&
+               offsetof(pmusim_rec_t, flags) == 10 && offsetof(pmusim_rec_t, plm) == 12 &&
+               offsetof(pmusim_rec_t, slot) == 13 && offsetof(pmusim_rec_t, unit) == 14 &&
+               offsetof(pmusim_rec_t, len) == 15 &&
+               offsetof(pmusim_uarch_insn_t, unit) == offsetof(pmusim_uarch_insn_t, slot) + 1,
+               "rec_insn_head() writes these bytes");
+static inline void rec_insn_head(pmusim_rec_t *rec, uint64_t r, uint16_t flags, uint8_t plm,
+                                 const pmusim_uarch_insn_t *in, gboolean ia64)
+{
+    if (G_BYTE_ORDER != G_LITTLE_ENDIAN) {
+        rec_insn_fill(rec, r, 0, flags, plm, in, ia64);
+        return;
+    }
+    uint16_t su;
+    memcpy(&su, &in->slot, sizeof su);
+    const uint64_t head = PMUSIM_REC_INSN | (uint64_t)flags << 16 | (uint64_t)plm << 32 |
+                          (uint64_t)su << 40 | (uint64_t)in->len << 56;
+    rec->cycle = r;
+    memcpy(&rec->kind, &head, sizeof head);
+    rec->ip = in->ip;
+    rec->insn = in->insn;
+    rec->n = 0;
+    rec->ev_code = 0;
+    rec->ev_umask = 0;
+    rec->uops = ia64 ? 0 : in->uops;
+    rec->name = NULL;
+}
+
 /* A record of the running thread straight into the output batch (no
  * merge queue, no held records), every field written once. */
 static inline pmusim_rec_t *rec_direct(pmusim_uarch_t *u, uint64_t cycle)
@@ -1216,9 +1247,12 @@ static inline gboolean insn_check_one(const pmusim_uarch_insn_t *in)
 
 /* The state of thread 0 that insns_one() keeps in locals. */
 typedef struct one_state {
-    uint64_t disp_cycle, ret_cycle, fe_ready, last_ret, last_fetch_blk, n, last_load_done;
+    uint64_t disp_cycle, ret_cycle, fe_ready, last_fetch_blk, n, last_load_done;
+    /* last_ret + IDLE_MIN once the thread retired something, else
+     * UINT64_MAX: the cycle a retirement must pass to leave an IDLE record
+     * (the cycles of a trace stay far below 2^64) */
+    uint64_t idle_after;
     uint32_t disp_used, ret_used;
-    gboolean any;
     uint8_t plm;
     pmusim_rec_t *out;
     size_t nout;
@@ -1230,13 +1264,12 @@ static inline __attribute__((always_inline)) void one_load(const pmusim_uarch_t 
     s->disp_cycle = t->disp_cycle;
     s->ret_cycle = t->ret_cycle;
     s->fe_ready = t->fe_ready;
-    s->last_ret = t->last_ret;
+    s->idle_after = t->any ? t->last_ret + IDLE_MIN : UINT64_MAX;
     s->last_fetch_blk = t->last_fetch_blk;
     s->n = t->n;
     s->last_load_done = t->last_load_done;
     s->disp_used = t->disp_used;
     s->ret_used = t->ret_used;
-    s->any = t->any;
     s->plm = t->plm;
     s->out = u->out;
     s->nout = u->nout;
@@ -1250,17 +1283,19 @@ static inline __attribute__((always_inline)) void one_store(pmusim_uarch_t *u, c
     t->disp_cycle = s->disp_cycle;
     t->ret_cycle = s->ret_cycle;
     t->fe_ready = s->fe_ready;
-    t->last_ret = s->last_ret;
     t->last_fetch_blk = s->last_fetch_blk;
     t->n = s->n;
     t->last_load_done = s->last_load_done;
     t->disp_used = s->disp_used;
     t->ret_used = s->ret_used;
-    t->any = s->any;
     t->plm = s->plm;
     u->nout = s->nout;
-    if (s->any && s->last_ret + 1 > u->st.cycles) /* r + 1 of the last instruction */
-        u->st.cycles = s->last_ret + 1;
+    if (s->idle_after != UINT64_MAX) {
+        t->last_ret = s->idle_after - IDLE_MIN;
+        t->any = TRUE;
+        if (t->last_ret + 1 > u->st.cycles) /* r + 1 of the last instruction */
+            u->st.cycles = t->last_ret + 1;
+    }
 }
 
 /* The instructions of one thread (no SMT merge, no Montecito switching).
@@ -1314,13 +1349,32 @@ insns_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **e
                     break;
                 s.last_fetch_blk = eblk;
             }
+            /* from here on nothing leaves the fast path: the EVENT counts
+             * (u->iev) are started when the first one comes (ev) */
+            gboolean ev = FALSE, oc = FALSE;
             uint64_t d = s.fe_ready > s.disp_cycle ? s.fe_ready : s.disp_cycle;
-            if (G_LIKELY(s.n >= window) && t->ring[(s.n - window) & (RING_SIZE - 1)] + 1 > d)
-                break;
+            /* the entry read before n reaches the window has not been
+             * written yet (window <= RING_SIZE): 0 */
+            const uint64_t free_at = t->ring[(s.n - window) & (RING_SIZE - 1)] + 1;
+            if (G_UNLIKELY(free_at > d) && s.n >= window) {
+                u->niev = 0;
+                ev = TRUE;
+                ev_add(u, &cfg->ev.rob_full, free_at - d);
+                d = free_at;
+            }
             pmusim_mem_t m;
             /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
-            if (na && !data_access_l1_mru(u, &in->access[0], &m, !ia64))
-                break;
+            if (na && !data_access_l1_mru(u, &in->access[0], &m, !ia64)) {
+                /* the whole lookup, as insn_body() makes it */
+                if (!ev) {
+                    u->niev = 0;
+                    ev = TRUE;
+                }
+                u->oc_valid = FALSE;
+                memset(&m, 0, sizeof m);
+                data_access(u, &in->access[0], in->fp != PMUSIM_UARCH_FP_NONE, &m);
+                oc = u->oc_valid;
+            }
             const uint8_t plm = in->plm & 3;
             s.plm = plm;
             const uint32_t uops = ia64 ? 1 : (in->uops ? in->uops : 1);
@@ -1338,13 +1392,14 @@ insns_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **e
              * misprediction or a resteer moves the front end and counts its
              * EVENT (the only count such an instruction can have) */
             pmusim_branch_t br;
-            gboolean ev = FALSE;
             if (in->br != PMUSIM_UARCH_BR_NONE) {
                 memset(&br, 0, sizeof br);
                 const int res = branch_predict(u, t, in, &br);
                 if (G_UNLIKELY(res != BR_OK)) {
-                    u->niev = 0;
-                    ev = TRUE;
+                    if (!ev) {
+                        u->niev = 0;
+                        ev = TRUE;
+                    }
                     if (res == BR_MISPREDICT) {
                         const uint64_t again = c + cfg->mispredict_penalty;
                         if (again > s.fe_ready)
@@ -1362,20 +1417,20 @@ insns_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **e
             const uint64_t r = take_slots(&s.ret_cycle, &s.ret_used, c, uops, w);
             t->ring[s.n & (RING_SIZE - 1)] = s.ret_cycle;
             s.n++;
-            if (G_UNLIKELY(s.any && r > s.last_ret + IDLE_MIN)) {
+            if (G_UNLIKELY(r > s.idle_after)) {
+                const uint64_t from = s.idle_after - IDLE_MIN + 1;
                 one_store(u, &s);
-                rec_new(u, 0, PMUSIM_REC_IDLE, s.last_ret + 1)->n = r - (s.last_ret + 1);
+                rec_new(u, 0, PMUSIM_REC_IDLE, from)->n = r - from;
                 s.out = u->out;
                 s.nout = u->nout;
                 called = TRUE;
             }
-            uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
-            if (in->fp != PMUSIM_UARCH_FP_NONE)
-                flags |= PMUSIM_F_FP;
-            if (na)
-                flags |= PMUSIM_F_MEM;
-            if (in->br != PMUSIM_UARCH_BR_NONE)
-                flags |= PMUSIM_F_BRANCH;
+            const uint16_t flags =
+                (uint16_t)((in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32)) |
+                           (in->fp != PMUSIM_UARCH_FP_NONE ? PMUSIM_F_FP : 0) |
+                           (na ? PMUSIM_F_MEM : 0) |
+                           (in->br != PMUSIM_UARCH_BR_NONE ? PMUSIM_F_BRANCH : 0) |
+                           (oc ? PMUSIM_F_OFFCORE : 0));
             if (G_UNLIKELY(s.nout == OUT_BATCH)) {
                 one_store(u, &s);
                 out_flush(u);
@@ -1395,8 +1450,10 @@ insns_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **e
                     rec->mem = m;
                 if (in->br != PMUSIM_UARCH_BR_NONE)
                     rec->br = br;
+                if (G_UNLIKELY(oc))
+                    rec->oc = u->oc;
             } else {
-                rec_insn_fill(rec, r, 0, flags, plm, in, ia64);
+                rec_insn_head(rec, r, flags, plm, in, ia64);
                 if (na)
                     rec->mem = m;
                 else
@@ -1405,10 +1462,12 @@ insns_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **e
                     rec->br = br;
                 else
                     rec->br = (pmusim_branch_t){ 0 };
-                rec->oc = (pmusim_offcore_t){ 0 };
+                if (G_UNLIKELY(oc))
+                    rec->oc = u->oc;
+                else
+                    rec->oc = (pmusim_offcore_t){ 0 };
             }
-            s.last_ret = r;
-            s.any = TRUE;
+            s.idle_after = r + IDLE_MIN;
             if (G_UNLIKELY(ev && u->niev)) {
                 one_store(u, &s);
                 events_collect(u, 0, r);
