@@ -337,9 +337,8 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->has_l3 = has_l3;
     u->has_l2i = cfg->l2i.size && !u->no_l2;
     u->l1d_plain = !cfg->l1d_int_only && !cfg->l1d_write_through;
-    /* insns_one() takes the L1D to be plain on x86 and not on IA-64 */
+    /* insn_fast() takes the L1D to be plain on x86 and not on IA-64 */
     g_assert(u->l1d_plain == !cfg->ia64);
-    g_assert(u->window <= RING_SIZE);
     gboolean ok = uarch_cache_init(&u->l1i, &u->g_l1i) && uarch_cache_init(&u->l1d, &u->g_l1d) &&
                   (!u->has_l2 || uarch_cache_init(&u->l2, &u->g_l2)) &&
                   (!u->has_l3 || uarch_cache_init(&u->l3, &u->g_l3)) &&
@@ -977,36 +976,6 @@ static inline void rec_insn_fill(pmusim_rec_t *rec, uint64_t r, uint32_t ti, uin
     rec->name = NULL;
 }
 
-/* rec_insn_fill() of thread 0 with the eight bytes from kind to len as one
- * store (little-endian hosts). */
-_Static_assert(offsetof(pmusim_rec_t, kind) == 8 && offsetof(pmusim_rec_t, thread) == 9 &&
-               offsetof(pmusim_rec_t, flags) == 10 && offsetof(pmusim_rec_t, plm) == 12 &&
-               offsetof(pmusim_rec_t, slot) == 13 && offsetof(pmusim_rec_t, unit) == 14 &&
-               offsetof(pmusim_rec_t, len) == 15 &&
-               offsetof(pmusim_uarch_insn_t, unit) == offsetof(pmusim_uarch_insn_t, slot) + 1,
-               "rec_insn_head() writes these bytes");
-static inline void rec_insn_head(pmusim_rec_t *rec, uint64_t r, uint16_t flags, uint8_t plm,
-                                 const pmusim_uarch_insn_t *in, gboolean ia64)
-{
-    if (G_BYTE_ORDER != G_LITTLE_ENDIAN) {
-        rec_insn_fill(rec, r, 0, flags, plm, in, ia64);
-        return;
-    }
-    uint16_t su;
-    memcpy(&su, &in->slot, sizeof su);
-    const uint64_t head = PMUSIM_REC_INSN | (uint64_t)flags << 16 | (uint64_t)plm << 32 |
-                          (uint64_t)su << 40 | (uint64_t)in->len << 56;
-    rec->cycle = r;
-    memcpy(&rec->kind, &head, sizeof head);
-    rec->ip = in->ip;
-    rec->insn = in->insn;
-    rec->n = 0;
-    rec->ev_code = 0;
-    rec->ev_umask = 0;
-    rec->uops = ia64 ? 0 : in->uops;
-    rec->name = NULL;
-}
-
 /* A record of the running thread straight into the output batch (no
  * merge queue, no held records), every field written once. */
 static inline pmusim_rec_t *rec_direct(pmusim_uarch_t *u, uint64_t cycle)
@@ -1018,6 +987,173 @@ static inline pmusim_rec_t *rec_direct(pmusim_uarch_t *u, uint64_t cycle)
     if (G_UNLIKELY(u->err))
         return &u->scratch;
     return &u->out[u->nout++];
+}
+
+/* rec_direct() for the one-thread fast path, which leaves u->floor as it
+ * is: its records are INSN records at the cycle that becomes the thread's
+ * last_ret, IDLE records before it and EVENT records at it (through
+ * rec_new(), which raises the floor), so with one thread the floor of every
+ * record handed out is max(u->floor, th[0].last_ret), and every reader of
+ * u->floor on that configuration takes that maximum already (passthrough,
+ * halt, finish) or cannot see the difference (a thread's ret_cycle is
+ * never below the floor with one thread). */
+static inline pmusim_rec_t *rec_direct_one(pmusim_uarch_t *u)
+{
+    if (u->nout == OUT_BATCH)
+        out_flush(u);
+    if (G_UNLIKELY(u->err))
+        return &u->scratch;
+    return &u->out[u->nout++];
+}
+
+/* The common instruction of one thread (no SMT merge, no Montecito
+ * switching) without the general body's work: the lines it occupies are
+ * the one fetched last or the most recent of their ITLB and L1I sets (a
+ * fetch that costs nothing), its reorder-window slot is free when the front
+ * end delivers it, and it has no access or one inside a line whose page and
+ * line are the most recent of their DTLB and L1D sets.  Such an instruction
+ * adds no EVENT count but a branch's (a misprediction or a resteer), no
+ * offcore part and no L3 miss, so the records and the state are what
+ * insn_body() would make: the same arithmetic in the same order, without
+ * the tests that cannot fire.  FALSE (nothing changed but the L1D dirty bit
+ * insn_body() sets anyway): take the general body.  Inlined in the loop of
+ * insns_one(), whose general body is a call (docs/PERFORMANCE.md, "The
+ * model: cost per instruction"). */
+static inline __attribute__((always_inline)) gboolean
+insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, const gboolean ia64)
+{
+    const uarch_cpu_cfg_t *cfg = u->cfg;
+    const unsigned lb = u->l1i.line_bits;
+    const uint64_t blk = in->ip >> lb;
+    const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
+    if (in->naccess > 1)
+        return FALSE;
+    if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
+        /* new lines: free when each is the most recent of its ITLB and L1I
+         * sets (the general body's fetch would change nothing but
+         * last_fetch_blk, which is set here the same way) */
+        if (blk != t->last_fetch_blk && !ifetch_mru(u, in->ip))
+            return FALSE;
+        if (eblk != blk && !ifetch_mru(u, eblk << lb))
+            return FALSE;
+        t->last_fetch_blk = eblk;
+    }
+    /* from here on the instruction stays on the fast path: its EVENT
+     * counts (u->iev) are started when the first one comes (ev) */
+    gboolean ev = FALSE, oc = FALSE;
+    uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
+    if (G_LIKELY(t->n >= u->window)) {
+        const uint64_t free_at = t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1;
+        if (G_UNLIKELY(free_at > d)) {
+            u->niev = 0;
+            ev = TRUE;
+            ev_add(u, &cfg->ev.rob_full, free_at - d);
+            d = free_at;
+        }
+    }
+    pmusim_mem_t m;
+    /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
+    if (in->naccess && !data_access_l1_mru(u, &in->access[0], &m, !ia64)) {
+        /* the whole lookup, as insn_body() makes it */
+        if (!ev) {
+            u->niev = 0;
+            ev = TRUE;
+        }
+        u->oc_valid = FALSE;
+        memset(&m, 0, sizeof m);
+        data_access(u, &in->access[0], in->fp != PMUSIM_UARCH_FP_NONE, &m);
+        oc = u->oc_valid;
+    }
+    const uint32_t w = cfg->width;
+    const uint32_t uops = ia64 ? 1 : (in->uops ? in->uops : 1);
+    d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
+    uint64_t c = d + 1;
+    if (in->naccess && !in->access[0].is_store) {
+        uint64_t start = in->access[0].addr_dep && t->last_load_done > d ? t->last_load_done : d;
+        uint64_t done = start + m.latency;
+        t->last_load_done = done;
+        if (done > c)
+            c = done;
+    }
+    /* a branch: predicted and trained as in insn_body(); a misprediction
+     * or a resteer moves the front end and counts its EVENT (the only
+     * count such an instruction can have) */
+    pmusim_branch_t br;
+    if (in->br != PMUSIM_UARCH_BR_NONE) {
+        memset(&br, 0, sizeof br);
+        int res = branch_predict(u, t, in, &br);
+        if (G_UNLIKELY(res != BR_OK)) {
+            if (!ev) {
+                u->niev = 0;
+                ev = TRUE;
+            }
+            if (res == BR_MISPREDICT) {
+                uint64_t again = c + cfg->mispredict_penalty;
+                if (again > t->fe_ready)
+                    t->fe_ready = again;
+                ev_add(u, &cfg->ev.misp_stall, cfg->mispredict_penalty);
+            } else {
+                uint64_t again = d + cfg->resteer_penalty;
+                if (again > t->fe_ready)
+                    t->fe_ready = again;
+                if (!ia64)
+                    ev_add(u, &cfg->ev.baclear, 1);
+            }
+        }
+    }
+    const uint64_t r = take_slots(&t->ret_cycle, &t->ret_used, c, uops, w);
+    t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
+    t->n++;
+    const uint32_t ti = 0; /* insn_check_one() */
+    if (G_UNLIKELY(t->any && r > t->last_ret + IDLE_MIN))
+        rec_new(u, ti, PMUSIM_REC_IDLE, t->last_ret + 1)->n = r - (t->last_ret + 1);
+    uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
+    if (in->fp != PMUSIM_UARCH_FP_NONE)
+        flags |= PMUSIM_F_FP;
+    if (in->naccess)
+        flags |= PMUSIM_F_MEM;
+    if (in->br != PMUSIM_UARCH_BR_NONE)
+        flags |= PMUSIM_F_BRANCH;
+    if (G_UNLIKELY(oc))
+        flags |= PMUSIM_F_OFFCORE;
+    pmusim_rec_t *rec = rec_direct_one(u);
+    if (in->tmpl) {
+        /* the static part in one copy (pmusim_uarch_rec_template()) */
+        *rec = *in->tmpl;
+        rec->cycle = r;
+        rec->thread = (uint8_t)ti;
+        if (in->naccess | in->br)
+            rec->flags = flags;
+        if (in->naccess)
+            rec->mem = m;
+        if (in->br != PMUSIM_UARCH_BR_NONE)
+            rec->br = br;
+        if (G_UNLIKELY(oc))
+            rec->oc = u->oc;
+    } else {
+        rec_insn_fill(rec, r, ti, flags, t->plm, in, ia64);
+        if (in->naccess)
+            rec->mem = m;
+        else
+            rec->mem = (pmusim_mem_t){ 0 };
+        if (in->br != PMUSIM_UARCH_BR_NONE)
+            rec->br = br;
+        else
+            rec->br = (pmusim_branch_t){ 0 };
+        if (G_UNLIKELY(oc))
+            rec->oc = u->oc;
+        else
+            rec->oc = (pmusim_offcore_t){ 0 };
+    }
+    if (G_UNLIKELY(ev && u->niev))
+        events_collect(u, ti, r);
+    else if (t->nevacc && r >= t->evacc_since + EVENT_SPAN)
+        events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
+    t->last_ret = r;
+    t->any = TRUE;
+    if (r + 1 > u->st.cycles)
+        u->st.cycles = r + 1;
+    return TRUE;
 }
 
 /* One instruction; `merge` and `soemt` are u->merge and u->soemt as
@@ -1245,259 +1381,19 @@ static inline gboolean insn_check_one(const pmusim_uarch_insn_t *in)
            in->naccess <= PMUSIM_UARCH_MAX_ACCESSES && (!in->naccess || in->access);
 }
 
-/* The state of thread 0 that insns_one() keeps in locals. */
-typedef struct one_state {
-    uint64_t disp_cycle, ret_cycle, fe_ready, last_fetch_blk, n, last_load_done;
-    /* last_ret + IDLE_MIN once the thread retired something, else
-     * UINT64_MAX: the cycle a retirement must pass to leave an IDLE record
-     * (the cycles of a trace stay far below 2^64) */
-    uint64_t idle_after;
-    uint32_t disp_used, ret_used;
-    uint8_t plm;
-    pmusim_rec_t *out;
-    size_t nout;
-} one_state_t;
-
-static inline __attribute__((always_inline)) void one_load(const pmusim_uarch_t *u, one_state_t *s)
-{
-    const uarch_thread_t *t = &u->th[0];
-    s->disp_cycle = t->disp_cycle;
-    s->ret_cycle = t->ret_cycle;
-    s->fe_ready = t->fe_ready;
-    s->idle_after = t->any ? t->last_ret + IDLE_MIN : UINT64_MAX;
-    s->last_fetch_blk = t->last_fetch_blk;
-    s->n = t->n;
-    s->last_load_done = t->last_load_done;
-    s->disp_used = t->disp_used;
-    s->ret_used = t->ret_used;
-    s->plm = t->plm;
-    s->out = u->out;
-    s->nout = u->nout;
-}
-
-/* Back into the model, before anything out of line that may read it (a
- * record through rec_new(), the sink: pmusim_uarch_get_stats()). */
-static inline __attribute__((always_inline)) void one_store(pmusim_uarch_t *u, const one_state_t *s)
-{
-    uarch_thread_t *t = &u->th[0];
-    t->disp_cycle = s->disp_cycle;
-    t->ret_cycle = s->ret_cycle;
-    t->fe_ready = s->fe_ready;
-    t->last_fetch_blk = s->last_fetch_blk;
-    t->n = s->n;
-    t->last_load_done = s->last_load_done;
-    t->disp_used = s->disp_used;
-    t->ret_used = s->ret_used;
-    t->plm = s->plm;
-    u->nout = s->nout;
-    if (s->idle_after != UINT64_MAX) {
-        t->last_ret = s->idle_after - IDLE_MIN;
-        t->any = TRUE;
-        if (t->last_ret + 1 > u->st.cycles) /* r + 1 of the last instruction */
-            u->st.cycles = t->last_ret + 1;
-    }
-}
-
-/* The instructions of one thread (no SMT merge, no Montecito switching).
- * The common instruction takes a fast path, inlined in the loop with the
- * thread's timing state in locals: the lines it occupies are the one
- * fetched last or the most recent of their ITLB and L1I sets (a fetch that
- * costs nothing), its reorder-window slot is free when the front end
- * delivers it, and it has no access or one inside a line whose page and
- * line are the most recent of their DTLB and L1D sets.  Such an instruction
- * adds no EVENT count but a branch's (a misprediction or a resteer), no
- * offcore part and no L3 miss, so the records and the state are what
- * insn_body() would make: the same arithmetic in the same order, without
- * the tests that cannot fire.  Any other goes, with the state stored back,
- * through the general body, out of line (nothing changed before but the
- * L1D dirty bit insn_body() sets anyway).  Differences from insn_body()
- * that cannot show: u->floor is not raised by the INSN records here (with
- * one thread the floor of the records handed out is max(u->floor,
- * last_ret), which is what its readers take: passthrough, halt, finish;
- * ret_cycle is never below it), and st.cycles is brought up to date when
- * the state is stored (the retirement cycles never decrease). */
+/* One instruction of one thread: the fast path, else the general body.
+ * insn_body()'s clamp of ret_cycle to the floor cannot fire with one
+ * thread (rec_direct_one()). */
 static inline __attribute__((always_inline)) gboolean
-insns_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **error,
-          const gboolean ia64)
+insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const gboolean ia64)
 {
-    const uarch_cpu_cfg_t *cfg = u->cfg;
+    if (G_UNLIKELY(!insn_check_one(in)))
+        return insn_check(u, in, error, TRUE) && insn_general_one(u, in, error);
     uarch_thread_t *t = &u->th[0];
-    const pmusim_uarch_insn_t *end = in + n;
-    const unsigned lb = u->l1i.line_bits;
-    const uint32_t w = cfg->width;
-    const uint64_t window = u->window;
-    while (in < end) {
-        one_state_t s;
-        one_load(u, &s);
-        gboolean called = FALSE; /* something out of line ran: u->err may be set */
-        for (; in < end; in++) {
-            if (G_UNLIKELY(!insn_check_one(in)))
-                break;
-            const uint32_t na = in->naccess;
-            if (na > 1)
-                break;
-            const uint64_t ip = in->ip;
-            const uint64_t blk = ip >> lb;
-            const uint64_t eblk = (ip + (in->len ? in->len - 1u : 0u)) >> lb;
-            if (G_UNLIKELY(blk != s.last_fetch_blk || eblk != blk)) {
-                /* new lines: free when each is the most recent of its ITLB
-                 * and L1I sets (insn_body()'s fetch would change nothing but
-                 * last_fetch_blk, which is set here the same way) */
-                if (blk != s.last_fetch_blk && !ifetch_mru(u, ip))
-                    break;
-                if (eblk != blk && !ifetch_mru(u, eblk << lb))
-                    break;
-                s.last_fetch_blk = eblk;
-            }
-            /* from here on nothing leaves the fast path: the EVENT counts
-             * (u->iev) are started when the first one comes (ev) */
-            gboolean ev = FALSE, oc = FALSE;
-            uint64_t d = s.fe_ready > s.disp_cycle ? s.fe_ready : s.disp_cycle;
-            /* the entry read before n reaches the window has not been
-             * written yet (window <= RING_SIZE): 0 */
-            const uint64_t free_at = t->ring[(s.n - window) & (RING_SIZE - 1)] + 1;
-            if (G_UNLIKELY(free_at > d) && s.n >= window) {
-                u->niev = 0;
-                ev = TRUE;
-                ev_add(u, &cfg->ev.rob_full, free_at - d);
-                d = free_at;
-            }
-            pmusim_mem_t m;
-            /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
-            if (na && !data_access_l1_mru(u, &in->access[0], &m, !ia64)) {
-                /* the whole lookup, as insn_body() makes it */
-                if (!ev) {
-                    u->niev = 0;
-                    ev = TRUE;
-                }
-                u->oc_valid = FALSE;
-                memset(&m, 0, sizeof m);
-                data_access(u, &in->access[0], in->fp != PMUSIM_UARCH_FP_NONE, &m);
-                oc = u->oc_valid;
-            }
-            const uint8_t plm = in->plm & 3;
-            s.plm = plm;
-            const uint32_t uops = ia64 ? 1 : (in->uops ? in->uops : 1);
-            d = take_slots(&s.disp_cycle, &s.disp_used, d, uops, w);
-            uint64_t c = d + 1;
-            if (na && !in->access[0].is_store) {
-                const uint64_t start =
-                    in->access[0].addr_dep && s.last_load_done > d ? s.last_load_done : d;
-                const uint64_t done = start + m.latency;
-                s.last_load_done = done;
-                if (done > c)
-                    c = done;
-            }
-            /* a branch: predicted and trained as in insn_body(); a
-             * misprediction or a resteer moves the front end and counts its
-             * EVENT (the only count such an instruction can have) */
-            pmusim_branch_t br;
-            if (in->br != PMUSIM_UARCH_BR_NONE) {
-                memset(&br, 0, sizeof br);
-                const int res = branch_predict(u, t, in, &br);
-                if (G_UNLIKELY(res != BR_OK)) {
-                    if (!ev) {
-                        u->niev = 0;
-                        ev = TRUE;
-                    }
-                    if (res == BR_MISPREDICT) {
-                        const uint64_t again = c + cfg->mispredict_penalty;
-                        if (again > s.fe_ready)
-                            s.fe_ready = again;
-                        ev_add(u, &cfg->ev.misp_stall, cfg->mispredict_penalty);
-                    } else {
-                        const uint64_t again = d + cfg->resteer_penalty;
-                        if (again > s.fe_ready)
-                            s.fe_ready = again;
-                        if (!ia64)
-                            ev_add(u, &cfg->ev.baclear, 1);
-                    }
-                }
-            }
-            const uint64_t r = take_slots(&s.ret_cycle, &s.ret_used, c, uops, w);
-            t->ring[s.n & (RING_SIZE - 1)] = s.ret_cycle;
-            s.n++;
-            if (G_UNLIKELY(r > s.idle_after)) {
-                const uint64_t from = s.idle_after - IDLE_MIN + 1;
-                one_store(u, &s);
-                rec_new(u, 0, PMUSIM_REC_IDLE, from)->n = r - from;
-                s.out = u->out;
-                s.nout = u->nout;
-                called = TRUE;
-            }
-            const uint16_t flags =
-                (uint16_t)((in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32)) |
-                           (in->fp != PMUSIM_UARCH_FP_NONE ? PMUSIM_F_FP : 0) |
-                           (na ? PMUSIM_F_MEM : 0) |
-                           (in->br != PMUSIM_UARCH_BR_NONE ? PMUSIM_F_BRANCH : 0) |
-                           (oc ? PMUSIM_F_OFFCORE : 0));
-            if (G_UNLIKELY(s.nout == OUT_BATCH)) {
-                one_store(u, &s);
-                out_flush(u);
-                s.out = u->out;
-                s.nout = u->nout;
-                called = TRUE;
-            }
-            pmusim_rec_t *rec = G_UNLIKELY(called && u->err) ? &u->scratch : &s.out[s.nout++];
-            if (in->tmpl) {
-                /* the static part in one copy (pmusim_uarch_rec_template()) */
-                *rec = *in->tmpl;
-                rec->cycle = r;
-                rec->thread = 0;
-                if (na | in->br)
-                    rec->flags = flags;
-                if (na)
-                    rec->mem = m;
-                if (in->br != PMUSIM_UARCH_BR_NONE)
-                    rec->br = br;
-                if (G_UNLIKELY(oc))
-                    rec->oc = u->oc;
-            } else {
-                rec_insn_head(rec, r, flags, plm, in, ia64);
-                if (na)
-                    rec->mem = m;
-                else
-                    rec->mem = (pmusim_mem_t){ 0 };
-                if (in->br != PMUSIM_UARCH_BR_NONE)
-                    rec->br = br;
-                else
-                    rec->br = (pmusim_branch_t){ 0 };
-                if (G_UNLIKELY(oc))
-                    rec->oc = u->oc;
-                else
-                    rec->oc = (pmusim_offcore_t){ 0 };
-            }
-            s.idle_after = r + IDLE_MIN;
-            if (G_UNLIKELY(ev && u->niev)) {
-                one_store(u, &s);
-                events_collect(u, 0, r);
-                s.out = u->out;
-                s.nout = u->nout;
-                called = TRUE;
-            } else if (G_UNLIKELY(t->nevacc) && r >= t->evacc_since + EVENT_SPAN) {
-                /* what events_collect() does with no new count */
-                one_store(u, &s);
-                events_flush(u, 0, r, FALSE);
-                s.out = u->out;
-                s.nout = u->nout;
-                called = TRUE;
-            }
-            if (G_UNLIKELY(called)) {
-                if (u->err) {
-                    one_store(u, &s);
-                    return take_error(u, error);
-                }
-                called = FALSE;
-            }
-        }
-        one_store(u, &s);
-        if (in == end)
-            break;
-        if (!insn_check(u, in, error, TRUE) || !insn_general_one(u, in, error))
-            return FALSE;
-        in++;
-    }
-    return TRUE;
+    t->plm = in->plm & 3;
+    if (insn_fast(u, t, in, ia64))
+        return take_error(u, error);
+    return insn_general_one(u, in, error);
 }
 
 gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n,
@@ -1514,9 +1410,16 @@ gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, si
         return insns_run(u, in, n, error, TRUE, FALSE);
     if (u->soemt)
         return insns_run(u, in, n, error, FALSE, TRUE);
-    if (u->cfg->ia64)
-        return insns_one(u, in, n, error, TRUE);
-    return insns_one(u, in, n, error, FALSE);
+    if (u->cfg->ia64) {
+        for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
+            if (!insn_one(u, in, error, TRUE))
+                return FALSE;
+        return TRUE;
+    }
+    for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
+        if (!insn_one(u, in, error, FALSE))
+            return FALSE;
+    return TRUE;
 }
 
 /* One instruction without the batch loop (the capture's path: one call per
@@ -1533,7 +1436,7 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, TRUE, FALSE);
     if (u->soemt)
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, FALSE, TRUE);
-    return insns_one(u, in, 1, error, u->cfg->ia64);
+    return insn_one(u, in, error, u->cfg->ia64);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)
@@ -1637,7 +1540,7 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
 void pmusim_uarch_rec_template(const pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
                                pmusim_rec_t *tmpl)
 {
-    /* what insns_one() writes for an instruction without accesses, the
+    /* what insn_fast() writes for an instruction without accesses, the
      * cycle and thread aside */
     uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
     if (in->fp != PMUSIM_UARCH_FP_NONE)
