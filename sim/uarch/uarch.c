@@ -1009,16 +1009,18 @@ static inline pmusim_rec_t *rec_direct_one(pmusim_uarch_t *u)
 /* The common instruction of one thread (no SMT merge, no Montecito
  * switching) without the general body's work: the lines it occupies are
  * the one fetched last or the most recent of their ITLB and L1I sets (a
- * fetch that costs nothing), its reorder-window slot is free when the front
- * end delivers it, and it has no access or one inside a line whose page and
- * line are the most recent of their DTLB and L1D sets.  Such an instruction
- * adds no EVENT count but a branch's (a misprediction or a resteer), no
- * offcore part and no L3 miss, so the records and the state are what
- * insn_body() would make: the same arithmetic in the same order, without
- * the tests that cannot fire.  FALSE (nothing changed but the L1D dirty bit
- * insn_body() sets anyway): take the general body.  Inlined in the loop of
- * insns_one(), whose general body is a call (docs/PERFORMANCE.md, "The
- * model: cost per instruction"). */
+ * fetch that costs nothing, nor events, nor an offcore part) and it has at
+ * most one access.  Everything else insn_body() does for it is done here
+ * the same way in the same order: a full reorder window (its ROB_FULL
+ * count), the access (inline when its page and line are the most recent
+ * of their DTLB and L1D sets, else data_access(), which may add EVENT
+ * counts and an offcore part), a branch (predicted and trained; a
+ * misprediction or a resteer moves the front end and adds its count),
+ * retirement, the records and the EVENT sums.  FALSE, before anything has
+ * changed: take the general body.  Inlined in the loop of insn_one(),
+ * whose general body is a call (docs/PERFORMANCE.md, "The model: cost per
+ * instruction").  An L3 miss matters only to Montecito switching, which
+ * never comes here. */
 static inline __attribute__((always_inline)) gboolean
 insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, const gboolean ia64)
 {
@@ -1351,8 +1353,8 @@ insns_run(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **e
     return TRUE;
 }
 
-/* The general body of one thread, out of line: the loop of insns_one()
- * around the inlined fast path keeps its values in registers. */
+/* The general body of one thread, out of line: the loop around the inlined
+ * fast path (insn_one()) keeps its values in registers. */
 static G_GNUC_NO_INLINE gboolean insn_general_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
                                                   GError **error)
 {
