@@ -989,22 +989,13 @@ static inline pmusim_rec_t *rec_direct(pmusim_uarch_t *u, uint64_t cycle)
     return &u->out[u->nout++];
 }
 
-/* rec_direct() for the one-thread fast path, which leaves u->floor as it
- * is: its records are INSN records at the cycle that becomes the thread's
- * last_ret, IDLE records before it and EVENT records at it (through
- * rec_new(), which raises the floor), so with one thread the floor of every
- * record handed out is max(u->floor, th[0].last_ret), and every reader of
- * u->floor on that configuration takes that maximum already (passthrough,
- * halt, finish) or cannot see the difference (a thread's ret_cycle is
- * never below the floor with one thread). */
-static inline pmusim_rec_t *rec_direct_one(pmusim_uarch_t *u)
-{
-    if (u->nout == OUT_BATCH)
-        out_flush(u);
-    if (G_UNLIKELY(u->err))
-        return &u->scratch;
-    return &u->out[u->nout++];
-}
+/* What insn_fast() did: nothing (take the general body), the
+ * instruction, the instruction with a call of the sink (u->err may be set).
+ * Its INSN records leave u->floor as it is: with one thread the floor of
+ * the records handed out is max(u->floor, th[0].last_ret), what every
+ * reader of the floor on that configuration takes already (passthrough,
+ * halt, finish) or cannot tell apart (ret_cycle is never below it there). */
+enum { FAST_NO = 0, FAST_DONE = 1, FAST_DONE_CALLED = 2 };
 
 /* The common instruction of one thread (no SMT merge, no Montecito
  * switching) without the general body's work: the lines it occupies are
@@ -1016,12 +1007,12 @@ static inline pmusim_rec_t *rec_direct_one(pmusim_uarch_t *u)
  * of their DTLB and L1D sets, else data_access(), which may add EVENT
  * counts and an offcore part), a branch (predicted and trained; a
  * misprediction or a resteer moves the front end and adds its count),
- * retirement, the records and the EVENT sums.  FALSE, before anything has
+ * retirement, the records and the EVENT sums.  FAST_NO, before anything has
  * changed: take the general body.  Inlined in the loop of insn_one(),
  * whose general body is a call (docs/PERFORMANCE.md, "The model: cost per
  * instruction").  An L3 miss matters only to Montecito switching, which
  * never comes here. */
-static inline __attribute__((always_inline)) gboolean
+static inline __attribute__((always_inline)) int
 insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, const gboolean ia64)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
@@ -1029,15 +1020,15 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     const uint64_t blk = in->ip >> lb;
     const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
     if (in->naccess > 1)
-        return FALSE;
+        return FAST_NO;
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
         /* new lines: free when each is the most recent of its ITLB and L1I
          * sets (the general body's fetch would change nothing but
          * last_fetch_blk, which is set here the same way) */
         if (blk != t->last_fetch_blk && !ifetch_mru(u, in->ip))
-            return FALSE;
+            return FAST_NO;
         if (eblk != blk && !ifetch_mru(u, eblk << lb))
-            return FALSE;
+            return FAST_NO;
         t->last_fetch_blk = eblk;
     }
     /* from here on the instruction stays on the fast path: its EVENT
@@ -1107,8 +1098,13 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
     const uint32_t ti = 0; /* insn_check_one() */
-    if (G_UNLIKELY(t->any && r > t->last_ret + IDLE_MIN))
+    /* the sink runs (and may fail: u->err) only in the rare cases, which
+     * say so in `called` */
+    gboolean called = FALSE;
+    if (G_UNLIKELY(t->any && r > t->last_ret + IDLE_MIN)) {
         rec_new(u, ti, PMUSIM_REC_IDLE, t->last_ret + 1)->n = r - (t->last_ret + 1);
+        called = TRUE;
+    }
     uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
     if (in->fp != PMUSIM_UARCH_FP_NONE)
         flags |= PMUSIM_F_FP;
@@ -1118,7 +1114,11 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         flags |= PMUSIM_F_BRANCH;
     if (G_UNLIKELY(oc))
         flags |= PMUSIM_F_OFFCORE;
-    pmusim_rec_t *rec = rec_direct_one(u);
+    if (G_UNLIKELY(u->nout == OUT_BATCH)) {
+        out_flush(u);
+        called = TRUE;
+    }
+    pmusim_rec_t *rec = G_UNLIKELY(called) && u->err ? &u->scratch : &u->out[u->nout++];
     if (in->tmpl) {
         /* the static part in one copy (pmusim_uarch_rec_template()) */
         *rec = *in->tmpl;
@@ -1147,15 +1147,18 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         else
             rec->oc = (pmusim_offcore_t){ 0 };
     }
-    if (G_UNLIKELY(ev && u->niev))
+    if (G_UNLIKELY(ev && u->niev)) {
         events_collect(u, ti, r);
-    else if (t->nevacc && r >= t->evacc_since + EVENT_SPAN)
+        called = TRUE;
+    } else if (G_UNLIKELY(t->nevacc) && r >= t->evacc_since + EVENT_SPAN) {
         events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
+        called = TRUE;
+    }
     t->last_ret = r;
     t->any = TRUE;
     if (r + 1 > u->st.cycles)
         u->st.cycles = r + 1;
-    return TRUE;
+    return called ? FAST_DONE_CALLED : FAST_DONE;
 }
 
 /* One instruction; `merge` and `soemt` are u->merge and u->soemt as
@@ -1393,7 +1396,10 @@ insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const
         return insn_check(u, in, error, TRUE) && insn_general_one(u, in, error);
     uarch_thread_t *t = &u->th[0];
     t->plm = in->plm & 3;
-    if (insn_fast(u, t, in, ia64))
+    const int f = insn_fast(u, t, in, ia64);
+    if (G_LIKELY(f == FAST_DONE))
+        return TRUE;
+    if (f == FAST_DONE_CALLED)
         return take_error(u, error);
     return insn_general_one(u, in, error);
 }
