@@ -989,6 +989,36 @@ static inline pmusim_rec_t *rec_direct(pmusim_uarch_t *u, uint64_t cycle)
     return &u->out[u->nout++];
 }
 
+/* rec_insn_fill() of thread 0 with the eight bytes from kind to len as one
+ * store (little-endian hosts). */
+_Static_assert(offsetof(pmusim_rec_t, kind) == 8 && offsetof(pmusim_rec_t, thread) == 9 &&
+               offsetof(pmusim_rec_t, flags) == 10 && offsetof(pmusim_rec_t, plm) == 12 &&
+               offsetof(pmusim_rec_t, slot) == 13 && offsetof(pmusim_rec_t, unit) == 14 &&
+               offsetof(pmusim_rec_t, len) == 15 &&
+               offsetof(pmusim_uarch_insn_t, unit) == offsetof(pmusim_uarch_insn_t, slot) + 1,
+               "rec_insn_head() writes these bytes");
+static inline void rec_insn_head(pmusim_rec_t *rec, uint64_t r, uint16_t flags, uint8_t plm,
+                                 const pmusim_uarch_insn_t *in, gboolean ia64)
+{
+    if (G_BYTE_ORDER != G_LITTLE_ENDIAN) {
+        rec_insn_fill(rec, r, 0, flags, plm, in, ia64);
+        return;
+    }
+    uint16_t su;
+    memcpy(&su, &in->slot, sizeof su);
+    const uint64_t head = PMUSIM_REC_INSN | (uint64_t)flags << 16 | (uint64_t)plm << 32 |
+                          (uint64_t)su << 40 | (uint64_t)in->len << 56;
+    rec->cycle = r;
+    memcpy(&rec->kind, &head, sizeof head);
+    rec->ip = in->ip;
+    rec->insn = in->insn;
+    rec->n = 0;
+    rec->ev_code = 0;
+    rec->ev_umask = 0;
+    rec->uops = ia64 ? 0 : in->uops;
+    rec->name = NULL;
+}
+
 /* What insn_fast() did: nothing (take the general body), the
  * instruction, the instruction with a call of the sink (u->err may be set).
  * Its INSN records leave u->floor as it is: with one thread the floor of
@@ -1133,7 +1163,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         if (G_UNLIKELY(oc))
             rec->oc = u->oc;
     } else {
-        rec_insn_fill(rec, r, ti, flags, t->plm, in, ia64);
+        rec_insn_head(rec, r, flags, t->plm, in, ia64);
         if (in->naccess)
             rec->mem = m;
         else
@@ -1156,8 +1186,8 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     }
     t->last_ret = r;
     t->any = TRUE;
-    if (r + 1 > u->st.cycles)
-        u->st.cycles = r + 1;
+    /* one thread retires in order: r is the largest retirement cycle yet */
+    u->st.cycles = r + 1;
     return called ? FAST_DONE_CALLED : FAST_DONE;
 }
 
