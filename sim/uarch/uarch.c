@@ -1043,10 +1043,10 @@ enum { FAST_NO = 0, FAST_DONE = 1, FAST_DONE_CALLED = 2 };
  * instruction").  An L3 miss matters only to Montecito switching, which
  * never comes here. */
 static inline __attribute__((always_inline)) int
-insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, const gboolean ia64)
+insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, const gboolean ia64,
+          const unsigned lb, const uint32_t w, const uint64_t window)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
-    const unsigned lb = u->l1i.line_bits;
     const uint64_t blk = in->ip >> lb;
     const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
     if (in->naccess > 1)
@@ -1065,8 +1065,8 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
      * counts (u->iev) are started when the first one comes (ev) */
     gboolean ev = FALSE, oc = FALSE;
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
-    if (G_LIKELY(t->n >= u->window)) {
-        const uint64_t free_at = t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1;
+    if (G_LIKELY(t->n >= window)) {
+        const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
         if (G_UNLIKELY(free_at > d)) {
             u->niev = 0;
             ev = TRUE;
@@ -1087,7 +1087,6 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         data_access(u, &in->access[0], in->fp != PMUSIM_UARCH_FP_NONE, &m);
         oc = u->oc_valid;
     }
-    const uint32_t w = cfg->width;
     const uint32_t uops = ia64 ? 1 : (in->uops ? in->uops : 1);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     uint64_t c = d + 1;
@@ -1420,13 +1419,14 @@ static inline gboolean insn_check_one(const pmusim_uarch_insn_t *in)
  * insn_body()'s clamp of ret_cycle to the floor cannot fire with one
  * thread (rec_direct_one()). */
 static inline __attribute__((always_inline)) gboolean
-insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const gboolean ia64)
+insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const gboolean ia64,
+         const unsigned lb, const uint32_t w, const uint64_t window)
 {
     if (G_UNLIKELY(!insn_check_one(in)))
         return insn_check(u, in, error, TRUE) && insn_general_one(u, in, error);
     uarch_thread_t *t = &u->th[0];
     t->plm = in->plm & 3;
-    const int f = insn_fast(u, t, in, ia64);
+    const int f = insn_fast(u, t, in, ia64, lb, w, window);
     if (G_LIKELY(f == FAST_DONE))
         return TRUE;
     if (f == FAST_DONE_CALLED)
@@ -1448,14 +1448,18 @@ gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, si
         return insns_run(u, in, n, error, TRUE, FALSE);
     if (u->soemt)
         return insns_run(u, in, n, error, FALSE, TRUE);
+    /* read once: the loop's stores to records may alias the model */
+    const unsigned lb = u->l1i.line_bits;
+    const uint32_t w = u->cfg->width;
+    const uint64_t window = u->window;
     if (u->cfg->ia64) {
         for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
-            if (!insn_one(u, in, error, TRUE))
+            if (!insn_one(u, in, error, TRUE, lb, w, window))
                 return FALSE;
         return TRUE;
     }
     for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
-        if (!insn_one(u, in, error, FALSE))
+        if (!insn_one(u, in, error, FALSE, lb, w, window))
             return FALSE;
     return TRUE;
 }
@@ -1474,7 +1478,7 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, TRUE, FALSE);
     if (u->soemt)
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, FALSE, TRUE);
-    return insn_one(u, in, error, u->cfg->ia64);
+    return insn_one(u, in, error, u->cfg->ia64, u->l1i.line_bits, u->cfg->width, u->window);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)
