@@ -337,6 +337,8 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->has_l3 = has_l3;
     u->has_l2i = cfg->l2i.size && !u->no_l2;
     u->l1d_plain = !cfg->l1d_int_only && !cfg->l1d_write_through;
+    /* insn_fast() takes the L1D to be plain on x86 and not on IA-64 */
+    g_assert(u->l1d_plain == !cfg->ia64);
     gboolean ok = uarch_cache_init(&u->l1i, &u->g_l1i) && uarch_cache_init(&u->l1d, &u->g_l1d) &&
                   (!u->has_l2 || uarch_cache_init(&u->l2, &u->g_l2)) &&
                   (!u->has_l3 || uarch_cache_init(&u->l3, &u->g_l3)) &&
@@ -682,9 +684,9 @@ static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gbo
  * changes nothing but the dirty bit data_access() would set first anyway:
  * call data_access(). */
 static inline gboolean data_access_l1_mru(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc,
-                                          pmusim_mem_t *m)
+                                          pmusim_mem_t *m, const gboolean plain)
 {
-    if (!u->l1d_plain)
+    if (!plain)
         return FALSE;
     const uint64_t addr = acc->addr;
     const uint64_t size = acc->size ? acc->size : 1;
@@ -987,44 +989,105 @@ static inline pmusim_rec_t *rec_direct(pmusim_uarch_t *u, uint64_t cycle)
     return &u->out[u->nout++];
 }
 
+/* rec_insn_fill() of thread 0 with the eight bytes from kind to len as one
+ * store (little-endian hosts). */
+_Static_assert(offsetof(pmusim_rec_t, kind) == 8 && offsetof(pmusim_rec_t, thread) == 9 &&
+               offsetof(pmusim_rec_t, flags) == 10 && offsetof(pmusim_rec_t, plm) == 12 &&
+               offsetof(pmusim_rec_t, slot) == 13 && offsetof(pmusim_rec_t, unit) == 14 &&
+               offsetof(pmusim_rec_t, len) == 15 &&
+               offsetof(pmusim_uarch_insn_t, unit) == offsetof(pmusim_uarch_insn_t, slot) + 1,
+               "rec_insn_head() writes these bytes");
+static inline void rec_insn_head(pmusim_rec_t *rec, uint64_t r, uint16_t flags, uint8_t plm,
+                                 const pmusim_uarch_insn_t *in, gboolean ia64)
+{
+    if (G_BYTE_ORDER != G_LITTLE_ENDIAN) {
+        rec_insn_fill(rec, r, 0, flags, plm, in, ia64);
+        return;
+    }
+    uint16_t su;
+    memcpy(&su, &in->slot, sizeof su);
+    const uint64_t head = PMUSIM_REC_INSN | (uint64_t)flags << 16 | (uint64_t)plm << 32 |
+                          (uint64_t)su << 40 | (uint64_t)in->len << 56;
+    rec->cycle = r;
+    memcpy(&rec->kind, &head, sizeof head);
+    rec->ip = in->ip;
+    rec->insn = in->insn;
+    rec->n = 0;
+    rec->ev_code = 0;
+    rec->ev_umask = 0;
+    rec->uops = ia64 ? 0 : in->uops;
+    rec->name = NULL;
+}
+
+/* What insn_fast() did: nothing (take the general body), the
+ * instruction, the instruction with a call of the sink (u->err may be set).
+ * Its INSN records leave u->floor as it is: with one thread the floor of
+ * the records handed out is max(u->floor, th[0].last_ret), what every
+ * reader of the floor on that configuration takes already (passthrough,
+ * halt, finish) or cannot tell apart (ret_cycle is never below it there). */
+enum { FAST_NO = 0, FAST_DONE = 1, FAST_DONE_CALLED = 2 };
+
 /* The common instruction of one thread (no SMT merge, no Montecito
- * switching) without the general body's work: its line is the one fetched
- * last (no fetch), it is no branch, its reorder-window slot is free when
- * the front end delivers it, and it has no access or one inside a line
- * whose page and line are the most recent of their DTLB and L1D sets.  Such
- * an instruction adds no EVENT count, no offcore part and no L3 miss, so the
- * records and the state are what insn_body() would make: the same
- * arithmetic in the same order, without the tests that cannot fire.  FALSE
- * (nothing changed but the L1D dirty bit insn_body() sets anyway): take
- * the general body.  Inlined: as a called function (its own registers,
- * no spills) `trace annotate` cost 0.8% more host instructions than
- * without the fast path, inlined 1.8% fewer (docs/PERFORMANCE.md, "A fast
- * path in the model"). */
-static inline __attribute__((always_inline)) gboolean
-insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
+ * switching) without the general body's work: the lines it occupies are
+ * the one fetched last or the most recent of their ITLB and L1I sets (a
+ * fetch that costs nothing, nor events, nor an offcore part) and it has at
+ * most one access.  Everything else insn_body() does for it is done here
+ * the same way in the same order: a full reorder window (its ROB_FULL
+ * count), the access (inline when its page and line are the most recent
+ * of their DTLB and L1D sets, else data_access(), which may add EVENT
+ * counts and an offcore part), a branch (predicted and trained; a
+ * misprediction or a resteer moves the front end and adds its count),
+ * retirement, the records and the EVENT sums.  FAST_NO, before anything has
+ * changed: take the general body.  Inlined in the loop of insn_one(),
+ * whose general body is a call (docs/PERFORMANCE.md, "The model: cost per
+ * instruction").  An L3 miss matters only to Montecito switching, which
+ * never comes here. */
+static inline __attribute__((always_inline)) int
+insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, const gboolean ia64,
+          const unsigned lb, const uint32_t w, const uint64_t window)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
-    const unsigned lb = u->l1i.line_bits;
     const uint64_t blk = in->ip >> lb;
-    if (in->br != PMUSIM_UARCH_BR_NONE ||
-        ((in->ip + (in->len ? in->len - 1u : 0u)) >> lb) != blk || in->naccess > 1)
-        return FALSE;
-    if (blk != t->last_fetch_blk) {
-        /* a new line: free when its page and line are the most recent of
-         * their ITLB and L1I sets (the general body's fetch would change
-         * nothing but last_fetch_blk, which is set here the same way) */
-        if (!ifetch_mru(u, in->ip))
-            return FALSE;
-        t->last_fetch_blk = blk;
+    const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
+    if (in->naccess > 1)
+        return FAST_NO;
+    if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
+        /* new lines: free when each is the most recent of its ITLB and L1I
+         * sets (the general body's fetch would change nothing but
+         * last_fetch_blk, which is set here the same way) */
+        if (blk != t->last_fetch_blk && !ifetch_mru(u, in->ip))
+            return FAST_NO;
+        if (eblk != blk && !ifetch_mru(u, eblk << lb))
+            return FAST_NO;
+        t->last_fetch_blk = eblk;
     }
+    /* from here on the instruction stays on the fast path: its EVENT
+     * counts (u->iev) are started when the first one comes (ev) */
+    gboolean ev = FALSE, oc = FALSE;
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
-    if (G_LIKELY(t->n >= u->window) && t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1 > d)
-        return FALSE;
+    if (G_LIKELY(t->n >= window)) {
+        const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
+        if (G_UNLIKELY(free_at > d)) {
+            u->niev = 0;
+            ev = TRUE;
+            ev_add(u, &cfg->ev.rob_full, free_at - d);
+            d = free_at;
+        }
+    }
     pmusim_mem_t m;
-    if (in->naccess && !data_access_l1_mru(u, &in->access[0], &m))
-        return FALSE;
-    const uint32_t w = cfg->width;
-    const uint32_t uops = cfg->ia64 ? 1 : (in->uops ? in->uops : 1);
+    /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
+    if (in->naccess && !data_access_l1_mru(u, &in->access[0], &m, !ia64)) {
+        /* the whole lookup, as insn_body() makes it */
+        if (!ev) {
+            u->niev = 0;
+            ev = TRUE;
+        }
+        u->oc_valid = FALSE;
+        memset(&m, 0, sizeof m);
+        data_access(u, &in->access[0], in->fp != PMUSIM_UARCH_FP_NONE, &m);
+        oc = u->oc_valid;
+    }
+    const uint32_t uops = ia64 ? 1 : (in->uops ? in->uops : 1);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     uint64_t c = d + 1;
     if (in->naccess && !in->access[0].is_store) {
@@ -1034,44 +1097,97 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in)
         if (done > c)
             c = done;
     }
+    /* a branch: predicted and trained as in insn_body(); a misprediction
+     * or a resteer moves the front end and counts its EVENT (the only
+     * count such an instruction can have) */
+    pmusim_branch_t br;
+    if (in->br != PMUSIM_UARCH_BR_NONE) {
+        memset(&br, 0, sizeof br);
+        int res = branch_predict(u, t, in, &br);
+        if (G_UNLIKELY(res != BR_OK)) {
+            if (!ev) {
+                u->niev = 0;
+                ev = TRUE;
+            }
+            if (res == BR_MISPREDICT) {
+                uint64_t again = c + cfg->mispredict_penalty;
+                if (again > t->fe_ready)
+                    t->fe_ready = again;
+                ev_add(u, &cfg->ev.misp_stall, cfg->mispredict_penalty);
+            } else {
+                uint64_t again = d + cfg->resteer_penalty;
+                if (again > t->fe_ready)
+                    t->fe_ready = again;
+                if (!ia64)
+                    ev_add(u, &cfg->ev.baclear, 1);
+            }
+        }
+    }
     const uint64_t r = take_slots(&t->ret_cycle, &t->ret_used, c, uops, w);
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
-    const uint32_t ti = in->thread;
-    if (G_UNLIKELY(t->any && r > t->last_ret + IDLE_MIN))
+    const uint32_t ti = 0; /* insn_check_one() */
+    /* the sink runs (and may fail: u->err) only in the rare cases, which
+     * say so in `called` */
+    gboolean called = FALSE;
+    if (G_UNLIKELY(t->any && r > t->last_ret + IDLE_MIN)) {
         rec_new(u, ti, PMUSIM_REC_IDLE, t->last_ret + 1)->n = r - (t->last_ret + 1);
+        called = TRUE;
+    }
     uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
     if (in->fp != PMUSIM_UARCH_FP_NONE)
         flags |= PMUSIM_F_FP;
     if (in->naccess)
         flags |= PMUSIM_F_MEM;
-    pmusim_rec_t *rec = rec_direct(u, r);
+    if (in->br != PMUSIM_UARCH_BR_NONE)
+        flags |= PMUSIM_F_BRANCH;
+    if (G_UNLIKELY(oc))
+        flags |= PMUSIM_F_OFFCORE;
+    if (G_UNLIKELY(u->nout == OUT_BATCH)) {
+        out_flush(u);
+        called = TRUE;
+    }
+    pmusim_rec_t *rec = G_UNLIKELY(called) && u->err ? &u->scratch : &u->out[u->nout++];
     if (in->tmpl) {
         /* the static part in one copy (pmusim_uarch_rec_template()) */
         *rec = *in->tmpl;
         rec->cycle = r;
         rec->thread = (uint8_t)ti;
-        if (in->naccess) {
+        if (in->naccess | in->br)
             rec->flags = flags;
+        if (in->naccess)
             rec->mem = m;
-        }
+        if (in->br != PMUSIM_UARCH_BR_NONE)
+            rec->br = br;
+        if (G_UNLIKELY(oc))
+            rec->oc = u->oc;
     } else {
-        rec_insn_fill(rec, r, ti, flags, t->plm, in, cfg->ia64);
+        rec_insn_head(rec, r, flags, t->plm, in, ia64);
         if (in->naccess)
             rec->mem = m;
         else
             rec->mem = (pmusim_mem_t){ 0 };
-        rec->br = (pmusim_branch_t){ 0 };
-        rec->oc = (pmusim_offcore_t){ 0 };
+        if (in->br != PMUSIM_UARCH_BR_NONE)
+            rec->br = br;
+        else
+            rec->br = (pmusim_branch_t){ 0 };
+        if (G_UNLIKELY(oc))
+            rec->oc = u->oc;
+        else
+            rec->oc = (pmusim_offcore_t){ 0 };
     }
-    if (t->nevacc && r >= t->evacc_since + EVENT_SPAN)
+    if (G_UNLIKELY(ev && u->niev)) {
+        events_collect(u, ti, r);
+        called = TRUE;
+    } else if (G_UNLIKELY(t->nevacc) && r >= t->evacc_since + EVENT_SPAN) {
         events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
+        called = TRUE;
+    }
     t->last_ret = r;
     t->any = TRUE;
-    u->st.insns++;
-    if (r + 1 > u->st.cycles)
-        u->st.cycles = r + 1;
-    return TRUE;
+    /* one thread retires in order: r is the largest retirement cycle yet */
+    u->st.cycles = r + 1;
+    return called ? FAST_DONE_CALLED : FAST_DONE;
 }
 
 /* One instruction; `merge` and `soemt` are u->merge and u->soemt as
@@ -1095,8 +1211,6 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         t->ret_cycle = u->floor;
         t->ret_used = 0;
     }
-    if (!merge && !soemt && insn_fast(u, t, in))
-        return take_error(u, error);
     u->niev = 0;
     u->oc_valid = u->ifetch_oc_valid = FALSE;
     u->l3_miss = FALSE;
@@ -1144,7 +1258,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     for (uint32_t k = 0; k < in->naccess; k++) {
         const pmusim_uarch_access_t *a = &in->access[k];
         u->l3_miss = FALSE;
-        if (!data_access_l1_mru(u, a, &mem[k])) {
+        if (!data_access_l1_mru(u, a, &mem[k], u->l1d_plain)) {
             memset(&mem[k], 0, sizeof mem[k]);
             data_access(u, a, fp, &mem[k]);
         }
@@ -1229,7 +1343,6 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         t->last_ret = r;
     }
     t->any = TRUE;
-    u->st.insns++;
     if (r + 1 > u->st.cycles)
         u->st.cycles = r + 1;
     if (soemt && !u->want_switch && cfg->switch_quantum &&
@@ -1272,6 +1385,55 @@ insns_run(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **e
     return TRUE;
 }
 
+/* The general body of one thread, out of line: the loop around the inlined
+ * fast path (insn_one()) keeps its values in registers. */
+static G_GNUC_NO_INLINE gboolean insn_general_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
+                                                  GError **error)
+{
+    return insn_body(u, in, error, FALSE, FALSE);
+}
+
+/* insn_check() of one thread in fewer instructions: thread 0, branch kind
+ * below PMUSIM_UARCH_BR_COUNT_ and FP class below PMUSIM_UARCH_FP_COUNT_
+ * tested on the 8 bytes that hold them (the kind and the class plus one
+ * must stay below 8 and 4, a carry out of either byte lands in a tested
+ * bit); FALSE: insn_check() says what is wrong. */
+_Static_assert(offsetof(pmusim_uarch_insn_t, thread) == 8 &&
+               offsetof(pmusim_uarch_insn_t, br) == 11 && offsetof(pmusim_uarch_insn_t, fp) == 13 &&
+               PMUSIM_UARCH_BR_COUNT_ == 7 && PMUSIM_UARCH_FP_COUNT_ == 3,
+               "insn_check_one() reads these bytes");
+static inline gboolean insn_check_one(const pmusim_uarch_insn_t *in)
+{
+    uint64_t w;
+    memcpy(&w, (const uint8_t *)in + 8, sizeof w);
+    if (G_BYTE_ORDER != G_LITTLE_ENDIAN)
+        return in->thread == 0 && in->br < PMUSIM_UARCH_BR_COUNT_ &&
+               in->fp < PMUSIM_UARCH_FP_COUNT_ && in->naccess <= PMUSIM_UARCH_MAX_ACCESSES &&
+               (!in->naccess || in->access);
+    const uint64_t x = (w & UINT64_C(0x0000ff00ff000000)) + UINT64_C(0x0000010001000000);
+    return !((x & UINT64_C(0x0001fc01f8000000)) | (w & 0xff)) &&
+           in->naccess <= PMUSIM_UARCH_MAX_ACCESSES && (!in->naccess || in->access);
+}
+
+/* One instruction of one thread: the fast path, else the general body.
+ * insn_body()'s clamp of ret_cycle to the floor cannot fire with one
+ * thread (rec_direct_one()). */
+static inline __attribute__((always_inline)) gboolean
+insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const gboolean ia64,
+         const unsigned lb, const uint32_t w, const uint64_t window)
+{
+    if (G_UNLIKELY(!insn_check_one(in)))
+        return insn_check(u, in, error, TRUE) && insn_general_one(u, in, error);
+    uarch_thread_t *t = &u->th[0];
+    t->plm = in->plm & 3;
+    const int f = insn_fast(u, t, in, ia64, lb, w, window);
+    if (G_LIKELY(f == FAST_DONE))
+        return TRUE;
+    if (f == FAST_DONE_CALLED)
+        return take_error(u, error);
+    return insn_general_one(u, in, error);
+}
+
 gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n,
                             GError **error)
 {
@@ -1286,7 +1448,20 @@ gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, si
         return insns_run(u, in, n, error, TRUE, FALSE);
     if (u->soemt)
         return insns_run(u, in, n, error, FALSE, TRUE);
-    return insns_run(u, in, n, error, FALSE, FALSE);
+    /* read once: the loop's stores to records may alias the model */
+    const unsigned lb = u->l1i.line_bits;
+    const uint32_t w = u->cfg->width;
+    const uint64_t window = u->window;
+    if (u->cfg->ia64) {
+        for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
+            if (!insn_one(u, in, error, TRUE, lb, w, window))
+                return FALSE;
+        return TRUE;
+    }
+    for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
+        if (!insn_one(u, in, error, FALSE, lb, w, window))
+            return FALSE;
+    return TRUE;
 }
 
 /* One instruction without the batch loop (the capture's path: one call per
@@ -1303,7 +1478,7 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, TRUE, FALSE);
     if (u->soemt)
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, FALSE, TRUE);
-    return insn_check(u, in, error, TRUE) && insn_body(u, in, error, FALSE, FALSE);
+    return insn_one(u, in, error, u->cfg->ia64, u->l1i.line_bits, u->cfg->width, u->window);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)
@@ -1369,8 +1544,11 @@ void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st)
 {
     *st = u->st;
     st->records += u->nout;
-    for (uint32_t i = 0; i < u->nthreads; i++)
+    st->insns = 0; /* every instruction counts once in its thread's n */
+    for (uint32_t i = 0; i < u->nthreads; i++) {
         st->records += u->th[i].qlen;
+        st->insns += u->th[i].n;
+    }
 }
 
 gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, GError **error)
