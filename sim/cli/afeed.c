@@ -68,6 +68,17 @@ static void push_pass(pmusim_afeed_t *f, pmusim_afeed_batch_t *b, const pmusim_r
     p->at = b->ninsns;
 }
 
+/* The symbols the reader has seen since the last batch, copied into b. */
+static void take_symbols(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
+{
+    const GArray *syms = pmusim_trace_reader_symbols(f->r);
+    for (; f->nsym < syms->len; f->nsym++) {
+        const pmusim_symbol_t *s = &g_array_index(syms, pmusim_symbol_t, f->nsym);
+        b->syms = afeed_reserve(b->syms, b->nsyms + 1, &b->cap_syms, sizeof *b->syms);
+        b->syms[b->nsyms++] = (pmusim_symbol_t){ s->start, s->end, g_strdup(s->name) };
+    }
+}
+
 /* One reader call, converted as the sequential loop of cmd_annotate.c did:
  * an INSN record waits for the MEM records that follow it on its thread
  * and goes to the model when the next INSN, MARKER or passed EVENT comes
@@ -85,12 +96,7 @@ static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
         b->end = TRUE;
         return;
     }
-    const GArray *syms = pmusim_trace_reader_symbols(f->r);
-    for (; f->nsym < syms->len; f->nsym++) {
-        const pmusim_symbol_t *s = &g_array_index(syms, pmusim_symbol_t, f->nsym);
-        b->syms = afeed_reserve(b->syms, b->nsyms + 1, &b->cap_syms, sizeof *b->syms);
-        b->syms[b->nsyms++] = (pmusim_symbol_t){ s->start, s->end, g_strdup(s->name) };
-    }
+    take_symbols(f, b);
     /* every record makes at most one instruction, one access or one
      * pass-through record; the waiting instruction one and its accesses */
     size_t most = (size_t)n + 1;
@@ -178,12 +184,7 @@ static void afeed_fill_feed(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
         b->end = TRUE;
         return;
     }
-    const GArray *syms = pmusim_trace_reader_symbols(f->r);
-    for (; f->nsym < syms->len; f->nsym++) {
-        const pmusim_symbol_t *s = &g_array_index(syms, pmusim_symbol_t, f->nsym);
-        b->syms = afeed_reserve(b->syms, b->nsyms + 1, &b->cap_syms, sizeof *b->syms);
-        b->syms[b->nsyms++] = (pmusim_symbol_t){ s->start, s->end, g_strdup(s->name) };
-    }
+    take_symbols(f, b);
     b->ninsns = fd->ninsns;
     b->nacc = fd->nacc;
     b->npass = fd->npass;

@@ -102,6 +102,17 @@ static void note_end(run_t *o, pmusim_trace_reader_t *r, GError *e)
     }
 }
 
+/* A reader of the bytes, or NULL with the error noted in o. */
+static pmusim_trace_reader_t *open_run(const void *data, size_t len, run_t *o)
+{
+    GError *e = NULL;
+    pmusim_trace_reader_t *r =
+        pmusim_trace_reader_open_memory_ex(data, len, "t", PMUSIM_TRACE_OPEN_QUIET, &e);
+    if (!r)
+        note_open_error(o, e);
+    return r;
+}
+
 /* The ordinary decoder and the records' conversion, as `trace annotate`
  * did before the feed: an instruction goes to the model when the next
  * INSN, MARKER or passed EVENT comes, or at the end. */
@@ -109,12 +120,9 @@ static void read_records(const void *data, size_t len, size_t batch, gboolean pa
                          run_t *o)
 {
     GError *e = NULL;
-    pmusim_trace_reader_t *r =
-        pmusim_trace_reader_open_memory_ex(data, len, "t", PMUSIM_TRACE_OPEN_QUIET, &e);
-    if (!r) {
-        note_open_error(o, e);
+    pmusim_trace_reader_t *r = open_run(data, len, o);
+    if (!r)
         return;
-    }
     pmusim_rec_t *recs = g_new(pmusim_rec_t, batch);
     pmusim_uarch_insn_t in;
     pmusim_uarch_access_t acc[PMUSIM_UARCH_MAX_ACCESSES];
@@ -159,12 +167,9 @@ static void read_feed(const void *data, size_t len, size_t batch, gboolean pass_
                       run_t *o)
 {
     GError *e = NULL;
-    pmusim_trace_reader_t *r =
-        pmusim_trace_reader_open_memory_ex(data, len, "t", PMUSIM_TRACE_OPEN_QUIET, &e);
-    if (!r) {
-        note_open_error(o, e);
+    pmusim_trace_reader_t *r = open_run(data, len, o);
+    if (!r)
         return;
-    }
     pmusim_trace_feed_t f;
     memset(&f, 0, sizeof f);
     f.pass_events = pass_events;
