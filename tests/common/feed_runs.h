@@ -243,7 +243,8 @@ static gboolean insn_equal(const run_t *ra, const item_t *a, const run_t *rb, co
 static gboolean feed_runs_equal(const run_t *x, const run_t *y)
 {
     gboolean same = x->items->len == y->items->len && x->counts->len == y->counts->len &&
-                    !memcmp(x->counts->data, y->counts->data, x->counts->len * sizeof(gssize)) &&
+                    (x->counts->len == 0 || /* memcmp() wants pointers even for 0 bytes */
+                     !memcmp(x->counts->data, y->counts->data, x->counts->len * sizeof(gssize))) &&
                     x->dropped == y->dropped && x->records_read == y->records_read &&
                     x->code == y->code && !g_strcmp0(x->message, y->message);
     for (guint i = 0; same && i < x->items->len; i++) {
