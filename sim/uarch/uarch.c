@@ -953,6 +953,19 @@ static inline uint64_t take_slots(uint64_t *cycle, uint32_t *used, uint64_t at, 
     return start;
 }
 
+/* An INSN record's fields after its head (cycle to len): the same for
+ * rec_insn_fill() and rec_insn_head(). */
+static inline void rec_insn_tail(pmusim_rec_t *rec, const pmusim_uarch_insn_t *in, gboolean ia64)
+{
+    rec->ip = in->ip;
+    rec->insn = in->insn;
+    rec->n = 0;
+    rec->ev_code = 0;
+    rec->ev_umask = 0;
+    rec->uops = ia64 ? 0 : in->uops;
+    rec->name = NULL;
+}
+
 /* The fields of an INSN record that the fast path and insn_body() fill
  * alike (all but mem, br and oc), each stored once (a compound literal
  * became a block clear, `rep stos`, and then the stores). */
@@ -967,13 +980,7 @@ static inline void rec_insn_fill(pmusim_rec_t *rec, uint64_t r, uint32_t ti, uin
     rec->slot = in->slot;
     rec->unit = in->unit;
     rec->len = in->len;
-    rec->ip = in->ip;
-    rec->insn = in->insn;
-    rec->n = 0;
-    rec->ev_code = 0;
-    rec->ev_umask = 0;
-    rec->uops = ia64 ? 0 : in->uops;
-    rec->name = NULL;
+    rec_insn_tail(rec, in, ia64);
 }
 
 /* A record of the running thread straight into the output batch (no
@@ -1010,13 +1017,7 @@ static inline void rec_insn_head(pmusim_rec_t *rec, uint64_t r, uint16_t flags, 
                           (uint64_t)su << 40 | (uint64_t)in->len << 56;
     rec->cycle = r;
     memcpy(&rec->kind, &head, sizeof head);
-    rec->ip = in->ip;
-    rec->insn = in->insn;
-    rec->n = 0;
-    rec->ev_code = 0;
-    rec->ev_umask = 0;
-    rec->uops = ia64 ? 0 : in->uops;
-    rec->name = NULL;
+    rec_insn_tail(rec, in, ia64);
 }
 
 /* What insn_fast() did: nothing (take the general body), the
