@@ -38,11 +38,123 @@ typedef struct tr_codec_feed {
     tr_feed_ent_t feed[TR_CACHE_SIZE];
 } tr_codec_feed_t;
 
-/* A template from its entry's record. */
-static inline void feed_ent_make(tr_feed_ent_t *fe, const pmusim_rec_t *rec)
+/* Record templates for the model (reader_feed.h: fd->model), one per
+ * IP-cache entry, in.tmpl of the entry's template above, so that a repeated
+ * instruction takes it with the copy of `in` at no cost.  The reader thread
+ * hands batches to the model's thread while it decodes the next ones, so a
+ * template that instructions in flight point at must not change when its
+ * entry does: the entry gets another template and the old one joins a queue
+ * of retired ones, stamped with the call that retired it, and is reused
+ * only tmpl_lag calls later (by then the caller is done with the batches
+ * that may point at it).  Against the alternatives: templates owned by the
+ * batch (a copy per instruction, or per entry and batch with a test per
+ * instruction) and double buffers (the same test) cost the fast path;
+ * this costs only where the entry's input is made again (a new position or
+ * a field mask: about 6 % of the instructions of a capture), and nothing
+ * when the new template equals the old one (a field mask that changes only
+ * what the template does not hold: offcore fields, the branch or memory
+ * flag, the memory size). */
+typedef struct tr_tmpl {
+    pmusim_rec_t rec;     /* in.tmpl points here */
+    struct tr_tmpl *next; /* in the retired queue */
+    uint64_t call;        /* the call (fd->calls) that retired it */
+    gboolean live;        /* an entry's template */
+} tr_tmpl_t;
+
+#define TR_TMPL_CHUNK 256u
+
+struct pmusim_feed_tmpls {
+    tr_tmpl_t *head, *tail; /* retired, oldest first */
+    GPtrArray *chunks;      /* of TR_TMPL_CHUNK templates each */
+    unsigned used;          /* of the last chunk */
+};
+
+static void tmpl_retire(pmusim_trace_feed_t *fd, tr_tmpl_t *t)
 {
+    struct pmusim_feed_tmpls *ts = fd->tmpls;
+    t->live = FALSE;
+    t->call = fd->calls;
+    t->next = NULL;
+    if (ts->tail)
+        ts->tail->next = t;
+    else
+        ts->head = t;
+    ts->tail = t;
+}
+
+/* A template no instruction in flight points at. */
+static tr_tmpl_t *tmpl_take(pmusim_trace_feed_t *fd)
+{
+    struct pmusim_feed_tmpls *ts = fd->tmpls;
+    const uint64_t lag = fd->tmpl_lag ? fd->tmpl_lag : 1;
+    tr_tmpl_t *t = ts->head;
+    if (t && t->call + lag <= fd->calls) {
+        ts->head = t->next;
+        if (!ts->head)
+            ts->tail = NULL;
+        return t;
+    }
+    if (!ts->chunks->len || ts->used == TR_TMPL_CHUNK) {
+        g_ptr_array_add(ts->chunks, g_new(tr_tmpl_t, TR_TMPL_CHUNK));
+        ts->used = 0;
+    }
+    tr_tmpl_t *chunk = g_ptr_array_index(ts->chunks, ts->chunks->len - 1);
+    return &chunk[ts->used++];
+}
+
+/* in->tmpl for the input `in` just made of an entry whose template was
+ * `old` (NULL: none of this feed's). */
+static G_GNUC_NO_INLINE void feed_tmpl_make(pmusim_trace_feed_t *fd, pmusim_uarch_insn_t *in,
+                                            const pmusim_rec_t *old)
+{
+    pmusim_rec_t rec;
+    pmusim_uarch_rec_template(fd->model, in, &rec);
+    if (old && !memcmp(old, &rec, sizeof rec)) {
+        in->tmpl = old;
+        return;
+    }
+    if (old)
+        tmpl_retire(fd, (tr_tmpl_t *)old);
+    tr_tmpl_t *t = tmpl_take(fd);
+    t->rec = rec;
+    t->live = TRUE;
+    in->tmpl = &t->rec;
+}
+
+/* Every template of the feed's that is an entry's: retired (the cache's
+ * templates are made again for another reader, or after next_batch). */
+static void feed_tmpl_retire_all(pmusim_trace_feed_t *fd)
+{
+    struct pmusim_feed_tmpls *ts = fd->tmpls;
+    for (guint c = 0; c < ts->chunks->len; c++) {
+        tr_tmpl_t *chunk = g_ptr_array_index(ts->chunks, c);
+        unsigned n = c + 1 == ts->chunks->len ? ts->used : TR_TMPL_CHUNK;
+        for (unsigned i = 0; i < n; i++)
+            if (chunk[i].live)
+                tmpl_retire(fd, &chunk[i]);
+    }
+}
+
+void pmusim_trace_feed_clear(pmusim_trace_feed_t *f)
+{
+    if (!f->tmpls)
+        return;
+    g_ptr_array_free(f->tmpls->chunks, TRUE);
+    g_free(f->tmpls);
+    f->tmpls = NULL;
+    f->tmpl_reader = NULL;
+}
+
+/* A template from its entry's record; `old`: the entry's template is this
+ * feed's (not one made for another reader). */
+static inline void feed_ent_make(tr_feed_ent_t *fe, const pmusim_rec_t *rec,
+                                 pmusim_trace_feed_t *fd, const gboolean old)
+{
+    const pmusim_rec_t *was = fe->in.tmpl;
     uarch_input_insn(rec, 0, &fe->in, &fe->acc);
     fe->acc_bytes = fe->in.naccess * sizeof fe->acc;
+    if (fd->model)
+        feed_tmpl_make(fd, &fe->in, old ? was : NULL);
 }
 
 /* Cache entry e's template. */
@@ -1201,7 +1313,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             if (feed) {
                 tr_feed_ent_t *fe = FEED_ENT(e);
                 if (fdirty)
-                    feed_ent_make(fe, &e->rec);
+                    feed_ent_make(fe, &e->rec, fd, TRUE);
                 FEED_INSN(e, fe);
             } else {
                 w++;
@@ -1563,12 +1675,22 @@ G_ALWAYS_INLINE static inline gssize bin_next(pmusim_trace_reader_t *r, pmusim_r
 {
     size_t n = 0;
     if (feed) {
-        if (!r->ftmpl_valid) { /* first feed call, or records read since */
+        if (!r->ftmpl_valid || fd->tmpl_reader != r) {
+            /* first feed call, or records read since, or another reader
+             * was fed last: the entries' templates are not this feed's
+             * for this reader's cache */
+            if (fd->model && !fd->tmpls) {
+                fd->tmpls = g_new0(struct pmusim_feed_tmpls, 1);
+                fd->tmpls->chunks = g_ptr_array_new_with_free_func(g_free);
+            }
+            if (fd->tmpls)
+                feed_tmpl_retire_all(fd);
             for (unsigned i = 0; i < TR_CACHE_SIZE; i++) {
                 tr_cache_ent_t *e = &r->codec->cache[i];
-                feed_ent_make(TR_FEED_ENT(e), &e->rec);
+                feed_ent_make(TR_FEED_ENT(e), &e->rec, fd, FALSE);
             }
             r->ftmpl_valid = TRUE;
+            fd->tmpl_reader = r;
         }
         fd->prev = r->codec->have_prev ? &r->codec->prev : NULL;
         fd->kprev = 0;
@@ -2476,6 +2598,7 @@ gssize pmusim_trace_reader_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *re
 gssize pmusim_trace_reader_next_feed(pmusim_trace_reader_t *r, pmusim_trace_feed_t *f,
                                      size_t max, GError **error)
 {
+    f->calls++; /* the templates' clock (tmpl_lag) */
     if (!r->binary) {
         g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT,
                     "%s: not a binary trace (no decoder to the model's input)", r->name);

@@ -37,7 +37,23 @@ typedef struct pmusim_trace_feed {
      * the last of acc); cleared by a pass-through record */
     gboolean open;
     uint64_t dropped_mem; /* MEM records beyond PMUSIM_UARCH_MAX_ACCESSES */
+    /* Record templates (pmusim_uarch_insn_t.tmpl, pmusim_uarch_rec_template()
+     * of `model`), made when the decoder's IP-cache entry changes, not per
+     * record; NULL: none (tmpl NULL).  Set both before the first call.  An
+     * instruction points at its entry's template; when the entry changes,
+     * the old template is kept unchanged until `tmpl_lag` calls later (a
+     * template replaced during call N is reused from call N + tmpl_lag on,
+     * at least 1): the caller promises that the model is done with the
+     * instructions of call N by then (sim/cli/afeed.c: the batches in
+     * flight).  pmusim_uarch_rec_template() reads only the model's
+     * configuration (the ISA), never what running the model changes, so a
+     * reader thread may call it beside the model's thread. */
+    const pmusim_uarch_t *model;
+    unsigned tmpl_lag;
     /* the decoder's own, between the steps of one call (reader.c) */
+    struct pmusim_feed_tmpls *tmpls; /* the templates' memory */
+    uint64_t calls;                  /* calls so far */
+    const void *tmpl_reader;         /* the reader whose cache the templates follow */
     const pmusim_uarch_insn_t *closed;
     const pmusim_rec_t *prev;
     size_t kprev;
@@ -54,5 +70,7 @@ typedef struct pmusim_trace_feed {
  * pmusim_trace_reader_next_batch() on one reader. */
 gssize pmusim_trace_reader_next_feed(pmusim_trace_reader_t *r, pmusim_trace_feed_t *f,
                                      size_t max, GError **error);
+/* Frees the templates (the instructions' tmpl become invalid). */
+void pmusim_trace_feed_clear(pmusim_trace_feed_t *f);
 
 #endif

@@ -226,7 +226,8 @@ static gpointer afeed_main(gpointer data)
     return NULL;
 }
 
-pmusim_afeed_t *pmusim_afeed_new(pmusim_trace_reader_t *r, gboolean pass_events)
+pmusim_afeed_t *pmusim_afeed_new(pmusim_trace_reader_t *r, gboolean pass_events,
+                                 const pmusim_uarch_t *model)
 {
     pmusim_afeed_t *f = g_new0(pmusim_afeed_t, 1);
     f->r = r;
@@ -234,6 +235,17 @@ pmusim_afeed_t *pmusim_afeed_new(pmusim_trace_reader_t *r, gboolean pass_events)
     if (pmusim_trace_reader_is_binary(r)) {
         f->fill = afeed_fill_feed;
         f->feed.pass_events = pass_events;
+        /* Record templates (reader_feed.h).  A template replaced while
+         * filling batch N may still be pointed at by batch N and the ones
+         * before it that the model has not finished.  The thread fills
+         * batch N + AFEED_SLOTS only once fewer than AFEED_SLOTS slots are
+         * full, i.e. after the model gave back batch N (afeed_main()), so
+         * a lag of AFEED_SLOTS calls is safe; without the thread, one
+         * batch at a time, 1 would do.  The instruction kept aside for the
+         * next batch (f->in) points at its entry's template of the moment:
+         * no later instruction of its call replaced it. */
+        f->feed.model = model;
+        f->feed.tmpl_lag = AFEED_SLOTS;
     } else {
         f->fill = afeed_fill;
         f->recs = g_new(pmusim_rec_t, AFEED_READ);
@@ -292,6 +304,7 @@ void pmusim_afeed_free(pmusim_afeed_t *f)
     }
     for (unsigned i = 0; i < AFEED_SLOTS; i++)
         batch_free(&f->slot[i]);
+    pmusim_trace_feed_clear(&f->feed);
     g_free(f->recs);
     g_free(f);
 }

@@ -202,7 +202,7 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
     }
     a.q = pmusim_wqueue_new(a.w);
     pmusim_uarch_set_buffer(a.u, annotate_buffer);
-    feed = pmusim_afeed_new(r, pass_events);
+    feed = pmusim_afeed_new(r, pass_events, a.u);
     gboolean ok = TRUE;
     for (;;) {
         pmusim_afeed_batch_t *b = pmusim_afeed_next(feed);

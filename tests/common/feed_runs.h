@@ -32,6 +32,9 @@ typedef struct run {
     GArray *accs;   /* of pmusim_uarch_access_t */
     GArray *counts; /* gssize per call, then nsyms after it, alternating */
     uint64_t dropped, records_read;
+    /* instructions of a feed with a model whose tmpl is not what
+     * pmusim_uarch_rec_template() makes of them (0 for the records' way) */
+    uint64_t tmpl_bad;
     int code;       /* -1: no error */
     char *message;
 } run_t;
@@ -161,10 +164,30 @@ static void read_records(const void *data, size_t len, size_t batch, gboolean pa
     pmusim_trace_reader_free(r);
 }
 
+/* An instruction of the feed: its template checked against the model's
+ * own (none without a model), then kept without it. */
+static void add_feed_insn(run_t *o, const pmusim_uarch_t *model, const pmusim_uarch_insn_t *in,
+                          unsigned call)
+{
+    pmusim_uarch_insn_t x = *in;
+    if (!model) {
+        o->tmpl_bad += x.tmpl != NULL;
+    } else if (!x.tmpl) {
+        o->tmpl_bad++;
+    } else {
+        pmusim_rec_t t;
+        pmusim_uarch_rec_template(model, &x, &t);
+        o->tmpl_bad += memcmp(&t, x.tmpl, sizeof t) != 0;
+    }
+    x.tmpl = NULL;
+    add_insn(o, &x, call);
+}
+
 /* The feed decoder, its last instruction kept aside while it may take
- * more MEM records (as sim/cli/afeed.c does). */
+ * more MEM records (as sim/cli/afeed.c does); with record templates for
+ * `model` (NULL: none). */
 static void read_feed(const void *data, size_t len, size_t batch, gboolean pass_events,
-                      run_t *o)
+                      const pmusim_uarch_t *model, run_t *o)
 {
     GError *e = NULL;
     pmusim_trace_reader_t *r = open_run(data, len, o);
@@ -173,6 +196,8 @@ static void read_feed(const void *data, size_t len, size_t batch, gboolean pass_
     pmusim_trace_feed_t f;
     memset(&f, 0, sizeof f);
     f.pass_events = pass_events;
+    f.model = model;
+    f.tmpl_lag = 1; /* each call's instructions are checked before the next */
     f.insns = g_new(pmusim_uarch_insn_t, batch + 1);
     f.acc = g_new(pmusim_uarch_access_t, batch + 1 + PMUSIM_UARCH_MAX_ACCESSES);
     f.pass = g_new(pmusim_feed_pass_t, batch);
@@ -199,11 +224,11 @@ static void read_feed(const void *data, size_t len, size_t batch, gboolean pass_
         size_t at = 0;
         for (size_t k = 0; k < f.npass; k++) {
             for (; at < f.pass[k].at; at++)
-                add_insn(o, &f.insns[at], call);
+                add_feed_insn(o, model, &f.insns[at], call);
             add_pass(o, &f.pass[k].rec, call);
         }
         for (; at < f.ninsns - keep; at++)
-            add_insn(o, &f.insns[at], call);
+            add_feed_insn(o, model, &f.insns[at], call);
         open = keep != 0;
         if (open) {
             aside = f.insns[f.ninsns - 1];
@@ -215,6 +240,7 @@ static void read_feed(const void *data, size_t len, size_t batch, gboolean pass_
     }
     o->dropped = f.dropped_mem;
     note_end(o, r, e);
+    pmusim_trace_feed_clear(&f);
     g_free(f.insns);
     g_free(f.acc);
     g_free(f.pass);
@@ -246,6 +272,7 @@ static gboolean feed_runs_equal(const run_t *x, const run_t *y)
                     (x->counts->len == 0 || /* memcmp() wants pointers even for 0 bytes */
                      !memcmp(x->counts->data, y->counts->data, x->counts->len * sizeof(gssize))) &&
                     x->dropped == y->dropped && x->records_read == y->records_read &&
+                    x->tmpl_bad == y->tmpl_bad &&
                     x->code == y->code && !g_strcmp0(x->message, y->message);
     for (guint i = 0; same && i < x->items->len; i++) {
         const item_t *p = &g_array_index(x->items, item_t, i);

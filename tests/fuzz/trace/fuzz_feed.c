@@ -3,7 +3,8 @@
  * must give exactly what the ordinary decoder plus the records' conversion
  * gives (tests/common/feed_runs.h): the same instructions and accesses, the
  * same pass-through records in the same places, the same record counts and
- * symbols per call, the same error at the same record.  A difference
+ * symbols per call, the same error at the same record, and record
+ * templates equal to the model's own.  A difference
  * aborts, which the fuzzer reports.  The batch size and whether EVENT
  * records pass through come from a hash of the input, so a reproducer
  * always takes the same path. */
@@ -14,6 +15,12 @@
 #include <stdlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static gboolean no_sink(const pmusim_rec_t *recs, size_t n, void *user, GError **error)
+{
+    (void)recs, (void)n, (void)user, (void)error;
+    return TRUE;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -39,7 +46,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     run_init(&x);
     run_init(&y);
     read_records(data, size, batch, pass_events, &x);
-    read_feed(data, size, batch, pass_events, &y);
+    /* half the inputs with record templates (of a wsm model: each is
+     * checked against pmusim_uarch_rec_template() of the same model) */
+    static pmusim_uarch_t *model;
+    if (!model)
+        model = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, no_sink, NULL, NULL);
+    read_feed(data, size, batch, pass_events, (hash >> 9) & 1 ? model : NULL, &y);
     if (!feed_runs_equal(&x, &y)) {
         fprintf(stderr, "feed decoder differs (batch %zu, events %d): %u/%u items, %u/%u calls, "
                 "%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " records, [%s] / [%s]\n",

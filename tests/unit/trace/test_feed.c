@@ -20,21 +20,46 @@
 #include <unistd.h>
 #include <zstd.h>
 
+/* The model's side of a model made only for its record templates. */
+static gboolean no_sink(const pmusim_rec_t *recs, size_t n, void *user, GError **error)
+{
+    (void)recs, (void)n, (void)user, (void)error;
+    return TRUE;
+}
+
+static pmusim_uarch_t *tmpl_model(pmusim_cpu_t cpu)
+{
+    GError *e = NULL;
+    pmusim_uarch_t *u = pmusim_uarch_new(cpu, 1, NULL, no_sink, NULL, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    return u;
+}
+
 /* Both ways, several batch sizes (`all`: also 1 and 64) and both EVENT
- * settings; returns the number of instructions the input made (the same
- * both ways). */
-static size_t compare_ways(const void *data, size_t len, const char *what, gboolean all)
+ * settings, the feed also with record templates for `model` (every
+ * instruction's template checked); returns the number of instructions the
+ * input made (the same both ways). */
+static size_t compare_ways(const void *data, size_t len, const char *what, gboolean all,
+                           const pmusim_uarch_t *model)
 {
     static const size_t batches[] = { 3, 4096, 1, 64 };
     size_t ninsns = 0;
     for (unsigned b = 0; b < (all ? G_N_ELEMENTS(batches) : 2); b++) {
         for (int pe = 0; pe < 2; pe++) {
-            run_t x, y;
+            run_t x, y, z;
             run_init(&x);
             run_init(&y);
+            run_init(&z);
             read_records(data, len, batches[b], pe, &x);
-            read_feed(data, len, batches[b], pe, &y);
+            read_feed(data, len, batches[b], pe, NULL, &y);
+            read_feed(data, len, batches[b], pe, model, &z);
             gboolean same = feed_runs_equal(&x, &y);
+            gboolean same_tmpl = feed_runs_equal(&x, &z);
+            if (!same_tmpl)
+                fprintf(stderr, "%s, batch %zu, events %d, templates: %" G_GUINT64_FORMAT
+                        " bad, %u/%u items\n", what, batches[b], pe, z.tmpl_bad, x.items->len,
+                        z.items->len);
+            CU_ASSERT(same_tmpl);
             size_t insns = 0;
             for (guint i = 0; i < x.items->len; i++)
                 insns += !g_array_index(x.items, item_t, i).is_pass;
@@ -48,6 +73,7 @@ static size_t compare_ways(const void *data, size_t len, const char *what, gbool
             ninsns = insns;
             run_clear(&x);
             run_clear(&y);
+            run_clear(&z);
         }
     }
     return ninsns;
@@ -110,11 +136,11 @@ static GBytes *zdecompress(GBytes *b)
 
 /* The trace as it is, then cut and with one byte changed at offsets spread
  * over its decompressed stream. */
-static size_t compare_damaged(GBytes *trace, const char *what)
+static size_t compare_damaged(GBytes *trace, const char *what, const pmusim_uarch_t *model)
 {
     gsize zlen;
     const void *zd = g_bytes_get_data(trace, &zlen);
-    size_t ninsns = compare_ways(zd, zlen, what, TRUE);
+    size_t ninsns = compare_ways(zd, zlen, what, TRUE, model);
     GBytes *raw = zdecompress(trace);
     gsize len;
     const guint8 *d = g_bytes_get_data(raw, &len);
@@ -125,7 +151,7 @@ static size_t compare_damaged(GBytes *trace, const char *what)
         GBytes *z = zcompress(d, off);
         gsize l;
         const void *p = g_bytes_get_data(z, &l);
-        compare_ways(p, l, name, FALSE);
+        compare_ways(p, l, name, FALSE, model);
         g_bytes_unref(z);
         g_free(name);
         guint8 *c = g_memdup2(d, len);
@@ -134,7 +160,7 @@ static size_t compare_damaged(GBytes *trace, const char *what)
             name = g_strdup_printf("%s byte %zu = 0x%02x", what, off, vals[v]);
             z = zcompress(c, len);
             p = g_bytes_get_data(z, &l);
-            compare_ways(p, l, name, FALSE);
+            compare_ways(p, l, name, FALSE, model);
             g_bytes_unref(z);
             g_free(name);
         }
@@ -155,7 +181,9 @@ static void test_feed_generated(void)
             GBytes *t = gen_bytes(cpus[c], wls[w], 3000, 0);
             char *what = g_strdup_printf("cpu %d workload %s", cpus[c],
                                          pmusim_gen_workload_name(wls[w]));
-            size_t n = compare_damaged(t, what);
+            pmusim_uarch_t *u = tmpl_model(cpus[c]);
+            size_t n = compare_damaged(t, what, u);
+            pmusim_uarch_free(u);
             CU_ASSERT(n > 1000); /* most of the 3000 records are instructions */
             g_free(what);
             g_bytes_unref(t);
@@ -179,10 +207,12 @@ static void test_feed_v1(void)
     GBytes *z = zcompress(v1bin, sizeof v1bin);
     gsize l;
     const void *p = g_bytes_get_data(z, &l);
-    CU_ASSERT_EQUAL(compare_ways(p, l, "v1", TRUE), 1);
+    pmusim_uarch_t *u = tmpl_model(PMUSIM_CPU_WSM);
+    CU_ASSERT_EQUAL(compare_ways(p, l, "v1", TRUE, u), 1);
+    pmusim_uarch_free(u);
     run_t y;
     run_init(&y);
-    read_feed(p, l, 4096, TRUE, &y);
+    read_feed(p, l, 4096, TRUE, NULL, &y);
     CU_ASSERT_EQUAL_FATAL(y.items->len, 3);
     CU_ASSERT_EQUAL(y.code, -1);
     const item_t *ev1 = &g_array_index(y.items, item_t, 1);
