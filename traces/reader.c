@@ -25,8 +25,9 @@ typedef struct tr_feed_ent {
     pmusim_uarch_insn_t in;    /* thread and access are set per instruction */
     pmusim_uarch_access_t acc; /* addr is set per instruction */
     uint64_t acc_bytes;        /* in.naccess * sizeof acc: how far the accesses move on */
+    const pmusim_rec_t *rtmpl; /* in.tmpl: the record template (feed_tmpl_new()) */
     uint8_t pad_[sizeof(tr_cache_ent_t) - sizeof(pmusim_uarch_insn_t) -
-                 sizeof(pmusim_uarch_access_t) - sizeof(uint64_t)];
+                 sizeof(pmusim_uarch_access_t) - sizeof(uint64_t) - sizeof(void *)];
 } tr_feed_ent_t;
 _Static_assert(sizeof(tr_feed_ent_t) == sizeof(tr_cache_ent_t),
                "a template is as large as its cache entry");
@@ -50,10 +51,8 @@ typedef struct tr_codec_feed {
  * batch (a copy per instruction, or per entry and batch with a test per
  * instruction) and double buffers (the same test) cost the fast path;
  * this costs only where the entry's input is made again (a new position or
- * a field mask: about 6 % of the instructions of a capture), and nothing
- * when the new template equals the old one (a field mask that changes only
- * what the template does not hold: offcore fields, the branch or memory
- * flag, the memory size). */
+ * a field mask: about 4 % of the instructions of a capture), and only a
+ * call where the mask holds none of the template's fields (feed_ent_make()). */
 typedef struct tr_tmpl {
     pmusim_rec_t rec;     /* in.tmpl points here */
     struct tr_tmpl *next; /* in the retired queue */
@@ -102,23 +101,16 @@ static tr_tmpl_t *tmpl_take(pmusim_trace_feed_t *fd)
     return &chunk[ts->used++];
 }
 
-/* in->tmpl for the input `in` just made of an entry whose template was
- * `old` (NULL: none of this feed's). */
-static G_GNUC_NO_INLINE void feed_tmpl_make(pmusim_trace_feed_t *fd, pmusim_uarch_insn_t *in,
-                                            const pmusim_rec_t *old)
+/* A new record template for the entry's input fe->in, the old one
+ * (fe->rtmpl, NULL: none) retired. */
+static G_GNUC_NO_INLINE void feed_tmpl_new(pmusim_trace_feed_t *fd, tr_feed_ent_t *fe)
 {
-    pmusim_rec_t rec;
-    pmusim_uarch_rec_template(fd->model, in, &rec);
-    if (old && !memcmp(old, &rec, sizeof rec)) {
-        in->tmpl = old;
-        return;
-    }
-    if (old)
-        tmpl_retire(fd, (tr_tmpl_t *)old);
+    if (fe->rtmpl)
+        tmpl_retire(fd, (tr_tmpl_t *)fe->rtmpl);
     tr_tmpl_t *t = tmpl_take(fd);
-    t->rec = rec;
+    pmusim_uarch_rec_template(fd->model, &fe->in, &t->rec);
     t->live = TRUE;
-    in->tmpl = &t->rec;
+    fe->rtmpl = &t->rec;
 }
 
 /* Every template of the feed's that is an entry's: retired (the cache's
@@ -145,16 +137,29 @@ void pmusim_trace_feed_clear(pmusim_trace_feed_t *f)
     f->tmpl_reader = NULL;
 }
 
-/* A template from its entry's record; `old`: the entry's template is this
- * feed's (not one made for another reader). */
+/* What made an entry's input template dirty (bin_decode_loop()'s fdirty). */
+enum {
+    FEED_DIRTY_INPUT = 1, /* a field mask: made again */
+    /* a new position, or a field mask with one of the fields the record
+     * template is made of (include/pmusim/uarch.h: ip, len, plm, fp, uops,
+     * slot, unit, flags, insn): the record template too */
+    FEED_DIRTY_TMPL = 3,
+};
+/* The field mask bits of those fields (TR_M_FLAGS: also when only the
+ * memory, branch or offcore flag changed; a record decoded again after a
+ * refill has its fields in the entry already, so comparing with the entry
+ * would not tell) */
+#define FEED_TMPL_MASK (TR_M_FLAGS | TR_M_PLM | TR_M_UNIT | TR_M_INSN | TR_M_LEN | TR_M_UOPS)
+
+/* A template from its entry's record; `dirty`: FEED_DIRTY_*. */
 static inline void feed_ent_make(tr_feed_ent_t *fe, const pmusim_rec_t *rec,
-                                 pmusim_trace_feed_t *fd, const gboolean old)
+                                 pmusim_trace_feed_t *fd, unsigned dirty)
 {
-    const pmusim_rec_t *was = fe->in.tmpl;
     uarch_input_insn(rec, 0, &fe->in, &fe->acc);
     fe->acc_bytes = fe->in.naccess * sizeof fe->acc;
-    if (fd->model)
-        feed_tmpl_make(fd, &fe->in, old ? was : NULL);
+    if (G_UNLIKELY(dirty == FEED_DIRTY_TMPL) && fd->model)
+        feed_tmpl_new(fd, fe);
+    fe->in.tmpl = fe->rtmpl;
 }
 
 /* Cache entry e's template. */
@@ -1118,7 +1123,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             /* feed: the entry's template is to be made again at the commit
              * (the dynamic parts it holds, taken and alat, are patched where
              * they are decoded, like the entry) */
-            gboolean fdirty = FALSE;
+            unsigned fdirty = 0; /* FEED_DIRTY_* */
             /* Each decoded field goes to the record and to its cache entry
              * (SETF), so the entry never has to be copied back from the
              * record: a bulk copy right after byte-sized stores would stall
@@ -1133,7 +1138,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 RD_VARINT(m);
                 if (m & ~(uint64_t)TR_M_ALL)
                     BAD("unknown bits in the field mask");
-                fdirty = TRUE;
+                fdirty = (m & FEED_TMPL_MASK) ? FEED_DIRTY_TMPL : FEED_DIRTY_INPUT;
                 if (m & TR_M_FLAGS) {
                     RD_VARINT(v);
                     if (v > 0xffff)
@@ -1298,7 +1303,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             SETF(mem.addr, addr);
             if (G_UNLIKELY(h & (TR_H_FIELDS | TR_H_BRDYN)) || e->pos != pos) {
                 if (feed && e->pos != pos)
-                    fdirty = TRUE;
+                    fdirty = FEED_DIRTY_TMPL;
                 SETF(kind, PMUSIM_REC_INSN);
                 SETF(ip, ip);
                 SETF(slot, (uint8_t)slot);
@@ -1313,7 +1318,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             if (feed) {
                 tr_feed_ent_t *fe = FEED_ENT(e);
                 if (fdirty)
-                    feed_ent_make(fe, &e->rec, fd, TRUE);
+                    feed_ent_make(fe, &e->rec, fd, fdirty);
                 FEED_INSN(e, fe);
             } else {
                 w++;
@@ -1687,7 +1692,8 @@ G_ALWAYS_INLINE static inline gssize bin_next(pmusim_trace_reader_t *r, pmusim_r
                 feed_tmpl_retire_all(fd);
             for (unsigned i = 0; i < TR_CACHE_SIZE; i++) {
                 tr_cache_ent_t *e = &r->codec->cache[i];
-                feed_ent_make(TR_FEED_ENT(e), &e->rec, fd, FALSE);
+                TR_FEED_ENT(e)->rtmpl = NULL; /* none of this feed's for this reader */
+                feed_ent_make(TR_FEED_ENT(e), &e->rec, fd, FEED_DIRTY_TMPL);
             }
             r->ftmpl_valid = TRUE;
             fd->tmpl_reader = r;

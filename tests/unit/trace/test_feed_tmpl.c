@@ -38,7 +38,9 @@ static gboolean no_sink(const pmusim_rec_t *recs, size_t n, void *user, GError *
  * drawn at random from pairs that share an IP-cache entry (tr_cache_index()),
  * on 4 entries, then on 64 (an entry's template replaced a few or some tens
  * of instructions after it was used), then NIPS addresses in an order that
- * revisits them (every entry replaced all the time). */
+ * revisits them (every entry replaced all the time), then 8 addresses whose
+ * length, uops, level and FP flag change (templates made again without a
+ * new position). */
 static GBytes *thrash_trace(void)
 {
     /* two addresses per entry, for the entries that get two first */
@@ -71,18 +73,20 @@ static GBytes *thrash_trace(void)
     for (unsigned i = 0; i < NINSNS; i++) {
         rnd = rnd * 1103515245u + 12345u;
         uint64_t ip;
-        if (i < NINSNS / 3)
+        if (i < NINSNS / 4)
             ip = pair[(rnd >> 16) % 4][(rnd >> 24) & 1];
-        else if (i < 2 * NINSNS / 3)
+        else if (i < 2 * NINSNS / 4)
             ip = pair[(rnd >> 16) % 64][(rnd >> 24) & 1];
-        else
+        else if (i < 3 * NINSNS / 4)
             ip = 0x400000u + 16u * (((uint64_t)i * 7919u) % NIPS);
-        unsigned k = (unsigned)(ip >> 4);
+        else /* the same 8 addresses, their fields changing */
+            ip = pair[(rnd >> 16) % 8][0];
+        unsigned k = i < 3 * NINSNS / 4 ? (unsigned)(ip >> 4) : (rnd >> 20);
         pmusim_rec_t r;
         memset(&r, 0, sizeof r);
         r.kind = PMUSIM_REC_INSN;
         r.cycle = i;
-        r.plm = 3;
+        r.plm = i < 3 * NINSNS / 4 ? 3 : (uint8_t)(k % 4);
         r.ip = ip;
         r.len = (uint8_t)(1 + k % 15);
         r.uops = 1 + k % 4;
