@@ -36,7 +36,7 @@ static pmusim_uarch_t *tmpl_model(pmusim_cpu_t cpu)
 }
 
 /* Both ways, several batch sizes (`all`: also 1 and 64) and both EVENT
- * settings, the feed also with record templates for `model` (every
+ * settings, the feed once more with record templates for `model` (every
  * instruction's template checked); returns the number of instructions the
  * input made (the same both ways). */
 static size_t compare_ways(const void *data, size_t len, const char *what, gboolean all,
@@ -52,9 +52,13 @@ static size_t compare_ways(const void *data, size_t len, const char *what, gbool
             run_init(&z);
             read_records(data, len, batches[b], pe, &x);
             read_feed(data, len, batches[b], pe, NULL, &y);
-            read_feed(data, len, batches[b], pe, model, &z);
+            /* with templates: once per input (batches of 4,096, EVENT records
+             * passed), the other settings being the feed's own */
+            gboolean tmpl = b == 1 && pe == 1;
+            if (tmpl)
+                read_feed(data, len, batches[b], pe, model, &z);
             gboolean same = feed_runs_equal(&x, &y);
-            gboolean same_tmpl = feed_runs_equal(&x, &z);
+            gboolean same_tmpl = !tmpl || feed_runs_equal(&x, &z);
             if (!same_tmpl)
                 fprintf(stderr, "%s, batch %zu, events %d, templates: %" G_GUINT64_FORMAT
                         " bad, %u/%u items\n", what, batches[b], pe, z.tmpl_bad, x.items->len,
