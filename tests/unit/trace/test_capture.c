@@ -259,6 +259,139 @@ static void test_capture_threads_share_block(void)
     g_byte_array_unref(s);
 }
 
+
+/* Every field of two records (their padding may hold anything). */
+static gboolean rec_same(const pmusim_rec_t *a, const pmusim_rec_t *b)
+{
+    return a->cycle == b->cycle && a->kind == b->kind && a->thread == b->thread &&
+           a->flags == b->flags && a->plm == b->plm && a->slot == b->slot && a->unit == b->unit &&
+           a->len == b->len && a->ip == b->ip && a->insn == b->insn && a->n == b->n &&
+           a->ev_code == b->ev_code && a->ev_umask == b->ev_umask && a->uops == b->uops &&
+           a->name == b->name && a->mem.addr == b->mem.addr &&
+           a->mem.latency == b->mem.latency && a->mem.size == b->mem.size &&
+           a->mem.is_store == b->mem.is_store && a->mem.level == b->mem.level &&
+           a->mem.tlb == b->mem.tlb && a->mem.alat == b->mem.alat &&
+           a->br.target == b->br.target && a->br.kind == b->br.kind &&
+           a->br.taken == b->br.taken && a->br.dir_ok == b->br.dir_ok &&
+           a->br.tgt_ok == b->br.tgt_ok && a->br.detect == b->br.detect &&
+           a->oc.latency == b->oc.latency && a->oc.req == b->oc.req &&
+           a->oc.supplier == b->oc.supplier && a->oc.snoop == b->oc.snoop;
+}
+
+/* A handoff function that keeps the batches to run later, as a model
+ * thread would, and gives the reader new ones (NULL once `refuse` is
+ * set). */
+typedef struct handoff_log {
+    GPtrArray *full;
+    gboolean refuse;
+} handoff_log_t;
+
+static pmusim_capture_batch_t *keep_batch(pmusim_capture_batch_t *full, void *user)
+{
+    handoff_log_t *h = user;
+    if (h->refuse)
+        return NULL;
+    g_ptr_array_add(h->full, full);
+    return pmusim_capture_batch_new();
+}
+
+/* The stream of make_stream() with block 0 run 700 more times (2,100
+ * instructions, so that batches of 1024 fill) before the END chunk. */
+static GByteArray *make_long_stream(void)
+{
+    GByteArray *s = make_stream();
+    g_byte_array_set_size(s, s->len - (16 + 4)); /* without END */
+    GByteArray *p = g_byte_array_new();
+    for (int i = 0; i < 700; i++) {
+        /* block 0, a load of instruction +1 at a new address each time */
+        static const uint8_t blk0[] = {0x00, 0x00};
+        put(p, blk0, 2);
+        const uint8_t acc[] = {0x9d, 0x00, 0x80}; /* +1, load 8 bytes, +64 (zigzag 128) */
+        put(p, acc, 3);
+    }
+    uint32_t seq = 5; /* HELLO, two TB and two EXEC chunks came before */
+    chunk(s, &seq, 3, 0, p->data, p->len);
+    uint32_t reason = 0;
+    chunk(s, &seq, 5, 0, &reason, 4);
+    g_byte_array_unref(p);
+    return s;
+}
+
+/* Every record of a capture of `s` fed in pieces of `piece` bytes, the
+ * model run by the reader (handoff FALSE) or on batches handed over and
+ * run after each feed. */
+static GArray *capture_records(const GByteArray *s, size_t piece, gboolean handoff)
+{
+    GError *error = NULL;
+    GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+    pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect, recs, &error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    pmusim_capture_t *c = pmusim_capture_new(u, 1, "test");
+    handoff_log_t h = {.full = g_ptr_array_new()};
+    if (handoff)
+        pmusim_capture_set_handoff(c, keep_batch, &h);
+    gboolean ok = TRUE;
+    for (size_t at = 0; ok && at < s->len; at += piece) {
+        ok = pmusim_capture_feed(c, s->data + at, MIN(piece, s->len - at), &error);
+        for (guint i = 0; i < h.full->len; i++) {
+            pmusim_capture_batch_t *b = g_ptr_array_index(h.full, i);
+            ok = ok && pmusim_capture_batch_run(u, b, &error);
+            pmusim_capture_batch_free(b);
+        }
+        g_ptr_array_set_size(h.full, 0);
+    }
+    pmusim_capture_set_handoff(c, NULL, NULL);
+    ok = ok && pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error);
+    CU_ASSERT_TRUE(ok);
+    CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 7 + 2100);
+    g_clear_error(&error);
+    g_ptr_array_unref(h.full);
+    pmusim_capture_free(c);
+    pmusim_uarch_free(u);
+    return recs;
+}
+
+/* Batches handed over and run in order give the records the reader gives
+ * running them itself, whatever the feeds; a refused batch fails the feed
+ * with PMUSIM_CAPTURE_ERROR_STOPPED. */
+static void test_capture_handoff(void)
+{
+    GByteArray *s = make_long_stream();
+    GArray *want = capture_records(s, s->len, FALSE);
+    /* the 8 INSN and MEM records of expected[], then 2,100 INSN records */
+    CU_ASSERT_EQUAL(want->len, G_N_ELEMENTS(expected) + 2100);
+    static const size_t pieces[] = {0, 1, 7, 1000, 4096};
+    for (size_t i = 0; i < G_N_ELEMENTS(pieces); i++) {
+        size_t piece = pieces[i] ? pieces[i] : s->len;
+        GArray *got = capture_records(s, piece, TRUE);
+        CU_ASSERT_EQUAL(got->len, want->len);
+        guint same = 0;
+        for (guint k = 0; k < MIN(got->len, want->len); k++)
+            same += rec_same(&g_array_index(got, pmusim_rec_t, k),
+                             &g_array_index(want, pmusim_rec_t, k));
+        CU_ASSERT_EQUAL(same, want->len);
+        g_array_unref(got);
+    }
+    g_array_unref(want);
+
+    GError *error = NULL;
+    pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect, NULL, &error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    pmusim_capture_t *c = pmusim_capture_new(u, 1, "refused");
+    handoff_log_t h = {.full = g_ptr_array_new(), .refuse = TRUE};
+    pmusim_capture_set_handoff(c, keep_batch, &h);
+    CU_ASSERT_FALSE(pmusim_capture_feed(c, s->data, s->len, &error));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(error);
+    CU_ASSERT_TRUE(g_error_matches(error, PMUSIM_CAPTURE_ERROR, PMUSIM_CAPTURE_ERROR_STOPPED));
+    CU_ASSERT_STRING_EQUAL(error->message, "refused: the model stopped");
+    CU_ASSERT_EQUAL(h.full->len, 0);
+    g_clear_error(&error);
+    g_ptr_array_unref(h.full);
+    pmusim_capture_free(c);
+    pmusim_uarch_free(u);
+    g_byte_array_unref(s);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -267,6 +400,7 @@ int main(void)
     CU_add_test(suite, "v2 items, every split", test_capture_v2_items);
     CU_add_test(suite, "v2 errors", test_capture_v2_errors);
     CU_add_test(suite, "threads share a block", test_capture_threads_share_block);
+    CU_add_test(suite, "batches handed over", test_capture_handoff);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
