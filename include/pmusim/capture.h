@@ -27,7 +27,6 @@ GQuark pmusim_capture_error_quark(void);
 typedef enum {
     PMUSIM_CAPTURE_ERROR_STREAM, /* malformed capture stream */
     PMUSIM_CAPTURE_ERROR_LIMIT,  /* beyond a documented bound */
-    PMUSIM_CAPTURE_ERROR_STOPPED, /* the handoff function refused a batch */
 } pmusim_capture_error_t;
 
 /* Bound on translated blocks kept (their decoded instructions). */
@@ -59,30 +58,6 @@ const char *pmusim_capture_binary(const pmusim_capture_t *c);
 void pmusim_capture_plugin_timing(const pmusim_capture_t *c, uint64_t *write_ns, uint64_t *bytes,
                                   uint64_t *runq_ns);
 void pmusim_capture_free(pmusim_capture_t *c);
-
-/* The model on another thread.  The reader gathers the model's inputs in
- * batches (copies of the translated blocks' inputs, each run's first
- * instruction pointing at its accesses in the batch, in stream order) and
- * by default runs a batch through the model itself when it is full and
- * when pmusim_capture_feed() or pmusim_capture_finish() returns.  With a
- * handoff function, a batch goes instead to `fn`, which takes it (the
- * caller then runs it with pmusim_capture_batch_run(), batches in the order
- * handed over, which gives the model exactly the calls the reader would
- * have made) and returns an empty batch for the reader to fill next; NULL:
- * `fn` did not take it and the feed fails with PMUSIM_CAPTURE_ERROR_STOPPED
- * (the model's side stopped).  `fn` runs on the thread that feeds; the
- * model is not touched there (templates are made from its configuration
- * only).  Set NULL to go back to running batches in the reader (for
- * pmusim_capture_finish() on the model's thread). */
-typedef struct pmusim_capture_batch pmusim_capture_batch_t;
-typedef pmusim_capture_batch_t *(*pmusim_capture_handoff_fn)(pmusim_capture_batch_t *full,
-                                                             void *user);
-void pmusim_capture_set_handoff(pmusim_capture_t *c, pmusim_capture_handoff_fn fn, void *user);
-pmusim_capture_batch_t *pmusim_capture_batch_new(void);
-void pmusim_capture_batch_free(pmusim_capture_batch_t *b);
-/* Runs the batch's instructions through `u` (pmusim_uarch_insns()) and
- * empties it. */
-gboolean pmusim_capture_batch_run(pmusim_uarch_t *u, pmusim_capture_batch_t *b, GError **error);
 
 /* ELF symbols of one file (functions and objects with a size), relocated by
  * `bias`; for tests and the capture. */

@@ -113,8 +113,6 @@ static char *capture_find_plugin(void)
 typedef struct capture_timing {
     gint64 start_us, read_us;  /* monotonic: fork; time blocked in read() */
     uint64_t cpu0_ns, runq0_ns; /* this thread's CPU and run-queue wait at fork */
-    uint64_t reader_ns;         /* CPU of the stream reader's thread (0: none) */
-    gint64 reader_wait_us;      /* its time waiting for the stream */
 } capture_timing_t;
 
 static uint64_t capture_thread_cpu_ns(void)
@@ -147,20 +145,17 @@ static void capture_timing_print(const capture_timing_t *tm, const struct rusage
     double main_runq = (double)(capture_thread_runq_ns() - tm->runq0_ns) / 1e9;
     struct rusage self;
     getrusage(RUSAGE_SELF, &self);
-    double reader = (double)tm->reader_ns / 1e9;
-    double others = tv_s(self.ru_utime) + tv_s(self.ru_stime) - main_cpu - reader;
+    double others = tv_s(self.ru_utime) + tv_s(self.ru_stime) - main_cpu;
     uint64_t wns, bytes, rns;
     pmusim_capture_plugin_timing(cap, &wns, &bytes, &rns);
     fprintf(stderr,
             "pmusim: timing: wall %.2f s; QEMU + plugin CPU %.2f s, in pipe writes %.2f s, "
-            "waiting for a CPU %.2f s, stream %.1f MB; %s thread CPU %.2f s, waiting for %s "
-            "%.2f s, waiting for a CPU %.2f s; writer thread (and start-up) CPU %.2f s; stream "
-            "reader thread CPU %.2f s, waiting for the stream %.2f s\n",
+            "waiting for a CPU %.2f s, stream %.1f MB; stream reader + model thread CPU %.2f "
+            "s, waiting for the stream %.2f s, waiting for a CPU %.2f s; writer thread (and "
+            "start-up) CPU %.2f s\n",
             wall, tv_s(child->ru_utime) + tv_s(child->ru_stime), (double)wns / 1e9,
-            (double)rns / 1e9, (double)bytes / 1e6,
-            tm->reader_ns ? "model" : "stream reader + model", main_cpu,
-            tm->reader_ns ? "the reader" : "the stream", (double)tm->read_us / 1e6, main_runq,
-            others > 0 ? others : 0.0, reader, (double)tm->reader_wait_us / 1e6);
+            (double)rns / 1e9, (double)bytes / 1e6, main_cpu, (double)tm->read_us / 1e6,
+            main_runq, others > 0 ? others : 0.0);
 }
 
 /* The pump: a thread that only moves the stream from the pipe into up to
@@ -268,10 +263,10 @@ static capture_pump_t *capture_pump_new(int fd, GError **error)
     return pp;
 }
 
-/* Stops the pump if it still runs (its thread is joined after). */
-static void capture_pump_stop(capture_pump_t *pp)
+/* Stops the pump (if it still runs) and frees it. */
+static void capture_pump_free(capture_pump_t *pp)
 {
-    if (!pp->thread)
+    if (!pp)
         return;
     ssize_t w;
     do
@@ -279,160 +274,7 @@ static void capture_pump_stop(capture_pump_t *pp)
     while (w < 0 && errno == EINTR);
     g_async_queue_push(pp->free, &pp->stop);
     g_thread_join(pp->thread);
-    pp->thread = NULL;
-}
-
-/* Stops the pump (if it still runs) and frees it. */
-static void capture_pump_free(capture_pump_t *pp)
-{
-    if (!pp)
-        return;
-    capture_pump_stop(pp);
     capture_pump_release(pp);
-}
-
-/* Feeds the pump's slots to the stream reader until the last; FALSE with
- * error when the reader or the pipe failed (or the reader stopped). */
-static gboolean capture_read_slots(capture_pump_t *pp, pmusim_capture_t *cap, gint64 *wait_us,
-                                   GError **error)
-{
-    for (;;) {
-        gint64 r0 = g_get_monotonic_time();
-        capture_slot_t *slot = g_async_queue_pop(pp->full);
-        *wait_us += g_get_monotonic_time() - r0;
-        if (slot == &pp->stop) /* the main thread stopped the reader */
-            return FALSE;
-        gboolean last = slot->eof, ok = TRUE;
-        if (slot->len && !pmusim_capture_feed(cap, slot->data, slot->len, error))
-            ok = FALSE;
-        else if (slot->err) {
-            g_set_error(error, G_FILE_ERROR, g_file_error_from_errno(slot->err),
-                        "reading the capture stream: %s", g_strerror(slot->err));
-            ok = FALSE;
-        }
-        g_async_queue_push(pp->free, slot);
-        if (!ok || last)
-            return ok;
-    }
-}
-
-/* The stream reader on a thread of its own: it parses the pump's slots
- * into batches of the model's inputs (pmusim_capture_set_handoff()) that
- * the main thread runs through the model in the order they come, so that
- * the main thread, which sets the capture's pace, only runs the model
- * (docs/PERFORMANCE.md, "The capture's main thread").  The model gets the
- * same instructions in the same order as from a reader on its own thread,
- * so the trace is the same. */
-#define CAPTURE_BATCHES 16u /* batches of 1024 instructions the reader may be ahead */
-
-typedef struct capture_reader {
-    capture_pump_t *pump;
-    pmusim_capture_t *cap;
-    GAsyncQueue *full, *free; /* of pmusim_capture_batch_t*; `full` ends with &done */
-    char done, stop;          /* addresses used as markers in the queues */
-    gboolean ok;              /* the reader's outcome, with `error` */
-    GError *error;
-    uint64_t cpu_ns;          /* its CPU time, for --timing */
-    gint64 wait_us;           /* its time waiting for the stream */
-    GThread *thread;
-} capture_reader_t;
-
-static pmusim_capture_batch_t *capture_handoff(pmusim_capture_batch_t *full, void *user)
-{
-    capture_reader_t *r = user;
-    pmusim_capture_batch_t *next = g_async_queue_pop(r->free);
-    if ((void *)next == &r->stop) {
-        g_async_queue_push(r->free, &r->stop); /* for the next call, if any */
-        return NULL;
-    }
-    g_async_queue_push(r->full, full);
-    return next;
-}
-
-static gpointer capture_reader_main(gpointer p)
-{
-    capture_reader_t *r = p;
-    r->ok = capture_read_slots(r->pump, r->cap, &r->wait_us, &r->error);
-    r->cpu_ns = capture_thread_cpu_ns();
-    g_async_queue_push(r->full, &r->done);
-    return NULL;
-}
-
-/* The reader's thread, or NULL to read on the main thread
- * (PMUSIM_READER_THREAD=0, one processor, no thread). */
-static capture_reader_t *capture_reader_new(capture_pump_t *pp, pmusim_capture_t *cap)
-{
-    const char *env = g_getenv("PMUSIM_READER_THREAD");
-    if ((env && !strcmp(env, "0")) || g_get_num_processors() < 2)
-        return NULL;
-    capture_reader_t *r = g_new0(capture_reader_t, 1);
-    r->pump = pp;
-    r->cap = cap;
-    r->full = g_async_queue_new();
-    r->free = g_async_queue_new();
-    for (unsigned i = 0; i < CAPTURE_BATCHES; i++)
-        g_async_queue_push(r->free, pmusim_capture_batch_new());
-    pmusim_capture_set_handoff(cap, capture_handoff, r);
-    r->thread = g_thread_try_new("pmusim-reader", capture_reader_main, r, NULL);
-    if (!r->thread) {
-        pmusim_capture_set_handoff(cap, NULL, NULL);
-        pmusim_capture_batch_t *b;
-        while ((b = g_async_queue_try_pop(r->free)))
-            pmusim_capture_batch_free(b);
-        g_async_queue_unref(r->full);
-        g_async_queue_unref(r->free);
-        g_free(r);
-        return NULL;
-    }
-    return r;
-}
-
-/* The main thread's loop with a reader thread: runs the batches through
- * the model until the reader's end.  After a model error it stops the
- * reader and the pump.  Returns with the reader joined, and its error in
- * *error when the model did not fail first. */
-static gboolean capture_run_batches(capture_reader_t *r, pmusim_uarch_t *u, gint64 *wait_us,
-                                    GError **error)
-{
-    gboolean ok = TRUE;
-    for (;;) {
-        gint64 r0 = g_get_monotonic_time();
-        pmusim_capture_batch_t *b = g_async_queue_pop(r->full);
-        *wait_us += g_get_monotonic_time() - r0;
-        if ((void *)b == &r->done)
-            break;
-        if (ok && !pmusim_capture_batch_run(u, b, error)) {
-            ok = FALSE;
-            /* stop the reader, wherever it waits: for an empty batch, or
-             * for the stream (the pump stopped, its marker) */
-            g_async_queue_push(r->free, &r->stop);
-            capture_pump_stop(r->pump);
-            g_async_queue_push(r->pump->full, &r->pump->stop);
-        }
-        g_async_queue_push(r->free, b);
-    }
-    g_thread_join(r->thread);
-    pmusim_capture_set_handoff(r->cap, NULL, NULL);
-    if (ok && !r->ok) {
-        g_propagate_error(error, r->error);
-        r->error = NULL;
-        ok = FALSE;
-    }
-    return ok;
-}
-
-static void capture_reader_free(capture_reader_t *r)
-{
-    if (!r)
-        return;
-    void *b;
-    while ((b = g_async_queue_try_pop(r->free)))
-        if (b != &r->stop)
-            pmusim_capture_batch_free(b);
-    g_async_queue_unref(r->full);
-    g_async_queue_unref(r->free);
-    g_clear_error(&r->error);
-    g_free(r);
 }
 
 typedef struct capture_sink {
@@ -679,16 +521,21 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     /* Ctrl-C reaches the program too; pmusim's own output is removed by the
      * outfile handler */
     gboolean ok = (pump = capture_pump_new(pipefd[0], &error)) != NULL;
-    if (ok) {
-        capture_reader_t *reader = capture_reader_new(pump, cap);
-        if (reader) {
-            ok = capture_run_batches(reader, u, &tm.read_us, &error);
-            tm.reader_ns = reader->cpu_ns;
-            tm.reader_wait_us = reader->wait_us;
-            capture_reader_free(reader);
-        } else {
-            ok = capture_read_slots(pump, cap, &tm.read_us, &error);
+    while (ok) {
+        gint64 r0 = g_get_monotonic_time();
+        capture_slot_t *slot = g_async_queue_pop(pump->full);
+        tm.read_us += g_get_monotonic_time() - r0;
+        gboolean last = slot->eof;
+        if (slot->len && !pmusim_capture_feed(cap, slot->data, slot->len, &error))
+            ok = FALSE;
+        else if (slot->err) {
+            g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(slot->err),
+                        "reading the capture stream: %s", g_strerror(slot->err));
+            ok = FALSE;
         }
+        g_async_queue_push(pump->free, slot);
+        if (last)
+            break;
     }
     capture_pump_free(pump);
     pump = NULL;

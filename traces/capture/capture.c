@@ -41,22 +41,6 @@ typedef struct cap_thread {
     pmusim_uarch_access_t acc[PMUSIM_UARCH_MAX_ACCESSES];
 } cap_thread_t;
 
-/* Instructions for the model, gathered across accesses and blocks (and
- * guest threads, in stream order) so that the model is called once per
- * batch rather than once per run of a block between two accesses (3
- * instructions on average): copies of the blocks' inputs, the first of
- * each run pointing at its accesses in acc[]. */
-#define CAP_BATCH_INSNS 1024u    /* >= CAPSTREAM_MAX_TB_INSNS: a whole block fits */
-#define CAP_BATCH_ACCESSES 4096u /* >= PMUSIM_UARCH_MAX_ACCESSES */
-G_STATIC_ASSERT(CAP_BATCH_INSNS >= CAPSTREAM_MAX_TB_INSNS);
-G_STATIC_ASSERT(CAP_BATCH_ACCESSES >= PMUSIM_UARCH_MAX_ACCESSES);
-typedef struct pmusim_capture_batch {
-    uint32_t n, nacc;
-    pmusim_uarch_insn_t in[CAP_BATCH_INSNS];
-    pmusim_uarch_access_t acc[CAP_BATCH_ACCESSES];
-} cap_batch_t;
-G_STATIC_ASSERT(CAP_BATCH_INSNS <= UINT32_MAX / 2 && CAP_BATCH_ACCESSES <= UINT32_MAX / 2);
-
 struct pmusim_capture {
     pmusim_uarch_t *u;
     uint32_t nthreads;
@@ -71,9 +55,6 @@ struct pmusim_capture {
     char *maps;           /* MAPS payload, NUL-terminated */
     uint64_t insns;
     uint64_t plugin_write_ns, plugin_bytes, plugin_runq_ns; /* from END */
-    cap_batch_t *batch;   /* being filled; the reader's own */
-    pmusim_capture_handoff_fn handoff; /* NULL: full batches go to the model here */
-    void *handoff_user;
 };
 
 static void cap_tb_free(gpointer p)
@@ -90,7 +71,6 @@ pmusim_capture_t *pmusim_capture_new(pmusim_uarch_t *u, uint32_t nthreads, const
     c->buf = g_byte_array_new();
     c->tbs = g_ptr_array_new_with_free_func(cap_tb_free);
     c->threads = g_ptr_array_new_with_free_func(g_free);
-    c->batch = pmusim_capture_batch_new();
     return c;
 }
 
@@ -104,7 +84,6 @@ void pmusim_capture_free(pmusim_capture_t *c)
     g_free(c->maps);
     g_free(c->binary);
     g_free(c->name);
-    pmusim_capture_batch_free(c->batch);
     g_free(c);
 }
 
@@ -146,97 +125,22 @@ static inline void cap_tb_thread(cap_thread_t *t)
     }
 }
 
-pmusim_capture_batch_t *pmusim_capture_batch_new(void)
+/* Runs instruction `in` of thread t's block as its template says (the
+ * fall-through outcome), with the accesses gathered for it.  The template
+ * is the model's input in place (pmusim_uarch_insn() keeps no pointer to
+ * it); at rest it has no accesses. */
+static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, pmusim_uarch_insn_t *in,
+                               GError **error)
 {
-    pmusim_capture_batch_t *b = g_new(pmusim_capture_batch_t, 1);
-    b->n = b->nacc = 0;
-    return b;
-}
-
-void pmusim_capture_batch_free(pmusim_capture_batch_t *b)
-{
-    g_free(b);
-}
-
-gboolean pmusim_capture_batch_run(pmusim_uarch_t *u, pmusim_capture_batch_t *b, GError **error)
-{
-    const size_t n = b->n;
-    b->n = 0;
-    b->nacc = 0;
-    return !n || pmusim_uarch_insns(u, b->in, n, error);
-}
-
-void pmusim_capture_set_handoff(pmusim_capture_t *c, pmusim_capture_handoff_fn fn, void *user)
-{
-    c->handoff = fn;
-    c->handoff_user = user;
-}
-
-/* Runs the batch through the model, or hands it to the thread that does:
- * one call for all the instructions gathered since the last, in stream
- * order. */
-static gboolean cap_flush(pmusim_capture_t *c, GError **error)
-{
-    cap_batch_t *b = c->batch;
-    if (!c->handoff || !b->n)
-        return pmusim_capture_batch_run(c->u, b, error);
-    cap_batch_t *next = c->handoff(b, c->handoff_user);
-    if (!next) {
-        b->n = b->nacc = 0;
-        g_set_error(error, PMUSIM_CAPTURE_ERROR, PMUSIM_CAPTURE_ERROR_STOPPED,
-                    "%s: the model stopped", c->name);
-        return FALSE;
-    }
-    next->n = next->nacc = 0;
-    c->batch = next;
-    return TRUE;
-}
-
-/* Room in the batch for n instructions and nacc accesses. */
-static inline gboolean cap_room(pmusim_capture_t *c, uint32_t n, uint32_t nacc, GError **error)
-{
-    const cap_batch_t *b = c->batch;
-    if (G_LIKELY(b->n + n <= CAP_BATCH_INSNS && b->nacc + nacc <= CAP_BATCH_ACCESSES))
-        return TRUE;
-    return cap_flush(c, error);
-}
-
-/* Appends instructions [from, upto) of thread t's block to the batch as
- * their templates say (the fall-through outcome), the first with the
- * accesses gathered for it; returns the first copy. */
-static inline pmusim_uarch_insn_t *cap_append(pmusim_capture_t *c, cap_thread_t *t, uint32_t from,
-                                              uint32_t upto)
-{
-    cap_batch_t *b = c->batch;
     cap_tb_thread(t);
-    const pmusim_uarch_insn_t *src = &t->tb->in[from];
-    pmusim_uarch_insn_t *dst = &b->in[b->n];
-    const uint32_t n = upto - from;
-    memcpy(dst, src, n * sizeof *dst);
-    if (t->nacc) {
-        pmusim_uarch_access_t *a = &b->acc[b->nacc];
-        if (G_LIKELY(t->nacc == 1))
-            *a = t->acc[0];
-        else
-            memcpy(a, t->acc, t->nacc * sizeof *a);
-        dst->access = a;
-        dst->naccess = t->nacc;
-        b->nacc += t->nacc;
-        t->nacc = 0;
-    }
-    b->n += n;
-    c->insns += n;
-    return dst;
-}
-
-/* Runs instruction i of thread t's block (a piece of a long string
- * instruction) with the accesses gathered for it. */
-static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, uint32_t i, GError **error)
-{
-    if (!cap_room(c, 1, t->nacc, error))
-        return FALSE;
-    cap_append(c, t, i, i + 1);
-    return TRUE;
+    in->naccess = t->nacc;
+    in->access = t->acc;
+    t->nacc = 0;
+    c->insns++;
+    gboolean ok = pmusim_uarch_insn(c->u, in, error);
+    in->naccess = 0;
+    in->access = NULL;
+    return ok;
 }
 
 /* Runs instructions [t->idx, upto) of the block, t->idx < upto: none of
@@ -244,11 +148,19 @@ static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, uint32_t i,
  * first has accesses. */
 static gboolean cap_run_range(pmusim_capture_t *c, cap_thread_t *t, uint32_t upto, GError **error)
 {
-    if (!cap_room(c, upto - t->idx, t->nacc, error))
-        return FALSE;
-    cap_append(c, t, t->idx, upto);
+    pmusim_uarch_insn_t *in = &t->tb->in[t->idx];
+    const size_t n = upto - t->idx;
     t->idx = upto;
-    return TRUE;
+    cap_tb_thread(t);
+    in->naccess = t->nacc;
+    in->access = t->acc;
+    t->nacc = 0;
+    c->insns += n;
+    /* the run in one call: one entry into the model, not one per instruction */
+    gboolean ok = pmusim_uarch_insns(c->u, in, n, error);
+    in->naccess = 0;
+    in->access = NULL;
+    return ok;
 }
 
 /* The same for any upto: most calls (at each access and block) have
@@ -267,21 +179,23 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
     if (!t->tb)
         return TRUE;
     const uint32_t last = t->tb->n - 1;
-    if (!cap_room(c, last + 1 - t->idx, t->nacc, error))
-        return FALSE;
-    pmusim_uarch_insn_t *first = cap_append(c, t, t->idx, last + 1);
-    /* the last instruction: its outcome is where the thread went, set in
-     * its copy */
-    pmusim_uarch_insn_t *in = first + (last - t->idx);
+    /* the last instruction: its outcome is where the thread went; it runs
+     * with the rest of the block in one call, its template changed for the
+     * call and put back after */
+    pmusim_uarch_insn_t *in = &t->tb->in[last];
+    const uint8_t taken = in->taken;
+    const uint64_t target = in->target;
     if (in->br != PMUSIM_UARCH_BR_NONE) {
         gboolean known = next != UINT64_MAX;
         in->taken =
             in->br == PMUSIM_UARCH_BR_COND ? (uint8_t)(known && next != in->ip + in->len) : 1;
         in->target = in->taken && known ? next : 0;
     }
-    t->idx = last + 1;
+    gboolean ok = cap_run_range(c, t, last + 1, error);
+    in->taken = taken;
+    in->target = target;
     t->tb = NULL;
-    return TRUE;
+    return ok;
 }
 
 static cap_thread_t *cap_thread(pmusim_capture_t *c, uint32_t guest)
@@ -365,7 +279,7 @@ static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
             return FALSE;
         if (t->nacc == PMUSIM_UARCH_MAX_ACCESSES) {
             /* a long string instruction: run this piece, keep accumulating */
-            if (!cap_run(c, t, i, error))
+            if (!cap_run(c, t, &t->tb->in[i], error))
                 return FALSE;
         }
         prev += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
@@ -516,25 +430,9 @@ static gboolean cap_parse(pmusim_capture_t *c, const uint8_t *p, size_t n, size_
     return ok;
 }
 
-/* Runs what the batch holds when a feed returns: `ok` is the parse's
- * outcome.  After a stream error the instructions before it still run, as
- * they did before the error was found; if the model fails on one of them,
- * its error is the one reported (it came first in the stream). */
-static gboolean cap_settle(pmusim_capture_t *c, gboolean ok, GError **error)
-{
-    if (!c->batch->n)
-        return ok;
-    GError *e = NULL;
-    if (cap_flush(c, &e))
-        return ok;
-    g_clear_error(error);
-    g_propagate_error(error, e);
-    return FALSE;
-}
-
 /* Chunks are parsed in place in the caller's buffer; only a chunk split
  * between two calls is gathered in c->buf (one copy of its bytes). */
-static gboolean cap_feed(pmusim_capture_t *c, const void *data, size_t len, GError **error)
+gboolean pmusim_capture_feed(pmusim_capture_t *c, const void *data, size_t len, GError **error)
 {
     const uint8_t *p = data;
     size_t used = 0;
@@ -569,20 +467,13 @@ static gboolean cap_feed(pmusim_capture_t *c, const void *data, size_t len, GErr
     return ok;
 }
 
-gboolean pmusim_capture_feed(pmusim_capture_t *c, const void *data, size_t len, GError **error)
-{
-    return cap_settle(c, cap_feed(c, data, len, error), error);
-}
-
 gboolean pmusim_capture_finish(pmusim_capture_t *c, GError **error)
 {
-    gboolean ok = TRUE;
-    for (guint g = 0; ok && g < c->threads->len; g++) {
+    for (guint g = 0; g < c->threads->len; g++) {
         cap_thread_t *t = g_ptr_array_index(c->threads, g);
-        ok = cap_leave_block(c, t, UINT64_MAX, error);
+        if (!cap_leave_block(c, t, UINT64_MAX, error))
+            return FALSE;
     }
-    if (!cap_settle(c, ok, error) || !ok)
-        return FALSE;
     if (c->buf->len)
         return cap_error(c, c->offset, error, "the stream ends inside a chunk (%u bytes left)",
                          c->buf->len);
