@@ -133,6 +133,13 @@ static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, pmusim_uarc
                                GError **error)
 {
     cap_tb_thread(t);
+    if (G_UNLIKELY(in->br != PMUSIM_UARCH_BR_NONE)) {
+        /* a block's last instruction keeps the outcome of its last run
+         * (cap_leave_block()); a piece (of a REP-flagged branch of a
+         * hand-made stream) runs with the fall-through one */
+        in->taken = in->br != PMUSIM_UARCH_BR_COND;
+        in->target = in->taken ? in->ip + in->len : 0;
+    }
     in->naccess = t->nacc;
     in->access = t->acc;
     t->nacc = 0;
@@ -180,11 +187,11 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
         return TRUE;
     const uint32_t last = t->tb->n - 1;
     /* the last instruction: its outcome is where the thread went; it runs
-     * with the rest of the block in one call, its template changed for the
-     * call and put back after */
+     * with the rest of the block in one call.  Its template keeps the
+     * outcome after: only this function runs a block's last instruction
+     * (cap_run_range() stops before it, and cap_run() sets a branch's
+     * fall-through outcome again) */
     pmusim_uarch_insn_t *in = &t->tb->in[last];
-    const uint8_t taken = in->taken;
-    const uint64_t target = in->target;
     if (in->br != PMUSIM_UARCH_BR_NONE) {
         gboolean known = next != UINT64_MAX;
         in->taken =
@@ -192,8 +199,6 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
         in->target = in->taken && known ? next : 0;
     }
     gboolean ok = cap_run_range(c, t, last + 1, error);
-    in->taken = taken;
-    in->target = target;
     t->tb = NULL;
     return ok;
 }
@@ -219,6 +224,14 @@ static const uint8_t cap_addr_bytes[8] = {0, 1, 2, 3, 4, 5, 6, 8};
 static const uint64_t cap_addr_mask[8] = {
     0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffff, 0xffffffffffff, UINT64_MAX,
 };
+
+_Static_assert(offsetof(pmusim_uarch_access_t, size) == 8 &&
+               offsetof(pmusim_uarch_access_t, is_store) == 12 &&
+               offsetof(pmusim_uarch_access_t, is_fp) == 13 &&
+               offsetof(pmusim_uarch_access_t, addr_dep) == 14 &&
+               offsetof(pmusim_uarch_access_t, alat) == 15 && sizeof(pmusim_uarch_access_t) == 16,
+               "cap_exec() writes an access's bytes 8..15 in one store");
+G_STATIC_ASSERT(G_BYTE_ORDER == G_LITTLE_ENDIAN);
 
 static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, uint32_t size,
                          uint64_t at, GError **error)
@@ -284,11 +297,11 @@ static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
         }
         prev += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
         pmusim_uarch_access_t *a = &t->acc[t->nacc++];
-        memset(a, 0, sizeof *a);
         a->addr = prev;
-        a->size = 1u << ((h >> 2) & 3);
-        a->is_store = (h >> 1) & 1;
-        a->is_fp = t->tb->in[i].fp != PMUSIM_UARCH_FP_NONE;
+        /* size, is_store, is_fp and zero addr_dep and alat in one store */
+        const uint64_t rest = (uint64_t)(1u << ((h >> 2) & 3)) | (uint64_t)((h >> 1) & 1) << 32 |
+                              (uint64_t)(t->tb->in[i].fp != PMUSIM_UARCH_FP_NONE) << 40;
+        memcpy(&a->size, &rest, sizeof rest);
         k += 2 + nb;
     }
     return TRUE;
