@@ -210,7 +210,7 @@ static gboolean cap_run_pending(pmusim_capture_t *c, cap_thread_t *t, uint32_t u
 
 /* At the end of an EXEC chunk (also one cut short by an error): the
  * thread's complete instructions run. */
-static gboolean cap_run_complete(pmusim_capture_t *c, cap_thread_t *t, GError **error)
+static inline gboolean cap_run_complete(pmusim_capture_t *c, cap_thread_t *t, GError **error)
 {
     return !t->tb || t->idx == t->from || cap_run_pending(c, t, t->idx, error);
 }
