@@ -33,13 +33,30 @@ typedef struct cap_tb {
 /* the templates follow in[] in the same allocation */
 G_STATIC_ASSERT(_Alignof(pmusim_rec_t) <= _Alignof(pmusim_uarch_insn_t));
 
+/* Accesses a thread holds for the instructions of its block that have not
+ * run yet (> PMUSIM_UARCH_MAX_ACCESSES: the current instruction's always
+ * fit after the ones before it have run). */
+#define CAP_THREAD_ACCESSES 256u
+G_STATIC_ASSERT(CAP_THREAD_ACCESSES > PMUSIM_UARCH_MAX_ACCESSES);
+
+/* A guest thread in its block.  Instructions [from, idx) are complete (the
+ * thread moved past them) but wait to run with the rest of the block in
+ * one model call; those of them with accesses (dirty[]) point at them in
+ * acc[0, cur) from their inputs, in place.  The current instruction idx
+ * has acc[cur, nacc).  At the end of each EXEC chunk the complete ones run
+ * (another thread's instructions may come next), so between chunks no
+ * block's inputs point at a thread's accesses. */
 typedef struct cap_thread {
     cap_tb_t *tb;        /* block being executed, NULL before the first */
     uint8_t hw;          /* hardware thread: guest thread mod nthreads */
+    uint32_t from;       /* its first instruction not run yet */
     uint32_t idx;        /* its current instruction */
-    uint32_t nacc;
-    pmusim_uarch_access_t acc[PMUSIM_UARCH_MAX_ACCESSES];
+    uint32_t cur, nacc;
+    uint32_t ndirty;
+    uint16_t dirty[CAP_THREAD_ACCESSES];
+    pmusim_uarch_access_t acc[CAP_THREAD_ACCESSES];
 } cap_thread_t;
+G_STATIC_ASSERT(CAPSTREAM_MAX_TB_INSNS <= UINT16_MAX);
 
 struct pmusim_capture {
     pmusim_uarch_t *u;
@@ -55,6 +72,7 @@ struct pmusim_capture {
     char *maps;           /* MAPS payload, NUL-terminated */
     uint64_t insns;
     uint64_t plugin_write_ns, plugin_bytes, plugin_runq_ns; /* from END */
+    gboolean model_failed; /* a model call failed: nothing more runs */
 };
 
 static void cap_tb_free(gpointer p)
@@ -126,74 +144,100 @@ static inline void cap_tb_thread(cap_thread_t *t)
 }
 
 /* Runs instruction `in` of thread t's block as its template says (the
- * fall-through outcome), with the accesses gathered for it.  The template
- * is the model's input in place (pmusim_uarch_insn() keeps no pointer to
- * it); at rest it has no accesses. */
+ * fall-through outcome), with the accesses gathered for it, acc[0, nacc)
+ * (a piece of a long string instruction; nothing before it waits). */
 static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, pmusim_uarch_insn_t *in,
                                GError **error)
 {
     cap_tb_thread(t);
+    if (G_UNLIKELY(in->br != PMUSIM_UARCH_BR_NONE)) {
+        /* a block's last instruction keeps the outcome of its last run
+         * (cap_leave_block()); a piece (of a REP-flagged branch of a
+         * hand-made stream) runs with the fall-through one */
+        in->taken = in->br != PMUSIM_UARCH_BR_COND;
+        in->target = in->taken ? in->ip + in->len : 0;
+    }
     in->naccess = t->nacc;
     in->access = t->acc;
-    t->nacc = 0;
+    t->nacc = t->cur = 0;
     c->insns++;
     gboolean ok = pmusim_uarch_insn(c->u, in, error);
     in->naccess = 0;
-    in->access = NULL;
+    if (G_UNLIKELY(!ok))
+        c->model_failed = TRUE;
     return ok;
 }
 
-/* Runs instructions [t->idx, upto) of the block, t->idx < upto: none of
- * them ends it, so a conditional branch among them fell through.  Only the
- * first has accesses. */
-static gboolean cap_run_range(pmusim_capture_t *c, cap_thread_t *t, uint32_t upto, GError **error)
+/* The current instruction's accesses go with its input, in place: the
+ * thread moves on past it. */
+static inline void cap_attach(cap_thread_t *t)
 {
-    pmusim_uarch_insn_t *in = &t->tb->in[t->idx];
-    const size_t n = upto - t->idx;
-    t->idx = upto;
+    if (t->nacc > t->cur) {
+        pmusim_uarch_insn_t *in = &t->tb->in[t->idx];
+        in->access = &t->acc[t->cur];
+        in->naccess = t->nacc - t->cur;
+        t->dirty[t->ndirty++] = (uint16_t)t->idx;
+        t->cur = t->nacc;
+    }
+}
+
+/* Runs instructions [t->from, upto) of the block in one call (none ends
+ * it but a last one that cap_leave_block() gave its outcome), and takes
+ * their accesses back from the inputs; the current instruction's, if it is
+ * not among them, move to the front of acc[]. */
+static gboolean cap_run_pending(pmusim_capture_t *c, cap_thread_t *t, uint32_t upto,
+                                GError **error)
+{
+    cap_tb_t *tb = t->tb;
+    const size_t n = upto - t->from;
     cap_tb_thread(t);
-    in->naccess = t->nacc;
-    in->access = t->acc;
-    t->nacc = 0;
     c->insns += n;
-    /* the run in one call: one entry into the model, not one per instruction */
-    gboolean ok = pmusim_uarch_insns(c->u, in, n, error);
-    in->naccess = 0;
-    in->access = NULL;
+    gboolean ok = pmusim_uarch_insns(c->u, &tb->in[t->from], n, error);
+    if (G_UNLIKELY(!ok))
+        c->model_failed = TRUE;
+    /* no accesses: the model reads `access` only below `naccess` */
+    for (uint32_t k = 0; k < t->ndirty; k++)
+        tb->in[t->dirty[k]].naccess = 0;
+    t->ndirty = 0;
+    t->from = upto;
+    const uint32_t left = t->nacc - t->cur;
+    if (G_UNLIKELY(left && t->cur))
+        memmove(t->acc, t->acc + t->cur, left * sizeof t->acc[0]);
+    t->nacc = left;
+    t->cur = 0;
     return ok;
 }
 
-/* The same for any upto: most calls (at each access and block) have
- * nothing to run, and return before the call. */
-static inline gboolean cap_run_until(pmusim_capture_t *c, cap_thread_t *t, uint32_t upto,
-                                     GError **error)
+/* At the end of an EXEC chunk (also one cut short by an error): the
+ * thread's complete instructions run. */
+static inline gboolean cap_run_complete(pmusim_capture_t *c, cap_thread_t *t, GError **error)
 {
-    return t->idx >= upto || cap_run_range(c, t, upto, error);
+    return !t->tb || t->idx == t->from || cap_run_pending(c, t, t->idx, error);
 }
 
 /* The thread leaves its block for one at `next` (UINT64_MAX: the stream
- * ended).  Returns FALSE on a model error. */
+ * ended): the block's instructions not run yet run.  Returns FALSE on a
+ * model error. */
 static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t next,
                                 GError **error)
 {
     if (!t->tb)
         return TRUE;
     const uint32_t last = t->tb->n - 1;
-    /* the last instruction: its outcome is where the thread went; it runs
-     * with the rest of the block in one call, its template changed for the
-     * call and put back after */
+    cap_attach(t);
+    t->idx = last;
+    /* the last instruction: its outcome is where the thread went.  Its
+     * template keeps the outcome after: only this function runs a block's
+     * last instruction (cap_run_complete() stops before the current one,
+     * and cap_run() sets a branch's fall-through outcome again) */
     pmusim_uarch_insn_t *in = &t->tb->in[last];
-    const uint8_t taken = in->taken;
-    const uint64_t target = in->target;
     if (in->br != PMUSIM_UARCH_BR_NONE) {
         gboolean known = next != UINT64_MAX;
         in->taken =
             in->br == PMUSIM_UARCH_BR_COND ? (uint8_t)(known && next != in->ip + in->len) : 1;
         in->target = in->taken && known ? next : 0;
     }
-    gboolean ok = cap_run_range(c, t, last + 1, error);
-    in->taken = taken;
-    in->target = target;
+    gboolean ok = cap_run_pending(c, t, last + 1, error);
     t->tb = NULL;
     return ok;
 }
@@ -220,10 +264,17 @@ static const uint64_t cap_addr_mask[8] = {
     0, 0xff, 0xffff, 0xffffff, 0xffffffff, 0xffffffffff, 0xffffffffffff, UINT64_MAX,
 };
 
-static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, uint32_t size,
-                         uint64_t at, GError **error)
+_Static_assert(offsetof(pmusim_uarch_access_t, size) == 8 &&
+               offsetof(pmusim_uarch_access_t, is_store) == 12 &&
+               offsetof(pmusim_uarch_access_t, is_fp) == 13 &&
+               offsetof(pmusim_uarch_access_t, addr_dep) == 14 &&
+               offsetof(pmusim_uarch_access_t, alat) == 15 && sizeof(pmusim_uarch_access_t) == 16,
+               "cap_exec() writes an access's bytes 8..15 in one store");
+G_STATIC_ASSERT(G_BYTE_ORDER == G_LITTLE_ENDIAN);
+
+static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8_t *p,
+                               uint32_t size, uint64_t at, GError **error)
 {
-    cap_thread_t *t = cap_thread(c, guest);
     uint64_t prev = 0; /* the address deltas start again in every chunk */
     uint32_t k = 0;
     while (k < size) {
@@ -247,15 +298,17 @@ static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
              * stays one instruction */
             if (t->tb && t->idx == t->tb->n - 1 && t->tb->rep_last && nb->rep_first &&
                 nb->vaddr == t->tb->in[t->idx].ip) {
+                if (!cap_run_complete(c, t, error))
+                    return FALSE;
                 t->tb = nb;
-                t->idx = 0;
+                t->idx = t->from = 0;
                 continue;
             }
             if (!cap_leave_block(c, t, nb->vaddr, error))
                 return FALSE;
             t->tb = nb;
-            t->idx = 0;
-            t->nacc = 0;
+            t->idx = t->from = 0;
+            t->nacc = t->cur = 0;
             continue;
         }
         unsigned code = (h >> 4) & 7, nb = cap_addr_bytes[code];
@@ -275,23 +328,51 @@ static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
             return cap_error(c, at + k, error,
                              "memory access of instruction %u, expected %u..%u of the block", i,
                              t->idx, t->tb->n - 1);
-        if (!cap_run_until(c, t, i, error))
-            return FALSE;
-        if (t->nacc == PMUSIM_UARCH_MAX_ACCESSES) {
-            /* a long string instruction: run this piece, keep accumulating */
-            if (!cap_run(c, t, &t->tb->in[i], error))
+        if (i > t->idx) {
+            cap_attach(t);
+            t->idx = i;
+        }
+        if (G_UNLIKELY(t->nacc - t->cur == PMUSIM_UARCH_MAX_ACCESSES)) {
+            /* a long string instruction: what came before it and this
+             * piece run, the next piece accumulates */
+            if (!cap_run_complete(c, t, error) || !cap_run(c, t, &t->tb->in[i], error))
+                return FALSE;
+        } else if (G_UNLIKELY(t->nacc == CAP_THREAD_ACCESSES)) {
+            if (!cap_run_complete(c, t, error))
                 return FALSE;
         }
         prev += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
         pmusim_uarch_access_t *a = &t->acc[t->nacc++];
-        memset(a, 0, sizeof *a);
         a->addr = prev;
-        a->size = 1u << ((h >> 2) & 3);
-        a->is_store = (h >> 1) & 1;
-        a->is_fp = t->tb->in[i].fp != PMUSIM_UARCH_FP_NONE;
+        /* size, is_store, is_fp and zero addr_dep and alat in one store */
+        const uint64_t rest = (uint64_t)(1u << ((h >> 2) & 3)) | (uint64_t)((h >> 1) & 1) << 32 |
+                              (uint64_t)(t->tb->in[i].fp != PMUSIM_UARCH_FP_NONE) << 40;
+        memcpy(&a->size, &rest, sizeof rest);
         k += 2 + nb;
     }
     return TRUE;
+}
+
+/* One EXEC chunk; at its end (also at an error in it) the thread's
+ * complete instructions run, as they did before any later item.  After a
+ * stream error, a model error on one of them is the one reported (it came
+ * first in the stream). */
+static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, uint32_t size,
+                         uint64_t at, GError **error)
+{
+    cap_thread_t *t = cap_thread(c, guest);
+    gboolean ok = cap_exec_items(c, t, p, size, at, error);
+    if (c->model_failed)
+        return FALSE;
+    GError *e = NULL;
+    if (!cap_run_complete(c, t, ok ? error : &e)) {
+        if (!ok) {
+            g_clear_error(error);
+            g_propagate_error(error, e);
+        }
+        return FALSE;
+    }
+    return ok;
 }
 
 static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uint64_t at,

@@ -259,6 +259,47 @@ static void test_capture_threads_share_block(void)
     g_byte_array_unref(s);
 }
 
+
+/* Two guest threads on one hardware thread: instructions a thread has
+ * moved past run before the next chunk's (another thread's), although the
+ * reader runs a block's instructions together when the thread leaves it. */
+static void test_capture_chunk_order(void)
+{
+    GByteArray *s = make_stream();
+    g_byte_array_set_size(s, 16 + 13 + 16 + 64 + 16 + 32); /* HELLO and the two TB chunks */
+    uint32_t seq = 3;
+    /* guest 0: block 0, a 4-byte load of instruction +1 at 0x10 (zigzag
+     * 0x20; h = 1 | 2 << 2 | 1 << 4 | 1 << 7 = 0x99) */
+    static const uint8_t g0[] = {0x00, 0x00, 0x99, 0x00, 0x20};
+    chunk(s, &seq, 3, 0, g0, sizeof g0);
+    static const uint8_t g1[] = {0x04, 0x00, 0x00, 0x00}; /* guest 1: block 1, block 0 */
+    chunk(s, &seq, 3, 1, g1, sizeof g1);
+    uint32_t reason = 0;
+    chunk(s, &seq, 5, 0, &reason, 4);
+    GError *error = NULL;
+    GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+    pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect, recs, &error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    pmusim_capture_t *c = pmusim_capture_new(u, 1, "order");
+    CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data, s->len, &error) &&
+                   pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error));
+    /* guest 0's instruction 0 (passed in its chunk), guest 1's return (it
+     * left block 1 in its chunk), then at the end guest 0's instructions 1
+     * (with its load) and 2, and guest 1's block 0 */
+    static const uint64_t ips[] = {0x401000, 0x401009, 0x401004, 0x401007,
+                                   0x401000, 0x401004, 0x401007};
+    CU_ASSERT_EQUAL_FATAL(recs->len, G_N_ELEMENTS(ips));
+    for (guint i = 0; i < recs->len; i++)
+        CU_ASSERT_EQUAL(g_array_index(recs, pmusim_rec_t, i).ip, ips[i]);
+    CU_ASSERT_EQUAL(g_array_index(recs, pmusim_rec_t, 2).mem.addr, 0x10);
+    CU_ASSERT_EQUAL(g_array_index(recs, pmusim_rec_t, 2).mem.size, 4);
+    g_clear_error(&error);
+    pmusim_capture_free(c);
+    pmusim_uarch_free(u);
+    g_array_unref(recs);
+    g_byte_array_unref(s);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -267,6 +308,7 @@ int main(void)
     CU_add_test(suite, "v2 items, every split", test_capture_v2_items);
     CU_add_test(suite, "v2 errors", test_capture_v2_errors);
     CU_add_test(suite, "threads share a block", test_capture_threads_share_block);
+    CU_add_test(suite, "chunk order of two threads", test_capture_chunk_order);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
