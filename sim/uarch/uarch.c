@@ -67,6 +67,7 @@ struct pmusim_uarch {
     const uarch_cpu_cfg_t *cfg;
     uint32_t nthreads;
     gboolean merge;            /* SMT with more than one thread */
+    uint32_t merge_last;       /* SMT merge: thread of the last record handed out (UINT32_MAX: none) */
     uint32_t share;            /* slots a uop costs: nthreads when merging, else 1 */
     uint32_t window;           /* reorder window of one thread: cfg->window / share */
     gboolean soemt;            /* Montecito with more than one thread */
@@ -146,28 +147,38 @@ static uint64_t thread_lower_bound(const uarch_thread_t *t)
 /* SMT merge: hands out queued records in cycle order as long as no started
  * thread could still produce an earlier one; `force` hands out the earliest
  * record regardless (a queue is full: the lagging threads are clamped to it
- * when their input comes). */
+ * when their input comes).  The MEM records of an instruction whose INSN
+ * record is out come next, before any other thread's record of the same
+ * cycle: the format wants them directly after it (FORMAT.md §4.3), and
+ * their cycle is that of the record just handed out, so the order holds. */
 static void merge_drain(pmusim_uarch_t *u, gboolean force)
 {
     for (;;) {
         int best = -1;
-        uint64_t bc = UINT64_MAX;
-        for (uint32_t i = 0; i < u->nthreads; i++) {
-            const uarch_thread_t *t = &u->th[i];
-            if (t->qlen && t->q[t->qhead].cycle < bc) {
-                bc = t->q[t->qhead].cycle;
-                best = (int)i;
-            }
-        }
-        if (best < 0)
-            return;
-        if (!force)
+        const uint32_t last = u->merge_last;
+        if (last < u->nthreads && u->th[last].qlen &&
+            u->th[last].q[u->th[last].qhead].kind == PMUSIM_REC_MEM) {
+            best = (int)last;
+        } else {
+            uint64_t bc = UINT64_MAX;
             for (uint32_t i = 0; i < u->nthreads; i++) {
                 const uarch_thread_t *t = &u->th[i];
-                if (t->started && !t->qlen && thread_lower_bound(t) < bc)
-                    return;
+                if (t->qlen && t->q[t->qhead].cycle < bc) {
+                    bc = t->q[t->qhead].cycle;
+                    best = (int)i;
+                }
             }
+            if (best < 0)
+                return;
+            if (!force)
+                for (uint32_t i = 0; i < u->nthreads; i++) {
+                    const uarch_thread_t *t = &u->th[i];
+                    if (t->started && !t->qlen && thread_lower_bound(t) < bc)
+                        return;
+                }
+        }
         uarch_thread_t *t = &u->th[best];
+        u->merge_last = (uint32_t)best;
         out_copy(u, &t->q[t->qhead]);
         t->qhead = (t->qhead + 1) & (t->qcap - 1);
         t->qlen--;
@@ -313,6 +324,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->cfg = cfg;
     u->nthreads = nthreads;
     u->merge = !cfg->soemt && nthreads > 1;
+    u->merge_last = UINT32_MAX;
     u->soemt = cfg->soemt && nthreads > 1;
     u->share = u->merge ? nthreads : 1;
     u->window = cfg->window / u->share;

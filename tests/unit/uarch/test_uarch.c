@@ -461,6 +461,67 @@ static void test_smt_merge_in_cycle_order(void)
     done(u, &c);
 }
 
+/* An instruction's MEM records come directly after its INSN record (FORMAT.md
+ * §4.3) also when SMT threads are merged: threads of 2 (wsm) and 4 (knm)
+ * take turns in bursts of 80 instructions, half of them with 57 or 64
+ * accesses (the model's maximum), the others 0-2, some far apart (misses)
+ * and some on one line.  A burst is longer than a thread's merge queue
+ * (2,048 records), so the running thread's records are forced out while the
+ * others wait, and the next thread's first instruction is clamped to the
+ * cycle of a long instruction whose MEM records are half out.  Each MEM
+ * record must follow an INSN or MEM record of its thread and cycle. */
+static void test_smt_merge_mem_follows_insn(void)
+{
+    static const struct { pmusim_cpu_t cpu; uint32_t threads; } cfgs[] = {
+        { PMUSIM_CPU_WSM, 2 }, { PMUSIM_CPU_KNM, 4 }, { PMUSIM_CPU_KNM, 2 },
+    };
+    for (size_t k = 0; k < G_N_ELEMENTS(cfgs); k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(cfgs[k].cpu, cfgs[k].threads, NULL, &c);
+        uint64_t x = 12345 + k;
+        pmusim_uarch_access_t acc[PMUSIM_UARCH_MAX_ACCESSES];
+        guint mems = 0;
+        for (int i = 0; i < 4000; i++) {
+            x = x * 6364136223846793005u + 1442695040888963407u;
+            const uint32_t t = (uint32_t)(i / 80) % cfgs[k].threads;
+            const uint32_t r = (uint32_t)(x >> 40) & 15;
+            /* 1 in 2: a long instruction; else 0, 1 or 2 accesses */
+            const uint32_t na = r < 8 ? PMUSIM_UARCH_MAX_ACCESSES - (r & 1) * 7 : r % 3;
+            for (uint32_t j = 0; j < na; j++) {
+                x = x * 6364136223846793005u + 1442695040888963407u;
+                acc[j] = (pmusim_uarch_access_t){
+                    .addr = (x >> 33) & 1 ? 0x7fff0000 + ((x >> 20) & 0xfff)
+                                          : (x >> 8) & 0xffffffffff8u,
+                    .size = 1u << ((x >> 50) & 3),
+                    .is_store = (uint8_t)((x >> 55) & 1),
+                };
+            }
+            pmusim_uarch_insn_t in = { .ip = 0x401000 + 16 * (uint64_t)(i % 64) + 0x100000 * t,
+                                       .thread = (uint8_t)t, .plm = 3, .len = 5,
+                                       .naccess = na, .access = acc };
+            GError *e = NULL;
+            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+        }
+        finish(u);
+        assert_cycle_order(&c);
+        guint bad = 0;
+        for (guint i = 0; i < c.recs->len; i++) {
+            const pmusim_rec_t *m = rec(&c, i);
+            if (m->kind != PMUSIM_REC_MEM)
+                continue;
+            mems++;
+            const pmusim_rec_t *p = i ? rec(&c, i - 1) : NULL;
+            if (!p || (p->kind != PMUSIM_REC_INSN && p->kind != PMUSIM_REC_MEM) ||
+                p->thread != m->thread || p->cycle != m->cycle)
+                bad++;
+        }
+        /* half the instructions make 57 or 64 accesses: 4,000 x 30 MEM records */
+        CU_ASSERT_TRUE(mems > 100000);
+        CU_ASSERT_EQUAL(bad, 0);
+        done(u, &c);
+    }
+}
+
 static void test_options(void)
 {
     pmusim_uarch_options_t o;
@@ -768,6 +829,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_ipc_bounded_by_width);
     PMUSIM_ADD_TEST(s, test_montecito_switch_on_event);
     PMUSIM_ADD_TEST(s, test_smt_merge_in_cycle_order);
+    PMUSIM_ADD_TEST(s, test_smt_merge_mem_follows_insn);
     s = CU_add_suite("options", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_options);
     PMUSIM_ADD_TEST(s, test_batches_in_callers_buffer);
