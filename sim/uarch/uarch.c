@@ -719,71 +719,100 @@ static const uint8_t br_kind_of[PMUSIM_UARCH_BR_COUNT_] = {
     [PMUSIM_UARCH_BR_IND_JUMP] = PMUSIM_BR_IND,  [PMUSIM_UARCH_BR_IND_CALL] = PMUSIM_BR_CALL,
 };
 
+/* The BTB's verdict on a taken branch to `target` (trained either way). */
+static inline gboolean btb_right(pmusim_uarch_t *u, uint64_t ip, uint64_t target)
+{
+    uint64_t pred_tgt = 0;
+    return uarch_btb_lookup_update(&u->bp, ip, target, &pred_tgt) && pred_tgt == target;
+}
+
+/* A call's return address (the next instruction; IA-64: the next bundle)
+ * onto the return stack. */
+static inline void ras_push(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
+                            const gboolean ia64)
+{
+    const uint64_t ret = in->ip + (ia64 ? 16 : (in->len ? in->len : 1));
+    const uint32_t depth = u->cfg->ras_depth;
+    t->ras_top = t->ras_top + 1 == depth ? 0 : t->ras_top + 1;
+    t->ras[t->ras_top] = ret;
+    if (t->ras_n < depth)
+        t->ras_n++;
+}
+
 /* Predicts and trains; fills *b and returns BR_OK, BR_RESTEER (a direct
  * branch the BTB did not know: the decoder redirects fetch) or
  * BR_MISPREDICT (wrong direction or indirect/return target: resolved at
- * execution). */
-static int branch_predict(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
-                          pmusim_branch_t *b)
+ * execution).  One case per kind, inline (`ia64` a constant of the
+ * caller): the direction table for a conditional branch, the BTB for a
+ * taken one but a return, the return stack for calls and returns. */
+static inline __attribute__((always_inline)) int
+branch_predict(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
+               pmusim_branch_t *b, const gboolean ia64)
 {
     const unsigned k = in->br;
-    const gboolean taken = k == PMUSIM_UARCH_BR_COND ? in->taken != 0 : TRUE;
-    uint64_t pred_tgt = 0;
+    uint8_t taken = 1, dir_ok = 1, tgt_ok = 1;
     int res = BR_OK;
-    b->kind = br_kind_of[k];
-    b->taken = (uint8_t)taken;
-    b->target = in->target;
-    b->dir_ok = b->tgt_ok = 1;
-    b->detect = PMUSIM_BRD_NONE;
-    if (k == PMUSIM_UARCH_BR_COND) {
+    switch (k) {
+    case PMUSIM_UARCH_BR_COND: {
+        taken = in->taken != 0;
         u->st.cond_branches++;
-        gboolean pred = uarch_bpred_direction(&u->bp, in->ip, t->hist, taken);
+        const gboolean pred = uarch_bpred_direction(&u->bp, in->ip, t->hist, taken);
         t->hist = (t->hist << 1) | (uint32_t)taken;
         if (pred != taken) {
-            b->dir_ok = 0;
+            dir_ok = 0;
             res = BR_MISPREDICT;
         }
+        if (taken && !btb_right(u, in->ip, in->target) && res == BR_OK)
+            res = BR_RESTEER;
+        break;
     }
-    if (k == PMUSIM_UARCH_BR_CALL || k == PMUSIM_UARCH_BR_IND_CALL) {
-        /* return address: the next instruction (IA-64: the next bundle) */
-        uint64_t ret = in->ip + (u->cfg->ia64 ? 16 : (in->len ? in->len : 1));
-        uint32_t depth = u->cfg->ras_depth;
-        t->ras_top = (t->ras_top + 1) % depth;
-        t->ras[t->ras_top] = ret;
-        if (t->ras_n < depth)
-            t->ras_n++;
-    }
-    if (k == PMUSIM_UARCH_BR_RET) {
-        gboolean ok = t->ras_n && t->ras[t->ras_top] == in->target;
+    case PMUSIM_UARCH_BR_CALL:
+        ras_push(u, t, in, ia64);
+        /* fall through */
+    case PMUSIM_UARCH_BR_JUMP:
+        if (!btb_right(u, in->ip, in->target))
+            res = BR_RESTEER;
+        break;
+    case PMUSIM_UARCH_BR_IND_CALL:
+        ras_push(u, t, in, ia64);
+        /* fall through */
+    case PMUSIM_UARCH_BR_IND_JUMP:
+        if (!btb_right(u, in->ip, in->target)) {
+            tgt_ok = 0;
+            res = BR_MISPREDICT;
+        }
+        break;
+    case PMUSIM_UARCH_BR_RET: {
+        const gboolean ok = t->ras_n && t->ras[t->ras_top] == in->target;
         if (t->ras_n) {
-            t->ras_top = (t->ras_top + u->cfg->ras_depth - 1) % u->cfg->ras_depth;
+            t->ras_top = t->ras_top ? t->ras_top - 1 : u->cfg->ras_depth - 1;
             t->ras_n--;
         }
         if (!ok) {
-            b->tgt_ok = 0;
+            tgt_ok = 0;
             res = BR_MISPREDICT;
         }
-    } else if (taken) {
-        gboolean hit = uarch_btb_lookup_update(&u->bp, in->ip, in->target, &pred_tgt);
-        gboolean right = hit && pred_tgt == in->target;
-        if (k == PMUSIM_UARCH_BR_IND_JUMP || k == PMUSIM_UARCH_BR_IND_CALL) {
-            if (!right) {
-                b->tgt_ok = 0;
-                res = BR_MISPREDICT;
-            }
-        } else if (!right && res == BR_OK) {
-            res = BR_RESTEER;
-        }
+        break;
     }
+    default:
+        break;
+    }
+    uint8_t detect = PMUSIM_BRD_NONE;
     if (res == BR_MISPREDICT) {
-        b->detect = PMUSIM_BRD_BACKEND;
+        detect = PMUSIM_BRD_BACKEND;
         u->st.mispredicts++;
-    } else if (res == BR_RESTEER && u->cfg->ia64) {
+    } else if (res == BR_RESTEER && ia64) {
         /* Itanium's BTB/ETB records mark a branch the front end redirected
          * as mispredicted (mp bit, ia64-pmu.md §8.2): a front-end detection */
-        b->tgt_ok = 0;
-        b->detect = PMUSIM_BRD_FRONTEND;
+        tgt_ok = 0;
+        detect = PMUSIM_BRD_FRONTEND;
     }
+    b->target = in->target;
+    b->kind = br_kind_of[k];
+    b->taken = taken;
+    b->dir_ok = dir_ok;
+    b->tgt_ok = tgt_ok;
+    b->detect = detect;
     return res;
 }
 
@@ -1104,7 +1133,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     pmusim_branch_t br;
     if (in->br != PMUSIM_UARCH_BR_NONE) {
         memset(&br, 0, sizeof br);
-        int res = branch_predict(u, t, in, &br);
+        int res = branch_predict(u, t, in, &br, ia64);
         if (G_UNLIKELY(res != BR_OK)) {
             if (!ev) {
                 u->niev = 0;
@@ -1277,7 +1306,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     pmusim_branch_t br;
     if (in->br != PMUSIM_UARCH_BR_NONE) {
         memset(&br, 0, sizeof br);
-        int res = branch_predict(u, t, in, &br);
+        int res = branch_predict(u, t, in, &br, cfg->ia64);
         if (res == BR_MISPREDICT) {
             uint64_t again = c + cfg->mispredict_penalty;
             if (again > t->fe_ready)
