@@ -477,6 +477,24 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
     return PMUSIM_LVL_LOCAL_DRAM;
 }
 
+/* After an L1D miss of byte address `a` (the line is in, `f` says what
+ * left): its events, the write-back of a modified victim, the levels
+ * beyond; returns the level. */
+static unsigned l1d_missed(pmusim_uarch_t *u, uint64_t a, const uarch_fill_t *f)
+{
+    const uarch_cpu_cfg_t *cfg = u->cfg;
+    ev_add(u, &cfg->ev.l1d_repl, 1);
+    if (f->evicted_dirty) {
+        ev_add(u, &cfg->ev.l1d_m_evict, 1);
+        uint64_t va = f->victim << u->l1d.line_bits;
+        if (u->has_l2)
+            uarch_cache_probe(&u->l2, va >> u->l2.line_bits, TRUE);
+        else if (u->has_l3)
+            uarch_cache_probe(&u->l3, va >> u->l3.line_bits, TRUE);
+    }
+    return outer_access(u, a, FALSE, FALSE);
+}
+
 /* One data line: L1D then outward.  Itanium: FP accesses bypass the L1D;
  * integer stores write through without allocating (uarch.md §3.1). */
 static unsigned line_access(pmusim_uarch_t *u, uint64_t a, gboolean store, gboolean fp)
@@ -497,16 +515,7 @@ static unsigned line_access(pmusim_uarch_t *u, uint64_t a, gboolean store, gbool
     uarch_cache_access(&u->l1d, blk, dirty, &f);
     if (f.hit)
         return PMUSIM_LVL_L1D;
-    ev_add(u, &cfg->ev.l1d_repl, 1);
-    if (f.evicted_dirty) {
-        ev_add(u, &cfg->ev.l1d_m_evict, 1);
-        uint64_t va = f.victim << u->l1d.line_bits;
-        if (u->has_l2)
-            uarch_cache_probe(&u->l2, va >> u->l2.line_bits, TRUE);
-        else if (u->has_l3)
-            uarch_cache_probe(&u->l3, va >> u->l3.line_bits, TRUE);
-    }
-    return outer_access(u, a, FALSE, FALSE);
+    return l1d_missed(u, a, &f);
 }
 
 static uint32_t level_latency(const pmusim_uarch_t *u, unsigned lvl, gboolean fp)
@@ -624,18 +633,19 @@ static inline gboolean ifetch_mru(pmusim_uarch_t *u, uint64_t ip)
 
 /* One data access: TLB, then every line it touches (an access straddling
  * lines accesses each, as cachegrind does; the deepest level serves it). */
-static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gboolean fp,
-                        pmusim_mem_t *m)
+/* The DTLB (then the STLB) lookup of a data access at `addr`: sets m->tlb,
+ * returns the cycles it adds. */
+static inline uint32_t dtlb_access(pmusim_uarch_t *u, uint64_t addr, pmusim_mem_t *m)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
     uarch_fill_t f;
     uint32_t tlb_lat = 0;
     m->tlb = PMUSIM_TLB_L1_HIT;
-    f.hit = uarch_cache_mru_hit(&u->dtlb, acc->addr >> 12, FALSE);
+    f.hit = uarch_cache_hit2(&u->dtlb, addr >> 12, FALSE);
     if (!f.hit)
-        uarch_cache_access(&u->dtlb, acc->addr >> 12, FALSE, &f);
+        uarch_cache_access(&u->dtlb, addr >> 12, FALSE, &f);
     if (!f.hit) {
-        uarch_cache_access(&u->stlb, acc->addr >> 12, FALSE, &f);
+        uarch_cache_access(&u->stlb, addr >> 12, FALSE, &f);
         tlb_lat = cfg->lat_stlb_hit;
         m->tlb = PMUSIM_TLB_L2_HIT;
         if (!f.hit) {
@@ -643,19 +653,15 @@ static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gbo
             m->tlb = PMUSIM_TLB_WALK;
         }
     }
-    gboolean store = acc->is_store != 0;
-    gboolean afp = fp || acc->is_fp;
-    uint64_t size = acc->size ? acc->size : 1;
-    uint64_t first = acc->addr >> u->l1d.line_bits;
-    uint64_t last = (acc->addr + size - 1) >> u->l1d.line_bits;
-    if (last < first) /* wraps past 2^64 */
-        last = first;
-    unsigned lvl = 0;
-    for (uint64_t b = first; b <= last; b++) {
-        unsigned l = line_access(u, b == first ? acc->addr : b << u->l1d.line_bits, store, afp);
-        if (l > lvl)
-            lvl = l;
-    }
+    return tlb_lat;
+}
+
+/* data_access() after the lines: the statistics, the rest of *m, the
+ * offcore part; `lvl` is the deepest level that served a line. */
+static inline void data_access_done(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc,
+                                    gboolean store, gboolean afp, uint64_t size, unsigned lvl,
+                                    uint32_t tlb_lat, pmusim_mem_t *m)
+{
     /* cachegrind's counting: one reference, a miss if any of its lines missed */
     u->st.d1_access++;
     if (lvl != PMUSIM_LVL_L1D) {
@@ -676,6 +682,64 @@ static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gbo
     m->latency = level_latency(u, lvl, afp) + tlb_lat;
     m->alat = acc->alat < PMUSIM_ALAT_COUNT ? acc->alat : 0;
     offcore_note(u, lvl, store ? 1 : 0, m->latency); /* DMND_RFO : DMND_DATA_RD */
+}
+
+static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gboolean fp,
+                        pmusim_mem_t *m)
+{
+    const uint32_t tlb_lat = dtlb_access(u, acc->addr, m);
+    gboolean store = acc->is_store != 0;
+    gboolean afp = fp || acc->is_fp;
+    uint64_t size = acc->size ? acc->size : 1;
+    uint64_t first = acc->addr >> u->l1d.line_bits;
+    uint64_t last = (acc->addr + size - 1) >> u->l1d.line_bits;
+    if (last < first) /* wraps past 2^64 */
+        last = first;
+    unsigned lvl = 0;
+    for (uint64_t b = first; b <= last; b++) {
+        unsigned l = line_access(u, b == first ? acc->addr : b << u->l1d.line_bits, store, afp);
+        if (l > lvl)
+            lvl = l;
+    }
+    data_access_done(u, acc, store, afp, size, lvl, tlb_lat, m);
+}
+
+/* data_access() on a CPU whose L1D serves every access and allocates on
+ * stores (x86: u->l1d_plain), an access inside one line without the
+ * general code: the same lookups in the same order.  An L1D hit has no
+ * events and no offcore part (offcore_note() returns at once for it on
+ * every x86 layout). */
+static G_GNUC_NO_INLINE void data_access_plain(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc,
+                                               gboolean fp, pmusim_mem_t *m)
+{
+    const uint64_t addr = acc->addr;
+    const uint64_t size = acc->size ? acc->size : 1;
+    const uint64_t end = addr + size - 1;
+    if (G_UNLIKELY(end < addr || ((addr ^ end) >> u->l1d.line_bits) != 0)) {
+        data_access(u, acc, fp, m);
+        return;
+    }
+    const uint32_t tlb_lat = dtlb_access(u, addr, m);
+    const gboolean store = acc->is_store != 0;
+    const uint64_t blk = addr >> u->l1d.line_bits;
+    unsigned lvl = PMUSIM_LVL_L1D;
+    if (!uarch_cache_hit2(&u->l1d, blk, store)) {
+        uarch_fill_t f;
+        uarch_cache_access(&u->l1d, blk, store, &f);
+        if (!f.hit)
+            lvl = l1d_missed(u, addr, &f);
+    }
+    if (G_LIKELY(lvl == PMUSIM_LVL_L1D)) {
+        u->st.d1_access++;
+        m->addr = addr;
+        m->size = (uint8_t)(size > 255 ? 255 : size);
+        m->is_store = store;
+        m->level = PMUSIM_LVL_L1D;
+        m->latency = u->cfg->lat_l1d + tlb_lat;
+        m->alat = acc->alat < PMUSIM_ALAT_COUNT ? acc->alat : 0;
+        return;
+    }
+    data_access_done(u, acc, store, fp || acc->is_fp, size, lvl, tlb_lat, m);
 }
 
 /* The common case of data_access() without its work: an access inside one
@@ -1114,7 +1178,10 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         }
         u->oc_valid = FALSE;
         memset(&m, 0, sizeof m);
-        data_access(u, &in->access[0], in->fp != PMUSIM_UARCH_FP_NONE, &m);
+        if (ia64)
+            data_access(u, &in->access[0], in->fp != PMUSIM_UARCH_FP_NONE, &m);
+        else
+            data_access_plain(u, &in->access[0], in->fp != PMUSIM_UARCH_FP_NONE, &m);
         oc = u->oc_valid;
     }
     const uint32_t uops = ia64 ? 1 : (in->uops ? in->uops : 1);
@@ -1290,7 +1357,10 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         u->l3_miss = FALSE;
         if (!data_access_l1_mru(u, a, &mem[k], u->l1d_plain)) {
             memset(&mem[k], 0, sizeof mem[k]);
-            data_access(u, a, fp, &mem[k]);
+            if (u->l1d_plain)
+                data_access_plain(u, a, fp, &mem[k]);
+            else
+                data_access(u, a, fp, &mem[k]);
         }
         if (!a->is_store) {
             uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;

@@ -53,27 +53,26 @@ void uarch_cache_access(uarch_cache_t *c, uint64_t blk, gboolean dirty, uarch_fi
         f->hit = TRUE;
         return;
     }
-    uint32_t w;
-    for (w = 1; w < c->assoc; w++)
-        if ((set[w] | 1) == (key | 1) && set[w] != UARCH_TAG_EMPTY)
-            break;
-    uint64_t moving;
-    if (w < c->assoc) {
-        f->hit = TRUE;
-        moving = set[w] | (uint64_t)dirty;
-    } else {
-        f->hit = FALSE;
-        w = c->assoc - 1;
-        if (set[w] != UARCH_TAG_EMPTY) {
-            f->evicted = TRUE;
-            f->evicted_dirty = set[w] & 1;
-            f->victim = set[w] >> 1;
+    /* one pass over ways 1 ..: each moves down one place until the block
+     * is found (it becomes MRU) or the last way falls out (a miss) */
+    uint64_t moving = set[0];
+    for (uint32_t w = 1; w < c->assoc; w++) {
+        const uint64_t cur = set[w];
+        set[w] = moving;
+        if ((cur | 1) == (key | 1) && cur != UARCH_TAG_EMPTY) {
+            set[0] = cur | (uint64_t)dirty;
+            f->hit = TRUE;
+            return;
         }
-        moving = key | (uint64_t)dirty;
+        moving = cur;
     }
-    for (; w > 0; w--) /* a short loop: memmove is a call */
-        set[w] = set[w - 1];
-    set[0] = moving;
+    f->hit = FALSE;
+    if (moving != UARCH_TAG_EMPTY) { /* the LRU way's block */
+        f->evicted = TRUE;
+        f->evicted_dirty = moving & 1;
+        f->victim = moving >> 1;
+    }
+    set[0] = key | (uint64_t)dirty;
 }
 
 gboolean uarch_cache_probe(uarch_cache_t *c, uint64_t blk, gboolean dirty)

@@ -105,6 +105,26 @@ static inline gboolean uarch_cache_mru_hit(uarch_cache_t *c, uint64_t blk, gbool
     return TRUE;
 }
 
+/* uarch_cache_access() of a block that is its set's most recent or second
+ * most recent one (a hit), inline; FALSE when it is neither, having changed
+ * nothing: call uarch_cache_access(). */
+static inline gboolean uarch_cache_hit2(uarch_cache_t *c, uint64_t blk, gboolean dirty)
+{
+    uint64_t s = c->pow2 ? (blk & c->set_mask) : (blk % c->sets);
+    uint64_t *w0 = &c->tags[s * c->assoc];
+    const uint64_t key = (blk << 1) | 1;
+    if ((w0[0] | 1) == key) {
+        w0[0] |= (uint64_t)(dirty != 0);
+        return TRUE;
+    }
+    if (c->assoc < 2 || (w0[1] | 1) != key || w0[1] == UARCH_TAG_EMPTY)
+        return FALSE;
+    const uint64_t moving = w0[1] | (uint64_t)(dirty != 0);
+    w0[1] = w0[0];
+    w0[0] = moving;
+    return TRUE;
+}
+
 gboolean uarch_cache_init(uarch_cache_t *c, const pmusim_uarch_geom_t *g);
 void uarch_cache_free(uarch_cache_t *c);
 /* Looks block `blk` up; a hit becomes MRU, a miss is inserted as MRU
