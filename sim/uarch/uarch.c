@@ -75,6 +75,7 @@ struct pmusim_uarch {
     uarch_cache_t l1i, l1d, l2, l2i, l3;
     gboolean has_l2, has_l2i, has_l3;
     gboolean l1d_plain;        /* every data access goes through the L1D, stores allocate */
+    gboolean front_p2;         /* the L1I, L1D, ITLB and DTLB have 2^k sets (insn_fast()) */
     uarch_cache_t dtlb, stlb, itlb, itlb2;
     gboolean has_itlb2;
     uarch_bpred_t bp;
@@ -346,6 +347,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
                   uarch_cache_init(&u->dtlb, &cfg->dtlb) && uarch_cache_init(&u->stlb, &cfg->stlb) &&
                   uarch_cache_init(&u->itlb, &cfg->itlb);
     u->has_itlb2 = cfg->itlb2.size != 0;
+    u->front_p2 = ok && u->l1i.pow2 && u->l1d.pow2 && u->itlb.pow2 && u->dtlb.pow2;
     if (ok && u->has_itlb2)
         ok = uarch_cache_init(&u->itlb2, &cfg->itlb2);
     if (!ok) { /* only reachable with a geometry the option parser would refuse */
@@ -631,6 +633,13 @@ static inline gboolean ifetch_mru(pmusim_uarch_t *u, uint64_t ip)
            uarch_cache_mru_hit(&u->l1i, ip >> u->l1i.line_bits, FALSE);
 }
 
+/* ifetch_mru() when u->front_p2. */
+static inline gboolean ifetch_mru_p2(pmusim_uarch_t *u, uint64_t ip)
+{
+    return uarch_cache_mru_hit_p2(&u->itlb, ip >> 12, FALSE) &&
+           uarch_cache_mru_hit_p2(&u->l1i, ip >> u->l1i.line_bits, FALSE);
+}
+
 /* One data access: TLB, then every line it touches (an access straddling
  * lines accesses each, as cachegrind does; the deepest level serves it). */
 /* The DTLB (then the STLB) lookup of a data access at `addr`: sets m->tlb,
@@ -748,7 +757,7 @@ static G_GNUC_NO_INLINE void data_access_plain(pmusim_uarch_t *u, const pmusim_u
  * changes nothing but the dirty bit data_access() would set first anyway:
  * call data_access(). */
 static inline gboolean data_access_l1_mru(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc,
-                                          pmusim_mem_t *m, const gboolean plain)
+                                          pmusim_mem_t *m, const gboolean plain, const gboolean p2)
 {
     if (!plain)
         return FALSE;
@@ -757,8 +766,10 @@ static inline gboolean data_access_l1_mru(pmusim_uarch_t *u, const pmusim_uarch_
     const uint64_t end = addr + size - 1;
     if (end < addr || ((addr ^ end) >> u->l1d.line_bits) != 0)
         return FALSE;
-    if (!uarch_cache_mru_hit(&u->dtlb, addr >> 12, FALSE) ||
-        !uarch_cache_mru_hit(&u->l1d, addr >> u->l1d.line_bits, acc->is_store != 0))
+    if (p2 ? !uarch_cache_mru_hit_p2(&u->dtlb, addr >> 12, FALSE) ||
+                 !uarch_cache_mru_hit_p2(&u->l1d, addr >> u->l1d.line_bits, acc->is_store != 0)
+           : !uarch_cache_mru_hit(&u->dtlb, addr >> 12, FALSE) ||
+                 !uarch_cache_mru_hit(&u->l1d, addr >> u->l1d.line_bits, acc->is_store != 0))
         return FALSE;
     u->st.d1_access++;
     *m = (pmusim_mem_t){
@@ -1121,6 +1132,28 @@ static inline void rec_insn_head(pmusim_rec_t *rec, uint64_t r, uint16_t flags, 
  * halt, finish) or cannot tell apart (ret_cycle is never below it there). */
 enum { FAST_NO = 0, FAST_DONE = 1, FAST_DONE_CALLED = 2 };
 
+/* Where the one-thread loop of pmusim_uarch_insns() writes its next INSN
+ * record and where the batch ends, kept in locals over the loop instead of
+ * u->nout (read, tested, written per record): cursor_sync() before
+ * anything else writes records or reads u->nout, cursor_load() after. */
+typedef struct out_cursor {
+    pmusim_rec_t *p, *end;
+} out_cursor_t;
+
+static inline void cursor_sync(pmusim_uarch_t *u, const out_cursor_t *cur)
+{
+    if (cur)
+        u->nout = (size_t)(cur->p - u->out);
+}
+
+static inline void cursor_load(const pmusim_uarch_t *u, out_cursor_t *cur)
+{
+    if (cur) {
+        cur->p = u->out + u->nout;
+        cur->end = u->out + OUT_BATCH;
+    }
+}
+
 /* The common instruction of one thread (no SMT merge, no Montecito
  * switching) without the general body's work: the lines it occupies are
  * the one fetched last or the most recent of their ITLB and L1I sets (a
@@ -1138,20 +1171,19 @@ enum { FAST_NO = 0, FAST_DONE = 1, FAST_DONE_CALLED = 2 };
  * never comes here. */
 static inline __attribute__((always_inline)) int
 insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, const gboolean ia64,
-          const unsigned lb, const uint32_t w, const uint64_t window)
+          const unsigned lb, const uint32_t w, const uint64_t window, out_cursor_t *cur)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
     const uint64_t blk = in->ip >> lb;
     const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
-    if (in->naccess > 1)
-        return FAST_NO;
+    /* in->naccess <= 1 (insn_check_one()) */
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
         /* new lines: free when each is the most recent of its ITLB and L1I
          * sets (the general body's fetch would change nothing but
          * last_fetch_blk, which is set here the same way) */
-        if (blk != t->last_fetch_blk && !ifetch_mru(u, in->ip))
+        if (blk != t->last_fetch_blk && !ifetch_mru_p2(u, in->ip))
             return FAST_NO;
-        if (eblk != blk && !ifetch_mru(u, eblk << lb))
+        if (eblk != blk && !ifetch_mru_p2(u, eblk << lb))
             return FAST_NO;
         t->last_fetch_blk = eblk;
     }
@@ -1170,7 +1202,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     }
     pmusim_mem_t m;
     /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
-    if (in->naccess && !data_access_l1_mru(u, &in->access[0], &m, !ia64)) {
+    if (in->naccess && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
         /* the whole lookup, as insn_body() makes it */
         if (!ev) {
             u->niev = 0;
@@ -1228,7 +1260,9 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
      * say so in `called` */
     gboolean called = FALSE;
     if (G_UNLIKELY(t->any && r > t->last_ret + IDLE_MIN)) {
+        cursor_sync(u, cur);
         rec_new(u, ti, PMUSIM_REC_IDLE, t->last_ret + 1)->n = r - (t->last_ret + 1);
+        cursor_load(u, cur);
         called = TRUE;
     }
     uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
@@ -1240,11 +1274,22 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         flags |= PMUSIM_F_BRANCH;
     if (G_UNLIKELY(oc))
         flags |= PMUSIM_F_OFFCORE;
-    if (G_UNLIKELY(u->nout == OUT_BATCH)) {
-        out_flush(u);
-        called = TRUE;
+    pmusim_rec_t *rec;
+    if (cur) {
+        if (G_UNLIKELY(cur->p == cur->end)) {
+            cursor_sync(u, cur);
+            out_flush(u);
+            cursor_load(u, cur);
+            called = TRUE;
+        }
+        rec = G_UNLIKELY(called) && u->err ? &u->scratch : cur->p++;
+    } else {
+        if (G_UNLIKELY(u->nout == OUT_BATCH)) {
+            out_flush(u);
+            called = TRUE;
+        }
+        rec = G_UNLIKELY(called) && u->err ? &u->scratch : &u->out[u->nout++];
     }
-    pmusim_rec_t *rec = G_UNLIKELY(called) && u->err ? &u->scratch : &u->out[u->nout++];
     if (in->tmpl) {
         /* the static part in one copy (pmusim_uarch_rec_template()) */
         *rec = *in->tmpl;
@@ -1274,10 +1319,14 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
             rec->oc = (pmusim_offcore_t){ 0 };
     }
     if (G_UNLIKELY(ev && u->niev)) {
+        cursor_sync(u, cur);
         events_collect(u, ti, r);
+        cursor_load(u, cur);
         called = TRUE;
     } else if (G_UNLIKELY(t->nevacc) && r >= t->evacc_since + EVENT_SPAN) {
+        cursor_sync(u, cur);
         events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
+        cursor_load(u, cur);
         called = TRUE;
     }
     t->last_ret = r;
@@ -1355,7 +1404,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     for (uint32_t k = 0; k < in->naccess; k++) {
         const pmusim_uarch_access_t *a = &in->access[k];
         u->l3_miss = FALSE;
-        if (!data_access_l1_mru(u, a, &mem[k], u->l1d_plain)) {
+        if (!data_access_l1_mru(u, a, &mem[k], u->l1d_plain, FALSE)) {
             memset(&mem[k], 0, sizeof mem[k]);
             if (u->l1d_plain)
                 data_access_plain(u, a, fp, &mem[k]);
@@ -1497,7 +1546,9 @@ static G_GNUC_NO_INLINE gboolean insn_general_one(pmusim_uarch_t *u, const pmusi
  * below PMUSIM_UARCH_BR_COUNT_ and FP class below PMUSIM_UARCH_FP_COUNT_
  * tested on the 8 bytes that hold them (the kind and the class plus one
  * must stay below 8 and 4, a carry out of either byte lands in a tested
- * bit); FALSE: insn_check() says what is wrong. */
+ * bit), and at most one access (insn_fast() takes no more); FALSE:
+ * insn_check() says what is wrong, if anything, and the general body
+ * runs the instruction. */
 _Static_assert(offsetof(pmusim_uarch_insn_t, thread) == 8 &&
                offsetof(pmusim_uarch_insn_t, br) == 11 && offsetof(pmusim_uarch_insn_t, fp) == 13 &&
                PMUSIM_UARCH_BR_COUNT_ == 7 && PMUSIM_UARCH_FP_COUNT_ == 3,
@@ -1508,11 +1559,10 @@ static inline gboolean insn_check_one(const pmusim_uarch_insn_t *in)
     memcpy(&w, (const uint8_t *)in + 8, sizeof w);
     if (G_BYTE_ORDER != G_LITTLE_ENDIAN)
         return in->thread == 0 && in->br < PMUSIM_UARCH_BR_COUNT_ &&
-               in->fp < PMUSIM_UARCH_FP_COUNT_ && in->naccess <= PMUSIM_UARCH_MAX_ACCESSES &&
-               (!in->naccess || in->access);
+               in->fp < PMUSIM_UARCH_FP_COUNT_ && (!in->naccess || (in->naccess == 1 && in->access));
     const uint64_t x = (w & UINT64_C(0x0000ff00ff000000)) + UINT64_C(0x0000010001000000);
     return !((x & UINT64_C(0x0001fc01f8000000)) | (w & 0xff)) &&
-           in->naccess <= PMUSIM_UARCH_MAX_ACCESSES && (!in->naccess || in->access);
+           (!in->naccess || (in->naccess == 1 && in->access));
 }
 
 /* One instruction of one thread: the fast path, else the general body.
@@ -1520,18 +1570,26 @@ static inline gboolean insn_check_one(const pmusim_uarch_insn_t *in)
  * thread (rec_direct_one()). */
 static inline __attribute__((always_inline)) gboolean
 insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const gboolean ia64,
-         const unsigned lb, const uint32_t w, const uint64_t window)
+         const unsigned lb, const uint32_t w, const uint64_t window, out_cursor_t *cur)
 {
-    if (G_UNLIKELY(!insn_check_one(in)))
-        return insn_check(u, in, error, TRUE) && insn_general_one(u, in, error);
+    gboolean ok;
+    if (G_UNLIKELY(!insn_check_one(in))) {
+        cursor_sync(u, cur);
+        ok = insn_check(u, in, error, TRUE) && insn_general_one(u, in, error);
+        cursor_load(u, cur);
+        return ok;
+    }
     uarch_thread_t *t = &u->th[0];
     t->plm = in->plm & 3;
-    const int f = insn_fast(u, t, in, ia64, lb, w, window);
+    const int f = insn_fast(u, t, in, ia64, lb, w, window, cur);
     if (G_LIKELY(f == FAST_DONE))
         return TRUE;
     if (f == FAST_DONE_CALLED)
         return take_error(u, error);
-    return insn_general_one(u, in, error);
+    cursor_sync(u, cur);
+    ok = insn_general_one(u, in, error);
+    cursor_load(u, cur);
+    return ok;
 }
 
 gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n,
@@ -1548,20 +1606,30 @@ gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, si
         return insns_run(u, in, n, error, TRUE, FALSE);
     if (u->soemt)
         return insns_run(u, in, n, error, FALSE, TRUE);
+    if (G_UNLIKELY(!u->front_p2))
+        return insns_run(u, in, n, error, FALSE, FALSE);
     /* read once: the loop's stores to records may alias the model */
     const unsigned lb = u->l1i.line_bits;
     const uint32_t w = u->cfg->width;
     const uint64_t window = u->window;
+    out_cursor_t cur;
+    cursor_load(u, &cur);
+    gboolean ok = TRUE;
     if (u->cfg->ia64) {
         for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
-            if (!insn_one(u, in, error, TRUE, lb, w, window))
-                return FALSE;
-        return TRUE;
+            if (!insn_one(u, in, error, TRUE, lb, w, window, &cur)) {
+                ok = FALSE;
+                break;
+            }
+    } else {
+        for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
+            if (!insn_one(u, in, error, FALSE, lb, w, window, &cur)) {
+                ok = FALSE;
+                break;
+            }
     }
-    for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
-        if (!insn_one(u, in, error, FALSE, lb, w, window))
-            return FALSE;
-    return TRUE;
+    cursor_sync(u, &cur);
+    return ok;
 }
 
 /* One instruction without the batch loop (the capture's path: one call per
@@ -1578,7 +1646,9 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, TRUE, FALSE);
     if (u->soemt)
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, FALSE, TRUE);
-    return insn_one(u, in, error, u->cfg->ia64, u->l1i.line_bits, u->cfg->width, u->window);
+    if (G_UNLIKELY(!u->front_p2))
+        return insn_check(u, in, error, TRUE) && insn_body(u, in, error, FALSE, FALSE);
+    return insn_one(u, in, error, u->cfg->ia64, u->l1i.line_bits, u->cfg->width, u->window, NULL);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)

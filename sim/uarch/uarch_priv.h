@@ -105,6 +105,17 @@ static inline gboolean uarch_cache_mru_hit(uarch_cache_t *c, uint64_t blk, gbool
     return TRUE;
 }
 
+/* uarch_cache_mru_hit() of a cache whose number of sets is a power of two. */
+static inline gboolean uarch_cache_mru_hit_p2(uarch_cache_t *c, uint64_t blk, gboolean dirty)
+{
+    uint64_t s = blk & c->set_mask;
+    uint64_t *w0 = &c->tags[s * c->assoc];
+    if ((*w0 | 1) != ((blk << 1) | 1))
+        return FALSE;
+    *w0 |= (uint64_t)(dirty != 0);
+    return TRUE;
+}
+
 /* uarch_cache_access() of a block that is its set's most recent or second
  * most recent one (a hit), inline; FALSE when it is neither, having changed
  * nothing: call uarch_cache_access(). */
