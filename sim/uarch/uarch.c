@@ -1173,7 +1173,8 @@ static inline __attribute__((always_inline)) int
 insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, const gboolean ia64,
           const unsigned lb, const uint32_t w, const uint64_t window, out_cursor_t *cur)
 {
-    const uarch_cpu_cfg_t *cfg = u->cfg;
+    /* u->cfg read where it is used, on the rare paths: a local would be
+     * kept on the stack over the whole body */
     const uint64_t blk = in->ip >> lb;
     const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
     /* in->naccess <= 1 (insn_check_one()) */
@@ -1196,7 +1197,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         if (G_UNLIKELY(free_at > d)) {
             u->niev = 0;
             ev = TRUE;
-            ev_add(u, &cfg->ev.rob_full, free_at - d);
+            ev_add(u, &u->cfg->ev.rob_full, free_at - d);
             d = free_at;
         }
     }
@@ -1239,16 +1240,16 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
                 ev = TRUE;
             }
             if (res == BR_MISPREDICT) {
-                uint64_t again = c + cfg->mispredict_penalty;
+                uint64_t again = c + u->cfg->mispredict_penalty;
                 if (again > t->fe_ready)
                     t->fe_ready = again;
-                ev_add(u, &cfg->ev.misp_stall, cfg->mispredict_penalty);
+                ev_add(u, &u->cfg->ev.misp_stall, u->cfg->mispredict_penalty);
             } else {
-                uint64_t again = d + cfg->resteer_penalty;
+                uint64_t again = d + u->cfg->resteer_penalty;
                 if (again > t->fe_ready)
                     t->fe_ready = again;
                 if (!ia64)
-                    ev_add(u, &cfg->ev.baclear, 1);
+                    ev_add(u, &u->cfg->ev.baclear, 1);
             }
         }
     }
