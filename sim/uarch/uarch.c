@@ -1171,13 +1171,17 @@ static inline void cursor_load(const pmusim_uarch_t *u, out_cursor_t *cur)
  * never comes here. */
 static inline __attribute__((always_inline)) int
 insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, const gboolean ia64,
-          const unsigned lb, const uint32_t w, const uint64_t window, out_cursor_t *cur)
+          const unsigned lb, const uint32_t w, const uint64_t window, out_cursor_t *cur,
+          pmusim_mem_t *const mems)
 {
+    /* mems: NULL, at most one access (the loop's inlined body); else room
+     * for in->naccess results (insn_multi_one()) */
+    const gboolean multi = mems != NULL;
     /* u->cfg read where it is used, on the rare paths: a local would be
      * kept on the stack over the whole body */
     const uint64_t blk = in->ip >> lb;
     const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
-    /* in->naccess <= 1 (insn_check_one()) */
+    /* in->naccess <= 1 (insn_check_one()) unless multi */
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
         /* new lines: free when each is the most recent of its ITLB and L1I
          * sets (the general body's fetch would change nothing but
@@ -1203,7 +1207,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     }
     pmusim_mem_t m;
     /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
-    if (in->naccess && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
+    if (!multi && in->naccess && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
         /* the whole lookup, as insn_body() makes it */
         if (!ev) {
             u->niev = 0;
@@ -1220,12 +1224,44 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     const uint32_t uops = ia64 ? 1 : (in->uops ? in->uops : 1);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     uint64_t c = d + 1;
-    if (in->naccess && !in->access[0].is_store) {
+    if (!multi && in->naccess && !in->access[0].is_store) {
         uint64_t start = in->access[0].addr_dep && t->last_load_done > d ? t->last_load_done : d;
         uint64_t done = start + m.latency;
         t->last_load_done = done;
         if (done > c)
             c = done;
+    }
+    if (multi) {
+        /* every access after dispatch, as insn_body() makes them; the
+         * first one that takes the whole lookup starts the EVENT counts
+         * and the offcore part (the first data request's) */
+        gboolean slow = FALSE;
+        for (uint32_t k = 0; k < in->naccess; k++) {
+            const pmusim_uarch_access_t *a = &in->access[k];
+            if (!data_access_l1_mru(u, a, &mems[k], !ia64, TRUE)) {
+                if (!ev) {
+                    u->niev = 0;
+                    ev = TRUE;
+                }
+                if (!slow) {
+                    u->oc_valid = FALSE;
+                    slow = TRUE;
+                }
+                memset(&mems[k], 0, sizeof mems[k]);
+                if (ia64)
+                    data_access(u, a, in->fp != PMUSIM_UARCH_FP_NONE, &mems[k]);
+                else
+                    data_access_plain(u, a, in->fp != PMUSIM_UARCH_FP_NONE, &mems[k]);
+            }
+            if (!a->is_store) {
+                uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
+                uint64_t done = start + mems[k].latency;
+                t->last_load_done = done;
+                if (done > c)
+                    c = done;
+            }
+        }
+        oc = slow && u->oc_valid;
     }
     /* a branch: predicted and trained as in insn_body(); a misprediction
      * or a resteer moves the front end and counts its EVENT (the only
@@ -1299,7 +1335,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         if (in->naccess | in->br)
             rec->flags = flags;
         if (in->naccess)
-            rec->mem = m;
+            rec->mem = multi ? mems[0] : m;
         if (in->br != PMUSIM_UARCH_BR_NONE)
             rec->br = br;
         if (G_UNLIKELY(oc))
@@ -1307,7 +1343,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     } else {
         rec_insn_head(rec, r, flags, t->plm, in, ia64);
         if (in->naccess)
-            rec->mem = m;
+            rec->mem = multi ? mems[0] : m;
         else
             rec->mem = (pmusim_mem_t){ 0 };
         if (in->br != PMUSIM_UARCH_BR_NONE)
@@ -1318,6 +1354,18 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
             rec->oc = u->oc;
         else
             rec->oc = (pmusim_offcore_t){ 0 };
+    }
+    /* the further accesses' MEM records, as insn_body() writes them */
+    for (uint32_t k = 1; multi && k < in->naccess; k++) {
+        pmusim_rec_t *mr;
+        if (G_UNLIKELY(u->nout == OUT_BATCH)) {
+            out_flush(u);
+            called = TRUE;
+        }
+        mr = G_UNLIKELY(called) && u->err ? &u->scratch : &u->out[u->nout++];
+        rec_clear(mr, r, PMUSIM_REC_MEM, ti, t->plm);
+        mr->ip = in->ip;
+        mr->mem = mems[k];
     }
     if (G_UNLIKELY(ev && u->niev)) {
         cursor_sync(u, cur);
@@ -1566,6 +1614,18 @@ static inline gboolean insn_check_one(const pmusim_uarch_insn_t *in)
            (!in->naccess || (in->naccess == 1 && in->access));
 }
 
+/* insn_fast() of an instruction with several accesses (out of line: the
+ * loop's inlined body keeps its registers); NULL cursor (u->nout). */
+static G_GNUC_NO_INLINE int insn_multi_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
+                                           const gboolean ia64, const unsigned lb, const uint32_t w,
+                                           const uint64_t window)
+{
+    pmusim_mem_t mems[PMUSIM_UARCH_MAX_ACCESSES];
+    if (ia64)
+        return insn_fast(u, &u->th[0], in, TRUE, lb, w, window, NULL, mems);
+    return insn_fast(u, &u->th[0], in, FALSE, lb, w, window, NULL, mems);
+}
+
 /* One instruction of one thread: the fast path, else the general body.
  * insn_body()'s clamp of ret_cycle to the floor cannot fire with one
  * thread (rec_direct_one()). */
@@ -1574,15 +1634,26 @@ insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const
          const unsigned lb, const uint32_t w, const uint64_t window, out_cursor_t *cur)
 {
     gboolean ok;
+    uarch_thread_t *t = &u->th[0];
+    int f;
     if (G_UNLIKELY(!insn_check_one(in))) {
         cursor_sync(u, cur);
-        ok = insn_check(u, in, error, TRUE) && insn_general_one(u, in, error);
+        if (!insn_check(u, in, error, TRUE)) {
+            cursor_load(u, cur);
+            return FALSE;
+        }
+        /* valid: more than one access */
+        t->plm = in->plm & 3;
+        f = insn_multi_one(u, in, ia64, lb, w, window);
+        if (f == FAST_NO)
+            f = insn_general_one(u, in, error) ? FAST_DONE : FAST_NO;
+        else if (f == FAST_DONE_CALLED)
+            f = take_error(u, error) ? FAST_DONE : FAST_NO;
         cursor_load(u, cur);
-        return ok;
+        return f == FAST_DONE;
     }
-    uarch_thread_t *t = &u->th[0];
     t->plm = in->plm & 3;
-    const int f = insn_fast(u, t, in, ia64, lb, w, window, cur);
+    f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL);
     if (G_LIKELY(f == FAST_DONE))
         return TRUE;
     if (f == FAST_DONE_CALLED)
