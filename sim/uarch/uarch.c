@@ -1169,10 +1169,20 @@ static inline void cursor_load(const pmusim_uarch_t *u, out_cursor_t *cur)
  * whose general body is a call (docs/PERFORMANCE.md, "The model: cost per
  * instruction").  An L3 miss matters only to Montecito switching, which
  * never comes here. */
+/* What insn_fast() knows of its instruction's shape (a constant of each
+ * inlined copy, so that a copy tests only what it does not know): nothing
+ * (SH_ANY), no access and no branch (SH_PLAIN), no access and a branch
+ * (SH_BRANCH), one access (SH_ACCESS). */
+enum { SH_ANY = 0, SH_PLAIN = 1, SH_BRANCH = 2, SH_ACCESS = 3 };
+#define SH_NACC                                                                                    \
+    (shape == SH_PLAIN || shape == SH_BRANCH ? 0u : shape == SH_ACCESS ? 1u : in->naccess)
+#define SH_ISBR                                                                                    \
+    (shape == SH_PLAIN ? FALSE : shape == SH_BRANCH ? TRUE : in->br != PMUSIM_UARCH_BR_NONE)
+
 static inline __attribute__((always_inline)) int
 insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, const gboolean ia64,
           const unsigned lb, const uint32_t w, const uint64_t window, out_cursor_t *cur,
-          pmusim_mem_t *const mems)
+          pmusim_mem_t *const mems, const int shape)
 {
     /* mems: NULL, at most one access (the loop's inlined body); else room
      * for in->naccess results (insn_multi_one()) */
@@ -1207,7 +1217,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     }
     pmusim_mem_t m;
     /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
-    if (!multi && in->naccess && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
+    if (!multi && SH_NACC && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
         /* the whole lookup, as insn_body() makes it */
         if (!ev) {
             u->niev = 0;
@@ -1224,7 +1234,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     const uint32_t uops = ia64 ? 1 : (in->uops ? in->uops : 1);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     uint64_t c = d + 1;
-    if (!multi && in->naccess && !in->access[0].is_store) {
+    if (!multi && SH_NACC && !in->access[0].is_store) {
         uint64_t start = in->access[0].addr_dep && t->last_load_done > d ? t->last_load_done : d;
         uint64_t done = start + m.latency;
         t->last_load_done = done;
@@ -1267,7 +1277,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
      * or a resteer moves the front end and counts its EVENT (the only
      * count such an instruction can have) */
     pmusim_branch_t br;
-    if (in->br != PMUSIM_UARCH_BR_NONE) {
+    if (SH_ISBR) {
         memset(&br, 0, sizeof br);
         int res = branch_predict(u, t, in, &br, ia64);
         if (G_UNLIKELY(res != BR_OK)) {
@@ -1305,9 +1315,9 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
     if (in->fp != PMUSIM_UARCH_FP_NONE)
         flags |= PMUSIM_F_FP;
-    if (in->naccess)
+    if (SH_NACC)
         flags |= PMUSIM_F_MEM;
-    if (in->br != PMUSIM_UARCH_BR_NONE)
+    if (SH_ISBR)
         flags |= PMUSIM_F_BRANCH;
     if (G_UNLIKELY(oc))
         flags |= PMUSIM_F_OFFCORE;
@@ -1332,21 +1342,21 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         *rec = *in->tmpl;
         rec->cycle = r;
         rec->thread = (uint8_t)ti;
-        if (in->naccess | in->br)
+        if (SH_NACC || SH_ISBR)
             rec->flags = flags;
-        if (in->naccess)
+        if (SH_NACC)
             rec->mem = multi ? mems[0] : m;
-        if (in->br != PMUSIM_UARCH_BR_NONE)
+        if (SH_ISBR)
             rec->br = br;
         if (G_UNLIKELY(oc))
             rec->oc = u->oc;
     } else {
         rec_insn_head(rec, r, flags, t->plm, in, ia64);
-        if (in->naccess)
+        if (SH_NACC)
             rec->mem = multi ? mems[0] : m;
         else
             rec->mem = (pmusim_mem_t){ 0 };
-        if (in->br != PMUSIM_UARCH_BR_NONE)
+        if (SH_ISBR)
             rec->br = br;
         else
             rec->br = (pmusim_branch_t){ 0 };
@@ -1622,8 +1632,8 @@ static G_GNUC_NO_INLINE int insn_multi_one(pmusim_uarch_t *u, const pmusim_uarch
 {
     pmusim_mem_t mems[PMUSIM_UARCH_MAX_ACCESSES];
     if (ia64)
-        return insn_fast(u, &u->th[0], in, TRUE, lb, w, window, NULL, mems);
-    return insn_fast(u, &u->th[0], in, FALSE, lb, w, window, NULL, mems);
+        return insn_fast(u, &u->th[0], in, TRUE, lb, w, window, NULL, mems, SH_ANY);
+    return insn_fast(u, &u->th[0], in, FALSE, lb, w, window, NULL, mems, SH_ANY);
 }
 
 /* One instruction of one thread: the fast path, else the general body.
@@ -1653,7 +1663,12 @@ insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const
         return f == FAST_DONE;
     }
     t->plm = in->plm & 3;
-    f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL);
+    if (in->naccess)
+        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_ACCESS);
+    else if (in->br == PMUSIM_UARCH_BR_NONE)
+        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_PLAIN);
+    else
+        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_BRANCH);
     if (G_LIKELY(f == FAST_DONE))
         return TRUE;
     if (f == FAST_DONE_CALLED)
