@@ -634,7 +634,7 @@ static inline gboolean ifetch_mru(pmusim_uarch_t *u, uint64_t ip)
 }
 
 /* ifetch_mru() when u->front_p2. */
-static inline gboolean ifetch_mru_p2(pmusim_uarch_t *u, uint64_t ip)
+static inline __attribute__((always_inline)) gboolean ifetch_mru_p2(pmusim_uarch_t *u, uint64_t ip)
 {
     return uarch_cache_mru_hit_p2(&u->itlb, ip >> 12, FALSE) &&
            uarch_cache_mru_hit_p2(&u->l1i, ip >> u->l1i.line_bits, FALSE);
@@ -795,7 +795,7 @@ static const uint8_t br_kind_of[PMUSIM_UARCH_BR_COUNT_] = {
 };
 
 /* The BTB's verdict on a taken branch to `target` (trained either way). */
-static inline gboolean btb_right(pmusim_uarch_t *u, uint64_t ip, uint64_t target)
+static inline __attribute__((always_inline)) gboolean btb_right(pmusim_uarch_t *u, uint64_t ip, uint64_t target)
 {
     uint64_t pred_tgt = 0;
     return uarch_btb_lookup_update(&u->bp, ip, target, &pred_tgt) && pred_tgt == target;
