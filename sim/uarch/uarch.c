@@ -83,7 +83,8 @@ struct pmusim_uarch {
     pmusim_uarch_sink_fn sink;
     void *user;
     pmusim_rec_t *out;         /* the batch being built: own_out or the buffer fn's */
-    size_t nout;
+    pmusim_rec_t *outp;        /* next record of the batch (out + the records in it) */
+    pmusim_rec_t *out_end;     /* out + OUT_BATCH */
     pmusim_uarch_buffer_fn buffer; /* NULL: own_out */
     pmusim_rec_t *own_out; /* OUT_BATCH records, not cleared: every record is written whole */
     pmusim_rec_t scratch;      /* target of writes after a sink failure */
@@ -107,27 +108,30 @@ struct pmusim_uarch {
 
 static void out_flush(pmusim_uarch_t *u)
 {
-    if (!u->nout || u->err)
+    const size_t nout = (size_t)(u->outp - u->out);
+    if (!nout || u->err)
         return;
     GError *e = NULL;
-    if (!u->sink(u->out, u->nout, u->user, &e)) {
+    if (!u->sink(u->out, nout, u->user, &e)) {
         if (!e)
             g_set_error(&e, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_SINK, "record sink failed");
         u->err = e;
     }
-    u->st.records += u->nout;
-    u->nout = 0;
-    if (u->buffer) /* the sink kept the full one */
+    u->st.records += nout;
+    if (u->buffer) { /* the sink kept the full one */
         u->out = u->buffer(OUT_BATCH, u->user);
+        u->out_end = u->out + OUT_BATCH;
+    }
+    u->outp = u->out;
 }
 
 static pmusim_rec_t *out_slot(pmusim_uarch_t *u)
 {
-    if (u->nout == OUT_BATCH)
+    if (u->outp == u->out_end)
         out_flush(u);
     if (u->err)
         return &u->scratch;
-    return &u->out[u->nout++];
+    return u->outp++;
 }
 
 static void out_copy(pmusim_uarch_t *u, const pmusim_rec_t *r)
@@ -322,7 +326,8 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->sink = sink;
     u->user = user;
     u->own_out = g_new(pmusim_rec_t, OUT_BATCH);
-    u->out = u->own_out;
+    u->out = u->outp = u->own_out;
+    u->out_end = u->out + OUT_BATCH;
     u->running = -1;
     u->g_l1i = *pick_geom(o->i1_set, &o->i1, &cfg->l1i);
     u->g_l1d = *pick_geom(o->d1_set, &o->d1, &cfg->l1d);
@@ -394,9 +399,10 @@ void pmusim_uarch_free(pmusim_uarch_t *u)
 
 void pmusim_uarch_set_buffer(pmusim_uarch_t *u, pmusim_uarch_buffer_fn fn)
 {
-    g_return_if_fail(u->nout == 0);
+    g_return_if_fail(u->outp == u->out);
     u->buffer = fn;
-    u->out = fn ? fn(OUT_BATCH, u->user) : u->own_out;
+    u->out = u->outp = fn ? fn(OUT_BATCH, u->user) : u->own_out;
+    u->out_end = u->out + OUT_BATCH;
 }
 
 static void set_geom_meta(pmusim_trace_header_t *h, const char *key, const pmusim_uarch_geom_t *g)
@@ -1091,13 +1097,13 @@ static inline void rec_insn_fill(pmusim_rec_t *rec, uint64_t r, uint32_t ti, uin
  * merge queue, no held records), every field written once. */
 static inline pmusim_rec_t *rec_direct(pmusim_uarch_t *u, uint64_t cycle)
 {
-    if (u->nout == OUT_BATCH)
+    if (u->outp == u->out_end)
         out_flush(u);
     if (cycle > u->floor)
         u->floor = cycle;
     if (G_UNLIKELY(u->err))
         return &u->scratch;
-    return &u->out[u->nout++];
+    return u->outp++;
 }
 
 /* rec_insn_fill() of thread 0 with the eight bytes from kind to len as one
@@ -1134,8 +1140,8 @@ enum { FAST_NO = 0, FAST_DONE = 1, FAST_DONE_CALLED = 2 };
 
 /* Where the one-thread loop of pmusim_uarch_insns() writes its next INSN
  * record and where the batch ends, kept in locals over the loop instead of
- * u->nout (read, tested, written per record): cursor_sync() before
- * anything else writes records or reads u->nout, cursor_load() after. */
+ * u->outp (read, tested, written per record): cursor_sync() before
+ * anything else writes records or reads u->outp, cursor_load() after. */
 typedef struct out_cursor {
     pmusim_rec_t *p, *end;
 } out_cursor_t;
@@ -1143,14 +1149,14 @@ typedef struct out_cursor {
 static inline void cursor_sync(pmusim_uarch_t *u, const out_cursor_t *cur)
 {
     if (cur)
-        u->nout = (size_t)(cur->p - u->out);
+        u->outp = cur->p;
 }
 
 static inline void cursor_load(const pmusim_uarch_t *u, out_cursor_t *cur)
 {
     if (cur) {
-        cur->p = u->out + u->nout;
-        cur->end = u->out + OUT_BATCH;
+        cur->p = u->outp;
+        cur->end = u->out_end;
     }
 }
 
@@ -1331,11 +1337,11 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         }
         rec = G_UNLIKELY(called) && u->err ? &u->scratch : cur->p++;
     } else {
-        if (G_UNLIKELY(u->nout == OUT_BATCH)) {
+        if (G_UNLIKELY(u->outp == u->out_end)) {
             out_flush(u);
             called = TRUE;
         }
-        rec = G_UNLIKELY(called) && u->err ? &u->scratch : &u->out[u->nout++];
+        rec = G_UNLIKELY(called) && u->err ? &u->scratch : u->outp++;
     }
     if (in->tmpl) {
         /* the static part in one copy (pmusim_uarch_rec_template()) */
@@ -1368,11 +1374,11 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* the further accesses' MEM records, as insn_body() writes them */
     for (uint32_t k = 1; multi && k < in->naccess; k++) {
         pmusim_rec_t *mr;
-        if (G_UNLIKELY(u->nout == OUT_BATCH)) {
+        if (G_UNLIKELY(u->outp == u->out_end)) {
             out_flush(u);
             called = TRUE;
         }
-        mr = G_UNLIKELY(called) && u->err ? &u->scratch : &u->out[u->nout++];
+        mr = G_UNLIKELY(called) && u->err ? &u->scratch : u->outp++;
         rec_clear(mr, r, PMUSIM_REC_MEM, ti, t->plm);
         mr->ip = in->ip;
         mr->mem = mems[k];
@@ -1625,7 +1631,7 @@ static inline gboolean insn_check_one(const pmusim_uarch_insn_t *in)
 }
 
 /* insn_fast() of an instruction with several accesses (out of line: the
- * loop's inlined body keeps its registers); NULL cursor (u->nout). */
+ * loop's inlined body keeps its registers); NULL cursor (u->outp). */
 static G_GNUC_NO_INLINE int insn_multi_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
                                            const gboolean ia64, const unsigned lb, const uint32_t w,
                                            const uint64_t window)
@@ -1800,7 +1806,7 @@ gboolean pmusim_uarch_finish(pmusim_uarch_t *u, GError **error)
 void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st)
 {
     *st = u->st;
-    st->records += u->nout;
+    st->records += (uint64_t)(u->outp - u->out);
     st->insns = 0; /* every instruction counts once in its thread's n */
     for (uint32_t i = 0; i < u->nthreads; i++) {
         st->records += u->th[i].qlen;
