@@ -801,7 +801,8 @@ static const uint8_t br_kind_of[PMUSIM_UARCH_BR_COUNT_] = {
 };
 
 /* The BTB's verdict on a taken branch to `target` (trained either way). */
-static inline __attribute__((always_inline)) gboolean btb_right(pmusim_uarch_t *u, uint64_t ip, uint64_t target)
+static inline __attribute__((always_inline)) gboolean
+btb_right(pmusim_uarch_t *u, uint64_t ip, uint64_t target)
 {
     uint64_t pred_tgt = 0;
     return uarch_btb_lookup_update(&u->bp, ip, target, &pred_tgt) && pred_tgt == target;
@@ -1624,7 +1625,8 @@ static inline gboolean insn_check_one(const pmusim_uarch_insn_t *in)
     memcpy(&w, (const uint8_t *)in + 8, sizeof w);
     if (G_BYTE_ORDER != G_LITTLE_ENDIAN)
         return in->thread == 0 && in->br < PMUSIM_UARCH_BR_COUNT_ &&
-               in->fp < PMUSIM_UARCH_FP_COUNT_ && (!in->naccess || (in->naccess == 1 && in->access));
+               in->fp < PMUSIM_UARCH_FP_COUNT_ &&
+               (!in->naccess || (in->naccess == 1 && in->access));
     const uint64_t x = (w & UINT64_C(0x0000ff00ff000000)) + UINT64_C(0x0000010001000000);
     return !((x & UINT64_C(0x0001fc01f8000000)) | (w & 0xff)) &&
            (!in->naccess || (in->naccess == 1 && in->access));
