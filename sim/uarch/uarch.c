@@ -76,6 +76,7 @@ struct pmusim_uarch {
     uarch_cache_t l1i, l1d, l2, l2i, l3;
     gboolean has_l2, has_l2i, has_l3;
     gboolean l1d_plain;        /* every data access goes through the L1D, stores allocate */
+    gboolean front_p2;         /* the L1I, L1D, ITLB and DTLB have 2^k sets (insn_fast()) */
     uarch_cache_t dtlb, stlb, itlb, itlb2;
     gboolean has_itlb2;
     uarch_bpred_t bp;
@@ -83,7 +84,8 @@ struct pmusim_uarch {
     pmusim_uarch_sink_fn sink;
     void *user;
     pmusim_rec_t *out;         /* the batch being built: own_out or the buffer fn's */
-    size_t nout;
+    pmusim_rec_t *outp;        /* next record of the batch (out + the records in it) */
+    pmusim_rec_t *out_end;     /* out + OUT_BATCH */
     pmusim_uarch_buffer_fn buffer; /* NULL: own_out */
     pmusim_rec_t *own_out; /* OUT_BATCH records, not cleared: every record is written whole */
     pmusim_rec_t scratch;      /* target of writes after a sink failure */
@@ -107,27 +109,30 @@ struct pmusim_uarch {
 
 static void out_flush(pmusim_uarch_t *u)
 {
-    if (!u->nout || u->err)
+    const size_t nout = (size_t)(u->outp - u->out);
+    if (!nout || u->err)
         return;
     GError *e = NULL;
-    if (!u->sink(u->out, u->nout, u->user, &e)) {
+    if (!u->sink(u->out, nout, u->user, &e)) {
         if (!e)
             g_set_error(&e, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_SINK, "record sink failed");
         u->err = e;
     }
-    u->st.records += u->nout;
-    u->nout = 0;
-    if (u->buffer) /* the sink kept the full one */
+    u->st.records += nout;
+    if (u->buffer) { /* the sink kept the full one */
         u->out = u->buffer(OUT_BATCH, u->user);
+        u->out_end = u->out + OUT_BATCH;
+    }
+    u->outp = u->out;
 }
 
 static pmusim_rec_t *out_slot(pmusim_uarch_t *u)
 {
-    if (u->nout == OUT_BATCH)
+    if (u->outp == u->out_end)
         out_flush(u);
     if (u->err)
         return &u->scratch;
-    return &u->out[u->nout++];
+    return u->outp++;
 }
 
 static void out_copy(pmusim_uarch_t *u, const pmusim_rec_t *r)
@@ -333,7 +338,8 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->sink = sink;
     u->user = user;
     u->own_out = g_new(pmusim_rec_t, OUT_BATCH);
-    u->out = u->own_out;
+    u->out = u->outp = u->own_out;
+    u->out_end = u->out + OUT_BATCH;
     u->running = -1;
     u->g_l1i = *pick_geom(o->i1_set, &o->i1, &cfg->l1i);
     u->g_l1d = *pick_geom(o->d1_set, &o->d1, &cfg->l1d);
@@ -358,6 +364,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
                   uarch_cache_init(&u->dtlb, &cfg->dtlb) && uarch_cache_init(&u->stlb, &cfg->stlb) &&
                   uarch_cache_init(&u->itlb, &cfg->itlb);
     u->has_itlb2 = cfg->itlb2.size != 0;
+    u->front_p2 = ok && u->l1i.pow2 && u->l1d.pow2 && u->itlb.pow2 && u->dtlb.pow2;
     if (ok && u->has_itlb2)
         ok = uarch_cache_init(&u->itlb2, &cfg->itlb2);
     if (!ok) { /* only reachable with a geometry the option parser would refuse */
@@ -404,9 +411,10 @@ void pmusim_uarch_free(pmusim_uarch_t *u)
 
 void pmusim_uarch_set_buffer(pmusim_uarch_t *u, pmusim_uarch_buffer_fn fn)
 {
-    g_return_if_fail(u->nout == 0);
+    g_return_if_fail(u->outp == u->out);
     u->buffer = fn;
-    u->out = fn ? fn(OUT_BATCH, u->user) : u->own_out;
+    u->out = u->outp = fn ? fn(OUT_BATCH, u->user) : u->own_out;
+    u->out_end = u->out + OUT_BATCH;
 }
 
 static void set_geom_meta(pmusim_trace_header_t *h, const char *key, const pmusim_uarch_geom_t *g)
@@ -489,6 +497,24 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
     return PMUSIM_LVL_LOCAL_DRAM;
 }
 
+/* After an L1D miss of byte address `a` (the line is in, `f` says what
+ * left): its events, the write-back of a modified victim, the levels
+ * beyond; returns the level. */
+static unsigned l1d_missed(pmusim_uarch_t *u, uint64_t a, const uarch_fill_t *f)
+{
+    const uarch_cpu_cfg_t *cfg = u->cfg;
+    ev_add(u, &cfg->ev.l1d_repl, 1);
+    if (f->evicted_dirty) {
+        ev_add(u, &cfg->ev.l1d_m_evict, 1);
+        uint64_t va = f->victim << u->l1d.line_bits;
+        if (u->has_l2)
+            uarch_cache_probe(&u->l2, va >> u->l2.line_bits, TRUE);
+        else if (u->has_l3)
+            uarch_cache_probe(&u->l3, va >> u->l3.line_bits, TRUE);
+    }
+    return outer_access(u, a, FALSE, FALSE);
+}
+
 /* One data line: L1D then outward.  Itanium: FP accesses bypass the L1D;
  * integer stores write through without allocating (uarch.md §3.1). */
 static unsigned line_access(pmusim_uarch_t *u, uint64_t a, gboolean store, gboolean fp)
@@ -509,16 +535,7 @@ static unsigned line_access(pmusim_uarch_t *u, uint64_t a, gboolean store, gbool
     uarch_cache_access(&u->l1d, blk, dirty, &f);
     if (f.hit)
         return PMUSIM_LVL_L1D;
-    ev_add(u, &cfg->ev.l1d_repl, 1);
-    if (f.evicted_dirty) {
-        ev_add(u, &cfg->ev.l1d_m_evict, 1);
-        uint64_t va = f.victim << u->l1d.line_bits;
-        if (u->has_l2)
-            uarch_cache_probe(&u->l2, va >> u->l2.line_bits, TRUE);
-        else if (u->has_l3)
-            uarch_cache_probe(&u->l3, va >> u->l3.line_bits, TRUE);
-    }
-    return outer_access(u, a, FALSE, FALSE);
+    return l1d_missed(u, a, &f);
 }
 
 static uint32_t level_latency(const pmusim_uarch_t *u, unsigned lvl, gboolean fp)
@@ -634,20 +651,28 @@ static inline gboolean ifetch_mru(pmusim_uarch_t *u, uint64_t ip)
            uarch_cache_mru_hit(&u->l1i, ip >> u->l1i.line_bits, FALSE);
 }
 
+/* ifetch_mru() when u->front_p2. */
+static inline __attribute__((always_inline)) gboolean ifetch_mru_p2(pmusim_uarch_t *u, uint64_t ip)
+{
+    return uarch_cache_mru_hit_p2(&u->itlb, ip >> 12, FALSE) &&
+           uarch_cache_mru_hit_p2(&u->l1i, ip >> u->l1i.line_bits, FALSE);
+}
+
 /* One data access: TLB, then every line it touches (an access straddling
  * lines accesses each, as cachegrind does; the deepest level serves it). */
-static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gboolean fp,
-                        pmusim_mem_t *m)
+/* The DTLB (then the STLB) lookup of a data access at `addr`: sets m->tlb,
+ * returns the cycles it adds. */
+static inline uint32_t dtlb_access(pmusim_uarch_t *u, uint64_t addr, pmusim_mem_t *m)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
     uarch_fill_t f;
     uint32_t tlb_lat = 0;
     m->tlb = PMUSIM_TLB_L1_HIT;
-    f.hit = uarch_cache_mru_hit(&u->dtlb, acc->addr >> 12, FALSE);
+    f.hit = uarch_cache_hit2(&u->dtlb, addr >> 12, FALSE);
     if (!f.hit)
-        uarch_cache_access(&u->dtlb, acc->addr >> 12, FALSE, &f);
+        uarch_cache_access(&u->dtlb, addr >> 12, FALSE, &f);
     if (!f.hit) {
-        uarch_cache_access(&u->stlb, acc->addr >> 12, FALSE, &f);
+        uarch_cache_access(&u->stlb, addr >> 12, FALSE, &f);
         tlb_lat = cfg->lat_stlb_hit;
         m->tlb = PMUSIM_TLB_L2_HIT;
         if (!f.hit) {
@@ -655,19 +680,15 @@ static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gbo
             m->tlb = PMUSIM_TLB_WALK;
         }
     }
-    gboolean store = acc->is_store != 0;
-    gboolean afp = fp || acc->is_fp;
-    uint64_t size = acc->size ? acc->size : 1;
-    uint64_t first = acc->addr >> u->l1d.line_bits;
-    uint64_t last = (acc->addr + size - 1) >> u->l1d.line_bits;
-    if (last < first) /* wraps past 2^64 */
-        last = first;
-    unsigned lvl = 0;
-    for (uint64_t b = first; b <= last; b++) {
-        unsigned l = line_access(u, b == first ? acc->addr : b << u->l1d.line_bits, store, afp);
-        if (l > lvl)
-            lvl = l;
-    }
+    return tlb_lat;
+}
+
+/* data_access() after the lines: the statistics, the rest of *m, the
+ * offcore part; `lvl` is the deepest level that served a line. */
+static inline void data_access_done(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc,
+                                    gboolean store, gboolean afp, uint64_t size, unsigned lvl,
+                                    uint32_t tlb_lat, pmusim_mem_t *m)
+{
     /* cachegrind's counting: one reference, a miss if any of its lines missed */
     u->st.d1_access++;
     if (lvl != PMUSIM_LVL_L1D) {
@@ -690,13 +711,71 @@ static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gbo
     offcore_note(u, lvl, store ? 1 : 0, m->latency); /* DMND_RFO : DMND_DATA_RD */
 }
 
+static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gboolean fp,
+                        pmusim_mem_t *m)
+{
+    const uint32_t tlb_lat = dtlb_access(u, acc->addr, m);
+    gboolean store = acc->is_store != 0;
+    gboolean afp = fp || acc->is_fp;
+    uint64_t size = acc->size ? acc->size : 1;
+    uint64_t first = acc->addr >> u->l1d.line_bits;
+    uint64_t last = (acc->addr + size - 1) >> u->l1d.line_bits;
+    if (last < first) /* wraps past 2^64 */
+        last = first;
+    unsigned lvl = 0;
+    for (uint64_t b = first; b <= last; b++) {
+        unsigned l = line_access(u, b == first ? acc->addr : b << u->l1d.line_bits, store, afp);
+        if (l > lvl)
+            lvl = l;
+    }
+    data_access_done(u, acc, store, afp, size, lvl, tlb_lat, m);
+}
+
+/* data_access() on a CPU whose L1D serves every access and allocates on
+ * stores (x86: u->l1d_plain), an access inside one line without the
+ * general code: the same lookups in the same order.  An L1D hit has no
+ * events and no offcore part (offcore_note() returns at once for it on
+ * every x86 layout). */
+static G_GNUC_NO_INLINE void data_access_plain(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc,
+                                               gboolean fp, pmusim_mem_t *m)
+{
+    const uint64_t addr = acc->addr;
+    const uint64_t size = acc->size ? acc->size : 1;
+    const uint64_t end = addr + size - 1;
+    if (G_UNLIKELY(end < addr || ((addr ^ end) >> u->l1d.line_bits) != 0)) {
+        data_access(u, acc, fp, m);
+        return;
+    }
+    const uint32_t tlb_lat = dtlb_access(u, addr, m);
+    const gboolean store = acc->is_store != 0;
+    const uint64_t blk = addr >> u->l1d.line_bits;
+    unsigned lvl = PMUSIM_LVL_L1D;
+    if (!uarch_cache_hit2(&u->l1d, blk, store)) {
+        uarch_fill_t f;
+        uarch_cache_access(&u->l1d, blk, store, &f);
+        if (!f.hit)
+            lvl = l1d_missed(u, addr, &f);
+    }
+    if (G_LIKELY(lvl == PMUSIM_LVL_L1D)) {
+        u->st.d1_access++;
+        m->addr = addr;
+        m->size = (uint8_t)(size > 255 ? 255 : size);
+        m->is_store = store;
+        m->level = PMUSIM_LVL_L1D;
+        m->latency = u->cfg->lat_l1d + tlb_lat;
+        m->alat = acc->alat < PMUSIM_ALAT_COUNT ? acc->alat : 0;
+        return;
+    }
+    data_access_done(u, acc, store, fp || acc->is_fp, size, lvl, tlb_lat, m);
+}
+
 /* The common case of data_access() without its work: an access inside one
  * line whose page is its DTLB set's most recent and whose line is its L1D
  * set's most recent, on a CPU whose L1D serves every access (x86).  FALSE
  * changes nothing but the dirty bit data_access() would set first anyway:
  * call data_access(). */
 static inline gboolean data_access_l1_mru(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc,
-                                          pmusim_mem_t *m, const gboolean plain)
+                                          pmusim_mem_t *m, const gboolean plain, const gboolean p2)
 {
     if (!plain)
         return FALSE;
@@ -705,8 +784,10 @@ static inline gboolean data_access_l1_mru(pmusim_uarch_t *u, const pmusim_uarch_
     const uint64_t end = addr + size - 1;
     if (end < addr || ((addr ^ end) >> u->l1d.line_bits) != 0)
         return FALSE;
-    if (!uarch_cache_mru_hit(&u->dtlb, addr >> 12, FALSE) ||
-        !uarch_cache_mru_hit(&u->l1d, addr >> u->l1d.line_bits, acc->is_store != 0))
+    if (p2 ? !uarch_cache_mru_hit_p2(&u->dtlb, addr >> 12, FALSE) ||
+                 !uarch_cache_mru_hit_p2(&u->l1d, addr >> u->l1d.line_bits, acc->is_store != 0)
+           : !uarch_cache_mru_hit(&u->dtlb, addr >> 12, FALSE) ||
+                 !uarch_cache_mru_hit(&u->l1d, addr >> u->l1d.line_bits, acc->is_store != 0))
         return FALSE;
     u->st.d1_access++;
     *m = (pmusim_mem_t){
@@ -731,71 +812,101 @@ static const uint8_t br_kind_of[PMUSIM_UARCH_BR_COUNT_] = {
     [PMUSIM_UARCH_BR_IND_JUMP] = PMUSIM_BR_IND,  [PMUSIM_UARCH_BR_IND_CALL] = PMUSIM_BR_CALL,
 };
 
+/* The BTB's verdict on a taken branch to `target` (trained either way). */
+static inline __attribute__((always_inline)) gboolean
+btb_right(pmusim_uarch_t *u, uint64_t ip, uint64_t target)
+{
+    uint64_t pred_tgt = 0;
+    return uarch_btb_lookup_update(&u->bp, ip, target, &pred_tgt) && pred_tgt == target;
+}
+
+/* A call's return address (the next instruction; IA-64: the next bundle)
+ * onto the return stack. */
+static inline void ras_push(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
+                            const gboolean ia64)
+{
+    const uint64_t ret = in->ip + (ia64 ? 16 : (in->len ? in->len : 1));
+    const uint32_t depth = u->cfg->ras_depth;
+    t->ras_top = t->ras_top + 1 == depth ? 0 : t->ras_top + 1;
+    t->ras[t->ras_top] = ret;
+    if (t->ras_n < depth)
+        t->ras_n++;
+}
+
 /* Predicts and trains; fills *b and returns BR_OK, BR_RESTEER (a direct
  * branch the BTB did not know: the decoder redirects fetch) or
  * BR_MISPREDICT (wrong direction or indirect/return target: resolved at
- * execution). */
-static int branch_predict(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
-                          pmusim_branch_t *b)
+ * execution).  One case per kind, inline (`ia64` a constant of the
+ * caller): the direction table for a conditional branch, the BTB for a
+ * taken one but a return, the return stack for calls and returns. */
+static inline __attribute__((always_inline)) int
+branch_predict(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
+               pmusim_branch_t *b, const gboolean ia64)
 {
     const unsigned k = in->br;
-    const gboolean taken = k == PMUSIM_UARCH_BR_COND ? in->taken != 0 : TRUE;
-    uint64_t pred_tgt = 0;
+    uint8_t taken = 1, dir_ok = 1, tgt_ok = 1;
     int res = BR_OK;
-    b->kind = br_kind_of[k];
-    b->taken = (uint8_t)taken;
-    b->target = in->target;
-    b->dir_ok = b->tgt_ok = 1;
-    b->detect = PMUSIM_BRD_NONE;
-    if (k == PMUSIM_UARCH_BR_COND) {
+    switch (k) {
+    case PMUSIM_UARCH_BR_COND: {
+        taken = in->taken != 0;
         u->st.cond_branches++;
-        gboolean pred = uarch_bpred_direction(&u->bp, in->ip, t->hist, taken);
+        const gboolean pred = uarch_bpred_direction(&u->bp, in->ip, t->hist, taken);
         t->hist = (t->hist << 1) | (uint32_t)taken;
         if (pred != taken) {
-            b->dir_ok = 0;
+            dir_ok = 0;
             res = BR_MISPREDICT;
         }
+        if (taken && !btb_right(u, in->ip, in->target) && res == BR_OK)
+            res = BR_RESTEER;
+        break;
     }
-    if (k == PMUSIM_UARCH_BR_CALL || k == PMUSIM_UARCH_BR_IND_CALL) {
-        /* return address: the next instruction (IA-64: the next bundle) */
-        uint64_t ret = in->ip + (u->cfg->ia64 ? 16 : (in->len ? in->len : 1));
-        uint32_t depth = u->cfg->ras_depth;
-        t->ras_top = (t->ras_top + 1) % depth;
-        t->ras[t->ras_top] = ret;
-        if (t->ras_n < depth)
-            t->ras_n++;
-    }
-    if (k == PMUSIM_UARCH_BR_RET) {
-        gboolean ok = t->ras_n && t->ras[t->ras_top] == in->target;
+    case PMUSIM_UARCH_BR_CALL:
+        ras_push(u, t, in, ia64);
+        /* fall through */
+    case PMUSIM_UARCH_BR_JUMP:
+        if (!btb_right(u, in->ip, in->target))
+            res = BR_RESTEER;
+        break;
+    case PMUSIM_UARCH_BR_IND_CALL:
+        ras_push(u, t, in, ia64);
+        /* fall through */
+    case PMUSIM_UARCH_BR_IND_JUMP:
+        if (!btb_right(u, in->ip, in->target)) {
+            tgt_ok = 0;
+            res = BR_MISPREDICT;
+        }
+        break;
+    case PMUSIM_UARCH_BR_RET: {
+        const gboolean ok = t->ras_n && t->ras[t->ras_top] == in->target;
         if (t->ras_n) {
-            t->ras_top = (t->ras_top + u->cfg->ras_depth - 1) % u->cfg->ras_depth;
+            t->ras_top = t->ras_top ? t->ras_top - 1 : u->cfg->ras_depth - 1;
             t->ras_n--;
         }
         if (!ok) {
-            b->tgt_ok = 0;
+            tgt_ok = 0;
             res = BR_MISPREDICT;
         }
-    } else if (taken) {
-        gboolean hit = uarch_btb_lookup_update(&u->bp, in->ip, in->target, &pred_tgt);
-        gboolean right = hit && pred_tgt == in->target;
-        if (k == PMUSIM_UARCH_BR_IND_JUMP || k == PMUSIM_UARCH_BR_IND_CALL) {
-            if (!right) {
-                b->tgt_ok = 0;
-                res = BR_MISPREDICT;
-            }
-        } else if (!right && res == BR_OK) {
-            res = BR_RESTEER;
-        }
+        break;
     }
+    default:
+        break;
+    }
+    uint8_t detect = PMUSIM_BRD_NONE;
     if (res == BR_MISPREDICT) {
-        b->detect = PMUSIM_BRD_BACKEND;
+        detect = PMUSIM_BRD_BACKEND;
         u->st.mispredicts++;
-    } else if (res == BR_RESTEER && u->cfg->ia64) {
+    } else if (res == BR_RESTEER && ia64) {
         /* Itanium's BTB/ETB records mark a branch the front end redirected
          * as mispredicted (mp bit, ia64-pmu.md §8.2): a front-end detection */
-        b->tgt_ok = 0;
-        b->detect = PMUSIM_BRD_FRONTEND;
+        tgt_ok = 0;
+        detect = PMUSIM_BRD_FRONTEND;
     }
+    b->target = in->target;
+    b->kind = br_kind_of[k];
+    b->taken = taken;
+    b->dir_ok = dir_ok;
+    b->tgt_ok = tgt_ok;
+    b->detect = detect;
     return res;
 }
 
@@ -999,13 +1110,13 @@ static inline void rec_insn_fill(pmusim_rec_t *rec, uint64_t r, uint32_t ti, uin
  * merge queue, no held records), every field written once. */
 static inline pmusim_rec_t *rec_direct(pmusim_uarch_t *u, uint64_t cycle)
 {
-    if (u->nout == OUT_BATCH)
+    if (u->outp == u->out_end)
         out_flush(u);
     if (cycle > u->floor)
         u->floor = cycle;
     if (G_UNLIKELY(u->err))
         return &u->scratch;
-    return &u->out[u->nout++];
+    return u->outp++;
 }
 
 /* rec_insn_fill() of thread 0 with the eight bytes from kind to len as one
@@ -1040,6 +1151,28 @@ static inline void rec_insn_head(pmusim_rec_t *rec, uint64_t r, uint16_t flags, 
  * halt, finish) or cannot tell apart (ret_cycle is never below it there). */
 enum { FAST_NO = 0, FAST_DONE = 1, FAST_DONE_CALLED = 2 };
 
+/* Where the one-thread loop of pmusim_uarch_insns() writes its next INSN
+ * record and where the batch ends, kept in locals over the loop instead of
+ * u->outp (read, tested, written per record): cursor_sync() before
+ * anything else writes records or reads u->outp, cursor_load() after. */
+typedef struct out_cursor {
+    pmusim_rec_t *p, *end;
+} out_cursor_t;
+
+static inline void cursor_sync(pmusim_uarch_t *u, const out_cursor_t *cur)
+{
+    if (cur)
+        u->outp = cur->p;
+}
+
+static inline void cursor_load(const pmusim_uarch_t *u, out_cursor_t *cur)
+{
+    if (cur) {
+        cur->p = u->outp;
+        cur->end = u->out_end;
+    }
+}
+
 /* The common instruction of one thread (no SMT merge, no Montecito
  * switching) without the general body's work: the lines it occupies are
  * the one fetched last or the most recent of their ITLB and L1I sets (a
@@ -1055,22 +1188,36 @@ enum { FAST_NO = 0, FAST_DONE = 1, FAST_DONE_CALLED = 2 };
  * whose general body is a call (docs/PERFORMANCE.md, "The model: cost per
  * instruction").  An L3 miss matters only to Montecito switching, which
  * never comes here. */
+/* What insn_fast() knows of its instruction's shape (a constant of each
+ * inlined copy, so that a copy tests only what it does not know): nothing
+ * (SH_ANY), no access and no branch (SH_PLAIN), no access and a branch
+ * (SH_BRANCH), one access (SH_ACCESS). */
+enum { SH_ANY = 0, SH_PLAIN = 1, SH_BRANCH = 2, SH_ACCESS = 3 };
+#define SH_NACC                                                                                    \
+    (shape == SH_PLAIN || shape == SH_BRANCH ? 0u : shape == SH_ACCESS ? 1u : in->naccess)
+#define SH_ISBR                                                                                    \
+    (shape == SH_PLAIN ? FALSE : shape == SH_BRANCH ? TRUE : in->br != PMUSIM_UARCH_BR_NONE)
+
 static inline __attribute__((always_inline)) int
 insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, const gboolean ia64,
-          const unsigned lb, const uint32_t w, const uint64_t window)
+          const unsigned lb, const uint32_t w, const uint64_t window, out_cursor_t *cur,
+          pmusim_mem_t *const mems, const int shape)
 {
-    const uarch_cpu_cfg_t *cfg = u->cfg;
+    /* mems: NULL, at most one access (the loop's inlined body); else room
+     * for in->naccess results (insn_multi_one()) */
+    const gboolean multi = mems != NULL;
+    /* u->cfg read where it is used, on the rare paths: a local would be
+     * kept on the stack over the whole body */
     const uint64_t blk = in->ip >> lb;
     const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
-    if (in->naccess > 1)
-        return FAST_NO;
+    /* in->naccess <= 1 (insn_check_one()) unless multi */
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
         /* new lines: free when each is the most recent of its ITLB and L1I
          * sets (the general body's fetch would change nothing but
          * last_fetch_blk, which is set here the same way) */
-        if (blk != t->last_fetch_blk && !ifetch_mru(u, in->ip))
+        if (blk != t->last_fetch_blk && !ifetch_mru_p2(u, in->ip))
             return FAST_NO;
-        if (eblk != blk && !ifetch_mru(u, eblk << lb))
+        if (eblk != blk && !ifetch_mru_p2(u, eblk << lb))
             return FAST_NO;
         t->last_fetch_blk = eblk;
     }
@@ -1083,13 +1230,13 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         if (G_UNLIKELY(free_at > d)) {
             u->niev = 0;
             ev = TRUE;
-            ev_add(u, &cfg->ev.rob_full, free_at - d);
+            ev_add(u, &u->cfg->ev.rob_full, free_at - d);
             d = free_at;
         }
     }
     pmusim_mem_t m;
     /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
-    if (in->naccess && !data_access_l1_mru(u, &in->access[0], &m, !ia64)) {
+    if (!multi && SH_NACC && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
         /* the whole lookup, as insn_body() makes it */
         if (!ev) {
             u->niev = 0;
@@ -1097,42 +1244,77 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         }
         u->oc_valid = FALSE;
         memset(&m, 0, sizeof m);
-        data_access(u, &in->access[0], in->fp != PMUSIM_UARCH_FP_NONE, &m);
+        if (ia64)
+            data_access(u, &in->access[0], in->fp != PMUSIM_UARCH_FP_NONE, &m);
+        else
+            data_access_plain(u, &in->access[0], in->fp != PMUSIM_UARCH_FP_NONE, &m);
         oc = u->oc_valid;
     }
     const uint32_t uops = ia64 ? 1 : (in->uops ? in->uops : 1);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     uint64_t c = d + 1;
-    if (in->naccess && !in->access[0].is_store) {
+    if (!multi && SH_NACC && !in->access[0].is_store) {
         uint64_t start = in->access[0].addr_dep && t->last_load_done > d ? t->last_load_done : d;
         uint64_t done = start + m.latency;
         t->last_load_done = done;
         if (done > c)
             c = done;
     }
+    if (multi) {
+        /* every access after dispatch, as insn_body() makes them; the
+         * first one that takes the whole lookup starts the EVENT counts
+         * and the offcore part (the first data request's) */
+        gboolean slow = FALSE;
+        for (uint32_t k = 0; k < in->naccess; k++) {
+            const pmusim_uarch_access_t *a = &in->access[k];
+            if (!data_access_l1_mru(u, a, &mems[k], !ia64, TRUE)) {
+                if (!ev) {
+                    u->niev = 0;
+                    ev = TRUE;
+                }
+                if (!slow) {
+                    u->oc_valid = FALSE;
+                    slow = TRUE;
+                }
+                memset(&mems[k], 0, sizeof mems[k]);
+                if (ia64)
+                    data_access(u, a, in->fp != PMUSIM_UARCH_FP_NONE, &mems[k]);
+                else
+                    data_access_plain(u, a, in->fp != PMUSIM_UARCH_FP_NONE, &mems[k]);
+            }
+            if (!a->is_store) {
+                uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
+                uint64_t done = start + mems[k].latency;
+                t->last_load_done = done;
+                if (done > c)
+                    c = done;
+            }
+        }
+        oc = slow && u->oc_valid;
+    }
     /* a branch: predicted and trained as in insn_body(); a misprediction
      * or a resteer moves the front end and counts its EVENT (the only
      * count such an instruction can have) */
     pmusim_branch_t br;
-    if (in->br != PMUSIM_UARCH_BR_NONE) {
+    if (SH_ISBR) {
         memset(&br, 0, sizeof br);
-        int res = branch_predict(u, t, in, &br);
+        int res = branch_predict(u, t, in, &br, ia64);
         if (G_UNLIKELY(res != BR_OK)) {
             if (!ev) {
                 u->niev = 0;
                 ev = TRUE;
             }
             if (res == BR_MISPREDICT) {
-                uint64_t again = c + cfg->mispredict_penalty;
+                uint64_t again = c + u->cfg->mispredict_penalty;
                 if (again > t->fe_ready)
                     t->fe_ready = again;
-                ev_add(u, &cfg->ev.misp_stall, cfg->mispredict_penalty);
+                ev_add(u, &u->cfg->ev.misp_stall, u->cfg->mispredict_penalty);
             } else {
-                uint64_t again = d + cfg->resteer_penalty;
+                uint64_t again = d + u->cfg->resteer_penalty;
                 if (again > t->fe_ready)
                     t->fe_ready = again;
                 if (!ia64)
-                    ev_add(u, &cfg->ev.baclear, 1);
+                    ev_add(u, &u->cfg->ev.baclear, 1);
             }
         }
     }
@@ -1144,43 +1326,56 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
      * say so in `called` */
     gboolean called = FALSE;
     if (G_UNLIKELY(t->any && r > t->last_ret + IDLE_MIN)) {
+        cursor_sync(u, cur);
         rec_new(u, ti, PMUSIM_REC_IDLE, t->last_ret + 1)->n = r - (t->last_ret + 1);
+        cursor_load(u, cur);
         called = TRUE;
     }
     uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
     if (in->fp != PMUSIM_UARCH_FP_NONE)
         flags |= PMUSIM_F_FP;
-    if (in->naccess)
+    if (SH_NACC)
         flags |= PMUSIM_F_MEM;
-    if (in->br != PMUSIM_UARCH_BR_NONE)
+    if (SH_ISBR)
         flags |= PMUSIM_F_BRANCH;
     if (G_UNLIKELY(oc))
         flags |= PMUSIM_F_OFFCORE;
-    if (G_UNLIKELY(u->nout == OUT_BATCH)) {
-        out_flush(u);
-        called = TRUE;
+    pmusim_rec_t *rec;
+    if (cur) {
+        if (G_UNLIKELY(cur->p == cur->end)) {
+            cursor_sync(u, cur);
+            out_flush(u);
+            cursor_load(u, cur);
+            called = TRUE;
+        }
+        rec = G_UNLIKELY(called) && u->err ? &u->scratch : cur->p++;
+    } else {
+        if (G_UNLIKELY(u->outp == u->out_end)) {
+            out_flush(u);
+            called = TRUE;
+        }
+        rec = G_UNLIKELY(called) && u->err ? &u->scratch : u->outp++;
     }
-    pmusim_rec_t *rec = G_UNLIKELY(called) && u->err ? &u->scratch : &u->out[u->nout++];
     if (in->tmpl) {
         /* the static part in one copy (pmusim_uarch_rec_template()) */
         *rec = *in->tmpl;
         rec->cycle = r;
         rec->thread = (uint8_t)ti;
-        if (in->naccess | in->br)
+        if (SH_NACC || SH_ISBR)
             rec->flags = flags;
-        if (in->naccess)
-            rec->mem = m;
-        if (in->br != PMUSIM_UARCH_BR_NONE)
+        if (SH_NACC)
+            rec->mem = multi ? mems[0] : m;
+        if (SH_ISBR)
             rec->br = br;
         if (G_UNLIKELY(oc))
             rec->oc = u->oc;
     } else {
         rec_insn_head(rec, r, flags, t->plm, in, ia64);
-        if (in->naccess)
-            rec->mem = m;
+        if (SH_NACC)
+            rec->mem = multi ? mems[0] : m;
         else
             rec->mem = (pmusim_mem_t){ 0 };
-        if (in->br != PMUSIM_UARCH_BR_NONE)
+        if (SH_ISBR)
             rec->br = br;
         else
             rec->br = (pmusim_branch_t){ 0 };
@@ -1189,11 +1384,27 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         else
             rec->oc = (pmusim_offcore_t){ 0 };
     }
+    /* the further accesses' MEM records, as insn_body() writes them */
+    for (uint32_t k = 1; multi && k < in->naccess; k++) {
+        pmusim_rec_t *mr;
+        if (G_UNLIKELY(u->outp == u->out_end)) {
+            out_flush(u);
+            called = TRUE;
+        }
+        mr = G_UNLIKELY(called) && u->err ? &u->scratch : u->outp++;
+        rec_clear(mr, r, PMUSIM_REC_MEM, ti, t->plm);
+        mr->ip = in->ip;
+        mr->mem = mems[k];
+    }
     if (G_UNLIKELY(ev && u->niev)) {
+        cursor_sync(u, cur);
         events_collect(u, ti, r);
+        cursor_load(u, cur);
         called = TRUE;
     } else if (G_UNLIKELY(t->nevacc) && r >= t->evacc_since + EVENT_SPAN) {
+        cursor_sync(u, cur);
         events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
+        cursor_load(u, cur);
         called = TRUE;
     }
     t->last_ret = r;
@@ -1271,9 +1482,12 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     for (uint32_t k = 0; k < in->naccess; k++) {
         const pmusim_uarch_access_t *a = &in->access[k];
         u->l3_miss = FALSE;
-        if (!data_access_l1_mru(u, a, &mem[k], u->l1d_plain)) {
+        if (!data_access_l1_mru(u, a, &mem[k], u->l1d_plain, FALSE)) {
             memset(&mem[k], 0, sizeof mem[k]);
-            data_access(u, a, fp, &mem[k]);
+            if (u->l1d_plain)
+                data_access_plain(u, a, fp, &mem[k]);
+            else
+                data_access(u, a, fp, &mem[k]);
         }
         if (!a->is_store) {
             uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
@@ -1289,7 +1503,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     pmusim_branch_t br;
     if (in->br != PMUSIM_UARCH_BR_NONE) {
         memset(&br, 0, sizeof br);
-        int res = branch_predict(u, t, in, &br);
+        int res = branch_predict(u, t, in, &br, cfg->ia64);
         if (res == BR_MISPREDICT) {
             uint64_t again = c + cfg->mispredict_penalty;
             if (again > t->fe_ready)
@@ -1410,7 +1624,9 @@ static G_GNUC_NO_INLINE gboolean insn_general_one(pmusim_uarch_t *u, const pmusi
  * below PMUSIM_UARCH_BR_COUNT_ and FP class below PMUSIM_UARCH_FP_COUNT_
  * tested on the 8 bytes that hold them (the kind and the class plus one
  * must stay below 8 and 4, a carry out of either byte lands in a tested
- * bit); FALSE: insn_check() says what is wrong. */
+ * bit), and at most one access (insn_fast() takes no more); FALSE:
+ * insn_check() says what is wrong, if anything, and the general body
+ * runs the instruction. */
 _Static_assert(offsetof(pmusim_uarch_insn_t, thread) == 8 &&
                offsetof(pmusim_uarch_insn_t, br) == 11 && offsetof(pmusim_uarch_insn_t, fp) == 13 &&
                PMUSIM_UARCH_BR_COUNT_ == 7 && PMUSIM_UARCH_FP_COUNT_ == 3,
@@ -1421,11 +1637,23 @@ static inline gboolean insn_check_one(const pmusim_uarch_insn_t *in)
     memcpy(&w, (const uint8_t *)in + 8, sizeof w);
     if (G_BYTE_ORDER != G_LITTLE_ENDIAN)
         return in->thread == 0 && in->br < PMUSIM_UARCH_BR_COUNT_ &&
-               in->fp < PMUSIM_UARCH_FP_COUNT_ && in->naccess <= PMUSIM_UARCH_MAX_ACCESSES &&
-               (!in->naccess || in->access);
+               in->fp < PMUSIM_UARCH_FP_COUNT_ &&
+               (!in->naccess || (in->naccess == 1 && in->access));
     const uint64_t x = (w & UINT64_C(0x0000ff00ff000000)) + UINT64_C(0x0000010001000000);
     return !((x & UINT64_C(0x0001fc01f8000000)) | (w & 0xff)) &&
-           in->naccess <= PMUSIM_UARCH_MAX_ACCESSES && (!in->naccess || in->access);
+           (!in->naccess || (in->naccess == 1 && in->access));
+}
+
+/* insn_fast() of an instruction with several accesses (out of line: the
+ * loop's inlined body keeps its registers); NULL cursor (u->outp). */
+static G_GNUC_NO_INLINE int insn_multi_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
+                                           const gboolean ia64, const unsigned lb, const uint32_t w,
+                                           const uint64_t window)
+{
+    pmusim_mem_t mems[PMUSIM_UARCH_MAX_ACCESSES];
+    if (ia64)
+        return insn_fast(u, &u->th[0], in, TRUE, lb, w, window, NULL, mems, SH_ANY);
+    return insn_fast(u, &u->th[0], in, FALSE, lb, w, window, NULL, mems, SH_ANY);
 }
 
 /* One instruction of one thread: the fast path, else the general body.
@@ -1433,18 +1661,42 @@ static inline gboolean insn_check_one(const pmusim_uarch_insn_t *in)
  * thread (rec_direct_one()). */
 static inline __attribute__((always_inline)) gboolean
 insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const gboolean ia64,
-         const unsigned lb, const uint32_t w, const uint64_t window)
+         const unsigned lb, const uint32_t w, const uint64_t window, out_cursor_t *cur)
 {
-    if (G_UNLIKELY(!insn_check_one(in)))
-        return insn_check(u, in, error, TRUE) && insn_general_one(u, in, error);
+    gboolean ok;
     uarch_thread_t *t = &u->th[0];
+    int f;
+    if (G_UNLIKELY(!insn_check_one(in))) {
+        cursor_sync(u, cur);
+        if (!insn_check(u, in, error, TRUE)) {
+            cursor_load(u, cur);
+            return FALSE;
+        }
+        /* valid: more than one access */
+        t->plm = in->plm & 3;
+        f = insn_multi_one(u, in, ia64, lb, w, window);
+        if (f == FAST_NO)
+            f = insn_general_one(u, in, error) ? FAST_DONE : FAST_NO;
+        else if (f == FAST_DONE_CALLED)
+            f = take_error(u, error) ? FAST_DONE : FAST_NO;
+        cursor_load(u, cur);
+        return f == FAST_DONE;
+    }
     t->plm = in->plm & 3;
-    const int f = insn_fast(u, t, in, ia64, lb, w, window);
+    if (in->naccess)
+        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_ACCESS);
+    else if (in->br == PMUSIM_UARCH_BR_NONE)
+        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_PLAIN);
+    else
+        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_BRANCH);
     if (G_LIKELY(f == FAST_DONE))
         return TRUE;
     if (f == FAST_DONE_CALLED)
         return take_error(u, error);
-    return insn_general_one(u, in, error);
+    cursor_sync(u, cur);
+    ok = insn_general_one(u, in, error);
+    cursor_load(u, cur);
+    return ok;
 }
 
 gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n,
@@ -1461,20 +1713,30 @@ gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, si
         return insns_run(u, in, n, error, TRUE, FALSE);
     if (u->soemt)
         return insns_run(u, in, n, error, FALSE, TRUE);
+    if (G_UNLIKELY(!u->front_p2))
+        return insns_run(u, in, n, error, FALSE, FALSE);
     /* read once: the loop's stores to records may alias the model */
     const unsigned lb = u->l1i.line_bits;
     const uint32_t w = u->cfg->width;
     const uint64_t window = u->window;
+    out_cursor_t cur;
+    cursor_load(u, &cur);
+    gboolean ok = TRUE;
     if (u->cfg->ia64) {
         for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
-            if (!insn_one(u, in, error, TRUE, lb, w, window))
-                return FALSE;
-        return TRUE;
+            if (!insn_one(u, in, error, TRUE, lb, w, window, &cur)) {
+                ok = FALSE;
+                break;
+            }
+    } else {
+        for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
+            if (!insn_one(u, in, error, FALSE, lb, w, window, &cur)) {
+                ok = FALSE;
+                break;
+            }
     }
-    for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
-        if (!insn_one(u, in, error, FALSE, lb, w, window))
-            return FALSE;
-    return TRUE;
+    cursor_sync(u, &cur);
+    return ok;
 }
 
 /* One instruction without the batch loop (the capture's path: one call per
@@ -1491,7 +1753,9 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, TRUE, FALSE);
     if (u->soemt)
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, FALSE, TRUE);
-    return insn_one(u, in, error, u->cfg->ia64, u->l1i.line_bits, u->cfg->width, u->window);
+    if (G_UNLIKELY(!u->front_p2))
+        return insn_check(u, in, error, TRUE) && insn_body(u, in, error, FALSE, FALSE);
+    return insn_one(u, in, error, u->cfg->ia64, u->l1i.line_bits, u->cfg->width, u->window, NULL);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)
@@ -1556,7 +1820,7 @@ gboolean pmusim_uarch_finish(pmusim_uarch_t *u, GError **error)
 void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st)
 {
     *st = u->st;
-    st->records += u->nout;
+    st->records += (uint64_t)(u->outp - u->out);
     st->insns = 0; /* every instruction counts once in its thread's n */
     for (uint32_t i = 0; i < u->nthreads; i++) {
         st->records += u->th[i].qlen;

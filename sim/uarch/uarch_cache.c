@@ -53,27 +53,26 @@ void uarch_cache_access(uarch_cache_t *c, uint64_t blk, gboolean dirty, uarch_fi
         f->hit = TRUE;
         return;
     }
-    uint32_t w;
-    for (w = 1; w < c->assoc; w++)
-        if ((set[w] | 1) == (key | 1) && set[w] != UARCH_TAG_EMPTY)
-            break;
-    uint64_t moving;
-    if (w < c->assoc) {
-        f->hit = TRUE;
-        moving = set[w] | (uint64_t)dirty;
-    } else {
-        f->hit = FALSE;
-        w = c->assoc - 1;
-        if (set[w] != UARCH_TAG_EMPTY) {
-            f->evicted = TRUE;
-            f->evicted_dirty = set[w] & 1;
-            f->victim = set[w] >> 1;
+    /* one pass over ways 1 ..: each moves down one place until the block
+     * is found (it becomes MRU) or the last way falls out (a miss) */
+    uint64_t moving = set[0];
+    for (uint32_t w = 1; w < c->assoc; w++) {
+        const uint64_t cur = set[w];
+        set[w] = moving;
+        if ((cur | 1) == (key | 1) && cur != UARCH_TAG_EMPTY) {
+            set[0] = cur | (uint64_t)dirty;
+            f->hit = TRUE;
+            return;
         }
-        moving = key | (uint64_t)dirty;
+        moving = cur;
     }
-    for (; w > 0; w--) /* a short loop: memmove is a call */
-        set[w] = set[w - 1];
-    set[0] = moving;
+    f->hit = FALSE;
+    if (moving != UARCH_TAG_EMPTY) { /* the LRU way's block */
+        f->evicted = TRUE;
+        f->evicted_dirty = moving & 1;
+        f->victim = moving >> 1;
+    }
+    set[0] = key | (uint64_t)dirty;
 }
 
 gboolean uarch_cache_probe(uarch_cache_t *c, uint64_t blk, gboolean dirty)
@@ -120,6 +119,9 @@ gboolean uarch_bpred_init(uarch_bpred_t *b, const uarch_cpu_cfg_t *cfg)
     b->hist_mask = (1u << cfg->bp_hist_bits) - 1;
     b->btb_assoc = cfg->btb_assoc;
     b->btb_sets = cfg->btb_entries / cfg->btb_assoc;
+    /* the set index is a mask (uarch_btb_set()) */
+    g_assert(b->btb_sets && !(b->btb_sets & (b->btb_sets - 1)));
+    b->btb_set_mask = b->btb_sets - 1;
     b->btb = g_new(uarch_btb_entry_t, cfg->btb_entries);
     for (uint32_t i = 0; i < cfg->btb_entries; i++)
         b->btb[i] = (uarch_btb_entry_t){ UINT64_MAX, 0 };
@@ -132,28 +134,13 @@ void uarch_bpred_free(uarch_bpred_t *b)
     g_free(b->btb);
 }
 
-/* gshare (McFarling 1993): the IP xor the global history indexes a table of
- * 2-bit saturating counters. */
-gboolean uarch_bpred_direction(uarch_bpred_t *b, uint64_t ip, uint32_t hist, gboolean taken)
+/* Ways 1 .. assoc - 1 of `set` (way 0 is not ip: uarch_btb_lookup_update()). */
+gboolean uarch_btb_lookup_update_slow(uarch_bpred_t *b, uarch_btb_entry_t *set, uint64_t ip,
+                                      uint64_t target, uint64_t *predicted)
 {
-    uint32_t i = ((uint32_t)(ip ^ (ip >> 13)) ^ (hist & b->hist_mask)) & b->ctr_mask;
-    uint8_t c = b->ctr[i];
-    gboolean pred = c >= 2;
-    if (taken && c < 3)
-        b->ctr[i] = c + 1;
-    else if (!taken && c > 0)
-        b->ctr[i] = c - 1;
-    return pred;
-}
-
-gboolean uarch_btb_lookup_update(uarch_bpred_t *b, uint64_t ip, uint64_t target,
-                                 uint64_t *predicted)
-{
-    uint32_t s = (uint32_t)((ip ^ (ip >> 11)) % b->btb_sets);
-    uarch_btb_entry_t *set = &b->btb[s * b->btb_assoc];
     uint32_t w;
     gboolean hit = FALSE;
-    for (w = 0; w < b->btb_assoc; w++)
+    for (w = 1; w < b->btb_assoc; w++)
         if (set[w].ip == ip) {
             hit = TRUE;
             *predicted = set[w].target;

@@ -105,6 +105,37 @@ static inline gboolean uarch_cache_mru_hit(uarch_cache_t *c, uint64_t blk, gbool
     return TRUE;
 }
 
+/* uarch_cache_mru_hit() of a cache whose number of sets is a power of two. */
+static inline gboolean uarch_cache_mru_hit_p2(uarch_cache_t *c, uint64_t blk, gboolean dirty)
+{
+    uint64_t s = blk & c->set_mask;
+    uint64_t *w0 = &c->tags[s * c->assoc];
+    if ((*w0 | 1) != ((blk << 1) | 1))
+        return FALSE;
+    *w0 |= (uint64_t)(dirty != 0);
+    return TRUE;
+}
+
+/* uarch_cache_access() of a block that is its set's most recent or second
+ * most recent one (a hit), inline; FALSE when it is neither, having changed
+ * nothing: call uarch_cache_access(). */
+static inline gboolean uarch_cache_hit2(uarch_cache_t *c, uint64_t blk, gboolean dirty)
+{
+    uint64_t s = c->pow2 ? (blk & c->set_mask) : (blk % c->sets);
+    uint64_t *w0 = &c->tags[s * c->assoc];
+    const uint64_t key = (blk << 1) | 1;
+    if ((w0[0] | 1) == key) {
+        w0[0] |= (uint64_t)(dirty != 0);
+        return TRUE;
+    }
+    if (c->assoc < 2 || (w0[1] | 1) != key || w0[1] == UARCH_TAG_EMPTY)
+        return FALSE;
+    const uint64_t moving = w0[1] | (uint64_t)(dirty != 0);
+    w0[1] = w0[0];
+    w0[0] = moving;
+    return TRUE;
+}
+
 gboolean uarch_cache_init(uarch_cache_t *c, const pmusim_uarch_geom_t *g);
 void uarch_cache_free(uarch_cache_t *c);
 /* Looks block `blk` up; a hit becomes MRU, a miss is inserted as MRU
@@ -126,15 +157,52 @@ typedef struct uarch_bpred {
     uint32_t hist_mask;
     uarch_btb_entry_t *btb; /* sets * assoc, MRU first */
     uint32_t btb_sets, btb_assoc;
+    uint32_t btb_set_mask; /* btb_sets - 1 (a power of two on every CPU) */
 } uarch_bpred_t;
 
 gboolean uarch_bpred_init(uarch_bpred_t *b, const uarch_cpu_cfg_t *cfg);
 void uarch_bpred_free(uarch_bpred_t *b);
-/* Direction: predicts with history `hist`, then trains with `taken`;
- * returns the prediction. */
-gboolean uarch_bpred_direction(uarch_bpred_t *b, uint64_t ip, uint32_t hist, gboolean taken);
-/* BTB: the predicted target of ip (FALSE when absent); then records target. */
-gboolean uarch_btb_lookup_update(uarch_bpred_t *b, uint64_t ip, uint64_t target,
-                                 uint64_t *predicted);
+
+/* Direction, gshare (McFarling 1993): the IP xor the global history
+ * indexes a table of 2-bit saturating counters.  Predicts with history
+ * `hist`, then trains with `taken`; returns the prediction.  Inline: it
+ * runs for every conditional branch. */
+static inline gboolean uarch_bpred_direction(uarch_bpred_t *b, uint64_t ip, uint32_t hist,
+                                             gboolean taken)
+{
+    uint32_t i = ((uint32_t)(ip ^ (ip >> 13)) ^ (hist & b->hist_mask)) & b->ctr_mask;
+    uint8_t c = b->ctr[i];
+    gboolean pred = c >= 2;
+    if (taken && c < 3)
+        b->ctr[i] = c + 1;
+    else if (!taken && c > 0)
+        b->ctr[i] = c - 1;
+    return pred;
+}
+
+/* The BTB set of ip. */
+static inline uarch_btb_entry_t *uarch_btb_set(const uarch_bpred_t *b, uint64_t ip)
+{
+    return &b->btb[((uint32_t)(ip ^ (ip >> 11)) & b->btb_set_mask) * b->btb_assoc];
+}
+
+/* uarch_btb_lookup_update() when ip is not its set's most recent entry. */
+gboolean uarch_btb_lookup_update_slow(uarch_bpred_t *b, uarch_btb_entry_t *set, uint64_t ip,
+                                      uint64_t target, uint64_t *predicted);
+
+/* BTB: the predicted target of ip (FALSE when absent); then records target
+ * as its set's most recent entry.  The common case, ip the most recent
+ * entry of its set, inline. */
+static inline gboolean uarch_btb_lookup_update(uarch_bpred_t *b, uint64_t ip, uint64_t target,
+                                               uint64_t *predicted)
+{
+    uarch_btb_entry_t *set = uarch_btb_set(b, ip);
+    if (G_LIKELY(set[0].ip == ip)) {
+        *predicted = set[0].target;
+        set[0].target = target;
+        return TRUE;
+    }
+    return uarch_btb_lookup_update_slow(b, set, ip, target, predicted);
+}
 
 #endif
