@@ -1,6 +1,7 @@
 /* Fuzz target for the capture stream reader (pmusim/capture.h): any bytes,
  * split at an arbitrary point, must give instructions for the model or a
- * clean GError, never a crash, hang or unbounded allocation. */
+ * clean GError, never a crash, hang or unbounded allocation; the model's
+ * records must be in the format's order (check_order()). */
 #include "pmusim/capture.h"
 #include "pmusim/uarch.h"
 
@@ -10,9 +11,33 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static gboolean discard(const pmusim_rec_t *recs, size_t n, void *user, GError **error)
+/* What the model hands out must be a valid record sequence for the trace
+ * writer's trusted path, which checks nothing (traces/FORMAT.md §4.3):
+ * cycles never go back, and a MEM record comes directly after an INSN or MEM
+ * record of its thread and cycle.  A breach aborts (a finding). */
+typedef struct order {
+    gboolean any;
+    uint64_t cycle;
+    uint8_t kind, thread;
+} order_t;
+
+static gboolean check_order(const pmusim_rec_t *recs, size_t n, void *user, GError **error)
 {
-    (void)recs, (void)n, (void)user, (void)error;
+    (void)error;
+    order_t *o = user;
+    for (size_t i = 0; i < n; i++) {
+        const pmusim_rec_t *r = &recs[i];
+        if (o->any && r->cycle < o->cycle)
+            abort();
+        if (r->kind == PMUSIM_REC_MEM &&
+            (!o->any || (o->kind != PMUSIM_REC_INSN && o->kind != PMUSIM_REC_MEM) ||
+             o->thread != r->thread || o->cycle != r->cycle))
+            abort();
+        o->any = TRUE;
+        o->cycle = r->cycle;
+        o->kind = r->kind;
+        o->thread = r->thread;
+    }
     return TRUE;
 }
 
@@ -36,7 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         o_ready = TRUE;
     }
-    pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 2, &o, discard, NULL, &error);
+    order_t ord = {0};
+    pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 2, &o, check_order, &ord, &error);
     if (!u) {
         g_clear_error(&error);
         return 0;
