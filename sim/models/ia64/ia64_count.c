@@ -1703,180 +1703,183 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     /* per thread, the last record consumed here (track) */
     const pmusim_rec_t *last[IA64_MAX_THREADS] = {NULL};
     for (;;) {
-    while (r < end) {
-        const uint64_t c = r->cycle;
-        if (c != cur) {
-            /* ia64_advance()'s inline test (pkb: without pk_ok the
-             * packed test always fails, pk being 0) */
-            if (c > next_lazy || c < cur ||
-                ((nosig || dirty) && (q1 | qsat) &&
-                 ((m2 & (qsat | (q1 & q0))) | (m3 & qsat))) ||
-                (v >= vlim && (v >= vmax || ((pk + pkb) & IA64_PK_HIGH)) &&
-                 (pk_ok ||
-                  !ia64_fast_close_ok(im, cm | ia64_or_masks(im->cyc_masks, v), v, closable))))
-                goto out;
-            /* the captures' counts (pend) of the closing cycle: last, as it
-             * changes the state (closable held at entry, so pend holds only
-             * what this loop's captures added) */
-            if (slow && im->pmask && !ia64_fast_close_pend(im))
-                goto out;
-            if (nosig || dirty) {
-                uint64_t e1 = cm & e1mask;
-                if (e1)
-                    ia64_cp_add(im, e1);
-                cm = 0;
-                q0 = q1 = qsat = 0;
-                dirty = false;
-            }
-            acc += v;
-            v = 0;
-            pk = 0;
-            /* the cycle both threads retired in: the one closing */
-            if (watch_two && tm == 3) {
-                ia64_two_retire_report(im, cur);
-                watch_two = false;
-            }
-            cur = c;
-            if (!single)
-                tm = 0;
-        }
-        /* the records of cycle cur */
-        do {
-            const uint32_t t = single ? t0 : r->thread;
-            const ia64_sig_entry_t *e = NULL;
-            if (single && !nosig) {
-                /* kind, thread, instruction set and privilege level: one
-                 * compare of the record's bytes kind..len */
-                uint64_t w;
-                memcpy(&w, &r->kind, sizeof w);
-                if ((w & dkm) != dke)
+        while (r < end) {
+            const uint64_t c = r->cycle;
+            if (c != cur) {
+                /* ia64_advance()'s inline test (pkb: without pk_ok the
+                 * packed test always fails, pk being 0) */
+                if (c > next_lazy || c < cur ||
+                    ((nosig || dirty) && (q1 | qsat) &&
+                     ((m2 & (qsat | (q1 & q0))) | (m3 & qsat))) ||
+                    (v >= vlim && (v >= vmax || ((pk + pkb) & IA64_PK_HIGH)) &&
+                     (pk_ok ||
+                      !ia64_fast_close_ok(im, cm | ia64_or_masks(im->cyc_masks, v), v, closable))))
                     goto out;
-                unsigned ix = ia64_flags_lo(r);
-                if (!(ix & hflags)) {
-                    /* the key is the flags' low byte (and the store bit) */
-                    if ((need & IA64_NEED_ST) && (ix & PMUSIM_F_MEM))
-                        ix |= (unsigned)(r->mem.is_store != 0) << 8;
-                    ia64_sig_entry_t *d = &dtab0[ix];
-                    if (__builtin_expect(d->k1 == dtag, 1)) {
-                        /* rare 0, inc 1 */
-                        if (slow)
-                            ia64_fast_side(im, r, t0, t0, true, track, capture, cap_flags, cap_all,
-                                           a0, last);
-                        pk += d->pk;
-                        im->cyc_masks[v++] = d->mask;
-                        im->id_cnt[d->id]++; /* +1 on every D slot of the mask */
-                        continue;
-                    }
-                    if (d->k1 == (dtag | 2)) {
-                        /* an empty mask: nothing to add */
-                        if (slow)
-                            ia64_fast_side(im, r, t0, t0, true, track, capture, cap_flags, cap_all,
-                                           a0, last);
-                        continue;
-                    }
-                    if (d->k1 != (dtag | 1)) {
-                        /* a miss: the entry of sig_cache, copied */
+                /* the captures' counts (pend) of the closing cycle: last, as it
+                 * changes the state (closable held at entry, so pend holds only
+                 * what this loop's captures added) */
+                if (slow && im->pmask && !ia64_fast_close_pend(im))
+                    goto out;
+                if (nosig || dirty) {
+                    uint64_t e1 = cm & e1mask;
+                    if (e1)
+                        ia64_cp_add(im, e1);
+                    cm = 0;
+                    q0 = q1 = qsat = 0;
+                    dirty = false;
+                }
+                acc += v;
+                v = 0;
+                pk = 0;
+                /* the cycle both threads retired in: the one closing */
+                if (watch_two && tm == 3) {
+                    ia64_two_retire_report(im, cur);
+                    watch_two = false;
+                }
+                cur = c;
+                if (!single)
+                    tm = 0;
+            }
+            /* the records of cycle cur */
+            do {
+                const uint32_t t = single ? t0 : r->thread;
+                const ia64_sig_entry_t *e = NULL;
+                if (single && !nosig) {
+                    /* kind, thread, instruction set and privilege level: one
+                     * compare of the record's bytes kind..len */
+                    uint64_t w;
+                    memcpy(&w, &r->kind, sizeof w);
+                    if ((w & dkm) != dke)
+                        goto out;
+                    unsigned ix = ia64_flags_lo(r);
+                    if (!(ix & hflags)) {
+                        /* the key is the flags' low byte (and the store bit) */
+                        if ((need & IA64_NEED_ST) && (ix & PMUSIM_F_MEM))
+                            ix |= (unsigned)(r->mem.is_store != 0) << 8;
+                        ia64_sig_entry_t *d = &dtab0[ix];
+                        if (__builtin_expect(d->k1 == dtag, 1)) {
+                            /* rare 0, inc 1 */
+                            if (slow)
+                                ia64_fast_side(im, r, t0, t0, true, track, capture, cap_flags,
+                                               cap_all, a0, last);
+                            pk += d->pk;
+                            im->cyc_masks[v++] = d->mask;
+                            im->id_cnt[d->id]++; /* +1 on every D slot of the mask */
+                            continue;
+                        }
+                        if (d->k1 == (dtag | 2)) {
+                            /* an empty mask: nothing to add */
+                            if (slow)
+                                ia64_fast_side(im, r, t0, t0, true, track, capture, cap_flags,
+                                               cap_all, a0, last);
+                            continue;
+                        }
+                        if (d->k1 != (dtag | 1)) {
+                            /* a miss: the entry of sig_cache, copied */
+                            uint64_t k1, k2 = 0;
+                            ia64_key(r, false, need, &k1, &k2);
+                            const unsigned slot = ia64_key_slot(k1, k2, need);
+                            e = &cache0[slot];
+                            if (e->k1 != (k1 | tag0) ||
+                                ((need & (IA64_NEED_MEM | IA64_NEED_BR)) && e->k2 != k2)) {
+                                e = ia64_sig_miss(im, t0, r, k1 | act0, k2, slot);
+                                gen_tag = im->gen_tag;
+                                tag0 = gen_tag | act0;
+                                dtag = tag0 | dst0;
+                            }
+                            *d = *e;
+                            d->k1 = dtag | (e->rare ? 1u : e->inc ? 0u : 2u);
+                        }
+                        e = d;
+                    } else {
                         uint64_t k1, k2 = 0;
                         ia64_key(r, false, need, &k1, &k2);
                         const unsigned slot = ia64_key_slot(k1, k2, need);
                         e = &cache0[slot];
-                        if (e->k1 != (k1 | tag0) ||
-                            ((need & (IA64_NEED_MEM | IA64_NEED_BR)) && e->k2 != k2)) {
+                        if (__builtin_expect(e->k1 != (k1 | tag0) ||
+                                                 ((need & (IA64_NEED_MEM | IA64_NEED_BR)) &&
+                                                  e->k2 != k2),
+                                             0)) {
                             e = ia64_sig_miss(im, t0, r, k1 | act0, k2, slot);
                             gen_tag = im->gen_tag;
                             tag0 = gen_tag | act0;
                             dtag = tag0 | dst0;
                         }
-                        *d = *e;
-                        d->k1 = dtag | (e->rare ? 1u : e->inc ? 0u : 2u);
                     }
-                    e = d;
                 } else {
-                    uint64_t k1, k2 = 0;
-                    ia64_key(r, false, need, &k1, &k2);
-                    const unsigned slot = ia64_key_slot(k1, k2, need);
-                    e = &cache0[slot];
-                    if (__builtin_expect(e->k1 != (k1 | tag0) ||
-                                             ((need & (IA64_NEED_MEM | IA64_NEED_BR)) && e->k2 != k2),
-                                         0)) {
-                        e = ia64_sig_miss(im, t0, r, k1 | act0, k2, slot);
-                        gen_tag = im->gen_tag;
-                        tag0 = gen_tag | act0;
-                        dtag = tag0 | dst0;
-                    }
-                }
-            } else {
-                if (single) {
-                    uint16_t kt;
-                    memcpy(&kt, &r->kind, sizeof kt);
-                    if (kt != kt_insn0)
+                    if (single) {
+                        uint16_t kt;
+                        memcpy(&kt, &r->kind, sizeof kt);
+                        if (kt != kt_insn0)
+                            goto out;
+                    } else if (t >= nth || r->kind != PMUSIM_REC_INSN) {
                         goto out;
-                } else if (t >= nth || r->kind != PMUSIM_REC_INSN) {
-                    goto out;
-                }
-                uint64_t k1, k2 = 0;
-                if (nosig)
-                    k1 = ia64_key_flags_plm(r); /* only the state bits are looked at */
-                else
-                    ia64_key(r, false, need, &k1, &k2);
-                if ((k1 & IA64_KEY_STATE) != (single ? st0 : st[t]))
-                    goto out;
-                if (!single)
-                    tm |= t + 1;
-                if (!nosig) {
-                    const unsigned slot = ia64_key_slot(k1, k2, need);
-                    e = &cache[t][slot];
-                    /* tag[t]: the generation tag and the thread's active bit */
-                    /* (no k2 without mem or branch bytes: every entry of the
-                     * generation was made with this need) */
-                    if (__builtin_expect(e->k1 != (k1 | tag[t]) ||
-                                             ((need & (IA64_NEED_MEM | IA64_NEED_BR)) && e->k2 != k2),
-                                         0)) {
-                        e = ia64_sig_miss(im, t, r, k1 | act[t], k2, slot);
-                        gen_tag = im->gen_tag;
-                        for (uint32_t u = 0; u < nth; u++)
-                            tag[u] = gen_tag | act[u];
+                    }
+                    uint64_t k1, k2 = 0;
+                    if (nosig)
+                        k1 = ia64_key_flags_plm(r); /* only the state bits are looked at */
+                    else
+                        ia64_key(r, false, need, &k1, &k2);
+                    if ((k1 & IA64_KEY_STATE) != (single ? st0 : st[t]))
+                        goto out;
+                    if (!single)
+                        tm |= t + 1;
+                    if (!nosig) {
+                        const unsigned slot = ia64_key_slot(k1, k2, need);
+                        e = &cache[t][slot];
+                        /* tag[t]: the generation tag and the thread's active bit */
+                        /* (no k2 without mem or branch bytes: every entry of the
+                         * generation was made with this need) */
+                        if (__builtin_expect(e->k1 != (k1 | tag[t]) ||
+                                                 ((need & (IA64_NEED_MEM | IA64_NEED_BR)) &&
+                                                  e->k2 != k2),
+                                             0)) {
+                            e = ia64_sig_miss(im, t, r, k1 | act[t], k2, slot);
+                            gen_tag = im->gen_tag;
+                            for (uint32_t u = 0; u < nth; u++)
+                                tag[u] = gen_tag | act[u];
+                        }
                     }
                 }
-            }
-            /* nosig: the constant signature csig (rare 0) */
-            const unsigned rare = nosig ? 0 : e->rare;
-            if (rare) {
-                if (rare & IA64_RARE_EXACT)
-                    goto out;
-                dirty = true;
-                if (rare & IA64_RARE_E1)
-                    cm |= e->mask;
-                /* 2-bit saturating per-cycle count of the low-maxincr slots */
-                const uint64_t lm = e->mask & lmask;
-                const uint64_t c0 = q0 & lm;
-                q0 ^= lm;
-                qsat |= q1 & c0;
-                q1 ^= c0;
-            }
-            if (slow)
-                ia64_fast_side(im, r, t, t0, single, track, capture, cap_flags, cap_all, a0, last);
-            if (nosig) {
-                if (cmask0) {
-                    cm |= cmask0;
-                    pk += cpk0;
-                    im->cyc_masks[v++] = cmask0;
+                /* nosig: the constant signature csig (rare 0) */
+                const unsigned rare = nosig ? 0 : e->rare;
+                if (rare) {
+                    if (rare & IA64_RARE_EXACT)
+                        goto out;
+                    dirty = true;
+                    if (rare & IA64_RARE_E1)
+                        cm |= e->mask;
+                    /* 2-bit saturating per-cycle count of the low-maxincr slots */
+                    const uint64_t lm = e->mask & lmask;
+                    const uint64_t c0 = q0 & lm;
+                    q0 ^= lm;
+                    qsat |= q1 & c0;
+                    q1 ^= c0;
                 }
-            } else {
-                /* without a branch: an empty mask adds nothing but its store
-                 * past cyc_n (v < IA64_CYC_CAP: the loop's bound) and a count
-                 * of id 0, which nothing reads */
-                const uint64_t mask = e->mask;
-                pk += e->pk;
-                im->cyc_masks[v] = mask;
-                v += e->inc;
-                im->id_cnt[e->id]++; /* +1 on every D slot of the mask */
-            }
-        } while (++r < end && r->cycle == cur);
-    }
-    if (end == end_n || v >= IA64_CYC_CAP)
-        break;
-    end = (size_t)(end_n - r) > IA64_CYC_CAP - v ? r + (IA64_CYC_CAP - v) : end_n;
+                if (slow)
+                    ia64_fast_side(im, r, t, t0, single, track, capture, cap_flags, cap_all, a0,
+                                   last);
+                if (nosig) {
+                    if (cmask0) {
+                        cm |= cmask0;
+                        pk += cpk0;
+                        im->cyc_masks[v++] = cmask0;
+                    }
+                } else {
+                    /* without a branch: an empty mask adds nothing but its store
+                     * past cyc_n (v < IA64_CYC_CAP: the loop's bound) and a count
+                     * of id 0, which nothing reads */
+                    const uint64_t mask = e->mask;
+                    pk += e->pk;
+                    im->cyc_masks[v] = mask;
+                    v += e->inc;
+                    im->id_cnt[e->id]++; /* +1 on every D slot of the mask */
+                }
+            } while (++r < end && r->cycle == cur);
+        }
+        if (end == end_n || v >= IA64_CYC_CAP)
+            break;
+        end = (size_t)(end_n - r) > IA64_CYC_CAP - v ? r + (IA64_CYC_CAP - v) : end_n;
     }
 out:
     /* nosig: every record consumed has the mask cmask0 */
