@@ -114,30 +114,59 @@ static bool ia64_ring_full(const ia64_model_t *im, const ia64_thread_t *th)
 
 /* Bit offset of entry j's extension nibble: ita2 PMD16 bits 4+4j; mont
  * PMD39 interleaved nibbles (ref §9.5). */
+static inline unsigned ia64_ring_ext_shift_mont(uint32_t j)
+{
+    return j < 8 ? 8 * j : 8 * (j - 8) + 4;
+}
+
 static unsigned ia64_ring_ext_shift(const ia64_model_t *im, uint32_t j)
 {
     if (!im->d->mont)
         return 4 + 4 * j;
-    return j < 8 ? 8 * j : 8 * (j - 8) + 4;
+    return ia64_ring_ext_shift_mont(j);
+}
+
+/* Entry `data` with extension nibble `ext` at the ring's index, which
+ * moves on (full once it wraps): the register numbers and layout of the
+ * CPU (mont a constant where the caller knows it; on ita2 the extension
+ * bits live in the index register, one read and one write of it). */
+static inline __attribute__((always_inline)) void
+ia64_ring_push_in(ia64_thread_t *th, const ia64_desc_t *d, const bool mont, uint64_t data,
+                  unsigned ext)
+{
+    const uint32_t ri = d->pmd_ring_index;
+    const uint64_t idx_mask = d->ring_size - 1;
+    uint64_t idx = th->pmd[ri];
+    const uint32_t j = (uint32_t)(idx & idx_mask);
+    th->pmd[d->pmd_ring_first + j] = data;
+    const uint32_t next = (uint32_t)((j + 1) & idx_mask);
+    if (mont) {
+        const unsigned sh = ia64_ring_ext_shift_mont(j);
+        uint64_t *x = &th->pmd[d->pmd_ring_ext];
+        *x = (*x & ~(UINT64_C(0xf) << sh)) | ((uint64_t)ext & 0xf) << sh;
+        idx = (idx & ~idx_mask) | next | (next == 0 ? UINT64_C(1) << 5 : 0);
+    } else {
+        const unsigned sh = 4 + 4 * j;
+        idx = (idx & ~(UINT64_C(0x3) << sh)) | ((uint64_t)ext & 0x3) << sh;
+        idx = (idx & ~idx_mask) | next | (next == 0 ? UINT64_C(1) << 3 : 0);
+    }
+    th->pmd[ri] = idx;
 }
 
 static void ia64_ring_push(ia64_model_t *im, ia64_thread_t *th, uint64_t data, unsigned ext)
 {
-    const ia64_desc_t *d = im->d;
-    uint32_t j = ia64_ring_index(im, th);
-    th->pmd[d->pmd_ring_first + j] = data;
-    unsigned sh = ia64_ring_ext_shift(im, j);
-    uint32_t ext_reg = d->mont ? d->pmd_ring_ext : d->pmd_ring_index;
-    uint64_t nib_mask = d->mont ? UINT64_C(0xf) : UINT64_C(0x3);
-    th->pmd[ext_reg] = (th->pmd[ext_reg] & ~(nib_mask << sh)) | ((uint64_t)ext & nib_mask) << sh;
-    uint32_t next = (j + 1) & (d->ring_size - 1);
-    uint64_t idx_mask = d->ring_size - 1;
-    uint64_t full_bit = UINT64_C(1) << (d->mont ? 5 : 3);
-    uint64_t idx = th->pmd[d->pmd_ring_index];
-    idx = (idx & ~idx_mask) | next;
-    if (next == 0)
-        idx |= full_bit;
-    th->pmd[d->pmd_ring_index] = idx;
+    ia64_ring_push_in(th, im->d, im->d->mont, data, ext);
+}
+
+/* A branch's BTB / ETB entries: the branch entry (ext: its extension
+ * nibble) and, if taken, the target entry. */
+static inline __attribute__((always_inline)) void
+ia64_btb_push(ia64_thread_t *th, const ia64_desc_t *d, const bool mont, uint64_t branch,
+              unsigned ext, bool taken, uint64_t target)
+{
+    ia64_ring_push_in(th, d, mont, branch, ext);
+    if (taken)
+        ia64_ring_push_in(th, d, mont, target, 0);
 }
 
 /* ---- per-instruction capture ---- */
@@ -201,11 +230,14 @@ static void ia64_btb_observe(ia64_model_t *im, uint32_t t, ia64_thread_t *th,
             addr_bits = r->ip & (UINT64_C(0x1fffffffff0) | (UINT64_C(7) << 61));
         else
             addr_bits = r->ip & IA64_IP_BUNDLE;
-        /* b=1: branch entry, mp = mispredicted (front end) */
-        ia64_ring_push(im, th, addr_bits | slot << 2 | mp << 1 | 1, backend ? 2u : 0u);
-        if (br->taken)
-            /* b=0, mp=1: target entry */
-            ia64_ring_push(im, th, (br->target & IA64_IP_BUNDLE) | 2, 0);
+        /* b=1: branch entry, mp = mispredicted (front end); b=0, mp=1:
+         * target entry */
+        const uint64_t be = addr_bits | slot << 2 | mp << 1 | 1;
+        const uint64_t te = (br->target & IA64_IP_BUNDLE) | 2;
+        if (im->d->mont)
+            ia64_btb_push(th, im->d, true, be, backend ? 2u : 0u, br->taken, te);
+        else
+            ia64_btb_push(th, im->d, false, be, backend ? 2u : 0u, br->taken, te);
     }
     ia64_count_capture_insn(im, t, r, IA64_SRC_BRANCH_EVENT, acc);
 }

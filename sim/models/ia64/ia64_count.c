@@ -288,6 +288,7 @@ void ia64_sig_invalidate(ia64_model_t *im)
     im->sig_gen++;
     if ((im->sig_gen & IA64_GEN_MASK) == 0) {
         memset(im->sig_cache, 0, sizeof im->sig_cache);
+        memset(im->dtab, 0, sizeof im->dtab);
         im->sig_gen++;
     }
     im->gen_tag = (uint64_t)(im->sig_gen & IA64_GEN_MASK) << IA64_GEN_SHIFT;
@@ -1156,6 +1157,18 @@ static inline uint64_t ia64_key_flags_plm(const pmusim_rec_t *r)
 #endif
 }
 
+/* The low byte of a record's flags (one byte load on little-endian hosts). */
+static inline unsigned ia64_flags_lo(const pmusim_rec_t *r)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint8_t b;
+    memcpy(&b, &r->flags, sizeof b);
+    return b;
+#else
+    return r->flags & 0xffu;
+#endif
+}
+
 static inline void ia64_key(const pmusim_rec_t *r, bool active, unsigned need, uint64_t *k1,
                             uint64_t *k2)
 {
@@ -1486,6 +1499,52 @@ static inline bool ia64_fast_close_pend(ia64_model_t *im)
     return true;
 }
 
+/* The bytes kind..len of a record (kind, thread, flags, plm, slot 0, unit
+ * 0, len 0) as one word, in the host's byte order: what a memcpy of a
+ * record's 8 bytes from its kind gives. */
+_Static_assert(offsetof(pmusim_rec_t, thread) == offsetof(pmusim_rec_t, kind) + 1 &&
+                   offsetof(pmusim_rec_t, flags) == offsetof(pmusim_rec_t, kind) + 2 &&
+                   offsetof(pmusim_rec_t, plm) == offsetof(pmusim_rec_t, kind) + 4 &&
+                   offsetof(pmusim_rec_t, len) == offsetof(pmusim_rec_t, kind) + 7,
+               "kind, thread, flags, plm, slot, unit, len are 8 adjacent bytes");
+static inline uint64_t ia64_rec_word(uint8_t kind, uint8_t thread, uint16_t flags, uint8_t plm)
+{
+    unsigned char b[8] = {0};
+    b[0] = kind;
+    b[1] = thread;
+    memcpy(&b[2], &flags, sizeof flags);
+    b[4] = plm;
+    uint64_t w;
+    memcpy(&w, b, sizeof w);
+    return w;
+}
+
+/* The per-record work of ia64_consume_fast_body() past its last break:
+ * the record is consumed.  Thread t's last instruction is stored when the
+ * loop ends (single: the last record consumed), as nothing reads it inside;
+ * the capture units of a run of one thread are called with their tests of
+ * the state done (a0, cap_flags, cap_all), others through
+ * ia64_capture_insn(). */
+static inline __attribute__((always_inline)) void
+ia64_fast_side(ia64_model_t *im, const pmusim_rec_t *r, const uint32_t t, const uint32_t t0,
+               const bool single, const bool track, const bool capture, const unsigned cap_flags,
+               const bool cap_all, const unsigned a0, const pmusim_rec_t **last)
+{
+    if (track && !single)
+        last[t] = r;
+    if (capture && single) {
+        const unsigned fc = r->flags & cap_flags;
+        if (fc & PMUSIM_F_MEM)
+            ia64_capture_dear(im, t0, r, a0);
+        if (fc & PMUSIM_F_BRANCH)
+            ia64_capture_btb(im, t0, r, a0);
+        if (cap_all)
+            ia64_capture_ipear(im, t0, r);
+    } else if (capture && (cap_all || (r->flags & cap_flags))) {
+        ia64_capture_insn(im, t, r);
+    }
+}
+
 /* The common case of ia64_consume() with the counting state in locals:
  * instruction records whose thread keeps its privilege level and instruction
  * set, and cycle closes that ia64_advance() would take its inline path for
@@ -1561,7 +1620,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     const uint32_t vlim = closable ? vsafe + 1 : 0;
     const uint32_t vmax = closable ? IA64_LOWINC : 0;
     const bool pk_ok = im->pk_ok;
-    const uint64_t pk_bias = im->pk_bias;
+    const uint64_t pk_bias = im->pk_bias, pkb = pk_ok ? pk_bias : IA64_PK_HIGH;
+    /* dirty: cm or the q planes may be non-zero (a record with rare set
+     * since the last close, or cmask at entry), what a close must clear
+     * (with signatures: the common records set neither) */
+    bool dirty = cm || q0 || q1 || qsat;
     uint64_t pk = 0;
     if (pk_ok && v) {
         if (im->pk_open_cycle == cur0 && im->pk_open_v == v && im->pk_open_gen == im->sig_gen)
@@ -1596,13 +1659,13 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     }
     /* acc + v grows by at most one per record: stop before it could reach
      * lim (the close test of ia64_advance()), and before cyc_masks could
-     * fill */
+     * fill (end; when the loop reaches it, the records of the cycle then
+     * open get the rest of cyc_masks: issue 12, a batch of 256 records
+     * took two loop entries) */
     if (acc + v >= lim)
         return k;
     if (n - k > lim - acc - v)
         n = k + (size_t)(lim - acc - v);
-    if (n - k > IA64_CYC_CAP - v)
-        n = k + (IA64_CYC_CAP - v);
     /* single thread: kind and thread of its instruction records as the
      * 16-bit word they form in the record (endian neutral) */
     _Static_assert(offsetof(pmusim_rec_t, thread) == offsetof(pmusim_rec_t, kind) + 1,
@@ -1615,127 +1678,210 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         z.thread = (uint8_t)t0;
         memcpy(&kt_insn0, &z.kind, sizeof kt_insn0);
     }
-    const pmusim_rec_t *r = recs + k, *const end = recs + n;
+    /* single, with signatures: the record bytes kind..len that carry the
+     * kind, thread, instruction set and privilege level (dkm), and their
+     * value for thread t0's instruction records in state st0 (dke; an
+     * impossible value when st0 is); the direct table's tag of the state
+     * (dtag, ia64_model_t.dtab) and the record flags whose key bytes it
+     * does not hold (hflags: those records take sig_cache) */
+    uint64_t dkm = 0, dke = 0, dst0 = 0, dtag = 0;
+    unsigned hflags = 0;
+    ia64_sig_entry_t *const dtab0 = im->dtab[t0];
+    if (single && !nosig) {
+        dkm = ia64_rec_word(0xff, 0xff, PMUSIM_F_IA32, 3);
+        dke = ia64_rec_word(PMUSIM_REC_INSN, (uint8_t)t0, (uint16_t)(st0 & PMUSIM_F_IA32),
+                            (uint8_t)((st0 >> 16) & 3u));
+        if (st0 == UINT64_MAX)
+            dke = ~dkm;
+        dst0 = st0 & IA64_KEY_STATE;
+        dtag = tag0 | dst0;
+        hflags = ((need & (IA64_NEED_MEM | IA64_NEED_MIS)) ? PMUSIM_F_MEM : 0u) |
+                 ((need & IA64_NEED_BR) ? PMUSIM_F_BRANCH : 0u);
+    }
+    const pmusim_rec_t *r = recs + k, *const end_n = recs + n;
+    const pmusim_rec_t *end = n - k > IA64_CYC_CAP - v ? r + (IA64_CYC_CAP - v) : end_n;
     /* per thread, the last record consumed here (track) */
     const pmusim_rec_t *last[IA64_MAX_THREADS] = {NULL};
-    for (; r < end; r++) {
-        const uint64_t c = r->cycle;
-        if (c != cur) {
-            /* ia64_advance()'s inline test */
-            if (c > next_lazy || c < cur ||
-                ((q1 | qsat) && ((m2 & (qsat | (q1 & q0))) | (m3 & qsat))) ||
-                (v >= vlim &&
-                 (pk_ok ? v >= vmax || ((pk + pk_bias) & IA64_PK_HIGH)
-                        : !ia64_fast_close_ok(im, cm | ia64_or_masks(im->cyc_masks, v), v,
-                                              closable))))
-                break;
-            /* the captures' counts (pend) of the closing cycle: last, as it
-             * changes the state (closable held at entry, so pend holds only
-             * what this loop's captures added) */
-            if (slow && im->pmask && !ia64_fast_close_pend(im))
-                break;
-            uint64_t e1 = cm & e1mask;
-            if (e1)
-                ia64_cp_add(im, e1);
-            acc += v;
-            v = 0;
-            cm = 0;
-            pk = 0;
-            q0 = q1 = qsat = 0;
-            /* the cycle both threads retired in: the one closing */
-            if (watch_two && tm == 3) {
-                ia64_two_retire_report(im, cur);
-                watch_two = false;
+    for (;;) {
+        while (r < end) {
+            const uint64_t c = r->cycle;
+            if (c != cur) {
+                /* ia64_advance()'s inline test (pkb: without pk_ok the
+                 * packed test always fails, pk being 0) */
+                if (c > next_lazy || c < cur ||
+                    ((nosig || dirty) && (q1 | qsat) &&
+                     ((m2 & (qsat | (q1 & q0))) | (m3 & qsat))) ||
+                    (v >= vlim && (v >= vmax || ((pk + pkb) & IA64_PK_HIGH)) &&
+                     (pk_ok ||
+                      !ia64_fast_close_ok(im, cm | ia64_or_masks(im->cyc_masks, v), v, closable))))
+                    goto out;
+                /* the captures' counts (pend) of the closing cycle: last, as it
+                 * changes the state (closable held at entry, so pend holds only
+                 * what this loop's captures added) */
+                if (slow && im->pmask && !ia64_fast_close_pend(im))
+                    goto out;
+                if (nosig || dirty) {
+                    uint64_t e1 = cm & e1mask;
+                    if (e1)
+                        ia64_cp_add(im, e1);
+                    cm = 0;
+                    q0 = q1 = qsat = 0;
+                    dirty = false;
+                }
+                acc += v;
+                v = 0;
+                pk = 0;
+                /* the cycle both threads retired in: the one closing */
+                if (watch_two && tm == 3) {
+                    ia64_two_retire_report(im, cur);
+                    watch_two = false;
+                }
+                cur = c;
+                if (!single)
+                    tm = 0;
             }
-            cur = c;
-            if (!single)
-                tm = 0;
+            /* the records of cycle cur */
+            do {
+                const uint32_t t = single ? t0 : r->thread;
+                const ia64_sig_entry_t *e = NULL;
+                if (single && !nosig) {
+                    /* kind, thread, instruction set and privilege level: one
+                     * compare of the record's bytes kind..len */
+                    uint64_t w;
+                    memcpy(&w, &r->kind, sizeof w);
+                    if ((w & dkm) != dke)
+                        goto out;
+                    unsigned ix = ia64_flags_lo(r);
+                    if (!(ix & hflags)) {
+                        /* the key is the flags' low byte (and the store bit) */
+                        if ((need & IA64_NEED_ST) && (ix & PMUSIM_F_MEM))
+                            ix |= (unsigned)(r->mem.is_store != 0) << 8;
+                        ia64_sig_entry_t *d = &dtab0[ix];
+                        if (__builtin_expect(d->k1 == dtag, 1)) {
+                            /* rare 0, inc 1 */
+                            if (slow)
+                                ia64_fast_side(im, r, t0, t0, true, track, capture, cap_flags,
+                                               cap_all, a0, last);
+                            pk += d->pk;
+                            im->cyc_masks[v++] = d->mask;
+                            im->id_cnt[d->id]++; /* +1 on every D slot of the mask */
+                            continue;
+                        }
+                        if (d->k1 == (dtag | 2)) {
+                            /* an empty mask: nothing to add */
+                            if (slow)
+                                ia64_fast_side(im, r, t0, t0, true, track, capture, cap_flags,
+                                               cap_all, a0, last);
+                            continue;
+                        }
+                        if (d->k1 != (dtag | 1)) {
+                            /* a miss: the entry of sig_cache, copied */
+                            uint64_t k1, k2 = 0;
+                            ia64_key(r, false, need, &k1, &k2);
+                            const unsigned slot = ia64_key_slot(k1, k2, need);
+                            e = &cache0[slot];
+                            if (e->k1 != (k1 | tag0) ||
+                                ((need & (IA64_NEED_MEM | IA64_NEED_BR)) && e->k2 != k2)) {
+                                e = ia64_sig_miss(im, t0, r, k1 | act0, k2, slot);
+                                gen_tag = im->gen_tag;
+                                tag0 = gen_tag | act0;
+                                dtag = tag0 | dst0;
+                            }
+                            *d = *e;
+                            d->k1 = dtag | (e->rare ? 1u : e->inc ? 0u : 2u);
+                        }
+                        e = d;
+                    } else {
+                        uint64_t k1, k2 = 0;
+                        ia64_key(r, false, need, &k1, &k2);
+                        const unsigned slot = ia64_key_slot(k1, k2, need);
+                        e = &cache0[slot];
+                        if (__builtin_expect(e->k1 != (k1 | tag0) ||
+                                                 ((need & (IA64_NEED_MEM | IA64_NEED_BR)) &&
+                                                  e->k2 != k2),
+                                             0)) {
+                            e = ia64_sig_miss(im, t0, r, k1 | act0, k2, slot);
+                            gen_tag = im->gen_tag;
+                            tag0 = gen_tag | act0;
+                            dtag = tag0 | dst0;
+                        }
+                    }
+                } else {
+                    if (single) {
+                        uint16_t kt;
+                        memcpy(&kt, &r->kind, sizeof kt);
+                        if (kt != kt_insn0)
+                            goto out;
+                    } else if (t >= nth || r->kind != PMUSIM_REC_INSN) {
+                        goto out;
+                    }
+                    uint64_t k1, k2 = 0;
+                    if (nosig)
+                        k1 = ia64_key_flags_plm(r); /* only the state bits are looked at */
+                    else
+                        ia64_key(r, false, need, &k1, &k2);
+                    if ((k1 & IA64_KEY_STATE) != (single ? st0 : st[t]))
+                        goto out;
+                    if (!single)
+                        tm |= t + 1;
+                    if (!nosig) {
+                        const unsigned slot = ia64_key_slot(k1, k2, need);
+                        e = &cache[t][slot];
+                        /* tag[t]: the generation tag and the thread's active bit */
+                        /* (no k2 without mem or branch bytes: every entry of the
+                         * generation was made with this need) */
+                        if (__builtin_expect(e->k1 != (k1 | tag[t]) ||
+                                                 ((need & (IA64_NEED_MEM | IA64_NEED_BR)) &&
+                                                  e->k2 != k2),
+                                             0)) {
+                            e = ia64_sig_miss(im, t, r, k1 | act[t], k2, slot);
+                            gen_tag = im->gen_tag;
+                            for (uint32_t u = 0; u < nth; u++)
+                                tag[u] = gen_tag | act[u];
+                        }
+                    }
+                }
+                /* nosig: the constant signature csig (rare 0) */
+                const unsigned rare = nosig ? 0 : e->rare;
+                if (rare) {
+                    if (rare & IA64_RARE_EXACT)
+                        goto out;
+                    dirty = true;
+                    if (rare & IA64_RARE_E1)
+                        cm |= e->mask;
+                    /* 2-bit saturating per-cycle count of the low-maxincr slots */
+                    const uint64_t lm = e->mask & lmask;
+                    const uint64_t c0 = q0 & lm;
+                    q0 ^= lm;
+                    qsat |= q1 & c0;
+                    q1 ^= c0;
+                }
+                if (slow)
+                    ia64_fast_side(im, r, t, t0, single, track, capture, cap_flags, cap_all, a0,
+                                   last);
+                if (nosig) {
+                    if (cmask0) {
+                        cm |= cmask0;
+                        pk += cpk0;
+                        im->cyc_masks[v++] = cmask0;
+                    }
+                } else {
+                    /* without a branch: an empty mask adds nothing but its store
+                     * past cyc_n (v < IA64_CYC_CAP: the loop's bound) and a count
+                     * of id 0, which nothing reads */
+                    const uint64_t mask = e->mask;
+                    pk += e->pk;
+                    im->cyc_masks[v] = mask;
+                    v += e->inc;
+                    im->id_cnt[e->id]++; /* +1 on every D slot of the mask */
+                }
+            } while (++r < end && r->cycle == cur);
         }
-        const uint32_t t = single ? t0 : r->thread;
-        if (single) {
-            uint16_t kt;
-            memcpy(&kt, &r->kind, sizeof kt);
-            if (kt != kt_insn0)
-                break;
-        } else if (t >= nth || r->kind != PMUSIM_REC_INSN) {
+        if (end == end_n || v >= IA64_CYC_CAP)
             break;
-        }
-        uint64_t k1, k2 = 0;
-        if (nosig)
-            k1 = ia64_key_flags_plm(r); /* only the state bits are looked at */
-        else
-            ia64_key(r, false, need, &k1, &k2);
-        if ((k1 & IA64_KEY_STATE) != (single ? st0 : st[t]))
-            break;
-        if (!single)
-            tm |= t + 1;
-        const ia64_sig_entry_t *e = NULL;
-        if (!nosig) {
-            const unsigned slot = ia64_key_slot(k1, k2, need);
-            e = single ? &cache0[slot] : &cache[t][slot];
-            /* tag[t]: the generation tag and the thread's active bit */
-            /* (no k2 without mem or branch bytes: every entry of the
-             * generation was made with this need) */
-            if (__builtin_expect(e->k1 != (k1 | (single ? tag0 : tag[t])) ||
-                                     ((need & (IA64_NEED_MEM | IA64_NEED_BR)) && e->k2 != k2),
-                                 0)) {
-                e = ia64_sig_miss(im, t, r, k1 | (single ? act0 : act[t]), k2, slot);
-                gen_tag = im->gen_tag;
-                for (uint32_t u = 0; u < nth; u++)
-                    tag[u] = gen_tag | act[u];
-                tag0 = gen_tag | act0;
-            }
-        }
-        /* nosig: the constant signature csig (rare 0) */
-        const unsigned rare = nosig ? 0 : e->rare;
-        if (rare) {
-            if (rare & IA64_RARE_EXACT)
-                break;
-            if (rare & IA64_RARE_E1)
-                cm |= e->mask;
-            /* 2-bit saturating per-cycle count of the low-maxincr slots */
-            const uint64_t lm = e->mask & lmask;
-            const uint64_t c0 = q0 & lm;
-            q0 ^= lm;
-            qsat |= q1 & c0;
-            q1 ^= c0;
-        }
-        if (slow) {
-            /* past the last break: the record is consumed here.  The
-             * thread's last instruction is stored when the loop ends (one
-             * record: the last one consumed), as nothing reads it inside */
-            if (track && !single)
-                last[t] = r;
-            if (capture && single) {
-                /* ia64_capture_insn() with its tests of the state done */
-                const unsigned fc = r->flags & cap_flags;
-                if (fc & PMUSIM_F_MEM)
-                    ia64_capture_dear(im, t0, r, a0);
-                if (fc & PMUSIM_F_BRANCH)
-                    ia64_capture_btb(im, t0, r, a0);
-                if (cap_all)
-                    ia64_capture_ipear(im, t0, r);
-            } else if (capture && (cap_all || (r->flags & cap_flags))) {
-                ia64_capture_insn(im, t, r);
-            }
-        }
-        if (nosig) {
-            if (cmask0) {
-                cm |= cmask0;
-                pk += cpk0;
-                im->cyc_masks[v++] = cmask0;
-            }
-        } else {
-            /* without a branch: an empty mask adds nothing but its store
-             * past cyc_n (v < IA64_CYC_CAP: the loop's bound) and a count
-             * of id 0, which nothing reads */
-            const uint64_t mask = e->mask;
-            pk += e->pk;
-            im->cyc_masks[v] = mask;
-            v += e->inc;
-            im->id_cnt[e->id]++; /* +1 on every D slot of the mask */
-        }
+        end = (size_t)(end_n - r) > IA64_CYC_CAP - v ? r + (IA64_CYC_CAP - v) : end_n;
     }
+out:
     /* nosig: every record consumed has the mask cmask0 */
     if (nosig && cmask0)
         im->id_cnt[csig->id] += (uint64_t)(r - (recs + k));
@@ -1995,6 +2141,14 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
                 im->cmask |= mask;
                 if (__builtin_expect(im->cyc_n == IA64_CYC_CAP, 0))
                     ia64_cyc_fold(im);
+                /* the fast loop's packed counts of the open cycle stay
+                 * valid with this record's (issue 12: a loop entry after
+                 * a record of the general path recounted the cycle) */
+                if (im->pk_open_cycle == im->cur && im->pk_open_v == im->cyc_n &&
+                    im->pk_open_gen == im->sig_gen) {
+                    im->pk_open += e->pk;
+                    im->pk_open_v++;
+                }
                 im->cyc_masks[im->cyc_n++] = mask;
                 im->cyc_total++;
                 im->id_cnt[e->id]++; /* +1 on every D slot of the mask */

@@ -260,6 +260,7 @@ typedef struct ia64_qsub {
  * no hashing loss) into two words by ia64_key(); the answer is computed once
  * per distinct key and configuration generation. */
 #define IA64_SIG_SLOTS 256u /* indexed by the top 8 bits of a 64-bit hash */
+#define IA64_DTAB_SLOTS 512u /* flags & 0xff, | 256 for a store (ia64_model_t.dtab) */
 typedef struct ia64_sig_entry {
     uint64_t k1, k2; /* the record key; k1 also holds the generation tag (gen_tag) */
     uint64_t pk;     /* +1 in the 4-bit field of each pk_slots slot of mask (ia64_pk_of()) */
@@ -363,6 +364,17 @@ typedef struct ia64_model {
     uint32_t sig_gen;  /* change only through ia64_sig_invalidate() */
     uint64_t gen_tag;  /* (sig_gen & IA64_GEN_MASK) << IA64_GEN_SHIFT, never 0 */
     ia64_sig_entry_t sig_cache[IA64_MAX_THREADS][IA64_SIG_SLOTS];
+    /* A second, direct-mapped copy of the signatures of the one-thread fast
+     * loop (ia64_consume_fast_body()), indexed by what the key of a record
+     * holds in a run of one state (privilege level, instruction set,
+     * active): the low byte of its flags, plus 256 for a store when only
+     * the store bit is needed (IA64_NEED_ST).  Records whose key has mem or
+     * branch bytes use sig_cache.  An entry's k1 is the run's tag
+     * (gen_tag | state bits | active bit: ia64_dtab_tag()) for an entry the
+     * loop adds without a test (rare 0, mask not empty), the tag | 1 for a
+     * rare entry and the tag | 2 for an empty mask; anything else is a miss
+     * (issue 12: the key, slot hash and key compare of every record). */
+    ia64_sig_entry_t dtab[IA64_MAX_THREADS][IA64_DTAB_SLOTS];
     /* Per thread, its records' one signature when every signature source
      * of the thread is IA64_SRC_INSN / IA64_SRC_INSN_IA32: in a run of one
      * privilege level and instruction set every record then has the same

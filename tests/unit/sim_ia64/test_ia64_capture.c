@@ -208,6 +208,37 @@ static size_t branch_trace(pmusim_rec_t *r)
     return 5;
 }
 
+/* The ring of branch_trace() with every branch captured. */
+static void btb_ring_check(pmusim_model_t *m)
+{
+    CU_ASSERT_EQUAL(RPMD(m, 8), B1 | 2);
+    CU_ASSERT_EQUAL(RPMD(m, 9), B1 | 2);
+    CU_ASSERT_EQUAL(RPMD(m, 10), (B1 + 0x10) | 3u << 2 | 1);
+    CU_ASSERT_EQUAL(RPMD(m, 11), (B1 + 0x20) | 1u << 2 | 2 | 1);
+    CU_ASSERT_EQUAL(RPMD(m, 12), B2 | 2);
+    CU_ASSERT_EQUAL(RPMD(m, 13), B2 | 1);
+    CU_ASSERT_EQUAL(RPMD(m, 14), B0 | 2);
+    CU_ASSERT_EQUAL(RPMD(m, 15), B0 | 2u << 2 | 1);
+    CU_ASSERT_EQUAL(RPMD(m, 16), 1 | 8 | 1ull << 25);
+}
+
+/* The BTB while only a counter of the records' signatures is programmed
+ * (LOADS_RETIRED; no BRANCH_EVENT counter, whose counts would stop the
+ * fast loop at each cycle): the branches' signatures are empty, and the
+ * fast loop's entries for them must still call the capture. */
+static void test_btb_with_count(void)
+{
+    pmusim_rec_t r[8];
+    size_t n = branch_trace(r);
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 12, 8 | 0x3f00);  /* all branches */
+    PMC(m, 5, ctr(0xcd, 8)); /* LOADS_RETIRED */
+    t_run(m, r, n);
+    CU_ASSERT_EQUAL(CNT(m, 5), 0);
+    btb_ring_check(m);
+    pmusim_model_free(m);
+}
+
 static void test_btb(void)
 {
     pmusim_rec_t r[8];
@@ -217,6 +248,7 @@ static void test_btb(void)
     PMC(m, 4, ctr(0x11, 8)); /* BRANCH_EVENT */
     t_run(m, r, n);
     CU_ASSERT_EQUAL(CNT(m, 4), 5);
+    btb_ring_check(m);
     /* 9 entries in an 8-entry ring: entry 8 overwrote PMD8 */
     CU_ASSERT_EQUAL(RPMD(m, 8), B1 | 2);             /* b4 target */
     CU_ASSERT_EQUAL(RPMD(m, 9), B1 | 2);             /* b0 target */
@@ -344,6 +376,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_dear_tlb_alat);
     PMUSIM_ADD_TEST(s, test_iear);
     PMUSIM_ADD_TEST(s, test_btb);
+    PMUSIM_ADD_TEST(s, test_btb_with_count);
     PMUSIM_ADD_TEST(s, test_etb);
     PMUSIM_ADD_TEST(s, test_ipear);
 }
