@@ -270,6 +270,13 @@ typedef struct x86_model {
     /* X86_HIST_GEN: the groups built for the threads' listener sets
      * grps_lst (invalid after x86_recompile()) */
     bool grps_ok;
+    /* x86_consume_fast(): the thresholded counters are as x86_thr_prepare()
+     * leaves them at cycle thr_ready_cur (the last loop ended there and
+     * nothing since has changed a gate, a configuration or a counter's
+     * closes: x86_thr_unready()), so the next loop from that cycle skips
+     * the preparation */
+    bool thr_ready;
+    uint64_t thr_ready_cur;
     const x86_listeners_t *grps_lst[X86_MAX_THREADS];
     x86_grps_t grps;
     uint32_t compiled_ann; /* trace annotations the counters were compiled for */
@@ -1057,8 +1064,16 @@ static bool x86_two_fits(const x86_listeners_t *l, bool *uops, uint64_t *k, uint
     return true;
 }
 
+/* Anything but x86_consume_fast() that may change what x86_thr_prepare()
+ * folds in (gates, configuration) or the counters' pending closes. */
+static inline void x86_thr_unready(x86_model_t *m)
+{
+    m->thr_ready = false;
+}
+
 static void x86_recompile(x86_model_t *m)
 {
+    x86_thr_unready(m);
     m->compiled_ann = m->base.trace_annotations;
     x86_units_sync_all(m);
     x86_sync_to(m, m->now);
@@ -1530,6 +1545,7 @@ static void x86_obs_emit(x86_model_t *m, uint64_t cycle)
  * cycles before and after it keep their O(1) gaps). */
 static void x86_advance(x86_model_t *m, uint64_t c2)
 {
+    x86_thr_unready(m);
     if (G_LIKELY(!m->obs_fn || m->cur >= m->obs_to || c2 < m->obs_from)) {
         x86_advance_span(m, c2);
         return;
@@ -1554,6 +1570,7 @@ void x86_observe_cycles(pmusim_model_t *base, uint64_t from, uint64_t to,
                         pmusim_cycle_observer_fn fn, void *user)
 {
     x86_model_t *m = x86_of(base);
+    x86_thr_unready(m);
     m->obs_fn = fn;
     m->obs_user = user;
     m->obs_from = from > m->cur ? from : m->cur;
@@ -2518,10 +2535,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     if (thr) {
         /* thresholded counters: their gates and conditions for an empty
          * cycle; at most `troom` cycle closes (x86_thr_touch()) */
-        for (uint32_t i = 0; i < m->n_thresh; i++) {
-            x86_ctr_t *c = m->thresh[i];
-            x86_thr_prepare(m, c, cur0);
-        }
+        if (!m->thr_ready || m->thr_ready_cur != cur0)
+            for (uint32_t i = 0; i < m->n_thresh; i++)
+                x86_thr_prepare(m, m->thresh[i], cur0);
         if (grp) {
             /* the groups are built (x86_consume_fast(), x86_grps_ready()) */
             for (uint32_t g = 0; g < ngrp; g++) {
@@ -2837,6 +2853,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                                   x86_grp_occ(gr, g_cyc[g], g_occ[g], recs, k0, k, cur0, hmode),
                                   g_met[g], recs, k0, k, cur0, cur);
                 x86_thr_flush(m, cur);
+                m->thr_ready = true; /* every thresholded counter at cycle cur */
+                m->thr_ready_cur = cur;
             }
             x86_fast_wraps(m, l, wrapped, gwrapped, r);
             return k;
@@ -2861,6 +2879,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                           x86_grp_occ(gr, g_cyc[g], g_occ[g], recs, k0, k, cur0, hmode), g_met[g],
                           recs, k0, k, cur0, cur);
         x86_thr_flush(m, cur);
+        m->thr_ready = true; /* every thresholded counter at cycle cur */
+        m->thr_ready_cur = cur;
     }
     if (single && k > k0)
         x86_fast_single_tally(recs, k0, k, n_other, &seen[0], &last_ip[0]);
@@ -3167,6 +3187,7 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
             if (i == n)
                 break;
         }
+        x86_thr_unready(m); /* the general path takes record i */
         const pmusim_rec_t *r = &recs[i];
         uint64_t c = r->cycle;
         if (c != m->cur) {
@@ -3251,6 +3272,7 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
 void x86_finish(pmusim_model_t *base)
 {
     x86_model_t *m = x86_of(base);
+    x86_thr_unready(m);
     if (m->finished)
         return;
     if (m->end > m->cur)
@@ -3370,6 +3392,7 @@ gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError 
 {
     x86_model_t *m = x86_of(base);
     const x86_desc_t *d = m->d;
+    x86_thr_unready(m);
     if (w->space != PMUSIM_REG_MSR) {
         g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG,
                     "%s %u: the %s model has only MSRs", pmusim_regspace_name(w->space), w->num,
