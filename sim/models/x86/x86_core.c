@@ -2273,16 +2273,35 @@ static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_l
     }
 }
 
+/* Before x86_hist_flush2() (the X86_HIST_TWO variants, cycle `end` after
+ * cur0): every thread's instructions and uops (0 as 1) in cycle `end`, in
+ * e[t].occ_end, from one pass backward for all threads (the loop's last
+ * cycle holds a record of each of knm's four threads). */
+static __attribute__((noinline)) void x86_two_ends(const pmusim_rec_t *recs, size_t k0, size_t k,
+                                                   uint64_t end, uint32_t nth, x86_k1_ends_t *e)
+{
+    for (uint32_t t = 0; t < nth; t++)
+        e[t].occ_end[0] = e[t].occ_end[1] = 0;
+    for (size_t i = k; i > k0 && recs[i - 1].cycle == end; i--) {
+        const pmusim_rec_t *r = &recs[i - 1];
+        if (r->kind == PMUSIM_REC_INSN && r->thread < nth) {
+            e[r->thread].occ_end[0]++;
+            e[r->thread].occ_end[1] += x86_hist_weight(r, UINT32_MAX);
+        }
+    }
+}
+
 /* x86_hist_flush() for the X86_HIST_TWO variants: the thread's counters
  * count instructions or uops against one of two thresholds k and k2, met
  * by the occurrences of the running count's source (wmask); a counter of
  * the other source has threshold 1, met by a cycle with records either
  * way, but its `acc` holds its own source's occurrences, so those of
- * cycles cur0 and `end` are counted again from the records for both. */
+ * cycles cur0 (counted again here) and `end` (occ_end, x86_two_ends()) are
+ * counted again from the records for both. */
 static __attribute__((noinline)) void x86_hist_flush2(x86_hist_t *h, const x86_listeners_t *l,
                                                       const pmusim_rec_t *recs, size_t k0,
                                                       size_t k, uint32_t t, uint64_t cur0,
-                                                      uint64_t end)
+                                                      uint64_t end, const uint64_t *occ_end)
 {
     uint64_t occ0[2] = {0, 0}; /* cycle cur0 in the loop: instructions [0], uops [1] */
     for (size_t i = k0; i < k && recs[i].cycle == cur0; i++)
@@ -2295,15 +2314,7 @@ static __attribute__((noinline)) void x86_hist_flush2(x86_hist_t *h, const x86_l
             l->hgen[j]->acc += occ0[l->hgen[j]->src == X86_SRC_UOPS];
         return;
     }
-    const bool open = h->cyc == end;
-    uint64_t occ_end[2] = {0, 0};
-    for (size_t i = k; open && i > k0 && recs[i - 1].cycle == end; i--) {
-        const pmusim_rec_t *r = &recs[i - 1];
-        if (r->kind == PMUSIM_REC_INSN && r->thread == t) {
-            occ_end[0]++;
-            occ_end[1] += x86_hist_weight(r, UINT32_MAX);
-        }
-    }
+    const bool open = h->cyc == end; /* else occ_end is 0, 0 */
     const uint64_t o0 = occ0[h->wmask != 0]; /* in the running count's source */
     const uint64_t met = h->met - (o0 >= h->k) - (open && h->occ >= h->k);
     const uint64_t met2 = h->met2 - (o0 >= h->k2) - (open && h->occ >= h->k2);
@@ -2336,7 +2347,7 @@ static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ,
         x86_hist_flush1(h, l, &ke[t], cur0, end, met, met2);
     else if (hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) { /* met2: the cycles that met k2 */
         h->met2 = met2;
-        x86_hist_flush2(h, l, recs, k0, k, t, cur0, end);
+        x86_hist_flush2(h, l, recs, k0, k, t, cur0, end, ke[t].occ_end);
     }
     else if (hmode == X86_HIST_K1) /* met: the one kind the thread has */
         x86_hist_flush1(h, l, &ke[t], cur0, end, met, met);
@@ -2492,7 +2503,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     /* thresholded counters: per thread, the running counts of its hgen listeners */
     bool hm[X86_MAX_THREADS] = {false};
     x86_hist_t hs[X86_MAX_THREADS];
-    x86_k1_ends_t ke[X86_MAX_THREADS]; /* the k1 variants' flush (x86_k1_ends()) */
+    x86_k1_ends_t ke[X86_MAX_THREADS]; /* the k1 and X86_HIST_TWO variants' flush (x86_k1_ends(), x86_two_ends()) */
     /* inside the loop, every thread's (those without hgen listeners never
      * meet k) cyc, occ, met, k and wmask of hs[] apart, and for the k1
      * variants its `lim`; the X86_HIST_GEN variants keep groups instead */
@@ -2838,6 +2849,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             if (thr) {
                 if (hmode == X86_HIST_K1 || hmode == X86_HIST_K1X)
                     x86_k1_ends(recs, k0, k, cur0, cur, nth, ke);
+                else if ((hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) && cur != cur0)
+                    x86_two_ends(recs, k0, k, cur, nth, ke);
                 for (uint32_t u = 0; u < nth; u++)
                     if (hm[u])
                         x86_hist_flush_any(&hs[u], x86_hist_cyc(h_cyc[u], seen[u], cur0, hmode),
@@ -2865,6 +2878,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     if (thr) {
         if (hmode == X86_HIST_K1 || hmode == X86_HIST_K1X)
             x86_k1_ends(recs, k0, k, cur0, cur, nth, ke);
+        else if ((hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) && cur != cur0)
+            x86_two_ends(recs, k0, k, cur, nth, ke); /* x86_hist_flush2() */
         for (uint32_t u = 0; u < nth; u++)
             if (hm[u])
                 x86_hist_flush_any(&hs[u], x86_hist_cyc(h_cyc[u], seen[u], cur0, hmode),
