@@ -1844,17 +1844,6 @@ static void x86_thr_prepare(const x86_model_t *m, x86_ctr_t *c, uint64_t cur)
     }
 }
 
-/* x86_thr_prepare() for every thresholded counter at the start of
- * x86_consume_fast() from cycle cur, when they are not ready (thr_ready).
- * Out of line: inlined into x86_consume_fast_body() beside that test, the
- * loop of the wsm c1 variant (x86_fast_n_thr_k1_f) took 0.4 instructions
- * more per record. */
-static __attribute__((noinline)) void x86_thr_prepare_all(x86_model_t *m, uint64_t cur)
-{
-    for (uint32_t i = 0; i < m->n_thresh; i++)
-        x86_thr_prepare(m, m->thresh[i], cur);
-}
-
 /* The least room below a wrap of the thresholded counters. */
 static uint64_t x86_thresh_room(const x86_model_t *m)
 {
@@ -2557,8 +2546,12 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     if (thr) {
         /* thresholded counters: their gates and conditions for an empty
          * cycle; at most `troom` cycle closes (x86_thr_touch()) */
-        if (!m->thr_ready || m->thr_ready_cur != cur0)
-            x86_thr_prepare_all(m, cur0);
+        /* not ready (thr_ready); the X86_HIST_K1 variants prepare every
+         * time: with the test their loop took an instruction more per
+         * record on wsm (x86_fast_n_thr_k1_f, c1 76.8 against 75.7) */
+        if (hmode == X86_HIST_K1 || !m->thr_ready || m->thr_ready_cur != cur0)
+            for (uint32_t i = 0; i < m->n_thresh; i++)
+                x86_thr_prepare(m, m->thresh[i], cur0);
         if (grp) {
             /* the groups are built (x86_consume_fast(), x86_grps_ready()) */
             for (uint32_t g = 0; g < ngrp; g++) {
