@@ -270,6 +270,13 @@ typedef struct x86_model {
     /* X86_HIST_GEN: the groups built for the threads' listener sets
      * grps_lst (invalid after x86_recompile()) */
     bool grps_ok;
+    /* x86_consume_fast(): the thresholded counters are as x86_thr_prepare()
+     * leaves them at cycle thr_ready_cur (the last loop ended there and
+     * nothing since has changed a gate, a configuration or a counter's
+     * closes: x86_thr_unready()), so the next loop from that cycle skips
+     * the preparation */
+    bool thr_ready;
+    uint64_t thr_ready_cur;
     const x86_listeners_t *grps_lst[X86_MAX_THREADS];
     x86_grps_t grps;
     uint32_t compiled_ann; /* trace annotations the counters were compiled for */
@@ -1057,8 +1064,16 @@ static bool x86_two_fits(const x86_listeners_t *l, bool *uops, uint64_t *k, uint
     return true;
 }
 
+/* Anything but x86_consume_fast() that may change what x86_thr_prepare()
+ * folds in (gates, configuration) or the counters' pending closes. */
+static inline void x86_thr_unready(x86_model_t *m)
+{
+    m->thr_ready = false;
+}
+
 static void x86_recompile(x86_model_t *m)
 {
+    x86_thr_unready(m);
     m->compiled_ann = m->base.trace_annotations;
     x86_units_sync_all(m);
     x86_sync_to(m, m->now);
@@ -1530,6 +1545,7 @@ static void x86_obs_emit(x86_model_t *m, uint64_t cycle)
  * cycles before and after it keep their O(1) gaps). */
 static void x86_advance(x86_model_t *m, uint64_t c2)
 {
+    x86_thr_unready(m);
     if (G_LIKELY(!m->obs_fn || m->cur >= m->obs_to || c2 < m->obs_from)) {
         x86_advance_span(m, c2);
         return;
@@ -1554,6 +1570,7 @@ void x86_observe_cycles(pmusim_model_t *base, uint64_t from, uint64_t to,
                         pmusim_cycle_observer_fn fn, void *user)
 {
     x86_model_t *m = x86_of(base);
+    x86_thr_unready(m);
     m->obs_fn = fn;
     m->obs_user = user;
     m->obs_from = from > m->cur ? from : m->cur;
@@ -2256,16 +2273,35 @@ static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_l
     }
 }
 
+/* Before x86_hist_flush2() (the X86_HIST_TWO variants, cycle `end` after
+ * cur0): every thread's instructions and uops (0 as 1) in cycle `end`, in
+ * e[t].occ_end, from one pass backward for all threads (the loop's last
+ * cycle holds a record of each of knm's four threads). */
+static __attribute__((noinline)) void x86_two_ends(const pmusim_rec_t *recs, size_t k0, size_t k,
+                                                   uint64_t end, uint32_t nth, x86_k1_ends_t *e)
+{
+    for (uint32_t t = 0; t < nth; t++)
+        e[t].occ_end[0] = e[t].occ_end[1] = 0;
+    for (size_t i = k; i > k0 && recs[i - 1].cycle == end; i--) {
+        const pmusim_rec_t *r = &recs[i - 1];
+        if (r->kind == PMUSIM_REC_INSN && r->thread < nth) {
+            e[r->thread].occ_end[0]++;
+            e[r->thread].occ_end[1] += x86_hist_weight(r, UINT32_MAX);
+        }
+    }
+}
+
 /* x86_hist_flush() for the X86_HIST_TWO variants: the thread's counters
  * count instructions or uops against one of two thresholds k and k2, met
  * by the occurrences of the running count's source (wmask); a counter of
  * the other source has threshold 1, met by a cycle with records either
  * way, but its `acc` holds its own source's occurrences, so those of
- * cycles cur0 and `end` are counted again from the records for both. */
+ * cycles cur0 (counted again here) and `end` (occ_end, x86_two_ends()) are
+ * counted again from the records for both. */
 static __attribute__((noinline)) void x86_hist_flush2(x86_hist_t *h, const x86_listeners_t *l,
                                                       const pmusim_rec_t *recs, size_t k0,
                                                       size_t k, uint32_t t, uint64_t cur0,
-                                                      uint64_t end)
+                                                      uint64_t end, const uint64_t *occ_end)
 {
     uint64_t occ0[2] = {0, 0}; /* cycle cur0 in the loop: instructions [0], uops [1] */
     for (size_t i = k0; i < k && recs[i].cycle == cur0; i++)
@@ -2278,15 +2314,7 @@ static __attribute__((noinline)) void x86_hist_flush2(x86_hist_t *h, const x86_l
             l->hgen[j]->acc += occ0[l->hgen[j]->src == X86_SRC_UOPS];
         return;
     }
-    const bool open = h->cyc == end;
-    uint64_t occ_end[2] = {0, 0};
-    for (size_t i = k; open && i > k0 && recs[i - 1].cycle == end; i--) {
-        const pmusim_rec_t *r = &recs[i - 1];
-        if (r->kind == PMUSIM_REC_INSN && r->thread == t) {
-            occ_end[0]++;
-            occ_end[1] += x86_hist_weight(r, UINT32_MAX);
-        }
-    }
+    const bool open = h->cyc == end; /* else occ_end is 0, 0 */
     const uint64_t o0 = occ0[h->wmask != 0]; /* in the running count's source */
     const uint64_t met = h->met - (o0 >= h->k) - (open && h->occ >= h->k);
     const uint64_t met2 = h->met2 - (o0 >= h->k2) - (open && h->occ >= h->k2);
@@ -2319,7 +2347,7 @@ static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ,
         x86_hist_flush1(h, l, &ke[t], cur0, end, met, met2);
     else if (hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) { /* met2: the cycles that met k2 */
         h->met2 = met2;
-        x86_hist_flush2(h, l, recs, k0, k, t, cur0, end);
+        x86_hist_flush2(h, l, recs, k0, k, t, cur0, end, ke[t].occ_end);
     }
     else if (hmode == X86_HIST_K1) /* met: the one kind the thread has */
         x86_hist_flush1(h, l, &ke[t], cur0, end, met, met);
@@ -2475,7 +2503,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     /* thresholded counters: per thread, the running counts of its hgen listeners */
     bool hm[X86_MAX_THREADS] = {false};
     x86_hist_t hs[X86_MAX_THREADS];
-    x86_k1_ends_t ke[X86_MAX_THREADS]; /* the k1 variants' flush (x86_k1_ends()) */
+    x86_k1_ends_t ke[X86_MAX_THREADS]; /* the k1 and X86_HIST_TWO variants' flush (x86_k1_ends(), x86_two_ends()) */
     /* inside the loop, every thread's (those without hgen listeners never
      * meet k) cyc, occ, met, k and wmask of hs[] apart, and for the k1
      * variants its `lim`; the X86_HIST_GEN variants keep groups instead */
@@ -2518,10 +2546,12 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     if (thr) {
         /* thresholded counters: their gates and conditions for an empty
          * cycle; at most `troom` cycle closes (x86_thr_touch()) */
-        for (uint32_t i = 0; i < m->n_thresh; i++) {
-            x86_ctr_t *c = m->thresh[i];
-            x86_thr_prepare(m, c, cur0);
-        }
+        /* not ready (thr_ready); the X86_HIST_K1 variants prepare every
+         * time: with the test their loop took an instruction more per
+         * record on wsm (x86_fast_n_thr_k1_f, c1 76.8 against 75.7) */
+        if (hmode == X86_HIST_K1 || !m->thr_ready || m->thr_ready_cur != cur0)
+            for (uint32_t i = 0; i < m->n_thresh; i++)
+                x86_thr_prepare(m, m->thresh[i], cur0);
         if (grp) {
             /* the groups are built (x86_consume_fast(), x86_grps_ready()) */
             for (uint32_t g = 0; g < ngrp; g++) {
@@ -2822,6 +2852,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             if (thr) {
                 if (hmode == X86_HIST_K1 || hmode == X86_HIST_K1X)
                     x86_k1_ends(recs, k0, k, cur0, cur, nth, ke);
+                else if ((hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) && cur != cur0)
+                    x86_two_ends(recs, k0, k, cur, nth, ke);
                 for (uint32_t u = 0; u < nth; u++)
                     if (hm[u])
                         x86_hist_flush_any(&hs[u], x86_hist_cyc(h_cyc[u], seen[u], cur0, hmode),
@@ -2837,6 +2869,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                                   x86_grp_occ(gr, g_cyc[g], g_occ[g], recs, k0, k, cur0, hmode),
                                   g_met[g], recs, k0, k, cur0, cur);
                 x86_thr_flush(m, cur);
+                m->thr_ready = true; /* every thresholded counter at cycle cur */
+                m->thr_ready_cur = cur;
             }
             x86_fast_wraps(m, l, wrapped, gwrapped, r);
             return k;
@@ -2847,6 +2881,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     if (thr) {
         if (hmode == X86_HIST_K1 || hmode == X86_HIST_K1X)
             x86_k1_ends(recs, k0, k, cur0, cur, nth, ke);
+        else if ((hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) && cur != cur0)
+            x86_two_ends(recs, k0, k, cur, nth, ke); /* x86_hist_flush2() */
         for (uint32_t u = 0; u < nth; u++)
             if (hm[u])
                 x86_hist_flush_any(&hs[u], x86_hist_cyc(h_cyc[u], seen[u], cur0, hmode),
@@ -2861,6 +2897,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                           x86_grp_occ(gr, g_cyc[g], g_occ[g], recs, k0, k, cur0, hmode), g_met[g],
                           recs, k0, k, cur0, cur);
         x86_thr_flush(m, cur);
+        m->thr_ready = true; /* every thresholded counter at cycle cur */
+        m->thr_ready_cur = cur;
     }
     if (single && k > k0)
         x86_fast_single_tally(recs, k0, k, n_other, &seen[0], &last_ip[0]);
@@ -3167,6 +3205,7 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
             if (i == n)
                 break;
         }
+        x86_thr_unready(m); /* the general path takes record i */
         const pmusim_rec_t *r = &recs[i];
         uint64_t c = r->cycle;
         if (c != m->cur) {
@@ -3251,6 +3290,7 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
 void x86_finish(pmusim_model_t *base)
 {
     x86_model_t *m = x86_of(base);
+    x86_thr_unready(m);
     if (m->finished)
         return;
     if (m->end > m->cur)
@@ -3370,6 +3410,7 @@ gboolean x86_write_reg(pmusim_model_t *base, const pmusim_regwrite_t *w, GError 
 {
     x86_model_t *m = x86_of(base);
     const x86_desc_t *d = m->d;
+    x86_thr_unready(m);
     if (w->space != PMUSIM_REG_MSR) {
         g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG,
                     "%s %u: the %s model has only MSRs", pmusim_regspace_name(w->space), w->num,
