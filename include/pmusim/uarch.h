@@ -186,7 +186,9 @@ gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, si
                             GError **error);
 /* Fills *tmpl with what every INSN record of `in` shares on this model
  * (kind, plm, flags the model cannot know, FP, slot, unit, len, ip, insn,
- * uops; zero elsewhere), for pmusim_uarch_insn_t.tmpl. */
+ * uops; zero elsewhere), for pmusim_uarch_insn_t.tmpl.  It reads only the
+ * model's configuration, which is fixed at creation: another thread may call
+ * it while the model runs (`trace annotate`'s reader thread does). */
 void pmusim_uarch_rec_template(const pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
                                pmusim_rec_t *tmpl);
 /* Passes a record the model does not produce (MARKER; EVENT records of a
