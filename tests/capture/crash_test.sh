@@ -108,8 +108,10 @@ while ! grep -q ready out.txt 2>/dev/null; do
     [ $tries -lt 1200 ] || { kill -9 $pid; fail "wait: never ready"; break; }
     sleep 0.1
 done
-qemu=$(pgrep -P $pid || true)
-[ -n "$qemu" ] && kill -9 $qemu
+# pmusim's child: QEMU (the program runs inside it)
+qemu=$(cat /proc/$pid/task/$pid/children 2>/dev/null || true)
+[ -n "$qemu" ] || qemu=$(pgrep -P $pid 2>/dev/null || true)
+if [ -n "$qemu" ]; then kill -9 $qemu; else fail "kill -9: QEMU's pid not found"; kill -9 $pid; fi
 set +e
 wait $pid
 st=$?
