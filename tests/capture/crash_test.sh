@@ -74,8 +74,8 @@ for run in "segv 139" "abort 134" "kill 137"; do
     st0=$(capture_dies $mode 0 z.pmt)
     [ "$st0" = "$want" ] || fail "$mode 0: exit status $st0, expected $want"
     # 3,000 iterations: all of it in the plugin's buffer, none sent when it
-    # dies; 3,000,000: 23 buffers, the last one unsent
-    for n in 3000 3000000; do
+    # dies; 1,000,000: 2 MB of block items, 7.6 buffers, the last one unsent
+    for n in 3000 1000000; do
         st=$(capture_dies $mode $n d.pmt)
         if [ "$st" = "$want" ]; then echo "ok    $mode $n: exit status $st"; else fail "$mode $n: exit status $st, expected $want"; fi
         grep -q "capture ended early: the program was killed by signal" err || fail "$mode $n: no ended-early message on stderr"
@@ -90,7 +90,7 @@ for run in "segv 139" "abort 134" "kill 137"; do
 done
 
 # two guest threads, each with its loop and items unsent when the first dies
-n=3000000
+n=1000000
 st=$(capture_dies threads $n d.pmt)
 [ "$st" = 139 ] || fail "threads: exit status $st, expected 139"
 for t in 0 1; do
