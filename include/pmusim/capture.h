@@ -5,6 +5,7 @@
  *
  *   pmusim_capture_t *c = pmusim_capture_new(u, nthreads, "capture", &error);
  *   pmusim_capture_feed(c, bytes, n, &error);      (any split of the stream)
+ *   pmusim_capture_recover(c, shm, size, NULL, &error); (no END chunk: QEMU died)
  *   pmusim_capture_finish(c, &error);              (the last instructions)
  *   pmusim_capture_add_symbols(c, writer, &error); (after finish)
  *   pmusim_capture_free(c);
@@ -38,6 +39,19 @@ typedef struct pmusim_capture pmusim_capture_t;
  * appears in messages. */
 pmusim_capture_t *pmusim_capture_new(pmusim_uarch_t *u, uint32_t nthreads, const char *name);
 gboolean pmusim_capture_feed(pmusim_capture_t *c, const void *data, size_t len, GError **error);
+/* For a stream that ended without its END chunk (QEMU died: a fatal
+ * signal, SIGKILL): runs what the plugin's shared execution buffers hold
+ * and the stream does not (docs/CAPTURE.md, "Ended early").  `shm` is the
+ * region the plugin was given (shm=N), `size` its bytes; it holds
+ * size / (64 + 256 KiB) buffers, one per vCPU.  A chunk the death cut is
+ * completed from its buffer (any other cut chunk is dropped), then each
+ * buffer's unsent items run as one more EXEC chunk, in vCPU order.
+ * *recovered (if not NULL) = the item bytes taken from the buffers.
+ * `shm` NULL: only drops a cut chunk.  Nothing to do after an END chunk.
+ * FALSE with an error naming the buffer when a header is impossible (the
+ * region is damaged) or the items are malformed. */
+gboolean pmusim_capture_recover(pmusim_capture_t *c, const void *shm, size_t size,
+                                uint64_t *recovered, GError **error);
 /* Runs the instructions still held (each thread's last block).  FALSE if
  * the stream stops inside a chunk. */
 gboolean pmusim_capture_finish(pmusim_capture_t *c, GError **error);

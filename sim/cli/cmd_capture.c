@@ -14,6 +14,7 @@
 #include "pmusim/trace.h"
 #include "pmusim/uarch.h"
 #include "wqueue.h"
+#include "../../traces/capture/capstream.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -377,6 +379,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     pmusim_trace_writer_t *w = NULL;
     pmusim_trace_header_t hdr = {0};
     int pipefd[2] = {-1, -1};
+    int shm_fd = -1;
     pid_t child = -1;
     capture_sink_t sink = {0};
     capture_pump_t *pump = NULL;
@@ -482,7 +485,16 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
      * place, with fewer wake-ups of either side; a refusal only costs speed */
     (void)fcntl(pipefd[0], F_SETPIPE_SZ, (int)CAPTURE_READ);
 #endif
-    plugin_arg = g_strdup_printf("%s,fd=%d", plugin, pipefd[1]);
+    /* the plugin's execution buffers, shared: what QEMU appended but had
+     * not sent when it died is still there (docs/CAPTURE.md, "Ended
+     * early"); without it a capture still runs, and a death loses them */
+    shm_fd = memfd_create("pmusim-capture", MFD_CLOEXEC);
+    if (shm_fd >= 0 && ftruncate(shm_fd, (off_t)CAPSTREAM_SHM_SIZE) != 0) {
+        close(shm_fd);
+        shm_fd = -1;
+    }
+    plugin_arg = shm_fd >= 0 ? g_strdup_printf("%s,fd=%d,shm=%d", plugin, pipefd[1], shm_fd)
+                             : g_strdup_printf("%s,fd=%d", plugin, pipefd[1]);
     GPtrArray *qargv = g_ptr_array_new();
     g_ptr_array_add(qargv, qemu);
     g_ptr_array_add(qargv, (char *)"-plugin");
@@ -499,6 +511,8 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         /* the write end crosses exec into QEMU (the plugin closes it for the
          * guest) */
         fcntl(pipefd[1], F_SETFD, 0);
+        if (shm_fd >= 0)
+            fcntl(shm_fd, F_SETFD, 0);
         /* the C library's start-up reads the environment: a fixed one makes
          * the instruction stream the same on every machine */
         static char *const clean[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", NULL};
@@ -557,6 +571,15 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                     "%s ran %s without the pmusim plugin's stream (QEMU refused the plugin "
                     "or the program; see the message above)", qemu, program);
         ok = FALSE;
+    }
+    /* QEMU died without the END chunk: the items it had not sent */
+    if (ok && !pmusim_capture_saw_end(cap)) {
+        void *m = shm_fd >= 0 ? mmap(NULL, CAPSTREAM_SHM_SIZE, PROT_READ, MAP_SHARED, shm_fd, 0)
+                              : MAP_FAILED;
+        ok = pmusim_capture_recover(cap, m != MAP_FAILED ? m : NULL,
+                                    m != MAP_FAILED ? CAPSTREAM_SHM_SIZE : 0, NULL, &error);
+        if (m != MAP_FAILED)
+            munmap(m, CAPSTREAM_SHM_SIZE);
     }
     ok = ok && pmusim_capture_finish(cap, &error) && pmusim_uarch_finish(u, &error) &&
          pmusim_wqueue_sync(sink.q, &error);
@@ -624,6 +647,8 @@ out:
         close(pipefd[0]);
     if (pipefd[1] >= 0)
         close(pipefd[1]);
+    if (shm_fd >= 0)
+        close(shm_fd);
     if (w)
         pmusim_trace_writer_abort(w);
     capture_pump_free(pump);

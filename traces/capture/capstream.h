@@ -33,9 +33,12 @@
  *             the address as a zigzag-coded difference from the previous
  *             access's address in the chunk (from 0 at the chunk's first
  *             access), little-endian, its high zero bytes left out.
- * MAPS    the guest's file mappings at exit, text lines
- *           "START END OFFSET PATH\n" (hex START, END, OFFSET): the files
- *           whose ELF symbol tables go into the trace.
+ * MAPS    the guest's file mappings, text lines "START END OFFSET PATH\n"
+ *         (hex START, END, OFFSET): the files whose ELF symbol tables go
+ *         into the trace.  Sent at exit, and before that whenever a newly
+ *         translated block lies outside every mapping of the last MAPS (a
+ *         library was loaded), so that a program that dies keeps its
+ *         symbols; the reader keeps the latest.
  * END     payload: u32 reason (0 normal exit, 1 fatal signal / abort),
  *         u32 0, then the plugin's own figures for `trace capture
  *         --timing`: u64 nanoseconds in pipe writes (copying, and waiting
@@ -44,7 +47,18 @@
  *         when unknown).  A reader takes the figures only from a 32-byte
  *         payload.
  *         Last chunk; a stream without it ended early (the process was
- *         killed). */
+ *         killed).
+ *
+ * The execution buffers (capstream_vbuf_t) live in a memory region that
+ * pmusim creates and passes to QEMU (plugin argument shm=N), one per vCPU,
+ * so that what the plugin appended but had not sent is still there when
+ * QEMU dies without an END chunk (docs/CAPTURE.md, "Ended early").  A
+ * flush writes, in this order: `pending` = 1 + the chunk number of the
+ * EXEC chunk it sends, the chunk, `len` = 0, `pending` = 0.  After the
+ * death the reader so knows for each buffer whether its bytes went through
+ * the pipe (pending set and that chunk read whole), are the chunk the
+ * death cut (pending = 1 + the next chunk number: its bytes come from the
+ * buffer), or were never sent (pending 0). */
 #ifndef PMUSIM_CAPSTREAM_H
 #define PMUSIM_CAPSTREAM_H
 
@@ -86,5 +100,29 @@ typedef struct capstream_insn {
 } capstream_insn_t;
 
 _Static_assert(sizeof(capstream_insn_t) == 16, "capstream_insn_t is 16 bytes on the wire");
+
+/* The shared execution buffers: CAPSTREAM_SHM_VCPUS of these, one after
+ * the other, buffer k for vCPU k (CAPSTREAM_SHM_SIZE bytes in all; pages a
+ * vCPU never touches are never allocated).  `len` counts only complete
+ * items: the plugin stores an item's bytes before the length that covers
+ * them. */
+#define CAPSTREAM_VBUF_SIZE (256u * 1024u)
+#define CAPSTREAM_SHM_VCPUS 1024u
+
+typedef struct capstream_vbuf {
+    uint64_t len;       /* bytes of items in data[] (not yet known to be sent) */
+    uint32_t pending;   /* 1 + the chunk number of the EXEC chunk being sent
+                         * from data[], 0 when none */
+    uint32_t cur_idx;   /* the plugin's own state: the instruction of the
+                         * last access in the current block, */
+    uint64_t prev_addr; /* the delta base (0 at a chunk's start), */
+    uint32_t cur_tb;    /* the current block */
+    uint32_t pad[9];
+    uint8_t data[CAPSTREAM_VBUF_SIZE];
+} capstream_vbuf_t;
+
+_Static_assert(sizeof(capstream_vbuf_t) == 64 + CAPSTREAM_VBUF_SIZE,
+               "capstream_vbuf_t: a 64-byte header and the items");
+#define CAPSTREAM_SHM_SIZE ((uint64_t)CAPSTREAM_SHM_VCPUS * sizeof(capstream_vbuf_t))
 
 #endif

@@ -12,6 +12,7 @@
 #include "pmusim/capture.h"
 #include "capstream.h"
 
+#include <stddef.h>
 #include <string.h>
 
 G_DEFINE_QUARK(pmusim-capture-error-quark, pmusim_capture_error)
@@ -558,6 +559,93 @@ gboolean pmusim_capture_finish(pmusim_capture_t *c, GError **error)
     if (c->buf->len)
         return cap_error(c, c->offset, error, "the stream ends inside a chunk (%u bytes left)",
                          c->buf->len);
+    return TRUE;
+}
+
+/* ---- after a death: the shared execution buffers ---- */
+
+static gboolean shm_error(pmusim_capture_t *c, uint32_t vcpu, GError **error, const char *fmt, ...)
+    G_GNUC_PRINTF(4, 5);
+static gboolean shm_error(pmusim_capture_t *c, uint32_t vcpu, GError **error, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    g_set_error(error, PMUSIM_CAPTURE_ERROR, PMUSIM_CAPTURE_ERROR_STREAM,
+                "%s: the shared buffer of vCPU %u (byte %" G_GUINT64_FORMAT " of the region): %s",
+                c->name, vcpu, (guint64)vcpu * sizeof(capstream_vbuf_t), msg);
+    g_free(msg);
+    return FALSE;
+}
+
+/* The buffers' headers are read field by field (the region is another
+ * process's memory: nothing is assumed of it). */
+gboolean pmusim_capture_recover(pmusim_capture_t *c, const void *shm, size_t size,
+                                uint64_t *recovered, GError **error)
+{
+    if (recovered)
+        *recovered = 0;
+    /* the chunk the death cut, if its header arrived: its place in the stream */
+    gboolean cut = c->buf->len >= CAPSTREAM_HEADER_SIZE;
+    uint32_t cut_kv = cut ? rd32(c->buf->data + 4) : 0, cut_size = cut ? rd32(c->buf->data + 8) : 0;
+    if (c->end || !c->hello) {
+        /* nothing to complete (a whole stream), or nothing the buffers'
+         * blocks could be placed by (no chunk arrived) */
+        g_byte_array_set_size(c->buf, 0);
+        return TRUE;
+    }
+    const uint8_t *base = shm;
+    const size_t stride = sizeof(capstream_vbuf_t);
+    uint32_t nbuf = shm ? (uint32_t)MIN(size / stride, (size_t)CAPSTREAM_SHM_VCPUS) : 0;
+    /* every header first: a damaged region changes nothing */
+    uint32_t inflight = UINT32_MAX; /* the buffer whose chunk the death cut or kept from starting */
+    for (uint32_t k = 0; k < nbuf; k++) {
+        const uint8_t *h = base + (size_t)k * stride;
+        uint64_t len = rd64(h + offsetof(capstream_vbuf_t, len));
+        uint32_t pending = rd32(h + offsetof(capstream_vbuf_t, pending));
+        if (len > CAPSTREAM_VBUF_SIZE)
+            return shm_error(c, k, error, "%" G_GUINT64_FORMAT " bytes of items, at most %u expected",
+                             (guint64)len, CAPSTREAM_VBUF_SIZE);
+        if (!pending || pending - 1 < c->next_seq)
+            continue; /* never sent, or sent whole */
+        if (pending - 1 > c->next_seq)
+            return shm_error(c, k, error, "a flush of chunk %u, but the stream's next chunk is %u",
+                             pending - 1, c->next_seq);
+        if (inflight != UINT32_MAX)
+            return shm_error(c, k, error, "a flush of chunk %u, as vCPU %u's", pending - 1, inflight);
+        if (!len)
+            return shm_error(c, k, error, "a flush of chunk %u with no bytes", pending - 1);
+        if (cut && ((cut_kv & 0xffff) != CAPSTREAM_EXEC || cut_kv >> 16 != k || cut_size != len))
+            return shm_error(c, k, error,
+                             "a flush of chunk %u, an EXEC chunk of vCPU %u, %" G_GUINT64_FORMAT
+                             " bytes; the stream has kind %u, vCPU %u, %u bytes",
+                             pending - 1, k, (guint64)len, cut_kv & 0xffff, cut_kv >> 16, cut_size);
+        inflight = k;
+    }
+    /* the cut chunk is dropped: the buffer that sent it completes it below,
+     * and any other kind (a block, the mappings) ran nothing yet */
+    g_byte_array_set_size(c->buf, 0);
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t k = 0; k < nbuf; k++) {
+            const uint8_t *h = base + (size_t)k * stride;
+            uint32_t len = (uint32_t)rd64(h + offsetof(capstream_vbuf_t, len));
+            uint32_t pending = rd32(h + offsetof(capstream_vbuf_t, pending));
+            /* pass 0: the chunk in flight, in its place; pass 1: the items
+             * never sent, in vCPU order */
+            if (pass == 0 ? k != inflight : (!len || pending != 0))
+                continue;
+            uint64_t at = (uint64_t)k * stride + offsetof(capstream_vbuf_t, data);
+            if (pass == 0)
+                c->next_seq++;
+            if (!cap_exec(c, k, h + offsetof(capstream_vbuf_t, data), len, at, error)) {
+                g_prefix_error(error, "the shared buffer of vCPU %u (region bytes): ", k);
+                return FALSE;
+            }
+            if (recovered)
+                *recovered += len;
+        }
+    }
     return TRUE;
 }
 

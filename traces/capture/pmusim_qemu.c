@@ -10,8 +10,13 @@
  * access 2 bytes plus the address as a delta from the previous one (2-4
  * bytes for most accesses).  Buffers go to the pipe in chunks; a full pipe
  * stalls the guest, so memory stays flat however long the program runs.
+ * The buffers live in a memory region shared with pmusim (capstream.h), so
+ * that a program that dies of a signal, or a QEMU that is killed, leaves
+ * pmusim the items not yet sent.
  *
- * Arguments: fd=N (the pipe's write end, inherited from pmusim).  */
+ * Arguments: fd=N (the pipe's write end, inherited from pmusim), shm=N
+ * (optional: a file of CAPSTREAM_SHM_SIZE bytes for the buffers, also
+ * inherited; without it they are private memory).  */
 #include "capstream.h"
 #include "qemu_plugin_abi.h"
 
@@ -22,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,8 +38,8 @@
 enum { BR_NONE, BR_COND, BR_JUMP, BR_CALL, BR_RET, BR_IND_JUMP, BR_IND_CALL };
 enum { FP_NONE, FP_SCALAR, FP_SIMD };
 
-#define MAX_VCPUS 1024u
-#define VBUF_SIZE (256u * 1024u)
+#define MAX_VCPUS CAPSTREAM_SHM_VCPUS
+#define VBUF_SIZE CAPSTREAM_VBUF_SIZE
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
                "the plugin writes the stream's little-endian words with memcpy");
@@ -42,14 +49,8 @@ __attribute__((visibility("default"))) int qemu_plugin_version = PMUSIM_QEMU_PLU
 /* One guest thread's EXEC items (capstream.h).  `prev_addr` is the delta
  * base of the chunk being filled (0 at its start), `cur_idx` the
  * instruction of the last access in the current block, `cur_tb` that
- * block. */
-typedef struct vbuf {
-    size_t len;
-    uint64_t prev_addr;
-    uint32_t cur_idx;
-    uint32_t cur_tb;
-    uint8_t data[VBUF_SIZE];
-} vbuf_t;
+ * block; `len` and `pending` tell pmusim after a death what was sent. */
+typedef capstream_vbuf_t vbuf_t;
 
 static int out_fd = -1;
 static int out_failed;               /* the pipe broke: stop writing */
@@ -59,6 +60,7 @@ static uint64_t write_ns, write_bytes; /* --timing: time in writev, bytes sent *
 static uint32_t next_tb;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static vbuf_t *vbufs[MAX_VCPUS];
+static vbuf_t *shm;                  /* the shared buffers, or NULL */
 static csh cs;
 static int cs_ok;
 
@@ -115,22 +117,24 @@ static uint64_t runq_wait_ns(void)
     return wait;
 }
 
-static void chunk_write(uint16_t kind, uint16_t vcpu, const void *payload, uint32_t size)
-{
-    pthread_mutex_lock(&out_lock);
-    if (!closed)
-        chunk_write_locked(kind, vcpu, payload, size);
-    pthread_mutex_unlock(&out_lock);
-}
-
+/* Sends vCPU `vcpu`'s items.  The order of the stores to the shared
+ * header is what pmusim reads after a death (capstream.h): `pending` names
+ * the chunk before any of it is written, `len` is cleared only once it is
+ * written whole, `pending` last. */
 static void vbuf_flush(unsigned vcpu)
 {
     vbuf_t *b = vbufs[vcpu];
-    if (b && b->len) {
-        chunk_write(CAPSTREAM_EXEC, (uint16_t)vcpu, b->data, (uint32_t)b->len);
-        b->len = 0;
-        b->prev_addr = 0; /* every chunk starts its own address deltas */
+    if (!b || !b->len)
+        return;
+    pthread_mutex_lock(&out_lock);
+    if (!closed && !out_failed && out_fd >= 0) {
+        __atomic_store_n(&b->pending, seq + 1, __ATOMIC_RELEASE);
+        chunk_write_locked(CAPSTREAM_EXEC, (uint16_t)vcpu, b->data, (uint32_t)b->len);
     }
+    pthread_mutex_unlock(&out_lock);
+    __atomic_store_n(&b->len, 0, __ATOMIC_RELEASE);
+    b->prev_addr = 0; /* every chunk starts its own address deltas */
+    __atomic_store_n(&b->pending, 0, __ATOMIC_RELEASE);
 }
 
 static inline vbuf_t *vbuf_get(unsigned vcpu, size_t need)
@@ -139,7 +143,7 @@ static inline vbuf_t *vbuf_get(unsigned vcpu, size_t need)
         return NULL;
     vbuf_t *b = vbufs[vcpu];
     if (!b) {
-        b = calloc(1, sizeof *b);
+        b = shm ? &shm[vcpu] : calloc(1, sizeof *b);
         vbufs[vcpu] = b;
         if (!b)
             return NULL;
@@ -153,14 +157,20 @@ static inline vbuf_t *vbuf_get(unsigned vcpu, size_t need)
 
 static inline void put_block(vbuf_t *b, uint32_t tb_id)
 {
+    const uint64_t len = b->len;
     if (tb_id < CAPSTREAM_SHORT_TB_IDS) {
         uint16_t h = (uint16_t)(tb_id << 2);
-        memcpy(b->data + b->len, &h, 2);
-        b->len += 2;
+        memcpy(b->data + len, &h, 2);
+        /* the bytes before the length that covers them (a QEMU killed
+         * between the two leaves pmusim complete items only); a compiler
+         * barrier, no instruction */
+        __atomic_signal_fence(__ATOMIC_RELEASE);
+        b->len = len + 2;
     } else {
         uint32_t w = tb_id << 2 | 2u;
-        memcpy(b->data + b->len, &w, 4);
-        b->len += 4;
+        memcpy(b->data + len, &w, 4);
+        __atomic_signal_fence(__ATOMIC_RELEASE);
+        b->len = len + 4;
     }
     b->cur_idx = 0;
     b->cur_tb = tb_id;
@@ -192,11 +202,91 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
     uint16_t h = (uint16_t)(1u | (qemu_plugin_mem_is_store(info) ? 2u : 0u) |
                             (qemu_plugin_mem_size_shift(info) & 3u) << 2 | code << 4 |
                             (i - b->cur_idx) << 7);
-    memcpy(b->data + b->len, &h, 2);
-    memcpy(b->data + b->len + 2, &z, 8); /* little-endian host: the low bytes first */
-    b->len += 2 + nbytes;
+    const uint64_t len = b->len;
+    memcpy(b->data + len, &h, 2);
+    memcpy(b->data + len + 2, &z, 8); /* little-endian host: the low bytes first */
+    __atomic_signal_fence(__ATOMIC_RELEASE); /* as in put_block */
+    b->len = len + 2 + nbytes;
     b->prev_addr = vaddr;
     b->cur_idx = i;
+}
+
+/* ---- the file mappings (symbols) ---- */
+
+/* The mappings of the process as last read: a block translated outside
+ * all of them lies in a mapping made since (a library loaded), and MAPS is
+ * sent again. */
+typedef struct map_range {
+    uint64_t start, end;
+} map_range_t;
+static map_range_t *known_maps;
+static size_t n_known_maps, known_maps_cap, known_maps_hit;
+
+static int maps_known(uint64_t vaddr)
+{
+    if (known_maps_hit < n_known_maps && vaddr >= known_maps[known_maps_hit].start &&
+        vaddr < known_maps[known_maps_hit].end)
+        return 1;
+    for (size_t i = 0; i < n_known_maps; i++)
+        if (vaddr >= known_maps[i].start && vaddr < known_maps[i].end) {
+            known_maps_hit = i;
+            return 1;
+        }
+    return 0;
+}
+
+/* Sends the file mappings of the process (host view: user-mode QEMU maps a
+ * guest file mapping as a host mapping of the same file, at the guest
+ * address when QEMU's guest base is 0, as it is for an x86-64 guest on an
+ * x86-64 host) and notes every mapping as known; the caller holds out_lock. */
+static void send_maps_locked(void)
+{
+    FILE *fp = fopen("/proc/self/maps", "r");
+    if (!fp)
+        return;
+    char line[4608];
+    size_t cap = 1u << 16, len = 0;
+    char *out = malloc(cap);
+    n_known_maps = 0;
+    while (out && fgets(line, sizeof line, fp)) {
+        unsigned long long start, end, off;
+        char perms[8], path[4096];
+        int nf = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &start, &end, perms, &off, path);
+        if (nf >= 2) {
+            if (n_known_maps == known_maps_cap) {
+                size_t ncap = known_maps_cap ? known_maps_cap * 2 : 64;
+                map_range_t *bigger = realloc(known_maps, ncap * sizeof *bigger);
+                if (bigger) {
+                    known_maps = bigger;
+                    known_maps_cap = ncap;
+                }
+            }
+            if (n_known_maps < known_maps_cap)
+                known_maps[n_known_maps++] = (map_range_t){start, end};
+        }
+        if (nf != 5 || path[0] != '/')
+            continue; /* QEMU maps guest code without host execute permission:
+                       * the reader keeps the mappings that hold executed blocks */
+        char rec[4200];
+        int n = snprintf(rec, sizeof rec, "%llx %llx %llx %s\n", start, end, off, path);
+        if (n <= 0 || (size_t)n >= sizeof rec)
+            continue;
+        if (len + (size_t)n > CAPSTREAM_MAX_CHUNK)
+            break;
+        if (len + (size_t)n > cap) {
+            char *bigger = realloc(out, cap * 2);
+            if (!bigger)
+                break;
+            out = bigger;
+            cap *= 2;
+        }
+        memcpy(out + len, rec, (size_t)n);
+        len += (size_t)n;
+    }
+    fclose(fp);
+    if (out && !closed)
+        chunk_write_locked(CAPSTREAM_MAPS, 0, out, (uint32_t)len);
+    free(out);
 }
 
 /* ---- translation: decode once ---- */
@@ -324,9 +414,11 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         return;
     pthread_mutex_lock(&out_lock);
     send_hello_locked();
+    uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
+    if (!maps_known(vaddr))
+        send_maps_locked(); /* a new mapping: its symbols even if the program dies */
     uint32_t tb_id = next_tb++;
     uint32_t n32 = (uint32_t)n;
-    uint64_t vaddr = qemu_plugin_tb_vaddr(tb);
     memcpy(payload, &tb_id, 4);
     memcpy(payload + 4, &n32, 4);
     memcpy(payload + 8, &vaddr, 8);
@@ -356,54 +448,14 @@ static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
         vbuf_flush(vcpu);
 }
 
-/* The file mappings of the process (host view: user-mode QEMU maps a guest
- * file mapping as a host mapping of the same file, at the guest address when
- * QEMU's guest base is 0, as it is for an x86-64 guest on an x86-64 host). */
-static void send_maps(void)
-{
-    FILE *fp = fopen("/proc/self/maps", "r");
-    if (!fp)
-        return;
-    char line[4608];
-    size_t cap = 1u << 16, len = 0;
-    char *out = malloc(cap);
-    while (out && fgets(line, sizeof line, fp)) {
-        unsigned long long start, end, off;
-        char perms[8], path[4096];
-        if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095s", &start, &end, perms, &off, path) != 5 ||
-            path[0] != '/')
-            continue; /* QEMU maps guest code without host execute permission:
-                       * the reader keeps the mappings that hold executed blocks */
-        char rec[4200];
-        int n = snprintf(rec, sizeof rec, "%llx %llx %llx %s\n", start, end, off, path);
-        if (n <= 0 || (size_t)n >= sizeof rec)
-            continue;
-        if (len + (size_t)n > CAPSTREAM_MAX_CHUNK)
-            break;
-        if (len + (size_t)n > cap) {
-            char *bigger = realloc(out, cap * 2);
-            if (!bigger)
-                break;
-            out = bigger;
-            cap *= 2;
-        }
-        memcpy(out + len, rec, (size_t)n);
-        len += (size_t)n;
-    }
-    fclose(fp);
-    if (out)
-        chunk_write(CAPSTREAM_MAPS, 0, out, (uint32_t)len);
-    free(out);
-}
-
 static void on_exit_cb(qemu_plugin_id_t id, void *ud)
 {
     (void)id;
     (void)ud;
     for (unsigned v = 0; v < MAX_VCPUS; v++)
         vbuf_flush(v);
-    send_maps();
     pthread_mutex_lock(&out_lock);
+    send_maps_locked();
     uint64_t end[4] = {0, write_ns, write_bytes + CAPSTREAM_HEADER_SIZE + sizeof end, runq_wait_ns()};
     chunk_write_locked(CAPSTREAM_END, 0, end, sizeof end); /* reason 0: a normal exit */
     closed = 1;
@@ -417,6 +469,7 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
                                                                const qemu_info_t *info,
                                                                int argc, char **argv)
 {
+    int shm_fd = -1;
     if (info->system_emulation) {
         qemu_plugin_outs("pmusim capture plugin: user-mode emulation only (qemu-x86_64)\n");
         return -1;
@@ -431,6 +484,11 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
             long v = strtol(argv[i] + 3, &end, 10);
             if (*end == '\0' && v >= 0 && v < 65536)
                 out_fd = (int)v;
+        } else if (strncmp(argv[i], "shm=", 4) == 0) {
+            char *end;
+            long v = strtol(argv[i] + 4, &end, 10);
+            if (*end == '\0' && v >= 0 && v < 65536)
+                shm_fd = (int)v;
         }
     }
     if (out_fd < 0 || fcntl(out_fd, F_GETFD) < 0) {
@@ -439,6 +497,17 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
     }
     /* the guest must not inherit the pipe through exec */
     fcntl(out_fd, F_SETFD, FD_CLOEXEC);
+    /* the shared buffers: mapped once, the file closed (the guest must not
+     * see it); without them the buffers are private and a death loses
+     * their items */
+    struct stat st;
+    if (shm_fd >= 0 && fstat(shm_fd, &st) == 0 && (uint64_t)st.st_size >= CAPSTREAM_SHM_SIZE) {
+        void *m = mmap(NULL, CAPSTREAM_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, shm_fd, 0);
+        if (m != MAP_FAILED)
+            shm = m;
+    }
+    if (shm_fd >= 0)
+        close(shm_fd);
     cs_ok = cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK &&
             cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK;
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);

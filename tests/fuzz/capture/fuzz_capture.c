@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+
+#define FUZZ_VBUF_STRIDE (64u + 256u * 1024u) /* one shared buffer (capstream.h) */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -71,8 +74,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* two feeds: the reader must not depend on where reads split the pipe */
     size_t cut = size ? data[0] % (size + 1) : 0;
     gboolean ok = pmusim_capture_feed(c, data, cut, &error) &&
-                  pmusim_capture_feed(c, data + cut, size - cut, &error) &&
-                  pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error);
+                  pmusim_capture_feed(c, data + cut, size - cut, &error);
+    /* a stream without its END chunk: recovery from two shared buffers
+     * (capstream.h: u64 len, u32 pending at 8, items from 64) whose header
+     * fields are the input's last 24 bytes and whose items are the input */
+    if (ok && !pmusim_capture_saw_end(c) && size >= 24) {
+        static uint8_t region[2 * FUZZ_VBUF_STRIDE];
+        for (size_t k = 0; k < 2; k++) {
+            uint8_t *b = region + k * FUZZ_VBUF_STRIDE;
+            memset(b, 0, 64);
+            memcpy(b, data + size - 24 + 12 * k, 12);
+            memcpy(b + 64, data, MIN(size, FUZZ_VBUF_STRIDE - 64));
+        }
+        ok = pmusim_capture_recover(c, region, sizeof region, NULL, &error);
+    }
+    ok = ok && pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error);
     (void)ok;
     g_clear_error(&error);
     pmusim_capture_free(c);

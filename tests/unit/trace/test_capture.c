@@ -300,6 +300,202 @@ static void test_capture_chunk_order(void)
     g_byte_array_unref(s);
 }
 
+/* ---- after a death: the shared buffers (capstream.h, capstream_vbuf_t) ---- */
+
+/* A buffer: u64 len at 0, u32 pending at 8, the items from byte 64; one
+ * per vCPU, 64 + 256 KiB apart. */
+#define VBUF_STRIDE (64u + 256u * 1024u)
+
+static uint8_t *region_new(unsigned nbuf) { return g_malloc0((gsize)nbuf * VBUF_STRIDE); }
+
+static void region_set(uint8_t *r, unsigned k, uint64_t len, uint32_t pending, const void *data,
+                       size_t n)
+{
+    uint8_t *b = r + (size_t)k * VBUF_STRIDE;
+    for (int i = 0; i < 8; i++)
+        b[i] = (uint8_t)(len >> 8 * i);
+    for (int i = 0; i < 4; i++)
+        b[8 + i] = (uint8_t)(pending >> 8 * i);
+    memcpy(b + 64, data, n);
+}
+
+/* make_stream() without its END chunk (the last 20 bytes) */
+static GByteArray *make_dead_stream(void)
+{
+    GByteArray *s = make_stream();
+    g_byte_array_set_size(s, s->len - 20);
+    return s;
+}
+
+/* the second EXEC chunk's items (chunk 4, the last 22 bytes of the dead
+ * stream: its header and 6 bytes) */
+static const uint8_t exec2_items[] = {0x4d, 0x00, 0x10, 0x00, 0xfe, 0xff};
+#define EXEC2_CHUNK 22u
+
+/* Feeds s[0, n), recovers from the region; the records in *recs. */
+static gboolean run_dead(const uint8_t *s, size_t n, const uint8_t *region, unsigned nbuf,
+                         uint64_t *recovered, uint64_t *insns, GArray *recs, GError **error)
+{
+    pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect, recs, error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    pmusim_capture_t *c = pmusim_capture_new(u, 1, "dead");
+    gboolean ok = pmusim_capture_feed(c, s, n, error) &&
+                  pmusim_capture_recover(c, region, (size_t)nbuf * VBUF_STRIDE, recovered, error) &&
+                  pmusim_capture_finish(c, error) && pmusim_uarch_finish(u, error);
+    CU_ASSERT_FALSE(pmusim_capture_saw_end(c));
+    *insns = pmusim_capture_instructions(c);
+    pmusim_capture_free(c);
+    pmusim_uarch_free(u);
+    return ok;
+}
+
+static void check_expected(GArray *recs)
+{
+    CU_ASSERT_EQUAL_FATAL(recs->len, G_N_ELEMENTS(expected));
+    for (guint i = 0; i < recs->len; i++) {
+        const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+        CU_ASSERT_EQUAL(r->kind, expected[i].kind);
+        CU_ASSERT_EQUAL(r->ip, expected[i].ip);
+        if (expected[i].addr)
+            CU_ASSERT_EQUAL(r->mem.addr, expected[i].addr);
+    }
+}
+
+/* The last EXEC chunk never sent (pending 0): its items come from the
+ * buffer, and the records are those of the whole stream; without the
+ * region (NULL: the plugin had none) the return's load is missing. */
+static void test_capture_recover_unsent(void)
+{
+    GByteArray *s = make_dead_stream();
+    uint8_t *r = region_new(2);
+    region_set(r, 0, sizeof exec2_items, 0, exec2_items, sizeof exec2_items);
+    GError *error = NULL;
+    GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+    uint64_t got = 0, insns = 0;
+    CU_ASSERT_TRUE(run_dead(s->data, s->len - EXEC2_CHUNK, r, 2, &got, &insns, recs, &error));
+    CU_ASSERT_EQUAL(got, 6);
+    CU_ASSERT_EQUAL(insns, 7);
+    check_expected(recs);
+    /* no region: the return runs without its load */
+    g_array_set_size(recs, 0);
+    CU_ASSERT_TRUE(run_dead(s->data, s->len - EXEC2_CHUNK, NULL, 0, &got, &insns, recs, &error));
+    CU_ASSERT_EQUAL(got, 0);
+    CU_ASSERT_EQUAL(insns, 7);
+    CU_ASSERT_EQUAL_FATAL(recs->len, G_N_ELEMENTS(expected));
+    CU_ASSERT_FALSE(g_array_index(recs, pmusim_rec_t, recs->len - 1).flags & PMUSIM_F_MEM);
+    g_clear_error(&error);
+    g_array_unref(recs);
+    g_free(r);
+    g_byte_array_unref(s);
+}
+
+/* A flush in progress: pending = 1 + chunk 4, the death cut the chunk
+ * after 0..21 of its 22 bytes; the chunk is completed from the buffer. */
+static void test_capture_recover_in_flight(void)
+{
+    GByteArray *s = make_dead_stream();
+    uint8_t *r = region_new(1);
+    region_set(r, 0, sizeof exec2_items, 5, exec2_items, sizeof exec2_items);
+    for (guint sent = 0; sent < EXEC2_CHUNK; sent++) {
+        GError *error = NULL;
+        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+        uint64_t got = 0, insns = 0;
+        gboolean ok = run_dead(s->data, s->len - EXEC2_CHUNK + sent, r, 1, &got, &insns, recs,
+                               &error);
+        if (!ok)
+            fprintf(stderr, "sent %u: %s\n", sent, error ? error->message : "?");
+        CU_ASSERT_TRUE(ok);
+        CU_ASSERT_EQUAL(got, 6);
+        CU_ASSERT_EQUAL(insns, 7);
+        check_expected(recs);
+        g_clear_error(&error);
+        g_array_unref(recs);
+    }
+    g_free(r);
+    g_byte_array_unref(s);
+}
+
+/* The chunk was sent whole, the death came before len = 0: the buffer's
+ * items are not run twice. */
+static void test_capture_recover_duplicate(void)
+{
+    GByteArray *s = make_dead_stream();
+    uint8_t *r = region_new(1);
+    region_set(r, 0, sizeof exec2_items, 5, exec2_items, sizeof exec2_items);
+    GError *error = NULL;
+    GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+    uint64_t got = 1, insns = 0;
+    CU_ASSERT_TRUE(run_dead(s->data, s->len, r, 1, &got, &insns, recs, &error));
+    CU_ASSERT_EQUAL(got, 0);
+    CU_ASSERT_EQUAL(insns, 7);
+    check_expected(recs);
+    g_clear_error(&error);
+    g_array_unref(recs);
+    g_free(r);
+    g_byte_array_unref(s);
+}
+
+/* Headers that cannot be: errors naming the buffer and what is wrong. */
+static void test_capture_recover_damaged(void)
+{
+    GByteArray *s = make_dead_stream();
+    const size_t before = s->len - EXEC2_CHUNK; /* chunks 0..3 read: the next is 4 */
+    static const struct {
+        uint64_t len0;
+        uint32_t pending0;
+        uint64_t len1;
+        uint32_t pending1;
+        size_t cut; /* bytes of chunk 4 that arrived */
+        const char *msg;
+    } cases[] = {
+        {262145, 0, 0, 0, 0,
+         "dead: the shared buffer of vCPU 0 (byte 0 of the region): 262145 bytes of items, at "
+         "most 262144 expected"},
+        {6, 0, 6, 7, 0,
+         "dead: the shared buffer of vCPU 1 (byte 262208 of the region): a flush of chunk 6, "
+         "but the stream's next chunk is 4"},
+        {6, 5, 6, 5, 0,
+         "dead: the shared buffer of vCPU 1 (byte 262208 of the region): a flush of chunk 4, as "
+         "vCPU 0's"},
+        {0, 5, 0, 0, 0,
+         "dead: the shared buffer of vCPU 0 (byte 0 of the region): a flush of chunk 4 with no "
+         "bytes"},
+        {6, 0, 6, 5, 16,
+         "dead: the shared buffer of vCPU 1 (byte 262208 of the region): a flush of chunk 4, an "
+         "EXEC chunk of vCPU 1, 6 bytes; the stream has kind 3, vCPU 0, 6 bytes"},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        uint8_t *r = region_new(2);
+        region_set(r, 0, cases[i].len0, cases[i].pending0, exec2_items, sizeof exec2_items);
+        region_set(r, 1, cases[i].len1, cases[i].pending1, exec2_items, sizeof exec2_items);
+        GError *error = NULL;
+        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+        uint64_t got = 0, insns = 0;
+        CU_ASSERT_FALSE(run_dead(s->data, before + cases[i].cut, r, 2, &got, &insns, recs,
+                                 &error));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(error);
+        if (strcmp(error->message, cases[i].msg) != 0)
+            fprintf(stderr, "case %u: %s\n", i, error->message);
+        CU_ASSERT_STRING_EQUAL(error->message, cases[i].msg);
+        g_clear_error(&error);
+        g_array_unref(recs);
+        g_free(r);
+    }
+    /* malformed items: the error names the buffer and the byte of the region */
+    uint8_t *r = region_new(1);
+    static const uint8_t bad[] = {0x4d, 0x00, 0x10}; /* an access item cut short */
+    region_set(r, 0, sizeof bad, 0, bad, sizeof bad);
+    GError *error = NULL;
+    uint64_t got = 0, insns = 0;
+    CU_ASSERT_FALSE(run_dead(s->data, before, r, 1, &got, &insns, NULL, &error));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(error);
+    CU_ASSERT_STRING_EQUAL(error->message, "the shared buffer of vCPU 0 (region bytes): dead: "
+                                           "byte 64: EXEC chunk ends inside a memory access");
+    g_clear_error(&error);
+    g_free(r);
+    g_byte_array_unref(s);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -309,6 +505,10 @@ int main(void)
     CU_add_test(suite, "v2 errors", test_capture_v2_errors);
     CU_add_test(suite, "threads share a block", test_capture_threads_share_block);
     CU_add_test(suite, "chunk order of two threads", test_capture_chunk_order);
+    CU_add_test(suite, "recover: unsent items", test_capture_recover_unsent);
+    CU_add_test(suite, "recover: a flush in progress, every cut", test_capture_recover_in_flight);
+    CU_add_test(suite, "recover: a chunk sent whole, not twice", test_capture_recover_duplicate);
+    CU_add_test(suite, "recover: damaged headers", test_capture_recover_damaged);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
