@@ -2587,16 +2587,24 @@ const pmusim_trace_header_t *pmusim_trace_reader_header(const pmusim_trace_reade
     return &r->hdr;
 }
 
-gssize pmusim_trace_reader_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t max,
-                                      GError **error)
+/* What both entry points answer before decoding: -1 (with error) when the
+ * reader failed before, 0 when it is done or nothing is asked, 1 to go on. */
+static int reader_go(pmusim_trace_reader_t *r, size_t max, GError **error)
 {
     if (r->failed) {
         g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT,
                     "%s: the reader already failed", r->name);
         return -1;
     }
-    if (r->done || max == 0)
-        return 0;
+    return r->done || max == 0 ? 0 : 1;
+}
+
+gssize pmusim_trace_reader_next_batch(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t max,
+                                      GError **error)
+{
+    const int go = reader_go(r, max, error);
+    if (go <= 0)
+        return go;
     r->ftmpl_valid = FALSE; /* the feed's templates do not follow these records */
     return r->binary ? bin_next_batch(r, recs, max, error) : text_next_batch(r, recs, max, error);
 }
@@ -2610,13 +2618,9 @@ gssize pmusim_trace_reader_next_feed(pmusim_trace_reader_t *r, pmusim_trace_feed
                     "%s: not a binary trace (no decoder to the model's input)", r->name);
         return -1;
     }
-    if (r->failed) {
-        g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT,
-                    "%s: the reader already failed", r->name);
-        return -1;
-    }
-    if (r->done || max == 0)
-        return 0;
+    const int go = reader_go(r, max, error);
+    if (go <= 0)
+        return go;
     return bin_next(r, NULL, f, max, error, TRUE);
 }
 
