@@ -6,11 +6,14 @@
  *   kill    kill(getpid(), SIGKILL): under QEMU user mode the guest's pid is
  *           QEMU's, so QEMU itself is killed
  *   threads a second thread runs spin(N) too and then waits; once it has,
- *           the first dies of SIGSEGV (two guest threads with items unsent)
+ *           the first dies of SIGSEGV (two guest threads with items unsent).
+ *           The first waits for it on a semaphore, which blocks: a busy
+ *           wait would add instructions that depend on the scheduling
  *   wait    prints "ready", then spins until it is killed from outside
  *   exit    exits normally (status 0)
  * N = 0 runs no loop: the start-up and the death alone. */
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,14 +28,14 @@ __attribute__((noinline)) static long spin(long n)
     return n;
 }
 
-static volatile int spun;
+static sem_t spun;
 static long count;
 
 static void *worker(void *arg)
 {
     (void)arg;
     spin(count);
-    __atomic_store_n(&spun, 1, __ATOMIC_RELEASE);
+    sem_post(&spun);
     for (;;)
         pause();
     return NULL;
@@ -46,11 +49,11 @@ int main(int argc, char **argv)
     count = atol(argv[2]);
     if (strcmp(mode, "threads") == 0) {
         pthread_t t;
-        if (pthread_create(&t, NULL, worker, NULL) != 0)
+        if (sem_init(&spun, 0, 0) != 0 || pthread_create(&t, NULL, worker, NULL) != 0)
             return 1;
         spin(count);
-        while (!__atomic_load_n(&spun, __ATOMIC_ACQUIRE))
-            sched_yield();
+        while (sem_wait(&spun) != 0)
+            ;
         *(volatile int *)0 = 1;
     }
     spin(count);
