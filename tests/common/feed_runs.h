@@ -10,6 +10,7 @@
 #include "pmusim/trace.h"
 #include "pmusim/uarch.h"
 #include "../../traces/reader_feed.h"
+#include "feed_open.h"
 #include "rec_equal.h"
 
 #include <glib.h>
@@ -201,26 +202,16 @@ static void read_feed(const void *data, size_t len, size_t batch, gboolean pass_
     f.insns = g_new(pmusim_uarch_insn_t, batch + 1);
     f.acc = g_new(pmusim_uarch_access_t, batch + 1 + PMUSIM_UARCH_MAX_ACCESSES);
     f.pass = g_new(pmusim_feed_pass_t, batch);
-    pmusim_uarch_insn_t aside;
-    pmusim_uarch_access_t aside_acc[PMUSIM_UARCH_MAX_ACCESSES];
-    gboolean open = FALSE;
+    feed_aside_t aside = {0};
     unsigned call = 0;
     gssize n;
     for (;;) {
-        f.ninsns = f.nacc = f.npass = 0;
-        f.open = open;
-        if (open) {
-            f.insns[0] = aside;
-            f.insns[0].access = f.acc;
-            memcpy(f.acc, aside_acc, aside.naccess * sizeof *aside_acc);
-            f.ninsns = 1;
-            f.nacc = aside.naccess;
-        }
+        feed_aside_begin(&f, &aside);
         n = pmusim_trace_reader_next_feed(r, &f, batch, &e);
         if (n < 0)
             break;
         note_call(o, r, n);
-        size_t keep = n > 0 && f.open ? 1 : 0; /* the last one waits */
+        const size_t keep = feed_aside_end(&f, n, &aside); /* the last one waits */
         size_t at = 0;
         for (size_t k = 0; k < f.npass; k++) {
             for (; at < f.pass[k].at; at++)
@@ -229,11 +220,6 @@ static void read_feed(const void *data, size_t len, size_t batch, gboolean pass_
         }
         for (; at < f.ninsns - keep; at++)
             add_feed_insn(o, model, &f.insns[at], call);
-        open = keep != 0;
-        if (open) {
-            aside = f.insns[f.ninsns - 1];
-            memcpy(aside_acc, aside.access, aside.naccess * sizeof *aside_acc);
-        }
         if (n == 0)
             break;
         call++;

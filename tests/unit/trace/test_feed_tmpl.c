@@ -18,6 +18,7 @@
 #include "../../../traces/trace_priv.h" /* tr_cache_index(), TR_CACHE_SIZE */
 
 #include "cu_main.h"
+#include "feed_open.h"
 
 #include <CUnit/Basic.h>
 #include <glib/gstdio.h>
@@ -169,20 +170,10 @@ static result_t run_held(GBytes *trace, size_t batch, unsigned lag, unsigned hol
         ring[i].copy = g_array_new(FALSE, FALSE, sizeof(pmusim_rec_t));
     }
     GHashTable *seen = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
-    pmusim_uarch_insn_t aside;
-    pmusim_uarch_access_t aside_acc[PMUSIM_UARCH_MAX_ACCESSES];
-    gboolean open = FALSE;
+    feed_aside_t aside = {0};
     unsigned call = 0;
     for (;; call++) {
-        f.ninsns = f.nacc = f.npass = 0;
-        f.open = open;
-        if (open) {
-            f.insns[0] = aside;
-            f.insns[0].access = f.acc;
-            memcpy(f.acc, aside_acc, aside.naccess * sizeof *aside_acc);
-            f.ninsns = 1;
-            f.nacc = aside.naccess;
-        }
+        feed_aside_begin(&f, &aside);
         /* the oldest call held is done before this one (afeed_main()
          * fills a slot the model gave back) */
         g_array_set_size(ring[call % hold].tmpl, 0);
@@ -197,14 +188,9 @@ static result_t run_held(GBytes *trace, size_t batch, unsigned lag, unsigned hol
                                       &g_array_index(ring[i].copy, pmusim_rec_t, j),
                                       sizeof(pmusim_rec_t)) != 0;
         held_t *h = &ring[call % hold];
-        size_t keep = n > 0 && f.open ? 1 : 0;
+        const size_t keep = feed_aside_end(&f, n, &aside);
         for (size_t i = 0; i < f.ninsns - keep; i++)
             hold_insn(h, u, &f.insns[i], seen, &res);
-        open = keep != 0;
-        if (open) {
-            aside = f.insns[f.ninsns - 1];
-            memcpy(aside_acc, aside.access, aside.naccess * sizeof *aside_acc);
-        }
         if (n == 0)
             break;
     }
