@@ -145,8 +145,11 @@ else
         "$pmusim" trace capture --cpu wsm $geom --L2=none --stats -o "$work/cg.pmt" -- "$@" 2>"$work/ours" >/dev/null
         sed -n 's/.*D1 misses \([0-9]*\).*LL misses \([0-9]*\), conditional branches \([0-9]*\).*/\1 \2 \3/p' "$work/ours"
     }
+    # (--vex-guest-chase=no: with VEX's default chasing cachegrind loses
+    # conditional branches, 3,888,555 against 4,772,755 on `gzip -c` of
+    # 200,000 bytes, docs/CAPTURE.md "Validation")
     theirs() {
-        valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes $geom \
+        valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes --vex-guest-chase=no $geom \
             --cachegrind-out-file=/dev/null "$@" 2>"$work/cg" >/dev/null
         awk '/D1  misses:/ { gsub(",", "", $4); d = $4 }
              /LL misses:/ { gsub(",", "", $4); l = $4 }
