@@ -85,10 +85,59 @@ static gboolean capture_check_program(const char *path, GError **error)
     return TRUE;
 }
 
+/* QEMU's -cpu for the modelled CPU, so that CPUID shows the program the
+ * family, model and features it would see there (docs/CAPTURE.md "The
+ * CPU the program sees"): wsm is libpfm4's 06_25 and wsm_dp 06_2C
+ * (reference/uarch.md, "Reference SKUs"), QEMU's Westmere is 06_2C; QEMU's KnightsMill is
+ * 06_85, less the features QEMU 7.2's TCG cannot run (it would warn on the
+ * program's stderr for each and leave them out anyway). */
+static const char *capture_guest_cpu(pmusim_cpu_t cpu)
+{
+    switch (cpu) {
+    case PMUSIM_CPU_WSM: return "Westmere,model=37";
+    case PMUSIM_CPU_WSM_DP: return "Westmere";
+    default:
+        return "KnightsMill,-avx512f,-avx512pf,-avx512er,-avx512cd,-avx512-vpopcntdq,"
+               "-avx512-4vnniw,-avx512-4fmaps,-rdseed,-x2apic,-tsc-deadline,-3dnowprefetch";
+    }
+}
+
 /* The plugin: $PMUSIM_QEMU_PLUGIN, else the one that goes with this
  * pmusim: the build tree's when pmusim runs from its build directory, the
  * installed one otherwise (an installed pmusim never loads a plugin from a
  * build tree that may have moved on), each falling back to the other. */
+/* Whether qemu -cpu help lists the model MODEL[,features] names: QEMU
+ * itself would refuse it only after the plugin has started, with a message
+ * a user has to dig out. */
+static gboolean capture_qemu_has_cpu(const char *qemu, const char *model, GError **error)
+{
+    char *argv[] = {(char *)qemu, (char *)"-cpu", (char *)"help", NULL};
+    char *out = NULL;
+    int wst = 0;
+    if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &wst,
+                      error))
+        return FALSE;
+    size_t n = strcspn(model, ",");
+    gboolean found = FALSE;
+    for (char *line = out; line && *line && !found;) {
+        char *eol = strchr(line, '\n');
+        if (eol)
+            *eol = '\0';
+        /* "x86 NAME  description" */
+        if (g_str_has_prefix(line, "x86 ")) {
+            const char *name = line + 4;
+            found = strncmp(name, model, n) == 0 && (name[n] == ' ' || name[n] == '\0');
+        }
+        line = eol ? eol + 1 : NULL;
+    }
+    g_free(out);
+    if (!found)
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "--qemu-cpu: %s has no CPU model '%.*s' (`%s -cpu help` lists them)", qemu,
+                    (int)n, model, qemu);
+    return found;
+}
+
 static char *capture_find_plugin(void)
 {
     const char *env = g_getenv("PMUSIM_QEMU_PLUGIN");
@@ -334,7 +383,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         g_error_free(error);
         return st;
     }
-    char *cpu_name = NULL, *out = NULL, *qemu_opt = NULL;
+    char *cpu_name = NULL, *out = NULL, *qemu_opt = NULL, *qemu_cpu = NULL;
     gint threads = 1;
     gboolean text = FALSE, stats = FALSE, clean_env = FALSE, timing = FALSE;
     GOptionEntry entries[] = {
@@ -356,6 +405,10 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
          NULL},
         {"qemu", 0, 0, G_OPTION_ARG_FILENAME, &qemu_opt,
          "the qemu-x86_64 to use (default: from PATH)", "PATH"},
+        {"qemu-cpu", 0, 0, G_OPTION_ARG_STRING, &qemu_cpu,
+         "the CPU QEMU shows the program (its -cpu: CPUID's family, model and features, which "
+         "choose the C library's code paths; default: the modelled CPU, docs/CAPTURE.md; "
+         "'max' = every feature QEMU can run)", "MODEL"},
         {NULL, 0, 0, 0, NULL, NULL, NULL},
     };
     GOptionContext *ctx = g_option_context_new("-- PROGRAM [ARGS...]");
@@ -426,6 +479,11 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         status = capture_fail(error);
         goto out;
     }
+    if (qemu_cpu && !capture_qemu_has_cpu(qemu, qemu_cpu, &error)) {
+        status = pmusim_cli_usage("trace capture", "%s", error->message);
+        g_clear_error(&error);
+        goto out;
+    }
     plugin = capture_find_plugin();
     if (!plugin) {
         g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
@@ -457,6 +515,8 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     char *cmdline = g_strjoinv(" ", prog_argv);
     pmusim_trace_header_set_meta(&hdr, "program", cmdline);
     g_free(cmdline);
+    const char *guest_cpu = qemu_cpu ? qemu_cpu : capture_guest_cpu(cpu);
+    pmusim_trace_header_set_meta(&hdr, "qemu.cpu", guest_cpu);
     pmusim_uarch_header(u, &hdr);
     pmusim_trace_header_set_annotations(&hdr, pmusim_trace_header_annotations(&hdr) |
                                                   PMUSIM_ANN_BRKIND | PMUSIM_ANN_ALLMEM |
@@ -497,6 +557,8 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                              : g_strdup_printf("%s,fd=%d", plugin, pipefd[1]);
     GPtrArray *qargv = g_ptr_array_new();
     g_ptr_array_add(qargv, qemu);
+    g_ptr_array_add(qargv, (char *)"-cpu");
+    g_ptr_array_add(qargv, (char *)guest_cpu);
     g_ptr_array_add(qargv, (char *)"-plugin");
     g_ptr_array_add(qargv, plugin_arg);
     g_ptr_array_add(qargv, program);
@@ -597,6 +659,10 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                           .plm = 3, .name = why};
         ok = pmusim_trace_writer_write(w, &m, 1, &error);
         fprintf(stderr, "pmusim: %s\n", why);
+        if (WIFSIGNALED(wst) && WTERMSIG(wst) == SIGILL)
+            fprintf(stderr, "pmusim: (QEMU showed the program a %s CPU: a program built for a "
+                            "newer one, e.g. with -march=native, can run with --qemu-cpu max)\n",
+                    guest_cpu);
         g_free(why);
     }
     guint skipped = 0;
@@ -663,6 +729,7 @@ out:
     g_free(cpu_name);
     g_free(out);
     g_free(qemu_opt);
+    g_free(qemu_cpu);
     g_free(opt_copy);
     g_option_context_free(ctx);
     return status;

@@ -134,6 +134,34 @@ if [ "$mode" = counts ]; then
     st=$?
     set -e
     if [ $st -eq 0 ] && [ "$(cat "$work/out.txt")" = 28 ]; then echo "ok    output and status pass through"; else echo "FAIL  status $st, output $(cat "$work/out.txt")"; failed=$((failed + 1)); fi
+
+    # The CPU the program sees (docs/CAPTURE.md): CPUID's model as the
+    # dynamic loader reports it (glibc >= 2.33), and the header's qemu.cpu
+    ld=/lib64/ld-linux-x86-64.so.2
+    if [ -x $ld ] && $ld --list-diagnostics >/dev/null 2>&1; then
+        for pair in wsm:0x25 wsm_dp:0x2c knm:0x85; do
+            c=${pair%:*}
+            m=$("$pmusim" trace capture --cpu $c -o "$work/ld.pmt" -- $ld --list-diagnostics | sed -n 's/^x86.cpu_features.basic.model=//p')
+            if [ "$m" = "${pair#*:}" ]; then echo "ok    $c: the program sees CPUID model $m"; else echo "FAIL  $c: the program sees CPUID model '$m', expected ${pair#*:}"; failed=$((failed + 1)); fi
+        done
+        q=$("$pmusim" trace info "$work/ld.pmt" | sed -n 's/^meta qemu.cpu: //p')
+        case $q in KnightsMill,*) echo "ok    knm: header qemu.cpu $q" ;; *) echo "FAIL  knm: header qemu.cpu '$q'"; failed=$((failed + 1)) ;; esac
+    else
+        echo "skip  CPUID model checks: $ld has no --list-diagnostics"
+    fi
+    # an AVX2 instruction: SIGILL on the Westmere model (status 132, a hint
+    # on stderr), runs under --qemu-cpu max; an unknown model is a usage error
+    "$cc" -O2 -o "$work/avx2" "$src/tests/capture/progs/avx2.c"
+    set +e
+    "$pmusim" trace capture --cpu wsm -o "$work/a.pmt" -- "$work/avx2" 2>"$work/a.err"
+    st=$?
+    "$pmusim" trace capture --cpu wsm --qemu-cpu max -o "$work/am.pmt" -- "$work/avx2" 2>/dev/null
+    stm=$?
+    "$pmusim" trace capture --cpu wsm --qemu-cpu Nosuch -o "$work/an.pmt" -- "$work/avx2" 2>"$work/an.err"
+    stn=$?
+    set -e
+    if [ $st -eq 132 ] && grep -q -- "--qemu-cpu max" "$work/a.err" && [ $stm -eq 0 ]; then echo "ok    AVX2 on wsm: SIGILL with a hint; runs with --qemu-cpu max"; else echo "FAIL  AVX2 on wsm: status $st, with max $stm"; cat "$work/a.err"; failed=$((failed + 1)); fi
+    if [ $stn -eq 2 ] && grep -q "no CPU model 'Nosuch'" "$work/an.err" && [ ! -e "$work/an.pmt" ]; then echo "ok    --qemu-cpu Nosuch: usage error, no trace"; else echo "FAIL  --qemu-cpu Nosuch: status $stn"; cat "$work/an.err"; failed=$((failed + 1)); fi
 else
     # cachegrind on the same programs and geometry (I1/D1 -> LL, no L2);
     # both tools' start-up counts (a run of size 0) are subtracted, since
