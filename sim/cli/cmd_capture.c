@@ -46,6 +46,41 @@ static char *capture_find_program(const char *prog)
     return g_find_program_in_path(prog);
 }
 
+/* A script's "#!INTERP [ARG]" line as the kernel reads it: the first line,
+ * within the first 256 bytes; INTERP up to the first blank, ARG the rest
+ * with the blanks around it removed (one argument, spaces and all), none if
+ * empty.  1 for a script, 0 for no "#!", -1 with `error` set. */
+static int capture_script(const char *path, char **interp, char **arg, GError **error)
+{
+    char buf[256];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (n < 2 || buf[0] != '#' || buf[1] != '!')
+        return 0;
+    char *nl = memchr(buf, '\n', (size_t)n);
+    if (!nl && n == (ssize_t)sizeof buf) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: the script's #! line is longer than %zu bytes", path, sizeof buf - 1);
+        return -1;
+    }
+    char *line = g_strndup(buf + 2, (size_t)((nl ? nl - buf : n) - 2));
+    g_strstrip(line);
+    size_t k = strcspn(line, " \t");
+    if (k == 0 || memchr(line, '\0', k) != NULL) {
+        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: the script's #! line names no interpreter", path);
+        g_free(line);
+        return -1;
+    }
+    *interp = g_strndup(line, k);
+    char *rest = g_strstrip(line + k);
+    *arg = *rest ? g_strdup(rest) : NULL;
+    g_free(line);
+    return 1;
+}
+
 /* A clear error unless `path` is an x86-64 ELF executable. */
 static gboolean capture_check_program(const char *path, GError **error)
 {
@@ -66,8 +101,7 @@ static gboolean capture_check_program(const char *path, GError **error)
         close(fd);
     if (n < (ssize_t)EI_NIDENT || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0) {
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                    "%s: not an ELF executable (a script? capture its interpreter with the "
-                    "script as argument)", path);
+                    "%s: neither an ELF executable nor a script that starts with #!", path);
         return FALSE;
     }
     if (n < (ssize_t)sizeof eh || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64) {
@@ -427,6 +461,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     char **opt_v = opt_copy;
     int status = 0;
     char *program = NULL, *plugin = NULL, *qemu = NULL, *plugin_arg = NULL;
+    char *interp = NULL, *interp_arg = NULL; /* a #! script's */
     pmusim_uarch_t *u = NULL;
     pmusim_capture_t *cap = NULL;
     pmusim_trace_writer_t *w = NULL;
@@ -467,7 +502,19 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         status = capture_fail(error);
         goto out;
     }
-    if (!capture_check_program(program, &error)) {
+    /* a script runs under its interpreter, as execve runs it: QEMU is given
+     * INTERP [ARG] SCRIPT ARGS */
+    struct stat pst;
+    if (stat(program, &pst) == 0 && S_ISREG(pst.st_mode) && access(program, X_OK) == 0) {
+        int sc = capture_script(program, &interp, &interp_arg, &error);
+        if (sc < 0 || (sc > 0 && !capture_check_program(interp, &error))) {
+            if (sc > 0)
+                g_prefix_error(&error, "%s: the script's interpreter: ", program);
+            status = capture_fail(error);
+            goto out;
+        }
+    }
+    if (!interp && !capture_check_program(program, &error)) {
         status = capture_fail(error);
         goto out;
     }
@@ -561,6 +608,11 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     g_ptr_array_add(qargv, (char *)guest_cpu);
     g_ptr_array_add(qargv, (char *)"-plugin");
     g_ptr_array_add(qargv, plugin_arg);
+    if (interp) {
+        g_ptr_array_add(qargv, interp);
+        if (interp_arg)
+            g_ptr_array_add(qargv, interp_arg);
+    }
     g_ptr_array_add(qargv, program);
     for (char **a = prog_argv + 1; *a; a++)
         g_ptr_array_add(qargv, *a);
@@ -726,6 +778,8 @@ out:
     g_free(plugin);
     g_free(qemu);
     g_free(program);
+    g_free(interp);
+    g_free(interp_arg);
     g_free(cpu_name);
     g_free(out);
     g_free(qemu_opt);

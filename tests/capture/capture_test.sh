@@ -162,6 +162,20 @@ if [ "$mode" = counts ]; then
     set -e
     if [ $st -eq 132 ] && grep -q -- "--qemu-cpu max" "$work/a.err" && [ $stm -eq 0 ]; then echo "ok    AVX2 on wsm: SIGILL with a hint; runs with --qemu-cpu max"; else echo "FAIL  AVX2 on wsm: status $st, with max $stm"; cat "$work/a.err"; failed=$((failed + 1)); fi
     if [ $stn -eq 2 ] && grep -q "no CPU model 'Nosuch'" "$work/an.err" && [ ! -e "$work/an.pmt" ]; then echo "ok    --qemu-cpu Nosuch: usage error, no trace"; else echo "FAIL  --qemu-cpu Nosuch: status $stn"; cat "$work/an.err"; failed=$((failed + 1)); fi
+    # a #! script runs under its interpreter, arguments and status pass
+    # through; the trace is the shell's (it has instructions and reads)
+    printf '#!/bin/sh -e\necho "$0|$1|$2"\nexit 3\n' > "$work/s.sh"
+    printf '#!/nonexistent/sh\n' > "$work/bad.sh"
+    chmod +x "$work/s.sh" "$work/bad.sh"
+    set +e
+    o=$("$pmusim" trace capture --cpu wsm -o "$work/sh.pmt" -- "$work/s.sh" a "b c")
+    st=$?
+    "$pmusim" trace capture --cpu wsm -o "$work/bad.pmt" -- "$work/bad.sh" 2>"$work/bad.err"
+    stb=$?
+    set -e
+    n=$(count wsm::INST_RETIRED:ANY_P "$work/sh.pmt")
+    if [ $st -eq 3 ] && [ "$o" = "$work/s.sh|a|b c" ] && [ "${n:-0}" -gt 10000 ]; then echo "ok    #! script: output, status 3, $n instructions"; else echo "FAIL  #! script: status $st, output '$o', ${n:-0} instructions"; failed=$((failed + 1)); fi
+    if [ $stb -eq 1 ] && grep -q "the script's interpreter: /nonexistent/sh" "$work/bad.err" && [ ! -e "$work/bad.pmt" ]; then echo "ok    #! script with a missing interpreter: error, no trace"; else echo "FAIL  #! script with a missing interpreter: status $stb"; cat "$work/bad.err"; failed=$((failed + 1)); fi
 else
     # cachegrind on the same programs and geometry (I1/D1 -> LL, no L2);
     # both tools' start-up counts (a run of size 0) are subtracted, since
