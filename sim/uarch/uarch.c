@@ -61,6 +61,7 @@ typedef struct uarch_thread {
     insn_event_t evacc[MAX_INSN_EVENTS]; /* EVENT counts not yet written */
     unsigned nevacc;
     uint64_t evacc_since;      /* retirement cycle of the first counted one */
+    uint64_t ev_due;           /* evacc_since + EVENT_SPAN, UINT64_MAX when nevacc is 0 */
 } uarch_thread_t;
 
 struct pmusim_uarch {
@@ -377,6 +378,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     for (uint32_t i = 0; i < nthreads; i++) {
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
+        t->ev_due = UINT64_MAX;
         t->plm = 3;
         /* SMT threads run from cycle 0 together: none may be overtaken by
          * another's records until its queue fills (then it is clamped) */
@@ -926,6 +928,7 @@ static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolea
         e->n = t->evacc[i].n;
     }
     t->nevacc = 0;
+    t->ev_due = UINT64_MAX;
 }
 
 /* Adds the current instruction's counts to its thread's sums; writes the
@@ -942,14 +945,16 @@ static void events_collect(pmusim_uarch_t *u, uint32_t ti, uint64_t r)
         if (k == t->nevacc) {
             if (t->nevacc == MAX_INSN_EVENTS)
                 events_flush(u, ti, r, FALSE);
-            if (!t->nevacc)
+            if (!t->nevacc) {
                 t->evacc_since = r;
+                t->ev_due = r + EVENT_SPAN;
+            }
             k = t->nevacc++;
             t->evacc[k] = (insn_event_t){ e->code, e->umask, 0 };
         }
         t->evacc[k].n += e->n;
     }
-    if (t->nevacc && r >= t->evacc_since + EVENT_SPAN)
+    if (r >= t->ev_due)
         events_flush(u, ti, r, FALSE);
 }
 
@@ -1063,7 +1068,7 @@ static inline uint64_t take_slots(uint64_t *cycle, uint32_t *used, uint64_t at, 
         *cycle = at;
         *used = 0;
     }
-    if (*used && *used + uops > w) {
+    if (*used + uops > w && *used) {
         (*cycle)++;
         *used = 0;
     }
@@ -1214,7 +1219,11 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
         /* new lines: free when each is the most recent of its ITLB and L1I
          * sets (the general body's fetch would change nothing but
-         * last_fetch_blk, which is set here the same way) */
+         * last_fetch_blk, which is set here the same way).  A thread's
+         * first instruction comes here (last_fetch_blk starts as no
+         * block): the general body runs it, so that below t->any holds */
+        if (G_UNLIKELY(!t->any))
+            return FAST_NO;
         if (blk != t->last_fetch_blk && !ifetch_mru_p2(u, in->ip))
             return FAST_NO;
         if (eblk != blk && !ifetch_mru_p2(u, eblk << lb))
@@ -1325,21 +1334,12 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* the sink runs (and may fail: u->err) only in the rare cases, which
      * say so in `called` */
     gboolean called = FALSE;
-    if (G_UNLIKELY(t->any && r > t->last_ret + IDLE_MIN)) {
+    if (G_UNLIKELY(r > t->last_ret + IDLE_MIN)) { /* t->any (above) */
         cursor_sync(u, cur);
         rec_new(u, ti, PMUSIM_REC_IDLE, t->last_ret + 1)->n = r - (t->last_ret + 1);
         cursor_load(u, cur);
         called = TRUE;
     }
-    uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
-    if (in->fp != PMUSIM_UARCH_FP_NONE)
-        flags |= PMUSIM_F_FP;
-    if (SH_NACC)
-        flags |= PMUSIM_F_MEM;
-    if (SH_ISBR)
-        flags |= PMUSIM_F_BRANCH;
-    if (G_UNLIKELY(oc))
-        flags |= PMUSIM_F_OFFCORE;
     pmusim_rec_t *rec;
     if (cur) {
         if (G_UNLIKELY(cur->p == cur->end)) {
@@ -1357,12 +1357,13 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         rec = G_UNLIKELY(called) && u->err ? &u->scratch : u->outp++;
     }
     if (in->tmpl) {
-        /* the static part in one copy (pmusim_uarch_rec_template()) */
+        /* the static part in one copy (pmusim_uarch_rec_template(): thread
+         * 0, the flags the input gives and FP) */
         *rec = *in->tmpl;
         rec->cycle = r;
-        rec->thread = (uint8_t)ti;
         if (SH_NACC || SH_ISBR)
-            rec->flags = flags;
+            rec->flags |= (SH_NACC ? PMUSIM_F_MEM : 0) | (SH_ISBR ? PMUSIM_F_BRANCH : 0) |
+                          (oc ? PMUSIM_F_OFFCORE : 0);
         if (SH_NACC)
             rec->mem = multi ? mems[0] : m;
         if (SH_ISBR)
@@ -1370,6 +1371,15 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         if (G_UNLIKELY(oc))
             rec->oc = u->oc;
     } else {
+        uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
+        if (in->fp != PMUSIM_UARCH_FP_NONE)
+            flags |= PMUSIM_F_FP;
+        if (SH_NACC)
+            flags |= PMUSIM_F_MEM;
+        if (SH_ISBR)
+            flags |= PMUSIM_F_BRANCH;
+        if (G_UNLIKELY(oc))
+            flags |= PMUSIM_F_OFFCORE;
         rec_insn_head(rec, r, flags, t->plm, in, ia64);
         if (SH_NACC)
             rec->mem = multi ? mems[0] : m;
@@ -1401,14 +1411,13 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         events_collect(u, ti, r);
         cursor_load(u, cur);
         called = TRUE;
-    } else if (G_UNLIKELY(t->nevacc) && r >= t->evacc_since + EVENT_SPAN) {
+    } else if (G_UNLIKELY(r >= t->ev_due)) {
         cursor_sync(u, cur);
         events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
         cursor_load(u, cur);
         called = TRUE;
     }
-    t->last_ret = r;
-    t->any = TRUE;
+    t->last_ret = r; /* t->any holds already */
     /* one thread retires in order: r is the largest retirement cycle yet */
     u->st.cycles = r + 1;
     return called ? FAST_DONE_CALLED : FAST_DONE;
@@ -1564,7 +1573,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         m->ip = in->ip;
         m->mem = mem[k];
     }
-    if (u->niev || (t->nevacc && r >= t->evacc_since + EVENT_SPAN))
+    if (u->niev || r >= t->ev_due)
         events_collect(u, ti, r); /* else it would add nothing and write nothing */
     if (!hold) {
         t->last_ret = r;
