@@ -1064,20 +1064,26 @@ static gboolean take_error(pmusim_uarch_t *u, GError **error)
 static inline uint64_t take_slots(uint64_t *cycle, uint32_t *used, uint64_t at, uint32_t uops,
                                   uint32_t w)
 {
+    uint32_t u0 = *used;
     if (at > *cycle) {
         *cycle = at;
-        *used = 0;
+        u0 = 0;
     }
-    if (*used + uops > w && *used) {
+    uint32_t nu = u0 + uops;
+    if (G_LIKELY(nu <= w)) { /* room in this cycle (the common case) */
+        *used = nu;
+        return *cycle;
+    }
+    if (u0) { /* the next cycle */
         (*cycle)++;
-        *used = 0;
+        nu = uops;
     }
-    *used += uops;
     const uint64_t start = *cycle;
-    while (G_UNLIKELY(*used > w)) {
+    while (nu > w) { /* more uops than the width: the cycles after it */
         (*cycle)++;
-        *used -= w;
+        nu -= w;
     }
+    *used = nu;
     return start;
 }
 
