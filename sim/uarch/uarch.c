@@ -954,6 +954,7 @@ static void events_collect(pmusim_uarch_t *u, uint32_t ti, uint64_t r)
         }
         t->evacc[k].n += e->n;
     }
+    u->niev = 0; /* empty between instructions (insn_fast()) */
     if (r >= t->ev_due)
         events_flush(u, ti, r, FALSE);
 }
@@ -1237,14 +1238,12 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         t->last_fetch_blk = eblk;
     }
     /* from here on the instruction stays on the fast path: its EVENT
-     * counts (u->iev) are started when the first one comes (ev) */
-    gboolean ev = FALSE, oc = FALSE;
+     * counts go to u->iev, empty between instructions (events_collect()) */
+    gboolean oc = FALSE;
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
     if (G_LIKELY(t->n >= window)) {
         const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
         if (G_UNLIKELY(free_at > d)) {
-            u->niev = 0;
-            ev = TRUE;
             ev_add(u, &u->cfg->ev.rob_full, free_at - d);
             d = free_at;
         }
@@ -1253,10 +1252,6 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
     if (!multi && SH_NACC && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
         /* the whole lookup, as insn_body() makes it */
-        if (!ev) {
-            u->niev = 0;
-            ev = TRUE;
-        }
         u->oc_valid = FALSE;
         memset(&m, 0, sizeof m);
         if (ia64)
@@ -1277,16 +1272,12 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     }
     if (multi) {
         /* every access after dispatch, as insn_body() makes them; the
-         * first one that takes the whole lookup starts the EVENT counts
-         * and the offcore part (the first data request's) */
+         * first one that takes the whole lookup starts the offcore part
+         * (the first data request's) */
         gboolean slow = FALSE;
         for (uint32_t k = 0; k < in->naccess; k++) {
             const pmusim_uarch_access_t *a = &in->access[k];
             if (!data_access_l1_mru(u, a, &mems[k], !ia64, TRUE)) {
-                if (!ev) {
-                    u->niev = 0;
-                    ev = TRUE;
-                }
                 if (!slow) {
                     u->oc_valid = FALSE;
                     slow = TRUE;
@@ -1315,10 +1306,6 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         memset(&br, 0, sizeof br);
         int res = branch_predict(u, t, in, &br, ia64);
         if (G_UNLIKELY(res != BR_OK)) {
-            if (!ev) {
-                u->niev = 0;
-                ev = TRUE;
-            }
             if (res == BR_MISPREDICT) {
                 uint64_t again = c + u->cfg->mispredict_penalty;
                 if (again > t->fe_ready)
@@ -1412,7 +1399,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         mr->ip = in->ip;
         mr->mem = mems[k];
     }
-    if (G_UNLIKELY(ev && u->niev)) {
+    if (G_UNLIKELY(u->niev)) {
         cursor_sync(u, cur);
         events_collect(u, ti, r);
         cursor_load(u, cur);
