@@ -47,7 +47,10 @@ typedef struct uarch_thread {
     gboolean any;              /* retired something */
     gboolean started;          /* has had input */
     uint64_t n;                /* instructions so far */
-    uint64_t ring[RING_SIZE];  /* retirement cycles of the last instructions */
+    /* retirement cycles of the last instructions; UINT64_MAX before the
+     * first RING_SIZE (then ring[(n - window) % RING_SIZE] + 1 is 0 while
+     * n < window: no reorder-window stall, without testing n) */
+    uint64_t ring[RING_SIZE];
     uint32_t hist;             /* global branch history (taken bits) */
     uint64_t ras[32];
     uint32_t ras_n, ras_top;
@@ -334,6 +337,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->soemt = cfg->soemt && nthreads > 1;
     u->share = u->merge ? nthreads : 1;
     u->window = cfg->window / u->share;
+    g_assert(u->window >= 1 && u->window <= RING_SIZE); /* what the ring relies on */
     u->numa_interleave = o->numa_interleave;
     u->mcdram = o->knm_mcdram;
     u->sink = sink;
@@ -379,6 +383,8 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
         t->ev_due = UINT64_MAX;
+        for (uint32_t k = 0; k < RING_SIZE; k++)
+            t->ring[k] = UINT64_MAX;
         t->plm = 3;
         /* SMT threads run from cycle 0 together: none may be overtaken by
          * another's records until its queue fills (then it is clamped) */
@@ -1241,12 +1247,11 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
      * counts go to u->iev, empty between instructions (events_collect()) */
     gboolean oc = FALSE;
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
-    if (G_LIKELY(t->n >= window)) {
-        const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
-        if (G_UNLIKELY(free_at > d)) {
-            ev_add(u, &u->cfg->ev.rob_full, free_at - d);
-            d = free_at;
-        }
+    /* a free entry in the reorder window (no test of t->n: the ring) */
+    const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
+    if (G_UNLIKELY(free_at > d)) {
+        ev_add(u, &u->cfg->ev.rob_full, free_at - d);
+        d = free_at;
     }
     pmusim_mem_t m;
     /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
