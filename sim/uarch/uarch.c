@@ -1355,19 +1355,26 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         rec = G_UNLIKELY(called) && u->err ? &u->scratch : u->outp++;
     }
     if (in->tmpl) {
-        /* the static part in one copy (pmusim_uarch_rec_template(): thread
-         * 0, the flags the input gives and FP) */
-        *rec = *in->tmpl;
+        /* the static part, kind to name, in one copy
+         * (pmusim_uarch_rec_template(): thread 0, the flags the input
+         * gives and FP; mem, br and oc zero, written here instead) */
+        memcpy(&rec->kind, &in->tmpl->kind, offsetof(pmusim_rec_t, mem) - offsetof(pmusim_rec_t, kind));
         rec->cycle = r;
         if (SH_NACC || SH_ISBR)
             rec->flags |= (SH_NACC ? PMUSIM_F_MEM : 0) | (SH_ISBR ? PMUSIM_F_BRANCH : 0) |
                           (oc ? PMUSIM_F_OFFCORE : 0);
         if (SH_NACC)
             rec->mem = multi ? mems[0] : m;
+        else
+            rec->mem = (pmusim_mem_t){ 0 };
         if (SH_ISBR)
             rec->br = br;
+        else
+            rec->br = (pmusim_branch_t){ 0 };
         if (G_UNLIKELY(oc))
             rec->oc = u->oc;
+        else
+            rec->oc = (pmusim_offcore_t){ 0 };
     } else {
         uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
         if (in->fp != PMUSIM_UARCH_FP_NONE)
