@@ -1333,6 +1333,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
      * say so in `called` */
     gboolean called = FALSE;
     if (G_UNLIKELY(r > t->last_ret + IDLE_MIN)) { /* t->any (above) */
+        t->plm = in->plm & 3; /* the batch loop sets it only here (insn_one()) */
         cursor_sync(u, cur);
         rec_new(u, ti, PMUSIM_REC_IDLE, t->last_ret + 1)->n = r - (t->last_ret + 1);
         cursor_load(u, cur);
@@ -1385,7 +1386,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
             flags |= PMUSIM_F_BRANCH;
         if (G_UNLIKELY(oc))
             flags |= PMUSIM_F_OFFCORE;
-        rec_insn_head(rec, r, flags, t->plm, in, ia64);
+        rec_insn_head(rec, r, flags, in->plm & 3, in, ia64);
         if (SH_NACC)
             rec->mem = multi ? mems[0] : m;
         else
@@ -1412,11 +1413,13 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         mr->mem = mems[k];
     }
     if (G_UNLIKELY(u->niev)) {
+        t->plm = in->plm & 3;
         cursor_sync(u, cur);
         events_collect(u, ti, r);
         cursor_load(u, cur);
         called = TRUE;
     } else if (G_UNLIKELY(r >= t->ev_due)) {
+        t->plm = in->plm & 3;
         cursor_sync(u, cur);
         events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
         cursor_load(u, cur);
@@ -1696,7 +1699,12 @@ insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const
         cursor_load(u, cur);
         return f == FAST_DONE;
     }
-    t->plm = in->plm & 3;
+    /* the thread's privilege level, which its records other than the
+     * templated INSN ones take: the batch loop sets it after its last
+     * instruction, insn_fast() before any other record, the general body
+     * itself */
+    if (!cur)
+        t->plm = in->plm & 3;
     if (in->naccess)
         f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_ACCESS);
     else if (in->br == PMUSIM_UARCH_BR_NONE)
@@ -1736,20 +1744,26 @@ gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, si
     out_cursor_t cur;
     cursor_load(u, &cur);
     gboolean ok = TRUE;
+    const pmusim_uarch_insn_t *const start = in, *const end = in + n;
     if (u->cfg->ia64) {
-        for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
+        for (; in < end; in++)
             if (!insn_one(u, in, error, TRUE, lb, w, window, &cur)) {
                 ok = FALSE;
                 break;
             }
     } else {
-        for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
+        for (; in < end; in++)
             if (!insn_one(u, in, error, FALSE, lb, w, window, &cur)) {
                 ok = FALSE;
                 break;
             }
     }
     cursor_sync(u, &cur);
+    /* the privilege level of the last instruction run (insn_one()); a
+     * failure of the sink ends the model, one of the input leaves the
+     * instruction unrun */
+    if (in > start)
+        u->th[0].plm = in[-1].plm & 3;
     return ok;
 }
 
