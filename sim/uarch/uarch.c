@@ -47,7 +47,10 @@ typedef struct uarch_thread {
     gboolean any;              /* retired something */
     gboolean started;          /* has had input */
     uint64_t n;                /* instructions so far */
-    uint64_t ring[RING_SIZE];  /* retirement cycles of the last instructions */
+    /* retirement cycles of the last instructions; UINT64_MAX before the
+     * first RING_SIZE (then ring[(n - window) % RING_SIZE] + 1 is 0 while
+     * n < window: no reorder-window stall, without testing n) */
+    uint64_t ring[RING_SIZE];
     uint32_t hist;             /* global branch history (taken bits) */
     uint64_t ras[32];
     uint32_t ras_n, ras_top;
@@ -61,6 +64,7 @@ typedef struct uarch_thread {
     insn_event_t evacc[MAX_INSN_EVENTS]; /* EVENT counts not yet written */
     unsigned nevacc;
     uint64_t evacc_since;      /* retirement cycle of the first counted one */
+    uint64_t ev_due;           /* evacc_since + EVENT_SPAN, UINT64_MAX when nevacc is 0 */
 } uarch_thread_t;
 
 struct pmusim_uarch {
@@ -333,6 +337,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->soemt = cfg->soemt && nthreads > 1;
     u->share = u->merge ? nthreads : 1;
     u->window = cfg->window / u->share;
+    g_assert(u->window >= 1 && u->window <= RING_SIZE); /* what the ring relies on */
     u->numa_interleave = o->numa_interleave;
     u->mcdram = o->knm_mcdram;
     u->sink = sink;
@@ -377,6 +382,9 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     for (uint32_t i = 0; i < nthreads; i++) {
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
+        t->ev_due = UINT64_MAX;
+        for (uint32_t k = 0; k < RING_SIZE; k++)
+            t->ring[k] = UINT64_MAX;
         t->plm = 3;
         /* SMT threads run from cycle 0 together: none may be overtaken by
          * another's records until its queue fills (then it is clamped) */
@@ -926,6 +934,7 @@ static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolea
         e->n = t->evacc[i].n;
     }
     t->nevacc = 0;
+    t->ev_due = UINT64_MAX;
 }
 
 /* Adds the current instruction's counts to its thread's sums; writes the
@@ -942,14 +951,17 @@ static void events_collect(pmusim_uarch_t *u, uint32_t ti, uint64_t r)
         if (k == t->nevacc) {
             if (t->nevacc == MAX_INSN_EVENTS)
                 events_flush(u, ti, r, FALSE);
-            if (!t->nevacc)
+            if (!t->nevacc) {
                 t->evacc_since = r;
+                t->ev_due = r + EVENT_SPAN;
+            }
             k = t->nevacc++;
             t->evacc[k] = (insn_event_t){ e->code, e->umask, 0 };
         }
         t->evacc[k].n += e->n;
     }
-    if (t->nevacc && r >= t->evacc_since + EVENT_SPAN)
+    u->niev = 0; /* empty between instructions (insn_fast()) */
+    if (r >= t->ev_due)
         events_flush(u, ti, r, FALSE);
 }
 
@@ -1059,20 +1071,26 @@ static gboolean take_error(pmusim_uarch_t *u, GError **error)
 static inline uint64_t take_slots(uint64_t *cycle, uint32_t *used, uint64_t at, uint32_t uops,
                                   uint32_t w)
 {
+    uint32_t u0 = *used;
     if (at > *cycle) {
         *cycle = at;
-        *used = 0;
+        u0 = 0;
     }
-    if (*used && *used + uops > w) {
+    uint32_t nu = u0 + uops;
+    if (G_LIKELY(nu <= w)) { /* room in this cycle (the common case) */
+        *used = nu;
+        return *cycle;
+    }
+    if (u0) { /* the next cycle */
         (*cycle)++;
-        *used = 0;
+        nu = uops;
     }
-    *used += uops;
     const uint64_t start = *cycle;
-    while (G_UNLIKELY(*used > w)) {
+    while (nu > w) { /* more uops than the width: the cycles after it */
         (*cycle)++;
-        *used -= w;
+        nu -= w;
     }
+    *used = nu;
     return start;
 }
 
@@ -1214,7 +1232,11 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
         /* new lines: free when each is the most recent of its ITLB and L1I
          * sets (the general body's fetch would change nothing but
-         * last_fetch_blk, which is set here the same way) */
+         * last_fetch_blk, which is set here the same way).  A thread's
+         * first instruction comes here (last_fetch_blk starts as no
+         * block): the general body runs it, so that below t->any holds */
+        if (G_UNLIKELY(!t->any))
+            return FAST_NO;
         if (blk != t->last_fetch_blk && !ifetch_mru_p2(u, in->ip))
             return FAST_NO;
         if (eblk != blk && !ifetch_mru_p2(u, eblk << lb))
@@ -1222,26 +1244,19 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         t->last_fetch_blk = eblk;
     }
     /* from here on the instruction stays on the fast path: its EVENT
-     * counts (u->iev) are started when the first one comes (ev) */
-    gboolean ev = FALSE, oc = FALSE;
+     * counts go to u->iev, empty between instructions (events_collect()) */
+    gboolean oc = FALSE;
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
-    if (G_LIKELY(t->n >= window)) {
-        const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
-        if (G_UNLIKELY(free_at > d)) {
-            u->niev = 0;
-            ev = TRUE;
-            ev_add(u, &u->cfg->ev.rob_full, free_at - d);
-            d = free_at;
-        }
+    /* a free entry in the reorder window (no test of t->n: the ring) */
+    const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
+    if (G_UNLIKELY(free_at > d)) {
+        ev_add(u, &u->cfg->ev.rob_full, free_at - d);
+        d = free_at;
     }
     pmusim_mem_t m;
     /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
     if (!multi && SH_NACC && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
         /* the whole lookup, as insn_body() makes it */
-        if (!ev) {
-            u->niev = 0;
-            ev = TRUE;
-        }
         u->oc_valid = FALSE;
         memset(&m, 0, sizeof m);
         if (ia64)
@@ -1262,16 +1277,12 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     }
     if (multi) {
         /* every access after dispatch, as insn_body() makes them; the
-         * first one that takes the whole lookup starts the EVENT counts
-         * and the offcore part (the first data request's) */
+         * first one that takes the whole lookup starts the offcore part
+         * (the first data request's) */
         gboolean slow = FALSE;
         for (uint32_t k = 0; k < in->naccess; k++) {
             const pmusim_uarch_access_t *a = &in->access[k];
             if (!data_access_l1_mru(u, a, &mems[k], !ia64, TRUE)) {
-                if (!ev) {
-                    u->niev = 0;
-                    ev = TRUE;
-                }
                 if (!slow) {
                     u->oc_valid = FALSE;
                     slow = TRUE;
@@ -1300,10 +1311,6 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         memset(&br, 0, sizeof br);
         int res = branch_predict(u, t, in, &br, ia64);
         if (G_UNLIKELY(res != BR_OK)) {
-            if (!ev) {
-                u->niev = 0;
-                ev = TRUE;
-            }
             if (res == BR_MISPREDICT) {
                 uint64_t again = c + u->cfg->mispredict_penalty;
                 if (again > t->fe_ready)
@@ -1325,21 +1332,13 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* the sink runs (and may fail: u->err) only in the rare cases, which
      * say so in `called` */
     gboolean called = FALSE;
-    if (G_UNLIKELY(t->any && r > t->last_ret + IDLE_MIN)) {
+    if (G_UNLIKELY(r > t->last_ret + IDLE_MIN)) { /* t->any (above) */
+        t->plm = in->plm & 3; /* the batch loop sets it only here (insn_one()) */
         cursor_sync(u, cur);
         rec_new(u, ti, PMUSIM_REC_IDLE, t->last_ret + 1)->n = r - (t->last_ret + 1);
         cursor_load(u, cur);
         called = TRUE;
     }
-    uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
-    if (in->fp != PMUSIM_UARCH_FP_NONE)
-        flags |= PMUSIM_F_FP;
-    if (SH_NACC)
-        flags |= PMUSIM_F_MEM;
-    if (SH_ISBR)
-        flags |= PMUSIM_F_BRANCH;
-    if (G_UNLIKELY(oc))
-        flags |= PMUSIM_F_OFFCORE;
     pmusim_rec_t *rec;
     if (cur) {
         if (G_UNLIKELY(cur->p == cur->end)) {
@@ -1357,20 +1356,37 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         rec = G_UNLIKELY(called) && u->err ? &u->scratch : u->outp++;
     }
     if (in->tmpl) {
-        /* the static part in one copy (pmusim_uarch_rec_template()) */
-        *rec = *in->tmpl;
+        /* the static part, kind to name, in one copy
+         * (pmusim_uarch_rec_template(): thread 0, the flags the input
+         * gives and FP; mem, br and oc zero, written here instead) */
+        memcpy(&rec->kind, &in->tmpl->kind, offsetof(pmusim_rec_t, mem) - offsetof(pmusim_rec_t, kind));
         rec->cycle = r;
-        rec->thread = (uint8_t)ti;
         if (SH_NACC || SH_ISBR)
-            rec->flags = flags;
+            rec->flags |= (SH_NACC ? PMUSIM_F_MEM : 0) | (SH_ISBR ? PMUSIM_F_BRANCH : 0) |
+                          (oc ? PMUSIM_F_OFFCORE : 0);
         if (SH_NACC)
             rec->mem = multi ? mems[0] : m;
+        else
+            rec->mem = (pmusim_mem_t){ 0 };
         if (SH_ISBR)
             rec->br = br;
+        else
+            rec->br = (pmusim_branch_t){ 0 };
         if (G_UNLIKELY(oc))
             rec->oc = u->oc;
+        else
+            rec->oc = (pmusim_offcore_t){ 0 };
     } else {
-        rec_insn_head(rec, r, flags, t->plm, in, ia64);
+        uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
+        if (in->fp != PMUSIM_UARCH_FP_NONE)
+            flags |= PMUSIM_F_FP;
+        if (SH_NACC)
+            flags |= PMUSIM_F_MEM;
+        if (SH_ISBR)
+            flags |= PMUSIM_F_BRANCH;
+        if (G_UNLIKELY(oc))
+            flags |= PMUSIM_F_OFFCORE;
+        rec_insn_head(rec, r, flags, in->plm & 3, in, ia64);
         if (SH_NACC)
             rec->mem = multi ? mems[0] : m;
         else
@@ -1396,19 +1412,20 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         mr->ip = in->ip;
         mr->mem = mems[k];
     }
-    if (G_UNLIKELY(ev && u->niev)) {
+    if (G_UNLIKELY(u->niev)) {
+        t->plm = in->plm & 3;
         cursor_sync(u, cur);
         events_collect(u, ti, r);
         cursor_load(u, cur);
         called = TRUE;
-    } else if (G_UNLIKELY(t->nevacc) && r >= t->evacc_since + EVENT_SPAN) {
+    } else if (G_UNLIKELY(r >= t->ev_due)) {
+        t->plm = in->plm & 3;
         cursor_sync(u, cur);
         events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
         cursor_load(u, cur);
         called = TRUE;
     }
-    t->last_ret = r;
-    t->any = TRUE;
+    t->last_ret = r; /* t->any holds already */
     /* one thread retires in order: r is the largest retirement cycle yet */
     u->st.cycles = r + 1;
     return called ? FAST_DONE_CALLED : FAST_DONE;
@@ -1564,7 +1581,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         m->ip = in->ip;
         m->mem = mem[k];
     }
-    if (u->niev || (t->nevacc && r >= t->evacc_since + EVENT_SPAN))
+    if (u->niev || r >= t->ev_due)
         events_collect(u, ti, r); /* else it would add nothing and write nothing */
     if (!hold) {
         t->last_ret = r;
@@ -1682,7 +1699,12 @@ insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const
         cursor_load(u, cur);
         return f == FAST_DONE;
     }
-    t->plm = in->plm & 3;
+    /* the thread's privilege level, which its records other than the
+     * templated INSN ones take: the batch loop sets it after its last
+     * instruction, insn_fast() before any other record, the general body
+     * itself */
+    if (!cur)
+        t->plm = in->plm & 3;
     if (in->naccess)
         f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_ACCESS);
     else if (in->br == PMUSIM_UARCH_BR_NONE)
@@ -1722,20 +1744,26 @@ gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, si
     out_cursor_t cur;
     cursor_load(u, &cur);
     gboolean ok = TRUE;
+    const pmusim_uarch_insn_t *const start = in, *const end = in + n;
     if (u->cfg->ia64) {
-        for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
+        for (; in < end; in++)
             if (!insn_one(u, in, error, TRUE, lb, w, window, &cur)) {
                 ok = FALSE;
                 break;
             }
     } else {
-        for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
+        for (; in < end; in++)
             if (!insn_one(u, in, error, FALSE, lb, w, window, &cur)) {
                 ok = FALSE;
                 break;
             }
     }
     cursor_sync(u, &cur);
+    /* the privilege level of the last instruction run (insn_one()); a
+     * failure of the sink ends the model, one of the input leaves the
+     * instruction unrun */
+    if (in > start)
+        u->th[0].plm = in[-1].plm & 3;
     return ok;
 }
 

@@ -808,6 +808,62 @@ static void test_rec_template(void)
     g_free(tm);
 }
 
+/* The privilege level of the records that are not a templated INSN
+ * record (IDLE, THREAD, EVENT): the instruction's, also when the batch
+ * loop sets the thread's only when such a record comes and after its last
+ * instruction (one thread, templates: the fast path). */
+static void test_batch_plm(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    pmusim_uarch_access_t a = { .addr = 0x900000, .size = 8 };
+    pmusim_uarch_insn_t in[4];
+    pmusim_rec_t tm[4];
+    for (unsigned i = 0; i < 4; i++) {
+        /* one line: after the first (general body), the fast path */
+        in[i] = (pmusim_uarch_insn_t){ .ip = 0x1000 + 4 * i, .len = 4,
+                                       .plm = (uint8_t)(i == 1 ? 0 : i == 3 ? 2 : 3) };
+        if (i == 1) { /* a load from DRAM: an IDLE record before its INSN record */
+            in[i].naccess = 1;
+            in[i].access = &a;
+        }
+        pmusim_uarch_rec_template(u, &in[i], &tm[i]);
+        in[i].tmpl = &tm[i];
+    }
+    GError *e = NULL;
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insns(u, in, 4, &e));
+    /* THREAD records: the last instruction's level (2) */
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_halt(u, 0, 100, &e));
+    /* a batch that fails on its second instruction: the first ran (3) */
+    pmusim_uarch_insn_t two[2] = { in[2], in[2] };
+    two[1].thread = 1;
+    CU_ASSERT_FALSE(pmusim_uarch_insns(u, two, 2, &e));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    g_clear_error(&e);
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_halt(u, 0, 100, &e));
+    finish(u);
+    guint idle = 0, thr = 0;
+    uint8_t thr_plm[4] = { 9, 9, 9, 9 };
+    for (guint i = 0; i < c.recs->len; i++) {
+        const pmusim_rec_t *r = rec(&c, i);
+        if (r->kind == PMUSIM_REC_IDLE) {
+            idle++;
+            CU_ASSERT_EQUAL(r->plm, 0);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(insn(&c, 1));
+            CU_ASSERT_EQUAL(rec(&c, i + 1)->ip, 0x1004);
+        } else if (r->kind == PMUSIM_REC_THREAD && thr < 4) {
+            thr_plm[thr++] = r->plm;
+        }
+    }
+    CU_ASSERT_EQUAL(idle, 1);
+    CU_ASSERT_EQUAL(thr, 4);
+    CU_ASSERT_EQUAL(thr_plm[0], 2);
+    CU_ASSERT_EQUAL(thr_plm[1], 2);
+    CU_ASSERT_EQUAL(thr_plm[2], 3);
+    CU_ASSERT_EQUAL(thr_plm[3], 3);
+    done(u, &c);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("caches", NULL, NULL);
@@ -835,4 +891,5 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_batches_in_callers_buffer);
     PMUSIM_ADD_TEST(s, test_insns_batch);
     PMUSIM_ADD_TEST(s, test_rec_template);
+    PMUSIM_ADD_TEST(s, test_batch_plm);
 }
