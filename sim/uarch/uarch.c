@@ -18,6 +18,7 @@
  * the switches, each costs `switch_penalty` cycles and is framed by THREAD
  * records, and an instruction that missed L3 retires when its thread comes
  * back (or when its data is back, if no switch happens). */
+#include "uarch_input.h"
 #include "uarch_priv.h"
 
 #include <inttypes.h>
@@ -1911,38 +1912,14 @@ static void access_from_mem(const pmusim_mem_t *m, gboolean fp, pmusim_uarch_acc
 void pmusim_uarch_insn_from_rec(const pmusim_rec_t *r, pmusim_uarch_insn_t *in,
                                 pmusim_uarch_access_t *acc)
 {
-    static const uint8_t kind_to_br[PMUSIM_BR_COUNT] = {
-        [PMUSIM_BR_COND] = PMUSIM_UARCH_BR_COND, [PMUSIM_BR_CALL] = PMUSIM_UARCH_BR_CALL,
-        [PMUSIM_BR_RET] = PMUSIM_UARCH_BR_RET,   [PMUSIM_BR_IND] = PMUSIM_UARCH_BR_IND_JUMP,
-        [PMUSIM_BR_IPREL] = PMUSIM_UARCH_BR_JUMP,
-    };
-    /* every field stored once, no clearing of the whole struct first */
-    in->ip = r->ip;
-    in->thread = r->thread;
-    in->plm = r->plm;
-    in->len = r->len;
-    in->uops = (uint16_t)(r->uops > 0xffff ? 0xffff : r->uops);
-    in->slot = r->slot;
-    in->unit = r->unit;
-    in->insn = r->insn;
-    in->flags = r->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
-    gboolean fp = (r->flags & PMUSIM_F_FP) != 0;
-    in->fp = fp ? PMUSIM_UARCH_FP_SCALAR : PMUSIM_UARCH_FP_NONE;
-    in->access = acc;
-    in->naccess = 0;
-    in->tmpl = NULL;
-    if (r->flags & PMUSIM_F_MEM) {
-        access_from_mem(&r->mem, fp, &acc[0]);
-        in->naccess = 1;
-    }
-    in->br = PMUSIM_UARCH_BR_NONE;
-    in->taken = 0;
-    in->target = 0;
-    if (r->flags & PMUSIM_F_BRANCH) {
-        in->br = r->br.kind < PMUSIM_BR_COUNT ? kind_to_br[r->br.kind] : PMUSIM_UARCH_BR_JUMP;
-        in->taken = r->br.kind == PMUSIM_BR_COND ? r->br.taken : 1;
-        in->target = r->br.target;
-    }
+    /* the decoder's conversion of a canonical record (uarch_input.h), and
+     * for any other what it may assume made true: a store flag other than
+     * 0 or 1, a branch target without the branch flag (acc[0] is written
+     * also without a memory part: the callers have room for it) */
+    uarch_input_insn(r, r->thread, in, acc);
+    acc[0].is_store = r->mem.is_store != 0;
+    if (!(r->flags & PMUSIM_F_BRANCH))
+        in->target = 0;
 }
 
 gboolean pmusim_uarch_insn_add_mem(pmusim_uarch_insn_t *in, pmusim_uarch_access_t *acc,

@@ -6,10 +6,10 @@
 
 #include "pmusim/uarch.h"
 
-/* What pmusim_uarch_insn_from_rec() makes of a canonical INSN record
- * (FORMAT.md §3: a part whose flag is clear is zero; br.kind below
- * PMUSIM_BR_COUNT; mem.is_store 0 or 1), as the binary decoder commits
- * them: the same fields with the same values.  The thread comes apart (the
+/* The model's input from an INSN record: pmusim_uarch_insn_from_rec() for
+ * any record, and the binary decoder straight from a canonical one
+ * (FORMAT.md §3: a part whose flag is clear is zero; mem.is_store 0 or 1)
+ * as it commits it.  A branch kind out of range is taken as a jump.  The thread comes apart (the
  * decoder's IP-cache entry does not hold it).  acc[0] is written also for
  * an instruction without a memory part (one store sequence, no branch): the
  * caller has room for it. */
@@ -44,7 +44,7 @@ static inline void uarch_input_insn(const pmusim_rec_t *r, unsigned thread,
     acc->alat = r->mem.alat;
     /* canonical: kind, taken and target are 0 without the branch flag */
     if (f & PMUSIM_F_BRANCH) {
-        in->br = kind_to_br[r->br.kind];
+        in->br = r->br.kind < PMUSIM_BR_COUNT ? kind_to_br[r->br.kind] : PMUSIM_UARCH_BR_JUMP;
         in->taken = r->br.kind == PMUSIM_BR_COND ? r->br.taken : 1;
     } else {
         in->br = PMUSIM_UARCH_BR_NONE;
