@@ -39,10 +39,14 @@ static bool ia64_lazy_should_run(const ia64_thread_t *th, const ia64_ctr_t *c)
 void ia64_lazy_recompute_next(ia64_model_t *im)
 {
     uint64_t next = IA64_NO_CYCLE;
+    /* the lazy counters that run (run_bits: c->running of each counter;
+     * issue 12: every Montecito thread switch starts or stops a cycle
+     * counter of type active, and the scan of every counter of both
+     * threads was most of the switch) */
     for (uint32_t t = 0; t < im->base.nthreads; t++)
-        for (uint32_t i = im->d->nctr_first; i <= im->d->nctr_last; i++) {
-            const ia64_ctr_t *c = &im->th[t].ctr[i];
-            if (c->lazy && c->running && c->ovf_at < next)
+        for (unsigned m = (unsigned)(im->th[t].lazy_bits & im->th[t].run_bits); m; m &= m - 1) {
+            const ia64_ctr_t *c = &im->th[t].ctr[__builtin_ctz(m)];
+            if (c->ovf_at < next)
                 next = c->ovf_at;
         }
     im->next_lazy = next;
@@ -1341,6 +1345,11 @@ static void ia64_on_event(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
     }
     if (!im->any_event_ctr || r->n == 0)
         return;
+    /* no counter of the record's event select (issue 12: every thread
+     * switch of a Montecito trace has an EVENT record, and the scan of
+     * both threads' counters was most of its cost) */
+    if (r->ev_code > 0xff || !((im->ev_es[r->ev_code >> 6] >> (r->ev_code & 63)) & 1))
+        return;
     uint32_t umask = r->ev_umask & 0xf, state = (r->ev_umask >> 4) & 0xf;
     unsigned acc = (unsigned)src_th->ia32 << 2 | src_th->plm;
     for (uint32_t u = 0; u < im->base.nthreads; u++) {
@@ -1655,9 +1664,10 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     /* per thread: the k1 bits of its active state, the state bits its
      * instruction records must carry (an impossible value before the
      * first), its signature cache */
-    uint64_t act[IA64_MAX_THREADS], st[IA64_MAX_THREADS], tag[IA64_MAX_THREADS];
-    const ia64_sig_entry_t *cache[IA64_MAX_THREADS];
-    for (uint32_t t = 0; t < nth; t++) {
+    uint64_t act[IA64_MAX_THREADS] = {0}, st[IA64_MAX_THREADS] = {0}, tag[IA64_MAX_THREADS] = {0};
+    const ia64_sig_entry_t *cache[IA64_MAX_THREADS] = {NULL};
+    /* (single: thread t0's only) */
+    for (uint32_t t = single ? t0 : 0; t < (single ? t0 + 1 : nth); t++) {
         act[t] = im->th[t].active ? IA64_KEY_ACTIVE : 0;
         tag[t] = gen_tag | act[t];
         st[t] = im->th[t].state_key ? im->th[t].state_key & IA64_KEY_STATE : UINT64_MAX;
@@ -2173,7 +2183,11 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
     for (size_t k = 0; k < n; k++) {
         if (skip) {
             skip--;
-        } else if (ia64_fast_ok(im)) {
+        } else if (recs[k].kind == PMUSIM_REC_INSN && ia64_fast_ok(im)) {
+            /* (the fast loop takes instruction records only: other kinds
+             * do not start it, nor count as a failed entry; issue 12: a
+             * Montecito thread switch, EVENT + THREAD + THREAD, made the
+             * back-off skip the new thread's first instructions) */
             size_t k0 = k;
             k = ia64_consume_fast(im, recs, k, n);
             if (k == n)

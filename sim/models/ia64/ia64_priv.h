@@ -478,6 +478,7 @@ typedef struct ia64_model {
     uint32_t pk_open_v, pk_open_gen;
     uint64_t stopped;    /* slots that do not count now: disabled or frozen */
     bool any_event_ctr; /* some counter could take explicit EVENT records */
+    uint64_t ev_es[256 / 64]; /* bit es: an enabled counter that is not lazy has event select es */
     bool capture_any;   /* some thread has an EAR/BTB/ETB/IP-EAR on */
     bool track_last;    /* EVENT records need the last instruction's ip/insn */
     bool insn_slow;     /* track_last || capture_any */

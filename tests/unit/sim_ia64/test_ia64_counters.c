@@ -651,7 +651,7 @@ static void test_mem_branch_bytes(void)
 {
     static const struct {
         unsigned es, umask;
-    } ev[12] = {
+    } evs[2][12] = {{
         {0xcd, 0}, /* LOADS_RETIRED: is_store */
         {0xd1, 0}, /* STORES_RETIRED, maxincr 2 */
         {0xcb, 0}, /* L2D_MISSES: level */
@@ -664,7 +664,20 @@ static void test_mem_branch_bytes(void)
         {0x5b, 4}, /* BR_MISPRED_DETAIL_IPREL_ALL_PRED: kind */
         {0x54, 1}, /* BR_PATH_PRED_ALL_MISPRED_TAKEN: taken, dir_ok */
         {0x61, 0}, /* BE_BR_MISPRED_DETAIL_ANY: detect */
-    };
+    }, {
+        {0x50, 0}, /* NOPS_RETIRED: flags */
+        {0x09, 0}, /* FP_OPS_RETIRED: flags */
+        {0x51, 0}, /* PREDICATE_SQUASHED_RETIRED: flags */
+        {0x08, 0}, /* IA64_INST_RETIRED */
+        {0xcd, 0}, /* LOADS_RETIRED */
+        {0xd1, 0}, /* STORES_RETIRED */
+        {0x5b, 2}, /* BR_MISPRED_DETAIL_ALL_WRONG_PATH */
+        {0x5b, 3}, /* BR_MISPRED_DETAIL_ALL_WRONG_TARGET */
+        {0x5b, 8}, /* BR_MISPRED_DETAIL_RETURN_ALL_PRED */
+        {0x54, 0}, /* BR_PATH_PRED_ALL_MISPRED_NOTTAKEN */
+        {0x54, 3}, /* BR_PATH_PRED_ALL_OKPRED_TAKEN */
+        {0xc1, 0}, /* L2DTLB_MISSES */
+    }};
     static pmusim_rec_t one[512], r[3 * 512];
     size_t n1 = 0;
     for (unsigned st = 0; st < 2; st++)
@@ -673,7 +686,8 @@ static void test_mem_branch_bytes(void)
                 for (unsigned al = 0; al < PMUSIM_ALAT_COUNT; al++) {
                     pmusim_rec_t *q = &one[n1++];
                     *q = t_insn(0, 3);
-                    q->flags = PMUSIM_F_MEM | (al == 2 ? PMUSIM_F_FP : 0);
+                    q->flags = (uint16_t)(PMUSIM_F_MEM | (al == 2 ? PMUSIM_F_FP : 0) |
+                                          (tl == 3 ? PMUSIM_F_PRED_OFF : 0));
                     q->mem.size = 8;
                     q->mem.addr = 0x6000000000000000ull;
                     q->mem.is_store = (uint8_t)st;
@@ -688,7 +702,9 @@ static void test_mem_branch_bytes(void)
                     for (unsigned de = 0; de < PMUSIM_BRD_COUNT; de++) {
                         pmusim_rec_t *q = &one[n1++];
                         *q = t_insn(0, 3);
-                        q->flags = PMUSIM_F_BRANCH | (de == 1 ? PMUSIM_F_NOP : 0);
+                        q->flags = (uint16_t)(PMUSIM_F_BRANCH | (de == 1 ? PMUSIM_F_NOP : 0) |
+                                              (kd == 4 && !tk ? PMUSIM_F_PRED_OFF : 0) |
+                                              (tk && !tg ? PMUSIM_F_FP : 0));
                         q->br.kind = (uint8_t)kd;
                         q->br.taken = (uint8_t)tk;
                         q->br.dir_ok = (uint8_t)dk;
@@ -716,32 +732,34 @@ static void test_mem_branch_bytes(void)
         cycle += (uint64_t)g_rand_int_range(g, 1, 3);
     }
     g_rand_free(g);
-    uint64_t fast[12], exact[12];
-    for (unsigned pass = 0; pass < 2; pass++) {
+    uint64_t fast[2][12], exact[2][12];
+    for (unsigned pass = 0; pass < 4; pass++) {
+        const unsigned set = pass / 2, ex = pass % 2;
         pmusim_model_t *m = t_model("mont", 1);
         for (unsigned k = 0; k < 12; k++)
-            PMC(m, 4 + k, 0x2000000 | cfg(ev[k].es, ev[k].umask, 8, 0, 0, 0));
-        if (pass)
+            PMC(m, 4 + k, 0x2000000 | cfg(evs[set][k].es, evs[set][k].umask, 8, 0, 0, 0));
+        if (ex)
             m->ops->observe_cycles(m, 0, UINT64_MAX, noop_observer, NULL);
         /* in batches of 100 records: the fast loop stops and starts again */
         for (size_t k = 0; k < n; k += 100)
             m->ops->consume(m, r + k, n - k < 100 ? n - k : 100);
         m->ops->finish(m);
         for (unsigned k = 0; k < 12; k++)
-            (pass ? exact : fast)[k] = CNT(m, 4 + k);
+            (ex ? exact : fast)[set][k] = CNT(m, 4 + k);
         pmusim_model_free(m);
     }
-    for (unsigned k = 0; k < 12; k++) {
-        if (fast[k] != exact[k])
-            fprintf(stderr, "PMC%u: fast %" G_GUINT64_FORMAT " exact %" G_GUINT64_FORMAT "\n",
-                    4 + k, fast[k], exact[k]);
-        CU_ASSERT_EQUAL(fast[k], exact[k]);
+    for (unsigned k = 0; k < 24; k++) {
+        if (fast[k / 12][k % 12] != exact[k / 12][k % 12])
+            fprintf(stderr, "set %u PMC%u: fast %" G_GUINT64_FORMAT " exact %" G_GUINT64_FORMAT "\n",
+                    k / 12, 4 + k % 12, fast[k / 12][k % 12], exact[k / 12][k % 12]);
+        CU_ASSERT_EQUAL(fast[k / 12][k % 12], exact[k / 12][k % 12]);
     }
     /* the observed model's counts (loads: 3 x 72 records, clamped to 4 a
-     * cycle; stores clamped to 2) */
-    static const uint64_t want[12] = {209, 157, 97, 86, 31, 210, 77, 176, 127, 197, 90, 78};
-    for (unsigned k = 0; k < 12; k++)
-        CU_ASSERT_EQUAL(exact[k], want[k]);
+     * cycle; stores clamped to 2; instructions: 3 x 192, clamped to 6) */
+    static const uint64_t want[2][12] = {{209, 157, 97, 86, 31, 210, 77, 176, 127, 197, 90, 78},
+                                         {120, 90, 144, 563, 209, 157, 166, 45, 72, 86, 89, 210}};
+    for (unsigned k = 0; k < 24; k++)
+        CU_ASSERT_EQUAL(exact[k / 12][k % 12], want[k / 12][k % 12]);
 }
 
 static void register_suites(void)
