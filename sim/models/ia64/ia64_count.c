@@ -39,10 +39,14 @@ static bool ia64_lazy_should_run(const ia64_thread_t *th, const ia64_ctr_t *c)
 void ia64_lazy_recompute_next(ia64_model_t *im)
 {
     uint64_t next = IA64_NO_CYCLE;
+    /* the lazy counters that run (run_bits: c->running of each counter;
+     * issue 12: every Montecito thread switch starts or stops a cycle
+     * counter of type active, and the scan of every counter of both
+     * threads was most of the switch) */
     for (uint32_t t = 0; t < im->base.nthreads; t++)
-        for (uint32_t i = im->d->nctr_first; i <= im->d->nctr_last; i++) {
-            const ia64_ctr_t *c = &im->th[t].ctr[i];
-            if (c->lazy && c->running && c->ovf_at < next)
+        for (unsigned m = (unsigned)(im->th[t].lazy_bits & im->th[t].run_bits); m; m &= m - 1) {
+            const ia64_ctr_t *c = &im->th[t].ctr[__builtin_ctz(m)];
+            if (c->ovf_at < next)
                 next = c->ovf_at;
         }
     im->next_lazy = next;
@@ -289,6 +293,7 @@ void ia64_sig_invalidate(ia64_model_t *im)
     if ((im->sig_gen & IA64_GEN_MASK) == 0) {
         memset(im->sig_cache, 0, sizeof im->sig_cache);
         memset(im->dtab, 0, sizeof im->dtab);
+        memset(im->xtab, 0, sizeof im->xtab);
         im->sig_gen++;
     }
     im->gen_tag = (uint64_t)(im->sig_gen & IA64_GEN_MASK) << IA64_GEN_SHIFT;
@@ -584,7 +589,15 @@ void ia64_classes_update(ia64_model_t *im)
     im->vsafe = 0;
     while (im->vsafe + 1 < IA64_LOWINC && !(im->lowinc[im->vsafe + 1] & ~(im->m2 | im->m3)))
         im->vsafe++;
-    im->pk_slots = im->lowinc[IA64_LOWINC - 1] & ~(im->m2 | im->m3);
+    im->vsafe_pk = 0;
+    while (im->vsafe_pk + 1 < IA64_LOWINC && !im->lowinc[im->vsafe_pk + 1])
+        im->vsafe_pk++;
+    /* every D slot a cycle of fewer than IA64_LOWINC records can take past
+     * its maxincr, the m2 | m3 slots with them when all fit */
+    im->pk_slots = im->lowinc[IA64_LOWINC - 1];
+    im->pk_lm = (im->m2 | im->m3) != 0 && __builtin_popcountll(im->pk_slots) <= 16;
+    if (!im->pk_lm)
+        im->pk_slots &= ~(im->m2 | im->m3);
     im->pk_ok = __builtin_popcountll(im->pk_slots) <= 16;
     im->pk_bias = 0;
     if (im->pk_ok) {
@@ -1332,6 +1345,11 @@ static void ia64_on_event(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
     }
     if (!im->any_event_ctr || r->n == 0)
         return;
+    /* no counter of the record's event select (issue 12: every thread
+     * switch of a Montecito trace has an EVENT record, and the scan of
+     * both threads' counters was most of its cost) */
+    if (r->ev_code > 0xff || !((im->ev_es[r->ev_code >> 6] >> (r->ev_code & 63)) & 1))
+        return;
     uint32_t umask = r->ev_umask & 0xf, state = (r->ev_umask >> 4) & 0xf;
     unsigned acc = (unsigned)src_th->ia32 << 2 | src_th->plm;
     for (uint32_t u = 0; u < im->base.nthreads; u++) {
@@ -1519,6 +1537,75 @@ static inline uint64_t ia64_rec_word(uint8_t kind, uint8_t thread, uint16_t flag
     return w;
 }
 
+/* The bytes is_store, level, tlb, alat of a record's memory access as a
+ * little-endian word (one load on little-endian hosts), and kind, taken,
+ * dir_ok, tgt_ok, detect of its branch the same way (bits 39:0). */
+static inline uint32_t ia64_mem_word(const pmusim_rec_t *r)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t w;
+    memcpy(&w, &r->mem.is_store, sizeof w);
+    return w;
+#else
+    return (uint32_t)r->mem.is_store | (uint32_t)r->mem.level << 8 | (uint32_t)r->mem.tlb << 16 |
+           (uint32_t)r->mem.alat << 24;
+#endif
+}
+
+static inline uint64_t ia64_br_word(const pmusim_rec_t *r)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t w;
+    memcpy(&w, &r->br.kind, sizeof w);
+    return (uint64_t)w | (uint64_t)r->br.detect << 32;
+#else
+    return (uint64_t)r->br.kind | (uint64_t)r->br.taken << 8 | (uint64_t)r->br.dir_ok << 16 |
+           (uint64_t)r->br.tgt_ok << 24 | (uint64_t)r->br.detect << 32;
+#endif
+}
+
+/* Fields of those words within these bits (is_store 1 bit, level 3, tlb 2,
+ * alat 2; kind 3, taken 1, dir_ok 1, tgt_ok 1, detect 2: every value of
+ * traces/FORMAT.md's enumerations) are packed into 8 bits by one multiply:
+ * each field's bits land in bits 63:56 of the product, in distinct places
+ * and without carries from the partial products below (mem: is_store at
+ * 56, tlb 57, level 59, alat 62; branch: kind 56, taken 59, dir_ok 60,
+ * tgt_ok 61, detect 62).  test_ia64_counters.c checks that every value in
+ * range gets its own index. */
+#define IA64_XMEM_RANGE UINT32_C(0x03030701)
+#define IA64_XMEM_MUL (UINT64_C(1) << 56 | UINT64_C(1) << 51 | UINT64_C(1) << 41 | UINT64_C(1) << 38)
+#define IA64_XBR_RANGE UINT64_C(0x0301010107)
+#define IA64_XBR_MUL                                                                               \
+    (UINT64_C(1) << 56 | UINT64_C(1) << 51 | UINT64_C(1) << 44 | UINT64_C(1) << 37 |               \
+     UINT64_C(1) << 30)
+
+/* The index in ia64_model_t.xtab of an instruction record with flags'
+ * low byte ix, whose key (under need) holds its mem or its branch bytes;
+ * -1 when it has none of them in range, both, or a misaligned access in
+ * its key (those take sig_cache). */
+static inline int ia64_xtab_index(const pmusim_rec_t *r, unsigned ix, unsigned need)
+{
+    const unsigned mb = ix & (PMUSIM_F_MEM | PMUSIM_F_BRANCH);
+    unsigned packed;
+    if (mb == PMUSIM_F_MEM && (need & IA64_NEED_MEM) && !(need & IA64_NEED_MIS)) {
+        const uint32_t w = ia64_mem_word(r);
+        if (w & ~IA64_XMEM_RANGE)
+            return -1;
+        packed = (unsigned)(((uint64_t)w * IA64_XMEM_MUL) >> 56);
+    } else if (mb == PMUSIM_F_BRANCH && (need & IA64_NEED_BR)) {
+        const uint64_t x = ia64_br_word(r);
+        if (x & ~IA64_XBR_RANGE)
+            return -1;
+        packed = (unsigned)((x * IA64_XBR_MUL) >> 56) | 256u;
+    } else {
+        return -1;
+    }
+    _Static_assert(PMUSIM_F_NOP == 1u << 4 && PMUSIM_F_PRED_OFF == 1u << 5 &&
+                       PMUSIM_F_FP == 1u << 6,
+                   "flags 6:4 are NOP, PRED_OFF, FP");
+    return (int)((ix & 0x70u) << 5 | packed);
+}
+
 /* The per-record work of ia64_consume_fast_body() past its last break:
  * the record is consumed.  Thread t's last instruction is stored when the
  * loop ends (single: the last record consumed), as nothing reads it inside;
@@ -1567,15 +1654,20 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     /* nosig: the mask and packed increment of every record (in locals: the
      * loop's stores through im could alias csig) */
     const uint64_t cmask0 = nosig ? csig->mask : 0, cpk0 = nosig ? csig->pk : 0;
-    const uint32_t vsafe = im->vsafe;
+    /* pk_lm: the m2 | m3 slots' clamps tested by the packed counts, the q
+     * planes left alone (their rare bit IA64_RARE_LM ignored) */
+    const bool pk_lm = im->pk_lm;
+    const unsigned rare_keep = pk_lm ? ~(unsigned)IA64_RARE_LM : ~0u;
+    const uint32_t vsafe = pk_lm ? im->vsafe_pk : im->vsafe;
     const uint64_t next_lazy = im->next_lazy;
     uint64_t gen_tag = im->gen_tag;
     /* per thread: the k1 bits of its active state, the state bits its
      * instruction records must carry (an impossible value before the
      * first), its signature cache */
-    uint64_t act[IA64_MAX_THREADS], st[IA64_MAX_THREADS], tag[IA64_MAX_THREADS];
-    const ia64_sig_entry_t *cache[IA64_MAX_THREADS];
-    for (uint32_t t = 0; t < nth; t++) {
+    uint64_t act[IA64_MAX_THREADS] = {0}, st[IA64_MAX_THREADS] = {0}, tag[IA64_MAX_THREADS] = {0};
+    const ia64_sig_entry_t *cache[IA64_MAX_THREADS] = {NULL};
+    /* (single: thread t0's only) */
+    for (uint32_t t = single ? t0 : 0; t < (single ? t0 + 1 : nth); t++) {
         act[t] = im->th[t].active ? IA64_KEY_ACTIVE : 0;
         tag[t] = gen_tag | act[t];
         st[t] = im->th[t].state_key ? im->th[t].state_key & IA64_KEY_STATE : UINT64_MAX;
@@ -1683,10 +1775,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
      * value for thread t0's instruction records in state st0 (dke; an
      * impossible value when st0 is); the direct table's tag of the state
      * (dtag, ia64_model_t.dtab) and the record flags whose key bytes it
-     * does not hold (hflags: those records take sig_cache) */
+     * does not hold (hflags: those records take xtab when
+     * ia64_xtab_index() has an index for them, else sig_cache) */
     uint64_t dkm = 0, dke = 0, dst0 = 0, dtag = 0;
     unsigned hflags = 0;
-    ia64_sig_entry_t *const dtab0 = im->dtab[t0];
+    ia64_sig_entry_t *const dtab0 = im->dtab[t0], *const xtab0 = im->xtab[t0];
     if (single && !nosig) {
         dkm = ia64_rec_word(0xff, 0xff, PMUSIM_F_IA32, 3);
         dke = ia64_rec_word(PMUSIM_REC_INSN, (uint8_t)t0, (uint16_t)(st0 & PMUSIM_F_IA32),
@@ -1709,7 +1802,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                 /* ia64_advance()'s inline test (pkb: without pk_ok the
                  * packed test always fails, pk being 0) */
                 if (c > next_lazy || c < cur ||
-                    ((nosig || dirty) && (q1 | qsat) &&
+                    (!pk_lm && (nosig || dirty) && (q1 | qsat) &&
                      ((m2 & (qsat | (q1 & q0))) | (m3 & qsat))) ||
                     (v >= vlim && (v >= vmax || ((pk + pkb) & IA64_PK_HIGH)) &&
                      (pk_ok ||
@@ -1752,11 +1845,19 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                     if ((w & dkm) != dke)
                         goto out;
                     unsigned ix = ia64_flags_lo(r);
+                    ia64_sig_entry_t *d = NULL;
                     if (!(ix & hflags)) {
                         /* the key is the flags' low byte (and the store bit) */
                         if ((need & IA64_NEED_ST) && (ix & PMUSIM_F_MEM))
                             ix |= (unsigned)(r->mem.is_store != 0) << 8;
-                        ia64_sig_entry_t *d = &dtab0[ix];
+                        d = &dtab0[ix];
+                    } else if (need & (IA64_NEED_MEM | IA64_NEED_BR)) {
+                        /* the flags with the mem or branch bytes, packed */
+                        const int xi = ia64_xtab_index(r, ix, need);
+                        if (xi >= 0)
+                            d = &xtab0[xi];
+                    }
+                    if (d) {
                         if (__builtin_expect(d->k1 == dtag, 1)) {
                             /* rare 0, inc 1 */
                             if (slow)
@@ -1788,7 +1889,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                                 dtag = tag0 | dst0;
                             }
                             *d = *e;
-                            d->k1 = dtag | (e->rare ? 1u : e->inc ? 0u : 2u);
+                            d->k1 = dtag | ((e->rare & rare_keep) ? 1u : e->inc ? 0u : 2u);
                         }
                         e = d;
                     } else {
@@ -1842,19 +1943,21 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                     }
                 }
                 /* nosig: the constant signature csig (rare 0) */
-                const unsigned rare = nosig ? 0 : e->rare;
+                const unsigned rare = nosig ? 0 : e->rare & rare_keep;
                 if (rare) {
                     if (rare & IA64_RARE_EXACT)
                         goto out;
                     dirty = true;
                     if (rare & IA64_RARE_E1)
                         cm |= e->mask;
-                    /* 2-bit saturating per-cycle count of the low-maxincr slots */
-                    const uint64_t lm = e->mask & lmask;
-                    const uint64_t c0 = q0 & lm;
-                    q0 ^= lm;
-                    qsat |= q1 & c0;
-                    q1 ^= c0;
+                    if (!pk_lm) {
+                        /* 2-bit saturating per-cycle count of the low-maxincr slots */
+                        const uint64_t lm = e->mask & lmask;
+                        const uint64_t c0 = q0 & lm;
+                        q0 ^= lm;
+                        qsat |= q1 & c0;
+                        q1 ^= c0;
+                    }
                 }
                 if (slow)
                     ia64_fast_side(im, r, t, t0, single, track, capture, cap_flags, cap_all, a0,
@@ -1897,6 +2000,18 @@ out:
             th->last_unit = last[u]->unit;
             th->last_slot = last[u]->slot;
         }
+    }
+    if (pk_lm) {
+        /* the q planes of the open cycle, for the general path */
+        q0 = q1 = qsat = 0;
+        if (lmask)
+            for (uint32_t j = 0; j < v; j++) {
+                const uint64_t lm = im->cyc_masks[j] & lmask;
+                const uint64_t c0 = q0 & lm;
+                q0 ^= lm;
+                qsat |= q1 & c0;
+                q1 ^= c0;
+            }
     }
     im->cmask = cm | ia64_or_masks(im->cyc_masks, v);
     im->pk_open = pk;
@@ -2068,7 +2183,11 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
     for (size_t k = 0; k < n; k++) {
         if (skip) {
             skip--;
-        } else if (ia64_fast_ok(im)) {
+        } else if (recs[k].kind == PMUSIM_REC_INSN && ia64_fast_ok(im)) {
+            /* (the fast loop takes instruction records only: other kinds
+             * do not start it, nor count as a failed entry; issue 12: a
+             * Montecito thread switch, EVENT + THREAD + THREAD, made the
+             * back-off skip the new thread's first instructions) */
             size_t k0 = k;
             k = ia64_consume_fast(im, recs, k, n);
             if (k == n)

@@ -261,6 +261,7 @@ typedef struct ia64_qsub {
  * per distinct key and configuration generation. */
 #define IA64_SIG_SLOTS 256u /* indexed by the top 8 bits of a 64-bit hash */
 #define IA64_DTAB_SLOTS 512u /* flags & 0xff, | 256 for a store (ia64_model_t.dtab) */
+#define IA64_XTAB_SLOTS 4096u /* flags 6:4, mem or branch, packed bytes (ia64_model_t.xtab) */
 typedef struct ia64_sig_entry {
     uint64_t k1, k2; /* the record key; k1 also holds the generation tag (gen_tag) */
     uint64_t pk;     /* +1 in the 4-bit field of each pk_slots slot of mask (ia64_pk_of()) */
@@ -369,12 +370,22 @@ typedef struct ia64_model {
      * holds in a run of one state (privilege level, instruction set,
      * active): the low byte of its flags, plus 256 for a store when only
      * the store bit is needed (IA64_NEED_ST).  Records whose key has mem or
-     * branch bytes use sig_cache.  An entry's k1 is the run's tag
+     * branch bytes use xtab (below) or sig_cache.  An entry's k1 is the run's tag
      * (gen_tag | state bits | active bit: ia64_dtab_tag()) for an entry the
      * loop adds without a test (rare 0, mask not empty), the tag | 1 for a
      * rare entry and the tag | 2 for an empty mask; anything else is a miss
      * (issue 12: the key, slot hash and key compare of every record). */
     ia64_sig_entry_t dtab[IA64_MAX_THREADS][IA64_DTAB_SLOTS];
+    /* The same for the records whose key holds their mem bytes (a memory
+     * access, not a branch, under IA64_NEED_MEM without IA64_NEED_MIS) or
+     * their branch bytes (a branch, not a memory access, under
+     * IA64_NEED_BR), when each byte is within the bits its field needs
+     * (ia64_xtab_index()): flags bits 6:4 (NOP, PRED_OFF, FP) << 9, the
+     * branch bit << 8, and the bytes packed into 8 bits.  Tagged as dtab;
+     * other records take sig_cache (issue 12: Montecito's benchmark
+     * events, BR_MISPRED_DETAIL, L2D_MISSES, L3_MISSES, put a third of the
+     * records of its loop trace through the hashed cache). */
+    ia64_sig_entry_t xtab[IA64_MAX_THREADS][IA64_XTAB_SLOTS];
     /* Per thread, its records' one signature when every signature source
      * of the thread is IA64_SRC_INSN / IA64_SRC_INSN_IA32: in a run of one
      * privilege level and instruction set every record then has the same
@@ -450,6 +461,16 @@ typedef struct ia64_model {
      * record on the ita2 loop trace). */
     uint64_t pk_slots, pk_bias;
     bool pk_ok;
+    /* pk_slots holds the m2 | m3 slots too (at most 16 slots in all): the
+     * fast loop tests their clamp by the packed counts as well, in cycles
+     * of v > vsafe_pk records, and leaves the q planes alone (it computes
+     * them for the open cycle when it stops), so a record of an m2 / m3
+     * slot is a common record there (issue 12: Montecito's
+     * BR_MISPRED_DETAIL, maxincr 3, made every branch record of its
+     * benchmark set a rare one) */
+    bool pk_lm;
+    uint32_t vsafe_pk;   /* largest record count of a cycle no D slot can exceed its
+                          * maxincr with (<= vsafe) */
     /* the packed counts of the open cycle when the fast loop last left it:
      * valid while it is cycle pk_open_cycle with pk_open_v records in
      * generation pk_open_gen */
@@ -457,6 +478,7 @@ typedef struct ia64_model {
     uint32_t pk_open_v, pk_open_gen;
     uint64_t stopped;    /* slots that do not count now: disabled or frozen */
     bool any_event_ctr; /* some counter could take explicit EVENT records */
+    uint64_t ev_es[256 / 64]; /* bit es: an enabled counter that is not lazy has event select es */
     bool capture_any;   /* some thread has an EAR/BTB/ETB/IP-EAR on */
     bool track_last;    /* EVENT records need the last instruction's ip/insn */
     bool insn_slow;     /* track_last || capture_any */

@@ -246,6 +246,7 @@ void ia64_route_rebuild(ia64_model_t *im)
     uint32_t nth = im->base.nthreads;
     memset(im->nsub, 0, sizeof im->nsub);
     im->any_event_ctr = false;
+    memset(im->ev_es, 0, sizeof im->ev_es);
     im->capture_any = false;
     im->track_last = false;
     for (uint32_t t = 0; t < nth; t++) {
@@ -267,6 +268,8 @@ void ia64_route_rebuild(ia64_model_t *im)
             if (!c->enabled)
                 continue;
             im->any_event_ctr = true;
+            if (!c->lazy)
+                im->ev_es[c->es >> 6] |= UINT64_C(1) << (c->es & 63);
             if (c->lazy || c->src == IA64_SRC_EVENT)
                 continue;
             for (uint32_t t = 0; t < nth; t++) {

@@ -630,6 +630,143 @@ static void test_record_errors(void)
     pmusim_model_free(m);
 }
 
+/* Montecito counters whose signature needs each byte of a memory access
+ * (is_store, level, tlb, alat) and of a branch (kind, taken, dir_ok,
+ * tgt_ok, detect): every value of each, shuffled into cycles of 1-12
+ * records, counted by the fast loop (its direct table of packed mem and
+ * branch bytes, and the maxincr-2/3 clamps tested by the packed counts)
+ * and by an observed model (every cycle exact, no fast path): the counts
+ * are the same, and the exact ones add up. */
+static void noop_observer(pmusim_model_t *m, uint64_t cycle, const pmusim_counter_probe_t *p,
+                          size_t n, void *user)
+{
+    (void)m;
+    (void)cycle;
+    (void)p;
+    (void)n;
+    (void)user;
+}
+
+static void test_mem_branch_bytes(void)
+{
+    static const struct {
+        unsigned es, umask;
+    } evs[2][12] = {{
+        {0xcd, 0}, /* LOADS_RETIRED: is_store */
+        {0xd1, 0}, /* STORES_RETIRED, maxincr 2 */
+        {0xcb, 0}, /* L2D_MISSES: level */
+        {0xdc, 0}, /* L3_MISSES: level */
+        {0xc0, 0}, /* L1DTLB_TRANSFER: tlb */
+        {0xc1, 0}, /* L2DTLB_MISSES: tlb */
+        {0x57, 3}, /* INST_FAILED_CHKA_LDC_ALAT_ALL: alat */
+        {0x56, 3}, /* INST_CHKA_LDC_ALAT_ALL: alat */
+        {0x5b, 1}, /* BR_MISPRED_DETAIL_ALL_CORRECT_PRED, maxincr 3: dir_ok, tgt_ok */
+        {0x5b, 4}, /* BR_MISPRED_DETAIL_IPREL_ALL_PRED: kind */
+        {0x54, 1}, /* BR_PATH_PRED_ALL_MISPRED_TAKEN: taken, dir_ok */
+        {0x61, 0}, /* BE_BR_MISPRED_DETAIL_ANY: detect */
+    }, {
+        {0x50, 0}, /* NOPS_RETIRED: flags */
+        {0x09, 0}, /* FP_OPS_RETIRED: flags */
+        {0x51, 0}, /* PREDICATE_SQUASHED_RETIRED: flags */
+        {0x08, 0}, /* IA64_INST_RETIRED */
+        {0xcd, 0}, /* LOADS_RETIRED */
+        {0xd1, 0}, /* STORES_RETIRED */
+        {0x5b, 2}, /* BR_MISPRED_DETAIL_ALL_WRONG_PATH */
+        {0x5b, 3}, /* BR_MISPRED_DETAIL_ALL_WRONG_TARGET */
+        {0x5b, 8}, /* BR_MISPRED_DETAIL_RETURN_ALL_PRED */
+        {0x54, 0}, /* BR_PATH_PRED_ALL_MISPRED_NOTTAKEN */
+        {0x54, 3}, /* BR_PATH_PRED_ALL_OKPRED_TAKEN */
+        {0xc1, 0}, /* L2DTLB_MISSES */
+    }};
+    static pmusim_rec_t one[512], r[3 * 512];
+    size_t n1 = 0;
+    for (unsigned st = 0; st < 2; st++)
+        for (unsigned lv = 0; lv < PMUSIM_LVL_COUNT; lv++)
+            for (unsigned tl = 0; tl < PMUSIM_TLB_COUNT; tl++)
+                for (unsigned al = 0; al < PMUSIM_ALAT_COUNT; al++) {
+                    pmusim_rec_t *q = &one[n1++];
+                    *q = t_insn(0, 3);
+                    q->flags = (uint16_t)(PMUSIM_F_MEM | (al == 2 ? PMUSIM_F_FP : 0) |
+                                          (tl == 3 ? PMUSIM_F_PRED_OFF : 0));
+                    q->mem.size = 8;
+                    q->mem.addr = 0x6000000000000000ull;
+                    q->mem.is_store = (uint8_t)st;
+                    q->mem.level = (uint8_t)lv;
+                    q->mem.tlb = (uint8_t)tl;
+                    q->mem.alat = (uint8_t)al;
+                }
+    for (unsigned kd = 0; kd < PMUSIM_BR_COUNT; kd++)
+        for (unsigned tk = 0; tk < 2; tk++)
+            for (unsigned dk = 0; dk < 2; dk++)
+                for (unsigned tg = 0; tg < 2; tg++)
+                    for (unsigned de = 0; de < PMUSIM_BRD_COUNT; de++) {
+                        pmusim_rec_t *q = &one[n1++];
+                        *q = t_insn(0, 3);
+                        q->flags = (uint16_t)(PMUSIM_F_BRANCH | (de == 1 ? PMUSIM_F_NOP : 0) |
+                                              (kd == 4 && !tk ? PMUSIM_F_PRED_OFF : 0) |
+                                              (tk && !tg ? PMUSIM_F_FP : 0));
+                        q->br.kind = (uint8_t)kd;
+                        q->br.taken = (uint8_t)tk;
+                        q->br.dir_ok = (uint8_t)dk;
+                        q->br.tgt_ok = (uint8_t)tg;
+                        q->br.detect = (uint8_t)de;
+                    }
+    CU_ASSERT_EQUAL_FATAL(n1, 2 * 6 * 4 * 3 + 5 * 2 * 2 * 2 * 3);
+    /* three shuffled copies, in cycles of 1-12 records */
+    GRand *g = g_rand_new_with_seed(1127);
+    size_t n = 0;
+    for (unsigned rep = 0; rep < 3; rep++)
+        for (size_t k = 0; k < n1; k++) {
+            r[n] = one[k];
+            /* the second copy: the same bytes with another FP or PRED_OFF flag */
+            if (rep == 1)
+                r[n].flags ^= (r[n].flags & PMUSIM_F_MEM) ? PMUSIM_F_PRED_OFF : PMUSIM_F_FP;
+            n++;
+        }
+    for (size_t k = n - 1; k > 0; k--) {
+        size_t j = (size_t)g_rand_int_range(g, 0, (gint32)k + 1);
+        pmusim_rec_t x = r[k];
+        r[k] = r[j];
+        r[j] = x;
+    }
+    uint64_t cycle = 10;
+    for (size_t k = 0; k < n;) {
+        size_t per = (size_t)g_rand_int_range(g, 1, 13);
+        for (size_t j = 0; j < per && k < n; j++)
+            r[k++].cycle = cycle;
+        cycle += (uint64_t)g_rand_int_range(g, 1, 3);
+    }
+    g_rand_free(g);
+    uint64_t fast[2][12], exact[2][12];
+    for (unsigned pass = 0; pass < 4; pass++) {
+        const unsigned set = pass / 2, ex = pass % 2;
+        pmusim_model_t *m = t_model("mont", 1);
+        for (unsigned k = 0; k < 12; k++)
+            PMC(m, 4 + k, 0x2000000 | cfg(evs[set][k].es, evs[set][k].umask, 8, 0, 0, 0));
+        if (ex)
+            m->ops->observe_cycles(m, 0, UINT64_MAX, noop_observer, NULL);
+        /* in batches of 100 records: the fast loop stops and starts again */
+        for (size_t k = 0; k < n; k += 100)
+            m->ops->consume(m, r + k, n - k < 100 ? n - k : 100);
+        m->ops->finish(m);
+        for (unsigned k = 0; k < 12; k++)
+            (ex ? exact : fast)[set][k] = CNT(m, 4 + k);
+        pmusim_model_free(m);
+    }
+    for (unsigned k = 0; k < 24; k++) {
+        if (fast[k / 12][k % 12] != exact[k / 12][k % 12])
+            fprintf(stderr, "set %u PMC%u: fast %" G_GUINT64_FORMAT " exact %" G_GUINT64_FORMAT "\n",
+                    k / 12, 4 + k % 12, fast[k / 12][k % 12], exact[k / 12][k % 12]);
+        CU_ASSERT_EQUAL(fast[k / 12][k % 12], exact[k / 12][k % 12]);
+    }
+    /* the observed model's counts (loads: 3 x 72 records, clamped to 4 a
+     * cycle; stores clamped to 2; instructions: 3 x 192, clamped to 6) */
+    static const uint64_t want[2][12] = {{209, 157, 97, 86, 31, 210, 77, 176, 127, 197, 90, 78},
+                                         {120, 138, 216, 563, 209, 157, 166, 45, 72, 86, 89, 210}};
+    for (unsigned k = 0; k < 24; k++)
+        CU_ASSERT_EQUAL(exact[k / 12][k % 12], want[k / 12][k % 12]);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("ia64_regs", NULL, NULL);
@@ -649,6 +786,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_rest_reads_and_writes);
     PMUSIM_ADD_TEST(s, test_many_records_per_cycle);
     PMUSIM_ADD_TEST(s, test_reclassify_open_cycle);
+    PMUSIM_ADD_TEST(s, test_mem_branch_bytes);
     s = CU_add_suite("ia64_overflow", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_overflow_oi_freeze);
     PMUSIM_ADD_TEST(s, test_overflow_no_oi);
