@@ -2095,6 +2095,55 @@ static void test_reader_buffers_reused(void)
     g_free(ia64), g_free(x86), g_free(cut);
 }
 
+/* Files of the writer before its zstd level went from 3 to 1 (made with
+ * `pmusim trace gen ... --seed 11` at 528d476; one zstd frame each, level
+ * 3, window 4 MiB, checksum): the reader takes zstd frames of any level,
+ * and their records are the generator's, as its text form gives them now. */
+static void test_reads_level3_files(void)
+{
+    static const struct {
+        const char *name;
+        pmusim_cpu_t cpu;
+        pmusim_gen_workload_t wl;
+        uint64_t n;
+        gsize bytes;
+    } files[] = {
+        { "wsm_mixed_level3.pmt", PMUSIM_CPU_WSM, PMUSIM_GEN_MIXED, 20000, 22779 },
+        { "ita2_stream_level3.pmt", PMUSIM_CPU_ITA2, PMUSIM_GEN_STREAM, 5000, 4540 },
+    };
+    for (unsigned i = 0; i < G_N_ELEMENTS(files); i++) {
+        char *old = g_build_filename(PMUSIM_UNIT_DATA_DIR, files[i].name, NULL);
+        gsize len;
+        g_free(slurp(old, &len));
+        CU_ASSERT_EQUAL(len, files[i].bytes);
+        char *t = gen_file(files[i].cpu, files[i].wl, files[i].n, 11, PMUSIM_TRACE_TEXT);
+        GError *e = NULL;
+        pmusim_trace_reader_t *rb = pmusim_trace_reader_open(old, &e);
+        pmusim_trace_reader_t *rt = pmusim_trace_reader_open(t, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rb);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rt);
+        CU_ASSERT(pmusim_trace_reader_is_binary(rb));
+        size_t nb = 0, nt = 0;
+        pmusim_rec_t *xb = read_all(rb, 333, &nb, &e), *xt = read_all(rt, 1000, &nt, &e);
+        CU_ASSERT_PTR_NULL(e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(xb);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(xt);
+        CU_ASSERT_EQUAL(nb, files[i].n);
+        CU_ASSERT_EQUAL(nt, files[i].n);
+        size_t bad = 0;
+        for (size_t k = 0; k < nb && k < nt; k++)
+            bad += !pmusim_test_rec_equal(&xb[k], &xt[k]);
+        CU_ASSERT_EQUAL(bad, 0);
+        g_free(xb);
+        g_free(xt);
+        pmusim_trace_reader_free(rb);
+        pmusim_trace_reader_free(rt);
+        g_unlink(t);
+        g_free(t);
+        g_free(old);
+    }
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("trace", NULL, NULL);
@@ -2126,5 +2175,6 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_decode_thread);
     PMUSIM_ADD_TEST(s, test_decode_longest_records);
     PMUSIM_ADD_TEST(s, test_reader_buffers_reused);
+    PMUSIM_ADD_TEST(s, test_reads_level3_files);
 }
 
