@@ -7,7 +7,9 @@
  * with the program's exit status (128 + N when a signal N ended it), or 1
  * for its own errors (2 for usage).  A program that crashes or is killed
  * leaves the trace of what it ran, ending with a marker that says so;
- * Ctrl-C leaves a complete trace or none (pmusim/outfile.h). */
+ * Ctrl-C leaves a complete trace or none (pmusim/outfile.h).  Processes
+ * the program forks run untraced: a marker in the trace and a line on
+ * stderr say where and which. */
 #include "cmds.h"
 #include "pmusim/capture.h"
 #include "pmusim/outfile.h"

@@ -3,7 +3,8 @@
 # tests/capture/progs/forks.c runs a loop of exactly 2N instructions in the
 # parent and starts processes: fork() of a child that loops too and exits
 # with a status the parent checks, system("echo hi"), popen, posix_spawn,
-# 200 forks, a fork while a second thread loops (4N).  Each capture must
+# 200 forks, a fork while a second thread loops (4N), a child that
+# outlives its parent (the capture must not wait for it).  Each capture must
 # exit with the program's status (42: every child ended as it should), pass
 # its output through, hold the parent's loop and not the child's (`stat`
 # INST_RETIRED:ANY_P, a run with N = 0 subtracted, within the bounds of
@@ -89,6 +90,12 @@ for run in "fork 1 2 200" "system 1 2 200" "popen 1 2 200" "spawn 1 2 200" "many
     d=$(( $(insns "$mode.$n.pmt") - $(insns "$mode.0.pmt") ))
     between "$mode: instructions beyond the start-up" $d $((per * n)) $((per * n + slack))
 done
+# a child that outlives its parent (it sleeps 20 s): the capture ends with
+# the parent (the child closed its copy of the pipe to pmusim)
+st=$(capture orphan 0)
+if [ "$st" = 42 ]; then ok "orphan: exit status 42"; else fail "orphan: exit status $st, expected 42"; fi
+if [ -e orphan.done ]; then fail "orphan: the capture waited for the child"; else ok "orphan: the capture ended before the child"; fi
+grep -q "^pmusim: fork: child [0-9]* not traced" orphan.0.err && ok "orphan: stderr names the child" || fail "orphan: stderr: $(cat orphan.0.err)"
 # the program's output passes through
 [ "$(cat system.$n.out)" = hi ] && ok "system: output 'hi'" || fail "system: output '$(cat system.$n.out)'"
 [ "$(cat popen.$n.out)" = "hi from popen" ] && ok "popen: output 'hi from popen'" || fail "popen: output '$(cat popen.$n.out)'"

@@ -13,6 +13,9 @@
  *   thread  a second thread runs spin(N); while it runs, the main thread
  *           forks a child (status 9), then joins the thread: the total
  *           is 4N
+ *   orphan  fork(); the parent does not wait, the child outlives it: it
+ *           sleeps 20 s, then creates the file orphan.done (the capture
+ *           must end with the parent, not wait for the child)
  * N = 0 runs no loop: the start-up, the processes and the exit alone. */
 #include <pthread.h>
 #include <semaphore.h>
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -102,6 +106,14 @@ int main(int argc, char **argv)
             ;
         ok = fork_and_check(0, 9);
         ok &= pthread_join(t, NULL) == 0;
+    } else if (strcmp(mode, "orphan") == 0) {
+        pid_t p = fork();
+        if (p == 0) {
+            sleep(20);
+            int fd = open("orphan.done", O_WRONLY | O_CREAT, 0644);
+            _exit(fd >= 0 ? 0 : 1);
+        }
+        ok = p > 0;
     } else {
         return 2;
     }

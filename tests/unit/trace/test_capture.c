@@ -616,6 +616,41 @@ static void test_capture_fork_errors(void)
     }
 }
 
+/* A death that cut the FORK chunk (QEMU killed while it wrote it): the
+ * chunk is dropped like a cut TB or MAPS chunk, and the items the buffer
+ * had not sent (the return's load) run; no fork is counted. */
+static void test_capture_fork_cut(void)
+{
+    static const uint8_t fork[] = {0x92, 0x10, 0x00, 0x00, 0, 0, 0, 0};
+    GByteArray *s = make_fork_stream(fork, sizeof fork);
+    uint8_t *r = region_new(1);
+    region_set(r, 0, sizeof exec2_items, 0, exec2_items, sizeof exec2_items);
+    for (guint sent = 0; sent < 16 + sizeof fork; sent++) {
+        GError *error = NULL;
+        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect, recs, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 1, "dead");
+        uint64_t got = 0;
+        gboolean ok = pmusim_capture_feed(c, s->data, 205 + sent, &error) &&
+                      pmusim_capture_recover(c, r, VBUF_STRIDE, &got, &error) &&
+                      pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error);
+        if (!ok)
+            fprintf(stderr, "sent %u: %s\n", sent, error ? error->message : "?");
+        CU_ASSERT_TRUE(ok);
+        CU_ASSERT_EQUAL(got, sizeof exec2_items);
+        CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 7);
+        CU_ASSERT_EQUAL(pmusim_capture_forks(c, NULL), 0);
+        check_expected(recs);
+        g_clear_error(&error);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_array_unref(recs);
+    }
+    g_free(r);
+    g_byte_array_unref(s);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -631,6 +666,7 @@ int main(void)
     CU_add_test(suite, "recover: damaged headers", test_capture_recover_damaged);
     CU_add_test(suite, "fork: a MARKER where the thread forked, every split", test_capture_fork);
     CU_add_test(suite, "fork: bad FORK chunks", test_capture_fork_errors);
+    CU_add_test(suite, "fork: a FORK chunk cut by a death, every cut", test_capture_fork_cut);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
