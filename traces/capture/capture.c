@@ -451,8 +451,11 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
 static gboolean cap_fork(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, uint32_t size,
                          uint64_t at, GError **error)
 {
-    if (size != 8 || rd32(p + 4) != 0)
+    if (size != 8)
         return cap_error(c, at, error, "FORK chunk of %u bytes, expected 8 (a pid and 0)", size);
+    if (rd32(p + 4) != 0)
+        return cap_error(c, at + 4, error, "FORK chunk's second word is %u, expected 0",
+                         rd32(p + 4));
     uint32_t pid = rd32(p);
     if (pid == 0 || pid > INT32_MAX)
         return cap_error(c, at, error, "FORK chunk with process id %u, expected 1..%d", pid,

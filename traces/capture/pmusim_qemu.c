@@ -482,9 +482,10 @@ static void on_exit_cb(qemu_plugin_id_t id, void *ud)
 
 /* ---- fork ---- */
 
-/* Before the host fork(): no chunk is half written when the child's copy of
- * the lock is taken (QEMU's fork_start() has already stopped the other
- * vCPUs; a thread of the guest may still be in a plugin callback). */
+/* Before the host fork(): no chunk is half written when the child gets its
+ * copy of the lock.  QEMU's fork_start() has stopped the other vCPUs
+ * outside guest code, but a thread may still be in a callback run outside
+ * it (a vCPU's exit). */
 static void fork_prepare(void)
 {
     pthread_mutex_lock(&out_lock);

@@ -591,7 +591,7 @@ static void test_capture_fork_errors(void)
         {{0x92, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 12,
          "fork: byte 221: FORK chunk of 12 bytes, expected 8 (a pid and 0)"},
         {{0x92, 0x10, 0, 0, 1, 0, 0, 0}, 8,
-         "fork: byte 221: FORK chunk of 8 bytes, expected 8 (a pid and 0)"},
+         "fork: byte 225: FORK chunk's second word is 1, expected 0"},
         {{0, 0, 0, 0, 0, 0, 0, 0}, 8,
          "fork: byte 221: FORK chunk with process id 0, expected 1..2147483647"},
         {{0, 0, 0, 0x80, 0, 0, 0, 0}, 8,
