@@ -2,7 +2,7 @@
 # A program that forks (docs/CAPTURE.md, "A program that forks"):
 # tests/capture/progs/forks.c runs a loop of exactly 2N instructions in the
 # parent and starts processes: fork() of a child that loops too and exits
-# with a status the parent checks, system("echo hi"), popen, posix_spawn,
+# with a status the parent checks, vfork, system("echo hi"), popen, posix_spawn,
 # 200 forks, a fork while a second thread loops (4N), a child that
 # outlives its parent (the capture must not wait for it).  Each capture must
 # exit with the program's status (42: every child ended as it should), pass
@@ -63,7 +63,7 @@ n=1000000
 # MODE FORKS INSTRUCTIONS-PER-N SLACK: two threads end and join at moments
 # the scheduling chooses (futex waits or not: a few hundred instructions;
 # crash_test.sh allows 200,000 for its threads)
-for run in "fork 1 2 200" "system 1 2 200" "popen 1 2 200" "spawn 1 2 200" "many 200 2 200" \
+for run in "fork 1 2 200" "vfork 1 2 200" "system 1 2 200" "popen 1 2 200" "spawn 1 2 200" "many 200 2 200" \
            "thread 1 4 20000"; do
     set -- $run
     mode=$1; forks=$2; per=$3; slack=$4

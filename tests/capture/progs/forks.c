@@ -6,6 +6,8 @@
  *   fork    fork(); the child runs spin(N) too (not traced: it must not
  *           appear in the trace) and exits with status 7, which the
  *           parent checks
+ *   vfork   vfork(); the child exits at once with status 5 (QEMU runs
+ *           it as a fork)
  *   system  system("echo hi") (its output passes through)
  *   popen   popen("echo hi from popen", "r"), prints the line it reads
  *   spawn   posix_spawn("/bin/true")
@@ -74,6 +76,12 @@ int main(int argc, char **argv)
     int ok = 0;
     if (strcmp(mode, "fork") == 0) {
         ok = fork_and_check(n, 7);
+    } else if (strcmp(mode, "vfork") == 0) {
+        pid_t p = vfork();
+        if (p == 0)
+            _exit(5);
+        int st;
+        ok = p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 5;
     } else if (strcmp(mode, "system") == 0) {
         fflush(stdout);
         int st = system("echo hi");
