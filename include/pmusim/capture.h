@@ -60,6 +60,11 @@ gboolean pmusim_capture_finish(pmusim_capture_t *c, GError **error);
  * (counted in *skipped when not NULL). */
 gboolean pmusim_capture_add_symbols(pmusim_capture_t *c, pmusim_trace_writer_t *w,
                                     guint *skipped, GError **error);
+/* The processes the program forked (FORK chunks), which are not traced:
+ * their number, and in *pids (when not NULL) their ids in stream order,
+ * valid until the next feed.  Each also has a MARKER in the trace, "fork:
+ * child PID not traced", at the forking thread's cycle. */
+uint32_t pmusim_capture_forks(const pmusim_capture_t *c, const uint32_t **pids);
 /* TRUE once the END chunk was read (the plugin saw the program exit). */
 gboolean pmusim_capture_saw_end(const pmusim_capture_t *c);
 uint32_t pmusim_capture_guest_threads(const pmusim_capture_t *c);

@@ -7,7 +7,9 @@
  * with the program's exit status (128 + N when a signal N ended it), or 1
  * for its own errors (2 for usage).  A program that crashes or is killed
  * leaves the trace of what it ran, ending with a marker that says so;
- * Ctrl-C leaves a complete trace or none (pmusim/outfile.h). */
+ * Ctrl-C leaves a complete trace or none (pmusim/outfile.h).  Processes
+ * the program forks run untraced: a marker in the trace and a line on
+ * stderr say where and which. */
 #include "cmds.h"
 #include "pmusim/capture.h"
 #include "pmusim/outfile.h"
@@ -31,6 +33,7 @@
 
 #define CAPTURE_READ (1u << 20) /* bytes per read and per slot of the pump */
 #define CAPTURE_SLOTS 8u        /* slots of the pump: how far QEMU may run ahead */
+#define CAPTURE_FORK_LINES 10u  /* forks listed one per line on stderr; beyond, a count */
 
 static const char *const capture_usage =
     "pmusim trace capture --cpu wsm|wsm_dp|knm [-o OUT] [--threads N] [--text] [--timing]\n"
@@ -719,6 +722,19 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     }
     guint skipped = 0;
     ok = ok && pmusim_capture_add_symbols(cap, w, &skipped, &error);
+    /* forked processes run untraced (docs/CAPTURE.md, "A program that
+     * forks"): one line each, or their number when there are many */
+    const uint32_t *fork_pids = NULL;
+    uint32_t nforks = ok ? pmusim_capture_forks(cap, &fork_pids) : 0;
+    if (nforks <= CAPTURE_FORK_LINES) {
+        for (uint32_t i = 0; i < nforks; i++)
+            fprintf(stderr, "pmusim: fork: child %u not traced (a MARKER in the trace says "
+                            "where)\n", fork_pids[i]);
+    } else {
+        fprintf(stderr, "pmusim: fork: %u children not traced (%u first, %u last; a MARKER "
+                        "in the trace says where each was forked)\n",
+                nforks, fork_pids[0], fork_pids[nforks - 1]);
+    }
     if (ok && pmusim_capture_guest_threads(cap) > (uint32_t)threads)
         fprintf(stderr, "pmusim: the program ran %u threads on %d hardware thread%s "
                         "(guest thread k on thread k mod %d; see --threads)\n",

@@ -48,6 +48,15 @@
  *         payload.
  *         Last chunk; a stream without it ended early (the process was
  *         killed).
+ * FORK    (version 3) the guest thread `vcpu` forked a process that is not
+ *         traced: payload u32 the child's process id (as the host sees it;
+ *         QEMU user mode runs fork, vfork and clone without CLONE_VM as a
+ *         host fork()), u32 0.  Sent when the fork returns in the parent,
+ *         after an EXEC chunk of that thread with everything it executed
+ *         before (the fork system call's block the last), so that the
+ *         reader places it where the thread was.  The child sends nothing:
+ *         the plugin detaches from the stream and the shared buffers in
+ *         it (docs/CAPTURE.md, "A program that forks").
  *
  * The execution buffers (capstream_vbuf_t) live in a memory region that
  * pmusim creates and passes to QEMU (plugin argument shm=N), one per vCPU,
@@ -58,14 +67,19 @@
  * death the reader so knows for each buffer whether its bytes went through
  * the pipe (pending set and that chunk read whole), are the chunk the
  * death cut (pending = 1 + the next chunk number: its bytes come from the
- * buffer), or were never sent (pending 0). */
+ * buffer), or were never sent (pending 0).  `pending` holds the chunk's
+ * number in 64 bits, counted from the stream's start (the header's `seq` is
+ * its low 32 bits): version 2 kept 1 + a 32-bit number, which is 0 ("none")
+ * for chunk 2^32 - 1 and compares wrongly across the wrap; 2^32 chunks are
+ * at least 64 GiB of stream, which a long capture with small chunks (a
+ * thread's exit or a fork each sends one) can reach, 2^64 chunks cannot. */
 #ifndef PMUSIM_CAPSTREAM_H
 #define PMUSIM_CAPSTREAM_H
 
 #include <stdint.h>
 
 #define CAPSTREAM_MAGIC 0x50435350u /* "PSCP" little-endian */
-#define CAPSTREAM_VERSION 2u
+#define CAPSTREAM_VERSION 3u
 #define CAPSTREAM_MAX_CHUNK (1u << 20)
 #define CAPSTREAM_MAX_TB_INSNS 512u
 #define CAPSTREAM_HEADER_SIZE 16u
@@ -78,6 +92,7 @@ enum {
     CAPSTREAM_EXEC = 3,
     CAPSTREAM_MAPS = 4,
     CAPSTREAM_END = 5,
+    CAPSTREAM_FORK = 6,
 };
 
 /* capstream_insn_t.flags */
@@ -111,13 +126,14 @@ _Static_assert(sizeof(capstream_insn_t) == 16, "capstream_insn_t is 16 bytes on 
 
 typedef struct capstream_vbuf {
     uint64_t len;       /* bytes of items in data[] (not yet known to be sent) */
-    uint32_t pending;   /* 1 + the chunk number of the EXEC chunk being sent
-                         * from data[], 0 when none */
-    uint32_t cur_idx;   /* the plugin's own state: the instruction of the
-                         * last access in the current block, */
-    uint64_t prev_addr; /* the delta base (0 at a chunk's start), */
+    uint64_t pending;   /* 1 + the chunk number (64 bits) of the EXEC chunk
+                         * being sent from data[], 0 when none */
+    uint64_t prev_addr; /* the plugin's own state: the delta base (0 at a
+                         * chunk's start), */
+    uint32_t cur_idx;   /* the instruction of the last access in the
+                         * current block, */
     uint32_t cur_tb;    /* the current block */
-    uint32_t pad[9];
+    uint32_t pad[8];
     uint8_t data[CAPSTREAM_VBUF_SIZE];
 } capstream_vbuf_t;
 

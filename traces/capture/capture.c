@@ -65,12 +65,15 @@ struct pmusim_capture {
     char *name;
     GByteArray *buf;      /* bytes of an incomplete chunk */
     uint64_t offset;      /* stream offset of buf[0] */
-    uint32_t next_seq;
+    uint64_t next_seq;    /* chunks read (a chunk header holds the low 32 bits) */
     gboolean hello, end;
     char *binary;
     GPtrArray *tbs;       /* of cap_tb_t*, index = tb_id */
     GPtrArray *threads;   /* of cap_thread_t*, index = guest thread */
     char *maps;           /* MAPS payload, NUL-terminated */
+    GArray *fork_pids;    /* of uint32_t: the children of FORK chunks, in order */
+    GStringChunk *marker_names; /* the fork MARKERs' names: they live until the
+                                 * capture is freed (the writer may hold them) */
     uint64_t insns;
     uint64_t plugin_write_ns, plugin_bytes, plugin_runq_ns; /* from END */
     gboolean model_failed; /* a model call failed: nothing more runs */
@@ -90,6 +93,7 @@ pmusim_capture_t *pmusim_capture_new(pmusim_uarch_t *u, uint32_t nthreads, const
     c->buf = g_byte_array_new();
     c->tbs = g_ptr_array_new_with_free_func(cap_tb_free);
     c->threads = g_ptr_array_new_with_free_func(g_free);
+    c->fork_pids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     return c;
 }
 
@@ -101,6 +105,9 @@ void pmusim_capture_free(pmusim_capture_t *c)
     g_ptr_array_unref(c->tbs);
     g_ptr_array_unref(c->threads);
     g_free(c->maps);
+    g_array_unref(c->fork_pids);
+    if (c->marker_names)
+        g_string_chunk_free(c->marker_names);
     g_free(c->binary);
     g_free(c->name);
     g_free(c);
@@ -436,6 +443,40 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
     return TRUE;
 }
 
+/* A FORK chunk: guest thread `guest` forked process `pid`, which is not
+ * traced.  Its instructions up to the fork (the EXEC chunk before) have run
+ * but for the system call, its block's last, which waits for the thread's
+ * next block: the MARKER goes at the thread's cycle as it stands, its last
+ * retirement before the fork. */
+static gboolean cap_fork(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, uint32_t size,
+                         uint64_t at, GError **error)
+{
+    if (size != 8)
+        return cap_error(c, at, error, "FORK chunk of %u bytes, expected 8 (a pid and 0)", size);
+    if (rd32(p + 4) != 0)
+        return cap_error(c, at + 4, error, "FORK chunk's second word is %u, expected 0",
+                         rd32(p + 4));
+    uint32_t pid = rd32(p);
+    if (pid == 0 || pid > INT32_MAX)
+        return cap_error(c, at, error, "FORK chunk with process id %u, expected 1..%d", pid,
+                         INT32_MAX);
+    if (c->model_failed)
+        return FALSE;
+    cap_thread_t *t = cap_thread(c, guest);
+    g_array_append_val(c->fork_pids, pid);
+    if (!c->marker_names)
+        c->marker_names = g_string_chunk_new(4096);
+    char name[64];
+    g_snprintf(name, sizeof name, "fork: child %u not traced", pid);
+    pmusim_rec_t m = {.kind = PMUSIM_REC_MARKER, .plm = 3, .thread = t->hw,
+                      .name = g_string_chunk_insert(c->marker_names, name)};
+    if (!pmusim_uarch_passthrough(c->u, &m, error)) {
+        c->model_failed = TRUE;
+        return FALSE;
+    }
+    return TRUE;
+}
+
 static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, const uint8_t *p,
                           uint32_t size, uint64_t at, GError **error)
 {
@@ -459,6 +500,8 @@ static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, con
         g_free(c->maps);
         c->maps = g_strndup((const char *)p, size);
         return TRUE;
+    case CAPSTREAM_FORK:
+        return cap_fork(c, vcpu, p, size, at, error);
     case CAPSTREAM_END:
         c->end = TRUE;
         if (size >= 32) {
@@ -493,9 +536,9 @@ static gboolean cap_parse(pmusim_capture_t *c, const uint8_t *p, size_t n, size_
                            CAPSTREAM_MAX_CHUNK);
             break;
         }
-        if (seq != c->next_seq) {
+        if (seq != (uint32_t)c->next_seq) {
             ok = cap_error(c, at + 12, error, "chunk number %u, expected %u (chunks were lost)",
-                           seq, c->next_seq);
+                           seq, (uint32_t)c->next_seq);
             break;
         }
         if (n - pos - CAPSTREAM_HEADER_SIZE < size)
@@ -603,24 +646,29 @@ gboolean pmusim_capture_recover(pmusim_capture_t *c, const void *shm, size_t siz
     for (uint32_t k = 0; k < nbuf; k++) {
         const uint8_t *h = base + (size_t)k * stride;
         uint64_t len = rd64(h + offsetof(capstream_vbuf_t, len));
-        uint32_t pending = rd32(h + offsetof(capstream_vbuf_t, pending));
+        uint64_t pending = rd64(h + offsetof(capstream_vbuf_t, pending));
         if (len > CAPSTREAM_VBUF_SIZE)
             return shm_error(c, k, error, "%" G_GUINT64_FORMAT " bytes of items, at most %u expected",
                              (guint64)len, CAPSTREAM_VBUF_SIZE);
         if (!pending || pending - 1 < c->next_seq)
             continue; /* never sent, or sent whole */
         if (pending - 1 > c->next_seq)
-            return shm_error(c, k, error, "a flush of chunk %u, but the stream's next chunk is %u",
-                             pending - 1, c->next_seq);
+            return shm_error(c, k, error,
+                             "a flush of chunk %" G_GUINT64_FORMAT ", but the stream's next "
+                             "chunk is %" G_GUINT64_FORMAT, (guint64)(pending - 1),
+                             (guint64)c->next_seq);
         if (inflight != UINT32_MAX)
-            return shm_error(c, k, error, "a flush of chunk %u, as vCPU %u's", pending - 1, inflight);
+            return shm_error(c, k, error, "a flush of chunk %" G_GUINT64_FORMAT ", as vCPU %u's",
+                             (guint64)(pending - 1), inflight);
         if (!len)
-            return shm_error(c, k, error, "a flush of chunk %u with no bytes", pending - 1);
+            return shm_error(c, k, error, "a flush of chunk %" G_GUINT64_FORMAT " with no bytes",
+                             (guint64)(pending - 1));
         if (cut && ((cut_kv & 0xffff) != CAPSTREAM_EXEC || cut_kv >> 16 != k || cut_size != len))
             return shm_error(c, k, error,
-                             "a flush of chunk %u, an EXEC chunk of vCPU %u, %" G_GUINT64_FORMAT
-                             " bytes; the stream has kind %u, vCPU %u, %u bytes",
-                             pending - 1, k, (guint64)len, cut_kv & 0xffff, cut_kv >> 16, cut_size);
+                             "a flush of chunk %" G_GUINT64_FORMAT ", an EXEC chunk of vCPU %u, "
+                             "%" G_GUINT64_FORMAT " bytes; the stream has kind %u, vCPU %u, %u "
+                             "bytes", (guint64)(pending - 1), k, (guint64)len, cut_kv & 0xffff,
+                             cut_kv >> 16, cut_size);
         inflight = k;
     }
     /* the cut chunk is dropped: the buffer that sent it completes it below,
@@ -630,7 +678,7 @@ gboolean pmusim_capture_recover(pmusim_capture_t *c, const void *shm, size_t siz
         for (uint32_t k = 0; k < nbuf; k++) {
             const uint8_t *h = base + (size_t)k * stride;
             uint32_t len = (uint32_t)rd64(h + offsetof(capstream_vbuf_t, len));
-            uint32_t pending = rd32(h + offsetof(capstream_vbuf_t, pending));
+            uint64_t pending = rd64(h + offsetof(capstream_vbuf_t, pending));
             /* pass 0: the chunk in flight, in its place; pass 1: the items
              * never sent, in vCPU order */
             if (pass == 0 ? k != inflight : (!len || pending != 0))
@@ -650,6 +698,13 @@ gboolean pmusim_capture_recover(pmusim_capture_t *c, const void *shm, size_t siz
 }
 
 gboolean pmusim_capture_saw_end(const pmusim_capture_t *c) { return c->end; }
+
+uint32_t pmusim_capture_forks(const pmusim_capture_t *c, const uint32_t **pids)
+{
+    if (pids)
+        *pids = (const uint32_t *)(const void *)c->fork_pids->data;
+    return c->fork_pids->len;
+}
 uint32_t pmusim_capture_guest_threads(const pmusim_capture_t *c) { return c->threads->len; }
 uint64_t pmusim_capture_instructions(const pmusim_capture_t *c) { return c->insns; }
 const char *pmusim_capture_binary(const pmusim_capture_t *c) { return c->binary; }

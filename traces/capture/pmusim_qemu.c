@@ -14,6 +14,15 @@
  * that a program that dies of a signal, or a QEMU that is killed, leaves
  * pmusim the items not yet sent.
  *
+ * A guest that forks: QEMU user mode runs the guest's fork (and vfork, and
+ * clone without CLONE_VM, which posix_spawn, system and popen use) as a
+ * host fork(), so the child process starts with the plugin's state, the
+ * pipe and the shared buffers.  A pthread_atfork() child handler detaches
+ * it (closes its copy of the pipe, unmaps the shared buffers, and its
+ * callbacks append to private buffers that are never sent); the parent
+ * sends a FORK chunk with the child's pid where its thread forked
+ * (docs/CAPTURE.md, "A program that forks").
+ *
  * Arguments: fd=N (the pipe's write end, inherited from pmusim), shm=N
  * (optional: a file of CAPSTREAM_SHM_SIZE bytes for the buffers, also
  * inherited; without it they are private memory).  */
@@ -55,7 +64,9 @@ typedef capstream_vbuf_t vbuf_t;
 static int out_fd = -1;
 static int out_failed;               /* the pipe broke: stop writing */
 static int closed;                   /* END was written */
-static uint32_t seq;
+static int detached;                 /* a forked child: sends nothing */
+static __thread int fork_returned;   /* this thread's fork() just returned in the parent */
+static uint64_t seq;                 /* chunk number (the header holds its low 32 bits) */
 static uint64_t write_ns, write_bytes; /* --timing: time in writev, bytes sent */
 static uint32_t next_tb;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -73,7 +84,7 @@ static void chunk_write_locked(uint16_t kind, uint16_t vcpu, const void *payload
     hdr[0] = CAPSTREAM_MAGIC;
     hdr[1] = (uint32_t)kind | (uint32_t)vcpu << 16;
     hdr[2] = size;
-    hdr[3] = seq++;
+    hdr[3] = (uint32_t)seq++;
     struct iovec iov[2] = {{hdr, sizeof hdr}, {(void *)payload, size}};
     int n = size ? 2 : 1;
     struct timespec t0, t1;
@@ -123,6 +134,8 @@ static uint64_t runq_wait_ns(void)
  * written whole, `pending` last. */
 static void vbuf_flush(unsigned vcpu)
 {
+    if (vcpu >= MAX_VCPUS)
+        return;
     vbuf_t *b = vbufs[vcpu];
     if (!b || !b->len)
         return;
@@ -404,8 +417,8 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
     size_t n = qemu_plugin_tb_n_insns(tb);
-    if (n == 0)
-        return;
+    if (n == 0 || detached)
+        return; /* a forked child's new blocks run without callbacks */
     if (n > CAPSTREAM_MAX_TB_INSNS)
         n = CAPSTREAM_MAX_TB_INSNS; /* QEMU's blocks are far shorter */
     size_t size = 16 + n * sizeof(capstream_insn_t);
@@ -444,7 +457,7 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
 {
     (void)id;
-    if (vcpu < MAX_VCPUS)
+    if (!detached)
         vbuf_flush(vcpu);
 }
 
@@ -452,6 +465,8 @@ static void on_exit_cb(qemu_plugin_id_t id, void *ud)
 {
     (void)id;
     (void)ud;
+    if (detached)
+        return; /* a forked child's exit: the stream is the parent's */
     for (unsigned v = 0; v < MAX_VCPUS; v++)
         vbuf_flush(v);
     pthread_mutex_lock(&out_lock);
@@ -462,6 +477,67 @@ static void on_exit_cb(qemu_plugin_id_t id, void *ud)
     if (out_fd >= 0)
         close(out_fd);
     out_fd = -1;
+    pthread_mutex_unlock(&out_lock);
+}
+
+/* ---- fork ---- */
+
+/* Before the host fork(): no chunk is half written when the child gets its
+ * copy of the lock.  QEMU's fork_start() has stopped the other vCPUs
+ * outside guest code, but a thread may still be in a callback run outside
+ * it (a vCPU's exit). */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&out_lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&out_lock);
+    fork_returned = 1; /* the system call's return says whether it worked */
+}
+
+/* The child: its callbacks must not write into the parent's shared buffers
+ * or pipe, nor keep the pipe open (pmusim reads until every write end is
+ * closed).  Its only thread is the one that forked; the buffers of the
+ * parent's other threads are not its own.  Blocks translated before the
+ * fork keep their callbacks, which from now on append to private buffers
+ * that a flush empties without sending; blocks it translates get none. */
+static void fork_child(void)
+{
+    detached = 1;
+    closed = 1;
+    out_failed = 1;
+    if (out_fd >= 0)
+        close(out_fd);
+    out_fd = -1;
+    for (unsigned v = 0; v < MAX_VCPUS; v++) {
+        if (vbufs[v] && !shm)
+            free(vbufs[v]); /* private: the child's own copy */
+        vbufs[v] = NULL;
+    }
+    if (shm)
+        munmap(shm, CAPSTREAM_SHM_SIZE);
+    shm = NULL;
+    pthread_mutex_unlock(&out_lock);
+}
+
+/* The parent's side of a fork: what its thread executed up to the fork goes
+ * in an EXEC chunk, then a FORK chunk with the child's pid (capstream.h). */
+static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
+{
+    (void)id;
+    (void)num;
+    if (!fork_returned)
+        return;
+    fork_returned = 0;
+    if (ret <= 0 || detached)
+        return; /* the fork failed */
+    vbuf_flush(vcpu);
+    uint32_t payload[2] = {(uint32_t)ret, 0};
+    pthread_mutex_lock(&out_lock);
+    if (!closed && vcpu < MAX_VCPUS) /* (a thread beyond them sends no items either) */
+        chunk_write_locked(CAPSTREAM_FORK, (uint16_t)vcpu, payload, sizeof payload);
     pthread_mutex_unlock(&out_lock);
 }
 
@@ -513,5 +589,10 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
     qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);
     qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
+    qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);
+    if (pthread_atfork(fork_prepare, fork_parent, fork_child) != 0) {
+        qemu_plugin_outs("pmusim capture plugin: pthread_atfork failed\n");
+        return -1;
+    }
     return 0;
 }

@@ -76,14 +76,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gboolean ok = pmusim_capture_feed(c, data, cut, &error) &&
                   pmusim_capture_feed(c, data + cut, size - cut, &error);
     /* a stream without its END chunk: recovery from two shared buffers
-     * (capstream.h: u64 len, u32 pending at 8, items from 64) whose header
-     * fields are the input's last 24 bytes and whose items are the input */
-    if (ok && !pmusim_capture_saw_end(c) && size >= 24) {
+     * (capstream.h: u64 len, u64 pending at 8, items from 64) whose header
+     * fields are the input's last 32 bytes and whose items are the input */
+    if (ok && !pmusim_capture_saw_end(c) && size >= 32) {
         static uint8_t region[2 * FUZZ_VBUF_STRIDE];
         for (size_t k = 0; k < 2; k++) {
             uint8_t *b = region + k * FUZZ_VBUF_STRIDE;
             memset(b, 0, 64);
-            memcpy(b, data + size - 24 + 12 * k, 12);
+            memcpy(b, data + size - 32 + 16 * k, 16);
             memcpy(b + 64, data, MIN(size, FUZZ_VBUF_STRIDE - 64));
         }
         ok = pmusim_capture_recover(c, region, sizeof region, NULL, &error);

@@ -1,5 +1,5 @@
 /* The capture stream reader (traces/capture/capture.c) on a hand-made
- * version 2 stream (traces/capture/capstream.h): every EXEC item form, its
+ * version 3 stream (traces/capture/capstream.h): every EXEC item form, its
  * bytes written out here, gives the instructions and accesses worked out by
  * hand below, whatever the split of the stream between two feeds. */
 #include "pmusim/capture.h"
@@ -54,9 +54,9 @@ static GByteArray *make_stream(void)
 {
     GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
     uint32_t seq = 0;
-    put32(p, 2);
+    put32(p, 3);
     put(p, "/bin/prog", 9);
-    chunk(s, &seq, 1, 0, p->data, p->len); /* HELLO, version 2 */
+    chunk(s, &seq, 1, 0, p->data, p->len); /* HELLO, version 3 */
     /* block 0 at 0x401000: a 4-byte load, a 3-byte store, a jcc back */
     g_byte_array_set_size(p, 0);
     put32(p, 0);
@@ -208,7 +208,7 @@ static void test_capture_threads_share_block(void)
 {
     GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
     uint32_t seq = 0;
-    put32(p, 2);
+    put32(p, 3);
     put(p, "/bin/prog", 9);
     chunk(s, &seq, 1, 0, p->data, p->len);
     g_byte_array_set_size(p, 0);
@@ -302,20 +302,20 @@ static void test_capture_chunk_order(void)
 
 /* ---- after a death: the shared buffers (capstream.h, capstream_vbuf_t) ---- */
 
-/* A buffer: u64 len at 0, u32 pending at 8, the items from byte 64; one
+/* A buffer: u64 len at 0, u64 pending at 8, the items from byte 64; one
  * per vCPU, 64 + 256 KiB apart. */
 #define VBUF_STRIDE (64u + 256u * 1024u)
 
 static uint8_t *region_new(unsigned nbuf) { return g_malloc0((gsize)nbuf * VBUF_STRIDE); }
 
-static void region_set(uint8_t *r, unsigned k, uint64_t len, uint32_t pending, const void *data,
+static void region_set(uint8_t *r, unsigned k, uint64_t len, uint64_t pending, const void *data,
                        size_t n)
 {
     uint8_t *b = r + (size_t)k * VBUF_STRIDE;
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < 8; i++) {
         b[i] = (uint8_t)(len >> 8 * i);
-    for (int i = 0; i < 4; i++)
         b[8 + i] = (uint8_t)(pending >> 8 * i);
+    }
     memcpy(b + 64, data, n);
 }
 
@@ -442,9 +442,9 @@ static void test_capture_recover_damaged(void)
     const size_t before = s->len - EXEC2_CHUNK; /* chunks 0..3 read: the next is 4 */
     static const struct {
         uint64_t len0;
-        uint32_t pending0;
+        uint64_t pending0;
         uint64_t len1;
-        uint32_t pending1;
+        uint64_t pending1;
         size_t cut; /* bytes of chunk 4 that arrived */
         const char *msg;
     } cases[] = {
@@ -454,6 +454,10 @@ static void test_capture_recover_damaged(void)
         {6, 0, 6, 7, 0,
          "dead: the shared buffer of vCPU 1 (byte 262208 of the region): a flush of chunk 6, "
          "but the stream's next chunk is 4"},
+        /* 64 bits: chunk 2^32 + 4 is not chunk 4 (version 2 kept 32) */
+        {6, UINT64_C(0x100000005), 0, 0, 0,
+         "dead: the shared buffer of vCPU 0 (byte 0 of the region): a flush of chunk "
+         "4294967300, but the stream's next chunk is 4"},
         {6, 5, 6, 5, 0,
          "dead: the shared buffer of vCPU 1 (byte 262208 of the region): a flush of chunk 4, as "
          "vCPU 0's"},
@@ -496,6 +500,157 @@ static void test_capture_recover_damaged(void)
     g_byte_array_unref(s);
 }
 
+/* ---- a program that forks: the FORK chunk ---- */
+
+/* INSN, MEM and MARKER records (the model's EVENT and IDLE records left out) */
+static gboolean collect_markers(const pmusim_rec_t *recs, size_t n, void *user, GError **error)
+{
+    (void)error;
+    GArray *out = user;
+    for (size_t i = 0; i < n; i++)
+        if (recs[i].kind == PMUSIM_REC_INSN || recs[i].kind == PMUSIM_REC_MEM ||
+            recs[i].kind == PMUSIM_REC_MARKER)
+            g_array_append_val(out, recs[i]);
+    return TRUE;
+}
+
+/* make_stream() with a FORK chunk of guest thread 0 after its first EXEC
+ * chunk (bytes 0..204: HELLO 29, the TB chunks 80 and 48, EXEC 48), the
+ * payload `fork` (8 bytes, or `n`) */
+static GByteArray *make_fork_stream(const uint8_t *fork, guint n)
+{
+    GByteArray *s = make_stream();
+    static const uint8_t exec2[] = {0x4d, 0x00, 0x10, 0x00, 0xfe, 0xff};
+    g_byte_array_set_size(s, 205);
+    uint32_t seq = 4;
+    chunk(s, &seq, 6, 0, fork, n);
+    chunk(s, &seq, 3, 0, exec2, sizeof exec2);
+    uint32_t reason = 0;
+    chunk(s, &seq, 5, 0, &reason, 4);
+    return s;
+}
+
+/* The FORK chunk: a MARKER "fork: child PID not traced" between the
+ * instructions the thread ran before it (six, and a MEM record) and the
+ * return it ran after, at the cycle of the last of those before; the pid
+ * is kept for pmusim's message.  Every split of the stream. */
+static void test_capture_fork(void)
+{
+    static const uint8_t fork[] = {0x92, 0x10, 0x00, 0x00, 0, 0, 0, 0}; /* pid 4242 */
+    GByteArray *s = make_fork_stream(fork, sizeof fork);
+    for (guint cut = 0; cut <= s->len; cut++) {
+        GError *error = NULL;
+        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect_markers, recs, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 1, "fork");
+        gboolean ok = pmusim_capture_feed(c, s->data, cut, &error) &&
+                      pmusim_capture_feed(c, s->data + cut, s->len - cut, &error) &&
+                      pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error);
+        if (!ok)
+            fprintf(stderr, "cut %u: %s\n", cut, error ? error->message : "?");
+        CU_ASSERT_TRUE_FATAL(ok);
+        CU_ASSERT_TRUE(pmusim_capture_saw_end(c));
+        CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 7);
+        const uint32_t *pids = NULL;
+        CU_ASSERT_EQUAL_FATAL(pmusim_capture_forks(c, &pids), 1);
+        CU_ASSERT_EQUAL(pids[0], 4242);
+        /* the records of make_stream() and the MARKER after the first seven */
+        CU_ASSERT_EQUAL_FATAL(recs->len, G_N_ELEMENTS(expected) + 1);
+        const pmusim_rec_t *m = &g_array_index(recs, pmusim_rec_t, 7);
+        CU_ASSERT_EQUAL(m->kind, PMUSIM_REC_MARKER);
+        CU_ASSERT_STRING_EQUAL(m->name, "fork: child 4242 not traced");
+        CU_ASSERT_EQUAL(m->thread, 0);
+        CU_ASSERT_EQUAL(m->plm, 3);
+        CU_ASSERT_EQUAL(m->cycle, g_array_index(recs, pmusim_rec_t, 6).cycle);
+        CU_ASSERT(m->cycle <= g_array_index(recs, pmusim_rec_t, 8).cycle);
+        for (guint i = 0, j = 0; i < recs->len; i++) {
+            if (i == 7)
+                continue;
+            CU_ASSERT_EQUAL(g_array_index(recs, pmusim_rec_t, i).ip, expected[j].ip);
+            j++;
+        }
+        g_clear_error(&error);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_array_unref(recs);
+    }
+    g_byte_array_unref(s);
+}
+
+/* A FORK chunk of another size, with pid 0 or a pid beyond a pid_t, or
+ * with its second word set: errors naming the payload's byte. */
+static void test_capture_fork_errors(void)
+{
+    static const struct {
+        uint8_t payload[12];
+        guint n;
+        const char *msg;
+    } cases[] = {
+        {{0x92, 0x10, 0, 0}, 4, "fork: byte 221: FORK chunk of 4 bytes, expected 8 (a pid and 0)"},
+        {{0x92, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 12,
+         "fork: byte 221: FORK chunk of 12 bytes, expected 8 (a pid and 0)"},
+        {{0x92, 0x10, 0, 0, 1, 0, 0, 0}, 8,
+         "fork: byte 225: FORK chunk's second word is 1, expected 0"},
+        {{0, 0, 0, 0, 0, 0, 0, 0}, 8,
+         "fork: byte 221: FORK chunk with process id 0, expected 1..2147483647"},
+        {{0, 0, 0, 0x80, 0, 0, 0, 0}, 8,
+         "fork: byte 221: FORK chunk with process id 2147483648, expected 1..2147483647"},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        GByteArray *s = make_fork_stream(cases[i].payload, cases[i].n);
+        GError *error = NULL;
+        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect, NULL, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 1, "fork");
+        CU_ASSERT_FALSE(pmusim_capture_feed(c, s->data, s->len, &error));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(error);
+        if (strcmp(error->message, cases[i].msg) != 0)
+            fprintf(stderr, "case %u: %s\n", i, error->message);
+        CU_ASSERT_STRING_EQUAL(error->message, cases[i].msg);
+        CU_ASSERT_EQUAL(pmusim_capture_forks(c, NULL), 0);
+        g_clear_error(&error);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_byte_array_unref(s);
+    }
+}
+
+/* A death that cut the FORK chunk (QEMU killed while it wrote it): the
+ * chunk is dropped like a cut TB or MAPS chunk, and the items the buffer
+ * had not sent (the return's load) run; no fork is counted. */
+static void test_capture_fork_cut(void)
+{
+    static const uint8_t fork[] = {0x92, 0x10, 0x00, 0x00, 0, 0, 0, 0};
+    GByteArray *s = make_fork_stream(fork, sizeof fork);
+    uint8_t *r = region_new(1);
+    region_set(r, 0, sizeof exec2_items, 0, exec2_items, sizeof exec2_items);
+    for (guint sent = 0; sent < 16 + sizeof fork; sent++) {
+        GError *error = NULL;
+        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect, recs, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 1, "dead");
+        uint64_t got = 0;
+        gboolean ok = pmusim_capture_feed(c, s->data, 205 + sent, &error) &&
+                      pmusim_capture_recover(c, r, VBUF_STRIDE, &got, &error) &&
+                      pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error);
+        if (!ok)
+            fprintf(stderr, "sent %u: %s\n", sent, error ? error->message : "?");
+        CU_ASSERT_TRUE(ok);
+        CU_ASSERT_EQUAL(got, sizeof exec2_items);
+        CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 7);
+        CU_ASSERT_EQUAL(pmusim_capture_forks(c, NULL), 0);
+        check_expected(recs);
+        g_clear_error(&error);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_array_unref(recs);
+    }
+    g_free(r);
+    g_byte_array_unref(s);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -509,6 +664,9 @@ int main(void)
     CU_add_test(suite, "recover: a flush in progress, every cut", test_capture_recover_in_flight);
     CU_add_test(suite, "recover: a chunk sent whole, not twice", test_capture_recover_duplicate);
     CU_add_test(suite, "recover: damaged headers", test_capture_recover_damaged);
+    CU_add_test(suite, "fork: a MARKER where the thread forked, every split", test_capture_fork);
+    CU_add_test(suite, "fork: bad FORK chunks", test_capture_fork_errors);
+    CU_add_test(suite, "fork: a FORK chunk cut by a death, every cut", test_capture_fork_cut);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();

@@ -1,0 +1,131 @@
+/* forks MODE N: a program that starts other processes, for the capture
+ * test of a forking program (tests/capture/fork_test.sh, docs/CAPTURE.md
+ * "A program that forks").  The parent runs a loop of exactly 2N
+ * instructions (spin) besides what MODE does, and exits with status 42
+ * when every child ended as it should (1 otherwise):
+ *   fork    fork(); the child runs spin(N) too (not traced: it must not
+ *           appear in the trace) and exits with status 7, which the
+ *           parent checks
+ *   vfork   vfork(); the child exits at once with status 5 (QEMU runs
+ *           it as a fork)
+ *   system  system("echo hi") (its output passes through)
+ *   popen   popen("echo hi from popen", "r"), prints the line it reads
+ *   spawn   posix_spawn("/bin/true")
+ *   many    200 forks one after the other, child k exits with k % 100
+ *   thread  a second thread runs spin(N); while it runs, the main thread
+ *           forks a child (status 9), then joins the thread: the total
+ *           is 4N
+ *   orphan  fork(); the parent does not wait, the child outlives it: it
+ *           sleeps 20 s, then creates the file orphan.done (the capture
+ *           must end with the parent, not wait for the child)
+ * N = 0 runs no loop: the start-up, the processes and the exit alone. */
+#include <pthread.h>
+#include <semaphore.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* 2 instructions per iteration (dec, jnz), none when n = 0 */
+__attribute__((noinline)) static long spin(long n)
+{
+    if (n > 0)
+        __asm__ volatile("1: dec %0\n\tjnz 1b" : "+r"(n));
+    return n;
+}
+
+/* fork a child that exits with `status` after spin(n); wait for it: TRUE
+ * when it did */
+static int fork_and_check(long n, int status)
+{
+    pid_t p = fork();
+    if (p < 0)
+        return 0;
+    if (p == 0) {
+        spin(n);
+        _exit(status);
+    }
+    int st;
+    while (waitpid(p, &st, 0) < 0)
+        ;
+    return WIFEXITED(st) && WEXITSTATUS(st) == status;
+}
+
+static sem_t started;
+static long count;
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    sem_post(&started);
+    spin(count);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3)
+        return 2;
+    const char *mode = argv[1];
+    long n = atol(argv[2]);
+    int ok = 0;
+    if (strcmp(mode, "fork") == 0) {
+        ok = fork_and_check(n, 7);
+    } else if (strcmp(mode, "vfork") == 0) {
+        pid_t p = vfork();
+        if (p == 0)
+            _exit(5);
+        int st;
+        ok = p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 5;
+    } else if (strcmp(mode, "system") == 0) {
+        fflush(stdout);
+        int st = system("echo hi");
+        ok = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    } else if (strcmp(mode, "popen") == 0) {
+        FILE *fp = popen("echo hi from popen", "r");
+        char line[64] = "";
+        if (fp && fgets(line, sizeof line, fp)) {
+            fputs(line, stdout);
+            ok = strcmp(line, "hi from popen\n") == 0;
+        }
+        if (fp && pclose(fp) != 0)
+            ok = 0;
+    } else if (strcmp(mode, "spawn") == 0) {
+        pid_t p;
+        char *args[] = {"true", NULL};
+        int st;
+        ok = posix_spawn(&p, "/bin/true", NULL, NULL, args, environ) == 0 &&
+             waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    } else if (strcmp(mode, "many") == 0) {
+        ok = 1;
+        for (int k = 0; k < 200; k++)
+            ok &= fork_and_check(0, k % 100);
+    } else if (strcmp(mode, "thread") == 0) {
+        pthread_t t;
+        count = n;
+        if (sem_init(&started, 0, 0) != 0 || pthread_create(&t, NULL, worker, NULL) != 0)
+            return 1;
+        while (sem_wait(&started) != 0)
+            ;
+        ok = fork_and_check(0, 9);
+        ok &= pthread_join(t, NULL) == 0;
+    } else if (strcmp(mode, "orphan") == 0) {
+        pid_t p = fork();
+        if (p == 0) {
+            sleep(20);
+            int fd = open("orphan.done", O_WRONLY | O_CREAT, 0644);
+            _exit(fd >= 0 ? 0 : 1);
+        }
+        ok = p > 0;
+    } else {
+        return 2;
+    }
+    spin(n);
+    fflush(stdout);
+    return ok ? 42 : 1;
+}
