@@ -60,6 +60,12 @@ gboolean pmusim_capture_finish(pmusim_capture_t *c, GError **error);
  * (counted in *skipped when not NULL). */
 gboolean pmusim_capture_add_symbols(pmusim_capture_t *c, pmusim_trace_writer_t *w,
                                     guint *skipped, GError **error);
+/* Whether the stream's last word on execve is that a thread called it (an
+ * EXECVE chunk, not followed by one that says the call failed): a stream
+ * that then ends without END ended because the program replaced itself by
+ * another, which runs natively, outside QEMU. */
+gboolean pmusim_capture_in_execve(const pmusim_capture_t *c);
+
 /* The processes the program forked (FORK chunks), which are not traced:
  * their number, and in *pids (when not NULL) their ids in stream order,
  * valid until the next feed.  Each also has a MARKER in the trace, "fork:

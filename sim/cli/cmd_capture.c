@@ -704,7 +704,13 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     sink.q = NULL;
     /* a program that did not exit normally: the trace says so at its end */
     if (ok && (!pmusim_capture_saw_end(cap) || WIFSIGNALED(wst))) {
-        char *why = WIFSIGNALED(wst)
+        /* an execve ends the stream without END too (docs/CAPTURE.md, "A
+         * program that forks") */
+        gboolean execd = !pmusim_capture_saw_end(cap) && pmusim_capture_in_execve(cap);
+        char *why = execd ? g_strdup("capture ended early: the program called execve; the "
+                                     "program that replaced it runs natively, outside QEMU, "
+                                     "and is not traced")
+                    : WIFSIGNALED(wst)
                         ? g_strdup_printf("capture ended early: the program was killed by "
                                           "signal %d (%s)", WTERMSIG(wst), g_strsignal(WTERMSIG(wst)))
                         : g_strdup("capture ended early: the plugin did not see the program exit");
@@ -714,7 +720,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                           .plm = 3, .name = why};
         ok = pmusim_trace_writer_write(w, &m, 1, &error);
         fprintf(stderr, "pmusim: %s\n", why);
-        if (WIFSIGNALED(wst) && WTERMSIG(wst) == SIGILL)
+        if (!execd && WIFSIGNALED(wst) && WTERMSIG(wst) == SIGILL)
             fprintf(stderr, "pmusim: (QEMU showed the program a %s CPU: a program built for a "
                             "newer one, e.g. with -march=native, can run with --qemu-cpu max)\n",
                     guest_cpu);

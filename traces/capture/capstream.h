@@ -57,6 +57,13 @@
  *         reader places it where the thread was.  The child sends nothing:
  *         the plugin detaches from the stream and the shared buffers in
  *         it (docs/CAPTURE.md, "A program that forks").
+ * EXECVE  (version 3) the guest thread `vcpu` calls execve or execveat:
+ *         payload u32 1, u32 0, sent at the call after an EXEC chunk of
+ *         that thread with everything it executed before; u32 2, u32 0
+ *         when the call returns (it failed).  A call that works replaces
+ *         QEMU by the new program, which the host runs natively: the
+ *         stream ends after {1, 0} without END, and pmusim says the
+ *         program called execve rather than that it died.
  *
  * The execution buffers (capstream_vbuf_t) live in a memory region that
  * pmusim creates and passes to QEMU (plugin argument shm=N), one per vCPU,
@@ -93,6 +100,7 @@ enum {
     CAPSTREAM_MAPS = 4,
     CAPSTREAM_END = 5,
     CAPSTREAM_FORK = 6,
+    CAPSTREAM_EXECVE = 7, /* {1, 0}: the thread calls execve; {2, 0}: the call failed */
 };
 
 /* capstream_insn_t.flags */

@@ -72,6 +72,7 @@ struct pmusim_capture {
     GPtrArray *threads;   /* of cap_thread_t*, index = guest thread */
     char *maps;           /* MAPS payload, NUL-terminated */
     GArray *fork_pids;    /* of uint32_t: the children of FORK chunks, in order */
+    gboolean in_execve;   /* the last EXECVE chunk said a thread called execve */
     GStringChunk *marker_names; /* the fork MARKERs' names: they live until the
                                  * capture is freed (the writer may hold them) */
     uint64_t insns;
@@ -502,6 +503,11 @@ static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, con
         return TRUE;
     case CAPSTREAM_FORK:
         return cap_fork(c, vcpu, p, size, at, error);
+    case CAPSTREAM_EXECVE:
+        if (size != 8 || (rd32(p) != 1 && rd32(p) != 2) || rd32(p + 4) != 0)
+            return cap_error(c, at, error, "EXECVE chunk: 8 bytes, {1, 0} or {2, 0} expected");
+        c->in_execve = rd32(p) == 1;
+        return TRUE;
     case CAPSTREAM_END:
         c->end = TRUE;
         if (size >= 32) {
@@ -698,6 +704,8 @@ gboolean pmusim_capture_recover(pmusim_capture_t *c, const void *shm, size_t siz
 }
 
 gboolean pmusim_capture_saw_end(const pmusim_capture_t *c) { return c->end; }
+
+gboolean pmusim_capture_in_execve(const pmusim_capture_t *c) { return c->in_execve; }
 
 uint32_t pmusim_capture_forks(const pmusim_capture_t *c, const uint32_t **pids)
 {

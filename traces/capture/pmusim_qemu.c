@@ -66,6 +66,7 @@ static int out_failed;               /* the pipe broke: stop writing */
 static int closed;                   /* END was written */
 static int detached;                 /* a forked child: sends nothing */
 static __thread int fork_returned;   /* this thread's fork() just returned in the parent */
+static __thread int in_execve;       /* this thread is in an execve (or execveat) */
 static uint64_t seq;                 /* chunk number (the header holds its low 32 bits) */
 static uint64_t write_ns, write_bytes; /* --timing: time in writev, bytes sent */
 static uint32_t next_tb;
@@ -524,10 +525,42 @@ static void fork_child(void)
 
 /* The parent's side of a fork: what its thread executed up to the fork goes
  * in an EXEC chunk, then a FORK chunk with the child's pid (capstream.h). */
+static void execve_chunk(unsigned vcpu, uint32_t what)
+{
+    vbuf_flush(vcpu);
+    uint32_t payload[2] = {what, 0};
+    pthread_mutex_lock(&out_lock);
+    if (!closed && vcpu < MAX_VCPUS)
+        chunk_write_locked(CAPSTREAM_EXECVE, (uint16_t)vcpu, payload, sizeof payload);
+    pthread_mutex_unlock(&out_lock);
+}
+
+/* An execve replaces QEMU, plugin and all, by the new program, which the
+ * host runs natively: the stream ends there without END.  The thread's
+ * items go out before the call and an EXECVE chunk says it was made, so
+ * that pmusim can tell this end from a death; a call that fails returns
+ * (on_syscall_ret) and says so.  A detached child's execve sends nothing. */
+static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
+                       uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
+                       uint64_t a7, uint64_t a8)
+{
+    (void)id, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
+    if ((num != 59 && num != 322) || detached) /* x86-64 execve, execveat */
+        return;
+    in_execve = 1;
+    execve_chunk(vcpu, 1);
+}
+
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
 {
     (void)id;
     (void)num;
+    if (in_execve) {
+        in_execve = 0;
+        if (!detached)
+            execve_chunk(vcpu, 2);
+        return;
+    }
     if (!fork_returned)
         return;
     fork_returned = 0;
@@ -589,6 +622,7 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
     qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);
     qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
+    qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
     qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_ret);
     if (pthread_atfork(fork_prepare, fork_parent, fork_child) != 0) {
         qemu_plugin_outs("pmusim capture plugin: pthread_atfork failed\n");

@@ -18,6 +18,9 @@
  *   orphan  fork(); the parent does not wait, the child outlives it: it
  *           sleeps 20 s, then creates the file orphan.done (the capture
  *           must end with the parent, not wait for the child)
+ *   exec    spin(N), then execs /bin/sh -c 'echo replaced; exit 42' (the
+ *           shell runs natively: the capture ends at the execve)
+ *   execfail  an execve that fails (no such file): the program goes on
  * N = 0 runs no loop: the start-up, the processes and the exit alone. */
 #include <pthread.h>
 #include <semaphore.h>
@@ -122,6 +125,14 @@ int main(int argc, char **argv)
             _exit(fd >= 0 ? 0 : 1);
         }
         ok = p > 0;
+    } else if (strcmp(mode, "exec") == 0) {
+        spin(n);
+        fflush(stdout);
+        execl("/bin/sh", "sh", "-c", "echo replaced; exit 42", (char *)0);
+        return 1;
+    } else if (strcmp(mode, "execfail") == 0) {
+        execl("/nonexistent/program", "program", (char *)0);
+        ok = 1; /* it returned */
     } else {
         return 2;
     }

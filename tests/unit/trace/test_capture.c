@@ -651,6 +651,79 @@ static void test_capture_fork_cut(void)
     g_byte_array_unref(s);
 }
 
+/* ---- a program that calls execve: the EXECVE chunk ---- */
+
+/* make_stream()'s first 205 bytes, an EXECVE chunk of thread 0 with
+ * `payload` (n bytes), then, if `goes_on`, an EXECVE {2, 0} (the call
+ * failed), the second EXEC chunk and END; else the stream ends there, as
+ * when the execve replaced QEMU. */
+static GByteArray *make_execve_stream(const uint8_t *payload, guint n, gboolean goes_on)
+{
+    GByteArray *s = make_stream();
+    static const uint8_t exec2[] = {0x4d, 0x00, 0x10, 0x00, 0xfe, 0xff};
+    static const uint8_t failed[] = {2, 0, 0, 0, 0, 0, 0, 0};
+    g_byte_array_set_size(s, 205);
+    uint32_t seq = 4;
+    chunk(s, &seq, 7, 0, payload, n);
+    if (goes_on) {
+        chunk(s, &seq, 7, 0, failed, sizeof failed);
+        chunk(s, &seq, 3, 0, exec2, sizeof exec2);
+        uint32_t reason = 0;
+        chunk(s, &seq, 5, 0, &reason, 4);
+    }
+    return s;
+}
+
+/* An execve that replaced the program: the stream ends after the EXECVE
+ * chunk, and pmusim_capture_in_execve() says so (pmusim's MARKER then names
+ * the execve); one that failed: the thread goes on, in_execve is FALSE.
+ * Bad EXECVE chunks: an error naming the chunk's byte. */
+static void test_capture_execve(void)
+{
+    static const uint8_t calls[] = {1, 0, 0, 0, 0, 0, 0, 0};
+    for (int goes_on = 0; goes_on < 2; goes_on++) {
+        GByteArray *s = make_execve_stream(calls, sizeof calls, goes_on);
+        GError *error = NULL;
+        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect, NULL, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 1, "execve");
+        CU_ASSERT_TRUE_FATAL(pmusim_capture_feed(c, s->data, s->len, &error));
+        CU_ASSERT_EQUAL(pmusim_capture_saw_end(c), goes_on);
+        CU_ASSERT_EQUAL(pmusim_capture_in_execve(c), !goes_on);
+        CU_ASSERT_TRUE(pmusim_capture_finish(c, &error));
+        /* the seven instructions of the first EXEC chunk either way (the
+         * second holds the return's load: make_fork_stream()) */
+        CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 7);
+        g_clear_error(&error);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_byte_array_unref(s);
+    }
+    static const struct {
+        uint8_t payload[12];
+        guint n;
+    } bad[] = {
+        {{1, 0, 0, 0}, 4}, {{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 12},
+        {{3, 0, 0, 0, 0, 0, 0, 0}, 8}, {{0, 0, 0, 0, 0, 0, 0, 0}, 8}, {{1, 0, 0, 0, 1, 0, 0, 0}, 8},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+        GByteArray *s = make_execve_stream(bad[i].payload, bad[i].n, FALSE);
+        GError *error = NULL;
+        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect, NULL, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 1, "execve");
+        CU_ASSERT_FALSE(pmusim_capture_feed(c, s->data, s->len, &error));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(error);
+        CU_ASSERT_STRING_EQUAL(error->message,
+                               "execve: byte 221: EXECVE chunk: 8 bytes, {1, 0} or {2, 0} expected");
+        CU_ASSERT_FALSE(pmusim_capture_in_execve(c));
+        g_clear_error(&error);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_byte_array_unref(s);
+    }
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -667,6 +740,7 @@ int main(void)
     CU_add_test(suite, "fork: a MARKER where the thread forked, every split", test_capture_fork);
     CU_add_test(suite, "fork: bad FORK chunks", test_capture_fork_errors);
     CU_add_test(suite, "fork: a FORK chunk cut by a death, every cut", test_capture_fork_cut);
+    CU_add_test(suite, "execve: the stream ends at it, or goes on; bad chunks", test_capture_execve);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
