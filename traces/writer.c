@@ -128,12 +128,52 @@ _Static_assert(W_SZ(thread) == 1 && W_SZ(plm) == 1 && W_SZ(slot) == 1 && W_SZ(un
                "pmusim_rec_t: a checked field is not one byte");
 _Static_assert(W_IN(W_OFF_A, thread) && W_IN(W_OFF_A, slot), "pmusim_rec_t: thread, slot");
 
+/* The repeat test: an INSN whose bytes, the cycle, the thread, the memory
+ * address and the padding aside, are those of the last record encoded at
+ * its cache entry has the entry's canonical fields, static and dynamic,
+ * and the same next position, so its record is the header byte, the cycle
+ * delta, the position and the address only.  The test compares the
+ * record's bytes [8, 56) and [64, 104) with a copy of the last one's as six
+ * 16-byte vectors (GCC/Clang vector extension: SSE2 on x86-64); a record
+ * that fails it (different bytes, or only different padding) is encoded
+ * field by field as before, which gives the same bytes. */
+typedef uint8_t w_v16 __attribute__((vector_size(16)));
+#define W_NRAW 6
+static const size_t w_raw_off[W_NRAW] = { 8, 24, 40, 64, 80, 88 };
+/* The bytes of each vector the test ignores: the thread, the padding
+ * after mem.alat, br.detect and oc.snoop. */
+_Static_assert(offsetof(pmusim_rec_t, thread) == 9 && offsetof(pmusim_rec_t, ip) == 16 &&
+                   offsetof(pmusim_rec_t, mem.addr) == 56 &&
+                   offsetof(pmusim_rec_t, mem.alat) == 72 &&
+                   offsetof(pmusim_rec_t, br.target) == 80 &&
+                   offsetof(pmusim_rec_t, br.detect) == 92 &&
+                   offsetof(pmusim_rec_t, oc.snoop) == 102 && sizeof(pmusim_rec_t) == 104,
+               "pmusim_rec_t: the repeat test's layout");
+static const w_v16 w_raw_mask[W_NRAW] = {
+    { 0xff, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+    { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+    { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+    { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0 },       /* 64..79 */
+    { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0 }, /* 80..95 */
+    { 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0 },    /* 88..103 */
+};
+
 typedef struct w_ent {
+    w_v16 raw[W_NRAW]; /* the last record's bytes at w_raw_off[] */
+    uint64_t next;     /* its next position */
+    uint64_t mm;       /* its memory-part mask (W_PRESENT(flags, PMUSIM_F_MEM)) */
     uint64_t a, insn, m, addr, target, b, o;
     int64_t stride; /* between the last two addresses */
     uint32_t uops;
     uint8_t alat;
 } w_ent_t;
+
+static inline w_v16 w_v16_at(const pmusim_rec_t *r, size_t off)
+{
+    w_v16 v;
+    memcpy(&v, (const char *)r + off, sizeof v);
+    return v;
+}
 
 static inline uint64_t w_word(const pmusim_rec_t *r, size_t off)
 {
@@ -318,7 +358,8 @@ pmusim_trace_writer_t *pmusim_trace_writer_open_checked(const char *path,
     w->zout = g_malloc(w->zcap);
     w->codec = g_new0(tr_codec_t, 1);
     w->codec->ia64 = w->hdr.isa == PMUSIM_ISA_IA64;
-    w->went = g_new0(w_ent_t, TR_CACHE_SIZE);
+    /* 16-byte aligned for the vectors of w_ent_t */
+    w->went = g_aligned_alloc0(TR_CACHE_SIZE, sizeof(w_ent_t), 16);
     w->ok_add = WC_A_ADD(w->codec->ia64) | W_LIM(W_OFF_A, thread, w->hdr.nthreads - 1);
     w->markers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     w_bin_header(w);
@@ -471,7 +512,12 @@ G_ALWAYS_INLINE static inline uint8_t *enc_tail(w_ent_t *e, uint64_t *next_pos,
     } else {
         fall = ip + r->len;
     }
-    next_pos[r->thread] = (wb & W_MASK(W_OFF_B, br.taken)) ? target : fall;
+    uint64_t next = (wb & W_MASK(W_OFF_B, br.taken)) ? target : fall;
+    next_pos[r->thread] = next;
+    e->next = next;
+    e->mm = mm;
+    for (unsigned i = 0; i < W_NRAW; i++)
+        e->raw[i] = w_v16_at(r, w_raw_off[i]);
     return p;
 }
 
@@ -518,9 +564,31 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_po
     }
     /* the canonical words (the memory word is all fields: WK_MSTAT |
      * WK_MDYN covers it) */
+    w_ent_t *e = &went[tr_cache_index(pos)];
+    w_v16 x = ((w_v16_at(r, w_raw_off[0]) ^ e->raw[0]) & w_raw_mask[0]) |
+              (w_v16_at(r, w_raw_off[1]) ^ e->raw[1]) | (w_v16_at(r, w_raw_off[2]) ^ e->raw[2]) |
+              ((w_v16_at(r, w_raw_off[3]) ^ e->raw[3]) & w_raw_mask[3]) |
+              ((w_v16_at(r, w_raw_off[4]) ^ e->raw[4]) & w_raw_mask[4]) |
+              ((w_v16_at(r, w_raw_off[5]) ^ e->raw[5]) & w_raw_mask[5]);
+    uint64_t xlo, xhi;
+    memcpy(&xlo, &x, 8);
+    memcpy(&xhi, (const char *)&x + 8, 8);
+    if (G_LIKELY(!(xlo | xhi))) {
+        /* a repeat: enc_tail() with no field, memory or branch change */
+        uint64_t addr = r->mem.addr & e->mm;
+        uint64_t apred = e->addr + (uint64_t)e->stride;
+        if (addr != apred) {
+            h |= TR_H_MEMADDR;
+            p = put_varint(p, tr_zigzag((int64_t)(addr - apred)));
+        }
+        *o = (uint8_t)h;
+        e->stride = (int64_t)(addr - e->addr);
+        e->addr = addr;
+        next_pos[r->thread] = e->next;
+        return p;
+    }
     const w_keep_t *k = &w_keep[r->flags & 7u];
     uint64_t mm = k->m;
-    w_ent_t *e = &went[tr_cache_index(pos)];
     uint64_t wm = w_word(r, W_OFF_M) & mm;
     uint64_t wb = w_word(r, W_OFF_B) & k->b;
     uint64_t target = r->br.target & k->target;
@@ -1006,7 +1074,7 @@ static void w_free(pmusim_trace_writer_t *w)
     g_free(w->obuf);
     g_free(w->zout);
     g_free(w->codec);
-    g_free(w->went);
+    g_aligned_free(w->went);
     if (w->markers)
         g_hash_table_destroy(w->markers);
     g_string_free(w->line, TRUE);
