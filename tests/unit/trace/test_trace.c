@@ -435,6 +435,129 @@ static void test_writer_batches(void)
     g_free(recs);
 }
 
+/* The writer's repeat test (traces/writer.c, w_ent_t): an instruction
+ * whose record bytes are those of the last one at its cache entry, the
+ * cycle, thread, address and padding aside.  Records that repeat with
+ * rare changes in every field next to the ignored bytes (alat, br.detect,
+ * oc.snoop, the thread) and garbage padding give the same file as with
+ * zero padding, checked and trusted, and read back field for field as a
+ * text trace of the same records (a separate encoder) does. */
+static gboolean rec_fields_equal(const pmusim_rec_t *a, const pmusim_rec_t *b)
+{
+    return a->kind == b->kind && a->cycle == b->cycle && a->thread == b->thread &&
+           a->flags == b->flags && a->plm == b->plm && a->slot == b->slot &&
+           a->unit == b->unit && a->len == b->len && a->ip == b->ip && a->insn == b->insn &&
+           a->uops == b->uops && a->mem.addr == b->mem.addr &&
+           a->mem.latency == b->mem.latency && a->mem.size == b->mem.size &&
+           a->mem.is_store == b->mem.is_store && a->mem.level == b->mem.level &&
+           a->mem.tlb == b->mem.tlb && a->mem.alat == b->mem.alat &&
+           a->br.target == b->br.target && a->br.kind == b->br.kind &&
+           a->br.taken == b->br.taken && a->br.dir_ok == b->br.dir_ok &&
+           a->br.tgt_ok == b->br.tgt_ok && a->br.detect == b->br.detect &&
+           a->oc.latency == b->oc.latency && a->oc.req == b->oc.req &&
+           a->oc.supplier == b->oc.supplier && a->oc.snoop == b->oc.snoop;
+}
+
+static void check_writer_repeats(pmusim_cpu_t cpu, gboolean ia64)
+{
+    enum { N = 20000 };
+    pmusim_rec_t *a = g_new0(pmusim_rec_t, N), *b = g_new0(pmusim_rec_t, N);
+    for (size_t i = 0; i < N; i++) {
+        unsigned j = (unsigned)(i % 6);
+        pmusim_rec_t *x = &a[i];
+        rec_insn(x, 10 + i, (unsigned)(i / 50 % 2), ia64 ? 0x4000 + 16 * j : 0x400000 + 4 * j);
+        if (ia64)
+            x->insn = 0x1234 + j;
+        else
+            x->len = 4;
+        x->uops = 1;
+        x->flags = PMUSIM_F_MEM | (j == 5 ? PMUSIM_F_BRANCH : 0) | (j == 3 ? PMUSIM_F_OFFCORE : 0);
+        x->mem.addr = 0x10000 + 8 * i + (i % 97 == 0 ? 0x100000 : 0);
+        x->mem.size = 8;
+        x->mem.is_store = (uint8_t)(j == 1);
+        x->mem.latency = 4 + (i % 89 == 0);
+        x->mem.level = (uint8_t)(i % 71 == 0);
+        x->mem.tlb = (uint8_t)(i % 83 == 0);
+        x->mem.alat = (uint8_t)(i % 61 == 0);
+        if (j == 5) {
+            x->br.target = ia64 ? 0x4000 : 0x400000;
+            x->br.taken = (uint8_t)(i % 37 != 0);
+            x->br.dir_ok = 1;
+            x->br.tgt_ok = 1;
+            x->br.detect = (uint8_t)(i % 41 == 0);
+        }
+        if (j == 3) {
+            x->oc.latency = 100 + (i % 53 == 0);
+            x->oc.req = 1;
+            x->oc.supplier = 2;
+            x->oc.snoop = (uint8_t)(i % 47 == 0 ? 3 : 1);
+        }
+        b[i] = *x;
+        /* the padding after mem.alat, br.detect and oc.snoop */
+        uint8_t *raw = (uint8_t *)&b[i];
+        for (size_t k = offsetof(pmusim_rec_t, mem.alat) + 1; k < offsetof(pmusim_rec_t, br); k++)
+            raw[k] = (uint8_t)(i * 7 + k);
+        for (size_t k = offsetof(pmusim_rec_t, br.detect) + 1; k < offsetof(pmusim_rec_t, oc); k++)
+            raw[k] = (uint8_t)(i * 5 + k);
+        raw[sizeof(pmusim_rec_t) - 1] = (uint8_t)(i * 3);
+    }
+    /* a, b trusted; b checked; a as text */
+    const pmusim_rec_t *src[4] = { a, b, b, a };
+    char *path[4], *data[3];
+    gsize len[3];
+    GError *e = NULL;
+    for (unsigned v = 0; v < 4; v++) {
+        path[v] = tmp_path("pmusim-repeat-XXXXXX");
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, cpu, 2);
+        pmusim_trace_writer_t *w = pmusim_trace_writer_open(
+            path[v], v == 3 ? PMUSIM_TRACE_TEXT : PMUSIM_TRACE_BINARY, &h, &e);
+        pmusim_trace_header_clear(&h);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        CU_ASSERT_TRUE(v == 2 ? pmusim_trace_writer_write(w, src[v], N, &e)
+                              : pmusim_trace_writer_write_trusted(w, src[v], N, &e));
+        CU_ASSERT_TRUE(pmusim_trace_writer_close(w, &e));
+        if (v < 3)
+            data[v] = slurp(path[v], &len[v]);
+    }
+    for (unsigned v = 1; v < 3; v++)
+        CU_ASSERT(len[v] == len[0] && memcmp(data[v], data[0], len[0]) == 0);
+    pmusim_rec_t *back[2];
+    for (unsigned v = 0; v < 2; v++) {
+        pmusim_trace_reader_t *r = pmusim_trace_reader_open(path[v ? 3 : 1], &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        size_t got = 0;
+        back[v] = read_all(r, 333, &got, &e);
+        CU_ASSERT_EQUAL_FATAL(got, N);
+        pmusim_trace_reader_free(r);
+    }
+    size_t same = 0, orig = 0;
+    for (size_t i = 0; i < N; i++) {
+        same += rec_fields_equal(&back[0][i], &back[1][i]);
+        orig += back[0][i].mem.alat == a[i].mem.alat && back[0][i].br.detect == a[i].br.detect &&
+                back[0][i].oc.snoop == a[i].oc.snoop && back[0][i].thread == a[i].thread &&
+                back[0][i].mem.addr == a[i].mem.addr;
+    }
+    CU_ASSERT_EQUAL(same, N);
+    CU_ASSERT_EQUAL(orig, N);
+    for (unsigned v = 0; v < 4; v++) {
+        g_unlink(path[v]);
+        g_free(path[v]);
+        if (v < 3)
+            g_free(data[v]);
+    }
+    g_free(back[0]);
+    g_free(back[1]);
+    g_free(a);
+    g_free(b);
+}
+
+static void test_writer_repeats(void)
+{
+    check_writer_repeats(PMUSIM_CPU_WSM, FALSE);
+    check_writer_repeats(PMUSIM_CPU_MONT, TRUE);
+}
+
 static void test_writer_trusted(void)
 {
     check_trusted_same(PMUSIM_CPU_WSM);
@@ -2158,6 +2281,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_writer_rejects);
     PMUSIM_ADD_TEST(s, test_writer_trusted);
     PMUSIM_ADD_TEST(s, test_writer_batches);
+    PMUSIM_ADD_TEST(s, test_writer_repeats);
     PMUSIM_ADD_TEST(s, test_writer_rejects_in_run);
     PMUSIM_ADD_TEST(s, test_gen_deterministic);
     PMUSIM_ADD_TEST(s, test_gen_all_models);
