@@ -80,10 +80,11 @@ for run in "segv 139" "abort 134" "kill 137"; do
         if [ "$st" = "$want" ]; then echo "ok    $mode $n: exit status $st"; else fail "$mode $n: exit status $st, expected $want"; fi
         grep -q "capture ended early: the program was killed by signal" err || fail "$mode $n: no ended-early message on stderr"
         d=$(( $(insns d.pmt) - $(insns z.pmt) ))
-        # the loop's 2N, and the few more instructions that reading a
-        # longer argument takes (159-203 measured on the Westmere CPU model,
-        # whose C library string functions take 16 bytes a step)
-        between "$mode $n: instructions beyond the start-up" $d $((2 * n)) $((2 * n + 400))
+        # the loop's 2N, give or take a few hundred: reading a longer
+        # argument takes more, and the C library's string functions take
+        # steps that depend on where the strings lie (on the Westmere CPU
+        # model -11 to +203 seen; tests/capture/fork_test.sh likewise)
+        between "$mode $n: instructions beyond the start-up" $d $((2 * n - 400)) $((2 * n + 400))
         valid "$mode $n" d.pmt
     done
     "$pmusim" record -e wsm::INST_RETIRED:ANY_P -c 100000 d.pmt > rec.txt
