@@ -52,19 +52,19 @@ void ia64_lazy_recompute_next(ia64_model_t *im)
     im->next_lazy = next;
 }
 
-/* Bring thread t's lazy counters to `now` and re-decide whether they run.
+/* Bring thread t's lazy counters of `some` to `now` and re-decide whether they run.
  * next_lazy is recomputed only when a counter's running state or overflow
  * cycle changed (issue 12: a Montecito thread switch changes neither for a
  * counter that keeps running, whose overflow cycle stays where it was, and
  * the scan of every counter of every thread was most of its cost). */
-void ia64_lazy_update_thread(ia64_model_t *im, uint32_t t)
+static inline void ia64_lazy_update_some(ia64_model_t *im, uint32_t t, unsigned some)
 {
     ia64_thread_t *th = &im->th[t];
     uint64_t now = im->now;
     bool changed = false;
     /* the counters that are lazy or running, in ascending order (a
      * Montecito THREAD record calls this; most configurations have none) */
-    for (unsigned m = (unsigned)th->lazy_bits | th->run_bits; m; m &= m - 1) {
+    for (unsigned m = ((unsigned)th->lazy_bits | th->run_bits) & some; m; m &= m - 1) {
         const uint32_t i = (uint32_t)__builtin_ctz(m);
         ia64_ctr_t *c = &th->ctr[i];
         const bool was_running = c->running;
@@ -80,6 +80,11 @@ void ia64_lazy_update_thread(ia64_model_t *im, uint32_t t)
     }
     if (changed)
         ia64_lazy_recompute_next(im);
+}
+
+void ia64_lazy_update_thread(ia64_model_t *im, uint32_t t)
+{
+    ia64_lazy_update_some(im, t, ~0u);
 }
 
 /* ---- overflow, freeze, interrupt ---- */
@@ -1403,8 +1408,14 @@ static void ia64_on_thread(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
     if (active == th->active)
         return;
     th->active = active;
-    /* the new state holds from this cycle on */
-    ia64_lazy_update_thread(im, t);
+    /* the new state holds from this cycle on.  Only the counters of type
+     * active can start or stop (issue 12: two THREAD records at every
+     * Montecito switch each brought every lazy counter of the thread to
+     * `now`): a lazy counter of another type runs as the last full update
+     * decided (every other input of ia64_lazy_should_run() makes one when
+     * it changes), and while it keeps running value + (now - since) and
+     * ovf_at stay what such an update would leave. */
+    ia64_lazy_update_some(im, t, th->actv_bits);
     /* THREAD_SWITCH_EVENTS_ALL: a switch to thread t, counted by the
      * thread switched to (docs/trace-events-ia64.md) */
     if (active && im->nsub[t][IA64_SRC_THREAD_SWITCH])
