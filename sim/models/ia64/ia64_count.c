@@ -52,19 +52,19 @@ void ia64_lazy_recompute_next(ia64_model_t *im)
     im->next_lazy = next;
 }
 
-/* Bring thread t's lazy counters to `now` and re-decide whether they run.
+/* Bring thread t's lazy counters of `some` to `now` and re-decide whether they run.
  * next_lazy is recomputed only when a counter's running state or overflow
  * cycle changed (issue 12: a Montecito thread switch changes neither for a
  * counter that keeps running, whose overflow cycle stays where it was, and
  * the scan of every counter of every thread was most of its cost). */
-void ia64_lazy_update_thread(ia64_model_t *im, uint32_t t)
+static inline void ia64_lazy_update_some(ia64_model_t *im, uint32_t t, unsigned some)
 {
     ia64_thread_t *th = &im->th[t];
     uint64_t now = im->now;
     bool changed = false;
     /* the counters that are lazy or running, in ascending order (a
      * Montecito THREAD record calls this; most configurations have none) */
-    for (unsigned m = (unsigned)th->lazy_bits | th->run_bits; m; m &= m - 1) {
+    for (unsigned m = ((unsigned)th->lazy_bits | th->run_bits) & some; m; m &= m - 1) {
         const uint32_t i = (uint32_t)__builtin_ctz(m);
         ia64_ctr_t *c = &th->ctr[i];
         const bool was_running = c->running;
@@ -80,6 +80,11 @@ void ia64_lazy_update_thread(ia64_model_t *im, uint32_t t)
     }
     if (changed)
         ia64_lazy_recompute_next(im);
+}
+
+void ia64_lazy_update_thread(ia64_model_t *im, uint32_t t)
+{
+    ia64_lazy_update_some(im, t, ~0u);
 }
 
 /* ---- overflow, freeze, interrupt ---- */
@@ -1321,6 +1326,19 @@ static void ia64_state_change(ia64_model_t *im, uint32_t t, const pmusim_rec_t *
         ia64_hit(im, t, IA64_SRC_ISA_TRANSITION, r, acc, 1);
 }
 
+/* EVENT record r with the privilege level, ip and encoding of the
+ * thread's most recent instruction. */
+static inline void ia64_event_as_insn(pmusim_rec_t *q, const pmusim_rec_t *r,
+                                      const ia64_thread_t *src_th)
+{
+    *q = *r;
+    q->plm = src_th->plm;
+    q->ip = src_th->last_ip;
+    q->insn = src_th->last_insn;
+    q->unit = src_th->last_unit;
+    q->slot = src_th->last_slot;
+}
+
 /* An EVENT record carries only code, umask and n (traces/FORMAT.md): it is
  * attributed to the thread's most recent instruction (privilege level,
  * instruction set, ip and encoding for the qualifiers). */
@@ -1331,13 +1349,12 @@ static void ia64_on_event(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
     uint32_t seen = (uint32_t)(r->ev_code & 0xff) << 4 | (r->ev_umask & 0xf);
     if (r->ev_code <= 0xff)
         im->ev_seen[seen / 64] |= UINT64_C(1) << (seen % 64);
-    pmusim_rec_t q = *r;
-    q.plm = src_th->plm;
-    q.ip = src_th->last_ip;
-    q.insn = src_th->last_insn;
-    q.unit = src_th->last_unit;
-    q.slot = src_th->last_slot;
+    /* the record as the thread's most recent instruction (built only
+     * where used: issue 12, most EVENT records of a Montecito trace return
+     * at the event-select test below) */
+    pmusim_rec_t q;
     if (r->ev_code == 0x43) {
+        ia64_event_as_insn(&q, r, src_th);
         /* instruction-fetch descriptor for the I-EAR (docs/trace-events-ia64.md) */
         if (ia64_capture_iear(im, t, &q))
             ia64_count_capture(im, t, &q, IA64_SRC_IEAR_EVENT);
@@ -1350,6 +1367,7 @@ static void ia64_on_event(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
      * both threads' counters was most of its cost) */
     if (r->ev_code > 0xff || !((im->ev_es[r->ev_code >> 6] >> (r->ev_code & 63)) & 1))
         return;
+    ia64_event_as_insn(&q, r, src_th);
     uint32_t umask = r->ev_umask & 0xf, state = (r->ev_umask >> 4) & 0xf;
     unsigned acc = (unsigned)src_th->ia32 << 2 | src_th->plm;
     for (uint32_t u = 0; u < im->base.nthreads; u++) {
@@ -1403,8 +1421,14 @@ static void ia64_on_thread(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
     if (active == th->active)
         return;
     th->active = active;
-    /* the new state holds from this cycle on */
-    ia64_lazy_update_thread(im, t);
+    /* the new state holds from this cycle on.  Only the counters of type
+     * active can start or stop (issue 12: two THREAD records at every
+     * Montecito switch each brought every lazy counter of the thread to
+     * `now`): a lazy counter of another type runs as the last full update
+     * decided (every other input of ia64_lazy_should_run() makes one when
+     * it changes), and while it keeps running value + (now - since) and
+     * ovf_at stay what such an update would leave. */
+    ia64_lazy_update_some(im, t, th->actv_bits);
     /* THREAD_SWITCH_EVENTS_ALL: a switch to thread t, counted by the
      * thread switched to (docs/trace-events-ia64.md) */
     if (active && im->nsub[t][IA64_SRC_THREAD_SWITCH])
@@ -2048,12 +2072,10 @@ out:
  * does), no instruction seen yet, or a mask the fast loop would leave
  * (exact slots) or watch per record (maxincr 2 / 3).  With no source at
  * all (sig_none) the mask is empty. */
-static const ia64_sig_entry_t *ia64_const_sig(ia64_model_t *im, uint32_t t)
+static __attribute__((noinline)) const ia64_sig_entry_t *
+ia64_const_sig_new(ia64_model_t *im, uint32_t t, uint64_t state)
 {
     const ia64_thread_t *th = &im->th[t];
-    const uint64_t state = th->state_key | (th->active ? IA64_KEY_ACTIVE : 0);
-    if (im->csig_gen[t] == im->sig_gen && im->csig_state[t] == state)
-        return im->csig_ok[t] ? &im->csig[t] : NULL;
     bool ok = th->state_key != 0;
     for (unsigned j = 0, ns = im->nsrcs[t]; ok && j < ns; j++)
         ok = im->srcs[t][j] == IA64_SRC_INSN || im->srcs[t][j] == IA64_SRC_INSN_IA32;
@@ -2080,6 +2102,17 @@ static const ia64_sig_entry_t *ia64_const_sig(ia64_model_t *im, uint32_t t)
     im->csig_state[t] = state;
     im->csig_ok[t] = ok;
     return ok ? cs : NULL;
+}
+
+/* (the look-up inline, the computation not: issue 12, every run of a
+ * Montecito thread asks, and the answer is almost always the last one) */
+static inline const ia64_sig_entry_t *ia64_const_sig(ia64_model_t *im, uint32_t t)
+{
+    const ia64_thread_t *th = &im->th[t];
+    const uint64_t state = th->state_key | (th->active ? IA64_KEY_ACTIVE : 0);
+    if (im->csig_gen[t] == im->sig_gen && im->csig_state[t] == state)
+        return im->csig_ok[t] ? &im->csig[t] : NULL;
+    return ia64_const_sig_new(im, t, state);
 }
 
 /* ia64_consume_fast_body() specialised for each record part the key may

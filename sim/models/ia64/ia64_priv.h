@@ -241,6 +241,7 @@ typedef struct ia64_thread {
     uint64_t ipear_last_cycle;
     uint16_t lazy_bits;   /* bit i: ctr[i].lazy (ia64_ctr_compile()) */
     uint16_t run_bits;    /* bit i: ctr[i].running (ia64_lazy_update_thread()) */
+    uint16_t actv_bits;   /* bit i: ctr[i].caf == IA64_CAF_ACTIVE (ia64_ctr_compile()) */
     bool frozen;          /* PMC0.fr */
     bool ovf_pending_irq; /* overflow with oi=1 in the cycle being closed */
 } ia64_thread_t;

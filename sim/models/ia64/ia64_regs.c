@@ -216,6 +216,8 @@ static void ia64_ctr_compile(ia64_model_t *im, uint32_t t, uint32_t i)
     }
     c->lazy = c->src == IA64_SRC_CYCLES;
     th->lazy_bits = (uint16_t)((th->lazy_bits & ~(1u << i)) | (c->lazy ? 1u << i : 0u));
+    th->actv_bits = (uint16_t)((th->actv_bits & ~(1u << i)) |
+                               (c->caf == IA64_CAF_ACTIVE ? 1u << i : 0u));
 }
 
 /* Effective qualification of every counter of thread t after a change of the

@@ -767,6 +767,31 @@ static void test_mem_branch_bytes(void)
         CU_ASSERT_EQUAL(exact[k / 12][k % 12], want[k / 12][k % 12]);
 }
 
+/* The one-thread fast loop's constant signature across changes of the
+ * privilege level (issue 12: its cached answer is looked up inline).  IA64_INST_RETIRED at PL 3 only: runs of 60
+ * instructions at PL 3, 0, 3, 0, 3, each long enough for the fast loop
+ * (the later ones after the signatures' first generations), count 180
+ * (the PL 0 runs none); with both levels 300. */
+static void test_const_sig_state(void)
+{
+    static pmusim_rec_t r[300];
+    for (unsigned k = 0; k < 300; k++)
+        r[k] = t_insn(k, (k / 60) % 2 ? 0 : 3);
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_INST, 0, 8, 0, 0, 0));
+    PMC(m, 5, cfg(ES_INST, 0, 9, 0, 0, 0));
+    t_run(m, r, G_N_ELEMENTS(r));
+    CU_ASSERT_EQUAL(CNT(m, 4), 180);
+    CU_ASSERT_EQUAL(CNT(m, 5), 300);
+    pmusim_model_free(m);
+    /* one counter alone (the signature of one source) */
+    m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_INST, 0, 8, 0, 0, 0));
+    t_run(m, r, G_N_ELEMENTS(r));
+    CU_ASSERT_EQUAL(CNT(m, 4), 180);
+    pmusim_model_free(m);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("ia64_regs", NULL, NULL);
@@ -780,6 +805,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_label_in_report);
     PMUSIM_ADD_TEST(s, test_threshold_boundaries);
     PMUSIM_ADD_TEST(s, test_explicit_events);
+    PMUSIM_ADD_TEST(s, test_const_sig_state);
     PMUSIM_ADD_TEST(s, test_ism);
     PMUSIM_ADD_TEST(s, test_pm_psr);
     PMUSIM_ADD_TEST(s, test_record_errors);

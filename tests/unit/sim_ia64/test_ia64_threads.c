@@ -133,6 +133,39 @@ static void test_mesi(void)
     pmusim_model_free(m);
 }
 
+/* Lazy cycle counters at THREAD records (issue 12: a THREAD record brings
+ * only the counters of type active to its cycle).  Itanium 2 CPU_CYCLES
+ * (type active) stops while a THREAD record marks the thread inactive:
+ * cycles 0 .. 30 less 10 .. 24 = 16.  Montecito CPU_OP_CYCLES_ALL
+ * (causal) runs through the switches: thread 0's 9 at cycle 9 (0 .. 8)
+ * and 22 at the end (0 .. 21); thread 1's from its first instruction
+ * (before it the thread has no privilege level the counter accepts,
+ * as test_cycles_per_thread_plm), 0 at cycle 9 and 12 at the end
+ * (10 .. 21). */
+static void test_cycles_at_thread_records(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, (uint64_t)0x12 << 8 | 8);
+    pmusim_rec_t r[] = {t_insn(0, 3), t_thread(10, 0, false), t_thread(25, 0, true), t_insn(30, 3)};
+    t_run(m, r, G_N_ELEMENTS(r));
+    CU_ASSERT_EQUAL(CNT(m, 4), 16);
+    pmusim_model_free(m);
+
+    m = t_model("mont", 2);
+    t_write(m, PMUSIM_REG_PMC, 4, ctr(0x12, 0, 8), 0);
+    t_write(m, PMUSIM_REG_PMC, 4, ctr(0x12, 0, 8), 1);
+    pmusim_rec_t s[] = {on(t_insn(0, 3), 0), t_thread(4, 0, false), t_thread(9, 1, true),
+                        on(t_insn(10, 3), 1), t_thread(14, 1, false), t_thread(20, 0, true),
+                        on(t_insn(21, 3), 0)};
+    m->ops->consume(m, s, 3);
+    CU_ASSERT_EQUAL(t_read(m, PMUSIM_REG_PMD, 4, 0) & CTR_MASK, 9);
+    CU_ASSERT_EQUAL(t_read(m, PMUSIM_REG_PMD, 4, 1) & CTR_MASK, 0);
+    t_run(m, s + 3, G_N_ELEMENTS(s) - 3);
+    CU_ASSERT_EQUAL(t_read(m, PMUSIM_REG_PMD, 4, 0) & CTR_MASK, 22);
+    CU_ASSERT_EQUAL(t_read(m, PMUSIM_REG_PMD, 4, 1) & CTR_MASK, 12);
+    pmusim_model_free(m);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("ia64_threads", NULL, NULL);
@@ -141,4 +174,5 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_cycles_per_thread_plm);
     PMUSIM_ADD_TEST(s, test_freeze_per_thread);
     PMUSIM_ADD_TEST(s, test_mesi);
+    PMUSIM_ADD_TEST(s, test_cycles_at_thread_records);
 }
