@@ -313,6 +313,42 @@ static void test_data_range(void)
     pmusim_model_free(m);
 }
 
+/* An EVENT record is qualified as the thread's most recent instruction
+ * (docs/trace-events-ia64.md): its encoding and unit for the opcode
+ * matcher, its ip for the instruction-address range.  Explicit EVENT
+ * records of IA64_INST_RETIRED (0x08) add to the derived count. */
+static void test_event_records_qualified(void)
+{
+    /* opcode: the event after a matching br.cloop counts, the one after an
+     * M-unit instruction not: 1 instruction + 5 */
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 8, ita2_pmc8_cloop());
+    PMC(m, 4, ctr(0x08, 0, 8));
+    pmusim_rec_t o[] = {insn_at(0, IP_BASE, ENC_CLOOP, PMUSIM_UNIT_B), t_event(1, 0x08, 0, 5),
+                        insn_at(2, IP_BASE, ENC_OTHER, PMUSIM_UNIT_M), t_event(3, 0x08, 0, 7)};
+    t_run(m, o, G_N_ELEMENTS(o));
+    CU_ASSERT_EQUAL(CNT(m, 4), 6);
+    pmusim_model_free(m);
+
+    /* range: the event after an instruction in the 4 KiB range counts, the
+     * one after an instruction beyond it not (1 + 3); inverted, the other
+     * way round (1 + 4).  (At most 6 per cycle: IA64_INST_RETIRED's
+     * maxincr clamps an EVENT record's n, so the n stay small.) */
+    pmusim_rec_t g[] = {insn_at(0, IP_BASE + 0x10, 0, PMUSIM_UNIT_I), t_event(1, 0x08, 0, 3),
+                        insn_at(2, IP_BASE + 0x2000, 0, PMUSIM_UNIT_I), t_event(3, 0x08, 0, 4)};
+    for (int inv = 0; inv < 2; inv++) {
+        m = t_model("ita2", 1);
+        t_write(m, PMUSIM_REG_IBR, 0, IP_BASE, 0);
+        t_write(m, PMUSIM_REG_IBR, 1, PLM_ALL | (~0xfffull & MASK56), 0);
+        PMC(m, 14, ITA2_PMC14_IBRP0);
+        PMC(m, 8, ITA2_PMC8_RANGE | (inv ? 2 : 0));
+        PMC(m, 4, ctr(0x08, 0, 0x9));
+        t_run(m, g, G_N_ELEMENTS(g));
+        CU_ASSERT_EQUAL(CNT(m, 4), inv ? 5 : 4);
+        pmusim_model_free(m);
+    }
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("ia64_qualifiers", NULL, NULL);
@@ -321,4 +357,5 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_coarse_range);
     PMUSIM_ADD_TEST(s, test_fine_range);
     PMUSIM_ADD_TEST(s, test_data_range);
+    PMUSIM_ADD_TEST(s, test_event_records_qualified);
 }
