@@ -12,38 +12,22 @@
 #
 # Skips (77) without qemu-x86_64, the plugin or a C compiler.
 set -eu
-unset MALLOC_PERTURB_ || true
 pmusim=$1
 src=$2
-command -v qemu-x86_64 >/dev/null 2>&1 || { echo "SKIP: qemu-x86_64 not installed (apt-get install qemu-user)"; exit 77; }
-cc=${CC:-cc}
-command -v "$cc" >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/pmusim-crash.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM HUP
-cd "$work"
+. "$src/tests/capture/lib.sh"
+capture_workdir crash
 ulimit -c 0 2>/dev/null || true  # QEMU writes a core file of a crashing guest otherwise
 # -z now: no lazy binding, so a thread's first library call after its loop
 # runs the same few instructions in every run
 "$cc" -O2 -Wl,-z,now -o dies "$src/tests/capture/progs/dies.c" -lpthread
-if ! "$pmusim" trace capture --cpu wsm -o probe.pmt -- ./dies exit 0 >/dev/null 2>err; then
-    if grep -q "plugin is not built" err; then
-        echo "SKIP: the QEMU plugin is not built (libcapstone-dev missing)"; exit 77
-    fi
-    cat err; exit 1
-fi
+"$pmusim" trace capture --cpu wsm -o probe.pmt -- ./dies exit 0 >/dev/null 2>err || capture_probe_failed err
 
-failed=0
-fail() { echo "FAIL  $*"; failed=$((failed + 1)); }
 # insns TRACE: the trace's instructions of all threads (`trace info`)
 insns() {
     "$pmusim" trace info "$1" | awk '$1 == "insn:" { print $2 }'
 }
 thread_insns() { # thread_insns TRACE T
     "$pmusim" trace info "$1" | awk -v t="$2" '$1 == "instructions" && $3 == t":" { print $4 }'
-}
-# between NAME ACTUAL LOW HIGH
-between() {
-    if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then echo "ok    $1: $2 (in $3..$4)"; else fail "$1: $2, expected $3..$4"; fi
 }
 # valid NAME TRACE: read by stat, ends with the marker
 valid() {

@@ -15,15 +15,10 @@
 #
 # Skips (77) without qemu-x86_64, the plugin or a C compiler.
 set -eu
-unset MALLOC_PERTURB_ || true
 pmusim=$1
 src=$2
-command -v qemu-x86_64 >/dev/null 2>&1 || { echo "SKIP: qemu-x86_64 not installed (apt-get install qemu-user)"; exit 77; }
-cc=${CC:-cc}
-command -v "$cc" >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/pmusim-fork.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM HUP
-cd "$work"
+. "$src/tests/capture/lib.sh"
+capture_workdir fork
 # -z now: no lazy binding, so the library calls after the loop run the
 # same instructions in both runs
 "$cc" -O2 -Wl,-z,now -o forks "$src/tests/capture/progs/forks.c" -lpthread
@@ -31,23 +26,11 @@ set +e
 "$pmusim" trace capture --cpu wsm -o probe.pmt -- ./forks fork 0 >/dev/null 2>err
 st=$?
 set -e
-if [ $st != 42 ]; then
-    if grep -q "plugin is not built" err; then
-        echo "SKIP: the QEMU plugin is not built (libcapstone-dev missing)"; exit 77
-    fi
-    cat err; exit 1
-fi
+[ $st = 42 ] || capture_probe_failed err
 
-failed=0
-fail() { echo "FAIL  $*"; failed=$((failed + 1)); }
-ok() { echo "ok    $*"; }
 # insns TRACE: INST_RETIRED:ANY_P of the trace, by `stat`
 insns() {
     "$pmusim" stat -x , -e wsm::INST_RETIRED:ANY_P "$1" | awk -F, 'NR == 1 { print $1 }'
-}
-# between NAME ACTUAL LOW HIGH
-between() {
-    if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then ok "$1: $2 (in $3..$4)"; else fail "$1: $2, expected $3..$4"; fi
 }
 # capture MODE N: forks MODE N captured into MODE.N.pmt; stdout in
 # MODE.N.out, stderr in MODE.N.err; prints the exit status

@@ -1,0 +1,31 @@
+# Shared by the capture test scripts that run a program under
+# `pmusim trace capture` (crash_test.sh, fork_test.sh): sourced after
+# `pmusim` and `src` are set.  Skips (77) without qemu-x86_64 or a C
+# compiler; capture_workdir makes the work directory (removed at exit) and
+# enters it; capture_probe_failed tells a missing plugin (skip) from
+# another failure of a first capture; fail/ok/between report.
+unset MALLOC_PERTURB_ || true
+command -v qemu-x86_64 >/dev/null 2>&1 || { echo "SKIP: qemu-x86_64 not installed (apt-get install qemu-user)"; exit 77; }
+cc=${CC:-cc}
+command -v "$cc" >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
+failed=0
+
+# capture_workdir NAME
+capture_workdir() {
+    work=$(mktemp -d "${TMPDIR:-/tmp}/pmusim-$1.XXXXXX")
+    trap 'rm -rf "$work"' EXIT INT TERM HUP
+    cd "$work"
+}
+# capture_probe_failed ERRFILE: exits 77 if the plugin is not built, else 1
+capture_probe_failed() {
+    if grep -q "plugin is not built" "$1"; then
+        echo "SKIP: the QEMU plugin is not built (libcapstone-dev missing)"; exit 77
+    fi
+    cat "$1"; exit 1
+}
+fail() { echo "FAIL  $*"; failed=$((failed + 1)); }
+ok() { echo "ok    $*"; }
+# between NAME ACTUAL LOW HIGH
+between() {
+    if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then ok "$1: $2 (in $3..$4)"; else fail "$1: $2, expected $3..$4"; fi
+}
