@@ -38,6 +38,11 @@ static struct {
 
 static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
+/* Threads that open outputs at the same time (`trace capture
+ * --trace-children` writes one trace per child, each on its own thread)
+ * claim slots one at a time; a slot is freed by one store. */
+static GMutex claim_lock;
+
 static void remove_live_tmp_and_reraise(int sig)
 {
     int saved = errno;
@@ -150,11 +155,13 @@ static pmusim_outfile_t *open_stream(const char *path, GError **error)
 static pmusim_outfile_t *open_tmp(const char *path, const char *target, mode_t mode,
                                   GError **error)
 {
+    g_mutex_lock(&claim_lock);
     int slot = -1;
     for (int i = 0; i < PMUSIM_OUTFILE_MAX_LIVE && slot < 0; i++)
         if (!live_tmp[i].used)
             slot = i;
     if (slot < 0) {
+        g_mutex_unlock(&claim_lock);
         g_set_error(error, PMUSIM_OUTFILE_ERROR, PMUSIM_OUTFILE_ERROR_IO,
                     "%s: more than %d outputs open at once", path, PMUSIM_OUTFILE_MAX_LIVE);
         return NULL;
@@ -165,6 +172,7 @@ static pmusim_outfile_t *open_tmp(const char *path, const char *target, mode_t m
     g_free(dir);
     g_free(base);
     if (strlen(tmpl) >= PATH_MAX) {
+        g_mutex_unlock(&claim_lock);
         g_set_error(error, PMUSIM_OUTFILE_ERROR, PMUSIM_OUTFILE_ERROR_IO,
                     "%s: path too long for a temporary file", path);
         g_free(tmpl);
@@ -182,6 +190,7 @@ static pmusim_outfile_t *open_tmp(const char *path, const char *target, mode_t m
         live_tmp[slot].used = 1;
     }
     sigprocmask(SIG_SETMASK, &old, NULL);
+    g_mutex_unlock(&claim_lock);
     if (fd < 0) {
         set_io_error(error, path, "cannot create a temporary file in its directory", err);
         g_free(tmpl);

@@ -66,11 +66,17 @@ gboolean pmusim_capture_add_symbols(pmusim_capture_t *c, pmusim_trace_writer_t *
  * another, which runs natively, outside QEMU. */
 gboolean pmusim_capture_in_execve(const pmusim_capture_t *c);
 
-/* The processes the program forked (FORK chunks), which are not traced:
+/* The processes the program forked (FORK chunks) that are not traced:
  * their number, and in *pids (when not NULL) their ids in stream order,
  * valid until the next feed.  Each also has a MARKER in the trace, "fork:
  * child PID not traced", at the forking thread's cycle. */
 uint32_t pmusim_capture_forks(const pmusim_capture_t *c, const uint32_t **pids);
+/* Likewise the children traced in streams of their own (`trace capture
+ * --trace-children`); their MARKER says "fork: child PID traced in
+ * OUT.PID" (OUT as set below; "fork: child PID traced" without it). */
+uint32_t pmusim_capture_traced_forks(const pmusim_capture_t *c, const uint32_t **pids);
+/* OUT, the name the traced children's traces start with (OUT.PID). */
+void pmusim_capture_set_children_out(pmusim_capture_t *c, const char *out);
 /* TRUE once the END chunk was read (the plugin saw the program exit). */
 gboolean pmusim_capture_saw_end(const pmusim_capture_t *c);
 uint32_t pmusim_capture_guest_threads(const pmusim_capture_t *c);

@@ -32,7 +32,8 @@
  * outputs may be open at once.
  *
  * Errors are in the PMUSIM_OUTFILE_ERROR domain, messages "PATH: what: reason".
- * Not thread-safe: open, commit and abort from one thread.
+ * Each output is used by one thread at a time; different threads may open,
+ * commit and abort different outputs at once.
  */
 #ifndef PMUSIM_OUTFILE_H
 #define PMUSIM_OUTFILE_H
@@ -42,7 +43,7 @@
 
 G_BEGIN_DECLS
 
-#define PMUSIM_OUTFILE_MAX_LIVE 16
+#define PMUSIM_OUTFILE_MAX_LIVE 1024 /* `trace capture --trace-children`: one per live child */
 
 #define PMUSIM_OUTFILE_ERROR (pmusim_outfile_error_quark())
 GQuark pmusim_outfile_error_quark(void);

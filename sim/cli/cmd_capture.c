@@ -9,7 +9,9 @@
  * leaves the trace of what it ran, ending with a marker that says so;
  * Ctrl-C leaves a complete trace or none (pmusim/outfile.h).  Processes
  * the program forks run untraced: a marker in the trace and a line on
- * stderr say where and which. */
+ * stderr say where and which; with --trace-children each is traced into
+ * OUT.PID instead (capture_kids.h). */
+#include "capture_kids.h"
 #include "cmds.h"
 #include "pmusim/capture.h"
 #include "pmusim/outfile.h"
@@ -37,6 +39,7 @@
 
 static const char *const capture_usage =
     "pmusim trace capture --cpu wsm|wsm_dp|knm [-o OUT] [--threads N] [--text] [--timing]\n"
+    "                     [--trace-children [--children-wait=SECONDS]]\n"
     "                     [--I1=SIZE,ASSOC,LINE] [--D1=...] [--L2=...|none] [--LL=...]\n"
     "                     [--numa=local|interleave] [--knm-memory=ddr|mcdram]\n"
     "                     -- PROGRAM [ARGS...]";
@@ -423,6 +426,8 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     char *cpu_name = NULL, *out = NULL, *qemu_opt = NULL, *qemu_cpu = NULL;
     gint threads = 1;
     gboolean text = FALSE, stats = FALSE, clean_env = FALSE, timing = FALSE;
+    gboolean trace_children = FALSE;
+    gdouble children_wait = 10.0;
     GOptionEntry entries[] = {
         {"cpu", 0, 0, G_OPTION_ARG_STRING, &cpu_name, "CPU model: wsm, wsm_dp or knm", "CPU"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
@@ -440,6 +445,14 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
          "print on stderr where the time went: wall time, CPU of QEMU, of the model's thread "
          "and of the writer's, time QEMU spent writing the stream and pmusim waiting for it",
          NULL},
+        {"trace-children", 0, 0, G_OPTION_ARG_NONE, &trace_children,
+         "trace every process the program forks (fork, vfork, system, popen, posix_spawn; "
+         "their children too) into OUT.PID, PID the child's process id, as valgrind "
+         "--trace-children=yes does; a child that execs ends its trace there", NULL},
+        {"children-wait", 0, 0, G_OPTION_ARG_DOUBLE, &children_wait,
+         "with --trace-children: how long the capture waits, after the program exited, for "
+         "children still running (default 10); a child still running then is no longer "
+         "traced, its trace ends with a MARKER that says so", "SECONDS"},
         {"qemu", 0, 0, G_OPTION_ARG_FILENAME, &qemu_opt,
          "the qemu-x86_64 to use (default: from PATH)", "PATH"},
         {"qemu-cpu", 0, 0, G_OPTION_ARG_STRING, &qemu_cpu,
@@ -457,7 +470,9 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         "Examples:\n"
         "  pmusim trace capture --cpu wsm -o ls.pmt -- /bin/ls -l\n"
         "  pmusim trace capture --cpu knm --threads 2 -o t.pmt -- ./threads 2\n"
-        "  pmusim trace capture --cpu wsm --D1=32768,8,64 --L2=none -- ./stream\n");
+        "  pmusim trace capture --cpu wsm --D1=32768,8,64 --L2=none -- ./stream\n"
+        "  pmusim trace capture --cpu wsm --trace-children -o sh.pmt -- /bin/sh -c 'ls | wc'\n"
+        "    (sh.pmt, and sh.pmt.PID for each child)\n");
     g_option_context_add_main_entries(ctx, entries, NULL);
     char **opt_copy = g_new0(char *, opt_argc + 1);
     memcpy(opt_copy, argv, (size_t)opt_argc * sizeof *argv);
@@ -474,6 +489,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     pid_t child = -1;
     capture_sink_t sink = {0};
     capture_pump_t *pump = NULL;
+    capture_kids_t *kids = NULL;
 
     if (!pmusim_cli_parse(ctx, "trace capture", &opt_argc, &opt_v, &error)) {
         status = pmusim_cli_usage("trace capture", "%s", error->message);
@@ -548,6 +564,12 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         g_free(base);
     }
 
+    if (trace_children && (strcmp(out, "-") == 0 || !(children_wait >= 0 && children_wait <= 1e6))) {
+        status = pmusim_cli_usage("trace capture", strcmp(out, "-") == 0
+                                      ? "--trace-children writes OUT.PID: -o must name a file"
+                                      : "--children-wait must be 0..1000000 seconds");
+        goto out;
+    }
     if (pmusim_outfile_same_file(out, program)) {
         status = pmusim_cli_usage("trace capture", "%s: refusing to write the trace over the "
                                   "program", out);
@@ -605,6 +627,23 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     }
     plugin_arg = shm_fd >= 0 ? g_strdup_printf("%s,fd=%d,shm=%d", plugin, pipefd[1], shm_fd)
                              : g_strdup_printf("%s,fd=%d", plugin, pipefd[1]);
+    if (trace_children) {
+        /* the children's streams come through a socket (capture_kids.h) */
+        char *cmd = g_strjoinv(" ", prog_argv);
+        capture_kids_conf_t kc = {.cpu = cpu, .threads = (uint32_t)threads, .uo = uo,
+                                  .text = text, .out = out, .program = cmd,
+                                  .guest_cpu = guest_cpu};
+        kids = capture_kids_new(&kc, &error);
+        g_free(cmd);
+        if (!kids) {
+            status = capture_fail(error);
+            goto out;
+        }
+        char *with = g_strdup_printf("%s,kids=%s", plugin_arg, capture_kids_socket(kids));
+        g_free(plugin_arg);
+        plugin_arg = with;
+        pmusim_capture_set_children_out(cap, out);
+    }
     GPtrArray *qargv = g_ptr_array_new();
     g_ptr_array_add(qargv, qemu);
     g_ptr_array_add(qargv, (char *)"-cpu");
@@ -736,10 +775,22 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         for (uint32_t i = 0; i < nforks; i++)
             fprintf(stderr, "pmusim: fork: child %u not traced (a MARKER in the trace says "
                             "where)\n", fork_pids[i]);
-    } else {
+    } else if (nforks) {
         fprintf(stderr, "pmusim: fork: %u children not traced (%u first, %u last; a MARKER "
                         "in the trace says where each was forked)\n",
                 nforks, fork_pids[0], fork_pids[nforks - 1]);
+    }
+    /* --trace-children: the children traced into files of their own */
+    const uint32_t *kid_pids = NULL;
+    uint32_t nkids = ok ? pmusim_capture_traced_forks(cap, &kid_pids) : 0;
+    if (nkids <= CAPTURE_FORK_LINES) {
+        for (uint32_t i = 0; i < nkids; i++)
+            fprintf(stderr, "pmusim: fork: child %u traced in %s.%u\n", kid_pids[i], out,
+                    kid_pids[i]);
+    } else {
+        fprintf(stderr, "pmusim: fork: %u children traced in %s.PID (%u first, %u last; a "
+                        "MARKER in the trace says where each was forked)\n",
+                nkids, out, kid_pids[0], kid_pids[nkids - 1]);
     }
     if (ok && pmusim_capture_guest_threads(cap) > (uint32_t)threads)
         fprintf(stderr, "pmusim: the program ran %u threads on %d hardware thread%s "
@@ -776,8 +827,12 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     if (skipped)
         fprintf(stderr, "pmusim: symbols of %u mapped file%s could not be read\n", skipped,
                 skipped == 1 ? "" : "s");
+    /* the children still running: traced until they end, for a while */
+    if (kids)
+        capture_kids_finish(kids, children_wait);
     status = WIFEXITED(wst) ? WEXITSTATUS(wst) : WIFSIGNALED(wst) ? 128 + WTERMSIG(wst) : 1;
 out:
+    capture_kids_free(kids);
     if (child > 0) {
         kill(child, SIGKILL);
         waitpid(child, NULL, 0);

@@ -114,5 +114,112 @@ fi
 "$pmusim" record -e wsm::INST_RETIRED:ANY_P -c 100000 fork.$n.pmt > rec.txt
 if grep -q ' spin' rec.txt; then ok "fork: record names spin"; else fail "fork: record names no sample spin"; fi
 
+# --trace-children (docs/CAPTURE.md, "Tracing the children"): each child
+# traced into OUT.PID.  kcapture MODE N [OPTIONS]: forks MODE N captured
+# with --trace-children into k.MODE.N.pmt; prints the exit status
+kcapture() {
+    m=$1; s=$2; shift 2
+    set +e
+    "$pmusim" trace capture --cpu wsm --trace-children "$@" -o "k.$m.$s.pmt" -- ./forks "$m" "$s" >"k.$m.$s.out" 2>"k.$m.$s.err"
+    st=$?
+    set -e
+    echo $st
+}
+# kids MODE N: the PIDs of the parent's "traced in" MARKERs, one a line
+kids() {
+    "$pmusim" trace dump "k.$1.$2.pmt" | sed -n "s/^[0-9]* [0-9]* marker fork: child \([0-9]*\) traced in k\.$1\.$2\.pmt\.\1\$/\1/p"
+}
+# nomarker TRACE: its dump without MARKER lines and symbols (the parent's
+# trace with and without the option: the same but for the MARKERs' text)
+nomarker() {
+    "$pmusim" trace dump "$1" | grep -v -e ' marker fork: child ' -e '^symbol '
+}
+for run in "fork 1" "vfork 1" "system 1" "popen 1" "spawn 1" "many 200" "thread 1" "nest 1" "dies 1" "late 1"; do
+    set -- $run
+    mode=$1; forks=$2
+    for size in 0 $n; do
+        st=$(kcapture $mode $size)
+        [ "$st" = 42 ] && ok "kids $mode $size: exit status 42" || { fail "kids $mode $size: exit status $st, expected 42"; cat "k.$mode.$size.err"; }
+        kids $mode $size > kpids
+        m=$(wc -l < kpids)
+        [ "$m" -eq "$forks" ] && ok "kids $mode $size: $m 'traced in' MARKERs" || fail "kids $mode $size: $m 'traced in' MARKERs, expected $forks"
+        files=0
+        for p in $(cat kpids); do
+            [ -s "k.$mode.$size.pmt.$p" ] && files=$((files + 1))
+        done
+        [ "$files" -eq "$forks" ] && ok "kids $mode $size: $files files k.$mode.$size.pmt.PID" || fail "kids $mode $size: $files files, expected $forks"
+        if [ "$forks" -eq 1 ]; then
+            grep -q "^pmusim: fork: child $(cat kpids) traced in k.$mode.$size.pmt.$(cat kpids)\$" "k.$mode.$size.err" && ok "kids $mode $size: stderr names the child's trace" || fail "kids $mode $size: stderr: $(cat "k.$mode.$size.err")"
+        fi
+        # the parent's trace is the one without the option but for the
+        # MARKERs' text (same start-up: same arguments; not with a second
+        # thread, whose interleaving the scheduling chooses)
+        case $mode in
+        fork|vfork|system|popen|spawn|many)
+            if nomarker "$mode.$size.pmt" > a.dump && nomarker "k.$mode.$size.pmt" > b.dump && cmp -s a.dump b.dump; then
+                ok "kids $mode $size: the parent's trace as without the option ($(wc -l < a.dump) lines)"
+            else
+                fail "kids $mode $size: the parent's trace differs from the one without the option"
+            fi ;;
+        esac
+    done
+done
+# child TRACE-OF-MODE-SIZE: the one child's trace
+child() { echo "k.$1.$2.pmt.$(kids "$1" "$2" | head -n 1)"; }
+# the children that loop: their 2N (the child's start is the fork's return)
+for mode in fork late dies; do
+    d=$(( $(insns "$(child $mode $n)") - $(insns "$(child $mode 0)") ))
+    between "kids $mode: the child's instructions beyond the size 0 run" $d $((2 * n - 400)) $((2 * n + 400))
+done
+# the grandchild: in a file of its own, named by the child's MARKER
+g=$("$pmusim" trace dump "$(child nest $n)" | sed -n "s/^[0-9]* [0-9]* marker fork: child \([0-9]*\) traced in k\.nest\.$n\.pmt\.\1\$/\1/p")
+g0=$("$pmusim" trace dump "$(child nest 0)" | sed -n "s/^[0-9]* [0-9]* marker fork: child \([0-9]*\) traced in k\.nest\.0\.pmt\.\1\$/\1/p")
+if [ -n "$g" ] && [ -s "k.nest.$n.pmt.$g" ] && [ -s "k.nest.0.pmt.$g0" ]; then
+    ok "kids nest: the grandchild in k.nest.$n.pmt.$g"
+    d=$(( $(insns "k.nest.$n.pmt.$g") - $(insns "k.nest.0.pmt.$g0") ))
+    between "kids nest: the grandchild's instructions beyond the size 0 run" $d $((2 * n - 400)) $((2 * n + 400))
+else
+    fail "kids nest: no grandchild trace ('$g', '$g0')"
+fi
+# a child that dies (abort): its trace keeps the loop, ends early
+if "$pmusim" trace dump "$(child dies $n)" | grep -v -e '^symbol ' -e '^end ' | tail -n 1 | grep -q "marker capture ended early: the child's stream ended before its exit"; then
+    ok "kids dies: the child's trace ends with the ended-early MARKER"
+else
+    fail "kids dies: no ended-early MARKER at the end of the child's trace"
+fi
+# a child that execs (system, popen, posix_spawn: sh or true is exec'd): a
+# short trace (the C library's side of the spawn) ending with the execve MARKER
+for mode in system popen spawn; do
+    t=$(child $mode $n)
+    c=$(insns "$t")
+    between "kids $mode: the child's instructions up to its execve" "$c" 1 50000
+    if "$pmusim" trace dump "$t" | grep -v -e '^symbol ' -e '^end ' | tail -n 1 | grep -q "marker capture ended early: the program called execve"; then
+        ok "kids $mode: the child's trace ends with the execve MARKER"
+    else
+        fail "kids $mode: the child's trace does not end with the execve MARKER"
+    fi
+done
+# a child that runs on after its parent: waited for (late: 1 s), or no
+# longer read after --children-wait (orphan: 20 s; the child itself runs
+# on untraced, not killed)
+grep -q "ended early" k.late.$n.err && fail "kids late: $(cat k.late.$n.err)" || ok "kids late: the capture waited for the child"
+t0=$(date +%s)
+st=$(kcapture orphan 0 --children-wait 1)
+t1=$(date +%s)
+[ "$st" = 42 ] && ok "kids orphan: exit status 42" || fail "kids orphan: exit status $st, expected 42"
+between "kids orphan: seconds the capture took" $((t1 - t0)) 0 10
+if "$pmusim" trace dump "$(child orphan 0)" | grep -q "marker capture ended early: the child still ran 1 s after the program exited"; then
+    ok "kids orphan: the child's trace ends early"
+else
+    fail "kids orphan: no MARKER of a child still running"
+fi
+grep -q "^pmusim: k.orphan.0.pmt.[0-9]*: capture ended early: the child still ran 1 s" k.orphan.0.err && ok "kids orphan: stderr says so" || fail "kids orphan: stderr: $(cat k.orphan.0.err)"
+# --trace-children needs a file
+set +e
+"$pmusim" trace capture --cpu wsm --trace-children -o - -- ./forks fork 0 >/dev/null 2>err
+st=$?
+set -e
+[ $st = 2 ] && ok "kids: -o - refused (usage, 2)" || fail "kids: -o - gave $st"
+
 echo "capture fork: $failed failed"
 [ "$failed" -eq 0 ]

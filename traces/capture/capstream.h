@@ -48,15 +48,16 @@
  *         payload.
  *         Last chunk; a stream without it ended early (the process was
  *         killed).
- * FORK    (version 3) the guest thread `vcpu` forked a process that is not
- *         traced: payload u32 the child's process id (as the host sees it;
- *         QEMU user mode runs fork, vfork and clone without CLONE_VM as a
- *         host fork()), u32 0.  Sent when the fork returns in the parent,
+ * FORK    (version 3) the guest thread `vcpu` forked a process: payload u32
+ *         the child's process id (as the host sees it; QEMU user mode runs
+ *         fork, vfork and clone without CLONE_VM as a host fork()), u32 0
+ *         when the child is not traced, 1 when it is, in a stream of its
+ *         own (kids=PATH, below).  Sent when the fork returns in the parent,
  *         after an EXEC chunk of that thread with everything it executed
  *         before (the fork system call's block the last), so that the
- *         reader places it where the thread was.  The child sends nothing:
- *         the plugin detaches from the stream and the shared buffers in
- *         it (docs/CAPTURE.md, "A program that forks").
+ *         reader places it where the thread was.  An untraced child sends
+ *         nothing: the plugin detaches from the stream and the shared
+ *         buffers in it (docs/CAPTURE.md, "A program that forks").
  * EXECVE  (version 3) the guest thread `vcpu` calls execve or execveat:
  *         payload u32 1, u32 0, sent at the call after an EXEC chunk of
  *         that thread with everything it executed before; u32 2, u32 0
@@ -64,6 +65,18 @@
  *         QEMU by the new program, which the host runs natively: the
  *         stream ends after {1, 0} without END, and pmusim says the
  *         program called execve rather than that it died.
+ *
+ * A traced child's stream (plugin argument kids=PATH, `trace capture
+ * --trace-children`) goes through a Unix stream socket connected to
+ * pmusim's PATH by the parent just before the fork (the child inherits
+ * it).  The child first sends a 16-byte preamble, u32 CAPSTREAM_CHILD_MAGIC,
+ * u32 its pid, u32 its parent's pid, u32 1 when an SCM_RIGHTS message on
+ * the preamble carries its own shared-buffer file (below) else 0; then a
+ * whole stream of its own, chunk numbers from 0: HELLO, a TB chunk for
+ * every block translated before the fork (the ids the parent gave them),
+ * MAPS, and what it runs from then on, ending as the parent's does (END,
+ * EXECVE, or nothing at a death).  A connection that closes before the
+ * preamble is a fork that failed.
  *
  * The execution buffers (capstream_vbuf_t) live in a memory region that
  * pmusim creates and passes to QEMU (plugin argument shm=N), one per vCPU,
@@ -86,6 +99,7 @@
 #include <stdint.h>
 
 #define CAPSTREAM_MAGIC 0x50435350u /* "PSCP" little-endian */
+#define CAPSTREAM_CHILD_MAGIC 0x4b435350u /* "PSCK": a traced child's preamble */
 #define CAPSTREAM_VERSION 3u
 #define CAPSTREAM_MAX_CHUNK (1u << 20)
 #define CAPSTREAM_MAX_TB_INSNS 512u

@@ -71,7 +71,9 @@ struct pmusim_capture {
     GPtrArray *tbs;       /* of cap_tb_t*, index = tb_id */
     GPtrArray *threads;   /* of cap_thread_t*, index = guest thread */
     char *maps;           /* MAPS payload, NUL-terminated */
-    GArray *fork_pids;    /* of uint32_t: the children of FORK chunks, in order */
+    GArray *fork_pids;    /* of uint32_t: the untraced children of FORK chunks, in order */
+    GArray *traced_pids;  /* of uint32_t: the traced ones (FORK's second word 1) */
+    char *children_out;   /* OUT of "traced in OUT.PID", or NULL */
     gboolean in_execve;   /* the last EXECVE chunk said a thread called execve */
     GStringChunk *marker_names; /* the fork MARKERs' names: they live until the
                                  * capture is freed (the writer may hold them) */
@@ -95,6 +97,7 @@ pmusim_capture_t *pmusim_capture_new(pmusim_uarch_t *u, uint32_t nthreads, const
     c->tbs = g_ptr_array_new_with_free_func(cap_tb_free);
     c->threads = g_ptr_array_new_with_free_func(g_free);
     c->fork_pids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    c->traced_pids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     return c;
 }
 
@@ -107,6 +110,8 @@ void pmusim_capture_free(pmusim_capture_t *c)
     g_ptr_array_unref(c->threads);
     g_free(c->maps);
     g_array_unref(c->fork_pids);
+    g_array_unref(c->traced_pids);
+    g_free(c->children_out);
     if (c->marker_names)
         g_string_chunk_free(c->marker_names);
     g_free(c->binary);
@@ -444,8 +449,8 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
     return TRUE;
 }
 
-/* A FORK chunk: guest thread `guest` forked process `pid`, which is not
- * traced.  Its instructions up to the fork (the EXEC chunk before) have run
+/* A FORK chunk: guest thread `guest` forked process `pid`, traced in a
+ * stream of its own or not (the second word).  Its instructions up to the fork (the EXEC chunk before) have run
  * but for the system call, its block's last, which waits for the thread's
  * next block: the MARKER goes at the thread's cycle as it stands, its last
  * retirement before the fork. */
@@ -453,10 +458,13 @@ static gboolean cap_fork(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
                          uint64_t at, GError **error)
 {
     if (size != 8)
-        return cap_error(c, at, error, "FORK chunk of %u bytes, expected 8 (a pid and 0)", size);
-    if (rd32(p + 4) != 0)
-        return cap_error(c, at + 4, error, "FORK chunk's second word is %u, expected 0",
-                         rd32(p + 4));
+        return cap_error(c, at, error, "FORK chunk of %u bytes, expected 8 (a pid and 0 or 1)",
+                         size);
+    uint32_t traced = rd32(p + 4);
+    if (traced > 1)
+        return cap_error(c, at + 4, error,
+                         "FORK chunk's second word is %u, expected 0 (not traced) or 1 (traced)",
+                         traced);
     uint32_t pid = rd32(p);
     if (pid == 0 || pid > INT32_MAX)
         return cap_error(c, at, error, "FORK chunk with process id %u, expected 1..%d", pid,
@@ -464,13 +472,16 @@ static gboolean cap_fork(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
     if (c->model_failed)
         return FALSE;
     cap_thread_t *t = cap_thread(c, guest);
-    g_array_append_val(c->fork_pids, pid);
+    g_array_append_val(traced ? c->traced_pids : c->fork_pids, pid);
     if (!c->marker_names)
         c->marker_names = g_string_chunk_new(4096);
-    char name[64];
-    g_snprintf(name, sizeof name, "fork: child %u not traced", pid);
+    char *name = !traced ? g_strdup_printf("fork: child %u not traced", pid)
+                 : c->children_out ? g_strdup_printf("fork: child %u traced in %s.%u", pid,
+                                                     c->children_out, pid)
+                                   : g_strdup_printf("fork: child %u traced", pid);
     pmusim_rec_t m = {.kind = PMUSIM_REC_MARKER, .plm = 3, .thread = t->hw,
                       .name = g_string_chunk_insert(c->marker_names, name)};
+    g_free(name);
     if (!pmusim_uarch_passthrough(c->u, &m, error)) {
         c->model_failed = TRUE;
         return FALSE;
@@ -713,6 +724,19 @@ uint32_t pmusim_capture_forks(const pmusim_capture_t *c, const uint32_t **pids)
         *pids = (const uint32_t *)(const void *)c->fork_pids->data;
     return c->fork_pids->len;
 }
+uint32_t pmusim_capture_traced_forks(const pmusim_capture_t *c, const uint32_t **pids)
+{
+    if (pids)
+        *pids = (const uint32_t *)(const void *)c->traced_pids->data;
+    return c->traced_pids->len;
+}
+
+void pmusim_capture_set_children_out(pmusim_capture_t *c, const char *out)
+{
+    g_free(c->children_out);
+    c->children_out = g_strdup(out);
+}
+
 uint32_t pmusim_capture_guest_threads(const pmusim_capture_t *c) { return c->threads->len; }
 uint64_t pmusim_capture_instructions(const pmusim_capture_t *c) { return c->insns; }
 const char *pmusim_capture_binary(const pmusim_capture_t *c) { return c->binary; }

@@ -23,9 +23,17 @@
  * sends a FORK chunk with the child's pid where its thread forked
  * (docs/CAPTURE.md, "A program that forks").
  *
+ * With kids=PATH (`trace capture --trace-children`) a child is traced
+ * instead: the prepare handler connects a socket to pmusim's PATH before
+ * the fork, the child inherits it and makes it its own stream (a preamble
+ * with its pid and a shared-buffer file of its own, then HELLO, every block
+ * translated so far again, MAPS), the parent closes its copy and says in
+ * its FORK chunk that the child is traced.
+ *
  * Arguments: fd=N (the pipe's write end, inherited from pmusim), shm=N
  * (optional: a file of CAPSTREAM_SHM_SIZE bytes for the buffers, also
- * inherited; without it they are private memory).  */
+ * inherited; without it they are private memory), kids=PATH (optional:
+ * pmusim's Unix socket for the children's streams).  */
 #include "capstream.h"
 #include "qemu_plugin_abi.h"
 
@@ -37,8 +45,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,7 +75,16 @@ static int out_fd = -1;
 static int out_failed;               /* the pipe broke: stop writing */
 static int closed;                   /* END was written */
 static int detached;                 /* a forked child: sends nothing */
+static int out_is_socket;            /* a traced child's stream: send() without SIGPIPE */
 static __thread int fork_returned;   /* this thread's fork() just returned in the parent */
+static __thread int fork_traced;     /* ... and the child has a stream of its own */
+static char *kids_path;              /* kids=PATH: pmusim's socket for children, or NULL */
+static int kid_fd = -1;              /* connected by fork_prepare, for the child to come */
+static int hello_sent;
+/* kids=PATH: every TB chunk's payload, by block id, so that a child can
+ * send the blocks it inherits at the start of its own stream */
+static uint8_t **tb_table;
+static uint32_t tb_table_len, tb_table_cap;
 static __thread int in_execve;       /* this thread is in an execve (or execveat) */
 static uint64_t seq;                 /* chunk number (the header holds its low 32 bits) */
 static uint64_t write_ns, write_bytes; /* --timing: time in writev, bytes sent */
@@ -92,7 +111,13 @@ static void chunk_write_locked(uint16_t kind, uint16_t vcpu, const void *payload
     clock_gettime(CLOCK_MONOTONIC, &t0);
     write_bytes += sizeof hdr + size;
     while (n) {
-        ssize_t w = writev(out_fd, iov, n);
+        /* a child's socket: a pmusim that stopped reading it (a child
+         * still running long after the program exited) must not kill the
+         * guest with SIGPIPE */
+        ssize_t w = out_is_socket ? sendmsg(out_fd, &(struct msghdr){.msg_iov = iov,
+                                                                     .msg_iovlen = (size_t)n},
+                                            MSG_NOSIGNAL)
+                                  : writev(out_fd, iov, n);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
@@ -396,10 +421,9 @@ static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_
  * so this is sent at the first translation; the caller holds out_lock. */
 static void send_hello_locked(void)
 {
-    static int sent;
-    if (sent)
+    if (hello_sent)
         return;
-    sent = 1;
+    hello_sent = 1;
     const char *bin = qemu_plugin_path_to_binary();
     size_t blen = bin ? strlen(bin) : 0;
     uint8_t *hello = malloc(4 + blen);
@@ -447,6 +471,20 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     }
     if (!closed)
         chunk_write_locked(CAPSTREAM_TB, 0, payload, (uint32_t)size);
+    if (kids_path && tb_id == tb_table_len) {
+        if (tb_table_len == tb_table_cap) {
+            uint32_t ncap = tb_table_cap ? tb_table_cap * 2 : 1024;
+            uint8_t **bigger = realloc(tb_table, ncap * sizeof *bigger);
+            if (bigger) {
+                tb_table = bigger;
+                tb_table_cap = ncap;
+            }
+        }
+        if (tb_table_len < tb_table_cap) {
+            tb_table[tb_table_len++] = payload; /* kept for the children */
+            payload = NULL;
+        }
+    }
     pthread_mutex_unlock(&out_lock);
     free(payload);
     qemu_plugin_register_vcpu_tb_exec_cb(tb, on_tb_exec, QEMU_PLUGIN_CB_NO_REGS,
@@ -490,12 +528,100 @@ static void on_exit_cb(qemu_plugin_id_t id, void *ud)
 static void fork_prepare(void)
 {
     pthread_mutex_lock(&out_lock);
+    /* kids=PATH: the child's channel must exist before the fork for the
+     * child to inherit it; a table of blocks with a gap (an allocation
+     * failed) cannot make its stream whole */
+    if (kids_path && !detached && !closed && tb_table_len == next_tb) {
+        kid_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_un sa = {.sun_family = AF_UNIX};
+        if (kid_fd >= 0 && strlen(kids_path) < sizeof sa.sun_path) {
+            memcpy(sa.sun_path, kids_path, strlen(kids_path) + 1);
+            if (connect(kid_fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+                close(kid_fd);
+                kid_fd = -1;
+            }
+        } else if (kid_fd >= 0) {
+            close(kid_fd);
+            kid_fd = -1;
+        }
+    }
 }
 
 static void fork_parent(void)
 {
+    fork_traced = kid_fd >= 0;
+    if (kid_fd >= 0)
+        close(kid_fd); /* the child's; a fork that failed leaves pmusim an empty connection */
+    kid_fd = -1;
     pthread_mutex_unlock(&out_lock);
     fork_returned = 1; /* the system call's return says whether it worked */
+}
+
+/* A traced child's stream (kids=PATH): the socket connected before the
+ * fork, a shared-buffer file of its own (the parent's slots are the
+ * parent's), chunk numbers from 0, and at its start everything a reader
+ * needs that went to the parent's stream: HELLO, the blocks translated so
+ * far with their ids, the mappings.  The caller holds out_lock. */
+static void fork_child_traced(void)
+{
+    if (out_fd >= 0)
+        close(out_fd); /* the parent's pipe or socket */
+    out_fd = kid_fd;
+    kid_fd = -1;
+    out_is_socket = 1;
+    seq = 0;
+    write_ns = write_bytes = 0;
+    closed = out_failed = 0;
+    for (unsigned v = 0; v < MAX_VCPUS; v++) {
+        if (vbufs[v] && !shm)
+            free(vbufs[v]);
+        vbufs[v] = NULL; /* the items in them are the parent's */
+    }
+    if (shm)
+        munmap(shm, CAPSTREAM_SHM_SIZE);
+    shm = NULL;
+    int mfd = memfd_create("pmusim-capture", MFD_CLOEXEC);
+    if (mfd >= 0 && ftruncate(mfd, (off_t)CAPSTREAM_SHM_SIZE) == 0) {
+        void *m = mmap(NULL, CAPSTREAM_SHM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+        if (m != MAP_FAILED)
+            shm = m;
+    }
+    /* the preamble, with the file when it is mapped */
+    uint32_t pre[4] = {CAPSTREAM_CHILD_MAGIC, (uint32_t)getpid(), (uint32_t)getppid(), shm != NULL};
+    struct iovec iov = {pre, sizeof pre};
+    union {
+        struct cmsghdr h;
+        char b[CMSG_SPACE(sizeof(int))];
+    } cm;
+    memset(&cm, 0, sizeof cm);
+    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (shm) {
+        mh.msg_control = cm.b;
+        mh.msg_controllen = sizeof cm.b;
+        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &mfd, sizeof mfd);
+    }
+    ssize_t w;
+    do
+        w = sendmsg(out_fd, &mh, MSG_NOSIGNAL);
+    while (w < 0 && errno == EINTR);
+    if (mfd >= 0)
+        close(mfd);
+    if (w != (ssize_t)sizeof pre) {
+        out_failed = 1; /* (a short write of 16 bytes to a stream socket does not happen) */
+        return;
+    }
+    hello_sent = 0;
+    send_hello_locked();
+    for (uint32_t i = 0; i < tb_table_len; i++) {
+        uint32_t n;
+        memcpy(&n, tb_table[i] + 4, 4);
+        chunk_write_locked(CAPSTREAM_TB, 0, tb_table[i], 16 + n * (uint32_t)sizeof(capstream_insn_t));
+    }
+    send_maps_locked();
 }
 
 /* The child: its callbacks must not write into the parent's shared buffers
@@ -506,6 +632,11 @@ static void fork_parent(void)
  * that a flush empties without sending; blocks it translates get none. */
 static void fork_child(void)
 {
+    if (kid_fd >= 0) {
+        fork_child_traced();
+        pthread_mutex_unlock(&out_lock);
+        return;
+    }
     detached = 1;
     closed = 1;
     out_failed = 1;
@@ -567,7 +698,7 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
     if (ret <= 0 || detached)
         return; /* the fork failed */
     vbuf_flush(vcpu);
-    uint32_t payload[2] = {(uint32_t)ret, 0};
+    uint32_t payload[2] = {(uint32_t)ret, (uint32_t)fork_traced};
     pthread_mutex_lock(&out_lock);
     if (!closed && vcpu < MAX_VCPUS) /* (a thread beyond them sends no items either) */
         chunk_write_locked(CAPSTREAM_FORK, (uint16_t)vcpu, payload, sizeof payload);
@@ -593,6 +724,8 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
             long v = strtol(argv[i] + 3, &end, 10);
             if (*end == '\0' && v >= 0 && v < 65536)
                 out_fd = (int)v;
+        } else if (strncmp(argv[i], "kids=", 5) == 0 && argv[i][5]) {
+            kids_path = strdup(argv[i] + 5);
         } else if (strncmp(argv[i], "shm=", 4) == 0) {
             char *end;
             long v = strtol(argv[i] + 4, &end, 10);

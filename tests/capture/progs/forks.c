@@ -18,12 +18,21 @@
  *   orphan  fork(); the parent does not wait, the child outlives it: it
  *           sleeps 20 s, then creates the file orphan.done (the capture
  *           must end with the parent, not wait for the child)
+ *   late    fork(); the parent does not wait, the child outlives it: it
+ *           sleeps 1 s, runs spin(N) and exits 0 (with --trace-children
+ *           the capture waits for it)
+ *   nest    fork(); the child forks a grandchild that runs spin(N) and
+ *           exits with 7, checks it and exits with 6, which the parent
+ *           checks
+ *   dies    fork(); the child runs spin(N) and calls abort(); the parent
+ *           checks that SIGABRT ended it
  *   exec    spin(N), then execs /bin/sh -c 'echo replaced; exit 42' (the
  *           shell runs natively: the capture ends at the execve)
  *   execfail  an execve that fails (no such file): the program goes on
  * N = 0 runs no loop: the start-up, the processes and the exit alone. */
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +134,28 @@ int main(int argc, char **argv)
             _exit(fd >= 0 ? 0 : 1);
         }
         ok = p > 0;
+    } else if (strcmp(mode, "late") == 0) {
+        pid_t p = fork();
+        if (p == 0) {
+            sleep(1);
+            spin(n);
+            _exit(0);
+        }
+        ok = p > 0;
+    } else if (strcmp(mode, "nest") == 0) {
+        pid_t p = fork();
+        if (p == 0)
+            _exit(fork_and_check(n, 7) ? 6 : 1);
+        int st;
+        ok = p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 6;
+    } else if (strcmp(mode, "dies") == 0) {
+        pid_t p = fork();
+        if (p == 0) {
+            spin(n);
+            abort();
+        }
+        int st;
+        ok = p > 0 && waitpid(p, &st, 0) == p && WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT;
     } else if (strcmp(mode, "exec") == 0) {
         spin(n);
         fflush(stdout);

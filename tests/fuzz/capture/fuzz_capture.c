@@ -71,6 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     pmusim_capture_t *c = pmusim_capture_new(u, 2, "fuzz");
+    pmusim_capture_set_children_out(c, "fuzz.pmt"); /* a traced FORK's MARKER */
     /* two feeds: the reader must not depend on where reads split the pipe */
     size_t cut = size ? data[0] % (size + 1) : 0;
     gboolean ok = pmusim_capture_feed(c, data, cut, &error) &&

@@ -587,11 +587,15 @@ static void test_capture_fork_errors(void)
         guint n;
         const char *msg;
     } cases[] = {
-        {{0x92, 0x10, 0, 0}, 4, "fork: byte 221: FORK chunk of 4 bytes, expected 8 (a pid and 0)"},
+        {{0x92, 0x10, 0, 0}, 4,
+         "fork: byte 221: FORK chunk of 4 bytes, expected 8 (a pid and 0 or 1)"},
         {{0x92, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 12,
-         "fork: byte 221: FORK chunk of 12 bytes, expected 8 (a pid and 0)"},
-        {{0x92, 0x10, 0, 0, 1, 0, 0, 0}, 8,
-         "fork: byte 225: FORK chunk's second word is 1, expected 0"},
+         "fork: byte 221: FORK chunk of 12 bytes, expected 8 (a pid and 0 or 1)"},
+        {{0x92, 0x10, 0, 0, 2, 0, 0, 0}, 8,
+         "fork: byte 225: FORK chunk's second word is 2, expected 0 (not traced) or 1 (traced)"},
+        {{0x92, 0x10, 0, 0, 0, 0, 0, 1}, 8,
+         "fork: byte 225: FORK chunk's second word is 16777216, expected 0 (not traced) or 1 "
+         "(traced)"},
         {{0, 0, 0, 0, 0, 0, 0, 0}, 8,
          "fork: byte 221: FORK chunk with process id 0, expected 1..2147483647"},
         {{0, 0, 0, 0x80, 0, 0, 0, 0}, 8,
@@ -609,9 +613,67 @@ static void test_capture_fork_errors(void)
             fprintf(stderr, "case %u: %s\n", i, error->message);
         CU_ASSERT_STRING_EQUAL(error->message, cases[i].msg);
         CU_ASSERT_EQUAL(pmusim_capture_forks(c, NULL), 0);
+        CU_ASSERT_EQUAL(pmusim_capture_traced_forks(c, NULL), 0);
         g_clear_error(&error);
         pmusim_capture_free(c);
         pmusim_uarch_free(u);
+        g_byte_array_unref(s);
+    }
+}
+
+/* A FORK chunk whose second word is 1 (`trace capture --trace-children`):
+ * the child is traced in a stream of its own; the MARKER says where its
+ * trace is ("OUT.PID", or no file without pmusim_capture_set_children_out()),
+ * in the same place as an untraced child's; the pid is kept apart from the
+ * untraced ones.  Two forks: traced, then not. */
+static void test_capture_fork_traced(void)
+{
+    static const uint8_t fork[] = {0x92, 0x10, 0x00, 0x00, 1, 0, 0, 0}; /* pid 4242, traced */
+    static const uint8_t fork2[] = {0x93, 0x10, 0x00, 0x00, 0, 0, 0, 0}; /* pid 4243, not */
+    for (int named = 0; named < 2; named++) {
+        GByteArray *s = make_fork_stream(fork, sizeof fork);
+        /* the second FORK after the first, before the last EXEC and END
+         * (chunk numbers 5..7 again) */
+        GByteArray *t = g_byte_array_new();
+        g_byte_array_append(t, s->data, 205 + 16 + 8);
+        uint32_t seq = 5;
+        chunk(t, &seq, 6, 0, fork2, sizeof fork2);
+        static const uint8_t exec2[] = {0x4d, 0x00, 0x10, 0x00, 0xfe, 0xff};
+        chunk(t, &seq, 3, 0, exec2, sizeof exec2);
+        uint32_t reason = 0;
+        chunk(t, &seq, 5, 0, &reason, 4);
+        GError *error = NULL;
+        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect_markers, recs, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 1, "fork");
+        if (named)
+            pmusim_capture_set_children_out(c, "dir/out.pmt");
+        gboolean ok = pmusim_capture_feed(c, t->data, t->len, &error) &&
+                      pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error);
+        if (!ok)
+            fprintf(stderr, "%s\n", error ? error->message : "?");
+        CU_ASSERT_TRUE_FATAL(ok);
+        CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 7);
+        const uint32_t *pids = NULL;
+        CU_ASSERT_EQUAL_FATAL(pmusim_capture_traced_forks(c, &pids), 1);
+        CU_ASSERT_EQUAL(pids[0], 4242);
+        CU_ASSERT_EQUAL_FATAL(pmusim_capture_forks(c, &pids), 1);
+        CU_ASSERT_EQUAL(pids[0], 4243);
+        CU_ASSERT_EQUAL_FATAL(recs->len, G_N_ELEMENTS(expected) + 2);
+        const pmusim_rec_t *m = &g_array_index(recs, pmusim_rec_t, 7);
+        CU_ASSERT_EQUAL(m->kind, PMUSIM_REC_MARKER);
+        CU_ASSERT_STRING_EQUAL(m->name, named ? "fork: child 4242 traced in dir/out.pmt.4242"
+                                              : "fork: child 4242 traced");
+        CU_ASSERT_EQUAL(m->cycle, g_array_index(recs, pmusim_rec_t, 6).cycle);
+        m = &g_array_index(recs, pmusim_rec_t, 8);
+        CU_ASSERT_EQUAL(m->kind, PMUSIM_REC_MARKER);
+        CU_ASSERT_STRING_EQUAL(m->name, "fork: child 4243 not traced");
+        g_clear_error(&error);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_array_unref(recs);
+        g_byte_array_unref(t);
         g_byte_array_unref(s);
     }
 }
@@ -739,6 +801,7 @@ int main(void)
     CU_add_test(suite, "recover: damaged headers", test_capture_recover_damaged);
     CU_add_test(suite, "fork: a MARKER where the thread forked, every split", test_capture_fork);
     CU_add_test(suite, "fork: bad FORK chunks", test_capture_fork_errors);
+    CU_add_test(suite, "fork: a traced child's FORK chunk", test_capture_fork_traced);
     CU_add_test(suite, "fork: a FORK chunk cut by a death, every cut", test_capture_fork_cut);
     CU_add_test(suite, "execve: the stream ends at it, or goes on; bad chunks", test_capture_execve);
     CU_basic_set_mode(CU_BRM_VERBOSE);

@@ -1,0 +1,51 @@
+/* `trace capture --trace-children`: the children of the captured program,
+ * each traced into OUT.PID (docs/CAPTURE.md, "Tracing the children").
+ *
+ * pmusim listens on a Unix socket in a private temporary directory; the
+ * plugin (kids=PATH) connects it before every fork and the child makes the
+ * connection its own capture stream (traces/capture/capstream.h).  Each
+ * connection gets a thread of its own that reads the stream, runs a model
+ * of the same CPU and options as the parent's, and writes OUT.PID (a
+ * temporary file renamed at the end: whole or not at all), so children run
+ * and are modelled at the same time as their parent.
+ *
+ *   capture_kids_t *k = capture_kids_new(&conf, &error);
+ *   ... QEMU runs with -plugin ...,kids=capture_kids_socket(k) ...
+ *   capture_kids_finish(k, wait_s);   (after the parent's stream ended)
+ *   capture_kids_free(k);             (also stops and drops everything on an error) */
+#ifndef PMUSIM_CLI_CAPTURE_KIDS_H
+#define PMUSIM_CLI_CAPTURE_KIDS_H
+
+#include "pmusim/trace.h"
+#include "pmusim/uarch.h"
+
+#include <glib.h>
+
+typedef struct capture_kids_conf {
+    pmusim_cpu_t cpu;
+    uint32_t threads;
+    pmusim_uarch_options_t uo;
+    gboolean text;         /* the text form */
+    const char *out;       /* the parent's trace: children write OUT.PID */
+    const char *program;   /* the command line, for the header */
+    const char *guest_cpu; /* QEMU's -cpu, for the header */
+} capture_kids_conf_t;
+
+typedef struct capture_kids capture_kids_t;
+
+/* The socket and the thread that accepts the children; NULL with an error
+ * when the socket cannot be made. */
+capture_kids_t *capture_kids_new(const capture_kids_conf_t *conf, GError **error);
+/* The socket's path, for the plugin's kids=PATH. */
+const char *capture_kids_socket(const capture_kids_t *k);
+/* After the parent's stream ended: waits until every child's stream has
+ * ended (children that fork go on being traced), at most `wait_s` seconds;
+ * the children still running then are no longer read, and their traces end
+ * with a MARKER that says so.  Every trace is then written and every
+ * thread joined.  Returns the number of traces written. */
+guint capture_kids_finish(capture_kids_t *k, double wait_s);
+/* Stops whatever still runs (traces not finished are not written), removes
+ * the socket and its directory. */
+void capture_kids_free(capture_kids_t *k);
+
+#endif
