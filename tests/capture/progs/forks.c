@@ -12,6 +12,8 @@
  *   popen   popen("echo hi from popen", "r"), prints the line it reads
  *   spawn   posix_spawn("/bin/true")
  *   many    200 forks one after the other, child k exits with k % 100
+ *   wide    200 forks at once: every child runs spin(N) and exits with
+ *           k % 100, the parent starts them all, then waits for each
  *   thread  a second thread runs spin(N); while it runs, the main thread
  *           forks a child (status 9), then joins the thread: the total
  *           is 4N
@@ -117,6 +119,22 @@ int main(int argc, char **argv)
         ok = 1;
         for (int k = 0; k < 200; k++)
             ok &= fork_and_check(0, k % 100);
+    } else if (strcmp(mode, "wide") == 0) {
+        pid_t kids[200];
+        ok = 1;
+        for (int k = 0; k < 200; k++) {
+            kids[k] = fork();
+            if (kids[k] == 0) {
+                spin(n);
+                _exit(k % 100);
+            }
+            ok &= kids[k] > 0;
+        }
+        for (int k = 0; k < 200; k++) {
+            int st;
+            ok &= kids[k] > 0 && waitpid(kids[k], &st, 0) == kids[k] && WIFEXITED(st) &&
+                  WEXITSTATUS(st) == k % 100;
+        }
     } else if (strcmp(mode, "thread") == 0) {
         pthread_t t;
         count = n;
