@@ -471,8 +471,8 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         "  pmusim trace capture --cpu wsm -o ls.pmt -- /bin/ls -l\n"
         "  pmusim trace capture --cpu knm --threads 2 -o t.pmt -- ./threads 2\n"
         "  pmusim trace capture --cpu wsm --D1=32768,8,64 --L2=none -- ./stream\n"
-        "  pmusim trace capture --cpu wsm --trace-children -o sh.pmt -- /bin/sh -c 'ls | wc'\n"
-        "    (sh.pmt, and sh.pmt.PID for each child)\n");
+        "  pmusim trace capture --cpu wsm --trace-children -o w.pmt -- ./workers 4\n"
+        "    (w.pmt, and w.pmt.PID for each process it forks)\n");
     g_option_context_add_main_entries(ctx, entries, NULL);
     char **opt_copy = g_new0(char *, opt_argc + 1);
     memcpy(opt_copy, argv, (size_t)opt_argc * sizeof *argv);

@@ -530,8 +530,9 @@ static void fork_prepare(void)
     pthread_mutex_lock(&out_lock);
     /* kids=PATH: the child's channel must exist before the fork for the
      * child to inherit it; a table of blocks with a gap (an allocation
-     * failed) cannot make its stream whole */
-    if (kids_path && !detached && !closed && tb_table_len == next_tb) {
+     * failed) cannot make its stream whole, and a process pmusim no longer
+     * reads (out_failed) has no reader for its children either */
+    if (kids_path && !detached && !closed && !out_failed && tb_table_len == next_tb) {
         kid_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
         struct sockaddr_un sa = {.sun_family = AF_UNIX};
         if (kid_fd >= 0 && strlen(kids_path) < sizeof sa.sun_path) {
