@@ -94,6 +94,31 @@ static gboolean kid_preamble(capture_kids_t *k, int fd, uint32_t pre[4], int *mf
     return pre[0] == CAPSTREAM_CHILD_MAGIC && pre[1] != 0 && pre[1] <= INT32_MAX;
 }
 
+/* The child's own forks on stderr, as the program's (one line each for up
+ * to 10, else their number), prefixed with the child's trace. */
+static void kid_print_forks(const char *path, const char *out, pmusim_capture_t *cap)
+{
+    const uint32_t *pids = NULL;
+    uint32_t n = pmusim_capture_traced_forks(cap, &pids);
+    if (n && n <= 10) {
+        for (uint32_t i = 0; i < n; i++)
+            fprintf(stderr, "pmusim: %s: fork: child %u traced in %s.%u\n", path, pids[i], out,
+                    pids[i]);
+    } else if (n) {
+        fprintf(stderr, "pmusim: %s: fork: %u children traced in %s.PID (%u first, %u last)\n",
+                path, n, out, pids[0], pids[n - 1]);
+    }
+    n = pmusim_capture_forks(cap, &pids);
+    if (n && n <= 10) {
+        for (uint32_t i = 0; i < n; i++)
+            fprintf(stderr, "pmusim: %s: fork: child %u not traced (a MARKER in the trace says "
+                            "where)\n", path, pids[i]);
+    } else if (n) {
+        fprintf(stderr, "pmusim: %s: fork: %u children not traced (%u first, %u last)\n", path,
+                n, pids[0], pids[n - 1]);
+    }
+}
+
 static void kid_run(capture_kid_t *kid)
 {
     capture_kids_t *k = kid->k;
@@ -196,6 +221,8 @@ static void kid_run(capture_kid_t *kid)
             fprintf(stderr, "pmusim: %s: %s\n", path, why);
         g_free(why);
     }
+    if (ok)
+        kid_print_forks(path, cf->out, cap);
     guint skipped = 0;
     ok = ok && pmusim_capture_add_symbols(cap, w, &skipped, &error);
     if (ok) {

@@ -179,6 +179,7 @@ g=$("$pmusim" trace dump "$(child nest $n)" | sed -n "s/^[0-9]* [0-9]* marker fo
 g0=$("$pmusim" trace dump "$(child nest 0)" | sed -n "s/^[0-9]* [0-9]* marker fork: child \([0-9]*\) traced in k\.nest\.0\.pmt\.\1\$/\1/p")
 if [ -n "$g" ] && [ -s "k.nest.$n.pmt.$g" ] && [ -s "k.nest.0.pmt.$g0" ]; then
     ok "kids nest: the grandchild in k.nest.$n.pmt.$g"
+    grep -q "^pmusim: $(child nest $n): fork: child $g traced in k.nest.$n.pmt.$g\$" k.nest.$n.err && ok "kids nest: stderr names the grandchild's trace" || fail "kids nest: stderr: $(cat k.nest.$n.err)"
     d=$(( $(insns "k.nest.$n.pmt.$g") - $(insns "k.nest.0.pmt.$g0") ))
     between "kids nest: the grandchild's instructions beyond the size 0 run" $d $((2 * n - 400)) $((2 * n + 400))
 else
