@@ -228,6 +228,57 @@ static void test_signal_removes_tmp(void)
     }
 }
 
+/* Outputs opened, written and committed from several threads at once, more
+ * than 16 open at the same time (`trace capture --trace-children` writes a
+ * trace per child, each on its own thread): every one lands whole, under
+ * its own name, and no temporary file is left.  Before the slots were
+ * claimed under a lock two threads could take the same one; before 1024
+ * the 17th open output failed. */
+#define MT_THREADS 8
+#define MT_EACH 8 /* outputs per thread, all open before any commit: 64 at once */
+static gpointer mt_main(gpointer p)
+{
+    guint t = GPOINTER_TO_UINT(p);
+    pmusim_outfile_t *o[MT_EACH];
+    gboolean ok = TRUE;
+    for (guint k = 0; k < MT_EACH; k++) {
+        char name[32];
+        g_snprintf(name, sizeof name, "mt.%u.%u", t, k);
+        char *out = in_dir(name);
+        o[k] = pmusim_outfile_open(out, NULL, NULL);
+        g_free(out);
+        if (!o[k])
+            ok = FALSE;
+        else
+            fprintf(pmusim_outfile_fp(o[k]), "thread %u output %u", t, k);
+    }
+    for (guint k = 0; k < MT_EACH; k++)
+        if (o[k] && !pmusim_outfile_commit(o[k], NULL))
+            ok = FALSE;
+    return GINT_TO_POINTER(ok);
+}
+
+static void test_threads(void)
+{
+    clean_dir();
+    GThread *th[MT_THREADS];
+    for (guint t = 0; t < MT_THREADS; t++)
+        th[t] = g_thread_new("outfile", mt_main, GUINT_TO_POINTER(t));
+    for (guint t = 0; t < MT_THREADS; t++)
+        CU_ASSERT_TRUE(GPOINTER_TO_INT(g_thread_join(th[t])));
+    CU_ASSERT_EQUAL(dir_entries(), MT_THREADS * MT_EACH);
+    for (guint t = 0; t < MT_THREADS; t++)
+        for (guint k = 0; k < MT_EACH; k++) {
+            char name[32], want[48];
+            g_snprintf(name, sizeof name, "mt.%u.%u", t, k);
+            g_snprintf(want, sizeof want, "thread %u output %u", t, k);
+            char *out = in_dir(name);
+            assert_contents(out, want);
+            g_free(out);
+        }
+    clean_dir();
+}
+
 static void register_suites(void)
 {
     /* the handler is installed only over default dispositions (outfile.h) */
@@ -241,4 +292,5 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_same_as_input);
     PMUSIM_ADD_TEST(s, test_streams_and_refusals);
     PMUSIM_ADD_TEST(s, test_signal_removes_tmp);
+    PMUSIM_ADD_TEST(s, test_threads);
 }
