@@ -1630,6 +1630,150 @@ static inline int ia64_xtab_index(const pmusim_rec_t *r, unsigned ix, unsigned n
     return (int)((ix & 0x70u) << 5 | packed);
 }
 
+/* The state of a one-thread run that ia64_lean_body() reads and updates
+ * (ia64_consume_fast_body()'s locals of the same names; e1 = its e1mask,
+ * e1ok = its pk_lm). */
+typedef struct {
+    const pmusim_rec_t *end;
+    uint64_t cur, pk, acc, cm, next_lazy, pkb, dke, dtag, e1;
+    uint32_t v, vlim, vmax;
+    bool e1ok;
+} ia64_lean_t;
+
+/* The common records and closes of ia64_consume_fast_body() for a run of
+ * thread t0 with signatures and no per-record side work (single, !nosig,
+ * !slow), in a function of its own: only what they read is live, so it
+ * stays in registers (issue 12: in the full loop the end, cycle, record
+ * word and table pointers were reloaded from the stack every record).
+ * Entered with no rare record since the last close (dirty false: cm and
+ * the q planes are 0).  Consumes the records whose direct-table entry
+ * (dtab, xtab) is a plain one (tag dtag), an empty mask (dtag | 2) or,
+ * with pk_lm (e1ok), a rare one whose only rare bit is IA64_RARE_E1 (its
+ * mask goes to cm as in the full loop, where it would set dirty: cm != 0
+ * stands for dirty here, the q planes being left alone under pk_lm); and
+ * closes a cycle when the full loop's test passes without
+ * ia64_fast_close_ok() (pk_ok, or fewer than vlim records), clearing cm
+ * the way the full loop's close does.  Returns the first record it leaves
+ * to the full loop (a record of another thread, kind or state, another
+ * rare entry, a miss, a close it does not take, or end), with the state as
+ * the full loop would have left it (dirty: cm != 0). */
+static inline __attribute__((always_inline)) const pmusim_rec_t *
+ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const unsigned need,
+               ia64_sig_entry_t *const dtab0, ia64_sig_entry_t *const xtab0)
+{
+    const pmusim_rec_t *const end = s->end;
+    const uint64_t dkm = ia64_rec_word(0xff, 0xff, PMUSIM_F_IA32, 3), dke = s->dke,
+                   dtag = s->dtag;
+    const unsigned hflags = ((need & (IA64_NEED_MEM | IA64_NEED_MIS)) ? PMUSIM_F_MEM : 0u) |
+                            ((need & IA64_NEED_BR) ? PMUSIM_F_BRANCH : 0u);
+    uint64_t cur = s->cur, pk = s->pk;
+    /* the open cycle's next mask (v = p - cyc_masks: issue 12, a pointer
+     * the loop adds to); one flat loop over the records, the close out of
+     * line (issue 12: a loop per cycle made gcc copy the loop's values
+     * between registers every record) */
+    uint64_t *p = &im->cyc_masks[s->v];
+    for (;;) {
+        /* r < end, r->cycle == cur */
+        uint64_t w;
+        memcpy(&w, &r->kind, sizeof w);
+        if ((w & dkm) != dke)
+            break;
+        unsigned ix = ia64_flags_lo(r);
+        const ia64_sig_entry_t *d;
+        if (!(ix & hflags)) {
+            if ((need & IA64_NEED_ST) && (ix & PMUSIM_F_MEM))
+                ix |= (unsigned)(r->mem.is_store != 0) << 8;
+            d = &dtab0[ix];
+        } else if (need & (IA64_NEED_MEM | IA64_NEED_BR)) {
+            const int xi = ia64_xtab_index(r, ix, need);
+            if (xi < 0)
+                break;
+            d = &xtab0[xi];
+        } else {
+            break;
+        }
+        if (__builtin_expect(d->k1 == dtag, 1)) {
+            pk += d->pk;
+            *p++ = d->mask;
+            im->id_cnt[d->id]++;
+        } else if (d->k1 == (dtag | 1) && s->e1ok &&
+                   (d->rare & ~(unsigned)IA64_RARE_LM) == IA64_RARE_E1) {
+            s->cm |= d->mask;
+            pk += d->pk;
+            *p = d->mask;
+            p += d->inc;
+            im->id_cnt[d->id]++;
+        } else if (d->k1 != (dtag | 2)) { /* (dtag | 2: an empty mask) */
+            break;
+        }
+        if (++r >= end)
+            break;
+        if (__builtin_expect(r->cycle != cur, 0)) {
+            /* ia64_consume_fast_body()'s close, without its
+             * ia64_fast_close_ok() fallback */
+            const uint64_t c = r->cycle;
+            const uint32_t v = (uint32_t)(p - im->cyc_masks);
+            if (c > s->next_lazy || c < cur ||
+                (v >= s->vlim && (v >= s->vmax || ((pk + s->pkb) & IA64_PK_HIGH))))
+                break;
+            const uint64_t cm = s->cm;
+            if (cm) {
+                const uint64_t e1 = cm & s->e1;
+                if (e1)
+                    ia64_cp_add(im, e1);
+                s->cm = 0;
+            }
+            s->acc += v;
+            p = im->cyc_masks;
+            pk = 0;
+            cur = c;
+        }
+    }
+    s->cur = cur;
+    s->pk = pk;
+    s->v = (uint32_t)(p - im->cyc_masks);
+    return r;
+}
+
+#define IA64_LEAN(name, need)                                                                      \
+    static __attribute__((noinline)) const pmusim_rec_t *name(                                     \
+        ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, ia64_sig_entry_t *dtab0,         \
+        ia64_sig_entry_t *xtab0)                                                                   \
+    {                                                                                              \
+        return ia64_lean_body(im, s, r, need, dtab0, xtab0);                                      \
+    }
+IA64_LEAN(ia64_lean_0, 0)
+IA64_LEAN(ia64_lean_m, IA64_NEED_MEM)
+IA64_LEAN(ia64_lean_s, IA64_NEED_ST)
+IA64_LEAN(ia64_lean_sb, IA64_NEED_ST | IA64_NEED_BR)
+IA64_LEAN(ia64_lean_b, IA64_NEED_BR)
+IA64_LEAN(ia64_lean_mb, IA64_NEED_MEM | IA64_NEED_BR)
+IA64_LEAN(ia64_lean_all, IA64_NEED_MEM | IA64_NEED_MIS | IA64_NEED_BR)
+#undef IA64_LEAN
+
+/* ia64_lean_body() for the configuration need (a constant where called). */
+static inline __attribute__((always_inline)) const pmusim_rec_t *
+ia64_lean(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const unsigned need,
+          ia64_sig_entry_t *dtab0, ia64_sig_entry_t *xtab0)
+{
+    switch (need) {
+    case 0:
+        return ia64_lean_0(im, s, r, dtab0, xtab0);
+    case IA64_NEED_MEM:
+        return ia64_lean_m(im, s, r, dtab0, xtab0);
+    case IA64_NEED_ST:
+        return ia64_lean_s(im, s, r, dtab0, xtab0);
+    case IA64_NEED_ST | IA64_NEED_BR:
+        return ia64_lean_sb(im, s, r, dtab0, xtab0);
+    case IA64_NEED_BR:
+        return ia64_lean_b(im, s, r, dtab0, xtab0);
+    case IA64_NEED_MEM | IA64_NEED_BR:
+        return ia64_lean_mb(im, s, r, dtab0, xtab0);
+    default:
+        return ia64_lean_all(im, s, r, dtab0, xtab0);
+    }
+}
+
 /* The per-record work of ia64_consume_fast_body() past its last break:
  * the record is consumed.  Thread t's last instruction is stored when the
  * loop ends (single: the last record consumed), as nothing reads it inside;
@@ -1856,6 +2000,22 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                 cur = c;
                 if (!single)
                     tm = 0;
+            }
+            /* a run of thread t0 with signatures and no side work: its
+             * common records and closes in ia64_lean_body(), while it
+             * takes them */
+            if (single && !nosig && !slow && !dirty) {
+                ia64_lean_t ls = {end, cur,  pk,     acc, 0,    next_lazy, pkb,
+                                  dke, dtag, e1mask, v,   vlim, vmax,      pk_lm};
+                r = ia64_lean(im, &ls, r, need, dtab0, xtab0);
+                cur = ls.cur;
+                pk = ls.pk;
+                acc = ls.acc;
+                v = ls.v;
+                cm = ls.cm;
+                dirty = cm != 0;
+                if (r >= end || r->cycle != cur)
+                    continue;
             }
             /* the records of cycle cur */
             do {

@@ -790,6 +790,20 @@ static void test_const_sig_state(void)
     t_run(m, r, G_N_ELEMENTS(r));
     CU_ASSERT_EQUAL(CNT(m, 4), 180);
     pmusim_model_free(m);
+    /* the cached signature of one state asked for in another: the first
+     * record sets the state (PL 3) before PMC4 is written, and the write
+     * starts a signature generation, so the fast loop's first run computes
+     * and caches the PL-3 signature; the PL-0 run after it is in the same
+     * generation (without the look-up's state test it would be counted
+     * under the PL-3 mask: 239 on PMC4) */
+    m = t_model("ita2", 1);
+    PMC(m, 5, cfg(ES_INST, 0, 9, 0, 0, 0));
+    m->ops->consume(m, r, 1);
+    PMC(m, 4, cfg(ES_INST, 0, 8, 0, 0, 0));
+    t_run(m, r + 1, G_N_ELEMENTS(r) - 1);
+    CU_ASSERT_EQUAL(CNT(m, 4), 179);
+    CU_ASSERT_EQUAL(CNT(m, 5), 300);
+    pmusim_model_free(m);
 }
 
 static void register_suites(void)
