@@ -108,6 +108,13 @@ struct pmusim_uarch {
     pmusim_offcore_t ifetch_oc;
     gboolean l3_miss;
     pmusim_uarch_stats_t st;
+    /* The data line the fast path found last as the most recent of its L1D
+     * set, its page the most recent of its DTLB set (data_access_l1_mru()),
+     * and that L1D tag; UINT64_MAX: none.  Only data_access(),
+     * data_access_plain() and back_invalidate() change the order of a set
+     * or remove a line (an MRU hit changes neither): they clear it. */
+    uint64_t dline_blk;
+    uint64_t *dline_tag;
 };
 
 /* ---- output ---- */
@@ -347,6 +354,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->out = u->outp = u->own_out;
     u->out_end = u->out + OUT_BATCH;
     u->running = -1;
+    u->dline_blk = UINT64_MAX;
     u->g_l1i = *pick_geom(o->i1_set, &o->i1, &cfg->l1i);
     u->g_l1d = *pick_geom(o->d1_set, &o->d1, &cfg->l1d);
     if (has_l3) {
@@ -458,6 +466,7 @@ static void back_invalidate(pmusim_uarch_t *u, uint64_t l3blk)
     uint64_t base = l3blk << u->l3.line_bits;
     uint64_t len = UINT64_C(1) << u->l3.line_bits;
     uarch_cache_t *inner[] = { &u->l1d, &u->l1i, u->has_l2 ? &u->l2 : NULL };
+    u->dline_blk = UINT64_MAX;
     for (size_t k = 0; k < G_N_ELEMENTS(inner); k++) {
         uarch_cache_t *c = inner[k];
         if (!c)
@@ -723,6 +732,7 @@ static inline void data_access_done(pmusim_uarch_t *u, const pmusim_uarch_access
 static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gboolean fp,
                         pmusim_mem_t *m)
 {
+    u->dline_blk = UINT64_MAX;
     const uint32_t tlb_lat = dtlb_access(u, acc->addr, m);
     gboolean store = acc->is_store != 0;
     gboolean afp = fp || acc->is_fp;
@@ -755,6 +765,7 @@ static G_GNUC_NO_INLINE void data_access_plain(pmusim_uarch_t *u, const pmusim_u
         data_access(u, acc, fp, m);
         return;
     }
+    u->dline_blk = UINT64_MAX;
     const uint32_t tlb_lat = dtlb_access(u, addr, m);
     const gboolean store = acc->is_store != 0;
     const uint64_t blk = addr >> u->l1d.line_bits;
@@ -791,13 +802,27 @@ static inline gboolean data_access_l1_mru(pmusim_uarch_t *u, const pmusim_uarch_
     const uint64_t addr = acc->addr;
     const uint64_t size = acc->size ? acc->size : 1;
     const uint64_t end = addr + size - 1;
-    if (end < addr || ((addr ^ end) >> u->l1d.line_bits) != 0)
+    const unsigned lb = u->l1d.line_bits;
+    if (end < addr || ((addr ^ end) >> lb) != 0)
         return FALSE;
-    if (p2 ? !uarch_cache_mru_hit_p2(&u->dtlb, addr >> 12, FALSE) ||
-                 !uarch_cache_mru_hit_p2(&u->l1d, addr >> u->l1d.line_bits, acc->is_store != 0)
-           : !uarch_cache_mru_hit(&u->dtlb, addr >> 12, FALSE) ||
-                 !uarch_cache_mru_hit(&u->l1d, addr >> u->l1d.line_bits, acc->is_store != 0))
+    const uint64_t blk = addr >> lb;
+    if (p2 && blk == u->dline_blk) {
+        /* the line of the fast path's last hit: still the most recent of
+         * its L1D set, its page of its DTLB set (u->dline_blk) */
+        *u->dline_tag |= (uint64_t)(acc->is_store != 0);
+    } else if (p2) {
+        if (!uarch_cache_mru_hit_p2(&u->dtlb, addr >> 12, FALSE))
+            return FALSE;
+        uint64_t *const w0 = &u->l1d.tags[(blk & u->l1d.set_mask) * u->l1d.assoc];
+        if ((*w0 | 1) != ((blk << 1) | 1))
+            return FALSE;
+        *w0 |= (uint64_t)(acc->is_store != 0);
+        u->dline_blk = blk;
+        u->dline_tag = w0;
+    } else if (!uarch_cache_mru_hit(&u->dtlb, addr >> 12, FALSE) ||
+               !uarch_cache_mru_hit(&u->l1d, blk, acc->is_store != 0)) {
         return FALSE;
+    }
     u->st.d1_access++;
     *m = (pmusim_mem_t){
         .addr = addr,

@@ -212,6 +212,73 @@ static void test_lru_order(void)
     done(u, &c);
 }
 
+/* Accesses to the line of the previous access (the model's one-line filter
+ * of its fast path) keep the LRU order, the dirty bit and inclusion exact.
+ * 2-way sets of 2 (--D1=256,2,64): A A B A C A B: A's second access is an
+ * MRU hit, B misses ([B A]), A hits in the second way and becomes MRU
+ * ([A B]), C evicts B ([C A]), A hits, B misses (C B evicts nothing of
+ * interest).  Loads A A, store A, loads B C: C evicts A, modified by the
+ * store on the same line: one L1D M eviction (0x51/0x04).  An instruction
+ * fetched from a line of A's set of the direct-mapped inclusive L3 (--LL=
+ * 4096,1,64) evicts A there and so from the L1D: A's next load, on the
+ * line of the previous access, goes to memory (the data's ITLB set is
+ * not the fetched line's: the fast path runs that load).  An access
+ * straddling B and the next line, then A A' C A: A is MRU when C comes. */
+static void test_same_line_lru_dirty_inclusion(void)
+{
+    static const uint64_t seq[] = { 0x0, 0x0, 0x80, 0x0, 0x100, 0x0, 0x80 };
+    collect_t c;
+    pmusim_uarch_t *u = run_two_way(seq, G_N_ELEMENTS(seq), &c);
+    CU_ASSERT_NOT_EQUAL(insn(&c, 0)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(insn(&c, 1)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_NOT_EQUAL(insn(&c, 2)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(insn(&c, 3)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_NOT_EQUAL(insn(&c, 4)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(insn(&c, 5)->mem.level, PMUSIM_LVL_L1D); /* A was MRU when C came */
+    CU_ASSERT_NOT_EQUAL(insn(&c, 6)->mem.level, PMUSIM_LVL_L1D); /* B was evicted */
+    done(u, &c);
+
+    static const char *const two[] = { "--D1=256,2,64", NULL };
+    u = model(PMUSIM_CPU_WSM, 1, two, &c);
+    run(u, 0, 0x401000, 0x50000000, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000008, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000010, 8, TRUE, FALSE);
+    run(u, 0, 0x401000, 0x50000080, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000100, 8, FALSE, FALSE);
+    finish(u);
+    uint64_t m_evict = 0;
+    for (guint i = 0; i < c.recs->len; i++)
+        if (rec(&c, i)->kind == PMUSIM_REC_EVENT && rec(&c, i)->ev_code == 0x51 &&
+            rec(&c, i)->ev_umask == 0x04)
+            m_evict += rec(&c, i)->n;
+    CU_ASSERT_EQUAL(m_evict, 1);
+    done(u, &c);
+
+    static const char *const incl[] = { "--D1=1024,2,64", "--L2=2048,2,64", "--LL=4096,1,64",
+                                        NULL };
+    u = model(PMUSIM_CPU_WSM, 1, incl, &c);
+    run(u, 0, 0x402040, 0x70000000, 8, FALSE, FALSE);
+    run(u, 0, 0x402040, 0x70000000, 8, FALSE, FALSE);
+    run(u, 0, 0x70001000, 0, 0, FALSE, FALSE);
+    run(u, 0, 0x402040, 0x70000000, 8, FALSE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(insn(&c, 1)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(insn(&c, 3)->mem.level, PMUSIM_LVL_LOCAL_DRAM);
+    done(u, &c);
+
+    /* an access straddling B and the next line moves B in front of A */
+    u = model(PMUSIM_CPU_WSM, 1, two, &c);
+    run(u, 0, 0x401000, 0x50000000, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000000, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000080 + 60, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000000, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000100, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000000, 8, FALSE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(insn(&c, 5)->mem.level, PMUSIM_LVL_L1D); /* A was MRU when C came */
+    done(u, &c);
+}
+
 /* An 8-byte load at offset 60 of a line touches two lines: one reference,
  * one miss (cachegrind's count), and both lines are then resident. */
 static void test_straddling_access(void)
@@ -872,6 +939,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_pointer_chase_misses_ll);
     PMUSIM_ADD_TEST(s, test_two_way_conflicts);
     PMUSIM_ADD_TEST(s, test_lru_order);
+    PMUSIM_ADD_TEST(s, test_same_line_lru_dirty_inclusion);
     PMUSIM_ADD_TEST(s, test_straddling_access);
     PMUSIM_ADD_TEST(s, test_inclusive_l3_back_invalidates);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
