@@ -66,6 +66,7 @@ typedef struct uarch_thread {
     unsigned nevacc;
     uint64_t evacc_since;      /* retirement cycle of the first counted one */
     uint64_t ev_due;           /* evacc_since + EVENT_SPAN, UINT64_MAX when nevacc is 0 */
+    uint64_t halt_ret;         /* last_ret as pmusim_uarch_halt() set it (UINT64_MAX: none) */
 } uarch_thread_t;
 
 struct pmusim_uarch {
@@ -392,6 +393,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
         t->ev_due = UINT64_MAX;
+        t->halt_ret = UINT64_MAX;
         for (uint32_t k = 0; k < RING_SIZE; k++)
             t->ring[k] = UINT64_MAX;
         t->plm = 3;
@@ -1452,8 +1454,8 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         called = TRUE;
     }
     t->last_ret = r; /* t->any holds already */
-    /* one thread retires in order: r is the largest retirement cycle yet */
-    u->st.cycles = r + 1;
+    /* one thread retires in order: r is the largest retirement cycle yet,
+     * u->st.cycles is max(itself, r + 1) when read (stats_cycles()) */
     return called ? FAST_DONE_CALLED : FAST_DONE;
 }
 
@@ -1871,9 +1873,23 @@ gboolean pmusim_uarch_finish(pmusim_uarch_t *u, GError **error)
     return take_error(u, error);
 }
 
+/* u->st.cycles with the fast path's instructions (insn_fast() leaves it
+ * as it is): one thread neither merged nor switched retires in order, its
+ * last_ret is its last retirement unless pmusim_uarch_halt() set it (a
+ * later instruction retires after the halt, beyond halt_ret). */
+static uint64_t stats_cycles(const pmusim_uarch_t *u)
+{
+    const uarch_thread_t *t = &u->th[0];
+    if (!u->merge && !u->soemt && t->any && t->last_ret != t->halt_ret &&
+        t->last_ret + 1 > u->st.cycles)
+        return t->last_ret + 1;
+    return u->st.cycles;
+}
+
 void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st)
 {
     *st = u->st;
+    st->cycles = stats_cycles(u);
     st->records += (uint64_t)(u->outp - u->out);
     st->insns = 0; /* every instruction counts once in its thread's n */
     for (uint32_t i = 0; i < u->nthreads; i++) {
@@ -1892,6 +1908,7 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
         return FALSE;
     }
     uarch_thread_t *t = &u->th[thread];
+    u->st.cycles = stats_cycles(u); /* before last_ret changes */
     uint64_t from = (t->any ? t->last_ret : t->ret_cycle) + 1;
     if (from < u->floor)
         from = u->floor;
@@ -1903,6 +1920,7 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
     t->disp_cycle = t->fe_ready = t->ret_cycle = back;
     t->disp_used = t->ret_used = 0;
     t->last_ret = back - 1; /* no IDLE record over a halt */
+    t->halt_ret = back - 1;
     t->any = TRUE;
     t->started = TRUE;
     if (u->merge)

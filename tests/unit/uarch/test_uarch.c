@@ -307,6 +307,38 @@ static void run_branch(pmusim_uarch_t *u, uint64_t ip, unsigned kind, gboolean t
     CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
 }
 
+/* The cycles statistic is the last retirement cycle + 1, also when the
+ * fast path ran the instructions (one thread: it leaves the count to
+ * pmusim_uarch_get_stats()), and a halt does not count: wsm, twelve
+ * instructions on one line (all but the first on the fast path, four a
+ * cycle), a halt of 100 cycles, one more instruction. */
+static void test_stats_cycles(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    pmusim_uarch_stats_t st;
+    for (unsigned i = 0; i < 12; i++)
+        run(u, 0, 0x401000 + 4 * i, 0, 0, FALSE, FALSE);
+    GError *e = NULL;
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_finish(u, &e));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(insn(&c, 11));
+    const uint64_t last = insn(&c, 11)->cycle;
+    CU_ASSERT_TRUE(last > insn(&c, 0)->cycle); /* 4 a cycle: not the first's cycle */
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.cycles, last + 1);
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_halt(u, 0, 100, &e));
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.cycles, last + 1); /* the halt retires nothing */
+    run(u, 0, 0x401030, 0, 0, FALSE, FALSE);
+    finish(u);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(insn(&c, 12));
+    CU_ASSERT_TRUE(insn(&c, 12)->cycle > last + 100);
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.cycles, insn(&c, 12)->cycle + 1);
+    CU_ASSERT_EQUAL(st.insns, 13);
+    done(u, &c);
+}
+
 /* A loop branch taken 7 times then not taken, 200 times over: once the
  * 14-bit global history holds the 8-periodic pattern, gshare predicts every
  * outcome, so the last 100 loops have no misprediction. */
@@ -951,6 +983,7 @@ static void register_suites(void)
     s = CU_add_suite("timing", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_overlap_independent_not_dependent);
     PMUSIM_ADD_TEST(s, test_ipc_bounded_by_width);
+    PMUSIM_ADD_TEST(s, test_stats_cycles);
     PMUSIM_ADD_TEST(s, test_montecito_switch_on_event);
     PMUSIM_ADD_TEST(s, test_smt_merge_in_cycle_order);
     PMUSIM_ADD_TEST(s, test_smt_merge_mem_follows_insn);
