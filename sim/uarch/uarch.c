@@ -116,6 +116,9 @@ struct pmusim_uarch {
      * or remove a line (an MRU hit changes neither): they clear it. */
     uint64_t dline_blk;
     uint64_t *dline_tag;
+    /* The fast path's one test for EVENT work after an instruction: at most
+     * th[0].ev_due, 0 while the instruction has counts (u->niev) */
+    uint64_t ev_gate;
 };
 
 /* ---- output ---- */
@@ -276,6 +279,7 @@ static void ev_add_cu(pmusim_uarch_t *u, uint16_t code, uint16_t umask, uint64_t
 {
     if (!n)
         return;
+    u->ev_gate = 0;
     for (unsigned i = 0; i < u->niev; i++)
         if (u->iev[i].code == code && u->iev[i].umask == umask) {
             u->iev[i].n += n;
@@ -356,6 +360,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->out_end = u->out + OUT_BATCH;
     u->running = -1;
     u->dline_blk = UINT64_MAX;
+    u->ev_gate = UINT64_MAX; /* th[0].ev_due, below */
     u->g_l1i = *pick_geom(o->i1_set, &o->i1, &cfg->l1i);
     u->g_l1d = *pick_geom(o->d1_set, &o->d1, &cfg->l1d);
     if (has_l3) {
@@ -963,6 +968,7 @@ static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolea
     }
     t->nevacc = 0;
     t->ev_due = UINT64_MAX;
+    u->ev_gate = u->niev ? 0 : u->th[0].ev_due;
 }
 
 /* Adds the current instruction's counts to its thread's sums; writes the
@@ -991,6 +997,7 @@ static void events_collect(pmusim_uarch_t *u, uint32_t ti, uint64_t r)
     u->niev = 0; /* empty between instructions (insn_fast()) */
     if (r >= t->ev_due)
         events_flush(u, ti, r, FALSE);
+    u->ev_gate = u->th[0].ev_due;
 }
 
 /* ---- Montecito thread switching ---- */
@@ -1440,18 +1447,23 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         mr->ip = in->ip;
         mr->mem = mems[k];
     }
-    if (G_UNLIKELY(u->niev)) {
-        t->plm = in->plm & 3;
-        cursor_sync(u, cur);
-        events_collect(u, ti, r);
-        cursor_load(u, cur);
-        called = TRUE;
-    } else if (G_UNLIKELY(r >= t->ev_due)) {
-        t->plm = in->plm & 3;
-        cursor_sync(u, cur);
-        events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
-        cursor_load(u, cur);
-        called = TRUE;
+    /* u->niev || r >= t->ev_due implies r >= u->ev_gate */
+    if (G_UNLIKELY(r >= u->ev_gate)) {
+        if (u->niev) {
+            t->plm = in->plm & 3;
+            cursor_sync(u, cur);
+            events_collect(u, ti, r);
+            cursor_load(u, cur);
+            called = TRUE;
+        } else if (r >= t->ev_due) {
+            t->plm = in->plm & 3;
+            cursor_sync(u, cur);
+            events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
+            cursor_load(u, cur);
+            called = TRUE;
+        } else {
+            u->ev_gate = t->ev_due; /* the instruction had no counts */
+        }
     }
     t->last_ret = r; /* t->any holds already */
     /* one thread retires in order: r is the largest retirement cycle yet,
@@ -1665,27 +1677,15 @@ static G_GNUC_NO_INLINE gboolean insn_general_one(pmusim_uarch_t *u, const pmusi
     return insn_body(u, in, error, FALSE, FALSE);
 }
 
-/* insn_check() of one thread in fewer instructions: thread 0, branch kind
- * below PMUSIM_UARCH_BR_COUNT_ and FP class below PMUSIM_UARCH_FP_COUNT_
- * tested on the 8 bytes that hold them (the kind and the class plus one
- * must stay below 8 and 4, a carry out of either byte lands in a tested
- * bit), and at most one access (insn_fast() takes no more); FALSE:
- * insn_check() says what is wrong, if anything, and the general body
- * runs the instruction. */
-_Static_assert(offsetof(pmusim_uarch_insn_t, thread) == 8 &&
-               offsetof(pmusim_uarch_insn_t, br) == 11 && offsetof(pmusim_uarch_insn_t, fp) == 13 &&
-               PMUSIM_UARCH_BR_COUNT_ == 7 && PMUSIM_UARCH_FP_COUNT_ == 3,
-               "insn_check_one() reads these bytes");
+/* insn_check() of one thread: thread 0, a known branch kind and FP class,
+ * and at most one access (insn_fast() takes no more); FALSE: insn_check()
+ * says what is wrong, if anything, and the general body runs the
+ * instruction.  Three byte compares: the earlier single test of the 8
+ * bytes from thread to uops (an add and masks) took 1.2 M more host
+ * instructions on annotate wsm (docs/PERFORMANCE.md, h-um4). */
 static inline gboolean insn_check_one(const pmusim_uarch_insn_t *in)
 {
-    uint64_t w;
-    memcpy(&w, (const uint8_t *)in + 8, sizeof w);
-    if (G_BYTE_ORDER != G_LITTLE_ENDIAN)
-        return in->thread == 0 && in->br < PMUSIM_UARCH_BR_COUNT_ &&
-               in->fp < PMUSIM_UARCH_FP_COUNT_ &&
-               (!in->naccess || (in->naccess == 1 && in->access));
-    const uint64_t x = (w & UINT64_C(0x0000ff00ff000000)) + UINT64_C(0x0000010001000000);
-    return !((x & UINT64_C(0x0001fc01f8000000)) | (w & 0xff)) &&
+    return in->thread == 0 && in->br < PMUSIM_UARCH_BR_COUNT_ && in->fp < PMUSIM_UARCH_FP_COUNT_ &&
            (!in->naccess || (in->naccess == 1 && in->access));
 }
 

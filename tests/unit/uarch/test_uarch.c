@@ -339,6 +339,32 @@ static void test_stats_cycles(void)
     done(u, &c);
 }
 
+/* A thread's EVENT counts are written once they span 64 cycles (EVENT_SPAN),
+ * at the first retirement that far from the first count, also when the
+ * fast path runs that instruction without counts of its own: wsm, the first
+ * instruction's cold fetch counts L1I events at its retirement r0; 400 more
+ * on its line, 4 a cycle with no counts, reach r0 + 64 (4 + 64 * 4 + ...). */
+static void test_event_span_on_fast_path(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    for (unsigned i = 0; i < 400; i++)
+        run(u, 0, 0x401000, 0, 0, FALSE, FALSE);
+    finish(u);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(insn(&c, 399));
+    const uint64_t r0 = insn(&c, 0)->cycle;
+    CU_ASSERT_TRUE(insn(&c, 399)->cycle > r0 + 64);
+    guint ev = 0;
+    for (guint i = 0; i < c.recs->len; i++)
+        if (rec(&c, i)->kind == PMUSIM_REC_EVENT) {
+            CU_ASSERT_EQUAL(rec(&c, i)->cycle, r0 + 64);
+            ev++;
+        }
+    CU_ASSERT_TRUE(ev > 0);
+    assert_cycle_order(&c);
+    done(u, &c);
+}
+
 /* A loop branch taken 7 times then not taken, 200 times over: once the
  * 14-bit global history holds the 8-periodic pattern, gshare predicts every
  * outcome, so the last 100 loops have no misprediction. */
@@ -984,6 +1010,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_overlap_independent_not_dependent);
     PMUSIM_ADD_TEST(s, test_ipc_bounded_by_width);
     PMUSIM_ADD_TEST(s, test_stats_cycles);
+    PMUSIM_ADD_TEST(s, test_event_span_on_fast_path);
     PMUSIM_ADD_TEST(s, test_montecito_switch_on_event);
     PMUSIM_ADD_TEST(s, test_smt_merge_in_cycle_order);
     PMUSIM_ADD_TEST(s, test_smt_merge_mem_follows_insn);
