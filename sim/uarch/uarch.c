@@ -1272,9 +1272,19 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
          * block): the general body runs it, so that below t->any holds */
         if (G_UNLIKELY(!t->any))
             return FAST_NO;
-        if (blk != t->last_fetch_blk && !ifetch_mru_p2(u, in->ip))
+        /* the page of the line fetched last is the most recent of its
+         * ITLB set (only the fetch of a new line, which sets
+         * last_fetch_blk, changes the ITLB): a line of that page needs
+         * the L1I test alone */
+        if (blk != t->last_fetch_blk &&
+            !(((in->ip >> 12) == ((t->last_fetch_blk << lb) >> 12) ||
+               uarch_cache_mru_hit_p2(&u->itlb, in->ip >> 12, FALSE)) &&
+              uarch_cache_mru_hit_p2(&u->l1i, blk, FALSE)))
             return FAST_NO;
-        if (eblk != blk && !ifetch_mru_p2(u, eblk << lb))
+        if (eblk != blk &&
+            !((((eblk << lb) >> 12) == (in->ip >> 12) ||
+               uarch_cache_mru_hit_p2(&u->itlb, (eblk << lb) >> 12, FALSE)) &&
+              uarch_cache_mru_hit_p2(&u->l1i, eblk, FALSE)))
             return FAST_NO;
         t->last_fetch_blk = eblk;
     }

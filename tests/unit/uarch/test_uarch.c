@@ -365,6 +365,41 @@ static void test_event_span_on_fast_path(void)
     done(u, &c);
 }
 
+/* The ITLB's LRU order when the fast path fetches a new line of the page
+ * fetched last (it tests the L1I alone): wsm's ITLB has 32 sets of 4
+ * (pages 32 apart share a set), its L1I 128 sets of 4.  P Q P R S T P, one
+ * instruction each, all lines in distinct L1I sets: the second P finds its
+ * page second in its ITLB set and makes it the most recent, so T evicts Q
+ * and the last P (a new line of P, fetched by the general body) hits:
+ * 5 ITLB misses (0x85/0x01), the cold ones.  The same with an instruction
+ * crossing from page 0x400 into 0x401 in place of P, and a new line of
+ * 0x401 last: 6 cold misses. */
+static uint64_t itlb_misses(const uint64_t *ip, size_t n)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    for (size_t i = 0; i < n; i++)
+        run(u, 0, ip[i], 0, 0, FALSE, FALSE);
+    finish(u);
+    uint64_t k = 0;
+    for (guint i = 0; i < c.recs->len; i++)
+        if (rec(&c, i)->kind == PMUSIM_REC_EVENT && rec(&c, i)->ev_code == 0x85 &&
+            rec(&c, i)->ev_umask == 0x01)
+            k += rec(&c, i)->n;
+    done(u, &c);
+    return k;
+}
+
+static void test_itlb_order_on_fast_path(void)
+{
+    static const uint64_t pqp[] = { 0x400000, 0x420040, 0x400000, 0x440080,
+                                    0x460100, 0x480140, 0x400200 };
+    static const uint64_t cross[] = { 0x400ffe, 0x421040, 0x400ffe, 0x441080,
+                                      0x461100, 0x481140, 0x401200 };
+    CU_ASSERT_EQUAL(itlb_misses(pqp, G_N_ELEMENTS(pqp)), 5);
+    CU_ASSERT_EQUAL(itlb_misses(cross, G_N_ELEMENTS(cross)), 6);
+}
+
 /* A loop branch taken 7 times then not taken, 200 times over: once the
  * 14-bit global history holds the 8-periodic pattern, gshare predicts every
  * outcome, so the last 100 loops have no misprediction. */
@@ -998,6 +1033,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_two_way_conflicts);
     PMUSIM_ADD_TEST(s, test_lru_order);
     PMUSIM_ADD_TEST(s, test_same_line_lru_dirty_inclusion);
+    PMUSIM_ADD_TEST(s, test_itlb_order_on_fast_path);
     PMUSIM_ADD_TEST(s, test_straddling_access);
     PMUSIM_ADD_TEST(s, test_inclusive_l3_back_invalidates);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
