@@ -66,6 +66,7 @@ typedef struct uarch_thread {
     unsigned nevacc;
     uint64_t evacc_since;      /* retirement cycle of the first counted one */
     uint64_t ev_due;           /* evacc_since + EVENT_SPAN, UINT64_MAX when nevacc is 0 */
+    uint64_t halt_ret;         /* last_ret as pmusim_uarch_halt() set it (UINT64_MAX: none) */
 } uarch_thread_t;
 
 struct pmusim_uarch {
@@ -108,6 +109,16 @@ struct pmusim_uarch {
     pmusim_offcore_t ifetch_oc;
     gboolean l3_miss;
     pmusim_uarch_stats_t st;
+    /* The data line the fast path found last as the most recent of its L1D
+     * set, its page the most recent of its DTLB set (data_access_l1_mru()),
+     * and that L1D tag; UINT64_MAX: none.  Only data_access(),
+     * data_access_plain() and back_invalidate() change the order of a set
+     * or remove a line (an MRU hit changes neither): they clear it. */
+    uint64_t dline_blk;
+    uint64_t *dline_tag;
+    /* The fast path's one test for EVENT work after an instruction: at most
+     * th[0].ev_due, 0 while the instruction has counts (u->niev) */
+    uint64_t ev_gate;
 };
 
 /* ---- output ---- */
@@ -268,6 +279,7 @@ static void ev_add_cu(pmusim_uarch_t *u, uint16_t code, uint16_t umask, uint64_t
 {
     if (!n)
         return;
+    u->ev_gate = 0;
     for (unsigned i = 0; i < u->niev; i++)
         if (u->iev[i].code == code && u->iev[i].umask == umask) {
             u->iev[i].n += n;
@@ -347,6 +359,8 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->out = u->outp = u->own_out;
     u->out_end = u->out + OUT_BATCH;
     u->running = -1;
+    u->dline_blk = UINT64_MAX;
+    u->ev_gate = UINT64_MAX; /* th[0].ev_due, below */
     u->g_l1i = *pick_geom(o->i1_set, &o->i1, &cfg->l1i);
     u->g_l1d = *pick_geom(o->d1_set, &o->d1, &cfg->l1d);
     if (has_l3) {
@@ -384,6 +398,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
         t->ev_due = UINT64_MAX;
+        t->halt_ret = UINT64_MAX;
         for (uint32_t k = 0; k < RING_SIZE; k++)
             t->ring[k] = UINT64_MAX;
         t->plm = 3;
@@ -458,6 +473,7 @@ static void back_invalidate(pmusim_uarch_t *u, uint64_t l3blk)
     uint64_t base = l3blk << u->l3.line_bits;
     uint64_t len = UINT64_C(1) << u->l3.line_bits;
     uarch_cache_t *inner[] = { &u->l1d, &u->l1i, u->has_l2 ? &u->l2 : NULL };
+    u->dline_blk = UINT64_MAX;
     for (size_t k = 0; k < G_N_ELEMENTS(inner); k++) {
         uarch_cache_t *c = inner[k];
         if (!c)
@@ -723,6 +739,7 @@ static inline void data_access_done(pmusim_uarch_t *u, const pmusim_uarch_access
 static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gboolean fp,
                         pmusim_mem_t *m)
 {
+    u->dline_blk = UINT64_MAX;
     const uint32_t tlb_lat = dtlb_access(u, acc->addr, m);
     gboolean store = acc->is_store != 0;
     gboolean afp = fp || acc->is_fp;
@@ -755,6 +772,7 @@ static G_GNUC_NO_INLINE void data_access_plain(pmusim_uarch_t *u, const pmusim_u
         data_access(u, acc, fp, m);
         return;
     }
+    u->dline_blk = UINT64_MAX;
     const uint32_t tlb_lat = dtlb_access(u, addr, m);
     const gboolean store = acc->is_store != 0;
     const uint64_t blk = addr >> u->l1d.line_bits;
@@ -791,13 +809,27 @@ static inline gboolean data_access_l1_mru(pmusim_uarch_t *u, const pmusim_uarch_
     const uint64_t addr = acc->addr;
     const uint64_t size = acc->size ? acc->size : 1;
     const uint64_t end = addr + size - 1;
-    if (end < addr || ((addr ^ end) >> u->l1d.line_bits) != 0)
+    const unsigned lb = u->l1d.line_bits;
+    if (end < addr || ((addr ^ end) >> lb) != 0)
         return FALSE;
-    if (p2 ? !uarch_cache_mru_hit_p2(&u->dtlb, addr >> 12, FALSE) ||
-                 !uarch_cache_mru_hit_p2(&u->l1d, addr >> u->l1d.line_bits, acc->is_store != 0)
-           : !uarch_cache_mru_hit(&u->dtlb, addr >> 12, FALSE) ||
-                 !uarch_cache_mru_hit(&u->l1d, addr >> u->l1d.line_bits, acc->is_store != 0))
+    const uint64_t blk = addr >> lb;
+    if (p2 && blk == u->dline_blk) {
+        /* the line of the fast path's last hit: still the most recent of
+         * its L1D set, its page of its DTLB set (u->dline_blk) */
+        *u->dline_tag |= (uint64_t)(acc->is_store != 0);
+    } else if (p2) {
+        if (!uarch_cache_mru_hit_p2(&u->dtlb, addr >> 12, FALSE))
+            return FALSE;
+        uint64_t *const w0 = &u->l1d.tags[(blk & u->l1d.set_mask) * u->l1d.assoc];
+        if ((*w0 | 1) != ((blk << 1) | 1))
+            return FALSE;
+        *w0 |= (uint64_t)(acc->is_store != 0);
+        u->dline_blk = blk;
+        u->dline_tag = w0;
+    } else if (!uarch_cache_mru_hit(&u->dtlb, addr >> 12, FALSE) ||
+               !uarch_cache_mru_hit(&u->l1d, blk, acc->is_store != 0)) {
         return FALSE;
+    }
     u->st.d1_access++;
     *m = (pmusim_mem_t){
         .addr = addr,
@@ -936,6 +968,7 @@ static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolea
     }
     t->nevacc = 0;
     t->ev_due = UINT64_MAX;
+    u->ev_gate = u->niev ? 0 : u->th[0].ev_due;
 }
 
 /* Adds the current instruction's counts to its thread's sums; writes the
@@ -964,6 +997,7 @@ static void events_collect(pmusim_uarch_t *u, uint32_t ti, uint64_t r)
     u->niev = 0; /* empty between instructions (insn_fast()) */
     if (r >= t->ev_due)
         events_flush(u, ti, r, FALSE);
+    u->ev_gate = u->th[0].ev_due;
 }
 
 /* ---- Montecito thread switching ---- */
@@ -1238,9 +1272,19 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
          * block): the general body runs it, so that below t->any holds */
         if (G_UNLIKELY(!t->any))
             return FAST_NO;
-        if (blk != t->last_fetch_blk && !ifetch_mru_p2(u, in->ip))
+        /* the page of the line fetched last is the most recent of its
+         * ITLB set (only the fetch of a new line, which sets
+         * last_fetch_blk, changes the ITLB): a line of that page needs
+         * the L1I test alone */
+        if (blk != t->last_fetch_blk &&
+            !(((in->ip >> 12) == ((t->last_fetch_blk << lb) >> 12) ||
+               uarch_cache_mru_hit_p2(&u->itlb, in->ip >> 12, FALSE)) &&
+              uarch_cache_mru_hit_p2(&u->l1i, blk, FALSE)))
             return FAST_NO;
-        if (eblk != blk && !ifetch_mru_p2(u, eblk << lb))
+        if (eblk != blk &&
+            !((((eblk << lb) >> 12) == (in->ip >> 12) ||
+               uarch_cache_mru_hit_p2(&u->itlb, (eblk << lb) >> 12, FALSE)) &&
+              uarch_cache_mru_hit_p2(&u->l1i, eblk, FALSE)))
             return FAST_NO;
         t->last_fetch_blk = eblk;
     }
@@ -1413,22 +1457,27 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         mr->ip = in->ip;
         mr->mem = mems[k];
     }
-    if (G_UNLIKELY(u->niev)) {
-        t->plm = in->plm & 3;
-        cursor_sync(u, cur);
-        events_collect(u, ti, r);
-        cursor_load(u, cur);
-        called = TRUE;
-    } else if (G_UNLIKELY(r >= t->ev_due)) {
-        t->plm = in->plm & 3;
-        cursor_sync(u, cur);
-        events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
-        cursor_load(u, cur);
-        called = TRUE;
+    /* u->niev || r >= t->ev_due implies r >= u->ev_gate */
+    if (G_UNLIKELY(r >= u->ev_gate)) {
+        if (u->niev) {
+            t->plm = in->plm & 3;
+            cursor_sync(u, cur);
+            events_collect(u, ti, r);
+            cursor_load(u, cur);
+            called = TRUE;
+        } else if (r >= t->ev_due) {
+            t->plm = in->plm & 3;
+            cursor_sync(u, cur);
+            events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
+            cursor_load(u, cur);
+            called = TRUE;
+        } else {
+            u->ev_gate = t->ev_due; /* the instruction had no counts */
+        }
     }
     t->last_ret = r; /* t->any holds already */
-    /* one thread retires in order: r is the largest retirement cycle yet */
-    u->st.cycles = r + 1;
+    /* one thread retires in order: r is the largest retirement cycle yet,
+     * u->st.cycles is max(itself, r + 1) when read (stats_cycles()) */
     return called ? FAST_DONE_CALLED : FAST_DONE;
 }
 
@@ -1638,27 +1687,15 @@ static G_GNUC_NO_INLINE gboolean insn_general_one(pmusim_uarch_t *u, const pmusi
     return insn_body(u, in, error, FALSE, FALSE);
 }
 
-/* insn_check() of one thread in fewer instructions: thread 0, branch kind
- * below PMUSIM_UARCH_BR_COUNT_ and FP class below PMUSIM_UARCH_FP_COUNT_
- * tested on the 8 bytes that hold them (the kind and the class plus one
- * must stay below 8 and 4, a carry out of either byte lands in a tested
- * bit), and at most one access (insn_fast() takes no more); FALSE:
- * insn_check() says what is wrong, if anything, and the general body
- * runs the instruction. */
-_Static_assert(offsetof(pmusim_uarch_insn_t, thread) == 8 &&
-               offsetof(pmusim_uarch_insn_t, br) == 11 && offsetof(pmusim_uarch_insn_t, fp) == 13 &&
-               PMUSIM_UARCH_BR_COUNT_ == 7 && PMUSIM_UARCH_FP_COUNT_ == 3,
-               "insn_check_one() reads these bytes");
+/* insn_check() of one thread: thread 0, a known branch kind and FP class,
+ * and at most one access (insn_fast() takes no more); FALSE: insn_check()
+ * says what is wrong, if anything, and the general body runs the
+ * instruction.  Three byte compares: the earlier single test of the 8
+ * bytes from thread to uops (an add and masks) took 1.2 M more host
+ * instructions on annotate wsm (docs/PERFORMANCE.md, h-um4). */
 static inline gboolean insn_check_one(const pmusim_uarch_insn_t *in)
 {
-    uint64_t w;
-    memcpy(&w, (const uint8_t *)in + 8, sizeof w);
-    if (G_BYTE_ORDER != G_LITTLE_ENDIAN)
-        return in->thread == 0 && in->br < PMUSIM_UARCH_BR_COUNT_ &&
-               in->fp < PMUSIM_UARCH_FP_COUNT_ &&
-               (!in->naccess || (in->naccess == 1 && in->access));
-    const uint64_t x = (w & UINT64_C(0x0000ff00ff000000)) + UINT64_C(0x0000010001000000);
-    return !((x & UINT64_C(0x0001fc01f8000000)) | (w & 0xff)) &&
+    return in->thread == 0 && in->br < PMUSIM_UARCH_BR_COUNT_ && in->fp < PMUSIM_UARCH_FP_COUNT_ &&
            (!in->naccess || (in->naccess == 1 && in->access));
 }
 
@@ -1846,9 +1883,23 @@ gboolean pmusim_uarch_finish(pmusim_uarch_t *u, GError **error)
     return take_error(u, error);
 }
 
+/* u->st.cycles with the fast path's instructions (insn_fast() leaves it
+ * as it is): one thread neither merged nor switched retires in order, its
+ * last_ret is its last retirement unless pmusim_uarch_halt() set it (a
+ * later instruction retires after the halt, beyond halt_ret). */
+static uint64_t stats_cycles(const pmusim_uarch_t *u)
+{
+    const uarch_thread_t *t = &u->th[0];
+    if (!u->merge && !u->soemt && t->any && t->last_ret != t->halt_ret &&
+        t->last_ret + 1 > u->st.cycles)
+        return t->last_ret + 1;
+    return u->st.cycles;
+}
+
 void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st)
 {
     *st = u->st;
+    st->cycles = stats_cycles(u);
     st->records += (uint64_t)(u->outp - u->out);
     st->insns = 0; /* every instruction counts once in its thread's n */
     for (uint32_t i = 0; i < u->nthreads; i++) {
@@ -1867,6 +1918,7 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
         return FALSE;
     }
     uarch_thread_t *t = &u->th[thread];
+    u->st.cycles = stats_cycles(u); /* before last_ret changes */
     uint64_t from = (t->any ? t->last_ret : t->ret_cycle) + 1;
     if (from < u->floor)
         from = u->floor;
@@ -1878,6 +1930,7 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
     t->disp_cycle = t->fe_ready = t->ret_cycle = back;
     t->disp_used = t->ret_used = 0;
     t->last_ret = back - 1; /* no IDLE record over a halt */
+    t->halt_ret = back - 1;
     t->any = TRUE;
     t->started = TRUE;
     if (u->merge)

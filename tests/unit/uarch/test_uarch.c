@@ -212,6 +212,73 @@ static void test_lru_order(void)
     done(u, &c);
 }
 
+/* Accesses to the line of the previous access (the model's one-line filter
+ * of its fast path) keep the LRU order, the dirty bit and inclusion exact.
+ * 2-way sets of 2 (--D1=256,2,64): A A B A C A B: A's second access is an
+ * MRU hit, B misses ([B A]), A hits in the second way and becomes MRU
+ * ([A B]), C evicts B ([C A]), A hits, B misses (C B evicts nothing of
+ * interest).  Loads A A, store A, loads B C: C evicts A, modified by the
+ * store on the same line: one L1D M eviction (0x51/0x04).  An instruction
+ * fetched from a line of A's set of the direct-mapped inclusive L3 (--LL=
+ * 4096,1,64) evicts A there and so from the L1D: A's next load, on the
+ * line of the previous access, goes to memory (the data's ITLB set is
+ * not the fetched line's: the fast path runs that load).  An access
+ * straddling B and the next line, then A A' C A: A is MRU when C comes. */
+static void test_same_line_lru_dirty_inclusion(void)
+{
+    static const uint64_t seq[] = { 0x0, 0x0, 0x80, 0x0, 0x100, 0x0, 0x80 };
+    collect_t c;
+    pmusim_uarch_t *u = run_two_way(seq, G_N_ELEMENTS(seq), &c);
+    CU_ASSERT_NOT_EQUAL(insn(&c, 0)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(insn(&c, 1)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_NOT_EQUAL(insn(&c, 2)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(insn(&c, 3)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_NOT_EQUAL(insn(&c, 4)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(insn(&c, 5)->mem.level, PMUSIM_LVL_L1D); /* A was MRU when C came */
+    CU_ASSERT_NOT_EQUAL(insn(&c, 6)->mem.level, PMUSIM_LVL_L1D); /* B was evicted */
+    done(u, &c);
+
+    static const char *const two[] = { "--D1=256,2,64", NULL };
+    u = model(PMUSIM_CPU_WSM, 1, two, &c);
+    run(u, 0, 0x401000, 0x50000000, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000008, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000010, 8, TRUE, FALSE);
+    run(u, 0, 0x401000, 0x50000080, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000100, 8, FALSE, FALSE);
+    finish(u);
+    uint64_t m_evict = 0;
+    for (guint i = 0; i < c.recs->len; i++)
+        if (rec(&c, i)->kind == PMUSIM_REC_EVENT && rec(&c, i)->ev_code == 0x51 &&
+            rec(&c, i)->ev_umask == 0x04)
+            m_evict += rec(&c, i)->n;
+    CU_ASSERT_EQUAL(m_evict, 1);
+    done(u, &c);
+
+    static const char *const incl[] = { "--D1=1024,2,64", "--L2=2048,2,64", "--LL=4096,1,64",
+                                        NULL };
+    u = model(PMUSIM_CPU_WSM, 1, incl, &c);
+    run(u, 0, 0x402040, 0x70000000, 8, FALSE, FALSE);
+    run(u, 0, 0x402040, 0x70000000, 8, FALSE, FALSE);
+    run(u, 0, 0x70001000, 0, 0, FALSE, FALSE);
+    run(u, 0, 0x402040, 0x70000000, 8, FALSE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(insn(&c, 1)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(insn(&c, 3)->mem.level, PMUSIM_LVL_LOCAL_DRAM);
+    done(u, &c);
+
+    /* an access straddling B and the next line moves B in front of A */
+    u = model(PMUSIM_CPU_WSM, 1, two, &c);
+    run(u, 0, 0x401000, 0x50000000, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000000, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000080 + 60, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000000, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000100, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x50000000, 8, FALSE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(insn(&c, 5)->mem.level, PMUSIM_LVL_L1D); /* A was MRU when C came */
+    done(u, &c);
+}
+
 /* An 8-byte load at offset 60 of a line touches two lines: one reference,
  * one miss (cachegrind's count), and both lines are then resident. */
 static void test_straddling_access(void)
@@ -238,6 +305,99 @@ static void run_branch(pmusim_uarch_t *u, uint64_t ip, unsigned kind, gboolean t
                                .taken = (uint8_t)taken, .target = target };
     GError *e = NULL;
     CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+}
+
+/* The cycles statistic is the last retirement cycle + 1, also when the
+ * fast path ran the instructions (one thread: it leaves the count to
+ * pmusim_uarch_get_stats()), and a halt does not count: wsm, twelve
+ * instructions on one line (all but the first on the fast path, four a
+ * cycle), a halt of 100 cycles, one more instruction. */
+static void test_stats_cycles(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    pmusim_uarch_stats_t st;
+    for (unsigned i = 0; i < 12; i++)
+        run(u, 0, 0x401000 + 4 * i, 0, 0, FALSE, FALSE);
+    GError *e = NULL;
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_finish(u, &e));
+    CU_ASSERT_PTR_NOT_NULL_FATAL(insn(&c, 11));
+    const uint64_t last = insn(&c, 11)->cycle;
+    CU_ASSERT_TRUE(last > insn(&c, 0)->cycle); /* 4 a cycle: not the first's cycle */
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.cycles, last + 1);
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_halt(u, 0, 100, &e));
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.cycles, last + 1); /* the halt retires nothing */
+    run(u, 0, 0x401030, 0, 0, FALSE, FALSE);
+    finish(u);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(insn(&c, 12));
+    CU_ASSERT_TRUE(insn(&c, 12)->cycle > last + 100);
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.cycles, insn(&c, 12)->cycle + 1);
+    CU_ASSERT_EQUAL(st.insns, 13);
+    done(u, &c);
+}
+
+/* A thread's EVENT counts are written once they span 64 cycles (EVENT_SPAN),
+ * at the first retirement that far from the first count, also when the
+ * fast path runs that instruction without counts of its own: wsm, the first
+ * instruction's cold fetch counts L1I events at its retirement r0; 400 more
+ * on its line, 4 a cycle with no counts, reach r0 + 64 (4 + 64 * 4 + ...). */
+static void test_event_span_on_fast_path(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    for (unsigned i = 0; i < 400; i++)
+        run(u, 0, 0x401000, 0, 0, FALSE, FALSE);
+    finish(u);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(insn(&c, 399));
+    const uint64_t r0 = insn(&c, 0)->cycle;
+    CU_ASSERT_TRUE(insn(&c, 399)->cycle > r0 + 64);
+    guint ev = 0;
+    for (guint i = 0; i < c.recs->len; i++)
+        if (rec(&c, i)->kind == PMUSIM_REC_EVENT) {
+            CU_ASSERT_EQUAL(rec(&c, i)->cycle, r0 + 64);
+            ev++;
+        }
+    CU_ASSERT_TRUE(ev > 0);
+    assert_cycle_order(&c);
+    done(u, &c);
+}
+
+/* The ITLB's LRU order when the fast path fetches a new line of the page
+ * fetched last (it tests the L1I alone): wsm's ITLB has 32 sets of 4
+ * (pages 32 apart share a set), its L1I 128 sets of 4.  P Q P R S T P, one
+ * instruction each, all lines in distinct L1I sets: the second P finds its
+ * page second in its ITLB set and makes it the most recent, so T evicts Q
+ * and the last P (a new line of P, fetched by the general body) hits:
+ * 5 ITLB misses (0x85/0x01), the cold ones.  The same with an instruction
+ * crossing from page 0x400 into 0x401 in place of P, and a new line of
+ * 0x401 last: 6 cold misses. */
+static uint64_t itlb_misses(const uint64_t *ip, size_t n)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    for (size_t i = 0; i < n; i++)
+        run(u, 0, ip[i], 0, 0, FALSE, FALSE);
+    finish(u);
+    uint64_t k = 0;
+    for (guint i = 0; i < c.recs->len; i++)
+        if (rec(&c, i)->kind == PMUSIM_REC_EVENT && rec(&c, i)->ev_code == 0x85 &&
+            rec(&c, i)->ev_umask == 0x01)
+            k += rec(&c, i)->n;
+    done(u, &c);
+    return k;
+}
+
+static void test_itlb_order_on_fast_path(void)
+{
+    static const uint64_t pqp[] = { 0x400000, 0x420040, 0x400000, 0x440080,
+                                    0x460100, 0x480140, 0x400200 };
+    static const uint64_t cross[] = { 0x400ffe, 0x421040, 0x400ffe, 0x441080,
+                                      0x461100, 0x481140, 0x401200 };
+    CU_ASSERT_EQUAL(itlb_misses(pqp, G_N_ELEMENTS(pqp)), 5);
+    CU_ASSERT_EQUAL(itlb_misses(cross, G_N_ELEMENTS(cross)), 6);
 }
 
 /* A loop branch taken 7 times then not taken, 200 times over: once the
@@ -872,6 +1032,8 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_pointer_chase_misses_ll);
     PMUSIM_ADD_TEST(s, test_two_way_conflicts);
     PMUSIM_ADD_TEST(s, test_lru_order);
+    PMUSIM_ADD_TEST(s, test_same_line_lru_dirty_inclusion);
+    PMUSIM_ADD_TEST(s, test_itlb_order_on_fast_path);
     PMUSIM_ADD_TEST(s, test_straddling_access);
     PMUSIM_ADD_TEST(s, test_inclusive_l3_back_invalidates);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
@@ -883,6 +1045,8 @@ static void register_suites(void)
     s = CU_add_suite("timing", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_overlap_independent_not_dependent);
     PMUSIM_ADD_TEST(s, test_ipc_bounded_by_width);
+    PMUSIM_ADD_TEST(s, test_stats_cycles);
+    PMUSIM_ADD_TEST(s, test_event_span_on_fast_path);
     PMUSIM_ADD_TEST(s, test_montecito_switch_on_event);
     PMUSIM_ADD_TEST(s, test_smt_merge_in_cycle_order);
     PMUSIM_ADD_TEST(s, test_smt_merge_mem_follows_insn);
