@@ -461,8 +461,8 @@ gboolean pmusim_gen_run(const pmusim_gen_params_t *p, pmusim_trace_writer_t *w, 
     g->next_progress = UINT64_C(1) << 20;
     gboolean soemt = p->cpu == PMUSIM_CPU_MONT && g->nthreads > 1;
     unsigned cur = 0;
-    pmusim_uarch_stats_t st = { 0 };
-    while (ok && st.records < p->records) {
+    uint64_t records = 0;
+    while (ok && records < p->records) {
         ok = gen_step(g, cur, error);
         if (soemt) { /* Montecito: stay until the model asks for a switch */
             if (pmusim_uarch_switch_wanted(g->u))
@@ -470,7 +470,7 @@ gboolean pmusim_gen_run(const pmusim_gen_params_t *p, pmusim_trace_writer_t *w, 
         } else {
             cur = (cur + 1) % g->nthreads;
         }
-        pmusim_uarch_get_stats(g->u, &st);
+        records = pmusim_uarch_records(g->u);
     }
     if (ok)
         ok = pmusim_uarch_finish(g->u, error);

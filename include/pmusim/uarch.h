@@ -216,6 +216,9 @@ typedef struct pmusim_uarch_stats {
     uint64_t cycles; /* last retirement cycle + 1 */
 } pmusim_uarch_stats_t;
 void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st);
+/* The stats' `records` alone, without the rest's cost (trace gen asks once per
+ * generated instruction). */
+uint64_t pmusim_uarch_records(const pmusim_uarch_t *u);
 
 /* Records -> model input: fills *in (and up to PMUSIM_UARCH_MAX_ACCESSES
  * entries of acc) from an INSN record and the MEM records that follow it,

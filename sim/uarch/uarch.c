@@ -1908,6 +1908,14 @@ void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st)
     }
 }
 
+uint64_t pmusim_uarch_records(const pmusim_uarch_t *u)
+{
+    uint64_t n = u->st.records + (uint64_t)(u->outp - u->out);
+    for (uint32_t i = 0; i < u->nthreads; i++)
+        n += u->th[i].qlen;
+    return n;
+}
+
 gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, GError **error)
 {
     if (u->soemt || thread >= u->nthreads || !cycles) {

@@ -339,6 +339,31 @@ static void test_stats_cycles(void)
     done(u, &c);
 }
 
+/* pmusim_uarch_records() is the stats' record count, also while records
+ * wait in the threads' queues (two wsm threads: the merge holds a thread's
+ * records until the other's cycle passes them) and after the finish, when
+ * it is the number of records the sink received. */
+static void test_records_count(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 2, NULL, &c);
+    pmusim_uarch_stats_t st;
+    gboolean waited = FALSE;
+    for (unsigned i = 0; i < 40; i++) {
+        run(u, i % 3 == 0 ? 1 : 0, 0x401000 + 4 * i, 0, 0, FALSE, FALSE);
+        pmusim_uarch_get_stats(u, &st);
+        CU_ASSERT_EQUAL(pmusim_uarch_records(u), st.records);
+        waited |= st.records > c.recs->len;
+    }
+    CU_ASSERT_TRUE(waited); /* some records were still in the model */
+    finish(u);
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(pmusim_uarch_records(u), st.records);
+    CU_ASSERT_EQUAL(st.records, c.recs->len);
+    CU_ASSERT_EQUAL(st.insns, 40);
+    done(u, &c);
+}
+
 /* A thread's EVENT counts are written once they span 64 cycles (EVENT_SPAN),
  * at the first retirement that far from the first count, also when the
  * fast path runs that instruction without counts of its own: wsm, the first
@@ -1046,6 +1071,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_overlap_independent_not_dependent);
     PMUSIM_ADD_TEST(s, test_ipc_bounded_by_width);
     PMUSIM_ADD_TEST(s, test_stats_cycles);
+    PMUSIM_ADD_TEST(s, test_records_count);
     PMUSIM_ADD_TEST(s, test_event_span_on_fast_path);
     PMUSIM_ADD_TEST(s, test_montecito_switch_on_event);
     PMUSIM_ADD_TEST(s, test_smt_merge_in_cycle_order);
