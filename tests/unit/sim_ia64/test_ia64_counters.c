@@ -795,7 +795,7 @@ static void test_const_sig_state(void)
      * starts a signature generation, so the fast loop's first run computes
      * and caches the PL-3 signature; the PL-0 run after it is in the same
      * generation (without the look-up's state test it would be counted
-     * under the PL-3 mask: 239 on PMC4) */
+     * under the PL-3 mask, by PMC4 too) */
     m = t_model("ita2", 1);
     PMC(m, 5, cfg(ES_INST, 0, 9, 0, 0, 0));
     m->ops->consume(m, r, 1);
