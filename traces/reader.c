@@ -503,7 +503,8 @@ static int zq_mode_of_env(void)
  * copies records in 32-byte pieces (gcc's tuning for generic x86-64 copies
  * a struct 16 bytes at a time even where AVX2 is enabled): the 104-byte
  * record in three pieces and 8 bytes instead of six and 8 bytes, the
- * model's 64-byte input in two.  `wide` is a constant of each instance
+ * model's 64-byte input in two, and gathers the 7-bit groups of a varint
+ * of 3 to 8 bytes with one PEXT.  `wide` is a constant of each instance
  * (bin_decode_loop()); PMUSIM_DECODE_WIDE=0 keeps to the generic
  * instance (the tests run both). */
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
@@ -521,8 +522,11 @@ static gboolean rd_wide_of_env(void)
     if (env && !strcmp(env, "0"))
         return FALSE;
     __builtin_cpu_init();
+    /* not on AMD's Zen 1 and 2: their PEXT (rd_varint8()) is microcoded,
+     * tens of cycles or more */
     return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-           __builtin_cpu_supports("bmi2");
+           __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("znver1") &&
+           !__builtin_cpu_is("znver2");
 #else
     return FALSE;
 #endif
@@ -892,8 +896,19 @@ enum { DR_FULL, DR_NEED, DR_ERR, DR_END, DR_SLACK };
  * and more) and the last bytes of the buffer take the byte loop, which also
  * does the checks.  Stream addresses and latencies make most multi-byte
  * varints, and the byte loop cost about 50 instructions for each. */
-G_ALWAYS_INLINE static inline uint64_t rd_varint8(uint64_t w, uint64_t stop, unsigned *len)
+G_ALWAYS_INLINE static inline uint64_t rd_varint8(uint64_t w, uint64_t stop, unsigned *len,
+                                                 const gboolean wide)
 {
+#if RD_HAVE_WIDE
+    if (wide) {
+        /* BMI2: the bytes up to the stop byte, their low 7 bits gathered */
+        *len = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
+        uint64_t x = w & (stop ^ (stop - 1)), v;
+        /* inline: the intrinsic cannot be inlined into this generic helper */
+        __asm__("pext %2, %1, %0" : "=r"(v) : "r"(x), "r"(UINT64_C(0x7f7f7f7f7f7f7f7f)));
+        return v;
+    }
+#endif
     /* stop: bit 7 of every byte whose bit 7 is clear (non-zero) */
     *len = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
     uint64_t x = w & (stop ^ (stop - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f);
@@ -931,7 +946,7 @@ static inline uint64_t rd_load64(const uint8_t *q)
                 uint64_t s_ = ~w_ & UINT64_C(0x8080808080808080);  \
                 if (G_LIKELY(s_ != 0)) {                           \
                     unsigned l_;                                   \
-                    (v) = rd_varint8(w_, s_, &l_);                 \
+                    (v) = rd_varint8(w_, s_, &l_, wide);           \
                     q += l_ - 1;                                   \
                     break;                                         \
                 }                                                  \
