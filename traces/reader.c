@@ -1024,6 +1024,31 @@ G_ALWAYS_INLINE static inline void rd_insn_copy(pmusim_uarch_insn_t *d,
     *(rd_v32 *)(dp + 32) = b;
 }
 
+/* Non-zero when any field of a record's memory part other than the
+ * address is, of its branch part, of its offcore part: 8-byte loads with
+ * the padding masked off instead of a load per field */
+G_STATIC_ASSERT(offsetof(pmusim_mem_t, latency) == 8 && offsetof(pmusim_mem_t, size) == 12 &&
+                offsetof(pmusim_mem_t, is_store) == 13 && offsetof(pmusim_mem_t, level) == 14 &&
+                offsetof(pmusim_mem_t, tlb) == 15 && offsetof(pmusim_mem_t, alat) == 16);
+G_STATIC_ASSERT(offsetof(pmusim_branch_t, kind) == 8 && offsetof(pmusim_branch_t, taken) == 9 &&
+                offsetof(pmusim_branch_t, dir_ok) == 10 &&
+                offsetof(pmusim_branch_t, tgt_ok) == 11 &&
+                offsetof(pmusim_branch_t, detect) == 12 && sizeof(pmusim_branch_t) == 16);
+G_STATIC_ASSERT(offsetof(pmusim_offcore_t, req) == 4 && offsetof(pmusim_offcore_t, supplier) == 5 &&
+                offsetof(pmusim_offcore_t, snoop) == 6 && sizeof(pmusim_offcore_t) == 8);
+G_ALWAYS_INLINE static inline uint64_t rd_mem_rest(const pmusim_rec_t *o)
+{
+    return rd_load64((const uint8_t *)&o->mem.latency) | o->mem.alat;
+}
+G_ALWAYS_INLINE static inline uint64_t rd_br_any(const pmusim_rec_t *o)
+{
+    return o->br.target | (rd_load64((const uint8_t *)&o->br.kind) & UINT64_C(0xffffffffff));
+}
+G_ALWAYS_INLINE static inline uint64_t rd_oc_any(const pmusim_rec_t *o)
+{
+    return rd_load64((const uint8_t *)&o->oc.latency) & UINT64_C(0x00ffffffffffffff);
+}
+
 /* IDLE and EVENT: the plm byte of version 2, or version 1's default */
 #define RD_PLM(v)                                   \
     do {                                            \
@@ -1386,16 +1411,11 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 BAD("memory address on an instruction without the memory flag");
             if (G_UNLIKELY(flags_changed)) {
                 unsigned f = o->flags;
-                if (!(f & PMUSIM_F_MEM) &&
-                    (o->mem.latency | o->mem.size | o->mem.is_store | o->mem.level | o->mem.tlb |
-                     o->mem.alat))
+                if (!(f & PMUSIM_F_MEM) && rd_mem_rest(o))
                     BAD("memory fields on an instruction without the memory flag");
-                if (!(f & PMUSIM_F_BRANCH) &&
-                    (o->br.target | o->br.kind | o->br.taken | o->br.dir_ok | o->br.tgt_ok |
-                     o->br.detect))
+                if (!(f & PMUSIM_F_BRANCH) && rd_br_any(o))
                     BAD("branch fields on an instruction without the branch flag");
-                if (!(f & PMUSIM_F_OFFCORE) &&
-                    (o->oc.latency | o->oc.req | o->oc.supplier | o->oc.snoop))
+                if (!(f & PMUSIM_F_OFFCORE) && rd_oc_any(o))
                     BAD("offcore fields on an instruction without the offcore flag");
             }
             /* commit */
