@@ -214,6 +214,7 @@ struct pmusim_trace_reader {
     char *zerr_msg;
     unsigned refills;     /* refill windows; the thread starts on the second */
     int zq_mode;          /* ZQ_MODE_*, from PMUSIM_DECODE_THREAD */
+    gboolean wide;        /* the decoder's AVX2 instance (rd_wide_of_env()) */
     struct zqueue *zq;    /* the decompression thread, or NULL */
 
     /* text */
@@ -497,6 +498,40 @@ static int zq_mode_of_env(void)
     return g_get_num_processors() < 2 ? ZQ_MODE_OFF : ZQ_MODE_LAZY;
 }
 
+/* The decoder's wide instance: the same code compiled for AVX2 (and BMI1/2
+ * for its shifts and masks), chosen at run time where the host has them,
+ * copies records in 32-byte pieces (gcc's tuning for generic x86-64 copies
+ * a struct 16 bytes at a time even where AVX2 is enabled): the 104-byte
+ * record in three pieces and 8 bytes instead of six and 8 bytes, the
+ * model's 64-byte input in two, and gathers the 7-bit groups of a varint
+ * of 3 to 8 bytes with one PEXT.  `wide` is a constant of each instance
+ * (bin_decode_loop()); PMUSIM_DECODE_WIDE=0 keeps to the generic
+ * instance (the tests run both). */
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define RD_HAVE_WIDE 1
+#define RD_WIDE_TARGET __attribute__((target("avx2,bmi,bmi2")))
+#else
+#define RD_HAVE_WIDE 0
+#define RD_WIDE_TARGET
+#endif
+
+static gboolean rd_wide_of_env(void)
+{
+#if RD_HAVE_WIDE
+    const char *env = g_getenv("PMUSIM_DECODE_WIDE");
+    if (env && !strcmp(env, "0"))
+        return FALSE;
+    __builtin_cpu_init();
+    /* not on AMD's Zen 1 and 2: their PEXT (rd_varint8()) is microcoded,
+     * tens of cycles or more */
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+           __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("znver1") &&
+           !__builtin_cpu_is("znver2");
+#else
+    return FALSE;
+#endif
+}
+
 /* The last full slot ends the stream (no slot follows it). */
 static gboolean zq_ended(const zqueue_t *z)
 {
@@ -733,6 +768,7 @@ static char *bin_string(pmusim_trace_reader_t *r, const char *what, gboolean all
 static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
 {
     r->zq_mode = zq_mode_of_env();
+    r->wide = rd_wide_of_env();
     /* only regular files and memory: the thread may sit in a read of a pipe
      * or terminal that pmusim_trace_reader_free() would then wait for */
     struct stat st;
@@ -860,8 +896,19 @@ enum { DR_FULL, DR_NEED, DR_ERR, DR_END, DR_SLACK };
  * and more) and the last bytes of the buffer take the byte loop, which also
  * does the checks.  Stream addresses and latencies make most multi-byte
  * varints, and the byte loop cost about 50 instructions for each. */
-G_ALWAYS_INLINE static inline uint64_t rd_varint8(uint64_t w, uint64_t stop, unsigned *len)
+G_ALWAYS_INLINE static inline uint64_t rd_varint8(uint64_t w, uint64_t stop, unsigned *len,
+                                                 const gboolean wide)
 {
+#if RD_HAVE_WIDE
+    if (wide) {
+        /* BMI2: the bytes up to the stop byte, their low 7 bits gathered */
+        *len = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
+        uint64_t x = w & (stop ^ (stop - 1)), v;
+        /* inline: the intrinsic cannot be inlined into this generic helper */
+        __asm__("pext %2, %1, %0" : "=r"(v) : "r"(x), "r"(UINT64_C(0x7f7f7f7f7f7f7f7f)));
+        return v;
+    }
+#endif
     /* stop: bit 7 of every byte whose bit 7 is clear (non-zero) */
     *len = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
     uint64_t x = w & (stop ^ (stop - 1)) & UINT64_C(0x7f7f7f7f7f7f7f7f);
@@ -899,7 +946,7 @@ static inline uint64_t rd_load64(const uint8_t *q)
                 uint64_t s_ = ~w_ & UINT64_C(0x8080808080808080);  \
                 if (G_LIKELY(s_ != 0)) {                           \
                     unsigned l_;                                   \
-                    (v) = rd_varint8(w_, s_, &l_);                 \
+                    (v) = rd_varint8(w_, s_, &l_, wide);           \
                     q += l_ - 1;                                   \
                     break;                                         \
                 }                                                  \
@@ -918,6 +965,89 @@ static inline uint64_t rd_load64(const uint8_t *q)
         }                                                          \
         (v) = v_;                                                  \
     } while (0)
+
+/* 32 bytes at any alignment; only the wide instance uses it (inlined into
+ * an AVX2 function, one load or store each) */
+typedef uint8_t rd_v32 __attribute__((vector_size(32), aligned(1), may_alias));
+G_STATIC_ASSERT(sizeof(pmusim_rec_t) == 104);
+G_STATIC_ASSERT(sizeof(pmusim_uarch_insn_t) == 64);
+
+/* *d = *s */
+G_ALWAYS_INLINE static inline void rd_rec_copy(pmusim_rec_t *d, const pmusim_rec_t *s,
+                                               const gboolean wide)
+{
+    if (!wide) {
+        *d = *s;
+        return;
+    }
+    const char *sp = (const char *)s;
+    char *dp = (char *)d;
+    rd_v32 a = *(const rd_v32 *)sp, b = *(const rd_v32 *)(sp + 32),
+           c = *(const rd_v32 *)(sp + 64);
+    uint64_t x;
+    memcpy(&x, sp + 96, sizeof x);
+    *(rd_v32 *)dp = a;
+    *(rd_v32 *)(dp + 32) = b;
+    *(rd_v32 *)(dp + 64) = c;
+    memcpy(dp + 96, &x, sizeof x);
+}
+
+/* a record of zeros (`zero`: a static one, for the generic instance) */
+G_ALWAYS_INLINE static inline void rd_rec_zero(pmusim_rec_t *d, const pmusim_rec_t *zero,
+                                               const gboolean wide)
+{
+    if (!wide) {
+        *d = *zero;
+        return;
+    }
+    char *dp = (char *)d;
+    const rd_v32 z = { 0 };
+    const uint64_t x = 0;
+    *(rd_v32 *)dp = z;
+    *(rd_v32 *)(dp + 32) = z;
+    *(rd_v32 *)(dp + 64) = z;
+    memcpy(dp + 96, &x, sizeof x);
+}
+
+/* *d = *s for the model's input */
+G_ALWAYS_INLINE static inline void rd_insn_copy(pmusim_uarch_insn_t *d,
+                                                const pmusim_uarch_insn_t *s, const gboolean wide)
+{
+    if (!wide) {
+        *d = *s;
+        return;
+    }
+    const char *sp = (const char *)s;
+    char *dp = (char *)d;
+    rd_v32 a = *(const rd_v32 *)sp, b = *(const rd_v32 *)(sp + 32);
+    *(rd_v32 *)dp = a;
+    *(rd_v32 *)(dp + 32) = b;
+}
+
+/* Non-zero when any field of a record's memory part other than the
+ * address is, of its branch part, of its offcore part: 8-byte loads with
+ * the padding masked off instead of a load per field */
+G_STATIC_ASSERT(offsetof(pmusim_mem_t, latency) == 8 && offsetof(pmusim_mem_t, size) == 12 &&
+                offsetof(pmusim_mem_t, is_store) == 13 && offsetof(pmusim_mem_t, level) == 14 &&
+                offsetof(pmusim_mem_t, tlb) == 15 && offsetof(pmusim_mem_t, alat) == 16);
+G_STATIC_ASSERT(offsetof(pmusim_branch_t, kind) == 8 && offsetof(pmusim_branch_t, taken) == 9 &&
+                offsetof(pmusim_branch_t, dir_ok) == 10 &&
+                offsetof(pmusim_branch_t, tgt_ok) == 11 &&
+                offsetof(pmusim_branch_t, detect) == 12 && sizeof(pmusim_branch_t) == 16);
+G_STATIC_ASSERT(offsetof(pmusim_offcore_t, req) == 4 && offsetof(pmusim_offcore_t, supplier) == 5 &&
+                offsetof(pmusim_offcore_t, snoop) == 6 && sizeof(pmusim_offcore_t) == 8);
+G_ALWAYS_INLINE static inline uint64_t rd_mem_rest(const pmusim_rec_t *o)
+{
+    return rd_load64((const uint8_t *)&o->mem.latency) | o->mem.alat;
+}
+G_ALWAYS_INLINE static inline uint64_t rd_br_any(const pmusim_rec_t *o)
+{
+    return o->br.target | (rd_load64((const uint8_t *)&o->br.kind) & UINT64_C(0xffffffffff));
+}
+G_ALWAYS_INLINE static inline uint64_t rd_oc_any(const pmusim_rec_t *o)
+{
+    return rd_load64((const uint8_t *)&o->oc.latency) & UINT64_C(0x00ffffffffffffff);
+}
 
 /* IDLE and EVENT: the plm byte of version 2, or version 1's default */
 #define RD_PLM(v)                                   \
@@ -992,7 +1122,7 @@ static void bin_batch_done(tr_codec_t *c, const pmusim_rec_t *recs, size_t n, un
 G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmusim_rec_t *recs,
                                                   pmusim_trace_feed_t *fd, size_t *np, size_t max,
                                                   const gboolean ia64, const gboolean chk,
-                                                  const gboolean feed)
+                                                  const gboolean feed, const gboolean wide)
 {
     tr_codec_t *c = r->codec;
     const uint8_t *p = r->dbuf + r->dpos;
@@ -1033,7 +1163,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
 #define FEED_ENT(e_) TR_FEED_ENT(e_)
 #define FEED_INSN(e_, fe_)                            \
     do {                                              \
-        *fi = (fe_)->in;                              \
+        rd_insn_copy(fi, &(fe_)->in, wide);           \
         fi->thread = (uint8_t)t;                      \
         fi->access = fa;                              \
         *fa = (fe_)->acc;                             \
@@ -1084,7 +1214,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                  * the copy would make the 16-byte loads of the copy wait for
                  * an 8-byte store they cannot forward from */
                 uint64_t addr = e->rec.mem.addr + (uint64_t)e->fast_stride;
-                *o = e->rec;
+                rd_rec_copy(o, &e->rec, wide);
                 e->rec.mem.addr = addr;
                 o->mem.addr = addr;
                 cycle += h;
@@ -1118,7 +1248,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
              * to one place) */
             pmusim_rec_t *o = feed ? &e->rec : w;
             if (!feed)
-                *o = e->rec;
+                rd_rec_copy(o, &e->rec, wide);
             gboolean flags_changed = FALSE;
             /* feed: the entry's template is to be made again at the commit
              * (the dynamic parts it holds, taken and alat, are patched where
@@ -1281,16 +1411,11 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 BAD("memory address on an instruction without the memory flag");
             if (G_UNLIKELY(flags_changed)) {
                 unsigned f = o->flags;
-                if (!(f & PMUSIM_F_MEM) &&
-                    (o->mem.latency | o->mem.size | o->mem.is_store | o->mem.level | o->mem.tlb |
-                     o->mem.alat))
+                if (!(f & PMUSIM_F_MEM) && rd_mem_rest(o))
                     BAD("memory fields on an instruction without the memory flag");
-                if (!(f & PMUSIM_F_BRANCH) &&
-                    (o->br.target | o->br.kind | o->br.taken | o->br.dir_ok | o->br.tgt_ok |
-                     o->br.detect))
+                if (!(f & PMUSIM_F_BRANCH) && rd_br_any(o))
                     BAD("branch fields on an instruction without the branch flag");
-                if (!(f & PMUSIM_F_OFFCORE) &&
-                    (o->oc.latency | o->oc.req | o->oc.supplier | o->oc.snoop))
+                if (!(f & PMUSIM_F_OFFCORE) && rd_oc_any(o))
                     BAD("offcore fields on an instruction without the offcore flag");
             }
             /* commit */
@@ -1351,7 +1476,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             unsigned plm;
             RD_PLM(plm);
             pmusim_rec_t *o = feed ? &fd->scratch : w;
-            *o = zero;
+            rd_rec_zero(o, &zero, wide);
             o->plm = (uint8_t)plm;
             o->kind = PMUSIM_REC_IDLE;
             o->cycle = cycle = cyc;
@@ -1372,7 +1497,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             if (b > 1)
                 BAD("THREAD state not 0 or 1");
             pmusim_rec_t *o = feed ? &fd->scratch : w;
-            *o = zero;
+            rd_rec_zero(o, &zero, wide);
             o->kind = PMUSIM_REC_THREAD;
             o->cycle = cycle = cycle + d;
             o->thread = (uint8_t)t;
@@ -1396,7 +1521,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             unsigned plm;
             RD_PLM(plm);
             pmusim_rec_t *o = !feed ? w : fd->pass_events ? &fd->pass[fd->npass].rec : &fd->scratch;
-            *o = zero;
+            rd_rec_zero(o, &zero, wide);
             o->plm = (uint8_t)plm;
             o->kind = PMUSIM_REC_EVENT;
             o->cycle = cycle = cycle + d;
@@ -1510,7 +1635,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 BAD(tr_mem_follows(prev, &m));
             }
             pmusim_rec_t *o = w;
-            *o = zero;
+            rd_rec_zero(o, &zero, wide);
             o->kind = PMUSIM_REC_MEM;
             o->cycle = cycle;
             o->thread = (uint8_t)t;
@@ -1551,7 +1676,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 q += len;
             }
             pmusim_rec_t *o = feed ? &fd->pass[fd->npass].rec : w;
-            *o = zero;
+            rd_rec_zero(o, &zero, wide);
             o->kind = PMUSIM_REC_MARKER;
             o->cycle = cycle = cycle + d;
             o->thread = (uint8_t)t;
@@ -1649,28 +1774,56 @@ out:
 
 G_ALWAYS_INLINE static inline int bin_decode_isa(pmusim_trace_reader_t *r, pmusim_rec_t *recs,
                                                  pmusim_trace_feed_t *fd, size_t *np, size_t max,
-                                                 const gboolean ia64, const gboolean feed)
+                                                 const gboolean ia64, const gboolean feed,
+                                                 const gboolean wide)
 {
     if (r->dlen - r->dpos > RD_SLACK) {
-        int st = bin_decode_loop(r, recs, fd, np, max, ia64, FALSE, feed);
+        int st = bin_decode_loop(r, recs, fd, np, max, ia64, FALSE, feed, wide);
         if (st != DR_SLACK)
             return st;
     }
-    return bin_decode_loop(r, recs, fd, np, max, ia64, TRUE, feed);
+    return bin_decode_loop(r, recs, fd, np, max, ia64, TRUE, feed, wide);
 }
+
+#if RD_HAVE_WIDE
+/* the wide instances (rd_wide_of_env()) */
+static G_GNUC_NO_INLINE RD_WIDE_TARGET int bin_decode_wide(pmusim_trace_reader_t *r,
+                                                           pmusim_rec_t *recs, size_t *np,
+                                                           size_t max)
+{
+    return r->codec->ia64 ? bin_decode_isa(r, recs, NULL, np, max, TRUE, FALSE, TRUE)
+                          : bin_decode_isa(r, recs, NULL, np, max, FALSE, FALSE, TRUE);
+}
+
+static G_GNUC_NO_INLINE RD_WIDE_TARGET int bin_decode_feed_wide(pmusim_trace_reader_t *r,
+                                                                pmusim_trace_feed_t *fd,
+                                                                size_t *np, size_t max)
+{
+    return r->codec->ia64 ? bin_decode_isa(r, NULL, fd, np, max, TRUE, TRUE, TRUE)
+                          : bin_decode_isa(r, NULL, fd, np, max, FALSE, TRUE, TRUE);
+}
+#endif
 
 static int bin_decode(pmusim_trace_reader_t *r, pmusim_rec_t *recs, size_t *np, size_t max)
 {
-    return r->codec->ia64 ? bin_decode_isa(r, recs, NULL, np, max, TRUE, FALSE)
-                          : bin_decode_isa(r, recs, NULL, np, max, FALSE, FALSE);
+#if RD_HAVE_WIDE
+    if (r->wide)
+        return bin_decode_wide(r, recs, np, max);
+#endif
+    return r->codec->ia64 ? bin_decode_isa(r, recs, NULL, np, max, TRUE, FALSE, FALSE)
+                          : bin_decode_isa(r, recs, NULL, np, max, FALSE, FALSE, FALSE);
 }
 
 /* The same decoder writing the model's input (reader_feed.h). */
 static int bin_decode_feed(pmusim_trace_reader_t *r, pmusim_trace_feed_t *fd, size_t *np,
                            size_t max)
 {
-    return r->codec->ia64 ? bin_decode_isa(r, NULL, fd, np, max, TRUE, TRUE)
-                          : bin_decode_isa(r, NULL, fd, np, max, FALSE, TRUE);
+#if RD_HAVE_WIDE
+    if (r->wide)
+        return bin_decode_feed_wide(r, fd, np, max);
+#endif
+    return r->codec->ia64 ? bin_decode_isa(r, NULL, fd, np, max, TRUE, TRUE, FALSE)
+                          : bin_decode_isa(r, NULL, fd, np, max, FALSE, TRUE, FALSE);
 }
 
 /* One batch of up to `max` records: into recs, or with `feed` into *fd. */

@@ -2035,6 +2035,71 @@ static uint64_t zigzag(int64_t v)
     return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
 
+
+/* An instruction whose flags drop a part that its cache entry holds non-zero
+ * values of: the canonical form's check after a flags change (reader.c,
+ * rd_mem_rest(), rd_br_any(), rd_oc_any(): 8-byte words, padding masked)
+ * sees each field, the first and last byte of each word among them.  Each
+ * first record (at position 0, length 0: the second is at the same
+ * position and entry) sets a part's flag and one field; the second clears
+ * the flag alone.  With 200 bytes after them (the unchecked loop decodes
+ * them) and without (the checked one). */
+static void test_decode_flags_cleared(void)
+{
+    static const struct {
+        guint8 rec[8];
+        unsigned len;
+        const char *msg;
+    } cases[] = {
+        { { 0x18, 0x01, 0x01, 0x00, 0x05 }, 5, "memory fields" },        /* latency */
+        { { 0x08, 0x41, 0x01, 0x04, 0x00 }, 5, "memory fields" },        /* size */
+        { { 0x08, 0x41, 0x01, 0x00, 0x01 }, 5, "memory fields" },        /* is_store */
+        { { 0x18, 0x01, 0x01, 0x02, 0x00 }, 5, "memory fields" },        /* level */
+        { { 0x18, 0x01, 0x01, 0x08, 0x00 }, 5, "memory fields" },        /* tlb */
+        { { 0x18, 0x01, 0x01, 0x20, 0x00 }, 5, "memory fields" },        /* alat */
+        { { 0x08, 0x81, 0x02, 0x02, 0x08 }, 5, "branch fields" },        /* target */
+        { { 0x08, 0x81, 0x01, 0x02, 0x03 }, 5, "branch fields" },        /* kind */
+        { { 0x48, 0x01, 0x02, 0x04 }, 4, "branch fields" },              /* tgt_ok */
+        { { 0x48, 0x01, 0x02, 0x10 }, 4, "branch fields" },              /* detect */
+        { { 0x08, 0x81, 0x04, 0x04, 0x07 }, 5, "offcore fields" },       /* latency */
+        { { 0x08, 0x81, 0x08, 0x04, 0x01, 0x00, 0x00 }, 7, "offcore fields" }, /* req */
+        { { 0x08, 0x81, 0x08, 0x04, 0x00, 0x00, 0x01 }, 7, "offcore fields" }, /* snoop */
+    };
+    for (unsigned i = 0; i < G_N_ELEMENTS(cases); i++) {
+        for (unsigned pad = 0; pad < 2; pad++) {
+            GByteArray *s = stream_new();
+            put(s, cases[i].rec, cases[i].len);
+            PUT(s, 0x08, 0x01, 0x00); /* flags 0, nothing else */
+            for (unsigned k = 0; pad && k < 200; k++)
+                PUT(s, 0x00);
+            PUT(s, 0x95, 0x02);
+            expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, cases[i].msg, "record 1");
+        }
+    }
+    /* the same part cleared with its fields: read */
+    GByteArray *s = stream_new();
+    PUT(s, 0x08, 0x81, 0x08, 0x04, 0x01, 0x02, 0x03);
+    PUT(s, 0x08, 0x81, 0x08, 0x00, 0x00, 0x00, 0x00);
+    PUT(s, 0x95, 0x02);
+    GBytes *z = compress(s);
+    gsize len;
+    const void *d = g_bytes_get_data(z, &len);
+    GError *e = NULL;
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open_memory(d, len, "ok.bin", &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    pmusim_rec_t recs[4];
+    CU_ASSERT_EQUAL(pmusim_trace_reader_next_batch(r, recs, 4, &e), 2);
+    CU_ASSERT_EQUAL(recs[0].flags, PMUSIM_F_OFFCORE);
+    CU_ASSERT_EQUAL(recs[0].oc.snoop, 3);
+    CU_ASSERT_EQUAL(recs[1].flags, 0);
+    CU_ASSERT_EQUAL(recs[1].oc.req | recs[1].oc.supplier | recs[1].oc.snoop, 0);
+    CU_ASSERT_EQUAL(pmusim_trace_reader_next_batch(r, recs, 4, &e), 0);
+    CU_ASSERT_PTR_NULL(e);
+    pmusim_trace_reader_free(r);
+    g_bytes_unref(z);
+    g_byte_array_unref(s);
+}
+
 /* The decoder reads a record without a bounds check per byte while more
  * than its longest record is left in its buffer (traces/reader.c,
  * RD_SLACK) and with the checks in the last bytes: 7,000 INSN records of
@@ -2298,6 +2363,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_symbol_bytes_limit);
     PMUSIM_ADD_TEST(s, test_decode_thread);
     PMUSIM_ADD_TEST(s, test_decode_longest_records);
+    PMUSIM_ADD_TEST(s, test_decode_flags_cleared);
     PMUSIM_ADD_TEST(s, test_reader_buffers_reused);
     PMUSIM_ADD_TEST(s, test_reads_level3_files);
 }
