@@ -38,6 +38,13 @@ static struct {
 
 static const int cleanup_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
+/* pmusim_outfile_cleanup_socket(): `used` set after both paths are
+ * complete, cleared before they change. */
+static struct {
+    volatile sig_atomic_t used;
+    char sock[PATH_MAX], dir[PATH_MAX];
+} live_sock;
+
 /* Threads that open outputs at the same time (`trace capture
  * --trace-children` writes one trace per child, each on its own thread)
  * claim slots one at a time; a slot is freed by one store. */
@@ -49,6 +56,10 @@ static void remove_live_tmp_and_reraise(int sig)
     for (int i = 0; i < PMUSIM_OUTFILE_MAX_LIVE; i++)
         if (live_tmp[i].used)
             unlink(live_tmp[i].path);
+    if (live_sock.used) {
+        unlink(live_sock.sock);
+        rmdir(live_sock.dir);
+    }
     /* SA_RESETHAND restored the default action and the signal is blocked
      * while we run: it terminates the process as soon as we return. */
     raise(sig);
@@ -96,6 +107,20 @@ static void forget_live_tmp(int slot)
 static gboolean same_stat(const struct stat *a, const struct stat *b)
 {
     return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+void pmusim_outfile_cleanup_socket(const char *sock, const char *dir)
+{
+    sigset_t old;
+    block_cleanup_signals(&old);
+    live_sock.used = 0;
+    if (sock && dir && strlen(sock) < PATH_MAX && strlen(dir) < PATH_MAX) {
+        strcpy(live_sock.sock, sock);
+        strcpy(live_sock.dir, dir);
+        install_handlers_once();
+        live_sock.used = 1;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 gboolean pmusim_outfile_same_file(const char *a, const char *b)

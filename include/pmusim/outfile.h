@@ -73,6 +73,12 @@ gboolean pmusim_outfile_commit(pmusim_outfile_t *o, GError **error);
  * flushed).  Frees o.  NULL is ignored. */
 void pmusim_outfile_abort(pmusim_outfile_t *o);
 
+/* A temporary Unix socket and the private directory that holds it (`trace
+ * capture --trace-children`), removed by the cleanup signals like the
+ * temporary files (unlink, then rmdir); installs the handlers.  NULL, NULL
+ * forgets them (call it before removing them yourself).  One at a time. */
+void pmusim_outfile_cleanup_socket(const char *sock, const char *dir);
+
 /* TRUE if `a` and `b` name the same existing file (through links). */
 gboolean pmusim_outfile_same_file(const char *a, const char *b);
 

@@ -4,6 +4,7 @@
  * thread of its own. */
 #include "capture_kids.h"
 #include "pmusim/capture.h"
+#include "pmusim/outfile.h"
 #include "../../traces/capture/capstream.h"
 
 #include <errno.h>
@@ -327,6 +328,7 @@ capture_kids_t *capture_kids_new(const capture_kids_conf_t *conf, GError **error
     if (!k->dir)
         goto fail;
     k->sock = g_build_filename(k->dir, "children", NULL);
+    pmusim_outfile_cleanup_socket(k->sock, k->dir); /* Ctrl-C removes them too */
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
     if (strlen(k->sock) >= sizeof sa.sun_path) {
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_NAMETOOLONG,
@@ -410,6 +412,8 @@ void capture_kids_free(capture_kids_t *k)
         close(k->stop[0]);
     if (k->stop[1] >= 0)
         close(k->stop[1]);
+    if (k->dir)
+        pmusim_outfile_cleanup_socket(NULL, NULL);
     if (k->sock)
         unlink(k->sock);
     if (k->dir)

@@ -228,6 +228,53 @@ static void test_signal_removes_tmp(void)
     }
 }
 
+/* The socket and directory of `trace capture --trace-children`, registered
+ * with pmusim_outfile_cleanup_socket(): each cleanup signal removes both
+ * (and the temporary output); forgotten again, they stay. */
+static void test_signal_removes_socket(void)
+{
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    for (size_t i = 0; i <= G_N_ELEMENTS(sigs); i++) {
+        clean_dir();
+        char *sub = in_dir("sockdir"), *sock = g_build_filename(sub, "children", NULL);
+        char *out = in_dir("killed.txt");
+        fflush(NULL);
+        pid_t pid = fork();
+        CU_ASSERT_FATAL(pid >= 0);
+        if (pid == 0) {
+            if (mkdir(sub, 0700) != 0 || !g_file_set_contents(sock, "", 0, NULL))
+                _exit(3);
+            pmusim_outfile_cleanup_socket(sock, sub);
+            pmusim_outfile_t *o = pmusim_outfile_open(out, NULL, NULL);
+            if (!o)
+                _exit(3);
+            fputs("partial", pmusim_outfile_fp(o));
+            fflush(pmusim_outfile_fp(o));
+            if (i == G_N_ELEMENTS(sigs)) { /* forgotten: SIGTERM leaves them */
+                pmusim_outfile_cleanup_socket(NULL, NULL);
+                raise(SIGTERM);
+            }
+            raise(sigs[i]);
+            _exit(4); /* not reached */
+        }
+        int status = 0;
+        CU_ASSERT(waitpid(pid, &status, 0) == pid);
+        CU_ASSERT(WIFSIGNALED(status));
+        if (i < G_N_ELEMENTS(sigs)) {
+            CU_ASSERT(WTERMSIG(status) == sigs[i]);
+            CU_ASSERT_EQUAL(dir_entries(), 0);
+        } else {
+            CU_ASSERT(g_file_test(sock, G_FILE_TEST_EXISTS));
+            unlink(sock);
+            rmdir(sub);
+            CU_ASSERT_EQUAL(dir_entries(), 0); /* the temporary output went anyway */
+        }
+        g_free(out);
+        g_free(sock);
+        g_free(sub);
+    }
+}
+
 /* Outputs opened, written and committed from several threads at once, more
  * than 16 open at the same time (`trace capture --trace-children` writes a
  * trace per child, each on its own thread): every one lands whole, under
@@ -292,5 +339,6 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_same_as_input);
     PMUSIM_ADD_TEST(s, test_streams_and_refusals);
     PMUSIM_ADD_TEST(s, test_signal_removes_tmp);
+    PMUSIM_ADD_TEST(s, test_signal_removes_socket);
     PMUSIM_ADD_TEST(s, test_threads);
 }
