@@ -41,6 +41,26 @@ typedef struct capture_kid {
     GThread *thread;
 } capture_kid_t;
 
+void capture_header_fill(pmusim_trace_header_t *hdr, pmusim_uarch_t *u, const char *program,
+                         const char *guest_cpu, uint32_t pid, uint32_t parent)
+{
+    pmusim_trace_header_set_meta(hdr, "producer", "pmusim trace capture (QEMU user mode)");
+    pmusim_trace_header_set_meta(hdr, "program", program);
+    pmusim_trace_header_set_meta(hdr, "qemu.cpu", guest_cpu);
+    if (pid) {
+        char num[16];
+        g_snprintf(num, sizeof num, "%u", pid);
+        pmusim_trace_header_set_meta(hdr, "capture.pid", num);
+        g_snprintf(num, sizeof num, "%u", parent);
+        pmusim_trace_header_set_meta(hdr, "capture.parent", num);
+    }
+    pmusim_uarch_header(u, hdr);
+    pmusim_trace_header_set_annotations(hdr, pmusim_trace_header_annotations(hdr) |
+                                                 PMUSIM_ANN_BRKIND | PMUSIM_ANN_ALLMEM |
+                                                 PMUSIM_ANN_FP | PMUSIM_ANN_UOPS |
+                                                 PMUSIM_ANN_SYMBOLS);
+}
+
 /* ---- one child ---- */
 
 /* The model's records go straight to the child's writer, on the child's
@@ -144,19 +164,7 @@ static void kid_run(capture_kid_t *kid)
     pmusim_uarch_t *u = pmusim_uarch_new(cf->cpu, cf->threads, &cf->uo, kid_sink, &w, &error);
     gboolean ok = u != NULL;
     if (ok) {
-        char num[16];
-        pmusim_trace_header_set_meta(&hdr, "producer", "pmusim trace capture (QEMU user mode)");
-        pmusim_trace_header_set_meta(&hdr, "program", cf->program);
-        pmusim_trace_header_set_meta(&hdr, "qemu.cpu", cf->guest_cpu);
-        g_snprintf(num, sizeof num, "%u", pid);
-        pmusim_trace_header_set_meta(&hdr, "capture.pid", num);
-        g_snprintf(num, sizeof num, "%u", pre[2]);
-        pmusim_trace_header_set_meta(&hdr, "capture.parent", num);
-        pmusim_uarch_header(u, &hdr);
-        pmusim_trace_header_set_annotations(&hdr, pmusim_trace_header_annotations(&hdr) |
-                                                      PMUSIM_ANN_BRKIND | PMUSIM_ANN_ALLMEM |
-                                                      PMUSIM_ANN_FP | PMUSIM_ANN_UOPS |
-                                                      PMUSIM_ANN_SYMBOLS);
+        capture_header_fill(&hdr, u, cf->program, cf->guest_cpu, pid, pre[2]);
         w = pmusim_trace_writer_open(path, cf->text ? PMUSIM_TRACE_TEXT : PMUSIM_TRACE_BINARY,
                                      &hdr, &error);
         ok = w != NULL;

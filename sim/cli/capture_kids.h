@@ -48,4 +48,10 @@ guint capture_kids_finish(capture_kids_t *k, double wait_s);
  * the socket and its directory. */
 void capture_kids_free(capture_kids_t *k);
 
+/* The header of a capture's trace, the program's or a child's (pid != 0:
+ * capture.pid and capture.parent): producer, command line, QEMU's CPU,
+ * the model's annotations and what a capture always holds. */
+void capture_header_fill(pmusim_trace_header_t *hdr, pmusim_uarch_t *u, const char *program,
+                         const char *guest_cpu, uint32_t pid, uint32_t parent);
+
 #endif

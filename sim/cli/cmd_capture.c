@@ -583,17 +583,10 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         g_clear_error(&error);
         goto out;
     }
-    pmusim_trace_header_set_meta(&hdr, "producer", "pmusim trace capture (QEMU user mode)");
     char *cmdline = g_strjoinv(" ", prog_argv);
-    pmusim_trace_header_set_meta(&hdr, "program", cmdline);
-    g_free(cmdline);
     const char *guest_cpu = qemu_cpu ? qemu_cpu : capture_guest_cpu(cpu);
-    pmusim_trace_header_set_meta(&hdr, "qemu.cpu", guest_cpu);
-    pmusim_uarch_header(u, &hdr);
-    pmusim_trace_header_set_annotations(&hdr, pmusim_trace_header_annotations(&hdr) |
-                                                  PMUSIM_ANN_BRKIND | PMUSIM_ANN_ALLMEM |
-                                                  PMUSIM_ANN_FP | PMUSIM_ANN_UOPS |
-                                                  PMUSIM_ANN_SYMBOLS);
+    capture_header_fill(&hdr, u, cmdline, guest_cpu, 0, 0);
+    g_free(cmdline);
     w = pmusim_trace_writer_open(out, text ? PMUSIM_TRACE_TEXT : PMUSIM_TRACE_BINARY, &hdr,
                                  &error);
     if (!w) {
