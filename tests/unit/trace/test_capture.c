@@ -122,21 +122,47 @@ static const want_t expected[] = {
     {PMUSIM_REC_INSN, 0x401009, 0x7fff0008, 8, 0, 1, 0}, /* where it returned: unknown */
 };
 
+/* One run of a whole stream fed in two pieces split at `cut` into a wsm
+ * model whose records `sink` collects into r->recs, then finished: TRUE when
+ * every step succeeded (the error on stderr otherwise). */
+typedef struct split_run {
+    GArray *recs;
+    pmusim_uarch_t *u;
+    pmusim_capture_t *c;
+} split_run_t;
+
+static gboolean split_run(split_run_t *r, const GByteArray *s, guint cut, pmusim_uarch_sink_fn sink,
+                          const char *name)
+{
+    GError *error = NULL;
+    r->recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+    r->u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, sink, r->recs, &error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r->u);
+    r->c = pmusim_capture_new(r->u, 1, name);
+    gboolean ok = pmusim_capture_feed(r->c, s->data, cut, &error) &&
+                  pmusim_capture_feed(r->c, s->data + cut, s->len - cut, &error) &&
+                  pmusim_capture_finish(r->c, &error) && pmusim_uarch_finish(r->u, &error);
+    if (!ok)
+        fprintf(stderr, "cut %u: %s\n", cut, error ? error->message : "?");
+    g_clear_error(&error);
+    return ok;
+}
+
+static void split_free(split_run_t *r)
+{
+    pmusim_capture_free(r->c);
+    pmusim_uarch_free(r->u);
+    g_array_unref(r->recs);
+}
+
 static void test_capture_v2_items(void)
 {
     GByteArray *s = make_stream();
     for (guint cut = 0; cut <= s->len; cut++) {
-        GError *error = NULL;
-        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
-        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect, recs, &error);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
-        pmusim_capture_t *c = pmusim_capture_new(u, 1, "test");
-        gboolean ok = pmusim_capture_feed(c, s->data, cut, &error) &&
-                      pmusim_capture_feed(c, s->data + cut, s->len - cut, &error) &&
-                      pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error);
-        if (!ok)
-            fprintf(stderr, "cut %u: %s\n", cut, error ? error->message : "?");
-        CU_ASSERT_TRUE(ok);
+        split_run_t run;
+        CU_ASSERT_TRUE(split_run(&run, s, cut, collect, "test"));
+        GArray *recs = run.recs;
+        pmusim_capture_t *c = run.c;
         CU_ASSERT_TRUE(pmusim_capture_saw_end(c));
         CU_ASSERT_STRING_EQUAL(pmusim_capture_binary(c), "/bin/prog");
         CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 7);
@@ -162,10 +188,7 @@ static void test_capture_v2_items(void)
                     CU_ASSERT_EQUAL(r->br.target, w->target);
             }
         }
-        g_clear_error(&error);
-        pmusim_capture_free(c);
-        pmusim_uarch_free(u);
-        g_array_unref(recs);
+        split_free(&run);
     }
     g_byte_array_unref(s);
 }
@@ -539,17 +562,10 @@ static void test_capture_fork(void)
     static const uint8_t fork[] = {0x92, 0x10, 0x00, 0x00, 0, 0, 0, 0}; /* pid 4242 */
     GByteArray *s = make_fork_stream(fork, sizeof fork);
     for (guint cut = 0; cut <= s->len; cut++) {
-        GError *error = NULL;
-        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
-        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect_markers, recs, &error);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
-        pmusim_capture_t *c = pmusim_capture_new(u, 1, "fork");
-        gboolean ok = pmusim_capture_feed(c, s->data, cut, &error) &&
-                      pmusim_capture_feed(c, s->data + cut, s->len - cut, &error) &&
-                      pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error);
-        if (!ok)
-            fprintf(stderr, "cut %u: %s\n", cut, error ? error->message : "?");
-        CU_ASSERT_TRUE_FATAL(ok);
+        split_run_t run;
+        CU_ASSERT_TRUE_FATAL(split_run(&run, s, cut, collect_markers, "fork"));
+        GArray *recs = run.recs;
+        pmusim_capture_t *c = run.c;
         CU_ASSERT_TRUE(pmusim_capture_saw_end(c));
         CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 7);
         const uint32_t *pids = NULL;
@@ -570,10 +586,7 @@ static void test_capture_fork(void)
             CU_ASSERT_EQUAL(g_array_index(recs, pmusim_rec_t, i).ip, expected[j].ip);
             j++;
         }
-        g_clear_error(&error);
-        pmusim_capture_free(c);
-        pmusim_uarch_free(u);
-        g_array_unref(recs);
+        split_free(&run);
     }
     g_byte_array_unref(s);
 }
