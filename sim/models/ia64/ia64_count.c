@@ -1631,14 +1631,63 @@ static inline int ia64_xtab_index(const pmusim_rec_t *r, unsigned ix, unsigned n
 }
 
 /* The state of a one-thread run that ia64_lean_body() reads and updates
- * (ia64_consume_fast_body()'s locals of the same names; e1 = its e1mask,
- * e1ok = its pk_lm). */
+ * (ia64_consume_fast_body()'s locals of the same names; e1 = its
+ * e1mask).  end2: the first record of the last cycle in [r, end) (or r),
+ * before which every record's successor is readable; ncl and accp: the
+ * closes and the sum of their open-cycle pointers, from which the caller
+ * adds their record counts to acc (issue 12: no record count per close). */
 typedef struct {
-    const pmusim_rec_t *end;
-    uint64_t cur, pk, acc, cm, next_lazy, pkb, dke, dtag, e1;
-    uint32_t v, vlim, vmax;
-    bool e1ok;
+    const pmusim_rec_t *end, *end2;
+    uint64_t cur, pk, cm, next_lazy, pkb, dke, dtag, e1;
+    const uint64_t *plim, *pmax;
+    uintptr_t accp;
+    uint64_t ncl;
+    uint32_t v;
+    unsigned rare_keep;
 } ia64_lean_t;
+
+/* One record of ia64_lean_body(): false when it leaves the record to the
+ * full loop, else the record consumed (pk, p, s->cm updated). */
+static inline __attribute__((always_inline)) bool
+ia64_lean_rec(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const unsigned need,
+              ia64_sig_entry_t *const dtab0, ia64_sig_entry_t *const xtab0, const uint64_t dkm,
+              const uint64_t dke, const uint64_t dtag, uint64_t *pk, uint64_t **p)
+{
+    const unsigned hflags = ((need & (IA64_NEED_MEM | IA64_NEED_MIS)) ? PMUSIM_F_MEM : 0u) |
+                            ((need & IA64_NEED_BR) ? PMUSIM_F_BRANCH : 0u);
+    uint64_t w;
+    memcpy(&w, &r->kind, sizeof w);
+    if ((w & dkm) != dke)
+        return false;
+    unsigned ix = ia64_flags_lo(r);
+    const ia64_sig_entry_t *d;
+    if (!(ix & hflags)) {
+        if ((need & IA64_NEED_ST) && (ix & PMUSIM_F_MEM))
+            ix |= (unsigned)(r->mem.is_store != 0) << 8;
+        d = &dtab0[ix];
+    } else if (need & (IA64_NEED_MEM | IA64_NEED_BR)) {
+        const int xi = ia64_xtab_index(r, ix, need);
+        if (xi < 0)
+            return false;
+        d = &xtab0[xi];
+    } else {
+        return false;
+    }
+    if (__builtin_expect(d->k1 == dtag, 1)) {
+        *pk += d->pk;
+        *(*p)++ = d->mask;
+        im->id_cnt[d->id]++;
+    } else if (d->k1 == (dtag | 1) && (d->rare & s->rare_keep) == IA64_RARE_E1) {
+        s->cm |= d->mask;
+        *pk += d->pk;
+        **p = d->mask;
+        *p += d->inc;
+        im->id_cnt[d->id]++;
+    } else if (d->k1 != (dtag | 2)) { /* (dtag | 2: an empty mask) */
+        return false;
+    }
+    return true;
+}
 
 /* The common records and closes of ia64_consume_fast_body() for a run of
  * thread t0 with signatures and no per-record side work (single, !nosig,
@@ -1647,88 +1696,71 @@ typedef struct {
  * word and table pointers were reloaded from the stack every record).
  * Entered with no rare record since the last close (dirty false: cm and
  * the q planes are 0).  Consumes the records whose direct-table entry
- * (dtab, xtab) is a plain one (tag dtag), an empty mask (dtag | 2) or,
- * with pk_lm (e1ok), a rare one whose only rare bit is IA64_RARE_E1 (its
- * mask goes to cm as in the full loop, where it would set dirty: cm != 0
- * stands for dirty here, the q planes being left alone under pk_lm); and
+ * (dtab, xtab) is a plain one (tag dtag), an empty mask (dtag | 2) or a
+ * rare one whose only rare bit the full loop keeps (rare_keep: without
+ * pk_lm IA64_RARE_LM counts) is IA64_RARE_E1: its mask goes to cm as in
+ * the full loop, where it would set dirty (cm != 0 stands for dirty
+ * here), and the q planes need nothing (under pk_lm the full loop leaves
+ * them alone; without it the mask has no m2 | m3 slot of dmask); and
  * closes a cycle when the full loop's test passes without
- * ia64_fast_close_ok() (pk_ok, or fewer than vlim records), clearing cm
- * the way the full loop's close does.  Returns the first record it leaves
- * to the full loop (a record of another thread, kind or state, another
- * rare entry, a miss, a close it does not take, or end), with the state as
- * the full loop would have left it (dirty: cm != 0). */
+ * ia64_fast_close_ok() (pk_ok, or fewer than vlim records: p < plim),
+ * clearing cm the way the full loop's close does.  Returns the first
+ * record it leaves to the full loop (a record of another thread, kind or
+ * state, another rare entry, a miss, a close it does not take, or end),
+ * with the state as the full loop would have left it (dirty: cm != 0).
+ * Before end2 the loop tests the end at the closes only (a cycle starts
+ * at end2); the records of the last cycle, from end2, are consumed by a
+ * second loop without a cycle test (issue 12: a compare and branch less
+ * per record). */
 static inline __attribute__((always_inline)) const pmusim_rec_t *
 ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const unsigned need,
                ia64_sig_entry_t *const dtab0, ia64_sig_entry_t *const xtab0)
 {
-    const pmusim_rec_t *const end = s->end;
+    const pmusim_rec_t *const end = s->end, *const end2 = s->end2;
     const uint64_t dkm = ia64_rec_word(0xff, 0xff, PMUSIM_F_IA32, 3), dke = s->dke,
                    dtag = s->dtag;
-    const unsigned hflags = ((need & (IA64_NEED_MEM | IA64_NEED_MIS)) ? PMUSIM_F_MEM : 0u) |
-                            ((need & IA64_NEED_BR) ? PMUSIM_F_BRANCH : 0u);
     uint64_t cur = s->cur, pk = s->pk;
     /* the open cycle's next mask (v = p - cyc_masks: issue 12, a pointer
      * the loop adds to); one flat loop over the records, the close out of
      * line (issue 12: a loop per cycle made gcc copy the loop's values
      * between registers every record) */
     uint64_t *p = &im->cyc_masks[s->v];
-    for (;;) {
-        /* r < end, r->cycle == cur */
-        uint64_t w;
-        memcpy(&w, &r->kind, sizeof w);
-        if ((w & dkm) != dke)
-            break;
-        unsigned ix = ia64_flags_lo(r);
-        const ia64_sig_entry_t *d;
-        if (!(ix & hflags)) {
-            if ((need & IA64_NEED_ST) && (ix & PMUSIM_F_MEM))
-                ix |= (unsigned)(r->mem.is_store != 0) << 8;
-            d = &dtab0[ix];
-        } else if (need & (IA64_NEED_MEM | IA64_NEED_BR)) {
-            const int xi = ia64_xtab_index(r, ix, need);
-            if (xi < 0)
-                break;
-            d = &xtab0[xi];
-        } else {
-            break;
-        }
-        if (__builtin_expect(d->k1 == dtag, 1)) {
-            pk += d->pk;
-            *p++ = d->mask;
-            im->id_cnt[d->id]++;
-        } else if (d->k1 == (dtag | 1) && s->e1ok &&
-                   (d->rare & ~(unsigned)IA64_RARE_LM) == IA64_RARE_E1) {
-            s->cm |= d->mask;
-            pk += d->pk;
-            *p = d->mask;
-            p += d->inc;
-            im->id_cnt[d->id]++;
-        } else if (d->k1 != (dtag | 2)) { /* (dtag | 2: an empty mask) */
-            break;
-        }
-        if (++r >= end)
-            break;
-        if (__builtin_expect(r->cycle != cur, 0)) {
-            /* ia64_consume_fast_body()'s close, without its
-             * ia64_fast_close_ok() fallback */
-            const uint64_t c = r->cycle;
-            const uint32_t v = (uint32_t)(p - im->cyc_masks);
-            if (c > s->next_lazy || c < cur ||
-                (v >= s->vlim && (v >= s->vmax || ((pk + s->pkb) & IA64_PK_HIGH))))
-                break;
-            const uint64_t cm = s->cm;
-            if (cm) {
-                const uint64_t e1 = cm & s->e1;
-                if (e1)
-                    ia64_cp_add(im, e1);
-                s->cm = 0;
+    if (r < end2) {
+        for (;;) {
+            /* r < end2, r->cycle == cur */
+            if (!ia64_lean_rec(im, s, r, need, dtab0, xtab0, dkm, dke, dtag, &pk, &p))
+                goto out;
+            ++r; /* (r <= end2 < end) */
+            if (__builtin_expect(r->cycle != cur, 0)) {
+                /* ia64_consume_fast_body()'s close, without its
+                 * ia64_fast_close_ok() fallback */
+                const uint64_t c = r->cycle;
+                if (c > s->next_lazy || c < cur ||
+                    (p >= s->plim && (p >= s->pmax || ((pk + s->pkb) & IA64_PK_HIGH))))
+                    goto out;
+                const uint64_t cm = s->cm;
+                if (cm) {
+                    const uint64_t e1 = cm & s->e1;
+                    if (e1)
+                        ia64_cp_add(im, e1);
+                    s->cm = 0;
+                }
+                s->accp += (uintptr_t)p;
+                s->ncl++;
+                p = im->cyc_masks;
+                pk = 0;
+                cur = c;
+                if (r >= end2)
+                    break;
             }
-            s->acc += v;
-            p = im->cyc_masks;
-            pk = 0;
-            cur = c;
         }
     }
+    /* the last cycle: r->cycle == cur up to end */
+    do {
+        if (!ia64_lean_rec(im, s, r, need, dtab0, xtab0, dkm, dke, dtag, &pk, &p))
+            goto out;
+    } while (++r < end);
+out:
     s->cur = cur;
     s->pk = pk;
     s->v = (uint32_t)(p - im->cyc_masks);
@@ -2005,12 +2037,39 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
              * common records and closes in ia64_lean_body(), while it
              * takes them */
             if (single && !nosig && !slow && !dirty) {
-                ia64_lean_t ls = {end, cur,  pk,     acc, 0,    next_lazy, pkb,
-                                  dke, dtag, e1mask, v,   vlim, vmax,      pk_lm};
+                if (im->lean_end != end) {
+                    /* the first record of the last cycle before end (or
+                     * r: every record from r on is of one cycle, as
+                     * after any later r of this ia64_consume() call) */
+                    const pmusim_rec_t *e2 = end - 1;
+                    while (e2 > r && e2[-1].cycle == e2->cycle)
+                        e2--;
+                    im->lean_end = end;
+                    im->lean_end2 = e2;
+                }
+                ia64_lean_t ls = {.end = end,
+                                  .end2 = im->lean_end2,
+                                  .cur = cur,
+                                  .pk = pk,
+                                  .cm = 0,
+                                  .next_lazy = next_lazy,
+                                  .pkb = pkb,
+                                  .dke = dke,
+                                  .dtag = dtag,
+                                  .e1 = e1mask,
+                                  .plim = im->cyc_masks + vlim,
+                                  .pmax = im->cyc_masks + vmax,
+                                  .accp = 0,
+                                  .ncl = 0,
+                                  .v = v,
+                                  .rare_keep = rare_keep};
                 r = ia64_lean(im, &ls, r, need, dtab0, xtab0);
                 cur = ls.cur;
                 pk = ls.pk;
-                acc = ls.acc;
+                /* (the closes' record counts: unsigned arithmetic, exact
+                 * modulo 2^64) */
+                acc += (uint64_t)(ls.accp - (uintptr_t)ls.ncl * (uintptr_t)im->cyc_masks) /
+                       sizeof(uint64_t);
                 v = ls.v;
                 cm = ls.cm;
                 dirty = cm != 0;
@@ -2368,6 +2427,7 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
     const uint64_t first_record = im->records;
     im->started = true;
     im->records += n;
+    im->lean_end = NULL; /* (recs may be a new batch in the same buffer) */
     /* When the fast loop stops at once (a configuration whose records all
      * need the general path, e.g. a threshold on every instruction), its
      * entry would cost more than it saves: retry only after `skip` records,

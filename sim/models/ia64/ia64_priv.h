@@ -477,6 +477,11 @@ typedef struct ia64_model {
      * generation pk_open_gen */
     uint64_t pk_open, pk_open_cycle;
     uint32_t pk_open_v, pk_open_gen;
+    /* for the fast loop's one-thread runs (ia64_lean_body()): an end of
+     * the records of the ia64_consume() call under way (NULL at its
+     * start) and the first record of that end's last cycle, found once
+     * per call (issue 12: a Montecito thread switch starts a run) */
+    const pmusim_rec_t *lean_end, *lean_end2;
     uint64_t stopped;    /* slots that do not count now: disabled or frozen */
     bool any_event_ctr; /* some counter could take explicit EVENT records */
     uint64_t ev_es[256 / 64]; /* bit es: an enabled counter that is not lazy has event select es */
