@@ -1633,15 +1633,14 @@ static inline int ia64_xtab_index(const pmusim_rec_t *r, unsigned ix, unsigned n
 /* The state of a one-thread run that ia64_lean_body() reads and updates
  * (ia64_consume_fast_body()'s locals of the same names; e1 = its
  * e1mask).  end2: the first record of the last cycle in [r, end) (or r),
- * before which every record's successor is readable; ncl and accp: the
- * closes and the sum of their open-cycle pointers, from which the caller
- * adds their record counts to acc (issue 12: no record count per close). */
+ * before which every record's successor is readable; nempty: the records
+ * consumed without a mask (inc 0), from which the caller finds the masks
+ * of the cycles closed (issue 12: no record count per close). */
 typedef struct {
     const pmusim_rec_t *end, *end2;
     uint64_t cur, pk, cm, next_lazy, pkb, dke, dtag, e1;
     const uint64_t *plim, *pmax;
-    uintptr_t accp;
-    uint64_t ncl;
+    size_t nempty;
     uint32_t v;
     unsigned rare_keep;
 } ia64_lean_t;
@@ -1659,33 +1658,35 @@ ia64_lean_rec(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const uns
     memcpy(&w, &r->kind, sizeof w);
     if ((w & dkm) != dke)
         return false;
-    unsigned ix = ia64_flags_lo(r);
+    /* (a size_t: no zero extension of the index) */
+    size_t ix = ia64_flags_lo(r);
     const ia64_sig_entry_t *d;
     if (!(ix & hflags)) {
         if ((need & IA64_NEED_ST) && (ix & PMUSIM_F_MEM))
-            ix |= (unsigned)(r->mem.is_store != 0) << 8;
+            ix |= (size_t)(r->mem.is_store != 0) << 8;
         d = &dtab0[ix];
     } else if (need & (IA64_NEED_MEM | IA64_NEED_BR)) {
-        const int xi = ia64_xtab_index(r, ix, need);
+        const int xi = ia64_xtab_index(r, (unsigned)ix, need);
         if (xi < 0)
             return false;
         d = &xtab0[xi];
     } else {
         return false;
     }
-    if (__builtin_expect(d->k1 == dtag, 1)) {
-        *pk += d->pk;
-        *(*p)++ = d->mask;
-        im->id_cnt[d->id]++;
-    } else if (d->k1 == (dtag | 1) && (d->rare & s->rare_keep) == IA64_RARE_E1) {
-        s->cm |= d->mask;
-        *pk += d->pk;
-        **p = d->mask;
-        *p += d->inc;
-        im->id_cnt[d->id]++;
-    } else if (d->k1 != (dtag | 2)) { /* (dtag | 2: an empty mask) */
-        return false;
+    if (__builtin_expect(d->k1 != dtag, 0)) {
+        if (d->k1 == (dtag | 1) && (d->rare & s->rare_keep) == IA64_RARE_E1) {
+            /* (IA64_RARE_E1: the mask is not empty, inc 1) */
+            s->cm |= d->mask;
+        } else if (d->k1 == (dtag | 2)) { /* an empty mask */
+            s->nempty++;
+            return true;
+        } else {
+            return false;
+        }
     }
+    *pk += d->pk;
+    *(*p)++ = d->mask;
+    im->id_cnt[d->id]++;
     return true;
 }
 
@@ -1745,8 +1746,6 @@ ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const un
                         ia64_cp_add(im, e1);
                     s->cm = 0;
                 }
-                s->accp += (uintptr_t)p;
-                s->ncl++;
                 p = im->cyc_masks;
                 pk = 0;
                 cur = c;
@@ -2059,17 +2058,16 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                                   .e1 = e1mask,
                                   .plim = im->cyc_masks + vlim,
                                   .pmax = im->cyc_masks + vmax,
-                                  .accp = 0,
-                                  .ncl = 0,
+                                  .nempty = 0,
                                   .v = v,
                                   .rare_keep = rare_keep};
+                const pmusim_rec_t *const r_in = r;
                 r = ia64_lean(im, &ls, r, need, dtab0, xtab0);
                 cur = ls.cur;
                 pk = ls.pk;
-                /* (the closes' record counts: unsigned arithmetic, exact
-                 * modulo 2^64) */
-                acc += (uint64_t)(ls.accp - (uintptr_t)ls.ncl * (uintptr_t)im->cyc_masks) /
-                       sizeof(uint64_t);
+                /* the masks of the cycles it closed: those it was given
+                 * (v) and added, less those of the open cycle */
+                acc += v + ((size_t)(r - r_in) - ls.nempty) - ls.v;
                 v = ls.v;
                 cm = ls.cm;
                 dirty = cm != 0;
