@@ -767,6 +767,66 @@ static void test_mem_branch_bytes(void)
         CU_ASSERT_EQUAL(exact[k / 12][k % 12], want[k / 12][k % 12]);
 }
 
+/* A record whose mask has both an E1 slot (thres 0, maxincr 1) and a
+ * maxincr-2/3 slot, when the packed counts cannot hold the low-maxincr
+ * slots (more than 16 of them: two Montecito threads of 12 counters), so
+ * the q planes must count the maxincr-3 slot per cycle (issue 12: the
+ * fast loop's lean function takes E1 records only when nothing else of
+ * their rare bits counts there).  Thread 0: BR_MISPRED_DETAIL_ALL_ALL_PRED
+ * (maxincr 3), BE_BR_MISPRED_DETAIL_ANY (maxincr 1) and 10 x
+ * IA64_INST_RETIRED (maxincr 6); thread 1: 12 x IA64_INST_RETIRED.  A run
+ * of thread 0's branches, detected (so both count), in cycles of 1-6:
+ * BR_MISPRED_DETAIL clamps a cycle at 3, BE_BR_MISPRED_DETAIL counts 1 a
+ * cycle, the fast loop as the observed model. */
+static void test_e1_lm_without_pk(void)
+{
+    static pmusim_rec_t r[600];
+    size_t n = 0;
+    uint64_t cycle = 10;
+    for (unsigned c = 0; n + 6 <= G_N_ELEMENTS(r); c++) {
+        const unsigned per = 1 + (c * 7 + c / 5) % 6;
+        for (unsigned j = 0; j < per; j++) {
+            pmusim_rec_t *q = &r[n++];
+            *q = t_insn(cycle, 3);
+            q->unit = PMUSIM_UNIT_B;
+            q->flags = PMUSIM_F_BRANCH;
+            q->br.kind = (uint8_t)(j % 2);
+            q->br.taken = 1;
+            q->br.dir_ok = (uint8_t)(c % 2);
+            q->br.tgt_ok = 1;
+            q->br.detect = PMUSIM_BRD_BACKEND;
+        }
+        cycle += 1 + c % 2;
+    }
+    uint64_t got[2][3];
+    for (unsigned ex = 0; ex < 2; ex++) {
+        pmusim_model_t *m = t_model("mont", 2);
+        t_write(m, PMUSIM_REG_PMC, 4, 0x2000000 | cfg(0x5b, 0, 8, 0, 0, 0), 0);
+        t_write(m, PMUSIM_REG_PMC, 5, 0x2000000 | cfg(0x61, 0, 8, 0, 0, 0), 0);
+        for (unsigned k = 6; k < 16; k++)
+            t_write(m, PMUSIM_REG_PMC, k, 0x2000000 | cfg(ES_INST, 0, 8, 0, 0, 0), 0);
+        for (unsigned k = 4; k < 16; k++)
+            t_write(m, PMUSIM_REG_PMC, k, 0x2000000 | cfg(ES_INST, 0, 8, 0, 0, 0), 1);
+        if (ex)
+            m->ops->observe_cycles(m, 0, UINT64_MAX, noop_observer, NULL);
+        for (size_t k = 0; k < n; k += 100)
+            m->ops->consume(m, r + k, n - k < 100 ? n - k : 100);
+        m->ops->finish(m);
+        got[ex][0] = CNT(m, 4);
+        got[ex][1] = CNT(m, 5);
+        got[ex][2] = CNT(m, 6);
+        pmusim_model_free(m);
+    }
+    /* 595 branches in 199 cycles: clamped at 3 a cycle 477, one a cycle
+     * 199, every one 595 (the observed model's counts) */
+    static const uint64_t want[3] = {477, 199, 595};
+    CU_ASSERT_EQUAL_FATAL(n, 595);
+    for (unsigned k = 0; k < 3; k++) {
+        CU_ASSERT_EQUAL(got[0][k], got[1][k]);
+        CU_ASSERT_EQUAL(got[1][k], want[k]);
+    }
+}
+
 /* The one-thread fast loop's constant signature across changes of the
  * privilege level (issue 12: its cached answer is looked up inline).  IA64_INST_RETIRED at PL 3 only: runs of 60
  * instructions at PL 3, 0, 3, 0, 3, each long enough for the fast loop
@@ -820,6 +880,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_threshold_boundaries);
     PMUSIM_ADD_TEST(s, test_explicit_events);
     PMUSIM_ADD_TEST(s, test_const_sig_state);
+    PMUSIM_ADD_TEST(s, test_e1_lm_without_pk);
     PMUSIM_ADD_TEST(s, test_ism);
     PMUSIM_ADD_TEST(s, test_pm_psr);
     PMUSIM_ADD_TEST(s, test_record_errors);
