@@ -827,6 +827,95 @@ static void test_e1_lm_without_pk(void)
     }
 }
 
+/* Thread 0's branches (detected) in cycles of `per` records from cycle
+ * *cycle on, the last cycle `last` records long, into r[0, n). */
+static void lean_branches(pmusim_rec_t *r, size_t n, unsigned per, unsigned last,
+                          uint64_t *cycle)
+{
+    for (size_t k = 0; k < n; k++) {
+        r[k] = t_insn(*cycle, 3);
+        r[k].unit = PMUSIM_UNIT_B;
+        r[k].flags = PMUSIM_F_BRANCH;
+        r[k].br.kind = (uint8_t)(k % 2);
+        r[k].br.taken = 1;
+        r[k].br.dir_ok = 1;
+        r[k].br.tgt_ok = 1;
+        r[k].br.detect = PMUSIM_BRD_BACKEND;
+        if (k + 1 < n - last + (last != 0) && (k + 1) % per == 0)
+            (*cycle)++;
+    }
+    (*cycle)++;
+}
+
+/* The one-thread fast loop's lean function across batches (issue 12: it
+ * finds the first record of the last cycle before the batch's end once
+ * per batch, and adds the masks of the cycles it closes to the headroom's
+ * record count from the records it consumed).  Montecito, one thread:
+ * BR_MISPRED_DETAIL_ALL_ALL_PRED (maxincr 3), BE_BR_MISPRED_DETAIL_ANY
+ * (one a cycle) and IA64_INST_RETIRED.  First two batches of 256 records
+ * in the same buffer: cycles of 2 with a last cycle of 6, then cycles of
+ * 2 throughout (the second batch's last cycle starts later: counted as
+ * one cycle from where the first batch's did, its 3 cycles would count 1
+ * and 3).  Then IA64_INST_RETIRED 5,000 records before its overflow, in
+ * batches of 99 records (cycles of 2, so a batch starts with the last
+ * one's open cycle): the fast loop stops before the overflow (in batches
+ * whose open cycle it was given), which the general path then finds in
+ * the cycle it happens (no interrupt: its last-IP tracking would keep the
+ * lean function out).  Each against the observed model (no fast path)
+ * and the exact counts. */
+static void test_lean_batches(void)
+{
+    static pmusim_rec_t buf[256], many[12000];
+    uint64_t got[2][2][3], pmi[2], ovf[2];
+    for (unsigned ex = 0; ex < 2; ex++) {
+        pmusim_model_t *m = t_model("mont", 1);
+        PMC(m, 4, 0x2000000 | cfg(0x5b, 0, 8, 0, 0, 0));
+        PMC(m, 5, 0x2000000 | cfg(0x61, 0, 8, 0, 0, 0));
+        PMC(m, 6, 0x2000000 | cfg(ES_INST, 0, 8, 0, 0, 0));
+        if (ex)
+            m->ops->observe_cycles(m, 0, UINT64_MAX, noop_observer, NULL);
+        uint64_t cycle = 10;
+        lean_branches(buf, 256, 2, 6, &cycle);
+        m->ops->consume(m, buf, 256);
+        lean_branches(buf, 256, 2, 0, &cycle);
+        m->ops->consume(m, buf, 256);
+        m->ops->finish(m);
+        for (unsigned k = 0; k < 3; k++)
+            got[ex][0][k] = CNT(m, 4 + k);
+        pmusim_model_free(m);
+        m = t_model("mont", 1);
+        PMC(m, 4, 0x2000000 | cfg(0x5b, 0, 8, 0, 0, 0));
+        PMC(m, 5, 0x2000000 | cfg(0x61, 0, 8, 0, 0, 0));
+        PMC(m, 6, 0x2000000 | cfg(ES_INST, 0, 8, 0, 0, EV));
+        PMD(m, 6, CTR_WRAP - 5000);
+        if (ex)
+            m->ops->observe_cycles(m, 0, UINT64_MAX, noop_observer, NULL);
+        cycle = 10;
+        lean_branches(many, G_N_ELEMENTS(many), 2, 0, &cycle);
+        for (size_t k = 0; k < G_N_ELEMENTS(many); k += 99)
+            m->ops->consume(m, many + k, G_N_ELEMENTS(many) - k < 99 ? G_N_ELEMENTS(many) - k : 99);
+        m->ops->finish(m);
+        for (unsigned k = 0; k < 3; k++)
+            got[ex][1][k] = CNT(m, 4 + k);
+        pmi[ex] = m->pmi_count;
+        ovf[ex] = t_log_count(m, 2509, "overflow PMD6");
+        pmusim_model_free(m);
+    }
+    /* 512 branches: 125 cycles of 2 and one of 6 (clamped at 3), 128 of 2;
+     * 12,000 branches in 6,000 cycles, IA64_INST_RETIRED past its overflow
+     * by 7,000, which its 5,000th branch (cycle 2,509) made */
+    static const uint64_t want[2][3] = {{509, 254, 512}, {12000, 6000, 7000}};
+    for (unsigned j = 0; j < 2; j++)
+        for (unsigned k = 0; k < 3; k++) {
+            CU_ASSERT_EQUAL(got[0][j][k], got[1][j][k]);
+            CU_ASSERT_EQUAL(got[1][j][k], want[j][k]);
+        }
+    for (unsigned ex = 0; ex < 2; ex++) {
+        CU_ASSERT_EQUAL(pmi[ex], 0);
+        CU_ASSERT_EQUAL(ovf[ex], 1);
+    }
+}
+
 /* The one-thread fast loop's constant signature across changes of the
  * privilege level (issue 12: its cached answer is looked up inline).  IA64_INST_RETIRED at PL 3 only: runs of 60
  * instructions at PL 3, 0, 3, 0, 3, each long enough for the fast loop
@@ -881,6 +970,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_explicit_events);
     PMUSIM_ADD_TEST(s, test_const_sig_state);
     PMUSIM_ADD_TEST(s, test_e1_lm_without_pk);
+    PMUSIM_ADD_TEST(s, test_lean_batches);
     PMUSIM_ADD_TEST(s, test_ism);
     PMUSIM_ADD_TEST(s, test_pm_psr);
     PMUSIM_ADD_TEST(s, test_record_errors);
