@@ -16,6 +16,7 @@
 #ifndef PMUSIM_CLI_CAPTURE_KIDS_H
 #define PMUSIM_CLI_CAPTURE_KIDS_H
 
+#include "pmusim/capture.h"
 #include "pmusim/trace.h"
 #include "pmusim/uarch.h"
 
@@ -53,5 +54,13 @@ void capture_kids_free(capture_kids_t *k);
  * the model's annotations and what a capture always holds. */
 void capture_header_fill(pmusim_trace_header_t *hdr, pmusim_uarch_t *u, const char *program,
                          const char *guest_cpu, uint32_t pid, uint32_t parent);
+
+/* The MARKER (and stderr line) at the end of an image's stream that ended
+ * at an execve (NULL when it did not): "execve: PROGRAM continued in
+ * OUT.PID.N" when the new image is traced (*traced TRUE), else the
+ * ended-early text of a program that runs natively, with the plugin's
+ * reason in parentheses when it gave one.  g_free() it. */
+char *capture_execve_marker(const pmusim_capture_t *cap, const char *out, uint32_t pid,
+                            gboolean *traced);
 
 #endif
