@@ -1,7 +1,7 @@
 /* `trace capture --trace-children` (capture_kids.h, docs/CAPTURE.md
  * "Tracing the children"): a thread accepts the children's connections on
- * a Unix socket, and each child's stream is read, modelled and written on a
- * thread of its own. */
+ * a Unix socket (a forked child's, or an exec'd image's), and each stream
+ * is read, modelled and written on a thread of its own. */
 #include "capture_kids.h"
 #include "pmusim/capture.h"
 #include "pmusim/outfile.h"

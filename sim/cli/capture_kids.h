@@ -1,5 +1,6 @@
 /* `trace capture --trace-children`: the children of the captured program,
- * each traced into OUT.PID (docs/CAPTURE.md, "Tracing the children").
+ * each traced into OUT.PID, and the images an execve starts, into
+ * OUT.PID.N (docs/CAPTURE.md, "Tracing the children").
  *
  * pmusim listens on a Unix socket in a private temporary directory; the
  * plugin (kids=PATH) connects it before every fork and the child makes the
@@ -50,8 +51,9 @@ guint capture_kids_finish(capture_kids_t *k, double wait_s);
 void capture_kids_free(capture_kids_t *k);
 
 /* The header of a capture's trace, the program's or a child's (pid != 0:
- * capture.pid and capture.parent): producer, command line, QEMU's CPU,
- * the model's annotations and what a capture always holds. */
+ * capture.pid, and capture.parent when parent != 0; an exec'd image has
+ * none): producer, command line, QEMU's CPU, the model's annotations and
+ * what a capture always holds. */
 void capture_header_fill(pmusim_trace_header_t *hdr, pmusim_uarch_t *u, const char *program,
                          const char *guest_cpu, uint32_t pid, uint32_t parent);
 

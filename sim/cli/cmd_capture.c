@@ -10,7 +10,8 @@
  * Ctrl-C leaves a complete trace or none (pmusim/outfile.h).  Processes
  * the program forks run untraced: a marker in the trace and a line on
  * stderr say where and which; with --trace-children each is traced into
- * OUT.PID instead (capture_kids.h). */
+ * OUT.PID instead, and what an execve starts into OUT.PID.N
+ * (capture_kids.h). */
 #include "capture_kids.h"
 #include "cmds.h"
 #include "pmusim/capture.h"

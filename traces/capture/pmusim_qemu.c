@@ -30,10 +30,20 @@
  * translated so far again, MAPS), the parent closes its copy and says in
  * its FORK chunk that the child is traced.
  *
+ * With kids=PATH an execve goes on under QEMU too: the plugin reads the
+ * guest's path, argv and envp from guest memory, resolves the program as
+ * the kernel would (#! scripts included), ends its stream with an EXECVE
+ * chunk that names the image to come, and replaces QEMU by QEMU running
+ * the new program with this plugin (exec=N), whose stream is a connection
+ * of its own to PATH (exec_traced(); docs/CAPTURE.md, "An execve under
+ * --trace-children").
+ *
  * Arguments: fd=N (the pipe's write end, inherited from pmusim), shm=N
  * (optional: a file of CAPSTREAM_SHM_SIZE bytes for the buffers, also
  * inherited; without it they are private memory), kids=PATH (optional:
- * pmusim's Unix socket for the children's streams).  */
+ * pmusim's Unix socket for the children's streams), exec=N and top=1
+ * (an exec'd image, given by the plugin itself: image N of its process,
+ * which is the captured program when top=1; no fd=).  */
 #include "capstream.h"
 #include "qemu_plugin_abi.h"
 
@@ -995,14 +1005,27 @@ static void exec_traced(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2, ui
     }
     /* this image's stream ends: the thread's items, the mappings (the
      * symbols), and EXECVE {3, N} with the program that continues in
-     * image N's stream; the pipe or socket is close-on-exec */
+     * image N's stream; the pipe or socket is close-on-exec.  The output
+     * lock is held through the execve, so that no other thread's chunk
+     * (a block translated, a buffer full) follows {3, N} */
     vbuf_flush(vcpu);
+    size_t tn = strnlen(prog, CAPSTREAM_EXECVE_MAX_TEXT);
+    uint8_t *payload = malloc(8 + tn);
+    if (!payload) {
+        snprintf(why, wn, "out of memory");
+        goto out;
+    }
+    uint32_t head[2] = {3, exec_n + 1};
+    memcpy(payload, head, 8);
+    memcpy(payload + 8, prog, tn);
     pthread_mutex_lock(&out_lock);
     send_maps_locked();
-    pthread_mutex_unlock(&out_lock);
-    execve_chunk(vcpu, 3, exec_n + 1, prog);
+    chunk_write_locked(CAPSTREAM_EXECVE, (uint16_t)vcpu, payload, (uint32_t)(8 + tn));
     execve("/proc/self/exe", qargv.v, env.v);
-    snprintf(why, wn, "the host's execve of QEMU failed: %s", strerror(errno));
+    int e = errno;
+    pthread_mutex_unlock(&out_lock);
+    free(payload);
+    snprintf(why, wn, "the host's execve of QEMU failed: %s", strerror(e));
 out:
     free(path);
     free(prog);

@@ -44,6 +44,9 @@
  *           runs /ABS/forks script ./loop.sh N, which is `loop N`
  *   execshell  spin(N), then execs ./shell.sh N, a /bin/sh script (the
  *           test makes it) that runs `exec ./forks loop N`
+ *   execsig  ignores SIGINT, blocks SIGUSR1, then execs ARGV0 sigcheck N
+ *   sigcheck  exits 42 only when SIGINT is ignored and SIGUSR1 blocked (as
+ *           an execve leaves them)
  *   sysloop, popenloop, spawnloop  system("./forks loop N"),
  *           popen("./forks loop N", "r"), posix_spawn("./forks", {"forks",
  *           "loop", N}): the child must exit 42
@@ -215,6 +218,19 @@ int main(int argc, char **argv)
         fflush(stdout);
         execl(argv[0], "forks", mode[4] == 's' ? "loop" : "execself", argv[2], (char *)0);
         return 1;
+    } else if (strcmp(mode, "execsig") == 0) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGUSR1);
+        signal(SIGINT, SIG_IGN);
+        sigprocmask(SIG_BLOCK, &set, NULL);
+        execl(argv[0], "forks", "sigcheck", argv[2], (char *)0);
+        return 1;
+    } else if (strcmp(mode, "sigcheck") == 0) {
+        struct sigaction sa;
+        sigset_t cur;
+        ok = sigaction(SIGINT, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN &&
+             sigprocmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIGUSR1) == 1;
     } else if (strcmp(mode, "execscript") == 0 || strcmp(mode, "execshell") == 0) {
         spin(n);
         fflush(stdout);
@@ -223,7 +239,7 @@ int main(int argc, char **argv)
         return 1;
     } else if (strcmp(mode, "sysloop") == 0 || strcmp(mode, "popenloop") == 0) {
         char cmd[64];
-        snprintf(cmd, sizeof cmd, "./forks loop %ld", n);
+        snprintf(cmd, sizeof cmd, "./forks loop %.20s", argv[2]); /* N as given */
         fflush(stdout);
         if (mode[0] == 's') {
             int st = system(cmd);
