@@ -883,6 +883,13 @@ static int exec_resolve(const char *path, strv_t *args, char **prog, char *why, 
                          buf[4], machine);
                 break;
             }
+            if (st.st_mode & (S_ISUID | S_ISGID)) {
+                /* QEMU would run it with the caller's privileges, not
+                 * the program's */
+                snprintf(why, wn, "%s is set-user-ID or set-group-ID: the kernel runs it with "
+                         "its privileges", cur);
+                break;
+            }
             *prog = cur;
             return 1;
         }
