@@ -63,6 +63,19 @@ void capture_header_fill(pmusim_trace_header_t *hdr, pmusim_uarch_t *u, const ch
                                                  PMUSIM_ANN_SYMBOLS);
 }
 
+void capture_print_reaped(const char *prefix, const pmusim_capture_t *cap)
+{
+    const uint32_t *pr = NULL;
+    uint32_t n = pmusim_capture_reaped(cap, &pr);
+    for (uint32_t i = 0; i < n && i < 10; i++)
+        fprintf(stderr, "pmusim: %s%swait: child %u was killed by signal %u (%s)\n",
+                prefix ? prefix : "", prefix ? ": " : "", pr[2 * i], pr[2 * i + 1],
+                g_strsignal((int)pr[2 * i + 1]));
+    if (n > 10)
+        fprintf(stderr, "pmusim: %s%swait: %u more children killed by signals (MARKERs in the "
+                        "trace)\n", prefix ? prefix : "", prefix ? ": " : "", n - 10);
+}
+
 char *capture_execve_marker(const pmusim_capture_t *cap, const char *out, uint32_t pid,
                             gboolean *traced)
 {
@@ -291,7 +304,10 @@ static void kid_run(capture_kid_t *kid)
         g_free(why);
     }
     if (ok)
+    {
         kid_print_forks(path, cf->out, cap);
+        capture_print_reaped(path, cap);
+    }
     guint skipped = 0;
     ok = ok && pmusim_capture_add_symbols(cap, w, &skipped, &error);
     if (ok) {

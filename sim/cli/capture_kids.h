@@ -65,4 +65,9 @@ void capture_header_fill(pmusim_trace_header_t *hdr, pmusim_uarch_t *u, const ch
 char *capture_execve_marker(const pmusim_capture_t *cap, const char *out, uint32_t pid,
                             gboolean *traced);
 
+/* The children the stream's waits reaped that a signal had killed
+ * (pmusim_capture_reaped()), one stderr line each for up to 10, prefixed
+ * with `prefix` (a child's trace) when not NULL. */
+void capture_print_reaped(const char *prefix, const pmusim_capture_t *cap);
+
 #endif

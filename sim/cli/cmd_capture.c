@@ -777,6 +777,8 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                         "in the trace says where each was forked)\n",
                 nforks, fork_pids[0], fork_pids[nforks - 1]);
     }
+    if (ok)
+        capture_print_reaped(NULL, cap);
     /* --trace-children: the children traced into files of their own */
     const uint32_t *kid_pids = NULL;
     uint32_t nkids = ok ? pmusim_capture_traced_forks(cap, &kid_pids) : 0;

@@ -314,6 +314,21 @@ for mode in execfail execnoexec; do
     ls k.$mode.0.pmt.* >/dev/null 2>&1 && fail "kids $mode: a file $(ls k.$mode.0.pmt.*)" || ok "kids $mode: no exec'd image's file"
     lastrec k.$mode.0.pmt | grep -q " marker " && fail "kids $mode: a MARKER $(lastrec k.$mode.0.pmt)" || ok "kids $mode: no MARKER"
 done
+# the parent's wait names the signal that killed the child (QEMU reaps
+# it: only the guest's wait4 or waitid shows it): a MARKER in the parent's
+# trace and a line on stderr
+st=$(kcapture diesid 0)
+[ "$st" = 42 ] && ok "kids diesid 0: exit status 42" || fail "kids diesid 0: exit status $st, expected 42"
+for run in "dies $n" "diesid 0"; do
+    set -- $run
+    p=$(kids $1 $2)
+    if [ -n "$p" ] && "$pmusim" trace dump "k.$1.$2.pmt" | grep -q "^[0-9]* [0-9]* marker wait: child $p was killed by signal 6 (Aborted)\$"; then
+        ok "kids $1: the parent's trace says child $p was killed by signal 6"
+    else
+        fail "kids $1: no 'killed by signal 6' MARKER for child '$p'"
+    fi
+    grep -q "^pmusim: wait: child $p was killed by signal 6 (Aborted)\$" "k.$1.$2.err" && ok "kids $1: stderr names the signal" || fail "kids $1: stderr: $(cat "k.$1.$2.err")"
+done
 # a child that runs on after its parent: waited for (late: 1 s), or no
 # longer read after --children-wait (orphan: 20 s; the child itself runs
 # on untraced, not killed)

@@ -81,6 +81,12 @@
  *             If that execve fails, an EXECVE {1, 0, why} follows and the
  *             call is QEMU's to make natively, as without kids=PATH; no
  *             other chunk may follow {3, N}.
+ * REAPED  (kids=PATH only) the guest thread `vcpu` reaped, with wait4 or
+ *         waitid (not WNOWAIT), a child that a signal killed: payload u32
+ *         the child's pid, u32 the signal (1..64); sent when the call
+ *         returns, after an EXEC chunk of that thread.  QEMU reaps its
+ *         children for the guest, so this is where pmusim learns the
+ *         signal (the child's own stream just ends).
  *
  * A traced child's stream (plugin argument kids=PATH, `trace capture
  * --trace-children`) goes through a Unix stream socket connected to
@@ -146,6 +152,7 @@ enum {
     CAPSTREAM_FORK = 6,
     CAPSTREAM_EXECVE = 7, /* {1, 0[, why]}: the thread calls execve; {2, 0}: the call
                            * failed; {3, N, program}: traced on in image N's stream */
+    CAPSTREAM_REAPED = 8, /* {pid, signal}: the thread's wait reaped a child a signal killed */
 };
 
 /* capstream_insn_t.flags */

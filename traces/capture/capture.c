@@ -73,6 +73,7 @@ struct pmusim_capture {
     char *maps;           /* MAPS payload, NUL-terminated */
     GArray *fork_pids;    /* of uint32_t: the untraced children of FORK chunks, in order */
     GArray *traced_pids;  /* of uint32_t: the traced ones (FORK's second word 1) */
+    GArray *reaped;       /* of uint32_t pairs: pid, signal (REAPED chunks) */
     char *children_out;   /* OUT of "traced in OUT.PID", or NULL */
     gboolean in_execve;   /* the last EXECVE chunk said a thread called execve */
     uint32_t exec_image;  /* EXECVE {3, N}: N, the image traced on (0: none) */
@@ -100,6 +101,7 @@ pmusim_capture_t *pmusim_capture_new(pmusim_uarch_t *u, uint32_t nthreads, const
     c->threads = g_ptr_array_new_with_free_func(g_free);
     c->fork_pids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     c->traced_pids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    c->reaped = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     return c;
 }
 
@@ -113,6 +115,7 @@ void pmusim_capture_free(pmusim_capture_t *c)
     g_free(c->maps);
     g_array_unref(c->fork_pids);
     g_array_unref(c->traced_pids);
+    g_array_unref(c->reaped);
     g_free(c->children_out);
     g_free(c->exec_text);
     if (c->marker_names)
@@ -492,6 +495,34 @@ static gboolean cap_fork(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
     return TRUE;
 }
 
+/* A REAPED chunk: guest thread `guest`'s wait reaped child `pid`, which
+ * signal `sig` had killed; a MARKER at the thread's cycle, as a fork's. */
+static gboolean cap_reaped(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, uint32_t size,
+                           uint64_t at, GError **error)
+{
+    uint32_t pid = size == 8 ? rd32(p) : 0, sig = size == 8 ? rd32(p + 4) : 0;
+    if (pid == 0 || pid > INT32_MAX || sig == 0 || sig > 64)
+        return cap_error(c, at, error, "REAPED chunk: 8 bytes, a process id 1..%d and a signal "
+                         "1..64 expected", INT32_MAX);
+    if (c->model_failed)
+        return FALSE;
+    cap_thread_t *t = cap_thread(c, guest);
+    g_array_append_val(c->reaped, pid);
+    g_array_append_val(c->reaped, sig);
+    if (!c->marker_names)
+        c->marker_names = g_string_chunk_new(4096);
+    char *name = g_strdup_printf("wait: child %u was killed by signal %u (%s)", pid, sig,
+                                 g_strsignal((int)sig));
+    pmusim_rec_t m = {.kind = PMUSIM_REC_MARKER, .plm = 3, .thread = t->hw,
+                      .name = g_string_chunk_insert(c->marker_names, name)};
+    g_free(name);
+    if (!pmusim_uarch_passthrough(c->u, &m, error)) {
+        c->model_failed = TRUE;
+        return FALSE;
+    }
+    return TRUE;
+}
+
 /* An EXECVE chunk (capstream.h): {1, 0[, why]} a thread calls execve, the
  * new program runs natively if the call works; {2, 0} the call failed;
  * {3, N, program} the new image is traced on in image N's stream (only
@@ -547,6 +578,8 @@ static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, con
         return cap_fork(c, vcpu, p, size, at, error);
     case CAPSTREAM_EXECVE:
         return cap_execve(c, p, size, at, error);
+    case CAPSTREAM_REAPED:
+        return cap_reaped(c, vcpu, p, size, at, error);
     case CAPSTREAM_END:
         c->end = TRUE;
         if (size >= 32) {
@@ -769,6 +802,13 @@ uint32_t pmusim_capture_traced_forks(const pmusim_capture_t *c, const uint32_t *
     if (pids)
         *pids = (const uint32_t *)(const void *)c->traced_pids->data;
     return c->traced_pids->len;
+}
+
+uint32_t pmusim_capture_reaped(const pmusim_capture_t *c, const uint32_t **pairs)
+{
+    if (pairs)
+        *pairs = (const uint32_t *)(const void *)c->reaped->data;
+    return c->reaped->len / 2;
 }
 
 void pmusim_capture_set_children_out(pmusim_capture_t *c, const char *out)

@@ -97,6 +97,8 @@ static int hello_sent;
 static uint8_t **tb_table;
 static uint32_t tb_table_len, tb_table_cap;
 static __thread int in_execve;       /* this thread is in an execve (or execveat) */
+static __thread int wait_call;       /* kids=PATH: this thread is in wait4 (61) or waitid (247) */
+static __thread uint64_t wait_status; /* ... whose status (or siginfo) goes there */
 static uint64_t seq;                 /* chunk number (the header holds its low 32 bits) */
 static uint64_t write_ns, write_bytes; /* --timing: time in writev, bytes sent */
 static uint32_t next_tb;
@@ -1055,6 +1057,13 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
                        uint64_t a7, uint64_t a8)
 {
     (void)id, (void)a6, (void)a7, (void)a8;
+    if ((num == 61 || num == 247) && kids_path && !detached) {
+        /* wait4(pid, status, options, rusage), waitid(idtype, id, infop,
+         * options, rusage): where the child's status will be (reap_chunk()) */
+        wait_call = (int)num;
+        wait_status = num == 61 ? a2 : (a4 & 0x01000000u) ? 0 : a3; /* not with WNOWAIT */
+        return;
+    }
     if ((num != 59 && num != 322) || detached) /* x86-64 execve, execveat */
         return;
     char why[CAPSTREAM_EXECVE_MAX_TEXT] = "";
@@ -1064,10 +1073,50 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
     execve_chunk(vcpu, 1, 0, kids_path ? why : NULL);
 }
 
+/* kids=PATH: a wait4 or waitid that reaped a child killed by a signal
+ * sends a REAPED chunk {pid, signal}: QEMU reaps its children for the
+ * guest, so only the guest's wait shows pmusim the signal (the child's
+ * own stream just ends).  The status is read from guest memory. */
+static void reap_chunk(unsigned vcpu, int call, int64_t ret)
+{
+    uint32_t payload[2] = {0, 0};
+    if (!wait_status || guest_base_state != 1)
+        return;
+    if (call == 61 && ret > 0) {
+        int32_t st;
+        if (guest_read(wait_status, &st, 4) != 0 || (st & 0x7f) == 0 || (st & 0x7f) == 0x7f)
+            return; /* an exit, a stop or a continue */
+        payload[0] = (uint32_t)ret;
+        payload[1] = (uint32_t)(st & 0x7f);
+    } else if (call == 247 && ret == 0) {
+        int32_t si[7]; /* si_signo, si_errno, si_code, pad, si_pid, si_uid, si_status */
+        if (guest_read(wait_status, si, sizeof si) != 0 || (si[2] != 2 && si[2] != 3) ||
+            si[4] <= 0)
+            return; /* not CLD_KILLED or CLD_DUMPED */
+        payload[0] = (uint32_t)si[4];
+        payload[1] = (uint32_t)si[6];
+    } else {
+        return;
+    }
+    if (payload[1] == 0 || payload[1] > 64)
+        return;
+    vbuf_flush(vcpu);
+    pthread_mutex_lock(&out_lock);
+    if (!closed && vcpu < MAX_VCPUS)
+        chunk_write_locked(CAPSTREAM_REAPED, (uint16_t)vcpu, payload, sizeof payload);
+    pthread_mutex_unlock(&out_lock);
+}
+
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
 {
     (void)id;
-    (void)num;
+    if (wait_call) {
+        int call = wait_call;
+        wait_call = 0;
+        if (call == num && !detached)
+            reap_chunk(vcpu, call, ret);
+        return;
+    }
     if (in_execve) {
         in_execve = 0;
         if (!detached)

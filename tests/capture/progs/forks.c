@@ -28,6 +28,7 @@
  *           checks
  *   dies    fork(); the child runs spin(N) and calls abort(); the parent
  *           checks that SIGABRT ended it
+ *   diesid  dies, the parent waiting with waitid() instead of waitpid()
  *   exec    spin(N), then execs /bin/sh -c 'echo replaced; exit 42' (the
  *           shell runs natively: the capture ends at the execve)
  *   execfail  an execve that fails (no such file): the program goes on,
@@ -200,6 +201,16 @@ int main(int argc, char **argv)
         }
         int st;
         ok = p > 0 && waitpid(p, &st, 0) == p && WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT;
+    } else if (strcmp(mode, "diesid") == 0) {
+        pid_t p = fork();
+        if (p == 0) {
+            spin(n);
+            abort();
+        }
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        ok = p > 0 && waitid(P_PID, (id_t)p, &si, WEXITED) == 0 && si.si_pid == p &&
+             (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED) && si.si_status == SIGABRT;
     } else if (strcmp(mode, "exec") == 0) {
         spin(n);
         fflush(stdout);
