@@ -65,6 +65,22 @@ gboolean pmusim_capture_add_symbols(pmusim_capture_t *c, pmusim_trace_writer_t *
  * that then ends without END ended because the program replaced itself by
  * another, which runs natively, outside QEMU. */
 gboolean pmusim_capture_in_execve(const pmusim_capture_t *c);
+/* With `trace capture --trace-children`: why the program that replaced the
+ * process runs natively (the text of the last EXECVE {1, 0, why}), "" when
+ * the plugin gave none or in_execve is FALSE. */
+const char *pmusim_capture_execve_why(const pmusim_capture_t *c);
+/* The children the program's waits reaped that a signal had killed
+ * (REAPED chunks, `trace capture --trace-children` only): their number, and
+ * in *pairs (when not NULL) pid, signal, pid, signal ... in stream order,
+ * valid until the next feed.  Each also has a MARKER in the trace, "wait:
+ * child PID was killed by signal N (NAME)", at the waiting thread's cycle. */
+uint32_t pmusim_capture_reaped(const pmusim_capture_t *c, const uint32_t **pairs);
+/* Whether the stream's last word on execve is that the new image is traced
+ * on in a stream of its own (EXECVE {3, N}, not followed by {1, 0}: the
+ * plugin replaced QEMU by QEMU running the new program): N, the image's
+ * number in its process (1 for the first execve), and in *program (when
+ * not NULL) the program it runs; 0 (and NULL) when not. */
+uint32_t pmusim_capture_exec_image(const pmusim_capture_t *c, const char **program);
 
 /* The processes the program forked (FORK chunks) that are not traced:
  * their number, and in *pids (when not NULL) their ids in stream order,

@@ -1,7 +1,7 @@
 /* `trace capture --trace-children` (capture_kids.h, docs/CAPTURE.md
  * "Tracing the children"): a thread accepts the children's connections on
- * a Unix socket, and each child's stream is read, modelled and written on a
- * thread of its own. */
+ * a Unix socket (a forked child's, or an exec'd image's), and each stream
+ * is read, modelled and written on a thread of its own. */
 #include "capture_kids.h"
 #include "pmusim/capture.h"
 #include "pmusim/outfile.h"
@@ -51,14 +51,47 @@ void capture_header_fill(pmusim_trace_header_t *hdr, pmusim_uarch_t *u, const ch
         char num[16];
         g_snprintf(num, sizeof num, "%u", pid);
         pmusim_trace_header_set_meta(hdr, "capture.pid", num);
-        g_snprintf(num, sizeof num, "%u", parent);
-        pmusim_trace_header_set_meta(hdr, "capture.parent", num);
+        if (parent) {
+            g_snprintf(num, sizeof num, "%u", parent);
+            pmusim_trace_header_set_meta(hdr, "capture.parent", num);
+        }
     }
     pmusim_uarch_header(u, hdr);
     pmusim_trace_header_set_annotations(hdr, pmusim_trace_header_annotations(hdr) |
                                                  PMUSIM_ANN_BRKIND | PMUSIM_ANN_ALLMEM |
                                                  PMUSIM_ANN_FP | PMUSIM_ANN_UOPS |
                                                  PMUSIM_ANN_SYMBOLS);
+}
+
+void capture_print_reaped(const char *prefix, const pmusim_capture_t *cap)
+{
+    const uint32_t *pr = NULL;
+    uint32_t n = pmusim_capture_reaped(cap, &pr);
+    for (uint32_t i = 0; i < n && i < 10; i++)
+        fprintf(stderr, "pmusim: %s%swait: child %u was killed by signal %u (%s)\n",
+                prefix ? prefix : "", prefix ? ": " : "", pr[2 * i], pr[2 * i + 1],
+                g_strsignal((int)pr[2 * i + 1]));
+    if (n > 10)
+        fprintf(stderr, "pmusim: %s%swait: %u more children killed by signals (MARKERs in the "
+                        "trace)\n", prefix ? prefix : "", prefix ? ": " : "", n - 10);
+}
+
+char *capture_execve_marker(const pmusim_capture_t *cap, const char *out, uint32_t pid,
+                            gboolean *traced)
+{
+    const char *prog = NULL;
+    uint32_t n = pmusim_capture_exec_image(cap, &prog);
+    *traced = n != 0;
+    if (n)
+        return g_strdup_printf("execve: %s continued in %s.%u.%u", prog, out, pid, n);
+    if (!pmusim_capture_in_execve(cap))
+        return NULL;
+    const char *why = pmusim_capture_execve_why(cap);
+    return *why ? g_strdup_printf("capture ended early: the program called execve; the program "
+                                  "that replaced it runs natively, outside QEMU, and is not "
+                                  "traced (%s)", why)
+                : g_strdup("capture ended early: the program called execve; the program that "
+                           "replaced it runs natively, outside QEMU, and is not traced");
 }
 
 /* ---- one child ---- */
@@ -85,11 +118,14 @@ static gboolean kid_wait(capture_kids_t *k, int fd)
     }
 }
 
-/* The preamble (capstream.h) and the shared-buffer file on it.  FALSE when
- * the connection closes first (the fork failed) or says something else. */
-static gboolean kid_preamble(capture_kids_t *k, int fd, uint32_t pre[4], int *mfd)
+/* The preamble (capstream.h) and the shared-buffer file on it: a forked
+ * child's (PSCK) or an exec'd image's (PSCX, then *cmd, its command line,
+ * NUL-terminated).  FALSE when the connection closes first (the fork
+ * failed) or says something else. */
+static gboolean kid_preamble(capture_kids_t *k, int fd, uint32_t pre[4], int *mfd, char **cmd)
 {
     *mfd = -1;
+    *cmd = NULL;
     size_t got = 0;
     while (got < 16) {
         if (!kid_wait(k, fd))
@@ -112,7 +148,31 @@ static gboolean kid_preamble(capture_kids_t *k, int fd, uint32_t pre[4], int *mf
                 memcpy(mfd, CMSG_DATA(c), sizeof *mfd);
         got += (size_t)n;
     }
-    return pre[0] == CAPSTREAM_CHILD_MAGIC && pre[1] != 0 && pre[1] <= INT32_MAX;
+    if (pre[1] == 0 || pre[1] > INT32_MAX)
+        return FALSE;
+    if (pre[0] == CAPSTREAM_CHILD_MAGIC)
+        return TRUE;
+    uint32_t len = pre[3] >> 8;
+    if (pre[0] != CAPSTREAM_EXEC_MAGIC || pre[2] == 0 || len > CAPSTREAM_EXEC_MAX_CMDLINE)
+        return FALSE;
+    char *c = g_malloc(len + 1);
+    for (got = 0; got < len;) {
+        if (!kid_wait(k, fd)) {
+            g_free(c);
+            return FALSE;
+        }
+        ssize_t n = read(fd, c + got, len - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            g_free(c);
+            return FALSE;
+        }
+        got += (size_t)n;
+    }
+    c[len] = '\0';
+    *cmd = c;
+    return TRUE;
 }
 
 /* The child's own forks on stderr, as the program's (one line each for up
@@ -146,14 +206,24 @@ static void kid_run(capture_kid_t *kid)
     const capture_kids_conf_t *cf = &k->conf;
     uint32_t pre[4];
     int mfd = -1;
-    if (!kid_preamble(k, kid->fd, pre, &mfd)) {
+    char *cmd = NULL;
+    if (!kid_preamble(k, kid->fd, pre, &mfd, &cmd)) {
         if (mfd >= 0)
             close(mfd);
         return; /* a fork that failed, or pmusim stopped first: no trace */
     }
     uint32_t pid = pre[1];
-    char *path = g_strdup_printf("%s.%u", cf->out, pid);
-    char *sname = g_strdup_printf("%s: the child's capture stream", path);
+    /* an exec'd image N of process PID: OUT.PID.N, continuing OUT.PID.N-1,
+     * or for N = 1 the process's first trace (OUT for the program) */
+    uint32_t image = cmd ? pre[2] : 0;
+    char *path = image ? g_strdup_printf("%s.%u.%u", cf->out, pid, image)
+                       : g_strdup_printf("%s.%u", cf->out, pid);
+    char *continues = !image ? NULL
+                      : image > 1 ? g_strdup_printf("%s.%u.%u", cf->out, pid, image - 1)
+                      : pre[3] & 2 ? g_strdup(cf->out)
+                                   : g_strdup_printf("%s.%u", cf->out, pid);
+    char *sname = g_strdup_printf(image ? "%s: the exec'd image's capture stream"
+                                        : "%s: the child's capture stream", path);
     GError *error = NULL;
     pmusim_trace_header_t hdr = {0};
     pmusim_trace_header_init(&hdr, cf->cpu, cf->threads);
@@ -164,7 +234,10 @@ static void kid_run(capture_kid_t *kid)
     pmusim_uarch_t *u = pmusim_uarch_new(cf->cpu, cf->threads, &cf->uo, kid_sink, &w, &error);
     gboolean ok = u != NULL;
     if (ok) {
-        capture_header_fill(&hdr, u, cf->program, cf->guest_cpu, pid, pre[2]);
+        capture_header_fill(&hdr, u, image ? cmd : cf->program, cf->guest_cpu, pid,
+                            image ? 0 : pre[2]);
+        if (image)
+            pmusim_trace_header_set_meta(&hdr, "capture.continues", continues);
         w = pmusim_trace_writer_open(path, cf->text ? PMUSIM_TRACE_TEXT : PMUSIM_TRACE_BINARY,
                                      &hdr, &error);
         ok = w != NULL;
@@ -212,10 +285,10 @@ static void kid_run(capture_kid_t *kid)
         close(mfd);
     ok = ok && pmusim_capture_finish(cap, &error) && pmusim_uarch_finish(u, &error);
     if (ok && !pmusim_capture_saw_end(cap)) {
-        gboolean execd = !stopped && pmusim_capture_in_execve(cap);
-        char *why = execd ? g_strdup("capture ended early: the program called execve; the "
-                                     "program that replaced it runs natively, outside QEMU, "
-                                     "and is not traced")
+        gboolean traced = FALSE;
+        char *ex = stopped ? NULL : capture_execve_marker(cap, cf->out, pid, &traced);
+        gboolean execd = ex != NULL;
+        char *why = execd ? ex
                     : stopped ? g_strdup_printf("capture ended early: the child still ran %g s "
                                                 "after the program exited; pmusim stopped "
                                                 "reading it", k->wait_s)
@@ -226,12 +299,15 @@ static void kid_run(capture_kid_t *kid)
         pmusim_rec_t m = {.cycle = st.cycles ? st.cycles - 1 : 0, .kind = PMUSIM_REC_MARKER,
                           .plm = 3, .name = why};
         ok = pmusim_trace_writer_write(w, &m, 1, &error);
-        if (!execd)
+        if (!execd || traced)
             fprintf(stderr, "pmusim: %s: %s\n", path, why);
         g_free(why);
     }
     if (ok)
+    {
         kid_print_forks(path, cf->out, cap);
+        capture_print_reaped(path, cap);
+    }
     guint skipped = 0;
     ok = ok && pmusim_capture_add_symbols(cap, w, &skipped, &error);
     if (ok) {
@@ -253,6 +329,8 @@ static void kid_run(capture_kid_t *kid)
     pmusim_trace_header_clear(&hdr);
     g_free(sname);
     g_free(path);
+    g_free(continues);
+    g_free(cmd);
 }
 
 static gpointer kid_main(gpointer p)

@@ -1,5 +1,6 @@
 /* `trace capture --trace-children`: the children of the captured program,
- * each traced into OUT.PID (docs/CAPTURE.md, "Tracing the children").
+ * each traced into OUT.PID, and the images an execve starts, into
+ * OUT.PID.N (docs/CAPTURE.md, "Tracing the children").
  *
  * pmusim listens on a Unix socket in a private temporary directory; the
  * plugin (kids=PATH) connects it before every fork and the child makes the
@@ -16,6 +17,7 @@
 #ifndef PMUSIM_CLI_CAPTURE_KIDS_H
 #define PMUSIM_CLI_CAPTURE_KIDS_H
 
+#include "pmusim/capture.h"
 #include "pmusim/trace.h"
 #include "pmusim/uarch.h"
 
@@ -49,9 +51,23 @@ guint capture_kids_finish(capture_kids_t *k, double wait_s);
 void capture_kids_free(capture_kids_t *k);
 
 /* The header of a capture's trace, the program's or a child's (pid != 0:
- * capture.pid and capture.parent): producer, command line, QEMU's CPU,
- * the model's annotations and what a capture always holds. */
+ * capture.pid, and capture.parent when parent != 0; an exec'd image has
+ * none): producer, command line, QEMU's CPU, the model's annotations and
+ * what a capture always holds. */
 void capture_header_fill(pmusim_trace_header_t *hdr, pmusim_uarch_t *u, const char *program,
                          const char *guest_cpu, uint32_t pid, uint32_t parent);
+
+/* The MARKER (and stderr line) at the end of an image's stream that ended
+ * at an execve (NULL when it did not): "execve: PROGRAM continued in
+ * OUT.PID.N" when the new image is traced (*traced TRUE), else the
+ * ended-early text of a program that runs natively, with the plugin's
+ * reason in parentheses when it gave one.  g_free() it. */
+char *capture_execve_marker(const pmusim_capture_t *cap, const char *out, uint32_t pid,
+                            gboolean *traced);
+
+/* The children the stream's waits reaped that a signal had killed
+ * (pmusim_capture_reaped()), one stderr line each for up to 10, prefixed
+ * with `prefix` (a child's trace) when not NULL. */
+void capture_print_reaped(const char *prefix, const pmusim_capture_t *cap);
 
 #endif

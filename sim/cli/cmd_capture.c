@@ -10,7 +10,8 @@
  * Ctrl-C leaves a complete trace or none (pmusim/outfile.h).  Processes
  * the program forks run untraced: a marker in the trace and a line on
  * stderr say where and which; with --trace-children each is traced into
- * OUT.PID instead (capture_kids.h). */
+ * OUT.PID instead, and what an execve starts into OUT.PID.N
+ * (capture_kids.h). */
 #include "capture_kids.h"
 #include "cmds.h"
 #include "pmusim/capture.h"
@@ -708,6 +709,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     struct rusage child_usage = {0};
     while (wait4(child, &wst, 0, &child_usage) < 0 && errno == EINTR)
         ;
+    const uint32_t program_pid = (uint32_t)child; /* (an execve keeps it) */
     child = -1;
     if (ok && WIFEXITED(wst) && WEXITSTATUS(wst) == 127 && !pmusim_capture_binary(cap)) {
         g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
@@ -738,10 +740,12 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     if (ok && (!pmusim_capture_saw_end(cap) || WIFSIGNALED(wst))) {
         /* an execve ends the stream without END too (docs/CAPTURE.md, "A
          * program that forks") */
-        gboolean execd = !pmusim_capture_saw_end(cap) && pmusim_capture_in_execve(cap);
-        char *why = execd ? g_strdup("capture ended early: the program called execve; the "
-                                     "program that replaced it runs natively, outside QEMU, "
-                                     "and is not traced")
+        gboolean traced = FALSE;
+        char *ex = !pmusim_capture_saw_end(cap)
+                       ? capture_execve_marker(cap, out, program_pid, &traced)
+                       : NULL;
+        gboolean execd = ex != NULL;
+        char *why = execd ? ex
                     : WIFSIGNALED(wst)
                         ? g_strdup_printf("capture ended early: the program was killed by "
                                           "signal %d (%s)", WTERMSIG(wst), g_strsignal(WTERMSIG(wst)))
@@ -773,6 +777,8 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                         "in the trace says where each was forked)\n",
                 nforks, fork_pids[0], fork_pids[nforks - 1]);
     }
+    if (ok)
+        capture_print_reaped(NULL, cap);
     /* --trace-children: the children traced into files of their own */
     const uint32_t *kid_pids = NULL;
     uint32_t nkids = ok ? pmusim_capture_traced_forks(cap, &kid_pids) : 0;

@@ -191,17 +191,143 @@ if "$pmusim" trace dump "$(child dies $n)" | grep -v -e '^symbol ' -e '^end ' | 
 else
     fail "kids dies: no ended-early MARKER at the end of the child's trace"
 fi
+# lastrec TRACE: its last record (symbols and the end line aside)
+lastrec() { "$pmusim" trace dump "$1" | grep -v -e '^symbol ' -e '^end ' | tail -n 1; }
+# meta TRACE KEY: a header value
+meta() { "$pmusim" trace dump "$1" | sed -n "/^meta $2 /{s/^meta $2 //p;q}"; }
 # a child that execs (system, popen, posix_spawn: sh or true is exec'd): a
-# short trace (the C library's side of the spawn) ending with the execve MARKER
-for mode in system popen spawn; do
+# short trace (the C library's side of the spawn) ending with the MARKER
+# that names the exec'd image's trace, which exists and says which it
+# continues
+for run in "system /bin/sh" "popen /bin/sh" "spawn /bin/true"; do
+    set -- $run
+    mode=$1; prog=$2
     t=$(child $mode $n)
     c=$(insns "$t")
     between "kids $mode: the child's instructions up to its execve" "$c" 1 50000
-    if "$pmusim" trace dump "$t" | grep -v -e '^symbol ' -e '^end ' | tail -n 1 | grep -q "marker capture ended early: the program called execve"; then
-        ok "kids $mode: the child's trace ends with the execve MARKER"
+    if lastrec "$t" | grep -q "marker execve: $prog continued in $t\.1\$"; then
+        ok "kids $mode: the child's trace ends with 'execve: $prog continued in $t.1'"
     else
-        fail "kids $mode: the child's trace does not end with the execve MARKER"
+        fail "kids $mode: the child's trace ends with '$(lastrec "$t")'"
     fi
+    [ -s "$t.1" ] && [ "$(meta "$t.1" capture.continues)" = "$t" ] && ok "kids $mode: $t.1 continues $t" || fail "kids $mode: $t.1 missing or continues '$(meta "$t.1" capture.continues)'"
+    grep -q "^pmusim: $t: execve: $prog continued in $t.1\$" "k.$mode.$n.err" && ok "kids $mode: stderr names $t.1" || fail "kids $mode: stderr: $(cat "k.$mode.$n.err")"
+done
+[ "$(cat k.system.$n.out)" = hi ] && ok "kids system: output 'hi' (sh traced)" || fail "kids system: output '$(cat k.system.$n.out)'"
+
+# execve under --trace-children (docs/CAPTURE.md, "Tracing the children"):
+# the new image runs under QEMU and is traced into OUT.PID.N.  The scripts
+# the modes exec: loop.sh, whose #! line names forks itself (the kernel
+# runs /ABS/forks script ./loop.sh N), shell.sh, a /bin/sh script that
+# execs ./forks loop N, and a file that is not executable.
+printf '#!%s/forks script\n' "$PWD" > loop.sh
+printf '#!/bin/sh\nexec ./forks loop "$1"\n' > shell.sh
+chmod +x loop.sh shell.sh
+echo 'not a program' > noexec.txt
+chmod 644 noexec.txt
+# N = 0 is written 0000000, as long as N = 1000000: the two runs' strings
+# (arguments, command lines) are as long, so the start-up is the same and
+# the difference exactly the loop's 2N
+z=0000000
+# image TRACE: the file its last MARKER "execve: PROG continued in FILE" names
+image() { lastrec "$1" | sed -n 's/^[0-9]* [0-9]* marker execve: .* continued in \(.*\)$/\1/p'; }
+# MODE PROGRAM-OF-IMAGE-1 [PROGRAM-OF-IMAGE-2]: the program's images, the
+# last one `forks loop N`, whose loop (2N) is counted against the N = 0 run
+for run in "execself ./forks" "execchain ./forks forks" "execscript $PWD/forks" "execshell /bin/sh ./forks"; do
+    set -- $run
+    mode=$1; shift
+    for size in $z $n; do
+        st=$(kcapture $mode $size)
+        [ "$st" = 42 ] && ok "kids $mode $size: exit status 42 (the last image's)" || { fail "kids $mode $size: exit status $st, expected 42"; cat "k.$mode.$size.err"; }
+        t=k.$mode.$size.pmt
+        for prog in "$@"; do
+            f=$(image "$t")
+            pid=$(echo "$f" | sed -n 's/.*\.\([0-9]*\)\.[0-9]*$/\1/p')
+            if [ -n "$f" ] && [ -s "$f" ] && lastrec "$t" | grep -q "marker execve: $prog continued in $f\$" &&
+               [ "$(meta "$f" capture.continues)" = "$t" ] && [ "$(meta "$f" capture.pid)" = "$pid" ]; then
+                ok "kids $mode $size: $t continued by $prog in $f"
+            else
+                fail "kids $mode $size: $t: '$(lastrec "$t")', '$f'"
+                break
+            fi
+            if [ "$t" = "k.$mode.$size.pmt" ]; then
+                grep -q "^pmusim: execve: $prog continued in $f\$" "k.$mode.$size.err" && ok "kids $mode $size: stderr names $f" || fail "kids $mode $size: stderr: $(cat "k.$mode.$size.err")"
+            else
+                grep -q "^pmusim: $t: execve: $prog continued in $f\$" "k.$mode.$size.err" && ok "kids $mode $size: stderr names $f" || fail "kids $mode $size: stderr: $(cat "k.$mode.$size.err")"
+            fi
+            t=$f
+        done
+        # the last image: `forks loop N` (or `forks script ./loop.sh N`), to its exit
+        case $(meta "$t" program) in
+        *"forks loop $size"|*"forks script ./loop.sh $size") ok "kids $mode $size: the last image runs '$(meta "$t" program)'" ;;
+        *) fail "kids $mode $size: the last image runs '$(meta "$t" program)'" ;;
+        esac
+        lastrec "$t" | grep -q " marker " && fail "kids $mode $size: $t ends with '$(lastrec "$t")'" || ok "kids $mode $size: $t ends at the exit"
+        echo "$t" > "last.$mode.$size"
+        [ $(ls k.$mode.$size.pmt.* | wc -l) -eq $# ] && ok "kids $mode $size: $# exec'd image(s), no other file" || fail "kids $mode $size: files $(ls k.$mode.$size.pmt.*)"
+    done
+    d=$(( $(insns "$(cat last.$mode.$n)") - $(insns "$(cat last.$mode.$z)") ))
+    between "kids $mode: the exec'd loop's instructions beyond the size 0 run" $d $((2 * n)) $((2 * n))
+    # the first image's own loop before its execve
+    d=$(( $(insns "k.$mode.$n.pmt") - $(insns "k.$mode.$z.pmt") ))
+    between "kids $mode: the first image's instructions beyond the size 0 run" $d $((2 * n)) $((2 * n))
+done
+# system, popen, posix_spawn of the looping program: its trace is the one
+# an execve MARKER names as `./forks` continued (sh forks or execs it)
+for mode in sysloop popenloop spawnloop; do
+    for size in $z $n; do
+        st=$(kcapture $mode $size)
+        [ "$st" = 42 ] && ok "kids $mode $size: exit status 42 (the child's 42 checked)" || { fail "kids $mode $size: exit status $st, expected 42"; cat "k.$mode.$size.err"; }
+        f=
+        for t in k.$mode.$size.pmt.*; do
+            g=$(lastrec "$t" | sed -n 's/^[0-9]* [0-9]* marker execve: \.\/forks continued in \(.*\)$/\1/p')
+            [ -n "$g" ] && f=$g
+        done
+        if [ -n "$f" ] && [ -s "$f" ] && [ "$(meta "$f" program)" = "./forks loop $size" ]; then
+            ok "kids $mode $size: ./forks loop $size traced in $f"
+        else
+            fail "kids $mode $size: no trace of ./forks loop $size ('$f')"
+        fi
+        echo "$f" > "last.$mode.$size"
+    done
+    d=$(( $(insns "$(cat last.$mode.$n)") - $(insns "$(cat last.$mode.$z)") ))
+    between "kids $mode: the exec'd loop's instructions beyond the size 0 run" $d $((2 * n)) $((2 * n))
+done
+# what an execve keeps: an ignored signal and the blocked mask (the new
+# image checks both: 42), as natively
+st=$(kcapture execsig 0)
+set +e
+./forks execsig 0
+native=$?
+set -e
+[ "$st" = 42 ] && [ "$native" = 42 ] && [ -s "$(image k.execsig.0.pmt)" ] && ok "kids execsig: SIGINT ignored and SIGUSR1 blocked in the traced image, as natively" || fail "kids execsig: status $st, image '$(image k.execsig.0.pmt)'"
+# an execve that fails (no such file: ENOENT; not executable: EACCES): the
+# program sees the kernel's errno (it checks it: status 42, as natively),
+# its trace goes on, and no file is written for an image
+for mode in execfail execnoexec; do
+    set +e
+    ./forks $mode 0 >/dev/null 2>&1
+    native=$?
+    set -e
+    st=$(kcapture $mode 0)
+    [ "$st" = 42 ] && [ "$native" = 42 ] && ok "kids $mode: status 42, natively too (errno as natively)" || fail "kids $mode: status $st, natively $native"
+    ls k.$mode.0.pmt.* >/dev/null 2>&1 && fail "kids $mode: a file $(ls k.$mode.0.pmt.*)" || ok "kids $mode: no exec'd image's file"
+    lastrec k.$mode.0.pmt | grep -q " marker " && fail "kids $mode: a MARKER $(lastrec k.$mode.0.pmt)" || ok "kids $mode: no MARKER"
+done
+# the parent's wait names the signal that killed the child (QEMU reaps
+# it: only the guest's wait4 or waitid shows it): a MARKER in the parent's
+# trace and a line on stderr
+st=$(kcapture diesid 0)
+[ "$st" = 42 ] && ok "kids diesid 0: exit status 42" || fail "kids diesid 0: exit status $st, expected 42"
+for run in "dies $n" "diesid 0"; do
+    set -- $run
+    p=$(kids $1 $2)
+    if [ -n "$p" ] && "$pmusim" trace dump "k.$1.$2.pmt" | grep -q "^[0-9]* [0-9]* marker wait: child $p was killed by signal 6 (Aborted)\$"; then
+        ok "kids $1: the parent's trace says child $p was killed by signal 6"
+    else
+        fail "kids $1: no 'killed by signal 6' MARKER for child '$p'"
+    fi
+    grep -q "^pmusim: wait: child $p was killed by signal 6 (Aborted)\$" "k.$1.$2.err" && ok "kids $1: stderr names the signal" || fail "kids $1: stderr: $(cat "k.$1.$2.err")"
 done
 # a child that runs on after its parent: waited for (late: 1 s), or no
 # longer read after --children-wait (orphan: 20 s; the child itself runs

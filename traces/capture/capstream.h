@@ -59,12 +59,34 @@
  *         nothing: the plugin detaches from the stream and the shared
  *         buffers in it (docs/CAPTURE.md, "A program that forks").
  * EXECVE  (version 3) the guest thread `vcpu` calls execve or execveat:
- *         payload u32 1, u32 0, sent at the call after an EXEC chunk of
- *         that thread with everything it executed before; u32 2, u32 0
- *         when the call returns (it failed).  A call that works replaces
- *         QEMU by the new program, which the host runs natively: the
- *         stream ends after {1, 0} without END, and pmusim says the
- *         program called execve rather than that it died.
+ *         payload u32 what, u32 arg, then (what 1 and 3 only) up to
+ *         CAPSTREAM_EXECVE_MAX_TEXT bytes of text without NUL:
+ *           {1, 0}: sent at the call after an EXEC chunk of that thread with
+ *             everything it executed before.  A call that works replaces
+ *             QEMU by the new program, which the host runs natively: the
+ *             stream ends after it without END, and pmusim says the
+ *             program called execve rather than that it died.  With
+ *             kids=PATH the text says why the new image is not traced
+ *             (it is the kernel's to run: a missing file, a script the
+ *             plugin does not follow, an ELF of another machine ...);
+ *             without kids=PATH there is no text (8 bytes, as before).
+ *           {2, 0}: the call returned (it failed); exactly 8 bytes.
+ *           {3, N} (kids=PATH only): the new image runs under QEMU with
+ *             the plugin and is traced in a stream of its own, image N
+ *             (1, 2, ...) of this process; the text is the program it
+ *             runs (the x86-64 ELF the kernel would run, after any #!
+ *             scripts).  Sent after the thread's EXEC chunk and a MAPS
+ *             chunk, just before the plugin replaces QEMU (the host's
+ *             execve of /proc/self/exe): the stream then ends without END.
+ *             If that execve fails, an EXECVE {1, 0, why} follows and the
+ *             call is QEMU's to make natively, as without kids=PATH; no
+ *             other chunk may follow {3, N}.
+ * REAPED  (kids=PATH only) the guest thread `vcpu` reaped, with wait4 or
+ *         waitid (not WNOWAIT), a child that a signal killed: payload u32
+ *         the child's pid, u32 the signal (1..64); sent when the call
+ *         returns, after an EXEC chunk of that thread.  QEMU reaps its
+ *         children for the guest, so this is where pmusim learns the
+ *         signal (the child's own stream just ends).
  *
  * A traced child's stream (plugin argument kids=PATH, `trace capture
  * --trace-children`) goes through a Unix stream socket connected to
@@ -77,6 +99,17 @@
  * MAPS, and what it runs from then on, ending as the parent's does (END,
  * EXECVE, or nothing at a death).  A connection that closes before the
  * preamble is a fork that failed.
+ *
+ * An exec'd image (EXECVE {3, N} above) connects to the same socket when
+ * its plugin starts (plugin arguments kids=PATH,exec=N[,top=1]) and sends
+ * the preamble u32 CAPSTREAM_EXEC_MAGIC, u32 its pid (the process's: an
+ * execve keeps it), u32 N, u32 flags: bit 0 a shared-buffer file is
+ * attached (as for a child), bit 1 the process is the captured program
+ * (its first image's trace is pmusim's OUT, else OUT.PID), bits 31:8 the
+ * length L (<= CAPSTREAM_EXEC_MAX_CMDLINE) of the guest's command line
+ * (the program and its arguments, blank-separated, for the trace's
+ * header), whose L bytes follow; then its own stream from chunk 0, as a
+ * program's (HELLO first, its blocks translated from scratch).
  *
  * The execution buffers (capstream_vbuf_t) live in a memory region that
  * pmusim creates and passes to QEMU (plugin argument shm=N), one per vCPU,
@@ -100,6 +133,9 @@
 
 #define CAPSTREAM_MAGIC 0x50435350u /* "PSCP" little-endian */
 #define CAPSTREAM_CHILD_MAGIC 0x4b435350u /* "PSCK": a traced child's preamble */
+#define CAPSTREAM_EXEC_MAGIC 0x58435350u  /* "PSCX": an exec'd image's preamble */
+#define CAPSTREAM_EXECVE_MAX_TEXT 4096u   /* bytes of an EXECVE chunk's text */
+#define CAPSTREAM_EXEC_MAX_CMDLINE 65535u /* bytes of an exec'd image's command line */
 #define CAPSTREAM_VERSION 3u
 #define CAPSTREAM_MAX_CHUNK (1u << 20)
 #define CAPSTREAM_MAX_TB_INSNS 512u
@@ -114,7 +150,9 @@ enum {
     CAPSTREAM_MAPS = 4,
     CAPSTREAM_END = 5,
     CAPSTREAM_FORK = 6,
-    CAPSTREAM_EXECVE = 7, /* {1, 0}: the thread calls execve; {2, 0}: the call failed */
+    CAPSTREAM_EXECVE = 7, /* {1, 0[, why]}: the thread calls execve; {2, 0}: the call
+                           * failed; {3, N, program}: traced on in image N's stream */
+    CAPSTREAM_REAPED = 8, /* {pid, signal}: the thread's wait reaped a child a signal killed */
 };
 
 /* capstream_insn_t.flags */

@@ -73,8 +73,11 @@ struct pmusim_capture {
     char *maps;           /* MAPS payload, NUL-terminated */
     GArray *fork_pids;    /* of uint32_t: the untraced children of FORK chunks, in order */
     GArray *traced_pids;  /* of uint32_t: the traced ones (FORK's second word 1) */
+    GArray *reaped;       /* of uint32_t pairs: pid, signal (REAPED chunks) */
     char *children_out;   /* OUT of "traced in OUT.PID", or NULL */
     gboolean in_execve;   /* the last EXECVE chunk said a thread called execve */
+    uint32_t exec_image;  /* EXECVE {3, N}: N, the image traced on (0: none) */
+    char *exec_text;      /* its program, or the why of an EXECVE {1, 0, why} */
     GStringChunk *marker_names; /* the fork MARKERs' names: they live until the
                                  * capture is freed (the writer may hold them) */
     uint64_t insns;
@@ -98,6 +101,7 @@ pmusim_capture_t *pmusim_capture_new(pmusim_uarch_t *u, uint32_t nthreads, const
     c->threads = g_ptr_array_new_with_free_func(g_free);
     c->fork_pids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     c->traced_pids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    c->reaped = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     return c;
 }
 
@@ -111,7 +115,9 @@ void pmusim_capture_free(pmusim_capture_t *c)
     g_free(c->maps);
     g_array_unref(c->fork_pids);
     g_array_unref(c->traced_pids);
+    g_array_unref(c->reaped);
     g_free(c->children_out);
+    g_free(c->exec_text);
     if (c->marker_names)
         g_string_chunk_free(c->marker_names);
     g_free(c->binary);
@@ -489,6 +495,59 @@ static gboolean cap_fork(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
     return TRUE;
 }
 
+/* A REAPED chunk: guest thread `guest`'s wait reaped child `pid`, which
+ * signal `sig` had killed; a MARKER at the thread's cycle, as a fork's. */
+static gboolean cap_reaped(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, uint32_t size,
+                           uint64_t at, GError **error)
+{
+    uint32_t pid = size == 8 ? rd32(p) : 0, sig = size == 8 ? rd32(p + 4) : 0;
+    if (pid == 0 || pid > INT32_MAX || sig == 0 || sig > 64)
+        return cap_error(c, at, error, "REAPED chunk: 8 bytes, a process id 1..%d and a signal "
+                         "1..64 expected", INT32_MAX);
+    if (c->model_failed)
+        return FALSE;
+    cap_thread_t *t = cap_thread(c, guest);
+    g_array_append_val(c->reaped, pid);
+    g_array_append_val(c->reaped, sig);
+    if (!c->marker_names)
+        c->marker_names = g_string_chunk_new(4096);
+    char *name = g_strdup_printf("wait: child %u was killed by signal %u (%s)", pid, sig,
+                                 g_strsignal((int)sig));
+    pmusim_rec_t m = {.kind = PMUSIM_REC_MARKER, .plm = 3, .thread = t->hw,
+                      .name = g_string_chunk_insert(c->marker_names, name)};
+    g_free(name);
+    if (!pmusim_uarch_passthrough(c->u, &m, error)) {
+        c->model_failed = TRUE;
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* An EXECVE chunk (capstream.h): {1, 0[, why]} a thread calls execve, the
+ * new program runs natively if the call works; {2, 0} the call failed;
+ * {3, N, program} the new image is traced on in image N's stream (only
+ * {1, 0, why} may follow it: the plugin could not replace QEMU). */
+static gboolean cap_execve(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uint64_t at,
+                           GError **error)
+{
+    uint32_t what = size >= 8 ? rd32(p) : 0, arg = size >= 8 ? rd32(p + 4) : 0;
+    uint32_t tn = size >= 8 ? size - 8 : 0;
+    gboolean ok = size >= 8 && tn <= CAPSTREAM_EXECVE_MAX_TEXT &&
+                  (tn == 0 || !memchr(p + 8, '\0', tn)) &&
+                  ((what == 1 && arg == 0) || (what == 2 && arg == 0 && tn == 0 && !c->exec_image) ||
+                   (what == 3 && arg >= 1 && tn > 0 && !c->exec_image));
+    if (!ok)
+        return cap_error(c, at, error,
+                         "EXECVE chunk: {1, 0[, why]}, {2, 0} or {3, N >= 1, program} expected "
+                         "(8 bytes and up to %u of text without NUL; {1, 0, why} alone after "
+                         "{3, N})", CAPSTREAM_EXECVE_MAX_TEXT);
+    g_free(c->exec_text);
+    c->exec_text = g_strndup((const char *)p + 8, tn);
+    c->in_execve = what == 1;
+    c->exec_image = what == 3 ? arg : 0;
+    return TRUE;
+}
+
 static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, const uint8_t *p,
                           uint32_t size, uint64_t at, GError **error)
 {
@@ -496,6 +555,9 @@ static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, con
         return cap_error(c, at, error, "the stream must start with a HELLO chunk");
     if (c->end)
         return cap_error(c, at, error, "chunk after the END chunk");
+    if (c->exec_image && kind != CAPSTREAM_EXECVE)
+        return cap_error(c, at, error, "chunk of kind %u after EXECVE {3, %u}: only an EXECVE "
+                         "{1, 0} (the execve of QEMU failed) may follow", kind, c->exec_image);
     switch (kind) {
     case CAPSTREAM_HELLO:
         if (c->hello || size < 4 || rd32(p) != CAPSTREAM_VERSION)
@@ -515,10 +577,9 @@ static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, con
     case CAPSTREAM_FORK:
         return cap_fork(c, vcpu, p, size, at, error);
     case CAPSTREAM_EXECVE:
-        if (size != 8 || (rd32(p) != 1 && rd32(p) != 2) || rd32(p + 4) != 0)
-            return cap_error(c, at, error, "EXECVE chunk: 8 bytes, {1, 0} or {2, 0} expected");
-        c->in_execve = rd32(p) == 1;
-        return TRUE;
+        return cap_execve(c, p, size, at, error);
+    case CAPSTREAM_REAPED:
+        return cap_reaped(c, vcpu, p, size, at, error);
     case CAPSTREAM_END:
         c->end = TRUE;
         if (size >= 32) {
@@ -718,6 +779,18 @@ gboolean pmusim_capture_saw_end(const pmusim_capture_t *c) { return c->end; }
 
 gboolean pmusim_capture_in_execve(const pmusim_capture_t *c) { return c->in_execve; }
 
+uint32_t pmusim_capture_exec_image(const pmusim_capture_t *c, const char **program)
+{
+    if (program)
+        *program = c->exec_image ? c->exec_text : NULL;
+    return c->exec_image;
+}
+
+const char *pmusim_capture_execve_why(const pmusim_capture_t *c)
+{
+    return c->in_execve && c->exec_text ? c->exec_text : "";
+}
+
 uint32_t pmusim_capture_forks(const pmusim_capture_t *c, const uint32_t **pids)
 {
     if (pids)
@@ -729,6 +802,13 @@ uint32_t pmusim_capture_traced_forks(const pmusim_capture_t *c, const uint32_t *
     if (pids)
         *pids = (const uint32_t *)(const void *)c->traced_pids->data;
     return c->traced_pids->len;
+}
+
+uint32_t pmusim_capture_reaped(const pmusim_capture_t *c, const uint32_t **pairs)
+{
+    if (pairs)
+        *pairs = (const uint32_t *)(const void *)c->reaped->data;
+    return c->reaped->len / 2;
 }
 
 void pmusim_capture_set_children_out(pmusim_capture_t *c, const char *out)

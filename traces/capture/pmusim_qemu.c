@@ -30,10 +30,20 @@
  * translated so far again, MAPS), the parent closes its copy and says in
  * its FORK chunk that the child is traced.
  *
+ * With kids=PATH an execve goes on under QEMU too: the plugin reads the
+ * guest's path, argv and envp from guest memory, resolves the program as
+ * the kernel would (#! scripts included), ends its stream with an EXECVE
+ * chunk that names the image to come, and replaces QEMU by QEMU running
+ * the new program with this plugin (exec=N), whose stream is a connection
+ * of its own to PATH (exec_traced(); docs/CAPTURE.md, "An execve under
+ * --trace-children").
+ *
  * Arguments: fd=N (the pipe's write end, inherited from pmusim), shm=N
  * (optional: a file of CAPSTREAM_SHM_SIZE bytes for the buffers, also
  * inherited; without it they are private memory), kids=PATH (optional:
- * pmusim's Unix socket for the children's streams).  */
+ * pmusim's Unix socket for the children's streams), exec=N and top=1
+ * (an exec'd image, given by the plugin itself: image N of its process,
+ * which is the captured program when top=1; no fd=).  */
 #include "capstream.h"
 #include "qemu_plugin_abi.h"
 
@@ -45,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -86,6 +97,8 @@ static int hello_sent;
 static uint8_t **tb_table;
 static uint32_t tb_table_len, tb_table_cap;
 static __thread int in_execve;       /* this thread is in an execve (or execveat) */
+static __thread int wait_call;       /* kids=PATH: this thread is in wait4 (61) or waitid (247) */
+static __thread uint64_t wait_status; /* ... whose status (or siginfo) goes there */
 static uint64_t seq;                 /* chunk number (the header holds its low 32 bits) */
 static uint64_t write_ns, write_bytes; /* --timing: time in writev, bytes sent */
 static uint32_t next_tb;
@@ -94,6 +107,14 @@ static vbuf_t *vbufs[MAX_VCPUS];
 static vbuf_t *shm;                  /* the shared buffers, or NULL */
 static csh cs;
 static int cs_ok;
+/* kids=PATH: an execve runs the new image under QEMU and this plugin too */
+static uint32_t exec_n;              /* this image's number in its process (exec=N): 0 its first */
+static int exec_top;                 /* the process is the captured program (top=1) */
+static char *plugin_self;            /* this plugin's absolute path */
+static char *qemu_cpu_arg;           /* QEMU's -cpu, or NULL */
+static char *qemu_argv0;             /* QEMU's argv[0] */
+static int64_t guest_base;           /* host address - guest address (user mode) */
+static int guest_base_state;         /* 0 not seen yet, 1 known, 2 not the same for every insn */
 
 /* Writes one chunk; the caller holds out_lock. */
 static void chunk_write_locked(uint16_t kind, uint16_t vcpu, const void *payload, uint32_t size)
@@ -460,6 +481,17 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     memcpy(payload, &tb_id, 4);
     memcpy(payload + 4, &n32, 4);
     memcpy(payload + 8, &vaddr, 8);
+    if (kids_path && guest_base_state != 2) {
+        /* where guest memory lies in QEMU's (for an execve's strings):
+         * the same offset for every block, else unknown */
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, 0);
+        const uint8_t *h = qemu_plugin_insn_haddr(insn);
+        int64_t base = (int64_t)((uint64_t)(uintptr_t)h - qemu_plugin_insn_vaddr(insn));
+        if (!h || (guest_base_state == 1 && base != guest_base))
+            guest_base_state = 2;
+        else if (guest_base_state == 0)
+            guest_base = base, guest_base_state = 1;
+    }
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         capstream_insn_t d;
@@ -558,17 +590,14 @@ static void fork_parent(void)
     fork_returned = 1; /* the system call's return says whether it worked */
 }
 
-/* A traced child's stream (kids=PATH): the socket connected before the
- * fork, a shared-buffer file of its own (the parent's slots are the
- * parent's), chunk numbers from 0, and at its start everything a reader
- * needs that went to the parent's stream: HELLO, the blocks translated so
- * far with their ids, the mappings.  The caller holds out_lock. */
-static void fork_child_traced(void)
+/* A stream of its own on the connected socket out_fd (a traced child, or
+ * an exec'd image): a shared-buffer file of its own (the parent's slots
+ * are the parent's; an exec'd image has none), chunk numbers from 0, and
+ * the preamble `pre` (its last word's bit 0 set here when the file is
+ * mapped) with the file attached and `extra` after it.  0, or -1 when the
+ * preamble could not be sent.  The caller holds out_lock (or runs alone). */
+static int own_stream_open(uint32_t pre[4], const void *extra, size_t extra_len)
 {
-    if (out_fd >= 0)
-        close(out_fd); /* the parent's pipe or socket */
-    out_fd = kid_fd;
-    kid_fd = -1;
     out_is_socket = 1;
     seq = 0;
     write_ns = write_bytes = 0;
@@ -588,14 +617,14 @@ static void fork_child_traced(void)
             shm = m;
     }
     /* the preamble, with the file when it is mapped */
-    uint32_t pre[4] = {CAPSTREAM_CHILD_MAGIC, (uint32_t)getpid(), (uint32_t)getppid(), shm != NULL};
-    struct iovec iov = {pre, sizeof pre};
+    pre[3] |= shm != NULL;
+    struct iovec iov[2] = {{pre, 16}, {(void *)extra, extra_len}};
     union {
         struct cmsghdr h;
         char b[CMSG_SPACE(sizeof(int))];
     } cm;
     memset(&cm, 0, sizeof cm);
-    struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+    struct msghdr mh = {.msg_iov = iov, .msg_iovlen = extra_len ? 2 : 1};
     if (shm) {
         mh.msg_control = cm.b;
         mh.msg_controllen = sizeof cm.b;
@@ -611,10 +640,42 @@ static void fork_child_traced(void)
     while (w < 0 && errno == EINTR);
     if (mfd >= 0)
         close(mfd);
-    if (w != (ssize_t)sizeof pre) {
-        out_failed = 1; /* (a short write of 16 bytes to a stream socket does not happen) */
-        return;
+    if (w >= 16 && (size_t)w < 16 + extra_len) {
+        /* the rest of the command line (the file went with the first part) */
+        const char *rest = (const char *)extra + (w - 16);
+        size_t left = extra_len - (size_t)(w - 16);
+        while (left) {
+            ssize_t k = send(out_fd, rest, left, MSG_NOSIGNAL);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                break;
+            rest += k;
+            left -= (size_t)k;
+        }
+        if (!left)
+            w = (ssize_t)(16 + extra_len);
     }
+    if (w != (ssize_t)(16 + extra_len)) {
+        out_failed = 1;
+        return -1;
+    }
+    return 0;
+}
+
+/* A traced child's stream (kids=PATH): the socket connected before the
+ * fork, and at its start everything a reader needs that went to the
+ * parent's stream: HELLO, the blocks translated so far with their ids, the
+ * mappings.  The caller holds out_lock. */
+static void fork_child_traced(void)
+{
+    if (out_fd >= 0)
+        close(out_fd); /* the parent's pipe or socket */
+    out_fd = kid_fd;
+    kid_fd = -1;
+    uint32_t pre[4] = {CAPSTREAM_CHILD_MAGIC, (uint32_t)getpid(), (uint32_t)getppid(), 0};
+    if (own_stream_open(pre, NULL, 0) != 0)
+        return; /* (a short write of 16 bytes to a stream socket does not happen) */
     hello_sent = 0;
     send_hello_locked();
     for (uint32_t i = 0; i < tb_table_len; i++) {
@@ -633,6 +694,8 @@ static void fork_child_traced(void)
  * that a flush empties without sending; blocks it translates get none. */
 static void fork_child(void)
 {
+    exec_n = 0; /* a new process: its first image */
+    exec_top = 0;
     if (kid_fd >= 0) {
         fork_child_traced();
         pthread_mutex_unlock(&out_lock);
@@ -655,42 +718,409 @@ static void fork_child(void)
     pthread_mutex_unlock(&out_lock);
 }
 
-/* The parent's side of a fork: what its thread executed up to the fork goes
- * in an EXEC chunk, then a FORK chunk with the child's pid (capstream.h). */
-static void execve_chunk(unsigned vcpu, uint32_t what)
+/* An EXECVE chunk {what, arg} and `text` (NULL: none) after an EXEC chunk
+ * with what the thread executed up to the call (capstream.h). */
+static void execve_chunk(unsigned vcpu, uint32_t what, uint32_t arg, const char *text)
 {
     vbuf_flush(vcpu);
-    uint32_t payload[2] = {what, 0};
+    size_t tn = text ? strnlen(text, CAPSTREAM_EXECVE_MAX_TEXT) : 0;
+    uint8_t payload[8 + CAPSTREAM_EXECVE_MAX_TEXT];
+    memcpy(payload, &what, 4);
+    memcpy(payload + 4, &arg, 4);
+    if (tn)
+        memcpy(payload + 8, text, tn);
     pthread_mutex_lock(&out_lock);
     if (!closed && vcpu < MAX_VCPUS)
-        chunk_write_locked(CAPSTREAM_EXECVE, (uint16_t)vcpu, payload, sizeof payload);
+        chunk_write_locked(CAPSTREAM_EXECVE, (uint16_t)vcpu, payload, (uint32_t)(8 + tn));
     pthread_mutex_unlock(&out_lock);
 }
 
-/* An execve replaces QEMU, plugin and all, by the new program, which the
- * host runs natively: the stream ends there without END.  The thread's
- * items go out before the call and an EXECVE chunk says it was made, so
- * that pmusim can tell this end from a death; a call that fails returns
- * (on_syscall_ret) and says so.  A detached child's execve sends nothing. */
+/* ---- execve under --trace-children: the new image under QEMU too ---- */
+
+/* A growable vector of malloc'd strings, NULL-terminated. */
+typedef struct strv {
+    char **v;
+    size_t n, cap;
+} strv_t;
+
+static int strv_add(strv_t *sv, char *s)
+{
+    if (!s)
+        return -1;
+    if (sv->n + 2 > sv->cap) {
+        size_t ncap = sv->cap ? sv->cap * 2 : 16;
+        char **bigger = realloc(sv->v, ncap * sizeof *bigger);
+        if (!bigger) {
+            free(s);
+            return -1;
+        }
+        sv->v = bigger;
+        sv->cap = ncap;
+    }
+    sv->v[sv->n++] = s;
+    sv->v[sv->n] = NULL;
+    return 0;
+}
+
+static void strv_free(strv_t *sv)
+{
+    for (size_t i = 0; i < sv->n; i++)
+        free(sv->v[i]);
+    free(sv->v);
+    memset(sv, 0, sizeof *sv);
+}
+
+/* Guest memory, read with process_vm_readv() on our own process: in user
+ * mode the guest's address space is QEMU's at guest_base + the guest
+ * address, and a bad guest pointer is then an error, not a fault of QEMU.
+ * Pieces never cross a page (the call does not split an iovec). */
+static int guest_read(uint64_t gaddr, void *dst, size_t n)
+{
+    uint8_t *d = dst;
+    while (n) {
+        uint64_t h = gaddr + (uint64_t)guest_base;
+        size_t piece = 4096 - (size_t)(h & 4095);
+        if (piece > n)
+            piece = n;
+        struct iovec l = {d, piece}, r = {(void *)(uintptr_t)h, piece};
+        if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != (ssize_t)piece)
+            return -1;
+        d += piece;
+        gaddr += piece;
+        n -= piece;
+    }
+    return 0;
+}
+
+/* A guest string of at most `max` bytes with its NUL (malloc'd); NULL when
+ * it cannot be read or is longer. */
+static char *guest_string(uint64_t gaddr, size_t max)
+{
+    size_t len = 0;
+    char *s = malloc(max);
+    while (s && len < max) {
+        uint64_t h = gaddr + len + (uint64_t)guest_base;
+        size_t piece = 4096 - (size_t)(h & 4095);
+        if (piece > max - len)
+            piece = max - len;
+        if (guest_read(gaddr + len, s + len, piece) != 0)
+            break;
+        if (memchr(s + len, '\0', piece))
+            return s;
+        len += piece;
+    }
+    free(s);
+    return NULL;
+}
+
+/* The kernel's bounds on execve's strings (fs/exec.c): each at most
+ * MAX_ARG_STRLEN (32 pages) with its NUL, all of them and their pointers
+ * below a quarter of the stack limit, at most 3/4 of 8 MiB, at least 32
+ * pages. */
+#define EXEC_MAX_STRLEN (32u * 4096u)
+
+static uint64_t exec_arg_limit(void)
+{
+    uint64_t limit = 6u << 20;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        rl.rlim_cur / 4 < limit)
+        limit = rl.rlim_cur / 4;
+    return limit < EXEC_MAX_STRLEN ? EXEC_MAX_STRLEN : limit;
+}
+
+/* The guest's NULL-terminated vector at `gaddr` (NULL: empty, as Linux
+ * takes it), counting its bytes in *total.  -1 if unreadable or over the
+ * bounds (left to QEMU: the guest gets the kernel's EFAULT or E2BIG). */
+static int guest_strv(uint64_t gaddr, strv_t *sv, uint64_t *total, uint64_t limit)
+{
+    for (uint64_t i = 0; gaddr; i++) {
+        uint64_t p;
+        if (guest_read(gaddr + 8 * i, &p, 8) != 0)
+            return -1;
+        if (!p)
+            return 0;
+        char *str = guest_string(p, EXEC_MAX_STRLEN);
+        if (!str)
+            return -1;
+        *total += strlen(str) + 1 + 8;
+        if (*total >= limit || strv_add(sv, str) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* How the kernel would run `path`, with the guest's argv in `args`
+ * (rewritten for each #! script): 1 when the program it ends at is an
+ * x86-64 ELF that QEMU can read (*prog, malloc'd; args the guest's argv
+ * for it), else 0 with `why`: the call is left to QEMU, which asks the
+ * kernel (the guest gets its error, or the program runs natively). */
+static int exec_resolve(const char *path, strv_t *args, char **prog, char *why, size_t wn)
+{
+    char *cur = strdup(path);
+    /* the kernel runs a chain of up to 5 #! scripts (the 6th: ELOOP;
+     * "a script whose interpreter is a script", 4 deep, checked natively:
+     * docs/CAPTURE.md) */
+    for (int scripts = 0; cur; scripts++) {
+        struct stat st;
+        if (stat(cur, &st) != 0 || !S_ISREG(st.st_mode) || access(cur, X_OK) != 0) {
+            snprintf(why, wn, "%s is not an executable file: left to the kernel", cur);
+            break;
+        }
+        uint8_t buf[256];
+        int fd = open(cur, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf) : -1;
+        if (fd >= 0)
+            close(fd);
+        if (n < 0) {
+            snprintf(why, wn, "%s cannot be read (QEMU must read it): %s", cur, strerror(errno));
+            break;
+        }
+        if (n >= 20 && memcmp(buf, "\177ELF", 4) == 0) {
+            uint16_t type, machine;
+            memcpy(&type, buf + 16, 2);
+            memcpy(&machine, buf + 18, 2);
+            if (buf[4] != 2 || machine != 62 || (type != 2 && type != 3)) {
+                snprintf(why, wn, "%s is not an x86-64 program (ELF class %u, machine %u)", cur,
+                         buf[4], machine);
+                break;
+            }
+            if (st.st_mode & (S_ISUID | S_ISGID)) {
+                /* QEMU would run it with the caller's privileges, not
+                 * the program's */
+                snprintf(why, wn, "%s is set-user-ID or set-group-ID: the kernel runs it with "
+                         "its privileges", cur);
+                break;
+            }
+            *prog = cur;
+            return 1;
+        }
+        if (n < 2 || buf[0] != '#' || buf[1] != '!') {
+            snprintf(why, wn, "%s is neither an ELF program nor a #! script", cur);
+            break;
+        }
+        if (scripts == 5) {
+            snprintf(why, wn, "%s: more #! scripts than the kernel runs in a chain", cur);
+            break;
+        }
+        /* "#!INTERP [ARG]": the first line of the first 256 bytes, INTERP
+         * up to the first blank, ARG the rest without the blanks around it
+         * (one argument); a line the 256 bytes cut is left to the kernel */
+        uint8_t *nl = memchr(buf, '\n', (size_t)n);
+        if (!nl && n == (ssize_t)sizeof buf) {
+            snprintf(why, wn, "%s: a #! line of 256 bytes or more", cur);
+            break;
+        }
+        char line[256];
+        size_t ln = (size_t)((nl ? nl - buf : n) - 2);
+        memcpy(line, buf + 2, ln);
+        line[ln] = '\0';
+        ln = strlen(line); /* a NUL ends the line too */
+        while (ln && (line[ln - 1] == ' ' || line[ln - 1] == '\t'))
+            line[--ln] = '\0';
+        char *name = line + strspn(line, " \t");
+        size_t k = strcspn(name, " \t");
+        if (k == 0) {
+            snprintf(why, wn, "%s: a #! line without an interpreter", cur);
+            break;
+        }
+        char *arg = name + k;
+        arg += strspn(arg, " \t");
+        name[k] = '\0';
+        /* argv: INTERP [ARG] SCRIPT ARGV[1...] */
+        strv_t na = {0};
+        int bad = strv_add(&na, strdup(name)) != 0 || (*arg && strv_add(&na, strdup(arg)) != 0) ||
+                  strv_add(&na, strdup(cur)) != 0;
+        for (size_t i = 1; !bad && i < args->n; i++)
+            bad = strv_add(&na, strdup(args->v[i])) != 0;
+        if (bad) {
+            strv_free(&na);
+            snprintf(why, wn, "out of memory");
+            break;
+        }
+        strv_free(args);
+        *args = na;
+        free(cur);
+        cur = strdup(name);
+    }
+    free(cur);
+    return 0;
+}
+
+/* The guest's execve (or execveat) of a traced process (kids=PATH): the new
+ * image runs under QEMU with this plugin too (docs/CAPTURE.md, "Tracing
+ * the children").  Returns only when the call is left to QEMU (it runs
+ * the guest's call: the guest gets the kernel's error, or the program runs
+ * natively); `why` then says why. */
+static void exec_traced(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2, uint64_t a3,
+                        uint64_t a4, uint64_t a5, char *why, size_t wn)
+{
+    uint64_t gpath = a1, gargv = a2, genvp = a3;
+    if (num == 322) { /* execveat(dirfd, path, argv, envp, flags) */
+        if ((int32_t)a1 != AT_FDCWD || a5 != 0) {
+            snprintf(why, wn, "execveat with a directory descriptor or flags is left to QEMU");
+            return;
+        }
+        gpath = a2, gargv = a3, genvp = a4;
+    }
+    if (guest_base_state != 1 || !plugin_self) {
+        snprintf(why, wn, "the guest's memory or the plugin's path is not known");
+        return;
+    }
+    strv_t args = {0}, env = {0}, qargv = {0};
+    char *path = guest_string(gpath, 4096), *prog = NULL, *plug = NULL;
+    uint64_t total = 0, limit = exec_arg_limit();
+    if (!path || guest_strv(gargv, &args, &total, limit) != 0 ||
+        guest_strv(genvp, &env, &total, limit) != 0) {
+        snprintf(why, wn, "the guest's path, argv or envp cannot be read or is too long");
+        goto out;
+    }
+    if (args.n == 0) {
+        snprintf(why, wn, "%s: an empty argv", path);
+        goto out;
+    }
+    if (!exec_resolve(path, &args, &prog, why, wn))
+        goto out;
+    /* QEMU again: the same -cpu, this plugin with kids=PATH and the image's
+     * number, -0 for the guest's argv[0], the program (a path QEMU does not
+     * take for an option or look up in PATH) and the arguments */
+    if (asprintf(&plug, "%s,kids=%s,exec=%u,top=%d", plugin_self, kids_path, exec_n + 1,
+                 exec_top) < 0) {
+        plug = NULL;
+        snprintf(why, wn, "out of memory");
+        goto out;
+    }
+    int bad = strv_add(&qargv, strdup(qemu_argv0 ? qemu_argv0 : "qemu-x86_64")) != 0;
+    if (qemu_cpu_arg)
+        bad |= strv_add(&qargv, strdup("-cpu")) != 0 || strv_add(&qargv, strdup(qemu_cpu_arg)) != 0;
+    bad |= strv_add(&qargv, strdup("-plugin")) != 0 || strv_add(&qargv, strdup(plug)) != 0 ||
+           strv_add(&qargv, strdup("-0")) != 0 || strv_add(&qargv, strdup(args.v[0])) != 0;
+    char *p2 = NULL;
+    if (prog[0] == '/' || (strchr(prog, '/') && prog[0] != '-'))
+        p2 = strdup(prog);
+    else if (asprintf(&p2, "./%s", prog) < 0)
+        p2 = NULL;
+    bad |= strv_add(&qargv, p2) != 0;
+    for (size_t i = 1; i < args.n; i++)
+        bad |= strv_add(&qargv, strdup(args.v[i])) != 0;
+    if (!env.v) { /* an empty environment */
+        env.v = calloc(1, sizeof *env.v);
+        env.cap = 1;
+        bad |= !env.v;
+    }
+    if (bad) {
+        snprintf(why, wn, "out of memory");
+        goto out;
+    }
+    /* this image's stream ends: the thread's items, the mappings (the
+     * symbols), and EXECVE {3, N} with the program that continues in
+     * image N's stream; the pipe or socket is close-on-exec.  The output
+     * lock is held through the execve, so that no other thread's chunk
+     * (a block translated, a buffer full) follows {3, N} */
+    vbuf_flush(vcpu);
+    size_t tn = strnlen(prog, CAPSTREAM_EXECVE_MAX_TEXT);
+    uint8_t *payload = malloc(8 + tn);
+    if (!payload) {
+        snprintf(why, wn, "out of memory");
+        goto out;
+    }
+    uint32_t head[2] = {3, exec_n + 1};
+    memcpy(payload, head, 8);
+    memcpy(payload + 8, prog, tn);
+    pthread_mutex_lock(&out_lock);
+    send_maps_locked();
+    chunk_write_locked(CAPSTREAM_EXECVE, (uint16_t)vcpu, payload, (uint32_t)(8 + tn));
+    execve("/proc/self/exe", qargv.v, env.v);
+    int e = errno;
+    pthread_mutex_unlock(&out_lock);
+    free(payload);
+    snprintf(why, wn, "the host's execve of QEMU failed: %s", strerror(e));
+out:
+    free(path);
+    free(prog);
+    free(plug);
+    strv_free(&args);
+    strv_free(&env);
+    strv_free(&qargv);
+}
+
+/* An execve replaces QEMU, plugin and all, by the new program.  Without
+ * kids=PATH the host runs it natively: the stream ends there without END.
+ * The thread's items go out before the call and an EXECVE chunk says it
+ * was made, so that pmusim can tell this end from a death; a call that
+ * fails returns (on_syscall_ret) and says so.  With kids=PATH the new
+ * image runs under QEMU and this plugin (exec_traced()) when it can, and
+ * the chunk says why when it cannot.  A detached child's execve sends
+ * nothing. */
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
                        uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
                        uint64_t a7, uint64_t a8)
 {
-    (void)id, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5, (void)a6, (void)a7, (void)a8;
+    (void)id, (void)a6, (void)a7, (void)a8;
+    if ((num == 61 || num == 247) && kids_path && !detached) {
+        /* wait4(pid, status, options, rusage), waitid(idtype, id, infop,
+         * options, rusage): where the child's status will be (reap_chunk()) */
+        wait_call = (int)num;
+        wait_status = num == 61 ? a2 : (a4 & 0x01000000u) ? 0 : a3; /* not with WNOWAIT */
+        return;
+    }
     if ((num != 59 && num != 322) || detached) /* x86-64 execve, execveat */
         return;
+    char why[CAPSTREAM_EXECVE_MAX_TEXT] = "";
+    if (kids_path && !closed && !out_failed && vcpu < MAX_VCPUS)
+        exec_traced(vcpu, num, a1, a2, a3, a4, a5, why, sizeof why);
     in_execve = 1;
-    execve_chunk(vcpu, 1);
+    execve_chunk(vcpu, 1, 0, kids_path ? why : NULL);
+}
+
+/* kids=PATH: a wait4 or waitid that reaped a child killed by a signal
+ * sends a REAPED chunk {pid, signal}: QEMU reaps its children for the
+ * guest, so only the guest's wait shows pmusim the signal (the child's
+ * own stream just ends).  The status is read from guest memory. */
+static void reap_chunk(unsigned vcpu, int call, int64_t ret)
+{
+    uint32_t payload[2] = {0, 0};
+    if (!wait_status || guest_base_state != 1)
+        return;
+    if (call == 61 && ret > 0) {
+        int32_t st;
+        if (guest_read(wait_status, &st, 4) != 0 || (st & 0x7f) == 0 || (st & 0x7f) == 0x7f)
+            return; /* an exit, a stop or a continue */
+        payload[0] = (uint32_t)ret;
+        payload[1] = (uint32_t)(st & 0x7f);
+    } else if (call == 247 && ret == 0) {
+        int32_t si[7]; /* si_signo, si_errno, si_code, pad, si_pid, si_uid, si_status */
+        if (guest_read(wait_status, si, sizeof si) != 0 || (si[2] != 2 && si[2] != 3) ||
+            si[4] <= 0)
+            return; /* not CLD_KILLED or CLD_DUMPED */
+        payload[0] = (uint32_t)si[4];
+        payload[1] = (uint32_t)si[6];
+    } else {
+        return;
+    }
+    if (payload[1] == 0 || payload[1] > 64)
+        return;
+    vbuf_flush(vcpu);
+    pthread_mutex_lock(&out_lock);
+    if (!closed && vcpu < MAX_VCPUS)
+        chunk_write_locked(CAPSTREAM_REAPED, (uint16_t)vcpu, payload, sizeof payload);
+    pthread_mutex_unlock(&out_lock);
 }
 
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
 {
     (void)id;
-    (void)num;
+    if (wait_call) {
+        int call = wait_call;
+        wait_call = 0;
+        if (call == num && !detached)
+            reap_chunk(vcpu, call, ret);
+        return;
+    }
     if (in_execve) {
         in_execve = 0;
         if (!detached)
-            execve_chunk(vcpu, 2);
+            execve_chunk(vcpu, 2, 0, NULL);
         return;
     }
     if (!fork_returned)
@@ -704,6 +1134,109 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
     if (!closed && vcpu < MAX_VCPUS) /* (a thread beyond them sends no items either) */
         chunk_write_locked(CAPSTREAM_FORK, (uint16_t)vcpu, payload, sizeof payload);
     pthread_mutex_unlock(&out_lock);
+}
+
+/* QEMU's own command line (/proc/self/cmdline), for an execve under
+ * kids=PATH: argv[0], -cpu, the plugin's path (the -plugin option's first
+ * field, made absolute: the guest may change its directory), and in
+ * *guest (malloc'd, may be NULL) the guest's program and arguments
+ * joined by blanks, what follows QEMU's options. */
+static void read_qemu_cmdline(char **guest)
+{
+    *guest = NULL;
+    FILE *fp = fopen("/proc/self/cmdline", "r");
+    if (!fp)
+        return;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap + 1);
+    while (buf) {
+        size_t got = fread(buf + len, 1, cap - len, fp);
+        len += got;
+        if (len < cap)
+            break;
+        char *bigger = realloc(buf, cap * 2 + 1);
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    fclose(fp);
+    if (!buf)
+        return;
+    buf[len] = '\0';
+    char *w = buf, *end = buf + len;
+    int idx = 0, opts = 1;
+    size_t glen = 0;
+    char *g = NULL;
+    while (w < end) {
+        char *next = w + strlen(w) + 1;
+        if (idx == 0) {
+            qemu_argv0 = strdup(w);
+        } else if (opts && w[0] == '-') {
+            /* QEMU's options that take a value (the ones pmusim and the
+             * plugin pass, and the other usual ones) */
+            static const char *const with_value[] = {"-cpu", "-plugin", "-0", "-E", "-U", "-L",
+                                                     "-d", "-D", "-B", "-R", "-s", "-r", "-p",
+                                                     "-seed", "-trace", "-dfilter", NULL};
+            int takes = 0;
+            for (int k = 0; with_value[k]; k++)
+                takes |= strcmp(w, with_value[k]) == 0;
+            if (takes && next < end) {
+                if (strcmp(w, "-cpu") == 0 && !qemu_cpu_arg)
+                    qemu_cpu_arg = strdup(next);
+                if (strcmp(w, "-plugin") == 0 && !plugin_self) {
+                    char *first = strndup(next, strcspn(next, ","));
+                    plugin_self = first ? realpath(first, NULL) : NULL;
+                    free(first);
+                }
+                next += strlen(next) + 1;
+            }
+        } else {
+            opts = 0;
+            size_t wl = strlen(w);
+            char *bigger = realloc(g, glen + wl + 2);
+            if (bigger) {
+                g = bigger;
+                if (glen)
+                    g[glen++] = ' ';
+                memcpy(g + glen, w, wl + 1);
+                glen += wl;
+            }
+        }
+        idx++;
+        w = next;
+    }
+    free(buf);
+    *guest = g;
+}
+
+/* An exec'd image (exec=N): its stream is a connection to pmusim's
+ * children socket, like a forked child's, with the preamble of an exec'd
+ * image and the guest's command line after it.  -1 when it cannot be
+ * made (the image then runs untraced). */
+static int exec_image_connect(const char *guest_cmd)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(kids_path) >= sizeof sa.sun_path)
+        return -1;
+    memcpy(sa.sun_path, kids_path, strlen(kids_path) + 1);
+    out_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (out_fd < 0)
+        return -1;
+    if (connect(out_fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        close(out_fd);
+        out_fd = -1;
+        return -1;
+    }
+    size_t cl = guest_cmd ? strlen(guest_cmd) : 0;
+    if (cl > CAPSTREAM_EXEC_MAX_CMDLINE)
+        cl = CAPSTREAM_EXEC_MAX_CMDLINE;
+    uint32_t pre[4] = {CAPSTREAM_EXEC_MAGIC, (uint32_t)getpid(), exec_n,
+                       (uint32_t)exec_top << 1 | (uint32_t)cl << 8};
+    return own_stream_open(pre, guest_cmd, cl);
 }
 
 __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t id,
@@ -732,7 +1265,32 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
             long v = strtol(argv[i] + 4, &end, 10);
             if (*end == '\0' && v >= 0 && v < 65536)
                 shm_fd = (int)v;
+        } else if (strncmp(argv[i], "exec=", 5) == 0) {
+            char *end;
+            unsigned long v = strtoul(argv[i] + 5, &end, 10);
+            if (*end == '\0' && v > 0 && v < UINT32_MAX)
+                exec_n = (uint32_t)v;
+        } else if (strcmp(argv[i], "top=1") == 0) {
+            exec_top = 1;
         }
+    }
+    if (kids_path) {
+        char *guest_cmd = NULL;
+        read_qemu_cmdline(&guest_cmd);
+        if (!exec_n) {
+            exec_top = out_fd >= 0; /* pmusim's QEMU: the program's first image */
+        } else if (out_fd < 0 && exec_image_connect(guest_cmd) != 0) {
+            /* no stream: the image runs untraced, as a detached child */
+            detached = closed = out_failed = 1;
+            if (out_fd >= 0)
+                close(out_fd);
+            out_fd = -1;
+            free(guest_cmd);
+            qemu_plugin_outs("pmusim capture plugin: an exec'd image could not reach pmusim: "
+                             "it runs untraced\n");
+            return 0;
+        }
+        free(guest_cmd);
     }
     if (out_fd < 0 || fcntl(out_fd, F_GETFD) < 0) {
         qemu_plugin_outs("pmusim capture plugin: needs fd=N, an open pipe to pmusim\n");

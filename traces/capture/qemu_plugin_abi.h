@@ -84,6 +84,9 @@ struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
+/* The host address of the instruction's first byte (in user mode, guest
+ * memory is host memory at guest_base + the guest address). */
+void *qemu_plugin_insn_haddr(const struct qemu_plugin_insn *insn);
 unsigned int qemu_plugin_mem_size_shift(qemu_plugin_meminfo_t info);
 bool qemu_plugin_mem_is_store(qemu_plugin_meminfo_t info);
 const char *qemu_plugin_path_to_binary(void);

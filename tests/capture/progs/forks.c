@@ -28,9 +28,29 @@
  *           checks
  *   dies    fork(); the child runs spin(N) and calls abort(); the parent
  *           checks that SIGABRT ended it
+ *   diesid  dies, the parent waiting with waitid() instead of waitpid()
  *   exec    spin(N), then execs /bin/sh -c 'echo replaced; exit 42' (the
  *           shell runs natively: the capture ends at the execve)
- *   execfail  an execve that fails (no such file): the program goes on
+ *   execfail  an execve that fails (no such file): the program goes on,
+ *           and checks that errno is ENOENT
+ *   execnoexec  an execve of ./noexec.txt, a file that is not executable
+ *           (the test makes it): the program goes on, errno must be EACCES
+ *   loop    nothing but the loop (2N), for the exec'd images below
+ *   execself  spin(N), then execs ARGV0 loop N (relative path): the new
+ *           image loops 2N and exits 42
+ *   execchain  spin(N), then execs ARGV0 execself N: two execs, three
+ *           images, each loops 2N
+ *   execscript  spin(N), then execs ./loop.sh N, a #! script (the test
+ *           makes it) whose line is "#!/ABS/forks script": the kernel
+ *           runs /ABS/forks script ./loop.sh N, which is `loop N`
+ *   execshell  spin(N), then execs ./shell.sh N, a /bin/sh script (the
+ *           test makes it) that runs `exec ./forks loop N`
+ *   execsig  ignores SIGINT, blocks SIGUSR1, then execs ARGV0 sigcheck N
+ *   sigcheck  exits 42 only when SIGINT is ignored and SIGUSR1 blocked (as
+ *           an execve leaves them)
+ *   sysloop, popenloop, spawnloop  system("./forks loop N"),
+ *           popen("./forks loop N", "r"), posix_spawn("./forks", {"forks",
+ *           "loop", N}): the child must exit 42
  * N = 0 runs no loop: the start-up, the processes and the exit alone. */
 #include <pthread.h>
 #include <semaphore.h>
@@ -39,6 +59,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -83,6 +104,12 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
+    /* a #! script's interpreter: forks script SCRIPT N (execscript) */
+    if (argc == 4 && strcmp(argv[1], "script") == 0) {
+        argv[1] = "loop";
+        argv[2] = argv[3];
+        argc = 3;
+    }
     if (argc != 3)
         return 2;
     const char *mode = argv[1];
@@ -174,6 +201,16 @@ int main(int argc, char **argv)
         }
         int st;
         ok = p > 0 && waitpid(p, &st, 0) == p && WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT;
+    } else if (strcmp(mode, "diesid") == 0) {
+        pid_t p = fork();
+        if (p == 0) {
+            spin(n);
+            abort();
+        }
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        ok = p > 0 && waitid(P_PID, (id_t)p, &si, WEXITED) == 0 && si.si_pid == p &&
+             (si.si_code == CLD_KILLED || si.si_code == CLD_DUMPED) && si.si_status == SIGABRT;
     } else if (strcmp(mode, "exec") == 0) {
         spin(n);
         fflush(stdout);
@@ -181,7 +218,54 @@ int main(int argc, char **argv)
         return 1;
     } else if (strcmp(mode, "execfail") == 0) {
         execl("/nonexistent/program", "program", (char *)0);
-        ok = 1; /* it returned */
+        ok = errno == ENOENT; /* it returned, with the kernel's error */
+    } else if (strcmp(mode, "execnoexec") == 0) {
+        execl("./noexec.txt", "noexec.txt", (char *)0);
+        ok = errno == EACCES;
+    } else if (strcmp(mode, "loop") == 0) {
+        ok = 1;
+    } else if (strcmp(mode, "execself") == 0 || strcmp(mode, "execchain") == 0) {
+        spin(n);
+        fflush(stdout);
+        execl(argv[0], "forks", mode[4] == 's' ? "loop" : "execself", argv[2], (char *)0);
+        return 1;
+    } else if (strcmp(mode, "execsig") == 0) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGUSR1);
+        signal(SIGINT, SIG_IGN);
+        sigprocmask(SIG_BLOCK, &set, NULL);
+        execl(argv[0], "forks", "sigcheck", argv[2], (char *)0);
+        return 1;
+    } else if (strcmp(mode, "sigcheck") == 0) {
+        struct sigaction sa;
+        sigset_t cur;
+        ok = sigaction(SIGINT, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN &&
+             sigprocmask(SIG_BLOCK, NULL, &cur) == 0 && sigismember(&cur, SIGUSR1) == 1;
+    } else if (strcmp(mode, "execscript") == 0 || strcmp(mode, "execshell") == 0) {
+        spin(n);
+        fflush(stdout);
+        const char *script = mode[4] == 's' && mode[5] == 'c' ? "./loop.sh" : "./shell.sh";
+        execl(script, script + 2, argv[2], (char *)0);
+        return 1;
+    } else if (strcmp(mode, "sysloop") == 0 || strcmp(mode, "popenloop") == 0) {
+        char cmd[64];
+        snprintf(cmd, sizeof cmd, "./forks loop %.20s", argv[2]); /* N as given */
+        fflush(stdout);
+        if (mode[0] == 's') {
+            int st = system(cmd);
+            ok = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 42;
+        } else {
+            FILE *fp = popen(cmd, "r");
+            int st = fp ? pclose(fp) : -1;
+            ok = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 42;
+        }
+    } else if (strcmp(mode, "spawnloop") == 0) {
+        pid_t p;
+        char *args[] = {"forks", "loop", argv[2], NULL};
+        int st;
+        ok = posix_spawn(&p, "./forks", NULL, NULL, args, environ) == 0 &&
+             waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 42;
     } else {
         return 2;
     }

@@ -749,6 +749,106 @@ static GByteArray *make_execve_stream(const uint8_t *payload, guint n, gboolean 
     return s;
 }
 
+/* --trace-children: {1, 0, why} (native, and why), {3, N, program} (traced
+ * on in image N's stream), {3, N} then {1, 0, why} (the execve of QEMU
+ * failed: native after all); after {3, N} no other chunk. */
+static void test_capture_execve_traced(void)
+{
+    static const uint8_t why[] = {1, 0, 0, 0, 0, 0, 0, 0, 'n', 'o', 't', ' ', 'E', 'L', 'F'};
+    static const uint8_t on[] = {3, 0, 0, 0, 2, 0, 0, 0, '/', 'b', 'i', 'n', '/', 's', 'h'};
+    for (int k = 0; k < 4; k++) {
+        GByteArray *s = make_execve_stream(k == 0 ? why : on, k == 0 ? sizeof why : sizeof on,
+                                           FALSE);
+        uint32_t seq = 5;
+        if (k == 2)
+            chunk(s, &seq, 7, 0, why, sizeof why);
+        if (k == 3)
+            chunk(s, &seq, 4, 0, "", 0); /* a MAPS chunk after {3, N}: refused */
+        GError *error = NULL;
+        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect, NULL, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 1, "execve");
+        gboolean fed = pmusim_capture_feed(c, s->data, s->len, &error);
+        const char *prog = "unset";
+        if (k < 3) {
+            CU_ASSERT_TRUE_FATAL(fed);
+            CU_ASSERT_EQUAL(pmusim_capture_in_execve(c), k != 1);
+            CU_ASSERT_STRING_EQUAL(pmusim_capture_execve_why(c), k != 1 ? "not ELF" : "");
+            CU_ASSERT_EQUAL(pmusim_capture_exec_image(c, &prog), k == 1 ? 2 : 0);
+            if (k == 1) {
+                CU_ASSERT_STRING_EQUAL(prog, "/bin/sh");
+            } else {
+                CU_ASSERT_PTR_NULL(prog);
+            }
+            CU_ASSERT_TRUE(pmusim_capture_finish(c, &error));
+            CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 7);
+        } else {
+            CU_ASSERT_FALSE(fed);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(error);
+            CU_ASSERT_STRING_EQUAL(error->message,
+                                   "execve: byte 252: chunk of kind 4 after EXECVE {3, 2}: only "
+                                   "an EXECVE {1, 0} (the execve of QEMU failed) may follow");
+        }
+        g_clear_error(&error);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_byte_array_unref(s);
+    }
+}
+
+/* A REAPED chunk (--trace-children: the thread's wait reaped a child that
+ * a signal killed): a MARKER that names the signal, the pair kept; bad
+ * ones refused. */
+static void test_capture_reaped(void)
+{
+    static const uint8_t good[] = {0x92, 0x10, 0, 0, 6, 0, 0, 0}; /* child 4242, SIGABRT */
+    static const uint8_t bad[][8] = {{0, 0, 0, 0, 6, 0, 0, 0}, {0x92, 0x10, 0, 0, 0, 0, 0, 0},
+                                     {0x92, 0x10, 0, 0, 65, 0, 0, 0}};
+    for (guint k = 0; k < 1 + G_N_ELEMENTS(bad); k++) {
+        GByteArray *s = make_stream();
+        g_byte_array_set_size(s, 205);
+        uint32_t seq = 4;
+        chunk(s, &seq, 8, 0, k ? bad[k - 1] : good, 8);
+        GError *error = NULL;
+        GArray *recs = g_array_new(FALSE, FALSE, sizeof(pmusim_rec_t));
+        pmusim_uarch_t *u =
+            pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect_markers, recs, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 1, "reaped");
+        gboolean fed = pmusim_capture_feed(c, s->data, s->len, &error);
+        if (k == 0) {
+            CU_ASSERT_TRUE_FATAL(fed);
+            const uint32_t *pr = NULL;
+            CU_ASSERT_EQUAL_FATAL(pmusim_capture_reaped(c, &pr), 1);
+            CU_ASSERT_EQUAL(pr[0], 4242);
+            CU_ASSERT_EQUAL(pr[1], 6);
+            CU_ASSERT_TRUE(pmusim_capture_finish(c, &error));
+            CU_ASSERT_TRUE(pmusim_uarch_finish(u, &error));
+            int markers = 0;
+            for (guint i = 0; i < recs->len; i++) {
+                const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+                if (r->kind == PMUSIM_REC_MARKER) {
+                    markers++;
+                    CU_ASSERT_STRING_EQUAL(r->name,
+                                           "wait: child 4242 was killed by signal 6 (Aborted)");
+                }
+            }
+            CU_ASSERT_EQUAL(markers, 1);
+        } else {
+            CU_ASSERT_FALSE(fed);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(error);
+            CU_ASSERT_STRING_EQUAL(error->message,
+                                   "reaped: byte 221: REAPED chunk: 8 bytes, a process id "
+                                   "1..2147483647 and a signal 1..64 expected");
+        }
+        g_clear_error(&error);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_array_unref(recs);
+        g_byte_array_unref(s);
+    }
+}
+
 /* An execve that replaced the program: the stream ends after the EXECVE
  * chunk, and pmusim_capture_in_execve() says so (pmusim's MARKER then names
  * the execve); one that failed: the thread goes on, in_execve is FALSE.
@@ -780,6 +880,9 @@ static void test_capture_execve(void)
     } bad[] = {
         {{1, 0, 0, 0}, 4}, {{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 12},
         {{3, 0, 0, 0, 0, 0, 0, 0}, 8}, {{0, 0, 0, 0, 0, 0, 0, 0}, 8}, {{1, 0, 0, 0, 1, 0, 0, 0}, 8},
+        /* {3, N} needs N >= 1 and a program; {2, 0} has no text */
+        {{3, 0, 0, 0, 0, 0, 0, 0, 'p'}, 9}, {{3, 0, 0, 0, 1, 0, 0, 0}, 8},
+        {{2, 0, 0, 0, 0, 0, 0, 0, 'x'}, 9},
     };
     for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
         GByteArray *s = make_execve_stream(bad[i].payload, bad[i].n, FALSE);
@@ -790,7 +893,9 @@ static void test_capture_execve(void)
         CU_ASSERT_FALSE(pmusim_capture_feed(c, s->data, s->len, &error));
         CU_ASSERT_PTR_NOT_NULL_FATAL(error);
         CU_ASSERT_STRING_EQUAL(error->message,
-                               "execve: byte 221: EXECVE chunk: 8 bytes, {1, 0} or {2, 0} expected");
+                               "execve: byte 221: EXECVE chunk: {1, 0[, why]}, {2, 0} or {3, N "
+                               ">= 1, program} expected (8 bytes and up to 4096 of text without "
+                               "NUL; {1, 0, why} alone after {3, N})");
         CU_ASSERT_FALSE(pmusim_capture_in_execve(c));
         g_clear_error(&error);
         pmusim_capture_free(c);
@@ -817,6 +922,9 @@ int main(void)
     CU_add_test(suite, "fork: a traced child's FORK chunk", test_capture_fork_traced);
     CU_add_test(suite, "fork: a FORK chunk cut by a death, every cut", test_capture_fork_cut);
     CU_add_test(suite, "execve: the stream ends at it, or goes on; bad chunks", test_capture_execve);
+    CU_add_test(suite, "execve under --trace-children: why, traced on, fallback",
+                test_capture_execve_traced);
+    CU_add_test(suite, "REAPED: the signal that killed a child, bad chunks", test_capture_reaped);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();
