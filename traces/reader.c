@@ -1067,6 +1067,29 @@ G_ALWAYS_INLINE static inline uint64_t rd_oc_any(const pmusim_rec_t *o)
     return rd_load64((const uint8_t *)&o->oc.latency) & UINT64_C(0x00ffffffffffffff);
 }
 
+/* An INSN's memory outcome byte (FORMAT.md: level in bits 0-2, tlb in 3-4,
+ * alat in 5-7): valid when the level is below PMUSIM_LVL_COUNT and the
+ * alat outcome below PMUSIM_ALAT_COUNT, i.e. the byte is below 0x60 and
+ * bit b of 0x3f3f... is set (one bit test instead of two fields) */
+G_STATIC_ASSERT(PMUSIM_LVL_COUNT == 6 && PMUSIM_ALAT_COUNT == 3);
+G_ALWAYS_INLINE static inline gboolean rd_memdyn_ok(unsigned b)
+{
+    return b < (PMUSIM_ALAT_COUNT << 5) && ((UINT64_C(0x3f3f3f3f3f3f3f3f) >> (b & 63)) & 1);
+}
+/* its level and tlb placed as in the 8-byte word at mem.latency */
+G_STATIC_ASSERT(offsetof(pmusim_mem_t, level) == 14 && offsetof(pmusim_mem_t, tlb) == 15);
+G_ALWAYS_INLINE static inline uint64_t rd_memdyn_lt(unsigned b, const gboolean wide)
+{
+#if RD_HAVE_WIDE
+    if (wide) {
+        uint64_t x;
+        __asm__("pdep %2, %1, %0" : "=r"(x) : "r"((uint64_t)b), "r"(UINT64_C(0x0307000000000000)));
+        return x;
+    }
+#endif
+    return (uint64_t)(b & 7) << 48 | (uint64_t)((b >> 3) & 3) << 56;
+}
+
 /* IDLE and EVENT: the plm byte of version 2, or version 1's default */
 #define RD_PLM(v)                                   \
     do {                                            \
@@ -1416,7 +1439,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 unsigned b;
                 uint64_t v;
                 RD_BYTE(b);
-                if ((b & 7) >= PMUSIM_LVL_COUNT || (b >> 5) >= PMUSIM_ALAT_COUNT)
+                if (G_UNLIKELY(!rd_memdyn_ok(b)))
                     BAD("unknown memory level or ALAT outcome");
                 RD_VARINT(v);
                 if (v > UINT32_MAX)
@@ -1425,10 +1448,15 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                     BAD("memory fields on an instruction without the memory flag");
                 if (feed) /* the template follows the entry */
                     FEED_ENT(e)->acc.alat = (uint8_t)(b >> 5);
-                SETF(mem.level, (uint8_t)(b & 7));
-                SETF(mem.tlb, (uint8_t)((b >> 3) & 3));
+                /* latency, level and tlb in one 8-byte word with the
+                 * entry's size and is_store */
+                uint64_t mw = (rd_load64((const uint8_t *)&e->rec.mem.latency) &
+                               UINT64_C(0x0000ffff00000000)) |
+                              v | rd_memdyn_lt(b, wide);
+                memcpy(&e->rec.mem.latency, &mw, sizeof mw);
+                if (!feed)
+                    memcpy(&o->mem.latency, &mw, sizeof mw);
                 SETF(mem.alat, (uint8_t)(b >> 5));
-                SETF(mem.latency, (uint32_t)v);
             }
             uint64_t addr = e->rec.mem.addr + (uint64_t)e->stride;
             if (h & TR_H_MEMADDR) {
