@@ -1511,15 +1511,23 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             e->stride = (int64_t)(addr - e->rec.mem.addr);
             e->fast_stride = (o->flags & PMUSIM_F_MEM) ? e->stride : 0;
             SETF(mem.addr, addr);
+            /* an entry at its position holds the record's kind, ip and
+             * slot; its successor's cache index is computed again only
+             * when the successor moved */
             if (G_UNLIKELY(h & (TR_H_FIELDS | TR_H_BRDYN)) || e->pos != pos) {
-                if (feed && e->pos != pos)
-                    fdirty = FEED_DIRTY_TMPL;
-                SETF(kind, PMUSIM_REC_INSN);
-                SETF(ip, ip);
-                SETF(slot, (uint8_t)slot);
-                e->pos = pos;
-                e->next = tr_next_pos(ia64, o);
-                e->next_ent = &c->cache[tr_cache_index(e->next)];
+                if (e->pos != pos) {
+                    if (feed)
+                        fdirty = FEED_DIRTY_TMPL;
+                    SETF(kind, PMUSIM_REC_INSN);
+                    SETF(ip, ip);
+                    SETF(slot, (uint8_t)slot);
+                    e->pos = pos;
+                }
+                uint64_t nx = tr_next_pos(ia64, o);
+                if (nx != e->next) {
+                    e->next = nx;
+                    e->next_ent = &c->cache[tr_cache_index(nx)];
+                }
             }
 #undef SETF
             npos = e->next;
