@@ -1278,26 +1278,22 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                      * record (a thread switch writes none) */
                     if (chk || G_UNLIKELY(q >= plim))
                         break;
-                    h = *q;
+                    h = *q++;
                     if (G_UNLIKELY(h >= 3)) {
                         /* a thread switch (a number too high: the general path's error) */
-                        if (h - TR_OP_THREAD_SEL >= nthreads) {
-                            q++;
+                        if (h - TR_OP_THREAD_SEL >= nthreads)
                             goto general;
-                        }
                         c->next_pos[t] = npos;
                         c->next_ent[t] = ne;
                         t = h - TR_OP_THREAD_SEL;
                         npos = c->next_pos[t];
                         ne = c->next_ent[t];
-                        p = ++q;
+                        p = q;
                         if (G_UNLIKELY(q >= plim))
                             break;
                         h = *q++;
                         if (h >= 3)
                             goto general;
-                    } else {
-                        q++;
                     }
                     e = ne;
                     if (G_UNLIKELY(e->pos != npos))
