@@ -1379,6 +1379,10 @@ static void test_corrupt_binary(void)
     s = stream_new();
     PUT(s, 0x10, 0x07, 0x04, 0x95, 0x01);
     expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "memory level", NULL);
+    /* 18b. ALAT outcome 3 (level 0) */
+    s = stream_new();
+    PUT(s, 0x10, 0x60, 0x04, 0x95, 0x01);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "ALAT outcome", NULL);
     /* 19. symbol name of 5000 bytes */
     s = stream_new();
     PUT(s, 0x94, 0x00, 0x01, 0x88, 0x27);
