@@ -966,6 +966,24 @@ static inline uint64_t rd_load64(const uint8_t *q)
         (v) = v_;                                                  \
     } while (0)
 
+/* RD_VARINT() for a field that is often 3 bytes or more (a memory
+ * address's delta): in the wide unchecked loop the 8 bytes at q at once,
+ * whatever the length, without testing the first bytes one by one */
+#define RD_VARINT_LONG(v)                                              \
+    do {                                                               \
+        if (RD_HAVE_WIDE && wide && !chk) {                            \
+            uint64_t w_ = rd_load64(q);                                \
+            uint64_t s_ = ~w_ & UINT64_C(0x8080808080808080);          \
+            if (G_LIKELY(s_ != 0)) {                                   \
+                unsigned l_;                                           \
+                (v) = rd_varint8(w_, s_, &l_, wide);                   \
+                q += l_;                                               \
+                break;                                                 \
+            }                                                          \
+        }                                                              \
+        RD_VARINT(v);                                                  \
+    } while (0)
+
 /* 32 bytes at any alignment; only the wide instance uses it (inlined into
  * an AVX2 function, one load or store each) */
 typedef uint8_t rd_v32 __attribute__((vector_size(32), aligned(1), may_alias));
@@ -1047,6 +1065,29 @@ G_ALWAYS_INLINE static inline uint64_t rd_br_any(const pmusim_rec_t *o)
 G_ALWAYS_INLINE static inline uint64_t rd_oc_any(const pmusim_rec_t *o)
 {
     return rd_load64((const uint8_t *)&o->oc.latency) & UINT64_C(0x00ffffffffffffff);
+}
+
+/* An INSN's memory outcome byte (FORMAT.md: level in bits 0-2, tlb in 3-4,
+ * alat in 5-7): valid when the level is below PMUSIM_LVL_COUNT and the
+ * alat outcome below PMUSIM_ALAT_COUNT, i.e. the byte is below 0x60 and
+ * bit b of 0x3f3f... is set (one bit test instead of two fields) */
+G_STATIC_ASSERT(PMUSIM_LVL_COUNT == 6 && PMUSIM_ALAT_COUNT == 3);
+G_ALWAYS_INLINE static inline gboolean rd_memdyn_ok(unsigned b)
+{
+    return b < (PMUSIM_ALAT_COUNT << 5) && ((UINT64_C(0x3f3f3f3f3f3f3f3f) >> (b & 63)) & 1);
+}
+/* its level and tlb placed as in the 8-byte word at mem.latency */
+G_STATIC_ASSERT(offsetof(pmusim_mem_t, level) == 14 && offsetof(pmusim_mem_t, tlb) == 15);
+G_ALWAYS_INLINE static inline uint64_t rd_memdyn_lt(unsigned b, const gboolean wide)
+{
+#if RD_HAVE_WIDE
+    if (wide) {
+        uint64_t x;
+        __asm__("pdep %2, %1, %0" : "=r"(x) : "r"((uint64_t)b), "r"(UINT64_C(0x0307000000000000)));
+        return x;
+    }
+#endif
+    return (uint64_t)(b & 7) << 48 | (uint64_t)((b >> 3) & 3) << 56;
 }
 
 /* IDLE and EVENT: the plm byte of version 2, or version 1's default */
@@ -1179,9 +1220,11 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
         kprev = ++k;     \
     } while (0)
 
+    /* the record being read, and its header byte */
+    const uint8_t *q;
+    unsigned h;
     for (;;) {
-        const uint8_t *q = p;
-        unsigned h;
+        q = p;
         if (chk) {
             if (W_FULL)
                 break;
@@ -1200,33 +1243,66 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
              * except for the cycle and a stride-predicted address */
             tr_cache_ent_t *e = ne;
             if (G_LIKELY(e->pos == npos)) {
-                if (feed) {
-                    e->rec.mem.addr += (uint64_t)e->fast_stride;
-                    cycle += h;
-                    FEED_INSN(e, FEED_ENT(e));
+                /* The repeat loop: records that equal their entry, one
+                 * after the other, and the thread switches between them,
+                 * without going back to the loop's top (a loop of its own
+                 * lets the compiler keep its few variables in registers).
+                 * A header byte it does not take or an entry that does not
+                 * match go on to the general path; the end of the bytes
+                 * it may read (plim) to the loop's top; the checked loop
+                 * takes one record at a time. */
+                for (;;) {
+                    if (feed) {
+                        e->rec.mem.addr += (uint64_t)e->fast_stride;
+                        cycle += h;
+                        FEED_INSN(e, FEED_ENT(e));
+                    } else {
+                        pmusim_rec_t *o = w;
+                        /* copy first, then patch: updating the entry's
+                         * address before the copy would make the 16-byte
+                         * loads of the copy wait for an 8-byte store they
+                         * cannot forward from */
+                        uint64_t addr = e->rec.mem.addr + (uint64_t)e->fast_stride;
+                        rd_rec_copy(o, &e->rec, wide);
+                        e->rec.mem.addr = addr;
+                        o->mem.addr = addr;
+                        cycle += h;
+                        o->cycle = cycle;
+                        o->thread = (uint8_t)t;
+                        w++;
+                    }
                     npos = e->next;
                     ne = e->next_ent;
                     p = q;
-                    continue;
+                    /* q < plim: a header byte to read, and room for its
+                     * record (a thread switch writes none) */
+                    if (chk || G_UNLIKELY(q >= plim))
+                        break;
+                    h = *q++;
+                    if (G_UNLIKELY(h >= 3)) {
+                        /* a thread switch (a number too high: the general path's error) */
+                        if (h - TR_OP_THREAD_SEL >= nthreads)
+                            goto general;
+                        c->next_pos[t] = npos;
+                        c->next_ent[t] = ne;
+                        t = h - TR_OP_THREAD_SEL;
+                        npos = c->next_pos[t];
+                        ne = c->next_ent[t];
+                        p = q;
+                        if (G_UNLIKELY(q >= plim))
+                            break;
+                        h = *q++;
+                        if (h >= 3)
+                            goto general;
+                    }
+                    e = ne;
+                    if (G_UNLIKELY(e->pos != npos))
+                        goto general;
                 }
-                pmusim_rec_t *o = w;
-                /* copy first, then patch: updating the entry's address before
-                 * the copy would make the 16-byte loads of the copy wait for
-                 * an 8-byte store they cannot forward from */
-                uint64_t addr = e->rec.mem.addr + (uint64_t)e->fast_stride;
-                rd_rec_copy(o, &e->rec, wide);
-                e->rec.mem.addr = addr;
-                o->mem.addr = addr;
-                cycle += h;
-                o->cycle = cycle;
-                o->thread = (uint8_t)t;
-                npos = e->next;
-                ne = e->next_ent;
-                w++;
-                p = q;
                 continue;
             }
         }
+    general:
         if (G_LIKELY(h < 0x80)) {
             uint64_t cyc = cycle + (h & TR_H_CYC_MASK);
             if (G_UNLIKELY((h & TR_H_CYC_MASK) == 3)) {
@@ -1359,7 +1435,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 unsigned b;
                 uint64_t v;
                 RD_BYTE(b);
-                if ((b & 7) >= PMUSIM_LVL_COUNT || (b >> 5) >= PMUSIM_ALAT_COUNT)
+                if (G_UNLIKELY(!rd_memdyn_ok(b)))
                     BAD("unknown memory level or ALAT outcome");
                 RD_VARINT(v);
                 if (v > UINT32_MAX)
@@ -1368,15 +1444,20 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                     BAD("memory fields on an instruction without the memory flag");
                 if (feed) /* the template follows the entry */
                     FEED_ENT(e)->acc.alat = (uint8_t)(b >> 5);
-                SETF(mem.level, (uint8_t)(b & 7));
-                SETF(mem.tlb, (uint8_t)((b >> 3) & 3));
+                /* latency, level and tlb in one 8-byte word with the
+                 * entry's size and is_store */
+                uint64_t mw = (rd_load64((const uint8_t *)&e->rec.mem.latency) &
+                               UINT64_C(0x0000ffff00000000)) |
+                              v | rd_memdyn_lt(b, wide);
+                memcpy(&e->rec.mem.latency, &mw, sizeof mw);
+                if (!feed)
+                    memcpy(&o->mem.latency, &mw, sizeof mw);
                 SETF(mem.alat, (uint8_t)(b >> 5));
-                SETF(mem.latency, (uint32_t)v);
             }
             uint64_t addr = e->rec.mem.addr + (uint64_t)e->stride;
             if (h & TR_H_MEMADDR) {
                 uint64_t v;
-                RD_VARINT(v);
+                RD_VARINT_LONG(v);
                 addr += (uint64_t)rd_unzigzag(v);
             }
             if (G_UNLIKELY(h & TR_H_BRDYN)) {
@@ -1426,15 +1507,23 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             e->stride = (int64_t)(addr - e->rec.mem.addr);
             e->fast_stride = (o->flags & PMUSIM_F_MEM) ? e->stride : 0;
             SETF(mem.addr, addr);
+            /* an entry at its position holds the record's kind, ip and
+             * slot; its successor's cache index is computed again only
+             * when the successor moved */
             if (G_UNLIKELY(h & (TR_H_FIELDS | TR_H_BRDYN)) || e->pos != pos) {
-                if (feed && e->pos != pos)
-                    fdirty = FEED_DIRTY_TMPL;
-                SETF(kind, PMUSIM_REC_INSN);
-                SETF(ip, ip);
-                SETF(slot, (uint8_t)slot);
-                e->pos = pos;
-                e->next = tr_next_pos(ia64, o);
-                e->next_ent = &c->cache[tr_cache_index(e->next)];
+                if (e->pos != pos) {
+                    if (feed)
+                        fdirty = FEED_DIRTY_TMPL;
+                    SETF(kind, PMUSIM_REC_INSN);
+                    SETF(ip, ip);
+                    SETF(slot, (uint8_t)slot);
+                    e->pos = pos;
+                }
+                uint64_t nx = tr_next_pos(ia64, o);
+                if (nx != e->next) {
+                    e->next = nx;
+                    e->next_ent = &c->cache[tr_cache_index(nx)];
+                }
             }
 #undef SETF
             npos = e->next;
@@ -1548,7 +1637,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             RD_BYTE(b);
             RD_BYTE(size);
             RD_VARINT(lat);
-            RD_VARINT(da);
+            RD_VARINT_LONG(da);
             if (((b >> 1) & 7) >= PMUSIM_LVL_COUNT || (b >> 6) >= PMUSIM_ALAT_COUNT)
                 BAD("unknown memory level or ALAT outcome");
             if (lat > UINT32_MAX)

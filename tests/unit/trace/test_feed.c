@@ -195,6 +195,32 @@ static void test_feed_generated(void)
     }
 }
 
+/* Generated traces of 2 threads up to the CPU's most (the decoder's
+ * repeat loop takes the thread switches between repeated records): the
+ * feed as the ordinary decoder, every batch size. */
+static void test_feed_threads(void)
+{
+    static const pmusim_cpu_t cpus[] = { PMUSIM_CPU_WSM, PMUSIM_CPU_KNM, PMUSIM_CPU_MONT };
+    static const pmusim_gen_workload_t wls[] = { PMUSIM_GEN_LOOP, PMUSIM_GEN_MIXED };
+    for (unsigned c = 0; c < G_N_ELEMENTS(cpus); c++) {
+        for (unsigned w = 0; w < G_N_ELEMENTS(wls); w++) {
+            for (uint32_t nt = 2; nt <= pmusim_gen_default_threads(cpus[c]); nt++) {
+                GBytes *t = gen_bytes(cpus[c], wls[w], 6000, nt);
+                char *what = g_strdup_printf("cpu %d workload %s, %u threads", cpus[c],
+                                             pmusim_gen_workload_name(wls[w]), nt);
+                gsize len;
+                const void *d = g_bytes_get_data(t, &len);
+                pmusim_uarch_t *u = tmpl_model(cpus[c]);
+                size_t n = compare_ways(d, len, what, TRUE, u);
+                pmusim_uarch_free(u);
+                CU_ASSERT(n > 3000);
+                g_free(what);
+                g_bytes_unref(t);
+            }
+        }
+    }
+}
+
 /* Version 1 (no plm in IDLE and EVENT: the thread's last INSN's) with an
  * EVENT passed through at plm 3, the level of thread 1's instruction. */
 static void test_feed_v1(void)
@@ -247,6 +273,7 @@ static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("feed", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_feed_generated);
+    PMUSIM_ADD_TEST(s, test_feed_threads);
     PMUSIM_ADD_TEST(s, test_feed_v1);
     PMUSIM_ADD_TEST(s, test_feed_text_refused);
 }

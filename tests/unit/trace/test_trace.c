@@ -1379,6 +1379,10 @@ static void test_corrupt_binary(void)
     s = stream_new();
     PUT(s, 0x10, 0x07, 0x04, 0x95, 0x01);
     expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "memory level", NULL);
+    /* 18b. ALAT outcome 3 (level 0) */
+    s = stream_new();
+    PUT(s, 0x10, 0x60, 0x04, 0x95, 0x01);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "ALAT outcome", NULL);
     /* 19. symbol name of 5000 bytes */
     s = stream_new();
     PUT(s, 0x94, 0x00, 0x01, 0x88, 0x27);
@@ -2100,6 +2104,119 @@ static void test_decode_flags_cleared(void)
     g_byte_array_unref(s);
 }
 
+/* The decoder's repeat loop (traces/reader.c) takes the thread switches
+ * between repeated records itself: 2 to 4 threads, each in a loop of six
+ * x86 instructions of its own (two with strided memory accesses, the third
+ * with two MEM records every fourth pass, the last a taken branch back,
+ * the offcore part on every fifth pass of the first), a switch after 1 to 5
+ * instructions, cycle steps of 0 to 3; read in batches of 1, 7 and 1000
+ * with the decompression thread lazy and always: every record as written. */
+static void test_decode_repeat_threads(void)
+{
+    enum { N = 12000 };
+    char *saved = g_strdup(g_getenv("PMUSIM_DECODE_THREAD"));
+    pmusim_rec_t *recs = g_new0(pmusim_rec_t, N + 8);
+    for (unsigned nt = 2; nt <= 4; nt++) {
+        size_t n = 0;
+        uint64_t cycle = 0;
+        unsigned t = 0, pc[4] = { 0 }, pass[4] = { 0 }, switches = 0;
+        while (n < N) {
+            unsigned run = 1 + (unsigned)((n * 7 + nt) % 5);
+            for (unsigned k = 0; k < run && n < N; k++) {
+                unsigned i = pc[t];
+                pmusim_rec_t *x = &recs[n++];
+                uint64_t base = 0x401000 + 0x1000 * t;
+                rec_insn(x, cycle, t, base + 4 * i);
+                x->len = 4;
+                if (i == 1 || i == 2) {
+                    x->flags |= PMUSIM_F_MEM;
+                    x->mem.addr = 0x100000 * (t + 1) + 64 * pass[t] + 8 * i;
+                    x->mem.size = 8;
+                    x->mem.is_store = i == 2;
+                    x->mem.level = PMUSIM_LVL_L2;
+                    x->mem.tlb = PMUSIM_TLB_L2_HIT;
+                    x->mem.latency = 12;
+                }
+                if (i == 1 && t == 0 && pass[t] % 5 == 0) {
+                    x->flags |= PMUSIM_F_OFFCORE;
+                    x->oc.req = 1;
+                    x->oc.supplier = 2;
+                    x->oc.latency = 150;
+                }
+                if (i == 5) {
+                    x->flags |= PMUSIM_F_BRANCH;
+                    x->br.kind = PMUSIM_BR_COND;
+                    x->br.taken = 1;
+                    x->br.dir_ok = 1;
+                    x->br.tgt_ok = 1;
+                    x->br.target = base;
+                }
+                if (i == 2 && pass[t] % 4 == 1) {
+                    for (unsigned m = 0; m < 2 && n < N; m++) {
+                        pmusim_rec_t *y = &recs[n++];
+                        memset(y, 0, sizeof *y);
+                        y->kind = PMUSIM_REC_MEM;
+                        y->cycle = cycle;
+                        y->thread = (uint8_t)t;
+                        y->flags = PMUSIM_F_MEM;
+                        y->plm = x->plm;
+                        y->ip = x->ip;
+                        y->mem.addr = x->mem.addr + 0x40000 + 16 * m;
+                        y->mem.size = 4;
+                        y->mem.is_store = (uint8_t)m;
+                        y->mem.latency = 4;
+                    }
+                }
+                pc[t] = (i + 1) % 6;
+                pass[t] += pc[t] == 0;
+                cycle += (n * 5) % 4;
+            }
+            t = (t + 1 + (unsigned)(n % (nt - 1))) % nt;
+            switches++;
+        }
+        CU_ASSERT(switches > N / 5);
+        char *path = tmp_path("pmusim-rep-XXXXXX");
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, nt);
+        GError *e = NULL;
+        pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_BINARY, &h, &e);
+        pmusim_trace_header_clear(&h);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        CU_ASSERT(pmusim_trace_writer_write(w, recs, n, &e));
+        CU_ASSERT(pmusim_trace_writer_close(w, &e));
+        CU_ASSERT_PTR_NULL_FATAL(e);
+        static const size_t batches[] = { 1, 7, 1000 };
+        static const char *const modes[] = { "0", "always" };
+        for (unsigned b = 0; b < G_N_ELEMENTS(batches); b++) {
+            for (unsigned m = 0; m < G_N_ELEMENTS(modes); m++) {
+                g_setenv("PMUSIM_DECODE_THREAD", modes[m], TRUE);
+                pmusim_trace_reader_t *r = pmusim_trace_reader_open(path, &e);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+                size_t got = 0;
+                pmusim_rec_t *back = read_all(r, batches[b], &got, &e);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(back);
+                CU_ASSERT_EQUAL(got, n);
+                size_t bad = 0;
+                for (size_t i = 0; i < n && i < got; i++)
+                    if (!pmusim_test_rec_equal(&recs[i], &back[i]) && bad++ == 0)
+                        fprintf(stderr, "%u threads, batch %zu: record %zu differs\n", nt,
+                                batches[b], i);
+                CU_ASSERT_EQUAL(bad, 0);
+                g_free(back);
+                pmusim_trace_reader_free(r);
+            }
+        }
+        g_unlink(path);
+        g_free(path);
+    }
+    if (saved)
+        g_setenv("PMUSIM_DECODE_THREAD", saved, TRUE);
+    else
+        g_unsetenv("PMUSIM_DECODE_THREAD");
+    g_free(saved);
+    g_free(recs);
+}
+
 /* The decoder reads a record without a bounds check per byte while more
  * than its longest record is left in its buffer (traces/reader.c,
  * RD_SLACK) and with the checks in the last bytes: 7,000 INSN records of
@@ -2364,6 +2481,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_decode_thread);
     PMUSIM_ADD_TEST(s, test_decode_longest_records);
     PMUSIM_ADD_TEST(s, test_decode_flags_cleared);
+    PMUSIM_ADD_TEST(s, test_decode_repeat_threads);
     PMUSIM_ADD_TEST(s, test_reader_buffers_reused);
     PMUSIM_ADD_TEST(s, test_reads_level3_files);
 }
