@@ -43,6 +43,11 @@ capture() {
 }
 
 n=1000000
+# N = 0 is written 0000000, as long as N = 1000000: the two runs' strings
+# (arguments, command lines) are as long, so the start-up is the same and
+# the difference the loop's count (a plain 0 moved the start-up by up to
+# 459 instructions, past the windows below, in a checkout at another path)
+z=0000000
 # MODE FORKS INSTRUCTIONS-PER-N SLACK: the start-up of the two runs differs
 # by up to a few hundred instructions either way (the longer argument's
 # parse, and the C library's string functions, whose steps depend on where
@@ -54,7 +59,7 @@ for run in "fork 1 2 400" "vfork 1 2 400" "system 1 2 400" "popen 1 2 400" "spaw
            "thread 1 4 20000"; do
     set -- $run
     mode=$1; forks=$2; per=$3; slack=$4
-    for size in 0 $n; do
+    for size in $z $n; do
         st=$(capture $mode $size)
         if [ "$st" = 42 ]; then ok "$mode $size: exit status 42"; else fail "$mode $size: exit status $st, expected 42"; cat "$mode.$size.err"; fi
         if grep -q "chunks were lost\|capture ended early" "$mode.$size.err"; then fail "$mode $size: $(cat "$mode.$size.err")"; fi
@@ -74,7 +79,7 @@ for run in "fork 1 2 400" "vfork 1 2 400" "system 1 2 400" "popen 1 2 400" "spaw
         fi
     done
     # the parent's loop (the child of `fork` loops as long: not traced)
-    d=$(( $(insns "$mode.$n.pmt") - $(insns "$mode.0.pmt") ))
+    d=$(( $(insns "$mode.$n.pmt") - $(insns "$mode.$z.pmt") ))
     between "$mode: instructions beyond the start-up" $d $((per * n - 400)) $((per * n + slack))
 done
 # a child that outlives its parent (it sleeps 20 s): the capture ends with
@@ -90,11 +95,11 @@ grep -q "^pmusim: fork: child [0-9]* not traced" orphan.0.err && ok "orphan: std
 # pass through, the trace ends with the ended-early MARKER that names the
 # execve and holds the loop before it; an execve that fails goes on traced
 for mode in exec execfail; do
-    for size in 0 $n; do
+    for size in $z $n; do
         st=$(capture $mode $size)
         [ "$st" = 42 ] && ok "$mode $size: exit status 42" || { fail "$mode $size: exit status $st, expected 42"; cat "$mode.$size.err"; }
     done
-    d=$(( $(insns "$mode.$n.pmt") - $(insns "$mode.0.pmt") ))
+    d=$(( $(insns "$mode.$n.pmt") - $(insns "$mode.$z.pmt") ))
     between "$mode: instructions beyond the start-up" $d $((2 * n - 400)) $((2 * n + 400))
 done
 [ "$(cat exec.$n.out)" = replaced ] && ok "exec: output 'replaced'" || fail "exec: output '$(cat exec.$n.out)'"
@@ -136,8 +141,8 @@ nomarker() {
 }
 # MODE FORKS SIZES: the children that loop are counted against a run of
 # size 0; the others run once
-for run in "fork 1 0 $n" "vfork 1 $n" "system 1 $n" "popen 1 $n" "spawn 1 $n" "many 200 $n" \
-           "thread 1 $n" "nest 1 0 $n" "dies 1 0 $n" "late 1 0 $n"; do
+for run in "fork 1 $z $n" "vfork 1 $n" "system 1 $n" "popen 1 $n" "spawn 1 $n" "many 200 $n" \
+           "thread 1 $n" "nest 1 $z $n" "dies 1 $z $n" "late 1 $z $n"; do
     set -- $run
     mode=$1; forks=$2; shift 2
     for size in "$@"; do
@@ -171,16 +176,16 @@ done
 child() { echo "k.$1.$2.pmt.$(kids "$1" "$2" | head -n 1)"; }
 # the children that loop: their 2N (the child's start is the fork's return)
 for mode in fork late dies; do
-    d=$(( $(insns "$(child $mode $n)") - $(insns "$(child $mode 0)") ))
+    d=$(( $(insns "$(child $mode $n)") - $(insns "$(child $mode $z)") ))
     between "kids $mode: the child's instructions beyond the size 0 run" $d $((2 * n - 400)) $((2 * n + 400))
 done
 # the grandchild: in a file of its own, named by the child's MARKER
 g=$("$pmusim" trace dump "$(child nest $n)" | sed -n "s/^[0-9]* [0-9]* marker fork: child \([0-9]*\) traced in k\.nest\.$n\.pmt\.\1\$/\1/p")
-g0=$("$pmusim" trace dump "$(child nest 0)" | sed -n "s/^[0-9]* [0-9]* marker fork: child \([0-9]*\) traced in k\.nest\.0\.pmt\.\1\$/\1/p")
-if [ -n "$g" ] && [ -s "k.nest.$n.pmt.$g" ] && [ -s "k.nest.0.pmt.$g0" ]; then
+g0=$("$pmusim" trace dump "$(child nest $z)" | sed -n "s/^[0-9]* [0-9]* marker fork: child \([0-9]*\) traced in k\.nest\.$z\.pmt\.\1\$/\1/p")
+if [ -n "$g" ] && [ -s "k.nest.$n.pmt.$g" ] && [ -s "k.nest.$z.pmt.$g0" ]; then
     ok "kids nest: the grandchild in k.nest.$n.pmt.$g"
     grep -q "^pmusim: $(child nest $n): fork: child $g traced in k.nest.$n.pmt.$g\$" k.nest.$n.err && ok "kids nest: stderr names the grandchild's trace" || fail "kids nest: stderr: $(cat k.nest.$n.err)"
-    d=$(( $(insns "k.nest.$n.pmt.$g") - $(insns "k.nest.0.pmt.$g0") ))
+    d=$(( $(insns "k.nest.$n.pmt.$g") - $(insns "k.nest.$z.pmt.$g0") ))
     between "kids nest: the grandchild's instructions beyond the size 0 run" $d $((2 * n - 400)) $((2 * n + 400))
 else
     fail "kids nest: no grandchild trace ('$g', '$g0')"
@@ -225,10 +230,6 @@ printf '#!/bin/sh\nexec ./forks loop "$1"\n' > shell.sh
 chmod +x loop.sh shell.sh
 echo 'not a program' > noexec.txt
 chmod 644 noexec.txt
-# N = 0 is written 0000000, as long as N = 1000000: the two runs' strings
-# (arguments, command lines) are as long, so the start-up is the same and
-# the difference exactly the loop's 2N
-z=0000000
 # image TRACE: the file its last MARKER "execve: PROG continued in FILE" names
 image() { lastrec "$1" | sed -n 's/^[0-9]* [0-9]* marker execve: .* continued in \(.*\)$/\1/p'; }
 # MODE PROGRAM-OF-IMAGE-1 [PROGRAM-OF-IMAGE-2]: the program's images, the
