@@ -455,6 +455,22 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
     return TRUE;
 }
 
+/* A MARKER `name` (g_free'd here) at thread t's cycle, through the model
+ * (a fork's, a reaped child's). */
+static gboolean cap_marker(pmusim_capture_t *c, const cap_thread_t *t, char *name, GError **error)
+{
+    if (!c->marker_names)
+        c->marker_names = g_string_chunk_new(4096);
+    pmusim_rec_t m = {.kind = PMUSIM_REC_MARKER, .plm = 3, .thread = t->hw,
+                      .name = g_string_chunk_insert(c->marker_names, name)};
+    g_free(name);
+    if (!pmusim_uarch_passthrough(c->u, &m, error)) {
+        c->model_failed = TRUE;
+        return FALSE;
+    }
+    return TRUE;
+}
+
 /* A FORK chunk: guest thread `guest` forked process `pid`, traced in a
  * stream of its own or not (the second word).  Its instructions up to the fork (the EXEC chunk before) have run
  * but for the system call, its block's last, which waits for the thread's
@@ -479,20 +495,11 @@ static gboolean cap_fork(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
         return FALSE;
     cap_thread_t *t = cap_thread(c, guest);
     g_array_append_val(traced ? c->traced_pids : c->fork_pids, pid);
-    if (!c->marker_names)
-        c->marker_names = g_string_chunk_new(4096);
     char *name = !traced ? g_strdup_printf("fork: child %u not traced", pid)
                  : c->children_out ? g_strdup_printf("fork: child %u traced in %s.%u", pid,
                                                      c->children_out, pid)
                                    : g_strdup_printf("fork: child %u traced", pid);
-    pmusim_rec_t m = {.kind = PMUSIM_REC_MARKER, .plm = 3, .thread = t->hw,
-                      .name = g_string_chunk_insert(c->marker_names, name)};
-    g_free(name);
-    if (!pmusim_uarch_passthrough(c->u, &m, error)) {
-        c->model_failed = TRUE;
-        return FALSE;
-    }
-    return TRUE;
+    return cap_marker(c, t, name, error);
 }
 
 /* A REAPED chunk: guest thread `guest`'s wait reaped child `pid`, which
@@ -509,18 +516,9 @@ static gboolean cap_reaped(pmusim_capture_t *c, uint32_t guest, const uint8_t *p
     cap_thread_t *t = cap_thread(c, guest);
     g_array_append_val(c->reaped, pid);
     g_array_append_val(c->reaped, sig);
-    if (!c->marker_names)
-        c->marker_names = g_string_chunk_new(4096);
     char *name = g_strdup_printf("wait: child %u was killed by signal %u (%s)", pid, sig,
                                  g_strsignal((int)sig));
-    pmusim_rec_t m = {.kind = PMUSIM_REC_MARKER, .plm = 3, .thread = t->hw,
-                      .name = g_string_chunk_insert(c->marker_names, name)};
-    g_free(name);
-    if (!pmusim_uarch_passthrough(c->u, &m, error)) {
-        c->model_failed = TRUE;
-        return FALSE;
-    }
-    return TRUE;
+    return cap_marker(c, t, name, error);
 }
 
 /* An EXECVE chunk (capstream.h): {1, 0[, why]} a thread calls execve, the
