@@ -1991,7 +1991,15 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                  ((need & IA64_NEED_BR) ? PMUSIM_F_BRANCH : 0u);
     }
     const pmusim_rec_t *r = recs + k, *const end_n = recs + n;
+    /* No cycle may reach IA64_CYC_CAP masks before end.  Up to
+     * IA64_CYC_CAP records (the engine's batches) that leave the open
+     * cycle before its masks could fill need no bound: every later cycle
+     * starts at r + 1 or after (issue 12: with the open cycle of the last
+     * batch, v > 0, the bound r + IA64_CYC_CAP - v split most batches
+     * into two runs of the loop and of the lean function). */
     const pmusim_rec_t *end = n - k > IA64_CYC_CAP - v ? r + (IA64_CYC_CAP - v) : end_n;
+    if (end != end_n && n - k <= IA64_CYC_CAP && end[-1].cycle != cur)
+        end = end_n;
     /* per thread, the last record consumed here (track) */
     const pmusim_rec_t *last[IA64_MAX_THREADS] = {NULL};
     for (;;) {
