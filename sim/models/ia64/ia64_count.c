@@ -1957,34 +1957,26 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         return k;
     if (n - k > lim - acc - v)
         n = k + (size_t)(lim - acc - v);
-    /* single thread: kind and thread of its instruction records as the
-     * 16-bit word they form in the record (endian neutral) */
-    _Static_assert(offsetof(pmusim_rec_t, thread) == offsetof(pmusim_rec_t, kind) + 1,
-                   "kind and thread are adjacent bytes");
-    uint16_t kt_insn0;
-    {
-        pmusim_rec_t z;
-        memset(&z, 0, sizeof z);
-        z.kind = PMUSIM_REC_INSN;
-        z.thread = (uint8_t)t0;
-        memcpy(&kt_insn0, &z.kind, sizeof kt_insn0);
-    }
-    /* single, with signatures: the record bytes kind..len that carry the
-     * kind, thread, instruction set and privilege level (dkm), and their
-     * value for thread t0's instruction records in state st0 (dke; an
-     * impossible value when st0 is); the direct table's tag of the state
+    /* single: the record bytes kind..len that carry the kind, thread,
+     * instruction set and privilege level (dkm), and their value for
+     * thread t0's instruction records in state st0 (dke; an impossible
+     * value when st0 is); with signatures, the direct table's tag of the state
      * (dtag, ia64_model_t.dtab) and the record flags whose key bytes it
      * does not hold (hflags: those records take xtab when
      * ia64_xtab_index() has an index for them, else sig_cache) */
     uint64_t dkm = 0, dke = 0, dst0 = 0, dtag = 0;
     unsigned hflags = 0;
     ia64_sig_entry_t *const dtab0 = im->dtab[t0], *const xtab0 = im->xtab[t0];
-    if (single && !nosig) {
+    if (single) {
+        /* (nosig too: issue 12, one compare where the kind and thread and
+         * then the state were tested) */
         dkm = ia64_rec_word(0xff, 0xff, PMUSIM_F_IA32, 3);
         dke = ia64_rec_word(PMUSIM_REC_INSN, (uint8_t)t0, (uint16_t)(st0 & PMUSIM_F_IA32),
                             (uint8_t)((st0 >> 16) & 3u));
         if (st0 == UINT64_MAX)
             dke = ~dkm;
+    }
+    if (single && !nosig) {
         dst0 = st0 & IA64_KEY_STATE;
         dtag = tag0 | dst0;
         hflags = ((need & (IA64_NEED_MEM | IA64_NEED_MIS)) ? PMUSIM_F_MEM : 0u) |
@@ -2156,24 +2148,24 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                             dtag = tag0 | dst0;
                         }
                     }
-                } else {
-                    if (single) {
-                        uint16_t kt;
-                        memcpy(&kt, &r->kind, sizeof kt);
-                        if (kt != kt_insn0)
-                            goto out;
-                    } else if (t >= nth || r->kind != PMUSIM_REC_INSN) {
+                } else if (single) {
+                    /* nosig: kind, thread, instruction set and privilege
+                     * level as above */
+                    uint64_t w;
+                    memcpy(&w, &r->kind, sizeof w);
+                    if ((w & dkm) != dke)
                         goto out;
-                    }
+                } else {
+                    if (t >= nth || r->kind != PMUSIM_REC_INSN)
+                        goto out;
                     uint64_t k1, k2 = 0;
                     if (nosig)
                         k1 = ia64_key_flags_plm(r); /* only the state bits are looked at */
                     else
                         ia64_key(r, false, need, &k1, &k2);
-                    if ((k1 & IA64_KEY_STATE) != (single ? st0 : st[t]))
+                    if ((k1 & IA64_KEY_STATE) != st[t])
                         goto out;
-                    if (!single)
-                        tm |= t + 1;
+                    tm |= t + 1;
                     if (!nosig) {
                         const unsigned slot = ia64_key_slot(k1, k2, need);
                         e = &cache[t][slot];
