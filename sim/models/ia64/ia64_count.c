@@ -1562,8 +1562,8 @@ static inline uint64_t ia64_rec_word(uint8_t kind, uint8_t thread, uint16_t flag
 }
 
 /* The bytes is_store, level, tlb, alat of a record's memory access as a
- * little-endian word (one load on little-endian hosts), and kind, taken,
- * dir_ok, tgt_ok, detect of its branch the same way (bits 39:0). */
+ * little-endian word (one load on little-endian hosts); its branch's:
+ * ia64_br_word() (ia64_priv.h). */
 static inline uint32_t ia64_mem_word(const pmusim_rec_t *r)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -1576,32 +1576,17 @@ static inline uint32_t ia64_mem_word(const pmusim_rec_t *r)
 #endif
 }
 
-static inline uint64_t ia64_br_word(const pmusim_rec_t *r)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint32_t w;
-    memcpy(&w, &r->br.kind, sizeof w);
-    return (uint64_t)w | (uint64_t)r->br.detect << 32;
-#else
-    return (uint64_t)r->br.kind | (uint64_t)r->br.taken << 8 | (uint64_t)r->br.dir_ok << 16 |
-           (uint64_t)r->br.tgt_ok << 24 | (uint64_t)r->br.detect << 32;
-#endif
-}
-
 /* Fields of those words within these bits (is_store 1 bit, level 3, tlb 2,
  * alat 2; kind 3, taken 1, dir_ok 1, tgt_ok 1, detect 2: every value of
  * traces/FORMAT.md's enumerations) are packed into 8 bits by one multiply:
  * each field's bits land in bits 63:56 of the product, in distinct places
  * and without carries from the partial products below (mem: is_store at
  * 56, tlb 57, level 59, alat 62; branch: kind 56, taken 59, dir_ok 60,
- * tgt_ok 61, detect 62).  test_ia64_counters.c checks that every value in
- * range gets its own index. */
+ * tgt_ok 61, detect 62; IA64_XBR_RANGE and IA64_XBR_MUL are in
+ * ia64_priv.h, ia64_capture.c packs them too).  test_ia64_counters.c
+ * checks that every value in range gets its own index. */
 #define IA64_XMEM_RANGE UINT32_C(0x03030701)
 #define IA64_XMEM_MUL (UINT64_C(1) << 56 | UINT64_C(1) << 51 | UINT64_C(1) << 41 | UINT64_C(1) << 38)
-#define IA64_XBR_RANGE UINT64_C(0x0301010107)
-#define IA64_XBR_MUL                                                                               \
-    (UINT64_C(1) << 56 | UINT64_C(1) << 51 | UINT64_C(1) << 44 | UINT64_C(1) << 37 |               \
-     UINT64_C(1) << 30)
 
 /* The index in ia64_model_t.xtab of an instruction record with flags'
  * low byte ix, whose key (under need) holds its mem or its branch bytes;
@@ -1620,7 +1605,7 @@ static inline int ia64_xtab_index(const pmusim_rec_t *r, unsigned ix, unsigned n
         const uint64_t x = ia64_br_word(r);
         if (x & ~IA64_XBR_RANGE)
             return -1;
-        packed = (unsigned)((x * IA64_XBR_MUL) >> 56) | 256u;
+        packed = ia64_br_index(x) | 256u;
     } else {
         return -1;
     }

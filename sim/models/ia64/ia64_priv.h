@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "pmusim/sim.h"
 
 #define IA64_W 47u
@@ -237,6 +238,12 @@ typedef struct ia64_thread {
      * (taken | tgt_ok << 1 | dir_ok << 2); the D-EAR cache-mode latency */
     uint8_t dear_acc, btb_acc, ipear_acc, btb_pass;
     uint32_t dear_lat_min;
+    /* ia64_capture_btb()'s outcome of a branch by its bytes packed as
+     * ia64_br_index() packs them (IA64_BTB_*: issue 12, the filters, the
+     * misprediction bits and the taken test from one look-up), and the
+     * IP bits of its branch entry (ds on Itanium 2) */
+    uint8_t btb_tab[256];
+    uint64_t btb_ip_mask;
     uint64_t freeze_cycle; /* cycle the PMU froze (IP-EAR delay) */
     uint64_t ipear_last_cycle;
     uint16_t lazy_bits;   /* bit i: ctr[i].lazy (ia64_ctr_compile()) */
@@ -581,6 +588,44 @@ void ia64_observe_cycles(pmusim_model_t *m, uint64_t from, uint64_t to,
 void ia64_qual_compile(ia64_model_t *im, uint32_t t);
 bool ia64_qual_pass(const ia64_model_t *im, const ia64_thread_t *th, const ia64_ctr_t *c,
                     const pmusim_rec_t *r);
+
+/* The bytes kind, taken, dir_ok, tgt_ok, detect of a record's branch as a
+ * little-endian word (bits 39:0; one load and a byte on little-endian
+ * hosts). */
+static inline uint64_t ia64_br_word(const pmusim_rec_t *r)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint32_t w;
+    memcpy(&w, &r->br.kind, sizeof w);
+    return (uint64_t)w | (uint64_t)r->br.detect << 32;
+#else
+    return (uint64_t)r->br.kind | (uint64_t)r->br.taken << 8 | (uint64_t)r->br.dir_ok << 16 |
+           (uint64_t)r->br.tgt_ok << 24 | (uint64_t)r->br.detect << 32;
+#endif
+}
+
+/* Those fields (kind 3 bits, taken 1, dir_ok 1, tgt_ok 1, detect 2: every
+ * value of traces/FORMAT.md's enumerations) packed into 8 bits by one
+ * multiply: kind in bits 2:0, taken 3, dir_ok 4, tgt_ok 5, detect 7:6
+ * (each field lands in bits 63:56 of the product without carries from the
+ * partial products below); a word with bits outside IA64_XBR_RANGE has no
+ * index. */
+#define IA64_XBR_RANGE UINT64_C(0x0301010107)
+#define IA64_XBR_MUL                                                                               \
+    (UINT64_C(1) << 56 | UINT64_C(1) << 51 | UINT64_C(1) << 44 | UINT64_C(1) << 37 |               \
+     UINT64_C(1) << 30)
+static inline unsigned ia64_br_index(uint64_t x)
+{
+    return (unsigned)((x * IA64_XBR_MUL) >> 56);
+}
+
+/* ia64_thread_t.btb_tab bits */
+enum {
+    IA64_BTB_PASS = 1u << 0,    /* the unit's tm, ptm, ppm and brt filters take it */
+    IA64_BTB_MP = 1u << 1,      /* mispredicted, found in the front end (bit 1 of the entry) */
+    IA64_BTB_BACKEND = 1u << 2, /* mispredicted, found in the back end (extension 2) */
+    IA64_BTB_TAKEN = 1u << 3,
+};
 
 /* ia64_capture.c */
 void ia64_capture_compile(ia64_model_t *im, uint32_t t);

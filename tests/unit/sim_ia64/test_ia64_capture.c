@@ -322,6 +322,64 @@ static void test_etb(void)
     pmusim_model_free(m);
 }
 
+/* The ring's index register, one branch at a time, on both CPUs (issue
+ * 12: a branch's two entries are written with one update of the index):
+ * the full bit only once the index wraps (not at the last entry), and a
+ * taken branch's target entry clears the extension bits of the entry it
+ * overwrites (entry 0, a back-end misprediction's).  Each step's index,
+ * full bit and extensions, after records fed one at a time and after the
+ * whole trace in one batch. */
+static void test_btb_ring_steps(void)
+{
+    /* ita2: 8 entries, PMD16 index 2:0, full 3, extension of entry j at
+     * 5:4 + 4j; mont: 16 entries, PMD38 index 3:0, full 5, PMD39 nibbles */
+    static const struct {
+        const char *cpu;
+        unsigned pmc, idx_pmd, ext_pmd, first, ntaken;
+        uint64_t want[12], want_ext[12];
+    } cpu[] = {
+        {"ita2", 12, 16, 16, 8, 2, {0x22, 0x24, 0x26, 0x27, 0x09}, {0}},
+        {"mont", 39, 38, 39, 48, 6, {2, 4, 6, 8, 10, 12, 14, 15, 33}, {2, 2, 2, 2, 2, 2, 2, 2, 0}},
+    };
+    for (size_t c = 0; c < G_N_ELEMENTS(cpu); c++) {
+        pmusim_rec_t r[12];
+        size_t n = 0;
+        /* a back-end misprediction, taken: entries 0 and 1, extension 2 */
+        r[n] = branch(n, B0, 0, B1, PMUSIM_BR_COND, 1, 0, 1, PMUSIM_BRD_BACKEND);
+        n++;
+        for (unsigned k = 0; k < cpu[c].ntaken; k++, n++)
+            r[n] = branch(n, B0 + 0x10 * n, 1, B1, PMUSIM_BR_COND, 1, 1, 1, PMUSIM_BRD_NONE);
+        /* not taken: the ring's last entry, not yet full */
+        r[n] = branch(n, B0 + 0x10 * n, 1, B1, PMUSIM_BR_COND, 0, 1, 1, PMUSIM_BRD_NONE);
+        n++;
+        /* taken: the last entry and entry 0 (its target) */
+        r[n] = branch(n, B0 + 0x10 * n, 1, B2, PMUSIM_BR_COND, 1, 1, 1, PMUSIM_BRD_NONE);
+        n++;
+        for (unsigned whole = 0; whole < 2; whole++) {
+            pmusim_model_t *m = t_model(cpu[c].cpu, 1);
+            PMC(m, cpu[c].pmc, 8 | 0x3f00);
+            if (whole) {
+                m->ops->consume(m, r, n);
+            } else {
+                for (size_t k = 0; k < n; k++) {
+                    m->ops->consume(m, &r[k], 1);
+                    CU_ASSERT_EQUAL(RPMD(m, cpu[c].idx_pmd), cpu[c].want[k]);
+                    if (cpu[c].ext_pmd != cpu[c].idx_pmd)
+                        CU_ASSERT_EQUAL(RPMD(m, cpu[c].ext_pmd), cpu[c].want_ext[k]);
+                }
+            }
+            m->ops->finish(m);
+            CU_ASSERT_EQUAL(RPMD(m, cpu[c].idx_pmd), cpu[c].want[n - 1]);
+            CU_ASSERT_EQUAL(RPMD(m, cpu[c].ext_pmd), cpu[c].ext_pmd == cpu[c].idx_pmd
+                                                         ? cpu[c].want[n - 1]
+                                                         : cpu[c].want_ext[n - 1]);
+            CU_ASSERT_EQUAL(RPMD(m, cpu[c].first), B2 | 2);
+            CU_ASSERT_EQUAL(RPMD(m, cpu[c].first + 1), B1 | 2);
+            pmusim_model_free(m);
+        }
+    }
+}
+
 static void test_ipear(void)
 {
     const uint64_t ips[] = {0x4000000000001000ull, 0x4000000000001010ull, 0x4000000000002000ull,
@@ -377,6 +435,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_iear);
     PMUSIM_ADD_TEST(s, test_btb);
     PMUSIM_ADD_TEST(s, test_btb_with_count);
+    PMUSIM_ADD_TEST(s, test_btb_ring_steps);
     PMUSIM_ADD_TEST(s, test_etb);
     PMUSIM_ADD_TEST(s, test_ipear);
 }
