@@ -1813,10 +1813,13 @@ ia64_fast_side(ia64_model_t *im, const pmusim_rec_t *r, const uint32_t t, const 
         last[t] = r;
     if (capture && single) {
         const unsigned fc = r->flags & cap_flags;
-        if (fc & PMUSIM_F_MEM)
-            ia64_capture_dear(im, t0, r, a0);
-        if (fc & PMUSIM_F_BRANCH)
-            ia64_capture_btb(im, t0, r, a0);
+        /* (most records have neither: one test for them, issue 12) */
+        if (__builtin_expect(fc != 0, 0)) {
+            if (fc & PMUSIM_F_MEM)
+                ia64_capture_dear(im, t0, r, a0);
+            if (fc & PMUSIM_F_BRANCH)
+                ia64_capture_btb(im, t0, r, a0);
+        }
         if (cap_all)
             ia64_capture_ipear(im, t0, r);
     } else if (capture && (cap_all || (r->flags & cap_flags))) {
