@@ -154,10 +154,11 @@ static const char *capture_guest_cpu(pmusim_cpu_t cpu)
 static gboolean capture_qemu_has_cpu(const char *qemu, const char *model, GError **error)
 {
     char *argv[] = {(char *)qemu, (char *)"-cpu", (char *)"help", NULL};
+    char *no_env[] = {NULL}; /* QEMU's own, as for the capture (qemu_env.h) */
     char *out = NULL;
     int wst = 0;
-    if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &wst,
-                      error))
+    if (!g_spawn_sync(NULL, argv, no_env, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL,
+                      &wst, error))
         return FALSE;
     size_t n = strcspn(model, ",");
     gboolean found = FALSE;

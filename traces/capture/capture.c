@@ -565,7 +565,8 @@ static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, con
         return cap_error(c, at, error, "chunk after the END chunk");
     if (c->exec_image && kind != CAPSTREAM_EXECVE)
         return cap_error(c, at, error, "chunk of kind %u after EXECVE {3, %u}: only an EXECVE "
-                         "{1, 0} (the execve of QEMU failed) may follow", kind, c->exec_image);
+                         "{4, %u} (the environment's note) or {1, 0} (the execve of QEMU failed) "
+                         "may follow", kind, c->exec_image, c->exec_image);
     switch (kind) {
     case CAPSTREAM_HELLO:
         if (c->hello || size < 4 || rd32(p) != CAPSTREAM_VERSION)
