@@ -34,9 +34,10 @@
  * guest's path, argv and envp from guest memory, resolves the program as
  * the kernel would (#! scripts included), ends its stream with an EXECVE
  * chunk that names the image to come, and replaces QEMU by QEMU running
- * the new program with this plugin (exec=N), whose stream is a connection
- * of its own to PATH (exec_traced(); docs/CAPTURE.md, "An execve under
- * --trace-children").
+ * the new program with the envp as its environment (-E options: the host
+ * QEMU's own stays empty, qemu_env.h) and this plugin (exec=N), whose
+ * stream is a connection of its own to PATH (exec_traced();
+ * docs/CAPTURE.md, "An execve under --trace-children").
  *
  * Arguments: fd=N (the pipe's write end, inherited from pmusim), shm=N
  * (optional: a file of CAPSTREAM_SHM_SIZE bytes for the buffers, also
