@@ -81,6 +81,10 @@ uint32_t pmusim_capture_reaped(const pmusim_capture_t *c, const uint32_t **pairs
  * number in its process (1 for the first execve), and in *program (when
  * not NULL) the program it runs; 0 (and NULL) when not. */
 uint32_t pmusim_capture_exec_image(const pmusim_capture_t *c, const char **program);
+/* With exec_image() non-zero: how that image's environment differs from
+ * the envp its execve gave (EXECVE {4, N}: what QEMU could not carry,
+ * docs/CAPTURE.md "The guest's environment"), NULL when it is the same. */
+const char *pmusim_capture_exec_note(const pmusim_capture_t *c);
 
 /* The processes the program forked (FORK chunks) that are not traced:
  * their number, and in *pids (when not NULL) their ids in stream order,

@@ -82,6 +82,10 @@ char *capture_execve_marker(const pmusim_capture_t *cap, const char *out, uint32
     const char *prog = NULL;
     uint32_t n = pmusim_capture_exec_image(cap, &prog);
     *traced = n != 0;
+    const char *note = pmusim_capture_exec_note(cap);
+    if (n && note)
+        return g_strdup_printf("execve: %s continued in %s.%u.%u (its environment differs from "
+                               "the envp given: %s)", prog, out, pid, n, note);
     if (n)
         return g_strdup_printf("execve: %s continued in %s.%u.%u", prog, out, pid, n);
     if (!pmusim_capture_in_execve(cap))

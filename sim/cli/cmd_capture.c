@@ -20,6 +20,7 @@
 #include "pmusim/uarch.h"
 #include "wqueue.h"
 #include "../../traces/capture/capstream.h"
+#include "../../traces/capture/qemu_env.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -153,10 +154,11 @@ static const char *capture_guest_cpu(pmusim_cpu_t cpu)
 static gboolean capture_qemu_has_cpu(const char *qemu, const char *model, GError **error)
 {
     char *argv[] = {(char *)qemu, (char *)"-cpu", (char *)"help", NULL};
+    char *no_env[] = {NULL}; /* QEMU's own, as for the capture (qemu_env.h) */
     char *out = NULL;
     int wst = 0;
-    if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL, &wst,
-                      error))
+    if (!g_spawn_sync(NULL, argv, no_env, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL,
+                      &wst, error))
         return FALSE;
     size_t n = strcspn(model, ",");
     gboolean found = FALSE;
@@ -491,6 +493,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     capture_sink_t sink = {0};
     capture_pump_t *pump = NULL;
     capture_kids_t *kids = NULL;
+    qemu_env_plan_t env_plan = {0};
 
     if (!pmusim_cli_parse(ctx, "trace capture", &opt_argc, &opt_v, &error)) {
         status = pmusim_cli_usage("trace capture", "%s", error->message);
@@ -594,6 +597,31 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         status = capture_fail(error);
         goto out;
     }
+    /* the program sees pmusim's environment (or --clean-env's) as -E
+     * options; QEMU runs with its own, nearly always empty: the user's
+     * LD_PRELOAD, QEMU_STRACE ... are the program's, not QEMU's
+     * (qemu_env.h).  The C library's start-up reads the environment: a
+     * fixed one makes the instruction stream the same on every machine
+     * (the order is the one the program saw before the -E options) */
+    static char *const clean[] = {"LC_ALL=C", "PATH=/usr/bin:/bin", NULL};
+    if (qemu_env_plan(clean_env ? clean : environ, &env_plan) != 0) {
+        g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_NOMEM, "out of memory");
+        status = capture_fail(error);
+        goto out;
+    }
+    if (env_plan.note) {
+        /* what QEMU cannot carry: said at the trace's start and on stderr */
+        char *why = g_strdup_printf("environment: the program's differs from pmusim's: %s",
+                                    env_plan.note);
+        pmusim_rec_t m = {.cycle = 0, .kind = PMUSIM_REC_MARKER, .plm = 3, .name = why};
+        gboolean wrote = pmusim_trace_writer_write(w, &m, 1, &error);
+        fprintf(stderr, "pmusim: %s\n", why);
+        g_free(why);
+        if (!wrote) {
+            status = capture_fail(error);
+            goto out;
+        }
+    }
     sink.q = pmusim_wqueue_new(w);
     pmusim_uarch_set_buffer(u, capture_buffer);
     cap = pmusim_capture_new(u, (uint32_t)threads, "capture stream");
@@ -644,6 +672,8 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     g_ptr_array_add(qargv, (char *)guest_cpu);
     g_ptr_array_add(qargv, (char *)"-plugin");
     g_ptr_array_add(qargv, plugin_arg);
+    for (size_t i = 0; i < env_plan.nargs; i++)
+        g_ptr_array_add(qargv, env_plan.args[i]);
     if (interp) {
         g_ptr_array_add(qargv, interp);
         if (interp_arg)
@@ -663,13 +693,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         fcntl(pipefd[1], F_SETFD, 0);
         if (shm_fd >= 0)
             fcntl(shm_fd, F_SETFD, 0);
-        /* the C library's start-up reads the environment: a fixed one makes
-         * the instruction stream the same on every machine */
-        static char *const clean[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", NULL};
-        if (clean_env)
-            execve(qemu, (char **)qargv->pdata, clean);
-        else
-            execv(qemu, (char **)qargv->pdata);
+        execve(qemu, (char **)qargv->pdata, env_plan.host);
         fprintf(stderr, "pmusim: %s: cannot run: %s\n", qemu, g_strerror(errno));
         _exit(127);
     }
@@ -831,6 +855,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         capture_kids_finish(kids, children_wait);
     status = WIFEXITED(wst) ? WEXITSTATUS(wst) : WIFSIGNALED(wst) ? 128 + WTERMSIG(wst) : 1;
 out:
+    qemu_env_plan_free(&env_plan);
     capture_kids_free(kids);
     if (child > 0) {
         kill(child, SIGKILL);

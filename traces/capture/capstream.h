@@ -80,7 +80,10 @@
  *             execve of /proc/self/exe): the stream then ends without END.
  *             If that execve fails, an EXECVE {1, 0, why} follows and the
  *             call is QEMU's to make natively, as without kids=PATH; no
- *             other chunk may follow {3, N}.
+ *             other chunk may follow {3, N} but {4, N} below.
+ *           {4, N} (right after {3, N}, at most once): the new image's
+ *             environment differs from the guest's envp (what QEMU cannot
+ *             carry: qemu_env.h); the text says how, for pmusim's MARKER.
  * REAPED  (kids=PATH only) the guest thread `vcpu` reaped, with wait4 or
  *         waitid (not WNOWAIT), a child that a signal killed: payload u32
  *         the child's pid, u32 the signal (1..64); sent when the call

@@ -78,6 +78,7 @@ struct pmusim_capture {
     gboolean in_execve;   /* the last EXECVE chunk said a thread called execve */
     uint32_t exec_image;  /* EXECVE {3, N}: N, the image traced on (0: none) */
     char *exec_text;      /* its program, or the why of an EXECVE {1, 0, why} */
+    char *exec_note;      /* EXECVE {4, N}: how image N's environment differs, or NULL */
     GStringChunk *marker_names; /* the fork MARKERs' names: they live until the
                                  * capture is freed (the writer may hold them) */
     uint64_t insns;
@@ -118,6 +119,7 @@ void pmusim_capture_free(pmusim_capture_t *c)
     g_array_unref(c->reaped);
     g_free(c->children_out);
     g_free(c->exec_text);
+    g_free(c->exec_note);
     if (c->marker_names)
         g_string_chunk_free(c->marker_names);
     g_free(c->binary);
@@ -524,7 +526,9 @@ static gboolean cap_reaped(pmusim_capture_t *c, uint32_t guest, const uint8_t *p
 /* An EXECVE chunk (capstream.h): {1, 0[, why]} a thread calls execve, the
  * new program runs natively if the call works; {2, 0} the call failed;
  * {3, N, program} the new image is traced on in image N's stream (only
- * {1, 0, why} may follow it: the plugin could not replace QEMU). */
+ * {4, N, note} once and {1, 0, why} may follow it: how the image's
+ * environment differs from the guest's envp; the plugin could not replace
+ * QEMU). */
 static gboolean cap_execve(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uint64_t at,
                            GError **error)
 {
@@ -533,14 +537,20 @@ static gboolean cap_execve(pmusim_capture_t *c, const uint8_t *p, uint32_t size,
     gboolean ok = size >= 8 && tn <= CAPSTREAM_EXECVE_MAX_TEXT &&
                   (tn == 0 || !memchr(p + 8, '\0', tn)) &&
                   ((what == 1 && arg == 0) || (what == 2 && arg == 0 && tn == 0 && !c->exec_image) ||
-                   (what == 3 && arg >= 1 && tn > 0 && !c->exec_image));
+                   (what == 3 && arg >= 1 && tn > 0 && !c->exec_image) ||
+                   (what == 4 && arg == c->exec_image && arg && tn > 0 && !c->exec_note));
     if (!ok)
         return cap_error(c, at, error,
                          "EXECVE chunk: {1, 0[, why]}, {2, 0} or {3, N >= 1, program} expected "
-                         "(8 bytes and up to %u of text without NUL; {1, 0, why} alone after "
-                         "{3, N})", CAPSTREAM_EXECVE_MAX_TEXT);
+                         "(8 bytes and up to %u of text without NUL; {4, N, note} once and "
+                         "{1, 0, why} alone after {3, N})", CAPSTREAM_EXECVE_MAX_TEXT);
+    if (what == 4) {
+        c->exec_note = g_strndup((const char *)p + 8, tn);
+        return TRUE;
+    }
     g_free(c->exec_text);
     c->exec_text = g_strndup((const char *)p + 8, tn);
+    g_clear_pointer(&c->exec_note, g_free);
     c->in_execve = what == 1;
     c->exec_image = what == 3 ? arg : 0;
     return TRUE;
@@ -555,7 +565,8 @@ static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, con
         return cap_error(c, at, error, "chunk after the END chunk");
     if (c->exec_image && kind != CAPSTREAM_EXECVE)
         return cap_error(c, at, error, "chunk of kind %u after EXECVE {3, %u}: only an EXECVE "
-                         "{1, 0} (the execve of QEMU failed) may follow", kind, c->exec_image);
+                         "{4, %u} (the environment's note) or {1, 0} (the execve of QEMU failed) "
+                         "may follow", kind, c->exec_image, c->exec_image);
     switch (kind) {
     case CAPSTREAM_HELLO:
         if (c->hello || size < 4 || rd32(p) != CAPSTREAM_VERSION)
@@ -782,6 +793,11 @@ uint32_t pmusim_capture_exec_image(const pmusim_capture_t *c, const char **progr
     if (program)
         *program = c->exec_image ? c->exec_text : NULL;
     return c->exec_image;
+}
+
+const char *pmusim_capture_exec_note(const pmusim_capture_t *c)
+{
+    return c->exec_image ? c->exec_note : NULL;
 }
 
 const char *pmusim_capture_execve_why(const pmusim_capture_t *c)

@@ -34,9 +34,10 @@
  * guest's path, argv and envp from guest memory, resolves the program as
  * the kernel would (#! scripts included), ends its stream with an EXECVE
  * chunk that names the image to come, and replaces QEMU by QEMU running
- * the new program with this plugin (exec=N), whose stream is a connection
- * of its own to PATH (exec_traced(); docs/CAPTURE.md, "An execve under
- * --trace-children").
+ * the new program with the envp as its environment (-E options: the host
+ * QEMU's own stays empty, qemu_env.h) and this plugin (exec=N), whose
+ * stream is a connection of its own to PATH (exec_traced();
+ * docs/CAPTURE.md, "An execve under --trace-children").
  *
  * Arguments: fd=N (the pipe's write end, inherited from pmusim), shm=N
  * (optional: a file of CAPSTREAM_SHM_SIZE bytes for the buffers, also
@@ -45,6 +46,7 @@
  * (an exec'd image, given by the plugin itself: image N of its process,
  * which is the captured program when top=1; no fd=).  */
 #include "capstream.h"
+#include "qemu_env.h"
 #include "qemu_plugin_abi.h"
 
 #include <capstone/capstone.h>
@@ -968,6 +970,7 @@ static void exec_traced(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2, ui
         return;
     }
     strv_t args = {0}, env = {0}, qargv = {0};
+    qemu_env_plan_t plan = {0};
     char *path = guest_string(gpath, 4096), *prog = NULL, *plug = NULL;
     uint64_t total = 0, limit = exec_arg_limit();
     if (!path || guest_strv(gargv, &args, &total, limit) != 0 ||
@@ -990,11 +993,20 @@ static void exec_traced(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2, ui
         snprintf(why, wn, "out of memory");
         goto out;
     }
+    /* the guest's envp as -E options, QEMU's own environment (nearly
+     * always empty) apart: the guest's LD_PRELOAD, QEMU_STRACE ... are the
+     * new program's, not the host QEMU's (qemu_env.h) */
+    if (qemu_env_plan(env.v, &plan) != 0) {
+        snprintf(why, wn, "out of memory");
+        goto out;
+    }
     int bad = strv_add(&qargv, strdup(qemu_argv0 ? qemu_argv0 : "qemu-x86_64")) != 0;
     if (qemu_cpu_arg)
         bad |= strv_add(&qargv, strdup("-cpu")) != 0 || strv_add(&qargv, strdup(qemu_cpu_arg)) != 0;
     bad |= strv_add(&qargv, strdup("-plugin")) != 0 || strv_add(&qargv, strdup(plug)) != 0 ||
            strv_add(&qargv, strdup("-0")) != 0 || strv_add(&qargv, strdup(args.v[0])) != 0;
+    for (size_t i = 0; i < plan.nargs; i++)
+        bad |= strv_add(&qargv, strdup(plan.args[i])) != 0;
     char *p2 = NULL;
     if (prog[0] == '/' || (strchr(prog, '/') && prog[0] != '-'))
         p2 = strdup(prog);
@@ -1003,23 +1015,21 @@ static void exec_traced(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2, ui
     bad |= strv_add(&qargv, p2) != 0;
     for (size_t i = 1; i < args.n; i++)
         bad |= strv_add(&qargv, strdup(args.v[i])) != 0;
-    if (!env.v) { /* an empty environment */
-        env.v = calloc(1, sizeof *env.v);
-        env.cap = 1;
-        bad |= !env.v;
-    }
     if (bad) {
         snprintf(why, wn, "out of memory");
         goto out;
     }
     /* this image's stream ends: the thread's items, the mappings (the
-     * symbols), and EXECVE {3, N} with the program that continues in
-     * image N's stream; the pipe or socket is close-on-exec.  The output
-     * lock is held through the execve, so that no other thread's chunk
-     * (a block translated, a buffer full) follows {3, N} */
+     * symbols), EXECVE {3, N} with the program that continues in image N's
+     * stream and, when the new image's environment cannot be the guest's
+     * envp exactly, {4, N} with what differs; the pipe or socket is
+     * close-on-exec.  The output lock is held through the execve, so that
+     * no other thread's chunk (a block translated, a buffer full) follows
+     * {3, N} */
     vbuf_flush(vcpu);
     size_t tn = strnlen(prog, CAPSTREAM_EXECVE_MAX_TEXT);
-    uint8_t *payload = malloc(8 + tn);
+    size_t nn = plan.note ? strnlen(plan.note, CAPSTREAM_EXECVE_MAX_TEXT) : 0;
+    uint8_t *payload = malloc(8 + (tn > nn ? tn : nn));
     if (!payload) {
         snprintf(why, wn, "out of memory");
         goto out;
@@ -1030,7 +1040,13 @@ static void exec_traced(unsigned vcpu, int64_t num, uint64_t a1, uint64_t a2, ui
     pthread_mutex_lock(&out_lock);
     send_maps_locked();
     chunk_write_locked(CAPSTREAM_EXECVE, (uint16_t)vcpu, payload, (uint32_t)(8 + tn));
-    execve("/proc/self/exe", qargv.v, env.v);
+    if (nn) {
+        head[0] = 4;
+        memcpy(payload, head, 8);
+        memcpy(payload + 8, plan.note, nn);
+        chunk_write_locked(CAPSTREAM_EXECVE, (uint16_t)vcpu, payload, (uint32_t)(8 + nn));
+    }
+    execve("/proc/self/exe", qargv.v, plan.host);
     int e = errno;
     pthread_mutex_unlock(&out_lock);
     free(payload);
@@ -1040,6 +1056,7 @@ out:
     free(prog);
     free(plug);
     strv_free(&args);
+    qemu_env_plan_free(&plan);
     strv_free(&env);
     strv_free(&qargv);
 }

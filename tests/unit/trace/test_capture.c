@@ -787,7 +787,71 @@ static void test_capture_execve_traced(void)
             CU_ASSERT_PTR_NOT_NULL_FATAL(error);
             CU_ASSERT_STRING_EQUAL(error->message,
                                    "execve: byte 252: chunk of kind 4 after EXECVE {3, 2}: only "
-                                   "an EXECVE {1, 0} (the execve of QEMU failed) may follow");
+                                   "an EXECVE {4, 2} (the environment's note) or {1, 0} (the "
+                                   "execve of QEMU failed) may follow");
+        }
+        g_clear_error(&error);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_byte_array_unref(s);
+    }
+}
+
+/* {4, N, note} after {3, N}: how image N's environment differs from the
+ * envp (the execve MARKER says it); gone when {1, 0, why} follows; refused
+ * without {3, N}, with another N, empty, or twice. */
+static void test_capture_execve_env_note(void)
+{
+    static const uint8_t on[] = {3, 0, 0, 0, 2, 0, 0, 0, '/', 'b', 'i', 'n', '/', 's', 'h'};
+    static const uint8_t note[] = {4, 0, 0, 0, 2, 0, 0, 0, 'N', ':', ' ', 'n', 'o', ' ', '='};
+    static const uint8_t note1[] = {4, 0, 0, 0, 1, 0, 0, 0, 'N'};
+    static const uint8_t note0[] = {4, 0, 0, 0, 2, 0, 0, 0};
+    static const uint8_t why[] = {1, 0, 0, 0, 0, 0, 0, 0, 'f', 'a', 'i', 'l', 'e', 'd'};
+    static const struct {
+        const uint8_t *first, *second, *third;
+        guint n1, n2, n3;
+        const char *note, *error;
+    } cases[] = {
+        {on, NULL, NULL, sizeof on, 0, 0, NULL, NULL},
+        {on, note, NULL, sizeof on, sizeof note, 0, "N: no =", NULL},
+        {on, note, why, sizeof on, sizeof note, sizeof why, NULL, NULL},
+        {note, NULL, NULL, sizeof note, 0, 0, NULL, "execve: byte 221: EXECVE chunk"},
+        {on, note1, NULL, sizeof on, sizeof note1, 0, NULL, "execve: byte 252: EXECVE chunk"},
+        {on, note0, NULL, sizeof on, sizeof note0, 0, NULL, "execve: byte 252: EXECVE chunk"},
+        {on, note, note, sizeof on, sizeof note, sizeof note, "N: no =",
+         "execve: byte 283: EXECVE chunk"},
+    };
+    for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+        GByteArray *s = make_execve_stream(cases[k].first, cases[k].n1, FALSE);
+        uint32_t seq = 5;
+        if (cases[k].second)
+            chunk(s, &seq, 7, 0, cases[k].second, cases[k].n2);
+        if (cases[k].third)
+            chunk(s, &seq, 7, 0, cases[k].third, cases[k].n3);
+        GError *error = NULL;
+        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect, NULL, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 1, "execve");
+        gboolean fed = pmusim_capture_feed(c, s->data, s->len, &error);
+        if (!cases[k].error) {
+            CU_ASSERT_TRUE_FATAL(fed);
+            CU_ASSERT_EQUAL(pmusim_capture_exec_image(c, NULL), cases[k].third ? 0 : 2);
+            CU_ASSERT_EQUAL(pmusim_capture_in_execve(c), cases[k].third != NULL);
+            if (cases[k].note) {
+                CU_ASSERT_STRING_EQUAL(pmusim_capture_exec_note(c), cases[k].note);
+            } else {
+                CU_ASSERT_PTR_NULL(pmusim_capture_exec_note(c));
+            }
+            CU_ASSERT_TRUE(pmusim_capture_finish(c, &error));
+        } else {
+            CU_ASSERT_FALSE(fed);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(error);
+            CU_ASSERT_TRUE(g_str_has_prefix(error->message, cases[k].error));
+            if (cases[k].note) { /* the first note stays */
+                CU_ASSERT_STRING_EQUAL(pmusim_capture_exec_note(c), cases[k].note);
+            } else {
+                CU_ASSERT_PTR_NULL(pmusim_capture_exec_note(c));
+            }
         }
         g_clear_error(&error);
         pmusim_capture_free(c);
@@ -895,7 +959,7 @@ static void test_capture_execve(void)
         CU_ASSERT_STRING_EQUAL(error->message,
                                "execve: byte 221: EXECVE chunk: {1, 0[, why]}, {2, 0} or {3, N "
                                ">= 1, program} expected (8 bytes and up to 4096 of text without "
-                               "NUL; {1, 0, why} alone after {3, N})");
+                               "NUL; {4, N, note} once and {1, 0, why} alone after {3, N})");
         CU_ASSERT_FALSE(pmusim_capture_in_execve(c));
         g_clear_error(&error);
         pmusim_capture_free(c);
@@ -924,6 +988,8 @@ int main(void)
     CU_add_test(suite, "execve: the stream ends at it, or goes on; bad chunks", test_capture_execve);
     CU_add_test(suite, "execve under --trace-children: why, traced on, fallback",
                 test_capture_execve_traced);
+    CU_add_test(suite, "execve under --trace-children: the environment's note {4, N}",
+                test_capture_execve_env_note);
     CU_add_test(suite, "REAPED: the signal that killed a child, bad chunks", test_capture_reaped);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
