@@ -2620,6 +2620,16 @@ static gboolean text_open(pmusim_trace_reader_t *r, GError **error)
             }
             g_ptr_array_add(r->hdr.meta_keys, k);
             g_ptr_array_add(r->hdr.meta_values, val);
+        } else if (tok_is(&toks[0], "isa") || tok_is(&toks[0], "cpu") ||
+                   tok_is(&toks[0], "threads") || tok_is(&toks[0], "flags") ||
+                   tok_is(&toks[0], "meta")) {
+            /* no record starts so: say what the header line lacks here,
+             * not "expected 'CYCLE THREAD KIND'" at the first read */
+            text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                       "header line '%.*s' needs %s", (int)toks[0].len, toks[0].s,
+                       tok_is(&toks[0], "meta") ? "a key (meta KEY [VALUE])"
+                                                : "exactly one value");
+            return FALSE;
         } else {
             r->have_pending = TRUE; /* the first record or symbol line */
             break;
