@@ -382,14 +382,7 @@ int pmusim_cmd_wave(int argc, char **argv)
     w.to = w.from + (uint64_t)ncycles;
     w.row = g_new0(pmusim_counter_probe_t, w.sigs->len + 1);
 
-    wave_out_opts_t oo = {.text = text, .vcd_path = vcd, .gtkw_path = gtkw, .svg_path = svg,
-                          .trace = trace, .pmu = ops->name, .threads = nthreads > 1,
-                          .from = w.from, .ncycles = (uint64_t)ncycles};
-    w.out = wave_out_open(&oo, w.sigs, &error);
-    if (!w.out) {
-        status = pmusim_cli_fail(error);
-        goto out;
-    }
+    /* the model and the sampling first: a setup error prints nothing */
     gboolean ok;
     if (!w.sigs->len) {
         g_set_error(&error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG,
@@ -401,9 +394,21 @@ int pmusim_cmd_wave(int argc, char **argv)
         ok = FALSE;
     } else {
         m = wave_model(ops->name, nthreads, run.regs, &error);
-        ok = m && (!period || (fd = wave_sampling(m, w.sigs, period, &error))) &&
-             wave_observe(&w, m, run.reader, &error);
+        ok = m && (!period || (fd = wave_sampling(m, w.sigs, period, &error)));
     }
+    if (!ok) {
+        status = pmusim_cli_fail(error);
+        goto out;
+    }
+    wave_out_opts_t oo = {.text = text, .vcd_path = vcd, .gtkw_path = gtkw, .svg_path = svg,
+                          .trace = trace, .pmu = ops->name, .threads = nthreads > 1,
+                          .from = w.from, .ncycles = (uint64_t)ncycles};
+    w.out = wave_out_open(&oo, w.sigs, &error);
+    if (!w.out) {
+        status = pmusim_cli_fail(error);
+        goto out;
+    }
+    ok = wave_observe(&w, m, run.reader, &error);
     if (!ok) {
         wave_out_abort(w.out);
         w.out = NULL;
