@@ -2,7 +2,6 @@
 #include "cmds.h"
 #include "pmusim/encoder.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
