@@ -214,6 +214,16 @@ static GPtrArray *long_options(GOptionContext *ctx)
  * (`pmusim encode ... > my.regs`).  Files pmusim opens itself are checked by
  * traces/outfile.c.  The help that pmusim_cli_parse() prints and exits
  * after is checked too. */
+const char **pmusim_cli_inputs(const char *trace, char **regs_files)
+{
+    guint n = regs_files ? g_strv_length(regs_files) : 0;
+    const char **inputs = g_new0(const char *, n + 2);
+    inputs[0] = trace;
+    for (guint i = 0; i < n; i++)
+        inputs[i + 1] = regs_files[i];
+    return inputs;
+}
+
 int pmusim_cli_check_stdout(int status)
 {
     errno = 0;

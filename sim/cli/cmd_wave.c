@@ -400,10 +400,12 @@ int pmusim_cmd_wave(int argc, char **argv)
         status = pmusim_cli_fail(error);
         goto out;
     }
+    const char **inputs = pmusim_cli_inputs(trace, regs_files);
     wave_out_opts_t oo = {.text = text, .vcd_path = vcd, .gtkw_path = gtkw, .svg_path = svg,
-                          .trace = trace, .pmu = ops->name, .threads = nthreads > 1,
-                          .from = w.from, .ncycles = (uint64_t)ncycles};
+                          .trace = trace, .inputs = inputs, .pmu = ops->name,
+                          .threads = nthreads > 1, .from = w.from, .ncycles = (uint64_t)ncycles};
     w.out = wave_out_open(&oo, w.sigs, &error);
+    g_free(inputs);
     if (!w.out) {
         status = pmusim_cli_fail(error);
         goto out;

@@ -114,6 +114,20 @@ expect "wave: a period too large is refused" 1 \
 [ ! -s "$T/out" ]
 result "wave: a period too large prints no table header" $?
 
+# --- no output replaces a --regs input (stat refused it; record and wave wrote over it)
+printf 'IA32_PERFEVTSEL0 0x5101c0 # INST_RETIRED\nIA32_PERF_GLOBAL_CTRL 0x1\n' >"$T/in.regs"
+cp "$T/in.regs" "$T/in.regs.orig"
+for c in "record -c 10 --regs $T/in.regs -o" "wave --regs $T/in.regs --vcd" \
+    "wave --regs $T/in.regs --svg" "stat --regs $T/in.regs -o"; do
+    # shellcheck disable=SC2086 # the command's words
+    expect "${c%% *}: an output over the --regs file is refused" 1 \
+        "pmusim: $T/in.regs: refusing to write the output over the input $T/in.regs (same file)" -- \
+        "$P" $c "$T/in.regs" "$S/wsm_loop.txt"
+    cmp -s "$T/in.regs" "$T/in.regs.orig"
+    result "${c%% *}: the --regs file is untouched" $?
+    cp "$T/in.regs.orig" "$T/in.regs"
+done
+
 # --- text traces: a header keyword without its value; a trace without a CPU
 printf 'pmusim-trace 2\nisa ia64\ncpu\n' >"$T/cpu.txt"
 expect "trace info: 'cpu' without a value names its line" 1 \
