@@ -128,6 +128,21 @@ for c in "record -c 10 --regs $T/in.regs -o" "wave --regs $T/in.regs --vcd" \
     cp "$T/in.regs.orig" "$T/in.regs"
 done
 
+# --- encode and events: a refusal leaves stdout empty (a '> my.regs' gets nothing)
+expect "encode: an option the encoder refuses" 1 \
+    "pmusim: invalid parameters: option thres=CPU_CYCLES=99: CPU_CYCLES takes thresholds 0..0" -- \
+    "$P" encode -p ita2 --thres CPU_CYCLES=99 CPU_CYCLES
+[ ! -s "$T/out" ]
+result "encode: no explanation printed before the refusal" $?
+expect "encode: the second event refused" 1 "pmusim: CPU_CYCLES: event not found on mont" -- \
+    "$P" encode -p mont IA64_INST_RETIRED,CPU_CYCLES
+[ ! -s "$T/out" ]
+result "encode: nothing of the first event printed" $?
+expect "events --source: no such event" 1 "pmusim: NOPE: no such event on wsm" -- \
+    "$P" events --source -p wsm NOPE
+[ ! -s "$T/out" ]
+result "events --source: no column header printed" $?
+
 # --- text traces: a header keyword without its value; a trace without a CPU
 printf 'pmusim-trace 2\nisa ia64\ncpu\n' >"$T/cpu.txt"
 expect "trace info: 'cpu' without a value names its line" 1 \
