@@ -820,6 +820,7 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
     if (!bin_varint(r, &v, "the version", error))
         return FALSE;
     if (v < PMUSIM_TRACE_VERSION_MIN || v > PMUSIM_TRACE_VERSION) {
+        r->dpos = TR_MAGIC_LEN; /* the message names the field's first byte */
         bin_error(r, error, PMUSIM_TRACE_ERROR_VERSION,
                   "unsupported version %" PRIu64 ", expected %u..%u", v,
                   PMUSIM_TRACE_VERSION_MIN, PMUSIM_TRACE_VERSION);
@@ -827,6 +828,7 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
     }
     if (!bin_need(r, 2, "ISA and CPU bytes", error))
         return FALSE;
+    size_t fields = r->dpos; /* ISA, CPU, threads, flags: checked together */
     uint8_t isa = r->dbuf[r->dpos], cpu = r->dbuf[r->dpos + 1];
     r->dpos += 2;
     if (!bin_varint(r, &nthreads, "the thread count", error) ||
@@ -844,6 +846,7 @@ static gboolean bin_open(pmusim_trace_reader_t *r, GError **error)
     if (!bad && flags > UINT32_MAX)
         bad = "header flags wider than 32 bits";
     if (bad) {
+        r->dpos = fields;
         bin_error(r, error, PMUSIM_TRACE_ERROR_FORMAT, "bad header: %s", bad);
         return FALSE;
     }
@@ -2620,6 +2623,16 @@ static gboolean text_open(pmusim_trace_reader_t *r, GError **error)
             }
             g_ptr_array_add(r->hdr.meta_keys, k);
             g_ptr_array_add(r->hdr.meta_values, val);
+        } else if (tok_is(&toks[0], "isa") || tok_is(&toks[0], "cpu") ||
+                   tok_is(&toks[0], "threads") || tok_is(&toks[0], "flags") ||
+                   tok_is(&toks[0], "meta")) {
+            /* no record starts so: say what the header line lacks here,
+             * not "expected 'CYCLE THREAD KIND'" at the first read */
+            text_error(r, error, PMUSIM_TRACE_ERROR_FORMAT,
+                       "header line '%.*s' needs %s", (int)toks[0].len, toks[0].s,
+                       tok_is(&toks[0], "meta") ? "a key (meta KEY [VALUE])"
+                                                : "exactly one value");
+            return FALSE;
         } else {
             r->have_pending = TRUE; /* the first record or symbol line */
             break;

@@ -2,6 +2,7 @@
 #include "cmds.h"
 #include "pmusim/encoder.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,6 +209,32 @@ static GPtrArray *long_options(GOptionContext *ctx)
     return names;
 }
 
+/* Every command's output to stdout is checked here once: a full disk or a
+ * closed pipe must not end in exit status 0 with a truncated output
+ * (`pmusim encode ... > my.regs`).  Files pmusim opens itself are checked by
+ * traces/outfile.c.  The help that pmusim_cli_parse() prints and exits
+ * after is checked too. */
+const char **pmusim_cli_inputs(const char *trace, char **regs_files)
+{
+    guint n = regs_files ? g_strv_length(regs_files) : 0;
+    const char **inputs = g_new0(const char *, n + 2);
+    inputs[0] = trace;
+    for (guint i = 0; i < n; i++)
+        inputs[i + 1] = regs_files[i];
+    return inputs;
+}
+
+int pmusim_cli_check_stdout(int status)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "pmusim: write error on standard output: %s\n",
+                errno ? g_strerror(errno) : "I/O error");
+        return status ? status : 1;
+    }
+    return status;
+}
+
 gboolean pmusim_cli_parse(GOptionContext *ctx, const char *cmd, int *argc, char ***argv,
                           GError **error)
 {
@@ -237,7 +264,7 @@ gboolean pmusim_cli_parse(GOptionContext *ctx, const char *cmd, int *argc, char 
         char *text = help_text(ctx, cmd, main_only, group);
         fputs(text, stdout);
         g_free(text);
-        exit(fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1);
+        exit(pmusim_cli_check_stdout(0));
     }
     GError *err = NULL;
     if (g_option_context_parse(ctx, argc, argv, &err))

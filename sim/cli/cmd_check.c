@@ -17,6 +17,7 @@
  * Relative paths are taken from the golden file's folder.  Prints one line
  * per case; exit status 1 when any case fails. */
 #include "cmds.h"
+#include "enc_args.h"
 #include "pmusim/encoder.h"
 #include "pmusim/outfile.h"
 #include "pmusim/sim.h"
@@ -121,8 +122,6 @@ static void list_counters(const pmusim_report_t *r, GString *why)
     g_hash_table_destroy(seen);
 }
 
-/* A count.NAME / overflows.NAME / error value: a whole number, decimal or
- * 0x-hexadecimal, nothing else (an invalid value is an error, never 0). */
 /* Where each key of a golden file is: GKeyFile keeps no line numbers, so
  * the text is indexed once when it is read ("group\nkey" -> line, "group"
  * -> the line of its [group] header; the last of duplicates, as GKeyFile
@@ -164,6 +163,34 @@ static GHashTable *index_lines(const char *text, gsize len)
     return h;
 }
 
+/* The line GKeyFile refused: it parses line by line and stops at the
+ * first bad one, without saying which, so a prefix of the first k lines
+ * loads exactly when k is before that line: a binary search over k (only
+ * after a failure, each step at most the 16 MiB a golden file may hold). */
+static unsigned first_bad_line(const char *text, gsize len)
+{
+    GArray *ends = g_array_new(FALSE, FALSE, sizeof(gsize)); /* end of line k+1 */
+    for (const char *p = text, *end = text + len; p < end;) {
+        const char *nl = memchr(p, '\n', (gsize)(end - p));
+        gsize e = nl ? (gsize)(nl - text) + 1 : len;
+        g_array_append_val(ends, e);
+        p = text + e;
+    }
+    guint lo = 1, hi = ends->len; /* the bad line is within lo..hi */
+    GKeyFile *kf = g_key_file_new();
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (g_key_file_load_from_data(kf, text, g_array_index(ends, gsize, mid - 1),
+                                      G_KEY_FILE_NONE, NULL))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    g_key_file_free(kf);
+    g_array_free(ends, TRUE);
+    return lo;
+}
+
 /* "FILE:LINE: " of a key (key NULL: of the group's header). */
 static void at(GString *why, const check_src_t *src, const char *group, const char *key)
 {
@@ -176,23 +203,41 @@ static void at(GString *why, const check_src_t *src, const char *group, const ch
         g_string_append_printf(why, "%s:%u: ", src->file, line);
 }
 
-static gboolean check_number(GKeyFile *kf, const char *group, const char *key, uint64_t *out,
-                             const check_src_t *src, GString *why)
+/* A whole number up to max, decimal or 0x-hexadecimal, nothing around it. */
+static gboolean parse_whole(const char *s, guint64 max, guint64 *v)
+{
+    gboolean hex = g_str_has_prefix(s, "0x") || g_str_has_prefix(s, "0X");
+    /* a digit first: g_ascii_string_to_unsigned() takes a sign after "0x" */
+    return g_ascii_isxdigit(s[hex ? 2 : 0]) &&
+           g_ascii_string_to_unsigned(hex ? s + 2 : s, hex ? 16 : 10, 0, max, v, NULL);
+}
+
+/* A count.NAME / overflows.NAME / error value: a whole number, decimal or
+ * 0x-hexadecimal, nothing else (an invalid value is an error, never 0); an
+ * error code (neg_ok) may have a '-' in front and must fit an int. */
+static gboolean check_number(GKeyFile *kf, const char *group, const char *key, gboolean neg_ok,
+                             uint64_t *out, gboolean *negative, const check_src_t *src,
+                             GString *why)
 {
     GError *e = NULL;
     char *vs = g_key_file_get_string(kf, group, key, &e);
-    gboolean hex = vs && (g_str_has_prefix(vs, "0x") || g_str_has_prefix(vs, "0X"));
+    gboolean neg = neg_ok && vs && vs[0] == '-';
+    guint64 max = !neg_ok ? G_MAXUINT64 : neg ? (guint64)G_MAXINT + 1 : (guint64)G_MAXINT;
     guint64 v = 0;
-    gboolean ok = vs && g_ascii_string_to_unsigned(hex ? vs + 2 : vs, hex ? 16 : 10, 0,
-                                                   G_MAXUINT64, &v, NULL);
-    if (!ok)
+    gboolean ok = vs && parse_whole(vs + neg, max, &v);
+    if (!ok) {
         at(why, src, group, key);
-    if (!ok)
-        g_string_append_printf(why, "%s: expected a whole number (decimal or 0x hex)%s", key,
+        g_string_append_printf(why, "%s: expected %s%s", key,
+                               neg_ok ? "an error code (a whole number that fits an int, "
+                                        "decimal or 0x hex, '-' allowed)"
+                                      : "a whole number (decimal or 0x hex)",
                                e ? "; the value is not valid UTF-8" : "");
+    }
     g_clear_error(&e);
     g_free(vs);
     *out = v;
+    if (negative)
+        *negative = neg;
     return ok;
 }
 
@@ -243,23 +288,35 @@ static gboolean run_case(GKeyFile *kf, const char *group, const char *dir,
     gboolean ok = FALSE;
     if (!check_keys(kf, group, src, why))
         return FALSE;
-    if (g_key_file_has_key(kf, group, "error", NULL)) {
-        uint64_t ignored;
-        char *es = g_key_file_get_string(kf, group, "error", NULL);
-        gboolean neg = es && es[0] == '-';
-        g_free(es);
-        if (!neg && !check_number(kf, group, "error", &ignored, src, why))
-            return FALSE;
+    uint64_t error_abs = 0;
+    gboolean error_neg = FALSE;
+    gboolean want_error = g_key_file_has_key(kf, group, "error", NULL);
+    if (want_error && !check_number(kf, group, "error", TRUE, &error_abs, &error_neg, src, why))
+        return FALSE;
+    int error_code = (int)(error_neg ? -(int64_t)error_abs : (int64_t)error_abs);
+    char *plm_s = g_key_file_get_string(kf, group, "plm", NULL);
+    unsigned plm = PMUSIM_PLM0 | PMUSIM_PLM3;
+    guint64 mask = 0;
+    /* any mask is passed on: the encoder's refusal of one is an error= case */
+    gboolean plm_ok = !plm_s || pmusim_plm_parse(plm_s, &plm);
+    if (!plm_ok && parse_whole(plm_s, G_MAXUINT, &mask)) {
+        plm = (unsigned)mask;
+        plm_ok = TRUE;
     }
+    if (!plm_ok) {
+        at(why, src, group, "plm");
+        g_string_append_printf(why, "plm: expected u, k, uk or a mask (decimal or 0x hex), "
+                                    "got '%s'", plm_s);
+    }
+    g_free(plm_s);
+    if (!plm_ok)
+        return FALSE;
     char *pmu = g_key_file_get_string(kf, group, "pmu", NULL);
     char **events = g_key_file_get_string_list(kf, group, "events", NULL, NULL);
     char **options = g_key_file_get_string_list(kf, group, "options", NULL, NULL);
-    char *plm_s = g_key_file_get_string(kf, group, "plm", NULL);
     char *regs_file = g_key_file_get_string(kf, group, "regs", NULL);
     char *expect_regs = g_key_file_get_string(kf, group, "expect-regs", NULL);
     char *trace = g_key_file_get_string(kf, group, "trace", NULL);
-    gboolean want_error = g_key_file_has_key(kf, group, "error", NULL);
-    int error_code = g_key_file_get_integer(kf, group, "error", NULL);
     GArray *regs = pmusim_regs_new();
     GArray *opts = g_array_new(FALSE, TRUE, sizeof(pmusim_encode_opt_t));
     GPtrArray *keep = g_ptr_array_new_with_free_func(g_free);
@@ -275,15 +332,6 @@ static gboolean run_case(GKeyFile *kf, const char *group, const char *dir,
     if (enc) { /* an alias (westmere, itanium2, ...) names the model too */
         g_free(pmu);
         pmu = g_strdup(enc->name);
-    }
-    unsigned plm = PMUSIM_PLM0 | PMUSIM_PLM3;
-    if (plm_s) {
-        if (!strcmp(plm_s, "u"))
-            plm = PMUSIM_PLM3;
-        else if (!strcmp(plm_s, "k"))
-            plm = PMUSIM_PLM0;
-        else if (strcmp(plm_s, "uk") != 0)
-            plm = (unsigned)g_ascii_strtoull(plm_s, NULL, 0);
     }
     for (char **o = options; o && *o; o++) {
         const char *eq = strchr(*o, '=');
@@ -369,7 +417,7 @@ static gboolean run_case(GKeyFile *kf, const char *group, const char *dir,
             if (!all)
                 g_string_append(why, "; ");
             gsize mark = why->len;
-            if (!check_number(kf, group, *k, &want, src, why)) {
+            if (!check_number(kf, group, *k, FALSE, &want, NULL, src, why)) {
                 all = FALSE;
                 continue;
             }
@@ -404,7 +452,6 @@ out:
     g_free(pmu);
     g_strfreev(events);
     g_strfreev(options);
-    g_free(plm_s);
     g_free(regs_file);
     g_free(expect_regs);
     g_free(trace);
@@ -608,7 +655,7 @@ int pmusim_cmd_check(int argc, char **argv)
         gboolean loaded = pmusim_read_file_bounded(argv[i], PMUSIM_REGS_MAX_FILE, &text,
                                                    &text_len, &error);
         if (loaded && !g_key_file_load_from_data(kf, text, text_len, G_KEY_FILE_NONE, &error))
-            g_prefix_error(&error, "%s: ", argv[i]);
+            g_prefix_error(&error, "%s:%u: ", argv[i], first_bad_line(text, text_len));
         check_src_t *src = NULL;
         if (!error) {
             src = g_new0(check_src_t, 1);
@@ -665,8 +712,10 @@ int pmusim_cmd_check(int argc, char **argv)
             run_one(g_ptr_array_index(cases, i), NULL);
     }
     unsigned passed = 0, failed = 0;
+    /* --junit -: the XML alone on standard output, the report beside it */
+    FILE *rep = junit && strcmp(junit, "-") == 0 ? stderr : stdout;
     if (tap)
-        print_tap(cases, stdout);
+        print_tap(cases, rep);
     for (guint i = 0; i < cases->len; i++) {
         const check_case_t *c = g_ptr_array_index(cases, i);
         if (!c->kf && !tap)
@@ -678,14 +727,14 @@ int pmusim_cmd_check(int argc, char **argv)
         if (tap)
             continue;
         if (c->ok)
-            printf("ok    %s\n", c->group);
+            fprintf(rep, "ok    %s\n", c->group);
         else
-            printf("FAIL  %s: %s\n", c->group, c->why->str);
+            fprintf(rep, "FAIL  %s: %s\n", c->group, c->why->str);
     }
     if (tap)
-        printf("# %u passed, %u failed\n", passed, failed);
+        fprintf(rep, "# %u passed, %u failed\n", passed, failed);
     else
-        printf("%u passed, %u failed\n", passed, failed);
+        fprintf(rep, "%u passed, %u failed\n", passed, failed);
     if (jout) {
         print_junit(cases, pmusim_outfile_fp(jout));
         if (!pmusim_outfile_commit(jout, &error)) {

@@ -29,6 +29,7 @@ int pmusim_cmd_encode(int argc, char **argv)
     GError *error = NULL;
     int status = 0;
     GArray *regs = pmusim_regs_new();
+    GString *expl = g_string_new(NULL); /* the explanations (# lines) */
     char **events = NULL;
     if (!pmusim_cli_parse(ctx, "encode", &argc, &argv, &error)) {
         status = pmusim_cli_usage("encode", "%s", error->message);
@@ -72,7 +73,8 @@ int pmusim_cmd_encode(int argc, char **argv)
             goto out;
         }
         /* Explanations become '#' comments so that the whole output stays a
-         * valid --regs file. */
+         * valid --regs file; they are printed once the encoding succeeded
+         * (an option it refuses must leave stdout empty) */
         for (char **e = events; *e; e++) {
             char *buf = NULL;
             size_t len = 0;
@@ -83,7 +85,7 @@ int pmusim_cmd_encode(int argc, char **argv)
                 char **lines = g_strsplit(buf, "\n", -1);
                 for (char **l = lines; *l; l++)
                     if (**l || l[1])
-                        printf("# %s\n", *l);
+                        g_string_append_printf(expl, "# %s\n", *l);
                 g_strfreev(lines);
             }
             free(buf);
@@ -97,6 +99,7 @@ int pmusim_cmd_encode(int argc, char **argv)
         status = pmusim_cli_fail(error);
         goto out;
     }
+    fputs(expl->str, stdout);
     if (!regs_only)
         printf("# register writes (pmusim stat --regs FILE)\n");
     pmusim_regs_print(regs, stdout);
@@ -106,6 +109,7 @@ int pmusim_cmd_encode(int argc, char **argv)
             pmusim_cli_explain_regs(ops, regs, stdout);
     }
 out:
+    g_string_free(expl, TRUE);
     if (error)
         g_error_free(error);
     g_array_free(regs, TRUE);

@@ -8,11 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One row of `events --source`; counts the rows and those from trace fields. */
+/* One row of `events --source`, after the column header for the first (a
+ * filter that matches nothing prints nothing on stdout); counts the rows
+ * and those from trace fields. */
 static void source_row(const pmusim_model_ops_t *ops, FILE *fp, const char *name,
                        const char *umask_name, uint32_t code, uint32_t umask, size_t *rows,
                        size_t *from_trace)
 {
+    if (!*rows)
+        fprintf(fp, "%-48s %-6s %-6s %s\n", "event", "code", "umask", "source");
     const char *src = ops && ops->event_source ? ops->event_source(code, umask) : NULL;
     char *label = umask_name ? g_strdup_printf("%s:%s", name, umask_name) : g_strdup(name);
     fprintf(fp, "%-48s 0x%-4x 0x%-4x %s\n", label, code, umask,
@@ -40,7 +44,6 @@ static int list_sources(const pmusim_encoder_pmu_t *enc, const char *filter, FIL
         want_um = colon ? g_strdup(colon + 1) : NULL;
     }
     size_t n = enc->event_count(), rows = 0, from_trace = 0;
-    fprintf(fp, "%-48s %-6s %-6s %s\n", "event", "code", "umask", "source");
     for (size_t i = 0; i < n; i++) {
         const char *name = NULL, *uname = NULL;
         uint32_t code = 0, umask = 0, um = 0;

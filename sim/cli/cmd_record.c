@@ -1005,8 +1005,10 @@ int pmusim_cmd_record(int argc, char **argv)
     const char *trace = argv[1];
     /* the output first: refused (same file as the trace, a directory ...)
      * before any work; committed only once everything is written */
-    const char *inputs[] = {trace, NULL};
-    if (out_path && !(out = pmusim_outfile_open(out_path, inputs, &error))) {
+    const char **inputs = pmusim_cli_inputs(trace, regs_files);
+    out = out_path ? pmusim_outfile_open(out_path, inputs, &error) : NULL;
+    g_free(inputs);
+    if (out_path && !out) {
         status = pmusim_cli_fail(error);
         goto out;
     }

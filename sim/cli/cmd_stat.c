@@ -1601,11 +1601,9 @@ int pmusim_cmd_stat(int argc, char **argv)
     gboolean progress = pmusim_cli_show_progress() && !json && !sep_opt;
     FILE *info = json || sep_opt ? stderr : stdout; /* --show-regs, --explain */
     {
-        const char *inputs[16] = {trace};
-        size_t ni = 1;
-        for (char **f = regs_files; f && *f && ni < G_N_ELEMENTS(inputs) - 1; f++)
-            inputs[ni++] = *f;
+        const char **inputs = pmusim_cli_inputs(trace, regs_files);
         out = pmusim_outfile_open(out_path ? out_path : "-", inputs, &error);
+        g_free(inputs);
         if (!out) {
             status = pmusim_cli_fail(error);
             goto out;

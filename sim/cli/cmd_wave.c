@@ -13,6 +13,7 @@
 #include "cmds.h"
 #include "enc_args.h"
 #include "pmusim/frontdoor.h"
+#include "pmusim/outfile.h"
 #include "pmusim/sim.h"
 #include "wave_out.h"
 
@@ -254,6 +255,21 @@ static void wave_print_samples(FILE *fp, const pmusim_frontdoor_t *fd, uint64_t 
         fprintf(fp, "\nno sample was taken in the window\n");
 }
 
+/* Two output paths that name one file: the same spelling ("-" included),
+ * the same path once made absolute and tidied, or one existing file. */
+static gboolean wave_same_output(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0)
+        return TRUE;
+    if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+        return FALSE;
+    char *ca = g_canonicalize_filename(a, NULL), *cb = g_canonicalize_filename(b, NULL);
+    gboolean same = strcmp(ca, cb) == 0 || pmusim_outfile_same_file(a, b);
+    g_free(ca);
+    g_free(cb);
+    return same;
+}
+
 int pmusim_cmd_wave(int argc, char **argv)
 {
     pmusim_enc_args_t ea = {0};
@@ -329,6 +345,21 @@ int pmusim_cmd_wave(int argc, char **argv)
         status = pmusim_cli_usage("wave", "--gtkw needs --vcd (the save file names the VCD)");
         goto out;
     }
+    /* each output a file of its own (the second would replace the first),
+     * at most one on standard output, and the table then on standard
+     * error, as with 'record -o -' */
+    const char *outs[] = {vcd, gtkw, svg}, *opt_names[] = {"--vcd", "--gtkw", "--svg"};
+    FILE *text = stdout;
+    for (unsigned i = 0; i < G_N_ELEMENTS(outs) && !status; i++) {
+        if (outs[i] && strcmp(outs[i], "-") == 0)
+            text = stderr;
+        for (unsigned j = 0; outs[i] && j < i && !status; j++)
+            if (outs[j] && wave_same_output(outs[i], outs[j]))
+                status = pmusim_cli_usage("wave", "%s and %s both write '%s'", opt_names[j],
+                                          opt_names[i], outs[i]);
+    }
+    if (status)
+        goto out;
     const char *trace = argv[1];
     status = pmusim_run_setup(&run, &ea, "wave", trace, pmu_opt, regs_files, TRUE);
     if (status)
@@ -351,14 +382,7 @@ int pmusim_cmd_wave(int argc, char **argv)
     w.to = w.from + (uint64_t)ncycles;
     w.row = g_new0(pmusim_counter_probe_t, w.sigs->len + 1);
 
-    wave_out_opts_t oo = {.text = stdout, .vcd_path = vcd, .gtkw_path = gtkw, .svg_path = svg,
-                          .trace = trace, .pmu = ops->name, .threads = nthreads > 1,
-                          .from = w.from, .ncycles = (uint64_t)ncycles};
-    w.out = wave_out_open(&oo, w.sigs, &error);
-    if (!w.out) {
-        status = pmusim_cli_fail(error);
-        goto out;
-    }
+    /* the model and the sampling first: a setup error prints nothing */
     gboolean ok;
     if (!w.sigs->len) {
         g_set_error(&error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG,
@@ -370,9 +394,23 @@ int pmusim_cmd_wave(int argc, char **argv)
         ok = FALSE;
     } else {
         m = wave_model(ops->name, nthreads, run.regs, &error);
-        ok = m && (!period || (fd = wave_sampling(m, w.sigs, period, &error))) &&
-             wave_observe(&w, m, run.reader, &error);
+        ok = m && (!period || (fd = wave_sampling(m, w.sigs, period, &error)));
     }
+    if (!ok) {
+        status = pmusim_cli_fail(error);
+        goto out;
+    }
+    const char **inputs = pmusim_cli_inputs(trace, regs_files);
+    wave_out_opts_t oo = {.text = text, .vcd_path = vcd, .gtkw_path = gtkw, .svg_path = svg,
+                          .trace = trace, .inputs = inputs, .pmu = ops->name,
+                          .threads = nthreads > 1, .from = w.from, .ncycles = (uint64_t)ncycles};
+    w.out = wave_out_open(&oo, w.sigs, &error);
+    g_free(inputs);
+    if (!w.out) {
+        status = pmusim_cli_fail(error);
+        goto out;
+    }
+    ok = wave_observe(&w, m, run.reader, &error);
     if (!ok) {
         wave_out_abort(w.out);
         w.out = NULL;
@@ -386,7 +424,7 @@ int pmusim_cmd_wave(int argc, char **argv)
     }
     w.out = NULL;
     if (fd)
-        wave_print_samples(stdout, fd, w.from, w.to);
+        wave_print_samples(text, fd, w.from, w.to);
 out:
     pmusim_frontdoor_free(fd);
     if (w.out)

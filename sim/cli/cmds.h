@@ -22,6 +22,12 @@ int pmusim_cmd_trace_capture(int argc, char **argv);  /* cmd_capture.c: `trace c
 /* Prints "pmusim: message" on stderr and returns 1. */
 int pmusim_cli_fail(const GError *error);
 /* Prints a usage error on stderr and returns 2. */
+/* The files a run reads, for pmusim_outfile_open()'s check that no output
+ * replaces one: the trace and every --regs file (NULL-terminated; g_free). */
+const char **pmusim_cli_inputs(const char *trace, char **regs_files);
+/* Flushes stdout; on a write error says so on stderr and returns status,
+ * or 1 for status 0. */
+int pmusim_cli_check_stdout(int status);
 int pmusim_cli_usage(const char *cmd, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 /* Cycles and instructions: the event set used when neither -e nor --regs is given. */
 const char *pmusim_cli_default_events(const char *pmu);

@@ -84,12 +84,8 @@ static const char *itanium_option_given(const pmusim_enc_args_t *a)
     return NULL;
 }
 
-gboolean pmusim_enc_args_plm(const pmusim_enc_args_t *a, unsigned *plm, GError **error)
+gboolean pmusim_plm_parse(const char *s, unsigned *plm)
 {
-    *plm = PMUSIM_PLM0 | PMUSIM_PLM3; /* like perf stat: user and kernel */
-    if (!a->plm)
-        return TRUE;
-    const char *s = a->plm;
     if (g_ascii_strcasecmp(s, "u") == 0)
         *plm = PMUSIM_PLM3;
     else if (g_ascii_strcasecmp(s, "k") == 0)
@@ -97,16 +93,24 @@ gboolean pmusim_enc_args_plm(const pmusim_enc_args_t *a, unsigned *plm, GError *
     else if (g_ascii_strcasecmp(s, "uk") == 0 || g_ascii_strcasecmp(s, "ku") == 0)
         *plm = PMUSIM_PLM0 | PMUSIM_PLM3;
     else {
+        /* a digit first: g_ascii_strtoull would skip blanks and negate */
         char *end = NULL;
-        guint64 v = g_ascii_strtoull(s, &end, 0);
-        if (end == s || *end || v == 0 || v > 0xf) {
-            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                        "--plm: expected u, k, uk or a mask 0x1..0xf, got '%s'", s);
+        guint64 v = g_ascii_isdigit(s[0]) ? g_ascii_strtoull(s, &end, 0) : 0;
+        if (v == 0 || *end || v > 0xf)
             return FALSE;
-        }
         *plm = (unsigned)v;
     }
     return TRUE;
+}
+
+gboolean pmusim_enc_args_plm(const pmusim_enc_args_t *a, unsigned *plm, GError **error)
+{
+    *plm = PMUSIM_PLM0 | PMUSIM_PLM3; /* like perf stat: user and kernel */
+    if (!a->plm || pmusim_plm_parse(a->plm, plm))
+        return TRUE;
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--plm: expected " PMUSIM_PLM_EXPECTED ", got '%s'", a->plm);
+    return FALSE;
 }
 
 gboolean pmusim_enc_args_translate(const char *pmu, char **events, GError **error)
@@ -329,6 +333,11 @@ int pmusim_run_setup(pmusim_run_setup_t *run, const pmusim_enc_args_t *a, const 
     }
     const pmusim_trace_header_t *h = pmusim_trace_reader_header(run->reader);
     pmu = pmu_opt ? g_strdup(pmu_opt) : pmusim_enc_args_pmu_from_events(run->events);
+    if (!pmu && h->cpu == PMUSIM_CPU_NONE) {
+        status = pmusim_cli_usage(cmd, "%s: the trace names no CPU ('cpu none'): choose the "
+                                  "model with -p (ita2, mont, wsm, wsm_dp, knm)", trace);
+        goto out;
+    }
     if (!pmu)
         pmu = g_strdup(pmusim_cpu_name(h->cpu));
     {

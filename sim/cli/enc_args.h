@@ -18,6 +18,12 @@ typedef struct pmusim_enc_args {
 
 /* Adds the options to `ctx` (as its main entries). */
 void pmusim_enc_args_add(GOptionContext *ctx, pmusim_enc_args_t *a);
+/* What pmusim_plm_parse() accepts, for messages. */
+#define PMUSIM_PLM_EXPECTED "u, k, uk or a mask 0x1..0xf"
+/* Parses u, k, uk (ku; any case) or a mask 0x1..0xf (decimal, 0x hex
+ * or 0 octal, nothing around it) into a PMUSIM_PLM* mask; FALSE for anything else,
+ * *plm untouched.  --plm and the golden files' plm key. */
+gboolean pmusim_plm_parse(const char *s, unsigned *plm);
 /* Parses --plm into a PMUSIM_PLM* mask (default uk: PLM0|PLM3). */
 gboolean pmusim_enc_args_plm(const pmusim_enc_args_t *a, unsigned *plm, GError **error);
 /* The event list after splitting on commas (NULL-terminated, g_strfreev). */

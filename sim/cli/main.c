@@ -2,7 +2,6 @@
 #include "cmds.h"
 #include "pmusim/encoder.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,27 +32,12 @@ static void usage(FILE *fp)
                 "'pmusim help trace SUBCOMMAND' a trace subcommand.\n");
 }
 
-/* Every command's output to stdout is checked here once: a full disk or a
- * closed pipe must not end in exit status 0 with a truncated output
- * (`pmusim encode ... > my.regs`).  Files pmusim opens itself are checked by
- * traces/outfile.c. */
-static int check_stdout(int status)
-{
-    errno = 0;
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "pmusim: write error on standard output: %s\n",
-                errno ? g_strerror(errno) : "I/O error");
-        return status ? status : 1;
-    }
-    return status;
-}
-
 static int run(int argc, char **argv);
 static int run_command(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
-    return check_stdout(run(argc, argv));
+    return pmusim_cli_check_stdout(run(argc, argv));
 }
 
 static int run(int argc, char **argv)

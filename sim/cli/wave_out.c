@@ -35,10 +35,9 @@ struct wave_out {
     GArray *marks;                /* cycles with an overflow or interrupt (GTKWave markers) */
 };
 
-static gboolean wave_file_open(wave_file_t *f, const char *path, const char *input,
+static gboolean wave_file_open(wave_file_t *f, const char *path, const char *const *inputs,
                                GError **error)
 {
-    const char *inputs[] = {input, NULL};
     f->o = pmusim_outfile_open(path, inputs, error);
     f->fp = f->o ? pmusim_outfile_fp(f->o) : NULL;
     return f->o != NULL;
@@ -514,9 +513,9 @@ wave_out_t *wave_out_open(const wave_out_opts_t *o, const GArray *sigs, GError *
     w->sigs = sigs;
     w->prev = g_new0(pmusim_counter_probe_t, sigs->len + 1);
     w->marks = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-    if ((o->vcd_path && !wave_file_open(&w->vcd, o->vcd_path, o->trace, error)) ||
-        (o->gtkw_path && !wave_file_open(&w->gtkw, o->gtkw_path, o->trace, error)) ||
-        (o->svg_path && !wave_file_open(&w->svg, o->svg_path, o->trace, error))) {
+    if ((o->vcd_path && !wave_file_open(&w->vcd, o->vcd_path, o->inputs, error)) ||
+        (o->gtkw_path && !wave_file_open(&w->gtkw, o->gtkw_path, o->inputs, error)) ||
+        (o->svg_path && !wave_file_open(&w->svg, o->svg_path, o->inputs, error))) {
         wave_out_abort(w);
         return NULL;
     }

@@ -24,6 +24,8 @@ typedef struct wave_out_opts {
     const char *gtkw_path; /* NULL: none (needs vcd_path) */
     const char *svg_path;  /* NULL: none */
     const char *trace;     /* for titles */
+    const char *const *inputs; /* files read (NULL-terminated), that no output may
+                                * replace: wave_out_open() only */
     const char *pmu;
     gboolean threads;      /* more than one hardware thread: name threads */
     uint64_t from, ncycles;

@@ -387,9 +387,14 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->front_p2 = ok && u->l1i.pow2 && u->l1d.pow2 && u->itlb.pow2 && u->dtlb.pow2;
     if (ok && u->has_itlb2)
         ok = uarch_cache_init(&u->itlb2, &cfg->itlb2);
-    if (!ok) { /* only reachable with a geometry the option parser would refuse */
+    if (!ok) { /* a geometry the option parser would refuse, or no memory */
         g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION,
-                    "invalid cache geometry for %s", pmusim_cpu_name(cpu));
+                    "cannot build the caches of %s: the tags (8 bytes a line: %" PRIu64
+                    " MiB for --I1, --D1, --L2 and --LL) do not fit in memory",
+                    pmusim_cpu_name(cpu),
+                    ((u->g_l1i.size / u->g_l1i.line) + (u->g_l1d.size / u->g_l1d.line) +
+                     (u->has_l2 ? u->g_l2.size / u->g_l2.line : 0) +
+                     (u->has_l3 ? u->g_l3.size / u->g_l3.line : 0)) * 8 >> 20);
         pmusim_uarch_free(u);
         return NULL;
     }

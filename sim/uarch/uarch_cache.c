@@ -23,7 +23,11 @@ gboolean uarch_cache_init(uarch_cache_t *c, const pmusim_uarch_geom_t *g)
     c->line_bits = (uint32_t)__builtin_ctz(g->line);
     c->pow2 = !(sets & (sets - 1));
     c->set_mask = sets - 1;
-    c->tags = g_new(uint64_t, sets * g->assoc);
+    /* a 64 GiB cache of 64-byte lines has 8 GiB of tags: a clean refusal
+     * where memory is short, not an abort */
+    c->tags = g_try_new(uint64_t, sets * g->assoc);
+    if (!c->tags)
+        return FALSE;
     for (uint64_t i = 0; i < sets * g->assoc; i++)
         c->tags[i] = UARCH_TAG_EMPTY;
     return TRUE;

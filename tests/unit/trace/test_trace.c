@@ -1313,15 +1313,16 @@ static void test_corrupt_binary(void)
     /* 2. wrong version */
     s = g_byte_array_new();
     g_byte_array_append(s, (const guint8 *)"PMUTRACE\x03\x02\x03\x01\x00\x00\x95\x00", 14);
-    expect_stream_error(s, PMUSIM_TRACE_ERROR_VERSION, "unsupported version 3", NULL);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_VERSION, "unsupported version 3",
+                        "byte 8 of the decompressed");
     /* 3. ISA byte 7 */
     s = g_byte_array_new();
     g_byte_array_append(s, (const guint8 *)"PMUTRACE\x01\x07\x03\x01\x00\x00\x95\x00", 14);
-    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "ISA", NULL);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "ISA", "byte 9 of the decompressed");
     /* 4. 9 threads */
     s = g_byte_array_new();
     g_byte_array_append(s, (const guint8 *)"PMUTRACE\x01\x02\x03\x09\x00\x00\x95\x00", 14);
-    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "threads", NULL);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "threads", "byte 9 of the decompressed");
     /* 5. 1000 metadata entries */
     s = g_byte_array_new();
     g_byte_array_append(s, (const guint8 *)"PMUTRACE\x01\x02\x03\x01\x00\xe8\x07", 15);
