@@ -127,10 +127,16 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
     };
     GOptionContext *ctx = g_option_context_new("IN OUT");
     g_option_context_set_summary(ctx, annotate_usage);
-    g_option_context_set_description(ctx, pmusim_uarch_options_help());
+    char *description = g_strconcat(pmusim_uarch_options_help(), "\n"
+        "Examples:\n"
+        "  pmusim trace annotate traces/samples/wsm_loop.txt loop.pmt --stats\n"
+        "  pmusim trace annotate --cpu wsm_dp --numa=interleave --D1=8192,2,64 --L2=none \\\n"
+        "      traces/samples/wsm_loop.txt small.pmt", NULL);
+    g_option_context_set_description(ctx, description);
     g_option_context_add_main_entries(ctx, entries, NULL);
     gboolean parsed = pmusim_cli_parse(ctx, "trace annotate", &argc, &argv, &error);
     g_option_context_free(ctx);
+    g_free(description);
     int status = 0;
     pmusim_trace_reader_t *r = NULL;
     pmusim_afeed_t *feed = NULL;

@@ -40,7 +40,8 @@
 #define CAPTURE_FORK_LINES 10u  /* forks listed one per line on stderr; beyond, a count */
 
 static const char *const capture_usage =
-    "pmusim trace capture --cpu wsm|wsm_dp|knm [-o OUT] [--threads N] [--text] [--timing]\n"
+    "pmusim trace capture --cpu wsm|wsm_dp|knm [-o OUT] [--threads N] [--text] [--stats]\n"
+    "                     [--clean-env] [--timing] [--qemu PATH] [--qemu-cpu MODEL]\n"
     "                     [--trace-children [--children-wait=SECONDS]]\n"
     "                     [--I1=SIZE,ASSOC,LINE] [--D1=...] [--L2=...|none] [--LL=...]\n"
     "                     [--numa=local|interleave] [--knm-memory=ddr|mcdram]\n"
@@ -451,7 +452,8 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         {"trace-children", 0, 0, G_OPTION_ARG_NONE, &trace_children,
          "trace every process the program forks (fork, vfork, system, popen, posix_spawn; "
          "their children too) into OUT.PID, PID the child's process id, as valgrind "
-         "--trace-children=yes does; a child that execs ends its trace there", NULL},
+         "--trace-children=yes does; a program an execve starts in any of them goes on "
+         "under QEMU, its trace in OUT.PID.N (N: the process's Nth execve)", NULL},
         {"children-wait", 0, 0, G_OPTION_ARG_DOUBLE, &children_wait,
          "with --trace-children: how long the capture waits, after the program exited, for "
          "children still running (default 10); a child still running then is no longer "

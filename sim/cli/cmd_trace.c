@@ -19,8 +19,9 @@
 static const char *const trace_usage =
     "pmusim trace info [--strict] FILE\n"
     "pmusim trace dump [--strict] FILE\n"
-    "pmusim trace convert IN OUT [--strict] [--to text|binary] [--from lackey --cpu CPU]\n"
-    "pmusim trace gen --cpu CPU --workload loop|stream|mixed --records N --seed S\n"
+    "pmusim trace convert IN OUT [--strict] [--to text|binary]\n"
+    "                     [--from lackey [--cpu CPU] [--no-model] [--I1=...]...]\n"
+    "pmusim trace gen --cpu CPU --records N [--workload loop|stream|mixed] [--seed S]\n"
     "                 [--threads T] [--hit-ratio R] [--to text|binary] OUT\n"
     "pmusim trace annotate [OPTIONS] IN OUT\n"
     "pmusim trace capture [OPTIONS] -- PROGRAM [ARGS...]\n"
@@ -576,7 +577,10 @@ static int cmd_info(int argc, char **argv)
 
 int pmusim_cmd_trace(int argc, char **argv)
 {
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    /* every form of help the other commands take (the completion script
+     * reads `pmusim CMD --help-all`) */
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+        !strcmp(argv[1], "-?") || !strcmp(argv[1], "--help-all")) {
         if (argc >= 2) {
             printf("%s\n", trace_usage);
             return 0;

@@ -175,6 +175,10 @@ expect "help trace info" 0 "" -- "$P" help trace info
 check "trace info usage line" [ "$(sed -n 2p "$T/out")" = "  pmusim trace info [OPTIONS] FILE" ]
 expect "help" 0 "" -- "$P" help
 check "top-level usage" [ "$(sed -n 1p "$T/out")" = "usage: pmusim COMMAND [ARGS]" ]
+expect "trace --help-all" 0 "" -- "$P" trace --help-all
+check "trace --help-all is the trace usage" [ "$(sed -n 1p "$T/out")" = "pmusim trace info [--strict] FILE" ]
+expect "trace capture --help" 0 "" -- "$P" trace capture --help
+check "an execve under --trace-children goes on in OUT.PID.N" grep -q "its trace in OUT.PID.N" "$T/out"
 
 # every command's help: exit 0, the usage line names the command as typed
 for c in "stat TRACE" "record TRACE" "report FILE" "script FILE" "wave TRACE" \
@@ -281,8 +285,14 @@ expect "check -j 0" 2 "pmusim check: -j: expected 1..64 jobs, got 0" -- "$P" che
 
 # --- every example of every command's --help runs (exit 0) from a source-like tree
 mkdir "$T/ex" && ln -s "$SRC/traces" "$T/ex/traces" && ln -s "$SRC/tests" "$T/ex/tests"
-for c in stat record report script events encode check; do
-    "$P" help "$c" | sed -n '/^Examples:/,$p' | sed -n 's/^  pmusim //p' >"$T/examples"
+# (trace capture's need QEMU and programs to run: fork_test.sh and the
+# capture tests cover it).  A line ending in a backslash goes on on the next.
+for c in stat record report script events encode check wave \
+         "trace info" "trace dump" "trace convert" "trace gen" "trace annotate"; do
+    # shellcheck disable=SC2086
+    "$P" help $c | sed -n '/^Examples:/,$p' |
+        awk '/\\$/ { sub(/\\$/, ""); printf "%s", $0; next } { print }' |
+        sed -n 's/^  pmusim //p' >"$T/examples"
     check "$c --help has examples" [ -s "$T/examples" ]
     while read -r line; do
         check "example: pmusim $line" sh -c "cd '$T/ex' && eval \"'$P' $line\" >/dev/null 2>&1"
