@@ -177,6 +177,9 @@ expect "help" 0 "" -- "$P" help
 check "top-level usage" [ "$(sed -n 1p "$T/out")" = "usage: pmusim COMMAND [ARGS]" ]
 expect "trace --help-all" 0 "" -- "$P" trace --help-all
 check "trace --help-all is the trace usage" [ "$(sed -n 1p "$T/out")" = "pmusim trace info [--strict] FILE" ]
+expect "trace capture without --cpu" 2 \
+    "pmusim trace capture: --cpu is required: wsm, wsm_dp or knm (an x86-64 program runs on an x86 model)" -- \
+    "$P" trace capture -- /bin/true
 expect "trace capture --help" 0 "" -- "$P" trace capture --help
 check "an execve under --trace-children goes on in OUT.PID.N" grep -q "its trace in OUT.PID.N" "$T/out"
 
