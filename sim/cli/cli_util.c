@@ -138,9 +138,6 @@ static const struct {
                    "  pmusim trace info --strict traces/samples/wsm_loop.txt"},
     {"trace dump", "Examples:\n"
                    "  pmusim trace dump traces/samples/ita2_loop.txt"},
-    {"trace convert", "Examples:\n"
-                      "  pmusim trace convert traces/samples/wsm_loop.txt loop.pmt\n"
-                      "  pmusim trace convert --from lackey --cpu wsm tests/unit/trace/data/lackey_true.log true.pmt"},
     {"trace gen", "Examples:\n"
                   "  pmusim trace gen --cpu wsm --workload mixed --records 100000 mixed.pmt\n"
                   "  pmusim trace gen --cpu knm --threads 4 --hit-ratio 0.9 --records 1000 knm.txt"},

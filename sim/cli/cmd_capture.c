@@ -507,12 +507,12 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                                   opt_argc > 2 ? opt_v[2] : opt_v[opt_argc - 1]);
         goto out;
     }
-    pmusim_cpu_t cpu = cpu_name ? pmusim_cpu_from_name(cpu_name) : PMUSIM_CPU_NONE;
     if (!cpu_name) {
         status = pmusim_cli_usage("trace capture", "--cpu is required: wsm, wsm_dp or knm (an "
                                   "x86-64 program runs on an x86 model)");
         goto out;
     }
+    pmusim_cpu_t cpu = pmusim_cpu_from_name(cpu_name);
     if (cpu != PMUSIM_CPU_WSM && cpu != PMUSIM_CPU_WSM_DP && cpu != PMUSIM_CPU_KNM) {
         status = pmusim_cli_usage("trace capture",
                                   "--cpu must be wsm, wsm_dp or knm (an x86-64 program runs on "

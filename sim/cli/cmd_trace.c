@@ -5,6 +5,7 @@
 #include "pmusim/encoder.h"
 #include "pmusim/trace.h"
 #include "pmusim/tracegen.h"
+#include "pmusim/uarch.h"
 #include "pmusim/outfile.h"
 
 #include <glib/gstdio.h>
@@ -20,7 +21,7 @@ static const char *const trace_usage =
     "pmusim trace info [--strict] FILE\n"
     "pmusim trace dump [--strict] FILE\n"
     "pmusim trace convert IN OUT [--strict] [--to text|binary]\n"
-    "                     [--from lackey [--cpu CPU] [--no-model] [--I1=...]...]\n"
+    "                     [--from lackey [--cpu CPU] [--no-model | cache options]]\n"
     "pmusim trace gen --cpu CPU --records N [--workload loop|stream|mixed] [--seed S]\n"
     "                 [--threads T] [--hit-ratio R] [--to text|binary] OUT\n"
     "pmusim trace annotate [OPTIONS] IN OUT\n"
@@ -73,10 +74,12 @@ static pmusim_trace_reader_t *open_input(const char *path, GError **error)
 
 /* Parses the options of one subcommand; on failure sets *status. */
 static gboolean parse_opts(const char *cmd, const char *params, GOptionEntry *entries,
-                           int *argc, char ***argv, int *status)
+                           const char *description, int *argc, char ***argv, int *status)
 {
     GOptionContext *ctx = g_option_context_new(params);
     g_option_context_set_summary(ctx, trace_usage);
+    if (description) /* else the examples of cli_util.c */
+        g_option_context_set_description(ctx, description);
     if (entries)
         g_option_context_add_main_entries(ctx, entries, NULL);
     GError *error = NULL;
@@ -157,7 +160,7 @@ static int cmd_dump(int argc, char **argv)
 {
     int status = 0;
     GOptionEntry entries[] = { STRICT_ENTRY, { NULL, 0, 0, 0, NULL, NULL, NULL } };
-    if (!parse_opts("trace dump", "FILE", entries, &argc, &argv, &status))
+    if (!parse_opts("trace dump", "FILE", entries, NULL, &argc, &argv, &status))
         return status;
     if (argc != 3)
         return pmusim_cli_usage("trace dump", "expected exactly one FILE");
@@ -303,7 +306,19 @@ static int cmd_convert(int argc, char **argv)
     };
     int status = 0;
     pmusim_trace_form_t form = PMUSIM_TRACE_BINARY;
-    if (!parse_opts("trace convert", "IN OUT", entries, &argc, &argv, &status))
+    /* the cache options are taken out of argv before GLib sees them: the
+     * help lists them with the examples */
+    char *description = g_strconcat(
+        "With --from lackey, the cache options of 'pmusim trace annotate':\n",
+        pmusim_uarch_options_help(), "\n"
+        "Examples:\n"
+        "  pmusim trace convert traces/samples/wsm_loop.txt loop.pmt\n"
+        "  pmusim trace convert --from lackey --cpu wsm --D1=8192,2,64 \\\n"
+        "      tests/unit/trace/data/lackey_true.log true.pmt", NULL);
+    gboolean parsed = parse_opts("trace convert", "IN OUT", entries, description, &argc, &argv,
+                                 &status);
+    g_free(description);
+    if (!parsed)
         goto out;
     if (argc != 4) {
         status = pmusim_cli_usage("trace convert", "expected IN and OUT");
@@ -393,7 +408,7 @@ static int cmd_gen(int argc, char **argv)
     int status = 0;
     pmusim_gen_params_t p;
     pmusim_trace_form_t form = PMUSIM_TRACE_BINARY;
-    if (!parse_opts("trace gen", "OUT", entries, &argc, &argv, &status))
+    if (!parse_opts("trace gen", "OUT", entries, NULL, &argc, &argv, &status))
         goto out;
     if (argc != 3) {
         status = pmusim_cli_usage("trace gen", "expected exactly one OUT file");
@@ -510,7 +525,7 @@ static int cmd_info(int argc, char **argv)
 {
     int status = 0;
     GOptionEntry entries[] = { STRICT_ENTRY, { NULL, 0, 0, 0, NULL, NULL, NULL } };
-    if (!parse_opts("trace info", "FILE", entries, &argc, &argv, &status))
+    if (!parse_opts("trace info", "FILE", entries, NULL, &argc, &argv, &status))
         return status;
     if (argc != 3)
         return pmusim_cli_usage("trace info", "expected exactly one FILE");
