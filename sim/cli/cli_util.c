@@ -110,7 +110,7 @@ static const struct {
     {"stat", "Examples:\n"
              "  pmusim stat traces/samples/wsm_loop.txt\n"
              "  pmusim stat -e cycles,instructions,UOPS_RETIRED:ANY:c=1 traces/samples/wsm_loop.txt\n"
-             "  pmusim stat -p ita2 -e NOPS_RETIRED --thres NOPS_RETIRED=1 traces/samples/ita2_loop.txt\n"
+             "  pmusim stat -p ita2 -e IA64_INST_RETIRED --thres IA64_INST_RETIRED=2 traces/samples/ita2_loop.txt\n"
              "\nItanium encoder options (--thres, --irange, --dear, ...): pmusim stat --help-itanium"},
     {"record", "Examples:\n"
                "  pmusim record -e cycles -c 100 -o perf.data traces/samples/wsm_loop.txt\n"
