@@ -764,14 +764,21 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     /* Ctrl-C reaches the program too; pmusim's own output is removed by the
      * outfile handler */
     gboolean ok = (pump = capture_pump_new(pipefd[0], &error)) != NULL;
-    while (ok) {
+    /* a stream refused before its HELLO is what the plugin sent while QEMU
+     * stopped before the program ran: read it to its end, so that QEMU
+     * ends as it would (not of SIGPIPE) and its exit status can be told */
+    gboolean drain = FALSE;
+    while (ok || drain) {
         gint64 r0 = g_get_monotonic_time();
         capture_slot_t *slot = g_async_queue_pop(pump->full);
         tm.read_us += g_get_monotonic_time() - r0;
         gboolean last = slot->eof;
-        if (slot->len && !pmusim_capture_feed(cap, slot->data, slot->len, &error))
+        if (drain)
+            ;
+        else if (slot->len && !pmusim_capture_feed(cap, slot->data, slot->len, &error)) {
             ok = FALSE;
-        else if (slot->err) {
+            drain = !pmusim_capture_binary(cap);
+        } else if (slot->err) {
             g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(slot->err),
                         "reading the capture stream: %s", g_strerror(slot->err));
             ok = FALSE;
