@@ -624,9 +624,12 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                                   "file (or a pipe other than standard output)", out);
         goto out;
     }
-    if (pmusim_outfile_same_file(out, program)) {
+    if (pmusim_outfile_same_file(out, program) ||
+        (interp && pmusim_outfile_same_file(out, interp))) {
         status = pmusim_cli_usage("trace capture", "%s: refusing to write the trace over the "
-                                  "program", out);
+                                  "program%s", out,
+                                  pmusim_outfile_same_file(out, program) ? ""
+                                                                         : "'s interpreter");
         goto out;
     }
     /* the model and the trace */

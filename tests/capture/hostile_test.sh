@@ -114,6 +114,11 @@ expect "-o where nobody may write" 1 "pmusim: /proc/x.pmt: cannot create a tempo
 expect "-o a directory" 1 "pmusim: adir: is a directory" $C -o adir -- ./dies exit 0
 expect "-o the program" 2 "pmusim trace capture: dies: refusing to write the trace over the program" \
     $C -o dies -- ./dies exit 0
+cp dies interp && printf '#!%s/interp\n' "$work" >byinterp && chmod +x byinterp
+expect "-o the script's interpreter" 2 \
+    "pmusim trace capture: interp: refusing to write the trace over the program's interpreter" \
+    $C -o interp -- ./byinterp exit 0
+cmp -s interp dies && ok "the interpreter is untouched" || fail "the interpreter was replaced"
 expect "-o -" 2 "pmusim trace capture: -o -: the program writes to the same standard output" \
     $C -o - -- ./dies exit 0
 # (through a pipe: the program's output would be inside the trace)
