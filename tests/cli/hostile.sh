@@ -171,28 +171,22 @@ else
 fi
 
 # --- the ways in (the eleventh session's audit): trace convert --from lackey
-lk() { # NAME CONTENT (printf format)
+lk() { # NAME CONTENT: a lackey log (CONTENT a printf format) in $T/NAME.lk
     printf "$2" >"$T/$1.lk"
 }
-lk trunc 'I  0401ab70,3\nI  0401ab7'
-expect "lackey: a line cut inside its address names it" 1 \
-    "pmusim: $T/trunc.lk: line 2: bad address" -- "$P" trace convert --from lackey "$T/trunc.lk" "$T/lk.pmt"
-lk garbage 'I  0401ab70,3\nhello world\n'
-expect "lackey: garbage names its line" 1 \
-    "pmusim: $T/garbage.lk: line 2: expected 'I  ADDR,SIZE', ' L|S|M ADDR,SIZE' or a '==' message line" -- \
-    "$P" trace convert --from lackey "$T/garbage.lk" "$T/lk.pmt"
-lk addr17 'I  10000000000000000,3\n'
-expect "lackey: a 17-digit address" 1 "pmusim: $T/addr17.lk: line 1: address longer than 16 hex digits" -- \
-    "$P" trace convert --from lackey "$T/addr17.lk" "$T/lk.pmt"
-lk size0 'I  0401ab70,3\n L 1000,0\n'
-expect "lackey: size 0" 1 "pmusim: $T/size0.lk: line 2: bad size" -- \
-    "$P" trace convert --from lackey "$T/size0.lk" "$T/lk.pmt"
-lk sizehuge 'I  0401ab70,3\n S 1000,99999999999999999999\n'
-expect "lackey: a huge size" 1 "pmusim: $T/sizehuge.lk: line 2: size too large" -- \
-    "$P" trace convert --from lackey "$T/sizehuge.lk" "$T/lk.pmt"
-lk nul 'I  0401ab70,3\nI  0401ab73,5\0\n'
-expect "lackey: a NUL byte" 1 "pmusim: $T/nul.lk: line 2: NUL byte" -- \
-    "$P" trace convert --from lackey "$T/nul.lk" "$T/lk.pmt"
+# lk_refused NAME CONTENT MESSAGE: the log is refused with "pmusim: FILE: MESSAGE..."
+lk_refused() {
+    lk "$1" "$2"
+    expect "lackey: $1 is refused at its line" 1 "pmusim: $T/$1.lk: $3" -- \
+        "$P" trace convert --from lackey "$T/$1.lk" "$T/lk.pmt"
+}
+lk_refused cut 'I  0401ab70,3\nI  0401ab7' "line 2: bad address"
+lk_refused garbage 'I  0401ab70,3\nhello world\n' \
+    "line 2: expected 'I  ADDR,SIZE', ' L|S|M ADDR,SIZE' or a '==' message line"
+lk_refused addr17 'I  10000000000000000,3\n' "line 1: address longer than 16 hex digits"
+lk_refused size0 'I  0401ab70,3\n L 1000,0\n' "line 2: bad size"
+lk_refused sizehuge 'I  0401ab70,3\n S 1000,99999999999999999999\n' "line 2: size too large"
+lk_refused nul 'I  0401ab70,3\nI  0401ab73,5\0\n' "line 2: NUL byte"
 lk crlf 'I  0401ab70,3\r\n L 1000,8\r\nI  0401ab73,5\r\n'
 expect "lackey: CRLF lines convert" 0 "" -- "$P" trace convert --from lackey --to text "$T/crlf.lk" "$T/lk.txt"
 grep -c '^[0-9]* [0-9]* insn' "$T/lk.txt" >"$T/n"
