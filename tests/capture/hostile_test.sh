@@ -82,6 +82,10 @@ expect "a program whose loader is missing" 1 \
     "pmusim: $(command -v qemu-x86_64) stopped with exit status 255 before ./noloader ran" \
     $C -o kept.pmt -- ./noloader
 untouched "a program whose loader is missing" kept.pmt
+# a cut ELF: QEMU itself dies of a signal before the program runs
+head -c 3000 dies >cut && chmod +x cut
+expect "a cut ELF" 1 "pmusim: $(command -v qemu-x86_64) was killed by signal " $C -o kept.pmt -- ./cut
+untouched "a cut ELF" kept.pmt
 if "$cc" -O2 -static -o dies_static "$src/tests/capture/progs/dies.c" -lpthread 2>/dev/null; then
     expect "a static program" 0 "" $C -o static.pmt -- ./dies_static exit 0
     whole "a static program" static.pmt
