@@ -120,9 +120,11 @@ static gboolean lk_add_access(lk_state_t *s, uint64_t addr, unsigned size, gbool
     return TRUE;
 }
 
-/* A valgrind message line "==PID== TEXT": the first one is valgrind's
- * banner, "==PID== Tool, what it is"; a tool other than Lackey means the
- * log is not a lackey log (its '==' lines alone would make an empty trace). */
+/* A valgrind message line "==PID== TEXT".  Valgrind starts a log with
+ * its banner, "==PID== Tool, a/an/the what it is" ("Lackey, an example
+ * Valgrind tool", "Memcheck, a memory error detector"); a tool other than
+ * Lackey means the log is not a lackey log (its '==' lines alone would
+ * make an empty trace).  Only the first banner-shaped line counts. */
 static gboolean lk_message(lk_state_t *s, const char *p, const char *end, GError **error)
 {
     if (s->banner_line)
@@ -133,9 +135,15 @@ static gboolean lk_message(lk_state_t *s, const char *p, const char *end, GError
     if (q == p + 2 || end - q < 3 || q[0] != '=' || q[1] != '=' || q[2] != ' ')
         return TRUE;
     const char *tool = q + 3, *t = tool;
-    while (t < end && g_ascii_isalnum(*t))
+    while (t < end && (g_ascii_isalnum(*t) || *t == '-'))
         t++;
-    if (t == tool || t == end || *t != ',')
+    static const char *const articles[] = {", a ", ", an ", ", the "};
+    size_t k = 0;
+    while (k < G_N_ELEMENTS(articles) &&
+           ((size_t)(end - t) < strlen(articles[k]) ||
+            memcmp(t, articles[k], strlen(articles[k])) != 0))
+        k++;
+    if (t == tool || k == G_N_ELEMENTS(articles))
         return TRUE;
     s->banner_line = s->line_no;
     if (t - tool == 6 && memcmp(tool, "Lackey", 6) == 0)
