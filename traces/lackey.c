@@ -29,6 +29,7 @@ typedef struct lk_state {
     pmusim_rec_t *pend; /* pend[0] the INSN, then its MEM records */
     size_t npend, cap;
     uint64_t line_no, cycle;
+    uint64_t banner_line; /* the line of valgrind's banner ("==PID== Tool, ..."), 0 if none yet */
     pmusim_lackey_stats_t st;
 } lk_state_t;
 
@@ -119,6 +120,39 @@ static gboolean lk_add_access(lk_state_t *s, uint64_t addr, unsigned size, gbool
     return TRUE;
 }
 
+/* A valgrind message line "==PID== TEXT".  Valgrind starts a log with
+ * its banner, "==PID== Tool, a/an/the what it is" ("Lackey, an example
+ * Valgrind tool", "Memcheck, a memory error detector"); a tool other than
+ * Lackey means the log is not a lackey log (its '==' lines alone would
+ * make an empty trace).  Only the first banner-shaped line counts. */
+static gboolean lk_message(lk_state_t *s, const char *p, const char *end, GError **error)
+{
+    if (s->banner_line)
+        return TRUE;
+    const char *q = p + 2;
+    while (q < end && *q >= '0' && *q <= '9')
+        q++;
+    if (q == p + 2 || end - q < 3 || q[0] != '=' || q[1] != '=' || q[2] != ' ')
+        return TRUE;
+    const char *tool = q + 3, *t = tool;
+    while (t < end && (g_ascii_isalnum(*t) || *t == '-'))
+        t++;
+    static const char *const articles[] = {", a ", ", an ", ", the "};
+    size_t k = 0;
+    while (k < G_N_ELEMENTS(articles) &&
+           ((size_t)(end - t) < strlen(articles[k]) ||
+            memcmp(t, articles[k], strlen(articles[k])) != 0))
+        k++;
+    if (t == tool || k == G_N_ELEMENTS(articles))
+        return TRUE;
+    s->banner_line = s->line_no;
+    if (t - tool == 6 && memcmp(tool, "Lackey", 6) == 0)
+        return TRUE;
+    return lk_error(s, error, PMUSIM_TRACE_ERROR_FORMAT,
+                    "the log of valgrind's %.*s, not of lackey (valgrind --tool=lackey "
+                    "--trace-mem=yes makes one)", (int)(t - tool), tool);
+}
+
 /* One line without its '\n' (may contain anything, NUL included). */
 static gboolean lk_line(lk_state_t *s, const char *p, size_t len, GError **error)
 {
@@ -128,7 +162,7 @@ static gboolean lk_line(lk_state_t *s, const char *p, size_t len, GError **error
                         "NUL byte (not a lackey log, or a damaged one)");
     if (len == 0 || (len >= 2 && p[0] == '=' && p[1] == '=') || (len == 1 && p[0] == '\r')) {
         s->st.skipped_lines++; /* blank, or valgrind's "==PID== ..." messages */
-        return TRUE;
+        return len < 2 || p[0] != '=' || lk_message(s, p, end, error);
     }
     char op;
     const char *q;
@@ -257,6 +291,15 @@ gboolean pmusim_trace_convert_lackey_fp(FILE *fp, const char *name, pmusim_trace
             break;
         }
         memmove(buf, buf + start, have);
+    }
+    if (ok && s.banner_line && s.st.instructions == 0) {
+        /* lackey's banner and no instruction: lackey without
+         * --trace-mem=yes prints only its counts */
+        g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT,
+                    "%s: line %" PRIu64 ": lackey's banner but no 'I  ADDR,SIZE' line in the "
+                    "log's %" PRIu64 " lines: was lackey run with --trace-mem=yes?", path,
+                    s.banner_line, s.line_no);
+        ok = FALSE;
     }
     if (ok)
         ok = lk_flush(&s, error);

@@ -3,11 +3,37 @@
 #include "pmusim/encoder.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+static unsigned cli_closed_std_fds;
+
+/* A descriptor left closed would be the next one open() returns: the trace
+ * pmusim writes would then be its stderr (messages inside the trace) or a
+ * program's stdout.  Each closed one gets /dev/null opened the other way
+ * round (write-only for stdin, read-only for stdout and stderr), so that
+ * using it still fails with EBADF as a closed one does. */
+void pmusim_cli_guard_std_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+            continue;
+        int got = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+        if (got == fd)
+            cli_closed_std_fds |= 1u << fd;
+        else if (got >= 0)
+            close(got); /* another thread took it: cannot happen at start-up */
+    }
+}
+
+unsigned pmusim_cli_closed_std_fds(void)
+{
+    return cli_closed_std_fds;
+}
 
 int pmusim_cli_fail(const GError *error)
 {

@@ -115,8 +115,11 @@ static gboolean capture_check_program(const char *path, GError **error)
     }
     if (n < (ssize_t)sizeof eh || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64) {
         g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                    "%s: not an x86-64 program (ELF class %u, machine %u); pmusim captures "
-                    "x86-64 Linux programs", path, eh.e_ident[EI_CLASS],
+                    "%s: not an x86-64 program (a %s ELF file, machine %u); pmusim captures "
+                    "x86-64 Linux programs", path,
+                    eh.e_ident[EI_CLASS] == ELFCLASS32   ? "32-bit"
+                    : eh.e_ident[EI_CLASS] == ELFCLASS64 ? "64-bit"
+                                                         : "damaged",
                     n >= (ssize_t)sizeof eh ? eh.e_machine : 0);
         return FALSE;
     }
@@ -390,6 +393,40 @@ static pmusim_rec_t *capture_buffer(size_t n, void *user)
     return pmusim_wqueue_buffer(s->q, n);
 }
 
+/* Whether the trace would go to pmusim's standard output as a stream ("-",
+ * or the same pipe or socket by another name, /dev/stdout): the program
+ * inherits that standard output, and what it prints would be mixed into
+ * the trace's bytes.  (A regular file is replaced by a new one at the end,
+ * pmusim/outfile.h, and /dev/null or a terminal mixes nothing that counts.) */
+static gboolean capture_out_is_stdout(const char *out)
+{
+    if (strcmp(out, "-") == 0)
+        return TRUE;
+    struct stat so, sf;
+    return stat(out, &so) == 0 && fstat(STDOUT_FILENO, &sf) == 0 && so.st_dev == sf.st_dev &&
+           so.st_ino == sf.st_ino && (S_ISFIFO(so.st_mode) || S_ISSOCK(so.st_mode));
+}
+
+/* --children-wait=SECONDS: the value (range-checked after parsing) and
+ * whether it was given at all (it goes with --trace-children). */
+static gdouble capture_children_wait = 10.0;
+static gboolean capture_children_wait_set;
+
+static gboolean capture_children_wait_cb(const char *name, const char *value, gpointer data,
+                                         GError **error)
+{
+    (void)data;
+    char *end;
+    capture_children_wait = g_ascii_strtod(value, &end);
+    if (end == value || *end) {
+        g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "%s: expected a number of seconds, got '%s'", name, value);
+        return FALSE;
+    }
+    capture_children_wait_set = TRUE;
+    return TRUE;
+}
+
 static int capture_fail(GError *error)
 {
     int st = pmusim_cli_fail(error);
@@ -431,7 +468,8 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     gint threads = 1;
     gboolean text = FALSE, stats = FALSE, clean_env = FALSE, timing = FALSE;
     gboolean trace_children = FALSE;
-    gdouble children_wait = 10.0;
+    capture_children_wait = 10.0;
+    capture_children_wait_set = FALSE;
     GOptionEntry entries[] = {
         {"cpu", 0, 0, G_OPTION_ARG_STRING, &cpu_name, "CPU model: wsm, wsm_dp or knm", "CPU"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &out,
@@ -454,7 +492,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
          "their children too) into OUT.PID, PID the child's process id, as valgrind "
          "--trace-children=yes does; a program an execve starts in any of them goes on "
          "under QEMU, its trace in OUT.PID.N (N: the process's Nth execve)", NULL},
-        {"children-wait", 0, 0, G_OPTION_ARG_DOUBLE, &children_wait,
+        {"children-wait", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)capture_children_wait_cb,
          "with --trace-children: how long the capture waits, after the program exited, for "
          "children still running (default 10); a child still running then is no longer "
          "traced, its trace ends with a MARKER that says so", "SECONDS"},
@@ -575,15 +613,30 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         g_free(base);
     }
 
-    if (trace_children && (strcmp(out, "-") == 0 || !(children_wait >= 0 && children_wait <= 1e6))) {
+    if (trace_children && (strcmp(out, "-") == 0 ||
+                           !(capture_children_wait >= 0 && capture_children_wait <= 1e6))) {
         status = pmusim_cli_usage("trace capture", strcmp(out, "-") == 0
                                       ? "--trace-children writes OUT.PID: -o must name a file"
                                       : "--children-wait must be 0..1000000 seconds");
         goto out;
     }
-    if (pmusim_outfile_same_file(out, program)) {
+    if (capture_children_wait_set && !trace_children) {
+        status = pmusim_cli_usage("trace capture", "--children-wait goes with --trace-children");
+        goto out;
+    }
+    if (capture_out_is_stdout(out)) {
+        status = pmusim_cli_usage("trace capture",
+                                  "-o %s: the program writes to the same standard output, and "
+                                  "its output would end up inside the trace: -o must name a "
+                                  "file (or a pipe other than standard output)", out);
+        goto out;
+    }
+    if (pmusim_outfile_same_file(out, program) ||
+        (interp && pmusim_outfile_same_file(out, interp))) {
         status = pmusim_cli_usage("trace capture", "%s: refusing to write the trace over the "
-                                  "program", out);
+                                  "program%s", out,
+                                  pmusim_outfile_same_file(out, program) ? ""
+                                                                         : "'s interpreter");
         goto out;
     }
     /* the model and the trace */
@@ -700,6 +753,11 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         fcntl(pipefd[1], F_SETFD, 0);
         if (shm_fd >= 0)
             fcntl(shm_fd, F_SETFD, 0);
+        /* a standard descriptor pmusim was started without is the
+         * program's: closed, as it would be natively */
+        for (int fd = 0; fd <= 2; fd++)
+            if (pmusim_cli_closed_std_fds() & (1u << fd))
+                close(fd);
         execve(qemu, (char **)qargv->pdata, env_plan.host);
         fprintf(stderr, "pmusim: %s: cannot run: %s\n", qemu, g_strerror(errno));
         _exit(127);
@@ -716,14 +774,21 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
     /* Ctrl-C reaches the program too; pmusim's own output is removed by the
      * outfile handler */
     gboolean ok = (pump = capture_pump_new(pipefd[0], &error)) != NULL;
-    while (ok) {
+    /* a stream refused before its HELLO is what the plugin sent while QEMU
+     * stopped before the program ran: read it to its end, so that QEMU
+     * ends as it would (not of SIGPIPE) and its exit status can be told */
+    gboolean drain = FALSE;
+    while (ok || drain) {
         gint64 r0 = g_get_monotonic_time();
         capture_slot_t *slot = g_async_queue_pop(pump->full);
         tm.read_us += g_get_monotonic_time() - r0;
         gboolean last = slot->eof;
-        if (slot->len && !pmusim_capture_feed(cap, slot->data, slot->len, &error))
+        if (drain)
+            ;
+        else if (slot->len && !pmusim_capture_feed(cap, slot->data, slot->len, &error)) {
             ok = FALSE;
-        else if (slot->err) {
+            drain = !pmusim_capture_binary(cap);
+        } else if (slot->err) {
             g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(slot->err),
                         "reading the capture stream: %s", g_strerror(slot->err));
             ok = FALSE;
@@ -742,10 +807,25 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         ;
     const uint32_t program_pid = (uint32_t)child; /* (an execve keeps it) */
     child = -1;
-    if (ok && WIFEXITED(wst) && WEXITSTATUS(wst) == 127 && !pmusim_capture_binary(cap)) {
+    if (WIFEXITED(wst) && WEXITSTATUS(wst) != 0 && !pmusim_capture_binary(cap)) {
+        /* QEMU stopped before the program ran a block (it refused an
+         * option, the program or its loader, and said so above): what the
+         * plugin sent on its way out is not worth a stream error */
+        g_clear_error(&error);
+        if (WEXITSTATUS(wst) == 127)
+            g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                        "%s could not run %s under the plugin (see the message above)", qemu,
+                        program);
+        else
+            g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
+                        "%s stopped with exit status %d before %s ran (its message, if any, "
+                        "is above)", qemu, WEXITSTATUS(wst), program);
+        ok = FALSE;
+    }
+    if (ok && !pmusim_capture_binary(cap) && WIFSIGNALED(wst)) {
         g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_FAILED,
-                    "%s could not run %s under the plugin (see the message above)", qemu,
-                    program);
+                    "%s was killed by signal %d (%s) before %s ran (a damaged program?)", qemu,
+                    WTERMSIG(wst), g_strsignal(WTERMSIG(wst)), program);
         ok = FALSE;
     }
     if (ok && !pmusim_capture_binary(cap)) {
@@ -859,7 +939,7 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                 skipped == 1 ? "" : "s");
     /* the children still running: traced until they end, for a while */
     if (kids)
-        capture_kids_finish(kids, children_wait);
+        capture_kids_finish(kids, capture_children_wait);
     status = WIFEXITED(wst) ? WEXITSTATUS(wst) : WIFSIGNALED(wst) ? 128 + WTERMSIG(wst) : 1;
 out:
     qemu_env_plan_free(&env_plan);

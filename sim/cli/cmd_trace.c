@@ -378,7 +378,10 @@ static gboolean parse_u64_arg(const char *s, uint64_t *v)
         return FALSE;
     if (g_ascii_string_to_unsigned(s, 10, 0, UINT64_MAX, v, NULL))
         return TRUE;
-    /* also 1e8-style counts: any whole number below 2^64 */
+    /* also 1e8-style counts: any whole number below 2^64, in decimal (not
+     * strtod's hex, "inf", or blanks) */
+    if (strspn(s, "0123456789.eE+") != strlen(s))
+        return FALSE;
     char *end;
     double d = g_ascii_strtod(s, &end);
     if (*end || end == s || !(d >= 0 && d < 18446744073709551616.0) || d != (double)(uint64_t)d)
@@ -435,12 +438,13 @@ static int cmd_gen(int argc, char **argv)
         goto out;
     }
     if (seed && !parse_u64_arg(seed, &p.seed)) {
-        status = pmusim_cli_usage("trace gen", "--seed must be a number");
+        status = pmusim_cli_usage("trace gen", "--seed must be a whole number from 0 to "
+                                  "2^64-1, not '%s'", seed);
         goto out;
     }
     if (threads) {
         if (!parse_u64_arg(threads, &v) || v < 1 || v > PMUSIM_MAX_THREADS) {
-            status = pmusim_cli_usage("trace gen", "--threads must be 1..8");
+            status = pmusim_cli_usage("trace gen", "--threads must be 1..8, not '%s'", threads);
             goto out;
         }
         p.threads = (uint32_t)v;

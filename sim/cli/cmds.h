@@ -19,6 +19,12 @@ int pmusim_cmd_trace_capture(int argc, char **argv);  /* cmd_capture.c: `trace c
 #include <glib.h>
 #include <stdio.h>
 #include "pmusim/sim.h"
+/* At start-up: opens /dev/null on each of descriptors 0-2 that is closed,
+ * so that no file pmusim opens takes its place (a write to it still fails
+ * with EBADF); pmusim_cli_closed_std_fds() is the mask (bit N for
+ * descriptor N) of those that were closed, for a program pmusim runs. */
+void pmusim_cli_guard_std_fds(void);
+unsigned pmusim_cli_closed_std_fds(void);
 /* Prints "pmusim: message" on stderr and returns 1. */
 int pmusim_cli_fail(const GError *error);
 /* Prints a usage error on stderr and returns 2. */

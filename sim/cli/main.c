@@ -37,6 +37,7 @@ static int run_command(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
+    pmusim_cli_guard_std_fds();
     return pmusim_cli_check_stdout(run(argc, argv));
 }
 

@@ -170,6 +170,101 @@ else
     n=$((n + 1)); echo "ok $n - annotate under ulimit -v # SKIP the binary cannot start there"
 fi
 
+# --- the ways in (the eleventh session's audit): trace convert --from lackey
+lk() { # NAME CONTENT: a lackey log (CONTENT a printf format) in $T/NAME.lk
+    printf "$2" >"$T/$1.lk"
+}
+# lk_refused NAME CONTENT MESSAGE: the log is refused with "pmusim: FILE: MESSAGE..."
+lk_refused() {
+    lk "$1" "$2"
+    expect "lackey: $1 is refused at its line" 1 "pmusim: $T/$1.lk: $3" -- \
+        "$P" trace convert --from lackey "$T/$1.lk" "$T/lk.pmt"
+}
+lk_refused cut 'I  0401ab70,3\nI  0401ab7' "line 2: bad address"
+lk_refused garbage 'I  0401ab70,3\nhello world\n' \
+    "line 2: expected 'I  ADDR,SIZE', ' L|S|M ADDR,SIZE' or a '==' message line"
+lk_refused addr17 'I  10000000000000000,3\n' "line 1: address longer than 16 hex digits"
+lk_refused size0 'I  0401ab70,3\n L 1000,0\n' "line 2: bad size"
+lk_refused sizehuge 'I  0401ab70,3\n S 1000,99999999999999999999\n' "line 2: size too large"
+lk_refused nul 'I  0401ab70,3\nI  0401ab73,5\0\n' "line 2: NUL byte"
+lk crlf 'I  0401ab70,3\r\n L 1000,8\r\nI  0401ab73,5\r\n'
+expect "lackey: CRLF lines convert" 0 "" -- "$P" trace convert --from lackey --to text "$T/crlf.lk" "$T/lk.txt"
+grep -c '^[0-9]* [0-9]* insn' "$T/lk.txt" >"$T/n"
+[ "$(cat "$T/n")" = 2 ]
+result "lackey: CRLF lines convert: 2 instructions" $?
+expect "lackey: a missing file" 1 "pmusim: $T/nope.lk: cannot open: No such file or directory" -- \
+    "$P" trace convert --from lackey "$T/nope.lk" "$T/lk.pmt"
+mkdir "$T/dir.lk"
+expect "lackey: a directory" 1 "pmusim: $T/dir.lk: read failed: Is a directory" -- \
+    "$P" trace convert --from lackey "$T/dir.lk" "$T/lk.pmt"
+lk memcheck '==42== Memcheck, a memory error detector\n==42== Copyright (C) 2002-2022, and GNU GPL'"'"'d\n==42== ERROR SUMMARY: 0 errors\n'
+expect "lackey: another valgrind tool's log is refused (was an empty trace)" 1 \
+    "pmusim: $T/memcheck.lk: line 1: the log of valgrind's Memcheck, not of lackey" -- \
+    "$P" trace convert --from lackey "$T/memcheck.lk" "$T/lk.pmt"
+[ ! -e "$T/lk.pmt" ]
+result "lackey: no output left" $?
+lk nomem '==42== Lackey, an example Valgrind tool\n==42== Command: /bin/true\n==42== \n==42== Counted 1 call to main()\n'
+expect "lackey: a lackey log without --trace-mem=yes is refused (was an empty trace)" 1 \
+    "pmusim: $T/nomem.lk: line 1: lackey's banner but no 'I  ADDR,SIZE' line in the log's 4 lines: was lackey run with --trace-mem=yes?" -- \
+    "$P" trace convert --from lackey "$T/nomem.lk" "$T/lk.pmt"
+lk good '==42== Lackey, an example Valgrind tool\nI  0401ab70,3\n S 1fff0006f8,8\nI  0401ab73,5\n'
+expect "lackey: a lackey log with its banner converts" 0 "" -- \
+    "$P" trace convert --from lackey "$T/good.lk" "$T/lk.pmt"
+: >"$T/empty.lk"
+expect "lackey: an empty log is an empty trace (by design)" 0 "" -- \
+    "$P" trace convert --from lackey "$T/empty.lk" "$T/lk.pmt"
+
+# --- trace annotate: the reader's errors, an output over the input
+printf 'garbage' >"$T/garb.pmt"
+expect "annotate: garbage input" 1 "pmusim: $T/garb.pmt: line 1, record 0: not a pmusim trace" -- \
+    "$P" trace annotate --cpu wsm "$T/garb.pmt" "$T/ann.pmt"
+"$P" trace gen --cpu wsm --records 20000 "$T/in.pmt" 2>/dev/null
+head -c $(($(wc -c <"$T/in.pmt") / 2)) "$T/in.pmt" >"$T/cut.pmt"
+expect "annotate: a cut input names where" 1 \
+    "pmusim: $T/cut.pmt: byte " -- "$P" trace annotate --cpu wsm "$T/cut.pmt" "$T/ann.pmt"
+[ ! -e "$T/ann.pmt" ]
+result "annotate: no output from a cut input" $?
+expect "annotate: a missing input" 1 "pmusim: $T/missing.pmt: cannot open: No such file or directory" -- \
+    "$P" trace annotate --cpu wsm "$T/missing.pmt" "$T/ann.pmt"
+cp "$T/in.pmt" "$T/in.orig"
+ln -s in.pmt "$T/link.pmt"
+for o in in.pmt link.pmt ./in.pmt; do
+    expect "annotate: output $o over the input is refused" 1 \
+        "pmusim: $T/$o: refusing to write the output over the input $T/in.pmt (same file)" -- \
+        "$P" trace annotate --cpu wsm "$T/in.pmt" "$T/$o"
+done
+cmp -s "$T/in.pmt" "$T/in.orig"
+result "annotate: the input is untouched" $?
+expect "annotate: an unknown CPU" 2 "pmusim trace annotate: --cpu must be ita2, mont, wsm, wsm_dp or knm, not 'bogus'" -- \
+    "$P" trace annotate --cpu bogus "$T/in.pmt" "$T/ann.pmt"
+expect "annotate: an x86 trace on ita2" 2 "pmusim trace annotate: $T/in.pmt: an x86_64 trace cannot run on ita2" -- \
+    "$P" trace annotate --cpu ita2 "$T/in.pmt" "$T/ann.pmt"
+
+# --- trace gen: numbers in decimal, each refusal naming the value
+for v in 0 -1 abc 99999999999999999999 0x10 ' 5' inf; do
+    expect "gen: --records '$v' is refused" 2 \
+        "pmusim trace gen: --records must be a whole number from 1 to 2^64-1 (e.g. 1000000 or 1e6), not '$v'" -- \
+        "$P" trace gen --cpu wsm --records "$v" "$T/g.pmt"
+done
+expect "gen: --records 1e3 is 1000" 0 "" -- "$P" trace gen --cpu wsm --records 1e3 --to text "$T/g.txt"
+for v in abc -1 1.5 0x10; do
+    expect "gen: --seed '$v' is refused, naming it" 2 \
+        "pmusim trace gen: --seed must be a whole number from 0 to 2^64-1, not '$v'" -- \
+        "$P" trace gen --cpu wsm --records 10 --seed "$v" "$T/g.pmt"
+done
+for v in 0 9 abc; do
+    expect "gen: --threads '$v' is refused, naming it" 2 "pmusim trace gen: --threads must be 1..8, not '$v'" -- \
+        "$P" trace gen --cpu wsm --records 10 --threads "$v" "$T/g.pmt"
+done
+expect "gen: --threads 3 on wsm" 2 "pmusim trace gen: generator: wsm runs 1..2 hardware threads per core, not 3" -- \
+    "$P" trace gen --cpu wsm --records 10 --threads 3 "$T/g.pmt"
+expect "gen: an unknown workload" 2 "pmusim trace gen: --workload must be loop, stream or mixed" -- \
+    "$P" trace gen --cpu wsm --workload nope --records 10 "$T/g.pmt"
+expect "gen: an unknown CPU" 2 "pmusim trace gen: --cpu must be ita2, mont, wsm, wsm_dp or knm" -- \
+    "$P" trace gen --cpu nope --records 10 "$T/g.pmt"
+[ ! -e "$T/g.pmt" ]
+result "gen: no output from a refused command" $?
+
 # --- --help on a full stdout
 if [ -w /dev/full ]; then
     expect "stat --help > /dev/full says so" 1 "pmusim: write error on standard output: " -- \

@@ -1169,6 +1169,15 @@ static void test_lackey(void)
         { "I  0401000,3\n\0\0\0\0\n", 19, "line 2: NUL byte" },
         { "\0\0\0\0\0\0\0\0", 8, "line 1: NUL byte" },
         { "==1== x\n\nI  0401000,3", -1, NULL }, /* no final newline */
+        /* valgrind's banner: another tool's log; lackey without --trace-mem=yes */
+        { "==7== Memcheck, a memory error detector\n==7== ERROR SUMMARY: 0\n", -1,
+          "line 1: the log of valgrind's Memcheck, not of lackey" },
+        { "I  0401000,3\n==7== exp-bbv, a basic block vector generator\n", -1,
+          "line 2: the log of valgrind's exp-bbv, not of lackey" },
+        { "==7== Lackey, an example Valgrind tool\n==7== \n==7== Counted 1 call\n", -1,
+          "line 1: lackey's banner but no 'I  ADDR,SIZE' line in the log's 3 lines" },
+        { "==7== Lackey, an example Valgrind tool\nI  0401000,3\n", -1, NULL },
+        { "==7== Warning, odd: set address range perms\nI  0401000,3\n", -1, NULL },
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         CU_ASSERT_FATAL(g_file_set_contents(bad, cases[i].log, cases[i].len, NULL));
