@@ -152,7 +152,7 @@ expect "--cpu unknown" 2 "pmusim trace capture: --cpu must be wsm, wsm_dp or knm
     "$pmusim" trace capture --cpu bogus -- ./dies exit 0
 expect "--cpu ita2" 2 "pmusim trace capture: --cpu must be wsm, wsm_dp or knm (an x86-64 program runs on an x86 model), not 'ita2'" \
     "$pmusim" trace capture --cpu ita2 -- ./dies exit 0
-expect "no --cpu" 2 "pmusim trace capture: --cpu must be wsm, wsm_dp or knm" \
+expect "no --cpu" 2 "pmusim trace capture: --cpu is required: wsm, wsm_dp or knm" \
     "$pmusim" trace capture -- ./dies exit 0
 expect "--threads 3 on wsm" 2 "pmusim trace capture: --threads must be 1..2 on wsm" \
     $C --threads 3 -- ./dies exit 0
