@@ -384,7 +384,12 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
                   uarch_cache_init(&u->dtlb, &cfg->dtlb) && uarch_cache_init(&u->stlb, &cfg->stlb) &&
                   uarch_cache_init(&u->itlb, &cfg->itlb);
     u->has_itlb2 = cfg->itlb2.size != 0;
-    u->front_p2 = ok && u->l1i.pow2 && u->l1d.pow2 && u->itlb.pow2 && u->dtlb.pow2;
+    /* insn_fast() also takes a line to lie within one 4 KiB page (the page
+     * of the line fetched or read last is its TLB set's most recent):
+     * lines of more than 4 KiB, which cachegrind accepts, take the general
+     * body */
+    u->front_p2 = ok && u->l1i.pow2 && u->l1d.pow2 && u->itlb.pow2 && u->dtlb.pow2 &&
+                  u->l1i.line_bits <= 12 && u->l1d.line_bits <= 12;
     if (ok && u->has_itlb2)
         ok = uarch_cache_init(&u->itlb2, &cfg->itlb2);
     if (!ok) { /* a geometry the option parser would refuse, or no memory */

@@ -719,8 +719,39 @@ static void test_options(void)
     CU_ASSERT_FALSE(used);
     CU_ASSERT_TRUE(pmusim_uarch_options_parse(&o, "--L2=none", &used, &e));
     CU_ASSERT_TRUE(used && o.no_l2);
+    /* what cachegrind (valgrind 3.19) accepts, each tried on it: white
+     * space and a sign before a number, 16-byte lines, 16384 ways (fully
+     * associative), 2^29-byte lines, 12 ways with 2^k sets, one set of two
+     * lines, 3 ways of 2^23 sets (1.5 GiB) */
+    static const char *const good[] = {
+        "--D1=  32768,+8, 64", "--D1=32768,8,16",       "--LL=1048576,16384,64",
+        "--LL=1073741824,2,536870912", "--LL=3145728,12,64", "--D1=128,1,64",
+        "--I1=1610612736,3,64",
+    };
+    static const struct { uint64_t size; uint32_t assoc, line; } good_geom[] = {
+        { 32768, 8, 64 }, { 32768, 8, 16 }, { 1048576, 16384, 64 }, { 1073741824, 2, 536870912 },
+        { 3145728, 12, 64 }, { 128, 1, 64 }, { 1610612736, 3, 64 },
+    };
+    G_STATIC_ASSERT(G_N_ELEMENTS(good) == G_N_ELEMENTS(good_geom));
+    for (size_t i = 0; i < G_N_ELEMENTS(good); i++) {
+        pmusim_uarch_options_init(&o);
+        CU_ASSERT_TRUE(pmusim_uarch_options_parse(&o, good[i], &used, &e));
+        const pmusim_uarch_geom_t *g = good[i][2] == 'D' ? &o.d1 : good[i][2] == 'L' ? &o.ll : &o.i1;
+        CU_ASSERT_TRUE(used && g->size == good_geom[i].size && g->assoc == good_geom[i].assoc &&
+                       g->line == good_geom[i].line);
+        g_clear_error(&e);
+    }
     static const char *const bad[] = {
         "--D1=1000,8,64",   /* not a multiple of 8 * 64 */
+        "--D1=32768,8,8",   /* cachegrind: "Cache line size is too small" */
+        "--D1=64,1,64",     /* cachegrind: "Cache size <= line size" */
+        "--D1=2147483648,8,64", /* cachegrind: "... too large and overflowed" */
+        "--D1=99999999999999999999999,8,64",
+        "--D1=-32768,-8,64", /* a negative size (sets 64, size <= line) */
+        "--D1=32768,8,64,", /* a fourth field */
+        "--D1=32768,8, ",   /* white space only */
+        "--D1=32768,+,64",  /* a sign without digits */
+        "--D1=,8,64",       /* an empty field (cachegrind: size 0) */
         "--D1=32768,8,0",   /* line 0 */
         "--D1=32768,8,48",  /* line not a power of two */
         "--LL=12582912,16,64", /* 12288 sets: cachegrind refuses it too */
