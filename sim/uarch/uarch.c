@@ -1529,10 +1529,20 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> u->l1i.line_bits;
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
         uint32_t lat = 0;
+        const uint64_t i1 = u->st.i1_miss, lla = u->st.ll_access, llm = u->st.ll_miss;
         if (blk != t->last_fetch_blk && !ifetch_mru(u, in->ip))
             lat += ifetch(u, in->ip);
-        if (eblk != blk && !ifetch_mru(u, eblk << u->l1i.line_bits))
+        if (eblk != blk && !ifetch_mru(u, eblk << u->l1i.line_bits)) {
             lat += ifetch(u, eblk << u->l1i.line_bits);
+            /* an instruction across two lines is one I1 reference, a miss
+             * if either line missed, and at most one LL reference and one
+             * LL miss: cachegrind's counting, as for a data access
+             * (docs/UARCH.md §1); the EVENT records count each line, as
+             * the hardware's fetch does */
+            u->st.i1_miss = MIN(u->st.i1_miss, i1 + 1);
+            u->st.ll_access = MIN(u->st.ll_access, lla + 1);
+            u->st.ll_miss = MIN(u->st.ll_miss, llm + 1);
+        }
         t->last_fetch_blk = eblk;
         if (lat) {
             uint64_t from = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;

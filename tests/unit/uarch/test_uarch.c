@@ -298,6 +298,28 @@ static void test_straddling_access(void)
     done(u, &c);
 }
 
+/* An instruction across two lines is one I1 reference: cold, both lines
+ * miss, and cachegrind counts one I1 miss, one LL reference, one LL miss
+ * (cg_sim.c's straddling reference); the second line is then resident.  An
+ * instruction whose first line is resident and second cold: one miss. */
+static void test_straddling_fetch(void)
+{
+    static const char *const geo[] = { "--I1=32768,8,64", "--D1=32768,8,64",
+                                       "--LL=4194304,16,64", "--L2=none", NULL };
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, geo, &c);
+    run(u, 0, 0x401000 + 62, 0, 0, FALSE, FALSE); /* bytes 62..65: lines 0x401000, 0x401040 */
+    run(u, 0, 0x401040 + 8, 0, 0, FALSE, FALSE);  /* resident */
+    run(u, 0, 0x401040 + 62, 0, 0, FALSE, FALSE); /* 0x401040 resident, 0x401080 cold */
+    finish(u);
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.i1_miss, 2);
+    CU_ASSERT_EQUAL(st.ll_access, 2);
+    CU_ASSERT_EQUAL(st.ll_miss, 2);
+    done(u, &c);
+}
+
 static void run_branch(pmusim_uarch_t *u, uint64_t ip, unsigned kind, gboolean taken,
                        uint64_t target)
 {
@@ -1091,6 +1113,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_same_line_lru_dirty_inclusion);
     PMUSIM_ADD_TEST(s, test_itlb_order_on_fast_path);
     PMUSIM_ADD_TEST(s, test_straddling_access);
+    PMUSIM_ADD_TEST(s, test_straddling_fetch);
     PMUSIM_ADD_TEST(s, test_inclusive_l3_back_invalidates);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
     PMUSIM_ADD_TEST(s, test_offcore_and_remote);
