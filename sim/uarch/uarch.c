@@ -665,7 +665,7 @@ static uint32_t ifetch(pmusim_uarch_t *u, uint64_t ip)
         uint32_t l = lvl == PMUSIM_LVL_L2 ? (u->has_l2i ? cfg->lat_l2i : cfg->lat_l2)
                                           : level_latency(u, lvl, FALSE);
         lat += l;
-        if (lvl != PMUSIM_LVL_L2 || !u->has_l2)
+        if (lvl != PMUSIM_LVL_L2 || !u->has_l3) /* knm: the L2 is the LL */
             u->st.ll_access++;
         if (lvl > PMUSIM_LVL_L3 || (!u->has_l3 && lvl > PMUSIM_LVL_L2))
             u->st.ll_miss++;

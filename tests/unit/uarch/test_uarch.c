@@ -320,6 +320,27 @@ static void test_straddling_fetch(void)
     done(u, &c);
 }
 
+/* Knights Mill: the L2 is the last level, so a fetch that misses the L1I
+ * and hits the L2 is an LL reference (cachegrind's "LL refs" = I1 misses +
+ * D1 misses).  A direct-mapped 1 KiB L1I: A, B (same set, 1 KiB apart), A
+ * again: 3 I1 misses, 3 LL references, 2 LL misses (A's second fetch hits). */
+static void test_knm_fetch_ll_refs(void)
+{
+    static const char *const geo[] = { "--I1=1024,1,64", NULL };
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_KNM, 1, geo, &c);
+    run(u, 0, 0x401000, 0, 0, FALSE, FALSE);
+    run(u, 0, 0x401400, 0, 0, FALSE, FALSE);
+    run(u, 0, 0x401000, 0, 0, FALSE, FALSE);
+    finish(u);
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.i1_miss, 3);
+    CU_ASSERT_EQUAL(st.ll_access, 3);
+    CU_ASSERT_EQUAL(st.ll_miss, 2);
+    done(u, &c);
+}
+
 static void run_branch(pmusim_uarch_t *u, uint64_t ip, unsigned kind, gboolean taken,
                        uint64_t target)
 {
@@ -1114,6 +1135,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_itlb_order_on_fast_path);
     PMUSIM_ADD_TEST(s, test_straddling_access);
     PMUSIM_ADD_TEST(s, test_straddling_fetch);
+    PMUSIM_ADD_TEST(s, test_knm_fetch_ll_refs);
     PMUSIM_ADD_TEST(s, test_inclusive_l3_back_invalidates);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
     PMUSIM_ADD_TEST(s, test_offcore_and_remote);
