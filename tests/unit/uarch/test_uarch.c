@@ -341,6 +341,29 @@ static void test_knm_fetch_ll_refs(void)
     done(u, &c);
 }
 
+/* LL lines smaller than the L1D's (--D1=1024,1,128 --LL=65536,8,32, one
+ * L1D set per KiB): a cold 8-byte load at 0x60000000 + 28 crosses the
+ * 32-byte boundary inside its 128-byte L1D line, so both LL lines come in
+ * (cachegrind references the LL with the access's bytes); after the L1D
+ * line is evicted (a load 1 KiB on, same set), a load at + 32 misses the
+ * L1D and hits the LL: 3 D1 misses, 2 LL misses. */
+static void test_ll_line_smaller(void)
+{
+    static const char *const geo[] = { "--I1=32768,8,64", "--D1=1024,1,128",
+                                       "--LL=65536,8,32", "--L2=none", NULL };
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_KNM, 1, geo, &c);
+    run(u, 0, 0x401000, 0x60000000 + 28, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x60000000 + 1024, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x60000000 + 32, 8, FALSE, FALSE);
+    finish(u);
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.d1_miss, 3);
+    CU_ASSERT_EQUAL(insn(&c, 2)->mem.level, PMUSIM_LVL_L2); /* knm: the L2 is the LL */
+    done(u, &c);
+}
+
 static void run_branch(pmusim_uarch_t *u, uint64_t ip, unsigned kind, gboolean taken,
                        uint64_t target)
 {
@@ -1136,6 +1159,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_straddling_access);
     PMUSIM_ADD_TEST(s, test_straddling_fetch);
     PMUSIM_ADD_TEST(s, test_knm_fetch_ll_refs);
+    PMUSIM_ADD_TEST(s, test_ll_line_smaller);
     PMUSIM_ADD_TEST(s, test_inclusive_l3_back_invalidates);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
     PMUSIM_ADD_TEST(s, test_offcore_and_remote);
