@@ -222,6 +222,20 @@ static void test_capture_v2_errors(void)
     g_byte_array_unref(s);
 }
 
+/* A HELLO chunk (version 3, /bin/prog) into s, then in p the head of block
+ * 0's TB chunk at 0x401000 with n instructions, for the caller to add
+ * them. */
+static void start_block0(GByteArray *s, GByteArray *p, uint32_t *seq, uint32_t n)
+{
+    put32(p, 3);
+    put(p, "/bin/prog", 9);
+    chunk(s, seq, 1, 0, p->data, p->len);
+    g_byte_array_set_size(p, 0);
+    put32(p, 0);
+    put32(p, n);
+    put64(p, 0x401000);
+}
+
 /* Two guest threads on two hardware threads run the same block: each
  * instruction is run on its own thread's hardware thread, also a piece of
  * a long string instruction (64 accesses) run while the block's inputs
@@ -231,13 +245,7 @@ static void test_capture_threads_share_block(void)
 {
     GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
     uint32_t seq = 0;
-    put32(p, 3);
-    put(p, "/bin/prog", 9);
-    chunk(s, &seq, 1, 0, p->data, p->len);
-    g_byte_array_set_size(p, 0);
-    put32(p, 0);
-    put32(p, 2);
-    put64(p, 0x401000);
+    start_block0(s, p, &seq, 2);
     tb_insn(p, 4, PMUSIM_UARCH_BR_NONE, 1, 0);
     tb_insn(p, 3, PMUSIM_UARCH_BR_NONE, 1, 0);
     chunk(s, &seq, 2, 0, p->data, p->len);
@@ -1003,13 +1011,7 @@ static void test_capture_wide_access(void)
 {
     GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
     uint32_t seq = 0;
-    put32(p, 3);
-    put(p, "/bin/prog", 9);
-    chunk(s, &seq, 1, 0, p->data, p->len);
-    g_byte_array_set_size(p, 0);
-    put32(p, 0);
-    put32(p, 3);
-    put64(p, 0x401000);
+    start_block0(s, p, &seq, 3);
     static const uint8_t widths[3] = {16, 32, 0};
     for (int i = 0; i < 3; i++) {
         uint8_t d[8] = {4, PMUSIM_UARCH_BR_NONE, 0, 1, 0, widths[i], 0, 0};

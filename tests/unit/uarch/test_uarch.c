@@ -298,26 +298,43 @@ static void test_straddling_access(void)
     done(u, &c);
 }
 
+/* The model finished; its --stats totals. */
+static pmusim_uarch_stats_t finish_stats(pmusim_uarch_t *u)
+{
+    finish(u);
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    return st;
+}
+
+/* Three instructions (4 bytes, no access) at ip[] on `cpu` with `geo`:
+ * the --stats I1 misses, LL references and LL misses expected. */
+static void check_fetches(pmusim_cpu_t cpu, const char *const *geo, const uint64_t ip[3],
+                          uint64_t i1, uint64_t ll_access, uint64_t ll_miss)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(cpu, 1, geo, &c);
+    for (int k = 0; k < 3; k++)
+        run(u, 0, ip[k], 0, 0, FALSE, FALSE);
+    const pmusim_uarch_stats_t st = finish_stats(u);
+    CU_ASSERT_EQUAL(st.i1_miss, i1);
+    CU_ASSERT_EQUAL(st.ll_access, ll_access);
+    CU_ASSERT_EQUAL(st.ll_miss, ll_miss);
+    done(u, &c);
+}
+
 /* An instruction across two lines is one I1 reference: cold, both lines
  * miss, and cachegrind counts one I1 miss, one LL reference, one LL miss
  * (cg_sim.c's straddling reference); the second line is then resident.  An
- * instruction whose first line is resident and second cold: one miss. */
+ * instruction whose first line is resident and second cold: one miss.
+ * (Bytes 62..65 of 0x401000: lines 0x401000 and 0x401040; 0x401048
+ * resident; 0x40107e: 0x401040 resident, 0x401080 cold.) */
 static void test_straddling_fetch(void)
 {
     static const char *const geo[] = { "--I1=32768,8,64", "--D1=32768,8,64",
                                        "--LL=4194304,16,64", "--L2=none", NULL };
-    collect_t c;
-    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, geo, &c);
-    run(u, 0, 0x401000 + 62, 0, 0, FALSE, FALSE); /* bytes 62..65: lines 0x401000, 0x401040 */
-    run(u, 0, 0x401040 + 8, 0, 0, FALSE, FALSE);  /* resident */
-    run(u, 0, 0x401040 + 62, 0, 0, FALSE, FALSE); /* 0x401040 resident, 0x401080 cold */
-    finish(u);
-    pmusim_uarch_stats_t st;
-    pmusim_uarch_get_stats(u, &st);
-    CU_ASSERT_EQUAL(st.i1_miss, 2);
-    CU_ASSERT_EQUAL(st.ll_access, 2);
-    CU_ASSERT_EQUAL(st.ll_miss, 2);
-    done(u, &c);
+    static const uint64_t ip[3] = { 0x401000 + 62, 0x401040 + 8, 0x401040 + 62 };
+    check_fetches(PMUSIM_CPU_WSM, geo, ip, 2, 2, 2);
 }
 
 /* Knights Mill: the L2 is the last level, so a fetch that misses the L1I
@@ -327,18 +344,8 @@ static void test_straddling_fetch(void)
 static void test_knm_fetch_ll_refs(void)
 {
     static const char *const geo[] = { "--I1=1024,1,64", NULL };
-    collect_t c;
-    pmusim_uarch_t *u = model(PMUSIM_CPU_KNM, 1, geo, &c);
-    run(u, 0, 0x401000, 0, 0, FALSE, FALSE);
-    run(u, 0, 0x401400, 0, 0, FALSE, FALSE);
-    run(u, 0, 0x401000, 0, 0, FALSE, FALSE);
-    finish(u);
-    pmusim_uarch_stats_t st;
-    pmusim_uarch_get_stats(u, &st);
-    CU_ASSERT_EQUAL(st.i1_miss, 3);
-    CU_ASSERT_EQUAL(st.ll_access, 3);
-    CU_ASSERT_EQUAL(st.ll_miss, 2);
-    done(u, &c);
+    static const uint64_t ip[3] = { 0x401000, 0x401400, 0x401000 };
+    check_fetches(PMUSIM_CPU_KNM, geo, ip, 3, 3, 2);
 }
 
 /* LL lines smaller than the L1D's (--D1=1024,1,128 --LL=65536,8,32, one
@@ -356,9 +363,7 @@ static void test_ll_line_smaller(void)
     run(u, 0, 0x401000, 0x60000000 + 28, 8, FALSE, FALSE);
     run(u, 0, 0x401000, 0x60000000 + 1024, 8, FALSE, FALSE);
     run(u, 0, 0x401000, 0x60000000 + 32, 8, FALSE, FALSE);
-    finish(u);
-    pmusim_uarch_stats_t st;
-    pmusim_uarch_get_stats(u, &st);
+    const pmusim_uarch_stats_t st = finish_stats(u);
     CU_ASSERT_EQUAL(st.d1_miss, 3);
     CU_ASSERT_EQUAL(insn(&c, 2)->mem.level, PMUSIM_LVL_L2); /* knm: the L2 is the LL */
     done(u, &c);
