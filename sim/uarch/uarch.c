@@ -384,7 +384,12 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
                   uarch_cache_init(&u->dtlb, &cfg->dtlb) && uarch_cache_init(&u->stlb, &cfg->stlb) &&
                   uarch_cache_init(&u->itlb, &cfg->itlb);
     u->has_itlb2 = cfg->itlb2.size != 0;
-    u->front_p2 = ok && u->l1i.pow2 && u->l1d.pow2 && u->itlb.pow2 && u->dtlb.pow2;
+    /* insn_fast() also takes a line to lie within one 4 KiB page (the page
+     * of the line fetched or read last is its TLB set's most recent):
+     * lines of more than 4 KiB, which cachegrind accepts, take the general
+     * body */
+    u->front_p2 = ok && u->l1i.pow2 && u->l1d.pow2 && u->itlb.pow2 && u->dtlb.pow2 &&
+                  u->l1i.line_bits <= 12 && u->l1d.line_bits <= 12;
     if (ok && u->has_itlb2)
         ok = uarch_cache_init(&u->itlb2, &cfg->itlb2);
     if (!ok) { /* a geometry the option parser would refuse, or no memory */
@@ -527,10 +532,31 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
     return PMUSIM_LVL_LOCAL_DRAM;
 }
 
-/* After an L1D miss of byte address `a` (the line is in, `f` says what
- * left): its events, the write-back of a modified victim, the levels
- * beyond; returns the level. */
-static unsigned l1d_missed(pmusim_uarch_t *u, uint64_t a, const uarch_fill_t *f)
+/* The levels beyond L1 for the bytes [a, a + n) of one L1 line that
+ * missed: one reference per line of the next level they touch, as
+ * cachegrind references its LL with the bytes of the access.  That is
+ * more than one only where the next level's lines are smaller than the
+ * L1's (--LL=1048576,8,32 behind --D1=32768,8,128: an access across a
+ * 32-byte boundary inside its 128-byte L1 line needs both 32-byte lines).
+ * Returns the deepest level. */
+static unsigned outer_range(pmusim_uarch_t *u, uint64_t a, uint64_t n, gboolean dirty,
+                            gboolean ifetch)
+{
+    unsigned lvl = outer_access(u, a, dirty, ifetch);
+    const uarch_cache_t *next = ifetch && u->has_l2i ? &u->l2i : u->has_l2 ? &u->l2 : &u->l3;
+    const uint64_t last = (a + n - 1) >> next->line_bits;
+    for (uint64_t b = (a >> next->line_bits) + 1; b <= last && b != 0; b++) {
+        unsigned l = outer_access(u, b << next->line_bits, dirty, ifetch);
+        if (l > lvl)
+            lvl = l;
+    }
+    return lvl;
+}
+
+/* After an L1D miss of the bytes [a, a + n) of one line (the line is in,
+ * `f` says what left): its events, the write-back of a modified victim,
+ * the levels beyond; returns the level. */
+static unsigned l1d_missed(pmusim_uarch_t *u, uint64_t a, uint64_t n, const uarch_fill_t *f)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
     ev_add(u, &cfg->ev.l1d_repl, 1);
@@ -542,12 +568,14 @@ static unsigned l1d_missed(pmusim_uarch_t *u, uint64_t a, const uarch_fill_t *f)
         else if (u->has_l3)
             uarch_cache_probe(&u->l3, va >> u->l3.line_bits, TRUE);
     }
-    return outer_access(u, a, FALSE, FALSE);
+    return outer_range(u, a, n, FALSE, FALSE);
 }
 
-/* One data line: L1D then outward.  Itanium: FP accesses bypass the L1D;
- * integer stores write through without allocating (uarch.md §3.1). */
-static unsigned line_access(pmusim_uarch_t *u, uint64_t a, gboolean store, gboolean fp)
+/* One data line, the bytes [a, a + n) of it: L1D then outward.  Itanium:
+ * FP accesses bypass the L1D; integer stores write through without
+ * allocating (uarch.md §3.1). */
+static unsigned line_access(pmusim_uarch_t *u, uint64_t a, uint64_t n, gboolean store,
+                            gboolean fp)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
     uint64_t blk = a >> u->l1d.line_bits;
@@ -565,7 +593,7 @@ static unsigned line_access(pmusim_uarch_t *u, uint64_t a, gboolean store, gbool
     uarch_cache_access(&u->l1d, blk, dirty, &f);
     if (f.hit)
         return PMUSIM_LVL_L1D;
-    return l1d_missed(u, a, &f);
+    return l1d_missed(u, a, n, &f);
 }
 
 static uint32_t level_latency(const pmusim_uarch_t *u, unsigned lvl, gboolean fp)
@@ -631,8 +659,9 @@ static void offcore_note(pmusim_uarch_t *u, unsigned lvl, unsigned req, uint32_t
     }
 }
 
-/* Instruction fetch of the line holding `ip`: cycles beyond an L1I hit. */
-static uint32_t ifetch(pmusim_uarch_t *u, uint64_t ip)
+/* Instruction fetch of the line holding `ip`, for the instruction's bytes
+ * [ip, ip + n) in it: cycles beyond an L1I hit. */
+static uint32_t ifetch(pmusim_uarch_t *u, uint64_t ip, uint64_t n)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
     uarch_fill_t f;
@@ -656,11 +685,11 @@ static uint32_t ifetch(pmusim_uarch_t *u, uint64_t ip)
         u->st.i1_miss++;
         ev_add(u, &cfg->ev.l1i_miss, 1);
         ev_add(u, &cfg->ev.l1i_fill, 1);
-        unsigned lvl = outer_access(u, ip, FALSE, TRUE);
+        unsigned lvl = outer_range(u, ip, n, FALSE, TRUE);
         uint32_t l = lvl == PMUSIM_LVL_L2 ? (u->has_l2i ? cfg->lat_l2i : cfg->lat_l2)
                                           : level_latency(u, lvl, FALSE);
         lat += l;
-        if (lvl != PMUSIM_LVL_L2 || !u->has_l2)
+        if (lvl != PMUSIM_LVL_L2 || !u->has_l3) /* knm: the L2 is the LL */
             u->st.ll_access++;
         if (lvl > PMUSIM_LVL_L3 || (!u->has_l3 && lvl > PMUSIM_LVL_L2))
             u->st.ll_miss++;
@@ -755,7 +784,10 @@ static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gbo
         last = first;
     unsigned lvl = 0;
     for (uint64_t b = first; b <= last; b++) {
-        unsigned l = line_access(u, b == first ? acc->addr : b << u->l1d.line_bits, store, afp);
+        /* the access's bytes in line b */
+        const uint64_t from = b == first ? acc->addr : b << u->l1d.line_bits;
+        const uint64_t to = b == last ? acc->addr + size - 1 : ((b + 1) << u->l1d.line_bits) - 1;
+        unsigned l = line_access(u, from, to < from ? 1 : to - from + 1, store, afp);
         if (l > lvl)
             lvl = l;
     }
@@ -786,7 +818,7 @@ static G_GNUC_NO_INLINE void data_access_plain(pmusim_uarch_t *u, const pmusim_u
         uarch_fill_t f;
         uarch_cache_access(&u->l1d, blk, store, &f);
         if (!f.hit)
-            lvl = l1d_missed(u, addr, &f);
+            lvl = l1d_missed(u, addr, size, &f);
     }
     if (G_LIKELY(lvl == PMUSIM_LVL_L1D)) {
         u->st.d1_access++;
@@ -1524,10 +1556,22 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> u->l1i.line_bits;
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
         uint32_t lat = 0;
+        const uint64_t i1 = u->st.i1_miss, lla = u->st.ll_access, llm = u->st.ll_miss;
+        const uint64_t end = in->ip + (in->len ? in->len - 1u : 0u); /* its last byte */
         if (blk != t->last_fetch_blk && !ifetch_mru(u, in->ip))
-            lat += ifetch(u, in->ip);
-        if (eblk != blk && !ifetch_mru(u, eblk << u->l1i.line_bits))
-            lat += ifetch(u, eblk << u->l1i.line_bits);
+            lat += ifetch(u, in->ip,
+                          (eblk != blk ? ((blk + 1) << u->l1i.line_bits) - 1 : end) - in->ip + 1);
+        if (eblk != blk && !ifetch_mru(u, eblk << u->l1i.line_bits)) {
+            lat += ifetch(u, eblk << u->l1i.line_bits, end - (eblk << u->l1i.line_bits) + 1);
+            /* an instruction across two lines is one I1 reference, a miss
+             * if either line missed, and at most one LL reference and one
+             * LL miss: cachegrind's counting, as for a data access
+             * (docs/UARCH.md §1); the EVENT records count each line, as
+             * the hardware's fetch does */
+            u->st.i1_miss = MIN(u->st.i1_miss, i1 + 1);
+            u->st.ll_access = MIN(u->st.ll_access, lla + 1);
+            u->st.ll_miss = MIN(u->st.ll_miss, llm + 1);
+        }
         t->last_fetch_blk = eblk;
         if (lat) {
             uint64_t from = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;

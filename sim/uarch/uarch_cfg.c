@@ -197,60 +197,80 @@ static gboolean is_pow2(uint64_t v)
     return v && !(v & (v - 1));
 }
 
-static gboolean parse_u64_strict(const char *s, const char *end, uint64_t *v)
+/* One field of SIZE,ASSOC,LINE as cachegrind reads it (valgrind 3.19,
+ * checked by running it): leading white space, an optional sign, decimal
+ * digits, then `stop` (',' or the end).  A magnitude beyond what
+ * cachegrind's int holds (2^31 - 1) sets *too_big and stops counting. */
+static gboolean parse_geom_field(const char **p, char stop, int64_t *v, gboolean *too_big)
 {
-    if (s == end || *s < '0' || *s > '9')
+    const char *s = *p;
+    while (*s == ' ' || (*s >= '\t' && *s <= '\r'))
+        s++;
+    gboolean neg = *s == '-';
+    if (*s == '-' || *s == '+')
+        s++;
+    if (*s < '0' || *s > '9')
         return FALSE;
-    uint64_t x = 0;
-    for (const char *p = s; p < end; p++) {
-        if (*p < '0' || *p > '9' || x > (UINT64_MAX - 9) / 10)
-            return FALSE;
-        x = x * 10 + (uint64_t)(*p - '0');
+    int64_t x = 0;
+    for (; *s >= '0' && *s <= '9'; s++) {
+        if (x <= INT32_MAX)
+            x = x * 10 + (*s - '0');
+        if (x > INT32_MAX)
+            *too_big = TRUE;
     }
-    *v = x;
+    if (*s != stop)
+        return FALSE;
+    *v = neg ? -x : x;
+    *p = s + 1;
     return TRUE;
 }
 
-/* "SIZE,ASSOC,LINE" with cachegrind's rules (line a power of two, size a
- * multiple of assoc * line, a power-of-two number of sets). */
+/* "SIZE,ASSOC,LINE" with cachegrind's rules, so that a geometry is accepted
+ * exactly when cachegrind accepts it (valgrind 3.19, cg_arch.c's checks,
+ * each tried on the installed valgrind; docs/UARCH.md §4): numbers that fit
+ * in an int, a line a power of two of at least 16 bytes, a size larger than
+ * one line, a whole power-of-two number of sets.  (Cachegrind refuses a size
+ * 0 and dies of SIGFPE on ASSOC or LINE 0; all are refused here.) */
 static gboolean parse_geom(const char *opt, const char *val, pmusim_uarch_geom_t *g,
                            GError **error)
 {
-    uint64_t f[3];
+    int64_t f[3];
+    gboolean too_big = FALSE;
     const char *p = val;
-    for (int i = 0; i < 3; i++) {
-        const char *e = strchr(p, ',');
-        if (i == 2)
-            e = p + strlen(p);
-        if (!e || !parse_u64_strict(p, e, &f[i])) {
+    for (int i = 0; i < 3; i++)
+        if (!parse_geom_field(&p, i == 2 ? '\0' : ',', &f[i], &too_big)) {
             g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION,
                         "%s: expected SIZE,ASSOC,LINE (three decimal numbers), got '%s'", opt,
                         val);
             return FALSE;
         }
-        p = e + 1;
-    }
     const char *bad = NULL;
-    if (f[0] == 0)
+    if (too_big)
+        bad = "SIZE, ASSOC and LINE must each be at most 2147483647 (as in cachegrind)";
+    else if (f[0] <= 0)
         bad = "size must be > 0";
-    else if (f[1] == 0 || f[1] > 1024)
-        bad = "associativity must be 1..1024";
-    else if (f[2] == 0)
+    else if (f[1] <= 0)
+        bad = "associativity must be > 0";
+    else if (f[2] <= 0)
         bad = "line size must be > 0";
-    else if (!is_pow2(f[2]) || f[2] > 65536)
-        bad = "line size must be a power of two up to 65536";
+    else if (!is_pow2((uint64_t)f[2]))
+        bad = "line size must be a power of two";
+    else if (f[2] < 16)
+        bad = "line size must be at least 16 (cachegrind's minimum)";
+    else if (f[0] <= f[2])
+        bad = "size must be larger than the line size";
+    else if (f[1] > f[0] / f[2])
+        bad = "associativity must be at most size / line size";
     else if (f[0] % (f[1] * f[2]) != 0)
         bad = "size must be a multiple of associativity * line size";
-    else if (!is_pow2(f[0] / (f[1] * f[2])))
+    else if (!is_pow2((uint64_t)(f[0] / (f[1] * f[2]))))
         bad = "the number of sets (size / (associativity * line)) must be a power of two";
-    else if (f[0] > (UINT64_C(1) << 36))
-        bad = "size must be at most 64 GiB";
     if (bad) {
         g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION, "%s=%s: %s", opt, val,
                     bad);
         return FALSE;
     }
-    g->size = f[0];
+    g->size = (uint64_t)f[0];
     g->assoc = (uint32_t)f[1];
     g->line = (uint32_t)f[2];
     return TRUE;

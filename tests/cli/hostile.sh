@@ -159,10 +159,12 @@ expect "stat -p wsm: a 'cpu none' trace replays" 0 "" -- "$P" stat -p wsm "$T/no
 
 # --- trace annotate: a cache whose tags do not fit in memory (under ulimit -v;
 # skipped where the binary cannot start under one, e.g. with ASan)
-if sh -c 'ulimit -v 2000000 && exec "$0" --help' "$P" >/dev/null 2>&1; then
-    expect "annotate: a 64 GiB D1 under ulimit -v is refused, not aborted" 2 \
-        "pmusim trace annotate: $S/wsm_loop.txt: cannot build the caches of wsm: the tags (8 bytes a line: 8192 MiB" -- \
-        sh -c 'ulimit -v 2000000 && exec "$0" trace annotate --D1=68719476736,1,64 "$1" "$2"' \
+# (cachegrind's largest caches, about 2 GiB, are what the option parser
+# accepts: 1 GiB of 16-byte lines, 512 MiB of tags, under 400 MB)
+if sh -c 'ulimit -v 400000 && exec "$0" --help' "$P" >/dev/null 2>&1; then
+    expect "annotate: a 1 GiB D1 of 16-byte lines under ulimit -v is refused, not aborted" 2 \
+        "pmusim trace annotate: $S/wsm_loop.txt: cannot build the caches of wsm: the tags (8 bytes a line: 512 MiB" -- \
+        sh -c 'ulimit -v 400000 && exec "$0" trace annotate --D1=1073741824,1,16 "$1" "$2"' \
         "$P" "$S/wsm_loop.txt" "$T/ann.txt"
     [ ! -e "$T/ann.txt" ]
     result "annotate: no output left" $?

@@ -173,7 +173,10 @@ typedef struct capstream_insn {
     uint8_t fp;     /* pmusim_uarch_fp_t */
     uint8_t uops;   /* estimate, >= 1 */
     uint8_t flags;  /* CAPSTREAM_F_* */
-    uint8_t pad[3];
+    uint8_t mem_width; /* bytes of a memory operand wider than 8 (SSE 16, AVX 32, x87
+                        * 10), else 0: QEMU 7.2 makes such an access in 8-byte (and
+                        * smaller) pieces, which the reader joins again */
+    uint8_t pad[2];
     uint64_t target; /* direct branch target, else 0 */
 } capstream_insn_t;
 

@@ -29,6 +29,7 @@ typedef struct cap_tb {
     uint8_t rep_first, rep_last; /* its first / last instruction is a REP string op */
     uint8_t hw;          /* the hardware thread in[].thread holds (0 at first) */
     pmusim_rec_t *rec;   /* n record templates (in[i].tmpl), behind in[] */
+    uint8_t *mem_width;  /* n capstream_insn_t.mem_width, behind rec[] */
     pmusim_uarch_insn_t in[];
 } cap_tb_t;
 /* the templates follow in[] in the same allocation */
@@ -354,6 +355,23 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
             cap_attach(t);
             t->idx = i;
         }
+        const uint64_t addr = prev + ((z >> 1) ^ (uint64_t)-(int64_t)(z & 1));
+        const uint32_t piece = 1u << ((h >> 2) & 3);
+        if (G_UNLIKELY(t->tb->mem_width[i]) && t->nacc > t->cur) {
+            /* the next piece of a wide access (acc[cur, nacc) are this
+             * instruction's): QEMU 7.2 loads and stores a 16- or 32-byte
+             * operand as 8-byte pieces in ascending order; one access of
+             * the operand's width is what the hardware and cachegrind
+             * make (one reference, at most one miss per line pair) */
+            pmusim_uarch_access_t *l = &t->acc[t->nacc - 1];
+            if (l->is_store == ((h >> 1) & 1) && l->addr + l->size == addr &&
+                l->size + piece <= t->tb->mem_width[i]) {
+                l->size += piece;
+                prev = addr;
+                k += 2 + nb;
+                continue;
+            }
+        }
         if (G_UNLIKELY(t->nacc - t->cur == PMUSIM_UARCH_MAX_ACCESSES)) {
             /* a long string instruction: what came before it and this
              * piece run, the next piece accumulates */
@@ -363,11 +381,11 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
             if (!cap_run_complete(c, t, error))
                 return FALSE;
         }
-        prev += (z >> 1) ^ (uint64_t)-(int64_t)(z & 1);
+        prev = addr;
         pmusim_uarch_access_t *a = &t->acc[t->nacc++];
         a->addr = prev;
         /* size, is_store, is_fp and zero addr_dep and alat in one store */
-        const uint64_t rest = (uint64_t)(1u << ((h >> 2) & 3)) | (uint64_t)((h >> 1) & 1) << 32 |
+        const uint64_t rest = (uint64_t)piece | (uint64_t)((h >> 1) & 1) << 32 |
                               (uint64_t)(t->tb->in[i].fp != PMUSIM_UARCH_FP_NONE) << 40;
         memcpy(&a->size, &rest, sizeof rest);
         k += 2 + nb;
@@ -417,10 +435,12 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
                     "%s: more than %u translated blocks", c->name, PMUSIM_CAPTURE_MAX_TBS);
         return FALSE;
     }
-    cap_tb_t *tb = g_malloc0(sizeof *tb + n * (sizeof tb->in[0] + sizeof tb->rec[0]));
+    cap_tb_t *tb = g_malloc0(sizeof *tb +
+                             n * (sizeof tb->in[0] + sizeof tb->rec[0] + sizeof tb->mem_width[0]));
     tb->vaddr = vaddr;
     tb->n = n;
     tb->rec = (pmusim_rec_t *)(void *)&tb->in[n];
+    tb->mem_width = (uint8_t *)&tb->rec[n];
     uint64_t ip = vaddr;
     for (uint32_t i = 0; i < n; i++) {
         capstream_insn_t d;
@@ -439,6 +459,7 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
         in->br = d.br;
         in->fp = d.fp;
         in->uops = d.uops;
+        tb->mem_width[i] = d.mem_width;
         /* the outcome when the thread runs on to the next instruction */
         in->taken = d.br != PMUSIM_UARCH_BR_NONE && d.br != PMUSIM_UARCH_BR_COND;
         in->target = in->taken ? ip + d.len : 0;

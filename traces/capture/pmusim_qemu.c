@@ -375,6 +375,18 @@ static int is_string_op(unsigned id)
     }
 }
 
+static int is_gather(unsigned id)
+{
+    switch (id) {
+    case X86_INS_VGATHERDPD: case X86_INS_VGATHERDPS: case X86_INS_VGATHERQPD:
+    case X86_INS_VGATHERQPS: case X86_INS_VPGATHERDD: case X86_INS_VPGATHERDQ:
+    case X86_INS_VPGATHERQD: case X86_INS_VPGATHERQQ:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* Static facts of one instruction (docs/CAPTURE.md, "Decoding"). */
 static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_insn_t *out)
 {
@@ -420,6 +432,13 @@ static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_
     int mem_ops = 0, mem_written = 0;
     for (uint8_t i = 0; i < x->op_count; i++)
         if (x->operands[i].type == X86_OP_MEM && ci->id != X86_INS_LEA && ci->id != X86_INS_NOP) {
+            /* a vector (or x87 80-bit) operand: one access of this width,
+             * as valgrind counts it, not QEMU's 8-byte pieces; not for the
+             * gathers, whose elements are accesses of their own, nor for
+             * XSAVE-sized areas (> 64 bytes) */
+            if (x->operands[i].size > 8 && x->operands[i].size <= 64 && !is_gather(ci->id) &&
+                x->operands[i].size > out->mem_width)
+                out->mem_width = x->operands[i].size;
             mem_ops++;
             if (x->operands[i].access & CS_AC_WRITE)
                 mem_written = (x->operands[i].access & CS_AC_READ) ? 2 : 1;

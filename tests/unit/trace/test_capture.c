@@ -222,6 +222,20 @@ static void test_capture_v2_errors(void)
     g_byte_array_unref(s);
 }
 
+/* A HELLO chunk (version 3, /bin/prog) into s, then in p the head of block
+ * 0's TB chunk at 0x401000 with n instructions, for the caller to add
+ * them. */
+static void start_block0(GByteArray *s, GByteArray *p, uint32_t *seq, uint32_t n)
+{
+    put32(p, 3);
+    put(p, "/bin/prog", 9);
+    chunk(s, seq, 1, 0, p->data, p->len);
+    g_byte_array_set_size(p, 0);
+    put32(p, 0);
+    put32(p, n);
+    put64(p, 0x401000);
+}
+
 /* Two guest threads on two hardware threads run the same block: each
  * instruction is run on its own thread's hardware thread, also a piece of
  * a long string instruction (64 accesses) run while the block's inputs
@@ -231,13 +245,7 @@ static void test_capture_threads_share_block(void)
 {
     GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
     uint32_t seq = 0;
-    put32(p, 3);
-    put(p, "/bin/prog", 9);
-    chunk(s, &seq, 1, 0, p->data, p->len);
-    g_byte_array_set_size(p, 0);
-    put32(p, 0);
-    put32(p, 2);
-    put64(p, 0x401000);
+    start_block0(s, p, &seq, 2);
     tb_insn(p, 4, PMUSIM_UARCH_BR_NONE, 1, 0);
     tb_insn(p, 3, PMUSIM_UARCH_BR_NONE, 1, 0);
     chunk(s, &seq, 2, 0, p->data, p->len);
@@ -968,6 +976,88 @@ static void test_capture_execve(void)
     }
 }
 
+/* ---- wide accesses: QEMU's 8-byte pieces joined again ---- */
+
+/* an access item: `dinsn` instructions after the previous access's, a
+ * load or store of 2^lg bytes, `delta` from the previous address */
+static void acc_item(GByteArray *b, unsigned dinsn, int store, unsigned lg, int64_t delta)
+{
+    uint64_t z = ((uint64_t)delta << 1) ^ (uint64_t)(delta >> 63);
+    unsigned n = 0;
+    while (n < 8 && (z >> (8 * n)) != 0)
+        n++;
+    unsigned code = n >= 7 ? 7 : n;
+    if (code == 7)
+        n = 8;
+    uint16_t h = (uint16_t)(1u | (unsigned)store << 1 | lg << 2 | code << 4 | dinsn << 7);
+    uint8_t hb[2] = {(uint8_t)h, (uint8_t)(h >> 8)};
+    put(b, hb, 2);
+    for (unsigned j = 0; j < n; j++) {
+        uint8_t x = (uint8_t)(z >> (8 * j));
+        put(b, &x, 1);
+    }
+}
+
+/* A block of three instructions: a 16-byte load at 0x7fff0038 (crossing
+ * into the line at 0x7fff0040) that QEMU sends as two 8-byte pieces, a
+ * 32-byte store at 0x7fff1000 sent as four, and an instruction without a
+ * wide operand (mem_width 0) making two 8-byte loads at 0x7fff2000 and
+ * 0x7fff2008.  The first two are one access each, of their operand's width
+ * (mem_width 16 and 32), as valgrind and the hardware make them; the third
+ * keeps its two.  On a cold wsm L1D, cachegrind's count: 4 references, 3
+ * misses (the crossing load one, the store one, the pair one); the pieces
+ * made 8 references and 4 misses. */
+static void test_capture_wide_access(void)
+{
+    GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
+    uint32_t seq = 0;
+    start_block0(s, p, &seq, 3);
+    static const uint8_t widths[3] = {16, 32, 0};
+    for (int i = 0; i < 3; i++) {
+        uint8_t d[8] = {4, PMUSIM_UARCH_BR_NONE, 0, 1, 0, widths[i], 0, 0};
+        put(p, d, 8);
+        put64(p, 0);
+    }
+    chunk(s, &seq, 2, 0, p->data, p->len);
+    g_byte_array_set_size(p, 0);
+    put(p, (const uint8_t[]){0x00, 0x00}, 2); /* block 0 */
+    acc_item(p, 0, 0, 3, 0x7fff0038);
+    acc_item(p, 0, 0, 3, 8);
+    acc_item(p, 1, 1, 3, 0x1000 - 0x40);
+    for (int k = 0; k < 3; k++)
+        acc_item(p, 0, 1, 3, 8);
+    acc_item(p, 1, 0, 3, 0x1000 - 0x18);
+    acc_item(p, 0, 0, 3, 8);
+    chunk(s, &seq, 3, 0, p->data, p->len);
+    uint32_t reason = 0;
+    chunk(s, &seq, 5, 0, &reason, 4);
+    split_run_t run;
+    CU_ASSERT_TRUE_FATAL(split_run(&run, s, s->len, collect, "wide"));
+    GArray *recs = run.recs;
+    static const want_t want[] = {
+        {PMUSIM_REC_INSN, 0x401000, 0x7fff0038, 16, 0, -1, 0},
+        {PMUSIM_REC_INSN, 0x401004, 0x7fff1000, 32, 1, -1, 0},
+        {PMUSIM_REC_INSN, 0x401008, 0x7fff2000, 8, 0, -1, 0},
+        {PMUSIM_REC_MEM, 0x401008, 0x7fff2008, 8, 0, -1, 0},
+    };
+    CU_ASSERT_EQUAL_FATAL(recs->len, G_N_ELEMENTS(want));
+    for (guint i = 0; i < recs->len; i++) {
+        const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+        CU_ASSERT_EQUAL(r->kind, want[i].kind);
+        CU_ASSERT_EQUAL(r->ip, want[i].ip);
+        CU_ASSERT_EQUAL(r->mem.addr, want[i].addr);
+        CU_ASSERT_EQUAL(r->mem.size, want[i].size);
+        CU_ASSERT_EQUAL(r->mem.is_store, want[i].is_store);
+    }
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(run.u, &st);
+    CU_ASSERT_EQUAL(st.d1_access, 4);
+    CU_ASSERT_EQUAL(st.d1_miss, 3);
+    split_free(&run);
+    g_byte_array_unref(p);
+    g_byte_array_unref(s);
+}
+
 int main(void)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
@@ -991,6 +1081,7 @@ int main(void)
     CU_add_test(suite, "execve under --trace-children: the environment's note {4, N}",
                 test_capture_execve_env_note);
     CU_add_test(suite, "REAPED: the signal that killed a child, bad chunks", test_capture_reaped);
+    CU_add_test(suite, "wide accesses: QEMU's 8-byte pieces joined", test_capture_wide_access);
     CU_basic_set_mode(CU_BRM_VERBOSE);
     CU_basic_run_tests();
     unsigned failed = CU_get_number_of_failures();

@@ -298,6 +298,77 @@ static void test_straddling_access(void)
     done(u, &c);
 }
 
+/* The model finished; its --stats totals. */
+static pmusim_uarch_stats_t finish_stats(pmusim_uarch_t *u)
+{
+    finish(u);
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    return st;
+}
+
+/* Three instructions (4 bytes, no access) at ip[] on `cpu` with `geo`:
+ * the --stats I1 misses, LL references and LL misses expected. */
+static void check_fetches(pmusim_cpu_t cpu, const char *const *geo, const uint64_t ip[3],
+                          uint64_t i1, uint64_t ll_access, uint64_t ll_miss)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(cpu, 1, geo, &c);
+    for (int k = 0; k < 3; k++)
+        run(u, 0, ip[k], 0, 0, FALSE, FALSE);
+    const pmusim_uarch_stats_t st = finish_stats(u);
+    CU_ASSERT_EQUAL(st.i1_miss, i1);
+    CU_ASSERT_EQUAL(st.ll_access, ll_access);
+    CU_ASSERT_EQUAL(st.ll_miss, ll_miss);
+    done(u, &c);
+}
+
+/* An instruction across two lines is one I1 reference: cold, both lines
+ * miss, and cachegrind counts one I1 miss, one LL reference, one LL miss
+ * (cg_sim.c's straddling reference); the second line is then resident.  An
+ * instruction whose first line is resident and second cold: one miss.
+ * (Bytes 62..65 of 0x401000: lines 0x401000 and 0x401040; 0x401048
+ * resident; 0x40107e: 0x401040 resident, 0x401080 cold.) */
+static void test_straddling_fetch(void)
+{
+    static const char *const geo[] = { "--I1=32768,8,64", "--D1=32768,8,64",
+                                       "--LL=4194304,16,64", "--L2=none", NULL };
+    static const uint64_t ip[3] = { 0x401000 + 62, 0x401040 + 8, 0x401040 + 62 };
+    check_fetches(PMUSIM_CPU_WSM, geo, ip, 2, 2, 2);
+}
+
+/* Knights Mill: the L2 is the last level, so a fetch that misses the L1I
+ * and hits the L2 is an LL reference (cachegrind's "LL refs" = I1 misses +
+ * D1 misses).  A direct-mapped 1 KiB L1I: A, B (same set, 1 KiB apart), A
+ * again: 3 I1 misses, 3 LL references, 2 LL misses (A's second fetch hits). */
+static void test_knm_fetch_ll_refs(void)
+{
+    static const char *const geo[] = { "--I1=1024,1,64", NULL };
+    static const uint64_t ip[3] = { 0x401000, 0x401400, 0x401000 };
+    check_fetches(PMUSIM_CPU_KNM, geo, ip, 3, 3, 2);
+}
+
+/* LL lines smaller than the L1D's (--D1=1024,1,128 --LL=65536,8,32, one
+ * L1D set per KiB): a cold 8-byte load at 0x60000000 + 28 crosses the
+ * 32-byte boundary inside its 128-byte L1D line, so both LL lines come in
+ * (cachegrind references the LL with the access's bytes); after the L1D
+ * line is evicted (a load 1 KiB on, same set), a load at + 32 misses the
+ * L1D and hits the LL: 3 D1 misses, 2 LL misses. */
+static void test_ll_line_smaller(void)
+{
+    static const char *const geo[] = { "--I1=32768,8,64", "--D1=1024,1,128",
+                                       "--LL=65536,8,32", "--L2=none", NULL };
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_KNM, 1, geo, &c);
+    run(u, 0, 0x401000, 0x60000000 + 28, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x60000000 + 1024, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x60000000 + 32, 8, FALSE, FALSE);
+    const pmusim_uarch_stats_t st = finish_stats(u);
+    CU_ASSERT_EQUAL(st.d1_miss, 3);
+    CU_ASSERT_EQUAL(insn(&c, 2)->mem.level, PMUSIM_LVL_L2); /* knm: the L2 is the LL */
+    done(u, &c);
+}
+
 static void run_branch(pmusim_uarch_t *u, uint64_t ip, unsigned kind, gboolean taken,
                        uint64_t target)
 {
@@ -719,8 +790,39 @@ static void test_options(void)
     CU_ASSERT_FALSE(used);
     CU_ASSERT_TRUE(pmusim_uarch_options_parse(&o, "--L2=none", &used, &e));
     CU_ASSERT_TRUE(used && o.no_l2);
+    /* what cachegrind (valgrind 3.19) accepts, each tried on it: white
+     * space and a sign before a number, 16-byte lines, 16384 ways (fully
+     * associative), 2^29-byte lines, 12 ways with 2^k sets, one set of two
+     * lines, 3 ways of 2^23 sets (1.5 GiB) */
+    static const char *const good[] = {
+        "--D1=  32768,+8, 64", "--D1=32768,8,16",       "--LL=1048576,16384,64",
+        "--LL=1073741824,2,536870912", "--LL=3145728,12,64", "--D1=128,1,64",
+        "--I1=1610612736,3,64",
+    };
+    static const struct { uint64_t size; uint32_t assoc, line; } good_geom[] = {
+        { 32768, 8, 64 }, { 32768, 8, 16 }, { 1048576, 16384, 64 }, { 1073741824, 2, 536870912 },
+        { 3145728, 12, 64 }, { 128, 1, 64 }, { 1610612736, 3, 64 },
+    };
+    G_STATIC_ASSERT(G_N_ELEMENTS(good) == G_N_ELEMENTS(good_geom));
+    for (size_t i = 0; i < G_N_ELEMENTS(good); i++) {
+        pmusim_uarch_options_init(&o);
+        CU_ASSERT_TRUE(pmusim_uarch_options_parse(&o, good[i], &used, &e));
+        const pmusim_uarch_geom_t *g = good[i][2] == 'D' ? &o.d1 : good[i][2] == 'L' ? &o.ll : &o.i1;
+        CU_ASSERT_TRUE(used && g->size == good_geom[i].size && g->assoc == good_geom[i].assoc &&
+                       g->line == good_geom[i].line);
+        g_clear_error(&e);
+    }
     static const char *const bad[] = {
         "--D1=1000,8,64",   /* not a multiple of 8 * 64 */
+        "--D1=32768,8,8",   /* cachegrind: "Cache line size is too small" */
+        "--D1=64,1,64",     /* cachegrind: "Cache size <= line size" */
+        "--D1=2147483648,8,64", /* cachegrind: "... too large and overflowed" */
+        "--D1=99999999999999999999999,8,64",
+        "--D1=-32768,-8,64", /* a negative size (sets 64, size <= line) */
+        "--D1=32768,8,64,", /* a fourth field */
+        "--D1=32768,8, ",   /* white space only */
+        "--D1=32768,+,64",  /* a sign without digits */
+        "--D1=,8,64",       /* an empty field (cachegrind: size 0) */
         "--D1=32768,8,0",   /* line 0 */
         "--D1=32768,8,48",  /* line not a power of two */
         "--LL=12582912,16,64", /* 12288 sets: cachegrind refuses it too */
@@ -1060,6 +1162,9 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_same_line_lru_dirty_inclusion);
     PMUSIM_ADD_TEST(s, test_itlb_order_on_fast_path);
     PMUSIM_ADD_TEST(s, test_straddling_access);
+    PMUSIM_ADD_TEST(s, test_straddling_fetch);
+    PMUSIM_ADD_TEST(s, test_knm_fetch_ll_refs);
+    PMUSIM_ADD_TEST(s, test_ll_line_smaller);
     PMUSIM_ADD_TEST(s, test_inclusive_l3_back_invalidates);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
     PMUSIM_ADD_TEST(s, test_offcore_and_remote);
