@@ -126,12 +126,16 @@ typedef struct pmusim_uarch_options {
     gboolean no_l2;                     /* --L2=none: I1/D1 -> LL as in cachegrind */
     gboolean numa_interleave;           /* wsm_dp --numa=interleave: odd 4 KiB pages live on socket 1 */
     gboolean knm_mcdram;                /* knm --knm-memory=mcdram: data in MCDRAM (flat mode) */
+    /* --LL-inclusive=yes|no (ll_incl_set): whether an LL victim leaves the
+     * inner levels.  Unset: the CPU's rule (Westmere's L3 inclusive), except
+     * with --L2=none, which is cachegrind's hierarchy and so not inclusive. */
+    gboolean ll_incl_set, ll_incl;
 } pmusim_uarch_options_t;
 
 void pmusim_uarch_options_init(pmusim_uarch_options_t *o);
 /* Parses one option "--I1=SIZE,ASSOC,LINE", "--D1=...", "--LL=...",
  * "--L2=SIZE,ASSOC,LINE", "--L2=none", "--numa=local|interleave",
- * "--knm-memory=ddr|mcdram".
+ * "--knm-memory=ddr|mcdram", "--LL-inclusive=yes|no".
  * Returns TRUE and sets *consumed when `arg` is one of them; FALSE with an
  * error naming the option when its value is bad (size, assoc and line > 0,
  * line a power of two, size a multiple of assoc*line, number of sets a power

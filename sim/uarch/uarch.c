@@ -78,6 +78,7 @@ struct pmusim_uarch {
     uint32_t window;           /* reorder window of one thread: cfg->window / share */
     gboolean soemt;            /* Montecito with more than one thread */
     gboolean numa_interleave, mcdram, no_l2;
+    gboolean l3_inclusive; /* the CPU's rule, or --LL-inclusive, or not with --L2=none */
     pmusim_uarch_geom_t g_l1i, g_l1d, g_l2, g_l2i, g_l3;
     uarch_cache_t l1i, l1d, l2, l2i, l3;
     gboolean has_l2, has_l2i, has_l3;
@@ -342,6 +343,13 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
                     pmusim_cpu_name(cpu));
         return NULL;
     }
+    if (!has_l3 && o->ll_incl_set) {
+        g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION,
+                    "--LL-inclusive: %s's last level (its L2) is not inclusive in the model "
+                    "(it has no L3)",
+                    pmusim_cpu_name(cpu));
+        return NULL;
+    }
     pmusim_uarch_t *u = g_new0(pmusim_uarch_t, 1);
     u->cfg = cfg;
     u->nthreads = nthreads;
@@ -373,6 +381,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->g_l2i = cfg->l2i;
     u->has_l2 = !u->no_l2;
     u->has_l3 = has_l3;
+    u->l3_inclusive = o->ll_incl_set ? o->ll_incl : cfg->l3_inclusive && !u->no_l2;
     u->has_l2i = cfg->l2i.size && !u->no_l2;
     u->l1d_plain = !cfg->l1d_int_only && !cfg->l1d_write_through;
     /* insn_fast() takes the L1D to be plain on x86 and not on IA-64 */
@@ -520,7 +529,7 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
         if (!f.hit) {
             if (f.evicted) {
                 ev_add(u, &cfg->ev.l3_repl, 1);
-                if (cfg->l3_inclusive)
+                if (u->l3_inclusive)
                     back_invalidate(u, f.victim);
             }
         }

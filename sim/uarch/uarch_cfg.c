@@ -186,10 +186,13 @@ const char *pmusim_uarch_options_help(void)
 {
     return "  --I1=SIZE,ASSOC,LINE   L1 instruction cache (bytes, ways, bytes)\n"
            "  --D1=SIZE,ASSOC,LINE   L1 data cache\n"
-           "  --L2=SIZE,ASSOC,LINE   intermediate (L2) cache; --L2=none: I1/D1 -> LL\n"
+           "  --L2=SIZE,ASSOC,LINE   intermediate (L2) cache; --L2=none: I1/D1 -> LL as in\n"
+           "                         cachegrind (an LL that is not inclusive)\n"
            "  --LL=SIZE,ASSOC,LINE   last-level cache (L3; the L2 on knm)\n"
            "  --numa=local|interleave  wsm_dp: odd 4 KiB pages on the remote socket\n"
-           "  --knm-memory=ddr|mcdram  knm flat mode: memory the data lives in\n";
+           "  --knm-memory=ddr|mcdram  knm flat mode: memory the data lives in\n"
+           "  --LL-inclusive=yes|no  wsm, wsm_dp, ita2, mont: an LL victim leaves the inner\n"
+           "                         levels (default: the CPU's rule; no with --L2=none)\n";
 }
 
 static gboolean is_pow2(uint64_t v)
@@ -312,6 +315,17 @@ gboolean pmusim_uarch_options_parse(pmusim_uarch_options_t *o, const char *arg,
             o->no_l2 = FALSE;
         return TRUE;
     }
+    if (nlen == strlen("--LL-inclusive") && !strncmp(arg, "--LL-inclusive", nlen)) {
+        *consumed = TRUE;
+        if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0) {
+            g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION,
+                        "--LL-inclusive=%s: expected yes or no", val);
+            return FALSE;
+        }
+        o->ll_incl_set = TRUE;
+        o->ll_incl = !strcmp(val, "yes");
+        return TRUE;
+    }
     /* two-valued options: the second value sets the flag */
     static const struct {
         const char *name, *off_value, *on_value;
@@ -340,8 +354,9 @@ gboolean pmusim_uarch_options_parse(pmusim_uarch_options_t *o, const char *arg,
 gboolean pmusim_uarch_options_parse_argv(pmusim_uarch_options_t *o, int *argc, char **argv,
                                          GError **error)
 {
-    static const char *const two_word[] = { "--I1", "--D1", "--LL", "--L2", "--numa",
-                                            "--knm-memory" };
+    static const char *const two_word[] = { "--I1",   "--D1",         "--LL",
+                                            "--L2",   "--numa",       "--knm-memory",
+                                            "--LL-inclusive" };
     int out = 1;
     for (int i = 1; i < *argc; i++) {
         if (!strcmp(argv[i], "--")) { /* everything after belongs to someone else */

@@ -629,6 +629,56 @@ static void test_inclusive_l3_back_invalidates(void)
     done(u, &c);
 }
 
+/* --L2=none is cachegrind's hierarchy, I1/D1 -> LL, whose LL is not
+ * inclusive: the same A B A as above (D1 1 KiB 2-way, LL 4 KiB direct-
+ * mapped) with --L2=none: B evicts A from the LL only, and the third
+ * access hits the L1D.  --LL-inclusive=yes brings Westmere's rule back
+ * (the third access goes to memory), --LL-inclusive=no takes it away with
+ * an L2 (the third access hits the L1D); knm has no L3 and refuses it. */
+static void test_ll_inclusive_option(void)
+{
+    static const char *const none[] = { "--D1=1024,2,64", "--L2=none", "--LL=4096,1,64", NULL };
+    static const char *const none_yes[] = { "--D1=1024,2,64", "--L2=none", "--LL=4096,1,64",
+                                            "--LL-inclusive=yes", NULL };
+    static const char *const l2_no[] = { "--D1=1024,2,64", "--L2=2048,2,64", "--LL=4096,1,64",
+                                         "--LL-inclusive=no", NULL };
+    static const struct {
+        const char *const *opts;
+        pmusim_mem_level_t third;
+    } cases[] = {
+        { none, PMUSIM_LVL_L1D },
+        { none_yes, PMUSIM_LVL_LOCAL_DRAM },
+        { l2_no, PMUSIM_LVL_L1D },
+    };
+    for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, cases[k].opts, &c);
+        run(u, 0, 0x401000, 0x70000000, 8, FALSE, FALSE);
+        run(u, 0, 0x401000, 0x70001000, 8, FALSE, FALSE);
+        run(u, 0, 0x401000, 0x70000000, 8, FALSE, FALSE);
+        finish(u);
+        CU_ASSERT_EQUAL(insn(&c, 1)->mem.level, PMUSIM_LVL_LOCAL_DRAM);
+        CU_ASSERT_EQUAL(insn(&c, 2)->mem.level, cases[k].third);
+        done(u, &c);
+    }
+    pmusim_uarch_options_t o;
+    pmusim_uarch_options_init(&o);
+    gboolean consumed = FALSE;
+    GError *e = NULL;
+    CU_ASSERT_FALSE(pmusim_uarch_options_parse(&o, "--LL-inclusive=maybe", &consumed, &e));
+    CU_ASSERT_TRUE(consumed);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    CU_ASSERT_STRING_EQUAL(e->message, "--LL-inclusive=maybe: expected yes or no");
+    g_clear_error(&e);
+    CU_ASSERT_TRUE(pmusim_uarch_options_parse(&o, "--LL-inclusive=yes", &consumed, &e));
+    pmusim_uarch_t *k = pmusim_uarch_new(PMUSIM_CPU_KNM, 1, &o, NULL, NULL, &e);
+    CU_ASSERT_PTR_NULL(k);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+    CU_ASSERT_STRING_EQUAL(e->message, "--LL-inclusive: knm's last level (its L2) is not "
+                                       "inclusive in the model (it has no L3)");
+    g_clear_error(&e);
+}
+
 /* Itanium: the L1D holds integer data only, FP loads are served by L2
  * (latency 6, uarch.md §3.1), integer loads of the same line hit L1D. */
 static void test_itanium_fp_loads_from_l2(void)
@@ -1166,6 +1216,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_knm_fetch_ll_refs);
     PMUSIM_ADD_TEST(s, test_ll_line_smaller);
     PMUSIM_ADD_TEST(s, test_inclusive_l3_back_invalidates);
+    PMUSIM_ADD_TEST(s, test_ll_inclusive_option);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
     PMUSIM_ADD_TEST(s, test_offcore_and_remote);
     PMUSIM_ADD_TEST(s, test_replacement_events);
