@@ -136,7 +136,7 @@ whole "-o an existing file" over.pmt
 # --- options
 expect "--D1 size 0" 2 "pmusim trace capture: --D1=0,8,64: size must be > 0" \
     $C --D1=0,8,64 -- ./dies exit 0
-expect "--I1 2^64" 2 "pmusim trace capture: --I1: expected SIZE,ASSOC,LINE (three decimal numbers), got '18446744073709551616,8,64'" \
+expect "--I1 2^64" 2 "pmusim trace capture: --I1=18446744073709551616,8,64: SIZE, ASSOC and LINE must each be at most 2147483647" \
     $C --I1=18446744073709551616,8,64 -- ./dies exit 0
 expect "--LL a field missing" 2 "pmusim trace capture: --LL: expected SIZE,ASSOC,LINE (three decimal numbers), got '32768,8'" \
     $C --LL=32768,8 -- ./dies exit 0
@@ -144,9 +144,9 @@ expect "--D1 trailing garbage" 2 "pmusim trace capture: --D1: expected SIZE,ASSO
     $C --D1=32768,8,64x -- ./dies exit 0
 expect "--L2 not a number" 2 "pmusim trace capture: --L2: expected SIZE,ASSOC,LINE (three decimal numbers), got 'nonex'" \
     $C --L2=nonex -- ./dies exit 0
-expect "--LL sets not a power of two" 2 "pmusim trace capture: --LL=3,1,1: the number of sets" \
-    $C --LL=3,1,1 -- ./dies exit 0
-expect "--D1 65 GiB" 2 "pmusim trace capture: --D1=137438953472,8,64: size must be at most 64 GiB" \
+expect "--LL sets not a power of two" 2 "pmusim trace capture: --LL=3072,1,16: the number of sets" \
+    $C --LL=3072,1,16 -- ./dies exit 0
+expect "--D1 65 GiB" 2 "pmusim trace capture: --D1=137438953472,8,64: SIZE, ASSOC and LINE must each be at most 2147483647" \
     $C --D1=137438953472,8,64 -- ./dies exit 0
 expect "--cpu unknown" 2 "pmusim trace capture: --cpu must be wsm, wsm_dp or knm" \
     "$pmusim" trace capture --cpu bogus -- ./dies exit 0
