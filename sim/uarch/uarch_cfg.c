@@ -315,24 +315,16 @@ gboolean pmusim_uarch_options_parse(pmusim_uarch_options_t *o, const char *arg,
             o->no_l2 = FALSE;
         return TRUE;
     }
-    if (nlen == strlen("--LL-inclusive") && !strncmp(arg, "--LL-inclusive", nlen)) {
-        *consumed = TRUE;
-        if (strcmp(val, "yes") != 0 && strcmp(val, "no") != 0) {
-            g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION,
-                        "--LL-inclusive=%s: expected yes or no", val);
-            return FALSE;
-        }
-        o->ll_incl_set = TRUE;
-        o->ll_incl = !strcmp(val, "yes");
-        return TRUE;
-    }
-    /* two-valued options: the second value sets the flag */
+    /* two-valued options: the second value sets the flag; set_off, where
+     * not 0, names a flag that says the option was given */
     static const struct {
         const char *name, *off_value, *on_value;
-        size_t flag_off;
+        size_t flag_off, set_off;
     } choices[] = {
-        { "--numa", "local", "interleave", offsetof(pmusim_uarch_options_t, numa_interleave) },
-        { "--knm-memory", "ddr", "mcdram", offsetof(pmusim_uarch_options_t, knm_mcdram) },
+        { "--numa", "local", "interleave", offsetof(pmusim_uarch_options_t, numa_interleave), 0 },
+        { "--knm-memory", "ddr", "mcdram", offsetof(pmusim_uarch_options_t, knm_mcdram), 0 },
+        { "--LL-inclusive", "no", "yes", offsetof(pmusim_uarch_options_t, ll_incl),
+          offsetof(pmusim_uarch_options_t, ll_incl_set) },
     };
     for (size_t i = 0; i < G_N_ELEMENTS(choices); i++) {
         if (strlen(choices[i].name) != nlen || strncmp(arg, choices[i].name, nlen) != 0)
@@ -346,6 +338,8 @@ gboolean pmusim_uarch_options_parse(pmusim_uarch_options_t *o, const char *arg,
             return FALSE;
         }
         *(gboolean *)((char *)o + choices[i].flag_off) = on;
+        if (choices[i].set_off)
+            *(gboolean *)((char *)o + choices[i].set_off) = TRUE;
         return TRUE;
     }
     return TRUE;

@@ -668,7 +668,7 @@ static void test_ll_inclusive_option(void)
     CU_ASSERT_FALSE(pmusim_uarch_options_parse(&o, "--LL-inclusive=maybe", &consumed, &e));
     CU_ASSERT_TRUE(consumed);
     CU_ASSERT_PTR_NOT_NULL_FATAL(e);
-    CU_ASSERT_STRING_EQUAL(e->message, "--LL-inclusive=maybe: expected yes or no");
+    CU_ASSERT_STRING_EQUAL(e->message, "--LL-inclusive=maybe: expected no or yes");
     g_clear_error(&e);
     CU_ASSERT_TRUE(pmusim_uarch_options_parse(&o, "--LL-inclusive=yes", &consumed, &e));
     pmusim_uarch_t *k = pmusim_uarch_new(PMUSIM_CPU_KNM, 1, &o, NULL, NULL, &e);
