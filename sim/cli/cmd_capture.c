@@ -631,12 +631,10 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                                   "file (or a pipe other than standard output)", out);
         goto out;
     }
-    if (pmusim_outfile_same_file(out, program) ||
-        (interp && pmusim_outfile_same_file(out, interp))) {
+    const gboolean over_program = pmusim_outfile_same_file(out, program);
+    if (over_program || (interp && pmusim_outfile_same_file(out, interp))) {
         status = pmusim_cli_usage("trace capture", "%s: refusing to write the trace over the "
-                                  "program%s", out,
-                                  pmusim_outfile_same_file(out, program) ? ""
-                                                                         : "'s interpreter");
+                                  "program%s", out, over_program ? "" : "'s interpreter");
         goto out;
     }
     /* the model and the trace */
@@ -783,9 +781,9 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
         capture_slot_t *slot = g_async_queue_pop(pump->full);
         tm.read_us += g_get_monotonic_time() - r0;
         gboolean last = slot->eof;
-        if (drain)
-            ;
-        else if (slot->len && !pmusim_capture_feed(cap, slot->data, slot->len, &error)) {
+        if (drain) {
+            /* the rest of a refused stream: read, not fed */
+        } else if (slot->len && !pmusim_capture_feed(cap, slot->data, slot->len, &error)) {
             ok = FALSE;
             drain = !pmusim_capture_binary(cap);
         } else if (slot->err) {
