@@ -293,6 +293,65 @@ uint32_t pmusim_trace_header_annotations(const pmusim_trace_header_t *h)
     return mask;
 }
 
+static gint key_cmp(gconstpointer a, gconstpointer b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One entry of the "events" key: "0xCC/0xUU", or "0xCC/" and an asterisk
+ * (any umask); FALSE when malformed. */
+static gboolean parse_event_pair(const char *s, uint32_t *key)
+{
+    char *end;
+    if (!g_str_has_prefix(s, "0x") || !g_ascii_isxdigit(s[2]))
+        return FALSE;
+    guint64 code = g_ascii_strtoull(s + 2, &end, 16);
+    if (code > 0xff || *end != '/')
+        return FALSE;
+    const char *u = end + 1;
+    if (strcmp(u, "*") == 0) {
+        *key = (uint32_t)code << 16 | PMUSIM_EVENT_ANY_UMASK;
+        return TRUE;
+    }
+    if (!g_str_has_prefix(u, "0x") || !g_ascii_isxdigit(u[2]))
+        return FALSE;
+    guint64 umask = g_ascii_strtoull(u + 2, &end, 16);
+    if (umask > 0xff || *end)
+        return FALSE;
+    *key = (uint32_t)code << 16 | (uint32_t)umask;
+    return TRUE;
+}
+
+GArray *pmusim_trace_header_declared_events(const pmusim_trace_header_t *h)
+{
+    const char *v = pmusim_trace_header_get_meta(h, "events");
+    if (!v)
+        return NULL;
+    GArray *keys = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    gchar **parts = g_strsplit(v, ",", -1);
+    for (gchar **p = parts; *p; p++) {
+        uint32_t key;
+        if (parse_event_pair(g_strstrip(*p), &key))
+            g_array_append_val(keys, key);
+    }
+    g_strfreev(parts);
+    g_array_sort(keys, key_cmp);
+    return keys;
+}
+
+gboolean pmusim_declared_events_has(const GArray *keys, uint32_t code, uint32_t umask)
+{
+    if (!keys)
+        return FALSE;
+    for (guint i = 0; i < keys->len; i++) {
+        uint32_t k = g_array_index(keys, uint32_t, i);
+        if (k >> 16 == code && ((k & 0xffff) == umask || (k & 0xffff) == PMUSIM_EVENT_ANY_UMASK))
+            return TRUE;
+    }
+    return FALSE;
+}
+
 void pmusim_trace_header_set_annotations(pmusim_trace_header_t *h, uint32_t mask)
 {
     GString *s = g_string_new(NULL);

@@ -163,12 +163,20 @@ struct pmusim_model {
      * set by pmusim_replay() before the first record; PMUSIM_ANN_ALL until
      * then.  report() marks counters whose sources are absent. */
     uint32_t trace_annotations;
+    /* The header's "events" key (pmusim_trace_header_declared_events()):
+     * the EVENT records the producer writes whenever their fact happens, so
+     * an EVENT-only counter of one of them with no record counted a real
+     * zero; NULL when the key is absent.  Set with trace_annotations. */
+    GArray *trace_events;
     GPtrArray *notes;          /* char*, reported by pmusim_model_note */
 };
 
 #define PMUSIM_LOG_MAX 100000u
 
 void pmusim_model_base_init(pmusim_model_t *m, const pmusim_model_ops_t *ops, uint32_t nthreads);
+/* Sets trace_annotations and trace_events from the trace's header (before
+ * the first record of a replay). */
+void pmusim_model_set_trace_header(pmusim_model_t *m, const pmusim_trace_header_t *h);
 void pmusim_model_base_clear(pmusim_model_t *m);
 void pmusim_model_diag(pmusim_model_t *m, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 /* An expected fix-up the documentation describes (perfmon forcing PMC4

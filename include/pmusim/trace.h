@@ -220,6 +220,19 @@ void pmusim_trace_header_set_annotations(pmusim_trace_header_t *h, uint32_t mask
 /* "levels", "tlb", ... for one bit; NULL for anything else. */
 const char *pmusim_annotation_name(uint32_t bit);
 
+/* The header key "events" (docs/FORMAT.md, section 1): the EVENT records a
+ * producer writes whenever their fact happens, comma-separated, each
+ * "0xCC/0xUU" (event select or IA-64 es, umask) or "0xCC/" and an asterisk
+ * (any umask).  A listed pair without a record in the trace happened zero
+ * times; an unlisted one is unknown.  Returns the pairs as keys
+ * CC << 16 | UU (UU = PMUSIM_EVENT_ANY_UMASK for the asterisk), sorted, or
+ * NULL when the key is absent; entries that do not parse are left out (they
+ * stay unknown). */
+#define PMUSIM_EVENT_ANY_UMASK 0xffffu
+GArray *pmusim_trace_header_declared_events(const pmusim_trace_header_t *h);
+/* TRUE when `keys` (from the function above) holds (code, umask) or (code, *). */
+gboolean pmusim_declared_events_has(const GArray *keys, uint32_t code, uint32_t umask);
+
 /* ---- errors ---- */
 #define PMUSIM_TRACE_ERROR (pmusim_trace_error_quark())
 GQuark pmusim_trace_error_quark(void);

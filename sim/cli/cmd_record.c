@@ -261,7 +261,7 @@ static void truth_replay(truth_t *t, const char *trace, const pmusim_model_ops_t
     }
     ok = ok && pmusim_frontdoor_start(fd, &e);
     if (ok)
-        m->trace_annotations = pmusim_trace_header_annotations(pmusim_trace_reader_header(r));
+        pmusim_model_set_trace_header(m, pmusim_trace_reader_header(r));
     char cur[PMUSIM_MAX_THREADS][160];
     uint64_t lo[PMUSIM_MAX_THREADS], hi[PMUSIM_MAX_THREADS]; /* cur's symbol range */
     for (uint32_t th = 0; th < PMUSIM_MAX_THREADS; th++) {

@@ -175,7 +175,7 @@ static gboolean wave_observe(wave_ctx_t *w, pmusim_model_t *m, pmusim_trace_read
                              GError **error)
 {
     const pmusim_trace_header_t *h = pmusim_trace_reader_header(reader);
-    m->trace_annotations = pmusim_trace_header_annotations(h);
+    pmusim_model_set_trace_header(m, h);
     m->ops->observe_cycles(m, w->from, w->to, wave_observer, w);
     pmusim_rec_t *batch = g_new(pmusim_rec_t, WAVE_BATCH);
     gboolean ok = TRUE;

@@ -46,8 +46,19 @@ void pmusim_model_base_init(pmusim_model_t *m, const pmusim_model_ops_t *ops, ui
     m->log = g_array_new(FALSE, TRUE, sizeof(pmusim_sim_event_t));
 }
 
+void pmusim_model_set_trace_header(pmusim_model_t *m, const pmusim_trace_header_t *h)
+{
+    m->trace_annotations = pmusim_trace_header_annotations(h);
+    if (m->trace_events)
+        g_array_free(m->trace_events, TRUE);
+    m->trace_events = pmusim_trace_header_declared_events(h);
+}
+
 void pmusim_model_base_clear(pmusim_model_t *m)
 {
+    if (m->trace_events)
+        g_array_free(m->trace_events, TRUE);
+    m->trace_events = NULL;
     if (m->diags)
         g_ptr_array_free(m->diags, TRUE);
     if (m->notes)
@@ -221,7 +232,7 @@ static gboolean replay_check(pmusim_model_t *m, const pmusim_trace_header_t *h, 
                     h->nthreads, m->nthreads);
         return FALSE;
     }
-    m->trace_annotations = pmusim_trace_header_annotations(h);
+    pmusim_model_set_trace_header(m, h);
     return TRUE;
 }
 

@@ -980,7 +980,7 @@ gboolean pmusim_frontdoor_replay(pmusim_frontdoor_t *fd, pmusim_trace_reader_t *
         /* the engine's checks and messages */
         return pmusim_replay(m, r, progress, user, error);
     }
-    m->trace_annotations = pmusim_trace_header_annotations(h);
+    pmusim_model_set_trace_header(m, h);
     fd->replaying = true;
     pmusim_rec_t *batch = g_new(pmusim_rec_t, FD_REPLAY_BATCH);
     uint64_t total = 0, next_progress = 1u << 24;

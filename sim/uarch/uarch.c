@@ -467,6 +467,43 @@ static void set_geom_meta(pmusim_trace_header_t *h, const char *key, const pmusi
     pmusim_trace_header_set_meta(h, key, buf);
 }
 
+/* The header's "events" key (docs/UARCH.md section 6): every EVENT record
+ * this configuration writes whenever its fact happens, so that a replay
+ * tells "happened zero times" from "not modelled".  A level the
+ * configuration lacks (--L2=none, no L3) writes none of its events. */
+static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
+{
+    const uarch_events_t *ev = &u->cfg->ev;
+    const struct {
+        const uarch_ev_t *e;
+        gboolean happens;
+    } kinds[] = {
+        {&ev->l1d_repl, TRUE},        {&ev->l1d_m_evict, TRUE}, {&ev->l2_lines_in, u->has_l2},
+        {&ev->l2_out_clean, u->has_l2}, {&ev->l2_out_dirty, u->has_l2},
+        {&ev->l3_repl, u->has_l3},    {&ev->l1i_miss, TRUE},    {&ev->l1i_fill, TRUE},
+        {&ev->ifetch_ear, TRUE},      {&ev->itlb_miss, TRUE},   {&ev->itlb_walk, TRUE},
+        {&ev->l2i_hit, u->has_l2i},   {&ev->l2i_miss, u->has_l2i}, {&ev->baclear, TRUE},
+        {&ev->rob_full, TRUE},        {&ev->misp_stall, TRUE},  {&ev->ts_l3miss, TRUE},
+        {&ev->ts_timer, TRUE},
+    };
+    /* a new member of uarch_events_t must be listed above */
+    G_STATIC_ASSERT(sizeof(uarch_events_t) == G_N_ELEMENTS(kinds) * sizeof(uarch_ev_t));
+    GString *s = g_string_new(NULL);
+    for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
+        const uarch_ev_t *e = kinds[i].e;
+        if (!e->present || !kinds[i].happens)
+            continue;
+        if (s->len)
+            g_string_append_c(s, ',');
+        if (e == &ev->ifetch_ear) /* the umask is the fetch's ITLB outcome */
+            g_string_append_printf(s, "0x%02x/*", e->code);
+        else
+            g_string_append_printf(s, "0x%02x/0x%02x", e->code, e->umask);
+    }
+    pmusim_trace_header_set_meta(h, "events", s->str);
+    g_string_free(s, TRUE);
+}
+
 void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
 {
     uint32_t mask = PMUSIM_ANN_LEVELS | PMUSIM_ANN_TLB | PMUSIM_ANN_PRED | PMUSIM_ANN_BRKIND |
@@ -482,6 +519,7 @@ void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
     if (u->has_l2i)
         set_geom_meta(h, "uarch.L2I", &u->g_l2i);
     set_geom_meta(h, "uarch.LL", u->has_l3 ? &u->g_l3 : &u->g_l2);
+    set_events_meta(u, h);
 }
 
 /* ---- the memory hierarchy ---- */

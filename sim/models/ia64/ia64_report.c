@@ -103,7 +103,7 @@ static bool ia64_ev_seen(const ia64_model_t *im, uint32_t es, uint32_t umask)
 /* res->source: what drives counter (t, i) as programmed at the end;
  * res->status NOT_IN_TRACE when the trace cannot hold it: an EVENT-only
  * event with no EVENT record of its es and umask, the I-EAR event with no
- * EVENT record es 0x43, or fields whose annotation the header lacks.  A
+ * EVENT record es 0x43 (either not listed in the header's "events" key), or fields whose annotation the header lacks.  A
  * threshold on an absent source is absent too (docs/trace-events-ia64.md). */
 static void ia64_counter_source(const ia64_model_t *im, const ia64_ctr_t *c,
                                 pmusim_counter_result_t *res)
@@ -112,12 +112,14 @@ static void ia64_counter_source(const ia64_model_t *im, const ia64_ctr_t *c,
     if (c->src == IA64_SRC_EVENT) {
         g_snprintf(res->source, sizeof res->source, "EVENT records es 0x%02x umask 0x%x", c->es,
                    c->umask);
-        if (!ia64_ev_seen(im, c->es, c->umask))
+        if (!ia64_ev_seen(im, c->es, c->umask) &&
+            !pmusim_declared_events_has(im->base.trace_events, c->es, c->umask))
             res->status = PMUSIM_COUNT_NOT_IN_TRACE;
         return;
     }
     bool absent = false;
-    if (c->src == IA64_SRC_IEAR_EVENT) {
+    if (c->src == IA64_SRC_IEAR_EVENT &&
+        !pmusim_declared_events_has(im->base.trace_events, 0x43, PMUSIM_EVENT_ANY_UMASK)) {
         absent = true;
         for (uint32_t u = 0; u < 16; u++)
             if (ia64_ev_seen(im, 0x43, u))

@@ -3636,7 +3636,7 @@ void x86_destroy(pmusim_model_t *base)
 /* Fills res->source with what drives counter c as it is programmed at the
  * end, and res->status with PMUSIM_COUNT_NOT_IN_TRACE when the trace cannot
  * hold it: an EVENT-only event with no EVENT record of its code and umask
- * in the trace, a trace-derived event whose fields the trace's producer did
+ * in the trace that the header's "events" key does not list either, a trace-derived event whose fields the trace's producer did
  * not fill (header annotations), or an event the counter cannot count
  * (Intel's counter restrictions).  Thresholds and INV do not change this: a
  * condition on an absent source is absent too (docs/trace-events-x86.md). */
@@ -3673,7 +3673,8 @@ static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
     case X86_SRC_EXPLICIT: {
         uint16_t key = c->ev_key;
         g_snprintf(res->source, sizeof res->source, "EVENT records 0x%02x/0x%02x", code, umask);
-        if (!((m->ev_seen[key / 64] >> (key % 64)) & 1))
+        if (!((m->ev_seen[key / 64] >> (key % 64)) & 1) &&
+            !pmusim_declared_events_has(m->base.trace_events, code, umask))
             res->status = PMUSIM_COUNT_NOT_IN_TRACE;
         return;
     }

@@ -291,6 +291,30 @@ static void test_not_in_trace(void)
     pmusim_model_free(m);
 }
 
+/* The header's "events" key: L3_LINES_REPLACED (es 0xdf) listed by the
+ * producer and absent from the trace is a real zero; the I-EAR event listed
+ * as "0x43/" + any umask likewise; an unlisted EVENT-only event stays
+ * <not in trace>. */
+static void test_declared_events_ia64(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_ITA2, 1);
+    pmusim_trace_header_set_meta(&h, "events", "0xdf/0x00,0x43/*");
+    pmusim_model_set_trace_header(m, &h);
+    pmusim_trace_header_clear(&h);
+    PMC(m, 4, cfg(0xdf, 0, 8, 0)); /* L3_LINES_REPLACED: EVENT only, listed */
+    PMC(m, 5, cfg(0x00, 0, 8, 0)); /* BACK_END_BUBBLE_ALL: EVENT only, not listed */
+    pmusim_rec_t r[] = {t_insn(0, 3), t_insn(1, 3)};
+    t_run(m, r, G_N_ELEMENTS(r));
+    pmusim_counter_result_t c = result_of(m, 0, "PMD4");
+    CU_ASSERT_EQUAL(c.status, PMUSIM_COUNT_OK);
+    CU_ASSERT_EQUAL(c.value, 0);
+    c = result_of(m, 0, "PMD5");
+    CU_ASSERT_EQUAL(c.status, PMUSIM_COUNT_NOT_IN_TRACE);
+    pmusim_model_free(m);
+}
+
 /* The fast loop closes a cycle of more records than some counter's maxincr
  * when that counter's own count stays within it, and leaves a cycle that
  * needs the clamp to the general path.  ita2 LOADS_RETIRED (maxincr 4) and
@@ -475,6 +499,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_thread_switch_events);
     PMUSIM_ADD_TEST(s, test_retire_diagnostics);
     PMUSIM_ADD_TEST(s, test_not_in_trace);
+    PMUSIM_ADD_TEST(s, test_declared_events_ia64);
     PMUSIM_ADD_TEST(s, test_fast_close_many_records);
     PMUSIM_ADD_TEST(s, test_final_register_state);
     PMUSIM_ADD_TEST(s, test_mem_records);

@@ -856,6 +856,45 @@ static void test_not_in_trace_status(void)
     pmusim_model_free(m);
 }
 
+/* The header's "events" key: an EVENT-only event the producer lists counted
+ * a real zero when no record of it came; one it does not list stays
+ * <not in trace>; a trace without the key behaves as before. */
+static void test_declared_events(void)
+{
+    for (int with_key = 0; with_key < 2; with_key++) {
+        pmusim_model_t *m = mk("wsm", 1);
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+        pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL);
+        if (with_key) /* two listed pairs, a malformed entry, an any-umask pair */
+            pmusim_trace_header_set_meta(&h, "events", "0xf2/0x02, 0xa2/0x10,0x51/x4,0x80/*");
+        pmusim_model_set_trace_header(m, &h);
+        pmusim_trace_header_clear(&h);
+        wr(m, EVTSEL0 + 0, EVT(0xf2, 0x02) | EN | USR | OS, 0); /* L2_LINES_OUT:DEMAND_DIRTY */
+        wr(m, EVTSEL0 + 1, EVT(0xa2, 0x10) | EN | USR | OS, 0); /* RESOURCE_STALLS:ROB_FULL */
+        wr(m, EVTSEL0 + 2, EVT(0x51, 0x04) | EN | USR | OS, 0); /* L1D:M_EVICT: malformed */
+        wr(m, EVTSEL0 + 3, EVT(0x80, 0x04) | EN | USR | OS, 0); /* L1I:CYCLES_STALLED */
+        pmusim_rec_t t[] = {event(1, 0xa2, 0x10, 3), insn(2, 0, 3)};
+        run(m, t, G_N_ELEMENTS(t));
+        pmusim_report_t rep;
+        pmusim_report_init(&rep);
+        m->ops->report(m, &rep);
+        const pmusim_counter_result_t *k = result(&rep, "IA32_PMC0", 0);
+        CU_ASSERT_EQUAL(k->status, with_key ? PMUSIM_COUNT_OK : PMUSIM_COUNT_NOT_IN_TRACE);
+        CU_ASSERT_EQUAL(k->value, 0);
+        k = result(&rep, "IA32_PMC1", 0);
+        CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_OK);
+        CU_ASSERT_EQUAL(k->value, 3);
+        k = result(&rep, "IA32_PMC2", 0);
+        CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_NOT_IN_TRACE);
+        k = result(&rep, "IA32_PMC3", 0);
+        CU_ASSERT_EQUAL(k->status, with_key ? PMUSIM_COUNT_OK : PMUSIM_COUNT_NOT_IN_TRACE);
+        CU_ASSERT_EQUAL(k->value, 0);
+        pmusim_report_clear(&rep);
+        pmusim_model_free(m);
+    }
+}
+
 /* Events whose unit masks the trace fields hold (issue 10): derived. */
 static void test_derived_events_wsm(void)
 {
@@ -1357,6 +1396,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_any_thread_knm);
     PMUSIM_ADD_TEST(s, test_halted_thread_total_cycles);
     PMUSIM_ADD_TEST(s, test_not_in_trace_status);
+    PMUSIM_ADD_TEST(s, test_declared_events);
     PMUSIM_ADD_TEST(s, test_derived_events_wsm);
     PMUSIM_ADD_TEST(s, test_mem_records);
     PMUSIM_ADD_TEST(s, test_events_first_rows);

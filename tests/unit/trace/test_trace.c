@@ -203,6 +203,32 @@ static void test_names(void)
     CU_ASSERT_EQUAL(pmusim_gen_default_threads(PMUSIM_CPU_ITA2), 1);
 }
 
+/* The "events" key: pairs as keys, sorted; "*" any umask; malformed entries
+ * (no 0x, out of range, trailing text, empty) left out; absent: NULL. */
+static void test_header_declared_events(void)
+{
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    CU_ASSERT_PTR_NULL(pmusim_trace_header_declared_events(&h));
+    CU_ASSERT_FALSE(pmusim_declared_events_has(NULL, 0x51, 0x04));
+    pmusim_trace_header_set_meta(&h, "events",
+                                 "0xf2/0x02, 0x51/0x04,0x43/*,51/04,0x100/0x01,0x80/0x1ff,"
+                                 "0x80/0x02x,,0x/0x1,0xa2/0x10");
+    GArray *k = pmusim_trace_header_declared_events(&h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    CU_ASSERT_EQUAL_FATAL(k->len, 4);
+    CU_ASSERT_EQUAL(g_array_index(k, uint32_t, 0), 0x430000u | PMUSIM_EVENT_ANY_UMASK);
+    CU_ASSERT_EQUAL(g_array_index(k, uint32_t, 1), 0x510004u);
+    CU_ASSERT_EQUAL(g_array_index(k, uint32_t, 2), 0xa20010u);
+    CU_ASSERT_EQUAL(g_array_index(k, uint32_t, 3), 0xf20002u);
+    CU_ASSERT_TRUE(pmusim_declared_events_has(k, 0x51, 0x04));
+    CU_ASSERT_FALSE(pmusim_declared_events_has(k, 0x51, 0x01));
+    CU_ASSERT_TRUE(pmusim_declared_events_has(k, 0x43, 0x07));
+    CU_ASSERT_FALSE(pmusim_declared_events_has(k, 0x80, 0x02));
+    g_array_free(k, TRUE);
+    pmusim_trace_header_clear(&h);
+}
+
 static void test_header_meta(void)
 {
     pmusim_trace_header_t h;
@@ -2464,6 +2490,7 @@ static void register_suites(void)
     CU_pSuite s = CU_add_suite("trace", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_names);
     PMUSIM_ADD_TEST(s, test_header_meta);
+    PMUSIM_ADD_TEST(s, test_header_declared_events);
     PMUSIM_ADD_TEST(s, test_roundtrip_binary);
     PMUSIM_ADD_TEST(s, test_roundtrip_text);
     PMUSIM_ADD_TEST(s, test_samples_identical);

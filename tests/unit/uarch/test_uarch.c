@@ -629,6 +629,42 @@ static void test_inclusive_l3_back_invalidates(void)
     done(u, &c);
 }
 
+/* The header's "events" key lists the EVENT records of docs/UARCH.md
+ * section 5 the configuration writes: Westmere's L2 evictions with its L2,
+ * none of them under --L2=none; Itanium 2's I-EAR record with any umask;
+ * Montecito's L2I reads and thread switches besides. */
+static void test_header_events(void)
+{
+    static const char *const none[] = { "--L2=none", NULL };
+    static const struct {
+        pmusim_cpu_t cpu;
+        const char *const *opts;
+        const char *want;
+    } cases[] = {
+        { PMUSIM_CPU_WSM, NULL,
+          "0x51/0x04,0xf1/0x07,0xf2/0x01,0xf2/0x02,0x80/0x02,0x85/0x01,0x85/0x02,0xe6/0x01,"
+          "0xa2/0x10" },
+        { PMUSIM_CPU_WSM, none, "0x51/0x04,0x80/0x02,0x85/0x01,0x85/0x02,0xe6/0x01,0xa2/0x10" },
+        { PMUSIM_CPU_KNM, NULL, "0x80/0x02,0xe6/0x01,0xca/0x01,0xca/0x04" },
+        { PMUSIM_CPU_ITA2, NULL, "0xdf/0x00,0x41/0x00,0x43/*,0x47/0x01,0x47/0x02" },
+        { PMUSIM_CPU_MONT, NULL,
+          "0xdf/0x00,0x41/0x00,0x43/*,0x47/0x01,0x47/0x02,0x78/0x05,0x78/0x09,0x0c/0x01,"
+          "0x0c/0x02" },
+    };
+    for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(cases[k].cpu, 1, cases[k].opts, &c);
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, cases[k].cpu, 1);
+        pmusim_uarch_header(u, &h);
+        const char *got = pmusim_trace_header_get_meta(&h, "events");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(got);
+        CU_ASSERT_STRING_EQUAL(got, cases[k].want);
+        pmusim_trace_header_clear(&h);
+        done(u, &c);
+    }
+}
+
 /* --L2=none is cachegrind's hierarchy, I1/D1 -> LL, whose LL is not
  * inclusive: the same A B A as above (D1 1 KiB 2-way, LL 4 KiB direct-
  * mapped) with --L2=none: B evicts A from the LL only, and the third
@@ -1217,6 +1253,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_ll_line_smaller);
     PMUSIM_ADD_TEST(s, test_inclusive_l3_back_invalidates);
     PMUSIM_ADD_TEST(s, test_ll_inclusive_option);
+    PMUSIM_ADD_TEST(s, test_header_events);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
     PMUSIM_ADD_TEST(s, test_offcore_and_remote);
     PMUSIM_ADD_TEST(s, test_replacement_events);
