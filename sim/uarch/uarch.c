@@ -79,6 +79,13 @@ struct pmusim_uarch {
     gboolean soemt;            /* Montecito with more than one thread */
     gboolean numa_interleave, mcdram, no_l2;
     gboolean l3_inclusive; /* the CPU's rule, or --LL-inclusive, or not with --L2=none */
+    /* --L2=none on x86: cachegrind's accounting (docs/UARCH.md §4): an
+     * access or fetch across two L1 lines goes to the LL whole if either
+     * line missed, a modified L1D victim is not written back, and a data
+     * access is cut to cg_cut bytes (the smallest line of I1, D1 and LL;
+     * UINT64_MAX without the rules) */
+    gboolean cg_rules;
+    uint64_t cg_cut;
     pmusim_uarch_geom_t g_l1i, g_l1d, g_l2, g_l2i, g_l3;
     uarch_cache_t l1i, l1d, l2, l2i, l3;
     gboolean has_l2, has_l2i, has_l3;
@@ -384,6 +391,12 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->l3_inclusive = o->ll_incl_set ? o->ll_incl : cfg->l3_inclusive && !u->no_l2;
     u->has_l2i = cfg->l2i.size && !u->no_l2;
     u->l1d_plain = !cfg->l1d_int_only && !cfg->l1d_write_through;
+    u->cg_rules = o->no_l2 && u->l1d_plain;
+    u->cg_cut = UINT64_MAX;
+    if (u->cg_rules) {
+        const pmusim_uarch_geom_t *ll = has_l3 ? &u->g_l3 : &u->g_l2;
+        u->cg_cut = MIN(MIN(u->g_l1i.line, u->g_l1d.line), ll->line);
+    }
     /* insn_fast() takes the L1D to be plain on x86 and not on IA-64 */
     g_assert(u->l1d_plain == !cfg->ia64);
     gboolean ok = uarch_cache_init(&u->l1i, &u->g_l1i) && uarch_cache_init(&u->l1d, &u->g_l1d) &&
@@ -600,22 +613,48 @@ static unsigned outer_range(pmusim_uarch_t *u, uint64_t a, uint64_t n, gboolean 
     return lvl;
 }
 
-/* After an L1D miss of the bytes [a, a + n) of one line (the line is in,
- * `f` says what left): its events, the write-back of a modified victim,
- * the levels beyond; returns the level. */
-static unsigned l1d_missed(pmusim_uarch_t *u, uint64_t a, uint64_t n, const uarch_fill_t *f)
+/* After an L1D miss (the line is in, `f` says what left): its events and
+ * the write-back of a modified victim. */
+static void l1d_filled(pmusim_uarch_t *u, const uarch_fill_t *f)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
     ev_add(u, &cfg->ev.l1d_repl, 1);
     if (f->evicted_dirty) {
         ev_add(u, &cfg->ev.l1d_m_evict, 1);
-        uint64_t va = f->victim << u->l1d.line_bits;
-        if (u->has_l2)
-            uarch_cache_probe(&u->l2, va >> u->l2.line_bits, TRUE);
-        else if (u->has_l3)
-            uarch_cache_probe(&u->l3, va >> u->l3.line_bits, TRUE);
+        /* the write-back refreshes the next level's copy; cachegrind
+         * writes nothing back */
+        uarch_cache_t *next = u->cg_rules ? NULL : u->has_l2 ? &u->l2 : u->has_l3 ? &u->l3 : NULL;
+        if (next)
+            uarch_cache_probe(next, (f->victim << u->l1d.line_bits) >> next->line_bits, TRUE);
     }
+}
+
+/* After an L1D miss of the bytes [a, a + n) of one line: l1d_filled(), then
+ * the levels beyond; returns the level. */
+static unsigned l1d_missed(pmusim_uarch_t *u, uint64_t a, uint64_t n, const uarch_fill_t *f)
+{
+    l1d_filled(u, f);
     return outer_range(u, a, n, FALSE, FALSE);
+}
+
+/* The L1D lines first .. last of the bytes [a, a + n) under cachegrind's
+ * rules (u->cg_rules; n is at most the smallest line, so they are one or
+ * two): each line looked up, then, if either missed, the levels beyond
+ * with every byte, also those of a line that hit (cg_sim.c references its
+ * LL with the access, not with the missed line); returns the level. */
+static unsigned data_lines_cg(pmusim_uarch_t *u, uint64_t a, uint64_t n, uint64_t first,
+                              uint64_t last, gboolean store)
+{
+    gboolean missed = FALSE;
+    for (uint64_t b = first; b <= last; b++) {
+        uarch_fill_t f;
+        uarch_cache_access(&u->l1d, b, store, &f);
+        if (!f.hit) {
+            missed = TRUE;
+            l1d_filled(u, &f);
+        }
+    }
+    return missed ? outer_range(u, a, n, FALSE, FALSE) : PMUSIM_LVL_L1D;
 }
 
 /* One data line, the bytes [a, a + n) of it: L1D then outward.  Itanium:
@@ -706,47 +745,67 @@ static void offcore_note(pmusim_uarch_t *u, unsigned lvl, unsigned req, uint32_t
     }
 }
 
-/* Instruction fetch of the line holding `ip`, for the instruction's bytes
- * [ip, ip + n) in it: cycles beyond an L1I hit. */
-static uint32_t ifetch(pmusim_uarch_t *u, uint64_t ip, uint64_t n)
+/* The ITLB and L1I part of fetching the line holding `ip`: adds the TLB's
+ * cycles to *lat and its outcome to *tlb; FALSE (an L1I miss, counted
+ * with its events) when the line must come from beyond. */
+static gboolean ifetch_l1(pmusim_uarch_t *u, uint64_t ip, uint32_t *lat, unsigned *tlb)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
     uarch_fill_t f;
-    uint32_t lat = 0;
-    unsigned tlb = PMUSIM_TLB_L1_HIT;
+    *tlb = PMUSIM_TLB_L1_HIT;
     uarch_cache_access(&u->itlb, ip >> 12, FALSE, &f);
     if (!f.hit) {
         ev_add(u, &cfg->ev.itlb_miss, 1);
         uarch_cache_t *second = u->has_itlb2 ? &u->itlb2 : &u->stlb;
         uarch_cache_access(second, ip >> 12, FALSE, &f);
-        lat += cfg->lat_stlb_hit;
-        tlb = PMUSIM_TLB_L2_HIT;
+        *lat += cfg->lat_stlb_hit;
+        *tlb = PMUSIM_TLB_L2_HIT;
         if (!f.hit) {
             ev_add(u, &cfg->ev.itlb_walk, 1);
-            lat += cfg->lat_walk;
-            tlb = PMUSIM_TLB_WALK;
+            *lat += cfg->lat_walk;
+            *tlb = PMUSIM_TLB_WALK;
         }
     }
     uarch_cache_access(&u->l1i, ip >> u->l1i.line_bits, FALSE, &f);
-    if (!f.hit) {
-        u->st.i1_miss++;
-        ev_add(u, &cfg->ev.l1i_miss, 1);
-        ev_add(u, &cfg->ev.l1i_fill, 1);
-        unsigned lvl = outer_range(u, ip, n, FALSE, TRUE);
-        uint32_t l = lvl == PMUSIM_LVL_L2 ? (u->has_l2i ? cfg->lat_l2i : cfg->lat_l2)
-                                          : level_latency(u, lvl, FALSE);
-        lat += l;
-        if (lvl != PMUSIM_LVL_L2 || !u->has_l3) /* knm: the L2 is the LL */
-            u->st.ll_access++;
-        if (lvl > PMUSIM_LVL_L3 || (!u->has_l3 && lvl > PMUSIM_LVL_L2))
-            u->st.ll_miss++;
-        /* IA-64 I-EAR fetch record (docs/trace-events-ia64.md): umask = ITLB
-         * outcome, n = fetch latency */
-        if (cfg->ev.ifetch_ear.present)
-            ev_add_cu(u, cfg->ev.ifetch_ear.code, (uint16_t)tlb, lat);
-        offcore_note(u, lvl, 2, l); /* DMND_IFETCH / DMND_CODE_RD */
-    }
+    if (f.hit)
+        return TRUE;
+    u->st.i1_miss++;
+    ev_add(u, &cfg->ev.l1i_miss, 1);
+    ev_add(u, &cfg->ev.l1i_fill, 1);
+    return FALSE;
+}
+
+/* After an L1I miss: the levels beyond for the instruction's bytes [ip, ip
+ * + n), their statistics and records; returns `lat` plus their cycles. */
+static uint32_t ifetch_beyond(pmusim_uarch_t *u, uint64_t ip, uint64_t n, uint32_t lat,
+                              unsigned tlb)
+{
+    const uarch_cpu_cfg_t *cfg = u->cfg;
+    unsigned lvl = outer_range(u, ip, n, FALSE, TRUE);
+    uint32_t l = lvl == PMUSIM_LVL_L2 ? (u->has_l2i ? cfg->lat_l2i : cfg->lat_l2)
+                                      : level_latency(u, lvl, FALSE);
+    lat += l;
+    if (lvl != PMUSIM_LVL_L2 || !u->has_l3) /* knm: the L2 is the LL */
+        u->st.ll_access++;
+    if (lvl > PMUSIM_LVL_L3 || (!u->has_l3 && lvl > PMUSIM_LVL_L2))
+        u->st.ll_miss++;
+    /* IA-64 I-EAR fetch record (docs/trace-events-ia64.md): umask = ITLB
+     * outcome, n = fetch latency */
+    if (cfg->ev.ifetch_ear.present)
+        ev_add_cu(u, cfg->ev.ifetch_ear.code, (uint16_t)tlb, lat);
+    offcore_note(u, lvl, 2, l); /* DMND_IFETCH / DMND_CODE_RD */
     return lat;
+}
+
+/* Instruction fetch of the line holding `ip`, for the instruction's bytes
+ * [ip, ip + n) in it: cycles beyond an L1I hit. */
+static uint32_t ifetch(pmusim_uarch_t *u, uint64_t ip, uint64_t n)
+{
+    uint32_t lat = 0;
+    unsigned tlb;
+    if (ifetch_l1(u, ip, &lat, &tlb))
+        return lat;
+    return ifetch_beyond(u, ip, n, lat, tlb);
 }
 
 /* TRUE when ifetch() would find the page and the line as the most recent
@@ -825,15 +884,18 @@ static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gbo
     gboolean store = acc->is_store != 0;
     gboolean afp = fp || acc->is_fp;
     uint64_t size = acc->size ? acc->size : 1;
+    const uint64_t n = MIN(size, u->cg_cut); /* the bytes looked up */
     uint64_t first = acc->addr >> u->l1d.line_bits;
-    uint64_t last = (acc->addr + size - 1) >> u->l1d.line_bits;
+    uint64_t last = (acc->addr + n - 1) >> u->l1d.line_bits;
     if (last < first) /* wraps past 2^64 */
         last = first;
     unsigned lvl = 0;
-    for (uint64_t b = first; b <= last; b++) {
+    if (u->cg_rules)
+        lvl = data_lines_cg(u, acc->addr, n, first, last, store);
+    for (uint64_t b = first; !u->cg_rules && b <= last; b++) {
         /* the access's bytes in line b */
         const uint64_t from = b == first ? acc->addr : b << u->l1d.line_bits;
-        const uint64_t to = b == last ? acc->addr + size - 1 : ((b + 1) << u->l1d.line_bits) - 1;
+        const uint64_t to = b == last ? acc->addr + n - 1 : ((b + 1) << u->l1d.line_bits) - 1;
         unsigned l = line_access(u, from, to < from ? 1 : to - from + 1, store, afp);
         if (l > lvl)
             lvl = l;
@@ -865,7 +927,7 @@ static G_GNUC_NO_INLINE void data_access_plain(pmusim_uarch_t *u, const pmusim_u
         uarch_fill_t f;
         uarch_cache_access(&u->l1d, blk, store, &f);
         if (!f.hit)
-            lvl = l1d_missed(u, addr, size, &f);
+            lvl = l1d_missed(u, addr, MIN(size, u->cg_cut), &f);
     }
     if (G_LIKELY(lvl == PMUSIM_LVL_L1D)) {
         u->st.d1_access++;
@@ -1605,10 +1667,23 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         uint32_t lat = 0;
         const uint64_t i1 = u->st.i1_miss, lla = u->st.ll_access, llm = u->st.ll_miss;
         const uint64_t end = in->ip + (in->len ? in->len - 1u : 0u); /* its last byte */
-        if (blk != t->last_fetch_blk && !ifetch_mru(u, in->ip))
+        if (eblk != blk && u->cg_rules) {
+            /* cachegrind's rule: both lines, then, if either missed, the
+             * LL with the whole instruction (data_lines_cg()) */
+            unsigned tlb = PMUSIM_TLB_L1_HIT;
+            gboolean missed = FALSE;
+            if (blk != t->last_fetch_blk && !ifetch_mru(u, in->ip))
+                missed = !ifetch_l1(u, in->ip, &lat, &tlb);
+            if (!ifetch_mru(u, eblk << u->l1i.line_bits))
+                missed |= !ifetch_l1(u, eblk << u->l1i.line_bits, &lat, &tlb);
+            if (missed) {
+                u->st.i1_miss = i1 + 1;
+                lat = ifetch_beyond(u, in->ip, end - in->ip + 1, lat, tlb);
+            }
+        } else if (blk != t->last_fetch_blk && !ifetch_mru(u, in->ip))
             lat += ifetch(u, in->ip,
                           (eblk != blk ? ((blk + 1) << u->l1i.line_bits) - 1 : end) - in->ip + 1);
-        if (eblk != blk && !ifetch_mru(u, eblk << u->l1i.line_bits)) {
+        if (eblk != blk && !u->cg_rules && !ifetch_mru(u, eblk << u->l1i.line_bits)) {
             lat += ifetch(u, eblk << u->l1i.line_bits, end - (eblk << u->l1i.line_bits) + 1);
             /* an instruction across two lines is one I1 reference, a miss
              * if either line missed, and at most one LL reference and one
