@@ -492,7 +492,7 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         gboolean happens;
     } kinds[] = {
         {&ev->l1d_repl, TRUE},        {&ev->l1d_m_evict, TRUE}, {&ev->l2_lines_in, u->has_l2},
-        {&ev->l2_out_clean, u->has_l2}, {&ev->l2_out_dirty, u->has_l2},
+        {&ev->l2_out_clean, u->has_l2}, {&ev->l2_out_dirty, u->has_l2}, {&ev->l2_out_any, u->has_l2},
         {&ev->l3_repl, u->has_l3},    {&ev->l1i_miss, TRUE},    {&ev->l1i_fill, TRUE},
         {&ev->ifetch_ear, TRUE},      {&ev->itlb_miss, TRUE},   {&ev->itlb_walk, TRUE},
         {&ev->l2i_hit, u->has_l2i},   {&ev->l2i_miss, u->has_l2i}, {&ev->baclear, TRUE},
@@ -567,6 +567,7 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
             ev_add(u, &cfg->ev.l2_lines_in, 1);
             if (f.evicted) {
                 ev_add(u, f.evicted_dirty ? &cfg->ev.l2_out_dirty : &cfg->ev.l2_out_clean, 1);
+                ev_add(u, &cfg->ev.l2_out_any, 1);
                 if (f.evicted_dirty && u->has_l3) /* write-back: hits the L3 copy */
                     uarch_cache_probe(&u->l3, (f.victim << l2->line_bits) >> u->l3.line_bits,
                                       TRUE);

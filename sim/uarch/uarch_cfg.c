@@ -43,6 +43,7 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
         .l2_lines_in = { 0xf1, 0x07, TRUE },  /* L2_LINES_IN:ANY */                \
         .l2_out_clean = { 0xf2, 0x01, TRUE }, /* L2_LINES_OUT:DEMAND_CLEAN */      \
         .l2_out_dirty = { 0xf2, 0x02, TRUE }, /* L2_LINES_OUT:DEMAND_DIRTY */      \
+        .l2_out_any = { 0xf2, 0x0f, TRUE },   /* L2_LINES_OUT:ANY */               \
         .l1i_miss = { 0x80, 0x02, TRUE },     /* L1I:MISSES */                     \
         .itlb_miss = { 0x85, 0x01, TRUE },    /* ITLB_MISSES:ANY */                \
         .itlb_walk = { 0x85, 0x02, TRUE },    /* ITLB_MISSES:WALK_COMPLETED */     \

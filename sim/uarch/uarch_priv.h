@@ -32,6 +32,7 @@ typedef struct uarch_events {
     uarch_ev_t l2_lines_in;   /* an L2 (L2D) line filled */
     uarch_ev_t l2_out_clean;  /* L2 evicted a clean line */
     uarch_ev_t l2_out_dirty;  /* L2 evicted a modified line */
+    uarch_ev_t l2_out_any;    /* L2 evicted a line (clean or modified; no prefetcher) */
     uarch_ev_t l3_repl;       /* L3 replaced a line */
     uarch_ev_t l1i_miss;      /* an instruction fetch missed L1I */
     uarch_ev_t l1i_fill;      /* an L1I line filled */

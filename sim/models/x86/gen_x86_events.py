@@ -63,7 +63,7 @@ def load_event_table(path):
 
 def parse_filter(where, spec, source):
     f = {'need': [], 'dir': None, 'lvl': [], 'tlb': [], 'kind': [], 'taken': False,
-         'misp': False, 'req': [], 'bit': False, 'ev': False}
+         'misp': False, 'req': [], 'bit': False, 'ev': False, 'model': False}
     for tok in spec.split():
         key, _, val = tok.partition('=')
         vals = val.split('|') if val else []
@@ -71,6 +71,8 @@ def parse_filter(where, spec, source):
             f['bit'] = True
         elif key == 'ev' and not val:
             f['ev'] = True
+        elif key == 'model' and not val:
+            f['model'] = True
         elif key in ('mem', 'br', 'oc') and not val:
             f['need'].append(key)
         elif key == 'dir' and val in ('ld', 'st'):
@@ -89,7 +91,7 @@ def parse_filter(where, spec, source):
             fail(where, f'bad filter condition "{tok}"')
     if source == 'FILTER' and not f['need']:
         fail(where, 'a FILTER row needs mem, br or oc')
-    if source != 'FILTER' and set(spec.split()) - {'bit', 'ev'}:
+    if source != 'FILTER' and set(spec.split()) - {'bit', 'ev', 'model'}:
         fail(where, f'conditions on a {source} row')
     if (f['dir'] or f['lvl'] or f['tlb']) and 'mem' not in f['need']:
         fail(where, 'dir/lvl/tlb need mem')
@@ -210,6 +212,7 @@ def main():
             out.append(f'    {{.code = 0x{code:02x}, .umask = 0x{umask:02x}, .src = {src}, '
                        f'.bit = {"true" if f["bit"] else "false"}, .f = {{{", ".join(fl) or ".need_flags = 0"}}}, '
                        f'.needs = {needs}, .events_first = {"true" if f["ev"] else "false"}, '
+                       f'.model_only = {"true" if f["model"] else "false"}, '
                        f'.name = "{event}", .phrase = "{phrase}"}},')
         out.append('};')
         out.append(f'const size_t x86_n_events_{m} = sizeof x86_events_{m} / sizeof x86_events_{m}[0];')

@@ -920,7 +920,8 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
             c->oc_msr = x86_offcore_regs(m, t)[1];
             c->src = X86_SRC_OFFCORE;
         } else if ((n = x86_event_lookup(d, code, umask, hits)) > 0 &&
-                   !(hits[0]->events_first && x86_events_producer(m))) {
+                   !(hits[0]->events_first && x86_events_producer(m)) &&
+                   !(hits[0]->model_only && m->base.trace_annotations == PMUSIM_ANN_ALL)) {
             if (n == 1) {
                 c->src = hits[0]->src;
                 c->f = hits[0]->f;

@@ -86,6 +86,7 @@ typedef struct x86_evmap {
     x86_filter_t f;
     uint32_t needs;        /* PMUSIM_ANN_* the trace must carry for the count to mean anything */
     bool events_first;     /* with PMUSIM_ANN_EVENTS the trace's EVENT records count it instead */
+    bool model_only;       /* a trace without an annotations key counts its EVENT records instead */
     const char *name;      /* as trace-events.csv names it */
     const char *phrase;    /* for ops->event_source() */
 } x86_evmap_t;

@@ -926,6 +926,50 @@ static void test_derived_events_wsm(void)
     pmusim_model_free(m);
 }
 
+/* Executed, decoded and issued counts as the retired ones (the trace holds
+ * no wrong path), and L1D:M_REPL as the store misses (2026-11-28).  Seven
+ * records: a mispredicted taken cond, a mispredicted indirect jump, a
+ * correct return, a mispredicted call (uops 0: 1), a store missing to L2,
+ * a store hitting L1D, a load missing to L3. */
+static void test_derived_exec_issue_wsm(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x89, 0x7f) | EN | USR | OS, 0); /* BR_MISP_EXEC:ANY */
+    wr(m, EVTSEL0 + 1, EVT(0x89, 0x07) | EN | USR | OS, 0); /* BR_MISP_EXEC:NON_CALLS */
+    wr(m, EVTSEL0 + 2, EVT(0xe0, 0x01) | EN | USR | OS, 0); /* BR_INST_DECODED */
+    pmusim_rec_t t[] = {branch(0, PMUSIM_BR_COND, 1, 0), branch(1, PMUSIM_BR_IND, 1, 0),
+                        branch(2, PMUSIM_BR_RET, 1, 1),  branch(3, PMUSIM_BR_CALL, 1, 0),
+                        load(4, 12, PMUSIM_LVL_L2),      load(5, 4, PMUSIM_LVL_L1D),
+                        load(6, 40, PMUSIM_LVL_L3)};
+    t[4].mem.is_store = 1;
+    t[5].mem.is_store = 1;
+    t[4].uops = 3;
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 3); /* cond, ind, call */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2); /* cond, ind: not the call */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 4); /* the four branches */
+    pmusim_model_free(m);
+
+    /* UOPS_ISSUED:ANY: from the uops on a model's trace (an annotations
+     * key), from the EVENT records on a hand-written one (no key) */
+    for (int model_trace = 0; model_trace < 2; model_trace++) {
+        m = mk("wsm", 1);
+        if (model_trace)
+            m->trace_annotations = PMUSIM_ANN_ALL & ~PMUSIM_ANN_SYMBOLS;
+        /* L1D events count on IA32_PMC0-1 only (counter-restrictions.csv) */
+        wr(m, EVTSEL0 + 0, EVT(0x51, 0x02) | EN | USR | OS, 0); /* L1D:M_REPL */
+        wr(m, EVTSEL0 + 2, EVT(0x0e, 0x01) | EN | USR | OS, 0); /* UOPS_ISSUED:ANY */
+        pmusim_rec_t e[G_N_ELEMENTS(t) + 1];
+        memcpy(e, t, sizeof t);
+        e[G_N_ELEMENTS(t)] = event(6, 0x0e, 0x01, 20);
+        run(m, e, G_N_ELEMENTS(e));
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1); /* the store missing to L2 */
+        /* six of 1 uop (0 counts as 1), one of 3; or the EVENT record's 20 */
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), model_trace ? 6 + 3 : 20);
+        pmusim_model_free(m);
+    }
+}
+
 /* L1D:REPL from a producer that emits it as EVENT records (a cache model:
  * "events" annotation) counts those records, not the fields. */
 static void test_events_first_rows(void)
@@ -1397,6 +1441,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_halted_thread_total_cycles);
     PMUSIM_ADD_TEST(s, test_not_in_trace_status);
     PMUSIM_ADD_TEST(s, test_declared_events);
+    PMUSIM_ADD_TEST(s, test_derived_exec_issue_wsm);
     PMUSIM_ADD_TEST(s, test_derived_events_wsm);
     PMUSIM_ADD_TEST(s, test_mem_records);
     PMUSIM_ADD_TEST(s, test_events_first_rows);

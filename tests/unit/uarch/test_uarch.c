@@ -642,8 +642,8 @@ static void test_header_events(void)
         const char *want;
     } cases[] = {
         { PMUSIM_CPU_WSM, NULL,
-          "0x51/0x04,0xf1/0x07,0xf2/0x01,0xf2/0x02,0x80/0x02,0x85/0x01,0x85/0x02,0xe6/0x01,"
-          "0xa2/0x10" },
+          "0x51/0x04,0xf1/0x07,0xf2/0x01,0xf2/0x02,0xf2/0x0f,0x80/0x02,0x85/0x01,0x85/0x02,"
+          "0xe6/0x01,0xa2/0x10" },
         { PMUSIM_CPU_WSM, none, "0x51/0x04,0x80/0x02,0x85/0x01,0x85/0x02,0xe6/0x01,0xa2/0x10" },
         { PMUSIM_CPU_KNM, NULL, "0x80/0x02,0xe6/0x01,0xca/0x01,0xca/0x04" },
         { PMUSIM_CPU_ITA2, NULL, "0xdf/0x00,0x41/0x00,0x43/*,0x47/0x01,0x47/0x02" },
@@ -1013,6 +1013,32 @@ static void test_replacement_events(void)
     done(u, &c);
 }
 
+/* L2_LINES_OUT:ANY (0xf2/0x0f) is every L2 eviction, the sum of its
+ * DEMAND_CLEAN and DEMAND_DIRTY records (the model has no prefetcher).
+ * Stores over 512 KiB: 8,192 data lines and the code line into Westmere's
+ * 256 KiB 8-way L2 (512 sets of 8): 16 lines in each set, 17 in the code
+ * line's, so 511 * 8 + 9 = 4,097 evictions. */
+static void test_l2_lines_out_any(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    for (uint64_t a = 0; a < 524288; a += 64)
+        run(u, 0, 0x401000, 0x10000000 + a, 8, TRUE, FALSE);
+    finish(u);
+    uint64_t any = 0, clean = 0, dirty = 0;
+    for (guint i = 0; i < c.recs->len; i++) {
+        const pmusim_rec_t *r = rec(&c, i);
+        if (r->kind != PMUSIM_REC_EVENT || r->ev_code != 0xf2)
+            continue;
+        any += r->ev_umask == 0x0f ? r->n : 0;
+        clean += r->ev_umask == 0x01 ? r->n : 0;
+        dirty += r->ev_umask == 0x02 ? r->n : 0;
+    }
+    CU_ASSERT_EQUAL(any, 4097);
+    CU_ASSERT_EQUAL(clean + dirty, any);
+    done(u, &c);
+}
+
 /* pmusim_uarch_set_buffer(): the model builds each batch in the buffer the
  * fn gave, hands that very buffer to the sink, asks for the next one after
  * every batch, and the records are those of the model's own buffer. */
@@ -1257,6 +1283,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
     PMUSIM_ADD_TEST(s, test_offcore_and_remote);
     PMUSIM_ADD_TEST(s, test_replacement_events);
+    PMUSIM_ADD_TEST(s, test_l2_lines_out_any);
     s = CU_add_suite("prediction", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_predictor_learns_loop);
     PMUSIM_ADD_TEST(s, test_return_stack);
