@@ -369,6 +369,54 @@ static void test_ll_line_smaller(void)
     done(u, &c);
 }
 
+/* --L2=none follows cachegrind where an access crosses two L1D lines and
+ * only one misses: the LL is referenced with all its bytes, also those in
+ * the line that hit (cg_sim.c; the hardware fetches only the missing line).
+ * --D1=1024,1,128 (8 sets), --LL=65536,8,32: a load at + 0 brings LL line
+ * + 0 in; a 16-byte load at + 120 hits L1D line + 0 and misses + 128, so the
+ * LL sees bytes 120..135: LL lines + 96 and + 128 come in; a load 1 KiB on
+ * evicts L1D line + 0; a load at + 100 then misses the L1D and hits LL line
+ * + 96.  Before 2026-11-28 the LL saw only bytes 128..135 and the last
+ * load missed it (5 LL misses; sort on G6: +9 %, docs/CAPTURE.md). */
+static void test_split_access_ll_whole(void)
+{
+    static const char *const geo[] = { "--I1=32768,8,64", "--D1=1024,1,128",
+                                       "--LL=65536,8,32", "--L2=none", NULL };
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_KNM, 1, geo, &c);
+    run(u, 0, 0x401000, 0x60000000, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x60000000 + 120, 16, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x60000000 + 1024, 8, FALSE, FALSE);
+    run(u, 0, 0x401000, 0x60000000 + 100, 8, FALSE, FALSE);
+    const pmusim_uarch_stats_t st = finish_stats(u);
+    CU_ASSERT_EQUAL(st.d1_miss, 4);
+    CU_ASSERT_EQUAL(st.ll_miss, 4); /* the first fetch and three loads */
+    CU_ASSERT_EQUAL(insn(&c, 3)->mem.level, PMUSIM_LVL_L2); /* knm: the L2 is the LL */
+    done(u, &c);
+}
+
+/* The same rule for a fetch (wsm, --L2=none, --I1=1024,1,64 direct-mapped,
+ * --LL=65536,8,32): 0x401000 brings LL line 0x401000 in; an instruction at
+ * 0x40103e (bytes 62..65) hits I1 line 0x401000 and misses 0x401040: the LL
+ * sees bytes 62..65, lines 0x401020 and 0x401040; 0x401400 evicts I1 line
+ * 0x401000; 0x401020 then misses the I1 and hits the LL: 4 I1 misses, 4 LL
+ * references, 3 LL misses (4 before 2026-11-28). */
+static void test_split_fetch_ll_whole(void)
+{
+    static const char *const geo[] = { "--I1=1024,1,64", "--D1=32768,8,64",
+                                       "--LL=65536,8,32", "--L2=none", NULL };
+    static const uint64_t ip[4] = { 0x401000, 0x40103e, 0x401400, 0x401020 };
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, geo, &c);
+    for (int k = 0; k < 4; k++)
+        run(u, 0, ip[k], 0, 0, FALSE, FALSE);
+    const pmusim_uarch_stats_t st = finish_stats(u);
+    CU_ASSERT_EQUAL(st.i1_miss, 4);
+    CU_ASSERT_EQUAL(st.ll_access, 4);
+    CU_ASSERT_EQUAL(st.ll_miss, 3);
+    done(u, &c);
+}
+
 static void run_branch(pmusim_uarch_t *u, uint64_t ip, unsigned kind, gboolean taken,
                        uint64_t target)
 {
@@ -1277,6 +1325,8 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_straddling_fetch);
     PMUSIM_ADD_TEST(s, test_knm_fetch_ll_refs);
     PMUSIM_ADD_TEST(s, test_ll_line_smaller);
+    PMUSIM_ADD_TEST(s, test_split_access_ll_whole);
+    PMUSIM_ADD_TEST(s, test_split_fetch_ll_whole);
     PMUSIM_ADD_TEST(s, test_inclusive_l3_back_invalidates);
     PMUSIM_ADD_TEST(s, test_ll_inclusive_option);
     PMUSIM_ADD_TEST(s, test_header_events);
