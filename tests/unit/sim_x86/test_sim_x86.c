@@ -926,6 +926,37 @@ static void test_derived_events_wsm(void)
     pmusim_model_free(m);
 }
 
+/* Executed/decoded branches and issued uops (issue 9 item 2): the trace
+ * holds no wrong path, so they count the retired records. */
+static void test_exec_as_retired_wsm(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x89, 0x7f) | EN | USR | OS, 0); /* BR_MISP_EXEC:ANY */
+    wr(m, EVTSEL0 + 1, EVT(0x89, 0x41) | EN | USR | OS, 0); /* BR_MISP_EXEC: COND | TAKEN */
+    wr(m, EVTSEL0 + 2, EVT(0x89, 0x30) | EN | USR | OS, 0); /* BR_MISP_EXEC:NEAR_CALLS */
+    wr(m, EVTSEL0 + 3, EVT(0xe0, 0x01) | EN | USR | OS, 0); /* BR_INST_DECODED */
+    /* mispredicted: the cond not taken, the ret taken, the call taken;
+     * predicted: an ind taken and a cond taken */
+    pmusim_rec_t t[] = {branch(0, PMUSIM_BR_COND, 0, 0), branch(1, PMUSIM_BR_RET, 1, 0),
+                        branch(2, PMUSIM_BR_CALL, 1, 0), branch(3, PMUSIM_BR_IND, 1, 1),
+                        branch(4, PMUSIM_BR_COND, 1, 1), insn(5, 0, 3)};
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 3); /* cond, ret, call */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 3); /* the cond (COND bit), ret and call (TAKEN bit) */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 1); /* the call */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 5); /* five branches, not the plain insn */
+    pmusim_model_free(m);
+
+    m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x0e, 0x01) | EN | USR | OS, 0); /* UOPS_ISSUED:ANY */
+    wr(m, EVTSEL0 + 1, EVT(0x0e, 0x01) | EN | USR | OS | CMASK(1) | INV, 0); /* :STALL_CYCLES */
+    pmusim_rec_t u[] = {uops(0, 0, 4), uops(1, 0, 0), idle(2, 0, 3), uops(5, 0, 2)};
+    run(m, u, G_N_ELEMENTS(u));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 4 + 1 + 2); /* uops 0 counts as 1 */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 3);         /* cycles 2..4 hold no uop */
+    pmusim_model_free(m);
+}
+
 /* L1D:REPL from a producer that emits it as EVENT records (a cache model:
  * "events" annotation) counts those records, not the fields. */
 static void test_events_first_rows(void)
@@ -1398,6 +1429,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_not_in_trace_status);
     PMUSIM_ADD_TEST(s, test_declared_events);
     PMUSIM_ADD_TEST(s, test_derived_events_wsm);
+    PMUSIM_ADD_TEST(s, test_exec_as_retired_wsm);
     PMUSIM_ADD_TEST(s, test_mem_records);
     PMUSIM_ADD_TEST(s, test_events_first_rows);
     PMUSIM_ADD_TEST(s, test_thresholded_filter_events);
