@@ -955,6 +955,23 @@ static void test_exec_as_retired_wsm(void)
     CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 4 + 1 + 2); /* uops 0 counts as 1 */
     CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 3);         /* cycles 2..4 hold no uop */
     pmusim_model_free(m);
+
+    /* demand loads and RFOs by their L2 outcome (L2_DATA_RQSTS, L2_WRITE) */
+    m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x26, 0x01) | EN | USR | OS, 0); /* L2_DATA_RQSTS:DEMAND_I_STATE */
+    wr(m, EVTSEL0 + 1, EVT(0x26, 0x0f) | EN | USR | OS, 0); /* L2_DATA_RQSTS:DEMAND_MESI */
+    wr(m, EVTSEL0 + 2, EVT(0x27, 0x0e) | EN | USR | OS, 0); /* L2_WRITE:RFO_HIT */
+    wr(m, EVTSEL0 + 3, EVT(0x27, 0x0f) | EN | USR | OS, 0); /* L2_WRITE:RFO_MESI */
+    pmusim_rec_t v[] = {load(0, 4, PMUSIM_LVL_L1D), load(1, 12, PMUSIM_LVL_L2),
+                        load(2, 40, PMUSIM_LVL_L3), load(3, 12, PMUSIM_LVL_L2),
+                        load(4, 200, PMUSIM_LVL_LOCAL_DRAM), load(5, 4, PMUSIM_LVL_L1D)};
+    v[3].mem.is_store = v[4].mem.is_store = v[5].mem.is_store = 1;
+    run(m, v, G_N_ELEMENTS(v));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1); /* the L3 load */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2); /* the L2 and L3 loads */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 1); /* the L2 store */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 2); /* the L2 and DRAM stores, not the L1D one */
+    pmusim_model_free(m);
 }
 
 /* L1D:REPL from a producer that emits it as EVENT records (a cache model:
