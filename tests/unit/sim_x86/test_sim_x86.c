@@ -970,6 +970,46 @@ static void test_derived_exec_issue_wsm(void)
     }
 }
 
+/* Executed/decoded branches (issue 9 item 2): the trace holds no wrong
+ * path, so they count the retired records; demand L2 data/RFO requests. */
+static void test_exec_as_retired_wsm(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x89, 0x7f) | EN | USR | OS, 0); /* BR_MISP_EXEC:ANY */
+    wr(m, EVTSEL0 + 1, EVT(0x89, 0x41) | EN | USR | OS, 0); /* BR_MISP_EXEC: COND | TAKEN */
+    wr(m, EVTSEL0 + 2, EVT(0x89, 0x30) | EN | USR | OS, 0); /* BR_MISP_EXEC:NEAR_CALLS */
+    wr(m, EVTSEL0 + 3, EVT(0xe0, 0x01) | EN | USR | OS, 0); /* BR_INST_DECODED */
+    /* mispredicted: the cond not taken, the ret taken, the call taken;
+     * predicted: an ind taken and a cond taken */
+    pmusim_rec_t t[] = {branch(0, PMUSIM_BR_COND, 0, 0), branch(1, PMUSIM_BR_RET, 1, 0),
+                        branch(2, PMUSIM_BR_CALL, 1, 0), branch(3, PMUSIM_BR_IND, 1, 1),
+                        branch(4, PMUSIM_BR_COND, 1, 1), insn(5, 0, 3)};
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 3); /* cond, ret, call */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 3); /* the cond (COND bit), ret and call (TAKEN bit) */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 1); /* the call */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 5); /* five branches, not the plain insn */
+    pmusim_model_free(m);
+
+
+    /* demand loads and RFOs by their L2 outcome (L2_DATA_RQSTS, L2_WRITE) */
+    m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x26, 0x01) | EN | USR | OS, 0); /* L2_DATA_RQSTS:DEMAND_I_STATE */
+    wr(m, EVTSEL0 + 1, EVT(0x26, 0x0f) | EN | USR | OS, 0); /* L2_DATA_RQSTS:DEMAND_MESI */
+    wr(m, EVTSEL0 + 2, EVT(0x27, 0x0e) | EN | USR | OS, 0); /* L2_WRITE:RFO_HIT */
+    wr(m, EVTSEL0 + 3, EVT(0x27, 0x0f) | EN | USR | OS, 0); /* L2_WRITE:RFO_MESI */
+    pmusim_rec_t v[] = {load(0, 4, PMUSIM_LVL_L1D), load(1, 12, PMUSIM_LVL_L2),
+                        load(2, 40, PMUSIM_LVL_L3), load(3, 12, PMUSIM_LVL_L2),
+                        load(4, 200, PMUSIM_LVL_LOCAL_DRAM), load(5, 4, PMUSIM_LVL_L1D)};
+    v[3].mem.is_store = v[4].mem.is_store = v[5].mem.is_store = 1;
+    run(m, v, G_N_ELEMENTS(v));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1); /* the L3 load */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2); /* the L2 and L3 loads */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 1); /* the L2 store */
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 3, 0), 2); /* the L2 and DRAM stores, not the L1D one */
+    pmusim_model_free(m);
+}
+
 /* L1D:REPL from a producer that emits it as EVENT records (a cache model:
  * "events" annotation) counts those records, not the fields. */
 static void test_events_first_rows(void)
@@ -1443,6 +1483,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_declared_events);
     PMUSIM_ADD_TEST(s, test_derived_exec_issue_wsm);
     PMUSIM_ADD_TEST(s, test_derived_events_wsm);
+    PMUSIM_ADD_TEST(s, test_exec_as_retired_wsm);
     PMUSIM_ADD_TEST(s, test_mem_records);
     PMUSIM_ADD_TEST(s, test_events_first_rows);
     PMUSIM_ADD_TEST(s, test_thresholded_filter_events);
