@@ -1036,28 +1036,35 @@ static void test_offcore_and_remote(void)
  * the last 512 fills each evict a modified line: L1D:M_EVICT (0x51/0x04)
  * adds up to 512.  L1D:REPL is derived by the PMU model from the levels
  * (docs/trace-events-x86.md), so the uarch model writes no record for it. */
+/* The occurrences the EVENT records of (code, umask) add up to. */
+static uint64_t ev_sum(const collect_t *c, uint16_t code, uint16_t umask)
+{
+    uint64_t n = 0;
+    for (guint i = 0; i < c->recs->len; i++) {
+        const pmusim_rec_t *r = rec(c, i);
+        if (r->kind == PMUSIM_REC_EVENT && r->ev_code == code && r->ev_umask == umask)
+            n += r->n;
+    }
+    return n;
+}
+
+/* A wsm model after 8-byte stores from 0x10000000 every `step` bytes of `len`. */
+static pmusim_uarch_t *wsm_stores(uint64_t len, uint64_t step, collect_t *c)
+{
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, c);
+    for (uint64_t a = 0; a < len; a += step)
+        run(u, 0, 0x401000, 0x10000000 + a, 8, TRUE, FALSE);
+    finish(u);
+    return u;
+}
+
 static void test_replacement_events(void)
 {
     collect_t c;
-    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
-    for (uint64_t a = 0; a < 65536; a += 8)
-        run(u, 0, 0x401000, 0x10000000 + a, 8, TRUE, FALSE);
-    finish(u);
-    uint64_t lines_in = 0, m_evict = 0, repl = 0;
-    for (guint i = 0; i < c.recs->len; i++) {
-        const pmusim_rec_t *r = rec(&c, i);
-        if (r->kind != PMUSIM_REC_EVENT)
-            continue;
-        if (r->ev_code == 0xf1 && r->ev_umask == 0x07)
-            lines_in += r->n;
-        if (r->ev_code == 0x51 && r->ev_umask == 0x04)
-            m_evict += r->n;
-        if (r->ev_code == 0x51 && r->ev_umask == 0x01)
-            repl += r->n;
-    }
-    CU_ASSERT_EQUAL(lines_in, 65536 / 64 + 1);
-    CU_ASSERT_EQUAL(m_evict, 512);
-    CU_ASSERT_EQUAL(repl, 0);
+    pmusim_uarch_t *u = wsm_stores(65536, 8, &c);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xf1, 0x07), 65536 / 64 + 1); /* L2_LINES_IN:ANY */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x51, 0x04), 512);            /* L1D:M_EVICT */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x51, 0x01), 0);              /* L1D:REPL */
     done(u, &c);
 }
 
@@ -1069,21 +1076,10 @@ static void test_replacement_events(void)
 static void test_l2_lines_out_any(void)
 {
     collect_t c;
-    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
-    for (uint64_t a = 0; a < 524288; a += 64)
-        run(u, 0, 0x401000, 0x10000000 + a, 8, TRUE, FALSE);
-    finish(u);
-    uint64_t any = 0, clean = 0, dirty = 0;
-    for (guint i = 0; i < c.recs->len; i++) {
-        const pmusim_rec_t *r = rec(&c, i);
-        if (r->kind != PMUSIM_REC_EVENT || r->ev_code != 0xf2)
-            continue;
-        any += r->ev_umask == 0x0f ? r->n : 0;
-        clean += r->ev_umask == 0x01 ? r->n : 0;
-        dirty += r->ev_umask == 0x02 ? r->n : 0;
-    }
+    pmusim_uarch_t *u = wsm_stores(524288, 64, &c);
+    uint64_t any = ev_sum(&c, 0xf2, 0x0f);
     CU_ASSERT_EQUAL(any, 4097);
-    CU_ASSERT_EQUAL(clean + dirty, any);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xf2, 0x01) + ev_sum(&c, 0xf2, 0x02), any);
     done(u, &c);
 }
 
