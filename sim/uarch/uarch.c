@@ -891,15 +891,17 @@ static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gbo
     if (last < first) /* wraps past 2^64 */
         last = first;
     unsigned lvl = 0;
-    if (u->cg_rules)
+    if (u->cg_rules) {
         lvl = data_lines_cg(u, acc->addr, n, first, last, store);
-    for (uint64_t b = first; !u->cg_rules && b <= last; b++) {
-        /* the access's bytes in line b */
-        const uint64_t from = b == first ? acc->addr : b << u->l1d.line_bits;
-        const uint64_t to = b == last ? acc->addr + n - 1 : ((b + 1) << u->l1d.line_bits) - 1;
-        unsigned l = line_access(u, from, to < from ? 1 : to - from + 1, store, afp);
-        if (l > lvl)
-            lvl = l;
+    } else {
+        for (uint64_t b = first; b <= last; b++) {
+            /* the access's bytes in line b */
+            const uint64_t from = b == first ? acc->addr : b << u->l1d.line_bits;
+            const uint64_t to = b == last ? acc->addr + n - 1 : ((b + 1) << u->l1d.line_bits) - 1;
+            unsigned l = line_access(u, from, to < from ? 1 : to - from + 1, store, afp);
+            if (l > lvl)
+                lvl = l;
+        }
     }
     data_access_done(u, acc, store, afp, size, lvl, tlb_lat, m);
 }
