@@ -1695,21 +1695,26 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 o->ip = pip;
                 o->mem.addr = paddr;
                 /* pmusim_uarch_insn_add_mem(): one more access of fi[-1],
-                 * whose accesses are the last ones */
+                 * whose accesses are the last ones; beyond
+                 * PMUSIM_UARCH_MAX_ACCESSES, of a continuation of it */
                 if (fi != fclosed) {
                     pmusim_uarch_insn_t *in = fi - 1;
-                    if (in->naccess < PMUSIM_UARCH_MAX_ACCESSES) {
-                        fa->addr = paddr;
-                        fa->size = size ? size : 1;
-                        fa->is_store = (uint8_t)(b & 1);
-                        fa->is_fp = in->fp != PMUSIM_UARCH_FP_NONE;
-                        fa->addr_dep = 0;
-                        fa->alat = (uint8_t)(b >> 6);
-                        fa++;
-                        in->naccess++;
-                    } else {
-                        fd->dropped_mem++;
+                    if (G_UNLIKELY((in->naccess & PMUSIM_UARCH_ACC_COUNT) ==
+                                   PMUSIM_UARCH_MAX_ACCESSES)) {
+                        in->naccess |= PMUSIM_UARCH_ACC_MORE;
+                        *fi = *in;
+                        fi->naccess = PMUSIM_UARCH_ACC_CONT;
+                        fi->access = fa;
+                        in = fi++;
                     }
+                    fa->addr = paddr;
+                    fa->size = size ? size : 1;
+                    fa->is_store = (uint8_t)(b & 1);
+                    fa->is_fp = in->fp != PMUSIM_UARCH_FP_NONE;
+                    fa->addr_dep = 0;
+                    fa->alat = (uint8_t)(b >> 6);
+                    fa++;
+                    in->naccess++;
                 }
                 FEED_REC(o);
                 break;

@@ -36,7 +36,6 @@ typedef struct pmusim_trace_feed {
     /* insns[ninsns - 1] takes the MEM records that follow (its accesses are
      * the last of acc); cleared by a pass-through record */
     gboolean open;
-    uint64_t dropped_mem; /* MEM records beyond PMUSIM_UARCH_MAX_ACCESSES */
     /* Record templates (pmusim_uarch_insn_t.tmpl, pmusim_uarch_rec_template()
      * of `model`), made when the decoder's IP-cache entry changes, not per
      * record; NULL: none (tmpl NULL).  Set both before the first call.  An

@@ -77,9 +77,29 @@ typedef struct pmusim_uarch_access {
     uint8_t alat;
 } pmusim_uarch_access_t;
 
-/* At most this many accesses per instruction (a longer string operation is
- * split by the caller into several instructions of the same ip). */
+/* At most this many accesses per input.  An instruction with more (a long
+ * string operation) comes in parts: inputs of the same instruction, one
+ * after another on its thread, their `naccess` carrying these flags above
+ * the count (PMUSIM_UARCH_ACC_COUNT):
+ *   the first part  count | PMUSIM_UARCH_ACC_MORE
+ *   middle parts    count | PMUSIM_UARCH_ACC_MORE | PMUSIM_UARCH_ACC_CONT
+ *   the last part   count | PMUSIM_UARCH_ACC_CONT   (count may be 0)
+ * The first part is the instruction (its INSN record, fetch, branch, uops);
+ * a continuation adds MEM records of its accesses directly after the
+ * instruction's others, at its retirement cycle, and no INSN record: one
+ * instruction retires, with all its accesses (docs/UARCH.md, "Instructions
+ * with more than 64 accesses").  Its accesses are timed as the instruction's
+ * own, each part taking the instruction's uops again in dispatch and
+ * retirement.  Between the parts only SMT inputs of other hardware threads
+ * may come (their records wait; when one of their queues fills, the
+ * instruction is ended early).  A continuation that finds its instruction
+ * ended (another input of its thread ran in between, or it was ended early)
+ * runs as an instruction of its own, as the parts of an older producer did,
+ * and counts in pmusim_uarch_stats_t.split_parts. */
 #define PMUSIM_UARCH_MAX_ACCESSES 64u
+#define PMUSIM_UARCH_ACC_MORE 0x80000000u  /* more accesses follow in the next part */
+#define PMUSIM_UARCH_ACC_CONT 0x40000000u  /* a continuation of the part before */
+#define PMUSIM_UARCH_ACC_COUNT 0x0000ffffu /* the count's bits */
 
 typedef struct pmusim_uarch_insn {
     uint64_t ip;       /* x86: linear IP; IA-64: bundle address */
@@ -91,7 +111,7 @@ typedef struct pmusim_uarch_insn {
     uint8_t fp;        /* pmusim_uarch_fp_t */
     uint16_t uops;     /* fused uops (x86; 0 = 1); IA-64: 0 */
     uint64_t target;   /* branch target when taken */
-    uint32_t naccess;  /* number of entries in `access`, <= PMUSIM_UARCH_MAX_ACCESSES */
+    uint32_t naccess;  /* entries in `access`, <= PMUSIM_UARCH_MAX_ACCESSES, | the part flags above */
     const pmusim_uarch_access_t *access;
     /* Passed through to the INSN record unchanged: IA-64 slot/unit/encoding
      * and the flags the model cannot know (PMUSIM_F_NOP, PMUSIM_F_PRED_OFF,
@@ -218,6 +238,9 @@ typedef struct pmusim_uarch_stats {
     uint64_t i1_miss, d1_access, d1_miss, l2_miss, ll_access, ll_miss;
     uint64_t cond_branches, mispredicts;
     uint64_t cycles; /* last retirement cycle + 1 */
+    /* continuations run as instructions of their own (their instruction
+     * had ended: see PMUSIM_UARCH_ACC_CONT) */
+    uint64_t split_parts;
 } pmusim_uarch_stats_t;
 void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st);
 /* The stats' `records` alone, without the rest's cost (trace gen asks once per
@@ -232,7 +255,7 @@ uint64_t pmusim_uarch_records(const pmusim_uarch_t *u);
 void pmusim_uarch_insn_from_rec(const pmusim_rec_t *r, pmusim_uarch_insn_t *in,
                                 pmusim_uarch_access_t *acc);
 /* Appends a MEM record's access to *in (FALSE when it already holds the
- * maximum). */
+ * maximum: the caller starts a continuation, PMUSIM_UARCH_ACC_CONT). */
 gboolean pmusim_uarch_insn_add_mem(pmusim_uarch_insn_t *in, pmusim_uarch_access_t *acc,
                                    const pmusim_rec_t *mem_rec);
 

@@ -22,7 +22,6 @@ struct pmusim_afeed {
     pmusim_uarch_insn_t in;
     pmusim_uarch_access_t acc[PMUSIM_UARCH_MAX_ACCESSES];
     guint nsym;                /* symbols handed on so far */
-    uint64_t dropped_mem;
     /* the ring */
     pmusim_afeed_batch_t slot[AFEED_SLOTS];
     GThread *thread;           /* NULL: the caller reads */
@@ -97,8 +96,10 @@ static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
         return;
     }
     take_symbols(f, b);
-    /* every record makes at most one instruction, one access or one
-     * pass-through record; the waiting instruction one and its accesses */
+    /* every record makes at most one instruction and one access (a MEM
+     * record beyond the maximum: a continuation part and its first access)
+     * or one pass-through record; the waiting instruction one and its
+     * accesses */
     size_t most = (size_t)n + 1;
     b->insns = afeed_reserve(b->insns, most, &b->cap_insns, sizeof *b->insns);
     b->acc = afeed_reserve(b->acc, most + PMUSIM_UARCH_MAX_ACCESSES, &b->cap_acc, sizeof *b->acc);
@@ -108,8 +109,8 @@ static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
         open = &b->insns[b->ninsns++];
         *open = f->in;
         open->access = b->acc;
-        memcpy(b->acc, f->acc, f->in.naccess * sizeof *f->acc);
-        b->nacc = f->in.naccess;
+        b->nacc = f->in.naccess & PMUSIM_UARCH_ACC_COUNT;
+        memcpy(b->acc, f->acc, b->nacc * sizeof *f->acc);
     }
     if (n == 0) {
         f->pending = FALSE;
@@ -128,10 +129,19 @@ static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
         case PMUSIM_REC_MEM:
             if (f->pending && r->thread == open->thread) {
                 /* open's accesses are the batch's last: room behind them */
-                if (pmusim_uarch_insn_add_mem(open, b->acc + (b->nacc - open->naccess), r))
-                    b->nacc++;
-                else
-                    f->dropped_mem++;
+                const uint32_t na = open->naccess & PMUSIM_UARCH_ACC_COUNT;
+                if (na == PMUSIM_UARCH_MAX_ACCESSES) {
+                    /* a long instruction: the next part continues it */
+                    open->naccess |= PMUSIM_UARCH_ACC_MORE;
+                    pmusim_uarch_insn_t *next = &b->insns[b->ninsns++];
+                    *next = *open;
+                    next->naccess = PMUSIM_UARCH_ACC_CONT;
+                    next->access = b->acc + b->nacc;
+                    open = next;
+                }
+                const uint32_t k = open->naccess & PMUSIM_UARCH_ACC_COUNT;
+                pmusim_uarch_insn_add_mem(open, b->acc + (b->nacc - k), r);
+                b->nacc++;
             }
             break;
         case PMUSIM_REC_MARKER:
@@ -146,10 +156,11 @@ static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
         }
     }
     if (f->pending) { /* not complete yet: aside until the next call */
+        const uint32_t na = open->naccess & PMUSIM_UARCH_ACC_COUNT;
         f->in = *open;
-        memcpy(f->acc, open->access, open->naccess * sizeof *f->acc);
+        memcpy(f->acc, open->access, na * sizeof *f->acc);
         b->ninsns--;
-        b->nacc -= open->naccess;
+        b->nacc -= na;
     }
 }
 
@@ -173,9 +184,9 @@ static void afeed_fill_feed(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
     if (f->pending) {
         b->insns[0] = f->in;
         b->insns[0].access = b->acc;
-        memcpy(b->acc, f->acc, f->in.naccess * sizeof *f->acc);
+        fd->nacc = f->in.naccess & PMUSIM_UARCH_ACC_COUNT;
+        memcpy(b->acc, f->acc, fd->nacc * sizeof *f->acc);
         fd->ninsns = 1;
-        fd->nacc = f->in.naccess;
     }
     GError *e = NULL;
     gssize n = pmusim_trace_reader_next_feed(f->r, fd, AFEED_READ, &e);
@@ -196,10 +207,11 @@ static void afeed_fill_feed(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
     f->pending = fd->open;
     if (f->pending) { /* not complete yet: aside until the next call */
         const pmusim_uarch_insn_t *open = &b->insns[b->ninsns - 1];
+        const uint32_t na = open->naccess & PMUSIM_UARCH_ACC_COUNT;
         f->in = *open;
-        memcpy(f->acc, open->access, open->naccess * sizeof *f->acc);
+        memcpy(f->acc, open->access, na * sizeof *f->acc);
         b->ninsns--;
-        b->nacc -= open->naccess;
+        b->nacc -= na;
     }
 }
 
@@ -282,11 +294,6 @@ pmusim_afeed_batch_t *pmusim_afeed_next(pmusim_afeed_t *f)
     f->taken = TRUE;
     g_mutex_unlock(&f->lock);
     return b;
-}
-
-uint64_t pmusim_afeed_dropped_mem(const pmusim_afeed_t *f)
-{
-    return f->dropped_mem + f->feed.dropped_mem;
 }
 
 void pmusim_afeed_free(pmusim_afeed_t *f)

@@ -51,9 +51,6 @@ pmusim_afeed_t *pmusim_afeed_new(pmusim_trace_reader_t *r, gboolean pass_events,
 /* The next batch, in order; valid until the next call or free.  After a
  * batch with `end` set there is none. */
 pmusim_afeed_batch_t *pmusim_afeed_next(pmusim_afeed_t *f);
-/* MEM records beyond PMUSIM_UARCH_MAX_ACCESSES per instruction, dropped so
- * far (final once the `end` batch was taken). */
-uint64_t pmusim_afeed_dropped_mem(const pmusim_afeed_t *f);
 /* Stops the thread (it may have read ahead); the reader is not freed. */
 void pmusim_afeed_free(pmusim_afeed_t *f);
 

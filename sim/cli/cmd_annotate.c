@@ -218,7 +218,6 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
     }
     if (ok)
         ok = pmusim_uarch_finish(a.u, &error) && pmusim_wqueue_sync(a.q, &error);
-    uint64_t dropped_mem = ok ? pmusim_afeed_dropped_mem(feed) : 0; /* the reader is done */
     pmusim_afeed_free(feed);
     feed = NULL;
     pmusim_wqueue_free(a.q);
@@ -232,20 +231,16 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
         status = annotate_fail(error);
         goto out;
     }
-    if (stats || dropped_mem) {
+    if (stats) {
         pmusim_uarch_stats_t st;
         pmusim_uarch_get_stats(a.u, &st);
-        if (stats)
-            fprintf(stderr,
-                    "annotate: %" PRIu64 " instructions, %" PRIu64 " records, %" PRIu64
-                    " cycles; D1 %" PRIu64 " refs %" PRIu64 " misses; LL %" PRIu64
-                    " refs %" PRIu64 " misses; I1 %" PRIu64 " misses; %" PRIu64
-                    " conditional branches, %" PRIu64 " mispredicted\n",
-                    st.insns, st.records, st.cycles, st.d1_access, st.d1_miss, st.ll_access,
-                    st.ll_miss, st.i1_miss, st.cond_branches, st.mispredicts);
-        if (dropped_mem)
-            fprintf(stderr, "pmusim: %s: %" PRIu64 " MEM records beyond %u per instruction "
-                    "were not modelled\n", in_path, dropped_mem, PMUSIM_UARCH_MAX_ACCESSES);
+        fprintf(stderr,
+                "annotate: %" PRIu64 " instructions, %" PRIu64 " records, %" PRIu64
+                " cycles; D1 %" PRIu64 " refs %" PRIu64 " misses; LL %" PRIu64
+                " refs %" PRIu64 " misses; I1 %" PRIu64 " misses; %" PRIu64
+                " conditional branches, %" PRIu64 " mispredicted\n",
+                st.insns, st.records, st.cycles, st.d1_access, st.d1_miss, st.ll_access,
+                st.ll_miss, st.i1_miss, st.cond_branches, st.mispredicts);
     }
 out:
     pmusim_afeed_free(feed); /* before the writer's thread: a failure may leave both running */

@@ -67,6 +67,11 @@ typedef struct uarch_thread {
     uint64_t evacc_since;      /* retirement cycle of the first counted one */
     uint64_t ev_due;           /* evacc_since + EVENT_SPAN, UINT64_MAX when nevacc is 0 */
     uint64_t halt_ret;         /* last_ret as pmusim_uarch_halt() set it (UINT64_MAX: none) */
+    /* the EVENT counts of this thread's open instruction (parts,
+     * PMUSIM_UARCH_ACC_MORE): its accesses' counts wait here until it
+     * ends, so that no EVENT record comes between its MEM records */
+    insn_event_t oev[MAX_INSN_EVENTS];
+    unsigned noev;
 } uarch_thread_t;
 
 struct pmusim_uarch {
@@ -127,7 +132,16 @@ struct pmusim_uarch {
     /* The fast path's one test for EVENT work after an instruction: at most
      * th[0].ev_due, 0 while the instruction has counts (u->niev) */
     uint64_t ev_gate;
+    /* The open instruction (its parts, PMUSIM_UARCH_ACC_MORE): its thread
+     * (NO_OPEN: none), the cycle of its INSN record, which its further MEM
+     * records take, its ip, and its thread's n after its last part (another
+     * instruction of the thread moves n: the open one has ended). */
+    uint32_t open_ti;
+    uint64_t open_cycle, open_ip, open_n;
+    uint64_t cont_parts; /* continuations run (each took a ring entry: not instructions) */
 };
+
+#define NO_OPEN UINT32_MAX
 
 /* ---- output ---- */
 
@@ -199,6 +213,20 @@ static void merge_drain(pmusim_uarch_t *u, gboolean force)
             }
             if (best < 0)
                 return;
+            if (G_UNLIKELY(u->open_ti != NO_OPEN) && (uint32_t)best != u->open_ti) {
+                /* an open instruction's records come first on a tie; no
+                 * other thread's record of its cycle or later goes out
+                 * before it ends (its MEM records still come, at its
+                 * cycle: FORMAT.md §4.3).  rec_slot() ends it before a
+                 * forced drain for another thread could stop here. */
+                const uarch_thread_t *o = &u->th[u->open_ti];
+                if (o->qlen && o->q[o->qhead].cycle <= bc) {
+                    best = (int)u->open_ti;
+                    bc = o->q[o->qhead].cycle;
+                } else if (bc >= u->open_cycle) {
+                    return;
+                }
+            }
             if (!force)
                 for (uint32_t i = 0; i < u->nthreads; i++) {
                     const uarch_thread_t *t = &u->th[i];
@@ -215,6 +243,8 @@ static void merge_drain(pmusim_uarch_t *u, gboolean force)
             return;
     }
 }
+
+static void insn_close(pmusim_uarch_t *u);
 
 /* A zeroed record of kind/thread/plm at `cycle`: field by field, because
  * a compound literal or memset of the 104-byte record compiles to `rep
@@ -260,8 +290,15 @@ static inline pmusim_rec_t *rec_slot(pmusim_uarch_t *u, uint32_t ti, uint64_t cy
     uarch_thread_t *t = &u->th[ti];
     pmusim_rec_t *r;
     if (u->merge || t->holding) {
-        while (t->qlen == QUEUE_CAP)
-            merge_drain(u, TRUE);
+        if (G_UNLIKELY(t->qlen == QUEUE_CAP)) {
+            /* another thread's open instruction would hold this queue's
+             * records back: it ends here (its later parts run as
+             * instructions of their own) */
+            if (u->open_ti != NO_OPEN && u->open_ti != ti)
+                insn_close(u);
+            while (t->qlen == QUEUE_CAP)
+                merge_drain(u, TRUE);
+        }
         if (G_UNLIKELY(t->qlen == t->qcap))
             queue_grow(t);
         r = &t->q[(t->qhead + t->qlen) & (t->qcap - 1)];
@@ -362,6 +399,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->nthreads = nthreads;
     u->merge = !cfg->soemt && nthreads > 1;
     u->merge_last = UINT32_MAX;
+    u->open_ti = NO_OPEN;
     u->soemt = cfg->soemt && nthreads > 1;
     u->share = u->merge ? nthreads : 1;
     u->window = cfg->window / u->share;
@@ -1120,13 +1158,13 @@ static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolea
     u->ev_gate = u->niev ? 0 : u->th[0].ev_due;
 }
 
-/* Adds the current instruction's counts to its thread's sums; writes the
- * sums once they span EVENT_SPAN cycles. */
-static void events_collect(pmusim_uarch_t *u, uint32_t ti, uint64_t r)
+/* Adds n counts of an instruction retired at r to thread ti's sums. */
+static void events_add(pmusim_uarch_t *u, uint32_t ti, uint64_t r, const insn_event_t *ev,
+                       unsigned n)
 {
     uarch_thread_t *t = &u->th[ti];
-    for (unsigned i = 0; i < u->niev; i++) {
-        const insn_event_t *e = &u->iev[i];
+    for (unsigned i = 0; i < n; i++) {
+        const insn_event_t *e = &ev[i];
         unsigned k;
         for (k = 0; k < t->nevacc; k++)
             if (t->evacc[k].code == e->code && t->evacc[k].umask == e->umask)
@@ -1143,10 +1181,58 @@ static void events_collect(pmusim_uarch_t *u, uint32_t ti, uint64_t r)
         }
         t->evacc[k].n += e->n;
     }
+}
+
+/* Adds the current instruction's counts to its thread's sums; writes the
+ * sums once they span EVENT_SPAN cycles. */
+static void events_collect(pmusim_uarch_t *u, uint32_t ti, uint64_t r)
+{
+    uarch_thread_t *t = &u->th[ti];
+    events_add(u, ti, r, u->iev, u->niev);
     u->niev = 0; /* empty between instructions (insn_fast()) */
     if (r >= t->ev_due)
         events_flush(u, ti, r, FALSE);
     u->ev_gate = u->th[0].ev_due;
+}
+
+/* A part of the open instruction ran: its counts join the instruction's
+ * (t->oev), written when it ends (insn_close()). */
+static void events_stash(pmusim_uarch_t *u, uarch_thread_t *t)
+{
+    for (unsigned i = 0; i < u->niev; i++) {
+        const insn_event_t *e = &u->iev[i];
+        unsigned k = 0;
+        while (k < t->noev && (t->oev[k].code != e->code || t->oev[k].umask != e->umask))
+            k++;
+        if (k == t->noev) {
+            if (k == MAX_INSN_EVENTS)
+                continue; /* as ev_add_cu() drops a kind beyond them */
+            t->oev[t->noev++] = (insn_event_t){ e->code, e->umask, 0 };
+        }
+        t->oev[k].n += e->n;
+    }
+    u->niev = 0;
+}
+
+/* Ends the open instruction, if any: its counts become its thread's (at
+ * the thread's last retirement, its INSN record's cycle unless an
+ * instruction ran after it), and the records the open rule of
+ * merge_drain() held back go out. */
+static void insn_close(pmusim_uarch_t *u)
+{
+    const uint32_t ti = u->open_ti;
+    if (ti == NO_OPEN)
+        return;
+    u->open_ti = NO_OPEN;
+    uarch_thread_t *t = &u->th[ti];
+    const uint64_t r = t->last_ret;
+    events_add(u, ti, r, t->oev, t->noev);
+    t->noev = 0;
+    if (r >= t->ev_due)
+        events_flush(u, ti, r, FALSE);
+    u->ev_gate = u->niev ? 0 : u->th[0].ev_due;
+    if (u->merge)
+        merge_drain(u, FALSE);
 }
 
 /* ---- Montecito thread switching ---- */
@@ -1630,17 +1716,51 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     return called ? FAST_DONE_CALLED : FAST_DONE;
 }
 
+/* The data accesses acc[0, n) of an instruction dispatched at d, results
+ * in mem[]; returns when its loads are back (at least c). */
+static inline __attribute__((always_inline)) uint64_t
+accesses_run(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *acc, uint32_t n,
+             gboolean fp, uint64_t d, uint64_t c, pmusim_mem_t *mem, gboolean *load_l3_miss)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        const pmusim_uarch_access_t *a = &acc[k];
+        u->l3_miss = FALSE;
+        if (!data_access_l1_mru(u, a, &mem[k], u->l1d_plain, FALSE)) {
+            memset(&mem[k], 0, sizeof mem[k]);
+            if (u->l1d_plain)
+                data_access_plain(u, a, fp, &mem[k]);
+            else
+                data_access(u, a, fp, &mem[k]);
+        }
+        if (!a->is_store) {
+            uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
+            uint64_t done = start + mem[k].latency;
+            t->last_load_done = done;
+            if (done > c)
+                c = done;
+            *load_l3_miss |= u->l3_miss;
+        }
+    }
+    return c;
+}
+
 /* One instruction; `merge` and `soemt` are u->merge and u->soemt as
  * constants, so each configuration gets a body without the others' tests
- * (docs/UARCH.md, speed). */
+ * (docs/UARCH.md, speed).  `open`: the first part of an instruction whose
+ * accesses continue (PMUSIM_UARCH_ACC_MORE): it stays open (u->open_ti),
+ * its counts wait in t->oev. */
 static inline __attribute__((always_inline)) gboolean
 insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const gboolean merge,
-          const gboolean soemt)
+          const gboolean soemt, const gboolean open)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
     /* one thread (neither merging nor switching) is thread 0: insn_check()
      * let only in->thread < u->nthreads == 1 through */
     const uint32_t ti = merge || soemt ? in->thread : 0;
+    /* an instruction of the open one's thread ends it; SMT threads may run
+     * beside it (merge_drain() holds their records) */
+    if (G_UNLIKELY(u->open_ti != NO_OPEN) && (!merge || u->open_ti == ti))
+        insn_close(u);
     uarch_thread_t *t = &u->th[ti];
     t->plm = in->plm & 3;
     if (soemt)
@@ -1716,29 +1836,10 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
 
     /* execution: memory accesses complete after their latency */
-    uint64_t c = d + 1;
     pmusim_mem_t mem[PMUSIM_UARCH_MAX_ACCESSES];
     gboolean fp = in->fp != PMUSIM_UARCH_FP_NONE;
     gboolean load_l3_miss = FALSE;
-    for (uint32_t k = 0; k < in->naccess; k++) {
-        const pmusim_uarch_access_t *a = &in->access[k];
-        u->l3_miss = FALSE;
-        if (!data_access_l1_mru(u, a, &mem[k], u->l1d_plain, FALSE)) {
-            memset(&mem[k], 0, sizeof mem[k]);
-            if (u->l1d_plain)
-                data_access_plain(u, a, fp, &mem[k]);
-            else
-                data_access(u, a, fp, &mem[k]);
-        }
-        if (!a->is_store) {
-            uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
-            uint64_t done = start + mem[k].latency;
-            t->last_load_done = done;
-            if (done > c)
-                c = done;
-            load_l3_miss |= u->l3_miss;
-        }
-    }
+    uint64_t c = accesses_run(u, t, in->access, in->naccess, fp, d, d + 1, mem, &load_l3_miss);
 
     /* branches: a misprediction restarts the front end after resolution */
     pmusim_branch_t br;
@@ -1764,8 +1865,9 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
 
-    /* records */
-    gboolean hold = soemt && load_l3_miss;
+    /* records (an open instruction is not held: its parts' records follow
+     * its INSN record at its cycle) */
+    gboolean hold = soemt && load_l3_miss && !open;
     if (!hold && t->any && r > t->last_ret + IDLE_MIN) {
         uint64_t from = t->last_ret + 1;
         if (merge && from < u->floor)
@@ -1805,8 +1907,15 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         m->ip = in->ip;
         m->mem = mem[k];
     }
-    if (u->niev || r >= t->ev_due)
+    if (open) {
+        events_stash(u, t);
+        u->open_ti = ti;
+        u->open_cycle = r;
+        u->open_ip = in->ip;
+        u->open_n = t->n;
+    } else if (u->niev || r >= t->ev_due) {
         events_collect(u, ti, r); /* else it would add nothing and write nothing */
+    }
     if (!hold) {
         t->last_ret = r;
     }
@@ -1842,14 +1951,100 @@ static inline gboolean insn_check(const pmusim_uarch_t *u, const pmusim_uarch_in
     return TRUE;
 }
 
+/* The general body with the configuration read at run time, for the
+ * parts of an instruction (rare: no constant copies of it). */
+static G_GNUC_NO_INLINE gboolean insn_body_rt(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
+                                              GError **error, gboolean open)
+{
+    return insn_body(u, in, error, u->merge, u->soemt, open);
+}
+
+/* A continuation of the open instruction `in` (its n accesses, in->naccess
+ * without the flags): dispatched and retired as the instruction's own work
+ * (its uops again, a reorder-window entry, the loads' latency), written as
+ * MEM records at the instruction's cycle, directly after its others. */
+static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
+                                       uint32_t n)
+{
+    const uarch_cpu_cfg_t *cfg = u->cfg;
+    const uint32_t ti = u->open_ti;
+    uarch_thread_t *t = &u->th[ti];
+    t->plm = in->plm & 3;
+    u->niev = 0;
+    const uint32_t w = cfg->width;
+    const uint32_t uops = (cfg->ia64 ? 1 : (in->uops ? in->uops : 1)) * (u->merge ? u->share : 1);
+    uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
+    if (t->n >= u->window) {
+        uint64_t free_at = t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1;
+        if (free_at > d) {
+            ev_add(u, &cfg->ev.rob_full, free_at - d);
+            d = free_at;
+        }
+    }
+    d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
+    pmusim_mem_t mem[PMUSIM_UARCH_MAX_ACCESSES];
+    gboolean l3 = FALSE;
+    const uint64_t c = accesses_run(u, t, in->access, n, in->fp != PMUSIM_UARCH_FP_NONE, d, d + 1,
+                                    mem, &l3);
+    const uint64_t r = take_slots(&t->ret_cycle, &t->ret_used, c, uops, w);
+    t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
+    t->n++;
+    u->cont_parts++;
+    u->open_n = t->n;
+    for (uint32_t k = 0; k < n; k++) {
+        pmusim_rec_t *m = rec_new(u, ti, PMUSIM_REC_MEM, u->open_cycle);
+        m->ip = in->ip;
+        m->mem = mem[k];
+    }
+    events_stash(u, t);
+    if (r + 1 > u->st.cycles)
+        u->st.cycles = r + 1;
+    if (u->merge)
+        merge_drain(u, FALSE);
+}
+
+/* An input whose naccess carries part flags (PMUSIM_UARCH_ACC_MORE/CONT). */
+static G_GNUC_NO_INLINE gboolean insn_part(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
+                                           GError **error)
+{
+    const uint32_t parts = in->naccess & (PMUSIM_UARCH_ACC_MORE | PMUSIM_UARCH_ACC_CONT);
+    pmusim_uarch_insn_t x = *in;
+    x.naccess = in->naccess & ~parts; /* other bits above the count: "more than 64" */
+    if (!insn_check(u, &x, error, FALSE))
+        return FALSE;
+    const uint32_t ti = u->merge || u->soemt ? x.thread : 0;
+    if ((parts & PMUSIM_UARCH_ACC_CONT) && u->open_ti == ti && u->open_ip == x.ip &&
+        u->th[ti].n == u->open_n) {
+        if (x.naccess)
+            insn_cont(u, &x, x.naccess);
+        if (!(parts & PMUSIM_UARCH_ACC_MORE))
+            insn_close(u);
+        return take_error(u, error);
+    }
+    /* an instruction of its own: the first part, or a continuation whose
+     * instruction has ended */
+    insn_close(u);
+    if (parts & PMUSIM_UARCH_ACC_CONT) {
+        if (!x.naccess)
+            return TRUE; /* the end of an instruction that ended already */
+        u->st.split_parts++;
+    }
+    return insn_body_rt(u, &x, error, (parts & PMUSIM_UARCH_ACC_MORE) != 0);
+}
+
 /* n instructions of one configuration: the body inlined in the loop. */
 static inline __attribute__((always_inline)) gboolean
 insns_run(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **error,
           const gboolean merge, const gboolean soemt)
 {
     for (const pmusim_uarch_insn_t *end = in + n; in < end; in++)
-        if (!insn_check(u, in, error, !merge && !soemt) || !insn_body(u, in, error, merge, soemt))
+        if (G_UNLIKELY(in->naccess > PMUSIM_UARCH_MAX_ACCESSES)) {
+            if (!insn_part(u, in, error))
+                return FALSE;
+        } else if (!insn_check(u, in, error, !merge && !soemt) ||
+                   !insn_body(u, in, error, merge, soemt, FALSE)) {
             return FALSE;
+        }
     return TRUE;
 }
 
@@ -1858,7 +2053,7 @@ insns_run(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, size_t n, GError **e
 static G_GNUC_NO_INLINE gboolean insn_general_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
                                                   GError **error)
 {
-    return insn_body(u, in, error, FALSE, FALSE);
+    return insn_body(u, in, error, FALSE, FALSE, FALSE);
 }
 
 /* insn_check() of one thread: thread 0, a known branch kind and FP class,
@@ -1897,6 +2092,11 @@ insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const
     int f;
     if (G_UNLIKELY(!insn_check_one(in))) {
         cursor_sync(u, cur);
+        if (G_UNLIKELY(in->naccess > PMUSIM_UARCH_MAX_ACCESSES)) {
+            ok = insn_part(u, in, error);
+            cursor_load(u, cur);
+            return ok;
+        }
         if (!insn_check(u, in, error, TRUE)) {
             cursor_load(u, cur);
             return FALSE;
@@ -1989,12 +2189,14 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
                     "the model stopped after a sink failure");
         return FALSE;
     }
+    if (G_UNLIKELY(in->naccess > PMUSIM_UARCH_MAX_ACCESSES))
+        return insn_part(u, in, error);
     if (u->merge)
-        return insn_check(u, in, error, FALSE) && insn_body(u, in, error, TRUE, FALSE);
+        return insn_check(u, in, error, FALSE) && insn_body(u, in, error, TRUE, FALSE, FALSE);
     if (u->soemt)
-        return insn_check(u, in, error, FALSE) && insn_body(u, in, error, FALSE, TRUE);
+        return insn_check(u, in, error, FALSE) && insn_body(u, in, error, FALSE, TRUE, FALSE);
     if (G_UNLIKELY(!u->front_p2))
-        return insn_check(u, in, error, TRUE) && insn_body(u, in, error, FALSE, FALSE);
+        return insn_check(u, in, error, TRUE) && insn_body(u, in, error, FALSE, FALSE, FALSE);
     return insn_one(u, in, error, u->cfg->ia64, u->l1i.line_bits, u->cfg->width, u->window, NULL);
 }
 
@@ -2012,6 +2214,7 @@ gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GE
                     "0..%u pass through the model", rec->cycle, u->nthreads - 1);
         return FALSE;
     }
+    insn_close(u); /* a record between its parts would split its MEM records */
     uarch_thread_t *t = &u->th[rec->thread];
     uint64_t cycle = t->any ? t->last_ret : t->ret_cycle;
     if (cycle < u->floor && !(u->soemt && t->holding))
@@ -2034,6 +2237,7 @@ gboolean pmusim_uarch_finish(pmusim_uarch_t *u, GError **error)
                     "the model stopped after a sink failure");
         return FALSE;
     }
+    insn_close(u);
     if (u->soemt) {
         /* a thread switched out with a held L3 miss comes back to retire it */
         for (uint32_t i = 0; i < u->nthreads; i++)
@@ -2075,11 +2279,14 @@ void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st)
     *st = u->st;
     st->cycles = stats_cycles(u);
     st->records += (uint64_t)(u->outp - u->out);
-    st->insns = 0; /* every instruction counts once in its thread's n */
+    /* every instruction counts once in its thread's n, and so does every
+     * continuation of one */
+    st->insns = 0;
     for (uint32_t i = 0; i < u->nthreads; i++) {
         st->records += u->th[i].qlen;
         st->insns += u->th[i].n;
     }
+    st->insns -= u->cont_parts;
 }
 
 uint64_t pmusim_uarch_records(const pmusim_uarch_t *u)
@@ -2099,6 +2306,7 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
                     : thread >= u->nthreads ? "thread out of range" : "no cycles");
         return FALSE;
     }
+    insn_close(u);
     uarch_thread_t *t = &u->th[thread];
     u->st.cycles = stats_cycles(u); /* before last_ret changes */
     uint64_t from = (t->any ? t->last_ret : t->ret_cycle) + 1;
@@ -2160,10 +2368,11 @@ void pmusim_uarch_insn_from_rec(const pmusim_rec_t *r, pmusim_uarch_insn_t *in,
 gboolean pmusim_uarch_insn_add_mem(pmusim_uarch_insn_t *in, pmusim_uarch_access_t *acc,
                                    const pmusim_rec_t *mem_rec)
 {
-    if (in->naccess >= PMUSIM_UARCH_MAX_ACCESSES)
+    const uint32_t k = in->naccess & PMUSIM_UARCH_ACC_COUNT;
+    if (k >= PMUSIM_UARCH_MAX_ACCESSES)
         return FALSE;
-    access_from_mem(&mem_rec->mem, in->fp != PMUSIM_UARCH_FP_NONE, &acc[in->naccess]);
+    access_from_mem(&mem_rec->mem, in->fp != PMUSIM_UARCH_FP_NONE, &acc[k]);
     in->access = acc;
-    in->naccess++;
+    in->naccess++; /* the count is the low bits: the part flags stay */
     return TRUE;
 }

@@ -24,9 +24,9 @@ static inline void feed_aside_begin(pmusim_trace_feed_t *f, const feed_aside_t *
     if (a->open) {
         f->insns[0] = a->insn;
         f->insns[0].access = f->acc;
-        memcpy(f->acc, a->acc, a->insn.naccess * sizeof *a->acc);
+        f->nacc = a->insn.naccess & PMUSIM_UARCH_ACC_COUNT; /* without part flags */
+        memcpy(f->acc, a->acc, f->nacc * sizeof *a->acc);
         f->ninsns = 1;
-        f->nacc = a->insn.naccess;
     }
 }
 
@@ -38,7 +38,8 @@ static inline size_t feed_aside_end(const pmusim_trace_feed_t *f, gssize n, feed
     a->open = keep != 0;
     if (a->open) {
         a->insn = f->insns[f->ninsns - 1];
-        memcpy(a->acc, a->insn.access, a->insn.naccess * sizeof *a->acc);
+        memcpy(a->acc, a->insn.access,
+               (a->insn.naccess & PMUSIM_UARCH_ACC_COUNT) * sizeof *a->acc);
     }
     return keep;
 }

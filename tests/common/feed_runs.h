@@ -32,7 +32,7 @@ typedef struct run {
     GArray *items;  /* of item_t */
     GArray *accs;   /* of pmusim_uarch_access_t */
     GArray *counts; /* gssize per call, then nsyms after it, alternating */
-    uint64_t dropped, records_read;
+    uint64_t records_read;
     /* instructions of a feed with a model whose tmpl is not what
      * pmusim_uarch_rec_template() makes of them (0 for the records' way) */
     uint64_t tmpl_bad;
@@ -63,7 +63,7 @@ static void add_insn(run_t *o, const pmusim_uarch_insn_t *in, unsigned call)
     memset(&it, 0, sizeof it);
     it.in = *in;
     it.acc = o->accs->len;
-    g_array_append_vals(o->accs, in->access, in->naccess);
+    g_array_append_vals(o->accs, in->access, in->naccess & PMUSIM_UARCH_ACC_COUNT);
     it.in.access = NULL;
     it.call = call;
     g_array_append_val(o->items, it);
@@ -147,8 +147,13 @@ static void read_records(const void *data, size_t len, size_t batch, gboolean pa
                 pmusim_uarch_insn_from_rec(x, &in, acc);
                 open = TRUE;
             } else if (x->kind == PMUSIM_REC_MEM && open && x->thread == in.thread) {
-                if (!pmusim_uarch_insn_add_mem(&in, acc, x))
-                    o->dropped++;
+                if (!pmusim_uarch_insn_add_mem(&in, acc, x)) {
+                    /* a long instruction: a part, and its continuation */
+                    in.naccess |= PMUSIM_UARCH_ACC_MORE;
+                    add_insn(o, &in, call);
+                    in.naccess = PMUSIM_UARCH_ACC_CONT;
+                    pmusim_uarch_insn_add_mem(&in, acc, x);
+                }
             } else if (pass) {
                 add_pass(o, x, call);
             }
@@ -224,7 +229,6 @@ static void read_feed(const void *data, size_t len, size_t batch, gboolean pass_
             break;
         call++;
     }
-    o->dropped = f.dropped_mem;
     note_end(o, r, e);
     pmusim_trace_feed_clear(&f);
     g_free(f.insns);
@@ -241,7 +245,7 @@ static gboolean insn_equal(const run_t *ra, const item_t *a, const run_t *rb, co
         x->target != y->target || x->naccess != y->naccess || x->slot != y->slot ||
         x->unit != y->unit || x->flags != y->flags || x->insn != y->insn || x->tmpl || y->tmpl)
         return FALSE;
-    for (uint32_t i = 0; i < x->naccess; i++) {
+    for (uint32_t i = 0; i < (x->naccess & PMUSIM_UARCH_ACC_COUNT); i++) {
         const pmusim_uarch_access_t *p = &g_array_index(ra->accs, pmusim_uarch_access_t, a->acc + i);
         const pmusim_uarch_access_t *q = &g_array_index(rb->accs, pmusim_uarch_access_t, b->acc + i);
         if (p->addr != q->addr || p->size != q->size || p->is_store != q->is_store ||
@@ -257,7 +261,7 @@ static gboolean feed_runs_equal(const run_t *x, const run_t *y)
     gboolean same = x->items->len == y->items->len && x->counts->len == y->counts->len &&
                     (x->counts->len == 0 || /* memcmp() wants pointers even for 0 bytes */
                      !memcmp(x->counts->data, y->counts->data, x->counts->len * sizeof(gssize))) &&
-                    x->dropped == y->dropped && x->records_read == y->records_read &&
+                    x->records_read == y->records_read &&
                     x->tmpl_bad == y->tmpl_bad &&
                     x->code == y->code && !g_strcmp0(x->message, y->message);
     for (guint i = 0; same && i < x->items->len; i++) {

@@ -7,8 +7,9 @@
  * instruction of a block waits for the next block of its thread, whose
  * address says whether a conditional branch was taken and where an
  * indirect one went.  A REP string instruction that QEMU runs as one block
- * per iteration is one instruction with all its accesses (split into
- * pieces of PMUSIM_UARCH_MAX_ACCESSES). */
+ * per iteration is one instruction with all its accesses, given to the
+ * model in parts of PMUSIM_UARCH_MAX_ACCESSES (PMUSIM_UARCH_ACC_MORE/CONT:
+ * one INSN record, the rest MEM records). */
 #include "pmusim/capture.h"
 #include "capstream.h"
 
@@ -55,6 +56,8 @@ typedef struct cap_thread {
     uint32_t idx;        /* its current instruction */
     uint32_t cur, nacc;
     uint32_t ndirty;
+    gboolean parts;      /* the current instruction ran a part (its rest continues it) */
+    gboolean cont_dirty; /* an instruction among the complete ones is a continuation */
     uint16_t dirty[CAP_THREAD_ACCESSES];
     pmusim_uarch_access_t acc[CAP_THREAD_ACCESSES];
 } cap_thread_t;
@@ -166,9 +169,10 @@ static inline void cap_tb_thread(cap_thread_t *t)
     }
 }
 
-/* Runs instruction `in` of thread t's block as its template says (the
- * fall-through outcome), with the accesses gathered for it, acc[0, nacc)
- * (a piece of a long string instruction; nothing before it waits). */
+/* Runs a part of instruction `in` of thread t's block as its template says
+ * (the fall-through outcome): the accesses gathered for it, acc[0, nacc),
+ * more to come (a long string instruction; nothing before it waits).  The
+ * instruction counts once, at its first part. */
 static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, pmusim_uarch_insn_t *in,
                                GError **error)
 {
@@ -180,10 +184,11 @@ static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, pmusim_uarc
         in->taken = in->br != PMUSIM_UARCH_BR_COND;
         in->target = in->taken ? in->ip + in->len : 0;
     }
-    in->naccess = t->nacc;
+    in->naccess = t->nacc | PMUSIM_UARCH_ACC_MORE | (t->parts ? PMUSIM_UARCH_ACC_CONT : 0);
     in->access = t->acc;
     t->nacc = t->cur = 0;
-    c->insns++;
+    c->insns += !t->parts;
+    t->parts = TRUE;
     gboolean ok = pmusim_uarch_insn(c->u, in, error);
     in->naccess = 0;
     if (G_UNLIKELY(!ok))
@@ -192,13 +197,19 @@ static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, pmusim_uarc
 }
 
 /* The current instruction's accesses go with its input, in place: the
- * thread moves on past it. */
+ * thread moves on past it.  After parts, it is the last part (perhaps
+ * without accesses). */
 static inline void cap_attach(cap_thread_t *t)
 {
-    if (t->nacc > t->cur) {
+    if (t->nacc > t->cur || G_UNLIKELY(t->parts)) {
         pmusim_uarch_insn_t *in = &t->tb->in[t->idx];
         in->access = &t->acc[t->cur];
         in->naccess = t->nacc - t->cur;
+        if (G_UNLIKELY(t->parts)) {
+            in->naccess |= PMUSIM_UARCH_ACC_CONT;
+            t->parts = FALSE;
+            t->cont_dirty = TRUE;
+        }
         t->dirty[t->ndirty++] = (uint16_t)t->idx;
         t->cur = t->nacc;
     }
@@ -214,7 +225,8 @@ static gboolean cap_run_pending(pmusim_capture_t *c, cap_thread_t *t, uint32_t u
     cap_tb_t *tb = t->tb;
     const size_t n = upto - t->from;
     cap_tb_thread(t);
-    c->insns += n;
+    c->insns += n - t->cont_dirty; /* a last part is no instruction of its own */
+    t->cont_dirty = FALSE;
     gboolean ok = pmusim_uarch_insns(c->u, &tb->in[t->from], n, error);
     if (G_UNLIKELY(!ok))
         c->model_failed = TRUE;

@@ -237,8 +237,8 @@ static void start_block0(GByteArray *s, GByteArray *p, uint32_t *seq, uint32_t n
 }
 
 /* Two guest threads on two hardware threads run the same block: each
- * instruction is run on its own thread's hardware thread, also a piece of
- * a long string instruction (64 accesses) run while the block's inputs
+ * instruction is run on its own thread's hardware thread, also the first
+ * part of a long string instruction (64 accesses) run while the block's inputs
  * still carried the other thread (the capture sets the block's thread only
  * when another hardware thread ran it last). */
 static void test_capture_threads_share_block(void)
@@ -266,22 +266,31 @@ static void test_capture_threads_share_block(void)
     pmusim_capture_t *c = pmusim_capture_new(u, 2, "threads");
     CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data, s->len, &error) &&
                    pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error));
-    /* guest 0: the block twice (2 + 2); guest 1: the 64-access piece of
-     * instruction 0, then instruction 0 with its last access and 1 */
-    CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 7);
+    /* guest 0: the block twice (2 + 2); guest 1: instruction 0 in two
+     * parts (64 accesses, then its last one), one instruction with 65
+     * accesses, and instruction 1 */
+    CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 6);
     unsigned insns[2] = {0, 0}, mems[2] = {0, 0};
     for (guint i = 0; i < recs->len; i++) {
         const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
         CU_ASSERT_FATAL(r->thread < 2);
-        if (r->kind == PMUSIM_REC_INSN)
+        if (r->kind == PMUSIM_REC_INSN) {
             insns[r->thread]++;
-        else
+        } else if (r->kind == PMUSIM_REC_MEM) {
             mems[r->thread]++;
+            /* directly after its INSN or MEM record, at its cycle */
+            const pmusim_rec_t *p = &g_array_index(recs, pmusim_rec_t, i - 1);
+            CU_ASSERT_FATAL(i > 0);
+            CU_ASSERT(p->kind == PMUSIM_REC_INSN || p->kind == PMUSIM_REC_MEM);
+            CU_ASSERT_EQUAL(p->thread, r->thread);
+            CU_ASSERT_EQUAL(p->cycle, r->cycle);
+            CU_ASSERT_EQUAL(r->ip, 0x401000);
+        }
     }
     CU_ASSERT_EQUAL(insns[0], 4);
-    CU_ASSERT_EQUAL(insns[1], 3);
+    CU_ASSERT_EQUAL(insns[1], 2);
     CU_ASSERT_EQUAL(mems[0], 0);
-    CU_ASSERT_EQUAL(mems[1], 63); /* the piece's accesses after its first */
+    CU_ASSERT_EQUAL(mems[1], 64); /* the instruction's accesses after its first */
     g_clear_error(&error);
     pmusim_capture_free(c);
     pmusim_uarch_free(u);

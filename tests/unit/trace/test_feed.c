@@ -255,6 +255,80 @@ static void test_feed_v1(void)
     g_bytes_unref(z);
 }
 
+/* Instructions with more MEM records than a model input holds (a capture's
+ * string instruction: 150, 128 and 65 accesses, on two threads, between
+ * ordinary ones): both ways make the same parts at every batch size
+ * (PMUSIM_UARCH_ACC_MORE / _CONT, include/pmusim/uarch.h), none dropped:
+ * 64 | MORE, 64 | MORE | CONT, 22 | CONT for the first. */
+static void test_feed_long_instructions(void)
+{
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 2);
+    char *path = NULL;
+    int fd = g_file_open_tmp("pmusim-feed-XXXXXX", &path, NULL);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    GError *e = NULL;
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_BINARY, &h, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    static const uint32_t lens[] = { 150, 1, 128, 0, 65 };
+    uint64_t cycle = 1;
+    for (unsigned k = 0; k < G_N_ELEMENTS(lens); k++, cycle += 3) {
+        pmusim_rec_t r;
+        memset(&r, 0, sizeof r);
+        r.kind = PMUSIM_REC_INSN;
+        r.cycle = cycle;
+        r.thread = (uint8_t)(k & 1);
+        r.plm = 3;
+        r.len = 2;
+        r.ip = 0x401000 + 2 * k;
+        if (lens[k]) {
+            r.flags = PMUSIM_F_MEM;
+            r.mem.addr = 0x7000 + 0x1000 * k;
+            r.mem.size = 1;
+            r.mem.is_store = k == 2;
+        }
+        CU_ASSERT_TRUE_FATAL(pmusim_trace_writer_write(w, &r, 1, &e));
+        for (uint32_t i = 1; i < lens[k]; i++) {
+            r.kind = PMUSIM_REC_MEM;
+            r.mem.addr += 8;
+            CU_ASSERT_TRUE_FATAL(pmusim_trace_writer_write(w, &r, 1, &e));
+        }
+    }
+    CU_ASSERT_TRUE_FATAL(pmusim_trace_writer_close(w, &e));
+    pmusim_trace_header_clear(&h);
+    gchar *data;
+    gsize len;
+    CU_ASSERT_FATAL(g_file_get_contents(path, &data, &len, NULL));
+    g_unlink(path);
+    g_free(path);
+    pmusim_uarch_t *u = tmpl_model(PMUSIM_CPU_WSM);
+    /* 3 + 1 + 2 + 1 + 2 inputs */
+    CU_ASSERT_EQUAL(compare_ways(data, len, "long instructions", TRUE, u), 9);
+    pmusim_uarch_free(u);
+    run_t y;
+    run_init(&y);
+    read_feed(data, len, 3, FALSE, NULL, &y);
+    static const uint32_t want[] = {
+        64 | PMUSIM_UARCH_ACC_MORE, 64 | PMUSIM_UARCH_ACC_MORE | PMUSIM_UARCH_ACC_CONT,
+        22 | PMUSIM_UARCH_ACC_CONT, 1, 64 | PMUSIM_UARCH_ACC_MORE, 64 | PMUSIM_UARCH_ACC_CONT,
+        0, 64 | PMUSIM_UARCH_ACC_MORE, 1 | PMUSIM_UARCH_ACC_CONT,
+    };
+    CU_ASSERT_EQUAL_FATAL(y.items->len, G_N_ELEMENTS(want));
+    CU_ASSERT_EQUAL(y.code, -1);
+    for (guint i = 0; i < y.items->len; i++) {
+        const item_t *it = &g_array_index(y.items, item_t, i);
+        CU_ASSERT_EQUAL(it->in.naccess, want[i]);
+    }
+    /* the 150 accesses in order: the third part's last is the 150th */
+    const item_t *p3 = &g_array_index(y.items, item_t, 2);
+    CU_ASSERT_EQUAL(g_array_index(y.accs, pmusim_uarch_access_t, p3->acc + 21).addr,
+                    0x7000 + 8 * 149);
+    CU_ASSERT_EQUAL(p3->in.ip, 0x401000);
+    run_clear(&y);
+    g_free(data);
+}
+
 static void test_feed_text_refused(void)
 {
     const char *text = "pmusim-trace 2\ncpu wsm\n0 0 insn ip=0x1 len=1\nend 1\n";
@@ -275,5 +349,6 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_feed_generated);
     PMUSIM_ADD_TEST(s, test_feed_threads);
     PMUSIM_ADD_TEST(s, test_feed_v1);
+    PMUSIM_ADD_TEST(s, test_feed_long_instructions);
     PMUSIM_ADD_TEST(s, test_feed_text_refused);
 }

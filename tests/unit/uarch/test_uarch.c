@@ -1307,6 +1307,240 @@ static void test_batch_plm(void)
     done(u, &c);
 }
 
+/* ---- instructions in parts (PMUSIM_UARCH_ACC_MORE / _CONT) ---- */
+
+/* Instruction `ip` (2 uops) on `thread` with the n accesses acc: in parts
+ * of 64, or (pieces) as one instruction per 64 accesses, as producers did
+ * before parts existed. */
+static void run_long(pmusim_uarch_t *u, uint32_t thread, uint64_t ip,
+                     const pmusim_uarch_access_t *acc, uint32_t n, gboolean pieces)
+{
+    for (uint32_t k = 0; k < n;) {
+        const uint32_t m = MIN(n - k, PMUSIM_UARCH_MAX_ACCESSES);
+        uint32_t flags = 0;
+        if (!pieces)
+            flags = (k ? PMUSIM_UARCH_ACC_CONT : 0) | (k + m < n ? PMUSIM_UARCH_ACC_MORE : 0);
+        pmusim_uarch_insn_t in = { .ip = ip, .thread = (uint8_t)thread, .plm = 3, .len = 2,
+                                   .uops = 2, .naccess = m | flags, .access = acc + k };
+        GError *e = NULL;
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+        k += m;
+    }
+}
+
+/* Loads of one byte from n lines 64 bytes apart from `base`. */
+static pmusim_uarch_access_t *line_loads(uint64_t base, uint32_t n)
+{
+    pmusim_uarch_access_t *a = g_new0(pmusim_uarch_access_t, n);
+    for (uint32_t i = 0; i < n; i++)
+        a[i] = (pmusim_uarch_access_t){ .addr = base + 64 * (uint64_t)i, .size = 1 };
+    return a;
+}
+
+/* Each MEM record directly after an INSN or MEM record of its thread and
+ * cycle (FORMAT.md §4.3); returns how many break it. */
+static guint mem_misplaced(const collect_t *c)
+{
+    guint bad = 0;
+    for (guint i = 0; i < c->recs->len; i++) {
+        const pmusim_rec_t *m = rec(c, i);
+        if (m->kind != PMUSIM_REC_MEM)
+            continue;
+        const pmusim_rec_t *p = i ? rec(c, i - 1) : NULL;
+        bad += !p || (p->kind != PMUSIM_REC_INSN && p->kind != PMUSIM_REC_MEM) ||
+               p->thread != m->thread || p->cycle != m->cycle;
+    }
+    return bad;
+}
+
+static guint kind_count(const collect_t *c, unsigned kind, int thread)
+{
+    guint k = 0;
+    for (guint i = 0; i < c->recs->len; i++)
+        k += rec(c, i)->kind == kind && (thread < 0 || rec(c, i)->thread == thread);
+    return k;
+}
+
+/* A string instruction with 200 accesses (loads from 200 new lines) between
+ * two plain instructions of its code line, given in parts of 64, 64, 64
+ * and 8: one INSN record and 199 MEM records of its ip, all at its cycle
+ * and before any EVENT record; 3 instructions.  Its work is timed as the
+ * four pieces of older producers were (each part takes its 2 uops again),
+ * so the cycles and the line fills are theirs: L2_LINES_IN:ANY (0xf1/0x07)
+ * = the code line + 200 data lines = 201. */
+static void test_parts_one_instruction(void)
+{
+    pmusim_uarch_access_t *acc = line_loads(0x10000000, 200);
+    pmusim_uarch_stats_t st[2];
+    uint64_t lines_in[2];
+    for (int pieces = 0; pieces < 2; pieces++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+        run(u, 0, 0x401000, 0, 0, FALSE, FALSE);
+        run_long(u, 0, 0x401004, acc, 200, pieces);
+        run(u, 0, 0x401008, 0, 0, FALSE, FALSE);
+        finish(u);
+        pmusim_uarch_get_stats(u, &st[pieces]);
+        lines_in[pieces] = ev_sum(&c, 0xf1, 0x07);
+        if (!pieces) {
+            CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_INSN, -1), 3);
+            CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_MEM, -1), 199);
+            CU_ASSERT_EQUAL(mem_misplaced(&c), 0);
+            CU_ASSERT_EQUAL(st[0].insns, 3);
+            CU_ASSERT_EQUAL(st[0].split_parts, 0);
+            guint last_mem = 0, first_ev = UINT_MAX, k = 0;
+            for (guint i = 0; i < c.recs->len; i++) {
+                const pmusim_rec_t *r = rec(&c, i);
+                if (r->kind == PMUSIM_REC_MEM) {
+                    last_mem = i;
+                    CU_ASSERT_EQUAL(r->ip, 0x401004);
+                    CU_ASSERT_EQUAL(r->mem.addr, 0x10000000 + 64 * (uint64_t)++k);
+                } else if (r->kind == PMUSIM_REC_EVENT && first_ev == UINT_MAX) {
+                    first_ev = i;
+                }
+            }
+            CU_ASSERT(first_ev > last_mem);
+            CU_ASSERT_EQUAL(insn(&c, 1)->mem.addr, 0x10000000);
+        } else {
+            CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_INSN, -1), 6);
+            CU_ASSERT_EQUAL(st[1].insns, 6);
+        }
+        done(u, &c);
+    }
+    CU_ASSERT_EQUAL(lines_in[0], 201);
+    CU_ASSERT_EQUAL(lines_in[1], 201);
+    CU_ASSERT_EQUAL(st[0].cycles, st[1].cycles);
+    CU_ASSERT_EQUAL(st[0].d1_miss, 200);
+    CU_ASSERT_EQUAL(st[0].d1_access, st[1].d1_access);
+    g_free(acc);
+}
+
+/* Parts through pmusim_uarch_insns() (the batch loop, as `trace annotate`
+ * gives them) make the records of one call per part, on one thread and on
+ * two merged ones. */
+static void test_parts_batch(void)
+{
+    for (uint32_t threads = 1; threads <= 2; threads++) {
+        pmusim_uarch_access_t *acc = line_loads(0x20000000, 130);
+        pmusim_uarch_insn_t in[8];
+        uint32_t n = 0;
+        for (int rep = 0; rep < 2; rep++) {
+            in[n++] = (pmusim_uarch_insn_t){ .ip = 0x401000, .thread = 0, .plm = 3, .len = 4 };
+            for (uint32_t k = 0; k < 130; k += 64)
+                in[n++] = (pmusim_uarch_insn_t){
+                    .ip = 0x401004, .thread = (uint8_t)(threads - 1), .plm = 3, .len = 2,
+                    .uops = 2, .access = acc + k,
+                    .naccess = MIN(130 - k, 64) | (k ? PMUSIM_UARCH_ACC_CONT : 0) |
+                               (k + 64 < 130 ? PMUSIM_UARCH_ACC_MORE : 0) };
+        }
+        collect_t a, b;
+        pmusim_uarch_t *one = model(PMUSIM_CPU_WSM, threads, NULL, &a);
+        pmusim_uarch_t *many = model(PMUSIM_CPU_WSM, threads, NULL, &b);
+        GError *e = NULL;
+        for (uint32_t i = 0; i < n; i++)
+            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(one, &in[i], &e));
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_insns(many, in, n, &e));
+        finish(one);
+        finish(many);
+        CU_ASSERT_EQUAL(kind_count(&b, PMUSIM_REC_INSN, -1), 4);
+        CU_ASSERT_EQUAL(kind_count(&b, PMUSIM_REC_MEM, -1), 2 * 129);
+        CU_ASSERT_EQUAL(mem_misplaced(&b), 0);
+        CU_ASSERT_EQUAL_FATAL(a.recs->len, b.recs->len);
+        for (guint i = 0; i < a.recs->len; i++)
+            CU_ASSERT_TRUE(pmusim_test_rec_equal(rec(&a, i), rec(&b, i)));
+        done(one, &a);
+        done(many, &b);
+        g_free(acc);
+    }
+}
+
+/* SMT threads run between the parts of a thread's instruction: their
+ * records wait (none of the instruction's cycle or later comes between its
+ * MEM records), and it stays one instruction.  When the waiting records
+ * fill a thread's queue (2,048 records: 2,500 instructions of thread 1
+ * between two parts), the instruction ends early and the next part is an
+ * instruction of its own (split_parts 1).  On one thread, an instruction
+ * between the parts ends it too; an empty last part of an ended
+ * instruction makes nothing. */
+static void test_parts_interleaved(void)
+{
+    pmusim_uarch_access_t *acc = line_loads(0x30000000, 192);
+    for (int overflow = 0; overflow < 2; overflow++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 2, NULL, &c);
+        const int between = overflow ? 2500 : 10;
+        GError *e = NULL;
+        for (uint32_t k = 0; k < 192; k += 64) {
+            pmusim_uarch_insn_t in = {
+                .ip = 0x401004, .thread = 0, .plm = 3, .len = 2, .uops = 2, .access = acc + k,
+                .naccess = 64u | (k ? PMUSIM_UARCH_ACC_CONT : 0) |
+                           (k < 128 ? PMUSIM_UARCH_ACC_MORE : 0) };
+            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+            for (int i = 0; k < 128 && i < between; i++)
+                run(u, 1, 0x501000 + 4 * (uint64_t)(i % 16), 0, 0, FALSE, FALSE);
+        }
+        finish(u);
+        assert_cycle_order(&c);
+        pmusim_uarch_stats_t st;
+        pmusim_uarch_get_stats(u, &st);
+        CU_ASSERT_EQUAL(mem_misplaced(&c), 0);
+        CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_MEM, 0), overflow ? 190 : 191);
+        CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_INSN, 0), overflow ? 2 : 1);
+        CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_INSN, 1), 2 * between);
+        CU_ASSERT_EQUAL(st.split_parts, overflow ? 1 : 0);
+        CU_ASSERT_EQUAL(st.insns, 2 * between + (overflow ? 2 : 1));
+        done(u, &c);
+    }
+    /* one thread: a plain instruction between two parts ends the first */
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    GError *e = NULL;
+    pmusim_uarch_insn_t p = { .ip = 0x401004, .plm = 3, .len = 2, .uops = 2, .access = acc,
+                              .naccess = 64 | PMUSIM_UARCH_ACC_MORE };
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &p, &e));
+    run(u, 0, 0x401008, 0, 0, FALSE, FALSE);
+    p.access = acc + 64;
+    p.naccess = 64 | PMUSIM_UARCH_ACC_CONT;
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &p, &e));
+    p.naccess = PMUSIM_UARCH_ACC_CONT; /* ends an instruction that ended */
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &p, &e));
+    finish(u);
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.split_parts, 1);
+    CU_ASSERT_EQUAL(st.insns, 3);
+    CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_INSN, -1), 3);
+    CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_MEM, -1), 126);
+    CU_ASSERT_EQUAL(mem_misplaced(&c), 0);
+    done(u, &c);
+    g_free(acc);
+}
+
+/* A part of more than 64 accesses, or with other bits above the count, is
+ * refused like any instruction with too many. */
+static void test_parts_bad(void)
+{
+    pmusim_uarch_access_t *acc = line_loads(0x40000000, 65);
+    static const uint32_t bad[] = { 65 | PMUSIM_UARCH_ACC_MORE, 65 | PMUSIM_UARCH_ACC_CONT,
+                                    1 | 0x10000u | PMUSIM_UARCH_ACC_MORE, 1 | 0x20000000u };
+    for (size_t k = 0; k < G_N_ELEMENTS(bad); k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+        pmusim_uarch_insn_t in = { .ip = 0x401000, .plm = 3, .len = 2, .access = acc,
+                                   .naccess = bad[k] };
+        GError *e = NULL;
+        CU_ASSERT_FALSE(pmusim_uarch_insn(u, &in, &e));
+        CU_ASSERT_TRUE(g_error_matches(e, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_INPUT));
+        CU_ASSERT_PTR_NOT_NULL(e && strstr(e->message, "more than 64 memory accesses"));
+        g_clear_error(&e);
+        CU_ASSERT_FALSE(pmusim_uarch_insns(u, &in, 1, &e));
+        CU_ASSERT_TRUE(g_error_matches(e, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_INPUT));
+        g_clear_error(&e);
+        done(u, &c);
+    }
+    g_free(acc);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("caches", NULL, NULL);
@@ -1342,6 +1576,10 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_montecito_switch_on_event);
     PMUSIM_ADD_TEST(s, test_smt_merge_in_cycle_order);
     PMUSIM_ADD_TEST(s, test_smt_merge_mem_follows_insn);
+    PMUSIM_ADD_TEST(s, test_parts_one_instruction);
+    PMUSIM_ADD_TEST(s, test_parts_batch);
+    PMUSIM_ADD_TEST(s, test_parts_interleaved);
+    PMUSIM_ADD_TEST(s, test_parts_bad);
     s = CU_add_suite("options", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_options);
     PMUSIM_ADD_TEST(s, test_batches_in_callers_buffer);
