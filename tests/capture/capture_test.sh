@@ -22,7 +22,7 @@ cc=${CC:-cc}
 command -v "$cc" >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmusim-capture.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM HUP
-for p in stream chase branchy random threads; do
+for p in stream chase branchy random threads rep; do
     "$cc" -O2 -o "$work/$p" "$src/tests/capture/progs/$p.c" -lpthread
 done
 if ! "$pmusim" trace capture --cpu wsm -o "$work/probe.pmt" -- "$work/stream" 0 >/dev/null 2>"$work/err"; then
@@ -117,6 +117,29 @@ if [ "$mode" = counts ]; then
         m=$(( $(count $cpu::$mis "$work/b.pmt") - $(count $cpu::$mis "$work/b0.pmt") ))
         expect "$cpu branchy $mis" $m $((b / 2)) 6
     done
+
+    # `rep movsb` of 4,096 bytes 100 times against 0 bytes 100 times: the
+    # same instructions (a REP instruction retires once, however many
+    # iterations; the capture gives its 8,192 accesses to the model in parts
+    # of 64), and 409,600 more load and store records, none dropped.
+    for cpu in knm wsm; do
+        if [ $cpu = knm ]; then ld=MEM_UOPS_RETIRED:ALL_LOADS; st=MEM_UOPS_RETIRED:ALL_STORES; else ld=MEM_INST_RETIRED:LOADS; st=MEM_INST_RETIRED:STORES; fi
+        cap $cpu "$work/p0.pmt" "$work/rep" 0000 100  # as many digits to parse
+        cap $cpu "$work/p.pmt" "$work/rep" 4096 100
+        i=$(( $(count $cpu::INST_RETIRED:ANY_P "$work/p.pmt") - $(count $cpu::INST_RETIRED:ANY_P "$work/p0.pmt") ))
+        expect "$cpu rep movsb INST_RETIRED:ANY_P" $i 0 0
+        l=$(( $(count $cpu::$ld "$work/p.pmt") - $(count $cpu::$ld "$work/p0.pmt") ))
+        expect "$cpu rep movsb $ld" $l 409600 0
+        w=$(( $(count $cpu::$st "$work/p.pmt") - $(count $cpu::$st "$work/p0.pmt") ))
+        expect "$cpu rep movsb $st" $w 409600 0
+    done
+    # the same instruction again through trace annotate (MEM records beyond
+    # 64 per INSN record: parts again)
+    "$pmusim" trace annotate "$work/p.pmt" "$work/pa.pmt" --cpu wsm --D1=16384,4,64
+    i=$(( $(count wsm::INST_RETIRED:ANY_P "$work/pa.pmt") - $(count wsm::INST_RETIRED:ANY_P "$work/p0.pmt") ))
+    expect "wsm rep movsb annotated INST_RETIRED:ANY_P" $i 0 0
+    l=$(( $(count wsm::MEM_INST_RETIRED:LOADS "$work/pa.pmt") - $(count wsm::MEM_INST_RETIRED:LOADS "$work/p0.pmt") ))
+    expect "wsm rep movsb annotated MEM_INST_RETIRED:LOADS" $l 409600 0
 
     # Two guest threads on two hardware threads: each retires its own loop
     # (at least 2 instructions per word and pass).
