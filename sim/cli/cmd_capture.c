@@ -929,6 +929,12 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                 (guint64)st.d1_miss, (guint64)st.l2_miss, (guint64)st.ll_access,
                 (guint64)st.ll_miss, (guint64)st.cond_branches, (guint64)st.mispredicts,
                 (guint64)st.cycles);
+        if (st.split_parts)
+            fprintf(stderr,
+                    "pmusim: %" G_GUINT64_FORMAT " parts of long instructions (REP strings) ran "
+                    "as instructions of their own: another thread's records filled a queue "
+                    "while they waited (docs/UARCH.md, section 1)\n",
+                    (guint64)st.split_parts);
     }
     if (timing)
         capture_timing_print(&tm, &child_usage, cap);

@@ -26,6 +26,9 @@
 
 #define OUT_BATCH 1024u
 #define QUEUE_CAP 2048u       /* records held per SMT thread while merging */
+/* ... while another thread's instruction in parts holds them back (a
+ * string instruction's accesses: 6.8 MB of records at most) */
+#define OPEN_QUEUE_CAP 65536u
 #define IDLE_MIN 8u           /* a retirement gap this long becomes an IDLE record */
 #define RING_SIZE 256u        /* >= every CPU's window, power of two */
 #define MAX_INSN_EVENTS 16u
@@ -59,7 +62,7 @@ typedef struct uarch_thread {
     uint8_t plm;
     /* output queue (SMT merge; Montecito: the held L3-miss instruction) */
     pmusim_rec_t *q;
-    uint32_t qhead, qlen, qcap; /* qcap: allocated (a power of 2, grown up to QUEUE_CAP) */
+    uint32_t qhead, qlen, qcap; /* qcap: allocated (a power of 2, grown up to OPEN_QUEUE_CAP) */
     gboolean holding;          /* Montecito: this thread's records wait for a switch */
     uint64_t switched_in;      /* Montecito: cycle this thread got the pipeline */
     insn_event_t evacc[MAX_INSN_EVENTS]; /* EVENT counts not yet written */
@@ -72,6 +75,12 @@ typedef struct uarch_thread {
      * ends, so that no EVENT record comes between its MEM records */
     insn_event_t oev[MAX_INSN_EVENTS];
     unsigned noev;
+    /* The thread's open instruction (its parts): the cycle of its INSN
+     * record, which its further MEM records take, its ip, and the thread's
+     * n after its last part (another instruction of the thread moves n: the
+     * open one has ended). */
+    gboolean open;
+    uint64_t open_cycle, open_ip, open_n;
 } uarch_thread_t;
 
 struct pmusim_uarch {
@@ -132,16 +141,9 @@ struct pmusim_uarch {
     /* The fast path's one test for EVENT work after an instruction: at most
      * th[0].ev_due, 0 while the instruction has counts (u->niev) */
     uint64_t ev_gate;
-    /* The open instruction (its parts, PMUSIM_UARCH_ACC_MORE): its thread
-     * (NO_OPEN: none), the cycle of its INSN record, which its further MEM
-     * records take, its ip, and its thread's n after its last part (another
-     * instruction of the thread moves n: the open one has ended). */
-    uint32_t open_ti;
-    uint64_t open_cycle, open_ip, open_n;
+    uint32_t nopen;      /* threads with an open instruction (parts, PMUSIM_UARCH_ACC_MORE) */
     uint64_t cont_parts; /* continuations run (each took a ring entry: not instructions) */
 };
-
-#define NO_OPEN UINT32_MAX
 
 /* ---- output ---- */
 
@@ -213,17 +215,20 @@ static void merge_drain(pmusim_uarch_t *u, gboolean force)
             }
             if (best < 0)
                 return;
-            if (G_UNLIKELY(u->open_ti != NO_OPEN) && (uint32_t)best != u->open_ti) {
-                /* an open instruction's records come first on a tie; no
-                 * other thread's record of its cycle or later goes out
-                 * before it ends (its MEM records still come, at its
-                 * cycle: FORMAT.md §4.3).  rec_slot() ends it before a
-                 * forced drain for another thread could stop here. */
-                const uarch_thread_t *o = &u->th[u->open_ti];
+            /* an open instruction's records come first on a tie; no
+             * other thread's record of its cycle or later goes out before
+             * it ends (its MEM records still come, at its cycle:
+             * FORMAT.md §4.3).  rec_slot() ends the others' before a
+             * forced drain for a thread could stop here.  (A change of
+             * best only lowers bc: the open threads passed stay passed.) */
+            for (uint32_t i = 0; G_UNLIKELY(u->nopen) && i < u->nthreads; i++) {
+                const uarch_thread_t *o = &u->th[i];
+                if (!o->open || (int)i == best)
+                    continue;
                 if (o->qlen && o->q[o->qhead].cycle <= bc) {
-                    best = (int)u->open_ti;
+                    best = (int)i;
                     bc = o->q[o->qhead].cycle;
-                } else if (bc >= u->open_cycle) {
+                } else if (bc >= o->open_cycle) {
                     return;
                 }
             }
@@ -244,7 +249,7 @@ static void merge_drain(pmusim_uarch_t *u, gboolean force)
     }
 }
 
-static void insn_close(pmusim_uarch_t *u);
+static void insn_close(pmusim_uarch_t *u, uint32_t ti);
 
 /* A zeroed record of kind/thread/plm at `cycle`: field by field, because
  * a compound literal or memset of the 104-byte record compiles to `rep
@@ -267,9 +272,10 @@ static inline void rec_clear(pmusim_rec_t *r, uint64_t cycle, unsigned kind, uin
     r->oc = (pmusim_offcore_t){ 0 };
 }
 
-/* Doubles a thread's queue storage (its capacity stays QUEUE_CAP: the
- * storage starts small because most runs never fill it, and creating a model
- * should not cost 200 KiB per thread). */
+/* Doubles a thread's queue storage (its capacity stays QUEUE_CAP, or
+ * OPEN_QUEUE_CAP behind an instruction in parts: the storage starts small
+ * because most runs never fill it, and creating a model should not cost
+ * 200 KiB per thread). */
 static G_GNUC_NO_INLINE void queue_grow(uarch_thread_t *t)
 {
     uint32_t cap = t->qcap ? 2 * t->qcap : 64;
@@ -290,13 +296,16 @@ static inline pmusim_rec_t *rec_slot(pmusim_uarch_t *u, uint32_t ti, uint64_t cy
     uarch_thread_t *t = &u->th[ti];
     pmusim_rec_t *r;
     if (u->merge || t->holding) {
-        if (G_UNLIKELY(t->qlen == QUEUE_CAP)) {
-            /* another thread's open instruction would hold this queue's
-             * records back: it ends here (its later parts run as
-             * instructions of their own) */
-            if (u->open_ti != NO_OPEN && u->open_ti != ti)
-                insn_close(u);
-            while (t->qlen == QUEUE_CAP)
+        if (G_UNLIKELY(t->qlen >= QUEUE_CAP) &&
+            !(u->nopen > (uint32_t)t->open && t->qlen < OPEN_QUEUE_CAP)) {
+            /* other threads' open instructions, which hold this queue's
+             * records back, may do so up to OPEN_QUEUE_CAP records; then
+             * they end here (their later parts run as instructions of their
+             * own) */
+            for (uint32_t i = 0; u->nopen && i < u->nthreads; i++)
+                if (i != ti && u->th[i].open)
+                    insn_close(u, i);
+            while (t->qlen >= QUEUE_CAP)
                 merge_drain(u, TRUE);
         }
         if (G_UNLIKELY(t->qlen == t->qcap))
@@ -399,7 +408,6 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->nthreads = nthreads;
     u->merge = !cfg->soemt && nthreads > 1;
     u->merge_last = UINT32_MAX;
-    u->open_ti = NO_OPEN;
     u->soemt = cfg->soemt && nthreads > 1;
     u->share = u->merge ? nthreads : 1;
     u->window = cfg->window / u->share;
@@ -1214,17 +1222,17 @@ static void events_stash(pmusim_uarch_t *u, uarch_thread_t *t)
     u->niev = 0;
 }
 
-/* Ends the open instruction, if any: its counts become its thread's (at
- * the thread's last retirement, its INSN record's cycle unless an
+/* Ends thread ti's open instruction, if any: its counts become the
+ * thread's (at its last retirement, the INSN record's cycle unless an
  * instruction ran after it), and the records the open rule of
  * merge_drain() held back go out. */
-static void insn_close(pmusim_uarch_t *u)
+static void insn_close(pmusim_uarch_t *u, uint32_t ti)
 {
-    const uint32_t ti = u->open_ti;
-    if (ti == NO_OPEN)
-        return;
-    u->open_ti = NO_OPEN;
     uarch_thread_t *t = &u->th[ti];
+    if (!t->open)
+        return;
+    t->open = FALSE;
+    u->nopen--;
     const uint64_t r = t->last_ret;
     events_add(u, ti, r, t->oev, t->noev);
     t->noev = 0;
@@ -1233,6 +1241,13 @@ static void insn_close(pmusim_uarch_t *u)
     u->ev_gate = u->niev ? 0 : u->th[0].ev_due;
     if (u->merge)
         merge_drain(u, FALSE);
+}
+
+/* Ends every open instruction. */
+static void insn_close_all(pmusim_uarch_t *u)
+{
+    for (uint32_t i = 0; u->nopen && i < u->nthreads; i++)
+        insn_close(u, i);
 }
 
 /* ---- Montecito thread switching ---- */
@@ -1747,7 +1762,7 @@ accesses_run(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *
 /* One instruction; `merge` and `soemt` are u->merge and u->soemt as
  * constants, so each configuration gets a body without the others' tests
  * (docs/UARCH.md, speed).  `open`: the first part of an instruction whose
- * accesses continue (PMUSIM_UARCH_ACC_MORE): it stays open (u->open_ti),
+ * accesses continue (PMUSIM_UARCH_ACC_MORE): it stays open (t->open),
  * its counts wait in t->oev. */
 static inline __attribute__((always_inline)) gboolean
 insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const gboolean merge,
@@ -1758,9 +1773,14 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
      * let only in->thread < u->nthreads == 1 through */
     const uint32_t ti = merge || soemt ? in->thread : 0;
     /* an instruction of the open one's thread ends it; SMT threads may run
-     * beside it (merge_drain() holds their records) */
-    if (G_UNLIKELY(u->open_ti != NO_OPEN) && (!merge || u->open_ti == ti))
-        insn_close(u);
+     * beside it (merge_drain() holds their records); Montecito's switches
+     * write records of other threads: every open one ends */
+    if (G_UNLIKELY(u->nopen)) {
+        if (merge)
+            insn_close(u, ti);
+        else
+            insn_close_all(u);
+    }
     uarch_thread_t *t = &u->th[ti];
     t->plm = in->plm & 3;
     if (soemt)
@@ -1909,10 +1929,11 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     }
     if (open) {
         events_stash(u, t);
-        u->open_ti = ti;
-        u->open_cycle = r;
-        u->open_ip = in->ip;
-        u->open_n = t->n;
+        t->open = TRUE;
+        u->nopen++;
+        t->open_cycle = r;
+        t->open_ip = in->ip;
+        t->open_n = t->n;
     } else if (u->niev || r >= t->ev_due) {
         events_collect(u, ti, r); /* else it would add nothing and write nothing */
     }
@@ -1963,11 +1984,10 @@ static G_GNUC_NO_INLINE gboolean insn_body_rt(pmusim_uarch_t *u, const pmusim_ua
  * without the flags): dispatched and retired as the instruction's own work
  * (its uops again, a reorder-window entry, the loads' latency), written as
  * MEM records at the instruction's cycle, directly after its others. */
-static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
-                                       uint32_t n)
+static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
+                                       const pmusim_uarch_insn_t *in, uint32_t n)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
-    const uint32_t ti = u->open_ti;
     uarch_thread_t *t = &u->th[ti];
     t->plm = in->plm & 3;
     u->niev = 0;
@@ -1990,9 +2010,9 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, const pmusim_uarch_ins
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
     u->cont_parts++;
-    u->open_n = t->n;
+    t->open_n = t->n;
     for (uint32_t k = 0; k < n; k++) {
-        pmusim_rec_t *m = rec_new(u, ti, PMUSIM_REC_MEM, u->open_cycle);
+        pmusim_rec_t *m = rec_new(u, ti, PMUSIM_REC_MEM, t->open_cycle);
         m->ip = in->ip;
         m->mem = mem[k];
     }
@@ -2013,17 +2033,22 @@ static G_GNUC_NO_INLINE gboolean insn_part(pmusim_uarch_t *u, const pmusim_uarch
     if (!insn_check(u, &x, error, FALSE))
         return FALSE;
     const uint32_t ti = u->merge || u->soemt ? x.thread : 0;
-    if ((parts & PMUSIM_UARCH_ACC_CONT) && u->open_ti == ti && u->open_ip == x.ip &&
-        u->th[ti].n == u->open_n) {
+    const uarch_thread_t *t = &u->th[ti];
+    if ((parts & PMUSIM_UARCH_ACC_CONT) && t->open && t->open_ip == x.ip && t->n == t->open_n) {
         if (x.naccess)
-            insn_cont(u, &x, x.naccess);
+            insn_cont(u, ti, &x, x.naccess);
         if (!(parts & PMUSIM_UARCH_ACC_MORE))
-            insn_close(u);
+            insn_close(u, ti);
         return take_error(u, error);
     }
     /* an instruction of its own: the first part, or a continuation whose
-     * instruction has ended */
-    insn_close(u);
+     * instruction has ended; an open one of the thread ends (one whose
+     * thread ran another instruction since: insn_body() would end it too,
+     * but an empty last part does not run) */
+    if (u->merge)
+        insn_close(u, ti);
+    else
+        insn_close_all(u);
     if (parts & PMUSIM_UARCH_ACC_CONT) {
         if (!x.naccess)
             return TRUE; /* the end of an instruction that ended already */
@@ -2214,7 +2239,11 @@ gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GE
                     "0..%u pass through the model", rec->cycle, u->nthreads - 1);
         return FALSE;
     }
-    insn_close(u); /* a record between its parts would split its MEM records */
+    /* a record between an instruction's parts would split its MEM records */
+    if (u->merge)
+        insn_close(u, rec->thread);
+    else
+        insn_close_all(u);
     uarch_thread_t *t = &u->th[rec->thread];
     uint64_t cycle = t->any ? t->last_ret : t->ret_cycle;
     if (cycle < u->floor && !(u->soemt && t->holding))
@@ -2237,7 +2266,7 @@ gboolean pmusim_uarch_finish(pmusim_uarch_t *u, GError **error)
                     "the model stopped after a sink failure");
         return FALSE;
     }
-    insn_close(u);
+    insn_close_all(u);
     if (u->soemt) {
         /* a thread switched out with a held L3 miss comes back to retire it */
         for (uint32_t i = 0; i < u->nthreads; i++)
@@ -2306,7 +2335,7 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
                     : thread >= u->nthreads ? "thread out of range" : "no cycles");
         return FALSE;
     }
-    insn_close(u);
+    insn_close(u, thread); /* halt: not for Montecito (above) */
     uarch_thread_t *t = &u->th[thread];
     u->st.cycles = stats_cycles(u); /* before last_ret changes */
     uint64_t from = (t->any ? t->last_ret : t->ret_cycle) + 1;

@@ -63,7 +63,7 @@ def load_event_table(path):
 
 def parse_filter(where, spec, source):
     f = {'need': [], 'dir': None, 'lvl': [], 'tlb': [], 'kind': [], 'taken': False,
-         'misp': False, 'req': [], 'bit': False, 'ev': False, 'model': False}
+         'misp': False, 'req': [], 'bit': False, 'ev': False, 'model': False, 'once': False}
     for tok in spec.split():
         key, _, val = tok.partition('=')
         vals = val.split('|') if val else []
@@ -73,6 +73,8 @@ def parse_filter(where, spec, source):
             f['ev'] = True
         elif key == 'model' and not val:
             f['model'] = True
+        elif key == 'once' and not val:
+            f['once'] = True
         elif key in ('mem', 'br', 'oc') and not val:
             f['need'].append(key)
         elif key == 'dir' and val in ('ld', 'st'):
@@ -213,6 +215,7 @@ def main():
                        f'.bit = {"true" if f["bit"] else "false"}, .f = {{{", ".join(fl) or ".need_flags = 0"}}}, '
                        f'.needs = {needs}, .events_first = {"true" if f["ev"] else "false"}, '
                        f'.model_only = {"true" if f["model"] else "false"}, '
+                       f'.once = {"true" if f["once"] else "false"}, '
                        f'.name = "{event}", .phrase = "{phrase}"}},')
         out.append('};')
         out.append(f'const size_t x86_n_events_{m} = sizeof x86_events_{m} / sizeof x86_events_{m}[0];')

@@ -138,6 +138,10 @@ typedef struct x86_ctr {
     bool restricted; /* event not countable on this counter (Intel's data): counts nothing */
     bool pebs_invalid; /* PEBS requested in a set-up the SDM calls invalid: overflows normally */
     bool pebs_armed;   /* PEBS: overflowed; the assist fires at the next qualifying event */
+    /* a `once` event (x86_evmap_t.once): counts an instruction at most once;
+     * once_id is the model's mem_insn it last counted or skipped */
+    bool once;
+    uint64_t once_id;
     uint64_t overflows;
     x86_filter_t fb[X86_MAX_BITS]; /* BITS: one filter per umask bit */
     char label[PMUSIM_REG_LABEL_MAX];
@@ -284,6 +288,14 @@ typedef struct x86_model {
     bool gap_mode;
     bool finished;
     bool warned_order, warned_thread;
+    /* The instruction MEM records belong to (x86_count_mem()): mem_insn
+     * numbers the instructions with MEM records, mem_head is the INSN record
+     * of the current one; last_rec the last record of the previous
+     * x86_consume() call (have_last), whose MEM records may go on. */
+    uint64_t mem_insn;
+    pmusim_rec_t mem_head;
+    pmusim_rec_t last_rec;
+    bool have_last;
     x86_ctr_t *lazy[X86_LISTENERS];
     uint32_t n_lazy;
     x86_ctr_t *thresh[X86_LISTENERS];
@@ -909,6 +921,7 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         m->n_armed--;
     }
 
+    c->once = false;
     if (slot < X86_MAX_GP) {
         const x86_evmap_t *hits[X86_MAX_BITS];
         size_t n;
@@ -925,10 +938,14 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
             if (n == 1) {
                 c->src = hits[0]->src;
                 c->f = hits[0]->f;
+                c->once = hits[0]->once;
             } else {
                 c->src = X86_SRC_BITS;
-                for (size_t b = 0; b < n; b++)
+                c->once = false;
+                for (size_t b = 0; b < n; b++) {
                     c->fb[b] = x86_filter_norm(hits[b]->f);
+                    c->once |= hits[b]->once; /* the umask's bits count instructions */
+                }
                 c->nbits = (uint8_t)n;
             }
         } else {
@@ -1647,6 +1664,28 @@ static void x86_outstanding_start(x86_model_t *m, x86_ctr_t *c, const pmusim_rec
     x86_deadline_update(m);
 }
 
+/* Whether counter c's filter (FILTER: one, BITS: any of its bits) holds for r. */
+static inline bool x86_ctr_match(const x86_ctr_t *c, const pmusim_rec_t *r)
+{
+    if (c->src == X86_SRC_FILTER)
+        return x86_filter_match(&c->f, r);
+    for (uint32_t b = 0; b < c->nbits; b++)
+        if (x86_filter_match(&c->fb[b], r))
+            return true;
+    return false;
+}
+
+/* A MEM record matching the `once` counter c: true when it is the first
+ * record of its instruction to do so (neither the INSN record, mem_head,
+ * nor an earlier MEM record matched), so that c counts the instruction. */
+static bool x86_once_first(x86_model_t *m, x86_ctr_t *c)
+{
+    if (c->once_id == m->mem_insn)
+        return false;
+    c->once_id = m->mem_insn;
+    return !x86_ctr_match(c, &m->mem_head);
+}
+
 /* The listeners that need a dispatch on their source (kept out of line so
  * that the common path of x86_consume stays small). */
 static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_listeners_t *l,
@@ -1665,12 +1704,9 @@ static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_li
             occ = r->uops ? r->uops : 1;
             break;
         case X86_SRC_FILTER:
-            occ = x86_filter_match(&c->f, r);
-            break;
         case X86_SRC_BITS:
-            occ = 0;
-            for (uint32_t b = 0; b < c->nbits && !occ; b++)
-                occ = x86_filter_match(&c->fb[b], r);
+            occ = x86_ctr_match(c, r) &&
+                  (!c->once || r->kind != PMUSIM_REC_MEM || x86_once_first(m, c));
             break;
         case X86_SRC_LDLAT:
             occ = (r->flags & PMUSIM_F_MEM) && !r->mem.is_store && r->mem.latency > c->lat_min;
@@ -1744,7 +1780,8 @@ static void x86_count_mem(x86_model_t *m, const x86_thread_t *th, const pmusim_r
     if (l->filt_flags & PMUSIM_F_MEM) {
         for (uint32_t k = 0; k < l->n_filt; k++) {
             x86_ctr_t *ct = l->filt[k];
-            if ((ct->f.need_flags & PMUSIM_F_MEM) && x86_filter_match(&ct->f, &mr))
+            if ((ct->f.need_flags & PMUSIM_F_MEM) && x86_filter_match(&ct->f, &mr) &&
+                (!ct->once || x86_once_first(m, ct)))
                 x86_filt_count(m, ct, &mr);
         }
     }
@@ -3274,9 +3311,17 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
         case PMUSIM_REC_EVENT:
             x86_count_event(m, th, r);
             break;
-        case PMUSIM_REC_MEM:
+        case PMUSIM_REC_MEM: {
+            /* the first MEM record of an instruction follows its INSN
+             * record (FORMAT.md §4.3; in the last call at a batch's start) */
+            const pmusim_rec_t *p = i ? &recs[i - 1] : m->have_last ? &m->last_rec : NULL;
+            if (p && p->kind == PMUSIM_REC_INSN) {
+                m->mem_insn++;
+                m->mem_head = *p;
+            }
             x86_count_mem(m, th, r);
             break;
+        }
         default:
             break;
         }
@@ -3286,6 +3331,10 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
     m->records += n;
     if (n && x86_sat_add(m->cur, 1) > m->end) /* the last record's cycle is in the trace */
         m->end = x86_sat_add(m->cur, 1);
+    if (n) {
+        m->last_rec = recs[n - 1];
+        m->have_last = true;
+    }
 }
 
 void x86_finish(pmusim_model_t *base)

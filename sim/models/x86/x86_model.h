@@ -87,6 +87,10 @@ typedef struct x86_evmap {
     uint32_t needs;        /* PMUSIM_ANN_* the trace must carry for the count to mean anything */
     bool events_first;     /* with PMUSIM_ANN_EVENTS the trace's EVENT records count it instead */
     bool model_only;       /* a trace without an annotations key counts its EVENT records instead */
+    /* counts instructions: an instruction's INSN and MEM records together
+     * count at most once (MEM_INST_RETIRED:LOADS, "instructions retired
+     * which contain a load") */
+    bool once;
     const char *name;      /* as trace-events.csv names it */
     const char *phrase;    /* for ops->event_source() */
 } x86_evmap_t;

@@ -895,6 +895,59 @@ static void test_declared_events(void)
     }
 }
 
+/* MEM_INST_RETIRED:LOADS / STORES count instructions ("instructions
+ * retired which contain a load", Intel's description): an instruction's
+ * INSN record and MEM records count at most once, while
+ * MEM_LOAD_RETIRED:L1D_HIT counts every load record.  Four instructions:
+ * A (load, then MEM load, MEM store), B (store, then MEM load, MEM load),
+ * C (no access), D (load): LOADS 3 (A, B, D), STORES 2 (A, B), L1D_HIT 5,
+ * LOADS|STORES (umask 0x03, two bits) 3 (A, B, D).  The same fed a record
+ * per call (a MEM record's instruction then starts in the call before) and
+ * with the instructions on thread 1 of two. */
+static void test_mem_inst_once(void)
+{
+    for (int mode = 0; mode < 3; mode++) {
+        const uint8_t th = mode == 2;
+        pmusim_model_t *m = mk("wsm", th ? 2 : 1);
+        wr(m, EVTSEL0 + 0, EVT(0x0b, 0x01) | EN | USR | OS, th); /* MEM_INST_RETIRED:LOADS */
+        wr(m, EVTSEL0 + 1, EVT(0x0b, 0x02) | EN | USR | OS, th); /* MEM_INST_RETIRED:STORES */
+        wr(m, EVTSEL0 + 2, EVT(0xcb, 0x01) | EN | USR | OS, th); /* MEM_LOAD_RETIRED:L1D_HIT */
+        wr(m, EVTSEL0 + 3, EVT(0x0b, 0x03) | EN | USR | OS, th); /* LOADS | STORES */
+        pmusim_rec_t t[9];
+        size_t n = 0;
+        for (int k = 0; k < 4; k++) {
+            pmusim_rec_t a = load((uint64_t)k + 1, 4, PMUSIM_LVL_L1D);
+            a.thread = th;
+            if (k == 2) { /* C: no access */
+                a.flags = 0;
+                memset(&a.mem, 0, sizeof a.mem);
+            }
+            a.mem.is_store = k == 1;
+            t[n++] = a;
+            for (int j = 0; j < 2 && k < 2; j++) {
+                pmusim_rec_t x = a;
+                x.kind = PMUSIM_REC_MEM;
+                x.mem.addr += 8 * ((uint64_t)j + 1);
+                x.mem.is_store = k == 0 && j == 1;
+                t[n++] = x;
+            }
+        }
+        CU_ASSERT_EQUAL_FATAL(n, 8);
+        if (mode == 1) {
+            for (size_t i = 0; i < n; i++)
+                m->ops->consume(m, &t[i], 1);
+            m->ops->finish(m);
+        } else {
+            run(m, t, n);
+        }
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 0, th), 3);
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 1, th), 2);
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 2, th), 5);
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 3, th), 3);
+        pmusim_model_free(m);
+    }
+}
+
 /* Events whose unit masks the trace fields hold (issue 10): derived. */
 static void test_derived_events_wsm(void)
 {
@@ -1481,6 +1534,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_halted_thread_total_cycles);
     PMUSIM_ADD_TEST(s, test_not_in_trace_status);
     PMUSIM_ADD_TEST(s, test_declared_events);
+    PMUSIM_ADD_TEST(s, test_mem_inst_once);
     PMUSIM_ADD_TEST(s, test_derived_exec_issue_wsm);
     PMUSIM_ADD_TEST(s, test_derived_events_wsm);
     PMUSIM_ADD_TEST(s, test_exec_as_retired_wsm);

@@ -1457,18 +1457,19 @@ static void test_parts_batch(void)
 /* SMT threads run between the parts of a thread's instruction: their
  * records wait (none of the instruction's cycle or later comes between its
  * MEM records), and it stays one instruction.  When the waiting records
- * fill a thread's queue (2,048 records: 2,500 instructions of thread 1
- * between two parts), the instruction ends early and the next part is an
- * instruction of its own (split_parts 1).  On one thread, an instruction
- * between the parts ends it too; an empty last part of an ended
- * instruction makes nothing. */
+ * fill a thread's queue (65,536 records behind an instruction in parts:
+ * 70,000 instructions of thread 1 after each of the first two parts), the
+ * instruction ends early and the next part is an instruction of its own,
+ * twice (split_parts 2: three INSN records, 189 MEM records).
+ * On one thread, an instruction between the parts ends it too; an empty
+ * last part of an ended instruction makes nothing. */
 static void test_parts_interleaved(void)
 {
     pmusim_uarch_access_t *acc = line_loads(0x30000000, 192);
     for (int overflow = 0; overflow < 2; overflow++) {
         collect_t c;
         pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 2, NULL, &c);
-        const int between = overflow ? 2500 : 10;
+        const int between = overflow ? 70000 : 3000; /* 3,000: beyond the 2,048 of a queue */
         GError *e = NULL;
         for (uint32_t k = 0; k < 192; k += 64) {
             pmusim_uarch_insn_t in = {
@@ -1484,11 +1485,11 @@ static void test_parts_interleaved(void)
         pmusim_uarch_stats_t st;
         pmusim_uarch_get_stats(u, &st);
         CU_ASSERT_EQUAL(mem_misplaced(&c), 0);
-        CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_MEM, 0), overflow ? 190 : 191);
-        CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_INSN, 0), overflow ? 2 : 1);
+        CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_MEM, 0), overflow ? 189 : 191);
+        CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_INSN, 0), overflow ? 3 : 1);
         CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_INSN, 1), 2 * between);
-        CU_ASSERT_EQUAL(st.split_parts, overflow ? 1 : 0);
-        CU_ASSERT_EQUAL(st.insns, 2 * between + (overflow ? 2 : 1));
+        CU_ASSERT_EQUAL(st.split_parts, overflow ? 2 : 0);
+        CU_ASSERT_EQUAL(st.insns, 2 * between + (overflow ? 3 : 1));
         done(u, &c);
     }
     /* one thread: a plain instruction between two parts ends the first */
@@ -1512,6 +1513,42 @@ static void test_parts_interleaved(void)
     CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_INSN, -1), 3);
     CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_MEM, -1), 126);
     CU_ASSERT_EQUAL(mem_misplaced(&c), 0);
+    done(u, &c);
+    g_free(acc);
+}
+
+/* Two SMT threads each in the middle of an instruction in parts, their
+ * parts alternating (two string instructions at once): each stays one
+ * instruction with its 191 MEM records together (the later one's wait for
+ * the earlier one's end), none split. */
+static void test_parts_two_threads(void)
+{
+    pmusim_uarch_access_t *acc = line_loads(0x50000000, 2 * 192);
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 2, NULL, &c);
+    GError *e = NULL;
+    for (uint32_t k = 0; k < 192; k += 64)
+        for (uint32_t t = 0; t < 2; t++) {
+            pmusim_uarch_insn_t in = {
+                .ip = 0x401004 + 0x1000 * (uint64_t)t, .thread = (uint8_t)t, .plm = 3, .len = 2,
+                .uops = 2, .access = acc + 192 * t + k,
+                .naccess = 64u | (k ? PMUSIM_UARCH_ACC_CONT : 0) |
+                           (k < 128 ? PMUSIM_UARCH_ACC_MORE : 0) };
+            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+        }
+    run(u, 0, 0x401008, 0, 0, FALSE, FALSE);
+    run(u, 1, 0x402008, 0, 0, FALSE, FALSE);
+    finish(u);
+    assert_cycle_order(&c);
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(mem_misplaced(&c), 0);
+    for (int t = 0; t < 2; t++) {
+        CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_INSN, t), 2);
+        CU_ASSERT_EQUAL(kind_count(&c, PMUSIM_REC_MEM, t), 191);
+    }
+    CU_ASSERT_EQUAL(st.split_parts, 0);
+    CU_ASSERT_EQUAL(st.insns, 4);
     done(u, &c);
     g_free(acc);
 }
@@ -1579,6 +1616,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_parts_one_instruction);
     PMUSIM_ADD_TEST(s, test_parts_batch);
     PMUSIM_ADD_TEST(s, test_parts_interleaved);
+    PMUSIM_ADD_TEST(s, test_parts_two_threads);
     PMUSIM_ADD_TEST(s, test_parts_bad);
     s = CU_add_suite("options", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_options);
