@@ -100,7 +100,14 @@ void pmusim_capture_set_children_out(pmusim_capture_t *c, const char *out);
 /* TRUE once the END chunk was read (the plugin saw the program exit). */
 gboolean pmusim_capture_saw_end(const pmusim_capture_t *c);
 uint32_t pmusim_capture_guest_threads(const pmusim_capture_t *c);
+/* Instructions run through the model (a REP string instruction once,
+ * whatever its iterations). */
 uint64_t pmusim_capture_instructions(const pmusim_capture_t *c);
+/* Times a REP string instruction was entered again for its next
+ * iteration (QEMU runs each iteration, and a last test of the count, as a
+ * block of its own): what valgrind's tools, which count every such entry
+ * as an instruction, count more than pmusim_capture_instructions(). */
+uint64_t pmusim_capture_rep_iterations(const pmusim_capture_t *c);
 /* The guest binary's path from the HELLO chunk, or NULL. */
 const char *pmusim_capture_binary(const pmusim_capture_t *c);
 /* The plugin's figures from the END chunk (all 0 without them): nanoseconds

@@ -929,6 +929,12 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                 (guint64)st.d1_miss, (guint64)st.l2_miss, (guint64)st.ll_access,
                 (guint64)st.ll_miss, (guint64)st.cond_branches, (guint64)st.mispredicts,
                 (guint64)st.cycles);
+        if (pmusim_capture_rep_iterations(cap))
+            fprintf(stderr,
+                    "pmusim: REP string instructions were re-entered %" G_GUINT64_FORMAT
+                    " times, once per iteration (cachegrind and lackey count each as an "
+                    "instruction; the hardware and pmusim do not)\n",
+                    (guint64)pmusim_capture_rep_iterations(cap));
         if (st.split_parts)
             fprintf(stderr,
                     "pmusim: %" G_GUINT64_FORMAT " parts of long instructions (REP strings) ran "

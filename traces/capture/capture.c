@@ -86,6 +86,7 @@ struct pmusim_capture {
     GStringChunk *marker_names; /* the fork MARKERs' names: they live until the
                                  * capture is freed (the writer may hold them) */
     uint64_t insns;
+    uint64_t rep_more; /* REP instructions entered again (pmusim_capture_rep_iterations()) */
     uint64_t plugin_write_ns, plugin_bytes, plugin_runq_ns; /* from END */
     gboolean model_failed; /* a model call failed: nothing more runs */
 };
@@ -333,6 +334,7 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
              * stays one instruction */
             if (t->tb && t->idx == t->tb->n - 1 && t->tb->rep_last && nb->rep_first &&
                 nb->vaddr == t->tb->in[t->idx].ip) {
+                c->rep_more++;
                 if (!cap_run_complete(c, t, error))
                     return FALSE;
                 t->tb = nb;
@@ -866,6 +868,7 @@ void pmusim_capture_set_children_out(pmusim_capture_t *c, const char *out)
 
 uint32_t pmusim_capture_guest_threads(const pmusim_capture_t *c) { return c->threads->len; }
 uint64_t pmusim_capture_instructions(const pmusim_capture_t *c) { return c->insns; }
+uint64_t pmusim_capture_rep_iterations(const pmusim_capture_t *c) { return c->rep_more; }
 const char *pmusim_capture_binary(const pmusim_capture_t *c) { return c->binary; }
 
 void pmusim_capture_plugin_timing(const pmusim_capture_t *c, uint64_t *write_ns, uint64_t *bytes,

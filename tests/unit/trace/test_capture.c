@@ -279,11 +279,11 @@ static void test_capture_threads_share_block(void)
         } else if (r->kind == PMUSIM_REC_MEM) {
             mems[r->thread]++;
             /* directly after its INSN or MEM record, at its cycle */
-            const pmusim_rec_t *p = &g_array_index(recs, pmusim_rec_t, i - 1);
             CU_ASSERT_FATAL(i > 0);
-            CU_ASSERT(p->kind == PMUSIM_REC_INSN || p->kind == PMUSIM_REC_MEM);
-            CU_ASSERT_EQUAL(p->thread, r->thread);
-            CU_ASSERT_EQUAL(p->cycle, r->cycle);
+            const pmusim_rec_t *q = &g_array_index(recs, pmusim_rec_t, i - 1);
+            CU_ASSERT(q->kind == PMUSIM_REC_INSN || q->kind == PMUSIM_REC_MEM);
+            CU_ASSERT_EQUAL(q->thread, r->thread);
+            CU_ASSERT_EQUAL(q->cycle, r->cycle);
             CU_ASSERT_EQUAL(r->ip, 0x401000);
         }
     }
