@@ -190,6 +190,10 @@ struct pmusim_trace_writer {
     pmusim_trace_header_t hdr;
     uint64_t nrec;
     uint64_t last_cycle;
+    /* trusted writes: a record before the previous one's cycle (or a MEM
+     * record off its instruction's) was seen in w_run(): the producer broke
+     * the order, and the file would not read back */
+    gboolean disorder;
     uint64_t ok_add;        /* binary: w_insn_ok()'s addend for the first word */
     gboolean failed;
     pmusim_rec_t prev;      /* the last record written (MEM records check and copy it) */
@@ -545,7 +549,7 @@ G_NO_INLINE static uint8_t *enc_insn_fields(w_ent_t *e, uint64_t *next_pos, gboo
  * codec's cycle to r's.  `ia64` is a constant where it is inlined. */
 G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_pos,
                                                 const gboolean ia64, uint64_t cycle, uint8_t *o,
-                                                const pmusim_rec_t *r)
+                                                const pmusim_rec_t *r, unsigned *disorder)
 {
     uint8_t *p = o + 1;
     unsigned h = 0;
@@ -553,6 +557,9 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_po
     if (d < 3) {
         h |= (unsigned)d;
     } else {
+        /* a record before the last one's cycle wraps around: tested only
+         * here, off the common deltas (w_run()'s trusted order check) */
+        *disorder |= (int64_t)d < 0;
         h |= 3;
         p = put_varint(p, d);
     }
@@ -621,7 +628,8 @@ static gboolean w_bin_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GErro
         c->thread = r->thread;
     }
     if (r->kind == PMUSIM_REC_INSN) {
-        p = enc_insn(w->went, c->next_pos, c->ia64, c->cycle, p, r);
+        unsigned checked = 0; /* w_rec_bad() tested the order */
+        p = enc_insn(w->went, c->next_pos, c->ia64, c->cycle, p, r, &checked);
         c->cycle = r->cycle;
     } else {
         uint64_t d = r->cycle - c->cycle;
@@ -860,6 +868,9 @@ G_ALWAYS_INLINE static inline size_t w_run(pmusim_trace_writer_t *w, const pmusi
     uint8_t *p = w->obuf + w->olen;
     uint8_t *const lim = w->obuf + OBUF_FLUSH;
     const pmusim_rec_t *r = recs, *const end = recs + n;
+    /* trusted: the order is the producer's promise, tested at the cost of
+     * an OR per record and reported after the run (w_write()) */
+    unsigned disorder = 0;
     /* In chunks of records that cannot reach the flush mark before their
      * last one (W_MAX_REC bytes each at most), so that only a chunk's end
      * compares with it: the run ends after the same record as with a test
@@ -875,7 +886,7 @@ G_ALWAYS_INLINE static inline size_t w_run(pmusim_trace_writer_t *w, const pmusi
                     *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
                     thread = r->thread;
                 }
-                p = enc_insn(went, next_pos, ia64, cycle, p, r);
+                p = enc_insn(went, next_pos, ia64, cycle, p, r, &disorder);
                 cycle = r->cycle;
             } else if (r->kind == PMUSIM_REC_MEM) {
                 /* the record before it, as tr_mem_follows() and the address
@@ -887,6 +898,8 @@ G_ALWAYS_INLINE static inline size_t w_run(pmusim_trace_writer_t *w, const pmusi
                                    q->kind == PMUSIM_REC_MEM) &&
                                   r->thread == thread && r->cycle == cycle && w_mem_ok(&r->mem)))
                     goto out;
+                if (trusted)
+                    disorder |= (r->cycle != cycle) | (r->thread != thread);
                 uint64_t base = q->kind == PMUSIM_REC_MEM || (q->kind == PMUSIM_REC_INSN &&
                                                               (q->flags & PMUSIM_F_MEM))
                                     ? q->mem.addr
@@ -911,6 +924,8 @@ G_ALWAYS_INLINE static inline size_t w_run(pmusim_trace_writer_t *w, const pmusi
                       : (r->plm > 3) | (r->kind == PMUSIM_REC_IDLE &&
                                         (r->n == 0 || r->cycle + r->n < r->cycle)))))
                     goto out;
+                if (trusted)
+                    disorder |= r->cycle < cycle;
                 /* as w_bin_rec() */
                 if (r->thread != thread) {
                     *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
@@ -944,6 +959,8 @@ G_ALWAYS_INLINE static inline size_t w_run(pmusim_trace_writer_t *w, const pmusi
     }
 out:;
     size_t done = (size_t)(r - recs);
+    if (trusted && disorder)
+        w->disorder = TRUE;
     if (done) {
         c->cycle = cycle;
         c->thread = thread;
@@ -986,6 +1003,20 @@ G_NO_INLINE static size_t w_run_ia64_trusted(pmusim_trace_writer_t *w, const pmu
     return w_run(w, recs, n, TRUE, TRUE);
 }
 
+/* A trusted producer's records broke the order (w->disorder): the writer
+ * fails, so that the output is not kept (an internal error: the reader
+ * would refuse the file). */
+static gboolean w_disorder(pmusim_trace_writer_t *w, GError **error)
+{
+    w->failed = TRUE;
+    g_set_error(error, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT,
+                "%s: near record %" PRIu64 ": the producer wrote records out of cycle order, "
+                "or a MEM record off its instruction's thread or cycle (an internal error: "
+                "please report it)",
+                w->path, w->nrec);
+    return FALSE;
+}
+
 static gboolean w_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size_t n,
                         gboolean trusted, GError **error)
 {
@@ -1002,6 +1033,8 @@ static gboolean w_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size
             size_t done = trusted ? (ia64 ? w_run_ia64_trusted(w, r, n - i)
                                           : w_run_x86_trusted(w, r, n - i))
                                   : (ia64 ? w_run_ia64(w, r, n - i) : w_run_x86(w, r, n - i));
+            if (G_UNLIKELY(w->disorder))
+                return w_disorder(w, error);
             if (done) {
                 i += done;
                 if (w->olen >= OBUF_FLUSH && !w_zflush(w, ZSTD_e_continue, error))
@@ -1010,6 +1043,10 @@ static gboolean w_write(pmusim_trace_writer_t *w, const pmusim_rec_t *recs, size
                     break;
                 r = &recs[i];
             }
+        }
+        if (trusted && r->cycle < w->last_cycle) {
+            w->disorder = TRUE;
+            return w_disorder(w, error);
         }
         if (!trusted) {
             const char *bad = w_rec_bad(w, r);

@@ -2248,6 +2248,13 @@ gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GE
     uint64_t cycle = t->any ? t->last_ret : t->ret_cycle;
     if (cycle < u->floor && !(u->soemt && t->holding))
         cycle = u->floor;
+    if (u->soemt && t->holding && t->qlen) {
+        /* after the held instruction (whose retirement last_ret does not
+         * hold yet): the queue goes out in order, retimed only forwards */
+        const pmusim_rec_t *held = &t->q[(t->qhead + t->qlen - 1) & (t->qcap - 1)];
+        if (cycle < held->cycle)
+            cycle = held->cycle;
+    }
     pmusim_rec_t *r = rec_new(u, rec->thread, rec->kind, cycle);
     r->plm = rec->plm;
     r->name = rec->name;

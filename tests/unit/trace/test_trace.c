@@ -590,6 +590,62 @@ static void test_writer_trusted(void)
     check_trusted_same(PMUSIM_CPU_MONT);
 }
 
+/* write_trusted() skips the checks for speed but not the order: a record
+ * before the previous one's cycle (an INSN, an EVENT, a MARKER) or a MEM
+ * record off its instruction's cycle, which would make a file the reader
+ * refuses, fails the writer (FORMAT error) in the batch or in a later one,
+ * and abort() leaves no file. */
+static void test_writer_trusted_order(void)
+{
+    for (int k = 0; k < 5; k++) {
+        pmusim_rec_t recs[3];
+        rec_insn(&recs[0], 10, 0, 0x401000);
+        rec_insn(&recs[1], 11, 0, 0x401004);
+        rec_insn(&recs[2], 12, 0, 0x401008);
+        pmusim_rec_t *bad = &recs[2];
+        if (k == 1) { /* an EVENT */
+            bad->kind = PMUSIM_REC_EVENT;
+            bad->ev_code = 0x51;
+            bad->n = 1;
+        } else if (k == 2) { /* a MARKER */
+            memset(bad, 0, sizeof *bad);
+            bad->kind = PMUSIM_REC_MARKER;
+            bad->name = "m";
+        } else if (k == 3) { /* a MEM record off its INSN's cycle */
+            recs[1].flags = PMUSIM_F_MEM;
+            recs[1].mem.size = 8;
+            memset(bad, 0, sizeof *bad);
+            bad->kind = PMUSIM_REC_MEM;
+            bad->flags = PMUSIM_F_MEM;
+            bad->mem.size = 8;
+            bad->cycle = 12;
+        }
+        if (k != 3)
+            bad->cycle = 9;
+        char *path = tmp_path("pmusim-tro-XXXXXX");
+        g_unlink(path);
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+        GError *e = NULL;
+        pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_BINARY, &h, &e);
+        pmusim_trace_header_clear(&h);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        gboolean ok;
+        if (k == 4) /* the bad record in the next call */
+            ok = pmusim_trace_writer_write_trusted(w, recs, 2, &e) &&
+                 pmusim_trace_writer_write_trusted(w, &recs[2], 1, &e);
+        else
+            ok = pmusim_trace_writer_write_trusted(w, recs, 3, &e);
+        CU_ASSERT_FALSE(ok);
+        CU_ASSERT_TRUE(g_error_matches(e, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_FORMAT));
+        CU_ASSERT_PTR_NOT_NULL(e && strstr(e->message, "out of cycle order"));
+        g_clear_error(&e);
+        pmusim_trace_writer_abort(w);
+        CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
+        g_free(path);
+    }
+}
+
 /* A sample text trace: text -> binary -> text is byte-identical, and the
  * binary reads back from memory as well as from a file. */
 static void check_sample(const char *name)
@@ -2509,6 +2565,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_symbol_batch_boundary_binary);
     PMUSIM_ADD_TEST(s, test_writer_rejects);
     PMUSIM_ADD_TEST(s, test_writer_trusted);
+    PMUSIM_ADD_TEST(s, test_writer_trusted_order);
     PMUSIM_ADD_TEST(s, test_writer_batches);
     PMUSIM_ADD_TEST(s, test_writer_repeats);
     PMUSIM_ADD_TEST(s, test_writer_rejects_in_run);

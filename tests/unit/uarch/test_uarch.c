@@ -831,6 +831,43 @@ static void test_montecito_switch_on_event(void)
 }
 
 /* Two SMT threads with different stalls come out merged in cycle order. */
+/* A MARKER passed through on a Montecito thread whose L3-missing load is
+ * held (its records wait for a switch) comes after that load's records,
+ * not at the thread's last retirement before it: the stream stays in
+ * cycle order, with or without a switch before the load retires. */
+static void test_montecito_marker_after_held(void)
+{
+    for (int sw = 0; sw < 2; sw++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_MONT, 2, NULL, &c);
+        run(u, 0, 0x4000000000010000, 0, 0, FALSE, FALSE);
+        run(u, 0, 0x4000000000010000, 0x90000000, 8, FALSE, FALSE); /* L3 miss: held */
+        pmusim_rec_t mk;
+        memset(&mk, 0, sizeof mk);
+        mk.kind = PMUSIM_REC_MARKER;
+        mk.plm = 3;
+        mk.name = "here";
+        GError *e = NULL;
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_passthrough(u, &mk, &e));
+        for (int i = 0; sw && i < 5; i++)
+            run(u, 1, 0x4000000000020000, 0, 0, FALSE, FALSE);
+        run(u, 0, 0x4000000000010010, 0, 0, FALSE, FALSE);
+        finish(u);
+        assert_cycle_order(&c);
+        guint miss = UINT_MAX, marker = UINT_MAX;
+        for (guint i = 0; i < c.recs->len; i++) {
+            if (rec(&c, i)->kind == PMUSIM_REC_INSN && rec(&c, i)->mem.addr == 0x90000000)
+                miss = i;
+            if (rec(&c, i)->kind == PMUSIM_REC_MARKER)
+                marker = i;
+        }
+        CU_ASSERT_FATAL(miss != UINT_MAX && marker != UINT_MAX);
+        CU_ASSERT(marker > miss);
+        CU_ASSERT(rec(&c, marker)->cycle >= rec(&c, miss)->cycle);
+        done(u, &c);
+    }
+}
+
 static void test_smt_merge_in_cycle_order(void)
 {
     collect_t c;
@@ -1611,6 +1648,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_records_count);
     PMUSIM_ADD_TEST(s, test_event_span_on_fast_path);
     PMUSIM_ADD_TEST(s, test_montecito_switch_on_event);
+    PMUSIM_ADD_TEST(s, test_montecito_marker_after_held);
     PMUSIM_ADD_TEST(s, test_smt_merge_in_cycle_order);
     PMUSIM_ADD_TEST(s, test_smt_merge_mem_follows_insn);
     PMUSIM_ADD_TEST(s, test_parts_one_instruction);
