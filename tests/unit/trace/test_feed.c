@@ -83,6 +83,31 @@ static size_t compare_ways(const void *data, size_t len, const char *what, gbool
     return ninsns;
 }
 
+/* A binary trace writer on a new temporary file, its path in *path. */
+static pmusim_trace_writer_t *tmp_writer(const pmusim_trace_header_t *h, char **path)
+{
+    int fd = g_file_open_tmp("pmusim-feed-XXXXXX", path, NULL);
+    CU_ASSERT_FATAL(fd >= 0);
+    close(fd);
+    GError *e = NULL;
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open(*path, PMUSIM_TRACE_BINARY, h, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    return w;
+}
+
+/* Closes w and returns its file's bytes; the file is removed. */
+static GBytes *close_to_bytes(pmusim_trace_writer_t *w, char *path)
+{
+    GError *e = NULL;
+    CU_ASSERT(pmusim_trace_writer_close(w, &e));
+    gchar *data;
+    gsize len;
+    CU_ASSERT_FATAL(g_file_get_contents(path, &data, &len, NULL));
+    g_unlink(path);
+    g_free(path);
+    return g_bytes_new_take(data, len);
+}
+
 static GBytes *gen_bytes(pmusim_cpu_t cpu, pmusim_gen_workload_t wl, uint64_t n, uint32_t threads)
 {
     pmusim_gen_params_t p;
@@ -95,20 +120,10 @@ static GBytes *gen_bytes(pmusim_cpu_t cpu, pmusim_gen_workload_t wl, uint64_t n,
     GError *e = NULL;
     CU_ASSERT_FATAL(pmusim_gen_header(&p, &h, &e));
     char *path = NULL;
-    int fd = g_file_open_tmp("pmusim-feed-XXXXXX", &path, NULL);
-    CU_ASSERT_FATAL(fd >= 0);
-    close(fd);
-    pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_BINARY, &h, &e);
+    pmusim_trace_writer_t *w = tmp_writer(&h, &path);
     pmusim_trace_header_clear(&h);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
     CU_ASSERT(pmusim_gen_run(&p, w, &e));
-    CU_ASSERT(pmusim_trace_writer_close(w, &e));
-    gchar *data;
-    gsize len;
-    CU_ASSERT_FATAL(g_file_get_contents(path, &data, &len, NULL));
-    g_unlink(path);
-    g_free(path);
-    return g_bytes_new_take(data, len);
+    return close_to_bytes(w, path);
 }
 
 static GBytes *zcompress(const void *raw, size_t len)
@@ -265,12 +280,9 @@ static void test_feed_long_instructions(void)
     pmusim_trace_header_t h;
     pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 2);
     char *path = NULL;
-    int fd = g_file_open_tmp("pmusim-feed-XXXXXX", &path, NULL);
-    CU_ASSERT_FATAL(fd >= 0);
-    close(fd);
+    pmusim_trace_writer_t *w = tmp_writer(&h, &path);
+    pmusim_trace_header_clear(&h);
     GError *e = NULL;
-    pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_BINARY, &h, &e);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
     static const uint32_t lens[] = { 150, 1, 128, 0, 65 };
     uint64_t cycle = 1;
     for (unsigned k = 0; k < G_N_ELEMENTS(lens); k++, cycle += 3) {
@@ -295,13 +307,9 @@ static void test_feed_long_instructions(void)
             CU_ASSERT_TRUE_FATAL(pmusim_trace_writer_write(w, &r, 1, &e));
         }
     }
-    CU_ASSERT_TRUE_FATAL(pmusim_trace_writer_close(w, &e));
-    pmusim_trace_header_clear(&h);
-    gchar *data;
+    GBytes *bytes = close_to_bytes(w, path);
     gsize len;
-    CU_ASSERT_FATAL(g_file_get_contents(path, &data, &len, NULL));
-    g_unlink(path);
-    g_free(path);
+    const void *data = g_bytes_get_data(bytes, &len);
     pmusim_uarch_t *u = tmpl_model(PMUSIM_CPU_WSM);
     /* 3 + 1 + 2 + 1 + 2 inputs */
     CU_ASSERT_EQUAL(compare_ways(data, len, "long instructions", TRUE, u), 9);
@@ -326,7 +334,7 @@ static void test_feed_long_instructions(void)
                     0x7000 + 8 * 149);
     CU_ASSERT_EQUAL(p3->in.ip, 0x401000);
     run_clear(&y);
-    g_free(data);
+    g_bytes_unref(bytes);
 }
 
 static void test_feed_text_refused(void)

@@ -590,6 +590,18 @@ static void test_writer_trusted(void)
     check_trusted_same(PMUSIM_CPU_MONT);
 }
 
+/* A binary writer of a one-thread wsm trace on `path`. */
+static pmusim_trace_writer_t *wsm_writer(const char *path)
+{
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    GError *e = NULL;
+    pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_BINARY, &h, &e);
+    pmusim_trace_header_clear(&h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    return w;
+}
+
 /* write_trusted() skips the checks for speed but not the order: a record
  * before the previous one's cycle (an INSN, an EVENT, a MARKER) or a MEM
  * record off its instruction's cycle, which would make a file the reader
@@ -624,12 +636,8 @@ static void test_writer_trusted_order(void)
             bad->cycle = 9;
         char *path = tmp_path("pmusim-tro-XXXXXX");
         g_unlink(path);
-        pmusim_trace_header_t h;
-        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+        pmusim_trace_writer_t *w = wsm_writer(path);
         GError *e = NULL;
-        pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_BINARY, &h, &e);
-        pmusim_trace_header_clear(&h);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
         gboolean ok;
         if (k == 4) /* the bad record in the next call */
             ok = pmusim_trace_writer_write_trusted(w, recs, 2, &e) &&
@@ -785,12 +793,8 @@ static void test_symbol_batch_boundary_binary(void)
 {
     enum { BEFORE = 300000, AFTER = 10 };
     char *path = tmp_path("pmusim-symb-XXXXXX");
-    pmusim_trace_header_t h;
-    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    pmusim_trace_writer_t *w = wsm_writer(path);
     GError *e = NULL;
-    pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_BINARY, &h, &e);
-    pmusim_trace_header_clear(&h);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
     pmusim_rec_t r;
     for (unsigned i = 0; i < BEFORE + AFTER; i++) {
         if (i == BEFORE)
@@ -1173,12 +1177,8 @@ static void test_lackey(void)
 {
     char *in = g_build_filename(PMUSIM_UNIT_DATA_DIR, "lackey_true.log", NULL);
     char *out = tmp_path("pmusim-lackey-XXXXXX");
-    pmusim_trace_header_t h;
-    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    pmusim_trace_writer_t *w = wsm_writer(out);
     GError *e = NULL;
-    pmusim_trace_writer_t *w = pmusim_trace_writer_open(out, PMUSIM_TRACE_BINARY, &h, &e);
-    pmusim_trace_header_clear(&h);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
     pmusim_lackey_stats_t st;
     CU_ASSERT(pmusim_trace_convert_lackey(in, w, &st, &e));
     CU_ASSERT(pmusim_trace_writer_close(w, &e));
@@ -1225,9 +1225,7 @@ static void test_lackey(void)
     /* a malformed line is reported with its number */
     char *bad = tmp_path("pmusim-lackey-bad-XXXXXX");
     CU_ASSERT_FATAL(g_file_set_contents(bad, "I  0401ab70,3\n L zz,8\n", -1, NULL));
-    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
-    w = pmusim_trace_writer_open(out, PMUSIM_TRACE_BINARY, &h, &e);
-    pmusim_trace_header_clear(&h);
+    w = wsm_writer(out);
     CU_ASSERT_FALSE(pmusim_trace_convert_lackey(bad, w, &st, &e));
     CU_ASSERT(e && strstr(e->message, "line 2"));
     g_clear_error(&e);
@@ -1263,9 +1261,7 @@ static void test_lackey(void)
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
         CU_ASSERT_FATAL(g_file_set_contents(bad, cases[i].log, cases[i].len, NULL));
-        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
-        w = pmusim_trace_writer_open(out, PMUSIM_TRACE_BINARY, &h, &e);
-        pmusim_trace_header_clear(&h);
+        w = wsm_writer(out);
         gboolean ok = pmusim_trace_convert_lackey(bad, w, &st, &e);
         if (cases[i].want) {
             CU_ASSERT_FALSE(ok);
@@ -1284,9 +1280,7 @@ static void test_lackey(void)
         g_string_append_c(lng, ' ');
     for (int nl = 0; nl < 2; nl++) {
         CU_ASSERT_FATAL(g_file_set_contents(bad, lng->str, -1, NULL));
-        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
-        w = pmusim_trace_writer_open(out, PMUSIM_TRACE_BINARY, &h, &e);
-        pmusim_trace_header_clear(&h);
+        w = wsm_writer(out);
         CU_ASSERT_FALSE(pmusim_trace_convert_lackey(bad, w, &st, &e));
         CU_ASSERT(g_error_matches(e, PMUSIM_TRACE_ERROR, PMUSIM_TRACE_ERROR_LIMIT));
         CU_ASSERT(e && strstr(e->message, "line 1: longer than 512 bytes"));
@@ -1298,6 +1292,7 @@ static void test_lackey(void)
     /* every access of an instruction is kept, in order */
     CU_ASSERT_FATAL(g_file_set_contents(bad, "I  0401000,3\n L 100,8\n S 200,4\n L 300,2\n"
                                              "I  0401003,1\n", -1, NULL));
+    pmusim_trace_header_t h;
     pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
     w = pmusim_trace_writer_open(out, PMUSIM_TRACE_TEXT, &h, &e);
     pmusim_trace_header_clear(&h);
