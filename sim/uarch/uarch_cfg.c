@@ -45,6 +45,7 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
         .l2_out_dirty = { 0xf2, 0x02, TRUE }, /* L2_LINES_OUT:DEMAND_DIRTY */      \
         .l2_out_any = { 0xf2, 0x0f, TRUE },   /* L2_LINES_OUT:ANY */               \
         .l1i_miss = { 0x80, 0x02, TRUE },     /* L1I:MISSES */                     \
+        .l1i_hit = { 0x80, 0x01, TRUE },      /* L1I:HITS */                       \
         .itlb_miss = { 0x85, 0x01, TRUE },    /* ITLB_MISSES:ANY */                \
         .itlb_walk = { 0x85, 0x02, TRUE },    /* ITLB_MISSES:WALK_COMPLETED */     \
         .baclear = { 0xe6, 0x01, TRUE },      /* BACLEAR:CLEAR */                  \
@@ -114,6 +115,7 @@ static const uarch_cpu_cfg_t uarch_cpus[] = {
         .offcore = UARCH_OC_KNM,
         .ev = {
             .l1i_miss = { 0x80, 0x02, TRUE },   /* ICACHE:MISSES */
+            .l1i_hit = { 0x80, 0x01, TRUE },    /* ICACHE:HIT */
             .baclear = { 0xe6, 0x01, TRUE },    /* BACLEARS:ALL */
             .rob_full = { 0xca, 0x01, TRUE },   /* NO_ALLOC_CYCLES:ROB_FULL */
             .misp_stall = { 0xca, 0x04, TRUE }, /* NO_ALLOC_CYCLES:MISPREDICTS */

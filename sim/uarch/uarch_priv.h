@@ -35,6 +35,7 @@ typedef struct uarch_events {
     uarch_ev_t l2_out_any;    /* L2 evicted a line (clean or modified; no prefetcher) */
     uarch_ev_t l3_repl;       /* L3 replaced a line */
     uarch_ev_t l1i_miss;      /* an instruction fetch missed L1I */
+    uarch_ev_t l1i_hit;       /* an instruction fetch hit L1I (x86: HITS; READS = HITS | MISSES) */
     uarch_ev_t l1i_fill;      /* an L1I line filled */
     uarch_ev_t ifetch_ear;    /* IA-64 I-EAR fetch record: umask = ITLB outcome, n = latency */
     uarch_ev_t itlb_miss;     /* first-level ITLB miss */
