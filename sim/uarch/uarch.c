@@ -552,6 +552,8 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->l3_repl, u->has_l3},    {&ev->l1i_miss, TRUE},    {&ev->l1i_hit, TRUE},
         {&ev->l1i_fill, TRUE},
         {&ev->ifetch_ear, TRUE},      {&ev->itlb_miss, TRUE},   {&ev->itlb_walk, TRUE},
+        {&ev->itlb_stlb_hit, TRUE},   {&ev->itlb_walk_cyc, TRUE}, {&ev->dtlb_walk_cyc, TRUE},
+        {&ev->dtlb_ld_walk_cyc, TRUE},
         {&ev->l2i_hit, u->has_l2i},   {&ev->l2i_miss, u->has_l2i}, {&ev->baclear, TRUE},
         {&ev->rob_full, TRUE},        {&ev->misp_stall, TRUE},  {&ev->ts_l3miss, TRUE},
         {&ev->ts_timer, TRUE},
@@ -820,8 +822,13 @@ static gboolean ifetch_l1(pmusim_uarch_t *u, uint64_t ip, uint32_t *lat, unsigne
         *tlb = PMUSIM_TLB_L2_HIT;
         if (!f.hit) {
             ev_add(u, &cfg->ev.itlb_walk, 1);
+            /* the walk's cycles: the latency the model charges for it
+             * (docs/UARCH.md §3, "walk extra") */
+            ev_add(u, &cfg->ev.itlb_walk_cyc, cfg->lat_walk);
             *lat += cfg->lat_walk;
             *tlb = PMUSIM_TLB_WALK;
+        } else {
+            ev_add(u, &cfg->ev.itlb_stlb_hit, 1);
         }
     }
     uarch_cache_access(&u->l1i, ip >> u->l1i.line_bits, FALSE, &f);
@@ -931,9 +938,10 @@ static inline __attribute__((always_inline)) void ifetch_hits_fast(pmusim_uarch_
 
 /* One data access: TLB, then every line it touches (an access straddling
  * lines accesses each, as cachegrind does; the deepest level serves it). */
-/* The DTLB (then the STLB) lookup of a data access at `addr`: sets m->tlb,
- * returns the cycles it adds. */
-static inline uint32_t dtlb_access(pmusim_uarch_t *u, uint64_t addr, pmusim_mem_t *m)
+/* The DTLB (then the STLB) lookup of a data access at `addr` (a store or
+ * a load): sets m->tlb, returns the cycles it adds. */
+static inline uint32_t dtlb_access(pmusim_uarch_t *u, uint64_t addr, gboolean store,
+                                   pmusim_mem_t *m)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
     uarch_fill_t f;
@@ -949,6 +957,11 @@ static inline uint32_t dtlb_access(pmusim_uarch_t *u, uint64_t addr, pmusim_mem_
         if (!f.hit) {
             tlb_lat += cfg->lat_walk;
             m->tlb = PMUSIM_TLB_WALK;
+            /* the walk's cycles, the latency charged (docs/UARCH.md §3);
+             * the walks themselves are MEM records' tlb = walk */
+            ev_add(u, &cfg->ev.dtlb_walk_cyc, cfg->lat_walk);
+            if (!store)
+                ev_add(u, &cfg->ev.dtlb_ld_walk_cyc, cfg->lat_walk);
         }
     }
     return tlb_lat;
@@ -986,7 +999,7 @@ static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gbo
                         pmusim_mem_t *m)
 {
     u->dline_blk = UINT64_MAX;
-    const uint32_t tlb_lat = dtlb_access(u, acc->addr, m);
+    const uint32_t tlb_lat = dtlb_access(u, acc->addr, acc->is_store != 0, m);
     gboolean store = acc->is_store != 0;
     gboolean afp = fp || acc->is_fp;
     uint64_t size = acc->size ? acc->size : 1;
@@ -1027,7 +1040,7 @@ static G_GNUC_NO_INLINE void data_access_plain(pmusim_uarch_t *u, const pmusim_u
         return;
     }
     u->dline_blk = UINT64_MAX;
-    const uint32_t tlb_lat = dtlb_access(u, addr, m);
+    const uint32_t tlb_lat = dtlb_access(u, addr, acc->is_store != 0, m);
     const gboolean store = acc->is_store != 0;
     const uint64_t blk = addr >> u->l1d.line_bits;
     unsigned lvl = PMUSIM_LVL_L1D;

@@ -40,6 +40,10 @@ typedef struct uarch_events {
     uarch_ev_t ifetch_ear;    /* IA-64 I-EAR fetch record: umask = ITLB outcome, n = latency */
     uarch_ev_t itlb_miss;     /* first-level ITLB miss */
     uarch_ev_t itlb_walk;     /* ITLB miss that needed a walk (x86) / missed L2 ITLB (IA-64) */
+    uarch_ev_t itlb_stlb_hit; /* x86 ITLB miss that hit the second-level TLB */
+    uarch_ev_t itlb_walk_cyc; /* cycles of instruction-side walks (n = lat_walk per walk) */
+    uarch_ev_t dtlb_walk_cyc; /* cycles of data-side walks, loads and stores (n = lat_walk) */
+    uarch_ev_t dtlb_ld_walk_cyc; /* cycles of data-side walks of loads (n = lat_walk) */
     uarch_ev_t l2i_hit;       /* Montecito L2I demand read hit */
     uarch_ev_t l2i_miss;      /* Montecito L2I demand read miss */
     uarch_ev_t baclear;       /* x86 front-end resteer of a direct branch missing the BTB */

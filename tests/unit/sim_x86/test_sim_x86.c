@@ -1146,6 +1146,15 @@ static void test_evbits_rows(void)
     CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 7);
     CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2);
     pmusim_model_free(m);
+    /* knm PAGE_WALKS:CYCLES (0x05/0x03) = D_SIDE_CYCLES (0x01) + I_SIDE_CYCLES
+     * (0x02) on a model's trace: 300 + 30 */
+    m = mk("knm", 1);
+    m->trace_annotations = PMUSIM_ANN_ALL & ~PMUSIM_ANN_SYMBOLS;
+    wr(m, EVTSEL0 + 0, EVT(0x05, 0x03) | EN | USR | OS, 0);
+    pmusim_rec_t w[] = {event(0, 0x05, 0x01, 300), event(2, 0x05, 0x02, 30)};
+    run(m, w, G_N_ELEMENTS(w));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 330);
+    pmusim_model_free(m);
 }
 
 /* Thresholds on filter events (fed by the filter loop's per-cycle tally),

@@ -616,6 +616,54 @@ static void test_l1i_lookups(void)
     CU_ASSERT_EQUAL(k[1], 2);
 }
 
+/* The TLB walks' cycles (the walk latency the model charges, docs/UARCH.md
+ * §3: wsm 23, knm 30 a walk) and Westmere's ITLB misses that hit the STLB.
+ * wsm: code at pages P, P+32, P+64, P+96, P+128 (one ITLB set of 4: 32
+ * sets; distinct STLB sets of 128): 5 walks, then P again: an ITLB miss
+ * that hits the STLB.  Data: loads at pages D, D+16, .. D+64 (one DTLB set
+ * of 4: 16 sets), 5 walks; D again: DTLB miss, STLB hit; a store at D+80:
+ * a walk.  ITLB_MISSES:WALK_CYCLES 0x85/0x04 = 5 * 23, :STLB_HIT 0x85/0x10
+ * = 1, DTLB_MISSES:WALK_CYCLES 0x49/0x04 = 6 * 23, DTLB_LOAD_MISSES:
+ * WALK_CYCLES 0x08/0x04 = 5 * 23 (the MEM records' tlb = walk: 6).  knm
+ * (DTLB 8 sets of 8, STLB 32 sets of 8): code at one page (1 walk), loads
+ * at D, D+8, .. D+64 (9 walks, the 9th evicts D), D again (STLB hit), a
+ * store at D+72 (a walk): PAGE_WALKS:D_SIDE_CYCLES 0x05/0x01 = 10 * 30,
+ * I_SIDE_CYCLES 0x05/0x02 = 30. */
+static void test_walk_cycles(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    for (uint64_t k = 0; k <= 4; k++)
+        run(u, 0, 0x400000 + (k * 32 << 12), 0, 0, FALSE, FALSE);
+    run(u, 0, 0x400000, 0, 0, FALSE, FALSE);
+    for (uint64_t k = 0; k <= 4; k++)
+        run(u, 0, 0x400000, (0x10000 + 16 * k) << 12, 8, FALSE, FALSE);
+    run(u, 0, 0x400000, 0x10000ull << 12, 8, FALSE, FALSE);
+    run(u, 0, 0x400000, (0x10000ull + 80) << 12, 8, TRUE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x85, 0x04), 5 * 23);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x85, 0x10), 1);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x85, 0x01), 6); /* ITLB_MISSES:ANY */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x49, 0x04), 6 * 23);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x08, 0x04), 5 * 23);
+    guint walks = 0;
+    for (guint i = 0; i < c.recs->len; i++)
+        walks += rec(&c, i)->kind == PMUSIM_REC_INSN && (rec(&c, i)->flags & PMUSIM_F_MEM) &&
+                 rec(&c, i)->mem.tlb == PMUSIM_TLB_WALK;
+    CU_ASSERT_EQUAL(walks, 6);
+    done(u, &c);
+
+    u = model(PMUSIM_CPU_KNM, 1, NULL, &c);
+    for (uint64_t k = 0; k <= 8; k++)
+        run(u, 0, 0x400000, (0x10000 + 8 * k) << 12, 8, FALSE, FALSE);
+    run(u, 0, 0x400000, 0x10000ull << 12, 8, FALSE, FALSE);
+    run(u, 0, 0x400000, (0x10000ull + 72) << 12, 8, TRUE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x05, 0x01), 10 * 30);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x05, 0x02), 30);
+    done(u, &c);
+}
+
 /* A loop branch taken 7 times then not taken, 200 times over: once the
  * 14-bit global history holds the 8-periodic pattern, gshare predicts every
  * outcome, so the last 100 loops have no misprediction. */
@@ -753,7 +801,9 @@ static void test_inclusive_l3_back_invalidates(void)
  * section 5 the configuration writes: Westmere's L2 evictions with its L2,
  * none of them under --L2=none; Itanium 2's I-EAR record with any umask;
  * Montecito's L2I reads and thread switches besides; Westmere's and Knights
- * Mill's L1I hits (0x80/0x01) beside their misses (0x80/0x02). */
+ * Mill's L1I hits (0x80/0x01) beside their misses (0x80/0x02) and their
+ * walk cycles (0x85/0x04, 0x49/0x04, 0x08/0x04; 0x05/0x02, 0x05/0x01),
+ * Westmere's ITLB misses hitting the STLB (0x85/0x10). */
 static void test_header_events(void)
 {
     static const char *const none[] = { "--L2=none", NULL };
@@ -764,10 +814,12 @@ static void test_header_events(void)
     } cases[] = {
         { PMUSIM_CPU_WSM, NULL,
           "0x51/0x04,0xf1/0x07,0xf2/0x01,0xf2/0x02,0xf2/0x0f,0x80/0x02,0x80/0x01,0x85/0x01,"
-          "0x85/0x02,0xe6/0x01,0xa2/0x10" },
+          "0x85/0x02,0x85/0x10,0x85/0x04,0x49/0x04,0x08/0x04,0xe6/0x01,0xa2/0x10" },
         { PMUSIM_CPU_WSM, none,
-          "0x51/0x04,0x80/0x02,0x80/0x01,0x85/0x01,0x85/0x02,0xe6/0x01,0xa2/0x10" },
-        { PMUSIM_CPU_KNM, NULL, "0x80/0x02,0x80/0x01,0xe6/0x01,0xca/0x01,0xca/0x04" },
+          "0x51/0x04,0x80/0x02,0x80/0x01,0x85/0x01,0x85/0x02,0x85/0x10,0x85/0x04,0x49/0x04,"
+          "0x08/0x04,0xe6/0x01,0xa2/0x10" },
+        { PMUSIM_CPU_KNM, NULL,
+          "0x80/0x02,0x80/0x01,0x05/0x02,0x05/0x01,0xe6/0x01,0xca/0x01,0xca/0x04" },
         { PMUSIM_CPU_ITA2, NULL, "0xdf/0x00,0x41/0x00,0x43/*,0x47/0x01,0x47/0x02" },
         { PMUSIM_CPU_MONT, NULL,
           "0xdf/0x00,0x41/0x00,0x43/*,0x47/0x01,0x47/0x02,0x78/0x05,0x78/0x09,0x0c/0x01,"
@@ -1672,6 +1724,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_ll_inclusive_option);
     PMUSIM_ADD_TEST(s, test_header_events);
     PMUSIM_ADD_TEST(s, test_l1i_lookups);
+    PMUSIM_ADD_TEST(s, test_walk_cycles);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
     PMUSIM_ADD_TEST(s, test_offcore_and_remote);
     PMUSIM_ADD_TEST(s, test_replacement_events);
