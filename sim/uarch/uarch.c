@@ -554,7 +554,8 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->ifetch_ear, TRUE},      {&ev->itlb_miss, TRUE},   {&ev->itlb_walk, TRUE},
         {&ev->itlb_stlb_hit, TRUE},   {&ev->itlb_walk_cyc, TRUE}, {&ev->dtlb_walk_cyc, TRUE},
         {&ev->dtlb_ld_walk_cyc, TRUE},
-        {&ev->l2i_hit, u->has_l2i},   {&ev->l2i_miss, u->has_l2i}, {&ev->baclear, TRUE},
+        {&ev->l2i_hit, u->has_l2i},   {&ev->l2i_miss, u->has_l2i},
+        {&ev->l2_ifetch_hit, u->has_l2}, {&ev->l2_ifetch_miss, u->has_l2}, {&ev->baclear, TRUE},
         {&ev->rob_full, TRUE},        {&ev->misp_stall, TRUE},  {&ev->ts_l3miss, TRUE},
         {&ev->ts_timer, TRUE},
     };
@@ -620,9 +621,11 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
     uarch_cache_t *l2 = ifetch && u->has_l2i ? &u->l2i : u->has_l2 ? &u->l2 : NULL;
     if (l2) {
         uarch_cache_access(l2, a >> l2->line_bits, dirty, &f);
-        if (l2 == &u->l2i) {
+        if (l2 == &u->l2i)
             ev_add(u, f.hit ? &cfg->ev.l2i_hit : &cfg->ev.l2i_miss, 1);
-        } else if (!f.hit) {
+        else if (ifetch) /* x86: code in the unified L2 */
+            ev_add(u, f.hit ? &cfg->ev.l2_ifetch_hit : &cfg->ev.l2_ifetch_miss, 1);
+        if (l2 != &u->l2i && !f.hit) {
             ev_add(u, &cfg->ev.l2_lines_in, 1);
             if (f.evicted) {
                 ev_add(u, f.evicted_dirty ? &cfg->ev.l2_out_dirty : &cfg->ev.l2_out_clean, 1);

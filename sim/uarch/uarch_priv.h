@@ -46,6 +46,8 @@ typedef struct uarch_events {
     uarch_ev_t dtlb_ld_walk_cyc; /* cycles of data-side walks of loads (n = lat_walk) */
     uarch_ev_t l2i_hit;       /* Montecito L2I demand read hit */
     uarch_ev_t l2i_miss;      /* Montecito L2I demand read miss */
+    uarch_ev_t l2_ifetch_hit; /* x86: an instruction fetch hit the (unified) L2 */
+    uarch_ev_t l2_ifetch_miss; /* x86: an instruction fetch missed the L2 */
     uarch_ev_t baclear;       /* x86 front-end resteer of a direct branch missing the BTB */
     uarch_ev_t rob_full;      /* cycles dispatch waited for the reorder window (n = cycles) */
     uarch_ev_t misp_stall;    /* cycles allocation waited for a mispredicted branch (n = cycles) */

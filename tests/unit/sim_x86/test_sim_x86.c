@@ -1155,6 +1155,17 @@ static void test_evbits_rows(void)
     run(m, w, G_N_ELEMENTS(w));
     CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 330);
     pmusim_model_free(m);
+    /* wsm L2_RQSTS:IFETCHES (0x24/0x30) = IFETCH_HIT (0x10) + IFETCH_MISS
+     * (0x20); LD_HIT (0x01), a trace-derived bit of the same event, is not
+     * added: 4 + 6 */
+    m = mk("wsm", 1);
+    m->trace_annotations = PMUSIM_ANN_ALL & ~PMUSIM_ANN_SYMBOLS;
+    wr(m, EVTSEL0 + 0, EVT(0x24, 0x30) | EN | USR | OS, 0);
+    pmusim_rec_t f[] = {event(0, 0x24, 0x10, 4), event(2, 0x24, 0x20, 6), event(3, 0x24, 0x01, 9),
+                        load(4, 10, PMUSIM_LVL_L2)};
+    run(m, f, G_N_ELEMENTS(f));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 10);
+    pmusim_model_free(m);
 }
 
 /* Thresholds on filter events (fed by the filter loop's per-cycle tally),

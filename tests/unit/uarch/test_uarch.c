@@ -616,6 +616,29 @@ static void test_l1i_lookups(void)
     CU_ASSERT_EQUAL(k[1], 2);
 }
 
+/* Westmere's instruction fetches in its unified L2: L2_RQSTS:IFETCH_HIT
+ * (0x24/0x10) and IFETCH_MISS (0x24/0x20).  A direct-mapped 1 KiB L1I: A
+ * and B 1 KiB apart share its set; A B A: A and B miss L1I and L2 (2 L2
+ * misses), A misses L1I again and hits L2 (1 L2 hit).  With --L2=none no
+ * L2 request: none. */
+static void test_l2_ifetch(void)
+{
+    static const char *const small[] = { "--I1=1024,1,64", NULL };
+    static const char *const none[] = { "--I1=1024,1,64", "--L2=none", NULL };
+    for (int k = 0; k < 2; k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, k ? none : small, &c);
+        run(u, 0, 0x401000, 0, 0, FALSE, FALSE);
+        run(u, 0, 0x401400, 0, 0, FALSE, FALSE);
+        run(u, 0, 0x401000, 0, 0, FALSE, FALSE);
+        finish(u);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x80, 0x02), 3);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x24, 0x20), k ? 0 : 2);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x24, 0x10), k ? 0 : 1);
+        done(u, &c);
+    }
+}
+
 /* The TLB walks' cycles (the walk latency the model charges, docs/UARCH.md
  * §3: wsm 23, knm 30 a walk) and Westmere's ITLB misses that hit the STLB.
  * wsm: code at pages P, P+32, P+64, P+96, P+128 (one ITLB set of 4: 32
@@ -803,7 +826,8 @@ static void test_inclusive_l3_back_invalidates(void)
  * Montecito's L2I reads and thread switches besides; Westmere's and Knights
  * Mill's L1I hits (0x80/0x01) beside their misses (0x80/0x02) and their
  * walk cycles (0x85/0x04, 0x49/0x04, 0x08/0x04; 0x05/0x02, 0x05/0x01),
- * Westmere's ITLB misses hitting the STLB (0x85/0x10). */
+ * Westmere's ITLB misses hitting the STLB (0x85/0x10) and, with its L2,
+ * its L2 instruction fetches (0x24/0x10, 0x24/0x20). */
 static void test_header_events(void)
 {
     static const char *const none[] = { "--L2=none", NULL };
@@ -814,7 +838,8 @@ static void test_header_events(void)
     } cases[] = {
         { PMUSIM_CPU_WSM, NULL,
           "0x51/0x04,0xf1/0x07,0xf2/0x01,0xf2/0x02,0xf2/0x0f,0x80/0x02,0x80/0x01,0x85/0x01,"
-          "0x85/0x02,0x85/0x10,0x85/0x04,0x49/0x04,0x08/0x04,0xe6/0x01,0xa2/0x10" },
+          "0x85/0x02,0x85/0x10,0x85/0x04,0x49/0x04,0x08/0x04,0x24/0x10,0x24/0x20,0xe6/0x01,"
+          "0xa2/0x10" },
         { PMUSIM_CPU_WSM, none,
           "0x51/0x04,0x80/0x02,0x80/0x01,0x85/0x01,0x85/0x02,0x85/0x10,0x85/0x04,0x49/0x04,"
           "0x08/0x04,0xe6/0x01,0xa2/0x10" },
@@ -1725,6 +1750,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_header_events);
     PMUSIM_ADD_TEST(s, test_l1i_lookups);
     PMUSIM_ADD_TEST(s, test_walk_cycles);
+    PMUSIM_ADD_TEST(s, test_l2_ifetch);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
     PMUSIM_ADD_TEST(s, test_offcore_and_remote);
     PMUSIM_ADD_TEST(s, test_replacement_events);
