@@ -652,6 +652,18 @@ static void test_l2_ifetch(void)
  * at D, D+8, .. D+64 (9 walks, the 9th evicts D), D again (STLB hit), a
  * store at D+72 (a walk): PAGE_WALKS:D_SIDE_CYCLES 0x05/0x01 = 10 * 30,
  * I_SIDE_CYCLES 0x05/0x02 = 30. */
+/* Loads at pages D + stride * k for k = 0 .. last (one DTLB set), at D
+ * again, a store at D + stride * (last + 1); then the end of the run. */
+static void dtlb_set_walks(pmusim_uarch_t *u, uint64_t stride, uint64_t last)
+{
+    const uint64_t d = 0x10000;
+    for (uint64_t k = 0; k <= last; k++)
+        run(u, 0, 0x400000, (d + stride * k) << 12, 8, FALSE, FALSE);
+    run(u, 0, 0x400000, d << 12, 8, FALSE, FALSE);
+    run(u, 0, 0x400000, (d + stride * (last + 1)) << 12, 8, TRUE, FALSE);
+    finish(u);
+}
+
 static void test_walk_cycles(void)
 {
     collect_t c;
@@ -659,11 +671,7 @@ static void test_walk_cycles(void)
     for (uint64_t k = 0; k <= 4; k++)
         run(u, 0, 0x400000 + (k * 32 << 12), 0, 0, FALSE, FALSE);
     run(u, 0, 0x400000, 0, 0, FALSE, FALSE);
-    for (uint64_t k = 0; k <= 4; k++)
-        run(u, 0, 0x400000, (0x10000 + 16 * k) << 12, 8, FALSE, FALSE);
-    run(u, 0, 0x400000, 0x10000ull << 12, 8, FALSE, FALSE);
-    run(u, 0, 0x400000, (0x10000ull + 80) << 12, 8, TRUE, FALSE);
-    finish(u);
+    dtlb_set_walks(u, 16, 4);
     CU_ASSERT_EQUAL(ev_sum(&c, 0x85, 0x04), 5 * 23);
     CU_ASSERT_EQUAL(ev_sum(&c, 0x85, 0x10), 1);
     CU_ASSERT_EQUAL(ev_sum(&c, 0x85, 0x01), 6); /* ITLB_MISSES:ANY */
@@ -677,11 +685,7 @@ static void test_walk_cycles(void)
     done(u, &c);
 
     u = model(PMUSIM_CPU_KNM, 1, NULL, &c);
-    for (uint64_t k = 0; k <= 8; k++)
-        run(u, 0, 0x400000, (0x10000 + 8 * k) << 12, 8, FALSE, FALSE);
-    run(u, 0, 0x400000, 0x10000ull << 12, 8, FALSE, FALSE);
-    run(u, 0, 0x400000, (0x10000ull + 72) << 12, 8, TRUE, FALSE);
-    finish(u);
+    dtlb_set_walks(u, 8, 8);
     CU_ASSERT_EQUAL(ev_sum(&c, 0x05, 0x01), 10 * 30);
     CU_ASSERT_EQUAL(ev_sum(&c, 0x05, 0x02), 30);
     done(u, &c);
