@@ -456,16 +456,15 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
                   uarch_cache_init(&u->dtlb, &cfg->dtlb) && uarch_cache_init(&u->stlb, &cfg->stlb) &&
                   uarch_cache_init(&u->itlb, &cfg->itlb);
     u->has_itlb2 = cfg->itlb2.size != 0;
+    /* ifetch_hits_fast() compares an EVENT sum's code and umask with this */
+    const insn_event_t l1i_hit = { cfg->ev.l1i_hit.code, cfg->ev.l1i_hit.umask, 0 };
+    u->l1i_hit_key = UINT32_MAX;
+    if (cfg->ev.l1i_hit.present)
+        memcpy(&u->l1i_hit_key, &l1i_hit, sizeof u->l1i_hit_key);
     /* insn_fast() also takes a line to lie within one 4 KiB page (the page
      * of the line fetched or read last is its TLB set's most recent):
      * lines of more than 4 KiB, which cachegrind accepts, take the general
      * body */
-    {
-        const insn_event_t hit = { cfg->ev.l1i_hit.code, cfg->ev.l1i_hit.umask, 0 };
-        u->l1i_hit_key = UINT32_MAX;
-        if (cfg->ev.l1i_hit.present)
-            memcpy(&u->l1i_hit_key, &hit, sizeof u->l1i_hit_key);
-    }
     u->front_p2 = ok && u->l1i.pow2 && u->l1d.pow2 && u->itlb.pow2 && u->dtlb.pow2 &&
                   u->l1i.line_bits <= 12 && u->l1d.line_bits <= 12;
     if (ok && u->has_itlb2)
@@ -925,7 +924,8 @@ static G_GNUC_NO_INLINE void ifetch_hits_slow(pmusim_uarch_t *u, uarch_thread_t 
  * the instruction (no sums are written in between, and the entry exists:
  * the records come out the same), else noted as the instruction's count
  * (ev_add_cu()).  Spares most new lines the instruction's pass through
- * events_collect() (docs/PERFORMANCE.md, "L1I hits"). */
+ * events_collect() (docs/PERFORMANCE.md, "Events from a capture: the model's
+ * fetch and TLB facts"). */
 G_STATIC_ASSERT(offsetof(insn_event_t, code) == 0 && offsetof(insn_event_t, umask) == 2);
 static inline __attribute__((always_inline)) void ifetch_hits_fast(pmusim_uarch_t *u,
                                                                    uarch_thread_t *t, uint64_t n)
