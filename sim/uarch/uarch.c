@@ -69,6 +69,7 @@ typedef struct uarch_thread {
     unsigned nevacc;
     uint64_t evacc_since;      /* retirement cycle of the first counted one */
     uint64_t ev_due;           /* evacc_since + EVENT_SPAN, UINT64_MAX when nevacc is 0 */
+    unsigned i1_hit_slot;      /* evacc[] entry of the L1I hits when last found (ifetch_hits_fast()) */
     uint64_t halt_ret;         /* last_ret as pmusim_uarch_halt() set it (UINT64_MAX: none) */
     /* the EVENT counts of this thread's open instruction (parts,
      * PMUSIM_UARCH_ACC_MORE): its accesses' counts wait here until it
@@ -143,6 +144,9 @@ struct pmusim_uarch {
     uint64_t ev_gate;
     uint32_t nopen;      /* threads with an open instruction (parts, PMUSIM_UARCH_ACC_MORE) */
     uint64_t cont_parts; /* continuations run (each took a ring entry: not instructions) */
+    /* the first four bytes (code, umask) of an insn_event_t of the L1I
+     * hits; UINT32_MAX when the CPU has no such event (no entry has it) */
+    uint32_t l1i_hit_key;
 };
 
 /* ---- output ---- */
@@ -452,6 +456,11 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
                   uarch_cache_init(&u->dtlb, &cfg->dtlb) && uarch_cache_init(&u->stlb, &cfg->stlb) &&
                   uarch_cache_init(&u->itlb, &cfg->itlb);
     u->has_itlb2 = cfg->itlb2.size != 0;
+    /* ifetch_hits_fast() compares an EVENT sum's code and umask with this */
+    const insn_event_t l1i_hit = { cfg->ev.l1i_hit.code, cfg->ev.l1i_hit.umask, 0 };
+    u->l1i_hit_key = UINT32_MAX;
+    if (cfg->ev.l1i_hit.present)
+        memcpy(&u->l1i_hit_key, &l1i_hit, sizeof u->l1i_hit_key);
     /* insn_fast() also takes a line to lie within one 4 KiB page (the page
      * of the line fetched or read last is its TLB set's most recent):
      * lines of more than 4 KiB, which cachegrind accepts, take the general
@@ -539,9 +548,13 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
     } kinds[] = {
         {&ev->l1d_repl, TRUE},        {&ev->l1d_m_evict, TRUE}, {&ev->l2_lines_in, u->has_l2},
         {&ev->l2_out_clean, u->has_l2}, {&ev->l2_out_dirty, u->has_l2}, {&ev->l2_out_any, u->has_l2},
-        {&ev->l3_repl, u->has_l3},    {&ev->l1i_miss, TRUE},    {&ev->l1i_fill, TRUE},
+        {&ev->l3_repl, u->has_l3},    {&ev->l1i_miss, TRUE},    {&ev->l1i_hit, TRUE},
+        {&ev->l1i_fill, TRUE},
         {&ev->ifetch_ear, TRUE},      {&ev->itlb_miss, TRUE},   {&ev->itlb_walk, TRUE},
-        {&ev->l2i_hit, u->has_l2i},   {&ev->l2i_miss, u->has_l2i}, {&ev->baclear, TRUE},
+        {&ev->itlb_stlb_hit, TRUE},   {&ev->itlb_walk_cyc, TRUE}, {&ev->dtlb_walk_cyc, TRUE},
+        {&ev->dtlb_ld_walk_cyc, TRUE},
+        {&ev->l2i_hit, u->has_l2i},   {&ev->l2i_miss, u->has_l2i},
+        {&ev->l2_ifetch_hit, u->has_l2}, {&ev->l2_ifetch_miss, u->has_l2}, {&ev->baclear, TRUE},
         {&ev->rob_full, TRUE},        {&ev->misp_stall, TRUE},  {&ev->ts_l3miss, TRUE},
         {&ev->ts_timer, TRUE},
     };
@@ -607,9 +620,11 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
     uarch_cache_t *l2 = ifetch && u->has_l2i ? &u->l2i : u->has_l2 ? &u->l2 : NULL;
     if (l2) {
         uarch_cache_access(l2, a >> l2->line_bits, dirty, &f);
-        if (l2 == &u->l2i) {
+        if (l2 == &u->l2i)
             ev_add(u, f.hit ? &cfg->ev.l2i_hit : &cfg->ev.l2i_miss, 1);
-        } else if (!f.hit) {
+        else if (ifetch) /* x86: code in the unified L2 */
+            ev_add(u, f.hit ? &cfg->ev.l2_ifetch_hit : &cfg->ev.l2_ifetch_miss, 1);
+        if (l2 != &u->l2i && !f.hit) {
             ev_add(u, &cfg->ev.l2_lines_in, 1);
             if (f.evicted) {
                 ev_add(u, f.evicted_dirty ? &cfg->ev.l2_out_dirty : &cfg->ev.l2_out_clean, 1);
@@ -809,13 +824,20 @@ static gboolean ifetch_l1(pmusim_uarch_t *u, uint64_t ip, uint32_t *lat, unsigne
         *tlb = PMUSIM_TLB_L2_HIT;
         if (!f.hit) {
             ev_add(u, &cfg->ev.itlb_walk, 1);
+            /* the walk's cycles: the latency the model charges for it
+             * (docs/UARCH.md §3, "walk extra") */
+            ev_add(u, &cfg->ev.itlb_walk_cyc, cfg->lat_walk);
             *lat += cfg->lat_walk;
             *tlb = PMUSIM_TLB_WALK;
+        } else {
+            ev_add(u, &cfg->ev.itlb_stlb_hit, 1);
         }
     }
     uarch_cache_access(&u->l1i, ip >> u->l1i.line_bits, FALSE, &f);
-    if (f.hit)
+    if (f.hit) {
+        ev_add(u, &cfg->ev.l1i_hit, 1);
         return TRUE;
+    }
     u->st.i1_miss++;
     ev_add(u, &cfg->ev.l1i_miss, 1);
     ev_add(u, &cfg->ev.l1i_fill, 1);
@@ -856,25 +878,73 @@ static uint32_t ifetch(pmusim_uarch_t *u, uint64_t ip, uint64_t n)
 }
 
 /* TRUE when ifetch() would find the page and the line as the most recent
- * of their ITLB and L1I sets: it would cost nothing and change nothing. */
+ * of their ITLB and L1I sets: it would cost nothing and change nothing but
+ * count the lookup's L1I hit, which it counts. */
 static inline gboolean ifetch_mru(pmusim_uarch_t *u, uint64_t ip)
 {
-    return uarch_cache_mru_hit(&u->itlb, ip >> 12, FALSE) &&
-           uarch_cache_mru_hit(&u->l1i, ip >> u->l1i.line_bits, FALSE);
+    if (!(uarch_cache_mru_hit(&u->itlb, ip >> 12, FALSE) &&
+          uarch_cache_mru_hit(&u->l1i, ip >> u->l1i.line_bits, FALSE)))
+        return FALSE;
+    ev_add(u, &u->cfg->ev.l1i_hit, 1);
+    return TRUE;
 }
 
 /* ifetch_mru() when u->front_p2. */
 static inline __attribute__((always_inline)) gboolean ifetch_mru_p2(pmusim_uarch_t *u, uint64_t ip)
 {
-    return uarch_cache_mru_hit_p2(&u->itlb, ip >> 12, FALSE) &&
-           uarch_cache_mru_hit_p2(&u->l1i, ip >> u->l1i.line_bits, FALSE);
+    if (!(uarch_cache_mru_hit_p2(&u->itlb, ip >> 12, FALSE) &&
+          uarch_cache_mru_hit_p2(&u->l1i, ip >> u->l1i.line_bits, FALSE)))
+        return FALSE;
+    ev_add(u, &u->cfg->ev.l1i_hit, 1);
+    return TRUE;
+}
+
+/* ifetch_hits_fast() when the thread's EVENT sums have no L1I-hit entry
+ * where it looked. */
+static G_GNUC_NO_INLINE void ifetch_hits_slow(pmusim_uarch_t *u, uarch_thread_t *t, uint64_t n)
+{
+    const uarch_ev_t *ev = &u->cfg->ev.l1i_hit;
+    if (!ev->present)
+        return;
+    unsigned k;
+    for (k = 0; k < t->nevacc; k++)
+        if (t->evacc[k].code == ev->code && t->evacc[k].umask == ev->umask)
+            break;
+    if (k == t->nevacc) {
+        ev_add_cu(u, ev->code, ev->umask, n);
+        return;
+    }
+    t->i1_hit_slot = k;
+    t->evacc[k].n += n;
+}
+
+/* insn_fast()'s L1I hits (n lines, each the most recent of its set): added
+ * straight to thread t's EVENT sums when these hold an L1I-hit count
+ * already, which is what events_collect() would do with them at the end of
+ * the instruction (no sums are written in between, and the entry exists:
+ * the records come out the same), else noted as the instruction's count
+ * (ev_add_cu()).  Spares most new lines the instruction's pass through
+ * events_collect() (docs/PERFORMANCE.md, "Events from a capture: the model's
+ * fetch and TLB facts"). */
+G_STATIC_ASSERT(offsetof(insn_event_t, code) == 0 && offsetof(insn_event_t, umask) == 2);
+static inline __attribute__((always_inline)) void ifetch_hits_fast(pmusim_uarch_t *u,
+                                                                   uarch_thread_t *t, uint64_t n)
+{
+    const unsigned k = t->i1_hit_slot; /* below MAX_INSN_EVENTS */
+    uint32_t key;
+    memcpy(&key, &t->evacc[k], sizeof key);
+    if (G_LIKELY(k < t->nevacc && key == u->l1i_hit_key))
+        t->evacc[k].n += n;
+    else
+        ifetch_hits_slow(u, t, n);
 }
 
 /* One data access: TLB, then every line it touches (an access straddling
  * lines accesses each, as cachegrind does; the deepest level serves it). */
-/* The DTLB (then the STLB) lookup of a data access at `addr`: sets m->tlb,
- * returns the cycles it adds. */
-static inline uint32_t dtlb_access(pmusim_uarch_t *u, uint64_t addr, pmusim_mem_t *m)
+/* The DTLB (then the STLB) lookup of a data access at `addr` (a store or
+ * a load): sets m->tlb, returns the cycles it adds. */
+static inline uint32_t dtlb_access(pmusim_uarch_t *u, uint64_t addr, gboolean store,
+                                   pmusim_mem_t *m)
 {
     const uarch_cpu_cfg_t *cfg = u->cfg;
     uarch_fill_t f;
@@ -890,6 +960,11 @@ static inline uint32_t dtlb_access(pmusim_uarch_t *u, uint64_t addr, pmusim_mem_
         if (!f.hit) {
             tlb_lat += cfg->lat_walk;
             m->tlb = PMUSIM_TLB_WALK;
+            /* the walk's cycles, the latency charged (docs/UARCH.md §3);
+             * the walks themselves are MEM records' tlb = walk */
+            ev_add(u, &cfg->ev.dtlb_walk_cyc, cfg->lat_walk);
+            if (!store)
+                ev_add(u, &cfg->ev.dtlb_ld_walk_cyc, cfg->lat_walk);
         }
     }
     return tlb_lat;
@@ -927,7 +1002,7 @@ static void data_access(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc, gbo
                         pmusim_mem_t *m)
 {
     u->dline_blk = UINT64_MAX;
-    const uint32_t tlb_lat = dtlb_access(u, acc->addr, m);
+    const uint32_t tlb_lat = dtlb_access(u, acc->addr, acc->is_store != 0, m);
     gboolean store = acc->is_store != 0;
     gboolean afp = fp || acc->is_fp;
     uint64_t size = acc->size ? acc->size : 1;
@@ -968,7 +1043,7 @@ static G_GNUC_NO_INLINE void data_access_plain(pmusim_uarch_t *u, const pmusim_u
         return;
     }
     u->dline_blk = UINT64_MAX;
-    const uint32_t tlb_lat = dtlb_access(u, addr, m);
+    const uint32_t tlb_lat = dtlb_access(u, addr, acc->is_store != 0, m);
     const gboolean store = acc->is_store != 0;
     const uint64_t blk = addr >> u->l1d.line_bits;
     unsigned lvl = PMUSIM_LVL_L1D;
@@ -1536,6 +1611,9 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
                uarch_cache_mru_hit_p2(&u->itlb, (eblk << lb) >> 12, FALSE)) &&
               uarch_cache_mru_hit_p2(&u->l1i, eblk, FALSE)))
             return FAST_NO;
+        /* each line looked up hit (docs/UARCH.md §1: a lookup per new
+         * line); one when the instruction lies in one line, which is new */
+        ifetch_hits_fast(u, t, 1 + (eblk - blk) - (blk == t->last_fetch_blk));
         t->last_fetch_blk = eblk;
     }
     /* from here on the instruction stays on the fast path: its EVENT

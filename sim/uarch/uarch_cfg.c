@@ -45,8 +45,15 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
         .l2_out_dirty = { 0xf2, 0x02, TRUE }, /* L2_LINES_OUT:DEMAND_DIRTY */      \
         .l2_out_any = { 0xf2, 0x0f, TRUE },   /* L2_LINES_OUT:ANY */               \
         .l1i_miss = { 0x80, 0x02, TRUE },     /* L1I:MISSES */                     \
+        .l1i_hit = { 0x80, 0x01, TRUE },      /* L1I:HITS */                       \
         .itlb_miss = { 0x85, 0x01, TRUE },    /* ITLB_MISSES:ANY */                \
         .itlb_walk = { 0x85, 0x02, TRUE },    /* ITLB_MISSES:WALK_COMPLETED */     \
+        .itlb_stlb_hit = { 0x85, 0x10, TRUE }, /* ITLB_MISSES:STLB_HIT */          \
+        .itlb_walk_cyc = { 0x85, 0x04, TRUE }, /* ITLB_MISSES:WALK_CYCLES */       \
+        .dtlb_walk_cyc = { 0x49, 0x04, TRUE }, /* DTLB_MISSES:WALK_CYCLES */       \
+        .dtlb_ld_walk_cyc = { 0x08, 0x04, TRUE }, /* DTLB_LOAD_MISSES:WALK_CYCLES */ \
+        .l2_ifetch_hit = { 0x24, 0x10, TRUE }, /* L2_RQSTS:IFETCH_HIT */           \
+        .l2_ifetch_miss = { 0x24, 0x20, TRUE }, /* L2_RQSTS:IFETCH_MISS */         \
         .baclear = { 0xe6, 0x01, TRUE },      /* BACLEAR:CLEAR */                  \
         .rob_full = { 0xa2, 0x10, TRUE },     /* RESOURCE_STALLS:ROB_FULL */       \
     }
@@ -114,6 +121,9 @@ static const uarch_cpu_cfg_t uarch_cpus[] = {
         .offcore = UARCH_OC_KNM,
         .ev = {
             .l1i_miss = { 0x80, 0x02, TRUE },   /* ICACHE:MISSES */
+            .l1i_hit = { 0x80, 0x01, TRUE },    /* ICACHE:HIT */
+            .dtlb_walk_cyc = { 0x05, 0x01, TRUE }, /* PAGE_WALKS:D_SIDE_CYCLES */
+            .itlb_walk_cyc = { 0x05, 0x02, TRUE }, /* PAGE_WALKS:I_SIDE_CYCLES */
             .baclear = { 0xe6, 0x01, TRUE },    /* BACLEARS:ALL */
             .rob_full = { 0xca, 0x01, TRUE },   /* NO_ALLOC_CYCLES:ROB_FULL */
             .misp_stall = { 0xca, 0x04, TRUE }, /* NO_ALLOC_CYCLES:MISPREDICTS */

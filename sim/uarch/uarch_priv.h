@@ -35,12 +35,19 @@ typedef struct uarch_events {
     uarch_ev_t l2_out_any;    /* L2 evicted a line (clean or modified; no prefetcher) */
     uarch_ev_t l3_repl;       /* L3 replaced a line */
     uarch_ev_t l1i_miss;      /* an instruction fetch missed L1I */
+    uarch_ev_t l1i_hit;       /* an instruction fetch hit L1I (x86: HITS; READS = HITS | MISSES) */
     uarch_ev_t l1i_fill;      /* an L1I line filled */
     uarch_ev_t ifetch_ear;    /* IA-64 I-EAR fetch record: umask = ITLB outcome, n = latency */
     uarch_ev_t itlb_miss;     /* first-level ITLB miss */
     uarch_ev_t itlb_walk;     /* ITLB miss that needed a walk (x86) / missed L2 ITLB (IA-64) */
+    uarch_ev_t itlb_stlb_hit; /* x86 ITLB miss that hit the second-level TLB */
+    uarch_ev_t itlb_walk_cyc; /* cycles of instruction-side walks (n = lat_walk per walk) */
+    uarch_ev_t dtlb_walk_cyc; /* cycles of data-side walks, loads and stores (n = lat_walk) */
+    uarch_ev_t dtlb_ld_walk_cyc; /* cycles of data-side walks of loads (n = lat_walk) */
     uarch_ev_t l2i_hit;       /* Montecito L2I demand read hit */
     uarch_ev_t l2i_miss;      /* Montecito L2I demand read miss */
+    uarch_ev_t l2_ifetch_hit; /* x86: an instruction fetch hit the (unified) L2 */
+    uarch_ev_t l2_ifetch_miss; /* x86: an instruction fetch missed the L2 */
     uarch_ev_t baclear;       /* x86 front-end resteer of a direct branch missing the BTB */
     uarch_ev_t rob_full;      /* cycles dispatch waited for the reorder window (n = cycles) */
     uarch_ev_t misp_stall;    /* cycles allocation waited for a mispredicted branch (n = cycles) */

@@ -15,7 +15,7 @@ import csv
 import sys
 
 MODELS = ('wsm', 'wsm_dp', 'knm')
-SOURCES = {'CYCLES', 'REF', 'INSN', 'UOPS', 'FILTER', 'LDLAT', 'OFFCORE'}
+SOURCES = {'CYCLES', 'REF', 'INSN', 'UOPS', 'FILTER', 'LDLAT', 'OFFCORE', 'EVBITS'}
 LEVELS = ('L1D', 'L2', 'L3', 'LOCAL_DRAM', 'REMOTE_DRAM', 'REMOTE_CACHE')
 TLBS = ('L1_HIT', 'L2_HIT', 'WALK', 'FAULT')
 KINDS = ('COND', 'CALL', 'RET', 'IND', 'IPREL')
@@ -172,6 +172,11 @@ def main():
                 code, umask = tables[m][key]
             if code > 0xff or umask > 0xff:
                 fail(where, 'code or umask wider than 8 bits')
+            if source == 'EVBITS' and (bin(umask).count('1') < 2 or not f['model']):
+                # one bit is an ordinary EVENT-only event; without `model` a
+                # hand-written trace's EVENT records of the whole umask would
+                # stop counting
+                fail(where, 'an EVBITS row needs a umask of two or more bits and model')
             if (code, umask) in entries[m]:
                 fail(where, f'{m}: 0x{code:02x}/0x{umask:02x} listed twice')
             entries[m][(code, umask)] = (event, source, f, phrase)

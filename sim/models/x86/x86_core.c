@@ -105,6 +105,9 @@ typedef struct x86_ctr {
     uint8_t plm_mask; /* bit r set: count at privilege level (ring) r */
     uint8_t nbits;
     uint16_t ev_key;  /* EXPLICIT: event select | umask << 8 */
+    /* EXPLICIT from an EVBITS row (a model's trace): the umask, whose
+     * single bits' EVENT records count instead of ev_key's (x86_ev_match()) */
+    uint8_t ev_bits;
     uint32_t lat_min; /* LDLAT: latency must be greater */
     uint64_t value;   /* always < 2^width */
     uint64_t max;     /* 2^width - 1 */
@@ -922,6 +925,7 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
     }
 
     c->once = false;
+    c->ev_bits = 0;
     if (slot < X86_MAX_GP) {
         const x86_evmap_t *hits[X86_MAX_BITS];
         size_t n;
@@ -935,7 +939,11 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         } else if ((n = x86_event_lookup(d, code, umask, hits)) > 0 &&
                    !(hits[0]->events_first && x86_events_producer(m)) &&
                    !(hits[0]->model_only && m->base.trace_annotations == PMUSIM_ANN_ALL)) {
-            if (n == 1) {
+            if (n == 1 && hits[0]->src == X86_SRC_EVBITS) {
+                c->src = X86_SRC_EXPLICIT;
+                c->ev_key = (uint16_t)(code | (umask << 8));
+                c->ev_bits = umask;
+            } else if (n == 1) {
                 c->src = hits[0]->src;
                 c->f = hits[0]->f;
                 c->once = hits[0]->once;
@@ -1736,6 +1744,19 @@ static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_li
     }
 }
 
+/* Whether an EVENT record of `key` (code | umask << 8) counts on EXPLICIT
+ * counter c: the same key, or, for an EVBITS row (c->ev_bits), the same
+ * code and a umask of one bit of c->ev_bits.  A record of the whole umask
+ * does not count then: a model writes one per bit, so it would count twice
+ * (docs/trace-events-x86.md). */
+static inline bool x86_ev_match(const x86_ctr_t *c, uint16_t key)
+{
+    if (!c->ev_bits)
+        return c->ev_key == key;
+    const unsigned um = key >> 8;
+    return (key & 0xff) == (c->ev_key & 0xff) && um && !(um & (um - 1)) && (um & c->ev_bits);
+}
+
 static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t *r)
 {
     if (r->ev_code > 0xff || r->ev_umask > 0xff)
@@ -1745,7 +1766,7 @@ static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t
     m->ev_seen[key / 64] |= 1ull << (key % 64);
     for (uint32_t k = 0; k < th->n_ev; k++) {
         x86_ctr_t *c = th->ev_lst[k];
-        if (c->ev_key != key || !((c->plm_mask >> plm) & 1))
+        if (!x86_ev_match(c, key) || !((c->plm_mask >> plm) & 1))
             continue;
         if (G_UNLIKELY(c->pebs_armed) && r->n)
             x86_pebs_assist(m, c, r);
@@ -3721,6 +3742,27 @@ static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
     }
     switch (c->src) {
     case X86_SRC_EXPLICIT: {
+        if (c->ev_bits) {
+            /* in the trace when every bit's records are: a trace with
+             * L1I:MISSES alone (older captures) cannot give L1I:READS */
+            GString *g = g_string_new("EVENT records");
+            const char *sep = " ";
+            for (unsigned b = 0; b < 8; b++) {
+                const unsigned um = 1u << b;
+                if (!(c->ev_bits & um))
+                    continue;
+                const uint16_t key = (uint16_t)(code | (um << 8));
+                g_string_append_printf(g, "%s0x%02x/0x%02x", sep, code, um);
+                sep = " + ";
+                if (!((m->ev_seen[key / 64] >> (key % 64)) & 1) &&
+                    !pmusim_declared_events_has(m->base.trace_events, code, um))
+                    res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+            }
+            g_string_append(g, " (one per umask bit)");
+            g_strlcpy(res->source, g->str, sizeof res->source);
+            g_string_free(g, TRUE);
+            return;
+        }
         uint16_t key = c->ev_key;
         g_snprintf(res->source, sizeof res->source, "EVENT records 0x%02x/0x%02x", code, umask);
         if (!((m->ev_seen[key / 64] >> (key % 64)) & 1) &&

@@ -60,6 +60,9 @@ typedef enum x86_src_kind {
     X86_SRC_LDLAT,       /* loads slower than MSR_PEBS_LD_LAT_THRESHOLD */
     X86_SRC_OFFCORE,     /* offcore requests matching MSR_OFFCORE_RSP_x */
     X86_SRC_OUTSTANDING, /* knm average-latency mode: matching requests in flight */
+    /* a table row only (compiled into EXPLICIT with ev_bits): the EVENT
+     * records of each single bit of the umask (L1I:READS = HITS + MISSES) */
+    X86_SRC_EVBITS,
 } x86_src_kind_t;
 
 /* Predicate on an INSN record.  A mask of 0 in a table means "any"; the

@@ -1083,6 +1083,91 @@ static void test_events_first_rows(void)
     pmusim_model_free(m);
 }
 
+/* An EVBITS row (trace-events.csv): L1I:READS (0x80/0x03) on a model's
+ * trace counts the EVENT records of L1I:HITS (0x01) and L1I:MISSES (0x02),
+ * which the model writes one per lookup, and not a record of 0x03 (it would
+ * count twice); a trace without an annotations key (hand-written) keeps
+ * counting its records of exactly 0x03.  Records: HITS 7 (ring 3), HITS 5
+ * (ring 0), MISSES 2, READS 100, CYCLES_STALLED (0x04) 50.
+ *   model's: READS 7 + 5 + 2 = 14, READS :u 7 + 2 = 9, HITS 12, MISSES 2;
+ *   hand-written: READS 100, READS :u 100, HITS 12, MISSES 2.
+ * Knights Mill's ICACHE:ACCESSES alike.  A model's trace whose "events"
+ * key lists the misses alone (a capture before L1I:HITS) reads READS as
+ * <not in trace>: the hits are not there to add. */
+static void test_evbits_rows(void)
+{
+    static const char *const pmus[] = {"wsm", "knm"};
+    for (size_t p = 0; p < G_N_ELEMENTS(pmus); p++)
+        for (int mode = 0; mode < 3; mode++) {
+            const gboolean knm = p == 1;
+            pmusim_model_t *m = mk(pmus[p], 1);
+            pmusim_trace_header_t h;
+            pmusim_trace_header_init(&h, knm ? PMUSIM_CPU_KNM : PMUSIM_CPU_WSM, 1);
+            /* mode 0: no annotations key (every annotation); 1: a model's
+             * trace listing both; 2: a model's trace listing the misses */
+            pmusim_trace_header_set_annotations(
+                &h, mode ? PMUSIM_ANN_ALL & ~PMUSIM_ANN_SYMBOLS : PMUSIM_ANN_ALL);
+            if (mode)
+                pmusim_trace_header_set_meta(&h, "events",
+                                             mode == 1 ? "0x80/0x02,0x80/0x01" : "0x80/0x02");
+            pmusim_model_set_trace_header(m, &h);
+            pmusim_trace_header_clear(&h);
+            wr(m, EVTSEL0 + 0, EVT(0x80, 0x03) | EN | USR | OS, 0); /* READS / ACCESSES */
+            wr(m, EVTSEL0 + 1, EVT(0x80, 0x03) | EN | USR, 0);
+            pmusim_rec_t t[] = {event(0, 0x80, 0x01, 7), event(1, 0x80, 0x01, 5),
+                                event(2, 0x80, 0x02, 2), event(3, 0x80, 0x03, 100),
+                                event(4, 0x80, 0x04, 50), insn(5, 0, 3)};
+            t[1].plm = 0;
+            if (mode == 2) /* no hits: the misses alone */
+                t[0].ev_umask = t[1].ev_umask = 0x02;
+            run(m, t, G_N_ELEMENTS(t));
+            const uint64_t want0[] = {100, 14, 7 + 5 + 2}, want1[] = {100, 9, 7 + 2};
+            CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), want0[mode]);
+            CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), want1[mode]);
+            pmusim_report_t rep;
+            pmusim_report_init(&rep);
+            m->ops->report(m, &rep);
+            const pmusim_counter_result_t *k = result(&rep, "IA32_PMC0", 0);
+            CU_ASSERT_EQUAL(k->status, mode == 2 ? PMUSIM_COUNT_NOT_IN_TRACE : PMUSIM_COUNT_OK);
+            CU_ASSERT_STRING_EQUAL(k->source, mode ? "EVENT records 0x80/0x01 + 0x80/0x02 (one per "
+                                                     "umask bit)"
+                                                   : "EVENT records 0x80/0x03");
+            pmusim_report_clear(&rep);
+            pmusim_model_free(m);
+        }
+    /* the single bits stay plain EVENT-only events on a model's trace */
+    pmusim_model_t *m = mk("wsm", 1);
+    m->trace_annotations = PMUSIM_ANN_ALL & ~PMUSIM_ANN_SYMBOLS;
+    wr(m, EVTSEL0 + 0, EVT(0x80, 0x01) | EN | USR | OS, 0); /* L1I:HITS */
+    wr(m, EVTSEL0 + 1, EVT(0x80, 0x02) | EN | USR | OS, 0); /* L1I:MISSES */
+    pmusim_rec_t t[] = {event(0, 0x80, 0x01, 7), event(2, 0x80, 0x02, 2),
+                        event(3, 0x80, 0x03, 100)};
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 7);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2);
+    pmusim_model_free(m);
+    /* knm PAGE_WALKS:CYCLES (0x05/0x03) = D_SIDE_CYCLES (0x01) + I_SIDE_CYCLES
+     * (0x02) on a model's trace: 300 + 30 */
+    m = mk("knm", 1);
+    m->trace_annotations = PMUSIM_ANN_ALL & ~PMUSIM_ANN_SYMBOLS;
+    wr(m, EVTSEL0 + 0, EVT(0x05, 0x03) | EN | USR | OS, 0);
+    pmusim_rec_t w[] = {event(0, 0x05, 0x01, 300), event(2, 0x05, 0x02, 30)};
+    run(m, w, G_N_ELEMENTS(w));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 330);
+    pmusim_model_free(m);
+    /* wsm L2_RQSTS:IFETCHES (0x24/0x30) = IFETCH_HIT (0x10) + IFETCH_MISS
+     * (0x20); LD_HIT (0x01), a trace-derived bit of the same event, is not
+     * added: 4 + 6 */
+    m = mk("wsm", 1);
+    m->trace_annotations = PMUSIM_ANN_ALL & ~PMUSIM_ANN_SYMBOLS;
+    wr(m, EVTSEL0 + 0, EVT(0x24, 0x30) | EN | USR | OS, 0);
+    pmusim_rec_t f[] = {event(0, 0x24, 0x10, 4), event(2, 0x24, 0x20, 6), event(3, 0x24, 0x01, 9),
+                        load(4, 10, PMUSIM_LVL_L2)};
+    run(m, f, G_N_ELEMENTS(f));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 10);
+    pmusim_model_free(m);
+}
+
 /* Thresholds on filter events (fed by the filter loop's per-cycle tally),
  * MEM records included. */
 static void test_thresholded_filter_events(void)
@@ -1540,6 +1625,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_exec_as_retired_wsm);
     PMUSIM_ADD_TEST(s, test_mem_records);
     PMUSIM_ADD_TEST(s, test_events_first_rows);
+    PMUSIM_ADD_TEST(s, test_evbits_rows);
     PMUSIM_ADD_TEST(s, test_thresholded_filter_events);
     PMUSIM_ADD_TEST(s, test_counter_restrictions);
     PMUSIM_ADD_TEST(s, test_invalid_pebs_setups);

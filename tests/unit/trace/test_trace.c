@@ -2523,17 +2523,21 @@ static void test_reads_level3_files(void)
         CU_ASSERT_EQUAL(nb, files[i].n);
         CU_ASSERT_EQUAL(nt, files[i].n);
         /* the model writes EVENT records these files predate (L2_LINES_OUT:ANY,
-         * 0xf2/0x0f, 2026-11-28): left out of the generator's records.  With
-         * them the generator's record budget ends each thread's stream a
-         * little earlier (its last EVENT records then differ), so the first
-         * 90 % of the records are compared */
-        size_t kept = 0;
+         * 0xf2/0x0f; L1I:HITS, 0x80/0x01, which also moves the 64-cycle
+         * windows the other EVENT counts are summed over; 2026-11-28), so
+         * the records but EVENT ones are compared, in the first 90 % of
+         * the file's (the generator's record budget, EVENT records
+         * included, ends each thread's stream a little earlier now) */
+        size_t kb = 0, kt = 0;
+        for (size_t k = 0; k < nb; k++)
+            if (xb[k].kind != PMUSIM_REC_EVENT)
+                xb[kb++] = xb[k];
         for (size_t k = 0; k < nt; k++)
-            if (!(xt[k].kind == PMUSIM_REC_EVENT && xt[k].ev_code == 0xf2 && xt[k].ev_umask == 0x0f))
-                xt[kept++] = xt[k];
-        CU_ASSERT(kept >= nt - nt / 20);
+            if (xt[k].kind != PMUSIM_REC_EVENT)
+                xt[kt++] = xt[k];
+        CU_ASSERT(kt >= kb - kb / 20);
         size_t bad = 0;
-        for (size_t k = 0; k < nb / 10 * 9 && k < kept; k++)
+        for (size_t k = 0; k < kb / 10 * 9 && k < kt; k++)
             bad += !pmusim_test_rec_equal(&xb[k], &xt[k]);
         CU_ASSERT_EQUAL(bad, 0);
         g_free(xb);

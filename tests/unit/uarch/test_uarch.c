@@ -544,6 +544,153 @@ static void test_itlb_order_on_fast_path(void)
     CU_ASSERT_EQUAL(itlb_misses(cross, G_N_ELEMENTS(cross)), 6);
 }
 
+/* L1I:HITS / ICACHE:HIT (0x80/0x01) and L1I:MISSES / ICACHE:MISSES
+ * (0x80/0x02): the model looks a line up when an instruction starts in a
+ * line other than the one its thread fetched last, and looks up the second
+ * line of an instruction that crosses into one (docs/UARCH.md §1), on the
+ * fast path and in the general body alike.  {hits, misses} of `n`
+ * instructions at ip[i] of len[i] bytes. */
+static uint64_t ev_sum(const collect_t *c, uint16_t code, uint16_t umask);
+
+static void l1i_lookups(pmusim_cpu_t cpu, uint32_t threads, const char *const *opts,
+                        const uint64_t *ip, const uint8_t *len, size_t n, uint64_t out[2])
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(cpu, threads, opts, &c);
+    for (size_t i = 0; i < n; i++) {
+        pmusim_uarch_insn_t in = { .ip = ip[i], .plm = 3, .len = len[i] };
+        GError *e = NULL;
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+    }
+    finish(u);
+    out[0] = ev_sum(&c, 0x80, 0x01);
+    out[1] = ev_sum(&c, 0x80, 0x02);
+    done(u, &c);
+}
+
+static void test_l1i_lookups(void)
+{
+    /* a loop of 64 four-byte instructions over the 4 lines from 0x401000,
+     * 10 times: a lookup at each line's first instruction, 4 a pass (the
+     * loop's jump back to the first line is one), 40 in all; the first pass
+     * misses the 4 (cold), the other 36 hit (the lines stay: one per set) */
+    enum { N = 640 };
+    uint64_t ip[N];
+    uint8_t len[N];
+    for (size_t i = 0; i < N; i++) {
+        ip[i] = 0x401000 + 4 * (i % 64);
+        len[i] = 4;
+    }
+    static const pmusim_cpu_t cpus[] = { PMUSIM_CPU_WSM, PMUSIM_CPU_KNM };
+    static const char *const none[] = { "--L2=none", NULL };
+    uint64_t k[2];
+    for (size_t j = 0; j < G_N_ELEMENTS(cpus); j++) {
+        l1i_lookups(cpus[j], 1, NULL, ip, len, N, k);
+        CU_ASSERT_EQUAL(k[0], 36);
+        CU_ASSERT_EQUAL(k[1], 4);
+    }
+    /* lines crossed: X at 0x402000 (line L0, cold miss); Y at 0x40203e, 4
+     * bytes into L1: L0 was fetched last, so L1 alone (cold miss); X again:
+     * L0 (hit); Y: L1 (hit); W at 0x402080, L2 (cold miss); Y: L0 and L1
+     * (2 hits).  4 hits, 3 misses, 7 lookups for 6 instructions; the same
+     * with two threads (the SMT body, no fast path) and with --L2=none
+     * (cachegrind's rule for an instruction across two lines) */
+    static const uint64_t xy[] = { 0x402000, 0x40203e, 0x402000, 0x40203e, 0x402080, 0x40203e };
+    static const uint8_t xylen[] = { 4, 4, 4, 4, 4, 4 };
+    for (size_t j = 0; j < G_N_ELEMENTS(cpus); j++)
+        for (uint32_t threads = 1; threads <= 2; threads++) {
+            l1i_lookups(cpus[j], threads, NULL, xy, xylen, G_N_ELEMENTS(xy), k);
+            CU_ASSERT_EQUAL(k[0], 4);
+            CU_ASSERT_EQUAL(k[1], 3);
+            l1i_lookups(cpus[j], threads, none, xy, xylen, G_N_ELEMENTS(xy), k);
+            CU_ASSERT_EQUAL(k[0], 4);
+            CU_ASSERT_EQUAL(k[1], 3);
+        }
+    /* hits that are not their set's most recent line (the general body's
+     * lookup): A = 0x410000 and B = 0x412000 share wsm's L1I set (128 sets
+     * of 64-byte lines: 8 KiB apart); A B A B A B: 2 cold misses, then each
+     * finds its line second in the set: 4 hits */
+    static const uint64_t ab[] = { 0x410000, 0x412000, 0x410000, 0x412000, 0x410000, 0x412000 };
+    l1i_lookups(PMUSIM_CPU_WSM, 1, NULL, ab, xylen, G_N_ELEMENTS(ab), k);
+    CU_ASSERT_EQUAL(k[0], 4);
+    CU_ASSERT_EQUAL(k[1], 2);
+}
+
+/* Westmere's instruction fetches in its unified L2: L2_RQSTS:IFETCH_HIT
+ * (0x24/0x10) and IFETCH_MISS (0x24/0x20).  A direct-mapped 1 KiB L1I: A
+ * and B 1 KiB apart share its set; A B A: A and B miss L1I and L2 (2 L2
+ * misses), A misses L1I again and hits L2 (1 L2 hit).  With --L2=none no
+ * L2 request: none. */
+static void test_l2_ifetch(void)
+{
+    static const char *const small[] = { "--I1=1024,1,64", NULL };
+    static const char *const none[] = { "--I1=1024,1,64", "--L2=none", NULL };
+    for (int k = 0; k < 2; k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, k ? none : small, &c);
+        run(u, 0, 0x401000, 0, 0, FALSE, FALSE);
+        run(u, 0, 0x401400, 0, 0, FALSE, FALSE);
+        run(u, 0, 0x401000, 0, 0, FALSE, FALSE);
+        finish(u);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x80, 0x02), 3);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x24, 0x20), k ? 0 : 2);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x24, 0x10), k ? 0 : 1);
+        done(u, &c);
+    }
+}
+
+/* The TLB walks' cycles (the walk latency the model charges, docs/UARCH.md
+ * §3: wsm 23, knm 30 a walk) and Westmere's ITLB misses that hit the STLB.
+ * wsm: code at pages P, P+32, P+64, P+96, P+128 (one ITLB set of 4: 32
+ * sets; distinct STLB sets of 128): 5 walks, then P again: an ITLB miss
+ * that hits the STLB.  Data: loads at pages D, D+16, .. D+64 (one DTLB set
+ * of 4: 16 sets), 5 walks; D again: DTLB miss, STLB hit; a store at D+80:
+ * a walk.  ITLB_MISSES:WALK_CYCLES 0x85/0x04 = 5 * 23, :STLB_HIT 0x85/0x10
+ * = 1, DTLB_MISSES:WALK_CYCLES 0x49/0x04 = 6 * 23, DTLB_LOAD_MISSES:
+ * WALK_CYCLES 0x08/0x04 = 5 * 23 (the MEM records' tlb = walk: 6).  knm
+ * (DTLB 8 sets of 8, STLB 32 sets of 8): code at one page (1 walk), loads
+ * at D, D+8, .. D+64 (9 walks, the 9th evicts D), D again (STLB hit), a
+ * store at D+72 (a walk): PAGE_WALKS:D_SIDE_CYCLES 0x05/0x01 = 10 * 30,
+ * I_SIDE_CYCLES 0x05/0x02 = 30. */
+/* Loads at pages D + stride * k for k = 0 .. last (one DTLB set), at D
+ * again, a store at D + stride * (last + 1); then the end of the run. */
+static void dtlb_set_walks(pmusim_uarch_t *u, uint64_t stride, uint64_t last)
+{
+    const uint64_t d = 0x10000;
+    for (uint64_t k = 0; k <= last; k++)
+        run(u, 0, 0x400000, (d + stride * k) << 12, 8, FALSE, FALSE);
+    run(u, 0, 0x400000, d << 12, 8, FALSE, FALSE);
+    run(u, 0, 0x400000, (d + stride * (last + 1)) << 12, 8, TRUE, FALSE);
+    finish(u);
+}
+
+static void test_walk_cycles(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    for (uint64_t k = 0; k <= 4; k++)
+        run(u, 0, 0x400000 + (k * 32 << 12), 0, 0, FALSE, FALSE);
+    run(u, 0, 0x400000, 0, 0, FALSE, FALSE);
+    dtlb_set_walks(u, 16, 4);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x85, 0x04), 5 * 23);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x85, 0x10), 1);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x85, 0x01), 6); /* ITLB_MISSES:ANY */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x49, 0x04), 6 * 23);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x08, 0x04), 5 * 23);
+    guint walks = 0;
+    for (guint i = 0; i < c.recs->len; i++)
+        walks += rec(&c, i)->kind == PMUSIM_REC_INSN && (rec(&c, i)->flags & PMUSIM_F_MEM) &&
+                 rec(&c, i)->mem.tlb == PMUSIM_TLB_WALK;
+    CU_ASSERT_EQUAL(walks, 6);
+    done(u, &c);
+
+    u = model(PMUSIM_CPU_KNM, 1, NULL, &c);
+    dtlb_set_walks(u, 8, 8);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x05, 0x01), 10 * 30);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x05, 0x02), 30);
+    done(u, &c);
+}
+
 /* A loop branch taken 7 times then not taken, 200 times over: once the
  * 14-bit global history holds the 8-periodic pattern, gshare predicts every
  * outcome, so the last 100 loops have no misprediction. */
@@ -680,7 +827,11 @@ static void test_inclusive_l3_back_invalidates(void)
 /* The header's "events" key lists the EVENT records of docs/UARCH.md
  * section 5 the configuration writes: Westmere's L2 evictions with its L2,
  * none of them under --L2=none; Itanium 2's I-EAR record with any umask;
- * Montecito's L2I reads and thread switches besides. */
+ * Montecito's L2I reads and thread switches besides; Westmere's and Knights
+ * Mill's L1I hits (0x80/0x01) beside their misses (0x80/0x02) and their
+ * walk cycles (0x85/0x04, 0x49/0x04, 0x08/0x04; 0x05/0x02, 0x05/0x01),
+ * Westmere's ITLB misses hitting the STLB (0x85/0x10) and, with its L2,
+ * its L2 instruction fetches (0x24/0x10, 0x24/0x20). */
 static void test_header_events(void)
 {
     static const char *const none[] = { "--L2=none", NULL };
@@ -690,10 +841,14 @@ static void test_header_events(void)
         const char *want;
     } cases[] = {
         { PMUSIM_CPU_WSM, NULL,
-          "0x51/0x04,0xf1/0x07,0xf2/0x01,0xf2/0x02,0xf2/0x0f,0x80/0x02,0x85/0x01,0x85/0x02,"
-          "0xe6/0x01,0xa2/0x10" },
-        { PMUSIM_CPU_WSM, none, "0x51/0x04,0x80/0x02,0x85/0x01,0x85/0x02,0xe6/0x01,0xa2/0x10" },
-        { PMUSIM_CPU_KNM, NULL, "0x80/0x02,0xe6/0x01,0xca/0x01,0xca/0x04" },
+          "0x51/0x04,0xf1/0x07,0xf2/0x01,0xf2/0x02,0xf2/0x0f,0x80/0x02,0x80/0x01,0x85/0x01,"
+          "0x85/0x02,0x85/0x10,0x85/0x04,0x49/0x04,0x08/0x04,0x24/0x10,0x24/0x20,0xe6/0x01,"
+          "0xa2/0x10" },
+        { PMUSIM_CPU_WSM, none,
+          "0x51/0x04,0x80/0x02,0x80/0x01,0x85/0x01,0x85/0x02,0x85/0x10,0x85/0x04,0x49/0x04,"
+          "0x08/0x04,0xe6/0x01,0xa2/0x10" },
+        { PMUSIM_CPU_KNM, NULL,
+          "0x80/0x02,0x80/0x01,0x05/0x02,0x05/0x01,0xe6/0x01,0xca/0x01,0xca/0x04" },
         { PMUSIM_CPU_ITA2, NULL, "0xdf/0x00,0x41/0x00,0x43/*,0x47/0x01,0x47/0x02" },
         { PMUSIM_CPU_MONT, NULL,
           "0xdf/0x00,0x41/0x00,0x43/*,0x47/0x01,0x47/0x02,0x78/0x05,0x78/0x09,0x0c/0x01,"
@@ -1634,6 +1789,9 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_inclusive_l3_back_invalidates);
     PMUSIM_ADD_TEST(s, test_ll_inclusive_option);
     PMUSIM_ADD_TEST(s, test_header_events);
+    PMUSIM_ADD_TEST(s, test_l1i_lookups);
+    PMUSIM_ADD_TEST(s, test_walk_cycles);
+    PMUSIM_ADD_TEST(s, test_l2_ifetch);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
     PMUSIM_ADD_TEST(s, test_offcore_and_remote);
     PMUSIM_ADD_TEST(s, test_replacement_events);
