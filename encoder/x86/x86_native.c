@@ -8,8 +8,10 @@
  *   - events whose config is exactly 0x00c0 / 0x003c / 0x0300 (no edge, inv
  *     or cmask) go to IA32_FIXED_CTR0/1/2 when that counter is free, as
  *     Linux's fixed-event constraints do; otherwise to a generic counter;
- *   - generic counters follow the event's counter mask, most constrained
- *     events first (Linux schedules by constraint weight), lowest free index;
+ *   - generic counters follow the event's counter mask narrowed by Intel's
+ *     counter restrictions (counter-restrictions.csv), most constrained
+ *     events first (Linux schedules by constraint weight), lowest free
+ *     index, backtracking when that walk fails (sched_place());
  *   - OFFCORE_RESPONSE_0/1 program MSR_OFFCORE_RSP_0/1 (0x1a6/0x1a7); when
  *     the register is taken with another value the event moves to the other
  *     one (Linux's alternate extra register), else the set cannot be encoded;
@@ -825,6 +827,16 @@ static gboolean x86_show(const x86_pmu_t *pmu, const char *name, FILE *fp, GErro
                 um->name, umask_flags_str(um, fl, sizeof fl));
         if (um->equiv)
             fprintf(fp, "(= %s) ", um->equiv);
+        /* Intel's counter restriction, where it is narrower than the table's */
+        uint32_t gen = (uint32_t)(e->cntmsk & ((1ull << pmu->num_cntrs) - 1));
+        uint32_t only = gen & restrict_mask(pmu, (e->code & 0xffu) | (code << 8));
+        if (only != gen) {
+            fprintf(fp, "[counts on");
+            for (int i = 0; i < pmu->num_cntrs; i++)
+                if ((only >> i) & 1)
+                    fprintf(fp, " PMC%d", i);
+            fprintf(fp, " only, Intel's data] ");
+        }
         if (um->modhw)
             fprintf(fp, "(hard-wired modifiers) ");
         fprintf(fp, "%s\n", um->desc);

@@ -665,6 +665,18 @@ static void test_native_tools(void)
     CU_ASSERT_PTR_NULL(strstr(s, "[REMOTE_CACHE_FWD]")); /* wsm only */
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "[default]"));
     free(s);
+    /* Intel's restriction shows where it is narrower than the table's mask:
+     * on the load-latency umask, not on LOADS, not on L1D (table mask 0x3) */
+    s = capture(do_show, &pmusim_encoder_wsm, "MEM_INST_RETIRED", &err, &ok);
+    CU_ASSERT(ok);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "[ldlat] [counts on PMC3 only, Intel's data] Loads slower"));
+    CU_ASSERT_EQUAL(s ? g_strstr_len(s, -1, "only, Intel's data") == g_strrstr(s, "only, Intel's data")
+                      : 0, TRUE);
+    free(s);
+    s = capture(do_show, &pmusim_encoder_wsm, "L1D", &err, &ok);
+    CU_ASSERT(ok);
+    CU_ASSERT_PTR_NULL(strstr(s, "Intel's data"));
+    free(s);
     s = capture(do_show, &pmusim_encoder_knm, "knm::nosuch", &err, &ok);
     CU_ASSERT(!ok);
     CU_ASSERT_EQUAL(err ? err->code : 0, PFM_ERR_NOTFOUND);
