@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
 """Generate the x86 encoder tables (C) from encoder/data/x86/*.csv.
 
-    gen_tables.py DATA_DIR OUTPUT.c
+    gen_tables.py DATA_DIR OUTPUT.c [RESTRICTIONS_CSV]
+
+RESTRICTIONS_CSV, when given, is sim/models/x86/counter-restrictions.csv: the (event
+select, umask) pairs Intel's event lists allow on fewer general-purpose
+counters than the event's table mask.  The encoder's native face schedules
+them there (x86_native.c); the libpfm-4 face does not use them.
 
 Run by meson (custom_target) at build time.  Refuses bad data: duplicate
 event or umask names, empty counter masks, unknown flags or modifiers, umask
 groups out of range, aliases that name nothing, two defaults in one group for
 one PMU, umask codes wider than the PMU allows, more umasks than the encoder
-holds, empty descriptions, a PMU without a valid anythread column.  Emits const
+holds, empty descriptions, a PMU without a valid anythread column, a
+restriction row naming an unknown PMU, a (code, umask) twice or no unit mask
+of the PMU's table, or a counter mask that is empty or wider than the PMU.  Emits const
 tables with designated initializers only, plus a by-name index for binary
 search.
 """
@@ -160,8 +167,39 @@ def load_table(path, pmus_of_table):
     return events
 
 
+def load_restrictions(path, pmus, events_of):
+    """{pmu: sorted [(code, umask, counters, intel_event)]} from the CSV."""
+    name = os.path.basename(path)
+    byname = {p['pmu']: p for p in pmus}
+    out = {p['pmu']: {} for p in pmus}
+    with open(path, newline='') as f:
+        rows = [(line, r) for line, r in enumerate(csv.reader(f), start=1)
+                if r and not r[0].startswith('#')]
+    if not rows or rows[0][1] != ['model', 'code', 'umask', 'counters', 'intel_event']:
+        fail(name, 'header must be model,code,umask,counters,intel_event')
+    for line, r in rows[1:]:
+        where = '%s:%d' % (name, line)
+        if len(r) != 5 or r[0] not in byname:
+            fail(where, 'expected model,code,umask,counters,intel_event with a PMU of pmus.csv')
+        code, umask, mask = hexint(where, r[1], 8), hexint(where, r[2], 8), hexint(where, r[3], 32)
+        if mask == 0 or mask >> int(byname[r[0]]['num_cntrs']):
+            fail(where, 'counter mask %#x empty or wider than the PMU\'s %s counters'
+                 % (mask, byname[r[0]]['num_cntrs']))
+        if (code, umask) in out[r[0]]:
+            fail(where, '%s: %#04x/%#04x listed twice' % (r[0], code, umask))
+        # an event without unit masks carries its umask in code bits 15:8
+        if not any(ev['code'] & 0xff == code and
+                   (ev['code'] >> 8 == umask or any(um['ucode'] >> 8 == umask for um in ev['umasks']))
+                   for ev in events_of[r[0]]):
+            fail(where, '%s has no event %#04x with unit mask %#04x' % (r[0], code, umask))
+        out[r[0]][(code, umask)] = (mask, r[4])
+    return {p: sorted((c, u, m, e) for (c, u), (m, e) in rows_.items())
+            for p, rows_ in out.items()}
+
+
 def main():
     data_dir, out = sys.argv[1], sys.argv[2]
+    restr_path = sys.argv[3] if len(sys.argv) > 3 else None
     with open(os.path.join(data_dir, 'pmus.csv'), newline='') as f:
         pmus = list(csv.DictReader(f))
     names = [p['pmu'] for p in pmus]
@@ -175,13 +213,16 @@ def main():
     model_bit = {p['pmu']: 1 << i for i, p in enumerate(pmus)}
 
     o = []
-    o.append('/* generated from encoder/data/x86/{pmus,intel_wsm,intel_knl}.csv by encoder/x86/gen_tables.py'
-             ' -- do not edit */')
+    o.append('/* generated from encoder/data/x86/{pmus,intel_wsm,intel_knl}.csv and'
+             ' sim/models/x86/counter-restrictions.csv by encoder/x86/gen_tables.py -- do not edit */')
     o.append('#include "x86_priv.h"')
     o.append('#include <strings.h>')
     o.append('')
+    events_of = {}
     for tname, tpmus in tables.items():
         events = load_table(os.path.join(data_dir, tname + '.csv'), tpmus)
+        for p in tpmus:
+            events_of[p] = events
         if len(events) > 0xffff:
             fail(tname, 'too many events')
         o.append('static const x86_umask_t %s_umasks[] = {' % tname)
@@ -233,8 +274,17 @@ def main():
                         bits = int(p['raw_umask_bits_offcore']) + 1
                         if (um['ucode'] >> 8) >> bits:
                             fail(um['where'], 'offcore code wider than %d bits (raw width + 1: knm OUTSTANDING is bit 38)' % bits)
+    restr = (load_restrictions(restr_path, pmus, events_of) if restr_path
+             else {p['pmu']: [] for p in pmus})
     for p in pmus:
         pid = p['pmu']
+        if restr[pid]:
+            o.append('/* %s: counter restrictions, sorted by (code, umask) */' % pid)
+            o.append('static const x86_restrict_t %s_restricts[] = {' % pid)
+            for code, umask, mask, iev in restr[pid]:
+                o.append('    { .code = %#04x, .umask = %#04x, .counters = %#x }, /* %s */'
+                         % (code, umask, mask, iev))
+            o.append('};')
         models = [int(x) for x in p['cpu_models'].split('|') if x]
         o.append('static const int %s_cpu_models[] = { %s, 0 };'
                  % (pid, ', '.join(str(m) for m in models)))
@@ -249,6 +299,8 @@ def main():
                  % (plm, int(p['cpu_family']), pid))
         o.append('    .raw_umask_bits = %d, .raw_umask_bits_offcore = %d,'
                  % (int(p['raw_umask_bits']), int(p['raw_umask_bits_offcore'])))
+        if restr[pid]:
+            o.append('    .restricts = %s_restricts, .n_restricts = %d,' % (pid, len(restr[pid])))
         o.append('};')
         o.append('')
     o.append('const x86_pmu_t *const pmusim_x86_pmus[] = { %s };'

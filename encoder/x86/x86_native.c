@@ -8,8 +8,10 @@
  *   - events whose config is exactly 0x00c0 / 0x003c / 0x0300 (no edge, inv
  *     or cmask) go to IA32_FIXED_CTR0/1/2 when that counter is free, as
  *     Linux's fixed-event constraints do; otherwise to a generic counter;
- *   - generic counters follow the event's counter mask, most constrained
- *     events first (Linux schedules by constraint weight), lowest free index;
+ *   - generic counters follow the event's counter mask narrowed by Intel's
+ *     counter restrictions (counter-restrictions.csv), most constrained
+ *     events first (Linux schedules by constraint weight), lowest free
+ *     index, backtracking when that walk fails (sched_place());
  *   - OFFCORE_RESPONSE_0/1 program MSR_OFFCORE_RSP_0/1 (0x1a6/0x1a7); when
  *     the register is taken with another value the event moves to the other
  *     one (Linux's alternate extra register), else the set cannot be encoded;
@@ -391,6 +393,59 @@ static int cmp_weight(const void *a, const void *b)
     return x->order - y->order;
 }
 
+/* The general-purpose counters Intel's event lists allow for the event
+ * select and umask of `evtsel` (counter-restrictions.csv), all of them when
+ * the pair has no restriction.  The table's own counter mask (libpfm-4's)
+ * already holds most restrictions; LATENCY_ABOVE_THRESHOLD is the one it
+ * lacks (docs/trace-events-x86.md, "Counter restrictions"). */
+static uint32_t restrict_mask(const x86_pmu_t *pmu, uint64_t evtsel)
+{
+    /* the table is sorted by (code, umask) */
+    unsigned key = (unsigned)(evtsel & 0xff) << 8 | (unsigned)((evtsel >> 8) & 0xff);
+    int lo = 0, hi = pmu->n_restricts;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        const x86_restrict_t *r = &pmu->restricts[mid];
+        unsigned rkey = (unsigned)r->code << 8 | r->umask;
+        if (rkey == key)
+            return r->counters;
+        if (rkey < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return UINT32_MAX;
+}
+
+/* Places ord[i..n-1] on the counters left free by gen_used and fixed_used,
+ * depth first: each event tries its fixed counter, then its generic counters
+ * from the lowest.  With ord sorted by weight (most constrained first, as
+ * Linux schedules) the first complete placement is the greedy one whenever
+ * the greedy walk succeeds, so programs that fitted before keep their
+ * counters; backtracking finds a placement whenever one exists.  At most
+ * num_cntrs + num_fixed_cntrs events (7 on Westmere, 5 on Knights Mill) get
+ * here, so the search stays small.  FALSE when there is no placement. */
+static gboolean sched_place(sched_ev_t **ord, size_t n, size_t i, uint32_t gen_used,
+                            unsigned fixed_used)
+{
+    if (i == n)
+        return TRUE;
+    sched_ev_t *s = ord[i];
+    if (s->fixed != FIXED_NONE && !(fixed_used & (1u << s->fixed))) {
+        s->counter = 32 + s->fixed;
+        if (sched_place(ord, n, i + 1, gen_used, fixed_used | (1u << s->fixed)))
+            return TRUE;
+    }
+    for (uint32_t free_ok = s->genmask & ~gen_used; free_ok; free_ok &= free_ok - 1) {
+        int c = __builtin_ctz(free_ok);
+        s->counter = c;
+        if (sched_place(ord, n, i + 1, gen_used | (1u << c), fixed_used))
+            return TRUE;
+    }
+    s->counter = -1;
+    return FALSE;
+}
+
 /* Which offcore MSR an encoded OFFCORE_RESPONSE event uses, and how to
  * rewrite it for the other one: wsm selects by event code (0xb7/0xbb),
  * knl/knm by umask (0x01/0x02). */
@@ -477,7 +532,8 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
                 if ((s->evtsel & FIXED_MATCH_MASK) == fixed_codes[k])
                     s->fixed = k;
         s->genmask = (e->flags & X86_EF_FIXED) ? 0
-                     : (uint32_t)(e->cntmsk & ((1ull << pmu->num_cntrs) - 1));
+                     : (uint32_t)(e->cntmsk & ((1ull << pmu->num_cntrs) - 1)) &
+                           restrict_mask(pmu, s->evtsel);
         /* knl/knm: AnyThread exists on the fixed counters only (knm seed) */
         if ((pmu->flags & X86_PF_ANY_FIXED_ONLY) && (s->evtsel & X86_SEL_ANY)) {
             s->genmask = 0;
@@ -546,7 +602,19 @@ static gboolean x86_encode_events(const x86_pmu_t *pmu, const char *const *event
     qsort(ord, nevents, sizeof ord[0], cmp_weight);
     uint32_t gen_used = 0;
     unsigned fixed_used = 0;
-    for (size_t i = 0; i < nevents; i++) {
+    gboolean placed = nevents <= (size_t)(pmu->num_cntrs + pmu->num_fixed_cntrs) &&
+                      sched_place(ord, nevents, 0, 0, 0);
+    if (placed) {
+        for (size_t i = 0; i < nevents; i++) {
+            if (ev[i].counter >= 32)
+                fixed_used |= 1u << (ev[i].counter - 32);
+            else
+                gen_used |= 1u << ev[i].counter;
+        }
+    }
+    /* No placement: the greedy walk stops at an event whose counters are
+     * taken and names the events holding them. */
+    for (size_t i = 0; i < nevents && !placed; i++) {
         sched_ev_t *s = ord[i];
         if (s->fixed != FIXED_NONE && !(fixed_used & (1u << s->fixed))) {
             fixed_used |= 1u << s->fixed;
@@ -759,6 +827,16 @@ static gboolean x86_show(const x86_pmu_t *pmu, const char *name, FILE *fp, GErro
                 um->name, umask_flags_str(um, fl, sizeof fl));
         if (um->equiv)
             fprintf(fp, "(= %s) ", um->equiv);
+        /* Intel's counter restriction, where it is narrower than the table's */
+        uint32_t gen = (uint32_t)(e->cntmsk & ((1ull << pmu->num_cntrs) - 1));
+        uint32_t only = gen & restrict_mask(pmu, (e->code & 0xffu) | (code << 8));
+        if (only != gen) {
+            fprintf(fp, "[counts on");
+            for (int i = 0; i < pmu->num_cntrs; i++)
+                if ((only >> i) & 1)
+                    fprintf(fp, " PMC%d", i);
+            fprintf(fp, " only, Intel's data] ");
+        }
         if (um->modhw)
             fprintf(fp, "(hard-wired modifiers) ");
         fprintf(fp, "%s\n", um->desc);

@@ -117,6 +117,16 @@ typedef struct x86_table {
     const uint16_t *by_name; /* event indices sorted by lower-case name */
 } x86_table_t;
 
+/* An (event select, umask) that Intel's event lists allow on fewer general-
+ * purpose counters than the table's counter mask says (generated from
+ * sim/models/x86/counter-restrictions.csv; libpfm-4's tables do not have it:
+ * MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD is PMC3 only there). */
+typedef struct x86_restrict {
+    uint8_t code;
+    uint8_t umask;
+    uint32_t counters; /* bit n: IA32_PMCn may count it */
+} x86_restrict_t;
+
 typedef struct x86_pmu {
     const char *name;
     const char *desc;
@@ -132,6 +142,8 @@ typedef struct x86_pmu {
     const int *cpu_models; /* 0-terminated */
     int raw_umask_bits;
     int raw_umask_bits_offcore;
+    const x86_restrict_t *restricts; /* sorted by (code, umask); NULL when none */
+    int n_restricts;
 } x86_pmu_t;
 
 /* Generated (x86_tables.c): every PMU, in libpfm-4's PMU order. */

@@ -438,6 +438,56 @@ static void test_native_basic(void)
     g_array_free(r, TRUE);
 }
 
+/* Intel's counter restrictions (sim/models/x86/counter-restrictions.csv):
+ * load latency counts on IA32_PMC3 only, which libpfm-4's table (counters
+ * 0-3) does not say; the native face places events by Intel's data. */
+static void test_native_restrictions(void)
+{
+    /* alone: PERFEVTSEL3, PMC3, and PEBS_EN_PMC3 + LL_EN_PMC3 */
+    const char *ll[] = { "wsm::MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD" };
+    GArray *r = native_encode(&pmusim_encoder_wsm, ll, 1, NULL, 0, NULL);
+    const want_t w1[] = { { 0x3f6, 3 }, { 0x189, 0x53100b }, { 0xc4, 0 },
+                          { 0x3f1, 0x800000008ull }, { 0x38f, 0x8 } };
+    check_writes(r, w1, 5);
+    g_array_free(r, TRUE);
+    /* first in -e order, with the PMC0-1 events and an unrestricted one: each
+     * on a counter that counts it, the unrestricted one on what is left (the
+     * greedy walk by libpfm's masks put load latency on PMC2) */
+    const char *mix[] = { "wsm::MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD:ldlat=10",
+                          "wsm::UOPS_RETIRED:ANY", "wsm::L1D:REPL", "wsm::L1D:M_REPL" };
+    r = native_encode(&pmusim_encoder_wsm, mix, 4, NULL, 0, NULL);
+    const want_t w2[] = { { 0x3f6, 10 },      { 0x186, 0x530151 }, { 0xc1, 0 },
+                          { 0x187, 0x530251 }, { 0xc2, 0 },       { 0x188, 0x5301c2 },
+                          { 0xc3, 0 },       { 0x189, 0x53100b }, { 0xc4, 0 },
+                          { 0x3f1, 0x800000008ull }, { 0x38f, 0xf } };
+    check_writes(r, w2, 11);
+    g_array_free(r, TRUE);
+    /* wsm_dp has the same restriction; a raw unit mask of the same code too */
+    const char *dp[] = { "wsm_dp::MEM_INST_RETIRED:0x10", "wsm_dp::INST_RETIRED:ANY_P" };
+    r = native_encode(&pmusim_encoder_wsm_dp, dp, 2, NULL, 0, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    CU_ASSERT_EQUAL(g_array_index(r, pmusim_regwrite_t, 0).num, 0x186);
+    CU_ASSERT_EQUAL(g_array_index(r, pmusim_regwrite_t, 0).value, 0x5301c0);
+    CU_ASSERT_EQUAL(g_array_index(r, pmusim_regwrite_t, 2).num, 0x189);
+    CU_ASSERT_EQUAL(g_array_index(r, pmusim_regwrite_t, 2).value & 0xffff, 0x100b);
+    g_array_free(r, TRUE);
+    /* two load-latency events need PMC3 both: no placement, though four
+     * counters are free; the error names the holder */
+    GError *err = NULL;
+    const char *two[] = { "wsm::MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD",
+                          "wsm::MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD:u" };
+    CU_ASSERT_PTR_NULL(native_encode(&pmusim_encoder_wsm, two, 2, NULL, 0, &err));
+    CU_ASSERT_EQUAL(err ? err->code : 0, PFM_ERR_TOOMANY);
+    CU_ASSERT(err && strstr(err->message, "MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD (PMC3)"));
+    g_clear_error(&err);
+    /* PMC0-only plus two PMC0-1 events: three events, no placement */
+    const char *pmc01[] = { "wsm::L1D:REPL", "wsm::L1D:M_REPL",
+                            "wsm::OFFCORE_REQUESTS_OUTSTANDING:ANY_READ" };
+    CU_ASSERT_PTR_NULL(native_encode(&pmusim_encoder_wsm, pmc01, 3, NULL, 0, &err));
+    CU_ASSERT_EQUAL(err ? err->code : 0, PFM_ERR_TOOMANY);
+    g_clear_error(&err);
+}
+
 static void test_native_constraints(void)
 {
     /* OFFCORE_REQUESTS_OUTSTANDING may only use PMC0: scheduled first */
@@ -532,12 +582,13 @@ static void test_native_extra_regs(void)
     CU_ASSERT_EQUAL(err ? err->code : 0, PFM_ERR_FEATCOMB);
     g_clear_error(&err);
 
-    /* load latency: threshold MSR plus PEBS_EN and LL_EN of the counter */
+    /* load latency: threshold MSR plus PEBS_EN and LL_EN of the counter,
+     * IA32_PMC3 (Intel's restriction, test_native_restrictions) */
     const char *ll[] = { "wsm::INST_RETIRED:ANY_P",
                          "wsm::MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD:ldlat=32" };
     r = native_encode(&pmusim_encoder_wsm, ll, 2, NULL, 0, NULL);
-    const want_t wl[] = { { 0x3f6, 32 }, { 0x186, 0x5301c0 }, { 0xc1, 0 }, { 0x187, 0x53100b },
-                          { 0xc2, 0 }, { 0x3f1, 0x200000002ull }, { 0x38f, 0x3 } };
+    const want_t wl[] = { { 0x3f6, 32 }, { 0x186, 0x5301c0 }, { 0xc1, 0 }, { 0x189, 0x53100b },
+                          { 0xc4, 0 }, { 0x3f1, 0x800000008ull }, { 0x38f, 0x9 } };
     check_writes(r, wl, 7);
     g_array_free(r, TRUE);
     const char *ll2[] = { "wsm::MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD:ldlat=32",
@@ -614,6 +665,18 @@ static void test_native_tools(void)
     CU_ASSERT_PTR_NULL(strstr(s, "[REMOTE_CACHE_FWD]")); /* wsm only */
     CU_ASSERT_PTR_NOT_NULL(strstr(s, "[default]"));
     free(s);
+    /* Intel's restriction shows where it is narrower than the table's mask:
+     * on the load-latency umask, not on LOADS, not on L1D (table mask 0x3) */
+    s = capture(do_show, &pmusim_encoder_wsm, "MEM_INST_RETIRED", &err, &ok);
+    CU_ASSERT(ok);
+    CU_ASSERT_PTR_NOT_NULL(strstr(s, "[ldlat] [counts on PMC3 only, Intel's data] Loads slower"));
+    CU_ASSERT_EQUAL(s ? g_strstr_len(s, -1, "only, Intel's data") == g_strrstr(s, "only, Intel's data")
+                      : 0, TRUE);
+    free(s);
+    s = capture(do_show, &pmusim_encoder_wsm, "L1D", &err, &ok);
+    CU_ASSERT(ok);
+    CU_ASSERT_PTR_NULL(strstr(s, "Intel's data"));
+    free(s);
     s = capture(do_show, &pmusim_encoder_knm, "knm::nosuch", &err, &ok);
     CU_ASSERT(!ok);
     CU_ASSERT_EQUAL(err ? err->code : 0, PFM_ERR_NOTFOUND);
@@ -653,6 +716,7 @@ static void register_suites(void)
     s = CU_add_suite("native", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_native_basic);
     PMUSIM_ADD_TEST(s, test_native_constraints);
+    PMUSIM_ADD_TEST(s, test_native_restrictions);
     PMUSIM_ADD_TEST(s, test_native_extra_regs);
     PMUSIM_ADD_TEST(s, test_native_options);
     PMUSIM_ADD_TEST(s, test_native_tools);
