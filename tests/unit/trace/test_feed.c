@@ -13,6 +13,7 @@
 
 #include "cu_main.h"
 #include "feed_runs.h"
+#include "tmp_trace.h"
 
 #include <CUnit/Basic.h>
 #include <glib/gstdio.h>
@@ -81,31 +82,6 @@ static size_t compare_ways(const void *data, size_t len, const char *what, gbool
         }
     }
     return ninsns;
-}
-
-/* A binary trace writer on a new temporary file, its path in *path. */
-static pmusim_trace_writer_t *tmp_writer(const pmusim_trace_header_t *h, char **path)
-{
-    int fd = g_file_open_tmp("pmusim-feed-XXXXXX", path, NULL);
-    CU_ASSERT_FATAL(fd >= 0);
-    close(fd);
-    GError *e = NULL;
-    pmusim_trace_writer_t *w = pmusim_trace_writer_open(*path, PMUSIM_TRACE_BINARY, h, &e);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
-    return w;
-}
-
-/* Closes w and returns its file's bytes; the file is removed. */
-static GBytes *close_to_bytes(pmusim_trace_writer_t *w, char *path)
-{
-    GError *e = NULL;
-    CU_ASSERT(pmusim_trace_writer_close(w, &e));
-    gchar *data;
-    gsize len;
-    CU_ASSERT_FATAL(g_file_get_contents(path, &data, &len, NULL));
-    g_unlink(path);
-    g_free(path);
-    return g_bytes_new_take(data, len);
 }
 
 static GBytes *gen_bytes(pmusim_cpu_t cpu, pmusim_gen_workload_t wl, uint64_t n, uint32_t threads)

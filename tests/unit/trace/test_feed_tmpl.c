@@ -19,6 +19,7 @@
 
 #include "cu_main.h"
 #include "feed_open.h"
+#include "tmp_trace.h"
 
 #include <CUnit/Basic.h>
 #include <glib/gstdio.h>
@@ -63,13 +64,9 @@ static GBytes *thrash_trace(void)
     pmusim_trace_header_t h;
     pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
     char *path = NULL;
-    int fd = g_file_open_tmp("pmusim-feed-tmpl-XXXXXX", &path, NULL);
-    CU_ASSERT_FATAL(fd >= 0);
-    close(fd);
-    GError *e = NULL;
-    pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_BINARY, &h, &e);
+    pmusim_trace_writer_t *w = tmp_writer(&h, &path);
     pmusim_trace_header_clear(&h);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    GError *e = NULL;
     uint32_t rnd = 1;
     for (unsigned i = 0; i < NINSNS; i++) {
         rnd = rnd * 1103515245u + 12345u;
@@ -100,13 +97,7 @@ static GBytes *thrash_trace(void)
         }
         CU_ASSERT_FATAL(pmusim_trace_writer_write(w, &r, 1, &e));
     }
-    CU_ASSERT_FATAL(pmusim_trace_writer_close(w, &e));
-    gchar *data;
-    gsize len;
-    CU_ASSERT_FATAL(g_file_get_contents(path, &data, &len, NULL));
-    g_unlink(path);
-    g_free(path);
-    return g_bytes_new_take(data, len);
+    return close_to_bytes(w, path);
 }
 
 /* One call's instructions as handed on, with their templates' contents. */
