@@ -889,16 +889,6 @@ static inline gboolean ifetch_mru(pmusim_uarch_t *u, uint64_t ip)
     return TRUE;
 }
 
-/* ifetch_mru() when u->front_p2. */
-static inline __attribute__((always_inline)) gboolean ifetch_mru_p2(pmusim_uarch_t *u, uint64_t ip)
-{
-    if (!(uarch_cache_mru_hit_p2(&u->itlb, ip >> 12, FALSE) &&
-          uarch_cache_mru_hit_p2(&u->l1i, ip >> u->l1i.line_bits, FALSE)))
-        return FALSE;
-    ev_add(u, &u->cfg->ev.l1i_hit, 1);
-    return TRUE;
-}
-
 /* ifetch_hits_fast() when the thread's EVENT sums have no L1I-hit entry
  * where it looked. */
 static G_GNUC_NO_INLINE void ifetch_hits_slow(pmusim_uarch_t *u, uarch_thread_t *t, uint64_t n)
