@@ -1541,6 +1541,18 @@ static inline void cursor_load(const pmusim_uarch_t *u, out_cursor_t *cur)
     }
 }
 
+/* A load of access a, dispatched at d, whose data take `lat` cycles: it
+ * starts at dispatch, or when the thread's previous load is back if its
+ * address depends on it (addr_dep); returns when the instruction's loads
+ * are back, at least c. */
+static inline __attribute__((always_inline)) uint64_t
+load_done(uarch_thread_t *t, const pmusim_uarch_access_t *a, uint64_t d, uint32_t lat, uint64_t c)
+{
+    const uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
+    t->last_load_done = start + lat;
+    return t->last_load_done > c ? t->last_load_done : c;
+}
+
 /* The common instruction of one thread (no SMT merge, no Montecito
  * switching) without the general body's work: the lines it occupies are
  * the one fetched last or the most recent of their ITLB and L1I sets (a
@@ -1632,11 +1644,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     uint64_t c = d + 1;
     if (!multi && SH_NACC && !in->access[0].is_store) {
-        uint64_t start = in->access[0].addr_dep && t->last_load_done > d ? t->last_load_done : d;
-        uint64_t done = start + m.latency;
-        t->last_load_done = done;
-        if (done > c)
-            c = done;
+        c = load_done(t, &in->access[0], d, m.latency, c);
     }
     if (multi) {
         /* every access after dispatch, as insn_body() makes them; the
@@ -1656,13 +1664,8 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
                 else
                     data_access_plain(u, a, in->fp != PMUSIM_UARCH_FP_NONE, &mems[k]);
             }
-            if (!a->is_store) {
-                uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
-                uint64_t done = start + mems[k].latency;
-                t->last_load_done = done;
-                if (done > c)
-                    c = done;
-            }
+            if (!a->is_store)
+                c = load_done(t, a, d, mems[k].latency, c);
         }
         oc = slow && u->oc_valid;
     }
@@ -1816,11 +1819,7 @@ accesses_run(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *
                 data_access(u, a, fp, &mem[k]);
         }
         if (!a->is_store) {
-            uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
-            uint64_t done = start + mem[k].latency;
-            t->last_load_done = done;
-            if (done > c)
-                c = done;
+            c = load_done(t, a, d, mem[k].latency, c);
             *load_l3_miss |= u->l3_miss;
         }
     }
