@@ -71,7 +71,12 @@ const char *const tr_alat_names[] = {
 };
 const char *const tr_brkind_names[] = {
     [PMUSIM_BR_COND] = "cond", [PMUSIM_BR_CALL] = "call", [PMUSIM_BR_RET] = "ret",
-    [PMUSIM_BR_IND] = "ind", [PMUSIM_BR_IPREL] = "iprel",
+    [PMUSIM_BR_IND] = "ind", [PMUSIM_BR_IPREL] = "iprel", [PMUSIM_BR_ICALL] = "icall",
+};
+const char *const tr_fpclass_names[] = {
+    [PMUSIM_FPC_NONE] = "none", [PMUSIM_FPC_X87] = "x87", [PMUSIM_FPC_MMX] = "mmx",
+    [PMUSIM_FPC_SS] = "ss",     [PMUSIM_FPC_SD] = "sd",   [PMUSIM_FPC_PS] = "ps",
+    [PMUSIM_FPC_PD] = "pd",     [PMUSIM_FPC_VI] = "vi",
 };
 const char *const tr_detect_names[] = {
     [PMUSIM_BRD_NONE] = "none", [PMUSIM_BRD_FRONTEND] = "fe", [PMUSIM_BRD_BACKEND] = "be",
@@ -82,6 +87,7 @@ _Static_assert(sizeof tr_level_names / sizeof tr_level_names[0] == PMUSIM_LVL_CO
 _Static_assert(sizeof tr_tlb_names / sizeof tr_tlb_names[0] == PMUSIM_TLB_COUNT, "tlb");
 _Static_assert(sizeof tr_alat_names / sizeof tr_alat_names[0] == PMUSIM_ALAT_COUNT, "alat");
 _Static_assert(sizeof tr_brkind_names / sizeof tr_brkind_names[0] == PMUSIM_BR_COUNT, "br");
+_Static_assert(sizeof tr_fpclass_names / sizeof tr_fpclass_names[0] == PMUSIM_FPC_COUNT, "fpc");
 _Static_assert(sizeof tr_detect_names / sizeof tr_detect_names[0] == PMUSIM_BRD_COUNT, "det");
 
 const char *pmusim_rec_kind_name(unsigned kind)

@@ -2305,6 +2305,10 @@ static gboolean text_insn(pmusim_trace_reader_t *r, pmusim_rec_t *o, const tok_t
         } else if (!strcmp(key, "xflags")) {
             NEED_NUM(0xffff);
             o->flags |= (uint16_t)v;
+        } else if (!strcmp(key, "fpc")) {
+            NEED_NAME(tr_fpclass_names, PMUSIM_FPC_COUNT);
+            o->flags = (uint16_t)((o->flags & ~PMUSIM_F_FPCLASS_MASK) |
+                                  ((unsigned)idx << PMUSIM_F_FPCLASS_SHIFT));
         } else if (!strcmp(key, "mem")) {
             static const char *const ls[] = { "ld", "st" };
             NEED_NAME(ls, 2);

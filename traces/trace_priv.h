@@ -158,6 +158,7 @@ extern const char *const tr_level_names[];
 extern const char *const tr_tlb_names[];
 extern const char *const tr_alat_names[];
 extern const char *const tr_brkind_names[];
+extern const char *const tr_fpclass_names[]; /* pmusim_fp_class_t: none x87 mmx ss sd ps pd vi */
 extern const char *const tr_detect_names[];
 
 #endif

@@ -724,8 +724,11 @@ static void fmt_insn(GString *s, gboolean ia64, const pmusim_rec_t *r)
         g_string_append(s, " predoff");
     if (r->flags & PMUSIM_F_FP)
         g_string_append(s, " fp");
-    if (r->flags & ~0x7fu)
-        g_string_append_printf(s, " xflags=0x%x", r->flags & ~0x7fu);
+    if (r->flags & PMUSIM_F_FPCLASS_MASK)
+        g_string_append_printf(s, " fpc=%s", tr_fpclass_names[PMUSIM_REC_FPCLASS(r->flags)]);
+    const unsigned xf = r->flags & ~(0x7fu | PMUSIM_F_FPCLASS_MASK);
+    if (xf)
+        g_string_append_printf(s, " xflags=0x%x", xf);
     if (r->flags & PMUSIM_F_MEM)
         fmt_mem(s, &r->mem);
     if (r->flags & PMUSIM_F_BRANCH)

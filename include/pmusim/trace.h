@@ -66,7 +66,29 @@ enum {
     PMUSIM_F_NOP = 1u << 4,      /* instruction is a NOP */
     PMUSIM_F_PRED_OFF = 1u << 5, /* IA-64: retired with a false qualifying predicate */
     PMUSIM_F_FP = 1u << 6,       /* floating-point operation */
+    /* Bits 7-9: the instruction's FP/SIMD class (pmusim_fp_class_t), x86,
+     * valid with the "fpclass" annotation; 0 = none of the classes.  In
+     * the flags so that a record costs nothing more: the binary form codes
+     * the flags only where they differ from the IP-cache entry's. */
+    PMUSIM_F_FPCLASS_SHIFT = 7,
+    PMUSIM_F_FPCLASS_MASK = 7u << 7,
 };
+
+/* FP/SIMD class of an x86 instruction (PMUSIM_F_FPCLASS_MASK of the flags;
+ * docs/CAPTURE.md "Decoding" says how the capture classifies).  The classes
+ * are those Intel's events distinguish (docs/trace-events-x86.md). */
+typedef enum pmusim_fp_class {
+    PMUSIM_FPC_NONE = 0,
+    PMUSIM_FPC_X87 = 1,  /* x87 floating point */
+    PMUSIM_FPC_MMX = 2,  /* MMX (an MMX register operand) */
+    PMUSIM_FPC_SS = 3,   /* SSE/AVX scalar single precision */
+    PMUSIM_FPC_SD = 4,   /* SSE/AVX scalar double precision */
+    PMUSIM_FPC_PS = 5,   /* SSE/AVX packed single precision */
+    PMUSIM_FPC_PD = 6,   /* SSE/AVX packed double precision */
+    PMUSIM_FPC_VI = 7,   /* SSE/AVX packed (vector) integer */
+    PMUSIM_FPC_COUNT
+} pmusim_fp_class_t;
+#define PMUSIM_REC_FPCLASS(flags) (((unsigned)(flags) >> PMUSIM_F_FPCLASS_SHIFT) & 7u)
 
 /* IA-64 unit type of the slot executing the instruction. */
 typedef enum pmusim_unit {
@@ -119,6 +141,11 @@ typedef enum pmusim_br_kind {
     PMUSIM_BR_RET = 2,
     PMUSIM_BR_IND = 3,      /* indirect jump */
     PMUSIM_BR_IPREL = 4,    /* unconditional IP-relative */
+    /* an indirect call (x86 `call reg/mem`; IA-64 br.call through a branch
+     * register).  PMUSIM_BR_CALL is a direct one where the trace has the
+     * "callkind" annotation, either kind of call where it has not (traces
+     * written before this kind existed). */
+    PMUSIM_BR_ICALL = 5,
     PMUSIM_BR_COUNT
 } pmusim_br_kind_t;
 
@@ -210,8 +237,10 @@ enum pmusim_annotation {
     PMUSIM_ANN_EVENTS = 1u << 9,   /* "events": EVENT records for facts no field holds */
     PMUSIM_ANN_ALLMEM = 1u << 10,  /* "allmem": every memory access (MEM records), not only the first */
     PMUSIM_ANN_FP = 1u << 11,      /* "fp": the FP flag */
-    PMUSIM_ANN_COUNT_ = 12,
-    PMUSIM_ANN_ALL = (1u << 12) - 1u,
+    PMUSIM_ANN_CALLKIND = 1u << 12, /* "callkind": br.kind tells direct (call) from indirect (icall) calls */
+    PMUSIM_ANN_FPCLASS = 1u << 13, /* "fpclass": the FP/SIMD class bits of the flags */
+    PMUSIM_ANN_COUNT_ = 14,
+    PMUSIM_ANN_ALL = (1u << 14) - 1u,
 };
 /* Bit mask of the header's "annotations" key; PMUSIM_ANN_ALL when absent. */
 uint32_t pmusim_trace_header_annotations(const pmusim_trace_header_t *h);

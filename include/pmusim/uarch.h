@@ -101,6 +101,10 @@ typedef struct pmusim_uarch_access {
 #define PMUSIM_UARCH_ACC_CONT 0x40000000u  /* a continuation of the part before */
 #define PMUSIM_UARCH_ACC_COUNT 0x0000ffffu /* the count's bits */
 
+/* The flags of pmusim_uarch_insn_t.flags the model copies into the INSN record. */
+#define PMUSIM_UARCH_PASS_FLAGS                                                   \
+    (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32 | PMUSIM_F_FPCLASS_MASK)
+
 typedef struct pmusim_uarch_insn {
     uint64_t ip;       /* x86: linear IP; IA-64: bundle address */
     uint8_t thread;    /* hardware thread, < nthreads */
@@ -114,8 +118,9 @@ typedef struct pmusim_uarch_insn {
     uint32_t naccess;  /* entries in `access`, <= PMUSIM_UARCH_MAX_ACCESSES, | the part flags above */
     const pmusim_uarch_access_t *access;
     /* Passed through to the INSN record unchanged: IA-64 slot/unit/encoding
-     * and the flags the model cannot know (PMUSIM_F_NOP, PMUSIM_F_PRED_OFF,
-     * PMUSIM_F_IA32; MEM/BRANCH/OFFCORE/FP are set by the model). */
+     * and the flags the model cannot know (PMUSIM_UARCH_PASS_FLAGS: NOP,
+     * PRED_OFF, IA32 and the x86 FP/SIMD class; MEM/BRANCH/OFFCORE/FP are
+     * set by the model). */
     uint8_t slot, unit;
     uint16_t flags;
     uint64_t insn;

@@ -60,7 +60,8 @@ void capture_header_fill(pmusim_trace_header_t *hdr, pmusim_uarch_t *u, const ch
     pmusim_trace_header_set_annotations(hdr, pmusim_trace_header_annotations(hdr) |
                                                  PMUSIM_ANN_BRKIND | PMUSIM_ANN_ALLMEM |
                                                  PMUSIM_ANN_FP | PMUSIM_ANN_UOPS |
-                                                 PMUSIM_ANN_SYMBOLS);
+                                                 PMUSIM_ANN_SYMBOLS | PMUSIM_ANN_CALLKIND |
+                                                 PMUSIM_ANN_FPCLASS);
 }
 
 void capture_print_reaped(const char *prefix, const pmusim_capture_t *cap)

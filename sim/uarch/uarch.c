@@ -1110,7 +1110,7 @@ enum { BR_OK = 0, BR_RESTEER = 1, BR_MISPREDICT = 2 };
 static const uint8_t br_kind_of[PMUSIM_UARCH_BR_COUNT_] = {
     [PMUSIM_UARCH_BR_COND] = PMUSIM_BR_COND,     [PMUSIM_UARCH_BR_JUMP] = PMUSIM_BR_IPREL,
     [PMUSIM_UARCH_BR_CALL] = PMUSIM_BR_CALL,     [PMUSIM_UARCH_BR_RET] = PMUSIM_BR_RET,
-    [PMUSIM_UARCH_BR_IND_JUMP] = PMUSIM_BR_IND,  [PMUSIM_UARCH_BR_IND_CALL] = PMUSIM_BR_CALL,
+    [PMUSIM_UARCH_BR_IND_JUMP] = PMUSIM_BR_IND,  [PMUSIM_UARCH_BR_IND_CALL] = PMUSIM_BR_ICALL,
 };
 
 /* The BTB's verdict on a taken branch to `target` (trained either way). */
@@ -1743,7 +1743,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         else
             rec->oc = (pmusim_offcore_t){ 0 };
     } else {
-        uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
+        uint16_t flags = in->flags & PMUSIM_UARCH_PASS_FLAGS;
         if (in->fp != PMUSIM_UARCH_FP_NONE)
             flags |= PMUSIM_F_FP;
         if (SH_NACC)
@@ -1966,7 +1966,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         t->holding = TRUE;
         u->want_switch = TRUE;
     }
-    uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
+    uint16_t flags = in->flags & PMUSIM_UARCH_PASS_FLAGS;
     if (fp)
         flags |= PMUSIM_F_FP;
     if (in->naccess)
@@ -2436,7 +2436,7 @@ void pmusim_uarch_rec_template(const pmusim_uarch_t *u, const pmusim_uarch_insn_
 {
     /* what insn_fast() writes for an instruction without accesses, the
      * cycle and thread aside */
-    uint16_t flags = in->flags & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32);
+    uint16_t flags = in->flags & PMUSIM_UARCH_PASS_FLAGS;
     if (in->fp != PMUSIM_UARCH_FP_NONE)
         flags |= PMUSIM_F_FP;
     memset(tmpl, 0, sizeof *tmpl);

@@ -19,7 +19,7 @@ static inline void uarch_input_insn(const pmusim_rec_t *r, unsigned thread,
     static const uint8_t kind_to_br[PMUSIM_BR_COUNT] = {
         [PMUSIM_BR_COND] = PMUSIM_UARCH_BR_COND, [PMUSIM_BR_CALL] = PMUSIM_UARCH_BR_CALL,
         [PMUSIM_BR_RET] = PMUSIM_UARCH_BR_RET,   [PMUSIM_BR_IND] = PMUSIM_UARCH_BR_IND_JUMP,
-        [PMUSIM_BR_IPREL] = PMUSIM_UARCH_BR_JUMP,
+        [PMUSIM_BR_IPREL] = PMUSIM_UARCH_BR_JUMP, [PMUSIM_BR_ICALL] = PMUSIM_UARCH_BR_IND_CALL,
     };
     const unsigned f = r->flags;
     const uint8_t fp = (f & PMUSIM_F_FP) ? PMUSIM_UARCH_FP_SCALAR : PMUSIM_UARCH_FP_NONE;
@@ -31,7 +31,7 @@ static inline void uarch_input_insn(const pmusim_rec_t *r, unsigned thread,
     in->slot = r->slot;
     in->unit = r->unit;
     in->insn = r->insn;
-    in->flags = (uint16_t)(f & (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32));
+    in->flags = (uint16_t)(f & PMUSIM_UARCH_PASS_FLAGS);
     in->fp = fp;
     in->access = acc;
     in->naccess = f & PMUSIM_F_MEM; /* PMUSIM_F_MEM is bit 0 */

@@ -176,7 +176,9 @@ typedef struct capstream_insn {
     uint8_t mem_width; /* bytes of a memory operand wider than 8 (SSE 16, AVX 32, x87
                         * 10), else 0: QEMU 7.2 makes such an access in 8-byte (and
                         * smaller) pieces, which the reader joins again */
-    uint8_t pad[2];
+    uint8_t fpclass; /* pmusim_fp_class_t (docs/CAPTURE.md "Decoding"); 0 from a
+                      * plugin older than the class, as the pad byte it was */
+    uint8_t pad;
     uint64_t target; /* direct branch target, else 0 */
 } capstream_insn_t;
 

@@ -69,6 +69,8 @@
  * (include/pmusim/uarch.h); the plugin does not link pmusim. */
 enum { BR_NONE, BR_COND, BR_JUMP, BR_CALL, BR_RET, BR_IND_JUMP, BR_IND_CALL };
 enum { FP_NONE, FP_SCALAR, FP_SIMD };
+/* FP/SIMD classes as pmusim_fp_class_t */
+enum { FPC_NONE, FPC_X87, FPC_MMX, FPC_SS, FPC_SD, FPC_PS, FPC_PD, FPC_VI };
 
 #define MAX_VCPUS CAPSTREAM_SHM_VCPUS
 #define VBUF_SIZE CAPSTREAM_VBUF_SIZE
@@ -387,6 +389,65 @@ static int is_gather(unsigned id)
     }
 }
 
+/* The class of a two-letter element suffix: ss sd ps pd, else FPC_NONE. */
+static uint8_t fp_suffix_class(const char *p)
+{
+    if (p[0] != 's' && p[0] != 'p')
+        return FPC_NONE;
+    if (p[1] == 's')
+        return p[0] == 's' ? FPC_SS : FPC_PS;
+    if (p[1] == 'd')
+        return p[0] == 's' ? FPC_SD : FPC_PD;
+    return FPC_NONE;
+}
+
+/* The FP/SIMD class of an instruction (docs/CAPTURE.md, "Decoding": the
+ * rule and its limits).  `simd`: in one of the SSE/AVX groups. */
+static uint8_t fp_class(const cs_insn *ci, int simd)
+{
+    if (has_group(ci, X86_GRP_FPU))
+        return FPC_X87;
+    if (has_group(ci, X86_GRP_MMX))
+        return FPC_MMX;
+    const cs_x86 *x = &ci->detail->x86;
+    for (uint8_t i = 0; i < x->op_count; i++)
+        if (x->operands[i].type == X86_OP_REG && x->operands[i].reg >= X86_REG_MM0 &&
+            x->operands[i].reg <= X86_REG_MM7)
+            return FPC_MMX; /* an SSE instruction on MMX registers (pshufw, cvtpi2ps) */
+    if (!simd)
+        return FPC_NONE;
+    const char *m = ci->mnemonic;
+    if (m[0] == 'k')
+        return FPC_NONE; /* AVX-512 mask-register operations */
+    if (m[0] == 'v')
+        m++; /* the VEX/EVEX form of an SSE mnemonic */
+    static const char *const not_data[] = { "prefetch", "clflush", "ldmxcsr", "stmxcsr",
+                                            "zeroupper", "zeroall", "lfence", "sfence",
+                                            "mfence", "movnti", "crc32", "popcnt" };
+    for (size_t i = 0; i < sizeof not_data / sizeof not_data[0]; i++)
+        if (strncmp(m, not_data[i], strlen(not_data[i])) == 0)
+            return FPC_NONE;
+    if (strcmp(m, "movddup") == 0)
+        return FPC_PD;
+    if (strcmp(m, "movshdup") == 0 || strcmp(m, "movsldup") == 0)
+        return FPC_PS;
+    size_t n = strlen(m);
+    if (strncmp(m, "broadcasts", 10) == 0 && n == 11) /* one element to all: packed */
+        return m[10] == 's' ? FPC_PS : FPC_PD;
+    const char *two = strncmp(m, "cvt", 3) == 0 ? strchr(m + 3, '2') : NULL;
+    if (two && two - m >= 5) {
+        /* a conversion: the class of its source, else of its result
+         * (cvtss2sd single, cvtsi2sd double, cvtdq2ps packed single) */
+        uint8_t c = fp_suffix_class(two - 2);
+        if (c == FPC_NONE && strlen(two + 1) >= 2)
+            c = fp_suffix_class(two + 1);
+        if (c != FPC_NONE)
+            return c;
+    }
+    uint8_t c = n > 2 ? fp_suffix_class(m + n - 2) : FPC_NONE;
+    return c != FPC_NONE ? c : FPC_VI;
+}
+
 /* Static facts of one instruction (docs/CAPTURE.md, "Decoding"). */
 static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_insn_t *out)
 {
@@ -413,13 +474,15 @@ static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_
     }
     if (out->br && direct)
         out->target = (uint64_t)op0->imm;
+    const int simd = has_group(ci, X86_GRP_SSE1) || has_group(ci, X86_GRP_SSE2) ||
+                     has_group(ci, X86_GRP_SSE3) || has_group(ci, X86_GRP_SSSE3) ||
+                     has_group(ci, X86_GRP_SSE41) || has_group(ci, X86_GRP_SSE42) ||
+                     has_group(ci, X86_GRP_AVX) || has_group(ci, X86_GRP_AVX2) ||
+                     has_group(ci, X86_GRP_AVX512) || has_group(ci, X86_GRP_FMA);
+    out->fpclass = fp_class(ci, simd);
     if (has_group(ci, X86_GRP_FPU)) {
         out->fp = FP_SCALAR;
-    } else if (has_group(ci, X86_GRP_SSE1) || has_group(ci, X86_GRP_SSE2) ||
-               has_group(ci, X86_GRP_SSE3) || has_group(ci, X86_GRP_SSSE3) ||
-               has_group(ci, X86_GRP_SSE41) || has_group(ci, X86_GRP_SSE42) ||
-               has_group(ci, X86_GRP_AVX) || has_group(ci, X86_GRP_AVX2) ||
-               has_group(ci, X86_GRP_AVX512) || has_group(ci, X86_GRP_FMA)) {
+    } else if (simd) {
         /* scalar forms end in ss/sd (addsd, cvtsi2sd, ucomiss ...) */
         size_t n = strlen(ci->mnemonic);
         int scalar = n > 2 && (strcmp(ci->mnemonic + n - 2, "ss") == 0 ||

@@ -14,10 +14,10 @@
 #define IA64_IP_BUNDLE (~UINT64_C(0xf))
 
 /* The BTB/ETB brt filter's branch classes (PMC12 / PMC39 bits 15:14): 1
- * IP-relative, 2 returns, 3 non-return indirect */
+ * IP-relative, 2 returns, 3 non-return indirect (an indirect br.call too) */
 static const uint8_t ia64_brt_class[PMUSIM_BR_COUNT] = {
     [PMUSIM_BR_COND] = 1, [PMUSIM_BR_CALL] = 1, [PMUSIM_BR_RET] = 2, [PMUSIM_BR_IND] = 3,
-    [PMUSIM_BR_IPREL] = 1};
+    [PMUSIM_BR_IPREL] = 1, [PMUSIM_BR_ICALL] = 3};
 
 static bool ia64_ism_ok(uint8_t ism, bool ia32)
 {

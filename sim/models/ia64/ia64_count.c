@@ -1013,7 +1013,7 @@ static bool ia64_umask_pass(const ia64_ctr_t *c, const pmusim_rec_t *r, const ia
          * path, 3 wrong target) */
         static const uint8_t klass[PMUSIM_BR_COUNT] = {
             [PMUSIM_BR_COND] = 1, [PMUSIM_BR_CALL] = 1, [PMUSIM_BR_RET] = 2,
-            [PMUSIM_BR_IND] = 3, [PMUSIM_BR_IPREL] = 1};
+            [PMUSIM_BR_IND] = 3, [PMUSIM_BR_IPREL] = 1, [PMUSIM_BR_ICALL] = 3};
         unsigned kc = u >> 2, oc = u & 3;
         if (kc && (r->br.kind >= PMUSIM_BR_COUNT || klass[r->br.kind] != kc))
             return false;
@@ -1031,7 +1031,7 @@ static bool ia64_umask_pass(const ia64_ctr_t *c, const pmusim_rec_t *r, const ia
          * bit 0 taken */
         static const uint8_t klass[PMUSIM_BR_COUNT] = {
             [PMUSIM_BR_COND] = 1, [PMUSIM_BR_CALL] = 1, [PMUSIM_BR_RET] = 2,
-            [PMUSIM_BR_IND] = 3, [PMUSIM_BR_IPREL] = 1};
+            [PMUSIM_BR_IND] = 3, [PMUSIM_BR_IPREL] = 1, [PMUSIM_BR_ICALL] = 3};
         unsigned kc = u >> 2;
         if (kc && (r->br.kind >= PMUSIM_BR_COUNT || klass[r->br.kind] != kc))
             return false;
