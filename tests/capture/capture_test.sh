@@ -22,7 +22,7 @@ cc=${CC:-cc}
 command -v "$cc" >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmusim-capture.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM HUP
-for p in stream chase branchy random threads rep; do
+for p in stream chase branchy random threads rep kinds; do
     "$cc" -O2 -o "$work/$p" "$src/tests/capture/progs/$p.c" -lpthread
 done
 if ! "$pmusim" trace capture --cpu wsm -o "$work/probe.pmt" -- "$work/stream" 0 >/dev/null 2>"$work/err"; then
@@ -116,6 +116,37 @@ if [ "$mode" = counts ]; then
         expect "$cpu branchy $cond" $c $((2 * b)) 1
         m=$(( $(count $cpu::$mis "$work/b.pmt") - $(count $cpu::$mis "$work/b0.pmt") ))
         expect "$cpu branchy $mis" $m $((b / 2)) 6
+    done
+
+    # Call kinds and FP/SIMD classes (progs/kinds.c, its header derives the
+    # numbers): per iteration 2 direct and 3 indirect calls, 3 x87, 2 MMX,
+    # 2 scalar-single, 1 scalar-double, 3 packed-single, 2 packed-double and
+    # 2 packed-integer SSE instructions, each one FP uop.  The before
+    # binary of session 14 reads these traces as an error (branch kind 5)
+    # and had none of the FP rows.
+    k=1000
+    cap wsm "$work/kd0.pmt" "$work/kinds" 0000 # as many digits to parse
+    cap wsm "$work/kd.pmt" "$work/kinds" $k
+    for pair in BR_INST_EXEC:DIRECT_NEAR_CALL:2 BR_INST_EXEC:INDIRECT_NEAR_CALL:3 \
+                BR_INST_EXEC:NEAR_CALLS:5 BR_INST_RETIRED:NEAR_CALL:5 \
+                INST_RETIRED:X87:3 INST_RETIRED:MMX:2 FP_COMP_OPS_EXE:X87:3 FP_COMP_OPS_EXE:MMX:2 \
+                SSEX_UOPS_RETIRED:SCALAR_SINGLE:2 SSEX_UOPS_RETIRED:SCALAR_DOUBLE:1 \
+                SSEX_UOPS_RETIRED:PACKED_SINGLE:3 SSEX_UOPS_RETIRED:PACKED_DOUBLE:2 \
+                SSEX_UOPS_RETIRED:VECTOR_INTEGER:2 FP_COMP_OPS_EXE:SSE_FP:8 \
+                FP_COMP_OPS_EXE:SSE_FP_PACKED:5 FP_COMP_OPS_EXE:SSE_FP_SCALAR:3 \
+                FP_COMP_OPS_EXE:SSE_SINGLE_PRECISION:5 FP_COMP_OPS_EXE:SSE_DOUBLE_PRECISION:3 \
+                FP_COMP_OPS_EXE:SSE2_INTEGER:2; do
+        e=${pair%:*}
+        d=$(( $(count wsm::$e "$work/kd.pmt") - $(count wsm::$e "$work/kd0.pmt") ))
+        expect "wsm kinds $e" $d $(( ${pair##*:} * k )) 0
+    done
+    cap knm "$work/kk0.pmt" "$work/kinds" 0000
+    cap knm "$work/kk.pmt" "$work/kinds" $k
+    for pair in BR_INST_RETIRED:REL_CALL:2 BR_INST_RETIRED:IND_CALL:3 BR_INST_RETIRED:CALL:5 \
+                UOPS_RETIRED:SCALAR_SIMD:3 UOPS_RETIRED:PACKED_SIMD:7; do
+        e=${pair%:*}
+        d=$(( $(count knm::$e "$work/kk.pmt") - $(count knm::$e "$work/kk0.pmt") ))
+        expect "knm kinds $e" $d $(( ${pair##*:} * k )) 0
     done
 
     # `rep movsb` of 4,096 bytes 100 times against 0 bytes 100 times: the

@@ -405,11 +405,13 @@ static uint8_t fp_suffix_class(const char *p)
  * rule and its limits).  `simd`: in one of the SSE/AVX groups. */
 static uint8_t fp_class(const cs_insn *ci, int simd)
 {
-    if (has_group(ci, X86_GRP_FPU))
+    const cs_x86 *x = &ci->detail->x86;
+    /* x87: Capstone 4 leaves some (fstp st(i)) out of its FPU group, so the
+     * escape opcodes D8-DF count too (Intel SDM Vol. 2, Appendix A.5) */
+    if (has_group(ci, X86_GRP_FPU) || (x->opcode[0] >= 0xd8 && x->opcode[0] <= 0xdf))
         return FPC_X87;
     if (has_group(ci, X86_GRP_MMX))
         return FPC_MMX;
-    const cs_x86 *x = &ci->detail->x86;
     for (uint8_t i = 0; i < x->op_count; i++)
         if (x->operands[i].type == X86_OP_REG && x->operands[i].reg >= X86_REG_MM0 &&
             x->operands[i].reg <= X86_REG_MM7)

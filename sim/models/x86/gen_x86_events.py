@@ -18,11 +18,13 @@ MODELS = ('wsm', 'wsm_dp', 'knm')
 SOURCES = {'CYCLES', 'REF', 'INSN', 'UOPS', 'FILTER', 'LDLAT', 'OFFCORE', 'EVBITS'}
 LEVELS = ('L1D', 'L2', 'L3', 'LOCAL_DRAM', 'REMOTE_DRAM', 'REMOTE_CACHE')
 TLBS = ('L1_HIT', 'L2_HIT', 'WALK', 'FAULT')
-KINDS = ('COND', 'CALL', 'RET', 'IND', 'IPREL')
+KINDS = ('COND', 'CALL', 'RET', 'IND', 'IPREL', 'ICALL')
+FPCLASSES = ('X87', 'MMX', 'SS', 'SD', 'PS', 'PD', 'VI')  # pmusim_fp_class_t 1..7
 # trace annotations (include/pmusim/trace.h, enum pmusim_annotation)
 ANN = {'levels': 'PMUSIM_ANN_LEVELS', 'tlb': 'PMUSIM_ANN_TLB', 'pred': 'PMUSIM_ANN_PRED',
        'brkind': 'PMUSIM_ANN_BRKIND', 'offcore': 'PMUSIM_ANN_OFFCORE',
-       'uops': 'PMUSIM_ANN_UOPS', 'allmem': 'PMUSIM_ANN_ALLMEM', 'timing': 'PMUSIM_ANN_TIMING'}
+       'uops': 'PMUSIM_ANN_UOPS', 'allmem': 'PMUSIM_ANN_ALLMEM', 'timing': 'PMUSIM_ANN_TIMING',
+       'callkind': 'PMUSIM_ANN_CALLKIND', 'fpclass': 'PMUSIM_ANN_FPCLASS'}
 
 
 def fail(where, msg):
@@ -62,7 +64,7 @@ def load_event_table(path):
 
 
 def parse_filter(where, spec, source):
-    f = {'need': [], 'dir': None, 'lvl': [], 'tlb': [], 'kind': [], 'taken': False,
+    f = {'need': [], 'dir': None, 'lvl': [], 'tlb': [], 'kind': [], 'fpc': [], 'taken': False,
          'misp': False, 'req': [], 'bit': False, 'ev': False, 'model': False, 'once': False}
     for tok in spec.split():
         key, _, val = tok.partition('=')
@@ -85,14 +87,16 @@ def parse_filter(where, spec, source):
             f['tlb'] = vals
         elif key == 'kind' and vals and all(v in KINDS for v in vals):
             f['kind'] = vals
+        elif key == 'fpc' and vals and all(v in FPCLASSES for v in vals):
+            f['fpc'] = vals
         elif key in ('taken', 'misp') and not val:
             f[key] = True
         elif key == 'req' and vals and all(v.isdigit() and int(v) < 16 for v in vals):
             f['req'] = [int(v) for v in vals]
         else:
             fail(where, f'bad filter condition "{tok}"')
-    if source == 'FILTER' and not f['need']:
-        fail(where, 'a FILTER row needs mem, br or oc')
+    if source == 'FILTER' and not f['need'] and not f['fpc']:
+        fail(where, 'a FILTER row needs mem, br, oc or fpc')
     if source != 'FILTER' and set(spec.split()) - {'bit', 'ev', 'model'}:
         fail(where, f'conditions on a {source} row')
     if (f['dir'] or f['lvl'] or f['tlb']) and 'mem' not in f['need']:
@@ -125,6 +129,10 @@ def needs_of(source, f):
         n.add('pred')
     if 'br' in f['need'] and (f['kind'] or not f['taken']):
         n.add('brkind')  # kinds, or not-taken branches being present
+    if f['kind'] and ('CALL' in f['kind']) != ('ICALL' in f['kind']):
+        n.add('callkind')  # direct or indirect calls only: `call` alone was both before
+    if f['fpc']:
+        n.add('fpclass')
     return sorted(n)
 
 
@@ -209,6 +217,9 @@ def main():
                 fl.append('.tlb_mask = ' + c_mask('PMUSIM_TLB_', f['tlb'], TLBS))
             if f['kind']:
                 fl.append('.br_kind = ' + c_mask('PMUSIM_BR_', f['kind'], KINDS))
+            if f['fpc']:
+                fl.append('.fp_class = ' + ' | '.join(f'(1u << {FPCLASSES.index(v) + 1})'
+                                                      for v in f['fpc']))
             if f['taken']:
                 fl.append('.br_taken = 2u')
             if f['misp']:

@@ -852,6 +852,7 @@ static x86_filter_t x86_filter_norm(x86_filter_t f)
     f.tlb_mask = x86_all_ones(f.tlb_mask);
     f.br_kind = x86_all_ones(f.br_kind);
     f.br_taken = x86_all_ones(f.br_taken);
+    f.fp_class = x86_all_ones(f.fp_class);
     f.br_misp = x86_all_ones(f.br_misp);
     f.oc_req = x86_all_ones(f.oc_req);
     return f;
@@ -1617,6 +1618,8 @@ static void x86_state_changed(x86_model_t *m)
 static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r)
 {
     if ((r->flags & f->need_flags) != f->need_flags)
+        return false;
+    if (!((f->fp_class >> PMUSIM_REC_FPCLASS(r->flags)) & 1))
         return false;
     if (f->need_flags & PMUSIM_F_MEM) {
         if (r->mem.level >= 32 || r->mem.tlb >= 32)

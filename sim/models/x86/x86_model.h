@@ -74,6 +74,7 @@ typedef struct x86_filter {
     uint32_t tlb_mask;     /* bit per pmusim_tlb_outcome_t */
     uint32_t br_kind;      /* bit per pmusim_br_kind_t */
     uint32_t br_taken;     /* bit 0 not taken, bit 1 taken */
+    uint32_t fp_class;     /* bit per pmusim_fp_class_t (the flags' FP/SIMD class) */
     uint32_t br_misp;      /* bit 0 predicted correctly, bit 1 mispredicted */
     uint32_t oc_req;       /* bit per offcore request bit (oc.req) */
     uint32_t lat_ge;       /* mem.latency must be at least this (load latency: threshold + 1) */
