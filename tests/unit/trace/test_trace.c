@@ -79,6 +79,8 @@ static size_t make_records(pmusim_isa_t isa, pmusim_rec_t *r)
         }
         if (i == 7)
             x->flags |= PMUSIM_F_NOP | PMUSIM_F_FP | PMUSIM_F_PRED_OFF | (ia64 ? PMUSIM_F_IA32 : 0);
+        if (!ia64 && i % 5 == 2) /* every FP/SIMD class, none to vi */
+            x->flags |= (uint16_t)((i / 5 % PMUSIM_FPC_COUNT) << PMUSIM_F_FPCLASS_SHIFT);
     }
     uint64_t c = 20;
     memset(&r[n], 0, sizeof r[n]);
@@ -1982,6 +1984,110 @@ static void test_symbol_bytes_limit(void)
     g_free(path);
 }
 
+/* Session 14: branch kind icall (5) and the FP/SIMD class (flag bits 7-9)
+ * in both forms, their annotations, and out-of-range values. */
+static void test_call_kind_fp_class(void)
+{
+    /* binary: an INSN with fields flags (branch) and br.kind, and BRDYN */
+    GByteArray *s = stream_new();
+    PUT(s, 0x48, 0x81, 0x01, 0x02, 0x05, 0x07, 0x95, 0x01);
+    GBytes *z = compress(s);
+    gsize zlen;
+    const void *zd = g_bytes_get_data(z, &zlen);
+    GError *e = NULL;
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open_memory(zd, zlen, "icall.bin", &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    size_t n = 0;
+    pmusim_rec_t *x = read_all(r, 8, &n, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(x[0].flags, PMUSIM_F_BRANCH);
+    CU_ASSERT_EQUAL(x[0].br.kind, PMUSIM_BR_ICALL);
+    CU_ASSERT_EQUAL(x[0].br.taken, 1);
+    g_free(x);
+    pmusim_trace_reader_free(r);
+    g_bytes_unref(z);
+    g_byte_array_unref(s);
+    /* kind 6 is out of range: the error names the record's byte */
+    s = stream_new();
+    PUT(s, 0x48, 0x81, 0x01, 0x02, 0x06, 0x07, 0x95, 0x01);
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "unknown branch kind",
+                        "byte 14 of the decompressed stream, record 0");
+
+    /* text: every class and icall; text -> binary -> text is byte-identical */
+    const char *text = "pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 1\nflags 0x0\n"
+                       "meta annotations brkind,fp,callkind,fpclass\n"
+                       "0 0 insn ip=0x401000 len=2 plm=3 br=icall taken=1 target=0x402000 "
+                       "dir=ok tgt=miss det=be\n"
+                       "1 0 insn ip=0x402000 len=2 plm=3 fp fpc=x87\n"
+                       "1 0 insn ip=0x402002 len=3 plm=3 fpc=mmx\n"
+                       "2 0 insn ip=0x402005 len=4 plm=3 fp fpc=ss\n"
+                       "2 0 insn ip=0x402009 len=4 plm=3 fp fpc=sd\n"
+                       "3 0 insn ip=0x40200d len=3 plm=3 fp fpc=ps\n"
+                       "3 0 insn ip=0x402010 len=4 plm=3 fp fpc=pd\n"
+                       "4 0 insn ip=0x402014 len=4 plm=3 fp fpc=vi xflags=0x8000\n"
+                       "end 8\n";
+    char *tin = tmp_path("pmusim-kind-XXXXXX"), *bin = tmp_path("pmusim-kind-XXXXXX"),
+         *tout = tmp_path("pmusim-kind-XXXXXX");
+    CU_ASSERT_FATAL(g_file_set_contents(tin, text, -1, NULL));
+    const char *from[] = { tin, bin }, *to[] = { bin, tout };
+    for (unsigned k = 0; k < 2; k++) {
+        r = pmusim_trace_reader_open(from[k], &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        x = read_all(r, 3, &n, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+        CU_ASSERT_EQUAL(n, 8);
+        CU_ASSERT_EQUAL(x[0].br.kind, PMUSIM_BR_ICALL);
+        for (unsigned c = 1; c < 8; c++)
+            CU_ASSERT_EQUAL(PMUSIM_REC_FPCLASS(x[c].flags), c);
+        CU_ASSERT_EQUAL(x[1].flags, PMUSIM_F_FP | (PMUSIM_FPC_X87 << PMUSIM_F_FPCLASS_SHIFT));
+        CU_ASSERT_EQUAL(x[2].flags, PMUSIM_FPC_MMX << PMUSIM_F_FPCLASS_SHIFT);
+        CU_ASSERT_EQUAL(x[7].flags,
+                        0x8000 | PMUSIM_F_FP | (PMUSIM_FPC_VI << PMUSIM_F_FPCLASS_SHIFT));
+        const pmusim_trace_header_t *h = pmusim_trace_reader_header(r);
+        CU_ASSERT_EQUAL(pmusim_trace_header_annotations(h),
+                        PMUSIM_ANN_BRKIND | PMUSIM_ANN_FP | PMUSIM_ANN_CALLKIND |
+                            PMUSIM_ANN_FPCLASS);
+        pmusim_trace_writer_t *w =
+            pmusim_trace_writer_open(to[k], k ? PMUSIM_TRACE_TEXT : PMUSIM_TRACE_BINARY, h, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        CU_ASSERT(pmusim_trace_writer_write(w, x, n, &e));
+        CU_ASSERT(pmusim_trace_writer_close(w, &e));
+        CU_ASSERT_PTR_NULL(e);
+        g_free(x);
+        pmusim_trace_reader_free(r);
+    }
+    gsize len;
+    char *back = slurp(tout, &len);
+    CU_ASSERT_STRING_EQUAL(back, text);
+    g_free(back);
+    g_unlink(tin), g_unlink(bin), g_unlink(tout);
+    g_free(tin), g_free(bin), g_free(tout);
+
+    /* out-of-range values in the text form name the line */
+    const char *H = "pmusim-trace 2\ncpu wsm\n";
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 fpc=8\n", PMUSIM_TRACE_ERROR_FORMAT,
+                      "line 3, record 0", "unknown fpc= value '8'");
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 fpc=avx\n", PMUSIM_TRACE_ERROR_FORMAT,
+                      "line 3", "unknown fpc= value 'avx'");
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 br=6 taken=1 target=0x1\n",
+                      PMUSIM_TRACE_ERROR_FORMAT, "line 3", "unknown br= value '6'");
+
+    /* the names; a key without them leaves them unknown, no key claims them */
+    CU_ASSERT_STRING_EQUAL(pmusim_annotation_name(PMUSIM_ANN_CALLKIND), "callkind");
+    CU_ASSERT_STRING_EQUAL(pmusim_annotation_name(PMUSIM_ANN_FPCLASS), "fpclass");
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    CU_ASSERT(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_CALLKIND);
+    CU_ASSERT(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_FPCLASS);
+    pmusim_trace_header_set_meta(&h, "annotations", "levels,brkind,fp");
+    CU_ASSERT_EQUAL(pmusim_trace_header_annotations(&h),
+                    PMUSIM_ANN_LEVELS | PMUSIM_ANN_BRKIND | PMUSIM_ANN_FP);
+    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_CALLKIND | PMUSIM_ANN_FPCLASS);
+    CU_ASSERT_STRING_EQUAL(pmusim_trace_header_get_meta(&h, "annotations"), "callkind,fpclass");
+    pmusim_trace_header_clear(&h);
+}
+
 /* The canonical form: a field of a part whose flag is clear is 0 whatever
  * the binary input says. */
 static void test_v2_canonical_binary(void)
@@ -2587,5 +2693,6 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_decode_repeat_threads);
     PMUSIM_ADD_TEST(s, test_reader_buffers_reused);
     PMUSIM_ADD_TEST(s, test_reads_level3_files);
+    PMUSIM_ADD_TEST(s, test_call_kind_fp_class);
 }
 
