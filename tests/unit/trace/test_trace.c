@@ -1391,6 +1391,21 @@ static void expect_stream_error(GByteArray *s, int code, const char *n1, const c
     g_byte_array_unref(s);
 }
 
+/* A reader of stream `s` (freed), compressed into *z, which must outlive
+ * the reader. */
+static pmusim_trace_reader_t *stream_reader(GByteArray *s, const char *name, GBytes **z)
+{
+    *z = compress(s);
+    g_byte_array_unref(s);
+    gsize len;
+    const void *d = g_bytes_get_data(*z, &len);
+    GError *e = NULL;
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open_memory(d, len, name, &e);
+    CU_ASSERT_PTR_NULL(e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    return r;
+}
+
 static void test_corrupt_binary(void)
 {
     GByteArray *s;
@@ -1991,12 +2006,9 @@ static void test_call_kind_fp_class(void)
     /* binary: an INSN with fields flags (branch) and br.kind, and BRDYN */
     GByteArray *s = stream_new();
     PUT(s, 0x48, 0x81, 0x01, 0x02, 0x05, 0x07, 0x95, 0x01);
-    GBytes *z = compress(s);
-    gsize zlen;
-    const void *zd = g_bytes_get_data(z, &zlen);
+    GBytes *z;
+    pmusim_trace_reader_t *r = stream_reader(s, "icall.bin", &z);
     GError *e = NULL;
-    pmusim_trace_reader_t *r = pmusim_trace_reader_open_memory(zd, zlen, "icall.bin", &e);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     size_t n = 0;
     pmusim_rec_t *x = read_all(r, 8, &n, &e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(x);
@@ -2007,7 +2019,6 @@ static void test_call_kind_fp_class(void)
     g_free(x);
     pmusim_trace_reader_free(r);
     g_bytes_unref(z);
-    g_byte_array_unref(s);
     /* kind 6 is out of range: the error names the record's byte */
     s = stream_new();
     PUT(s, 0x48, 0x81, 0x01, 0x02, 0x06, 0x07, 0x95, 0x01);
@@ -2278,12 +2289,9 @@ static void test_decode_flags_cleared(void)
     PUT(s, 0x08, 0x81, 0x08, 0x04, 0x01, 0x02, 0x03);
     PUT(s, 0x08, 0x81, 0x08, 0x00, 0x00, 0x00, 0x00);
     PUT(s, 0x95, 0x02);
-    GBytes *z = compress(s);
-    gsize len;
-    const void *d = g_bytes_get_data(z, &len);
+    GBytes *z;
+    pmusim_trace_reader_t *r = stream_reader(s, "ok.bin", &z);
     GError *e = NULL;
-    pmusim_trace_reader_t *r = pmusim_trace_reader_open_memory(d, len, "ok.bin", &e);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
     pmusim_rec_t recs[4];
     CU_ASSERT_EQUAL(pmusim_trace_reader_next_batch(r, recs, 4, &e), 2);
     CU_ASSERT_EQUAL(recs[0].flags, PMUSIM_F_OFFCORE);
@@ -2294,7 +2302,6 @@ static void test_decode_flags_cleared(void)
     CU_ASSERT_PTR_NULL(e);
     pmusim_trace_reader_free(r);
     g_bytes_unref(z);
-    g_byte_array_unref(s);
 }
 
 /* The decoder's repeat loop (traces/reader.c) takes the thread switches
