@@ -222,6 +222,52 @@ static void test_capture_v2_errors(void)
     g_byte_array_unref(s);
 }
 
+/* The FP/SIMD class byte of an instruction (capstream_insn_t.fpclass,
+ * session 14): 5 (ps) reaches its INSN records' flags; 8 is refused with
+ * the byte offset.  Block 0's instructions start at byte 61 (HELLO 29, the
+ * TB chunk's header 16, id, count, address 16): instruction 1 at 77, its
+ * class byte at 83. */
+static void test_capture_fp_class(void)
+{
+    for (unsigned bad = 0; bad < 2; bad++) {
+        GByteArray *s = make_stream();
+        CU_ASSERT_EQUAL_FATAL(s->data[77], 3); /* instruction 1: 3 bytes long */
+        s->data[83] = bad ? 8 : PMUSIM_FPC_PS;
+        GError *error = NULL;
+        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 1, NULL, collect, recs, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 1, "fpc");
+        gboolean ok = pmusim_capture_feed(c, s->data, s->len, &error) &&
+                      pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error);
+        if (bad) {
+            CU_ASSERT_FALSE(ok);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(error);
+            CU_ASSERT_PTR_NOT_NULL(strstr(error->message, "fpc: byte 77: instruction 1 of block 0"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(error->message, "an FP class 0..7"));
+        } else {
+            CU_ASSERT(ok);
+            unsigned n_ps = 0, n_other = 0;
+            for (guint i = 0; i < recs->len; i++) {
+                const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+                if (r->kind != PMUSIM_REC_INSN)
+                    continue;
+                if (r->ip == 0x401004)
+                    n_ps += PMUSIM_REC_FPCLASS(r->flags) == PMUSIM_FPC_PS;
+                else
+                    n_other += PMUSIM_REC_FPCLASS(r->flags) != PMUSIM_FPC_NONE;
+            }
+            CU_ASSERT_EQUAL(n_ps, 2); /* it runs twice (expected[] above) */
+            CU_ASSERT_EQUAL(n_other, 0);
+        }
+        g_clear_error(&error);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_array_unref(recs);
+        g_byte_array_unref(s);
+    }
+}
+
 /* A HELLO chunk (version 3, /bin/prog) into s, then in p the head of block
  * 0's TB chunk at 0x401000 with n instructions, for the caller to add
  * them. */
@@ -1074,6 +1120,7 @@ int main(void)
     CU_pSuite suite = CU_add_suite("capture", NULL, NULL);
     CU_add_test(suite, "v2 items, every split", test_capture_v2_items);
     CU_add_test(suite, "v2 errors", test_capture_v2_errors);
+    CU_add_test(suite, "FP/SIMD class byte", test_capture_fp_class);
     CU_add_test(suite, "threads share a block", test_capture_threads_share_block);
     CU_add_test(suite, "chunk order of two threads", test_capture_chunk_order);
     CU_add_test(suite, "recover: unsent items", test_capture_recover_unsent);
