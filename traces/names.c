@@ -88,6 +88,7 @@ _Static_assert(sizeof tr_tlb_names / sizeof tr_tlb_names[0] == PMUSIM_TLB_COUNT,
 _Static_assert(sizeof tr_alat_names / sizeof tr_alat_names[0] == PMUSIM_ALAT_COUNT, "alat");
 _Static_assert(sizeof tr_brkind_names / sizeof tr_brkind_names[0] == PMUSIM_BR_COUNT, "br");
 _Static_assert(sizeof tr_fpclass_names / sizeof tr_fpclass_names[0] == PMUSIM_FPC_COUNT, "fpc");
+_Static_assert(PMUSIM_FPC_COUNT <= (PMUSIM_F_FPCLASS_MASK >> PMUSIM_F_FPCLASS_SHIFT) + 1, "the classes fit flag bits 7-9");
 _Static_assert(sizeof tr_detect_names / sizeof tr_detect_names[0] == PMUSIM_BRD_COUNT, "det");
 
 const char *pmusim_rec_kind_name(unsigned kind)

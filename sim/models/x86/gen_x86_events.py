@@ -97,6 +97,9 @@ def parse_filter(where, spec, source):
             fail(where, f'bad filter condition "{tok}"')
     if source == 'FILTER' and not f['need'] and not f['fpc']:
         fail(where, 'a FILTER row needs mem, br, oc or fpc')
+    if f['fpc'] and f['need']:
+        # x86_filter_match() tests the class only where no part is needed
+        fail(where, 'fpc goes without mem, br and oc')
     if source != 'FILTER' and set(spec.split()) - {'bit', 'ev', 'model'}:
         fail(where, f'conditions on a {source} row')
     if (f['dir'] or f['lvl'] or f['tlb']) and 'mem' not in f['need']:
