@@ -96,7 +96,8 @@ char *capture_execve_marker(const pmusim_capture_t *cap, const char *out, uint32
                                   "that replaced it runs natively, outside QEMU, and is not "
                                   "traced (%s)", why)
                 : g_strdup("capture ended early: the program called execve; the program that "
-                           "replaced it runs natively, outside QEMU, and is not traced");
+                           "replaced it runs natively, outside QEMU, and is not traced "
+                           "(--trace-children traces it)");
 }
 
 /* ---- one child ---- */

@@ -166,6 +166,16 @@ static gboolean topdown_pmu(const char *pmu)
 #define TD_RETIRED_UMASK 0x02
 #define TD_WIDTH 4 /* issue slots a cycle */
 
+/* Issued uops tell bad speculation only where they come from the trace's own
+ * EVENT records (a producer that saw the wrong path): on a model's trace the
+ * x86 model derives UOPS_ISSUED:ANY from the retired uops (issued = retired,
+ * docs/trace-events-x86.md), so issued - retired is 0 by construction and
+ * says nothing (docs/STAT.md, "Topdown level 1"). */
+static gboolean topdown_issued_known(const row_t *issued)
+{
+    return g_str_has_prefix(issued->source, "EVENT records");
+}
+
 /* Topdown level 1 beside the cycles row when cycles, UOPS_ISSUED:ANY and
  * UOPS_RETIRED:RETIRE_SLOTS were all counted: retiring, bad speculation and
  * the rest, which Westmere cannot split into frontend and backend bound. */
@@ -183,6 +193,10 @@ static size_t topdown_metrics(const GArray *rows, const row_t *cycles, metric_t 
     ret = MIN(ret, 1.0);
     bad = MIN(bad, 1.0 - ret);
     out[0] = (metric_t){ret * 100.0, "retiring", TRUE};
+    if (!topdown_issued_known(issued)) {
+        out[1] = (metric_t){(1.0 - ret) * 100.0, "bad speculation + frontend + backend bound", TRUE};
+        return 2;
+    }
     out[1] = (metric_t){bad * 100.0, "bad speculation", TRUE};
     out[2] = (metric_t){(1.0 - ret - bad) * 100.0, "frontend + backend bound", TRUE};
     return 3;
@@ -209,6 +223,11 @@ static void topdown_note(const GArray *rows)
     }
     if (!c->value)
         fputs("pmusim stat: --topdown: no cycles counted: no topdown metrics\n", stderr);
+    else if (!topdown_issued_known(need[1]))
+        fputs("pmusim stat: --topdown: UOPS_ISSUED:ANY counts the retired uops on this trace (a "
+              "model's trace holds no wrong-path uops): bad speculation is not known and is in "
+              "the remainder\n",
+              stderr);
 }
 
 /* Why a PMU has no topdown level 1 (docs/STAT.md). */
@@ -690,6 +709,8 @@ static void rows_from_report(GArray *rows, const pmusim_report_t *rep, int threa
                 if (seen++ != nth)
                     continue;
                 found = TRUE;
+                if (!r->source[0]) /* what drives it (topdown asks; printed when <not in trace>) */
+                    g_strlcpy(r->source, cr->source, sizeof r->source);
                 r->per_core |= cr->per_core;
                 /* a per-core count is on every thread's counter: the core's
                  * count is one of them (the largest), not their sum */
@@ -740,6 +761,8 @@ static void rows_from_counters(GArray *rows, const pmusim_report_t *rep, int thr
                 (thread >= 0 && cr->thread != (uint32_t)thread))
                 continue;
             r->per_core |= cr->per_core;
+            if (!r->source[0])
+                g_strlcpy(r->source, cr->source, sizeof r->source);
             r->value = cr->per_core ? MAX(r->value, cr->value) : r->value + cr->value;
             if (r->status != ROW_NOT_IN_TRACE)
                 r->status = ROW_OK;

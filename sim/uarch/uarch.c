@@ -25,9 +25,15 @@
 #include <string.h>
 
 #define OUT_BATCH 1024u
-#define QUEUE_CAP 2048u       /* records held per SMT thread while merging */
+/* records other than EVENT held per SMT thread while merging: the model's
+ * EVENT records (at most MAX_INSN_EVENTS an instruction) do not count, so
+ * that where a full queue forces the merge on (and clamps a lagging thread)
+ * does not depend on which EVENT kinds the model writes */
+#define QUEUE_CAP 2048u
 /* ... while another thread's instruction in parts holds them back (a
- * string instruction's accesses: 6.8 MB of records at most) */
+ * string instruction's accesses); also the bound of every record a queue
+ * holds, EVENT records included (a trace's own EVENT records are not
+ * bounded per instruction): 6.8 MB at most */
 #define OPEN_QUEUE_CAP 65536u
 #define IDLE_MIN 8u           /* a retirement gap this long becomes an IDLE record */
 #define RING_SIZE 256u        /* >= every CPU's window, power of two */
@@ -63,6 +69,7 @@ typedef struct uarch_thread {
     /* output queue (SMT merge; Montecito: the held L3-miss instruction) */
     pmusim_rec_t *q;
     uint32_t qhead, qlen, qcap; /* qcap: allocated (a power of 2, grown up to OPEN_QUEUE_CAP) */
+    uint32_t qev;              /* EVENT records among the qlen */
     gboolean holding;          /* Montecito: this thread's records wait for a switch */
     uint64_t switched_in;      /* Montecito: cycle this thread got the pipeline */
     insn_event_t evacc[MAX_INSN_EVENTS]; /* EVENT counts not yet written */
@@ -246,6 +253,7 @@ static void merge_drain(pmusim_uarch_t *u, gboolean force)
         uarch_thread_t *t = &u->th[best];
         u->merge_last = (uint32_t)best;
         out_copy(u, &t->q[t->qhead]);
+        t->qev -= t->q[t->qhead].kind == PMUSIM_REC_EVENT;
         t->qhead = (t->qhead + 1) & (t->qcap - 1);
         t->qlen--;
         if (force)
@@ -300,7 +308,7 @@ static inline pmusim_rec_t *rec_slot(pmusim_uarch_t *u, uint32_t ti, uint64_t cy
     uarch_thread_t *t = &u->th[ti];
     pmusim_rec_t *r;
     if (u->merge || t->holding) {
-        if (G_UNLIKELY(t->qlen >= QUEUE_CAP) &&
+        if (G_UNLIKELY(t->qlen - t->qev >= QUEUE_CAP || t->qlen >= OPEN_QUEUE_CAP) &&
             !(u->nopen > (uint32_t)t->open && t->qlen < OPEN_QUEUE_CAP)) {
             /* other threads' open instructions, which hold this queue's
              * records back, may do so up to OPEN_QUEUE_CAP records; then
@@ -309,7 +317,7 @@ static inline pmusim_rec_t *rec_slot(pmusim_uarch_t *u, uint32_t ti, uint64_t cy
             for (uint32_t i = 0; u->nopen && i < u->nthreads; i++)
                 if (i != ti && u->th[i].open)
                     insn_close(u, i);
-            while (t->qlen >= QUEUE_CAP)
+            while (t->qlen - t->qev >= QUEUE_CAP || t->qlen >= OPEN_QUEUE_CAP)
                 merge_drain(u, TRUE);
         }
         if (G_UNLIKELY(t->qlen == t->qcap))
@@ -328,6 +336,8 @@ static pmusim_rec_t *rec_new(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint
 {
     pmusim_rec_t *r = rec_slot(u, ti, cycle);
     rec_clear(r, cycle, kind, ti, u->th[ti].plm);
+    if (kind == PMUSIM_REC_EVENT && (u->merge || u->th[ti].holding))
+        u->th[ti].qev++;
     return r;
 }
 
@@ -1346,7 +1356,7 @@ static void release_held(pmusim_uarch_t *u, uint32_t ti, uint64_t at)
             t->ret_used++;
         out_copy(u, r);
     }
-    t->qhead = t->qlen = 0;
+    t->qhead = t->qlen = t->qev = 0;
 }
 
 static void mont_schedule(pmusim_uarch_t *u, uint32_t ti)

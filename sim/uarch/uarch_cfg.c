@@ -254,8 +254,8 @@ static gboolean parse_geom(const char *opt, const char *val, pmusim_uarch_geom_t
     for (int i = 0; i < 3; i++)
         if (!parse_geom_field(&p, i == 2 ? '\0' : ',', &f[i], &too_big)) {
             g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_OPTION,
-                        "%s: expected SIZE,ASSOC,LINE (three decimal numbers), got '%s'", opt,
-                        val);
+                        "%s: expected SIZE,ASSOC,LINE (three decimal numbers)%s, got '%s'", opt,
+                        strcmp(opt, "--L2") ? "" : " or none", val);
             return FALSE;
         }
     const char *bad = NULL;

@@ -142,7 +142,7 @@ expect "--LL a field missing" 2 "pmusim trace capture: --LL: expected SIZE,ASSOC
     $C --LL=32768,8 -- ./dies exit 0
 expect "--D1 trailing garbage" 2 "pmusim trace capture: --D1: expected SIZE,ASSOC,LINE (three decimal numbers), got '32768,8,64x'" \
     $C --D1=32768,8,64x -- ./dies exit 0
-expect "--L2 not a number" 2 "pmusim trace capture: --L2: expected SIZE,ASSOC,LINE (three decimal numbers), got 'nonex'" \
+expect "--L2 not a number" 2 "pmusim trace capture: --L2: expected SIZE,ASSOC,LINE (three decimal numbers) or none, got 'nonex'" \
     $C --L2=nonex -- ./dies exit 0
 expect "--LL sets not a power of two" 2 "pmusim trace capture: --LL=3072,1,16: the number of sets" \
     $C --LL=3072,1,16 -- ./dies exit 0

@@ -1104,6 +1104,62 @@ static void test_smt_merge_mem_follows_insn(void)
     }
 }
 
+/* A thread's merge queue holds up to 2,048 records other than EVENT records
+ * while another started thread has given nothing (uarch.c, QUEUE_CAP);
+ * beyond, the earliest go out and the silent thread's first instruction is
+ * clamped to their cycle.  EVENT records (here the trace's own, passed
+ * through) do not count, so where that happens does not depend on which
+ * EVENT kinds the model writes.  Thread 0 runs n instructions on one line
+ * (about 1.5 a cycle here), each followed by k EVENT records, then thread 1
+ * runs one, whose cold fetch (I1, ITLB walk, L2, L3, DRAM) retires it near
+ * cycle 300 when nothing holds it.  2,000 instructions with 5 EVENT records
+ * each (12,000 records, 2,000 not EVENT): nothing is forced out, thread 1
+ * retires before cycle 500 (the cap counting every record forced about 10,000
+ * out and clamped it to cycle 1,131); 6,000 without: about 4,000 go
+ * out, thread 1 is clamped beyond cycle 2,000. */
+static void test_smt_queue_cap_events(void)
+{
+    for (int big = 0; big < 2; big++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 2, NULL, &c);
+        const int n = big ? 6000 : 2000, k = big ? 0 : 5;
+        GError *e = NULL;
+        for (int i = 0; i < n; i++) {
+            pmusim_uarch_insn_t in = { .ip = 0x401000 + 4 * (uint64_t)(i % 8), .thread = 0,
+                                       .plm = 3, .len = 4 };
+            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+            for (int j = 0; j < k; j++) {
+                pmusim_rec_t ev;
+                memset(&ev, 0, sizeof ev);
+                ev.kind = PMUSIM_REC_EVENT;
+                ev.plm = 3;
+                ev.ev_code = 0x3c;
+                ev.n = 1;
+                CU_ASSERT_TRUE_FATAL(pmusim_uarch_passthrough(u, &ev, &e));
+            }
+        }
+        pmusim_uarch_insn_t in1 = { .ip = 0x501000, .thread = 1, .plm = 3, .len = 4 };
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in1, &e));
+        finish(u);
+        assert_cycle_order(&c);
+        uint64_t t1 = UINT64_MAX;
+        guint evs = 0;
+        for (guint i = 0; i < c.recs->len; i++) {
+            const pmusim_rec_t *r = rec(&c, i);
+            if (r->kind == PMUSIM_REC_INSN && r->thread == 1)
+                t1 = r->cycle;
+            evs += r->kind == PMUSIM_REC_EVENT && r->ev_code == 0x3c;
+        }
+        CU_ASSERT_EQUAL(evs, (guint)(n * k));
+        if (big) {
+            CU_ASSERT_TRUE(t1 > 2000 && t1 != UINT64_MAX);
+        } else {
+            CU_ASSERT_TRUE(t1 < 500);
+        }
+        done(u, &c);
+    }
+}
+
 static void test_options(void)
 {
     pmusim_uarch_options_t o;
@@ -1809,6 +1865,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_montecito_marker_after_held);
     PMUSIM_ADD_TEST(s, test_smt_merge_in_cycle_order);
     PMUSIM_ADD_TEST(s, test_smt_merge_mem_follows_insn);
+    PMUSIM_ADD_TEST(s, test_smt_queue_cap_events);
     PMUSIM_ADD_TEST(s, test_parts_one_instruction);
     PMUSIM_ADD_TEST(s, test_parts_batch);
     PMUSIM_ADD_TEST(s, test_parts_interleaved);
