@@ -554,7 +554,8 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->itlb_stlb_hit, TRUE},   {&ev->itlb_walk_cyc, TRUE}, {&ev->dtlb_walk_cyc, TRUE},
         {&ev->dtlb_ld_walk_cyc, TRUE},
         {&ev->l2i_hit, u->has_l2i},   {&ev->l2i_miss, u->has_l2i},
-        {&ev->l2_ifetch_hit, u->has_l2}, {&ev->l2_ifetch_miss, u->has_l2}, {&ev->baclear, TRUE},
+        {&ev->l2_ifetch_hit, u->has_l2}, {&ev->l2_ifetch_miss, u->has_l2},
+        {&ev->l2_pf_hit, u->has_l2},  {&ev->l2_pf_miss, u->has_l2}, {&ev->baclear, TRUE},
         {&ev->rob_full, TRUE},        {&ev->misp_stall, TRUE},  {&ev->ts_l3miss, TRUE},
         {&ev->ts_timer, TRUE},
     };

@@ -54,6 +54,8 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
         .dtlb_ld_walk_cyc = { 0x08, 0x04, TRUE }, /* DTLB_LOAD_MISSES:WALK_CYCLES */ \
         .l2_ifetch_hit = { 0x24, 0x10, TRUE }, /* L2_RQSTS:IFETCH_HIT */           \
         .l2_ifetch_miss = { 0x24, 0x20, TRUE }, /* L2_RQSTS:IFETCH_MISS */         \
+        .l2_pf_hit = { 0x24, 0x40, TRUE },    /* L2_RQSTS:PREFETCH_HIT (none) */   \
+        .l2_pf_miss = { 0x24, 0x80, TRUE },   /* L2_RQSTS:PREFETCH_MISS (none) */  \
         .baclear = { 0xe6, 0x01, TRUE },      /* BACLEAR:CLEAR */                  \
         .rob_full = { 0xa2, 0x10, TRUE },     /* RESOURCE_STALLS:ROB_FULL */       \
     }

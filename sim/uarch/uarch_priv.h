@@ -48,6 +48,10 @@ typedef struct uarch_events {
     uarch_ev_t l2i_miss;      /* Montecito L2I demand read miss */
     uarch_ev_t l2_ifetch_hit; /* x86: an instruction fetch hit the (unified) L2 */
     uarch_ev_t l2_ifetch_miss; /* x86: an instruction fetch missed the L2 */
+    /* x86 L2 prefetch requests, hit / miss: never written (the model has no
+     * prefetcher), listed in the header's events key so that a replay
+     * counts them 0 (L2_RQSTS:REFERENCES includes their bits) */
+    uarch_ev_t l2_pf_hit, l2_pf_miss;
     uarch_ev_t baclear;       /* x86 front-end resteer of a direct branch missing the BTB */
     uarch_ev_t rob_full;      /* cycles dispatch waited for the reorder window (n = cycles) */
     uarch_ev_t misp_stall;    /* cycles allocation waited for a mispredicted branch (n = cycles) */
