@@ -147,6 +147,7 @@ struct pmusim_uarch {
     /* the first four bytes (code, umask) of an insn_event_t of the L1I
      * hits; UINT32_MAX when the CPU has no such event (no entry has it) */
     uint32_t l1i_hit_key;
+    uint64_t itlb_misses; /* ITLB lookups that missed (ifetch_l1()), so far */
 };
 
 /* ---- output ---- */
@@ -542,6 +543,7 @@ static void set_geom_meta(pmusim_trace_header_t *h, const char *key, const pmusi
 static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
 {
     const uarch_events_t *ev = &u->cfg->ev;
+    const gboolean wb_l2 = u->has_l2 && !u->cg_rules; /* l1d_filled() */
     const struct {
         const uarch_ev_t *e;
         gboolean happens;
@@ -551,11 +553,18 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->l3_repl, u->has_l3},    {&ev->l1i_miss, TRUE},    {&ev->l1i_hit, TRUE},
         {&ev->l1i_fill, TRUE},
         {&ev->ifetch_ear, TRUE},      {&ev->itlb_miss, TRUE},   {&ev->itlb_walk, TRUE},
-        {&ev->itlb_stlb_hit, TRUE},   {&ev->itlb_walk_cyc, TRUE}, {&ev->dtlb_walk_cyc, TRUE},
+        {&ev->itlb_stlb_hit, TRUE},   {&ev->itlb_miss_ret, TRUE},
+        {&ev->itlb_walk_cyc, TRUE},   {&ev->dtlb_walk_cyc, TRUE},
         {&ev->dtlb_ld_walk_cyc, TRUE},
         {&ev->l2i_hit, u->has_l2i},   {&ev->l2i_miss, u->has_l2i},
         {&ev->l2_ifetch_hit, u->has_l2}, {&ev->l2_ifetch_miss, u->has_l2},
-        {&ev->l2_pf_hit, u->has_l2},  {&ev->l2_pf_miss, u->has_l2}, {&ev->baclear, TRUE},
+        {&ev->l2_pf_hit, u->has_l2},  {&ev->l2_pf_miss, u->has_l2},
+        {&ev->l2_tr_ifetch, u->has_l2}, {&ev->l2_tr_pf, u->has_l2},
+        /* write-backs into L2: none under cachegrind's rules (--L2=none) */
+        {&ev->l2_tr_l1d_wb, wb_l2},   {&ev->l2_tr_fill, u->has_l2},
+        {&ev->l2_tr_wb, u->has_l2 && u->has_l3}, {&ev->l1d_wb_l2, wb_l2},
+        {&ev->l1d_wb_l2_miss, wb_l2}, {&ev->oc_l1d_wb, wb_l2},
+        {&ev->baclear, TRUE},
         {&ev->rob_full, TRUE},        {&ev->misp_stall, TRUE},  {&ev->ts_l3miss, TRUE},
         {&ev->ts_timer, TRUE},
     };
@@ -623,16 +632,21 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
         uarch_cache_access(l2, a >> l2->line_bits, dirty, &f);
         if (l2 == &u->l2i)
             ev_add(u, f.hit ? &cfg->ev.l2i_hit : &cfg->ev.l2i_miss, 1);
-        else if (ifetch) /* x86: code in the unified L2 */
+        else if (ifetch) { /* x86: code in the unified L2 */
             ev_add(u, f.hit ? &cfg->ev.l2_ifetch_hit : &cfg->ev.l2_ifetch_miss, 1);
+            ev_add(u, &cfg->ev.l2_tr_ifetch, 1);
+        }
         if (l2 != &u->l2i && !f.hit) {
             ev_add(u, &cfg->ev.l2_lines_in, 1);
+            ev_add(u, &cfg->ev.l2_tr_fill, 1);
             if (f.evicted) {
                 ev_add(u, f.evicted_dirty ? &cfg->ev.l2_out_dirty : &cfg->ev.l2_out_clean, 1);
                 ev_add(u, &cfg->ev.l2_out_any, 1);
-                if (f.evicted_dirty && u->has_l3) /* write-back: hits the L3 copy */
+                if (f.evicted_dirty && u->has_l3) { /* write-back: hits the L3 copy */
+                    ev_add(u, &cfg->ev.l2_tr_wb, 1);
                     uarch_cache_probe(&u->l3, (f.victim << l2->line_bits) >> u->l3.line_bits,
                                       TRUE);
+                }
             }
         }
         if (f.hit)
@@ -687,8 +701,18 @@ static void l1d_filled(pmusim_uarch_t *u, const uarch_fill_t *f)
         /* the write-back refreshes the next level's copy; cachegrind
          * writes nothing back */
         uarch_cache_t *next = u->cg_rules ? NULL : u->has_l2 ? &u->l2 : u->has_l3 ? &u->l3 : NULL;
-        if (next)
-            uarch_cache_probe(next, (f->victim << u->l1d.line_bits) >> next->line_bits, TRUE);
+        if (next && !uarch_cache_probe(next, (f->victim << u->l1d.line_bits) >> next->line_bits,
+                                       TRUE) && next == &u->l2) {
+            /* the L2 does not hold the line (it is not inclusive of the
+             * L1D): the write goes on beyond the core, and the model
+             * allocates nothing for it */
+            ev_add(u, &cfg->ev.l1d_wb_l2_miss, 1);
+            ev_add(u, &cfg->ev.oc_l1d_wb, 1);
+        }
+        if (next == &u->l2) {
+            ev_add(u, &cfg->ev.l1d_wb_l2, 1);
+            ev_add(u, &cfg->ev.l2_tr_l1d_wb, 1);
+        }
     }
 }
 
@@ -818,6 +842,7 @@ static gboolean ifetch_l1(pmusim_uarch_t *u, uint64_t ip, uint32_t *lat, unsigne
     *tlb = PMUSIM_TLB_L1_HIT;
     uarch_cache_access(&u->itlb, ip >> 12, FALSE, &f);
     if (!f.hit) {
+        u->itlb_misses++;
         ev_add(u, &cfg->ev.itlb_miss, 1);
         uarch_cache_t *second = u->has_itlb2 ? &u->itlb2 : &u->stlb;
         uarch_cache_access(second, ip >> 12, FALSE, &f);
@@ -1877,6 +1902,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
         uint32_t lat = 0;
         const uint64_t i1 = u->st.i1_miss, lla = u->st.ll_access, llm = u->st.ll_miss;
+        const uint64_t itlb_misses = u->itlb_misses;
         const uint64_t end = in->ip + (in->len ? in->len - 1u : 0u); /* its last byte */
         if (eblk != blk && u->cg_rules) {
             /* cachegrind's rule: both lines, then, if either missed, the
@@ -1906,6 +1932,10 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
             u->st.ll_miss = MIN(u->st.ll_miss, llm + 1);
         }
         t->last_fetch_blk = eblk;
+        /* ITLB_MISS_RETIRED: the instruction once, even when both its
+         * lines' pages missed (ITLB_MISSES:ANY counts each) */
+        if (u->itlb_misses != itlb_misses)
+            ev_add(u, &cfg->ev.itlb_miss_ret, 1);
         if (lat) {
             uint64_t from = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
             t->fe_ready = from + lat;

@@ -1240,6 +1240,27 @@ static void test_mixed_event_bits(void)
         }
         pmusim_model_free(m);
     }
+    /* L2_TRANSACTIONS:ANY (0xf0/0x80): on a model's trace the sum of the
+     * seven other bits, LOAD and RFO from the fields (2 + 1 memory records
+     * beyond L1D), IFETCH .. WB from their EVENT records (3 + 5 + 7 + 11);
+     * a record of 0x80 itself adds nothing there.  A hand-written trace:
+     * the fields alone, as before (the row's FILTER), 3. */
+    for (int hand = 0; hand < 2; hand++) {
+        pmusim_model_t *m = mk("wsm", 1);
+        if (!hand)
+            m->trace_annotations = PMUSIM_ANN_ALL & ~PMUSIM_ANN_SYMBOLS;
+        wr(m, EVTSEL0 + 0, EVT(0xf0, 0x80) | EN | USR | OS, 0);
+        pmusim_rec_t st = load(3, 40, PMUSIM_LVL_L3);
+        st.mem.is_store = 1;
+        pmusim_rec_t t[] = {load(0, 10, PMUSIM_LVL_L2), load(1, 4, PMUSIM_LVL_L1D),
+                            load(2, 200, PMUSIM_LVL_LOCAL_DRAM), st,
+                            event(4, 0xf0, 0x04, 3), event(5, 0xf0, 0x10, 5),
+                            event(6, 0xf0, 0x20, 7), event(7, 0xf0, 0x40, 11),
+                            event(8, 0xf0, 0x80, 1000), event(9, 0xf0, 0x01, 500)};
+        run(m, t, G_N_ELEMENTS(t));
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), hand ? 3 : 3 + 3 + 5 + 7 + 11);
+        pmusim_model_free(m);
+    }
     /* a model's trace whose events key lacks the prefetch bits (a capture
      * made before session 14): REFERENCES reads <not in trace> */
     pmusim_model_t *m = mk("wsm", 1);
