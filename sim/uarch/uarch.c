@@ -31,7 +31,14 @@
 #define OPEN_QUEUE_CAP 65536u
 #define IDLE_MIN 8u           /* a retirement gap this long becomes an IDLE record */
 #define RING_SIZE 256u        /* >= every CPU's window, power of two */
-#define MAX_INSN_EVENTS 16u
+/* EVENT kinds one instruction can hold: at least the kinds a CPU writes
+ * (wsm 28, pmusim_uarch_new() checks), so that ev_add_cu() never drops
+ * one */
+#define MAX_INSN_EVENTS 32u
+/* EVENT kinds a thread's sums hold; a new kind beyond them writes the sums
+ * early (events_add()).  Fewer than MAX_INSN_EVENTS: each count searches
+ * them (measured, docs/PERFORMANCE.md "L2 traffic and write-backs") */
+#define THREAD_EVENTS 16u
 /* A thread's EVENT counts are summed over at most this many cycles before
  * they become records, so a stream of misses does not become a stream of
  * EVENT records; a count lands at most this late (docs/UARCH.md). */
@@ -65,7 +72,7 @@ typedef struct uarch_thread {
     uint32_t qhead, qlen, qcap; /* qcap: allocated (a power of 2, grown up to OPEN_QUEUE_CAP) */
     gboolean holding;          /* Montecito: this thread's records wait for a switch */
     uint64_t switched_in;      /* Montecito: cycle this thread got the pipeline */
-    insn_event_t evacc[MAX_INSN_EVENTS]; /* EVENT counts not yet written */
+    insn_event_t evacc[THREAD_EVENTS]; /* EVENT counts not yet written */
     unsigned nevacc;
     uint64_t evacc_since;      /* retirement cycle of the first counted one */
     uint64_t ev_due;           /* evacc_since + EVENT_SPAN, UINT64_MAX when nevacc is 0 */
@@ -123,8 +130,7 @@ struct pmusim_uarch {
     int running;               /* Montecito: thread holding the pipeline, -1 before any */
     gboolean want_switch;
     uint64_t ts_pending_l3;    /* Montecito: the running thread has an L3-miss switch event */
-    /* per-instruction scratch */
-    insn_event_t iev[MAX_INSN_EVENTS];
+    /* per-instruction scratch (its EVENT counts: iev at the end) */
     unsigned niev;
     gboolean oc_valid;
     pmusim_offcore_t oc;
@@ -148,6 +154,7 @@ struct pmusim_uarch {
      * hits; UINT32_MAX when the CPU has no such event (no entry has it) */
     uint32_t l1i_hit_key;
     uint64_t itlb_misses; /* ITLB lookups that missed (ifetch_l1()), so far */
+    insn_event_t iev[MAX_INSN_EVENTS]; /* the instruction's EVENT counts (niev) */
 };
 
 /* ---- output ---- */
@@ -367,6 +374,14 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
                                  void *user, GError **error)
 {
     const uarch_cpu_cfg_t *cfg = uarch_cpu_cfg(cpu);
+    if (cfg) {
+        /* uarch_events_t is uarch_ev_t members only (set_events_meta()) */
+        const uarch_ev_t *ev = (const uarch_ev_t *)&cfg->ev;
+        unsigned kinds = 0;
+        for (size_t i = 0; i < sizeof cfg->ev / sizeof *ev; i++)
+            kinds += ev[i].present != FALSE;
+        g_assert(kinds <= MAX_INSN_EVENTS);
+    }
     pmusim_uarch_options_t none;
     if (!o) {
         pmusim_uarch_options_init(&none);
@@ -946,7 +961,7 @@ G_STATIC_ASSERT(offsetof(insn_event_t, code) == 0 && offsetof(insn_event_t, umas
 static inline __attribute__((always_inline)) void ifetch_hits_fast(pmusim_uarch_t *u,
                                                                    uarch_thread_t *t, uint64_t n)
 {
-    const unsigned k = t->i1_hit_slot; /* below MAX_INSN_EVENTS */
+    const unsigned k = t->i1_hit_slot; /* below THREAD_EVENTS */
     uint32_t key;
     memcpy(&key, &t->evacc[k], sizeof key);
     if (G_LIKELY(k < t->nevacc && key == u->l1i_hit_key))
@@ -1269,7 +1284,7 @@ static void events_add(pmusim_uarch_t *u, uint32_t ti, uint64_t r, const insn_ev
             if (t->evacc[k].code == e->code && t->evacc[k].umask == e->umask)
                 break;
         if (k == t->nevacc) {
-            if (t->nevacc == MAX_INSN_EVENTS)
+            if (t->nevacc == THREAD_EVENTS)
                 events_flush(u, ti, r, FALSE);
             if (!t->nevacc) {
                 t->evacc_since = r;
