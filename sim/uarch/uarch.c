@@ -37,7 +37,14 @@
 #define OPEN_QUEUE_CAP 65536u
 #define IDLE_MIN 8u           /* a retirement gap this long becomes an IDLE record */
 #define RING_SIZE 256u        /* >= every CPU's window, power of two */
-#define MAX_INSN_EVENTS 16u
+/* EVENT kinds one instruction can hold: at least the kinds a CPU writes
+ * (wsm 28, pmusim_uarch_new() checks), so that ev_add_cu() never drops
+ * one */
+#define MAX_INSN_EVENTS 32u
+/* EVENT kinds a thread's sums hold; a new kind beyond them writes the sums
+ * early (events_add()).  Fewer than MAX_INSN_EVENTS: each count searches
+ * them (measured, docs/PERFORMANCE.md "L2 traffic and write-backs") */
+#define THREAD_EVENTS 16u
 /* A thread's EVENT counts are summed over at most this many cycles before
  * they become records, so a stream of misses does not become a stream of
  * EVENT records; a count lands at most this late (docs/UARCH.md). */
@@ -72,7 +79,7 @@ typedef struct uarch_thread {
     uint32_t qev;              /* EVENT records among the qlen */
     gboolean holding;          /* Montecito: this thread's records wait for a switch */
     uint64_t switched_in;      /* Montecito: cycle this thread got the pipeline */
-    insn_event_t evacc[MAX_INSN_EVENTS]; /* EVENT counts not yet written */
+    insn_event_t evacc[THREAD_EVENTS]; /* EVENT counts not yet written */
     unsigned nevacc;
     uint64_t evacc_since;      /* retirement cycle of the first counted one */
     uint64_t ev_due;           /* evacc_since + EVENT_SPAN, UINT64_MAX when nevacc is 0 */
@@ -130,8 +137,7 @@ struct pmusim_uarch {
     int running;               /* Montecito: thread holding the pipeline, -1 before any */
     gboolean want_switch;
     uint64_t ts_pending_l3;    /* Montecito: the running thread has an L3-miss switch event */
-    /* per-instruction scratch */
-    insn_event_t iev[MAX_INSN_EVENTS];
+    /* per-instruction scratch (its EVENT counts: iev at the end) */
     unsigned niev;
     gboolean oc_valid;
     pmusim_offcore_t oc;
@@ -154,6 +160,8 @@ struct pmusim_uarch {
     /* the first four bytes (code, umask) of an insn_event_t of the L1I
      * hits; UINT32_MAX when the CPU has no such event (no entry has it) */
     uint32_t l1i_hit_key;
+    uint64_t itlb_misses; /* ITLB lookups that missed (ifetch_l1()), so far */
+    insn_event_t iev[MAX_INSN_EVENTS]; /* the instruction's EVENT counts (niev) */
 };
 
 /* ---- output ---- */
@@ -376,6 +384,14 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
                                  void *user, GError **error)
 {
     const uarch_cpu_cfg_t *cfg = uarch_cpu_cfg(cpu);
+    if (cfg) {
+        /* uarch_events_t is uarch_ev_t members only (set_events_meta()) */
+        const uarch_ev_t *ev = (const uarch_ev_t *)&cfg->ev;
+        unsigned kinds = 0;
+        for (size_t i = 0; i < sizeof cfg->ev / sizeof *ev; i++)
+            kinds += ev[i].present != FALSE;
+        g_assert(kinds <= MAX_INSN_EVENTS);
+    }
     pmusim_uarch_options_t none;
     if (!o) {
         pmusim_uarch_options_init(&none);
@@ -552,6 +568,7 @@ static void set_geom_meta(pmusim_trace_header_t *h, const char *key, const pmusi
 static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
 {
     const uarch_events_t *ev = &u->cfg->ev;
+    const gboolean wb_l2 = u->has_l2 && !u->cg_rules; /* l1d_filled() */
     const struct {
         const uarch_ev_t *e;
         gboolean happens;
@@ -561,10 +578,18 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->l3_repl, u->has_l3},    {&ev->l1i_miss, TRUE},    {&ev->l1i_hit, TRUE},
         {&ev->l1i_fill, TRUE},
         {&ev->ifetch_ear, TRUE},      {&ev->itlb_miss, TRUE},   {&ev->itlb_walk, TRUE},
-        {&ev->itlb_stlb_hit, TRUE},   {&ev->itlb_walk_cyc, TRUE}, {&ev->dtlb_walk_cyc, TRUE},
+        {&ev->itlb_stlb_hit, TRUE},   {&ev->itlb_miss_ret, TRUE},
+        {&ev->itlb_walk_cyc, TRUE},   {&ev->dtlb_walk_cyc, TRUE},
         {&ev->dtlb_ld_walk_cyc, TRUE},
         {&ev->l2i_hit, u->has_l2i},   {&ev->l2i_miss, u->has_l2i},
-        {&ev->l2_ifetch_hit, u->has_l2}, {&ev->l2_ifetch_miss, u->has_l2}, {&ev->baclear, TRUE},
+        {&ev->l2_ifetch_hit, u->has_l2}, {&ev->l2_ifetch_miss, u->has_l2},
+        {&ev->l2_pf_hit, u->has_l2},  {&ev->l2_pf_miss, u->has_l2},
+        {&ev->l2_tr_ifetch, u->has_l2}, {&ev->l2_tr_pf, u->has_l2},
+        /* write-backs into L2: none under cachegrind's rules (--L2=none) */
+        {&ev->l2_tr_l1d_wb, wb_l2},   {&ev->l2_tr_fill, u->has_l2},
+        {&ev->l2_tr_wb, u->has_l2 && u->has_l3}, {&ev->l1d_wb_l2, wb_l2},
+        {&ev->l1d_wb_l2_miss, wb_l2}, {&ev->oc_l1d_wb, wb_l2},
+        {&ev->baclear, TRUE},
         {&ev->rob_full, TRUE},        {&ev->misp_stall, TRUE},  {&ev->ts_l3miss, TRUE},
         {&ev->ts_timer, TRUE},
     };
@@ -632,16 +657,21 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
         uarch_cache_access(l2, a >> l2->line_bits, dirty, &f);
         if (l2 == &u->l2i)
             ev_add(u, f.hit ? &cfg->ev.l2i_hit : &cfg->ev.l2i_miss, 1);
-        else if (ifetch) /* x86: code in the unified L2 */
+        else if (ifetch) { /* x86: code in the unified L2 */
             ev_add(u, f.hit ? &cfg->ev.l2_ifetch_hit : &cfg->ev.l2_ifetch_miss, 1);
+            ev_add(u, &cfg->ev.l2_tr_ifetch, 1);
+        }
         if (l2 != &u->l2i && !f.hit) {
             ev_add(u, &cfg->ev.l2_lines_in, 1);
+            ev_add(u, &cfg->ev.l2_tr_fill, 1);
             if (f.evicted) {
                 ev_add(u, f.evicted_dirty ? &cfg->ev.l2_out_dirty : &cfg->ev.l2_out_clean, 1);
                 ev_add(u, &cfg->ev.l2_out_any, 1);
-                if (f.evicted_dirty && u->has_l3) /* write-back: hits the L3 copy */
+                if (f.evicted_dirty && u->has_l3) { /* write-back: hits the L3 copy */
+                    ev_add(u, &cfg->ev.l2_tr_wb, 1);
                     uarch_cache_probe(&u->l3, (f.victim << l2->line_bits) >> u->l3.line_bits,
                                       TRUE);
+                }
             }
         }
         if (f.hit)
@@ -696,8 +726,18 @@ static void l1d_filled(pmusim_uarch_t *u, const uarch_fill_t *f)
         /* the write-back refreshes the next level's copy; cachegrind
          * writes nothing back */
         uarch_cache_t *next = u->cg_rules ? NULL : u->has_l2 ? &u->l2 : u->has_l3 ? &u->l3 : NULL;
-        if (next)
-            uarch_cache_probe(next, (f->victim << u->l1d.line_bits) >> next->line_bits, TRUE);
+        if (next && !uarch_cache_probe(next, (f->victim << u->l1d.line_bits) >> next->line_bits,
+                                       TRUE) && next == &u->l2) {
+            /* the L2 does not hold the line (it is not inclusive of the
+             * L1D): the write goes on beyond the core, and the model
+             * allocates nothing for it */
+            ev_add(u, &cfg->ev.l1d_wb_l2_miss, 1);
+            ev_add(u, &cfg->ev.oc_l1d_wb, 1);
+        }
+        if (next == &u->l2) {
+            ev_add(u, &cfg->ev.l1d_wb_l2, 1);
+            ev_add(u, &cfg->ev.l2_tr_l1d_wb, 1);
+        }
     }
 }
 
@@ -827,6 +867,7 @@ static gboolean ifetch_l1(pmusim_uarch_t *u, uint64_t ip, uint32_t *lat, unsigne
     *tlb = PMUSIM_TLB_L1_HIT;
     uarch_cache_access(&u->itlb, ip >> 12, FALSE, &f);
     if (!f.hit) {
+        u->itlb_misses++;
         ev_add(u, &cfg->ev.itlb_miss, 1);
         uarch_cache_t *second = u->has_itlb2 ? &u->itlb2 : &u->stlb;
         uarch_cache_access(second, ip >> 12, FALSE, &f);
@@ -930,7 +971,7 @@ G_STATIC_ASSERT(offsetof(insn_event_t, code) == 0 && offsetof(insn_event_t, umas
 static inline __attribute__((always_inline)) void ifetch_hits_fast(pmusim_uarch_t *u,
                                                                    uarch_thread_t *t, uint64_t n)
 {
-    const unsigned k = t->i1_hit_slot; /* below MAX_INSN_EVENTS */
+    const unsigned k = t->i1_hit_slot; /* below THREAD_EVENTS */
     uint32_t key;
     memcpy(&key, &t->evacc[k], sizeof key);
     if (G_LIKELY(k < t->nevacc && key == u->l1i_hit_key))
@@ -1253,7 +1294,7 @@ static void events_add(pmusim_uarch_t *u, uint32_t ti, uint64_t r, const insn_ev
             if (t->evacc[k].code == e->code && t->evacc[k].umask == e->umask)
                 break;
         if (k == t->nevacc) {
-            if (t->nevacc == MAX_INSN_EVENTS)
+            if (t->nevacc == THREAD_EVENTS)
                 events_flush(u, ti, r, FALSE);
             if (!t->nevacc) {
                 t->evacc_since = r;
@@ -1886,6 +1927,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
         uint32_t lat = 0;
         const uint64_t i1 = u->st.i1_miss, lla = u->st.ll_access, llm = u->st.ll_miss;
+        const uint64_t itlb_misses = u->itlb_misses;
         const uint64_t end = in->ip + (in->len ? in->len - 1u : 0u); /* its last byte */
         if (eblk != blk && u->cg_rules) {
             /* cachegrind's rule: both lines, then, if either missed, the
@@ -1915,6 +1957,10 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
             u->st.ll_miss = MIN(u->st.ll_miss, llm + 1);
         }
         t->last_fetch_blk = eblk;
+        /* ITLB_MISS_RETIRED: the instruction once, even when both its
+         * lines' pages missed (ITLB_MISSES:ANY counts each) */
+        if (u->itlb_misses != itlb_misses)
+            ev_add(u, &cfg->ev.itlb_miss_ret, 1);
         if (lat) {
             uint64_t from = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
             t->fe_ready = from + lat;

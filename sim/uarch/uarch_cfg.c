@@ -49,11 +49,22 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
         .itlb_miss = { 0x85, 0x01, TRUE },    /* ITLB_MISSES:ANY */                \
         .itlb_walk = { 0x85, 0x02, TRUE },    /* ITLB_MISSES:WALK_COMPLETED */     \
         .itlb_stlb_hit = { 0x85, 0x10, TRUE }, /* ITLB_MISSES:STLB_HIT */          \
+        .itlb_miss_ret = { 0xc8, 0x20, TRUE }, /* ITLB_MISS_RETIRED */            \
         .itlb_walk_cyc = { 0x85, 0x04, TRUE }, /* ITLB_MISSES:WALK_CYCLES */       \
         .dtlb_walk_cyc = { 0x49, 0x04, TRUE }, /* DTLB_MISSES:WALK_CYCLES */       \
         .dtlb_ld_walk_cyc = { 0x08, 0x04, TRUE }, /* DTLB_LOAD_MISSES:WALK_CYCLES */ \
         .l2_ifetch_hit = { 0x24, 0x10, TRUE }, /* L2_RQSTS:IFETCH_HIT */           \
         .l2_ifetch_miss = { 0x24, 0x20, TRUE }, /* L2_RQSTS:IFETCH_MISS */         \
+        .l2_pf_hit = { 0x24, 0x40, TRUE },    /* L2_RQSTS:PREFETCH_HIT (none) */   \
+        .l2_pf_miss = { 0x24, 0x80, TRUE },   /* L2_RQSTS:PREFETCH_MISS (none) */  \
+        .l2_tr_ifetch = { 0xf0, 0x04, TRUE }, /* L2_TRANSACTIONS:IFETCH */         \
+        .l2_tr_pf = { 0xf0, 0x08, TRUE },     /* L2_TRANSACTIONS:PREFETCH (none) */\
+        .l2_tr_l1d_wb = { 0xf0, 0x10, TRUE }, /* L2_TRANSACTIONS:L1D_WB */         \
+        .l2_tr_fill = { 0xf0, 0x20, TRUE },   /* L2_TRANSACTIONS:FILL */           \
+        .l2_tr_wb = { 0xf0, 0x40, TRUE },     /* L2_TRANSACTIONS:WB */             \
+        .l1d_wb_l2 = { 0x28, 0x0f, TRUE },    /* L1D_WB_L2:MESI */                 \
+        .l1d_wb_l2_miss = { 0x28, 0x01, TRUE }, /* L1D_WB_L2:I_STATE */            \
+        .oc_l1d_wb = { 0xb0, 0x40, TRUE },    /* OFFCORE_REQUESTS:L1D_WRITEBACK */ \
         .baclear = { 0xe6, 0x01, TRUE },      /* BACLEAR:CLEAR */                  \
         .rob_full = { 0xa2, 0x10, TRUE },     /* RESOURCE_STALLS:ROB_FULL */       \
     }

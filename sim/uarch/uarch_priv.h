@@ -41,6 +41,9 @@ typedef struct uarch_events {
     uarch_ev_t itlb_miss;     /* first-level ITLB miss */
     uarch_ev_t itlb_walk;     /* ITLB miss that needed a walk (x86) / missed L2 ITLB (IA-64) */
     uarch_ev_t itlb_stlb_hit; /* x86 ITLB miss that hit the second-level TLB */
+    /* x86 an instruction whose fetch missed the ITLB (once, however many
+     * of its lines' lookups missed; every instruction retires: no wrong path) */
+    uarch_ev_t itlb_miss_ret;
     uarch_ev_t itlb_walk_cyc; /* cycles of instruction-side walks (n = lat_walk per walk) */
     uarch_ev_t dtlb_walk_cyc; /* cycles of data-side walks, loads and stores (n = lat_walk) */
     uarch_ev_t dtlb_ld_walk_cyc; /* cycles of data-side walks of loads (n = lat_walk) */
@@ -48,6 +51,19 @@ typedef struct uarch_events {
     uarch_ev_t l2i_miss;      /* Montecito L2I demand read miss */
     uarch_ev_t l2_ifetch_hit; /* x86: an instruction fetch hit the (unified) L2 */
     uarch_ev_t l2_ifetch_miss; /* x86: an instruction fetch missed the L2 */
+    /* x86 L2 prefetch requests, hit / miss: never written (the model has no
+     * prefetcher), listed in the header's events key so that a replay
+     * counts them 0 (L2_RQSTS:REFERENCES includes their bits) */
+    uarch_ev_t l2_pf_hit, l2_pf_miss;
+    /* x86 L2 transactions (Westmere L2_TRANSACTIONS): an L1I miss's lookup,
+     * a prefetch (never: no prefetcher), a modified L1D line written into
+     * L2, a line filled into L2, a modified L2 line written to L3 */
+    uarch_ev_t l2_tr_ifetch, l2_tr_pf, l2_tr_l1d_wb, l2_tr_fill, l2_tr_wb;
+    /* x86 modified L1D victims written into L2: every one (L1D_WB_L2:MESI;
+     * the model keeps no E/S/M states), those whose line L2 does not hold
+     * (I_STATE), and these as requests leaving the core
+     * (OFFCORE_REQUESTS:L1D_WRITEBACK) */
+    uarch_ev_t l1d_wb_l2, l1d_wb_l2_miss, oc_l1d_wb;
     uarch_ev_t baclear;       /* x86 front-end resteer of a direct branch missing the BTB */
     uarch_ev_t rob_full;      /* cycles dispatch waited for the reorder window (n = cycles) */
     uarch_ev_t misp_stall;    /* cycles allocation waited for a mispredicted branch (n = cycles) */

@@ -15,7 +15,7 @@ import csv
 import sys
 
 MODELS = ('wsm', 'wsm_dp', 'knm')
-SOURCES = {'CYCLES', 'REF', 'INSN', 'UOPS', 'FILTER', 'LDLAT', 'OFFCORE', 'EVBITS'}
+SOURCES = {'CYCLES', 'REF', 'INSN', 'UOPS', 'FILTER', 'LDLAT', 'OFFCORE', 'EVENT'}
 LEVELS = ('L1D', 'L2', 'L3', 'LOCAL_DRAM', 'REMOTE_DRAM', 'REMOTE_CACHE')
 TLBS = ('L1_HIT', 'L2_HIT', 'WALK', 'FAULT')
 KINDS = ('COND', 'CALL', 'RET', 'IND', 'IPREL', 'ICALL')
@@ -65,7 +65,8 @@ def load_event_table(path):
 
 def parse_filter(where, spec, source):
     f = {'need': [], 'dir': None, 'lvl': [], 'tlb': [], 'kind': [], 'fpc': [], 'taken': False,
-         'misp': False, 'req': [], 'bit': False, 'ev': False, 'model': False, 'once': False}
+         'misp': False, 'req': [], 'bit': False, 'ev': False, 'model': False, 'once': False,
+         'sum': 0}
     for tok in spec.split():
         key, _, val = tok.partition('=')
         vals = val.split('|') if val else []
@@ -77,6 +78,9 @@ def parse_filter(where, spec, source):
             f['model'] = True
         elif key == 'once' and not val:
             f['once'] = True
+        elif (key == 'sum' and val[:2] == '0x' and len(val) in (3, 4) and
+              all(ch in '0123456789abcdef' for ch in val[2:]) and int(val, 16)):
+            f['sum'] = int(val, 16)
         elif key in ('mem', 'br', 'oc') and not val:
             f['need'].append(key)
         elif key == 'dir' and val in ('ld', 'st'):
@@ -102,6 +106,11 @@ def parse_filter(where, spec, source):
         fail(where, 'fpc goes without mem, br and oc')
     if source != 'FILTER' and set(spec.split()) - {'bit', 'ev', 'model'}:
         fail(where, f'conditions on a {source} row')
+    if source == 'EVENT' and (not f['bit'] or f['ev'] or f['model']):
+        # an EVENT row is one bit of an OR-combinable umask whose other
+        # bits may be trace-derived; alone it is what every unlisted
+        # (code, umask) is already
+        fail(where, 'an EVENT row needs bit (and no ev or model)')
     if (f['dir'] or f['lvl'] or f['tlb']) and 'mem' not in f['need']:
         fail(where, 'dir/lvl/tlb need mem')
     if (f['kind'] or f['taken'] or f['misp']) and 'br' not in f['need']:
@@ -183,14 +192,20 @@ def main():
                 code, umask = tables[m][key]
             if code > 0xff or umask > 0xff:
                 fail(where, 'code or umask wider than 8 bits')
-            if source == 'EVBITS' and (bin(umask).count('1') < 2 or not f['model']):
-                # one bit is an ordinary EVENT-only event; without `model` a
-                # hand-written trace's EVENT records of the whole umask would
-                # stop counting
-                fail(where, 'an EVBITS row needs a umask of two or more bits and model')
+            if source == 'EVENT' and bin(umask).count('1') != 1:
+                fail(where, 'an EVENT row needs a umask of one bit')
             if (code, umask) in entries[m]:
                 fail(where, f'{m}: 0x{code:02x}/0x{umask:02x} listed twice')
             entries[m][(code, umask)] = (event, source, f, phrase)
+    for m in MODELS:
+        for (code, umask), (event, source, f, phrase) in entries[m].items():
+            s = f['sum']
+            if not s:
+                continue
+            if s & umask or (code, s) in entries[m] or any(
+                    not (code, 1 << b) in entries[m] or not entries[m][(code, 1 << b)][2]['bit']
+                    for b in range(8) if (s >> b) & 1):
+                fail(te_path, f'{m} {event}: sum=0x{s:02x} must name other bits, each a bit row')
     restr = {m: [] for m in MODELS}
     rrows = data_rows(rs_path)
     if rrows[0] != ['model', 'code', 'umask', 'counters', 'intel_event']:
@@ -234,7 +249,7 @@ def main():
                        f'.bit = {"true" if f["bit"] else "false"}, .f = {{{", ".join(fl) or ".need_flags = 0"}}}, '
                        f'.needs = {needs}, .events_first = {"true" if f["ev"] else "false"}, '
                        f'.model_only = {"true" if f["model"] else "false"}, '
-                       f'.once = {"true" if f["once"] else "false"}, '
+                       f'.once = {"true" if f["once"] else "false"}, .sum_umask = 0x{f["sum"]:02x}, '
                        f'.name = "{event}", .phrase = "{phrase}"}},')
         out.append('};')
         out.append(f'const size_t x86_n_events_{m} = sizeof x86_events_{m} / sizeof x86_events_{m}[0];')

@@ -105,8 +105,8 @@ typedef struct x86_ctr {
     uint8_t plm_mask; /* bit r set: count at privilege level (ring) r */
     uint8_t nbits;
     uint16_t ev_key;  /* EXPLICIT: event select | umask << 8 */
-    /* EXPLICIT from an EVBITS row (a model's trace): the umask, whose
-     * single bits' EVENT records count instead of ev_key's (x86_ev_match()) */
+    /* the umask bits counted from their own EVENT records (EVENT rows of
+     * trace-events.csv, a model's trace): EXPLICIT or BITS (x86_ev_match()) */
     uint8_t ev_bits;
     uint32_t lat_min; /* LDLAT: latency must be greater */
     uint64_t value;   /* always < 2^width */
@@ -869,6 +869,19 @@ static bool x86_events_producer(const x86_model_t *m)
     return (ann & PMUSIM_ANN_EVENTS) && ann != PMUSIM_ANN_ALL;
 }
 
+/* x86_event_lookup() for this model's trace: a row with a sum_umask
+ * (L2_TRANSACTIONS:ANY) stands for that umask's bits on a trace with an
+ * annotations key (a model's, which writes their EVENT records); a trace
+ * without one counts the row itself. */
+static size_t x86_event_lookup_model(const x86_model_t *m, uint8_t code, uint8_t umask,
+                                     const x86_evmap_t *hits[X86_MAX_BITS])
+{
+    size_t n = x86_event_lookup(m->d, code, umask, hits);
+    if (n == 1 && hits[0]->sum_umask && m->base.trace_annotations != PMUSIM_ANN_ALL)
+        n = x86_event_lookup(m->d, code, hits[0]->sum_umask, hits);
+    return n;
+}
+
 static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
 {
     const x86_desc_t *d = m->d;
@@ -937,25 +950,42 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         } else if (code == d->oc_code[1] && umask == d->oc_umask[1]) {
             c->oc_msr = x86_offcore_regs(m, t)[1];
             c->src = X86_SRC_OFFCORE;
-        } else if ((n = x86_event_lookup(d, code, umask, hits)) > 0 &&
+        } else if ((n = x86_event_lookup_model(m, code, umask, hits)) > 0 &&
                    !(hits[0]->events_first && x86_events_producer(m)) &&
                    !(hits[0]->model_only && m->base.trace_annotations == PMUSIM_ANN_ALL)) {
-            if (n == 1 && hits[0]->src == X86_SRC_EVBITS) {
-                c->src = X86_SRC_EXPLICIT;
-                c->ev_key = (uint16_t)(code | (umask << 8));
-                c->ev_bits = umask;
-            } else if (n == 1) {
+            /* the umask's bits counted from EVENT records (EVENT rows) */
+            uint8_t evb = 0;
+            for (size_t b = 0; b < n; b++)
+                if (hits[b]->src == X86_SRC_EVENT)
+                    evb |= hits[b]->umask;
+            c->ev_key = (uint16_t)(code | (umask << 8));
+            if (n == 1 && !evb) {
                 c->src = hits[0]->src;
                 c->f = hits[0]->f;
                 c->once = hits[0]->once;
+            } else if (evb && (n == 1 || m->base.trace_annotations == PMUSIM_ANN_ALL)) {
+                /* one EVENT bit: its records, as any unlisted umask; several
+                 * bits on a trace without an annotations key (hand-written):
+                 * the records of exactly this umask, whose author means them
+                 * (docs/trace-events-x86.md, "Unit masks that OR EVENT-only
+                 * bits") */
+                c->src = X86_SRC_EXPLICIT;
+            } else if (n == (size_t)__builtin_popcount(evb)) {
+                c->src = X86_SRC_EXPLICIT; /* every bit from its EVENT records */
+                c->ev_bits = evb;
             } else {
+                /* the trace-derived bits from the fields, the others (if
+                 * any) from their EVENT records: a record adds to at most
+                 * one side, so nothing counts twice */
                 c->src = X86_SRC_BITS;
                 c->once = false;
+                c->ev_bits = evb;
                 for (size_t b = 0; b < n; b++) {
-                    c->fb[b] = x86_filter_norm(hits[b]->f);
+                    if (hits[b]->src == X86_SRC_EVENT)
+                        continue;
+                    c->fb[c->nbits++] = x86_filter_norm(hits[b]->f);
                     c->once |= hits[b]->once; /* the umask's bits count instructions */
                 }
-                c->nbits = (uint8_t)n;
             }
         } else {
             c->src = X86_SRC_EXPLICIT;
@@ -1157,10 +1187,10 @@ static void x86_recompile(x86_model_t *m)
                 if (r != t && (!c->any || c->cls == X86_CLS_OUTSTANDING))
                     continue;
                 x86_thread_t *rt = &m->th[r];
-                if (c->src == X86_SRC_EXPLICIT) {
-                    rt->ev_lst[rt->n_ev++] = c;
+                if (c->src == X86_SRC_EXPLICIT || c->ev_bits)
+                    rt->ev_lst[rt->n_ev++] = c; /* BITS: its EVENT bits too */
+                if (c->src == X86_SRC_EXPLICIT)
                     continue;
-                }
                 for (uint32_t p = 0; p < 4; p++) {
                     x86_listeners_t *l = &rt->lst[p];
                     if (!((c->plm_mask >> p) & 1))
@@ -1748,11 +1778,11 @@ static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_li
     }
 }
 
-/* Whether an EVENT record of `key` (code | umask << 8) counts on EXPLICIT
- * counter c: the same key, or, for an EVBITS row (c->ev_bits), the same
- * code and a umask of one bit of c->ev_bits.  A record of the whole umask
- * does not count then: a model writes one per bit, so it would count twice
- * (docs/trace-events-x86.md). */
+/* Whether an EVENT record of `key` (code | umask << 8) counts on counter c
+ * (EXPLICIT, or BITS with EVENT bits): the same key, or, when some umask
+ * bits come from EVENT rows (c->ev_bits), the same code and a umask of one
+ * of those bits.  A record of the whole umask does not count then: a model
+ * writes one per bit, so it would count twice (docs/trace-events-x86.md). */
 static inline bool x86_ev_match(const x86_ctr_t *c, uint16_t key)
 {
     if (!c->ev_bits)
@@ -3708,6 +3738,27 @@ void x86_destroy(pmusim_model_t *base)
     g_free(m);
 }
 
+/* Appends the EVENT keys of c->ev_bits (" 0xCC/0xUU + ...") to g and sets
+ * res->status to PMUSIM_COUNT_NOT_IN_TRACE unless the records of every bit
+ * are in the trace or its "events" key: a capture with L1I:MISSES alone
+ * (made before session 13) cannot give L1I:READS. */
+static void x86_ev_bits_source(const x86_model_t *m, const x86_ctr_t *c, uint8_t code,
+                               GString *g, pmusim_counter_result_t *res)
+{
+    const char *sep = " ";
+    for (unsigned b = 0; b < 8; b++) {
+        const unsigned um = 1u << b;
+        if (!(c->ev_bits & um))
+            continue;
+        const uint16_t key = (uint16_t)(code | (um << 8));
+        g_string_append_printf(g, "%s0x%02x/0x%02x", sep, code, um);
+        sep = " + ";
+        if (!((m->ev_seen[key / 64] >> (key % 64)) & 1) &&
+            !pmusim_declared_events_has(m->base.trace_events, code, um))
+            res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+    }
+}
+
 /* Fills res->source with what drives counter c as it is programmed at the
  * end, and res->status with PMUSIM_COUNT_NOT_IN_TRACE when the trace cannot
  * hold it: an EVENT-only event with no EVENT record of its code and umask
@@ -3747,21 +3798,8 @@ static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
     switch (c->src) {
     case X86_SRC_EXPLICIT: {
         if (c->ev_bits) {
-            /* in the trace when every bit's records are: a trace with
-             * L1I:MISSES alone (older captures) cannot give L1I:READS */
             GString *g = g_string_new("EVENT records");
-            const char *sep = " ";
-            for (unsigned b = 0; b < 8; b++) {
-                const unsigned um = 1u << b;
-                if (!(c->ev_bits & um))
-                    continue;
-                const uint16_t key = (uint16_t)(code | (um << 8));
-                g_string_append_printf(g, "%s0x%02x/0x%02x", sep, code, um);
-                sep = " + ";
-                if (!((m->ev_seen[key / 64] >> (key % 64)) & 1) &&
-                    !pmusim_declared_events_has(m->base.trace_events, code, um))
-                    res->status = PMUSIM_COUNT_NOT_IN_TRACE;
-            }
+            x86_ev_bits_source(m, c, code, g, res);
             g_string_append(g, " (one per umask bit)");
             g_strlcpy(res->source, g->str, sizeof res->source);
             g_string_free(g, TRUE);
@@ -3787,11 +3825,20 @@ static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
         break;
     }
     uint32_t missing = needs & ~m->base.trace_annotations;
-    if (!missing) {
+    if (!missing && !c->ev_bits) {
         g_strlcpy(res->source, phrase ? phrase : "?", sizeof res->source);
         return;
     }
     GString *g = g_string_new(phrase);
+    if (c->ev_bits) { /* BITS with EVENT bits: name them */
+        g_string_append(g, "; EVENT records");
+        x86_ev_bits_source(m, c, code, g, res);
+    }
+    if (!missing) {
+        g_strlcpy(res->source, g->str, sizeof res->source);
+        g_string_free(g, TRUE);
+        return;
+    }
     g_string_append(g, "; the trace lacks");
     for (uint32_t b = 0; b < PMUSIM_ANN_COUNT_; b++)
         if ((missing >> b) & 1)

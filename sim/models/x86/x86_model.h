@@ -60,9 +60,10 @@ typedef enum x86_src_kind {
     X86_SRC_LDLAT,       /* loads slower than MSR_PEBS_LD_LAT_THRESHOLD */
     X86_SRC_OFFCORE,     /* offcore requests matching MSR_OFFCORE_RSP_x */
     X86_SRC_OUTSTANDING, /* knm average-latency mode: matching requests in flight */
-    /* a table row only (compiled into EXPLICIT with ev_bits): the EVENT
-     * records of each single bit of the umask (L1I:READS = HITS + MISSES) */
-    X86_SRC_EVBITS,
+    /* a table row only, one bit of an OR-combinable umask: the EVENT
+     * records of that bit (L1I:READS = the HITS and MISSES records); a
+     * counter of such bits gets ev_bits (x86_ctr_compile()) */
+    X86_SRC_EVENT,
 } x86_src_kind_t;
 
 /* Predicate on an INSN record.  A mask of 0 in a table means "any"; the
@@ -95,6 +96,9 @@ typedef struct x86_evmap {
      * count at most once (MEM_INST_RETIRED:LOADS, "instructions retired
      * which contain a load") */
     bool once;
+    /* on a trace with an annotations key the umask counts as this one, each
+     * of whose bits has a bit row (L2_TRANSACTIONS:ANY = 0x7f); 0: none */
+    uint8_t sum_umask;
     const char *name;      /* as trace-events.csv names it */
     const char *phrase;    /* for ops->event_source() */
 } x86_evmap_t;

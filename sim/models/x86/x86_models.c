@@ -99,10 +99,13 @@ const char *x86_event_source(const x86_desc_t *d, uint32_t code, uint32_t umask)
         return "active cycles, on IA32_FIXED_CTR2 only";
     const x86_evmap_t *hits[X86_MAX_BITS];
     size_t n = x86_event_lookup(d, (uint8_t)code, (uint8_t)umask, hits);
-    if (n == 0)
-        return NULL;
+    if (n == 0 || (n == 1 && hits[0]->src == X86_SRC_EVENT))
+        return NULL; /* EVENT-only, as every unlisted umask */
     if (n == 1)
         return hits[0]->phrase;
+    for (size_t i = 0; i < n; i++)
+        if (hits[i]->src == X86_SRC_EVENT)
+            return "each umask bit from its records, fields or EVENT (docs/trace-events-x86.md)";
     return "records matching any of the umask bits' conditions (see docs/trace-events-x86.md)";
 }
 

@@ -815,6 +815,17 @@ static const pmusim_counter_result_t *result(const pmusim_report_t *rep, const c
     return &g_array_index(rep->counters, pmusim_counter_result_t, 0);
 }
 
+/* The report status of counter `reg` of thread 0, the model's as it is now. */
+static pmusim_count_status_t status_of(pmusim_model_t *m, const char *reg)
+{
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    const pmusim_count_status_t st = result(&rep, reg, 0)->status;
+    pmusim_report_clear(&rep);
+    return st;
+}
+
 static gboolean diag_has(const pmusim_report_t *rep, const char *needle)
 {
     for (guint i = 0; i < rep->diags->len; i++)
@@ -1075,15 +1086,12 @@ static void test_events_first_rows(void)
     /* L1D:REPL comes from the fields (the uarch model emits no EVENT record
      * for it, docs/UARCH.md section 5): the L2 load, not the EVENT record */
     CU_ASSERT_EQUAL(rd(m, PMC0, 0), 1);
-    pmusim_report_t rep;
-    pmusim_report_init(&rep);
-    m->ops->report(m, &rep);
-    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC0", 0)->status, PMUSIM_COUNT_OK);
-    pmusim_report_clear(&rep);
+    CU_ASSERT_EQUAL(status_of(m, "IA32_PMC0"), PMUSIM_COUNT_OK);
     pmusim_model_free(m);
 }
 
-/* An EVBITS row (trace-events.csv): L1I:READS (0x80/0x03) on a model's
+/* EVENT bit rows (trace-events.csv; EVBITS rows before session 14):
+ * L1I:READS (0x80/0x03) on a model's
  * trace counts the EVENT records of L1I:HITS (0x01) and L1I:MISSES (0x02),
  * which the model writes one per lookup, and not a record of 0x03 (it would
  * count twice); a trace without an annotations key (hand-written) keeps
@@ -1165,6 +1173,116 @@ static void test_evbits_rows(void)
                         load(4, 10, PMUSIM_LVL_L2)};
     run(m, f, G_N_ELEMENTS(f));
     CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 10);
+    pmusim_model_free(m);
+}
+
+/* Unit masks whose bits have different sources (docs/trace-events-x86.md,
+ * "Unit masks that OR EVENT-only bits"): on a model's trace each bit of
+ * L2_RQSTS counts from its own source, LD_HIT/LD_MISS/RFO_HIT/RFO_MISS from
+ * the MEM fields, IFETCH_* and PREFETCH_* from their EVENT records; EVENT
+ * records of a field-derived bit (0x01) or of a whole umask (0xff) add
+ * nothing.  A trace without an annotations key counts the EVENT records of
+ * exactly the umask. */
+static void test_mixed_event_bits(void)
+{
+    /* umask, then the count on a model's trace and on a hand-written one */
+    static const struct {
+        uint8_t umask;
+        uint64_t model, hand;
+    } cases[] = {
+        /* loads: 2 L2 hits, 1 L3; stores: 1 L2 hit, 2 DRAM; ifetch 4 hits,
+         * 6 misses; no prefetch record */
+        {0xff, 2 + 1 + 1 + 2 + 4 + 6, 1000}, /* REFERENCES */
+        {0xaa, 1 + 2 + 6, 0},                /* MISS */
+        {0x03, 2 + 1, 2 + 1},                /* LOADS: fields on both */
+        {0x0c, 1 + 2, 1 + 2},                /* RFOS */
+        {0x30, 4 + 6, 0},                    /* IFETCHES */
+        {0xc0, 0, 0},                        /* PREFETCHES */
+        {0x11, 2 + 4, 70},                   /* LD_HIT | IFETCH_HIT */
+        {0x10, 4, 4},                        /* IFETCH_HIT alone: its records */
+    };
+    for (int run_no = 0; run_no < 4; run_no++) {
+        const int hand = run_no & 1;
+        const size_t base = run_no < 2 ? 0 : 4; /* four counters a run */
+        pmusim_model_t *m = mk("wsm", 1);
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+        pmusim_trace_header_set_annotations(&h, hand ? PMUSIM_ANN_ALL
+                                                     : PMUSIM_ANN_ALL & ~PMUSIM_ANN_SYMBOLS);
+        if (!hand) /* a model's: the prefetch bits listed, never written */
+            pmusim_trace_header_set_meta(&h, "events",
+                                         "0x24/0x10,0x24/0x20,0x24/0x40,0x24/0x80");
+        pmusim_model_set_trace_header(m, &h);
+        pmusim_trace_header_clear(&h);
+        for (uint32_t i = 0; i < 4; i++)
+            wr(m, EVTSEL0 + i, EVT(0x24, cases[base + i].umask) | EN | USR | OS, 0);
+        pmusim_rec_t st[3];
+        for (int k = 0; k < 3; k++) {
+            st[k] = load((uint64_t)(20 + k), 10, k ? PMUSIM_LVL_LOCAL_DRAM : PMUSIM_LVL_L2);
+            st[k].mem.is_store = 1;
+        }
+        pmusim_rec_t t[] = {load(0, 10, PMUSIM_LVL_L2),   load(1, 10, PMUSIM_LVL_L2),
+                            load(2, 40, PMUSIM_LVL_L3),   load(3, 4, PMUSIM_LVL_L1D),
+                            event(4, 0x24, 0x10, 4),      event(5, 0x24, 0x20, 6),
+                            event(6, 0x24, 0x01, 9),      event(7, 0x24, 0xff, 1000),
+                            event(8, 0x24, 0x11, 70),     st[0], st[1], st[2]};
+        run(m, t, G_N_ELEMENTS(t));
+        for (uint32_t i = 0; i < 4; i++)
+            CU_ASSERT_EQUAL(rd(m, PMC0 + i, 0), hand ? cases[base + i].hand : cases[base + i].model);
+        if (base == 0) {
+            pmusim_report_t rep;
+            pmusim_report_init(&rep);
+            m->ops->report(m, &rep);
+            /* REFERENCES: in the trace on both (the model's lists the
+             * prefetch bits); MISS on the hand-written one: no 0x24/0xaa
+             * record */
+            CU_ASSERT_EQUAL(result(&rep, "IA32_PMC0", 0)->status, PMUSIM_COUNT_OK);
+            CU_ASSERT_EQUAL(result(&rep, "IA32_PMC1", 0)->status,
+                            hand ? PMUSIM_COUNT_NOT_IN_TRACE : PMUSIM_COUNT_OK);
+            if (!hand)
+                CU_ASSERT_STRING_EQUAL(result(&rep, "IA32_PMC1", 0)->source,
+                                       "each umask bit from its records, fields or EVENT "
+                                       "(docs/trace-events-x86.md); EVENT records 0x24/0x20 + "
+                                       "0x24/0x80");
+            pmusim_report_clear(&rep);
+        }
+        pmusim_model_free(m);
+    }
+    /* L2_TRANSACTIONS:ANY (0xf0/0x80): on a model's trace the sum of the
+     * seven other bits, LOAD and RFO from the fields (2 + 1 memory records
+     * beyond L1D), IFETCH .. WB from their EVENT records (3 + 5 + 7 + 11);
+     * a record of 0x80 itself adds nothing there.  A hand-written trace:
+     * the fields alone, as before (the row's FILTER), 3. */
+    for (int hand = 0; hand < 2; hand++) {
+        pmusim_model_t *m = mk("wsm", 1);
+        if (!hand)
+            m->trace_annotations = PMUSIM_ANN_ALL & ~PMUSIM_ANN_SYMBOLS;
+        wr(m, EVTSEL0 + 0, EVT(0xf0, 0x80) | EN | USR | OS, 0);
+        pmusim_rec_t st = load(3, 40, PMUSIM_LVL_L3);
+        st.mem.is_store = 1;
+        pmusim_rec_t t[] = {load(0, 10, PMUSIM_LVL_L2), load(1, 4, PMUSIM_LVL_L1D),
+                            load(2, 200, PMUSIM_LVL_LOCAL_DRAM), st,
+                            event(4, 0xf0, 0x04, 3), event(5, 0xf0, 0x10, 5),
+                            event(6, 0xf0, 0x20, 7), event(7, 0xf0, 0x40, 11),
+                            event(8, 0xf0, 0x80, 1000), event(9, 0xf0, 0x01, 500)};
+        run(m, t, G_N_ELEMENTS(t));
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), hand ? 3 : 3 + 3 + 5 + 7 + 11);
+        pmusim_model_free(m);
+    }
+    /* a model's trace whose events key lacks the prefetch bits (a capture
+     * made before session 14): REFERENCES reads <not in trace> */
+    pmusim_model_t *m = mk("wsm", 1);
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL & ~PMUSIM_ANN_SYMBOLS);
+    pmusim_trace_header_set_meta(&h, "events", "0x24/0x10,0x24/0x20");
+    pmusim_model_set_trace_header(m, &h);
+    pmusim_trace_header_clear(&h);
+    wr(m, EVTSEL0 + 0, EVT(0x24, 0xff) | EN | USR | OS, 0);
+    pmusim_rec_t t[] = {load(0, 10, PMUSIM_LVL_L2)};
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1);
+    CU_ASSERT_EQUAL(status_of(m, "IA32_PMC0"), PMUSIM_COUNT_NOT_IN_TRACE);
     pmusim_model_free(m);
 }
 
@@ -1626,6 +1744,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_mem_records);
     PMUSIM_ADD_TEST(s, test_events_first_rows);
     PMUSIM_ADD_TEST(s, test_evbits_rows);
+    PMUSIM_ADD_TEST(s, test_mixed_event_bits);
     PMUSIM_ADD_TEST(s, test_thresholded_filter_events);
     PMUSIM_ADD_TEST(s, test_counter_restrictions);
     PMUSIM_ADD_TEST(s, test_invalid_pebs_setups);

@@ -2637,10 +2637,11 @@ static void test_reads_level3_files(void)
         CU_ASSERT_EQUAL(nt, files[i].n);
         /* the model writes EVENT records these files predate (L2_LINES_OUT:ANY,
          * 0xf2/0x0f; L1I:HITS, 0x80/0x01, which also moves the 64-cycle
-         * windows the other EVENT counts are summed over; 2026-11-28), so
-         * the records but EVENT ones are compared, in the first 90 % of
-         * the file's (the generator's record budget, EVENT records
-         * included, ends each thread's stream a little earlier now) */
+         * windows the other EVENT counts are summed over; 2026-11-28; the
+         * L2 transactions and L1D write-backs, session 14), so the records
+         * but EVENT ones are compared, in the first 80 % of the file's (the
+         * generator's record budget, EVENT records included, ends each
+         * thread's stream earlier now) */
         size_t kb = 0, kt = 0;
         for (size_t k = 0; k < nb; k++)
             if (xb[k].kind != PMUSIM_REC_EVENT)
@@ -2648,9 +2649,9 @@ static void test_reads_level3_files(void)
         for (size_t k = 0; k < nt; k++)
             if (xt[k].kind != PMUSIM_REC_EVENT)
                 xt[kt++] = xt[k];
-        CU_ASSERT(kt >= kb - kb / 20);
+        CU_ASSERT(kt >= kb - kb / 10);
         size_t bad = 0;
-        for (size_t k = 0; k < kb / 10 * 9 && k < kt; k++)
+        for (size_t k = 0; k < kb / 10 * 8 && k < kt; k++)
             bad += !pmusim_test_rec_equal(&xb[k], &xt[k]);
         CU_ASSERT_EQUAL(bad, 0);
         g_free(xb);

@@ -639,6 +639,84 @@ static void test_l2_ifetch(void)
     }
 }
 
+/* Westmere's L2 traffic, hand-counted (docs/UARCH.md §5).  L1D 1 KiB
+ * 2-way (8 sets), L2 2 KiB direct-mapped (32 sets), the 4 MB L3 never
+ * evicts.  Data lines L_k = B + 64k (B = 0x100000: L1D set k % 8, L2 set
+ * k % 32); code lines C = 0x400000 (L2 set 0) and C16 = C + 1024 (L2 set
+ * 16):
+ *  1. at C (an L1I miss, an L2 instruction fetch that misses, a fill),
+ *     stores to L_1 .. L_24: 24 RFO misses in L2 and 24 fills; each L1D set
+ *     gets three lines, the third evicts the first (modified): 8 write-backs
+ *     into L2 (L_1 .. L_8, which L2 holds: none in I state);
+ *  2. an instruction at C16: an L2 instruction fetch that misses; L2 evicts
+ *     L_16 (clean there, modified in L1D);
+ *  3. a load of L_48 (L1D set 0, L2 set 16): L1D evicts L_16, whose
+ *     write-back misses L2 (I state, an offcore write-back); L2 evicts C16;
+ *  4. a load of L_33 (L1D set 1, L2 set 1): L1D evicts L_9 (modified, held
+ *     by L2); L2 evicts L_1, modified since its write-back: a write-back
+ *     to L3.
+ * L2_TRANSACTIONS: LOAD 2, RFO 24 (fields), IFETCH 2, PREFETCH 0, L1D_WB
+ * 10, FILL 24 + 2 + 2 = 28, WB 1; L2_LINES_OUT clean 2, dirty 1.  With
+ * --L2=none: no L2 event. */
+static void test_l2_traffic(void)
+{
+    static const char *const small[] = { "--D1=1024,2,64", "--L2=2048,1,64", NULL };
+    static const char *const none[] = { "--D1=1024,2,64", "--L2=none", NULL };
+    for (int k = 0; k < 2; k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, k ? none : small, &c);
+        const uint64_t b = 0x100000, c16 = 0x400000 + 1024;
+        for (uint64_t i = 1; i <= 24; i++)
+            run(u, 0, 0x400000, b + 64 * i, 8, TRUE, FALSE);
+        run(u, 0, c16, 0, 0, FALSE, FALSE);
+        run(u, 0, c16, b + 64 * 48, 8, FALSE, FALSE);
+        run(u, 0, c16, b + 64 * 33, 8, FALSE, FALSE);
+        finish(u);
+        CU_ASSERT_EQUAL(count_level(&c, PMUSIM_LVL_L2), 26);
+        CU_ASSERT_EQUAL(count_level(&c, PMUSIM_LVL_L3), 26); /* every line is new */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x51, 0x04), 10);          /* L1D:M_EVICT */
+        const uint64_t l2 = k ? 0 : 1;
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x24, 0x20), l2 * 2);      /* L2_RQSTS:IFETCH_MISS */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xf0, 0x04), l2 * 2);      /* L2_TRANSACTIONS:IFETCH */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xf0, 0x08), 0);           /* :PREFETCH */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xf0, 0x10), l2 * 10);     /* :L1D_WB */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xf0, 0x20), l2 * 28);     /* :FILL */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xf0, 0x40), l2 * 1);      /* :WB */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xf1, 0x07), l2 * 28);     /* L2_LINES_IN:ANY */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xf2, 0x01), l2 * 2);      /* L2_LINES_OUT:DEMAND_CLEAN */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xf2, 0x02), l2 * 1);      /* :DEMAND_DIRTY */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x28, 0x0f), l2 * 10);     /* L1D_WB_L2:MESI */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x28, 0x01), l2 * 1);      /* :I_STATE */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xb0, 0x40), l2 * 1);      /* OFFCORE_REQUESTS:L1D_WRITEBACK */
+        done(u, &c);
+    }
+}
+
+/* Westmere's ITLB_MISS_RETIRED (0xc8/0x20): instructions whose fetch
+ * missed the ITLB, once each.  An instruction at page 0x500, one of 4 bytes
+ * at 0x600ffe across pages 0x600 and 0x601 (two ITLB misses, one
+ * instruction), page 0x500 again (an ITLB hit): ITLB_MISSES:ANY 3,
+ * ITLB_MISS_RETIRED 2, with or without --L2=none (cachegrind's rule for an
+ * instruction across lines looks up both too). */
+static void test_itlb_miss_retired(void)
+{
+    static const char *const none[] = { "--L2=none", NULL };
+    static const uint64_t ip[] = { 0x500000, 0x600ffe, 0x500000 };
+    for (int k = 0; k < 2; k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, k ? none : NULL, &c);
+        for (size_t i = 0; i < G_N_ELEMENTS(ip); i++) {
+            pmusim_uarch_insn_t in = { .ip = ip[i], .plm = 3, .len = 4 };
+            GError *e = NULL;
+            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+        }
+        finish(u);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x85, 0x01), 3);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xc8, 0x20), 2);
+        done(u, &c);
+    }
+}
+
 /* The TLB walks' cycles (the walk latency the model charges, docs/UARCH.md
  * §3: wsm 23, knm 30 a walk) and Westmere's ITLB misses that hit the STLB.
  * wsm: code at pages P, P+32, P+64, P+96, P+128 (one ITLB set of 4: 32
@@ -831,7 +909,10 @@ static void test_inclusive_l3_back_invalidates(void)
  * Mill's L1I hits (0x80/0x01) beside their misses (0x80/0x02) and their
  * walk cycles (0x85/0x04, 0x49/0x04, 0x08/0x04; 0x05/0x02, 0x05/0x01),
  * Westmere's ITLB misses hitting the STLB (0x85/0x10) and, with its L2,
- * its L2 instruction fetches (0x24/0x10, 0x24/0x20). */
+ * its L2 instruction fetches (0x24/0x10, 0x24/0x20) and L2 prefetch
+ * requests (0x24/0x40, 0x24/0x80: listed, never written, no prefetcher),
+ * its L2 transactions (0xf0/0x04 .. 0x40) and L1D write-backs (0x28/0x0f,
+ * 0x28/0x01, 0xb0/0x40), none of which --L2=none writes. */
 static void test_header_events(void)
 {
     static const char *const none[] = { "--L2=none", NULL };
@@ -842,11 +923,13 @@ static void test_header_events(void)
     } cases[] = {
         { PMUSIM_CPU_WSM, NULL,
           "0x51/0x04,0xf1/0x07,0xf2/0x01,0xf2/0x02,0xf2/0x0f,0x80/0x02,0x80/0x01,0x85/0x01,"
-          "0x85/0x02,0x85/0x10,0x85/0x04,0x49/0x04,0x08/0x04,0x24/0x10,0x24/0x20,0xe6/0x01,"
-          "0xa2/0x10" },
+          "0x85/0x02,0x85/0x10,0xc8/0x20,0x85/0x04,0x49/0x04,0x08/0x04,0x24/0x10,0x24/0x20,"
+          "0x24/0x40,"
+          "0x24/0x80,0xf0/0x04,0xf0/0x08,0xf0/0x10,0xf0/0x20,0xf0/0x40,0x28/0x0f,0x28/0x01,"
+          "0xb0/0x40,0xe6/0x01,0xa2/0x10" },
         { PMUSIM_CPU_WSM, none,
-          "0x51/0x04,0x80/0x02,0x80/0x01,0x85/0x01,0x85/0x02,0x85/0x10,0x85/0x04,0x49/0x04,"
-          "0x08/0x04,0xe6/0x01,0xa2/0x10" },
+          "0x51/0x04,0x80/0x02,0x80/0x01,0x85/0x01,0x85/0x02,0x85/0x10,0xc8/0x20,0x85/0x04,"
+          "0x49/0x04,0x08/0x04,0xe6/0x01,0xa2/0x10" },
         { PMUSIM_CPU_KNM, NULL,
           "0x80/0x02,0x80/0x01,0x05/0x02,0x05/0x01,0xe6/0x01,0xca/0x01,0xca/0x04" },
         { PMUSIM_CPU_ITA2, NULL, "0xdf/0x00,0x41/0x00,0x43/*,0x47/0x01,0x47/0x02" },
@@ -1848,6 +1931,8 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_l1i_lookups);
     PMUSIM_ADD_TEST(s, test_walk_cycles);
     PMUSIM_ADD_TEST(s, test_l2_ifetch);
+    PMUSIM_ADD_TEST(s, test_l2_traffic);
+    PMUSIM_ADD_TEST(s, test_itlb_miss_retired);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
     PMUSIM_ADD_TEST(s, test_offcore_and_remote);
     PMUSIM_ADD_TEST(s, test_replacement_events);
