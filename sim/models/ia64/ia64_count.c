@@ -1623,21 +1623,6 @@ static inline int ia64_xtab_index(const pmusim_rec_t *r, unsigned ix, unsigned n
     return (int)((ix & 0x70u) << 5 | packed);
 }
 
-/* The packed counts (pk_ok) of the open cycle's v masks at a fast loop's
- * entry: those the last loop left if they are still the open cycle's. */
-static inline uint64_t ia64_open_pk(const ia64_model_t *im, uint32_t v)
-{
-    uint64_t pk = 0;
-    if (im->pk_ok && v) {
-        if (im->pk_open_cycle == im->cur && im->pk_open_v == v && im->pk_open_gen == im->sig_gen)
-            pk = im->pk_open;
-        else
-            for (uint32_t j = 0; j < v; j++)
-                pk += ia64_pk_of(im, im->cyc_masks[j]);
-    }
-    return pk;
-}
-
 /* lean_end2 for the end `end` of a fast loop's run from r: the first record
  * of the last cycle before end (or r: every record from r on is of one
  * cycle, as after any later r of this ia64_consume() call), found once per
@@ -1992,7 +1977,14 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
      * since the last close, or cmask at entry), what a close must clear
      * (with signatures: the common records set neither) */
     bool dirty = cm || q0 || q1 || qsat;
-    uint64_t pk = ia64_open_pk(im, v);
+    uint64_t pk = 0;
+    if (pk_ok && v) {
+        if (im->pk_open_cycle == cur0 && im->pk_open_v == v && im->pk_open_gen == im->sig_gen)
+            pk = im->pk_open;
+        else
+            for (uint32_t j = 0; j < v; j++)
+                pk += ia64_pk_of(im, im->cyc_masks[j]);
+    }
     /* last-instruction tracking and capture units (ia64_consume()'s
      * insn_slow work); a capture's count goes to pend, which a close here
      * must then leave to the general path */
@@ -2402,7 +2394,12 @@ static __attribute__((noinline)) size_t ia64_lean_entry(ia64_model_t *im, const 
     const uint64_t pkb = im->pk_ok ? im->pk_bias : IA64_PK_HIGH, next_lazy = im->next_lazy;
     const uint64_t cur0 = im->cur;
     const uint32_t tm = im->retire_cycle == cur0 ? im->retire_tmask : 0;
-    uint64_t pk = ia64_open_pk(im, v), cur = cur0;
+    /* the open cycle's packed counts: those the last loop or record left
+     * (the general loop recounts them otherwise) */
+    if (im->pk_ok && v &&
+        (im->pk_open_cycle != cur0 || im->pk_open_v != v || im->pk_open_gen != im->sig_gen))
+        return k;
+    uint64_t pk = im->pk_ok && v ? im->pk_open : 0, cur = cur0;
     const pmusim_rec_t *r = recs + k;
     if (r->cycle != cur) {
         /* the lean function's close */
