@@ -1880,18 +1880,6 @@ ia64_fast_side(ia64_model_t *im, const pmusim_rec_t *r, const uint32_t t, const 
     }
 }
 
-/* The retirements a run of Montecito thread t0 leaves (ia64_consume_fast()
- * started it with no other thread's retirement in the open cycle, or with
- * none to report; tm: the open cycle's at entry, cur0): t0 retired in cur
- * if the last record consumed is of cur (in_cur; a close makes the record
- * that stops the loop open a cycle). */
-static inline void ia64_run_retire(ia64_model_t *im, uint32_t t0, uint32_t tm, uint64_t cur,
-                                   uint64_t cur0, bool in_cur)
-{
-    im->retire_cycle = cur;
-    im->retire_tmask = (cur == cur0 ? tm : 0) | (in_cur ? t0 + 1 : 0);
-}
-
 /* The common case of ia64_consume() with the counting state in locals:
  * instruction records whose thread keeps its privilege level and instruction
  * set, and cycle closes that ia64_advance() would take its inline path for
@@ -2300,7 +2288,12 @@ out:
         im->retire_cycle = cur;
         im->retire_tmask = tm;
     } else if (nth > 1) {
-        ia64_run_retire(im, t0, tm, cur, cur0, r > recs + k && r[-1].cycle == cur);
+        /* a run of thread t0 (ia64_consume_fast() started it with no other
+         * thread's retirement in the open cycle, or with none to report) */
+        im->retire_cycle = cur;
+        /* t0 retired in cur if the last record consumed is of cur (a
+         * close makes the record that stops the loop open a cycle) */
+        im->retire_tmask = (cur == cur0 ? tm : 0) | (r > recs + k && r[-1].cycle == cur ? t0 + 1 : 0);
     }
     return (size_t)(r - recs);
 }
@@ -2447,8 +2440,11 @@ static __attribute__((noinline)) size_t ia64_lean_entry(ia64_model_t *im, const 
     acc += v + ((size_t)(r - r_in) - ls.nempty) - ls.v;
     ia64_fast_leave(im, pk_lm, im->dmask & (im->m2 | im->m3), ls.cm, ls.pk, ls.v, acc, im->q0,
                     im->q1, im->qsat, ls.cur, cur0);
-    if (nth > 1)
-        ia64_run_retire(im, t0, tm, ls.cur, cur0, r > recs + k && r[-1].cycle == ls.cur);
+    if (nth > 1) {
+        /* as ia64_consume_fast_body() leaves a run of t0 */
+        im->retire_cycle = ls.cur;
+        im->retire_tmask = (ls.cur == cur0 ? tm : 0) | (r > recs + k && r[-1].cycle == ls.cur ? t0 + 1 : 0);
+    }
     return (size_t)(r - recs);
 }
 
