@@ -1623,6 +1623,59 @@ static inline int ia64_xtab_index(const pmusim_rec_t *r, unsigned ix, unsigned n
     return (int)((ix & 0x70u) << 5 | packed);
 }
 
+/* lean_end2 for the end `end` of a fast loop's run from r: the first record
+ * of the last cycle before end (or r: every record from r on is of one
+ * cycle, as after any later r of this ia64_consume() call), found once per
+ * end. */
+static inline void ia64_lean_end2(ia64_model_t *im, const pmusim_rec_t *r,
+                                  const pmusim_rec_t *end)
+{
+    if (im->lean_end != end) {
+        const pmusim_rec_t *e2 = end - 1;
+        while (e2 > r && e2[-1].cycle == e2->cycle)
+            e2--;
+        im->lean_end = end;
+        im->lean_end2 = e2;
+    }
+}
+
+/* The counting state a fast loop leaves for the general path: the open
+ * cycle cur (was cur0 at entry) with the v masks in cyc_masks, its slots
+ * outside them (cm) and packed counts (pk), the records deferred (acc),
+ * and the q planes (with pk_lm: those of the open cycle's masks, which
+ * the loop left alone). */
+static inline __attribute__((always_inline)) void
+ia64_fast_leave(ia64_model_t *im, const bool pk_lm, const uint64_t lmask, const uint64_t cm,
+                const uint64_t pk, const uint32_t v, const uint64_t acc, uint64_t q0, uint64_t q1,
+                uint64_t qsat, const uint64_t cur, const uint64_t cur0)
+{
+    if (pk_lm) {
+        /* the q planes of the open cycle, for the general path */
+        q0 = q1 = qsat = 0;
+        if (lmask)
+            for (uint32_t j = 0; j < v; j++) {
+                const uint64_t lm = im->cyc_masks[j] & lmask;
+                const uint64_t c0 = q0 & lm;
+                q0 ^= lm;
+                qsat |= q1 & c0;
+                q1 ^= c0;
+            }
+    }
+    im->cmask = cm | ia64_or_masks(im->cyc_masks, v);
+    im->pk_open = pk;
+    im->pk_open_cycle = cur;
+    im->pk_open_v = v;
+    im->pk_open_gen = im->sig_gen;
+    im->q0 = q0;
+    im->q1 = q1;
+    im->qsat = qsat;
+    im->acc_recs = acc;
+    im->cyc_n = v;
+    im->cyc_total = v;
+    if (cur != cur0)
+        im->cur = im->now = cur;
+}
+
 /* The state of a one-thread run that ia64_lean_body() reads and updates
  * (ia64_consume_fast_body()'s locals of the same names; e1 = its
  * e1mask).  end2: the first record of the last cycle in [r, end) (or r),
@@ -2032,16 +2085,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
              * common records and closes in ia64_lean_body(), while it
              * takes them */
             if (single && !nosig && !slow && !dirty) {
-                if (im->lean_end != end) {
-                    /* the first record of the last cycle before end (or
-                     * r: every record from r on is of one cycle, as
-                     * after any later r of this ia64_consume() call) */
-                    const pmusim_rec_t *e2 = end - 1;
-                    while (e2 > r && e2[-1].cycle == e2->cycle)
-                        e2--;
-                    im->lean_end = end;
-                    im->lean_end2 = e2;
-                }
+                ia64_lean_end2(im, r, end);
                 ia64_lean_t ls = {.end = end,
                                   .end2 = im->lean_end2,
                                   .cur = cur,
@@ -2238,31 +2282,7 @@ out:
             th->last_slot = last[u]->slot;
         }
     }
-    if (pk_lm) {
-        /* the q planes of the open cycle, for the general path */
-        q0 = q1 = qsat = 0;
-        if (lmask)
-            for (uint32_t j = 0; j < v; j++) {
-                const uint64_t lm = im->cyc_masks[j] & lmask;
-                const uint64_t c0 = q0 & lm;
-                q0 ^= lm;
-                qsat |= q1 & c0;
-                q1 ^= c0;
-            }
-    }
-    im->cmask = cm | ia64_or_masks(im->cyc_masks, v);
-    im->pk_open = pk;
-    im->pk_open_cycle = cur;
-    im->pk_open_v = v;
-    im->pk_open_gen = im->sig_gen;
-    im->q0 = q0;
-    im->q1 = q1;
-    im->qsat = qsat;
-    im->acc_recs = acc;
-    im->cyc_n = v;
-    im->cyc_total = v;
-    if (cur != cur0)
-        im->cur = im->now = cur;
+    ia64_fast_leave(im, pk_lm, lmask, cm, pk, v, acc, q0, q1, qsat, cur, cur0);
     /* (one thread: nothing to compare a retirement's thread with) */
     if (!single) {
         im->retire_cycle = cur;
@@ -2326,6 +2346,121 @@ static inline const ia64_sig_entry_t *ia64_const_sig(ia64_model_t *im, uint32_t 
     if (im->csig_gen[t] == im->sig_gen && im->csig_state[t] == state)
         return im->csig_ok[t] ? &im->csig[t] : NULL;
     return ia64_const_sig_new(im, t, state);
+}
+
+/* A run of thread t0 with signatures and no per-record side work (not
+ * insn_slow) from recs[k], in ia64_lean_body() from the start: what
+ * ia64_consume_fast_body() would do with it, with only the state the lean
+ * function reads computed (issue 12: the general loop's entry and exit
+ * cost about 570 instructions, paid at every engine batch and every
+ * Montecito thread switch; the records of the open cycle it was entered
+ * with, which it took one by one, are the lean function's too).  The
+ * record at k may open a cycle: closed here with the lean function's test.
+ * Returns the first record not consumed, with the state exact; k itself
+ * when the run's state is not one the lean function takes (no instruction
+ * seen, an inactive thread not yet reported, one signature for every
+ * record, a cycle that cannot close in a fast loop: capture counts, an
+ * interrupt, exact slots; the q planes in use without pk_lm). */
+static __attribute__((noinline)) size_t ia64_lean_entry(ia64_model_t *im, const pmusim_rec_t *recs,
+                                                        size_t k, size_t n, const uint32_t t0)
+{
+    const ia64_thread_t *th = &im->th[t0];
+    const bool pk_lm = im->pk_lm;
+    uint64_t cm = im->cmask;
+    const uint64_t e1mask = im->e1mask;
+    if (!th->state_key || (!th->active && !im->inactive_reported) || im->pmask ||
+        im->irq_pending || (cm & ~(im->dmask | e1mask)) ||
+        (!pk_lm && (im->q0 | im->q1 | im->qsat)) || ia64_const_sig(im, t0))
+        return k;
+    const uint32_t nth = im->base.nthreads;
+    const uint64_t head = nth > 1 && !(cm & ~im->reach[t0]) ? im->lim_thr[t0] : im->min_headroom;
+    const uint64_t lim = head < IA64_ACC_MAX ? head : IA64_ACC_MAX;
+    uint64_t acc = im->acc_recs;
+    uint32_t v = im->cyc_total;
+    /* (a full cyc_masks: the lean function takes at least one record, the
+     * general loop none, ia64_consume() folds it) */
+    if (acc + v >= lim || v >= IA64_CYC_CAP)
+        return k;
+    if (n - k > lim - acc - v)
+        n = k + (size_t)(lim - acc - v);
+    const uint32_t vlim = (pk_lm ? im->vsafe_pk : im->vsafe) + 1;
+    const uint64_t pkb = im->pk_ok ? im->pk_bias : IA64_PK_HIGH, next_lazy = im->next_lazy;
+    const uint64_t cur0 = im->cur;
+    const uint32_t tm = im->retire_cycle == cur0 ? im->retire_tmask : 0;
+    /* the open cycle's packed counts: those the last loop or record left
+     * (the general loop recounts them otherwise) */
+    if (im->pk_ok && v &&
+        (im->pk_open_cycle != cur0 || im->pk_open_v != v || im->pk_open_gen != im->sig_gen))
+        return k;
+    uint64_t pk = im->pk_ok && v ? im->pk_open : 0, cur = cur0;
+    const pmusim_rec_t *r = recs + k;
+    if (r->cycle != cur) {
+        /* the lean function's close */
+        const uint64_t c = r->cycle;
+        if (c > next_lazy || c < cur ||
+            (v >= vlim && (v >= IA64_LOWINC || ((pk + pkb) & IA64_PK_HIGH))))
+            return k;
+        if (cm & e1mask)
+            ia64_cp_add(im, cm & e1mask);
+        cm = 0;
+        acc += v;
+        v = 0;
+        pk = 0;
+        cur = c;
+    }
+    /* no cycle may reach IA64_CYC_CAP masks before end (as in
+     * ia64_consume_fast_body()) */
+    const pmusim_rec_t *const end_n = recs + n;
+    const pmusim_rec_t *end = n - k > IA64_CYC_CAP - v ? r + (IA64_CYC_CAP - v) : end_n;
+    if (end != end_n && n - k <= IA64_CYC_CAP && end[-1].cycle != cur)
+        end = end_n;
+    ia64_lean_end2(im, r, end);
+    const uint64_t st0 = th->state_key & IA64_KEY_STATE;
+    ia64_lean_t ls = {.end = end,
+                      .end2 = im->lean_end2,
+                      .cur = cur,
+                      .pk = pk,
+                      .cm = cm,
+                      .next_lazy = next_lazy,
+                      .pkb = pkb,
+                      .dke = ia64_rec_word(PMUSIM_REC_INSN, (uint8_t)t0,
+                                           (uint16_t)(st0 & PMUSIM_F_IA32),
+                                           (uint8_t)((st0 >> 16) & 3u)),
+                      .dtag = im->gen_tag | (th->active ? IA64_KEY_ACTIVE : 0) | st0,
+                      .e1 = e1mask,
+                      .plim = im->cyc_masks + vlim,
+                      .pmax = im->cyc_masks + IA64_LOWINC,
+                      .nempty = 0,
+                      .v = v,
+                      .rare_keep = pk_lm ? ~(unsigned)IA64_RARE_LM : ~0u};
+    const pmusim_rec_t *const r_in = r;
+    r = ia64_lean(im, &ls, r, im->key_need, im->dtab[t0], im->xtab[t0]);
+    /* the masks of the cycles it closed: those it was given (v) and
+     * added, less those of the open cycle */
+    acc += v + ((size_t)(r - r_in) - ls.nempty) - ls.v;
+    ia64_fast_leave(im, pk_lm, im->dmask & (im->m2 | im->m3), ls.cm, ls.pk, ls.v, acc, im->q0,
+                    im->q1, im->qsat, ls.cur, cur0);
+    if (nth > 1) {
+        /* as ia64_consume_fast_body() leaves a run of t0 */
+        im->retire_cycle = ls.cur;
+        im->retire_tmask = (ls.cur == cur0 ? tm : 0) | (r > recs + k && r[-1].cycle == ls.cur ? t0 + 1 : 0);
+    }
+    return (size_t)(r - recs);
+}
+
+/* The one-thread loops without per-record side work from recs[k]:
+ * ia64_lean_entry(), and the general one-thread loop from the record it
+ * stops at if that is another instruction of thread t0 (a rare or new
+ * signature, a state change, a close it does not take). */
+static size_t ia64_consume_fast_one(ia64_model_t *im, const pmusim_rec_t *recs, size_t k,
+                                    size_t n, uint32_t t0);
+static inline size_t ia64_consume_fast_run(ia64_model_t *im, const pmusim_rec_t *recs, size_t k,
+                                           size_t n, uint32_t t0)
+{
+    const size_t j = ia64_lean_entry(im, recs, k, n, t0);
+    if (j < n && recs[j].kind == PMUSIM_REC_INSN && recs[j].thread == t0)
+        return ia64_consume_fast_one(im, recs, j, n, t0);
+    return j;
 }
 
 /* ia64_consume_fast_body() specialised for each record part the key may
@@ -2394,7 +2529,7 @@ static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, cons
     const uint32_t nth = im->base.nthreads;
     if (nth == 1)
         return im->insn_slow ? ia64_consume_fast_need(im, recs, k, n, true, true, 0)
-                             : ia64_consume_fast_one(im, recs, k, n, 0);
+                             : ia64_consume_fast_run(im, recs, k, n, 0);
     /* Montecito: the records of one thread at a time, with the one-thread
      * loop (a switch-on-event trace changes threads at THREAD records,
      * which end the loop anyway; issue 12: the per-record thread lookups
@@ -2409,7 +2544,7 @@ static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, cons
             (im->retire_tmask & ~(t0 + 1)))
             break;
         const size_t j = im->insn_slow ? ia64_consume_fast_need(im, recs, k, n, true, true, t0)
-                                       : ia64_consume_fast_one(im, recs, k, n, t0);
+                                       : ia64_consume_fast_run(im, recs, k, n, t0);
         if (j == n || recs[j].kind != PMUSIM_REC_INSN || recs[j].thread == t0 ||
             recs[j].thread >= nth)
             return j;

@@ -1002,6 +1002,65 @@ static void test_lean_acc(void)
     }
 }
 
+/* The lean function's entry at an engine batch (ia64_lean_entry()) with
+ * the open cycle's 256 masks (IA64_CYC_CAP, the most cyc_masks holds):
+ * ita2, IA64_INST_RETIRED (maxincr 6) and NOPS_RETIRED (a second source,
+ * so the records take the signature loops), cycles 0-4 of 2 records, cycle
+ * 5 of 300, cycles 6-55 of 2; the first batch ends at the 256th record of
+ * cycle 5 (record 266).  Counts 10 + 6 (clamped) + 100 = 116, the clamp
+ * reported, NOPS 0.  Entering the lean function there took a record past
+ * cyc_masks (h-ia64k's entry failed test_ia64_random that way). */
+static void test_lean_entry_full_cycle(void)
+{
+    static pmusim_rec_t r[410];
+    size_t n = 0;
+    for (uint64_t c = 0; c < 56; c++)
+        for (unsigned j = 0; j < (c == 5 ? 300u : 2u); j++)
+            r[n++] = t_insn(c, 3);
+    CU_ASSERT_EQUAL_FATAL(n, G_N_ELEMENTS(r));
+    CU_ASSERT_EQUAL_FATAL(r[265].cycle, 5);
+    CU_ASSERT_EQUAL_FATAL(r[310].cycle, 6);
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(ES_INST, 0, 8, 0, 0, 0));
+    PMC(m, 5, cfg(0x50, 0, 8, 0, 0, 0));
+    m->ops->consume(m, r, 266);
+    m->ops->consume(m, r + 266, n - 266);
+    m->ops->finish(m);
+    CU_ASSERT_EQUAL(CNT(m, 4), 116);
+    CU_ASSERT_EQUAL(CNT(m, 5), 0);
+    CU_ASSERT_TRUE(t_diag_has(m, "300 occurrences in cycle 5 exceed maxincr 6"));
+    pmusim_model_free(m);
+}
+
+/* The retirements a Montecito run consumed by ia64_lean_entry() leaves:
+ * thread 0 retires 2 instructions a cycle in cycles 0-19, thread 1 one in
+ * cycle 19 (not a switch-on-event trace), in batches of 21 and 20 records:
+ * the second batch's run of thread 0 is the lean entry's (IA64_INST_RETIRED
+ * and NOPS_RETIRED on both threads: the signature loops), and it stops at
+ * thread 1's record in the cycle it leaves open.  Counts 40 and 1; the two
+ * retirements reported in cycle 19 (without the entry's retirement state the
+ * next run saw no retirement of thread 0 there). */
+static void test_lean_entry_retire(void)
+{
+    pmusim_rec_t r[41];
+    for (unsigned i = 0; i < 40; i++)
+        r[i] = t_insn(i / 2, 3);
+    r[40] = t_insn(19, 3);
+    r[40].thread = 1;
+    pmusim_model_t *m = t_model("mont", 2);
+    for (uint32_t t = 0; t < 2; t++) {
+        t_write(m, PMUSIM_REG_PMC, 4, 0x2000000 | cfg(ES_INST, 0, 8, 0, 0, 0), t);
+        t_write(m, PMUSIM_REG_PMC, 5, 0x2000000 | cfg(0x50, 0, 8, 0, 0, 0), t);
+    }
+    m->ops->consume(m, r, 21);
+    m->ops->consume(m, r + 21, 20);
+    m->ops->finish(m);
+    CU_ASSERT_EQUAL(CNT(m, 4), 40);
+    CU_ASSERT_EQUAL(t_read(m, PMUSIM_REG_PMD, 4, 1) & CTR_MASK, 1);
+    CU_ASSERT_TRUE(t_diag_has(m, "threads 0 and 1 both retire instructions in cycle 19;"));
+    pmusim_model_free(m);
+}
+
 /* The one-thread fast loop's constant signature across changes of the
  * privilege level (issue 12: its cached answer is looked up inline).  IA64_INST_RETIRED at PL 3 only: runs of 60
  * instructions at PL 3, 0, 3, 0, 3, each long enough for the fast loop
@@ -1058,6 +1117,8 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_e1_lm_without_pk);
     PMUSIM_ADD_TEST(s, test_lean_batches);
     PMUSIM_ADD_TEST(s, test_lean_acc);
+    PMUSIM_ADD_TEST(s, test_lean_entry_full_cycle);
+    PMUSIM_ADD_TEST(s, test_lean_entry_retire);
     PMUSIM_ADD_TEST(s, test_ism);
     PMUSIM_ADD_TEST(s, test_pm_psr);
     PMUSIM_ADD_TEST(s, test_record_errors);
