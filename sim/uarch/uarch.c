@@ -371,6 +371,16 @@ static void ev_add(pmusim_uarch_t *u, const uarch_ev_t *ev, uint64_t n)
         ev_add_cu(u, ev->code, ev->umask, n);
 }
 
+/* The EVENT counts of an x86 front-end resteer (a direct branch the BTB
+ * did not know): BACLEAR(S), and knm's BACLEARS:COND for a conditional one
+ * (docs/trace-events-x86.md). */
+static inline void resteer_events(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in)
+{
+    ev_add(u, &u->cfg->ev.baclear, 1);
+    if (in->br == PMUSIM_UARCH_BR_COND)
+        ev_add(u, &u->cfg->ev.baclear_cond, 1);
+}
+
 /* ---- set-up ---- */
 
 static const pmusim_uarch_geom_t *pick_geom(gboolean set, const pmusim_uarch_geom_t *opt,
@@ -589,7 +599,7 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->l2_tr_l1d_wb, wb_l2},   {&ev->l2_tr_fill, u->has_l2},
         {&ev->l2_tr_wb, u->has_l2 && u->has_l3}, {&ev->l1d_wb_l2, wb_l2},
         {&ev->l1d_wb_l2_miss, wb_l2}, {&ev->oc_l1d_wb, wb_l2},
-        {&ev->baclear, TRUE},
+        {&ev->baclear, TRUE},         {&ev->baclear_cond, TRUE},
         {&ev->rob_full, TRUE},        {&ev->misp_stall, TRUE},  {&ev->ts_l3miss, TRUE},
         {&ev->ts_timer, TRUE},
     };
@@ -1738,7 +1748,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
                 if (again > t->fe_ready)
                     t->fe_ready = again;
                 if (!ia64)
-                    ev_add(u, &u->cfg->ev.baclear, 1);
+                    resteer_events(u, in);
             }
         }
     }
@@ -1999,7 +2009,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
             if (again > t->fe_ready)
                 t->fe_ready = again;
             if (!cfg->ia64)
-                ev_add(u, &cfg->ev.baclear, 1);
+                resteer_events(u, in);
         }
     }
 

@@ -136,6 +136,7 @@ static const uarch_cpu_cfg_t uarch_cpus[] = {
             .dtlb_walk_cyc = { 0x05, 0x01, TRUE }, /* PAGE_WALKS:D_SIDE_CYCLES */
             .itlb_walk_cyc = { 0x05, 0x02, TRUE }, /* PAGE_WALKS:I_SIDE_CYCLES */
             .baclear = { 0xe6, 0x01, TRUE },    /* BACLEARS:ALL */
+            .baclear_cond = { 0xe6, 0x10, TRUE }, /* BACLEARS:COND */
             .rob_full = { 0xca, 0x01, TRUE },   /* NO_ALLOC_CYCLES:ROB_FULL */
             .misp_stall = { 0xca, 0x04, TRUE }, /* NO_ALLOC_CYCLES:MISPREDICTS */
         },

@@ -65,6 +65,7 @@ typedef struct uarch_events {
      * (OFFCORE_REQUESTS:L1D_WRITEBACK) */
     uarch_ev_t l1d_wb_l2, l1d_wb_l2_miss, oc_l1d_wb;
     uarch_ev_t baclear;       /* x86 front-end resteer of a direct branch missing the BTB */
+    uarch_ev_t baclear_cond;  /* ... of a conditional one (knm BACLEARS:COND) */
     uarch_ev_t rob_full;      /* cycles dispatch waited for the reorder window (n = cycles) */
     uarch_ev_t misp_stall;    /* cycles allocation waited for a mispredicted branch (n = cycles) */
     uarch_ev_t ts_l3miss;     /* Montecito thread switch on an L3 miss */
