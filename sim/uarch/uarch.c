@@ -310,8 +310,10 @@ static G_GNUC_NO_INLINE void queue_grow(uarch_thread_t *t)
 
 /* Where the next record of thread `ti` at `cycle` goes (its queue when
  * merging or holding, else the output batch); the caller fills every
- * field. */
-static inline pmusim_rec_t *rec_slot(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle)
+ * field, `kind` (an EVENT record does not count against QUEUE_CAP)
+ * included. */
+static inline pmusim_rec_t *rec_slot(pmusim_uarch_t *u, uint32_t ti, unsigned kind,
+                                     uint64_t cycle)
 {
     uarch_thread_t *t = &u->th[ti];
     pmusim_rec_t *r;
@@ -332,6 +334,7 @@ static inline pmusim_rec_t *rec_slot(pmusim_uarch_t *u, uint32_t ti, uint64_t cy
             queue_grow(t);
         r = &t->q[(t->qhead + t->qlen) & (t->qcap - 1)];
         t->qlen++;
+        t->qev += kind == PMUSIM_REC_EVENT;
     } else {
         r = out_slot(u);
         if (cycle > u->floor)
@@ -342,10 +345,8 @@ static inline pmusim_rec_t *rec_slot(pmusim_uarch_t *u, uint32_t ti, uint64_t cy
 
 static pmusim_rec_t *rec_new(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint64_t cycle)
 {
-    pmusim_rec_t *r = rec_slot(u, ti, cycle);
+    pmusim_rec_t *r = rec_slot(u, ti, kind, cycle);
     rec_clear(r, cycle, kind, ti, u->th[ti].plm);
-    if (kind == PMUSIM_REC_EVENT && (u->merge || u->th[ti].holding))
-        u->th[ti].qev++;
     return r;
 }
 
@@ -2041,7 +2042,8 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         flags |= PMUSIM_F_BRANCH;
     if (u->oc_valid || u->ifetch_oc_valid)
         flags |= PMUSIM_F_OFFCORE;
-    pmusim_rec_t *rec = merge || (soemt && t->holding) ? rec_slot(u, ti, r) : rec_direct(u, r);
+    pmusim_rec_t *rec = merge || (soemt && t->holding) ? rec_slot(u, ti, PMUSIM_REC_INSN, r)
+                                                               : rec_direct(u, r);
     rec_insn_fill(rec, r, ti, flags, t->plm, in, cfg->ia64);
     if (in->naccess)
         rec->mem = mem[0];
