@@ -45,6 +45,9 @@ typedef struct pmusim_counter_result {
     char source[128];                 /* the trace fields/records that drive it (event_source) */
     gboolean per_core;                /* every thread's counter counts the core's events (Montecito
                                        * causal events, .all): a sum over threads double counts */
+    gboolean from_events;             /* counted from the trace's EVENT records alone: its producer's
+                                       * own counts, no other record's fields (a hand-written trace's
+                                       * UOPS_ISSUED, where a model's trace derives it from retirement) */
 } pmusim_counter_result_t;
 
 /* What a model shows of one counter at the end of one cycle (pmusim wave). */

@@ -31,6 +31,7 @@ typedef struct {
     const char *role;   /* perf generic name, for metrics */
     row_status_t status;
     char source[128];
+    gboolean from_events; /* the source is the trace's EVENT records alone (pmusim_counter_result_t) */
     uint64_t value;     /* count, or scaled estimate when multiplexed */
     uint64_t raw;       /* multiplexed: counted while scheduled */
     uint64_t truth;     /* multiplexed: exact count */
@@ -173,7 +174,7 @@ static gboolean topdown_pmu(const char *pmu)
  * says nothing (docs/STAT.md, "Topdown level 1"). */
 static gboolean topdown_issued_known(const row_t *issued)
 {
-    return g_str_has_prefix(issued->source, "EVENT records");
+    return issued->from_events;
 }
 
 /* Topdown level 1 beside the cycles row when cycles, UOPS_ISSUED:ANY and
@@ -683,6 +684,13 @@ static gboolean add_row(GArray *rows, const pmusim_enc_args_t *ea, const char *p
     return TRUE;
 }
 
+/* A row's source: what drives the counter that counts it. */
+static void row_take_source(row_t *r, const pmusim_counter_result_t *cr)
+{
+    g_strlcpy(r->source, cr->source, sizeof r->source);
+    r->from_events = cr->from_events;
+}
+
 /* Fills value/status of each row from the counters labelled with its
  * canonical string, summed over threads (perf aggregates threads), except
  * per-core counts (Montecito causal events), which every thread sees.  The n-th
@@ -710,7 +718,7 @@ static void rows_from_report(GArray *rows, const pmusim_report_t *rep, int threa
                     continue;
                 found = TRUE;
                 if (!r->source[0]) /* what drives it (topdown asks; printed when <not in trace>) */
-                    g_strlcpy(r->source, cr->source, sizeof r->source);
+                    row_take_source(r, cr);
                 r->per_core |= cr->per_core;
                 /* a per-core count is on every thread's counter: the core's
                  * count is one of them (the largest), not their sum */
@@ -720,7 +728,7 @@ static void rows_from_report(GArray *rows, const pmusim_report_t *rep, int threa
                     r->value += cr->value;
                 if (cr->status == PMUSIM_COUNT_NOT_IN_TRACE) {
                     r->status = ROW_NOT_IN_TRACE;
-                    g_strlcpy(r->source, cr->source, sizeof r->source);
+                    row_take_source(r, cr);
                 }
             }
         }
@@ -762,13 +770,13 @@ static void rows_from_counters(GArray *rows, const pmusim_report_t *rep, int thr
                 continue;
             r->per_core |= cr->per_core;
             if (!r->source[0])
-                g_strlcpy(r->source, cr->source, sizeof r->source);
+                row_take_source(r, cr);
             r->value = cr->per_core ? MAX(r->value, cr->value) : r->value + cr->value;
             if (r->status != ROW_NOT_IN_TRACE)
                 r->status = ROW_OK;
             if (cr->status == PMUSIM_COUNT_NOT_IN_TRACE) {
                 r->status = ROW_NOT_IN_TRACE;
-                g_strlcpy(r->source, cr->source, sizeof r->source);
+                row_take_source(r, cr);
             }
         }
         r->enabled = r->running = rep->cycles;
@@ -973,6 +981,7 @@ static void mux_statuses(mux_state_t *st, uint64_t *cycles)
             const row_t *c = &g_array_index(grows, row_t, j);
             r->status = c->status;
             g_strlcpy(r->source, c->source, sizeof r->source);
+            r->from_events = c->from_events;
         }
         g_array_free(grows, TRUE);
         g_array_free(which, TRUE);

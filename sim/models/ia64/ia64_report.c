@@ -110,6 +110,7 @@ static void ia64_counter_source(const ia64_model_t *im, const ia64_ctr_t *c,
 {
     res->status = PMUSIM_COUNT_OK;
     if (c->src == IA64_SRC_EVENT) {
+        res->from_events = TRUE;
         g_snprintf(res->source, sizeof res->source, "EVENT records es 0x%02x umask 0x%x", c->es,
                    c->umask);
         if (!ia64_ev_seen(im, c->es, c->umask) &&

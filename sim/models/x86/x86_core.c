@@ -3797,6 +3797,7 @@ static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
     }
     switch (c->src) {
     case X86_SRC_EXPLICIT: {
+        res->from_events = TRUE;
         if (c->ev_bits) {
             GString *g = g_string_new("EVENT records");
             x86_ev_bits_source(m, c, code, g, res);
