@@ -467,8 +467,21 @@ gboolean pmusim_gen_run(const pmusim_gen_params_t *p, pmusim_trace_writer_t *w, 
         if (soemt) { /* Montecito: stay until the model asks for a switch */
             if (pmusim_uarch_switch_wanted(g->u))
                 cur = (cur + 1) % g->nthreads;
-        } else {
-            cur = (cur + 1) % g->nthreads;
+        } else if (g->nthreads > 1) {
+            /* SMT: the thread whose next instruction dispatches first, so
+             * that the shared caches see the threads' accesses in time
+             * order and no thread falls behind the records already out
+             * (round robin did: a thread back from a halt ran ahead and the
+             * other was moved up, docs/UARCH.md §2) */
+            cur = 0;
+            uint64_t first = pmusim_uarch_thread_time(g->u, 0);
+            for (unsigned i = 1; i < g->nthreads; i++) {
+                uint64_t ti = pmusim_uarch_thread_time(g->u, i);
+                if (ti < first) {
+                    first = ti;
+                    cur = i;
+                }
+            }
         }
         records = pmusim_uarch_records(g->u);
     }

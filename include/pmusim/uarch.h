@@ -246,11 +246,21 @@ typedef struct pmusim_uarch_stats {
     /* continuations run as instructions of their own (their instruction
      * had ended: see PMUSIM_UARCH_ACC_CONT) */
     uint64_t split_parts;
+    /* SMT: instructions of a thread that was behind the records already
+     * handed out (its queue or another's was full, docs/UARCH.md §2),
+     * moved up to them, and the cycles they were moved by in all */
+    uint64_t moved_up, moved_up_cycles;
 } pmusim_uarch_stats_t;
 void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st);
 /* The stats' `records` alone, without the rest's cost (trace gen asks once per
  * generated instruction). */
 uint64_t pmusim_uarch_records(const pmusim_uarch_t *u);
+/* The earliest cycle at which `thread`'s next instruction can dispatch (its
+ * front end and dispatch slots; a halt moves it).  A producer that chooses
+ * which SMT thread runs next (trace gen) takes the earliest, so that the
+ * threads' accesses reach the shared caches in time order and none falls
+ * behind the records already handed out. */
+uint64_t pmusim_uarch_thread_time(const pmusim_uarch_t *u, uint32_t thread);
 
 /* Records -> model input: fills *in (and up to PMUSIM_UARCH_MAX_ACCESSES
  * entries of acc) from an INSN record and the MEM records that follow it,

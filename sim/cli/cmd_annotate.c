@@ -241,6 +241,11 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
                 " conditional branches, %" PRIu64 " mispredicted\n",
                 st.insns, st.records, st.cycles, st.d1_access, st.d1_miss, st.ll_access,
                 st.ll_miss, st.i1_miss, st.cond_branches, st.mispredicts);
+        if (st.moved_up)
+            fprintf(stderr,
+                    "annotate: %" PRIu64 " instructions of a thread that fell behind were "
+                    "moved up by %" PRIu64 " cycles in all (docs/UARCH.md, section 2)\n",
+                    st.moved_up, st.moved_up_cycles);
     }
 out:
     pmusim_afeed_free(feed); /* before the writer's thread: a failure may leave both running */

@@ -941,6 +941,12 @@ int pmusim_cmd_trace_capture(int argc, char **argv)
                     "as instructions of their own: another thread's records filled a queue "
                     "while they waited (docs/UARCH.md, section 1)\n",
                     (guint64)st.split_parts);
+        if (st.moved_up)
+            fprintf(stderr,
+                    "pmusim: %" G_GUINT64_FORMAT " instructions of a thread that fell behind "
+                    "were moved up by %" G_GUINT64_FORMAT " cycles in all (docs/UARCH.md, "
+                    "section 2)\n",
+                    (guint64)st.moved_up, (guint64)st.moved_up_cycles);
     }
     if (timing)
         capture_timing_print(&tm, &child_usage, cap);

@@ -1917,6 +1917,8 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     if (merge) /* only the SMT merge asks */
         t->started = TRUE;
     if (t->ret_cycle < u->floor) { /* a thread behind records already handed out */
+        u->st.moved_up++;
+        u->st.moved_up_cycles += u->floor - t->ret_cycle;
         t->ret_cycle = u->floor;
         t->ret_used = 0;
     }
@@ -2466,6 +2468,12 @@ uint64_t pmusim_uarch_records(const pmusim_uarch_t *u)
     for (uint32_t i = 0; i < u->nthreads; i++)
         n += u->th[i].qlen;
     return n;
+}
+
+uint64_t pmusim_uarch_thread_time(const pmusim_uarch_t *u, uint32_t thread)
+{
+    const uarch_thread_t *t = &u->th[thread < u->nthreads ? thread : 0];
+    return t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
 }
 
 gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, GError **error)

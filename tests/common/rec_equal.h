@@ -26,4 +26,29 @@ static inline gboolean pmusim_test_rec_equal(const pmusim_rec_t *a, const pmusim
            a->oc.snoop == b->oc.snoop;
 }
 
+/* Adds a record to a checksum: the fields pmusim_test_rec_equal() compares,
+ * each as a little-endian 64-bit value in that order, a MARKER's name as
+ * its text with its terminating NUL (none: one 0xff byte).  Equal records
+ * add equal bytes, so a file's decoded records can be pinned by one digest. */
+static inline void pmusim_test_rec_hash(GChecksum *ck, const pmusim_rec_t *r)
+{
+    const uint64_t v[] = {
+        r->cycle, r->kind, r->thread, r->flags, r->plm, r->slot, r->unit, r->len, r->ip,
+        r->insn, r->n, r->ev_code, r->ev_umask, r->uops, r->mem.addr, r->mem.latency,
+        r->mem.size, r->mem.is_store, r->mem.level, r->mem.tlb, r->mem.alat, r->br.target,
+        r->br.kind, r->br.taken, r->br.dir_ok, r->br.tgt_ok, r->br.detect, r->oc.latency,
+        r->oc.req, r->oc.supplier, r->oc.snoop,
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        guchar b[8];
+        for (int k = 0; k < 8; k++)
+            b[k] = (guchar)(v[i] >> (8 * k));
+        g_checksum_update(ck, b, sizeof b);
+    }
+    if (r->name)
+        g_checksum_update(ck, (const guchar *)r->name, (gssize)strlen(r->name) + 1);
+    else
+        g_checksum_update(ck, (const guchar *)"\xff", 1);
+}
+
 #endif

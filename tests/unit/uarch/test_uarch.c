@@ -1243,6 +1243,58 @@ static void test_smt_queue_cap_events(void)
     }
 }
 
+/* Which SMT thread a producer steps next (trace gen): thread 1 halts 5,000
+ * cycles, then both run 6,000 instructions on 8 hot lines (about 1.5 a
+ * cycle each once warm).  Taking turns, thread 1's records wait for thread
+ * 0, which is 5,000 cycles behind: after 2,048 of them its queue is full,
+ * they go out and thread 0 is moved up to them, and so on (measured: 1,985
+ * instructions moved up, 5,958 cycles in all; pmusim_uarch_stats_t.moved_up).
+ * Stepping the thread whose next instruction dispatches first
+ * (pmusim_uarch_thread_time()) runs thread 0 alone until cycle 5,000:
+ * nothing is moved up. */
+static void test_smt_step_earliest(void)
+{
+    for (int turns = 0; turns < 2; turns++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 2, NULL, &c);
+        GError *e = NULL;
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_halt(u, 1, 5000, &e));
+        CU_ASSERT_EQUAL(pmusim_uarch_thread_time(u, 1), 5001);
+        CU_ASSERT_EQUAL(pmusim_uarch_thread_time(u, 0), 0);
+        int left[2] = { 6000, 6000 };
+        unsigned cur = 0;
+        while (left[0] || left[1]) {
+            if (turns) {
+                cur = left[1 - cur] ? 1 - cur : cur;
+            } else {
+                uint64_t t0 = pmusim_uarch_thread_time(u, 0), t1 = pmusim_uarch_thread_time(u, 1);
+                cur = !left[0] ? 1 : !left[1] ? 0 : t1 < t0 ? 1 : 0;
+            }
+            run(u, cur, (cur ? 0x501000 : 0x401000) + 4 * (uint64_t)(left[cur] % 128), 0, 0,
+                FALSE, FALSE);
+            left[cur]--;
+        }
+        finish(u);
+        assert_cycle_order(&c);
+        pmusim_uarch_stats_t st;
+        pmusim_uarch_get_stats(u, &st);
+        if (turns) {
+            CU_ASSERT_TRUE(st.moved_up >= 1);
+            CU_ASSERT_TRUE(st.moved_up_cycles > 2000);
+        } else {
+            CU_ASSERT_EQUAL(st.moved_up, 0);
+            CU_ASSERT_EQUAL(st.moved_up_cycles, 0);
+        }
+        uint64_t first1 = UINT64_MAX;
+        for (guint i = 0; i < c.recs->len; i++)
+            if (rec(&c, i)->kind == PMUSIM_REC_INSN && rec(&c, i)->thread == 1 &&
+                first1 == UINT64_MAX)
+                first1 = rec(&c, i)->cycle;
+        CU_ASSERT_TRUE(first1 > 5000);
+        done(u, &c);
+    }
+}
+
 /* A front-end resteer (a taken direct branch the BTB does not know,
  * branch_predict()) counts BACLEARS:ALL, and on Knights Mill BACLEARS:COND
  * too when the branch is conditional (Intel: "front end resteers for
@@ -1998,6 +2050,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_smt_merge_in_cycle_order);
     PMUSIM_ADD_TEST(s, test_smt_merge_mem_follows_insn);
     PMUSIM_ADD_TEST(s, test_smt_queue_cap_events);
+    PMUSIM_ADD_TEST(s, test_smt_step_earliest);
     PMUSIM_ADD_TEST(s, test_baclears_cond);
     PMUSIM_ADD_TEST(s, test_parts_one_instruction);
     PMUSIM_ADD_TEST(s, test_parts_batch);
