@@ -248,7 +248,8 @@ typedef struct pmusim_uarch_stats {
     uint64_t split_parts;
     /* SMT: instructions of a thread that was behind the records already
      * handed out (its queue or another's was full, docs/UARCH.md §2),
-     * moved up to them, and the cycles they were moved by in all */
+     * moved up to them, and the cycles they were moved by in all (a
+     * thread's first instruction, which starts there, is not counted) */
     uint64_t moved_up, moved_up_cycles;
 } pmusim_uarch_stats_t;
 void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st);
@@ -256,7 +257,8 @@ void pmusim_uarch_get_stats(const pmusim_uarch_t *u, pmusim_uarch_stats_t *st);
  * generated instruction). */
 uint64_t pmusim_uarch_records(const pmusim_uarch_t *u);
 /* The earliest cycle at which `thread`'s next instruction can dispatch (its
- * front end and dispatch slots; a halt moves it).  A producer that chooses
+ * front end and dispatch slots; a halt moves it; a thread that has not run
+ * yet starts at the last record handed out).  A producer that chooses
  * which SMT thread runs next (trace gen) takes the earliest, so that the
  * threads' accesses reach the shared caches in time order and none falls
  * behind the records already handed out. */

@@ -1917,8 +1917,10 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     if (merge) /* only the SMT merge asks */
         t->started = TRUE;
     if (t->ret_cycle < u->floor) { /* a thread behind records already handed out */
-        u->st.moved_up++;
-        u->st.moved_up_cycles += u->floor - t->ret_cycle;
+        if (t->any) { /* not a thread's first instruction: that starts where the others are */
+            u->st.moved_up++;
+            u->st.moved_up_cycles += u->floor - t->ret_cycle;
+        }
         t->ret_cycle = u->floor;
         t->ret_used = 0;
     }
@@ -2473,7 +2475,9 @@ uint64_t pmusim_uarch_records(const pmusim_uarch_t *u)
 uint64_t pmusim_uarch_thread_time(const pmusim_uarch_t *u, uint32_t thread)
 {
     const uarch_thread_t *t = &u->th[thread < u->nthreads ? thread : 0];
-    return t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
+    uint64_t at = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
+    /* a thread that has not run starts where the records handed out are */
+    return !t->started && at < u->floor ? u->floor : at;
 }
 
 gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, GError **error)

@@ -63,9 +63,33 @@ typedef struct cap_thread {
 } cap_thread_t;
 G_STATIC_ASSERT(CAPSTREAM_MAX_TB_INSNS <= UINT16_MAX);
 
+/* SMT captures (more than one hardware thread): a chunk that runs at its
+ * guest thread's place, waiting for its hardware thread's turn (cap_sched()).
+ * QEMU runs the guest threads at once and each sends what it executed in
+ * chunks of up to 256 KiB (about 100,000 instructions); run as they arrive,
+ * the model's threads would take turns by the chunk and each would be moved
+ * up past the other's (docs/UARCH.md §2). */
+typedef struct cap_pending {
+    uint32_t kind;      /* CAPSTREAM_EXEC, _FORK or _REAPED */
+    uint32_t guest;
+    uint32_t size, pos; /* payload bytes; EXEC: the next item's offset */
+    uint64_t at;        /* the payload's offset in the stream (or the region) */
+    uint64_t prev;      /* EXEC: the address the next item's delta starts from */
+    int32_t shm_vcpu;   /* >= 0: recovered from that vCPU's shared buffer */
+    uint8_t data[];
+} cap_pending_t;
+
+/* Queued chunk bytes beyond which the threads run without waiting for a
+ * thread that sends nothing (it waits in the guest, or has exited: the
+ * stream does not say which): 64 chunks of 256 KiB. */
+#define CAP_QUEUE_BYTES (16u << 20)
+
 struct pmusim_capture {
     pmusim_uarch_t *u;
     uint32_t nthreads;
+    GQueue *hwq;          /* nthreads > 1: per hardware thread, cap_pending_t* in stream order */
+    gboolean *hw_seen;    /* a chunk of the hardware thread has been queued */
+    uint64_t queued;      /* payload bytes in hwq */
     char *name;
     GByteArray *buf;      /* bytes of an incomplete chunk */
     uint64_t offset;      /* stream offset of buf[0] */
@@ -108,6 +132,10 @@ pmusim_capture_t *pmusim_capture_new(pmusim_uarch_t *u, uint32_t nthreads, const
     c->fork_pids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     c->traced_pids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     c->reaped = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+    if (c->nthreads > 1) {
+        c->hwq = g_new0(GQueue, c->nthreads);
+        c->hw_seen = g_new0(gboolean, c->nthreads);
+    }
     return c;
 }
 
@@ -115,6 +143,10 @@ void pmusim_capture_free(pmusim_capture_t *c)
 {
     if (!c)
         return;
+    for (uint32_t h = 0; c->hwq && h < c->nthreads; h++)
+        g_queue_clear_full(&c->hwq[h], g_free);
+    g_free(c->hwq);
+    g_free(c->hw_seen);
     g_byte_array_unref(c->buf);
     g_ptr_array_unref(c->tbs);
     g_ptr_array_unref(c->threads);
@@ -308,11 +340,19 @@ _Static_assert(offsetof(pmusim_uarch_access_t, size) == 8 &&
                "cap_exec() writes an access's bytes 8..15 in one store");
 G_STATIC_ASSERT(G_BYTE_ORDER == G_LITTLE_ENDIAN);
 
+/* Runs the items of p[*pos, size) (an EXEC chunk's payload at stream offset
+ * `at`) for guest thread t; *prevp is the address the next delta starts
+ * from (0 at a chunk's start: the deltas start again in every chunk).  With
+ * a `limit` other than UINT64_MAX it stops at the first block the thread
+ * enters after its next instruction's dispatch cycle has passed `limit`
+ * (another thread's turn, cap_sched()): *pos and *prevp say where it
+ * stopped, *pos = size when it ran them all. */
 static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8_t *p,
-                               uint32_t size, uint64_t at, GError **error)
+                               uint32_t size, uint64_t at, uint32_t *pos, uint64_t *prevp,
+                               uint64_t limit, GError **error)
 {
-    uint64_t prev = 0; /* the address deltas start again in every chunk */
-    uint32_t k = 0;
+    uint64_t prev = *prevp;
+    uint32_t k = *pos;
     while (k < size) {
         if (size - k < 2)
             return cap_error(c, at + k, error, "EXEC chunk ends inside an item");
@@ -346,6 +386,14 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
             t->tb = nb;
             t->idx = t->from = 0;
             t->nacc = t->cur = 0;
+            /* nothing of the thread's is in a block's inputs here: another
+             * thread may run next, also this block */
+            if (G_UNLIKELY(limit != UINT64_MAX) &&
+                pmusim_uarch_thread_time(c->u, t->hw) > limit) {
+                *pos = k;
+                *prevp = prev;
+                return TRUE;
+            }
             continue;
         }
         unsigned code = (h >> 4) & 7, nb = cap_addr_bytes[code];
@@ -404,20 +452,25 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
         memcpy(&a->size, &rest, sizeof rest);
         k += 2 + nb;
     }
+    *pos = k;
+    *prevp = prev;
     return TRUE;
 }
 
-/* One EXEC chunk; at its end (also at an error in it) the thread's
- * complete instructions run, as they did before any later item.  After a
- * stream error, a model error on one of them is the one reported (it came
- * first in the stream). */
-static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, uint32_t size,
-                         uint64_t at, GError **error)
+/* An EXEC chunk from item *pos on (cap_exec_items()); at its end (also at
+ * an error in it) the thread's complete instructions run, as they did
+ * before any later item.  After a stream error, a model error on one of
+ * them is the one reported (it came first in the stream). */
+static gboolean cap_exec_from(pmusim_capture_t *c, uint32_t guest, const uint8_t *p,
+                              uint32_t size, uint64_t at, uint32_t *pos, uint64_t *prev,
+                              uint64_t limit, GError **error)
 {
     cap_thread_t *t = cap_thread(c, guest);
-    gboolean ok = cap_exec_items(c, t, p, size, at, error);
+    gboolean ok = cap_exec_items(c, t, p, size, at, pos, prev, limit, error);
     if (c->model_failed)
         return FALSE;
+    if (ok && *pos < size)
+        return TRUE; /* stopped at a block's start: nothing waits to run */
     GError *e = NULL;
     if (!cap_run_complete(c, t, ok ? error : &e)) {
         if (!ok) {
@@ -427,6 +480,15 @@ static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
         return FALSE;
     }
     return ok;
+}
+
+/* One EXEC chunk, whole. */
+static gboolean cap_exec(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, uint32_t size,
+                         uint64_t at, GError **error)
+{
+    uint32_t pos = 0;
+    uint64_t prev = 0;
+    return cap_exec_from(c, guest, p, size, at, &pos, &prev, UINT64_MAX, error);
 }
 
 static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uint64_t at,
@@ -515,7 +577,7 @@ static gboolean cap_marker(pmusim_capture_t *c, const cap_thread_t *t, char *nam
  * next block: the MARKER goes at the thread's cycle as it stands, its last
  * retirement before the fork. */
 static gboolean cap_fork(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, uint32_t size,
-                         uint64_t at, GError **error)
+                         uint64_t at, gboolean run, GError **error)
 {
     if (size != 8)
         return cap_error(c, at, error, "FORK chunk of %u bytes, expected 8 (a pid and 0 or 1)",
@@ -529,6 +591,8 @@ static gboolean cap_fork(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
     if (pid == 0 || pid > INT32_MAX)
         return cap_error(c, at, error, "FORK chunk with process id %u, expected 1..%d", pid,
                          INT32_MAX);
+    if (!run)
+        return TRUE; /* checked; it runs at its thread's turn (cap_sched()) */
     if (c->model_failed)
         return FALSE;
     cap_thread_t *t = cap_thread(c, guest);
@@ -543,12 +607,14 @@ static gboolean cap_fork(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, 
 /* A REAPED chunk: guest thread `guest`'s wait reaped child `pid`, which
  * signal `sig` had killed; a MARKER at the thread's cycle, as a fork's. */
 static gboolean cap_reaped(pmusim_capture_t *c, uint32_t guest, const uint8_t *p, uint32_t size,
-                           uint64_t at, GError **error)
+                           uint64_t at, gboolean run, GError **error)
 {
     uint32_t pid = size == 8 ? rd32(p) : 0, sig = size == 8 ? rd32(p + 4) : 0;
     if (pid == 0 || pid > INT32_MAX || sig == 0 || sig > 64)
         return cap_error(c, at, error, "REAPED chunk: 8 bytes, a process id 1..%d and a signal "
                          "1..64 expected", INT32_MAX);
+    if (!run)
+        return TRUE; /* checked; it runs at its thread's turn (cap_sched()) */
     if (c->model_failed)
         return FALSE;
     cap_thread_t *t = cap_thread(c, guest);
@@ -557,6 +623,82 @@ static gboolean cap_reaped(pmusim_capture_t *c, uint32_t guest, const uint8_t *p
     char *name = g_strdup_printf("wait: child %u was killed by signal %u (%s)", pid, sig,
                                  g_strsignal((int)sig));
     return cap_marker(c, t, name, error);
+}
+
+/* A chunk of guest thread `guest` (EXEC, or a checked FORK or REAPED) joins
+ * its hardware thread's queue (a copy: the caller's bytes are not kept). */
+static void cap_enqueue(pmusim_capture_t *c, uint32_t kind, uint32_t guest, const uint8_t *p,
+                        uint32_t size, uint64_t at, int32_t shm_vcpu)
+{
+    cap_pending_t *e = g_malloc(sizeof *e + size);
+    *e = (cap_pending_t){.kind = kind, .guest = guest, .size = size, .at = at,
+                         .shm_vcpu = shm_vcpu};
+    memcpy(e->data, p, size);
+    const uint32_t h = cap_thread(c, guest)->hw;
+    g_queue_push_tail(&c->hwq[h], e);
+    c->hw_seen[h] = TRUE;
+    c->queued += size;
+}
+
+/* The thread that is run leaves its turn this many cycles after the next
+ * one's dispatch cycle: threads in step would otherwise take turns at
+ * every block (a few instructions).  128 cycles are a few hundred records
+ * per thread, well inside the model's merge queue (2,048 records). */
+#define CAP_SLICE 128u
+
+/* Runs the queued chunks in the model's time order: again and again, the
+ * hardware thread whose next instruction dispatches first
+ * (pmusim_uarch_thread_time()) runs its queue until it passes the next
+ * thread's time by CAP_SLICE cycles.  When the first is a thread that has
+ * sent chunks before but has none queued now, it stops (its next chunk may
+ * be on the way) unless `all` (the stream ended, or an execve ends the
+ * image) or more than CAP_QUEUE_BYTES are queued: then only the threads
+ * with chunks count. */
+static gboolean cap_sched(pmusim_capture_t *c, gboolean all, GError **error)
+{
+    while (!c->model_failed) {
+        const gboolean force = all || c->queued > CAP_QUEUE_BYTES;
+        uint32_t first = UINT32_MAX;
+        uint64_t t0 = UINT64_MAX, t1 = UINT64_MAX; /* the earliest two times */
+        gboolean first_has = FALSE;
+        for (uint32_t h = 0; h < c->nthreads; h++) {
+            const gboolean has = !g_queue_is_empty(&c->hwq[h]);
+            if (!has && (force || !c->hw_seen[h]))
+                continue;
+            const uint64_t t = pmusim_uarch_thread_time(c->u, h);
+            if (t < t0) {
+                t1 = t0;
+                t0 = t;
+                first = h;
+                first_has = has;
+            } else if (t < t1) {
+                t1 = t;
+            }
+        }
+        if (!first_has)
+            return TRUE; /* nothing queued, or the first thread has sent nothing yet */
+        cap_pending_t *e = g_queue_peek_head(&c->hwq[first]);
+        gboolean ok;
+        if (e->kind == CAPSTREAM_EXEC) {
+            const uint64_t limit = t1 > UINT64_MAX - CAP_SLICE ? UINT64_MAX : t1 + CAP_SLICE;
+            ok = cap_exec_from(c, e->guest, e->data, e->size, e->at, &e->pos, &e->prev, limit,
+                               error);
+            if (ok && e->pos < e->size)
+                continue; /* another thread's turn */
+        } else if (e->kind == CAPSTREAM_FORK) {
+            ok = cap_fork(c, e->guest, e->data, e->size, e->at, TRUE, error);
+        } else {
+            ok = cap_reaped(c, e->guest, e->data, e->size, e->at, TRUE, error);
+        }
+        g_queue_pop_head(&c->hwq[first]);
+        c->queued -= e->size;
+        if (!ok && e->shm_vcpu >= 0)
+            g_prefix_error(error, "the shared buffer of vCPU %d (region bytes): ", e->shm_vcpu);
+        g_free(e);
+        if (!ok)
+            return FALSE;
+    }
+    return FALSE;
 }
 
 /* An EXECVE chunk (capstream.h): {1, 0[, why]} a thread calls execve, the
@@ -614,17 +756,33 @@ static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, con
     case CAPSTREAM_TB:
         return cap_tb(c, p, size, at, error);
     case CAPSTREAM_EXEC:
-        return cap_exec(c, vcpu, p, size, at, error);
+        if (!c->hwq)
+            return cap_exec(c, vcpu, p, size, at, error);
+        cap_enqueue(c, kind, vcpu, p, size, at, -1);
+        return cap_sched(c, FALSE, error);
     case CAPSTREAM_MAPS:
         g_free(c->maps);
         c->maps = g_strndup((const char *)p, size);
         return TRUE;
     case CAPSTREAM_FORK:
-        return cap_fork(c, vcpu, p, size, at, error);
+    case CAPSTREAM_REAPED: {
+        /* checked now (errors in stream order); the MARKER goes at the
+         * thread's place, after its EXEC chunks before it */
+        gboolean fork = kind == CAPSTREAM_FORK;
+        if (!c->hwq)
+            return fork ? cap_fork(c, vcpu, p, size, at, TRUE, error)
+                        : cap_reaped(c, vcpu, p, size, at, TRUE, error);
+        if (!(fork ? cap_fork(c, vcpu, p, size, at, FALSE, error)
+                   : cap_reaped(c, vcpu, p, size, at, FALSE, error)))
+            return FALSE;
+        cap_enqueue(c, kind, vcpu, p, size, at, -1);
+        return cap_sched(c, FALSE, error);
+    }
     case CAPSTREAM_EXECVE:
+        /* the image ends (or may): what its threads executed runs first */
+        if (c->hwq && !cap_sched(c, TRUE, error))
+            return FALSE;
         return cap_execve(c, p, size, at, error);
-    case CAPSTREAM_REAPED:
-        return cap_reaped(c, vcpu, p, size, at, error);
     case CAPSTREAM_END:
         c->end = TRUE;
         if (size >= 32) {
@@ -717,6 +875,8 @@ gboolean pmusim_capture_feed(pmusim_capture_t *c, const void *data, size_t len, 
 
 gboolean pmusim_capture_finish(pmusim_capture_t *c, GError **error)
 {
+    if (c->hwq && !cap_sched(c, TRUE, error))
+        return FALSE;
     for (guint g = 0; g < c->threads->len; g++) {
         cap_thread_t *t = g_ptr_array_index(c->threads, g);
         if (!cap_leave_block(c, t, UINT64_MAX, error))
@@ -809,7 +969,10 @@ gboolean pmusim_capture_recover(pmusim_capture_t *c, const void *shm, size_t siz
             uint64_t at = (uint64_t)k * stride + offsetof(capstream_vbuf_t, data);
             if (pass == 0)
                 c->next_seq++;
-            if (!cap_exec(c, k, h + offsetof(capstream_vbuf_t, data), len, at, error)) {
+            if (c->hwq) /* runs in time order with the rest (pmusim_capture_finish()) */
+                cap_enqueue(c, CAPSTREAM_EXEC, k, h + offsetof(capstream_vbuf_t, data), len, at,
+                            (int32_t)k);
+            else if (!cap_exec(c, k, h + offsetof(capstream_vbuf_t, data), len, at, error)) {
                 g_prefix_error(error, "the shared buffer of vCPU %u (region bytes): ", k);
                 return FALSE;
             }

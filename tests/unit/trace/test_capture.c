@@ -346,6 +346,68 @@ static void test_capture_threads_share_block(void)
 }
 
 
+/* Two guest threads on two hardware threads, each looping over block 0 (a
+ * 4-byte instruction and a jump back): thread 1 enters it once, then
+ * thread 0's chunk of 3,000 passes and thread 1's of 3,000 arrive, as QEMU
+ * sends them (one thread's chunk after the other's).  The reader runs them
+ * in the model's time order: thread 0 until it is CAP_SLICE cycles past
+ * thread 1 (which has nothing queued yet: it stops there), then the two in
+ * turn.  So thread 1's instructions retire while thread 0's do, not after
+ * them, and no thread is moved up.  Run as they arrived (before session
+ * 15), all of thread 1's 6,000 retired after thread 0's last, moved up past
+ * them. */
+static void test_capture_threads_time_order(void)
+{
+    GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
+    uint32_t seq = 0;
+    start_block0(s, p, &seq, 2);
+    tb_insn(p, 4, PMUSIM_UARCH_BR_NONE, 1, 0);
+    tb_insn(p, 2, PMUSIM_UARCH_BR_JUMP, 1, 0x401000);
+    chunk(s, &seq, 2, 0, p->data, p->len);
+    static const uint8_t blk0[] = {0x00, 0x00};
+    chunk(s, &seq, 3, 1, blk0, sizeof blk0); /* guest 1 enters block 0 */
+    g_byte_array_set_size(p, 0);
+    for (int i = 0; i < 3000; i++)
+        put(p, blk0, 2);
+    chunk(s, &seq, 3, 0, p->data, p->len); /* guest 0: 3,000 passes */
+    chunk(s, &seq, 3, 1, p->data, p->len); /* guest 1: 3,000 more */
+    uint32_t reason = 0;
+    chunk(s, &seq, 5, 0, &reason, 4);
+    GError *error = NULL;
+    GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+    pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 2, NULL, collect, recs, &error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+    pmusim_capture_t *c = pmusim_capture_new(u, 2, "time order");
+    CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data, s->len, &error) &&
+                   pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error));
+    CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 6000 + 6002);
+    uint64_t last0 = 0;
+    unsigned n[2] = {0, 0};
+    for (guint i = 0; i < recs->len; i++) {
+        const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+        n[r->thread]++;
+        if (r->thread == 0)
+            last0 = r->cycle;
+    }
+    CU_ASSERT_EQUAL(n[0], 6000);
+    CU_ASSERT_EQUAL(n[1], 6002);
+    unsigned before = 0; /* thread 1's instructions retired before thread 0's last */
+    for (guint i = 0; i < recs->len; i++) {
+        const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+        before += r->thread == 1 && r->cycle < last0;
+    }
+    CU_ASSERT_TRUE(before > 5000);
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    CU_ASSERT_EQUAL(st.moved_up, 0);
+    g_clear_error(&error);
+    pmusim_capture_free(c);
+    pmusim_uarch_free(u);
+    g_array_unref(recs);
+    g_byte_array_unref(p);
+    g_byte_array_unref(s);
+}
+
 /* Two guest threads on one hardware thread: instructions a thread has
  * moved past run before the next chunk's (another thread's), although the
  * reader runs a block's instructions together when the thread leaves it. */
@@ -1122,6 +1184,7 @@ int main(void)
     CU_add_test(suite, "v2 errors", test_capture_v2_errors);
     CU_add_test(suite, "FP/SIMD class byte", test_capture_fp_class);
     CU_add_test(suite, "threads share a block", test_capture_threads_share_block);
+    CU_add_test(suite, "threads in the model's time order", test_capture_threads_time_order);
     CU_add_test(suite, "chunk order of two threads", test_capture_chunk_order);
     CU_add_test(suite, "recover: unsent items", test_capture_recover_unsent);
     CU_add_test(suite, "recover: a flush in progress, every cut", test_capture_recover_in_flight);
