@@ -15,7 +15,8 @@ import csv
 import sys
 
 MODELS = ('wsm', 'wsm_dp', 'knm')
-SOURCES = {'CYCLES', 'REF', 'INSN', 'UOPS', 'FILTER', 'LDLAT', 'OFFCORE', 'EVENT'}
+SOURCES = {'CYCLES', 'REF', 'INSN', 'UOPS', 'FILTER', 'LDLAT', 'OFFCORE', 'OUTSTANDING',
+           'EVENT'}
 LEVELS = ('L1D', 'L2', 'L3', 'LOCAL_DRAM', 'REMOTE_DRAM', 'REMOTE_CACHE')
 TLBS = ('L1_HIT', 'L2_HIT', 'WALK', 'FAULT')
 KINDS = ('COND', 'CALL', 'RET', 'IND', 'IPREL', 'ICALL')
@@ -104,7 +105,11 @@ def parse_filter(where, spec, source):
     if f['fpc'] and f['need']:
         # x86_filter_match() tests the class only where no part is needed
         fail(where, 'fpc goes without mem, br and oc')
-    if source != 'FILTER' and set(spec.split()) - {'bit', 'ev', 'model'}:
+    if source == 'OUTSTANDING' and (f['need'] != ['oc'] or set(spec.split()) - {'oc'} -
+                                    {t for t in spec.split() if t.startswith('req=')}):
+        # the requests in flight of the types the filter names
+        fail(where, 'an OUTSTANDING row needs oc (and req=) only')
+    if source not in ('FILTER', 'OUTSTANDING') and set(spec.split()) - {'bit', 'ev', 'model'}:
         fail(where, f'conditions on a {source} row')
     if source == 'EVENT' and (not f['bit'] or f['ev'] or f['model']):
         # an EVENT row is one bit of an OR-combinable umask whose other
@@ -123,7 +128,7 @@ def parse_filter(where, spec, source):
 def needs_of(source, f):
     """The annotations without which the trace cannot hold the event."""
     n = set()
-    if source in ('CYCLES', 'REF'):
+    if source in ('CYCLES', 'REF', 'OUTSTANDING'):
         n.add('timing')  # without a timing model a cycle is a placeholder
     if source == 'UOPS':
         n.add('uops')

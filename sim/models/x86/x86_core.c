@@ -22,8 +22,12 @@
  *                accumulate in `acc` during the open cycle and are compared at the
  *                close; in the cycles between two records the outcome is uniform
  *                and is accrued lazily like RATE (`gap_mode`).
- *   OUTSTANDING  knm average-latency mode: rate = requests in flight, which
- *                changes when a request starts (record) or ends (`rate_until`).
+ *   OUTSTANDING  requests in flight (knm average-latency mode, wsm
+ *                OFFCORE_REQUESTS_OUTSTANDING): rate = requests in flight, which
+ *                changes when a request starts (record) or ends (`rate_until`);
+ *                with a threshold (wsm only, `out_thr`), rate = 1 in the cycles
+ *                whose in-flight count meets it (EDGE: the first such cycle only),
+ *                evaluated at each change (x86_out_update).
  * Lazy counters are brought up to date ("synced") before anything they depend
  * on changes.  `deadline` is the earliest point at which a lazy counter
  * overflows or changes its rate; nothing needs doing before it, which keeps the
@@ -121,11 +125,15 @@ typedef struct x86_ctr {
     uint32_t ref_num, ref_den; /* increments per `rate` unit: reference ratio (RATE on REF), else 1/1 */
     uint64_t ref_frac;   /* reference ratio: remainder (in 1/ref_den) carried between syncs */
     GArray *out_ends;    /* OUTSTANDING: min-heap of request end cycles */
+    uint64_t out_seg;    /* out_thr: the cycle the current stretch of one in-flight count starts */
     /* configuration */
     uint8_t thread, slot; /* slot < X86_MAX_GP: IA32_PMCslot; else fixed slot - X86_MAX_GP */
     uint8_t cmask;
     bool any, edge, inv, intr, pebs, ll;
-    bool prev_cond; /* THRESH: condition of the previous cycle (EDGE) */
+    bool prev_cond; /* THRESH: condition of the previous cycle (EDGE); out_thr: of cycle out_seg - 1 */
+    bool out_cond;  /* out_thr: condition of the stretch from out_seg */
+    bool out_msr;   /* OUTSTANDING selected by MSR_OFFCORE_RSP_0 bit 38 (knm): no threshold */
+    bool out_thr;   /* OUTSTANDING from a table row (wsm 0x60) with CMASK or EDGE */
     bool obs_fired; /* THRESH: incremented at the last close (observe_cycles) */
     uint64_t obs_v; /* THRESH: occurrences compared at the last close (observe_cycles) */
     /* THRESH, inside x86_consume_fast() only: the cycle `acc` belongs to
@@ -781,6 +789,38 @@ static inline bool x86_thresh_cond(const x86_ctr_t *c, uint64_t v)
     return c->inv ? v < c->cmask : v >= c->cmask;
 }
 
+/* An OUTSTANDING counter's rate from point T on (synced up to T): the
+ * requests that ended by T leave the heap; without a threshold the rate is
+ * the requests in flight.  With one (out_thr) the in-flight count is the
+ * cycle's occurrences v of docs/sim-x86.md §3: 1 per cycle while the gate
+ * is open and v meets CMASK (INV: is below it), with EDGE only in the
+ * first cycle of such a stretch.  Every change of v or of the gate comes
+ * through here (a request's start or end, x86_rates_update()), so the
+ * condition holds for the whole stretch since the previous call; calls
+ * within one cycle (several requests starting in it) keep the previous
+ * cycle's condition for EDGE. */
+static void x86_out_update(x86_model_t *m, x86_ctr_t *c, uint64_t T)
+{
+    while (x86_heap_min(c->out_ends) <= T)
+        x86_heap_pop(c->out_ends);
+    const uint64_t end = x86_heap_min(c->out_ends);
+    if (!c->out_thr) {
+        c->rate = c->out_ends->len;
+        c->rate_until = end;
+        return;
+    }
+    if (T != c->out_seg) {
+        c->prev_cond = c->out_cond;
+        c->out_seg = T;
+    }
+    const bool cond = x86_gate(m, c) && x86_thresh_cond(c, c->out_ends->len);
+    c->out_cond = cond;
+    const bool inc = c->edge ? cond && !c->prev_cond : cond;
+    c->rate = inc;
+    /* an EDGE increment lasts one cycle: the next one compares again */
+    c->rate_until = inc && c->edge && T + 1 < end ? T + 1 : end;
+}
+
 /* Recomputes every lazy counter's rate from the current state; the counters
  * are synced to `now` first so the new rates apply from there. */
 static void x86_rates_update(x86_model_t *m)
@@ -795,8 +835,7 @@ static void x86_rates_update(x86_model_t *m)
             c->rate_until = X86_NEVER;
             break;
         case X86_CLS_OUTSTANDING:
-            c->rate = c->out_ends->len;
-            c->rate_until = x86_heap_min(c->out_ends);
+            x86_out_update(m, c, m->now);
             break;
         case X86_CLS_THRESH: {
             if (!m->gap_mode) {
@@ -940,13 +979,14 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
 
     c->once = false;
     c->ev_bits = 0;
+    c->out_msr = false;
     if (slot < X86_MAX_GP) {
         const x86_evmap_t *hits[X86_MAX_BITS];
         size_t n;
         if (code == d->oc_code[0] && umask == d->oc_umask[0]) {
             c->oc_msr = x86_offcore_regs(m, t)[0];
-            c->src = (d->oc_layout == X86_OC_KNM && (c->oc_msr >> 38) & 1) ? X86_SRC_OUTSTANDING
-                                                                          : X86_SRC_OFFCORE;
+            c->out_msr = d->oc_layout == X86_OC_KNM && (c->oc_msr >> 38) & 1;
+            c->src = c->out_msr ? X86_SRC_OUTSTANDING : X86_SRC_OFFCORE;
         } else if (code == d->oc_code[1] && umask == d->oc_umask[1]) {
             c->oc_msr = x86_offcore_regs(m, t)[1];
             c->src = X86_SRC_OFFCORE;
@@ -1018,10 +1058,15 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         g_array_set_size(c->out_ends, 0);
     if (c->cls == X86_CLS_OUTSTANDING && !c->out_ends)
         c->out_ends = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-    if (c->cls != X86_CLS_THRESH) {
+    /* a threshold on requests in flight: wsm 0x60 only (knm's
+     * average-latency mode takes none, docs/sim-x86.md §5) */
+    bool out_thr = c->cls == X86_CLS_OUTSTANDING && !c->out_msr && thresholded;
+    if (c->cls != X86_CLS_THRESH && !(out_thr && c->out_thr && c->cls == old_cls)) {
         c->acc = 0;
-        c->prev_cond = false;
+        c->prev_cond = c->out_cond = false;
+        c->out_seg = m->now;
     }
+    c->out_thr = out_thr;
     if (c->cls != old_cls || c->cls == X86_CLS_OFF) {
         c->rate = 0;
         c->rate_until = X86_NEVER;
@@ -1183,8 +1228,9 @@ static void x86_recompile(x86_model_t *m)
                 continue;
             uint32_t first = x86_core_first(m, t), last = first + m->d->threads_per_core;
             for (uint32_t r = first; r < last && r < nt; r++) {
-                /* AnyThread: a sibling's records count too (outstanding: own only) */
-                if (r != t && (!c->any || c->cls == X86_CLS_OUTSTANDING))
+                /* AnyThread: a sibling's records count too (knm's
+                 * average-latency mode: own requests only) */
+                if (r != t && (!c->any || c->out_msr))
                     continue;
                 x86_thread_t *rt = &m->th[r];
                 if (c->src == X86_SRC_EXPLICIT || c->ev_bits)
@@ -1464,10 +1510,7 @@ static void x86_run_events(x86_model_t *m, uint64_t target)
             if (c->rate_until > T)
                 continue;
             if (c->cls == X86_CLS_OUTSTANDING) {
-                while (x86_heap_min(c->out_ends) <= T)
-                    x86_heap_pop(c->out_ends);
-                c->rate = c->out_ends->len;
-                c->rate_until = x86_heap_min(c->out_ends);
+                x86_out_update(m, c, T);
             } else {
                 c->rate = 0;
                 c->rate_until = X86_NEVER;
@@ -1701,8 +1744,7 @@ static void x86_outstanding_start(x86_model_t *m, x86_ctr_t *c, const pmusim_rec
     x86_sync_to(m, m->now);
     uint32_t lat = r->oc.latency ? r->oc.latency : 1;
     x86_heap_push(c->out_ends, x86_sat_add(m->cur, lat));
-    c->rate = c->out_ends->len;
-    c->rate_until = x86_heap_min(c->out_ends);
+    x86_out_update(m, c, m->now);
     x86_deadline_update(m);
 }
 
@@ -1757,7 +1799,8 @@ static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_li
             occ = x86_oc_match(m, c->oc_msr, r);
             break;
         case X86_SRC_OUTSTANDING:
-            if (x86_oc_req_match(m, c->oc_msr, r))
+            /* knm: the request bits of MSR_OFFCORE_RSP_0; wsm 0x60: its row's filter */
+            if (c->out_msr ? x86_oc_req_match(m, c->oc_msr, r) : x86_filter_match(&c->f, r))
                 x86_outstanding_start(m, c, r);
             continue;
         default:
@@ -3504,7 +3547,7 @@ static void x86_check_counter(x86_model_t *m, uint32_t t, uint32_t i)
                           "IA32_PERFEVTSEL%u thread %u: the SDM requires CMASK = INV = 0 for "
                           "load latency (applied as programmed)",
                           i, t);
-    if (c->src == X86_SRC_OUTSTANDING && (sel & (X86_EVTSEL_EDGE | (0xffull << 24))))
+    if (c->out_msr && (sel & (X86_EVTSEL_EDGE | (0xffull << 24))))
         pmusim_model_diag(&m->base,
                           "IA32_PERFEVTSEL%u thread %u: CMASK/EDGE are not applied to "
                           "OUTSTANDING counts",
@@ -3815,6 +3858,11 @@ static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
     }
     case X86_SRC_OFFCORE:
     case X86_SRC_OUTSTANDING:
+        if (!c->out_msr && c->src == X86_SRC_OUTSTANDING) { /* wsm 0x60: a table row */
+            phrase = x86_event_source(m->d, code, umask);
+            needs = x86_event_needs(m->d, code, umask);
+            break;
+        }
         phrase = c->src == X86_SRC_OUTSTANDING
                      ? "offcore requests in flight matching MSR_OFFCORE_RSP_0"
                      : "offcore records matching MSR_OFFCORE_RSP_x";
