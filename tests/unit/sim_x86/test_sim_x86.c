@@ -815,6 +815,148 @@ static const pmusim_counter_result_t *result(const pmusim_report_t *rep, const c
     return &g_array_index(rep->counters, pmusim_counter_result_t, 0);
 }
 
+/* ---- wsm OFFCORE_REQUESTS_OUTSTANDING (0x60): requests in flight ---- */
+
+/* Demand data reads (oc.req 0) in flight per cycle, [cycle, cycle + latency):
+ *   A [2,7), B [4,10), C [4,5), G [10,12) (abuts B), D [15,18)
+ *   cycle: 0 1 2 3 4 5 6 7 8 9 10 11 12-14 15 16 17 18-29
+ *   count: 0 0 1 1 3 2 2 1 1 1  1  1   0    1  1  1   0     (sum 17)
+ * plus a demand RFO (oc.req 1) [3,103), cut at the trace's end 30, and a
+ * data prefetch (oc.req 4) [20,22), which only ANY_READ counts. */
+static const pmusim_rec_t *occ_trace(size_t *n)
+{
+    static pmusim_rec_t t[8];
+    pmusim_rec_t r[] = {
+        offcore(2, 0, 0, 8, 0, 5),  offcore(3, 0, 1, 8, 0, 100), offcore(4, 0, 0, 8, 0, 6),
+        offcore(4, 0, 0, 8, 0, 1),  offcore(10, 0, 0, 8, 0, 2),  offcore(15, 0, 0, 8, 0, 3),
+        offcore(20, 0, 4, 8, 0, 2), idle(22, 0, 8),
+    };
+    _Static_assert(G_N_ELEMENTS(r) == G_N_ELEMENTS(t), "sizes");
+    memcpy(t, r, sizeof r);
+    *n = G_N_ELEMENTS(t);
+    return t;
+}
+
+/* IA32_PMC0 of a one-thread wsm model programmed with sel over occ_trace(). */
+static uint64_t occ_count(uint64_t sel)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0, sel | EN | USR | OS, 0);
+    size_t n;
+    const pmusim_rec_t *t = occ_trace(&n);
+    run(m, t, n);
+    uint64_t v = rd(m, PMC0, 0);
+    pmusim_model_free(m);
+    return v;
+}
+
+static void test_wsm_outstanding_sums_and_thresholds(void)
+{
+    /* the sums: A 5 + B 6 + C 1 + G 2 + D 3; the RFO up to the end; reads */
+    CU_ASSERT_EQUAL(occ_count(EVT(0x60, 0x01)), 17);
+    CU_ASSERT_EQUAL(occ_count(EVT(0x60, 0x04)), 27);
+    CU_ASSERT_EQUAL(occ_count(EVT(0x60, 0x02)), 0);
+    CU_ASSERT_EQUAL(occ_count(EVT(0x60, 0x08)), 17 + 2);
+    /* READ_DATA_NOT_EMPTY (c=1): cycles 2-11 and 15-17 */
+    CU_ASSERT_EQUAL(occ_count(EVT(0x60, 0x01) | CMASK(1)), 10 + 3);
+    CU_ASSERT_EQUAL(occ_count(EVT(0x60, 0x08) | CMASK(1)), 10 + 3 + 2);
+    CU_ASSERT_EQUAL(occ_count(EVT(0x60, 0x04) | CMASK(1)), 27);
+    /* c=2: cycles 4-6; c=3: cycle 4; c=2:i: the other 27 of the 30 cycles */
+    CU_ASSERT_EQUAL(occ_count(EVT(0x60, 0x01) | CMASK(2)), 3);
+    CU_ASSERT_EQUAL(occ_count(EVT(0x60, 0x01) | CMASK(3)), 1);
+    CU_ASSERT_EQUAL(occ_count(EVT(0x60, 0x01) | CMASK(2) | INV), 27);
+    /* EDGE: stretches of >= 1 start at 2 and 15 (G abuts B: no edge at
+     * 10); of >= 2 at 4; INV at CMASK 0 is inert (the plain sum) */
+    CU_ASSERT_EQUAL(occ_count(EVT(0x60, 0x01) | CMASK(1) | EDGE), 2);
+    CU_ASSERT_EQUAL(occ_count(EVT(0x60, 0x01) | CMASK(2) | EDGE), 1);
+    CU_ASSERT_EQUAL(occ_count(EVT(0x60, 0x01) | EDGE), 2); /* EDGE at CMASK 0: threshold 1 */
+    CU_ASSERT_EQUAL(occ_count(EVT(0x60, 0x01) | INV), 17);
+    /* falling edges (c=1:i:e): the stretches of none start at 0, 12, 18 */
+    CU_ASSERT_EQUAL(occ_count(EVT(0x60, 0x01) | CMASK(1) | INV | EDGE), 3);
+}
+
+static void test_wsm_outstanding_pmc0_only(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0 + 1, EVT(0x60, 0x01) | EN | USR | OS, 0);
+    size_t n;
+    const pmusim_rec_t *t = occ_trace(&n);
+    run(m, t, n);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 0);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    const pmusim_counter_result_t *k = result(&rep, "IA32_PMC1", 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_NOT_IN_TRACE);
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
+typedef struct {
+    int calls;
+    uint64_t cycle;
+    uint64_t ip;
+} occ_sample_t;
+
+static void occ_handler(pmusim_model_t *m, uint64_t cycle, uint32_t thread, void *user)
+{
+    occ_sample_t *s = user;
+    s->calls++;
+    s->cycle = cycle;
+    s->ip = m->pmi_ip;
+    wr(m, OVF, rd(m, STATUS, thread), thread);
+}
+
+/* An overflow inside a stretch of cycles lands on its cycle: the sum
+ * reaches 10 in cycle 7 (1, 2, 5, 7, 9, 10), NOT_EMPTY 5 in cycle 6. */
+static void test_wsm_outstanding_overflow_cycle(void)
+{
+    const uint64_t sels[] = {EVT(0x60, 0x01), EVT(0x60, 0x01) | CMASK(1)};
+    const uint64_t period[] = {10, 5}, cycle[] = {7, 6}, left[] = {7, 8};
+    for (int i = 0; i < 2; i++) {
+        pmusim_model_t *m = mk("wsm", 1);
+        occ_sample_t s = {0, 0, 0};
+        pmusim_model_set_pmi_handler(m, occ_handler, &s);
+        wr(m, EVTSEL0, sels[i] | EN | USR | OS | INT, 0);
+        wr(m, PMC0, ((uint64_t)1 << 48) - period[i], 0);
+        size_t n;
+        const pmusim_rec_t *t = occ_trace(&n);
+        run(m, t, n);
+        CU_ASSERT_EQUAL(s.calls, 1);
+        CU_ASSERT_EQUAL(s.cycle, cycle[i]);
+        CU_ASSERT_EQUAL(s.ip, 0x400000 + 4 * 4); /* the last retirement by then: cycle 4 */
+        CU_ASSERT_EQUAL(log_count(m, "IA32_PMC0 overflow", cycle[i], 0), 1);
+        CU_ASSERT_EQUAL(rd(m, PMC0, 0), left[i]); /* 17 - 10, 13 - 5 */
+        pmusim_model_free(m);
+    }
+}
+
+/* SMT: each thread's requests are its own; AnyThread adds the sibling's
+ * (thread 0: [2,7); thread 1: [5,9) and an RFO). */
+static void test_wsm_outstanding_threads(void)
+{
+    pmusim_model_t *m = mk("wsm", 2);
+    wr(m, EVTSEL0, EVT(0x60, 0x01) | EN | USR | OS, 0);
+    wr(m, EVTSEL0, EVT(0x60, 0x01) | EN | USR | OS, 1);
+    pmusim_rec_t t[] = {offcore(2, 0, 0, 8, 0, 5), offcore(5, 1, 0, 8, 0, 4),
+                        offcore(5, 1, 1, 8, 0, 4), idle(9, 0, 3)};
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 5);
+    CU_ASSERT_EQUAL(rd(m, PMC0, 1), 4);
+    pmusim_model_free(m);
+
+    const uint64_t sels[] = {ANY, ANY | CMASK(1), ANY | CMASK(2), CMASK(1)};
+    const uint64_t want[] = {5 + 4, 7, 2, 5}; /* cycles 2-8 with one; 5-6 with two */
+    for (int i = 0; i < 4; i++) {
+        m = mk("wsm", 2);
+        wr(m, EVTSEL0, EVT(0x60, 0x01) | sels[i] | EN | USR | OS, 0);
+        run(m, t, G_N_ELEMENTS(t));
+        CU_ASSERT_EQUAL(rd(m, PMC0, 0), want[i]);
+        pmusim_model_free(m);
+    }
+}
+
 /* The report status of counter `reg` of thread 0, the model's as it is now. */
 static pmusim_count_status_t status_of(pmusim_model_t *m, const char *reg)
 {
@@ -1757,6 +1899,10 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_offcore_knm);
     PMUSIM_ADD_TEST(s, test_knm_average_latency);
     PMUSIM_ADD_TEST(s, test_knm_outstanding_read_midway);
+    PMUSIM_ADD_TEST(s, test_wsm_outstanding_sums_and_thresholds);
+    PMUSIM_ADD_TEST(s, test_wsm_outstanding_pmc0_only);
+    PMUSIM_ADD_TEST(s, test_wsm_outstanding_overflow_cycle);
+    PMUSIM_ADD_TEST(s, test_wsm_outstanding_threads);
     PMUSIM_ADD_TEST(s, test_pebs_load_latency);
     PMUSIM_ADD_TEST(s, test_pebs_ip_and_non_pebs_event);
     PMUSIM_ADD_TEST(s, test_folded_counts_wrap_at_the_record);
