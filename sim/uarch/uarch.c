@@ -38,7 +38,7 @@
 #define IDLE_MIN 8u           /* a retirement gap this long becomes an IDLE record */
 #define RING_SIZE 256u        /* >= every CPU's window, power of two */
 /* EVENT kinds one instruction can hold: at least the kinds a CPU writes
- * (mont 36, wsm 28, pmusim_uarch_new() checks), so that ev_add_cu() never
+ * (mont 35, wsm 28, pmusim_uarch_new() checks), so that ev_add_cu() never
  * drops one */
 #define MAX_INSN_EVENTS 48u
 /* EVENT kinds a thread's sums hold; a new kind beyond them writes the sums
@@ -610,7 +610,7 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->ts_timer, TRUE},
         /* IA-64 below the L1 caches (outer_access(), l3_traffic()) */
         {&ev->itlb_miss_all, TRUE},   {&ev->l2_ifetch_dmnd, u->has_l2 || u->has_l2i},
-        {&ev->l2_ifetch_ref, u->has_l2}, {&ev->l2i_all_dmnd, u->has_l2i},
+        {&ev->l2i_all_dmnd, u->has_l2i},
         {&ev->l3_if_hit, u->has_l3},  {&ev->l3_if_miss, u->has_l3}, {&ev->l3_if_any, u->has_l3},
         {&ev->l3_rd_hit, u->has_l3},  {&ev->l3_rd_miss, u->has_l3}, {&ev->l3_rd_any, u->has_l3},
         {&ev->l3_wb_hit, l2_wb},      {&ev->l3_wb_miss, l2_wb},     {&ev->l3_wb_any, l2_wb},
@@ -738,7 +738,7 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
         }
         if (ifetch && cfg->ia64) { /* IA-64: an L1I miss's demand read */
             ev_add(u, &cfg->ev.l2_ifetch_dmnd, 1);
-            ev_add(u, l2 == &u->l2i ? &cfg->ev.l2i_all_dmnd : &cfg->ev.l2_ifetch_ref, 1);
+            ev_add(u, &cfg->ev.l2i_all_dmnd, 1); /* mont only */
         }
         if (l2 != &u->l2i && !f.hit) {
             ev_add(u, &cfg->ev.l2_lines_in, 1);

@@ -186,7 +186,6 @@ static const uarch_cpu_cfg_t uarch_cpus[] = {
             .itlb_miss = { 0x47, 0x01, TRUE },  /* ITLB_MISSES_FETCH_L1ITLB */
             .itlb_walk = { 0x47, 0x02, TRUE },  /* ITLB_MISSES_FETCH_L2ITLB */
             .l3_repl = { 0xdf, 0x00, TRUE },    /* L3_LINES_REPLACED */
-            .l2_ifetch_ref = { 0xb1, 0x00, TRUE }, /* L2_REFERENCES (fetch part) */
             IA64_EV_BELOW_L1,
         },
     },

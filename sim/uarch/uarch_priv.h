@@ -73,7 +73,6 @@ typedef struct uarch_events {
     /* IA-64 traffic below the L1 caches (docs/UARCH.md §5, ita2/mont columns) */
     uarch_ev_t itlb_miss_all;  /* every first-level ITLB miss (ITLB_MISSES_FETCH_ALL) */
     uarch_ev_t l2_ifetch_dmnd; /* an L1I miss's demand read of the L2 (ita2) or L2I (mont) */
-    uarch_ev_t l2_ifetch_ref;  /* ita2 L2_REFERENCES of that read (data: trace fields) */
     uarch_ev_t l2i_all_dmnd;   /* mont L2I demand read, hit or miss */
     /* an instruction fetch's (demand) read of the L3: hit, miss, either;
      * and the same as reads of every type (L3_READS_ALL_*, whose data
