@@ -121,6 +121,12 @@ struct pmusim_uarch {
     /* IA-64 bus transactions are written (an L3 of 128-byte lines, the
      * bus's line: docs/UARCH.md §5) */
     gboolean bus_ev;
+    /* cycles a thread's EVENT counts are summed over: EVENT_SPAN; 0 on
+     * IA-64, whose model events all count at most one a cycle (maxincr 1,
+     * encoder/data/ia64/): a sum of n in one record would count once
+     * (docs/UARCH.md §5), so each instruction's counts are written at its
+     * retirement */
+    uint32_t ev_span;
     gboolean l1d_plain;        /* every data access goes through the L1D, stores allocate */
     gboolean front_p2;         /* the L1I, L1D, ITLB and DTLB have 2^k sets (insn_fast()) */
     uarch_cache_t dtlb, stlb, itlb, itlb2;
@@ -481,6 +487,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->l3_inclusive = o->ll_incl_set ? o->ll_incl : cfg->l3_inclusive && !u->no_l2;
     u->has_l2i = cfg->l2i.size && !u->no_l2;
     u->bus_ev = cfg->ia64 && has_l3 && u->g_l3.line == 128;
+    u->ev_span = cfg->ia64 ? 0 : EVENT_SPAN;
     u->l1d_plain = !cfg->l1d_int_only && !cfg->l1d_write_through;
     u->cg_rules = o->no_l2 && u->l1d_plain;
     u->cg_cut = UINT64_MAX;
@@ -1384,7 +1391,7 @@ static void events_add(pmusim_uarch_t *u, uint32_t ti, uint64_t r, const insn_ev
                 events_flush(u, ti, r, FALSE);
             if (!t->nevacc) {
                 t->evacc_since = r;
-                t->ev_due = r + EVENT_SPAN;
+                t->ev_due = r + u->ev_span;
             }
             k = t->nevacc++;
             t->evacc[k] = (insn_event_t){ e->code, e->umask, 0 };
