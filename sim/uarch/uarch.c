@@ -38,9 +38,9 @@
 #define IDLE_MIN 8u           /* a retirement gap this long becomes an IDLE record */
 #define RING_SIZE 256u        /* >= every CPU's window, power of two */
 /* EVENT kinds one instruction can hold: at least the kinds a CPU writes
- * (wsm 28, pmusim_uarch_new() checks), so that ev_add_cu() never drops
- * one */
-#define MAX_INSN_EVENTS 32u
+ * (mont 35, wsm 28, pmusim_uarch_new() checks), so that ev_add_cu() never
+ * drops one */
+#define MAX_INSN_EVENTS 48u
 /* EVENT kinds a thread's sums hold; a new kind beyond them writes the sums
  * early (events_add()).  Fewer than MAX_INSN_EVENTS: each count searches
  * them (measured, docs/PERFORMANCE.md "L2 traffic and write-backs") */
@@ -118,6 +118,15 @@ struct pmusim_uarch {
     pmusim_uarch_geom_t g_l1i, g_l1d, g_l2, g_l2i, g_l3;
     uarch_cache_t l1i, l1d, l2, l2i, l3;
     gboolean has_l2, has_l2i, has_l3;
+    /* IA-64 bus transactions are written (an L3 of 128-byte lines, the
+     * bus's line: docs/UARCH.md §5) */
+    gboolean bus_ev;
+    /* cycles a thread's EVENT counts are summed over: EVENT_SPAN; 0 on
+     * IA-64, whose model events all count at most one a cycle (maxincr 1,
+     * encoder/data/ia64/): a sum of n in one record would count once
+     * (docs/UARCH.md §5), so each instruction's counts are written at its
+     * retirement */
+    uint32_t ev_span;
     gboolean l1d_plain;        /* every data access goes through the L1D, stores allocate */
     gboolean front_p2;         /* the L1I, L1D, ITLB and DTLB have 2^k sets (insn_fast()) */
     uarch_cache_t dtlb, stlb, itlb, itlb2;
@@ -477,6 +486,8 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->has_l3 = has_l3;
     u->l3_inclusive = o->ll_incl_set ? o->ll_incl : cfg->l3_inclusive && !u->no_l2;
     u->has_l2i = cfg->l2i.size && !u->no_l2;
+    u->bus_ev = cfg->ia64 && has_l3 && u->g_l3.line == 128;
+    u->ev_span = cfg->ia64 ? 0 : EVENT_SPAN;
     u->l1d_plain = !cfg->l1d_int_only && !cfg->l1d_write_through;
     u->cg_rules = o->no_l2 && u->l1d_plain;
     u->cg_cut = UINT64_MAX;
@@ -580,6 +591,7 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
 {
     const uarch_events_t *ev = &u->cfg->ev;
     const gboolean wb_l2 = u->has_l2 && !u->cg_rules; /* l1d_filled() */
+    const gboolean l2_wb = u->has_l2 && u->has_l3;    /* a modified L2 victim to L3 */
     const struct {
         const uarch_ev_t *e;
         gboolean happens;
@@ -603,6 +615,18 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->baclear, TRUE},         {&ev->baclear_cond, TRUE},
         {&ev->rob_full, TRUE},        {&ev->misp_stall, TRUE},  {&ev->ts_l3miss, TRUE},
         {&ev->ts_timer, TRUE},
+        /* IA-64 below the L1 caches (outer_access(), l3_traffic()) */
+        {&ev->itlb_miss_all, TRUE},   {&ev->l2_ifetch_dmnd, u->has_l2 || u->has_l2i},
+        {&ev->l2i_all_dmnd, u->has_l2i},
+        {&ev->l3_if_hit, u->has_l3},  {&ev->l3_if_miss, u->has_l3}, {&ev->l3_if_any, u->has_l3},
+        {&ev->l3_rd_hit, u->has_l3},  {&ev->l3_rd_miss, u->has_l3}, {&ev->l3_rd_any, u->has_l3},
+        {&ev->l3_wb_hit, l2_wb},      {&ev->l3_wb_miss, l2_wb},     {&ev->l3_wb_any, l2_wb},
+        {&ev->l3_wr_hit, l2_wb},      {&ev->l3_wr_miss, l2_wb},     {&ev->l3_wr_any, l2_wb},
+        {&ev->l3_ref, u->has_l3},     {&ev->l3_miss, u->has_l3},
+        {&ev->bus_brl, u->bus_ev},    {&ev->bus_bril, u->bus_ev},   {&ev->bus_rd_all, u->bus_ev},
+        {&ev->bus_rd_data, u->bus_ev}, {&ev->bus_wb_line, u->bus_ev},
+        {&ev->bus_wb_all, u->bus_ev}, {&ev->bus_mem_line, u->bus_ev},
+        {&ev->bus_mem_all, u->bus_ev}, {&ev->bus_all, u->bus_ev},
     };
     /* a new member of uarch_events_t must be listed above */
     G_STATIC_ASSERT(sizeof(uarch_events_t) == G_N_ELEMENTS(kinds) * sizeof(uarch_ev_t));
@@ -658,6 +682,53 @@ static void back_invalidate(pmusim_uarch_t *u, uint64_t l3blk)
     }
 }
 
+/* IA-64 (u->cfg->ia64): the EVENT counts of one L3 lookup, `f` its result
+ * (docs/UARCH.md §5): an instruction fetch's read (a data access's is in
+ * its MEM record), or with `wb` a modified L2 victim's write; a miss of a
+ * read fetches the line over the bus, with BRIL for a store (`store`: a
+ * read for ownership) and BRL otherwise; a modified L3 victim, and a
+ * write-back the L3 does not hold (the model allocates nothing for it),
+ * are written to memory over the bus.  Each transaction moves one 128-byte
+ * line (u->bus_ev). */
+static G_GNUC_NO_INLINE void l3_traffic(pmusim_uarch_t *u, const uarch_fill_t *f, gboolean ifetch,
+                                        gboolean store, gboolean wb)
+{
+    const uarch_events_t *ev = &u->cfg->ev;
+    if (ifetch || wb) {
+        ev_add(u, &ev->l3_ref, 1);
+        if (!f->hit)
+            ev_add(u, &ev->l3_miss, 1);
+    }
+    if (ifetch) {
+        ev_add(u, f->hit ? &ev->l3_if_hit : &ev->l3_if_miss, 1);
+        ev_add(u, &ev->l3_if_any, 1);
+        ev_add(u, f->hit ? &ev->l3_rd_hit : &ev->l3_rd_miss, 1);
+        ev_add(u, &ev->l3_rd_any, 1);
+    } else if (wb) {
+        ev_add(u, f->hit ? &ev->l3_wb_hit : &ev->l3_wb_miss, 1);
+        ev_add(u, &ev->l3_wb_any, 1);
+        ev_add(u, f->hit ? &ev->l3_wr_hit : &ev->l3_wr_miss, 1);
+        ev_add(u, &ev->l3_wr_any, 1);
+    }
+    if (!u->bus_ev)
+        return;
+    /* bus transactions: write-backs (a modified victim; a write-back that
+     * missed), then the read of a miss */
+    unsigned writes = (!wb && !f->hit && f->evicted_dirty) + (wb && !f->hit);
+    unsigned reads = !wb && !f->hit;
+    ev_add(u, &ev->bus_wb_line, writes);
+    ev_add(u, &ev->bus_wb_all, writes);
+    if (reads) {
+        ev_add(u, store ? &ev->bus_bril : &ev->bus_brl, 1);
+        ev_add(u, &ev->bus_rd_all, 1);
+        if (!ifetch)
+            ev_add(u, &ev->bus_rd_data, 1);
+    }
+    ev_add(u, &ev->bus_mem_line, writes + reads);
+    ev_add(u, &ev->bus_mem_all, writes + reads);
+    ev_add(u, &ev->bus_all, writes + reads);
+}
+
 /* Accesses the levels beyond L1 for byte address `a`; returns the level. */
 static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboolean ifetch)
 {
@@ -672,6 +743,10 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
             ev_add(u, f.hit ? &cfg->ev.l2_ifetch_hit : &cfg->ev.l2_ifetch_miss, 1);
             ev_add(u, &cfg->ev.l2_tr_ifetch, 1);
         }
+        if (ifetch && cfg->ia64) { /* IA-64: an L1I miss's demand read */
+            ev_add(u, &cfg->ev.l2_ifetch_dmnd, 1);
+            ev_add(u, &cfg->ev.l2i_all_dmnd, 1); /* mont only */
+        }
         if (l2 != &u->l2i && !f.hit) {
             ev_add(u, &cfg->ev.l2_lines_in, 1);
             ev_add(u, &cfg->ev.l2_tr_fill, 1);
@@ -680,8 +755,12 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
                 ev_add(u, &cfg->ev.l2_out_any, 1);
                 if (f.evicted_dirty && u->has_l3) { /* write-back: hits the L3 copy */
                     ev_add(u, &cfg->ev.l2_tr_wb, 1);
-                    uarch_cache_probe(&u->l3, (f.victim << l2->line_bits) >> u->l3.line_bits,
-                                      TRUE);
+                    const uarch_fill_t wb = {
+                        .hit = uarch_cache_probe(
+                            &u->l3, (f.victim << l2->line_bits) >> u->l3.line_bits, TRUE),
+                    };
+                    if (cfg->ia64)
+                        l3_traffic(u, &wb, FALSE, FALSE, TRUE);
                 }
             }
         }
@@ -690,6 +769,8 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
     }
     if (u->has_l3) {
         uarch_cache_access(&u->l3, a >> u->l3.line_bits, dirty && !l2, &f);
+        if (cfg->ia64)
+            l3_traffic(u, &f, ifetch, dirty, FALSE);
         if (!f.hit) {
             if (f.evicted) {
                 ev_add(u, &cfg->ev.l3_repl, 1);
@@ -880,6 +961,7 @@ static gboolean ifetch_l1(pmusim_uarch_t *u, uint64_t ip, uint32_t *lat, unsigne
     if (!f.hit) {
         u->itlb_misses++;
         ev_add(u, &cfg->ev.itlb_miss, 1);
+        ev_add(u, &cfg->ev.itlb_miss_all, 1);
         uarch_cache_t *second = u->has_itlb2 ? &u->itlb2 : &u->stlb;
         uarch_cache_access(second, ip >> 12, FALSE, &f);
         *lat += cfg->lat_stlb_hit;
@@ -1309,7 +1391,7 @@ static void events_add(pmusim_uarch_t *u, uint32_t ti, uint64_t r, const insn_ev
                 events_flush(u, ti, r, FALSE);
             if (!t->nevacc) {
                 t->evacc_since = r;
-                t->ev_due = r + EVENT_SPAN;
+                t->ev_due = r + u->ev_span;
             }
             k = t->nevacc++;
             t->evacc[k] = (insn_event_t){ e->code, e->umask, 0 };

@@ -70,6 +70,27 @@ typedef struct uarch_events {
     uarch_ev_t misp_stall;    /* cycles allocation waited for a mispredicted branch (n = cycles) */
     uarch_ev_t ts_l3miss;     /* Montecito thread switch on an L3 miss */
     uarch_ev_t ts_timer;      /* Montecito thread switch on time-out */
+    /* IA-64 traffic below the L1 caches (docs/UARCH.md §5, ita2/mont columns) */
+    uarch_ev_t itlb_miss_all;  /* every first-level ITLB miss (ITLB_MISSES_FETCH_ALL) */
+    uarch_ev_t l2_ifetch_dmnd; /* an L1I miss's demand read of the L2 (ita2) or L2I (mont) */
+    uarch_ev_t l2i_all_dmnd;   /* mont L2I demand read, hit or miss */
+    /* an instruction fetch's (demand) read of the L3: hit, miss, either;
+     * and the same as reads of every type (L3_READS_ALL_*, whose data
+     * reads the trace fields give) */
+    uarch_ev_t l3_if_hit, l3_if_miss, l3_if_any, l3_rd_hit, l3_rd_miss, l3_rd_any;
+    /* a modified L2 victim written into the L3: hit, miss, either; and as
+     * writes of every type (L3_WRITES_ALL_*, stores from trace fields) */
+    uarch_ev_t l3_wb_hit, l3_wb_miss, l3_wb_any, l3_wr_hit, l3_wr_miss, l3_wr_any;
+    /* the two above as L3 references, and their misses (L3_REFERENCES,
+     * L3_MISSES: the data accesses' part from trace fields) */
+    uarch_ev_t l3_ref, l3_miss;
+    /* this processor's full-line (128-byte) bus transactions: burst read
+     * line (a load's or fetch's L3 miss), burst read invalidate line (a
+     * store's), every read, data reads (loads and stores), write-backs
+     * (full-line, all), memory transactions (full-line, all), every
+     * transaction */
+    uarch_ev_t bus_brl, bus_bril, bus_rd_all, bus_rd_data, bus_wb_line, bus_wb_all;
+    uarch_ev_t bus_mem_line, bus_mem_all, bus_all;
 } uarch_events_t;
 
 /* Every parameter of one CPU; the values and their sources are the table

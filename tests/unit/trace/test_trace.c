@@ -2661,10 +2661,12 @@ static void test_reads_level3_files(void)
         /* the model writes EVENT records these files predate (L2_LINES_OUT:ANY,
          * 0xf2/0x0f; L1I:HITS, 0x80/0x01, which also moves the 64-cycle
          * windows the other EVENT counts are summed over; 2026-11-28; the
-         * L2 transactions and L1D write-backs, session 14), so the records
-         * but EVENT ones are compared, in the first 80 % of the file's (the
-         * generator's record budget, EVENT records included, ends each
-         * thread's stream earlier now) */
+         * L2 transactions and L1D write-backs, session 14; IA-64 L3 and
+         * bus traffic, written per instruction, session 15), so the
+         * records but EVENT ones are compared, in the first 80 % of the
+         * file's or as many as the new file has (the generator's record
+         * budget, EVENT records included, ends each thread's stream
+         * earlier now: the ita2 stream file keeps about two thirds) */
         size_t kb = 0, kt = 0;
         for (size_t k = 0; k < nb; k++)
             if (xb[k].kind != PMUSIM_REC_EVENT)
@@ -2672,7 +2674,7 @@ static void test_reads_level3_files(void)
         for (size_t k = 0; k < nt; k++)
             if (xt[k].kind != PMUSIM_REC_EVENT)
                 xt[kt++] = xt[k];
-        CU_ASSERT(kt >= kb - kb / 10);
+        CU_ASSERT(kt >= kb / 2);
         size_t bad = 0;
         for (size_t k = 0; k < kb / 10 * 8 && k < kt; k++)
             bad += !pmusim_test_rec_equal(&xb[k], &xt[k]);

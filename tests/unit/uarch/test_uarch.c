@@ -913,6 +913,11 @@ static void test_inclusive_l3_back_invalidates(void)
  * requests (0x24/0x40, 0x24/0x80: listed, never written, no prefetcher),
  * its L2 transactions (0xf0/0x04 .. 0x40) and L1D write-backs (0x28/0x0f,
  * 0x28/0x01, 0xb0/0x40), none of which --L2=none writes. */
+/* ... and the IA-64 traffic below the L1 caches (test_ia64_below_l1()) */
+#define IA64_BELOW                                                                           \
+    "0xdd/0x01,0xdd/0x02,0xdd/0x03,0xdd/0x0d,0xdd/0x0e,0xdd/0x0f,0xde/0x09,0xde/0x0a,"       \
+    "0xde/0x0b,0xde/0x0d,0xde/0x0e,0xde/0x0f,0xdb/0x00,0xdc/0x00,0x8b/0x06,0x8b/0x0a,"       \
+    "0x8b/0x0e,0x8c/0x02,0x92/0x06,0x92/0x0e,0x8a/0x06,0x8a/0x0e,0x87/0x02"
 static void test_header_events(void)
 {
     static const char *const none[] = { "--L2=none", NULL };
@@ -932,10 +937,11 @@ static void test_header_events(void)
           "0x49/0x04,0x08/0x04,0xe6/0x01,0xa2/0x10" },
         { PMUSIM_CPU_KNM, NULL,
           "0x80/0x02,0x80/0x01,0x05/0x02,0x05/0x01,0xe6/0x01,0xe6/0x10,0xca/0x01,0xca/0x04" },
-        { PMUSIM_CPU_ITA2, NULL, "0xdf/0x00,0x41/0x00,0x43/*,0x47/0x01,0x47/0x02" },
+        { PMUSIM_CPU_ITA2, NULL,
+          "0xdf/0x00,0x41/0x00,0x43/*,0x47/0x01,0x47/0x02,0x47/0x03,0x42/0x00," IA64_BELOW },
         { PMUSIM_CPU_MONT, NULL,
           "0xdf/0x00,0x41/0x00,0x43/*,0x47/0x01,0x47/0x02,0x78/0x05,0x78/0x09,0x0c/0x01,"
-          "0x0c/0x02" },
+          "0x0c/0x02,0x47/0x03,0x42/0x00,0x78/0x0d," IA64_BELOW },
     };
     for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
         collect_t c;
@@ -1021,6 +1027,85 @@ static void test_itanium_fp_loads_from_l2(void)
     CU_ASSERT_EQUAL(insn(&c, 2)->mem.latency, 6);
     CU_ASSERT_TRUE(insn(&c, 2)->flags & PMUSIM_F_FP);
     done(u, &c);
+}
+
+/* IA-64 traffic below the L1 caches (docs/UARCH.md §5), counted by hand
+ * on a tiny geometry: L2 8 sets of one 128-byte line, L3 4 sets of one
+ * (--L2=1024,1,128 --LL=512,1,128; non-inclusive).  Code at one ip (L2
+ * and L3 set 0): one L1I miss, which misses L2 (L2I on mont) and L3.
+ * Data blocks a .. (a = 0x80000080 >> 7: L2 set 1, L3 set 1), stores
+ * write through to L2, which allocates them modified:
+ *   1 store a      L2 miss; L3 miss: BRIL
+ *   2 store a+8    L2 evicts a (modified): written into L3, hits; L3 miss
+ *                  evicts a (now modified): bus write-back; BRIL
+ *   3 store a+16   L2 evicts a+8: hits L3; L3 evicts a+8: write-back; BRIL
+ *   4 load a+4     (L2 set 5, L3 set 1) L2 miss; L3 evicts a+16 (clean); BRL
+ *   5 store a+24   L2 evicts a+16, which L3 no longer holds: an L2
+ *                  write-back missing L3, written to memory; L3 evicts
+ *                  a+4 (clean); BRIL
+ * Fetch: L2/L2I demand read 1, L3 fetch read miss 1.  L2 write-backs into
+ * L3: hits 2, misses 1.  Bus: BRL 2 (the fetch, the load), BRIL 4, data
+ * reads 5, write-backs 3, transactions 9.  L3_REFERENCES' and L3_MISSES'
+ * EVENT part: the fetch and the write-backs, 4 and 2 (the data accesses'
+ * part is their MEM records').  With a 64-byte L3 line no bus event is
+ * written (the bus moves 128-byte lines) nor listed. */
+static void test_ia64_below_l1(void)
+{
+    static const char *const tiny[] = { "--L2=1024,1,128", "--LL=512,1,128", NULL };
+    static const char *const ll64[] = { "--L2=1024,1,128", "--LL=512,1,64", NULL };
+    static const pmusim_cpu_t cpus[] = { PMUSIM_CPU_ITA2, PMUSIM_CPU_MONT, PMUSIM_CPU_ITA2 };
+    for (size_t k = 0; k < G_N_ELEMENTS(cpus); k++) {
+        const gboolean mont = cpus[k] == PMUSIM_CPU_MONT, bus = k < 2;
+        collect_t c;
+        pmusim_uarch_t *u = model(cpus[k], 1, bus ? tiny : ll64, &c);
+        const uint64_t ip = 0x4000000000010000, a = 0x80000080;
+        static const struct {
+            uint64_t blk;
+            gboolean store;
+        } seq[] = { { 0, TRUE }, { 8, TRUE }, { 16, TRUE }, { 4, FALSE }, { 24, TRUE } };
+        for (size_t i = 0; i < G_N_ELEMENTS(seq); i++)
+            run(u, 0, ip, a + (seq[i].blk << 7), 8, seq[i].store, FALSE);
+        finish(u);
+        for (guint i = 0; i < 5; i++)
+            CU_ASSERT_EQUAL(insn(&c, i)->mem.level, PMUSIM_LVL_LOCAL_DRAM);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x47, 0x03), 1); /* ITLB_MISSES_FETCH_ALL */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x42, 0x00), 1); /* L2_INST_ / L2I_DEMAND_READS */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x78, 0x0d), mont ? 1 : 0); /* mont L2I_READS_ALL_DMND */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xdd, 0x01), 0); /* L3_READS_DINST_FETCH_HIT */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xdd, 0x02), 1); /* _MISS */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xdd, 0x03), 1); /* _ALL */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xdd, 0x0d), 0); /* L3_READS_ALL_HIT (fetch part) */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xdd, 0x0e), 1);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xdd, 0x0f), 1);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xde, 0x09), 2); /* L3_WRITES_L2_WB_HIT */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xde, 0x0a), 1); /* _MISS */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xde, 0x0b), 3); /* _ALL */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xde, 0x0d), 2); /* L3_WRITES_ALL_HIT (write-back part) */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xde, 0x0e), 1);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xde, 0x0f), 3);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xdb, 0x00), 4); /* L3_REFERENCES (EVENT part) */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xdc, 0x00), 2); /* L3_MISSES (EVENT part) */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xdf, 0x00), 4); /* L3_LINES_REPLACED: steps 2-5 */
+        const uint64_t b = bus ? 1 : 0;
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x8b, 0x06), b * 2); /* BUS_MEM_READ_BRL_SELF */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x8b, 0x0a), b * 4); /* _BRIL_SELF */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x8b, 0x0e), b * 6); /* _ALL_SELF */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x8c, 0x02), b * 5); /* BUS_RD_DATA_SELF */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x92, 0x06), b * 3); /* BUS_WR_WB_EQ_128BYTE_SELF */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x92, 0x0e), b * 3); /* BUS_WR_WB_ALL_SELF */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x8a, 0x06), b * 9); /* BUS_MEMORY_EQ_128BYTE_SELF */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x8a, 0x0e), b * 9); /* BUS_MEMORY_ALL_SELF */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x87, 0x02), b * 9); /* BUS_ALL_SELF */
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, cpus[k], 1);
+        pmusim_uarch_header(u, &h);
+        const char *ev = pmusim_trace_header_get_meta(&h, "events");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+        CU_ASSERT_EQUAL(strstr(ev, "0x87/0x02") != NULL, bus);
+        CU_ASSERT_PTR_NOT_NULL(strstr(ev, "0xde/0x0a"));
+        pmusim_trace_header_clear(&h);
+        done(u, &c);
+    }
 }
 
 /* Montecito: thread 0 misses L3, the model asks for a switch, thread 1
@@ -2033,6 +2118,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_l2_traffic);
     PMUSIM_ADD_TEST(s, test_itlb_miss_retired);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
+    PMUSIM_ADD_TEST(s, test_ia64_below_l1);
     PMUSIM_ADD_TEST(s, test_offcore_and_remote);
     PMUSIM_ADD_TEST(s, test_replacement_events);
     PMUSIM_ADD_TEST(s, test_l2_lines_out_any);
