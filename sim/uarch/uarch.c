@@ -758,17 +758,17 @@ static void l1d_filled(pmusim_uarch_t *u, const uarch_fill_t *f)
             uarch_cache_probe(next, (f->victim << u->l1d.line_bits) >> next->line_bits, TRUE);
         if (next != &u->l2)
             return;
-        ev_add(u, &cfg->ev.l1d_wb_l2, 1);
-        ev_add(u, &cfg->ev.l2_tr_l1d_wb, 1);
         if (was == UARCH_PROBE_MISS) {
             /* the L2 does not hold the line (it is not inclusive of the
              * L1D): the write goes on beyond the core, and the model
              * allocates nothing for it */
             ev_add(u, &cfg->ev.l1d_wb_l2_miss, 1);
             ev_add(u, &cfg->ev.oc_l1d_wb, 1);
-        } else { /* the L2 line's state before the write: E clean, M modified */
-            ev_add(u, was == UARCH_PROBE_DIRTY ? &cfg->ev.l1d_wb_l2_m : &cfg->ev.l1d_wb_l2_e, 1);
         }
+        ev_add(u, &cfg->ev.l1d_wb_l2, 1);
+        ev_add(u, &cfg->ev.l2_tr_l1d_wb, 1);
+        if (was != UARCH_PROBE_MISS) /* the L2 line's state before: E clean, M modified */
+            ev_add(u, was == UARCH_PROBE_DIRTY ? &cfg->ev.l1d_wb_l2_m : &cfg->ev.l1d_wb_l2_e, 1);
     }
 }
 
