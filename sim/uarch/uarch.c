@@ -37,9 +37,9 @@
 #define OPEN_QUEUE_CAP 65536u
 #define IDLE_MIN 8u           /* a retirement gap this long becomes an IDLE record */
 #define RING_SIZE 256u        /* >= every CPU's window, power of two */
-/* EVENT kinds one instruction can hold: at least the kinds a CPU writes
- * (mont 35, wsm 28, pmusim_uarch_new() checks), so that ev_add_cu() never
- * drops one */
+/* EVENT kinds one instruction can hold: at least the kinds a CPU lists
+ * (wsm 43, 35 of them written; mont 35; pmusim_uarch_new() checks), so
+ * that ev_add_cu() never drops one */
 #define MAX_INSN_EVENTS 48u
 /* EVENT kinds a thread's sums hold; a new kind beyond them writes the sums
  * early (events_add()).  Fewer than MAX_INSN_EVENTS: each count searches
@@ -170,6 +170,9 @@ struct pmusim_uarch {
      * hits; UINT32_MAX when the CPU has no such event (no entry has it) */
     uint32_t l1i_hit_key;
     uint64_t itlb_misses; /* ITLB lookups that missed (ifetch_l1()), so far */
+    /* a data lookup of the current access hit a modified L2 line
+     * (outer_access(); data_access_done() writes its state and clears it) */
+    gboolean l2_data_m;
     insn_event_t iev[MAX_INSN_EVENTS]; /* the instruction's EVENT counts (niev) */
 };
 
@@ -612,6 +615,12 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->l2_tr_l1d_wb, wb_l2},   {&ev->l2_tr_fill, u->has_l2},
         {&ev->l2_tr_wb, u->has_l2 && u->has_l3}, {&ev->l1d_wb_l2, wb_l2},
         {&ev->l1d_wb_l2_miss, wb_l2}, {&ev->oc_l1d_wb, wb_l2},
+        /* L2 line states: S and prefetches listed, never written */
+        {&ev->l2_ld_e, u->has_l2},    {&ev->l2_ld_m, u->has_l2}, {&ev->l2_ld_s, u->has_l2},
+        {&ev->l2_rfo_e, u->has_l2},   {&ev->l2_rfo_m, u->has_l2}, {&ev->l2_rfo_s, u->has_l2},
+        {&ev->l2_pf_i, u->has_l2},    {&ev->l2_pf_s, u->has_l2}, {&ev->l2_pf_e, u->has_l2},
+        {&ev->l2_pf_m, u->has_l2},    {&ev->l2_in_e, u->has_l2}, {&ev->l2_in_s, u->has_l2},
+        {&ev->l1d_wb_l2_e, wb_l2},    {&ev->l1d_wb_l2_m, wb_l2}, {&ev->l1d_wb_l2_s, wb_l2},
         {&ev->baclear, TRUE},         {&ev->baclear_cond, TRUE},
         {&ev->rob_full, TRUE},        {&ev->misp_stall, TRUE},  {&ev->ts_l3miss, TRUE},
         {&ev->ts_timer, TRUE},
@@ -749,6 +758,7 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
         }
         if (l2 != &u->l2i && !f.hit) {
             ev_add(u, &cfg->ev.l2_lines_in, 1);
+            ev_add(u, &cfg->ev.l2_in_e, 1); /* one core: nobody shares the line */
             ev_add(u, &cfg->ev.l2_tr_fill, 1);
             if (f.evicted) {
                 ev_add(u, f.evicted_dirty ? &cfg->ev.l2_out_dirty : &cfg->ev.l2_out_clean, 1);
@@ -764,8 +774,13 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
                 }
             }
         }
-        if (f.hit)
+        if (f.hit) {
+            /* a data lookup passes dirty FALSE (l1d_missed()): the hit
+             * line's dirty bit, now the MRU way's, is its state at lookup */
+            if (!ifetch && l2 == &u->l2)
+                u->l2_data_m |= uarch_cache_mru_dirty(l2, a >> l2->line_bits);
             return PMUSIM_LVL_L2;
+        }
     }
     if (u->has_l3) {
         uarch_cache_access(&u->l3, a >> u->l3.line_bits, dirty && !l2, &f);
@@ -818,18 +833,23 @@ static void l1d_filled(pmusim_uarch_t *u, const uarch_fill_t *f)
         /* the write-back refreshes the next level's copy; cachegrind
          * writes nothing back */
         uarch_cache_t *next = u->cg_rules ? NULL : u->has_l2 ? &u->l2 : u->has_l3 ? &u->l3 : NULL;
-        if (next && !uarch_cache_probe(next, (f->victim << u->l1d.line_bits) >> next->line_bits,
-                                       TRUE) && next == &u->l2) {
+        if (!next)
+            return;
+        const uarch_probe_t was =
+            uarch_cache_probe(next, (f->victim << u->l1d.line_bits) >> next->line_bits, TRUE);
+        if (next != &u->l2)
+            return;
+        if (was == UARCH_PROBE_MISS) {
             /* the L2 does not hold the line (it is not inclusive of the
              * L1D): the write goes on beyond the core, and the model
              * allocates nothing for it */
             ev_add(u, &cfg->ev.l1d_wb_l2_miss, 1);
             ev_add(u, &cfg->ev.oc_l1d_wb, 1);
         }
-        if (next == &u->l2) {
-            ev_add(u, &cfg->ev.l1d_wb_l2, 1);
-            ev_add(u, &cfg->ev.l2_tr_l1d_wb, 1);
-        }
+        ev_add(u, &cfg->ev.l1d_wb_l2, 1);
+        ev_add(u, &cfg->ev.l2_tr_l1d_wb, 1);
+        if (was != UARCH_PROBE_MISS) /* the L2 line's state before: E clean, M modified */
+            ev_add(u, was == UARCH_PROBE_DIRTY ? &cfg->ev.l1d_wb_l2_m : &cfg->ev.l1d_wb_l2_e, 1);
     }
 }
 
@@ -1113,6 +1133,16 @@ static inline void data_access_done(pmusim_uarch_t *u, const pmusim_uarch_access
     /* cachegrind's counting: one reference, a miss if any of its lines missed */
     u->st.d1_access++;
     if (lvl != PMUSIM_LVL_L1D) {
+        if (lvl == PMUSIM_LVL_L2 && u->has_l2) {
+            /* the state of the line(s) the demand request found in L2
+             * (one request a MEM record, as L2_RQSTS counts them): M if a
+             * line was modified there, else E; beyond L2 it is I, the
+             * record's level (docs/UARCH.md §5) */
+            const uarch_events_t *ev = &u->cfg->ev;
+            ev_add(u, store ? (u->l2_data_m ? &ev->l2_rfo_m : &ev->l2_rfo_e)
+                            : (u->l2_data_m ? &ev->l2_ld_m : &ev->l2_ld_e), 1);
+        }
+        u->l2_data_m = FALSE;
         u->st.d1_miss++;
         if (lvl > PMUSIM_LVL_L2 && u->has_l2 && u->has_l3)
             u->st.l2_miss++;

@@ -79,18 +79,19 @@ void uarch_cache_access(uarch_cache_t *c, uint64_t blk, gboolean dirty, uarch_fi
     set[0] = key | (uint64_t)dirty;
 }
 
-gboolean uarch_cache_probe(uarch_cache_t *c, uint64_t blk, gboolean dirty)
+uarch_probe_t uarch_cache_probe(uarch_cache_t *c, uint64_t blk, gboolean dirty)
 {
     uint64_t *set = cache_set(c, blk);
     const uint64_t key = blk << 1;
     for (uint32_t w = 0; w < c->assoc; w++)
         if (set[w] != UARCH_TAG_EMPTY && (set[w] | 1) == (key | 1)) {
+            const uarch_probe_t was = (set[w] & 1) ? UARCH_PROBE_DIRTY : UARCH_PROBE_CLEAN;
             uint64_t moving = set[w] | (uint64_t)dirty;
             memmove(&set[1], &set[0], w * sizeof *set);
             set[0] = moving;
-            return TRUE;
+            return was;
         }
-    return FALSE;
+    return UARCH_PROBE_MISS;
 }
 
 gboolean uarch_cache_invalidate(uarch_cache_t *c, uint64_t blk, gboolean *was_present)

@@ -65,6 +65,21 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
         .l1d_wb_l2 = { 0x28, 0x0f, TRUE },    /* L1D_WB_L2:MESI */                 \
         .l1d_wb_l2_miss = { 0x28, 0x01, TRUE }, /* L1D_WB_L2:I_STATE */            \
         .oc_l1d_wb = { 0xb0, 0x40, TRUE },    /* OFFCORE_REQUESTS:L1D_WRITEBACK */ \
+        .l2_ld_e = { 0x26, 0x04, TRUE },      /* L2_DATA_RQSTS:DEMAND_E_STATE */   \
+        .l2_ld_m = { 0x26, 0x08, TRUE },      /* :DEMAND_M_STATE */                \
+        .l2_ld_s = { 0x26, 0x02, TRUE },      /* :DEMAND_S_STATE (none) */         \
+        .l2_rfo_e = { 0x27, 0x04, TRUE },     /* L2_WRITE RFO E state (no name) */ \
+        .l2_rfo_m = { 0x27, 0x08, TRUE },     /* L2_WRITE:RFO_M_STATE */           \
+        .l2_rfo_s = { 0x27, 0x02, TRUE },     /* L2_WRITE:RFO_S_STATE (none) */    \
+        .l2_pf_i = { 0x26, 0x10, TRUE },      /* :PREFETCH_I_STATE (none) */     \
+        .l2_pf_s = { 0x26, 0x20, TRUE },      /* :PREFETCH_S_STATE (none) */     \
+        .l2_pf_e = { 0x26, 0x40, TRUE },      /* :PREFETCH_E_STATE (none) */     \
+        .l2_pf_m = { 0x26, 0x80, TRUE },      /* :PREFETCH_M_STATE (none) */     \
+        .l2_in_e = { 0xf1, 0x04, TRUE },      /* L2_LINES_IN:E_STATE */            \
+        .l2_in_s = { 0xf1, 0x02, TRUE },      /* L2_LINES_IN:S_STATE (none) */     \
+        .l1d_wb_l2_e = { 0x28, 0x04, TRUE },  /* L1D_WB_L2:E_STATE */              \
+        .l1d_wb_l2_m = { 0x28, 0x08, TRUE },  /* L1D_WB_L2:M_STATE */              \
+        .l1d_wb_l2_s = { 0x28, 0x02, TRUE },  /* L1D_WB_L2:S_STATE (none) */       \
         .baclear = { 0xe6, 0x01, TRUE },      /* BACLEAR:CLEAR */                  \
         .rob_full = { 0xa2, 0x10, TRUE },     /* RESOURCE_STALLS:ROB_FULL */       \
     }

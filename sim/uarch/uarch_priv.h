@@ -59,11 +59,25 @@ typedef struct uarch_events {
      * a prefetch (never: no prefetcher), a modified L1D line written into
      * L2, a line filled into L2, a modified L2 line written to L3 */
     uarch_ev_t l2_tr_ifetch, l2_tr_pf, l2_tr_l1d_wb, l2_tr_fill, l2_tr_wb;
-    /* x86 modified L1D victims written into L2: every one (L1D_WB_L2:MESI;
-     * the model keeps no E/S/M states), those whose line L2 does not hold
-     * (I_STATE), and these as requests leaving the core
-     * (OFFCORE_REQUESTS:L1D_WRITEBACK) */
+    /* x86 modified L1D victims written into L2: every one (L1D_WB_L2:MESI),
+     * those whose line L2 does not hold (I_STATE), and these as requests
+     * leaving the core (OFFCORE_REQUESTS:L1D_WRITEBACK) */
     uarch_ev_t l1d_wb_l2, l1d_wb_l2_miss, oc_l1d_wb;
+    /* x86 L2 line states (docs/UARCH.md §5).  One core: a line the L2
+     * holds is M (its dirty bit: an L1D write-back modified it) or E, never
+     * S; no prefetcher.  The S and prefetch kinds are listed in the events
+     * key and never written; the I state of a demand request is its MEM
+     * record's level (beyond L2).  A demand load's (L2_DATA_RQSTS:DEMAND_*)
+     * and an RFO's (L2_WRITE:RFO_*; E has no name) state at its L2 lookup,
+     * one a MEM record at level L2: */
+    uarch_ev_t l2_ld_e, l2_ld_m, l2_ld_s, l2_rfo_e, l2_rfo_m, l2_rfo_s;
+    /* L2 data prefetches in I, S, E, M state (never) */
+    uarch_ev_t l2_pf_i, l2_pf_s, l2_pf_e, l2_pf_m;
+    /* a line filled into L2 in E state (every fill: nobody else holds
+     * it), in S state (never) */
+    uarch_ev_t l2_in_e, l2_in_s;
+    /* the state of the L2 line an L1D write-back lands on: E, M, S (never) */
+    uarch_ev_t l1d_wb_l2_e, l1d_wb_l2_m, l1d_wb_l2_s;
     uarch_ev_t baclear;       /* x86 front-end resteer of a direct branch missing the BTB */
     uarch_ev_t baclear_cond;  /* ... of a conditional one (knm BACLEARS:COND) */
     uarch_ev_t rob_full;      /* cycles dispatch waited for the reorder window (n = cycles) */
@@ -182,13 +196,28 @@ static inline gboolean uarch_cache_hit2(uarch_cache_t *c, uint64_t blk, gboolean
     return TRUE;
 }
 
+/* Whether block `blk`, its set's most recent (a hit just made it so), is
+ * modified. */
+static inline gboolean uarch_cache_mru_dirty(const uarch_cache_t *c, uint64_t blk)
+{
+    uint64_t s = c->pow2 ? (blk & c->set_mask) : (blk % c->sets);
+    return c->tags[s * c->assoc] & 1;
+}
+
 gboolean uarch_cache_init(uarch_cache_t *c, const pmusim_uarch_geom_t *g);
 void uarch_cache_free(uarch_cache_t *c);
 /* Looks block `blk` up; a hit becomes MRU, a miss is inserted as MRU
  * (evicting the LRU way).  `dirty` marks the block modified. */
 void uarch_cache_access(uarch_cache_t *c, uint64_t blk, gboolean dirty, uarch_fill_t *f);
-/* Looks up without inserting (a hit still becomes MRU); TRUE on hit. */
-gboolean uarch_cache_probe(uarch_cache_t *c, uint64_t blk, gboolean dirty);
+/* What uarch_cache_probe() found: nothing, a clean or a modified block
+ * (its state before this lookup's `dirty`); UARCH_PROBE_MISS is 0. */
+typedef enum uarch_probe {
+    UARCH_PROBE_MISS = 0,
+    UARCH_PROBE_CLEAN,
+    UARCH_PROBE_DIRTY,
+} uarch_probe_t;
+/* Looks up without inserting (a hit still becomes MRU). */
+uarch_probe_t uarch_cache_probe(uarch_cache_t *c, uint64_t blk, gboolean dirty);
 /* Removes the block if present; returns TRUE if it was dirty. */
 gboolean uarch_cache_invalidate(uarch_cache_t *c, uint64_t blk, gboolean *was_present);
 

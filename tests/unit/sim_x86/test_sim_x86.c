@@ -1428,6 +1428,58 @@ static void test_mixed_event_bits(void)
     pmusim_model_free(m);
 }
 
+/* Westmere's L2 line states (session 15): L2_DATA_RQSTS and L2_WRITE unit
+ * masks whose I bit comes from the fields (a load / store record beyond L2)
+ * and whose S, E, M and prefetch bits from EVENT records.  Records: loads
+ * at L2, L1D, DRAM, L3, stores at L3, L2; EVENT records 0x26/0x04 x3, /0x08
+ * x5, /0x02 x7, /0x40 x11, /0xff x1000, /0x01 x500 (the I bit's: nothing on
+ * a model's trace), 0x27/0x04 x13, /0x08 x17, /0x0c x2000.
+ *  L2_DATA_RQSTS:ANY 0xff: a model's trace 2 + 3 + 5 + 7 + 11, a
+ *    hand-written one its 1000;
+ *  PREFETCH_MESI 0xf0: 11, hand 0;
+ *  DEMAND_MESI 0x0f: its own row, loads beyond L1D on both: 3;
+ *  L2_WRITE 0x0c (E | M): 13 + 17, hand 2000. */
+static void test_l2_state_bits(void)
+{
+    static const struct {
+        uint8_t code, umask;
+        uint64_t model, hand;
+    } cases[] = {
+        {0x26, 0xff, 2 + 3 + 5 + 7 + 11, 1000},
+        {0x26, 0xf0, 11, 0},
+        {0x26, 0x0f, 3, 3},
+        {0x27, 0x0c, 13 + 17, 2000},
+    };
+    for (int hand = 0; hand < 2; hand++) {
+        pmusim_model_t *m = mk("wsm", 1);
+        if (!hand)
+            m->trace_annotations = PMUSIM_ANN_ALL & ~PMUSIM_ANN_SYMBOLS;
+        for (uint32_t i = 0; i < G_N_ELEMENTS(cases); i++)
+            wr(m, EVTSEL0 + i, EVT(cases[i].code, cases[i].umask) | EN | USR | OS, 0);
+        pmusim_rec_t st[2] = {load(4, 40, PMUSIM_LVL_L3), load(5, 10, PMUSIM_LVL_L2)};
+        st[0].mem.is_store = st[1].mem.is_store = 1;
+        pmusim_rec_t t[] = {load(0, 10, PMUSIM_LVL_L2),
+                            load(1, 4, PMUSIM_LVL_L1D),
+                            load(2, 200, PMUSIM_LVL_LOCAL_DRAM),
+                            load(3, 40, PMUSIM_LVL_L3),
+                            st[0],
+                            st[1],
+                            event(6, 0x26, 0x04, 3),
+                            event(7, 0x26, 0x08, 5),
+                            event(8, 0x26, 0x02, 7),
+                            event(9, 0x26, 0x40, 11),
+                            event(10, 0x26, 0xff, 1000),
+                            event(11, 0x26, 0x01, 500),
+                            event(12, 0x27, 0x04, 13),
+                            event(13, 0x27, 0x08, 17),
+                            event(14, 0x27, 0x0c, 2000)};
+        run(m, t, G_N_ELEMENTS(t));
+        for (uint32_t i = 0; i < G_N_ELEMENTS(cases); i++)
+            CU_ASSERT_EQUAL(rd(m, PMC0 + i, 0), hand ? cases[i].hand : cases[i].model);
+        pmusim_model_free(m);
+    }
+}
+
 /* Thresholds on filter events (fed by the filter loop's per-cycle tally),
  * MEM records included. */
 static void test_thresholded_filter_events(void)
@@ -1887,6 +1939,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_events_first_rows);
     PMUSIM_ADD_TEST(s, test_evbits_rows);
     PMUSIM_ADD_TEST(s, test_mixed_event_bits);
+    PMUSIM_ADD_TEST(s, test_l2_state_bits);
     PMUSIM_ADD_TEST(s, test_thresholded_filter_events);
     PMUSIM_ADD_TEST(s, test_counter_restrictions);
     PMUSIM_ADD_TEST(s, test_invalid_pebs_setups);

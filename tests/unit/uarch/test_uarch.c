@@ -692,6 +692,85 @@ static void test_l2_traffic(void)
     }
 }
 
+/* Memory records of loads (store FALSE) or stores at levels lo .. hi. */
+static guint count_dir_level(const collect_t *c, gboolean store, int lo, int hi)
+{
+    guint k = 0;
+    for (guint i = 0; i < c->recs->len; i++) {
+        const pmusim_rec_t *r = rec(c, i);
+        if (((r->kind == PMUSIM_REC_INSN && (r->flags & PMUSIM_F_MEM)) ||
+             r->kind == PMUSIM_REC_MEM) &&
+            !r->mem.is_store == !store && r->mem.level >= lo && r->mem.level <= hi)
+            k++;
+    }
+    return k;
+}
+
+/* Westmere's L2 line states, hand-counted (docs/UARCH.md §5).  L1D 1 KiB
+ * 2-way (8 sets), L2 2 KiB direct-mapped (32 sets), the L3 never evicts;
+ * data lines L_k = B + 64k (L1D set k % 8, L2 set k % 32), code in L2 set
+ * 31 (one fill).  L1D set 0 as [MRU, LRU], an L2 line E or M:
+ *  1. st L_0, 2. st L_8: RFOs in I state, fills (E); [L_8 M, L_0 M];
+ *  3. ld L_16: L1D writes L_0 back onto its E copy (WB E), now M in L2;
+ *     the load misses L2 (I), a fill; [L_16, L_8 M];
+ *  4. ld L_0: L_8 written back (WB E, now M); L_0 hits M (load M);
+ *  5. st L_8: L_16 leaves clean; L_8 hits M (RFO M); [L_8 M, L_0];
+ *  6. st L_16: L_0 leaves clean; L_16 hits E (RFO E): the RFO does not
+ *     modify the L2 copy; [L_16 M, L_8 M];
+ *  7. ld L_0: L_8 written back onto its M copy (WB M); L_0 hits M (load M).
+ * L1D set 1: 8-10. ld L_1, L_9, L_17: three misses (I), L_1 leaves clean;
+ *  11. ld L_1: hits its E copy (load E).
+ * L1D set 2: 12. st L_2 (RFO I); 13. ld L_34 (I; L2 set 2 evicts L_2, clean
+ *  there); 14. ld L_18 (I): L1D writes L_2 back, which L2 no longer holds
+ *  (WB I).
+ * Loads I 6, E 1, M 2 (= the 9 load records beyond L1D: MESI = I+S+E+M);
+ * RFOs I 3, E 1, M 1 (5 store records beyond L1D); L1D write-backs I 1,
+ * E 2, M 1 (MESI 4); L2 fills 10, all E; S states and prefetches 0.  With
+ * --L2=none none of them. */
+static void test_l2_line_states(void)
+{
+    static const char *const small[] = { "--D1=1024,2,64", "--L2=2048,1,64", NULL };
+    static const char *const none[] = { "--D1=1024,2,64", "--L2=none", NULL };
+    static const struct {
+        unsigned k;
+        gboolean store;
+    } seq[] = { {0, TRUE},  {8, TRUE},  {16, FALSE}, {0, FALSE}, {8, TRUE},
+                {16, TRUE}, {0, FALSE}, {1, FALSE},  {9, FALSE}, {17, FALSE},
+                {1, FALSE}, {2, TRUE},  {34, FALSE}, {18, FALSE} };
+    for (int k = 0; k < 2; k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, k ? none : small, &c);
+        const uint64_t b = 0x100000, ip = 0x400000 + 64 * 31;
+        for (size_t i = 0; i < G_N_ELEMENTS(seq); i++)
+            run(u, 0, ip, b + 64 * seq[i].k, 8, seq[i].store, FALSE);
+        finish(u);
+        const uint64_t l2 = k ? 0 : 1;
+        /* the records: loads / RFOs at L2 and beyond (the I states) */
+        CU_ASSERT_EQUAL(count_dir_level(&c, FALSE, PMUSIM_LVL_L2, PMUSIM_LVL_L2), l2 * 3);
+        CU_ASSERT_EQUAL(count_dir_level(&c, FALSE, PMUSIM_LVL_L3, 255), k ? 9 : 6);
+        CU_ASSERT_EQUAL(count_dir_level(&c, TRUE, PMUSIM_LVL_L2, PMUSIM_LVL_L2), l2 * 2);
+        CU_ASSERT_EQUAL(count_dir_level(&c, TRUE, PMUSIM_LVL_L3, 255), k ? 5 : 3);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x26, 0x04), l2 * 1); /* L2_DATA_RQSTS:DEMAND_E_STATE */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x26, 0x08), l2 * 2); /* :DEMAND_M_STATE */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x27, 0x04), l2 * 1); /* L2_WRITE RFO E */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x27, 0x08), l2 * 1); /* :RFO_M_STATE */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x28, 0x01), l2 * 1); /* L1D_WB_L2:I_STATE */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x28, 0x04), l2 * 2); /* :E_STATE */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x28, 0x08), l2 * 1); /* :M_STATE */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x28, 0x0f), l2 * 4); /* :MESI = I+S+E+M */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x51, 0x04), 4);      /* L1D:M_EVICT */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xf1, 0x07), l2 * 10); /* L2_LINES_IN:ANY */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xf1, 0x04), l2 * 10); /* :E_STATE */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xf2, 0x01), l2 * 1); /* L2_LINES_OUT:DEMAND_CLEAN */
+        static const uint16_t never[][2] = { {0x26, 0x02}, {0x26, 0x10}, {0x26, 0x20},
+                                             {0x26, 0x40}, {0x26, 0x80}, {0x27, 0x02},
+                                             {0xf1, 0x02}, {0x28, 0x02} };
+        for (size_t i = 0; i < G_N_ELEMENTS(never); i++)
+            CU_ASSERT_EQUAL(ev_sum(&c, never[i][0], never[i][1]), 0);
+        done(u, &c);
+    }
+}
+
 /* Westmere's ITLB_MISS_RETIRED (0xc8/0x20): instructions whose fetch
  * missed the ITLB, once each.  An instruction at page 0x500, one of 4 bytes
  * at 0x600ffe across pages 0x600 and 0x601 (two ITLB misses, one
@@ -912,7 +991,9 @@ static void test_inclusive_l3_back_invalidates(void)
  * its L2 instruction fetches (0x24/0x10, 0x24/0x20) and L2 prefetch
  * requests (0x24/0x40, 0x24/0x80: listed, never written, no prefetcher),
  * its L2 transactions (0xf0/0x04 .. 0x40) and L1D write-backs (0x28/0x0f,
- * 0x28/0x01, 0xb0/0x40), none of which --L2=none writes. */
+ * 0x28/0x01, 0xb0/0x40), its L2 line states (0x26, 0x27, 0xf1/0x04 and
+ * 0x02, 0x28/0x04 .. 0x02: the S and prefetch ones never written), none of
+ * which --L2=none writes. */
 /* ... and the IA-64 traffic below the L1 caches (test_ia64_below_l1()) */
 #define IA64_BELOW                                                                           \
     "0xdd/0x01,0xdd/0x02,0xdd/0x03,0xdd/0x0d,0xdd/0x0e,0xdd/0x0f,0xde/0x09,0xde/0x0a,"       \
@@ -931,7 +1012,9 @@ static void test_header_events(void)
           "0x85/0x02,0x85/0x10,0xc8/0x20,0x85/0x04,0x49/0x04,0x08/0x04,0x24/0x10,0x24/0x20,"
           "0x24/0x40,"
           "0x24/0x80,0xf0/0x04,0xf0/0x08,0xf0/0x10,0xf0/0x20,0xf0/0x40,0x28/0x0f,0x28/0x01,"
-          "0xb0/0x40,0xe6/0x01,0xa2/0x10" },
+          "0xb0/0x40,0x26/0x04,0x26/0x08,0x26/0x02,0x27/0x04,0x27/0x08,0x27/0x02,0x26/0x10,"
+          "0x26/0x20,0x26/0x40,0x26/0x80,0xf1/0x04,0xf1/0x02,0x28/0x04,0x28/0x08,0x28/0x02,"
+          "0xe6/0x01,0xa2/0x10" },
         { PMUSIM_CPU_WSM, none,
           "0x51/0x04,0x80/0x02,0x80/0x01,0x85/0x01,0x85/0x02,0x85/0x10,0xc8/0x20,0x85/0x04,"
           "0x49/0x04,0x08/0x04,0xe6/0x01,0xa2/0x10" },
@@ -2116,6 +2199,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_walk_cycles);
     PMUSIM_ADD_TEST(s, test_l2_ifetch);
     PMUSIM_ADD_TEST(s, test_l2_traffic);
+    PMUSIM_ADD_TEST(s, test_l2_line_states);
     PMUSIM_ADD_TEST(s, test_itlb_miss_retired);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
     PMUSIM_ADD_TEST(s, test_ia64_below_l1);
