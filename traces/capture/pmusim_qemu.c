@@ -490,7 +490,7 @@ static const struct opk_rule {
     { "phsub", OPK_PACKED_ARITH, OPK_INT },
     { "phmin", OPK_PACKED_ARITH, OPK_INT }, /* phminposuw */
     { "psad", OPK_PACKED_ARITH, OPK_INT },  /* psadbw */
-    { "mpsad", OPK_PACKED_ARITH, OPK_INT }, /* mpsadbw (Intel: not an ARITH:MUL) */
+    { "mpsad", OPK_PACKED_ARITH, OPK_INT }, /* mpsadbw: sums of differences, not a multiply */
     { "pshuf", OPK_SHUFFLE_MOVE, OPK_INT }, /* pshufb pshufd pshufhw pshuflw pshufw */
     { "palignr", OPK_SHUFFLE_MOVE, OPK_INT },
     { "pblend", OPK_SHUFFLE_MOVE, OPK_INT },
