@@ -186,6 +186,8 @@ const char *tr_rec_check(const pmusim_trace_header_t *h, const pmusim_rec_t *r)
             return "slot must be 0 on x86_64";
         if (h->isa == PMUSIM_ISA_IA64 && (r->ip & 15))
             return "IA-64 IP not a 16-byte aligned bundle address";
+        if (PMUSIM_REC_OPKIND(r->flags) >= PMUSIM_OPK_COUNT)
+            return "unknown operation kind (flag bits 10-13 above 9)";
         if (r->flags & PMUSIM_F_MEM) {
             const char *bad = tr_mem_check(&r->mem);
             if (bad)
@@ -266,6 +268,7 @@ char *tr_unescape(const char *s, size_t len)
 static const char *const annotation_names[PMUSIM_ANN_COUNT_] = {
     "levels", "tlb", "pred", "brkind", "offcore", "timing",
     "uops", "symbols", "alat", "events", "allmem", "fp", "callkind", "fpclass",
+    "opkind",
 };
 
 const char *pmusim_annotation_name(uint32_t bit)

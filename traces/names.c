@@ -78,6 +78,18 @@ const char *const tr_fpclass_names[] = {
     [PMUSIM_FPC_SS] = "ss",     [PMUSIM_FPC_SD] = "sd",   [PMUSIM_FPC_PS] = "ps",
     [PMUSIM_FPC_PD] = "pd",     [PMUSIM_FPC_VI] = "vi",
 };
+const char *const tr_opkind_names[] = {
+    [PMUSIM_OPK_NONE] = "none",
+    [PMUSIM_OPK_PACK] = "pack",
+    [PMUSIM_OPK_UNPACK] = "unpack",
+    [PMUSIM_OPK_PACKED_ARITH] = "packed_arith",
+    [PMUSIM_OPK_PACKED_LOGICAL] = "packed_logical",
+    [PMUSIM_OPK_PACKED_MPY] = "packed_mpy",
+    [PMUSIM_OPK_PACKED_SHIFT] = "packed_shift",
+    [PMUSIM_OPK_SHUFFLE_MOVE] = "shuffle_move",
+    [PMUSIM_OPK_MUL] = "mul",
+    [PMUSIM_OPK_DIV] = "div",
+};
 const char *const tr_detect_names[] = {
     [PMUSIM_BRD_NONE] = "none", [PMUSIM_BRD_FRONTEND] = "fe", [PMUSIM_BRD_BACKEND] = "be",
 };
@@ -89,6 +101,8 @@ _Static_assert(sizeof tr_alat_names / sizeof tr_alat_names[0] == PMUSIM_ALAT_COU
 _Static_assert(sizeof tr_brkind_names / sizeof tr_brkind_names[0] == PMUSIM_BR_COUNT, "br");
 _Static_assert(sizeof tr_fpclass_names / sizeof tr_fpclass_names[0] == PMUSIM_FPC_COUNT, "fpc");
 _Static_assert(PMUSIM_FPC_COUNT <= (PMUSIM_F_FPCLASS_MASK >> PMUSIM_F_FPCLASS_SHIFT) + 1, "the classes fit flag bits 7-9");
+_Static_assert(sizeof tr_opkind_names / sizeof tr_opkind_names[0] == PMUSIM_OPK_COUNT, "opk");
+_Static_assert(PMUSIM_OPK_COUNT <= (PMUSIM_F_OPKIND_MASK >> PMUSIM_F_OPKIND_SHIFT) + 1, "the kinds fit flag bits 10-13");
 _Static_assert(sizeof tr_detect_names / sizeof tr_detect_names[0] == PMUSIM_BRD_COUNT, "det");
 
 const char *pmusim_rec_kind_name(unsigned kind)

@@ -1352,6 +1352,8 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                     RD_VARINT(v);
                     if (v > 0xffff)
                         BAD("instruction flags wider than 16 bits");
+                    if (PMUSIM_REC_OPKIND(v) >= PMUSIM_OPK_COUNT)
+                        BAD("unknown operation kind (flag bits 10-13 above 9)");
                     SETF(flags, (uint16_t)v);
                     flags_changed = TRUE;
                 }
@@ -2309,6 +2311,10 @@ static gboolean text_insn(pmusim_trace_reader_t *r, pmusim_rec_t *o, const tok_t
             NEED_NAME(tr_fpclass_names, PMUSIM_FPC_COUNT);
             o->flags = (uint16_t)((o->flags & ~PMUSIM_F_FPCLASS_MASK) |
                                   ((unsigned)idx << PMUSIM_F_FPCLASS_SHIFT));
+        } else if (!strcmp(key, "opk")) {
+            NEED_NAME(tr_opkind_names, PMUSIM_OPK_COUNT);
+            o->flags = (uint16_t)((o->flags & ~PMUSIM_F_OPKIND_MASK) |
+                                  ((unsigned)idx << PMUSIM_F_OPKIND_SHIFT));
         } else if (!strcmp(key, "mem")) {
             static const char *const ls[] = { "ld", "st" };
             NEED_NAME(ls, 2);

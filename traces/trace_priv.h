@@ -159,6 +159,9 @@ extern const char *const tr_tlb_names[];
 extern const char *const tr_alat_names[];
 extern const char *const tr_brkind_names[];
 extern const char *const tr_fpclass_names[]; /* pmusim_fp_class_t: none x87 mmx ss sd ps pd vi */
+/* pmusim_op_kind_t: none pack unpack packed_arith packed_logical packed_mpy
+ * packed_shift shuffle_move mul div */
+extern const char *const tr_opkind_names[];
 extern const char *const tr_detect_names[];
 
 #endif

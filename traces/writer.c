@@ -726,7 +726,9 @@ static void fmt_insn(GString *s, gboolean ia64, const pmusim_rec_t *r)
         g_string_append(s, " fp");
     if (r->flags & PMUSIM_F_FPCLASS_MASK)
         g_string_append_printf(s, " fpc=%s", tr_fpclass_names[PMUSIM_REC_FPCLASS(r->flags)]);
-    const unsigned xf = r->flags & ~(0x7fu | PMUSIM_F_FPCLASS_MASK);
+    if ((r->flags & PMUSIM_F_OPKIND_MASK) && PMUSIM_REC_OPKIND(r->flags) < PMUSIM_OPK_COUNT)
+        g_string_append_printf(s, " opk=%s", tr_opkind_names[PMUSIM_REC_OPKIND(r->flags)]);
+    const unsigned xf = r->flags & ~(0x7fu | PMUSIM_F_FPCLASS_MASK | PMUSIM_F_OPKIND_MASK);
     if (xf)
         g_string_append_printf(s, " xflags=0x%x", xf);
     if (r->flags & PMUSIM_F_MEM)
@@ -816,7 +818,8 @@ G_ALWAYS_INLINE static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w,
                                                  uint64_t last_cycle)
 {
     uint64_t ya = w_word(r, W_OFF_A) & WC_A_SEL;
-    uint64_t bad = W_OVER(ya, w->ok_add, WC_A_TOP) | (r->insn >> 41) | (r->cycle < last_cycle);
+    uint64_t bad = W_OVER(ya, w->ok_add, WC_A_TOP) | (r->insn >> 41) | (r->cycle < last_cycle) |
+                   ((r->flags & PMUSIM_F_OPKIND_MASK) >= (PMUSIM_OPK_COUNT << PMUSIM_F_OPKIND_SHIFT));
     if (r->flags & PMUSIM_F_MEM) {
         uint64_t ym = w_word(r, W_OFF_M) & WC_M_SEL;
         bad |= W_OVER(ym, WC_M_ADD, WC_M_TOP) | (r->mem.alat >= PMUSIM_ALAT_COUNT);

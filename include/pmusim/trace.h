@@ -72,6 +72,11 @@ enum {
      * the flags only where they differ from the IP-cache entry's. */
     PMUSIM_F_FPCLASS_SHIFT = 7,
     PMUSIM_F_FPCLASS_MASK = 7u << 7,
+    /* Bits 10-13: the instruction's operation kind (pmusim_op_kind_t), x86,
+     * valid with the "opkind" annotation; values 10-15 are refused by the
+     * reader.  Bits 14-15 are free. */
+    PMUSIM_F_OPKIND_SHIFT = 10,
+    PMUSIM_F_OPKIND_MASK = 15u << 10,
 };
 
 /* FP/SIMD class of an x86 instruction (PMUSIM_F_FPCLASS_MASK of the flags;
@@ -89,6 +94,28 @@ typedef enum pmusim_fp_class {
     PMUSIM_FPC_COUNT
 } pmusim_fp_class_t;
 #define PMUSIM_REC_FPCLASS(flags) (((unsigned)(flags) >> PMUSIM_F_FPCLASS_SHIFT) & 7u)
+
+/* Operation kind of an x86 instruction (PMUSIM_F_OPKIND_MASK of the flags;
+ * docs/CAPTURE.md "Decoding" says how the capture classifies): the kinds
+ * Westmere's SIMD_INT_64 / SIMD_INT_128 unit masks and ARITH:MUL/DIV
+ * count (docs/trace-events-x86.md).  The packed kinds are of packed-integer
+ * instructions (FP/SIMD class mmx or vi); MUL and DIV are scalar integer,
+ * x87 and SSE/AVX floating-point multiplies and divides (DIV also square
+ * roots, which Intel executes on the divider). */
+typedef enum pmusim_op_kind {
+    PMUSIM_OPK_NONE = 0,
+    PMUSIM_OPK_PACK = 1,           /* packs with saturation (packsswb ...) */
+    PMUSIM_OPK_UNPACK = 2,         /* unpacks / interleaves (punpcklbw ...) */
+    PMUSIM_OPK_PACKED_ARITH = 3,   /* packed add, subtract, compare, average, min/max ... */
+    PMUSIM_OPK_PACKED_LOGICAL = 4, /* pand, pandn, por, pxor, ptest */
+    PMUSIM_OPK_PACKED_MPY = 5,     /* packed multiplies (pmullw, pmaddwd ...) */
+    PMUSIM_OPK_PACKED_SHIFT = 6,   /* packed shifts (psllw ... psrldq) */
+    PMUSIM_OPK_SHUFFLE_MOVE = 7,   /* register moves, shuffles, inserts, extracts */
+    PMUSIM_OPK_MUL = 8,            /* a multiply: integer (mul, imul) or FP (fmul, mulsd ...) */
+    PMUSIM_OPK_DIV = 9,            /* a divide or square root: integer or FP */
+    PMUSIM_OPK_COUNT
+} pmusim_op_kind_t;
+#define PMUSIM_REC_OPKIND(flags) (((unsigned)(flags) >> PMUSIM_F_OPKIND_SHIFT) & 15u)
 
 /* IA-64 unit type of the slot executing the instruction. */
 typedef enum pmusim_unit {
@@ -239,8 +266,9 @@ enum pmusim_annotation {
     PMUSIM_ANN_FP = 1u << 11,      /* "fp": the FP flag */
     PMUSIM_ANN_CALLKIND = 1u << 12, /* "callkind": br.kind tells direct (call) from indirect (icall) calls */
     PMUSIM_ANN_FPCLASS = 1u << 13, /* "fpclass": the FP/SIMD class bits of the flags */
-    PMUSIM_ANN_COUNT_ = 14,
-    PMUSIM_ANN_ALL = (1u << 14) - 1u,
+    PMUSIM_ANN_OPKIND = 1u << 14,  /* "opkind": the operation kind bits of the flags */
+    PMUSIM_ANN_COUNT_ = 15,
+    PMUSIM_ANN_ALL = (1u << 15) - 1u,
 };
 /* Bit mask of the header's "annotations" key; PMUSIM_ANN_ALL when absent. */
 uint32_t pmusim_trace_header_annotations(const pmusim_trace_header_t *h);

@@ -22,7 +22,7 @@ cc=${CC:-cc}
 command -v "$cc" >/dev/null 2>&1 || { echo "SKIP: no C compiler"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmusim-capture.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM HUP
-for p in stream chase branchy random threads rep kinds; do
+for p in stream chase branchy random threads rep kinds opkinds; do
     "$cc" -O2 -o "$work/$p" "$src/tests/capture/progs/$p.c" -lpthread
 done
 if ! "$pmusim" trace capture --cpu wsm -o "$work/probe.pmt" -- "$work/stream" 0 >/dev/null 2>"$work/err"; then
@@ -148,6 +148,50 @@ if [ "$mode" = counts ]; then
         d=$(( $(count knm::$e "$work/kk.pmt") - $(count knm::$e "$work/kk0.pmt") ))
         expect "knm kinds $e" $d $(( ${pair##*:} * k )) 0
     done
+
+    # Operation kinds and x87/MMX transitions (progs/opkinds.c, its header
+    # derives the numbers): per iteration, on MMX registers pack 1, unpack
+    # 2, arith 3, logical 4, multiply 1, shift 2, shuffle/move 2; on XMM
+    # pack 2, unpack 1, arith 1, logical 2, multiply 3, shift 1,
+    # shuffle/move 4 (a movdqu load and store are none); 4 multiplies and 5
+    # divides or square roots of any class; one transition each way.  The
+    # records' kinds through `trace dump` (every kind, div too, which no
+    # wsm event counts from the trace), the events through stat; the
+    # before binary has none of these rows and writes no opk=.
+    k=1000
+    cap wsm "$work/ok0.pmt" "$work/opkinds" 0000
+    cap wsm "$work/ok.pmt" "$work/opkinds" $k
+    kinds_of() { "$pmusim" trace dump "$1" | grep -o "fpc=[a-z0-9]* opk=[a-z_]*\|opk=[a-z_]*" | sort | uniq -c; }
+    kinds_of "$work/ok.pmt" >"$work/ok.kinds"
+    kinds_of "$work/ok0.pmt" >"$work/ok0.kinds"
+    for pair in "fpc=mmx opk=pack:1" "fpc=mmx opk=unpack:2" "fpc=mmx opk=packed_arith:3" \
+                "fpc=mmx opk=packed_logical:4" "fpc=mmx opk=packed_mpy:1" \
+                "fpc=mmx opk=packed_shift:2" "fpc=mmx opk=shuffle_move:2" \
+                "fpc=vi opk=pack:2" "fpc=vi opk=unpack:1" "fpc=vi opk=packed_arith:1" \
+                "fpc=vi opk=packed_logical:2" "fpc=vi opk=packed_mpy:3" \
+                "fpc=vi opk=packed_shift:1" "fpc=vi opk=shuffle_move:4" \
+                "opk=mul:1" "fpc=sd opk=mul:1" "fpc=ps opk=mul:1" "fpc=x87 opk=mul:1" \
+                "opk=div:1" "fpc=sd opk=div:1" "fpc=pd opk=div:1" "fpc=x87 opk=div:2"; do
+        e=${pair%:*}
+        n1=$(awk -v e="$e" '{ c = $1; $1 = ""; sub(/^ /, ""); if ($0 == e) print c }' "$work/ok.kinds")
+        n0=$(awk -v e="$e" '{ c = $1; $1 = ""; sub(/^ /, ""); if ($0 == e) print c }' "$work/ok0.kinds")
+        expect "wsm opkinds records $e" $(( ${n1:-0} - ${n0:-0} )) $(( ${pair##*:} * k )) 0
+    done
+    for pair in SIMD_INT_64:PACK:1 SIMD_INT_64:UNPACK:2 SIMD_INT_64:PACKED_ARITH:3 \
+                SIMD_INT_64:PACKED_LOGICAL:4 SIMD_INT_64:PACKED_MPY:1 SIMD_INT_64:PACKED_SHIFT:2 \
+                SIMD_INT_64:SHUFFLE_MOVE:2 SIMD_INT_128:PACK:2 SIMD_INT_128:UNPACK:1 \
+                SIMD_INT_128:PACKED_ARITH:1 SIMD_INT_128:PACKED_LOGICAL:2 \
+                SIMD_INT_128:PACKED_MPY:3 SIMD_INT_128:PACKED_SHIFT:1 \
+                SIMD_INT_128:SHUFFLE_MOVE:4 ARITH:MUL:4 FP_MMX_TRANS:TO_FP:1 \
+                FP_MMX_TRANS:TO_MMX:1 FP_MMX_TRANS:ANY:2; do
+        e=${pair%:*}
+        d=$(( $(count wsm::$e "$work/ok.pmt") - $(count wsm::$e "$work/ok0.pmt") ))
+        expect "wsm opkinds $e" $d $(( ${pair##*:} * k )) 0
+    done
+    # the same trace annotated again keeps the kinds (annotate passes them)
+    "$pmusim" trace annotate --cpu wsm "$work/ok.pmt" "$work/oka.pmt" >/dev/null
+    expect "wsm opkinds annotated SIMD_INT_128:PACKED_MPY" \
+        $(( $(count wsm::SIMD_INT_128:PACKED_MPY "$work/oka.pmt") - $(count wsm::SIMD_INT_128:PACKED_MPY "$work/ok0.pmt") )) $((3 * k)) 0
 
     # `rep movsb` of 4,096 bytes 100 times against 0 bytes 100 times: the
     # same instructions (a REP instruction retires once, however many

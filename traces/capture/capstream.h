@@ -178,7 +178,8 @@ typedef struct capstream_insn {
                         * smaller) pieces, which the reader joins again */
     uint8_t fpclass; /* pmusim_fp_class_t (docs/CAPTURE.md "Decoding"); 0 from a
                       * plugin older than the class, as the pad byte it was */
-    uint8_t pad;
+    uint8_t opkind;  /* pmusim_op_kind_t (docs/CAPTURE.md "Decoding"); 0 from a
+                      * plugin older than the kind, as the pad byte it was */
     uint64_t target; /* direct branch target, else 0 */
 } capstream_insn_t;
 

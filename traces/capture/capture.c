@@ -522,11 +522,13 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
         capstream_insn_t d;
         memcpy(&d, p + 16 + i * sizeof d, sizeof d);
         if (d.len == 0 || d.len > 15 || d.br >= PMUSIM_UARCH_BR_COUNT_ ||
-            d.fp >= PMUSIM_UARCH_FP_COUNT_ || d.fpclass >= PMUSIM_FPC_COUNT || d.uops == 0) {
+            d.fp >= PMUSIM_UARCH_FP_COUNT_ || d.fpclass >= PMUSIM_FPC_COUNT ||
+            d.opkind >= PMUSIM_OPK_COUNT || d.uops == 0) {
             cap_tb_free(tb);
             return cap_error(c, at + 16 + i * sizeof d, error,
                              "instruction %u of block %u: length 1..15, a known branch and FP "
-                             "kind, an FP class 0..7 and uops >= 1 expected", i, id);
+                             "kind, an FP class 0..7, an operation kind 0..9 and uops >= 1 "
+                             "expected", i, id);
         }
         pmusim_uarch_insn_t *in = &tb->in[i];
         in->ip = ip;
@@ -535,7 +537,8 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
         in->br = d.br;
         in->fp = d.fp;
         in->uops = d.uops;
-        in->flags = (uint16_t)(d.fpclass << PMUSIM_F_FPCLASS_SHIFT);
+        in->flags = (uint16_t)(d.fpclass << PMUSIM_F_FPCLASS_SHIFT |
+                               d.opkind << PMUSIM_F_OPKIND_SHIFT);
         tb->mem_width[i] = d.mem_width;
         /* the outcome when the thread runs on to the next instruction */
         in->taken = d.br != PMUSIM_UARCH_BR_NONE && d.br != PMUSIM_UARCH_BR_COND;

@@ -71,6 +71,9 @@ enum { BR_NONE, BR_COND, BR_JUMP, BR_CALL, BR_RET, BR_IND_JUMP, BR_IND_CALL };
 enum { FP_NONE, FP_SCALAR, FP_SIMD };
 /* FP/SIMD classes as pmusim_fp_class_t */
 enum { FPC_NONE, FPC_X87, FPC_MMX, FPC_SS, FPC_SD, FPC_PS, FPC_PD, FPC_VI };
+/* operation kinds as pmusim_op_kind_t */
+enum { OPK_NONE, OPK_PACK, OPK_UNPACK, OPK_PACKED_ARITH, OPK_PACKED_LOGICAL, OPK_PACKED_MPY,
+       OPK_PACKED_SHIFT, OPK_SHUFFLE_MOVE, OPK_MUL, OPK_DIV };
 
 #define MAX_VCPUS CAPSTREAM_SHM_VCPUS
 #define VBUF_SIZE CAPSTREAM_VBUF_SIZE
@@ -450,6 +453,105 @@ static uint8_t fp_class(const cs_insn *ci, int simd)
     return c != FPC_NONE ? c : FPC_VI;
 }
 
+/* The operation-kind rules (docs/CAPTURE.md, "Decoding"): a mnemonic,
+ * without the "v" of its VEX/EVEX form, that starts with `stem` has `kind`,
+ * where its conditions hold: OPK_INT, of FP/SIMD class mmx or vi (a
+ * packed-integer instruction; the stems are of integer instructions, the
+ * condition leaves out what shares a stem, movddup); OPK_REG, no memory
+ * operand (a load or store moves no data in a SIMD unit).  The first rule
+ * whose stem matches decides; no match, or its conditions failing, is
+ * OPK_NONE.  One table, searched once per Capstone instruction id
+ * (opk_rule_of). */
+enum { OPK_INT = 1, OPK_REG = 2 };
+static const struct opk_rule {
+    const char *stem;
+    uint8_t kind, cond;
+} opk_rules[] = {
+    { "pack", OPK_PACK, OPK_INT },          /* packsswb packssdw packuswb packusdw */
+    { "punpck", OPK_UNPACK, OPK_INT },      /* punpckl/h bw wd dq qdq */
+    { "pmul", OPK_PACKED_MPY, OPK_INT },    /* pmullw pmulhw pmulhuw pmuludq pmulld pmuldq pmulhrsw */
+    { "pmadd", OPK_PACKED_MPY, OPK_INT },   /* pmaddwd pmaddubsw */
+    { "psll", OPK_PACKED_SHIFT, OPK_INT },  /* psllw ... pslldq, psllv* */
+    { "psrl", OPK_PACKED_SHIFT, OPK_INT },
+    { "psra", OPK_PACKED_SHIFT, OPK_INT },
+    { "pand", OPK_PACKED_LOGICAL, OPK_INT }, /* pand pandn (pandd ... of AVX-512) */
+    { "por", OPK_PACKED_LOGICAL, OPK_INT },
+    { "pxor", OPK_PACKED_LOGICAL, OPK_INT },
+    { "ptest", OPK_PACKED_LOGICAL, OPK_INT },
+    { "padd", OPK_PACKED_ARITH, OPK_INT },  /* padd b w d q, saturating forms */
+    { "psub", OPK_PACKED_ARITH, OPK_INT },
+    { "pcmp", OPK_PACKED_ARITH, OPK_INT },  /* pcmpeq* pcmpgt*, and pcmp[ei]str[im] */
+    { "pavg", OPK_PACKED_ARITH, OPK_INT },
+    { "pmin", OPK_PACKED_ARITH, OPK_INT },
+    { "pmax", OPK_PACKED_ARITH, OPK_INT },
+    { "pabs", OPK_PACKED_ARITH, OPK_INT },
+    { "psign", OPK_PACKED_ARITH, OPK_INT },
+    { "phadd", OPK_PACKED_ARITH, OPK_INT },
+    { "phsub", OPK_PACKED_ARITH, OPK_INT },
+    { "phmin", OPK_PACKED_ARITH, OPK_INT }, /* phminposuw */
+    { "psad", OPK_PACKED_ARITH, OPK_INT },  /* psadbw */
+    { "mpsad", OPK_PACKED_ARITH, OPK_INT }, /* mpsadbw: sums of differences, not a multiply */
+    { "pshuf", OPK_SHUFFLE_MOVE, OPK_INT }, /* pshufb pshufd pshufhw pshuflw pshufw */
+    { "palignr", OPK_SHUFFLE_MOVE, OPK_INT },
+    { "pblend", OPK_SHUFFLE_MOVE, OPK_INT },
+    { "pextr", OPK_SHUFFLE_MOVE, OPK_INT },
+    { "pinsr", OPK_SHUFFLE_MOVE, OPK_INT },
+    { "pmov", OPK_SHUFFLE_MOVE, OPK_INT },  /* pmovsx* pmovzx* pmovmskb */
+    { "pbroadcast", OPK_SHUFFLE_MOVE, OPK_INT },
+    { "perm", OPK_SHUFFLE_MOVE, OPK_INT },  /* vpermd vpermq ... (AVX2) */
+    { "movd", OPK_SHUFFLE_MOVE, OPK_INT | OPK_REG }, /* movd movdqa movdqu movdq2q */
+    { "movq", OPK_SHUFFLE_MOVE, OPK_INT | OPK_REG }, /* movq movq2dq */
+    { "imul", OPK_MUL, 0 },
+    { "mul", OPK_MUL, 0 },                  /* mul mulx mulss mulsd mulps mulpd */
+    { "fmul", OPK_MUL, 0 },                 /* fmul fmulp */
+    { "fimul", OPK_MUL, 0 },
+    { "idiv", OPK_DIV, 0 },
+    { "div", OPK_DIV, 0 },                  /* div divss divsd divps divpd */
+    { "fdiv", OPK_DIV, 0 },                 /* fdiv fdivp fdivr fdivrp */
+    { "fidiv", OPK_DIV, 0 },                /* fidiv fidivr */
+    { "sqrt", OPK_DIV, 0 },                 /* sqrtss sqrtsd sqrtps sqrtpd: the divider */
+    { "fsqrt", OPK_DIV, 0 },
+};
+#define OPK_NRULES (sizeof opk_rules / sizeof opk_rules[0])
+_Static_assert(OPK_NRULES < 255, "a rule index and the no-rule mark fit a byte");
+/* the rule of each Capstone instruction id: 0 not yet searched, 1 +
+ * OPK_NRULES none, else 1 + its index; written under out_lock (decode()
+ * runs in on_tb_trans with it held) */
+static uint8_t opk_rule_by_id[X86_INS_ENDING];
+
+static const struct opk_rule *opk_rule_of(const cs_insn *ci, int simd)
+{
+    if (ci->id >= X86_INS_ENDING)
+        return NULL;
+    uint8_t *slot = &opk_rule_by_id[ci->id];
+    if (*slot == 0) {
+        const char *m = ci->mnemonic;
+        if (simd && m[0] == 'v')
+            m++; /* the VEX/EVEX form of an SSE mnemonic */
+        *slot = 1 + OPK_NRULES;
+        for (size_t i = 0; i < OPK_NRULES; i++)
+            if (strncmp(m, opk_rules[i].stem, strlen(opk_rules[i].stem)) == 0) {
+                *slot = (uint8_t)(1 + i);
+                break;
+            }
+    }
+    return *slot <= OPK_NRULES ? &opk_rules[*slot - 1] : NULL;
+}
+
+/* The operation kind of an instruction of FP/SIMD class `fpclass` with
+ * `mem_ops` memory operands (docs/CAPTURE.md, "Decoding"). */
+static uint8_t op_kind(const cs_insn *ci, int simd, uint8_t fpclass, int mem_ops)
+{
+    const struct opk_rule *rule = opk_rule_of(ci, simd);
+    if (!rule)
+        return OPK_NONE;
+    if ((rule->cond & OPK_INT) && fpclass != FPC_MMX && fpclass != FPC_VI)
+        return OPK_NONE;
+    if ((rule->cond & OPK_REG) && mem_ops)
+        return OPK_NONE;
+    return rule->kind;
+}
+
 /* Static facts of one instruction (docs/CAPTURE.md, "Decoding"). */
 static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_insn_t *out)
 {
@@ -512,6 +614,7 @@ static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_
                      ci->id == X86_INS_MOVSXD || ci->id == X86_INS_MOVAPS ||
                      ci->id == X86_INS_MOVUPS || ci->id == X86_INS_MOVDQA ||
                      ci->id == X86_INS_MOVDQU || ci->id == X86_INS_MOVQ || ci->id == X86_INS_MOVD;
+    out->opkind = op_kind(ci, simd, out->fpclass, mem_ops);
     if (mem_ops && !plain_move)
         out->uops++;
     if (mem_written == 2)

@@ -16,16 +16,19 @@ import sys
 
 MODELS = ('wsm', 'wsm_dp', 'knm')
 SOURCES = {'CYCLES', 'REF', 'INSN', 'UOPS', 'FILTER', 'LDLAT', 'OFFCORE', 'OUTSTANDING',
-           'EVENT'}
+           'EVENT', 'FPMMX'}
 LEVELS = ('L1D', 'L2', 'L3', 'LOCAL_DRAM', 'REMOTE_DRAM', 'REMOTE_CACHE')
 TLBS = ('L1_HIT', 'L2_HIT', 'WALK', 'FAULT')
 KINDS = ('COND', 'CALL', 'RET', 'IND', 'IPREL', 'ICALL')
 FPCLASSES = ('X87', 'MMX', 'SS', 'SD', 'PS', 'PD', 'VI')  # pmusim_fp_class_t 1..7
+OPKINDS = ('PACK', 'UNPACK', 'PACKED_ARITH', 'PACKED_LOGICAL', 'PACKED_MPY', 'PACKED_SHIFT',
+           'SHUFFLE_MOVE', 'MUL', 'DIV')  # pmusim_op_kind_t 1..9
 # trace annotations (include/pmusim/trace.h, enum pmusim_annotation)
 ANN = {'levels': 'PMUSIM_ANN_LEVELS', 'tlb': 'PMUSIM_ANN_TLB', 'pred': 'PMUSIM_ANN_PRED',
        'brkind': 'PMUSIM_ANN_BRKIND', 'offcore': 'PMUSIM_ANN_OFFCORE',
        'uops': 'PMUSIM_ANN_UOPS', 'allmem': 'PMUSIM_ANN_ALLMEM', 'timing': 'PMUSIM_ANN_TIMING',
-       'callkind': 'PMUSIM_ANN_CALLKIND', 'fpclass': 'PMUSIM_ANN_FPCLASS'}
+       'callkind': 'PMUSIM_ANN_CALLKIND', 'fpclass': 'PMUSIM_ANN_FPCLASS',
+       'opkind': 'PMUSIM_ANN_OPKIND'}
 
 
 def fail(where, msg):
@@ -65,7 +68,7 @@ def load_event_table(path):
 
 
 def parse_filter(where, spec, source):
-    f = {'need': [], 'dir': None, 'lvl': [], 'tlb': [], 'kind': [], 'fpc': [], 'taken': False,
+    f = {'need': [], 'dir': None, 'lvl': [], 'tlb': [], 'kind': [], 'fpc': [], 'opk': [], 'taken': False,
          'misp': False, 'req': [], 'bit': False, 'ev': False, 'model': False, 'once': False,
          'sum': 0}
     for tok in spec.split():
@@ -94,22 +97,29 @@ def parse_filter(where, spec, source):
             f['kind'] = vals
         elif key == 'fpc' and vals and all(v in FPCLASSES for v in vals):
             f['fpc'] = vals
+        elif key == 'opk' and vals and all(v in OPKINDS for v in vals):
+            f['opk'] = vals
         elif key in ('taken', 'misp') and not val:
             f[key] = True
         elif key == 'req' and vals and all(v.isdigit() and int(v) < 16 for v in vals):
             f['req'] = [int(v) for v in vals]
         else:
             fail(where, f'bad filter condition "{tok}"')
-    if source == 'FILTER' and not f['need'] and not f['fpc']:
-        fail(where, 'a FILTER row needs mem, br, oc or fpc')
-    if f['fpc'] and f['need']:
-        # x86_filter_match() tests the class only where no part is needed
-        fail(where, 'fpc goes without mem, br and oc')
+    if source == 'FILTER' and not f['need'] and not f['fpc'] and not f['opk']:
+        fail(where, 'a FILTER row needs mem, br, oc, fpc or opk')
+    if (f['fpc'] or f['opk']) and f['need']:
+        # x86_filter_match() tests the class and kind only where no part is needed
+        fail(where, 'fpc and opk go without mem, br and oc')
     if source == 'OUTSTANDING' and (f['need'] != ['oc'] or set(spec.split()) - {'oc'} -
                                     {t for t in spec.split() if t.startswith('req=')}):
         # the requests in flight of the types the filter names
         fail(where, 'an OUTSTANDING row needs oc (and req=) only')
-    if source not in ('FILTER', 'OUTSTANDING') and set(spec.split()) - {'bit', 'ev', 'model'}:
+    if source == 'FPMMX':
+        # the classes transitioned to: x87 (TO_FP), mmx (TO_MMX) or both
+        if not f['fpc'] or set(f['fpc']) - {'X87', 'MMX'} or set(spec.split()) - {
+                'fpc=' + '|'.join(f['fpc'])}:
+            fail(where, 'an FPMMX row needs fpc=X87, MMX or X87|MMX and nothing else')
+    elif source not in ('FILTER', 'OUTSTANDING') and set(spec.split()) - {'bit', 'ev', 'model'}:
         fail(where, f'conditions on a {source} row')
     if source == 'EVENT' and (not f['bit'] or f['ev'] or f['model']):
         # an EVENT row is one bit of an OR-combinable umask whose other
@@ -150,6 +160,8 @@ def needs_of(source, f):
         n.add('callkind')  # direct or indirect calls only: `call` alone was both before
     if f['fpc']:
         n.add('fpclass')
+    if f['opk']:
+        n.add('opkind')
     return sorted(n)
 
 
@@ -243,6 +255,9 @@ def main():
             if f['fpc']:
                 fl.append('.fp_class = ' + ' | '.join(f'(1u << {FPCLASSES.index(v) + 1})'
                                                       for v in f['fpc']))
+            if f['opk']:
+                fl.append('.op_kind = ' + ' | '.join(f'(1u << {OPKINDS.index(v) + 1})'
+                                                     for v in f['opk']))
             if f['taken']:
                 fl.append('.br_taken = 2u')
             if f['misp']:

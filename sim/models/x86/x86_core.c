@@ -118,6 +118,9 @@ typedef struct x86_ctr {
     uint64_t acc;     /* THRESH: occurrences in the open cycle */
     uint64_t oc_msr;  /* OFFCORE/OUTSTANDING: the MSR value compiled in */
     x86_filter_t f;
+    /* FPMMX: per hardware thread, the class (x87 or mmx) of the last such
+     * INSN record this counter saw, 0 none yet (reset when programmed) */
+    uint8_t fpmmx_last[PMUSIM_MAX_THREADS];
     /* lazy accrual */
     uint64_t since;      /* accrued up to here (exclusive) */
     uint64_t rate;       /* increments per cycle from `since` */
@@ -892,6 +895,7 @@ static x86_filter_t x86_filter_norm(x86_filter_t f)
     f.br_kind = x86_all_ones(f.br_kind);
     f.br_taken = x86_all_ones(f.br_taken);
     f.fp_class = x86_all_ones(f.fp_class);
+    f.op_kind = x86_all_ones(f.op_kind);
     f.br_misp = x86_all_ones(f.br_misp);
     f.oc_req = x86_all_ones(f.oc_req);
     return f;
@@ -980,6 +984,7 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
     c->once = false;
     c->ev_bits = 0;
     c->out_msr = false;
+    memset(c->fpmmx_last, 0, sizeof c->fpmmx_last);
     if (slot < X86_MAX_GP) {
         const x86_evmap_t *hits[X86_MAX_BITS];
         size_t n;
@@ -1709,10 +1714,12 @@ static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r
             !((f->br_misp >> misp) & 1))
             return false;
     }
-    /* an FP/SIMD class condition: only FILTER rows with fpc= and no part
-     * (need_flags 0) have one (gen_x86_events.py), so the others pass it
-     * in one test, after their own */
-    return f->need_flags || ((f->fp_class >> PMUSIM_REC_FPCLASS(r->flags)) & 1);
+    /* FP/SIMD class and operation kind conditions: only FILTER rows with
+     * fpc= or opk= and no part (need_flags 0) have them
+     * (gen_x86_events.py), so the others pass them in one test, after
+     * their own */
+    return f->need_flags || ((f->fp_class >> PMUSIM_REC_FPCLASS(r->flags)) &
+                             (f->op_kind >> PMUSIM_REC_OPKIND(r->flags)) & 1);
 }
 
 /* Request-type part of the offcore match (docs/sim-x86.md, offcore). */
@@ -1803,6 +1810,17 @@ static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_li
             if (c->out_msr ? x86_oc_req_match(m, c->oc_msr, r) : x86_filter_match(&c->f, r))
                 x86_outstanding_start(m, c, r);
             continue;
+        case X86_SRC_FPMMX: {
+            /* a transition: an x87 or MMX instruction after one of the
+             * other (docs/trace-events-x86.md, FP_MMX_TRANS) */
+            const unsigned cls = PMUSIM_REC_FPCLASS(r->flags);
+            if (r->kind != PMUSIM_REC_INSN || (cls != PMUSIM_FPC_X87 && cls != PMUSIM_FPC_MMX))
+                continue;
+            uint8_t *last = &c->fpmmx_last[r->thread % PMUSIM_MAX_THREADS];
+            occ = *last && *last != cls && ((c->f.fp_class >> cls) & 1);
+            *last = (uint8_t)cls;
+            break;
+        }
         default:
             occ = 0;
             break;

@@ -64,6 +64,10 @@ typedef enum x86_src_kind {
      * records of that bit (L1I:READS = the HITS and MISSES records); a
      * counter of such bits gets ev_bits (x86_ctr_compile()) */
     X86_SRC_EVENT,
+    /* an INSN record of class x87 or mmx whose class differs from the
+     * thread's last such record's and is one of f.fp_class (FP_MMX_TRANS:
+     * the instruction after a transition; docs/trace-events-x86.md) */
+    X86_SRC_FPMMX,
 } x86_src_kind_t;
 
 /* Predicate on an INSN record.  A mask of 0 in a table means "any"; the
@@ -76,6 +80,7 @@ typedef struct x86_filter {
     uint32_t br_kind;      /* bit per pmusim_br_kind_t */
     uint32_t br_taken;     /* bit 0 not taken, bit 1 taken */
     uint32_t fp_class;     /* bit per pmusim_fp_class_t (the flags' FP/SIMD class) */
+    uint32_t op_kind;      /* bit per pmusim_op_kind_t (the flags' operation kind) */
     uint32_t br_misp;      /* bit 0 predicted correctly, bit 1 mispredicted */
     uint32_t oc_req;       /* bit per offcore request bit (oc.req) */
     uint32_t lat_ge;       /* mem.latency must be at least this (load latency: threshold + 1) */

@@ -2000,6 +2000,56 @@ static void test_symbol_bytes_limit(void)
     g_free(path);
 }
 
+/* Reads the text trace `text` (n records), writes it as binary, reads that
+ * and writes it as text again, calling check() on the records and header
+ * of both reads; the text written must be `text`, byte for byte. */
+static void check_text_binary_text(const char *text, size_t n_want,
+                                   void (*check)(const pmusim_rec_t *x,
+                                                 const pmusim_trace_header_t *h))
+{
+    char *tin = tmp_path("pmusim-tbt-XXXXXX"), *bin = tmp_path("pmusim-tbt-XXXXXX"),
+         *tout = tmp_path("pmusim-tbt-XXXXXX");
+    CU_ASSERT_FATAL(g_file_set_contents(tin, text, -1, NULL));
+    const char *from[] = { tin, bin }, *to[] = { bin, tout };
+    GError *e = NULL;
+    for (unsigned k = 0; k < 2; k++) {
+        pmusim_trace_reader_t *r = pmusim_trace_reader_open(from[k], &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+        size_t n = 0;
+        pmusim_rec_t *x = read_all(r, 3, &n, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+        CU_ASSERT_EQUAL_FATAL(n, n_want);
+        const pmusim_trace_header_t *h = pmusim_trace_reader_header(r);
+        check(x, h);
+        pmusim_trace_writer_t *w =
+            pmusim_trace_writer_open(to[k], k ? PMUSIM_TRACE_TEXT : PMUSIM_TRACE_BINARY, h, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        CU_ASSERT(pmusim_trace_writer_write(w, x, n, &e));
+        CU_ASSERT(pmusim_trace_writer_close(w, &e));
+        CU_ASSERT_PTR_NULL(e);
+        g_free(x);
+        pmusim_trace_reader_free(r);
+    }
+    gsize len;
+    char *back = slurp(tout, &len);
+    CU_ASSERT_STRING_EQUAL(back, text);
+    g_free(back);
+    g_unlink(tin), g_unlink(bin), g_unlink(tout);
+    g_free(tin), g_free(bin), g_free(tout);
+}
+
+static void check_kind_class_records(const pmusim_rec_t *x, const pmusim_trace_header_t *h)
+{
+    CU_ASSERT_EQUAL(x[0].br.kind, PMUSIM_BR_ICALL);
+    for (unsigned c = 1; c < 8; c++)
+        CU_ASSERT_EQUAL(PMUSIM_REC_FPCLASS(x[c].flags), c);
+    CU_ASSERT_EQUAL(x[1].flags, PMUSIM_F_FP | (PMUSIM_FPC_X87 << PMUSIM_F_FPCLASS_SHIFT));
+    CU_ASSERT_EQUAL(x[2].flags, PMUSIM_FPC_MMX << PMUSIM_F_FPCLASS_SHIFT);
+    CU_ASSERT_EQUAL(x[7].flags, 0x8000 | PMUSIM_F_FP | (PMUSIM_FPC_VI << PMUSIM_F_FPCLASS_SHIFT));
+    CU_ASSERT_EQUAL(pmusim_trace_header_annotations(h), PMUSIM_ANN_BRKIND | PMUSIM_ANN_FP |
+                                                            PMUSIM_ANN_CALLKIND | PMUSIM_ANN_FPCLASS);
+}
+
 /* Session 14: branch kind icall (5) and the FP/SIMD class (flag bits 7-9)
  * in both forms, their annotations, and out-of-range values. */
 static void test_call_kind_fp_class(void)
@@ -2039,42 +2089,7 @@ static void test_call_kind_fp_class(void)
                        "3 0 insn ip=0x402010 len=4 plm=3 fp fpc=pd\n"
                        "4 0 insn ip=0x402014 len=4 plm=3 fp fpc=vi xflags=0x8000\n"
                        "end 8\n";
-    char *tin = tmp_path("pmusim-kind-XXXXXX"), *bin = tmp_path("pmusim-kind-XXXXXX"),
-         *tout = tmp_path("pmusim-kind-XXXXXX");
-    CU_ASSERT_FATAL(g_file_set_contents(tin, text, -1, NULL));
-    const char *from[] = { tin, bin }, *to[] = { bin, tout };
-    for (unsigned k = 0; k < 2; k++) {
-        r = pmusim_trace_reader_open(from[k], &e);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-        x = read_all(r, 3, &n, &e);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(x);
-        CU_ASSERT_EQUAL(n, 8);
-        CU_ASSERT_EQUAL(x[0].br.kind, PMUSIM_BR_ICALL);
-        for (unsigned c = 1; c < 8; c++)
-            CU_ASSERT_EQUAL(PMUSIM_REC_FPCLASS(x[c].flags), c);
-        CU_ASSERT_EQUAL(x[1].flags, PMUSIM_F_FP | (PMUSIM_FPC_X87 << PMUSIM_F_FPCLASS_SHIFT));
-        CU_ASSERT_EQUAL(x[2].flags, PMUSIM_FPC_MMX << PMUSIM_F_FPCLASS_SHIFT);
-        CU_ASSERT_EQUAL(x[7].flags,
-                        0x8000 | PMUSIM_F_FP | (PMUSIM_FPC_VI << PMUSIM_F_FPCLASS_SHIFT));
-        const pmusim_trace_header_t *h = pmusim_trace_reader_header(r);
-        CU_ASSERT_EQUAL(pmusim_trace_header_annotations(h),
-                        PMUSIM_ANN_BRKIND | PMUSIM_ANN_FP | PMUSIM_ANN_CALLKIND |
-                            PMUSIM_ANN_FPCLASS);
-        pmusim_trace_writer_t *w =
-            pmusim_trace_writer_open(to[k], k ? PMUSIM_TRACE_TEXT : PMUSIM_TRACE_BINARY, h, &e);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
-        CU_ASSERT(pmusim_trace_writer_write(w, x, n, &e));
-        CU_ASSERT(pmusim_trace_writer_close(w, &e));
-        CU_ASSERT_PTR_NULL(e);
-        g_free(x);
-        pmusim_trace_reader_free(r);
-    }
-    gsize len;
-    char *back = slurp(tout, &len);
-    CU_ASSERT_STRING_EQUAL(back, text);
-    g_free(back);
-    g_unlink(tin), g_unlink(bin), g_unlink(tout);
-    g_free(tin), g_free(bin), g_free(tout);
+    check_text_binary_text(text, 8, check_kind_class_records);
 
     /* out-of-range values in the text form name the line */
     const char *H = "pmusim-trace 2\ncpu wsm\n";
@@ -2097,6 +2112,108 @@ static void test_call_kind_fp_class(void)
                     PMUSIM_ANN_LEVELS | PMUSIM_ANN_BRKIND | PMUSIM_ANN_FP);
     pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_CALLKIND | PMUSIM_ANN_FPCLASS);
     CU_ASSERT_STRING_EQUAL(pmusim_trace_header_get_meta(&h, "annotations"), "callkind,fpclass");
+    pmusim_trace_header_clear(&h);
+}
+
+static void check_op_kind_records(const pmusim_rec_t *x, const pmusim_trace_header_t *h)
+{
+    for (unsigned c = 0; c < 9; c++)
+        CU_ASSERT_EQUAL(PMUSIM_REC_OPKIND(x[c].flags), c + 1);
+    CU_ASSERT_EQUAL(x[0].flags, (PMUSIM_FPC_VI << PMUSIM_F_FPCLASS_SHIFT) |
+                                    (PMUSIM_OPK_PACK << PMUSIM_F_OPKIND_SHIFT));
+    CU_ASSERT_EQUAL(x[7].flags, PMUSIM_OPK_MUL << PMUSIM_F_OPKIND_SHIFT);
+    CU_ASSERT_EQUAL(x[8].flags, 0x8000 | PMUSIM_F_FP | (PMUSIM_FPC_SD << PMUSIM_F_FPCLASS_SHIFT) |
+                                    (PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT));
+    CU_ASSERT_EQUAL(x[9].flags, 0);
+    CU_ASSERT_EQUAL(pmusim_trace_header_annotations(h),
+                    PMUSIM_ANN_FP | PMUSIM_ANN_FPCLASS | PMUSIM_ANN_OPKIND);
+}
+
+/* Session 15: the operation kind (flag bits 10-13) in both forms, its
+ * annotation, and the kinds 10-15, which no reader takes. */
+static void test_op_kind(void)
+{
+    /* binary: an INSN with the field flags = kind 9 (div), then one with 10 */
+    GByteArray *s = stream_new();
+    PUT(s, 0x08, 0x01, 0x80, 0x48, 0x95, 0x01);
+    GBytes *z = compress(s);
+    gsize zlen;
+    const void *zd = g_bytes_get_data(z, &zlen);
+    GError *e = NULL;
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open_memory(zd, zlen, "opk.bin", &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    size_t n = 0;
+    pmusim_rec_t *x = read_all(r, 8, &n, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(x[0].flags, PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT);
+    CU_ASSERT_EQUAL(PMUSIM_REC_OPKIND(x[0].flags), PMUSIM_OPK_DIV);
+    g_free(x);
+    pmusim_trace_reader_free(r);
+    g_bytes_unref(z);
+    g_byte_array_unref(s);
+    s = stream_new();
+    PUT(s, 0x08, 0x01, 0x80, 0x50, 0x95, 0x01);
+    /* the offset is where the flags varint (bytes 12-13) ends, as for
+     * "instruction flags wider than 16 bits" */
+    expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "unknown operation kind",
+                        "byte 14 of the decompressed stream, record 0");
+
+    /* text: every kind, with classes and other flag bits around it;
+     * text -> binary -> text is byte-identical */
+    const char *text = "pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 1\nflags 0x0\n"
+                       "meta annotations fp,fpclass,opkind\n"
+                       "0 0 insn ip=0x401000 len=4 plm=3 fpc=vi opk=pack\n"
+                       "0 0 insn ip=0x401004 len=4 plm=3 fpc=vi opk=unpack\n"
+                       "1 0 insn ip=0x401008 len=3 plm=3 fpc=mmx opk=packed_arith\n"
+                       "1 0 insn ip=0x40100b len=3 plm=3 fpc=mmx opk=packed_logical\n"
+                       "2 0 insn ip=0x40100e len=4 plm=3 fpc=vi opk=packed_mpy\n"
+                       "2 0 insn ip=0x401012 len=5 plm=3 fpc=vi opk=packed_shift\n"
+                       "3 0 insn ip=0x401017 len=5 plm=3 fpc=vi opk=shuffle_move\n"
+                       "3 0 insn ip=0x40101c len=4 plm=3 opk=mul\n"
+                       "4 0 insn ip=0x401020 len=4 plm=3 fp fpc=sd opk=div xflags=0x8000\n"
+                       "4 0 insn ip=0x401024 len=2 plm=3\n"
+                       "end 10\n";
+    check_text_binary_text(text, 10, check_op_kind_records);
+    char *bin = tmp_path("pmusim-opk-XXXXXX");
+
+    /* the writer refuses kind 10 (what no reader takes), in both forms */
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    pmusim_rec_t bad = { .kind = PMUSIM_REC_INSN, .ip = 0x401000, .len = 1, .plm = 3,
+                         .flags = 10u << PMUSIM_F_OPKIND_SHIFT };
+    for (unsigned k = 0; k < 2; k++) {
+        pmusim_trace_writer_t *w =
+            pmusim_trace_writer_open(bin, k ? PMUSIM_TRACE_TEXT : PMUSIM_TRACE_BINARY, &h, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        CU_ASSERT_FALSE(pmusim_trace_writer_write(w, &bad, 1, &e));
+        CU_ASSERT_PTR_NOT_NULL(e);
+        if (e)
+            CU_ASSERT_PTR_NOT_NULL(strstr(e->message, "unknown operation kind"));
+        g_clear_error(&e);
+        pmusim_trace_writer_close(w, NULL);
+    }
+    g_unlink(bin);
+    g_free(bin);
+
+    /* out-of-range values in the text form name the line: a name, a
+     * number, and the bits through xflags= (which before session 15 held
+     * bits 10-15: a file that set them there reads them as the kind) */
+    const char *H = "pmusim-trace 2\ncpu wsm\n";
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 opk=10\n", PMUSIM_TRACE_ERROR_FORMAT,
+                      "line 3, record 0", "unknown opk= value '10'");
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 opk=fma\n", PMUSIM_TRACE_ERROR_FORMAT,
+                      "line 3", "unknown opk= value 'fma'");
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3\n1 0 insn ip=0x2 len=1 plm=3 xflags=0x3c00\n",
+                      PMUSIM_TRACE_ERROR_FORMAT, "line 4", "unknown operation kind");
+
+    /* the name; a key without it leaves the kinds unknown, no key claims them */
+    CU_ASSERT_STRING_EQUAL(pmusim_annotation_name(PMUSIM_ANN_OPKIND), "opkind");
+    CU_ASSERT(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_OPKIND);
+    pmusim_trace_header_set_meta(&h, "annotations", "fp,fpclass");
+    CU_ASSERT_FALSE(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_OPKIND);
+    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_FPCLASS | PMUSIM_ANN_OPKIND);
+    CU_ASSERT_STRING_EQUAL(pmusim_trace_header_get_meta(&h, "annotations"), "fpclass,opkind");
     pmusim_trace_header_clear(&h);
 }
 
@@ -2727,5 +2844,6 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_reader_buffers_reused);
     PMUSIM_ADD_TEST(s, test_reads_level3_files);
     PMUSIM_ADD_TEST(s, test_call_kind_fp_class);
+    PMUSIM_ADD_TEST(s, test_op_kind);
 }
 
