@@ -1855,12 +1855,12 @@ ia64_lean(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const unsigne
  * the record is consumed.  Thread t's last instruction is stored when the
  * loop ends (single: the last record consumed), as nothing reads it inside;
  * the capture units of a run of one thread are called with their tests of
- * the state done (a0, cap_flags, cap_all), others through
- * ia64_capture_insn(). */
+ * the state done (cap_flags, cap_all) and the run's look-ups in cr, others
+ * through ia64_capture_insn(). */
 static inline __attribute__((always_inline)) void
 ia64_fast_side(ia64_model_t *im, const pmusim_rec_t *r, const uint32_t t, const uint32_t t0,
                const bool single, const bool track, const bool capture, const unsigned cap_flags,
-               const bool cap_all, const unsigned a0, const pmusim_rec_t **last)
+               const bool cap_all, const ia64_caprun_t *cr, const pmusim_rec_t **last)
 {
     if (track && !single)
         last[t] = r;
@@ -1869,9 +1869,9 @@ ia64_fast_side(ia64_model_t *im, const pmusim_rec_t *r, const uint32_t t, const 
         /* (most records have neither: one test for them, issue 12) */
         if (__builtin_expect(fc != 0, 0)) {
             if (fc & PMUSIM_F_MEM)
-                ia64_capture_dear(im, t0, r, a0);
+                ia64_caprun_dear(cr, r);
             if (fc & PMUSIM_F_BRANCH)
-                ia64_capture_btb(im, t0, r, a0);
+                ia64_caprun_btb(cr, r);
         }
         if (cap_all)
             ia64_capture_ipear(im, t0, r);
@@ -1982,6 +1982,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
      * instruction; other records skip the call */
     uint16_t cap_flags = 0;
     bool cap_all = false;
+    ia64_caprun_t cr;
     /* the run keeps thread t0's privilege level and instruction set (st0) */
     const unsigned a0 = ((st0 & PMUSIM_F_IA32) ? 4u : 0u) | (unsigned)((st0 >> 16) & 3u);
     if (single) {
@@ -1990,6 +1991,8 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         cap_flags = (uint16_t)((((th->dear_acc >> a0) & 1) ? PMUSIM_F_MEM : 0) |
                                (((th->btb_acc >> a0) & 1) ? PMUSIM_F_BRANCH : 0));
         cap_all = (th->ipear_acc >> a0) & 1;
+        if (slow && cap_flags)
+            ia64_caprun_init(&cr, im, t0, a0);
     } else {
         for (uint32_t t = 0; t < nth; t++) {
             cap_flags |= (uint16_t)((im->th[t].dear_on ? PMUSIM_F_MEM : 0) |
@@ -2143,7 +2146,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                             /* rare 0, inc 1 */
                             if (slow)
                                 ia64_fast_side(im, r, t0, t0, true, track, capture, cap_flags,
-                                               cap_all, a0, last);
+                                               cap_all, &cr, last);
                             pk += d->pk;
                             im->cyc_masks[v++] = d->mask;
                             im->id_cnt[d->id]++; /* +1 on every D slot of the mask */
@@ -2153,7 +2156,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                             /* an empty mask: nothing to add */
                             if (slow)
                                 ia64_fast_side(im, r, t0, t0, true, track, capture, cap_flags,
-                                               cap_all, a0, last);
+                                               cap_all, &cr, last);
                             continue;
                         }
                         if (d->k1 != (dtag | 1)) {
@@ -2241,7 +2244,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                     }
                 }
                 if (slow)
-                    ia64_fast_side(im, r, t, t0, single, track, capture, cap_flags, cap_all, a0,
+                    ia64_fast_side(im, r, t, t0, single, track, capture, cap_flags, cap_all, &cr,
                                    last);
                 if (nosig) {
                     if (cmask0) {
