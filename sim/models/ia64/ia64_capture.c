@@ -345,6 +345,7 @@ void ia64_caprun_init(ia64_caprun_t *cr, ia64_model_t *im, uint32_t t, unsigned 
     cr->dear_exact = im->cap_exact[t][IA64_SRC_DEAR_EVENT - IA64_SRC_BRANCH_EVENT];
     cr->btb_slots = ia64_capture_slots(im, t, IA64_SRC_BRANCH_EVENT - IA64_SRC_BRANCH_EVENT, acc);
     cr->dear_slots = ia64_capture_slots(im, t, IA64_SRC_DEAR_EVENT - IA64_SRC_BRANCH_EVENT, acc);
+    cr->nb = cr->nent = 0;
 }
 
 void ia64_caprun_dear(const ia64_caprun_t *cr, const pmusim_rec_t *r)
@@ -359,36 +360,83 @@ void ia64_caprun_dear(const ia64_caprun_t *cr, const pmusim_rec_t *r)
 
 _Static_assert(IA64_BTB_MP == 1u << 1, "IA64_BTB_MP is the entry's mp bit (bit 1)");
 
-/* (ia64_btb_take() with its tests from btb_tab: issue 12, about 30
- * instructions of each branch; branch bytes out of range take it) */
-void ia64_caprun_btb(const ia64_caprun_t *cr, const pmusim_rec_t *r)
+/* ia64_caprun_btb()'s count of a branch the unit took */
+static inline void ia64_caprun_btb_count(const ia64_caprun_t *cr, const pmusim_rec_t *r)
 {
-    const uint64_t x = ia64_br_word(r);
-    if (__builtin_expect((x & ~IA64_XBR_RANGE) != 0, 0)) {
-        if (!ia64_btb_take(cr->th, cr->im->d, r))
-            return;
-    } else {
-        const unsigned o = cr->btb_tab[ia64_br_index(x)];
-        if (!(o & IA64_BTB_PASS))
-            return;
-        if (!cr->frozen) {
-            const bool taken = o & IA64_BTB_TAKEN;
-            const uint64_t slot = taken ? (r->slot & 3u) : 3;
-            const uint64_t be = (r->ip & cr->btb_ip_mask) | slot << 2 | (o & IA64_BTB_MP) | 1;
-            const uint64_t te = (r->br.target & IA64_IP_BUNDLE) | 2;
-            const unsigned ext = (o & IA64_BTB_BACKEND) ? 2u : 0u;
-            if (cr->mont)
-                ia64_btb_push(cr->ring, cr->ring_idx, cr->ring_ext, cr->idx_mask, true, be, ext,
-                              taken, te);
-            else
-                ia64_btb_push(cr->ring, cr->ring_idx, cr->ring_ext, cr->idx_mask, false, be, ext,
-                              taken, te);
-        }
-    }
     if (__builtin_expect(cr->btb_exact, 0))
         ia64_count_capture(cr->im, cr->t, r, IA64_SRC_BRANCH_EVENT);
     else
         ia64_pend_add(cr->im, cr->btb_slots);
+}
+
+/* The logged branches' entries: ia64_btb_push() of the last ones, as many
+ * as fill the ring (or all), with the index where they start: the entries
+ * of the branches before them are all overwritten, and they only moved
+ * the index on (and set the full bit if it wrapped). */
+void ia64_caprun_flush(ia64_caprun_t *cr)
+{
+    const uint64_t nb = cr->nb, size = (uint64_t)cr->idx_mask + 1;
+    const uint64_t lo = nb > IA64_RING_MAX ? nb - IA64_RING_MAX : 0;
+    uint64_t i = nb, tail = 0;
+    while (i > lo && tail < size) {
+        i--;
+        tail += (cr->blog[i % IA64_RING_MAX].o & IA64_BTB_TAKEN) ? 2 : 1;
+    }
+    /* (tail < size: every branch of the log, none before it) */
+    const uint64_t idx = *cr->ring_idx;
+    const uint64_t before = (idx & cr->idx_mask) + cr->nent - tail;
+    const uint64_t full = cr->mont ? UINT64_C(1) << 5 : UINT64_C(1) << 3;
+    *cr->ring_idx = (idx & ~(uint64_t)cr->idx_mask) | (before & cr->idx_mask) |
+                    (before >= size ? full : 0);
+    for (; i < nb; i++) {
+        const pmusim_rec_t *r = cr->blog[i % IA64_RING_MAX].r;
+        const unsigned o = cr->blog[i % IA64_RING_MAX].o;
+        const bool taken = o & IA64_BTB_TAKEN;
+        const uint64_t slot = taken ? (r->slot & 3u) : 3;
+        const uint64_t be = (r->ip & cr->btb_ip_mask) | slot << 2 | (o & IA64_BTB_MP) | 1;
+        const uint64_t te = (r->br.target & IA64_IP_BUNDLE) | 2;
+        const unsigned ext = (o & IA64_BTB_BACKEND) ? 2u : 0u;
+        if (cr->mont)
+            ia64_btb_push(cr->ring, cr->ring_idx, cr->ring_ext, cr->idx_mask, true, be, ext,
+                          taken, te);
+        else
+            ia64_btb_push(cr->ring, cr->ring_idx, cr->ring_ext, cr->idx_mask, false, be, ext,
+                          taken, te);
+    }
+    cr->nb = cr->nent = 0;
+}
+
+/* branch bytes out of btb_tab's range: entries at once, after the
+ * logged ones (kept out of ia64_caprun_btb(), whose registers it would
+ * take) */
+static __attribute__((noinline)) void ia64_caprun_btb_wide(ia64_caprun_t *cr,
+                                                          const pmusim_rec_t *r)
+{
+    ia64_caprun_flush(cr);
+    if (ia64_btb_take(cr->th, cr->im->d, r))
+        ia64_caprun_btb_count(cr, r);
+}
+
+/* (ia64_btb_take() with its tests from btb_tab: issue 12, about 30
+ * instructions of each branch) */
+void ia64_caprun_btb(ia64_caprun_t *cr, const pmusim_rec_t *r)
+{
+    const uint64_t x = ia64_br_word(r);
+    if (__builtin_expect((x & ~IA64_XBR_RANGE) != 0, 0)) {
+        ia64_caprun_btb_wide(cr, r);
+        return;
+    }
+    const unsigned o = cr->btb_tab[ia64_br_index(x)];
+    if (!(o & IA64_BTB_PASS))
+        return;
+    if (!cr->frozen) {
+        struct ia64_caprun_br *b = &cr->blog[cr->nb % IA64_RING_MAX];
+        b->r = r;
+        b->o = o;
+        cr->nb++;
+        cr->nent += (o & IA64_BTB_TAKEN) ? 2 : 1;
+    }
+    ia64_caprun_btb_count(cr, r);
 }
 
 void ia64_capture_ipear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)

@@ -1860,7 +1860,7 @@ ia64_lean(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const unsigne
 static inline __attribute__((always_inline)) void
 ia64_fast_side(ia64_model_t *im, const pmusim_rec_t *r, const uint32_t t, const uint32_t t0,
                const bool single, const bool track, const bool capture, const unsigned cap_flags,
-               const bool cap_all, const ia64_caprun_t *cr, const pmusim_rec_t **last)
+               const bool cap_all, ia64_caprun_t *cr, const pmusim_rec_t **last)
 {
     if (track && !single)
         last[t] = r;
@@ -2269,6 +2269,9 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         end = (size_t)(end_n - r) > IA64_CYC_CAP - v ? r + (IA64_CYC_CAP - v) : end_n;
     }
 out:
+    /* the run's captured branches into the BTB/ETB (cap_flags: cr is set) */
+    if (slow && single && cap_flags && cr.nb)
+        ia64_caprun_flush(&cr);
     /* nosig: every record consumed has the mask cmask0 */
     if (nosig && cmask0)
         im->id_cnt[csig->id] += (uint64_t)(r - (recs + k));

@@ -648,7 +648,17 @@ void ia64_capture_insn(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
  * the run: the freeze, the stopped slots, the thread's active state,
  * privilege level and instruction set (acc) change only in the general
  * path (issue 12: the look-ups, the thread's and the ring's addresses
- * were about 40 instructions of each captured branch). */
+ * were about 40 instructions of each captured branch).
+ *
+ * The branches the BTB/ETB takes in the run are logged (the record and
+ * its btb_tab outcome) and written to the ring by ia64_caprun_flush(),
+ * which the run calls before it returns: only the last ring_size entries
+ * stay in the ring, at most ring_size branches (issue 12: the ring's
+ * index, extension bits and entries were about 60 instructions of each
+ * captured branch, of which the loop traces capture one in 9 records).
+ * Nothing reads the ring inside a run: its registers are read, reported
+ * and written by the general path only. */
+#define IA64_RING_MAX 16u /* the largest ring_size (Montecito's ETB) */
 typedef struct ia64_caprun {
     ia64_model_t *im;
     ia64_thread_t *th;
@@ -658,15 +668,23 @@ typedef struct ia64_caprun {
     uint64_t btb_ip_mask;
     uint64_t btb_slots, dear_slots; /* ia64_capture_slots() of each unit (not exact) */
     uint32_t t, idx_mask;
-    uint32_t dear_lat_min;
-    uint8_t acc, dear_mode;
+    uint8_t acc;
     bool mont, frozen, btb_exact, dear_exact;
+    /* the log: branch i of the run at blog[i % IA64_RING_MAX], nb
+     * branches with nent ring entries (a taken branch has two) */
+    uint64_t nb, nent;
+    struct ia64_caprun_br {
+        const pmusim_rec_t *r;
+        unsigned o; /* btb_tab's outcome (IA64_BTB_*) */
+    } blog[IA64_RING_MAX];
 } ia64_caprun_t;
 void ia64_caprun_init(ia64_caprun_t *cr, ia64_model_t *im, uint32_t t, unsigned acc);
 /* the unit's step for a record of the run with a memory access / a branch
  * (the caller has checked the unit's dear_acc / btb_acc against acc) */
 void ia64_caprun_dear(const ia64_caprun_t *cr, const pmusim_rec_t *r);
-void ia64_caprun_btb(const ia64_caprun_t *cr, const pmusim_rec_t *r);
+void ia64_caprun_btb(ia64_caprun_t *cr, const pmusim_rec_t *r);
+/* the logged branches into the ring (while their records are valid) */
+void ia64_caprun_flush(ia64_caprun_t *cr);
 void ia64_capture_ipear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
 bool ia64_capture_iear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
 void ia64_capture_report(ia64_model_t *im, pmusim_report_t *rep);
