@@ -370,24 +370,23 @@ static inline void ia64_caprun_btb_count(const ia64_caprun_t *cr, const pmusim_r
 }
 
 /* The logged branches' entries: ia64_btb_push() of the last ones, as many
- * as fill the ring (or all), with the index where they start: the entries
- * of the branches before them are all overwritten, and they only moved
- * the index on (and set the full bit if it wrapped). */
+ * as fill the ring (or all), from the index where they start.  The
+ * entries of the branches before them are all overwritten: those only
+ * moved the index on, and a wrap of theirs (the full bit) is one of the
+ * last ones' too, whose ring_size or more entries pass the ring's end. */
 void ia64_caprun_flush(ia64_caprun_t *cr)
 {
     const uint64_t nb = cr->nb, size = (uint64_t)cr->idx_mask + 1;
-    const uint64_t lo = nb > IA64_RING_MAX ? nb - IA64_RING_MAX : 0;
+    /* (the log holds the last IA64_RING_MAX >= size branches, each with at
+     * least one entry) */
     uint64_t i = nb, tail = 0;
-    while (i > lo && tail < size) {
+    while (i > 0 && tail < size) {
         i--;
         tail += (cr->blog[i % IA64_RING_MAX].o & IA64_BTB_TAKEN) ? 2 : 1;
     }
-    /* (tail < size: every branch of the log, none before it) */
     const uint64_t idx = *cr->ring_idx;
-    const uint64_t before = (idx & cr->idx_mask) + cr->nent - tail;
-    const uint64_t full = cr->mont ? UINT64_C(1) << 5 : UINT64_C(1) << 3;
-    *cr->ring_idx = (idx & ~(uint64_t)cr->idx_mask) | (before & cr->idx_mask) |
-                    (before >= size ? full : 0);
+    *cr->ring_idx = (idx & ~(uint64_t)cr->idx_mask) | (((idx & cr->idx_mask) + cr->nent - tail) &
+                                                       cr->idx_mask);
     for (; i < nb; i++) {
         const pmusim_rec_t *r = cr->blog[i % IA64_RING_MAX].r;
         const unsigned o = cr->blog[i % IA64_RING_MAX].o;

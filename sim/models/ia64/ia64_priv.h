@@ -658,7 +658,13 @@ void ia64_capture_insn(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
  * captured branch, of which the loop traces capture one in 9 records).
  * Nothing reads the ring inside a run: its registers are read, reported
  * and written by the general path only. */
-#define IA64_RING_MAX 16u /* the largest ring_size (Montecito's ETB) */
+#define IA64_RING_ITA2 8u  /* Itanium 2 BTB: PMD8-15 (ref §8.2) */
+#define IA64_RING_MONT 16u /* Montecito ETB: PMD48-63 (ref §9.4) */
+#define IA64_RING_MAX 16u  /* the largest */
+_Static_assert(IA64_RING_ITA2 <= IA64_RING_MAX && IA64_RING_MONT <= IA64_RING_MAX &&
+                   !(IA64_RING_ITA2 & (IA64_RING_ITA2 - 1)) &&
+                   !(IA64_RING_MONT & (IA64_RING_MONT - 1)),
+               "ring sizes: powers of two the branch log covers");
 typedef struct ia64_caprun {
     ia64_model_t *im;
     ia64_thread_t *th;
