@@ -369,14 +369,17 @@ static inline void ia64_caprun_btb_count(const ia64_caprun_t *cr, const pmusim_r
         ia64_pend_add(cr->im, cr->btb_slots);
 }
 
-/* The logged branches' entries: ia64_btb_push() of the last ones, as many
- * as fill the ring (or all), from the index where they start.  The
- * entries of the branches before them are all overwritten: those only
- * moved the index on, and a wrap of theirs (the full bit) is one of the
- * last ones' too, whose ring_size or more entries pass the ring's end. */
+/* The logged branches' entries: the last ones, as many as fill the ring
+ * (or all), from the index where they start, as ia64_btb_push() would
+ * write them one branch at a time but with the index and extension
+ * registers read and written once (issue 12: a Montecito run of the mixed
+ * trace ends with about 6 branches to write).  The entries of the
+ * branches before them are all overwritten: those only moved the index
+ * on, and a wrap of theirs (the full bit) is one of the last ones' too,
+ * whose ring_size or more entries pass the ring's end. */
 void ia64_caprun_flush(ia64_caprun_t *cr)
 {
-    const uint64_t nb = cr->nb, size = (uint64_t)cr->idx_mask + 1;
+    const uint64_t nb = cr->nb, mask = cr->idx_mask, size = mask + 1;
     /* (the log holds the last IA64_RING_MAX >= size branches, each with at
      * least one entry) */
     uint64_t i = nb, tail = 0;
@@ -384,24 +387,37 @@ void ia64_caprun_flush(ia64_caprun_t *cr)
         i--;
         tail += (cr->blog[i % IA64_RING_MAX].o & IA64_BTB_TAKEN) ? 2 : 1;
     }
-    const uint64_t idx = *cr->ring_idx;
-    *cr->ring_idx = (idx & ~(uint64_t)cr->idx_mask) | (((idx & cr->idx_mask) + cr->nent - tail) &
-                                                       cr->idx_mask);
+    uint64_t idx = *cr->ring_idx;
+    const uint64_t j0 = ((idx & mask) + cr->nent - tail) & mask;
+    /* the extension bits: ita2 2 bits of the index register per entry,
+     * mont a nibble of the extension register (ia64_ring_ext_shift()) */
+    const bool mont = cr->mont;
+    uint64_t xv = mont ? *cr->ring_ext : idx;
+    const uint64_t xm = mont ? 0xf : 0x3;
+    uint64_t j = j0;
     for (; i < nb; i++) {
         const pmusim_rec_t *r = cr->blog[i % IA64_RING_MAX].r;
         const unsigned o = cr->blog[i % IA64_RING_MAX].o;
         const bool taken = o & IA64_BTB_TAKEN;
         const uint64_t slot = taken ? (r->slot & 3u) : 3;
-        const uint64_t be = (r->ip & cr->btb_ip_mask) | slot << 2 | (o & IA64_BTB_MP) | 1;
-        const uint64_t te = (r->br.target & IA64_IP_BUNDLE) | 2;
-        const unsigned ext = (o & IA64_BTB_BACKEND) ? 2u : 0u;
-        if (cr->mont)
-            ia64_btb_push(cr->ring, cr->ring_idx, cr->ring_ext, cr->idx_mask, true, be, ext,
-                          taken, te);
-        else
-            ia64_btb_push(cr->ring, cr->ring_idx, cr->ring_ext, cr->idx_mask, false, be, ext,
-                          taken, te);
+        unsigned sh = mont ? ia64_ring_ext_shift_mont((uint32_t)j) : 4 + 4 * (unsigned)j;
+        cr->ring[j] = (r->ip & cr->btb_ip_mask) | slot << 2 | (o & IA64_BTB_MP) | 1;
+        xv = (xv & ~(xm << sh)) | (uint64_t)((o & IA64_BTB_BACKEND) ? 2u : 0u) << sh;
+        j = (j + 1) & mask;
+        if (taken) {
+            sh = mont ? ia64_ring_ext_shift_mont((uint32_t)j) : 4 + 4 * (unsigned)j;
+            cr->ring[j] = (r->br.target & IA64_IP_BUNDLE) | 2;
+            xv &= ~(xm << sh);
+            j = (j + 1) & mask;
+        }
     }
+    if (mont)
+        *cr->ring_ext = xv;
+    else
+        idx = xv;
+    /* full once the index wrapped (it passed entry size - 1) */
+    const uint64_t full = j0 + tail >= size ? (mont ? UINT64_C(1) << 5 : UINT64_C(1) << 3) : 0;
+    *cr->ring_idx = (idx & ~mask) | j | full;
     cr->nb = cr->nent = 0;
 }
 

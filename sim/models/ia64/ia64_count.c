@@ -1991,8 +1991,6 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         cap_flags = (uint16_t)((((th->dear_acc >> a0) & 1) ? PMUSIM_F_MEM : 0) |
                                (((th->btb_acc >> a0) & 1) ? PMUSIM_F_BRANCH : 0));
         cap_all = (th->ipear_acc >> a0) & 1;
-        if (slow && cap_flags)
-            ia64_caprun_init(&cr, im, t0, a0);
     } else {
         for (uint32_t t = 0; t < nth; t++) {
             cap_flags |= (uint16_t)((im->th[t].dear_on ? PMUSIM_F_MEM : 0) |
@@ -2009,6 +2007,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         return k;
     if (n - k > lim - acc - v)
         n = k + (size_t)(lim - acc - v);
+    /* (here, not where cap_flags is set: issue 12, gcc then computes those
+     * after the return above too, about 25 instructions of each sampling
+     * run that returns there) */
+    if (slow && single && cap_flags)
+        ia64_caprun_init(&cr, im, t0, a0);
     /* single: the record bytes kind..len that carry the kind, thread,
      * instruction set and privilege level (dkm), and their value for
      * thread t0's instruction records in state st0 (dke; an impossible
