@@ -336,13 +336,9 @@ void ia64_caprun_init(ia64_caprun_t *cr, ia64_model_t *im, uint32_t t, unsigned 
     cr->ring_ext = &th->pmd[d->pmd_ring_ext];
     cr->btb_tab = th->btb_tab;
     cr->btb_ip_mask = th->btb_ip_mask;
-    cr->t = t;
     cr->idx_mask = d->ring_size - 1;
-    cr->acc = (uint8_t)acc;
     cr->mont = d->mont;
     cr->frozen = th->frozen;
-    cr->btb_exact = im->cap_exact[t][IA64_SRC_BRANCH_EVENT - IA64_SRC_BRANCH_EVENT];
-    cr->dear_exact = im->cap_exact[t][IA64_SRC_DEAR_EVENT - IA64_SRC_BRANCH_EVENT];
     cr->btb_slots = ia64_capture_slots(im, t, IA64_SRC_BRANCH_EVENT - IA64_SRC_BRANCH_EVENT, acc);
     cr->dear_slots = ia64_capture_slots(im, t, IA64_SRC_DEAR_EVENT - IA64_SRC_BRANCH_EVENT, acc);
     cr->nb = cr->nent = 0;
@@ -350,24 +346,11 @@ void ia64_caprun_init(ia64_caprun_t *cr, ia64_model_t *im, uint32_t t, unsigned 
 
 void ia64_caprun_dear(const ia64_caprun_t *cr, const pmusim_rec_t *r)
 {
-    if (!ia64_dear_take(cr->th, cr->im->d, r))
-        return;
-    if (__builtin_expect(cr->dear_exact, 0))
-        ia64_count_capture(cr->im, cr->t, r, IA64_SRC_DEAR_EVENT);
-    else
+    if (ia64_dear_take(cr->th, cr->im->d, r))
         ia64_pend_add(cr->im, cr->dear_slots);
 }
 
 _Static_assert(IA64_BTB_MP == 1u << 1, "IA64_BTB_MP is the entry's mp bit (bit 1)");
-
-/* ia64_caprun_btb()'s count of a branch the unit took */
-static inline void ia64_caprun_btb_count(const ia64_caprun_t *cr, const pmusim_rec_t *r)
-{
-    if (__builtin_expect(cr->btb_exact, 0))
-        ia64_count_capture(cr->im, cr->t, r, IA64_SRC_BRANCH_EVENT);
-    else
-        ia64_pend_add(cr->im, cr->btb_slots);
-}
 
 /* The logged branches' entries: the last ones, as many as fill the ring
  * (or all), from the index where they start, as ia64_btb_push() would
@@ -429,7 +412,7 @@ static __attribute__((noinline)) void ia64_caprun_btb_wide(ia64_caprun_t *cr,
 {
     ia64_caprun_flush(cr);
     if (ia64_btb_take(cr->th, cr->im->d, r))
-        ia64_caprun_btb_count(cr, r);
+        ia64_pend_add(cr->im, cr->btb_slots);
 }
 
 /* (ia64_btb_take() with its tests from btb_tab: issue 12, about 30
@@ -451,7 +434,7 @@ void ia64_caprun_btb(ia64_caprun_t *cr, const pmusim_rec_t *r)
         cr->nb++;
         cr->nent += (o & IA64_BTB_TAKEN) ? 2 : 1;
     }
-    ia64_caprun_btb_count(cr, r);
+    ia64_pend_add(cr->im, cr->btb_slots);
 }
 
 void ia64_capture_ipear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)

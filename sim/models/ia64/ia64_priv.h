@@ -672,10 +672,12 @@ typedef struct ia64_caprun {
     uint64_t *ring_idx, *ring_ext; /* its index (PMD16 / PMD38), mont extension (PMD39) */
     const uint8_t *btb_tab;       /* th->btb_tab */
     uint64_t btb_ip_mask;
-    uint64_t btb_slots, dear_slots; /* ia64_capture_slots() of each unit (not exact) */
-    uint32_t t, idx_mask;
-    uint8_t acc;
-    bool mont, frozen, btb_exact, dear_exact;
+    /* ia64_capture_slots() of each unit: cap_exact does not hold in a fast
+     * loop (a qualified subscriber of a capture source is one of nqsub,
+     * which ia64_fast_ok() excludes) */
+    uint64_t btb_slots, dear_slots;
+    uint32_t idx_mask;
+    bool mont, frozen;
     /* the log: branch i of the run at blog[i % IA64_RING_MAX], nb
      * branches with nent ring entries (a taken branch has two) */
     uint64_t nb, nent;

@@ -500,6 +500,33 @@ static void test_btb_log_frozen(void)
     }
 }
 
+/* Itanium 2 PMC12 ds=1: a branch entry keeps address bits 40:4 and
+ * 63:61 (bits 60:41 hold prediction bits the model leaves 0; ref §8.2),
+ * the target entry the bundle address; one branch in the general path
+ * (the first record) and 5 in one-thread fast-loop runs, in one batch
+ * and one record at a time. */
+static void test_btb_ds(void)
+{
+    const uint64_t hi = 0x1ull << 45 | 0x3ull << 58; /* within bits 60:41 */
+    pmusim_rec_t r[6];
+    for (unsigned b = 0; b < 6; b++)
+        r[b] = branch(2 * b, (B0 + 0x10 * b) | hi, 1, B1 | hi, PMUSIM_BR_COND, 1, 1, 1,
+                      PMUSIM_BRD_NONE);
+    for (size_t step = 1; step <= 6; step += 5) {
+        pmusim_model_t *m = t_model("ita2", 1);
+        PMC(m, 12, 8 | 1u << 7 | 0x3f00);
+        for (size_t k = 0; k < 6; k += step)
+            m->ops->consume(m, r + k, step);
+        m->ops->finish(m);
+        CU_ASSERT_EQUAL(RPMD(m, 16), 4 | 8); /* 12 entries: index 4, full */
+        for (unsigned b = 2; b < 6; b++) {
+            CU_ASSERT_EQUAL(RPMD(m, 8 + (2 * b) % 8), (B0 + 0x10 * b) | 1u << 2 | 1);
+            CU_ASSERT_EQUAL(RPMD(m, 9 + (2 * b) % 8), B1 | hi | 2);
+        }
+        pmusim_model_free(m);
+    }
+}
+
 /* A cycle whose captured counts the fast loop closes for one slot and
  * not the next (issue 12: it adds as it tests, and must take the adds back
  * when a later slot fails).  Itanium 2: DATA_EAR_EVENTS on PMD4 (latency
@@ -589,6 +616,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_btb_ring_steps);
     PMUSIM_ADD_TEST(s, test_btb_log_flush);
     PMUSIM_ADD_TEST(s, test_btb_log_frozen);
+    PMUSIM_ADD_TEST(s, test_btb_ds);
     PMUSIM_ADD_TEST(s, test_capture_close_undo);
     PMUSIM_ADD_TEST(s, test_etb);
     PMUSIM_ADD_TEST(s, test_ipear);
