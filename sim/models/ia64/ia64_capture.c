@@ -102,7 +102,7 @@ void ia64_capture_compile(ia64_model_t *im, uint32_t t)
             th->btb_pass |= (uint8_t)(1u << b);
     }
     th->dear_lat_min = UINT32_C(4) << th->dear_umask;
-    /* ia64_btb_observe()'s tests of a branch, for each packed index */
+    /* ia64_btb_take()'s tests of a branch, for each packed index */
     for (unsigned p = 0; p < 256; p++) {
         const unsigned kind = p & 7, taken = (p >> 3) & 1, dir_ok = (p >> 4) & 1,
                        tgt_ok = (p >> 5) & 1, detect = p >> 6;
@@ -183,29 +183,28 @@ static void ia64_ring_push(ia64_model_t *im, ia64_thread_t *th, uint64_t data, u
 /* A branch's BTB / ETB entries: the branch entry (ext: its extension
  * nibble) and, if taken, the target entry (extension 0): ia64_ring_push_in()
  * once or twice, with one read and one write of the index register
- * (issue 12: about 20 instructions of each taken branch less). */
+ * (issue 12: about 20 instructions of each taken branch less).  ring: the
+ * ring's entry 0, idxp its index register, extp Montecito's extension
+ * register (on Itanium 2 the extension bits are in the index register). */
 static inline __attribute__((always_inline)) void
-ia64_btb_push(ia64_thread_t *th, const ia64_desc_t *d, const bool mont, uint64_t branch,
-              unsigned ext, bool taken, uint64_t target)
+ia64_btb_push(uint64_t *const ring, uint64_t *const idxp, uint64_t *const extp,
+              const uint64_t idx_mask, const bool mont, uint64_t branch, unsigned ext, bool taken,
+              uint64_t target)
 {
-    const uint32_t ri = d->pmd_ring_index;
-    const uint64_t idx_mask = d->ring_size - 1;
-    uint64_t *const ring = &th->pmd[d->pmd_ring_first];
-    uint64_t idx = th->pmd[ri];
+    uint64_t idx = *idxp;
     const uint32_t j = (uint32_t)(idx & idx_mask), j2 = (uint32_t)((j + 1) & idx_mask);
     /* the index after the entries; full once it wraps to 0 */
     const uint64_t n = (uint64_t)j + 1 + (taken ? 1 : 0);
     const uint64_t full = n > idx_mask ? (mont ? UINT64_C(1) << 5 : UINT64_C(1) << 3) : 0;
     ring[j] = branch;
     if (mont) {
-        uint64_t *x = &th->pmd[d->pmd_ring_ext];
         const unsigned sh = ia64_ring_ext_shift_mont(j);
-        uint64_t xv = (*x & ~(UINT64_C(0xf) << sh)) | ((uint64_t)ext & 0xf) << sh;
+        uint64_t xv = (*extp & ~(UINT64_C(0xf) << sh)) | ((uint64_t)ext & 0xf) << sh;
         if (taken) {
             ring[j2] = target;
             xv &= ~(UINT64_C(0xf) << ia64_ring_ext_shift_mont(j2));
         }
-        *x = xv;
+        *extp = xv;
     } else {
         const unsigned sh = 4 + 4 * j;
         idx = (idx & ~(UINT64_C(0x3) << sh)) | ((uint64_t)ext & 0x3) << sh;
@@ -214,13 +213,16 @@ ia64_btb_push(ia64_thread_t *th, const ia64_desc_t *d, const bool mont, uint64_t
             idx &= ~(UINT64_C(0x3) << (4 + 4 * j2));
         }
     }
-    th->pmd[ri] = (idx & ~idx_mask) | (n & idx_mask) | full;
+    *idxp = (idx & ~idx_mask) | (n & idx_mask) | full;
 }
 
 /* ---- per-instruction capture ---- */
 
-static void ia64_dear_observe(ia64_model_t *im, uint32_t t, ia64_thread_t *th,
-                              const pmusim_rec_t *r, unsigned acc)
+/* The D-EAR's test of a memory access and, when it takes it and the PMU
+ * is not frozen, its capture (PMD2/3/17, PMD32/33/36); TRUE when taken
+ * (an occurrence of DATA_EAR_EVENTS, frozen or not). */
+static inline __attribute__((always_inline)) bool
+ia64_dear_take(ia64_thread_t *th, const ia64_desc_t *d, const pmusim_rec_t *r)
 {
     const pmusim_mem_t *mem = &r->mem;
     unsigned stat = 1;
@@ -242,34 +244,42 @@ static void ia64_dear_observe(ia64_model_t *im, uint32_t t, ia64_thread_t *th,
         break;
     }
     if (!hit)
-        return;
+        return false;
     if (!th->frozen) {
-        const ia64_desc_t *d = im->d;
         uint64_t lat = th->dear_mode == 0 ? mem->latency : 0;
         th->pmd[d->pmd_dear_addr] = mem->addr;
         th->pmd[d->pmd_dear_lat] = (lat > 0x1fff ? 0x1fff | (UINT64_C(1) << 13) : lat) |
                                    (uint64_t)(stat & 3) << 14;
         th->pmd[d->pmd_dear_ip] = (r->ip & IA64_IP_BUNDLE) | (UINT64_C(1) << 3) | (r->slot & 3u);
     }
-    ia64_count_capture_insn(im, t, r, IA64_SRC_DEAR_EVENT, acc);
+    return true;
 }
 
-static void ia64_btb_observe(ia64_model_t *im, uint32_t t, ia64_thread_t *th,
-                             const pmusim_rec_t *r, unsigned acc)
+static void ia64_dear_observe(ia64_model_t *im, uint32_t t, ia64_thread_t *th,
+                              const pmusim_rec_t *r, unsigned acc)
+{
+    if (ia64_dear_take(th, im->d, r))
+        ia64_count_capture_insn(im, t, r, IA64_SRC_DEAR_EVENT, acc);
+}
+
+/* The BTB/ETB's filters of a branch and, when they take it and the PMU is
+ * not frozen, its entries; TRUE when taken (an occurrence of
+ * BRANCH_EVENT / ETB_EVENT). */
+static bool ia64_btb_take(ia64_thread_t *th, const ia64_desc_t *d, const pmusim_rec_t *r)
 {
     const pmusim_branch_t *br = &r->br;
     unsigned b = (br->taken ? 1u : 0u) | (br->tgt_ok ? 2u : 0u) | (br->dir_ok ? 4u : 0u);
     if (!((th->btb_pass >> b) & 1)) /* tm, ptm, ppm */
-        return;
+        return false;
     if (th->btb_brt && (br->kind >= PMUSIM_BR_COUNT || ia64_brt_class[br->kind] != th->btb_brt))
-        return;
+        return false;
     if (!th->frozen) {
         bool mispred = !br->dir_ok || (br->taken && !br->tgt_ok);
         bool backend = mispred && br->detect == PMUSIM_BRD_BACKEND;
         uint64_t mp = mispred && !backend;
         uint64_t slot = br->taken ? (r->slot & 3u) : 3;
         uint64_t addr_bits;
-        if (th->btb_ds && !im->d->mont)
+        if (th->btb_ds && !d->mont)
             /* ds=1: address bits 40:4 in 40:4, 63:61 in 63:61; prediction
              * bits 60:41 are not modelled (0) */
             addr_bits = r->ip & (UINT64_C(0x1fffffffff0) | (UINT64_C(7) << 61));
@@ -279,12 +289,18 @@ static void ia64_btb_observe(ia64_model_t *im, uint32_t t, ia64_thread_t *th,
          * target entry */
         const uint64_t be = addr_bits | slot << 2 | mp << 1 | 1;
         const uint64_t te = (br->target & IA64_IP_BUNDLE) | 2;
-        if (im->d->mont)
-            ia64_btb_push(th, im->d, true, be, backend ? 2u : 0u, br->taken, te);
-        else
-            ia64_btb_push(th, im->d, false, be, backend ? 2u : 0u, br->taken, te);
+        ia64_btb_push(&th->pmd[d->pmd_ring_first], &th->pmd[d->pmd_ring_index],
+                      &th->pmd[d->pmd_ring_ext], d->ring_size - 1, d->mont, be,
+                      backend ? 2u : 0u, br->taken, te);
     }
-    ia64_count_capture_insn(im, t, r, IA64_SRC_BRANCH_EVENT, acc);
+    return true;
+}
+
+static void ia64_btb_observe(ia64_model_t *im, uint32_t t, ia64_thread_t *th,
+                             const pmusim_rec_t *r, unsigned acc)
+{
+    if (ia64_btb_take(th, im->d, r))
+        ia64_count_capture_insn(im, t, r, IA64_SRC_BRANCH_EVENT, acc);
 }
 
 static void ia64_ipear_observe(ia64_model_t *im, ia64_thread_t *th, const pmusim_rec_t *r)
@@ -309,42 +325,116 @@ static void ia64_ipear_observe(ia64_model_t *im, ia64_thread_t *th, const pmusim
     ia64_ring_push(im, th, data, ext);
 }
 
-/* ia64_capture_insn()'s units one at a time, for the fast loop's runs of
- * one privilege level and instruction set, which test the units' acc bits
- * once per run (issue 12: the call's entry, exit and acc tests were about
- * 35 instructions of each captured record). */
-void ia64_capture_dear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, unsigned acc)
+void ia64_caprun_init(ia64_caprun_t *cr, ia64_model_t *im, uint32_t t, unsigned acc)
 {
-    ia64_dear_observe(im, t, &im->th[t], r, acc);
+    const ia64_desc_t *d = im->d;
+    ia64_thread_t *th = &im->th[t];
+    cr->im = im;
+    cr->th = th;
+    cr->ring = &th->pmd[d->pmd_ring_first];
+    cr->ring_idx = &th->pmd[d->pmd_ring_index];
+    cr->ring_ext = &th->pmd[d->pmd_ring_ext];
+    cr->btb_tab = th->btb_tab;
+    cr->btb_ip_mask = th->btb_ip_mask;
+    cr->idx_mask = d->ring_size - 1;
+    cr->mont = d->mont;
+    cr->frozen = th->frozen;
+    cr->btb_slots = ia64_capture_slots(im, t, IA64_SRC_BRANCH_EVENT - IA64_SRC_BRANCH_EVENT, acc);
+    cr->dear_slots = ia64_capture_slots(im, t, IA64_SRC_DEAR_EVENT - IA64_SRC_BRANCH_EVENT, acc);
+    cr->nb = cr->nent = 0;
+}
+
+void ia64_caprun_dear(const ia64_caprun_t *cr, const pmusim_rec_t *r)
+{
+    if (ia64_dear_take(cr->th, cr->im->d, r))
+        ia64_pend_add(cr->im, cr->dear_slots);
 }
 
 _Static_assert(IA64_BTB_MP == 1u << 1, "IA64_BTB_MP is the entry's mp bit (bit 1)");
 
-/* (ia64_btb_observe() with its tests from btb_tab: issue 12, about 30
- * instructions of each branch; branch bytes out of range take it) */
-void ia64_capture_btb(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, unsigned acc)
+/* The logged branches' entries: the last ones, as many as fill the ring
+ * (or all), from the index where they start, as ia64_btb_push() would
+ * write them one branch at a time but with the index and extension
+ * registers read and written once (issue 12: a Montecito run of the mixed
+ * trace ends with about 6 branches to write).  The entries of the
+ * branches before them are all overwritten: those only moved the index
+ * on, and a wrap of theirs (the full bit) is one of the last ones' too,
+ * whose ring_size or more entries pass the ring's end. */
+void ia64_caprun_flush(ia64_caprun_t *cr)
 {
-    ia64_thread_t *th = &im->th[t];
-    const uint64_t x = ia64_br_word(r);
-    if (__builtin_expect((x & ~IA64_XBR_RANGE) != 0, 0)) {
-        ia64_btb_observe(im, t, th, r, acc);
-        return;
+    const uint64_t nb = cr->nb, mask = cr->idx_mask, size = mask + 1;
+    /* (the log holds the last IA64_RING_MAX >= size branches, each with at
+     * least one entry) */
+    uint64_t i = nb, tail = 0;
+    while (i > 0 && tail < size) {
+        i--;
+        tail += (cr->blog[i % IA64_RING_MAX].o & IA64_BTB_TAKEN) ? 2 : 1;
     }
-    const unsigned o = th->btb_tab[ia64_br_index(x)];
-    if (!(o & IA64_BTB_PASS))
-        return;
-    if (!th->frozen) {
+    uint64_t idx = *cr->ring_idx;
+    const uint64_t j0 = ((idx & mask) + cr->nent - tail) & mask;
+    /* the extension bits: ita2 2 bits of the index register per entry,
+     * mont a nibble of the extension register (ia64_ring_ext_shift()) */
+    const bool mont = cr->mont;
+    uint64_t xv = mont ? *cr->ring_ext : idx;
+    const uint64_t xm = mont ? 0xf : 0x3;
+    uint64_t j = j0;
+    for (; i < nb; i++) {
+        const pmusim_rec_t *r = cr->blog[i % IA64_RING_MAX].r;
+        const unsigned o = cr->blog[i % IA64_RING_MAX].o;
         const bool taken = o & IA64_BTB_TAKEN;
         const uint64_t slot = taken ? (r->slot & 3u) : 3;
-        const uint64_t be = (r->ip & th->btb_ip_mask) | slot << 2 | (o & IA64_BTB_MP) | 1;
-        const uint64_t te = (r->br.target & IA64_IP_BUNDLE) | 2;
-        const unsigned ext = (o & IA64_BTB_BACKEND) ? 2u : 0u;
-        if (im->d->mont)
-            ia64_btb_push(th, im->d, true, be, ext, taken, te);
-        else
-            ia64_btb_push(th, im->d, false, be, ext, taken, te);
+        unsigned sh = mont ? ia64_ring_ext_shift_mont((uint32_t)j) : 4 + 4 * (unsigned)j;
+        cr->ring[j] = (r->ip & cr->btb_ip_mask) | slot << 2 | (o & IA64_BTB_MP) | 1;
+        xv = (xv & ~(xm << sh)) | (uint64_t)((o & IA64_BTB_BACKEND) ? 2u : 0u) << sh;
+        j = (j + 1) & mask;
+        if (taken) {
+            sh = mont ? ia64_ring_ext_shift_mont((uint32_t)j) : 4 + 4 * (unsigned)j;
+            cr->ring[j] = (r->br.target & IA64_IP_BUNDLE) | 2;
+            xv &= ~(xm << sh);
+            j = (j + 1) & mask;
+        }
     }
-    ia64_count_capture_insn(im, t, r, IA64_SRC_BRANCH_EVENT, acc);
+    if (mont)
+        *cr->ring_ext = xv;
+    else
+        idx = xv;
+    /* full once the index wrapped (it passed entry size - 1) */
+    const uint64_t full = j0 + tail >= size ? (mont ? UINT64_C(1) << 5 : UINT64_C(1) << 3) : 0;
+    *cr->ring_idx = (idx & ~mask) | j | full;
+    cr->nb = cr->nent = 0;
+}
+
+/* branch bytes out of btb_tab's range: entries at once, after the
+ * logged ones (kept out of ia64_caprun_btb(), whose registers it would
+ * take) */
+static __attribute__((noinline)) void ia64_caprun_btb_wide(ia64_caprun_t *cr,
+                                                          const pmusim_rec_t *r)
+{
+    ia64_caprun_flush(cr);
+    if (ia64_btb_take(cr->th, cr->im->d, r))
+        ia64_pend_add(cr->im, cr->btb_slots);
+}
+
+/* (ia64_btb_take() with its tests from btb_tab: issue 12, about 30
+ * instructions of each branch) */
+void ia64_caprun_btb(ia64_caprun_t *cr, const pmusim_rec_t *r)
+{
+    const uint64_t x = ia64_br_word(r);
+    if (__builtin_expect((x & ~IA64_XBR_RANGE) != 0, 0)) {
+        ia64_caprun_btb_wide(cr, r);
+        return;
+    }
+    const unsigned o = cr->btb_tab[ia64_br_index(x)];
+    if (!(o & IA64_BTB_PASS))
+        return;
+    if (!cr->frozen) {
+        struct ia64_caprun_br *b = &cr->blog[cr->nb % IA64_RING_MAX];
+        b->r = r;
+        b->o = o;
+        cr->nb++;
+        cr->nent += (o & IA64_BTB_TAKEN) ? 2 : 1;
+    }
+    ia64_pend_add(cr->im, cr->btb_slots);
 }
 
 void ia64_capture_ipear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)

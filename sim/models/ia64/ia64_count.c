@@ -1855,12 +1855,12 @@ ia64_lean(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const unsigne
  * the record is consumed.  Thread t's last instruction is stored when the
  * loop ends (single: the last record consumed), as nothing reads it inside;
  * the capture units of a run of one thread are called with their tests of
- * the state done (a0, cap_flags, cap_all), others through
- * ia64_capture_insn(). */
+ * the state done (cap_flags, cap_all) and the run's look-ups in cr, others
+ * through ia64_capture_insn(). */
 static inline __attribute__((always_inline)) void
 ia64_fast_side(ia64_model_t *im, const pmusim_rec_t *r, const uint32_t t, const uint32_t t0,
                const bool single, const bool track, const bool capture, const unsigned cap_flags,
-               const bool cap_all, const unsigned a0, const pmusim_rec_t **last)
+               const bool cap_all, ia64_caprun_t *cr, const pmusim_rec_t **last)
 {
     if (track && !single)
         last[t] = r;
@@ -1869,9 +1869,9 @@ ia64_fast_side(ia64_model_t *im, const pmusim_rec_t *r, const uint32_t t, const 
         /* (most records have neither: one test for them, issue 12) */
         if (__builtin_expect(fc != 0, 0)) {
             if (fc & PMUSIM_F_MEM)
-                ia64_capture_dear(im, t0, r, a0);
+                ia64_caprun_dear(cr, r);
             if (fc & PMUSIM_F_BRANCH)
-                ia64_capture_btb(im, t0, r, a0);
+                ia64_caprun_btb(cr, r);
         }
         if (cap_all)
             ia64_capture_ipear(im, t0, r);
@@ -1890,11 +1890,12 @@ ia64_fast_side(ia64_model_t *im, const pmusim_rec_t *r, const uint32_t t, const 
  * classes, headroom, lazy deadline and pending work change only in the
  * general path (a signature miss may start a cache generation, which only
  * the local gen_tag follows).  ia64_fast_ok() holds, so cyc_n equals
- * cyc_total. */
+ * cyc_total.  cap_ok false: an instance for runs without capture units
+ * (capture_any false), which leaves their code out. */
 static inline __attribute__((always_inline)) size_t
 ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, size_t n,
                        const unsigned need, const bool single, const bool slow, const bool nosig,
-                       const uint32_t t0, const ia64_sig_entry_t *const csig)
+                       const uint32_t t0, const ia64_sig_entry_t *const csig, const bool cap_ok)
 {
     const uint32_t nth = im->base.nthreads;
     const uint64_t e1mask = im->e1mask, m2 = im->m2, m3 = im->m3;
@@ -1976,12 +1977,13 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     /* last-instruction tracking and capture units (ia64_consume()'s
      * insn_slow work); a capture's count goes to pend, which a close here
      * must then leave to the general path */
-    const bool track = im->track_last, capture = im->capture_any;
+    const bool track = im->track_last, capture = cap_ok && im->capture_any;
     /* the record flags a capture unit looks at (ia64_capture_insn()): the
      * D-EARs memory accesses, the BTB/ETBs branches, an IP-EAR every
      * instruction; other records skip the call */
     uint16_t cap_flags = 0;
     bool cap_all = false;
+    ia64_caprun_t cr;
     /* the run keeps thread t0's privilege level and instruction set (st0) */
     const unsigned a0 = ((st0 & PMUSIM_F_IA32) ? 4u : 0u) | (unsigned)((st0 >> 16) & 3u);
     if (single) {
@@ -2006,6 +2008,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         return k;
     if (n - k > lim - acc - v)
         n = k + (size_t)(lim - acc - v);
+    /* (here, not where cap_flags is set: issue 12, gcc then computes those
+     * after the return above too, about 25 instructions of each sampling
+     * run that returns there) */
+    if (slow && single && cap_flags)
+        ia64_caprun_init(&cr, im, t0, a0);
     /* single: the record bytes kind..len that carry the kind, thread,
      * instruction set and privilege level (dkm), and their value for
      * thread t0's instruction records in state st0 (dke; an impossible
@@ -2143,7 +2150,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                             /* rare 0, inc 1 */
                             if (slow)
                                 ia64_fast_side(im, r, t0, t0, true, track, capture, cap_flags,
-                                               cap_all, a0, last);
+                                               cap_all, &cr, last);
                             pk += d->pk;
                             im->cyc_masks[v++] = d->mask;
                             im->id_cnt[d->id]++; /* +1 on every D slot of the mask */
@@ -2153,7 +2160,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                             /* an empty mask: nothing to add */
                             if (slow)
                                 ia64_fast_side(im, r, t0, t0, true, track, capture, cap_flags,
-                                               cap_all, a0, last);
+                                               cap_all, &cr, last);
                             continue;
                         }
                         if (d->k1 != (dtag | 1)) {
@@ -2241,7 +2248,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                     }
                 }
                 if (slow)
-                    ia64_fast_side(im, r, t, t0, single, track, capture, cap_flags, cap_all, a0,
+                    ia64_fast_side(im, r, t, t0, single, track, capture, cap_flags, cap_all, &cr,
                                    last);
                 if (nosig) {
                     if (cmask0) {
@@ -2266,6 +2273,9 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
         end = (size_t)(end_n - r) > IA64_CYC_CAP - v ? r + (IA64_CYC_CAP - v) : end_n;
     }
 out:
+    /* the run's captured branches into the BTB/ETB (cap_flags: cr is set) */
+    if (slow && single && cap_flags && cr.nb)
+        ia64_caprun_flush(&cr);
     /* nosig: every record consumed has the mask cmask0 */
     if (nosig && cmask0)
         im->id_cnt[csig->id] += (uint64_t)(r - (recs + k));
@@ -2477,32 +2487,36 @@ ia64_consume_fast_need(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     static const ia64_sig_entry_t none = {0};
     if (single) {
         const ia64_sig_entry_t *cs = ia64_const_sig(im, t0);
+        /* (the runs of sampling alone without the capture units' code:
+         * issue 12, it cost them up to 0.25 instructions a record) */
+        if (cs && slow && !im->capture_any)
+            return ia64_consume_fast_body(im, recs, k, n, 0, true, true, true, t0, cs, false);
         if (cs)
-            return ia64_consume_fast_body(im, recs, k, n, 0, true, slow, true, t0, cs);
+            return ia64_consume_fast_body(im, recs, k, n, 0, true, slow, true, t0, cs, true);
     } else if (slow && im->sig_none) {
-        return ia64_consume_fast_body(im, recs, k, n, 0, false, true, true, t0, &none);
+        return ia64_consume_fast_body(im, recs, k, n, 0, false, true, true, t0, &none, true);
     }
     switch (im->key_need) {
     case 0:
-        return ia64_consume_fast_body(im, recs, k, n, 0, single, slow, false, t0, &none);
+        return ia64_consume_fast_body(im, recs, k, n, 0, single, slow, false, t0, &none, true);
     case IA64_NEED_MEM:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM, single, slow, false, t0,
-                                      &none);
+                                      &none, true);
     case IA64_NEED_ST:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_ST, single, slow, false, t0,
-                                      &none);
+                                      &none, true);
     case IA64_NEED_ST | IA64_NEED_BR:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_ST | IA64_NEED_BR, single, slow,
-                                      false, t0, &none);
+                                      false, t0, &none, true);
     case IA64_NEED_BR:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_BR, single, slow, false, t0,
-                                      &none);
+                                      &none, true);
     case IA64_NEED_MEM | IA64_NEED_BR:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_BR, single, slow,
-                                      false, t0, &none);
+                                      false, t0, &none, true);
     default:
         return ia64_consume_fast_body(im, recs, k, n, IA64_NEED_MEM | IA64_NEED_MIS | IA64_NEED_BR,
-                                      single, slow, false, t0, &none);
+                                      single, slow, false, t0, &none, true);
     }
 }
 

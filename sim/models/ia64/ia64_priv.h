@@ -238,7 +238,7 @@ typedef struct ia64_thread {
      * (taken | tgt_ok << 1 | dir_ok << 2); the D-EAR cache-mode latency */
     uint8_t dear_acc, btb_acc, ipear_acc, btb_pass;
     uint32_t dear_lat_min;
-    /* ia64_capture_btb()'s outcome of a branch by its bytes packed as
+    /* ia64_caprun_btb()'s outcome of a branch by its bytes packed as
      * ia64_br_index() packs them (IA64_BTB_*: issue 12, the filters, the
      * misprediction bits and the taken test from one look-up), and the
      * IP bits of its branch entry (ds on Itanium 2) */
@@ -551,11 +551,32 @@ void ia64_count_capture(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, ia6
 _Static_assert(IA64_SRC_DEAR_EVENT == IA64_SRC_BRANCH_EVENT + 1 &&
                    IA64_SRC_IEAR_EVENT == IA64_SRC_BRANCH_EVENT + 2,
                "the capture sources index cap_any / cap_act");
+/* The slots of capture source cs (src - IA64_SRC_BRANCH_EVENT) of thread
+ * t that count an occurrence of an instruction record with acc (its
+ * ia32 << 2 | plm) through the compiled masks, without cap_exact: every
+ * subscriber that accepts the record's privilege level and instruction
+ * set, is not stopped (its thread frozen: the subscribers are enabled
+ * counters), and of type active only while thread t is. */
+static inline uint64_t ia64_capture_slots(const ia64_model_t *im, uint32_t t, unsigned cs,
+                                          unsigned acc)
+{
+    uint64_t m = im->cap_any[t][cs][acc];
+    if (im->th[t].active)
+        m |= im->cap_act[t][cs][acc];
+    return m & ~im->stopped;
+}
+/* one occurrence in the open cycle on each slot of m (pend) */
+static inline void ia64_pend_add(ia64_model_t *im, uint64_t m)
+{
+    im->pmask |= m;
+    while (m) {
+        unsigned k = (unsigned)__builtin_ctzll(m);
+        m &= m - 1;
+        im->pend[k]++;
+    }
+}
 /* ia64_count_capture() of an instruction record (acc: its ia32 << 2 | plm)
- * through the compiled masks: one occurrence for every subscriber that
- * accepts the record's privilege level and instruction set, is not
- * stopped (its thread frozen: the subscribers are enabled counters), and
- * of type active only while thread t is. */
+ * through the compiled masks */
 static inline void ia64_count_capture_insn(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r,
                                            ia64_src_t src, unsigned acc)
 {
@@ -564,16 +585,7 @@ static inline void ia64_count_capture_insn(ia64_model_t *im, uint32_t t, const p
         ia64_count_capture(im, t, r, src);
         return;
     }
-    uint64_t m = im->cap_any[t][cs][acc];
-    if (im->th[t].active)
-        m |= im->cap_act[t][cs][acc];
-    m &= ~im->stopped;
-    im->pmask |= m;
-    while (m) {
-        unsigned k = (unsigned)__builtin_ctzll(m);
-        m &= m - 1;
-        im->pend[k]++;
-    }
+    ia64_pend_add(im, ia64_capture_slots(im, t, cs, acc));
 }
 void ia64_materialize(ia64_model_t *im);
 /* min_headroom again after a counter value changed (the classes did not) */
@@ -630,11 +642,57 @@ enum {
 /* ia64_capture.c */
 void ia64_capture_compile(ia64_model_t *im, uint32_t t);
 void ia64_capture_insn(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
-/* its units one at a time (acc: the record's ia32 << 2 | plm, which the
- * caller has checked against the unit's dear_acc / btb_acc / ipear_acc,
- * and the record's flags against the unit's) */
-void ia64_capture_dear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, unsigned acc);
-void ia64_capture_btb(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r, unsigned acc);
+/* Its D-EAR and BTB/ETB units for a fast loop's run of one thread
+ * (ia64_consume_fast_body()): what they read of the model, fixed for the
+ * run, looked up once (ia64_caprun_init()).  Nothing of it changes inside
+ * the run: the freeze, the stopped slots, the thread's active state,
+ * privilege level and instruction set (acc) change only in the general
+ * path (issue 12: the look-ups, the thread's and the ring's addresses
+ * were about 40 instructions of each captured branch).
+ *
+ * The branches the BTB/ETB takes in the run are logged (the record and
+ * its btb_tab outcome) and written to the ring by ia64_caprun_flush(),
+ * which the run calls before it returns: only the last ring_size entries
+ * stay in the ring, at most ring_size branches (issue 12: the ring's
+ * index, extension bits and entries were about 60 instructions of each
+ * captured branch, of which the loop traces capture one in 9 records).
+ * Nothing reads the ring inside a run: its registers are read, reported
+ * and written by the general path only. */
+#define IA64_RING_ITA2 8u  /* Itanium 2 BTB: PMD8-15 (ref §8.2) */
+#define IA64_RING_MONT 16u /* Montecito ETB: PMD48-63 (ref §9.4) */
+#define IA64_RING_MAX 16u  /* the largest */
+_Static_assert(IA64_RING_ITA2 <= IA64_RING_MAX && IA64_RING_MONT <= IA64_RING_MAX &&
+                   !(IA64_RING_ITA2 & (IA64_RING_ITA2 - 1)) &&
+                   !(IA64_RING_MONT & (IA64_RING_MONT - 1)),
+               "ring sizes: powers of two the branch log covers");
+typedef struct ia64_caprun {
+    ia64_model_t *im;
+    ia64_thread_t *th;
+    uint64_t *ring;               /* the ring's entry 0 (PMD8 / PMD48) */
+    uint64_t *ring_idx, *ring_ext; /* its index (PMD16 / PMD38), mont extension (PMD39) */
+    const uint8_t *btb_tab;       /* th->btb_tab */
+    uint64_t btb_ip_mask;
+    /* ia64_capture_slots() of each unit: cap_exact does not hold in a fast
+     * loop (a qualified subscriber of a capture source is one of nqsub,
+     * which ia64_fast_ok() excludes) */
+    uint64_t btb_slots, dear_slots;
+    uint32_t idx_mask;
+    bool mont, frozen;
+    /* the log: branch i of the run at blog[i % IA64_RING_MAX], nb
+     * branches with nent ring entries (a taken branch has two) */
+    uint64_t nb, nent;
+    struct ia64_caprun_br {
+        const pmusim_rec_t *r;
+        unsigned o; /* btb_tab's outcome (IA64_BTB_*) */
+    } blog[IA64_RING_MAX];
+} ia64_caprun_t;
+void ia64_caprun_init(ia64_caprun_t *cr, ia64_model_t *im, uint32_t t, unsigned acc);
+/* the unit's step for a record of the run with a memory access / a branch
+ * (the caller has checked the unit's dear_acc / btb_acc against acc) */
+void ia64_caprun_dear(const ia64_caprun_t *cr, const pmusim_rec_t *r);
+void ia64_caprun_btb(ia64_caprun_t *cr, const pmusim_rec_t *r);
+/* the logged branches into the ring (while their records are valid) */
+void ia64_caprun_flush(ia64_caprun_t *cr);
 void ia64_capture_ipear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
 bool ia64_capture_iear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
 void ia64_capture_report(ia64_model_t *im, pmusim_report_t *rep);

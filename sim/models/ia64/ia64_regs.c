@@ -71,7 +71,7 @@ const ia64_desc_t ia64_desc_ita2 = {
     .pmc_opc = {8, 9},
     .pmd_iear_addr = 0, .pmd_iear_lat = 1,
     .pmd_dear_addr = 2, .pmd_dear_lat = 3, .pmd_dear_ip = 17,
-    .pmd_ring_first = 8, .ring_size = 8, .pmd_ring_index = 16, .pmd_ring_ext = 0,
+    .pmd_ring_first = 8, .ring_size = IA64_RING_ITA2, .pmd_ring_index = 16, .pmd_ring_ext = 0,
     .events = ia64_events_ita2,
 };
 
@@ -122,7 +122,7 @@ const ia64_desc_t ia64_desc_mont = {
     .pmc_opc = {32, 34},
     .pmd_iear_addr = 34, .pmd_iear_lat = 35,
     .pmd_dear_addr = 32, .pmd_dear_lat = 33, .pmd_dear_ip = 36,
-    .pmd_ring_first = 48, .ring_size = 16, .pmd_ring_index = 38, .pmd_ring_ext = 39,
+    .pmd_ring_first = 48, .ring_size = IA64_RING_MONT, .pmd_ring_index = 38, .pmd_ring_ext = 39,
     .events = ia64_events_mont,
 };
 

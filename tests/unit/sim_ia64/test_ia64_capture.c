@@ -380,6 +380,153 @@ static void test_btb_ring_steps(void)
     }
 }
 
+/* A run of one thread logs the branches its BTB/ETB takes and writes
+ * the last ring_size entries when it ends (issue 12: ia64_caprun_flush()).
+ * Traces of 1 to 300 branches, one every other cycle (taken or not,
+ * mispredicted in the front or the back end, and some with branch bytes
+ * out of the fast look-up's range, kind 9, whose entries are written at
+ * once, after those logged before them), fed in one batch and in batches
+ * of 7 and 37 records, with BRANCH_EVENT counting: the count, every entry
+ * of the ring, the index, the full bit and the extension bits against a
+ * ring filled here one entry at a time (ref §8.2-8.3, §9.3-9.5). */
+static void test_btb_log_flush(void)
+{
+    static const struct {
+        const char *cpu;
+        unsigned pmc, size, first, idx_pmd, ext_pmd, full_bit;
+        uint64_t ism;
+    } cpu[] = {
+        {"ita2", 12, 8, 8, 16, 16, 3, 0},
+        {"mont", 39, 16, 48, 38, 39, 5, MONT_ISM},
+    };
+    static const size_t lens[] = {1, 3, 5, 9, 17, 40, 300};
+    static const size_t batches[] = {0, 7, 37};
+    for (size_t c = 0; c < G_N_ELEMENTS(cpu); c++) {
+        for (size_t l = 0; l < G_N_ELEMENTS(lens); l++) {
+            const size_t nbr = lens[l];
+            pmusim_rec_t *r = g_new(pmusim_rec_t, 2 * nbr);
+            uint64_t ring[16] = {0}, ext[16] = {0};
+            unsigned j = 0;
+            bool full = false;
+            uint32_t x = 12345u + (uint32_t)(l * 77 + c);
+            for (size_t b = 0; b < nbr; b++) {
+                x = x * 1103515245u + 12345u;
+                const unsigned v = x >> 16;
+                const bool taken = (v & 3) != 0, dir_ok = (v & 0x1c) != 0,
+                           tgt_ok = (v & 0x60) != 0;
+                const uint8_t detect = (uint8_t)((v >> 7) % 3);
+                const uint8_t kind = (v & 0x700) == 0x700 ? 9 : (uint8_t)((v >> 11) % 6);
+                const uint64_t ip = B0 + 0x10 * (uint64_t)(b % 4096);
+                const uint8_t slot = (uint8_t)((v >> 13) % 3);
+                const uint64_t target = B2 + 0x10 * (uint64_t)((v >> 4) & 0xff);
+                r[2 * b] = t_insn(2 * b, 3);
+                r[2 * b + 1] = branch(2 * b + 1, ip, slot, target, kind, taken, dir_ok, tgt_ok,
+                                      detect);
+                /* the entries (ref §8.2: b = 1, mp = mispredicted in the
+                 * front end, slot 3 when not taken; a target: b = 0, mp =
+                 * 1; extension 2: a back-end misprediction) */
+                const bool mis = !dir_ok || (taken && !tgt_ok);
+                const bool back = mis && detect == PMUSIM_BRD_BACKEND;
+                ring[j] = ip | (uint64_t)(taken ? slot : 3) << 2 | (mis && !back ? 2 : 0) | 1;
+                ext[j] = back ? 2 : 0;
+                j = (j + 1) % cpu[c].size;
+                full = full || j == 0;
+                if (taken) {
+                    ring[j] = target | 2;
+                    ext[j] = 0;
+                    j = (j + 1) % cpu[c].size;
+                    full = full || j == 0;
+                }
+            }
+            uint64_t want_idx = j | (full ? 1ull << cpu[c].full_bit : 0), want_ext = 0;
+            for (unsigned e = 0; e < cpu[c].size; e++) {
+                if (c == 0)
+                    want_idx |= ext[e] << (4 + 4 * e);
+                else
+                    want_ext |= ext[e] << (e < 8 ? 8 * e : 8 * (e - 8) + 4);
+            }
+            for (size_t bt = 0; bt < G_N_ELEMENTS(batches); bt++) {
+                pmusim_model_t *m = t_model(cpu[c].cpu, 1);
+                PMC(m, cpu[c].pmc, 8 | 0x3f00);
+                PMC(m, 4, cpu[c].ism | ctr(0x11, 8)); /* BRANCH_EVENT */
+                const size_t step = batches[bt] ? batches[bt] : 2 * nbr;
+                for (size_t k = 0; k < 2 * nbr; k += step)
+                    m->ops->consume(m, r + k, MIN(step, 2 * nbr - k));
+                m->ops->finish(m);
+                CU_ASSERT_EQUAL(CNT(m, 4), nbr);
+                for (unsigned e = 0; e < cpu[c].size; e++)
+                    CU_ASSERT_EQUAL(RPMD(m, cpu[c].first + e), ring[e]);
+                CU_ASSERT_EQUAL(RPMD(m, cpu[c].idx_pmd), want_idx);
+                if (c == 1)
+                    CU_ASSERT_EQUAL(RPMD(m, cpu[c].ext_pmd), want_ext);
+                pmusim_model_free(m);
+            }
+            g_free(r);
+        }
+    }
+}
+
+/* A run of one thread that starts frozen logs no branch (issue 12: the
+ * log of ia64_caprun_btb()).  Itanium 2, BRANCH_EVENT three counts from
+ * its overflow (oi): 10 taken branches, one every other cycle; the
+ * overflow in cycle 5, at the third, freezes the PMU, and the BTB keeps
+ * that branch's entries (PMD8-13, index 6, not full).  In one batch and
+ * in batches of 2 records. */
+static void test_btb_log_frozen(void)
+{
+    pmusim_rec_t r[20];
+    for (size_t b = 0; b < 10; b++) {
+        r[2 * b] = t_insn(2 * b, 3);
+        r[2 * b + 1] = branch(2 * b + 1, B0 + 0x10 * b, 1, B1, PMUSIM_BR_COND, 1, 1, 1,
+                              PMUSIM_BRD_NONE);
+    }
+    for (size_t step = 2; step <= 20; step += 18) {
+        pmusim_model_t *m = t_model("ita2", 1);
+        PMC(m, 12, 8 | 0x3f00);
+        PMC(m, 4, ctr(0x11, 8)); /* BRANCH_EVENT, oi */
+        PMD(m, 4, CTR_WRAP - 3);
+        for (size_t k = 0; k < 20; k += step)
+            m->ops->consume(m, r + k, step);
+        m->ops->finish(m);
+        CU_ASSERT_EQUAL(t_log_count(m, 5, "overflow PMD4"), 1);
+        CU_ASSERT_EQUAL(CNT(m, 4), 0);
+        CU_ASSERT_EQUAL(RPMD(m, 16), 6);
+        for (unsigned b = 0; b < 3; b++) {
+            CU_ASSERT_EQUAL(RPMD(m, 8 + 2 * b), (B0 + 0x10 * b) | 1u << 2 | 1);
+            CU_ASSERT_EQUAL(RPMD(m, 9 + 2 * b), B1 | 2);
+        }
+        CU_ASSERT_EQUAL(RPMD(m, 14), 0);
+        pmusim_model_free(m);
+    }
+}
+
+/* Itanium 2 PMC12 ds=1: a branch entry keeps address bits 40:4 and
+ * 63:61 (bits 60:41 hold prediction bits the model leaves 0; ref §8.2),
+ * the target entry the bundle address; one branch in the general path
+ * (the first record) and 5 in one-thread fast-loop runs, in one batch
+ * and one record at a time. */
+static void test_btb_ds(void)
+{
+    const uint64_t hi = 0x1ull << 45 | 0x3ull << 58; /* within bits 60:41 */
+    pmusim_rec_t r[6];
+    for (unsigned b = 0; b < 6; b++)
+        r[b] = branch(2 * b, (B0 + 0x10 * b) | hi, 1, B1 | hi, PMUSIM_BR_COND, 1, 1, 1,
+                      PMUSIM_BRD_NONE);
+    for (size_t step = 1; step <= 6; step += 5) {
+        pmusim_model_t *m = t_model("ita2", 1);
+        PMC(m, 12, 8 | 1u << 7 | 0x3f00);
+        for (size_t k = 0; k < 6; k += step)
+            m->ops->consume(m, r + k, step);
+        m->ops->finish(m);
+        CU_ASSERT_EQUAL(RPMD(m, 16), 4 | 8); /* 12 entries: index 4, full */
+        for (unsigned b = 2; b < 6; b++) {
+            CU_ASSERT_EQUAL(RPMD(m, 8 + (2 * b) % 8), (B0 + 0x10 * b) | 1u << 2 | 1);
+            CU_ASSERT_EQUAL(RPMD(m, 9 + (2 * b) % 8), B1 | hi | 2);
+        }
+        pmusim_model_free(m);
+    }
+}
+
 /* A cycle whose captured counts the fast loop closes for one slot and
  * not the next (issue 12: it adds as it tests, and must take the adds back
  * when a later slot fails).  Itanium 2: DATA_EAR_EVENTS on PMD4 (latency
@@ -467,6 +614,9 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_btb);
     PMUSIM_ADD_TEST(s, test_btb_with_count);
     PMUSIM_ADD_TEST(s, test_btb_ring_steps);
+    PMUSIM_ADD_TEST(s, test_btb_log_flush);
+    PMUSIM_ADD_TEST(s, test_btb_log_frozen);
+    PMUSIM_ADD_TEST(s, test_btb_ds);
     PMUSIM_ADD_TEST(s, test_capture_close_undo);
     PMUSIM_ADD_TEST(s, test_etb);
     PMUSIM_ADD_TEST(s, test_ipear);
