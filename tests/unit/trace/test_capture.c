@@ -282,6 +282,22 @@ static void start_block0(GByteArray *s, GByteArray *p, uint32_t *seq, uint32_t n
     put64(p, 0x401000);
 }
 
+/* Stream s run whole through a 2-thread wsm model by a capture with two
+ * hardware threads: the INSN and MEM records in recs, the model in *u (the
+ * caller frees both and the capture returned). */
+static pmusim_capture_t *run_two_hw(const GByteArray *s, const char *name, GArray *recs,
+                                    pmusim_uarch_t **u)
+{
+    GError *error = NULL;
+    *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 2, NULL, collect, recs, &error);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*u);
+    pmusim_capture_t *c = pmusim_capture_new(*u, 2, name);
+    CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data, s->len, &error) &&
+                   pmusim_capture_finish(c, &error) && pmusim_uarch_finish(*u, &error));
+    g_clear_error(&error);
+    return c;
+}
+
 /* Two guest threads on two hardware threads run the same block: each
  * instruction is run on its own thread's hardware thread, also the first
  * part of a long string instruction (64 accesses) run while the block's inputs
@@ -305,13 +321,9 @@ static void test_capture_threads_share_block(void)
     chunk(s, &seq, 3, 0, blk0, sizeof blk0); /* guest 0: block 0 again */
     uint32_t reason = 0;
     chunk(s, &seq, 5, 0, &reason, 4);
-    GError *error = NULL;
     GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
-    pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 2, NULL, collect, recs, &error);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
-    pmusim_capture_t *c = pmusim_capture_new(u, 2, "threads");
-    CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data, s->len, &error) &&
-                   pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error));
+    pmusim_uarch_t *u;
+    pmusim_capture_t *c = run_two_hw(s, "threads", recs, &u);
     /* guest 0: the block twice (2 + 2); guest 1: instruction 0 in two
      * parts (64 accesses, then its last one), one instruction with 65
      * accesses, and instruction 1 */
@@ -337,7 +349,6 @@ static void test_capture_threads_share_block(void)
     CU_ASSERT_EQUAL(insns[1], 2);
     CU_ASSERT_EQUAL(mems[0], 0);
     CU_ASSERT_EQUAL(mems[1], 64); /* the instruction's accesses after its first */
-    g_clear_error(&error);
     pmusim_capture_free(c);
     pmusim_uarch_free(u);
     g_array_unref(recs);
@@ -373,13 +384,9 @@ static void test_capture_threads_time_order(void)
     chunk(s, &seq, 3, 1, p->data, p->len); /* guest 1: 3,000 more */
     uint32_t reason = 0;
     chunk(s, &seq, 5, 0, &reason, 4);
-    GError *error = NULL;
     GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
-    pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 2, NULL, collect, recs, &error);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(u);
-    pmusim_capture_t *c = pmusim_capture_new(u, 2, "time order");
-    CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data, s->len, &error) &&
-                   pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error));
+    pmusim_uarch_t *u;
+    pmusim_capture_t *c = run_two_hw(s, "time order", recs, &u);
     CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 6000 + 6002);
     uint64_t last0 = 0;
     unsigned n[2] = {0, 0};
@@ -400,7 +407,6 @@ static void test_capture_threads_time_order(void)
     pmusim_uarch_stats_t st;
     pmusim_uarch_get_stats(u, &st);
     CU_ASSERT_EQUAL(st.moved_up, 0);
-    g_clear_error(&error);
     pmusim_capture_free(c);
     pmusim_uarch_free(u);
     g_array_unref(recs);
