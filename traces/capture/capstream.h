@@ -8,7 +8,8 @@
  *
  *   u32 magic   CAPSTREAM_MAGIC
  *   u16 kind    CAPSTREAM_*
- *   u16 vcpu    guest thread (QEMU vCPU index) for EXEC chunks, else 0
+ *   u16 vcpu    guest thread (QEMU vCPU index) for EXEC, FORK, EXECVE, REAPED and
+ *               THREAD chunks, else 0
  *   u32 size    payload bytes (<= CAPSTREAM_MAX_CHUNK)
  *   u32 seq     chunk number, from 0, +1 per chunk (detects loss)
  *
@@ -90,6 +91,16 @@
  *         returns, after an EXEC chunk of that thread.  QEMU reaps its
  *         children for the guest, so this is where pmusim learns the
  *         signal (the child's own stream just ends).
+ * THREAD  (since session 16; version 3 streams without it read as before)
+ *         payload u32 what: {1} vCPU `vcpu` was created for a new guest
+ *         thread (QEMU makes it inside the creator's clone call: sent after
+ *         an EXEC chunk of the creator with everything it executed up to
+ *         the clone); {2} the thread of vCPU `vcpu` exits (after its last
+ *         EXEC chunk).  QEMU may give the number of an exited thread to a
+ *         later one, which {1} announces again.  With several hardware
+ *         threads pmusim waits for a created thread's chunks and stops
+ *         waiting for an exited one (docs/CAPTURE.md, "Threads in the
+ *         model's time order").
  *
  * A traced child's stream (plugin argument kids=PATH, `trace capture
  * --trace-children`) goes through a Unix stream socket connected to
@@ -156,6 +167,10 @@ enum {
     CAPSTREAM_EXECVE = 7, /* {1, 0[, why]}: the thread calls execve; {2, 0}: the call
                            * failed; {3, N, program}: traced on in image N's stream */
     CAPSTREAM_REAPED = 8, /* {pid, signal}: the thread's wait reaped a child a signal killed */
+    CAPSTREAM_THREAD = 9, /* {1}: the chunk's vCPU was created (sent by its creator's clone
+                           * call, after the creator's items); {2}: its thread exits (after
+                           * its last items).  Since session 16; a stream without them
+                           * reads as before */
 };
 
 /* capstream_insn_t.flags */

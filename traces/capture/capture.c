@@ -57,6 +57,7 @@ typedef struct cap_thread {
     uint32_t cur, nacc;
     uint32_t ndirty;
     gboolean parts;      /* the current instruction ran a part (its rest continues it) */
+    gboolean live;       /* sent a chunk or was created (THREAD {1}), and has not exited */
     gboolean cont_dirty; /* an instruction among the complete ones is a continuation */
     uint16_t dirty[CAP_THREAD_ACCESSES];
     pmusim_uarch_access_t acc[CAP_THREAD_ACCESSES];
@@ -80,15 +81,15 @@ typedef struct cap_pending {
 } cap_pending_t;
 
 /* Queued chunk bytes beyond which the threads run without waiting for a
- * thread that sends nothing (it waits in the guest, or has exited: the
- * stream does not say which): 64 chunks of 256 KiB. */
+ * live thread that sends nothing (it waits in the guest, or its exit was
+ * not announced: a stream without THREAD chunks): 64 chunks of 256 KiB. */
 #define CAP_QUEUE_BYTES (16u << 20)
 
 struct pmusim_capture {
     pmusim_uarch_t *u;
     uint32_t nthreads;
     GQueue *hwq;          /* nthreads > 1: per hardware thread, cap_pending_t* in stream order */
-    gboolean *hw_seen;    /* a chunk of the hardware thread has been queued */
+    uint32_t *hw_live;    /* live guest threads of each hardware thread (cap_thread_t.live) */
     uint64_t queued;      /* payload bytes in hwq */
     char *name;
     GByteArray *buf;      /* bytes of an incomplete chunk */
@@ -134,7 +135,7 @@ pmusim_capture_t *pmusim_capture_new(pmusim_uarch_t *u, uint32_t nthreads, const
     c->reaped = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     if (c->nthreads > 1) {
         c->hwq = g_new0(GQueue, c->nthreads);
-        c->hw_seen = g_new0(gboolean, c->nthreads);
+        c->hw_live = g_new0(uint32_t, c->nthreads);
     }
     return c;
 }
@@ -146,7 +147,7 @@ void pmusim_capture_free(pmusim_capture_t *c)
     for (uint32_t h = 0; c->hwq && h < c->nthreads; h++)
         g_queue_clear_full(&c->hwq[h], g_free);
     g_free(c->hwq);
-    g_free(c->hw_seen);
+    g_free(c->hw_live);
     g_byte_array_unref(c->buf);
     g_ptr_array_unref(c->tbs);
     g_ptr_array_unref(c->threads);
@@ -628,6 +629,20 @@ static gboolean cap_reaped(pmusim_capture_t *c, uint32_t guest, const uint8_t *p
     return cap_marker(c, t, name, error);
 }
 
+/* Guest thread `guest` is live (or no longer): its hardware thread is
+ * waited for while it has a live guest thread. */
+static void cap_live(pmusim_capture_t *c, uint32_t guest, gboolean live)
+{
+    cap_thread_t *t = cap_thread(c, guest);
+    if (t->live == live)
+        return;
+    t->live = live;
+    if (live)
+        c->hw_live[t->hw]++;
+    else
+        c->hw_live[t->hw]--;
+}
+
 /* A chunk of guest thread `guest` (EXEC, or a checked FORK or REAPED) joins
  * its hardware thread's queue (a copy: the caller's bytes are not kept). */
 static void cap_enqueue(pmusim_capture_t *c, uint32_t kind, uint32_t guest, const uint8_t *p,
@@ -639,7 +654,7 @@ static void cap_enqueue(pmusim_capture_t *c, uint32_t kind, uint32_t guest, cons
     memcpy(e->data, p, size);
     const uint32_t h = cap_thread(c, guest)->hw;
     g_queue_push_tail(&c->hwq[h], e);
-    c->hw_seen[h] = TRUE;
+    cap_live(c, guest, TRUE);
     c->queued += size;
 }
 
@@ -652,11 +667,12 @@ static void cap_enqueue(pmusim_capture_t *c, uint32_t kind, uint32_t guest, cons
 /* Runs the queued chunks in the model's time order: again and again, the
  * hardware thread whose next instruction dispatches first
  * (pmusim_uarch_thread_time()) runs its queue until it passes the next
- * thread's time by CAP_SLICE cycles.  When the first is a thread that has
- * sent chunks before but has none queued now, it stops (its next chunk may
- * be on the way) unless `all` (the stream ended, or an execve ends the
- * image) or more than CAP_QUEUE_BYTES are queued: then only the threads
- * with chunks count. */
+ * thread's time by CAP_SLICE cycles.  When the first is a thread with a
+ * live guest thread (one that sent chunks or was created, and has not
+ * exited) but none queued now, it stops (its next chunk may be on the way)
+ * unless `all` (the stream ended, or an execve ends the image) or more
+ * than CAP_QUEUE_BYTES are queued: then only the threads with chunks
+ * count. */
 static gboolean cap_sched(pmusim_capture_t *c, gboolean all, GError **error)
 {
     while (!c->model_failed) {
@@ -666,7 +682,7 @@ static gboolean cap_sched(pmusim_capture_t *c, gboolean all, GError **error)
         gboolean first_has = FALSE;
         for (uint32_t h = 0; h < c->nthreads; h++) {
             const gboolean has = !g_queue_is_empty(&c->hwq[h]);
-            if (!has && (force || !c->hw_seen[h]))
+            if (!has && (force || !c->hw_live[h]))
                 continue;
             const uint64_t t = pmusim_uarch_thread_time(c->u, h);
             if (t < t0) {
@@ -737,6 +753,21 @@ static gboolean cap_execve(pmusim_capture_t *c, const uint8_t *p, uint32_t size,
     return TRUE;
 }
 
+/* A THREAD chunk (capstream.h): {1} guest thread `guest` was created, {2}
+ * it exits.  Only the order of threads depends on it (cap_sched()). */
+static gboolean cap_thread_chunk(pmusim_capture_t *c, uint32_t guest, const uint8_t *p,
+                                 uint32_t size, uint64_t at, GError **error)
+{
+    const uint32_t what = size == 4 ? rd32(p) : 0;
+    if (what != 1 && what != 2)
+        return cap_error(c, at, error, "THREAD chunk: 4 bytes, 1 (created) or 2 (exits) "
+                         "expected");
+    if (!c->hwq)
+        return TRUE;
+    cap_live(c, guest, what == 1);
+    return cap_sched(c, FALSE, error);
+}
+
 static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, const uint8_t *p,
                           uint32_t size, uint64_t at, GError **error)
 {
@@ -744,6 +775,9 @@ static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, con
         return cap_error(c, at, error, "the stream must start with a HELLO chunk");
     if (c->end)
         return cap_error(c, at, error, "chunk after the END chunk");
+    if (vcpu >= CAPSTREAM_SHM_VCPUS) /* the plugin sends nothing of higher vCPUs */
+        return cap_error(c, at - CAPSTREAM_HEADER_SIZE + 6, error, "vCPU %u, below %u expected", vcpu,
+                         CAPSTREAM_SHM_VCPUS);
     if (c->exec_image && kind != CAPSTREAM_EXECVE)
         return cap_error(c, at, error, "chunk of kind %u after EXECVE {3, %u}: only an EXECVE "
                          "{4, %u} (the environment's note) or {1, 0} (the execve of QEMU failed) "
@@ -786,6 +820,8 @@ static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, con
         if (c->hwq && !cap_sched(c, TRUE, error))
             return FALSE;
         return cap_execve(c, p, size, at, error);
+    case CAPSTREAM_THREAD:
+        return cap_thread_chunk(c, vcpu, p, size, at, error);
     case CAPSTREAM_END:
         c->end = TRUE;
         if (size >= 32) {

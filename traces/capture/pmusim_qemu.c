@@ -714,11 +714,38 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 /* ---- threads and exit ---- */
 
-static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
+/* A THREAD chunk {what} for vCPU `vcpu` (capstream.h). */
+static void thread_chunk(unsigned vcpu, uint32_t what)
+{
+    pthread_mutex_lock(&out_lock);
+    if (hello_sent && !closed && vcpu < MAX_VCPUS)
+        chunk_write_locked(CAPSTREAM_THREAD, (uint16_t)vcpu, &what, sizeof what);
+    pthread_mutex_unlock(&out_lock);
+}
+
+/* QEMU creates a guest thread's vCPU in the creating thread, inside its
+ * clone call (whose items on_syscall() sent first): the THREAD {1} chunk
+ * comes after the creator's instructions up to the clone, so pmusim knows
+ * the new thread from there on (and waits for its chunks in the model's
+ * time order).  vCPU 0, created before the first block, is known by its
+ * chunks. */
+static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 {
     (void)id;
     if (!detached)
-        vbuf_flush(vcpu);
+        thread_chunk(vcpu, 1);
+}
+
+/* Called in the exiting thread: its last items, then THREAD {2}, so that
+ * pmusim stops waiting for it (its vCPU number may be given to a later
+ * thread, which THREAD {1} announces again). */
+static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
+{
+    (void)id;
+    if (detached)
+        return;
+    vbuf_flush(vcpu);
+    thread_chunk(vcpu, 2);
 }
 
 static void on_exit_cb(qemu_plugin_id_t id, void *ud)
@@ -1268,6 +1295,13 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
         wait_status = num == 61 ? a2 : (a4 & 0x01000000u) ? 0 : a3; /* not with WNOWAIT */
         return;
     }
+    if ((num == 56 && (a1 & 0x100)) || num == 435) {
+        /* clone with CLONE_VM, clone3: a thread may be created (vCPU init
+         * hook, on_vcpu_init()); its creator's items go first */
+        if (!detached)
+            vbuf_flush(vcpu);
+        return;
+    }
     if ((num != 59 && num != 322) || detached) /* x86-64 execve, execveat */
         return;
     char why[CAPSTREAM_EXECVE_MAX_TEXT] = "";
@@ -1516,6 +1550,7 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
     cs_ok = cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK &&
             cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK;
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
+    qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
     qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);
     qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
     qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);

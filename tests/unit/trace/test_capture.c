@@ -414,6 +414,120 @@ static void test_capture_threads_time_order(void)
     g_byte_array_unref(s);
 }
 
+/* THREAD chunks (capstream.h) with two hardware threads.  Created: guest
+ * 0 enters block 0 (a 4-byte instruction and a jump back), announces guest
+ * 1 (THREAD {1}, as the plugin does at the clone), then sends 3,000 passes;
+ * guest 1's first chunk, 3,000 passes, comes after.  The reader waits for
+ * the announced thread, so the two run side by side and nothing is moved
+ * up; without the announcement guest 0's chunk ran whole first and guest 1
+ * was moved up past it.  Exits: guest 1 enters the block once and exits
+ * (THREAD {2}); guest 0's 3,000 passes then run as they arrive (before the
+ * stream ends), where without the exit the reader waited for guest 1 after
+ * CAP_SLICE cycles (one pass: the first misses its caches). */
+static void test_capture_thread_chunks(void)
+{
+    for (int exits = 0; exits < 2; exits++) {
+        GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
+        uint32_t seq = 0;
+        start_block0(s, p, &seq, 2);
+        tb_insn(p, 4, PMUSIM_UARCH_BR_NONE, 1, 0);
+        tb_insn(p, 2, PMUSIM_UARCH_BR_JUMP, 1, 0x401000);
+        chunk(s, &seq, 2, 0, p->data, p->len);
+        static const uint8_t blk0[] = {0x00, 0x00};
+        const uint32_t created = 1, exited = 2;
+        chunk(s, &seq, 3, exits, blk0, sizeof blk0); /* one pass */
+        chunk(s, &seq, 9, 1, exits ? &exited : &created, 4);
+        g_byte_array_set_size(p, 0);
+        for (int i = 0; i < 3000; i++)
+            put(p, blk0, 2);
+        chunk(s, &seq, 3, 0, p->data, p->len); /* guest 0: 3,000 passes */
+        const guint before_end = s->len;
+        if (!exits)
+            chunk(s, &seq, 3, 1, p->data, p->len); /* guest 1: 3,000 passes */
+        uint32_t reason = 0;
+        chunk(s, &seq, 5, 0, &reason, 4);
+        GError *error = NULL;
+        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 2, NULL, collect, recs, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 2, "thread chunks");
+        CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data, before_end, &error));
+        /* exits: guest 0's passes have run but its last (a block runs when
+         * its thread enters the next: that decides the jump's outcome), so
+         * 2,999 x 2 instructions; guest 1's one pass waits for the stream's
+         * end as well (without the exit: 2, one pass of guest 0 before the
+         * reader waited for guest 1) */
+        if (exits)
+            CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 2 * 2999);
+        CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data + before_end, s->len - before_end, &error) &&
+                       pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error));
+        g_clear_error(&error);
+        CU_ASSERT_EQUAL(pmusim_capture_instructions(c), exits ? 2 + 6000 : 2 + 12000);
+        uint64_t last0 = 0;
+        unsigned n[2] = {0, 0};
+        for (guint i = 0; i < recs->len; i++) {
+            const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+            n[r->thread]++;
+            if (r->thread == 0)
+                last0 = r->cycle;
+        }
+        CU_ASSERT_EQUAL(n[0], exits ? 6000 : 6002);
+        CU_ASSERT_EQUAL(n[1], exits ? 2 : 6000);
+        if (!exits) {
+            unsigned before = 0; /* guest 1's retired before guest 0's last */
+            for (guint i = 0; i < recs->len; i++) {
+                const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+                before += r->thread == 1 && r->cycle < last0;
+            }
+            CU_ASSERT_TRUE(before > 5000);
+        }
+        pmusim_uarch_stats_t st;
+        pmusim_uarch_get_stats(u, &st);
+        CU_ASSERT_EQUAL(st.moved_up, 0);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_array_unref(recs);
+        g_byte_array_unref(p);
+        g_byte_array_unref(s);
+    }
+}
+
+/* Bad THREAD chunks and a vCPU the plugin never sends: a clear error with
+ * the byte. */
+static void test_capture_thread_chunk_errors(void)
+{
+    for (int k = 0; k < 3; k++) {
+        GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
+        uint32_t seq = 0;
+        start_block0(s, p, &seq, 1);
+        tb_insn(p, 4, PMUSIM_UARCH_BR_NONE, 1, 0);
+        chunk(s, &seq, 2, 0, p->data, p->len);
+        const guint at = s->len; /* the chunk's header; its payload at + 16 */
+        const uint32_t what[2] = {k == 0 ? 3u : 1u, 0};
+        chunk(s, &seq, 9, k == 2 ? 1024 : 1, what, k == 1 ? 8 : 4);
+        GError *error = NULL;
+        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 2, NULL, collect, recs, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 2, "thr");
+        CU_ASSERT_FALSE(pmusim_capture_feed(c, s->data, s->len, &error));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(error);
+        char *want = k == 2 ? g_strdup_printf("thr: byte %u: vCPU 1024, below 1024 expected", at + 6)
+                            : g_strdup_printf("thr: byte %u: THREAD chunk: 4 bytes, 1 (created) or "
+                                              "2 (exits) expected", at + 16);
+        CU_ASSERT_PTR_NOT_NULL(strstr(error->message, want));
+        if (!strstr(error->message, want))
+            printf("\n%s\n[%s]\n", error->message, want);
+        g_free(want);
+        g_clear_error(&error);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_array_unref(recs);
+        g_byte_array_unref(p);
+        g_byte_array_unref(s);
+    }
+}
+
 /* Two guest threads on one hardware thread: instructions a thread has
  * moved past run before the next chunk's (another thread's), although the
  * reader runs a block's instructions together when the thread leaves it. */
@@ -1191,6 +1305,9 @@ int main(void)
     CU_add_test(suite, "FP/SIMD class byte", test_capture_fp_class);
     CU_add_test(suite, "threads share a block", test_capture_threads_share_block);
     CU_add_test(suite, "threads in the model's time order", test_capture_threads_time_order);
+    CU_add_test(suite, "THREAD chunks: a created thread waited for, an exited one not",
+                test_capture_thread_chunks);
+    CU_add_test(suite, "THREAD chunks: bad payloads, vCPU out of range", test_capture_thread_chunk_errors);
     CU_add_test(suite, "chunk order of two threads", test_capture_chunk_order);
     CU_add_test(suite, "recover: unsent items", test_capture_recover_unsent);
     CU_add_test(suite, "recover: a flush in progress, every cut", test_capture_recover_in_flight);
