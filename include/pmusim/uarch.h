@@ -228,6 +228,10 @@ gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GE
  * instruction comes after it.  Not for Montecito, whose threads the model
  * switches itself (FALSE with error). */
 gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, GError **error);
+/* The same until cycle `cycle`: the halt lasts from where pmusim_uarch_halt()
+ * starts it to `cycle` (none, TRUE, when that is not before `cycle`). */
+gboolean pmusim_uarch_halt_until(pmusim_uarch_t *u, uint32_t thread, uint64_t cycle,
+                                 GError **error);
 /* Montecito: TRUE when the thread that ran last has a pending switch
  * event (an L3 miss, or its time slice expired), so that a generator that
  * chooses the next thread switches now.  Always FALSE on other CPUs. */

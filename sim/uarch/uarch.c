@@ -2623,6 +2623,18 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
     return take_error(u, error);
 }
 
+gboolean pmusim_uarch_halt_until(pmusim_uarch_t *u, uint32_t thread, uint64_t cycle,
+                                 GError **error)
+{
+    if (thread >= u->nthreads)
+        return pmusim_uarch_halt(u, thread, 1, error); /* its error */
+    const uarch_thread_t *t = &u->th[thread];
+    uint64_t from = (t->any ? t->last_ret : t->ret_cycle) + 1;
+    if (from < u->floor)
+        from = u->floor;
+    return cycle <= from || pmusim_uarch_halt(u, thread, cycle - from, error);
+}
+
 void pmusim_uarch_rec_template(const pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
                                pmusim_rec_t *tmpl)
 {

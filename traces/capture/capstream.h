@@ -96,11 +96,14 @@
  *         thread (QEMU makes it inside the creator's clone call: sent after
  *         an EXEC chunk of the creator with everything it executed up to
  *         the clone); {2} the thread of vCPU `vcpu` exits (after its last
- *         EXEC chunk).  QEMU may give the number of an exited thread to a
- *         later one, which {1} announces again.  With several hardware
- *         threads pmusim waits for a created thread's chunks and stops
- *         waiting for an exited one (docs/CAPTURE.md, "Threads in the
- *         model's time order").
+ *         EXEC chunk); {3} it enters a system call that waits (a futex
+ *         wait, poll, select, epoll_wait, nanosleep, wait4 ...: the
+ *         plugin's waiting_call(); after its EXEC chunk up to the call);
+ *         {4} that call returned.  QEMU may give the number of an exited
+ *         thread to a later one, which {1} announces again.  With several
+ *         hardware threads pmusim waits for the chunks of a thread created
+ *         or back from its call, and not for one that exited or waits in a
+ *         call (docs/CAPTURE.md, "Threads in the model's time order").
  *
  * A traced child's stream (plugin argument kids=PATH, `trace capture
  * --trace-children`) goes through a Unix stream socket connected to
@@ -169,8 +172,9 @@ enum {
     CAPSTREAM_REAPED = 8, /* {pid, signal}: the thread's wait reaped a child a signal killed */
     CAPSTREAM_THREAD = 9, /* {1}: the chunk's vCPU was created (sent by its creator's clone
                            * call, after the creator's items); {2}: its thread exits (after
-                           * its last items).  Since session 16; a stream without them
-                           * reads as before */
+                           * its last items); {3}: it enters a waiting system call (after
+                           * its items); {4}: the call returned.  Since session 16; a
+                           * stream without them reads as before */
 };
 
 /* capstream_insn_t.flags */

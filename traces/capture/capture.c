@@ -57,7 +57,8 @@ typedef struct cap_thread {
     uint32_t cur, nacc;
     uint32_t ndirty;
     gboolean parts;      /* the current instruction ran a part (its rest continues it) */
-    gboolean live;       /* sent a chunk or was created (THREAD {1}), and has not exited */
+    gboolean live;       /* sent a chunk or was created (THREAD {1}), and has not exited
+                          * or entered a waiting system call since (THREAD {2}, {3}) */
     gboolean cont_dirty; /* an instruction among the complete ones is a continuation */
     uint16_t dirty[CAP_THREAD_ACCESSES];
     pmusim_uarch_access_t acc[CAP_THREAD_ACCESSES];
@@ -71,7 +72,7 @@ G_STATIC_ASSERT(CAPSTREAM_MAX_TB_INSNS <= UINT16_MAX);
  * the model's threads would take turns by the chunk and each would be moved
  * up past the other's (docs/UARCH.md §2). */
 typedef struct cap_pending {
-    uint32_t kind;      /* CAPSTREAM_EXEC, _FORK or _REAPED */
+    uint32_t kind;      /* CAPSTREAM_EXEC, _FORK, _REAPED or _THREAD (an exit) */
     uint32_t guest;
     uint32_t size, pos; /* payload bytes; EXEC: the next item's offset */
     uint64_t at;        /* the payload's offset in the stream (or the region) */
@@ -629,6 +630,18 @@ static gboolean cap_reaped(pmusim_capture_t *c, uint32_t guest, const uint8_t *p
     return cap_marker(c, t, name, error);
 }
 
+/* Guest thread `guest` exits (THREAD {2}): its last block runs now, at
+ * its place in the thread's time, where it used to wait for the end of the
+ * stream (a block runs when its thread enters the next: that decides its
+ * last instruction's outcome; an exiting thread's last block ends in the
+ * exit call). */
+static gboolean cap_thread_exit(pmusim_capture_t *c, uint32_t guest, GError **error)
+{
+    if (c->model_failed)
+        return FALSE;
+    return cap_leave_block(c, cap_thread(c, guest), UINT64_MAX, error);
+}
+
 /* Guest thread `guest` is live (or no longer): its hardware thread is
  * waited for while it has a live guest thread. */
 static void cap_live(pmusim_capture_t *c, uint32_t guest, gboolean live)
@@ -654,7 +667,8 @@ static void cap_enqueue(pmusim_capture_t *c, uint32_t kind, uint32_t guest, cons
     memcpy(e->data, p, size);
     const uint32_t h = cap_thread(c, guest)->hw;
     g_queue_push_tail(&c->hwq[h], e);
-    cap_live(c, guest, TRUE);
+    if (kind != CAPSTREAM_THREAD)
+        cap_live(c, guest, TRUE);
     c->queued += size;
 }
 
@@ -706,6 +720,8 @@ static gboolean cap_sched(pmusim_capture_t *c, gboolean all, GError **error)
                 continue; /* another thread's turn */
         } else if (e->kind == CAPSTREAM_FORK) {
             ok = cap_fork(c, e->guest, e->data, e->size, e->at, TRUE, error);
+        } else if (e->kind == CAPSTREAM_THREAD) {
+            ok = cap_thread_exit(c, e->guest, error);
         } else {
             ok = cap_reaped(c, e->guest, e->data, e->size, e->at, TRUE, error);
         }
@@ -754,17 +770,36 @@ static gboolean cap_execve(pmusim_capture_t *c, const uint8_t *p, uint32_t size,
 }
 
 /* A THREAD chunk (capstream.h): {1} guest thread `guest` was created, {2}
- * it exits.  Only the order of threads depends on it (cap_sched()). */
+ * it exits, {3} it enters a system call that waits, {4} the call returned.
+ * Only the order of threads depends on it (cap_sched()): the thread is live
+ * after 1 and 4, not after 2 and 3. */
 static gboolean cap_thread_chunk(pmusim_capture_t *c, uint32_t guest, const uint8_t *p,
                                  uint32_t size, uint64_t at, GError **error)
 {
     const uint32_t what = size == 4 ? rd32(p) : 0;
-    if (what != 1 && what != 2)
-        return cap_error(c, at, error, "THREAD chunk: 4 bytes, 1 (created) or 2 (exits) "
-                         "expected");
+    if (what < 1 || what > 4)
+        return cap_error(c, at, error, "THREAD chunk: 4 bytes, 1 (created), 2 (exits), 3 (waits "
+                         "in a system call) or 4 (the call returned) expected");
     if (!c->hwq)
-        return TRUE;
-    cap_live(c, guest, what == 1);
+        return what != 2 || cap_thread_exit(c, guest, error);
+    const uint32_t h = cap_thread(c, guest)->hw;
+    if (what == 4 && !c->hw_live[h] && g_queue_is_empty(&c->hwq[h]) && !c->model_failed) {
+        /* back from a wait with nothing of its hardware thread left to run:
+         * the hardware thread was halted until now, the latest time of the
+         * others (which ran while it waited; the waker's items up to its
+         * futex wake came first: the plugin sends them at the wake) */
+        uint64_t latest = 0;
+        for (uint32_t k = 0; k < c->nthreads; k++)
+            if (k != h)
+                latest = MAX(latest, pmusim_uarch_thread_time(c->u, k));
+        if (!pmusim_uarch_halt_until(c->u, h, latest, error)) {
+            c->model_failed = TRUE;
+            return FALSE;
+        }
+    }
+    if (what == 2) /* its last block runs at its turn (cap_sched()) */
+        cap_enqueue(c, CAPSTREAM_THREAD, guest, p, size, at, -1);
+    cap_live(c, guest, what == 1 || what == 4);
     return cap_sched(c, FALSE, error);
 }
 

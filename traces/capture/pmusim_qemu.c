@@ -1283,11 +1283,58 @@ out:
  * image runs under QEMU and this plugin (exec_traced()) when it can, and
  * the chunk says why when it cannot.  A detached child's execve sends
  * nothing. */
+/* x86-64 system calls that wait for another thread, a child, a signal, a
+ * timer or file descriptors: futex's wait operations (futex(uaddr, op,
+ * ...): WAIT 0, LOCK_PI 6, WAIT_BITSET 9, WAIT_REQUEUE_PI 11, LOCK_PI2 13,
+ * without the PRIVATE and CLOCK_REALTIME bits), futex_waitv, poll, ppoll,
+ * select, pselect6, epoll_wait, epoll_pwait(2), pause, nanosleep,
+ * clock_nanosleep, rt_sigsuspend, rt_sigtimedwait, wait4, waitid.  read
+ * and write, which wait only on some descriptors, are not among them. */
+static int waiting_call(int64_t num, uint64_t a2)
+{
+    switch (num) {
+    case 202: {
+        const uint64_t op = a2 & 0x7f;
+        return op == 0 || op == 6 || op == 9 || op == 11 || op == 13;
+    }
+    case 7: case 23: case 34: case 35: case 61: case 128: case 130: case 230: case 232:
+    case 247: case 270: case 271: case 281: case 441: case 449:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* futex operations that wake waiters (WAKE 1, REQUEUE 3, CMP_REQUEUE 4,
+ * WAKE_OP 5, UNLOCK_PI 7, WAKE_BITSET 10, CMP_REQUEUE_PI 12), tkill,
+ * tgkill, and a thread's exit (which wakes its joiner: the futex at its
+ * clear-child-tid address): the caller's items go out first, so that a
+ * woken thread's THREAD {4} comes after what its waker did before. */
+static int waking_call(int64_t num, uint64_t a2)
+{
+    if (num == 60 || num == 200 || num == 234)
+        return 1;
+    const uint64_t op = a2 & 0x7f;
+    return num == 202 && (op == 1 || op == 3 || op == 4 || op == 5 || op == 7 || op == 10 ||
+                          op == 12);
+}
+
+static uint8_t in_wait[MAX_VCPUS]; /* the vCPU's thread is in a waiting_call() */
+
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
                        uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
                        uint64_t a7, uint64_t a8)
 {
     (void)id, (void)a6, (void)a7, (void)a8;
+    if (vcpu < MAX_VCPUS && !detached && waiting_call(num, a2)) {
+        /* its items, then THREAD {3}: pmusim does not wait for its chunks
+         * until THREAD {4} says the call returned */
+        vbuf_flush(vcpu);
+        thread_chunk(vcpu, 3);
+        in_wait[vcpu] = 1;
+    } else if (vcpu < MAX_VCPUS && !detached && waking_call(num, a2)) {
+        vbuf_flush(vcpu);
+    }
     if ((num == 61 || num == 247) && kids_path && !detached) {
         /* wait4(pid, status, options, rusage), waitid(idtype, id, infop,
          * options, rusage): where the child's status will be (reap_chunk()) */
@@ -1348,6 +1395,11 @@ static void reap_chunk(unsigned vcpu, int call, int64_t ret)
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
 {
     (void)id;
+    if (vcpu < MAX_VCPUS && in_wait[vcpu]) {
+        in_wait[vcpu] = 0;
+        if (!detached)
+            thread_chunk(vcpu, 4);
+    }
     if (wait_call) {
         int call = wait_call;
         wait_call = 0;

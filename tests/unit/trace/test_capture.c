@@ -13,7 +13,8 @@ static gboolean collect(const pmusim_rec_t *recs, size_t n, void *user, GError *
     (void)error;
     GArray *out = user;
     for (size_t i = 0; i < n; i++)
-        if (recs[i].kind == PMUSIM_REC_INSN || recs[i].kind == PMUSIM_REC_MEM)
+        if (recs[i].kind == PMUSIM_REC_INSN || recs[i].kind == PMUSIM_REC_MEM ||
+            recs[i].kind == PMUSIM_REC_THREAD)
             g_array_append_val(out, recs[i]);
     return TRUE;
 }
@@ -414,19 +415,33 @@ static void test_capture_threads_time_order(void)
     g_byte_array_unref(s);
 }
 
-/* THREAD chunks (capstream.h) with two hardware threads.  Created: guest
- * 0 enters block 0 (a 4-byte instruction and a jump back), announces guest
- * 1 (THREAD {1}, as the plugin does at the clone), then sends 3,000 passes;
- * guest 1's first chunk, 3,000 passes, comes after.  The reader waits for
- * the announced thread, so the two run side by side and nothing is moved
- * up; without the announcement guest 0's chunk ran whole first and guest 1
- * was moved up past it.  Exits: guest 1 enters the block once and exits
- * (THREAD {2}); guest 0's 3,000 passes then run as they arrive (before the
- * stream ends), where without the exit the reader waited for guest 1 after
- * CAP_SLICE cycles (one pass: the first misses its caches). */
+/* THREAD chunks (capstream.h) with two hardware threads; block 0 is a
+ * 4-byte instruction and a jump back, a pass 2 instructions, and a block
+ * runs when its thread enters the next (that decides the jump's outcome).
+ * - created: guest 0 passes once, announces guest 1 (THREAD {1}, as the
+ *   plugin does at the clone), then sends 3,000 passes; guest 1's first
+ *   chunk, 3,000 passes, comes after.  The reader waits for the announced
+ *   thread, so the two run side by side and nothing is moved up; without
+ *   the announcement guest 0's chunk ran whole first and guest 1 was moved
+ *   up past it.
+ * - exits: guest 1 passes once and exits (THREAD {2}): its pass runs then
+ *   (it waited for the stream's end before session 16); guest 0's 3,000
+ *   passes run as they arrive but the last: 2 + 2,999 x 2 instructions
+ *   before the stream ends.  Without the exit the reader waited for guest 1
+ *   after CAP_SLICE cycles: 2 (one pass of guest 0: the first misses its
+ *   caches).
+ * - waits: as exits, but THREAD {3} (guest 1 waits in a system call): the
+ *   same 2,999 passes of guest 0 run (guest 1's pass waits for its next
+ *   block); then THREAD {4} (the call returned): guest 1's
+ *   hardware thread was halted from its pass until guest 0's time (THREAD
+ *   records, inactive then active at that cycle, B), so nothing is moved
+ *   up; another 3,000 passes of guest 0 run only until CAP_SLICE cycles
+ *   past B (guest 1 is live again and has sent nothing), then guest 1's
+ *   3,000 passes come and the two run side by side after B. */
 static void test_capture_thread_chunks(void)
 {
-    for (int exits = 0; exits < 2; exits++) {
+    enum { CREATED, EXITS, WAITS };
+    for (int mode = CREATED; mode <= WAITS; mode++) {
         GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
         uint32_t seq = 0;
         start_block0(s, p, &seq, 2);
@@ -434,15 +449,20 @@ static void test_capture_thread_chunks(void)
         tb_insn(p, 2, PMUSIM_UARCH_BR_JUMP, 1, 0x401000);
         chunk(s, &seq, 2, 0, p->data, p->len);
         static const uint8_t blk0[] = {0x00, 0x00};
-        const uint32_t created = 1, exited = 2;
-        chunk(s, &seq, 3, exits, blk0, sizeof blk0); /* one pass */
-        chunk(s, &seq, 9, 1, exits ? &exited : &created, 4);
+        const uint32_t what[5] = {0, 1, 2, 3, 4};
+        chunk(s, &seq, 3, mode != CREATED, blk0, sizeof blk0); /* one pass */
+        chunk(s, &seq, 9, 1, &what[mode == CREATED ? 1 : mode == EXITS ? 2 : 3], 4);
         g_byte_array_set_size(p, 0);
         for (int i = 0; i < 3000; i++)
             put(p, blk0, 2);
         chunk(s, &seq, 3, 0, p->data, p->len); /* guest 0: 3,000 passes */
-        const guint before_end = s->len;
-        if (!exits)
+        const guint cut1 = s->len;
+        if (mode == WAITS) {
+            chunk(s, &seq, 9, 1, &what[4], 4);
+            chunk(s, &seq, 3, 0, p->data, p->len); /* guest 0: 3,000 more */
+        }
+        const guint cut2 = s->len;
+        if (mode != EXITS)
             chunk(s, &seq, 3, 1, p->data, p->len); /* guest 1: 3,000 passes */
         uint32_t reason = 0;
         chunk(s, &seq, 5, 0, &reason, 4);
@@ -451,29 +471,51 @@ static void test_capture_thread_chunks(void)
         pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 2, NULL, collect, recs, &error);
         CU_ASSERT_PTR_NOT_NULL_FATAL(u);
         pmusim_capture_t *c = pmusim_capture_new(u, 2, "thread chunks");
-        CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data, before_end, &error));
-        /* exits: guest 0's passes have run but its last (a block runs when
-         * its thread enters the next: that decides the jump's outcome), so
-         * 2,999 x 2 instructions; guest 1's one pass waits for the stream's
-         * end as well (without the exit: 2, one pass of guest 0 before the
-         * reader waited for guest 1) */
-        if (exits)
-            CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 2 * 2999);
-        CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data + before_end, s->len - before_end, &error) &&
+        CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data, cut1, &error));
+        if (mode != CREATED)
+            CU_ASSERT_EQUAL(pmusim_capture_instructions(c), (mode == EXITS ? 2 : 0) + 2 * 2999);
+        CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data + cut1, cut2 - cut1, &error));
+        if (mode == EXITS)
+            CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 2 + 2 * 2999);
+        if (mode == WAITS) {
+            CU_ASSERT_TRUE(pmusim_capture_instructions(c) > 2 * 2999);
+            CU_ASSERT_TRUE(pmusim_capture_instructions(c) < 2 * 2999 + 2 * 300);
+        }
+        CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data + cut2, s->len - cut2, &error) &&
                        pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error));
         g_clear_error(&error);
-        CU_ASSERT_EQUAL(pmusim_capture_instructions(c), exits ? 2 + 6000 : 2 + 12000);
-        uint64_t last0 = 0;
-        unsigned n[2] = {0, 0};
+        const unsigned want0 = mode == WAITS ? 12000 : mode == EXITS ? 6000 : 6002;
+        const unsigned want1 = mode == EXITS ? 2 : mode == WAITS ? 6002 : 6000;
+        CU_ASSERT_EQUAL(pmusim_capture_instructions(c), want0 + want1);
+        uint64_t last0 = 0, insn5998 = 0, back = 0, first1_after = 0;
+        unsigned n[2] = {0, 0}, halts = 0;
         for (guint i = 0; i < recs->len; i++) {
             const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+            if (r->kind == PMUSIM_REC_THREAD) { /* the halt */
+                CU_ASSERT_EQUAL(r->thread, 1);
+                halts++;
+                if (r->n == 1)
+                    back = r->cycle;
+                continue;
+            }
             n[r->thread]++;
             if (r->thread == 0)
                 last0 = r->cycle;
+            if (r->thread == 0 && n[0] == 5998)
+                insn5998 = r->cycle;
+            if (r->thread == 1 && n[1] == 3)
+                first1_after = r->cycle;
         }
-        CU_ASSERT_EQUAL(n[0], exits ? 6000 : 6002);
-        CU_ASSERT_EQUAL(n[1], exits ? 2 : 6000);
-        if (!exits) {
+        CU_ASSERT_EQUAL(halts, mode == WAITS ? 2 : 0);
+        if (mode == WAITS) {
+            /* B is guest 0's next dispatch cycle: within a pipeline's depth
+             * of its 2,999th pass's retirement (one cycle before it here) */
+            CU_ASSERT_TRUE(back + 16 >= insn5998 && back <= insn5998);
+            CU_ASSERT_TRUE(first1_after >= back);
+        }
+        CU_ASSERT_EQUAL(n[0], want0);
+        CU_ASSERT_EQUAL(n[1], want1);
+        if (mode != EXITS) {
             unsigned before = 0; /* guest 1's retired before guest 0's last */
             for (guint i = 0; i < recs->len; i++) {
                 const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
@@ -503,7 +545,7 @@ static void test_capture_thread_chunk_errors(void)
         tb_insn(p, 4, PMUSIM_UARCH_BR_NONE, 1, 0);
         chunk(s, &seq, 2, 0, p->data, p->len);
         const guint at = s->len; /* the chunk's header; its payload at + 16 */
-        const uint32_t what[2] = {k == 0 ? 3u : 1u, 0};
+        const uint32_t what[2] = {k == 0 ? 5u : 1u, 0};
         chunk(s, &seq, 9, k == 2 ? 1024 : 1, what, k == 1 ? 8 : 4);
         GError *error = NULL;
         GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
@@ -513,8 +555,9 @@ static void test_capture_thread_chunk_errors(void)
         CU_ASSERT_FALSE(pmusim_capture_feed(c, s->data, s->len, &error));
         CU_ASSERT_PTR_NOT_NULL_FATAL(error);
         char *want = k == 2 ? g_strdup_printf("thr: byte %u: vCPU 1024, below 1024 expected", at + 6)
-                            : g_strdup_printf("thr: byte %u: THREAD chunk: 4 bytes, 1 (created) or "
-                                              "2 (exits) expected", at + 16);
+                            : g_strdup_printf("thr: byte %u: THREAD chunk: 4 bytes, 1 (created), 2 "
+                                              "(exits), 3 (waits in a system call) or 4 (the call "
+                                              "returned) expected", at + 16);
         CU_ASSERT_PTR_NOT_NULL(strstr(error->message, want));
         if (!strstr(error->message, want))
             printf("\n%s\n[%s]\n", error->message, want);
@@ -1305,7 +1348,7 @@ int main(void)
     CU_add_test(suite, "FP/SIMD class byte", test_capture_fp_class);
     CU_add_test(suite, "threads share a block", test_capture_threads_share_block);
     CU_add_test(suite, "threads in the model's time order", test_capture_threads_time_order);
-    CU_add_test(suite, "THREAD chunks: a created thread waited for, an exited one not",
+    CU_add_test(suite, "THREAD chunks: a created thread waited for, an exited or waiting one not",
                 test_capture_thread_chunks);
     CU_add_test(suite, "THREAD chunks: bad payloads, vCPU out of range", test_capture_thread_chunk_errors);
     CU_add_test(suite, "chunk order of two threads", test_capture_chunk_order);
