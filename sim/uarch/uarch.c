@@ -85,6 +85,9 @@ typedef struct uarch_thread {
     uint64_t ev_due;           /* evacc_since + EVENT_SPAN, UINT64_MAX when nevacc is 0 */
     unsigned i1_hit_slot;      /* evacc[] entry of the L1I hits when last found (ifetch_hits_fast()) */
     uint64_t halt_ret;         /* last_ret as pmusim_uarch_halt() set it (UINT64_MAX: none) */
+    gboolean sleeping;         /* pmusim_uarch_sleep() until pmusim_uarch_wake(): the merge
+                                * does not wait for it */
+    uint64_t sleep_from;       /* the cycle of its THREAD inactive record */
     /* the EVENT counts of this thread's open instruction (parts,
      * PMUSIM_UARCH_ACC_MORE): its accesses' counts wait here until it
      * ends, so that no EVENT record comes between its MEM records */
@@ -266,7 +269,7 @@ static void merge_drain(pmusim_uarch_t *u, gboolean force)
             if (!force)
                 for (uint32_t i = 0; i < u->nthreads; i++) {
                     const uarch_thread_t *t = &u->th[i];
-                    if (t->started && !t->qlen && thread_lower_bound(t) < bc)
+                    if (t->started && !t->qlen && !t->sleeping && thread_lower_bound(t) < bc)
                         return;
                 }
         }
@@ -2623,16 +2626,70 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
     return take_error(u, error);
 }
 
-gboolean pmusim_uarch_halt_until(pmusim_uarch_t *u, uint32_t thread, uint64_t cycle,
-                                 GError **error)
+/* The cycle a halt of thread t starts at: after its last retirement, not
+ * before the records handed out. */
+static uint64_t halt_from(const pmusim_uarch_t *u, const uarch_thread_t *t)
 {
-    if (thread >= u->nthreads)
-        return pmusim_uarch_halt(u, thread, 1, error); /* its error */
-    const uarch_thread_t *t = &u->th[thread];
     uint64_t from = (t->any ? t->last_ret : t->ret_cycle) + 1;
-    if (from < u->floor)
-        from = u->floor;
-    return cycle <= from || pmusim_uarch_halt(u, thread, cycle - from, error);
+    return from < u->floor ? u->floor : from;
+}
+
+static gboolean sleep_check(pmusim_uarch_t *u, uint32_t thread, const char *what, GError **error)
+{
+    if (!u->soemt && thread < u->nthreads)
+        return TRUE;
+    g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_INPUT, "%s of thread %u: %s", what,
+                thread, u->soemt ? "Montecito threads are switched by the model"
+                                 : "thread out of range");
+    return FALSE;
+}
+
+gboolean pmusim_uarch_sleep(pmusim_uarch_t *u, uint32_t thread, GError **error)
+{
+    if (!sleep_check(u, thread, "sleep", error))
+        return FALSE;
+    uarch_thread_t *t = &u->th[thread];
+    if (t->sleeping)
+        return TRUE;
+    insn_close(u, thread);
+    u->st.cycles = stats_cycles(u);
+    const uint64_t from = halt_from(u, t);
+    if (t->nevacc)
+        events_flush(u, thread, from, FALSE);
+    rec_new(u, thread, PMUSIM_REC_THREAD, from)->n = 0;
+    t->sleeping = TRUE;
+    t->sleep_from = from;
+    t->started = TRUE;
+    if (u->merge)
+        merge_drain(u, FALSE);
+    return take_error(u, error);
+}
+
+gboolean pmusim_uarch_wake(pmusim_uarch_t *u, uint32_t thread, uint64_t cycle, GError **error)
+{
+    if (!sleep_check(u, thread, "wake", error))
+        return FALSE;
+    uarch_thread_t *t = &u->th[thread];
+    if (!t->sleeping)
+        return TRUE;
+    uint64_t back = cycle > t->sleep_from ? cycle : t->sleep_from + 1;
+    if (back < u->floor)
+        back = u->floor;
+    rec_new(u, thread, PMUSIM_REC_THREAD, back)->n = 1;
+    t->disp_cycle = t->fe_ready = t->ret_cycle = back;
+    t->disp_used = t->ret_used = 0;
+    t->last_ret = back - 1; /* no IDLE record over the sleep */
+    t->halt_ret = back - 1;
+    t->any = TRUE;
+    t->sleeping = FALSE;
+    if (u->merge)
+        merge_drain(u, FALSE);
+    return take_error(u, error);
+}
+
+gboolean pmusim_uarch_sleeping(const pmusim_uarch_t *u, uint32_t thread)
+{
+    return thread < u->nthreads && u->th[thread].sleeping;
 }
 
 void pmusim_uarch_rec_template(const pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,

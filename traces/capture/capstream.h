@@ -92,18 +92,28 @@
  *         children for the guest, so this is where pmusim learns the
  *         signal (the child's own stream just ends).
  * THREAD  (since session 16; version 3 streams without it read as before)
- *         payload u32 what: {1} vCPU `vcpu` was created for a new guest
- *         thread (QEMU makes it inside the creator's clone call: sent after
- *         an EXEC chunk of the creator with everything it executed up to
- *         the clone); {2} the thread of vCPU `vcpu` exits (after its last
- *         EXEC chunk); {3} it enters a system call that waits (a futex
- *         wait, poll, select, epoll_wait, nanosleep, wait4 ...: the
- *         plugin's waiting_call(); after its EXEC chunk up to the call);
- *         {4} that call returned.  QEMU may give the number of an exited
- *         thread to a later one, which {1} announces again.  With several
- *         hardware threads pmusim waits for the chunks of a thread created
- *         or back from its call, and not for one that exited or waits in a
- *         call (docs/CAPTURE.md, "Threads in the model's time order").
+ *         payload u32 what, then:
+ *           {1} (4 bytes) vCPU `vcpu` was created for a new guest thread
+ *             (QEMU makes it inside the creator's clone call: sent after an
+ *             EXEC chunk of the creator with everything it executed up to
+ *             the clone);
+ *           {2} (4 bytes) the thread of vCPU `vcpu` exits (after its last
+ *             EXEC chunk);
+ *           {3, u64 address} (12 bytes) it enters a system call that waits
+ *             (the plugin's waiting_call(): futex waits, poll, select,
+ *             epoll_wait, nanosleep, wait4 ...; after its EXEC chunk up to
+ *             the call); the address is the futex word's, else 0;
+ *           {4, u32 how} (8 bytes) that call returned; how 1: a futex wait
+ *             that did not wait (EAGAIN), else 0;
+ *           {5, u64 address, u32 n} (16 bytes) it wakes up to n waiters of
+ *             the futex word at address (sent before the wake, after its
+ *             EXEC chunk up to the call).
+ *         QEMU may give the number of an exited thread to a later one,
+ *         which {1} announces again.  With several hardware threads pmusim
+ *         waits for the chunks of a thread created or back from its call,
+ *         not for one that exited or waits in a call, and halts a waiting
+ *         one's hardware thread (docs/CAPTURE.md, "Threads in the model's
+ *         time order").
  *
  * A traced child's stream (plugin argument kids=PATH, `trace capture
  * --trace-children`) goes through a Unix stream socket connected to
@@ -170,11 +180,10 @@ enum {
     CAPSTREAM_EXECVE = 7, /* {1, 0[, why]}: the thread calls execve; {2, 0}: the call
                            * failed; {3, N, program}: traced on in image N's stream */
     CAPSTREAM_REAPED = 8, /* {pid, signal}: the thread's wait reaped a child a signal killed */
-    CAPSTREAM_THREAD = 9, /* {1}: the chunk's vCPU was created (sent by its creator's clone
-                           * call, after the creator's items); {2}: its thread exits (after
-                           * its last items); {3}: it enters a waiting system call (after
-                           * its items); {4}: the call returned.  Since session 16; a
-                           * stream without them reads as before */
+    CAPSTREAM_THREAD = 9, /* {1}: the chunk's vCPU was created; {2}: its thread exits;
+                           * {3, address}: it waits in a system call; {4, how}: the call
+                           * returned; {5, address, n}: it wakes n futex waiters (above).
+                           * Since session 16; a stream without them reads as before */
 };
 
 /* capstream_insn_t.flags */

@@ -714,13 +714,22 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 /* ---- threads and exit ---- */
 
-/* A THREAD chunk {what} for vCPU `vcpu` (capstream.h). */
-static void thread_chunk(unsigned vcpu, uint32_t what)
+/* A THREAD chunk {what} for vCPU `vcpu` (capstream.h); {3} also carries
+ * a futex address (12 bytes), {4} whether the call did not wait (`addr` 1;
+ * 8 bytes), {5} an address and a count (16). */
+static void thread_chunk_addr(unsigned vcpu, uint32_t what, uint64_t addr, uint32_t n)
 {
+    uint32_t payload[4] = {what, (uint32_t)addr, (uint32_t)(addr >> 32), n};
     pthread_mutex_lock(&out_lock);
     if (hello_sent && !closed && vcpu < MAX_VCPUS)
-        chunk_write_locked(CAPSTREAM_THREAD, (uint16_t)vcpu, &what, sizeof what);
+        chunk_write_locked(CAPSTREAM_THREAD, (uint16_t)vcpu, payload,
+                           what == 3 ? 12 : what == 5 ? 16 : what == 4 ? 8 : 4);
     pthread_mutex_unlock(&out_lock);
+}
+
+static void thread_chunk(unsigned vcpu, uint32_t what)
+{
+    thread_chunk_addr(vcpu, what, 0, 0);
 }
 
 /* QEMU creates a guest thread's vCPU in the creating thread, inside its
@@ -1319,7 +1328,7 @@ static int waking_call(int64_t num, uint64_t a2)
                           op == 12);
 }
 
-static uint8_t in_wait[MAX_VCPUS]; /* the vCPU's thread is in a waiting_call() */
+static int64_t in_wait[MAX_VCPUS]; /* the vCPU's thread is in waiting_call() this + 1 */
 
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
                        uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
@@ -1330,10 +1339,16 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
         /* its items, then THREAD {3}: pmusim does not wait for its chunks
          * until THREAD {4} says the call returned */
         vbuf_flush(vcpu);
-        thread_chunk(vcpu, 3);
-        in_wait[vcpu] = 1;
+        thread_chunk_addr(vcpu, 3, num == 202 ? a1 : 0, 0);
+        in_wait[vcpu] = num + 1;
     } else if (vcpu < MAX_VCPUS && !detached && waking_call(num, a2)) {
         vbuf_flush(vcpu);
+        /* THREAD {5}: where the waiters on that address wake (futex(uaddr,
+         * op, n, ...): WAKE, WAKE_BITSET, WAKE_OP and the requeues wake up
+         * to n of uaddr's waiters; UNLOCK_PI one) */
+        const uint64_t op = a2 & 0x7f;
+        if (num == 202)
+            thread_chunk_addr(vcpu, 5, a1, op == 7 ? 1 : a3 > UINT32_MAX ? UINT32_MAX : (uint32_t)a3);
     }
     if ((num == 61 || num == 247) && kids_path && !detached) {
         /* wait4(pid, status, options, rusage), waitid(idtype, id, infop,
@@ -1396,9 +1411,12 @@ static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, 
 {
     (void)id;
     if (vcpu < MAX_VCPUS && in_wait[vcpu]) {
+        /* {4, 1}: a futex wait that did not wait (EAGAIN: its word had
+         * changed, a wake came first) */
+        const int futex_again = in_wait[vcpu] == 202 + 1 && ret == -11;
         in_wait[vcpu] = 0;
         if (!detached)
-            thread_chunk(vcpu, 4);
+            thread_chunk_addr(vcpu, 4, futex_again ? 1 : 0, 0);
     }
     if (wait_call) {
         int call = wait_call;

@@ -415,6 +415,23 @@ static void test_capture_threads_time_order(void)
     g_byte_array_unref(s);
 }
 
+/* A THREAD chunk {what, a, b} (capstream.h) of guest `guest`: {1} and {2}
+ * 4 bytes, {3, address} 12, {4, how} 8, {5, address, n} 16. */
+static void thread_chunk(GByteArray *s, uint32_t *seq, uint16_t guest, uint32_t what,
+                         uint64_t a, uint32_t n)
+{
+    GByteArray *p = g_byte_array_new();
+    put32(p, what);
+    if (what == 3 || what == 5)
+        put64(p, a);
+    if (what == 4)
+        put32(p, (uint32_t)a);
+    if (what == 5)
+        put32(p, n);
+    chunk(s, seq, 9, guest, p->data, p->len);
+    g_byte_array_unref(p);
+}
+
 /* THREAD chunks (capstream.h) with two hardware threads; block 0 is a
  * 4-byte instruction and a jump back, a pass 2 instructions, and a block
  * runs when its thread enters the next (that decides the jump's outcome).
@@ -430,18 +447,33 @@ static void test_capture_threads_time_order(void)
  *   before the stream ends.  Without the exit the reader waited for guest 1
  *   after CAP_SLICE cycles: 2 (one pass of guest 0: the first misses its
  *   caches).
- * - waits: as exits, but THREAD {3} (guest 1 waits in a system call): the
- *   same 2,999 passes of guest 0 run (guest 1's pass waits for its next
- *   block); then THREAD {4} (the call returned): guest 1's
- *   hardware thread was halted from its pass until guest 0's time (THREAD
- *   records, inactive then active at that cycle, B), so nothing is moved
- *   up; another 3,000 passes of guest 0 run only until CAP_SLICE cycles
- *   past B (guest 1 is live again and has sent nothing), then guest 1's
- *   3,000 passes come and the two run side by side after B. */
+ * - waits: guest 1 passes once and waits in a system call (THREAD {3}, no
+ *   futex address): the same 2,999 passes of guest 0 run (guest 1's pass
+ *   waits for its next block), and guest 1's hardware thread sleeps from
+ *   where it stopped (THREAD inactive, before guest 0's 100th instruction:
+ *   it has run nothing yet); then THREAD {4, 0} (the call returned): it
+ *   wakes at guest 0's time (THREAD active at that cycle, B, after the
+ *   2,999th pass), so nothing is moved up; another 3,000 passes of guest 0
+ *   run only until CAP_SLICE cycles past B (guest 1 is live again and has
+ *   sent nothing), then guest 1's 3,000 passes come and the two run side
+ *   by side after B.
+ * - wakes: as waits, but guest 1 waits on futex address 0x7000, and guest
+ *   0 wakes it ({5, 0x7000, 1}) after 1,000 of its 3,000 passes: guest 1
+ *   wakes at guest 0's time then (B after the 999th pass, the 1,000th
+ *   waiting for its next block), and guest 0 runs no further than
+ *   CAP_SLICE cycles past B before guest 1's {4} comes.
+ * - race: guest 1 runs 3,000 passes, then waits on 0x7000 ({3}); guest 0's
+ *   wake of 0x7000 (after its 1,000th pass) came in its chunks before, so
+ *   it has run before the wait (the plugin sends {5} before the wake and
+ *   {3} before the wait: a wake that raced with the wait can come first):
+ *   the wait returns at once: guest 1 does not sleep (no THREAD records)
+ *   and stays waited for, so its next 3,000 passes run beside guest 0's
+ *   and nothing is moved up (sleeping, it woke at guest 0's latest time
+ *   and was moved up). */
 static void test_capture_thread_chunks(void)
 {
-    enum { CREATED, EXITS, WAITS };
-    for (int mode = CREATED; mode <= WAITS; mode++) {
+    enum { CREATED, EXITS, WAITS, WAKES, RACE };
+    for (int mode = CREATED; mode <= RACE; mode++) {
         GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
         uint32_t seq = 0;
         start_block0(s, p, &seq, 2);
@@ -449,21 +481,38 @@ static void test_capture_thread_chunks(void)
         tb_insn(p, 2, PMUSIM_UARCH_BR_JUMP, 1, 0x401000);
         chunk(s, &seq, 2, 0, p->data, p->len);
         static const uint8_t blk0[] = {0x00, 0x00};
-        const uint32_t what[5] = {0, 1, 2, 3, 4};
-        chunk(s, &seq, 3, mode != CREATED, blk0, sizeof blk0); /* one pass */
-        chunk(s, &seq, 9, 1, &what[mode == CREATED ? 1 : mode == EXITS ? 2 : 3], 4);
-        g_byte_array_set_size(p, 0);
+        const gboolean sleeps = mode >= WAITS;
+        GByteArray *pass[3] = {g_byte_array_new(), g_byte_array_new(), g_byte_array_new()};
         for (int i = 0; i < 3000; i++)
-            put(p, blk0, 2);
-        chunk(s, &seq, 3, 0, p->data, p->len); /* guest 0: 3,000 passes */
+            put(pass[0], blk0, 2);
+        for (int i = 0; i < 1000; i++)
+            put(pass[1], blk0, 2);
+        for (int i = 0; i < 2000; i++)
+            put(pass[2], blk0, 2);
+        if (mode == RACE) {
+            chunk(s, &seq, 3, 1, pass[0]->data, pass[0]->len); /* guest 1: 3,000 passes */
+        } else {
+            chunk(s, &seq, 3, mode != CREATED, blk0, sizeof blk0); /* one pass */
+            thread_chunk(s, &seq, 1, mode == CREATED ? 1 : mode == EXITS ? 2 : 3,
+                         mode == WAKES ? 0x7000 : 0, 0);
+        }
+        if (mode == WAKES || mode == RACE) {
+            chunk(s, &seq, 3, 0, pass[1]->data, pass[1]->len); /* guest 0: 1,000 passes */
+            thread_chunk(s, &seq, 0, 5, 0x7000, 1);
+            chunk(s, &seq, 3, 0, pass[2]->data, pass[2]->len); /* and 2,000 */
+            if (mode == RACE)
+                thread_chunk(s, &seq, 1, 3, 0x7000, 0);
+        } else {
+            chunk(s, &seq, 3, 0, pass[0]->data, pass[0]->len); /* guest 0: 3,000 passes */
+        }
         const guint cut1 = s->len;
-        if (mode == WAITS) {
-            chunk(s, &seq, 9, 1, &what[4], 4);
-            chunk(s, &seq, 3, 0, p->data, p->len); /* guest 0: 3,000 more */
+        if (sleeps) {
+            thread_chunk(s, &seq, 1, 4, 0, 0);
+            chunk(s, &seq, 3, 0, pass[0]->data, pass[0]->len); /* guest 0: 3,000 more */
         }
         const guint cut2 = s->len;
         if (mode != EXITS)
-            chunk(s, &seq, 3, 1, p->data, p->len); /* guest 1: 3,000 passes */
+            chunk(s, &seq, 3, 1, pass[0]->data, pass[0]->len); /* guest 1: 3,000 passes */
         uint32_t reason = 0;
         chunk(s, &seq, 5, 0, &reason, 4);
         GError *error = NULL;
@@ -471,50 +520,61 @@ static void test_capture_thread_chunks(void)
         pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 2, NULL, collect, recs, &error);
         CU_ASSERT_PTR_NOT_NULL_FATAL(u);
         pmusim_capture_t *c = pmusim_capture_new(u, 2, "thread chunks");
-        CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data, cut1, &error));
-        if (mode != CREATED)
-            CU_ASSERT_EQUAL(pmusim_capture_instructions(c), (mode == EXITS ? 2 : 0) + 2 * 2999);
-        CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data + cut1, cut2 - cut1, &error));
-        if (mode == EXITS)
-            CU_ASSERT_EQUAL(pmusim_capture_instructions(c), 2 + 2 * 2999);
-        if (mode == WAITS) {
-            CU_ASSERT_TRUE(pmusim_capture_instructions(c) > 2 * 2999);
-            CU_ASSERT_TRUE(pmusim_capture_instructions(c) < 2 * 2999 + 2 * 300);
-        }
-        CU_ASSERT_TRUE(pmusim_capture_feed(c, s->data + cut2, s->len - cut2, &error) &&
-                       pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error));
+        gboolean ok = pmusim_capture_feed(c, s->data, cut1, &error);
+        CU_ASSERT_TRUE(ok);
+        const uint64_t n1 = pmusim_capture_instructions(c);
+        ok = ok && pmusim_capture_feed(c, s->data + cut1, cut2 - cut1, &error);
+        const uint64_t n2 = pmusim_capture_instructions(c);
+        ok = ok && pmusim_capture_feed(c, s->data + cut2, s->len - cut2, &error) &&
+             pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error);
+        CU_ASSERT_TRUE(ok);
         g_clear_error(&error);
-        const unsigned want0 = mode == WAITS ? 12000 : mode == EXITS ? 6000 : 6002;
-        const unsigned want1 = mode == EXITS ? 2 : mode == WAITS ? 6002 : 6000;
+        if (mode == EXITS || mode == WAITS)
+            CU_ASSERT_EQUAL(n1, (mode == EXITS ? 2 : 0) + 2 * 2999);
+        if (mode == EXITS)
+            CU_ASSERT_EQUAL(n2, 2 + 2 * 2999);
+        if (mode == WAITS)
+            CU_ASSERT_TRUE(n2 > 2 * 2999 && n2 < 2 * 2999 + 2 * 300);
+        if (mode == WAKES)
+            CU_ASSERT_TRUE(n1 >= 2 * 999 && n1 < 2 * 999 + 2 * 300 && n2 == n1);
+        const unsigned want0 = sleeps ? 12000 : mode == EXITS ? 6000 : 6002;
+        const unsigned want1 = mode == EXITS ? 2 : mode == RACE ? 12000 : sleeps ? 6002 : 6000;
         CU_ASSERT_EQUAL(pmusim_capture_instructions(c), want0 + want1);
-        uint64_t last0 = 0, insn5998 = 0, back = 0, first1_after = 0;
+        uint64_t last0 = 0, mark = 0, back = 0, first1_after = 0, asleep = 0, insn100 = 0;
         unsigned n[2] = {0, 0}, halts = 0;
+        const unsigned mark_insn = mode == WAKES ? 1998 : 5998; /* the last pass run before B */
         for (guint i = 0; i < recs->len; i++) {
             const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
-            if (r->kind == PMUSIM_REC_THREAD) { /* the halt */
+            if (r->kind == PMUSIM_REC_THREAD) { /* the sleep */
                 CU_ASSERT_EQUAL(r->thread, 1);
                 halts++;
                 if (r->n == 1)
                     back = r->cycle;
+                else
+                    asleep = r->cycle;
                 continue;
             }
             n[r->thread]++;
             if (r->thread == 0)
                 last0 = r->cycle;
-            if (r->thread == 0 && n[0] == 5998)
-                insn5998 = r->cycle;
+            if (r->thread == 0 && n[0] == mark_insn)
+                mark = r->cycle;
+            if (r->thread == 0 && n[0] == 100)
+                insn100 = r->cycle;
             if (r->thread == 1 && n[1] == 3)
                 first1_after = r->cycle;
         }
-        CU_ASSERT_EQUAL(halts, mode == WAITS ? 2 : 0);
-        if (mode == WAITS) {
-            /* B is guest 0's next dispatch cycle: within a pipeline's depth
-             * of its 2,999th pass's retirement (one cycle before it here) */
-            CU_ASSERT_TRUE(back + 16 >= insn5998 && back <= insn5998);
-            CU_ASSERT_TRUE(first1_after >= back);
-        }
         CU_ASSERT_EQUAL(n[0], want0);
         CU_ASSERT_EQUAL(n[1], want1);
+        CU_ASSERT_EQUAL(halts, mode == WAITS || mode == WAKES ? 2 : 0);
+        if (mode == WAITS || mode == WAKES) {
+            /* B is guest 0's next dispatch cycle: within a pipeline's depth
+             * of the retirement of the last pass run before it (one cycle
+             * before it here) */
+            CU_ASSERT_TRUE(back + 16 >= mark && back <= mark);
+            CU_ASSERT_TRUE(first1_after >= back);
+            CU_ASSERT_TRUE(asleep < insn100); /* asleep from where it began to wait */
+        }
         if (mode != EXITS) {
             unsigned before = 0; /* guest 1's retired before guest 0's last */
             for (guint i = 0; i < recs->len; i++) {
@@ -529,6 +589,8 @@ static void test_capture_thread_chunks(void)
         pmusim_capture_free(c);
         pmusim_uarch_free(u);
         g_array_unref(recs);
+        for (int k = 0; k < 3; k++)
+            g_byte_array_unref(pass[k]);
         g_byte_array_unref(p);
         g_byte_array_unref(s);
     }
@@ -555,9 +617,11 @@ static void test_capture_thread_chunk_errors(void)
         CU_ASSERT_FALSE(pmusim_capture_feed(c, s->data, s->len, &error));
         CU_ASSERT_PTR_NOT_NULL_FATAL(error);
         char *want = k == 2 ? g_strdup_printf("thr: byte %u: vCPU 1024, below 1024 expected", at + 6)
-                            : g_strdup_printf("thr: byte %u: THREAD chunk: 4 bytes, 1 (created), 2 "
-                                              "(exits), 3 (waits in a system call) or 4 (the call "
-                                              "returned) expected", at + 16);
+                            : g_strdup_printf("thr: byte %u: THREAD chunk: {1} (created), {2} "
+                                              "(exits), {3, futex address} (waits in a system "
+                                              "call), {4, 0 or 1} (the call returned; 1: without "
+                                              "waiting) or {5, futex address, n} (wakes up to n "
+                                              "waiters) expected", at + 16);
         CU_ASSERT_PTR_NOT_NULL(strstr(error->message, want));
         if (!strstr(error->message, want))
             printf("\n%s\n[%s]\n", error->message, want);
