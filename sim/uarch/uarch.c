@@ -1772,22 +1772,27 @@ load_done(uarch_thread_t *t, const pmusim_uarch_access_t *a, uint64_t d, uint32_
  * the thread's allocation (d > t->disp_cycle + 1, on a CPU that counts
  * those): the cycles it waited for each resource and for any (Westmere
  * RESOURCE_STALLS:ROB_FULL, LOAD, STORE, ANY; Knights Mill
- * NO_ALLOC_CYCLES:ROB_FULL), and the cycles the thread allocated nothing
+ * NO_ALLOC_CYCLES:ROB_FULL), from the first cycle whose dispatch slots
+ * could have taken its `uops` (not the cycle before, already full: it
+ * allocated), and the cycles the thread allocated nothing
  * (NO_ALLOC_CYCLES:ALL) and those of them it waited for the front end other
  * than after a misprediction (NOT_DELIVERED; MISPREDICTS counts those). */
 static G_GNUC_NO_INLINE void alloc_stalls(pmusim_uarch_t *u, const uarch_thread_t *t, uint64_t d0,
                                           uint64_t rob_free, uint64_t lb_free, uint64_t sb_free,
-                                          uint64_t d)
+                                          uint64_t d, uint32_t uops)
 {
     const uarch_events_t *ev = &u->cfg->ev;
-    if (rob_free > d0)
-        ev_add(u, &ev->rob_full, rob_free - d0);
-    if (lb_free > d0)
-        ev_add(u, &ev->lb_full, lb_free - d0);
-    if (sb_free > d0)
-        ev_add(u, &ev->sb_full, sb_free - d0);
-    if (d > d0)
-        ev_add(u, &ev->res_stall_any, d - d0);
+    /* take_slots(): a partly used cycle without room goes on to the next */
+    const uint64_t slot = t->disp_cycle + (t->disp_used && t->disp_used + uops > u->cfg->width);
+    const uint64_t from = d0 > slot ? d0 : slot;
+    if (rob_free > from)
+        ev_add(u, &ev->rob_full, rob_free - from);
+    if (lb_free > from)
+        ev_add(u, &ev->lb_full, lb_free - from);
+    if (sb_free > from)
+        ev_add(u, &ev->sb_full, sb_free - from);
+    if (d > from)
+        ev_add(u, &ev->res_stall_any, d - from);
     if (u->alloc_gaps && d > t->disp_cycle + 1) {
         ev_add(u, &ev->no_alloc_all, d - t->disp_cycle - 1);
         if (t->fe_ready > t->disp_cycle + 1 && t->fe_ready != t->misp_ready)
@@ -1795,10 +1800,11 @@ static G_GNUC_NO_INLINE void alloc_stalls(pmusim_uarch_t *u, const uarch_thread_
     }
 }
 
-/* The cycle an instruction with accesses acc[0, nacc) allocates at (above). */
+/* The cycle an instruction of `uops` slots (dispatch's) with accesses
+ * acc[0, nacc) allocates at (above). */
 static inline __attribute__((always_inline)) uint64_t
 alloc_cycle(pmusim_uarch_t *u, const uarch_thread_t *t, uint64_t d0, uint64_t rob_free,
-            const pmusim_uarch_access_t *acc, uint32_t nacc)
+            const pmusim_uarch_access_t *acc, uint32_t nacc, uint32_t uops)
 {
     uint64_t lb_free = 0, sb_free = 0;
     if (nacc && u->lb) {
@@ -1815,7 +1821,7 @@ alloc_cycle(pmusim_uarch_t *u, const uarch_thread_t *t, uint64_t d0, uint64_t ro
     d = d > lb_free ? d : lb_free;
     d = d > sb_free ? d : sb_free;
     if (G_UNLIKELY(d > d0 || (u->alloc_gaps && d > t->disp_cycle + 1)))
-        alloc_stalls(u, t, d0, rob_free, lb_free, sb_free, d);
+        alloc_stalls(u, t, d0, rob_free, lb_free, sb_free, d, uops);
     return d;
 }
 
@@ -1907,7 +1913,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* a free entry in the reorder window (no test of t->n: the ring), and
      * in the load and store buffers */
     const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
-    d = alloc_cycle(u, t, d, free_at, in->access, SH_NACC);
+    d = alloc_cycle(u, t, d, free_at, in->access, SH_NACC, ia64 ? 1 : (in->uops ? in->uops : 1));
     pmusim_mem_t m;
     /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
     if (!multi && SH_NACC && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
@@ -2207,7 +2213,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     /* dispatch: front end ready, a free slot in the reorder window */
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
     d = alloc_cycle(u, t, d, t->ring[(t->n - window) & (RING_SIZE - 1)] + 1, in->access,
-                    in->naccess);
+                    in->naccess, uops);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
 
     /* execution: memory accesses complete after their latency */
@@ -2351,7 +2357,8 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
     const uint32_t w = cfg->width;
     const uint32_t uops = (cfg->ia64 ? 1 : (in->uops ? in->uops : 1)) * (u->merge ? u->share : 1);
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
-    d = alloc_cycle(u, t, d, t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1, in->access, n);
+    d = alloc_cycle(u, t, d, t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1, in->access, n,
+                    uops);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     pmusim_mem_t mem[PMUSIM_UARCH_MAX_ACCESSES];
     gboolean l3 = FALSE;
