@@ -125,6 +125,71 @@ static void test_annotate_sample(void)
     g_free(in);
 }
 
+/* Standard output of pmusim with the NULL-terminated arguments, which must
+ * exit 0 (caller frees). */
+static char *pmusim_stdout(const char *first, ...)
+{
+    GPtrArray *argv = g_ptr_array_new();
+    g_ptr_array_add(argv, (gpointer)pmusim_path);
+    g_ptr_array_add(argv, (gpointer)first);
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a; (a = va_arg(ap, const char *));)
+        g_ptr_array_add(argv, (gpointer)a);
+    va_end(ap);
+    g_ptr_array_add(argv, NULL);
+    int status = -1;
+    char *out = NULL;
+    gboolean ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL,
+                               NULL, &out, NULL, &status, NULL);
+    g_ptr_array_free(argv, TRUE);
+    CU_ASSERT_TRUE_FATAL(ok);
+    CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return out;
+}
+
+/* The allocation stalls of test_alloc_load_store_buffers (test_uarch.c,
+ * where they are derived) through `trace annotate` and `stat` by name: 60
+ * loads at one IP of one line after a first miss wait 290 cycles for a
+ * load buffer entry (RESOURCE_STALLS:LOAD and ANY), the first fetch 301
+ * (L1I:CYCLES_STALLED); the reservation station is not modelled, so
+ * RS_FULL is <not in trace>; on knm the trace's one fill is 200 cycles of
+ * FETCH_STALL:ICACHE_FILL_PENDING_CYCLES. */
+static void test_stall_events_by_name(void)
+{
+    char *in = tmp("loads.txt"), *out = tmp("loads.pmt"), *err = NULL;
+    GString *t = g_string_new("pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 1\nflags 0x0\n");
+    for (int k = 0; k < 60; k++)
+        g_string_append_printf(t, "%d 0 insn ip=0x401000 len=4 plm=3 mem=ld addr=0x1000000 size=8\n",
+                               k);
+    g_string_append(t, "end 60\n");
+    CU_ASSERT_TRUE_FATAL(g_file_set_contents(in, t->str, (gssize)t->len, NULL));
+    g_string_free(t, TRUE);
+    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "annotate", in, out, "--cpu", "wsm", NULL), 0);
+    g_free(err);
+    char *csv = pmusim_stdout("stat", "-x,", "-e",
+                              "RESOURCE_STALLS:LOAD,RESOURCE_STALLS:ANY,L1I:CYCLES_STALLED,"
+                              "RESOURCE_STALLS:STORE,RESOURCE_STALLS:RS_FULL",
+                              out, NULL);
+    CU_ASSERT_TRUE(g_str_has_prefix(csv, "290,,wsm::RESOURCE_STALLS:LOAD:k=1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n290,,wsm::RESOURCE_STALLS:ANY:k=1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n301,,wsm::L1I:CYCLES_STALLED:k=1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n0,,wsm::RESOURCE_STALLS:STORE:k=1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "<not in trace>,,wsm::RESOURCE_STALLS:RS_FULL:k=1"));
+    g_free(csv);
+    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "annotate", in, out, "--cpu", "knm", NULL), 0);
+    g_free(err);
+    csv = pmusim_stdout("stat", "-x,", "-e",
+                        "FETCH_STALL:ICACHE_FILL_PENDING_CYCLES,BACLEARS:RETURN", out, NULL);
+    CU_ASSERT_TRUE(g_str_has_prefix(csv, "200,,knm::FETCH_STALL:ICACHE_FILL_PENDING_CYCLES:k=1"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(csv, "\n0,,knm::BACLEARS:RETURN:k=1"));
+    g_free(csv);
+    g_unlink(in);
+    g_unlink(out);
+    g_free(in);
+    g_free(out);
+}
+
 /* issue 15: a trace no model of the CPU can replay is refused */
 static void test_gen_refuses_thread_counts(void)
 {
@@ -168,4 +233,5 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_input_is_never_the_output);
     PMUSIM_ADD_TEST(s, test_annotate_sample);
     PMUSIM_ADD_TEST(s, test_gen_refuses_thread_counts);
+    PMUSIM_ADD_TEST(s, test_stall_events_by_name);
 }
