@@ -10,27 +10,42 @@
 static const char *pmusim_path, *source_root;
 static char *tmpdir;
 
+/* Runs pmusim with `first` (if not NULL) and the arguments of `ap`
+ * (NULL-terminated); returns the exit status, its standard output in *out
+ * and its standard error in *err (each caller freed; NULL: not kept). */
+static int spawn_pmusim(char **out, char **err, const char *first, va_list ap)
+{
+    GPtrArray *argv = g_ptr_array_new();
+    g_ptr_array_add(argv, (gpointer)pmusim_path);
+    if (first)
+        g_ptr_array_add(argv, (gpointer)first);
+    for (const char *a; (a = va_arg(ap, const char *));)
+        g_ptr_array_add(argv, (gpointer)a);
+    g_ptr_array_add(argv, NULL);
+    int status = -1;
+    GError *e = NULL;
+    char *o = NULL;
+    gboolean ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL,
+                               err ? G_SPAWN_DEFAULT : G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &o,
+                               err, &status, &e);
+    g_ptr_array_free(argv, TRUE);
+    if (out)
+        *out = o;
+    else
+        g_free(o);
+    CU_ASSERT_TRUE_FATAL(ok);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 /* Runs pmusim with the NULL-terminated arguments; returns the exit status
  * and the standard error (caller frees). */
 static int run_pmusim(char **err, ...)
 {
-    GPtrArray *argv = g_ptr_array_new();
-    g_ptr_array_add(argv, (gpointer)pmusim_path);
     va_list ap;
     va_start(ap, err);
-    for (const char *a; (a = va_arg(ap, const char *));)
-        g_ptr_array_add(argv, (gpointer)a);
+    const int status = spawn_pmusim(NULL, err, NULL, ap);
     va_end(ap);
-    g_ptr_array_add(argv, NULL);
-    int status = -1;
-    GError *e = NULL;
-    char *out = NULL;
-    gboolean ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                               &out, err, &status, &e);
-    g_ptr_array_free(argv, TRUE);
-    g_free(out);
-    CU_ASSERT_TRUE_FATAL(ok);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return status;
 }
 
 static char *sample(const char *name)
@@ -129,22 +144,11 @@ static void test_annotate_sample(void)
  * exit 0 (caller frees). */
 static char *pmusim_stdout(const char *first, ...)
 {
-    GPtrArray *argv = g_ptr_array_new();
-    g_ptr_array_add(argv, (gpointer)pmusim_path);
-    g_ptr_array_add(argv, (gpointer)first);
+    char *out = NULL;
     va_list ap;
     va_start(ap, first);
-    for (const char *a; (a = va_arg(ap, const char *));)
-        g_ptr_array_add(argv, (gpointer)a);
+    CU_ASSERT_EQUAL(spawn_pmusim(&out, NULL, first, ap), 0);
     va_end(ap);
-    g_ptr_array_add(argv, NULL);
-    int status = -1;
-    char *out = NULL;
-    gboolean ok = g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL,
-                               NULL, &out, NULL, &status, NULL);
-    g_ptr_array_free(argv, TRUE);
-    CU_ASSERT_TRUE_FATAL(ok);
-    CU_ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     return out;
 }
 
