@@ -37,6 +37,7 @@
 #define OPEN_QUEUE_CAP 65536u
 #define IDLE_MIN 8u           /* a retirement gap this long becomes an IDLE record */
 #define RING_SIZE 256u        /* >= every CPU's window, power of two */
+#define LSQ_RING 64u          /* >= every CPU's load and store buffer, power of two */
 /* EVENT kinds one instruction can hold: at least the kinds a CPU lists
  * (wsm 43, 35 of them written; mont 35; pmusim_uarch_new() checks), so
  * that ev_add_cu() never drops one */
@@ -68,6 +69,11 @@ typedef struct uarch_thread {
      * first RING_SIZE (then ring[(n - window) % RING_SIZE] + 1 is 0 while
      * n < window: no reorder-window stall, without testing n) */
     uint64_t ring[RING_SIZE];
+    /* the same for the thread's last LSQ_RING loads and stores (an access
+     * each; alloc_cycle()), and how many it has had */
+    uint64_t ldq[LSQ_RING], stq[LSQ_RING];
+    uint64_t nld, nst;
+    uint64_t misp_ready;       /* fe_ready as the last misprediction set it */
     uint32_t hist;             /* global branch history (taken bits) */
     uint64_t ras[32];
     uint32_t ras_n, ras_top;
@@ -108,6 +114,10 @@ struct pmusim_uarch {
     uint32_t merge_last;       /* SMT merge: thread of the last record handed out (UINT32_MAX: none) */
     uint32_t share;            /* slots a uop costs: nthreads when merging, else 1 */
     uint32_t window;           /* reorder window of one thread: cfg->window / share */
+    uint32_t lb, sb;           /* load / store buffer entries of one thread (0: not modelled) */
+    /* NO_ALLOC_CYCLES:ALL or NOT_DELIVERED is written: every gap in a
+     * thread's allocation goes through alloc_stalls() */
+    gboolean alloc_gaps;
     gboolean soemt;            /* Montecito with more than one thread */
     gboolean numa_interleave, mcdram, no_l2;
     gboolean l3_inclusive; /* the CPU's rule, or --LL-inclusive, or not with --L2=none */
@@ -468,6 +478,13 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->share = u->merge ? nthreads : 1;
     u->window = cfg->window / u->share;
     g_assert(u->window >= 1 && u->window <= RING_SIZE); /* what the ring relies on */
+    /* Westmere halves the load and store buffers between two threads as
+     * it does the ROB (uarch.md §1.4) */
+    u->lb = cfg->lb_entries / u->share;
+    u->sb = cfg->sb_entries / u->share;
+    g_assert(cfg->lb_entries <= LSQ_RING && cfg->sb_entries <= LSQ_RING);
+    g_assert((u->lb || !cfg->lb_entries) && (u->sb || !cfg->sb_entries));
+    u->alloc_gaps = cfg->ev.no_alloc_all.present || cfg->ev.not_delivered.present;
     u->numa_interleave = o->numa_interleave;
     u->mcdram = o->knm_mcdram;
     u->sink = sink;
@@ -542,6 +559,9 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         t->halt_ret = UINT64_MAX;
         for (uint32_t k = 0; k < RING_SIZE; k++)
             t->ring[k] = UINT64_MAX;
+        for (uint32_t k = 0; k < LSQ_RING; k++)
+            t->ldq[k] = t->stq[k] = UINT64_MAX;
+        t->misp_ready = UINT64_MAX;
         t->plm = 3;
         /* SMT threads run from cycle 0 together: none may be overtaken by
          * another's records until its queue fills (then it is clamped) */
@@ -627,6 +647,11 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->baclear, TRUE},         {&ev->baclear_cond, TRUE},
         {&ev->rob_full, TRUE},        {&ev->misp_stall, TRUE},  {&ev->ts_l3miss, TRUE},
         {&ev->ts_timer, TRUE},
+        /* allocation and front-end stalls (alloc_cycle()); BACLEARS:RETURN
+         * listed, never written (the model resteers no return) */
+        {&ev->lb_full, u->lb != 0},   {&ev->sb_full, u->sb != 0}, {&ev->res_stall_any, TRUE},
+        {&ev->fetch_stall_cyc, TRUE}, {&ev->icache_fill_cyc, TRUE},
+        {&ev->not_delivered, TRUE},   {&ev->no_alloc_all, TRUE}, {&ev->baclear_ret, TRUE},
         /* IA-64 below the L1 caches (outer_access(), l3_traffic()) */
         {&ev->itlb_miss_all, TRUE},   {&ev->l2_ifetch_dmnd, u->has_l2 || u->has_l2i},
         {&ev->l2i_all_dmnd, u->has_l2i},
@@ -1021,6 +1046,8 @@ static uint32_t ifetch_beyond(pmusim_uarch_t *u, uint64_t ip, uint64_t n, uint32
     uint32_t l = lvl == PMUSIM_LVL_L2 ? (u->has_l2i ? cfg->lat_l2i : cfg->lat_l2)
                                       : level_latency(u, lvl, FALSE);
     lat += l;
+    /* the cycles the front end waits for the fill (knm FETCH_STALL) */
+    ev_add(u, &cfg->ev.icache_fill_cyc, l);
     if (lvl != PMUSIM_LVL_L2 || !u->has_l3) /* knm: the L2 is the LL */
         u->st.ll_access++;
     if (lvl > PMUSIM_LVL_L3 || (!u->has_l3 && lvl > PMUSIM_LVL_L2))
@@ -1730,6 +1757,93 @@ load_done(uarch_thread_t *t, const pmusim_uarch_access_t *a, uint64_t d, uint32_
     return t->last_load_done > c ? t->last_load_done : c;
 }
 
+/* ---- allocation (docs/UARCH.md §1 step 2, "Allocation stalls") ----
+ *
+ * An instruction allocates, not before d0 (the front end has delivered it
+ * and the dispatch stage has a slot), once its reorder-window entry is free
+ * (rob_free, the retirement of the instruction `window` places back, + 1)
+ * and, on a CPU with load and store buffers (u->lb, u->sb), once there is
+ * an entry for each of its loads and stores: entry j of the loads frees when
+ * the load u->lb places back retires (+ 1), as the window's does.  The
+ * buffers are rings of the last LSQ_RING loads' and stores' retirement
+ * cycles, UINT64_MAX before the first ones (+ 1 is 0: free, with no count
+ * to test), like the window's ring.  An instruction with more loads than
+ * the buffer has entries (a string instruction's part of 64) waits for all
+ * of them. */
+
+/* The counts of an allocation that waited (d > d0) or came after a gap in
+ * the thread's allocation (d > t->disp_cycle + 1, on a CPU that counts
+ * those): the cycles it waited for each resource and for any (Westmere
+ * RESOURCE_STALLS:ROB_FULL, LOAD, STORE, ANY; Knights Mill
+ * NO_ALLOC_CYCLES:ROB_FULL), from the first cycle whose dispatch slots
+ * could have taken its `uops` (not the cycle before, already full: it
+ * allocated), and the cycles the thread allocated nothing
+ * (NO_ALLOC_CYCLES:ALL) and those of them it waited for the front end other
+ * than after a misprediction (NOT_DELIVERED; MISPREDICTS counts those). */
+static G_GNUC_NO_INLINE void alloc_stalls(pmusim_uarch_t *u, const uarch_thread_t *t, uint64_t d0,
+                                          uint64_t rob_free, uint64_t lb_free, uint64_t sb_free,
+                                          uint64_t d, uint32_t uops)
+{
+    const uarch_events_t *ev = &u->cfg->ev;
+    /* take_slots(): a partly used cycle without room goes on to the next */
+    const uint64_t slot = t->disp_cycle + (t->disp_used && t->disp_used + uops > u->cfg->width);
+    const uint64_t from = d0 > slot ? d0 : slot;
+    if (rob_free > from)
+        ev_add(u, &ev->rob_full, rob_free - from);
+    if (lb_free > from)
+        ev_add(u, &ev->lb_full, lb_free - from);
+    if (sb_free > from)
+        ev_add(u, &ev->sb_full, sb_free - from);
+    if (d > from)
+        ev_add(u, &ev->res_stall_any, d - from);
+    if (u->alloc_gaps && d > t->disp_cycle + 1) {
+        ev_add(u, &ev->no_alloc_all, d - t->disp_cycle - 1);
+        if (t->fe_ready > t->disp_cycle + 1 && t->fe_ready != t->misp_ready)
+            ev_add(u, &ev->not_delivered, t->fe_ready - t->disp_cycle - 1);
+    }
+}
+
+/* The cycle an instruction of `uops` slots (dispatch's) with accesses
+ * acc[0, nacc) allocates at (above). */
+static inline __attribute__((always_inline)) uint64_t
+alloc_cycle(pmusim_uarch_t *u, const uarch_thread_t *t, uint64_t d0, uint64_t rob_free,
+            const pmusim_uarch_access_t *acc, uint32_t nacc, uint32_t uops)
+{
+    uint64_t lb_free = 0, sb_free = 0;
+    if (nacc && u->lb) {
+        uint32_t nl = 0;
+        for (uint32_t k = 0; k < nacc; k++)
+            nl += !acc[k].is_store;
+        const uint32_t ns = nacc - nl;
+        if (nl)
+            lb_free = t->ldq[(t->nld + MIN(nl, u->lb) - 1 - u->lb) & (LSQ_RING - 1)] + 1;
+        if (ns)
+            sb_free = t->stq[(t->nst + MIN(ns, u->sb) - 1 - u->sb) & (LSQ_RING - 1)] + 1;
+    }
+    uint64_t d = d0 > rob_free ? d0 : rob_free;
+    d = d > lb_free ? d : lb_free;
+    d = d > sb_free ? d : sb_free;
+    if (G_UNLIKELY(d > d0 || (u->alloc_gaps && d > t->disp_cycle + 1)))
+        alloc_stalls(u, t, d0, rob_free, lb_free, sb_free, d, uops);
+    return d;
+}
+
+/* The load and store buffer entries of an instruction retiring in cycle
+ * `ret` (the window ring's value) free after it. */
+static inline __attribute__((always_inline)) void
+alloc_retire(const pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *acc,
+             uint32_t nacc, uint64_t ret)
+{
+    if (!nacc || !u->lb)
+        return;
+    for (uint32_t k = 0; k < nacc; k++) {
+        if (acc[k].is_store)
+            t->stq[t->nst++ & (LSQ_RING - 1)] = ret;
+        else
+            t->ldq[t->nld++ & (LSQ_RING - 1)] = ret;
+    }
+}
+
 /* The common instruction of one thread (no SMT merge, no Montecito
  * switching) without the general body's work: the lines it occupies are
  * the one fetched last or the most recent of their ITLB and L1I sets (a
@@ -1799,12 +1913,10 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
      * counts go to u->iev, empty between instructions (events_collect()) */
     gboolean oc = FALSE;
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
-    /* a free entry in the reorder window (no test of t->n: the ring) */
+    /* a free entry in the reorder window (no test of t->n: the ring), and
+     * in the load and store buffers */
     const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
-    if (G_UNLIKELY(free_at > d)) {
-        ev_add(u, &u->cfg->ev.rob_full, free_at - d);
-        d = free_at;
-    }
+    d = alloc_cycle(u, t, d, free_at, in->access, SH_NACC, ia64 ? 1 : (in->uops ? in->uops : 1));
     pmusim_mem_t m;
     /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
     if (!multi && SH_NACC && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
@@ -1857,7 +1969,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
             if (res == BR_MISPREDICT) {
                 uint64_t again = c + u->cfg->mispredict_penalty;
                 if (again > t->fe_ready)
-                    t->fe_ready = again;
+                    t->fe_ready = t->misp_ready = again;
                 ev_add(u, &u->cfg->ev.misp_stall, u->cfg->mispredict_penalty);
             } else {
                 uint64_t again = d + u->cfg->resteer_penalty;
@@ -1871,6 +1983,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     const uint64_t r = take_slots(&t->ret_cycle, &t->ret_used, c, uops, w);
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
+    alloc_retire(u, t, in->access, SH_NACC, t->ret_cycle);
     const uint32_t ti = 0; /* insn_check_one() */
     /* the sink runs (and may fail: u->err) only in the rare cases, which
      * say so in `called` */
@@ -2094,18 +2207,16 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         if (lat) {
             uint64_t from = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
             t->fe_ready = from + lat;
+            /* ITLB and L1I misses, as the front end waits for them (wsm
+             * L1I:CYCLES_STALLED) */
+            ev_add(u, &cfg->ev.fetch_stall_cyc, lat);
         }
     }
 
     /* dispatch: front end ready, a free slot in the reorder window */
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
-    if (G_LIKELY(t->n >= window)) {
-        uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
-        if (free_at > d) {
-            ev_add(u, &cfg->ev.rob_full, free_at - d);
-            d = free_at;
-        }
-    }
+    d = alloc_cycle(u, t, d, t->ring[(t->n - window) & (RING_SIZE - 1)] + 1, in->access,
+                    in->naccess, uops);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
 
     /* execution: memory accesses complete after their latency */
@@ -2122,7 +2233,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         if (res == BR_MISPREDICT) {
             uint64_t again = c + cfg->mispredict_penalty;
             if (again > t->fe_ready)
-                t->fe_ready = again;
+                t->fe_ready = t->misp_ready = again;
             ev_add(u, &cfg->ev.misp_stall, cfg->mispredict_penalty);
         } else if (res == BR_RESTEER) {
             uint64_t again = d + cfg->resteer_penalty;
@@ -2137,6 +2248,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     const uint64_t r = take_slots(&t->ret_cycle, &t->ret_used, c, uops, w);
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
+    alloc_retire(u, t, in->access, in->naccess, t->ret_cycle);
 
     /* records (an open instruction is not held: its parts' records follow
      * its INSN record at its cycle) */
@@ -2248,13 +2360,8 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
     const uint32_t w = cfg->width;
     const uint32_t uops = (cfg->ia64 ? 1 : (in->uops ? in->uops : 1)) * (u->merge ? u->share : 1);
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
-    if (t->n >= u->window) {
-        uint64_t free_at = t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1;
-        if (free_at > d) {
-            ev_add(u, &cfg->ev.rob_full, free_at - d);
-            d = free_at;
-        }
-    }
+    d = alloc_cycle(u, t, d, t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1, in->access, n,
+                    uops);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     pmusim_mem_t mem[PMUSIM_UARCH_MAX_ACCESSES];
     gboolean l3 = FALSE;
@@ -2263,6 +2370,7 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
     const uint64_t r = take_slots(&t->ret_cycle, &t->ret_used, c, uops, w);
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
+    alloc_retire(u, t, in->access, n, t->ret_cycle);
     u->cont_parts++;
     t->open_n = t->n;
     for (uint32_t k = 0; k < n; k++) {

@@ -38,6 +38,7 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
     .mispredict_penalty = 17,       /* §1.3, §6 #1 */                              \
     .resteer_penalty = 8,           /* §1.3 S [ZSIM] BACLEAR */                    \
     .width = 4, .window = 128,      /* §1.4 D*, M [7CPU-WSM] */                    \
+    .lb_entries = 48, .sb_entries = 32, /* §1.4 M [7CPU-WSM]; S [SNIPER] rob.cfg */ \
     .ev = {                                                                        \
         .l1d_m_evict = { 0x51, 0x04, TRUE },  /* L1D:M_EVICT */                    \
         .l2_lines_in = { 0xf1, 0x07, TRUE },  /* L2_LINES_IN:ANY */                \
@@ -82,6 +83,10 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
         .l1d_wb_l2_s = { 0x28, 0x02, TRUE },  /* L1D_WB_L2:S_STATE (none) */       \
         .baclear = { 0xe6, 0x01, TRUE },      /* BACLEAR:CLEAR */                  \
         .rob_full = { 0xa2, 0x10, TRUE },     /* RESOURCE_STALLS:ROB_FULL */       \
+        .lb_full = { 0xa2, 0x02, TRUE },      /* RESOURCE_STALLS:LOAD */           \
+        .sb_full = { 0xa2, 0x08, TRUE },      /* RESOURCE_STALLS:STORE */          \
+        .res_stall_any = { 0xa2, 0x01, TRUE }, /* RESOURCE_STALLS:ANY */           \
+        .fetch_stall_cyc = { 0x80, 0x04, TRUE }, /* L1I:CYCLES_STALLED */          \
     }
 
 /* Itanium 2 core (uarch.md §3), shared by Montecito (§4: "as for Itanium 2"). */
@@ -185,6 +190,10 @@ static const uarch_cpu_cfg_t uarch_cpus[] = {
             .baclear_cond = { 0xe6, 0x10, TRUE }, /* BACLEARS:COND */
             .rob_full = { 0xca, 0x01, TRUE },   /* NO_ALLOC_CYCLES:ROB_FULL */
             .misp_stall = { 0xca, 0x04, TRUE }, /* NO_ALLOC_CYCLES:MISPREDICTS */
+            .not_delivered = { 0xca, 0x90, TRUE }, /* NO_ALLOC_CYCLES:NOT_DELIVERED */
+            .no_alloc_all = { 0xca, 0x7f, TRUE }, /* NO_ALLOC_CYCLES:ALL */
+            .icache_fill_cyc = { 0x86, 0x04, TRUE }, /* FETCH_STALL:ICACHE_FILL_PENDING_CYCLES */
+            .baclear_ret = { 0xe6, 0x08, TRUE }, /* BACLEARS:RETURN (never written) */
         },
     },
     {

@@ -1014,12 +1014,13 @@ static void test_header_events(void)
           "0x24/0x80,0xf0/0x04,0xf0/0x08,0xf0/0x10,0xf0/0x20,0xf0/0x40,0x28/0x0f,0x28/0x01,"
           "0xb0/0x40,0x26/0x04,0x26/0x08,0x26/0x02,0x27/0x04,0x27/0x08,0x27/0x02,0x26/0x10,"
           "0x26/0x20,0x26/0x40,0x26/0x80,0xf1/0x04,0xf1/0x02,0x28/0x04,0x28/0x08,0x28/0x02,"
-          "0xe6/0x01,0xa2/0x10" },
+          "0xe6/0x01,0xa2/0x10,0xa2/0x02,0xa2/0x08,0xa2/0x01,0x80/0x04" },
         { PMUSIM_CPU_WSM, none,
           "0x51/0x04,0x80/0x02,0x80/0x01,0x85/0x01,0x85/0x02,0x85/0x10,0xc8/0x20,0x85/0x04,"
-          "0x49/0x04,0x08/0x04,0xe6/0x01,0xa2/0x10" },
+          "0x49/0x04,0x08/0x04,0xe6/0x01,0xa2/0x10,0xa2/0x02,0xa2/0x08,0xa2/0x01,0x80/0x04" },
         { PMUSIM_CPU_KNM, NULL,
-          "0x80/0x02,0x80/0x01,0x05/0x02,0x05/0x01,0xe6/0x01,0xe6/0x10,0xca/0x01,0xca/0x04" },
+          "0x80/0x02,0x80/0x01,0x05/0x02,0x05/0x01,0xe6/0x01,0xe6/0x10,0xca/0x01,0xca/0x04,"
+          "0x86/0x04,0xca/0x90,0xca/0x7f,0xe6/0x08" },
         { PMUSIM_CPU_ITA2, NULL,
           "0xdf/0x00,0x41/0x00,0x43/*,0x47/0x01,0x47/0x02,0x47/0x03,0x42/0x00," IA64_BELOW },
         { PMUSIM_CPU_MONT, NULL,
@@ -1461,6 +1462,89 @@ static void test_smt_step_earliest(void)
         CU_ASSERT_TRUE(first1 > 5000);
         done(u, &c);
     }
+}
+
+/* Allocation waits for a load buffer entry (wsm: 48, uarch.md §1.4; an
+ * entry frees the cycle after its load retires).  60 loads at one IP, the
+ * first to a new line of a new page, the others to that line.
+ * Derivation (latencies as in test_overlap_independent_not_dependent):
+ *   fetch 301 (ITLB walk 30 + L1I miss to DRAM 271): loads 0-47 allocate
+ *   4 a cycle in 301..312, so 48 entries are taken; load 0 (DTLB walk 30 +
+ *   DRAM 271) retires at 602, loads 1-3 with it, then 4 a cycle (load k at
+ *   602 + k / 4).  Load 48 could allocate at 313 (312 is full) but waits
+ *   for load 0's entry, free at 603: 290 cycles of RESOURCE_STALLS:LOAD, and
+ *   of ANY.  Loads 49-51 take loads 1-3's (free at 603) in 603; load 52
+ *   needs load 4's, free at 604, the first cycle with a slot for it: no
+ *   more stalls (and the window of 128 is never full: ROB_FULL 0).  The
+ *   last load retires as without the buffer: 48-51 after 44-47 (613) at
+ *   614, 56-59 at 616.
+ * And a store buffer entry (32): the same load, then 35 stores to its line
+ * (L1D hits, done the cycle after allocation, retired in order behind the
+ * load: instruction i at 602 + i / 4).  Instruction 33, the 33rd store,
+ * could allocate at 309 (32-35 share the cycle) and waits for the first
+ * store's (instruction 1's) entry, free at 603: 294 cycles of
+ * RESOURCE_STALLS:STORE and ANY; 34 and 35 take those of instructions 2
+ * and 3 in 603. */
+static void test_alloc_load_store_buffers(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    for (int k = 0; k < 60; k++)
+        run(u, 0, 0x401000, 0x1000000, 8, FALSE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(insn(&c, 0)->cycle, 602);
+    CU_ASSERT_EQUAL(insn(&c, 47)->cycle, 613);
+    CU_ASSERT_EQUAL(insn(&c, 59)->cycle, 616);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x02), 290); /* RESOURCE_STALLS:LOAD */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x01), 290); /* RESOURCE_STALLS:ANY */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x08), 0);   /* RESOURCE_STALLS:STORE */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x10), 0);   /* RESOURCE_STALLS:ROB_FULL */
+    /* L1I:CYCLES_STALLED: the first fetch's ITLB walk and L1I miss */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x80, 0x04), 301);
+    done(u, &c);
+
+    u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    run(u, 0, 0x401000, 0x1000000, 8, FALSE, FALSE);
+    for (int k = 1; k <= 35; k++)
+        run(u, 0, 0x401000, 0x1000000, 8, TRUE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(insn(&c, 35)->cycle, 610);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x08), 294);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x01), 294);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x02), 0);
+    done(u, &c);
+}
+
+/* Knights Mill's cycles without allocation (uarch.md §2.1, §2.2: ITLB
+ * walk 7 + 30, DDR 200).  Derivation: instruction 0 at 0x401000: its
+ * fetch (37 + 200) makes allocation wait to 237, 236 cycles after cycle 0
+ * with none; instruction 1 at 0x401040 (same page, new line: L1I miss to
+ * DDR, 200) waits from 237 to 437: 199 more.  Both are the front end's
+ * (NOT_DELIVERED 435; FETCH_STALL:ICACHE_FILL_PENDING_CYCLES the two fills,
+ * 400).  Instruction 2, a taken conditional branch in the same line, is
+ * mispredicted (counters start weakly not taken): allocated at 437, done at
+ * 438, the front end delivers again at 438 + 12; instruction 3 waits from
+ * 437 to 450, 12 cycles without allocation that NO_ALLOC_CYCLES:ALL counts
+ * (447) and NOT_DELIVERED does not (MISPREDICTS: the penalty, 12). */
+static void test_alloc_knm_no_alloc(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_KNM, 1, NULL, &c);
+    run(u, 0, 0x401000, 0, 0, FALSE, FALSE);
+    run(u, 0, 0x401040, 0, 0, FALSE, FALSE);
+    run_branch(u, 0x401044, PMUSIM_UARCH_BR_COND, TRUE, 0x401048);
+    run(u, 0, 0x401048, 0, 0, FALSE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(insn(&c, 1)->cycle, 438);
+    CU_ASSERT_FALSE(insn(&c, 2)->br.dir_ok);
+    CU_ASSERT_EQUAL(insn(&c, 3)->cycle, 451);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xca, 0x7f), 447); /* NO_ALLOC_CYCLES:ALL */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xca, 0x90), 435); /* NO_ALLOC_CYCLES:NOT_DELIVERED */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xca, 0x04), 12);  /* NO_ALLOC_CYCLES:MISPREDICTS */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x86, 0x04), 400); /* FETCH_STALL:ICACHE_FILL_PENDING_CYCLES */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xca, 0x01), 0);   /* NO_ALLOC_CYCLES:ROB_FULL */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xe6, 0x08), 0);   /* BACLEARS:RETURN: never written */
+    done(u, &c);
 }
 
 /* A front-end resteer (a taken direct branch the BTB does not know,
@@ -2222,6 +2306,8 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_smt_queue_cap_events);
     PMUSIM_ADD_TEST(s, test_smt_step_earliest);
     PMUSIM_ADD_TEST(s, test_baclears_cond);
+    PMUSIM_ADD_TEST(s, test_alloc_load_store_buffers);
+    PMUSIM_ADD_TEST(s, test_alloc_knm_no_alloc);
     PMUSIM_ADD_TEST(s, test_parts_one_instruction);
     PMUSIM_ADD_TEST(s, test_parts_batch);
     PMUSIM_ADD_TEST(s, test_parts_interleaved);
