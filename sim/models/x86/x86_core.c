@@ -49,6 +49,12 @@
 /* A bit no PMUSIM_F_* uses, set on every record for the filter-listener
  * test: a filter that needs no flag (PEBS instruction counters) lists it. */
 #define X86_F_ANY_RECORD 0x8000u
+/* The flag bits of which an x87 (class 1) or mmx (class 2) record has one:
+ * the listener test of FPMMX filters (x86_recompile()) */
+#define X86_F_FPMMX_BITS ((unsigned)(PMUSIM_FPC_X87 | PMUSIM_FPC_MMX) << PMUSIM_F_FPCLASS_SHIFT)
+_Static_assert((X86_F_FPMMX_BITS & PMUSIM_F_FPCLASS_MASK) == X86_F_FPMMX_BITS &&
+                   PMUSIM_FPC_X87 == 1 && PMUSIM_FPC_MMX == 2,
+               "x87 and mmx are the class values 1 and 2: bits 0 and 1 of the class");
 #define X86_LISTENERS (X86_NCTR * X86_MAX_THREADS)
 #define X86_CAPTURE_MAX 100000u
 enum {
@@ -112,7 +118,15 @@ typedef struct x86_ctr {
     /* the umask bits counted from their own EVENT records (EVENT rows of
      * trace-events.csv, a model's trace): EXPLICIT or BITS (x86_ev_match()) */
     uint8_t ev_bits;
+    /* a filter listener whose match is not one increment (x86_filt_step()):
+     * FPMMX (a step of its transition state) or OUTSTANDING from a table
+     * row (wsm 0x60: a request starts) */
+    bool fstep;
     uint32_t lat_min; /* LDLAT: latency must be greater */
+    /* FPMMX: the classes (bit per pmusim_fp_class_t) whose transitions
+     * count; its filter matches every x87 and mmx record, which all move
+     * the state */
+    uint8_t fpmmx_occ;
     uint64_t value;   /* always < 2^width */
     uint64_t max;     /* 2^width - 1 */
     uint64_t acc;     /* THRESH: occurrences in the open cycle */
@@ -1072,6 +1086,14 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         c->out_seg = m->now;
     }
     c->out_thr = out_thr;
+    /* issue 12 item 2: the direct FPMMX counts and wsm's 0x60 requests are
+     * filter listeners (x86_recompile()), served by the fast loop: the
+     * FPMMX filter matches both classes, the counted ones kept apart */
+    c->fpmmx_occ = c->src == X86_SRC_FPMMX ? (uint8_t)c->f.fp_class : 0;
+    c->fstep = (c->src == X86_SRC_FPMMX && c->cls == X86_CLS_DIRECT && !c->pebs) ||
+               (c->cls == X86_CLS_OUTSTANDING && !c->out_msr);
+    if (c->fstep && c->src == X86_SRC_FPMMX)
+        c->f.fp_class = (1u << PMUSIM_FPC_X87) | (1u << PMUSIM_FPC_MMX);
     if (c->cls != old_cls || c->cls == X86_CLS_OFF) {
         c->rate = 0;
         c->rate_until = X86_NEVER;
@@ -1249,18 +1271,23 @@ static void x86_recompile(x86_model_t *m)
                     /* filter listeners: filter events, load latency (as a
                      * filter), and PEBS instruction counters (a filter that
                      * matches every INSN record) */
-                    if ((c->cls == X86_CLS_DIRECT || c->cls == X86_CLS_THRESH) &&
-                        (c->src == X86_SRC_FILTER || c->src == X86_SRC_LDLAT ||
-                         (c->src == X86_SRC_INSN && c->pebs))) {
+                    if (((c->cls == X86_CLS_DIRECT || c->cls == X86_CLS_THRESH) &&
+                         (c->src == X86_SRC_FILTER || c->src == X86_SRC_LDLAT ||
+                          (c->src == X86_SRC_INSN && c->pebs))) ||
+                        c->fstep) {
+                        /* the flags a matching record has (a filter
+                         * needing none must see every record; FPMMX:
+                         * x87 and mmx classes have bit 7 or 8 set) */
+                        const uint32_t fl = c->src == X86_SRC_FPMMX ? X86_F_FPMMX_BITS
+                                            : c->f.need_flags ? c->f.need_flags
+                                                              : X86_F_ANY_RECORD;
                         l->filt[l->n_filt++] = c;
-                        /* a filter needing no flag must see every record */
-                        l->filt_flags |= c->f.need_flags ? c->f.need_flags : X86_F_ANY_RECORD;
+                        l->filt_flags |= fl;
                         if (c->src == X86_SRC_INSN && c->cls == X86_CLS_DIRECT) {
                             l->fold[l->n_fold++] = c;
                         } else {
                             l->ffilt[l->n_ffilt++] = c;
-                            l->ffilt_flags |=
-                                c->f.need_flags ? c->f.need_flags : X86_F_ANY_RECORD;
+                            l->ffilt_flags |= fl;
                         }
                     } else {
                         l->gen[l->n_gen++] = c;
@@ -1777,6 +1804,35 @@ static bool x86_once_first(x86_model_t *m, x86_ctr_t *c)
     return !x86_ctr_match(c, &m->mem_head);
 }
 
+/* FPMMX counter c and an x87 or mmx INSN record r: 1 when r is a
+ * transition that c counts (an x87 or MMX instruction after one of the
+ * other on its thread; docs/trace-events-x86.md, FP_MMX_TRANS); r's class
+ * becomes the thread's last. */
+static inline uint64_t x86_fpmmx_step(x86_ctr_t *c, const pmusim_rec_t *r)
+{
+    const unsigned cls = PMUSIM_REC_FPCLASS(r->flags);
+    uint8_t *last = &c->fpmmx_last[r->thread % PMUSIM_MAX_THREADS];
+    const uint64_t occ = *last && *last != cls && ((c->fpmmx_occ >> cls) & 1);
+    *last = (uint8_t)cls;
+    return occ;
+}
+
+/* A filter listener with fstep matched INSN record r (in the open cycle,
+ * m->cur and m->now): an FPMMX counter steps its state and counts a
+ * transition, a 0x60 counter starts a request (x86_outstanding_start()).
+ * Returns whether the counter wrapped (it is left past max for
+ * x86_ctr_wrapped()). */
+static __attribute__((noinline)) bool x86_filt_step(x86_model_t *m, x86_ctr_t *c,
+                                                    const pmusim_rec_t *r)
+{
+    if (c->src == X86_SRC_OUTSTANDING) {
+        x86_outstanding_start(m, c, r);
+        return false;
+    }
+    c->value += x86_fpmmx_step(c, r);
+    return c->value > c->max;
+}
+
 /* The listeners that need a dispatch on their source (kept out of line so
  * that the common path of x86_consume stays small). */
 static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_listeners_t *l,
@@ -1811,14 +1867,10 @@ static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_li
                 x86_outstanding_start(m, c, r);
             continue;
         case X86_SRC_FPMMX: {
-            /* a transition: an x87 or MMX instruction after one of the
-             * other (docs/trace-events-x86.md, FP_MMX_TRANS) */
             const unsigned cls = PMUSIM_REC_FPCLASS(r->flags);
             if (r->kind != PMUSIM_REC_INSN || (cls != PMUSIM_FPC_X87 && cls != PMUSIM_FPC_MMX))
                 continue;
-            uint8_t *last = &c->fpmmx_last[r->thread % PMUSIM_MAX_THREADS];
-            occ = *last && *last != cls && ((c->f.fp_class >> cls) & 1);
-            *last = (uint8_t)cls;
+            occ = x86_fpmmx_step(c, r);
             break;
         }
         default:
@@ -1876,6 +1928,11 @@ static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t
  * assist first (this is its next qualifying event), then the count. */
 static inline void x86_filt_count(x86_model_t *m, x86_ctr_t *ct, const pmusim_rec_t *r)
 {
+    if (G_UNLIKELY(ct->fstep)) { /* no PEBS (x86_ctr_compile()) */
+        if (x86_filt_step(m, ct, r))
+            x86_ctr_wrapped(m, ct, m->cur, r);
+        return;
+    }
     if (G_UNLIKELY(ct->pebs_armed))
         x86_pebs_assist(m, ct, r);
     if (ct->cls == X86_CLS_THRESH)
@@ -2821,9 +2878,16 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                     if (thr && ct->cls == X86_CLS_THRESH) {
                         x86_thr_touch(ct, cur);
                         ct->acc++; /* compared at the cycle's close */
-                    }
-                    else
+                    } else if (G_UNLIKELY(ct->fstep)) {
+                        /* a request's start syncs the lazy counters to
+                         * the open cycle and may bring the deadline
+                         * closer */
+                        m->cur = m->now = cur;
+                        wrapped |= (uint32_t)x86_filt_step(m, ct, r) << j;
+                        fast_limit = m->fast_limit < fast_limit ? m->fast_limit : fast_limit;
+                    } else {
                         wrapped |= (uint32_t)(++ct->value > ct->max) << j;
+                    }
                 }
             }
         }
