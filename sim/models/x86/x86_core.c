@@ -908,6 +908,7 @@ static x86_filter_t x86_filter_norm(x86_filter_t f)
     f.tlb_mask = x86_all_ones(f.tlb_mask);
     f.br_kind = x86_all_ones(f.br_kind);
     f.br_taken = x86_all_ones(f.br_taken);
+    f.split = x86_all_ones(f.split);
     f.fp_class = x86_all_ones(f.fp_class);
     f.op_kind = x86_all_ones(f.op_kind);
     f.br_misp = x86_all_ones(f.br_misp);
@@ -1720,6 +1721,17 @@ static void x86_state_changed(x86_model_t *m)
 
 /* ---- the hot path ---- */
 
+/* The data cache line of both Westmere and Knights Mill (docs/trace-events-x86.md,
+ * "Line splits"). */
+#define X86_LINE_BYTES 64u
+
+/* 1 when the bytes of memory part m, [addr, addr + size), lie in two (or
+ * more) 64-byte lines: a line split. */
+static inline unsigned x86_mem_split(const pmusim_mem_t *m)
+{
+    return (unsigned)(m->addr & (X86_LINE_BYTES - 1)) + m->size > X86_LINE_BYTES;
+}
+
 static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r)
 {
     if ((r->flags & f->need_flags) != f->need_flags)
@@ -1729,6 +1741,10 @@ static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r
             return false;
         if (!((f->mem_dir >> (r->mem.is_store != 0)) & 1) || !((f->lvl_mask >> r->mem.level) & 1) ||
             !((f->tlb_mask >> r->mem.tlb) & 1) || r->mem.latency < f->lat_ge)
+            return false;
+        /* only the split rows (RECYCLEQ:LD/ST_SPLITS) have a condition on
+         * it: the others pay one test */
+        if (G_UNLIKELY(f->split != UINT32_MAX) && !((f->split >> x86_mem_split(&r->mem)) & 1))
             return false;
     }
     if ((f->need_flags & PMUSIM_F_OFFCORE) && (r->oc.req >= 32 || !((f->oc_req >> r->oc.req) & 1)))
