@@ -1626,6 +1626,55 @@ static void test_line_splits_knm(void)
     }
 }
 
+/* An INSN record of FP/SIMD class cls (PMUSIM_FPC_*) on thread t. */
+static pmusim_rec_t fpc(uint64_t cycle, uint8_t t, unsigned cls)
+{
+    pmusim_rec_t r = insn(cycle, t, 3);
+    r.flags = (uint16_t)(cls << PMUSIM_F_FPCLASS_SHIFT);
+    return r;
+}
+
+/* FP_MMX_TRANS (0xcc) from the fast loop and from the general path (an
+ * OFFCORE counter on PMC3 keeps every record there): TO_FP (0x01), TO_MMX
+ * (0x02), ANY (0x03) on PMC0-2 of thread 0, PMC0 preset 1 below its wrap
+ * with INT; thread 1's records interleaved, counted by thread 0's AnyThread
+ * ANY on PMC1 of a second run. */
+static void test_fpmmx_fast_path(void)
+{
+    const unsigned X = PMUSIM_FPC_X87, M = PMUSIM_FPC_MMX, N = PMUSIM_FPC_NONE,
+                   S = PMUSIM_FPC_SS;
+    /* thread 0: x87 x87 mmx(to mmx) - mmx x87(to fp) ss mmx(to mmx) x87(to fp);
+     * thread 1: mmx x87 (a shared state would see x87 x87 mmx mmx x87 ...) */
+    pmusim_rec_t t[] = {fpc(1, 0, X), fpc(1, 1, M), fpc(2, 0, X), fpc(2, 1, X), fpc(3, 0, M),
+                        fpc(4, 0, N), fpc(5, 0, M), fpc(6, 0, X), fpc(7, 0, S), fpc(8, 0, M),
+                        fpc(9, 0, X), insn(10, 0, 3)};
+    for (int general = 0; general < 2; general++) {
+        pmusim_model_t *m = mk("wsm", 2);
+        wr(m, EVTSEL0 + 0, EVT(0xcc, 0x01) | EN | USR | OS | INT, 0);
+        wr(m, EVTSEL0 + 1, EVT(0xcc, 0x02) | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 2, EVT(0xcc, 0x03) | EN | USR | OS, 0);
+        wr(m, PMC0, ((uint64_t)1 << 48) - 1, 0);
+        if (general)
+            wr(m, EVTSEL0 + 3, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+        run(m, t, G_N_ELEMENTS(t));
+        /* to fp at cycles 6 and 9: the first wraps PMC0 (at cycle 6) */
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1);
+        CU_ASSERT_EQUAL(log_count(m, "IA32_PMC0 overflow", 6, 0), 1);
+        CU_ASSERT_EQUAL(rd(m, STATUS, 0) & 1, 1);
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2); /* to mmx at 3 and 8 */
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 4);
+        pmusim_model_free(m);
+
+        m = mk("wsm", 2);
+        wr(m, EVTSEL0 + 1, EVT(0xcc, 0x03) | EN | USR | OS | ANY, 0);
+        if (general)
+            wr(m, EVTSEL0 + 3, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+        run(m, t, G_N_ELEMENTS(t));
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 4 + 1); /* thread 1: to fp at 2 */
+        pmusim_model_free(m);
+    }
+}
+
 /* Counter restrictions from Intel's event data. */
 static void test_counter_restrictions(void)
 {
@@ -2046,6 +2095,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_exec_as_retired_wsm);
     PMUSIM_ADD_TEST(s, test_mem_records);
     PMUSIM_ADD_TEST(s, test_line_splits_knm);
+    PMUSIM_ADD_TEST(s, test_fpmmx_fast_path);
     PMUSIM_ADD_TEST(s, test_events_first_rows);
     PMUSIM_ADD_TEST(s, test_evbits_rows);
     PMUSIM_ADD_TEST(s, test_mixed_event_bits);
