@@ -214,6 +214,10 @@ typedef struct x86_listeners {
      * (x86_fold_bound()); `ffilt` the other filter listeners, in `filt`
      * order, and the flags they need */
     uint32_t n_fold, n_ffilt, ffilt_flags;
+    /* ffilt[n_fplain..n_ffilt) are FPMMX counters (fstep), stepped after
+     * the others by the loop; `filt` lists them last too, so that both
+     * paths take their wraps in one order */
+    uint32_t n_fplain;
     x86_ctr_t *fold[X86_LISTENERS];
     x86_ctr_t *ffilt[X86_LISTENERS];
 } x86_listeners_t;
@@ -280,6 +284,10 @@ typedef struct x86_model {
     /* some thread has filter listeners that x86_consume_fast() feeds per
      * record (ffilt) */
     bool loop_filt;
+    /* some thread has wsm 0x60 counters (OUTSTANDING filter listeners):
+     * x86_consume_fast() leaves every offcore INSN record to the general
+     * path, which starts their requests (x86_filt_step()) */
+    bool loop_oc_stop;
     /* how x86_consume_fast() keeps the running counts of the hgen
      * listeners: X86_HIST_NONE (no thread has hgen listeners), X86_HIST_K1
      * (all have threshold 1, x86_hist_flush1()), X86_HIST_GEN (some
@@ -684,6 +692,12 @@ static x86_u128 x86_lazy_incs(const x86_ctr_t *c, uint64_t cycles, uint64_t *fra
  * `incs` increments: the inverse of x86_lazy_incs. */
 static x86_u128 x86_lazy_cycles_for(const x86_ctr_t *c, x86_u128 incs)
 {
+    /* core-cycle counters (ratio 1/1, no remainder) and fewer than 2^63
+     * increments: the same in 64 bits, without __udivti3 */
+    if (c->ref_num == 1 && c->ref_den == 1 && incs < ((x86_u128)1 << 63)) {
+        const uint64_t need = (uint64_t)incs > c->ref_frac ? (uint64_t)incs - c->ref_frac : 0;
+        return c->rate == 1 ? need : (need + c->rate - 1) / c->rate;
+    }
     x86_u128 need = incs * c->ref_den;
     need = need > c->ref_frac ? need - c->ref_frac : 0;
     x86_u128 units = (need + c->ref_num - 1) / c->ref_num;
@@ -725,6 +739,16 @@ static uint64_t x86_ctr_next_event(const x86_ctr_t *c)
     return ev;
 }
 
+/* Sets the deadline and the fast path's limit that follows from it. */
+static void x86_deadline_set(x86_model_t *m, uint64_t dl)
+{
+    m->deadline = dl;
+    m->fast_limit = m->n_thresh && !m->thresh_fast ? 0 : dl;
+    /* an observed window: every cycle boundary in it goes through x86_advance */
+    if (m->obs_fn && m->cur < m->obs_to && m->obs_from < m->fast_limit)
+        m->fast_limit = m->obs_from;
+}
+
 static void x86_deadline_update(x86_model_t *m)
 {
     uint64_t dl = X86_NEVER;
@@ -733,11 +757,7 @@ static void x86_deadline_update(x86_model_t *m)
         if (ev < dl)
             dl = ev;
     }
-    m->deadline = dl;
-    m->fast_limit = m->n_thresh && !m->thresh_fast ? 0 : dl;
-    /* an observed window: every cycle boundary in it goes through x86_advance */
-    if (m->obs_fn && m->cur < m->obs_to && m->obs_from < m->fast_limit)
-        m->fast_limit = m->obs_from;
+    x86_deadline_set(m, dl);
 }
 
 static inline bool x86_plm_ok(const x86_ctr_t *c, const x86_thread_t *th)
@@ -1201,6 +1221,22 @@ static inline void x86_thr_unready(x86_model_t *m)
     m->thr_ready = false;
 }
 
+/* Moves the FPMMX counters of list[0..n) to its end, keeping the order of
+ * the others and theirs; returns the number of the others. */
+static uint32_t x86_listeners_last_fpmmx(x86_ctr_t **list, uint32_t n)
+{
+    x86_ctr_t *fp[X86_LISTENERS];
+    uint32_t k = 0, nfp = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (list[i]->src == X86_SRC_FPMMX)
+            fp[nfp++] = list[i];
+        else
+            list[k++] = list[i];
+    }
+    memcpy(list + k, fp, nfp * sizeof fp[0]);
+    return k;
+}
+
 static void x86_recompile(x86_model_t *m)
 {
     x86_thr_unready(m);
@@ -1286,7 +1322,7 @@ static void x86_recompile(x86_model_t *m)
                         l->filt_flags |= fl;
                         if (c->src == X86_SRC_INSN && c->cls == X86_CLS_DIRECT) {
                             l->fold[l->n_fold++] = c;
-                        } else {
+                        } else if (c->src != X86_SRC_OUTSTANDING) {
                             l->ffilt[l->n_ffilt++] = c;
                             l->ffilt_flags |= fl;
                         }
@@ -1316,6 +1352,17 @@ static void x86_recompile(x86_model_t *m)
             }
         }
     }
+    /* the FPMMX filter listeners last (a stable partition), in filt and
+     * ffilt alike */
+    m->loop_oc_stop = false;
+    for (uint32_t t = 0; t < nt; t++)
+        for (uint32_t p = 0; p < 4; p++) {
+            x86_listeners_t *l = &m->th[t].lst[p];
+            x86_listeners_last_fpmmx(l->filt, l->n_filt);
+            l->n_fplain = x86_listeners_last_fpmmx(l->ffilt, l->n_ffilt);
+            for (uint32_t k = 0; k < l->n_filt; k++)
+                m->loop_oc_stop = m->loop_oc_stop || l->filt[k]->src == X86_SRC_OUTSTANDING;
+        }
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
     /* AnyThread thresholded counts need the X86_HIST_GEN variants (groups
@@ -1795,7 +1842,15 @@ static void x86_outstanding_start(x86_model_t *m, x86_ctr_t *c, const pmusim_rec
     uint32_t lat = r->oc.latency ? r->oc.latency : 1;
     x86_heap_push(c->out_ends, x86_sat_add(m->cur, lat));
     x86_out_update(m, c, m->now);
-    x86_deadline_update(m);
+    /* only c changed: the deadline can only come closer through it.  If
+     * its own event moved later (INV: a start ends a stretch) the deadline
+     * stays early, where x86_run_events() finds nothing due and computes
+     * it again: the same counts, one sync more (issue 12 item 2: the full
+     * x86_deadline_update() per start was half the replay's cost with a
+     * 0x60 counter) */
+    const uint64_t ev = x86_ctr_next_event(c);
+    if (ev < m->deadline)
+        x86_deadline_set(m, ev);
 }
 
 /* Whether counter c's filter (FILTER: one, BITS: any of its bits) holds for r. */
@@ -2841,6 +2896,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         z.kind = 0xff;
         z.thread = 0xff;
         z.plm = 3;
+        /* 0x60 counters: an offcore INSN record (its flag set where every
+         * ktp[] has it clear) ends the loop (loop_oc_stop) */
+        z.flags = m->loop_oc_stop ? PMUSIM_F_OFFCORE : 0;
         memcpy(&ktp_mask, &z.kind, sizeof ktp_mask);
         for (uint32_t t = 0; t < X86_MAX_THREADS; t++) {
             memset(&z, 0, sizeof z);
@@ -2888,22 +2946,26 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
          * and the log, so the wraps can follow the increments */
         uint32_t wrapped = 0, gwrapped = 0;
         if (filt && ((r->flags | X86_F_ANY_RECORD) & l->ffilt_flags)) {
-            for (uint32_t j = 0, nf = l->n_ffilt; j < nf; j++) {
+            uint32_t j = 0;
+            for (const uint32_t nf = l->n_fplain; j < nf; j++) {
                 x86_ctr_t *ct = l->ffilt[j];
                 if (x86_filter_match(&ct->f, r)) {
                     if (thr && ct->cls == X86_CLS_THRESH) {
                         x86_thr_touch(ct, cur);
                         ct->acc++; /* compared at the cycle's close */
-                    } else if (G_UNLIKELY(ct->fstep)) {
-                        /* a request's start syncs the lazy counters to
-                         * the open cycle and may bring the deadline
-                         * closer */
-                        m->cur = m->now = cur;
-                        wrapped |= (uint32_t)x86_filt_step(m, ct, r) << j;
-                        fast_limit = m->fast_limit < fast_limit ? m->fast_limit : fast_limit;
-                    } else {
-                        wrapped |= (uint32_t)(++ct->value > ct->max) << j;
                     }
+                    else
+                        wrapped |= (uint32_t)(++ct->value > ct->max) << j;
+                }
+            }
+            /* FPMMX: a record of the thread's last class changes nothing;
+             * another one is a step (x86_fpmmx_step()) */
+            for (const uint32_t nf = l->n_ffilt; G_UNLIKELY(j < nf); j++) {
+                x86_ctr_t *ct = l->ffilt[j];
+                const unsigned cls = PMUSIM_REC_FPCLASS(r->flags);
+                if (((ct->f.fp_class >> cls) & 1) && cls != ct->fpmmx_last[t]) {
+                    ct->value += x86_fpmmx_step(ct, r);
+                    wrapped |= (uint32_t)(ct->value > ct->max) << j;
                 }
             }
         }
