@@ -2946,26 +2946,23 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
          * and the log, so the wraps can follow the increments */
         uint32_t wrapped = 0, gwrapped = 0;
         if (filt && ((r->flags | X86_F_ANY_RECORD) & l->ffilt_flags)) {
-            uint32_t j = 0;
-            for (const uint32_t nf = l->n_fplain; j < nf; j++) {
+            for (uint32_t j = 0, nf = l->n_ffilt; j < nf; j++) {
                 x86_ctr_t *ct = l->ffilt[j];
                 if (x86_filter_match(&ct->f, r)) {
                     if (thr && ct->cls == X86_CLS_THRESH) {
                         x86_thr_touch(ct, cur);
                         ct->acc++; /* compared at the cycle's close */
-                    }
-                    else
+                    } else if (G_UNLIKELY(ct->fstep)) {
+                        /* FPMMX (the only fstep listeners here): an x87
+                         * or mmx record of the thread's last class changes
+                         * nothing, another is a step (x86_fpmmx_step()) */
+                        if (PMUSIM_REC_FPCLASS(r->flags) != ct->fpmmx_last[t]) {
+                            ct->value += x86_fpmmx_step(ct, r);
+                            wrapped |= (uint32_t)(ct->value > ct->max) << j;
+                        }
+                    } else {
                         wrapped |= (uint32_t)(++ct->value > ct->max) << j;
-                }
-            }
-            /* FPMMX: a record of the thread's last class changes nothing;
-             * another one is a step (x86_fpmmx_step()) */
-            for (const uint32_t nf = l->n_ffilt; G_UNLIKELY(j < nf); j++) {
-                x86_ctr_t *ct = l->ffilt[j];
-                const unsigned cls = PMUSIM_REC_FPCLASS(r->flags);
-                if (((ct->f.fp_class >> cls) & 1) && cls != ct->fpmmx_last[t]) {
-                    ct->value += x86_fpmmx_step(ct, r);
-                    wrapped |= (uint32_t)(ct->value > ct->max) << j;
+                    }
                 }
             }
         }
