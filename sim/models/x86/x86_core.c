@@ -139,6 +139,9 @@ typedef struct x86_ctr {
     uint64_t since;      /* accrued up to here (exclusive) */
     uint64_t rate;       /* increments per cycle from `since` */
     uint64_t rate_until; /* rate changes at this point (X86_NEVER: not before an event) */
+    /* x86_ctr_next_event() as last computed (x86_deadline_update(),
+     * x86_deadline_refresh()); a sync does not move it */
+    uint64_t next_ev;
     uint32_t ref_num, ref_den; /* increments per `rate` unit: reference ratio (RATE on REF), else 1/1 */
     uint64_t ref_frac;   /* reference ratio: remainder (in 1/ref_den) carried between syncs */
     GArray *out_ends;    /* OUTSTANDING: min-heap of request end cycles */
@@ -709,22 +712,26 @@ static uint64_t x86_u128_sat(x86_u128 v)
     return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
+/* Lazy counter c accrues up to `to`. */
+static inline void x86_ctr_sync(x86_model_t *m, x86_ctr_t *c, uint64_t to)
+{
+    if (to <= c->since)
+        return;
+    uint64_t stop = to < c->rate_until ? to : c->rate_until;
+    if (c->rate && stop > c->since) {
+        uint64_t frac;
+        uint64_t n = x86_u128_sat(x86_lazy_incs(c, stop - c->since, &frac));
+        c->ref_frac = frac;
+        if (n)
+            x86_ctr_add(m, c, n, stop - 1, NULL);
+    }
+    c->since = to;
+}
+
 static void x86_sync_to(x86_model_t *m, uint64_t to)
 {
-    for (uint32_t i = 0; i < m->n_lazy; i++) {
-        x86_ctr_t *c = m->lazy[i];
-        if (to <= c->since)
-            continue;
-        uint64_t stop = to < c->rate_until ? to : c->rate_until;
-        if (c->rate && stop > c->since) {
-            uint64_t frac;
-            uint64_t n = x86_u128_sat(x86_lazy_incs(c, stop - c->since, &frac));
-            c->ref_frac = frac;
-            if (n)
-                x86_ctr_add(m, c, n, stop - 1, NULL);
-        }
-        c->since = to;
-    }
+    for (uint32_t i = 0; i < m->n_lazy; i++)
+        x86_ctr_sync(m, m->lazy[i], to);
 }
 
 static uint64_t x86_ctr_next_event(const x86_ctr_t *c)
@@ -753,9 +760,29 @@ static void x86_deadline_update(x86_model_t *m)
 {
     uint64_t dl = X86_NEVER;
     for (uint32_t i = 0; i < m->n_lazy; i++) {
-        uint64_t ev = x86_ctr_next_event(m->lazy[i]);
-        if (ev < dl)
-            dl = ev;
+        x86_ctr_t *c = m->lazy[i];
+        c->next_ev = x86_ctr_next_event(c);
+        if (c->next_ev < dl)
+            dl = c->next_ev;
+    }
+    x86_deadline_set(m, dl);
+}
+
+/* x86_deadline_update() after x86_run_events() handled point T: only the
+ * counters whose event was due by T changed (a rate change, a wrap); the
+ * others' events stay where they were computed, as a sync (the only thing
+ * T did to them) moves value and `since` together (x86_lazy_cycles_for()
+ * is the exact inverse of x86_lazy_incs()).  Issue 12 item 2: with a wsm
+ * 0x60 counter every request's end is such a point. */
+static void x86_deadline_refresh(x86_model_t *m, uint64_t T)
+{
+    uint64_t dl = X86_NEVER;
+    for (uint32_t i = 0; i < m->n_lazy; i++) {
+        x86_ctr_t *c = m->lazy[i];
+        if (c->next_ev <= T)
+            c->next_ev = x86_ctr_next_event(c);
+        if (c->next_ev < dl)
+            dl = c->next_ev;
     }
     x86_deadline_set(m, dl);
 }
@@ -1583,7 +1610,11 @@ static void x86_run_events(x86_model_t *m, uint64_t target)
             }
         }
         uint64_t T = m->deadline;
-        x86_sync_to(m, T);
+        /* the counters due by T (a rate change, a wrap); the others stay
+         * lazy, their events where they were (x86_deadline_refresh()) */
+        for (uint32_t i = 0; i < m->n_lazy; i++)
+            if (m->lazy[i]->next_ev <= T)
+                x86_ctr_sync(m, m->lazy[i], T);
         m->now = T;
         for (uint32_t i = 0; i < m->n_lazy; i++) {
             x86_ctr_t *c = m->lazy[i];
@@ -1597,7 +1628,7 @@ static void x86_run_events(x86_model_t *m, uint64_t target)
             }
         }
         x86_raise_pending(m, T - 1);
-        x86_deadline_update(m);
+        x86_deadline_refresh(m, T);
     }
     /* nothing happens before the deadline: the counters stay lazy */
     m->now = target;
@@ -1838,7 +1869,7 @@ static inline bool x86_oc_match(const x86_model_t *m, uint64_t msr, const pmusim
 
 static void x86_outstanding_start(x86_model_t *m, x86_ctr_t *c, const pmusim_rec_t *r)
 {
-    x86_sync_to(m, m->now);
+    x86_ctr_sync(m, c, m->now); /* the others' rates do not change */
     uint32_t lat = r->oc.latency ? r->oc.latency : 1;
     x86_heap_push(c->out_ends, x86_sat_add(m->cur, lat));
     x86_out_update(m, c, m->now);
@@ -1848,9 +1879,9 @@ static void x86_outstanding_start(x86_model_t *m, x86_ctr_t *c, const pmusim_rec
      * it again: the same counts, one sync more (issue 12 item 2: the full
      * x86_deadline_update() per start was half the replay's cost with a
      * 0x60 counter) */
-    const uint64_t ev = x86_ctr_next_event(c);
-    if (ev < m->deadline)
-        x86_deadline_set(m, ev);
+    c->next_ev = x86_ctr_next_event(c);
+    if (c->next_ev < m->deadline)
+        x86_deadline_set(m, c->next_ev);
 }
 
 /* Whether counter c's filter (FILTER: one, BITS: any of its bits) holds for r. */
