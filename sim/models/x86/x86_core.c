@@ -221,6 +221,10 @@ typedef struct x86_listeners {
      * the others by the loop; `filt` lists them last too, so that both
      * paths take their wraps in one order */
     uint32_t n_fplain;
+    /* the wsm 0x60 counters (OUTSTANDING filter listeners), which
+     * x86_consume_fast() leaves to the general path */
+    uint32_t n_ofilt;
+    x86_ctr_t *ofilt[X86_LISTENERS];
     x86_ctr_t *fold[X86_LISTENERS];
     x86_ctr_t *ffilt[X86_LISTENERS];
 } x86_listeners_t;
@@ -1294,7 +1298,7 @@ static void x86_recompile(x86_model_t *m)
         for (uint32_t p = 0; p < 4; p++) {
             x86_listeners_t *l = &m->th[t].lst[p];
             l->n_filt = l->n_gen = l->filt_flags = l->n_dgen = l->n_tgen = l->n_hgen = 0;
-            l->n_fold = l->n_ffilt = l->ffilt_flags = 0;
+            l->n_fold = l->n_ffilt = l->ffilt_flags = l->n_ofilt = 0;
         }
     }
     for (uint32_t t = 0; t < nt; t++) {
@@ -1352,6 +1356,8 @@ static void x86_recompile(x86_model_t *m)
                         } else if (c->src != X86_SRC_OUTSTANDING) {
                             l->ffilt[l->n_ffilt++] = c;
                             l->ffilt_flags |= fl;
+                        } else {
+                            l->ofilt[l->n_ofilt++] = c;
                         }
                     } else {
                         l->gen[l->n_gen++] = c;
@@ -2750,6 +2756,17 @@ static inline bool x86_fast_other(x86_model_t *m, const pmusim_rec_t *r, uint32_
     }
 }
 
+/* Inside x86_consume_fast(): whether offcore INSN record r starts a
+ * request of a 0x60 counter of listener set l (the general path's
+ * x86_filt_step() does it). */
+static inline bool x86_fast_oc_starts(const x86_listeners_t *l, const pmusim_rec_t *r)
+{
+    for (uint32_t j = 0; j < l->n_ofilt; j++)
+        if (x86_filter_match(&l->ofilt[j]->f, r))
+            return true;
+    return false;
+}
+
 /* At the start of x86_consume_fast(): the fold listeners of the threads'
  * listener sets lst[0..nth) take one increment per INSN record of each
  * thread that feeds them; room[t] (the thread's INSN records the loop may
@@ -2920,7 +2937,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                        offsetof(pmusim_rec_t, kind) + 8 <= offsetof(pmusim_rec_t, ip),
                    "kind, thread, plm and slot are in the 8 bytes from kind, before ip");
     _Static_assert((X86_MAX_THREADS & (X86_MAX_THREADS - 1)) == 0, "a power of two");
-    uint64_t ktp_mask, ktp[X86_MAX_THREADS];
+    uint64_t ktp_mask, ktp[X86_MAX_THREADS], ktp_oc = 0;
     {
         pmusim_rec_t z;
         memset(&z, 0, sizeof z);
@@ -2931,6 +2948,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
          * ktp[] has it clear) ends the loop (loop_oc_stop) */
         z.flags = m->loop_oc_stop ? PMUSIM_F_OFFCORE : 0;
         memcpy(&ktp_mask, &z.kind, sizeof ktp_mask);
+        memset(&z, 0, sizeof z);
+        z.flags = PMUSIM_F_OFFCORE;
+        memcpy(&ktp_oc, &z.kind, sizeof ktp_oc);
         for (uint32_t t = 0; t < X86_MAX_THREADS; t++) {
             memset(&z, 0, sizeof z);
             z.kind = PMUSIM_REC_INSN;
@@ -2958,14 +2978,21 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         if (G_UNLIKELY((ktpw & ktp_mask) != ktp[t & (X86_MAX_THREADS - 1)])) {
             /* an INSN record of the thread at another privilege level ends
              * the loop; the others x86_fast_other() takes or not */
-            if (r->kind == PMUSIM_REC_INSN && r->thread < nth)
-                break;
+            if (r->kind == PMUSIM_REC_INSN && r->thread < nth) {
+                /* an offcore record (loop_oc_stop) that no 0x60 counter
+                 * of its thread takes is one as any other */
+                if ((ktpw & ktp_mask & ~ktp_oc) != ktp[t & (X86_MAX_THREADS - 1)] ||
+                    x86_fast_oc_starts(lst[t], r))
+                    break;
+                goto take;
+            }
             if (!x86_fast_other(m, r, nth, plm_of, cur))
                 break;
             if (single)
                 n_other++;
             continue;
         }
+    take:
         if (!single) {
             if (seen[t] == room[t])
                 break;
