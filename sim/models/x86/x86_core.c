@@ -217,14 +217,14 @@ typedef struct x86_listeners {
      * (x86_fold_bound()); `ffilt` the other filter listeners, in `filt`
      * order, and the flags they need */
     uint32_t n_fold, n_ffilt, ffilt_flags;
-    /* ffilt[n_fplain..n_ffilt) are FPMMX counters (fstep), stepped after
-     * the others by the loop; `filt` lists them last too, so that both
-     * paths take their wraps in one order */
-    uint32_t n_fplain;
     /* the wsm 0x60 counters (OUTSTANDING filter listeners), which
      * x86_consume_fast() leaves to the general path */
     uint32_t n_ofilt;
     x86_ctr_t *ofilt[X86_LISTENERS];
+    /* the direct FP_MMX_TRANS counters (FPMMX filter listeners), which
+     * x86_consume_fast() steps in its rare branch (x86_fast_fpmmx()) */
+    uint32_t n_xfilt;
+    x86_ctr_t *xfilt[X86_LISTENERS];
     x86_ctr_t *fold[X86_LISTENERS];
     x86_ctr_t *ffilt[X86_LISTENERS];
 } x86_listeners_t;
@@ -295,6 +295,9 @@ typedef struct x86_model {
      * x86_consume_fast() leaves every offcore INSN record to the general
      * path, which starts their requests (x86_filt_step()) */
     bool loop_oc_stop;
+    /* some thread has direct FP_MMX_TRANS counters: x87 and mmx INSN
+     * records take the loop's rare branch, which steps them */
+    bool loop_fpx_stop;
     /* how x86_consume_fast() keeps the running counts of the hgen
      * listeners: X86_HIST_NONE (no thread has hgen listeners), X86_HIST_K1
      * (all have threshold 1, x86_hist_flush1()), X86_HIST_GEN (some
@@ -1298,7 +1301,7 @@ static void x86_recompile(x86_model_t *m)
         for (uint32_t p = 0; p < 4; p++) {
             x86_listeners_t *l = &m->th[t].lst[p];
             l->n_filt = l->n_gen = l->filt_flags = l->n_dgen = l->n_tgen = l->n_hgen = 0;
-            l->n_fold = l->n_ffilt = l->ffilt_flags = l->n_ofilt = 0;
+            l->n_fold = l->n_ffilt = l->ffilt_flags = l->n_ofilt = l->n_xfilt = 0;
         }
     }
     for (uint32_t t = 0; t < nt; t++) {
@@ -1353,11 +1356,13 @@ static void x86_recompile(x86_model_t *m)
                         l->filt_flags |= fl;
                         if (c->src == X86_SRC_INSN && c->cls == X86_CLS_DIRECT) {
                             l->fold[l->n_fold++] = c;
-                        } else if (c->src != X86_SRC_OUTSTANDING) {
+                        } else if (c->src == X86_SRC_OUTSTANDING) {
+                            l->ofilt[l->n_ofilt++] = c;
+                        } else if (c->src == X86_SRC_FPMMX) {
+                            l->xfilt[l->n_xfilt++] = c;
+                        } else {
                             l->ffilt[l->n_ffilt++] = c;
                             l->ffilt_flags |= fl;
-                        } else {
-                            l->ofilt[l->n_ofilt++] = c;
                         }
                     } else {
                         l->gen[l->n_gen++] = c;
@@ -1385,16 +1390,15 @@ static void x86_recompile(x86_model_t *m)
             }
         }
     }
-    /* the FPMMX filter listeners last (a stable partition), in filt and
-     * ffilt alike */
-    m->loop_oc_stop = false;
+    /* the FPMMX filter listeners last in filt (a stable partition): the
+     * general path takes their wraps after the other filters' */
+    m->loop_oc_stop = m->loop_fpx_stop = false;
     for (uint32_t t = 0; t < nt; t++)
         for (uint32_t p = 0; p < 4; p++) {
             x86_listeners_t *l = &m->th[t].lst[p];
             x86_listeners_last_fpmmx(l->filt, l->n_filt);
-            l->n_fplain = x86_listeners_last_fpmmx(l->ffilt, l->n_ffilt);
-            for (uint32_t k = 0; k < l->n_filt; k++)
-                m->loop_oc_stop = m->loop_oc_stop || l->filt[k]->src == X86_SRC_OUTSTANDING;
+            m->loop_oc_stop = m->loop_oc_stop || l->n_ofilt;
+            m->loop_fpx_stop = m->loop_fpx_stop || l->n_xfilt;
         }
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
@@ -2767,6 +2771,27 @@ static inline bool x86_fast_oc_starts(const x86_listeners_t *l, const pmusim_rec
     return false;
 }
 
+/* Inside x86_consume_fast(), INSN record r of listener set l's thread:
+ * steps l's FP_MMX_TRANS counters (x86_fpmmx_step(); a record of another
+ * class than x87 or mmx, or of the thread's last one, changes nothing).
+ * Returns false, having changed nothing, when one of them would wrap:
+ * the general path takes the record and the overflow. */
+static inline bool x86_fast_fpmmx(const x86_listeners_t *l, const pmusim_rec_t *r)
+{
+    const unsigned cls = PMUSIM_REC_FPCLASS(r->flags), th = r->thread % PMUSIM_MAX_THREADS;
+    if (cls != PMUSIM_FPC_X87 && cls != PMUSIM_FPC_MMX)
+        return true;
+    for (uint32_t j = 0; j < l->n_xfilt; j++) {
+        const x86_ctr_t *c = l->xfilt[j];
+        if (c->value == c->max && c->fpmmx_last[th] && c->fpmmx_last[th] != cls &&
+            ((c->fpmmx_occ >> cls) & 1))
+            return false;
+    }
+    for (uint32_t j = 0; j < l->n_xfilt; j++)
+        l->xfilt[j]->value += x86_fpmmx_step(l->xfilt[j], r);
+    return true;
+}
+
 /* At the start of x86_consume_fast(): the fold listeners of the threads'
  * listener sets lst[0..nth) take one increment per INSN record of each
  * thread that feeds them; room[t] (the thread's INSN records the loop may
@@ -2946,10 +2971,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         z.plm = 3;
         /* 0x60 counters: an offcore INSN record (its flag set where every
          * ktp[] has it clear) ends the loop (loop_oc_stop) */
-        z.flags = m->loop_oc_stop ? PMUSIM_F_OFFCORE : 0;
+        z.flags = (uint16_t)((m->loop_oc_stop ? PMUSIM_F_OFFCORE : 0) |
+                             (m->loop_fpx_stop ? X86_F_FPMMX_BITS : 0));
         memcpy(&ktp_mask, &z.kind, sizeof ktp_mask);
         memset(&z, 0, sizeof z);
-        z.flags = PMUSIM_F_OFFCORE;
+        z.flags = (uint16_t)(PMUSIM_F_OFFCORE | X86_F_FPMMX_BITS);
         memcpy(&ktp_oc, &z.kind, sizeof ktp_oc);
         for (uint32_t t = 0; t < X86_MAX_THREADS; t++) {
             memset(&z, 0, sizeof z);
@@ -2980,9 +3006,12 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
              * the loop; the others x86_fast_other() takes or not */
             if (r->kind == PMUSIM_REC_INSN && r->thread < nth) {
                 /* an offcore record (loop_oc_stop) that no 0x60 counter
-                 * of its thread takes is one as any other */
+                 * of its thread takes is one as any other; an x87 or mmx
+                 * one (loop_fpx_stop) steps the FP_MMX_TRANS counters
+                 * first (an SSE class one sets a bit too: no step) */
                 if ((ktpw & ktp_mask & ~ktp_oc) != ktp[t & (X86_MAX_THREADS - 1)] ||
-                    x86_fast_oc_starts(lst[t], r))
+                    ((r->flags & PMUSIM_F_OFFCORE) && x86_fast_oc_starts(lst[t], r)) ||
+                    !x86_fast_fpmmx(lst[t], r))
                     break;
                 goto take;
             }
@@ -3010,17 +3039,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                     if (thr && ct->cls == X86_CLS_THRESH) {
                         x86_thr_touch(ct, cur);
                         ct->acc++; /* compared at the cycle's close */
-                    } else if (G_UNLIKELY(ct->fstep)) {
-                        /* FPMMX (the only fstep listeners here): an x87
-                         * or mmx record of the thread's last class changes
-                         * nothing, another is a step (x86_fpmmx_step()) */
-                        if (PMUSIM_REC_FPCLASS(r->flags) != ct->fpmmx_last[t]) {
-                            ct->value += x86_fpmmx_step(ct, r);
-                            wrapped |= (uint32_t)(ct->value > ct->max) << j;
-                        }
-                    } else {
-                        wrapped |= (uint32_t)(++ct->value > ct->max) << j;
                     }
+                    else
+                        wrapped |= (uint32_t)(++ct->value > ct->max) << j;
                 }
             }
         }
