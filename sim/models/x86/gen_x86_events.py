@@ -69,7 +69,7 @@ def load_event_table(path):
 
 def parse_filter(where, spec, source):
     f = {'need': [], 'dir': None, 'lvl': [], 'tlb': [], 'kind': [], 'fpc': [], 'opk': [], 'taken': False,
-         'misp': False, 'req': [], 'bit': False, 'ev': False, 'model': False, 'once': False,
+         'misp': False, 'split': False, 'req': [], 'bit': False, 'ev': False, 'model': False, 'once': False,
          'sum': 0}
     for tok in spec.split():
         key, _, val = tok.partition('=')
@@ -99,7 +99,7 @@ def parse_filter(where, spec, source):
             f['fpc'] = vals
         elif key == 'opk' and vals and all(v in OPKINDS for v in vals):
             f['opk'] = vals
-        elif key in ('taken', 'misp') and not val:
+        elif key in ('taken', 'misp', 'split') and not val:
             f[key] = True
         elif key == 'req' and vals and all(v.isdigit() and int(v) < 16 for v in vals):
             f['req'] = [int(v) for v in vals]
@@ -126,8 +126,8 @@ def parse_filter(where, spec, source):
         # bits may be trace-derived; alone it is what every unlisted
         # (code, umask) is already
         fail(where, 'an EVENT row needs bit (and no ev or model)')
-    if (f['dir'] or f['lvl'] or f['tlb']) and 'mem' not in f['need']:
-        fail(where, 'dir/lvl/tlb need mem')
+    if (f['dir'] or f['lvl'] or f['tlb'] or f['split']) and 'mem' not in f['need']:
+        fail(where, 'dir/lvl/tlb/split need mem')
     if (f['kind'] or f['taken'] or f['misp']) and 'br' not in f['need']:
         fail(where, 'kind/taken/misp need br')
     if f['req'] and 'oc' not in f['need']:
@@ -262,6 +262,8 @@ def main():
                 fl.append('.br_taken = 2u')
             if f['misp']:
                 fl.append('.br_misp = 2u')
+            if f['split']:
+                fl.append('.split = 2u')  # the bytes cross a 64-byte line
             if f['req']:
                 fl.append('.oc_req = ' + ' | '.join(f'(1u << {v})' for v in f['req']))
             needs = ' | '.join(ANN[n] for n in needs_of(source, f)) or '0'

@@ -84,6 +84,9 @@ typedef struct x86_filter {
     uint32_t br_misp;      /* bit 0 predicted correctly, bit 1 mispredicted */
     uint32_t oc_req;       /* bit per offcore request bit (oc.req) */
     uint32_t lat_ge;       /* mem.latency must be at least this (load latency: threshold + 1) */
+    /* bit 0: the access stays within one 64-byte line, bit 1: its bytes
+     * cross one (a line split, x86_mem_split()) */
+    uint32_t split;
 } x86_filter_t;
 
 /* One trace-derived event of a model's table (generated from
