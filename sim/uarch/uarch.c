@@ -2703,6 +2703,27 @@ uint64_t pmusim_uarch_thread_time(const pmusim_uarch_t *u, uint32_t thread)
     return !t->started && at < u->floor ? u->floor : at;
 }
 
+/* The cycle a halt of thread t starts at: after its last retirement, not
+ * before the records handed out. */
+static uint64_t halt_from(const pmusim_uarch_t *u, const uarch_thread_t *t)
+{
+    uint64_t from = (t->any ? t->last_ret : t->ret_cycle) + 1;
+    return from < u->floor ? u->floor : from;
+}
+
+/* Thread `thread` is active again at cycle `back` after a halt or a
+ * sleep: THREAD active, and its next instruction comes after it. */
+static void thread_back(pmusim_uarch_t *u, uint32_t thread, uint64_t back)
+{
+    uarch_thread_t *t = &u->th[thread];
+    rec_new(u, thread, PMUSIM_REC_THREAD, back)->n = 1;
+    t->disp_cycle = t->fe_ready = t->ret_cycle = back;
+    t->disp_used = t->ret_used = 0;
+    t->last_ret = back - 1; /* no IDLE record over the halt */
+    t->halt_ret = back - 1;
+    t->any = TRUE;
+}
+
 gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, GError **error)
 {
     if (u->soemt || thread >= u->nthreads || !cycles) {
@@ -2715,31 +2736,15 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
     insn_close(u, thread); /* halt: not for Montecito (above) */
     uarch_thread_t *t = &u->th[thread];
     u->st.cycles = stats_cycles(u); /* before last_ret changes */
-    uint64_t from = (t->any ? t->last_ret : t->ret_cycle) + 1;
-    if (from < u->floor)
-        from = u->floor;
+    const uint64_t from = halt_from(u, t);
     if (t->nevacc)
         events_flush(u, thread, from, FALSE);
     rec_new(u, thread, PMUSIM_REC_THREAD, from)->n = 0;
-    uint64_t back = from + cycles;
-    rec_new(u, thread, PMUSIM_REC_THREAD, back)->n = 1;
-    t->disp_cycle = t->fe_ready = t->ret_cycle = back;
-    t->disp_used = t->ret_used = 0;
-    t->last_ret = back - 1; /* no IDLE record over a halt */
-    t->halt_ret = back - 1;
-    t->any = TRUE;
+    thread_back(u, thread, from + cycles);
     t->started = TRUE;
     if (u->merge)
         merge_drain(u, FALSE);
     return take_error(u, error);
-}
-
-/* The cycle a halt of thread t starts at: after its last retirement, not
- * before the records handed out. */
-static uint64_t halt_from(const pmusim_uarch_t *u, const uarch_thread_t *t)
-{
-    uint64_t from = (t->any ? t->last_ret : t->ret_cycle) + 1;
-    return from < u->floor ? u->floor : from;
 }
 
 static gboolean sleep_check(pmusim_uarch_t *u, uint32_t thread, const char *what, GError **error)
@@ -2783,12 +2788,7 @@ gboolean pmusim_uarch_wake(pmusim_uarch_t *u, uint32_t thread, uint64_t cycle, G
     uint64_t back = cycle > t->sleep_from ? cycle : t->sleep_from + 1;
     if (back < u->floor)
         back = u->floor;
-    rec_new(u, thread, PMUSIM_REC_THREAD, back)->n = 1;
-    t->disp_cycle = t->fe_ready = t->ret_cycle = back;
-    t->disp_used = t->ret_used = 0;
-    t->last_ret = back - 1; /* no IDLE record over the sleep */
-    t->halt_ret = back - 1;
-    t->any = TRUE;
+    thread_back(u, thread, back);
     t->sleeping = FALSE;
     if (u->merge)
         merge_drain(u, FALSE);

@@ -283,6 +283,16 @@ static void start_block0(GByteArray *s, GByteArray *p, uint32_t *seq, uint32_t n
     put64(p, 0x401000);
 }
 
+/* HELLO and block 0 (a 4-byte instruction and a 2-byte jump back to it)
+ * into s; p is scratch. */
+static void start_loop(GByteArray *s, GByteArray *p, uint32_t *seq)
+{
+    start_block0(s, p, seq, 2);
+    tb_insn(p, 4, PMUSIM_UARCH_BR_NONE, 1, 0);
+    tb_insn(p, 2, PMUSIM_UARCH_BR_JUMP, 1, 0x401000);
+    chunk(s, seq, 2, 0, p->data, p->len);
+}
+
 /* Stream s run whole through a 2-thread wsm model by a capture with two
  * hardware threads: the INSN and MEM records in recs, the model in *u (the
  * caller frees both and the capture returned). */
@@ -358,6 +368,25 @@ static void test_capture_threads_share_block(void)
 }
 
 
+/* Records of `thread` in recs before cycle `cycle`. */
+static unsigned retired_before(const GArray *recs, unsigned thread, uint64_t cycle)
+{
+    unsigned n = 0;
+    for (guint i = 0; i < recs->len; i++) {
+        const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+        n += r->thread == thread && r->cycle < cycle;
+    }
+    return n;
+}
+
+/* Instructions the model moved up (docs/UARCH.md §2). */
+static uint64_t moved_up(pmusim_uarch_t *u)
+{
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    return st.moved_up;
+}
+
 /* Two guest threads on two hardware threads, each looping over block 0 (a
  * 4-byte instruction and a jump back): thread 1 enters it once, then
  * thread 0's chunk of 3,000 passes and thread 1's of 3,000 arrive, as QEMU
@@ -372,10 +401,7 @@ static void test_capture_threads_time_order(void)
 {
     GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
     uint32_t seq = 0;
-    start_block0(s, p, &seq, 2);
-    tb_insn(p, 4, PMUSIM_UARCH_BR_NONE, 1, 0);
-    tb_insn(p, 2, PMUSIM_UARCH_BR_JUMP, 1, 0x401000);
-    chunk(s, &seq, 2, 0, p->data, p->len);
+    start_loop(s, p, &seq);
     static const uint8_t blk0[] = {0x00, 0x00};
     chunk(s, &seq, 3, 1, blk0, sizeof blk0); /* guest 1 enters block 0 */
     g_byte_array_set_size(p, 0);
@@ -399,15 +425,9 @@ static void test_capture_threads_time_order(void)
     }
     CU_ASSERT_EQUAL(n[0], 6000);
     CU_ASSERT_EQUAL(n[1], 6002);
-    unsigned before = 0; /* thread 1's instructions retired before thread 0's last */
-    for (guint i = 0; i < recs->len; i++) {
-        const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
-        before += r->thread == 1 && r->cycle < last0;
-    }
-    CU_ASSERT_TRUE(before > 5000);
-    pmusim_uarch_stats_t st;
-    pmusim_uarch_get_stats(u, &st);
-    CU_ASSERT_EQUAL(st.moved_up, 0);
+    /* thread 1's instructions retired before thread 0's last */
+    CU_ASSERT_TRUE(retired_before(recs, 1, last0) > 5000);
+    CU_ASSERT_EQUAL(moved_up(u), 0);
     pmusim_capture_free(c);
     pmusim_uarch_free(u);
     g_array_unref(recs);
@@ -476,10 +496,7 @@ static void test_capture_thread_chunks(void)
     for (int mode = CREATED; mode <= RACE; mode++) {
         GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
         uint32_t seq = 0;
-        start_block0(s, p, &seq, 2);
-        tb_insn(p, 4, PMUSIM_UARCH_BR_NONE, 1, 0);
-        tb_insn(p, 2, PMUSIM_UARCH_BR_JUMP, 1, 0x401000);
-        chunk(s, &seq, 2, 0, p->data, p->len);
+        start_loop(s, p, &seq);
         static const uint8_t blk0[] = {0x00, 0x00};
         const gboolean sleeps = mode >= WAITS;
         GByteArray *pass[3] = {g_byte_array_new(), g_byte_array_new(), g_byte_array_new()};
@@ -575,17 +592,9 @@ static void test_capture_thread_chunks(void)
             CU_ASSERT_TRUE(first1_after >= back);
             CU_ASSERT_TRUE(asleep < insn100); /* asleep from where it began to wait */
         }
-        if (mode != EXITS) {
-            unsigned before = 0; /* guest 1's retired before guest 0's last */
-            for (guint i = 0; i < recs->len; i++) {
-                const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
-                before += r->thread == 1 && r->cycle < last0;
-            }
-            CU_ASSERT_TRUE(before > 5000);
-        }
-        pmusim_uarch_stats_t st;
-        pmusim_uarch_get_stats(u, &st);
-        CU_ASSERT_EQUAL(st.moved_up, 0);
+        if (mode != EXITS) /* guest 1's retired before guest 0's last */
+            CU_ASSERT_TRUE(retired_before(recs, 1, last0) > 5000);
+        CU_ASSERT_EQUAL(moved_up(u), 0);
         pmusim_capture_free(c);
         pmusim_uarch_free(u);
         g_array_unref(recs);
