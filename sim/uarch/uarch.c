@@ -82,7 +82,15 @@ typedef struct uarch_thread {
     insn_event_t evacc[THREAD_EVENTS]; /* EVENT counts not yet written */
     unsigned nevacc;
     uint64_t evacc_since;      /* retirement cycle of the first counted one */
-    uint64_t ev_due;           /* evacc_since + EVENT_SPAN, UINT64_MAX when nevacc is 0 */
+    /* evacc_since + EVENT_SPAN (or the first port count's cycle + it);
+     * UINT64_MAX when nothing is summed (nevacc 0, port_n = port_w) */
+    uint64_t ev_due;
+    /* uops dispatched to each port so far (ports_count(), which picks the
+     * least loaded port of a choice by them: so the binding does not
+     * depend on when sums are written), and as far as written
+     * (events_flush() writes the difference) */
+    uint64_t port_n[6], port_w[6];
+    uint64_t div_free;         /* the divider takes a new divide from this cycle */
     unsigned i1_hit_slot;      /* evacc[] entry of the L1I hits when last found (ifetch_hits_fast()) */
     uint64_t halt_ret;         /* last_ret as pmusim_uarch_halt() set it (UINT64_MAX: none) */
     /* the EVENT counts of this thread's open instruction (parts,
@@ -173,6 +181,16 @@ struct pmusim_uarch {
     /* a data lookup of the current access hit a modified L2 line
      * (outer_access(); data_access_done() writes its state and clears it) */
     gboolean l2_data_m;
+    /* Dispatch ports (docs/UARCH.md §1.1): counted (cfg->ev.port), and
+     * the rule of each compute uop by the instruction's FP/SIMD class and
+     * operation kind (flag bits 7-13, port_rule_of()) */
+    gboolean ports;
+    uint8_t port_rule[128];
+    /* (flags & PMUSIM_F_OPKIND_MASK) of a divide when the CPU has a
+     * divider model, else a value no flags give; uops above ms_limit come
+     * from the microcode sequencer (UINT32_MAX: not modelled) */
+    uint32_t div_key, ms_limit;
+    uint32_t div_busy;         /* the current instruction's divide: busy cycles (0: none) */
     insn_event_t iev[MAX_INSN_EVENTS]; /* the instruction's EVENT counts (niev) */
 };
 
@@ -394,6 +412,85 @@ static inline void resteer_events(pmusim_uarch_t *u, const pmusim_uarch_insn_t *
         ev_add(u, &u->cfg->ev.baclear_cond, 1);
 }
 
+/* ---- dispatch ports (docs/UARCH.md §1.1) ---- */
+
+/* Where a compute uop of an instruction goes, by the instruction's FP/SIMD
+ * class and operation kind: a port (0..5), or the least loaded of p0, p1
+ * and p5 (PORT_RULE_015) or of p0 and p5 (PORT_RULE_05).  Sources and the
+ * model's choices: docs/UARCH.md §1.1 (Intel's optimization manual for
+ * the roles of the ports, uarch.md §1.4; ZSim's Westmere port masks). */
+enum { PORT_RULE_015 = 6, PORT_RULE_05 = 7 };
+/* An x86 FP/SIMD class of floating point (x87, SSE scalar or packed FP). */
+static inline gboolean fpc_is_fp(unsigned fpc)
+{
+    return fpc == PMUSIM_FPC_X87 || fpc == PMUSIM_FPC_SS || fpc == PMUSIM_FPC_SD ||
+           fpc == PMUSIM_FPC_PS || fpc == PMUSIM_FPC_PD;
+}
+
+static uint8_t port_rule_of(unsigned fpc, unsigned opk)
+{
+    const gboolean fp = fpc_is_fp(fpc);
+    switch (opk) {
+    case PMUSIM_OPK_DIV: /* the divider */
+        return 0;
+    case PMUSIM_OPK_MUL: /* FP multiplier on p0, integer multiply on p1 */
+        return fp ? 0 : 1;
+    case PMUSIM_OPK_PACKED_MPY:
+        return 1;
+    case PMUSIM_OPK_PACK:
+    case PMUSIM_OPK_UNPACK:
+    case PMUSIM_OPK_SHUFFLE_MOVE:
+    case PMUSIM_OPK_PACKED_ARITH:
+    case PMUSIM_OPK_PACKED_SHIFT:
+        return PORT_RULE_05;
+    case PMUSIM_OPK_NONE:
+        return fp ? 1 : PORT_RULE_015; /* the FP adder; integer ALUs */
+    default: /* packed logical; kinds 10-15 (a reader refuses them) */
+        return PORT_RULE_015;
+    }
+}
+
+/* Counts the uops of an instruction (or of a continuation's accesses,
+ * without `compute`) by port, in thread t's sums, retired at r: a load on
+ * p2, a store's address on p3 and its data on p4; the fused uops beyond
+ * one per access are compute uops (at least one for a branch, on p5), each
+ * placed by its rule (the least loaded port of a choice, ties to the lower
+ * number).  Sets the thread's due cycle when its sums were empty. */
+static inline __attribute__((always_inline)) void
+ports_count(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, uint32_t nld,
+            uint32_t nst, gboolean br, gboolean compute, uint64_t r)
+{
+    t->port_n[2] += nld;
+    t->port_n[3] += nst;
+    t->port_n[4] += nst;
+    if (compute) {
+        const uint32_t uops = in->uops ? in->uops : 1u;
+        uint32_t nc = uops > nld + nst ? uops - nld - nst : 0;
+        if (br) {
+            t->port_n[5]++;
+            nc -= nc != 0;
+        }
+        const unsigned rule = u->port_rule[(in->flags >> PMUSIM_F_FPCLASS_SHIFT) & 127u];
+        for (; nc; nc--) {
+            unsigned p = rule;
+            if (rule >= PORT_RULE_015) {
+                p = rule == PORT_RULE_015 && t->port_n[1] < t->port_n[0] ? 1 : 0;
+                if (t->port_n[5] < t->port_n[p])
+                    p = 5;
+            }
+            t->port_n[p]++;
+        }
+    }
+    if (t->ev_due == UINT64_MAX) {
+        t->ev_due = r + u->ev_span;
+        if (t == &u->th[0] && u->ev_gate > t->ev_due)
+            u->ev_gate = t->ev_due;
+    }
+}
+_Static_assert(PMUSIM_F_OPKIND_SHIFT == PMUSIM_F_FPCLASS_SHIFT + 3 &&
+               PMUSIM_F_OPKIND_MASK >> PMUSIM_F_FPCLASS_SHIFT == 120u,
+               "ports_count() indexes port_rule[] with the class and kind bits together");
+
 /* ---- set-up ---- */
 
 static const pmusim_uarch_geom_t *pick_geom(gboolean set, const pmusim_uarch_geom_t *opt,
@@ -413,6 +510,11 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         unsigned kinds = 0;
         for (size_t i = 0; i < sizeof cfg->ev / sizeof *ev; i++)
             kinds += ev[i].present != FALSE;
+        /* the port counts have sums of their own, the LOAD_DISPATCH kinds
+         * are never written: neither goes through ev_add_cu() */
+        for (size_t k = 0; k < G_N_ELEMENTS(cfg->ev.port); k++)
+            kinds -= cfg->ev.port[k].present != FALSE;
+        kinds -= (cfg->ev.ld_rs_delayed.present != FALSE) + (cfg->ev.ld_mob.present != FALSE);
         g_assert(kinds <= MAX_INSN_EVENTS);
     }
     pmusim_uarch_options_t none;
@@ -532,6 +634,11 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         return NULL;
     }
     uarch_bpred_init(&u->bp, cfg);
+    u->ports = cfg->ev.port[0].present;
+    for (unsigned i = 0; i < G_N_ELEMENTS(u->port_rule); i++)
+        u->port_rule[i] = port_rule_of(i & 7u, i >> 3);
+    u->div_key = cfg->lat_div_int ? (uint32_t)PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT : UINT32_MAX;
+    u->ms_limit = cfg->ms_uops ? cfg->ms_uops : UINT32_MAX;
     for (uint32_t i = 0; i < nthreads; i++) {
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
@@ -636,6 +743,12 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->bus_rd_data, u->bus_ev}, {&ev->bus_wb_line, u->bus_ev},
         {&ev->bus_wb_all, u->bus_ev}, {&ev->bus_mem_line, u->bus_ev},
         {&ev->bus_mem_all, u->bus_ev}, {&ev->bus_all, u->bus_ev},
+        /* execution: ports, LOAD_DISPATCH's never-written kinds, the
+         * divider, the microcode sequencer (ports_count(), insn_body()) */
+        {&ev->port[0], TRUE},         {&ev->port[1], TRUE},     {&ev->port[2], TRUE},
+        {&ev->port[3], TRUE},         {&ev->port[4], TRUE},     {&ev->port[5], TRUE},
+        {&ev->ld_rs_delayed, TRUE},   {&ev->ld_mob, TRUE},      {&ev->div_busy, TRUE},
+        {&ev->ms_uops, TRUE},         {&ev->ms_entry, TRUE},
     };
     /* a new member of uarch_events_t must be listed above */
     G_STATIC_ASSERT(sizeof(uarch_events_t) == G_N_ELEMENTS(kinds) * sizeof(uarch_ev_t));
@@ -1401,6 +1514,16 @@ static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolea
         e->n = t->evacc[i].n;
     }
     t->nevacc = 0;
+    for (unsigned k = 0; u->ports && k < G_N_ELEMENTS(t->port_n); k++) {
+        if (t->port_n[k] == t->port_w[k])
+            continue;
+        pmusim_rec_t *e = direct ? rec_out(u, ti, PMUSIM_REC_EVENT, cycle)
+                                 : rec_new(u, ti, PMUSIM_REC_EVENT, cycle);
+        e->ev_code = u->cfg->ev.port[k].code;
+        e->ev_umask = u->cfg->ev.port[k].umask;
+        e->n = t->port_n[k] - t->port_w[k];
+        t->port_w[k] = t->port_n[k];
+    }
     t->ev_due = UINT64_MAX;
     u->ev_gate = u->niev ? 0 : u->th[0].ev_due;
 }
@@ -1419,7 +1542,7 @@ static void events_add(pmusim_uarch_t *u, uint32_t ti, uint64_t r, const insn_ev
         if (k == t->nevacc) {
             if (t->nevacc == THREAD_EVENTS)
                 events_flush(u, ti, r, FALSE);
-            if (!t->nevacc) {
+            if (t->ev_due == UINT64_MAX) { /* nothing summed, port counts neither */
                 t->evacc_since = r;
                 t->ev_due = r + u->ev_span;
             }
@@ -1764,6 +1887,11 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
      * kept on the stack over the whole body */
     const uint64_t blk = in->ip >> lb;
     const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
+    /* a divide (the divider's timing and record) and a microcoded
+     * instruction take the general body */
+    if (!ia64 && G_UNLIKELY((in->flags & PMUSIM_F_OPKIND_MASK) == u->div_key ||
+                            in->uops > u->ms_limit))
+        return FAST_NO;
     /* in->naccess <= 1 (insn_check_one()) unless multi */
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
         /* new lines: free when each is the most recent of its ITLB and L1I
@@ -1795,6 +1923,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* from here on the instruction stays on the fast path: its EVENT
      * counts go to u->iev, empty between instructions (events_collect()) */
     gboolean oc = FALSE;
+    uint32_t mstores = 0; /* multi: the stores among the accesses */
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
     /* a free entry in the reorder window (no test of t->n: the ring) */
     const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
@@ -1827,6 +1956,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         gboolean slow = FALSE;
         for (uint32_t k = 0; k < in->naccess; k++) {
             const pmusim_uarch_access_t *a = &in->access[k];
+            mstores += a->is_store;
             if (!data_access_l1_mru(u, a, &mems[k], !ia64, TRUE)) {
                 if (!slow) {
                     u->oc_valid = FALSE;
@@ -1868,6 +1998,10 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     const uint64_t r = take_slots(&t->ret_cycle, &t->ret_used, c, uops, w);
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
+    if (!ia64 && u->ports) {
+        const uint32_t nst = multi ? mstores : SH_NACC ? in->access[0].is_store : 0u;
+        ports_count(u, t, in, (multi ? in->naccess : SH_NACC) - nst, nst, SH_ISBR, TRUE, r);
+    }
     const uint32_t ti = 0; /* insn_check_one() */
     /* the sink runs (and may fail: u->err) only in the rare cases, which
      * say so in `called` */
@@ -2000,6 +2134,30 @@ accesses_run(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *
     return c;
 }
 
+/* ports_count() of the first n accesses of `in`. */
+static void ports_count_all(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
+                            uint32_t n, gboolean br, gboolean compute, uint64_t r)
+{
+    uint32_t nst = 0;
+    for (uint32_t k = 0; k < n; k++)
+        nst += in->access[k].is_store != 0;
+    ports_count(u, t, in, n - nst, nst, br, compute, r);
+}
+
+/* A divide dispatched at d whose other work completes at c: it starts
+ * when the thread's divider is free (unpipelined: busy for its whole
+ * latency, integer or FP by the instruction's class), and the instruction
+ * completes no earlier than its result (docs/UARCH.md §1.1).  Returns the
+ * completion; *busy the busy cycles. */
+static uint64_t divide(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
+                       uint64_t d, uint64_t c, uint32_t *busy)
+{
+    *busy = fpc_is_fp(PMUSIM_REC_FPCLASS(in->flags)) ? u->cfg->lat_div_fp : u->cfg->lat_div_int;
+    const uint64_t start = t->div_free > d ? t->div_free : d;
+    t->div_free = start + *busy;
+    return t->div_free > c ? t->div_free : c;
+}
+
 /* One instruction; `merge` and `soemt` are u->merge and u->soemt as
  * constants, so each configuration gets a body without the others' tests
  * (docs/UARCH.md, speed).  `open`: the first part of an instruction whose
@@ -2110,6 +2268,14 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     gboolean fp = in->fp != PMUSIM_UARCH_FP_NONE;
     gboolean load_l3_miss = FALSE;
     uint64_t c = accesses_run(u, t, in->access, in->naccess, fp, d, d + 1, mem, &load_l3_miss);
+    /* a divide, the microcode sequencer (docs/UARCH.md §1.1) */
+    uint32_t div_busy = 0;
+    if (G_UNLIKELY((in->flags & PMUSIM_F_OPKIND_MASK) == u->div_key))
+        c = divide(u, t, in, d, c, &div_busy);
+    if (G_UNLIKELY(in->uops > u->ms_limit)) {
+        ev_add(u, &cfg->ev.ms_uops, in->uops);
+        ev_add(u, &cfg->ev.ms_entry, 1);
+    }
 
     /* branches: a misprediction restarts the front end after resolution */
     pmusim_branch_t br;
@@ -2134,6 +2300,8 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     const uint64_t r = take_slots(&t->ret_cycle, &t->ret_used, c, uops, w);
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
+    if (u->ports)
+        ports_count_all(u, t, in, in->naccess, in->br != PMUSIM_UARCH_BR_NONE, TRUE, r);
 
     /* records (an open instruction is not held: its parts' records follow
      * its INSN record at its cycle) */
@@ -2177,6 +2345,18 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         pmusim_rec_t *m = rec_new(u, ti, PMUSIM_REC_MEM, r);
         m->ip = in->ip;
         m->mem = mem[k];
+    }
+    if (G_UNLIKELY(div_busy)) {
+        /* a record of its own (not summed), after the instruction's
+         * records; an open instruction's counts wait (events_stash()) */
+        if (open) {
+            ev_add(u, &cfg->ev.div_busy, div_busy);
+        } else {
+            pmusim_rec_t *e = rec_new(u, ti, PMUSIM_REC_EVENT, r);
+            e->ev_code = cfg->ev.div_busy.code;
+            e->ev_umask = cfg->ev.div_busy.umask;
+            e->n = div_busy;
+        }
     }
     if (open) {
         events_stash(u, t);
@@ -2261,6 +2441,8 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
     u->cont_parts++;
+    if (u->ports) /* the accesses' uops; its sums are not written before it ends */
+        ports_count_all(u, t, in, n, FALSE, FALSE, r);
     t->open_n = t->n;
     for (uint32_t k = 0; k < n; k++) {
         pmusim_rec_t *m = rec_new(u, ti, PMUSIM_REC_MEM, t->open_cycle);
@@ -2536,7 +2718,7 @@ gboolean pmusim_uarch_finish(pmusim_uarch_t *u, GError **error)
     for (uint32_t i = 0; i < u->nthreads; i++) {
         const uarch_thread_t *t = &u->th[i];
         uint64_t at = t->last_ret > u->floor ? t->last_ret : u->floor;
-        if (t->nevacc)
+        if (t->ev_due != UINT64_MAX)
             events_flush(u, i, at, u->soemt);
     }
     if (u->merge) {
@@ -2607,7 +2789,7 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
     uint64_t from = (t->any ? t->last_ret : t->ret_cycle) + 1;
     if (from < u->floor)
         from = u->floor;
-    if (t->nevacc)
+    if (t->ev_due != UINT64_MAX)
         events_flush(u, thread, from, FALSE);
     rec_new(u, thread, PMUSIM_REC_THREAD, from)->n = 0;
     uint64_t back = from + cycles;
