@@ -49,6 +49,12 @@
  * they become records, so a stream of misses does not become a stream of
  * EVENT records; a count lands at most this late (docs/UARCH.md). */
 #define EVENT_SPAN 64u
+/* The port counts (UOPS_EXECUTED, one record per port) are summed over at
+ * most this many cycles: they grow with every instruction, so at
+ * EVENT_SPAN they would write six records every 64 cycles (measured:
+ * docs/PERFORMANCE.md, "Dispatch ports, the divider and the microcode
+ * sequencer"); a port count lands at most this late. */
+#define PORT_SPAN 1024u
 
 typedef struct insn_event {
     uint16_t code, umask;
@@ -82,14 +88,13 @@ typedef struct uarch_thread {
     insn_event_t evacc[THREAD_EVENTS]; /* EVENT counts not yet written */
     unsigned nevacc;
     uint64_t evacc_since;      /* retirement cycle of the first counted one */
-    /* evacc_since + EVENT_SPAN (or the first port count's cycle + it);
-     * UINT64_MAX when nothing is summed (nevacc 0, port_n = port_w) */
-    uint64_t ev_due;
+    uint64_t ev_due;           /* evacc_since + EVENT_SPAN, UINT64_MAX when nevacc is 0 */
     /* uops dispatched to each port so far (ports_count(), which picks the
      * least loaded port of a choice by them: so the binding does not
      * depend on when sums are written), and as far as written
      * (events_flush() writes the difference) */
     uint64_t port_n[6], port_w[6];
+    uint64_t port_due;         /* the first unwritten count's cycle + PORT_SPAN; UINT64_MAX: none */
     uint64_t div_free;         /* the divider takes a new divide from this cycle */
     unsigned i1_hit_slot;      /* evacc[] entry of the L1I hits when last found (ifetch_hits_fast()) */
     uint64_t halt_ret;         /* last_ret as pmusim_uarch_halt() set it (UINT64_MAX: none) */
@@ -481,10 +486,10 @@ ports_count(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
             t->port_n[p]++;
         }
     }
-    if (t->ev_due == UINT64_MAX) {
-        t->ev_due = r + u->ev_span;
-        if (t == &u->th[0] && u->ev_gate > t->ev_due)
-            u->ev_gate = t->ev_due;
+    if (t->port_due == UINT64_MAX) {
+        t->port_due = r + PORT_SPAN;
+        if (t == &u->th[0] && u->ev_gate > t->port_due)
+            u->ev_gate = t->port_due;
     }
 }
 _Static_assert(PMUSIM_F_OPKIND_SHIFT == PMUSIM_F_FPCLASS_SHIFT + 3 &&
@@ -643,6 +648,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
         t->ev_due = UINT64_MAX;
+        t->port_due = UINT64_MAX;
         t->halt_ret = UINT64_MAX;
         for (uint32_t k = 0; k < RING_SIZE; k++)
             t->ring[k] = UINT64_MAX;
@@ -1503,6 +1509,14 @@ branch_predict(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *
 /* Writes a thread's summed EVENT counts at `cycle` (straight to the output
  * when `direct`, else through rec_new). */
 static pmusim_rec_t *rec_out(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint64_t cycle);
+
+/* The fast path's gate (u->ev_gate) when the instruction has no counts:
+ * the earlier of thread 0's due cycles. */
+static inline uint64_t ev_gate_of(const pmusim_uarch_t *u)
+{
+    return MIN(u->th[0].ev_due, u->th[0].port_due);
+}
+
 static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolean direct)
 {
     uarch_thread_t *t = &u->th[ti];
@@ -1514,7 +1528,16 @@ static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolea
         e->n = t->evacc[i].n;
     }
     t->nevacc = 0;
-    for (unsigned k = 0; u->ports && k < G_N_ELEMENTS(t->port_n); k++) {
+    t->ev_due = UINT64_MAX;
+    u->ev_gate = u->niev ? 0 : ev_gate_of(u);
+}
+
+/* Writes a thread's port counts since the last time at `cycle`, one
+ * record per port that has any (as events_flush()). */
+static void ports_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolean direct)
+{
+    uarch_thread_t *t = &u->th[ti];
+    for (unsigned k = 0; k < G_N_ELEMENTS(t->port_n); k++) {
         if (t->port_n[k] == t->port_w[k])
             continue;
         pmusim_rec_t *e = direct ? rec_out(u, ti, PMUSIM_REC_EVENT, cycle)
@@ -1524,8 +1547,8 @@ static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolea
         e->n = t->port_n[k] - t->port_w[k];
         t->port_w[k] = t->port_n[k];
     }
-    t->ev_due = UINT64_MAX;
-    u->ev_gate = u->niev ? 0 : u->th[0].ev_due;
+    t->port_due = UINT64_MAX;
+    u->ev_gate = u->niev ? 0 : ev_gate_of(u);
 }
 
 /* Adds n counts of an instruction retired at r to thread ti's sums. */
@@ -1542,7 +1565,7 @@ static void events_add(pmusim_uarch_t *u, uint32_t ti, uint64_t r, const insn_ev
         if (k == t->nevacc) {
             if (t->nevacc == THREAD_EVENTS)
                 events_flush(u, ti, r, FALSE);
-            if (t->ev_due == UINT64_MAX) { /* nothing summed, port counts neither */
+            if (!t->nevacc) {
                 t->evacc_since = r;
                 t->ev_due = r + u->ev_span;
             }
@@ -1562,7 +1585,7 @@ static void events_collect(pmusim_uarch_t *u, uint32_t ti, uint64_t r)
     u->niev = 0; /* empty between instructions (insn_fast()) */
     if (r >= t->ev_due)
         events_flush(u, ti, r, FALSE);
-    u->ev_gate = u->th[0].ev_due;
+    u->ev_gate = ev_gate_of(u);
 }
 
 /* A part of the open instruction ran: its counts join the instruction's
@@ -1600,7 +1623,9 @@ static void insn_close(pmusim_uarch_t *u, uint32_t ti)
     t->noev = 0;
     if (r >= t->ev_due)
         events_flush(u, ti, r, FALSE);
-    u->ev_gate = u->niev ? 0 : u->th[0].ev_due;
+    if (r >= t->port_due)
+        ports_flush(u, ti, r, FALSE);
+    u->ev_gate = u->niev ? 0 : ev_gate_of(u);
     if (u->merge)
         merge_drain(u, FALSE);
 }
@@ -2088,20 +2113,19 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     }
     /* u->niev || r >= t->ev_due implies r >= u->ev_gate */
     if (G_UNLIKELY(r >= u->ev_gate)) {
-        if (u->niev) {
+        if (u->niev || r >= t->ev_due || r >= t->port_due) {
             t->plm = in->plm & 3;
             cursor_sync(u, cur);
-            events_collect(u, ti, r);
-            cursor_load(u, cur);
-            called = TRUE;
-        } else if (r >= t->ev_due) {
-            t->plm = in->plm & 3;
-            cursor_sync(u, cur);
-            events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
+            if (u->niev)
+                events_collect(u, ti, r);
+            else if (r >= t->ev_due)
+                events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
+            if (r >= t->port_due)
+                ports_flush(u, ti, r, FALSE);
             cursor_load(u, cur);
             called = TRUE;
         } else {
-            u->ev_gate = t->ev_due; /* the instruction had no counts */
+            u->ev_gate = ev_gate_of(u); /* the instruction had no counts */
         }
     }
     t->last_ret = r; /* t->any holds already */
@@ -2365,8 +2389,11 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         t->open_cycle = r;
         t->open_ip = in->ip;
         t->open_n = t->n;
-    } else if (u->niev || r >= t->ev_due) {
-        events_collect(u, ti, r); /* else it would add nothing and write nothing */
+    } else {
+        if (u->niev || r >= t->ev_due)
+            events_collect(u, ti, r); /* else it would add nothing and write nothing */
+        if (r >= t->port_due)
+            ports_flush(u, ti, r, FALSE);
     }
     if (!hold) {
         t->last_ret = r;
@@ -2718,8 +2745,10 @@ gboolean pmusim_uarch_finish(pmusim_uarch_t *u, GError **error)
     for (uint32_t i = 0; i < u->nthreads; i++) {
         const uarch_thread_t *t = &u->th[i];
         uint64_t at = t->last_ret > u->floor ? t->last_ret : u->floor;
-        if (t->ev_due != UINT64_MAX)
+        if (t->nevacc)
             events_flush(u, i, at, u->soemt);
+        if (t->port_due != UINT64_MAX)
+            ports_flush(u, i, at, u->soemt);
     }
     if (u->merge) {
         for (uint32_t i = 0; i < u->nthreads; i++)
@@ -2789,8 +2818,10 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
     uint64_t from = (t->any ? t->last_ret : t->ret_cycle) + 1;
     if (from < u->floor)
         from = u->floor;
-    if (t->ev_due != UINT64_MAX)
+    if (t->nevacc)
         events_flush(u, thread, from, FALSE);
+    if (t->port_due != UINT64_MAX)
+        ports_flush(u, thread, from, FALSE);
     rec_new(u, thread, PMUSIM_REC_THREAD, from)->n = 0;
     uint64_t back = from + cycles;
     rec_new(u, thread, PMUSIM_REC_THREAD, back)->n = 1;
