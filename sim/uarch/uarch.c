@@ -39,9 +39,10 @@
 #define RING_SIZE 256u        /* >= every CPU's window, power of two */
 #define LSQ_RING 64u          /* >= every CPU's load and store buffer, power of two */
 /* EVENT kinds one instruction can hold: at least the kinds a CPU lists
- * (wsm 43, 35 of them written; mont 35; pmusim_uarch_new() checks), so
+ * that go through ev_add_cu() (wsm 49 since session 16's stall, divider
+ * and microcode-sequencer kinds; mont 35; pmusim_uarch_new() checks), so
  * that ev_add_cu() never drops one */
-#define MAX_INSN_EVENTS 48u
+#define MAX_INSN_EVENTS 56u
 /* EVENT kinds a thread's sums hold; a new kind beyond them writes the sums
  * early (events_add()).  Fewer than MAX_INSN_EVENTS: each count searches
  * them (measured, docs/PERFORMANCE.md "L2 traffic and write-backs") */
@@ -50,6 +51,12 @@
  * they become records, so a stream of misses does not become a stream of
  * EVENT records; a count lands at most this late (docs/UARCH.md). */
 #define EVENT_SPAN 64u
+/* The port counts (UOPS_EXECUTED, one record per port) are summed over at
+ * most this many cycles: they grow with every instruction, so at
+ * EVENT_SPAN they would write six records every 64 cycles (measured:
+ * docs/PERFORMANCE.md, "Dispatch ports, the divider and the microcode
+ * sequencer"); a port count lands at most this late. */
+#define PORT_SPAN 1024u
 
 typedef struct insn_event {
     uint16_t code, umask;
@@ -89,6 +96,13 @@ typedef struct uarch_thread {
     unsigned nevacc;
     uint64_t evacc_since;      /* retirement cycle of the first counted one */
     uint64_t ev_due;           /* evacc_since + EVENT_SPAN, UINT64_MAX when nevacc is 0 */
+    /* uops dispatched to each port so far (ports_count(), which picks the
+     * least loaded port of a choice by them: so the binding does not
+     * depend on when sums are written), and as far as written
+     * (events_flush() writes the difference) */
+    uint64_t port_n[6], port_w[6];
+    uint64_t port_due;         /* the first unwritten count's cycle + PORT_SPAN; UINT64_MAX: none */
+    uint64_t div_free;         /* the divider takes a new divide from this cycle */
     unsigned i1_hit_slot;      /* evacc[] entry of the L1I hits when last found (ifetch_hits_fast()) */
     uint64_t halt_ret;         /* last_ret as pmusim_uarch_halt() set it (UINT64_MAX: none) */
     gboolean sleeping;         /* pmusim_uarch_sleep() until pmusim_uarch_wake(): the merge
@@ -186,6 +200,16 @@ struct pmusim_uarch {
     /* a data lookup of the current access hit a modified L2 line
      * (outer_access(); data_access_done() writes its state and clears it) */
     gboolean l2_data_m;
+    /* Dispatch ports (docs/UARCH.md §1.1): counted (cfg->ev.port), and
+     * the rule of each compute uop by the instruction's FP/SIMD class and
+     * operation kind (flag bits 7-13, port_rule_of()) */
+    gboolean ports;
+    uint8_t port_rule[128];
+    /* (flags & PMUSIM_F_OPKIND_MASK) of a divide when the CPU has a
+     * divider model, else a value no flags give; uops above ms_limit come
+     * from the microcode sequencer (UINT32_MAX: not modelled) */
+    uint32_t div_key, ms_limit;
+    uint32_t div_busy;         /* the current instruction's divide: busy cycles (0: none) */
     insn_event_t iev[MAX_INSN_EVENTS]; /* the instruction's EVENT counts (niev) */
 };
 
@@ -407,6 +431,85 @@ static inline void resteer_events(pmusim_uarch_t *u, const pmusim_uarch_insn_t *
         ev_add(u, &u->cfg->ev.baclear_cond, 1);
 }
 
+/* ---- dispatch ports (docs/UARCH.md §1.1) ---- */
+
+/* Where a compute uop of an instruction goes, by the instruction's FP/SIMD
+ * class and operation kind: a port (0..5), or the least loaded of p0, p1
+ * and p5 (PORT_RULE_015) or of p0 and p5 (PORT_RULE_05).  Sources and the
+ * model's choices: docs/UARCH.md §1.1 (Intel's optimization manual for
+ * the roles of the ports, uarch.md §1.4; ZSim's Westmere port masks). */
+enum { PORT_RULE_015 = 6, PORT_RULE_05 = 7 };
+/* An x86 FP/SIMD class of floating point (x87, SSE scalar or packed FP). */
+static inline gboolean fpc_is_fp(unsigned fpc)
+{
+    return fpc == PMUSIM_FPC_X87 || fpc == PMUSIM_FPC_SS || fpc == PMUSIM_FPC_SD ||
+           fpc == PMUSIM_FPC_PS || fpc == PMUSIM_FPC_PD;
+}
+
+static uint8_t port_rule_of(unsigned fpc, unsigned opk)
+{
+    const gboolean fp = fpc_is_fp(fpc);
+    switch (opk) {
+    case PMUSIM_OPK_DIV: /* the divider */
+        return 0;
+    case PMUSIM_OPK_MUL: /* FP multiplier on p0, integer multiply on p1 */
+        return fp ? 0 : 1;
+    case PMUSIM_OPK_PACKED_MPY:
+        return 1;
+    case PMUSIM_OPK_PACK:
+    case PMUSIM_OPK_UNPACK:
+    case PMUSIM_OPK_SHUFFLE_MOVE:
+    case PMUSIM_OPK_PACKED_ARITH:
+    case PMUSIM_OPK_PACKED_SHIFT:
+        return PORT_RULE_05;
+    case PMUSIM_OPK_NONE:
+        return fp ? 1 : PORT_RULE_015; /* the FP adder; integer ALUs */
+    default: /* packed logical; kinds 10-15 (a reader refuses them) */
+        return PORT_RULE_015;
+    }
+}
+
+/* Counts the uops of an instruction (or of a continuation's accesses,
+ * without `compute`) by port, in thread t's sums, retired at r: a load on
+ * p2, a store's address on p3 and its data on p4; the fused uops beyond
+ * one per access are compute uops (at least one for a branch, on p5), each
+ * placed by its rule (the least loaded port of a choice, ties to the lower
+ * number).  Sets the thread's due cycle when its sums were empty. */
+static inline __attribute__((always_inline)) void
+ports_count(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, uint32_t nld,
+            uint32_t nst, gboolean br, gboolean compute, uint64_t r)
+{
+    t->port_n[2] += nld;
+    t->port_n[3] += nst;
+    t->port_n[4] += nst;
+    if (compute) {
+        const uint32_t uops = in->uops ? in->uops : 1u;
+        uint32_t nc = uops > nld + nst ? uops - nld - nst : 0;
+        if (br) {
+            t->port_n[5]++;
+            nc -= nc != 0;
+        }
+        const unsigned rule = u->port_rule[(in->flags >> PMUSIM_F_FPCLASS_SHIFT) & 127u];
+        for (; nc; nc--) {
+            unsigned p = rule;
+            if (rule >= PORT_RULE_015) {
+                p = rule == PORT_RULE_015 && t->port_n[1] < t->port_n[0] ? 1 : 0;
+                if (t->port_n[5] < t->port_n[p])
+                    p = 5;
+            }
+            t->port_n[p]++;
+        }
+    }
+    if (t->port_due == UINT64_MAX) {
+        t->port_due = r + PORT_SPAN;
+        if (t == &u->th[0] && u->ev_gate > t->port_due)
+            u->ev_gate = t->port_due;
+    }
+}
+_Static_assert(PMUSIM_F_OPKIND_SHIFT == PMUSIM_F_FPCLASS_SHIFT + 3 &&
+               PMUSIM_F_OPKIND_MASK >> PMUSIM_F_FPCLASS_SHIFT == 120u,
+               "ports_count() indexes port_rule[] with the class and kind bits together");
+
 /* ---- set-up ---- */
 
 static const pmusim_uarch_geom_t *pick_geom(gboolean set, const pmusim_uarch_geom_t *opt,
@@ -426,6 +529,11 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         unsigned kinds = 0;
         for (size_t i = 0; i < sizeof cfg->ev / sizeof *ev; i++)
             kinds += ev[i].present != FALSE;
+        /* the port counts have sums of their own, the LOAD_DISPATCH kinds
+         * are never written: neither goes through ev_add_cu() */
+        for (size_t k = 0; k < G_N_ELEMENTS(cfg->ev.port); k++)
+            kinds -= cfg->ev.port[k].present != FALSE;
+        kinds -= (cfg->ev.ld_rs_delayed.present != FALSE) + (cfg->ev.ld_mob.present != FALSE);
         g_assert(kinds <= MAX_INSN_EVENTS);
     }
     pmusim_uarch_options_t none;
@@ -552,10 +660,16 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         return NULL;
     }
     uarch_bpred_init(&u->bp, cfg);
+    u->ports = cfg->ev.port[0].present;
+    for (unsigned i = 0; i < G_N_ELEMENTS(u->port_rule); i++)
+        u->port_rule[i] = port_rule_of(i & 7u, i >> 3);
+    u->div_key = cfg->lat_div_int ? (uint32_t)PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT : UINT32_MAX;
+    u->ms_limit = cfg->ms_uops ? cfg->ms_uops : UINT32_MAX;
     for (uint32_t i = 0; i < nthreads; i++) {
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
         t->ev_due = UINT64_MAX;
+        t->port_due = UINT64_MAX;
         t->halt_ret = UINT64_MAX;
         for (uint32_t k = 0; k < RING_SIZE; k++)
             t->ring[k] = UINT64_MAX;
@@ -664,6 +778,12 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->bus_rd_data, u->bus_ev}, {&ev->bus_wb_line, u->bus_ev},
         {&ev->bus_wb_all, u->bus_ev}, {&ev->bus_mem_line, u->bus_ev},
         {&ev->bus_mem_all, u->bus_ev}, {&ev->bus_all, u->bus_ev},
+        /* execution: ports, LOAD_DISPATCH's never-written kinds, the
+         * divider, the microcode sequencer (ports_count(), insn_body()) */
+        {&ev->port[0], TRUE},         {&ev->port[1], TRUE},     {&ev->port[2], TRUE},
+        {&ev->port[3], TRUE},         {&ev->port[4], TRUE},     {&ev->port[5], TRUE},
+        {&ev->ld_rs_delayed, TRUE},   {&ev->ld_mob, TRUE},      {&ev->div_busy, TRUE},
+        {&ev->ms_uops, TRUE},         {&ev->ms_entry, TRUE},
     };
     /* a new member of uarch_events_t must be listed above */
     G_STATIC_ASSERT(sizeof(uarch_events_t) == G_N_ELEMENTS(kinds) * sizeof(uarch_ev_t));
@@ -1420,6 +1540,14 @@ branch_predict(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *
 /* Writes a thread's summed EVENT counts at `cycle` (straight to the output
  * when `direct`, else through rec_new). */
 static pmusim_rec_t *rec_out(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint64_t cycle);
+
+/* The fast path's gate (u->ev_gate) when the instruction has no counts:
+ * the earlier of thread 0's due cycles. */
+static inline uint64_t ev_gate_of(const pmusim_uarch_t *u)
+{
+    return MIN(u->th[0].ev_due, u->th[0].port_due);
+}
+
 static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolean direct)
 {
     uarch_thread_t *t = &u->th[ti];
@@ -1432,7 +1560,26 @@ static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolea
     }
     t->nevacc = 0;
     t->ev_due = UINT64_MAX;
-    u->ev_gate = u->niev ? 0 : u->th[0].ev_due;
+    u->ev_gate = u->niev ? 0 : ev_gate_of(u);
+}
+
+/* Writes a thread's port counts since the last time at `cycle`, one
+ * record per port that has any (as events_flush()). */
+static void ports_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolean direct)
+{
+    uarch_thread_t *t = &u->th[ti];
+    for (unsigned k = 0; k < G_N_ELEMENTS(t->port_n); k++) {
+        if (t->port_n[k] == t->port_w[k])
+            continue;
+        pmusim_rec_t *e = direct ? rec_out(u, ti, PMUSIM_REC_EVENT, cycle)
+                                 : rec_new(u, ti, PMUSIM_REC_EVENT, cycle);
+        e->ev_code = u->cfg->ev.port[k].code;
+        e->ev_umask = u->cfg->ev.port[k].umask;
+        e->n = t->port_n[k] - t->port_w[k];
+        t->port_w[k] = t->port_n[k];
+    }
+    t->port_due = UINT64_MAX;
+    u->ev_gate = u->niev ? 0 : ev_gate_of(u);
 }
 
 /* Adds n counts of an instruction retired at r to thread ti's sums. */
@@ -1469,7 +1616,7 @@ static void events_collect(pmusim_uarch_t *u, uint32_t ti, uint64_t r)
     u->niev = 0; /* empty between instructions (insn_fast()) */
     if (r >= t->ev_due)
         events_flush(u, ti, r, FALSE);
-    u->ev_gate = u->th[0].ev_due;
+    u->ev_gate = ev_gate_of(u);
 }
 
 /* A part of the open instruction ran: its counts join the instruction's
@@ -1507,7 +1654,9 @@ static void insn_close(pmusim_uarch_t *u, uint32_t ti)
     t->noev = 0;
     if (r >= t->ev_due)
         events_flush(u, ti, r, FALSE);
-    u->ev_gate = u->niev ? 0 : u->th[0].ev_due;
+    if (r >= t->port_due)
+        ports_flush(u, ti, r, FALSE);
+    u->ev_gate = u->niev ? 0 : ev_gate_of(u);
     if (u->merge)
         merge_drain(u, FALSE);
 }
@@ -1881,6 +2030,11 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
      * kept on the stack over the whole body */
     const uint64_t blk = in->ip >> lb;
     const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
+    /* a divide (the divider's timing and record) and a microcoded
+     * instruction take the general body */
+    if (!ia64 && G_UNLIKELY((in->flags & PMUSIM_F_OPKIND_MASK) == u->div_key ||
+                            in->uops > u->ms_limit))
+        return FAST_NO;
     /* in->naccess <= 1 (insn_check_one()) unless multi */
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
         /* new lines: free when each is the most recent of its ITLB and L1I
@@ -1912,6 +2066,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* from here on the instruction stays on the fast path: its EVENT
      * counts go to u->iev, empty between instructions (events_collect()) */
     gboolean oc = FALSE;
+    uint32_t mstores = 0; /* multi: the stores among the accesses */
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
     /* a free entry in the reorder window (no test of t->n: the ring), and
      * in the load and store buffers */
@@ -1942,6 +2097,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         gboolean slow = FALSE;
         for (uint32_t k = 0; k < in->naccess; k++) {
             const pmusim_uarch_access_t *a = &in->access[k];
+            mstores += a->is_store;
             if (!data_access_l1_mru(u, a, &mems[k], !ia64, TRUE)) {
                 if (!slow) {
                     u->oc_valid = FALSE;
@@ -1984,6 +2140,10 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
     alloc_retire(u, t, in->access, SH_NACC, t->ret_cycle);
+    if (!ia64 && u->ports) {
+        const uint32_t nst = multi ? mstores : SH_NACC ? in->access[0].is_store : 0u;
+        ports_count(u, t, in, (multi ? in->naccess : SH_NACC) - nst, nst, SH_ISBR, TRUE, r);
+    }
     const uint32_t ti = 0; /* insn_check_one() */
     /* the sink runs (and may fail: u->err) only in the rare cases, which
      * say so in `called` */
@@ -2070,20 +2230,19 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     }
     /* u->niev || r >= t->ev_due implies r >= u->ev_gate */
     if (G_UNLIKELY(r >= u->ev_gate)) {
-        if (u->niev) {
+        if (u->niev || r >= t->ev_due || r >= t->port_due) {
             t->plm = in->plm & 3;
             cursor_sync(u, cur);
-            events_collect(u, ti, r);
-            cursor_load(u, cur);
-            called = TRUE;
-        } else if (r >= t->ev_due) {
-            t->plm = in->plm & 3;
-            cursor_sync(u, cur);
-            events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
+            if (u->niev)
+                events_collect(u, ti, r);
+            else if (r >= t->ev_due)
+                events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
+            if (r >= t->port_due)
+                ports_flush(u, ti, r, FALSE);
             cursor_load(u, cur);
             called = TRUE;
         } else {
-            u->ev_gate = t->ev_due; /* the instruction had no counts */
+            u->ev_gate = ev_gate_of(u); /* the instruction had no counts */
         }
     }
     t->last_ret = r; /* t->any holds already */
@@ -2114,6 +2273,30 @@ accesses_run(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *
         }
     }
     return c;
+}
+
+/* ports_count() of the first n accesses of `in`. */
+static void ports_count_all(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
+                            uint32_t n, gboolean br, gboolean compute, uint64_t r)
+{
+    uint32_t nst = 0;
+    for (uint32_t k = 0; k < n; k++)
+        nst += in->access[k].is_store != 0;
+    ports_count(u, t, in, n - nst, nst, br, compute, r);
+}
+
+/* A divide dispatched at d whose other work completes at c: it starts
+ * when the thread's divider is free (unpipelined: busy for its whole
+ * latency, integer or FP by the instruction's class), and the instruction
+ * completes no earlier than its result (docs/UARCH.md §1.1).  Returns the
+ * completion; *busy the busy cycles. */
+static uint64_t divide(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
+                       uint64_t d, uint64_t c, uint32_t *busy)
+{
+    *busy = fpc_is_fp(PMUSIM_REC_FPCLASS(in->flags)) ? u->cfg->lat_div_fp : u->cfg->lat_div_int;
+    const uint64_t start = t->div_free > d ? t->div_free : d;
+    t->div_free = start + *busy;
+    return t->div_free > c ? t->div_free : c;
 }
 
 /* One instruction; `merge` and `soemt` are u->merge and u->soemt as
@@ -2224,6 +2407,14 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     gboolean fp = in->fp != PMUSIM_UARCH_FP_NONE;
     gboolean load_l3_miss = FALSE;
     uint64_t c = accesses_run(u, t, in->access, in->naccess, fp, d, d + 1, mem, &load_l3_miss);
+    /* a divide, the microcode sequencer (docs/UARCH.md §1.1) */
+    uint32_t div_busy = 0;
+    if (G_UNLIKELY((in->flags & PMUSIM_F_OPKIND_MASK) == u->div_key))
+        c = divide(u, t, in, d, c, &div_busy);
+    if (G_UNLIKELY(in->uops > u->ms_limit)) {
+        ev_add(u, &cfg->ev.ms_uops, in->uops);
+        ev_add(u, &cfg->ev.ms_entry, 1);
+    }
 
     /* branches: a misprediction restarts the front end after resolution */
     pmusim_branch_t br;
@@ -2249,6 +2440,8 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
     alloc_retire(u, t, in->access, in->naccess, t->ret_cycle);
+    if (u->ports)
+        ports_count_all(u, t, in, in->naccess, in->br != PMUSIM_UARCH_BR_NONE, TRUE, r);
 
     /* records (an open instruction is not held: its parts' records follow
      * its INSN record at its cycle) */
@@ -2293,6 +2486,18 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         m->ip = in->ip;
         m->mem = mem[k];
     }
+    if (G_UNLIKELY(div_busy)) {
+        /* a record of its own (not summed), after the instruction's
+         * records; an open instruction's counts wait (events_stash()) */
+        if (open) {
+            ev_add(u, &cfg->ev.div_busy, div_busy);
+        } else {
+            pmusim_rec_t *e = rec_new(u, ti, PMUSIM_REC_EVENT, r);
+            e->ev_code = cfg->ev.div_busy.code;
+            e->ev_umask = cfg->ev.div_busy.umask;
+            e->n = div_busy;
+        }
+    }
     if (open) {
         events_stash(u, t);
         t->open = TRUE;
@@ -2300,8 +2505,11 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         t->open_cycle = r;
         t->open_ip = in->ip;
         t->open_n = t->n;
-    } else if (u->niev || r >= t->ev_due) {
-        events_collect(u, ti, r); /* else it would add nothing and write nothing */
+    } else {
+        if (u->niev || r >= t->ev_due)
+            events_collect(u, ti, r); /* else it would add nothing and write nothing */
+        if (r >= t->port_due)
+            ports_flush(u, ti, r, FALSE);
     }
     if (!hold) {
         t->last_ret = r;
@@ -2372,6 +2580,8 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
     t->n++;
     alloc_retire(u, t, in->access, n, t->ret_cycle);
     u->cont_parts++;
+    if (u->ports) /* the accesses' uops; its sums are not written before it ends */
+        ports_count_all(u, t, in, n, FALSE, FALSE, r);
     t->open_n = t->n;
     for (uint32_t k = 0; k < n; k++) {
         pmusim_rec_t *m = rec_new(u, ti, PMUSIM_REC_MEM, t->open_cycle);
@@ -2649,6 +2859,8 @@ gboolean pmusim_uarch_finish(pmusim_uarch_t *u, GError **error)
         uint64_t at = t->last_ret > u->floor ? t->last_ret : u->floor;
         if (t->nevacc)
             events_flush(u, i, at, u->soemt);
+        if (t->port_due != UINT64_MAX)
+            ports_flush(u, i, at, u->soemt);
     }
     if (u->merge) {
         for (uint32_t i = 0; i < u->nthreads; i++)
@@ -2739,6 +2951,8 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
     const uint64_t from = halt_from(u, t);
     if (t->nevacc)
         events_flush(u, thread, from, FALSE);
+    if (t->port_due != UINT64_MAX)
+        ports_flush(u, thread, from, FALSE);
     rec_new(u, thread, PMUSIM_REC_THREAD, from)->n = 0;
     thread_back(u, thread, from + cycles);
     t->started = TRUE;

@@ -118,6 +118,20 @@ typedef struct uarch_events {
      * transaction */
     uarch_ev_t bus_brl, bus_bril, bus_rd_all, bus_rd_data, bus_wb_line, bus_wb_all;
     uarch_ev_t bus_mem_line, bus_mem_all, bus_all;
+    /* x86 execution (docs/UARCH.md §1.1, "Dispatch ports, the divider and
+     * the microcode sequencer"): uops dispatched to port k (Westmere
+     * UOPS_EXECUTED, umask 1 << k; summed like the other counts) */
+    uarch_ev_t port[6];
+    /* loads dispatched late from the RS, or from the MOB: never (no
+     * blocked loads); listed so that LOAD_DISPATCH:ANY counts */
+    uarch_ev_t ld_rs_delayed, ld_mob;
+    /* the divider's busy cycles, one record per divide (not summed: a
+     * counter with c=1 i=1 e=1, ARITH:DIV, counts the busy periods) */
+    uarch_ev_t div_busy;
+    /* uops from the microcode sequencer (an instruction of more fused
+     * uops than ms_uops), and the sequencer's entries (one such
+     * instruction) */
+    uarch_ev_t ms_uops, ms_entry;
 } uarch_events_t;
 
 /* Every parameter of one CPU; the values and their sources are the table
@@ -144,6 +158,12 @@ typedef struct uarch_cpu_cfg {
      * at allocation and freed when its instruction retires */
     uint32_t lb_entries, sb_entries;
     uint32_t switch_penalty, switch_quantum; /* Montecito */
+    /* cycles a divide keeps the (unpipelined) divider busy, integer and
+     * FP (x87, SSE scalar and packed); 0: no divider model (IA-64) */
+    uint32_t lat_div_int, lat_div_fp;
+    /* an instruction of more fused uops comes from the microcode
+     * sequencer (MSROM); 0: not modelled (IA-64) */
+    uint32_t ms_uops;
     uarch_offcore_kind_t offcore;
     uarch_events_t ev;
 } uarch_cpu_cfg_t;

@@ -119,7 +119,11 @@ def parse_filter(where, spec, source):
         if not f['fpc'] or set(f['fpc']) - {'X87', 'MMX'} or set(spec.split()) - {
                 'fpc=' + '|'.join(f['fpc'])}:
             fail(where, 'an FPMMX row needs fpc=X87, MMX or X87|MMX and nothing else')
-    elif source not in ('FILTER', 'OUTSTANDING') and set(spec.split()) - {'bit', 'ev', 'model'}:
+    elif source not in ('FILTER', 'OUTSTANDING') and {
+            t for t in spec.split()
+            if t not in ('bit', 'ev', 'model') and not (source == 'EVENT' and t.startswith('sum='))}:
+        # an EVENT bit may stand for other EVENT bits on a model's trace
+        # (UOPS_EXECUTED:PORT015 = PORT0 + PORT1 + PORT5)
         fail(where, f'conditions on a {source} row')
     if source == 'EVENT' and (not f['bit'] or f['ev'] or f['model']):
         # an EVENT row is one bit of an OR-combinable umask whose other
