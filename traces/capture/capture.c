@@ -87,10 +87,10 @@ typedef struct cap_pending {
     uint8_t data[];
 } cap_pending_t;
 
-/* The last wake of a futex address run (THREAD {5}): the waker's time
- * then, and the wake's place in the stream (cap_pending_t.seq). */
+/* The last wake of a futex address run (THREAD {5}): its place in the
+ * stream (cap_pending_t.seq), for a wait that raced with it. */
 typedef struct cap_wake {
-    uint64_t time, seq;
+    uint64_t seq;
 } cap_wake_t;
 
 /* Futex addresses whose last wake is kept (cap_thread_item()). */
@@ -761,7 +761,7 @@ static gboolean cap_thread_item(pmusim_capture_t *c, const cap_pending_t *e, GEr
         uint64_t *key = g_new(uint64_t, 1);
         cap_wake_t *val = g_new(cap_wake_t, 1);
         *key = addr;
-        *val = (cap_wake_t){.time = now, .seq = e->seq};
+        *val = (cap_wake_t){.seq = e->seq};
         g_hash_table_replace(c->wakes, key, val);
         for (guint g = 0; n && g < c->threads->len; g++) {
             cap_thread_t *o = g_ptr_array_index(c->threads, g);
