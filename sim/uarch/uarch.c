@@ -787,20 +787,32 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
     };
     /* a new member of uarch_events_t must be listed above */
     G_STATIC_ASSERT(sizeof(uarch_events_t) == G_N_ELEMENTS(kinds) * sizeof(uarch_ev_t));
-    GString *s = g_string_new(NULL);
+    /* The "evsum" key: the kinds whose occurrences the model sums per
+     * thread over up to EVENT_SPAN cycles (events_collect(); the ports over
+     * PORT_SPAN cycles) or whose record holds an instruction's stall, walk
+     * or fill cycles, so that a threshold cannot be evaluated on them
+     * (docs/trace-events-x86.md, "Thresholds on the model's EVENT
+     * records"): all but the divider's record, one per divide at its
+     * retirement (ARITH:DIV counts them with EDGE). */
+    GString *s = g_string_new(NULL), *sum = g_string_new(NULL);
     for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
         const uarch_ev_t *e = kinds[i].e;
         if (!e->present || !kinds[i].happens)
             continue;
-        if (s->len)
-            g_string_append_c(s, ',');
+        char pair[24];
         if (e == &ev->ifetch_ear) /* the umask is the fetch's ITLB outcome */
-            g_string_append_printf(s, "0x%02x/*", e->code);
+            g_snprintf(pair, sizeof pair, "0x%02x/*", e->code);
         else
-            g_string_append_printf(s, "0x%02x/0x%02x", e->code, e->umask);
+            g_snprintf(pair, sizeof pair, "0x%02x/0x%02x", e->code, e->umask);
+        g_string_append_printf(s, "%s%s", s->len ? "," : "", pair);
+        if (e != &ev->div_busy)
+            g_string_append_printf(sum, "%s%s", sum->len ? "," : "", pair);
     }
     pmusim_trace_header_set_meta(h, "events", s->str);
+    if (sum->len)
+        pmusim_trace_header_set_meta(h, "evsum", sum->str);
     g_string_free(s, TRUE);
+    g_string_free(sum, TRUE);
 }
 
 void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h)

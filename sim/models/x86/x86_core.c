@@ -4045,8 +4045,8 @@ static void x86_ev_bits_source(const x86_model_t *m, const x86_ctr_t *c, uint8_t
  * not fill (header annotations), or an event the counter cannot count
  * (Intel's counter restrictions).  Thresholds and INV do not change this: a
  * condition on an absent source is absent too (docs/trace-events-x86.md). */
-static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
-                               pmusim_counter_result_t *res)
+static void x86_counter_source_of(const x86_model_t *m, const x86_ctr_t *c,
+                                  pmusim_counter_result_t *res)
 {
     const x86_thread_t *th = &m->th[c->thread];
     const char *phrase = NULL;
@@ -4130,6 +4130,43 @@ static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
             g_string_append_printf(g, " %s", pmusim_annotation_name(1u << b));
     g_strlcpy(res->source, g->str, sizeof res->source);
     g_string_free(g, TRUE);
+    res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+}
+
+/* Whether counter c counts EVENT records that the header's "evsum" key
+ * says sum occurrences of several cycles: its own (code, umask), or one
+ * of its EVENT bits. */
+static bool x86_ev_summed(const x86_model_t *m, const x86_ctr_t *c, uint8_t code, uint8_t umask)
+{
+    const GArray *sum = m->base.trace_evsum;
+    if (!sum || (c->src != X86_SRC_EXPLICIT && !c->ev_bits))
+        return false;
+    if (c->src == X86_SRC_EXPLICIT && !c->ev_bits)
+        return pmusim_declared_events_has(sum, code, umask);
+    for (unsigned b = 0; b < 8; b++)
+        if (((c->ev_bits >> b) & 1) && pmusim_declared_events_has(sum, code, 1u << b))
+            return true;
+    return false;
+}
+
+/* x86_counter_source_of(), and a threshold (CMASK, or EDGE, which counts
+ * as CMASK 1) on EVENT records that sum several cycles' occurrences
+ * (a model's trace: its stall cycles, walk cycles or port uops) is
+ * <not in trace>: the engine compares one cycle's occurrences with CMASK,
+ * and a sum of n from n cycles would be compared as one cycle's n
+ * (docs/trace-events-x86.md, "Thresholds on the model's EVENT records"). */
+static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
+                               pmusim_counter_result_t *res)
+{
+    x86_counter_source_of(m, c, res);
+    if (c->slot >= X86_MAX_GP || c->restricted || !(c->cmask || c->edge))
+        return;
+    const uint64_t sel = m->th[c->thread].evtsel[c->slot];
+    if (!x86_ev_summed(m, c, (uint8_t)(sel & 0xff), (uint8_t)((sel >> 8) & 0xff)))
+        return;
+    g_strlcat(res->source,
+              "; records sum cycles (evsum): no CMASK/EDGE",
+              sizeof res->source);
     res->status = PMUSIM_COUNT_NOT_IN_TRACE;
 }
 

@@ -1106,6 +1106,57 @@ static void test_declared_events(void)
     }
 }
 
+/* The header's "evsum" key: a threshold on EVENT records that sum several
+ * cycles' occurrences reads <not in trace> (a record of 5 stall cycles
+ * compared with CMASK 1 would count 1), the unthresholded count and an
+ * unlisted key's threshold stay counted.  Without the key the record is
+ * one cycle's occurrences, as before: RESOURCE_STALLS:ANY:c=1 counts 1.
+ * PMC2 is PORT015_STALL_CYCLES (0xb1/0x40 c=1 i=1: ports 0, 1, 5 from
+ * their own records on an annotated trace), PMC3 ARITH:DIV (0x14/0x01
+ * c=1 i=1 e=1, its records not listed): the stretches without a busy
+ * record, 2 (before and after the record). */
+static void test_evsum_thresholds(void)
+{
+    for (int with_key = 0; with_key < 2; with_key++) {
+        pmusim_model_t *m = mk("wsm", 1);
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+        /* a model's annotations (no ALAT on x86): PORT015 then sums ports
+         * 0, 1 and 5, all written by the producer (no record of 1 and 5) */
+        pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL & ~PMUSIM_ANN_ALAT);
+        pmusim_trace_header_set_meta(&h, "events", "0xa2/0x01,0xb1/0x01,0xb1/0x02,0xb1/0x20");
+        if (with_key)
+            pmusim_trace_header_set_meta(&h, "evsum", "0xa2/0x01,0xb1/0x01,0xb1/0x02,0xb1/0x20");
+        pmusim_model_set_trace_header(m, &h);
+        pmusim_trace_header_clear(&h);
+        wr(m, EVTSEL0 + 0, EVT(0xa2, 0x01) | CMASK(1) | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 1, EVT(0xa2, 0x01) | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 2, EVT(0xb1, 0x40) | CMASK(1) | INV | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 3, EVT(0x14, 0x01) | CMASK(1) | INV | EDGE | EN | USR | OS, 0);
+        pmusim_rec_t t[] = {event(1, 0xa2, 0x01, 5), event(1, 0xb1, 0x01, 4),
+                            event(4, 0x14, 0x01, 23), insn(9, 0, 3)};
+        run(m, t, G_N_ELEMENTS(t));
+        pmusim_report_t rep;
+        pmusim_report_init(&rep);
+        m->ops->report(m, &rep);
+        const pmusim_counter_result_t *k = result(&rep, "IA32_PMC0", 0);
+        CU_ASSERT_EQUAL(k->status, with_key ? PMUSIM_COUNT_NOT_IN_TRACE : PMUSIM_COUNT_OK);
+        CU_ASSERT_EQUAL(k->value, 1);
+        CU_ASSERT_EQUAL(strstr(k->source, "evsum") != NULL, with_key);
+        k = result(&rep, "IA32_PMC1", 0);
+        CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_OK);
+        CU_ASSERT_EQUAL(k->value, 5);
+        k = result(&rep, "IA32_PMC2", 0);
+        CU_ASSERT_EQUAL(k->status, with_key ? PMUSIM_COUNT_NOT_IN_TRACE : PMUSIM_COUNT_OK);
+        CU_ASSERT_PTR_NOT_NULL(strstr(k->source, "0xb1/0x01 + 0xb1/0x02 + 0xb1/0x20"));
+        k = result(&rep, "IA32_PMC3", 0);
+        CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_OK);
+        CU_ASSERT_EQUAL(k->value, 2);
+        pmusim_report_clear(&rep);
+        pmusim_model_free(m);
+    }
+}
+
 /* MEM_INST_RETIRED:LOADS / STORES count instructions ("instructions
  * retired which contain a load", Intel's description): an instruction's
  * INSN record and MEM records count at most once, while
@@ -2089,6 +2140,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_halted_thread_total_cycles);
     PMUSIM_ADD_TEST(s, test_not_in_trace_status);
     PMUSIM_ADD_TEST(s, test_declared_events);
+    PMUSIM_ADD_TEST(s, test_evsum_thresholds);
     PMUSIM_ADD_TEST(s, test_mem_inst_once);
     PMUSIM_ADD_TEST(s, test_derived_exec_issue_wsm);
     PMUSIM_ADD_TEST(s, test_derived_events_wsm);
