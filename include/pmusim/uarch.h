@@ -239,6 +239,8 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
 gboolean pmusim_uarch_sleep(pmusim_uarch_t *u, uint32_t thread, GError **error);
 gboolean pmusim_uarch_wake(pmusim_uarch_t *u, uint32_t thread, uint64_t cycle, GError **error);
 gboolean pmusim_uarch_sleeping(const pmusim_uarch_t *u, uint32_t thread);
+/* The cycle of a sleeping thread's THREAD inactive record (0: not asleep). */
+uint64_t pmusim_uarch_sleep_start(const pmusim_uarch_t *u, uint32_t thread);
 /* Montecito: TRUE when the thread that ran last has a pending switch
  * event (an L3 miss, or its time slice expired), so that a generator that
  * chooses the next thread switches now.  Always FALSE on other CPUs. */

@@ -3026,6 +3026,11 @@ gboolean pmusim_uarch_sleeping(const pmusim_uarch_t *u, uint32_t thread)
     return thread < u->nthreads && u->th[thread].sleeping;
 }
 
+uint64_t pmusim_uarch_sleep_start(const pmusim_uarch_t *u, uint32_t thread)
+{
+    return pmusim_uarch_sleeping(u, thread) ? u->th[thread].sleep_from : 0;
+}
+
 void pmusim_uarch_rec_template(const pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,
                                pmusim_rec_t *tmpl)
 {

@@ -194,6 +194,88 @@ static void test_stall_events_by_name(void)
     g_free(out);
 }
 
+/* Reads a text trace's records of thread `th` and kind `kind` into cyc
+ * (up to max); returns how many there were. */
+static size_t cycles_of(const char *path, uint8_t th, unsigned kind, uint64_t *cyc, size_t max)
+{
+    GError *e = NULL;
+    pmusim_trace_reader_t *r = pmusim_trace_reader_open(path, &e);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+    pmusim_rec_t recs[256];
+    gssize n;
+    size_t k = 0;
+    while ((n = pmusim_trace_reader_next_batch(r, recs, 256, &e)) > 0)
+        for (gssize i = 0; i < n; i++)
+            if (recs[i].thread == th && recs[i].kind == kind) {
+                if (k < max)
+                    cyc[k] = recs[i].cycle;
+                k++;
+            }
+    CU_ASSERT_EQUAL(n, 0);
+    pmusim_trace_reader_free(r);
+    return k;
+}
+
+/* A thread's inactive stretch (THREAD records: a captured thread waiting in
+ * a system call) keeps its place in the instruction stream: thread 1 runs
+ * one instruction, sleeps while thread 0 runs 200, then runs one more.
+ * Annotated, thread 1 wakes at thread 0's time after those 200 (the cycle
+ * of its 200th INSN record: the next dispatch of a thread that retires an
+ * instruction a cycle) and its instruction follows one cycle later; before,
+ * the stretch was dropped and both instructions of thread 1 retired in one
+ * cycle, ahead of thread 0's.  Alone (one thread, nobody to wake it), the
+ * stretch lasts what it lasted in IN: 1,000 cycles. */
+static void test_annotate_keeps_sleeps(void)
+{
+    char *in = tmp("sleep.txt"), *out = tmp("sleep.out.txt"), *err = NULL;
+    GString *t = g_string_new("pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 2\nflags 0x0\n"
+                              "0 1 insn ip=0x500000 len=2 plm=3\n"
+                              "1 0 insn ip=0x401000 len=2 plm=3\n1 1 thread inactive\n");
+    for (int k = 2; k <= 200; k++)
+        g_string_append_printf(t, "%d 0 insn ip=0x401000 len=2 plm=3\n", k);
+    g_string_append(t, "200 1 thread active\n201 1 insn ip=0x500002 len=2 plm=3\n");
+    for (int k = 201; k < 400; k++)
+        g_string_append_printf(t, "%d 0 insn ip=0x401000 len=2 plm=3\n", k);
+    g_string_append(t, "end 403\n");
+    CU_ASSERT_TRUE_FATAL(g_file_set_contents(in, t->str, (gssize)t->len, NULL));
+    g_string_free(t, TRUE);
+    uint64_t t0[400], t1[2], st[4];
+    /* from the text trace (the record reader), then again from the binary
+     * output of a first pass (the binary decoder's feed) */
+    char *mid = tmp("sleep.pmt");
+    for (int pass = 0; pass < 2; pass++) {
+        CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "annotate", pass ? mid : in, pass ? out : mid,
+                                   "--cpu", "wsm", NULL),
+                        0);
+        g_free(err);
+        const char *o = pass ? out : mid;
+        CU_ASSERT_EQUAL_FATAL(cycles_of(o, 0, PMUSIM_REC_INSN, t0, 400), 399);
+        CU_ASSERT_EQUAL_FATAL(cycles_of(o, 1, PMUSIM_REC_INSN, t1, 2), 2);
+        CU_ASSERT_EQUAL_FATAL(cycles_of(o, 1, PMUSIM_REC_THREAD, st, 4), 2);
+        CU_ASSERT_TRUE(st[0] > t1[0]);   /* inactive after its first instruction */
+        CU_ASSERT_EQUAL(st[1], t0[199]); /* active at thread 0's time after 200 */
+        CU_ASSERT_EQUAL(t1[1], st[1] + 1); /* its next instruction */
+    }
+    g_unlink(mid);
+    g_free(mid);
+
+    t = g_string_new("pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 1\nflags 0x0\n"
+                     "0 0 insn ip=0x500000 len=2 plm=3\n1 0 thread inactive\n"
+                     "1001 0 thread active\n1002 0 insn ip=0x500002 len=2 plm=3\nend 4\n");
+    CU_ASSERT_TRUE_FATAL(g_file_set_contents(in, t->str, (gssize)t->len, NULL));
+    g_string_free(t, TRUE);
+    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "annotate", in, out, "--cpu", "wsm", NULL), 0);
+    g_free(err);
+    CU_ASSERT_EQUAL_FATAL(cycles_of(out, 0, PMUSIM_REC_INSN, t1, 2), 2);
+    CU_ASSERT_EQUAL_FATAL(cycles_of(out, 0, PMUSIM_REC_THREAD, st, 4), 2);
+    CU_ASSERT_EQUAL(st[1] - st[0], 1000);
+    CU_ASSERT_EQUAL(t1[1], st[1] + 1);
+    g_unlink(in);
+    g_unlink(out);
+    g_free(in);
+    g_free(out);
+}
+
 /* issue 15: a trace no model of the CPU can replay is refused */
 static void test_gen_refuses_thread_counts(void)
 {
@@ -238,4 +320,5 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_annotate_sample);
     PMUSIM_ADD_TEST(s, test_gen_refuses_thread_counts);
     PMUSIM_ADD_TEST(s, test_stall_events_by_name);
+    PMUSIM_ADD_TEST(s, test_annotate_keeps_sleeps);
 }
