@@ -96,7 +96,10 @@
  *           {1} (4 bytes) vCPU `vcpu` was created for a new guest thread
  *             (QEMU makes it inside the creator's clone call: sent after an
  *             EXEC chunk of the creator with everything it executed up to
- *             the clone);
+ *             the clone); {1, u64 address} (12 bytes, since session 17)
+ *             the same, the clone's clear-child-tid address given: at the
+ *             thread's exit the kernel wakes one futex waiter of it (a
+ *             pthread_join);
  *           {2} (4 bytes) the thread of vCPU `vcpu` exits (after its last
  *             EXEC chunk);
  *           {3, u64 address} (12 bytes) it enters a system call that waits

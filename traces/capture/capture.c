@@ -61,6 +61,7 @@ typedef struct cap_thread {
     uint64_t last_seq;   /* the seq of its last queued item, UINT64_MAX before one */
     gboolean woken;      /* a wake of wait_addr ran (THREAD {5}); its {4} has not */
     uint64_t woken_at;   /* the waker's time then */
+    uint64_t ctid;       /* its clear-child-tid address (THREAD {1, address}), else 0 */
     gboolean live;       /* sent a chunk or was created (THREAD {1}), and has not exited
                           * or entered a waiting system call since (THREAD {2}, {3}) */
     gboolean cont_dirty; /* an instruction among the complete ones is a continuation */
@@ -727,8 +728,41 @@ static gboolean cap_wake(pmusim_capture_t *c, uint32_t h, GError **error)
     return FALSE;
 }
 
+/* A futex wake by hardware thread h (THREAD {5}, or the kernel's at a
+ * thread's exit: item seq): up to n of the guest threads waiting on addr,
+ * whose hardware threads sleep, wake at h's time; the wake is kept for
+ * the race rule of {3} (cap_thread_item()). */
+static gboolean cap_futex_wake(pmusim_capture_t *c, uint32_t h, uint64_t addr, uint32_t n,
+                               uint64_t seq, GError **error)
+{
+    const uint64_t now = pmusim_uarch_thread_time(c->u, h);
+    if (g_hash_table_size(c->wakes) >= CAP_WAKE_ADDRS)
+        g_hash_table_remove_all(c->wakes);
+    uint64_t *key = g_new(uint64_t, 1);
+    cap_wake_t *val = g_new(cap_wake_t, 1);
+    *key = addr;
+    *val = (cap_wake_t){.seq = seq};
+    g_hash_table_replace(c->wakes, key, val);
+    for (guint g = 0; n && g < c->threads->len; g++) {
+        cap_thread_t *o = g_ptr_array_index(c->threads, g);
+        if (o->wait_addr != addr || !addr || o->woken || !pmusim_uarch_sleeping(c->u, o->hw))
+            continue;
+        o->woken = TRUE;
+        o->woken_at = now;
+        c->hw_wake[o->hw] = now;
+        if (!pmusim_uarch_wake(c->u, o->hw, now, error)) {
+            c->model_failed = TRUE;
+            return FALSE;
+        }
+        n--;
+    }
+    return TRUE;
+}
+
 /* A queued THREAD chunk (payload p) at its thread's turn:
- * {2} the thread's last block runs;
+ * {2} the thread's last block runs; with a clear-child-tid address
+ *     (THREAD {1, address}), one of its futex waiters then wakes as by a
+ *     {5} (the kernel's wake of a pthread_join at the exit);
  * {3} (it waits in a system call) its hardware thread sleeps if none of
  *     its guest threads is live now;
  * {5} (a wake of n waiters of a futex address): up to n of the guest
@@ -753,31 +787,8 @@ static gboolean cap_thread_item(pmusim_capture_t *c, const cap_pending_t *e, GEr
     const uint8_t *p = e->data;
     cap_thread_t *t = cap_thread(c, guest);
     const uint32_t h = t->hw, what = rd32(p);
-    if (what == 5) {
-        const uint64_t addr = rd64(p + 4), now = pmusim_uarch_thread_time(c->u, h);
-        uint32_t n = rd32(p + 12);
-        if (g_hash_table_size(c->wakes) >= CAP_WAKE_ADDRS)
-            g_hash_table_remove_all(c->wakes);
-        uint64_t *key = g_new(uint64_t, 1);
-        cap_wake_t *val = g_new(cap_wake_t, 1);
-        *key = addr;
-        *val = (cap_wake_t){.seq = e->seq};
-        g_hash_table_replace(c->wakes, key, val);
-        for (guint g = 0; n && g < c->threads->len; g++) {
-            cap_thread_t *o = g_ptr_array_index(c->threads, g);
-            if (o->wait_addr != addr || !addr || o->woken || !pmusim_uarch_sleeping(c->u, o->hw))
-                continue;
-            o->woken = TRUE;
-            o->woken_at = now;
-            c->hw_wake[o->hw] = now;
-            if (!pmusim_uarch_wake(c->u, o->hw, now, error)) {
-                c->model_failed = TRUE;
-                return FALSE;
-            }
-            n--;
-        }
-        return TRUE;
-    }
+    if (what == 5)
+        return cap_futex_wake(c, h, rd64(p + 4), rd32(p + 12), e->seq, error);
     if (what == 3) {
         t->wait_addr = rd64(p + 4);
         t->woken = FALSE;
@@ -809,7 +820,11 @@ static gboolean cap_thread_item(pmusim_capture_t *c, const cap_pending_t *e, GEr
         c->model_failed = TRUE;
         return FALSE;
     }
-    return cap_wake(c, h, error) && cap_thread_exit(c, guest, error);
+    /* {2}: the last block; then the kernel's wake of a joiner */
+    const uint64_t ctid = t->ctid;
+    t->ctid = 0;
+    return cap_wake(c, h, error) && cap_thread_exit(c, guest, error) &&
+           (!ctid || cap_futex_wake(c, h, ctid, 1, e->seq, error));
 }
 
 /* At the end (c->ending), a guest thread of hardware thread h whose last
@@ -833,7 +848,9 @@ static gboolean cap_head_ready(pmusim_capture_t *c, uint32_t h, gboolean all)
     const cap_pending_t *e = g_queue_peek_head(&c->hwq[h]);
     if (all || e->kind != CAPSTREAM_THREAD || rd32(e->data) != 4 || rd32(e->data + 4) == 1)
         return TRUE;
-    if (cap_thread(c, e->guest)->woken)
+    /* woken by a wake, or not asleep (its {3} raced with a wake, or
+     * another guest thread of h is live): the {4} wakes nothing */
+    if (cap_thread(c, e->guest)->woken || !pmusim_uarch_sleeping(c->u, h))
         return TRUE;
     for (uint32_t k = 0; k < c->nthreads; k++) {
         const cap_pending_t *o = g_queue_peek_head(&c->hwq[k]);
@@ -962,14 +979,19 @@ static gboolean cap_thread_chunk(pmusim_capture_t *c, uint32_t guest, const uint
                                  uint32_t size, uint64_t at, GError **error)
 {
     const uint32_t what = size >= 4 ? rd32(p) : 0;
-    if (what < 1 || what > 5 || size != (what == 3 ? 12u : what == 5 ? 16u : what == 4 ? 8u : 4u) ||
+    if (what < 1 || what > 5 ||
+        (size != (what == 3 ? 12u : what == 5 ? 16u : what == 4 ? 8u : 4u) &&
+         !(what == 1 && size == 12)) ||
         (what == 4 && rd32(p + 4) > 1))
-        return cap_error(c, at, error, "THREAD chunk: {1} (created), {2} (exits), {3, futex "
-                         "address} (waits in a system call), {4, 0 or 1} (the call returned; 1: "
-                         "without waiting) or {5, futex address, n} (wakes up to n waiters) "
-                         "expected (u32 what, u64 address, u32 n)");
+        return cap_error(c, at, error, "THREAD chunk: {1} or {1, clear-child-tid address} "
+                         "(created), {2} (exits), {3, futex address} (waits in a system call), "
+                         "{4, 0 or 1} (the call returned; 1: without waiting) or {5, futex "
+                         "address, n} (wakes up to n waiters) expected (u32 what, u64 address, "
+                         "u32 n)");
     if (!c->hwq)
         return what != 2 || cap_thread_exit(c, guest, error);
+    if (what == 1) /* a new thread on this vCPU: its own address, or none */
+        cap_thread(c, guest)->ctid = size == 12 ? rd64(p + 4) : 0;
     /* an exit, a wait, a return and a wake act at the thread's turn
      * (cap_sched()) */
     if (what != 1)

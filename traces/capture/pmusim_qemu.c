@@ -715,15 +715,16 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 /* ---- threads and exit ---- */
 
 /* A THREAD chunk {what} for vCPU `vcpu` (capstream.h); {3} also carries
- * a futex address (12 bytes), {4} whether the call did not wait (`addr` 1;
- * 8 bytes), {5} an address and a count (16). */
+ * a futex address (12 bytes), {1} a clear-child-tid address if not 0 (12,
+ * else 4), {4} whether the call did not wait (`addr` 1; 8 bytes), {5} an
+ * address and a count (16). */
 static void thread_chunk_addr(unsigned vcpu, uint32_t what, uint64_t addr, uint32_t n)
 {
     uint32_t payload[4] = {what, (uint32_t)addr, (uint32_t)(addr >> 32), n};
     pthread_mutex_lock(&out_lock);
     if (hello_sent && !closed && vcpu < MAX_VCPUS)
         chunk_write_locked(CAPSTREAM_THREAD, (uint16_t)vcpu, payload,
-                           what == 3 ? 12 : what == 5 ? 16 : what == 4 ? 8 : 4);
+                           what == 3 || (what == 1 && addr) ? 12 : what == 5 ? 16 : what == 4 ? 8 : 4);
     pthread_mutex_unlock(&out_lock);
 }
 
@@ -732,17 +733,24 @@ static void thread_chunk(unsigned vcpu, uint32_t what)
     thread_chunk_addr(vcpu, what, 0, 0);
 }
 
+/* The clear-child-tid address of the clone call this host thread is in
+ * (clone with CLONE_CHILD_CLEARTID: the kernel clears that word and wakes
+ * one of its futex waiters when the new thread exits, which is how
+ * pthread_join waits), else 0; read by on_vcpu_init() in the same call. */
+static __thread uint64_t clone_ctid;
+
 /* QEMU creates a guest thread's vCPU in the creating thread, inside its
  * clone call (whose items on_syscall() sent first): the THREAD {1} chunk
  * comes after the creator's instructions up to the clone, so pmusim knows
  * the new thread from there on (and waits for its chunks in the model's
- * time order).  vCPU 0, created before the first block, is known by its
- * chunks. */
+ * time order), with the clear-child-tid address when the clone gave one.
+ * vCPU 0, created before the first block, is known by its chunks. */
 static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 {
     (void)id;
     if (!detached)
-        thread_chunk(vcpu, 1);
+        thread_chunk_addr(vcpu, 1, clone_ctid, 0);
+    clone_ctid = 0;
 }
 
 /* Called in the exiting thread: its last items, then THREAD {2}, so that
@@ -1359,7 +1367,11 @@ static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint
     }
     if ((num == 56 && (a1 & 0x100)) || num == 435) {
         /* clone with CLONE_VM, clone3: a thread may be created (vCPU init
-         * hook, on_vcpu_init()); its creator's items go first */
+         * hook, on_vcpu_init()); its creator's items go first.  clone(flags,
+         * stack, parent_tid, child_tid, tls): child_tid with
+         * CLONE_CHILD_CLEARTID (0x00200000); clone3's is in memory the
+         * plugin cannot read */
+        clone_ctid = num == 56 && (a1 & 0x00200000) ? a4 : 0;
         if (!detached)
             vbuf_flush(vcpu);
         return;

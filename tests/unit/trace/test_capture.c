@@ -442,7 +442,7 @@ static void thread_chunk(GByteArray *s, uint32_t *seq, uint16_t guest, uint32_t 
 {
     GByteArray *p = g_byte_array_new();
     put32(p, what);
-    if (what == 3 || what == 5)
+    if (what == 3 || what == 5 || (what == 1 && a))
         put64(p, a);
     if (what == 4)
         put32(p, (uint32_t)a);
@@ -605,6 +605,108 @@ static void test_capture_thread_chunks(void)
     }
 }
 
+/* The cycle of thread `th`'s record number k (1-based) among its INSN
+ * records in recs, 0 if none. */
+static uint64_t nth_insn_cycle(const GArray *recs, unsigned th, unsigned k)
+{
+    for (guint i = 0; i < recs->len; i++) {
+        const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+        if (r->kind == PMUSIM_REC_INSN && r->thread == th && --k == 0)
+            return r->cycle;
+    }
+    return 0;
+}
+
+/* A join and a raced wait's late return (session 17).
+ * JOIN: guest 1, created with a clear-child-tid address (THREAD {1, 0x9000}),
+ * runs 1,000 passes and exits; guest 0 waits on 0x9000 (pthread_join) before
+ * that exit; guest 3, on guest 1's hardware thread, then runs 3,000 passes
+ * before guest 0's return {4, 0} arrives.  The exit wakes guest 0 (the
+ * kernel's wake of the clear-child-tid word): hardware thread 0 is active
+ * again within a pipeline's depth of guest 1's last instruction.  NOCTID,
+ * the same created by {1} alone: no wake is seen, so guest 0 wakes at the
+ * others' latest time once everything before its {4} ran — after guest 3's
+ * passes.
+ * RACED: guest 1's wait on 0x7000 came after guest 0's wake of 0x7000 (the
+ * race rule: no sleep), and its return {4, 0} arrives only after guest 0's
+ * next 3,000 passes: guest 1's next 3,000 passes still run beside them.
+ * (This stream does not show the session-17 change of cap_head_ready() —
+ * a {4} of a thread that is not asleep is not held — which real captures
+ * did: here the held {4} is released in time either way.) */
+static void test_capture_join_and_raced_return(void)
+{
+    enum { JOIN, NOCTID, RACED };
+    static const uint8_t blk0[] = {0x00, 0x00};
+    GByteArray *pass[2] = {g_byte_array_new(), g_byte_array_new()};
+    for (int i = 0; i < 3000; i++)
+        put(pass[0], blk0, 2);
+    for (int i = 0; i < 1000; i++)
+        put(pass[1], blk0, 2);
+    for (int mode = JOIN; mode <= RACED; mode++) {
+        GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
+        uint32_t seq = 0;
+        start_loop(s, p, &seq);
+        if (mode != RACED) {
+            chunk(s, &seq, 3, 0, blk0, sizeof blk0);
+            thread_chunk(s, &seq, 1, 1, mode == JOIN ? 0x9000 : 0, 0);
+            thread_chunk(s, &seq, 3, 1, 0, 0);
+            chunk(s, &seq, 3, 1, pass[1]->data, pass[1]->len); /* guest 1: 1,000 */
+            chunk(s, &seq, 3, 0, blk0, sizeof blk0);
+            thread_chunk(s, &seq, 0, 3, 0x9000, 0);             /* joins */
+            thread_chunk(s, &seq, 1, 2, 0, 0);                  /* exits */
+            chunk(s, &seq, 3, 3, pass[0]->data, pass[0]->len); /* guest 3: 3,000 */
+            thread_chunk(s, &seq, 0, 4, 0, 0);
+            chunk(s, &seq, 3, 0, pass[1]->data, pass[1]->len);
+            thread_chunk(s, &seq, 3, 2, 0, 0);
+        } else {
+            chunk(s, &seq, 3, 1, blk0, sizeof blk0);
+            chunk(s, &seq, 3, 0, pass[1]->data, pass[1]->len);
+            thread_chunk(s, &seq, 0, 5, 0x7000, 1);
+            thread_chunk(s, &seq, 1, 3, 0x7000, 0);             /* raced: no sleep */
+            chunk(s, &seq, 3, 0, pass[0]->data, pass[0]->len); /* guest 0: 3,000 */
+            thread_chunk(s, &seq, 1, 4, 0, 0);
+            chunk(s, &seq, 3, 1, pass[0]->data, pass[0]->len); /* guest 1: 3,000 */
+        }
+        uint32_t reason = 0;
+        chunk(s, &seq, 5, 0, &reason, 4);
+        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+        pmusim_uarch_t *u = NULL;
+        pmusim_capture_free(run_two_hw(s, "join", recs, &u));
+        uint64_t back = 0;
+        unsigned halts = 0;
+        for (guint i = 0; i < recs->len; i++) {
+            const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+            if (r->kind == PMUSIM_REC_THREAD && r->thread == 0) {
+                halts++;
+                if (r->n)
+                    back = r->cycle;
+            }
+        }
+        if (mode == RACED) {
+            CU_ASSERT_EQUAL(halts, 0);
+            const uint64_t last0 = nth_insn_cycle(recs, 0, 2 * 4000);
+            CU_ASSERT_TRUE(last0 > 0 && retired_before(recs, 1, last0) > 5000);
+        } else {
+            CU_ASSERT_EQUAL(halts, 2);
+            const uint64_t end1 = nth_insn_cycle(recs, 1, 2 * 1000); /* guest 1's last */
+            const uint64_t g3 = nth_insn_cycle(recs, 1, 2 * 1000 + 5000);
+            CU_ASSERT_TRUE(end1 > 0 && g3 > end1);
+            if (mode == JOIN) {
+                CU_ASSERT_TRUE(back >= end1 && back <= end1 + 16);
+            } else {
+                CU_ASSERT_TRUE(back > g3);
+            }
+        }
+        CU_ASSERT_EQUAL(moved_up(u), 0);
+        pmusim_uarch_free(u);
+        g_array_unref(recs);
+        g_byte_array_unref(p);
+        g_byte_array_unref(s);
+    }
+    for (int k = 0; k < 2; k++)
+        g_byte_array_unref(pass[k]);
+}
+
 /* Bad THREAD chunks and a vCPU the plugin never sends: a clear error with
  * the byte. */
 static void test_capture_thread_chunk_errors(void)
@@ -626,11 +728,12 @@ static void test_capture_thread_chunk_errors(void)
         CU_ASSERT_FALSE(pmusim_capture_feed(c, s->data, s->len, &error));
         CU_ASSERT_PTR_NOT_NULL_FATAL(error);
         char *want = k == 2 ? g_strdup_printf("thr: byte %u: vCPU 1024, below 1024 expected", at + 6)
-                            : g_strdup_printf("thr: byte %u: THREAD chunk: {1} (created), {2} "
-                                              "(exits), {3, futex address} (waits in a system "
-                                              "call), {4, 0 or 1} (the call returned; 1: without "
-                                              "waiting) or {5, futex address, n} (wakes up to n "
-                                              "waiters) expected", at + 16);
+                            : g_strdup_printf("thr: byte %u: THREAD chunk: {1} or {1, "
+                                              "clear-child-tid address} (created), {2} (exits), "
+                                              "{3, futex address} (waits in a system call), {4, "
+                                              "0 or 1} (the call returned; 1: without waiting) "
+                                              "or {5, futex address, n} (wakes up to n waiters) "
+                                              "expected", at + 16);
         CU_ASSERT_PTR_NOT_NULL(strstr(error->message, want));
         if (!strstr(error->message, want))
             printf("\n%s\n[%s]\n", error->message, want);
@@ -1423,6 +1526,8 @@ int main(void)
     CU_add_test(suite, "threads in the model's time order", test_capture_threads_time_order);
     CU_add_test(suite, "THREAD chunks: a created thread waited for, an exited or waiting one not",
                 test_capture_thread_chunks);
+    CU_add_test(suite, "THREAD chunks: a join woken at the exit, a raced wait's late return",
+                test_capture_join_and_raced_return);
     CU_add_test(suite, "THREAD chunks: bad payloads, vCPU out of range", test_capture_thread_chunk_errors);
     CU_add_test(suite, "chunk order of two threads", test_capture_chunk_order);
     CU_add_test(suite, "recover: unsent items", test_capture_recover_unsent);
