@@ -792,8 +792,9 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
      * PORT_SPAN cycles) or whose record holds an instruction's stall, walk
      * or fill cycles, so that a threshold cannot be evaluated on them
      * (docs/trace-events-x86.md, "Thresholds on the model's EVENT
-     * records"): all but the divider's record, one per divide at its
-     * retirement (ARITH:DIV counts them with EDGE). */
+     * records"): all of them (the divider's record holds a divide's busy
+     * cycles; ARITH:DIV, its c=1 i=1 e=1 form, counts from the divides'
+     * INSN records). */
     GString *s = g_string_new(NULL), *sum = g_string_new(NULL);
     for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
         const uarch_ev_t *e = kinds[i].e;
@@ -805,8 +806,7 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         else
             g_snprintf(pair, sizeof pair, "0x%02x/0x%02x", e->code, e->umask);
         g_string_append_printf(s, "%s%s", s->len ? "," : "", pair);
-        if (e != &ev->div_busy)
-            g_string_append_printf(sum, "%s%s", sum->len ? "," : "", pair);
+        g_string_append_printf(sum, "%s%s", sum->len ? "," : "", pair);
     }
     pmusim_trace_header_set_meta(h, "events", s->str);
     if (sum->len)

@@ -6,9 +6,8 @@
 # counted.  Expected (derivation in that test's comment): ports 0, 1, 5
 # six uops each (PORT015 18), loads 3 (PORT2_CORE, LOAD_DISPATCH:ANY/RS),
 # stores 2 (PORT3_CORE, PORT4_CORE; PORT234_CORE 7), divider busy 23 + 7
-# cycles in 2 divides (ARITH:DIV, INV and EDGE: the stretches without a busy
-# record, the one before the first and the one between the two; the trace
-# ends in the second's cycle, the last instruction retiring in it), 6 uops from the
+# cycles in 2 divides (ARITH:DIV, the c=1 i=1 e=1 form of CYCLES_DIV_BUSY:
+# the divide instructions, docs/trace-events-x86.md "Forms"), 6 uops from the
 # microcode sequencer (one instruction of 6 > 4 uops; knm: > 3).
 # usage: ports_stat.sh PMUSIM
 set -u

@@ -168,6 +168,9 @@ typedef struct x86_ctr {
     bool programmed;
     bool restricted; /* event not countable on this counter (Intel's data): counts nothing */
     bool pebs_invalid; /* PEBS requested in a set-up the SDM calls invalid: overflows normally */
+    /* programmed as a form (x86_form_find(): ARITH:DIV): counted from the
+     * form's source, its CMASK/INV/EDGE consumed; NULL otherwise */
+    const x86_evmap_t *form;
     bool pebs_armed;   /* PEBS: overflowed; the assist fires at the next qualifying event */
     /* a `once` event (x86_evmap_t.once): counts an instruction at most once;
      * once_id is the model's mem_insn it last counted or skipped */
@@ -1017,6 +1020,14 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         c->any = sel & X86_EVTSEL_ANY;
         c->intr = sel & X86_EVTSEL_INT;
         c->cmask = (uint8_t)(sel >> 24);
+        /* a form: the event the encoding names, from its own source
+         * (docs/trace-events-x86.md, "Forms") */
+        c->form = x86_form_find(d, (uint8_t)(sel & 0xff), (uint8_t)((sel >> 8) & 0xff),
+                                (uint32_t)(sel & X86_FORM_MODS));
+        if (c->form) {
+            c->cmask = 0;
+            c->edge = c->inv = false;
+        }
         local_en = (sel & X86_EVTSEL_EN) && c->plm_mask;
         global_en = (th->global_ctrl >> slot) & 1;
         c->pebs = ((th->pebs_enable >> slot) & 1) && x86_pebs_capable(d, code, umask);
@@ -1037,6 +1048,7 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         c->intr = field & 8;
         c->edge = c->inv = false;
         c->cmask = 0;
+        c->form = NULL;
         c->pebs = c->pebs_invalid = c->restricted = false;
         local_en = c->plm_mask != 0;
         global_en = (th->global_ctrl >> (32 + k)) & 1;
@@ -1057,7 +1069,11 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
     if (slot < X86_MAX_GP) {
         const x86_evmap_t *hits[X86_MAX_BITS];
         size_t n;
-        if (code == d->oc_code[0] && umask == d->oc_umask[0]) {
+        if (c->form) {
+            c->src = c->form->src;
+            c->f = c->form->f;
+            c->once = c->form->once;
+        } else if (code == d->oc_code[0] && umask == d->oc_umask[0]) {
             c->oc_msr = x86_offcore_regs(m, t)[0];
             c->out_msr = d->oc_layout == X86_OC_KNM && (c->oc_msr >> 38) & 1;
             c->src = c->out_msr ? X86_SRC_OUTSTANDING : X86_SRC_OFFCORE;
@@ -4105,8 +4121,8 @@ static void x86_counter_source_of(const x86_model_t *m, const x86_ctr_t *c,
         needs = PMUSIM_ANN_OFFCORE;
         break;
     default:
-        phrase = x86_event_source(m->d, code, umask);
-        needs = x86_event_needs(m->d, code, umask);
+        phrase = c->form ? c->form->phrase : x86_event_source(m->d, code, umask);
+        needs = c->form ? c->form->needs : x86_event_needs(m->d, code, umask);
         break;
     }
     uint32_t missing = needs & ~m->base.trace_annotations;

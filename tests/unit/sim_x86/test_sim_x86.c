@@ -1112,9 +1112,8 @@ static void test_declared_events(void)
  * unlisted key's threshold stay counted.  Without the key the record is
  * one cycle's occurrences, as before: RESOURCE_STALLS:ANY:c=1 counts 1.
  * PMC2 is PORT015_STALL_CYCLES (0xb1/0x40 c=1 i=1: ports 0, 1, 5 from
- * their own records on an annotated trace), PMC3 ARITH:DIV (0x14/0x01
- * c=1 i=1 e=1, its records not listed): the stretches without a busy
- * record, 2 (before and after the record). */
+ * their own records on an annotated trace), PMC3 L1I:HITS with c=1, whose
+ * records the key does not list: the record of 3 counts 1. */
 static void test_evsum_thresholds(void)
 {
     for (int with_key = 0; with_key < 2; with_key++) {
@@ -1132,9 +1131,9 @@ static void test_evsum_thresholds(void)
         wr(m, EVTSEL0 + 0, EVT(0xa2, 0x01) | CMASK(1) | EN | USR | OS, 0);
         wr(m, EVTSEL0 + 1, EVT(0xa2, 0x01) | EN | USR | OS, 0);
         wr(m, EVTSEL0 + 2, EVT(0xb1, 0x40) | CMASK(1) | INV | EN | USR | OS, 0);
-        wr(m, EVTSEL0 + 3, EVT(0x14, 0x01) | CMASK(1) | INV | EDGE | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 3, EVT(0x80, 0x01) | CMASK(1) | EN | USR | OS, 0);
         pmusim_rec_t t[] = {event(1, 0xa2, 0x01, 5), event(1, 0xb1, 0x01, 4),
-                            event(4, 0x14, 0x01, 23), insn(9, 0, 3)};
+                            event(4, 0x80, 0x01, 3), insn(9, 0, 3)};
         run(m, t, G_N_ELEMENTS(t));
         pmusim_report_t rep;
         pmusim_report_init(&rep);
@@ -1151,10 +1150,71 @@ static void test_evsum_thresholds(void)
         CU_ASSERT_PTR_NOT_NULL(strstr(k->source, "0xb1/0x01 + 0xb1/0x02 + 0xb1/0x20"));
         k = result(&rep, "IA32_PMC3", 0);
         CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_OK);
-        CU_ASSERT_EQUAL(k->value, 2);
+        CU_ASSERT_EQUAL(k->value, 1);
         pmusim_report_clear(&rep);
         pmusim_model_free(m);
     }
+}
+
+/* Forms (trace-events.csv): ARITH:DIV is CYCLES_DIV_BUSY with c=1 i=1
+ * e=1 (libpfm's table) and counts the divide INSN records (operation kind
+ * div), here 3 (two in adjacent cycles, one at ring 0: 2 with USR only),
+ * not the edges of the divider's busy records; plain CYCLES_DIV_BUSY counts
+ * those records (23 + 23 + 7); c=1 i=1 without e=1 is no form: a threshold
+ * on the summed records, <not in trace>.  knm PAGE_WALKS:D_SIDE_WALKS
+ * (D_SIDE_CYCLES with e=1 c=1) counts the memory records of a walk: 2 of 3
+ * loads. */
+static void test_forms(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL & ~PMUSIM_ANN_ALAT);
+    pmusim_trace_header_set_meta(&h, "events", "0x14/0x01");
+    pmusim_trace_header_set_meta(&h, "evsum", "0x14/0x01");
+    pmusim_model_set_trace_header(m, &h);
+    pmusim_trace_header_clear(&h);
+    const uint64_t div_form = EVT(0x14, 0x01) | CMASK(1) | INV | EDGE | EN;
+    wr(m, EVTSEL0 + 0, div_form | USR | OS, 0);
+    wr(m, EVTSEL0 + 1, EVT(0x14, 0x01) | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 2, EVT(0x14, 0x01) | CMASK(1) | INV | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 3, div_form | USR, 0);
+    pmusim_rec_t t[8];
+    size_t n = 0;
+    const uint64_t at[] = {1, 2, 10};
+    for (int k = 0; k < 3; k++) {
+        t[n] = insn(at[k], 0, k == 2 ? 0 : 3);
+        t[n++].flags = (uint32_t)PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT;
+        t[n++] = event(at[k], 0x14, 0x01, k == 1 ? 7 : 23);
+    }
+    t[n++] = insn(11, 0, 3);
+    t[n++] = insn(12, 0, 3);
+    run(m, t, n);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    const pmusim_counter_result_t *k = result(&rep, "IA32_PMC0", 0);
+    CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_OK);
+    CU_ASSERT_EQUAL(k->value, 3);
+    CU_ASSERT_PTR_NOT_NULL(strstr(k->source, "operation kind div"));
+    k = result(&rep, "IA32_PMC1", 0);
+    CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_OK);
+    CU_ASSERT_EQUAL(k->value, 53);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC2", 0)->status, PMUSIM_COUNT_NOT_IN_TRACE);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC3", 0)->value, 2);
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+
+    m = mk("knm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x05, 0x01) | CMASK(1) | EDGE | EN | USR | OS, 0);
+    pmusim_rec_t w[3];
+    for (int j = 0; j < 3; j++) {
+        w[j] = load((uint64_t)j + 1, 4, PMUSIM_LVL_L1D);
+        w[j].mem.tlb = j == 1 ? PMUSIM_TLB_L1_HIT : PMUSIM_TLB_WALK;
+    }
+    run(m, w, 3);
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 2);
+    pmusim_model_free(m);
 }
 
 /* MEM_INST_RETIRED:LOADS / STORES count instructions ("instructions
@@ -2141,6 +2201,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_not_in_trace_status);
     PMUSIM_ADD_TEST(s, test_declared_events);
     PMUSIM_ADD_TEST(s, test_evsum_thresholds);
+    PMUSIM_ADD_TEST(s, test_forms);
     PMUSIM_ADD_TEST(s, test_mem_inst_once);
     PMUSIM_ADD_TEST(s, test_derived_exec_issue_wsm);
     PMUSIM_ADD_TEST(s, test_derived_events_wsm);
