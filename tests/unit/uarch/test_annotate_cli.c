@@ -270,6 +270,20 @@ static void test_annotate_keeps_sleeps(void)
     CU_ASSERT_EQUAL_FATAL(cycles_of(out, 0, PMUSIM_REC_THREAD, st, 4), 2);
     CU_ASSERT_EQUAL(st[1] - st[0], 1000);
     CU_ASSERT_EQUAL(t1[1], st[1] + 1);
+
+    /* hand-written: inactive, then an instruction without THREAD active:
+     * the instruction wakes it (the model takes none from a sleeper) */
+    t = g_string_new("pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 2\nflags 0x0\n"
+                     "0 0 insn ip=0x500000 len=2 plm=3\n1 0 thread inactive\n"
+                     "2 0 insn ip=0x500002 len=2 plm=3\n3 1 insn ip=0x600000 len=2 plm=3\n"
+                     "end 4\n");
+    CU_ASSERT_TRUE_FATAL(g_file_set_contents(in, t->str, (gssize)t->len, NULL));
+    g_string_free(t, TRUE);
+    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "annotate", in, out, "--cpu", "wsm", NULL), 0);
+    g_free(err);
+    CU_ASSERT_EQUAL_FATAL(cycles_of(out, 0, PMUSIM_REC_INSN, t1, 2), 2);
+    CU_ASSERT_EQUAL_FATAL(cycles_of(out, 0, PMUSIM_REC_THREAD, st, 4), 2);
+    CU_ASSERT_TRUE(st[0] < st[1] && st[1] < t1[1]);
     g_unlink(in);
     g_unlink(out);
     g_free(in);
