@@ -957,8 +957,8 @@ static gboolean x86_event_umask(const x86_pmu_t *pmu, size_t idx, size_t j, cons
         if (k++ == j) {
             if (name)
                 *name = m->name;
-            if (umask)
-                *umask = (uint32_t)((m->ucode >> 8) & 0xff);
+            if (umask) /* the unit mask and, above it, its modifier bits */
+                *umask = (uint32_t)((m->ucode >> 8) & 0xffffff);
             return TRUE;
         }
     }

@@ -55,8 +55,11 @@ typedef struct pmusim_encoder_pmu {
     size_t (*event_count)(void);
     gboolean (*event_code)(size_t idx, const char **name, uint32_t *code, uint32_t *umask);
     /* Unit mask j of event idx (name and the umask field, bits 15:8 of the
-     * event select register); FALSE past the last one.  NULL for PMUs whose
-     * events carry their unit mask (IA-64). */
+     * event select register, in bits 7:0 of *umask; bits 23:8 of *umask
+     * hold the unit mask's own bits 31:16 of the register, CMASK, INV,
+     * AnyThread and EDGE, for the x86 unit masks that carry them, such as
+     * ARITH:DIV); FALSE past the last one.  NULL for PMUs whose events carry
+     * their unit mask (IA-64). */
     gboolean (*event_umask)(size_t idx, size_t j, const char **name, uint32_t *umask);
     /* check_events-like explanation of one event string: codes, canonical
      * string, register writes, equivalent perf string (NULL if not offered). */

@@ -115,7 +115,10 @@ typedef struct pmusim_model_ops {
     void (*report)(pmusim_model_t *m, pmusim_report_t *r);
     /* Where the model gets event (code, umask) from: a short phrase naming the
      * trace fields ("insn records", "mem.level == L2") or NULL when only
-     * explicit EVENT records drive it.  Used by `pmusim events --source`. */
+     * explicit EVENT records drive it.  Used by `pmusim events --source`.
+     * x86: bits 23:8 of umask may hold the unit mask's modifier bits (the
+     * encoder's event_umask()): a form such as ARITH:DIV has a source of
+     * its own. */
     const char *(*event_source)(uint32_t code, uint32_t umask);
     /* Explain mode: appends to `out` a one-line, field-by-field description
      * of writing `value` to register (space, num) on this model, in words

@@ -19,7 +19,7 @@ static void source_row(const pmusim_model_ops_t *ops, FILE *fp, const char *name
         fprintf(fp, "%-48s %-6s %-6s %s\n", "event", "code", "umask", "source");
     const char *src = ops && ops->event_source ? ops->event_source(code, umask) : NULL;
     char *label = umask_name ? g_strdup_printf("%s:%s", name, umask_name) : g_strdup(name);
-    fprintf(fp, "%-48s 0x%-4x 0x%-4x %s\n", label, code, umask,
+    fprintf(fp, "%-48s 0x%-4x 0x%-4x %s\n", label, code, umask & 0xff,
             src ? src : "explicit EVENT records only");
     g_free(label);
     (*rows)++;
@@ -125,7 +125,7 @@ static void print_json(const pmusim_encoder_pmu_t *enc, const GArray *idx, FILE 
         for (size_t j = 0; enc->event_umask && enc->event_umask(i, j, &uname, &um); j++) {
             fprintf(fp, "%s{\"name\": ", j ? ", " : "");
             pmusim_cli_json_string(fp, uname);
-            fprintf(fp, ", \"umask\": \"0x%02x\"}", um);
+            fprintf(fp, ", \"umask\": \"0x%02x\"}", um & 0xff);
         }
         fprintf(fp, "]}%s\n", k + 1 < idx->len ? "," : "");
     }

@@ -102,6 +102,18 @@ size_t x86_event_lookup(const x86_desc_t *d, uint8_t code, uint8_t umask,
 
 const char *x86_event_source(const x86_desc_t *d, uint32_t code, uint32_t umask)
 {
+    if (umask > 0xff && umask <= 0xffffff) {
+        /* a unit mask with its modifier bits (register bits 31:16 in 23:8):
+         * a form's own source, else the plain unit mask's */
+        const uint32_t mods = (umask >> 8) << 16;
+        const x86_evmap_t *form =
+            code <= 0xff && !(mods & ~X86_FORM_MODS)
+                ? x86_form_find(d, (uint8_t)code, (uint8_t)umask, mods)
+                : NULL;
+        if (form)
+            return form->phrase;
+        umask &= 0xff;
+    }
     if (code > 0xff || umask > 0xff)
         return NULL;
     /* libpfm's pseudo encoding 0x0300 of UNHALTED_REFERENCE_CYCLES: an event
