@@ -1524,6 +1524,71 @@ static void test_alloc_load_store_buffers(void)
     done(u, &c);
 }
 
+/* Westmere halves the load and store buffers between two SMT threads, as
+ * it does the ROB (uarch.md §1.4: 24 load and 16 store entries a thread,
+ * against 48 and 32 on one).  Each thread runs the stream of
+ * test_alloc_load_store_buffers on its own code page and data page (thread
+ * t: ip 0x401000 + t * 0x100000, data 0x1000000 + t * 0x1000000), the
+ * threads' instructions given alternately: a load to a new line of a new
+ * page, then `n` more loads or `n` stores to that line.
+ * Derivation, per thread (the two are alike and share no line or page):
+ *   fetch 301 (ITLB walk 30 + L1I miss to DRAM 271); under SMT a uop costs
+ *   2 of the 4 dispatch slots (uarch.md §1.4), so instruction k allocates
+ *   at 301 + k / 2 when nothing else holds it.  Instruction 0 (DTLB walk
+ *   30 + DRAM 271) retires at 602, the stores and loads behind it no
+ *   earlier: the first entries free at 603.
+ *   Stores, n = 17: the 17th store (instruction 17) could allocate at
+ *   301 + 8 = 309, but the 16 entries hold stores 1-16; it waits for
+ *   store 1's, free at 603: 294 cycles of RESOURCE_STALLS:STORE and ANY a
+ *   thread, 588 for the two.  On one thread (32 entries) 17 stores fit: 0.
+ *   Loads, n = 24: load 24 (instruction 24) could allocate at 301 + 12 =
+ *   313; the 24 entries hold loads 0-23: it waits for load 0's, free at
+ *   603: 290 cycles of RESOURCE_STALLS:LOAD and ANY a thread, 580 for two.
+ *   On one thread (48 entries) 25 loads fit: 0.
+ * Without the halving (u->lb, u->sb the whole buffers under SMT) the two
+ * threads' counts are 0 as well: checked by that mutation. */
+static void smt_buffers_run(uint32_t threads, gboolean store, int n, uint64_t ev[4])
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, threads, NULL, &c);
+    for (int k = 0; k <= n; k++)
+        for (uint32_t t = 0; t < threads; t++)
+            run(u, t, 0x401000 + t * 0x100000, 0x1000000 + t * 0x1000000, 8, k && store, FALSE);
+    finish(u);
+    ev[0] = ev_sum(&c, 0xa2, 0x02); /* RESOURCE_STALLS:LOAD */
+    ev[1] = ev_sum(&c, 0xa2, 0x08); /* RESOURCE_STALLS:STORE */
+    ev[2] = ev_sum(&c, 0xa2, 0x01); /* RESOURCE_STALLS:ANY */
+    ev[3] = ev_sum(&c, 0xa2, 0x10); /* RESOURCE_STALLS:ROB_FULL */
+    done(u, &c);
+}
+
+static void test_smt_halves_load_store_buffers(void)
+{
+    uint64_t ev[4];
+    smt_buffers_run(2, TRUE, 17, ev);
+    CU_ASSERT_EQUAL(ev[1], 2 * 294);
+    CU_ASSERT_EQUAL(ev[2], 2 * 294);
+    CU_ASSERT_EQUAL(ev[0], 0);
+    CU_ASSERT_EQUAL(ev[3], 0);
+    smt_buffers_run(1, TRUE, 17, ev);
+    CU_ASSERT_EQUAL(ev[1], 0);
+    CU_ASSERT_EQUAL(ev[2], 0);
+    /* one store fewer fits in 16 entries */
+    smt_buffers_run(2, TRUE, 16, ev);
+    CU_ASSERT_EQUAL(ev[1], 0);
+
+    smt_buffers_run(2, FALSE, 24, ev);
+    CU_ASSERT_EQUAL(ev[0], 2 * 290);
+    CU_ASSERT_EQUAL(ev[2], 2 * 290);
+    CU_ASSERT_EQUAL(ev[1], 0);
+    CU_ASSERT_EQUAL(ev[3], 0);
+    smt_buffers_run(1, FALSE, 24, ev);
+    CU_ASSERT_EQUAL(ev[0], 0);
+    CU_ASSERT_EQUAL(ev[2], 0);
+    smt_buffers_run(2, FALSE, 23, ev);
+    CU_ASSERT_EQUAL(ev[0], 0);
+}
+
 /* Knights Mill's cycles without allocation (uarch.md §2.1, §2.2: ITLB
  * walk 7 + 30, DDR 200).  Derivation: instruction 0 at 0x401000: its
  * fetch (37 + 200) makes allocation wait to 237, 236 cycles after cycle 0
@@ -2451,6 +2516,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_smt_step_earliest);
     PMUSIM_ADD_TEST(s, test_baclears_cond);
     PMUSIM_ADD_TEST(s, test_alloc_load_store_buffers);
+    PMUSIM_ADD_TEST(s, test_smt_halves_load_store_buffers);
     PMUSIM_ADD_TEST(s, test_alloc_knm_no_alloc);
     PMUSIM_ADD_TEST(s, test_parts_one_instruction);
     PMUSIM_ADD_TEST(s, test_parts_batch);
