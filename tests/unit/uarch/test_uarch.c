@@ -1562,31 +1562,29 @@ static void smt_buffers_run(uint32_t threads, gboolean store, int n, uint64_t ev
     done(u, &c);
 }
 
+/* The stream of `n` stores (or loads) after the first load stalls each of
+ * two threads `stall` cycles on its buffer (ev[full]) and on ANY, and
+ * neither one thread (the whole buffer) nor two with one access fewer. */
+static void smt_buffers_expect(gboolean store, int n, uint64_t stall)
+{
+    const unsigned full = store ? 1 : 0, other = store ? 0 : 1;
+    uint64_t ev[4];
+    smt_buffers_run(2, store, n, ev);
+    CU_ASSERT_EQUAL(ev[full], 2 * stall);
+    CU_ASSERT_EQUAL(ev[2], 2 * stall);
+    CU_ASSERT_EQUAL(ev[other], 0);
+    CU_ASSERT_EQUAL(ev[3], 0);
+    smt_buffers_run(1, store, n, ev);
+    CU_ASSERT_EQUAL(ev[full], 0);
+    CU_ASSERT_EQUAL(ev[2], 0);
+    smt_buffers_run(2, store, n - 1, ev);
+    CU_ASSERT_EQUAL(ev[full], 0);
+}
+
 static void test_smt_halves_load_store_buffers(void)
 {
-    uint64_t ev[4];
-    smt_buffers_run(2, TRUE, 17, ev);
-    CU_ASSERT_EQUAL(ev[1], 2 * 294);
-    CU_ASSERT_EQUAL(ev[2], 2 * 294);
-    CU_ASSERT_EQUAL(ev[0], 0);
-    CU_ASSERT_EQUAL(ev[3], 0);
-    smt_buffers_run(1, TRUE, 17, ev);
-    CU_ASSERT_EQUAL(ev[1], 0);
-    CU_ASSERT_EQUAL(ev[2], 0);
-    /* one store fewer fits in 16 entries */
-    smt_buffers_run(2, TRUE, 16, ev);
-    CU_ASSERT_EQUAL(ev[1], 0);
-
-    smt_buffers_run(2, FALSE, 24, ev);
-    CU_ASSERT_EQUAL(ev[0], 2 * 290);
-    CU_ASSERT_EQUAL(ev[2], 2 * 290);
-    CU_ASSERT_EQUAL(ev[1], 0);
-    CU_ASSERT_EQUAL(ev[3], 0);
-    smt_buffers_run(1, FALSE, 24, ev);
-    CU_ASSERT_EQUAL(ev[0], 0);
-    CU_ASSERT_EQUAL(ev[2], 0);
-    smt_buffers_run(2, FALSE, 23, ev);
-    CU_ASSERT_EQUAL(ev[0], 0);
+    smt_buffers_expect(TRUE, 17, 294);
+    smt_buffers_expect(FALSE, 24, 290);
 }
 
 /* Knights Mill's cycles without allocation (uarch.md §2.1, §2.2: ITLB
