@@ -1339,6 +1339,38 @@ static inline void ia64_event_as_insn(pmusim_rec_t *q, const pmusim_rec_t *r,
     q->slot = src_th->last_slot;
 }
 
+/* A model fact record (IA64_FACT_CODE, umask = the fact): n occurrences
+ * for each counter of an event whose definition includes the fact, with
+ * the tests ia64_on_event() makes of an EVENT record of that event (the
+ * static ones in fact_slots: one look-up when no counter takes it).  An
+ * unknown fact counts for nothing, as an EVENT record no counter selects. */
+static void ia64_on_fact(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
+{
+    const uint32_t f = r->ev_umask;
+    if (f >= IA64_NFACTS || !im->d->facts[f].name)
+        return;
+    im->fact_seen |= UINT32_C(1) << f;
+    uint32_t slots = im->fact_slots[t][f];
+    if (!slots || r->n == 0)
+        return;
+    const ia64_thread_t *src_th = &im->th[t];
+    pmusim_rec_t q;
+    ia64_event_as_insn(&q, r, src_th);
+    const unsigned acc = (unsigned)src_th->ia32 << 2 | src_th->plm;
+    do {
+        const unsigned b = (unsigned)__builtin_ctz(slots);
+        slots &= slots - 1;
+        const uint32_t u = b >> 4, i = b & 15u;
+        const ia64_ctr_t *c = &im->th[u].ctr[i];
+        if (im->th[u].frozen || !((c->accept >> acc) & 1) ||
+            (c->caf == IA64_CAF_ACTIVE && !src_th->active) ||
+            (c->qual && !ia64_qual_pass(im, src_th, c, &q)))
+            continue;
+        im->pend[b] += r->n;
+        im->pmask |= UINT64_C(1) << b;
+    } while (slots);
+}
+
 /* An EVENT record carries only code, umask and n (traces/FORMAT.md): it is
  * attributed to the thread's most recent instruction (privilege level,
  * instruction set, ip and encoding for the qualifiers). */
@@ -1346,6 +1378,10 @@ static void ia64_on_event(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
 {
     const ia64_desc_t *d = im->d;
     const ia64_thread_t *src_th = &im->th[t];
+    if (r->ev_code == IA64_FACT_CODE) {
+        ia64_on_fact(im, t, r);
+        return;
+    }
     uint32_t seen = (uint32_t)(r->ev_code & 0xff) << 4 | (r->ev_umask & 0xf);
     if (r->ev_code <= 0xff)
         im->ev_seen[seen / 64] |= UINT64_C(1) << (seen % 64);
