@@ -37,17 +37,22 @@ def fail(msg):
     sys.exit(1)
 
 
-def load_map(path):
-    rules = {"ita2": [], "mont": []}
+def data_rows(path):
+    """(line number, comma-separated fields) of each line of a map file
+    that is neither blank nor a '#' comment."""
     with open(path, newline="") as f:
         for lineno, line in enumerate(f, 1):
             line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            parts = line.split(",")
-            if len(parts) != 3 or parts[0] not in rules or not parts[1] or not parts[2].isidentifier():
-                fail("%s:%d: expected 'pmu,event,source'" % (path, lineno))
-            rules[parts[0]].append([parts[1], parts[2], 0, lineno])
+            if line and not line.startswith("#"):
+                yield lineno, line.split(",")
+
+
+def load_map(path):
+    rules = {"ita2": [], "mont": []}
+    for lineno, parts in data_rows(path):
+        if len(parts) != 3 or parts[0] not in rules or not parts[1] or not parts[2].isidentifier():
+            fail("%s:%d: expected 'pmu,event,source'" % (path, lineno))
+        rules[parts[0]].append([parts[1], parts[2], 0, lineno])
     return rules
 
 
@@ -122,45 +127,40 @@ def load_facts(path, tables):
     facts = {pmu: {} for pmu in tables}
     numbers = {}
     names = {}
-    with open(path, newline="") as f:
-        for lineno, line in enumerate(f, 1):
-            line = line.strip()
-            if not line or line.startswith("#"):
-                continue
-            parts = line.split(",")
-            where = "%s:%d" % (path, lineno)
-            if len(parts) != 4 or not parts[1].isidentifier():
-                fail("%s: expected 'fact,name,pmus,events'" % where)
-            try:
-                num = int(parts[0], 16)
-            except ValueError:
-                fail("%s: fact %r is not a number" % (where, parts[0]))
-            if not 1 <= num < NFACTS:
-                fail("%s: fact 0x%x outside 1..0x%x" % (where, num, NFACTS - 1))
-            name = parts[1]
-            if numbers.setdefault(name, num) != num or names.setdefault(num, name) != name:
-                fail("%s: fact 0x%x %s: another number or name has it" % (where, num, name))
-            evs = parts[3].split()
-            if not evs or len(evs) > FACT_KEYS:
-                fail("%s: %s: 1 to %d events" % (where, name, FACT_KEYS))
-            if len(set(evs)) != len(evs):
-                fail("%s: %s lists an event twice" % (where, name))
-            for pmu in parts[2].split():
-                if pmu not in tables:
-                    fail("%s: unknown pmu %r" % (where, pmu))
-                if num in facts[pmu]:
-                    fail("%s: %s given twice for %s" % (where, name, pmu))
-                by_name = {e[0]: (key, e[1][3]) for key, e in tables[pmu].items()}
-                keys = []
-                for ev in evs:
-                    if ev not in by_name:
-                        fail("%s: %s: no %s event %s" % (where, name, pmu, ev))
-                    key, src = by_name[ev]
-                    if src not in FACT_SRCS:
-                        fail("%s: %s: %s %s counts no EVENT records (source %s)"
-                             % (where, name, pmu, ev, src))
-                    keys.append(key)
-                facts[pmu][num] = (name, keys)
+    for lineno, parts in data_rows(path):
+        where = "%s:%d" % (path, lineno)
+        if len(parts) != 4 or not parts[1].isidentifier():
+            fail("%s: expected 'fact,name,pmus,events'" % where)
+        try:
+            num = int(parts[0], 16)
+        except ValueError:
+            fail("%s: fact %r is not a number" % (where, parts[0]))
+        if not 1 <= num < NFACTS:
+            fail("%s: fact 0x%x outside 1..0x%x" % (where, num, NFACTS - 1))
+        name = parts[1]
+        if numbers.setdefault(name, num) != num or names.setdefault(num, name) != name:
+            fail("%s: fact 0x%x %s: another number or name has it" % (where, num, name))
+        evs = parts[3].split()
+        if not evs or len(evs) > FACT_KEYS:
+            fail("%s: %s: 1 to %d events" % (where, name, FACT_KEYS))
+        if len(set(evs)) != len(evs):
+            fail("%s: %s lists an event twice" % (where, name))
+        for pmu in parts[2].split():
+            if pmu not in tables:
+                fail("%s: unknown pmu %r" % (where, pmu))
+            if num in facts[pmu]:
+                fail("%s: %s given twice for %s" % (where, name, pmu))
+            by_name = {e[0]: (key, e[1][3]) for key, e in tables[pmu].items()}
+            keys = []
+            for ev in evs:
+                if ev not in by_name:
+                    fail("%s: %s: no %s event %s" % (where, name, pmu, ev))
+                key, src = by_name[ev]
+                if src not in FACT_SRCS:
+                    fail("%s: %s: %s %s counts no EVENT records (source %s)"
+                         % (where, name, pmu, ev, src))
+                keys.append(key)
+            facts[pmu][num] = (name, keys)
     return facts
 
 
