@@ -327,9 +327,11 @@ static gboolean parse_event_pair(const char *s, uint32_t *key)
     return TRUE;
 }
 
-GArray *pmusim_trace_header_declared_events(const pmusim_trace_header_t *h)
+/* The pairs of an event-list key ("events", "evsum"), sorted; NULL when
+ * the key is absent. */
+static GArray *header_event_pairs(const pmusim_trace_header_t *h, const char *name)
 {
-    const char *v = pmusim_trace_header_get_meta(h, "events");
+    const char *v = pmusim_trace_header_get_meta(h, name);
     if (!v)
         return NULL;
     GArray *keys = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -342,6 +344,16 @@ GArray *pmusim_trace_header_declared_events(const pmusim_trace_header_t *h)
     g_strfreev(parts);
     g_array_sort(keys, key_cmp);
     return keys;
+}
+
+GArray *pmusim_trace_header_declared_events(const pmusim_trace_header_t *h)
+{
+    return header_event_pairs(h, "events");
+}
+
+GArray *pmusim_trace_header_summed_events(const pmusim_trace_header_t *h)
+{
+    return header_event_pairs(h, "evsum");
 }
 
 gboolean pmusim_declared_events_has(const GArray *keys, uint32_t code, uint32_t umask)

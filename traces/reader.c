@@ -1590,16 +1590,21 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 BAD("cycle delta overflows 64 bits");
             if (b > 1)
                 BAD("THREAD state not 0 or 1");
-            pmusim_rec_t *o = feed ? &fd->scratch : w;
+            pmusim_rec_t *o = !feed ? w : fd->pass_threads ? &fd->pass[fd->npass].rec : &fd->scratch;
             rd_rec_zero(o, &zero, wide);
             o->kind = PMUSIM_REC_THREAD;
             o->cycle = cycle = cycle + d;
             o->thread = (uint8_t)t;
             o->n = b;
-            if (feed)
+            if (feed) {
+                if (fd->pass_threads) {
+                    fd->pass[fd->npass++].at = (size_t)(fi - fd->insns);
+                    fclosed = fi;
+                }
                 FEED_REC(o);
-            else
+            } else {
                 w++;
+            }
             break;
         }
         case TR_OP_EVENT: {

@@ -5,8 +5,9 @@
  * pmusim_trace_reader_next_batch() does (the same batches, errors and
  * positions); only what is written differs: an INSN record becomes a
  * pmusim_uarch_insn_t (pmusim_uarch_insn_from_rec()), a MEM record one more
- * access of the instruction before it, MARKER and (with pass_events) EVENT
- * records pass-through records, and IDLE and THREAD records nothing.  The
+ * access of the instruction before it, MARKER, (with pass_events) EVENT and
+ * (with pass_threads) THREAD records pass-through records, and IDLE records
+ * nothing.  The
  * 104-byte record is never written for an instruction: the fields come
  * from the decoder's IP-cache entry.  Internal to pmusim. */
 #ifndef PMUSIM_TRACE_READER_FEED_H
@@ -33,6 +34,7 @@ typedef struct pmusim_trace_feed {
     pmusim_feed_pass_t *pass;
     size_t npass;
     gboolean pass_events; /* EVENT records pass through (else dropped) */
+    gboolean pass_threads; /* THREAD records pass through (else dropped) */
     /* insns[ninsns - 1] takes the MEM records that follow (its accesses are
      * the last of acc); cleared by a pass-through record */
     gboolean open;

@@ -171,13 +171,17 @@ struct pmusim_model {
      * an EVENT-only counter of one of them with no record counted a real
      * zero; NULL when the key is absent.  Set with trace_annotations. */
     GArray *trace_events;
+    /* The header's "evsum" key (pmusim_trace_header_summed_events()): EVENT
+     * records that sum occurrences of several cycles, on which a threshold
+     * cannot be evaluated; NULL when absent.  Set with trace_annotations. */
+    GArray *trace_evsum;
     GPtrArray *notes;          /* char*, reported by pmusim_model_note */
 };
 
 #define PMUSIM_LOG_MAX 100000u
 
 void pmusim_model_base_init(pmusim_model_t *m, const pmusim_model_ops_t *ops, uint32_t nthreads);
-/* Sets trace_annotations and trace_events from the trace's header (before
+/* Sets trace_annotations, trace_events and trace_evsum from the trace's header (before
  * the first record of a replay). */
 void pmusim_model_set_trace_header(pmusim_model_t *m, const pmusim_trace_header_t *h);
 void pmusim_model_base_clear(pmusim_model_t *m);

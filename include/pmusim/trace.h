@@ -288,7 +288,15 @@ const char *pmusim_annotation_name(uint32_t bit);
  * stay unknown). */
 #define PMUSIM_EVENT_ANY_UMASK 0xffffu
 GArray *pmusim_trace_header_declared_events(const pmusim_trace_header_t *h);
-/* TRUE when `keys` (from the function above) holds (code, umask) or (code, *). */
+/* The header key "evsum" (docs/FORMAT.md, section 1), in the syntax of
+ * "events": the EVENT records whose n occurrences may come from more than
+ * one cycle (the model sums an instruction's stall or walk cycles, or a
+ * port's uops over a span, into one record), so that a CMASK, INV or EDGE,
+ * which compares one cycle's occurrences, cannot be applied to them.
+ * Returned as by the function above; NULL when the key is absent (every
+ * record then holds one cycle's occurrences). */
+GArray *pmusim_trace_header_summed_events(const pmusim_trace_header_t *h);
+/* TRUE when `keys` (from the functions above) holds (code, umask) or (code, *). */
 gboolean pmusim_declared_events_has(const GArray *keys, uint32_t code, uint32_t umask);
 
 /* ---- errors ---- */

@@ -228,6 +228,19 @@ gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GE
  * instruction comes after it.  Not for Montecito, whose threads the model
  * switches itself (FALSE with error). */
 gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, GError **error);
+/* An SMT thread halts for a time not known yet (a captured thread waits in
+ * a system call): THREAD inactive where pmusim_uarch_halt() would start,
+ * and the SMT merge no longer waits for the thread; pmusim_uarch_wake()
+ * ends it with THREAD active at `cycle` (at least one cycle later, not
+ * before the records handed out), and the thread's next instruction comes
+ * after it.  No instruction may be given to a sleeping thread.  Not for
+ * Montecito (FALSE with error).  Sleeping twice or waking a thread that
+ * does not sleep does nothing. */
+gboolean pmusim_uarch_sleep(pmusim_uarch_t *u, uint32_t thread, GError **error);
+gboolean pmusim_uarch_wake(pmusim_uarch_t *u, uint32_t thread, uint64_t cycle, GError **error);
+gboolean pmusim_uarch_sleeping(const pmusim_uarch_t *u, uint32_t thread);
+/* The cycle of a sleeping thread's THREAD inactive record (0: not asleep). */
+uint64_t pmusim_uarch_sleep_start(const pmusim_uarch_t *u, uint32_t thread);
 /* Montecito: TRUE when the thread that ran last has a pending switch
  * event (an L3 miss, or its time slice expired), so that a generator that
  * chooses the next thread switches now.  Always FALSE on other CPUs. */

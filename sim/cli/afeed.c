@@ -14,6 +14,7 @@
 struct pmusim_afeed {
     pmusim_trace_reader_t *r;
     gboolean pass_events;
+    gboolean pass_threads;
     void (*fill)(struct pmusim_afeed *f, pmusim_afeed_batch_t *b); /* afeed_fill(_feed) */
     /* the converter's state: the reader's side only */
     pmusim_rec_t *recs;        /* AFEED_READ records of one reader call (text form) */
@@ -81,7 +82,8 @@ static void take_symbols(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
 /* One reader call, converted as the sequential loop of cmd_annotate.c did:
  * an INSN record waits for the MEM records that follow it on its thread
  * and goes to the model when the next INSN, MARKER or passed EVENT comes
- * (or the trace ends); IDLE and THREAD records are the model's own.  The
+ * (or the trace ends); IDLE records are the model's own, THREAD records
+ * too unless pass_threads.  The
  * instruction still waiting at the end of a call goes to the model with
  * the next call's batch (after that call's symbols), as it did in the
  * sequential loop: it is kept aside (f->in, f->acc) in between. */
@@ -151,7 +153,11 @@ static void afeed_fill(pmusim_afeed_t *f, pmusim_afeed_batch_t *b)
             if (f->pass_events)
                 push_pass(f, b, r);
             break;
-        default: /* IDLE, THREAD: the model makes its own */
+        case PMUSIM_REC_THREAD:
+            if (f->pass_threads)
+                push_pass(f, b, r);
+            break;
+        default: /* IDLE: the model makes its own */
             break;
         }
     }
@@ -239,14 +245,16 @@ static gpointer afeed_main(gpointer data)
 }
 
 pmusim_afeed_t *pmusim_afeed_new(pmusim_trace_reader_t *r, gboolean pass_events,
-                                 const pmusim_uarch_t *model)
+                                 gboolean pass_threads, const pmusim_uarch_t *model)
 {
     pmusim_afeed_t *f = g_new0(pmusim_afeed_t, 1);
     f->r = r;
     f->pass_events = pass_events;
+    f->pass_threads = pass_threads;
     if (pmusim_trace_reader_is_binary(r)) {
         f->fill = afeed_fill_feed;
         f->feed.pass_events = pass_events;
+        f->feed.pass_threads = pass_threads;
         /* Record templates (reader_feed.h).  A template replaced while
          * filling batch N may still be pointed at by batch N and the ones
          * before it that the model has not finished.  The thread fills

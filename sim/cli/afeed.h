@@ -42,12 +42,13 @@ typedef struct pmusim_afeed_batch {
 
 typedef struct pmusim_afeed pmusim_afeed_t;
 
-/* `pass_events`: EVENT records pass through (else they are dropped).
+/* `pass_events`: EVENT records pass through (else they are dropped);
+ * `pass_threads`: THREAD records likewise.
  * `model`: the instructions of a binary trace carry record templates for
  * it (pmusim_uarch_insn_t.tmpl), made on the reader thread (NULL: none),
  * valid as long as their batch. */
 pmusim_afeed_t *pmusim_afeed_new(pmusim_trace_reader_t *r, gboolean pass_events,
-                                 const pmusim_uarch_t *model);
+                                 gboolean pass_threads, const pmusim_uarch_t *model);
 /* The next batch, in order; valid until the next call or free.  After a
  * batch with `end` set there is none. */
 pmusim_afeed_batch_t *pmusim_afeed_next(pmusim_afeed_t *f);

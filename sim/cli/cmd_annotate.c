@@ -5,8 +5,9 @@
  * Kept from IN: ip, len, plm, thread, IA-64 slot/unit/encoding, the NOP /
  * predicated-off / IA-32 / FP flags, branch kind, direction and target, every
  * memory address, size and direction (INSN and MEM records), ALAT outcomes,
- * markers and symbols.  Recomputed: cycles, IDLE gaps, THREAD switches
- * (Montecito), cache levels, latencies, TLB outcomes, prediction, offcore
+ * markers and symbols, an SMT thread's inactive stretches (THREAD records:
+ * re-timed, annotate_thread()).  Recomputed: cycles, IDLE gaps, THREAD
+ * switches (Montecito), cache levels, latencies, TLB outcomes, prediction, offcore
  * requests.  EVENT records: those a model made (the header's annotations
  * list "events") are dropped and made again; explicit ones of a trace
  * without an annotations key pass through.  Usage errors exit 2, failures 1. */
@@ -29,7 +30,75 @@ typedef struct annotate {
     pmusim_trace_writer_t *w;
     pmusim_wqueue_t *q;     /* the writer's thread (sim/cli/wqueue.h) */
     pmusim_uarch_t *u;
+    uint32_t nthreads;
+    uint32_t asleep;                        /* bit t: thread t sleeps (annotate_thread()) */
+    uint64_t slept_at[PMUSIM_MAX_THREADS]; /* IN's cycle of a thread's THREAD inactive */
 } annotate_t;
+
+/* Thread t, asleep, wakes where IN made it active at `cycle` (or, for an
+ * instruction of it that came without THREAD active, at the cycle of that
+ * instruction): at the latest time of the other threads that are awake,
+ * or, with none awake, after IN's stretch. */
+static gboolean annotate_wake(annotate_t *a, uint32_t t, uint64_t cycle, GError **error)
+{
+    a->asleep &= ~(1u << t);
+    gboolean others = FALSE;
+    uint64_t at = 0;
+    for (uint32_t k = 0; k < a->nthreads; k++)
+        if (k != t && !pmusim_uarch_sleeping(a->u, k)) {
+            others = TRUE;
+            at = MAX(at, pmusim_uarch_thread_time(a->u, k));
+        }
+    if (!others)
+        at = pmusim_uarch_sleep_start(a->u, t) +
+             (cycle > a->slept_at[t] ? cycle - a->slept_at[t] : 1);
+    return pmusim_uarch_wake(a->u, t, at, error);
+}
+
+/* The model's pmusim_uarch_insns(), but an instruction of a thread that
+ * sleeps (IN made it inactive and gave it an instruction without making it
+ * active again: a hand-written trace) wakes it first. */
+static gboolean annotate_insns(annotate_t *a, const pmusim_uarch_insn_t *in, size_t n,
+                               GError **error)
+{
+    size_t i = 0;
+    while (a->asleep && i < n) {
+        size_t j = i;
+        while (j < n && !((a->asleep >> in[j].thread) & 1))
+            j++;
+        if (j == n)
+            break;
+        if (!pmusim_uarch_insns(a->u, in + i, j - i, error) ||
+            !annotate_wake(a, in[j].thread, a->slept_at[in[j].thread] + 1, error))
+            return FALSE;
+        i = j;
+    }
+    return pmusim_uarch_insns(a->u, in + i, n - i, error);
+}
+
+/* A THREAD record of IN (an SMT CPU): the thread's inactive stretch (a
+ * captured thread waiting in a system call, a generated halt) is kept in
+ * its place in the instruction stream.  Inactive: the thread sleeps in the
+ * model after its instructions so far.  Active: it wakes at the latest
+ * time of the other threads that are awake, which have run everything
+ * they ran before it in IN — the model's time of IN's wake; with none
+ * awake, after as many cycles as IN's stretch lasted (docs/UARCH.md §2). */
+static gboolean annotate_thread(annotate_t *a, const pmusim_rec_t *r, GError **error)
+{
+    const uint32_t t = r->thread;
+    if (t >= a->nthreads)
+        return TRUE; /* the instructions of such a thread fail in the model */
+    if (!r->n) {
+        if (pmusim_uarch_sleeping(a->u, t))
+            return TRUE;
+        a->slept_at[t] = r->cycle;
+        a->asleep |= 1u << t;
+        return pmusim_uarch_sleep(a->u, t, error);
+    }
+    if (!pmusim_uarch_sleeping(a->u, t))
+        return TRUE;
+    return annotate_wake(a, t, r->cycle, error);
+}
 
 static gboolean annotate_sink(const pmusim_rec_t *recs, size_t n, void *user, GError **error)
 {
@@ -62,12 +131,13 @@ static gboolean annotate_batch(annotate_t *a, pmusim_afeed_batch_t *b, GError **
     size_t at = 0;
     for (size_t k = 0; k < b->npass; k++) {
         const pmusim_afeed_pass_t *p = &b->pass[k];
-        if (!pmusim_uarch_insns(a->u, b->insns + at, p->at - at, error) ||
-            !pmusim_uarch_passthrough(a->u, &p->rec, error))
+        if (!annotate_insns(a, b->insns + at, p->at - at, error) ||
+            !(p->rec.kind == PMUSIM_REC_THREAD ? annotate_thread(a, &p->rec, error)
+                                               : pmusim_uarch_passthrough(a->u, &p->rec, error)))
             return FALSE;
         at = p->at;
     }
-    if (!pmusim_uarch_insns(a->u, b->insns + at, b->ninsns - at, error))
+    if (!annotate_insns(a, b->insns + at, b->ninsns - at, error))
         return FALSE;
     return TRUE;
 }
@@ -209,7 +279,11 @@ int pmusim_cmd_trace_annotate(int argc, char **argv)
     }
     a.q = pmusim_wqueue_new(a.w);
     pmusim_uarch_set_buffer(a.u, annotate_buffer);
-    feed = pmusim_afeed_new(r, pass_events, a.u);
+    /* an SMT CPU keeps IN's inactive stretches; Montecito's THREAD records
+     * are the model's own thread switches, made again */
+    a.nthreads = src->nthreads ? src->nthreads : 1;
+    const gboolean pass_threads = cpu != PMUSIM_CPU_ITA2 && cpu != PMUSIM_CPU_MONT;
+    feed = pmusim_afeed_new(r, pass_events, pass_threads, a.u);
     gboolean ok = TRUE;
     for (;;) {
         pmusim_afeed_batch_t *b = pmusim_afeed_next(feed);

@@ -52,6 +52,9 @@ void pmusim_model_set_trace_header(pmusim_model_t *m, const pmusim_trace_header_
     if (m->trace_events)
         g_array_free(m->trace_events, TRUE);
     m->trace_events = pmusim_trace_header_declared_events(h);
+    if (m->trace_evsum)
+        g_array_free(m->trace_evsum, TRUE);
+    m->trace_evsum = pmusim_trace_header_summed_events(h);
 }
 
 void pmusim_model_base_clear(pmusim_model_t *m)
@@ -59,6 +62,9 @@ void pmusim_model_base_clear(pmusim_model_t *m)
     if (m->trace_events)
         g_array_free(m->trace_events, TRUE);
     m->trace_events = NULL;
+    if (m->trace_evsum)
+        g_array_free(m->trace_evsum, TRUE);
+    m->trace_evsum = NULL;
     if (m->diags)
         g_ptr_array_free(m->diags, TRUE);
     if (m->notes)

@@ -37,10 +37,12 @@
 #define OPEN_QUEUE_CAP 65536u
 #define IDLE_MIN 8u           /* a retirement gap this long becomes an IDLE record */
 #define RING_SIZE 256u        /* >= every CPU's window, power of two */
+#define LSQ_RING 64u          /* >= every CPU's load and store buffer, power of two */
 /* EVENT kinds one instruction can hold: at least the kinds a CPU lists
- * (wsm 43, 35 of them written; mont 35; pmusim_uarch_new() checks), so
+ * that go through ev_add_cu() (wsm 49 since session 16's stall, divider
+ * and microcode-sequencer kinds; mont 35; pmusim_uarch_new() checks), so
  * that ev_add_cu() never drops one */
-#define MAX_INSN_EVENTS 48u
+#define MAX_INSN_EVENTS 56u
 /* EVENT kinds a thread's sums hold; a new kind beyond them writes the sums
  * early (events_add()).  Fewer than MAX_INSN_EVENTS: each count searches
  * them (measured, docs/PERFORMANCE.md "L2 traffic and write-backs") */
@@ -49,6 +51,12 @@
  * they become records, so a stream of misses does not become a stream of
  * EVENT records; a count lands at most this late (docs/UARCH.md). */
 #define EVENT_SPAN 64u
+/* The port counts (UOPS_EXECUTED, one record per port) are summed over at
+ * most this many cycles: they grow with every instruction, so at
+ * EVENT_SPAN they would write six records every 64 cycles (measured:
+ * docs/PERFORMANCE.md, "Dispatch ports, the divider and the microcode
+ * sequencer"); a port count lands at most this late. */
+#define PORT_SPAN 1024u
 
 typedef struct insn_event {
     uint16_t code, umask;
@@ -68,6 +76,11 @@ typedef struct uarch_thread {
      * first RING_SIZE (then ring[(n - window) % RING_SIZE] + 1 is 0 while
      * n < window: no reorder-window stall, without testing n) */
     uint64_t ring[RING_SIZE];
+    /* the same for the thread's last LSQ_RING loads and stores (an access
+     * each; alloc_cycle()), and how many it has had */
+    uint64_t ldq[LSQ_RING], stq[LSQ_RING];
+    uint64_t nld, nst;
+    uint64_t misp_ready;       /* fe_ready as the last misprediction set it */
     uint32_t hist;             /* global branch history (taken bits) */
     uint64_t ras[32];
     uint32_t ras_n, ras_top;
@@ -83,8 +96,18 @@ typedef struct uarch_thread {
     unsigned nevacc;
     uint64_t evacc_since;      /* retirement cycle of the first counted one */
     uint64_t ev_due;           /* evacc_since + EVENT_SPAN, UINT64_MAX when nevacc is 0 */
+    /* uops dispatched to each port so far (ports_count(), which picks the
+     * least loaded port of a choice by them: so the binding does not
+     * depend on when sums are written), and as far as written
+     * (events_flush() writes the difference) */
+    uint64_t port_n[6], port_w[6];
+    uint64_t port_due;         /* the first unwritten count's cycle + PORT_SPAN; UINT64_MAX: none */
+    uint64_t div_free;         /* the divider takes a new divide from this cycle */
     unsigned i1_hit_slot;      /* evacc[] entry of the L1I hits when last found (ifetch_hits_fast()) */
     uint64_t halt_ret;         /* last_ret as pmusim_uarch_halt() set it (UINT64_MAX: none) */
+    gboolean sleeping;         /* pmusim_uarch_sleep() until pmusim_uarch_wake(): the merge
+                                * does not wait for it */
+    uint64_t sleep_from;       /* the cycle of its THREAD inactive record */
     /* the EVENT counts of this thread's open instruction (parts,
      * PMUSIM_UARCH_ACC_MORE): its accesses' counts wait here until it
      * ends, so that no EVENT record comes between its MEM records */
@@ -105,6 +128,10 @@ struct pmusim_uarch {
     uint32_t merge_last;       /* SMT merge: thread of the last record handed out (UINT32_MAX: none) */
     uint32_t share;            /* slots a uop costs: nthreads when merging, else 1 */
     uint32_t window;           /* reorder window of one thread: cfg->window / share */
+    uint32_t lb, sb;           /* load / store buffer entries of one thread (0: not modelled) */
+    /* NO_ALLOC_CYCLES:ALL or NOT_DELIVERED is written: every gap in a
+     * thread's allocation goes through alloc_stalls() */
+    gboolean alloc_gaps;
     gboolean soemt;            /* Montecito with more than one thread */
     gboolean numa_interleave, mcdram, no_l2;
     gboolean l3_inclusive; /* the CPU's rule, or --LL-inclusive, or not with --L2=none */
@@ -173,6 +200,16 @@ struct pmusim_uarch {
     /* a data lookup of the current access hit a modified L2 line
      * (outer_access(); data_access_done() writes its state and clears it) */
     gboolean l2_data_m;
+    /* Dispatch ports (docs/UARCH.md §1.1): counted (cfg->ev.port), and
+     * the rule of each compute uop by the instruction's FP/SIMD class and
+     * operation kind (flag bits 7-13, port_rule_of()) */
+    gboolean ports;
+    uint8_t port_rule[128];
+    /* (flags & PMUSIM_F_OPKIND_MASK) of a divide when the CPU has a
+     * divider model, else a value no flags give; uops above ms_limit come
+     * from the microcode sequencer (UINT32_MAX: not modelled) */
+    uint32_t div_key, ms_limit;
+    uint32_t div_busy;         /* the current instruction's divide: busy cycles (0: none) */
     insn_event_t iev[MAX_INSN_EVENTS]; /* the instruction's EVENT counts (niev) */
 };
 
@@ -266,7 +303,7 @@ static void merge_drain(pmusim_uarch_t *u, gboolean force)
             if (!force)
                 for (uint32_t i = 0; i < u->nthreads; i++) {
                     const uarch_thread_t *t = &u->th[i];
-                    if (t->started && !t->qlen && thread_lower_bound(t) < bc)
+                    if (t->started && !t->qlen && !t->sleeping && thread_lower_bound(t) < bc)
                         return;
                 }
         }
@@ -394,6 +431,85 @@ static inline void resteer_events(pmusim_uarch_t *u, const pmusim_uarch_insn_t *
         ev_add(u, &u->cfg->ev.baclear_cond, 1);
 }
 
+/* ---- dispatch ports (docs/UARCH.md §1.1) ---- */
+
+/* Where a compute uop of an instruction goes, by the instruction's FP/SIMD
+ * class and operation kind: a port (0..5), or the least loaded of p0, p1
+ * and p5 (PORT_RULE_015) or of p0 and p5 (PORT_RULE_05).  Sources and the
+ * model's choices: docs/UARCH.md §1.1 (Intel's optimization manual for
+ * the roles of the ports, uarch.md §1.4; ZSim's Westmere port masks). */
+enum { PORT_RULE_015 = 6, PORT_RULE_05 = 7 };
+/* An x86 FP/SIMD class of floating point (x87, SSE scalar or packed FP). */
+static inline gboolean fpc_is_fp(unsigned fpc)
+{
+    return fpc == PMUSIM_FPC_X87 || fpc == PMUSIM_FPC_SS || fpc == PMUSIM_FPC_SD ||
+           fpc == PMUSIM_FPC_PS || fpc == PMUSIM_FPC_PD;
+}
+
+static uint8_t port_rule_of(unsigned fpc, unsigned opk)
+{
+    const gboolean fp = fpc_is_fp(fpc);
+    switch (opk) {
+    case PMUSIM_OPK_DIV: /* the divider */
+        return 0;
+    case PMUSIM_OPK_MUL: /* FP multiplier on p0, integer multiply on p1 */
+        return fp ? 0 : 1;
+    case PMUSIM_OPK_PACKED_MPY:
+        return 1;
+    case PMUSIM_OPK_PACK:
+    case PMUSIM_OPK_UNPACK:
+    case PMUSIM_OPK_SHUFFLE_MOVE:
+    case PMUSIM_OPK_PACKED_ARITH:
+    case PMUSIM_OPK_PACKED_SHIFT:
+        return PORT_RULE_05;
+    case PMUSIM_OPK_NONE:
+        return fp ? 1 : PORT_RULE_015; /* the FP adder; integer ALUs */
+    default: /* packed logical; kinds 10-15 (a reader refuses them) */
+        return PORT_RULE_015;
+    }
+}
+
+/* Counts the uops of an instruction (or of a continuation's accesses,
+ * without `compute`) by port, in thread t's sums, retired at r: a load on
+ * p2, a store's address on p3 and its data on p4; the fused uops beyond
+ * one per access are compute uops (at least one for a branch, on p5), each
+ * placed by its rule (the least loaded port of a choice, ties to the lower
+ * number).  Sets the thread's due cycle when its sums were empty. */
+static inline __attribute__((always_inline)) void
+ports_count(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, uint32_t nld,
+            uint32_t nst, gboolean br, gboolean compute, uint64_t r)
+{
+    t->port_n[2] += nld;
+    t->port_n[3] += nst;
+    t->port_n[4] += nst;
+    if (compute) {
+        const uint32_t uops = in->uops ? in->uops : 1u;
+        uint32_t nc = uops > nld + nst ? uops - nld - nst : 0;
+        if (br) {
+            t->port_n[5]++;
+            nc -= nc != 0;
+        }
+        const unsigned rule = u->port_rule[(in->flags >> PMUSIM_F_FPCLASS_SHIFT) & 127u];
+        for (; nc; nc--) {
+            unsigned p = rule;
+            if (rule >= PORT_RULE_015) {
+                p = rule == PORT_RULE_015 && t->port_n[1] < t->port_n[0] ? 1 : 0;
+                if (t->port_n[5] < t->port_n[p])
+                    p = 5;
+            }
+            t->port_n[p]++;
+        }
+    }
+    if (t->port_due == UINT64_MAX) {
+        t->port_due = r + PORT_SPAN;
+        if (t == &u->th[0] && u->ev_gate > t->port_due)
+            u->ev_gate = t->port_due;
+    }
+}
+_Static_assert(PMUSIM_F_OPKIND_SHIFT == PMUSIM_F_FPCLASS_SHIFT + 3 &&
+               PMUSIM_F_OPKIND_MASK >> PMUSIM_F_FPCLASS_SHIFT == 120u,
+               "ports_count() indexes port_rule[] with the class and kind bits together");
+
 /* ---- set-up ---- */
 
 static const pmusim_uarch_geom_t *pick_geom(gboolean set, const pmusim_uarch_geom_t *opt,
@@ -413,6 +529,11 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         unsigned kinds = 0;
         for (size_t i = 0; i < sizeof cfg->ev / sizeof *ev; i++)
             kinds += ev[i].present != FALSE;
+        /* the port counts have sums of their own, the LOAD_DISPATCH kinds
+         * are never written: neither goes through ev_add_cu() */
+        for (size_t k = 0; k < G_N_ELEMENTS(cfg->ev.port); k++)
+            kinds -= cfg->ev.port[k].present != FALSE;
+        kinds -= (cfg->ev.ld_rs_delayed.present != FALSE) + (cfg->ev.ld_mob.present != FALSE);
         g_assert(kinds <= MAX_INSN_EVENTS);
     }
     pmusim_uarch_options_t none;
@@ -465,6 +586,13 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->share = u->merge ? nthreads : 1;
     u->window = cfg->window / u->share;
     g_assert(u->window >= 1 && u->window <= RING_SIZE); /* what the ring relies on */
+    /* Westmere halves the load and store buffers between two threads as
+     * it does the ROB (uarch.md §1.4) */
+    u->lb = cfg->lb_entries / u->share;
+    u->sb = cfg->sb_entries / u->share;
+    g_assert(cfg->lb_entries <= LSQ_RING && cfg->sb_entries <= LSQ_RING);
+    g_assert((u->lb || !cfg->lb_entries) && (u->sb || !cfg->sb_entries));
+    u->alloc_gaps = cfg->ev.no_alloc_all.present || cfg->ev.not_delivered.present;
     u->numa_interleave = o->numa_interleave;
     u->mcdram = o->knm_mcdram;
     u->sink = sink;
@@ -532,13 +660,22 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         return NULL;
     }
     uarch_bpred_init(&u->bp, cfg);
+    u->ports = cfg->ev.port[0].present;
+    for (unsigned i = 0; i < G_N_ELEMENTS(u->port_rule); i++)
+        u->port_rule[i] = port_rule_of(i & 7u, i >> 3);
+    u->div_key = cfg->lat_div_int ? (uint32_t)PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT : UINT32_MAX;
+    u->ms_limit = cfg->ms_uops ? cfg->ms_uops : UINT32_MAX;
     for (uint32_t i = 0; i < nthreads; i++) {
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
         t->ev_due = UINT64_MAX;
+        t->port_due = UINT64_MAX;
         t->halt_ret = UINT64_MAX;
         for (uint32_t k = 0; k < RING_SIZE; k++)
             t->ring[k] = UINT64_MAX;
+        for (uint32_t k = 0; k < LSQ_RING; k++)
+            t->ldq[k] = t->stq[k] = UINT64_MAX;
+        t->misp_ready = UINT64_MAX;
         t->plm = 3;
         /* SMT threads run from cycle 0 together: none may be overtaken by
          * another's records until its queue fills (then it is clamped) */
@@ -623,6 +760,11 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->baclear, TRUE},         {&ev->baclear_cond, TRUE},
         {&ev->rob_full, TRUE},        {&ev->misp_stall, TRUE},  {&ev->ts_l3miss, TRUE},
         {&ev->ts_timer, TRUE},
+        /* allocation and front-end stalls (alloc_cycle()); BACLEARS:RETURN
+         * listed, never written (the model resteers no return) */
+        {&ev->lb_full, u->lb != 0},   {&ev->sb_full, u->sb != 0}, {&ev->res_stall_any, TRUE},
+        {&ev->fetch_stall_cyc, TRUE}, {&ev->icache_fill_cyc, TRUE},
+        {&ev->not_delivered, TRUE},   {&ev->no_alloc_all, TRUE}, {&ev->baclear_ret, TRUE},
         /* IA-64 below the L1 caches, model facts (outer_access(), l3_traffic()) */
         {&ev->f_l2_if_hit, u->has_l2}, {&ev->f_l2_if_miss, u->has_l2},
         {&ev->f_l3_if_hit, u->has_l3},
@@ -631,23 +773,41 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->f_l3_wb_miss, l2_wb && !u->bus_ev}, {&ev->f_l3_wb_miss_bus, l2_wb && u->bus_ev},
         {&ev->f_bus_rd_load, u->bus_ev}, {&ev->f_bus_rd_store, u->bus_ev},
         {&ev->f_bus_wb_victim, u->bus_ev},
+        /* execution: ports, LOAD_DISPATCH's never-written kinds, the
+         * divider, the microcode sequencer (ports_count(), insn_body()) */
+        {&ev->port[0], TRUE},         {&ev->port[1], TRUE},     {&ev->port[2], TRUE},
+        {&ev->port[3], TRUE},         {&ev->port[4], TRUE},     {&ev->port[5], TRUE},
+        {&ev->ld_rs_delayed, TRUE},   {&ev->ld_mob, TRUE},      {&ev->div_busy, TRUE},
+        {&ev->ms_uops, TRUE},         {&ev->ms_entry, TRUE},
     };
     /* a new member of uarch_events_t must be listed above */
     G_STATIC_ASSERT(sizeof(uarch_events_t) == G_N_ELEMENTS(kinds) * sizeof(uarch_ev_t));
-    GString *s = g_string_new(NULL);
+    /* The "evsum" key: the kinds whose occurrences the model sums per
+     * thread over up to EVENT_SPAN cycles (events_collect(); the ports over
+     * PORT_SPAN cycles) or whose record holds an instruction's stall, walk
+     * or fill cycles, so that a threshold cannot be evaluated on them
+     * (docs/trace-events-x86.md, "Thresholds on the model's EVENT
+     * records"): all of them (the divider's record holds a divide's busy
+     * cycles; ARITH:DIV, its c=1 i=1 e=1 form, counts from the divides'
+     * INSN records). */
+    GString *s = g_string_new(NULL), *sum = g_string_new(NULL);
     for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
         const uarch_ev_t *e = kinds[i].e;
         if (!e->present || !kinds[i].happens)
             continue;
-        if (s->len)
-            g_string_append_c(s, ',');
+        char pair[24];
         if (e == &ev->ifetch_ear) /* the umask is the fetch's ITLB outcome */
-            g_string_append_printf(s, "0x%02x/*", e->code);
+            g_snprintf(pair, sizeof pair, "0x%02x/*", e->code);
         else
-            g_string_append_printf(s, "0x%02x/0x%02x", e->code, e->umask);
+            g_snprintf(pair, sizeof pair, "0x%02x/0x%02x", e->code, e->umask);
+        g_string_append_printf(s, "%s%s", s->len ? "," : "", pair);
+        g_string_append_printf(sum, "%s%s", sum->len ? "," : "", pair);
     }
     pmusim_trace_header_set_meta(h, "events", s->str);
+    if (sum->len)
+        pmusim_trace_header_set_meta(h, "evsum", sum->str);
     g_string_free(s, TRUE);
+    g_string_free(sum, TRUE);
 }
 
 void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
@@ -986,6 +1146,8 @@ static uint32_t ifetch_beyond(pmusim_uarch_t *u, uint64_t ip, uint64_t n, uint32
     uint32_t l = lvl == PMUSIM_LVL_L2 ? (u->has_l2i ? cfg->lat_l2i : cfg->lat_l2)
                                       : level_latency(u, lvl, FALSE);
     lat += l;
+    /* the cycles the front end waits for the fill (knm FETCH_STALL) */
+    ev_add(u, &cfg->ev.icache_fill_cyc, l);
     if (lvl != PMUSIM_LVL_L2 || !u->has_l3) /* knm: the L2 is the LL */
         u->st.ll_access++;
     if (lvl > PMUSIM_LVL_L3 || (!u->has_l3 && lvl > PMUSIM_LVL_L2))
@@ -1358,6 +1520,14 @@ branch_predict(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *
 /* Writes a thread's summed EVENT counts at `cycle` (straight to the output
  * when `direct`, else through rec_new). */
 static pmusim_rec_t *rec_out(pmusim_uarch_t *u, uint32_t ti, unsigned kind, uint64_t cycle);
+
+/* The fast path's gate (u->ev_gate) when the instruction has no counts:
+ * the earlier of thread 0's due cycles. */
+static inline uint64_t ev_gate_of(const pmusim_uarch_t *u)
+{
+    return MIN(u->th[0].ev_due, u->th[0].port_due);
+}
+
 static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolean direct)
 {
     uarch_thread_t *t = &u->th[ti];
@@ -1370,7 +1540,26 @@ static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolea
     }
     t->nevacc = 0;
     t->ev_due = UINT64_MAX;
-    u->ev_gate = u->niev ? 0 : u->th[0].ev_due;
+    u->ev_gate = u->niev ? 0 : ev_gate_of(u);
+}
+
+/* Writes a thread's port counts since the last time at `cycle`, one
+ * record per port that has any (as events_flush()). */
+static void ports_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolean direct)
+{
+    uarch_thread_t *t = &u->th[ti];
+    for (unsigned k = 0; k < G_N_ELEMENTS(t->port_n); k++) {
+        if (t->port_n[k] == t->port_w[k])
+            continue;
+        pmusim_rec_t *e = direct ? rec_out(u, ti, PMUSIM_REC_EVENT, cycle)
+                                 : rec_new(u, ti, PMUSIM_REC_EVENT, cycle);
+        e->ev_code = u->cfg->ev.port[k].code;
+        e->ev_umask = u->cfg->ev.port[k].umask;
+        e->n = t->port_n[k] - t->port_w[k];
+        t->port_w[k] = t->port_n[k];
+    }
+    t->port_due = UINT64_MAX;
+    u->ev_gate = u->niev ? 0 : ev_gate_of(u);
 }
 
 /* Adds n counts of an instruction retired at r to thread ti's sums. */
@@ -1407,7 +1596,7 @@ static void events_collect(pmusim_uarch_t *u, uint32_t ti, uint64_t r)
     u->niev = 0; /* empty between instructions (insn_fast()) */
     if (r >= t->ev_due)
         events_flush(u, ti, r, FALSE);
-    u->ev_gate = u->th[0].ev_due;
+    u->ev_gate = ev_gate_of(u);
 }
 
 /* A part of the open instruction ran: its counts join the instruction's
@@ -1445,7 +1634,9 @@ static void insn_close(pmusim_uarch_t *u, uint32_t ti)
     t->noev = 0;
     if (r >= t->ev_due)
         events_flush(u, ti, r, FALSE);
-    u->ev_gate = u->niev ? 0 : u->th[0].ev_due;
+    if (r >= t->port_due)
+        ports_flush(u, ti, r, FALSE);
+    u->ev_gate = u->niev ? 0 : ev_gate_of(u);
     if (u->merge)
         merge_drain(u, FALSE);
 }
@@ -1695,6 +1886,93 @@ load_done(uarch_thread_t *t, const pmusim_uarch_access_t *a, uint64_t d, uint32_
     return t->last_load_done > c ? t->last_load_done : c;
 }
 
+/* ---- allocation (docs/UARCH.md §1 step 2, "Allocation stalls") ----
+ *
+ * An instruction allocates, not before d0 (the front end has delivered it
+ * and the dispatch stage has a slot), once its reorder-window entry is free
+ * (rob_free, the retirement of the instruction `window` places back, + 1)
+ * and, on a CPU with load and store buffers (u->lb, u->sb), once there is
+ * an entry for each of its loads and stores: entry j of the loads frees when
+ * the load u->lb places back retires (+ 1), as the window's does.  The
+ * buffers are rings of the last LSQ_RING loads' and stores' retirement
+ * cycles, UINT64_MAX before the first ones (+ 1 is 0: free, with no count
+ * to test), like the window's ring.  An instruction with more loads than
+ * the buffer has entries (a string instruction's part of 64) waits for all
+ * of them. */
+
+/* The counts of an allocation that waited (d > d0) or came after a gap in
+ * the thread's allocation (d > t->disp_cycle + 1, on a CPU that counts
+ * those): the cycles it waited for each resource and for any (Westmere
+ * RESOURCE_STALLS:ROB_FULL, LOAD, STORE, ANY; Knights Mill
+ * NO_ALLOC_CYCLES:ROB_FULL), from the first cycle whose dispatch slots
+ * could have taken its `uops` (not the cycle before, already full: it
+ * allocated), and the cycles the thread allocated nothing
+ * (NO_ALLOC_CYCLES:ALL) and those of them it waited for the front end other
+ * than after a misprediction (NOT_DELIVERED; MISPREDICTS counts those). */
+static G_GNUC_NO_INLINE void alloc_stalls(pmusim_uarch_t *u, const uarch_thread_t *t, uint64_t d0,
+                                          uint64_t rob_free, uint64_t lb_free, uint64_t sb_free,
+                                          uint64_t d, uint32_t uops)
+{
+    const uarch_events_t *ev = &u->cfg->ev;
+    /* take_slots(): a partly used cycle without room goes on to the next */
+    const uint64_t slot = t->disp_cycle + (t->disp_used && t->disp_used + uops > u->cfg->width);
+    const uint64_t from = d0 > slot ? d0 : slot;
+    if (rob_free > from)
+        ev_add(u, &ev->rob_full, rob_free - from);
+    if (lb_free > from)
+        ev_add(u, &ev->lb_full, lb_free - from);
+    if (sb_free > from)
+        ev_add(u, &ev->sb_full, sb_free - from);
+    if (d > from)
+        ev_add(u, &ev->res_stall_any, d - from);
+    if (u->alloc_gaps && d > t->disp_cycle + 1) {
+        ev_add(u, &ev->no_alloc_all, d - t->disp_cycle - 1);
+        if (t->fe_ready > t->disp_cycle + 1 && t->fe_ready != t->misp_ready)
+            ev_add(u, &ev->not_delivered, t->fe_ready - t->disp_cycle - 1);
+    }
+}
+
+/* The cycle an instruction of `uops` slots (dispatch's) with accesses
+ * acc[0, nacc) allocates at (above). */
+static inline __attribute__((always_inline)) uint64_t
+alloc_cycle(pmusim_uarch_t *u, const uarch_thread_t *t, uint64_t d0, uint64_t rob_free,
+            const pmusim_uarch_access_t *acc, uint32_t nacc, uint32_t uops)
+{
+    uint64_t lb_free = 0, sb_free = 0;
+    if (nacc && u->lb) {
+        uint32_t nl = 0;
+        for (uint32_t k = 0; k < nacc; k++)
+            nl += !acc[k].is_store;
+        const uint32_t ns = nacc - nl;
+        if (nl)
+            lb_free = t->ldq[(t->nld + MIN(nl, u->lb) - 1 - u->lb) & (LSQ_RING - 1)] + 1;
+        if (ns)
+            sb_free = t->stq[(t->nst + MIN(ns, u->sb) - 1 - u->sb) & (LSQ_RING - 1)] + 1;
+    }
+    uint64_t d = d0 > rob_free ? d0 : rob_free;
+    d = d > lb_free ? d : lb_free;
+    d = d > sb_free ? d : sb_free;
+    if (G_UNLIKELY(d > d0 || (u->alloc_gaps && d > t->disp_cycle + 1)))
+        alloc_stalls(u, t, d0, rob_free, lb_free, sb_free, d, uops);
+    return d;
+}
+
+/* The load and store buffer entries of an instruction retiring in cycle
+ * `ret` (the window ring's value) free after it. */
+static inline __attribute__((always_inline)) void
+alloc_retire(const pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *acc,
+             uint32_t nacc, uint64_t ret)
+{
+    if (!nacc || !u->lb)
+        return;
+    for (uint32_t k = 0; k < nacc; k++) {
+        if (acc[k].is_store)
+            t->stq[t->nst++ & (LSQ_RING - 1)] = ret;
+        else
+            t->ldq[t->nld++ & (LSQ_RING - 1)] = ret;
+    }
+}
+
 /* The common instruction of one thread (no SMT merge, no Montecito
  * switching) without the general body's work: the lines it occupies are
  * the one fetched last or the most recent of their ITLB and L1I sets (a
@@ -1732,6 +2010,11 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
      * kept on the stack over the whole body */
     const uint64_t blk = in->ip >> lb;
     const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
+    /* a divide (the divider's timing and record) and a microcoded
+     * instruction take the general body */
+    if (!ia64 && G_UNLIKELY((in->flags & PMUSIM_F_OPKIND_MASK) == u->div_key ||
+                            in->uops > u->ms_limit))
+        return FAST_NO;
     /* in->naccess <= 1 (insn_check_one()) unless multi */
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
         /* new lines: free when each is the most recent of its ITLB and L1I
@@ -1763,13 +2046,12 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* from here on the instruction stays on the fast path: its EVENT
      * counts go to u->iev, empty between instructions (events_collect()) */
     gboolean oc = FALSE;
+    uint32_t mstores = 0; /* multi: the stores among the accesses */
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
-    /* a free entry in the reorder window (no test of t->n: the ring) */
+    /* a free entry in the reorder window (no test of t->n: the ring), and
+     * in the load and store buffers */
     const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
-    if (G_UNLIKELY(free_at > d)) {
-        ev_add(u, &u->cfg->ev.rob_full, free_at - d);
-        d = free_at;
-    }
+    d = alloc_cycle(u, t, d, free_at, in->access, SH_NACC, ia64 ? 1 : (in->uops ? in->uops : 1));
     pmusim_mem_t m;
     /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
     if (!multi && SH_NACC && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
@@ -1795,6 +2077,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         gboolean slow = FALSE;
         for (uint32_t k = 0; k < in->naccess; k++) {
             const pmusim_uarch_access_t *a = &in->access[k];
+            mstores += a->is_store;
             if (!data_access_l1_mru(u, a, &mems[k], !ia64, TRUE)) {
                 if (!slow) {
                     u->oc_valid = FALSE;
@@ -1822,7 +2105,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
             if (res == BR_MISPREDICT) {
                 uint64_t again = c + u->cfg->mispredict_penalty;
                 if (again > t->fe_ready)
-                    t->fe_ready = again;
+                    t->fe_ready = t->misp_ready = again;
                 ev_add(u, &u->cfg->ev.misp_stall, u->cfg->mispredict_penalty);
             } else {
                 uint64_t again = d + u->cfg->resteer_penalty;
@@ -1836,6 +2119,11 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     const uint64_t r = take_slots(&t->ret_cycle, &t->ret_used, c, uops, w);
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
+    alloc_retire(u, t, in->access, SH_NACC, t->ret_cycle);
+    if (!ia64 && u->ports) {
+        const uint32_t nst = multi ? mstores : SH_NACC ? in->access[0].is_store : 0u;
+        ports_count(u, t, in, (multi ? in->naccess : SH_NACC) - nst, nst, SH_ISBR, TRUE, r);
+    }
     const uint32_t ti = 0; /* insn_check_one() */
     /* the sink runs (and may fail: u->err) only in the rare cases, which
      * say so in `called` */
@@ -1922,20 +2210,19 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     }
     /* u->niev || r >= t->ev_due implies r >= u->ev_gate */
     if (G_UNLIKELY(r >= u->ev_gate)) {
-        if (u->niev) {
+        if (u->niev || r >= t->ev_due || r >= t->port_due) {
             t->plm = in->plm & 3;
             cursor_sync(u, cur);
-            events_collect(u, ti, r);
-            cursor_load(u, cur);
-            called = TRUE;
-        } else if (r >= t->ev_due) {
-            t->plm = in->plm & 3;
-            cursor_sync(u, cur);
-            events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
+            if (u->niev)
+                events_collect(u, ti, r);
+            else if (r >= t->ev_due)
+                events_flush(u, ti, r, FALSE); /* what events_collect() does with no new count */
+            if (r >= t->port_due)
+                ports_flush(u, ti, r, FALSE);
             cursor_load(u, cur);
             called = TRUE;
         } else {
-            u->ev_gate = t->ev_due; /* the instruction had no counts */
+            u->ev_gate = ev_gate_of(u); /* the instruction had no counts */
         }
     }
     t->last_ret = r; /* t->any holds already */
@@ -1966,6 +2253,30 @@ accesses_run(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *
         }
     }
     return c;
+}
+
+/* ports_count() of the first n accesses of `in`. */
+static void ports_count_all(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
+                            uint32_t n, gboolean br, gboolean compute, uint64_t r)
+{
+    uint32_t nst = 0;
+    for (uint32_t k = 0; k < n; k++)
+        nst += in->access[k].is_store != 0;
+    ports_count(u, t, in, n - nst, nst, br, compute, r);
+}
+
+/* A divide dispatched at d whose other work completes at c: it starts
+ * when the thread's divider is free (unpipelined: busy for its whole
+ * latency, integer or FP by the instruction's class), and the instruction
+ * completes no earlier than its result (docs/UARCH.md §1.1).  Returns the
+ * completion; *busy the busy cycles. */
+static uint64_t divide(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
+                       uint64_t d, uint64_t c, uint32_t *busy)
+{
+    *busy = fpc_is_fp(PMUSIM_REC_FPCLASS(in->flags)) ? u->cfg->lat_div_fp : u->cfg->lat_div_int;
+    const uint64_t start = t->div_free > d ? t->div_free : d;
+    t->div_free = start + *busy;
+    return t->div_free > c ? t->div_free : c;
 }
 
 /* One instruction; `merge` and `soemt` are u->merge and u->soemt as
@@ -2059,18 +2370,16 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         if (lat) {
             uint64_t from = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
             t->fe_ready = from + lat;
+            /* ITLB and L1I misses, as the front end waits for them (wsm
+             * L1I:CYCLES_STALLED) */
+            ev_add(u, &cfg->ev.fetch_stall_cyc, lat);
         }
     }
 
     /* dispatch: front end ready, a free slot in the reorder window */
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
-    if (G_LIKELY(t->n >= window)) {
-        uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
-        if (free_at > d) {
-            ev_add(u, &cfg->ev.rob_full, free_at - d);
-            d = free_at;
-        }
-    }
+    d = alloc_cycle(u, t, d, t->ring[(t->n - window) & (RING_SIZE - 1)] + 1, in->access,
+                    in->naccess, uops);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
 
     /* execution: memory accesses complete after their latency */
@@ -2078,6 +2387,14 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     gboolean fp = in->fp != PMUSIM_UARCH_FP_NONE;
     gboolean load_l3_miss = FALSE;
     uint64_t c = accesses_run(u, t, in->access, in->naccess, fp, d, d + 1, mem, &load_l3_miss);
+    /* a divide, the microcode sequencer (docs/UARCH.md §1.1) */
+    uint32_t div_busy = 0;
+    if (G_UNLIKELY((in->flags & PMUSIM_F_OPKIND_MASK) == u->div_key))
+        c = divide(u, t, in, d, c, &div_busy);
+    if (G_UNLIKELY(in->uops > u->ms_limit)) {
+        ev_add(u, &cfg->ev.ms_uops, in->uops);
+        ev_add(u, &cfg->ev.ms_entry, 1);
+    }
 
     /* branches: a misprediction restarts the front end after resolution */
     pmusim_branch_t br;
@@ -2087,7 +2404,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         if (res == BR_MISPREDICT) {
             uint64_t again = c + cfg->mispredict_penalty;
             if (again > t->fe_ready)
-                t->fe_ready = again;
+                t->fe_ready = t->misp_ready = again;
             ev_add(u, &cfg->ev.misp_stall, cfg->mispredict_penalty);
         } else if (res == BR_RESTEER) {
             uint64_t again = d + cfg->resteer_penalty;
@@ -2102,6 +2419,9 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     const uint64_t r = take_slots(&t->ret_cycle, &t->ret_used, c, uops, w);
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
+    alloc_retire(u, t, in->access, in->naccess, t->ret_cycle);
+    if (u->ports)
+        ports_count_all(u, t, in, in->naccess, in->br != PMUSIM_UARCH_BR_NONE, TRUE, r);
 
     /* records (an open instruction is not held: its parts' records follow
      * its INSN record at its cycle) */
@@ -2146,6 +2466,18 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         m->ip = in->ip;
         m->mem = mem[k];
     }
+    if (G_UNLIKELY(div_busy)) {
+        /* a record of its own (not summed), after the instruction's
+         * records; an open instruction's counts wait (events_stash()) */
+        if (open) {
+            ev_add(u, &cfg->ev.div_busy, div_busy);
+        } else {
+            pmusim_rec_t *e = rec_new(u, ti, PMUSIM_REC_EVENT, r);
+            e->ev_code = cfg->ev.div_busy.code;
+            e->ev_umask = cfg->ev.div_busy.umask;
+            e->n = div_busy;
+        }
+    }
     if (open) {
         events_stash(u, t);
         t->open = TRUE;
@@ -2153,8 +2485,11 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         t->open_cycle = r;
         t->open_ip = in->ip;
         t->open_n = t->n;
-    } else if (u->niev || r >= t->ev_due) {
-        events_collect(u, ti, r); /* else it would add nothing and write nothing */
+    } else {
+        if (u->niev || r >= t->ev_due)
+            events_collect(u, ti, r); /* else it would add nothing and write nothing */
+        if (r >= t->port_due)
+            ports_flush(u, ti, r, FALSE);
     }
     if (!hold) {
         t->last_ret = r;
@@ -2213,13 +2548,8 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
     const uint32_t w = cfg->width;
     const uint32_t uops = (cfg->ia64 ? 1 : (in->uops ? in->uops : 1)) * (u->merge ? u->share : 1);
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
-    if (t->n >= u->window) {
-        uint64_t free_at = t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1;
-        if (free_at > d) {
-            ev_add(u, &cfg->ev.rob_full, free_at - d);
-            d = free_at;
-        }
-    }
+    d = alloc_cycle(u, t, d, t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1, in->access, n,
+                    uops);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     pmusim_mem_t mem[PMUSIM_UARCH_MAX_ACCESSES];
     gboolean l3 = FALSE;
@@ -2228,7 +2558,10 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
     const uint64_t r = take_slots(&t->ret_cycle, &t->ret_used, c, uops, w);
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
+    alloc_retire(u, t, in->access, n, t->ret_cycle);
     u->cont_parts++;
+    if (u->ports) /* the accesses' uops; its sums are not written before it ends */
+        ports_count_all(u, t, in, n, FALSE, FALSE, r);
     t->open_n = t->n;
     for (uint32_t k = 0; k < n; k++) {
         pmusim_rec_t *m = rec_new(u, ti, PMUSIM_REC_MEM, t->open_cycle);
@@ -2506,6 +2839,8 @@ gboolean pmusim_uarch_finish(pmusim_uarch_t *u, GError **error)
         uint64_t at = t->last_ret > u->floor ? t->last_ret : u->floor;
         if (t->nevacc)
             events_flush(u, i, at, u->soemt);
+        if (t->port_due != UINT64_MAX)
+            ports_flush(u, i, at, u->soemt);
     }
     if (u->merge) {
         for (uint32_t i = 0; i < u->nthreads; i++)
@@ -2560,6 +2895,27 @@ uint64_t pmusim_uarch_thread_time(const pmusim_uarch_t *u, uint32_t thread)
     return !t->started && at < u->floor ? u->floor : at;
 }
 
+/* The cycle a halt of thread t starts at: after its last retirement, not
+ * before the records handed out. */
+static uint64_t halt_from(const pmusim_uarch_t *u, const uarch_thread_t *t)
+{
+    uint64_t from = (t->any ? t->last_ret : t->ret_cycle) + 1;
+    return from < u->floor ? u->floor : from;
+}
+
+/* Thread `thread` is active again at cycle `back` after a halt or a
+ * sleep: THREAD active, and its next instruction comes after it. */
+static void thread_back(pmusim_uarch_t *u, uint32_t thread, uint64_t back)
+{
+    uarch_thread_t *t = &u->th[thread];
+    rec_new(u, thread, PMUSIM_REC_THREAD, back)->n = 1;
+    t->disp_cycle = t->fe_ready = t->ret_cycle = back;
+    t->disp_used = t->ret_used = 0;
+    t->last_ret = back - 1; /* no IDLE record over the halt */
+    t->halt_ret = back - 1;
+    t->any = TRUE;
+}
+
 gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, GError **error)
 {
     if (u->soemt || thread >= u->nthreads || !cycles) {
@@ -2572,23 +2928,75 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
     insn_close(u, thread); /* halt: not for Montecito (above) */
     uarch_thread_t *t = &u->th[thread];
     u->st.cycles = stats_cycles(u); /* before last_ret changes */
-    uint64_t from = (t->any ? t->last_ret : t->ret_cycle) + 1;
-    if (from < u->floor)
-        from = u->floor;
+    const uint64_t from = halt_from(u, t);
     if (t->nevacc)
         events_flush(u, thread, from, FALSE);
+    if (t->port_due != UINT64_MAX)
+        ports_flush(u, thread, from, FALSE);
     rec_new(u, thread, PMUSIM_REC_THREAD, from)->n = 0;
-    uint64_t back = from + cycles;
-    rec_new(u, thread, PMUSIM_REC_THREAD, back)->n = 1;
-    t->disp_cycle = t->fe_ready = t->ret_cycle = back;
-    t->disp_used = t->ret_used = 0;
-    t->last_ret = back - 1; /* no IDLE record over a halt */
-    t->halt_ret = back - 1;
-    t->any = TRUE;
+    thread_back(u, thread, from + cycles);
     t->started = TRUE;
     if (u->merge)
         merge_drain(u, FALSE);
     return take_error(u, error);
+}
+
+static gboolean sleep_check(pmusim_uarch_t *u, uint32_t thread, const char *what, GError **error)
+{
+    if (!u->soemt && thread < u->nthreads)
+        return TRUE;
+    g_set_error(error, PMUSIM_UARCH_ERROR, PMUSIM_UARCH_ERROR_INPUT, "%s of thread %u: %s", what,
+                thread, u->soemt ? "Montecito threads are switched by the model"
+                                 : "thread out of range");
+    return FALSE;
+}
+
+gboolean pmusim_uarch_sleep(pmusim_uarch_t *u, uint32_t thread, GError **error)
+{
+    if (!sleep_check(u, thread, "sleep", error))
+        return FALSE;
+    uarch_thread_t *t = &u->th[thread];
+    if (t->sleeping)
+        return TRUE;
+    insn_close(u, thread);
+    u->st.cycles = stats_cycles(u);
+    const uint64_t from = halt_from(u, t);
+    if (t->nevacc)
+        events_flush(u, thread, from, FALSE);
+    rec_new(u, thread, PMUSIM_REC_THREAD, from)->n = 0;
+    t->sleeping = TRUE;
+    t->sleep_from = from;
+    t->started = TRUE;
+    if (u->merge)
+        merge_drain(u, FALSE);
+    return take_error(u, error);
+}
+
+gboolean pmusim_uarch_wake(pmusim_uarch_t *u, uint32_t thread, uint64_t cycle, GError **error)
+{
+    if (!sleep_check(u, thread, "wake", error))
+        return FALSE;
+    uarch_thread_t *t = &u->th[thread];
+    if (!t->sleeping)
+        return TRUE;
+    uint64_t back = cycle > t->sleep_from ? cycle : t->sleep_from + 1;
+    if (back < u->floor)
+        back = u->floor;
+    thread_back(u, thread, back);
+    t->sleeping = FALSE;
+    if (u->merge)
+        merge_drain(u, FALSE);
+    return take_error(u, error);
+}
+
+gboolean pmusim_uarch_sleeping(const pmusim_uarch_t *u, uint32_t thread)
+{
+    return thread < u->nthreads && u->th[thread].sleeping;
+}
+
+uint64_t pmusim_uarch_sleep_start(const pmusim_uarch_t *u, uint32_t thread)
+{
+    return pmusim_uarch_sleeping(u, thread) ? u->th[thread].sleep_from : 0;
 }
 
 void pmusim_uarch_rec_template(const pmusim_uarch_t *u, const pmusim_uarch_insn_t *in,

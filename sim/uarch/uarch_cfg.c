@@ -38,6 +38,9 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
     .mispredict_penalty = 17,       /* §1.3, §6 #1 */                              \
     .resteer_penalty = 8,           /* §1.3 S [ZSIM] BACLEAR */                    \
     .width = 4, .window = 128,      /* §1.4 D*, M [7CPU-WSM] */                    \
+    .lb_entries = 48, .sb_entries = 32, /* §1.4 M [7CPU-WSM]; S [SNIPER] rob.cfg */ \
+    .lat_div_int = 23, .lat_div_fp = 7, /* S [ZSIM] 32-bit DIV; DIVSD/SQRTSD */    \
+    .ms_uops = 4,                   /* §1.4 D*: MSROM for > 4 uops */              \
     .ev = {                                                                        \
         .l1d_m_evict = { 0x51, 0x04, TRUE },  /* L1D:M_EVICT */                    \
         .l2_lines_in = { 0xf1, 0x07, TRUE },  /* L2_LINES_IN:ANY */                \
@@ -82,6 +85,20 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
         .l1d_wb_l2_s = { 0x28, 0x02, TRUE },  /* L1D_WB_L2:S_STATE (none) */       \
         .baclear = { 0xe6, 0x01, TRUE },      /* BACLEAR:CLEAR */                  \
         .rob_full = { 0xa2, 0x10, TRUE },     /* RESOURCE_STALLS:ROB_FULL */       \
+        .lb_full = { 0xa2, 0x02, TRUE },      /* RESOURCE_STALLS:LOAD */           \
+        .sb_full = { 0xa2, 0x08, TRUE },      /* RESOURCE_STALLS:STORE */          \
+        .res_stall_any = { 0xa2, 0x01, TRUE }, /* RESOURCE_STALLS:ANY */           \
+        .fetch_stall_cyc = { 0x80, 0x04, TRUE }, /* L1I:CYCLES_STALLED */          \
+        .port = { { 0xb1, 0x01, TRUE },       /* UOPS_EXECUTED:PORT0 */            \
+                  { 0xb1, 0x02, TRUE },       /* :PORT1 */                         \
+                  { 0xb1, 0x04, TRUE },       /* :PORT2_CORE (AnyThread bit) */    \
+                  { 0xb1, 0x08, TRUE },       /* :PORT3_CORE */                    \
+                  { 0xb1, 0x10, TRUE },       /* :PORT4_CORE */                    \
+                  { 0xb1, 0x20, TRUE } },     /* :PORT5 */                         \
+        .ld_rs_delayed = { 0x13, 0x02, TRUE }, /* LOAD_DISPATCH:RS_DELAYED (none) */\
+        .ld_mob = { 0x13, 0x04, TRUE },       /* LOAD_DISPATCH:MOB (none) */       \
+        .div_busy = { 0x14, 0x01, TRUE },     /* ARITH:CYCLES_DIV_BUSY */          \
+        .ms_uops = { 0xd1, 0x02, TRUE },      /* UOPS_DECODED:MS */                \
     }
 
 /* Itanium 2 core (uarch.md §3), shared by Montecito (§4: "as for Itanium 2"). */
@@ -165,6 +182,8 @@ static const uarch_cpu_cfg_t uarch_cpus[] = {
         .mispredict_penalty = 12,    /* §2.3 E */
         .resteer_penalty = 6,        /* E */
         .width = 2, .window = 72,    /* §2.4 D* */
+        .lat_div_int = 23, .lat_div_fp = 7, /* E [UNVERIFIED]: Westmere's */
+        .ms_uops = 3,                /* E [UNVERIFIED]: §2.4 "complex ones via MSROM" */
         .offcore = UARCH_OC_KNM,
         .ev = {
             .l1i_miss = { 0x80, 0x02, TRUE },   /* ICACHE:MISSES */
@@ -175,6 +194,13 @@ static const uarch_cpu_cfg_t uarch_cpus[] = {
             .baclear_cond = { 0xe6, 0x10, TRUE }, /* BACLEARS:COND */
             .rob_full = { 0xca, 0x01, TRUE },   /* NO_ALLOC_CYCLES:ROB_FULL */
             .misp_stall = { 0xca, 0x04, TRUE }, /* NO_ALLOC_CYCLES:MISPREDICTS */
+            .not_delivered = { 0xca, 0x90, TRUE }, /* NO_ALLOC_CYCLES:NOT_DELIVERED */
+            .no_alloc_all = { 0xca, 0x7f, TRUE }, /* NO_ALLOC_CYCLES:ALL */
+            .icache_fill_cyc = { 0x86, 0x04, TRUE }, /* FETCH_STALL:ICACHE_FILL_PENDING_CYCLES */
+            .baclear_ret = { 0xe6, 0x08, TRUE }, /* BACLEARS:RETURN (never written) */
+            .div_busy = { 0xcd, 0x01, TRUE },   /* CYCLES_DIV_BUSY:ALL */
+            .ms_uops = { 0xc2, 0x01, TRUE },    /* UOPS_RETIRED:MS */
+            .ms_entry = { 0xe7, 0x01, TRUE },   /* MS_DECODED:ENTRY */
         },
     },
     {

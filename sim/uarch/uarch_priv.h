@@ -80,6 +80,19 @@ typedef struct uarch_events {
     uarch_ev_t baclear_cond;  /* ... of a conditional one (knm BACLEARS:COND) */
     uarch_ev_t rob_full;      /* cycles dispatch waited for the reorder window (n = cycles) */
     uarch_ev_t misp_stall;    /* cycles allocation waited for a mispredicted branch (n = cycles) */
+    /* allocation and front-end stalls (docs/UARCH.md §1 step 2, "Allocation
+     * stalls"; alloc_cycle() in uarch.c): cycles allocation waited for a
+     * load buffer entry, a store buffer entry, any of these or the window
+     * (wsm RESOURCE_STALLS:LOAD, STORE, ANY); cycles the front end waited
+     * for an instruction fetch's ITLB and L1I miss (wsm L1I:CYCLES_STALLED)
+     * or for an L1I fill only (knm FETCH_STALL:ICACHE_FILL_PENDING_CYCLES);
+     * cycles without allocation waiting for the front end, not after a
+     * misprediction (knm NO_ALLOC_CYCLES:NOT_DELIVERED), and for any reason
+     * (NO_ALLOC_CYCLES:ALL); a return the front end resteers (knm
+     * BACLEARS:RETURN: listed, never written, as the model predicts every
+     * return from its return stack at fetch) */
+    uarch_ev_t lb_full, sb_full, res_stall_any, fetch_stall_cyc, icache_fill_cyc;
+    uarch_ev_t not_delivered, no_alloc_all, baclear_ret;
     uarch_ev_t ts_l3miss;     /* Montecito thread switch on an L3 miss */
     uarch_ev_t ts_timer;      /* Montecito thread switch on time-out */
     /* IA-64 traffic below the L1 caches (docs/UARCH.md §5, ita2/mont
@@ -99,6 +112,20 @@ typedef struct uarch_events {
      * records give): a load's L3 miss read with BRL, a store's with BRIL;
      * and a modified L3 victim written to memory (any L3 fill) */
     uarch_ev_t f_bus_rd_load, f_bus_rd_store, f_bus_wb_victim;
+    /* x86 execution (docs/UARCH.md §1.1, "Dispatch ports, the divider and
+     * the microcode sequencer"): uops dispatched to port k (Westmere
+     * UOPS_EXECUTED, umask 1 << k; summed like the other counts) */
+    uarch_ev_t port[6];
+    /* loads dispatched late from the RS, or from the MOB: never (no
+     * blocked loads); listed so that LOAD_DISPATCH:ANY counts */
+    uarch_ev_t ld_rs_delayed, ld_mob;
+    /* the divider's busy cycles, one record per divide (not summed: a
+     * counter with c=1 i=1 e=1, ARITH:DIV, counts the busy periods) */
+    uarch_ev_t div_busy;
+    /* uops from the microcode sequencer (an instruction of more fused
+     * uops than ms_uops), and the sequencer's entries (one such
+     * instruction) */
+    uarch_ev_t ms_uops, ms_entry;
 } uarch_events_t;
 
 /* Every parameter of one CPU; the values and their sources are the table
@@ -121,7 +148,16 @@ typedef struct uarch_cpu_cfg {
     uint32_t mispredict_penalty, resteer_penalty;
     uint32_t width;             /* dispatch = retire width, fused uops (IA-64: instructions) */
     uint32_t window;            /* reorder window (IA-64: stall-on-use distance, E) */
+    /* load and store buffer entries (0: not modelled); an entry is taken
+     * at allocation and freed when its instruction retires */
+    uint32_t lb_entries, sb_entries;
     uint32_t switch_penalty, switch_quantum; /* Montecito */
+    /* cycles a divide keeps the (unpipelined) divider busy, integer and
+     * FP (x87, SSE scalar and packed); 0: no divider model (IA-64) */
+    uint32_t lat_div_int, lat_div_fp;
+    /* an instruction of more fused uops comes from the microcode
+     * sequencer (MSROM); 0: not modelled (IA-64) */
+    uint32_t ms_uops;
     uarch_offcore_kind_t offcore;
     uarch_events_t ev;
 } uarch_cpu_cfg_t;

@@ -117,11 +117,14 @@ static pmusim_trace_reader_t *open_run(const void *data, size_t len, run_t *o)
     return r;
 }
 
+/* What passes through besides MARKER records: bit 0 EVENT, bit 1 THREAD
+ * records (pmusim_trace_feed_t's pass_events, pass_threads). */
+enum { PASS_EVENTS = 1, PASS_THREADS = 2 };
+
 /* The ordinary decoder and the records' conversion, as `trace annotate`
  * did before the feed: an instruction goes to the model when the next
- * INSN, MARKER or passed EVENT comes, or at the end. */
-static void read_records(const void *data, size_t len, size_t batch, gboolean pass_events,
-                         run_t *o)
+ * INSN, MARKER or passed EVENT or THREAD comes, or at the end. */
+static void read_records(const void *data, size_t len, size_t batch, int pass_kinds, run_t *o)
 {
     GError *e = NULL;
     pmusim_trace_reader_t *r = open_run(data, len, o);
@@ -138,7 +141,8 @@ static void read_records(const void *data, size_t len, size_t batch, gboolean pa
         for (gssize i = 0; i < n; i++) {
             const pmusim_rec_t *x = &recs[i];
             gboolean pass = x->kind == PMUSIM_REC_MARKER ||
-                            (x->kind == PMUSIM_REC_EVENT && pass_events);
+                            (x->kind == PMUSIM_REC_EVENT && (pass_kinds & PASS_EVENTS)) ||
+                            (x->kind == PMUSIM_REC_THREAD && (pass_kinds & PASS_THREADS));
             if ((x->kind == PMUSIM_REC_INSN || pass) && open) {
                 add_insn(o, &in, call);
                 open = FALSE;
@@ -192,7 +196,7 @@ static void add_feed_insn(run_t *o, const pmusim_uarch_t *model, const pmusim_ua
 /* The feed decoder, its last instruction kept aside while it may take
  * more MEM records (as sim/cli/afeed.c does); with record templates for
  * `model` (NULL: none). */
-static void read_feed(const void *data, size_t len, size_t batch, gboolean pass_events,
+static void read_feed(const void *data, size_t len, size_t batch, int pass_kinds,
                       const pmusim_uarch_t *model, run_t *o)
 {
     GError *e = NULL;
@@ -201,7 +205,8 @@ static void read_feed(const void *data, size_t len, size_t batch, gboolean pass_
         return;
     pmusim_trace_feed_t f;
     memset(&f, 0, sizeof f);
-    f.pass_events = pass_events;
+    f.pass_events = (pass_kinds & PASS_EVENTS) != 0;
+    f.pass_threads = (pass_kinds & PASS_THREADS) != 0;
     f.model = model;
     f.tmpl_lag = 1; /* each call's instructions are checked before the next */
     f.insns = g_new(pmusim_uarch_insn_t, batch + 1);

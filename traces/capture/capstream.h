@@ -8,7 +8,8 @@
  *
  *   u32 magic   CAPSTREAM_MAGIC
  *   u16 kind    CAPSTREAM_*
- *   u16 vcpu    guest thread (QEMU vCPU index) for EXEC chunks, else 0
+ *   u16 vcpu    guest thread (QEMU vCPU index) for EXEC, FORK, EXECVE, REAPED and
+ *               THREAD chunks, else 0
  *   u32 size    payload bytes (<= CAPSTREAM_MAX_CHUNK)
  *   u32 seq     chunk number, from 0, +1 per chunk (detects loss)
  *
@@ -90,6 +91,32 @@
  *         returns, after an EXEC chunk of that thread.  QEMU reaps its
  *         children for the guest, so this is where pmusim learns the
  *         signal (the child's own stream just ends).
+ * THREAD  (since session 16; version 3 streams without it read as before)
+ *         payload u32 what, then:
+ *           {1} (4 bytes) vCPU `vcpu` was created for a new guest thread
+ *             (QEMU makes it inside the creator's clone call: sent after an
+ *             EXEC chunk of the creator with everything it executed up to
+ *             the clone); {1, u64 address} (12 bytes, since session 17)
+ *             the same, the clone's clear-child-tid address given: at the
+ *             thread's exit the kernel wakes one futex waiter of it (a
+ *             pthread_join);
+ *           {2} (4 bytes) the thread of vCPU `vcpu` exits (after its last
+ *             EXEC chunk);
+ *           {3, u64 address} (12 bytes) it enters a system call that waits
+ *             (the plugin's waiting_call(): futex waits, poll, select,
+ *             epoll_wait, nanosleep, wait4 ...; after its EXEC chunk up to
+ *             the call); the address is the futex word's, else 0;
+ *           {4, u32 how} (8 bytes) that call returned; how 1: a futex wait
+ *             that did not wait (EAGAIN), else 0;
+ *           {5, u64 address, u32 n} (16 bytes) it wakes up to n waiters of
+ *             the futex word at address (sent before the wake, after its
+ *             EXEC chunk up to the call).
+ *         QEMU may give the number of an exited thread to a later one,
+ *         which {1} announces again.  With several hardware threads pmusim
+ *         waits for the chunks of a thread created or back from its call,
+ *         not for one that exited or waits in a call, and halts a waiting
+ *         one's hardware thread (docs/CAPTURE.md, "Threads in the model's
+ *         time order").
  *
  * A traced child's stream (plugin argument kids=PATH, `trace capture
  * --trace-children`) goes through a Unix stream socket connected to
@@ -156,6 +183,10 @@ enum {
     CAPSTREAM_EXECVE = 7, /* {1, 0[, why]}: the thread calls execve; {2, 0}: the call
                            * failed; {3, N, program}: traced on in image N's stream */
     CAPSTREAM_REAPED = 8, /* {pid, signal}: the thread's wait reaped a child a signal killed */
+    CAPSTREAM_THREAD = 9, /* {1}: the chunk's vCPU was created; {2}: its thread exits;
+                           * {3, address}: it waits in a system call; {4, how}: the call
+                           * returned; {5, address, n}: it wakes n futex waiters (above).
+                           * Since session 16; a stream without them reads as before */
 };
 
 /* capstream_insn_t.flags */

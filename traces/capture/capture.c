@@ -57,6 +57,13 @@ typedef struct cap_thread {
     uint32_t cur, nacc;
     uint32_t ndirty;
     gboolean parts;      /* the current instruction ran a part (its rest continues it) */
+    uint64_t wait_addr;  /* the futex address of its wait (THREAD {3}), else 0 */
+    uint64_t last_seq;   /* the seq of its last queued item, UINT64_MAX before one */
+    gboolean woken;      /* a wake of wait_addr ran (THREAD {5}); its {4} has not */
+    uint64_t woken_at;   /* the waker's time then */
+    uint64_t ctid;       /* its clear-child-tid address (THREAD {1, address}), else 0 */
+    gboolean live;       /* sent a chunk or was created (THREAD {1}), and has not exited
+                          * or entered a waiting system call since (THREAD {2}, {3}) */
     gboolean cont_dirty; /* an instruction among the complete ones is a continuation */
     uint16_t dirty[CAP_THREAD_ACCESSES];
     pmusim_uarch_access_t acc[CAP_THREAD_ACCESSES];
@@ -70,25 +77,44 @@ G_STATIC_ASSERT(CAPSTREAM_MAX_TB_INSNS <= UINT16_MAX);
  * the model's threads would take turns by the chunk and each would be moved
  * up past the other's (docs/UARCH.md §2). */
 typedef struct cap_pending {
-    uint32_t kind;      /* CAPSTREAM_EXEC, _FORK or _REAPED */
+    uint32_t kind;      /* CAPSTREAM_EXEC, _FORK, _REAPED or _THREAD ({2}, {3}, {4}) */
     uint32_t guest;
     uint32_t size, pos; /* payload bytes; EXEC: the next item's offset */
+    uint64_t seq;       /* queued as the seq-th item (stream order) */
+    uint64_t gprev;     /* the seq of the guest thread's item before it, else UINT64_MAX */
     uint64_t at;        /* the payload's offset in the stream (or the region) */
     uint64_t prev;      /* EXEC: the address the next item's delta starts from */
     int32_t shm_vcpu;   /* >= 0: recovered from that vCPU's shared buffer */
     uint8_t data[];
 } cap_pending_t;
 
+/* The last wake of a futex address run (THREAD {5}): its place in the
+ * stream (cap_pending_t.seq), for a wait that raced with it. */
+typedef struct cap_wake {
+    uint64_t seq;
+} cap_wake_t;
+
+/* Futex addresses whose last wake is kept (cap_thread_item()). */
+#define CAP_WAKE_ADDRS 65536u
+
 /* Queued chunk bytes beyond which the threads run without waiting for a
- * thread that sends nothing (it waits in the guest, or has exited: the
- * stream does not say which): 64 chunks of 256 KiB. */
+ * live thread that sends nothing (it waits in the guest, or its exit was
+ * not announced: a stream without THREAD chunks): 64 chunks of 256 KiB. */
 #define CAP_QUEUE_BYTES (16u << 20)
 
 struct pmusim_capture {
     pmusim_uarch_t *u;
     uint32_t nthreads;
     GQueue *hwq;          /* nthreads > 1: per hardware thread, cap_pending_t* in stream order */
-    gboolean *hw_seen;    /* a chunk of the hardware thread has been queued */
+    uint32_t *hw_live;    /* live guest threads of each hardware thread (cap_thread_t.live) */
+    uint64_t enq_seq;     /* items queued so far (cap_pending_t.seq) */
+    gboolean ending;      /* pmusim_capture_finish(): the threads' last blocks run in
+                           * time order too (cap_sched()) */
+    GHashTable *wakes;    /* futex address -> cap_wake_t of its last wake run (THREAD
+                           * {5}; at most CAP_WAKE_ADDRS, then cleared) */
+    uint64_t *hw_wake;    /* a hardware thread's guest was woken at this time by a
+                           * {5}, its {4} not run yet (UINT64_MAX: none): it is
+                           * waited for */
     uint64_t queued;      /* payload bytes in hwq */
     char *name;
     GByteArray *buf;      /* bytes of an incomplete chunk */
@@ -134,7 +160,11 @@ pmusim_capture_t *pmusim_capture_new(pmusim_uarch_t *u, uint32_t nthreads, const
     c->reaped = g_array_new(FALSE, FALSE, sizeof(uint32_t));
     if (c->nthreads > 1) {
         c->hwq = g_new0(GQueue, c->nthreads);
-        c->hw_seen = g_new0(gboolean, c->nthreads);
+        c->hw_live = g_new0(uint32_t, c->nthreads);
+        c->wakes = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+        c->hw_wake = g_new(uint64_t, c->nthreads);
+        for (uint32_t h = 0; h < c->nthreads; h++)
+            c->hw_wake[h] = UINT64_MAX;
     }
     return c;
 }
@@ -146,7 +176,10 @@ void pmusim_capture_free(pmusim_capture_t *c)
     for (uint32_t h = 0; c->hwq && h < c->nthreads; h++)
         g_queue_clear_full(&c->hwq[h], g_free);
     g_free(c->hwq);
-    g_free(c->hw_seen);
+    g_free(c->hw_live);
+    if (c->wakes)
+        g_hash_table_destroy(c->wakes);
+    g_free(c->hw_wake);
     g_byte_array_unref(c->buf);
     g_ptr_array_unref(c->tbs);
     g_ptr_array_unref(c->threads);
@@ -314,6 +347,7 @@ static cap_thread_t *cap_thread(pmusim_capture_t *c, uint32_t guest)
 {
     while (c->threads->len <= guest) {
         cap_thread_t *t = g_new0(cap_thread_t, 1);
+        t->last_seq = UINT64_MAX;
         t->hw = (uint8_t)(c->threads->len % c->nthreads);
         g_ptr_array_add(c->threads, t);
     }
@@ -628,19 +662,202 @@ static gboolean cap_reaped(pmusim_capture_t *c, uint32_t guest, const uint8_t *p
     return cap_marker(c, t, name, error);
 }
 
+/* Guest thread `guest` exits (THREAD {2}): its last block runs now, at
+ * its place in the thread's time, where it used to wait for the end of the
+ * stream (a block runs when its thread enters the next: that decides its
+ * last instruction's outcome; an exiting thread's last block ends in the
+ * exit call). */
+static gboolean cap_thread_exit(pmusim_capture_t *c, uint32_t guest, GError **error)
+{
+    if (c->model_failed)
+        return FALSE;
+    return cap_leave_block(c, cap_thread(c, guest), UINT64_MAX, error);
+}
+
+/* Guest thread `guest` is live (or no longer): its hardware thread is
+ * waited for while it has a live guest thread. */
+static void cap_live(pmusim_capture_t *c, uint32_t guest, gboolean live)
+{
+    cap_thread_t *t = cap_thread(c, guest);
+    if (t->live == live)
+        return;
+    t->live = live;
+    if (live)
+        c->hw_live[t->hw]++;
+    else
+        c->hw_live[t->hw]--;
+}
+
 /* A chunk of guest thread `guest` (EXEC, or a checked FORK or REAPED) joins
  * its hardware thread's queue (a copy: the caller's bytes are not kept). */
 static void cap_enqueue(pmusim_capture_t *c, uint32_t kind, uint32_t guest, const uint8_t *p,
                         uint32_t size, uint64_t at, int32_t shm_vcpu)
 {
     cap_pending_t *e = g_malloc(sizeof *e + size);
+    cap_thread_t *t = cap_thread(c, guest);
     *e = (cap_pending_t){.kind = kind, .guest = guest, .size = size, .at = at,
-                         .shm_vcpu = shm_vcpu};
+                         .shm_vcpu = shm_vcpu, .seq = c->enq_seq++, .gprev = t->last_seq};
+    t->last_seq = e->seq;
     memcpy(e->data, p, size);
-    const uint32_t h = cap_thread(c, guest)->hw;
+    const uint32_t h = t->hw;
     g_queue_push_tail(&c->hwq[h], e);
-    c->hw_seen[h] = TRUE;
+    if (kind != CAPSTREAM_THREAD)
+        cap_live(c, guest, TRUE);
     c->queued += size;
+}
+
+/* The latest time of the hardware threads other than h. */
+static uint64_t cap_latest(const pmusim_capture_t *c, uint32_t h)
+{
+    uint64_t latest = 0;
+    for (uint32_t k = 0; k < c->nthreads; k++)
+        if (k != h && !pmusim_uarch_sleeping(c->u, k))
+            latest = MAX(latest, pmusim_uarch_thread_time(c->u, k));
+    return latest;
+}
+
+/* Hardware thread h is about to run something: if it sleeps (all its guest
+ * threads waited in system calls), it wakes at the others' latest time. */
+static gboolean cap_wake(pmusim_capture_t *c, uint32_t h, GError **error)
+{
+    if (G_LIKELY(!pmusim_uarch_sleeping(c->u, h)))
+        return TRUE;
+    if (pmusim_uarch_wake(c->u, h, cap_latest(c, h), error))
+        return TRUE;
+    c->model_failed = TRUE;
+    return FALSE;
+}
+
+/* A futex wake by hardware thread h (THREAD {5}, or the kernel's at a
+ * thread's exit: item seq): up to n of the guest threads waiting on addr,
+ * whose hardware threads sleep, wake at h's time; the wake is kept for
+ * the race rule of {3} (cap_thread_item()). */
+static gboolean cap_futex_wake(pmusim_capture_t *c, uint32_t h, uint64_t addr, uint32_t n,
+                               uint64_t seq, GError **error)
+{
+    const uint64_t now = pmusim_uarch_thread_time(c->u, h);
+    if (g_hash_table_size(c->wakes) >= CAP_WAKE_ADDRS)
+        g_hash_table_remove_all(c->wakes);
+    uint64_t *key = g_new(uint64_t, 1);
+    cap_wake_t *val = g_new(cap_wake_t, 1);
+    *key = addr;
+    *val = (cap_wake_t){.seq = seq};
+    g_hash_table_replace(c->wakes, key, val);
+    for (guint g = 0; n && g < c->threads->len; g++) {
+        cap_thread_t *o = g_ptr_array_index(c->threads, g);
+        if (o->wait_addr != addr || !addr || o->woken || !pmusim_uarch_sleeping(c->u, o->hw))
+            continue;
+        o->woken = TRUE;
+        o->woken_at = now;
+        c->hw_wake[o->hw] = now;
+        if (!pmusim_uarch_wake(c->u, o->hw, now, error)) {
+            c->model_failed = TRUE;
+            return FALSE;
+        }
+        n--;
+    }
+    return TRUE;
+}
+
+/* A queued THREAD chunk (payload p) at its thread's turn:
+ * {2} the thread's last block runs; with a clear-child-tid address
+ *     (THREAD {1, address}), one of its futex waiters then wakes as by a
+ *     {5} (the kernel's wake of a pthread_join at the exit);
+ * {3} (it waits in a system call) its hardware thread sleeps if none of
+ *     its guest threads is live now;
+ * {5} (a wake of n waiters of a futex address): up to n of the guest
+ *     threads waiting on that address, whose hardware threads sleep, are
+ *     woken at the waker's time: their hardware threads wake in the model
+ *     and are waited for from there (cap_sched()), so the waker does not
+ *     run on past the wake before their {4} and chunks come;
+ * {4, how} (the call returned) the hardware thread wakes where it was
+ *     woken; else, when the call did not wait (how 1: a futex wait whose
+ *     word had changed), where it began to wait (the model's wake is never
+ *     before that); else (no wake seen: a joiner woken by the kernel at a
+ *     thread's exit, a timeout, a signal, a descriptor) at the others'
+ *     latest time once everything queued before the {4} has run
+ *     (cap_head_ready()): they ran while it waited.
+ * A {3} whose address had a wake that came after the thread's previous
+ * item does not sleep: the plugin sends {5} before the wake and {3} before
+ * the wait, so a wake that raced with the wait comes first, and the wait
+ * returns at once; the thread stays waited for. */
+static gboolean cap_thread_item(pmusim_capture_t *c, const cap_pending_t *e, GError **error)
+{
+    const uint32_t guest = e->guest;
+    const uint8_t *p = e->data;
+    cap_thread_t *t = cap_thread(c, guest);
+    const uint32_t h = t->hw, what = rd32(p);
+    if (what == 5)
+        return cap_futex_wake(c, h, rd64(p + 4), rd32(p + 12), e->seq, error);
+    if (what == 3) {
+        t->wait_addr = rd64(p + 4);
+        t->woken = FALSE;
+        const cap_wake_t *w = t->wait_addr ? g_hash_table_lookup(c->wakes, &t->wait_addr) : NULL;
+        if (w && (e->gprev == UINT64_MAX || w->seq > e->gprev)) {
+            /* a wake of its address came after the thread's previous item:
+             * it raced with the wait, which returns at once (or soon): the
+             * thread stays waited for, and wakes where it is */
+            t->wait_addr = 0;
+            cap_live(c, guest, TRUE);
+            return TRUE;
+        }
+        if (c->hw_live[h] || pmusim_uarch_sleeping(c->u, h))
+            return TRUE;
+        if (pmusim_uarch_sleep(c->u, h, error))
+            return TRUE;
+        c->model_failed = TRUE;
+        return FALSE;
+    }
+    if (what == 4) {
+        const uint64_t at = t->woken ? t->woken_at : rd32(p + 4) == 1 ? 0 : cap_latest(c, h);
+        t->wait_addr = 0;
+        t->woken = FALSE;
+        c->hw_wake[h] = UINT64_MAX;
+        if (!pmusim_uarch_sleeping(c->u, h))
+            return TRUE;
+        if (pmusim_uarch_wake(c->u, h, at, error))
+            return TRUE;
+        c->model_failed = TRUE;
+        return FALSE;
+    }
+    /* {2}: the last block; then the kernel's wake of a joiner */
+    const uint64_t ctid = t->ctid;
+    t->ctid = 0;
+    return cap_wake(c, h, error) && cap_thread_exit(c, guest, error) &&
+           (!ctid || cap_futex_wake(c, h, ctid, 1, e->seq, error));
+}
+
+/* At the end (c->ending), a guest thread of hardware thread h whose last
+ * block has not run, else NULL. */
+static cap_thread_t *cap_held(const pmusim_capture_t *c, uint32_t h)
+{
+    for (guint g = 0; c->ending && g < c->threads->len; g++) {
+        cap_thread_t *t = g_ptr_array_index(c->threads, g);
+        if (t->hw == h && t->tb)
+            return t;
+    }
+    return NULL;
+}
+
+/* Whether hardware thread h's first queued item may run: a THREAD {4} of a
+ * thread that will wake at the others' latest time (not woken by a {5}, not
+ * {4, 1}) waits until every item queued before it has run (unless `all`:
+ * the stream ended), so that the time includes them. */
+static gboolean cap_head_ready(pmusim_capture_t *c, uint32_t h, gboolean all)
+{
+    const cap_pending_t *e = g_queue_peek_head(&c->hwq[h]);
+    if (all || e->kind != CAPSTREAM_THREAD || rd32(e->data) != 4 || rd32(e->data + 4) == 1)
+        return TRUE;
+    /* woken by a wake, or not asleep (its {3} raced with a wake, or
+     * another guest thread of h is live): the {4} wakes nothing */
+    if (cap_thread(c, e->guest)->woken || !pmusim_uarch_sleeping(c->u, h))
+        return TRUE;
+    for (uint32_t k = 0; k < c->nthreads; k++) {
+        const cap_pending_t *o = g_queue_peek_head(&c->hwq[k]);
+        if (k != h && o && o->seq < e->seq)
+            return FALSE;
+    }
+    return TRUE;
 }
 
 /* The thread that is run leaves its turn this many cycles after the next
@@ -652,11 +869,12 @@ static void cap_enqueue(pmusim_capture_t *c, uint32_t kind, uint32_t guest, cons
 /* Runs the queued chunks in the model's time order: again and again, the
  * hardware thread whose next instruction dispatches first
  * (pmusim_uarch_thread_time()) runs its queue until it passes the next
- * thread's time by CAP_SLICE cycles.  When the first is a thread that has
- * sent chunks before but has none queued now, it stops (its next chunk may
- * be on the way) unless `all` (the stream ended, or an execve ends the
- * image) or more than CAP_QUEUE_BYTES are queued: then only the threads
- * with chunks count. */
+ * thread's time by CAP_SLICE cycles.  When the first is a thread with a
+ * live guest thread (one that sent chunks or was created, and has not
+ * exited) but none queued now, it stops (its next chunk may be on the way)
+ * unless `all` (the stream ended, or an execve ends the image) or more
+ * than CAP_QUEUE_BYTES are queued: then only the threads with chunks
+ * count. */
 static gboolean cap_sched(pmusim_capture_t *c, gboolean all, GError **error)
 {
     while (!c->model_failed) {
@@ -665,8 +883,14 @@ static gboolean cap_sched(pmusim_capture_t *c, gboolean all, GError **error)
         uint64_t t0 = UINT64_MAX, t1 = UINT64_MAX; /* the earliest two times */
         gboolean first_has = FALSE;
         for (uint32_t h = 0; h < c->nthreads; h++) {
-            const gboolean has = !g_queue_is_empty(&c->hwq[h]);
-            if (!has && (force || !c->hw_seen[h]))
+            const gboolean has = g_queue_is_empty(&c->hwq[h]) ? cap_held(c, h) != NULL
+                                                              : cap_head_ready(c, h, all);
+            /* a sleeping hardware thread's time is where it began to wait:
+             * it is not waited for; one whose guest a wake woke is, until
+             * that guest's {4} (cap_thread_item()) */
+            const gboolean waited = !pmusim_uarch_sleeping(c->u, h) &&
+                                    (c->hw_live[h] || c->hw_wake[h] != UINT64_MAX);
+            if (!has && (force || !waited))
                 continue;
             const uint64_t t = pmusim_uarch_thread_time(c->u, h);
             if (t < t0) {
@@ -680,9 +904,19 @@ static gboolean cap_sched(pmusim_capture_t *c, gboolean all, GError **error)
         }
         if (!first_has)
             return TRUE; /* nothing queued, or the first thread has sent nothing yet */
+        if (g_queue_is_empty(&c->hwq[first])) { /* the end: a thread's last block */
+            if (!cap_wake(c, first, error) ||
+                !cap_leave_block(c, cap_held(c, first), UINT64_MAX, error))
+                return FALSE;
+            continue;
+        }
         cap_pending_t *e = g_queue_peek_head(&c->hwq[first]);
         gboolean ok;
-        if (e->kind == CAPSTREAM_EXEC) {
+        if (e->kind == CAPSTREAM_THREAD) {
+            ok = cap_thread_item(c, e, error);
+        } else if (!cap_wake(c, first, error)) {
+            ok = FALSE;
+        } else if (e->kind == CAPSTREAM_EXEC) {
             const uint64_t limit = t1 > UINT64_MAX - CAP_SLICE ? UINT64_MAX : t1 + CAP_SLICE;
             ok = cap_exec_from(c, e->guest, e->data, e->size, e->at, &e->pos, &e->prev, limit,
                                error);
@@ -737,6 +971,36 @@ static gboolean cap_execve(pmusim_capture_t *c, const uint8_t *p, uint32_t size,
     return TRUE;
 }
 
+/* A THREAD chunk (capstream.h): {1} guest thread `guest` was created, {2}
+ * it exits, {3} it enters a system call that waits, {4} the call returned.
+ * Only the order of threads depends on it (cap_sched()): the thread is live
+ * after 1 and 4, not after 2 and 3. */
+static gboolean cap_thread_chunk(pmusim_capture_t *c, uint32_t guest, const uint8_t *p,
+                                 uint32_t size, uint64_t at, GError **error)
+{
+    const uint32_t what = size >= 4 ? rd32(p) : 0;
+    if (what < 1 || what > 5 ||
+        (size != (what == 3 ? 12u : what == 5 ? 16u : what == 4 ? 8u : 4u) &&
+         !(what == 1 && size == 12)) ||
+        (what == 4 && rd32(p + 4) > 1))
+        return cap_error(c, at, error, "THREAD chunk: {1} or {1, clear-child-tid address} "
+                         "(created), {2} (exits), {3, futex address} (waits in a system call), "
+                         "{4, 0 or 1} (the call returned; 1: without waiting) or {5, futex "
+                         "address, n} (wakes up to n waiters) expected (u32 what, u64 address, "
+                         "u32 n)");
+    if (!c->hwq)
+        return what != 2 || cap_thread_exit(c, guest, error);
+    if (what == 1) /* a new thread on this vCPU: its own address, or none */
+        cap_thread(c, guest)->ctid = size == 12 ? rd64(p + 4) : 0;
+    /* an exit, a wait, a return and a wake act at the thread's turn
+     * (cap_sched()) */
+    if (what != 1)
+        cap_enqueue(c, CAPSTREAM_THREAD, guest, p, size, at, -1);
+    if (what != 5)
+        cap_live(c, guest, what == 1 || what == 4);
+    return cap_sched(c, FALSE, error);
+}
+
 static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, const uint8_t *p,
                           uint32_t size, uint64_t at, GError **error)
 {
@@ -744,6 +1008,9 @@ static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, con
         return cap_error(c, at, error, "the stream must start with a HELLO chunk");
     if (c->end)
         return cap_error(c, at, error, "chunk after the END chunk");
+    if (vcpu >= CAPSTREAM_SHM_VCPUS) /* the plugin sends nothing of higher vCPUs */
+        return cap_error(c, at - CAPSTREAM_HEADER_SIZE + 6, error, "vCPU %u, below %u expected", vcpu,
+                         CAPSTREAM_SHM_VCPUS);
     if (c->exec_image && kind != CAPSTREAM_EXECVE)
         return cap_error(c, at, error, "chunk of kind %u after EXECVE {3, %u}: only an EXECVE "
                          "{4, %u} (the environment's note) or {1, 0} (the execve of QEMU failed) "
@@ -786,6 +1053,8 @@ static gboolean cap_chunk(pmusim_capture_t *c, uint32_t kind, uint32_t vcpu, con
         if (c->hwq && !cap_sched(c, TRUE, error))
             return FALSE;
         return cap_execve(c, p, size, at, error);
+    case CAPSTREAM_THREAD:
+        return cap_thread_chunk(c, vcpu, p, size, at, error);
     case CAPSTREAM_END:
         c->end = TRUE;
         if (size >= 32) {
@@ -878,10 +1147,13 @@ gboolean pmusim_capture_feed(pmusim_capture_t *c, const void *data, size_t len, 
 
 gboolean pmusim_capture_finish(pmusim_capture_t *c, GError **error)
 {
+    c->ending = TRUE;
     if (c->hwq && !cap_sched(c, TRUE, error))
         return FALSE;
     for (guint g = 0; g < c->threads->len; g++) {
         cap_thread_t *t = g_ptr_array_index(c->threads, g);
+        if (t->tb && c->hwq && !cap_wake(c, t->hw, error)) /* it waited to the end */
+            return FALSE;
         if (!cap_leave_block(c, t, UINT64_MAX, error))
             return FALSE;
     }

@@ -714,11 +714,55 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 /* ---- threads and exit ---- */
 
-static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
+/* A THREAD chunk {what} for vCPU `vcpu` (capstream.h); {3} also carries
+ * a futex address (12 bytes), {1} a clear-child-tid address if not 0 (12,
+ * else 4), {4} whether the call did not wait (`addr` 1; 8 bytes), {5} an
+ * address and a count (16). */
+static void thread_chunk_addr(unsigned vcpu, uint32_t what, uint64_t addr, uint32_t n)
+{
+    uint32_t payload[4] = {what, (uint32_t)addr, (uint32_t)(addr >> 32), n};
+    pthread_mutex_lock(&out_lock);
+    if (hello_sent && !closed && vcpu < MAX_VCPUS)
+        chunk_write_locked(CAPSTREAM_THREAD, (uint16_t)vcpu, payload,
+                           what == 3 || (what == 1 && addr) ? 12 : what == 5 ? 16 : what == 4 ? 8 : 4);
+    pthread_mutex_unlock(&out_lock);
+}
+
+static void thread_chunk(unsigned vcpu, uint32_t what)
+{
+    thread_chunk_addr(vcpu, what, 0, 0);
+}
+
+/* The clear-child-tid address of the clone call this host thread is in
+ * (clone with CLONE_CHILD_CLEARTID: the kernel clears that word and wakes
+ * one of its futex waiters when the new thread exits, which is how
+ * pthread_join waits), else 0; read by on_vcpu_init() in the same call. */
+static __thread uint64_t clone_ctid;
+
+/* QEMU creates a guest thread's vCPU in the creating thread, inside its
+ * clone call (whose items on_syscall() sent first): the THREAD {1} chunk
+ * comes after the creator's instructions up to the clone, so pmusim knows
+ * the new thread from there on (and waits for its chunks in the model's
+ * time order), with the clear-child-tid address when the clone gave one.
+ * vCPU 0, created before the first block, is known by its chunks. */
+static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu)
 {
     (void)id;
     if (!detached)
-        vbuf_flush(vcpu);
+        thread_chunk_addr(vcpu, 1, clone_ctid, 0);
+    clone_ctid = 0;
+}
+
+/* Called in the exiting thread: its last items, then THREAD {2}, so that
+ * pmusim stops waiting for it (its vCPU number may be given to a later
+ * thread, which THREAD {1} announces again). */
+static void on_vcpu_exit(qemu_plugin_id_t id, unsigned int vcpu)
+{
+    (void)id;
+    if (detached)
+        return;
+    vbuf_flush(vcpu);
+    thread_chunk(vcpu, 2);
 }
 
 static void on_exit_cb(qemu_plugin_id_t id, void *ud)
@@ -1256,16 +1300,80 @@ out:
  * image runs under QEMU and this plugin (exec_traced()) when it can, and
  * the chunk says why when it cannot.  A detached child's execve sends
  * nothing. */
+/* x86-64 system calls that wait for another thread, a child, a signal, a
+ * timer or file descriptors: futex's wait operations (futex(uaddr, op,
+ * ...): WAIT 0, LOCK_PI 6, WAIT_BITSET 9, WAIT_REQUEUE_PI 11, LOCK_PI2 13,
+ * without the PRIVATE and CLOCK_REALTIME bits), futex_waitv, poll, ppoll,
+ * select, pselect6, epoll_wait, epoll_pwait(2), pause, nanosleep,
+ * clock_nanosleep, rt_sigsuspend, rt_sigtimedwait, wait4, waitid.  read
+ * and write, which wait only on some descriptors, are not among them. */
+static int waiting_call(int64_t num, uint64_t a2)
+{
+    switch (num) {
+    case 202: {
+        const uint64_t op = a2 & 0x7f;
+        return op == 0 || op == 6 || op == 9 || op == 11 || op == 13;
+    }
+    case 7: case 23: case 34: case 35: case 61: case 128: case 130: case 230: case 232:
+    case 247: case 270: case 271: case 281: case 441: case 449:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* futex operations that wake waiters (WAKE 1, REQUEUE 3, CMP_REQUEUE 4,
+ * WAKE_OP 5, UNLOCK_PI 7, WAKE_BITSET 10, CMP_REQUEUE_PI 12), tkill,
+ * tgkill, and a thread's exit (which wakes its joiner: the futex at its
+ * clear-child-tid address): the caller's items go out first, so that a
+ * woken thread's THREAD {4} comes after what its waker did before. */
+static int waking_call(int64_t num, uint64_t a2)
+{
+    if (num == 60 || num == 200 || num == 234)
+        return 1;
+    const uint64_t op = a2 & 0x7f;
+    return num == 202 && (op == 1 || op == 3 || op == 4 || op == 5 || op == 7 || op == 10 ||
+                          op == 12);
+}
+
+static int64_t in_wait[MAX_VCPUS]; /* the vCPU's thread is in waiting_call() this + 1 */
+
 static void on_syscall(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, uint64_t a1,
                        uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5, uint64_t a6,
                        uint64_t a7, uint64_t a8)
 {
     (void)id, (void)a6, (void)a7, (void)a8;
+    if (vcpu < MAX_VCPUS && !detached && waiting_call(num, a2)) {
+        /* its items, then THREAD {3}: pmusim does not wait for its chunks
+         * until THREAD {4} says the call returned */
+        vbuf_flush(vcpu);
+        thread_chunk_addr(vcpu, 3, num == 202 ? a1 : 0, 0);
+        in_wait[vcpu] = num + 1;
+    } else if (vcpu < MAX_VCPUS && !detached && waking_call(num, a2)) {
+        vbuf_flush(vcpu);
+        /* THREAD {5}: where the waiters on that address wake (futex(uaddr,
+         * op, n, ...): WAKE, WAKE_BITSET, WAKE_OP and the requeues wake up
+         * to n of uaddr's waiters; UNLOCK_PI one) */
+        const uint64_t op = a2 & 0x7f;
+        if (num == 202)
+            thread_chunk_addr(vcpu, 5, a1, op == 7 ? 1 : a3 > UINT32_MAX ? UINT32_MAX : (uint32_t)a3);
+    }
     if ((num == 61 || num == 247) && kids_path && !detached) {
         /* wait4(pid, status, options, rusage), waitid(idtype, id, infop,
          * options, rusage): where the child's status will be (reap_chunk()) */
         wait_call = (int)num;
         wait_status = num == 61 ? a2 : (a4 & 0x01000000u) ? 0 : a3; /* not with WNOWAIT */
+        return;
+    }
+    if ((num == 56 && (a1 & 0x100)) || num == 435) {
+        /* clone with CLONE_VM, clone3: a thread may be created (vCPU init
+         * hook, on_vcpu_init()); its creator's items go first.  clone(flags,
+         * stack, parent_tid, child_tid, tls): child_tid with
+         * CLONE_CHILD_CLEARTID (0x00200000); clone3's is in memory the
+         * plugin cannot read */
+        clone_ctid = num == 56 && (a1 & 0x00200000) ? a4 : 0;
+        if (!detached)
+            vbuf_flush(vcpu);
         return;
     }
     if ((num != 59 && num != 322) || detached) /* x86-64 execve, execveat */
@@ -1314,6 +1422,14 @@ static void reap_chunk(unsigned vcpu, int call, int64_t ret)
 static void on_syscall_ret(qemu_plugin_id_t id, unsigned int vcpu, int64_t num, int64_t ret)
 {
     (void)id;
+    if (vcpu < MAX_VCPUS && in_wait[vcpu]) {
+        /* {4, 1}: a futex wait that did not wait (EAGAIN: its word had
+         * changed, a wake came first) */
+        const int futex_again = in_wait[vcpu] == 202 + 1 && ret == -11;
+        in_wait[vcpu] = 0;
+        if (!detached)
+            thread_chunk_addr(vcpu, 4, futex_again ? 1 : 0, 0);
+    }
     if (wait_call) {
         int call = wait_call;
         wait_call = 0;
@@ -1516,6 +1632,7 @@ __attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t 
     cs_ok = cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK &&
             cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK;
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_tb_trans);
+    qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
     qemu_plugin_register_vcpu_exit_cb(id, on_vcpu_exit);
     qemu_plugin_register_atexit_cb(id, on_exit_cb, NULL);
     qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);

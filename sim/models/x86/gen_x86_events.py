@@ -6,8 +6,11 @@
 TRACE_EVENTS_CSV (trace-events.csv) says which trace fields drive an event;
 its event names are resolved to (event select, umask) through each model's
 event table (encoder/data/x86/intel_*.csv), so a name the table does not
-know, an alias, a umask carrying CMASK/INV/EDGE bits, a duplicate
-(model, code, umask) or an unknown source, filter or model is refused.
+know, an alias, a duplicate (model, code, umask) or an unknown source,
+filter or model is refused.  A row may name a unit mask that carries
+CMASK/INV/EDGE (ARITH:DIV = CYCLES_DIV_BUSY:c=1:i=1:e=1): a "form", counted
+from the row's source in place of the threshold when a counter is
+programmed with exactly those bits (its own table, x86_forms_MODEL).
 RESTRICTIONS_CSV (counter-restrictions.csv, from Intel's data) lists the
 events that cannot use every general-purpose counter.  The output holds one
 table of each kind per model, sorted by (code, umask)."""
@@ -40,12 +43,20 @@ def data_rows(path):
         return [r for r in csv.reader(f) if r and not r[0].startswith('#')]
 
 
+# The modifier bits of a unit mask's code that a form row may carry:
+# CMASK (31:24), INV (23) and EDGE (18) of IA32_PERFEVTSELx.
+FORM_MODS = 0xff840000
+
+
 def load_event_table(path):
-    """{(name, umask name or None, model): (code, umask)} of a libpfm-style table."""
+    """({(name, umask name or None, model): (code, umask)} of a libpfm-style
+    table, {(name, umask name, model): (code, umask, mods)} of its unit masks
+    that carry CMASK/INV/EDGE and nothing else above the umask)."""
     with open(path, newline='') as f:
         rows = list(csv.DictReader(f))
     ev = {}
     out = {}
+    forms = {}
     for r in rows:
         if r['kind'] == 'E':
             ev[r['event']] = r
@@ -58,18 +69,24 @@ def load_event_table(path):
             if e['equiv']:
                 continue
             u = int(r['ucode'], 16)
-            if u >> 16:
-                continue  # carries CMASK/INV/EDGE: not a plain unit mask
             c = int(e['code'], 16)
             models = r['models'].split('|') if r['models'] else MODELS
+            if u >> 16:
+                # carries CMASK/INV/EDGE: not a plain unit mask, but a form
+                # row may name it (nothing else above the umask)
+                if not (u >> 16) << 16 & ~FORM_MODS:
+                    for m in models:
+                        forms[(r['event'], r['umask'], m)] = (c & 0xff, ((u >> 8) & 0xff) | (c >> 8),
+                                                              u & FORM_MODS)
+                continue
             for m in models:
                 out[(r['event'], r['umask'], m)] = (c & 0xff, ((u >> 8) & 0xff) | (c >> 8))
-    return out
+    return out, forms
 
 
 def parse_filter(where, spec, source):
     f = {'need': [], 'dir': None, 'lvl': [], 'tlb': [], 'kind': [], 'fpc': [], 'opk': [], 'taken': False,
-         'misp': False, 'req': [], 'bit': False, 'ev': False, 'model': False, 'once': False,
+         'misp': False, 'split': False, 'req': [], 'bit': False, 'ev': False, 'model': False, 'once': False,
          'sum': 0}
     for tok in spec.split():
         key, _, val = tok.partition('=')
@@ -99,7 +116,7 @@ def parse_filter(where, spec, source):
             f['fpc'] = vals
         elif key == 'opk' and vals and all(v in OPKINDS for v in vals):
             f['opk'] = vals
-        elif key in ('taken', 'misp') and not val:
+        elif key in ('taken', 'misp', 'split') and not val:
             f[key] = True
         elif key == 'req' and vals and all(v.isdigit() and int(v) < 16 for v in vals):
             f['req'] = [int(v) for v in vals]
@@ -119,15 +136,19 @@ def parse_filter(where, spec, source):
         if not f['fpc'] or set(f['fpc']) - {'X87', 'MMX'} or set(spec.split()) - {
                 'fpc=' + '|'.join(f['fpc'])}:
             fail(where, 'an FPMMX row needs fpc=X87, MMX or X87|MMX and nothing else')
-    elif source not in ('FILTER', 'OUTSTANDING') and set(spec.split()) - {'bit', 'ev', 'model'}:
+    elif source not in ('FILTER', 'OUTSTANDING') and {
+            t for t in spec.split()
+            if t not in ('bit', 'ev', 'model') and not (source == 'EVENT' and t.startswith('sum='))}:
+        # an EVENT bit may stand for other EVENT bits on a model's trace
+        # (UOPS_EXECUTED:PORT015 = PORT0 + PORT1 + PORT5)
         fail(where, f'conditions on a {source} row')
     if source == 'EVENT' and (not f['bit'] or f['ev'] or f['model']):
         # an EVENT row is one bit of an OR-combinable umask whose other
         # bits may be trace-derived; alone it is what every unlisted
         # (code, umask) is already
         fail(where, 'an EVENT row needs bit (and no ev or model)')
-    if (f['dir'] or f['lvl'] or f['tlb']) and 'mem' not in f['need']:
-        fail(where, 'dir/lvl/tlb need mem')
+    if (f['dir'] or f['lvl'] or f['tlb'] or f['split']) and 'mem' not in f['need']:
+        fail(where, 'dir/lvl/tlb/split need mem')
     if (f['kind'] or f['taken'] or f['misp']) and 'br' not in f['need']:
         fail(where, 'kind/taken/misp need br')
     if f['req'] and 'oc' not in f['need']:
@@ -176,12 +197,14 @@ def main():
         sys.exit(__doc__)
     te_path, rs_path, out_path = sys.argv[1], sys.argv[2], sys.argv[-1]
     tables = {}
+    form_tables = {}
     for arg in sys.argv[3:-1]:
         model, _, path = arg.partition('=')
         if model not in MODELS:
             fail(arg, 'unknown model')
-        tables[model] = load_event_table(path)
+        tables[model], form_tables[model] = load_event_table(path)
     entries = {m: {} for m in MODELS}
+    forms = {m: {} for m in MODELS}
     rows = data_rows(te_path)
     if rows[0] != ['pmus', 'event', 'source', 'filter', 'phrase']:
         fail(te_path, 'header must be pmus,event,source,filter,phrase')
@@ -204,6 +227,17 @@ def main():
             else:
                 name, _, um = event.partition(':')
                 key = (name, um or None, m)
+                if key in form_tables[m]:
+                    # a form: the umask with its CMASK/INV/EDGE, counted from
+                    # this row's source instead of the threshold
+                    code, umask, mods = form_tables[m][key]
+                    if source in ('EVENT', 'OUTSTANDING') or f['bit'] or f['sum']:
+                        fail(where, 'a form row (a unit mask with CMASK/INV/EDGE) needs a '
+                             'source other than EVENT/OUTSTANDING, no bit or sum')
+                    if (code, umask, mods) in forms[m]:
+                        fail(where, f'{m}: form {event} listed twice')
+                    forms[m][(code, umask, mods)] = (event, source, f, phrase)
+                    continue
                 if key not in tables[m]:
                     fail(where, f'{m} has no event {event} with a plain unit mask')
                 code, umask = tables[m][key]
@@ -235,44 +269,57 @@ def main():
     out = [f'/* Generated from {te_path.split("/")[-1]} and {rs_path.split("/")[-1]} with the',
            ' * event tables by gen_x86_events.py: do not edit. */',
            '#include "x86_model.h"', '']
+    def entry(code, umask, mods, event, source, f, phrase):
+        src = f'X86_SRC_{source}'
+        fl = []
+        need = [{'mem': 'PMUSIM_F_MEM', 'br': 'PMUSIM_F_BRANCH', 'oc': 'PMUSIM_F_OFFCORE'}[n]
+                for n in f['need']]
+        if need:
+            fl.append('.need_flags = ' + ' | '.join(need))
+        if f['dir']:
+            fl.append('.mem_dir = ' + ('1u' if f['dir'] == 'ld' else '2u'))
+        if f['lvl']:
+            fl.append('.lvl_mask = ' + c_mask('PMUSIM_LVL_', f['lvl'], LEVELS))
+        if f['tlb']:
+            fl.append('.tlb_mask = ' + c_mask('PMUSIM_TLB_', f['tlb'], TLBS))
+        if f['kind']:
+            fl.append('.br_kind = ' + c_mask('PMUSIM_BR_', f['kind'], KINDS))
+        if f['fpc']:
+            fl.append('.fp_class = ' + ' | '.join(f'(1u << {FPCLASSES.index(v) + 1})'
+                                                  for v in f['fpc']))
+        if f['opk']:
+            fl.append('.op_kind = ' + ' | '.join(f'(1u << {OPKINDS.index(v) + 1})'
+                                                 for v in f['opk']))
+        if f['taken']:
+            fl.append('.br_taken = 2u')
+        if f['misp']:
+            fl.append('.br_misp = 2u')
+        if f['split']:
+            fl.append('.split = 2u')  # the bytes cross a 64-byte line
+        if f['req']:
+            fl.append('.oc_req = ' + ' | '.join(f'(1u << {v})' for v in f['req']))
+        needs = ' | '.join(ANN[n] for n in needs_of(source, f)) or '0'
+        return (f'    {{.code = 0x{code:02x}, .umask = 0x{umask:02x}, .src = {src}, '
+                f'.bit = {"true" if f["bit"] else "false"}, .f = {{{", ".join(fl) or ".need_flags = 0"}}}, '
+                f'.needs = {needs}, .events_first = {"true" if f["ev"] else "false"}, '
+                f'.model_only = {"true" if f["model"] else "false"}, '
+                f'.once = {"true" if f["once"] else "false"}, .sum_umask = 0x{f["sum"]:02x}, '
+                f'.mods = 0x{mods:08x}u, .name = "{event}", .phrase = "{phrase}"}},')
+
     for m in MODELS:
         out.append(f'const x86_evmap_t x86_events_{m}[] = {{')
         for (code, umask), (event, source, f, phrase) in sorted(entries[m].items()):
-            src = f'X86_SRC_{source}'
-            fl = []
-            need = [{'mem': 'PMUSIM_F_MEM', 'br': 'PMUSIM_F_BRANCH', 'oc': 'PMUSIM_F_OFFCORE'}[n]
-                    for n in f['need']]
-            if need:
-                fl.append('.need_flags = ' + ' | '.join(need))
-            if f['dir']:
-                fl.append('.mem_dir = ' + ('1u' if f['dir'] == 'ld' else '2u'))
-            if f['lvl']:
-                fl.append('.lvl_mask = ' + c_mask('PMUSIM_LVL_', f['lvl'], LEVELS))
-            if f['tlb']:
-                fl.append('.tlb_mask = ' + c_mask('PMUSIM_TLB_', f['tlb'], TLBS))
-            if f['kind']:
-                fl.append('.br_kind = ' + c_mask('PMUSIM_BR_', f['kind'], KINDS))
-            if f['fpc']:
-                fl.append('.fp_class = ' + ' | '.join(f'(1u << {FPCLASSES.index(v) + 1})'
-                                                      for v in f['fpc']))
-            if f['opk']:
-                fl.append('.op_kind = ' + ' | '.join(f'(1u << {OPKINDS.index(v) + 1})'
-                                                     for v in f['opk']))
-            if f['taken']:
-                fl.append('.br_taken = 2u')
-            if f['misp']:
-                fl.append('.br_misp = 2u')
-            if f['req']:
-                fl.append('.oc_req = ' + ' | '.join(f'(1u << {v})' for v in f['req']))
-            needs = ' | '.join(ANN[n] for n in needs_of(source, f)) or '0'
-            out.append(f'    {{.code = 0x{code:02x}, .umask = 0x{umask:02x}, .src = {src}, '
-                       f'.bit = {"true" if f["bit"] else "false"}, .f = {{{", ".join(fl) or ".need_flags = 0"}}}, '
-                       f'.needs = {needs}, .events_first = {"true" if f["ev"] else "false"}, '
-                       f'.model_only = {"true" if f["model"] else "false"}, '
-                       f'.once = {"true" if f["once"] else "false"}, .sum_umask = 0x{f["sum"]:02x}, '
-                       f'.name = "{event}", .phrase = "{phrase}"}},')
+            out.append(entry(code, umask, 0, event, source, f, phrase))
         out.append('};')
         out.append(f'const size_t x86_n_events_{m} = sizeof x86_events_{m} / sizeof x86_events_{m}[0];')
+        out.append('')
+        out.append(f'const x86_evmap_t x86_forms_{m}[] = {{')
+        for (code, umask, mods), (event, source, f, phrase) in sorted(forms[m].items()):
+            out.append(entry(code, umask, mods, event, source, f, phrase))
+        if not forms[m]:
+            out.append('    {.code = 0, .umask = 0, .name = NULL, .phrase = NULL},')
+        out.append('};')
+        out.append(f'const size_t x86_n_forms_{m} = {len(forms[m])};')
         out.append('')
         out.append(f'const x86_restriction_t x86_restrictions_{m}[] = {{')
         for code, umask, mask, ev in sorted(restr[m]):

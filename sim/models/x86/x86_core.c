@@ -49,6 +49,12 @@
 /* A bit no PMUSIM_F_* uses, set on every record for the filter-listener
  * test: a filter that needs no flag (PEBS instruction counters) lists it. */
 #define X86_F_ANY_RECORD 0x8000u
+/* The flag bits of which an x87 (class 1) or mmx (class 2) record has one:
+ * the listener test of FPMMX filters (x86_recompile()) */
+#define X86_F_FPMMX_BITS ((unsigned)(PMUSIM_FPC_X87 | PMUSIM_FPC_MMX) << PMUSIM_F_FPCLASS_SHIFT)
+_Static_assert((X86_F_FPMMX_BITS & PMUSIM_F_FPCLASS_MASK) == X86_F_FPMMX_BITS &&
+                   PMUSIM_FPC_X87 == 1 && PMUSIM_FPC_MMX == 2,
+               "x87 and mmx are the class values 1 and 2: bits 0 and 1 of the class");
 #define X86_LISTENERS (X86_NCTR * X86_MAX_THREADS)
 #define X86_CAPTURE_MAX 100000u
 enum {
@@ -112,7 +118,15 @@ typedef struct x86_ctr {
     /* the umask bits counted from their own EVENT records (EVENT rows of
      * trace-events.csv, a model's trace): EXPLICIT or BITS (x86_ev_match()) */
     uint8_t ev_bits;
+    /* a filter listener whose match is not one increment (x86_filt_step()):
+     * FPMMX (a step of its transition state) or OUTSTANDING from a table
+     * row (wsm 0x60: a request starts) */
+    bool fstep;
     uint32_t lat_min; /* LDLAT: latency must be greater */
+    /* FPMMX: the classes (bit per pmusim_fp_class_t) whose transitions
+     * count; its filter matches every x87 and mmx record, which all move
+     * the state */
+    uint8_t fpmmx_occ;
     uint64_t value;   /* always < 2^width */
     uint64_t max;     /* 2^width - 1 */
     uint64_t acc;     /* THRESH: occurrences in the open cycle */
@@ -125,6 +139,9 @@ typedef struct x86_ctr {
     uint64_t since;      /* accrued up to here (exclusive) */
     uint64_t rate;       /* increments per cycle from `since` */
     uint64_t rate_until; /* rate changes at this point (X86_NEVER: not before an event) */
+    /* x86_ctr_next_event() as last computed (x86_deadline_update(),
+     * x86_deadline_refresh()); a sync does not move it */
+    uint64_t next_ev;
     uint32_t ref_num, ref_den; /* increments per `rate` unit: reference ratio (RATE on REF), else 1/1 */
     uint64_t ref_frac;   /* reference ratio: remainder (in 1/ref_den) carried between syncs */
     GArray *out_ends;    /* OUTSTANDING: min-heap of request end cycles */
@@ -151,6 +168,9 @@ typedef struct x86_ctr {
     bool programmed;
     bool restricted; /* event not countable on this counter (Intel's data): counts nothing */
     bool pebs_invalid; /* PEBS requested in a set-up the SDM calls invalid: overflows normally */
+    /* programmed as a form (x86_form_find(): ARITH:DIV): counted from the
+     * form's source, its CMASK/INV/EDGE consumed; NULL otherwise */
+    const x86_evmap_t *form;
     bool pebs_armed;   /* PEBS: overflowed; the assist fires at the next qualifying event */
     /* a `once` event (x86_evmap_t.once): counts an instruction at most once;
      * once_id is the model's mem_insn it last counted or skipped */
@@ -200,6 +220,14 @@ typedef struct x86_listeners {
      * (x86_fold_bound()); `ffilt` the other filter listeners, in `filt`
      * order, and the flags they need */
     uint32_t n_fold, n_ffilt, ffilt_flags;
+    /* the wsm 0x60 counters (OUTSTANDING filter listeners), which
+     * x86_consume_fast() leaves to the general path */
+    uint32_t n_ofilt;
+    x86_ctr_t *ofilt[X86_LISTENERS];
+    /* the direct FP_MMX_TRANS counters (FPMMX filter listeners), which
+     * x86_consume_fast() steps in its rare branch (x86_fast_fpmmx()) */
+    uint32_t n_xfilt;
+    x86_ctr_t *xfilt[X86_LISTENERS];
     x86_ctr_t *fold[X86_LISTENERS];
     x86_ctr_t *ffilt[X86_LISTENERS];
 } x86_listeners_t;
@@ -266,6 +294,13 @@ typedef struct x86_model {
     /* some thread has filter listeners that x86_consume_fast() feeds per
      * record (ffilt) */
     bool loop_filt;
+    /* some thread has wsm 0x60 counters (OUTSTANDING filter listeners):
+     * x86_consume_fast() leaves every offcore INSN record to the general
+     * path, which starts their requests (x86_filt_step()) */
+    bool loop_oc_stop;
+    /* some thread has direct FP_MMX_TRANS counters: x87 and mmx INSN
+     * records take the loop's rare branch, which steps them */
+    bool loop_fpx_stop;
     /* how x86_consume_fast() keeps the running counts of the hgen
      * listeners: X86_HIST_NONE (no thread has hgen listeners), X86_HIST_K1
      * (all have threshold 1, x86_hist_flush1()), X86_HIST_GEN (some
@@ -670,6 +705,12 @@ static x86_u128 x86_lazy_incs(const x86_ctr_t *c, uint64_t cycles, uint64_t *fra
  * `incs` increments: the inverse of x86_lazy_incs. */
 static x86_u128 x86_lazy_cycles_for(const x86_ctr_t *c, x86_u128 incs)
 {
+    /* core-cycle counters (ratio 1/1, no remainder) and fewer than 2^63
+     * increments: the same in 64 bits, without __udivti3 */
+    if (c->ref_num == 1 && c->ref_den == 1 && incs < ((x86_u128)1 << 63)) {
+        const uint64_t need = (uint64_t)incs > c->ref_frac ? (uint64_t)incs - c->ref_frac : 0;
+        return c->rate == 1 ? need : (need + c->rate - 1) / c->rate;
+    }
     x86_u128 need = incs * c->ref_den;
     need = need > c->ref_frac ? need - c->ref_frac : 0;
     x86_u128 units = (need + c->ref_num - 1) / c->ref_num;
@@ -681,22 +722,26 @@ static uint64_t x86_u128_sat(x86_u128 v)
     return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
+/* Lazy counter c accrues up to `to`. */
+static inline void x86_ctr_sync(x86_model_t *m, x86_ctr_t *c, uint64_t to)
+{
+    if (to <= c->since)
+        return;
+    uint64_t stop = to < c->rate_until ? to : c->rate_until;
+    if (c->rate && stop > c->since) {
+        uint64_t frac;
+        uint64_t n = x86_u128_sat(x86_lazy_incs(c, stop - c->since, &frac));
+        c->ref_frac = frac;
+        if (n)
+            x86_ctr_add(m, c, n, stop - 1, NULL);
+    }
+    c->since = to;
+}
+
 static void x86_sync_to(x86_model_t *m, uint64_t to)
 {
-    for (uint32_t i = 0; i < m->n_lazy; i++) {
-        x86_ctr_t *c = m->lazy[i];
-        if (to <= c->since)
-            continue;
-        uint64_t stop = to < c->rate_until ? to : c->rate_until;
-        if (c->rate && stop > c->since) {
-            uint64_t frac;
-            uint64_t n = x86_u128_sat(x86_lazy_incs(c, stop - c->since, &frac));
-            c->ref_frac = frac;
-            if (n)
-                x86_ctr_add(m, c, n, stop - 1, NULL);
-        }
-        c->since = to;
-    }
+    for (uint32_t i = 0; i < m->n_lazy; i++)
+        x86_ctr_sync(m, m->lazy[i], to);
 }
 
 static uint64_t x86_ctr_next_event(const x86_ctr_t *c)
@@ -711,19 +756,45 @@ static uint64_t x86_ctr_next_event(const x86_ctr_t *c)
     return ev;
 }
 
-static void x86_deadline_update(x86_model_t *m)
+/* Sets the deadline and the fast path's limit that follows from it. */
+static void x86_deadline_set(x86_model_t *m, uint64_t dl)
 {
-    uint64_t dl = X86_NEVER;
-    for (uint32_t i = 0; i < m->n_lazy; i++) {
-        uint64_t ev = x86_ctr_next_event(m->lazy[i]);
-        if (ev < dl)
-            dl = ev;
-    }
     m->deadline = dl;
     m->fast_limit = m->n_thresh && !m->thresh_fast ? 0 : dl;
     /* an observed window: every cycle boundary in it goes through x86_advance */
     if (m->obs_fn && m->cur < m->obs_to && m->obs_from < m->fast_limit)
         m->fast_limit = m->obs_from;
+}
+
+static void x86_deadline_update(x86_model_t *m)
+{
+    uint64_t dl = X86_NEVER;
+    for (uint32_t i = 0; i < m->n_lazy; i++) {
+        x86_ctr_t *c = m->lazy[i];
+        c->next_ev = x86_ctr_next_event(c);
+        if (c->next_ev < dl)
+            dl = c->next_ev;
+    }
+    x86_deadline_set(m, dl);
+}
+
+/* x86_deadline_update() after x86_run_events() handled point T: only the
+ * counters whose event was due by T changed (a rate change, a wrap); the
+ * others' events stay where they were computed, as a sync (the only thing
+ * T did to them) moves value and `since` together (x86_lazy_cycles_for()
+ * is the exact inverse of x86_lazy_incs()).  Issue 12 item 2: with a wsm
+ * 0x60 counter every request's end is such a point. */
+static void x86_deadline_refresh(x86_model_t *m, uint64_t T)
+{
+    uint64_t dl = X86_NEVER;
+    for (uint32_t i = 0; i < m->n_lazy; i++) {
+        x86_ctr_t *c = m->lazy[i];
+        if (c->next_ev <= T)
+            c->next_ev = x86_ctr_next_event(c);
+        if (c->next_ev < dl)
+            dl = c->next_ev;
+    }
+    x86_deadline_set(m, dl);
 }
 
 static inline bool x86_plm_ok(const x86_ctr_t *c, const x86_thread_t *th)
@@ -894,6 +965,7 @@ static x86_filter_t x86_filter_norm(x86_filter_t f)
     f.tlb_mask = x86_all_ones(f.tlb_mask);
     f.br_kind = x86_all_ones(f.br_kind);
     f.br_taken = x86_all_ones(f.br_taken);
+    f.split = x86_all_ones(f.split);
     f.fp_class = x86_all_ones(f.fp_class);
     f.op_kind = x86_all_ones(f.op_kind);
     f.br_misp = x86_all_ones(f.br_misp);
@@ -948,6 +1020,14 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         c->any = sel & X86_EVTSEL_ANY;
         c->intr = sel & X86_EVTSEL_INT;
         c->cmask = (uint8_t)(sel >> 24);
+        /* a form: the event the encoding names, from its own source
+         * (docs/trace-events-x86.md, "Forms") */
+        c->form = x86_form_find(d, (uint8_t)(sel & 0xff), (uint8_t)((sel >> 8) & 0xff),
+                                (uint32_t)(sel & X86_FORM_MODS));
+        if (c->form) {
+            c->cmask = 0;
+            c->edge = c->inv = false;
+        }
         local_en = (sel & X86_EVTSEL_EN) && c->plm_mask;
         global_en = (th->global_ctrl >> slot) & 1;
         c->pebs = ((th->pebs_enable >> slot) & 1) && x86_pebs_capable(d, code, umask);
@@ -968,6 +1048,7 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         c->intr = field & 8;
         c->edge = c->inv = false;
         c->cmask = 0;
+        c->form = NULL;
         c->pebs = c->pebs_invalid = c->restricted = false;
         local_en = c->plm_mask != 0;
         global_en = (th->global_ctrl >> (32 + k)) & 1;
@@ -988,7 +1069,11 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
     if (slot < X86_MAX_GP) {
         const x86_evmap_t *hits[X86_MAX_BITS];
         size_t n;
-        if (code == d->oc_code[0] && umask == d->oc_umask[0]) {
+        if (c->form) {
+            c->src = c->form->src;
+            c->f = c->form->f;
+            c->once = c->form->once;
+        } else if (code == d->oc_code[0] && umask == d->oc_umask[0]) {
             c->oc_msr = x86_offcore_regs(m, t)[0];
             c->out_msr = d->oc_layout == X86_OC_KNM && (c->oc_msr >> 38) & 1;
             c->src = c->out_msr ? X86_SRC_OUTSTANDING : X86_SRC_OFFCORE;
@@ -1072,6 +1157,14 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
         c->out_seg = m->now;
     }
     c->out_thr = out_thr;
+    /* issue 12 item 2: the direct FPMMX counts and wsm's 0x60 requests are
+     * filter listeners (x86_recompile()), served by the fast loop: the
+     * FPMMX filter matches both classes, the counted ones kept apart */
+    c->fpmmx_occ = c->src == X86_SRC_FPMMX ? (uint8_t)c->f.fp_class : 0;
+    c->fstep = (c->src == X86_SRC_FPMMX && c->cls == X86_CLS_DIRECT && !c->pebs) ||
+               (c->cls == X86_CLS_OUTSTANDING && !c->out_msr);
+    if (c->fstep && c->src == X86_SRC_FPMMX)
+        c->f.fp_class = (1u << PMUSIM_FPC_X87) | (1u << PMUSIM_FPC_MMX);
     if (c->cls != old_cls || c->cls == X86_CLS_OFF) {
         c->rate = 0;
         c->rate_until = X86_NEVER;
@@ -1178,6 +1271,22 @@ static inline void x86_thr_unready(x86_model_t *m)
     m->thr_ready = false;
 }
 
+/* Moves the FPMMX counters of list[0..n) to its end, keeping the order of
+ * the others and theirs; returns the number of the others. */
+static uint32_t x86_listeners_last_fpmmx(x86_ctr_t **list, uint32_t n)
+{
+    x86_ctr_t *fp[X86_LISTENERS];
+    uint32_t k = 0, nfp = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (list[i]->src == X86_SRC_FPMMX)
+            fp[nfp++] = list[i];
+        else
+            list[k++] = list[i];
+    }
+    memcpy(list + k, fp, nfp * sizeof fp[0]);
+    return k;
+}
+
 static void x86_recompile(x86_model_t *m)
 {
     x86_thr_unready(m);
@@ -1208,7 +1317,7 @@ static void x86_recompile(x86_model_t *m)
         for (uint32_t p = 0; p < 4; p++) {
             x86_listeners_t *l = &m->th[t].lst[p];
             l->n_filt = l->n_gen = l->filt_flags = l->n_dgen = l->n_tgen = l->n_hgen = 0;
-            l->n_fold = l->n_ffilt = l->ffilt_flags = 0;
+            l->n_fold = l->n_ffilt = l->ffilt_flags = l->n_ofilt = l->n_xfilt = 0;
         }
     }
     for (uint32_t t = 0; t < nt; t++) {
@@ -1249,18 +1358,27 @@ static void x86_recompile(x86_model_t *m)
                     /* filter listeners: filter events, load latency (as a
                      * filter), and PEBS instruction counters (a filter that
                      * matches every INSN record) */
-                    if ((c->cls == X86_CLS_DIRECT || c->cls == X86_CLS_THRESH) &&
-                        (c->src == X86_SRC_FILTER || c->src == X86_SRC_LDLAT ||
-                         (c->src == X86_SRC_INSN && c->pebs))) {
+                    if (((c->cls == X86_CLS_DIRECT || c->cls == X86_CLS_THRESH) &&
+                         (c->src == X86_SRC_FILTER || c->src == X86_SRC_LDLAT ||
+                          (c->src == X86_SRC_INSN && c->pebs))) ||
+                        c->fstep) {
+                        /* the flags a matching record has (a filter
+                         * needing none must see every record; FPMMX:
+                         * x87 and mmx classes have bit 7 or 8 set) */
+                        const uint32_t fl = c->src == X86_SRC_FPMMX ? X86_F_FPMMX_BITS
+                                            : c->f.need_flags ? c->f.need_flags
+                                                              : X86_F_ANY_RECORD;
                         l->filt[l->n_filt++] = c;
-                        /* a filter needing no flag must see every record */
-                        l->filt_flags |= c->f.need_flags ? c->f.need_flags : X86_F_ANY_RECORD;
+                        l->filt_flags |= fl;
                         if (c->src == X86_SRC_INSN && c->cls == X86_CLS_DIRECT) {
                             l->fold[l->n_fold++] = c;
+                        } else if (c->src == X86_SRC_OUTSTANDING) {
+                            l->ofilt[l->n_ofilt++] = c;
+                        } else if (c->src == X86_SRC_FPMMX) {
+                            l->xfilt[l->n_xfilt++] = c;
                         } else {
                             l->ffilt[l->n_ffilt++] = c;
-                            l->ffilt_flags |=
-                                c->f.need_flags ? c->f.need_flags : X86_F_ANY_RECORD;
+                            l->ffilt_flags |= fl;
                         }
                     } else {
                         l->gen[l->n_gen++] = c;
@@ -1288,6 +1406,16 @@ static void x86_recompile(x86_model_t *m)
             }
         }
     }
+    /* the FPMMX filter listeners last in filt (a stable partition): the
+     * general path takes their wraps after the other filters' */
+    m->loop_oc_stop = m->loop_fpx_stop = false;
+    for (uint32_t t = 0; t < nt; t++)
+        for (uint32_t p = 0; p < 4; p++) {
+            x86_listeners_t *l = &m->th[t].lst[p];
+            x86_listeners_last_fpmmx(l->filt, l->n_filt);
+            m->loop_oc_stop = m->loop_oc_stop || l->n_ofilt;
+            m->loop_fpx_stop = m->loop_fpx_stop || l->n_xfilt;
+        }
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
     /* AnyThread thresholded counts need the X86_HIST_GEN variants (groups
@@ -1508,7 +1636,11 @@ static void x86_run_events(x86_model_t *m, uint64_t target)
             }
         }
         uint64_t T = m->deadline;
-        x86_sync_to(m, T);
+        /* the counters due by T (a rate change, a wrap); the others stay
+         * lazy, their events where they were (x86_deadline_refresh()) */
+        for (uint32_t i = 0; i < m->n_lazy; i++)
+            if (m->lazy[i]->next_ev <= T)
+                x86_ctr_sync(m, m->lazy[i], T);
         m->now = T;
         for (uint32_t i = 0; i < m->n_lazy; i++) {
             x86_ctr_t *c = m->lazy[i];
@@ -1522,7 +1654,7 @@ static void x86_run_events(x86_model_t *m, uint64_t target)
             }
         }
         x86_raise_pending(m, T - 1);
-        x86_deadline_update(m);
+        x86_deadline_refresh(m, T);
     }
     /* nothing happens before the deadline: the counters stay lazy */
     m->now = target;
@@ -1693,6 +1825,17 @@ static void x86_state_changed(x86_model_t *m)
 
 /* ---- the hot path ---- */
 
+/* The data cache line of both Westmere and Knights Mill (docs/trace-events-x86.md,
+ * "Line splits"). */
+#define X86_LINE_BYTES 64u
+
+/* 1 when the bytes of memory part m, [addr, addr + size), lie in two (or
+ * more) 64-byte lines: a line split. */
+static inline unsigned x86_mem_split(const pmusim_mem_t *m)
+{
+    return (unsigned)(m->addr & (X86_LINE_BYTES - 1)) + m->size > X86_LINE_BYTES;
+}
+
 static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r)
 {
     if ((r->flags & f->need_flags) != f->need_flags)
@@ -1702,6 +1845,10 @@ static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r
             return false;
         if (!((f->mem_dir >> (r->mem.is_store != 0)) & 1) || !((f->lvl_mask >> r->mem.level) & 1) ||
             !((f->tlb_mask >> r->mem.tlb) & 1) || r->mem.latency < f->lat_ge)
+            return false;
+        /* only the split rows (RECYCLEQ:LD/ST_SPLITS) have a condition on
+         * it: the others pay one test */
+        if (G_UNLIKELY(f->split != UINT32_MAX) && !((f->split >> x86_mem_split(&r->mem)) & 1))
             return false;
     }
     if ((f->need_flags & PMUSIM_F_OFFCORE) && (r->oc.req >= 32 || !((f->oc_req >> r->oc.req) & 1)))
@@ -1748,11 +1895,19 @@ static inline bool x86_oc_match(const x86_model_t *m, uint64_t msr, const pmusim
 
 static void x86_outstanding_start(x86_model_t *m, x86_ctr_t *c, const pmusim_rec_t *r)
 {
-    x86_sync_to(m, m->now);
+    x86_ctr_sync(m, c, m->now); /* the others' rates do not change */
     uint32_t lat = r->oc.latency ? r->oc.latency : 1;
     x86_heap_push(c->out_ends, x86_sat_add(m->cur, lat));
     x86_out_update(m, c, m->now);
-    x86_deadline_update(m);
+    /* only c changed: the deadline can only come closer through it.  If
+     * its own event moved later (INV: a start ends a stretch) the deadline
+     * stays early, where x86_run_events() finds nothing due and computes
+     * it again: the same counts, one sync more (issue 12 item 2: the full
+     * x86_deadline_update() per start was half the replay's cost with a
+     * 0x60 counter) */
+    c->next_ev = x86_ctr_next_event(c);
+    if (c->next_ev < m->deadline)
+        x86_deadline_set(m, c->next_ev);
 }
 
 /* Whether counter c's filter (FILTER: one, BITS: any of its bits) holds for r. */
@@ -1775,6 +1930,35 @@ static bool x86_once_first(x86_model_t *m, x86_ctr_t *c)
         return false;
     c->once_id = m->mem_insn;
     return !x86_ctr_match(c, &m->mem_head);
+}
+
+/* FPMMX counter c and an x87 or mmx INSN record r: 1 when r is a
+ * transition that c counts (an x87 or MMX instruction after one of the
+ * other on its thread; docs/trace-events-x86.md, FP_MMX_TRANS); r's class
+ * becomes the thread's last. */
+static inline uint64_t x86_fpmmx_step(x86_ctr_t *c, const pmusim_rec_t *r)
+{
+    const unsigned cls = PMUSIM_REC_FPCLASS(r->flags);
+    uint8_t *last = &c->fpmmx_last[r->thread % PMUSIM_MAX_THREADS];
+    const uint64_t occ = *last && *last != cls && ((c->fpmmx_occ >> cls) & 1);
+    *last = (uint8_t)cls;
+    return occ;
+}
+
+/* A filter listener with fstep matched INSN record r (in the open cycle,
+ * m->cur and m->now): an FPMMX counter steps its state and counts a
+ * transition, a 0x60 counter starts a request (x86_outstanding_start()).
+ * Returns whether the counter wrapped (it is left past max for
+ * x86_ctr_wrapped()). */
+static __attribute__((noinline)) bool x86_filt_step(x86_model_t *m, x86_ctr_t *c,
+                                                    const pmusim_rec_t *r)
+{
+    if (c->src == X86_SRC_OUTSTANDING) {
+        x86_outstanding_start(m, c, r);
+        return false;
+    }
+    c->value += x86_fpmmx_step(c, r);
+    return c->value > c->max;
 }
 
 /* The listeners that need a dispatch on their source (kept out of line so
@@ -1811,14 +1995,10 @@ static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_li
                 x86_outstanding_start(m, c, r);
             continue;
         case X86_SRC_FPMMX: {
-            /* a transition: an x87 or MMX instruction after one of the
-             * other (docs/trace-events-x86.md, FP_MMX_TRANS) */
             const unsigned cls = PMUSIM_REC_FPCLASS(r->flags);
             if (r->kind != PMUSIM_REC_INSN || (cls != PMUSIM_FPC_X87 && cls != PMUSIM_FPC_MMX))
                 continue;
-            uint8_t *last = &c->fpmmx_last[r->thread % PMUSIM_MAX_THREADS];
-            occ = *last && *last != cls && ((c->f.fp_class >> cls) & 1);
-            *last = (uint8_t)cls;
+            occ = x86_fpmmx_step(c, r);
             break;
         }
         default:
@@ -1876,6 +2056,11 @@ static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t
  * assist first (this is its next qualifying event), then the count. */
 static inline void x86_filt_count(x86_model_t *m, x86_ctr_t *ct, const pmusim_rec_t *r)
 {
+    if (G_UNLIKELY(ct->fstep)) { /* no PEBS (x86_ctr_compile()) */
+        if (x86_filt_step(m, ct, r))
+            x86_ctr_wrapped(m, ct, m->cur, r);
+        return;
+    }
     if (G_UNLIKELY(ct->pebs_armed))
         x86_pebs_assist(m, ct, r);
     if (ct->cls == X86_CLS_THRESH)
@@ -2591,6 +2776,38 @@ static inline bool x86_fast_other(x86_model_t *m, const pmusim_rec_t *r, uint32_
     }
 }
 
+/* Inside x86_consume_fast(): whether offcore INSN record r starts a
+ * request of a 0x60 counter of listener set l (the general path's
+ * x86_filt_step() does it). */
+static inline bool x86_fast_oc_starts(const x86_listeners_t *l, const pmusim_rec_t *r)
+{
+    for (uint32_t j = 0; j < l->n_ofilt; j++)
+        if (x86_filter_match(&l->ofilt[j]->f, r))
+            return true;
+    return false;
+}
+
+/* Inside x86_consume_fast(), INSN record r of listener set l's thread:
+ * steps l's FP_MMX_TRANS counters (x86_fpmmx_step(); a record of another
+ * class than x87 or mmx, or of the thread's last one, changes nothing).
+ * Returns false, having changed nothing, when one of them would wrap:
+ * the general path takes the record and the overflow. */
+static inline bool x86_fast_fpmmx(const x86_listeners_t *l, const pmusim_rec_t *r)
+{
+    const unsigned cls = PMUSIM_REC_FPCLASS(r->flags), th = r->thread % PMUSIM_MAX_THREADS;
+    if (cls != PMUSIM_FPC_X87 && cls != PMUSIM_FPC_MMX)
+        return true;
+    for (uint32_t j = 0; j < l->n_xfilt; j++) {
+        const x86_ctr_t *c = l->xfilt[j];
+        if (c->value == c->max && c->fpmmx_last[th] && c->fpmmx_last[th] != cls &&
+            ((c->fpmmx_occ >> cls) & 1))
+            return false;
+    }
+    for (uint32_t j = 0; j < l->n_xfilt; j++)
+        l->xfilt[j]->value += x86_fpmmx_step(l->xfilt[j], r);
+    return true;
+}
+
 /* At the start of x86_consume_fast(): the fold listeners of the threads'
  * listener sets lst[0..nth) take one increment per INSN record of each
  * thread that feeds them; room[t] (the thread's INSN records the loop may
@@ -2761,14 +2978,21 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                        offsetof(pmusim_rec_t, kind) + 8 <= offsetof(pmusim_rec_t, ip),
                    "kind, thread, plm and slot are in the 8 bytes from kind, before ip");
     _Static_assert((X86_MAX_THREADS & (X86_MAX_THREADS - 1)) == 0, "a power of two");
-    uint64_t ktp_mask, ktp[X86_MAX_THREADS];
+    uint64_t ktp_mask, ktp[X86_MAX_THREADS], ktp_oc = 0;
     {
         pmusim_rec_t z;
         memset(&z, 0, sizeof z);
         z.kind = 0xff;
         z.thread = 0xff;
         z.plm = 3;
+        /* 0x60 counters: an offcore INSN record (its flag set where every
+         * ktp[] has it clear) ends the loop (loop_oc_stop) */
+        z.flags = (uint16_t)((m->loop_oc_stop ? PMUSIM_F_OFFCORE : 0) |
+                             (m->loop_fpx_stop ? X86_F_FPMMX_BITS : 0));
         memcpy(&ktp_mask, &z.kind, sizeof ktp_mask);
+        memset(&z, 0, sizeof z);
+        z.flags = (uint16_t)(PMUSIM_F_OFFCORE | X86_F_FPMMX_BITS);
+        memcpy(&ktp_oc, &z.kind, sizeof ktp_oc);
         for (uint32_t t = 0; t < X86_MAX_THREADS; t++) {
             memset(&z, 0, sizeof z);
             z.kind = PMUSIM_REC_INSN;
@@ -2796,14 +3020,24 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         if (G_UNLIKELY((ktpw & ktp_mask) != ktp[t & (X86_MAX_THREADS - 1)])) {
             /* an INSN record of the thread at another privilege level ends
              * the loop; the others x86_fast_other() takes or not */
-            if (r->kind == PMUSIM_REC_INSN && r->thread < nth)
-                break;
+            if (r->kind == PMUSIM_REC_INSN && r->thread < nth) {
+                /* an offcore record (loop_oc_stop) that no 0x60 counter
+                 * of its thread takes is one as any other; an x87 or mmx
+                 * one (loop_fpx_stop) steps the FP_MMX_TRANS counters
+                 * first (an SSE class one sets a bit too: no step) */
+                if ((ktpw & ktp_mask & ~ktp_oc) != ktp[t & (X86_MAX_THREADS - 1)] ||
+                    ((r->flags & PMUSIM_F_OFFCORE) && x86_fast_oc_starts(lst[t], r)) ||
+                    !x86_fast_fpmmx(lst[t], r))
+                    break;
+                goto take;
+            }
             if (!x86_fast_other(m, r, nth, plm_of, cur))
                 break;
             if (single)
                 n_other++;
             continue;
         }
+    take:
         if (!single) {
             if (seen[t] == room[t])
                 break;
@@ -3827,8 +4061,8 @@ static void x86_ev_bits_source(const x86_model_t *m, const x86_ctr_t *c, uint8_t
  * not fill (header annotations), or an event the counter cannot count
  * (Intel's counter restrictions).  Thresholds and INV do not change this: a
  * condition on an absent source is absent too (docs/trace-events-x86.md). */
-static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
-                               pmusim_counter_result_t *res)
+static void x86_counter_source_of(const x86_model_t *m, const x86_ctr_t *c,
+                                  pmusim_counter_result_t *res)
 {
     const x86_thread_t *th = &m->th[c->thread];
     const char *phrase = NULL;
@@ -3887,8 +4121,8 @@ static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
         needs = PMUSIM_ANN_OFFCORE;
         break;
     default:
-        phrase = x86_event_source(m->d, code, umask);
-        needs = x86_event_needs(m->d, code, umask);
+        phrase = c->form ? c->form->phrase : x86_event_source(m->d, code, umask);
+        needs = c->form ? c->form->needs : x86_event_needs(m->d, code, umask);
         break;
     }
     uint32_t missing = needs & ~m->base.trace_annotations;
@@ -3912,6 +4146,43 @@ static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
             g_string_append_printf(g, " %s", pmusim_annotation_name(1u << b));
     g_strlcpy(res->source, g->str, sizeof res->source);
     g_string_free(g, TRUE);
+    res->status = PMUSIM_COUNT_NOT_IN_TRACE;
+}
+
+/* Whether counter c counts EVENT records that the header's "evsum" key
+ * says sum occurrences of several cycles: its own (code, umask), or one
+ * of its EVENT bits. */
+static bool x86_ev_summed(const x86_model_t *m, const x86_ctr_t *c, uint8_t code, uint8_t umask)
+{
+    const GArray *sum = m->base.trace_evsum;
+    if (!sum || (c->src != X86_SRC_EXPLICIT && !c->ev_bits))
+        return false;
+    if (c->src == X86_SRC_EXPLICIT && !c->ev_bits)
+        return pmusim_declared_events_has(sum, code, umask);
+    for (unsigned b = 0; b < 8; b++)
+        if (((c->ev_bits >> b) & 1) && pmusim_declared_events_has(sum, code, 1u << b))
+            return true;
+    return false;
+}
+
+/* x86_counter_source_of(), and a threshold (CMASK, or EDGE, which counts
+ * as CMASK 1) on EVENT records that sum several cycles' occurrences
+ * (a model's trace: its stall cycles, walk cycles or port uops) is
+ * <not in trace>: the engine compares one cycle's occurrences with CMASK,
+ * and a sum of n from n cycles would be compared as one cycle's n
+ * (docs/trace-events-x86.md, "Thresholds on the model's EVENT records"). */
+static void x86_counter_source(const x86_model_t *m, const x86_ctr_t *c,
+                               pmusim_counter_result_t *res)
+{
+    x86_counter_source_of(m, c, res);
+    if (c->slot >= X86_MAX_GP || c->restricted || !(c->cmask || c->edge))
+        return;
+    const uint64_t sel = m->th[c->thread].evtsel[c->slot];
+    if (!x86_ev_summed(m, c, (uint8_t)(sel & 0xff), (uint8_t)((sel >> 8) & 0xff)))
+        return;
+    g_strlcat(res->source,
+              "; records sum cycles (evsum): no CMASK/EDGE",
+              sizeof res->source);
     res->status = PMUSIM_COUNT_NOT_IN_TRACE;
 }
 

@@ -84,6 +84,9 @@ typedef struct x86_filter {
     uint32_t br_misp;      /* bit 0 predicted correctly, bit 1 mispredicted */
     uint32_t oc_req;       /* bit per offcore request bit (oc.req) */
     uint32_t lat_ge;       /* mem.latency must be at least this (load latency: threshold + 1) */
+    /* bit 0: the access stays within one 64-byte line, bit 1: its bytes
+     * cross one (a line split, x86_mem_split()) */
+    uint32_t split;
 } x86_filter_t;
 
 /* One trace-derived event of a model's table (generated from
@@ -104,6 +107,11 @@ typedef struct x86_evmap {
     /* on a trace with an annotations key the umask counts as this one, each
      * of whose bits has a bit row (L2_TRANSACTIONS:ANY = 0x7f); 0: none */
     uint8_t sum_umask;
+    /* a form (x86_forms_*): the CMASK/INV/EDGE bits of IA32_PERFEVTSELx
+     * (31:24, 23, 18) with which (code, umask) is this row's event, counted
+     * from its source instead of the threshold (ARITH:DIV); 0 in the main
+     * table */
+    uint32_t mods;
     const char *name;      /* as trace-events.csv names it */
     const char *phrase;    /* for ops->event_source() */
 } x86_evmap_t;
@@ -120,6 +128,8 @@ typedef struct x86_restriction {
 /* The generated tables (x86_events.c). */
 extern const x86_evmap_t x86_events_wsm[], x86_events_wsm_dp[], x86_events_knm[];
 extern const size_t x86_n_events_wsm, x86_n_events_wsm_dp, x86_n_events_knm;
+extern const x86_evmap_t x86_forms_wsm[], x86_forms_wsm_dp[], x86_forms_knm[];
+extern const size_t x86_n_forms_wsm, x86_n_forms_wsm_dp, x86_n_forms_knm;
 extern const x86_restriction_t x86_restrictions_wsm[], x86_restrictions_wsm_dp[],
     x86_restrictions_knm[];
 extern const size_t x86_n_restrictions_wsm, x86_n_restrictions_wsm_dp, x86_n_restrictions_knm;
@@ -157,6 +167,8 @@ typedef struct x86_desc {
     uint8_t ldlat_code, ldlat_umask;
     const x86_evmap_t *events;       /* trace-derived events, sorted by (code, umask) */
     const size_t *n_events;
+    const x86_evmap_t *forms;        /* trace-derived forms (x86_evmap_t.mods) */
+    const size_t *n_forms;
     const x86_restriction_t *restrictions; /* sorted by (code, umask) */
     const size_t *n_restrictions;
     const x86_pebs_event_t *pebs;
@@ -184,6 +196,11 @@ const char *x86_event_source(const x86_desc_t *d, uint32_t code, uint32_t umask)
 const x86_restriction_t *x86_restriction_find(const x86_desc_t *d, uint8_t code, uint8_t umask);
 /* The annotations (PMUSIM_ANN_*) the trace must carry for (code, umask). */
 uint32_t x86_event_needs(const x86_desc_t *d, uint8_t code, uint8_t umask);
+/* The form of (code, umask) programmed with the CMASK/INV/EDGE bits `mods`
+ * (IA32_PERFEVTSELx & X86_FORM_MODS), or NULL. */
+#define X86_FORM_MODS 0xff840000ull
+const x86_evmap_t *x86_form_find(const x86_desc_t *d, uint8_t code, uint8_t umask,
+                                 uint32_t mods);
 /* Looks (code, umask) up in d's table: exact entry, else an OR of bit entries.
  * Returns the number of entries written to out (0: not trace-derived). */
 size_t x86_event_lookup(const x86_desc_t *d, uint8_t code, uint8_t umask,

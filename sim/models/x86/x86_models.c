@@ -50,6 +50,17 @@ static const x86_evmap_t *x86_event_find(const x86_desc_t *d, uint8_t code, uint
     return NULL;
 }
 
+const x86_evmap_t *x86_form_find(const x86_desc_t *d, uint8_t code, uint8_t umask,
+                                 uint32_t mods)
+{
+    if (!mods)
+        return NULL;
+    for (size_t i = 0; i < *d->n_forms; i++)
+        if (d->forms[i].code == code && d->forms[i].umask == umask && d->forms[i].mods == mods)
+            return &d->forms[i];
+    return NULL;
+}
+
 const x86_restriction_t *x86_restriction_find(const x86_desc_t *d, uint8_t code, uint8_t umask)
 {
     for (size_t i = 0; i < *d->n_restrictions; i++)
@@ -139,6 +150,8 @@ const x86_desc_t x86_desc_wsm = {
     .ldlat_umask = 0x10,
     .events = x86_events_wsm,
     .n_events = &x86_n_events_wsm,
+    .forms = x86_forms_wsm,
+    .n_forms = &x86_n_forms_wsm,
     .restrictions = x86_restrictions_wsm,
     .n_restrictions = &x86_n_restrictions_wsm,
     .pebs = x86_pebs_wsm,
@@ -167,6 +180,8 @@ const x86_desc_t x86_desc_wsm_dp = {
     .ldlat_umask = 0x10,
     .events = x86_events_wsm_dp,
     .n_events = &x86_n_events_wsm_dp,
+    .forms = x86_forms_wsm_dp,
+    .n_forms = &x86_n_forms_wsm_dp,
     .restrictions = x86_restrictions_wsm_dp,
     .n_restrictions = &x86_n_restrictions_wsm_dp,
     .pebs = x86_pebs_wsm,
@@ -193,6 +208,8 @@ const x86_desc_t x86_desc_knm = {
     .oc_umask = {0x01, 0x02},
     .events = x86_events_knm,
     .n_events = &x86_n_events_knm,
+    .forms = x86_forms_knm,
+    .n_forms = &x86_n_forms_knm,
     .restrictions = x86_restrictions_knm,
     .n_restrictions = &x86_n_restrictions_knm,
     .pebs = x86_pebs_knm,

@@ -2,6 +2,7 @@
  * in-memory traces with hand-computed expectations (the arithmetic is in the
  * comments next to each expectation). */
 #include <CUnit/CUnit.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "pmusim/sim.h"
@@ -932,6 +933,63 @@ static void test_wsm_outstanding_overflow_cycle(void)
     }
 }
 
+/* occ_trace() with a plain INSN record in every cycle 0-21 after that
+ * cycle's own records, replayed with sel on PMC0; with `general`, an
+ * OFFCORE counter on PMC3 (RSP_0 0: it never counts) keeps every record
+ * on the general path, else the fast loop takes the plain records and the
+ * 0x60 starts between them (issue 12 item 2).  Returns PMC0 and sets
+ * *wraps to its overflow log entries at `cycle`. */
+static uint64_t occ_count_filled(uint64_t sel, bool general, uint64_t preset, uint64_t cycle,
+                                 size_t *wraps)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    wr(m, EVTSEL0, sel | EN | USR | OS, 0);
+    if (preset)
+        wr(m, PMC0, preset, 0);
+    if (general)
+        wr(m, EVTSEL0 + 3, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+    size_t n, k = 0;
+    const pmusim_rec_t *t = occ_trace(&n);
+    pmusim_rec_t all[40];
+    for (uint64_t c = 0; c < 22; c++) {
+        for (size_t i = 0; i < n; i++)
+            if (t[i].cycle == c)
+                all[k++] = t[i];
+        all[k++] = insn(c, 0, 3);
+    }
+    all[k++] = t[n - 1]; /* the IDLE of cycle 22 */
+    CU_ASSERT_FATAL(k <= G_N_ELEMENTS(all));
+    run(m, all, k);
+    uint64_t v = rd(m, PMC0, 0);
+    *wraps = log_count(m, "IA32_PMC0 overflow", cycle, 0);
+    pmusim_model_free(m);
+    return v;
+}
+
+/* The fast loop starts 0x60 requests between plain records and stops at
+ * their ends: the sums, thresholds and edges of
+ * test_wsm_outstanding_sums_and_thresholds, and an overflow's cycle, the
+ * same on both paths. */
+static void test_wsm_outstanding_fast_path(void)
+{
+    const uint64_t sels[] = {EVT(0x60, 0x01), EVT(0x60, 0x01) | CMASK(1),
+                             EVT(0x60, 0x01) | CMASK(2) | INV, EVT(0x60, 0x01) | CMASK(1) | EDGE,
+                             EVT(0x60, 0x08) | CMASK(1), EVT(0x60, 0x01) | CMASK(1) | INV | EDGE};
+    const uint64_t want[] = {17, 13, 27, 2, 15, 3};
+    size_t w;
+    for (size_t i = 0; i < G_N_ELEMENTS(sels); i++) {
+        CU_ASSERT_EQUAL(occ_count_filled(sels[i], false, 0, 0, &w), want[i]);
+        CU_ASSERT_EQUAL(occ_count_filled(sels[i], true, 0, 0, &w), want[i]);
+    }
+    /* 10 to go: the sum reaches it in cycle 7 (1+1+3+2+2+1 over cycles
+     * 2-7), 7 left (17 - 10) */
+    const uint64_t preset = ((uint64_t)1 << 48) - 10;
+    for (int general = 0; general < 2; general++) {
+        CU_ASSERT_EQUAL(occ_count_filled(EVT(0x60, 0x01), general, preset, 7, &w), 7);
+        CU_ASSERT_EQUAL(w, 1);
+    }
+}
+
 /* SMT: each thread's requests are its own; AnyThread adds the sibling's
  * (thread 0: [2,7); thread 1: [5,9) and an RFO). */
 static void test_wsm_outstanding_threads(void)
@@ -1046,6 +1104,117 @@ static void test_declared_events(void)
         pmusim_report_clear(&rep);
         pmusim_model_free(m);
     }
+}
+
+/* The header's "evsum" key: a threshold on EVENT records that sum several
+ * cycles' occurrences reads <not in trace> (a record of 5 stall cycles
+ * compared with CMASK 1 would count 1), the unthresholded count and an
+ * unlisted key's threshold stay counted.  Without the key the record is
+ * one cycle's occurrences, as before: RESOURCE_STALLS:ANY:c=1 counts 1.
+ * PMC2 is PORT015_STALL_CYCLES (0xb1/0x40 c=1 i=1: ports 0, 1, 5 from
+ * their own records on an annotated trace), PMC3 L1I:HITS with c=1, whose
+ * records the key does not list: the record of 3 counts 1. */
+static void test_evsum_thresholds(void)
+{
+    for (int with_key = 0; with_key < 2; with_key++) {
+        pmusim_model_t *m = mk("wsm", 1);
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+        /* a model's annotations (no ALAT on x86): PORT015 then sums ports
+         * 0, 1 and 5, all written by the producer (no record of 1 and 5) */
+        pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL & ~PMUSIM_ANN_ALAT);
+        pmusim_trace_header_set_meta(&h, "events", "0xa2/0x01,0xb1/0x01,0xb1/0x02,0xb1/0x20");
+        if (with_key)
+            pmusim_trace_header_set_meta(&h, "evsum", "0xa2/0x01,0xb1/0x01,0xb1/0x02,0xb1/0x20");
+        pmusim_model_set_trace_header(m, &h);
+        pmusim_trace_header_clear(&h);
+        wr(m, EVTSEL0 + 0, EVT(0xa2, 0x01) | CMASK(1) | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 1, EVT(0xa2, 0x01) | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 2, EVT(0xb1, 0x40) | CMASK(1) | INV | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 3, EVT(0x80, 0x01) | CMASK(1) | EN | USR | OS, 0);
+        pmusim_rec_t t[] = {event(1, 0xa2, 0x01, 5), event(1, 0xb1, 0x01, 4),
+                            event(4, 0x80, 0x01, 3), insn(9, 0, 3)};
+        run(m, t, G_N_ELEMENTS(t));
+        pmusim_report_t rep;
+        pmusim_report_init(&rep);
+        m->ops->report(m, &rep);
+        const pmusim_counter_result_t *k = result(&rep, "IA32_PMC0", 0);
+        CU_ASSERT_EQUAL(k->status, with_key ? PMUSIM_COUNT_NOT_IN_TRACE : PMUSIM_COUNT_OK);
+        CU_ASSERT_EQUAL(k->value, 1);
+        CU_ASSERT_EQUAL(strstr(k->source, "evsum") != NULL, with_key);
+        k = result(&rep, "IA32_PMC1", 0);
+        CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_OK);
+        CU_ASSERT_EQUAL(k->value, 5);
+        k = result(&rep, "IA32_PMC2", 0);
+        CU_ASSERT_EQUAL(k->status, with_key ? PMUSIM_COUNT_NOT_IN_TRACE : PMUSIM_COUNT_OK);
+        CU_ASSERT_PTR_NOT_NULL(strstr(k->source, "0xb1/0x01 + 0xb1/0x02 + 0xb1/0x20"));
+        k = result(&rep, "IA32_PMC3", 0);
+        CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_OK);
+        CU_ASSERT_EQUAL(k->value, 1);
+        pmusim_report_clear(&rep);
+        pmusim_model_free(m);
+    }
+}
+
+/* Forms (trace-events.csv): ARITH:DIV is CYCLES_DIV_BUSY with c=1 i=1
+ * e=1 (libpfm's table) and counts the divide INSN records (operation kind
+ * div), here 3 (two in adjacent cycles, one at ring 0: 2 with USR only),
+ * not the edges of the divider's busy records; plain CYCLES_DIV_BUSY counts
+ * those records (23 + 23 + 7); c=1 i=1 without e=1 is no form: a threshold
+ * on the summed records, <not in trace>.  knm PAGE_WALKS:D_SIDE_WALKS
+ * (D_SIDE_CYCLES with e=1 c=1) counts the memory records of a walk: 2 of 3
+ * loads. */
+static void test_forms(void)
+{
+    pmusim_model_t *m = mk("wsm", 1);
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL & ~PMUSIM_ANN_ALAT);
+    pmusim_trace_header_set_meta(&h, "events", "0x14/0x01");
+    pmusim_trace_header_set_meta(&h, "evsum", "0x14/0x01");
+    pmusim_model_set_trace_header(m, &h);
+    pmusim_trace_header_clear(&h);
+    const uint64_t div_form = EVT(0x14, 0x01) | CMASK(1) | INV | EDGE | EN;
+    wr(m, EVTSEL0 + 0, div_form | USR | OS, 0);
+    wr(m, EVTSEL0 + 1, EVT(0x14, 0x01) | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 2, EVT(0x14, 0x01) | CMASK(1) | INV | EN | USR | OS, 0);
+    wr(m, EVTSEL0 + 3, div_form | USR, 0);
+    pmusim_rec_t t[8];
+    size_t n = 0;
+    const uint64_t at[] = {1, 2, 10};
+    for (int k = 0; k < 3; k++) {
+        t[n] = insn(at[k], 0, k == 2 ? 0 : 3);
+        t[n++].flags = (uint32_t)PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT;
+        t[n++] = event(at[k], 0x14, 0x01, k == 1 ? 7 : 23);
+    }
+    t[n++] = insn(11, 0, 3);
+    t[n++] = insn(12, 0, 3);
+    run(m, t, n);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    const pmusim_counter_result_t *k = result(&rep, "IA32_PMC0", 0);
+    CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_OK);
+    CU_ASSERT_EQUAL(k->value, 3);
+    CU_ASSERT_PTR_NOT_NULL(strstr(k->source, "operation kind div"));
+    k = result(&rep, "IA32_PMC1", 0);
+    CU_ASSERT_EQUAL(k->status, PMUSIM_COUNT_OK);
+    CU_ASSERT_EQUAL(k->value, 53);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC2", 0)->status, PMUSIM_COUNT_NOT_IN_TRACE);
+    CU_ASSERT_EQUAL(result(&rep, "IA32_PMC3", 0)->value, 2);
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+
+    m = mk("knm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x05, 0x01) | CMASK(1) | EDGE | EN | USR | OS, 0);
+    pmusim_rec_t w[3];
+    for (int j = 0; j < 3; j++) {
+        w[j] = load((uint64_t)j + 1, 4, PMUSIM_LVL_L1D);
+        w[j].mem.tlb = j == 1 ? PMUSIM_TLB_L1_HIT : PMUSIM_TLB_WALK;
+    }
+    run(m, w, 3);
+    CU_ASSERT_EQUAL(rd(m, PMC0, 0), 2);
+    pmusim_model_free(m);
 }
 
 /* MEM_INST_RETIRED:LOADS / STORES count instructions ("instructions
@@ -1517,6 +1686,106 @@ static void test_mem_records(void)
     pmusim_model_free(m);
 }
 
+/* A memory part at addr of size bytes, load or store (INSN record, or a
+ * further part: MEM record). */
+static pmusim_rec_t mem_part(uint64_t cycle, uint8_t kind, uint64_t addr, uint8_t size,
+                             int store)
+{
+    pmusim_rec_t r = load(cycle, 4, PMUSIM_LVL_L1D);
+    r.kind = kind;
+    r.flags = kind == PMUSIM_REC_MEM ? 0 : PMUSIM_F_MEM;
+    r.mem.addr = addr;
+    r.mem.size = size;
+    r.mem.is_store = (uint8_t)store;
+    return r;
+}
+
+/* knm RECYCLEQ:LD_SPLITS / ST_SPLITS: loads / stores whose bytes cross a
+ * 64-byte line, one per memory part (docs/trace-events-x86.md, "Line
+ * splits"). */
+static void test_line_splits_knm(void)
+{
+    const uint8_t I = PMUSIM_REC_INSN, M = PMUSIM_REC_MEM;
+    pmusim_rec_t t[] = {
+        mem_part(1, I, 0x1000, 8, 0),  /* offset 0 + 8: within */
+        mem_part(2, I, 0x1038, 8, 0),  /* 56 + 8 = 64: ends at the line's end, within */
+        mem_part(3, I, 0x1039, 8, 0),  /* 57 + 8 = 65: split load */
+        mem_part(4, I, 0x107f, 2, 1),  /* 63 + 2 = 65: split store */
+        mem_part(4, M, 0x10c0, 64, 0), /* 0 + 64: a whole line, within */
+        mem_part(5, I, 0x1130, 32, 0), /* 48 + 32 = 80: split load */
+        mem_part(5, M, 0x1121, 32, 0), /* 33 + 32 = 65: its second part splits too */
+        mem_part(6, I, 0x2000, 16, 1), /* within */
+        mem_part(6, M, 0x203c, 8, 1),  /* 60 + 8 = 68: split store (MEM part) */
+        insn(7, 0, 3),                 /* no memory part */
+        mem_part(8, I, 0x3ffc, 0, 0),  /* size 0 (unknown): never a split */
+    };
+    for (int pass = 0; pass < 2; pass++) {
+        pmusim_model_t *m = mk("knm", 1);
+        if (pass == 0) { /* split loads, split stores */
+            wr(m, EVTSEL0 + 0, EVT(0x03, 0x08) | EN | USR | OS, 0);
+            wr(m, EVTSEL0 + 1, EVT(0x03, 0x04) | EN | USR | OS, 0);
+        } else { /* split loads beside every load (MEM_UOPS_RETIRED:ALL_LOADS) */
+            wr(m, EVTSEL0 + 0, EVT(0x03, 0x08) | EN | USR | OS, 0);
+            wr(m, EVTSEL0 + 1, EVT(0x04, 0x40) | EN | USR | OS, 0);
+        }
+        run(m, t, G_N_ELEMENTS(t));
+        /* loads split at cycles 3, 5 and 5 (MEM); stores at 4 and 6 (MEM);
+         * loads: cycles 1, 2, 3, 4 (MEM), 5, 5 (MEM), 8 */
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 3);
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), pass == 0 ? 2 : 7);
+        pmusim_model_free(m);
+    }
+}
+
+/* An INSN record of FP/SIMD class cls (PMUSIM_FPC_*) on thread t. */
+static pmusim_rec_t fpc(uint64_t cycle, uint8_t t, unsigned cls)
+{
+    pmusim_rec_t r = insn(cycle, t, 3);
+    r.flags = (uint16_t)(cls << PMUSIM_F_FPCLASS_SHIFT);
+    return r;
+}
+
+/* FP_MMX_TRANS (0xcc) from the fast loop and from the general path (an
+ * OFFCORE counter on PMC3 keeps every record there): TO_FP (0x01), TO_MMX
+ * (0x02), ANY (0x03) on PMC0-2 of thread 0, PMC0 preset 1 below its wrap
+ * with INT; thread 1's records interleaved, counted by thread 0's AnyThread
+ * ANY on PMC1 of a second run. */
+static void test_fpmmx_fast_path(void)
+{
+    const unsigned X = PMUSIM_FPC_X87, M = PMUSIM_FPC_MMX, N = PMUSIM_FPC_NONE,
+                   S = PMUSIM_FPC_SS;
+    /* thread 0: x87 x87 mmx(to mmx) - mmx x87(to fp) ss mmx(to mmx) x87(to fp);
+     * thread 1: mmx x87 (a shared state would see x87 x87 mmx mmx x87 ...) */
+    pmusim_rec_t t[] = {fpc(1, 0, X), fpc(1, 1, M), fpc(2, 0, X), fpc(2, 1, X), fpc(3, 0, M),
+                        fpc(4, 0, N), fpc(5, 0, M), fpc(6, 0, X), fpc(7, 0, S), fpc(8, 0, M),
+                        fpc(9, 0, X), insn(10, 0, 3)};
+    for (int general = 0; general < 2; general++) {
+        pmusim_model_t *m = mk("wsm", 2);
+        wr(m, EVTSEL0 + 0, EVT(0xcc, 0x01) | EN | USR | OS | INT, 0);
+        wr(m, EVTSEL0 + 1, EVT(0xcc, 0x02) | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 2, EVT(0xcc, 0x03) | EN | USR | OS, 0);
+        wr(m, PMC0, ((uint64_t)1 << 48) - 1, 0);
+        if (general)
+            wr(m, EVTSEL0 + 3, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+        run(m, t, G_N_ELEMENTS(t));
+        /* to fp at cycles 6 and 9: the first wraps PMC0 (at cycle 6) */
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1);
+        CU_ASSERT_EQUAL(log_count(m, "IA32_PMC0 overflow", 6, 0), 1);
+        CU_ASSERT_EQUAL(rd(m, STATUS, 0) & 1, 1);
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2); /* to mmx at 3 and 8 */
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 4);
+        pmusim_model_free(m);
+
+        m = mk("wsm", 2);
+        wr(m, EVTSEL0 + 1, EVT(0xcc, 0x03) | EN | USR | OS | ANY, 0);
+        if (general)
+            wr(m, EVTSEL0 + 3, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+        run(m, t, G_N_ELEMENTS(t));
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 4 + 1); /* thread 1: to fp at 2 */
+        pmusim_model_free(m);
+    }
+}
+
 /* Counter restrictions from Intel's event data. */
 static void test_counter_restrictions(void)
 {
@@ -1931,11 +2200,15 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_halted_thread_total_cycles);
     PMUSIM_ADD_TEST(s, test_not_in_trace_status);
     PMUSIM_ADD_TEST(s, test_declared_events);
+    PMUSIM_ADD_TEST(s, test_evsum_thresholds);
+    PMUSIM_ADD_TEST(s, test_forms);
     PMUSIM_ADD_TEST(s, test_mem_inst_once);
     PMUSIM_ADD_TEST(s, test_derived_exec_issue_wsm);
     PMUSIM_ADD_TEST(s, test_derived_events_wsm);
     PMUSIM_ADD_TEST(s, test_exec_as_retired_wsm);
     PMUSIM_ADD_TEST(s, test_mem_records);
+    PMUSIM_ADD_TEST(s, test_line_splits_knm);
+    PMUSIM_ADD_TEST(s, test_fpmmx_fast_path);
     PMUSIM_ADD_TEST(s, test_events_first_rows);
     PMUSIM_ADD_TEST(s, test_evbits_rows);
     PMUSIM_ADD_TEST(s, test_mixed_event_bits);
@@ -1956,6 +2229,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_wsm_outstanding_pmc0_only);
     PMUSIM_ADD_TEST(s, test_wsm_outstanding_overflow_cycle);
     PMUSIM_ADD_TEST(s, test_wsm_outstanding_threads);
+    PMUSIM_ADD_TEST(s, test_wsm_outstanding_fast_path);
     PMUSIM_ADD_TEST(s, test_pebs_load_latency);
     PMUSIM_ADD_TEST(s, test_pebs_ip_and_non_pebs_event);
     PMUSIM_ADD_TEST(s, test_folded_counts_wrap_at_the_record);

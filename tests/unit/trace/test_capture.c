@@ -13,7 +13,8 @@ static gboolean collect(const pmusim_rec_t *recs, size_t n, void *user, GError *
     (void)error;
     GArray *out = user;
     for (size_t i = 0; i < n; i++)
-        if (recs[i].kind == PMUSIM_REC_INSN || recs[i].kind == PMUSIM_REC_MEM)
+        if (recs[i].kind == PMUSIM_REC_INSN || recs[i].kind == PMUSIM_REC_MEM ||
+            recs[i].kind == PMUSIM_REC_THREAD)
             g_array_append_val(out, recs[i]);
     return TRUE;
 }
@@ -282,6 +283,16 @@ static void start_block0(GByteArray *s, GByteArray *p, uint32_t *seq, uint32_t n
     put64(p, 0x401000);
 }
 
+/* HELLO and block 0 (a 4-byte instruction and a 2-byte jump back to it)
+ * into s; p is scratch. */
+static void start_loop(GByteArray *s, GByteArray *p, uint32_t *seq)
+{
+    start_block0(s, p, seq, 2);
+    tb_insn(p, 4, PMUSIM_UARCH_BR_NONE, 1, 0);
+    tb_insn(p, 2, PMUSIM_UARCH_BR_JUMP, 1, 0x401000);
+    chunk(s, seq, 2, 0, p->data, p->len);
+}
+
 /* Stream s run whole through a 2-thread wsm model by a capture with two
  * hardware threads: the INSN and MEM records in recs, the model in *u (the
  * caller frees both and the capture returned). */
@@ -357,6 +368,25 @@ static void test_capture_threads_share_block(void)
 }
 
 
+/* Records of `thread` in recs before cycle `cycle`. */
+static unsigned retired_before(const GArray *recs, unsigned thread, uint64_t cycle)
+{
+    unsigned n = 0;
+    for (guint i = 0; i < recs->len; i++) {
+        const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+        n += r->thread == thread && r->cycle < cycle;
+    }
+    return n;
+}
+
+/* Instructions the model moved up (docs/UARCH.md §2). */
+static uint64_t moved_up(pmusim_uarch_t *u)
+{
+    pmusim_uarch_stats_t st;
+    pmusim_uarch_get_stats(u, &st);
+    return st.moved_up;
+}
+
 /* Two guest threads on two hardware threads, each looping over block 0 (a
  * 4-byte instruction and a jump back): thread 1 enters it once, then
  * thread 0's chunk of 3,000 passes and thread 1's of 3,000 arrive, as QEMU
@@ -371,10 +401,7 @@ static void test_capture_threads_time_order(void)
 {
     GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
     uint32_t seq = 0;
-    start_block0(s, p, &seq, 2);
-    tb_insn(p, 4, PMUSIM_UARCH_BR_NONE, 1, 0);
-    tb_insn(p, 2, PMUSIM_UARCH_BR_JUMP, 1, 0x401000);
-    chunk(s, &seq, 2, 0, p->data, p->len);
+    start_loop(s, p, &seq);
     static const uint8_t blk0[] = {0x00, 0x00};
     chunk(s, &seq, 3, 1, blk0, sizeof blk0); /* guest 1 enters block 0 */
     g_byte_array_set_size(p, 0);
@@ -398,20 +425,326 @@ static void test_capture_threads_time_order(void)
     }
     CU_ASSERT_EQUAL(n[0], 6000);
     CU_ASSERT_EQUAL(n[1], 6002);
-    unsigned before = 0; /* thread 1's instructions retired before thread 0's last */
-    for (guint i = 0; i < recs->len; i++) {
-        const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
-        before += r->thread == 1 && r->cycle < last0;
-    }
-    CU_ASSERT_TRUE(before > 5000);
-    pmusim_uarch_stats_t st;
-    pmusim_uarch_get_stats(u, &st);
-    CU_ASSERT_EQUAL(st.moved_up, 0);
+    /* thread 1's instructions retired before thread 0's last */
+    CU_ASSERT_TRUE(retired_before(recs, 1, last0) > 5000);
+    CU_ASSERT_EQUAL(moved_up(u), 0);
     pmusim_capture_free(c);
     pmusim_uarch_free(u);
     g_array_unref(recs);
     g_byte_array_unref(p);
     g_byte_array_unref(s);
+}
+
+/* A THREAD chunk {what, a, b} (capstream.h) of guest `guest`: {1} and {2}
+ * 4 bytes, {3, address} 12, {4, how} 8, {5, address, n} 16. */
+static void thread_chunk(GByteArray *s, uint32_t *seq, uint16_t guest, uint32_t what,
+                         uint64_t a, uint32_t n)
+{
+    GByteArray *p = g_byte_array_new();
+    put32(p, what);
+    if (what == 3 || what == 5 || (what == 1 && a))
+        put64(p, a);
+    if (what == 4)
+        put32(p, (uint32_t)a);
+    if (what == 5)
+        put32(p, n);
+    chunk(s, seq, 9, guest, p->data, p->len);
+    g_byte_array_unref(p);
+}
+
+/* THREAD chunks (capstream.h) with two hardware threads; block 0 is a
+ * 4-byte instruction and a jump back, a pass 2 instructions, and a block
+ * runs when its thread enters the next (that decides the jump's outcome).
+ * - created: guest 0 passes once, announces guest 1 (THREAD {1}, as the
+ *   plugin does at the clone), then sends 3,000 passes; guest 1's first
+ *   chunk, 3,000 passes, comes after.  The reader waits for the announced
+ *   thread, so the two run side by side and nothing is moved up; without
+ *   the announcement guest 0's chunk ran whole first and guest 1 was moved
+ *   up past it.
+ * - exits: guest 1 passes once and exits (THREAD {2}): its pass runs then
+ *   (it waited for the stream's end before session 16); guest 0's 3,000
+ *   passes run as they arrive but the last: 2 + 2,999 x 2 instructions
+ *   before the stream ends.  Without the exit the reader waited for guest 1
+ *   after CAP_SLICE cycles: 2 (one pass of guest 0: the first misses its
+ *   caches).
+ * - waits: guest 1 passes once and waits in a system call (THREAD {3}, no
+ *   futex address): the same 2,999 passes of guest 0 run (guest 1's pass
+ *   waits for its next block), and guest 1's hardware thread sleeps from
+ *   where it stopped (THREAD inactive, before guest 0's 100th instruction:
+ *   it has run nothing yet); then THREAD {4, 0} (the call returned): it
+ *   wakes at guest 0's time (THREAD active at that cycle, B, after the
+ *   2,999th pass), so nothing is moved up; another 3,000 passes of guest 0
+ *   run only until CAP_SLICE cycles past B (guest 1 is live again and has
+ *   sent nothing), then guest 1's 3,000 passes come and the two run side
+ *   by side after B.
+ * - wakes: as waits, but guest 1 waits on futex address 0x7000, and guest
+ *   0 wakes it ({5, 0x7000, 1}) after 1,000 of its 3,000 passes: guest 1
+ *   wakes at guest 0's time then (B after the 999th pass, the 1,000th
+ *   waiting for its next block), and guest 0 runs no further than
+ *   CAP_SLICE cycles past B before guest 1's {4} comes.
+ * - race: guest 1 runs 3,000 passes, then waits on 0x7000 ({3}); guest 0's
+ *   wake of 0x7000 (after its 1,000th pass) came in its chunks before, so
+ *   it has run before the wait (the plugin sends {5} before the wake and
+ *   {3} before the wait: a wake that raced with the wait can come first):
+ *   the wait returns at once: guest 1 does not sleep (no THREAD records)
+ *   and stays waited for, so its next 3,000 passes run beside guest 0's
+ *   and nothing is moved up (sleeping, it woke at guest 0's latest time
+ *   and was moved up). */
+static void test_capture_thread_chunks(void)
+{
+    enum { CREATED, EXITS, WAITS, WAKES, RACE };
+    for (int mode = CREATED; mode <= RACE; mode++) {
+        GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
+        uint32_t seq = 0;
+        start_loop(s, p, &seq);
+        static const uint8_t blk0[] = {0x00, 0x00};
+        const gboolean sleeps = mode >= WAITS;
+        GByteArray *pass[3] = {g_byte_array_new(), g_byte_array_new(), g_byte_array_new()};
+        for (int i = 0; i < 3000; i++)
+            put(pass[0], blk0, 2);
+        for (int i = 0; i < 1000; i++)
+            put(pass[1], blk0, 2);
+        for (int i = 0; i < 2000; i++)
+            put(pass[2], blk0, 2);
+        if (mode == RACE) {
+            chunk(s, &seq, 3, 1, pass[0]->data, pass[0]->len); /* guest 1: 3,000 passes */
+        } else {
+            chunk(s, &seq, 3, mode != CREATED, blk0, sizeof blk0); /* one pass */
+            thread_chunk(s, &seq, 1, mode == CREATED ? 1 : mode == EXITS ? 2 : 3,
+                         mode == WAKES ? 0x7000 : 0, 0);
+        }
+        if (mode == WAKES || mode == RACE) {
+            chunk(s, &seq, 3, 0, pass[1]->data, pass[1]->len); /* guest 0: 1,000 passes */
+            thread_chunk(s, &seq, 0, 5, 0x7000, 1);
+            chunk(s, &seq, 3, 0, pass[2]->data, pass[2]->len); /* and 2,000 */
+            if (mode == RACE)
+                thread_chunk(s, &seq, 1, 3, 0x7000, 0);
+        } else {
+            chunk(s, &seq, 3, 0, pass[0]->data, pass[0]->len); /* guest 0: 3,000 passes */
+        }
+        const guint cut1 = s->len;
+        if (sleeps) {
+            thread_chunk(s, &seq, 1, 4, 0, 0);
+            chunk(s, &seq, 3, 0, pass[0]->data, pass[0]->len); /* guest 0: 3,000 more */
+        }
+        const guint cut2 = s->len;
+        if (mode != EXITS)
+            chunk(s, &seq, 3, 1, pass[0]->data, pass[0]->len); /* guest 1: 3,000 passes */
+        uint32_t reason = 0;
+        chunk(s, &seq, 5, 0, &reason, 4);
+        GError *error = NULL;
+        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 2, NULL, collect, recs, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 2, "thread chunks");
+        gboolean ok = pmusim_capture_feed(c, s->data, cut1, &error);
+        CU_ASSERT_TRUE(ok);
+        const uint64_t n1 = pmusim_capture_instructions(c);
+        ok = ok && pmusim_capture_feed(c, s->data + cut1, cut2 - cut1, &error);
+        const uint64_t n2 = pmusim_capture_instructions(c);
+        ok = ok && pmusim_capture_feed(c, s->data + cut2, s->len - cut2, &error) &&
+             pmusim_capture_finish(c, &error) && pmusim_uarch_finish(u, &error);
+        CU_ASSERT_TRUE(ok);
+        g_clear_error(&error);
+        if (mode == EXITS || mode == WAITS)
+            CU_ASSERT_EQUAL(n1, (mode == EXITS ? 2 : 0) + 2 * 2999);
+        if (mode == EXITS)
+            CU_ASSERT_EQUAL(n2, 2 + 2 * 2999);
+        if (mode == WAITS)
+            CU_ASSERT_TRUE(n2 > 2 * 2999 && n2 < 2 * 2999 + 2 * 300);
+        if (mode == WAKES)
+            CU_ASSERT_TRUE(n1 >= 2 * 999 && n1 < 2 * 999 + 2 * 300 && n2 == n1);
+        const unsigned want0 = sleeps ? 12000 : mode == EXITS ? 6000 : 6002;
+        const unsigned want1 = mode == EXITS ? 2 : mode == RACE ? 12000 : sleeps ? 6002 : 6000;
+        CU_ASSERT_EQUAL(pmusim_capture_instructions(c), want0 + want1);
+        uint64_t last0 = 0, mark = 0, back = 0, first1_after = 0, asleep = 0, insn100 = 0;
+        unsigned n[2] = {0, 0}, halts = 0;
+        const unsigned mark_insn = mode == WAKES ? 1998 : 5998; /* the last pass run before B */
+        for (guint i = 0; i < recs->len; i++) {
+            const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+            if (r->kind == PMUSIM_REC_THREAD) { /* the sleep */
+                CU_ASSERT_EQUAL(r->thread, 1);
+                halts++;
+                if (r->n == 1)
+                    back = r->cycle;
+                else
+                    asleep = r->cycle;
+                continue;
+            }
+            n[r->thread]++;
+            if (r->thread == 0)
+                last0 = r->cycle;
+            if (r->thread == 0 && n[0] == mark_insn)
+                mark = r->cycle;
+            if (r->thread == 0 && n[0] == 100)
+                insn100 = r->cycle;
+            if (r->thread == 1 && n[1] == 3)
+                first1_after = r->cycle;
+        }
+        CU_ASSERT_EQUAL(n[0], want0);
+        CU_ASSERT_EQUAL(n[1], want1);
+        CU_ASSERT_EQUAL(halts, mode == WAITS || mode == WAKES ? 2 : 0);
+        if (mode == WAITS || mode == WAKES) {
+            /* B is guest 0's next dispatch cycle: within a pipeline's depth
+             * of the retirement of the last pass run before it (one cycle
+             * before it here) */
+            CU_ASSERT_TRUE(back + 16 >= mark && back <= mark);
+            CU_ASSERT_TRUE(first1_after >= back);
+            CU_ASSERT_TRUE(asleep < insn100); /* asleep from where it began to wait */
+        }
+        if (mode != EXITS) /* guest 1's retired before guest 0's last */
+            CU_ASSERT_TRUE(retired_before(recs, 1, last0) > 5000);
+        CU_ASSERT_EQUAL(moved_up(u), 0);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_array_unref(recs);
+        for (int k = 0; k < 3; k++)
+            g_byte_array_unref(pass[k]);
+        g_byte_array_unref(p);
+        g_byte_array_unref(s);
+    }
+}
+
+/* The cycle of thread `th`'s record number k (1-based) among its INSN
+ * records in recs, 0 if none. */
+static uint64_t nth_insn_cycle(const GArray *recs, unsigned th, unsigned k)
+{
+    for (guint i = 0; i < recs->len; i++) {
+        const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+        if (r->kind == PMUSIM_REC_INSN && r->thread == th && --k == 0)
+            return r->cycle;
+    }
+    return 0;
+}
+
+/* A join and a raced wait's late return (session 17).
+ * JOIN: guest 1, created with a clear-child-tid address (THREAD {1, 0x9000}),
+ * runs 1,000 passes and exits; guest 0 waits on 0x9000 (pthread_join) before
+ * that exit; guest 3, on guest 1's hardware thread, then runs 3,000 passes
+ * before guest 0's return {4, 0} arrives.  The exit wakes guest 0 (the
+ * kernel's wake of the clear-child-tid word): hardware thread 0 is active
+ * again within a pipeline's depth of guest 1's last instruction.  NOCTID,
+ * the same created by {1} alone: no wake is seen, so guest 0 wakes at the
+ * others' latest time once everything before its {4} ran — after guest 3's
+ * passes.
+ * RACED: guest 1's wait on 0x7000 came after guest 0's wake of 0x7000 (the
+ * race rule: no sleep), and its return {4, 0} arrives only after guest 0's
+ * next 3,000 passes: guest 1's next 3,000 passes still run beside them.
+ * (This stream does not show the session-17 change of cap_head_ready() —
+ * a {4} of a thread that is not asleep is not held — which real captures
+ * did: here the held {4} is released in time either way.) */
+static void test_capture_join_and_raced_return(void)
+{
+    enum { JOIN, NOCTID, RACED };
+    static const uint8_t blk0[] = {0x00, 0x00};
+    GByteArray *pass[2] = {g_byte_array_new(), g_byte_array_new()};
+    for (int i = 0; i < 3000; i++)
+        put(pass[0], blk0, 2);
+    for (int i = 0; i < 1000; i++)
+        put(pass[1], blk0, 2);
+    for (int mode = JOIN; mode <= RACED; mode++) {
+        GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
+        uint32_t seq = 0;
+        start_loop(s, p, &seq);
+        if (mode != RACED) {
+            chunk(s, &seq, 3, 0, blk0, sizeof blk0);
+            thread_chunk(s, &seq, 1, 1, mode == JOIN ? 0x9000 : 0, 0);
+            thread_chunk(s, &seq, 3, 1, 0, 0);
+            chunk(s, &seq, 3, 1, pass[1]->data, pass[1]->len); /* guest 1: 1,000 */
+            chunk(s, &seq, 3, 0, blk0, sizeof blk0);
+            thread_chunk(s, &seq, 0, 3, 0x9000, 0);             /* joins */
+            thread_chunk(s, &seq, 1, 2, 0, 0);                  /* exits */
+            chunk(s, &seq, 3, 3, pass[0]->data, pass[0]->len); /* guest 3: 3,000 */
+            thread_chunk(s, &seq, 0, 4, 0, 0);
+            chunk(s, &seq, 3, 0, pass[1]->data, pass[1]->len);
+            thread_chunk(s, &seq, 3, 2, 0, 0);
+        } else {
+            chunk(s, &seq, 3, 1, blk0, sizeof blk0);
+            chunk(s, &seq, 3, 0, pass[1]->data, pass[1]->len);
+            thread_chunk(s, &seq, 0, 5, 0x7000, 1);
+            thread_chunk(s, &seq, 1, 3, 0x7000, 0);             /* raced: no sleep */
+            chunk(s, &seq, 3, 0, pass[0]->data, pass[0]->len); /* guest 0: 3,000 */
+            thread_chunk(s, &seq, 1, 4, 0, 0);
+            chunk(s, &seq, 3, 1, pass[0]->data, pass[0]->len); /* guest 1: 3,000 */
+        }
+        uint32_t reason = 0;
+        chunk(s, &seq, 5, 0, &reason, 4);
+        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+        pmusim_uarch_t *u = NULL;
+        pmusim_capture_free(run_two_hw(s, "join", recs, &u));
+        uint64_t back = 0;
+        unsigned halts = 0;
+        for (guint i = 0; i < recs->len; i++) {
+            const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+            if (r->kind == PMUSIM_REC_THREAD && r->thread == 0) {
+                halts++;
+                if (r->n)
+                    back = r->cycle;
+            }
+        }
+        if (mode == RACED) {
+            CU_ASSERT_EQUAL(halts, 0);
+            const uint64_t last0 = nth_insn_cycle(recs, 0, 2 * 4000);
+            CU_ASSERT_TRUE(last0 > 0 && retired_before(recs, 1, last0) > 5000);
+        } else {
+            CU_ASSERT_EQUAL(halts, 2);
+            const uint64_t end1 = nth_insn_cycle(recs, 1, 2 * 1000); /* guest 1's last */
+            const uint64_t g3 = nth_insn_cycle(recs, 1, 2 * 1000 + 5000);
+            CU_ASSERT_TRUE(end1 > 0 && g3 > end1);
+            if (mode == JOIN) {
+                CU_ASSERT_TRUE(back >= end1 && back <= end1 + 16);
+            } else {
+                CU_ASSERT_TRUE(back > g3);
+            }
+        }
+        CU_ASSERT_EQUAL(moved_up(u), 0);
+        pmusim_uarch_free(u);
+        g_array_unref(recs);
+        g_byte_array_unref(p);
+        g_byte_array_unref(s);
+    }
+    for (int k = 0; k < 2; k++)
+        g_byte_array_unref(pass[k]);
+}
+
+/* Bad THREAD chunks and a vCPU the plugin never sends: a clear error with
+ * the byte. */
+static void test_capture_thread_chunk_errors(void)
+{
+    for (int k = 0; k < 3; k++) {
+        GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
+        uint32_t seq = 0;
+        start_block0(s, p, &seq, 1);
+        tb_insn(p, 4, PMUSIM_UARCH_BR_NONE, 1, 0);
+        chunk(s, &seq, 2, 0, p->data, p->len);
+        const guint at = s->len; /* the chunk's header; its payload at + 16 */
+        const uint32_t what[2] = {k == 0 ? 5u : 1u, 0};
+        chunk(s, &seq, 9, k == 2 ? 1024 : 1, what, k == 1 ? 8 : 4);
+        GError *error = NULL;
+        GArray *recs = g_array_new(FALSE, TRUE, sizeof(pmusim_rec_t));
+        pmusim_uarch_t *u = pmusim_uarch_new(PMUSIM_CPU_WSM, 2, NULL, collect, recs, &error);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(u);
+        pmusim_capture_t *c = pmusim_capture_new(u, 2, "thr");
+        CU_ASSERT_FALSE(pmusim_capture_feed(c, s->data, s->len, &error));
+        CU_ASSERT_PTR_NOT_NULL_FATAL(error);
+        char *want = k == 2 ? g_strdup_printf("thr: byte %u: vCPU 1024, below 1024 expected", at + 6)
+                            : g_strdup_printf("thr: byte %u: THREAD chunk: {1} or {1, "
+                                              "clear-child-tid address} (created), {2} (exits), "
+                                              "{3, futex address} (waits in a system call), {4, "
+                                              "0 or 1} (the call returned; 1: without waiting) "
+                                              "or {5, futex address, n} (wakes up to n waiters) "
+                                              "expected", at + 16);
+        CU_ASSERT_PTR_NOT_NULL(strstr(error->message, want));
+        if (!strstr(error->message, want))
+            printf("\n%s\n[%s]\n", error->message, want);
+        g_free(want);
+        g_clear_error(&error);
+        pmusim_capture_free(c);
+        pmusim_uarch_free(u);
+        g_array_unref(recs);
+        g_byte_array_unref(p);
+        g_byte_array_unref(s);
+    }
 }
 
 /* Two guest threads on one hardware thread: instructions a thread has
@@ -1191,6 +1524,11 @@ int main(void)
     CU_add_test(suite, "FP/SIMD class byte", test_capture_fp_class);
     CU_add_test(suite, "threads share a block", test_capture_threads_share_block);
     CU_add_test(suite, "threads in the model's time order", test_capture_threads_time_order);
+    CU_add_test(suite, "THREAD chunks: a created thread waited for, an exited or waiting one not",
+                test_capture_thread_chunks);
+    CU_add_test(suite, "THREAD chunks: a join woken at the exit, a raced wait's late return",
+                test_capture_join_and_raced_return);
+    CU_add_test(suite, "THREAD chunks: bad payloads, vCPU out of range", test_capture_thread_chunk_errors);
     CU_add_test(suite, "chunk order of two threads", test_capture_chunk_order);
     CU_add_test(suite, "recover: unsent items", test_capture_recover_unsent);
     CU_add_test(suite, "recover: a flush in progress, every cut", test_capture_recover_in_flight);

@@ -46,7 +46,7 @@ static size_t compare_ways(const void *data, size_t len, const char *what, gbool
     static const size_t batches[] = { 3, 4096, 1, 64 };
     size_t ninsns = 0;
     for (unsigned b = 0; b < (all ? G_N_ELEMENTS(batches) : 2); b++) {
-        for (int pe = 0; pe < 2; pe++) {
+        for (int pe = 0; pe < 4; pe++) { /* PASS_EVENTS, PASS_THREADS */
             run_t x, y, z;
             run_init(&x);
             run_init(&y);
@@ -55,7 +55,7 @@ static size_t compare_ways(const void *data, size_t len, const char *what, gbool
             read_feed(data, len, batches[b], pe, NULL, &y);
             /* with templates: once per input (batches of 4,096, EVENT records
              * passed), the other settings being the feed's own */
-            gboolean tmpl = b == 1 && pe == 1;
+            gboolean tmpl = b == 1 && pe == PASS_EVENTS;
             if (tmpl)
                 read_feed(data, len, batches[b], pe, model, &z);
             gboolean same = feed_runs_equal(&x, &y);

@@ -236,6 +236,25 @@ static void test_header_declared_events(void)
     pmusim_trace_header_clear(&h);
 }
 
+/* The "evsum" key reads as "events" does, apart from it: a trace with
+ * only one of the keys has no list of the other. */
+static void test_header_summed_events(void)
+{
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    CU_ASSERT_PTR_NULL(pmusim_trace_header_summed_events(&h));
+    pmusim_trace_header_set_meta(&h, "evsum", "0xb1/0x01,0xa2/0x10,bad");
+    CU_ASSERT_PTR_NULL(pmusim_trace_header_declared_events(&h));
+    GArray *k = pmusim_trace_header_summed_events(&h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+    CU_ASSERT_EQUAL(k->len, 2);
+    CU_ASSERT_TRUE(pmusim_declared_events_has(k, 0xb1, 0x01));
+    CU_ASSERT_TRUE(pmusim_declared_events_has(k, 0xa2, 0x10));
+    CU_ASSERT_FALSE(pmusim_declared_events_has(k, 0xb1, 0x02));
+    g_array_free(k, TRUE);
+    pmusim_trace_header_clear(&h);
+}
+
 static void test_header_meta(void)
 {
     pmusim_trace_header_t h;
@@ -2816,6 +2835,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_names);
     PMUSIM_ADD_TEST(s, test_header_meta);
     PMUSIM_ADD_TEST(s, test_header_declared_events);
+    PMUSIM_ADD_TEST(s, test_header_summed_events);
     PMUSIM_ADD_TEST(s, test_roundtrip_binary);
     PMUSIM_ADD_TEST(s, test_roundtrip_text);
     PMUSIM_ADD_TEST(s, test_samples_identical);

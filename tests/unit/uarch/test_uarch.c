@@ -498,11 +498,15 @@ static void test_event_span_on_fast_path(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(insn(&c, 399));
     const uint64_t r0 = insn(&c, 0)->cycle;
     CU_ASSERT_TRUE(insn(&c, 399)->cycle > r0 + 64);
+    /* the port counts (0xb1) have a span of their own, 1024 cycles: here
+     * written at the end */
     guint ev = 0;
     for (guint i = 0; i < c.recs->len; i++)
-        if (rec(&c, i)->kind == PMUSIM_REC_EVENT) {
+        if (rec(&c, i)->kind == PMUSIM_REC_EVENT && rec(&c, i)->ev_code != 0xb1) {
             CU_ASSERT_EQUAL(rec(&c, i)->cycle, r0 + 64);
             ev++;
+        } else if (rec(&c, i)->kind == PMUSIM_REC_EVENT) {
+            CU_ASSERT_EQUAL(rec(&c, i)->cycle, insn(&c, 399)->cycle);
         }
     CU_ASSERT_TRUE(ev > 0);
     assert_cycle_order(&c);
@@ -1005,6 +1009,11 @@ static void test_inclusive_l3_back_invalidates(void)
 #define IA64_FACTS_BUS                                                                       \
     "0x100/0x04,0x100/0x06,0x100/0x07,0x100/0x09,0x100/0x0a,0x100/0x0b,0x100/0x0c"
 #define IA64_FACTS_NOBUS "0x100/0x04,0x100/0x05,0x100/0x07,0x100/0x08"
+/* Westmere's execution kinds: UOPS_EXECUTED:PORT0..5, LOAD_DISPATCH:RS_DELAYED
+ * and MOB (never written), ARITH:CYCLES_DIV_BUSY, UOPS_DECODED:MS */
+#define WSM_EXEC                                                                             \
+    "0xb1/0x01,0xb1/0x02,0xb1/0x04,0xb1/0x08,0xb1/0x10,0xb1/0x20,0x13/0x02,0x13/0x04,"       \
+    "0x14/0x01,0xd1/0x02"
 static void test_header_events(void)
 {
     static const char *const none[] = { "--L2=none", NULL };
@@ -1020,12 +1029,13 @@ static void test_header_events(void)
           "0x24/0x80,0xf0/0x04,0xf0/0x08,0xf0/0x10,0xf0/0x20,0xf0/0x40,0x28/0x0f,0x28/0x01,"
           "0xb0/0x40,0x26/0x04,0x26/0x08,0x26/0x02,0x27/0x04,0x27/0x08,0x27/0x02,0x26/0x10,"
           "0x26/0x20,0x26/0x40,0x26/0x80,0xf1/0x04,0xf1/0x02,0x28/0x04,0x28/0x08,0x28/0x02,"
-          "0xe6/0x01,0xa2/0x10" },
+          "0xe6/0x01,0xa2/0x10,0xa2/0x02,0xa2/0x08,0xa2/0x01,0x80/0x04," WSM_EXEC },
         { PMUSIM_CPU_WSM, none,
           "0x51/0x04,0x80/0x02,0x80/0x01,0x85/0x01,0x85/0x02,0x85/0x10,0xc8/0x20,0x85/0x04,"
-          "0x49/0x04,0x08/0x04,0xe6/0x01,0xa2/0x10" },
+          "0x49/0x04,0x08/0x04,0xe6/0x01,0xa2/0x10,0xa2/0x02,0xa2/0x08,0xa2/0x01,0x80/0x04," WSM_EXEC },
         { PMUSIM_CPU_KNM, NULL,
-          "0x80/0x02,0x80/0x01,0x05/0x02,0x05/0x01,0xe6/0x01,0xe6/0x10,0xca/0x01,0xca/0x04" },
+          "0x80/0x02,0x80/0x01,0x05/0x02,0x05/0x01,0xe6/0x01,0xe6/0x10,0xca/0x01,0xca/0x04,"
+          "0x86/0x04,0xca/0x90,0xca/0x7f,0xe6/0x08,0xcd/0x01,0xc2/0x01,0xe7/0x01" },
         { PMUSIM_CPU_ITA2, NULL, IA64_FACTS_ITA2 "," IA64_FACTS_BUS },
         { PMUSIM_CPU_MONT, NULL, IA64_FACTS_MONT "," IA64_FACTS_BUS },
     };
@@ -1466,6 +1476,89 @@ static void test_smt_step_earliest(void)
         CU_ASSERT_TRUE(first1 > 5000);
         done(u, &c);
     }
+}
+
+/* Allocation waits for a load buffer entry (wsm: 48, uarch.md §1.4; an
+ * entry frees the cycle after its load retires).  60 loads at one IP, the
+ * first to a new line of a new page, the others to that line.
+ * Derivation (latencies as in test_overlap_independent_not_dependent):
+ *   fetch 301 (ITLB walk 30 + L1I miss to DRAM 271): loads 0-47 allocate
+ *   4 a cycle in 301..312, so 48 entries are taken; load 0 (DTLB walk 30 +
+ *   DRAM 271) retires at 602, loads 1-3 with it, then 4 a cycle (load k at
+ *   602 + k / 4).  Load 48 could allocate at 313 (312 is full) but waits
+ *   for load 0's entry, free at 603: 290 cycles of RESOURCE_STALLS:LOAD, and
+ *   of ANY.  Loads 49-51 take loads 1-3's (free at 603) in 603; load 52
+ *   needs load 4's, free at 604, the first cycle with a slot for it: no
+ *   more stalls (and the window of 128 is never full: ROB_FULL 0).  The
+ *   last load retires as without the buffer: 48-51 after 44-47 (613) at
+ *   614, 56-59 at 616.
+ * And a store buffer entry (32): the same load, then 35 stores to its line
+ * (L1D hits, done the cycle after allocation, retired in order behind the
+ * load: instruction i at 602 + i / 4).  Instruction 33, the 33rd store,
+ * could allocate at 309 (32-35 share the cycle) and waits for the first
+ * store's (instruction 1's) entry, free at 603: 294 cycles of
+ * RESOURCE_STALLS:STORE and ANY; 34 and 35 take those of instructions 2
+ * and 3 in 603. */
+static void test_alloc_load_store_buffers(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    for (int k = 0; k < 60; k++)
+        run(u, 0, 0x401000, 0x1000000, 8, FALSE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(insn(&c, 0)->cycle, 602);
+    CU_ASSERT_EQUAL(insn(&c, 47)->cycle, 613);
+    CU_ASSERT_EQUAL(insn(&c, 59)->cycle, 616);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x02), 290); /* RESOURCE_STALLS:LOAD */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x01), 290); /* RESOURCE_STALLS:ANY */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x08), 0);   /* RESOURCE_STALLS:STORE */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x10), 0);   /* RESOURCE_STALLS:ROB_FULL */
+    /* L1I:CYCLES_STALLED: the first fetch's ITLB walk and L1I miss */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x80, 0x04), 301);
+    done(u, &c);
+
+    u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    run(u, 0, 0x401000, 0x1000000, 8, FALSE, FALSE);
+    for (int k = 1; k <= 35; k++)
+        run(u, 0, 0x401000, 0x1000000, 8, TRUE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(insn(&c, 35)->cycle, 610);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x08), 294);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x01), 294);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x02), 0);
+    done(u, &c);
+}
+
+/* Knights Mill's cycles without allocation (uarch.md §2.1, §2.2: ITLB
+ * walk 7 + 30, DDR 200).  Derivation: instruction 0 at 0x401000: its
+ * fetch (37 + 200) makes allocation wait to 237, 236 cycles after cycle 0
+ * with none; instruction 1 at 0x401040 (same page, new line: L1I miss to
+ * DDR, 200) waits from 237 to 437: 199 more.  Both are the front end's
+ * (NOT_DELIVERED 435; FETCH_STALL:ICACHE_FILL_PENDING_CYCLES the two fills,
+ * 400).  Instruction 2, a taken conditional branch in the same line, is
+ * mispredicted (counters start weakly not taken): allocated at 437, done at
+ * 438, the front end delivers again at 438 + 12; instruction 3 waits from
+ * 437 to 450, 12 cycles without allocation that NO_ALLOC_CYCLES:ALL counts
+ * (447) and NOT_DELIVERED does not (MISPREDICTS: the penalty, 12). */
+static void test_alloc_knm_no_alloc(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_KNM, 1, NULL, &c);
+    run(u, 0, 0x401000, 0, 0, FALSE, FALSE);
+    run(u, 0, 0x401040, 0, 0, FALSE, FALSE);
+    run_branch(u, 0x401044, PMUSIM_UARCH_BR_COND, TRUE, 0x401048);
+    run(u, 0, 0x401048, 0, 0, FALSE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(insn(&c, 1)->cycle, 438);
+    CU_ASSERT_FALSE(insn(&c, 2)->br.dir_ok);
+    CU_ASSERT_EQUAL(insn(&c, 3)->cycle, 451);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xca, 0x7f), 447); /* NO_ALLOC_CYCLES:ALL */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xca, 0x90), 435); /* NO_ALLOC_CYCLES:NOT_DELIVERED */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xca, 0x04), 12);  /* NO_ALLOC_CYCLES:MISPREDICTS */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x86, 0x04), 400); /* FETCH_STALL:ICACHE_FILL_PENDING_CYCLES */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xca, 0x01), 0);   /* NO_ALLOC_CYCLES:ROB_FULL */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xe6, 0x08), 0);   /* BACLEARS:RETURN: never written */
+    done(u, &c);
 }
 
 /* A front-end resteer (a taken direct branch the BTB does not know,
@@ -2181,6 +2274,139 @@ static void test_parts_bad(void)
     g_free(acc);
 }
 
+/* Dispatch ports, the divider and the microcode sequencer
+ * (docs/UARCH.md §1.1), hand-counted.  One instruction of each kind, in one
+ * 64-byte line, no branch taken; p0, p1, p5 are chosen least loaded by the
+ * running totals (ties to the lower number), so the write-out of the sums
+ * does not matter:
+ *    #  instruction            uops  accesses  compute uops -> (p0 p1 p5) after
+ *    1  integer op                1  -         p0 (tie)      1 0 0
+ *    2  integer op                1  -         p1            1 1 0
+ *    3  integer op                1  -         p5            1 1 1
+ *    4  load (mov r, [m])         1  ld        none (p2)
+ *    5  load-op (add r, [m])      2  ld        p0 (tie)      2 1 1  (p2)
+ *    6  store (mov [m], r)        1  st        none (p3, p4)
+ *    7  RMW (add [m], r)          3  ld st     p1            2 2 1  (p2, p3, p4)
+ *    8  conditional branch        1  -         p5 (branch)   2 2 2
+ *    9  mulsd                     1  -         p0 (FP mul)   3 2 2
+ *   10  imul                      1  -         p1            3 3 2
+ *   11  addsd (sd, no kind)       1  -         p1 (FP add)   3 4 2
+ *   12  pshufd (vi, shuffle)      1  -         p0|p5 -> p5   3 4 3
+ *   13  div (integer)             1  -         p0 (divider)  4 4 3
+ *   14  divsd                     1  -         p0 (divider)  5 4 3
+ *   15  6 uops (microcoded)       6  -         p5 p1 p5 p0 p1 p5 -> 6 6 6
+ * So p0 6, p1 6, p5 6, p2 3, p3 2, p4 2 (PORT015 18, PORT234 7); the divider
+ * busy 23 (div) and 7 (divsd) cycles, two records; UOPS_DECODED:MS 6 (more
+ * than 4 uops). */
+static void test_ports_divider_ms(void)
+{
+    enum { VI = PMUSIM_FPC_VI << PMUSIM_F_FPCLASS_SHIFT, SD = PMUSIM_FPC_SD << PMUSIM_F_FPCLASS_SHIFT,
+           MUL = PMUSIM_OPK_MUL << PMUSIM_F_OPKIND_SHIFT, DIV = PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT,
+           SHUF = PMUSIM_OPK_SHUFFLE_MOVE << PMUSIM_F_OPKIND_SHIFT };
+    static const struct {
+        uint16_t uops, flags;
+        uint8_t ld, st, br;
+    } seq[] = {
+        { 1, 0, 0, 0, 0 },  { 1, 0, 0, 0, 0 },        { 1, 0, 0, 0, 0 },      { 1, 0, 1, 0, 0 },
+        { 2, 0, 1, 0, 0 },  { 1, 0, 0, 1, 0 },        { 3, 0, 1, 1, 0 },      { 1, 0, 0, 0, 1 },
+        { 1, SD | MUL, 0, 0, 0 }, { 1, MUL, 0, 0, 0 }, { 1, SD, 0, 0, 0 },    { 1, VI | SHUF, 0, 0, 0 },
+        { 1, DIV, 0, 0, 0 }, { 1, SD | DIV, 0, 0, 0 }, { 6, 0, 0, 0, 0 },
+    };
+    /* one instruction per call (pmusim_uarch_insn()) and all in one batch
+     * (pmusim_uarch_insns(): the fast path) count alike */
+    for (int batch = 0; batch < 2; batch++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+        pmusim_uarch_access_t acc[G_N_ELEMENTS(seq)][2];
+        pmusim_uarch_insn_t in[G_N_ELEMENTS(seq)];
+        for (size_t i = 0; i < G_N_ELEMENTS(seq); i++) {
+            uint32_t n = 0;
+            if (seq[i].ld)
+                acc[i][n++] = (pmusim_uarch_access_t){ .addr = 0x20000000 + 64 * i, .size = 8 };
+            if (seq[i].st)
+                acc[i][n++] = (pmusim_uarch_access_t){ .addr = 0x20000000 + 64 * i, .size = 8,
+                                                       .is_store = 1 };
+            in[i] = (pmusim_uarch_insn_t){ .ip = 0x400000 + 4 * i, .plm = 3, .len = 4,
+                                           .uops = seq[i].uops, .flags = seq[i].flags,
+                                           .naccess = n, .access = acc[i],
+                                           .br = seq[i].br ? PMUSIM_UARCH_BR_COND : 0,
+                                           .target = 0x400100 };
+        }
+        GError *e = NULL;
+        if (batch) {
+            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insns(u, in, G_N_ELEMENTS(in), &e));
+        } else {
+            for (size_t i = 0; i < G_N_ELEMENTS(in); i++)
+                CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in[i], &e));
+        }
+        finish(u);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xb1, 0x01), 6);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xb1, 0x02), 6);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xb1, 0x04), 3);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xb1, 0x08), 2);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xb1, 0x10), 2);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xb1, 0x20), 6);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x13, 0x02) + ev_sum(&c, 0x13, 0x04), 0);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x14, 0x01), 23 + 7);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xd1, 0x02), 6);
+        guint div_recs = 0;
+        for (guint i = 0; i < c.recs->len; i++)
+            div_recs += rec(&c, i)->kind == PMUSIM_REC_EVENT && rec(&c, i)->ev_code == 0x14;
+        CU_ASSERT_EQUAL(div_recs, 2);
+        assert_cycle_order(&c);
+        done(u, &c);
+    }
+}
+
+/* The divider's timing: it is unpipelined, so two divides in a row take
+ * their latencies one after the other, and a divide's instruction
+ * completes with its result.  Warm loop of plain one-uop instructions in
+ * one line (no misses after the first pass), then: div, div (integer, 23
+ * cycles each), plain, divsd, divsd (7 each).  The first div dispatches at
+ * d and retires at d + 23, the second starts when the divider is free and
+ * retires at d + 46; the plain instruction after them retires with the
+ * second (in order, within the width); the two divsd retire 7 and 14
+ * cycles after the second div at the earliest (they start at its end).
+ * knm takes the same latencies (docs/UARCH.md §1.1) and writes
+ * CYCLES_DIV_BUSY:ALL. */
+static void test_divider_timing(void)
+{
+    const pmusim_cpu_t cpus[] = { PMUSIM_CPU_WSM, PMUSIM_CPU_KNM };
+    for (size_t k = 0; k < G_N_ELEMENTS(cpus); k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(cpus[k], 1, NULL, &c);
+        GError *e = NULL;
+        for (int pass = 0; pass < 3; pass++)
+            for (uint64_t i = 0; i < 8; i++)
+                run(u, 0, 0x400000 + 4 * i, 0, 0, FALSE, FALSE);
+        const uint16_t div = PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT;
+        const uint16_t sd = PMUSIM_FPC_SD << PMUSIM_F_FPCLASS_SHIFT;
+        const uint16_t flags[5] = { div, div, 0, sd | div, sd | div };
+        for (uint64_t i = 0; i < 5; i++) {
+            pmusim_uarch_insn_t in = { .ip = 0x400020 + 4 * i, .plm = 3, .len = 4, .uops = 1,
+                                       .flags = flags[i] };
+            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+        }
+        finish(u);
+        const pmusim_rec_t *warm = insn(&c, 23);
+        const pmusim_rec_t *d1 = insn(&c, 24), *d2 = insn(&c, 25), *p = insn(&c, 26);
+        const pmusim_rec_t *f1 = insn(&c, 27), *f2 = insn(&c, 28);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f2);
+        /* the first div dispatches in the cycle after the warm loop's last
+         * retirement at the latest: it retires 23 cycles after dispatch */
+        CU_ASSERT_TRUE(d1->cycle >= warm->cycle + 1 && d1->cycle <= warm->cycle + 23 + 1);
+        CU_ASSERT_EQUAL(d2->cycle, d1->cycle + 23);
+        CU_ASSERT_EQUAL(p->cycle, d2->cycle);
+        CU_ASSERT_EQUAL(f1->cycle, d2->cycle + 7);
+        CU_ASSERT_EQUAL(f2->cycle, d2->cycle + 14);
+        const uint16_t code = cpus[k] == PMUSIM_CPU_WSM ? 0x14 : 0xcd;
+        CU_ASSERT_EQUAL(ev_sum(&c, code, 0x01), 23 + 23 + 7 + 7);
+        if (cpus[k] == PMUSIM_CPU_KNM) /* no port kinds on knm */
+            CU_ASSERT_EQUAL(ev_sum(&c, 0xb1, 0x01), 0);
+        done(u, &c);
+    }
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("caches", NULL, NULL);
@@ -2200,6 +2426,8 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_inclusive_l3_back_invalidates);
     PMUSIM_ADD_TEST(s, test_ll_inclusive_option);
     PMUSIM_ADD_TEST(s, test_header_events);
+    PMUSIM_ADD_TEST(s, test_ports_divider_ms);
+    PMUSIM_ADD_TEST(s, test_divider_timing);
     PMUSIM_ADD_TEST(s, test_l1i_lookups);
     PMUSIM_ADD_TEST(s, test_walk_cycles);
     PMUSIM_ADD_TEST(s, test_l2_ifetch);
@@ -2227,6 +2455,8 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_smt_queue_cap_events);
     PMUSIM_ADD_TEST(s, test_smt_step_earliest);
     PMUSIM_ADD_TEST(s, test_baclears_cond);
+    PMUSIM_ADD_TEST(s, test_alloc_load_store_buffers);
+    PMUSIM_ADD_TEST(s, test_alloc_knm_no_alloc);
     PMUSIM_ADD_TEST(s, test_parts_one_instruction);
     PMUSIM_ADD_TEST(s, test_parts_batch);
     PMUSIM_ADD_TEST(s, test_parts_interleaved);
