@@ -1729,9 +1729,10 @@ typedef struct {
 
 /* An EVENT record of thread t that no counter takes, marked seen as
  * ia64_on_event() marks it: true (the lean loop consumes it as a record
- * with an empty mask); false leaves it to ia64_on_event().  The lean loop
- * runs without insn_slow, so no capture unit looks at EVENT records; the
- * I-EAR's fetch records (0x43) go to the general path all the same.
+ * with an empty mask); false leaves it to ia64_on_event().  No capture
+ * unit looks at an EVENT record but the I-EAR's fetch records (0x43),
+ * which go to the general path (the lean loop and the capture loop of
+ * ia64_consume_fast_body() alike).
  * Issue 12: the model's fact records, about one in ten records of a
  * memory-bound trace, each stopped the lean loop (its exit and entry cost
  * some 250 instructions). */
@@ -2104,6 +2105,13 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
      * does not hold (hflags: those records take xtab when
      * ia64_xtab_index() has an index for them, else sig_cache) */
     uint64_t dkm = 0, dke = 0, dst0 = 0, dtag = 0;
+    /* the bytes kind and thread of thread t0's EVENT records (ekm, eke): one
+     * no counter takes is consumed as an empty mask (ia64_event_quiet();
+     * issue 12: each stopped the capture loop, about one record in ten of
+     * a memory-bound trace) */
+    const uint64_t ekm = ia64_rec_word(0xff, 0xff, 0, 0);
+    const uint64_t eke = ia64_rec_word(PMUSIM_REC_EVENT, (uint8_t)t0, 0, 0);
+    size_t nquiet = 0; /* the EVENT records consumed so */
     unsigned hflags = 0;
     ia64_sig_entry_t *const dtab0 = im->dtab[t0], *const xtab0 = im->xtab[t0];
     if (single) {
@@ -2214,8 +2222,14 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                      * compare of the record's bytes kind..len */
                     uint64_t w;
                     memcpy(&w, &r->kind, sizeof w);
-                    if ((w & dkm) != dke)
-                        goto out;
+                    if ((w & dkm) != dke) {
+                        /* an EVENT record of t0 that counts nothing: an
+                         * empty mask, as in the lean loop */
+                        if ((w & ekm) != eke || !ia64_event_quiet(im, r, t0))
+                            goto out;
+                        nquiet++;
+                        continue;
+                    }
                     unsigned ix = ia64_flags_lo(r);
                     ia64_sig_entry_t *d = NULL;
                     if (!(ix & hflags)) {
@@ -2284,11 +2298,19 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                      * level as above */
                     uint64_t w;
                     memcpy(&w, &r->kind, sizeof w);
-                    if ((w & dkm) != dke)
-                        goto out;
+                    if ((w & dkm) != dke) {
+                        if ((w & ekm) != eke || !ia64_event_quiet(im, r, t0))
+                            goto out;
+                        nquiet++;
+                        continue;
+                    }
                 } else {
-                    if (t >= nth || r->kind != PMUSIM_REC_INSN)
-                        goto out;
+                    if (t >= nth || r->kind != PMUSIM_REC_INSN) {
+                        if (t >= nth || r->kind != PMUSIM_REC_EVENT || !ia64_event_quiet(im, r, t))
+                            goto out;
+                        nquiet++;
+                        continue;
+                    }
                     uint64_t k1, k2 = 0;
                     if (nosig)
                         k1 = ia64_key_flags_plm(r); /* only the state bits are looked at */
@@ -2360,12 +2382,19 @@ out:
     /* the run's captured branches into the BTB/ETB (cap_flags: cr is set) */
     if (slow && single && cap_flags && cr.nb)
         ia64_caprun_flush(&cr);
-    /* nosig: every record consumed has the mask cmask0 */
+    /* nosig: every instruction record consumed has the mask cmask0 */
     if (nosig && cmask0)
-        im->id_cnt[csig->id] += (uint64_t)(r - (recs + k));
+        im->id_cnt[csig->id] += (uint64_t)(r - (recs + k)) - nquiet;
     if (slow && track) {
-        if (single && r > recs + k)
-            last[t0] = r - 1;
+        if (single) {
+            /* the run's last instruction record (the quiet EVENT records
+             * consumed after it are none) */
+            const pmusim_rec_t *q = r;
+            while (q > recs + k && q[-1].kind != PMUSIM_REC_INSN)
+                q--;
+            if (q > recs + k)
+                last[t0] = q - 1;
+        }
         for (uint32_t u = 0; u < nth; u++) {
             if (!last[u])
                 continue;
