@@ -303,14 +303,15 @@ static gint key_cmp(gconstpointer a, gconstpointer b)
 }
 
 /* One entry of the "events" key: "0xCC/0xUU", or "0xCC/" and an asterisk
- * (any umask); FALSE when malformed. */
+ * (any umask); FALSE when malformed.  CC is an EVENT record's code, 16 bits
+ * (IA-64 model fact records use code 0x100: docs/trace-events-ia64.md). */
 static gboolean parse_event_pair(const char *s, uint32_t *key)
 {
     char *end;
     if (!g_str_has_prefix(s, "0x") || !g_ascii_isxdigit(s[2]))
         return FALSE;
     guint64 code = g_ascii_strtoull(s + 2, &end, 16);
-    if (code > 0xff || *end != '/')
+    if (code > 0xffff || *end != '/')
         return FALSE;
     const char *u = end + 1;
     if (strcmp(u, "*") == 0) {

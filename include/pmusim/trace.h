@@ -279,7 +279,8 @@ const char *pmusim_annotation_name(uint32_t bit);
 
 /* The header key "events" (docs/FORMAT.md, section 1): the EVENT records a
  * producer writes whenever their fact happens, comma-separated, each
- * "0xCC/0xUU" (event select or IA-64 es, umask) or "0xCC/" and an asterisk
+ * "0xCC/0xUU" (the record's code, up to 16 bits: event select, IA-64 es or
+ * IA-64 model fact 0x100; umask up to 8 bits) or "0xCC/" and an asterisk
  * (any umask).  A listed pair without a record in the trace happened zero
  * times; an unlisted one is unknown.  Returns the pairs as keys
  * CC << 16 | UU (UU = PMUSIM_EVENT_ANY_UMASK for the asterisk), sorted, or

@@ -744,7 +744,6 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->itlb_stlb_hit, TRUE},   {&ev->itlb_miss_ret, TRUE},
         {&ev->itlb_walk_cyc, TRUE},   {&ev->dtlb_walk_cyc, TRUE},
         {&ev->dtlb_ld_walk_cyc, TRUE},
-        {&ev->l2i_hit, u->has_l2i},   {&ev->l2i_miss, u->has_l2i},
         {&ev->l2_ifetch_hit, u->has_l2}, {&ev->l2_ifetch_miss, u->has_l2},
         {&ev->l2_pf_hit, u->has_l2},  {&ev->l2_pf_miss, u->has_l2},
         {&ev->l2_tr_ifetch, u->has_l2}, {&ev->l2_tr_pf, u->has_l2},
@@ -766,18 +765,14 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->lb_full, u->lb != 0},   {&ev->sb_full, u->sb != 0}, {&ev->res_stall_any, TRUE},
         {&ev->fetch_stall_cyc, TRUE}, {&ev->icache_fill_cyc, TRUE},
         {&ev->not_delivered, TRUE},   {&ev->no_alloc_all, TRUE}, {&ev->baclear_ret, TRUE},
-        /* IA-64 below the L1 caches (outer_access(), l3_traffic()) */
-        {&ev->itlb_miss_all, TRUE},   {&ev->l2_ifetch_dmnd, u->has_l2 || u->has_l2i},
-        {&ev->l2i_all_dmnd, u->has_l2i},
-        {&ev->l3_if_hit, u->has_l3},  {&ev->l3_if_miss, u->has_l3}, {&ev->l3_if_any, u->has_l3},
-        {&ev->l3_rd_hit, u->has_l3},  {&ev->l3_rd_miss, u->has_l3}, {&ev->l3_rd_any, u->has_l3},
-        {&ev->l3_wb_hit, l2_wb},      {&ev->l3_wb_miss, l2_wb},     {&ev->l3_wb_any, l2_wb},
-        {&ev->l3_wr_hit, l2_wb},      {&ev->l3_wr_miss, l2_wb},     {&ev->l3_wr_any, l2_wb},
-        {&ev->l3_ref, u->has_l3},     {&ev->l3_miss, u->has_l3},
-        {&ev->bus_brl, u->bus_ev},    {&ev->bus_bril, u->bus_ev},   {&ev->bus_rd_all, u->bus_ev},
-        {&ev->bus_rd_data, u->bus_ev}, {&ev->bus_wb_line, u->bus_ev},
-        {&ev->bus_wb_all, u->bus_ev}, {&ev->bus_mem_line, u->bus_ev},
-        {&ev->bus_mem_all, u->bus_ev}, {&ev->bus_all, u->bus_ev},
+        /* IA-64 below the L1 caches, model facts (outer_access(), l3_traffic()) */
+        {&ev->f_l2_if_hit, u->has_l2}, {&ev->f_l2_if_miss, u->has_l2},
+        {&ev->f_l3_if_hit, u->has_l3},
+        {&ev->f_l3_if_miss, u->has_l3 && !u->bus_ev}, {&ev->f_l3_if_miss_bus, u->bus_ev},
+        {&ev->f_l3_wb_hit, l2_wb},
+        {&ev->f_l3_wb_miss, l2_wb && !u->bus_ev}, {&ev->f_l3_wb_miss_bus, l2_wb && u->bus_ev},
+        {&ev->f_bus_rd_load, u->bus_ev}, {&ev->f_bus_rd_store, u->bus_ev},
+        {&ev->f_bus_wb_victim, u->bus_ev},
         /* execution: ports, LOAD_DISPATCH's never-written kinds, the
          * divider, the microcode sequencer (ports_count(), insn_body()) */
         {&ev->port[0], TRUE},         {&ev->port[1], TRUE},     {&ev->port[2], TRUE},
@@ -851,51 +846,29 @@ static void back_invalidate(pmusim_uarch_t *u, uint64_t l3blk)
     }
 }
 
-/* IA-64 (u->cfg->ia64): the EVENT counts of one L3 lookup, `f` its result
+/* IA-64 (u->cfg->ia64): the model fact of one L3 lookup, `f` its result
  * (docs/UARCH.md §5): an instruction fetch's read (a data access's is in
  * its MEM record), or with `wb` a modified L2 victim's write; a miss of a
  * read fetches the line over the bus, with BRIL for a store (`store`: a
  * read for ownership) and BRL otherwise; a modified L3 victim, and a
  * write-back the L3 does not hold (the model allocates nothing for it),
  * are written to memory over the bus.  Each transaction moves one 128-byte
- * line (u->bus_ev). */
+ * line (u->bus_ev).  One record per fact: the IA-64 models count it for
+ * every event that includes it (sim/models/ia64/trace-facts.csv). */
 static G_GNUC_NO_INLINE void l3_traffic(pmusim_uarch_t *u, const uarch_fill_t *f, gboolean ifetch,
                                         gboolean store, gboolean wb)
 {
     const uarch_events_t *ev = &u->cfg->ev;
-    if (ifetch || wb) {
-        ev_add(u, &ev->l3_ref, 1);
-        if (!f->hit)
-            ev_add(u, &ev->l3_miss, 1);
-    }
-    if (ifetch) {
-        ev_add(u, f->hit ? &ev->l3_if_hit : &ev->l3_if_miss, 1);
-        ev_add(u, &ev->l3_if_any, 1);
-        ev_add(u, f->hit ? &ev->l3_rd_hit : &ev->l3_rd_miss, 1);
-        ev_add(u, &ev->l3_rd_any, 1);
-    } else if (wb) {
-        ev_add(u, f->hit ? &ev->l3_wb_hit : &ev->l3_wb_miss, 1);
-        ev_add(u, &ev->l3_wb_any, 1);
-        ev_add(u, f->hit ? &ev->l3_wr_hit : &ev->l3_wr_miss, 1);
-        ev_add(u, &ev->l3_wr_any, 1);
-    }
-    if (!u->bus_ev)
-        return;
-    /* bus transactions: write-backs (a modified victim; a write-back that
-     * missed), then the read of a miss */
-    unsigned writes = (!wb && !f->hit && f->evicted_dirty) + (wb && !f->hit);
-    unsigned reads = !wb && !f->hit;
-    ev_add(u, &ev->bus_wb_line, writes);
-    ev_add(u, &ev->bus_wb_all, writes);
-    if (reads) {
-        ev_add(u, store ? &ev->bus_bril : &ev->bus_brl, 1);
-        ev_add(u, &ev->bus_rd_all, 1);
-        if (!ifetch)
-            ev_add(u, &ev->bus_rd_data, 1);
-    }
-    ev_add(u, &ev->bus_mem_line, writes + reads);
-    ev_add(u, &ev->bus_mem_all, writes + reads);
-    ev_add(u, &ev->bus_all, writes + reads);
+    const gboolean bus = u->bus_ev;
+    if (ifetch)
+        ev_add(u, f->hit ? &ev->f_l3_if_hit : bus ? &ev->f_l3_if_miss_bus : &ev->f_l3_if_miss, 1);
+    else if (wb)
+        ev_add(u, f->hit ? &ev->f_l3_wb_hit : bus ? &ev->f_l3_wb_miss_bus : &ev->f_l3_wb_miss, 1);
+    else if (!f->hit && bus)
+        ev_add(u, store ? &ev->f_bus_rd_store : &ev->f_bus_rd_load, 1);
+    /* the modified victim of a fill (a write-back allocates nothing) */
+    if (bus && !wb && !f->hit && f->evicted_dirty)
+        ev_add(u, &ev->f_bus_wb_victim, 1);
 }
 
 /* Accesses the levels beyond L1 for byte address `a`; returns the level. */
@@ -906,15 +879,11 @@ static unsigned outer_access(pmusim_uarch_t *u, uint64_t a, gboolean dirty, gboo
     uarch_cache_t *l2 = ifetch && u->has_l2i ? &u->l2i : u->has_l2 ? &u->l2 : NULL;
     if (l2) {
         uarch_cache_access(l2, a >> l2->line_bits, dirty, &f);
-        if (l2 == &u->l2i)
-            ev_add(u, f.hit ? &cfg->ev.l2i_hit : &cfg->ev.l2i_miss, 1);
+        if (ifetch && cfg->ia64) /* IA-64: an L1I miss's demand read, a model fact */
+            ev_add(u, f.hit ? &cfg->ev.f_l2_if_hit : &cfg->ev.f_l2_if_miss, 1);
         else if (ifetch) { /* x86: code in the unified L2 */
             ev_add(u, f.hit ? &cfg->ev.l2_ifetch_hit : &cfg->ev.l2_ifetch_miss, 1);
             ev_add(u, &cfg->ev.l2_tr_ifetch, 1);
-        }
-        if (ifetch && cfg->ia64) { /* IA-64: an L1I miss's demand read */
-            ev_add(u, &cfg->ev.l2_ifetch_dmnd, 1);
-            ev_add(u, &cfg->ev.l2i_all_dmnd, 1); /* mont only */
         }
         if (l2 != &u->l2i && !f.hit) {
             ev_add(u, &cfg->ev.l2_lines_in, 1);
@@ -1140,8 +1109,7 @@ static gboolean ifetch_l1(pmusim_uarch_t *u, uint64_t ip, uint32_t *lat, unsigne
     uarch_cache_access(&u->itlb, ip >> 12, FALSE, &f);
     if (!f.hit) {
         u->itlb_misses++;
-        ev_add(u, &cfg->ev.itlb_miss, 1);
-        ev_add(u, &cfg->ev.itlb_miss_all, 1);
+        ev_add(u, &cfg->ev.itlb_miss, 1); /* IA-64: the model fact ITLB_L1_MISS */
         uarch_cache_t *second = u->has_itlb2 ? &u->itlb2 : &u->stlb;
         uarch_cache_access(second, ip >> 12, FALSE, &f);
         *lat += cfg->lat_stlb_hit;

@@ -121,36 +121,26 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
     .width = 6,                     /* §3.4: 2 bundles = 6 instructions */         \
     .window = 16                    /* E: stall-on-use, loads used ~16 later */
 
-/* EVENT kinds of the IA-64 traffic below the L1 caches, the same (es,
- * umask) in both CPUs' tables (encoder/data/ia64/; docs/UARCH.md §5 and
+/* The IA-64 traffic below the L1 caches as model fact records, the same in
+ * both CPUs: EVENT code 0x100 (IA64_FACT_CODE), umask = the fact of
+ * sim/models/ia64/trace-facts.csv, which lists the events (es, umask of
+ * encoder/data/ia64/) each counts for; docs/UARCH.md §5 and
  * docs/trace-events-ia64.md say what each counts and which qualifiers are
- * left out: prefetch, other bus agents, I/O, partial lines). */
+ * left out: prefetch, other bus agents, I/O, partial lines. */
+#define IA64_FACT(f) { 0x100, (f), TRUE }
 #define IA64_EV_BELOW_L1                                                           \
-    .itlb_miss_all = { 0x47, 0x03, TRUE },  /* ITLB_MISSES_FETCH_ALL */            \
-    .l2_ifetch_dmnd = { 0x42, 0x00, TRUE }, /* L2_INST_/L2I_DEMAND_READS */        \
-    .l3_if_hit = { 0xdd, 0x01, TRUE },      /* L3_READS_DINST_FETCH_HIT */         \
-    .l3_if_miss = { 0xdd, 0x02, TRUE },     /* L3_READS_DINST_FETCH_MISS */        \
-    .l3_if_any = { 0xdd, 0x03, TRUE },      /* L3_READS_DINST_FETCH_ALL */         \
-    .l3_rd_hit = { 0xdd, 0x0d, TRUE },      /* L3_READS_ALL_HIT */                 \
-    .l3_rd_miss = { 0xdd, 0x0e, TRUE },     /* L3_READS_ALL_MISS */                \
-    .l3_rd_any = { 0xdd, 0x0f, TRUE },      /* L3_READS_ALL_ALL */                 \
-    .l3_wb_hit = { 0xde, 0x09, TRUE },      /* L3_WRITES_L2_WB_HIT */              \
-    .l3_wb_miss = { 0xde, 0x0a, TRUE },     /* L3_WRITES_L2_WB_MISS */             \
-    .l3_wb_any = { 0xde, 0x0b, TRUE },      /* L3_WRITES_L2_WB_ALL */              \
-    .l3_wr_hit = { 0xde, 0x0d, TRUE },      /* L3_WRITES_ALL_HIT */                \
-    .l3_wr_miss = { 0xde, 0x0e, TRUE },     /* L3_WRITES_ALL_MISS */               \
-    .l3_wr_any = { 0xde, 0x0f, TRUE },      /* L3_WRITES_ALL_ALL */                \
-    .l3_ref = { 0xdb, 0x00, TRUE },         /* L3_REFERENCES */                    \
-    .l3_miss = { 0xdc, 0x00, TRUE },        /* L3_MISSES */                        \
-    .bus_brl = { 0x8b, 0x06, TRUE },        /* BUS_MEM_READ_BRL_SELF */            \
-    .bus_bril = { 0x8b, 0x0a, TRUE },       /* BUS_MEM_READ_BRIL_SELF */           \
-    .bus_rd_all = { 0x8b, 0x0e, TRUE },     /* BUS_MEM_READ_ALL_SELF */            \
-    .bus_rd_data = { 0x8c, 0x02, TRUE },    /* BUS_RD_DATA_SELF */                 \
-    .bus_wb_line = { 0x92, 0x06, TRUE },    /* BUS_WR_WB_EQ_128BYTE_SELF */        \
-    .bus_wb_all = { 0x92, 0x0e, TRUE },     /* BUS_WR_WB_ALL_SELF */               \
-    .bus_mem_line = { 0x8a, 0x06, TRUE },   /* BUS_MEMORY_EQ_128BYTE_SELF */       \
-    .bus_mem_all = { 0x8a, 0x0e, TRUE },    /* BUS_MEMORY_ALL_SELF */              \
-    .bus_all = { 0x87, 0x02, TRUE }         /* BUS_ALL_SELF */
+    .itlb_miss = IA64_FACT(0x01),        /* ITLB_L1_MISS */                        \
+    .f_l2_if_hit = IA64_FACT(0x02),      /* L2_IFETCH_HIT */                       \
+    .f_l2_if_miss = IA64_FACT(0x03),     /* L2_IFETCH_MISS */                      \
+    .f_l3_if_hit = IA64_FACT(0x04),      /* L3_IFETCH_HIT */                       \
+    .f_l3_if_miss = IA64_FACT(0x05),     /* L3_IFETCH_MISS */                      \
+    .f_l3_if_miss_bus = IA64_FACT(0x06), /* L3_IFETCH_MISS_BUS */                  \
+    .f_l3_wb_hit = IA64_FACT(0x07),      /* L3_WB_HIT */                           \
+    .f_l3_wb_miss = IA64_FACT(0x08),     /* L3_WB_MISS */                          \
+    .f_l3_wb_miss_bus = IA64_FACT(0x09), /* L3_WB_MISS_BUS */                      \
+    .f_bus_rd_load = IA64_FACT(0x0a),    /* BUS_READ_LOAD */                       \
+    .f_bus_rd_store = IA64_FACT(0x0b),   /* BUS_READ_STORE */                      \
+    .f_bus_wb_victim = IA64_FACT(0x0c)   /* BUS_WB_VICTIM */
 
 static const uarch_cpu_cfg_t uarch_cpus[] = {
     {
@@ -224,7 +214,6 @@ static const uarch_cpu_cfg_t uarch_cpus[] = {
         .ev = {
             .l1i_fill = { 0x41, 0x00, TRUE },   /* L1I_FILLS */
             .ifetch_ear = { 0x43, 0x00, TRUE }, /* I-EAR fetch (docs/trace-events-ia64.md) */
-            .itlb_miss = { 0x47, 0x01, TRUE },  /* ITLB_MISSES_FETCH_L1ITLB */
             .itlb_walk = { 0x47, 0x02, TRUE },  /* ITLB_MISSES_FETCH_L2ITLB */
             .l3_repl = { 0xdf, 0x00, TRUE },    /* L3_LINES_REPLACED */
             IA64_EV_BELOW_L1,
@@ -246,14 +235,10 @@ static const uarch_cpu_cfg_t uarch_cpus[] = {
         .ev = {
             .l1i_fill = { 0x41, 0x00, TRUE },   /* L1I_FILLS */
             .ifetch_ear = { 0x43, 0x00, TRUE }, /* I-EAR fetch */
-            .itlb_miss = { 0x47, 0x01, TRUE },  /* ITLB_MISSES_FETCH_L1ITLB */
             .itlb_walk = { 0x47, 0x02, TRUE },  /* ITLB_MISSES_FETCH_L2ITLB */
             .l3_repl = { 0xdf, 0x00, TRUE },    /* L3_LINES_REPLACED */
-            .l2i_hit = { 0x78, 0x05, TRUE },    /* L2I_READS_HIT_DMND */
-            .l2i_miss = { 0x78, 0x09, TRUE },   /* L2I_READS_MISS_DMND */
             .ts_l3miss = { 0x0c, 0x01, TRUE },  /* THREAD_SWITCH_EVENTS_L3MISS */
             .ts_timer = { 0x0c, 0x02, TRUE },   /* THREAD_SWITCH_EVENTS_TIMER */
-            .l2i_all_dmnd = { 0x78, 0x0d, TRUE }, /* L2I_READS_ALL_DMND */
             IA64_EV_BELOW_L1,
         },
     },

@@ -47,8 +47,6 @@ typedef struct uarch_events {
     uarch_ev_t itlb_walk_cyc; /* cycles of instruction-side walks (n = lat_walk per walk) */
     uarch_ev_t dtlb_walk_cyc; /* cycles of data-side walks, loads and stores (n = lat_walk) */
     uarch_ev_t dtlb_ld_walk_cyc; /* cycles of data-side walks of loads (n = lat_walk) */
-    uarch_ev_t l2i_hit;       /* Montecito L2I demand read hit */
-    uarch_ev_t l2i_miss;      /* Montecito L2I demand read miss */
     uarch_ev_t l2_ifetch_hit; /* x86: an instruction fetch hit the (unified) L2 */
     uarch_ev_t l2_ifetch_miss; /* x86: an instruction fetch missed the L2 */
     /* x86 L2 prefetch requests, hit / miss: never written (the model has no
@@ -97,27 +95,23 @@ typedef struct uarch_events {
     uarch_ev_t not_delivered, no_alloc_all, baclear_ret;
     uarch_ev_t ts_l3miss;     /* Montecito thread switch on an L3 miss */
     uarch_ev_t ts_timer;      /* Montecito thread switch on time-out */
-    /* IA-64 traffic below the L1 caches (docs/UARCH.md §5, ita2/mont columns) */
-    uarch_ev_t itlb_miss_all;  /* every first-level ITLB miss (ITLB_MISSES_FETCH_ALL) */
-    uarch_ev_t l2_ifetch_dmnd; /* an L1I miss's demand read of the L2 (ita2) or L2I (mont) */
-    uarch_ev_t l2i_all_dmnd;   /* mont L2I demand read, hit or miss */
-    /* an instruction fetch's (demand) read of the L3: hit, miss, either;
-     * and the same as reads of every type (L3_READS_ALL_*, whose data
-     * reads the trace fields give) */
-    uarch_ev_t l3_if_hit, l3_if_miss, l3_if_any, l3_rd_hit, l3_rd_miss, l3_rd_any;
-    /* a modified L2 victim written into the L3: hit, miss, either; and as
-     * writes of every type (L3_WRITES_ALL_*, stores from trace fields) */
-    uarch_ev_t l3_wb_hit, l3_wb_miss, l3_wb_any, l3_wr_hit, l3_wr_miss, l3_wr_any;
-    /* the two above as L3 references, and their misses (L3_REFERENCES,
-     * L3_MISSES: the data accesses' part from trace fields) */
-    uarch_ev_t l3_ref, l3_miss;
-    /* this processor's full-line (128-byte) bus transactions: burst read
-     * line (a load's or fetch's L3 miss), burst read invalidate line (a
-     * store's), every read, data reads (loads and stores), write-backs
-     * (full-line, all), memory transactions (full-line, all), every
-     * transaction */
-    uarch_ev_t bus_brl, bus_bril, bus_rd_all, bus_rd_data, bus_wb_line, bus_wb_all;
-    uarch_ev_t bus_mem_line, bus_mem_all, bus_all;
+    /* IA-64 traffic below the L1 caches (docs/UARCH.md §5, ita2/mont
+     * columns), one model fact record each: EVENT code 0x100, umask the
+     * fact, which the IA-64 models count for every event that includes it
+     * (sim/models/ia64/trace-facts.csv; docs/trace-events-ia64.md).  An L1I
+     * miss's demand read of the L2 (ita2) or L2I (mont), hit / miss: */
+    uarch_ev_t f_l2_if_hit, f_l2_if_miss;
+    /* an instruction fetch's (demand) read of the L3: hit, miss, and a miss
+     * whose line the bus brings (BRL; the model writes bus transactions
+     * with 128-byte L3 lines only, u->bus_ev) */
+    uarch_ev_t f_l3_if_hit, f_l3_if_miss, f_l3_if_miss_bus;
+    /* a modified L2 victim written into the L3: hit, miss, and a miss
+     * written to memory over the bus */
+    uarch_ev_t f_l3_wb_hit, f_l3_wb_miss, f_l3_wb_miss_bus;
+    /* bus transactions of the data accesses (whose L3 lookups their MEM
+     * records give): a load's L3 miss read with BRL, a store's with BRIL;
+     * and a modified L3 victim written to memory (any L3 fill) */
+    uarch_ev_t f_bus_rd_load, f_bus_rd_store, f_bus_wb_victim;
     /* x86 execution (docs/UARCH.md §1.1, "Dispatch ports, the divider and
      * the microcode sequencer"): uops dispatched to port k (Westmere
      * UOPS_EXECUTED, umask 1 << k; summed like the other counts) */

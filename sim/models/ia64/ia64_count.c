@@ -1339,6 +1339,38 @@ static inline void ia64_event_as_insn(pmusim_rec_t *q, const pmusim_rec_t *r,
     q->slot = src_th->last_slot;
 }
 
+/* A model fact record (IA64_FACT_CODE, umask = the fact): n occurrences
+ * for each counter of an event whose definition includes the fact, with
+ * the tests ia64_on_event() makes of an EVENT record of that event (the
+ * static ones in fact_slots: one look-up when no counter takes it).  An
+ * unknown fact counts for nothing, as an EVENT record no counter selects. */
+static void ia64_on_fact(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
+{
+    const uint32_t f = r->ev_umask;
+    if (f >= IA64_NFACTS || !im->d->facts[f].name)
+        return;
+    im->fact_seen |= UINT32_C(1) << f;
+    uint32_t slots = im->fact_slots[t][f];
+    if (!slots || r->n == 0)
+        return;
+    const ia64_thread_t *src_th = &im->th[t];
+    pmusim_rec_t q;
+    ia64_event_as_insn(&q, r, src_th);
+    const unsigned acc = (unsigned)src_th->ia32 << 2 | src_th->plm;
+    do {
+        const unsigned b = (unsigned)__builtin_ctz(slots);
+        slots &= slots - 1;
+        const uint32_t u = b >> 4, i = b & 15u;
+        const ia64_ctr_t *c = &im->th[u].ctr[i];
+        if (im->th[u].frozen || !((c->accept >> acc) & 1) ||
+            (c->caf == IA64_CAF_ACTIVE && !src_th->active) ||
+            (c->qual && !ia64_qual_pass(im, src_th, c, &q)))
+            continue;
+        im->pend[b] += r->n;
+        im->pmask |= UINT64_C(1) << b;
+    } while (slots);
+}
+
 /* An EVENT record carries only code, umask and n (traces/FORMAT.md): it is
  * attributed to the thread's most recent instruction (privilege level,
  * instruction set, ip and encoding for the qualifiers). */
@@ -1346,6 +1378,10 @@ static void ia64_on_event(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r)
 {
     const ia64_desc_t *d = im->d;
     const ia64_thread_t *src_th = &im->th[t];
+    if (r->ev_code == IA64_FACT_CODE) {
+        ia64_on_fact(im, t, r);
+        return;
+    }
     uint32_t seen = (uint32_t)(r->ev_code & 0xff) << 4 | (r->ev_umask & 0xf);
     if (r->ev_code <= 0xff)
         im->ev_seen[seen / 64] |= UINT64_C(1) << (seen % 64);
@@ -1684,12 +1720,53 @@ ia64_fast_leave(ia64_model_t *im, const bool pk_lm, const uint64_t lmask, const 
  * of the cycles closed (issue 12: no record count per close). */
 typedef struct {
     const pmusim_rec_t *end, *end2;
-    uint64_t cur, pk, cm, next_lazy, pkb, dke, dtag, e1;
+    uint64_t cur, pk, cm, next_lazy, pkb, dke, eke, dtag, e1;
     const uint64_t *plim, *pmax;
     size_t nempty;
     uint32_t v;
     unsigned rare_keep;
 } ia64_lean_t;
+
+/* An EVENT record of thread t that no counter takes, marked seen as
+ * ia64_on_event() marks it: true (the lean loop consumes it as a record
+ * with an empty mask); false leaves it to ia64_on_event().  No capture
+ * unit looks at an EVENT record but the I-EAR's fetch records (0x43),
+ * which go to the general path (the lean loop and the capture loop of
+ * ia64_consume_fast_body() alike).
+ * Issue 12: the model's fact records, about one in ten records of a
+ * memory-bound trace, each stopped the lean loop (its exit and entry cost
+ * some 250 instructions). */
+static inline bool ia64_event_quiet(ia64_model_t *im, const pmusim_rec_t *r, uint32_t t)
+{
+    const uint32_t code = r->ev_code;
+    if (code == IA64_FACT_CODE) {
+        const uint32_t f = r->ev_umask;
+        if (f >= IA64_NFACTS || (im->fact_slots[t][f] && r->n))
+            return false;
+        if (im->d->facts[f].name)
+            im->fact_seen |= UINT32_C(1) << f;
+        return true;
+    }
+    if (code > 0xff)
+        return true; /* (counted by nothing, not marked) */
+    if (code == 0x43 ||
+        (im->any_event_ctr && r->n && ((im->ev_es[code >> 6] >> (code & 63)) & 1)))
+        return false;
+    const uint32_t seen = code << 4 | (r->ev_umask & 0xfu);
+    im->ev_seen[seen / 64] |= UINT64_C(1) << (seen % 64);
+    return true;
+}
+
+/* Whether thread t0 retired in cycle cur according to the records [first,
+ * r) a one-thread run consumed: its last instruction record is of cur (the
+ * EVENT records the lean loop takes are no retirement). */
+static inline bool ia64_run_retired_in(const pmusim_rec_t *first, const pmusim_rec_t *r,
+                                       uint64_t cur)
+{
+    while (r > first && r[-1].kind != PMUSIM_REC_INSN)
+        r--;
+    return r > first && r[-1].cycle == cur;
+}
 
 /* One record of ia64_lean_body(): false when it leaves the record to the
  * full loop, else the record consumed (pk, p, s->cm updated). */
@@ -1702,8 +1779,15 @@ ia64_lean_rec(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const uns
                             ((need & IA64_NEED_BR) ? PMUSIM_F_BRANCH : 0u);
     uint64_t w;
     memcpy(&w, &r->kind, sizeof w);
-    if ((w & dkm) != dke)
-        return false;
+    if ((w & dkm) != dke) {
+        /* an EVENT record of the run's thread that counts nothing: an
+         * empty mask (eke: kind and thread bytes) */
+        if ((w & ia64_rec_word(0xff, 0xff, 0, 0)) != s->eke ||
+            !ia64_event_quiet(im, r, r->thread))
+            return false;
+        s->nempty++;
+        return true;
+    }
     /* (a size_t: no zero extension of the index) */
     size_t ix = ia64_flags_lo(r);
     const ia64_sig_entry_t *d;
@@ -2021,6 +2105,13 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
      * does not hold (hflags: those records take xtab when
      * ia64_xtab_index() has an index for them, else sig_cache) */
     uint64_t dkm = 0, dke = 0, dst0 = 0, dtag = 0;
+    /* the bytes kind and thread of thread t0's EVENT records (ekm, eke): one
+     * no counter takes is consumed as an empty mask (ia64_event_quiet();
+     * issue 12: each stopped the capture loop, about one record in ten of
+     * a memory-bound trace) */
+    const uint64_t ekm = ia64_rec_word(0xff, 0xff, 0, 0);
+    const uint64_t eke = ia64_rec_word(PMUSIM_REC_EVENT, (uint8_t)t0, 0, 0);
+    size_t nquiet = 0; /* the EVENT records consumed so */
     unsigned hflags = 0;
     ia64_sig_entry_t *const dtab0 = im->dtab[t0], *const xtab0 = im->xtab[t0];
     if (single) {
@@ -2101,6 +2192,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                                   .next_lazy = next_lazy,
                                   .pkb = pkb,
                                   .dke = dke,
+                                  .eke = ia64_rec_word(PMUSIM_REC_EVENT, (uint8_t)t0, 0, 0),
                                   .dtag = dtag,
                                   .e1 = e1mask,
                                   .plim = im->cyc_masks + vlim,
@@ -2130,8 +2222,14 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                      * compare of the record's bytes kind..len */
                     uint64_t w;
                     memcpy(&w, &r->kind, sizeof w);
-                    if ((w & dkm) != dke)
-                        goto out;
+                    if ((w & dkm) != dke) {
+                        /* an EVENT record of t0 that counts nothing: an
+                         * empty mask, as in the lean loop */
+                        if ((w & ekm) != eke || !ia64_event_quiet(im, r, t0))
+                            goto out;
+                        nquiet++;
+                        continue;
+                    }
                     unsigned ix = ia64_flags_lo(r);
                     ia64_sig_entry_t *d = NULL;
                     if (!(ix & hflags)) {
@@ -2200,11 +2298,19 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                      * level as above */
                     uint64_t w;
                     memcpy(&w, &r->kind, sizeof w);
-                    if ((w & dkm) != dke)
-                        goto out;
+                    if ((w & dkm) != dke) {
+                        if ((w & ekm) != eke || !ia64_event_quiet(im, r, t0))
+                            goto out;
+                        nquiet++;
+                        continue;
+                    }
                 } else {
-                    if (t >= nth || r->kind != PMUSIM_REC_INSN)
-                        goto out;
+                    if (t >= nth || r->kind != PMUSIM_REC_INSN) {
+                        if (t >= nth || r->kind != PMUSIM_REC_EVENT || !ia64_event_quiet(im, r, t))
+                            goto out;
+                        nquiet++;
+                        continue;
+                    }
                     uint64_t k1, k2 = 0;
                     if (nosig)
                         k1 = ia64_key_flags_plm(r); /* only the state bits are looked at */
@@ -2276,12 +2382,19 @@ out:
     /* the run's captured branches into the BTB/ETB (cap_flags: cr is set) */
     if (slow && single && cap_flags && cr.nb)
         ia64_caprun_flush(&cr);
-    /* nosig: every record consumed has the mask cmask0 */
+    /* nosig: every instruction record consumed has the mask cmask0 */
     if (nosig && cmask0)
-        im->id_cnt[csig->id] += (uint64_t)(r - (recs + k));
+        im->id_cnt[csig->id] += (uint64_t)(r - (recs + k)) - nquiet;
     if (slow && track) {
-        if (single && r > recs + k)
-            last[t0] = r - 1;
+        if (single) {
+            /* the run's last instruction record (the quiet EVENT records
+             * consumed after it are none) */
+            const pmusim_rec_t *q = r;
+            while (q > recs + k && q[-1].kind != PMUSIM_REC_INSN)
+                q--;
+            if (q > recs + k)
+                last[t0] = q - 1;
+        }
         for (uint32_t u = 0; u < nth; u++) {
             if (!last[u])
                 continue;
@@ -2303,7 +2416,8 @@ out:
         im->retire_cycle = cur;
         /* t0 retired in cur if the last record consumed is of cur (a
          * close makes the record that stops the loop open a cycle) */
-        im->retire_tmask = (cur == cur0 ? tm : 0) | (r > recs + k && r[-1].cycle == cur ? t0 + 1 : 0);
+        im->retire_tmask = (cur == cur0 ? tm : 0) |
+                           (ia64_run_retired_in(recs + k, r, cur) ? t0 + 1 : 0);
     }
     return (size_t)(r - recs);
 }
@@ -2436,6 +2550,7 @@ static __attribute__((noinline)) size_t ia64_lean_entry(ia64_model_t *im, const 
                       .dke = ia64_rec_word(PMUSIM_REC_INSN, (uint8_t)t0,
                                            (uint16_t)(st0 & PMUSIM_F_IA32),
                                            (uint8_t)((st0 >> 16) & 3u)),
+                      .eke = ia64_rec_word(PMUSIM_REC_EVENT, (uint8_t)t0, 0, 0),
                       .dtag = im->gen_tag | (th->active ? IA64_KEY_ACTIVE : 0) | st0,
                       .e1 = e1mask,
                       .plim = im->cyc_masks + vlim,
@@ -2453,7 +2568,8 @@ static __attribute__((noinline)) size_t ia64_lean_entry(ia64_model_t *im, const 
     if (nth > 1) {
         /* as ia64_consume_fast_body() leaves a run of t0 */
         im->retire_cycle = ls.cur;
-        im->retire_tmask = (ls.cur == cur0 ? tm : 0) | (r > recs + k && r[-1].cycle == ls.cur ? t0 + 1 : 0);
+        im->retire_tmask = (ls.cur == cur0 ? tm : 0) |
+                           (ia64_run_retired_in(recs + k, r, ls.cur) ? t0 + 1 : 0);
     }
     return (size_t)(r - recs);
 }

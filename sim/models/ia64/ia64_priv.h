@@ -106,6 +106,26 @@ typedef struct ia64_event_info {
     const char *name;
 } ia64_event_info_t;
 
+/* Model fact records (docs/trace-events-ia64.md, "One EVENT record per
+ * fact"): an EVENT record of code IA64_FACT_CODE, outside the 8-bit event
+ * selects, stands for one fact of the microarchitecture model's traffic
+ * below the L1 caches, umask = the fact (1..IA64_NFACTS-1); it counts once
+ * for every event whose definition includes the fact, the keys of the
+ * generated table (trace-facts.csv).  An EVENT record of an event select
+ * counts for exactly its (es, umask), as in a trace written before. */
+#define IA64_FACT_CODE 0x100u
+#define IA64_NFACTS 16u
+#define IA64_FACT_KEYS 12u
+
+typedef struct ia64_fact {
+    const char *name; /* NULL: no such fact on this CPU */
+    uint8_t nkeys;
+    uint16_t keys[IA64_FACT_KEYS]; /* es << 4 | umask */
+} ia64_fact_t;
+
+extern const ia64_fact_t ia64_facts_ita2[IA64_NFACTS];
+extern const ia64_fact_t ia64_facts_mont[IA64_NFACTS];
+
 extern const ia64_event_info_t ia64_events_ita2[];
 extern const size_t ia64_events_ita2_count;
 extern const ia64_event_info_t ia64_events_mont[];
@@ -150,6 +170,7 @@ typedef struct ia64_desc {
     uint32_t pmd_ring_first, ring_size, pmd_ring_index, pmd_ring_ext; /* ext: mont PMD39 */
     const ia64_event_info_t *events;
     size_t nevents;
+    const ia64_fact_t *facts; /* IA64_NFACTS entries */
 } ia64_desc_t;
 
 extern const ia64_desc_t ia64_desc_ita2;
@@ -492,6 +513,13 @@ typedef struct ia64_model {
     uint64_t stopped;    /* slots that do not count now: disabled or frozen */
     bool any_event_ctr; /* some counter could take explicit EVENT records */
     uint64_t ev_es[256 / 64]; /* bit es: an enabled counter that is not lazy has event select es */
+    /* fact_slots[t][f]: the counter slots (u << 4 | i) that a fact record
+     * f of thread t can count for, as ia64_on_event() would test an EVENT
+     * record of each including (es, umask) by thread t: enabled, not lazy,
+     * and u == t, all or causal; the rest (frozen, plm / instruction set,
+     * active thread, qualifiers) is per record.  Built with ev_es
+     * (ia64_route_rebuild()). */
+    uint32_t fact_slots[IA64_MAX_THREADS][IA64_NFACTS];
     bool capture_any;   /* some thread has an EAR/BTB/ETB/IP-EAR on */
     bool track_last;    /* EVENT records need the last instruction's ip/insn */
     bool insn_slow;     /* track_last || capture_any */
@@ -520,6 +548,7 @@ typedef struct ia64_model {
     uint64_t obs_ovf;   /* slots that wrapped */
     /* EVENT records seen, bit es << 4 | umask (report(): <not in trace>) */
     uint64_t ev_seen[256 * 16 / 64];
+    uint32_t fact_seen; /* bit f: a fact record f (report(): the events that count it) */
     bool in_irq;         /* an interrupt handler is running */
     bool irq_pending;    /* some thread has ovf_pending_irq */
 } ia64_model_t;

@@ -73,6 +73,7 @@ const ia64_desc_t ia64_desc_ita2 = {
     .pmd_dear_addr = 2, .pmd_dear_lat = 3, .pmd_dear_ip = 17,
     .pmd_ring_first = 8, .ring_size = IA64_RING_ITA2, .pmd_ring_index = 16, .pmd_ring_ext = 0,
     .events = ia64_events_ita2,
+    .facts = ia64_facts_ita2,
 };
 
 #define MONT_CTR_CFG RK(IA64_RK_CTR_CFG, 0x2000000, 0x7c7fff7f)
@@ -124,6 +125,7 @@ const ia64_desc_t ia64_desc_mont = {
     .pmd_dear_addr = 32, .pmd_dear_lat = 33, .pmd_dear_ip = 36,
     .pmd_ring_first = 48, .ring_size = IA64_RING_MONT, .pmd_ring_index = 38, .pmd_ring_ext = 39,
     .events = ia64_events_mont,
+    .facts = ia64_facts_mont,
 };
 
 /* ---- event table lookup ---- */
@@ -240,6 +242,34 @@ static void ia64_ctr_qual_refresh(ia64_model_t *im, uint32_t t)
     }
 }
 
+/* The counter slots each fact record of each thread can count for
+ * (ia64_model_t.fact_slots): decoded here, when a register changes, so
+ * that a fact record costs one look-up when no counter takes it. */
+static void ia64_fact_rebuild(ia64_model_t *im)
+{
+    const ia64_desc_t *d = im->d;
+    const uint32_t nth = im->base.nthreads;
+    memset(im->fact_slots, 0, sizeof im->fact_slots);
+    for (uint32_t f = 1; f < IA64_NFACTS; f++) {
+        const ia64_fact_t *fa = &d->facts[f];
+        for (uint32_t u = 0; u < nth; u++)
+            for (uint32_t i = d->nctr_first; i <= d->nctr_last; i++) {
+                const ia64_ctr_t *c = &im->th[u].ctr[i];
+                if (!c->enabled || c->lazy)
+                    continue;
+                const uint32_t key = (uint32_t)c->es << 4 | c->umask;
+                bool in = false;
+                for (unsigned k = 0; k < fa->nkeys; k++)
+                    in |= fa->keys[k] == key;
+                if (!in)
+                    continue;
+                for (uint32_t t = 0; t < nth; t++)
+                    if (t == u || c->all || c->caf == IA64_CAF_CAUSAL)
+                        im->fact_slots[t][f] |= UINT32_C(1) << (u << 4 | i);
+            }
+    }
+}
+
 /* Rebuild the per-source subscriber lists (who receives thread t's
  * occurrences of source s).  Called after every configuration change. */
 void ia64_route_rebuild(ia64_model_t *im)
@@ -314,6 +344,7 @@ void ia64_route_rebuild(ia64_model_t *im)
                     }
             }
         }
+    ia64_fact_rebuild(im);
     ia64_sig_invalidate(im);
     for (uint32_t t = 0; t < nth; t++) {
         im->nsrcs[t] = 0;

@@ -100,10 +100,31 @@ static bool ia64_ev_seen(const ia64_model_t *im, uint32_t es, uint32_t umask)
     return (im->ev_seen[key / 64] >> (key % 64)) & 1;
 }
 
+/* An EVENT-only event (es, umask) is in the trace through model fact
+ * records: some fact whose list includes it has a record, or the header's
+ * "events" key lists it (docs/trace-events-ia64.md, "One EVENT record per
+ * fact"). */
+static bool ia64_fact_in_trace(const ia64_model_t *im, uint32_t es, uint32_t umask)
+{
+    const uint32_t key = (es & 0xff) << 4 | (umask & 0xf);
+    for (uint32_t f = 1; f < IA64_NFACTS; f++) {
+        const ia64_fact_t *fa = &im->d->facts[f];
+        bool in = false;
+        for (unsigned k = 0; k < fa->nkeys; k++)
+            in |= fa->keys[k] == key;
+        if (in && (((im->fact_seen >> f) & 1) ||
+                   pmusim_declared_events_has(im->base.trace_events, IA64_FACT_CODE, f)))
+            return true;
+    }
+    return false;
+}
+
 /* res->source: what drives counter (t, i) as programmed at the end;
  * res->status NOT_IN_TRACE when the trace cannot hold it: an EVENT-only
  * event with no EVENT record of its es and umask, the I-EAR event with no
- * EVENT record es 0x43 (either not listed in the header's "events" key), or fields whose annotation the header lacks.  A
+ * EVENT record es 0x43 (either not listed in the header's "events" key; an
+ * event that model fact records count is there when one of its facts is), or
+ * fields whose annotation the header lacks.  A
  * threshold on an absent source is absent too (docs/trace-events-ia64.md). */
 static void ia64_counter_source(const ia64_model_t *im, const ia64_ctr_t *c,
                                 pmusim_counter_result_t *res)
@@ -114,7 +135,8 @@ static void ia64_counter_source(const ia64_model_t *im, const ia64_ctr_t *c,
         g_snprintf(res->source, sizeof res->source, "EVENT records es 0x%02x umask 0x%x", c->es,
                    c->umask);
         if (!ia64_ev_seen(im, c->es, c->umask) &&
-            !pmusim_declared_events_has(im->base.trace_events, c->es, c->umask))
+            !pmusim_declared_events_has(im->base.trace_events, c->es, c->umask) &&
+            !ia64_fact_in_trace(im, c->es, c->umask))
             res->status = PMUSIM_COUNT_NOT_IN_TRACE;
         return;
     }

@@ -207,7 +207,8 @@ static void test_names(void)
 }
 
 /* The "events" key: pairs as keys, sorted; "*" any umask; malformed entries
- * (no 0x, out of range, trailing text, empty) left out; absent: NULL. */
+ * (no 0x, out of range: code above 16 bits, umask above 8, trailing text,
+ * empty) left out; absent: NULL. */
 static void test_header_declared_events(void)
 {
     pmusim_trace_header_t h;
@@ -215,15 +216,18 @@ static void test_header_declared_events(void)
     CU_ASSERT_PTR_NULL(pmusim_trace_header_declared_events(&h));
     CU_ASSERT_FALSE(pmusim_declared_events_has(NULL, 0x51, 0x04));
     pmusim_trace_header_set_meta(&h, "events",
-                                 "0xf2/0x02, 0x51/0x04,0x43/*,51/04,0x100/0x01,0x80/0x1ff,"
-                                 "0x80/0x02x,,0x/0x1,0xa2/0x10");
+                                 "0xf2/0x02, 0x51/0x04,0x43/*,51/04,0x10000/0x01,0x80/0x1ff,"
+                                 "0x80/0x02x,,0x/0x1,0xa2/0x10,0x100/0x0c");
     GArray *k = pmusim_trace_header_declared_events(&h);
     CU_ASSERT_PTR_NOT_NULL_FATAL(k);
-    CU_ASSERT_EQUAL_FATAL(k->len, 4);
+    CU_ASSERT_EQUAL_FATAL(k->len, 5);
     CU_ASSERT_EQUAL(g_array_index(k, uint32_t, 0), 0x430000u | PMUSIM_EVENT_ANY_UMASK);
     CU_ASSERT_EQUAL(g_array_index(k, uint32_t, 1), 0x510004u);
     CU_ASSERT_EQUAL(g_array_index(k, uint32_t, 2), 0xa20010u);
     CU_ASSERT_EQUAL(g_array_index(k, uint32_t, 3), 0xf20002u);
+    /* (a 16-bit code: the IA-64 model's fact records, session 16) */
+    CU_ASSERT_EQUAL(g_array_index(k, uint32_t, 4), 0x100000cu);
+    CU_ASSERT_TRUE(pmusim_declared_events_has(k, 0x100, 0x0c));
     CU_ASSERT_TRUE(pmusim_declared_events_has(k, 0x51, 0x04));
     CU_ASSERT_FALSE(pmusim_declared_events_has(k, 0x51, 0x01));
     CU_ASSERT_TRUE(pmusim_declared_events_has(k, 0x43, 0x07));
