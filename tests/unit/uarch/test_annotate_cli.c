@@ -216,6 +216,20 @@ static size_t cycles_of(const char *path, uint8_t th, unsigned kind, uint64_t *c
     return k;
 }
 
+/* Text trace `text` written to `in`, annotated for wsm into `out`: thread
+ * 0's two INSN records' cycles in insn[2], its two THREAD records' in
+ * st[2] (each must have exactly two). */
+static void annotate_thread0(const char *in, const char *out, const char *text, uint64_t insn[2],
+                             uint64_t st[2])
+{
+    char *err = NULL;
+    CU_ASSERT_TRUE_FATAL(g_file_set_contents(in, text, -1, NULL));
+    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "annotate", in, out, "--cpu", "wsm", NULL), 0);
+    g_free(err);
+    CU_ASSERT_EQUAL_FATAL(cycles_of(out, 0, PMUSIM_REC_INSN, insn, 2), 2);
+    CU_ASSERT_EQUAL_FATAL(cycles_of(out, 0, PMUSIM_REC_THREAD, st, 2), 2);
+}
+
 /* A thread's inactive stretch (THREAD records: a captured thread waiting in
  * a system call) keeps its place in the instruction stream: thread 1 runs
  * one instruction, sleeps while thread 0 runs 200, then runs one more.
@@ -259,30 +273,21 @@ static void test_annotate_keeps_sleeps(void)
     g_unlink(mid);
     g_free(mid);
 
-    t = g_string_new("pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 1\nflags 0x0\n"
-                     "0 0 insn ip=0x500000 len=2 plm=3\n1 0 thread inactive\n"
-                     "1001 0 thread active\n1002 0 insn ip=0x500002 len=2 plm=3\nend 4\n");
-    CU_ASSERT_TRUE_FATAL(g_file_set_contents(in, t->str, (gssize)t->len, NULL));
-    g_string_free(t, TRUE);
-    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "annotate", in, out, "--cpu", "wsm", NULL), 0);
-    g_free(err);
-    CU_ASSERT_EQUAL_FATAL(cycles_of(out, 0, PMUSIM_REC_INSN, t1, 2), 2);
-    CU_ASSERT_EQUAL_FATAL(cycles_of(out, 0, PMUSIM_REC_THREAD, st, 4), 2);
+    annotate_thread0(in, out, "pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 1\nflags 0x0\n"
+                              "0 0 insn ip=0x500000 len=2 plm=3\n1 0 thread inactive\n"
+                              "1001 0 thread active\n1002 0 insn ip=0x500002 len=2 plm=3\n"
+                              "end 4\n",
+                     t1, st);
     CU_ASSERT_EQUAL(st[1] - st[0], 1000);
     CU_ASSERT_EQUAL(t1[1], st[1] + 1);
 
     /* hand-written: inactive, then an instruction without THREAD active:
      * the instruction wakes it (the model takes none from a sleeper) */
-    t = g_string_new("pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 2\nflags 0x0\n"
-                     "0 0 insn ip=0x500000 len=2 plm=3\n1 0 thread inactive\n"
-                     "2 0 insn ip=0x500002 len=2 plm=3\n3 1 insn ip=0x600000 len=2 plm=3\n"
-                     "end 4\n");
-    CU_ASSERT_TRUE_FATAL(g_file_set_contents(in, t->str, (gssize)t->len, NULL));
-    g_string_free(t, TRUE);
-    CU_ASSERT_EQUAL(run_pmusim(&err, "trace", "annotate", in, out, "--cpu", "wsm", NULL), 0);
-    g_free(err);
-    CU_ASSERT_EQUAL_FATAL(cycles_of(out, 0, PMUSIM_REC_INSN, t1, 2), 2);
-    CU_ASSERT_EQUAL_FATAL(cycles_of(out, 0, PMUSIM_REC_THREAD, st, 4), 2);
+    annotate_thread0(in, out, "pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 2\nflags 0x0\n"
+                              "0 0 insn ip=0x500000 len=2 plm=3\n1 0 thread inactive\n"
+                              "2 0 insn ip=0x500002 len=2 plm=3\n3 1 insn ip=0x600000 len=2 plm=3\n"
+                              "end 4\n",
+                     t1, st);
     CU_ASSERT_TRUE(st[0] < st[1] && st[1] < t1[1]);
     g_unlink(in);
     g_unlink(out);
