@@ -98,8 +98,7 @@
  *             EXEC chunk of the creator with everything it executed up to
  *             the clone); {1, u64 address} (12 bytes, since session 17)
  *             the same, the clone's clear-child-tid address given: at the
- *             thread's exit the kernel wakes one futex waiter of it (a
- *             pthread_join);
+ *             thread's exit its futex waiters are woken (a pthread_join);
  *           {2} (4 bytes) the thread of vCPU `vcpu` exits (after its last
  *             EXEC chunk);
  *           {3, u64 address} (12 bytes) it enters a system call that waits

@@ -761,8 +761,10 @@ static gboolean cap_futex_wake(pmusim_capture_t *c, uint32_t h, uint64_t addr, u
 
 /* A queued THREAD chunk (payload p) at its thread's turn:
  * {2} the thread's last block runs; with a clear-child-tid address
- *     (THREAD {1, address}), one of its futex waiters then wakes as by a
- *     {5} (the kernel's wake of a pthread_join at the exit);
+ *     (THREAD {1, address}), its futex waiters then wake as by a {5} (the
+ *     wake of a pthread_join at the exit: the kernel wakes one, QEMU,
+ *     which emulates the address for the guest, every waiter; two joiners
+ *     of one thread are undefined in POSIX anyway);
  * {3} (it waits in a system call) its hardware thread sleeps if none of
  *     its guest threads is live now;
  * {5} (a wake of n waiters of a futex address): up to n of the guest
@@ -824,7 +826,7 @@ static gboolean cap_thread_item(pmusim_capture_t *c, const cap_pending_t *e, GEr
     const uint64_t ctid = t->ctid;
     t->ctid = 0;
     return cap_wake(c, h, error) && cap_thread_exit(c, guest, error) &&
-           (!ctid || cap_futex_wake(c, h, ctid, 1, e->seq, error));
+           (!ctid || cap_futex_wake(c, h, ctid, UINT32_MAX, e->seq, error));
 }
 
 /* At the end (c->ending), a guest thread of hardware thread h whose last

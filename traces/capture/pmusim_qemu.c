@@ -734,9 +734,9 @@ static void thread_chunk(unsigned vcpu, uint32_t what)
 }
 
 /* The clear-child-tid address of the clone call this host thread is in
- * (clone with CLONE_CHILD_CLEARTID: the kernel clears that word and wakes
- * one of its futex waiters when the new thread exits, which is how
- * pthread_join waits), else 0; read by on_vcpu_init() in the same call. */
+ * (clone with CLONE_CHILD_CLEARTID: that word is cleared and its futex
+ * waiters are woken when the new thread exits, which is how pthread_join
+ * waits), else 0; read by on_vcpu_init() in the same call. */
 static __thread uint64_t clone_ctid;
 
 /* QEMU creates a guest thread's vCPU in the creating thread, inside its
