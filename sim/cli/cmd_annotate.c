@@ -35,10 +35,12 @@ typedef struct annotate {
     uint64_t slept_at[PMUSIM_MAX_THREADS]; /* IN's cycle of a thread's THREAD inactive */
 } annotate_t;
 
-/* Thread t, asleep, wakes where IN made it active at `cycle` (or, for an
- * instruction of it that came without THREAD active, at the cycle of that
- * instruction): at the latest time of the other threads that are awake,
- * or, with none awake, after IN's stretch. */
+/* Thread t, asleep, wakes where IN made it active at `cycle` (for an
+ * instruction of it that came without THREAD active, the caller passes one
+ * cycle after IN's inactive): at the latest time of the other threads that
+ * are awake, or, with none awake, after IN's stretch.  `asleep` mirrors
+ * pmusim_uarch_sleeping() so that annotate_insns() tests one word per
+ * instruction only while some thread sleeps. */
 static gboolean annotate_wake(annotate_t *a, uint32_t t, uint64_t cycle, GError **error)
 {
     a->asleep &= ~(1u << t);
