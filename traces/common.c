@@ -268,7 +268,7 @@ char *tr_unescape(const char *s, size_t len)
 static const char *const annotation_names[PMUSIM_ANN_COUNT_] = {
     "levels", "tlb", "pred", "brkind", "offcore", "timing",
     "uops", "symbols", "alat", "events", "allmem", "fp", "callkind", "fpclass",
-    "opkind",
+    "opkind", "lock",
 };
 
 const char *pmusim_annotation_name(uint32_t bit)

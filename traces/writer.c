@@ -728,7 +728,10 @@ static void fmt_insn(GString *s, gboolean ia64, const pmusim_rec_t *r)
         g_string_append_printf(s, " fpc=%s", tr_fpclass_names[PMUSIM_REC_FPCLASS(r->flags)]);
     if ((r->flags & PMUSIM_F_OPKIND_MASK) && PMUSIM_REC_OPKIND(r->flags) < PMUSIM_OPK_COUNT)
         g_string_append_printf(s, " opk=%s", tr_opkind_names[PMUSIM_REC_OPKIND(r->flags)]);
-    const unsigned xf = r->flags & ~(0x7fu | PMUSIM_F_FPCLASS_MASK | PMUSIM_F_OPKIND_MASK);
+    if (r->flags & PMUSIM_F_LOCK)
+        g_string_append(s, " lock");
+    const unsigned xf =
+        r->flags & ~(0x7fu | PMUSIM_F_FPCLASS_MASK | PMUSIM_F_OPKIND_MASK | PMUSIM_F_LOCK);
     if (xf)
         g_string_append_printf(s, " xflags=0x%x", xf);
     if (r->flags & PMUSIM_F_MEM)

@@ -74,9 +74,14 @@ enum {
     PMUSIM_F_FPCLASS_MASK = 7u << 7,
     /* Bits 10-13: the instruction's operation kind (pmusim_op_kind_t), x86,
      * valid with the "opkind" annotation; values 10-15 are refused by the
-     * reader.  Bits 14-15 are free. */
+     * reader. */
     PMUSIM_F_OPKIND_SHIFT = 10,
     PMUSIM_F_OPKIND_MASK = 15u << 10,
+    /* Bit 14: a locked instruction, x86 (a LOCK prefix, or XCHG with a
+     * memory operand, which locks without one), valid with the "lock"
+     * annotation; its INSN record's memory part is the locked access's
+     * load.  Bit 15 is free. */
+    PMUSIM_F_LOCK = 1u << 14,
 };
 
 /* FP/SIMD class of an x86 instruction (PMUSIM_F_FPCLASS_MASK of the flags;
@@ -267,8 +272,9 @@ enum pmusim_annotation {
     PMUSIM_ANN_CALLKIND = 1u << 12, /* "callkind": br.kind tells direct (call) from indirect (icall) calls */
     PMUSIM_ANN_FPCLASS = 1u << 13, /* "fpclass": the FP/SIMD class bits of the flags */
     PMUSIM_ANN_OPKIND = 1u << 14,  /* "opkind": the operation kind bits of the flags */
-    PMUSIM_ANN_COUNT_ = 15,
-    PMUSIM_ANN_ALL = (1u << 15) - 1u,
+    PMUSIM_ANN_LOCK = 1u << 15,    /* "lock": the locked-instruction flag (PMUSIM_F_LOCK) */
+    PMUSIM_ANN_COUNT_ = 16,
+    PMUSIM_ANN_ALL = (1u << 16) - 1u,
 };
 /* Bit mask of the header's "annotations" key; PMUSIM_ANN_ALL when absent. */
 uint32_t pmusim_trace_header_annotations(const pmusim_trace_header_t *h);

@@ -103,7 +103,8 @@ typedef struct pmusim_uarch_access {
 
 /* The flags of pmusim_uarch_insn_t.flags the model copies into the INSN record. */
 #define PMUSIM_UARCH_PASS_FLAGS                                                   \
-    (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32 | PMUSIM_F_FPCLASS_MASK | PMUSIM_F_OPKIND_MASK)
+    (PMUSIM_F_NOP | PMUSIM_F_PRED_OFF | PMUSIM_F_IA32 | PMUSIM_F_FPCLASS_MASK |                    \
+     PMUSIM_F_OPKIND_MASK | PMUSIM_F_LOCK)
 
 typedef struct pmusim_uarch_insn {
     uint64_t ip;       /* x86: linear IP; IA-64: bundle address */

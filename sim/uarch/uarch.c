@@ -200,6 +200,10 @@ struct pmusim_uarch {
     /* a data lookup of the current access hit a modified L2 line
      * (outer_access(); data_access_done() writes its state and clears it) */
     gboolean l2_data_m;
+    /* the current instruction is locked (PMUSIM_F_LOCK): its loads at L2
+     * are lock RFOs too; set by insn_body() around its accesses (the fast
+     * path leaves locked instructions to it) */
+    gboolean lock_ld;
     /* Dispatch ports (docs/UARCH.md §1.1): counted (cfg->ev.port), and
      * the rule of each compute uop by the instruction's FP/SIMD class and
      * operation kind (flag bits 7-13, port_rule_of()) */
@@ -754,6 +758,7 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         /* L2 line states: S and prefetches listed, never written */
         {&ev->l2_ld_e, u->has_l2},    {&ev->l2_ld_m, u->has_l2}, {&ev->l2_ld_s, u->has_l2},
         {&ev->l2_rfo_e, u->has_l2},   {&ev->l2_rfo_m, u->has_l2}, {&ev->l2_rfo_s, u->has_l2},
+        {&ev->l2_lock_e, u->has_l2},  {&ev->l2_lock_m, u->has_l2}, {&ev->l2_lock_s, u->has_l2},
         {&ev->l2_pf_i, u->has_l2},    {&ev->l2_pf_s, u->has_l2}, {&ev->l2_pf_e, u->has_l2},
         {&ev->l2_pf_m, u->has_l2},    {&ev->l2_in_e, u->has_l2}, {&ev->l2_in_s, u->has_l2},
         {&ev->l1d_wb_l2_e, wb_l2},    {&ev->l1d_wb_l2_m, wb_l2}, {&ev->l1d_wb_l2_s, wb_l2},
@@ -1271,6 +1276,10 @@ static inline void data_access_done(pmusim_uarch_t *u, const pmusim_uarch_access
             const uarch_events_t *ev = &u->cfg->ev;
             ev_add(u, store ? (u->l2_data_m ? &ev->l2_rfo_m : &ev->l2_rfo_e)
                             : (u->l2_data_m ? &ev->l2_ld_m : &ev->l2_ld_e), 1);
+            /* a locked instruction's load is also its lock RFO
+             * (docs/UARCH.md §5, "Locked instructions") */
+            if (G_UNLIKELY(u->lock_ld) && !store)
+                ev_add(u, u->l2_data_m ? &ev->l2_lock_m : &ev->l2_lock_e, 1);
         }
         u->l2_data_m = FALSE;
         u->st.d1_miss++;
@@ -2010,10 +2019,10 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
      * kept on the stack over the whole body */
     const uint64_t blk = in->ip >> lb;
     const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
-    /* a divide (the divider's timing and record) and a microcoded
-     * instruction take the general body */
+    /* a divide (the divider's timing and record), a microcoded and a
+     * locked instruction take the general body */
     if (!ia64 && G_UNLIKELY((in->flags & PMUSIM_F_OPKIND_MASK) == u->div_key ||
-                            in->uops > u->ms_limit))
+                            in->uops > u->ms_limit || (in->flags & PMUSIM_F_LOCK)))
         return FAST_NO;
     /* in->naccess <= 1 (insn_check_one()) unless multi */
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
@@ -2386,7 +2395,9 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     pmusim_mem_t mem[PMUSIM_UARCH_MAX_ACCESSES];
     gboolean fp = in->fp != PMUSIM_UARCH_FP_NONE;
     gboolean load_l3_miss = FALSE;
+    u->lock_ld = (in->flags & PMUSIM_F_LOCK) != 0; /* data_access_done() */
     uint64_t c = accesses_run(u, t, in->access, in->naccess, fp, d, d + 1, mem, &load_l3_miss);
+    u->lock_ld = FALSE;
     /* a divide, the microcode sequencer (docs/UARCH.md §1.1) */
     uint32_t div_busy = 0;
     if (G_UNLIKELY((in->flags & PMUSIM_F_OPKIND_MASK) == u->div_key))

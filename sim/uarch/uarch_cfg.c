@@ -74,6 +74,9 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
         .l2_rfo_e = { 0x27, 0x04, TRUE },     /* L2_WRITE RFO E state (no name) */ \
         .l2_rfo_m = { 0x27, 0x08, TRUE },     /* L2_WRITE:RFO_M_STATE */           \
         .l2_rfo_s = { 0x27, 0x02, TRUE },     /* L2_WRITE:RFO_S_STATE (none) */    \
+        .l2_lock_e = { 0x27, 0x40, TRUE },    /* L2_WRITE:LOCK_E_STATE */          \
+        .l2_lock_m = { 0x27, 0x80, TRUE },    /* L2_WRITE:LOCK_M_STATE */          \
+        .l2_lock_s = { 0x27, 0x20, TRUE },    /* L2_WRITE:LOCK_S_STATE (none) */   \
         .l2_pf_i = { 0x26, 0x10, TRUE },      /* :PREFETCH_I_STATE (none) */     \
         .l2_pf_s = { 0x26, 0x20, TRUE },      /* :PREFETCH_S_STATE (none) */     \
         .l2_pf_e = { 0x26, 0x40, TRUE },      /* :PREFETCH_E_STATE (none) */     \

@@ -69,6 +69,9 @@ typedef struct uarch_events {
      * and an RFO's (L2_WRITE:RFO_*; E has no name) state at its L2 lookup,
      * one a MEM record at level L2: */
     uarch_ev_t l2_ld_e, l2_ld_m, l2_ld_s, l2_rfo_e, l2_rfo_m, l2_rfo_s;
+    /* a locked instruction's load (PMUSIM_F_LOCK) at its L2 lookup: a lock
+     * RFO finding the line in E, M (S: never; L2_WRITE:LOCK_*_STATE) */
+    uarch_ev_t l2_lock_e, l2_lock_m, l2_lock_s;
     /* L2 data prefetches in I, S, E, M state (never) */
     uarch_ev_t l2_pf_i, l2_pf_s, l2_pf_e, l2_pf_m;
     /* a line filled into L2 in E state (every fill: nobody else holds

@@ -1,5 +1,5 @@
 # Shared by the capture test scripts that run a program under
-# `pmusim trace capture` (crash_test.sh, fork_test.sh): sourced after
+# `pmusim trace capture` (crash_test.sh, fork_test.sh, locks_test.sh ...): sourced after
 # `pmusim` and `src` are set.  Skips (77) without qemu-x86_64 or a C
 # compiler; capture_workdir makes the work directory (removed at exit) and
 # enters it; capture_probe_failed tells a missing plugin (skip) from

@@ -194,6 +194,9 @@ enum {
                                   * iteration as a block of its own; they are one
                                   * instruction */
     CAPSTREAM_F_UNDECODED = 1u << 1, /* Capstone could not decode it */
+    CAPSTREAM_F_LOCK = 1u << 2,  /* a locked instruction: a LOCK prefix, or XCHG with a
+                                  * memory operand (since session 18; 0 from an older
+                                  * plugin) */
 };
 
 /* One instruction as decoded at translation time (16 bytes). */

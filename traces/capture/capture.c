@@ -572,7 +572,8 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
         in->fp = d.fp;
         in->uops = d.uops;
         in->flags = (uint16_t)(d.fpclass << PMUSIM_F_FPCLASS_SHIFT |
-                               d.opkind << PMUSIM_F_OPKIND_SHIFT);
+                               d.opkind << PMUSIM_F_OPKIND_SHIFT |
+                               ((d.flags & CAPSTREAM_F_LOCK) ? PMUSIM_F_LOCK : 0u));
         tb->mem_width[i] = d.mem_width;
         /* the outcome when the thread runs on to the next instruction */
         in->taken = d.br != PMUSIM_UARCH_BR_NONE && d.br != PMUSIM_UARCH_BR_COND;

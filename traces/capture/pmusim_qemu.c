@@ -624,6 +624,11 @@ static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_
     if ((x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE) &&
         is_string_op(ci->id))
         out->flags |= CAPSTREAM_F_REP;
+    /* a locked read-modify-write: the LOCK prefix, or XCHG with a memory
+     * operand, which is locked without it (Intel SDM vol. 2A, "LOCK--Assert
+     * LOCK# Signal Prefix") */
+    if (mem_ops && (x->prefix[0] == X86_PREFIX_LOCK || ci->id == X86_INS_XCHG))
+        out->flags |= CAPSTREAM_F_LOCK;
     cs_free(ci, 1);
 }
 

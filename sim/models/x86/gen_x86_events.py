@@ -31,7 +31,7 @@ ANN = {'levels': 'PMUSIM_ANN_LEVELS', 'tlb': 'PMUSIM_ANN_TLB', 'pred': 'PMUSIM_A
        'brkind': 'PMUSIM_ANN_BRKIND', 'offcore': 'PMUSIM_ANN_OFFCORE',
        'uops': 'PMUSIM_ANN_UOPS', 'allmem': 'PMUSIM_ANN_ALLMEM', 'timing': 'PMUSIM_ANN_TIMING',
        'callkind': 'PMUSIM_ANN_CALLKIND', 'fpclass': 'PMUSIM_ANN_FPCLASS',
-       'opkind': 'PMUSIM_ANN_OPKIND'}
+       'opkind': 'PMUSIM_ANN_OPKIND', 'lock': 'PMUSIM_ANN_LOCK'}
 
 
 def fail(where, msg):
@@ -86,7 +86,7 @@ def load_event_table(path):
 
 def parse_filter(where, spec, source):
     f = {'need': [], 'dir': None, 'lvl': [], 'tlb': [], 'kind': [], 'fpc': [], 'opk': [], 'taken': False,
-         'misp': False, 'split': False, 'req': [], 'bit': False, 'ev': False, 'model': False, 'once': False,
+         'misp': False, 'split': False, 'lock': False, 'req': [], 'bit': False, 'ev': False, 'model': False, 'once': False,
          'sum': 0}
     for tok in spec.split():
         key, _, val = tok.partition('=')
@@ -116,7 +116,7 @@ def parse_filter(where, spec, source):
             f['fpc'] = vals
         elif key == 'opk' and vals and all(v in OPKINDS for v in vals):
             f['opk'] = vals
-        elif key in ('taken', 'misp', 'split') and not val:
+        elif key in ('taken', 'misp', 'split', 'lock') and not val:
             f[key] = True
         elif key == 'req' and vals and all(v.isdigit() and int(v) < 16 for v in vals):
             f['req'] = [int(v) for v in vals]
@@ -147,8 +147,9 @@ def parse_filter(where, spec, source):
         # bits may be trace-derived; alone it is what every unlisted
         # (code, umask) is already
         fail(where, 'an EVENT row needs bit (and no ev or model)')
-    if (f['dir'] or f['lvl'] or f['tlb'] or f['split']) and 'mem' not in f['need']:
-        fail(where, 'dir/lvl/tlb/split need mem')
+    if (f['dir'] or f['lvl'] or f['tlb'] or f['split'] or f['lock']) and 'mem' not in f['need']:
+        # lock: the INSN record's memory part is the locked load
+        fail(where, 'dir/lvl/tlb/split/lock need mem')
     if (f['kind'] or f['taken'] or f['misp']) and 'br' not in f['need']:
         fail(where, 'kind/taken/misp need br')
     if f['req'] and 'oc' not in f['need']:
@@ -183,6 +184,8 @@ def needs_of(source, f):
         n.add('fpclass')
     if f['opk']:
         n.add('opkind')
+    if f['lock']:
+        n.add('lock')
     return sorted(n)
 
 
@@ -274,6 +277,8 @@ def main():
         fl = []
         need = [{'mem': 'PMUSIM_F_MEM', 'br': 'PMUSIM_F_BRANCH', 'oc': 'PMUSIM_F_OFFCORE'}[n]
                 for n in f['need']]
+        if f['lock']:
+            need.append('PMUSIM_F_LOCK')  # a flag the record must carry, as the parts
         if need:
             fl.append('.need_flags = ' + ' | '.join(need))
         if f['dir']:

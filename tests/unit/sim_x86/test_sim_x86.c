@@ -1737,6 +1737,72 @@ static void test_line_splits_knm(void)
     }
 }
 
+/* A memory part at `level` (locked: flag bit 14 on the INSN record). */
+static pmusim_rec_t lock_part(uint64_t cycle, uint8_t kind, uint64_t addr, int store,
+                              unsigned level, int locked)
+{
+    pmusim_rec_t r = mem_part(cycle, kind, addr, 8, store);
+    r.mem.level = (uint8_t)level;
+    if (locked)
+        r.flags |= PMUSIM_F_LOCK;
+    return r;
+}
+
+/* Locked instructions (docs/trace-events-x86.md, "Locked instructions"):
+ * the INSN record's memory part is the locked load, counted once per
+ * instruction (its MEM store part is not locked); wsm L2_WRITE:LOCK_I_STATE
+ * (0x27/0x10), LOCK_HIT (0xe0), LOCK_MESI (0xf0), SQ_MISC:SPLIT_LOCK
+ * (0xf4/0x10), knm RECYCLEQ:LOCK (0x03/0x10); without the "lock"
+ * annotation each reads <not in trace>. */
+static void test_locked_insns(void)
+{
+    const uint8_t I = PMUSIM_REC_INSN, M = PMUSIM_REC_MEM;
+    const unsigned L1 = PMUSIM_LVL_L1D, L2 = PMUSIM_LVL_L2, D = PMUSIM_LVL_LOCAL_DRAM;
+    pmusim_rec_t t[] = {
+        lock_part(1, I, 0x1000, 0, L2, 1), /* lock xadd: hits L2 */
+        lock_part(1, M, 0x1000, 1, L1, 0),
+        lock_part(2, I, 0x203c, 0, D, 1),  /* a split lock missing L2 */
+        lock_part(2, M, 0x203c, 1, L1, 0),
+        lock_part(3, I, 0x3000, 0, L2, 0), /* a plain load at L2 */
+        lock_part(4, I, 0x4000, 0, L1, 1), /* xchg: hits L1D */
+        lock_part(4, M, 0x4000, 1, L2, 0), /* a store part at L2: not a lock RFO */
+        lock_part(5, I, 0x503c, 1, D, 0),  /* a plain split store */
+        lock_part(6, I, 0x603c, 0, L1, 0), /* a plain split load */
+    };
+    for (int ann = 0; ann < 2; ann++) {
+        pmusim_model_t *m = mk("wsm", 1);
+        m->trace_annotations = ann ? PMUSIM_ANN_ALL : PMUSIM_ANN_ALL & ~PMUSIM_ANN_LOCK;
+        wr(m, EVTSEL0 + 0, EVT(0x27, 0x10) | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 1, EVT(0x27, 0xe0) | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 2, EVT(0x27, 0xf0) | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 3, EVT(0xf4, 0x10) | EN | USR | OS, 0);
+        run(m, t, G_N_ELEMENTS(t));
+        pmusim_report_t rep;
+        pmusim_report_init(&rep);
+        m->ops->report(m, &rep);
+        static const char *const pmc[] = { "IA32_PMC0", "IA32_PMC1", "IA32_PMC2", "IA32_PMC3" };
+        const uint64_t want[] = { 1, 1, 2, 1 };
+        for (unsigned k = 0; k < 4; k++) {
+            const pmusim_counter_result_t *r = result(&rep, pmc[k], 0);
+            CU_ASSERT_EQUAL(r->status, ann ? PMUSIM_COUNT_OK : PMUSIM_COUNT_NOT_IN_TRACE);
+            if (ann) {
+                CU_ASSERT_EQUAL(r->value, want[k]);
+            } else {
+                CU_ASSERT_PTR_NOT_NULL(strstr(r->source, "the trace lacks lock"));
+            }
+        }
+        pmusim_report_clear(&rep);
+        pmusim_model_free(m);
+    }
+    pmusim_model_t *m = mk("knm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x03, 0x10) | EN | USR | OS, 0); /* RECYCLEQ:LOCK */
+    wr(m, EVTSEL0 + 1, EVT(0x03, 0x08) | EN | USR | OS, 0); /* RECYCLEQ:LD_SPLITS beside it */
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 3);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2);
+    pmusim_model_free(m);
+}
+
 /* An INSN record of FP/SIMD class cls (PMUSIM_FPC_*) on thread t. */
 static pmusim_rec_t fpc(uint64_t cycle, uint8_t t, unsigned cls)
 {
@@ -2208,6 +2274,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_exec_as_retired_wsm);
     PMUSIM_ADD_TEST(s, test_mem_records);
     PMUSIM_ADD_TEST(s, test_line_splits_knm);
+    PMUSIM_ADD_TEST(s, test_locked_insns);
     PMUSIM_ADD_TEST(s, test_fpmmx_fast_path);
     PMUSIM_ADD_TEST(s, test_events_first_rows);
     PMUSIM_ADD_TEST(s, test_evbits_rows);

@@ -2240,6 +2240,63 @@ static void test_op_kind(void)
     pmusim_trace_header_clear(&h);
 }
 
+static void check_lock_records(const pmusim_rec_t *x, const pmusim_trace_header_t *h)
+{
+    /* the locked xadd: INSN (lock, its load) and MEM (its store, flags
+     * PMUSIM_F_MEM only); a plain load; bit 14 next to an operation kind
+     * and bit 15 */
+    CU_ASSERT_EQUAL(x[0].flags, PMUSIM_F_LOCK | PMUSIM_F_MEM);
+    CU_ASSERT_EQUAL(x[0].mem.is_store, 0);
+    CU_ASSERT_EQUAL(x[1].kind, PMUSIM_REC_MEM);
+    CU_ASSERT_EQUAL(x[1].flags, PMUSIM_F_MEM);
+    CU_ASSERT_EQUAL(x[1].mem.is_store, 1);
+    CU_ASSERT_EQUAL(x[2].flags, PMUSIM_F_MEM);
+    CU_ASSERT_EQUAL(x[3].flags, 0x8000 | PMUSIM_F_LOCK | PMUSIM_F_MEM |
+                                    (PMUSIM_OPK_MUL << PMUSIM_F_OPKIND_SHIFT));
+    CU_ASSERT_EQUAL(pmusim_trace_header_annotations(h), PMUSIM_ANN_ALLMEM | PMUSIM_ANN_LOCK);
+}
+
+/* Flag bit 14, a locked instruction (session 18): the text word `lock`,
+ * text -> binary -> text byte-identical, xflags=0x4000 of an older writer
+ * read as it, the annotation's name, and no `lock` on a MEM record. */
+static void test_lock_flag(void)
+{
+    const char *text = "pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 1\nflags 0x0\n"
+                       "meta annotations allmem,lock\n"
+                       "0 0 insn ip=0x401000 len=5 plm=3 lock mem=ld addr=0x601000 size=8 lvl=l1d "
+                       "lat=4 tlb=l1\n"
+                       "0 0 mem mem=st addr=0x601000 size=8 lvl=l1d lat=4 tlb=l1\n"
+                       "1 0 insn ip=0x401005 len=3 plm=3 mem=ld addr=0x601040 size=8 lvl=l1d "
+                       "lat=4 tlb=l1\n"
+                       "2 0 insn ip=0x401008 len=4 plm=3 opk=mul lock xflags=0x8000 mem=ld "
+                       "addr=0x60103c size=8 lvl=l2 lat=10 tlb=l1\n"
+                       "end 4\n";
+    check_text_binary_text(text, 4, check_lock_records);
+    const char *H = "pmusim-trace 2\ncpu wsm\n";
+    /* before session 18 the writer put bit 14 in xflags */
+    size_t n = 0;
+    char *t = g_strconcat(H, "0 0 insn ip=0x1 len=1 plm=3 xflags=0x4000\n", NULL);
+    GError *e = NULL;
+    pmusim_rec_t *x = read_mem(t, strlen(t), 0, 8, &n, NULL, &e);
+    g_free(t);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(x[0].flags, PMUSIM_F_LOCK);
+    g_free(x);
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 mem=ld addr=0x10 size=8\n"
+                         "0 0 mem mem=st addr=0x10 size=8 lock\n",
+                      PMUSIM_TRACE_ERROR_FORMAT, "line 4", "unexpected 'lock' in a mem record");
+    CU_ASSERT_STRING_EQUAL(pmusim_annotation_name(PMUSIM_ANN_LOCK), "lock");
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    CU_ASSERT(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_LOCK); /* no key: claimed */
+    pmusim_trace_header_set_meta(&h, "annotations", "allmem,opkind");
+    CU_ASSERT_FALSE(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_LOCK);
+    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_OPKIND | PMUSIM_ANN_LOCK);
+    CU_ASSERT_STRING_EQUAL(pmusim_trace_header_get_meta(&h, "annotations"), "opkind,lock");
+    pmusim_trace_header_clear(&h);
+}
+
 /* The canonical form: a field of a part whose flag is clear is 0 whatever
  * the binary input says. */
 static void test_v2_canonical_binary(void)
@@ -2869,5 +2926,6 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_reads_level3_files);
     PMUSIM_ADD_TEST(s, test_call_kind_fp_class);
     PMUSIM_ADD_TEST(s, test_op_kind);
+    PMUSIM_ADD_TEST(s, test_lock_flag);
 }
 

@@ -775,6 +775,67 @@ static void test_l2_line_states(void)
     }
 }
 
+/* A locked read-modify-write of 8 bytes at addr (PMUSIM_F_LOCK: a load,
+ * then a store), or the same unlocked. */
+static void run_rmw(pmusim_uarch_t *u, uint64_t ip, uint64_t addr, gboolean locked)
+{
+    pmusim_uarch_access_t a[2] = { { .addr = addr, .size = 8, .is_store = 0 },
+                                   { .addr = addr, .size = 8, .is_store = 1 } };
+    pmusim_uarch_insn_t in = { .ip = ip, .plm = 3, .len = 5, .naccess = 2, .access = a,
+                               .flags = locked ? PMUSIM_F_LOCK : 0 };
+    GError *e = NULL;
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+}
+
+/* A locked instruction's load is its lock RFO: at L2 its line's state is
+ * an EVENT record, L2_WRITE:LOCK_M_STATE (0x27/0x80) or LOCK_E_STATE
+ * (0x40), never LOCK_S_STATE (0x20), beside the load's own
+ * L2_DATA_RQSTS:DEMAND_* state (docs/UARCH.md §5).  D1 1024,2,64 (8 sets
+ * of 2), L2 2048,1,64 (32 lines, direct-mapped); lines b + 64 k:
+ *   store 0 (line 0 dirty in L1D), loads 8, 16 (set 0: 16 evicts 0, whose
+ *   write-back leaves L2's line 0 modified);
+ *   locked 0: L1D miss, L2 hit modified  -> LOCK_M_STATE
+ *   locked 8: L1D miss, L2 hit clean     -> LOCK_E_STATE
+ *   locked 40: L2 miss (set 8)           -> no state record (the I state
+ *                                           is its record's level)
+ *   unlocked RMW of 16: L2 hit clean     -> DEMAND_E_STATE only.
+ * The records keep the flag (PMUSIM_UARCH_PASS_FLAGS); with --L2=none
+ * there are no L2 states at all. */
+static void test_lock_rfo_states(void)
+{
+    static const char *const small[] = { "--D1=1024,2,64", "--L2=2048,1,64", NULL };
+    static const char *const none[] = { "--D1=1024,2,64", "--L2=none", NULL };
+    for (int k = 0; k < 2; k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, k ? none : small, &c);
+        const uint64_t b = 0x100000, ip = 0x400000;
+        run(u, 0, ip, b, 8, TRUE, FALSE);
+        run(u, 0, ip + 4, b + 64 * 8, 8, FALSE, FALSE);
+        run(u, 0, ip + 8, b + 64 * 16, 8, FALSE, FALSE);
+        run_rmw(u, ip + 12, b, TRUE);
+        run_rmw(u, ip + 17, b + 64 * 8, TRUE);
+        run_rmw(u, ip + 22, b + 64 * 40, TRUE);
+        run_rmw(u, ip + 27, b + 64 * 16, FALSE);
+        finish(u);
+        const uint64_t l2 = k ? 0 : 1;
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x27, 0x80), l2 * 1); /* L2_WRITE:LOCK_M_STATE */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x27, 0x40), l2 * 1); /* :LOCK_E_STATE */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x27, 0x20), 0);      /* :LOCK_S_STATE */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x26, 0x08), l2 * 1); /* DEMAND_M_STATE: locked 0 */
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x26, 0x04), l2 * 2); /* DEMAND_E_STATE: locked 8, 16 */
+        /* the INSN records: the three locked ones carry the flag */
+        unsigned locked = 0, n = 0;
+        for (guint i = 0; i < c.recs->len; i++)
+            if (rec(&c, i)->kind == PMUSIM_REC_INSN) {
+                locked += (rec(&c, i)->flags & PMUSIM_F_LOCK) != 0;
+                n++;
+            }
+        CU_ASSERT_EQUAL(n, 7);
+        CU_ASSERT_EQUAL(locked, 3);
+        done(u, &c);
+    }
+}
+
 /* Westmere's ITLB_MISS_RETIRED (0xc8/0x20): instructions whose fetch
  * missed the ITLB, once each.  An instruction at page 0x500, one of 4 bytes
  * at 0x600ffe across pages 0x600 and 0x601 (two ITLB misses, one
@@ -1027,7 +1088,8 @@ static void test_header_events(void)
           "0x85/0x02,0x85/0x10,0xc8/0x20,0x85/0x04,0x49/0x04,0x08/0x04,0x24/0x10,0x24/0x20,"
           "0x24/0x40,"
           "0x24/0x80,0xf0/0x04,0xf0/0x08,0xf0/0x10,0xf0/0x20,0xf0/0x40,0x28/0x0f,0x28/0x01,"
-          "0xb0/0x40,0x26/0x04,0x26/0x08,0x26/0x02,0x27/0x04,0x27/0x08,0x27/0x02,0x26/0x10,"
+          "0xb0/0x40,0x26/0x04,0x26/0x08,0x26/0x02,0x27/0x04,0x27/0x08,0x27/0x02,"
+          "0x27/0x40,0x27/0x80,0x27/0x20,0x26/0x10,"
           "0x26/0x20,0x26/0x40,0x26/0x80,0xf1/0x04,0xf1/0x02,0x28/0x04,0x28/0x08,0x28/0x02,"
           "0xe6/0x01,0xa2/0x10,0xa2/0x02,0xa2/0x08,0xa2/0x01,0x80/0x04," WSM_EXEC },
         { PMUSIM_CPU_WSM, none,
@@ -2496,6 +2558,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_l2_ifetch);
     PMUSIM_ADD_TEST(s, test_l2_traffic);
     PMUSIM_ADD_TEST(s, test_l2_line_states);
+    PMUSIM_ADD_TEST(s, test_lock_rfo_states);
     PMUSIM_ADD_TEST(s, test_itlb_miss_retired);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
     PMUSIM_ADD_TEST(s, test_ia64_below_l1);
