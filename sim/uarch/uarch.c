@@ -201,8 +201,8 @@ struct pmusim_uarch {
      * (outer_access(); data_access_done() writes its state and clears it) */
     gboolean l2_data_m;
     /* the current instruction is locked (PMUSIM_F_LOCK): its loads at L2
-     * are lock RFOs too; set by insn_body() around its accesses (the fast
-     * path leaves locked instructions to it) */
+     * are lock RFOs too; set around the accesses that leave the L1D
+     * (insn_fast()) or all of them (insn_body()) */
     gboolean lock_ld;
     /* Dispatch ports (docs/UARCH.md §1.1): counted (cfg->ev.port), and
      * the rule of each compute uop by the instruction's FP/SIMD class and
@@ -2019,10 +2019,10 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
      * kept on the stack over the whole body */
     const uint64_t blk = in->ip >> lb;
     const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
-    /* a divide (the divider's timing and record), a microcoded and a
-     * locked instruction take the general body */
+    /* a divide (the divider's timing and record) and a microcoded
+     * instruction take the general body */
     if (!ia64 && G_UNLIKELY((in->flags & PMUSIM_F_OPKIND_MASK) == u->div_key ||
-                            in->uops > u->ms_limit || (in->flags & PMUSIM_F_LOCK)))
+                            in->uops > u->ms_limit))
         return FAST_NO;
     /* in->naccess <= 1 (insn_check_one()) unless multi */
     if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
@@ -2067,10 +2067,14 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         /* the whole lookup, as insn_body() makes it */
         u->oc_valid = FALSE;
         memset(&m, 0, sizeof m);
+        /* a locked load's L2 lookup is a lock RFO (data_access_done());
+         * set only here, where a lookup left L1, so a hit pays nothing */
+        u->lock_ld = (in->flags & PMUSIM_F_LOCK) != 0;
         if (ia64)
             data_access(u, &in->access[0], in->fp != PMUSIM_UARCH_FP_NONE, &m);
         else
             data_access_plain(u, &in->access[0], in->fp != PMUSIM_UARCH_FP_NONE, &m);
+        u->lock_ld = FALSE;
         oc = u->oc_valid;
     }
     const uint32_t uops = ia64 ? 1 : (in->uops ? in->uops : 1);
@@ -2093,10 +2097,12 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
                     slow = TRUE;
                 }
                 memset(&mems[k], 0, sizeof mems[k]);
+                u->lock_ld = (in->flags & PMUSIM_F_LOCK) != 0; /* as above */
                 if (ia64)
                     data_access(u, a, in->fp != PMUSIM_UARCH_FP_NONE, &mems[k]);
                 else
                     data_access_plain(u, a, in->fp != PMUSIM_UARCH_FP_NONE, &mems[k]);
+                u->lock_ld = FALSE;
             }
             if (!a->is_store)
                 c = load_done(t, a, d, mems[k].latency, c);
