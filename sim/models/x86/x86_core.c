@@ -1161,7 +1161,8 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
      * filter listeners (x86_recompile()), served by the fast loop: the
      * FPMMX filter matches both classes, the counted ones kept apart */
     c->fpmmx_occ = c->src == X86_SRC_FPMMX ? (uint8_t)c->f.fp_class : 0;
-    c->fstep = (c->src == X86_SRC_FPMMX && c->cls == X86_CLS_DIRECT && !c->pebs) ||
+    c->fstep = (c->src == X86_SRC_FPMMX &&
+                (c->cls == X86_CLS_DIRECT || c->cls == X86_CLS_THRESH) && !c->pebs) ||
                (c->cls == X86_CLS_OUTSTANDING && !c->out_msr);
     if (c->fstep && c->src == X86_SRC_FPMMX)
         c->f.fp_class = (1u << PMUSIM_FPC_X87) | (1u << PMUSIM_FPC_MMX);
@@ -1957,7 +1958,12 @@ static __attribute__((noinline)) bool x86_filt_step(x86_model_t *m, x86_ctr_t *c
         x86_outstanding_start(m, c, r);
         return false;
     }
-    c->value += x86_fpmmx_step(c, r);
+    const uint64_t occ = x86_fpmmx_step(c, r);
+    if (c->cls == X86_CLS_THRESH) {
+        c->acc += occ; /* compared at the cycle's close */
+        return false;
+    }
+    c->value += occ;
     return c->value > c->max;
 }
 
@@ -2787,24 +2793,34 @@ static inline bool x86_fast_oc_starts(const x86_listeners_t *l, const pmusim_rec
     return false;
 }
 
-/* Inside x86_consume_fast(), INSN record r of listener set l's thread:
- * steps l's FP_MMX_TRANS counters (x86_fpmmx_step(); a record of another
- * class than x87 or mmx, or of the thread's last one, changes nothing).
- * Returns false, having changed nothing, when one of them would wrap:
- * the general path takes the record and the overflow. */
-static inline bool x86_fast_fpmmx(const x86_listeners_t *l, const pmusim_rec_t *r)
+/* Inside x86_consume_fast(), INSN record r of listener set l's thread in
+ * cycle cur: steps l's FP_MMX_TRANS counters (x86_fpmmx_step(); a record
+ * of another class than x87 or mmx, or of the thread's last one, changes
+ * nothing); a thresholded one gathers its transitions for the cycle's
+ * close, as a thresholded filter listener does (x86_thr_touch(); the loop
+ * runs with thresholded counters only when it prepared them).  Returns
+ * false, having changed nothing, when a direct one would wrap: the general
+ * path takes the record and the overflow. */
+static inline bool x86_fast_fpmmx(const x86_listeners_t *l, const pmusim_rec_t *r, uint64_t cur)
 {
     const unsigned cls = PMUSIM_REC_FPCLASS(r->flags), th = r->thread % PMUSIM_MAX_THREADS;
     if (cls != PMUSIM_FPC_X87 && cls != PMUSIM_FPC_MMX)
         return true;
     for (uint32_t j = 0; j < l->n_xfilt; j++) {
         const x86_ctr_t *c = l->xfilt[j];
-        if (c->value == c->max && c->fpmmx_last[th] && c->fpmmx_last[th] != cls &&
-            ((c->fpmmx_occ >> cls) & 1))
+        if (c->cls == X86_CLS_DIRECT && c->value == c->max && c->fpmmx_last[th] &&
+            c->fpmmx_last[th] != cls && ((c->fpmmx_occ >> cls) & 1))
             return false;
     }
-    for (uint32_t j = 0; j < l->n_xfilt; j++)
-        l->xfilt[j]->value += x86_fpmmx_step(l->xfilt[j], r);
+    for (uint32_t j = 0; j < l->n_xfilt; j++) {
+        x86_ctr_t *c = l->xfilt[j];
+        if (c->cls == X86_CLS_THRESH) {
+            x86_thr_touch(c, cur);
+            c->acc += x86_fpmmx_step(c, r);
+        } else {
+            c->value += x86_fpmmx_step(c, r);
+        }
+    }
     return true;
 }
 
@@ -3027,7 +3043,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                  * first (an SSE class one sets a bit too: no step) */
                 if ((ktpw & ktp_mask & ~ktp_oc) != ktp[t & (X86_MAX_THREADS - 1)] ||
                     ((r->flags & PMUSIM_F_OFFCORE) && x86_fast_oc_starts(lst[t], r)) ||
-                    !x86_fast_fpmmx(lst[t], r))
+                    !x86_fast_fpmmx(lst[t], r, cur))
                     break;
                 goto take;
             }

@@ -1852,6 +1852,49 @@ static void test_fpmmx_fast_path(void)
     }
 }
 
+/* Thresholded FP_MMX_TRANS:ANY (0xcc/0x03) on the fast loop and on the
+ * general path (an OFFCORE counter on PMC3 keeps every record there): the
+ * same counts.  Thread 0: x87 (1), mmx (2: a transition), none (3), x87
+ * and mmx (5: two), x87 (6: one), x87 (7), mmx (8: one), ss (9); thread 1:
+ * mmx (5), x87 (8: one).  Thread 0's transitions per cycle 2:1 5:2 6:1
+ * 8:1, the core's 2:1 5:2 6:1 8:2: c=1 4, c=2 1, c=1 edge 3 (rising at 2,
+ * 5, 8), AnyThread c=2 2 (cycles 5 and 8); c=1 inv is compared between the
+ * two paths. */
+static void test_fpmmx_thresholds(void)
+{
+    const unsigned X = PMUSIM_FPC_X87, M = PMUSIM_FPC_MMX, N = PMUSIM_FPC_NONE,
+                   S = PMUSIM_FPC_SS;
+    pmusim_rec_t t[] = {fpc(1, 0, X), fpc(2, 0, M), fpc(3, 0, N), fpc(5, 0, X), fpc(5, 0, M),
+                        fpc(5, 1, M), fpc(6, 0, X), fpc(7, 0, X), fpc(8, 0, M), fpc(8, 1, X),
+                        fpc(9, 0, S), insn(12, 0, 3)};
+    uint64_t inv[2];
+    for (int general = 0; general < 2; general++) {
+        pmusim_model_t *m = mk("wsm", 2);
+        wr(m, EVTSEL0 + 0, EVT(0xcc, 0x03) | EN | USR | OS | CMASK(1), 0);
+        wr(m, EVTSEL0 + 1, EVT(0xcc, 0x03) | EN | USR | OS | CMASK(2), 0);
+        wr(m, EVTSEL0 + 2, EVT(0xcc, 0x03) | EN | USR | OS | CMASK(1) | EDGE, 0);
+        if (general)
+            wr(m, EVTSEL0 + 3, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+        run(m, t, G_N_ELEMENTS(t));
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 4);
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 1);
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 3);
+        pmusim_model_free(m);
+
+        m = mk("wsm", 2);
+        wr(m, EVTSEL0 + 0, EVT(0xcc, 0x03) | EN | USR | OS | CMASK(1) | INV, 0);
+        wr(m, EVTSEL0 + 1, EVT(0xcc, 0x03) | EN | USR | OS | CMASK(2) | ANY, 0);
+        if (general)
+            wr(m, EVTSEL0 + 3, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+        run(m, t, G_N_ELEMENTS(t));
+        inv[general] = rd(m, PMC0 + 0, 0);
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2);
+        pmusim_model_free(m);
+    }
+    CU_ASSERT_EQUAL(inv[0], inv[1]);
+    CU_ASSERT(inv[0] > 0);
+}
+
 /* Counter restrictions from Intel's event data. */
 static void test_counter_restrictions(void)
 {
@@ -2276,6 +2319,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_line_splits_knm);
     PMUSIM_ADD_TEST(s, test_locked_insns);
     PMUSIM_ADD_TEST(s, test_fpmmx_fast_path);
+    PMUSIM_ADD_TEST(s, test_fpmmx_thresholds);
     PMUSIM_ADD_TEST(s, test_events_first_rows);
     PMUSIM_ADD_TEST(s, test_evbits_rows);
     PMUSIM_ADD_TEST(s, test_mixed_event_bits);
