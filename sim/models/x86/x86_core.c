@@ -1131,6 +1131,15 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
             c->f.lat_ge = c->lat_min + 1;
         }
     }
+    if (c->src == X86_SRC_OFFCORE || c->out_msr) {
+        /* the MSR as a filter condition, so that the filter listeners (and
+         * the fast loop) serve it: issue 12 item 2.  knm's average-latency
+         * mode matches the request bits only (x86_oc_req_match()): the
+         * same MSR with ANY_RESPONSE (bit 16) */
+        c->f.need_flags = PMUSIM_F_OFFCORE;
+        c->f.oc_by_msr = (uint8_t)(1u + d->oc_layout);
+        c->f.oc_msr = c->out_msr ? c->oc_msr | (1ull << 16) : c->oc_msr;
+    }
     c->f = x86_filter_norm(c->f);
 
     bool thresholded = c->cmask != 0 || c->edge;
@@ -1163,7 +1172,7 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
     c->fpmmx_occ = c->src == X86_SRC_FPMMX ? (uint8_t)c->f.fp_class : 0;
     c->fstep = (c->src == X86_SRC_FPMMX &&
                 (c->cls == X86_CLS_DIRECT || c->cls == X86_CLS_THRESH) && !c->pebs) ||
-               (c->cls == X86_CLS_OUTSTANDING && !c->out_msr);
+               c->cls == X86_CLS_OUTSTANDING;
     if (c->fstep && c->src == X86_SRC_FPMMX)
         c->f.fp_class = (1u << PMUSIM_FPC_X87) | (1u << PMUSIM_FPC_MMX);
     if (c->cls != old_cls || c->cls == X86_CLS_OFF) {
@@ -1190,16 +1199,17 @@ static bool x86_is_record_src(uint8_t src)
  * uops: listeners) or that do not change while it runs (a cycle source:
  * the threads' activity and privilege levels are fixed there; EVENT
  * records, which end the loop; nothing).  AnyThread changes only which
- * records feed it and the gate, which is fixed too.  Offcore and
- * multi-bit sources are dispatched by x86_count_gen() and stay on the
- * general path.  PEBS is invalid with a threshold (x86_ctr_compile). */
+ * records feed it and the gate, which is fixed too.  Multi-bit sources
+ * are dispatched by x86_count_gen() and stay on the general path (offcore
+ * counters are filter listeners since session 18: their MSR is a filter
+ * condition).  PEBS is invalid with a threshold (x86_ctr_compile). */
 static bool x86_thresh_fast_ok(const x86_model_t *m)
 {
     if (!m->n_thresh)
         return false;
     for (uint32_t i = 0; i < m->n_thresh; i++) {
         const x86_ctr_t *c = m->thresh[i];
-        if (c->pebs || c->src == X86_SRC_OFFCORE || c->src == X86_SRC_BITS)
+        if (c->pebs || c->src == X86_SRC_BITS)
             return false;
     }
     return true;
@@ -1361,6 +1371,7 @@ static void x86_recompile(x86_model_t *m)
                      * matches every INSN record) */
                     if (((c->cls == X86_CLS_DIRECT || c->cls == X86_CLS_THRESH) &&
                          (c->src == X86_SRC_FILTER || c->src == X86_SRC_LDLAT ||
+                          (c->src == X86_SRC_OFFCORE && !c->pebs) ||
                           (c->src == X86_SRC_INSN && c->pebs))) ||
                         c->fstep) {
                         /* the flags a matching record has (a filter
@@ -1837,6 +1848,25 @@ static inline unsigned x86_mem_split(const pmusim_mem_t *m)
     return (unsigned)(m->addr & (X86_LINE_BYTES - 1)) + m->size > X86_LINE_BYTES;
 }
 
+/* Whether offcore record r matches MSR_OFFCORE_RSP value msr of layout
+ * `layout` (request, supplier and snoop bits). */
+static inline bool x86_oc_msr_match(unsigned layout, uint64_t msr, const pmusim_rec_t *r)
+{
+    if (!(r->flags & PMUSIM_F_OFFCORE))
+        return false;
+    uint8_t sup = r->oc.supplier;
+    if (layout == X86_OC_WSM)
+        return r->oc.req < 8 && ((msr >> r->oc.req) & 1) && sup >= 8 && sup < 16 &&
+               ((msr >> sup) & 1);
+    if (!(((msr >> 15) & 1) || (r->oc.req < 15 && ((msr >> r->oc.req) & 1))))
+        return false;
+    if ((msr >> 16) & 1) /* ANY_RESPONSE */
+        return true;
+    if (!(sup > 16 && sup < 38 && ((msr >> sup) & 1)))
+        return false;
+    return r->oc.snoop == PMUSIM_OFFCORE_NONE || (r->oc.snoop < 38 && ((msr >> r->oc.snoop) & 1));
+}
+
 static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r)
 {
     if ((r->flags & f->need_flags) != f->need_flags)
@@ -1852,8 +1882,15 @@ static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r
         if (G_UNLIKELY(f->split != UINT32_MAX) && !((f->split >> x86_mem_split(&r->mem)) & 1))
             return false;
     }
-    if ((f->need_flags & PMUSIM_F_OFFCORE) && (r->oc.req >= 32 || !((f->oc_req >> r->oc.req) & 1)))
-        return false;
+    if (f->need_flags & PMUSIM_F_OFFCORE) {
+        /* an OFFCORE_RESPONSE counter's MSR, or a table row's request bits */
+        if (G_UNLIKELY(f->oc_by_msr)) {
+            if (!x86_oc_msr_match(f->oc_by_msr - 1u, f->oc_msr, r))
+                return false;
+        } else if (r->oc.req >= 32 || !((f->oc_req >> r->oc.req) & 1)) {
+            return false;
+        }
+    }
     if (f->need_flags & PMUSIM_F_BRANCH) {
         if (r->br.kind >= 32)
             return false;
@@ -1882,16 +1919,7 @@ static inline bool x86_oc_req_match(const x86_model_t *m, uint64_t msr, const pm
 
 static inline bool x86_oc_match(const x86_model_t *m, uint64_t msr, const pmusim_rec_t *r)
 {
-    if (!x86_oc_req_match(m, msr, r))
-        return false;
-    uint8_t sup = r->oc.supplier;
-    if (m->d->oc_layout == X86_OC_WSM)
-        return sup >= 8 && sup < 16 && ((msr >> sup) & 1);
-    if ((msr >> 16) & 1) /* ANY_RESPONSE */
-        return true;
-    if (!(sup > 16 && sup < 38 && ((msr >> sup) & 1)))
-        return false;
-    return r->oc.snoop == PMUSIM_OFFCORE_NONE || (r->oc.snoop < 38 && ((msr >> r->oc.snoop) & 1));
+    return x86_oc_msr_match(m->d->oc_layout, msr, r);
 }
 
 static void x86_outstanding_start(x86_model_t *m, x86_ctr_t *c, const pmusim_rec_t *r)

@@ -87,6 +87,11 @@ typedef struct x86_filter {
     /* bit 0: the access stays within one 64-byte line, bit 1: its bytes
      * cross one (a line split, x86_mem_split()) */
     uint32_t split;
+    /* an OFFCORE_RESPONSE counter's condition (x86_ctr_compile(); no table
+     * row has it): 1 + the x86_oc_layout_t of the MSR value oc_msr, which
+     * replaces the oc_req test; 0 for the table's rows */
+    uint8_t oc_by_msr;
+    uint64_t oc_msr;
 } x86_filter_t;
 
 /* One trace-derived event of a model's table (generated from

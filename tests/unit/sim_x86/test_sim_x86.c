@@ -684,6 +684,21 @@ static void test_explicit_events(void)
     pmusim_model_free(m);
 }
 
+/* Keeps every record on the general path: a counter of a unit mask of two
+ * bits each counted from the fields (a FILTER `bit` row), X86_SRC_BITS,
+ * which x86_count_gen() dispatches and the fast loop does not serve: wsm
+ * MEM_LOAD_RETIRED:L1D_HIT|L2_HIT (0xcb/0x03) on PMC3, knm
+ * MEM_UOPS_RETIRED:ALL_LOADS|ALL_STORES (0x04/0xc0) on PMC1.  Until
+ * session 18 an OFFCORE_RESPONSE counter did that; offcore counters are
+ * filter listeners now, as is knm's average-latency mode. */
+static void force_general(pmusim_model_t *m, bool knm)
+{
+    if (knm)
+        wr(m, EVTSEL0 + 1, EVT(0x04, 0xc0) | EN | USR | OS, 0);
+    else
+        wr(m, EVTSEL0 + 3, EVT(0xcb, 0x03) | EN | USR | OS, 0);
+}
+
 /* ---- stage 2: offcore response ---- */
 
 static void test_offcore_wsm(void)
@@ -749,6 +764,68 @@ static void test_offcore_knm(void)
     CU_ASSERT_EQUAL(rd(m, PMC0, 0), 2);
     CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2);
     pmusim_model_free(m);
+}
+
+/* OFFCORE_RESPONSE counters on the fast loop (filter listeners whose
+ * condition is the MSR, session 18) and on the general path: the same
+ * counts, hand-derived, direct and thresholded, with out-of-range request,
+ * supplier and snoop numbers.  wsm: the general path is force_general();
+ * knm (two counters): the average-latency mode on PMC1 (RSP_0 with bit 38),
+ * which x86_count_gen() serves. */
+static void test_offcore_fast_path(void)
+{
+    const uint8_t NONE = PMUSIM_OFFCORE_NONE;
+    pmusim_rec_t w[] = {
+        offcore(0, 0, 0, 13, NONE, 100), offcore(0, 0, 0, 13, NONE, 100), /* two matches */
+        offcore(1, 0, 0, 14, NONE, 100),  /* remote DRAM: RSP1's ANY only */
+        offcore(1, 0, 40, 13, NONE, 100), /* request bit 40: no MSR bit */
+        offcore(2, 1, 0, 13, NONE, 100),  /* thread 1 */
+        offcore(3, 0, 0, 13, NONE, 100), insn(4, 0, 3),
+    };
+    for (int general = 0; general < 2; general++) {
+        pmusim_model_t *m = mk("wsm", 2);
+        wr(m, RSP0, 0x2001, 0); /* DMND_DATA_RD + LOCAL_DRAM */
+        wr(m, RSP1, 0xffff, 0); /* ANY_REQUEST + ANY_RESPONSE */
+        wr(m, EVTSEL0 + 0, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 1, EVT(0xbb, 0x01) | EN | USR | OS | CMASK(1), 0);
+        wr(m, EVTSEL0 + 2, EVT(0xb7, 0x01) | EN | USR | OS | CMASK(2), 0);
+        if (general)
+            force_general(m, false);
+        run(m, w, G_N_ELEMENTS(w));
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 3); /* cycles 0, 0, 3 */
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 3); /* cycles 0, 1, 3 */
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 1); /* cycle 0 */
+        pmusim_model_free(m);
+    }
+    const uint64_t any = (1ull << 15) | (1ull << 16), data_ddr = 1 | (1ull << 23) | (1ull << 31),
+                   anyreq_ddr = (1ull << 15) | (1ull << 23) | (1ull << 31);
+    pmusim_rec_t k[] = {
+        offcore(0, 0, 0, 23, 31, 10), offcore(0, 0, 0, 23, NONE, 10), offcore(0, 1, 0, 23, 31, 10),
+        offcore(1, 0, 40, 23, 31, 10), /* request bit 40: ANY_REQUEST only */
+        offcore(1, 0, 0, 70, 31, 10),  /* supplier bit 70: ANY_RESPONSE only */
+        offcore(2, 0, 0, 23, 50, 10),  /* snoop bit 50: ANY_RESPONSE only */
+        offcore(2, 1, 1, 23, 31, 10), insn(3, 0, 3), offcore(4, 0, 0, 23, 31, 10), insn(5, 0, 3),
+    };
+    static const struct {
+        uint64_t rsp1, mods, want;
+    } cs[] = {
+        {any, 0, 6},                 /* every thread-0 request */
+        {data_ddr, 0, 3},            /* cycle 0 twice, cycle 4 */
+        {data_ddr, CMASK(2), 1},     /* cycle 0 */
+        {any, CMASK(1) | ANY, 4},    /* the core's cycles 0, 1, 2, 4 */
+        {anyreq_ddr, 0, 4},          /* cycle 0 twice, request 40, cycle 4 */
+    };
+    for (size_t i = 0; i < G_N_ELEMENTS(cs); i++)
+        for (int general = 0; general < 2; general++) {
+            pmusim_model_t *m = mk("knm", 2);
+            wr(m, RSP1, cs[i].rsp1, 0);
+            wr(m, EVTSEL0 + 0, EVT(0xb7, 0x02) | EN | USR | OS | cs[i].mods, 0);
+            if (general)
+                force_general(m, true);
+            run(m, k, G_N_ELEMENTS(k));
+            CU_ASSERT_EQUAL(rd(m, PMC0, 0), cs[i].want);
+            pmusim_model_free(m);
+        }
 }
 
 static void test_knm_average_latency(void)
@@ -935,7 +1012,7 @@ static void test_wsm_outstanding_overflow_cycle(void)
 
 /* occ_trace() with a plain INSN record in every cycle 0-21 after that
  * cycle's own records, replayed with sel on PMC0; with `general`, an
- * OFFCORE counter on PMC3 (RSP_0 0: it never counts) keeps every record
+ * L2_DATA_RQSTS:ANY counter on PMC3 (force_general()) keeps every record
  * on the general path, else the fast loop takes the plain records and the
  * 0x60 starts between them (issue 12 item 2).  Returns PMC0 and sets
  * *wraps to its overflow log entries at `cycle`. */
@@ -947,7 +1024,7 @@ static uint64_t occ_count_filled(uint64_t sel, bool general, uint64_t preset, ui
     if (preset)
         wr(m, PMC0, preset, 0);
     if (general)
-        wr(m, EVTSEL0 + 3, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+        force_general(m, false);
     size_t n, k = 0;
     const pmusim_rec_t *t = occ_trace(&n);
     pmusim_rec_t all[40];
@@ -1811,8 +1888,8 @@ static pmusim_rec_t fpc(uint64_t cycle, uint8_t t, unsigned cls)
     return r;
 }
 
-/* FP_MMX_TRANS (0xcc) from the fast loop and from the general path (an
- * OFFCORE counter on PMC3 keeps every record there): TO_FP (0x01), TO_MMX
+/* FP_MMX_TRANS (0xcc) from the fast loop and from the general path
+ * (force_general()): TO_FP (0x01), TO_MMX
  * (0x02), ANY (0x03) on PMC0-2 of thread 0, PMC0 preset 1 below its wrap
  * with INT; thread 1's records interleaved, counted by thread 0's AnyThread
  * ANY on PMC1 of a second run. */
@@ -1832,7 +1909,7 @@ static void test_fpmmx_fast_path(void)
         wr(m, EVTSEL0 + 2, EVT(0xcc, 0x03) | EN | USR | OS, 0);
         wr(m, PMC0, ((uint64_t)1 << 48) - 1, 0);
         if (general)
-            wr(m, EVTSEL0 + 3, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+            force_general(m, false);
         run(m, t, G_N_ELEMENTS(t));
         /* to fp at cycles 6 and 9: the first wraps PMC0 (at cycle 6) */
         CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1);
@@ -1845,7 +1922,7 @@ static void test_fpmmx_fast_path(void)
         m = mk("wsm", 2);
         wr(m, EVTSEL0 + 1, EVT(0xcc, 0x03) | EN | USR | OS | ANY, 0);
         if (general)
-            wr(m, EVTSEL0 + 3, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+            force_general(m, false);
         run(m, t, G_N_ELEMENTS(t));
         CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 4 + 1); /* thread 1: to fp at 2 */
         pmusim_model_free(m);
@@ -1853,7 +1930,7 @@ static void test_fpmmx_fast_path(void)
 }
 
 /* Thresholded FP_MMX_TRANS:ANY (0xcc/0x03) on the fast loop and on the
- * general path (an OFFCORE counter on PMC3 keeps every record there): the
+ * general path (force_general()): the
  * same counts.  Thread 0: x87 (1), mmx (2: a transition), none (3), x87
  * and mmx (5: two), x87 (6: one), x87 (7), mmx (8: one), ss (9); thread 1:
  * mmx (5), x87 (8: one).  Thread 0's transitions per cycle 2:1 5:2 6:1
@@ -1874,7 +1951,7 @@ static void test_fpmmx_thresholds(void)
         wr(m, EVTSEL0 + 1, EVT(0xcc, 0x03) | EN | USR | OS | CMASK(2), 0);
         wr(m, EVTSEL0 + 2, EVT(0xcc, 0x03) | EN | USR | OS | CMASK(1) | EDGE, 0);
         if (general)
-            wr(m, EVTSEL0 + 3, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+            force_general(m, false);
         run(m, t, G_N_ELEMENTS(t));
         CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 4);
         CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 1);
@@ -1885,7 +1962,7 @@ static void test_fpmmx_thresholds(void)
         wr(m, EVTSEL0 + 0, EVT(0xcc, 0x03) | EN | USR | OS | CMASK(1) | INV, 0);
         wr(m, EVTSEL0 + 1, EVT(0xcc, 0x03) | EN | USR | OS | CMASK(2) | ANY, 0);
         if (general)
-            wr(m, EVTSEL0 + 3, EVT(0xb7, 0x01) | EN | USR | OS, 0);
+            force_general(m, false);
         run(m, t, G_N_ELEMENTS(t));
         inv[general] = rd(m, PMC0 + 0, 0);
         CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2);
@@ -2334,6 +2411,7 @@ static void register_suites(void)
     s = CU_add_suite("sim_x86_offcore_pebs", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_offcore_wsm);
     PMUSIM_ADD_TEST(s, test_offcore_knm);
+    PMUSIM_ADD_TEST(s, test_offcore_fast_path);
     PMUSIM_ADD_TEST(s, test_knm_average_latency);
     PMUSIM_ADD_TEST(s, test_knm_outstanding_read_midway);
     PMUSIM_ADD_TEST(s, test_wsm_outstanding_sums_and_thresholds);
