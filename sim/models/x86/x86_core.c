@@ -336,6 +336,9 @@ typedef struct x86_model {
     uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
     bool gap_mode;
     bool finished;
+    /* PMUSIM_X86_GENERAL set when the model was made: every record takes
+     * the general path (docs/sim-x86.md, "Checking the fast loop") */
+    bool general_only;
     bool warned_order, warned_thread;
     /* The instruction MEM records belong to (x86_count_mem()): mem_insn
      * numbers the instructions with MEM records, mem_head is the INSN record
@@ -1110,12 +1113,19 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
                 c->src = X86_SRC_BITS;
                 c->once = false;
                 c->ev_bits = evb;
+                uint16_t need = UINT16_MAX;
                 for (size_t b = 0; b < n; b++) {
                     if (hits[b]->src == X86_SRC_EVENT)
                         continue;
                     c->fb[c->nbits++] = x86_filter_norm(hits[b]->f);
                     c->once |= hits[b]->once; /* the umask's bits count instructions */
+                    need &= hits[b]->f.need_flags;
                 }
+                /* one filter for the filter listeners (and the fast loop):
+                 * any of the bits' filters, the flags they all need first */
+                c->f.need_flags = c->nbits ? need : 0;
+                c->f.n_any = c->nbits;
+                c->f.any_of = c->fb;
             }
         } else {
             c->src = X86_SRC_EXPLICIT;
@@ -1199,17 +1209,17 @@ static bool x86_is_record_src(uint8_t src)
  * uops: listeners) or that do not change while it runs (a cycle source:
  * the threads' activity and privilege levels are fixed there; EVENT
  * records, which end the loop; nothing).  AnyThread changes only which
- * records feed it and the gate, which is fixed too.  Multi-bit sources
- * are dispatched by x86_count_gen() and stay on the general path (offcore
- * counters are filter listeners since session 18: their MSR is a filter
- * condition).  PEBS is invalid with a threshold (x86_ctr_compile). */
+ * records feed it and the gate, which is fixed too.  Offcore counters and
+ * unit masks of several field-derived bits are filter listeners since
+ * session 18 (their MSR, their bits' filters, are filter conditions).
+ * PEBS is invalid with a threshold (x86_ctr_compile). */
 static bool x86_thresh_fast_ok(const x86_model_t *m)
 {
     if (!m->n_thresh)
         return false;
     for (uint32_t i = 0; i < m->n_thresh; i++) {
         const x86_ctr_t *c = m->thresh[i];
-        if (c->pebs || c->src == X86_SRC_BITS)
+        if (c->pebs)
             return false;
     }
     return true;
@@ -1371,7 +1381,7 @@ static void x86_recompile(x86_model_t *m)
                      * matches every INSN record) */
                     if (((c->cls == X86_CLS_DIRECT || c->cls == X86_CLS_THRESH) &&
                          (c->src == X86_SRC_FILTER || c->src == X86_SRC_LDLAT ||
-                          (c->src == X86_SRC_OFFCORE && !c->pebs) ||
+                          ((c->src == X86_SRC_OFFCORE || c->src == X86_SRC_BITS) && !c->pebs) ||
                           (c->src == X86_SRC_INSN && c->pebs))) ||
                         c->fstep) {
                         /* the flags a matching record has (a filter
@@ -1867,7 +1877,7 @@ static inline bool x86_oc_msr_match(unsigned layout, uint64_t msr, const pmusim_
     return r->oc.snoop == PMUSIM_OFFCORE_NONE || (r->oc.snoop < 38 && ((msr >> r->oc.snoop) & 1));
 }
 
-static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r)
+static inline bool x86_filter_match1(const x86_filter_t *f, const pmusim_rec_t *r)
 {
     if ((r->flags & f->need_flags) != f->need_flags)
         return false;
@@ -1905,6 +1915,21 @@ static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r
      * their own */
     return f->need_flags || ((f->fp_class >> PMUSIM_REC_FPCLASS(r->flags)) &
                              (f->op_kind >> PMUSIM_REC_OPKIND(r->flags)) & 1);
+}
+
+/* x86_filter_match1(), or for a counter of several field-derived unit-mask
+ * bits (n_any) whether one of its bits' filters matches: the counter's
+ * own condition is the flags all of them need, tested first. */
+static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r)
+{
+    if (G_LIKELY(!f->n_any))
+        return x86_filter_match1(f, r);
+    if ((r->flags & f->need_flags) != f->need_flags)
+        return false;
+    for (uint32_t b = 0; b < f->n_any; b++)
+        if (x86_filter_match1(&f->any_of[b], r))
+            return true;
+    return false;
 }
 
 /* Request-type part of the offcore match (docs/sim-x86.md, offcore). */
@@ -2131,6 +2156,7 @@ static inline bool x86_fast_ok(const x86_model_t *m)
     /* thresholded counters or dispatched listeners the fast loop cannot
      * serve: the general path does */
     return (m->thresh_fast || !m->n_thresh) && (m->gen_fast || !m->has_gen) && !m->pending_pmi &&
+           !m->general_only &&
            !m->n_armed;
 }
 
@@ -2792,10 +2818,16 @@ static inline bool x86_fast_other(x86_model_t *m, const pmusim_rec_t *r, uint32_
     case PMUSIM_REC_MARKER:
         return true;
     case PMUSIM_REC_EVENT:
-        if (m->th[r->thread].n_ev)
-            return false;
         if (r->ev_code <= 0xff && r->ev_umask <= 0xff) {
             uint16_t key = (uint16_t)(r->ev_code | (r->ev_umask << 8));
+            /* a record one of the thread's EVENT listeners takes goes to
+             * the general path (x86_count_event()); any other only marks
+             * its key seen, as there (a model's trace has many EVENT
+             * records that no counter takes) */
+            const x86_thread_t *th = &m->th[r->thread];
+            for (uint32_t k = 0; k < th->n_ev; k++)
+                if (x86_ev_match(th->ev_lst[k], key))
+                    return false;
             m->ev_seen[key / 64] |= 1ull << (key % 64);
         }
         return true;
@@ -4040,6 +4072,8 @@ pmusim_model_t *x86_create(const x86_desc_t *d, uint32_t nthreads, GError **erro
     x86_model_t *m = g_new0(x86_model_t, 1);
     pmusim_model_base_init(&m->base, d->ops, nthreads);
     m->d = d;
+    const char *gen_only = g_getenv("PMUSIM_X86_GENERAL");
+    m->general_only = gen_only && *gen_only && strcmp(gen_only, "0") != 0;
     m->deadline = X86_NEVER;
     m->ref_num = d->ref_num;
     m->ref_den = d->ref_den;

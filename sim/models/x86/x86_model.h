@@ -92,6 +92,11 @@ typedef struct x86_filter {
      * replaces the oc_req test; 0 for the table's rows */
     uint8_t oc_by_msr;
     uint64_t oc_msr;
+    /* a unit mask of several field-derived bits (X86_SRC_BITS): the
+     * record matches when it matches one of any_of[0, n_any) (the
+     * counter's own per-bit filters); 0 for the table's rows */
+    uint32_t n_any;
+    const struct x86_filter *any_of;
 } x86_filter_t;
 
 /* One trace-derived event of a model's table (generated from

@@ -684,19 +684,16 @@ static void test_explicit_events(void)
     pmusim_model_free(m);
 }
 
-/* Keeps every record on the general path: a counter of a unit mask of two
- * bits each counted from the fields (a FILTER `bit` row), X86_SRC_BITS,
- * which x86_count_gen() dispatches and the fast loop does not serve: wsm
- * MEM_LOAD_RETIRED:L1D_HIT|L2_HIT (0xcb/0x03) on PMC3, knm
- * MEM_UOPS_RETIRED:ALL_LOADS|ALL_STORES (0x04/0xc0) on PMC1.  Until
- * session 18 an OFFCORE_RESPONSE counter did that; offcore counters are
- * filter listeners now, as is knm's average-latency mode. */
-static void force_general(pmusim_model_t *m, bool knm)
+/* A model whose records all take the general path when `general`
+ * (PMUSIM_X86_GENERAL, read when the model is made: docs/sim-x86.md,
+ * "Checking the fast loop"), else the fast loop wherever it serves them. */
+static pmusim_model_t *mk_path(const char *name, uint32_t nthreads, bool general)
 {
-    if (knm)
-        wr(m, EVTSEL0 + 1, EVT(0x04, 0xc0) | EN | USR | OS, 0);
-    else
-        wr(m, EVTSEL0 + 3, EVT(0xcb, 0x03) | EN | USR | OS, 0);
+    if (general)
+        g_setenv("PMUSIM_X86_GENERAL", "1", TRUE);
+    pmusim_model_t *m = mk(name, nthreads);
+    g_unsetenv("PMUSIM_X86_GENERAL");
+    return m;
 }
 
 /* ---- stage 2: offcore response ---- */
@@ -769,9 +766,7 @@ static void test_offcore_knm(void)
 /* OFFCORE_RESPONSE counters on the fast loop (filter listeners whose
  * condition is the MSR, session 18) and on the general path: the same
  * counts, hand-derived, direct and thresholded, with out-of-range request,
- * supplier and snoop numbers.  wsm: the general path is force_general();
- * knm (two counters): the average-latency mode on PMC1 (RSP_0 with bit 38),
- * which x86_count_gen() serves. */
+ * supplier and snoop numbers (the general path: mk_path()). */
 static void test_offcore_fast_path(void)
 {
     const uint8_t NONE = PMUSIM_OFFCORE_NONE;
@@ -783,14 +778,12 @@ static void test_offcore_fast_path(void)
         offcore(3, 0, 0, 13, NONE, 100), insn(4, 0, 3),
     };
     for (int general = 0; general < 2; general++) {
-        pmusim_model_t *m = mk("wsm", 2);
+        pmusim_model_t *m = mk_path("wsm", 2, general);
         wr(m, RSP0, 0x2001, 0); /* DMND_DATA_RD + LOCAL_DRAM */
         wr(m, RSP1, 0xffff, 0); /* ANY_REQUEST + ANY_RESPONSE */
         wr(m, EVTSEL0 + 0, EVT(0xb7, 0x01) | EN | USR | OS, 0);
         wr(m, EVTSEL0 + 1, EVT(0xbb, 0x01) | EN | USR | OS | CMASK(1), 0);
         wr(m, EVTSEL0 + 2, EVT(0xb7, 0x01) | EN | USR | OS | CMASK(2), 0);
-        if (general)
-            force_general(m, false);
         run(m, w, G_N_ELEMENTS(w));
         CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 3); /* cycles 0, 0, 3 */
         CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 3); /* cycles 0, 1, 3 */
@@ -817,11 +810,9 @@ static void test_offcore_fast_path(void)
     };
     for (size_t i = 0; i < G_N_ELEMENTS(cs); i++)
         for (int general = 0; general < 2; general++) {
-            pmusim_model_t *m = mk("knm", 2);
+            pmusim_model_t *m = mk_path("knm", 2, general);
             wr(m, RSP1, cs[i].rsp1, 0);
             wr(m, EVTSEL0 + 0, EVT(0xb7, 0x02) | EN | USR | OS | cs[i].mods, 0);
-            if (general)
-                force_general(m, true);
             run(m, k, G_N_ELEMENTS(k));
             CU_ASSERT_EQUAL(rd(m, PMC0, 0), cs[i].want);
             pmusim_model_free(m);
@@ -1011,20 +1002,17 @@ static void test_wsm_outstanding_overflow_cycle(void)
 }
 
 /* occ_trace() with a plain INSN record in every cycle 0-21 after that
- * cycle's own records, replayed with sel on PMC0; with `general`, an
- * L2_DATA_RQSTS:ANY counter on PMC3 (force_general()) keeps every record
- * on the general path, else the fast loop takes the plain records and the
+ * cycle's own records, replayed with sel on PMC0; with `general` every
+ * record takes the general path (mk_path()), else the fast loop takes the plain records and the
  * 0x60 starts between them (issue 12 item 2).  Returns PMC0 and sets
  * *wraps to its overflow log entries at `cycle`. */
 static uint64_t occ_count_filled(uint64_t sel, bool general, uint64_t preset, uint64_t cycle,
                                  size_t *wraps)
 {
-    pmusim_model_t *m = mk("wsm", 1);
+    pmusim_model_t *m = mk_path("wsm", 1, general);
     wr(m, EVTSEL0, sel | EN | USR | OS, 0);
     if (preset)
         wr(m, PMC0, preset, 0);
-    if (general)
-        force_general(m, false);
     size_t n, k = 0;
     const pmusim_rec_t *t = occ_trace(&n);
     pmusim_rec_t all[40];
@@ -1889,7 +1877,7 @@ static pmusim_rec_t fpc(uint64_t cycle, uint8_t t, unsigned cls)
 }
 
 /* FP_MMX_TRANS (0xcc) from the fast loop and from the general path
- * (force_general()): TO_FP (0x01), TO_MMX
+ * (mk_path()): TO_FP (0x01), TO_MMX
  * (0x02), ANY (0x03) on PMC0-2 of thread 0, PMC0 preset 1 below its wrap
  * with INT; thread 1's records interleaved, counted by thread 0's AnyThread
  * ANY on PMC1 of a second run. */
@@ -1903,13 +1891,11 @@ static void test_fpmmx_fast_path(void)
                         fpc(4, 0, N), fpc(5, 0, M), fpc(6, 0, X), fpc(7, 0, S), fpc(8, 0, M),
                         fpc(9, 0, X), insn(10, 0, 3)};
     for (int general = 0; general < 2; general++) {
-        pmusim_model_t *m = mk("wsm", 2);
+        pmusim_model_t *m = mk_path("wsm", 2, general);
         wr(m, EVTSEL0 + 0, EVT(0xcc, 0x01) | EN | USR | OS | INT, 0);
         wr(m, EVTSEL0 + 1, EVT(0xcc, 0x02) | EN | USR | OS, 0);
         wr(m, EVTSEL0 + 2, EVT(0xcc, 0x03) | EN | USR | OS, 0);
         wr(m, PMC0, ((uint64_t)1 << 48) - 1, 0);
-        if (general)
-            force_general(m, false);
         run(m, t, G_N_ELEMENTS(t));
         /* to fp at cycles 6 and 9: the first wraps PMC0 (at cycle 6) */
         CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1);
@@ -1919,10 +1905,8 @@ static void test_fpmmx_fast_path(void)
         CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 4);
         pmusim_model_free(m);
 
-        m = mk("wsm", 2);
+        m = mk_path("wsm", 2, general);
         wr(m, EVTSEL0 + 1, EVT(0xcc, 0x03) | EN | USR | OS | ANY, 0);
-        if (general)
-            force_general(m, false);
         run(m, t, G_N_ELEMENTS(t));
         CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 4 + 1); /* thread 1: to fp at 2 */
         pmusim_model_free(m);
@@ -1930,7 +1914,7 @@ static void test_fpmmx_fast_path(void)
 }
 
 /* Thresholded FP_MMX_TRANS:ANY (0xcc/0x03) on the fast loop and on the
- * general path (force_general()): the
+ * general path (mk_path()): the
  * same counts.  Thread 0: x87 (1), mmx (2: a transition), none (3), x87
  * and mmx (5: two), x87 (6: one), x87 (7), mmx (8: one), ss (9); thread 1:
  * mmx (5), x87 (8: one).  Thread 0's transitions per cycle 2:1 5:2 6:1
@@ -1946,23 +1930,19 @@ static void test_fpmmx_thresholds(void)
                         fpc(9, 0, S), insn(12, 0, 3)};
     uint64_t inv[2];
     for (int general = 0; general < 2; general++) {
-        pmusim_model_t *m = mk("wsm", 2);
+        pmusim_model_t *m = mk_path("wsm", 2, general);
         wr(m, EVTSEL0 + 0, EVT(0xcc, 0x03) | EN | USR | OS | CMASK(1), 0);
         wr(m, EVTSEL0 + 1, EVT(0xcc, 0x03) | EN | USR | OS | CMASK(2), 0);
         wr(m, EVTSEL0 + 2, EVT(0xcc, 0x03) | EN | USR | OS | CMASK(1) | EDGE, 0);
-        if (general)
-            force_general(m, false);
         run(m, t, G_N_ELEMENTS(t));
         CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 4);
         CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 1);
         CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 3);
         pmusim_model_free(m);
 
-        m = mk("wsm", 2);
+        m = mk_path("wsm", 2, general);
         wr(m, EVTSEL0 + 0, EVT(0xcc, 0x03) | EN | USR | OS | CMASK(1) | INV, 0);
         wr(m, EVTSEL0 + 1, EVT(0xcc, 0x03) | EN | USR | OS | CMASK(2) | ANY, 0);
-        if (general)
-            force_general(m, false);
         run(m, t, G_N_ELEMENTS(t));
         inv[general] = rd(m, PMC0 + 0, 0);
         CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 2);
