@@ -392,6 +392,9 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
 {
     uint64_t prev = *prevp;
     uint32_t k = *pos;
+    /* the blocks known so far: no TB chunk arrives inside an EXEC chunk */
+    cap_tb_t *const *const tbs = (cap_tb_t *const *)c->tbs->pdata;
+    const uint32_t ntbs = c->tbs->len;
     while (k < size) {
         if (size - k < 2)
             return cap_error(c, at + k, error, "EXEC chunk ends inside an item");
@@ -406,9 +409,9 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
             } else {
                 k += 2;
             }
-            if (id >= c->tbs->len)
+            if (id >= ntbs)
                 return cap_error(c, at + k, error, "block %u executed before its TB chunk", id);
-            cap_tb_t *nb = g_ptr_array_index(c->tbs, id);
+            cap_tb_t *nb = tbs[id];
             /* a REP string instruction re-entered for its next iteration
              * stays one instruction (the new block's flag first: it is
              * next to its address, which is read anyway, and rarely set) */
