@@ -484,12 +484,13 @@ G_ALWAYS_INLINE static inline uint8_t *enc_fields(w_ent_t *e, uint8_t *p, const 
 /* What follows the field mask in an INSN record (header byte at o, bits so
  * far h, output at p): the memory part's dynamic fields and address, the
  * branch outcome; then the entry's dynamic state and the thread's next
- * position.  wm, wb and target are the record's canonical words. */
+ * position and predicted entry.  wm, wb and target are the record's
+ * canonical words. */
 G_ALWAYS_INLINE static inline uint8_t *enc_tail(w_ent_t *went, w_ent_t **went_next, w_ent_t *e,
-                                                uint64_t *next_pos, const gboolean ia64, uint8_t *o, uint8_t *p,
-                                                unsigned h, const pmusim_rec_t *r, uint64_t mm,
-                                                uint64_t wm, uint64_t wb, uint64_t xb,
-                                                uint64_t target)
+                                                uint64_t *next_pos, const gboolean ia64,
+                                                uint8_t *o, uint8_t *p, unsigned h,
+                                                const pmusim_rec_t *r, uint64_t mm, uint64_t wm,
+                                                uint64_t wb, uint64_t xb, uint64_t target)
 {
     uint64_t xm = wm ^ e->m;
     uint8_t alat = (uint8_t)(r->mem.alat & mm);
@@ -552,10 +553,10 @@ G_NO_INLINE static uint8_t *enc_insn_fields(w_ent_t *went, w_ent_t **went_next, 
     uint64_t wb = w_word(r, W_OFF_B) & (WK_BKIND | WK_BDYN) & bm;
     uint64_t xb = wb ^ e->b;
     p = enc_fields(e, p, r);
-    return ia64 ? enc_tail(went, went_next, e, next_pos, TRUE, o, p, h | TR_H_FIELDS, r, mm, wm, wb, xb,
-                           r->br.target & bm)
-                : enc_tail(went, went_next, e, next_pos, FALSE, o, p, h | TR_H_FIELDS, r, mm, wm, wb, xb,
-                           r->br.target & bm);
+    return ia64 ? enc_tail(went, went_next, e, next_pos, TRUE, o, p, h | TR_H_FIELDS, r, mm, wm,
+                           wb, xb, r->br.target & bm)
+                : enc_tail(went, went_next, e, next_pos, FALSE, o, p, h | TR_H_FIELDS, r, mm, wm,
+                           wb, xb, r->br.target & bm);
 }
 
 /* Encodes INSN r after a record at cycle `cycle`; the caller sets the
