@@ -161,6 +161,7 @@ static const w_v16 w_raw_mask[W_NRAW] = {
 typedef struct w_ent {
     w_v16 raw[W_NRAW]; /* the last record's bytes at w_raw_off[] */
     uint64_t next;     /* its next position */
+    struct w_ent *next_e; /* the entry of `next` (&went[tr_cache_index(next)]) */
     uint64_t mm;       /* its memory-part mask (W_PRESENT(flags, PMUSIM_F_MEM)) */
     uint64_t a, insn, m, addr, target, b, o;
     int64_t stride; /* between the last two addresses */
@@ -207,6 +208,10 @@ struct pmusim_trace_writer {
     size_t zcap;
     tr_codec_t *codec;      /* cycle, thread, next_pos (its cache is the reader's; see went) */
     struct w_ent *went;     /* the writer's IP cache, TR_CACHE_SIZE entries */
+    /* each thread's predicted entry, &went[tr_cache_index(codec->next_pos[t])]:
+     * an instruction at its predicted position finds its entry without
+     * hashing the position (as the reader's tr_codec_t.next_ent) */
+    struct w_ent *went_next[PMUSIM_MAX_THREADS];
     GHashTable *markers; /* name -> index + 1 */
     guint nsyms;
     /* text */
@@ -364,6 +369,11 @@ pmusim_trace_writer_t *pmusim_trace_writer_open_checked(const char *path,
     w->codec->ia64 = w->hdr.isa == PMUSIM_ISA_IA64;
     /* 16-byte aligned for the vectors of w_ent_t */
     w->went = g_aligned_alloc0(TR_CACHE_SIZE, sizeof(w_ent_t), 16);
+    /* next_pos starts at 0 for every thread */
+    for (size_t i = 0; i < TR_CACHE_SIZE; i++)
+        w->went[i].next_e = &w->went[tr_cache_index(0)];
+    for (size_t t = 0; t < PMUSIM_MAX_THREADS; t++)
+        w->went_next[t] = &w->went[tr_cache_index(0)];
     w->ok_add = WC_A_ADD(w->codec->ia64) | W_LIM(W_OFF_A, thread, w->hdr.nthreads - 1);
     w->markers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     w_bin_header(w);
@@ -474,12 +484,13 @@ G_ALWAYS_INLINE static inline uint8_t *enc_fields(w_ent_t *e, uint8_t *p, const 
 /* What follows the field mask in an INSN record (header byte at o, bits so
  * far h, output at p): the memory part's dynamic fields and address, the
  * branch outcome; then the entry's dynamic state and the thread's next
- * position.  wm, wb and target are the record's canonical words. */
-G_ALWAYS_INLINE static inline uint8_t *enc_tail(w_ent_t *e, uint64_t *next_pos,
-                                                const gboolean ia64, uint8_t *o, uint8_t *p,
-                                                unsigned h, const pmusim_rec_t *r, uint64_t mm,
-                                                uint64_t wm, uint64_t wb, uint64_t xb,
-                                                uint64_t target)
+ * position and predicted entry.  wm, wb and target are the record's
+ * canonical words. */
+G_ALWAYS_INLINE static inline uint8_t *enc_tail(w_ent_t *went, w_ent_t **went_next, w_ent_t *e,
+                                                uint64_t *next_pos, const gboolean ia64,
+                                                uint8_t *o, uint8_t *p, unsigned h,
+                                                const pmusim_rec_t *r, uint64_t mm, uint64_t wm,
+                                                uint64_t wb, uint64_t xb, uint64_t target)
 {
     uint64_t xm = wm ^ e->m;
     uint8_t alat = (uint8_t)(r->mem.alat & mm);
@@ -519,6 +530,8 @@ G_ALWAYS_INLINE static inline uint8_t *enc_tail(w_ent_t *e, uint64_t *next_pos,
     uint64_t next = (wb & W_MASK(W_OFF_B, br.taken)) ? target : fall;
     next_pos[r->thread] = next;
     e->next = next;
+    e->next_e = &went[tr_cache_index(next)];
+    went_next[r->thread] = e->next_e;
     e->mm = mm;
     for (unsigned i = 0; i < W_NRAW; i++)
         e->raw[i] = w_v16_at(r, w_raw_off[i]);
@@ -528,7 +541,8 @@ G_ALWAYS_INLINE static inline uint8_t *enc_tail(w_ent_t *e, uint64_t *next_pos,
 /* enc_insn() after the position for a record whose static fields differ
  * from its entry: out of line, so that the usual case makes no call and
  * keeps its values in registers. */
-G_NO_INLINE static uint8_t *enc_insn_fields(w_ent_t *e, uint64_t *next_pos, gboolean ia64,
+G_NO_INLINE static uint8_t *enc_insn_fields(w_ent_t *went, w_ent_t **went_next, w_ent_t *e,
+                                            uint64_t *next_pos, gboolean ia64,
                                             uint8_t *o, uint8_t *p, unsigned h,
                                             const pmusim_rec_t *r)
 {
@@ -539,15 +553,16 @@ G_NO_INLINE static uint8_t *enc_insn_fields(w_ent_t *e, uint64_t *next_pos, gboo
     uint64_t wb = w_word(r, W_OFF_B) & (WK_BKIND | WK_BDYN) & bm;
     uint64_t xb = wb ^ e->b;
     p = enc_fields(e, p, r);
-    return ia64 ? enc_tail(e, next_pos, TRUE, o, p, h | TR_H_FIELDS, r, mm, wm, wb, xb,
-                           r->br.target & bm)
-                : enc_tail(e, next_pos, FALSE, o, p, h | TR_H_FIELDS, r, mm, wm, wb, xb,
-                           r->br.target & bm);
+    return ia64 ? enc_tail(went, went_next, e, next_pos, TRUE, o, p, h | TR_H_FIELDS, r, mm, wm,
+                           wb, xb, r->br.target & bm)
+                : enc_tail(went, went_next, e, next_pos, FALSE, o, p, h | TR_H_FIELDS, r, mm, wm,
+                           wb, xb, r->br.target & bm);
 }
 
 /* Encodes INSN r after a record at cycle `cycle`; the caller sets the
  * codec's cycle to r's.  `ia64` is a constant where it is inlined. */
-G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_pos,
+G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, w_ent_t **went_next,
+                                                uint64_t *next_pos,
                                                 const gboolean ia64, uint64_t cycle, uint8_t *o,
                                                 const pmusim_rec_t *r, unsigned *disorder)
 {
@@ -565,13 +580,14 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_po
     }
     uint64_t pos = ia64 ? r->ip | r->slot : r->ip;
     uint64_t pred = next_pos[r->thread];
+    w_ent_t *e = went_next[r->thread];
     if (pos != pred) {
         h |= TR_H_POS;
         p = put_varint(p, tr_zigzag((int64_t)(pos - pred)));
+        e = &went[tr_cache_index(pos)];
     }
     /* the canonical words (the memory word is all fields: WK_MSTAT |
      * WK_MDYN covers it) */
-    w_ent_t *e = &went[tr_cache_index(pos)];
     w_v16 x = ((w_v16_at(r, w_raw_off[0]) ^ e->raw[0]) & w_raw_mask[0]) |
               (w_v16_at(r, w_raw_off[1]) ^ e->raw[1]) | (w_v16_at(r, w_raw_off[2]) ^ e->raw[2]) |
               ((w_v16_at(r, w_raw_off[3]) ^ e->raw[3]) & w_raw_mask[3]) |
@@ -592,6 +608,7 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_po
         e->stride = (int64_t)(addr - e->addr);
         e->addr = addr;
         next_pos[r->thread] = e->next;
+        went_next[r->thread] = e->next_e;
         return p;
     }
     const w_keep_t *k = &w_keep[r->flags & 7u];
@@ -606,7 +623,7 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_po
     uint64_t xt = target ^ e->target;
     if (G_UNLIKELY(diff | xt)) {
         if (diff)
-            return enc_insn_fields(e, next_pos, ia64, o, p, h, r);
+            return enc_insn_fields(went, went_next, e, next_pos, ia64, o, p, h, r);
         /* only the branch target differs (an indirect branch, or another
          * branch at this entry): the mask TR_M_BRTARGET in two bytes */
         _Static_assert(TR_M_BRTARGET >= 0x80 && TR_M_BRTARGET < 0x4000, "mask width");
@@ -616,7 +633,7 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, uint64_t *next_po
         p = put_varint(p + 2, tr_zigzag((int64_t)(target - r->ip)));
         e->target = target;
     }
-    return enc_tail(e, next_pos, ia64, o, p, h, r, mm, wm, wb, xb, target);
+    return enc_tail(went, went_next, e, next_pos, ia64, o, p, h, r, mm, wm, wb, xb, target);
 }
 
 static gboolean w_bin_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GError **error)
@@ -629,7 +646,7 @@ static gboolean w_bin_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GErro
     }
     if (r->kind == PMUSIM_REC_INSN) {
         unsigned checked = 0; /* w_rec_bad() tested the order */
-        p = enc_insn(w->went, c->next_pos, c->ia64, c->cycle, p, r, &checked);
+        p = enc_insn(w->went, w->went_next, c->next_pos, c->ia64, c->cycle, p, r, &checked);
         c->cycle = r->cycle;
     } else {
         uint64_t d = r->cycle - c->cycle;
@@ -871,6 +888,7 @@ G_ALWAYS_INLINE static inline size_t w_run(pmusim_trace_writer_t *w, const pmusi
 {
     tr_codec_t *c = w->codec;
     w_ent_t *went = w->went;
+    w_ent_t **went_next = w->went_next;
     uint64_t *next_pos = c->next_pos;
     uint64_t cycle = c->cycle;
     unsigned thread = c->thread;
@@ -895,7 +913,7 @@ G_ALWAYS_INLINE static inline size_t w_run(pmusim_trace_writer_t *w, const pmusi
                     *p++ = (uint8_t)(TR_OP_THREAD_SEL | r->thread);
                     thread = r->thread;
                 }
-                p = enc_insn(went, next_pos, ia64, cycle, p, r, &disorder);
+                p = enc_insn(went, went_next, next_pos, ia64, cycle, p, r, &disorder);
                 cycle = r->cycle;
             } else if (r->kind == PMUSIM_REC_MEM) {
                 /* the record before it, as tr_mem_follows() and the address

@@ -30,9 +30,14 @@ typedef struct cap_tb {
     uint8_t rep_first, rep_last; /* its first / last instruction is a REP string op */
     uint8_t hw;          /* the hardware thread in[].thread holds (0 at first) */
     pmusim_rec_t *rec;   /* n record templates (in[i].tmpl), behind in[] */
-    uint8_t *mem_width;  /* n capstream_insn_t.mem_width, behind rec[] */
+    uint16_t *acc_info;  /* n access facts, behind rec[]: capstream_insn_t.mem_width
+                          * in bits 7:0, CAP_ACC_FP when the instruction is FP/SIMD */
     pmusim_uarch_insn_t in[];
 } cap_tb_t;
+/* An access item's instruction in one load (cap_exec_items()): its FP
+ * bit lands on pmusim_uarch_access_t.is_fp (bit 40 of bytes 8..15) with
+ * one shift. */
+#define CAP_ACC_FP 0x100u
 /* the templates follow in[] in the same allocation */
 G_STATIC_ASSERT(_Alignof(pmusim_rec_t) <= _Alignof(pmusim_uarch_insn_t));
 
@@ -387,6 +392,9 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
 {
     uint64_t prev = *prevp;
     uint32_t k = *pos;
+    /* the blocks known so far: no TB chunk arrives inside an EXEC chunk */
+    cap_tb_t *const *const tbs = (cap_tb_t *const *)c->tbs->pdata;
+    const uint32_t ntbs = c->tbs->len;
     while (k < size) {
         if (size - k < 2)
             return cap_error(c, at + k, error, "EXEC chunk ends inside an item");
@@ -401,13 +409,14 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
             } else {
                 k += 2;
             }
-            if (id >= c->tbs->len)
+            if (id >= ntbs)
                 return cap_error(c, at + k, error, "block %u executed before its TB chunk", id);
-            cap_tb_t *nb = g_ptr_array_index(c->tbs, id);
+            cap_tb_t *nb = tbs[id];
             /* a REP string instruction re-entered for its next iteration
-             * stays one instruction */
-            if (t->tb && t->idx == t->tb->n - 1 && t->tb->rep_last && nb->rep_first &&
-                nb->vaddr == t->tb->in[t->idx].ip) {
+             * stays one instruction (the new block's flag first: it is
+             * next to its address, which is read anyway, and rarely set) */
+            if (G_UNLIKELY(nb->rep_first) && t->tb && t->idx == t->tb->n - 1 &&
+                t->tb->rep_last && nb->vaddr == t->tb->in[t->idx].ip) {
                 c->rep_more++;
                 if (!cap_run_complete(c, t, error))
                     return FALSE;
@@ -453,7 +462,8 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
         }
         const uint64_t addr = prev + ((z >> 1) ^ (uint64_t)-(int64_t)(z & 1));
         const uint32_t piece = 1u << ((h >> 2) & 3);
-        if (G_UNLIKELY(t->tb->mem_width[i]) && t->nacc > t->cur) {
+        const uint32_t info = t->tb->acc_info[i];
+        if (G_UNLIKELY(info & 0xffu) && t->nacc > t->cur) {
             /* the next piece of a wide access (acc[cur, nacc) are this
              * instruction's): QEMU 7.2 loads and stores a 16- or 32-byte
              * operand as 8-byte pieces in ascending order; one access of
@@ -461,7 +471,7 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
              * make (one reference, at most one miss per line pair) */
             pmusim_uarch_access_t *l = &t->acc[t->nacc - 1];
             if (l->is_store == ((h >> 1) & 1) && l->addr + l->size == addr &&
-                l->size + piece <= t->tb->mem_width[i]) {
+                l->size + piece <= (info & 0xffu)) {
                 l->size += piece;
                 prev = addr;
                 k += 2 + nb;
@@ -482,7 +492,7 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
         a->addr = prev;
         /* size, is_store, is_fp and zero addr_dep and alat in one store */
         const uint64_t rest = (uint64_t)piece | (uint64_t)((h >> 1) & 1) << 32 |
-                              (uint64_t)(t->tb->in[i].fp != PMUSIM_UARCH_FP_NONE) << 40;
+                              (uint64_t)(info & CAP_ACC_FP) << 32;
         memcpy(&a->size, &rest, sizeof rest);
         k += 2 + nb;
     }
@@ -546,11 +556,11 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
         return FALSE;
     }
     cap_tb_t *tb = g_malloc0(sizeof *tb +
-                             n * (sizeof tb->in[0] + sizeof tb->rec[0] + sizeof tb->mem_width[0]));
+                             n * (sizeof tb->in[0] + sizeof tb->rec[0] + sizeof tb->acc_info[0]));
     tb->vaddr = vaddr;
     tb->n = n;
     tb->rec = (pmusim_rec_t *)(void *)&tb->in[n];
-    tb->mem_width = (uint8_t *)&tb->rec[n];
+    tb->acc_info = (uint16_t *)(void *)&tb->rec[n];
     uint64_t ip = vaddr;
     for (uint32_t i = 0; i < n; i++) {
         capstream_insn_t d;
@@ -574,7 +584,8 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
         in->flags = (uint16_t)(d.fpclass << PMUSIM_F_FPCLASS_SHIFT |
                                d.opkind << PMUSIM_F_OPKIND_SHIFT |
                                ((d.flags & CAPSTREAM_F_LOCK) ? PMUSIM_F_LOCK : 0u));
-        tb->mem_width[i] = d.mem_width;
+        tb->acc_info[i] = (uint16_t)(d.mem_width |
+                                     (d.fp != PMUSIM_UARCH_FP_NONE ? CAP_ACC_FP : 0u));
         /* the outcome when the thread runs on to the next instruction */
         in->taken = d.br != PMUSIM_UARCH_BR_NONE && d.br != PMUSIM_UARCH_BR_COND;
         in->target = in->taken ? ip + d.len : 0;
