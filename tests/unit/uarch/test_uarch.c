@@ -2494,23 +2494,31 @@ static void test_ports_divider_ms(void)
  * cycles after the second div at the earliest (they start at its end).
  * knm takes the same latencies (docs/UARCH.md §1.1) and writes
  * CYCLES_DIV_BUSY:ALL. */
+/* Once one instruction per call (pmusim_uarch_insn()), once in one batch
+ * (pmusim_uarch_insns(), whose fast path has a copy per CPU kind that tells
+ * a divide by the port rule's lookup on wsm and by the kind's bits on knm:
+ * docs/PERFORMANCE.md, h-aspeed2). */
 static void test_divider_timing(void)
 {
     const pmusim_cpu_t cpus[] = { PMUSIM_CPU_WSM, PMUSIM_CPU_KNM };
-    for (size_t k = 0; k < G_N_ELEMENTS(cpus); k++) {
+    for (size_t k = 0; k < 2 * G_N_ELEMENTS(cpus); k++) {
+        const gboolean batch = k >= G_N_ELEMENTS(cpus);
         collect_t c;
-        pmusim_uarch_t *u = model(cpus[k], 1, NULL, &c);
+        pmusim_uarch_t *u = model(cpus[k % G_N_ELEMENTS(cpus)], 1, NULL, &c);
         GError *e = NULL;
-        for (int pass = 0; pass < 3; pass++)
-            for (uint64_t i = 0; i < 8; i++)
-                run(u, 0, 0x400000 + 4 * i, 0, 0, FALSE, FALSE);
         const uint16_t div = PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT;
         const uint16_t sd = PMUSIM_FPC_SD << PMUSIM_F_FPCLASS_SHIFT;
         const uint16_t flags[5] = { div, div, 0, sd | div, sd | div };
-        for (uint64_t i = 0; i < 5; i++) {
-            pmusim_uarch_insn_t in = { .ip = 0x400020 + 4 * i, .plm = 3, .len = 4, .uops = 1,
-                                       .flags = flags[i] };
-            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+        pmusim_uarch_insn_t ins[24 + 5];
+        for (uint64_t i = 0; i < G_N_ELEMENTS(ins); i++)
+            ins[i] = (pmusim_uarch_insn_t){ .ip = 0x400000 + 4 * (i < 24 ? i % 8 : i - 16),
+                                            .plm = 3, .len = 4, .uops = i < 24 ? 0 : 1,
+                                            .flags = i < 24 ? 0 : flags[i - 24] };
+        if (batch) {
+            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insns(u, ins, G_N_ELEMENTS(ins), &e));
+        } else {
+            for (uint64_t i = 0; i < G_N_ELEMENTS(ins); i++)
+                CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &ins[i], &e));
         }
         finish(u);
         const pmusim_rec_t *warm = insn(&c, 23);
@@ -2524,9 +2532,10 @@ static void test_divider_timing(void)
         CU_ASSERT_EQUAL(p->cycle, d2->cycle);
         CU_ASSERT_EQUAL(f1->cycle, d2->cycle + 7);
         CU_ASSERT_EQUAL(f2->cycle, d2->cycle + 14);
-        const uint16_t code = cpus[k] == PMUSIM_CPU_WSM ? 0x14 : 0xcd;
+        const pmusim_cpu_t cpu = cpus[k % G_N_ELEMENTS(cpus)];
+        const uint16_t code = cpu == PMUSIM_CPU_WSM ? 0x14 : 0xcd;
         CU_ASSERT_EQUAL(ev_sum(&c, code, 0x01), 23 + 23 + 7 + 7);
-        if (cpus[k] == PMUSIM_CPU_KNM) /* no port kinds on knm */
+        if (cpu == PMUSIM_CPU_KNM) /* no port kinds on knm */
             CU_ASSERT_EQUAL(ev_sum(&c, 0xb1, 0x01), 0);
         done(u, &c);
     }
