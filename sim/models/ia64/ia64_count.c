@@ -1720,10 +1720,10 @@ ia64_fast_leave(ia64_model_t *im, const bool pk_lm, const uint64_t lmask, const 
  * of the cycles closed (issue 12: no record count per close). */
 typedef struct {
     const pmusim_rec_t *end, *end2;
-    uint64_t cur, pk, cm, next_lazy, pkb, dke, eke, dtag, e1;
-    const uint64_t *plim, *pmax;
+    uint64_t cur, pk, cm, next_lazy, pkb, dke, dtag, e1;
+    const ia64_sig_entry_t *const *plim, *const *pmax;
     size_t nempty;
-    uint32_t v;
+    uint32_t v, t0;
     unsigned rare_keep;
 } ia64_lean_t;
 
@@ -1769,34 +1769,39 @@ static inline bool ia64_run_retired_in(const pmusim_rec_t *first, const pmusim_r
 }
 
 /* One record of ia64_lean_body(): false when it leaves the record to the
- * full loop, else the record consumed (pk, p, s->cm updated). */
+ * full loop, else the record consumed (pk, p, s->cm updated; the entry of
+ * a record with a mask goes to *p).  dkmh: dkm with the flags whose
+ * records take xtab (hflags), so that one compare finds the records of
+ * dtab (issue 12: a second test of the flags' byte on every record). */
 static inline __attribute__((always_inline)) bool
 ia64_lean_rec(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const unsigned need,
-              ia64_sig_entry_t *const dtab0, ia64_sig_entry_t *const xtab0, const uint64_t dkm,
-              const uint64_t dke, const uint64_t dtag, uint64_t *pk, uint64_t **p)
+              ia64_sig_entry_t *const dtab0, ia64_sig_entry_t *const xtab0, const uint64_t dkmh_x,
+              const uint64_t dkmh, const uint64_t dke, const uint64_t dtag, uint64_t *pk,
+              const ia64_sig_entry_t ***p)
 {
-    const unsigned hflags = ((need & (IA64_NEED_MEM | IA64_NEED_MIS)) ? PMUSIM_F_MEM : 0u) |
-                            ((need & IA64_NEED_BR) ? PMUSIM_F_BRANCH : 0u);
     uint64_t w;
     memcpy(&w, &r->kind, sizeof w);
-    if ((w & dkm) != dke) {
+    /* x: the bytes that differ from dke's; only hflags ones for a record
+     * of xtab (dke has none of them).  The other tests read the record
+     * again (issue 12: w kept for them cost a register copy a record) */
+    const uint64_t x = (w & dkmh) ^ dke;
+    const ia64_sig_entry_t *d;
+    if (__builtin_expect(x == 0, 1)) {
+        /* (a size_t: no zero extension of the index) */
+        size_t ix = ia64_flags_lo(r);
+        if ((need & IA64_NEED_ST) && (ix & PMUSIM_F_MEM))
+            ix |= (size_t)(r->mem.is_store != 0) << 8;
+        d = &dtab0[ix];
+    } else if (x & ~dkmh_x) {
         /* an EVENT record of the run's thread that counts nothing: an
          * empty mask (eke: kind and thread bytes) */
-        if ((w & ia64_rec_word(0xff, 0xff, 0, 0)) != s->eke ||
+        if (r->kind != PMUSIM_REC_EVENT || r->thread != s->t0 ||
             !ia64_event_quiet(im, r, r->thread))
             return false;
         s->nempty++;
         return true;
-    }
-    /* (a size_t: no zero extension of the index) */
-    size_t ix = ia64_flags_lo(r);
-    const ia64_sig_entry_t *d;
-    if (!(ix & hflags)) {
-        if ((need & IA64_NEED_ST) && (ix & PMUSIM_F_MEM))
-            ix |= (size_t)(r->mem.is_store != 0) << 8;
-        d = &dtab0[ix];
     } else if (need & (IA64_NEED_MEM | IA64_NEED_BR)) {
-        const int xi = ia64_xtab_index(r, (unsigned)ix, need);
+        const int xi = ia64_xtab_index(r, ia64_flags_lo(r), need);
         if (xi < 0)
             return false;
         d = &xtab0[xi];
@@ -1815,7 +1820,7 @@ ia64_lean_rec(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const uns
         }
     }
     *pk += d->pk;
-    *(*p)++ = d->mask;
+    *(*p)++ = d;
     im->id_cnt[d->id]++;
     return true;
 }
@@ -1848,18 +1853,21 @@ ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const un
                ia64_sig_entry_t *const dtab0, ia64_sig_entry_t *const xtab0)
 {
     const pmusim_rec_t *const end = s->end, *const end2 = s->end2;
-    const uint64_t dkm = ia64_rec_word(0xff, 0xff, PMUSIM_F_IA32, 3), dke = s->dke,
+    const unsigned hflags = ((need & (IA64_NEED_MEM | IA64_NEED_MIS)) ? PMUSIM_F_MEM : 0u) |
+                            ((need & IA64_NEED_BR) ? PMUSIM_F_BRANCH : 0u);
+    const uint64_t dkmh = ia64_rec_word(0xff, 0xff, (uint16_t)(PMUSIM_F_IA32 | hflags), 3),
+                   dkmh_x = ia64_rec_word(0, 0, (uint16_t)hflags, 0), dke = s->dke,
                    dtag = s->dtag;
     uint64_t cur = s->cur, pk = s->pk;
-    /* the open cycle's next mask (v = p - cyc_masks: issue 12, a pointer
+    /* the open cycle's next entry (v = p - lean_ents: issue 12, a pointer
      * the loop adds to); one flat loop over the records, the close out of
      * line (issue 12: a loop per cycle made gcc copy the loop's values
      * between registers every record) */
-    uint64_t *p = &im->cyc_masks[s->v];
+    const ia64_sig_entry_t **p = &im->lean_ents[s->v];
     if (r < end2) {
         for (;;) {
             /* r < end2, r->cycle == cur */
-            if (!ia64_lean_rec(im, s, r, need, dtab0, xtab0, dkm, dke, dtag, &pk, &p))
+            if (!ia64_lean_rec(im, s, r, need, dtab0, xtab0, dkmh_x, dkmh, dke, dtag, &pk, &p))
                 goto out;
             ++r; /* (r <= end2 < end) */
             if (__builtin_expect(r->cycle != cur, 0)) {
@@ -1876,7 +1884,8 @@ ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const un
                         ia64_cp_add(im, e1);
                     s->cm = 0;
                 }
-                p = im->cyc_masks;
+                p = im->lean_ents;
+                s->v = 0; /* (the open cycle's entries start at 0) */
                 pk = 0;
                 cur = c;
                 if (r >= end2)
@@ -1886,13 +1895,18 @@ ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const un
     }
     /* the last cycle: r->cycle == cur up to end */
     do {
-        if (!ia64_lean_rec(im, s, r, need, dtab0, xtab0, dkm, dke, dtag, &pk, &p))
+        if (!ia64_lean_rec(im, s, r, need, dtab0, xtab0, dkmh_x, dkmh, dke, dtag, &pk, &p))
             goto out;
     } while (++r < end);
-out:
+out:;
+    /* the open cycle's masks: those added here (from 0 when a cycle
+     * closed; s->v is read here: no register holds it in the loop) */
+    const uint32_t v = (uint32_t)(p - im->lean_ents);
+    for (uint32_t j = s->v; j < v; j++)
+        im->cyc_masks[j] = im->lean_ents[j]->mask;
     s->cur = cur;
     s->pk = pk;
-    s->v = (uint32_t)(p - im->cyc_masks);
+    s->v = v;
     return r;
 }
 
@@ -2192,11 +2206,11 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                                   .next_lazy = next_lazy,
                                   .pkb = pkb,
                                   .dke = dke,
-                                  .eke = ia64_rec_word(PMUSIM_REC_EVENT, (uint8_t)t0, 0, 0),
+                                  .t0 = t0,
                                   .dtag = dtag,
                                   .e1 = e1mask,
-                                  .plim = im->cyc_masks + vlim,
-                                  .pmax = im->cyc_masks + vmax,
+                                  .plim = im->lean_ents + vlim,
+                                  .pmax = im->lean_ents + vmax,
                                   .nempty = 0,
                                   .v = v,
                                   .rare_keep = rare_keep};
@@ -2550,11 +2564,11 @@ static __attribute__((noinline)) size_t ia64_lean_entry(ia64_model_t *im, const 
                       .dke = ia64_rec_word(PMUSIM_REC_INSN, (uint8_t)t0,
                                            (uint16_t)(st0 & PMUSIM_F_IA32),
                                            (uint8_t)((st0 >> 16) & 3u)),
-                      .eke = ia64_rec_word(PMUSIM_REC_EVENT, (uint8_t)t0, 0, 0),
+                      .t0 = t0,
                       .dtag = im->gen_tag | (th->active ? IA64_KEY_ACTIVE : 0) | st0,
                       .e1 = e1mask,
-                      .plim = im->cyc_masks + vlim,
-                      .pmax = im->cyc_masks + IA64_LOWINC,
+                      .plim = im->lean_ents + vlim,
+                      .pmax = im->lean_ents + IA64_LOWINC,
                       .nempty = 0,
                       .v = v,
                       .rare_keep = pk_lm ? ~(unsigned)IA64_RARE_LM : ~0u};

@@ -510,6 +510,10 @@ typedef struct ia64_model {
      * start) and the first record of that end's last cycle, found once
      * per call (issue 12: a Montecito thread switch starts a run) */
     const pmusim_rec_t *lean_end, *lean_end2;
+    /* ia64_lean_body()'s open cycle: the entries of the records it added,
+     * whose masks go into cyc_masks when it returns (issue 12: a pointer
+     * store a record instead of a mask's load and store) */
+    const struct ia64_sig_entry *lean_ents[IA64_CYC_CAP];
     uint64_t stopped;    /* slots that do not count now: disabled or frozen */
     bool any_event_ctr; /* some counter could take explicit EVENT records */
     uint64_t ev_es[256 / 64]; /* bit es: an enabled counter that is not lazy has event select es */
