@@ -297,8 +297,7 @@ void ia64_sig_invalidate(ia64_model_t *im)
     im->sig_gen++;
     if ((im->sig_gen & IA64_GEN_MASK) == 0) {
         memset(im->sig_cache, 0, sizeof im->sig_cache);
-        memset(im->dtab, 0, sizeof im->dtab);
-        memset(im->xtab, 0, sizeof im->xtab);
+        memset(im->dxtab, 0, sizeof im->dxtab);
         im->sig_gen++;
     }
     im->gen_tag = (uint64_t)(im->sig_gen & IA64_GEN_MASK) << IA64_GEN_SHIFT;
@@ -1633,30 +1632,44 @@ static inline uint32_t ia64_mem_word(const pmusim_rec_t *r)
 #define IA64_XMEM_MUL (UINT64_C(1) << 56 | UINT64_C(1) << 51 | UINT64_C(1) << 41 | UINT64_C(1) << 38)
 
 /* The index in ia64_model_t.xtab of an instruction record with flags'
+ * low byte ix, a memory access (not a branch) whose key holds its mem
+ * bytes, in *xi: false when one of them is out of range (sig_cache). */
+static inline bool ia64_xtab_index_mem(const pmusim_rec_t *r, size_t ix, size_t *xi)
+{
+    const uint32_t w = ia64_mem_word(r);
+    if (w & ~IA64_XMEM_RANGE)
+        return false;
+    _Static_assert(PMUSIM_F_NOP == 1u << 4 && PMUSIM_F_PRED_OFF == 1u << 5 &&
+                       PMUSIM_F_FP == 1u << 6,
+                   "flags 6:4 are NOP, PRED_OFF, FP");
+    *xi = (ix & 0x70u) << 5 | (size_t)(((uint64_t)w * IA64_XMEM_MUL) >> 56);
+    return true;
+}
+
+/* The same for a branch (not a memory access) whose key holds its branch
+ * bytes. */
+static inline bool ia64_xtab_index_br(const pmusim_rec_t *r, size_t ix, size_t *xi)
+{
+    const uint64_t x = ia64_br_word(r);
+    if (x & ~IA64_XBR_RANGE)
+        return false;
+    *xi = (ix & 0x70u) << 5 | ia64_br_index(x) | 256u;
+    return true;
+}
+
+/* The index in ia64_model_t.xtab of an instruction record with flags'
  * low byte ix, whose key (under need) holds its mem or its branch bytes;
  * -1 when it has none of them in range, both, or a misaligned access in
  * its key (those take sig_cache). */
 static inline int ia64_xtab_index(const pmusim_rec_t *r, unsigned ix, unsigned need)
 {
     const unsigned mb = ix & (PMUSIM_F_MEM | PMUSIM_F_BRANCH);
-    unsigned packed;
-    if (mb == PMUSIM_F_MEM && (need & IA64_NEED_MEM) && !(need & IA64_NEED_MIS)) {
-        const uint32_t w = ia64_mem_word(r);
-        if (w & ~IA64_XMEM_RANGE)
-            return -1;
-        packed = (unsigned)(((uint64_t)w * IA64_XMEM_MUL) >> 56);
-    } else if (mb == PMUSIM_F_BRANCH && (need & IA64_NEED_BR)) {
-        const uint64_t x = ia64_br_word(r);
-        if (x & ~IA64_XBR_RANGE)
-            return -1;
-        packed = ia64_br_index(x) | 256u;
-    } else {
-        return -1;
-    }
-    _Static_assert(PMUSIM_F_NOP == 1u << 4 && PMUSIM_F_PRED_OFF == 1u << 5 &&
-                       PMUSIM_F_FP == 1u << 6,
-                   "flags 6:4 are NOP, PRED_OFF, FP");
-    return (int)((ix & 0x70u) << 5 | packed);
+    size_t xi;
+    if (mb == PMUSIM_F_MEM && (need & IA64_NEED_MEM) && !(need & IA64_NEED_MIS))
+        return ia64_xtab_index_mem(r, ix, &xi) ? (int)xi : -1;
+    if (mb == PMUSIM_F_BRANCH && (need & IA64_NEED_BR))
+        return ia64_xtab_index_br(r, ix, &xi) ? (int)xi : -1;
+    return -1;
 }
 
 /* lean_end2 for the end `end` of a fast loop's run from r: the first record
@@ -1775,7 +1788,7 @@ static inline bool ia64_run_retired_in(const pmusim_rec_t *first, const pmusim_r
  * dtab (issue 12: a second test of the flags' byte on every record). */
 static inline __attribute__((always_inline)) bool
 ia64_lean_rec(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const unsigned need,
-              ia64_sig_entry_t *const dtab0, ia64_sig_entry_t *const xtab0, const uint64_t dkmh_x,
+              ia64_sig_entry_t *const dtab0, const uint64_t dkmh_x,
               const uint64_t dkmh, const uint64_t dke, const uint64_t dtag, uint64_t *pk,
               const ia64_sig_entry_t ***p)
 {
@@ -1800,13 +1813,22 @@ ia64_lean_rec(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const uns
             return false;
         s->nempty++;
         return true;
-    } else if (need & (IA64_NEED_MEM | IA64_NEED_BR)) {
-        const int xi = ia64_xtab_index(r, ia64_flags_lo(r), need);
-        if (xi < 0)
-            return false;
-        d = &xtab0[xi];
     } else {
-        return false;
+        /* x tells which of mem and branch the record has (issue 12: a
+         * second test of the flags for it) */
+        size_t xi;
+        if ((need & IA64_NEED_MEM) && !(need & IA64_NEED_MIS) &&
+            x == ia64_rec_word(0, 0, PMUSIM_F_MEM, 0)) {
+            if (!ia64_xtab_index_mem(r, ia64_flags_lo(r), &xi))
+                return false;
+        } else if ((need & IA64_NEED_BR) && x == ia64_rec_word(0, 0, PMUSIM_F_BRANCH, 0)) {
+            if (!ia64_xtab_index_br(r, ia64_flags_lo(r), &xi))
+                return false;
+        } else {
+            return false;
+        }
+        /* (xtab follows dtab: ia64_model_t.dxtab) */
+        d = &dtab0[IA64_DTAB_SLOTS + xi];
     }
     if (__builtin_expect(d->k1 != dtag, 0)) {
         if (d->k1 == (dtag | 1) && (d->rare & s->rare_keep) == IA64_RARE_E1) {
@@ -1850,7 +1872,7 @@ ia64_lean_rec(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const uns
  * per record). */
 static inline __attribute__((always_inline)) const pmusim_rec_t *
 ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const unsigned need,
-               ia64_sig_entry_t *const dtab0, ia64_sig_entry_t *const xtab0)
+               ia64_sig_entry_t *const dtab0)
 {
     const pmusim_rec_t *const end = s->end, *const end2 = s->end2;
     const unsigned hflags = ((need & (IA64_NEED_MEM | IA64_NEED_MIS)) ? PMUSIM_F_MEM : 0u) |
@@ -1867,7 +1889,7 @@ ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const un
     if (r < end2) {
         for (;;) {
             /* r < end2, r->cycle == cur */
-            if (!ia64_lean_rec(im, s, r, need, dtab0, xtab0, dkmh_x, dkmh, dke, dtag, &pk, &p))
+            if (!ia64_lean_rec(im, s, r, need, dtab0, dkmh_x, dkmh, dke, dtag, &pk, &p))
                 goto out;
             ++r; /* (r <= end2 < end) */
             if (__builtin_expect(r->cycle != cur, 0)) {
@@ -1895,7 +1917,7 @@ ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const un
     }
     /* the last cycle: r->cycle == cur up to end */
     do {
-        if (!ia64_lean_rec(im, s, r, need, dtab0, xtab0, dkmh_x, dkmh, dke, dtag, &pk, &p))
+        if (!ia64_lean_rec(im, s, r, need, dtab0, dkmh_x, dkmh, dke, dtag, &pk, &p))
             goto out;
     } while (++r < end);
 out:;
@@ -1912,10 +1934,9 @@ out:;
 
 #define IA64_LEAN(name, need)                                                                      \
     static __attribute__((noinline)) const pmusim_rec_t *name(                                     \
-        ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, ia64_sig_entry_t *dtab0,         \
-        ia64_sig_entry_t *xtab0)                                                                   \
+        ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, ia64_sig_entry_t *dtab0)         \
     {                                                                                              \
-        return ia64_lean_body(im, s, r, need, dtab0, xtab0);                                      \
+        return ia64_lean_body(im, s, r, need, dtab0);                                             \
     }
 IA64_LEAN(ia64_lean_0, 0)
 IA64_LEAN(ia64_lean_m, IA64_NEED_MEM)
@@ -1929,23 +1950,23 @@ IA64_LEAN(ia64_lean_all, IA64_NEED_MEM | IA64_NEED_MIS | IA64_NEED_BR)
 /* ia64_lean_body() for the configuration need (a constant where called). */
 static inline __attribute__((always_inline)) const pmusim_rec_t *
 ia64_lean(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const unsigned need,
-          ia64_sig_entry_t *dtab0, ia64_sig_entry_t *xtab0)
+          ia64_sig_entry_t *dtab0)
 {
     switch (need) {
     case 0:
-        return ia64_lean_0(im, s, r, dtab0, xtab0);
+        return ia64_lean_0(im, s, r, dtab0);
     case IA64_NEED_MEM:
-        return ia64_lean_m(im, s, r, dtab0, xtab0);
+        return ia64_lean_m(im, s, r, dtab0);
     case IA64_NEED_ST:
-        return ia64_lean_s(im, s, r, dtab0, xtab0);
+        return ia64_lean_s(im, s, r, dtab0);
     case IA64_NEED_ST | IA64_NEED_BR:
-        return ia64_lean_sb(im, s, r, dtab0, xtab0);
+        return ia64_lean_sb(im, s, r, dtab0);
     case IA64_NEED_BR:
-        return ia64_lean_b(im, s, r, dtab0, xtab0);
+        return ia64_lean_b(im, s, r, dtab0);
     case IA64_NEED_MEM | IA64_NEED_BR:
-        return ia64_lean_mb(im, s, r, dtab0, xtab0);
+        return ia64_lean_mb(im, s, r, dtab0);
     default:
-        return ia64_lean_all(im, s, r, dtab0, xtab0);
+        return ia64_lean_all(im, s, r, dtab0);
     }
 }
 
@@ -2127,7 +2148,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     const uint64_t eke = ia64_rec_word(PMUSIM_REC_EVENT, (uint8_t)t0, 0, 0);
     size_t nquiet = 0; /* the EVENT records consumed so */
     unsigned hflags = 0;
-    ia64_sig_entry_t *const dtab0 = im->dtab[t0], *const xtab0 = im->xtab[t0];
+    ia64_sig_entry_t *const dtab0 = im->dxtab[t0], *const xtab0 = dtab0 + IA64_DTAB_SLOTS;
     if (single) {
         /* (nosig too: issue 12, one compare where the kind and thread and
          * then the state were tested) */
@@ -2215,7 +2236,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                                   .v = v,
                                   .rare_keep = rare_keep};
                 const pmusim_rec_t *const r_in = r;
-                r = ia64_lean(im, &ls, r, need, dtab0, xtab0);
+                r = ia64_lean(im, &ls, r, need, dtab0);
                 cur = ls.cur;
                 pk = ls.pk;
                 /* the masks of the cycles it closed: those it was given
@@ -2573,7 +2594,7 @@ static __attribute__((noinline)) size_t ia64_lean_entry(ia64_model_t *im, const 
                       .v = v,
                       .rare_keep = pk_lm ? ~(unsigned)IA64_RARE_LM : ~0u};
     const pmusim_rec_t *const r_in = r;
-    r = ia64_lean(im, &ls, r, im->key_need, im->dtab[t0], im->xtab[t0]);
+    r = ia64_lean(im, &ls, r, im->key_need, im->dxtab[t0]);
     /* the masks of the cycles it closed: those it was given (v) and
      * added, less those of the open cycle */
     acc += v + ((size_t)(r - r_in) - ls.nempty) - ls.v;
