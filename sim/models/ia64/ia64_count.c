@@ -1734,8 +1734,7 @@ ia64_fast_leave(ia64_model_t *im, const bool pk_lm, const uint64_t lmask, const 
 typedef struct {
     const pmusim_rec_t *end, *end2;
     uint64_t cur, pk, cm, next_lazy, pkb, dke, dtag, e1;
-    const ia64_sig_entry_t *const *plim, *const *pmax;
-    size_t nempty;
+    size_t vlim, vmax, nempty;
     uint32_t v, t0;
     unsigned rare_keep;
 } ia64_lean_t;
@@ -1790,7 +1789,7 @@ static inline __attribute__((always_inline)) bool
 ia64_lean_rec(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const unsigned need,
               ia64_sig_entry_t *const dtab0, const uint64_t dkmh_x,
               const uint64_t dkmh, const uint64_t dke, const uint64_t dtag, uint64_t *pk,
-              const ia64_sig_entry_t ***p)
+              size_t *v)
 {
     uint64_t w;
     memcpy(&w, &r->kind, sizeof w);
@@ -1842,7 +1841,7 @@ ia64_lean_rec(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const uns
         }
     }
     *pk += d->pk;
-    *(*p)++ = d;
+    im->lean_ents[(*v)++] = d;
     im->id_cnt[d->id]++;
     return true;
 }
@@ -1861,7 +1860,7 @@ ia64_lean_rec(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const uns
  * here), and the q planes need nothing (under pk_lm the full loop leaves
  * them alone; without it the mask has no m2 | m3 slot of dmask); and
  * closes a cycle when the full loop's test passes without
- * ia64_fast_close_ok() (pk_ok, or fewer than vlim records: p < plim),
+ * ia64_fast_close_ok() (pk_ok, or fewer than vlim records: v < vlim),
  * clearing cm the way the full loop's close does.  Returns the first
  * record it leaves to the full loop (a record of another thread, kind or
  * state, another rare entry, a miss, a close it does not take, or end),
@@ -1881,15 +1880,16 @@ ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const un
                    dkmh_x = ia64_rec_word(0, 0, (uint16_t)hflags, 0), dke = s->dke,
                    dtag = s->dtag;
     uint64_t cur = s->cur, pk = s->pk;
-    /* the open cycle's next entry (v = p - lean_ents: issue 12, a pointer
-     * the loop adds to); one flat loop over the records, the close out of
-     * line (issue 12: a loop per cycle made gcc copy the loop's values
-     * between registers every record) */
-    const ia64_sig_entry_t **p = &im->lean_ents[s->v];
+    /* the open cycle's entries in lean_ents (issue 12: an index, whose
+     * base is im, and not a pointer, whose base was reloaded at each
+     * close); one flat loop over the records, the close out of line
+     * (issue 12: a loop per cycle made gcc copy the loop's values between
+     * registers every record) */
+    size_t v = s->v;
     if (r < end2) {
         for (;;) {
             /* r < end2, r->cycle == cur */
-            if (!ia64_lean_rec(im, s, r, need, dtab0, dkmh_x, dkmh, dke, dtag, &pk, &p))
+            if (!ia64_lean_rec(im, s, r, need, dtab0, dkmh_x, dkmh, dke, dtag, &pk, &v))
                 goto out;
             ++r; /* (r <= end2 < end) */
             if (__builtin_expect(r->cycle != cur, 0)) {
@@ -1897,7 +1897,7 @@ ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const un
                  * ia64_fast_close_ok() fallback */
                 const uint64_t c = r->cycle;
                 if (c > s->next_lazy || c < cur ||
-                    (p >= s->plim && (p >= s->pmax || ((pk + s->pkb) & IA64_PK_HIGH))))
+                    (v >= s->vlim && (v >= s->vmax || ((pk + s->pkb) & IA64_PK_HIGH))))
                     goto out;
                 const uint64_t cm = s->cm;
                 if (cm) {
@@ -1906,7 +1906,7 @@ ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const un
                         ia64_cp_add(im, e1);
                     s->cm = 0;
                 }
-                p = im->lean_ents;
+                v = 0;
                 s->v = 0; /* (the open cycle's entries start at 0) */
                 pk = 0;
                 cur = c;
@@ -1917,18 +1917,17 @@ ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const un
     }
     /* the last cycle: r->cycle == cur up to end */
     do {
-        if (!ia64_lean_rec(im, s, r, need, dtab0, dkmh_x, dkmh, dke, dtag, &pk, &p))
+        if (!ia64_lean_rec(im, s, r, need, dtab0, dkmh_x, dkmh, dke, dtag, &pk, &v))
             goto out;
     } while (++r < end);
 out:;
     /* the open cycle's masks: those added here (from 0 when a cycle
      * closed; s->v is read here: no register holds it in the loop) */
-    const uint32_t v = (uint32_t)(p - im->lean_ents);
-    for (uint32_t j = s->v; j < v; j++)
+    for (size_t j = s->v; j < v; j++)
         im->cyc_masks[j] = im->lean_ents[j]->mask;
     s->cur = cur;
     s->pk = pk;
-    s->v = v;
+    s->v = (uint32_t)v;
     return r;
 }
 
@@ -2230,8 +2229,8 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                                   .t0 = t0,
                                   .dtag = dtag,
                                   .e1 = e1mask,
-                                  .plim = im->lean_ents + vlim,
-                                  .pmax = im->lean_ents + vmax,
+                                  .vlim = vlim,
+                                  .vmax = vmax,
                                   .nempty = 0,
                                   .v = v,
                                   .rare_keep = rare_keep};
@@ -2588,8 +2587,8 @@ static __attribute__((noinline)) size_t ia64_lean_entry(ia64_model_t *im, const 
                       .t0 = t0,
                       .dtag = im->gen_tag | (th->active ? IA64_KEY_ACTIVE : 0) | st0,
                       .e1 = e1mask,
-                      .plim = im->lean_ents + vlim,
-                      .pmax = im->lean_ents + IA64_LOWINC,
+                      .vlim = vlim,
+                      .vmax = IA64_LOWINC,
                       .nempty = 0,
                       .v = v,
                       .rare_keep = pk_lm ? ~(unsigned)IA64_RARE_LM : ~0u};
