@@ -297,8 +297,7 @@ void ia64_sig_invalidate(ia64_model_t *im)
     im->sig_gen++;
     if ((im->sig_gen & IA64_GEN_MASK) == 0) {
         memset(im->sig_cache, 0, sizeof im->sig_cache);
-        memset(im->dtab, 0, sizeof im->dtab);
-        memset(im->xtab, 0, sizeof im->xtab);
+        memset(im->dxtab, 0, sizeof im->dxtab);
         im->sig_gen++;
     }
     im->gen_tag = (uint64_t)(im->sig_gen & IA64_GEN_MASK) << IA64_GEN_SHIFT;
@@ -1633,30 +1632,44 @@ static inline uint32_t ia64_mem_word(const pmusim_rec_t *r)
 #define IA64_XMEM_MUL (UINT64_C(1) << 56 | UINT64_C(1) << 51 | UINT64_C(1) << 41 | UINT64_C(1) << 38)
 
 /* The index in ia64_model_t.xtab of an instruction record with flags'
+ * low byte ix, a memory access (not a branch) whose key holds its mem
+ * bytes, in *xi: false when one of them is out of range (sig_cache). */
+static inline bool ia64_xtab_index_mem(const pmusim_rec_t *r, size_t ix, size_t *xi)
+{
+    const uint32_t w = ia64_mem_word(r);
+    if (w & ~IA64_XMEM_RANGE)
+        return false;
+    _Static_assert(PMUSIM_F_NOP == 1u << 4 && PMUSIM_F_PRED_OFF == 1u << 5 &&
+                       PMUSIM_F_FP == 1u << 6,
+                   "flags 6:4 are NOP, PRED_OFF, FP");
+    *xi = (ix & 0x70u) << 5 | (size_t)(((uint64_t)w * IA64_XMEM_MUL) >> 56);
+    return true;
+}
+
+/* The same for a branch (not a memory access) whose key holds its branch
+ * bytes. */
+static inline bool ia64_xtab_index_br(const pmusim_rec_t *r, size_t ix, size_t *xi)
+{
+    const uint64_t x = ia64_br_word(r);
+    if (x & ~IA64_XBR_RANGE)
+        return false;
+    *xi = (ix & 0x70u) << 5 | ia64_br_index(x) | 256u;
+    return true;
+}
+
+/* The index in ia64_model_t.xtab of an instruction record with flags'
  * low byte ix, whose key (under need) holds its mem or its branch bytes;
  * -1 when it has none of them in range, both, or a misaligned access in
  * its key (those take sig_cache). */
 static inline int ia64_xtab_index(const pmusim_rec_t *r, unsigned ix, unsigned need)
 {
     const unsigned mb = ix & (PMUSIM_F_MEM | PMUSIM_F_BRANCH);
-    unsigned packed;
-    if (mb == PMUSIM_F_MEM && (need & IA64_NEED_MEM) && !(need & IA64_NEED_MIS)) {
-        const uint32_t w = ia64_mem_word(r);
-        if (w & ~IA64_XMEM_RANGE)
-            return -1;
-        packed = (unsigned)(((uint64_t)w * IA64_XMEM_MUL) >> 56);
-    } else if (mb == PMUSIM_F_BRANCH && (need & IA64_NEED_BR)) {
-        const uint64_t x = ia64_br_word(r);
-        if (x & ~IA64_XBR_RANGE)
-            return -1;
-        packed = ia64_br_index(x) | 256u;
-    } else {
-        return -1;
-    }
-    _Static_assert(PMUSIM_F_NOP == 1u << 4 && PMUSIM_F_PRED_OFF == 1u << 5 &&
-                       PMUSIM_F_FP == 1u << 6,
-                   "flags 6:4 are NOP, PRED_OFF, FP");
-    return (int)((ix & 0x70u) << 5 | packed);
+    size_t xi;
+    if (mb == PMUSIM_F_MEM && (need & IA64_NEED_MEM) && !(need & IA64_NEED_MIS))
+        return ia64_xtab_index_mem(r, ix, &xi) ? (int)xi : -1;
+    if (mb == PMUSIM_F_BRANCH && (need & IA64_NEED_BR))
+        return ia64_xtab_index_br(r, ix, &xi) ? (int)xi : -1;
+    return -1;
 }
 
 /* lean_end2 for the end `end` of a fast loop's run from r: the first record
@@ -1720,10 +1733,9 @@ ia64_fast_leave(ia64_model_t *im, const bool pk_lm, const uint64_t lmask, const 
  * of the cycles closed (issue 12: no record count per close). */
 typedef struct {
     const pmusim_rec_t *end, *end2;
-    uint64_t cur, pk, cm, next_lazy, pkb, dke, eke, dtag, e1;
-    const uint64_t *plim, *pmax;
-    size_t nempty;
-    uint32_t v;
+    uint64_t cur, pk, cm, next_lazy, pkb, dke, dtag, e1;
+    size_t vlim, vmax, nempty;
+    uint32_t v, t0;
     unsigned rare_keep;
 } ia64_lean_t;
 
@@ -1769,39 +1781,53 @@ static inline bool ia64_run_retired_in(const pmusim_rec_t *first, const pmusim_r
 }
 
 /* One record of ia64_lean_body(): false when it leaves the record to the
- * full loop, else the record consumed (pk, p, s->cm updated). */
+ * full loop, else the record consumed (pk, p, s->cm updated; the entry of
+ * a record with a mask goes to *p).  dkmh: dkm with the flags whose
+ * records take xtab (hflags), so that one compare finds the records of
+ * dtab (issue 12: a second test of the flags' byte on every record). */
 static inline __attribute__((always_inline)) bool
 ia64_lean_rec(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const unsigned need,
-              ia64_sig_entry_t *const dtab0, ia64_sig_entry_t *const xtab0, const uint64_t dkm,
-              const uint64_t dke, const uint64_t dtag, uint64_t *pk, uint64_t **p)
+              ia64_sig_entry_t *const dtab0, const uint64_t dkmh_x,
+              const uint64_t dkmh, const uint64_t dke, const uint64_t dtag, uint64_t *pk,
+              size_t *v)
 {
-    const unsigned hflags = ((need & (IA64_NEED_MEM | IA64_NEED_MIS)) ? PMUSIM_F_MEM : 0u) |
-                            ((need & IA64_NEED_BR) ? PMUSIM_F_BRANCH : 0u);
     uint64_t w;
     memcpy(&w, &r->kind, sizeof w);
-    if ((w & dkm) != dke) {
+    /* x: the bytes that differ from dke's; only hflags ones for a record
+     * of xtab (dke has none of them).  The other tests read the record
+     * again (issue 12: w kept for them cost a register copy a record) */
+    const uint64_t x = (w & dkmh) ^ dke;
+    const ia64_sig_entry_t *d;
+    if (__builtin_expect(x == 0, 1)) {
+        /* (a size_t: no zero extension of the index) */
+        size_t ix = ia64_flags_lo(r);
+        if ((need & IA64_NEED_ST) && (ix & PMUSIM_F_MEM))
+            ix |= (size_t)(r->mem.is_store != 0) << 8;
+        d = &dtab0[ix];
+    } else if (x & ~dkmh_x) {
         /* an EVENT record of the run's thread that counts nothing: an
          * empty mask (eke: kind and thread bytes) */
-        if ((w & ia64_rec_word(0xff, 0xff, 0, 0)) != s->eke ||
+        if (r->kind != PMUSIM_REC_EVENT || r->thread != s->t0 ||
             !ia64_event_quiet(im, r, r->thread))
             return false;
         s->nempty++;
         return true;
-    }
-    /* (a size_t: no zero extension of the index) */
-    size_t ix = ia64_flags_lo(r);
-    const ia64_sig_entry_t *d;
-    if (!(ix & hflags)) {
-        if ((need & IA64_NEED_ST) && (ix & PMUSIM_F_MEM))
-            ix |= (size_t)(r->mem.is_store != 0) << 8;
-        d = &dtab0[ix];
-    } else if (need & (IA64_NEED_MEM | IA64_NEED_BR)) {
-        const int xi = ia64_xtab_index(r, (unsigned)ix, need);
-        if (xi < 0)
-            return false;
-        d = &xtab0[xi];
     } else {
-        return false;
+        /* x tells which of mem and branch the record has (issue 12: a
+         * second test of the flags for it) */
+        size_t xi;
+        if ((need & IA64_NEED_MEM) && !(need & IA64_NEED_MIS) &&
+            x == ia64_rec_word(0, 0, PMUSIM_F_MEM, 0)) {
+            if (!ia64_xtab_index_mem(r, ia64_flags_lo(r), &xi))
+                return false;
+        } else if ((need & IA64_NEED_BR) && x == ia64_rec_word(0, 0, PMUSIM_F_BRANCH, 0)) {
+            if (!ia64_xtab_index_br(r, ia64_flags_lo(r), &xi))
+                return false;
+        } else {
+            return false;
+        }
+        /* (xtab follows dtab: ia64_model_t.dxtab) */
+        d = &dtab0[IA64_DTAB_SLOTS + xi];
     }
     if (__builtin_expect(d->k1 != dtag, 0)) {
         if (d->k1 == (dtag | 1) && (d->rare & s->rare_keep) == IA64_RARE_E1) {
@@ -1815,7 +1841,7 @@ ia64_lean_rec(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const uns
         }
     }
     *pk += d->pk;
-    *(*p)++ = d->mask;
+    im->lean_ents[(*v)++] = d;
     im->id_cnt[d->id]++;
     return true;
 }
@@ -1834,7 +1860,7 @@ ia64_lean_rec(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const uns
  * here), and the q planes need nothing (under pk_lm the full loop leaves
  * them alone; without it the mask has no m2 | m3 slot of dmask); and
  * closes a cycle when the full loop's test passes without
- * ia64_fast_close_ok() (pk_ok, or fewer than vlim records: p < plim),
+ * ia64_fast_close_ok() (pk_ok, or fewer than vlim records: v < vlim),
  * clearing cm the way the full loop's close does.  Returns the first
  * record it leaves to the full loop (a record of another thread, kind or
  * state, another rare entry, a miss, a close it does not take, or end),
@@ -1845,21 +1871,25 @@ ia64_lean_rec(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const uns
  * per record). */
 static inline __attribute__((always_inline)) const pmusim_rec_t *
 ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const unsigned need,
-               ia64_sig_entry_t *const dtab0, ia64_sig_entry_t *const xtab0)
+               ia64_sig_entry_t *const dtab0)
 {
     const pmusim_rec_t *const end = s->end, *const end2 = s->end2;
-    const uint64_t dkm = ia64_rec_word(0xff, 0xff, PMUSIM_F_IA32, 3), dke = s->dke,
+    const unsigned hflags = ((need & (IA64_NEED_MEM | IA64_NEED_MIS)) ? PMUSIM_F_MEM : 0u) |
+                            ((need & IA64_NEED_BR) ? PMUSIM_F_BRANCH : 0u);
+    const uint64_t dkmh = ia64_rec_word(0xff, 0xff, (uint16_t)(PMUSIM_F_IA32 | hflags), 3),
+                   dkmh_x = ia64_rec_word(0, 0, (uint16_t)hflags, 0), dke = s->dke,
                    dtag = s->dtag;
     uint64_t cur = s->cur, pk = s->pk;
-    /* the open cycle's next mask (v = p - cyc_masks: issue 12, a pointer
-     * the loop adds to); one flat loop over the records, the close out of
-     * line (issue 12: a loop per cycle made gcc copy the loop's values
-     * between registers every record) */
-    uint64_t *p = &im->cyc_masks[s->v];
+    /* the open cycle's entries in lean_ents (issue 12: an index, whose
+     * base is im, and not a pointer, whose base was reloaded at each
+     * close); one flat loop over the records, the close out of line
+     * (issue 12: a loop per cycle made gcc copy the loop's values between
+     * registers every record) */
+    size_t v = s->v;
     if (r < end2) {
         for (;;) {
             /* r < end2, r->cycle == cur */
-            if (!ia64_lean_rec(im, s, r, need, dtab0, xtab0, dkm, dke, dtag, &pk, &p))
+            if (!ia64_lean_rec(im, s, r, need, dtab0, dkmh_x, dkmh, dke, dtag, &pk, &v))
                 goto out;
             ++r; /* (r <= end2 < end) */
             if (__builtin_expect(r->cycle != cur, 0)) {
@@ -1867,7 +1897,7 @@ ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const un
                  * ia64_fast_close_ok() fallback */
                 const uint64_t c = r->cycle;
                 if (c > s->next_lazy || c < cur ||
-                    (p >= s->plim && (p >= s->pmax || ((pk + s->pkb) & IA64_PK_HIGH))))
+                    (v >= s->vlim && (v >= s->vmax || ((pk + s->pkb) & IA64_PK_HIGH))))
                     goto out;
                 const uint64_t cm = s->cm;
                 if (cm) {
@@ -1876,7 +1906,8 @@ ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const un
                         ia64_cp_add(im, e1);
                     s->cm = 0;
                 }
-                p = im->cyc_masks;
+                v = 0;
+                s->v = 0; /* (the open cycle's entries start at 0) */
                 pk = 0;
                 cur = c;
                 if (r >= end2)
@@ -1886,22 +1917,25 @@ ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const un
     }
     /* the last cycle: r->cycle == cur up to end */
     do {
-        if (!ia64_lean_rec(im, s, r, need, dtab0, xtab0, dkm, dke, dtag, &pk, &p))
+        if (!ia64_lean_rec(im, s, r, need, dtab0, dkmh_x, dkmh, dke, dtag, &pk, &v))
             goto out;
     } while (++r < end);
-out:
+out:;
+    /* the open cycle's masks: those added here (from 0 when a cycle
+     * closed; s->v is read here: no register holds it in the loop) */
+    for (size_t j = s->v; j < v; j++)
+        im->cyc_masks[j] = im->lean_ents[j]->mask;
     s->cur = cur;
     s->pk = pk;
-    s->v = (uint32_t)(p - im->cyc_masks);
+    s->v = (uint32_t)v;
     return r;
 }
 
 #define IA64_LEAN(name, need)                                                                      \
     static __attribute__((noinline)) const pmusim_rec_t *name(                                     \
-        ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, ia64_sig_entry_t *dtab0,         \
-        ia64_sig_entry_t *xtab0)                                                                   \
+        ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, ia64_sig_entry_t *dtab0)         \
     {                                                                                              \
-        return ia64_lean_body(im, s, r, need, dtab0, xtab0);                                      \
+        return ia64_lean_body(im, s, r, need, dtab0);                                             \
     }
 IA64_LEAN(ia64_lean_0, 0)
 IA64_LEAN(ia64_lean_m, IA64_NEED_MEM)
@@ -1915,23 +1949,23 @@ IA64_LEAN(ia64_lean_all, IA64_NEED_MEM | IA64_NEED_MIS | IA64_NEED_BR)
 /* ia64_lean_body() for the configuration need (a constant where called). */
 static inline __attribute__((always_inline)) const pmusim_rec_t *
 ia64_lean(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const unsigned need,
-          ia64_sig_entry_t *dtab0, ia64_sig_entry_t *xtab0)
+          ia64_sig_entry_t *dtab0)
 {
     switch (need) {
     case 0:
-        return ia64_lean_0(im, s, r, dtab0, xtab0);
+        return ia64_lean_0(im, s, r, dtab0);
     case IA64_NEED_MEM:
-        return ia64_lean_m(im, s, r, dtab0, xtab0);
+        return ia64_lean_m(im, s, r, dtab0);
     case IA64_NEED_ST:
-        return ia64_lean_s(im, s, r, dtab0, xtab0);
+        return ia64_lean_s(im, s, r, dtab0);
     case IA64_NEED_ST | IA64_NEED_BR:
-        return ia64_lean_sb(im, s, r, dtab0, xtab0);
+        return ia64_lean_sb(im, s, r, dtab0);
     case IA64_NEED_BR:
-        return ia64_lean_b(im, s, r, dtab0, xtab0);
+        return ia64_lean_b(im, s, r, dtab0);
     case IA64_NEED_MEM | IA64_NEED_BR:
-        return ia64_lean_mb(im, s, r, dtab0, xtab0);
+        return ia64_lean_mb(im, s, r, dtab0);
     default:
-        return ia64_lean_all(im, s, r, dtab0, xtab0);
+        return ia64_lean_all(im, s, r, dtab0);
     }
 }
 
@@ -2113,7 +2147,7 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
     const uint64_t eke = ia64_rec_word(PMUSIM_REC_EVENT, (uint8_t)t0, 0, 0);
     size_t nquiet = 0; /* the EVENT records consumed so */
     unsigned hflags = 0;
-    ia64_sig_entry_t *const dtab0 = im->dtab[t0], *const xtab0 = im->xtab[t0];
+    ia64_sig_entry_t *const dtab0 = im->dxtab[t0], *const xtab0 = dtab0 + IA64_DTAB_SLOTS;
     if (single) {
         /* (nosig too: issue 12, one compare where the kind and thread and
          * then the state were tested) */
@@ -2192,16 +2226,16 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                                   .next_lazy = next_lazy,
                                   .pkb = pkb,
                                   .dke = dke,
-                                  .eke = ia64_rec_word(PMUSIM_REC_EVENT, (uint8_t)t0, 0, 0),
+                                  .t0 = t0,
                                   .dtag = dtag,
                                   .e1 = e1mask,
-                                  .plim = im->cyc_masks + vlim,
-                                  .pmax = im->cyc_masks + vmax,
+                                  .vlim = vlim,
+                                  .vmax = vmax,
                                   .nempty = 0,
                                   .v = v,
                                   .rare_keep = rare_keep};
                 const pmusim_rec_t *const r_in = r;
-                r = ia64_lean(im, &ls, r, need, dtab0, xtab0);
+                r = ia64_lean(im, &ls, r, need, dtab0);
                 cur = ls.cur;
                 pk = ls.pk;
                 /* the masks of the cycles it closed: those it was given
@@ -2550,16 +2584,16 @@ static __attribute__((noinline)) size_t ia64_lean_entry(ia64_model_t *im, const 
                       .dke = ia64_rec_word(PMUSIM_REC_INSN, (uint8_t)t0,
                                            (uint16_t)(st0 & PMUSIM_F_IA32),
                                            (uint8_t)((st0 >> 16) & 3u)),
-                      .eke = ia64_rec_word(PMUSIM_REC_EVENT, (uint8_t)t0, 0, 0),
+                      .t0 = t0,
                       .dtag = im->gen_tag | (th->active ? IA64_KEY_ACTIVE : 0) | st0,
                       .e1 = e1mask,
-                      .plim = im->cyc_masks + vlim,
-                      .pmax = im->cyc_masks + IA64_LOWINC,
+                      .vlim = vlim,
+                      .vmax = IA64_LOWINC,
                       .nempty = 0,
                       .v = v,
                       .rare_keep = pk_lm ? ~(unsigned)IA64_RARE_LM : ~0u};
     const pmusim_rec_t *const r_in = r;
-    r = ia64_lean(im, &ls, r, im->key_need, im->dtab[t0], im->xtab[t0]);
+    r = ia64_lean(im, &ls, r, im->key_need, im->dxtab[t0]);
     /* the masks of the cycles it closed: those it was given (v) and
      * added, less those of the open cycle */
     acc += v + ((size_t)(r - r_in) - ls.nempty) - ls.v;

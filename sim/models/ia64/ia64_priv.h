@@ -403,8 +403,10 @@ typedef struct ia64_model {
      * (gen_tag | state bits | active bit: ia64_dtab_tag()) for an entry the
      * loop adds without a test (rare 0, mask not empty), the tag | 1 for a
      * rare entry and the tag | 2 for an empty mask; anything else is a miss
-     * (issue 12: the key, slot hash and key compare of every record). */
-    ia64_sig_entry_t dtab[IA64_MAX_THREADS][IA64_DTAB_SLOTS];
+     * (issue 12: the key, slot hash and key compare of every record).
+     * dxtab[t] holds thread t's dtab, then its xtab (below): the lean
+     * loop reaches both from one pointer (issue 12: the second one was
+     * reloaded from the stack at every record of xtab). */
     /* The same for the records whose key holds their mem bytes (a memory
      * access, not a branch, under IA64_NEED_MEM without IA64_NEED_MIS) or
      * their branch bytes (a branch, not a memory access, under
@@ -414,7 +416,7 @@ typedef struct ia64_model {
      * other records take sig_cache (issue 12: Montecito's benchmark
      * events, BR_MISPRED_DETAIL, L2D_MISSES, L3_MISSES, put a third of the
      * records of its loop trace through the hashed cache). */
-    ia64_sig_entry_t xtab[IA64_MAX_THREADS][IA64_XTAB_SLOTS];
+    ia64_sig_entry_t dxtab[IA64_MAX_THREADS][IA64_DTAB_SLOTS + IA64_XTAB_SLOTS];
     /* Per thread, its records' one signature when every signature source
      * of the thread is IA64_SRC_INSN / IA64_SRC_INSN_IA32: in a run of one
      * privilege level and instruction set every record then has the same
@@ -510,6 +512,10 @@ typedef struct ia64_model {
      * start) and the first record of that end's last cycle, found once
      * per call (issue 12: a Montecito thread switch starts a run) */
     const pmusim_rec_t *lean_end, *lean_end2;
+    /* ia64_lean_body()'s open cycle: the entries of the records it added,
+     * whose masks go into cyc_masks when it returns (issue 12: a pointer
+     * store a record instead of a mask's load and store) */
+    const struct ia64_sig_entry *lean_ents[IA64_CYC_CAP];
     uint64_t stopped;    /* slots that do not count now: disabled or frozen */
     bool any_event_ctr; /* some counter could take explicit EVENT records */
     uint64_t ev_es[256 / 64]; /* bit es: an enabled counter that is not lazy has event select es */
