@@ -1858,18 +1858,27 @@ static inline unsigned x86_mem_split(const pmusim_mem_t *m)
     return (unsigned)(m->addr & (X86_LINE_BYTES - 1)) + m->size > X86_LINE_BYTES;
 }
 
+/* Request-type part of the offcore match (docs/sim-x86.md, offcore):
+ * offcore record r's request bit in MSR_OFFCORE_RSP value msr of layout
+ * `layout`. */
+static inline bool x86_oc_req_bits(unsigned layout, uint64_t msr, const pmusim_rec_t *r)
+{
+    if (!(r->flags & PMUSIM_F_OFFCORE))
+        return false;
+    if (layout == X86_OC_WSM)
+        return r->oc.req < 8 && ((msr >> r->oc.req) & 1);
+    return ((msr >> 15) & 1) || (r->oc.req < 15 && ((msr >> r->oc.req) & 1));
+}
+
 /* Whether offcore record r matches MSR_OFFCORE_RSP value msr of layout
  * `layout` (request, supplier and snoop bits). */
 static inline bool x86_oc_msr_match(unsigned layout, uint64_t msr, const pmusim_rec_t *r)
 {
-    if (!(r->flags & PMUSIM_F_OFFCORE))
+    if (!x86_oc_req_bits(layout, msr, r))
         return false;
     uint8_t sup = r->oc.supplier;
     if (layout == X86_OC_WSM)
-        return r->oc.req < 8 && ((msr >> r->oc.req) & 1) && sup >= 8 && sup < 16 &&
-               ((msr >> sup) & 1);
-    if (!(((msr >> 15) & 1) || (r->oc.req < 15 && ((msr >> r->oc.req) & 1))))
-        return false;
+        return sup >= 8 && sup < 16 && ((msr >> sup) & 1);
     if ((msr >> 16) & 1) /* ANY_RESPONSE */
         return true;
     if (!(sup > 16 && sup < 38 && ((msr >> sup) & 1)))
@@ -1932,14 +1941,9 @@ static inline bool x86_filter_match(const x86_filter_t *f, const pmusim_rec_t *r
     return false;
 }
 
-/* Request-type part of the offcore match (docs/sim-x86.md, offcore). */
 static inline bool x86_oc_req_match(const x86_model_t *m, uint64_t msr, const pmusim_rec_t *r)
 {
-    if (!(r->flags & PMUSIM_F_OFFCORE))
-        return false;
-    if (m->d->oc_layout == X86_OC_WSM)
-        return r->oc.req < 8 && ((msr >> r->oc.req) & 1);
-    return ((msr >> 15) & 1) || (r->oc.req < 15 && ((msr >> r->oc.req) & 1));
+    return x86_oc_req_bits(m->d->oc_layout, msr, r);
 }
 
 static inline bool x86_oc_match(const x86_model_t *m, uint64_t msr, const pmusim_rec_t *r)
@@ -1967,12 +1971,8 @@ static void x86_outstanding_start(x86_model_t *m, x86_ctr_t *c, const pmusim_rec
 /* Whether counter c's filter (FILTER: one, BITS: any of its bits) holds for r. */
 static inline bool x86_ctr_match(const x86_ctr_t *c, const pmusim_rec_t *r)
 {
-    if (c->src == X86_SRC_FILTER)
-        return x86_filter_match(&c->f, r);
-    for (uint32_t b = 0; b < c->nbits; b++)
-        if (x86_filter_match(&c->fb[b], r))
-            return true;
-    return false;
+    /* FILTER, or BITS: its filter is any of its bits' (x86_ctr_compile()) */
+    return x86_filter_match(&c->f, r);
 }
 
 /* A MEM record matching the `once` counter c: true when it is the first
