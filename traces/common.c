@@ -153,10 +153,12 @@ void tr_rec_normalize(pmusim_rec_t *r, const pmusim_rec_t *insn)
     }
 }
 
-static const char *tr_mem_check(const pmusim_mem_t *m)
+static const char *tr_mem_check(const pmusim_trace_header_t *h, const pmusim_mem_t *m)
 {
     if (m->level >= PMUSIM_LVL_COUNT)
         return "unknown memory level";
+    if (m->level == PMUSIM_LVL_LFB && h->isa == PMUSIM_ISA_IA64)
+        return "memory level lfb (a line fill buffer) on IA-64: an x86 level";
     if (m->tlb >= PMUSIM_TLB_COUNT)
         return "unknown TLB outcome";
     if (m->alat >= PMUSIM_ALAT_COUNT)
@@ -189,7 +191,7 @@ const char *tr_rec_check(const pmusim_trace_header_t *h, const pmusim_rec_t *r)
         if (PMUSIM_REC_OPKIND(r->flags) >= PMUSIM_OPK_COUNT)
             return "unknown operation kind (flag bits 10-13 above 9)";
         if (r->flags & PMUSIM_F_MEM) {
-            const char *bad = tr_mem_check(&r->mem);
+            const char *bad = tr_mem_check(h, &r->mem);
             if (bad)
                 return bad;
         }
@@ -203,7 +205,7 @@ const char *tr_rec_check(const pmusim_trace_header_t *h, const pmusim_rec_t *r)
         }
         return NULL;
     case PMUSIM_REC_MEM:
-        return tr_mem_check(&r->mem);
+        return tr_mem_check(h, &r->mem);
     case PMUSIM_REC_IDLE:
         if (r->plm > 3)
             return "privilege level above 3";
@@ -268,7 +270,7 @@ char *tr_unescape(const char *s, size_t len)
 static const char *const annotation_names[PMUSIM_ANN_COUNT_] = {
     "levels", "tlb", "pred", "brkind", "offcore", "timing",
     "uops", "symbols", "alat", "events", "allmem", "fp", "callkind", "fpclass",
-    "opkind", "lock",
+    "opkind", "lock", "lfb",
 };
 
 const char *pmusim_annotation_name(uint32_t bit)

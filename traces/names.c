@@ -60,7 +60,7 @@ const char *const tr_unit_names[] = {
 const char *const tr_level_names[] = {
     [PMUSIM_LVL_L1D] = "l1d", [PMUSIM_LVL_L2] = "l2", [PMUSIM_LVL_L3] = "l3",
     [PMUSIM_LVL_LOCAL_DRAM] = "dram", [PMUSIM_LVL_REMOTE_DRAM] = "rdram",
-    [PMUSIM_LVL_REMOTE_CACHE] = "rcache",
+    [PMUSIM_LVL_REMOTE_CACHE] = "rcache", [PMUSIM_LVL_LFB] = "lfb",
 };
 const char *const tr_tlb_names[] = {
     [PMUSIM_TLB_L1_HIT] = "l1", [PMUSIM_TLB_L2_HIT] = "l2", [PMUSIM_TLB_WALK] = "walk",

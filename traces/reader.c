@@ -1071,13 +1071,15 @@ G_ALWAYS_INLINE static inline uint64_t rd_oc_any(const pmusim_rec_t *o)
 }
 
 /* An INSN's memory outcome byte (FORMAT.md: level in bits 0-2, tlb in 3-4,
- * alat in 5-7): valid when the level is below PMUSIM_LVL_COUNT and the
- * alat outcome below PMUSIM_ALAT_COUNT, i.e. the byte is below 0x60 and
- * bit b of 0x3f3f... is set (one bit test instead of two fields) */
-G_STATIC_ASSERT(PMUSIM_LVL_COUNT == 6 && PMUSIM_ALAT_COUNT == 3);
-G_ALWAYS_INLINE static inline gboolean rd_memdyn_ok(unsigned b)
+ * alat in 5-7): valid when the level is below PMUSIM_LVL_COUNT (IA-64:
+ * below PMUSIM_LVL_LFB, an x86 level) and the alat outcome below
+ * PMUSIM_ALAT_COUNT, i.e. the byte is below 0x60 and bit b of 0x7f7f...
+ * (IA-64 0x3f3f...) is set (one bit test instead of two fields) */
+G_STATIC_ASSERT(PMUSIM_LVL_COUNT == 7 && PMUSIM_LVL_LFB == 6 && PMUSIM_ALAT_COUNT == 3);
+G_ALWAYS_INLINE static inline gboolean rd_memdyn_ok(unsigned b, const gboolean ia64)
 {
-    return b < (PMUSIM_ALAT_COUNT << 5) && ((UINT64_C(0x3f3f3f3f3f3f3f3f) >> (b & 63)) & 1);
+    const uint64_t ok = ia64 ? UINT64_C(0x3f3f3f3f3f3f3f3f) : UINT64_C(0x7f7f7f7f7f7f7f7f);
+    return b < (PMUSIM_ALAT_COUNT << 5) && ((ok >> (b & 63)) & 1);
 }
 /* its level and tlb placed as in the 8-byte word at mem.latency */
 G_STATIC_ASSERT(offsetof(pmusim_mem_t, level) == 14 && offsetof(pmusim_mem_t, tlb) == 15);
@@ -1440,7 +1442,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 unsigned b;
                 uint64_t v;
                 RD_BYTE(b);
-                if (G_UNLIKELY(!rd_memdyn_ok(b)))
+                if (G_UNLIKELY(!rd_memdyn_ok(b, ia64)))
                     BAD("unknown memory level or ALAT outcome");
                 RD_VARINT(v);
                 if (v > UINT32_MAX)
@@ -1648,7 +1650,8 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             RD_BYTE(size);
             RD_VARINT(lat);
             RD_VARINT_LONG(da);
-            if (((b >> 1) & 7) >= PMUSIM_LVL_COUNT || (b >> 6) >= PMUSIM_ALAT_COUNT)
+            if (((b >> 1) & 7) >= (ia64 ? PMUSIM_LVL_LFB : PMUSIM_LVL_COUNT) ||
+                (b >> 6) >= PMUSIM_ALAT_COUNT)
                 BAD("unknown memory level or ALAT outcome");
             if (lat > UINT32_MAX)
                 BAD("memory latency wider than 32 bits");

@@ -843,6 +843,8 @@ G_ALWAYS_INLINE static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w,
     if (r->flags & PMUSIM_F_MEM) {
         uint64_t ym = w_word(r, W_OFF_M) & WC_M_SEL;
         bad |= W_OVER(ym, WC_M_ADD, WC_M_TOP) | (r->mem.alat >= PMUSIM_ALAT_COUNT);
+        if (ia64) /* lfb is an x86 level (tr_mem_check()) */
+            bad |= r->mem.level == PMUSIM_LVL_LFB;
     }
     if (r->flags & PMUSIM_F_BRANCH) {
         uint64_t yb = w_word(r, W_OFF_B) & WC_B_SEL;
@@ -854,10 +856,10 @@ G_ALWAYS_INLINE static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w,
 }
 
 /* TRUE if the memory part `m` of a MEM record passes tr_mem_check(). */
-static inline gboolean w_mem_ok(const pmusim_mem_t *m)
+static inline gboolean w_mem_ok(const pmusim_mem_t *m, const gboolean ia64)
 {
-    return !((m->level >= PMUSIM_LVL_COUNT) | (m->tlb >= PMUSIM_TLB_COUNT) |
-             (m->alat >= PMUSIM_ALAT_COUNT) | (m->is_store > 1));
+    return !((m->level >= (ia64 ? PMUSIM_LVL_LFB : PMUSIM_LVL_COUNT)) |
+             (m->tlb >= PMUSIM_TLB_COUNT) | (m->alat >= PMUSIM_ALAT_COUNT) | (m->is_store > 1));
 }
 
 /* NULL or what is wrong with the next record (FORMAT.md: everything the
@@ -923,7 +925,7 @@ G_ALWAYS_INLINE static inline size_t w_run(pmusim_trace_writer_t *w, const pmusi
                 if (!trusted && !((r > recs || w->nrec) &&
                                   ((q->kind == PMUSIM_REC_INSN && (q->flags & PMUSIM_F_MEM)) ||
                                    q->kind == PMUSIM_REC_MEM) &&
-                                  r->thread == thread && r->cycle == cycle && w_mem_ok(&r->mem)))
+                                  r->thread == thread && r->cycle == cycle && w_mem_ok(&r->mem, ia64)))
                     goto out;
                 if (trusted)
                     disorder |= (r->cycle != cycle) | (r->thread != thread);

@@ -139,6 +139,10 @@ typedef enum pmusim_mem_level {
     PMUSIM_LVL_LOCAL_DRAM = 3,
     PMUSIM_LVL_REMOTE_DRAM = 4,
     PMUSIM_LVL_REMOTE_CACHE = 5,
+    /* x86 (since session 19, the "lfb" annotation): a load that missed the
+     * L1D and found its line already on its way in a line fill buffer, the
+     * miss of an earlier access (Intel's "pending core cache hit") */
+    PMUSIM_LVL_LFB = 6,
     PMUSIM_LVL_COUNT
 } pmusim_mem_level_t;
 
@@ -273,8 +277,9 @@ enum pmusim_annotation {
     PMUSIM_ANN_FPCLASS = 1u << 13, /* "fpclass": the FP/SIMD class bits of the flags */
     PMUSIM_ANN_OPKIND = 1u << 14,  /* "opkind": the operation kind bits of the flags */
     PMUSIM_ANN_LOCK = 1u << 15,    /* "lock": the locked-instruction flag (PMUSIM_F_LOCK) */
-    PMUSIM_ANN_COUNT_ = 16,
-    PMUSIM_ANN_ALL = (1u << 16) - 1u,
+    PMUSIM_ANN_LFB = 1u << 16,     /* "lfb": loads that hit a line fill buffer have mem.level lfb */
+    PMUSIM_ANN_COUNT_ = 17,
+    PMUSIM_ANN_ALL = (1u << 17) - 1u,
 };
 /* Bit mask of the header's "annotations" key; PMUSIM_ANN_ALL when absent. */
 uint32_t pmusim_trace_header_annotations(const pmusim_trace_header_t *h);

@@ -576,7 +576,9 @@ static int cmd_info(int argc, char **argv)
     printf("idle cycles (IDLE records): %" PRIu64 "\n", s.idle_cycles);
     for (int st = 0; st < 2; st++) {
         printf("%s:", st ? "stores" : "loads");
-        for (unsigned l = 0; l < PMUSIM_LVL_COUNT; l++)
+        /* lfb, a line fill buffer, is an x86 level */
+        const unsigned nl = h->isa == PMUSIM_ISA_IA64 ? PMUSIM_LVL_LFB : PMUSIM_LVL_COUNT;
+        for (unsigned l = 0; l < nl; l++)
             printf(" %s=%" PRIu64, pmusim_mem_level_name(l), (st ? s.stores : s.loads)[l]);
         printf("\n");
     }

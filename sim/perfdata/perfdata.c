@@ -600,12 +600,14 @@ gboolean pd_file_read(pd_file_t *f, const char *path, GError **error)
  * mem_lvl_num 36:33, mem_remote 37. */
 enum {
     PD_OP_LOAD = 0x02, PD_OP_STORE = 0x04,
-    PD_LVL_NA = 0x1, PD_LVL_HIT = 0x2, PD_LVL_MISS = 0x4, PD_LVL_L1 = 0x8, PD_LVL_L2 = 0x20,
+    PD_LVL_NA = 0x1, PD_LVL_HIT = 0x2, PD_LVL_MISS = 0x4, PD_LVL_L1 = 0x8, PD_LVL_LFB = 0x10,
+    PD_LVL_L2 = 0x20,
     PD_LVL_L3 = 0x40, PD_LVL_LOC_RAM = 0x80, PD_LVL_REM_RAM1 = 0x100, PD_LVL_REM_CCE1 = 0x400,
     PD_SNOOP_NA = 0x1, PD_LOCK_NA = 0x1,
     PD_TLB_NA = 0x1, PD_TLB_HIT = 0x2, PD_TLB_MISS = 0x4, PD_TLB_L1 = 0x8, PD_TLB_L2 = 0x10,
     PD_TLB_WK = 0x20, PD_TLB_OS = 0x40,
     PD_LVLNUM_L1 = 0x1, PD_LVLNUM_L2 = 0x2, PD_LVLNUM_L3 = 0x3, PD_LVLNUM_ANY_CACHE = 0xb,
+    PD_LVLNUM_LFB = 0xc,
     PD_LVLNUM_RAM = 0xd, PD_LVLNUM_NA = 0xf,
 };
 
@@ -619,6 +621,7 @@ uint64_t pd_data_src(unsigned level, gboolean store, unsigned tlb)
         [PMUSIM_LVL_LOCAL_DRAM] = {PD_LVL_HIT | PD_LVL_LOC_RAM, PD_LVLNUM_RAM, 0},
         [PMUSIM_LVL_REMOTE_DRAM] = {PD_LVL_HIT | PD_LVL_REM_RAM1, PD_LVLNUM_RAM, 1},
         [PMUSIM_LVL_REMOTE_CACHE] = {PD_LVL_HIT | PD_LVL_REM_CCE1, PD_LVLNUM_ANY_CACHE, 1},
+        [PMUSIM_LVL_LFB] = {PD_LVL_HIT | PD_LVL_LFB, PD_LVLNUM_LFB, 0},
     };
     static const uint32_t tl[PMUSIM_TLB_COUNT] = {
         [PMUSIM_TLB_L1_HIT] = PD_TLB_HIT | PD_TLB_L1,

@@ -215,6 +215,14 @@ struct pmusim_uarch {
     uint32_t div_key, ms_limit;
     uint32_t div_busy;         /* the current instruction's divide: busy cycles (0: none) */
     insn_event_t iev[MAX_INSN_EVENTS]; /* the instruction's EVENT counts (niev) */
+    /* Line fill buffers (docs/UARCH.md §1 "Line fill buffers"): the lines
+     * of the last lfb_n L1D misses, each with the cycle its data are in,
+     * allocated in turn (lfb_next); lfb_until is the latest of those
+     * cycles, so a load that starts at or after it needs no look.  lfb_n 0
+     * (no LFB model): lfb_until stays 0. */
+    uint32_t lfb_n, lfb_next;
+    uint64_t lfb_until;
+    struct { uint64_t blk, ready; } lfb[UARCH_LFB_MAX];
 };
 
 /* ---- output ---- */
@@ -593,6 +601,8 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     /* Westmere halves the load and store buffers between two threads as
      * it does the ROB (uarch.md §1.4) */
     u->lb = cfg->lb_entries / u->share;
+    g_assert(cfg->lfb_entries <= UARCH_LFB_MAX);
+    u->lfb_n = cfg->lfb_entries; /* shared by the core's threads */
     u->sb = cfg->sb_entries / u->share;
     g_assert(cfg->lb_entries <= LSQ_RING && cfg->sb_entries <= LSQ_RING);
     g_assert((u->lb || !cfg->lb_entries) && (u->sb || !cfg->sb_entries));
@@ -821,6 +831,8 @@ void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
                     PMUSIM_ANN_TIMING | PMUSIM_ANN_EVENTS | PMUSIM_ANN_ALLMEM | PMUSIM_ANN_FP;
     if (u->cfg->offcore != UARCH_OC_NONE)
         mask |= PMUSIM_ANN_OFFCORE | PMUSIM_ANN_UOPS;
+    if (u->lfb_n)
+        mask |= PMUSIM_ANN_LFB;
     pmusim_trace_header_set_annotations(h, mask);
     pmusim_trace_header_set_meta(h, "uarch", u->cfg->model);
     set_geom_meta(h, "uarch.I1", &u->g_l1i);
@@ -1895,6 +1907,66 @@ load_done(uarch_thread_t *t, const pmusim_uarch_access_t *a, uint64_t d, uint32_
     return t->last_load_done > c ? t->last_load_done : c;
 }
 
+/* ---- line fill buffers (docs/UARCH.md §1 "Line fill buffers") ----
+ *
+ * An access that missed the L1D takes a fill buffer for its line until its
+ * data are in, `start` + its latency (a load from when it starts, a store's
+ * read for ownership from its dispatch); a later load that finds the line
+ * in the L1D (the model installs a line at its miss) while that fill is
+ * still on its way hit the fill buffer, not the L1D: its level is
+ * PMUSIM_LVL_LFB and its data come when the fill's do. */
+static G_GNUC_NO_INLINE void lfb_fill(pmusim_uarch_t *u, uint64_t addr, uint64_t ready)
+{
+    const uint32_t i = u->lfb_next;
+    u->lfb_next = i + 1 == u->lfb_n ? 0 : i + 1;
+    u->lfb[i].blk = addr >> u->l1d.line_bits;
+    u->lfb[i].ready = ready;
+    if (ready > u->lfb_until)
+        u->lfb_until = ready;
+}
+
+static G_GNUC_NO_INLINE void lfb_hit(pmusim_uarch_t *u, uint64_t addr, uint64_t start,
+                                     pmusim_mem_t *m)
+{
+    const uint64_t blk = addr >> u->l1d.line_bits;
+    for (uint32_t i = 0; i < u->lfb_n; i++) {
+        if (u->lfb[i].blk == blk && u->lfb[i].ready > start) {
+            m->level = PMUSIM_LVL_LFB;
+            if (u->lfb[i].ready - start > m->latency)
+                m->latency = (uint32_t)MIN(u->lfb[i].ready - start, UINT32_MAX);
+            return;
+        }
+    }
+}
+
+/* The fill buffers' part of access a's result *m, the access starting at
+ * `start` (a load) or dispatched then (a store). */
+static inline __attribute__((always_inline)) void
+lfb_note(pmusim_uarch_t *u, const pmusim_uarch_access_t *a, uint64_t start, pmusim_mem_t *m)
+{
+    if (G_LIKELY(m->level == PMUSIM_LVL_L1D)) {
+        if (G_UNLIKELY(start < u->lfb_until) && !a->is_store)
+            lfb_hit(u, a->addr, start, m);
+    } else if (u->lfb_n) {
+        lfb_fill(u, a->addr, start + m->latency);
+    }
+}
+
+/* load_done() with the fill buffers' part of the load's result *m, or that
+ * part alone for a store; returns when the instruction's loads are back. */
+static inline __attribute__((always_inline)) uint64_t
+access_done(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *a, uint64_t d,
+            pmusim_mem_t *m, uint64_t c)
+{
+    if (a->is_store) {
+        lfb_note(u, a, d, m);
+        return c;
+    }
+    const uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
+    lfb_note(u, a, start, m);
+    return load_done(t, a, d, m->latency, c);
+}
+
 /* ---- allocation (docs/UARCH.md §1 step 2, "Allocation stalls") ----
  *
  * An instruction allocates, not before d0 (the front end has delivered it
@@ -2080,9 +2152,8 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     const uint32_t uops = ia64 ? 1 : (in->uops ? in->uops : 1);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     uint64_t c = d + 1;
-    if (!multi && SH_NACC && !in->access[0].is_store) {
-        c = load_done(t, &in->access[0], d, m.latency, c);
-    }
+    if (!multi && SH_NACC)
+        c = access_done(u, t, &in->access[0], d, &m, c);
     if (multi) {
         /* every access after dispatch, as insn_body() makes them; the
          * first one that takes the whole lookup starts the offcore part
@@ -2104,8 +2175,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
                     data_access_plain(u, a, in->fp != PMUSIM_UARCH_FP_NONE, &mems[k]);
                 u->lock_ld = FALSE;
             }
-            if (!a->is_store)
-                c = load_done(t, a, d, mems[k].latency, c);
+            c = access_done(u, t, a, d, &mems[k], c);
         }
         oc = slow && u->oc_valid;
     }
@@ -2262,10 +2332,9 @@ accesses_run(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *
             else
                 data_access(u, a, fp, &mem[k]);
         }
-        if (!a->is_store) {
-            c = load_done(t, a, d, mem[k].latency, c);
+        c = access_done(u, t, a, d, &mem[k], c);
+        if (!a->is_store)
             *load_l3_miss |= u->l3_miss;
-        }
     }
     return c;
 }

@@ -39,6 +39,7 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
     .resteer_penalty = 8,           /* §1.3 S [ZSIM] BACLEAR */                    \
     .width = 4, .window = 128,      /* §1.4 D*, M [7CPU-WSM] */                    \
     .lb_entries = 48, .sb_entries = 32, /* §1.4 M [7CPU-WSM]; S [SNIPER] rob.cfg */ \
+    .lfb_entries = 10,              /* §1.4 M [7CPU-WSM]; S [SNIPER] */             \
     .lat_div_int = 23, .lat_div_fp = 7, /* S [ZSIM] 32-bit DIV; DIVSD/SQRTSD */    \
     .ms_uops = 4,                   /* §1.4 D*: MSROM for > 4 uops */              \
     .ev = {                                                                        \

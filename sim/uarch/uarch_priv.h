@@ -154,6 +154,9 @@ typedef struct uarch_cpu_cfg {
     /* load and store buffer entries (0: not modelled); an entry is taken
      * at allocation and freed when its instruction retires */
     uint32_t lb_entries, sb_entries;
+    /* line fill buffers of the core, at most UARCH_LFB_MAX (0: not
+     * modelled, every L1D lookup that finds its line is an L1D hit) */
+    uint32_t lfb_entries;
     uint32_t switch_penalty, switch_quantum; /* Montecito */
     /* cycles a divide keeps the (unpipelined) divider busy, integer and
      * FP (x87, SSE scalar and packed); 0: no divider model (IA-64) */
@@ -164,6 +167,8 @@ typedef struct uarch_cpu_cfg {
     uarch_offcore_kind_t offcore;
     uarch_events_t ev;
 } uarch_cpu_cfg_t;
+
+#define UARCH_LFB_MAX 16
 
 /* NULL when the CPU has no model. */
 const uarch_cpu_cfg_t *uarch_cpu_cfg(pmusim_cpu_t cpu);

@@ -20,7 +20,7 @@ import sys
 MODELS = ('wsm', 'wsm_dp', 'knm')
 SOURCES = {'CYCLES', 'REF', 'INSN', 'UOPS', 'FILTER', 'LDLAT', 'OFFCORE', 'OUTSTANDING',
            'EVENT', 'FPMMX'}
-LEVELS = ('L1D', 'L2', 'L3', 'LOCAL_DRAM', 'REMOTE_DRAM', 'REMOTE_CACHE')
+LEVELS = ('L1D', 'L2', 'L3', 'LOCAL_DRAM', 'REMOTE_DRAM', 'REMOTE_CACHE', 'LFB')
 TLBS = ('L1_HIT', 'L2_HIT', 'WALK', 'FAULT')
 KINDS = ('COND', 'CALL', 'RET', 'IND', 'IPREL', 'ICALL')
 FPCLASSES = ('X87', 'MMX', 'SS', 'SD', 'PS', 'PD', 'VI')  # pmusim_fp_class_t 1..7
@@ -31,7 +31,7 @@ ANN = {'levels': 'PMUSIM_ANN_LEVELS', 'tlb': 'PMUSIM_ANN_TLB', 'pred': 'PMUSIM_A
        'brkind': 'PMUSIM_ANN_BRKIND', 'offcore': 'PMUSIM_ANN_OFFCORE',
        'uops': 'PMUSIM_ANN_UOPS', 'allmem': 'PMUSIM_ANN_ALLMEM', 'timing': 'PMUSIM_ANN_TIMING',
        'callkind': 'PMUSIM_ANN_CALLKIND', 'fpclass': 'PMUSIM_ANN_FPCLASS',
-       'opkind': 'PMUSIM_ANN_OPKIND', 'lock': 'PMUSIM_ANN_LOCK'}
+       'opkind': 'PMUSIM_ANN_OPKIND', 'lock': 'PMUSIM_ANN_LOCK', 'lfb': 'PMUSIM_ANN_LFB'}
 
 
 def fail(where, msg):
@@ -172,6 +172,9 @@ def needs_of(source, f):
         n.add('allmem')
     if f['lvl']:
         n.add('levels')
+    if 'LFB' in f['lvl'] or 'L1D' in f['lvl']:
+        # L1D hits and fill-buffer hits: only a model that tells them apart
+        n.add('lfb')
     if f['tlb']:
         n.add('tlb')
     if f['misp']:

@@ -371,6 +371,7 @@ static const char *const x86_level_names[PMUSIM_LVL_COUNT] = {
     [PMUSIM_LVL_LOCAL_DRAM] = "local-DRAM",
     [PMUSIM_LVL_REMOTE_DRAM] = "remote-DRAM",
     [PMUSIM_LVL_REMOTE_CACHE] = "remote-cache",
+    [PMUSIM_LVL_LFB] = "LFB",
 };
 
 /* ---- small helpers ---- */

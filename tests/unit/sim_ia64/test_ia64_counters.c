@@ -681,7 +681,7 @@ static void test_mem_branch_bytes(void)
     static pmusim_rec_t one[512], r[3 * 512];
     size_t n1 = 0;
     for (unsigned st = 0; st < 2; st++)
-        for (unsigned lv = 0; lv < PMUSIM_LVL_COUNT; lv++)
+        for (unsigned lv = 0; lv < PMUSIM_LVL_LFB; lv++) /* the IA-64 levels */
             for (unsigned tl = 0; tl < PMUSIM_TLB_COUNT; tl++)
                 for (unsigned al = 0; al < PMUSIM_ALAT_COUNT; al++) {
                     pmusim_rec_t *q = &one[n1++];

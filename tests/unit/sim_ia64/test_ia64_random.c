@@ -49,7 +49,7 @@ static pmusim_rec_t random_rec(GRand *g, uint64_t cycle)
     case 1:
         r.flags = PMUSIM_F_MEM;
         r.mem.is_store = g_rand_boolean(g);
-        r.mem.level = (uint8_t)g_rand_int_range(g, 0, PMUSIM_LVL_COUNT);
+        r.mem.level = (uint8_t)g_rand_int_range(g, 0, PMUSIM_LVL_LFB); /* IA-64 levels */
         r.mem.size = 8;
         r.mem.addr = 0x6000000000000000ull + 8 * (uint64_t)g_rand_int_range(g, 0, 1000);
         break;

@@ -1868,6 +1868,55 @@ static void test_locked_insns(void)
     pmusim_model_free(m);
 }
 
+/* Line fill buffers (docs/trace-events-x86.md, "Line fill buffers"): wsm
+ * MEM_LOAD_RETIRED:HIT_LFB (0xcb/0x40) counts the loads at level lfb,
+ * L1D_HIT (0xcb/0x01) those at l1d, neither the stores; on the fast loop
+ * and the general path.  Without the "lfb" annotation both read <not in
+ * trace> (an older model's l1d loads hold its fill-buffer hits), L2_HIT
+ * (0xcb/0x02) still counts. */
+static void test_lfb_hits(void)
+{
+    const uint8_t I = PMUSIM_REC_INSN, M = PMUSIM_REC_MEM;
+    const unsigned L1 = PMUSIM_LVL_L1D, L2 = PMUSIM_LVL_L2, F = PMUSIM_LVL_LFB;
+    pmusim_rec_t t[] = {
+        lock_part(1, I, 0x1000, 0, L2, 0), /* the miss */
+        lock_part(2, I, 0x1008, 0, F, 0),  /* fill-buffer hits */
+        lock_part(2, I, 0x1010, 0, F, 0),
+        lock_part(3, I, 0x1018, 1, F, 0),  /* a store at lfb: not a load */
+        lock_part(4, I, 0x1020, 0, L1, 0), /* after the fill */
+        lock_part(5, I, 0x2000, 1, L1, 0), /* a store, then */
+        lock_part(5, M, 0x2000, 0, F, 0),  /* a further (load) part at lfb */
+    };
+    for (int ann = 0; ann < 2; ann++)
+        for (int general = 0; general < 2; general++) {
+            pmusim_model_t *m = mk_path("wsm", 1, general);
+            m->trace_annotations = ann ? PMUSIM_ANN_ALL : PMUSIM_ANN_ALL & ~PMUSIM_ANN_LFB;
+            wr(m, EVTSEL0 + 0, EVT(0xcb, 0x40) | EN | USR | OS, 0);
+            wr(m, EVTSEL0 + 1, EVT(0xcb, 0x01) | EN | USR | OS, 0);
+            wr(m, EVTSEL0 + 2, EVT(0xcb, 0x02) | EN | USR | OS, 0);
+            wr(m, EVTSEL0 + 3, EVT(0xcb, 0x41) | EN | USR | OS, 0); /* L1D_HIT | HIT_LFB */
+            run(m, t, G_N_ELEMENTS(t));
+            pmusim_report_t rep;
+            pmusim_report_init(&rep);
+            m->ops->report(m, &rep);
+            static const char *const pmc[] = { "IA32_PMC0", "IA32_PMC1", "IA32_PMC2",
+                                               "IA32_PMC3" };
+            const uint64_t want[] = { 3, 1, 1, 4 };
+            for (unsigned k = 0; k < 4; k++) {
+                const pmusim_counter_result_t *r = result(&rep, pmc[k], 0);
+                if (ann || k == 2) {
+                    CU_ASSERT_EQUAL(r->status, PMUSIM_COUNT_OK);
+                    CU_ASSERT_EQUAL(r->value, want[k]);
+                } else {
+                    CU_ASSERT_EQUAL(r->status, PMUSIM_COUNT_NOT_IN_TRACE);
+                    CU_ASSERT_PTR_NOT_NULL(strstr(r->source, "the trace lacks lfb"));
+                }
+            }
+            pmusim_report_clear(&rep);
+            pmusim_model_free(m);
+        }
+}
+
 /* An INSN record of FP/SIMD class cls (PMUSIM_FPC_*) on thread t. */
 static pmusim_rec_t fpc(uint64_t cycle, uint8_t t, unsigned cls)
 {
@@ -2375,6 +2424,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_mem_records);
     PMUSIM_ADD_TEST(s, test_line_splits_knm);
     PMUSIM_ADD_TEST(s, test_locked_insns);
+    PMUSIM_ADD_TEST(s, test_lfb_hits);
     PMUSIM_ADD_TEST(s, test_fpmmx_fast_path);
     PMUSIM_ADD_TEST(s, test_fpmmx_thresholds);
     PMUSIM_ADD_TEST(s, test_events_first_rows);

@@ -57,7 +57,7 @@ static size_t make_records(pmusim_isa_t isa, pmusim_rec_t *r)
             x->mem.addr = 0x600000 + 64 * i;
             x->mem.size = 8;
             x->mem.is_store = i % 2;
-            x->mem.level = (uint8_t)(i % PMUSIM_LVL_COUNT);
+            x->mem.level = (uint8_t)(i % (ia64 ? PMUSIM_LVL_LFB : PMUSIM_LVL_COUNT)); /* lfb: x86 */
             x->mem.latency = 4 + i;
             x->mem.tlb = (uint8_t)(i % PMUSIM_TLB_COUNT);
             x->mem.alat = (uint8_t)(ia64 ? i % PMUSIM_ALAT_COUNT : 0);
@@ -2297,6 +2297,73 @@ static void test_lock_flag(void)
     pmusim_trace_header_clear(&h);
 }
 
+static void check_lfb_records(const pmusim_rec_t *x, const pmusim_trace_header_t *h)
+{
+    CU_ASSERT_EQUAL(x[0].mem.level, PMUSIM_LVL_LOCAL_DRAM);
+    CU_ASSERT_EQUAL(x[1].mem.level, PMUSIM_LVL_LFB);
+    CU_ASSERT_EQUAL(x[1].mem.latency, 268);
+    CU_ASSERT_EQUAL(x[2].kind, PMUSIM_REC_MEM);
+    CU_ASSERT_EQUAL(x[2].mem.level, PMUSIM_LVL_LFB);
+    CU_ASSERT_EQUAL(pmusim_trace_header_annotations(h), PMUSIM_ANN_ALLMEM | PMUSIM_ANN_LFB);
+}
+
+/* Memory level lfb (session 19): text word, text -> binary -> text, the
+ * "lfb" annotation; an x86 level: IA-64 refuses it in the text reader,
+ * the writer and the binary decoder. */
+static void test_lfb_level(void)
+{
+    const char *text = "pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 1\nflags 0x0\n"
+                       "meta annotations allmem,lfb\n"
+                       "0 0 insn ip=0x401000 len=5 plm=3 mem=ld addr=0x601000 size=8 lvl=dram "
+                       "lat=271 tlb=l1\n"
+                       "1 0 insn ip=0x401005 len=3 plm=3 mem=ld addr=0x601008 size=8 lvl=lfb "
+                       "lat=268 tlb=l1\n"
+                       "1 0 mem mem=ld addr=0x601010 size=8 lvl=lfb lat=268 tlb=l1\n"
+                       "end 3\n";
+    check_text_binary_text(text, 3, check_lfb_records);
+    CU_ASSERT_STRING_EQUAL(pmusim_annotation_name(PMUSIM_ANN_LFB), "lfb");
+    CU_ASSERT_STRING_EQUAL(pmusim_mem_level_name(PMUSIM_LVL_LFB), "lfb");
+    expect_body_error("pmusim-trace 2\nisa ia64\ncpu ita2\n",
+                      "0 0 insn ip=0x4000 slot=0 unit=M plm=3 mem=ld addr=0x10 size=8 lvl=lfb\n",
+                      PMUSIM_TRACE_ERROR_FORMAT, "line 4", "lfb (a line fill buffer) on IA-64");
+    pmusim_rec_t r[2];
+    rec_insn(&r[0], 0, 0, 0x1000);
+    r[0].flags = PMUSIM_F_MEM;
+    r[0].mem.level = PMUSIM_LVL_LFB;
+    expect_write_error(PMUSIM_CPU_ITA2, r, 1, "on IA-64: an x86 level");
+    /* the trusted writer checks nothing: the decoder refuses the byte */
+    rec_insn(&r[1], 0, 0, 0x1000);
+    r[1].kind = PMUSIM_REC_MEM;
+    r[1].flags = PMUSIM_F_MEM;
+    r[1].mem.level = PMUSIM_LVL_L2;
+    for (int mem_rec = 0; mem_rec < 2; mem_rec++) {
+        r[0].mem.level = mem_rec ? PMUSIM_LVL_L1D : PMUSIM_LVL_LFB;
+        r[1].mem.level = mem_rec ? PMUSIM_LVL_LFB : PMUSIM_LVL_L1D;
+        char *path = tmp_path("pmusim-lfb-XXXXXX");
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, PMUSIM_CPU_ITA2, 1);
+        GError *e = NULL;
+        pmusim_trace_writer_t *w = pmusim_trace_writer_open(path, PMUSIM_TRACE_BINARY, &h, &e);
+        pmusim_trace_header_clear(&h);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+        CU_ASSERT_TRUE(pmusim_trace_writer_write_trusted(w, r, 2, &e));
+        CU_ASSERT_TRUE(pmusim_trace_writer_close(w, &e));
+        pmusim_trace_reader_t *rd = pmusim_trace_reader_open(path, &e);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+        size_t n = 0;
+        pmusim_rec_t *x = read_all(rd, 8, &n, &e);
+        CU_ASSERT_PTR_NULL(x);
+        CU_ASSERT_PTR_NOT_NULL(e);
+        if (e)
+            CU_ASSERT_PTR_NOT_NULL(strstr(e->message, "unknown memory level"));
+        g_clear_error(&e);
+        g_free(x);
+        pmusim_trace_reader_free(rd);
+        g_unlink(path);
+        g_free(path);
+    }
+}
+
 /* The canonical form: a field of a part whose flag is clear is 0 whatever
  * the binary input says. */
 static void test_v2_canonical_binary(void)
@@ -2927,5 +2994,6 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_call_kind_fp_class);
     PMUSIM_ADD_TEST(s, test_op_kind);
     PMUSIM_ADD_TEST(s, test_lock_flag);
+    PMUSIM_ADD_TEST(s, test_lfb_level);
 }
 

@@ -74,13 +74,22 @@ static const pmusim_rec_t *insn(const collect_t *c, guint n)
     return NULL;
 }
 
+/* The level at which the caches found the line of r's access: a load
+ * that hit a line fill buffer (PMUSIM_LVL_LFB) found it in the L1D, where
+ * the model installs a line at its miss.  The cache tests below assert the
+ * lookups; test_lfb_hits asserts the fill buffers. */
+static unsigned lookup(const pmusim_rec_t *r)
+{
+    return r->mem.level == PMUSIM_LVL_LFB ? PMUSIM_LVL_L1D : r->mem.level;
+}
+
 static guint count_level(const collect_t *c, int min_level)
 {
     guint k = 0;
     for (guint i = 0; i < c->recs->len; i++) {
         const pmusim_rec_t *r = rec(c, i);
         if ((r->kind == PMUSIM_REC_INSN && (r->flags & PMUSIM_F_MEM)) || r->kind == PMUSIM_REC_MEM)
-            k += r->mem.level >= min_level;
+            k += lookup(r) >= (unsigned)min_level;
     }
     return k;
 }
@@ -205,10 +214,10 @@ static void test_lru_order(void)
     static const uint64_t seq[] = { 0x0, 0x80, 0x0, 0x100, 0x0, 0x80 };
     collect_t c;
     pmusim_uarch_t *u = run_two_way(seq, G_N_ELEMENTS(seq), &c);
-    CU_ASSERT_EQUAL(insn(&c, 2)->mem.level, PMUSIM_LVL_L1D); /* A again */
-    CU_ASSERT_NOT_EQUAL(insn(&c, 3)->mem.level, PMUSIM_LVL_L1D); /* C: cold */
-    CU_ASSERT_EQUAL(insn(&c, 4)->mem.level, PMUSIM_LVL_L1D); /* A survived */
-    CU_ASSERT_NOT_EQUAL(insn(&c, 5)->mem.level, PMUSIM_LVL_L1D); /* B was evicted */
+    CU_ASSERT_EQUAL(lookup(insn(&c, 2)), PMUSIM_LVL_L1D); /* A again */
+    CU_ASSERT_NOT_EQUAL(lookup(insn(&c, 3)), PMUSIM_LVL_L1D); /* C: cold */
+    CU_ASSERT_EQUAL(lookup(insn(&c, 4)), PMUSIM_LVL_L1D); /* A survived */
+    CU_ASSERT_NOT_EQUAL(lookup(insn(&c, 5)), PMUSIM_LVL_L1D); /* B was evicted */
     done(u, &c);
 }
 
@@ -229,13 +238,13 @@ static void test_same_line_lru_dirty_inclusion(void)
     static const uint64_t seq[] = { 0x0, 0x0, 0x80, 0x0, 0x100, 0x0, 0x80 };
     collect_t c;
     pmusim_uarch_t *u = run_two_way(seq, G_N_ELEMENTS(seq), &c);
-    CU_ASSERT_NOT_EQUAL(insn(&c, 0)->mem.level, PMUSIM_LVL_L1D);
-    CU_ASSERT_EQUAL(insn(&c, 1)->mem.level, PMUSIM_LVL_L1D);
-    CU_ASSERT_NOT_EQUAL(insn(&c, 2)->mem.level, PMUSIM_LVL_L1D);
-    CU_ASSERT_EQUAL(insn(&c, 3)->mem.level, PMUSIM_LVL_L1D);
-    CU_ASSERT_NOT_EQUAL(insn(&c, 4)->mem.level, PMUSIM_LVL_L1D);
-    CU_ASSERT_EQUAL(insn(&c, 5)->mem.level, PMUSIM_LVL_L1D); /* A was MRU when C came */
-    CU_ASSERT_NOT_EQUAL(insn(&c, 6)->mem.level, PMUSIM_LVL_L1D); /* B was evicted */
+    CU_ASSERT_NOT_EQUAL(lookup(insn(&c, 0)), PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(lookup(insn(&c, 1)), PMUSIM_LVL_L1D);
+    CU_ASSERT_NOT_EQUAL(lookup(insn(&c, 2)), PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(lookup(insn(&c, 3)), PMUSIM_LVL_L1D);
+    CU_ASSERT_NOT_EQUAL(lookup(insn(&c, 4)), PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(lookup(insn(&c, 5)), PMUSIM_LVL_L1D); /* A was MRU when C came */
+    CU_ASSERT_NOT_EQUAL(lookup(insn(&c, 6)), PMUSIM_LVL_L1D); /* B was evicted */
     done(u, &c);
 
     static const char *const two[] = { "--D1=256,2,64", NULL };
@@ -262,8 +271,8 @@ static void test_same_line_lru_dirty_inclusion(void)
     run(u, 0, 0x70001000, 0, 0, FALSE, FALSE);
     run(u, 0, 0x402040, 0x70000000, 8, FALSE, FALSE);
     finish(u);
-    CU_ASSERT_EQUAL(insn(&c, 1)->mem.level, PMUSIM_LVL_L1D);
-    CU_ASSERT_EQUAL(insn(&c, 3)->mem.level, PMUSIM_LVL_LOCAL_DRAM);
+    CU_ASSERT_EQUAL(lookup(insn(&c, 1)), PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(lookup(insn(&c, 3)), PMUSIM_LVL_LOCAL_DRAM);
     done(u, &c);
 
     /* an access straddling B and the next line moves B in front of A */
@@ -275,7 +284,80 @@ static void test_same_line_lru_dirty_inclusion(void)
     run(u, 0, 0x401000, 0x50000100, 8, FALSE, FALSE);
     run(u, 0, 0x401000, 0x50000000, 8, FALSE, FALSE);
     finish(u);
-    CU_ASSERT_EQUAL(insn(&c, 5)->mem.level, PMUSIM_LVL_L1D); /* A was MRU when C came */
+    CU_ASSERT_EQUAL(lookup(insn(&c, 5)), PMUSIM_LVL_L1D); /* A was MRU when C came */
+    done(u, &c);
+}
+
+/* Line fill buffers (docs/UARCH.md §1 "Line fill buffers"), wsm (10
+ * buffers, 64-byte lines, L1D 4 cycles, DRAM 271 cycles on the one-socket
+ * wsm, a DTLB walk 7 + 23 more).  Instructions of 4 bytes from 0x401000, all
+ * in one fetch line, dispatch 4 a cycle (width 4), so instruction k
+ * dispatches at d + k / 4; a load that starts before its line's fill is in
+ * hits the fill buffer: level lfb, its latency the rest of the fill's. */
+static void test_lfb_hits(void)
+{
+    /* (a) a miss, then an independent load to its line in the same cycle:
+     * lfb with the miss's latency; a load whose address depends on it
+     * starts when the fill is in: the L1D.  A load of a line whose fill
+     * ended before it starts (line 2, after the dependent one): the L1D. */
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    run(u, 0, 0x401000, 0x10000000, 8, FALSE, FALSE);
+    run(u, 0, 0x401004, 0x10000008, 8, FALSE, FALSE);
+    run(u, 0, 0x401008, 0x10000010, 8, FALSE, TRUE);
+    finish(u);
+    const uint32_t miss = 271 + 7 + 23; /* DRAM and the page's walk */
+    CU_ASSERT_EQUAL(insn(&c, 0)->mem.level, PMUSIM_LVL_LOCAL_DRAM);
+    CU_ASSERT_EQUAL(insn(&c, 0)->mem.latency, miss);
+    CU_ASSERT_EQUAL(insn(&c, 1)->mem.level, PMUSIM_LVL_LFB);
+    CU_ASSERT_EQUAL(insn(&c, 1)->mem.latency, miss);
+    CU_ASSERT_EQUAL(insn(&c, 2)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(insn(&c, 2)->mem.latency, 4);
+    done(u, &c);
+
+    /* (b) a store's miss takes a buffer too (its read for ownership from
+     * its dispatch): a load to its line in the same cycle waits for it; a
+     * store to a line being filled stays l1d (only loads hit a buffer) */
+    u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    run(u, 0, 0x401000, 0x10000000, 8, TRUE, FALSE);
+    run(u, 0, 0x401004, 0x10000008, 8, FALSE, FALSE);
+    run(u, 0, 0x401008, 0x10000010, 8, TRUE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(insn(&c, 0)->mem.level, PMUSIM_LVL_LOCAL_DRAM);
+    CU_ASSERT_EQUAL(insn(&c, 1)->mem.level, PMUSIM_LVL_LFB);
+    CU_ASSERT_EQUAL(insn(&c, 1)->mem.latency, miss);
+    CU_ASSERT_EQUAL(insn(&c, 2)->mem.level, PMUSIM_LVL_L1D);
+    done(u, &c);
+
+    /* (c) eleven misses to lines 0-10 of one page (instructions 0-10, the
+     * first walks), then loads to line 0 (instruction 11, cycle d + 2) and
+     * line 1 (instruction 12, d + 3): line 10's miss took line 0's buffer
+     * (ten, in turn), so line 0 reads as an L1D hit; line 1's fill,
+     * started at d with 271 cycles, has 268 left */
+    u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    for (uint64_t k = 0; k < 11; k++)
+        run(u, 0, 0x401000 + 4 * k, 0x10000000 + 64 * k, 8, FALSE, FALSE);
+    run(u, 0, 0x40102c, 0x10000000, 8, FALSE, FALSE);
+    run(u, 0, 0x401030, 0x10000040, 8, FALSE, FALSE);
+    finish(u);
+    for (guint k = 1; k < 11; k++) {
+        CU_ASSERT_EQUAL(insn(&c, k)->mem.level, PMUSIM_LVL_LOCAL_DRAM);
+        CU_ASSERT_EQUAL(insn(&c, k)->mem.latency, 271);
+    }
+    CU_ASSERT_EQUAL(insn(&c, 11)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(insn(&c, 11)->mem.latency, 4);
+    CU_ASSERT_EQUAL(insn(&c, 12)->mem.level, PMUSIM_LVL_LFB);
+    CU_ASSERT_EQUAL(insn(&c, 12)->mem.latency, 271 - 3);
+    done(u, &c);
+
+    /* (d) Knights Mill has no fill-buffer model (no source for its count,
+     * no event): the same pair as (a) reads l1d */
+    u = model(PMUSIM_CPU_KNM, 1, NULL, &c);
+    run(u, 0, 0x401000, 0x10000000, 8, FALSE, FALSE);
+    run(u, 0, 0x401004, 0x10000008, 8, FALSE, FALSE);
+    finish(u);
+    CU_ASSERT_NOT_EQUAL(insn(&c, 0)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(insn(&c, 1)->mem.level, PMUSIM_LVL_L1D);
     done(u, &c);
 }
 
@@ -293,8 +375,8 @@ static void test_straddling_access(void)
     pmusim_uarch_get_stats(u, &st);
     CU_ASSERT_EQUAL(st.d1_access, 3);
     CU_ASSERT_EQUAL(st.d1_miss, 1);
-    CU_ASSERT_EQUAL(insn(&c, 1)->mem.level, PMUSIM_LVL_L1D);
-    CU_ASSERT_EQUAL(insn(&c, 2)->mem.level, PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(lookup(insn(&c, 1)), PMUSIM_LVL_L1D);
+    CU_ASSERT_EQUAL(lookup(insn(&c, 2)), PMUSIM_LVL_L1D);
     done(u, &c);
 }
 
@@ -1143,8 +1225,8 @@ static void test_ll_inclusive_option(void)
         run(u, 0, 0x401000, 0x70001000, 8, FALSE, FALSE);
         run(u, 0, 0x401000, 0x70000000, 8, FALSE, FALSE);
         finish(u);
-        CU_ASSERT_EQUAL(insn(&c, 1)->mem.level, PMUSIM_LVL_LOCAL_DRAM);
-        CU_ASSERT_EQUAL(insn(&c, 2)->mem.level, cases[k].third);
+        CU_ASSERT_EQUAL(lookup(insn(&c, 1)), PMUSIM_LVL_LOCAL_DRAM);
+        CU_ASSERT_EQUAL(lookup(insn(&c, 2)), cases[k].third);
         done(u, &c);
     }
     pmusim_uarch_options_t o;
@@ -2552,6 +2634,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_same_line_lru_dirty_inclusion);
     PMUSIM_ADD_TEST(s, test_itlb_order_on_fast_path);
     PMUSIM_ADD_TEST(s, test_straddling_access);
+    PMUSIM_ADD_TEST(s, test_lfb_hits);
     PMUSIM_ADD_TEST(s, test_straddling_fetch);
     PMUSIM_ADD_TEST(s, test_knm_fetch_ll_refs);
     PMUSIM_ADD_TEST(s, test_ll_line_smaller);
