@@ -74,6 +74,15 @@ if [ "$mode" = counts ]; then
         expect "$cpu stream L1D:REPL" $repl $((n / 4)) 2
         llc=$(( $(count $cpu::MEM_LOAD_RETIRED:LLC_MISS "$work/s.pmt") - $(count $cpu::MEM_LOAD_RETIRED:LLC_MISS "$work/s0.pmt") ))
         expect "$cpu stream MEM_LOAD_RETIRED:LLC_MISS" $llc $((n / 8)) 3
+        # line fill buffers (docs/UARCH.md §1): a line's first load misses,
+        # its other loads (independent, a few cycles apart) start within
+        # the fill's 218-271 cycles and hit its buffer: every load of the
+        # pass but the N/8 misses (7N/8 with 8-byte loads), none an L1D hit
+        ld=$(( $(count $cpu::MEM_INST_RETIRED:LOADS "$work/s.pmt") - $(count $cpu::MEM_INST_RETIRED:LOADS "$work/s0.pmt") ))
+        lfb=$(( $(count $cpu::MEM_LOAD_RETIRED:HIT_LFB "$work/s.pmt") - $(count $cpu::MEM_LOAD_RETIRED:HIT_LFB "$work/s0.pmt") ))
+        expect "$cpu stream MEM_LOAD_RETIRED:HIT_LFB" $lfb $((ld - n / 8)) 1
+        l1=$(( $(count $cpu::MEM_LOAD_RETIRED:L1D_HIT "$work/s.pmt") - $(count $cpu::MEM_LOAD_RETIRED:L1D_HIT "$work/s0.pmt") ))
+        expect "$cpu stream MEM_LOAD_RETIRED:L1D_HIT" $l1 0 0 256
     done
     # Knights Mill: the load pass misses the L1D on each of its N/8 lines.
     cap knm "$work/k0.pmt" "$work/stream" 0
