@@ -1915,14 +1915,28 @@ load_done(uarch_thread_t *t, const pmusim_uarch_access_t *a, uint64_t d, uint32_
  * in the L1D (the model installs a line at its miss) while that fill is
  * still on its way hit the fill buffer, not the L1D: its level is
  * PMUSIM_LVL_LFB and its data come when the fill's do. */
-static G_GNUC_NO_INLINE void lfb_fill(pmusim_uarch_t *u, uint64_t addr, uint64_t ready)
+static G_GNUC_NO_INLINE void lfb_fill(pmusim_uarch_t *u, uint64_t addr, uint64_t start,
+                                      pmusim_mem_t *m, gboolean store)
 {
-    const uint32_t i = u->lfb_next;
-    u->lfb_next = i + 1 == u->lfb_n ? 0 : i + 1;
-    u->lfb[i].blk = addr >> u->l1d.line_bits;
-    u->lfb[i].ready = ready;
-    if (ready > u->lfb_until)
-        u->lfb_until = ready;
+    /* the buffer that is free first: the one whose fill ends first (the
+     * lowest of equals) */
+    uint32_t b = 0;
+    for (uint32_t i = 1; i < u->lfb_n; i++)
+        if (u->lfb[i].ready < u->lfb[b].ready)
+            b = i;
+    uint64_t from = start;
+    if (u->lfb[b].ready > start) {
+        /* every buffer is busy: the miss waits for one (a load's data come
+         * that much later; a store's read for ownership waits, the store
+         * itself does not) */
+        from = u->lfb[b].ready;
+        if (!store)
+            m->latency = (uint32_t)MIN((uint64_t)m->latency + (from - start), UINT32_MAX);
+    }
+    u->lfb[b].blk = addr >> u->l1d.line_bits;
+    u->lfb[b].ready = store ? from + m->latency : start + m->latency;
+    if (u->lfb[b].ready > u->lfb_until)
+        u->lfb_until = u->lfb[b].ready;
 }
 
 static G_GNUC_NO_INLINE void lfb_hit(pmusim_uarch_t *u, uint64_t addr, uint64_t start,
@@ -1948,7 +1962,7 @@ lfb_note(pmusim_uarch_t *u, const pmusim_uarch_access_t *a, uint64_t start, pmus
         if (G_UNLIKELY(start < u->lfb_until) && !a->is_store)
             lfb_hit(u, a->addr, start, m);
     } else if (u->lfb_n) {
-        lfb_fill(u, a->addr, start + m->latency);
+        lfb_fill(u, a->addr, start, m, a->is_store != 0);
     }
 }
 
