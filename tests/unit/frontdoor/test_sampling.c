@@ -419,6 +419,14 @@ static void test_data_src_bits(void)
                     UINT64_C(0x4) | UINT64_C(0x102) << 5 | UINT64_C(1) << 19 |
                         UINT64_C(1) << 24 | UINT64_C(0x24) << 26 | UINT64_C(0xd) << 33 |
                         UINT64_C(1) << 37);
+    /* a load that hit a line fill buffer (session 19): HIT|LFB 0x12;
+     * lvl_num LFB 0xc (perf_event.h PERF_MEM_LVL_LFB, PERF_MEM_LVLNUM_LFB) */
+    CU_ASSERT_EQUAL(pd_data_src(PMUSIM_LVL_LFB, FALSE, PMUSIM_TLB_L1_HIT),
+                    UINT64_C(0x2) | UINT64_C(0x12) << 5 | UINT64_C(1) << 19 | UINT64_C(1) << 24 |
+                        UINT64_C(0xa) << 26 | UINT64_C(0xc) << 33);
+    char txt[128];
+    pd_data_src_text(pd_data_src(PMUSIM_LVL_LFB, FALSE, PMUSIM_TLB_L1_HIT), txt, sizeof txt);
+    CU_ASSERT_STRING_EQUAL(txt, "load LFB hit");
 }
 
 static void test_symbols_any_nesting(void)
