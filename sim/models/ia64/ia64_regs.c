@@ -589,6 +589,7 @@ static void ia64_write_dbg(ia64_model_t *im, uint32_t t, bool ibr, uint32_t num,
 gboolean ia64_write_reg(pmusim_model_t *m, const pmusim_regwrite_t *w, GError **error)
 {
     ia64_model_t *im = ia64_model(m);
+    ia64_unsuspend(im);
     const char *name = im->d->ops->name;
     if (w->thread >= m->nthreads) {
         g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG,
@@ -627,11 +628,13 @@ gboolean ia64_write_reg(pmusim_model_t *m, const pmusim_regwrite_t *w, GError **
     return TRUE;
 }
 
-/* ---- reads (no side effects) ---- */
+/* ---- reads (no side effects on the registers: a suspended lean run's
+ * deferred bookkeeping is written first, which changes no value) ---- */
 
 gboolean ia64_read_reg(pmusim_model_t *m, pmusim_regspace_t space, uint32_t num, uint32_t thread,
                        uint64_t *value)
 {
+    ia64_unsuspend(ia64_model(m));
     const ia64_model_t *im = ia64_model(m);
     if (thread >= m->nthreads)
         return FALSE;
