@@ -1908,10 +1908,10 @@ ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const un
             goto out;
     } while (++r < end);
 out:;
-    /* the open cycle's masks: those added here (from 0 when a cycle
-     * closed; s->v is read here: no register holds it in the loop) */
-    for (size_t j = s->v; j < v; j++)
-        im->cyc_masks[j] = im->lean_ents[j]->mask;
+    /* the open cycle's entries added here: from 0 when a cycle closed
+     * (s->v is read here: no register holds it in the loop); their masks
+     * go to cyc_masks when the run is left (ia64_lean_leave()) */
+    s->vfrom = s->v;
     s->cur = cur;
     s->pk = pk;
     s->v = (uint32_t)v;
@@ -2501,6 +2501,10 @@ static void ia64_lean_leave(ia64_model_t *im)
     const ia64_lean_sus_t *const sus = &im->sus;
     const ia64_lean_t *const ls = &sus->ls;
     im->lean_sus = false;
+    /* the open cycle's masks not in cyc_masks yet (issue 12: once per
+     * run, not at every return of the lean function) */
+    for (uint32_t j = sus->vfill; j < ls->v; j++)
+        im->cyc_masks[j] = im->lean_ents[j]->mask;
     /* the masks of the cycles it closed: those it was given and added,
      * less those of the open cycle */
     const uint64_t acc = sus->acc0 + (sus->done - ls->nempty) - ls->v;
@@ -2522,13 +2526,16 @@ void ia64_lean_flush(ia64_model_t *im)
 /* The lean function on [r, end_n) of recs[0, n) with im->sus set up: the
  * run is suspended when it took every record of the call (end_n = recs +
  * n), else left.  Returns the first record not consumed. */
-static size_t ia64_lean_run(ia64_model_t *im, const pmusim_rec_t *recs, const pmusim_rec_t *r,
+static inline __attribute__((always_inline)) size_t
+ia64_lean_run(ia64_model_t *im, const pmusim_rec_t *recs, const pmusim_rec_t *r,
                             const pmusim_rec_t *end_n, size_t n)
 {
     ia64_lean_sus_t *const sus = &im->sus;
     const pmusim_rec_t *const r_in = r;
     r = ia64_lean(im, &sus->ls, r, im->key_need, im->dxtab[sus->ls.t0]);
     const size_t took = (size_t)(r - r_in);
+    if (sus->ls.vfrom < sus->vfill)
+        sus->vfill = sus->ls.vfrom;
     sus->done += took;
     sus->left -= took;
     /* the run's last instruction record (the EVENT records the lean loop
@@ -2573,6 +2580,7 @@ static size_t ia64_lean_resume(ia64_model_t *im, const pmusim_rec_t *recs, size_
         ls->cm = 0;
         /* (the closed cycle's masks are among the records done) */
         ls->v = v = 0;
+        sus->vfill = 0;
         ls->pk = 0;
         ls->cur = c;
     }
@@ -2684,6 +2692,7 @@ static __attribute__((noinline)) size_t ia64_lean_entry(ia64_model_t *im, const 
     sus->left = budget;
     sus->done = 0;
     sus->tm = tm;
+    sus->vfill = v;
     sus->retired = false;
     sus->pk_lm = pk_lm;
     return ia64_lean_run(im, recs, r, end_n, n_in);
@@ -2805,9 +2814,12 @@ static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, cons
                          : ia64_consume_fast_need(im, recs, k, n, false, false, 0);
 }
 
-void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
+/* ia64_consume() from recs[kr] (the records before it consumed by a
+ * suspended lean run). */
+static __attribute__((noinline)) void ia64_consume_from(ia64_model_t *im, const pmusim_rec_t *recs,
+                                                       size_t n, size_t kr)
 {
-    ia64_model_t *im = ia64_model(m);
+    pmusim_model_t *const m = &im->base;
     const uint32_t nth = m->nthreads;
     const uint64_t first_record = im->records;
     im->started = true;
@@ -2818,15 +2830,6 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
      * entry would cost more than it saves: retry only after `skip` records,
      * doubling while it keeps failing. */
     unsigned skip = 0, backoff = 0;
-    size_t kr = 0;
-    if (im->lean_sus) {
-        /* a lean run suspended at the end of the last call goes on with a
-         * record of its thread (issue 12) */
-        if (n && recs[0].kind == PMUSIM_REC_INSN && recs[0].thread == im->sus.ls.t0)
-            kr = ia64_lean_resume(im, recs, n);
-        else
-            ia64_lean_leave(im);
-    }
     for (size_t k = kr; k < n; k++) {
         if (skip) {
             skip--;
@@ -2951,6 +2954,30 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
     }
     if (n && ia64_sat_add(im->cur, 1) > im->end)
         im->end = ia64_sat_add(im->cur, 1); /* a trace spans [0, max(cycle + 1, idle end)) */
+}
+
+void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
+{
+    ia64_model_t *im = ia64_model(m);
+    if (im->lean_sus) {
+        /* a lean run suspended at the end of the last call goes on with a
+         * record of its thread (issue 12: in a function of its own, the
+         * general path's entry cost about 20 instructions a call) */
+        if (n && recs[0].kind == PMUSIM_REC_INSN && recs[0].thread == im->sus.ls.t0) {
+            im->lean_end = NULL; /* (recs may be a new batch in the same buffer) */
+            const size_t k = ia64_lean_resume(im, recs, n);
+            if (k < n) {
+                ia64_consume_from(im, recs, n, k);
+                return;
+            }
+            im->records += n;
+            if (ia64_sat_add(im->cur, 1) > im->end)
+                im->end = ia64_sat_add(im->cur, 1);
+            return;
+        }
+        ia64_lean_leave(im);
+    }
+    ia64_consume_from(im, recs, n, 0);
 }
 
 void ia64_finish(pmusim_model_t *m)

@@ -380,7 +380,9 @@ typedef struct {
     const pmusim_rec_t *end, *end2;
     uint64_t cur, pk, cm, next_lazy, pkb, dke, dtag, e1;
     size_t vlim, vmax, nempty;
-    uint32_t v, t0;
+    /* vfrom: at the lean function's return, the first of the open cycle's
+     * entries it added (0 after a close, else v at its entry) */
+    uint32_t v, t0, vfrom;
     unsigned rare_keep;
 } ia64_lean_t;
 
@@ -399,6 +401,7 @@ typedef struct {
     uint64_t ret_cycle; /* the cycle of the run's last instruction record */
     uint64_t done;   /* records consumed */
     uint32_t tm;     /* retire_tmask of cur0 at the entry */
+    uint32_t vfill;  /* cyc_masks holds the open cycle's masks below vfill */
     bool retired;    /* ret_cycle is set */
     bool pk_lm;
 } ia64_lean_sus_t;
