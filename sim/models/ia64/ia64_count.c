@@ -2528,7 +2528,7 @@ void ia64_lean_flush(ia64_model_t *im)
  * n), else left.  Returns the first record not consumed. */
 static inline __attribute__((always_inline)) size_t
 ia64_lean_run(ia64_model_t *im, const pmusim_rec_t *recs, const pmusim_rec_t *r,
-                            const pmusim_rec_t *end_n, size_t n)
+              const pmusim_rec_t *end_n, size_t n)
 {
     ia64_lean_sus_t *const sus = &im->sus;
     const pmusim_rec_t *const r_in = r;
