@@ -2223,6 +2223,9 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                                   .rare_keep = rare_keep};
                 const pmusim_rec_t *const r_in = r;
                 r = ia64_lean(im, &ls, r, need, dtab0);
+                /* the open cycle's masks it added, for this loop */
+                for (uint32_t j = ls.vfrom; j < ls.v; j++)
+                    im->cyc_masks[j] = im->lean_ents[j]->mask;
                 cur = ls.cur;
                 pk = ls.pk;
                 /* the masks of the cycles it closed: those it was given
