@@ -631,11 +631,17 @@ gboolean ia64_write_reg(pmusim_model_t *m, const pmusim_regwrite_t *w, GError **
 /* ---- reads (no side effects on the registers: a suspended lean run's
  * deferred bookkeeping is written first, which changes no value) ---- */
 
+static gboolean ia64_read_reg_sus(pmusim_model_t *m, pmusim_regspace_t space, uint32_t num,
+                                  uint32_t thread, uint64_t *value);
+
 gboolean ia64_read_reg(pmusim_model_t *m, pmusim_regspace_t space, uint32_t num, uint32_t thread,
                        uint64_t *value)
 {
-    ia64_unsuspend(ia64_model(m));
     const ia64_model_t *im = ia64_model(m);
+    /* (a tail call: no call before the reads, whose registers the front
+     * door's reads at every interrupt would otherwise save; issue 12) */
+    if (__builtin_expect(im->lean_sus, 0))
+        return ia64_read_reg_sus(m, space, num, thread, value);
     if (thread >= m->nthreads)
         return FALSE;
     const ia64_thread_t *th = &im->th[thread];
@@ -666,4 +672,14 @@ gboolean ia64_read_reg(pmusim_model_t *m, pmusim_regspace_t space, uint32_t num,
     default:
         return FALSE;
     }
+}
+
+/* ia64_read_reg() with a suspended lean run: its state written first. */
+static __attribute__((noinline, cold)) gboolean ia64_read_reg_sus(pmusim_model_t *m,
+                                                                 pmusim_regspace_t space,
+                                                                 uint32_t num, uint32_t thread,
+                                                                 uint64_t *value)
+{
+    ia64_lean_flush(ia64_model(m));
+    return ia64_read_reg(m, space, num, thread, value);
 }
