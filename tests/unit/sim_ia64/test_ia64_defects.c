@@ -398,6 +398,55 @@ static void test_evsum_ia64(void)
     }
 }
 
+/* A lean run suspended at the end of a consume() call (issue 12, h-mont3):
+ * reads between the calls see the closed cycles, as after a run that was
+ * left.  ita2 LOADS_RETIRED and IA64_INST_RETIRED, 150 cycles of an
+ * instruction and a load, given in calls of 101, 99 and 100 records: the
+ * first ends in cycle 50's instruction, the second (a lean run from its
+ * start, suspended at its end) in cycle 99's load, so the open cycle at
+ * the read has other masks than at the run's entry.  After the calls
+ * loads 50, 99 and instructions 100, 198 (the open cycle is not counted
+ * yet).  Again with PMD5 written to 1000 while the run is suspended (no
+ * read before it): the open cycle 99 and the next 49 add to it, 1100
+ * after the third call (loads 149); after finish() loads 150,
+ * instructions 1102. */
+static void test_lean_suspended_reads(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(0xcd, 0, 8, 0));
+    PMC(m, 5, cfg(ES_INST, 0, 8, 0));
+    pmusim_rec_t r[300];
+    for (unsigned j = 0; j < 300; j++)
+        r[j] = (j & 1) ? mem(j / 2, false, false, PMUSIM_TLB_L1_HIT) : t_insn(j / 2, 3);
+    m->ops->consume(m, r, 101);
+    CU_ASSERT_EQUAL(CNT(m, 4), 50);
+    CU_ASSERT_EQUAL(CNT(m, 5), 100);
+    m->ops->consume(m, r + 101, 99);
+    CU_ASSERT_TRUE(ia64_model(m)->lean_sus);
+    CU_ASSERT_EQUAL(CNT(m, 4), 99);
+    CU_ASSERT_EQUAL(CNT(m, 5), 198);
+    m->ops->finish(m);
+    pmusim_model_free(m);
+
+    /* the same with the write while the run is suspended */
+    m = t_model("ita2", 1);
+    PMC(m, 4, cfg(0xcd, 0, 8, 0));
+    PMC(m, 5, cfg(ES_INST, 0, 8, 0));
+    m->ops->consume(m, r, 101);
+    m->ops->consume(m, r + 101, 99);
+    CU_ASSERT_TRUE(ia64_model(m)->lean_sus);
+    PMD(m, 5, 1000);
+    CU_ASSERT_EQUAL(CNT(m, 4), 99);
+    CU_ASSERT_EQUAL(CNT(m, 5), 1000);
+    m->ops->consume(m, r + 200, 100);
+    CU_ASSERT_EQUAL(CNT(m, 4), 149);
+    CU_ASSERT_EQUAL(CNT(m, 5), 1100);
+    m->ops->finish(m);
+    CU_ASSERT_EQUAL(CNT(m, 4), 150);
+    CU_ASSERT_EQUAL(CNT(m, 5), 1102);
+    pmusim_model_free(m);
+}
+
 /* The fast loop closes a cycle of more records than some counter's maxincr
  * when that counter's own count stays within it, and leaves a cycle that
  * needs the clamp to the general path.  ita2 LOADS_RETIRED (maxincr 4) and
@@ -584,6 +633,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_not_in_trace);
     PMUSIM_ADD_TEST(s, test_declared_events_ia64);
     PMUSIM_ADD_TEST(s, test_evsum_ia64);
+    PMUSIM_ADD_TEST(s, test_lean_suspended_reads);
     PMUSIM_ADD_TEST(s, test_fast_close_many_records);
     PMUSIM_ADD_TEST(s, test_final_register_state);
     PMUSIM_ADD_TEST(s, test_mem_records);
