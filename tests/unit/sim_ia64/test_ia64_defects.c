@@ -410,11 +410,17 @@ static void test_evsum_ia64(void)
  * read before it): the open cycle 99 and the next 49 add to it, 1100
  * after the third call (loads 149); after finish() loads 150,
  * instructions 1102. */
-static void test_lean_suspended_reads(void)
+static pmusim_model_t *loads_insts_model(void)
 {
     pmusim_model_t *m = t_model("ita2", 1);
     PMC(m, 4, cfg(0xcd, 0, 8, 0));
     PMC(m, 5, cfg(ES_INST, 0, 8, 0));
+    return m;
+}
+
+static void test_lean_suspended_reads(void)
+{
+    pmusim_model_t *m = loads_insts_model();
     pmusim_rec_t r[300];
     for (unsigned j = 0; j < 300; j++)
         r[j] = (j & 1) ? mem(j / 2, false, false, PMUSIM_TLB_L1_HIT) : t_insn(j / 2, 3);
@@ -429,9 +435,7 @@ static void test_lean_suspended_reads(void)
     pmusim_model_free(m);
 
     /* the same with the write while the run is suspended */
-    m = t_model("ita2", 1);
-    PMC(m, 4, cfg(0xcd, 0, 8, 0));
-    PMC(m, 5, cfg(ES_INST, 0, 8, 0));
+    m = loads_insts_model();
     m->ops->consume(m, r, 101);
     m->ops->consume(m, r + 101, 99);
     CU_ASSERT_TRUE(ia64_model(m)->lean_sus);
