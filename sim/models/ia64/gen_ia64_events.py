@@ -15,7 +15,9 @@ whose definition includes the fact.  Refused: an unknown name, a name whose
 counter takes no EVENT records (cycles, captures), a fact number outside
 1..IA64_NFACTS-1, one number with two names or one name with two numbers,
 a CPU given twice for a fact, an event listed twice, more than
-IA64_FACT_KEYS events.
+IA64_FACT_KEYS events, an event of maxincr other than 1 (its only valid
+threshold is then 0, which is why the IA-64 engine need not read the
+trace header's evsum key).
 """
 import csv
 import sys
@@ -150,15 +152,20 @@ def load_facts(path, tables):
                 fail("%s: unknown pmu %r" % (where, pmu))
             if num in facts[pmu]:
                 fail("%s: %s given twice for %s" % (where, name, pmu))
-            by_name = {e[0]: (key, e[1][3]) for key, e in tables[pmu].items()}
+            by_name = {e[0]: (key, e[1][3], e[1][0]) for key, e in tables[pmu].items()}
             keys = []
             for ev in evs:
                 if ev not in by_name:
                     fail("%s: %s: no %s event %s" % (where, name, pmu, ev))
-                key, src = by_name[ev]
+                key, src, maxincr = by_name[ev]
                 if src not in FACT_SRCS:
                     fail("%s: %s: %s %s counts no EVENT records (source %s)"
                          % (where, name, pmu, ev, src))
+                if maxincr != 1:
+                    fail("%s: %s: %s %s has maxincr %d: a fact record is written at "
+                         "its instruction's retirement, so a threshold on it would "
+                         "compare a sum (the IA-64 engine reads no evsum key: "
+                         "docs/trace-events-ia64.md)" % (where, name, pmu, ev, maxincr))
                 keys.append(key)
             facts[pmu][num] = (name, keys)
     return facts

@@ -885,6 +885,7 @@ void ia64_observe_cycles(pmusim_model_t *m, uint64_t from, uint64_t to,
                          pmusim_cycle_observer_fn fn, void *user)
 {
     ia64_model_t *im = ia64_model(m);
+    ia64_unsuspend(im);
     ia64_materialize(im);
     im->obs_fn = from < to ? fn : NULL;
     im->obs_user = user;
@@ -1725,20 +1726,6 @@ ia64_fast_leave(ia64_model_t *im, const bool pk_lm, const uint64_t lmask, const 
         im->cur = im->now = cur;
 }
 
-/* The state of a one-thread run that ia64_lean_body() reads and updates
- * (ia64_consume_fast_body()'s locals of the same names; e1 = its
- * e1mask).  end2: the first record of the last cycle in [r, end) (or r),
- * before which every record's successor is readable; nempty: the records
- * consumed without a mask (inc 0), from which the caller finds the masks
- * of the cycles closed (issue 12: no record count per close). */
-typedef struct {
-    const pmusim_rec_t *end, *end2;
-    uint64_t cur, pk, cm, next_lazy, pkb, dke, dtag, e1;
-    size_t vlim, vmax, nempty;
-    uint32_t v, t0;
-    unsigned rare_keep;
-} ia64_lean_t;
-
 /* An EVENT record of thread t that no counter takes, marked seen as
  * ia64_on_event() marks it: true (the lean loop consumes it as a record
  * with an empty mask); false leaves it to ia64_on_event().  No capture
@@ -1921,10 +1908,10 @@ ia64_lean_body(ia64_model_t *im, ia64_lean_t *s, const pmusim_rec_t *r, const un
             goto out;
     } while (++r < end);
 out:;
-    /* the open cycle's masks: those added here (from 0 when a cycle
-     * closed; s->v is read here: no register holds it in the loop) */
-    for (size_t j = s->v; j < v; j++)
-        im->cyc_masks[j] = im->lean_ents[j]->mask;
+    /* the open cycle's entries added here: from 0 when a cycle closed
+     * (s->v is read here: no register holds it in the loop); their masks
+     * go to cyc_masks when the run is left (ia64_lean_leave()) */
+    s->vfrom = s->v;
     s->cur = cur;
     s->pk = pk;
     s->v = (uint32_t)v;
@@ -2236,6 +2223,9 @@ ia64_consume_fast_body(ia64_model_t *im, const pmusim_rec_t *recs, size_t k, siz
                                   .rare_keep = rare_keep};
                 const pmusim_rec_t *const r_in = r;
                 r = ia64_lean(im, &ls, r, need, dtab0);
+                /* the open cycle's masks it added, for this loop */
+                for (uint32_t j = ls.vfrom; j < ls.v; j++)
+                    im->cyc_masks[j] = im->lean_ents[j]->mask;
                 cur = ls.cur;
                 pk = ls.pk;
                 /* the masks of the cycles it closed: those it was given
@@ -2506,6 +2496,111 @@ static inline const ia64_sig_entry_t *ia64_const_sig(ia64_model_t *im, uint32_t 
     return ia64_const_sig_new(im, t, state);
 }
 
+/* The exit of a lean run (im->sus): the state ia64_consume_fast_body()
+ * would leave (ia64_fast_leave(), and on Montecito the retirements of the
+ * open cycle). */
+static void ia64_lean_leave(ia64_model_t *im)
+{
+    const ia64_lean_sus_t *const sus = &im->sus;
+    const ia64_lean_t *const ls = &sus->ls;
+    im->lean_sus = false;
+    /* the open cycle's masks not in cyc_masks yet (issue 12: once per
+     * run, not at every return of the lean function) */
+    for (uint32_t j = sus->vfill; j < ls->v; j++)
+        im->cyc_masks[j] = im->lean_ents[j]->mask;
+    /* the masks of the cycles it closed: those it was given and added,
+     * less those of the open cycle */
+    const uint64_t acc = sus->acc0 + (sus->done - ls->nempty) - ls->v;
+    ia64_fast_leave(im, sus->pk_lm, im->dmask & (im->m2 | im->m3), ls->cm, ls->pk, ls->v, acc,
+                    im->q0, im->q1, im->qsat, ls->cur, sus->cur0);
+    if (im->base.nthreads > 1) {
+        /* as ia64_consume_fast_body() leaves a run of t0 */
+        im->retire_cycle = ls->cur;
+        im->retire_tmask = (ls->cur == sus->cur0 ? sus->tm : 0) |
+                           (sus->retired && sus->ret_cycle == ls->cur ? ls->t0 + 1 : 0);
+    }
+}
+
+void ia64_lean_flush(ia64_model_t *im)
+{
+    ia64_lean_leave(im);
+}
+
+/* The lean function on [r, end_n) of recs[0, n) with im->sus set up: the
+ * run is suspended when it took every record of the call (end_n = recs +
+ * n), else left.  Returns the first record not consumed. */
+static inline __attribute__((always_inline)) size_t
+ia64_lean_run(ia64_model_t *im, const pmusim_rec_t *recs, const pmusim_rec_t *r,
+              const pmusim_rec_t *end_n, size_t n)
+{
+    ia64_lean_sus_t *const sus = &im->sus;
+    const pmusim_rec_t *const r_in = r;
+    r = ia64_lean(im, &sus->ls, r, im->key_need, im->dxtab[sus->ls.t0]);
+    const size_t took = (size_t)(r - r_in);
+    if (sus->ls.vfrom < sus->vfill)
+        sus->vfill = sus->ls.vfrom;
+    sus->done += took;
+    sus->left -= took;
+    /* the run's last instruction record (the EVENT records the lean loop
+     * takes are no retirement) */
+    const pmusim_rec_t *q = r;
+    while (q > r_in && q[-1].kind != PMUSIM_REC_INSN)
+        q--;
+    if (q > r_in) {
+        sus->retired = true;
+        sus->ret_cycle = q[-1].cycle;
+    }
+    if (r == end_n && end_n == recs + n && sus->left) {
+        im->lean_sus = true;
+        /* (ia64_consume() reads cur for the trace's end) */
+        im->cur = im->now = sus->ls.cur;
+    } else {
+        ia64_lean_leave(im);
+    }
+    return (size_t)(r - recs);
+}
+
+/* A suspended lean run (im->lean_sus) on the records of a new
+ * ia64_consume() call from recs[0], a record of its thread: the entry's
+ * close and bounds of ia64_lean_entry() on the run's state.  Returns the
+ * first record not consumed; 0 with the run left when it cannot go on. */
+static size_t ia64_lean_resume(ia64_model_t *im, const pmusim_rec_t *recs, size_t n)
+{
+    ia64_lean_sus_t *const sus = &im->sus;
+    ia64_lean_t *const ls = &sus->ls;
+    const pmusim_rec_t *r = recs;
+    uint32_t v = ls->v;
+    if (r->cycle != ls->cur) {
+        /* the lean function's close */
+        const uint64_t c = r->cycle;
+        if (c > ls->next_lazy || c < ls->cur ||
+            (v >= ls->vlim && (v >= IA64_LOWINC || ((ls->pk + ls->pkb) & IA64_PK_HIGH)))) {
+            ia64_lean_leave(im);
+            return 0;
+        }
+        if (ls->cm & ls->e1)
+            ia64_cp_add(im, ls->cm & ls->e1);
+        ls->cm = 0;
+        /* (the closed cycle's masks are among the records done) */
+        ls->v = v = 0;
+        sus->vfill = 0;
+        ls->pk = 0;
+        ls->cur = c;
+    }
+    if (n > sus->left)
+        n = (size_t)sus->left;
+    /* no cycle may reach IA64_CYC_CAP masks before end (as in
+     * ia64_lean_entry()) */
+    const pmusim_rec_t *const end_n = recs + n;
+    const pmusim_rec_t *end = n > IA64_CYC_CAP - v ? r + (IA64_CYC_CAP - v) : end_n;
+    if (end != end_n && n <= IA64_CYC_CAP && end[-1].cycle != ls->cur)
+        end = end_n;
+    ia64_lean_end2(im, r, end);
+    ls->end = end;
+    ls->end2 = im->lean_end2;
+    return ia64_lean_run(im, recs, r, end_n, n);
+}
+
 /* A run of thread t0 with signatures and no per-record side work (not
  * insn_slow) from recs[k], in ia64_lean_body() from the start: what
  * ia64_consume_fast_body() would do with it, with only the state the lean
@@ -2522,6 +2617,7 @@ static inline const ia64_sig_entry_t *ia64_const_sig(ia64_model_t *im, uint32_t 
 static __attribute__((noinline)) size_t ia64_lean_entry(ia64_model_t *im, const pmusim_rec_t *recs,
                                                         size_t k, size_t n, const uint32_t t0)
 {
+    const size_t n_in = n;
     const ia64_thread_t *th = &im->th[t0];
     const bool pk_lm = im->pk_lm;
     uint64_t cm = im->cmask;
@@ -2539,8 +2635,9 @@ static __attribute__((noinline)) size_t ia64_lean_entry(ia64_model_t *im, const 
      * general loop none, ia64_consume() folds it) */
     if (acc + v >= lim || v >= IA64_CYC_CAP)
         return k;
-    if (n - k > lim - acc - v)
-        n = k + (size_t)(lim - acc - v);
+    const uint64_t budget = lim - acc - v;
+    if (n - k > budget)
+        n = k + (size_t)budget;
     const uint32_t vlim = (pk_lm ? im->vsafe_pk : im->vsafe) + 1;
     const uint64_t pkb = im->pk_ok ? im->pk_bias : IA64_PK_HIGH, next_lazy = im->next_lazy;
     const uint64_t cur0 = im->cur;
@@ -2574,38 +2671,34 @@ static __attribute__((noinline)) size_t ia64_lean_entry(ia64_model_t *im, const 
         end = end_n;
     ia64_lean_end2(im, r, end);
     const uint64_t st0 = th->state_key & IA64_KEY_STATE;
-    ia64_lean_t ls = {.end = end,
-                      .end2 = im->lean_end2,
-                      .cur = cur,
-                      .pk = pk,
-                      .cm = cm,
-                      .next_lazy = next_lazy,
-                      .pkb = pkb,
-                      .dke = ia64_rec_word(PMUSIM_REC_INSN, (uint8_t)t0,
-                                           (uint16_t)(st0 & PMUSIM_F_IA32),
-                                           (uint8_t)((st0 >> 16) & 3u)),
-                      .t0 = t0,
-                      .dtag = im->gen_tag | (th->active ? IA64_KEY_ACTIVE : 0) | st0,
-                      .e1 = e1mask,
-                      .vlim = vlim,
-                      .vmax = IA64_LOWINC,
-                      .nempty = 0,
-                      .v = v,
-                      .rare_keep = pk_lm ? ~(unsigned)IA64_RARE_LM : ~0u};
-    const pmusim_rec_t *const r_in = r;
-    r = ia64_lean(im, &ls, r, im->key_need, im->dxtab[t0]);
-    /* the masks of the cycles it closed: those it was given (v) and
-     * added, less those of the open cycle */
-    acc += v + ((size_t)(r - r_in) - ls.nempty) - ls.v;
-    ia64_fast_leave(im, pk_lm, im->dmask & (im->m2 | im->m3), ls.cm, ls.pk, ls.v, acc, im->q0,
-                    im->q1, im->qsat, ls.cur, cur0);
-    if (nth > 1) {
-        /* as ia64_consume_fast_body() leaves a run of t0 */
-        im->retire_cycle = ls.cur;
-        im->retire_tmask = (ls.cur == cur0 ? tm : 0) |
-                           (ia64_run_retired_in(recs + k, r, ls.cur) ? t0 + 1 : 0);
-    }
-    return (size_t)(r - recs);
+    ia64_lean_sus_t *const sus = &im->sus;
+    sus->ls = (ia64_lean_t){.end = end,
+                            .end2 = im->lean_end2,
+                            .cur = cur,
+                            .pk = pk,
+                            .cm = cm,
+                            .next_lazy = next_lazy,
+                            .pkb = pkb,
+                            .dke = ia64_rec_word(PMUSIM_REC_INSN, (uint8_t)t0,
+                                                 (uint16_t)(st0 & PMUSIM_F_IA32),
+                                                 (uint8_t)((st0 >> 16) & 3u)),
+                            .t0 = t0,
+                            .dtag = im->gen_tag | (th->active ? IA64_KEY_ACTIVE : 0) | st0,
+                            .e1 = e1mask,
+                            .vlim = vlim,
+                            .vmax = IA64_LOWINC,
+                            .nempty = 0,
+                            .v = v,
+                            .rare_keep = pk_lm ? ~(unsigned)IA64_RARE_LM : ~0u};
+    sus->acc0 = acc + v;
+    sus->cur0 = cur0;
+    sus->left = budget;
+    sus->done = 0;
+    sus->tm = tm;
+    sus->vfill = v;
+    sus->retired = false;
+    sus->pk_lm = pk_lm;
+    return ia64_lean_run(im, recs, r, end_n, n_in);
 }
 
 /* The one-thread loops without per-record side work from recs[k]:
@@ -2724,9 +2817,12 @@ static __attribute__((noinline)) size_t ia64_consume_fast(ia64_model_t *im, cons
                          : ia64_consume_fast_need(im, recs, k, n, false, false, 0);
 }
 
-void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
+/* ia64_consume() from recs[kr] (the records before it consumed by a
+ * suspended lean run). */
+static __attribute__((noinline)) void ia64_consume_from(ia64_model_t *im, const pmusim_rec_t *recs,
+                                                       size_t n, size_t kr)
 {
-    ia64_model_t *im = ia64_model(m);
+    pmusim_model_t *const m = &im->base;
     const uint32_t nth = m->nthreads;
     const uint64_t first_record = im->records;
     im->started = true;
@@ -2737,7 +2833,7 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
      * entry would cost more than it saves: retry only after `skip` records,
      * doubling while it keeps failing. */
     unsigned skip = 0, backoff = 0;
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = kr; k < n; k++) {
         if (skip) {
             skip--;
         } else if (recs[k].kind == PMUSIM_REC_INSN && ia64_fast_ok(im)) {
@@ -2863,9 +2959,34 @@ void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
         im->end = ia64_sat_add(im->cur, 1); /* a trace spans [0, max(cycle + 1, idle end)) */
 }
 
+void ia64_consume(pmusim_model_t *m, const pmusim_rec_t *recs, size_t n)
+{
+    ia64_model_t *im = ia64_model(m);
+    if (im->lean_sus) {
+        /* a lean run suspended at the end of the last call goes on with a
+         * record of its thread (issue 12: in a function of its own, the
+         * general path's entry cost about 20 instructions a call) */
+        if (n && recs[0].kind == PMUSIM_REC_INSN && recs[0].thread == im->sus.ls.t0) {
+            im->lean_end = NULL; /* (recs may be a new batch in the same buffer) */
+            const size_t k = ia64_lean_resume(im, recs, n);
+            if (k < n) {
+                ia64_consume_from(im, recs, n, k);
+                return;
+            }
+            im->records += n;
+            if (ia64_sat_add(im->cur, 1) > im->end)
+                im->end = ia64_sat_add(im->cur, 1);
+            return;
+        }
+        ia64_lean_leave(im);
+    }
+    ia64_consume_from(im, recs, n, 0);
+}
+
 void ia64_finish(pmusim_model_t *m)
 {
     ia64_model_t *im = ia64_model(m);
+    ia64_unsuspend(im);
     if (im->finished)
         return;
     im->finished = true;

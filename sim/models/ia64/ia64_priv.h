@@ -370,6 +370,42 @@ static inline uint8_t ia64_key_need_of(uint8_t src)
 
 #define IA64_MAX_SUBS (IA64_MAX_THREADS * IA64_MAX_CTRS)
 
+/* The state of a one-thread run that ia64_lean_body() reads and updates
+ * (ia64_consume_fast_body()'s locals of the same names; e1 = its
+ * e1mask).  end2: the first record of the last cycle in [r, end) (or r),
+ * before which every record's successor is readable; nempty: the records
+ * consumed without a mask (inc 0), from which the caller finds the masks
+ * of the cycles closed (issue 12: no record count per close). */
+typedef struct {
+    const pmusim_rec_t *end, *end2;
+    uint64_t cur, pk, cm, next_lazy, pkb, dke, dtag, e1;
+    size_t vlim, vmax, nempty;
+    /* vfrom: at the lean function's return, the first of the open cycle's
+     * entries it added (0 after a close, else v at its entry) */
+    uint32_t v, t0, vfrom;
+    unsigned rare_keep;
+} ia64_lean_t;
+
+/* A lean run (ia64_lean_entry()) that reached the end of an ia64_consume()
+ * call's records and goes on with the next call's, the model's state left
+ * as it was at the run's entry but for cur, now and the closes' counts
+ * (issue 12: the entry and exit cost about 470 host instructions a
+ * batch of 256 records).  ia64_lean_resume() continues it;
+ * ia64_unsuspend() writes the state the run's exit would have written,
+ * before anything else reads or changes the model. */
+typedef struct {
+    ia64_lean_t ls;
+    uint64_t acc0;   /* the deferred masks at the entry, with its open cycle's */
+    uint64_t cur0;   /* im->cur at the entry */
+    uint64_t left;   /* records the run may still take (headroom) */
+    uint64_t ret_cycle; /* the cycle of the run's last instruction record */
+    uint64_t done;   /* records consumed */
+    uint32_t tm;     /* retire_tmask of cur0 at the entry */
+    uint32_t vfill;  /* cyc_masks holds the open cycle's masks below vfill */
+    bool retired;    /* ret_cycle is set */
+    bool pk_lm;
+} ia64_lean_sus_t;
+
 typedef struct ia64_model {
     pmusim_model_t base;
     const ia64_desc_t *d;
@@ -516,6 +552,8 @@ typedef struct ia64_model {
      * whose masks go into cyc_masks when it returns (issue 12: a pointer
      * store a record instead of a mask's load and store) */
     const struct ia64_sig_entry *lean_ents[IA64_CYC_CAP];
+    bool lean_sus;         /* sus holds a suspended lean run */
+    ia64_lean_sus_t sus;
     uint64_t stopped;    /* slots that do not count now: disabled or frozen */
     bool any_event_ctr; /* some counter could take explicit EVENT records */
     uint64_t ev_es[256 / 64]; /* bit es: an enabled counter that is not lazy has event select es */
@@ -731,6 +769,15 @@ void ia64_caprun_flush(ia64_caprun_t *cr);
 void ia64_capture_ipear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
 bool ia64_capture_iear(ia64_model_t *im, uint32_t t, const pmusim_rec_t *r);
 void ia64_capture_report(ia64_model_t *im, pmusim_report_t *rep);
+
+/* The state a suspended lean run (ia64_lean_sus_t) defers, written:
+ * every ops entry but consume() calls ia64_unsuspend() first. */
+void ia64_lean_flush(ia64_model_t *im);
+static inline void ia64_unsuspend(ia64_model_t *im)
+{
+    if (im->lean_sus)
+        ia64_lean_flush(im);
+}
 
 /* ia64_report.c */
 void ia64_report(pmusim_model_t *m, pmusim_report_t *r);

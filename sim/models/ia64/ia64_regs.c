@@ -589,6 +589,7 @@ static void ia64_write_dbg(ia64_model_t *im, uint32_t t, bool ibr, uint32_t num,
 gboolean ia64_write_reg(pmusim_model_t *m, const pmusim_regwrite_t *w, GError **error)
 {
     ia64_model_t *im = ia64_model(m);
+    ia64_unsuspend(im);
     const char *name = im->d->ops->name;
     if (w->thread >= m->nthreads) {
         g_set_error(error, PMUSIM_SIM_ERROR, PMUSIM_SIM_ERROR_REG,
@@ -627,12 +628,20 @@ gboolean ia64_write_reg(pmusim_model_t *m, const pmusim_regwrite_t *w, GError **
     return TRUE;
 }
 
-/* ---- reads (no side effects) ---- */
+/* ---- reads (no side effects on the registers: a suspended lean run's
+ * deferred bookkeeping is written first, which changes no value) ---- */
+
+static gboolean ia64_read_reg_sus(pmusim_model_t *m, pmusim_regspace_t space, uint32_t num,
+                                  uint32_t thread, uint64_t *value);
 
 gboolean ia64_read_reg(pmusim_model_t *m, pmusim_regspace_t space, uint32_t num, uint32_t thread,
                        uint64_t *value)
 {
     const ia64_model_t *im = ia64_model(m);
+    /* (a tail call: no call before the reads, whose registers the front
+     * door's reads at every interrupt would otherwise save; issue 12) */
+    if (__builtin_expect(im->lean_sus, 0))
+        return ia64_read_reg_sus(m, space, num, thread, value);
     if (thread >= m->nthreads)
         return FALSE;
     const ia64_thread_t *th = &im->th[thread];
@@ -663,4 +672,14 @@ gboolean ia64_read_reg(pmusim_model_t *m, pmusim_regspace_t space, uint32_t num,
     default:
         return FALSE;
     }
+}
+
+/* ia64_read_reg() with a suspended lean run: its state written first. */
+static __attribute__((noinline, cold)) gboolean ia64_read_reg_sus(pmusim_model_t *m,
+                                                                 pmusim_regspace_t space,
+                                                                 uint32_t num, uint32_t thread,
+                                                                 uint64_t *value)
+{
+    ia64_lean_flush(ia64_model(m));
+    return ia64_read_reg(m, space, num, thread, value);
 }

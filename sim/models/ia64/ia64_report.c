@@ -168,6 +168,7 @@ static void ia64_counter_source(const ia64_model_t *im, const ia64_ctr_t *c,
 void ia64_report(pmusim_model_t *m, pmusim_report_t *r)
 {
     ia64_model_t *im = ia64_model(m);
+    ia64_unsuspend(im);
     const ia64_desc_t *d = im->d;
     for (uint32_t t = 0; t < m->nthreads; t++) {
         for (uint32_t i = d->nctr_first; i <= d->nctr_last; i++) {
@@ -209,6 +210,7 @@ void ia64_report(pmusim_model_t *m, pmusim_report_t *r)
  * (for pmi_ip): recompile the routing when it changes. */
 static void ia64_pmi_handler_changed(pmusim_model_t *m)
 {
+    ia64_unsuspend((ia64_model_t *)m);
     ia64_route_rebuild((ia64_model_t *)m);
 }
 

@@ -4,7 +4,9 @@
  * L1DTLB_TRANSFER, thread switches, retirements the thread state
  * contradicts, counters whose sources the trace lacks). */
 #include "cu_main.h"
+#include "ia64_priv.h"
 #include "ia64_test.h"
+#include "pmusim/tracegen.h"
 
 #define OI (1u << 5)
 #define MONT_ISM 0x2000000ull
@@ -315,6 +317,140 @@ static void test_declared_events_ia64(void)
     pmusim_model_free(m);
 }
 
+/* The header's "evsum" key on IA-64 traces (docs/trace-events-ia64.md,
+ * "Thresholds and the evsum key"): the microarchitecture model lists every
+ * pair of its "events" key there, but every event that counts such a
+ * pair, by its es and umask or as a fact (code 0x100), has maxincr 1, so
+ * its only valid threshold is 0 and the IA-64 engine need not read the
+ * key.  Checked on the headers `trace gen` writes for both CPUs; then a
+ * threshold of 1 on L3_LINES_REPLACED (es 0xdf, a listed pair) counts 0
+ * with the "can never count" diagnostic, and no threshold counts both
+ * records, with and without the key. */
+static void check_evsum_maxincr(pmusim_cpu_t cpu, const ia64_desc_t *d,
+                                const ia64_event_info_t *evs, size_t nevs)
+{
+    pmusim_gen_params_t p;
+    pmusim_gen_params_init(&p, cpu);
+    pmusim_trace_header_t h;
+    GError *err = NULL;
+    CU_ASSERT_TRUE_FATAL(pmusim_gen_header(&p, &h, &err));
+    GArray *sum = pmusim_trace_header_summed_events(&h);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+    CU_ASSERT_TRUE(sum->len >= 10);
+    unsigned checked = 0;
+    for (guint i = 0; i < sum->len; i++) {
+        const uint32_t key = g_array_index(sum, uint32_t, i);
+        const uint32_t code = key >> 16, umask = key & 0xffffu;
+        unsigned found = 0;
+        if (code == IA64_FACT_CODE) {
+            CU_ASSERT_TRUE_FATAL(umask < IA64_NFACTS);
+            const ia64_fact_t *f = &d->facts[umask];
+            CU_ASSERT_PTR_NOT_NULL(f->name);
+            for (unsigned j = 0; j < f->nkeys; j++, found++) {
+                const ia64_event_info_t *e = ia64_event_find(d, f->keys[j] >> 4, f->keys[j] & 15);
+                CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+                CU_ASSERT_EQUAL(e->maxincr, 1);
+            }
+        } else {
+            for (size_t j = 0; j < nevs; j++)
+                if ((evs[j].key >> 4) == code &&
+                    (umask == PMUSIM_EVENT_ANY_UMASK || (evs[j].key & 15u) == umask)) {
+                    CU_ASSERT_EQUAL(evs[j].maxincr, 1);
+                    found++;
+                }
+        }
+        CU_ASSERT_TRUE(found > 0);
+        checked += found;
+    }
+    CU_ASSERT_TRUE(checked > sum->len);
+    g_array_free(sum, TRUE);
+    pmusim_trace_header_clear(&h);
+}
+
+static void test_evsum_ia64(void)
+{
+    check_evsum_maxincr(PMUSIM_CPU_ITA2, &ia64_desc_ita2, ia64_events_ita2,
+                        ia64_events_ita2_count);
+    check_evsum_maxincr(PMUSIM_CPU_MONT, &ia64_desc_mont, ia64_events_mont,
+                        ia64_events_mont_count);
+    for (int with_key = 0; with_key < 2; with_key++) {
+        pmusim_model_t *m = t_model("ita2", 1);
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, PMUSIM_CPU_ITA2, 1);
+        pmusim_trace_header_set_meta(&h, "events", "0xdf/0x00");
+        if (with_key)
+            pmusim_trace_header_set_meta(&h, "evsum", "0xdf/0x00");
+        pmusim_model_set_trace_header(m, &h);
+        pmusim_trace_header_clear(&h);
+        PMC(m, 4, cfg(0xdf, 0, 8, 1u << 20)); /* thres 1 */
+        PMC(m, 5, cfg(0xdf, 0, 8, 0));
+        CU_ASSERT_TRUE(t_diag_has(m, "can never count"));
+        pmusim_rec_t r[] = {t_insn(0, 3), t_event(0, 0xdf, 0, 1), t_insn(1, 3),
+                            t_event(1, 0xdf, 0, 1), t_insn(2, 3)};
+        t_run(m, r, G_N_ELEMENTS(r));
+        pmusim_counter_result_t c = result_of(m, 0, "PMD4");
+        CU_ASSERT_EQUAL(c.status, PMUSIM_COUNT_OK);
+        CU_ASSERT_EQUAL(c.value, 0);
+        c = result_of(m, 0, "PMD5");
+        CU_ASSERT_EQUAL(c.status, PMUSIM_COUNT_OK);
+        CU_ASSERT_EQUAL(c.value, 2);
+        pmusim_model_free(m);
+    }
+}
+
+/* A lean run suspended at the end of a consume() call (issue 12, h-mont3):
+ * reads between the calls see the closed cycles, as after a run that was
+ * left.  ita2 LOADS_RETIRED and IA64_INST_RETIRED, 150 cycles of an
+ * instruction and a load, given in calls of 101, 99 and 100 records: the
+ * first ends in cycle 50's instruction, the second (a lean run from its
+ * start, suspended at its end) in cycle 99's load, so the open cycle at
+ * the read has other masks than at the run's entry.  After the calls
+ * loads 50, 99 and instructions 100, 198 (the open cycle is not counted
+ * yet).  Again with PMD5 written to 1000 while the run is suspended (no
+ * read before it): the open cycle 99 and the next 49 add to it, 1100
+ * after the third call (loads 149); after finish() loads 150,
+ * instructions 1102. */
+static pmusim_model_t *loads_insts_model(void)
+{
+    pmusim_model_t *m = t_model("ita2", 1);
+    PMC(m, 4, cfg(0xcd, 0, 8, 0));
+    PMC(m, 5, cfg(ES_INST, 0, 8, 0));
+    return m;
+}
+
+static void test_lean_suspended_reads(void)
+{
+    pmusim_model_t *m = loads_insts_model();
+    pmusim_rec_t r[300];
+    for (unsigned j = 0; j < 300; j++)
+        r[j] = (j & 1) ? mem(j / 2, false, false, PMUSIM_TLB_L1_HIT) : t_insn(j / 2, 3);
+    m->ops->consume(m, r, 101);
+    CU_ASSERT_EQUAL(CNT(m, 4), 50);
+    CU_ASSERT_EQUAL(CNT(m, 5), 100);
+    m->ops->consume(m, r + 101, 99);
+    CU_ASSERT_TRUE(ia64_model(m)->lean_sus);
+    CU_ASSERT_EQUAL(CNT(m, 4), 99);
+    CU_ASSERT_EQUAL(CNT(m, 5), 198);
+    m->ops->finish(m);
+    pmusim_model_free(m);
+
+    /* the same with the write while the run is suspended */
+    m = loads_insts_model();
+    m->ops->consume(m, r, 101);
+    m->ops->consume(m, r + 101, 99);
+    CU_ASSERT_TRUE(ia64_model(m)->lean_sus);
+    PMD(m, 5, 1000);
+    CU_ASSERT_EQUAL(CNT(m, 4), 99);
+    CU_ASSERT_EQUAL(CNT(m, 5), 1000);
+    m->ops->consume(m, r + 200, 100);
+    CU_ASSERT_EQUAL(CNT(m, 4), 149);
+    CU_ASSERT_EQUAL(CNT(m, 5), 1100);
+    m->ops->finish(m);
+    CU_ASSERT_EQUAL(CNT(m, 4), 150);
+    CU_ASSERT_EQUAL(CNT(m, 5), 1102);
+    pmusim_model_free(m);
+}
+
 /* The fast loop closes a cycle of more records than some counter's maxincr
  * when that counter's own count stays within it, and leaves a cycle that
  * needs the clamp to the general path.  ita2 LOADS_RETIRED (maxincr 4) and
@@ -500,6 +636,8 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_retire_diagnostics);
     PMUSIM_ADD_TEST(s, test_not_in_trace);
     PMUSIM_ADD_TEST(s, test_declared_events_ia64);
+    PMUSIM_ADD_TEST(s, test_evsum_ia64);
+    PMUSIM_ADD_TEST(s, test_lean_suspended_reads);
     PMUSIM_ADD_TEST(s, test_fast_close_many_records);
     PMUSIM_ADD_TEST(s, test_final_register_state);
     PMUSIM_ADD_TEST(s, test_mem_records);
