@@ -294,10 +294,19 @@ typedef struct x86_model {
     /* some thread has filter listeners that x86_consume_fast() feeds per
      * record (ffilt) */
     bool loop_filt;
-    /* some thread has wsm 0x60 counters (OUTSTANDING filter listeners):
-     * x86_consume_fast() leaves every offcore INSN record to the general
-     * path, which starts their requests (x86_filt_step()) */
+    /* some thread has OUTSTANDING counters (filter listeners: knm's
+     * average-latency mode, wsm 0x60): every offcore INSN record takes
+     * x86_consume_fast()'s rare branch */
     bool loop_oc_stop;
+    /* none of them has a threshold (out_thr): the rare branch starts their
+     * requests (x86_fast_oc_start()) and the loop takes their ends
+     * (x86_fast_out_ends()); else it leaves a record that starts one to
+     * the general path (x86_filt_step()) */
+    bool loop_oc_fast;
+    /* inside x86_consume_fast(): what bounds the loop besides the deadline
+     * (an observed window, the thresholded counters' room), X86_NEVER if
+     * nothing (loop_oc_fast: the deadline moves while it runs) */
+    uint64_t fast_hard;
     /* some thread has direct FP_MMX_TRANS counters: x87 and mmx INSN
      * records take the loop's rare branch, which steps them */
     bool loop_fpx_stop;
@@ -1426,13 +1435,17 @@ static void x86_recompile(x86_model_t *m)
     /* the FPMMX filter listeners last in filt (a stable partition): the
      * general path takes their wraps after the other filters' */
     m->loop_oc_stop = m->loop_fpx_stop = false;
+    bool oc_thr = false;
     for (uint32_t t = 0; t < nt; t++)
         for (uint32_t p = 0; p < 4; p++) {
             x86_listeners_t *l = &m->th[t].lst[p];
             x86_listeners_last_fpmmx(l->filt, l->n_filt);
             m->loop_oc_stop = m->loop_oc_stop || l->n_ofilt;
             m->loop_fpx_stop = m->loop_fpx_stop || l->n_xfilt;
+            for (uint32_t j = 0; j < l->n_ofilt; j++)
+                oc_thr = oc_thr || l->ofilt[j]->out_thr;
         }
+    m->loop_oc_fast = m->loop_oc_stop && !oc_thr;
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
     /* AnyThread thresholded counts need the X86_HIST_GEN variants (groups
@@ -1946,21 +1959,31 @@ static inline bool x86_oc_match(const x86_model_t *m, uint64_t msr, const pmusim
     return x86_oc_msr_match(m->d->oc_layout, msr, r);
 }
 
+/* OUTSTANDING counter c: record r, in the open cycle `cur` (before every
+ * lazy event: c's sync to it takes no wrap), starts a request; returns c's
+ * next event. */
+static inline uint64_t x86_outstanding_push(x86_model_t *m, x86_ctr_t *c, const pmusim_rec_t *r,
+                                           uint64_t cur)
+{
+    x86_ctr_sync(m, c, cur); /* the others' rates do not change */
+    uint32_t lat = r->oc.latency ? r->oc.latency : 1;
+    x86_heap_push(c->out_ends, x86_sat_add(cur, lat));
+    x86_out_update(m, c, cur);
+    c->next_ev = x86_ctr_next_event(c);
+    return c->next_ev;
+}
+
 static void x86_outstanding_start(x86_model_t *m, x86_ctr_t *c, const pmusim_rec_t *r)
 {
-    x86_ctr_sync(m, c, m->now); /* the others' rates do not change */
-    uint32_t lat = r->oc.latency ? r->oc.latency : 1;
-    x86_heap_push(c->out_ends, x86_sat_add(m->cur, lat));
-    x86_out_update(m, c, m->now);
     /* only c changed: the deadline can only come closer through it.  If
      * its own event moved later (INV: a start ends a stretch) the deadline
      * stays early, where x86_run_events() finds nothing due and computes
      * it again: the same counts, one sync more (issue 12 item 2: the full
      * x86_deadline_update() per start was half the replay's cost with a
      * 0x60 counter) */
-    c->next_ev = x86_ctr_next_event(c);
-    if (c->next_ev < m->deadline)
-        x86_deadline_set(m, c->next_ev);
+    const uint64_t ev = x86_outstanding_push(m, c, r, m->now);
+    if (ev < m->deadline)
+        x86_deadline_set(m, ev);
 }
 
 /* Whether counter c's filter (FILTER: one, BITS: any of its bits) holds for r. */
@@ -2848,6 +2871,74 @@ static inline bool x86_fast_oc_starts(const x86_listeners_t *l, const pmusim_rec
     return false;
 }
 
+/* Inside x86_consume_fast() (loop_oc_fast), offcore INSN record r of
+ * listener set l's thread in the loop's cycle cur: the requests it starts
+ * of l's OUTSTANDING counters, as the general path's x86_filt_step()
+ * starts them (cur is below every lazy event, so no sync wraps); the
+ * deadline comes closer as there (x86_outstanding_start()).  Returns the
+ * loop's new limit (fast_hard, the deadline); x86_consume_fast() sets
+ * fast_limit from the deadline when the loop ends. */
+static __attribute__((noinline)) uint64_t x86_fast_oc_start(x86_model_t *m,
+                                                            const x86_listeners_t *l,
+                                                            const pmusim_rec_t *r, uint64_t cur)
+{
+    for (uint32_t j = 0; j < l->n_ofilt; j++) {
+        x86_ctr_t *c = l->ofilt[j];
+        if (x86_filter_match(&c->f, r)) {
+            const uint64_t ev = x86_outstanding_push(m, c, r, cur);
+            if (ev < m->deadline)
+                m->deadline = ev;
+        }
+    }
+    return m->deadline < m->fast_hard ? m->deadline : m->fast_hard;
+}
+
+/* Inside x86_consume_fast() (loop_oc_fast): a record in cycle c (past the
+ * loop's cycle) is at or past the deadline.  When every lazy event up to c
+ * is the end of a request of an OUTSTANDING counter without a threshold (a
+ * change of its rate, the requests in flight) and no lazy counter wraps in
+ * a cycle before c, takes those events in order as x86_run_events() takes
+ * them, and returns the loop's new limit (fast_hard, the deadline: past
+ * c); else changes nothing and returns 0 (the general path takes the whole
+ * gap, its wraps and their interrupts, as before; also outside
+ * loop_oc_fast and at fast_hard).  The test: in the gap a due counter's rate can only fall (no
+ * request starts without a record), so rate x (c - since) bounds its
+ * increments; the others' events are after c.  The rates of these counters
+ * depend on nothing else (no gate), so the cycles' closes of the
+ * thresholded counters, which the loop defers, may come after them.
+ * m->deadline follows; x86_consume_fast() sets fast_limit from it when
+ * the loop ends. */
+static __attribute__((noinline)) uint64_t x86_fast_out_ends(x86_model_t *m, uint64_t c)
+{
+    if (!m->loop_oc_fast || c >= m->fast_hard)
+        return 0;
+    for (uint32_t i = 0; i < m->n_lazy; i++) {
+        const x86_ctr_t *x = m->lazy[i];
+        if (x->next_ev > c)
+            continue;
+        if (x->cls != X86_CLS_OUTSTANDING || x->out_thr ||
+            (x86_u128)x->rate * (c - x->since) > x->max - x->value)
+            return 0;
+    }
+    uint64_t T;
+    while ((T = m->deadline) <= c) {
+        uint64_t dl = X86_NEVER;
+        for (uint32_t i = 0; i < m->n_lazy; i++) {
+            x86_ctr_t *x = m->lazy[i];
+            if (x->next_ev <= T) {
+                x86_ctr_sync(m, x, T);
+                if (x->rate_until <= T)
+                    x86_out_update(m, x, T);
+                x->next_ev = x86_ctr_next_event(x);
+            }
+            if (x->next_ev < dl)
+                dl = x->next_ev;
+        }
+        m->deadline = dl;
+    }
+    return m->deadline < m->fast_hard ? m->deadline : m->fast_hard;
+}
+
 /* Inside x86_consume_fast(), INSN record r of listener set l's thread in
  * cycle cur: steps l's FP_MMX_TRANS counters (x86_fpmmx_step(); a record
  * of another class than x87 or mmx, or of the thread's last one, changes
@@ -2931,6 +3022,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     const uint32_t nth = single ? 1 : m->base.nthreads;
     const uint64_t cur0 = m->cur;
     uint64_t fast_limit = m->fast_limit;
+    /* loop_oc_fast: the loop starts and ends OUTSTANDING counters'
+     * requests (x86_fast_oc_start(), x86_fast_out_ends()), which move the
+     * deadline; fast_hard is what bounds it besides the deadline (read in
+     * those rare branches only, so that the loop keeps its registers) */
+    m->fast_hard = fast_limit < m->deadline ? fast_limit : X86_NEVER;
     uint64_t cur = cur0;
     const size_t k0 = k;
     size_t n_other = 0; /* single thread: records taken that are not INSN (x86_fast_other) */
@@ -3038,6 +3134,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         const uint64_t troom = x86_thresh_room(m);
         if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < fast_limit)
             fast_limit = cur0 + troom + 1;
+        if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < m->fast_hard)
+            m->fast_hard = cur0 + troom + 1;
     }
     /* the 8 bytes of a record from `kind` on hold kind, thread and plm:
      * `ktp_mask` keeps those (plm's two low bits), `ktp[t & 3]` is what
@@ -3079,7 +3177,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         const pmusim_rec_t *r = &recs[k];
         const uint64_t c = r->cycle;
         if (c != cur) {
-            if (c < cur || c >= fast_limit)
+            /* at the limit, requests' ends the loop takes (fast_limit 0:
+             * not those, the general path) */
+            if (c < cur || (c >= fast_limit && (fast_limit = x86_fast_out_ends(m, c)) == 0))
                 break;
             cur = c;
             if (hmode == X86_HIST_GEN1)
@@ -3092,14 +3192,20 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             /* an INSN record of the thread at another privilege level ends
              * the loop; the others x86_fast_other() takes or not */
             if (r->kind == PMUSIM_REC_INSN && r->thread < nth) {
-                /* an offcore record (loop_oc_stop) that no 0x60 counter
-                 * of its thread takes is one as any other; an x87 or mmx
+                /* an offcore record (loop_oc_stop) starts the requests of
+                 * the OUTSTANDING counters of its thread it matches, here
+                 * (loop_oc_fast) once the record is surely taken (room;
+                 * FP_MMX_TRANS), else on the general path; an x87 or mmx
                  * one (loop_fpx_stop) steps the FP_MMX_TRANS counters
                  * first (an SSE class one sets a bit too: no step) */
+                const bool oc = r->flags & PMUSIM_F_OFFCORE;
                 if ((ktpw & ktp_mask & ~ktp_oc) != ktp[t & (X86_MAX_THREADS - 1)] ||
-                    ((r->flags & PMUSIM_F_OFFCORE) && x86_fast_oc_starts(lst[t], r)) ||
+                    (oc && (m->loop_oc_fast ? !single && seen[t] == room[t]
+                                            : x86_fast_oc_starts(lst[t], r))) ||
                     !x86_fast_fpmmx(lst[t], r, cur))
                     break;
+                if (oc && m->loop_oc_fast)
+                    fast_limit = x86_fast_oc_start(m, lst[t], r, cur);
                 goto take;
             }
             if (!x86_fast_other(m, r, nth, plm_of, cur))
@@ -3644,7 +3750,12 @@ static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, 
         hmode = X86_HIST_TWO_1;
     const unsigned v =
         X86_FAST_INDEX(m->base.nthreads == 1, m->thresh_fast, m->loop_gen, m->loop_filt, hmode);
-    return x86_fast_variants[v](m, recs, k, n);
+    const size_t end = x86_fast_variants[v](m, recs, k, n);
+    /* the loop's requests (loop_oc_fast) moved the deadline: the limit
+     * follows, at the loop's last cycle (x86_deadline_set()) */
+    if (m->loop_oc_fast)
+        x86_deadline_set(m, m->deadline);
+    return end;
 }
 
 void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
