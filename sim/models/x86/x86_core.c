@@ -108,6 +108,13 @@ typedef enum x86_ctr_class {
     X86_CLS_OUTSTANDING,
 } x86_ctr_class_t;
 
+/* A min-heap of cycles (x86_heap_push()): plain storage, so that a
+ * request's start and end cost no library call (issue 12 item 2). */
+typedef struct x86_heap {
+    uint64_t *a;
+    uint32_t n, cap;
+} x86_heap_t;
+
 typedef struct x86_ctr {
     /* read on every record */
     uint8_t src;      /* x86_src_kind_t */
@@ -144,7 +151,7 @@ typedef struct x86_ctr {
     uint64_t next_ev;
     uint32_t ref_num, ref_den; /* increments per `rate` unit: reference ratio (RATE on REF), else 1/1 */
     uint64_t ref_frac;   /* reference ratio: remainder (in 1/ref_den) carried between syncs */
-    GArray *out_ends;    /* OUTSTANDING: min-heap of request end cycles */
+    x86_heap_t out_ends; /* OUTSTANDING: min-heap of request end cycles */
     uint64_t out_seg;    /* out_thr: the cycle the current stretch of one in-flight count starts */
     /* configuration */
     uint8_t thread, slot; /* slot < X86_MAX_GP: IA32_PMCslot; else fixed slot - X86_MAX_GP */
@@ -294,10 +301,25 @@ typedef struct x86_model {
     /* some thread has filter listeners that x86_consume_fast() feeds per
      * record (ffilt) */
     bool loop_filt;
-    /* some thread has wsm 0x60 counters (OUTSTANDING filter listeners):
-     * x86_consume_fast() leaves every offcore INSN record to the general
-     * path, which starts their requests (x86_filt_step()) */
+    /* some thread has OUTSTANDING counters (filter listeners: knm's
+     * average-latency mode, wsm 0x60): every offcore INSN record takes
+     * x86_consume_fast()'s rare branch */
     bool loop_oc_stop;
+    /* none of them has a threshold (out_thr): the rare branch starts their
+     * requests (x86_fast_oc_start()) and the loop takes their ends
+     * (x86_fast_out_ends()); else it leaves a record that starts one to
+     * the general path (x86_filt_step()) */
+    bool loop_oc_fast;
+    /* inside x86_consume_fast(): what bounds the loop besides the deadline
+     * (an observed window, the thresholded counters' room), X86_NEVER if
+     * nothing (loop_oc_fast: the deadline moves while it runs) */
+    uint64_t fast_hard;
+    /* inside x86_consume_fast() (loop_oc_fast): the lazy counters other
+     * than OUTSTANDING ones (their events do not move while it runs) and
+     * the earliest of their events; the OUTSTANDING ones */
+    uint64_t fast_other_ev;
+    x86_ctr_t *outs[X86_LISTENERS];
+    uint32_t n_outs;
     /* some thread has direct FP_MMX_TRANS counters: x87 and mmx INSN
      * records take the loop's rare branch, which steps them */
     bool loop_fpx_stop;
@@ -459,13 +481,21 @@ static void x86_msr_name(const x86_desc_t *d, uint32_t num, char *buf, size_t le
 
 /* ---- outstanding-request heap (knm average-latency mode) ---- */
 
-static void x86_heap_push(GArray *h, uint64_t v)
+static __attribute__((noinline)) void x86_heap_grow(x86_heap_t *h)
 {
-    g_array_append_val(h, v);
-    uint64_t *a = (uint64_t *)(void *)h->data;
-    guint i = h->len - 1;
+    h->cap = h->cap ? 2 * h->cap : 16;
+    h->a = g_renew(uint64_t, h->a, h->cap);
+}
+
+static inline void x86_heap_push(x86_heap_t *h, uint64_t v)
+{
+    if (G_UNLIKELY(h->n == h->cap))
+        x86_heap_grow(h);
+    uint64_t *a = h->a;
+    uint32_t i = h->n++;
+    a[i] = v;
     while (i > 0) {
-        guint p = (i - 1) / 2;
+        uint32_t p = (i - 1) / 2;
         if (a[p] <= a[i])
             break;
         uint64_t t = a[p];
@@ -475,14 +505,14 @@ static void x86_heap_push(GArray *h, uint64_t v)
     }
 }
 
-static void x86_heap_pop(GArray *h)
+static inline void x86_heap_pop(x86_heap_t *h)
 {
-    uint64_t *a = (uint64_t *)(void *)h->data;
-    a[0] = a[h->len - 1];
-    g_array_set_size(h, h->len - 1);
-    guint n = h->len, i = 0;
+    uint64_t *a = h->a;
+    const uint32_t n = --h->n;
+    a[0] = a[n];
+    uint32_t i = 0;
     for (;;) {
-        guint l = 2 * i + 1, r = l + 1, s = i;
+        uint32_t l = 2 * i + 1, r = l + 1, s = i;
         if (l < n && a[l] < a[s])
             s = l;
         if (r < n && a[r] < a[s])
@@ -496,9 +526,9 @@ static void x86_heap_pop(GArray *h)
     }
 }
 
-static uint64_t x86_heap_min(const GArray *h)
+static inline uint64_t x86_heap_min(const x86_heap_t *h)
 {
-    return h->len ? ((const uint64_t *)(const void *)h->data)[0] : X86_NEVER;
+    return h->n ? h->a[0] : X86_NEVER;
 }
 
 /* ---- overflow, PEBS, PMI ---- */
@@ -879,11 +909,11 @@ static inline bool x86_thresh_cond(const x86_ctr_t *c, uint64_t v)
  * cycle's condition for EDGE. */
 static void x86_out_update(x86_model_t *m, x86_ctr_t *c, uint64_t T)
 {
-    while (x86_heap_min(c->out_ends) <= T)
-        x86_heap_pop(c->out_ends);
-    const uint64_t end = x86_heap_min(c->out_ends);
+    while (x86_heap_min(&c->out_ends) <= T)
+        x86_heap_pop(&c->out_ends);
+    const uint64_t end = x86_heap_min(&c->out_ends);
     if (!c->out_thr) {
-        c->rate = c->out_ends->len;
+        c->rate = c->out_ends.n;
         c->rate_until = end;
         return;
     }
@@ -891,7 +921,7 @@ static void x86_out_update(x86_model_t *m, x86_ctr_t *c, uint64_t T)
         c->prev_cond = c->out_cond;
         c->out_seg = T;
     }
-    const bool cond = x86_gate(m, c) && x86_thresh_cond(c, c->out_ends->len);
+    const bool cond = x86_gate(m, c) && x86_thresh_cond(c, c->out_ends.n);
     c->out_cond = cond;
     const bool inc = c->edge ? cond && !c->prev_cond : cond;
     c->rate = inc;
@@ -1164,10 +1194,8 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
     else
         c->cls = thresholded ? X86_CLS_THRESH : X86_CLS_DIRECT;
 
-    if (c->cls != X86_CLS_OUTSTANDING && c->out_ends)
-        g_array_set_size(c->out_ends, 0);
-    if (c->cls == X86_CLS_OUTSTANDING && !c->out_ends)
-        c->out_ends = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+    if (c->cls != X86_CLS_OUTSTANDING)
+        c->out_ends.n = 0;
     /* a threshold on requests in flight: wsm 0x60 only (knm's
      * average-latency mode takes none, docs/sim-x86.md §5) */
     bool out_thr = c->cls == X86_CLS_OUTSTANDING && !c->out_msr && thresholded;
@@ -1427,13 +1455,21 @@ static void x86_recompile(x86_model_t *m)
     /* the FPMMX filter listeners last in filt (a stable partition): the
      * general path takes their wraps after the other filters' */
     m->loop_oc_stop = m->loop_fpx_stop = false;
+    bool oc_thr = false;
     for (uint32_t t = 0; t < nt; t++)
         for (uint32_t p = 0; p < 4; p++) {
             x86_listeners_t *l = &m->th[t].lst[p];
             x86_listeners_last_fpmmx(l->filt, l->n_filt);
             m->loop_oc_stop = m->loop_oc_stop || l->n_ofilt;
             m->loop_fpx_stop = m->loop_fpx_stop || l->n_xfilt;
+            for (uint32_t j = 0; j < l->n_ofilt; j++)
+                oc_thr = oc_thr || l->ofilt[j]->out_thr;
         }
+    m->loop_oc_fast = m->loop_oc_stop && !oc_thr;
+    m->n_outs = 0;
+    for (uint32_t i = 0; i < m->n_lazy; i++)
+        if (m->lazy[i]->cls == X86_CLS_OUTSTANDING)
+            m->outs[m->n_outs++] = m->lazy[i];
     for (uint32_t t = 0; t < nt; t++)
         x86_units_sync(m, &m->th[t], NULL); /* computes the budgets */
     /* AnyThread thresholded counts need the X86_HIST_GEN variants (groups
@@ -1947,21 +1983,48 @@ static inline bool x86_oc_match(const x86_model_t *m, uint64_t msr, const pmusim
     return x86_oc_msr_match(m->d->oc_layout, msr, r);
 }
 
+/* x86_ctr_next_event() of an OUTSTANDING counter, whose increments are
+ * core cycles (ratio 1/1: x86_lazy_cycles_for()'s 64-bit case; fewer than
+ * 2^48 increments to a wrap), inline. */
+static inline uint64_t x86_out_next_event(const x86_ctr_t *c)
+{
+    uint64_t ev = c->rate_until;
+    if (c->rate) {
+        const uint64_t incs = c->max - c->value + 1;
+        const uint64_t need = incs > c->ref_frac ? incs - c->ref_frac : 0;
+        const uint64_t ov =
+            x86_sat_add(c->since, c->rate == 1 ? need : (need + c->rate - 1) / c->rate);
+        if (ov < ev)
+            ev = ov;
+    }
+    return ev;
+}
+
+/* OUTSTANDING counter c: record r, in the open cycle `cur` (before every
+ * lazy event: c's sync to it takes no wrap), starts a request; returns c's
+ * next event. */
+static inline uint64_t x86_outstanding_push(x86_model_t *m, x86_ctr_t *c, const pmusim_rec_t *r,
+                                           uint64_t cur)
+{
+    x86_ctr_sync(m, c, cur); /* the others' rates do not change */
+    uint32_t lat = r->oc.latency ? r->oc.latency : 1;
+    x86_heap_push(&c->out_ends, x86_sat_add(cur, lat));
+    x86_out_update(m, c, cur);
+    c->next_ev = x86_out_next_event(c);
+    return c->next_ev;
+}
+
 static void x86_outstanding_start(x86_model_t *m, x86_ctr_t *c, const pmusim_rec_t *r)
 {
-    x86_ctr_sync(m, c, m->now); /* the others' rates do not change */
-    uint32_t lat = r->oc.latency ? r->oc.latency : 1;
-    x86_heap_push(c->out_ends, x86_sat_add(m->cur, lat));
-    x86_out_update(m, c, m->now);
     /* only c changed: the deadline can only come closer through it.  If
      * its own event moved later (INV: a start ends a stretch) the deadline
      * stays early, where x86_run_events() finds nothing due and computes
      * it again: the same counts, one sync more (issue 12 item 2: the full
      * x86_deadline_update() per start was half the replay's cost with a
      * 0x60 counter) */
-    c->next_ev = x86_ctr_next_event(c);
-    if (c->next_ev < m->deadline)
-        x86_deadline_set(m, c->next_ev);
+    const uint64_t ev = x86_outstanding_push(m, c, r, m->now);
+    if (ev < m->deadline)
+        x86_deadline_set(m, ev);
 }
 
 /* Whether counter c's filter (FILTER: one, BITS: any of its bits) holds for r. */
@@ -2849,6 +2912,72 @@ static inline bool x86_fast_oc_starts(const x86_listeners_t *l, const pmusim_rec
     return false;
 }
 
+/* Inside x86_consume_fast() (loop_oc_fast), offcore INSN record r of
+ * listener set l's thread in the loop's cycle cur: the requests it starts
+ * of l's OUTSTANDING counters, as the general path's x86_filt_step()
+ * starts them (cur is below every lazy event, so no sync wraps); the
+ * deadline comes closer as there (x86_outstanding_start()).  Returns the
+ * loop's new limit (fast_hard, the deadline); x86_consume_fast() sets
+ * fast_limit from the deadline when the loop ends. */
+static __attribute__((noinline)) uint64_t x86_fast_oc_start(x86_model_t *m,
+                                                            const x86_listeners_t *l,
+                                                            const pmusim_rec_t *r, uint64_t cur)
+{
+    for (uint32_t j = 0; j < l->n_ofilt; j++) {
+        x86_ctr_t *c = l->ofilt[j];
+        if (x86_filter_match(&c->f, r)) {
+            const uint64_t ev = x86_outstanding_push(m, c, r, cur);
+            if (ev < m->deadline)
+                m->deadline = ev;
+        }
+    }
+    return m->deadline < m->fast_hard ? m->deadline : m->fast_hard;
+}
+
+/* Inside x86_consume_fast() (loop_oc_fast): a record in cycle c (past the
+ * loop's cycle) is at or past the deadline.  When every lazy event up to c
+ * is the end of a request of an OUTSTANDING counter without a threshold (a
+ * change of its rate, the requests in flight) and no lazy counter wraps in
+ * a cycle before c, takes those events in order as x86_run_events() takes
+ * them, and returns the loop's new limit (fast_hard, the deadline: past
+ * c); else changes nothing and returns 0 (the general path takes the whole
+ * gap, its wraps and their interrupts, as before; also outside
+ * loop_oc_fast and at fast_hard).  The test: in the gap a due counter's rate can only fall (no
+ * request starts without a record), so rate x (c - since) bounds its
+ * increments; the others' events are after c.  The rates of these counters
+ * depend on nothing else (no gate), so the cycles' closes of the
+ * thresholded counters, which the loop defers, may come after them.
+ * m->deadline follows; x86_consume_fast() sets fast_limit from it when
+ * the loop ends. */
+static __attribute__((noinline)) uint64_t x86_fast_out_ends(x86_model_t *m, uint64_t c)
+{
+    if (!m->loop_oc_fast || c >= m->fast_hard || c >= m->fast_other_ev)
+        return 0;
+    for (uint32_t i = 0; i < m->n_outs; i++) {
+        const x86_ctr_t *x = m->outs[i];
+        if (x->next_ev <= c &&
+            (x->out_thr || (x86_u128)x->rate * (c - x->since) > x->max - x->value))
+            return 0;
+    }
+    /* each counter's events in turn: they are independent (no wrap, no
+     * gate), so the state is the one x86_run_events() leaves */
+    uint64_t dl = m->fast_other_ev;
+    for (uint32_t i = 0; i < m->n_outs; i++) {
+        x86_ctr_t *x = m->outs[i];
+        while (x->next_ev <= c) {
+            const uint64_t T = x->next_ev;
+            x86_ctr_sync(m, x, T);
+            if (x->rate_until <= T)
+                x86_out_update(m, x, T);
+            x->next_ev = x86_out_next_event(x);
+        }
+        if (x->next_ev < dl)
+            dl = x->next_ev;
+    }
+    m->deadline = dl;
+    return dl < m->fast_hard ? dl : m->fast_hard;
+}
+
 /* Inside x86_consume_fast(), INSN record r of listener set l's thread in
  * cycle cur: steps l's FP_MMX_TRANS counters (x86_fpmmx_step(); a record
  * of another class than x87 or mmx, or of the thread's last one, changes
@@ -2932,6 +3061,18 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     const uint32_t nth = single ? 1 : m->base.nthreads;
     const uint64_t cur0 = m->cur;
     uint64_t fast_limit = m->fast_limit;
+    /* loop_oc_fast: the loop starts and ends OUTSTANDING counters'
+     * requests (x86_fast_oc_start(), x86_fast_out_ends()), which move the
+     * deadline; fast_hard is what bounds it besides the deadline (read in
+     * those rare branches only, so that the loop keeps its registers) */
+    m->fast_hard = fast_limit < m->deadline ? fast_limit : X86_NEVER;
+    if (m->loop_oc_fast) {
+        uint64_t oev = X86_NEVER;
+        for (uint32_t i = 0; i < m->n_lazy; i++)
+            if (m->lazy[i]->cls != X86_CLS_OUTSTANDING && m->lazy[i]->next_ev < oev)
+                oev = m->lazy[i]->next_ev;
+        m->fast_other_ev = oev;
+    }
     uint64_t cur = cur0;
     const size_t k0 = k;
     size_t n_other = 0; /* single thread: records taken that are not INSN (x86_fast_other) */
@@ -3039,6 +3180,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         const uint64_t troom = x86_thresh_room(m);
         if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < fast_limit)
             fast_limit = cur0 + troom + 1;
+        if (troom < UINT64_MAX - cur0 && cur0 + troom + 1 < m->fast_hard)
+            m->fast_hard = cur0 + troom + 1;
     }
     /* the 8 bytes of a record from `kind` on hold kind, thread and plm:
      * `ktp_mask` keeps those (plm's two low bits), `ktp[t & 3]` is what
@@ -3080,7 +3223,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         const pmusim_rec_t *r = &recs[k];
         const uint64_t c = r->cycle;
         if (c != cur) {
-            if (c < cur || c >= fast_limit)
+            /* at the limit, requests' ends the loop takes (fast_limit 0:
+             * not those, the general path) */
+            if (c < cur || (c >= fast_limit && (fast_limit = x86_fast_out_ends(m, c)) == 0))
                 break;
             cur = c;
             if (hmode == X86_HIST_GEN1)
@@ -3093,14 +3238,20 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             /* an INSN record of the thread at another privilege level ends
              * the loop; the others x86_fast_other() takes or not */
             if (r->kind == PMUSIM_REC_INSN && r->thread < nth) {
-                /* an offcore record (loop_oc_stop) that no 0x60 counter
-                 * of its thread takes is one as any other; an x87 or mmx
+                /* an offcore record (loop_oc_stop) starts the requests of
+                 * the OUTSTANDING counters of its thread it matches, here
+                 * (loop_oc_fast) once the record is surely taken (room;
+                 * FP_MMX_TRANS), else on the general path; an x87 or mmx
                  * one (loop_fpx_stop) steps the FP_MMX_TRANS counters
                  * first (an SSE class one sets a bit too: no step) */
+                const bool oc = r->flags & PMUSIM_F_OFFCORE;
                 if ((ktpw & ktp_mask & ~ktp_oc) != ktp[t & (X86_MAX_THREADS - 1)] ||
-                    ((r->flags & PMUSIM_F_OFFCORE) && x86_fast_oc_starts(lst[t], r)) ||
+                    (oc && (m->loop_oc_fast ? !single && seen[t] == room[t]
+                                            : x86_fast_oc_starts(lst[t], r))) ||
                     !x86_fast_fpmmx(lst[t], r, cur))
                     break;
+                if (oc && m->loop_oc_fast)
+                    fast_limit = x86_fast_oc_start(m, lst[t], r, cur);
                 goto take;
             }
             if (!x86_fast_other(m, r, nth, plm_of, cur))
@@ -3645,7 +3796,12 @@ static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, 
         hmode = X86_HIST_TWO_1;
     const unsigned v =
         X86_FAST_INDEX(m->base.nthreads == 1, m->thresh_fast, m->loop_gen, m->loop_filt, hmode);
-    return x86_fast_variants[v](m, recs, k, n);
+    const size_t end = x86_fast_variants[v](m, recs, k, n);
+    /* the loop's requests (loop_oc_fast) moved the deadline: the limit
+     * follows, at the loop's last cycle (x86_deadline_set()) */
+    if (m->loop_oc_fast)
+        x86_deadline_set(m, m->deadline);
+    return end;
 }
 
 void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
@@ -4100,8 +4256,7 @@ void x86_destroy(pmusim_model_t *base)
     x86_model_t *m = x86_of(base);
     for (uint32_t t = 0; t < X86_MAX_THREADS; t++)
         for (uint32_t s = 0; s < X86_NCTR; s++)
-            if (m->th[t].ctr[s].out_ends)
-                g_array_free(m->th[t].ctr[s].out_ends, TRUE);
+            g_free(m->th[t].ctr[s].out_ends.a);
     g_ptr_array_free(m->captures, TRUE);
     pmusim_model_base_clear(base);
     g_free(m);

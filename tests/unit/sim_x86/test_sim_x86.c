@@ -857,6 +857,95 @@ static void test_knm_outstanding_read_midway(void)
     pmusim_model_free(m);
 }
 
+/* knm's average-latency mode on the fast loop (issue 12 item 2): the loop
+ * starts the requests (overlapping ones, one in the cycle another ends)
+ * and takes their ends between records; the same counts on the general
+ * path (mk_path()), read between batches, beside a second thread with its
+ * own requests and beside a thresholded counter (the loop then defers the
+ * cycles' closes).  A wrap inside a gap between records goes to the
+ * general path, which logs it at its cycle. */
+static void test_knm_average_latency_fast_path(void)
+{
+    /* thread 0's demand data reads (request 0): cycles 1-5, 3-4, 4-13, 9,
+     * 14-16; an RFO (request 1) at cycle 3 does not match.  In flight per
+     * cycle: 0 1 1 2 3 2 1 1 1 2 1 1 1 1 1 1 1 (cycles 0-16), 0 after:
+     * 10 in cycles 0-6, 18 in 0-13, 21 in all.  Thread 1's: cycles 2-5,
+     * 6-8 (4 + 1 = 5 in cycles 0-6, 7 in all). */
+    pmusim_rec_t a[] = {
+        insn(0, 0, 3), offcore(1, 0, 0, 23, 31, 5), insn(2, 0, 3), offcore(2, 1, 0, 23, 31, 4),
+        offcore(3, 0, 0, 23, 31, 2), offcore(3, 0, 1, 23, 31, 100), offcore(4, 0, 0, 23, 31, 10),
+        offcore(6, 1, 0, 23, 31, 3), insn(7, 0, 3),
+    };
+    pmusim_rec_t b[] = {
+        insn(8, 0, 3), offcore(9, 0, 0, 23, 31, 1), insn(10, 1, 3), insn(12, 0, 3),
+        offcore(14, 0, 0, 23, 31, 3),
+    };
+    pmusim_rec_t c[] = {insn(20, 0, 3)};
+    for (int variant = 0; variant < 3; variant++)
+        for (int general = 0; general < 2; general++) {
+            const uint32_t nth = variant == 1 ? 2 : 1;
+            pmusim_model_t *m = mk_path("knm", nth, general);
+            for (uint32_t t = 0; t < nth; t++) {
+                wr(m, RSP0, 0x1 | (1ull << 38), t); /* DMND_DATA_RD + OUTSTANDING */
+                wr(m, EVTSEL0, EVT(0xb7, 0x01) | EN | USR | OS, t);
+            }
+            /* variant 2: INST_RETIRED with CMASK 1, thresholded */
+            if (variant == 2)
+                wr(m, EVTSEL0 + 1, EVT(0xc0, 0x00) | EN | USR | OS | CMASK(1), 0);
+            /* the second thread's records only where it exists */
+            pmusim_rec_t a1[G_N_ELEMENTS(a)], b1[G_N_ELEMENTS(b)];
+            size_t na = 0, nb = 0;
+            for (size_t i = 0; i < G_N_ELEMENTS(a); i++)
+                if (a[i].thread < nth)
+                    a1[na++] = a[i];
+            for (size_t i = 0; i < G_N_ELEMENTS(b); i++)
+                if (b[i].thread < nth)
+                    b1[nb++] = b[i];
+            m->ops->consume(m, a1, na);
+            CU_ASSERT_EQUAL(rd(m, PMC0, 0), 10); /* cycles 0-6 */
+            if (nth == 2)
+                CU_ASSERT_EQUAL(rd(m, PMC0, 1), 5);
+            m->ops->consume(m, b1, nb);
+            CU_ASSERT_EQUAL(rd(m, PMC0, 0), 18); /* cycles 0-13 */
+            m->ops->consume(m, c, G_N_ELEMENTS(c));
+            m->ops->finish(m);
+            CU_ASSERT_EQUAL(rd(m, PMC0, 0), 21);
+            if (nth == 2)
+                CU_ASSERT_EQUAL(rd(m, PMC0, 1), 7);
+            /* thread 0 retires in cycles 0-4, 7, 8, 9, 12, 14, 20 */
+            if (variant == 2)
+                CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 11);
+            CU_ASSERT_EQUAL(rd(m, STATUS, 0), 0);
+            pmusim_model_free(m);
+        }
+    /* 2^40 - 8 (bit 31 sign-extended into the 40-bit counter): cycles 1-4
+     * add 7, the 8th increment is in cycle 5, in the gap between the
+     * records of cycles 4 and 7, where two requests end: 21 - 8 = 13; its
+     * interrupt is delivered in that cycle too */
+    for (int general = 0; general < 2; general++) {
+        pmusim_model_t *m = mk_path("knm", 1, general);
+        wr(m, RSP0, 0x1 | (1ull << 38), 0);
+        wr(m, PMC0, 0xfffffff8, 0);
+        wr(m, EVTSEL0, EVT(0xb7, 0x01) | EN | USR | OS | INT, 0);
+        pmusim_rec_t t[G_N_ELEMENTS(a) + G_N_ELEMENTS(b) + G_N_ELEMENTS(c)];
+        size_t n = 0;
+        for (size_t i = 0; i < G_N_ELEMENTS(a); i++)
+            if (a[i].thread == 0)
+                t[n++] = a[i];
+        for (size_t i = 0; i < G_N_ELEMENTS(b); i++)
+            if (b[i].thread == 0)
+                t[n++] = b[i];
+        t[n++] = c[0];
+        run(m, t, n);
+        CU_ASSERT_EQUAL(rd(m, PMC0, 0), 13);
+        CU_ASSERT_EQUAL(rd(m, STATUS, 0), 1);
+        CU_ASSERT_EQUAL(log_count(m, "IA32_PMC0 overflow", 5, 0), 1);
+        CU_ASSERT_EQUAL(log_count(m, "interrupt", 5, 0), 1);
+        CU_ASSERT_EQUAL(m->log->len, 2);
+        pmusim_model_free(m);
+    }
+}
+
 /* ---- sources, status, restrictions (issue 10) ---- */
 
 static pmusim_rec_t branch(uint64_t cycle, uint8_t kind, int taken, int ok)
@@ -2444,6 +2533,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_offcore_fast_path);
     PMUSIM_ADD_TEST(s, test_knm_average_latency);
     PMUSIM_ADD_TEST(s, test_knm_outstanding_read_midway);
+    PMUSIM_ADD_TEST(s, test_knm_average_latency_fast_path);
     PMUSIM_ADD_TEST(s, test_wsm_outstanding_sums_and_thresholds);
     PMUSIM_ADD_TEST(s, test_wsm_outstanding_pmc0_only);
     PMUSIM_ADD_TEST(s, test_wsm_outstanding_overflow_cycle);
