@@ -269,6 +269,8 @@ static const char *const annotation_names[PMUSIM_ANN_COUNT_] = {
     "levels", "tlb", "pred", "brkind", "offcore", "timing",
     "uops", "symbols", "alat", "events", "allmem", "fp", "callkind", "fpclass",
     "opkind", "lock",
+    NULL, /* bit 16: not used here */
+    "stfwd",
 };
 
 const char *pmusim_annotation_name(uint32_t bit)
@@ -289,7 +291,7 @@ uint32_t pmusim_trace_header_annotations(const pmusim_trace_header_t *h)
     for (gchar **p = parts; *p; p++) {
         const char *name = g_strstrip(*p);
         for (unsigned i = 0; i < PMUSIM_ANN_COUNT_; i++)
-            if (strcmp(name, annotation_names[i]) == 0)
+            if (annotation_names[i] && strcmp(name, annotation_names[i]) == 0)
                 mask |= 1u << i;
     }
     g_strfreev(parts);
@@ -372,7 +374,7 @@ void pmusim_trace_header_set_annotations(pmusim_trace_header_t *h, uint32_t mask
 {
     GString *s = g_string_new(NULL);
     for (unsigned i = 0; i < PMUSIM_ANN_COUNT_; i++)
-        if (mask & (1u << i))
+        if ((mask & (1u << i)) && annotation_names[i])
             g_string_append_printf(s, "%s%s", s->len ? "," : "", annotation_names[i]);
     pmusim_trace_header_set_meta(h, "annotations", s->str);
     g_string_free(s, TRUE);

@@ -80,6 +80,11 @@ typedef struct uarch_thread {
      * each; alloc_cycle()), and how many it has had */
     uint64_t ldq[LSQ_RING], stq[LSQ_RING];
     uint64_t nld, nst;
+    /* the thread's last LSQ_RING stores as store forwarding sees them
+     * (x86, stfwd_note()): their bytes [addr, end) and the cycle each
+     * leaves the store buffer (its retirement + 1); nsf: stores so far */
+    struct uarch_sf { uint64_t addr, end, gone; } sf[LSQ_RING];
+    uint64_t nsf;
     uint64_t misp_ready;       /* fe_ready as the last misprediction set it */
     uint32_t hist;             /* global branch history (taken bits) */
     uint64_t ras[32];
@@ -129,6 +134,7 @@ struct pmusim_uarch {
     uint32_t share;            /* slots a uop costs: nthreads when merging, else 1 */
     uint32_t window;           /* reorder window of one thread: cfg->window / share */
     uint32_t lb, sb;           /* load / store buffer entries of one thread (0: not modelled) */
+    gboolean stfwd;            /* x86: store-forwarding blocks are marked (stfwd_note()) */
     /* NO_ALLOC_CYCLES:ALL or NOT_DELIVERED is written: every gap in a
      * thread's allocation goes through alloc_stalls() */
     gboolean alloc_gaps;
@@ -669,6 +675,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         u->port_rule[i] = port_rule_of(i & 7u, i >> 3);
     u->div_key = cfg->lat_div_int ? (uint32_t)PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT : UINT32_MAX;
     u->ms_limit = cfg->ms_uops ? cfg->ms_uops : UINT32_MAX;
+    u->stfwd = !cfg->ia64;
     for (uint32_t i = 0; i < nthreads; i++) {
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
@@ -821,6 +828,10 @@ void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
                     PMUSIM_ANN_TIMING | PMUSIM_ANN_EVENTS | PMUSIM_ANN_ALLMEM | PMUSIM_ANN_FP;
     if (u->cfg->offcore != UARCH_OC_NONE)
         mask |= PMUSIM_ANN_OFFCORE | PMUSIM_ANN_UOPS;
+    /* x86: store-forwarding blocks (flag bit 15), which hold with every
+     * access (allmem: trace annotate drops both for an input without it) */
+    if (u->stfwd)
+        mask |= PMUSIM_ANN_STFWD;
     pmusim_trace_header_set_annotations(h, mask);
     pmusim_trace_header_set_meta(h, "uarch", u->cfg->model);
     set_geom_meta(h, "uarch.I1", &u->g_l1i);
@@ -1982,6 +1993,60 @@ alloc_retire(const pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_acce
     }
 }
 
+/* ---- store forwarding (docs/UARCH.md §1, "Store forwarding") ----
+ *
+ * A store stays in the store buffer, where a younger load can take its
+ * data, until the cycle after it retires (the cycle its store-buffer entry
+ * frees, alloc_retire(); the commit to the L1D after retirement is not
+ * modelled).  A load dispatched at d sees the older stores of its thread
+ * that are still there; the youngest of them that overlaps the load
+ * forwards its data if the load's bytes lie wholly inside it, and blocks
+ * the load otherwise (Intel's optimization manual, the store-forwarding
+ * size rule: the bytes loaded must be a subset of the bytes stored).  The
+ * thread retires in order, so the stores' leaving cycles grow with their
+ * age and the search stops at the first store that has left.  On a CPU
+ * with a store buffer the ones still there are at most its entries (a
+ * store allocated only once the one u->sb places back had left); the ring
+ * keeps LSQ_RING, which bounds the search on Knights Mill (no size). */
+static inline gboolean stfwd_blocked(const uarch_thread_t *t, uint64_t addr, uint32_t size,
+                                     uint64_t d)
+{
+    const uint64_t end = addr + (size ? size : 1u);
+    const uint64_t n = t->nsf < LSQ_RING ? t->nsf : LSQ_RING;
+    for (uint64_t i = 1; i <= n; i++) {
+        const struct uarch_sf *s = &t->sf[(t->nsf - i) & (LSQ_RING - 1)];
+        if (s->gone <= d)
+            return FALSE;
+        if (s->addr < end && addr < s->end)
+            return !(s->addr <= addr && end <= s->end);
+    }
+    return FALSE;
+}
+
+/* An instruction (or a part of one: `first` FALSE) dispatched at d and
+ * retiring at ret with accesses acc[0, n): PMUSIM_F_STFWD_BLOCK when its
+ * first access is a load that a store cannot forward to (the INSN record's
+ * memory part, the only one the flag describes), then its stores enter the
+ * ring (an instruction's own stores come after its first access). */
+static inline __attribute__((always_inline)) uint16_t
+stfwd_note(uarch_thread_t *t, const pmusim_uarch_access_t *acc, uint32_t n, uint64_t d,
+           uint64_t ret, const gboolean first)
+{
+    uint16_t f = 0;
+    if (first && !acc[0].is_store && t->nsf &&
+        t->sf[(t->nsf - 1) & (LSQ_RING - 1)].gone > d &&
+        stfwd_blocked(t, acc[0].addr, acc[0].size, d))
+        f = PMUSIM_F_STFWD_BLOCK;
+    for (uint32_t k = 0; k < n; k++)
+        if (acc[k].is_store) {
+            struct uarch_sf *s = &t->sf[t->nsf++ & (LSQ_RING - 1)];
+            s->addr = acc[k].addr;
+            s->end = acc[k].addr + (acc[k].size ? acc[k].size : 1u);
+            s->gone = ret + 1;
+        }
+    return f;
+}
+
 /* The common instruction of one thread (no SMT merge, no Montecito
  * switching) without the general body's work: the lines it occupies are
  * the one fetched last or the most recent of their ITLB and L1I sets (a
@@ -2135,6 +2200,9 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
     alloc_retire(u, t, in->access, SH_NACC, t->ret_cycle);
+    /* x86 (u->stfwd is !ia64): a store-forwarding block of its load */
+    const uint16_t sfb = !ia64 && SH_NACC ? stfwd_note(t, in->access, SH_NACC, d, t->ret_cycle, TRUE)
+                                          : 0u;
     if (!ia64 && u->ports) {
         const uint32_t nst = multi ? mstores : SH_NACC ? in->access[0].is_store : 0u;
         ports_count(u, t, in, (multi ? in->naccess : SH_NACC) - nst, nst, SH_ISBR, TRUE, r);
@@ -2174,7 +2242,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         rec->cycle = r;
         if (SH_NACC || SH_ISBR)
             rec->flags |= (SH_NACC ? PMUSIM_F_MEM : 0) | (SH_ISBR ? PMUSIM_F_BRANCH : 0) |
-                          (oc ? PMUSIM_F_OFFCORE : 0);
+                          (oc ? PMUSIM_F_OFFCORE : 0) | sfb;
         if (SH_NACC)
             rec->mem = multi ? mems[0] : m;
         else
@@ -2188,7 +2256,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         else
             rec->oc = (pmusim_offcore_t){ 0 };
     } else {
-        uint16_t flags = in->flags & PMUSIM_UARCH_PASS_FLAGS;
+        uint16_t flags = (in->flags & PMUSIM_UARCH_PASS_FLAGS) | sfb;
         if (in->fp != PMUSIM_UARCH_FP_NONE)
             flags |= PMUSIM_F_FP;
         if (SH_NACC)
@@ -2437,6 +2505,8 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
     alloc_retire(u, t, in->access, in->naccess, t->ret_cycle);
+    const uint16_t sfb =
+        u->stfwd && in->naccess ? stfwd_note(t, in->access, in->naccess, d, t->ret_cycle, TRUE) : 0u;
     if (u->ports)
         ports_count_all(u, t, in, in->naccess, in->br != PMUSIM_UARCH_BR_NONE, TRUE, r);
 
@@ -2454,7 +2524,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         t->holding = TRUE;
         u->want_switch = TRUE;
     }
-    uint16_t flags = in->flags & PMUSIM_UARCH_PASS_FLAGS;
+    uint16_t flags = (in->flags & PMUSIM_UARCH_PASS_FLAGS) | sfb;
     if (fp)
         flags |= PMUSIM_F_FP;
     if (in->naccess)
@@ -2576,6 +2646,8 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
     alloc_retire(u, t, in->access, n, t->ret_cycle);
+    if (u->stfwd) /* the part's stores; its loads are not the INSN record's */
+        stfwd_note(t, in->access, n, d, t->ret_cycle, FALSE);
     u->cont_parts++;
     if (u->ports) /* the accesses' uops; its sums are not written before it ends */
         ports_count_all(u, t, in, n, FALSE, FALSE, r);

@@ -2110,7 +2110,7 @@ static void test_call_kind_fp_class(void)
                        "2 0 insn ip=0x402009 len=4 plm=3 fp fpc=sd\n"
                        "3 0 insn ip=0x40200d len=3 plm=3 fp fpc=ps\n"
                        "3 0 insn ip=0x402010 len=4 plm=3 fp fpc=pd\n"
-                       "4 0 insn ip=0x402014 len=4 plm=3 fp fpc=vi xflags=0x8000\n"
+                       "4 0 insn ip=0x402014 len=4 plm=3 fp fpc=vi stfwd\n"
                        "end 8\n";
     check_text_binary_text(text, 8, check_kind_class_records);
 
@@ -2194,7 +2194,7 @@ static void test_op_kind(void)
                        "2 0 insn ip=0x401012 len=5 plm=3 fpc=vi opk=packed_shift\n"
                        "3 0 insn ip=0x401017 len=5 plm=3 fpc=vi opk=shuffle_move\n"
                        "3 0 insn ip=0x40101c len=4 plm=3 opk=mul\n"
-                       "4 0 insn ip=0x401020 len=4 plm=3 fp fpc=sd opk=div xflags=0x8000\n"
+                       "4 0 insn ip=0x401020 len=4 plm=3 fp fpc=sd opk=div stfwd\n"
                        "4 0 insn ip=0x401024 len=2 plm=3\n"
                        "end 10\n";
     check_text_binary_text(text, 10, check_op_kind_records);
@@ -2268,7 +2268,7 @@ static void test_lock_flag(void)
                        "0 0 mem mem=st addr=0x601000 size=8 lvl=l1d lat=4 tlb=l1\n"
                        "1 0 insn ip=0x401005 len=3 plm=3 mem=ld addr=0x601040 size=8 lvl=l1d "
                        "lat=4 tlb=l1\n"
-                       "2 0 insn ip=0x401008 len=4 plm=3 opk=mul lock xflags=0x8000 mem=ld "
+                       "2 0 insn ip=0x401008 len=4 plm=3 opk=mul lock stfwd mem=ld "
                        "addr=0x60103c size=8 lvl=l2 lat=10 tlb=l1\n"
                        "end 4\n";
     check_text_binary_text(text, 4, check_lock_records);
