@@ -295,7 +295,13 @@ uint32_t pmusim_trace_header_annotations(const pmusim_trace_header_t *h)
                 mask |= 1u << i;
     }
     g_strfreev(parts);
-    return mask;
+    /* a key that names every annotation reads as PMUSIM_ANN_ALL, the bits
+     * without a name in this build (bit 16) included */
+    uint32_t named = 0;
+    for (unsigned i = 0; i < PMUSIM_ANN_COUNT_; i++)
+        if (annotation_names[i])
+            named |= 1u << i;
+    return mask == named ? PMUSIM_ANN_ALL : mask;
 }
 
 static gint key_cmp(gconstpointer a, gconstpointer b)
