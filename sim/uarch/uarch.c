@@ -38,6 +38,10 @@
 #define IDLE_MIN 8u           /* a retirement gap this long becomes an IDLE record */
 #define RING_SIZE 256u        /* >= every CPU's window, power of two */
 #define LSQ_RING 64u          /* >= every CPU's load and store buffer, power of two */
+/* Store forwarding's filter (stfwd_note()): counts of the live stores per
+ * 8-byte granule, hashed to this many buckets (a power of two; at most
+ * LSQ_RING stores each count a bucket once: no uint8_t overflow) */
+#define SF_BUCKETS 64u
 /* EVENT kinds one instruction can hold: at least the kinds a CPU lists
  * that go through ev_add_cu() (wsm 49 since session 16's stall, divider
  * and microcode-sequencer kinds; mont 35; pmusim_uarch_new() checks), so
@@ -82,9 +86,13 @@ typedef struct uarch_thread {
     uint64_t nld, nst;
     /* the thread's last LSQ_RING stores as store forwarding sees them
      * (x86, stfwd_note()): their bytes [addr, end) and the cycle each
-     * leaves the store buffer (its retirement + 1); nsf: stores so far */
+     * leaves the store buffer (its retirement + 1); nsf: stores so far;
+     * sf_live: the first that had not left at the last load's check (the
+     * stores [sf_live, nsf) are in sf_cnt: per 8-byte granule hashed to
+     * SF_BUCKETS, how many of them write it) */
     struct uarch_sf { uint64_t addr, end, gone; } sf[LSQ_RING];
-    uint64_t nsf;
+    uint64_t nsf, sf_live;
+    uint8_t sf_cnt[SF_BUCKETS];
     uint64_t misp_ready;       /* fe_ready as the last misprediction set it */
     uint32_t hist;             /* global branch history (taken bits) */
     uint64_t ras[32];
@@ -2004,45 +2012,85 @@ alloc_retire(const pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_acce
  * the load otherwise (Intel's optimization manual, the store-forwarding
  * size rule: the bytes loaded must be a subset of the bytes stored).  The
  * thread retires in order, so the stores' leaving cycles grow with their
- * age and the search stops at the first store that has left.  On a CPU
- * with a store buffer the ones still there are at most its entries (a
- * store allocated only once the one u->sb places back had left); the ring
- * keeps LSQ_RING, which bounds the search on Knights Mill (no size). */
-static inline gboolean stfwd_blocked(const uarch_thread_t *t, uint64_t addr, uint32_t size,
-                                     uint64_t d)
+ * age: the ones still there are the youngest, [sf_live, nsf) of the ring
+ * once the load's check has let the others leave.  On a CPU with a store
+ * buffer they are at most its entries (a store allocated only once the
+ * one u->sb places back had left); the ring keeps LSQ_RING, which bounds
+ * them on Knights Mill (no size). */
+static inline gboolean stfwd_blocked(const uarch_thread_t *t, uint64_t addr, uint64_t end)
 {
-    const uint64_t end = addr + (size ? size : 1u);
-    const uint64_t n = t->nsf < LSQ_RING ? t->nsf : LSQ_RING;
+    /* [sf_live, nsf): the stores still there at d (stfwd_note()) */
+    const uint64_t n = t->nsf - t->sf_live; /* <= LSQ_RING */
     for (uint64_t i = 1; i <= n; i++) {
         const struct uarch_sf *s = &t->sf[(t->nsf - i) & (LSQ_RING - 1)];
-        if (s->gone <= d)
-            return FALSE;
         if (s->addr < end && addr < s->end)
             return !(s->addr <= addr && end <= s->end);
     }
     return FALSE;
 }
 
+/* The filter that spares most loads the search: each live store counts
+ * once in the bucket of each 8-byte granule it writes (at most
+ * SF_BUCKETS granules: a wider store counts in every bucket once), and a
+ * load whose granules' buckets are all 0 overlaps no live store. */
+static inline void stfwd_count(uarch_thread_t *t, uint64_t addr, uint64_t end, int by)
+{
+    const uint64_t first = addr >> 3;
+    uint64_t last = (end - 1) >> 3;
+    if (last - first >= SF_BUCKETS)
+        last = first + SF_BUCKETS - 1;
+    for (uint64_t g = first; g <= last; g++)
+        t->sf_cnt[g & (SF_BUCKETS - 1)] = (uint8_t)(t->sf_cnt[g & (SF_BUCKETS - 1)] + by);
+}
+
+static inline gboolean stfwd_maybe(const uarch_thread_t *t, uint64_t addr, uint64_t end)
+{
+    const uint64_t first = addr >> 3;
+    uint64_t last = (end - 1) >> 3;
+    if (last - first >= SF_BUCKETS)
+        return TRUE;
+    for (uint64_t g = first; g <= last; g++)
+        if (t->sf_cnt[g & (SF_BUCKETS - 1)])
+            return TRUE;
+    return FALSE;
+}
+
+/* The oldest live store leaves the filter. */
+static inline void stfwd_leave(uarch_thread_t *t)
+{
+    const struct uarch_sf *s = &t->sf[t->sf_live++ & (LSQ_RING - 1)];
+    stfwd_count(t, s->addr, s->end, -1);
+}
+
 /* An instruction (or a part of one: `first` FALSE) dispatched at d and
  * retiring at ret with accesses acc[0, n): PMUSIM_F_STFWD_BLOCK when its
  * first access is a load that a store cannot forward to (the INSN record's
  * memory part, the only one the flag describes), then its stores enter the
- * ring (an instruction's own stores come after its first access). */
+ * ring (an instruction's own stores come after its first access).  The
+ * stores that have left by a load's dispatch leave the filter at its
+ * check (the thread dispatches in order, so d only grows); a store that
+ * would overwrite a live one's slot makes that one leave first. */
 static inline __attribute__((always_inline)) uint16_t
 stfwd_note(uarch_thread_t *t, const pmusim_uarch_access_t *acc, uint32_t n, uint64_t d,
            uint64_t ret, const gboolean first)
 {
     uint16_t f = 0;
-    if (first && !acc[0].is_store && t->nsf &&
-        t->sf[(t->nsf - 1) & (LSQ_RING - 1)].gone > d &&
-        stfwd_blocked(t, acc[0].addr, acc[0].size, d))
-        f = PMUSIM_F_STFWD_BLOCK;
+    if (first && !acc[0].is_store && t->sf_live != t->nsf) {
+        while (t->sf_live != t->nsf && t->sf[t->sf_live & (LSQ_RING - 1)].gone <= d)
+            stfwd_leave(t);
+        const uint64_t a = acc[0].addr, e = a + (acc[0].size ? acc[0].size : 1u);
+        if (t->sf_live != t->nsf && stfwd_maybe(t, a, e) && stfwd_blocked(t, a, e))
+            f = PMUSIM_F_STFWD_BLOCK;
+    }
     for (uint32_t k = 0; k < n; k++)
         if (acc[k].is_store) {
+            if (t->nsf - t->sf_live == LSQ_RING)
+                stfwd_leave(t);
             struct uarch_sf *s = &t->sf[t->nsf++ & (LSQ_RING - 1)];
             s->addr = acc[k].addr;
             s->end = acc[k].addr + (acc[k].size ? acc[k].size : 1u);
             s->gone = ret + 1;
+            stfwd_count(t, s->addr, s->end, 1);
         }
     return f;
 }
