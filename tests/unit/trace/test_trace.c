@@ -2240,6 +2240,21 @@ static void test_op_kind(void)
     pmusim_trace_header_clear(&h);
 }
 
+/* One INSN record with the flag key `xflags` (as an older writer put a
+ * bit it had no word for) reads with exactly the flags `want`. */
+static void check_xflags_read(const char *H, const char *xflags, unsigned want)
+{
+    size_t n = 0;
+    char *t = g_strconcat(H, "0 0 insn ip=0x1 len=1 plm=3 ", xflags, "\n", NULL);
+    GError *e = NULL;
+    pmusim_rec_t *x = read_mem(t, strlen(t), 0, 8, &n, NULL, &e);
+    g_free(t);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(x[0].flags, want);
+    g_free(x);
+}
+
 static void check_lock_records(const pmusim_rec_t *x, const pmusim_trace_header_t *h)
 {
     /* the locked xadd: INSN (lock, its load) and MEM (its store, flags
@@ -2274,15 +2289,7 @@ static void test_lock_flag(void)
     check_text_binary_text(text, 4, check_lock_records);
     const char *H = "pmusim-trace 2\ncpu wsm\n";
     /* before session 18 the writer put bit 14 in xflags */
-    size_t n = 0;
-    char *t = g_strconcat(H, "0 0 insn ip=0x1 len=1 plm=3 xflags=0x4000\n", NULL);
-    GError *e = NULL;
-    pmusim_rec_t *x = read_mem(t, strlen(t), 0, 8, &n, NULL, &e);
-    g_free(t);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
-    CU_ASSERT_EQUAL(n, 1);
-    CU_ASSERT_EQUAL(x[0].flags, PMUSIM_F_LOCK);
-    g_free(x);
+    check_xflags_read(H, "xflags=0x4000", PMUSIM_F_LOCK);
     expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 mem=ld addr=0x10 size=8\n"
                          "0 0 mem mem=st addr=0x10 size=8 lock\n",
                       PMUSIM_TRACE_ERROR_FORMAT, "line 4", "unexpected 'lock' in a mem record");
@@ -2335,15 +2342,7 @@ static void test_stfwd_flag(void)
     check_text_binary_text(text, 5, check_stfwd_records);
     const char *H = "pmusim-trace 2\ncpu wsm\n";
     /* before session 19 the writer put bit 15 in xflags */
-    size_t n = 0;
-    char *t = g_strconcat(H, "0 0 insn ip=0x1 len=1 plm=3 xflags=0x8000\n", NULL);
-    GError *e = NULL;
-    pmusim_rec_t *x = read_mem(t, strlen(t), 0, 8, &n, NULL, &e);
-    g_free(t);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
-    CU_ASSERT_EQUAL(n, 1);
-    CU_ASSERT_EQUAL(x[0].flags, PMUSIM_F_STFWD_BLOCK);
-    g_free(x);
+    check_xflags_read(H, "xflags=0x8000", PMUSIM_F_STFWD_BLOCK);
     expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 mem=ld addr=0x10 size=8\n"
                          "0 0 mem mem=ld addr=0x10 size=8 stfwd\n",
                       PMUSIM_TRACE_ERROR_FORMAT, "line 4", "unexpected 'stfwd' in a mem record");
