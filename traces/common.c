@@ -270,7 +270,7 @@ char *tr_unescape(const char *s, size_t len)
 static const char *const annotation_names[PMUSIM_ANN_COUNT_] = {
     "levels", "tlb", "pred", "brkind", "offcore", "timing",
     "uops", "symbols", "alat", "events", "allmem", "fp", "callkind", "fpclass",
-    "opkind", "lock", "lfb",
+    "opkind", "lock", "lfb", "stfwd",
 };
 
 const char *pmusim_annotation_name(uint32_t bit)

@@ -346,7 +346,7 @@ static gboolean gen_passthrough(gen_t *g, unsigned ti, unsigned kind, GError **e
         r.name = (t->markers++ & 1) ? "outer_odd" : "outer_even";
     } else {
         switch (g->p->cpu) {
-        case PMUSIM_CPU_KNM: r.ev_code = 0x03; r.ev_umask = 0x01; break; /* RECYCLEQ.LD_BLOCK_ST_FORWARD */
+        case PMUSIM_CPU_KNM: r.ev_code = 0x03; r.ev_umask = 0x02; break; /* RECYCLEQ.LD_BLOCK_STD_NOTREADY */
         case PMUSIM_CPU_WSM:
         case PMUSIM_CPU_WSM_DP: r.ev_code = 0x63; r.ev_umask = 0x01; break; /* CACHE_LOCK_CYCLES */
         default: r.ev_code = 0xbc; r.ev_umask = 0; break; /* L2_OZQ_FULL */

@@ -2255,14 +2255,14 @@ static gboolean text_insn(pmusim_trace_reader_t *r, pmusim_rec_t *o, const tok_t
             static const struct { const char *w; unsigned f; } words[] = {
                 { "ia32", PMUSIM_F_IA32 }, { "nop", PMUSIM_F_NOP },
                 { "predoff", PMUSIM_F_PRED_OFF }, { "fp", PMUSIM_F_FP },
-                { "lock", PMUSIM_F_LOCK },
+                { "lock", PMUSIM_F_LOCK }, { "stfwd", PMUSIM_F_STFWD_BLOCK },
             };
             unsigned k;
             for (k = 0; k < G_N_ELEMENTS(words); k++)
                 if (tok_is(t, words[k].w))
                     break;
             if (k == G_N_ELEMENTS(words))
-                TBAD("unknown word '%.*s' (expected key=value, ia32, nop, predoff, fp or lock)",
+                TBAD("unknown word '%.*s' (expected key=value, ia32, nop, predoff, fp, lock or stfwd)",
                      (int)t->len, t->s);
             o->flags |= words[k].f;
             continue;

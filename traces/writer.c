@@ -747,8 +747,12 @@ static void fmt_insn(GString *s, gboolean ia64, const pmusim_rec_t *r)
         g_string_append_printf(s, " opk=%s", tr_opkind_names[PMUSIM_REC_OPKIND(r->flags)]);
     if (r->flags & PMUSIM_F_LOCK)
         g_string_append(s, " lock");
-    const unsigned xf =
-        r->flags & ~(0x7fu | PMUSIM_F_FPCLASS_MASK | PMUSIM_F_OPKIND_MASK | PMUSIM_F_LOCK);
+    if (r->flags & PMUSIM_F_STFWD_BLOCK)
+        g_string_append(s, " stfwd");
+    /* every bit has a name since session 19 (bit 15, stfwd): xflags= stays
+     * a key the reader takes, the writer no longer needs it */
+    const unsigned xf = r->flags & ~(0x7fu | PMUSIM_F_FPCLASS_MASK | PMUSIM_F_OPKIND_MASK |
+                                     PMUSIM_F_LOCK | PMUSIM_F_STFWD_BLOCK);
     if (xf)
         g_string_append_printf(s, " xflags=0x%x", xf);
     if (r->flags & PMUSIM_F_MEM)

@@ -80,8 +80,14 @@ enum {
     /* Bit 14: a locked instruction, x86 (a LOCK prefix, or XCHG with a
      * memory operand, which locks without one), valid with the "lock"
      * annotation; its INSN record's memory part is the locked access's
-     * load.  Bit 15 is free. */
+     * load. */
     PMUSIM_F_LOCK = 1u << 14,
+    /* Bit 15: a store-forwarding block, x86 (the last free bit of the
+     * 16-bit flags): the INSN record's memory part is a load that overlaps
+     * an older store still in the store buffer but cannot take its data
+     * (not wholly inside it); set by the microarchitecture model, valid
+     * with the "stfwd" annotation (docs/UARCH.md §1, "Store forwarding"). */
+    PMUSIM_F_STFWD_BLOCK = 1u << 15,
 };
 
 /* FP/SIMD class of an x86 instruction (PMUSIM_F_FPCLASS_MASK of the flags;
@@ -278,8 +284,9 @@ enum pmusim_annotation {
     PMUSIM_ANN_OPKIND = 1u << 14,  /* "opkind": the operation kind bits of the flags */
     PMUSIM_ANN_LOCK = 1u << 15,    /* "lock": the locked-instruction flag (PMUSIM_F_LOCK) */
     PMUSIM_ANN_LFB = 1u << 16,     /* "lfb": loads that hit a line fill buffer have mem.level lfb */
-    PMUSIM_ANN_COUNT_ = 17,
-    PMUSIM_ANN_ALL = (1u << 17) - 1u,
+    PMUSIM_ANN_STFWD = 1u << 17,   /* "stfwd": the store-forwarding block flag (PMUSIM_F_STFWD_BLOCK) */
+    PMUSIM_ANN_COUNT_ = 18,
+    PMUSIM_ANN_ALL = (1u << 18) - 1u,
 };
 /* Bit mask of the header's "annotations" key; PMUSIM_ANN_ALL when absent. */
 uint32_t pmusim_trace_header_annotations(const pmusim_trace_header_t *h);

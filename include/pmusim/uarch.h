@@ -121,7 +121,7 @@ typedef struct pmusim_uarch_insn {
     /* Passed through to the INSN record unchanged: IA-64 slot/unit/encoding
      * and the flags the model cannot know (PMUSIM_UARCH_PASS_FLAGS: NOP,
      * PRED_OFF, IA32 and the x86 FP/SIMD class; MEM/BRANCH/OFFCORE/FP are
-     * set by the model). */
+     * set by the model, and PMUSIM_F_STFWD_BLOCK on x86). */
     uint8_t slot, unit;
     uint16_t flags;
     uint64_t insn;

@@ -168,6 +168,10 @@ static void annotate_header(const pmusim_trace_header_t *src, pmusim_cpu_t cpu,
                                                                         : PMUSIM_ANN_UOPS);
     uint32_t have = pmusim_trace_header_annotations(src);
     uint32_t model = pmusim_trace_header_annotations(h);
+    /* the model's store-forwarding blocks need every store and load: an
+     * input without allmem (a missing store cannot block) has none */
+    if (!(have & PMUSIM_ANN_ALLMEM))
+        model &= ~PMUSIM_ANN_STFWD;
     pmusim_trace_header_set_annotations(h, (model & ~from_input) | (have & from_input));
 }
 

@@ -38,6 +38,10 @@
 #define IDLE_MIN 8u           /* a retirement gap this long becomes an IDLE record */
 #define RING_SIZE 256u        /* >= every CPU's window, power of two */
 #define LSQ_RING 64u          /* >= every CPU's load and store buffer, power of two */
+/* Store forwarding's filter (stfwd_note()): counts of the live stores per
+ * 8-byte granule, hashed to this many buckets (a power of two; at most
+ * LSQ_RING stores each count a bucket once: no uint8_t overflow) */
+#define SF_BUCKETS 64u
 /* EVENT kinds one instruction can hold: at least the kinds a CPU lists
  * that go through ev_add_cu() (wsm 49 since session 16's stall, divider
  * and microcode-sequencer kinds; mont 35; pmusim_uarch_new() checks), so
@@ -80,6 +84,15 @@ typedef struct uarch_thread {
      * each; alloc_cycle()), and how many it has had */
     uint64_t ldq[LSQ_RING], stq[LSQ_RING];
     uint64_t nld, nst;
+    /* the thread's last LSQ_RING stores as store forwarding sees them
+     * (x86, stfwd_note()): their bytes [addr, end) and the cycle each
+     * leaves the store buffer (its retirement + 1); nsf: stores so far;
+     * sf_live: the first that had not left at the last load's check (the
+     * stores [sf_live, nsf) are in sf_cnt: per 8-byte granule hashed to
+     * SF_BUCKETS, how many of them write it) */
+    struct uarch_sf { uint64_t addr, end, gone; } sf[LSQ_RING];
+    uint64_t nsf, sf_live;
+    uint8_t sf_cnt[SF_BUCKETS];
     uint64_t misp_ready;       /* fe_ready as the last misprediction set it */
     uint32_t hist;             /* global branch history (taken bits) */
     uint64_t ras[32];
@@ -129,6 +142,7 @@ struct pmusim_uarch {
     uint32_t share;            /* slots a uop costs: nthreads when merging, else 1 */
     uint32_t window;           /* reorder window of one thread: cfg->window / share */
     uint32_t lb, sb;           /* load / store buffer entries of one thread (0: not modelled) */
+    gboolean stfwd;            /* x86: store-forwarding blocks are marked (stfwd_note()) */
     /* NO_ALLOC_CYCLES:ALL or NOT_DELIVERED is written: every gap in a
      * thread's allocation goes through alloc_stalls() */
     gboolean alloc_gaps;
@@ -679,6 +693,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         u->port_rule[i] = port_rule_of(i & 7u, i >> 3);
     u->div_key = cfg->lat_div_int ? (uint32_t)PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT : UINT32_MAX;
     u->ms_limit = cfg->ms_uops ? cfg->ms_uops : UINT32_MAX;
+    u->stfwd = !cfg->ia64;
     for (uint32_t i = 0; i < nthreads; i++) {
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
@@ -833,6 +848,10 @@ void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         mask |= PMUSIM_ANN_OFFCORE | PMUSIM_ANN_UOPS;
     if (u->lfb_n)
         mask |= PMUSIM_ANN_LFB;
+    /* x86: store-forwarding blocks (flag bit 15), which hold with every
+     * access (allmem: trace annotate drops both for an input without it) */
+    if (u->stfwd)
+        mask |= PMUSIM_ANN_STFWD;
     pmusim_trace_header_set_annotations(h, mask);
     pmusim_trace_header_set_meta(h, "uarch", u->cfg->model);
     set_geom_meta(h, "uarch.I1", &u->g_l1i);
@@ -2068,6 +2087,100 @@ alloc_retire(const pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_acce
     }
 }
 
+/* ---- store forwarding (docs/UARCH.md §1, "Store forwarding") ----
+ *
+ * A store stays in the store buffer, where a younger load can take its
+ * data, until the cycle after it retires (the cycle its store-buffer entry
+ * frees, alloc_retire(); the commit to the L1D after retirement is not
+ * modelled).  A load dispatched at d sees the older stores of its thread
+ * that are still there; the youngest of them that overlaps the load
+ * forwards its data if the load's bytes lie wholly inside it, and blocks
+ * the load otherwise (Intel's optimization manual, the store-forwarding
+ * size rule: the bytes loaded must be a subset of the bytes stored).  The
+ * thread retires in order, so the stores' leaving cycles grow with their
+ * age: the ones still there are the youngest, [sf_live, nsf) of the ring
+ * once the load's check has let the others leave.  On a CPU with a store
+ * buffer they are at most its entries (a store allocated only once the
+ * one u->sb places back had left); the ring keeps LSQ_RING, which bounds
+ * them on Knights Mill (no size). */
+static inline gboolean stfwd_blocked(const uarch_thread_t *t, uint64_t addr, uint64_t end)
+{
+    /* [sf_live, nsf): the stores still there at d (stfwd_note()) */
+    const uint64_t n = t->nsf - t->sf_live; /* <= LSQ_RING */
+    for (uint64_t i = 1; i <= n; i++) {
+        const struct uarch_sf *s = &t->sf[(t->nsf - i) & (LSQ_RING - 1)];
+        if (s->addr < end && addr < s->end)
+            return !(s->addr <= addr && end <= s->end);
+    }
+    return FALSE;
+}
+
+/* The filter that spares most loads the search: each live store counts
+ * once in the bucket of each 8-byte granule it writes (at most
+ * SF_BUCKETS granules: a wider store counts in every bucket once), and a
+ * load whose granules' buckets are all 0 overlaps no live store. */
+static inline void stfwd_count(uarch_thread_t *t, uint64_t addr, uint64_t end, int by)
+{
+    const uint64_t first = addr >> 3;
+    uint64_t last = (end - 1) >> 3;
+    if (last - first >= SF_BUCKETS)
+        last = first + SF_BUCKETS - 1;
+    for (uint64_t g = first; g <= last; g++)
+        t->sf_cnt[g & (SF_BUCKETS - 1)] = (uint8_t)(t->sf_cnt[g & (SF_BUCKETS - 1)] + by);
+}
+
+static inline gboolean stfwd_maybe(const uarch_thread_t *t, uint64_t addr, uint64_t end)
+{
+    const uint64_t first = addr >> 3;
+    uint64_t last = (end - 1) >> 3;
+    if (last - first >= SF_BUCKETS)
+        return TRUE;
+    for (uint64_t g = first; g <= last; g++)
+        if (t->sf_cnt[g & (SF_BUCKETS - 1)])
+            return TRUE;
+    return FALSE;
+}
+
+/* The oldest live store leaves the filter. */
+static inline void stfwd_leave(uarch_thread_t *t)
+{
+    const struct uarch_sf *s = &t->sf[t->sf_live++ & (LSQ_RING - 1)];
+    stfwd_count(t, s->addr, s->end, -1);
+}
+
+/* An instruction (or a part of one: `first` FALSE) dispatched at d and
+ * retiring at ret with accesses acc[0, n): PMUSIM_F_STFWD_BLOCK when its
+ * first access is a load that a store cannot forward to (the INSN record's
+ * memory part, the only one the flag describes), then its stores enter the
+ * ring (an instruction's own stores come after its first access).  The
+ * stores that have left by a load's dispatch leave the filter at its
+ * check (the thread dispatches in order, so d only grows); a store that
+ * would overwrite a live one's slot makes that one leave first. */
+static inline __attribute__((always_inline)) uint16_t
+stfwd_note(uarch_thread_t *t, const pmusim_uarch_access_t *acc, uint32_t n, uint64_t d,
+           uint64_t ret, const gboolean first)
+{
+    uint16_t f = 0;
+    if (first && !acc[0].is_store && t->sf_live != t->nsf) {
+        while (t->sf_live != t->nsf && t->sf[t->sf_live & (LSQ_RING - 1)].gone <= d)
+            stfwd_leave(t);
+        const uint64_t a = acc[0].addr, e = a + (acc[0].size ? acc[0].size : 1u);
+        if (t->sf_live != t->nsf && stfwd_maybe(t, a, e) && stfwd_blocked(t, a, e))
+            f = PMUSIM_F_STFWD_BLOCK;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        if (acc[k].is_store) {
+            if (t->nsf - t->sf_live == LSQ_RING)
+                stfwd_leave(t);
+            struct uarch_sf *s = &t->sf[t->nsf++ & (LSQ_RING - 1)];
+            s->addr = acc[k].addr;
+            s->end = acc[k].addr + (acc[k].size ? acc[k].size : 1u);
+            s->gone = ret + 1;
+            stfwd_count(t, s->addr, s->end, 1);
+        }
+    return f;
+}
+
 /* The common instruction of one thread (no SMT merge, no Montecito
  * switching) without the general body's work: the lines it occupies are
  * the one fetched last or the most recent of their ITLB and L1I sets (a
@@ -2219,6 +2332,9 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
     alloc_retire(u, t, in->access, SH_NACC, t->ret_cycle);
+    /* x86 (u->stfwd is !ia64): a store-forwarding block of its load */
+    const uint16_t sfb = !ia64 && SH_NACC ? stfwd_note(t, in->access, SH_NACC, d, t->ret_cycle, TRUE)
+                                          : 0u;
     if (!ia64 && u->ports) {
         const uint32_t nst = multi ? mstores : SH_NACC ? in->access[0].is_store : 0u;
         ports_count(u, t, in, (multi ? in->naccess : SH_NACC) - nst, nst, SH_ISBR, TRUE, r);
@@ -2258,7 +2374,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         rec->cycle = r;
         if (SH_NACC || SH_ISBR)
             rec->flags |= (SH_NACC ? PMUSIM_F_MEM : 0) | (SH_ISBR ? PMUSIM_F_BRANCH : 0) |
-                          (oc ? PMUSIM_F_OFFCORE : 0);
+                          (oc ? PMUSIM_F_OFFCORE : 0) | sfb;
         if (SH_NACC)
             rec->mem = multi ? mems[0] : m;
         else
@@ -2272,7 +2388,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         else
             rec->oc = (pmusim_offcore_t){ 0 };
     } else {
-        uint16_t flags = in->flags & PMUSIM_UARCH_PASS_FLAGS;
+        uint16_t flags = (in->flags & PMUSIM_UARCH_PASS_FLAGS) | sfb;
         if (in->fp != PMUSIM_UARCH_FP_NONE)
             flags |= PMUSIM_F_FP;
         if (SH_NACC)
@@ -2520,6 +2636,8 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
     alloc_retire(u, t, in->access, in->naccess, t->ret_cycle);
+    const uint16_t sfb =
+        u->stfwd && in->naccess ? stfwd_note(t, in->access, in->naccess, d, t->ret_cycle, TRUE) : 0u;
     if (u->ports)
         ports_count_all(u, t, in, in->naccess, in->br != PMUSIM_UARCH_BR_NONE, TRUE, r);
 
@@ -2537,7 +2655,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         t->holding = TRUE;
         u->want_switch = TRUE;
     }
-    uint16_t flags = in->flags & PMUSIM_UARCH_PASS_FLAGS;
+    uint16_t flags = (in->flags & PMUSIM_UARCH_PASS_FLAGS) | sfb;
     if (fp)
         flags |= PMUSIM_F_FP;
     if (in->naccess)
@@ -2659,6 +2777,8 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
     t->ring[t->n & (RING_SIZE - 1)] = t->ret_cycle;
     t->n++;
     alloc_retire(u, t, in->access, n, t->ret_cycle);
+    if (u->stfwd) /* the part's stores; its loads are not the INSN record's */
+        stfwd_note(t, in->access, n, d, t->ret_cycle, FALSE);
     u->cont_parts++;
     if (u->ports) /* the accesses' uops; its sums are not written before it ends */
         ports_count_all(u, t, in, n, FALSE, FALSE, r);

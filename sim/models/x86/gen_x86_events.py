@@ -31,7 +31,8 @@ ANN = {'levels': 'PMUSIM_ANN_LEVELS', 'tlb': 'PMUSIM_ANN_TLB', 'pred': 'PMUSIM_A
        'brkind': 'PMUSIM_ANN_BRKIND', 'offcore': 'PMUSIM_ANN_OFFCORE',
        'uops': 'PMUSIM_ANN_UOPS', 'allmem': 'PMUSIM_ANN_ALLMEM', 'timing': 'PMUSIM_ANN_TIMING',
        'callkind': 'PMUSIM_ANN_CALLKIND', 'fpclass': 'PMUSIM_ANN_FPCLASS',
-       'opkind': 'PMUSIM_ANN_OPKIND', 'lock': 'PMUSIM_ANN_LOCK', 'lfb': 'PMUSIM_ANN_LFB'}
+       'opkind': 'PMUSIM_ANN_OPKIND', 'lock': 'PMUSIM_ANN_LOCK', 'lfb': 'PMUSIM_ANN_LFB',
+       'stfwd': 'PMUSIM_ANN_STFWD'}
 
 
 def fail(where, msg):
@@ -86,7 +87,7 @@ def load_event_table(path):
 
 def parse_filter(where, spec, source):
     f = {'need': [], 'dir': None, 'lvl': [], 'tlb': [], 'kind': [], 'fpc': [], 'opk': [], 'taken': False,
-         'misp': False, 'split': False, 'lock': False, 'req': [], 'bit': False, 'ev': False, 'model': False, 'once': False,
+         'misp': False, 'split': False, 'lock': False, 'stfwd': False, 'req': [], 'bit': False, 'ev': False, 'model': False, 'once': False,
          'sum': 0}
     for tok in spec.split():
         key, _, val = tok.partition('=')
@@ -116,7 +117,7 @@ def parse_filter(where, spec, source):
             f['fpc'] = vals
         elif key == 'opk' and vals and all(v in OPKINDS for v in vals):
             f['opk'] = vals
-        elif key in ('taken', 'misp', 'split', 'lock') and not val:
+        elif key in ('taken', 'misp', 'split', 'lock', 'stfwd') and not val:
             f[key] = True
         elif key == 'req' and vals and all(v.isdigit() and int(v) < 16 for v in vals):
             f['req'] = [int(v) for v in vals]
@@ -147,9 +148,11 @@ def parse_filter(where, spec, source):
         # bits may be trace-derived; alone it is what every unlisted
         # (code, umask) is already
         fail(where, 'an EVENT row needs bit (and no ev or model)')
-    if (f['dir'] or f['lvl'] or f['tlb'] or f['split'] or f['lock']) and 'mem' not in f['need']:
-        # lock: the INSN record's memory part is the locked load
-        fail(where, 'dir/lvl/tlb/split/lock need mem')
+    if (f['dir'] or f['lvl'] or f['tlb'] or f['split'] or f['lock'] or f['stfwd']) and \
+            'mem' not in f['need']:
+        # lock: the INSN record's memory part is the locked load; stfwd:
+        # it is the blocked load
+        fail(where, 'dir/lvl/tlb/split/lock/stfwd need mem')
     if (f['kind'] or f['taken'] or f['misp']) and 'br' not in f['need']:
         fail(where, 'kind/taken/misp need br')
     if f['req'] and 'oc' not in f['need']:
@@ -189,6 +192,8 @@ def needs_of(source, f):
         n.add('opkind')
     if f['lock']:
         n.add('lock')
+    if f['stfwd']:
+        n.add('stfwd')
     return sorted(n)
 
 
@@ -282,6 +287,8 @@ def main():
                 for n in f['need']]
         if f['lock']:
             need.append('PMUSIM_F_LOCK')  # a flag the record must carry, as the parts
+        if f['stfwd']:
+            need.append('PMUSIM_F_STFWD_BLOCK')  # the same
         if need:
             fl.append('.need_flags = ' + ' | '.join(need))
         if f['dir']:

@@ -251,7 +251,7 @@ static void test_samples_and_lackey(void)
     CU_ASSERT_EQUAL(run(&out, NULL, "trace", "info", bin, NULL), 0);
     CU_ASSERT(out && strstr(out, "instructions thread 0: 246\n") && strstr(out, "  mem: 7\n") &&
               strstr(out, "meta uarch.D1: 1024,2,64\n") &&
-              strstr(out, "meta annotations: levels,tlb,pred,offcore,timing,events,allmem,lfb\n"));
+              strstr(out, "meta annotations: levels,tlb,pred,offcore,timing,events,allmem,lfb,stfwd\n"));
     g_free(out);
     CU_ASSERT_EQUAL(run(NULL, NULL, "trace", "convert", "--from", "lackey", log, bin, "--cpu",
                         "mont", NULL), 2);

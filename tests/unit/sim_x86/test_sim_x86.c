@@ -2006,6 +2006,77 @@ static void test_lfb_hits(void)
         }
 }
 
+/* A memory part of `size` bytes, the INSN record's marked a
+ * store-forwarding block (flag bit 15) when `blocked`. */
+static pmusim_rec_t stfwd_part(uint64_t cycle, uint8_t kind, uint64_t addr, uint8_t size,
+                               int store, int blocked)
+{
+    pmusim_rec_t r = mem_part(cycle, kind, addr, size, store);
+    if (blocked)
+        r.flags |= PMUSIM_F_STFWD_BLOCK;
+    return r;
+}
+
+/* Store-forwarding blocks (docs/trace-events-x86.md, "Store-forwarding
+ * blocks"): INSN records whose load carries flag bit 15, once per
+ * instruction; a MEM record (no flags of its own) and a store never count.
+ * wsm LOAD_BLOCK:OVERLAP_STORE (0x03/0x02), knm
+ * RECYCLEQ:LD_BLOCK_ST_FORWARD (0x03/0x01), each `<not in trace>` without
+ * the "stfwd" annotation; knm's is PEBS-capable on PMC0: armed when it
+ * wraps, the assist fires at its next count, the next blocked load's INSN
+ * record (SDM: the next qualifying event), whose following IP it holds. */
+static void test_stfwd_blocks(void)
+{
+    const uint8_t I = PMUSIM_REC_INSN, M = PMUSIM_REC_MEM;
+    pmusim_rec_t t[] = {
+        stfwd_part(1, I, 0x1000, 1, 1, 0), /* a byte store */
+        stfwd_part(2, I, 0x1000, 4, 0, 1), /* a 4-byte load over it: blocked */
+        stfwd_part(3, I, 0x2000, 8, 0, 1), /* a read-modify-write's blocked load */
+        stfwd_part(3, M, 0x2000, 8, 1, 0), /* ... and its store */
+        stfwd_part(3, M, 0x3000, 4, 0, 0), /* a further load part: not the INSN's */
+        stfwd_part(4, I, 0x4000, 8, 1, 1), /* a store with the flag: not a load */
+        stfwd_part(5, I, 0x5000, 4, 0, 0), /* a plain load */
+        stfwd_part(6, I, 0x6000, 4, 0, 0),
+    };
+    static const struct { const char *pmu; uint8_t code, umask; } ev[] = {
+        { "wsm", 0x03, 0x02 }, { "wsm_dp", 0x03, 0x02 }, { "knm", 0x03, 0x01 } };
+    for (unsigned k = 0; k < G_N_ELEMENTS(ev); k++)
+        for (int ann = 0; ann < 2; ann++) {
+            pmusim_model_t *m = mk(ev[k].pmu, 1);
+            m->trace_annotations = ann ? PMUSIM_ANN_ALL : PMUSIM_ANN_ALL & ~PMUSIM_ANN_STFWD;
+            wr(m, EVTSEL0 + 0, EVT(ev[k].code, ev[k].umask) | EN | USR | OS, 0);
+            run(m, t, G_N_ELEMENTS(t));
+            pmusim_report_t rep;
+            pmusim_report_init(&rep);
+            m->ops->report(m, &rep);
+            const pmusim_counter_result_t *r = result(&rep, "IA32_PMC0", 0);
+            CU_ASSERT_EQUAL(r->status, ann ? PMUSIM_COUNT_OK : PMUSIM_COUNT_NOT_IN_TRACE);
+            if (ann) {
+                CU_ASSERT_EQUAL(r->value, 2);
+            } else {
+                CU_ASSERT_PTR_NOT_NULL(strstr(r->source, "the trace lacks stfwd"));
+            }
+            pmusim_report_clear(&rep);
+            pmusim_model_free(m);
+        }
+    pmusim_model_t *m = mk("knm", 1);
+    wr(m, EVTSEL0 + 0, EVT(0x03, 0x01) | EN | USR | OS, 0);
+    wr(m, PMC0 + 0, (uint64_t)-1, 0);
+    wr(m, PEBS_EN, 0x1, 0);
+    run(m, t, G_N_ELEMENTS(t));
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    /* armed at the first blocked load (cycle 2), the assist at the next
+     * (cycle 3, the read-modify-write): the IP after it, 0x40000c + 4 */
+    CU_ASSERT_EQUAL_FATAL(rep.captures->len, 1);
+    CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 0),
+                           "PEBS cycle=3 thread=0 IA32_PMC0 ip=0x400010");
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1);
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
 /* An INSN record of FP/SIMD class cls (PMUSIM_FPC_*) on thread t. */
 static pmusim_rec_t fpc(uint64_t cycle, uint8_t t, unsigned cls)
 {
@@ -2514,6 +2585,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_line_splits_knm);
     PMUSIM_ADD_TEST(s, test_locked_insns);
     PMUSIM_ADD_TEST(s, test_lfb_hits);
+    PMUSIM_ADD_TEST(s, test_stfwd_blocks);
     PMUSIM_ADD_TEST(s, test_fpmmx_fast_path);
     PMUSIM_ADD_TEST(s, test_fpmmx_thresholds);
     PMUSIM_ADD_TEST(s, test_events_first_rows);

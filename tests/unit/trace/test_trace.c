@@ -2110,7 +2110,7 @@ static void test_call_kind_fp_class(void)
                        "2 0 insn ip=0x402009 len=4 plm=3 fp fpc=sd\n"
                        "3 0 insn ip=0x40200d len=3 plm=3 fp fpc=ps\n"
                        "3 0 insn ip=0x402010 len=4 plm=3 fp fpc=pd\n"
-                       "4 0 insn ip=0x402014 len=4 plm=3 fp fpc=vi xflags=0x8000\n"
+                       "4 0 insn ip=0x402014 len=4 plm=3 fp fpc=vi stfwd\n"
                        "end 8\n";
     check_text_binary_text(text, 8, check_kind_class_records);
 
@@ -2194,7 +2194,7 @@ static void test_op_kind(void)
                        "2 0 insn ip=0x401012 len=5 plm=3 fpc=vi opk=packed_shift\n"
                        "3 0 insn ip=0x401017 len=5 plm=3 fpc=vi opk=shuffle_move\n"
                        "3 0 insn ip=0x40101c len=4 plm=3 opk=mul\n"
-                       "4 0 insn ip=0x401020 len=4 plm=3 fp fpc=sd opk=div xflags=0x8000\n"
+                       "4 0 insn ip=0x401020 len=4 plm=3 fp fpc=sd opk=div stfwd\n"
                        "4 0 insn ip=0x401024 len=2 plm=3\n"
                        "end 10\n";
     check_text_binary_text(text, 10, check_op_kind_records);
@@ -2240,6 +2240,21 @@ static void test_op_kind(void)
     pmusim_trace_header_clear(&h);
 }
 
+/* One INSN record with the flag key `xflags` (as an older writer put a
+ * bit it had no word for) reads with exactly the flags `want`. */
+static void check_xflags_read(const char *H, const char *xflags, unsigned want)
+{
+    size_t n = 0;
+    char *t = g_strconcat(H, "0 0 insn ip=0x1 len=1 plm=3 ", xflags, "\n", NULL);
+    GError *e = NULL;
+    pmusim_rec_t *x = read_mem(t, strlen(t), 0, 8, &n, NULL, &e);
+    g_free(t);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    CU_ASSERT_EQUAL(n, 1);
+    CU_ASSERT_EQUAL(x[0].flags, want);
+    g_free(x);
+}
+
 static void check_lock_records(const pmusim_rec_t *x, const pmusim_trace_header_t *h)
 {
     /* the locked xadd: INSN (lock, its load) and MEM (its store, flags
@@ -2268,21 +2283,13 @@ static void test_lock_flag(void)
                        "0 0 mem mem=st addr=0x601000 size=8 lvl=l1d lat=4 tlb=l1\n"
                        "1 0 insn ip=0x401005 len=3 plm=3 mem=ld addr=0x601040 size=8 lvl=l1d "
                        "lat=4 tlb=l1\n"
-                       "2 0 insn ip=0x401008 len=4 plm=3 opk=mul lock xflags=0x8000 mem=ld "
+                       "2 0 insn ip=0x401008 len=4 plm=3 opk=mul lock stfwd mem=ld "
                        "addr=0x60103c size=8 lvl=l2 lat=10 tlb=l1\n"
                        "end 4\n";
     check_text_binary_text(text, 4, check_lock_records);
     const char *H = "pmusim-trace 2\ncpu wsm\n";
     /* before session 18 the writer put bit 14 in xflags */
-    size_t n = 0;
-    char *t = g_strconcat(H, "0 0 insn ip=0x1 len=1 plm=3 xflags=0x4000\n", NULL);
-    GError *e = NULL;
-    pmusim_rec_t *x = read_mem(t, strlen(t), 0, 8, &n, NULL, &e);
-    g_free(t);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
-    CU_ASSERT_EQUAL(n, 1);
-    CU_ASSERT_EQUAL(x[0].flags, PMUSIM_F_LOCK);
-    g_free(x);
+    check_xflags_read(H, "xflags=0x4000", PMUSIM_F_LOCK);
     expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 mem=ld addr=0x10 size=8\n"
                          "0 0 mem mem=st addr=0x10 size=8 lock\n",
                       PMUSIM_TRACE_ERROR_FORMAT, "line 4", "unexpected 'lock' in a mem record");
@@ -2362,6 +2369,66 @@ static void test_lfb_level(void)
         g_unlink(path);
         g_free(path);
     }
+}
+
+static void check_stfwd_records(const pmusim_rec_t *x, const pmusim_trace_header_t *h)
+{
+    /* a byte store; the 4-byte load over it, blocked (bit 15); a locked
+     * read-modify-write whose load is blocked too, and its store (a MEM
+     * record: flags PMUSIM_F_MEM only); a plain load */
+    CU_ASSERT_EQUAL(x[0].flags, PMUSIM_F_MEM);
+    CU_ASSERT_EQUAL(x[1].flags, PMUSIM_F_STFWD_BLOCK | PMUSIM_F_MEM);
+    CU_ASSERT_EQUAL(x[1].mem.is_store, 0);
+    CU_ASSERT_EQUAL(x[2].flags, PMUSIM_F_LOCK | PMUSIM_F_STFWD_BLOCK | PMUSIM_F_MEM);
+    CU_ASSERT_EQUAL(x[3].kind, PMUSIM_REC_MEM);
+    CU_ASSERT_EQUAL(x[3].flags, PMUSIM_F_MEM);
+    CU_ASSERT_EQUAL(x[4].flags, PMUSIM_F_MEM);
+    CU_ASSERT_EQUAL(pmusim_trace_header_annotations(h),
+                    PMUSIM_ANN_ALLMEM | PMUSIM_ANN_LOCK | PMUSIM_ANN_STFWD);
+}
+
+/* Flag bit 15, a store-forwarding block (session 19): the text word
+ * `stfwd` after `lock`, text -> binary -> text byte-identical,
+ * xflags=0x8000 of an older writer read as it, the annotation's name (bit
+ * 17, after `lfb`'s 16), and no `stfwd` on a MEM record. */
+static void test_stfwd_flag(void)
+{
+    const char *text = "pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 1\nflags 0x0\n"
+                       "meta annotations allmem,lock,stfwd\n"
+                       "0 0 insn ip=0x401000 len=3 plm=3 mem=st addr=0x601000 size=1 lvl=l1d "
+                       "lat=4 tlb=l1\n"
+                       "1 0 insn ip=0x401003 len=3 plm=3 stfwd mem=ld addr=0x601000 size=4 lvl=l1d "
+                       "lat=4 tlb=l1\n"
+                       "2 0 insn ip=0x401006 len=5 plm=3 lock stfwd mem=ld addr=0x601000 size=8 "
+                       "lvl=l1d lat=4 tlb=l1\n"
+                       "2 0 mem mem=st addr=0x601000 size=8 lvl=l1d lat=4 tlb=l1\n"
+                       "3 0 insn ip=0x40100b len=3 plm=3 mem=ld addr=0x601040 size=8 lvl=l1d "
+                       "lat=4 tlb=l1\n"
+                       "end 5\n";
+    check_text_binary_text(text, 5, check_stfwd_records);
+    const char *H = "pmusim-trace 2\ncpu wsm\n";
+    /* before session 19 the writer put bit 15 in xflags */
+    check_xflags_read(H, "xflags=0x8000", PMUSIM_F_STFWD_BLOCK);
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 mem=ld addr=0x10 size=8\n"
+                         "0 0 mem mem=ld addr=0x10 size=8 stfwd\n",
+                      PMUSIM_TRACE_ERROR_FORMAT, "line 4", "unexpected 'stfwd' in a mem record");
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 stfwdx\n", PMUSIM_TRACE_ERROR_FORMAT,
+                      "line 3", "expected key=value, ia32, nop, predoff, fp, lock or stfwd");
+    CU_ASSERT_STRING_EQUAL(pmusim_annotation_name(PMUSIM_ANN_STFWD), "stfwd");
+    CU_ASSERT_EQUAL(PMUSIM_ANN_STFWD, 1u << 17);
+    CU_ASSERT_PTR_NULL(pmusim_annotation_name(1u << 18));
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    CU_ASSERT(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_STFWD); /* no key: claimed */
+    pmusim_trace_header_set_meta(&h, "annotations", "allmem,lock");
+    CU_ASSERT_FALSE(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_STFWD);
+    /* every bit */
+    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL);
+    CU_ASSERT_STRING_EQUAL(pmusim_trace_header_get_meta(&h, "annotations"),
+                           "levels,tlb,pred,brkind,offcore,timing,uops,symbols,alat,events,allmem,"
+                           "fp,callkind,fpclass,opkind,lock,lfb,stfwd");
+    CU_ASSERT_EQUAL(pmusim_trace_header_annotations(&h), PMUSIM_ANN_ALL);
+    pmusim_trace_header_clear(&h);
 }
 
 /* The canonical form: a field of a part whose flag is clear is 0 whatever
@@ -2995,5 +3062,6 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_op_kind);
     PMUSIM_ADD_TEST(s, test_lock_flag);
     PMUSIM_ADD_TEST(s, test_lfb_level);
+    PMUSIM_ADD_TEST(s, test_stfwd_flag);
 }
 

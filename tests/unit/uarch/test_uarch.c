@@ -927,6 +927,123 @@ static void test_lock_rfo_states(void)
     }
 }
 
+/* One instruction at `ip` on `thread` with the accesses a[0, n). */
+static void run_acc(pmusim_uarch_t *u, uint32_t thread, uint64_t ip,
+                    const pmusim_uarch_access_t *a, uint32_t n)
+{
+    pmusim_uarch_insn_t in = { .ip = ip, .thread = (uint8_t)thread, .plm = 3, .len = 4,
+                               .naccess = n, .access = a };
+    GError *e = NULL;
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+}
+
+/* The INSN records of thread `ti` with PMUSIM_F_STFWD_BLOCK, as a bit
+ * mask of their order on the thread (at most 64). */
+static uint64_t stfwd_marks(const collect_t *c, uint8_t ti, unsigned *n)
+{
+    uint64_t mask = 0;
+    *n = 0;
+    for (guint i = 0; i < c->recs->len; i++) {
+        const pmusim_rec_t *r = rec(c, i);
+        if (r->kind != PMUSIM_REC_INSN || r->thread != ti)
+            continue;
+        if (r->flags & PMUSIM_F_STFWD_BLOCK)
+            mask |= UINT64_C(1) << *n;
+        (*n)++;
+    }
+    return mask;
+}
+
+/* Store forwarding (docs/UARCH.md §1, "Store forwarding"): a load whose
+ * bytes the youngest older store still in the store buffer overlaps
+ * without containing them is marked PMUSIM_F_STFWD_BLOCK; a load inside
+ * that store is forwarded, one no store overlaps is not marked, and a
+ * store that has left the buffer (its retirement + 1 is not after the
+ * load's dispatch: here a 100-cycle halt between them) blocks nothing.
+ * Instruction 0 is a load missing every cache, so that no later one
+ * retires (and no store leaves the buffer) before the halt.  The same on
+ * wsm and knm (the same rule); numbering the INSN records:
+ *   0 ld 8 @Z        a cold miss
+ *   1 st 1 @A        2 ld 4 @A        blocked (1 of its 4 bytes stored)
+ *   3 st 8 @B        4 ld 4 @B+2      forwarded (inside the store)
+ *   5 st 4 @C        6 st 4 @C+4      7 ld 8 @C   blocked (two stores)
+ *   8 st 8 @D        9 st 1 @D+3     10 ld 1 @D+3 forwarded (the youngest)
+ *  11 ld 2 @D+2      blocked (the youngest over it, 1 byte at D+3, does
+ *                    not hold D+2)
+ *  12 ld 8 @E        no store there
+ *  13 ld 8/st 8 @A   a read-modify-write: its load blocked by store 1
+ *                    (1 byte); its own store comes after its load
+ *  14 ld 1 @A+1      forwarded from 13's 8-byte store (the youngest)
+ *  15 st 1 @F        halt 100 cycles  16 ld 4 @F  not blocked (it left)
+ *  17 st 2 @G        18 ld 4 @G-2     blocked (bytes G-2 .. G+1)
+ * marks 2, 7, 11, 13, 18.  Two SMT threads keep their own stores: thread
+ * 1's 4-byte load of A after thread 0's byte store at A is not blocked,
+ * thread 0's is.  IA-64 marks nothing. */
+static void test_stfwd_blocks(void)
+{
+    const uint64_t A = 0x100000, B = 0x100100, C = 0x100200, D = 0x100300, E = 0x100400,
+                   F = 0x100500, G = 0x100600, Z = 0x7000000, ip = 0x400000;
+    static const pmusim_cpu_t cpus[] = { PMUSIM_CPU_WSM, PMUSIM_CPU_KNM };
+    for (unsigned k = 0; k < G_N_ELEMENTS(cpus); k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(cpus[k], 1, NULL, &c);
+        run(u, 0, ip, Z, 8, FALSE, FALSE);
+        run(u, 0, ip + 4, A, 1, TRUE, FALSE);
+        run(u, 0, ip + 8, A, 4, FALSE, FALSE);
+        run(u, 0, ip + 12, B, 8, TRUE, FALSE);
+        run(u, 0, ip + 16, B + 2, 4, FALSE, FALSE);
+        run(u, 0, ip + 20, C, 4, TRUE, FALSE);
+        run(u, 0, ip + 24, C + 4, 4, TRUE, FALSE);
+        run(u, 0, ip + 28, C, 8, FALSE, FALSE);
+        run(u, 0, ip + 32, D, 8, TRUE, FALSE);
+        run(u, 0, ip + 36, D + 3, 1, TRUE, FALSE);
+        run(u, 0, ip + 40, D + 3, 1, FALSE, FALSE);
+        run(u, 0, ip + 44, D + 2, 2, FALSE, FALSE);
+        run(u, 0, ip + 48, E, 8, FALSE, FALSE);
+        const pmusim_uarch_access_t rmw[2] = { { .addr = A, .size = 8, .is_store = 0 },
+                                               { .addr = A, .size = 8, .is_store = 1 } };
+        run_acc(u, 0, ip + 52, rmw, 2);
+        run(u, 0, ip + 56, A + 1, 1, FALSE, FALSE);
+        run(u, 0, ip + 60, F, 1, TRUE, FALSE);
+        GError *e = NULL;
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_halt(u, 0, 100, &e));
+        run(u, 0, ip + 64, F, 4, FALSE, FALSE);
+        run(u, 0, ip + 68, G, 2, TRUE, FALSE);
+        run(u, 0, ip + 72, G - 2, 4, FALSE, FALSE);
+        finish(u);
+        unsigned n;
+        CU_ASSERT_EQUAL(stfwd_marks(&c, 0, &n),
+                        (UINT64_C(1) << 2) | (UINT64_C(1) << 7) | (UINT64_C(1) << 11) |
+                            (UINT64_C(1) << 13) | (UINT64_C(1) << 18));
+        CU_ASSERT_EQUAL(n, 19);
+        done(u, &c);
+    }
+    /* SMT: each thread its own store buffer */
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 2, NULL, &c);
+    run(u, 0, ip, Z, 8, FALSE, FALSE);
+    run(u, 1, ip + 0x1000, Z + 0x1000, 8, FALSE, FALSE);
+    run(u, 0, ip + 4, A, 1, TRUE, FALSE);
+    run(u, 1, ip + 0x1004, A, 4, FALSE, FALSE);
+    run(u, 0, ip + 8, A, 4, FALSE, FALSE);
+    finish(u);
+    unsigned n0, n1;
+    CU_ASSERT_EQUAL(stfwd_marks(&c, 0, &n0), 0x4);
+    CU_ASSERT_EQUAL(stfwd_marks(&c, 1, &n1), 0);
+    CU_ASSERT_EQUAL(n0, 3);
+    CU_ASSERT_EQUAL(n1, 2);
+    done(u, &c);
+    /* Itanium: no store forwarding modelled */
+    u = model(PMUSIM_CPU_ITA2, 1, NULL, &c);
+    run(u, 0, ip, Z, 8, FALSE, FALSE);
+    run(u, 0, ip + 16, A, 1, TRUE, FALSE);
+    run(u, 0, ip + 32, A, 4, FALSE, FALSE);
+    finish(u);
+    CU_ASSERT_EQUAL(stfwd_marks(&c, 0, &n0), 0);
+    CU_ASSERT_EQUAL(n0, 3);
+    done(u, &c);
+}
+
 /* Westmere's ITLB_MISS_RETIRED (0xc8/0x20): instructions whose fetch
  * missed the ITLB, once each.  An instruction at page 0x500, one of 4 bytes
  * at 0x600ffe across pages 0x600 and 0x601 (two ITLB misses, one
@@ -2660,6 +2777,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_l2_traffic);
     PMUSIM_ADD_TEST(s, test_l2_line_states);
     PMUSIM_ADD_TEST(s, test_lock_rfo_states);
+    PMUSIM_ADD_TEST(s, test_stfwd_blocks);
     PMUSIM_ADD_TEST(s, test_itlb_miss_retired);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
     PMUSIM_ADD_TEST(s, test_ia64_below_l1);
