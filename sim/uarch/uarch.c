@@ -229,12 +229,12 @@ struct pmusim_uarch {
     uint32_t div_key, ms_limit;
     uint32_t div_busy;         /* the current instruction's divide: busy cycles (0: none) */
     insn_event_t iev[MAX_INSN_EVENTS]; /* the instruction's EVENT counts (niev) */
-    /* Line fill buffers (docs/UARCH.md §1 "Line fill buffers"): the lines
-     * of the last lfb_n L1D misses, each with the cycle its data are in,
-     * allocated in turn (lfb_next); lfb_until is the latest of those
-     * cycles, so a load that starts at or after it needs no look.  lfb_n 0
-     * (no LFB model): lfb_until stays 0. */
-    uint32_t lfb_n, lfb_next;
+    /* Line fill buffers (docs/UARCH.md §1 "Line fill buffers"): the core's
+     * lfb_n buffers, each with the line of the L1D miss that took it last
+     * and the cycle that fill's data are in (0: never taken); lfb_until is
+     * the latest of those cycles, so a load that starts at or after it
+     * needs no look.  lfb_n 0 (no LFB model): lfb_until stays 0. */
+    uint32_t lfb_n;
     uint64_t lfb_until;
     struct { uint64_t blk, ready; } lfb[UARCH_LFB_MAX];
 };
@@ -1914,26 +1914,15 @@ static inline void cursor_load(const pmusim_uarch_t *u, out_cursor_t *cur)
     }
 }
 
-/* A load of access a, dispatched at d, whose data take `lat` cycles: it
- * starts at dispatch, or when the thread's previous load is back if its
- * address depends on it (addr_dep); returns when the instruction's loads
- * are back, at least c. */
-static inline __attribute__((always_inline)) uint64_t
-load_done(uarch_thread_t *t, const pmusim_uarch_access_t *a, uint64_t d, uint32_t lat, uint64_t c)
-{
-    const uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
-    t->last_load_done = start + lat;
-    return t->last_load_done > c ? t->last_load_done : c;
-}
-
 /* ---- line fill buffers (docs/UARCH.md §1 "Line fill buffers") ----
  *
  * An access that missed the L1D takes a fill buffer for its line until its
  * data are in, `start` + its latency (a load from when it starts, a store's
- * read for ownership from its dispatch); a later load that finds the line
- * in the L1D (the model installs a line at its miss) while that fill is
- * still on its way hit the fill buffer, not the L1D: its level is
- * PMUSIM_LVL_LFB and its data come when the fill's do. */
+ * read for ownership from its dispatch), waiting for one when all are busy
+ * (lfb_fill()); a later load that finds the line in the L1D (the model
+ * installs a line at its miss) while that fill is still on its way hits
+ * the fill buffer, not the L1D: its level is PMUSIM_LVL_LFB and its data
+ * come when the fill's do (lfb_hit()). */
 static G_GNUC_NO_INLINE void lfb_fill(pmusim_uarch_t *u, uint64_t addr, uint64_t start,
                                       pmusim_mem_t *m, gboolean store)
 {
@@ -1943,6 +1932,7 @@ static G_GNUC_NO_INLINE void lfb_fill(pmusim_uarch_t *u, uint64_t addr, uint64_t
     for (uint32_t i = 1; i < u->lfb_n; i++)
         if (u->lfb[i].ready < u->lfb[b].ready)
             b = i;
+    const uint32_t lat = m->latency;
     uint64_t from = start;
     if (u->lfb[b].ready > start) {
         /* every buffer is busy: the miss waits for one (a load's data come
@@ -1950,10 +1940,10 @@ static G_GNUC_NO_INLINE void lfb_fill(pmusim_uarch_t *u, uint64_t addr, uint64_t
          * itself does not) */
         from = u->lfb[b].ready;
         if (!store)
-            m->latency = (uint32_t)MIN((uint64_t)m->latency + (from - start), UINT32_MAX);
+            m->latency = (uint32_t)MIN((uint64_t)lat + (from - start), UINT32_MAX);
     }
     u->lfb[b].blk = addr >> u->l1d.line_bits;
-    u->lfb[b].ready = store ? from + m->latency : start + m->latency;
+    u->lfb[b].ready = from + lat;
     if (u->lfb[b].ready > u->lfb_until)
         u->lfb_until = u->lfb[b].ready;
 }
@@ -1985,8 +1975,12 @@ lfb_note(pmusim_uarch_t *u, const pmusim_uarch_access_t *a, uint64_t start, pmus
     }
 }
 
-/* load_done() with the fill buffers' part of the load's result *m, or that
- * part alone for a store; returns when the instruction's loads are back. */
+/* Access a of an instruction dispatched at d, its lookup's result in *m:
+ * the fill buffers' part of it (lfb_note()), and for a load when its data
+ * are back.  A load starts at dispatch, or when the thread's previous load
+ * is back if its address depends on it (addr_dep); a store completes at
+ * dispatch + 1 (c).  Returns when the instruction's loads are back, at
+ * least c. */
 static inline __attribute__((always_inline)) uint64_t
 access_done(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *a, uint64_t d,
             pmusim_mem_t *m, uint64_t c)
@@ -1997,7 +1991,8 @@ access_done(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *a
     }
     const uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
     lfb_note(u, a, start, m);
-    return load_done(t, a, d, m->latency, c);
+    t->last_load_done = start + m->latency;
+    return t->last_load_done > c ? t->last_load_done : c;
 }
 
 /* ---- allocation (docs/UARCH.md §1 step 2, "Allocation stalls") ----
