@@ -1650,7 +1650,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             RD_BYTE(size);
             RD_VARINT(lat);
             RD_VARINT_LONG(da);
-            if (((b >> 1) & 7) >= (ia64 ? PMUSIM_LVL_LFB : PMUSIM_LVL_COUNT) ||
+            if (((b >> 1) & 7) >= tr_level_limit(ia64) ||
                 (b >> 6) >= PMUSIM_ALAT_COUNT)
                 BAD("unknown memory level or ALAT outcome");
             if (lat > UINT32_MAX)

@@ -96,6 +96,13 @@ typedef struct tr_codec {
     tr_cache_ent_t cache[TR_CACHE_SIZE];
 } tr_codec_t;
 
+/* The memory levels an ISA's trace may hold are those below this: lfb, a
+ * line fill buffer, is an x86 level (tr_mem_check() says so by name). */
+static inline unsigned tr_level_limit(gboolean ia64)
+{
+    return ia64 ? PMUSIM_LVL_LFB : PMUSIM_LVL_COUNT;
+}
+
 static inline unsigned tr_cache_index(uint64_t pos)
 {
     return (unsigned)((pos * UINT64_C(0x9E3779B97F4A7C15)) >> (64 - TR_CACHE_BITS));

@@ -847,8 +847,8 @@ G_ALWAYS_INLINE static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w,
     if (r->flags & PMUSIM_F_MEM) {
         uint64_t ym = w_word(r, W_OFF_M) & WC_M_SEL;
         bad |= W_OVER(ym, WC_M_ADD, WC_M_TOP) | (r->mem.alat >= PMUSIM_ALAT_COUNT);
-        if (ia64) /* lfb is an x86 level (tr_mem_check()) */
-            bad |= r->mem.level == PMUSIM_LVL_LFB;
+        if (ia64) /* WC_M_TOP bounds the level by PMUSIM_LVL_COUNT; lfb is x86's */
+            bad |= r->mem.level >= tr_level_limit(TRUE);
     }
     if (r->flags & PMUSIM_F_BRANCH) {
         uint64_t yb = w_word(r, W_OFF_B) & WC_B_SEL;
@@ -862,7 +862,7 @@ G_ALWAYS_INLINE static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w,
 /* TRUE if the memory part `m` of a MEM record passes tr_mem_check(). */
 static inline gboolean w_mem_ok(const pmusim_mem_t *m, const gboolean ia64)
 {
-    return !((m->level >= (ia64 ? PMUSIM_LVL_LFB : PMUSIM_LVL_COUNT)) |
+    return !((m->level >= tr_level_limit(ia64)) |
              (m->tlb >= PMUSIM_TLB_COUNT) | (m->alat >= PMUSIM_ALAT_COUNT) | (m->is_store > 1));
 }
 

@@ -3,7 +3,8 @@
 # `pmusim` and `src` are set.  Skips (77) without qemu-x86_64 or a C
 # compiler; capture_workdir makes the work directory (removed at exit) and
 # enters it; capture_probe_failed tells a missing plugin (skip) from
-# another failure of a first capture; fail/ok/between report.
+# another failure of a first capture; fail/ok/between report; count, d and
+# has_annotation read a trace.
 unset MALLOC_PERTURB_ || true
 command -v qemu-x86_64 >/dev/null 2>&1 || { echo "SKIP: qemu-x86_64 not installed (apt-get install qemu-user)"; exit 77; }
 cc=${CC:-cc}
@@ -29,3 +30,11 @@ ok() { echo "ok    $*"; }
 between() {
     if [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then ok "$1: $2 (in $3..$4)"; else fail "$1: $2, expected $3..$4"; fi
 }
+# count EVENT TRACE: the event's count on the trace
+count() {
+    "$pmusim" stat -x , -e "$1" "$2" | awk -F, 'NF > 2 && $1 ~ /^[0-9]+$/ { print $1; exit }'
+}
+# d EVENT TRACE BASE: the event's count on TRACE less that on BASE
+d() { echo $(( $(count "$1" "$2") - $(count "$1" "$3") )); }
+# has_annotation NAME TRACE: the trace's header claims the annotation
+has_annotation() { "$pmusim" trace info "$2" | grep -q "^meta annotations:.*\b$1\b"; }

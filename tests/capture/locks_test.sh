@@ -31,13 +31,8 @@ n=1000
 check() { # check NAME ACTUAL EXPECTED
     if [ "$2" -eq "$3" ]; then ok "$1: $2"; else fail "$1: $2, expected $3"; fi
 }
-count() { # count EVENT TRACE
-    "$pmusim" stat -x , -e "$1" "$2" | awk -F, 'NF > 2 && $1 ~ /^[0-9]+$/ { print $1; exit }'
-}
-d() { echo $(( $(count "$1" "$2") - $(count "$1" "$3") )); }
 # the trace says it knows locks
-grep_ann() { "$pmusim" trace info "$1" | grep -q '^meta annotations:.*\block\b'; }
-if grep_ann w.pmt; then ok "the capture claims the lock annotation"
+if has_annotation lock w.pmt; then ok "the capture claims the lock annotation"
 else fail "no lock annotation in the capture's header"; fi
 libc=$(count knm::RECYCLEQ:LOCK k0.pmt)
 between "the C library's locked instructions (knm RECYCLEQ:LOCK, N = 0)" "$libc" 1 64

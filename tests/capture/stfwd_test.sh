@@ -25,12 +25,7 @@ n=1000
 "$pmusim" trace capture --cpu knm -o k0.pmt -- ./stfwd 0 >/dev/null
 "$pmusim" trace capture --cpu knm -o k.pmt -- ./stfwd $n >/dev/null
 
-count() { # count EVENT TRACE
-    "$pmusim" stat -x , -e "$1" "$2" | awk -F, 'NF > 2 && $1 ~ /^[0-9]+$/ { print $1; exit }'
-}
-d() { echo $(( $(count "$1" "$2") - $(count "$1" "$3") )); }
-grep_ann() { "$pmusim" trace info "$1" | grep -q '^meta annotations:.*\bstfwd\b'; }
-if grep_ann w.pmt && grep_ann k.pmt; then ok "the captures claim the stfwd annotation"
+if has_annotation stfwd w.pmt && has_annotation stfwd k.pmt; then ok "the captures claim the stfwd annotation"
 else fail "no stfwd annotation in a capture's header"; fi
 W=wsm::LOAD_BLOCK:OVERLAP_STORE
 K=knm::RECYCLEQ:LD_BLOCK_ST_FORWARD
