@@ -132,7 +132,26 @@ typedef struct uarch_thread {
      * open one has ended). */
     gboolean open;
     uint64_t open_cycle, open_ip, open_n;
+    /* The loop stream detector (wsm; lsd_track()): the backward conditional
+     * branch of the loop it watches and that branch's target, the uops
+     * retired since the thread's last taken backward conditional branch,
+     * the state (LSD_*), and the uops it delivered in cycle lsd_cyc not yet
+     * written (lsd_n 0: none; lsd_emit()) */
+    uint64_t lsd_ip, lsd_tgt;
+    uint32_t lsd_body;
+    uint8_t lsd_state;
+    uint8_t lsd_plm;
+    uint32_t lsd_n;
+    uint64_t lsd_cyc;
 } uarch_thread_t;
+
+/* lsd_track()'s states of a thread's loop stream detector */
+enum {
+    LSD_NONE = 0, /* no loop watched */
+    LSD_WATCH,    /* a taken backward conditional branch seen: its next iteration is measured */
+    LSD_STREAM,   /* an iteration fitted: the loop streams from the instruction queue */
+    LSD_OVER      /* an iteration did not fit (counted once as LSD_OVERFLOW) */
+};
 
 struct pmusim_uarch {
     const uarch_cpu_cfg_t *cfg;
@@ -227,6 +246,9 @@ struct pmusim_uarch {
      * divider model, else a value no flags give; uops above ms_limit come
      * from the microcode sequencer (UINT32_MAX: not modelled) */
     uint32_t div_key, ms_limit;
+    /* the loop stream detector's largest body in uops (cfg->lsd_uops; 0:
+     * not modelled, the CPU has no LSD events) */
+    uint32_t lsd_cap;
     uint32_t div_busy;         /* the current instruction's divide: busy cycles (0: none) */
     insn_event_t iev[MAX_INSN_EVENTS]; /* the instruction's EVENT counts (niev) */
     /* Line fill buffers (docs/UARCH.md §1 "Line fill buffers"): the core's
@@ -693,6 +715,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         u->port_rule[i] = port_rule_of(i & 7u, i >> 3);
     u->div_key = cfg->lat_div_int ? (uint32_t)PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT : UINT32_MAX;
     u->ms_limit = cfg->ms_uops ? cfg->ms_uops : UINT32_MAX;
+    u->lsd_cap = cfg->lsd_uops && cfg->ev.lsd_uops.present ? cfg->lsd_uops : 0;
     u->stfwd = !cfg->ia64;
     for (uint32_t i = 0; i < nthreads; i++) {
         uarch_thread_t *t = &u->th[i];
@@ -809,6 +832,8 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->port[3], TRUE},         {&ev->port[4], TRUE},     {&ev->port[5], TRUE},
         {&ev->ld_rs_delayed, TRUE},   {&ev->ld_mob, TRUE},      {&ev->div_busy, TRUE},
         {&ev->ms_uops, TRUE},         {&ev->ms_entry, TRUE},
+        /* the loop stream detector (lsd_track()) */
+        {&ev->lsd_uops, TRUE},        {&ev->lsd_overflow, TRUE},
     };
     /* a new member of uarch_events_t must be listed above */
     G_STATIC_ASSERT(sizeof(uarch_events_t) == G_N_ELEMENTS(kinds) * sizeof(uarch_ev_t));
@@ -819,7 +844,9 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
      * (docs/trace-events-x86.md, "Thresholds on the model's EVENT
      * records"): all of them (the divider's record holds a divide's busy
      * cycles; ARITH:DIV, its c=1 i=1 e=1 form, counts from the divides'
-     * INSN records). */
+     * INSN records) but LSD:UOPS, written one record per cycle (lsd_emit()),
+     * so that LSD:ACTIVE and INACTIVE (UOPS with c=1, c=1 i=1) count
+     * cycles. */
     GString *s = g_string_new(NULL), *sum = g_string_new(NULL);
     for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
         const uarch_ev_t *e = kinds[i].e;
@@ -831,7 +858,8 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         else
             g_snprintf(pair, sizeof pair, "0x%02x/0x%02x", e->code, e->umask);
         g_string_append_printf(s, "%s%s", s->len ? "," : "", pair);
-        g_string_append_printf(sum, "%s%s", sum->len ? "," : "", pair);
+        if (e != &ev->lsd_uops)
+            g_string_append_printf(sum, "%s%s", sum->len ? "," : "", pair);
     }
     pmusim_trace_header_set_meta(h, "events", s->str);
     if (sum->len)
@@ -1688,6 +1716,96 @@ static void insn_close_all(pmusim_uarch_t *u)
         insn_close(u, i);
 }
 
+/* ---- the loop stream detector (docs/UARCH.md §1 "Loop stream detector") ---- */
+
+/* Writes thread ti's LSD:UOPS of cycle lsd_cyc: one record per cycle in
+ * which the detector delivered uops, not summed, so that a counter's
+ * CMASK/INV compares one cycle's uops (LSD:ACTIVE = UOPS with c=1,
+ * INACTIVE with c=1 i=1).  Called before any record of a later cycle of
+ * the thread (its next instruction's, a halt's, the end's). */
+static G_GNUC_NO_INLINE void lsd_emit(pmusim_uarch_t *u, uint32_t ti)
+{
+    uarch_thread_t *t = &u->th[ti];
+    const uint8_t plm = t->plm;
+    t->plm = t->lsd_plm; /* the ring of the streamed instructions */
+    pmusim_rec_t *e = rec_new(u, ti, PMUSIM_REC_EVENT, MAX(t->lsd_cyc, u->floor));
+    t->plm = plm;
+    e->ev_code = u->cfg->ev.lsd_uops.code;
+    e->ev_umask = u->cfg->ev.lsd_uops.umask;
+    e->n = t->lsd_n;
+    t->lsd_n = 0;
+}
+
+/* The thread stops (halt, sleep) or the input ends: its pending LSD:UOPS
+ * go out, and the loop it streamed, if any, ends. */
+static void lsd_end(pmusim_uarch_t *u, uint32_t ti)
+{
+    if (u->th[ti].lsd_n)
+        lsd_emit(u, ti);
+    u->th[ti].lsd_state = LSD_NONE;
+}
+
+/* A branch retired on thread t (misp: mispredicted): a taken backward
+ * conditional branch ends an iteration of the loop it closes (the uops
+ * since the previous one, lsd_body), and the detector streams the loop
+ * after one iteration measured that fits in lsd_cap uops, or counts one
+ * LSD_OVERFLOW for the loop if it does not; the same branch not taken
+ * (the loop's exit) or a misprediction of another branch ends the
+ * stream.  Rules and sources: docs/UARCH.md §1. */
+static inline __attribute__((always_inline)) void
+lsd_branch(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, gboolean misp)
+{
+    if (in->br == PMUSIM_UARCH_BR_COND && in->taken && in->target <= in->ip) {
+        if (in->ip == t->lsd_ip && in->target == t->lsd_tgt && t->lsd_state != LSD_NONE) {
+            if (t->lsd_state == LSD_WATCH) {
+                if (t->lsd_body <= u->lsd_cap) {
+                    t->lsd_state = LSD_STREAM;
+                } else {
+                    t->lsd_state = LSD_OVER;
+                    ev_add(u, &u->cfg->ev.lsd_overflow, 1);
+                }
+            }
+            /* LSD_STREAM: the branch the stream assumes taken (whatever
+             * the predictor said); LSD_OVER: counted once per loop */
+        } else {
+            t->lsd_ip = in->ip;
+            t->lsd_tgt = in->target;
+            t->lsd_state = LSD_WATCH;
+        }
+        t->lsd_body = 0;
+    } else if (in->ip == t->lsd_ip && in->br == PMUSIM_UARCH_BR_COND) {
+        t->lsd_state = LSD_NONE; /* the loop's exit */
+    } else if (misp && t->lsd_state == LSD_STREAM) {
+        t->lsd_state = LSD_NONE;
+    }
+}
+
+/* An instruction retired at r on thread t (after any pending LSD:UOPS
+ * record of an earlier cycle went out): counts its uops as the detector's
+ * when its loop streams, then follows the loop. */
+static inline __attribute__((always_inline)) void
+lsd_track(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, uint64_t r,
+          gboolean misp)
+{
+    const uint32_t uops = in->uops ? in->uops : 1u;
+    if (t->lsd_state == LSD_STREAM) {
+        if (t->lsd_body + uops > u->lsd_cap) {
+            /* more uops than the loop had: the stream is not the loop's */
+            t->lsd_state = LSD_NONE;
+        } else {
+            if (!t->lsd_n) {
+                t->lsd_cyc = r;
+                t->lsd_plm = in->plm & 3;
+            }
+            t->lsd_n += uops;
+        }
+    }
+    if (t->lsd_body <= u->lsd_cap) /* beyond it the count no longer matters: no overflow */
+        t->lsd_body += uops;
+    if (in->br != PMUSIM_UARCH_BR_NONE)
+        lsd_branch(u, t, in, misp);
+}
+
 /* ---- Montecito thread switching ---- */
 
 /* A record straight to the output (never into a thread's queue). */
@@ -2338,6 +2456,15 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* the sink runs (and may fail: u->err) only in the rare cases, which
      * say so in `called` */
     gboolean called = FALSE;
+    if (!ia64 && u->lsd_cap) {
+        if (G_UNLIKELY(t->lsd_n != 0) && r > t->lsd_cyc) {
+            cursor_sync(u, cur);
+            lsd_emit(u, ti);
+            cursor_load(u, cur);
+            called = TRUE;
+        }
+        lsd_track(u, t, in, r, SH_ISBR && !(br.dir_ok && br.tgt_ok));
+    }
     if (G_UNLIKELY(r > t->last_ret + IDLE_MIN)) { /* t->any (above) */
         t->plm = in->plm & 3; /* the batch loop sets it only here (insn_one()) */
         cursor_sync(u, cur);
@@ -2638,6 +2765,11 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
 
     /* records (an open instruction is not held: its parts' records follow
      * its INSN record at its cycle) */
+    if (u->lsd_cap) {
+        if (t->lsd_n && r > t->lsd_cyc)
+            lsd_emit(u, ti);
+        lsd_track(u, t, in, r, in->br != PMUSIM_UARCH_BR_NONE && !(br.dir_ok && br.tgt_ok));
+    }
     gboolean hold = soemt && load_l3_miss && !open;
     if (!hold && t->any && r > t->last_ret + IDLE_MIN) {
         uint64_t from = t->last_ret + 1;
@@ -3050,6 +3182,7 @@ gboolean pmusim_uarch_finish(pmusim_uarch_t *u, GError **error)
             release_held(u, (uint32_t)u->running, 0);
     }
     for (uint32_t i = 0; i < u->nthreads; i++) {
+        lsd_end(u, i);
         const uarch_thread_t *t = &u->th[i];
         uint64_t at = t->last_ret > u->floor ? t->last_ret : u->floor;
         if (t->nevacc)
@@ -3144,6 +3277,7 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
     uarch_thread_t *t = &u->th[thread];
     u->st.cycles = stats_cycles(u); /* before last_ret changes */
     const uint64_t from = halt_from(u, t);
+    lsd_end(u, thread);
     if (t->nevacc)
         events_flush(u, thread, from, FALSE);
     if (t->port_due != UINT64_MAX)
@@ -3176,6 +3310,7 @@ gboolean pmusim_uarch_sleep(pmusim_uarch_t *u, uint32_t thread, GError **error)
     insn_close(u, thread);
     u->st.cycles = stats_cycles(u);
     const uint64_t from = halt_from(u, t);
+    lsd_end(u, thread);
     if (t->nevacc)
         events_flush(u, thread, from, FALSE);
     rec_new(u, thread, PMUSIM_REC_THREAD, from)->n = 0;
