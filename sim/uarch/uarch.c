@@ -132,25 +132,24 @@ typedef struct uarch_thread {
      * open one has ended). */
     gboolean open;
     uint64_t open_cycle, open_ip, open_n;
-    /* The loop stream detector (wsm; lsd_track()): the backward conditional
-     * branch of the loop it watches and that branch's target, the uops
-     * retired since the thread's last taken backward conditional branch,
-     * the state (LSD_*), and the uops it delivered in cycle lsd_cyc not yet
-     * written (lsd_n 0: none; lsd_emit()) */
+    /* The loop stream detector (wsm; lsd_track()): the last taken backward
+     * conditional branch and its target (the loop watched), the uops
+     * since it while they matter (LSD_WATCH, LSD_STREAM; lsd_count()),
+     * the state, and the uops it delivered in cycle lsd_cyc not yet
+     * written (lsd_emit(); lsd_cyc UINT64_MAX: none) */
     uint64_t lsd_ip, lsd_tgt;
-    uint32_t lsd_body;
-    uint8_t lsd_state;
-    uint8_t lsd_plm;
-    uint32_t lsd_n;
     uint64_t lsd_cyc;
+    uint32_t lsd_body, lsd_n;
+    uint8_t lsd_state, lsd_plm;
 } uarch_thread_t;
 
-/* lsd_track()'s states of a thread's loop stream detector */
+/* lsd_branch()'s states of a thread's loop stream detector */
 enum {
-    LSD_NONE = 0, /* no loop watched */
-    LSD_WATCH,    /* a taken backward conditional branch seen: its next iteration is measured */
-    LSD_STREAM,   /* an iteration fitted: the loop streams from the instruction queue */
-    LSD_OVER      /* an iteration did not fit (counted once as LSD_OVERFLOW) */
+    LSD_NONE = 0,   /* no loop watched */
+    LSD_WATCH = 1,  /* a taken backward conditional branch seen: its next iteration is measured */
+    LSD_STREAM = 2, /* an iteration fitted: the loop streams from the instruction queue */
+    LSD_OVER = 4,   /* an iteration did not fit (counted once as LSD_OVERFLOW) */
+    LSD_COUNTING = LSD_WATCH | LSD_STREAM /* the states that count uops (lsd_count()) */
 };
 
 struct pmusim_uarch {
@@ -721,6 +720,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
         t->ev_due = UINT64_MAX;
+        t->lsd_cyc = UINT64_MAX;
         t->port_due = UINT64_MAX;
         t->halt_ret = UINT64_MAX;
         for (uint32_t k = 0; k < RING_SIZE; k++)
@@ -832,7 +832,7 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->port[3], TRUE},         {&ev->port[4], TRUE},     {&ev->port[5], TRUE},
         {&ev->ld_rs_delayed, TRUE},   {&ev->ld_mob, TRUE},      {&ev->div_busy, TRUE},
         {&ev->ms_uops, TRUE},         {&ev->ms_entry, TRUE},
-        /* the loop stream detector (lsd_track()) */
+        /* the loop stream detector (lsd_branch(), lsd_emit()) */
         {&ev->lsd_uops, TRUE},        {&ev->lsd_overflow, TRUE},
     };
     /* a new member of uarch_events_t must be listed above */
@@ -1734,6 +1734,7 @@ static G_GNUC_NO_INLINE void lsd_emit(pmusim_uarch_t *u, uint32_t ti)
     e->ev_umask = u->cfg->ev.lsd_uops.umask;
     e->n = t->lsd_n;
     t->lsd_n = 0;
+    t->lsd_cyc = UINT64_MAX;
 }
 
 /* The thread stops (halt, sleep) or the input ends: its pending LSD:UOPS
@@ -1745,23 +1746,28 @@ static void lsd_end(pmusim_uarch_t *u, uint32_t ti)
     u->th[ti].lsd_state = LSD_NONE;
 }
 
+static inline void lsd_set(uarch_thread_t *t, uint8_t st)
+{
+    t->lsd_state = st;
+}
+
 /* A branch retired on thread t (misp: mispredicted): a taken backward
  * conditional branch ends an iteration of the loop it closes (the uops
- * since the previous one, lsd_body), and the detector streams the loop
- * after one iteration measured that fits in lsd_cap uops, or counts one
+ * since the previous one), and the detector streams the loop after one
+ * iteration measured that fits in lsd_cap uops, or counts one
  * LSD_OVERFLOW for the loop if it does not; the same branch not taken
  * (the loop's exit) or a misprediction of another branch ends the
  * stream.  Rules and sources: docs/UARCH.md §1. */
-static inline __attribute__((always_inline)) void
-lsd_branch(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, gboolean misp)
+static G_GNUC_NO_INLINE void lsd_branch(pmusim_uarch_t *u, uarch_thread_t *t,
+                                        const pmusim_uarch_insn_t *in, gboolean misp)
 {
     if (in->br == PMUSIM_UARCH_BR_COND && in->taken && in->target <= in->ip) {
         if (in->ip == t->lsd_ip && in->target == t->lsd_tgt && t->lsd_state != LSD_NONE) {
             if (t->lsd_state == LSD_WATCH) {
                 if (t->lsd_body <= u->lsd_cap) {
-                    t->lsd_state = LSD_STREAM;
+                    lsd_set(t, LSD_STREAM);
                 } else {
-                    t->lsd_state = LSD_OVER;
+                    lsd_set(t, LSD_OVER);
                     ev_add(u, &u->cfg->ev.lsd_overflow, 1);
                 }
             }
@@ -1770,40 +1776,61 @@ lsd_branch(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, 
         } else {
             t->lsd_ip = in->ip;
             t->lsd_tgt = in->target;
-            t->lsd_state = LSD_WATCH;
+            lsd_set(t, LSD_WATCH);
         }
         t->lsd_body = 0;
     } else if (in->ip == t->lsd_ip && in->br == PMUSIM_UARCH_BR_COND) {
-        t->lsd_state = LSD_NONE; /* the loop's exit */
-    } else if (misp && t->lsd_state == LSD_STREAM) {
-        t->lsd_state = LSD_NONE;
+        if (t->lsd_state != LSD_NONE)
+            lsd_set(t, LSD_NONE); /* the loop's exit */
+    } else if (t->lsd_state == LSD_STREAM && misp) {
+        lsd_set(t, LSD_NONE);
     }
 }
 
-/* An instruction retired at r on thread t (after any pending LSD:UOPS
- * record of an earlier cycle went out): counts its uops as the detector's
- * when its loop streams, then follows the loop. */
+/* Whether lsd_branch() has anything to do for this branch: a taken
+ * backward one, the watched loop's, or any while a loop streams (a
+ * misprediction ends it). */
+static inline gboolean lsd_branch_matters(const uarch_thread_t *t, const pmusim_uarch_insn_t *in)
+{
+    return (in->taken && in->target <= in->ip) || in->ip == t->lsd_ip ||
+           t->lsd_state == LSD_STREAM;
+}
+
+/* An instruction of `uops` retired at r while a loop is measured or
+ * streams (after the instruction's records; any pending LSD:UOPS record
+ * of an earlier cycle went out before them): its uops join the
+ * iteration's; while streaming they count as the detector's, unless the
+ * iteration is now longer than the loop's (the stream is not the loop's
+ * any more). */
+static G_GNUC_NO_INLINE void lsd_count(pmusim_uarch_t *u, uarch_thread_t *t,
+                                       const pmusim_uarch_insn_t *in, uint64_t r, uint32_t uops)
+{
+    if (t->lsd_body <= u->lsd_cap) /* beyond, the count no longer matters (no overflow) */
+        t->lsd_body += uops;
+    if (t->lsd_state != LSD_STREAM)
+        return;
+    if (t->lsd_body > u->lsd_cap) {
+        lsd_set(t, LSD_NONE);
+        return;
+    }
+    if (!t->lsd_n) {
+        t->lsd_cyc = r;
+        t->lsd_plm = in->plm & 3;
+    }
+    t->lsd_n += uops;
+}
+
+/* The detector's work for an instruction of `uops` retired at r, after its
+ * records and before its EVENT counts are collected (an LSD_OVERFLOW is
+ * one of them). */
 static inline __attribute__((always_inline)) void
 lsd_track(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, uint64_t r,
-          gboolean misp)
+          uint32_t uops, gboolean isbr, const pmusim_branch_t *b)
 {
-    const uint32_t uops = in->uops ? in->uops : 1u;
-    if (t->lsd_state == LSD_STREAM) {
-        if (t->lsd_body + uops > u->lsd_cap) {
-            /* more uops than the loop had: the stream is not the loop's */
-            t->lsd_state = LSD_NONE;
-        } else {
-            if (!t->lsd_n) {
-                t->lsd_cyc = r;
-                t->lsd_plm = in->plm & 3;
-            }
-            t->lsd_n += uops;
-        }
-    }
-    if (t->lsd_body <= u->lsd_cap) /* beyond it the count no longer matters: no overflow */
-        t->lsd_body += uops;
-    if (in->br != PMUSIM_UARCH_BR_NONE)
-        lsd_branch(u, t, in, misp);
+    if (G_UNLIKELY(t->lsd_state & LSD_COUNTING))
+        lsd_count(u, t, in, r, uops);
+    if (isbr && lsd_branch_matters(t, in))
+        lsd_branch(u, t, in, !(b->dir_ok && b->tgt_ok));
 }
 
 /* ---- Montecito thread switching ---- */
@@ -2456,14 +2483,13 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* the sink runs (and may fail: u->err) only in the rare cases, which
      * say so in `called` */
     gboolean called = FALSE;
-    if (!ia64 && u->lsd_cap) {
-        if (G_UNLIKELY(t->lsd_n != 0) && r > t->lsd_cyc) {
-            cursor_sync(u, cur);
-            lsd_emit(u, ti);
-            cursor_load(u, cur);
-            called = TRUE;
-        }
-        lsd_track(u, t, in, r, SH_ISBR && !(br.dir_ok && br.tgt_ok));
+    /* the loop stream detector (docs/UARCH.md §1): the uops so far; the
+     * rest only while a loop streams or its record waits, and at branches */
+    if (G_UNLIKELY(r > t->lsd_cyc)) { /* (UINT64_MAX: none waits) */
+        cursor_sync(u, cur);
+        lsd_emit(u, ti);
+        cursor_load(u, cur);
+        called = TRUE;
     }
     if (G_UNLIKELY(r > t->last_ret + IDLE_MIN)) { /* t->any (above) */
         t->plm = in->plm & 3; /* the batch loop sets it only here (insn_one()) */
@@ -2545,6 +2571,8 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         mr->ip = in->ip;
         mr->mem = mems[k];
     }
+    if (!ia64 && u->lsd_cap)
+        lsd_track(u, t, in, r, uops, SH_ISBR, &br);
     /* u->niev || r >= t->ev_due implies r >= u->ev_gate */
     if (G_UNLIKELY(r >= u->ev_gate)) {
         if (u->niev || r >= t->ev_due || r >= t->port_due) {
@@ -2765,11 +2793,8 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
 
     /* records (an open instruction is not held: its parts' records follow
      * its INSN record at its cycle) */
-    if (u->lsd_cap) {
-        if (t->lsd_n && r > t->lsd_cyc)
-            lsd_emit(u, ti);
-        lsd_track(u, t, in, r, in->br != PMUSIM_UARCH_BR_NONE && !(br.dir_ok && br.tgt_ok));
-    }
+    if (r > t->lsd_cyc) /* the detector's record of an earlier cycle */
+        lsd_emit(u, ti);
     gboolean hold = soemt && load_l3_miss && !open;
     if (!hold && t->any && r > t->last_ret + IDLE_MIN) {
         uint64_t from = t->last_ret + 1;
@@ -2811,6 +2836,8 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         m->ip = in->ip;
         m->mem = mem[k];
     }
+    if (u->lsd_cap) /* the loop stream detector, as insn_fast() */
+        lsd_track(u, t, in, r, in->uops ? in->uops : 1u, in->br != PMUSIM_UARCH_BR_NONE, &br);
     if (G_UNLIKELY(div_busy)) {
         /* a record of its own (not summed), after the instruction's
          * records; an open instruction's counts wait (events_stash()) */
