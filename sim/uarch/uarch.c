@@ -779,7 +779,7 @@ static void set_geom_meta(pmusim_trace_header_t *h, const char *key, const pmusi
  * this configuration writes whenever its fact happens, so that a replay
  * tells "happened zero times" from "not modelled".  A level the
  * configuration lacks (--L2=none, no L3) writes none of its events. */
-static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
+static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h, gboolean brkind)
 {
     const uarch_events_t *ev = &u->cfg->ev;
     const gboolean wb_l2 = u->has_l2 && !u->cg_rules; /* l1d_filled() */
@@ -832,8 +832,10 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->port[3], TRUE},         {&ev->port[4], TRUE},     {&ev->port[5], TRUE},
         {&ev->ld_rs_delayed, TRUE},   {&ev->ld_mob, TRUE},      {&ev->div_busy, TRUE},
         {&ev->ms_uops, TRUE},         {&ev->ms_entry, TRUE},
-        /* the loop stream detector (lsd_branch(), lsd_emit()) */
-        {&ev->lsd_uops, TRUE},        {&ev->lsd_overflow, TRUE},
+        /* the loop stream detector (lsd_branch(), lsd_emit()): it needs
+         * the conditional branches, which an input without branch kinds
+         * (lackey's) does not tell from jumps */
+        {&ev->lsd_uops, brkind},      {&ev->lsd_overflow, brkind},
     };
     /* a new member of uarch_events_t must be listed above */
     G_STATIC_ASSERT(sizeof(uarch_events_t) == G_N_ELEMENTS(kinds) * sizeof(uarch_ev_t));
@@ -870,6 +872,9 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
 
 void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
 {
+    /* the annotations the header claims before (a new header: all; trace
+     * annotate: its input's) say whether the input has branch kinds */
+    const gboolean brkind = (pmusim_trace_header_annotations(h) & PMUSIM_ANN_BRKIND) != 0;
     uint32_t mask = PMUSIM_ANN_LEVELS | PMUSIM_ANN_TLB | PMUSIM_ANN_PRED | PMUSIM_ANN_BRKIND |
                     PMUSIM_ANN_TIMING | PMUSIM_ANN_EVENTS | PMUSIM_ANN_ALLMEM | PMUSIM_ANN_FP;
     if (u->cfg->offcore != UARCH_OC_NONE)
@@ -889,7 +894,7 @@ void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
     if (u->has_l2i)
         set_geom_meta(h, "uarch.L2I", &u->g_l2i);
     set_geom_meta(h, "uarch.LL", u->has_l3 ? &u->g_l3 : &u->g_l2);
-    set_events_meta(u, h);
+    set_events_meta(u, h, brkind);
 }
 
 /* ---- the memory hierarchy ---- */

@@ -1332,6 +1332,21 @@ static void test_header_events(void)
         pmusim_trace_header_clear(&h);
         done(u, &c);
     }
+    /* an input without branch kinds (trace annotate of a lackey trace
+     * sets its input's annotations first): no conditional branch, no loop
+     * the detector can find, its events are not listed (<not in trace>) */
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_LEVELS);
+    pmusim_uarch_header(u, &h);
+    const char *got = pmusim_trace_header_get_meta(&h, "events");
+    CU_ASSERT_PTR_NULL(strstr(got, "0xa8/0x01"));
+    CU_ASSERT_PTR_NULL(strstr(got, "0x20/0x01"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(got, "0xd1/0x02"));
+    pmusim_trace_header_clear(&h);
+    done(u, &c);
 }
 
 /* --L2=none is cachegrind's hierarchy, I1/D1 -> LL, whose LL is not
