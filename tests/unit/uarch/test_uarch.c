@@ -2841,6 +2841,40 @@ static void test_lsd(void)
     }
 }
 
+/* Two SMT threads, each its own detector (docs/UARCH.md §1: no source
+ * splits the queue): the same 4-uop loop of 10 iterations on both,
+ * instruction by instruction interleaved: 8 iterations stream on each,
+ * 32 uops a thread, the records in cycle order through the merge. */
+static void test_lsd_smt(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 2, NULL, &c);
+    for (uint32_t it = 0; it < 10; it++)
+        for (uint32_t i = 0; i < 4; i++)
+            for (uint8_t th = 0; th < 2; th++) {
+                pmusim_uarch_insn_t in = { .ip = 0x400000 + 0x1000 * th + 4 * i, .thread = th,
+                                           .plm = 3, .len = 4, .uops = 1 };
+                if (i == 3) {
+                    in.br = PMUSIM_UARCH_BR_COND;
+                    in.taken = it + 1 < 10;
+                    in.target = 0x400000 + 0x1000 * th;
+                }
+                GError *e = NULL;
+                CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+            }
+    finish(u);
+    assert_cycle_order(&c);
+    uint64_t per[2] = { 0, 0 };
+    for (guint i = 0; i < c.recs->len; i++) {
+        const pmusim_rec_t *r = rec(&c, i);
+        if (r->kind == PMUSIM_REC_EVENT && r->ev_code == 0xa8)
+            per[r->thread] += r->n;
+    }
+    CU_ASSERT_EQUAL(per[0], 32);
+    CU_ASSERT_EQUAL(per[1], 32);
+    done(u, &c);
+}
+
 /* The divider's timing: it is unpipelined, so two divides in a row take
  * their latencies one after the other, and a divide's instruction
  * completes with its result.  Warm loop of plain one-uop instructions in
@@ -2922,6 +2956,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_ports_divider_ms);
     PMUSIM_ADD_TEST(s, test_divider_timing);
     PMUSIM_ADD_TEST(s, test_lsd);
+    PMUSIM_ADD_TEST(s, test_lsd_smt);
     PMUSIM_ADD_TEST(s, test_l1i_lookups);
     PMUSIM_ADD_TEST(s, test_walk_cycles);
     PMUSIM_ADD_TEST(s, test_l2_ifetch);
