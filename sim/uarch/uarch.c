@@ -1751,11 +1751,6 @@ static void lsd_end(pmusim_uarch_t *u, uint32_t ti)
     u->th[ti].lsd_state = LSD_NONE;
 }
 
-static inline void lsd_set(uarch_thread_t *t, uint8_t st)
-{
-    t->lsd_state = st;
-}
-
 /* A branch retired on thread t (misp: mispredicted): a taken backward
  * conditional branch ends an iteration of the loop it closes (the uops
  * since the previous one), and the detector streams the loop after one
@@ -1770,9 +1765,9 @@ static G_GNUC_NO_INLINE void lsd_branch(pmusim_uarch_t *u, uarch_thread_t *t,
         if (in->ip == t->lsd_ip && in->target == t->lsd_tgt && t->lsd_state != LSD_NONE) {
             if (t->lsd_state == LSD_WATCH) {
                 if (t->lsd_body <= u->lsd_cap) {
-                    lsd_set(t, LSD_STREAM);
+                    t->lsd_state = LSD_STREAM;
                 } else {
-                    lsd_set(t, LSD_OVER);
+                    t->lsd_state = LSD_OVER;
                     ev_add(u, &u->cfg->ev.lsd_overflow, 1);
                 }
             }
@@ -1781,14 +1776,14 @@ static G_GNUC_NO_INLINE void lsd_branch(pmusim_uarch_t *u, uarch_thread_t *t,
         } else {
             t->lsd_ip = in->ip;
             t->lsd_tgt = in->target;
-            lsd_set(t, LSD_WATCH);
+            t->lsd_state = LSD_WATCH;
         }
         t->lsd_body = 0;
     } else if (in->ip == t->lsd_ip && in->br == PMUSIM_UARCH_BR_COND) {
         if (t->lsd_state != LSD_NONE)
-            lsd_set(t, LSD_NONE); /* the loop's exit */
+            t->lsd_state = LSD_NONE; /* the loop's exit */
     } else if (t->lsd_state == LSD_STREAM && misp) {
-        lsd_set(t, LSD_NONE);
+        t->lsd_state = LSD_NONE;
     }
 }
 
@@ -1815,7 +1810,7 @@ static G_GNUC_NO_INLINE void lsd_count(pmusim_uarch_t *u, uarch_thread_t *t,
     if (t->lsd_state != LSD_STREAM)
         return;
     if (t->lsd_body > u->lsd_cap) {
-        lsd_set(t, LSD_NONE);
+        t->lsd_state = LSD_NONE;
         return;
     }
     if (!t->lsd_n) {
@@ -2488,9 +2483,10 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* the sink runs (and may fail: u->err) only in the rare cases, which
      * say so in `called` */
     gboolean called = FALSE;
-    /* the loop stream detector (docs/UARCH.md §1): the uops so far; the
-     * rest only while a loop streams or its record waits, and at branches */
-    if (G_UNLIKELY(r > t->lsd_cyc)) { /* (UINT64_MAX: none waits) */
+    /* the loop stream detector's record of an earlier cycle goes out
+     * before this instruction's records (UINT64_MAX: none waits; the
+     * detector follows the instruction below, lsd_track()) */
+    if (G_UNLIKELY(r > t->lsd_cyc)) {
         cursor_sync(u, cur);
         lsd_emit(u, ti);
         cursor_load(u, cur);
