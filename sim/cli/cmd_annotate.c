@@ -158,6 +158,9 @@ static void annotate_header(const pmusim_trace_header_t *src, pmusim_cpu_t cpu,
         pmusim_trace_header_set_meta(h, k, g_ptr_array_index(src->meta_values, i));
     }
     pmusim_trace_header_set_meta(h, "annotated-by", "pmusim trace annotate");
+    /* the input's annotations first: the model lists the events it can
+     * make of them (the loop stream detector's need branch kinds) */
+    pmusim_trace_header_set_annotations(h, pmusim_trace_header_annotations(src));
     pmusim_uarch_header(u, h);
     /* what only the input can know: branch and call kinds, every access,
      * FP and its class, operation kinds, locks, uops, ALAT outcomes, symbols */

@@ -132,7 +132,25 @@ typedef struct uarch_thread {
      * open one has ended). */
     gboolean open;
     uint64_t open_cycle, open_ip, open_n;
+    /* The loop stream detector (wsm; lsd_track()): the last taken backward
+     * conditional branch and its target (the loop watched), the uops
+     * since it while they matter (LSD_WATCH, LSD_STREAM; lsd_count()),
+     * the state, and the uops it delivered in cycle lsd_cyc not yet
+     * written (lsd_emit(); lsd_cyc UINT64_MAX: none) */
+    uint64_t lsd_ip, lsd_tgt;
+    uint64_t lsd_cyc;
+    uint32_t lsd_body, lsd_n;
+    uint8_t lsd_state, lsd_plm;
 } uarch_thread_t;
+
+/* lsd_branch()'s states of a thread's loop stream detector */
+enum {
+    LSD_NONE = 0,   /* no loop watched */
+    LSD_WATCH = 1,  /* a taken backward conditional branch seen: its next iteration is measured */
+    LSD_STREAM = 2, /* an iteration fitted: the loop streams from the instruction queue */
+    LSD_OVER = 4,   /* an iteration did not fit (counted once as LSD_OVERFLOW) */
+    LSD_COUNTING = LSD_WATCH | LSD_STREAM /* the states that count uops (lsd_count()) */
+};
 
 struct pmusim_uarch {
     const uarch_cpu_cfg_t *cfg;
@@ -227,6 +245,9 @@ struct pmusim_uarch {
      * divider model, else a value no flags give; uops above ms_limit come
      * from the microcode sequencer (UINT32_MAX: not modelled) */
     uint32_t div_key, ms_limit;
+    /* the loop stream detector's largest body in uops (cfg->lsd_uops; 0:
+     * not modelled, the CPU has no LSD events) */
+    uint32_t lsd_cap;
     uint32_t div_busy;         /* the current instruction's divide: busy cycles (0: none) */
     insn_event_t iev[MAX_INSN_EVENTS]; /* the instruction's EVENT counts (niev) */
     /* Line fill buffers (docs/UARCH.md §1 "Line fill buffers"): the core's
@@ -693,11 +714,13 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         u->port_rule[i] = port_rule_of(i & 7u, i >> 3);
     u->div_key = cfg->lat_div_int ? (uint32_t)PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT : UINT32_MAX;
     u->ms_limit = cfg->ms_uops ? cfg->ms_uops : UINT32_MAX;
+    u->lsd_cap = cfg->lsd_uops && cfg->ev.lsd_uops.present ? cfg->lsd_uops : 0;
     u->stfwd = !cfg->ia64;
     for (uint32_t i = 0; i < nthreads; i++) {
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
         t->ev_due = UINT64_MAX;
+        t->lsd_cyc = UINT64_MAX;
         t->port_due = UINT64_MAX;
         t->halt_ret = UINT64_MAX;
         for (uint32_t k = 0; k < RING_SIZE; k++)
@@ -756,7 +779,7 @@ static void set_geom_meta(pmusim_trace_header_t *h, const char *key, const pmusi
  * this configuration writes whenever its fact happens, so that a replay
  * tells "happened zero times" from "not modelled".  A level the
  * configuration lacks (--L2=none, no L3) writes none of its events. */
-static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
+static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h, gboolean brkind)
 {
     const uarch_events_t *ev = &u->cfg->ev;
     const gboolean wb_l2 = u->has_l2 && !u->cg_rules; /* l1d_filled() */
@@ -809,6 +832,10 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         {&ev->port[3], TRUE},         {&ev->port[4], TRUE},     {&ev->port[5], TRUE},
         {&ev->ld_rs_delayed, TRUE},   {&ev->ld_mob, TRUE},      {&ev->div_busy, TRUE},
         {&ev->ms_uops, TRUE},         {&ev->ms_entry, TRUE},
+        /* the loop stream detector (lsd_branch(), lsd_emit()): it needs
+         * the conditional branches, which an input without branch kinds
+         * (lackey's) does not tell from jumps */
+        {&ev->lsd_uops, brkind},      {&ev->lsd_overflow, brkind},
     };
     /* a new member of uarch_events_t must be listed above */
     G_STATIC_ASSERT(sizeof(uarch_events_t) == G_N_ELEMENTS(kinds) * sizeof(uarch_ev_t));
@@ -819,7 +846,9 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
      * (docs/trace-events-x86.md, "Thresholds on the model's EVENT
      * records"): all of them (the divider's record holds a divide's busy
      * cycles; ARITH:DIV, its c=1 i=1 e=1 form, counts from the divides'
-     * INSN records). */
+     * INSN records) but LSD:UOPS, written one record per cycle (lsd_emit()),
+     * so that LSD:ACTIVE and INACTIVE (UOPS with c=1, c=1 i=1) count
+     * cycles. */
     GString *s = g_string_new(NULL), *sum = g_string_new(NULL);
     for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
         const uarch_ev_t *e = kinds[i].e;
@@ -831,7 +860,8 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
         else
             g_snprintf(pair, sizeof pair, "0x%02x/0x%02x", e->code, e->umask);
         g_string_append_printf(s, "%s%s", s->len ? "," : "", pair);
-        g_string_append_printf(sum, "%s%s", sum->len ? "," : "", pair);
+        if (e != &ev->lsd_uops)
+            g_string_append_printf(sum, "%s%s", sum->len ? "," : "", pair);
     }
     pmusim_trace_header_set_meta(h, "events", s->str);
     if (sum->len)
@@ -842,6 +872,9 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
 
 void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
 {
+    /* the annotations the header claims before (a new header: all; trace
+     * annotate: its input's) say whether the input has branch kinds */
+    const gboolean brkind = (pmusim_trace_header_annotations(h) & PMUSIM_ANN_BRKIND) != 0;
     uint32_t mask = PMUSIM_ANN_LEVELS | PMUSIM_ANN_TLB | PMUSIM_ANN_PRED | PMUSIM_ANN_BRKIND |
                     PMUSIM_ANN_TIMING | PMUSIM_ANN_EVENTS | PMUSIM_ANN_ALLMEM | PMUSIM_ANN_FP;
     if (u->cfg->offcore != UARCH_OC_NONE)
@@ -861,7 +894,7 @@ void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
     if (u->has_l2i)
         set_geom_meta(h, "uarch.L2I", &u->g_l2i);
     set_geom_meta(h, "uarch.LL", u->has_l3 ? &u->g_l3 : &u->g_l2);
-    set_events_meta(u, h);
+    set_events_meta(u, h, brkind);
 }
 
 /* ---- the memory hierarchy ---- */
@@ -1688,6 +1721,118 @@ static void insn_close_all(pmusim_uarch_t *u)
         insn_close(u, i);
 }
 
+/* ---- the loop stream detector (docs/UARCH.md §1 "Loop stream detector") ---- */
+
+/* Writes thread ti's LSD:UOPS of cycle lsd_cyc: one record per cycle in
+ * which the detector delivered uops, not summed, so that a counter's
+ * CMASK/INV compares one cycle's uops (LSD:ACTIVE = UOPS with c=1,
+ * INACTIVE with c=1 i=1).  Called before any record of a later cycle of
+ * the thread (its next instruction's, a halt's, the end's). */
+static G_GNUC_NO_INLINE void lsd_emit(pmusim_uarch_t *u, uint32_t ti)
+{
+    uarch_thread_t *t = &u->th[ti];
+    const uint8_t plm = t->plm;
+    t->plm = t->lsd_plm; /* the ring of the streamed instructions */
+    pmusim_rec_t *e = rec_new(u, ti, PMUSIM_REC_EVENT, MAX(t->lsd_cyc, u->floor));
+    t->plm = plm;
+    e->ev_code = u->cfg->ev.lsd_uops.code;
+    e->ev_umask = u->cfg->ev.lsd_uops.umask;
+    e->n = t->lsd_n;
+    t->lsd_n = 0;
+    t->lsd_cyc = UINT64_MAX;
+}
+
+/* The thread stops (halt, sleep) or the input ends: its pending LSD:UOPS
+ * go out, and the loop it streamed, if any, ends. */
+static void lsd_end(pmusim_uarch_t *u, uint32_t ti)
+{
+    if (u->th[ti].lsd_n)
+        lsd_emit(u, ti);
+    u->th[ti].lsd_state = LSD_NONE;
+}
+
+/* A branch retired on thread t (misp: mispredicted): a taken backward
+ * conditional branch ends an iteration of the loop it closes (the uops
+ * since the previous one), and the detector streams the loop after one
+ * iteration measured that fits in lsd_cap uops, or counts one
+ * LSD_OVERFLOW for the loop if it does not; the same branch not taken
+ * (the loop's exit) or a misprediction of another branch ends the
+ * stream.  Rules and sources: docs/UARCH.md §1. */
+static G_GNUC_NO_INLINE void lsd_branch(pmusim_uarch_t *u, uarch_thread_t *t,
+                                        const pmusim_uarch_insn_t *in, gboolean misp)
+{
+    if (in->br == PMUSIM_UARCH_BR_COND && in->taken && in->target <= in->ip) {
+        if (in->ip == t->lsd_ip && in->target == t->lsd_tgt && t->lsd_state != LSD_NONE) {
+            if (t->lsd_state == LSD_WATCH) {
+                if (t->lsd_body <= u->lsd_cap) {
+                    t->lsd_state = LSD_STREAM;
+                } else {
+                    t->lsd_state = LSD_OVER;
+                    ev_add(u, &u->cfg->ev.lsd_overflow, 1);
+                }
+            }
+            /* LSD_STREAM: the branch the stream assumes taken (whatever
+             * the predictor said); LSD_OVER: counted once per loop */
+        } else {
+            t->lsd_ip = in->ip;
+            t->lsd_tgt = in->target;
+            t->lsd_state = LSD_WATCH;
+        }
+        t->lsd_body = 0;
+    } else if (in->ip == t->lsd_ip && in->br == PMUSIM_UARCH_BR_COND) {
+        if (t->lsd_state != LSD_NONE)
+            t->lsd_state = LSD_NONE; /* the loop's exit */
+    } else if (t->lsd_state == LSD_STREAM && misp) {
+        t->lsd_state = LSD_NONE;
+    }
+}
+
+/* Whether lsd_branch() has anything to do for this branch: a taken
+ * backward one, the watched loop's, or any while a loop streams (a
+ * misprediction ends it). */
+static inline gboolean lsd_branch_matters(const uarch_thread_t *t, const pmusim_uarch_insn_t *in)
+{
+    return (in->taken && in->target <= in->ip) || in->ip == t->lsd_ip ||
+           t->lsd_state == LSD_STREAM;
+}
+
+/* An instruction of `uops` retired at r while a loop is measured or
+ * streams (after the instruction's records; any pending LSD:UOPS record
+ * of an earlier cycle went out before them): its uops join the
+ * iteration's; while streaming they count as the detector's, unless the
+ * iteration is now longer than the loop's (the stream is not the loop's
+ * any more). */
+static G_GNUC_NO_INLINE void lsd_count(pmusim_uarch_t *u, uarch_thread_t *t,
+                                       const pmusim_uarch_insn_t *in, uint64_t r, uint32_t uops)
+{
+    if (t->lsd_body <= u->lsd_cap) /* beyond, the count no longer matters (no overflow) */
+        t->lsd_body += uops;
+    if (t->lsd_state != LSD_STREAM)
+        return;
+    if (t->lsd_body > u->lsd_cap) {
+        t->lsd_state = LSD_NONE;
+        return;
+    }
+    if (!t->lsd_n) {
+        t->lsd_cyc = r;
+        t->lsd_plm = in->plm & 3;
+    }
+    t->lsd_n += uops;
+}
+
+/* The detector's work for an instruction of `uops` retired at r, after its
+ * records and before its EVENT counts are collected (an LSD_OVERFLOW is
+ * one of them). */
+static inline __attribute__((always_inline)) void
+lsd_track(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, uint64_t r,
+          uint32_t uops, gboolean isbr, const pmusim_branch_t *b)
+{
+    if (G_UNLIKELY(t->lsd_state & LSD_COUNTING))
+        lsd_count(u, t, in, r, uops);
+    if (isbr && lsd_branch_matters(t, in))
+        lsd_branch(u, t, in, !(b->dir_ok && b->tgt_ok));
+}
+
 /* ---- Montecito thread switching ---- */
 
 /* A record straight to the output (never into a thread's queue). */
@@ -2338,6 +2483,15 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* the sink runs (and may fail: u->err) only in the rare cases, which
      * say so in `called` */
     gboolean called = FALSE;
+    /* the loop stream detector's record of an earlier cycle goes out
+     * before this instruction's records (UINT64_MAX: none waits; the
+     * detector follows the instruction below, lsd_track()) */
+    if (G_UNLIKELY(r > t->lsd_cyc)) {
+        cursor_sync(u, cur);
+        lsd_emit(u, ti);
+        cursor_load(u, cur);
+        called = TRUE;
+    }
     if (G_UNLIKELY(r > t->last_ret + IDLE_MIN)) { /* t->any (above) */
         t->plm = in->plm & 3; /* the batch loop sets it only here (insn_one()) */
         cursor_sync(u, cur);
@@ -2418,6 +2572,8 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         mr->ip = in->ip;
         mr->mem = mems[k];
     }
+    if (!ia64 && u->lsd_cap)
+        lsd_track(u, t, in, r, uops, SH_ISBR, &br);
     /* u->niev || r >= t->ev_due implies r >= u->ev_gate */
     if (G_UNLIKELY(r >= u->ev_gate)) {
         if (u->niev || r >= t->ev_due || r >= t->port_due) {
@@ -2638,6 +2794,8 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
 
     /* records (an open instruction is not held: its parts' records follow
      * its INSN record at its cycle) */
+    if (r > t->lsd_cyc) /* the detector's record of an earlier cycle */
+        lsd_emit(u, ti);
     gboolean hold = soemt && load_l3_miss && !open;
     if (!hold && t->any && r > t->last_ret + IDLE_MIN) {
         uint64_t from = t->last_ret + 1;
@@ -2679,6 +2837,8 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         m->ip = in->ip;
         m->mem = mem[k];
     }
+    if (u->lsd_cap) /* the loop stream detector, as insn_fast() */
+        lsd_track(u, t, in, r, in->uops ? in->uops : 1u, in->br != PMUSIM_UARCH_BR_NONE, &br);
     if (G_UNLIKELY(div_busy)) {
         /* a record of its own (not summed), after the instruction's
          * records; an open instruction's counts wait (events_stash()) */
@@ -3050,6 +3210,7 @@ gboolean pmusim_uarch_finish(pmusim_uarch_t *u, GError **error)
             release_held(u, (uint32_t)u->running, 0);
     }
     for (uint32_t i = 0; i < u->nthreads; i++) {
+        lsd_end(u, i);
         const uarch_thread_t *t = &u->th[i];
         uint64_t at = t->last_ret > u->floor ? t->last_ret : u->floor;
         if (t->nevacc)
@@ -3144,6 +3305,7 @@ gboolean pmusim_uarch_halt(pmusim_uarch_t *u, uint32_t thread, uint64_t cycles, 
     uarch_thread_t *t = &u->th[thread];
     u->st.cycles = stats_cycles(u); /* before last_ret changes */
     const uint64_t from = halt_from(u, t);
+    lsd_end(u, thread);
     if (t->nevacc)
         events_flush(u, thread, from, FALSE);
     if (t->port_due != UINT64_MAX)
@@ -3176,6 +3338,7 @@ gboolean pmusim_uarch_sleep(pmusim_uarch_t *u, uint32_t thread, GError **error)
     insn_close(u, thread);
     u->st.cycles = stats_cycles(u);
     const uint64_t from = halt_from(u, t);
+    lsd_end(u, thread);
     if (t->nevacc)
         events_flush(u, thread, from, FALSE);
     rec_new(u, thread, PMUSIM_REC_THREAD, from)->n = 0;

@@ -42,6 +42,7 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
     .lfb_entries = 10,              /* §1.4 M [7CPU-WSM]; S [SNIPER] */             \
     .lat_div_int = 23, .lat_div_fp = 7, /* S [ZSIM] 32-bit DIV; DIVSD/SQRTSD */    \
     .ms_uops = 4,                   /* §1.4 D*: MSROM for > 4 uops */              \
+    .lsd_uops = 28,                 /* §1.3, §1.4 D* opt. manual: 28-uop LSD/IDQ */ \
     .ev = {                                                                        \
         .l1d_m_evict = { 0x51, 0x04, TRUE },  /* L1D:M_EVICT */                    \
         .l2_lines_in = { 0xf1, 0x07, TRUE },  /* L2_LINES_IN:ANY */                \
@@ -103,6 +104,8 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
         .ld_mob = { 0x13, 0x04, TRUE },       /* LOAD_DISPATCH:MOB (none) */       \
         .div_busy = { 0x14, 0x01, TRUE },     /* ARITH:CYCLES_DIV_BUSY */          \
         .ms_uops = { 0xd1, 0x02, TRUE },      /* UOPS_DECODED:MS */                \
+        .lsd_uops = { 0xa8, 0x01, TRUE },     /* LSD:UOPS (per cycle) */           \
+        .lsd_overflow = { 0x20, 0x01, TRUE }, /* LSD_OVERFLOW */                   \
     }
 
 /* Itanium 2 core (uarch.md §3), shared by Montecito (§4: "as for Itanium 2"). */

@@ -129,6 +129,11 @@ typedef struct uarch_events {
      * uops than ms_uops), and the sequencer's entries (one such
      * instruction) */
     uarch_ev_t ms_uops, ms_entry;
+    /* the loop stream detector (docs/UARCH.md §1 "Loop stream detector"):
+     * uops it delivered, one record per cycle (not summed, so that LSD's
+     * c=1 forms ACTIVE and INACTIVE count cycles), and loops too large to
+     * stream (summed) */
+    uarch_ev_t lsd_uops, lsd_overflow;
 } uarch_events_t;
 
 /* Every parameter of one CPU; the values and their sources are the table
@@ -164,6 +169,9 @@ typedef struct uarch_cpu_cfg {
     /* an instruction of more fused uops comes from the microcode
      * sequencer (MSROM); 0: not modelled (IA-64) */
     uint32_t ms_uops;
+    /* uops of the largest loop body the loop stream detector streams (the
+     * instruction queue's entries); 0: not modelled */
+    uint32_t lsd_uops;
     uarch_offcore_kind_t offcore;
     uarch_events_t ev;
 } uarch_cpu_cfg_t;

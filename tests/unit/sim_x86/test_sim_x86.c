@@ -1310,6 +1310,71 @@ static void test_evsum_thresholds(void)
     }
 }
 
+/* The loop stream detector's records (docs/trace-events-x86.md, "The loop
+ * stream detector"): the model writes LSD:UOPS one record per cycle in
+ * which the detector delivered uops (listed in `events`, not in `evsum`)
+ * and LSD_OVERFLOW summed (in both).  Ten cycles with an INSN record at
+ * each of 0..9; LSD:UOPS at cycles 2 (4 uops), 3 (4), 4 (2) and 7 (3):
+ * UOPS 13; ACTIVE (UOPS c=1) the 4 cycles with a record; INACTIVE (c=1
+ * i=1) the other 6 of the 10 cycles (no uops delivered, whether or not
+ * anything was there to deliver); LSD_OVERFLOW 1 + 1 = 2.  Without the
+ * `events` key the four read <not in trace> on a trace with no such
+ * records (a capture before the detector: nothing says it was modelled),
+ * and count their records on a trace that has them (a hand-written one).
+ * Were LSD:UOPS summed (listed in `evsum`), ACTIVE and INACTIVE would read
+ * <not in trace> (the threshold compares one cycle's occurrences). */
+static void test_lsd_records(void)
+{
+    for (int with_key = 0; with_key < 3; with_key++) {
+        for (int with_recs = 0; with_recs < 2; with_recs++) {
+            pmusim_model_t *m = mk("wsm", 1);
+            pmusim_trace_header_t h;
+            pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+            pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL & ~PMUSIM_ANN_ALAT);
+            if (with_key) {
+                pmusim_trace_header_set_meta(&h, "events", "0xa8/0x01,0x20/0x01");
+                pmusim_trace_header_set_meta(&h, "evsum",
+                                             with_key == 2 ? "0xa8/0x01,0x20/0x01" : "0x20/0x01");
+            }
+            pmusim_model_set_trace_header(m, &h);
+            pmusim_trace_header_clear(&h);
+            wr(m, EVTSEL0 + 0, EVT(0xa8, 0x01) | EN | USR | OS, 0);             /* LSD:UOPS */
+            wr(m, EVTSEL0 + 1, EVT(0xa8, 0x01) | CMASK(1) | EN | USR | OS, 0);  /* LSD:ACTIVE */
+            wr(m, EVTSEL0 + 2, EVT(0xa8, 0x01) | CMASK(1) | INV | EN | USR | OS, 0); /* INACTIVE */
+            wr(m, EVTSEL0 + 3, EVT(0x20, 0x01) | EN | USR | OS, 0);             /* LSD_OVERFLOW */
+            pmusim_rec_t t[32];
+            size_t n = 0;
+            static const uint64_t lsd_n[10] = {0, 0, 4, 4, 2, 0, 0, 3, 0, 0};
+            for (uint64_t cy = 0; cy < 10; cy++) {
+                t[n++] = insn(cy, 0, 3);
+                if (with_recs && lsd_n[cy])
+                    t[n++] = event(cy, 0xa8, 0x01, lsd_n[cy]);
+                if (with_recs && (cy == 1 || cy == 8))
+                    t[n++] = event(cy, 0x20, 0x01, 1);
+            }
+            run(m, t, n);
+            pmusim_report_t rep;
+            pmusim_report_init(&rep);
+            m->ops->report(m, &rep);
+            CU_ASSERT_EQUAL(rep.cycles, 10);
+            static const uint64_t want[4] = {13, 4, 6, 2};
+            static const uint64_t want_norecs[4] = {0, 0, 10, 0};
+            static const char *const pmc[4] = {"IA32_PMC0", "IA32_PMC1", "IA32_PMC2", "IA32_PMC3"};
+            for (int k = 0; k < 4; k++) {
+                const pmusim_counter_result_t *c = result(&rep, pmc[k], 0);
+                if ((!with_key && !with_recs) || (with_key == 2 && (k == 1 || k == 2))) {
+                    CU_ASSERT_EQUAL(c->status, PMUSIM_COUNT_NOT_IN_TRACE);
+                } else {
+                    CU_ASSERT_EQUAL(c->status, PMUSIM_COUNT_OK);
+                    CU_ASSERT_EQUAL(c->value, with_recs ? want[k] : want_norecs[k]);
+                }
+            }
+            pmusim_report_clear(&rep);
+            pmusim_model_free(m);
+        }
+    }
+}
+
 /* Forms (trace-events.csv): ARITH:DIV is CYCLES_DIV_BUSY with c=1 i=1
  * e=1 (libpfm's table) and counts the divide INSN records (operation kind
  * div), here 3 (two in adjacent cycles, one at ring 0: 2 with USR only),
@@ -2576,6 +2641,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_not_in_trace_status);
     PMUSIM_ADD_TEST(s, test_declared_events);
     PMUSIM_ADD_TEST(s, test_evsum_thresholds);
+    PMUSIM_ADD_TEST(s, test_lsd_records);
     PMUSIM_ADD_TEST(s, test_forms);
     PMUSIM_ADD_TEST(s, test_mem_inst_once);
     PMUSIM_ADD_TEST(s, test_derived_exec_issue_wsm);

@@ -1283,6 +1283,9 @@ static void test_inclusive_l3_back_invalidates(void)
 #define WSM_EXEC                                                                             \
     "0xb1/0x01,0xb1/0x02,0xb1/0x04,0xb1/0x08,0xb1/0x10,0xb1/0x20,0x13/0x02,0x13/0x04,"       \
     "0x14/0x01,0xd1/0x02"
+/* the loop stream detector's pairs (lsd_track()) */
+#define WSM_LSD ",0xa8/0x01,0x20/0x01"
+
 static void test_header_events(void)
 {
     static const char *const none[] = { "--L2=none", NULL };
@@ -1299,10 +1302,11 @@ static void test_header_events(void)
           "0xb0/0x40,0x26/0x04,0x26/0x08,0x26/0x02,0x27/0x04,0x27/0x08,0x27/0x02,"
           "0x27/0x40,0x27/0x80,0x27/0x20,0x26/0x10,"
           "0x26/0x20,0x26/0x40,0x26/0x80,0xf1/0x04,0xf1/0x02,0x28/0x04,0x28/0x08,0x28/0x02,"
-          "0xe6/0x01,0xa2/0x10,0xa2/0x02,0xa2/0x08,0xa2/0x01,0x80/0x04," WSM_EXEC },
+          "0xe6/0x01,0xa2/0x10,0xa2/0x02,0xa2/0x08,0xa2/0x01,0x80/0x04," WSM_EXEC WSM_LSD },
         { PMUSIM_CPU_WSM, none,
           "0x51/0x04,0x80/0x02,0x80/0x01,0x85/0x01,0x85/0x02,0x85/0x10,0xc8/0x20,0x85/0x04,"
-          "0x49/0x04,0x08/0x04,0xe6/0x01,0xa2/0x10,0xa2/0x02,0xa2/0x08,0xa2/0x01,0x80/0x04," WSM_EXEC },
+          "0x49/0x04,0x08/0x04,0xe6/0x01,0xa2/0x10,0xa2/0x02,0xa2/0x08,0xa2/0x01,0x80/0x04," WSM_EXEC
+          WSM_LSD },
         { PMUSIM_CPU_KNM, NULL,
           "0x80/0x02,0x80/0x01,0x05/0x02,0x05/0x01,0xe6/0x01,0xe6/0x10,0xca/0x01,0xca/0x04,"
           "0x86/0x04,0xca/0x90,0xca/0x7f,0xe6/0x08,0xcd/0x01,0xc2/0x01,0xe7/0x01" },
@@ -1318,9 +1322,31 @@ static void test_header_events(void)
         const char *got = pmusim_trace_header_get_meta(&h, "events");
         CU_ASSERT_PTR_NOT_NULL_FATAL(got);
         CU_ASSERT_STRING_EQUAL(got, cases[k].want);
+        /* LSD:UOPS is one record per cycle, not a sum: not in evsum (so
+         * LSD:ACTIVE and INACTIVE, its c=1 forms, count); LSD_OVERFLOW is */
+        const char *sum = pmusim_trace_header_get_meta(&h, "evsum");
+        if (cases[k].cpu == PMUSIM_CPU_WSM) {
+            CU_ASSERT_PTR_NULL(strstr(sum, "0xa8/0x01"));
+            CU_ASSERT_PTR_NOT_NULL(strstr(sum, "0x20/0x01"));
+        }
         pmusim_trace_header_clear(&h);
         done(u, &c);
     }
+    /* an input without branch kinds (trace annotate of a lackey trace
+     * sets its input's annotations first): no conditional branch, no loop
+     * the detector can find, its events are not listed (<not in trace>) */
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_LEVELS);
+    pmusim_uarch_header(u, &h);
+    const char *got = pmusim_trace_header_get_meta(&h, "events");
+    CU_ASSERT_PTR_NULL(strstr(got, "0xa8/0x01"));
+    CU_ASSERT_PTR_NULL(strstr(got, "0x20/0x01"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(got, "0xd1/0x02"));
+    pmusim_trace_header_clear(&h);
+    done(u, &c);
 }
 
 /* --L2=none is cachegrind's hierarchy, I1/D1 -> LL, whose LL is not
@@ -2691,6 +2717,164 @@ static void test_ports_divider_ms(void)
     }
 }
 
+/* The loop stream detector (docs/UARCH.md §1 "Loop stream detector").
+ * A loop of `body` one-uop instructions at 0x400000 + 4 i whose last one
+ * is a conditional branch back to 0x400000, run `iters` times (taken
+ * iters - 1 times, then not taken), `times` times in a row with three
+ * plain instructions after each; `call` puts a call to a function of
+ * `callee` one-uop instructions (its return included) before the branch
+ * (call and return count in the body: the body is every uop between two
+ * executions of the branch).  One call per instruction or one batch (the
+ * fast path). */
+static void lsd_loop(collect_t *c, pmusim_cpu_t cpu, uint32_t body, uint32_t iters, uint32_t times,
+                     uint32_t callee, gboolean batch)
+{
+    pmusim_uarch_t *u = model(cpu, 1, NULL, c);
+    GArray *a = g_array_new(FALSE, TRUE, sizeof(pmusim_uarch_insn_t));
+    for (uint32_t k = 0; k < times; k++) {
+        for (uint32_t it = 0; it < iters; it++) {
+            for (uint32_t i = 0; i < body; i++) {
+                pmusim_uarch_insn_t in = { .ip = 0x400000 + 4 * i, .plm = 3, .len = 4, .uops = 1 };
+                if (callee && i == body - 2) {
+                    in.br = PMUSIM_UARCH_BR_CALL;
+                    in.taken = 1;
+                    in.target = 0x500000;
+                    g_array_append_val(a, in);
+                    for (uint32_t f = 0; f < callee; f++) {
+                        pmusim_uarch_insn_t fi = { .ip = 0x500000 + 4 * f, .plm = 3, .len = 4,
+                                                   .uops = 1 };
+                        if (f == callee - 1) {
+                            fi.br = PMUSIM_UARCH_BR_RET;
+                            fi.taken = 1;
+                            fi.target = in.ip + 4;
+                        }
+                        g_array_append_val(a, fi);
+                    }
+                    continue;
+                }
+                if (i == body - 1) {
+                    in.br = PMUSIM_UARCH_BR_COND;
+                    in.taken = it + 1 < iters;
+                    in.target = 0x400000;
+                }
+                g_array_append_val(a, in);
+            }
+        }
+        for (uint32_t i = 0; i < 3; i++) {
+            pmusim_uarch_insn_t in = { .ip = 0x400000 + 4 * body + 4 * i, .plm = 3, .len = 4,
+                                       .uops = 1 };
+            g_array_append_val(a, in);
+        }
+    }
+    GError *e = NULL;
+    if (batch) {
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_insns(u, (pmusim_uarch_insn_t *)a->data, a->len, &e));
+    } else {
+        for (guint i = 0; i < a->len; i++)
+            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &g_array_index(a, pmusim_uarch_insn_t, i), &e));
+    }
+    finish(u);
+    pmusim_uarch_free(u);
+    g_array_free(a, TRUE);
+    assert_cycle_order(c);
+}
+
+/* LSD:UOPS records: how many, and whether each is alone in its cycle. */
+static guint lsd_records(const collect_t *c)
+{
+    guint n = 0;
+    uint64_t last = UINT64_MAX;
+    for (guint i = 0; i < c->recs->len; i++) {
+        const pmusim_rec_t *r = rec(c, i);
+        if (r->kind == PMUSIM_REC_EVENT && r->ev_code == 0xa8 && r->ev_umask == 0x01) {
+            CU_ASSERT_NOT_EQUAL(r->cycle, last); /* one record per cycle */
+            last = r->cycle;
+            n++;
+        }
+    }
+    return n;
+}
+
+static void test_lsd(void)
+{
+    for (int batch = 0; batch < 2; batch++) {
+        collect_t c;
+        /* 4 uops (3 plain + the branch), 10 iterations: the branch taken
+         * twice ends iteration 2, measured from its target with 4 <= 28
+         * uops, so iterations 3..10 stream, the exit's branch included:
+         * 8 x 4 = 32 uops.  Each iteration is 4 uops aligned on the
+         * 4-wide retirement (the loop starts a cycle; a misprediction's
+         * restart starts one too), so one cycle each: 8 active cycles,
+         * 8 records of 4.  Twice in a row: the exit ends the stream, the
+         * second run needs its two iterations again: 64 uops, 16 cycles. */
+        lsd_loop(&c, PMUSIM_CPU_WSM, 4, 10, 2, 0, batch);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xa8, 0x01), 64);
+        CU_ASSERT_EQUAL(lsd_records(&c), 16);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x20, 0x01), 0);
+        g_array_free(c.recs, TRUE);
+        /* 28 uops: fits, 3 of 5 iterations stream, 84 uops */
+        lsd_loop(&c, PMUSIM_CPU_WSM, 28, 5, 1, 0, batch);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xa8, 0x01), 3 * 28);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x20, 0x01), 0);
+        g_array_free(c.recs, TRUE);
+        /* 29 uops: too large; one LSD_OVERFLOW per run of the loop (two
+         * runs), nothing streams */
+        lsd_loop(&c, PMUSIM_CPU_WSM, 29, 5, 2, 0, batch);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xa8, 0x01), 0);
+        CU_ASSERT_EQUAL(lsd_records(&c), 0);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x20, 0x01), 2);
+        g_array_free(c.recs, TRUE);
+        /* a call in the body: 4 + a callee of 3 (its return included) = 7
+         * uops streams (no source excludes calls: docs/UARCH.md), 8 x 7;
+         * a callee of 25 makes 29: overflow */
+        lsd_loop(&c, PMUSIM_CPU_WSM, 4, 10, 1, 3, batch);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xa8, 0x01), 8 * 7);
+        g_array_free(c.recs, TRUE);
+        lsd_loop(&c, PMUSIM_CPU_WSM, 4, 10, 1, 25, batch);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xa8, 0x01), 0);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x20, 0x01), 1);
+        g_array_free(c.recs, TRUE);
+        /* knm: no LSD events (Intel's Knights Landing data has none) */
+        lsd_loop(&c, PMUSIM_CPU_KNM, 4, 10, 1, 0, batch);
+        CU_ASSERT_EQUAL(lsd_records(&c), 0);
+        g_array_free(c.recs, TRUE);
+    }
+}
+
+/* Two SMT threads, each its own detector (docs/UARCH.md §1: no source
+ * splits the queue): the same 4-uop loop of 10 iterations on both,
+ * instruction by instruction interleaved: 8 iterations stream on each,
+ * 32 uops a thread, the records in cycle order through the merge. */
+static void test_lsd_smt(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 2, NULL, &c);
+    for (uint32_t it = 0; it < 10; it++)
+        for (uint32_t i = 0; i < 4; i++)
+            for (uint8_t th = 0; th < 2; th++) {
+                pmusim_uarch_insn_t in = { .ip = 0x400000 + 0x1000 * th + 4 * i, .thread = th,
+                                           .plm = 3, .len = 4, .uops = 1 };
+                if (i == 3) {
+                    in.br = PMUSIM_UARCH_BR_COND;
+                    in.taken = it + 1 < 10;
+                    in.target = 0x400000 + 0x1000 * th;
+                }
+                GError *e = NULL;
+                CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+            }
+    finish(u);
+    assert_cycle_order(&c);
+    uint64_t per[2] = { 0, 0 };
+    for (guint i = 0; i < c.recs->len; i++) {
+        const pmusim_rec_t *r = rec(&c, i);
+        if (r->kind == PMUSIM_REC_EVENT && r->ev_code == 0xa8)
+            per[r->thread] += r->n;
+    }
+    CU_ASSERT_EQUAL(per[0], 32);
+    CU_ASSERT_EQUAL(per[1], 32);
+    done(u, &c);
+}
+
 /* The divider's timing: it is unpipelined, so two divides in a row take
  * their latencies one after the other, and a divide's instruction
  * completes with its result.  Warm loop of plain one-uop instructions in
@@ -2771,6 +2955,8 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_header_events);
     PMUSIM_ADD_TEST(s, test_ports_divider_ms);
     PMUSIM_ADD_TEST(s, test_divider_timing);
+    PMUSIM_ADD_TEST(s, test_lsd);
+    PMUSIM_ADD_TEST(s, test_lsd_smt);
     PMUSIM_ADD_TEST(s, test_l1i_lookups);
     PMUSIM_ADD_TEST(s, test_walk_cycles);
     PMUSIM_ADD_TEST(s, test_l2_ifetch);
