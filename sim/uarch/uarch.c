@@ -227,6 +227,10 @@ struct pmusim_uarch {
      * divider model, else a value no flags give; uops above ms_limit come
      * from the microcode sequencer (UINT32_MAX: not modelled) */
     uint32_t div_key, ms_limit;
+    /* (flags & PMUSIM_F_OPKIND_MASK) of the first instruction of a
+     * macro-fused pair when the CPU fuses (docs/UARCH.md §1
+     * "Macro-fusion"), else a value no flags give */
+    uint32_t fuse_key;
     uint32_t div_busy;         /* the current instruction's divide: busy cycles (0: none) */
     insn_event_t iev[MAX_INSN_EVENTS]; /* the instruction's EVENT counts (niev) */
     /* Line fill buffers (docs/UARCH.md §1 "Line fill buffers"): the core's
@@ -495,6 +499,16 @@ static uint8_t port_rule_of(unsigned fpc, unsigned opk)
     }
 }
 
+/* The dispatch and retirement slots of an x86 instruction: its fused
+ * uops (0 = 1), one fewer for the first instruction of a macro-fused pair
+ * on a CPU that fuses: the pair's one uop is its branch's (docs/UARCH.md
+ * §1, "Macro-fusion"), so a register TEST or CMP takes none. */
+static inline __attribute__((always_inline)) uint32_t insn_slots(const pmusim_uarch_t *u,
+                                                                 const pmusim_uarch_insn_t *in)
+{
+    return (in->uops ? in->uops : 1u) - ((in->flags & PMUSIM_F_OPKIND_MASK) == u->fuse_key);
+}
+
 /* Counts the uops of an instruction (or of a continuation's accesses,
  * without `compute`) by port, in thread t's sums, retired at r: a load on
  * p2, a store's address on p3 and its data on p4; the fused uops beyond
@@ -509,7 +523,7 @@ ports_count(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
     t->port_n[3] += nst;
     t->port_n[4] += nst;
     if (compute) {
-        const uint32_t uops = in->uops ? in->uops : 1u;
+        const uint32_t uops = insn_slots(u, in);
         uint32_t nc = uops > nld + nst ? uops - nld - nst : 0;
         if (br) {
             t->port_n[5]++;
@@ -693,6 +707,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         u->port_rule[i] = port_rule_of(i & 7u, i >> 3);
     u->div_key = cfg->lat_div_int ? (uint32_t)PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT : UINT32_MAX;
     u->ms_limit = cfg->ms_uops ? cfg->ms_uops : UINT32_MAX;
+    u->fuse_key = cfg->macro_fusion ? (uint32_t)PMUSIM_OPK_FUSED << PMUSIM_F_OPKIND_SHIFT : UINT32_MAX;
     u->stfwd = !cfg->ia64;
     for (uint32_t i = 0; i < nthreads; i++) {
         uarch_thread_t *t = &u->th[i];
@@ -2254,7 +2269,8 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* a free entry in the reorder window (no test of t->n: the ring), and
      * in the load and store buffers */
     const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
-    d = alloc_cycle(u, t, d, free_at, in->access, SH_NACC, ia64 ? 1 : (in->uops ? in->uops : 1));
+    const uint32_t uops = ia64 ? 1 : insn_slots(u, in);
+    d = alloc_cycle(u, t, d, free_at, in->access, SH_NACC, uops);
     pmusim_mem_t m;
     /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
     if (!multi && SH_NACC && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
@@ -2271,7 +2287,6 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         u->lock_ld = FALSE;
         oc = u->oc_valid;
     }
-    const uint32_t uops = ia64 ? 1 : (in->uops ? in->uops : 1);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     uint64_t c = d + 1;
     if (!multi && SH_NACC)
@@ -2534,7 +2549,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
      * machine, docs/UARCH.md); u->share and u->window hold them */
     const uint32_t w = cfg->width;
     const uint32_t window = u->window;
-    uint32_t uops = (cfg->ia64 ? 1 : (in->uops ? in->uops : 1)) * (merge ? u->share : 1);
+    uint32_t uops = (cfg->ia64 ? 1 : insn_slots(u, in)) * (merge ? u->share : 1);
 
     /* front end: fetch each new line the instruction occupies */
     uint64_t blk = in->ip >> u->l1i.line_bits;
@@ -2759,7 +2774,7 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
     t->plm = in->plm & 3;
     u->niev = 0;
     const uint32_t w = cfg->width;
-    const uint32_t uops = (cfg->ia64 ? 1 : (in->uops ? in->uops : 1)) * (u->merge ? u->share : 1);
+    const uint32_t uops = (cfg->ia64 ? 1 : insn_slots(u, in)) * (u->merge ? u->share : 1);
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
     d = alloc_cycle(u, t, d, t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1, in->access, n,
                     uops);

@@ -164,6 +164,9 @@ typedef struct uarch_cpu_cfg {
     /* an instruction of more fused uops comes from the microcode
      * sequencer (MSROM); 0: not modelled (IA-64) */
     uint32_t ms_uops;
+    /* the decoders fuse a TEST or CMP and its Jcc into one uop (the pairs
+     * the trace marks with operation kind fused) */
+    gboolean macro_fusion;
     uarch_offcore_kind_t offcore;
     uarch_events_t ev;
 } uarch_cpu_cfg_t;
