@@ -1805,7 +1805,10 @@ static gboolean take_error(pmusim_uarch_t *u, GError **error)
 /* Takes `uops` slots of a `w`-wide stage (dispatch or retirement) no
  * earlier than cycle `at`; returns the cycle the instruction starts in.  An
  * instruction of more uops than the width spills into the cycles after it
- * (*cycle is then the last of them). */
+ * (*cycle is then the last of them).  One of no slots (the first of a
+ * macro-fused pair: insn_slots()) needs a free one all the same, the slot
+ * its pair's uop takes with the branch after it: it does not stay in a
+ * full cycle. */
 static inline uint64_t take_slots(uint64_t *cycle, uint32_t *used, uint64_t at, uint32_t uops,
                                   uint32_t w)
 {
@@ -1815,7 +1818,7 @@ static inline uint64_t take_slots(uint64_t *cycle, uint32_t *used, uint64_t at, 
         u0 = 0;
     }
     uint32_t nu = u0 + uops;
-    if (G_LIKELY(nu <= w)) { /* room in this cycle (the common case) */
+    if (G_LIKELY(nu + !uops <= w)) { /* room in this cycle (the common case) */
         *used = nu;
         return *cycle;
     }
