@@ -2017,6 +2017,27 @@ static pmusim_rec_t stfwd_part(uint64_t cycle, uint8_t kind, uint64_t addr, uint
     return r;
 }
 
+/* PMC0 of `pmu` counting `evt` with PEBS, preset to wrap at its first
+ * count, over the records t: exactly one PEBS record, `want`, and the
+ * counter at 1 after it (the count that fired the assist). */
+static void check_one_pebs(const char *pmu, uint64_t evt, const pmusim_rec_t *t, size_t n,
+                           const char *want)
+{
+    pmusim_model_t *m = mk(pmu, 1);
+    wr(m, EVTSEL0 + 0, evt | EN | USR | OS, 0);
+    wr(m, PMC0 + 0, (uint64_t)-1, 0);
+    wr(m, PEBS_EN, 0x1, 0);
+    run(m, t, n);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL_FATAL(rep.captures->len, 1);
+    CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 0), want);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1);
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
 /* Store-forwarding blocks (docs/trace-events-x86.md, "Store-forwarding
  * blocks"): INSN records whose load carries flag bit 15, once per
  * instruction; a MEM record (no flags of its own) and a store never count.
@@ -2059,22 +2080,10 @@ static void test_stfwd_blocks(void)
             pmusim_report_clear(&rep);
             pmusim_model_free(m);
         }
-    pmusim_model_t *m = mk("knm", 1);
-    wr(m, EVTSEL0 + 0, EVT(0x03, 0x01) | EN | USR | OS, 0);
-    wr(m, PMC0 + 0, (uint64_t)-1, 0);
-    wr(m, PEBS_EN, 0x1, 0);
-    run(m, t, G_N_ELEMENTS(t));
-    pmusim_report_t rep;
-    pmusim_report_init(&rep);
-    m->ops->report(m, &rep);
     /* armed at the first blocked load (cycle 2), the assist at the next
      * (cycle 3, the read-modify-write): the IP after it, 0x40000c + 4 */
-    CU_ASSERT_EQUAL_FATAL(rep.captures->len, 1);
-    CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 0),
-                           "PEBS cycle=3 thread=0 IA32_PMC0 ip=0x400010");
-    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1);
-    pmusim_report_clear(&rep);
-    pmusim_model_free(m);
+    check_one_pebs("knm", EVT(0x03, 0x01), t, G_N_ELEMENTS(t),
+                   "PEBS cycle=3 thread=0 IA32_PMC0 ip=0x400010");
 }
 
 /* An INSN record at `cycle`, ip 0x401000 + 8 * cycle + `at`: the first
@@ -2139,20 +2148,8 @@ static void test_macro_fused(void)
             pmusim_report_clear(&rep);
             pmusim_model_free(m);
         }
-    pmusim_model_t *m = mk("wsm", 1);
-    wr(m, EVTSEL0 + 0, EVT(0xc2, 0x04) | EN | USR | OS, 0);
-    wr(m, PMC0 + 0, (uint64_t)-1, 0);
-    wr(m, PEBS_EN, 0x1, 0);
-    run(m, t, G_N_ELEMENTS(t));
-    pmusim_report_t rep;
-    pmusim_report_init(&rep);
-    m->ops->report(m, &rep);
-    CU_ASSERT_EQUAL_FATAL(rep.captures->len, 1);
-    CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 0),
-                           "PEBS cycle=2 thread=0 IA32_PMC0 ip=0x401013");
-    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1);
-    pmusim_report_clear(&rep);
-    pmusim_model_free(m);
+    check_one_pebs("wsm", EVT(0xc2, 0x04), t, G_N_ELEMENTS(t),
+                   "PEBS cycle=2 thread=0 IA32_PMC0 ip=0x401013");
 }
 
 /* An INSN record of FP/SIMD class cls (PMUSIM_FPC_*) on thread t. */

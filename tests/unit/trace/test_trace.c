@@ -2152,14 +2152,13 @@ static void check_op_kind_records(const pmusim_rec_t *x, const pmusim_trace_head
                     PMUSIM_ANN_FP | PMUSIM_ANN_FPCLASS | PMUSIM_ANN_OPKIND);
 }
 
-/* Session 15: the operation kind (flag bits 10-13) in both forms, its
- * annotation, and the kinds 11-15, which no reader takes (10, fused, since
- * session 20: test_fused_kind). */
-static void test_op_kind(void)
+/* A binary stream of one x86 INSN record whose field flags are operation
+ * kind `kind` (the flags varint 0x80, kind << 3: kind << 10) reads as
+ * exactly that kind. */
+static void check_binary_op_kind(unsigned kind)
 {
-    /* binary: an INSN with the field flags = kind 9 (div), then one with 11 */
     GByteArray *s = stream_new();
-    PUT(s, 0x08, 0x01, 0x80, 0x48, 0x95, 0x01);
+    PUT(s, 0x08, 0x01, 0x80, (uint8_t)(kind << 3), 0x95, 0x01);
     GBytes *z = compress(s);
     gsize zlen;
     const void *zd = g_bytes_get_data(z, &zlen);
@@ -2170,13 +2169,23 @@ static void test_op_kind(void)
     pmusim_rec_t *x = read_all(r, 8, &n, &e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(x);
     CU_ASSERT_EQUAL(n, 1);
-    CU_ASSERT_EQUAL(x[0].flags, PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT);
-    CU_ASSERT_EQUAL(PMUSIM_REC_OPKIND(x[0].flags), PMUSIM_OPK_DIV);
+    CU_ASSERT_EQUAL(x[0].flags, kind << PMUSIM_F_OPKIND_SHIFT);
+    CU_ASSERT_EQUAL(PMUSIM_REC_OPKIND(x[0].flags), kind);
     g_free(x);
     pmusim_trace_reader_free(r);
     g_bytes_unref(z);
     g_byte_array_unref(s);
-    s = stream_new();
+}
+
+/* Session 15: the operation kind (flag bits 10-13) in both forms, its
+ * annotation, and the kinds 11-15, which no reader takes (10, fused, since
+ * session 20: test_fused_kind). */
+static void test_op_kind(void)
+{
+    /* binary: an INSN with the field flags = kind 9 (div), then one with 11 */
+    check_binary_op_kind(PMUSIM_OPK_DIV);
+    GError *e = NULL;
+    GByteArray *s = stream_new();
     PUT(s, 0x08, 0x01, 0x80, 0x58, 0x95, 0x01);
     /* the offset is where the flags varint (bytes 12-13) ends, as for
      * "instruction flags wider than 16 bits" */
@@ -2263,23 +2272,7 @@ static void check_fused_records(const pmusim_rec_t *x, const pmusim_trace_header
 static void test_fused_kind(void)
 {
     /* binary: an INSN with the field flags = kind 10 reads */
-    GByteArray *s = stream_new();
-    PUT(s, 0x08, 0x01, 0x80, 0x50, 0x95, 0x01);
-    GBytes *z = compress(s);
-    gsize zlen;
-    const void *zd = g_bytes_get_data(z, &zlen);
-    GError *e = NULL;
-    pmusim_trace_reader_t *r = pmusim_trace_reader_open_memory(zd, zlen, "fused.bin", &e);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-    size_t n = 0;
-    pmusim_rec_t *x = read_all(r, 8, &n, &e);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
-    CU_ASSERT_EQUAL(n, 1);
-    CU_ASSERT_EQUAL(x[0].flags, 10u << PMUSIM_F_OPKIND_SHIFT);
-    g_free(x);
-    pmusim_trace_reader_free(r);
-    g_bytes_unref(z);
-    g_byte_array_unref(s);
+    check_binary_op_kind(PMUSIM_OPK_FUSED);
 
     /* text: a pair, a fused memory form with another flag; the word is
      * fused; text -> binary -> text is byte-identical */
