@@ -1818,7 +1818,7 @@ static inline uint64_t take_slots(uint64_t *cycle, uint32_t *used, uint64_t at, 
         u0 = 0;
     }
     uint32_t nu = u0 + uops;
-    if (G_LIKELY(nu + !uops <= w)) { /* room in this cycle (the common case) */
+    if (G_LIKELY(nu < w || (nu == w && uops))) { /* room in this cycle (the common case) */
         *used = nu;
         return *cycle;
     }
@@ -2272,8 +2272,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* a free entry in the reorder window (no test of t->n: the ring), and
      * in the load and store buffers */
     const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
-    const uint32_t uops = ia64 ? 1 : insn_slots(u, in);
-    d = alloc_cycle(u, t, d, free_at, in->access, SH_NACC, uops);
+    d = alloc_cycle(u, t, d, free_at, in->access, SH_NACC, ia64 ? 1 : insn_slots(u, in));
     pmusim_mem_t m;
     /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
     if (!multi && SH_NACC && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
@@ -2290,6 +2289,9 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         u->lock_ld = FALSE;
         oc = u->oc_valid;
     }
+    /* read again, not kept over the access (10 M host instructions fewer
+     * on a 2.7 M-instruction capture: docs/PERFORMANCE.md) */
+    const uint32_t uops = ia64 ? 1 : insn_slots(u, in);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     uint64_t c = d + 1;
     if (!multi && SH_NACC)
