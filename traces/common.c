@@ -189,7 +189,7 @@ const char *tr_rec_check(const pmusim_trace_header_t *h, const pmusim_rec_t *r)
         if (h->isa == PMUSIM_ISA_IA64 && (r->ip & 15))
             return "IA-64 IP not a 16-byte aligned bundle address";
         if (PMUSIM_REC_OPKIND(r->flags) >= PMUSIM_OPK_COUNT)
-            return "unknown operation kind (flag bits 10-13 above 9)";
+            return "unknown operation kind (flag bits 10-13 above 10)";
         if (r->flags & PMUSIM_F_MEM) {
             const char *bad = tr_mem_check(h, &r->mem);
             if (bad)
@@ -271,6 +271,8 @@ static const char *const annotation_names[PMUSIM_ANN_COUNT_] = {
     "levels", "tlb", "pred", "brkind", "offcore", "timing",
     "uops", "symbols", "alat", "events", "allmem", "fp", "callkind", "fpclass",
     "opkind", "lock", "lfb", "stfwd",
+    NULL, /* bit 18: not used here */
+    "fuse",
 };
 
 const char *pmusim_annotation_name(uint32_t bit)
@@ -291,11 +293,17 @@ uint32_t pmusim_trace_header_annotations(const pmusim_trace_header_t *h)
     for (gchar **p = parts; *p; p++) {
         const char *name = g_strstrip(*p);
         for (unsigned i = 0; i < PMUSIM_ANN_COUNT_; i++)
-            if (strcmp(name, annotation_names[i]) == 0)
+            if (annotation_names[i] && strcmp(name, annotation_names[i]) == 0)
                 mask |= 1u << i;
     }
     g_strfreev(parts);
-    return mask;
+    /* a key that names every annotation reads as PMUSIM_ANN_ALL, the bits
+     * without a name in this build (bit 18) included */
+    uint32_t named = 0;
+    for (unsigned i = 0; i < PMUSIM_ANN_COUNT_; i++)
+        if (annotation_names[i])
+            named |= 1u << i;
+    return mask == named ? PMUSIM_ANN_ALL : mask;
 }
 
 static gint key_cmp(gconstpointer a, gconstpointer b)
@@ -374,7 +382,7 @@ void pmusim_trace_header_set_annotations(pmusim_trace_header_t *h, uint32_t mask
 {
     GString *s = g_string_new(NULL);
     for (unsigned i = 0; i < PMUSIM_ANN_COUNT_; i++)
-        if (mask & (1u << i))
+        if ((mask & (1u << i)) && annotation_names[i])
             g_string_append_printf(s, "%s%s", s->len ? "," : "", annotation_names[i]);
     pmusim_trace_header_set_meta(h, "annotations", s->str);
     g_string_free(s, TRUE);

@@ -89,6 +89,7 @@ const char *const tr_opkind_names[] = {
     [PMUSIM_OPK_SHUFFLE_MOVE] = "shuffle_move",
     [PMUSIM_OPK_MUL] = "mul",
     [PMUSIM_OPK_DIV] = "div",
+    [PMUSIM_OPK_FUSED] = "fused",
 };
 const char *const tr_detect_names[] = {
     [PMUSIM_BRD_NONE] = "none", [PMUSIM_BRD_FRONTEND] = "fe", [PMUSIM_BRD_BACKEND] = "be",

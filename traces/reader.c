@@ -1355,7 +1355,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                     if (v > 0xffff)
                         BAD("instruction flags wider than 16 bits");
                     if (PMUSIM_REC_OPKIND(v) >= PMUSIM_OPK_COUNT)
-                        BAD("unknown operation kind (flag bits 10-13 above 9)");
+                        BAD("unknown operation kind (flag bits 10-13 above 10)");
                     SETF(flags, (uint16_t)v);
                     flags_changed = TRUE;
                 }

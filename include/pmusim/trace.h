@@ -73,8 +73,8 @@ enum {
     PMUSIM_F_FPCLASS_SHIFT = 7,
     PMUSIM_F_FPCLASS_MASK = 7u << 7,
     /* Bits 10-13: the instruction's operation kind (pmusim_op_kind_t), x86,
-     * valid with the "opkind" annotation; values 10-15 are refused by the
-     * reader. */
+     * valid with the "opkind" annotation (kind 10, fused, with the "fuse"
+     * annotation); values 11-15 are refused by the reader. */
     PMUSIM_F_OPKIND_SHIFT = 10,
     PMUSIM_F_OPKIND_MASK = 15u << 10,
     /* Bit 14: a locked instruction, x86 (a LOCK prefix, or XCHG with a
@@ -124,6 +124,10 @@ typedef enum pmusim_op_kind {
     PMUSIM_OPK_SHUFFLE_MOVE = 7,   /* register moves, shuffles, inserts, extracts */
     PMUSIM_OPK_MUL = 8,            /* a multiply: integer (mul, imul) or FP (fmul, mulsd ...) */
     PMUSIM_OPK_DIV = 9,            /* a divide or square root: integer or FP */
+    /* CMP or TEST that Westmere's decoders fuse with the next INSN of its
+     * thread, a conditional branch, into one macro-op (since session 20,
+     * with the "fuse" annotation; docs/UARCH.md §1 "Macro-fusion") */
+    PMUSIM_OPK_FUSED = 10,
     PMUSIM_OPK_COUNT
 } pmusim_op_kind_t;
 #define PMUSIM_REC_OPKIND(flags) (((unsigned)(flags) >> PMUSIM_F_OPKIND_SHIFT) & 15u)
@@ -285,8 +289,10 @@ enum pmusim_annotation {
     PMUSIM_ANN_LOCK = 1u << 15,    /* "lock": the locked-instruction flag (PMUSIM_F_LOCK) */
     PMUSIM_ANN_LFB = 1u << 16,     /* "lfb": loads that hit a line fill buffer have mem.level lfb */
     PMUSIM_ANN_STFWD = 1u << 17,   /* "stfwd": the store-forwarding block flag (PMUSIM_F_STFWD_BLOCK) */
-    PMUSIM_ANN_COUNT_ = 18,
-    PMUSIM_ANN_ALL = (1u << 18) - 1u,
+    /* bit 18: not used here */
+    PMUSIM_ANN_FUSE = 1u << 19,    /* "fuse": operation kind fused marks every pair Westmere macro-fuses */
+    PMUSIM_ANN_COUNT_ = 20,
+    PMUSIM_ANN_ALL = (1u << 20) - 1u,
 };
 /* Bit mask of the header's "annotations" key; PMUSIM_ANN_ALL when absent. */
 uint32_t pmusim_trace_header_annotations(const pmusim_trace_header_t *h);

@@ -248,6 +248,10 @@ struct pmusim_uarch {
     /* the loop stream detector's largest body in uops (cfg->lsd_uops; 0:
      * not modelled, the CPU has no LSD events) */
     uint32_t lsd_cap;
+    /* (flags & PMUSIM_F_OPKIND_MASK) of the first instruction of a
+     * macro-fused pair when the CPU fuses (docs/UARCH.md §1
+     * "Macro-fusion"), else a value no flags give */
+    uint32_t fuse_key;
     uint32_t div_busy;         /* the current instruction's divide: busy cycles (0: none) */
     insn_event_t iev[MAX_INSN_EVENTS]; /* the instruction's EVENT counts (niev) */
     /* Line fill buffers (docs/UARCH.md §1 "Line fill buffers"): the core's
@@ -516,6 +520,16 @@ static uint8_t port_rule_of(unsigned fpc, unsigned opk)
     }
 }
 
+/* The dispatch and retirement slots of an x86 instruction: its fused
+ * uops (0 = 1), one fewer for the first instruction of a macro-fused pair
+ * on a CPU that fuses: the pair's one uop is its branch's (docs/UARCH.md
+ * §1, "Macro-fusion"), so a register TEST or CMP takes none. */
+static inline __attribute__((always_inline)) uint32_t insn_slots(const pmusim_uarch_t *u,
+                                                                 const pmusim_uarch_insn_t *in)
+{
+    return (in->uops ? in->uops : 1u) - ((in->flags & PMUSIM_F_OPKIND_MASK) == u->fuse_key);
+}
+
 /* Counts the uops of an instruction (or of a continuation's accesses,
  * without `compute`) by port, in thread t's sums, retired at r: a load on
  * p2, a store's address on p3 and its data on p4; the fused uops beyond
@@ -530,7 +544,7 @@ ports_count(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
     t->port_n[3] += nst;
     t->port_n[4] += nst;
     if (compute) {
-        const uint32_t uops = in->uops ? in->uops : 1u;
+        const uint32_t uops = insn_slots(u, in);
         uint32_t nc = uops > nld + nst ? uops - nld - nst : 0;
         if (br) {
             t->port_n[5]++;
@@ -715,6 +729,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->div_key = cfg->lat_div_int ? (uint32_t)PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT : UINT32_MAX;
     u->ms_limit = cfg->ms_uops ? cfg->ms_uops : UINT32_MAX;
     u->lsd_cap = cfg->lsd_uops && cfg->ev.lsd_uops.present ? cfg->lsd_uops : 0;
+    u->fuse_key = cfg->macro_fusion ? (uint32_t)PMUSIM_OPK_FUSED << PMUSIM_F_OPKIND_SHIFT : UINT32_MAX;
     u->stfwd = !cfg->ia64;
     for (uint32_t i = 0; i < nthreads; i++) {
         uarch_thread_t *t = &u->th[i];
@@ -1935,7 +1950,10 @@ static gboolean take_error(pmusim_uarch_t *u, GError **error)
 /* Takes `uops` slots of a `w`-wide stage (dispatch or retirement) no
  * earlier than cycle `at`; returns the cycle the instruction starts in.  An
  * instruction of more uops than the width spills into the cycles after it
- * (*cycle is then the last of them). */
+ * (*cycle is then the last of them).  One of no slots (the first of a
+ * macro-fused pair: insn_slots()) needs a free one all the same, the slot
+ * its pair's uop takes with the branch after it: it does not stay in a
+ * full cycle. */
 static inline uint64_t take_slots(uint64_t *cycle, uint32_t *used, uint64_t at, uint32_t uops,
                                   uint32_t w)
 {
@@ -1945,7 +1963,7 @@ static inline uint64_t take_slots(uint64_t *cycle, uint32_t *used, uint64_t at, 
         u0 = 0;
     }
     uint32_t nu = u0 + uops;
-    if (G_LIKELY(nu <= w)) { /* room in this cycle (the common case) */
+    if (G_LIKELY(nu < w || (nu == w && uops))) { /* room in this cycle (the common case) */
         *used = nu;
         return *cycle;
     }
@@ -2399,7 +2417,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* a free entry in the reorder window (no test of t->n: the ring), and
      * in the load and store buffers */
     const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
-    d = alloc_cycle(u, t, d, free_at, in->access, SH_NACC, ia64 ? 1 : (in->uops ? in->uops : 1));
+    d = alloc_cycle(u, t, d, free_at, in->access, SH_NACC, ia64 ? 1 : insn_slots(u, in));
     pmusim_mem_t m;
     /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
     if (!multi && SH_NACC && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
@@ -2416,7 +2434,9 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         u->lock_ld = FALSE;
         oc = u->oc_valid;
     }
-    const uint32_t uops = ia64 ? 1 : (in->uops ? in->uops : 1);
+    /* read again, not kept over the access (10 M host instructions fewer
+     * on a 2.7 M-instruction capture: docs/PERFORMANCE.md) */
+    const uint32_t uops = ia64 ? 1 : insn_slots(u, in);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     uint64_t c = d + 1;
     if (!multi && SH_NACC)
@@ -2690,7 +2710,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
      * machine, docs/UARCH.md); u->share and u->window hold them */
     const uint32_t w = cfg->width;
     const uint32_t window = u->window;
-    uint32_t uops = (cfg->ia64 ? 1 : (in->uops ? in->uops : 1)) * (merge ? u->share : 1);
+    uint32_t uops = (cfg->ia64 ? 1 : insn_slots(u, in)) * (merge ? u->share : 1);
 
     /* front end: fetch each new line the instruction occupies */
     uint64_t blk = in->ip >> u->l1i.line_bits;
@@ -2838,7 +2858,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         m->mem = mem[k];
     }
     if (u->lsd_cap) /* the loop stream detector, as insn_fast() */
-        lsd_track(u, t, in, r, in->uops ? in->uops : 1u, in->br != PMUSIM_UARCH_BR_NONE, &br);
+        lsd_track(u, t, in, r, insn_slots(u, in), in->br != PMUSIM_UARCH_BR_NONE, &br);
     if (G_UNLIKELY(div_busy)) {
         /* a record of its own (not summed), after the instruction's
          * records; an open instruction's counts wait (events_stash()) */
@@ -2919,7 +2939,7 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
     t->plm = in->plm & 3;
     u->niev = 0;
     const uint32_t w = cfg->width;
-    const uint32_t uops = (cfg->ia64 ? 1 : (in->uops ? in->uops : 1)) * (u->merge ? u->share : 1);
+    const uint32_t uops = (cfg->ia64 ? 1 : insn_slots(u, in)) * (u->merge ? u->share : 1);
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
     d = alloc_cycle(u, t, d, t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1, in->access, n,
                     uops);

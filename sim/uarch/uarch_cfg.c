@@ -43,6 +43,7 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
     .lat_div_int = 23, .lat_div_fp = 7, /* S [ZSIM] 32-bit DIV; DIVSD/SQRTSD */    \
     .ms_uops = 4,                   /* §1.4 D*: MSROM for > 4 uops */              \
     .lsd_uops = 28,                 /* §1.3, §1.4 D* opt. manual: 28-uop LSD/IDQ */ \
+    .macro_fusion = TRUE,           /* §1.4 D*: CMP/TEST + Jcc, 64-bit mode too */ \
     .ev = {                                                                        \
         .l1d_m_evict = { 0x51, 0x04, TRUE },  /* L1D:M_EVICT */                    \
         .l2_lines_in = { 0xf1, 0x07, TRUE },  /* L2_LINES_IN:ANY */                \

@@ -172,6 +172,9 @@ typedef struct uarch_cpu_cfg {
     /* uops of the largest loop body the loop stream detector streams (the
      * instruction queue's entries); 0: not modelled */
     uint32_t lsd_uops;
+    /* the decoders fuse a TEST or CMP and its Jcc into one uop (the pairs
+     * the trace marks with operation kind fused) */
+    gboolean macro_fusion;
     uarch_offcore_kind_t offcore;
     uarch_events_t ev;
 } uarch_cpu_cfg_t;

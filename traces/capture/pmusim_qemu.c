@@ -53,6 +53,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +74,7 @@ enum { FP_NONE, FP_SCALAR, FP_SIMD };
 enum { FPC_NONE, FPC_X87, FPC_MMX, FPC_SS, FPC_SD, FPC_PS, FPC_PD, FPC_VI };
 /* operation kinds as pmusim_op_kind_t */
 enum { OPK_NONE, OPK_PACK, OPK_UNPACK, OPK_PACKED_ARITH, OPK_PACKED_LOGICAL, OPK_PACKED_MPY,
-       OPK_PACKED_SHIFT, OPK_SHUFFLE_MOVE, OPK_MUL, OPK_DIV };
+       OPK_PACKED_SHIFT, OPK_SHUFFLE_MOVE, OPK_MUL, OPK_DIV, OPK_FUSED };
 
 #define MAX_VCPUS CAPSTREAM_SHM_VCPUS
 #define VBUF_SIZE CAPSTREAM_VBUF_SIZE
@@ -552,9 +553,65 @@ static uint8_t op_kind(const cs_insn *ci, int simd, uint8_t fpclass, int mem_ops
     return rule->kind;
 }
 
-/* Static facts of one instruction (docs/CAPTURE.md, "Decoding"). */
-static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_insn_t *out)
+/* An instruction's part in a Westmere macro-fused pair (docs/UARCH.md §1,
+ * "Macro-fusion"): a first instruction, TEST or CMP, in a form that fuses;
+ * a second, a Jcc, by its condition: the ones TEST fuses with (all), the
+ * ones CMP also fuses with (carry and zero; signed since Nehalem). */
+enum { FUSE_NONE, FUSE_TEST, FUSE_CMP, FUSE_JCC_TEST, FUSE_JCC_ANY };
+
+/* The first-instruction part of a TEST or CMP: register or immediate
+ * against a register, or one memory operand against a register; not
+ * memory against an immediate, nor a RIP-relative memory operand (Intel
+ * optimization manual §3.4.2.2: the memory form must be one the decoders
+ * micro-fuse, which a RIP-relative one is not). */
+static uint8_t fuse_first(const cs_insn *ci)
 {
+    if (ci->id != X86_INS_TEST && ci->id != X86_INS_CMP)
+        return FUSE_NONE;
+    const cs_x86 *x = &ci->detail->x86;
+    if (x->op_count != 2)
+        return FUSE_NONE;
+    int mem = 0, imm = 0;
+    for (uint8_t i = 0; i < 2; i++) {
+        const cs_x86_op *op = &x->operands[i];
+        if (op->type == X86_OP_MEM) {
+            if (op->mem.base == X86_REG_RIP)
+                return FUSE_NONE;
+            mem = 1;
+        } else if (op->type == X86_OP_IMM) {
+            imm = 1;
+        }
+    }
+    if (mem && imm)
+        return FUSE_NONE;
+    return ci->id == X86_INS_TEST ? FUSE_TEST : FUSE_CMP;
+}
+
+/* The second-instruction part of a Jcc (not LOOP, JRCXZ ...): O, S and P
+ * fuse after TEST only; the carry, zero and signed conditions after CMP
+ * as well (Intel optimization manual §3.4.2.2; corsix.org, "x86 macro-op
+ * fusion notes", for the conditions Nehalem added to CMP). */
+static uint8_t fuse_second(unsigned id)
+{
+    switch (id) {
+    case X86_INS_JO: case X86_INS_JNO: case X86_INS_JS: case X86_INS_JNS:
+    case X86_INS_JP: case X86_INS_JNP:
+        return FUSE_JCC_TEST;
+    case X86_INS_JB: case X86_INS_JAE: case X86_INS_JE: case X86_INS_JNE:
+    case X86_INS_JBE: case X86_INS_JA: case X86_INS_JL: case X86_INS_JGE:
+    case X86_INS_JLE: case X86_INS_JG:
+        return FUSE_JCC_ANY;
+    default:
+        return FUSE_NONE;
+    }
+}
+
+/* Static facts of one instruction (docs/CAPTURE.md, "Decoding"); *fuse
+ * its part in a macro-fused pair (FUSE_*). */
+static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_insn_t *out,
+                   uint8_t *fuse)
+{
+    *fuse = FUSE_NONE;
     memset(out, 0, sizeof *out);
     out->len = (uint8_t)size;
     out->uops = 1;
@@ -629,6 +686,7 @@ static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_
      * LOCK# Signal Prefix") */
     if (mem_ops && (x->prefix[0] == X86_PREFIX_LOCK || ci->id == X86_INS_XCHG))
         out->flags |= CAPSTREAM_F_LOCK;
+    *fuse = out->br == BR_COND ? fuse_second(ci->id) : fuse_first(ci);
     cs_free(ci, 1);
 }
 
@@ -686,11 +744,19 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         else if (guest_base_state == 0)
             guest_base = base, guest_base_state = 1;
     }
+    uint8_t fuse_prev = FUSE_NONE;
     for (size_t i = 0; i < n; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         capstream_insn_t d;
+        uint8_t fuse;
         decode(qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn),
-               qemu_plugin_insn_vaddr(insn), &d);
+               qemu_plugin_insn_vaddr(insn), &d, &fuse);
+        /* a TEST or CMP and the Jcc after it in the block: the first is
+         * marked (a pair whose Jcc starts another block is not seen) */
+        if ((fuse == FUSE_JCC_ANY && fuse_prev != FUSE_NONE) ||
+            (fuse == FUSE_JCC_TEST && fuse_prev == FUSE_TEST))
+            payload[16 + (i - 1) * sizeof d + offsetof(capstream_insn_t, opkind)] = OPK_FUSED;
+        fuse_prev = fuse == FUSE_TEST || fuse == FUSE_CMP ? fuse : FUSE_NONE;
         memcpy(payload + 16 + i * sizeof d, &d, sizeof d);
         qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
                                          (void *)(uintptr_t)i);

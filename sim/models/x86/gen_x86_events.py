@@ -25,14 +25,14 @@ TLBS = ('L1_HIT', 'L2_HIT', 'WALK', 'FAULT')
 KINDS = ('COND', 'CALL', 'RET', 'IND', 'IPREL', 'ICALL')
 FPCLASSES = ('X87', 'MMX', 'SS', 'SD', 'PS', 'PD', 'VI')  # pmusim_fp_class_t 1..7
 OPKINDS = ('PACK', 'UNPACK', 'PACKED_ARITH', 'PACKED_LOGICAL', 'PACKED_MPY', 'PACKED_SHIFT',
-           'SHUFFLE_MOVE', 'MUL', 'DIV')  # pmusim_op_kind_t 1..9
+           'SHUFFLE_MOVE', 'MUL', 'DIV', 'FUSED')  # pmusim_op_kind_t 1..10
 # trace annotations (include/pmusim/trace.h, enum pmusim_annotation)
 ANN = {'levels': 'PMUSIM_ANN_LEVELS', 'tlb': 'PMUSIM_ANN_TLB', 'pred': 'PMUSIM_ANN_PRED',
        'brkind': 'PMUSIM_ANN_BRKIND', 'offcore': 'PMUSIM_ANN_OFFCORE',
        'uops': 'PMUSIM_ANN_UOPS', 'allmem': 'PMUSIM_ANN_ALLMEM', 'timing': 'PMUSIM_ANN_TIMING',
        'callkind': 'PMUSIM_ANN_CALLKIND', 'fpclass': 'PMUSIM_ANN_FPCLASS',
        'opkind': 'PMUSIM_ANN_OPKIND', 'lock': 'PMUSIM_ANN_LOCK', 'lfb': 'PMUSIM_ANN_LFB',
-       'stfwd': 'PMUSIM_ANN_STFWD'}
+       'stfwd': 'PMUSIM_ANN_STFWD', 'fuse': 'PMUSIM_ANN_FUSE'}
 
 
 def fail(where, msg):
@@ -190,6 +190,10 @@ def needs_of(source, f):
         n.add('fpclass')
     if f['opk']:
         n.add('opkind')
+    if 'FUSED' in f['opk']:
+        # an opkind trace of before session 20 marks no pair: only the
+        # "fuse" annotation says that an unmarked CMP or TEST did not fuse
+        n.add('fuse')
     if f['lock']:
         n.add('lock')
     if f['stfwd']:

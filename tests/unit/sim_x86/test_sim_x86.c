@@ -2082,6 +2082,27 @@ static pmusim_rec_t stfwd_part(uint64_t cycle, uint8_t kind, uint64_t addr, uint
     return r;
 }
 
+/* PMC0 of `pmu` counting `evt` with PEBS, preset to wrap at its first
+ * count, over the records t: exactly one PEBS record, `want`, and the
+ * counter at 1 after it (the count that fired the assist). */
+static void check_one_pebs(const char *pmu, uint64_t evt, const pmusim_rec_t *t, size_t n,
+                           const char *want)
+{
+    pmusim_model_t *m = mk(pmu, 1);
+    wr(m, EVTSEL0 + 0, evt | EN | USR | OS, 0);
+    wr(m, PMC0 + 0, (uint64_t)-1, 0);
+    wr(m, PEBS_EN, 0x1, 0);
+    run(m, t, n);
+    pmusim_report_t rep;
+    pmusim_report_init(&rep);
+    m->ops->report(m, &rep);
+    CU_ASSERT_EQUAL_FATAL(rep.captures->len, 1);
+    CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 0), want);
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1);
+    pmusim_report_clear(&rep);
+    pmusim_model_free(m);
+}
+
 /* Store-forwarding blocks (docs/trace-events-x86.md, "Store-forwarding
  * blocks"): INSN records whose load carries flag bit 15, once per
  * instruction; a MEM record (no flags of its own) and a store never count.
@@ -2124,22 +2145,76 @@ static void test_stfwd_blocks(void)
             pmusim_report_clear(&rep);
             pmusim_model_free(m);
         }
-    pmusim_model_t *m = mk("knm", 1);
-    wr(m, EVTSEL0 + 0, EVT(0x03, 0x01) | EN | USR | OS, 0);
-    wr(m, PMC0 + 0, (uint64_t)-1, 0);
-    wr(m, PEBS_EN, 0x1, 0);
-    run(m, t, G_N_ELEMENTS(t));
-    pmusim_report_t rep;
-    pmusim_report_init(&rep);
-    m->ops->report(m, &rep);
     /* armed at the first blocked load (cycle 2), the assist at the next
      * (cycle 3, the read-modify-write): the IP after it, 0x40000c + 4 */
-    CU_ASSERT_EQUAL_FATAL(rep.captures->len, 1);
-    CU_ASSERT_STRING_EQUAL(g_ptr_array_index(rep.captures, 0),
-                           "PEBS cycle=3 thread=0 IA32_PMC0 ip=0x400010");
-    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1);
-    pmusim_report_clear(&rep);
-    pmusim_model_free(m);
+    check_one_pebs("knm", EVT(0x03, 0x01), t, G_N_ELEMENTS(t),
+                   "PEBS cycle=3 thread=0 IA32_PMC0 ip=0x400010");
+}
+
+/* An INSN record at `cycle`, ip 0x401000 + 8 * cycle + `at`: the first
+ * of a macro-fused pair (fused), a conditional branch (br) or a plain one;
+ * load: with a memory part. */
+static pmusim_rec_t fuse_part(uint64_t cycle, unsigned at, int fused, int br, int load)
+{
+    pmusim_rec_t r = load ? mem_part(cycle, PMUSIM_REC_INSN, 0x1000 + 64 * cycle, 4, 0)
+                          : insn(cycle, 0, 3);
+    r.ip = 0x401000 + 8 * cycle + at;
+    r.len = at ? 2 : 3;
+    if (fused)
+        r.flags |= PMUSIM_OPK_FUSED << PMUSIM_F_OPKIND_SHIFT;
+    if (br) {
+        r.flags |= PMUSIM_F_BRANCH;
+        r.br.kind = PMUSIM_BR_COND;
+        r.br.target = 0x401000;
+    }
+    return r;
+}
+
+/* Macro-fusion (docs/trace-events-x86.md, "Macro-fusion"): wsm and wsm_dp
+ * UOPS_RETIRED:MACRO_FUSED (0xc2/0x04) and MACRO_INSTS_FUSIONS_DECODED
+ * (0xa6/0x01) count the INSN records of operation kind fused, one per pair
+ * (2 here: a register and a memory form; an unmarked CMP-Jcc and a plain
+ * instruction do not count).  Without the "fuse" annotation, or with
+ * "opkind" alone (a trace of before session 20, whose CMPs are unmarked),
+ * both read <not in trace>.  MACRO_FUSED is PEBS-capable: armed when PMC0
+ * wraps at the first pair, the assist fires at the second (cycle 2), with
+ * the IP after its record, 0x401010 + 3. */
+static void test_macro_fused(void)
+{
+    pmusim_rec_t t[] = {
+        fuse_part(1, 0, 1, 0, 0), fuse_part(1, 3, 0, 1, 0), /* cmp reg, reg; jne */
+        fuse_part(2, 0, 1, 0, 1), fuse_part(2, 3, 0, 1, 0), /* cmp reg, [mem]; jb */
+        fuse_part(3, 0, 0, 0, 0), fuse_part(3, 3, 0, 1, 0), /* cmp [mem], imm; jne: unmarked */
+        fuse_part(4, 0, 0, 0, 0),
+    };
+    static const uint32_t anns[] = { PMUSIM_ANN_ALL, PMUSIM_ANN_ALL & ~PMUSIM_ANN_FUSE,
+                                     PMUSIM_ANN_BRKIND | PMUSIM_ANN_OPKIND };
+    static const char *const pmus[] = { "wsm", "wsm_dp" };
+    for (unsigned k = 0; k < G_N_ELEMENTS(pmus); k++)
+        for (unsigned a = 0; a < G_N_ELEMENTS(anns); a++) {
+            pmusim_model_t *m = mk(pmus[k], 1);
+            m->trace_annotations = anns[a];
+            wr(m, EVTSEL0 + 0, EVT(0xc2, 0x04) | EN | USR | OS, 0);
+            wr(m, EVTSEL0 + 1, EVT(0xa6, 0x01) | EN | USR | OS, 0);
+            run(m, t, G_N_ELEMENTS(t));
+            pmusim_report_t rep;
+            pmusim_report_init(&rep);
+            m->ops->report(m, &rep);
+            static const char *const pmc[] = { "IA32_PMC0", "IA32_PMC1" };
+            for (unsigned c = 0; c < 2; c++) {
+                const pmusim_counter_result_t *r = result(&rep, pmc[c], 0);
+                CU_ASSERT_EQUAL(r->status, a ? PMUSIM_COUNT_NOT_IN_TRACE : PMUSIM_COUNT_OK);
+                if (a) {
+                    CU_ASSERT_PTR_NOT_NULL(strstr(r->source, "the trace lacks fuse"));
+                } else {
+                    CU_ASSERT_EQUAL(r->value, 2);
+                }
+            }
+            pmusim_report_clear(&rep);
+            pmusim_model_free(m);
+        }
+    check_one_pebs("wsm", EVT(0xc2, 0x04), t, G_N_ELEMENTS(t),
+                   "PEBS cycle=2 thread=0 IA32_PMC0 ip=0x401013");
 }
 
 /* An INSN record of FP/SIMD class cls (PMUSIM_FPC_*) on thread t. */
@@ -2652,6 +2727,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_locked_insns);
     PMUSIM_ADD_TEST(s, test_lfb_hits);
     PMUSIM_ADD_TEST(s, test_stfwd_blocks);
+    PMUSIM_ADD_TEST(s, test_macro_fused);
     PMUSIM_ADD_TEST(s, test_fpmmx_fast_path);
     PMUSIM_ADD_TEST(s, test_fpmmx_thresholds);
     PMUSIM_ADD_TEST(s, test_events_first_rows);

@@ -2152,13 +2152,13 @@ static void check_op_kind_records(const pmusim_rec_t *x, const pmusim_trace_head
                     PMUSIM_ANN_FP | PMUSIM_ANN_FPCLASS | PMUSIM_ANN_OPKIND);
 }
 
-/* Session 15: the operation kind (flag bits 10-13) in both forms, its
- * annotation, and the kinds 10-15, which no reader takes. */
-static void test_op_kind(void)
+/* A binary stream of one x86 INSN record whose field flags are operation
+ * kind `kind` (the flags varint 0x80, kind << 3: kind << 10) reads as
+ * exactly that kind. */
+static void check_binary_op_kind(unsigned kind)
 {
-    /* binary: an INSN with the field flags = kind 9 (div), then one with 10 */
     GByteArray *s = stream_new();
-    PUT(s, 0x08, 0x01, 0x80, 0x48, 0x95, 0x01);
+    PUT(s, 0x08, 0x01, 0x80, (uint8_t)(kind << 3), 0x95, 0x01);
     GBytes *z = compress(s);
     gsize zlen;
     const void *zd = g_bytes_get_data(z, &zlen);
@@ -2169,14 +2169,24 @@ static void test_op_kind(void)
     pmusim_rec_t *x = read_all(r, 8, &n, &e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(x);
     CU_ASSERT_EQUAL(n, 1);
-    CU_ASSERT_EQUAL(x[0].flags, PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT);
-    CU_ASSERT_EQUAL(PMUSIM_REC_OPKIND(x[0].flags), PMUSIM_OPK_DIV);
+    CU_ASSERT_EQUAL(x[0].flags, kind << PMUSIM_F_OPKIND_SHIFT);
+    CU_ASSERT_EQUAL(PMUSIM_REC_OPKIND(x[0].flags), kind);
     g_free(x);
     pmusim_trace_reader_free(r);
     g_bytes_unref(z);
     g_byte_array_unref(s);
-    s = stream_new();
-    PUT(s, 0x08, 0x01, 0x80, 0x50, 0x95, 0x01);
+}
+
+/* Session 15: the operation kind (flag bits 10-13) in both forms, its
+ * annotation, and the kinds 11-15, which no reader takes (10, fused, since
+ * session 20: test_fused_kind). */
+static void test_op_kind(void)
+{
+    /* binary: an INSN with the field flags = kind 9 (div), then one with 11 */
+    check_binary_op_kind(PMUSIM_OPK_DIV);
+    GError *e = NULL;
+    GByteArray *s = stream_new();
+    PUT(s, 0x08, 0x01, 0x80, 0x58, 0x95, 0x01);
     /* the offset is where the flags varint (bytes 12-13) ends, as for
      * "instruction flags wider than 16 bits" */
     expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "unknown operation kind",
@@ -2200,11 +2210,11 @@ static void test_op_kind(void)
     check_text_binary_text(text, 10, check_op_kind_records);
     char *bin = tmp_path("pmusim-opk-XXXXXX");
 
-    /* the writer refuses kind 10 (what no reader takes), in both forms */
+    /* the writer refuses kind 11 (what no reader takes), in both forms */
     pmusim_trace_header_t h;
     pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
     pmusim_rec_t bad = { .kind = PMUSIM_REC_INSN, .ip = 0x401000, .len = 1, .plm = 3,
-                         .flags = 10u << PMUSIM_F_OPKIND_SHIFT };
+                         .flags = 11u << PMUSIM_F_OPKIND_SHIFT };
     for (unsigned k = 0; k < 2; k++) {
         pmusim_trace_writer_t *w =
             pmusim_trace_writer_open(bin, k ? PMUSIM_TRACE_TEXT : PMUSIM_TRACE_BINARY, &h, &e);
@@ -2223,8 +2233,8 @@ static void test_op_kind(void)
      * number, and the bits through xflags= (which before session 15 held
      * bits 10-15: a file that set them there reads them as the kind) */
     const char *H = "pmusim-trace 2\ncpu wsm\n";
-    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 opk=10\n", PMUSIM_TRACE_ERROR_FORMAT,
-                      "line 3, record 0", "unknown opk= value '10'");
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 opk=11\n", PMUSIM_TRACE_ERROR_FORMAT,
+                      "line 3, record 0", "unknown opk= value '11'");
     expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 opk=fma\n", PMUSIM_TRACE_ERROR_FORMAT,
                       "line 3", "unknown opk= value 'fma'");
     expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3\n1 0 insn ip=0x2 len=1 plm=3 xflags=0x3c00\n",
@@ -2242,6 +2252,59 @@ static void test_op_kind(void)
 
 /* One INSN record with the flag key `xflags` (as an older writer put a
  * bit it had no word for) reads with exactly the flags `want`. */
+static void check_xflags_read(const char *H, const char *xflags, unsigned want);
+
+static void check_fused_records(const pmusim_rec_t *x, const pmusim_trace_header_t *h)
+{
+    CU_ASSERT_EQUAL(x[0].flags, PMUSIM_OPK_FUSED << PMUSIM_F_OPKIND_SHIFT);
+    CU_ASSERT_EQUAL(PMUSIM_REC_OPKIND(x[0].flags), PMUSIM_OPK_FUSED);
+    CU_ASSERT_EQUAL(x[1].flags, PMUSIM_F_BRANCH);
+    CU_ASSERT_EQUAL(x[2].flags, PMUSIM_F_MEM | PMUSIM_F_LOCK | (PMUSIM_OPK_FUSED << PMUSIM_F_OPKIND_SHIFT));
+    CU_ASSERT_EQUAL(x[4].flags, 0);
+    CU_ASSERT_EQUAL(pmusim_trace_header_annotations(h),
+                    PMUSIM_ANN_ALLMEM | PMUSIM_ANN_BRKIND | PMUSIM_ANN_OPKIND | PMUSIM_ANN_LOCK |
+                        PMUSIM_ANN_FUSE);
+}
+
+/* Session 20: operation kind 10, fused (the first instruction of a
+ * macro-fused pair), in both forms, and the "fuse" annotation (bit 19;
+ * bit 18 has no name here). */
+static void test_fused_kind(void)
+{
+    /* binary: an INSN with the field flags = kind 10 reads */
+    check_binary_op_kind(PMUSIM_OPK_FUSED);
+
+    /* text: a pair, a fused memory form with another flag; the word is
+     * fused; text -> binary -> text is byte-identical */
+    const char *text = "pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 1\nflags 0x0\n"
+                       "meta annotations brkind,allmem,opkind,lock,fuse\n"
+                       "0 0 insn ip=0x401000 len=3 plm=3 opk=fused\n"
+                       "0 0 insn ip=0x401003 len=2 plm=3 br=cond taken=0 target=0x401000 "
+                       "dir=miss tgt=miss det=none\n"
+                       "1 0 insn ip=0x401005 len=4 plm=3 opk=fused lock mem=ld addr=0x601000 size=4 "
+                       "lvl=l1d lat=0 tlb=l1\n"
+                       "1 0 insn ip=0x401009 len=2 plm=3 br=cond taken=1 target=0x401000 "
+                       "dir=miss tgt=miss det=none\n"
+                       "2 0 insn ip=0x401000 len=3 plm=3\n"
+                       "end 5\n";
+    check_text_binary_text(text, 5, check_fused_records);
+    /* bits 10-13 = 10 through xflags= read as the kind */
+    const char *H = "pmusim-trace 2\ncpu wsm\n";
+    check_xflags_read(H, "xflags=0x2800", PMUSIM_OPK_FUSED << PMUSIM_F_OPKIND_SHIFT);
+
+    CU_ASSERT_STRING_EQUAL(pmusim_annotation_name(PMUSIM_ANN_FUSE), "fuse");
+    CU_ASSERT_EQUAL(PMUSIM_ANN_FUSE, 1u << 19);
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    CU_ASSERT(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_FUSE); /* no key: claimed */
+    /* an opkind trace of before session 20 does not claim the pairs */
+    pmusim_trace_header_set_meta(&h, "annotations", "brkind,opkind");
+    CU_ASSERT_FALSE(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_FUSE);
+    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_OPKIND | PMUSIM_ANN_FUSE | (1u << 18));
+    CU_ASSERT_STRING_EQUAL(pmusim_trace_header_get_meta(&h, "annotations"), "opkind,fuse");
+    pmusim_trace_header_clear(&h);
+}
+
 static void check_xflags_read(const char *H, const char *xflags, unsigned want)
 {
     size_t n = 0;
@@ -2416,7 +2479,7 @@ static void test_stfwd_flag(void)
                       "line 3", "expected key=value, ia32, nop, predoff, fp, lock or stfwd");
     CU_ASSERT_STRING_EQUAL(pmusim_annotation_name(PMUSIM_ANN_STFWD), "stfwd");
     CU_ASSERT_EQUAL(PMUSIM_ANN_STFWD, 1u << 17);
-    CU_ASSERT_PTR_NULL(pmusim_annotation_name(1u << 18));
+    CU_ASSERT_PTR_NULL(pmusim_annotation_name(1u << 18)); /* not used here */
     pmusim_trace_header_t h;
     pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
     CU_ASSERT(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_STFWD); /* no key: claimed */
@@ -2426,7 +2489,7 @@ static void test_stfwd_flag(void)
     pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL);
     CU_ASSERT_STRING_EQUAL(pmusim_trace_header_get_meta(&h, "annotations"),
                            "levels,tlb,pred,brkind,offcore,timing,uops,symbols,alat,events,allmem,"
-                           "fp,callkind,fpclass,opkind,lock,lfb,stfwd");
+                           "fp,callkind,fpclass,opkind,lock,lfb,stfwd,fuse");
     CU_ASSERT_EQUAL(pmusim_trace_header_annotations(&h), PMUSIM_ANN_ALL);
     pmusim_trace_header_clear(&h);
 }
@@ -3063,5 +3126,6 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_lock_flag);
     PMUSIM_ADD_TEST(s, test_lfb_level);
     PMUSIM_ADD_TEST(s, test_stfwd_flag);
+    PMUSIM_ADD_TEST(s, test_fused_kind);
 }
 

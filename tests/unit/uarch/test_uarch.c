@@ -2875,6 +2875,63 @@ static void test_lsd_smt(void)
     done(u, &c);
 }
 
+/* Macro-fusion (docs/UARCH.md §1, "Macro-fusion"): 1000 pairs of a
+ * register CMP (operation kind fused on the fused runs) and a not-taken
+ * Jcc.  On Westmere a fused pair takes one slot of the 4-wide dispatch and
+ * retirement: after the warm-up 8 instructions (4 pairs, a CMP first)
+ * retire per cycle, so the 1600 instructions from the 401st (a CMP) to the
+ * 2000th lie in 1600 / 8 = 200 cycles, a span of 199; unmarked, each
+ * instruction takes a slot: 1600 / 4 = 400 cycles, span 399.  The pair's
+ * uop is its branch's, on port 5: 1000 uops there, none on port 0
+ * (unmarked: the 1000 CMPs go to the least loaded of 0, 1 and 5, which the
+ * branches keep busy: 500 on port 0, 500 on port 1).  Knights Mill does
+ * not fuse (no source says its core does): 2 slots per cycle either way,
+ * 800 cycles, span 799.  Once one instruction per call, once in one batch
+ * (the fast path). */
+static void test_macro_fusion(void)
+{
+    static const struct { pmusim_cpu_t cpu; uint16_t kind; uint64_t span, p5, p0; } cases[] = {
+        { PMUSIM_CPU_WSM, PMUSIM_OPK_FUSED, 199, 1000, 0 },
+        { PMUSIM_CPU_WSM_DP, PMUSIM_OPK_FUSED, 199, 1000, 0 },
+        { PMUSIM_CPU_WSM, PMUSIM_OPK_NONE, 399, 1000, 500 },
+        { PMUSIM_CPU_KNM, PMUSIM_OPK_FUSED, 799, 0, 0 },
+        { PMUSIM_CPU_KNM, PMUSIM_OPK_NONE, 799, 0, 0 },
+    };
+    enum { PAIRS = 1000 };
+    for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+        for (int batch = 0; batch < 2; batch++) {
+            collect_t c;
+            pmusim_uarch_t *u = model(cases[k].cpu, 1, NULL, &c);
+            pmusim_uarch_insn_t *in = g_new0(pmusim_uarch_insn_t, 2 * PAIRS);
+            for (size_t i = 0; i < PAIRS; i++) {
+                in[2 * i] = (pmusim_uarch_insn_t){ .ip = 0x401000, .plm = 3, .len = 3, .uops = 1,
+                                                   .flags = (uint16_t)(cases[k].kind
+                                                                       << PMUSIM_F_OPKIND_SHIFT) };
+                in[2 * i + 1] = (pmusim_uarch_insn_t){ .ip = 0x401003, .plm = 3, .len = 2, .uops = 1,
+                                                       .br = PMUSIM_UARCH_BR_COND, .taken = 0,
+                                                       .target = 0x401000 };
+            }
+            GError *e = NULL;
+            if (batch) {
+                CU_ASSERT_TRUE_FATAL(pmusim_uarch_insns(u, in, 2 * PAIRS, &e));
+            } else {
+                for (size_t i = 0; i < 2 * PAIRS; i++)
+                    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in[i], &e));
+            }
+            finish(u);
+            CU_ASSERT_EQUAL(insn(&c, 2 * PAIRS - 1)->cycle - insn(&c, 400)->cycle, cases[k].span);
+            /* the records keep the kind and the uops */
+            CU_ASSERT_EQUAL(PMUSIM_REC_OPKIND(insn(&c, 0)->flags), cases[k].kind);
+            CU_ASSERT_EQUAL(insn(&c, 0)->uops, 1);
+            CU_ASSERT_EQUAL(ev_sum(&c, 0xb1, 0x20), cases[k].p5);
+            CU_ASSERT_EQUAL(ev_sum(&c, 0xb1, 0x01), cases[k].p0);
+            assert_cycle_order(&c);
+            g_free(in);
+            done(u, &c);
+        }
+    }
+}
+
 /* The divider's timing: it is unpipelined, so two divides in a row take
  * their latencies one after the other, and a divide's instruction
  * completes with its result.  Warm loop of plain one-uop instructions in
@@ -2957,6 +3014,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_divider_timing);
     PMUSIM_ADD_TEST(s, test_lsd);
     PMUSIM_ADD_TEST(s, test_lsd_smt);
+    PMUSIM_ADD_TEST(s, test_macro_fusion);
     PMUSIM_ADD_TEST(s, test_l1i_lookups);
     PMUSIM_ADD_TEST(s, test_walk_cycles);
     PMUSIM_ADD_TEST(s, test_l2_ifetch);
