@@ -37,6 +37,7 @@
 #define OPEN_QUEUE_CAP 65536u
 #define IDLE_MIN 8u           /* a retirement gap this long becomes an IDLE record */
 #define RING_SIZE 256u        /* >= every CPU's window, power of two */
+#define DEP_RING 64u          /* > PMUSIM_UARCH_MAX_DEP, power of two */
 #define LSQ_RING 64u          /* >= every CPU's load and store buffer, power of two */
 /* Store forwarding's filter (stfwd_note()): counts of the live stores per
  * 8-byte granule, hashed to this many buckets (a power of two; at most
@@ -71,7 +72,11 @@ typedef struct uarch_thread {
     uint64_t disp_cycle, ret_cycle;
     uint32_t disp_used, ret_used;
     uint64_t fe_ready;         /* front end delivers again from this cycle */
-    uint64_t last_load_done;   /* data of the previous load is back */
+    /* when the data of the thread's last DEP_RING loads are back (load
+     * nload - k at [(nload - k) % DEP_RING]), for a load whose address
+     * depends on one of them (pmusim_uarch_access_t.addr_dep, access_done()) */
+    uint64_t load_done[DEP_RING];
+    uint64_t nload;
     uint64_t last_ret;         /* retirement cycle of the last instruction */
     gboolean any;              /* retired something */
     gboolean started;          /* has had input */
@@ -1977,8 +1982,9 @@ lfb_note(pmusim_uarch_t *u, const pmusim_uarch_access_t *a, uint64_t start, pmus
 
 /* Access a of an instruction dispatched at d, its lookup's result in *m:
  * the fill buffers' part of it (lfb_note()), and for a load when its data
- * are back.  A load starts at dispatch, or when the thread's previous load
- * is back if its address depends on it (addr_dep); a store completes at
+ * are back.  A load starts at dispatch, or, if its address depends on the
+ * load addr_dep loads back in the thread (1 the previous one), when that
+ * load's data are back (docs/UARCH.md §1 step 3); a store completes at
  * dispatch + 1 (c).  Returns when the instruction's loads are back, at
  * least c. */
 static inline __attribute__((always_inline)) uint64_t
@@ -1989,10 +1995,16 @@ access_done(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *a
         lfb_note(u, a, d, m);
         return c;
     }
-    const uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
+    uint64_t start = d;
+    if (G_UNLIKELY(a->addr_dep)) {
+        /* the ring's slots hold 0 before the thread's first loads */
+        const uint64_t src = t->load_done[(t->nload - a->addr_dep) & (DEP_RING - 1)];
+        start = src > d ? src : d;
+    }
     lfb_note(u, a, start, m);
-    t->last_load_done = start + m->latency;
-    return t->last_load_done > c ? t->last_load_done : c;
+    const uint64_t done = start + m->latency;
+    t->load_done[t->nload++ & (DEP_RING - 1)] = done;
+    return done > c ? done : c;
 }
 
 /* ---- allocation (docs/UARCH.md §1 step 2, "Allocation stalls") ----
