@@ -165,6 +165,14 @@ static const char *tr_mem_check(const pmusim_trace_header_t *h, const pmusim_mem
         return "unknown ALAT outcome";
     if (m->is_store > 1)
         return "is_store not 0 or 1";
+    if (m->dep) {
+        if (h->isa == PMUSIM_ISA_IA64)
+            return "memory dep (a load's address dependence) on IA-64: x86 only";
+        if (m->is_store)
+            return "memory dep (a load's address dependence) on a store";
+        if (m->dep > PMUSIM_MEM_MAX_DEP)
+            return "memory dep above 63";
+    }
     return NULL;
 }
 
@@ -270,7 +278,7 @@ char *tr_unescape(const char *s, size_t len)
 static const char *const annotation_names[PMUSIM_ANN_COUNT_] = {
     "levels", "tlb", "pred", "brkind", "offcore", "timing",
     "uops", "symbols", "alat", "events", "allmem", "fp", "callkind", "fpclass",
-    "opkind", "lock", "lfb", "stfwd",
+    "opkind", "lock", "lfb", "stfwd", "dep",
 };
 
 const char *pmusim_annotation_name(uint32_t bit)

@@ -1297,6 +1297,13 @@ static inline uint32_t dtlb_access(pmusim_uarch_t *u, uint64_t addr, gboolean st
 
 /* data_access() after the lines: the statistics, the rest of *m, the
  * offcore part; `lvl` is the deepest level that served a line. */
+/* The record's mem.dep of an access: its addr_dep, a load's only, within
+ * what a trace holds (FORMAT.md §3). */
+static inline uint8_t access_dep(const pmusim_uarch_access_t *acc)
+{
+    return acc->is_store || acc->addr_dep > PMUSIM_MEM_MAX_DEP ? 0 : acc->addr_dep;
+}
+
 static inline void data_access_done(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc,
                                     gboolean store, gboolean afp, uint64_t size, unsigned lvl,
                                     uint32_t tlb_lat, pmusim_mem_t *m)
@@ -1334,6 +1341,7 @@ static inline void data_access_done(pmusim_uarch_t *u, const pmusim_uarch_access
     m->level = (uint8_t)lvl;
     m->latency = level_latency(u, lvl, afp) + tlb_lat;
     m->alat = acc->alat < PMUSIM_ALAT_COUNT ? acc->alat : 0;
+    m->dep = access_dep(acc);
     offcore_note(u, lvl, store ? 1 : 0, m->latency); /* DMND_RFO : DMND_DATA_RD */
 }
 
@@ -1400,6 +1408,7 @@ static G_GNUC_NO_INLINE void data_access_plain(pmusim_uarch_t *u, const pmusim_u
         m->level = PMUSIM_LVL_L1D;
         m->latency = u->cfg->lat_l1d + tlb_lat;
         m->alat = acc->alat < PMUSIM_ALAT_COUNT ? acc->alat : 0;
+        m->dep = access_dep(acc);
         return;
     }
     data_access_done(u, acc, store, fp || acc->is_fp, size, lvl, tlb_lat, m);
@@ -1448,6 +1457,7 @@ static inline gboolean data_access_l1_mru(pmusim_uarch_t *u, const pmusim_uarch_
         .level = PMUSIM_LVL_L1D,
         .tlb = PMUSIM_TLB_L1_HIT,
         .alat = acc->alat < PMUSIM_ALAT_COUNT ? acc->alat : 0,
+        .dep = access_dep(acc),
     };
     return TRUE;
 }
@@ -3247,6 +3257,7 @@ static void access_from_mem(const pmusim_mem_t *m, gboolean fp, pmusim_uarch_acc
     a->size = m->size ? m->size : 1;
     a->is_store = m->is_store ? 1 : 0;
     a->is_fp = (uint8_t)fp;
+    a->addr_dep = m->is_store ? 0 : m->dep;
     a->alat = m->alat;
 }
 

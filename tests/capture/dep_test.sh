@@ -13,8 +13,9 @@
 #     (8 MiB) at xorshift indexes: the misses overlap in the window (10 fill
 #     buffers on wsm), so its extra cycles per LLC miss stay well below the
 #     latency: <= 271 / 4 on wsm.
-# Not yet checked: `trace annotate` of a capture (the trace does not hold
-# the distances yet: docs/UARCH.md §7).
+#   the captures claim the `dep` annotation, and `trace annotate --cpu wsm`
+#     of the chase capture gives the capture's cycles (the trace holds the
+#     distances: traces/FORMAT.md §2).
 #
 #   dep_test.sh PMUSIM SRCDIR
 # Skips (77) without qemu-x86_64, the plugin or a C compiler.
@@ -36,6 +37,13 @@ between "wsm chase extra INST_RETIRED:ANY_P per step (add, load, cmp, jne)" \
     $(( $(d wsm::INST_RETIRED:ANY_P c.pmt c0.pmt) / s )) 4 4
 between "wsm chase extra cycles per step" $(( $(d $W c.pmt c0.pmt) / s )) 271 400
 between "knm chase extra cycles per step" $(( $(d $K k.pmt k0.pmt) / s )) 200 400
+if has_annotation dep c.pmt && has_annotation dep k.pmt; then ok "the captures claim the dep annotation"
+else fail "no dep annotation in a capture's header"; fi
+"$pmusim" trace annotate --cpu wsm c.pmt ca.pmt
+c=$(count $W c.pmt)
+a=$(count $W ca.pmt)
+if [ "$a" -eq "$c" ]; then ok "trace annotate of the wsm chase capture: $a cycles"
+else fail "trace annotate of the wsm chase capture: $a cycles, the capture $c"; fi
 r=65536
 "$pmusim" trace capture --cpu wsm -o r0.pmt -- ./random 1048576 0 >/dev/null
 "$pmusim" trace capture --cpu wsm -o r.pmt -- ./random 1048576 $r >/dev/null
