@@ -13,6 +13,8 @@
 #     (8 MiB) at xorshift indexes: the misses overlap in the window (10 fill
 #     buffers on wsm), so its extra cycles per LLC miss stay well below the
 #     latency: <= 271 / 4 on wsm.
+#   `trace info` counts S more loads on the previous load (its
+#     "loads whose address depends on an earlier load" line);
 #   the captures claim the `dep` annotation, and `trace annotate --cpu wsm`
 #     of the chase capture gives the capture's cycles (the trace holds the
 #     distances: traces/FORMAT.md §2).
@@ -44,6 +46,10 @@ c=$(count $W c.pmt)
 a=$(count $W ca.pmt)
 if [ "$a" -eq "$c" ]; then ok "trace annotate of the wsm chase capture: $a cycles"
 else fail "trace annotate of the wsm chase capture: $a cycles, the capture $c"; fi
+# trace info counts the loads on the previous load: the chase's s more
+prev() { "$pmusim" trace info "$1" | sed -n 's/.*(on the previous load: \([0-9]*\)).*/\1/p'; }
+between "wsm chase extra loads on the previous load (trace info)" \
+    $(( $(prev c.pmt) - $(prev c0.pmt) )) $s $((s + 16))
 r=65536
 "$pmusim" trace capture --cpu wsm -o r0.pmt -- ./random 1048576 0 >/dev/null
 "$pmusim" trace capture --cpu wsm -o r.pmt -- ./random 1048576 $r >/dev/null
