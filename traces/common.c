@@ -165,6 +165,14 @@ static const char *tr_mem_check(const pmusim_trace_header_t *h, const pmusim_mem
         return "unknown ALAT outcome";
     if (m->is_store > 1)
         return "is_store not 0 or 1";
+    if (m->dep) {
+        if (h->isa == PMUSIM_ISA_IA64)
+            return "memory dep (a load's address dependence) on IA-64: x86 only";
+        if (m->is_store)
+            return "memory dep (a load's address dependence) on a store";
+        if (m->dep > PMUSIM_MEM_MAX_DEP)
+            return "memory dep above 63";
+    }
     return NULL;
 }
 
@@ -270,9 +278,7 @@ char *tr_unescape(const char *s, size_t len)
 static const char *const annotation_names[PMUSIM_ANN_COUNT_] = {
     "levels", "tlb", "pred", "brkind", "offcore", "timing",
     "uops", "symbols", "alat", "events", "allmem", "fp", "callkind", "fpclass",
-    "opkind", "lock", "lfb", "stfwd",
-    NULL, /* bit 18: not used here */
-    "fuse",
+    "opkind", "lock", "lfb", "stfwd", "dep", "fuse",
 };
 
 const char *pmusim_annotation_name(uint32_t bit)
@@ -293,17 +299,11 @@ uint32_t pmusim_trace_header_annotations(const pmusim_trace_header_t *h)
     for (gchar **p = parts; *p; p++) {
         const char *name = g_strstrip(*p);
         for (unsigned i = 0; i < PMUSIM_ANN_COUNT_; i++)
-            if (annotation_names[i] && strcmp(name, annotation_names[i]) == 0)
+            if (strcmp(name, annotation_names[i]) == 0)
                 mask |= 1u << i;
     }
     g_strfreev(parts);
-    /* a key that names every annotation reads as PMUSIM_ANN_ALL, the bits
-     * without a name in this build (bit 18) included */
-    uint32_t named = 0;
-    for (unsigned i = 0; i < PMUSIM_ANN_COUNT_; i++)
-        if (annotation_names[i])
-            named |= 1u << i;
-    return mask == named ? PMUSIM_ANN_ALL : mask;
+    return mask;
 }
 
 static gint key_cmp(gconstpointer a, gconstpointer b)
@@ -382,7 +382,7 @@ void pmusim_trace_header_set_annotations(pmusim_trace_header_t *h, uint32_t mask
 {
     GString *s = g_string_new(NULL);
     for (unsigned i = 0; i < PMUSIM_ANN_COUNT_; i++)
-        if ((mask & (1u << i)) && annotation_names[i])
+        if (mask & (1u << i))
             g_string_append_printf(s, "%s%s", s->len ? "," : "", annotation_names[i]);
     pmusim_trace_header_set_meta(h, "annotations", s->str);
     g_string_free(s, TRUE);

@@ -1050,7 +1050,8 @@ G_ALWAYS_INLINE static inline void rd_insn_copy(pmusim_uarch_insn_t *d,
  * the padding masked off instead of a load per field */
 G_STATIC_ASSERT(offsetof(pmusim_mem_t, latency) == 8 && offsetof(pmusim_mem_t, size) == 12 &&
                 offsetof(pmusim_mem_t, is_store) == 13 && offsetof(pmusim_mem_t, level) == 14 &&
-                offsetof(pmusim_mem_t, tlb) == 15 && offsetof(pmusim_mem_t, alat) == 16);
+                offsetof(pmusim_mem_t, tlb) == 15 && offsetof(pmusim_mem_t, alat) == 16 &&
+                offsetof(pmusim_mem_t, dep) == 17);
 G_STATIC_ASSERT(offsetof(pmusim_branch_t, kind) == 8 && offsetof(pmusim_branch_t, taken) == 9 &&
                 offsetof(pmusim_branch_t, dir_ok) == 10 &&
                 offsetof(pmusim_branch_t, tgt_ok) == 11 &&
@@ -1059,7 +1060,7 @@ G_STATIC_ASSERT(offsetof(pmusim_offcore_t, req) == 4 && offsetof(pmusim_offcore_
                 offsetof(pmusim_offcore_t, snoop) == 6 && sizeof(pmusim_offcore_t) == 8);
 G_ALWAYS_INLINE static inline uint64_t rd_mem_rest(const pmusim_rec_t *o)
 {
-    return rd_load64((const uint8_t *)&o->mem.latency) | o->mem.alat;
+    return rd_load64((const uint8_t *)&o->mem.latency) | o->mem.alat | o->mem.dep;
 }
 G_ALWAYS_INLINE static inline uint64_t rd_br_any(const pmusim_rec_t *o)
 {
@@ -1437,6 +1438,18 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                     SETF(oc.supplier, (uint8_t)sup);
                     SETF(oc.snoop, (uint8_t)b);
                 }
+                if (G_UNLIKELY(m & TR_M_MEMDEP)) {
+                    RD_BYTE(b);
+                    if (b > PMUSIM_MEM_MAX_DEP)
+                        BAD("memory dep above 63");
+                    if (b && ia64)
+                        BAD("memory dep (a load's address dependence) on IA-64: x86 only");
+                    if (!(o->flags & PMUSIM_F_MEM) && b)
+                        BAD("memory fields on an instruction without the memory flag");
+                    SETF(mem.dep, (uint8_t)b);
+                }
+                if (G_UNLIKELY(o->mem.dep && o->mem.is_store))
+                    BAD("memory dep (a load's address dependence) on a store");
             }
             if (G_UNLIKELY(h & TR_H_MEMDYN)) {
                 unsigned b;
@@ -1641,13 +1654,25 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             }
             break;
         }
-        case TR_OP_MEM: {
-            unsigned b, size;
+        case TR_OP_MEM:
+        case TR_OP_MEMDEP: {
+            unsigned b, size, dep = 0;
             uint64_t lat, da;
             if (c->version < 2)
-                BAD("MEM record (0x96) in a version 1 stream");
+                BAD(h == TR_OP_MEM ? "MEM record (0x96) in a version 1 stream"
+                                   : "MEM record (0x97) in a version 1 stream");
             RD_BYTE(b);
             RD_BYTE(size);
+            if (h == TR_OP_MEMDEP) {
+                /* since session 20: a load's address dependence */
+                RD_BYTE(dep);
+                if (dep > PMUSIM_MEM_MAX_DEP)
+                    BAD("memory dep above 63");
+                if (dep && ia64)
+                    BAD("memory dep (a load's address dependence) on IA-64: x86 only");
+                if (dep && (b & 1))
+                    BAD("memory dep (a load's address dependence) on a store");
+            }
             RD_VARINT(lat);
             RD_VARINT_LONG(da);
             if (((b >> 1) & 7) >= tr_level_limit(ia64) ||
@@ -1721,7 +1746,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                     fa->size = size ? size : 1;
                     fa->is_store = (uint8_t)(b & 1);
                     fa->is_fp = in->fp != PMUSIM_UARCH_FP_NONE;
-                    fa->addr_dep = 0;
+                    fa->addr_dep = (uint8_t)dep;
                     fa->alat = (uint8_t)(b >> 6);
                     fa++;
                     in->naccess++;
@@ -1753,6 +1778,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
             o->mem.level = (uint8_t)((b >> 1) & 7);
             o->mem.tlb = (uint8_t)((b >> 4) & 3);
             o->mem.alat = (uint8_t)(b >> 6);
+            o->mem.dep = (uint8_t)dep;
             o->mem.size = (uint8_t)size;
             o->mem.latency = (uint32_t)lat;
             o->mem.addr = prev->mem.addr + (uint64_t)rd_unzigzag(da);
@@ -1838,7 +1864,7 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
         default:
             g_snprintf(r->errbuf, sizeof r->errbuf,
                        "unknown record header byte 0x%02x (expected an instruction byte "
-                       "0x00-0x7f or an operation 0x80-0x87, 0x90-0x96)", h);
+                       "0x00-0x7f or an operation 0x80-0x87, 0x90-0x97)", h);
             errmsg = r->errbuf;
             goto bad;
         }
@@ -2245,11 +2271,11 @@ static gboolean text_insn(pmusim_trace_reader_t *r, pmusim_rec_t *o, const tok_t
         const char *eq = memchr(t->s, '=', t->len);
         if (mem_only) {
             static const char *const mem_key_names[] = { "mem", "addr", "size", "lvl",
-                                                         "lat", "tlb", "alat" };
+                                                         "lat", "tlb", "alat", "dep" };
             size_t kl = eq ? (size_t)(eq - t->s) : t->len;
             if (!eq || name_index(mem_key_names, G_N_ELEMENTS(mem_key_names), t->s, kl) < 0)
                 TBAD("unexpected '%.*s' in a mem record (expected mem=ld|st addr= size= lvl= "
-                     "lat= tlb= alat=)", (int)t->len, t->s);
+                     "lat= tlb= alat= dep=)", (int)t->len, t->s);
         }
         if (!eq) {
             static const struct { const char *w; unsigned f; } words[] = {
@@ -2353,6 +2379,10 @@ static gboolean text_insn(pmusim_trace_reader_t *r, pmusim_rec_t *o, const tok_t
             NEED_NAME(tr_alat_names, PMUSIM_ALAT_COUNT);
             o->mem.alat = (uint8_t)idx;
             mem_keys = TRUE;
+        } else if (!strcmp(key, "dep")) {
+            NEED_NUM(255); /* tr_rec_check() says what is allowed */
+            o->mem.dep = (uint8_t)v;
+            mem_keys = TRUE;
         } else if (!strcmp(key, "br")) {
             NEED_NAME(tr_brkind_names, PMUSIM_BR_COUNT);
             o->flags |= PMUSIM_F_BRANCH;
@@ -2410,7 +2440,7 @@ static gboolean text_insn(pmusim_trace_reader_t *r, pmusim_rec_t *o, const tok_t
     if (!have_ip)
         TBAD("instruction without ip=");
     if (mem_keys && !(o->flags & PMUSIM_F_MEM))
-        TBAD("memory keys (addr, size, lvl, lat, tlb, alat) without mem=ld|st");
+        TBAD("memory keys (addr, size, lvl, lat, tlb, alat, dep) without mem=ld|st");
     if (br_keys && !(o->flags & PMUSIM_F_BRANCH))
         TBAD("branch keys (taken, target, dir, tgt, det) without br=KIND");
     if (!(o->flags & PMUSIM_F_OFFCORE))

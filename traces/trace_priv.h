@@ -36,6 +36,7 @@
 #define TR_OP_SYMBOL 0x94u
 #define TR_OP_END 0x95u
 #define TR_OP_MEM 0x96u        /* format v2: a further memory access of the last INSN */
+#define TR_OP_MEMDEP 0x97u     /* the same with a dep byte (since session 20) */
 
 /* the highest record kind */
 #define TR_KIND_MAX PMUSIM_REC_MEM
@@ -56,7 +57,8 @@ enum {
     TR_M_BRTARGET = 1u << 8,  /* zigzag delta from the record's IP */
     TR_M_OCLAT = 1u << 9,
     TR_M_OCBITS = 1u << 10,   /* req, supplier, snoop */
-    TR_M_ALL = (1u << 11) - 1,
+    TR_M_MEMDEP = 1u << 11,   /* mem.dep:u8 (since session 20) */
+    TR_M_ALL = (1u << 12) - 1,
 };
 
 #define TR_CACHE_BITS 10u

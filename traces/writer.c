@@ -15,7 +15,7 @@
 #define OBUF_SIZE (OBUF_FLUSH + 2 * TR_MAX_STRING + 256u)
 /* The most bytes w_run() writes for one record: an INSN with a thread
  * select, every varint at its longest (10 bytes for 64 bits, 5 for 32, 3
- * for 16, 2 for the 11-bit field mask) and every optional part: 83. */
+ * for 16, 2 for the 12-bit field mask) and every optional part: 84. */
 #define W_MAX_REC 96u
 _Static_assert(OBUF_SIZE - OBUF_FLUSH >= W_MAX_REC, "output buffer without room past the mark");
 
@@ -141,10 +141,11 @@ typedef uint8_t w_v16 __attribute__((vector_size(16)));
 #define W_NRAW 6
 static const size_t w_raw_off[W_NRAW] = { 8, 24, 40, 64, 80, 88 };
 /* The bytes of each vector the test ignores: the thread, the padding
- * after mem.alat, br.detect and oc.snoop. */
+ * after mem.dep, br.detect and oc.snoop. */
 _Static_assert(offsetof(pmusim_rec_t, thread) == 9 && offsetof(pmusim_rec_t, ip) == 16 &&
                    offsetof(pmusim_rec_t, mem.addr) == 56 &&
                    offsetof(pmusim_rec_t, mem.alat) == 72 &&
+                   offsetof(pmusim_rec_t, mem.dep) == 73 &&
                    offsetof(pmusim_rec_t, br.target) == 80 &&
                    offsetof(pmusim_rec_t, br.detect) == 92 &&
                    offsetof(pmusim_rec_t, oc.snoop) == 102 && sizeof(pmusim_rec_t) == 104,
@@ -153,7 +154,7 @@ static const w_v16 w_raw_mask[W_NRAW] = {
     { 0xff, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
     { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
     { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
-    { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0 },       /* 64..79 */
+    { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0 },    /* 64..79 */
     { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0 }, /* 80..95 */
     { 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0 },    /* 88..103 */
 };
@@ -167,6 +168,7 @@ typedef struct w_ent {
     int64_t stride; /* between the last two addresses */
     uint32_t uops;
     uint8_t alat;
+    uint8_t dep; /* mem.dep (a static field: TR_M_MEMDEP) */
 } w_ent_t;
 
 static inline w_v16 w_v16_at(const pmusim_rec_t *r, size_t off)
@@ -448,7 +450,9 @@ G_ALWAYS_INLINE static inline uint8_t *enc_fields(w_ent_t *e, uint8_t *p, const 
     uint64_t wb = w_word(r, W_OFF_B) & (WK_BKIND | WK_BDYN) & bm;
     uint64_t wo = w_word(r, W_OFF_O) & (WK_OCLAT | WK_OCBITS) & om;
     uint64_t xa = wa ^ e->a, xm = wm ^ e->m, xb = wb ^ e->b, xo = wo ^ e->o;
+    const uint8_t dep = (uint8_t)(r->mem.dep & mm);
     unsigned m = ((xa & WK_FLAGS) ? TR_M_FLAGS : 0) | ((xa & WK_PLM) ? TR_M_PLM : 0) |
+                 (dep != e->dep ? TR_M_MEMDEP : 0) |
                  ((xa & WK_UNIT) ? TR_M_UNIT : 0) | ((xa & WK_LEN) ? TR_M_LEN : 0) |
                  (r->insn != e->insn ? TR_M_INSN : 0) | (r->uops != e->uops ? TR_M_UOPS : 0) |
                  ((xm & WK_MSTAT) ? TR_M_MEMSTATIC : 0) |
@@ -473,6 +477,8 @@ G_ALWAYS_INLINE static inline uint8_t *enc_fields(w_ent_t *e, uint8_t *p, const 
         *p++ = (uint8_t)(r->oc.supplier & om);
         *p++ = (uint8_t)(r->oc.snoop & om);
     }
+    if (m & TR_M_MEMDEP) *p++ = dep;
+    e->dep = dep;
     e->a = wa;
     e->insn = r->insn;
     e->uops = r->uops;
@@ -619,7 +625,8 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, w_ent_t **went_ne
     uint64_t xb = wb ^ e->b;
     uint64_t diff = ((w_word(r, W_OFF_A) & WK_A) ^ e->a) | (r->insn ^ e->insn) |
                     (uint64_t)(r->uops ^ e->uops) | ((wm ^ e->m) & WK_MSTAT) |
-                    (xb & WK_BKIND) | ((w_word(r, W_OFF_O) & k->o) ^ e->o);
+                    (xb & WK_BKIND) | ((w_word(r, W_OFF_O) & k->o) ^ e->o) |
+                    (uint64_t)((uint8_t)(r->mem.dep & mm) ^ e->dep);
     uint64_t xt = target ^ e->target;
     if (G_UNLIKELY(diff | xt)) {
         if (diff)
@@ -660,9 +667,11 @@ static gboolean w_bin_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GErro
             break;
         case PMUSIM_REC_MEM:
             /* same thread and cycle as the INSN before it: no delta, no select */
-            *p++ = TR_OP_MEM;
+            *p++ = r->mem.dep ? TR_OP_MEMDEP : TR_OP_MEM;
             *p++ = tr_mem_byte(&r->mem);
             *p++ = r->mem.size;
+            if (r->mem.dep)
+                *p++ = r->mem.dep;
             p = put_varint(p, r->mem.latency);
             p = put_varint(p, tr_zigzag((int64_t)(r->mem.addr - w->prev.mem.addr)));
             break;
@@ -717,6 +726,8 @@ static void fmt_mem(GString *s, const pmusim_mem_t *m)
                            m->latency, tr_tlb_names[m->tlb]);
     if (m->alat)
         g_string_append_printf(s, " alat=%s", tr_alat_names[m->alat]);
+    if (m->dep)
+        g_string_append_printf(s, " dep=%u", m->dep);
 }
 
 static void fmt_insn(GString *s, gboolean ia64, const pmusim_rec_t *r)
@@ -846,7 +857,8 @@ G_ALWAYS_INLINE static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w,
                    ((r->flags & PMUSIM_F_OPKIND_MASK) >= (PMUSIM_OPK_COUNT << PMUSIM_F_OPKIND_SHIFT));
     if (r->flags & PMUSIM_F_MEM) {
         uint64_t ym = w_word(r, W_OFF_M) & WC_M_SEL;
-        bad |= W_OVER(ym, WC_M_ADD, WC_M_TOP) | (r->mem.alat >= PMUSIM_ALAT_COUNT);
+        bad |= W_OVER(ym, WC_M_ADD, WC_M_TOP) | (r->mem.alat >= PMUSIM_ALAT_COUNT) |
+               (r->mem.dep && (ia64 | r->mem.is_store | (r->mem.dep > PMUSIM_MEM_MAX_DEP)));
         if (ia64) /* WC_M_TOP bounds the level by PMUSIM_LVL_COUNT; lfb is x86's */
             bad |= r->mem.level >= tr_level_limit(TRUE);
     }
@@ -863,7 +875,8 @@ G_ALWAYS_INLINE static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w,
 static inline gboolean w_mem_ok(const pmusim_mem_t *m, const gboolean ia64)
 {
     return !((m->level >= tr_level_limit(ia64)) |
-             (m->tlb >= PMUSIM_TLB_COUNT) | (m->alat >= PMUSIM_ALAT_COUNT) | (m->is_store > 1));
+             (m->tlb >= PMUSIM_TLB_COUNT) | (m->alat >= PMUSIM_ALAT_COUNT) | (m->is_store > 1) |
+             (m->dep && (ia64 | m->is_store | (m->dep > PMUSIM_MEM_MAX_DEP))));
 }
 
 /* NULL or what is wrong with the next record (FORMAT.md: everything the
@@ -943,9 +956,11 @@ G_ALWAYS_INLINE static inline size_t w_run(pmusim_trace_writer_t *w, const pmusi
                     thread = r->thread;
                 }
                 cycle = r->cycle;
-                *p++ = TR_OP_MEM;
+                *p++ = r->mem.dep ? TR_OP_MEMDEP : TR_OP_MEM;
                 *p++ = tr_mem_byte(&r->mem);
                 *p++ = r->mem.size;
+                if (r->mem.dep)
+                    *p++ = r->mem.dep;
                 p = put_varint(p, r->mem.latency);
                 p = put_varint(p, tr_zigzag((int64_t)(r->mem.addr - base)));
             } else if (r->kind == PMUSIM_REC_IDLE || r->kind == PMUSIM_REC_EVENT ||

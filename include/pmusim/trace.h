@@ -179,7 +179,13 @@ typedef struct pmusim_mem {
     uint8_t level;     /* pmusim_mem_level_t */
     uint8_t tlb;       /* pmusim_tlb_outcome_t */
     uint8_t alat;      /* pmusim_alat_outcome_t */
+    /* x86 loads: the address depends on the data of the load this many
+     * loads back in the thread (1 the previous load; 1..PMUSIM_MEM_MAX_DEP),
+     * 0 none or unknown (the "dep" annotation, FORMAT.md §2); 0 on stores
+     * and on IA-64 */
+    uint8_t dep;
 } pmusim_mem_t;
+#define PMUSIM_MEM_MAX_DEP 63u
 
 typedef enum pmusim_br_kind {
     PMUSIM_BR_COND = 0,     /* conditional direct */
@@ -289,7 +295,7 @@ enum pmusim_annotation {
     PMUSIM_ANN_LOCK = 1u << 15,    /* "lock": the locked-instruction flag (PMUSIM_F_LOCK) */
     PMUSIM_ANN_LFB = 1u << 16,     /* "lfb": loads that hit a line fill buffer have mem.level lfb */
     PMUSIM_ANN_STFWD = 1u << 17,   /* "stfwd": the store-forwarding block flag (PMUSIM_F_STFWD_BLOCK) */
-    /* bit 18: not used here */
+    PMUSIM_ANN_DEP = 1u << 18,     /* "dep": mem.dep, the loads' address dependences (x86) */
     PMUSIM_ANN_FUSE = 1u << 19,    /* "fuse": operation kind fused marks every pair Westmere macro-fuses */
     PMUSIM_ANN_COUNT_ = 20,
     PMUSIM_ANN_ALL = (1u << 20) - 1u,

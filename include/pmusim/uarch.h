@@ -66,10 +66,15 @@ typedef struct pmusim_uarch_access {
     uint32_t size;     /* bytes, >= 1; an access crossing a line touches both lines */
     uint8_t is_store;  /* 0 load, 1 store (a read-modify-write is two accesses) */
     uint8_t is_fp;     /* FP load/store (Itanium: served by L2, bypassing the L1D) */
-    /* 1 when the address depends on the previous load of the same thread
-     * (pointer chasing): the access cannot start before that load's data is
-     * back.  0 when unknown: the model then treats the access as
-     * independent (docs/UARCH.md, timing). */
+    /* A load whose address depends on the data of an earlier load of the
+     * same thread (pointer chasing): that load's distance back, in the
+     * thread's loads (1 the previous load, 2 the one before ...; at most
+     * PMUSIM_UARCH_MAX_DEP): the access cannot start before that load's
+     * data are back.  0 when it depends on none, or on one farther back, or
+     * it is unknown: the model then treats the access as independent
+     * (docs/UARCH.md §1 step 3).  0 on a store (a store's address waits
+     * for nothing in this model).  The model does not check the bound: a
+     * producer must keep it (the trace reader refuses more). */
     uint8_t addr_dep;
     /* IA-64 ALAT outcome (pmusim_alat_outcome_t) of an ld.c/chk.a, copied to
      * mem.alat: the ALAT's contents depend on register numbers and
@@ -97,6 +102,14 @@ typedef struct pmusim_uarch_access {
  * runs as an instruction of its own, as the parts of an older producer did,
  * and counts in pmusim_uarch_stats_t.split_parts. */
 #define PMUSIM_UARCH_MAX_ACCESSES 64u
+/* The farthest load an access's addr_dep names (above): the model keeps
+ * the data-ready cycles of a thread's last 64 loads.  On Westmere farther
+ * never matters: a load cannot allocate before the load its 48-entry load
+ * buffer back has retired, data and all (docs/UARCH.md §3); Knights Mill
+ * has no load buffer in the model, and a load 64 loads back, at least 64
+ * instructions, is near the end of its 72-entry window (a limit, UARCH.md
+ * §7). */
+#define PMUSIM_UARCH_MAX_DEP 63u
 #define PMUSIM_UARCH_ACC_MORE 0x80000000u  /* more accesses follow in the next part */
 #define PMUSIM_UARCH_ACC_CONT 0x40000000u  /* a continuation of the part before */
 #define PMUSIM_UARCH_ACC_COUNT 0x0000ffffu /* the count's bits */

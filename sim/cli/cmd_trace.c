@@ -493,6 +493,7 @@ typedef struct trace_stats {
     gboolean any;
     uint64_t last;
     uint64_t loads[PMUSIM_LVL_COUNT], stores[PMUSIM_LVL_COUNT];
+    uint64_t dep_loads, dep_prev; /* loads with mem.dep, and with 1 (the previous load) */
     uint64_t branches, taken, mispred, offcore, event_occ;
 } trace_stats_t;
 
@@ -508,8 +509,11 @@ static void stats_add(trace_stats_t *s, const pmusim_rec_t *r, size_t n)
         switch (r->kind) {
         case PMUSIM_REC_INSN:
             s->insn_thread[r->thread]++;
-            if (r->flags & PMUSIM_F_MEM)
+            if (r->flags & PMUSIM_F_MEM) {
                 (r->mem.is_store ? s->stores : s->loads)[r->mem.level]++;
+                s->dep_loads += r->mem.dep != 0;
+                s->dep_prev += r->mem.dep == 1;
+            }
             if (r->flags & PMUSIM_F_BRANCH) {
                 s->branches++;
                 s->taken += r->br.taken;
@@ -517,7 +521,11 @@ static void stats_add(trace_stats_t *s, const pmusim_rec_t *r, size_t n)
             }
             s->offcore += (r->flags & PMUSIM_F_OFFCORE) != 0;
             break;
-        case PMUSIM_REC_MEM: (r->mem.is_store ? s->stores : s->loads)[r->mem.level]++; break;
+        case PMUSIM_REC_MEM:
+            (r->mem.is_store ? s->stores : s->loads)[r->mem.level]++;
+            s->dep_loads += r->mem.dep != 0;
+            s->dep_prev += r->mem.dep == 1;
+            break;
         case PMUSIM_REC_IDLE: s->idle_cycles += r->n; break;
         case PMUSIM_REC_EVENT: s->event_occ += r->n; break;
         default: break;
@@ -582,6 +590,11 @@ static int cmd_info(int argc, char **argv)
             printf(" %s=%" PRIu64, pmusim_mem_level_name(l), (st ? s.stores : s.loads)[l]);
         printf("\n");
     }
+    /* only for a trace that has them (the `dep` annotation, a capture's):
+     * the output of every other trace stays as it was */
+    if (s.dep_loads)
+        printf("loads whose address depends on an earlier load: %" PRIu64
+               " (on the previous load: %" PRIu64 ")\n", s.dep_loads, s.dep_prev);
     printf("branches: %" PRIu64 " (taken %" PRIu64 ", mispredicted %" PRIu64 ")\n", s.branches,
            s.taken, s.mispred);
     printf("offcore requests: %" PRIu64 "\nevent occurrences: %" PRIu64 "\n", s.offcore,

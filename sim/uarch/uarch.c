@@ -37,6 +37,7 @@
 #define OPEN_QUEUE_CAP 65536u
 #define IDLE_MIN 8u           /* a retirement gap this long becomes an IDLE record */
 #define RING_SIZE 256u        /* >= every CPU's window, power of two */
+#define DEP_RING 64u          /* > PMUSIM_UARCH_MAX_DEP, power of two */
 #define LSQ_RING 64u          /* >= every CPU's load and store buffer, power of two */
 /* Store forwarding's filter (stfwd_note()): counts of the live stores per
  * 8-byte granule, hashed to this many buckets (a power of two; at most
@@ -71,7 +72,11 @@ typedef struct uarch_thread {
     uint64_t disp_cycle, ret_cycle;
     uint32_t disp_used, ret_used;
     uint64_t fe_ready;         /* front end delivers again from this cycle */
-    uint64_t last_load_done;   /* data of the previous load is back */
+    /* when the data of the thread's last DEP_RING loads are back (load
+     * nload - k at [(nload - k) % DEP_RING]), for a load whose address
+     * depends on one of them (pmusim_uarch_access_t.addr_dep, access_done()) */
+    uint64_t load_done[DEP_RING];
+    uint64_t nload;
     uint64_t last_ret;         /* retirement cycle of the last instruction */
     gboolean any;              /* retired something */
     gboolean started;          /* has had input */
@@ -1340,6 +1345,13 @@ static inline uint32_t dtlb_access(pmusim_uarch_t *u, uint64_t addr, gboolean st
 
 /* data_access() after the lines: the statistics, the rest of *m, the
  * offcore part; `lvl` is the deepest level that served a line. */
+/* The record's mem.dep of an access: its addr_dep, a load's only, within
+ * what a trace holds (FORMAT.md §3). */
+static inline uint8_t access_dep(const pmusim_uarch_access_t *acc)
+{
+    return acc->is_store || acc->addr_dep > PMUSIM_MEM_MAX_DEP ? 0 : acc->addr_dep;
+}
+
 static inline void data_access_done(pmusim_uarch_t *u, const pmusim_uarch_access_t *acc,
                                     gboolean store, gboolean afp, uint64_t size, unsigned lvl,
                                     uint32_t tlb_lat, pmusim_mem_t *m)
@@ -1377,6 +1389,7 @@ static inline void data_access_done(pmusim_uarch_t *u, const pmusim_uarch_access
     m->level = (uint8_t)lvl;
     m->latency = level_latency(u, lvl, afp) + tlb_lat;
     m->alat = acc->alat < PMUSIM_ALAT_COUNT ? acc->alat : 0;
+    m->dep = access_dep(acc);
     offcore_note(u, lvl, store ? 1 : 0, m->latency); /* DMND_RFO : DMND_DATA_RD */
 }
 
@@ -1443,6 +1456,7 @@ static G_GNUC_NO_INLINE void data_access_plain(pmusim_uarch_t *u, const pmusim_u
         m->level = PMUSIM_LVL_L1D;
         m->latency = u->cfg->lat_l1d + tlb_lat;
         m->alat = acc->alat < PMUSIM_ALAT_COUNT ? acc->alat : 0;
+        m->dep = access_dep(acc);
         return;
     }
     data_access_done(u, acc, store, fp || acc->is_fp, size, lvl, tlb_lat, m);
@@ -1491,6 +1505,7 @@ static inline gboolean data_access_l1_mru(pmusim_uarch_t *u, const pmusim_uarch_
         .level = PMUSIM_LVL_L1D,
         .tlb = PMUSIM_TLB_L1_HIT,
         .alat = acc->alat < PMUSIM_ALAT_COUNT ? acc->alat : 0,
+        .dep = access_dep(acc),
     };
     return TRUE;
 }
@@ -2140,8 +2155,9 @@ lfb_note(pmusim_uarch_t *u, const pmusim_uarch_access_t *a, uint64_t start, pmus
 
 /* Access a of an instruction dispatched at d, its lookup's result in *m:
  * the fill buffers' part of it (lfb_note()), and for a load when its data
- * are back.  A load starts at dispatch, or when the thread's previous load
- * is back if its address depends on it (addr_dep); a store completes at
+ * are back.  A load starts at dispatch, or, if its address depends on the
+ * load addr_dep loads back in the thread (1 the previous one), when that
+ * load's data are back (docs/UARCH.md §1 step 3); a store completes at
  * dispatch + 1 (c).  Returns when the instruction's loads are back, at
  * least c. */
 static inline __attribute__((always_inline)) uint64_t
@@ -2152,10 +2168,16 @@ access_done(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *a
         lfb_note(u, a, d, m);
         return c;
     }
-    const uint64_t start = a->addr_dep && t->last_load_done > d ? t->last_load_done : d;
+    uint64_t start = d;
+    if (G_UNLIKELY(a->addr_dep)) {
+        /* the ring's slots hold 0 before the thread's first loads */
+        const uint64_t src = t->load_done[(t->nload - a->addr_dep) & (DEP_RING - 1)];
+        start = src > d ? src : d;
+    }
     lfb_note(u, a, start, m);
-    t->last_load_done = start + m->latency;
-    return t->last_load_done > c ? t->last_load_done : c;
+    const uint64_t done = start + m->latency;
+    t->load_done[t->nload++ & (DEP_RING - 1)] = done;
+    return done > c ? done : c;
 }
 
 /* ---- allocation (docs/UARCH.md §1 step 2, "Allocation stalls") ----
@@ -3418,6 +3440,7 @@ static void access_from_mem(const pmusim_mem_t *m, gboolean fp, pmusim_uarch_acc
     a->size = m->size ? m->size : 1;
     a->is_store = m->is_store ? 1 : 0;
     a->is_fp = (uint8_t)fp;
+    a->addr_dep = m->is_store ? 0 : m->dep;
     a->alat = m->alat;
 }
 

@@ -40,7 +40,7 @@ static inline void uarch_input_insn(const pmusim_rec_t *r, unsigned thread,
     acc->size = r->mem.size ? r->mem.size : 1;
     acc->is_store = r->mem.is_store;
     acc->is_fp = fp;
-    acc->addr_dep = 0;
+    acc->addr_dep = r->mem.is_store ? 0 : r->mem.dep;
     acc->alat = r->mem.alat;
     /* canonical: kind, taken and target are 0 without the branch flag */
     if (f & PMUSIM_F_BRANCH) {

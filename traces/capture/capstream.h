@@ -21,6 +21,10 @@
  *           u64 vaddr of the first instruction
  *           ninsns x capstream_insn_t (16 bytes each; instructions are
  *           contiguous: each starts where the previous ends)
+ *           ninsns x capstream_regs_t (8 bytes each, since session 20: the
+ *           registers each reads, writes and addresses memory with; a
+ *           reader takes a chunk without them, from an older plugin, as
+ *           one whose instructions touch no register)
  * EXEC    what one guest thread executed, a sequence of items, each starting
  *         with a u16 h:
  *           h bit 0 = 0: a block starts executing.  h bit 1 = 0: tb_id =
@@ -217,6 +221,34 @@ typedef struct capstream_insn {
 } capstream_insn_t;
 
 _Static_assert(sizeof(capstream_insn_t) == 16, "capstream_insn_t is 16 bytes on the wire");
+
+/* The general-purpose registers an instruction uses (since session 20),
+ * as masks of bit r for the 64-bit register r in the encoding's order:
+ * 0 rax, 1 rcx, 2 rdx, 3 rbx, 4 rsp, 5 rbp, 6 rsi, 7 rdi, 8-15 r8-r15;
+ * a sub-register (eax, ax, al, ah) is its 64-bit register.  For the
+ * reader's tracking of which load a register's value came from
+ * (docs/CAPTURE.md, "Dependences of load addresses"). */
+typedef struct capstream_regs {
+    uint16_t src;  /* registers the written ones are computed from: read
+                    * operands, implicit reads, lea's address registers, a
+                    * register written in part (8 or 16 bits: the rest is
+                    * kept); not those that only address memory; none for a
+                    * zeroing idiom (xor/sub of a register with itself) */
+    uint16_t dst;  /* registers written */
+    uint16_t ld;   /* those of dst written with the data of the instruction's
+                    * load (mov rax,[..]; add rax,[..]; pop rbx; leave's rbp;
+                    * lods's rax) */
+    uint16_t addr; /* registers of its memory accesses' addresses: base and
+                    * index of its memory operands, rsp of a stack access
+                    * (push, pop, call, ret), rbp of leave */
+} capstream_regs_t;
+
+_Static_assert(sizeof(capstream_regs_t) == 8, "capstream_regs_t is 8 bytes on the wire");
+
+/* Bytes of a TB chunk of n instructions. */
+#define CAPSTREAM_TB_SIZE(n) (16u + (n) * (uint32_t)(sizeof(capstream_insn_t) + sizeof(capstream_regs_t)))
+/* ... from a plugin before session 20 (no capstream_regs_t) */
+#define CAPSTREAM_TB_SIZE_OLD(n) (16u + (n) * (uint32_t)sizeof(capstream_insn_t))
 
 /* The shared execution buffers: CAPSTREAM_SHM_VCPUS of these, one after
  * the other, buffer k for vCPU k (CAPSTREAM_SHM_SIZE bytes in all; pages a

@@ -32,6 +32,8 @@ typedef struct cap_tb {
     pmusim_rec_t *rec;   /* n record templates (in[i].tmpl), behind in[] */
     uint16_t *acc_info;  /* n access facts, behind rec[]: capstream_insn_t.mem_width
                           * in bits 7:0, CAP_ACC_FP when the instruction is FP/SIMD */
+    capstream_regs_t *regs; /* n register uses, behind acc_info[] (zero from a plugin
+                             * before session 20) */
     pmusim_uarch_insn_t in[];
 } cap_tb_t;
 /* An access item's instruction in one load (cap_exec_items()): its FP
@@ -70,6 +72,12 @@ typedef struct cap_thread {
     gboolean live;       /* sent a chunk or was created (THREAD {1}), and has not exited
                           * or entered a waiting system call since (THREAD {2}, {3}) */
     gboolean cont_dirty; /* an instruction among the complete ones is a continuation */
+    /* dependences of load addresses (cap_regs_run()): loads so far, the
+     * number (1, 2, ...) of the load each general-purpose register's value
+     * came from (0: none), and of the current instruction's last load */
+    uint64_t nloads;
+    uint64_t reg_ld[16];
+    uint64_t cur_ld;
     uint16_t dirty[CAP_THREAD_ACCESSES];
     pmusim_uarch_access_t acc[CAP_THREAD_ACCESSES];
 } cap_thread_t;
@@ -228,6 +236,42 @@ static uint64_t rd64(const uint8_t *p)
 
 /* ---- instructions -> model ---- */
 
+/* The newest load (its number, 0 none) the registers of mask m hold
+ * values of. */
+static inline uint64_t cap_regs_newest(const cap_thread_t *t, unsigned m)
+{
+    uint64_t v = 0;
+    for (; m; m &= m - 1) {
+        const uint64_t x = t->reg_ld[__builtin_ctz(m)];
+        v = x > v ? x : v;
+    }
+    return v;
+}
+
+/* Thread t moves on from its current instruction to instruction `upto` of
+ * its block: the registers that instructions [idx, upto) write take the
+ * load their value came from: the instruction's own (its last) for those
+ * it writes with loaded data, else the newest of its sources'
+ * (docs/CAPTURE.md, "Dependences of load addresses"). */
+static inline void cap_regs_run(cap_thread_t *t, uint32_t upto)
+{
+    const capstream_regs_t *rg = t->tb->regs;
+    for (uint32_t j = t->idx; j < upto; j++) {
+        unsigned dst = rg[j].dst;
+        if (!dst)
+            continue;
+        const uint64_t v = cap_regs_newest(t, rg[j].src);
+        if (j == t->idx && t->cur_ld) {
+            for (unsigned m = rg[j].ld; m; m &= m - 1)
+                t->reg_ld[__builtin_ctz(m)] = t->cur_ld;
+            dst &= ~(unsigned)rg[j].ld;
+        }
+        for (; dst; dst &= dst - 1)
+            t->reg_ld[__builtin_ctz(dst)] = v;
+    }
+    t->cur_ld = 0;
+}
+
 /* The block's inputs carry thread t's hardware thread (set again only when
  * another hardware thread ran the block last). */
 static inline void cap_tb_thread(cap_thread_t *t)
@@ -331,6 +375,7 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
         return TRUE;
     const uint32_t last = t->tb->n - 1;
     cap_attach(t);
+    cap_regs_run(t, last + 1);
     t->idx = last;
     /* the last instruction: its outcome is where the thread went.  Its
      * template keeps the outcome after: only this function runs a block's
@@ -458,6 +503,7 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
                              t->idx, t->tb->n - 1);
         if (i > t->idx) {
             cap_attach(t);
+            cap_regs_run(t, i);
             t->idx = i;
         }
         const uint64_t addr = prev + ((z >> 1) ^ (uint64_t)-(int64_t)(z & 1));
@@ -490,9 +536,18 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
         prev = addr;
         pmusim_uarch_access_t *a = &t->acc[t->nacc++];
         a->addr = prev;
-        /* size, is_store, is_fp and zero addr_dep and alat in one store */
-        const uint64_t rest = (uint64_t)piece | (uint64_t)((h >> 1) & 1) << 32 |
-                              (uint64_t)(info & CAP_ACC_FP) << 32;
+        /* size, is_store, is_fp, addr_dep and zero alat in one store */
+        uint64_t rest = (uint64_t)piece | (uint64_t)((h >> 1) & 1) << 32 |
+                        (uint64_t)(info & CAP_ACC_FP) << 32;
+        if (!(h & 2)) {
+            /* a load: its distance to the newest load its address
+             * registers' values came from (0: none, or too far back) */
+            const uint64_t src = cap_regs_newest(t, t->tb->regs[i].addr);
+            const uint64_t n = ++t->nloads;
+            if (src && n - src <= PMUSIM_UARCH_MAX_DEP)
+                rest |= (n - src) << 48;
+            t->cur_ld = n;
+        }
         memcpy(&a->size, &rest, sizeof rest);
         k += 2 + nb;
     }
@@ -545,9 +600,11 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
     if (n == 0 || n > CAPSTREAM_MAX_TB_INSNS)
         return cap_error(c, at + 4, error, "block of %u instructions, expected 1..%u", n,
                          CAPSTREAM_MAX_TB_INSNS);
-    if ((uint64_t)size != 16 + (uint64_t)n * sizeof(capstream_insn_t))
-        return cap_error(c, at, error, "TB chunk of %u bytes for %u instructions, expected %u",
-                         size, n, (unsigned)(16 + n * sizeof(capstream_insn_t)));
+    const gboolean has_regs = size == CAPSTREAM_TB_SIZE(n);
+    if (!has_regs && size != CAPSTREAM_TB_SIZE_OLD(n))
+        return cap_error(c, at, error,
+                         "TB chunk of %u bytes for %u instructions, expected %u (or %u)", size,
+                         n, CAPSTREAM_TB_SIZE(n), CAPSTREAM_TB_SIZE_OLD(n));
     if (id != c->tbs->len)
         return cap_error(c, at, error, "block id %u, expected the next one, %u", id, c->tbs->len);
     if (id >= PMUSIM_CAPTURE_MAX_TBS) {
@@ -555,12 +612,15 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
                     "%s: more than %u translated blocks", c->name, PMUSIM_CAPTURE_MAX_TBS);
         return FALSE;
     }
-    cap_tb_t *tb = g_malloc0(sizeof *tb +
-                             n * (sizeof tb->in[0] + sizeof tb->rec[0] + sizeof tb->acc_info[0]));
+    cap_tb_t *tb = g_malloc0(sizeof *tb + n * (sizeof tb->in[0] + sizeof tb->rec[0] +
+                                               sizeof tb->acc_info[0] + sizeof tb->regs[0]));
     tb->vaddr = vaddr;
     tb->n = n;
     tb->rec = (pmusim_rec_t *)(void *)&tb->in[n];
     tb->acc_info = (uint16_t *)(void *)&tb->rec[n];
+    tb->regs = (capstream_regs_t *)(void *)&tb->acc_info[n];
+    if (has_regs)
+        memcpy(tb->regs, p + CAPSTREAM_TB_SIZE_OLD(n), n * sizeof tb->regs[0]);
     uint64_t ip = vaddr;
     for (uint32_t i = 0; i < n; i++) {
         capstream_insn_t d;

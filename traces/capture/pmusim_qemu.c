@@ -553,6 +553,128 @@ static uint8_t op_kind(const cs_insn *ci, int simd, uint8_t fpclass, int mem_ops
     return rule->kind;
 }
 
+/* The 64-bit general-purpose register a Capstone register is or is part
+ * of, as its number in the encoding's order (capstream_regs_t), or -1
+ * (RIP, segment, flags, vector and other registers: not tracked); *part
+ * is set for an 8- or 16-bit one, whose write keeps the rest. */
+static int gpr_of(unsigned r, int *part)
+{
+    *part = 1;
+    switch (r) {
+    case X86_REG_AL: case X86_REG_AH: case X86_REG_AX: return 0;
+    case X86_REG_CL: case X86_REG_CH: case X86_REG_CX: return 1;
+    case X86_REG_DL: case X86_REG_DH: case X86_REG_DX: return 2;
+    case X86_REG_BL: case X86_REG_BH: case X86_REG_BX: return 3;
+    case X86_REG_SPL: case X86_REG_SP: return 4;
+    case X86_REG_BPL: case X86_REG_BP: return 5;
+    case X86_REG_SIL: case X86_REG_SI: return 6;
+    case X86_REG_DIL: case X86_REG_DI: return 7;
+    default: break;
+    }
+    if (r >= X86_REG_R8B && r <= X86_REG_R15B)
+        return 8 + (int)(r - X86_REG_R8B);
+    if (r >= X86_REG_R8W && r <= X86_REG_R15W)
+        return 8 + (int)(r - X86_REG_R8W);
+    *part = 0;
+    switch (r) {
+    case X86_REG_EAX: case X86_REG_RAX: return 0;
+    case X86_REG_ECX: case X86_REG_RCX: return 1;
+    case X86_REG_EDX: case X86_REG_RDX: return 2;
+    case X86_REG_EBX: case X86_REG_RBX: return 3;
+    case X86_REG_ESP: case X86_REG_RSP: return 4;
+    case X86_REG_EBP: case X86_REG_RBP: return 5;
+    case X86_REG_ESI: case X86_REG_RSI: return 6;
+    case X86_REG_EDI: case X86_REG_RDI: return 7;
+    default: break;
+    }
+    if (r >= X86_REG_R8 && r <= X86_REG_R15)
+        return 8 + (int)(r - X86_REG_R8);
+    if (r >= X86_REG_R8D && r <= X86_REG_R15D)
+        return 8 + (int)(r - X86_REG_R8D);
+    return -1;
+}
+
+/* The registers instruction ci reads, writes and addresses memory with
+ * (capstream_regs_t; docs/CAPTURE.md, "Dependences of load addresses").
+ * Explicit operands carry Capstone's read/write access (an operand without
+ * one is taken as both); implicit registers are Capstone's lists. */
+static void decode_regs(const cs_insn *ci, capstream_regs_t *r)
+{
+    const cs_x86 *x = &ci->detail->x86;
+    const int lea = ci->id == X86_INS_LEA;
+    int part, g, loads = 0;
+    uint16_t written = 0; /* explicit register operands written */
+    for (uint8_t i = 0; i < x->op_count; i++) {
+        const cs_x86_op *op = &x->operands[i];
+        const uint8_t acc = op->access ? op->access : (CS_AC_READ | CS_AC_WRITE);
+        if (op->type == X86_OP_REG && (g = gpr_of(op->reg, &part)) >= 0) {
+            if (acc & CS_AC_READ)
+                r->src |= (uint16_t)(1u << g);
+            if (acc & CS_AC_WRITE) {
+                r->dst |= (uint16_t)(1u << g);
+                written |= (uint16_t)(1u << g);
+                if (part)
+                    r->src |= (uint16_t)(1u << g);
+            }
+        } else if (op->type == X86_OP_MEM && ci->id != X86_INS_NOP) {
+            uint16_t m = 0;
+            if ((g = gpr_of(op->mem.base, &part)) >= 0)
+                m |= (uint16_t)(1u << g);
+            if ((g = gpr_of(op->mem.index, &part)) >= 0)
+                m |= (uint16_t)(1u << g);
+            if (lea)
+                r->src |= m;
+            else
+                r->addr |= m;
+            loads |= !lea && (acc & CS_AC_READ);
+        }
+    }
+    for (uint8_t i = 0; i < ci->detail->regs_read_count; i++)
+        if ((g = gpr_of(ci->detail->regs_read[i], &part)) >= 0)
+            r->src |= (uint16_t)(1u << g);
+    for (uint8_t i = 0; i < ci->detail->regs_write_count; i++)
+        if ((g = gpr_of(ci->detail->regs_write[i], &part)) >= 0) {
+            r->dst |= (uint16_t)(1u << g);
+            if (part)
+                r->src |= (uint16_t)(1u << g);
+        }
+    /* a stack access is addressed by rsp (push, pop, call, ret, enter);
+     * leave loads from rbp and writes rbp with that load */
+    if (r->src & (1u << 4) && ci->id != X86_INS_LEAVE &&
+        (cs_reg_read(cs, ci, X86_REG_RSP) || cs_reg_read(cs, ci, X86_REG_ESP)))
+        r->addr |= 1u << 4;
+    if (loads)
+        r->ld = written;
+    switch (ci->id) {
+    case X86_INS_POP:
+        r->ld = written; /* pop reg: the register is the stack's data */
+        break;
+    case X86_INS_LEAVE:
+        r->addr |= 1u << 5;
+        r->ld = 1u << 5;
+        break;
+    case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD: case X86_INS_LODSQ:
+        r->ld = 1u << 0;
+        break;
+    case X86_INS_CMPXCHG:
+        if (loads)
+            r->ld |= 1u << 0; /* rax gets the memory operand when they differ */
+        break;
+    case X86_INS_XOR: case X86_INS_SUB: case X86_INS_SBB:
+        /* a register with itself: xor and sub give 0, sbb 0 or -1 from
+         * the carry (flags are not tracked), whatever the register held;
+         * Intel's optimization manual lists xor and sub as the zeroing
+         * idioms ("Clearing Registers and Dependency Breaking Idioms") */
+        if (x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+            x->operands[1].type == X86_OP_REG && x->operands[0].reg == x->operands[1].reg)
+            r->src = 0;
+        break;
+    default:
+        break;
+    }
+    r->ld &= r->dst;
+}
+
 /* An instruction's part in a Westmere macro-fused pair (docs/UARCH.md §1,
  * "Macro-fusion"): a first instruction, TEST or CMP, in a form that fuses;
  * a second, a Jcc, by its condition: the ones TEST fuses with (all), the
@@ -607,12 +729,13 @@ static uint8_t fuse_second(unsigned id)
 }
 
 /* Static facts of one instruction (docs/CAPTURE.md, "Decoding"); *fuse
- * its part in a macro-fused pair (FUSE_*). */
+ * its part in a macro-fused pair (FUSE_*), *regs its registers. */
 static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_insn_t *out,
-                   uint8_t *fuse)
+                   uint8_t *fuse, capstream_regs_t *regs)
 {
     *fuse = FUSE_NONE;
     memset(out, 0, sizeof *out);
+    memset(regs, 0, sizeof *regs);
     out->len = (uint8_t)size;
     out->uops = 1;
     cs_insn *ci = NULL;
@@ -687,6 +810,7 @@ static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_
     if (mem_ops && (x->prefix[0] == X86_PREFIX_LOCK || ci->id == X86_INS_XCHG))
         out->flags |= CAPSTREAM_F_LOCK;
     *fuse = out->br == BR_COND ? fuse_second(ci->id) : fuse_first(ci);
+    decode_regs(ci, regs);
     cs_free(ci, 1);
 }
 
@@ -719,7 +843,7 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         return; /* a forked child's new blocks run without callbacks */
     if (n > CAPSTREAM_MAX_TB_INSNS)
         n = CAPSTREAM_MAX_TB_INSNS; /* QEMU's blocks are far shorter */
-    size_t size = 16 + n * sizeof(capstream_insn_t);
+    size_t size = CAPSTREAM_TB_SIZE(n);
     uint8_t *payload = malloc(size);
     if (!payload)
         return;
@@ -749,8 +873,9 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         capstream_insn_t d;
         uint8_t fuse;
+        capstream_regs_t rg;
         decode(qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn),
-               qemu_plugin_insn_vaddr(insn), &d, &fuse);
+               qemu_plugin_insn_vaddr(insn), &d, &fuse, &rg);
         /* a TEST or CMP and the Jcc after it in the block: the first is
          * marked (a pair whose Jcc starts another block is not seen) */
         if ((fuse == FUSE_JCC_ANY && fuse_prev != FUSE_NONE) ||
@@ -758,6 +883,7 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             payload[16 + (i - 1) * sizeof d + offsetof(capstream_insn_t, opkind)] = OPK_FUSED;
         fuse_prev = fuse == FUSE_TEST || fuse == FUSE_CMP ? fuse : FUSE_NONE;
         memcpy(payload + 16 + i * sizeof d, &d, sizeof d);
+        memcpy(payload + 16 + n * sizeof d + i * sizeof rg, &rg, sizeof rg);
         qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
                                          (void *)(uintptr_t)i);
     }
@@ -985,7 +1111,7 @@ static void fork_child_traced(void)
     for (uint32_t i = 0; i < tb_table_len; i++) {
         uint32_t n;
         memcpy(&n, tb_table[i] + 4, 4);
-        chunk_write_locked(CAPSTREAM_TB, 0, tb_table[i], 16 + n * (uint32_t)sizeof(capstream_insn_t));
+        chunk_write_locked(CAPSTREAM_TB, 0, tb_table[i], CAPSTREAM_TB_SIZE(n));
     }
     send_maps_locked();
 }

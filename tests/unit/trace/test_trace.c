@@ -545,9 +545,9 @@ static void check_writer_repeats(pmusim_cpu_t cpu, gboolean ia64)
             x->oc.snoop = (uint8_t)(i % 47 == 0 ? 3 : 1);
         }
         b[i] = *x;
-        /* the padding after mem.alat, br.detect and oc.snoop */
+        /* the padding after mem.dep, br.detect and oc.snoop */
         uint8_t *raw = (uint8_t *)&b[i];
-        for (size_t k = offsetof(pmusim_rec_t, mem.alat) + 1; k < offsetof(pmusim_rec_t, br); k++)
+        for (size_t k = offsetof(pmusim_rec_t, mem.dep) + 1; k < offsetof(pmusim_rec_t, br); k++)
             raw[k] = (uint8_t)(i * 7 + k);
         for (size_t k = offsetof(pmusim_rec_t, br.detect) + 1; k < offsetof(pmusim_rec_t, oc); k++)
             raw[k] = (uint8_t)(i * 5 + k);
@@ -2300,7 +2300,7 @@ static void test_fused_kind(void)
     /* an opkind trace of before session 20 does not claim the pairs */
     pmusim_trace_header_set_meta(&h, "annotations", "brkind,opkind");
     CU_ASSERT_FALSE(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_FUSE);
-    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_OPKIND | PMUSIM_ANN_FUSE | (1u << 18));
+    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_OPKIND | PMUSIM_ANN_FUSE);
     CU_ASSERT_STRING_EQUAL(pmusim_trace_header_get_meta(&h, "annotations"), "opkind,fuse");
     pmusim_trace_header_clear(&h);
 }
@@ -2479,7 +2479,7 @@ static void test_stfwd_flag(void)
                       "line 3", "expected key=value, ia32, nop, predoff, fp, lock or stfwd");
     CU_ASSERT_STRING_EQUAL(pmusim_annotation_name(PMUSIM_ANN_STFWD), "stfwd");
     CU_ASSERT_EQUAL(PMUSIM_ANN_STFWD, 1u << 17);
-    CU_ASSERT_PTR_NULL(pmusim_annotation_name(1u << 18)); /* not used here */
+    CU_ASSERT_PTR_NULL(pmusim_annotation_name(1u << 20));
     pmusim_trace_header_t h;
     pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
     CU_ASSERT(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_STFWD); /* no key: claimed */
@@ -2489,9 +2489,114 @@ static void test_stfwd_flag(void)
     pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL);
     CU_ASSERT_STRING_EQUAL(pmusim_trace_header_get_meta(&h, "annotations"),
                            "levels,tlb,pred,brkind,offcore,timing,uops,symbols,alat,events,allmem,"
-                           "fp,callkind,fpclass,opkind,lock,lfb,stfwd,fuse");
+                           "fp,callkind,fpclass,opkind,lock,lfb,stfwd,dep,fuse");
     CU_ASSERT_EQUAL(pmusim_trace_header_annotations(&h), PMUSIM_ANN_ALL);
     pmusim_trace_header_clear(&h);
+}
+
+static void check_dep_records(const pmusim_rec_t *x, const pmusim_trace_header_t *h)
+{
+    CU_ASSERT_EQUAL(x[0].mem.dep, 0);
+    CU_ASSERT_EQUAL(x[1].mem.dep, 1);
+    CU_ASSERT_EQUAL(x[2].kind, PMUSIM_REC_MEM);
+    CU_ASSERT_EQUAL(x[2].mem.dep, 63);
+    CU_ASSERT_EQUAL(x[3].kind, PMUSIM_REC_MEM);
+    CU_ASSERT_EQUAL(x[3].mem.dep, 0);
+    CU_ASSERT_EQUAL(x[4].mem.dep, 1); /* the one-byte repeat of x[1]'s position */
+    CU_ASSERT_EQUAL(x[5].mem.dep, 0); /* the same position without it */
+    CU_ASSERT_EQUAL(x[6].mem.dep, 2);
+    CU_ASSERT_EQUAL(pmusim_trace_header_annotations(h), PMUSIM_ANN_ALLMEM | PMUSIM_ANN_DEP);
+}
+
+/* A load's address dependence, mem.dep (session 20): the text word dep=N,
+ * text -> binary -> text byte-identical (field mask bit 11 on an INSN,
+ * record 0x97 for a MEM), the annotation `dep` (bit 18); a file without
+ * it (every earlier one) reads with dep 0; refused with the line or byte
+ * offset: above 63, on a store, on IA-64; an older reader refuses the new
+ * mask bit and record byte (tested as this reader's refusal of the next
+ * ones). */
+static void test_dep_field(void)
+{
+    const char *text = "pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 1\nflags 0x0\n"
+                       "meta annotations allmem,dep\n"
+                       "0 0 insn ip=0x401000 len=3 plm=3 mem=ld addr=0x601000 size=8 lvl=dram "
+                       "lat=271 tlb=l1\n"
+                       "1 0 insn ip=0x401003 len=3 plm=3 mem=ld addr=0x602000 size=8 lvl=dram "
+                       "lat=271 tlb=l1 dep=1\n"
+                       "1 0 mem mem=ld addr=0x602008 size=8 lvl=l1d lat=4 tlb=l1 dep=63\n"
+                       "1 0 mem mem=st addr=0x602010 size=8 lvl=l1d lat=4 tlb=l1\n"
+                       "2 0 insn ip=0x401003 len=3 plm=3 mem=ld addr=0x602000 size=8 lvl=dram "
+                       "lat=271 tlb=l1 dep=1\n"
+                       "3 0 insn ip=0x401003 len=3 plm=3 mem=ld addr=0x602000 size=8 lvl=dram "
+                       "lat=271 tlb=l1\n"
+                       "4 0 insn ip=0x401003 len=3 plm=3 mem=ld addr=0x602000 size=8 lvl=dram "
+                       "lat=271 tlb=l1 dep=2\n"
+                       "end 7\n";
+    check_text_binary_text(text, 7, check_dep_records);
+    CU_ASSERT_STRING_EQUAL(pmusim_annotation_name(PMUSIM_ANN_DEP), "dep");
+    CU_ASSERT_EQUAL(PMUSIM_ANN_DEP, 1u << 18);
+    /* an older file (no key, no dep): dep 0 everywhere, the key absent */
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    pmusim_trace_header_set_meta(&h, "annotations", "allmem,lock,stfwd");
+    CU_ASSERT_FALSE(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_DEP);
+    pmusim_trace_header_clear(&h);
+    const char *H = "pmusim-trace 2\ncpu wsm\n";
+    const int F = PMUSIM_TRACE_ERROR_FORMAT;
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 mem=ld addr=0x10 size=8 dep=64\n", F,
+                      "line 3", "memory dep above 63");
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 mem=st addr=0x10 size=8 dep=1\n", F,
+                      "line 3", "on a store");
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 mem=ld addr=0x10 size=8\n"
+                         "0 0 mem mem=st addr=0x10 size=8 dep=2\n", F, "line 4", "on a store");
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 dep=1\n", F, "line 3",
+                      "without mem=ld|st");
+    expect_body_error("pmusim-trace 2\nisa ia64\ncpu ita2\n",
+                      "0 0 insn ip=0x4000 slot=0 unit=M plm=3 mem=ld addr=0x10 size=8 dep=1\n",
+                      F, "line 4", "on IA-64");
+    /* the writer refuses what the reader would */
+    pmusim_rec_t r[1];
+    rec_insn(&r[0], 0, 0, 0x1000);
+    r[0].flags = PMUSIM_F_MEM;
+    r[0].mem.dep = 1;
+    expect_write_error(PMUSIM_CPU_ITA2, r, 1, "on IA-64");
+    r[0].mem.is_store = 1;
+    expect_write_error(PMUSIM_CPU_WSM, r, 1, "on a store");
+    r[0].mem.is_store = 0;
+    r[0].mem.dep = 64;
+    expect_write_error(PMUSIM_CPU_WSM, r, 1, "above 63");
+    /* binary, with the byte offset of the record (14, after the 14-byte
+     * header): an INSN with a memory part (flags 1) and field mask bits 0
+     * and 11 (0x801: varint 0x81 0x10), dep 64 */
+    GByteArray *s = stream_new();
+    PUT(s, 0x08, 0x81, 0x10, 0x01, 0x40, 0x95, 0x01);
+    expect_stream_error(s, F, "memory dep above 63", "byte 14 of the decompressed stream");
+    /* ... dep 1 on a store (mask bits 0, 6, 11: size 8, is_store 1) */
+    s = stream_new();
+    PUT(s, 0x08, 0xc1, 0x10, 0x01, 0x08, 0x01, 0x01, 0x95, 0x01);
+    expect_stream_error(s, F, "on a store", "record 0");
+    /* a MEM record 0x97 (version 2; after a load INSN, flags 1) with dep
+     * 64, and on a store; in a version 1 stream */
+    static const char v2[] = "PMUTRACE\x02\x02\x03\x01\x00\x00";
+    s = g_byte_array_new();
+    put(s, (const guint8 *)v2, 14);
+    PUT(s, 0x08, 0x01, 0x01, 0x97, 0x00, 0x08, 0x40, 0x04, 0x00, 0x95, 0x02);
+    expect_stream_error(s, F, "memory dep above 63", "byte 17 of the decompressed stream, record 1");
+    s = g_byte_array_new();
+    put(s, (const guint8 *)v2, 14);
+    PUT(s, 0x08, 0x01, 0x01, 0x97, 0x01, 0x08, 0x01, 0x04, 0x00, 0x95, 0x02);
+    expect_stream_error(s, F, "on a store", "record 1");
+    s = stream_new();
+    PUT(s, 0x08, 0x01, 0x01, 0x97, 0x00, 0x08, 0x01, 0x04, 0x00, 0x95, 0x02);
+    expect_stream_error(s, F, "MEM record (0x97) in a version 1", NULL);
+    /* the next mask bit and record byte are refused, as an older reader
+     * refuses bit 11 and 0x97 */
+    s = stream_new();
+    PUT(s, 0x08, 0x81, 0x20, 0x00, 0x95, 0x01);
+    expect_stream_error(s, F, "unknown bits in the field mask", NULL);
+    s = stream_new();
+    PUT(s, 0x98, 0x95, 0x00);
+    expect_stream_error(s, F, "0x90-0x97", NULL);
 }
 
 /* The canonical form: a field of a part whose flag is clear is 0 whatever
@@ -3125,6 +3230,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_op_kind);
     PMUSIM_ADD_TEST(s, test_lock_flag);
     PMUSIM_ADD_TEST(s, test_lfb_level);
+    PMUSIM_ADD_TEST(s, test_dep_field);
     PMUSIM_ADD_TEST(s, test_stfwd_flag);
     PMUSIM_ADD_TEST(s, test_fused_kind);
 }

@@ -42,9 +42,10 @@ static void done(pmusim_uarch_t *u, collect_t *c)
     g_array_free(c->recs, TRUE);
 }
 
-/* One instruction at `ip` on `thread` with one access (size 0 = none). */
+/* One instruction at `ip` on `thread` with one access (size 0 = none),
+ * its address depending on the load `dep` loads back (0 none). */
 static void run(pmusim_uarch_t *u, uint32_t thread, uint64_t ip, uint64_t addr, uint32_t size,
-                gboolean store, gboolean dep)
+                gboolean store, unsigned dep)
 {
     pmusim_uarch_access_t a = { .addr = addr, .size = size, .is_store = (uint8_t)store,
                                 .addr_dep = (uint8_t)dep };
@@ -1191,6 +1192,38 @@ static void test_overlap_independent_not_dependent(void)
         CU_ASSERT_EQUAL(insn(&c, 0)->cycle, 602);
         CU_ASSERT_EQUAL(insn(&c, 1)->cycle, 602);
         CU_ASSERT_EQUAL(insn(&c, 2)->cycle, dep ? 843 : 602);
+        done(u, &c);
+    }
+}
+
+/* The distance of addr_dep: the same three loads (latencies as in
+ * test_overlap_independent_not_dependent), load 2 depending on the load
+ * two back (load 0, done 602), not on the previous one (load 1, done 572):
+ *   dep 2: load 2 starts at 602, done 602 + 271 = 873, retires 873;
+ *   dep 1: starts at 572, done 843 (the test above);
+ *   dep 0: independent, done 572, retires with load 0 at 602.
+ * Then a fourth load at distance 3 (load 0 again, done 602) after a dep-2
+ * load 2: it starts at 602 too, done 873, though load 2 (the previous
+ * one) is back only at 873: it retires with load 2 at 873.  At distance
+ * 1 it would wait for load 2: done 873 + 271 = 1144. */
+static void test_dependence_distance(void)
+{
+    static const struct { unsigned dep2, dep3; uint64_t c2, c3; } cases[] = {
+        { 2, 0, 873, 873 }, { 1, 0, 843, 843 }, { 0, 0, 602, 602 },
+        { 2, 3, 873, 873 }, { 2, 1, 873, 1144 },
+    };
+    for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+        run(u, 0, 0x401000, 0x1000000, 8, FALSE, 0);
+        run(u, 0, 0x401000, 0x1000040, 8, FALSE, 0);
+        run(u, 0, 0x401000, 0x1000080, 8, FALSE, cases[k].dep2);
+        run(u, 0, 0x401000, 0x10000c0, 8, FALSE, cases[k].dep3);
+        finish(u);
+        CU_ASSERT_EQUAL(insn(&c, 0)->cycle, 602);
+        CU_ASSERT_EQUAL(insn(&c, 1)->cycle, 602);
+        CU_ASSERT_EQUAL(insn(&c, 2)->cycle, cases[k].c2);
+        CU_ASSERT_EQUAL(insn(&c, 3)->cycle, cases[k].c3);
         done(u, &c);
     }
 }
@@ -3033,6 +3066,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_return_stack);
     s = CU_add_suite("timing", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_overlap_independent_not_dependent);
+    PMUSIM_ADD_TEST(s, test_dependence_distance);
     PMUSIM_ADD_TEST(s, test_ipc_bounded_by_width);
     PMUSIM_ADD_TEST(s, test_stats_cycles);
     PMUSIM_ADD_TEST(s, test_records_count);
