@@ -26,13 +26,12 @@ pmusim=$1
 src=$2
 . "$src/tests/capture/lib.sh"
 capture_workdir dep
-"$cc" -O2 -o chase "$src/tests/capture/progs/chase.c"
-"$cc" -O2 -o random "$src/tests/capture/progs/random.c"
+build_prog chase random
 s=16384
-"$pmusim" trace capture --cpu wsm -o c0.pmt -- ./chase 524288 0 >/dev/null 2>err || capture_probe_failed err
-"$pmusim" trace capture --cpu wsm -o c.pmt -- ./chase 524288 $s >/dev/null
-"$pmusim" trace capture --cpu knm -o k0.pmt -- ./chase 524288 0 >/dev/null
-"$pmusim" trace capture --cpu knm -o k.pmt -- ./chase 524288 $s >/dev/null
+capture wsm c0.pmt ./chase 524288 0
+capture wsm c.pmt ./chase 524288 $s
+capture knm k0.pmt ./chase 524288 0
+capture knm k.pmt ./chase 524288 $s
 W=wsm::CPU_CLK_UNHALTED:THREAD_P
 K=knm::CPU_CLK_UNHALTED:THREAD_P
 between "wsm chase extra INST_RETIRED:ANY_P per step (add, load, cmp, jne)" \
@@ -51,8 +50,8 @@ prev() { "$pmusim" trace info "$1" | sed -n 's/.*(on the previous load: \([0-9]*
 between "wsm chase extra loads on the previous load (trace info)" \
     $(( $(prev c.pmt) - $(prev c0.pmt) )) $s $((s + 16))
 r=65536
-"$pmusim" trace capture --cpu wsm -o r0.pmt -- ./random 1048576 0 >/dev/null
-"$pmusim" trace capture --cpu wsm -o r.pmt -- ./random 1048576 $r >/dev/null
+capture wsm r0.pmt ./random 1048576 0
+capture wsm r.pmt ./random 1048576 $r
 miss=$(d wsm::MEM_LOAD_RETIRED:LLC_MISS r.pmt r0.pmt)
 between "wsm random LLC misses" "$miss" $((r / 2)) $r
 between "wsm random extra cycles per LLC miss" $(( $(d $W r.pmt r0.pmt) / miss )) 1 $((271 / 4))

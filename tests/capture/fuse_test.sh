@@ -22,12 +22,12 @@ pmusim=$1
 src=$2
 . "$src/tests/capture/lib.sh"
 capture_workdir fuse
-"$cc" -O2 -o fuse "$src/tests/capture/progs/fuse.c"
-"$pmusim" trace capture --cpu wsm -o w0.pmt -- ./fuse 0 >/dev/null 2>err || capture_probe_failed err
+build_prog fuse
+capture wsm w0.pmt ./fuse 0
 n=1000
-"$pmusim" trace capture --cpu wsm -o w.pmt -- ./fuse $n >/dev/null
-"$pmusim" trace capture --cpu wsm_dp -o p0.pmt -- ./fuse 0 >/dev/null
-"$pmusim" trace capture --cpu wsm_dp -o p.pmt -- ./fuse $n >/dev/null
+capture wsm w.pmt ./fuse $n
+capture wsm_dp p0.pmt ./fuse 0
+capture wsm_dp p.pmt ./fuse $n
 
 if has_annotation fuse w.pmt && has_annotation fuse p.pmt; then ok "the captures claim the fuse annotation"
 else fail "no fuse annotation in a capture's header"; fi
@@ -37,7 +37,7 @@ between "wsm UOPS_RETIRED:MACRO_FUSED" "$(d $F w.pmt w0.pmt)" $((3 * n)) $((3 * 
 between "wsm MACRO_INSTS_FUSIONS_DECODED" "$(d $D w.pmt w0.pmt)" $((3 * n)) $((3 * n + 32))
 between "wsm_dp UOPS_RETIRED:MACRO_FUSED" "$(d wsm_dp::UOPS_RETIRED:MACRO_FUSED p.pmt p0.pmt)" \
     $((3 * n)) $((3 * n + 32))
-"$pmusim" trace capture --cpu wsm -o w2.pmt -- ./fuse $((2 * n)) >/dev/null
+capture wsm w2.pmt ./fuse $((2 * n))
 between "wsm UOPS_RETIRED:MACRO_FUSED, 2N less N" "$(d $F w2.pmt w.pmt)" $((3 * n)) $((3 * n))
 # trace annotate runs the same model on the capture's records
 "$pmusim" trace annotate w.pmt wa.pmt

@@ -4,7 +4,8 @@
 # compiler; capture_workdir makes the work directory (removed at exit) and
 # enters it; capture_probe_failed tells a missing plugin (skip) from
 # another failure of a first capture; fail/ok/between report; count, d and
-# has_annotation read a trace.
+# has_annotation read a trace; build_prog compiles a test program and
+# capture captures a run of it.
 unset MALLOC_PERTURB_ || true
 command -v qemu-x86_64 >/dev/null 2>&1 || { echo "SKIP: qemu-x86_64 not installed (apt-get install qemu-user)"; exit 77; }
 cc=${CC:-cc}
@@ -36,5 +37,23 @@ count() {
 }
 # d EVENT TRACE BASE: the event's count on TRACE less that on BASE
 d() { echo $(( $(count "$1" "$2") - $(count "$1" "$3") )); }
+# build_prog NAME...: compiles tests/capture/progs/NAME.c to ./NAME
+build_prog() {
+    for p in "$@"; do "$cc" -O2 -o "$p" "$src/tests/capture/progs/$p.c"; done
+}
+# capture CPU OUT ARGS...: `pmusim trace capture --cpu CPU -o OUT -- ARGS`,
+# the program's output dropped; the script's first capture also tells a
+# missing plugin (skip, capture_probe_failed) from another failure
+capture() {
+    c_cpu=$1 c_out=$2
+    shift 2
+    if [ -n "${capture_probed:-}" ]; then
+        "$pmusim" trace capture --cpu "$c_cpu" -o "$c_out" -- "$@" >/dev/null
+    else
+        "$pmusim" trace capture --cpu "$c_cpu" -o "$c_out" -- "$@" >/dev/null 2>capture.err ||
+            capture_probe_failed capture.err
+        capture_probed=1
+    fi
+}
 # has_annotation NAME TRACE: the trace's header claims the annotation
 has_annotation() { "$pmusim" trace info "$2" | grep -q "^meta annotations:.*\b$1\b"; }

@@ -21,12 +21,12 @@ pmusim=$1
 src=$2
 . "$src/tests/capture/lib.sh"
 capture_workdir locks
-"$cc" -O2 -o locks "$src/tests/capture/progs/locks.c"
-"$pmusim" trace capture --cpu wsm -o w0.pmt -- ./locks 0 >/dev/null 2>err || capture_probe_failed err
+build_prog locks
+capture wsm w0.pmt ./locks 0
 n=1000
-"$pmusim" trace capture --cpu wsm -o w.pmt -- ./locks $n >/dev/null
-"$pmusim" trace capture --cpu knm -o k0.pmt -- ./locks 0 >/dev/null
-"$pmusim" trace capture --cpu knm -o k.pmt -- ./locks $n >/dev/null
+capture wsm w.pmt ./locks $n
+capture knm k0.pmt ./locks 0
+capture knm k.pmt ./locks $n
 
 check() { # check NAME ACTUAL EXPECTED
     if [ "$2" -eq "$3" ]; then ok "$1: $2"; else fail "$1: $2, expected $3"; fi

@@ -26,11 +26,11 @@ pmusim=$1
 src=$2
 . "$src/tests/capture/lib.sh"
 capture_workdir lsd
-"$cc" -O2 -o lsd "$src/tests/capture/progs/lsd.c"
-"$pmusim" trace capture --cpu wsm -o w0.pmt -- ./lsd 0000 0000 >/dev/null 2>err || capture_probe_failed err
-"$pmusim" trace capture --cpu wsm -o wa.pmt -- ./lsd 1000 0000 >/dev/null
-"$pmusim" trace capture --cpu wsm -o wa2.pmt -- ./lsd 2000 0000 >/dev/null
-"$pmusim" trace capture --cpu wsm -o wb.pmt -- ./lsd 0000 1000 >/dev/null
+build_prog lsd
+capture wsm w0.pmt ./lsd 0000 0000
+capture wsm wa.pmt ./lsd 1000 0000
+capture wsm wa2.pmt ./lsd 2000 0000
+capture wsm wb.pmt ./lsd 0000 1000
 U=wsm::LSD:UOPS
 A=wsm::LSD:ACTIVE
 I=wsm::LSD:INACTIVE

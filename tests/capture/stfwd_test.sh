@@ -18,12 +18,12 @@ pmusim=$1
 src=$2
 . "$src/tests/capture/lib.sh"
 capture_workdir stfwd
-"$cc" -O2 -o stfwd "$src/tests/capture/progs/stfwd.c"
-"$pmusim" trace capture --cpu wsm -o w0.pmt -- ./stfwd 0 >/dev/null 2>err || capture_probe_failed err
+build_prog stfwd
+capture wsm w0.pmt ./stfwd 0
 n=1000
-"$pmusim" trace capture --cpu wsm -o w.pmt -- ./stfwd $n >/dev/null
-"$pmusim" trace capture --cpu knm -o k0.pmt -- ./stfwd 0 >/dev/null
-"$pmusim" trace capture --cpu knm -o k.pmt -- ./stfwd $n >/dev/null
+capture wsm w.pmt ./stfwd $n
+capture knm k0.pmt ./stfwd 0
+capture knm k.pmt ./stfwd $n
 
 if has_annotation stfwd w.pmt && has_annotation stfwd k.pmt; then ok "the captures claim the stfwd annotation"
 else fail "no stfwd annotation in a capture's header"; fi
