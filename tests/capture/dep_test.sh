@@ -28,9 +28,15 @@ src=$2
 capture_workdir dep
 build_prog chase random
 s=16384
-capture wsm c0.pmt ./chase 524288 0
+# The runs with no extra steps pass 00000, not 0: an argument of the same
+# length keeps the stack's strings where they were, so the C library's
+# string loops (whose loads read pointers loaded from argv and envp) run
+# the same iterations in both captures.  With "0" the other strings moved
+# by 4 bytes and one such load fewer made the difference s - 1 in one
+# environment (CI of 9a98b9b).
+capture wsm c0.pmt ./chase 524288 00000
 capture wsm c.pmt ./chase 524288 $s
-capture knm k0.pmt ./chase 524288 0
+capture knm k0.pmt ./chase 524288 00000
 capture knm k.pmt ./chase 524288 $s
 W=wsm::CPU_CLK_UNHALTED:THREAD_P
 K=knm::CPU_CLK_UNHALTED:THREAD_P
@@ -50,7 +56,7 @@ prev() { "$pmusim" trace info "$1" | sed -n 's/.*(on the previous load: \([0-9]*
 between "wsm chase extra loads on the previous load (trace info)" \
     $(( $(prev c.pmt) - $(prev c0.pmt) )) $s $((s + 16))
 r=65536
-capture wsm r0.pmt ./random 1048576 0
+capture wsm r0.pmt ./random 1048576 00000
 capture wsm r.pmt ./random 1048576 $r
 miss=$(d wsm::MEM_LOAD_RETIRED:LLC_MISS r.pmt r0.pmt)
 between "wsm random LLC misses" "$miss" $((r / 2)) $r
