@@ -23,10 +23,10 @@ src=$2
 . "$src/tests/capture/lib.sh"
 capture_workdir fuse
 build_prog fuse
-capture wsm w0.pmt ./fuse 0
+capture wsm w0.pmt ./fuse 0000
 n=1000
 capture wsm w.pmt ./fuse $n
-capture wsm_dp p0.pmt ./fuse 0
+capture wsm_dp p0.pmt ./fuse 0000
 capture wsm_dp p.pmt ./fuse $n
 
 if has_annotation fuse w.pmt && has_annotation fuse p.pmt; then ok "the captures claim the fuse annotation"

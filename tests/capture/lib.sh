@@ -6,6 +6,10 @@
 # another failure of a first capture; fail/ok/between report; count, d and
 # has_annotation read a trace; build_prog compiles a test program and
 # capture captures a run of it.
+# Two runs compared by their difference (d) pass arguments of the same
+# length (0000 against 1000): the stack's strings then sit where they did,
+# and the C library's string loops run the same iterations in both (an
+# argument 3 bytes shorter changed a dependent-load count by one in CI).
 unset MALLOC_PERTURB_ || true
 command -v qemu-x86_64 >/dev/null 2>&1 || { echo "SKIP: qemu-x86_64 not installed (apt-get install qemu-user)"; exit 77; }
 cc=${CC:-cc}

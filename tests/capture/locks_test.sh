@@ -22,10 +22,10 @@ src=$2
 . "$src/tests/capture/lib.sh"
 capture_workdir locks
 build_prog locks
-capture wsm w0.pmt ./locks 0
+capture wsm w0.pmt ./locks 0000
 n=1000
 capture wsm w.pmt ./locks $n
-capture knm k0.pmt ./locks 0
+capture knm k0.pmt ./locks 0000
 capture knm k.pmt ./locks $n
 
 check() { # check NAME ACTUAL EXPECTED

@@ -19,10 +19,10 @@ src=$2
 . "$src/tests/capture/lib.sh"
 capture_workdir stfwd
 build_prog stfwd
-capture wsm w0.pmt ./stfwd 0
+capture wsm w0.pmt ./stfwd 0000
 n=1000
 capture wsm w.pmt ./stfwd $n
-capture knm k0.pmt ./stfwd 0
+capture knm k0.pmt ./stfwd 0000
 capture knm k.pmt ./stfwd $n
 
 if has_annotation stfwd w.pmt && has_annotation stfwd k.pmt; then ok "the captures claim the stfwd annotation"
