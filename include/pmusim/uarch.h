@@ -216,8 +216,12 @@ void pmusim_uarch_set_buffer(pmusim_uarch_t *u, pmusim_uarch_buffer_fn fn);
 uint32_t pmusim_uarch_max_threads(pmusim_cpu_t cpu);
 /* Sets the header's "annotations" key to what this model fills, and
  * metadata "uarch" (model name) and "uarch.I1"/"uarch.D1"/"uarch.L2"/
- * "uarch.L2I"/"uarch.LL" (SIZE,ASSOC,LINE) for the geometry in use. */
-void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h);
+ * "uarch.L2I"/"uarch.LL" (SIZE,ASSOC,LINE) for the geometry in use.  The
+ * annotations `h` claims before the call are the input's: the model then
+ * writes only the counts that input supports (the decoders' counts need
+ * branch kinds, docs/UARCH.md §1 "Decoders"), so call it before the first
+ * instruction. */
+void pmusim_uarch_header(pmusim_uarch_t *u, pmusim_trace_header_t *h);
 /* Runs one instruction: emits its INSN record (with the first access in
  * `mem`), one MEM record per further access, and any IDLE, EVENT and THREAD
  * records it causes.  Records may be held back until other threads catch up. */

@@ -147,7 +147,7 @@ static gboolean annotate_batch(annotate_t *a, pmusim_afeed_batch_t *b, GError **
 /* The output header: IN's metadata without its old model description, the
  * model's annotations restricted to what IN's producer knew. */
 static void annotate_header(const pmusim_trace_header_t *src, pmusim_cpu_t cpu,
-                            const pmusim_uarch_t *u, pmusim_trace_header_t *h)
+                            pmusim_uarch_t *u, pmusim_trace_header_t *h)
 {
     pmusim_trace_header_init(h, cpu, src->nthreads);
     h->flags = src->flags;

@@ -146,6 +146,10 @@ typedef struct uarch_thread {
     uint64_t lsd_cyc;
     uint32_t lsd_body, lsd_n;
     uint8_t lsd_state, lsd_plm;
+    /* The decoders (docs/UARCH.md §1 "Decoders"): instructions and
+     * macro-fused pairs retired that the detector did not stream, not yet
+     * written (fe_flush(), with the ports' sums) */
+    uint64_t fe_dec, fe_fus;
 } uarch_thread_t;
 
 /* lsd_branch()'s states of a thread's loop stream detector */
@@ -253,6 +257,11 @@ struct pmusim_uarch {
     /* the loop stream detector's largest body in uops (cfg->lsd_uops; 0:
      * not modelled, the CPU has no LSD events) */
     uint32_t lsd_cap;
+    /* the decoders' counts net of the detector are written (fe_flush()):
+     * the CPU has them (fe_cpu) and the input has branch kinds (fe_on:
+     * pmusim_uarch_header() clears it for a header without brkind), and
+     * the pairs also its fused pairs (fe_fuse: opkind and fuse) */
+    gboolean fe_cpu, fe_on, fe_fuse;
     /* (flags & PMUSIM_F_OPKIND_MASK) of the first instruction of a
      * macro-fused pair when the CPU fuses (docs/UARCH.md §1
      * "Macro-fusion"), else a value no flags give */
@@ -595,11 +604,14 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         unsigned kinds = 0;
         for (size_t i = 0; i < sizeof cfg->ev / sizeof *ev; i++)
             kinds += ev[i].present != FALSE;
-        /* the port counts have sums of their own, the LOAD_DISPATCH kinds
-         * are never written: neither goes through ev_add_cu() */
+        /* the port counts and the decoders' (fe_flush()) have sums of
+         * their own, the LOAD_DISPATCH kinds are never written: none goes
+         * through ev_add_cu() */
         for (size_t k = 0; k < G_N_ELEMENTS(cfg->ev.port); k++)
             kinds -= cfg->ev.port[k].present != FALSE;
         kinds -= (cfg->ev.ld_rs_delayed.present != FALSE) + (cfg->ev.ld_mob.present != FALSE);
+        kinds -= (cfg->ev.dec_insts.present != FALSE) + (cfg->ev.iq_writes.present != FALSE) +
+                 (cfg->ev.dec_fusions.present != FALSE);
         g_assert(kinds <= MAX_INSN_EVENTS);
     }
     pmusim_uarch_options_t none;
@@ -734,6 +746,9 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->div_key = cfg->lat_div_int ? (uint32_t)PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT : UINT32_MAX;
     u->ms_limit = cfg->ms_uops ? cfg->ms_uops : UINT32_MAX;
     u->lsd_cap = cfg->lsd_uops && cfg->ev.lsd_uops.present ? cfg->lsd_uops : 0;
+    /* the decoders' counts ride on the ports' sums (fe_flush()) */
+    u->fe_cpu = u->lsd_cap && u->ports && cfg->ev.dec_insts.present;
+    u->fe_on = u->fe_fuse = u->fe_cpu;
     u->fuse_key = cfg->macro_fusion ? (uint32_t)PMUSIM_OPK_FUSED << PMUSIM_F_OPKIND_SHIFT : UINT32_MAX;
     u->stfwd = !cfg->ia64;
     for (uint32_t i = 0; i < nthreads; i++) {
@@ -799,7 +814,8 @@ static void set_geom_meta(pmusim_trace_header_t *h, const char *key, const pmusi
  * this configuration writes whenever its fact happens, so that a replay
  * tells "happened zero times" from "not modelled".  A level the
  * configuration lacks (--L2=none, no L3) writes none of its events. */
-static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h, gboolean brkind)
+static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h, gboolean brkind,
+                            gboolean fuse)
 {
     const uarch_events_t *ev = &u->cfg->ev;
     const gboolean wb_l2 = u->has_l2 && !u->cg_rules; /* l1d_filled() */
@@ -856,6 +872,10 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h, g
          * the conditional branches, which an input without branch kinds
          * (lackey's) does not tell from jumps */
         {&ev->lsd_uops, brkind},      {&ev->lsd_overflow, brkind},
+        /* the decoders net of the detector (fe_flush()): the same need,
+         * and the pairs the fused ones the input marks */
+        {&ev->dec_insts, brkind && u->fe_cpu}, {&ev->iq_writes, brkind && u->fe_cpu},
+        {&ev->dec_fusions, brkind && fuse && u->fe_cpu},
     };
     /* a new member of uarch_events_t must be listed above */
     G_STATIC_ASSERT(sizeof(uarch_events_t) == G_N_ELEMENTS(kinds) * sizeof(uarch_ev_t));
@@ -890,11 +910,18 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h, g
     g_string_free(sum, TRUE);
 }
 
-void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
+void pmusim_uarch_header(pmusim_uarch_t *u, pmusim_trace_header_t *h)
 {
     /* the annotations the header claims before (a new header: all; trace
-     * annotate: its input's) say whether the input has branch kinds */
-    const gboolean brkind = (pmusim_trace_header_annotations(h) & PMUSIM_ANN_BRKIND) != 0;
+     * annotate: its input's) say whether the input has branch kinds, and
+     * fused pairs (opkind with fuse); the decoders' counts are written only
+     * for what the header claims (fe_flush()) */
+    const uint32_t in_ann = pmusim_trace_header_annotations(h);
+    const gboolean brkind = (in_ann & PMUSIM_ANN_BRKIND) != 0;
+    const gboolean fuse = (in_ann & (PMUSIM_ANN_OPKIND | PMUSIM_ANN_FUSE)) ==
+                          (PMUSIM_ANN_OPKIND | PMUSIM_ANN_FUSE);
+    u->fe_on = u->fe_cpu && brkind;
+    u->fe_fuse = u->fe_on && fuse;
     uint32_t mask = PMUSIM_ANN_LEVELS | PMUSIM_ANN_TLB | PMUSIM_ANN_PRED | PMUSIM_ANN_BRKIND |
                     PMUSIM_ANN_TIMING | PMUSIM_ANN_EVENTS | PMUSIM_ANN_ALLMEM | PMUSIM_ANN_FP;
     if (u->cfg->offcore != UARCH_OC_NONE)
@@ -914,7 +941,7 @@ void pmusim_uarch_header(const pmusim_uarch_t *u, pmusim_trace_header_t *h)
     if (u->has_l2i)
         set_geom_meta(h, "uarch.L2I", &u->g_l2i);
     set_geom_meta(h, "uarch.LL", u->has_l3 ? &u->g_l3 : &u->g_l2);
-    set_events_meta(u, h, brkind);
+    set_events_meta(u, h, brkind, fuse);
 }
 
 /* ---- the memory hierarchy ---- */
@@ -1648,9 +1675,13 @@ static void events_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolea
 
 /* Writes a thread's port counts since the last time at `cycle`, one
  * record per port that has any (as events_flush()). */
+static void fe_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolean direct);
+
 static void ports_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolean direct)
 {
     uarch_thread_t *t = &u->th[ti];
+    if (u->fe_cpu) /* the decoders' sums with the ports' */
+        fe_flush(u, ti, cycle, direct);
     for (unsigned k = 0; k < G_N_ELEMENTS(t->port_n); k++) {
         if (t->port_n[k] == t->port_w[k])
             continue;
@@ -1848,6 +1879,9 @@ static G_GNUC_NO_INLINE void lsd_count(pmusim_uarch_t *u, uarch_thread_t *t,
         t->lsd_plm = in->plm & 3;
     }
     t->lsd_n += uops;
+    /* streamed: not decoded (lsd_track() counted it as decoded) */
+    t->fe_dec--;
+    t->fe_fus -= (in->flags & PMUSIM_F_OPKIND_MASK) == u->fuse_key;
 }
 
 /* The detector's work for an instruction of `uops` retired at r, after its
@@ -1857,10 +1891,47 @@ static inline __attribute__((always_inline)) void
 lsd_track(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, uint64_t r,
           uint32_t uops, gboolean isbr, const pmusim_branch_t *b)
 {
+    /* decoded unless lsd_count() finds it streamed */
+    t->fe_dec++;
+    t->fe_fus += (in->flags & PMUSIM_F_OPKIND_MASK) == u->fuse_key;
     if (G_UNLIKELY(t->lsd_state & LSD_COUNTING))
         lsd_count(u, t, in, r, uops);
     if (isbr && lsd_branch_matters(t, in))
         lsd_branch(u, t, in, !(b->dir_ok && b->tgt_ok));
+}
+
+/* Writes thread ti's decoders' counts since the last time at `cycle`
+ * (docs/UARCH.md §1 "Decoders"): the instructions retired that the
+ * detector did not stream, as MACRO_INSTS:DECODED and as
+ * INST_QUEUE_WRITES (predecode wrote each into the instruction queue
+ * before the decoders took it; a streamed loop is not fetched again), and
+ * the macro-fused pairs among them, MACRO_INSTS_FUSIONS_DECODED.  Summed
+ * like the ports' counts, whose flush writes them (every retired
+ * instruction has a port count, so a count waits at most PORT_SPAN
+ * cycles); nothing for an input without branch kinds, and no pairs for
+ * one without fused pairs (u->fe_on, u->fe_fuse). */
+static void fe_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolean direct)
+{
+    uarch_thread_t *t = &u->th[ti];
+    const uarch_events_t *ev = &u->cfg->ev;
+    const struct {
+        const uarch_ev_t *e;
+        uint64_t n;
+    } w[] = {
+        {&ev->dec_insts, u->fe_on ? t->fe_dec : 0},
+        {&ev->iq_writes, u->fe_on ? t->fe_dec : 0},
+        {&ev->dec_fusions, u->fe_fuse ? t->fe_fus : 0},
+    };
+    t->fe_dec = t->fe_fus = 0;
+    for (size_t k = 0; k < G_N_ELEMENTS(w); k++) {
+        if (!w[k].n)
+            continue;
+        pmusim_rec_t *e = direct ? rec_out(u, ti, PMUSIM_REC_EVENT, cycle)
+                                 : rec_new(u, ti, PMUSIM_REC_EVENT, cycle);
+        e->ev_code = w[k].e->code;
+        e->ev_umask = w[k].e->umask;
+        e->n = w[k].n;
+    }
 }
 
 /* ---- Montecito thread switching ---- */

@@ -107,6 +107,9 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
         .ms_uops = { 0xd1, 0x02, TRUE },      /* UOPS_DECODED:MS */                \
         .lsd_uops = { 0xa8, 0x01, TRUE },     /* LSD:UOPS (per cycle) */           \
         .lsd_overflow = { 0x20, 0x01, TRUE }, /* LSD_OVERFLOW */                   \
+        .dec_insts = { 0xd0, 0x01, TRUE },    /* MACRO_INSTS:DECODED */            \
+        .iq_writes = { 0x17, 0x01, TRUE },    /* INST_QUEUE_WRITES */              \
+        .dec_fusions = { 0xa6, 0x01, TRUE },  /* MACRO_INSTS_FUSIONS_DECODED */    \
     }
 
 /* Itanium 2 core (uarch.md §3), shared by Montecito (§4: "as for Itanium 2"). */

@@ -134,6 +134,11 @@ typedef struct uarch_events {
      * c=1 forms ACTIVE and INACTIVE count cycles), and loops too large to
      * stream (summed) */
     uarch_ev_t lsd_uops, lsd_overflow;
+    /* the decoders' work net of the detector (docs/UARCH.md §1
+     * "Decoders"): instructions decoded, the same instructions written to
+     * the instruction queue by predecode, macro-fused pairs decoded (each
+     * summed with the ports' counts, fe_flush()) */
+    uarch_ev_t dec_insts, iq_writes, dec_fusions;
 } uarch_events_t;
 
 /* Every parameter of one CPU; the values and their sources are the table

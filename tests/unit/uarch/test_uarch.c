@@ -591,10 +591,11 @@ static void test_event_span_on_fast_path(void)
     const uint64_t r0 = insn(&c, 0)->cycle;
     CU_ASSERT_TRUE(insn(&c, 399)->cycle > r0 + 64);
     /* the port counts (0xb1) have a span of their own, 1024 cycles: here
-     * written at the end */
+     * written at the end; the decoders' (0xd0, 0x17) with them */
     guint ev = 0;
     for (guint i = 0; i < c.recs->len; i++)
-        if (rec(&c, i)->kind == PMUSIM_REC_EVENT && rec(&c, i)->ev_code != 0xb1) {
+        if (rec(&c, i)->kind == PMUSIM_REC_EVENT && rec(&c, i)->ev_code != 0xb1 &&
+            rec(&c, i)->ev_code != 0xd0 && rec(&c, i)->ev_code != 0x17) {
             CU_ASSERT_EQUAL(rec(&c, i)->cycle, r0 + 64);
             ev++;
         } else if (rec(&c, i)->kind == PMUSIM_REC_EVENT) {
@@ -1316,8 +1317,10 @@ static void test_inclusive_l3_back_invalidates(void)
 #define WSM_EXEC                                                                             \
     "0xb1/0x01,0xb1/0x02,0xb1/0x04,0xb1/0x08,0xb1/0x10,0xb1/0x20,0x13/0x02,0x13/0x04,"       \
     "0x14/0x01,0xd1/0x02"
-/* the loop stream detector's pairs (lsd_track()) */
-#define WSM_LSD ",0xa8/0x01,0x20/0x01"
+/* the loop stream detector's pairs (lsd_track()), and the decoders'
+ * counts net of it (fe_flush()): instructions, instruction-queue writes,
+ * fused pairs */
+#define WSM_LSD ",0xa8/0x01,0x20/0x01,0xd0/0x01,0x17/0x01,0xa6/0x01"
 
 static void test_header_events(void)
 {
@@ -1377,7 +1380,23 @@ static void test_header_events(void)
     const char *got = pmusim_trace_header_get_meta(&h, "events");
     CU_ASSERT_PTR_NULL(strstr(got, "0xa8/0x01"));
     CU_ASSERT_PTR_NULL(strstr(got, "0x20/0x01"));
+    CU_ASSERT_PTR_NULL(strstr(got, "0xd0/0x01"));
+    CU_ASSERT_PTR_NULL(strstr(got, "0x17/0x01"));
+    CU_ASSERT_PTR_NULL(strstr(got, "0xa6/0x01"));
     CU_ASSERT_PTR_NOT_NULL(strstr(got, "0xd1/0x02"));
+    pmusim_trace_header_clear(&h);
+    done(u, &c);
+    /* branch kinds without fused pairs (opkind but no fuse: a capture of
+     * session 19): the decoded instructions, not the pairs */
+    u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_BRKIND | PMUSIM_ANN_OPKIND);
+    pmusim_uarch_header(u, &h);
+    got = pmusim_trace_header_get_meta(&h, "events");
+    CU_ASSERT_PTR_NOT_NULL(strstr(got, "0xa8/0x01,0x20/0x01,0xd0/0x01,0x17/0x01"));
+    CU_ASSERT_PTR_NULL(strstr(got, "0xa6/0x01"));
+    /* summed: in evsum */
+    CU_ASSERT_PTR_NOT_NULL(strstr(pmusim_trace_header_get_meta(&h, "evsum"), "0xd0/0x01,0x17/0x01"));
     pmusim_trace_header_clear(&h);
     done(u, &c);
 }
@@ -2759,6 +2778,10 @@ static void test_ports_divider_ms(void)
  * (call and return count in the body: the body is every uop between two
  * executions of the branch).  One call per instruction or one batch (the
  * fast path). */
+/* lsd_loop(): mark the instruction before the loop's branch as the first
+ * of a macro-fused pair (operation kind fused) */
+static gboolean lsd_loop_fused;
+
 static void lsd_loop(collect_t *c, pmusim_cpu_t cpu, uint32_t body, uint32_t iters, uint32_t times,
                      uint32_t callee, gboolean batch)
 {
@@ -2790,6 +2813,8 @@ static void lsd_loop(collect_t *c, pmusim_cpu_t cpu, uint32_t body, uint32_t ite
                     in.taken = it + 1 < iters;
                     in.target = 0x400000;
                 }
+                if (lsd_loop_fused && i == body - 2)
+                    in.flags = PMUSIM_OPK_FUSED << PMUSIM_F_OPKIND_SHIFT;
                 g_array_append_val(a, in);
             }
         }
@@ -2874,6 +2899,109 @@ static void test_lsd(void)
     }
 }
 
+/* The decoders' counts net of the loop stream detector (docs/UARCH.md §1
+ * "Decoders"): MACRO_INSTS:DECODED and INST_QUEUE_WRITES count the
+ * retired instructions the detector did not stream,
+ * MACRO_INSTS_FUSIONS_DECODED the fused pairs among them.  Hand-counted
+ * from test_lsd's loops (a loop of N iterations streams N - 2): */
+static void test_decoded(void)
+{
+    for (int batch = 0; batch < 2; batch++) {
+        collect_t c;
+        /* 4 instructions, 10 iterations, twice, 3 plain after each run:
+         * 86 retired, 2 x 8 x 4 = 64 streamed: 2 x (8 + 3) = 22 decoded */
+        lsd_loop(&c, PMUSIM_CPU_WSM, 4, 10, 2, 0, batch);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xd0, 0x01), 22);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x17, 0x01), 22);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xa6, 0x01), 0); /* no pair */
+        g_array_free(c.recs, TRUE);
+        /* 40 more iterations stream: not one instruction more decoded */
+        lsd_loop(&c, PMUSIM_CPU_WSM, 4, 50, 2, 0, batch);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xd0, 0x01), 22);
+        g_array_free(c.recs, TRUE);
+        /* 29 uops: nothing streams, every instruction decoded: 2 x (5 x
+         * 29 + 3) */
+        lsd_loop(&c, PMUSIM_CPU_WSM, 29, 5, 2, 0, batch);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xd0, 0x01), 2 * (5 * 29 + 3));
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x17, 0x01), 2 * (5 * 29 + 3));
+        g_array_free(c.recs, TRUE);
+        /* a call of 3 in the body: 7 instructions an iteration, 8 of 10
+         * streamed: 2 x 7 + 3 */
+        lsd_loop(&c, PMUSIM_CPU_WSM, 4, 10, 1, 3, batch);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xd0, 0x01), 2 * 7 + 3);
+        g_array_free(c.recs, TRUE);
+        /* a fused CMP before the branch: 10 pairs retired, the first two
+         * iterations' decoded (the pair is one uop: 3 an iteration, it
+         * streams as before) */
+        lsd_loop_fused = TRUE;
+        lsd_loop(&c, PMUSIM_CPU_WSM, 4, 10, 1, 0, batch);
+        lsd_loop_fused = FALSE;
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xa6, 0x01), 2);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xd0, 0x01), 2 * 4 + 3);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xa8, 0x01), 8 * 3);
+        g_array_free(c.recs, TRUE);
+        /* knm: no such events */
+        lsd_loop(&c, PMUSIM_CPU_KNM, 4, 10, 1, 0, batch);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xd0, 0x01) + ev_sum(&c, 0x17, 0x01), 0);
+        g_array_free(c.recs, TRUE);
+    }
+}
+
+/* Nested loops: an inner loop of 4 instructions and 5 iterations (3
+ * stream, the detector then watches the outer branch), two outer
+ * instructions and the outer branch back to the inner loop's start, 4
+ * outer iterations: the inner branch's next taken execution takes the
+ * detector back, so the outer loop (23 uops) is never measured; each
+ * outer iteration decodes 8 inner and 3 outer instructions: 4 x 11 = 44
+ * of 92 retired.  An input without branch kinds (the header says so):
+ * no record at all. */
+static void test_decoded_nested(void)
+{
+    for (int brkind = 1; brkind >= 0; brkind--) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+        pmusim_trace_header_set_annotations(&h, brkind ? PMUSIM_ANN_ALL
+                                                       : PMUSIM_ANN_ALL & ~PMUSIM_ANN_BRKIND);
+        pmusim_uarch_header(u, &h);
+        pmusim_trace_header_clear(&h);
+        GError *e = NULL;
+        uint64_t retired = 0;
+        for (uint32_t o = 0; o < 4; o++) {
+            for (uint32_t it = 0; it < 5; it++)
+                for (uint32_t i = 0; i < 4; i++) {
+                    pmusim_uarch_insn_t in = { .ip = 0x400000 + 4 * i, .plm = 3, .len = 4,
+                                               .uops = 1 };
+                    if (i == 3) {
+                        in.br = PMUSIM_UARCH_BR_COND;
+                        in.taken = it + 1 < 5;
+                        in.target = 0x400000;
+                    }
+                    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+                    retired++;
+                }
+            for (uint32_t i = 0; i < 3; i++) {
+                pmusim_uarch_insn_t in = { .ip = 0x400010 + 4 * i, .plm = 3, .len = 4, .uops = 1 };
+                if (i == 2) {
+                    in.br = PMUSIM_UARCH_BR_COND;
+                    in.taken = o + 1 < 4;
+                    in.target = 0x400000;
+                }
+                CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+                retired++;
+            }
+        }
+        finish(u);
+        CU_ASSERT_EQUAL(retired, 92);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xa8, 0x01), 4 * 3 * 4);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0xd0, 0x01), brkind ? 4 * 11 : 0);
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x17, 0x01), brkind ? 4 * 11 : 0);
+        assert_cycle_order(&c);
+        done(u, &c);
+    }
+}
+
 /* Two SMT threads, each its own detector (docs/UARCH.md §1: no source
  * splits the queue): the same 4-uop loop of 10 iterations on both,
  * instruction by instruction interleaved: 8 iterations stream on each,
@@ -2905,6 +3033,16 @@ static void test_lsd_smt(void)
     }
     CU_ASSERT_EQUAL(per[0], 32);
     CU_ASSERT_EQUAL(per[1], 32);
+    /* the decoders' counts, each thread its own: 2 of 10 iterations
+     * decoded, 8 instructions a thread */
+    uint64_t dec[2] = { 0, 0 };
+    for (guint i = 0; i < c.recs->len; i++) {
+        const pmusim_rec_t *r = rec(&c, i);
+        if (r->kind == PMUSIM_REC_EVENT && r->ev_code == 0xd0)
+            dec[r->thread] += r->n;
+    }
+    CU_ASSERT_EQUAL(dec[0], 8);
+    CU_ASSERT_EQUAL(dec[1], 8);
     done(u, &c);
 }
 
@@ -3043,6 +3181,8 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_inclusive_l3_back_invalidates);
     PMUSIM_ADD_TEST(s, test_ll_inclusive_option);
     PMUSIM_ADD_TEST(s, test_header_events);
+    PMUSIM_ADD_TEST(s, test_decoded);
+    PMUSIM_ADD_TEST(s, test_decoded_nested);
     PMUSIM_ADD_TEST(s, test_ports_divider_ms);
     PMUSIM_ADD_TEST(s, test_divider_timing);
     PMUSIM_ADD_TEST(s, test_lsd);
