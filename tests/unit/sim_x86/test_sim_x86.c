@@ -2204,7 +2204,11 @@ static void test_macro_fused(void)
             for (unsigned c = 0; c < 2; c++) {
                 const pmusim_counter_result_t *r = result(&rep, pmc[c], 0);
                 CU_ASSERT_EQUAL(r->status, a ? PMUSIM_COUNT_NOT_IN_TRACE : PMUSIM_COUNT_OK);
-                if (a) {
+                if (a == 1 && c == 1) {
+                    /* a model's trace (events): the decoded pairs are its
+                     * EVENT records, none here (test_decoded_records) */
+                    CU_ASSERT_PTR_NOT_NULL(strstr(r->source, "0xa6/0x01"));
+                } else if (a) {
                     CU_ASSERT_PTR_NOT_NULL(strstr(r->source, "the trace lacks fuse"));
                 } else {
                     CU_ASSERT_EQUAL(r->value, 2);
@@ -2215,6 +2219,74 @@ static void test_macro_fused(void)
         }
     check_one_pebs("wsm", EVT(0xc2, 0x04), t, G_N_ELEMENTS(t),
                    "PEBS cycle=2 thread=0 IA32_PMC0 ip=0x401013");
+}
+
+/* The decoders' counts (docs/trace-events-x86.md, "Decoded
+ * instructions"): the model writes MACRO_INSTS:DECODED (0xd0/0x01),
+ * INST_QUEUE_WRITES (0x17/0x01) and MACRO_INSTS_FUSIONS_DECODED
+ * (0xa6/0x01) as summed EVENT records of the instructions and pairs the
+ * loop stream detector did not stream.  test_macro_fused's seven records
+ * (two fused pairs) with EVENT records of 5 decoded instructions and 1
+ * decoded pair: on a model's trace (annotations with events; the key
+ * lists the three) DECODED 5, INST_QUEUE_WRITES 5, FUSIONS_DECODED 1 (the
+ * records, not the 2 fused INSN records: the row is `ev`), MACRO_FUSED 2;
+ * the same without the records: 0, 0, 0, 2; without the key and records
+ * (a capture of session 20): <not in trace> for the three; a hand-written
+ * trace (no annotations key) with the records: 5, 5, and FUSIONS_DECODED
+ * from its fields, 2. */
+static void test_decoded_records(void)
+{
+    pmusim_rec_t base[] = {
+        fuse_part(1, 0, 1, 0, 0), fuse_part(1, 3, 0, 1, 0), fuse_part(2, 0, 1, 0, 1),
+        fuse_part(2, 3, 0, 1, 0), fuse_part(3, 0, 0, 0, 0), fuse_part(3, 3, 0, 1, 0),
+        fuse_part(4, 0, 0, 0, 0),
+    };
+    enum { MODEL_KEY, MODEL_NO_RECS, MODEL_NO_KEY, HAND };
+    for (int v = MODEL_KEY; v <= HAND; v++) {
+        pmusim_rec_t t[G_N_ELEMENTS(base) + 3];
+        size_t n = 0;
+        for (size_t i = 0; i < G_N_ELEMENTS(base); i++)
+            t[n++] = base[i];
+        if (v == MODEL_KEY || v == HAND) {
+            t[n++] = event(4, 0xd0, 0x01, 5);
+            t[n++] = event(4, 0x17, 0x01, 5);
+            t[n++] = event(4, 0xa6, 0x01, 1);
+        }
+        pmusim_model_t *m = mk("wsm", 1);
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+        if (v != HAND)
+            pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL & ~PMUSIM_ANN_ALAT);
+        if (v == MODEL_KEY || v == MODEL_NO_RECS) {
+            pmusim_trace_header_set_meta(&h, "events", "0xd0/0x01,0x17/0x01,0xa6/0x01");
+            pmusim_trace_header_set_meta(&h, "evsum", "0xd0/0x01,0x17/0x01,0xa6/0x01");
+        }
+        pmusim_model_set_trace_header(m, &h);
+        pmusim_trace_header_clear(&h);
+        wr(m, EVTSEL0 + 0, EVT(0xd0, 0x01) | EN | USR | OS, 0); /* MACRO_INSTS:DECODED */
+        wr(m, EVTSEL0 + 1, EVT(0x17, 0x01) | EN | USR | OS, 0); /* INST_QUEUE_WRITES */
+        wr(m, EVTSEL0 + 2, EVT(0xa6, 0x01) | EN | USR | OS, 0); /* FUSIONS_DECODED */
+        wr(m, EVTSEL0 + 3, EVT(0xc2, 0x04) | EN | USR | OS, 0); /* UOPS_RETIRED:MACRO_FUSED */
+        run(m, t, n);
+        pmusim_report_t rep;
+        pmusim_report_init(&rep);
+        m->ops->report(m, &rep);
+        static const uint64_t want[4][4] = {
+            { 5, 5, 1, 2 }, { 0, 0, 0, 2 }, { 0, 0, 0, 2 }, { 5, 5, 2, 2 },
+        };
+        static const char *const pmc[4] = { "IA32_PMC0", "IA32_PMC1", "IA32_PMC2", "IA32_PMC3" };
+        for (int k = 0; k < 4; k++) {
+            const pmusim_counter_result_t *c = result(&rep, pmc[k], 0);
+            if (v == MODEL_NO_KEY && k < 3) {
+                CU_ASSERT_EQUAL(c->status, PMUSIM_COUNT_NOT_IN_TRACE);
+            } else {
+                CU_ASSERT_EQUAL(c->status, PMUSIM_COUNT_OK);
+                CU_ASSERT_EQUAL(c->value, want[v][k]);
+            }
+        }
+        pmusim_report_clear(&rep);
+        pmusim_model_free(m);
+    }
 }
 
 /* An INSN record of FP/SIMD class cls (PMUSIM_FPC_*) on thread t. */
@@ -2728,6 +2800,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_lfb_hits);
     PMUSIM_ADD_TEST(s, test_stfwd_blocks);
     PMUSIM_ADD_TEST(s, test_macro_fused);
+    PMUSIM_ADD_TEST(s, test_decoded_records);
     PMUSIM_ADD_TEST(s, test_fpmmx_fast_path);
     PMUSIM_ADD_TEST(s, test_fpmmx_thresholds);
     PMUSIM_ADD_TEST(s, test_events_first_rows);
