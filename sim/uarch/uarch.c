@@ -146,10 +146,13 @@ typedef struct uarch_thread {
     uint64_t lsd_cyc;
     uint32_t lsd_body, lsd_n;
     uint8_t lsd_state, lsd_plm;
-    /* The decoders (docs/UARCH.md §1 "Decoders"): instructions and
-     * macro-fused pairs retired that the detector did not stream, not yet
-     * written (fe_flush(), with the ports' sums) */
-    uint64_t fe_dec, fe_fus;
+    /* The decoders (docs/UARCH.md §1 "Decoders"), written by fe_flush()
+     * with the ports' sums: the thread's continuations (insn_cont(): n
+     * counts them too), its instructions (n - fe_cont) when last written,
+     * the instructions the detector streamed and the macro-fused pairs it
+     * did not stream since (the decoded instructions are the rest: no
+     * count per instruction) */
+    uint64_t fe_cont, fe_n_w, fe_str, fe_fus;
 } uarch_thread_t;
 
 /* lsd_branch()'s states of a thread's loop stream detector */
@@ -1879,8 +1882,8 @@ static G_GNUC_NO_INLINE void lsd_count(pmusim_uarch_t *u, uarch_thread_t *t,
         t->lsd_plm = in->plm & 3;
     }
     t->lsd_n += uops;
-    /* streamed: not decoded (lsd_track() counted it as decoded) */
-    t->fe_dec--;
+    /* streamed: not decoded (lsd_track() counted a pair as decoded) */
+    t->fe_str++;
     t->fe_fus -= (in->flags & PMUSIM_F_OPKIND_MASK) == u->fuse_key;
 }
 
@@ -1891,8 +1894,7 @@ static inline __attribute__((always_inline)) void
 lsd_track(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, uint64_t r,
           uint32_t uops, gboolean isbr, const pmusim_branch_t *b)
 {
-    /* decoded unless lsd_count() finds it streamed */
-    t->fe_dec++;
+    /* a pair decoded unless lsd_count() finds it streamed */
     t->fe_fus += (in->flags & PMUSIM_F_OPKIND_MASK) == u->fuse_key;
     if (G_UNLIKELY(t->lsd_state & LSD_COUNTING))
         lsd_count(u, t, in, r, uops);
@@ -1914,15 +1916,17 @@ static void fe_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolean di
 {
     uarch_thread_t *t = &u->th[ti];
     const uarch_events_t *ev = &u->cfg->ev;
+    const uint64_t n = t->n - t->fe_cont, dec = n - t->fe_n_w - t->fe_str;
     const struct {
         const uarch_ev_t *e;
         uint64_t n;
     } w[] = {
-        {&ev->dec_insts, u->fe_on ? t->fe_dec : 0},
-        {&ev->iq_writes, u->fe_on ? t->fe_dec : 0},
+        {&ev->dec_insts, u->fe_on ? dec : 0},
+        {&ev->iq_writes, u->fe_on ? dec : 0},
         {&ev->dec_fusions, u->fe_fuse ? t->fe_fus : 0},
     };
-    t->fe_dec = t->fe_fus = 0;
+    t->fe_n_w = n;
+    t->fe_str = t->fe_fus = 0;
     for (size_t k = 0; k < G_N_ELEMENTS(w); k++) {
         if (!w[k].n)
             continue;
@@ -3048,6 +3052,7 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
     if (u->stfwd) /* the part's stores; its loads are not the INSN record's */
         stfwd_note(t, in->access, n, d, t->ret_cycle, FALSE);
     u->cont_parts++;
+    t->fe_cont++; /* not an instruction (fe_flush()) */
     if (u->ports) /* the accesses' uops; its sums are not written before it ends */
         ports_count_all(u, t, in, n, FALSE, FALSE, r);
     t->open_n = t->n;
