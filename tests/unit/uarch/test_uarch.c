@@ -2955,6 +2955,18 @@ static void test_decoded(void)
  * outer iteration decodes 8 inner and 3 outer instructions: 4 x 11 = 44
  * of 92 retired.  An input without branch kinds (the header says so):
  * no record at all. */
+static void nested_insn(pmusim_uarch_t *u, uint64_t ip, gboolean br, gboolean taken)
+{
+    pmusim_uarch_insn_t in = { .ip = ip, .plm = 3, .len = 4, .uops = 1 };
+    if (br) { /* a conditional branch back to the inner loop's start */
+        in.br = PMUSIM_UARCH_BR_COND;
+        in.taken = taken;
+        in.target = 0x400000;
+    }
+    GError *e = NULL;
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+}
+
 static void test_decoded_nested(void)
 {
     for (int brkind = 1; brkind >= 0; brkind--) {
@@ -2966,31 +2978,14 @@ static void test_decoded_nested(void)
                                                        : PMUSIM_ANN_ALL & ~PMUSIM_ANN_BRKIND);
         pmusim_uarch_header(u, &h);
         pmusim_trace_header_clear(&h);
-        GError *e = NULL;
         uint64_t retired = 0;
         for (uint32_t o = 0; o < 4; o++) {
+            /* ips 0x400000.. (inner, its branch the 4th), then 0x400010.. */
             for (uint32_t it = 0; it < 5; it++)
-                for (uint32_t i = 0; i < 4; i++) {
-                    pmusim_uarch_insn_t in = { .ip = 0x400000 + 4 * i, .plm = 3, .len = 4,
-                                               .uops = 1 };
-                    if (i == 3) {
-                        in.br = PMUSIM_UARCH_BR_COND;
-                        in.taken = it + 1 < 5;
-                        in.target = 0x400000;
-                    }
-                    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
-                    retired++;
-                }
-            for (uint32_t i = 0; i < 3; i++) {
-                pmusim_uarch_insn_t in = { .ip = 0x400010 + 4 * i, .plm = 3, .len = 4, .uops = 1 };
-                if (i == 2) {
-                    in.br = PMUSIM_UARCH_BR_COND;
-                    in.taken = o + 1 < 4;
-                    in.target = 0x400000;
-                }
-                CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
-                retired++;
-            }
+                for (uint32_t i = 0; i < 4; i++, retired++)
+                    nested_insn(u, 0x400000 + 4 * i, i == 3, it + 1 < 5);
+            for (uint32_t i = 0; i < 3; i++, retired++)
+                nested_insn(u, 0x400010 + 4 * i, i == 2, o + 1 < 4);
         }
         finish(u);
         CU_ASSERT_EQUAL(retired, 92);
@@ -3025,22 +3020,18 @@ static void test_lsd_smt(void)
             }
     finish(u);
     assert_cycle_order(&c);
-    uint64_t per[2] = { 0, 0 };
+    uint64_t per[2] = { 0, 0 }, dec[2] = { 0, 0 };
     for (guint i = 0; i < c.recs->len; i++) {
         const pmusim_rec_t *r = rec(&c, i);
         if (r->kind == PMUSIM_REC_EVENT && r->ev_code == 0xa8)
             per[r->thread] += r->n;
+        if (r->kind == PMUSIM_REC_EVENT && r->ev_code == 0xd0)
+            dec[r->thread] += r->n;
     }
     CU_ASSERT_EQUAL(per[0], 32);
     CU_ASSERT_EQUAL(per[1], 32);
     /* the decoders' counts, each thread its own: 2 of 10 iterations
      * decoded, 8 instructions a thread */
-    uint64_t dec[2] = { 0, 0 };
-    for (guint i = 0; i < c.recs->len; i++) {
-        const pmusim_rec_t *r = rec(&c, i);
-        if (r->kind == PMUSIM_REC_EVENT && r->ev_code == 0xd0)
-            dec[r->thread] += r->n;
-    }
     CU_ASSERT_EQUAL(dec[0], 8);
     CU_ASSERT_EQUAL(dec[1], 8);
     done(u, &c);
