@@ -250,6 +250,10 @@ typedef struct x86_listeners {
     x86_ctr_t *xfilt[X86_LISTENERS];
     x86_ctr_t *fold[X86_LISTENERS];
     x86_ctr_t *ffilt[X86_LISTENERS];
+    /* the dgen and tgen listeners with fmask (uops of which a fused record
+     * weighs one less): x86_fast_fused() */
+    uint32_t n_fused;
+    x86_ctr_t *fused[X86_LISTENERS];
 } x86_listeners_t;
 
 typedef struct x86_thread {
@@ -319,6 +323,9 @@ typedef struct x86_model {
      * rare branch (X86_F_FUSED_PROBE), which takes the one off
      * (x86_fast_fused()), so that the other records cost nothing more */
     bool fuse_loop;
+    /* inside x86_consume_fast(): X86_F_FUSED_PROBE where the loop's 8-byte
+     * record word holds it with fuse_loop, else 0 */
+    uint64_t fast_probe;
     /* some thread has OUTSTANDING counters (filter listeners: knm's
      * average-latency mode, wsm 0x60): every offcore INSN record takes
      * x86_consume_fast()'s rare branch */
@@ -1396,6 +1403,7 @@ static void x86_recompile(x86_model_t *m)
             x86_listeners_t *l = &m->th[t].lst[p];
             l->n_filt = l->n_gen = l->filt_flags = l->n_dgen = l->n_tgen = l->n_hgen = 0;
             l->n_fold = l->n_ffilt = l->ffilt_flags = l->n_ofilt = l->n_xfilt = 0;
+            l->n_fused = 0;
         }
     }
     for (uint32_t t = 0; t < nt; t++) {
@@ -1593,11 +1601,16 @@ static void x86_recompile(x86_model_t *m)
     bool fuse_thr = false; /* a thresholded count of uops with fmask */
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
-            const x86_listeners_t *l = &m->th[t].lst[p];
+            x86_listeners_t *l = &m->th[t].lst[p];
             m->has_gen = m->has_gen || l->n_gen;
             for (uint32_t j = 0; j < l->n_gen; j++) {
                 m->fuse_loop = m->fuse_loop || l->gen[j]->fmask;
                 fuse_thr = fuse_thr || (l->gen[j]->fmask && l->gen[j]->cls == X86_CLS_THRESH);
+            }
+            for (uint32_t j = 0; j < l->n_dgen + l->n_tgen; j++) {
+                x86_ctr_t *c = j < l->n_dgen ? l->dgen[j] : l->tgen[j - l->n_dgen];
+                if (c->fmask)
+                    l->fused[l->n_fused++] = c;
             }
             /* the X86_HIST_GEN variants feed the tgen listeners from groups */
             m->loop_gen = m->loop_gen || l->n_dgen || (l->n_tgen && m->hist_mode != X86_HIST_GEN);
@@ -3061,13 +3074,13 @@ static inline bool x86_fast_fpmmx(const x86_listeners_t *l, const pmusim_rec_t *
  * (after the pending closes of a thresholded one: x86_thr_touch()) goes
  * below its old value only until then, modulo 2^64, and the wrap test
  * after the add sees the weight's sum. */
-static __attribute__((noinline)) void x86_fast_fused(const x86_listeners_t *l, uint64_t cur)
+static inline void x86_fast_fused(const x86_listeners_t *l, uint64_t cur)
 {
-    for (uint32_t j = 0; j < l->n_dgen; j++)
-        l->dgen[j]->value -= l->dgen[j]->fmask != 0;
-    for (uint32_t j = 0; j < l->n_tgen; j++) {
-        x86_ctr_t *c = l->tgen[j];
-        if (c->fmask) {
+    for (uint32_t j = 0, nf = l->n_fused; j < nf; j++) {
+        x86_ctr_t *c = l->fused[j];
+        if (c->cls == X86_CLS_DIRECT) {
+            c->value--;
+        } else {
             x86_thr_touch(c, cur);
             c->acc--;
         }
@@ -3286,6 +3299,10 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         memset(&z, 0, sizeof z);
         z.flags = (uint16_t)(PMUSIM_F_OFFCORE | X86_F_FPMMX_BITS | X86_F_FUSED_PROBE);
         memcpy(&ktp_oc, &z.kind, sizeof ktp_oc);
+        /* in the model, so that the loop keeps no register for it */
+        memset(&z, 0, sizeof z);
+        z.flags = (uint16_t)(m->fuse_loop ? X86_F_FUSED_PROBE : 0);
+        memcpy(&m->fast_probe, &z.kind, sizeof m->fast_probe);
         for (uint32_t t = 0; t < X86_MAX_THREADS; t++) {
             memset(&z, 0, sizeof z);
             z.kind = PMUSIM_REC_INSN;
@@ -3316,6 +3333,17 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             /* an INSN record of the thread at another privilege level ends
              * the loop; the others x86_fast_other() takes or not */
             if (r->kind == PMUSIM_REC_INSN && r->thread < nth) {
+                /* fuse_loop: an INSN record of the thread whose only masked bit
+                 * is X86_F_FUSED_PROBE (kind mul, div or fused): a fused one's
+                 * uop off (x86_fast_fused()), then taken as any */
+                if ((ktpw & ktp_mask & ~m->fast_probe) == ktp[t & (X86_MAX_THREADS - 1)]) {
+                    if ((r->flags & PMUSIM_F_OPKIND_MASK) == X86_F_FUSED_BITS) {
+                        if (!single && seen[t] == room[t])
+                            break; /* as at `take`, before anything changes */
+                        x86_fast_fused(lst[t], cur);
+                    }
+                    goto take;
+                }
                 /* an offcore record (loop_oc_stop) starts the requests of
                  * the OUTSTANDING counters of its thread it matches, here
                  * (loop_oc_fast) once the record is surely taken (room;
@@ -3328,8 +3356,8 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                                             : x86_fast_oc_starts(lst[t], r))) ||
                     !x86_fast_fpmmx(lst[t], r, cur))
                     break;
-                /* fuse_loop: a fused record's uop off (the other kinds
-                 * with X86_F_FUSED_PROBE just go on) */
+                /* fuse_loop: a fused record's uop off, as above (here one
+                 * with another masked bit: offcore, x87 or mmx) */
                 if (m->fuse_loop &&
                     (r->flags & PMUSIM_F_OPKIND_MASK) == X86_F_FUSED_BITS) {
                     if (!single && seen[t] == room[t])
