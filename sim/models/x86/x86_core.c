@@ -55,6 +55,15 @@
 _Static_assert((X86_F_FPMMX_BITS & PMUSIM_F_FPCLASS_MASK) == X86_F_FPMMX_BITS &&
                    PMUSIM_FPC_X87 == 1 && PMUSIM_FPC_MMX == 2,
                "x87 and mmx are the class values 1 and 2: bits 0 and 1 of the class");
+/* The operation kind bits of the first INSN record of a macro-fused pair
+ * (kind 10, fused), and the one of them (bit 3 of the kind: mul, div and
+ * fused have it, no other valid kind) that sends a record to the fast
+ * loop's rare branch when fused records weigh less there (fuse_loop) */
+#define X86_F_FUSED_BITS ((unsigned)PMUSIM_OPK_FUSED << PMUSIM_F_OPKIND_SHIFT)
+#define X86_F_FUSED_PROBE (8u << PMUSIM_F_OPKIND_SHIFT)
+_Static_assert(PMUSIM_OPK_FUSED == 10 && (X86_F_FUSED_BITS & X86_F_FUSED_PROBE) &&
+                   (X86_F_FUSED_PROBE & PMUSIM_F_OPKIND_MASK) == X86_F_FUSED_PROBE,
+               "fused is kind 10: bit 3 of the kind is set");
 #define X86_LISTENERS (X86_NCTR * X86_MAX_THREADS)
 #define X86_CAPTURE_MAX 100000u
 enum {
@@ -130,6 +139,10 @@ typedef struct x86_ctr {
      * row (wsm 0x60: a request starts) */
     bool fstep;
     uint32_t lat_min; /* LDLAT: latency must be greater */
+    /* UOPS on a model that fuses, under the "fuse" annotation:
+     * PMUSIM_F_OPKIND_MASK, so that a record whose kind is fused weighs one
+     * uop less (x86_uops_weight()); 0 otherwise */
+    uint16_t fmask;
     /* FPMMX: the classes (bit per pmusim_fp_class_t) whose transitions
      * count; its filter matches every x87 and mmx record, which all move
      * the state */
@@ -237,6 +250,10 @@ typedef struct x86_listeners {
     x86_ctr_t *xfilt[X86_LISTENERS];
     x86_ctr_t *fold[X86_LISTENERS];
     x86_ctr_t *ffilt[X86_LISTENERS];
+    /* the dgen and tgen listeners with fmask (uops of which a fused record
+     * weighs one less): x86_fast_fused() */
+    uint32_t n_fused;
+    x86_ctr_t *fused[X86_LISTENERS];
 } x86_listeners_t;
 
 typedef struct x86_thread {
@@ -301,6 +318,14 @@ typedef struct x86_model {
     /* some thread has filter listeners that x86_consume_fast() feeds per
      * record (ffilt) */
     bool loop_filt;
+    /* some thread has dispatched listeners of uops for which a fused
+     * record weighs one less (fmask): such records take the fast loop's
+     * rare branch (X86_F_FUSED_PROBE), which takes the one off
+     * (x86_fast_fused()), so that the other records cost nothing more */
+    bool fuse_loop;
+    /* inside x86_consume_fast(): X86_F_FUSED_PROBE where the loop's 8-byte
+     * record word holds it with fuse_loop, else 0 */
+    uint64_t fast_probe;
     /* some thread has OUTSTANDING counters (filter listeners: knm's
      * average-latency mode, wsm 0x60): every offcore INSN record takes
      * x86_consume_fast()'s rare branch */
@@ -408,6 +433,15 @@ static inline bool x86_src_is_clock(uint8_t src)
 static inline uint64_t x86_sat_add(uint64_t a, uint64_t b)
 {
     return b > X86_NEVER - a ? X86_NEVER : a + b;
+}
+
+/* The occurrences of INSN record r for a UOPS counter of fmask (x86_ctr_t):
+ * its uops, 0 counting as 1, less one for the first instruction of a
+ * macro-fused pair (the pair's uop is its branch's: docs/trace-events-x86.md,
+ * "Macro-fusion"); a CMP of one uop so weighs 0. */
+static inline uint64_t x86_uops_weight(const pmusim_rec_t *r, uint16_t fmask)
+{
+    return (uint64_t)(r->uops ? r->uops : 1u) - ((r->flags & fmask) == X86_F_FUSED_BITS);
 }
 
 static inline x86_model_t *x86_of(pmusim_model_t *m)
@@ -1209,6 +1243,12 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
      * filter listeners (x86_recompile()), served by the fast loop: the
      * FPMMX filter matches both classes, the counted ones kept apart */
     c->fpmmx_occ = c->src == X86_SRC_FPMMX ? (uint8_t)c->f.fp_class : 0;
+    /* macro-fusion: on a model that fuses, under the annotation (a trace
+     * without it has no record of kind fused: traces/FORMAT.md §2) */
+    c->fmask = c->src == X86_SRC_UOPS && d->fuses &&
+                       (m->base.trace_annotations & PMUSIM_ANN_FUSE)
+                   ? (uint16_t)PMUSIM_F_OPKIND_MASK
+                   : 0;
     c->fstep = (c->src == X86_SRC_FPMMX &&
                 (c->cls == X86_CLS_DIRECT || c->cls == X86_CLS_THRESH) && !c->pebs) ||
                c->cls == X86_CLS_OUTSTANDING;
@@ -1285,7 +1325,7 @@ static bool x86_two_fits(const x86_listeners_t *l, bool *uops, uint64_t *k, uint
     int src = -1; /* of the thresholds above 1 */
     for (uint32_t j = 0; j < l->n_hgen + l->n_tgen; j++) {
         const x86_ctr_t *c = j < l->n_hgen ? l->hgen[j] : l->tgen[j - l->n_hgen];
-        if (c->edge || c->any || c->cls != X86_CLS_THRESH ||
+        if (c->edge || c->any || c->cls != X86_CLS_THRESH || c->fmask ||
             (c->src != X86_SRC_INSN && c->src != X86_SRC_UOPS))
             return false;
         const uint64_t hk = c->cmask ? c->cmask : 1;
@@ -1363,6 +1403,7 @@ static void x86_recompile(x86_model_t *m)
             x86_listeners_t *l = &m->th[t].lst[p];
             l->n_filt = l->n_gen = l->filt_flags = l->n_dgen = l->n_tgen = l->n_hgen = 0;
             l->n_fold = l->n_ffilt = l->ffilt_flags = l->n_ofilt = l->n_xfilt = 0;
+            l->n_fused = 0;
         }
     }
     for (uint32_t t = 0; t < nt; t++) {
@@ -1429,7 +1470,11 @@ static void x86_recompile(x86_model_t *m)
                     } else {
                         l->gen[l->n_gen++] = c;
                         const uint64_t hk = c->cmask ? c->cmask : 1; /* x86_thr_prepare() */
+                        /* uops of which a fused record weighs 0 (fmask)
+                         * are not running counts, which take a record as
+                         * an occurrence at least: tgen ones */
                         const bool own = c->cls == X86_CLS_THRESH && r == t && !c->any &&
+                                         !c->fmask &&
                                          (c->src == X86_SRC_INSN || c->src == X86_SRC_UOPS);
                         const bool uops = c->src == X86_SRC_UOPS;
                         if (own && l->n_hgen &&
@@ -1505,8 +1550,8 @@ static void x86_recompile(x86_model_t *m)
     for (uint32_t t = 0; k1x && t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
             const x86_listeners_t *l = &m->th[t].lst[p];
-            for (uint32_t j = 0; j < l->n_tgen; j++)
-                k1x = k1x && l->tgen[j]->cmask <= 1; /* own ones (not any_any) */
+            for (uint32_t j = 0; j < l->n_tgen; j++) /* own ones (not any_any) */
+                k1x = k1x && l->tgen[j]->cmask <= 1 && !l->tgen[j]->fmask;
             any_t = any_t || l->n_tgen;
         }
     if (k1x && any_t) {
@@ -1552,16 +1597,29 @@ static void x86_recompile(x86_model_t *m)
                 l->n_tgen = 0;
             }
     }
-    m->has_gen = m->loop_gen = m->loop_filt = false;
+    m->has_gen = m->loop_gen = m->loop_filt = m->fuse_loop = false;
+    bool fuse_thr = false; /* a thresholded count of uops with fmask */
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
-            const x86_listeners_t *l = &m->th[t].lst[p];
+            x86_listeners_t *l = &m->th[t].lst[p];
             m->has_gen = m->has_gen || l->n_gen;
+            for (uint32_t j = 0; j < l->n_gen; j++) {
+                m->fuse_loop = m->fuse_loop || l->gen[j]->fmask;
+                fuse_thr = fuse_thr || (l->gen[j]->fmask && l->gen[j]->cls == X86_CLS_THRESH);
+            }
+            for (uint32_t j = 0; j < l->n_dgen + l->n_tgen; j++) {
+                x86_ctr_t *c = j < l->n_dgen ? l->dgen[j] : l->tgen[j - l->n_dgen];
+                if (c->fmask)
+                    l->fused[l->n_fused++] = c;
+            }
             /* the X86_HIST_GEN variants feed the tgen listeners from groups */
             m->loop_gen = m->loop_gen || l->n_dgen || (l->n_tgen && m->hist_mode != X86_HIST_GEN);
             m->loop_filt = m->loop_filt || l->n_ffilt;
         }
-    m->thresh_fast = x86_thresh_fast_ok(m);
+    /* the X86_HIST_GEN variants feed every thresholded count from the
+     * running counts of groups, which take a record as an occurrence at
+     * least: with a fused record's weight of 0 in one, the general path */
+    m->thresh_fast = x86_thresh_fast_ok(m) && !(fuse_thr && m->hist_mode == X86_HIST_GEN);
     m->gen_fast = x86_gen_fast_ok(m);
     m->grps_ok = false;
     x86_rates_update(m);
@@ -2094,7 +2152,7 @@ static __attribute__((noinline)) void x86_count_gen(x86_model_t *m, const x86_li
             occ = 1;
             break;
         case X86_SRC_UOPS:
-            occ = r->uops ? r->uops : 1;
+            occ = x86_uops_weight(r, c->fmask);
             break;
         case X86_SRC_FILTER:
         case X86_SRC_BITS:
@@ -3009,6 +3067,26 @@ static inline bool x86_fast_fpmmx(const x86_listeners_t *l, const pmusim_rec_t *
     return true;
 }
 
+/* Inside x86_consume_fast() (fuse_loop), before it takes INSN record r of
+ * kind fused with listeners l in cycle cur: the one uop less of r for each
+ * dispatched uop count with fmask (x86_uops_weight()), taken off before
+ * the loop adds r's uops, 1 or more, so that a count's value or `acc`
+ * (after the pending closes of a thresholded one: x86_thr_touch()) goes
+ * below its old value only until then, modulo 2^64, and the wrap test
+ * after the add sees the weight's sum. */
+static inline void x86_fast_fused(const x86_listeners_t *l, uint64_t cur)
+{
+    for (uint32_t j = 0, nf = l->n_fused; j < nf; j++) {
+        x86_ctr_t *c = l->fused[j];
+        if (c->cls == X86_CLS_DIRECT) {
+            c->value--;
+        } else {
+            x86_thr_touch(c, cur);
+            c->acc--;
+        }
+    }
+}
+
 /* At the start of x86_consume_fast(): the fold listeners of the threads'
  * listener sets lst[0..nth) take one increment per INSN record of each
  * thread that feeds them; room[t] (the thread's INSN records the loop may
@@ -3213,12 +3291,18 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         z.plm = 3;
         /* 0x60 counters: an offcore INSN record (its flag set where every
          * ktp[] has it clear) ends the loop (loop_oc_stop) */
+        /* fuse_loop: a record of kind mul, div or fused (x86_fast_fused()) */
         z.flags = (uint16_t)((m->loop_oc_stop ? PMUSIM_F_OFFCORE : 0) |
-                             (m->loop_fpx_stop ? X86_F_FPMMX_BITS : 0));
+                             (m->loop_fpx_stop ? X86_F_FPMMX_BITS : 0) |
+                             (m->fuse_loop ? X86_F_FUSED_PROBE : 0));
         memcpy(&ktp_mask, &z.kind, sizeof ktp_mask);
         memset(&z, 0, sizeof z);
-        z.flags = (uint16_t)(PMUSIM_F_OFFCORE | X86_F_FPMMX_BITS);
+        z.flags = (uint16_t)(PMUSIM_F_OFFCORE | X86_F_FPMMX_BITS | X86_F_FUSED_PROBE);
         memcpy(&ktp_oc, &z.kind, sizeof ktp_oc);
+        /* in the model, so that the loop keeps no register for it */
+        memset(&z, 0, sizeof z);
+        z.flags = (uint16_t)(m->fuse_loop ? X86_F_FUSED_PROBE : 0);
+        memcpy(&m->fast_probe, &z.kind, sizeof m->fast_probe);
         for (uint32_t t = 0; t < X86_MAX_THREADS; t++) {
             memset(&z, 0, sizeof z);
             z.kind = PMUSIM_REC_INSN;
@@ -3249,6 +3333,17 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             /* an INSN record of the thread at another privilege level ends
              * the loop; the others x86_fast_other() takes or not */
             if (r->kind == PMUSIM_REC_INSN && r->thread < nth) {
+                /* fuse_loop: an INSN record of the thread whose only masked bit
+                 * is X86_F_FUSED_PROBE (kind mul, div or fused): a fused one's
+                 * uop off (x86_fast_fused()), then taken as any */
+                if ((ktpw & ktp_mask & ~m->fast_probe) == ktp[t & (X86_MAX_THREADS - 1)]) {
+                    if ((r->flags & PMUSIM_F_OPKIND_MASK) == X86_F_FUSED_BITS) {
+                        if (!single && seen[t] == room[t])
+                            break; /* as at `take`, before anything changes */
+                        x86_fast_fused(lst[t], cur);
+                    }
+                    goto take;
+                }
                 /* an offcore record (loop_oc_stop) starts the requests of
                  * the OUTSTANDING counters of its thread it matches, here
                  * (loop_oc_fast) once the record is surely taken (room;
@@ -3261,6 +3356,14 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                                             : x86_fast_oc_starts(lst[t], r))) ||
                     !x86_fast_fpmmx(lst[t], r, cur))
                     break;
+                /* fuse_loop: a fused record's uop off, as above (here one
+                 * with another masked bit: offcore, x87 or mmx) */
+                if (m->fuse_loop &&
+                    (r->flags & PMUSIM_F_OPKIND_MASK) == X86_F_FUSED_BITS) {
+                    if (!single && seen[t] == room[t])
+                        break; /* as at `take`, before anything changes */
+                    x86_fast_fused(lst[t], cur);
+                }
                 if (oc && m->loop_oc_fast)
                     fast_limit = x86_fast_oc_start(m, lst[t], r, cur);
                 goto take;

@@ -54,7 +54,7 @@ typedef enum x86_src_kind {
     X86_SRC_CYCLES,      /* one per cycle while the thread is active (unhalted) */
     X86_SRC_REF,         /* reference cycles while active: CYCLES at the reference ratio */
     X86_SRC_INSN,        /* one per INSN record */
-    X86_SRC_UOPS,        /* rec.uops per INSN record (0 counts as 1) */
+    X86_SRC_UOPS,        /* rec.uops per INSN record (0 counts as 1; a fused pair's first: one less) */
     X86_SRC_FILTER,      /* one per INSN record matching a filter */
     X86_SRC_BITS,        /* one per INSN record matching any of several filters */
     X86_SRC_LDLAT,       /* loads slower than MSR_PEBS_LD_LAT_THRESHOLD */
@@ -168,6 +168,10 @@ typedef struct x86_desc {
     uint64_t debugctl_valid;
     uint64_t pebs_enable_valid;
     bool has_ldlat;              /* MSR_PEBS_LD_LAT_THRESHOLD exists */
+    /* the decoders macro-fuse (docs/UARCH.md §1 "Macro-fusion"): under the
+     * "fuse" annotation the first INSN record of a fused pair weighs one
+     * uop less in the UOPS rows (docs/trace-events-x86.md, "Macro-fusion") */
+    bool fuses;
     uint32_t ref_num, ref_den;   /* default reference-clock cycles per core cycle */
     bool offcore_per_core;       /* Westmere: RSP_0/1 shared by the two threads */
     x86_oc_layout_t oc_layout;

@@ -2287,6 +2287,97 @@ static void test_decoded_records(void)
         pmusim_report_clear(&rep);
         pmusim_model_free(m);
     }
+/* An INSN record of `n` uops at `cycle` on thread 0, the first of a
+ * macro-fused pair when fused (operation kind 10). */
+static pmusim_rec_t fuse_uops(uint64_t cycle, uint32_t n, int fused)
+{
+    pmusim_rec_t r = uops(cycle, 0, n);
+    if (fused)
+        r.flags |= PMUSIM_OPK_FUSED << PMUSIM_F_OPKIND_SHIFT;
+    return r;
+}
+
+/* Macro-fusion in the uop counts (docs/trace-events-x86.md, "Macro-fusion"):
+ * on wsm and wsm_dp UOPS_RETIRED:ANY (0xc2/0x01), RETIRE_SLOTS (0xc2/0x02)
+ * and UOPS_ISSUED:ANY (0x0e/0x01) weigh the first record of a fused pair
+ * one uop less (the pair's uop is its branch's), records of one cycle
+ * summing.  The records (F: fused first), uops, and each cycle's sum with
+ * "fuse" / with the marks cleared (a trace without the annotation has no
+ * kind 10: traces/FORMAT.md §2):
+ *   cycle 1: F cmp 1, jne 1            0+1 = 1 / 2
+ *   cycle 2: F cmp reg,[mem] 2, jb 1   1+1 = 2 / 3
+ *   cycle 3: F cmp 1 (its jcc next)    0     / 1
+ *   cycle 4: jne 1, add 3              1+3 = 4 / 4
+ *   cycle 5: F cmp, uops 0 (as 1)      0     / 1
+ *   cycle 6: jcc 1                     1     / 1
+ *   cycle 7: none                      0     / 0
+ *   cycle 8: an instruction of 2       2     / 2
+ * and cycle 0, before the first record, 0.  Sums 10 / 14 (14 uops less 4
+ * pairs); c=1: cycles 1 2 4 6 8 = 5 / 1-6 and 8 = 7; c=2: cycles 2 4 8 =
+ * 3 / 1 2 4 8 = 4; c=1 inv: cycles 0 3 5 7 = 4 / 0 7 = 2; c=1 edge: rising
+ * at 1 4 6 8 = 4 / 1 8 = 2; c=1 inv edge (cycles of no uop after one with
+ * some; cycle 0 after none before the trace, which counts): 0 3 5 7 = 4 /
+ * 0 7 = 2; c=3: cycle 4 = 1 / 2 4 = 2.  Both paths (the fast loop's rare branch, the general one).  knm does not
+ * fuse: UOPS_RETIRED:ALL (0xc2/0x10) is 14 with the marks. */
+static void test_fused_uops(void)
+{
+    pmusim_rec_t t[] = {
+        fuse_uops(1, 1, 1), fuse_uops(1, 1, 0), fuse_uops(2, 2, 1), fuse_uops(2, 1, 0),
+        fuse_uops(3, 1, 1), fuse_uops(4, 1, 0), fuse_uops(4, 3, 0), fuse_uops(5, 0, 1),
+        fuse_uops(6, 1, 0), fuse_uops(8, 2, 0),
+    };
+    pmusim_rec_t plain[G_N_ELEMENTS(t)];
+    for (unsigned i = 0; i < G_N_ELEMENTS(t); i++) {
+        plain[i] = t[i];
+        plain[i].flags = 0;
+    }
+    /* a model's trace (an annotations key): with and without "fuse" */
+    const uint32_t with = PMUSIM_ANN_ALL & ~PMUSIM_ANN_STFWD;
+    const uint32_t without = PMUSIM_ANN_ALL & ~PMUSIM_ANN_FUSE;
+    static const char *const pmus[] = { "wsm", "wsm_dp" };
+    for (unsigned k = 0; k < G_N_ELEMENTS(pmus); k++)
+        for (int general = 0; general < 2; general++)
+            for (int f = 0; f < 2; f++) {
+                const pmusim_rec_t *tr = f ? t : plain;
+                pmusim_model_t *m = mk_path(pmus[k], 1, general);
+                m->trace_annotations = f ? with : without;
+                wr(m, EVTSEL0 + 0, EVT(0xc2, 0x01) | EN | USR | OS, 0);
+                wr(m, EVTSEL0 + 1, EVT(0xc2, 0x02) | EN | USR | OS, 0);
+                wr(m, EVTSEL0 + 2, EVT(0x0e, 0x01) | EN | USR | OS, 0);
+                wr(m, EVTSEL0 + 3, EVT(0xc2, 0x01) | EN | USR | OS | CMASK(1), 0);
+                run(m, tr, G_N_ELEMENTS(t));
+                if (f)
+                    expect_pmcs(m, 10, 10, 10, 5);
+                else
+                    expect_pmcs(m, 14, 14, 14, 7);
+                pmusim_model_free(m);
+
+                m = mk_path(pmus[k], 1, general);
+                m->trace_annotations = f ? with : without;
+                wr(m, EVTSEL0 + 0, EVT(0xc2, 0x02) | EN | USR | OS | CMASK(2), 0);
+                wr(m, EVTSEL0 + 1, EVT(0xc2, 0x01) | EN | USR | OS | CMASK(1) | INV, 0);
+                wr(m, EVTSEL0 + 2, EVT(0x0e, 0x01) | EN | USR | OS | CMASK(1) | EDGE, 0);
+                wr(m, EVTSEL0 + 3, EVT(0xc2, 0x01) | EN | USR | OS | CMASK(1) | INV | EDGE, 0);
+                run(m, tr, G_N_ELEMENTS(t));
+                if (f)
+                    expect_pmcs(m, 3, 4, 4, 4);
+                else
+                    expect_pmcs(m, 4, 2, 2, 2);
+                pmusim_model_free(m);
+
+                m = mk_path(pmus[k], 1, general);
+                m->trace_annotations = f ? with : without;
+                wr(m, EVTSEL0 + 0, EVT(0x0e, 0x01) | EN | USR | OS | CMASK(3), 0);
+                run(m, tr, G_N_ELEMENTS(t));
+                CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), f ? 1 : 2);
+                pmusim_model_free(m);
+            }
+    pmusim_model_t *m = mk("knm", 1);
+    m->trace_annotations = with;
+    wr(m, EVTSEL0 + 0, EVT(0xc2, 0x10) | EN | USR | OS, 0);
+    run(m, t, G_N_ELEMENTS(t));
+    CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 14);
+    pmusim_model_free(m);
 }
 
 /* An INSN record of FP/SIMD class cls (PMUSIM_FPC_*) on thread t. */
@@ -2801,6 +2892,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_stfwd_blocks);
     PMUSIM_ADD_TEST(s, test_macro_fused);
     PMUSIM_ADD_TEST(s, test_decoded_records);
+    PMUSIM_ADD_TEST(s, test_fused_uops);
     PMUSIM_ADD_TEST(s, test_fpmmx_fast_path);
     PMUSIM_ADD_TEST(s, test_fpmmx_thresholds);
     PMUSIM_ADD_TEST(s, test_events_first_rows);

@@ -29,6 +29,7 @@ typedef struct ref_ctr {
 
 typedef struct ref {
     uint32_t nt, ngp, tpc;
+    bool fuses; /* wsm, wsm_dp: a record of kind fused weighs one uop less */
     ref_ctr_t c[NTH][NCTR];
     uint64_t gctrl[NTH], status[NTH];
     bool freeze[NTH], active[NTH];
@@ -87,13 +88,14 @@ static void ref_pmis(ref_t *r, uint64_t cycle)
                 r->c[t][s].prev = false;
 }
 
-static uint64_t ref_occ(const ref_ctr_t *c, const pmusim_rec_t *rec)
+static uint64_t ref_occ(const ref_ctr_t *c, const pmusim_rec_t *rec, bool r_fuses)
 {
     if (rec->kind == PMUSIM_REC_INSN) {
         if (c->src == 0)
             return 1;
-        if (c->src == 1)
-            return rec->uops ? rec->uops : 1;
+        if (c->src == 1) /* docs/trace-events-x86.md, "Macro-fusion" */
+            return (rec->uops ? rec->uops : 1) -
+                   (r_fuses && PMUSIM_REC_OPKIND(rec->flags) == PMUSIM_OPK_FUSED);
         return 0;
     }
     if (rec->kind == PMUSIM_REC_EVENT && c->src == 3 && rec->ev_code == 0xa2 &&
@@ -123,7 +125,7 @@ static void ref_record(ref_t *r, const pmusim_rec_t *rec)
                 continue;
             if (!((c->plm_mask >> plm) & 1))
                 continue;
-            uint64_t n = ref_occ(c, rec);
+            uint64_t n = ref_occ(c, rec, r->fuses);
             if (!n)
                 continue;
             if (ref_thresholded(c))
@@ -210,19 +212,28 @@ static int cmp_lines(const void *x, const void *y)
  * source only (x86_two_fits()); DIFF_ANY1: three in four AnyThread ones
  * of the run's threshold and source, no EDGE, the others unthresholded */
 enum { DIFF_ALL = 0, DIFF_OWN = 1, DIFF_OWN_ANY = 2, DIFF_OWN_TWO = 3, DIFF_ANY1 = 4 };
-static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool long_run, int own)
+/* DIFF_FUSED (or-ed into the mode): one INSN record in three is the first
+ * of a macro-fused pair (kind fused, the trace claiming every annotation,
+ * so "fuse" too), which weighs one uop less on wsm and as much on knm */
+enum { DIFF_FUSED = 8 };
+static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool long_run, int mode)
 {
+    const int own = mode & ~DIFF_FUSED;
+    const bool fused = mode & DIFF_FUSED;
     const bool knm = strcmp(model, "knm") == 0;
     ref_t r;
     memset(&r, 0, sizeof r);
     r.nt = nt;
     r.ngp = knm ? 2 : 4;
     r.tpc = knm ? 4 : 2;
+    r.fuses = fused && !knm;
     r.log = g_string_new(NULL);
     uint64_t max = knm ? (1ull << 40) - 1 : (1ull << 48) - 1;
     GError *e = NULL;
     pmusim_model_t *m = pmusim_model_new(model, nt, &e);
     CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    if (fused)
+        m->trace_annotations = PMUSIM_ANN_ALL;
     /* DIFF_ANY1: the run's one threshold and source of its AnyThread counts */
     const unsigned a1_k = own == DIFF_ANY1 ? (unsigned)g_rand_int_range(g, 1, 4) : 0;
     const unsigned a1_src = own == DIFF_ANY1 ? (unsigned)g_rand_int_range(g, 0, 2) : 0;
@@ -319,6 +330,8 @@ static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool lo
         if (kind < 15) {
             rec.kind = PMUSIM_REC_INSN;
             rec.uops = (uint32_t)g_rand_int_range(g, 0, 4);
+            if (fused && g_rand_int_range(g, 0, 3) == 0)
+                rec.flags = (uint16_t)(PMUSIM_OPK_FUSED << PMUSIM_F_OPKIND_SHIFT);
         } else if (kind < 17) {
             rec.kind = PMUSIM_REC_EVENT;
             rec.ev_code = 0xa2;
@@ -493,6 +506,26 @@ static void test_diff_any1(void)
     diff_runs(20261130, 160, DIFF_ANY1);
 }
 
+/* The modes above with one INSN record in three of kind fused
+ * (DIFF_FUSED): on wsm the uop counts weigh it one less (a CMP of one uop
+ * or of none: 0), directly and against thresholds, INV and EDGE, in every
+ * set-up of the fast loop (its rare branch, x86_fast_fused(); thresholded
+ * uop counts as tgen listeners; AnyThread groups on the general path),
+ * on knm as much as any record. */
+static void test_diff_fused(void)
+{
+    GRand *g = g_rand_new_with_seed(20261129);
+    for (int i = 0; i < 200; i++)
+        diff_one(i % 2 ? "knm" : "wsm", 1 + (uint32_t)(i % (i % 2 ? 4 : 2)), g, i, false,
+                 DIFF_ALL | DIFF_FUSED);
+    g_rand_free(g);
+    diff_runs(20261201, 40, DIFF_ALL | DIFF_FUSED);
+    diff_runs(20261202, 40, DIFF_OWN | DIFF_FUSED);
+    diff_runs(20261203, 80, DIFF_OWN_ANY | DIFF_FUSED);
+    diff_runs(20261204, 60, DIFF_OWN_TWO | DIFF_FUSED);
+    diff_runs(20261205, 60, DIFF_ANY1 | DIFF_FUSED);
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("sim_x86_diff", NULL, NULL);
@@ -503,4 +536,5 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_diff_own_any);
     PMUSIM_ADD_TEST(s, test_diff_own_two);
     PMUSIM_ADD_TEST(s, test_diff_any1);
+    PMUSIM_ADD_TEST(s, test_diff_fused);
 }
