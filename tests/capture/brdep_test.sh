@@ -49,9 +49,5 @@ between "wsm even: extra cycles per read" $(( $(d $W e.pmt e0.pmt) / r )) 1 $((2
 if has_annotation brdep r.pmt && has_annotation brdep e.pmt; then
     ok "the captures claim the brdep annotation"
 else fail "no brdep annotation in a capture's header"; fi
-"$pmusim" trace annotate --cpu wsm r.pmt ra.pmt
-c=$(count $W r.pmt)
-a=$(count $W ra.pmt)
-if [ "$a" -eq "$c" ]; then ok "trace annotate of the wsm random capture: $a cycles"
-else fail "trace annotate of the wsm random capture: $a cycles, the capture $c"; fi
+annotate_same wsm $W r.pmt "the wsm random capture"
 [ "$failed" -eq 0 ] || { echo "$failed check(s) failed"; exit 1; }
