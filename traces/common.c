@@ -176,6 +176,19 @@ static const char *tr_mem_check(const pmusim_trace_header_t *h, const pmusim_mem
     return NULL;
 }
 
+const char *tr_br_dep_check(gboolean ia64, unsigned kind, unsigned dep)
+{
+    if (!dep)
+        return NULL;
+    if (ia64)
+        return "branch dep (a branch's dependence on a load) on IA-64: x86 only";
+    if (kind == PMUSIM_BR_IPREL || kind == PMUSIM_BR_CALL)
+        return "branch dep (a branch's dependence on a load) on a direct jump or call";
+    if (dep > PMUSIM_BR_MAX_DEP)
+        return "branch dep above 63";
+    return NULL;
+}
+
 /* Everything the binary and text forms can represent; the writer refuses the
  * rest so that every written trace reads back identically. */
 const char *tr_rec_check(const pmusim_trace_header_t *h, const pmusim_rec_t *r)
@@ -210,6 +223,11 @@ const char *tr_rec_check(const pmusim_trace_header_t *h, const pmusim_rec_t *r)
                 return "branch taken/dir_ok/tgt_ok not 0 or 1";
             if (r->br.detect >= PMUSIM_BRD_COUNT)
                 return "unknown misprediction detection point";
+            if (r->br.dep) {
+                const char *bad = tr_br_dep_check(h->isa == PMUSIM_ISA_IA64, r->br.kind, r->br.dep);
+                if (bad)
+                    return bad;
+            }
         }
         return NULL;
     case PMUSIM_REC_MEM:
@@ -278,7 +296,7 @@ char *tr_unescape(const char *s, size_t len)
 static const char *const annotation_names[PMUSIM_ANN_COUNT_] = {
     "levels", "tlb", "pred", "brkind", "offcore", "timing",
     "uops", "symbols", "alat", "events", "allmem", "fp", "callkind", "fpclass",
-    "opkind", "lock", "lfb", "stfwd", "dep", "fuse",
+    "opkind", "lock", "lfb", "stfwd", "dep", "fuse", "brdep",
 };
 
 const char *pmusim_annotation_name(uint32_t bit)

@@ -1055,7 +1055,8 @@ G_STATIC_ASSERT(offsetof(pmusim_mem_t, latency) == 8 && offsetof(pmusim_mem_t, s
 G_STATIC_ASSERT(offsetof(pmusim_branch_t, kind) == 8 && offsetof(pmusim_branch_t, taken) == 9 &&
                 offsetof(pmusim_branch_t, dir_ok) == 10 &&
                 offsetof(pmusim_branch_t, tgt_ok) == 11 &&
-                offsetof(pmusim_branch_t, detect) == 12 && sizeof(pmusim_branch_t) == 16);
+                offsetof(pmusim_branch_t, detect) == 12 && offsetof(pmusim_branch_t, dep) == 13 &&
+                sizeof(pmusim_branch_t) == 16);
 G_STATIC_ASSERT(offsetof(pmusim_offcore_t, req) == 4 && offsetof(pmusim_offcore_t, supplier) == 5 &&
                 offsetof(pmusim_offcore_t, snoop) == 6 && sizeof(pmusim_offcore_t) == 8);
 G_ALWAYS_INLINE static inline uint64_t rd_mem_rest(const pmusim_rec_t *o)
@@ -1064,7 +1065,7 @@ G_ALWAYS_INLINE static inline uint64_t rd_mem_rest(const pmusim_rec_t *o)
 }
 G_ALWAYS_INLINE static inline uint64_t rd_br_any(const pmusim_rec_t *o)
 {
-    return o->br.target | (rd_load64((const uint8_t *)&o->br.kind) & UINT64_C(0xffffffffff));
+    return o->br.target | (rd_load64((const uint8_t *)&o->br.kind) & UINT64_C(0xffffffffffff));
 }
 G_ALWAYS_INLINE static inline uint64_t rd_oc_any(const pmusim_rec_t *o)
 {
@@ -1450,6 +1451,17 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 }
                 if (G_UNLIKELY(o->mem.dep && o->mem.is_store))
                     BAD("memory dep (a load's address dependence) on a store");
+                if (G_UNLIKELY(m & TR_M_BRDEP)) {
+                    RD_BYTE(b);
+                    if (!(o->flags & PMUSIM_F_BRANCH) && b)
+                        BAD("branch fields on an instruction without the branch flag");
+                    SETF(br.dep, (uint8_t)b);
+                }
+                if (G_UNLIKELY(o->br.dep)) {
+                    const char *bad = tr_br_dep_check(ia64, o->br.kind, o->br.dep);
+                    if (bad)
+                        BAD(bad);
+                }
             }
             if (G_UNLIKELY(h & TR_H_MEMDYN)) {
                 unsigned b;
@@ -2407,6 +2419,10 @@ static gboolean text_insn(pmusim_trace_reader_t *r, pmusim_rec_t *o, const tok_t
             NEED_NAME(tr_detect_names, PMUSIM_BRD_COUNT);
             o->br.detect = (uint8_t)idx;
             br_keys = TRUE;
+        } else if (!strcmp(key, "bdep")) {
+            NEED_NUM(255); /* tr_rec_check() says what is allowed */
+            o->br.dep = (uint8_t)v;
+            br_keys = TRUE;
         } else if (!strcmp(key, "oc.req")) {
             NEED_NUM(255);
             o->oc.req = (uint8_t)v;
@@ -2442,7 +2458,7 @@ static gboolean text_insn(pmusim_trace_reader_t *r, pmusim_rec_t *o, const tok_t
     if (mem_keys && !(o->flags & PMUSIM_F_MEM))
         TBAD("memory keys (addr, size, lvl, lat, tlb, alat, dep) without mem=ld|st");
     if (br_keys && !(o->flags & PMUSIM_F_BRANCH))
-        TBAD("branch keys (taken, target, dir, tgt, det) without br=KIND");
+        TBAD("branch keys (taken, target, dir, tgt, det, bdep) without br=KIND");
     if (!(o->flags & PMUSIM_F_OFFCORE))
         o->oc.snoop = 0;
     return TRUE;

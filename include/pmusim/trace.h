@@ -216,7 +216,15 @@ typedef struct pmusim_branch {
     uint8_t dir_ok;  /* direction predicted correctly */
     uint8_t tgt_ok;  /* target predicted correctly */
     uint8_t detect;  /* pmusim_br_detect_t */
+    /* x86 conditional and indirect branches (since session 21, the "brdep"
+     * annotation, FORMAT.md §2): the condition (flags) or the target
+     * register depends on the data of the load this many loads back in the
+     * thread (1 the newest load so far, the branch's own included;
+     * 1..PMUSIM_BR_MAX_DEP), 0 none or unknown; 0 on IA-64 and on direct
+     * unconditional jumps */
+    uint8_t dep;
 } pmusim_branch_t;
+#define PMUSIM_BR_MAX_DEP 63u
 
 #define PMUSIM_OFFCORE_NONE 0xffu
 
@@ -297,8 +305,9 @@ enum pmusim_annotation {
     PMUSIM_ANN_STFWD = 1u << 17,   /* "stfwd": the store-forwarding block flag (PMUSIM_F_STFWD_BLOCK) */
     PMUSIM_ANN_DEP = 1u << 18,     /* "dep": mem.dep, the loads' address dependences (x86) */
     PMUSIM_ANN_FUSE = 1u << 19,    /* "fuse": operation kind fused marks every pair Westmere macro-fuses */
-    PMUSIM_ANN_COUNT_ = 20,
-    PMUSIM_ANN_ALL = (1u << 20) - 1u,
+    PMUSIM_ANN_BRDEP = 1u << 20,   /* "brdep": br.dep, the branches' dependences on loads (x86) */
+    PMUSIM_ANN_COUNT_ = 21,
+    PMUSIM_ANN_ALL = (1u << 21) - 1u,
 };
 /* Bit mask of the header's "annotations" key; PMUSIM_ANN_ALL when absent. */
 uint32_t pmusim_trace_header_annotations(const pmusim_trace_header_t *h);

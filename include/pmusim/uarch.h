@@ -137,6 +137,14 @@ typedef struct pmusim_uarch_insn {
      * set by the model, and PMUSIM_F_STFWD_BLOCK on x86). */
     uint8_t slot, unit;
     uint16_t flags;
+    /* A conditional or indirect branch whose condition (flags) or target
+     * register depends on the data of an earlier load of the same thread:
+     * that load's distance back in the thread's loads, counting the
+     * instruction's own (1 the newest load so far; at most
+     * PMUSIM_UARCH_MAX_DEP): the branch resolves no earlier than that load's
+     * data are back (docs/UARCH.md §1 step 4).  0 none or unknown; the model
+     * ignores it on other kinds and on IA-64 and does not check the bound. */
+    uint8_t br_dep;
     uint64_t insn;
     /* Optional, NULL for none: the instruction's record template, made by
      * pmusim_uarch_rec_template() from this instruction's ip, len, plm, fp,

@@ -1645,7 +1645,29 @@ branch_predict(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *
     b->dir_ok = dir_ok;
     b->tgt_ok = tgt_ok;
     b->detect = detect;
+    /* the dependence on a load of a conditional or indirect branch, x86
+     * (pmusim_uarch_insn_t.br_dep; direct jumps and calls have none) */
+    b->dep = !ia64 && k != PMUSIM_UARCH_BR_JUMP && k != PMUSIM_UARCH_BR_CALL &&
+                     in->br_dep <= PMUSIM_BR_MAX_DEP
+                 ? in->br_dep
+                 : 0;
     return res;
+}
+
+/* When a mispredicted branch that completes at c resolves: at c, or, if
+ * its condition or target depends on the load b->dep loads back (1 the
+ * newest so far, its own included), one cycle after that load's data are
+ * back, when it executes (docs/UARCH.md §1 step 4: a misprediction is
+ * found at execution).  The front end restarts mispredict_penalty cycles
+ * later. */
+static inline uint64_t branch_resolved(const uarch_thread_t *t, const pmusim_branch_t *b,
+                                       uint64_t c)
+{
+    if (G_LIKELY(!b->dep))
+        return c;
+    /* the ring's slots hold 0 before the thread's first loads */
+    const uint64_t src = t->load_done[(t->nload - b->dep) & (DEP_RING - 1)] + 1;
+    return src > c ? src : c;
 }
 
 /* ---- EVENT records ---- */
@@ -2572,7 +2594,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         int res = branch_predict(u, t, in, &br, ia64);
         if (G_UNLIKELY(res != BR_OK)) {
             if (res == BR_MISPREDICT) {
-                uint64_t again = c + u->cfg->mispredict_penalty;
+                uint64_t again = branch_resolved(t, &br, c) + u->cfg->mispredict_penalty;
                 if (again > t->fe_ready)
                     t->fe_ready = t->misp_ready = again;
                 ev_add(u, &u->cfg->ev.misp_stall, u->cfg->mispredict_penalty);
@@ -2886,7 +2908,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         memset(&br, 0, sizeof br);
         int res = branch_predict(u, t, in, &br, cfg->ia64);
         if (res == BR_MISPREDICT) {
-            uint64_t again = c + cfg->mispredict_penalty;
+            uint64_t again = branch_resolved(t, &br, c) + cfg->mispredict_penalty;
             if (again > t->fe_ready)
                 t->fe_ready = t->misp_ready = again;
             ev_add(u, &cfg->ev.misp_stall, cfg->mispredict_penalty);

@@ -46,11 +46,7 @@ between "wsm chase extra cycles per step" $(( $(d $W c.pmt c0.pmt) / s )) 271 40
 between "knm chase extra cycles per step" $(( $(d $K k.pmt k0.pmt) / s )) 200 400
 if has_annotation dep c.pmt && has_annotation dep k.pmt; then ok "the captures claim the dep annotation"
 else fail "no dep annotation in a capture's header"; fi
-"$pmusim" trace annotate --cpu wsm c.pmt ca.pmt
-c=$(count $W c.pmt)
-a=$(count $W ca.pmt)
-if [ "$a" -eq "$c" ]; then ok "trace annotate of the wsm chase capture: $a cycles"
-else fail "trace annotate of the wsm chase capture: $a cycles, the capture $c"; fi
+annotate_same wsm $W c.pmt "the wsm chase capture"
 # trace info counts the loads on the previous load: the chase's s more
 prev() { "$pmusim" trace info "$1" | sed -n 's/.*(on the previous load: \([0-9]*\)).*/\1/p'; }
 between "wsm chase extra loads on the previous load (trace info)" \

@@ -5,7 +5,8 @@
 # enters it; capture_probe_failed tells a missing plugin (skip) from
 # another failure of a first capture; fail/ok/between report; count, d and
 # has_annotation read a trace; build_prog compiles a test program and
-# capture captures a run of it.
+# capture captures a run of it; annotate_same checks that `trace annotate`
+# of a capture counts as the capture.
 # Two runs compared by their difference (d) pass arguments of the same
 # length (0000 against 1000): the stack's strings then sit where they did,
 # and the C library's string loops run the same iterations in both (an
@@ -61,3 +62,12 @@ capture() {
 }
 # has_annotation NAME TRACE: the trace's header claims the annotation
 has_annotation() { "$pmusim" trace info "$2" | grep -q "^meta annotations:.*\b$1\b"; }
+# annotate_same CPU EVENT TRACE WHAT: `trace annotate --cpu CPU` of TRACE
+# counts EVENT as the capture did (the trace holds what the model needs)
+annotate_same() {
+    "$pmusim" trace annotate --cpu "$1" "$3" "$3.ann.pmt"
+    a_cap=$(count "$2" "$3")
+    a_ann=$(count "$2" "$3.ann.pmt")
+    if [ "$a_ann" -eq "$a_cap" ]; then ok "trace annotate of $4: $a_ann cycles"
+    else fail "trace annotate of $4: $a_ann cycles, the capture $a_cap"; fi
+}

@@ -25,6 +25,9 @@
  *           registers each reads, writes and addresses memory with; a
  *           reader takes a chunk without them, from an older plugin, as
  *           one whose instructions touch no register)
+ *           ninsns x u16 CAPSTREAM_FL_* (since session 21: the flags each
+ *           reads and writes; a reader takes a chunk without them as one
+ *           whose instructions touch no flag)
  * EXEC    what one guest thread executed, a sequence of items, each starting
  *         with a u16 h:
  *           h bit 0 = 0: a block starts executing.  h bit 1 = 0: tb_id =
@@ -245,8 +248,28 @@ typedef struct capstream_regs {
 
 _Static_assert(sizeof(capstream_regs_t) == 8, "capstream_regs_t is 8 bytes on the wire");
 
+/* The arithmetic flags an instruction reads and writes (since session 21),
+ * in two groups as Intel's cores rename them: CF, and the other five (OF,
+ * SF, ZF, AF, PF), so that inc and dec, which keep CF, leave its
+ * dependence alone.  Each group is one more register of the reader's
+ * tracking (docs/CAPTURE.md, "Dependences of branches"): the masks below
+ * are capstream_regs_t's src, dst and ld for the two groups, in two bits
+ * each (bit 0 CF, bit 1 the others). */
+enum {
+    CAPSTREAM_FL_SRC_SHIFT = 0, /* groups read: a condition (jcc, setcc, cmovcc), adc's CF ... */
+    CAPSTREAM_FL_DST_SHIFT = 2, /* groups written (one flag of a group written: the group) */
+    CAPSTREAM_FL_LD_SHIFT = 4,  /* those written from the instruction's loaded data (cmp
+                                 * rax,[..]; add [..],1; popf) */
+    CAPSTREAM_FL_CF = 1u,       /* the group bits at each shift */
+    CAPSTREAM_FL_OSZAP = 2u,
+};
+
 /* Bytes of a TB chunk of n instructions. */
-#define CAPSTREAM_TB_SIZE(n) (16u + (n) * (uint32_t)(sizeof(capstream_insn_t) + sizeof(capstream_regs_t)))
+#define CAPSTREAM_TB_SIZE(n) \
+    (16u + (n) * (uint32_t)(sizeof(capstream_insn_t) + sizeof(capstream_regs_t) + 2u))
+/* ... from a plugin of session 20 (no flags) */
+#define CAPSTREAM_TB_SIZE_S20(n) \
+    (16u + (n) * (uint32_t)(sizeof(capstream_insn_t) + sizeof(capstream_regs_t)))
 /* ... from a plugin before session 20 (no capstream_regs_t) */
 #define CAPSTREAM_TB_SIZE_OLD(n) (16u + (n) * (uint32_t)sizeof(capstream_insn_t))
 

@@ -24,16 +24,30 @@ G_DEFINE_QUARK(pmusim-capture-error-quark, pmusim_capture_error)
  * (a conditional branch not taken, any other branch to the next
  * instruction); per executed instruction the reader only sets the thread
  * and the accesses, and for a block's last instruction the outcome. */
+/* An instruction's register uses as the tracking reads them: the
+ * capstream_regs_t masks of the 16 general-purpose registers in bits 0-15,
+ * and the two flag groups (CAPSTREAM_FL_*) as registers 16 (CF) and 17
+ * (OF SF ZF AF PF) (docs/CAPTURE.md, "Dependences of branches"). */
+#define CAP_NREGS 18u
+#define CAP_REG_FLAGS 16u
+typedef struct cap_regs {
+    uint32_t src, dst, ld, addr;
+} cap_regs_t;
+
 typedef struct cap_tb {
     uint64_t vaddr;
     uint32_t n;
     uint8_t rep_first, rep_last; /* its first / last instruction is a REP string op */
     uint8_t hw;          /* the hardware thread in[].thread holds (0 at first) */
+    /* the registers the last instruction's condition or target comes
+     * from, a conditional or indirect branch's (cap_regs_t bits; 0 for
+     * other kinds): its dependence on a load (cap_leave_block()) */
+    uint32_t br_src;
     pmusim_rec_t *rec;   /* n record templates (in[i].tmpl), behind in[] */
-    uint16_t *acc_info;  /* n access facts, behind rec[]: capstream_insn_t.mem_width
+    cap_regs_t *regs;    /* n register uses, behind rec[] (zero from a plugin
+                          * before session 20; no flags before session 21) */
+    uint16_t *acc_info;  /* n access facts, behind regs[]: capstream_insn_t.mem_width
                           * in bits 7:0, CAP_ACC_FP when the instruction is FP/SIMD */
-    capstream_regs_t *regs; /* n register uses, behind acc_info[] (zero from a plugin
-                             * before session 20) */
     pmusim_uarch_insn_t in[];
 } cap_tb_t;
 /* An access item's instruction in one load (cap_exec_items()): its FP
@@ -76,7 +90,7 @@ typedef struct cap_thread {
      * number (1, 2, ...) of the load each general-purpose register's value
      * came from (0: none), and of the current instruction's last load */
     uint64_t nloads;
-    uint64_t reg_ld[16];
+    uint64_t reg_ld[CAP_NREGS];
     uint64_t cur_ld;
     uint16_t dirty[CAP_THREAD_ACCESSES];
     pmusim_uarch_access_t acc[CAP_THREAD_ACCESSES];
@@ -255,7 +269,7 @@ static inline uint64_t cap_regs_newest(const cap_thread_t *t, unsigned m)
  * (docs/CAPTURE.md, "Dependences of load addresses"). */
 static inline void cap_regs_run(cap_thread_t *t, uint32_t upto)
 {
-    const capstream_regs_t *rg = t->tb->regs;
+    const cap_regs_t *rg = t->tb->regs;
     for (uint32_t j = t->idx; j < upto; j++) {
         unsigned dst = rg[j].dst;
         if (!dst)
@@ -264,7 +278,7 @@ static inline void cap_regs_run(cap_thread_t *t, uint32_t upto)
         if (j == t->idx && t->cur_ld) {
             for (unsigned m = rg[j].ld; m; m &= m - 1)
                 t->reg_ld[__builtin_ctz(m)] = t->cur_ld;
-            dst &= ~(unsigned)rg[j].ld;
+            dst &= ~rg[j].ld;
         }
         for (; dst; dst &= dst - 1)
             t->reg_ld[__builtin_ctz(dst)] = v;
@@ -375,13 +389,28 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
         return TRUE;
     const uint32_t last = t->tb->n - 1;
     cap_attach(t);
+    pmusim_uarch_insn_t *in = &t->tb->in[last];
+    if (t->tb->br_src) {
+        /* a conditional or indirect branch: the distance to the newest
+         * load its condition or target registers' values came from, as
+         * the instructions before it left them (its own loads counted:
+         * 1 the newest so far), 0 none or too far back (docs/CAPTURE.md,
+         * "Dependences of branches") */
+        if (t->idx < last) {
+            cap_regs_run(t, last);
+            t->idx = last;
+        }
+        const uint64_t src = cap_regs_newest(t, t->tb->br_src);
+        in->br_dep = src && t->nloads - src < PMUSIM_UARCH_MAX_DEP
+                         ? (uint8_t)(t->nloads - src + 1)
+                         : 0;
+    }
     cap_regs_run(t, last + 1);
     t->idx = last;
     /* the last instruction: its outcome is where the thread went.  Its
      * template keeps the outcome after: only this function runs a block's
      * last instruction (cap_run_complete() stops before the current one,
      * and cap_run() sets a branch's fall-through outcome again) */
-    pmusim_uarch_insn_t *in = &t->tb->in[last];
     if (in->br != PMUSIM_UARCH_BR_NONE) {
         gboolean known = next != UINT64_MAX;
         in->taken =
@@ -600,11 +629,13 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
     if (n == 0 || n > CAPSTREAM_MAX_TB_INSNS)
         return cap_error(c, at + 4, error, "block of %u instructions, expected 1..%u", n,
                          CAPSTREAM_MAX_TB_INSNS);
-    const gboolean has_regs = size == CAPSTREAM_TB_SIZE(n);
+    const gboolean has_flags = size == CAPSTREAM_TB_SIZE(n);
+    const gboolean has_regs = has_flags || size == CAPSTREAM_TB_SIZE_S20(n);
     if (!has_regs && size != CAPSTREAM_TB_SIZE_OLD(n))
         return cap_error(c, at, error,
-                         "TB chunk of %u bytes for %u instructions, expected %u (or %u)", size,
-                         n, CAPSTREAM_TB_SIZE(n), CAPSTREAM_TB_SIZE_OLD(n));
+                         "TB chunk of %u bytes for %u instructions, expected %u (or %u, %u)",
+                         size, n, CAPSTREAM_TB_SIZE(n), CAPSTREAM_TB_SIZE_S20(n),
+                         CAPSTREAM_TB_SIZE_OLD(n));
     if (id != c->tbs->len)
         return cap_error(c, at, error, "block id %u, expected the next one, %u", id, c->tbs->len);
     if (id >= PMUSIM_CAPTURE_MAX_TBS) {
@@ -613,14 +644,26 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
         return FALSE;
     }
     cap_tb_t *tb = g_malloc0(sizeof *tb + n * (sizeof tb->in[0] + sizeof tb->rec[0] +
-                                               sizeof tb->acc_info[0] + sizeof tb->regs[0]));
+                                               sizeof tb->regs[0] + sizeof tb->acc_info[0]));
     tb->vaddr = vaddr;
     tb->n = n;
     tb->rec = (pmusim_rec_t *)(void *)&tb->in[n];
-    tb->acc_info = (uint16_t *)(void *)&tb->rec[n];
-    tb->regs = (capstream_regs_t *)(void *)&tb->acc_info[n];
-    if (has_regs)
-        memcpy(tb->regs, p + CAPSTREAM_TB_SIZE_OLD(n), n * sizeof tb->regs[0]);
+    tb->regs = (cap_regs_t *)(void *)&tb->rec[n];
+    tb->acc_info = (uint16_t *)(void *)&tb->regs[n];
+    for (uint32_t i = 0; has_regs && i < n; i++) {
+        capstream_regs_t rg;
+        uint16_t fl = 0;
+        memcpy(&rg, p + CAPSTREAM_TB_SIZE_OLD(n) + i * sizeof rg, sizeof rg);
+        if (has_flags)
+            memcpy(&fl, p + CAPSTREAM_TB_SIZE_S20(n) + i * sizeof fl, sizeof fl);
+        const uint32_t g = CAPSTREAM_FL_CF | CAPSTREAM_FL_OSZAP;
+        tb->regs[i] = (cap_regs_t){
+            .src = rg.src | ((fl >> CAPSTREAM_FL_SRC_SHIFT) & g) << CAP_REG_FLAGS,
+            .dst = rg.dst | ((fl >> CAPSTREAM_FL_DST_SHIFT) & g) << CAP_REG_FLAGS,
+            .ld = rg.ld | ((fl >> CAPSTREAM_FL_LD_SHIFT) & g) << CAP_REG_FLAGS,
+            .addr = rg.addr,
+        };
+    }
     uint64_t ip = vaddr;
     for (uint32_t i = 0; i < n; i++) {
         capstream_insn_t d;
@@ -659,6 +702,37 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
                 tb->rep_last = 1;
         }
         ip += d.len;
+    }
+    /* flag writes that a later instruction of the block writes again
+     * before anything reads them are left out (most ALU operations' before
+     * a cmp and its jcc): the tracking's result is the same, since every
+     * instruction of a block runs through cap_regs_run() in order
+     * (cap_leave_block()), and the block's last writes, which the next
+     * block may read, stay (docs/CAPTURE.md, "Dependences of branches":
+     * 49 M host instructions of 70 M on the mix 1 capture) */
+    const uint32_t fmask = (CAPSTREAM_FL_CF | CAPSTREAM_FL_OSZAP) << CAP_REG_FLAGS;
+    uint32_t live = fmask;
+    for (uint32_t i = n; i-- > 0;) {
+        cap_regs_t *rg = &tb->regs[i];
+        const uint32_t wr = rg->dst & fmask;
+        rg->dst &= ~(wr & ~live);
+        rg->ld &= rg->dst;
+        live = (live & ~wr) | (rg->src & fmask);
+    }
+    /* what a conditional or indirect branch at the end depends on: a
+     * condition's flags (or jrcxz's, loop's rcx), a jump's or call's
+     * target register, not a call's rsp (its push); a memory target is the
+     * branch's own load, which its completion waits for anyway */
+    switch (tb->in[n - 1].br) {
+    case PMUSIM_UARCH_BR_COND:
+    case PMUSIM_UARCH_BR_IND_JUMP:
+        tb->br_src = tb->regs[n - 1].src;
+        break;
+    case PMUSIM_UARCH_BR_IND_CALL:
+        tb->br_src = tb->regs[n - 1].src & ~(1u << 4);
+        break;
+    default:
+        break;
     }
     g_ptr_array_add(c->tbs, tb);
     return TRUE;

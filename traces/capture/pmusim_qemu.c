@@ -594,11 +594,56 @@ static int gpr_of(unsigned r, int *part)
     return -1;
 }
 
+/* The flag groups (CAPSTREAM_FL_CF, CAPSTREAM_FL_OSZAP) that Capstone's
+ * eflags detail of a non-x87 instruction says it writes (modifies, sets,
+ * clears or leaves undefined: one flag of a group is the group) or reads
+ * (tests); docs/CAPTURE.md, "Dependences of branches". */
+#define FL_WRITES_CF (X86_EFLAGS_MODIFY_CF | X86_EFLAGS_RESET_CF | X86_EFLAGS_SET_CF | \
+                      X86_EFLAGS_UNDEFINED_CF)
+#define FL_WRITES_OSZAP                                                                     \
+    (X86_EFLAGS_MODIFY_OF | X86_EFLAGS_MODIFY_SF | X86_EFLAGS_MODIFY_ZF |                   \
+     X86_EFLAGS_MODIFY_AF | X86_EFLAGS_MODIFY_PF | X86_EFLAGS_RESET_OF |                    \
+     X86_EFLAGS_RESET_SF | X86_EFLAGS_RESET_AF | X86_EFLAGS_RESET_PF | X86_EFLAGS_RESET_ZF | \
+     X86_EFLAGS_SET_OF | X86_EFLAGS_SET_SF | X86_EFLAGS_SET_ZF | X86_EFLAGS_SET_AF |         \
+     X86_EFLAGS_SET_PF | X86_EFLAGS_UNDEFINED_OF | X86_EFLAGS_UNDEFINED_SF |                \
+     X86_EFLAGS_UNDEFINED_ZF | X86_EFLAGS_UNDEFINED_PF | X86_EFLAGS_UNDEFINED_AF)
+#define FL_READS_OSZAP (X86_EFLAGS_TEST_OF | X86_EFLAGS_TEST_SF | X86_EFLAGS_TEST_ZF | \
+                        X86_EFLAGS_TEST_PF | X86_EFLAGS_TEST_AF)
+
+/* The flags instruction ci reads and writes (CAPSTREAM_FL_*); `loads`:
+ * it reads a memory operand, whose data the written flags then come from.
+ * An x87 instruction (whose detail holds x87 flags instead) and one
+ * without an eflags detail: Capstone's implicit EFLAGS register, both
+ * groups. */
+static uint16_t decode_flags(const cs_insn *ci, int loads)
+{
+    unsigned rd = 0, wr = 0;
+    const uint64_t e = has_group(ci, X86_GRP_FPU) ? 0 : ci->detail->x86.eflags;
+    if (e) {
+        wr = ((e & FL_WRITES_CF) ? CAPSTREAM_FL_CF : 0u) |
+             ((e & FL_WRITES_OSZAP) ? CAPSTREAM_FL_OSZAP : 0u);
+        rd = ((e & X86_EFLAGS_TEST_CF) ? CAPSTREAM_FL_CF : 0u) |
+             ((e & FL_READS_OSZAP) ? CAPSTREAM_FL_OSZAP : 0u);
+    } else {
+        if (cs_reg_write(cs, ci, X86_REG_EFLAGS))
+            wr = CAPSTREAM_FL_CF | CAPSTREAM_FL_OSZAP;
+        if (cs_reg_read(cs, ci, X86_REG_EFLAGS))
+            rd = CAPSTREAM_FL_CF | CAPSTREAM_FL_OSZAP;
+    }
+    /* popf writes them from the stack's data (an implicit load: no memory
+     * operand) */
+    const int ld = loads || ci->id == X86_INS_POPF || ci->id == X86_INS_POPFQ ||
+                   ci->id == X86_INS_POPFD;
+    return (uint16_t)(rd << CAPSTREAM_FL_SRC_SHIFT | wr << CAPSTREAM_FL_DST_SHIFT |
+                      (ld ? wr : 0u) << CAPSTREAM_FL_LD_SHIFT);
+}
+
 /* The registers instruction ci reads, writes and addresses memory with
- * (capstream_regs_t; docs/CAPTURE.md, "Dependences of load addresses").
+ * (capstream_regs_t; docs/CAPTURE.md, "Dependences of load addresses"),
+ * and the flags it reads and writes (*fl, decode_flags()).
  * Explicit operands carry Capstone's read/write access (an operand without
  * one is taken as both); implicit registers are Capstone's lists. */
-static void decode_regs(const cs_insn *ci, capstream_regs_t *r)
+static void decode_regs(const cs_insn *ci, capstream_regs_t *r, uint16_t *fl)
 {
     const cs_x86 *x = &ci->detail->x86;
     const int lea = ci->id == X86_INS_LEA;
@@ -662,7 +707,7 @@ static void decode_regs(const cs_insn *ci, capstream_regs_t *r)
         break;
     case X86_INS_XOR: case X86_INS_SUB: case X86_INS_SBB:
         /* a register with itself: xor and sub give 0, sbb 0 or -1 from
-         * the carry (flags are not tracked), whatever the register held;
+         * the carry (the flags it reads, *fl), whatever the register held;
          * Intel's optimization manual lists xor and sub as the zeroing
          * idioms ("Clearing Registers and Dependency Breaking Idioms") */
         if (x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
@@ -673,6 +718,7 @@ static void decode_regs(const cs_insn *ci, capstream_regs_t *r)
         break;
     }
     r->ld &= r->dst;
+    *fl = decode_flags(ci, loads);
 }
 
 /* An instruction's part in a Westmere macro-fused pair (docs/UARCH.md §1,
@@ -731,11 +777,12 @@ static uint8_t fuse_second(unsigned id)
 /* Static facts of one instruction (docs/CAPTURE.md, "Decoding"); *fuse
  * its part in a macro-fused pair (FUSE_*), *regs its registers. */
 static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_insn_t *out,
-                   uint8_t *fuse, capstream_regs_t *regs)
+                   uint8_t *fuse, capstream_regs_t *regs, uint16_t *fl)
 {
     *fuse = FUSE_NONE;
     memset(out, 0, sizeof *out);
     memset(regs, 0, sizeof *regs);
+    *fl = 0;
     out->len = (uint8_t)size;
     out->uops = 1;
     cs_insn *ci = NULL;
@@ -810,7 +857,7 @@ static void decode(const uint8_t *bytes, size_t size, uint64_t vaddr, capstream_
     if (mem_ops && (x->prefix[0] == X86_PREFIX_LOCK || ci->id == X86_INS_XCHG))
         out->flags |= CAPSTREAM_F_LOCK;
     *fuse = out->br == BR_COND ? fuse_second(ci->id) : fuse_first(ci);
-    decode_regs(ci, regs);
+    decode_regs(ci, regs, fl);
     cs_free(ci, 1);
 }
 
@@ -874,8 +921,9 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         capstream_insn_t d;
         uint8_t fuse;
         capstream_regs_t rg;
+        uint16_t fl;
         decode(qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn),
-               qemu_plugin_insn_vaddr(insn), &d, &fuse, &rg);
+               qemu_plugin_insn_vaddr(insn), &d, &fuse, &rg, &fl);
         /* a TEST or CMP and the Jcc after it in the block: the first is
          * marked (a pair whose Jcc starts another block is not seen) */
         if ((fuse == FUSE_JCC_ANY && fuse_prev != FUSE_NONE) ||
@@ -884,6 +932,7 @@ static void on_tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         fuse_prev = fuse == FUSE_TEST || fuse == FUSE_CMP ? fuse : FUSE_NONE;
         memcpy(payload + 16 + i * sizeof d, &d, sizeof d);
         memcpy(payload + 16 + n * sizeof d + i * sizeof rg, &rg, sizeof rg);
+        memcpy(payload + 16 + n * (sizeof d + sizeof rg) + i * sizeof fl, &fl, sizeof fl);
         qemu_plugin_register_vcpu_mem_cb(insn, on_mem, QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
                                          (void *)(uintptr_t)i);
     }

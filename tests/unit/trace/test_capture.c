@@ -194,6 +194,78 @@ static void test_capture_v2_items(void)
     g_byte_array_unref(s);
 }
 
+/* A TB chunk of a plugin since session 21: the instructions, their register
+ * masks (src, dst, ld, addr) and their flag groups (u16: read bits 0-1,
+ * written 2-3, written with loaded data 4-5; bit 0 CF, bit 1 the others). */
+static void tb_regs(GByteArray *b, uint16_t src, uint16_t dst, uint16_t ld, uint16_t addr)
+{
+    const uint16_t r[4] = {src, dst, ld, addr};
+    put(b, r, sizeof r);
+}
+
+/* A branch's dependence on a load through the flags (docs/CAPTURE.md,
+ * "Dependences of branches"): two blocks of
+ *   mov rdx,[rdi]   (a load; rdx its data)
+ *   cmp rdx,0       (writes both flag groups from rdx)
+ *   dec ecx         (writes OF SF ZF AF PF from rcx, keeps CF)
+ *   jc / jnz        (reads CF / ZF)
+ * each run once with its load.  The jc's CF comes from the cmp, so from
+ * the load: distance 1 (the thread's newest load); the jnz's ZF from the
+ * dec, from no load: 0.  One flag register for all the flags would give
+ * the jc 0 too; no flags at all, both 0.  A stream of session 20 (no flag
+ * masks) still reads, with no distance. */
+static void test_capture_branch_dep(void)
+{
+    for (int with_flags = 1; with_flags >= 0; with_flags--) {
+        GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
+        uint32_t seq = 0;
+        put32(p, 3);
+        put(p, "/bin/prog", 9);
+        chunk(s, &seq, 1, 0, p->data, p->len);
+        for (uint32_t b = 0; b < 2; b++) {
+            g_byte_array_set_size(p, 0);
+            put32(p, b);
+            put32(p, 4);
+            put64(p, 0x401000 + 0x1000 * b);
+            tb_insn(p, 3, PMUSIM_UARCH_BR_NONE, 1, 0);
+            tb_insn(p, 4, PMUSIM_UARCH_BR_NONE, 1, 0);
+            tb_insn(p, 2, PMUSIM_UARCH_BR_NONE, 1, 0);
+            tb_insn(p, 2, PMUSIM_UARCH_BR_COND, 1, 0x401000);
+            tb_regs(p, 0, 1u << 2, 1u << 2, 1u << 7); /* rdx <- [rdi] */
+            tb_regs(p, 1u << 2, 0, 0, 0);             /* cmp rdx */
+            tb_regs(p, 1u << 1, 1u << 1, 0, 0);       /* dec ecx */
+            tb_regs(p, 0, 0, 0, 0);
+            if (with_flags) {
+                const uint16_t fl[4] = {0, 3u << 2, 2u << 2, b ? 2u : 1u};
+                put(p, fl, sizeof fl);
+            }
+            chunk(s, &seq, 2, 0, p->data, p->len);
+        }
+        static const uint8_t exec[] = {
+            0x00, 0x00, 0x4d, 0x00, 0x20, 0x00, 0xfe, 0xff, /* block 0, its load */
+            0x04, 0x00, 0x1d, 0x00, 0x80,                   /* block 1, its load (+0x40) */
+        };
+        chunk(s, &seq, 3, 0, exec, sizeof exec);
+        uint32_t reason = 0;
+        chunk(s, &seq, 5, 0, &reason, 4); /* END */
+        split_run_t run;
+        CU_ASSERT_TRUE(split_run(&run, s, s->len, collect, "test"));
+        unsigned nbr = 0;
+        for (guint i = 0; i < run.recs->len; i++) {
+            const pmusim_rec_t *r = &g_array_index(run.recs, pmusim_rec_t, i);
+            if (r->kind != PMUSIM_REC_INSN || !(r->flags & PMUSIM_F_BRANCH))
+                continue;
+            CU_ASSERT_EQUAL(r->ip, nbr ? 0x402009u : 0x401009u);
+            CU_ASSERT_EQUAL(r->br.dep, nbr == 0 && with_flags ? 1 : 0);
+            nbr++;
+        }
+        CU_ASSERT_EQUAL(nbr, 2);
+        split_free(&run);
+        g_byte_array_unref(p);
+        g_byte_array_unref(s);
+    }
+}
+
 /* A stream cut inside an access item, and an access of an instruction past
  * the block's end: errors naming the byte. */
 static void test_capture_v2_errors(void)
@@ -1521,6 +1593,7 @@ int main(void)
     CU_pSuite suite = CU_add_suite("capture", NULL, NULL);
     CU_add_test(suite, "v2 items, every split", test_capture_v2_items);
     CU_add_test(suite, "v2 errors", test_capture_v2_errors);
+    CU_add_test(suite, "branch dependence through the flags", test_capture_branch_dep);
     CU_add_test(suite, "FP/SIMD class byte", test_capture_fp_class);
     CU_add_test(suite, "threads share a block", test_capture_threads_share_block);
     CU_add_test(suite, "threads in the model's time order", test_capture_threads_time_order);

@@ -506,7 +506,7 @@ static gboolean rec_fields_equal(const pmusim_rec_t *a, const pmusim_rec_t *b)
            a->br.target == b->br.target && a->br.kind == b->br.kind &&
            a->br.taken == b->br.taken && a->br.dir_ok == b->br.dir_ok &&
            a->br.tgt_ok == b->br.tgt_ok && a->br.detect == b->br.detect &&
-           a->oc.latency == b->oc.latency && a->oc.req == b->oc.req &&
+           a->br.dep == b->br.dep && a->oc.latency == b->oc.latency && a->oc.req == b->oc.req &&
            a->oc.supplier == b->oc.supplier && a->oc.snoop == b->oc.snoop;
 }
 
@@ -537,6 +537,8 @@ static void check_writer_repeats(pmusim_cpu_t cpu, gboolean ia64)
             x->br.dir_ok = 1;
             x->br.tgt_ok = 1;
             x->br.detect = (uint8_t)(i % 41 == 0);
+            if (!ia64) /* a static field: another value now and then */
+                x->br.dep = (uint8_t)(i % 43 == 0 ? 2 : 1);
         }
         if (j == 3) {
             x->oc.latency = 100 + (i % 53 == 0);
@@ -545,11 +547,11 @@ static void check_writer_repeats(pmusim_cpu_t cpu, gboolean ia64)
             x->oc.snoop = (uint8_t)(i % 47 == 0 ? 3 : 1);
         }
         b[i] = *x;
-        /* the padding after mem.dep, br.detect and oc.snoop */
+        /* the padding after mem.dep, br.dep and oc.snoop */
         uint8_t *raw = (uint8_t *)&b[i];
         for (size_t k = offsetof(pmusim_rec_t, mem.dep) + 1; k < offsetof(pmusim_rec_t, br); k++)
             raw[k] = (uint8_t)(i * 7 + k);
-        for (size_t k = offsetof(pmusim_rec_t, br.detect) + 1; k < offsetof(pmusim_rec_t, oc); k++)
+        for (size_t k = offsetof(pmusim_rec_t, br.dep) + 1; k < offsetof(pmusim_rec_t, oc); k++)
             raw[k] = (uint8_t)(i * 5 + k);
         raw[sizeof(pmusim_rec_t) - 1] = (uint8_t)(i * 3);
     }
@@ -588,7 +590,7 @@ static void check_writer_repeats(pmusim_cpu_t cpu, gboolean ia64)
         same += rec_fields_equal(&back[0][i], &back[1][i]);
         orig += back[0][i].mem.alat == a[i].mem.alat && back[0][i].br.detect == a[i].br.detect &&
                 back[0][i].oc.snoop == a[i].oc.snoop && back[0][i].thread == a[i].thread &&
-                back[0][i].mem.addr == a[i].mem.addr;
+                back[0][i].mem.addr == a[i].mem.addr && back[0][i].br.dep == a[i].br.dep;
     }
     CU_ASSERT_EQUAL(same, N);
     CU_ASSERT_EQUAL(orig, N);
@@ -2479,7 +2481,7 @@ static void test_stfwd_flag(void)
                       "line 3", "expected key=value, ia32, nop, predoff, fp, lock or stfwd");
     CU_ASSERT_STRING_EQUAL(pmusim_annotation_name(PMUSIM_ANN_STFWD), "stfwd");
     CU_ASSERT_EQUAL(PMUSIM_ANN_STFWD, 1u << 17);
-    CU_ASSERT_PTR_NULL(pmusim_annotation_name(1u << 20));
+    CU_ASSERT_PTR_NULL(pmusim_annotation_name(1u << 21));
     pmusim_trace_header_t h;
     pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
     CU_ASSERT(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_STFWD); /* no key: claimed */
@@ -2489,7 +2491,7 @@ static void test_stfwd_flag(void)
     pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL);
     CU_ASSERT_STRING_EQUAL(pmusim_trace_header_get_meta(&h, "annotations"),
                            "levels,tlb,pred,brkind,offcore,timing,uops,symbols,alat,events,allmem,"
-                           "fp,callkind,fpclass,opkind,lock,lfb,stfwd,dep,fuse");
+                           "fp,callkind,fpclass,opkind,lock,lfb,stfwd,dep,fuse,brdep");
     CU_ASSERT_EQUAL(pmusim_trace_header_annotations(&h), PMUSIM_ANN_ALL);
     pmusim_trace_header_clear(&h);
 }
@@ -2589,14 +2591,96 @@ static void test_dep_field(void)
     s = stream_new();
     PUT(s, 0x08, 0x01, 0x01, 0x97, 0x00, 0x08, 0x01, 0x04, 0x00, 0x95, 0x02);
     expect_stream_error(s, F, "MEM record (0x97) in a version 1", NULL);
-    /* the next mask bit and record byte are refused, as an older reader
-     * refuses bit 11 and 0x97 */
+    /* the next mask bit (13: bit 12 is br.dep's since session 21) and
+     * record byte are refused, as an older reader refuses bit 11 and 0x97 */
     s = stream_new();
-    PUT(s, 0x08, 0x81, 0x20, 0x00, 0x95, 0x01);
+    PUT(s, 0x08, 0x81, 0x40, 0x00, 0x95, 0x01);
     expect_stream_error(s, F, "unknown bits in the field mask", NULL);
     s = stream_new();
     PUT(s, 0x98, 0x95, 0x00);
     expect_stream_error(s, F, "0x90-0x97", NULL);
+}
+
+static void check_brdep_records(const pmusim_rec_t *x, const pmusim_trace_header_t *h)
+{
+    static const uint8_t want[] = { 1, 1, 63, 0, 2, 3, 0 };
+    for (unsigned i = 0; i < G_N_ELEMENTS(want); i++)
+        CU_ASSERT_EQUAL(x[i].br.dep, want[i]);
+    CU_ASSERT_EQUAL(pmusim_trace_header_annotations(h), PMUSIM_ANN_BRKIND | PMUSIM_ANN_BRDEP);
+}
+
+/* A branch's dependence on a load, br.dep (session 21): the text word
+ * bdep=N, text -> binary -> text byte-identical (field mask bit 12, a
+ * static field of the IP cache: a repeat of the position with another
+ * outcome keeps it, another value is coded again), the annotation `brdep`
+ * (bit 20); refused with the line or byte offset: above 63, on a direct
+ * jump or call, on IA-64, without a branch; an older reader refuses the
+ * mask bit (as this one refuses bit 13, test_dep_field). */
+static void test_brdep_field(void)
+{
+    const char *text = "pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 1\nflags 0x0\n"
+                       "meta annotations brkind,brdep\n"
+                       "0 0 insn ip=0x401000 len=2 plm=3 br=cond taken=1 target=0x401000 dir=ok "
+                       "tgt=ok det=none bdep=1\n"
+                       "1 0 insn ip=0x401000 len=2 plm=3 br=cond taken=1 target=0x401000 "
+                       "dir=miss tgt=ok det=be bdep=1\n"
+                       "2 0 insn ip=0x401000 len=2 plm=3 br=cond taken=1 target=0x401000 dir=ok "
+                       "tgt=ok det=none bdep=63\n"
+                       "3 0 insn ip=0x401000 len=2 plm=3 br=cond taken=0 target=0x0 dir=ok "
+                       "tgt=ok det=none\n"
+                       "4 0 insn ip=0x401002 len=2 plm=3 br=ind taken=1 target=0x402000 "
+                       "dir=ok tgt=miss det=be bdep=2\n"
+                       "5 0 insn ip=0x402000 len=1 plm=3 br=icall taken=1 target=0x403000 "
+                       "dir=ok tgt=ok det=none bdep=3\n"
+                       "6 0 insn ip=0x403000 len=1 plm=3 br=ret taken=1 target=0x402001 "
+                       "dir=ok tgt=ok det=none\n"
+                       "end 7\n";
+    check_text_binary_text(text, 7, check_brdep_records);
+    CU_ASSERT_STRING_EQUAL(pmusim_annotation_name(PMUSIM_ANN_BRDEP), "brdep");
+    CU_ASSERT_EQUAL(PMUSIM_ANN_BRDEP, 1u << 20);
+    /* an older file (a key without brdep): not claimed */
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    pmusim_trace_header_set_meta(&h, "annotations", "allmem,dep,fuse");
+    CU_ASSERT_FALSE(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_BRDEP);
+    pmusim_trace_header_clear(&h);
+    const char *H = "pmusim-trace 2\ncpu wsm\n";
+    const int F = PMUSIM_TRACE_ERROR_FORMAT;
+    expect_body_error(H, "0 0 insn ip=0x1 len=2 plm=3 br=cond bdep=64\n", F, "line 3",
+                      "branch dep above 63");
+    expect_body_error(H, "0 0 insn ip=0x1 len=2 plm=3 br=iprel taken=1 target=0x10 bdep=1\n", F,
+                      "line 3", "on a direct jump or call");
+    expect_body_error(H, "0 0 insn ip=0x1 len=5 plm=3 br=call taken=1 target=0x10 bdep=1\n", F,
+                      "line 3", "on a direct jump or call");
+    expect_body_error(H, "0 0 insn ip=0x1 len=1 plm=3 bdep=1\n", F, "line 3", "without br=KIND");
+    expect_body_error("pmusim-trace 2\nisa ia64\ncpu ita2\n",
+                      "0 0 insn ip=0x4000 slot=0 unit=B plm=3 br=cond bdep=1\n", F, "line 4",
+                      "on IA-64");
+    /* the writer refuses what the reader would */
+    pmusim_rec_t r[1];
+    rec_insn(&r[0], 0, 0, 0x1000);
+    r[0].flags = PMUSIM_F_BRANCH;
+    r[0].br.dep = 1;
+    expect_write_error(PMUSIM_CPU_ITA2, r, 1, "on IA-64");
+    r[0].br.kind = PMUSIM_BR_IPREL;
+    expect_write_error(PMUSIM_CPU_WSM, r, 1, "on a direct jump or call");
+    r[0].br.kind = PMUSIM_BR_COND;
+    r[0].br.dep = 64;
+    expect_write_error(PMUSIM_CPU_WSM, r, 1, "above 63");
+    /* binary, with the byte offset of the record (14, after the 14-byte
+     * header): an INSN with a branch part (flags 2) and field mask bits 0
+     * and 12 (0x1001: varint 0x81 0x20), dep 64 */
+    GByteArray *s = stream_new();
+    PUT(s, 0x08, 0x81, 0x20, 0x02, 0x40, 0x95, 0x01);
+    expect_stream_error(s, F, "branch dep above 63", "byte 14 of the decompressed stream");
+    /* ... dep 1 on an IP-relative jump (mask bits 0, 7, 12: kind 4) */
+    s = stream_new();
+    PUT(s, 0x08, 0x81, 0x21, 0x02, 0x04, 0x01, 0x95, 0x01);
+    expect_stream_error(s, F, "on a direct jump or call", "record 0");
+    /* ... dep 1 without the branch flag */
+    s = stream_new();
+    PUT(s, 0x08, 0x81, 0x20, 0x00, 0x01, 0x95, 0x01);
+    expect_stream_error(s, F, "branch fields on an instruction without the branch flag", NULL);
 }
 
 /* The canonical form: a field of a part whose flag is clear is 0 whatever
@@ -3231,6 +3315,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_lock_flag);
     PMUSIM_ADD_TEST(s, test_lfb_level);
     PMUSIM_ADD_TEST(s, test_dep_field);
+    PMUSIM_ADD_TEST(s, test_brdep_field);
     PMUSIM_ADD_TEST(s, test_stfwd_flag);
     PMUSIM_ADD_TEST(s, test_fused_kind);
 }

@@ -1229,6 +1229,59 @@ static void test_dependence_distance(void)
     }
 }
 
+/* A branch on a load's data (pmusim_uarch_insn_t.br_dep): a load to DRAM
+ * (wsm: ITLB walk 30 + L1I miss 271, so it dispatches at 301; DTLB walk 30
+ * + 271: its data are back at 602), then a branch at distance 1 (that
+ * load), then a plain instruction at the branch's target, in the same line.
+ *   mispredicted (a first indirect jump: the BTB knows no target; a first
+ *   taken conditional branch: the direction tables start at not taken):
+ *   with the dependence it executes at 602 and resolves at 603, the front
+ *   end restarts 17 cycles (the penalty) later, 620: the next instruction
+ *   dispatches then and retires at 621, 301 + 1 + 17 + 1 after the load
+ *   dispatched.  Without it (br_dep 0) the branch resolves at dispatch + 1
+ *   = 302, the front end restarts at 319, and the next instruction retires
+ *   in order with the load at 602.
+ *   predicted (a first not-taken conditional branch): nothing waits for
+ *   its resolution; 602 either way.
+ * The records hold the distance (br.dep); a direct jump's is 0. */
+static void test_branch_dependence(void)
+{
+    static const struct {
+        unsigned kind;
+        gboolean taken;
+        unsigned dep;
+        gboolean misp;
+        uint64_t next;
+    } cases[] = {
+        { PMUSIM_UARCH_BR_IND_JUMP, TRUE, 1, TRUE, 621 },
+        { PMUSIM_UARCH_BR_IND_JUMP, TRUE, 0, TRUE, 602 },
+        { PMUSIM_UARCH_BR_COND, TRUE, 1, TRUE, 621 },
+        { PMUSIM_UARCH_BR_COND, TRUE, 0, TRUE, 602 },
+        { PMUSIM_UARCH_BR_COND, FALSE, 1, FALSE, 602 },
+        { PMUSIM_UARCH_BR_JUMP, TRUE, 1, FALSE, 602 },
+    };
+    for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+        run(u, 0, 0x401000, 0x1000000, 8, FALSE, 0);
+        pmusim_uarch_insn_t in = { .ip = 0x401004, .plm = 3, .len = 2,
+                                   .br = (uint8_t)cases[k].kind, .taken = (uint8_t)cases[k].taken,
+                                   .target = cases[k].taken ? 0x401010 : 0,
+                                   .br_dep = (uint8_t)cases[k].dep };
+        GError *e = NULL;
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+        run(u, 0, cases[k].taken ? 0x401010 : 0x401006, 0, 0, FALSE, 0);
+        finish(u);
+        CU_ASSERT_EQUAL(insn(&c, 0)->cycle, 602);
+        const pmusim_rec_t *b = insn(&c, 1);
+        CU_ASSERT_EQUAL(b->cycle, 602);
+        CU_ASSERT_EQUAL(b->br.detect == PMUSIM_BRD_BACKEND, cases[k].misp);
+        CU_ASSERT_EQUAL(b->br.dep, cases[k].kind == PMUSIM_UARCH_BR_JUMP ? 0 : cases[k].dep);
+        CU_ASSERT_EQUAL(insn(&c, 2)->cycle, cases[k].next);
+        done(u, &c);
+    }
+}
+
 /* 1000 one-uop instructions without memory at one IP: after the first
  * fetch, `width` retire per cycle, so the last retires 999 / width cycles
  * after the first (wsm 4 wide: 249; knm 2 wide: 499) and no cycle holds
@@ -3198,6 +3251,7 @@ static void register_suites(void)
     s = CU_add_suite("timing", NULL, NULL);
     PMUSIM_ADD_TEST(s, test_overlap_independent_not_dependent);
     PMUSIM_ADD_TEST(s, test_dependence_distance);
+    PMUSIM_ADD_TEST(s, test_branch_dependence);
     PMUSIM_ADD_TEST(s, test_ipc_bounded_by_width);
     PMUSIM_ADD_TEST(s, test_stats_cycles);
     PMUSIM_ADD_TEST(s, test_records_count);
