@@ -2287,6 +2287,8 @@ static void test_decoded_records(void)
         pmusim_report_clear(&rep);
         pmusim_model_free(m);
     }
+}
+
 /* An INSN record of `n` uops at `cycle` on thread 0, the first of a
  * macro-fused pair when fused (operation kind 10). */
 static pmusim_rec_t fuse_uops(uint64_t cycle, uint32_t n, int fused)
