@@ -48,8 +48,34 @@ typedef struct cap_tb {
                           * before session 20; no flags before session 21) */
     uint16_t *acc_info;  /* n access facts, behind regs[]: capstream_insn_t.mem_width
                           * in bits 7:0, CAP_ACC_FP when the instruction is FP/SIMD */
+    struct cap_net *net; /* the block's net effect on the tracking (cap_net_make()),
+                          * NULL until its first run; unused in a REP block */
     pmusim_uarch_insn_t in[];
 } cap_tb_t;
+
+/* Where a tracked value comes from, as a block's instructions before some
+ * point in it leave it: the last load of instruction `ins` of the block
+ * when ins >= 0 (the newest: loads are numbered in instruction order, and
+ * any of the block's is newer than a value at its entry), else the newest
+ * of the registers `entry` at the block's entry (0: none). */
+typedef struct cap_src {
+    uint32_t entry;
+    int32_t ins;
+} cap_src_t;
+
+/* A block's net effect on the dependence tracking (docs/CAPTURE.md,
+ * "Dependences of load addresses"), made the first time a thread runs it,
+ * valid for a run in which every instruction that writes registers with
+ * loaded data (cap_regs_t.ld) loaded: the walk's assumption, which
+ * cap_net_valid() checks as the thread moves on.  Any other run takes the
+ * walk, instruction by instruction (cap_regs_run()). */
+typedef struct cap_net {
+    uint32_t out;             /* the tracked values the block changes */
+    cap_src_t exit[CAP_NREGS]; /* those values at its exit */
+    cap_src_t br;             /* the last instruction's branch registers before it */
+    uint16_t *nld;            /* n + 1: of instructions [0, i), those with ld */
+    cap_src_t addr[];         /* n: instruction i's address registers before it */
+} cap_net_t;
 /* An access item's instruction in one load (cap_exec_items()): its FP
  * bit lands on pmusim_uarch_access_t.is_fp (bit 40 of bytes 8..15) with
  * one shift. */
@@ -92,6 +118,14 @@ typedef struct cap_thread {
     uint64_t nloads;
     uint64_t reg_ld[CAP_NREGS];
     uint64_t cur_ld;
+    /* a block run by its net effect (walk FALSE): reg_ld[] stays as at the
+     * block's entry, when nloads was entry_nloads; each instruction's last
+     * load is last_ld[i] (older than entry_nloads: none in this run), and
+     * nld_done of the instructions with ld loaded */
+    gboolean walk;
+    uint64_t entry_nloads;
+    uint32_t nld_done;
+    uint64_t last_ld[CAPSTREAM_MAX_TB_INSNS];
     uint16_t dirty[CAP_THREAD_ACCESSES];
     pmusim_uarch_access_t acc[CAP_THREAD_ACCESSES];
 } cap_thread_t;
@@ -170,7 +204,9 @@ struct pmusim_capture {
 
 static void cap_tb_free(gpointer p)
 {
-    g_free(p);
+    cap_tb_t *tb = p;
+    g_free(tb->net);
+    g_free(tb);
 }
 
 pmusim_capture_t *pmusim_capture_new(pmusim_uarch_t *u, uint32_t nthreads, const char *name)
@@ -262,28 +298,126 @@ static inline uint64_t cap_regs_newest(const cap_thread_t *t, unsigned m)
     return v;
 }
 
-/* Thread t moves on from its current instruction to instruction `upto` of
- * its block: the registers that instructions [idx, upto) write take the
- * load their value came from: the instruction's own (its last) for those
- * it writes with loaded data, else the newest of its sources'
+/* One instruction's effect on the tracked values: the registers it writes
+ * take the load their value came from: `ld` (its last load, 0 none) for
+ * those it writes with loaded data, else the newest of its sources'
  * (docs/CAPTURE.md, "Dependences of load addresses"). */
+static inline void cap_regs_step(cap_thread_t *t, const cap_regs_t *rg, uint64_t ld)
+{
+    unsigned dst = rg->dst;
+    if (!dst)
+        return;
+    const uint64_t v = cap_regs_newest(t, rg->src);
+    if (ld) {
+        for (unsigned m = rg->ld; m; m &= m - 1)
+            t->reg_ld[__builtin_ctz(m)] = ld;
+        dst &= ~rg->ld;
+    }
+    for (; dst; dst &= dst - 1)
+        t->reg_ld[__builtin_ctz(dst)] = v;
+}
+
+/* Thread t, walking its block, moves on from its current instruction to
+ * instruction `upto` of it: instructions [idx, upto) take effect, the
+ * current one with its last load (cur_ld). */
 static inline void cap_regs_run(cap_thread_t *t, uint32_t upto)
 {
     const cap_regs_t *rg = t->tb->regs;
-    for (uint32_t j = t->idx; j < upto; j++) {
-        unsigned dst = rg[j].dst;
-        if (!dst)
-            continue;
-        const uint64_t v = cap_regs_newest(t, rg[j].src);
-        if (j == t->idx && t->cur_ld) {
-            for (unsigned m = rg[j].ld; m; m &= m - 1)
-                t->reg_ld[__builtin_ctz(m)] = t->cur_ld;
-            dst &= ~rg[j].ld;
-        }
-        for (; dst; dst &= dst - 1)
-            t->reg_ld[__builtin_ctz(dst)] = v;
-    }
+    for (uint32_t j = t->idx; j < upto; j++)
+        cap_regs_step(t, &rg[j], j == t->idx ? t->cur_ld : 0);
     t->cur_ld = 0;
+}
+
+/* The net effect of block tb (cap_net_t): its instructions walked once
+ * with symbolic values, each a cap_src_t. */
+static cap_net_t *cap_net_make(const cap_tb_t *tb)
+{
+    const uint32_t n = tb->n;
+    cap_net_t *net = g_malloc0(sizeof *net + n * sizeof net->addr[0] + (n + 1) * sizeof(uint16_t));
+    net->nld = (uint16_t *)(void *)&net->addr[n];
+    net->br = (cap_src_t){.entry = 0, .ins = -1};
+    cap_src_t v[CAP_NREGS];
+    for (unsigned r = 0; r < CAP_NREGS; r++)
+        v[r] = (cap_src_t){.entry = 1u << r, .ins = -1};
+    for (uint32_t i = 0; i < n; i++) {
+        const cap_regs_t *rg = &tb->regs[i];
+        net->nld[i + 1] = (uint16_t)(net->nld[i] + (rg->ld != 0));
+        cap_src_t a = {0, -1}, s = {0, -1};
+        for (unsigned m = rg->addr; m; m &= m - 1) {
+            const cap_src_t x = v[__builtin_ctz(m)];
+            a.entry |= x.entry;
+            a.ins = MAX(a.ins, x.ins);
+        }
+        net->addr[i] = a;
+        for (unsigned m = i == n - 1 ? tb->br_src : 0; m; m &= m - 1) {
+            const cap_src_t x = v[__builtin_ctz(m)];
+            net->br.entry |= x.entry;
+            net->br.ins = MAX(net->br.ins, x.ins);
+        }
+        for (unsigned m = rg->dst ? rg->src : 0; m; m &= m - 1) {
+            const cap_src_t x = v[__builtin_ctz(m)];
+            s.entry |= x.entry;
+            s.ins = MAX(s.ins, x.ins);
+        }
+        for (unsigned m = rg->ld; m; m &= m - 1)
+            v[__builtin_ctz(m)] = (cap_src_t){.entry = 0, .ins = (int32_t)i};
+        for (unsigned m = rg->dst & ~rg->ld; m; m &= m - 1)
+            v[__builtin_ctz(m)] = s;
+    }
+    for (unsigned r = 0; r < CAP_NREGS; r++) {
+        if (v[r].ins < 0 && v[r].entry == 1u << r)
+            continue; /* unchanged */
+        net->out |= 1u << r;
+        net->exit[r] = v[r];
+    }
+    return net;
+}
+
+/* The load (its number, 0 none) a cap_src_t stands for in thread t's
+ * current run of its block. */
+static inline uint64_t cap_net_value(const cap_thread_t *t, cap_src_t x)
+{
+    return x.ins >= 0 ? t->last_ld[x.ins] : cap_regs_newest(t, x.entry);
+}
+
+/* Thread t enters block tb: by its net effect, but a REP block, whose
+ * string instruction may run on into the next block (cap_exec_items()). */
+static inline void cap_net_enter(cap_thread_t *t, cap_tb_t *tb)
+{
+    t->walk = tb->rep_first | tb->rep_last;
+    if (t->walk)
+        return;
+    if (G_UNLIKELY(!tb->net))
+        tb->net = cap_net_make(tb);
+    t->entry_nloads = t->nloads;
+    t->nld_done = 0;
+}
+
+/* Thread t's run by the net effect does not hold (an instruction that
+ * writes loaded data did not load, cap_net_t): it walks its block from
+ * here on, with the tracked values instructions [0, idx) left, as if it
+ * had walked from the entry. */
+static void cap_net_to_walk(cap_thread_t *t)
+{
+    const uint64_t e = t->entry_nloads;
+    for (uint32_t j = 0; j < t->idx; j++)
+        cap_regs_step(t, &t->tb->regs[j], t->last_ld[j] > e ? t->last_ld[j] : 0);
+    t->cur_ld = t->last_ld[t->idx] > e ? t->last_ld[t->idx] : 0;
+    t->walk = TRUE;
+}
+
+/* Thread t moves on from its current instruction to `upto` (by the net
+ * effect or by the walk). */
+static inline void cap_regs_move(cap_thread_t *t, uint32_t upto)
+{
+    if (!t->walk) {
+        /* instructions (idx, upto) made no access: the net effect holds
+         * while every one of [0, upto) with ld loaded */
+        if (G_LIKELY(t->nld_done == t->tb->net->nld[upto]))
+            return;
+        cap_net_to_walk(t);
+    }
+    cap_regs_run(t, upto);
 }
 
 /* The block's inputs carry thread t's hardware thread (set again only when
@@ -390,22 +524,44 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
     const uint32_t last = t->tb->n - 1;
     cap_attach(t);
     pmusim_uarch_insn_t *in = &t->tb->in[last];
+    const cap_net_t *net = t->tb->net;
+    if (!t->walk && t->nld_done != net->nld[last + 1])
+        cap_net_to_walk(t);
     if (t->tb->br_src) {
         /* a conditional or indirect branch: the distance to the newest
          * load its condition or target registers' values came from, as
          * the instructions before it left them (its own loads counted:
          * 1 the newest so far), 0 none or too far back (docs/CAPTURE.md,
          * "Dependences of branches") */
-        if (t->idx < last) {
-            cap_regs_run(t, last);
-            t->idx = last;
+        uint64_t src;
+        if (!t->walk) {
+            src = cap_net_value(t, net->br);
+        } else {
+            if (t->idx < last) {
+                cap_regs_run(t, last);
+                t->idx = last;
+            }
+            src = cap_regs_newest(t, t->tb->br_src);
         }
-        const uint64_t src = cap_regs_newest(t, t->tb->br_src);
         in->br_dep = src && t->nloads - src < PMUSIM_UARCH_MAX_DEP
                          ? (uint8_t)(t->nloads - src + 1)
                          : 0;
     }
-    cap_regs_run(t, last + 1);
+    if (!t->walk) {
+        /* the block's exit values, all from its entry values */
+        uint64_t v[CAP_NREGS];
+        for (unsigned m = net->out; m; m &= m - 1) {
+            const unsigned r = (unsigned)__builtin_ctz(m);
+            v[r] = cap_net_value(t, net->exit[r]);
+        }
+        for (unsigned m = net->out; m; m &= m - 1) {
+            const unsigned r = (unsigned)__builtin_ctz(m);
+            t->reg_ld[r] = v[r];
+        }
+        t->cur_ld = 0;
+    } else {
+        cap_regs_run(t, last + 1);
+    }
     t->idx = last;
     /* the last instruction: its outcome is where the thread went.  Its
      * template keeps the outcome after: only this function runs a block's
@@ -500,6 +656,7 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
             }
             if (!cap_leave_block(c, t, nb->vaddr, error))
                 return FALSE;
+            cap_net_enter(t, nb);
             t->tb = nb;
             t->idx = t->from = 0;
             t->nacc = t->cur = 0;
@@ -532,7 +689,7 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
                              t->idx, t->tb->n - 1);
         if (i > t->idx) {
             cap_attach(t);
-            cap_regs_run(t, i);
+            cap_regs_move(t, i);
             t->idx = i;
         }
         const uint64_t addr = prev + ((z >> 1) ^ (uint64_t)-(int64_t)(z & 1));
@@ -571,11 +728,19 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
         if (!(h & 2)) {
             /* a load: its distance to the newest load its address
              * registers' values came from (0: none, or too far back) */
-            const uint64_t src = cap_regs_newest(t, t->tb->regs[i].addr);
+            uint64_t src;
             const uint64_t n = ++t->nloads;
+            if (G_LIKELY(!t->walk)) {
+                src = cap_net_value(t, t->tb->net->addr[i]);
+                /* the instruction's first load in this run */
+                t->nld_done += t->last_ld[i] <= t->entry_nloads && t->tb->regs[i].ld;
+                t->last_ld[i] = n;
+            } else {
+                src = cap_regs_newest(t, t->tb->regs[i].addr);
+                t->cur_ld = n;
+            }
             if (src && n - src <= PMUSIM_UARCH_MAX_DEP)
                 rest |= (n - src) << 48;
-            t->cur_ld = n;
         }
         memcpy(&a->size, &rest, sizeof rest);
         k += 2 + nb;
