@@ -268,79 +268,97 @@ static void test_capture_branch_dep(void)
 
 /* A block left before its end with a dependence across the point where it
  * was left (docs/CAPTURE.md, "Dependences of load addresses": a block runs
- * by its net effect only when every instruction that writes loaded data
- * loaded).  Block 0:
+ * by its net effect only while every instruction that writes loaded data
+ * has loaded).  Block 0:
  *   mov rax,[rdi]    (a load: rax its data)
  *   mov rcx,[rax]    (a load at rax: rcx its data; rax also a source)
  *   mov rdx,rcx
- * runs whole (loads 1 and 2), then again left after its first load (3): its
- * second instruction, which did not load, gives rcx and rdx the newest of
- * its sources, rax (load 3).  Block 1:
- *   mov rsi,[rcx]    (load 4: distance 1, to load 3)
- *   mov r8,[rdx]     (load 5: distance 2)
- * The block's net effect taken for the run left early would give rcx and rdx
- * the first run's load 2 (distances 2 and 3).  Every cut of the stream. */
+ *   mov r9,[rcx]
+ * runs whole (loads 1, 2 and 3: distances 0, 1, 1), then again with its
+ * first load (4) and without the second: that instruction gives rcx and rdx
+ * the newest of its sources, rax (load 4).  Run `mid`, the fourth
+ * instruction still loads (5: distance 1) before the block is left;
+ * otherwise the block is left after its first load.  Block 1:
+ *   mov rsi,[rcx]    (distance 1 after load 4, 2 after load 5)
+ *   mov r8,[rdx]     (one more)
+ * The block's net effect taken for the second run would give rcx and rdx
+ * the first run's load 2 (distances 2 more).  Every cut of the stream. */
 static void test_capture_dep_left_early(void)
 {
-    GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
-    uint32_t seq = 0;
-    put32(p, 3);
-    put(p, "/bin/prog", 9);
-    chunk(s, &seq, 1, 0, p->data, p->len);
-    for (uint32_t b = 0; b < 2; b++) {
-        const uint32_t n = b ? 2 : 3;
+    for (unsigned mid = 0; mid < 2; mid++) {
+        GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
+        uint32_t seq = 0;
+        put32(p, 3);
+        put(p, "/bin/prog", 9);
+        chunk(s, &seq, 1, 0, p->data, p->len);
+        for (uint32_t b = 0; b < 2; b++) {
+            const uint32_t n = b ? 2 : 4;
+            g_byte_array_set_size(p, 0);
+            put32(p, b);
+            put32(p, n);
+            put64(p, 0x401000 + 0x1000 * b);
+            for (uint32_t i = 0; i < n; i++)
+                tb_insn(p, 3, PMUSIM_UARCH_BR_NONE, 1, 0);
+            if (!b) {
+                tb_regs(p, 0, 1u << 0, 1u << 0, 1u << 7);      /* rax <- [rdi] */
+                tb_regs(p, 1u << 0, 1u << 1, 1u << 1, 1u << 0); /* rcx <- [rax] */
+                tb_regs(p, 1u << 1, 1u << 2, 0, 0);             /* rdx <- rcx */
+                tb_regs(p, 0, 1u << 9, 1u << 9, 1u << 1);       /* r9 <- [rcx] */
+            } else {
+                tb_regs(p, 0, 1u << 6, 1u << 6, 1u << 1); /* rsi <- [rcx] */
+                tb_regs(p, 0, 1u << 8, 1u << 8, 1u << 2); /* r8 <- [rdx] */
+            }
+            const uint16_t fl[4] = {0, 0, 0, 0};
+            put(p, fl, n * sizeof fl[0]);
+            chunk(s, &seq, 2, 0, p->data, p->len);
+        }
+        /* loads of 8 bytes, 1-byte address deltas (+0x40), of the current
+         * instruction (h 0x1d), the next (0x9d), the second next (0x11d),
+         * the third next (0x19d) */
+        static const uint8_t run1[] = {
+            0x00, 0x00, 0x1d, 0x00, 0x80, 0x9d, 0x00, 0x80, 0x1d, 0x01, 0x80, /* block 0 */
+            0x00, 0x00, 0x1d, 0x00, 0x80,                                     /* block 0 */
+        };
+        static const uint8_t mid3[] = {0x9d, 0x01, 0x80}; /* its fourth instruction's */
+        static const uint8_t run2[] = {0x04, 0x00, 0x1d, 0x00, 0x80, 0x9d, 0x00, 0x80}; /* block 1 */
         g_byte_array_set_size(p, 0);
-        put32(p, b);
-        put32(p, n);
-        put64(p, 0x401000 + 0x1000 * b);
-        for (uint32_t i = 0; i < n; i++)
-            tb_insn(p, 3, PMUSIM_UARCH_BR_NONE, 1, 0);
-        if (!b) {
-            tb_regs(p, 0, 1u << 0, 1u << 0, 1u << 7);      /* rax <- [rdi] */
-            tb_regs(p, 1u << 0, 1u << 1, 1u << 1, 1u << 0); /* rcx <- [rax] */
-            tb_regs(p, 1u << 1, 1u << 2, 0, 0);             /* rdx <- rcx */
-        } else {
-            tb_regs(p, 0, 1u << 6, 1u << 6, 1u << 1); /* rsi <- [rcx] */
-            tb_regs(p, 0, 1u << 8, 1u << 8, 1u << 2); /* r8 <- [rdx] */
+        put(p, run1, sizeof run1);
+        if (mid)
+            put(p, mid3, sizeof mid3);
+        put(p, run2, sizeof run2);
+        chunk(s, &seq, 3, 0, p->data, p->len);
+        uint32_t reason = 0;
+        chunk(s, &seq, 5, 0, &reason, 4); /* END */
+        const struct {
+            uint64_t ip;
+            uint8_t dep;
+        } want[] = {{0x401000, 0}, {0x401003, 1}, {0x401009, 1}, {0x401000, 0},
+                    {mid ? 0x401009 : 0x402000, 1}, {mid ? 0x402000 : 0x402003, 2},
+                    {0x402003, 3}};
+        const unsigned nwant = mid ? 7 : 6;
+        for (guint cut = 0; cut <= s->len; cut++) {
+            split_run_t run;
+            CU_ASSERT_TRUE(split_run(&run, s, cut, collect, "test"));
+            unsigned nld = 0, ninsn = 0;
+            for (guint i = 0; i < run.recs->len; i++) {
+                const pmusim_rec_t *r = &g_array_index(run.recs, pmusim_rec_t, i);
+                if (r->kind != PMUSIM_REC_INSN)
+                    continue;
+                ninsn++;
+                if (!(r->flags & PMUSIM_F_MEM))
+                    continue;
+                CU_ASSERT_FATAL(nld < nwant);
+                CU_ASSERT_EQUAL(r->ip, want[nld].ip);
+                CU_ASSERT_EQUAL(r->mem.dep, want[nld].dep);
+                nld++;
+            }
+            CU_ASSERT_EQUAL(nld, nwant);
+            CU_ASSERT_EQUAL(ninsn, 10);
+            split_free(&run);
         }
-        const uint16_t fl[3] = {0, 0, 0};
-        put(p, fl, n * sizeof fl[0]);
-        chunk(s, &seq, 2, 0, p->data, p->len);
+        g_byte_array_unref(p);
+        g_byte_array_unref(s);
     }
-    static const uint8_t exec[] = {
-        0x00, 0x00, 0x1d, 0x00, 0x80, 0x9d, 0x00, 0x80, /* block 0, loads of 0 and 1 */
-        0x00, 0x00, 0x1d, 0x00, 0x80,                   /* block 0, the load of 0 */
-        0x04, 0x00, 0x1d, 0x00, 0x80, 0x9d, 0x00, 0x80, /* block 1, loads of 0 and 1 */
-    };
-    chunk(s, &seq, 3, 0, exec, sizeof exec);
-    uint32_t reason = 0;
-    chunk(s, &seq, 5, 0, &reason, 4); /* END */
-    static const struct {
-        uint64_t ip;
-        uint8_t dep;
-    } want[] = {{0x401000, 0}, {0x401003, 1}, {0x401000, 0}, {0x402000, 1}, {0x402003, 2}};
-    for (guint cut = 0; cut <= s->len; cut++) {
-        split_run_t run;
-        CU_ASSERT_TRUE(split_run(&run, s, cut, collect, "test"));
-        unsigned nld = 0, ninsn = 0;
-        for (guint i = 0; i < run.recs->len; i++) {
-            const pmusim_rec_t *r = &g_array_index(run.recs, pmusim_rec_t, i);
-            if (r->kind != PMUSIM_REC_INSN)
-                continue;
-            ninsn++;
-            if (!(r->flags & PMUSIM_F_MEM))
-                continue;
-            CU_ASSERT_FATAL(nld < G_N_ELEMENTS(want));
-            CU_ASSERT_EQUAL(r->ip, want[nld].ip);
-            CU_ASSERT_EQUAL(r->mem.dep, want[nld].dep);
-            nld++;
-        }
-        CU_ASSERT_EQUAL(nld, G_N_ELEMENTS(want));
-        CU_ASSERT_EQUAL(ninsn, 8);
-        split_free(&run);
-    }
-    g_byte_array_unref(p);
-    g_byte_array_unref(s);
 }
 
 /* A stream cut inside an access item, and an access of an instruction past
