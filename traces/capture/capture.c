@@ -60,8 +60,10 @@ typedef struct cap_tb {
  * of the registers `entry` at the block's entry (0: none). */
 typedef struct cap_src {
     uint32_t entry;
-    int32_t ins;
+    int16_t ins;
+    uint8_t ld; /* in addr[i]: instruction i writes loaded data (cap_regs_t.ld != 0) */
 } cap_src_t;
+G_STATIC_ASSERT(CAPSTREAM_MAX_TB_INSNS <= INT16_MAX);
 
 /* A block's net effect on the dependence tracking (docs/CAPTURE.md,
  * "Dependences of load addresses"), made the first time a thread runs it,
@@ -70,8 +72,9 @@ typedef struct cap_src {
  * cap_net_valid() checks as the thread moves on.  Any other run takes the
  * walk, instruction by instruction (cap_regs_run()). */
 typedef struct cap_net {
-    uint32_t out;             /* the tracked values the block changes */
-    cap_src_t exit[CAP_NREGS]; /* those values at its exit */
+    uint32_t nout;            /* the tracked values the block changes */
+    uint8_t out[CAP_NREGS];   /* which they are (registers, flag groups) */
+    cap_src_t exit[CAP_NREGS]; /* and their values at its exit, in that order */
     cap_src_t br;             /* the last instruction's branch registers before it */
     uint16_t *nld;            /* n + 1: of instructions [0, i), those with ld */
     cap_src_t addr[];         /* n: instruction i's address registers before it */
@@ -335,14 +338,14 @@ static cap_net_t *cap_net_make(const cap_tb_t *tb)
     const uint32_t n = tb->n;
     cap_net_t *net = g_malloc0(sizeof *net + n * sizeof net->addr[0] + (n + 1) * sizeof(uint16_t));
     net->nld = (uint16_t *)(void *)&net->addr[n];
-    net->br = (cap_src_t){.entry = 0, .ins = -1};
+    net->br = (cap_src_t){.entry = 0, .ins = -1, .ld = 0};
     cap_src_t v[CAP_NREGS];
     for (unsigned r = 0; r < CAP_NREGS; r++)
-        v[r] = (cap_src_t){.entry = 1u << r, .ins = -1};
+        v[r] = (cap_src_t){.entry = 1u << r, .ins = -1, .ld = 0};
     for (uint32_t i = 0; i < n; i++) {
         const cap_regs_t *rg = &tb->regs[i];
         net->nld[i + 1] = (uint16_t)(net->nld[i] + (rg->ld != 0));
-        cap_src_t a = {0, -1}, s = {0, -1};
+        cap_src_t a = {0, -1, rg->ld != 0}, s = {0, -1, 0};
         for (unsigned m = rg->addr; m; m &= m - 1) {
             const cap_src_t x = v[__builtin_ctz(m)];
             a.entry |= x.entry;
@@ -360,15 +363,15 @@ static cap_net_t *cap_net_make(const cap_tb_t *tb)
             s.ins = MAX(s.ins, x.ins);
         }
         for (unsigned m = rg->ld; m; m &= m - 1)
-            v[__builtin_ctz(m)] = (cap_src_t){.entry = 0, .ins = (int32_t)i};
+            v[__builtin_ctz(m)] = (cap_src_t){.entry = 0, .ins = (int16_t)i, .ld = 0};
         for (unsigned m = rg->dst & ~rg->ld; m; m &= m - 1)
             v[__builtin_ctz(m)] = s;
     }
     for (unsigned r = 0; r < CAP_NREGS; r++) {
         if (v[r].ins < 0 && v[r].entry == 1u << r)
             continue; /* unchanged */
-        net->out |= 1u << r;
-        net->exit[r] = v[r];
+        net->out[net->nout] = (uint8_t)r;
+        net->exit[net->nout++] = v[r];
     }
     return net;
 }
@@ -550,14 +553,11 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
     if (!t->walk) {
         /* the block's exit values, all from its entry values */
         uint64_t v[CAP_NREGS];
-        for (unsigned m = net->out; m; m &= m - 1) {
-            const unsigned r = (unsigned)__builtin_ctz(m);
-            v[r] = cap_net_value(t, net->exit[r]);
-        }
-        for (unsigned m = net->out; m; m &= m - 1) {
-            const unsigned r = (unsigned)__builtin_ctz(m);
-            t->reg_ld[r] = v[r];
-        }
+        const uint32_t nout = net->nout;
+        for (uint32_t k = 0; k < nout; k++)
+            v[k] = cap_net_value(t, net->exit[k]);
+        for (uint32_t k = 0; k < nout; k++)
+            t->reg_ld[net->out[k]] = v[k];
         t->cur_ld = 0;
     } else {
         cap_regs_run(t, last + 1);
@@ -731,9 +731,10 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
             uint64_t src;
             const uint64_t n = ++t->nloads;
             if (G_LIKELY(!t->walk)) {
-                src = cap_net_value(t, t->tb->net->addr[i]);
+                const cap_src_t x = t->tb->net->addr[i];
+                src = cap_net_value(t, x);
                 /* the instruction's first load in this run */
-                t->nld_done += t->last_ld[i] <= t->entry_nloads && t->tb->regs[i].ld;
+                t->nld_done += t->last_ld[i] <= t->entry_nloads && x.ld;
                 t->last_ld[i] = n;
             } else {
                 src = cap_regs_newest(t, t->tb->regs[i].addr);
