@@ -72,9 +72,13 @@ G_STATIC_ASSERT(CAPSTREAM_MAX_TB_INSNS <= INT16_MAX);
  * cap_net_valid() checks as the thread moves on.  Any other run takes the
  * walk, instruction by instruction (cap_regs_run()). */
 typedef struct cap_net {
-    uint32_t nout;            /* the tracked values the block changes */
-    uint8_t out[CAP_NREGS];   /* which they are (registers, flag groups) */
-    cap_src_t exit[CAP_NREGS]; /* and their values at its exit, in that order */
+    /* the tracked values the block changes, at its exit: out[0, nrd) the
+     * newest of some entry values (exit[k].entry), out[nrd, nout) a load
+     * of the block (exit[k].ins) or none (ins CAPSTREAM_MAX_TB_INSNS:
+     * cap_thread_t.last_ld[] ends in a 0) */
+    uint32_t nrd, nout;
+    uint8_t out[CAP_NREGS];
+    cap_src_t exit[CAP_NREGS];
     cap_src_t br;             /* the last instruction's branch registers before it */
     uint16_t *nld;            /* n + 1: of instructions [0, i), those with ld */
     cap_src_t addr[];         /* n: instruction i's address registers before it */
@@ -128,7 +132,7 @@ typedef struct cap_thread {
     gboolean walk;
     uint64_t entry_nloads;
     uint32_t nld_done;
-    uint64_t last_ld[CAPSTREAM_MAX_TB_INSNS];
+    uint64_t last_ld[CAPSTREAM_MAX_TB_INSNS + 1]; /* the last always 0 (cap_net_t.exit) */
     uint16_t dirty[CAP_THREAD_ACCESSES];
     pmusim_uarch_access_t acc[CAP_THREAD_ACCESSES];
 } cap_thread_t;
@@ -333,7 +337,7 @@ static inline void cap_regs_run(cap_thread_t *t, uint32_t upto)
 
 /* The net effect of block tb (cap_net_t): its instructions walked once
  * with symbolic values, each a cap_src_t. */
-static cap_net_t *cap_net_make(const cap_tb_t *tb)
+static G_GNUC_NO_INLINE cap_net_t *cap_net_make(const cap_tb_t *tb)
 {
     const uint32_t n = tb->n;
     cap_net_t *net = g_malloc0(sizeof *net + n * sizeof net->addr[0] + (n + 1) * sizeof(uint16_t));
@@ -370,8 +374,20 @@ static cap_net_t *cap_net_make(const cap_tb_t *tb)
     for (unsigned r = 0; r < CAP_NREGS; r++) {
         if (v[r].ins < 0 && v[r].entry == 1u << r)
             continue; /* unchanged */
-        net->out[net->nout] = (uint8_t)r;
-        net->exit[net->nout++] = v[r];
+        if (v[r].ins < 0 && v[r].entry) {
+            /* before the others (which do not read entry values) */
+            memmove(&net->out[net->nrd + 1], &net->out[net->nrd], net->nout - net->nrd);
+            memmove(&net->exit[net->nrd + 1], &net->exit[net->nrd],
+                    (net->nout - net->nrd) * sizeof net->exit[0]);
+            net->out[net->nrd] = (uint8_t)r;
+            net->exit[net->nrd++] = v[r];
+        } else {
+            net->out[net->nout] = (uint8_t)r;
+            net->exit[net->nout] = v[r];
+            if (v[r].ins < 0)
+                net->exit[net->nout].ins = CAPSTREAM_MAX_TB_INSNS;
+        }
+        net->nout++;
     }
     return net;
 }
@@ -400,7 +416,7 @@ static inline void cap_net_enter(cap_thread_t *t, cap_tb_t *tb)
  * writes loaded data did not load, cap_net_t): it walks its block from
  * here on, with the tracked values instructions [0, idx) left, as if it
  * had walked from the entry. */
-static void cap_net_to_walk(cap_thread_t *t)
+static G_GNUC_NO_INLINE void cap_net_to_walk(cap_thread_t *t)
 {
     const uint64_t e = t->entry_nloads;
     for (uint32_t j = 0; j < t->idx; j++)
@@ -553,10 +569,12 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
     if (!t->walk) {
         /* the block's exit values, all from its entry values */
         uint64_t v[CAP_NREGS];
-        const uint32_t nout = net->nout;
-        for (uint32_t k = 0; k < nout; k++)
-            v[k] = cap_net_value(t, net->exit[k]);
-        for (uint32_t k = 0; k < nout; k++)
+        const uint32_t nrd = net->nrd, nout = net->nout;
+        for (uint32_t k = 0; k < nrd; k++)
+            v[k] = cap_regs_newest(t, net->exit[k].entry);
+        for (uint32_t k = nrd; k < nout; k++)
+            t->reg_ld[net->out[k]] = t->last_ld[net->exit[k].ins];
+        for (uint32_t k = 0; k < nrd; k++)
             t->reg_ld[net->out[k]] = v[k];
         t->cur_ld = 0;
     } else {
