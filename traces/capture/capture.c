@@ -68,9 +68,10 @@ G_STATIC_ASSERT(CAPSTREAM_MAX_TB_INSNS <= INT16_MAX);
 /* A block's net effect on the dependence tracking (docs/CAPTURE.md,
  * "Dependences of load addresses"), made the first time a thread runs it,
  * valid for a run in which every instruction that writes registers with
- * loaded data (cap_regs_t.ld) loaded: the walk's assumption, which
- * cap_net_valid() checks as the thread moves on.  Any other run takes the
- * walk, instruction by instruction (cap_regs_run()). */
+ * loaded data (cap_regs_t.ld) loaded, as the walk assumes for them:
+ * cap_regs_move() and cap_leave_block() check it as the thread moves on.
+ * Any other run takes the walk, instruction by instruction
+ * (cap_regs_run()), from the point where it was found. */
 typedef struct cap_net {
     /* the tracked values the block changes, at its exit: out[0, nrd) the
      * newest of some entry values (exit[k].entry), out[nrd, nout) a load
@@ -567,7 +568,8 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
                          : 0;
     }
     if (!t->walk) {
-        /* the block's exit values, all from its entry values */
+        /* the values the block changes, from those at its entry (read
+         * before any is written) and from its loads */
         uint64_t v[CAP_NREGS];
         const uint32_t nrd = net->nrd, nout = net->nout;
         for (uint32_t k = 0; k < nrd; k++)
