@@ -227,6 +227,10 @@ typedef struct x86_listeners {
     uint32_t n_dgen, n_tgen, n_hgen;
     bool hgen_uops; /* the hgen listeners count uops (else instructions) */
     bool hgen_edge; /* the hgen listeners have EDGE (INV ones: falling edges), or none has */
+    /* the hgen listeners' fmask (uops of which a fused record weighs one
+     * less: the X86_HIST_ANY and X86_HIST_EDGE variants only,
+     * x86_fast_hist_fused()), or 0 */
+    uint16_t hgen_fmask;
     uint64_t hgen_k; /* their threshold */
     uint64_t hgen_k2; /* X86_HIST_TWO: the second threshold (hgen_k if none) */
     x86_ctr_t *dgen[X86_LISTENERS];
@@ -1404,6 +1408,7 @@ static void x86_recompile(x86_model_t *m)
             l->n_filt = l->n_gen = l->filt_flags = l->n_dgen = l->n_tgen = l->n_hgen = 0;
             l->n_fold = l->n_ffilt = l->ffilt_flags = l->n_ofilt = l->n_xfilt = 0;
             l->n_fused = 0;
+            l->hgen_fmask = 0;
         }
     }
     for (uint32_t t = 0; t < nt; t++) {
@@ -1471,10 +1476,9 @@ static void x86_recompile(x86_model_t *m)
                         l->gen[l->n_gen++] = c;
                         const uint64_t hk = c->cmask ? c->cmask : 1; /* x86_thr_prepare() */
                         /* uops of which a fused record weighs 0 (fmask)
-                         * are not running counts, which take a record as
-                         * an occurrence at least: tgen ones */
+                         * too: the X86_HIST_ANY and X86_HIST_EDGE variants
+                         * take that weight (x86_fast_hist_fused()) */
                         const bool own = c->cls == X86_CLS_THRESH && r == t && !c->any &&
-                                         !c->fmask &&
                                          (c->src == X86_SRC_INSN || c->src == X86_SRC_UOPS);
                         const bool uops = c->src == X86_SRC_UOPS;
                         if (own && l->n_hgen &&
@@ -1484,6 +1488,7 @@ static void x86_recompile(x86_model_t *m)
                             l->hgen_uops = uops;
                             l->hgen_k = hk;
                             l->hgen_edge = c->edge;
+                            l->hgen_fmask = c->fmask;
                             l->hgen[l->n_hgen++] = c;
                         } else if (c->cls == X86_CLS_THRESH) {
                             l->tgen[l->n_tgen++] = c;
@@ -1521,6 +1526,7 @@ static void x86_recompile(x86_model_t *m)
      * fed by several threads, x86_grps_build()); EDGE counts beside a
      * threshold of 2 and up the X86_HIST_EDGE ones (the last met cycle) */
     bool any_h = false, all_k1 = true, all_insn = true, any_edge = false, any_any = false;
+    bool any_fm = false; /* hgen listeners of uops with fmask */
     uint64_t min_k = UINT64_MAX;
     bool all_uops = true;
     for (uint32_t t = 0; t < nt; t++)
@@ -1532,9 +1538,16 @@ static void x86_recompile(x86_model_t *m)
             min_k = l->n_hgen && l->hgen_k < min_k ? l->hgen_k : min_k;
             all_uops = all_uops && (!l->n_hgen || l->hgen_uops);
             any_edge = any_edge || (l->n_hgen && l->hgen_edge);
+            any_fm = any_fm || (l->n_hgen && l->hgen_fmask);
             for (uint32_t j = 0; j < l->n_tgen; j++)
                 any_any = any_any || l->tgen[j]->any;
         }
+    /* a fused record weighs 0 in the running counts of hgen listeners with
+     * fmask: the k1 variants and the raw-uops ones (X86_HIST_ANY_U,
+     * X86_HIST_EDGE_U) take every record as an occurrence at least, the
+     * X86_HIST_ANY and X86_HIST_EDGE ones not (x86_fast_hist_fused()) */
+    all_k1 = all_k1 && !any_fm;
+    all_uops = all_uops && !any_fm;
     m->hist_mode = any_any               ? X86_HIST_GEN
                    : !any_h              ? X86_HIST_NONE
                    : all_k1              ? X86_HIST_K1
@@ -2408,6 +2421,7 @@ typedef struct x86_hist {
     uint64_t k2;    /* X86_HIST_TWO: the second threshold (hgen_k2) */
     uint64_t met2;  /* X86_HIST_TWO: cycles that met k2 */
     uint32_t wmask; /* UINT32_MAX: the occurrences are uops (hgen_uops), 0: instructions */
+    uint16_t fmask; /* hgen_fmask: a fused record weighs one less (x86_uops_weight()) */
     bool edge;      /* hgen_edge: `met` counts rising edges (k1 only) */
 } x86_hist_t;
 
@@ -2417,6 +2431,14 @@ static inline uint64_t x86_hist_weight(const pmusim_rec_t *r, uint32_t wmask)
 {
     const uint64_t w = r->uops & wmask;
     return w + (w == 0);
+}
+
+/* x86_hist_weight() for the closes of the X86_HIST_ANY and X86_HIST_EDGE
+ * variants (x86_hist_flush(), x86_hist_flush_edge()), whose running counts
+ * may be of uops with fmask: a fused record's weight one less. */
+static inline uint64_t x86_hist_weight_f(const pmusim_rec_t *r, const x86_hist_t *h)
+{
+    return x86_hist_weight(r, h->wmask) - ((r->flags & h->fmask) == X86_F_FUSED_BITS);
 }
 
 /* At the start of x86_consume_fast(): thread's running counts for its
@@ -2429,6 +2451,7 @@ static void x86_hist_init(x86_hist_t *h, const x86_listeners_t *l, uint64_t cur0
     h->k2 = l->n_hgen ? l->hgen_k2 : UINT64_MAX;
     h->met = h->met2 = 0;
     h->wmask = l->hgen_uops ? UINT32_MAX : 0;
+    h->fmask = l->n_hgen ? l->hgen_fmask : 0;
     h->edge = l->n_hgen && l->hgen_edge;
 }
 
@@ -2482,7 +2505,7 @@ static __attribute__((noinline)) void x86_hist_flush(x86_hist_t *h, const x86_li
     uint64_t occ0 = 0;
     for (size_t i = k0; i < k && recs[i].cycle == cur0; i++)
         if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t)
-            occ0 += x86_hist_weight(&recs[i], h->wmask);
+            occ0 += x86_hist_weight_f(&recs[i], h);
     const uint64_t kk = h->k;
     const bool open = h->cyc == end;
     const uint64_t met = h->met - (occ0 >= kk) - (open && h->occ >= kk);
@@ -2517,9 +2540,9 @@ static __attribute__((noinline)) void x86_hist_flush_edge(x86_hist_t *h,
     for (size_t i = k0; i < k && recs[i].cycle - cur0 < 2; i++)
         if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t) {
             if (recs[i].cycle == cur0)
-                occ0 += x86_hist_weight(&recs[i], h->wmask);
+                occ0 += x86_hist_weight_f(&recs[i], h);
             else
-                occ1 += x86_hist_weight(&recs[i], h->wmask);
+                occ1 += x86_hist_weight_f(&recs[i], h);
         }
     const uint64_t kk = h->k;
     const bool open = h->cyc == end, after0 = end - 1 != cur0;
@@ -2528,7 +2551,7 @@ static __attribute__((noinline)) void x86_hist_flush_edge(x86_hist_t *h,
         for (size_t i = k; i > k0 && recs[i - 1].cycle + 1 >= end; i--) {
             const pmusim_rec_t *r = &recs[i - 1];
             if (r->kind == PMUSIM_REC_INSN && r->thread == t && r->cycle != end)
-                occ_e1 += x86_hist_weight(r, h->wmask);
+                occ_e1 += x86_hist_weight_f(r, h);
         }
     const bool met_end = open && h->occ >= kk, met_e1 = after0 && occ_e1 >= kk;
     const bool met1 = cur0 + 1 != end && occ1 >= kk;
@@ -3087,6 +3110,36 @@ static inline void x86_fast_fused(const x86_listeners_t *l, uint64_t cur)
     }
 }
 
+/* Inside the X86_HIST_ANY and X86_HIST_EDGE variants of x86_consume_fast()
+ * (fuse_loop), before the loop's step of the running count of a thread
+ * whose hgen listeners have fmask takes INSN record r of kind fused in
+ * cycle cur: that step adds r's full weight w (x86_hist_weight(), 1 or
+ * more) to the cycle's occurrences o0 so far (0 in a new cycle) in the
+ * branch of a cycle already open, so the cycle is opened here and its
+ * occurrences set to o0 - 1, modulo 2^64, which makes the step's sum
+ * o0 + w - 1, r's weight one less.  Its met test (o0 - 1 < k <= o0 + w - 1)
+ * then differs from the true one (o0 < k <= o0 + w - 1) by the difference
+ * taken off `met` here (X86_HIST_ANY); with EDGE the met step is made here
+ * (h_last: the last met cycle) and the step's own one, when it comes
+ * (o0 = k), finds h_last at cur and adds nothing. */
+static inline void x86_fast_hist_fused(const pmusim_rec_t *r, uint64_t cur, bool edge,
+                                       uint64_t *cyc, uint64_t *occ, uint64_t *met,
+                                       uint64_t *last, uint64_t k, uint64_t lim)
+{
+    const uint64_t o0 = *cyc == cur ? *occ : 0;
+    *cyc = cur;
+    *occ = o0 - 1;
+    if (!edge) {
+        *met += (uint64_t)(o0 < k) - (uint64_t)(o0 - 1 < k);
+        return;
+    }
+    const uint64_t o1 = o0 + x86_hist_weight(r, UINT32_MAX) - 1;
+    if (o0 < k && o1 >= k) {
+        *met += cur - *last > lim;
+        *last = cur;
+    }
+}
+
 /* At the start of x86_consume_fast(): the fold listeners of the threads'
  * listener sets lst[0..nth) take one increment per INSN record of each
  * thread that feeds them; room[t] (the thread's INSN records the loop may
@@ -3341,6 +3394,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                         if (!single && seen[t] == room[t])
                             break; /* as at `take`, before anything changes */
                         x86_fast_fused(lst[t], cur);
+                        if (thr && (hmode == X86_HIST_ANY || hmode == X86_HIST_EDGE) &&
+                            hs[t & (X86_MAX_THREADS - 1)].fmask)
+                            x86_fast_hist_fused(r, cur, hmode == X86_HIST_EDGE, &h_cyc[t],
+                                                &h_occ[t], &h_met[t], &h_last[t], h_k[t],
+                                                h_lim[t]);
                     }
                     goto take;
                 }
@@ -3363,6 +3421,10 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                     if (!single && seen[t] == room[t])
                         break; /* as at `take`, before anything changes */
                     x86_fast_fused(lst[t], cur);
+                    if (thr && (hmode == X86_HIST_ANY || hmode == X86_HIST_EDGE) &&
+                        hs[t & (X86_MAX_THREADS - 1)].fmask)
+                        x86_fast_hist_fused(r, cur, hmode == X86_HIST_EDGE, &h_cyc[t],
+                                            &h_occ[t], &h_met[t], &h_last[t], h_k[t], h_lim[t]);
                 }
                 if (oc && m->loop_oc_fast)
                     fast_limit = x86_fast_oc_start(m, lst[t], r, cur);
