@@ -957,8 +957,12 @@ static gboolean x86_event_umask(const x86_pmu_t *pmu, size_t idx, size_t j, cons
         if (k++ == j) {
             if (name)
                 *name = m->name;
-            if (umask) /* the unit mask and, above it, its modifier bits */
-                *umask = (uint32_t)((m->ucode >> 8) & 0xffffff);
+            /* the unit mask and, above it, its modifier bits; an
+             * OFFCORE_RESPONSE unit mask's bits go to MSR_OFFCORE_RSP_x,
+             * none to the event select (its umask is the event's own) */
+            if (umask)
+                *umask = (e->flags & X86_EF_OFFCORE) ? 0u
+                                                     : (uint32_t)((m->ucode >> 8) & 0xffffff);
             return TRUE;
         }
     }

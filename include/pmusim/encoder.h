@@ -58,7 +58,9 @@ typedef struct pmusim_encoder_pmu {
      * event select register, in bits 7:0 of *umask; bits 23:8 of *umask
      * hold the unit mask's own bits 31:16 of the register, CMASK, INV,
      * AnyThread and EDGE, for the x86 unit masks that carry them, such as
-     * ARITH:DIV); FALSE past the last one.  NULL for PMUs whose events carry
+     * ARITH:DIV; 0 for an OFFCORE_RESPONSE unit mask, whose bits are those
+     * of MSR_OFFCORE_RSP_x, not of the event select); FALSE past the last
+     * one.  NULL for PMUs whose events carry
      * their unit mask (IA-64). */
     gboolean (*event_umask)(size_t idx, size_t j, const char **name, uint32_t *umask);
     /* check_events-like explanation of one event string: codes, canonical
