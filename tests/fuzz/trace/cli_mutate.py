@@ -60,6 +60,9 @@ NOT_ERRORS = (b"pmusim: warning: ", b"pmusim stat: note: ")
 # refusals that name the input but are about the command's choices, not
 # the input's bytes (a model that does not fit the trace)
 NOT_POSITIONAL = re.compile(rb"but the \w+ model is|model \w+ supports")
+# a usage error (exit 2) that the input makes: a trace without a CPU needs
+# annotate's --cpu
+NEEDS_OPTION = re.compile(rb"names no CPU: give --cpu")
 # bytes an error line may hold: printable ASCII (an input's bytes are
 # quoted escaped, so that a \r or an escape sequence cannot hide or
 # rewrite the message on a terminal)
@@ -239,14 +242,14 @@ def main():
             st = stats.setdefault(name, {"runs": 0, "ok": 0, "refused": 0, "bad": 0})
             st["runs"] += 1
             why = []
-            if rc not in (0, 1):
+            if rc not in (0, 1) and not (rc == 2 and NEEDS_OPTION.search(err)):
                 why.append("exit %s" % rc)
             if b"Sanitizer" in err or b"runtime error" in err:
                 why.append("sanitizer report")
             # warnings and notes are not errors; lines end at \n only (a
             # message is one line however many \r or \v it holds)
             errs = [l for l in err.split(b"\n") if l and not l.startswith(NOT_ERRORS)]
-            if rc == 1:
+            if rc in (1, 2):
                 st["refused"] += 1
                 leftovers = os.listdir(out_dir)
                 if leftovers:
