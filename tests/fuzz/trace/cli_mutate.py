@@ -254,7 +254,9 @@ def main():
                 leftovers = os.listdir(out_dir)
                 if leftovers:
                     why.append("exit 1 left %s" % leftovers)
-                if len(errs) != 1:
+                if rc == 2:
+                    pass  # a usage error: the message and the pointer to --help
+                elif len(errs) != 1:
                     why.append("%d error lines" % len(errs))
                 elif not errs[0].startswith(b"pmusim: "):
                     why.append("error not 'pmusim: ...'")
