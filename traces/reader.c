@@ -311,11 +311,22 @@ static void text_error(pmusim_trace_reader_t *r, GError **error, int code, const
 {
     va_list ap;
     va_start(ap, fmt);
-    char *msg = g_strdup_vprintf(fmt, ap);
+    char *raw = g_strdup_vprintf(fmt, ap);
     va_end(ap);
+    /* the words the message quotes are the input's bytes: those outside
+     * printable ASCII as \xHH (as FORMAT.md §5 writes names), so that a
+     * carriage return or an escape sequence cannot hide the file and line
+     * on a terminal and the message stays UTF-8 */
+    GString *msg = g_string_sized_new(strlen(raw));
+    for (const unsigned char *p = (const unsigned char *)raw; *p; p++)
+        if (*p >= 0x20 && *p < 0x7f)
+            g_string_append_c(msg, (char)*p);
+        else
+            g_string_append_printf(msg, "\\x%02x", *p);
+    g_free(raw);
     g_set_error(error, PMUSIM_TRACE_ERROR, code, "%s: line %" PRIu64 ", record %" PRIu64 ": %s",
-                r->name, r->line_no, r->nrec, msg);
-    g_free(msg);
+                r->name, r->line_no, r->nrec, msg->str);
+    g_string_free(msg, TRUE);
     r->failed = TRUE;
 }
 
