@@ -124,8 +124,12 @@ void tr_rec_normalize(pmusim_rec_t *r, const pmusim_rec_t *insn)
         r->n = 0;
         r->ev_code = r->ev_umask = 0;
         r->name = NULL;
-        if (!(r->flags & PMUSIM_F_MEM))
+        if (!(r->flags & PMUSIM_F_MEM)) {
+            /* mem.rdep is the instruction's (trace.h) */
+            const uint8_t rdep = r->mem.rdep;
             memset(&r->mem, 0, sizeof r->mem);
+            r->mem.rdep = rdep;
+        }
         if (!(r->flags & PMUSIM_F_BRANCH))
             memset(&r->br, 0, sizeof r->br);
         if (!(r->flags & PMUSIM_F_OFFCORE))
@@ -173,6 +177,21 @@ static const char *tr_mem_check(const pmusim_trace_header_t *h, const pmusim_mem
         if (m->dep > PMUSIM_MEM_MAX_DEP)
             return "memory dep above 63";
     }
+    return NULL;
+}
+
+const char *tr_rdep_check(gboolean ia64, unsigned flags, unsigned is_store, unsigned rdep)
+{
+    if (!rdep)
+        return NULL;
+    if (ia64)
+        return "register dep (an instruction's dependence on a load) on IA-64: x86 only";
+    if ((flags & PMUSIM_F_MEM) && !is_store)
+        return "register dep (an instruction's dependence on a load) on a load";
+    if (flags & PMUSIM_F_BRANCH)
+        return "register dep (an instruction's dependence on a load) on a branch (bdep is its)";
+    if (rdep > PMUSIM_MEM_MAX_DEP)
+        return "register dep above 63";
     return NULL;
 }
 
@@ -229,8 +248,13 @@ const char *tr_rec_check(const pmusim_trace_header_t *h, const pmusim_rec_t *r)
                     return bad;
             }
         }
+        if (r->mem.rdep)
+            return tr_rdep_check(h->isa == PMUSIM_ISA_IA64, r->flags, r->mem.is_store,
+                                 r->mem.rdep);
         return NULL;
     case PMUSIM_REC_MEM:
+        if (r->mem.rdep)
+            return "register dep (an instruction's dependence on a load) on a MEM record";
         return tr_mem_check(h, &r->mem);
     case PMUSIM_REC_IDLE:
         if (r->plm > 3)
@@ -296,7 +320,7 @@ char *tr_unescape(const char *s, size_t len)
 static const char *const annotation_names[PMUSIM_ANN_COUNT_] = {
     "levels", "tlb", "pred", "brkind", "offcore", "timing",
     "uops", "symbols", "alat", "events", "allmem", "fp", "callkind", "fpclass",
-    "opkind", "lock", "lfb", "stfwd", "dep", "fuse", "brdep",
+    "opkind", "lock", "lfb", "stfwd", "dep", "fuse", "brdep", "rsdep",
 };
 
 const char *pmusim_annotation_name(uint32_t bit)

@@ -147,8 +147,10 @@ gboolean pmusim_gen_header(const pmusim_gen_params_t *p, pmusim_trace_header_t *
     pmusim_trace_header_init(h, p->cpu, threads);
     /* the input the model is told of: the generator's instructions have
      * branch kinds but no operation kinds, so no fused pairs (the model
-     * lists no decoded pairs, docs/UARCH.md §1 "Decoders") */
-    pmusim_trace_header_set_annotations(h, PMUSIM_ANN_ALL & ~(PMUSIM_ANN_OPKIND | PMUSIM_ANN_FUSE));
+     * lists no decoded pairs, docs/UARCH.md §1 "Decoders"), and no
+     * register dependences (no reservation station, §1) */
+    pmusim_trace_header_set_annotations(h, PMUSIM_ANN_ALL & ~(PMUSIM_ANN_OPKIND | PMUSIM_ANN_FUSE |
+                                                              PMUSIM_ANN_RSDEP));
     pmusim_uarch_header(u, h);
     pmusim_uarch_free(u);
     char buf[64];

@@ -1473,6 +1473,15 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                     if (bad)
                         BAD(bad);
                 }
+                if (G_UNLIKELY(m & TR_M_RDEP)) {
+                    RD_BYTE(b);
+                    SETF(mem.rdep, (uint8_t)b);
+                }
+                if (G_UNLIKELY(o->mem.rdep)) {
+                    const char *bad = tr_rdep_check(ia64, o->flags, o->mem.is_store, o->mem.rdep);
+                    if (bad)
+                        BAD(bad);
+                }
             }
             if (G_UNLIKELY(h & TR_H_MEMDYN)) {
                 unsigned b;
@@ -2430,6 +2439,9 @@ static gboolean text_insn(pmusim_trace_reader_t *r, pmusim_rec_t *o, const tok_t
             NEED_NAME(tr_detect_names, PMUSIM_BRD_COUNT);
             o->br.detect = (uint8_t)idx;
             br_keys = TRUE;
+        } else if (!strcmp(key, "rdep")) {
+            NEED_NUM(255); /* tr_rec_check() says what is allowed */
+            o->mem.rdep = (uint8_t)v;
         } else if (!strcmp(key, "bdep")) {
             NEED_NUM(255); /* tr_rec_check() says what is allowed */
             o->br.dep = (uint8_t)v;

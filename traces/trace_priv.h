@@ -59,7 +59,8 @@ enum {
     TR_M_OCBITS = 1u << 10,   /* req, supplier, snoop */
     TR_M_MEMDEP = 1u << 11,   /* mem.dep:u8 (since session 20) */
     TR_M_BRDEP = 1u << 12,    /* br.dep:u8 (since session 21) */
-    TR_M_ALL = (1u << 13) - 1,
+    TR_M_RDEP = 1u << 13,     /* mem.rdep:u8 (since session 22) */
+    TR_M_ALL = (1u << 14) - 1,
 };
 
 #define TR_CACHE_BITS 10u
@@ -143,6 +144,9 @@ static inline int64_t tr_unzigzag(uint64_t v)
 const char *tr_rec_check(const pmusim_trace_header_t *h, const pmusim_rec_t *r);
 /* NULL or what is wrong with a branch's dep (br.dep) of kind `kind`. */
 const char *tr_br_dep_check(gboolean ia64, unsigned kind, unsigned dep);
+/* NULL or what is wrong with an instruction's mem.rdep `rdep` (not 0)
+ * under its flags and memory part. */
+const char *tr_rdep_check(gboolean ia64, unsigned flags, unsigned is_store, unsigned rdep);
 /* Zeroes the fields a record of its kind does not use (the canonical form).
  * A MEM record takes ip and plm from `insn`, its instruction (which the
  * caller has checked with tr_mem_follows()). */

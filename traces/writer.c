@@ -15,7 +15,7 @@
 #define OBUF_SIZE (OBUF_FLUSH + 2 * TR_MAX_STRING + 256u)
 /* The most bytes w_run() writes for one record: an INSN with a thread
  * select, every varint at its longest (10 bytes for 64 bits, 5 for 32, 3
- * for 16, 2 for the 13-bit field mask) and every optional part: 85. */
+ * for 16, 2 for the 14-bit field mask) and every optional part: 86. */
 #define W_MAX_REC 96u
 _Static_assert(OBUF_SIZE - OBUF_FLUSH >= W_MAX_REC, "output buffer without room past the mark");
 
@@ -141,11 +141,12 @@ typedef uint8_t w_v16 __attribute__((vector_size(16)));
 #define W_NRAW 6
 static const size_t w_raw_off[W_NRAW] = { 8, 24, 40, 64, 80, 88 };
 /* The bytes of each vector the test ignores: the thread, the padding
- * after mem.dep, br.dep and oc.snoop. */
+ * after mem.rdep, br.dep and oc.snoop. */
 _Static_assert(offsetof(pmusim_rec_t, thread) == 9 && offsetof(pmusim_rec_t, ip) == 16 &&
                    offsetof(pmusim_rec_t, mem.addr) == 56 &&
                    offsetof(pmusim_rec_t, mem.alat) == 72 &&
                    offsetof(pmusim_rec_t, mem.dep) == 73 &&
+                   offsetof(pmusim_rec_t, mem.rdep) == 74 &&
                    offsetof(pmusim_rec_t, br.target) == 80 &&
                    offsetof(pmusim_rec_t, br.detect) == 92 &&
                    offsetof(pmusim_rec_t, br.dep) == 93 &&
@@ -155,7 +156,7 @@ static const w_v16 w_raw_mask[W_NRAW] = {
     { 0xff, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
     { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
     { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
-    { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 0 },    /* 64..79 */
+    { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0 }, /* 64..79 */
     { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0 }, /* 80..95 */
     { 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0 },    /* 88..103 */
 };
@@ -171,6 +172,7 @@ typedef struct w_ent {
     uint8_t alat;
     uint8_t dep; /* mem.dep (a static field: TR_M_MEMDEP) */
     uint8_t bdep; /* br.dep (a static field: TR_M_BRDEP) */
+    uint8_t rdep; /* mem.rdep (a static field: TR_M_RDEP; kept without the memory flag) */
 } w_ent_t;
 
 static inline w_v16 w_v16_at(const pmusim_rec_t *r, size_t off)
@@ -454,8 +456,10 @@ G_ALWAYS_INLINE static inline uint8_t *enc_fields(w_ent_t *e, uint8_t *p, const 
     uint64_t xa = wa ^ e->a, xm = wm ^ e->m, xb = wb ^ e->b, xo = wo ^ e->o;
     const uint8_t dep = (uint8_t)(r->mem.dep & mm);
     const uint8_t bdep = (uint8_t)(r->br.dep & bm);
+    const uint8_t rdep = r->mem.rdep;
     unsigned m = ((xa & WK_FLAGS) ? TR_M_FLAGS : 0) | ((xa & WK_PLM) ? TR_M_PLM : 0) |
                  (dep != e->dep ? TR_M_MEMDEP : 0) | (bdep != e->bdep ? TR_M_BRDEP : 0) |
+                 (rdep != e->rdep ? TR_M_RDEP : 0) |
                  ((xa & WK_UNIT) ? TR_M_UNIT : 0) | ((xa & WK_LEN) ? TR_M_LEN : 0) |
                  (r->insn != e->insn ? TR_M_INSN : 0) | (r->uops != e->uops ? TR_M_UOPS : 0) |
                  ((xm & WK_MSTAT) ? TR_M_MEMSTATIC : 0) |
@@ -482,8 +486,10 @@ G_ALWAYS_INLINE static inline uint8_t *enc_fields(w_ent_t *e, uint8_t *p, const 
     }
     if (m & TR_M_MEMDEP) *p++ = dep;
     if (m & TR_M_BRDEP) *p++ = bdep;
+    if (m & TR_M_RDEP) *p++ = rdep;
     e->dep = dep;
     e->bdep = bdep;
+    e->rdep = rdep;
     e->a = wa;
     e->insn = r->insn;
     e->uops = r->uops;
@@ -632,7 +638,8 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, w_ent_t **went_ne
                     (uint64_t)(r->uops ^ e->uops) | ((wm ^ e->m) & WK_MSTAT) |
                     (xb & WK_BKIND) | ((w_word(r, W_OFF_O) & k->o) ^ e->o) |
                     (uint64_t)((uint8_t)(r->mem.dep & mm) ^ e->dep) |
-                    (uint64_t)((uint8_t)(r->br.dep & k->target) ^ e->bdep);
+                    (uint64_t)((uint8_t)(r->br.dep & k->target) ^ e->bdep) |
+                    (uint64_t)(r->mem.rdep ^ e->rdep);
     uint64_t xt = target ^ e->target;
     if (G_UNLIKELY(diff | xt)) {
         if (diff)
@@ -781,6 +788,8 @@ static void fmt_insn(GString *s, gboolean ia64, const pmusim_rec_t *r)
                                tr_detect_names[r->br.detect]);
     if ((r->flags & PMUSIM_F_BRANCH) && r->br.dep)
         g_string_append_printf(s, " bdep=%u", r->br.dep);
+    if (r->mem.rdep)
+        g_string_append_printf(s, " rdep=%u", r->mem.rdep);
     if (r->flags & PMUSIM_F_OFFCORE) {
         g_string_append_printf(s, " oc.req=%u oc.sup=%u", r->oc.req, r->oc.supplier);
         if (r->oc.snoop == PMUSIM_OFFCORE_NONE)
@@ -875,6 +884,8 @@ G_ALWAYS_INLINE static inline gboolean w_insn_ok(const pmusim_trace_writer_t *w,
         bad |= W_OVER(yb, WC_B_ADD, WC_B_TOP) |
                (r->br.dep && tr_br_dep_check(ia64, r->br.kind, r->br.dep) != NULL);
     }
+    if (G_UNLIKELY(r->mem.rdep))
+        bad |= tr_rdep_check(ia64, r->flags, r->mem.is_store, r->mem.rdep) != NULL;
     if (ia64)
         bad |= r->ip & 15;
     return !bad;
@@ -885,7 +896,7 @@ static inline gboolean w_mem_ok(const pmusim_mem_t *m, const gboolean ia64)
 {
     return !((m->level >= tr_level_limit(ia64)) |
              (m->tlb >= PMUSIM_TLB_COUNT) | (m->alat >= PMUSIM_ALAT_COUNT) | (m->is_store > 1) |
-             (m->dep && (ia64 | m->is_store | (m->dep > PMUSIM_MEM_MAX_DEP))));
+             (m->dep && (ia64 | m->is_store | (m->dep > PMUSIM_MEM_MAX_DEP))) | (m->rdep != 0));
 }
 
 /* NULL or what is wrong with the next record (FORMAT.md: everything the

@@ -184,6 +184,17 @@ typedef struct pmusim_mem {
      * 0 none or unknown (the "dep" annotation, FORMAT.md §2); 0 on stores
      * and on IA-64 */
     uint8_t dep;
+    /* Not a field of the access: the instruction's, kept in this part's
+     * padding so that pmusim_rec_t keeps its 104 bytes, and the one field
+     * of this part that an INSN record without the memory flag may hold.
+     * x86 instructions that are neither loads nor branches (ALU operations,
+     * stores: since session 22, the "rsdep" annotation, FORMAT.md §2): one
+     * of its source registers or flags (a store's data or address
+     * registers included) holds the data of the load this many loads back
+     * in the thread (1 the newest load so far; 1..PMUSIM_MEM_MAX_DEP), the
+     * newest such load; 0 none or unknown; 0 on loads, branches, MEM
+     * records and IA-64 */
+    uint8_t rdep;
 } pmusim_mem_t;
 #define PMUSIM_MEM_MAX_DEP 63u
 
@@ -306,8 +317,9 @@ enum pmusim_annotation {
     PMUSIM_ANN_DEP = 1u << 18,     /* "dep": mem.dep, the loads' address dependences (x86) */
     PMUSIM_ANN_FUSE = 1u << 19,    /* "fuse": operation kind fused marks every pair Westmere macro-fuses */
     PMUSIM_ANN_BRDEP = 1u << 20,   /* "brdep": br.dep, the branches' dependences on loads (x86) */
-    PMUSIM_ANN_COUNT_ = 21,
-    PMUSIM_ANN_ALL = (1u << 21) - 1u,
+    PMUSIM_ANN_RSDEP = 1u << 21,   /* "rsdep": mem.rdep, other instructions' dependences on loads (x86) */
+    PMUSIM_ANN_COUNT_ = 22,
+    PMUSIM_ANN_ALL = (1u << 22) - 1u,
 };
 /* Bit mask of the header's "annotations" key; PMUSIM_ANN_ALL when absent. */
 uint32_t pmusim_trace_header_annotations(const pmusim_trace_header_t *h);

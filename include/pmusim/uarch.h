@@ -145,6 +145,16 @@ typedef struct pmusim_uarch_insn {
      * data are back (docs/UARCH.md §1 step 4).  0 none or unknown; the model
      * ignores it on other kinds and on IA-64 and does not check the bound. */
     uint8_t br_dep;
+    /* An instruction that is neither a load nor a branch (an ALU operation,
+     * a store) one of whose source registers or flags holds the data of an
+     * earlier load of the same thread: that load's distance back in the
+     * thread's loads (1 the newest load so far; at most
+     * PMUSIM_UARCH_MAX_DEP, the trace's mem.rdep): its uops leave the
+     * reservation station no earlier than that load's data are back
+     * (docs/UARCH.md §1 step 2, "The reservation station").  0 none or
+     * unknown.  The model reads it only when pmusim_uarch_header() saw the
+     * "rsdep" annotation, and does not check the bound. */
+    uint8_t rdep;
     uint64_t insn;
     /* Optional, NULL for none: the instruction's record template, made by
      * pmusim_uarch_rec_template() from this instruction's ip, len, plm, fp,

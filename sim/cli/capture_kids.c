@@ -63,7 +63,7 @@ void capture_header_fill(pmusim_trace_header_t *hdr, pmusim_uarch_t *u, const ch
                                                  PMUSIM_ANN_SYMBOLS | PMUSIM_ANN_CALLKIND |
                                                  PMUSIM_ANN_FPCLASS | PMUSIM_ANN_OPKIND |
                                                  PMUSIM_ANN_LOCK | PMUSIM_ANN_FUSE | PMUSIM_ANN_DEP |
-                                                 PMUSIM_ANN_BRDEP);
+                                                 PMUSIM_ANN_BRDEP | PMUSIM_ANN_RSDEP);
 }
 
 void capture_print_reaped(const char *prefix, const pmusim_capture_t *cap)

@@ -164,13 +164,15 @@ static void annotate_header(const pmusim_trace_header_t *src, pmusim_cpu_t cpu,
     pmusim_uarch_header(u, h);
     /* what only the input can know: branch and call kinds, every access,
      * FP and its class, operation kinds, fused pairs, locks, uops, loads'
-     * address dependences, branches' dependences, ALAT outcomes, symbols */
+     * address dependences, branches' and other instructions' dependences,
+     * ALAT outcomes, symbols */
     const uint32_t from_input = PMUSIM_ANN_BRKIND | PMUSIM_ANN_ALLMEM | PMUSIM_ANN_FP |
                                 PMUSIM_ANN_SYMBOLS | PMUSIM_ANN_CALLKIND | PMUSIM_ANN_FPCLASS |
                                 PMUSIM_ANN_OPKIND | PMUSIM_ANN_LOCK | PMUSIM_ANN_FUSE |
                                 (pmusim_cpu_isa(cpu) == PMUSIM_ISA_IA64
                                      ? PMUSIM_ANN_ALAT
-                                     : PMUSIM_ANN_UOPS | PMUSIM_ANN_DEP | PMUSIM_ANN_BRDEP);
+                                     : PMUSIM_ANN_UOPS | PMUSIM_ANN_DEP | PMUSIM_ANN_BRDEP |
+                                           PMUSIM_ANN_RSDEP);
     uint32_t have = pmusim_trace_header_annotations(src);
     uint32_t model = pmusim_trace_header_annotations(h);
     /* the model's store-forwarding blocks need every store and load: an

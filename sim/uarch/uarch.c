@@ -164,6 +164,15 @@ enum {
     LSD_COUNTING = LSD_WATCH | LSD_STREAM /* the states that count uops (lsd_count()) */
 };
 
+/* A reservation station (docs/UARCH.md §1, "The reservation station";
+ * rs_room()): the uops in it, as a binary min-heap by the cycle they
+ * leave, a heap element for each instruction's uops (at most `size`
+ * elements: each holds at least one of the `used` <= size entries). */
+typedef struct uarch_rs {
+    uint32_t size, used, n;
+    struct uarch_rs_ent { uint64_t leave; uint32_t uops; } h[UARCH_RS_MAX];
+} uarch_rs_t;
+
 struct pmusim_uarch {
     const uarch_cpu_cfg_t *cfg;
     uint32_t nthreads;
@@ -172,6 +181,12 @@ struct pmusim_uarch {
     uint32_t share;            /* slots a uop costs: nthreads when merging, else 1 */
     uint32_t window;           /* reorder window of one thread: cfg->window / share */
     uint32_t lb, sb;           /* load / store buffer entries of one thread (0: not modelled) */
+    /* the reservation stations, shared by the core's threads: [0] the one
+     * of wsm or knm's integer ones, [1] knm's memory cluster's, [2] knm's
+     * vector ones (size 0: none); modelled only for an input with the
+     * "rsdep" annotation (rs_on, pmusim_uarch_header()) */
+    gboolean rs_on;
+    uarch_rs_t rs[3];
     gboolean stfwd;            /* x86: store-forwarding blocks are marked (stfwd_note()) */
     /* NO_ALLOC_CYCLES:ALL or NOT_DELIVERED is written: every gap in a
      * thread's allocation goes through alloc_stalls() */
@@ -675,6 +690,11 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->sb = cfg->sb_entries / u->share;
     g_assert(cfg->lb_entries <= LSQ_RING && cfg->sb_entries <= LSQ_RING);
     g_assert((u->lb || !cfg->lb_entries) && (u->sb || !cfg->sb_entries));
+    g_assert(cfg->rs_entries <= UARCH_RS_MAX && cfg->rs_mem_entries <= UARCH_RS_MAX &&
+             cfg->rs_fp_entries <= UARCH_RS_MAX);
+    u->rs[0].size = cfg->rs_entries;
+    u->rs[1].size = cfg->rs_mem_entries;
+    u->rs[2].size = cfg->rs_fp_entries;
     u->alloc_gaps = cfg->ev.no_alloc_all.present || cfg->ev.not_delivered.present;
     u->numa_interleave = o->numa_interleave;
     u->mcdram = o->knm_mcdram;
@@ -857,6 +877,8 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h, g
         {&ev->lb_full, u->lb != 0},   {&ev->sb_full, u->sb != 0}, {&ev->res_stall_any, TRUE},
         {&ev->fetch_stall_cyc, TRUE}, {&ev->icache_fill_cyc, TRUE},
         {&ev->not_delivered, TRUE},   {&ev->no_alloc_all, TRUE}, {&ev->baclear_ret, TRUE},
+        /* the reservation stations (rs_room()): an input with rsdep */
+        {&ev->rs_full, u->rs_on},     {&ev->rs_full_mem, u->rs_on}, {&ev->rs_rat, u->rs_on},
         /* IA-64 below the L1 caches, model facts (outer_access(), l3_traffic()) */
         {&ev->f_l2_if_hit, u->has_l2}, {&ev->f_l2_if_miss, u->has_l2},
         {&ev->f_l3_if_hit, u->has_l3},
@@ -924,6 +946,8 @@ void pmusim_uarch_header(pmusim_uarch_t *u, pmusim_trace_header_t *h)
     const gboolean fuse = (in_ann & (PMUSIM_ANN_OPKIND | PMUSIM_ANN_FUSE)) ==
                           (PMUSIM_ANN_OPKIND | PMUSIM_ANN_FUSE);
     u->fe_on = u->fe_cpu && brkind;
+    /* the reservation stations need every instruction's dependences */
+    u->rs_on = u->cfg->rs_entries != 0 && (in_ann & PMUSIM_ANN_RSDEP) != 0;
     u->fe_fuse = u->fe_on && fuse;
     uint32_t mask = PMUSIM_ANN_LEVELS | PMUSIM_ANN_TLB | PMUSIM_ANN_PRED | PMUSIM_ANN_BRKIND |
                     PMUSIM_ANN_TIMING | PMUSIM_ANN_EVENTS | PMUSIM_ANN_ALLMEM | PMUSIM_ANN_FP;
@@ -1660,6 +1684,17 @@ branch_predict(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *
  * back, when it executes (docs/UARCH.md §1 step 4: a misprediction is
  * found at execution).  The front end restarts mispredict_penalty cycles
  * later. */
+/* The INSN record's mem.rdep of an instruction with nacc accesses: its
+ * rdep, on x86 and an instruction that is neither a load nor a branch
+ * (FORMAT.md §2; within PMUSIM_MEM_MAX_DEP), else 0. */
+static inline uint8_t rec_rdep(const pmusim_uarch_insn_t *in, uint32_t nacc, gboolean ia64)
+{
+    if (G_LIKELY(!in->rdep) || ia64 || in->br != PMUSIM_UARCH_BR_NONE ||
+        (nacc && !in->access[0].is_store) || in->rdep > PMUSIM_MEM_MAX_DEP)
+        return 0;
+    return in->rdep;
+}
+
 static inline uint64_t branch_resolved(const uarch_thread_t *t, const pmusim_branch_t *b,
                                        uint64_t c)
 {
@@ -2302,7 +2337,8 @@ access_done(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *a
  * than after a misprediction (NOT_DELIVERED; MISPREDICTS counts those). */
 static G_GNUC_NO_INLINE void alloc_stalls(pmusim_uarch_t *u, const uarch_thread_t *t, uint64_t d0,
                                           uint64_t rob_free, uint64_t lb_free, uint64_t sb_free,
-                                          uint64_t d, uint32_t uops)
+                                          uint64_t rs_free, const uarch_rs_t *rs, uint64_t d,
+                                          uint32_t uops)
 {
     const uarch_events_t *ev = &u->cfg->ev;
     /* take_slots(): a partly used cycle without room goes on to the next */
@@ -2314,6 +2350,12 @@ static G_GNUC_NO_INLINE void alloc_stalls(pmusim_uarch_t *u, const uarch_thread_
         ev_add(u, &ev->lb_full, lb_free - from);
     if (sb_free > from)
         ev_add(u, &ev->sb_full, sb_free - from);
+    if (rs_free > from) {
+        ev_add(u, &ev->rs_full, rs_free - from);
+        ev_add(u, &ev->rs_rat, rs_free - from);
+        if (rs == &u->rs[1])
+            ev_add(u, &ev->rs_full_mem, rs_free - from);
+    }
     if (d > from)
         ev_add(u, &ev->res_stall_any, d - from);
     if (u->alloc_gaps && d > t->disp_cycle + 1) {
@@ -2323,11 +2365,103 @@ static G_GNUC_NO_INLINE void alloc_stalls(pmusim_uarch_t *u, const uarch_thread_
     }
 }
 
+/* ---- the reservation stations (docs/UARCH.md §1, "The reservation
+ * station") ----
+ *
+ * An instruction's uops take entries of its station from allocation until
+ * they leave for execution: the cycle after allocation, or, for an
+ * instruction that waits for a load's data (pmusim_uarch_insn_t.rdep, a
+ * load's addr_dep), once those data are back.  They leave out of order, so
+ * a station is a heap by leaving cycle; an instruction that finds too few
+ * free entries waits at allocation (alloc_cycle()) for the ones that leave
+ * first.  The stations are the core's: the threads of an SMT merge share
+ * them, each taking the entries free at its own allocation cycle. */
+
+/* The station of an instruction with nacc accesses (NULL: none modelled):
+ * knm's memory cluster takes the instructions with accesses, its vector
+ * stations the FP ones, the integer stations the rest; wsm has one. */
+static inline uarch_rs_t *rs_pick(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, uint32_t nacc)
+{
+    if (G_LIKELY(!u->rs_on))
+        return NULL;
+    if (nacc && u->rs[1].size)
+        return &u->rs[1];
+    if (in->fp != PMUSIM_UARCH_FP_NONE && u->rs[2].size)
+        return &u->rs[2];
+    return &u->rs[0];
+}
+
+static void rs_pop(uarch_rs_t *rs)
+{
+    rs->used -= rs->h[0].uops;
+    const struct uarch_rs_ent last = rs->h[--rs->n];
+    uint32_t i = 0;
+    for (;;) {
+        uint32_t c = 2 * i + 1;
+        if (c >= rs->n)
+            break;
+        if (c + 1 < rs->n && rs->h[c + 1].leave < rs->h[c].leave)
+            c++;
+        if (last.leave <= rs->h[c].leave)
+            break;
+        rs->h[i] = rs->h[c];
+        i = c;
+    }
+    rs->h[i] = last;
+}
+
+/* The first cycle from d on at which `uops` entries of the station are
+ * free (an instruction with more uops than the station has entries waits
+ * for all of them); the uops that left by then are taken out. */
+static uint64_t rs_room(uarch_rs_t *rs, uint64_t d, uint32_t uops)
+{
+    if (uops > rs->size)
+        uops = rs->size;
+    for (;;) {
+        while (rs->n && rs->h[0].leave <= d)
+            rs_pop(rs);
+        if (rs->used + uops <= rs->size)
+            return d;
+        d = rs->h[0].leave;
+    }
+}
+
+/* An instruction allocated at d takes `uops` entries until it leaves: the
+ * cycle after d, or when the data of the load it waits for are back (the
+ * thread's ring of load data cycles, before the instruction's own loads
+ * enter it, access_done()). */
+static void rs_enter(uarch_rs_t *rs, const uarch_thread_t *t, const pmusim_uarch_insn_t *in,
+                     const pmusim_uarch_access_t *acc, uint32_t nacc, uint64_t d, uint32_t uops)
+{
+    uint64_t leave = d + 1;
+    if (in->rdep) {
+        const uint64_t src = t->load_done[(t->nload - in->rdep) & (DEP_RING - 1)];
+        leave = src > leave ? src : leave;
+    }
+    if (nacc && !acc[0].is_store && acc[0].addr_dep) {
+        const uint64_t src = t->load_done[(t->nload - acc[0].addr_dep) & (DEP_RING - 1)];
+        leave = src > leave ? src : leave;
+    }
+    if (uops > rs->size)
+        uops = rs->size;
+    /* rs_room() made the room at d or before; nothing entered since */
+    g_assert(rs->used + uops <= rs->size && rs->n < UARCH_RS_MAX);
+    rs->used += uops;
+    uint32_t i = rs->n++;
+    while (i && rs->h[(i - 1) / 2].leave > leave) {
+        rs->h[i] = rs->h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    rs->h[i] = (struct uarch_rs_ent){ leave, uops };
+}
+
 /* The cycle an instruction of `uops` slots (dispatch's) with accesses
- * acc[0, nacc) allocates at (above). */
+ * acc[0, nacc) allocates at (above); rs: its reservation station (NULL:
+ * none), where it takes rs_uops entries. */
 static inline __attribute__((always_inline)) uint64_t
 alloc_cycle(pmusim_uarch_t *u, const uarch_thread_t *t, uint64_t d0, uint64_t rob_free,
-            const pmusim_uarch_access_t *acc, uint32_t nacc, uint32_t uops)
+            const pmusim_uarch_access_t *acc, uint32_t nacc, uint32_t uops, uarch_rs_t *rs,
+            uint32_t rs_uops)
 {
     uint64_t lb_free = 0, sb_free = 0;
     if (nacc && u->lb) {
@@ -2343,8 +2477,14 @@ alloc_cycle(pmusim_uarch_t *u, const uarch_thread_t *t, uint64_t d0, uint64_t ro
     uint64_t d = d0 > rob_free ? d0 : rob_free;
     d = d > lb_free ? d : lb_free;
     d = d > sb_free ? d : sb_free;
+    uint64_t rs_free = 0;
+    if (G_UNLIKELY(rs != NULL)) {
+        const uint64_t at = rs_room(rs, d, rs_uops);
+        if (at > d)
+            d = rs_free = at;
+    }
     if (G_UNLIKELY(d > d0 || (u->alloc_gaps && d > t->disp_cycle + 1)))
-        alloc_stalls(u, t, d0, rob_free, lb_free, sb_free, d, uops);
+        alloc_stalls(u, t, d0, rob_free, lb_free, sb_free, rs_free, rs, d, uops);
     return d;
 }
 
@@ -2536,7 +2676,9 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* a free entry in the reorder window (no test of t->n: the ring), and
      * in the load and store buffers */
     const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
-    d = alloc_cycle(u, t, d, free_at, in->access, SH_NACC, ia64 ? 1 : insn_slots(u, in));
+    uarch_rs_t *const rs = ia64 ? NULL : rs_pick(u, in, SH_NACC);
+    d = alloc_cycle(u, t, d, free_at, in->access, SH_NACC, ia64 ? 1 : insn_slots(u, in), rs,
+                    ia64 ? 1 : insn_slots(u, in));
     pmusim_mem_t m;
     /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
     if (!multi && SH_NACC && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
@@ -2557,6 +2699,8 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
      * on a 2.7 M-instruction capture: docs/PERFORMANCE.md) */
     const uint32_t uops = ia64 ? 1 : insn_slots(u, in);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
+    if (G_UNLIKELY(rs != NULL))
+        rs_enter(rs, t, in, in->access, SH_NACC, d, uops);
     uint64_t c = d + 1;
     if (!multi && SH_NACC)
         c = access_done(u, t, &in->access[0], d, &m, c);
@@ -2667,6 +2811,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
             rec->mem = multi ? mems[0] : m;
         else
             rec->mem = (pmusim_mem_t){ 0 };
+        rec->mem.rdep = rec_rdep(in, SH_NACC, ia64);
         if (SH_ISBR)
             rec->br = br;
         else
@@ -2690,6 +2835,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
             rec->mem = multi ? mems[0] : m;
         else
             rec->mem = (pmusim_mem_t){ 0 };
+        rec->mem.rdep = rec_rdep(in, SH_NACC, ia64);
         if (SH_ISBR)
             rec->br = br;
         else
@@ -2882,9 +3028,13 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
 
     /* dispatch: front end ready, a free slot in the reorder window */
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
+    uarch_rs_t *const rs = cfg->ia64 ? NULL : rs_pick(u, in, in->naccess);
+    const uint32_t rs_uops = cfg->ia64 ? 1 : insn_slots(u, in);
     d = alloc_cycle(u, t, d, t->ring[(t->n - window) & (RING_SIZE - 1)] + 1, in->access,
-                    in->naccess, uops);
+                    in->naccess, uops, rs, rs_uops);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
+    if (G_UNLIKELY(rs != NULL))
+        rs_enter(rs, t, in, in->access, in->naccess, d, rs_uops);
 
     /* execution: memory accesses complete after their latency */
     pmusim_mem_t mem[PMUSIM_UARCH_MAX_ACCESSES];
@@ -2963,6 +3113,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         rec->mem = mem[0];
     else
         rec->mem = (pmusim_mem_t){ 0 };
+    rec->mem.rdep = rec_rdep(in, in->naccess, cfg->ia64);
     if (in->br != PMUSIM_UARCH_BR_NONE)
         rec->br = br;
     else
@@ -3060,9 +3211,13 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
     const uint32_t w = cfg->width;
     const uint32_t uops = (cfg->ia64 ? 1 : insn_slots(u, in)) * (u->merge ? u->share : 1);
     uint64_t d = t->fe_ready > t->disp_cycle ? t->fe_ready : t->disp_cycle;
+    uarch_rs_t *const rs = cfg->ia64 ? NULL : rs_pick(u, in, n);
+    const uint32_t rs_uops = cfg->ia64 ? 1 : insn_slots(u, in);
     d = alloc_cycle(u, t, d, t->ring[(t->n - u->window) & (RING_SIZE - 1)] + 1, in->access, n,
-                    uops);
+                    uops, rs, rs_uops);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
+    if (G_UNLIKELY(rs != NULL))
+        rs_enter(rs, t, in, in->access, n, d, rs_uops);
     pmusim_mem_t mem[PMUSIM_UARCH_MAX_ACCESSES];
     gboolean l3 = FALSE;
     const uint64_t c = accesses_run(u, t, in->access, n, in->fp != PMUSIM_UARCH_FP_NONE, d, d + 1,

@@ -39,6 +39,7 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
     .resteer_penalty = 8,           /* §1.3 S [ZSIM] BACLEAR */                    \
     .width = 4, .window = 128,      /* §1.4 D*, M [7CPU-WSM] */                    \
     .lb_entries = 48, .sb_entries = 32, /* §1.4 M [7CPU-WSM]; S [SNIPER] rob.cfg */ \
+    .rs_entries = 36,               /* §1 table: unified, M [7CPU-WSM]; S [ZSIM] */ \
     .lfb_entries = 10,              /* §1.4 M [7CPU-WSM]; S [SNIPER] */             \
     .lat_div_int = 23, .lat_div_fp = 7, /* S [ZSIM] 32-bit DIV; DIVSD/SQRTSD */    \
     .ms_uops = 4,                   /* §1.4 D*: MSROM for > 4 uops */              \
@@ -93,6 +94,7 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
         .rob_full = { 0xa2, 0x10, TRUE },     /* RESOURCE_STALLS:ROB_FULL */       \
         .lb_full = { 0xa2, 0x02, TRUE },      /* RESOURCE_STALLS:LOAD */           \
         .sb_full = { 0xa2, 0x08, TRUE },      /* RESOURCE_STALLS:STORE */          \
+        .rs_full = { 0xa2, 0x04, TRUE },      /* RESOURCE_STALLS:RS_FULL */        \
         .res_stall_any = { 0xa2, 0x01, TRUE }, /* RESOURCE_STALLS:ANY */           \
         .fetch_stall_cyc = { 0x80, 0x04, TRUE }, /* L1I:CYCLES_STALLED */          \
         .port = { { 0xb1, 0x01, TRUE },       /* UOPS_EXECUTED:PORT0 */            \
@@ -193,6 +195,9 @@ static const uarch_cpu_cfg_t uarch_cpus[] = {
         .mispredict_penalty = 12,    /* §2.3 E */
         .resteer_penalty = 6,        /* E */
         .width = 2, .window = 72,    /* §2.4 D* */
+        /* §2.4 D* [NOTES-KNL]: integer 2 x 12 (one pool: the model does not
+         * pick an ALU), memory cluster 12, vector 2 x 20 */
+        .rs_entries = 24, .rs_mem_entries = 12, .rs_fp_entries = 40,
         .lat_div_int = 23, .lat_div_fp = 7, /* E [UNVERIFIED]: Westmere's */
         .ms_uops = 3,                /* E [UNVERIFIED]: §2.4 "complex ones via MSROM" */
         .offcore = UARCH_OC_KNM,
@@ -205,6 +210,9 @@ static const uarch_cpu_cfg_t uarch_cpus[] = {
             .baclear_cond = { 0xe6, 0x10, TRUE }, /* BACLEARS:COND */
             .rob_full = { 0xca, 0x01, TRUE },   /* NO_ALLOC_CYCLES:ROB_FULL */
             .misp_stall = { 0xca, 0x04, TRUE }, /* NO_ALLOC_CYCLES:MISPREDICTS */
+            .rs_full = { 0xcb, 0x1f, TRUE },    /* RS_FULL_STALL:ANY */
+            .rs_full_mem = { 0xcb, 0x01, TRUE }, /* RS_FULL_STALL:MEC */
+            .rs_rat = { 0xca, 0x20, TRUE },     /* NO_ALLOC_CYCLES:RAT_STALL */
             .not_delivered = { 0xca, 0x90, TRUE }, /* NO_ALLOC_CYCLES:NOT_DELIVERED */
             .no_alloc_all = { 0xca, 0x7f, TRUE }, /* NO_ALLOC_CYCLES:ALL */
             .icache_fill_cyc = { 0x86, 0x04, TRUE }, /* FETCH_STALL:ICACHE_FILL_PENDING_CYCLES */

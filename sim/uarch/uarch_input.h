@@ -52,6 +52,7 @@ static inline void uarch_input_insn(const pmusim_rec_t *r, unsigned thread,
     }
     in->target = r->br.target;
     in->br_dep = r->br.dep; /* 0 without the branch flag (canonical) */
+    in->rdep = r->mem.rdep; /* the instruction's, also without the memory flag */
 }
 
 _Static_assert(PMUSIM_F_MEM == 1u, "uarch_input_insn() takes naccess from bit 0 of the flags");

@@ -96,6 +96,12 @@ typedef struct uarch_events {
      * return from its return stack at fetch) */
     uarch_ev_t lb_full, sb_full, res_stall_any, fetch_stall_cyc, icache_fill_cyc;
     uarch_ev_t not_delivered, no_alloc_all, baclear_ret;
+    /* cycles allocation waited for a reservation station entry (any
+     * station: wsm RESOURCE_STALLS:RS_FULL, knm RS_FULL_STALL:ANY; also
+     * knm NO_ALLOC_CYCLES:RAT_STALL), for the memory cluster's (knm
+     * RS_FULL_STALL:MEC); written only for an input with the "rsdep"
+     * annotation (docs/UARCH.md §1, "The reservation station") */
+    uarch_ev_t rs_full, rs_full_mem, rs_rat;
     uarch_ev_t ts_l3miss;     /* Montecito thread switch on an L3 miss */
     uarch_ev_t ts_timer;      /* Montecito thread switch on time-out */
     /* IA-64 traffic below the L1 caches (docs/UARCH.md §5, ita2/mont
@@ -164,6 +170,13 @@ typedef struct uarch_cpu_cfg {
     /* load and store buffer entries (0: not modelled); an entry is taken
      * at allocation and freed when its instruction retires */
     uint32_t lb_entries, sb_entries;
+    /* reservation station entries (uops; 0: not modelled): the one station
+     * (wsm), or the integer stations' (knm), and on knm the memory
+     * cluster's (instructions with accesses) and the vector stations' (FP
+     * instructions); 0 there: those instructions take rs_entries too.  An
+     * entry is taken at allocation and freed when its uop leaves for
+     * execution.  Each at most UARCH_RS_MAX. */
+    uint32_t rs_entries, rs_mem_entries, rs_fp_entries;
     /* line fill buffers of the core, at most UARCH_LFB_MAX (0: not
      * modelled, every L1D lookup that finds its line is an L1D hit) */
     uint32_t lfb_entries;
@@ -185,6 +198,7 @@ typedef struct uarch_cpu_cfg {
 } uarch_cpu_cfg_t;
 
 #define UARCH_LFB_MAX 16
+#define UARCH_RS_MAX 64
 
 /* NULL when the CPU has no model. */
 const uarch_cpu_cfg_t *uarch_cpu_cfg(pmusim_cpu_t cpu);

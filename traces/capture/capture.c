@@ -32,6 +32,11 @@ G_DEFINE_QUARK(pmusim-capture-error-quark, pmusim_capture_error)
 #define CAP_REG_FLAGS 16u
 typedef struct cap_regs {
     uint32_t src, dst, ld, addr;
+    /* the registers and flags whose loads the instruction's uops wait for
+     * in the reservation station (src | addr), for an instruction that
+     * neither branches nor writes loaded data; 0 for the others: its
+     * dependence on a load (pmusim_uarch_insn_t.rdep, cap_rdep()) */
+    uint32_t rs;
 } cap_regs_t;
 
 typedef struct cap_tb {
@@ -82,6 +87,11 @@ typedef struct cap_net {
     cap_src_t exit[CAP_NREGS];
     cap_src_t br;             /* the last instruction's branch registers before it */
     uint16_t *nld;            /* n + 1: of instructions [0, i), those with ld */
+    /* the instructions with cap_regs_t.rs: nrs[i] (n + 1) of them among
+     * [0, i); the k-th is instruction rsi[k], its rs registers before it
+     * rsx[k] */
+    uint16_t *nrs, *rsi;
+    cap_src_t *rsx;
     cap_src_t addr[];         /* n: instruction i's address registers before it */
 } cap_net_t;
 /* An access item's instruction in one load (cap_exec_items()): its FP
@@ -306,6 +316,14 @@ static inline uint64_t cap_regs_newest(const cap_thread_t *t, unsigned m)
     return v;
 }
 
+/* The distance of the load numbered src (0 none) back from the newest so
+ * far, 1 that one, as pmusim_uarch_insn_t.rdep wants it (0 none or too far
+ * back). */
+static inline uint8_t cap_rdep(const cap_thread_t *t, uint64_t src)
+{
+    return src && t->nloads - src < PMUSIM_UARCH_MAX_DEP ? (uint8_t)(t->nloads - src + 1) : 0;
+}
+
 /* One instruction's effect on the tracked values: the registers it writes
  * take the load their value came from: `ld` (its last load, 0 none) for
  * those it writes with loaded data, else the newest of its sources'
@@ -331,8 +349,14 @@ static inline void cap_regs_step(cap_thread_t *t, const cap_regs_t *rg, uint64_t
 static inline void cap_regs_run(cap_thread_t *t, uint32_t upto)
 {
     const cap_regs_t *rg = t->tb->regs;
-    for (uint32_t j = t->idx; j < upto; j++)
+    for (uint32_t j = t->idx; j < upto; j++) {
+        /* its dependence on a load, as the instructions before it left
+         * the values (the thread's loads so far are the ones before it:
+         * it loads nothing, or its rdep is not read) */
+        if (rg[j].rs)
+            t->tb->in[j].rdep = cap_rdep(t, cap_regs_newest(t, rg[j].rs));
         cap_regs_step(t, &rg[j], j == t->idx ? t->cur_ld : 0);
+    }
     t->cur_ld = 0;
 }
 
@@ -341,8 +365,12 @@ static inline void cap_regs_run(cap_thread_t *t, uint32_t upto)
 static G_GNUC_NO_INLINE cap_net_t *cap_net_make(const cap_tb_t *tb)
 {
     const uint32_t n = tb->n;
-    cap_net_t *net = g_malloc0(sizeof *net + n * sizeof net->addr[0] + (n + 1) * sizeof(uint16_t));
-    net->nld = (uint16_t *)(void *)&net->addr[n];
+    cap_net_t *net = g_malloc0(sizeof *net + 2 * n * sizeof net->addr[0] +
+                               (3 * n + 2) * sizeof(uint16_t));
+    net->rsx = &net->addr[n];
+    net->nld = (uint16_t *)(void *)&net->rsx[n];
+    net->nrs = &net->nld[n + 1];
+    net->rsi = &net->nrs[n + 1];
     net->br = (cap_src_t){.entry = 0, .ins = -1, .ld = 0};
     cap_src_t v[CAP_NREGS];
     for (unsigned r = 0; r < CAP_NREGS; r++)
@@ -357,6 +385,16 @@ static G_GNUC_NO_INLINE cap_net_t *cap_net_make(const cap_tb_t *tb)
             a.ins = MAX(a.ins, x.ins);
         }
         net->addr[i] = a;
+        net->nrs[i + 1] = (uint16_t)(net->nrs[i] + (rg->rs != 0));
+        if (rg->rs) {
+            cap_src_t x = {0, -1, 0};
+            for (unsigned m = rg->rs; m; m &= m - 1) {
+                x.entry |= v[__builtin_ctz(m)].entry;
+                x.ins = MAX(x.ins, v[__builtin_ctz(m)].ins);
+            }
+            net->rsi[net->nrs[i]] = (uint16_t)i;
+            net->rsx[net->nrs[i]] = x;
+        }
         for (unsigned m = i == n - 1 ? tb->br_src : 0; m; m &= m - 1) {
             const cap_src_t x = v[__builtin_ctz(m)];
             net->br.entry |= x.entry;
@@ -426,6 +464,16 @@ static G_GNUC_NO_INLINE void cap_net_to_walk(cap_thread_t *t)
     t->walk = TRUE;
 }
 
+/* By the net effect: the dependences on loads of instructions [idx, upto)
+ * with cap_regs_t.rs (cap_regs_run() says why the thread's loads so far
+ * are theirs): one value of the net effect each. */
+static inline void cap_net_rdep(cap_thread_t *t, uint32_t upto)
+{
+    const cap_net_t *net = t->tb->net;
+    for (uint32_t k = net->nrs[t->idx], e = net->nrs[upto]; k < e; k++)
+        t->tb->in[net->rsi[k]].rdep = cap_rdep(t, cap_net_value(t, net->rsx[k]));
+}
+
 /* Thread t moves on from its current instruction to `upto` (by the net
  * effect or by the walk). */
 static inline void cap_regs_move(cap_thread_t *t, uint32_t upto)
@@ -433,8 +481,10 @@ static inline void cap_regs_move(cap_thread_t *t, uint32_t upto)
     if (!t->walk) {
         /* instructions (idx, upto) made no access: the net effect holds
          * while every one of [0, upto) with ld loaded */
-        if (G_LIKELY(t->nld_done == t->tb->net->nld[upto]))
+        if (G_LIKELY(t->nld_done == t->tb->net->nld[upto])) {
+            cap_net_rdep(t, upto);
             return;
+        }
         cap_net_to_walk(t);
     }
     cap_regs_run(t, upto);
@@ -466,6 +516,14 @@ static inline gboolean cap_run(pmusim_capture_t *c, cap_thread_t *t, pmusim_uarc
          * hand-made stream) runs with the fall-through one */
         in->taken = in->br != PMUSIM_UARCH_BR_COND;
         in->target = in->taken ? in->ip + in->len : 0;
+    }
+    if (!t->parts && t->tb->regs[t->idx].rs) {
+        /* its dependence on a load before the thread leaves it (as it
+         * will be then: the values do not change while it is current) */
+        if (t->walk)
+            in->rdep = cap_rdep(t, cap_regs_newest(t, t->tb->regs[t->idx].rs));
+        else
+            cap_net_rdep(t, t->idx + 1);
     }
     in->naccess = t->nacc | PMUSIM_UARCH_ACC_MORE | (t->parts ? PMUSIM_UARCH_ACC_CONT : 0);
     in->access = t->acc;
@@ -568,6 +626,7 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
                          : 0;
     }
     if (!t->walk) {
+        cap_net_rdep(t, last + 1);
         /* the values the block changes, from those at its entry (read
          * before any is written) and from its loads */
         uint64_t v[CAP_NREGS];
@@ -888,6 +947,17 @@ static gboolean cap_tb(pmusim_capture_t *c, const uint8_t *p, uint32_t size, uin
                 tb->rep_last = 1;
         }
         ip += d.len;
+    }
+    /* the instructions whose uops wait in the reservation station for
+     * their sources' loads (docs/CAPTURE.md, "Dependences of other
+     * instructions"): not a branch (br.dep is its), not one that writes
+     * loaded data (a load: its address's dependence is mem.dep, and its
+     * operation waits for its own load); before the flag writes below are
+     * dropped, which take a flag's ld with them */
+    for (uint32_t i = 0; i < n; i++) {
+        cap_regs_t *rg = &tb->regs[i];
+        if (tb->in[i].br == PMUSIM_UARCH_BR_NONE && !rg->ld)
+            rg->rs = rg->src | rg->addr;
     }
     /* flag writes that a later instruction of the block writes again
      * before anything reads them are left out (most ALU operations' before

@@ -503,7 +503,7 @@ static gboolean rec_fields_equal(const pmusim_rec_t *a, const pmusim_rec_t *b)
            a->mem.latency == b->mem.latency && a->mem.size == b->mem.size &&
            a->mem.is_store == b->mem.is_store && a->mem.level == b->mem.level &&
            a->mem.tlb == b->mem.tlb && a->mem.alat == b->mem.alat &&
-           a->br.target == b->br.target && a->br.kind == b->br.kind &&
+           a->mem.rdep == b->mem.rdep && a->br.target == b->br.target && a->br.kind == b->br.kind &&
            a->br.taken == b->br.taken && a->br.dir_ok == b->br.dir_ok &&
            a->br.tgt_ok == b->br.tgt_ok && a->br.detect == b->br.detect &&
            a->br.dep == b->br.dep && a->oc.latency == b->oc.latency && a->oc.req == b->oc.req &&
@@ -531,6 +531,8 @@ static void check_writer_repeats(pmusim_cpu_t cpu, gboolean ia64)
         x->mem.level = (uint8_t)(i % 71 == 0);
         x->mem.tlb = (uint8_t)(i % 83 == 0);
         x->mem.alat = (uint8_t)(i % 61 == 0);
+        if (j == 1 && !ia64) /* a store's rdep, a static field: another value now and then */
+            x->mem.rdep = (uint8_t)(i % 59 == 0 ? 3 : 1);
         if (j == 5) {
             x->br.target = ia64 ? 0x4000 : 0x400000;
             x->br.taken = (uint8_t)(i % 37 != 0);
@@ -547,9 +549,9 @@ static void check_writer_repeats(pmusim_cpu_t cpu, gboolean ia64)
             x->oc.snoop = (uint8_t)(i % 47 == 0 ? 3 : 1);
         }
         b[i] = *x;
-        /* the padding after mem.dep, br.dep and oc.snoop */
+        /* the padding after mem.rdep, br.dep and oc.snoop */
         uint8_t *raw = (uint8_t *)&b[i];
-        for (size_t k = offsetof(pmusim_rec_t, mem.dep) + 1; k < offsetof(pmusim_rec_t, br); k++)
+        for (size_t k = offsetof(pmusim_rec_t, mem.rdep) + 1; k < offsetof(pmusim_rec_t, br); k++)
             raw[k] = (uint8_t)(i * 7 + k);
         for (size_t k = offsetof(pmusim_rec_t, br.dep) + 1; k < offsetof(pmusim_rec_t, oc); k++)
             raw[k] = (uint8_t)(i * 5 + k);
@@ -590,7 +592,8 @@ static void check_writer_repeats(pmusim_cpu_t cpu, gboolean ia64)
         same += rec_fields_equal(&back[0][i], &back[1][i]);
         orig += back[0][i].mem.alat == a[i].mem.alat && back[0][i].br.detect == a[i].br.detect &&
                 back[0][i].oc.snoop == a[i].oc.snoop && back[0][i].thread == a[i].thread &&
-                back[0][i].mem.addr == a[i].mem.addr && back[0][i].br.dep == a[i].br.dep;
+                back[0][i].mem.addr == a[i].mem.addr && back[0][i].br.dep == a[i].br.dep &&
+                back[0][i].mem.rdep == a[i].mem.rdep;
     }
     CU_ASSERT_EQUAL(same, N);
     CU_ASSERT_EQUAL(orig, N);
@@ -1503,7 +1506,7 @@ static void test_corrupt_binary(void)
     expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "not yet defined", NULL);
     /* 17. unknown bits in the field mask */
     s = stream_new();
-    PUT(s, 0x08, 0x80, 0x7f, 0x95, 0x01);
+    PUT(s, 0x08, 0x80, 0xff, 0x01, 0x95, 0x01); /* bits 7-14 */
     expect_stream_error(s, PMUSIM_TRACE_ERROR_FORMAT, "field mask", NULL);
     /* 18. memory level 7 */
     s = stream_new();
@@ -2481,7 +2484,7 @@ static void test_stfwd_flag(void)
                       "line 3", "expected key=value, ia32, nop, predoff, fp, lock or stfwd");
     CU_ASSERT_STRING_EQUAL(pmusim_annotation_name(PMUSIM_ANN_STFWD), "stfwd");
     CU_ASSERT_EQUAL(PMUSIM_ANN_STFWD, 1u << 17);
-    CU_ASSERT_PTR_NULL(pmusim_annotation_name(1u << 21));
+    CU_ASSERT_PTR_NULL(pmusim_annotation_name(1u << 22));
     pmusim_trace_header_t h;
     pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
     CU_ASSERT(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_STFWD); /* no key: claimed */
@@ -2491,7 +2494,7 @@ static void test_stfwd_flag(void)
     pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL);
     CU_ASSERT_STRING_EQUAL(pmusim_trace_header_get_meta(&h, "annotations"),
                            "levels,tlb,pred,brkind,offcore,timing,uops,symbols,alat,events,allmem,"
-                           "fp,callkind,fpclass,opkind,lock,lfb,stfwd,dep,fuse,brdep");
+                           "fp,callkind,fpclass,opkind,lock,lfb,stfwd,dep,fuse,brdep,rsdep");
     CU_ASSERT_EQUAL(pmusim_trace_header_annotations(&h), PMUSIM_ANN_ALL);
     pmusim_trace_header_clear(&h);
 }
@@ -2591,10 +2594,11 @@ static void test_dep_field(void)
     s = stream_new();
     PUT(s, 0x08, 0x01, 0x01, 0x97, 0x00, 0x08, 0x01, 0x04, 0x00, 0x95, 0x02);
     expect_stream_error(s, F, "MEM record (0x97) in a version 1", NULL);
-    /* the next mask bit (13: bit 12 is br.dep's since session 21) and
-     * record byte are refused, as an older reader refuses bit 11 and 0x97 */
+    /* the next mask bit (14: bit 12 is br.dep's since session 21, bit 13
+     * mem.rdep's since session 22) and record byte are refused, as an
+     * older reader refuses bit 11 and 0x97 */
     s = stream_new();
-    PUT(s, 0x08, 0x81, 0x40, 0x00, 0x95, 0x01);
+    PUT(s, 0x08, 0x81, 0x80, 0x01, 0x00, 0x95, 0x01);
     expect_stream_error(s, F, "unknown bits in the field mask", NULL);
     s = stream_new();
     PUT(s, 0x98, 0x95, 0x00);
@@ -2681,6 +2685,88 @@ static void test_brdep_field(void)
     s = stream_new();
     PUT(s, 0x08, 0x81, 0x20, 0x00, 0x01, 0x95, 0x01);
     expect_stream_error(s, F, "branch fields on an instruction without the branch flag", NULL);
+}
+
+static void check_rdep_records(const pmusim_rec_t *x, const pmusim_trace_header_t *h)
+{
+    static const uint8_t want[] = { 1, 1, 63, 0, 2, 0, 5 };
+    for (unsigned i = 0; i < G_N_ELEMENTS(want); i++)
+        CU_ASSERT_EQUAL(x[i].mem.rdep, want[i]);
+    CU_ASSERT_EQUAL(x[4].flags, PMUSIM_F_MEM); /* the store keeps its memory part */
+    CU_ASSERT_EQUAL(pmusim_trace_header_annotations(h), PMUSIM_ANN_ALLMEM | PMUSIM_ANN_RSDEP);
+}
+
+/* An instruction's dependence on a load, mem.rdep (session 22): the text
+ * word rdep=N, text -> binary -> text byte-identical (field mask bit 13, a
+ * static field of the IP cache, held by an instruction without a memory
+ * part too: a repeat keeps it, another value is coded again), the
+ * annotation `rsdep` (bit 21); refused with the line or byte offset: above
+ * 63, on a load, on a branch, on IA-64, on a MEM record; an older reader
+ * refuses the mask bit (as this one refuses bit 14, test_dep_field). */
+static void test_rdep_field(void)
+{
+    const char *text = "pmusim-trace 2\nisa x86_64\ncpu wsm\nthreads 1\nflags 0x0\n"
+                       "meta annotations allmem,rsdep\n"
+                       "0 0 insn ip=0x401000 len=3 plm=3 rdep=1\n"
+                       "1 0 insn ip=0x401000 len=3 plm=3 rdep=1\n"
+                       "2 0 insn ip=0x401000 len=3 plm=3 rdep=63\n"
+                       "3 0 insn ip=0x401000 len=3 plm=3\n"
+                       "4 0 insn ip=0x401003 len=4 plm=3 mem=st addr=0x10000 size=8 lvl=l1d "
+                       "lat=4 tlb=l1 rdep=2\n"
+                       "5 0 insn ip=0x401007 len=4 plm=3 mem=ld addr=0x10000 size=8 lvl=l1d "
+                       "lat=4 tlb=l1\n"
+                       "6 0 insn ip=0x40100b len=3 plm=3 rdep=5\n"
+                       "end 7\n";
+    check_text_binary_text(text, 7, check_rdep_records);
+    CU_ASSERT_STRING_EQUAL(pmusim_annotation_name(PMUSIM_ANN_RSDEP), "rsdep");
+    CU_ASSERT_EQUAL(PMUSIM_ANN_RSDEP, 1u << 21);
+    /* an older file (a key without rsdep): not claimed */
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+    pmusim_trace_header_set_meta(&h, "annotations", "allmem,dep,fuse,brdep");
+    CU_ASSERT_FALSE(pmusim_trace_header_annotations(&h) & PMUSIM_ANN_RSDEP);
+    pmusim_trace_header_clear(&h);
+    const char *H = "pmusim-trace 2\ncpu wsm\n";
+    const int F = PMUSIM_TRACE_ERROR_FORMAT;
+    expect_body_error(H, "0 0 insn ip=0x1 len=2 plm=3 rdep=64\n", F, "line 3",
+                      "register dep above 63");
+    expect_body_error(H, "0 0 insn ip=0x1 len=2 plm=3 mem=ld addr=0x10 size=8 rdep=1\n", F,
+                      "line 3", "on a load");
+    expect_body_error(H, "0 0 insn ip=0x1 len=2 plm=3 br=cond bdep=1 rdep=1\n", F, "line 3",
+                      "on a branch");
+    expect_body_error("pmusim-trace 2\nisa ia64\ncpu ita2\n",
+                      "0 0 insn ip=0x4000 slot=0 unit=I plm=3 rdep=1\n", F, "line 4",
+                      "on IA-64");
+    /* the writer refuses what the reader would */
+    pmusim_rec_t r[2];
+    rec_insn(&r[0], 0, 0, 0x1000);
+    r[0].mem.rdep = 1;
+    expect_write_error(PMUSIM_CPU_ITA2, r, 1, "on IA-64");
+    r[0].mem.rdep = 64;
+    expect_write_error(PMUSIM_CPU_WSM, r, 1, "above 63");
+    r[0].mem.rdep = 1;
+    r[0].flags = PMUSIM_F_MEM;
+    r[0].mem.size = 8;
+    expect_write_error(PMUSIM_CPU_WSM, r, 1, "on a load");
+    r[0].flags = PMUSIM_F_BRANCH;
+    r[0].mem.size = 0;
+    expect_write_error(PMUSIM_CPU_WSM, r, 1, "on a branch");
+    r[0].flags = PMUSIM_F_MEM;
+    r[0].mem.size = 8;
+    r[0].mem.is_store = 1;
+    r[1] = r[0];
+    r[1].kind = PMUSIM_REC_MEM;
+    expect_write_error(PMUSIM_CPU_WSM, r, 2, "on a MEM record");
+    /* binary, with the byte offset of the record (14, after the 14-byte
+     * header): an INSN without parts, field mask bits 0 and 13 (0x2001:
+     * varint 0x81 0x40), flags 0, rdep 64 */
+    GByteArray *s = stream_new();
+    PUT(s, 0x08, 0x81, 0x40, 0x00, 0x40, 0x95, 0x01);
+    expect_stream_error(s, F, "register dep above 63", "byte 14 of the decompressed stream");
+    /* ... rdep 1 on a load (mask bits 0, 6, 13: flags 1, size 8, is_store 0) */
+    s = stream_new();
+    PUT(s, 0x08, 0xc1, 0x40, 0x01, 0x08, 0x00, 0x01, 0x95, 0x01);
+    expect_stream_error(s, F, "on a load", "record 0");
 }
 
 /* The canonical form: a field of a part whose flag is clear is 0 whatever
@@ -3316,6 +3402,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_lfb_level);
     PMUSIM_ADD_TEST(s, test_dep_field);
     PMUSIM_ADD_TEST(s, test_brdep_field);
+    PMUSIM_ADD_TEST(s, test_rdep_field);
     PMUSIM_ADD_TEST(s, test_stfwd_flag);
     PMUSIM_ADD_TEST(s, test_fused_kind);
 }

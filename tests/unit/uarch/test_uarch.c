@@ -1282,6 +1282,107 @@ static void test_branch_dependence(void)
     }
 }
 
+/* A model of `cpu` told its input has every annotation but, with
+ * rsdep FALSE, the "rsdep" one (pmusim_uarch_header()). */
+static pmusim_uarch_t *model_rs(pmusim_cpu_t cpu, gboolean rsdep, collect_t *c)
+{
+    pmusim_uarch_t *u = model(cpu, 1, NULL, c);
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, cpu, 1);
+    pmusim_trace_header_set_annotations(&h, rsdep ? PMUSIM_ANN_ALL
+                                                  : PMUSIM_ANN_ALL & ~PMUSIM_ANN_RSDEP);
+    pmusim_uarch_header(u, &h);
+    pmusim_trace_header_clear(&h);
+    return u;
+}
+
+/* An instruction at `ip` without accesses whose sources hold the data of
+ * the load `rdep` loads back (pmusim_uarch_insn_t.rdep). */
+static void run_alu(pmusim_uarch_t *u, uint64_t ip, unsigned rdep)
+{
+    pmusim_uarch_insn_t in = { .ip = ip, .plm = 3, .len = 4, .rdep = (uint8_t)rdep };
+    GError *e = NULL;
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+}
+
+/* The reservation station (docs/UARCH.md §1): wsm, 36 entries.  Load A to
+ * DRAM (fetch: ITLB walk 30 + L1I miss 271, so it allocates at 301; DTLB
+ * walk 30 + 271: data at 602, as in test_overlap_independent_not_dependent),
+ * then N one-uop ALU operations on A's data (rdep 1), then load B to
+ * another line of A's page (DTLB hit: 271 cycles), all at one IP.
+ * Instruction i allocates at 301 + i / 4 (4 wide), so operation 36 at 310;
+ * A leaves the station at 302, each operation at 602.
+ *   N = 36: the station holds the 36 operations; B, the 37th entry, could
+ *   allocate at 310 (slot 1) but waits for the first entries to leave, at
+ *   602: RESOURCE_STALLS:RS_FULL and ANY 602 - 310 = 292.  B's data are
+ *   back at 602 + 271 = 873, where it retires.
+ *   N = 35: B is the 36th entry: it allocates at 310, its data are back at
+ *   581, and it retires in order behind operation 35 at 602 + 36 / 4 =
+ *   611; no stall.
+ *   N = 36 without the dependence (rdep 0: each leaves the cycle after
+ *   allocation), or without the input's rsdep annotation (no station
+ *   modelled): 611, no stall.
+ * The operations' records hold rdep (B's, a load's, is 0).
+ * Knights Mill (its integer stations: 24 entries; 2 wide; the ITLB's and
+ * DTLB's misses cost an STLB hit 7 + a walk 30, DRAM 200: A allocates at
+ * 237, its data are back at 237 + 37 + 200 = 474): N = 25 operations,
+ * instruction i at 237 + i / 2: operation 25 could allocate at 249 (slot
+ * 1) and waits for A's data: RS_FULL_STALL:ANY and NO_ALLOC_CYCLES:RAT_STALL
+ * 474 - 249 = 225; B allocates with it at 474 (the memory cluster's
+ * station is another), its data are back at 674, where it retires.
+ * N = 24: B allocates at 249, data at 449, and retires behind operation 24
+ * at 474 + 25 / 2 = 486.  Then A and 13 loads whose addresses depend on A
+ * (addr_dep 1, 2, ... 13: each on A): they wait in the memory cluster's
+ * station, 12 entries; the 13th, instruction 13 at 237 + 13 / 2 = 243,
+ * waits for the first to leave, at 474: RS_FULL_STALL:MEC, ANY and
+ * RAT_STALL 231. */
+static void test_reservation_station(void)
+{
+    static const struct {
+        pmusim_cpu_t cpu;
+        unsigned n, rdep;
+        gboolean ann;
+        uint64_t b, full;
+    } cases[] = {
+        { PMUSIM_CPU_WSM, 36, 1, TRUE, 873, 292 }, { PMUSIM_CPU_WSM, 35, 1, TRUE, 611, 0 },
+        { PMUSIM_CPU_WSM, 36, 0, TRUE, 611, 0 },   { PMUSIM_CPU_WSM, 36, 1, FALSE, 611, 0 },
+        { PMUSIM_CPU_KNM, 25, 1, TRUE, 674, 225 }, { PMUSIM_CPU_KNM, 24, 1, TRUE, 486, 0 },
+    };
+    for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+        collect_t c;
+        const gboolean wsm = cases[k].cpu == PMUSIM_CPU_WSM;
+        pmusim_uarch_t *u = model_rs(cases[k].cpu, cases[k].ann, &c);
+        run(u, 0, 0x401000, 0x1000000, 8, FALSE, 0);
+        for (unsigned i = 0; i < cases[k].n; i++)
+            run_alu(u, 0x401000, cases[k].rdep);
+        run(u, 0, 0x401000, 0x1000040, 8, FALSE, 0);
+        finish(u);
+        CU_ASSERT_EQUAL(insn(&c, 0)->cycle, wsm ? 602 : 474);
+        CU_ASSERT_EQUAL(insn(&c, cases[k].n + 1)->cycle, cases[k].b);
+        CU_ASSERT_EQUAL(insn(&c, 1)->mem.rdep, cases[k].rdep);
+        CU_ASSERT_EQUAL(insn(&c, cases[k].n + 1)->mem.rdep, 0);
+        if (wsm) {
+            CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x04), cases[k].full); /* RESOURCE_STALLS:RS_FULL */
+            CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x01), cases[k].full); /* ANY */
+        } else {
+            CU_ASSERT_EQUAL(ev_sum(&c, 0xcb, 0x1f), cases[k].full); /* RS_FULL_STALL:ANY */
+            CU_ASSERT_EQUAL(ev_sum(&c, 0xca, 0x20), cases[k].full); /* NO_ALLOC_CYCLES:RAT_STALL */
+            CU_ASSERT_EQUAL(ev_sum(&c, 0xcb, 0x01), 0);             /* RS_FULL_STALL:MEC */
+        }
+        done(u, &c);
+    }
+    collect_t c;
+    pmusim_uarch_t *u = model_rs(PMUSIM_CPU_KNM, TRUE, &c);
+    run(u, 0, 0x401000, 0x1000000, 8, FALSE, 0);
+    for (unsigned i = 1; i <= 13; i++)
+        run(u, 0, 0x401000, 0x1000000 + 64 * i, 8, FALSE, i);
+    finish(u);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xcb, 0x01), 231);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xcb, 0x1f), 231);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xca, 0x20), 231);
+    done(u, &c);
+}
+
 /* 1000 one-uop instructions without memory at one IP: after the first
  * fetch, `width` retire per cycle, so the last retires 999 / width cycles
  * after the first (wsm 4 wide: 249; knm 2 wide: 499) and no cycle holds
@@ -1391,14 +1492,16 @@ static void test_header_events(void)
           "0xb0/0x40,0x26/0x04,0x26/0x08,0x26/0x02,0x27/0x04,0x27/0x08,0x27/0x02,"
           "0x27/0x40,0x27/0x80,0x27/0x20,0x26/0x10,"
           "0x26/0x20,0x26/0x40,0x26/0x80,0xf1/0x04,0xf1/0x02,0x28/0x04,0x28/0x08,0x28/0x02,"
-          "0xe6/0x01,0xa2/0x10,0xa2/0x02,0xa2/0x08,0xa2/0x01,0x80/0x04," WSM_EXEC WSM_LSD },
+          "0xe6/0x01,0xa2/0x10,0xa2/0x02,0xa2/0x08,0xa2/0x01,0x80/0x04,0xa2/0x04," WSM_EXEC
+          WSM_LSD },
         { PMUSIM_CPU_WSM, none,
           "0x51/0x04,0x80/0x02,0x80/0x01,0x85/0x01,0x85/0x02,0x85/0x10,0xc8/0x20,0x85/0x04,"
-          "0x49/0x04,0x08/0x04,0xe6/0x01,0xa2/0x10,0xa2/0x02,0xa2/0x08,0xa2/0x01,0x80/0x04," WSM_EXEC
-          WSM_LSD },
+          "0x49/0x04,0x08/0x04,0xe6/0x01,0xa2/0x10,0xa2/0x02,0xa2/0x08,0xa2/0x01,0x80/0x04,"
+          "0xa2/0x04," WSM_EXEC WSM_LSD },
         { PMUSIM_CPU_KNM, NULL,
           "0x80/0x02,0x80/0x01,0x05/0x02,0x05/0x01,0xe6/0x01,0xe6/0x10,0xca/0x01,0xca/0x04,"
-          "0x86/0x04,0xca/0x90,0xca/0x7f,0xe6/0x08,0xcd/0x01,0xc2/0x01,0xe7/0x01" },
+          "0x86/0x04,0xca/0x90,0xca/0x7f,0xe6/0x08,0xcb/0x1f,0xcb/0x01,0xca/0x20,0xcd/0x01,"
+          "0xc2/0x01,0xe7/0x01" },
         { PMUSIM_CPU_ITA2, NULL, IA64_FACTS_ITA2 "," IA64_FACTS_BUS },
         { PMUSIM_CPU_MONT, NULL, IA64_FACTS_MONT "," IA64_FACTS_BUS },
     };
@@ -3252,6 +3355,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_overlap_independent_not_dependent);
     PMUSIM_ADD_TEST(s, test_dependence_distance);
     PMUSIM_ADD_TEST(s, test_branch_dependence);
+    PMUSIM_ADD_TEST(s, test_reservation_station);
     PMUSIM_ADD_TEST(s, test_ipc_bounded_by_width);
     PMUSIM_ADD_TEST(s, test_stats_cycles);
     PMUSIM_ADD_TEST(s, test_records_count);
