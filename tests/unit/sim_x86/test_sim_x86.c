@@ -2373,6 +2373,22 @@ static void test_fused_uops(void)
                 run(m, tr, G_N_ELEMENTS(t));
                 CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), f ? 1 : 2);
                 pmusim_model_free(m);
+
+                /* two thresholds of uops on the thread (the X86_HIST_TWO
+                 * running count, not its raw-uops form); c=2 inv: the 9
+                 * cycles 0-8 less c=2's */
+                m = mk_path(pmus[k], 1, general);
+                m->trace_annotations = f ? with : without;
+                wr(m, EVTSEL0 + 0, EVT(0xc2, 0x01) | EN | USR | OS | CMASK(2), 0);
+                wr(m, EVTSEL0 + 1, EVT(0xc2, 0x02) | EN | USR | OS | CMASK(1) | INV, 0);
+                wr(m, EVTSEL0 + 2, EVT(0x0e, 0x01) | EN | USR | OS | CMASK(1), 0);
+                wr(m, EVTSEL0 + 3, EVT(0x0e, 0x01) | EN | USR | OS | CMASK(2) | INV, 0);
+                run(m, tr, G_N_ELEMENTS(t));
+                if (f)
+                    expect_pmcs(m, 3, 4, 5, 6);
+                else
+                    expect_pmcs(m, 4, 2, 7, 5);
+                pmusim_model_free(m);
             }
     pmusim_model_t *m = mk("knm", 1);
     m->trace_annotations = with;
