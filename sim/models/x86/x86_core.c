@@ -1321,15 +1321,18 @@ static bool x86_gen_fast_ok(const x86_model_t *m)
  * two thresholds, and those above 1 all of one source: a cycle has one
  * instruction or more exactly when it has one uop or more (a record's uops
  * count at least 1), so one occurrence count of that source serves both.
- * If so and uops / k / k2 are given, sets them (the source, the thresholds;
- * k2 = k if only one). */
+ * Uop counts with fmask (a fused record weighs one less, 0 for a CMP of one
+ * uop) fit only when all are such, of one fmask (instruction counts have
+ * none): a cycle may then have instructions and no uop.  If so and uops / k / k2 are given, sets them
+ * (the source, the thresholds; k2 = k if only one). */
 static bool x86_two_fits(const x86_listeners_t *l, bool *uops, uint64_t *k, uint64_t *k2)
 {
     uint64_t ka = 0, kb = 0;
     int src = -1; /* of the thresholds above 1 */
+    const uint16_t fm = l->n_hgen ? l->hgen[0]->fmask : l->n_tgen ? l->tgen[0]->fmask : 0;
     for (uint32_t j = 0; j < l->n_hgen + l->n_tgen; j++) {
         const x86_ctr_t *c = j < l->n_hgen ? l->hgen[j] : l->tgen[j - l->n_hgen];
-        if (c->edge || c->any || c->cls != X86_CLS_THRESH || c->fmask ||
+        if (c->edge || c->any || c->cls != X86_CLS_THRESH || c->fmask != fm ||
             (c->src != X86_SRC_INSN && c->src != X86_SRC_UOPS))
             return false;
         const uint64_t hk = c->cmask ? c->cmask : 1;
@@ -1604,7 +1607,9 @@ static void x86_recompile(x86_model_t *m)
                     l->hgen_k2 = l->hgen_k;
                     l->hgen_k = k1;
                 }
-                m->hist_two1 = m->hist_two1 && l->hgen_uops && l->hgen_k == 1 && l->hgen_k2 >= 2;
+                /* the raw-uops form takes every record as one uop at least */
+                m->hist_two1 = m->hist_two1 && l->hgen_uops && l->hgen_k == 1 &&
+                               l->hgen_k2 >= 2 && !l->hgen_fmask;
                 for (uint32_t j = 0; j < l->n_tgen; j++)
                     l->hgen[l->n_hgen++] = l->tgen[j];
                 l->n_tgen = 0;
@@ -2441,6 +2446,14 @@ static inline uint64_t x86_hist_weight_f(const pmusim_rec_t *r, const x86_hist_t
     return x86_hist_weight(r, h->wmask) - ((r->flags & h->fmask) == X86_F_FUSED_BITS);
 }
 
+/* The uops of INSN record r (0 counting as 1) for the closes of the
+ * X86_HIST_TWO variants (x86_hist_flush2(), x86_two_ends()), whose uop
+ * counts may have fmask: a fused record one less. */
+static inline uint64_t x86_hist_uops_f(const pmusim_rec_t *r, const x86_hist_t *h)
+{
+    return x86_hist_weight(r, UINT32_MAX) - ((r->flags & h->fmask) == X86_F_FUSED_BITS);
+}
+
 /* At the start of x86_consume_fast(): thread's running counts for its
  * hgen listeners l, at cycle cur0. */
 static void x86_hist_init(x86_hist_t *h, const x86_listeners_t *l, uint64_t cur0)
@@ -2813,11 +2826,13 @@ static __attribute__((noinline)) void x86_hist_flush1(x86_hist_t *h, const x86_l
 }
 
 /* Before x86_hist_flush2() (the X86_HIST_TWO variants, cycle `end` after
- * cur0): every thread's instructions and uops (0 as 1) in cycle `end`, in
+ * cur0): every thread's instructions and uops (0 as 1; a fused record one
+ * less when its running count hs[t] has fmask) in cycle `end`, in
  * e[t].occ_end, from one pass backward for all threads (the loop's last
  * cycle holds a record of each of knm's four threads). */
 static __attribute__((noinline)) void x86_two_ends(const pmusim_rec_t *recs, size_t k0, size_t k,
-                                                   uint64_t end, uint32_t nth, x86_k1_ends_t *e)
+                                                   uint64_t end, uint32_t nth, x86_k1_ends_t *e,
+                                                   const x86_hist_t *hs)
 {
     for (uint32_t t = 0; t < nth; t++)
         e[t].occ_end[0] = e[t].occ_end[1] = 0;
@@ -2825,7 +2840,7 @@ static __attribute__((noinline)) void x86_two_ends(const pmusim_rec_t *recs, siz
         const pmusim_rec_t *r = &recs[i - 1];
         if (r->kind == PMUSIM_REC_INSN && r->thread < nth) {
             e[r->thread].occ_end[0]++;
-            e[r->thread].occ_end[1] += x86_hist_weight(r, UINT32_MAX);
+            e[r->thread].occ_end[1] += x86_hist_uops_f(r, &hs[r->thread]);
         }
     }
 }
@@ -2842,11 +2857,13 @@ static __attribute__((noinline)) void x86_hist_flush2(x86_hist_t *h, const x86_l
                                                       size_t k, uint32_t t, uint64_t cur0,
                                                       uint64_t end, const uint64_t *occ_end)
 {
-    uint64_t occ0[2] = {0, 0}; /* cycle cur0 in the loop: instructions [0], uops [1] */
+    /* cycle cur0 in the loop: instructions [0], uops [1] (with fmask, all
+     * the counters count uops: x86_two_fits()) */
+    uint64_t occ0[2] = {0, 0};
     for (size_t i = k0; i < k && recs[i].cycle == cur0; i++)
         if (recs[i].kind == PMUSIM_REC_INSN && recs[i].thread == t) {
             occ0[0]++;
-            occ0[1] += x86_hist_weight(&recs[i], UINT32_MAX);
+            occ0[1] += x86_hist_uops_f(&recs[i], h);
         }
     if (h->cyc == cur0) {
         for (uint32_t j = 0; j < l->n_hgen; j++)
@@ -3110,7 +3127,7 @@ static inline void x86_fast_fused(const x86_listeners_t *l, uint64_t cur)
     }
 }
 
-/* Inside the X86_HIST_ANY and X86_HIST_EDGE variants of x86_consume_fast()
+/* Inside the X86_HIST_ANY, X86_HIST_EDGE and X86_HIST_TWO variants of x86_consume_fast()
  * (fuse_loop), before the loop's step of the running count of a thread
  * whose hgen listeners have fmask takes INSN record r of kind fused in
  * cycle cur: that step adds r's full weight w (x86_hist_weight(), 1 or
@@ -3119,7 +3136,8 @@ static inline void x86_fast_fused(const x86_listeners_t *l, uint64_t cur)
  * occurrences set to o0 - 1, modulo 2^64, which makes the step's sum
  * o0 + w - 1, r's weight one less.  Its met test (o0 - 1 < k <= o0 + w - 1)
  * then differs from the true one (o0 < k <= o0 + w - 1) by the difference
- * taken off `met` here (X86_HIST_ANY); with EDGE the met step is made here
+ * taken off `met` here (X86_HIST_ANY, X86_HIST_TWO; the latter's second
+ * met count by x86_fast_fused_rec()); with EDGE the met step is made here
  * (h_last: the last met cycle) and the step's own one, when it comes
  * (o0 = k), finds h_last at cur and adds nothing. */
 static inline void x86_fast_hist_fused(const pmusim_rec_t *r, uint64_t cur, bool edge,
@@ -3138,6 +3156,36 @@ static inline void x86_fast_hist_fused(const pmusim_rec_t *r, uint64_t cur, bool
         *met += cur - *last > lim;
         *last = cur;
     }
+}
+
+/* Inside x86_consume_fast() (fuse_loop), at both places of its rare branch
+ * where it takes an INSN record r of kind fused of a thread (the short path
+ * at its head; after the FP_MMX_TRANS step or beside a request's start):
+ * r's uop off the counts (x86_fast_fused()) and, in the X86_HIST_ANY,
+ * X86_HIST_EDGE and X86_HIST_TWO variants when the thread's running count h
+ * has fmask, off that count (x86_fast_hist_fused()).  full: the thread may take no more
+ * records (seen = room); then nothing changes and false is returned, so
+ * that the loop stops before r as at `take`.  The kind is tested by the
+ * caller: with the test in here the single-thread X86_HIST_ANY loop took
+ * 18,700 instructions more on the kinds capture (callgrind, gcc -O3). */
+static inline __attribute__((always_inline)) bool
+x86_fast_fused_rec(const pmusim_rec_t *r, uint64_t cur, const x86_listeners_t *l, bool full,
+                   bool thr, unsigned hmode, const x86_hist_t *h, uint64_t *cyc, uint64_t *occ,
+                   uint64_t *met, uint64_t *last, uint64_t k, uint64_t lim, uint64_t *met2,
+                   uint64_t k2)
+{
+    if (full)
+        return false;
+    x86_fast_fused(l, cur);
+    if (thr && (hmode == X86_HIST_ANY || hmode == X86_HIST_EDGE || hmode == X86_HIST_TWO) &&
+        h->fmask) {
+        if (hmode == X86_HIST_TWO) { /* as x86_fast_hist_fused() for threshold k2 */
+            const uint64_t o0 = *cyc == cur ? *occ : 0;
+            *met2 += (uint64_t)(o0 < k2) - (uint64_t)(o0 - 1 < k2);
+        }
+        x86_fast_hist_fused(r, cur, hmode == X86_HIST_EDGE, cyc, occ, met, last, k, lim);
+    }
+    return true;
 }
 
 /* At the start of x86_consume_fast(): the fold listeners of the threads'
@@ -3248,6 +3296,9 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     const x86_grps_t *gr = &m->grps;
     const bool grp1 = hmode == X86_HIST_GEN1 || hmode == X86_HIST_GK1 || hmode == X86_HIST_GU1;
     const bool grp = hmode == X86_HIST_GEN || grp1;
+    /* X86_HIST_TWO: its second met count and threshold for
+     * x86_fast_fused_rec() (none passed in the other variants) */
+    const bool two = hmode == X86_HIST_TWO;
     /* X86_HIST_GEN1 (instructions): the one group's occurrences in the
      * loop's open cycle `cur` (reset when it changes: every INSN record the
      * loop takes feeds the group), its met count and threshold */
@@ -3388,18 +3439,14 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             if (r->kind == PMUSIM_REC_INSN && r->thread < nth) {
                 /* fuse_loop: an INSN record of the thread whose only masked bit
                  * is X86_F_FUSED_PROBE (kind mul, div or fused): a fused one's
-                 * uop off (x86_fast_fused()), then taken as any */
+                 * uop off (x86_fast_fused_rec()), then taken as any */
                 if ((ktpw & ktp_mask & ~m->fast_probe) == ktp[t & (X86_MAX_THREADS - 1)]) {
-                    if ((r->flags & PMUSIM_F_OPKIND_MASK) == X86_F_FUSED_BITS) {
-                        if (!single && seen[t] == room[t])
-                            break; /* as at `take`, before anything changes */
-                        x86_fast_fused(lst[t], cur);
-                        if (thr && (hmode == X86_HIST_ANY || hmode == X86_HIST_EDGE) &&
-                            hs[t & (X86_MAX_THREADS - 1)].fmask)
-                            x86_fast_hist_fused(r, cur, hmode == X86_HIST_EDGE, &h_cyc[t],
-                                                &h_occ[t], &h_met[t], &h_last[t], h_k[t],
-                                                h_lim[t]);
-                    }
+                    if ((r->flags & PMUSIM_F_OPKIND_MASK) == X86_F_FUSED_BITS &&
+                        !x86_fast_fused_rec(r, cur, lst[t], !single && seen[t] == room[t], thr,
+                                            hmode, &hs[t & (X86_MAX_THREADS - 1)], &h_cyc[t],
+                                            &h_occ[t], &h_met[t], &h_last[t], h_k[t], h_lim[t],
+                                            two ? &h_met2[t] : NULL, two ? h_k2[t] : 0))
+                        break;
                     goto take;
                 }
                 /* an offcore record (loop_oc_stop) starts the requests of
@@ -3416,16 +3463,12 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                     break;
                 /* fuse_loop: a fused record's uop off, as above (here one
                  * with another masked bit: offcore, x87 or mmx) */
-                if (m->fuse_loop &&
-                    (r->flags & PMUSIM_F_OPKIND_MASK) == X86_F_FUSED_BITS) {
-                    if (!single && seen[t] == room[t])
-                        break; /* as at `take`, before anything changes */
-                    x86_fast_fused(lst[t], cur);
-                    if (thr && (hmode == X86_HIST_ANY || hmode == X86_HIST_EDGE) &&
-                        hs[t & (X86_MAX_THREADS - 1)].fmask)
-                        x86_fast_hist_fused(r, cur, hmode == X86_HIST_EDGE, &h_cyc[t],
-                                            &h_occ[t], &h_met[t], &h_last[t], h_k[t], h_lim[t]);
-                }
+                if (m->fuse_loop && (r->flags & PMUSIM_F_OPKIND_MASK) == X86_F_FUSED_BITS &&
+                    !x86_fast_fused_rec(r, cur, lst[t], !single && seen[t] == room[t], thr, hmode,
+                                        &hs[t & (X86_MAX_THREADS - 1)], &h_cyc[t], &h_occ[t],
+                                        &h_met[t], &h_last[t], h_k[t], h_lim[t],
+                                        two ? &h_met2[t] : NULL, two ? h_k2[t] : 0))
+                    break;
                 if (oc && m->loop_oc_fast)
                     fast_limit = x86_fast_oc_start(m, lst[t], r, cur);
                 goto take;
@@ -3640,7 +3683,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 if (hmode == X86_HIST_K1 || hmode == X86_HIST_K1X)
                     x86_k1_ends(recs, k0, k, cur0, cur, nth, ke);
                 else if ((hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) && cur != cur0)
-                    x86_two_ends(recs, k0, k, cur, nth, ke);
+                    x86_two_ends(recs, k0, k, cur, nth, ke, hs);
                 for (uint32_t u = 0; u < nth; u++)
                     if (hm[u])
                         x86_hist_flush_any(&hs[u], x86_hist_cyc(h_cyc[u], seen[u], cur0, hmode),
@@ -3669,7 +3712,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
         if (hmode == X86_HIST_K1 || hmode == X86_HIST_K1X)
             x86_k1_ends(recs, k0, k, cur0, cur, nth, ke);
         else if ((hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) && cur != cur0)
-            x86_two_ends(recs, k0, k, cur, nth, ke); /* x86_hist_flush2() */
+            x86_two_ends(recs, k0, k, cur, nth, ke, hs); /* x86_hist_flush2() */
         for (uint32_t u = 0; u < nth; u++)
             if (hm[u])
                 x86_hist_flush_any(&hs[u], x86_hist_cyc(h_cyc[u], seen[u], cur0, hmode),
@@ -3745,8 +3788,17 @@ X86_FAST_VARIANT(x86_fast_1_thr_k1_f, true, true, false, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1_f, false, true, false, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_1_thr_k1_gen_f, true, true, true, true, X86_HIST_K1)
 X86_FAST_VARIANT(x86_fast_n_thr_k1_gen_f, false, true, true, true, X86_HIST_K1)
-/* X86_HIST_EDGE, X86_HIST_GEN, X86_HIST_K1X and X86_HIST_TWO (rare
- * set-ups): no single-thread form, the table sends one thread to the general one */
+/* X86_HIST_EDGE: a single-thread form too, since threshold-1 EDGE uop
+ * counts with fmask (a capture under `fuse`) take it instead of the k1
+ * variants (x86_fast_n_thr_e took 8.71 M instructions for the kinds
+ * capture's E4 set, docs/PERFORMANCE.md "Thresholded uop counts ... third
+ * pass") */
+X86_FAST_VARIANT(x86_fast_1_thr_e, true, true, false, false, X86_HIST_EDGE)
+X86_FAST_VARIANT(x86_fast_1_thr_e_gen, true, true, true, false, X86_HIST_EDGE)
+X86_FAST_VARIANT(x86_fast_1_thr_e_f, true, true, false, true, X86_HIST_EDGE)
+X86_FAST_VARIANT(x86_fast_1_thr_e_gen_f, true, true, true, true, X86_HIST_EDGE)
+/* X86_HIST_GEN, X86_HIST_K1X and X86_HIST_TWO (rare set-ups): no
+ * single-thread form, the table sends one thread to the general one */
 X86_FAST_VARIANT(x86_fast_n_thr_e, false, true, false, false, X86_HIST_EDGE)
 X86_FAST_VARIANT(x86_fast_n_thr_e_gen, false, true, true, false, X86_HIST_EDGE)
 X86_FAST_VARIANT(x86_fast_n_thr_e_f, false, true, false, true, X86_HIST_EDGE)
@@ -3847,13 +3899,13 @@ static const x86_fast_fn x86_fast_variants[(X86_HIST_EDGE_U + 1) << 4] = {
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_K1)] = x86_fast_n_thr_k1_f,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_K1)] = x86_fast_1_thr_k1_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_K1)] = x86_fast_n_thr_k1_gen_f,
-    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_EDGE)] = x86_fast_n_thr_e,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_EDGE)] = x86_fast_1_thr_e,
     [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_EDGE)] = x86_fast_n_thr_e,
-    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_EDGE)] = x86_fast_n_thr_e_gen,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_EDGE)] = x86_fast_1_thr_e_gen,
     [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_EDGE)] = x86_fast_n_thr_e_gen,
-    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_EDGE)] = x86_fast_n_thr_e_f,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_EDGE)] = x86_fast_1_thr_e_f,
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_EDGE)] = x86_fast_n_thr_e_f,
-    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_EDGE)] = x86_fast_n_thr_e_gen_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_EDGE)] = x86_fast_1_thr_e_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_EDGE)] = x86_fast_n_thr_e_gen_f,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_GEN)] = x86_fast_n_thr_g,
     [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_GEN)] = x86_fast_n_thr_g,

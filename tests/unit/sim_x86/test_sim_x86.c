@@ -2373,6 +2373,22 @@ static void test_fused_uops(void)
                 run(m, tr, G_N_ELEMENTS(t));
                 CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), f ? 1 : 2);
                 pmusim_model_free(m);
+
+                /* two thresholds of uops on the thread (the X86_HIST_TWO
+                 * running count, not its raw-uops form); c=2 inv: the 9
+                 * cycles 0-8 less c=2's */
+                m = mk_path(pmus[k], 1, general);
+                m->trace_annotations = f ? with : without;
+                wr(m, EVTSEL0 + 0, EVT(0xc2, 0x01) | EN | USR | OS | CMASK(2), 0);
+                wr(m, EVTSEL0 + 1, EVT(0xc2, 0x02) | EN | USR | OS | CMASK(1) | INV, 0);
+                wr(m, EVTSEL0 + 2, EVT(0x0e, 0x01) | EN | USR | OS | CMASK(1), 0);
+                wr(m, EVTSEL0 + 3, EVT(0x0e, 0x01) | EN | USR | OS | CMASK(2) | INV, 0);
+                run(m, tr, G_N_ELEMENTS(t));
+                if (f)
+                    expect_pmcs(m, 3, 4, 5, 6);
+                else
+                    expect_pmcs(m, 4, 2, 7, 5);
+                pmusim_model_free(m);
             }
     pmusim_model_t *m = mk("knm", 1);
     m->trace_annotations = with;
@@ -2380,6 +2396,107 @@ static void test_fused_uops(void)
     run(m, t, G_N_ELEMENTS(t));
     CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 14);
     pmusim_model_free(m);
+}
+
+/* fuse_uops() with the flags `fl` added (an FP/SIMD class, PMUSIM_F_OFFCORE)
+ * and, for an offcore one, a demand data read (oc.req 0) from the L3 of
+ * `lat` cycles. */
+static pmusim_rec_t fuse_flags(uint64_t cycle, int fused, uint16_t fl, uint32_t lat)
+{
+    pmusim_rec_t r = fuse_uops(cycle, 1, fused);
+    r.flags |= fl;
+    if (fl & PMUSIM_F_OFFCORE) {
+        r.oc.req = 0;
+        r.oc.supplier = 8;
+        r.oc.snoop = 0;
+        r.oc.latency = lat;
+    }
+    return r;
+}
+
+/* The fused weight in a thread's running counts (x86_fast_hist_fused())
+ * when the fused record carries another bit of the fast loop's record-word
+ * mask: an x87 or mmx class with FP_MMX_TRANS programmed (loop_fpx_stop),
+ * or PMUSIM_F_OFFCORE with OFFCORE_REQUESTS_OUTSTANDING (loop_oc_stop).
+ * Such a record misses the short path at the head of the rare branch and
+ * takes its second fused site, after the FP_MMX_TRANS step or beside the
+ * request's start.  Every record has one uop; F: fused first (weight 0).
+ *   FP:      cycle 1 x87, 2 F x87, 3 mmx, 4 F x87, 5 none
+ *            FP_MMX_TRANS:ANY 2 (to mmx at 3, to fp at 4); UOPS_RETIRED:ANY
+ *            3 (5 less 2 pairs); c=1: cycles 1 3 5 = 3; c=1 inv: 0 2 4 = 3;
+ *            c=1 edge: rising at 1 3 5 = 3; c=1 inv edge: 0 2 4 = 3
+ *   offcore: cycle 1 F read [1,3), 2 plain, 3 F read [3,4), 4 plain
+ *            0x60/0x01 2 + 1 = 3; UOPS_RETIRED:ANY 2; c=1: 2 4 = 2; c=1
+ *            inv: 0 1 3 = 3; c=1 edge: 2 4 = 2; c=1 inv edge: 0 3 = 2
+ * (without the weight in the running counts: c=1 5 / 4, inv 1 / 1, edge 1,
+ * inv edge 1).  Counters: PMC0 the FP or offcore event, PMC1 UOPS_RETIRED:ANY,
+ * PMC2 UOPS_RETIRED:ANY c=1 (edge), PMC3 UOPS_ISSUED:ANY c=1 inv (edge):
+ * the X86_HIST_ANY running count, with EDGE the X86_HIST_EDGE one.  Both
+ * paths give the same counts. */
+static void test_fused_rare_flags(void)
+{
+    const uint16_t X = PMUSIM_FPC_X87 << PMUSIM_F_FPCLASS_SHIFT,
+                   M = PMUSIM_FPC_MMX << PMUSIM_F_FPCLASS_SHIFT, O = PMUSIM_F_OFFCORE;
+    const pmusim_rec_t fp[] = {fuse_flags(1, 0, X, 0), fuse_flags(2, 1, X, 0),
+                               fuse_flags(3, 0, M, 0), fuse_flags(4, 1, X, 0),
+                               fuse_flags(5, 0, 0, 0)};
+    const pmusim_rec_t oc[] = {fuse_flags(1, 1, O, 2), fuse_flags(2, 0, 0, 0),
+                               fuse_flags(3, 1, O, 1), fuse_flags(4, 0, 0, 0)};
+    for (int general = 0; general < 2; general++)
+        for (int o = 0; o < 2; o++)
+            for (int edge = 0; edge < 2; edge++) {
+                pmusim_model_t *m = mk_path("wsm", 1, general);
+                m->trace_annotations = PMUSIM_ANN_ALL & ~PMUSIM_ANN_STFWD;
+                const uint64_t e = edge ? EDGE : 0;
+                wr(m, EVTSEL0 + 0, (o ? EVT(0x60, 0x01) : EVT(0xcc, 0x03)) | EN | USR | OS, 0);
+                wr(m, EVTSEL0 + 1, EVT(0xc2, 0x01) | EN | USR | OS, 0);
+                wr(m, EVTSEL0 + 2, EVT(0xc2, 0x01) | EN | USR | OS | CMASK(1) | e, 0);
+                wr(m, EVTSEL0 + 3, EVT(0x0e, 0x01) | EN | USR | OS | CMASK(1) | INV | e, 0);
+                if (o)
+                    run(m, oc, G_N_ELEMENTS(oc));
+                else
+                    run(m, fp, G_N_ELEMENTS(fp));
+                if (o && edge)
+                    expect_pmcs(m, 3, 2, 2, 2);
+                else if (o)
+                    expect_pmcs(m, 3, 2, 2, 3);
+                else
+                    expect_pmcs(m, 2, 3, 3, 3);
+                pmusim_model_free(m);
+            }
+}
+
+/* x86_hist_flush_edge() counts the occurrences of cycle end - 1 again from
+ * the records when the loop stops inside cycle `end`: here the loop stops
+ * before the record that wraps INST_RETIRED (PMC1, INT, freeze on PMI:
+ * IA32_DEBUGCTL bit 12), the second of cycle 3.  Records of one uop:
+ * cycle 1 one, 2 a fused first one (weight 0), 3 two.  UOPS_RETIRED:ANY
+ * c=1 edge (PMC0) meets at 1 and 3 and rises at both, but the freeze in
+ * cycle 3 stops it before cycle 3 closes (docs/sim-x86.md §3: a counter
+ * disabled in a cycle does not count it), so 1.  Were cycle 2 counted as
+ * met (its fused record weighing 1), the loop's rise at cycle 3 would be
+ * taken for a continued one and kept: 2.  With INV (PMC2, UOPS_ISSUED:ANY
+ * c=1 inv edge) the cycles that do not meet rise at 0 and 2: 2, with
+ * cycle 2 counted as met only 0's, 1. */
+static void test_fused_edge_loop_end(void)
+{
+    const pmusim_rec_t t[] = {fuse_uops(1, 1, 0), fuse_uops(2, 1, 1), fuse_uops(3, 1, 0),
+                              fuse_uops(3, 1, 0)};
+    for (int general = 0; general < 2; general++) {
+        pmusim_model_t *m = mk_path("wsm", 1, general);
+        m->trace_annotations = PMUSIM_ANN_ALL & ~PMUSIM_ANN_STFWD;
+        wr(m, DEBUGCTL, 1ull << 12, 0);
+        wr(m, EVTSEL0 + 0, EVT(0xc2, 0x01) | EN | USR | OS | CMASK(1) | EDGE, 0);
+        wr(m, EVTSEL0 + 1, EVT(0xc0, 0x01) | EN | USR | OS | INT, 0);
+        wr(m, EVTSEL0 + 2, EVT(0x0e, 0x01) | EN | USR | OS | CMASK(1) | INV | EDGE, 0);
+        wr(m, PMC0 + 1, ((uint64_t)1 << 48) - 4, 0); /* the 4th record wraps it */
+        run(m, t, G_N_ELEMENTS(t));
+        CU_ASSERT_EQUAL(log_count(m, "IA32_PMC1 overflow", 3, 0), 1);
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 0, 0), 1);
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 1, 0), 0);
+        CU_ASSERT_EQUAL(rd(m, PMC0 + 2, 0), 2);
+        pmusim_model_free(m);
+    }
 }
 
 /* An INSN record of FP/SIMD class cls (PMUSIM_FPC_*) on thread t. */
@@ -2895,6 +3012,8 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_macro_fused);
     PMUSIM_ADD_TEST(s, test_decoded_records);
     PMUSIM_ADD_TEST(s, test_fused_uops);
+    PMUSIM_ADD_TEST(s, test_fused_rare_flags);
+    PMUSIM_ADD_TEST(s, test_fused_edge_loop_end);
     PMUSIM_ADD_TEST(s, test_fpmmx_fast_path);
     PMUSIM_ADD_TEST(s, test_fpmmx_thresholds);
     PMUSIM_ADD_TEST(s, test_events_first_rows);
