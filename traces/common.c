@@ -379,7 +379,7 @@ static gboolean parse_event_pair(const char *s, uint32_t *key)
     return TRUE;
 }
 
-/* The pairs of an event-list key ("events", "evsum"), sorted; NULL when
+/* The pairs of an event-list key ("events", "evsum", "evspan"), sorted; NULL when
  * the key is absent. */
 static GArray *header_event_pairs(const pmusim_trace_header_t *h, const char *name)
 {
@@ -406,6 +406,11 @@ GArray *pmusim_trace_header_declared_events(const pmusim_trace_header_t *h)
 GArray *pmusim_trace_header_summed_events(const pmusim_trace_header_t *h)
 {
     return header_event_pairs(h, "evsum");
+}
+
+GArray *pmusim_trace_header_span_events(const pmusim_trace_header_t *h)
+{
+    return header_event_pairs(h, "evspan");
 }
 
 gboolean pmusim_declared_events_has(const GArray *keys, uint32_t code, uint32_t umask)

@@ -178,13 +178,18 @@ struct pmusim_model {
      * records that sum occurrences of several cycles, on which a threshold
      * cannot be evaluated; NULL when absent.  Set with trace_annotations. */
     GArray *trace_evsum;
+    /* The header's "evspan" key (pmusim_trace_header_span_events()): EVENT
+     * records of one interval of n cycles each; NULL when absent.  Set with
+     * trace_annotations, which also counts trace_header_sets up. */
+    GArray *trace_evspan;
+    uint32_t trace_header_sets;
     GPtrArray *notes;          /* char*, reported by pmusim_model_note */
 };
 
 #define PMUSIM_LOG_MAX 100000u
 
 void pmusim_model_base_init(pmusim_model_t *m, const pmusim_model_ops_t *ops, uint32_t nthreads);
-/* Sets trace_annotations, trace_events and trace_evsum from the trace's header (before
+/* Sets trace_annotations, trace_events, trace_evsum and trace_evspan from the trace's header (before
  * the first record of a replay). */
 void pmusim_model_set_trace_header(pmusim_model_t *m, const pmusim_trace_header_t *h);
 void pmusim_model_base_clear(pmusim_model_t *m);

@@ -347,6 +347,13 @@ GArray *pmusim_trace_header_declared_events(const pmusim_trace_header_t *h);
  * Returned as by the function above; NULL when the key is absent (every
  * record then holds one cycle's occurrences). */
 GArray *pmusim_trace_header_summed_events(const pmusim_trace_header_t *h);
+/* The header key "evspan" (docs/FORMAT.md, section 2; since session 22), in
+ * the syntax of "events": the EVENT records of which one of `n` stands for
+ * one occurrence in each of n consecutive cycles (one page walk of n
+ * cycles), so that a CMASK, INV or EDGE can be applied to the number of
+ * such intervals in progress per cycle.  A pair in both "evsum" and
+ * "evspan" is a span.  Returned as above; NULL when the key is absent. */
+GArray *pmusim_trace_header_span_events(const pmusim_trace_header_t *h);
 /* TRUE when `keys` (from the functions above) holds (code, umask) or (code, *). */
 gboolean pmusim_declared_events_has(const GArray *keys, uint32_t code, uint32_t umask);
 

@@ -55,6 +55,10 @@ void pmusim_model_set_trace_header(pmusim_model_t *m, const pmusim_trace_header_
     if (m->trace_evsum)
         g_array_free(m->trace_evsum, TRUE);
     m->trace_evsum = pmusim_trace_header_summed_events(h);
+    if (m->trace_evspan)
+        g_array_free(m->trace_evspan, TRUE);
+    m->trace_evspan = pmusim_trace_header_span_events(h);
+    m->trace_header_sets++;
 }
 
 void pmusim_model_base_clear(pmusim_model_t *m)
@@ -65,6 +69,9 @@ void pmusim_model_base_clear(pmusim_model_t *m)
     if (m->trace_evsum)
         g_array_free(m->trace_evsum, TRUE);
     m->trace_evsum = NULL;
+    if (m->trace_evspan)
+        g_array_free(m->trace_evspan, TRUE);
+    m->trace_evspan = NULL;
     if (m->diags)
         g_ptr_array_free(m->diags, TRUE);
     if (m->notes)

@@ -174,6 +174,9 @@ typedef struct x86_ctr {
     bool out_cond;  /* out_thr: condition of the stretch from out_seg */
     bool out_msr;   /* OUTSTANDING selected by MSR_OFFCORE_RSP_0 bit 38 (knm): no threshold */
     bool out_thr;   /* OUTSTANDING from a table row (wsm 0x60) with CMASK or EDGE */
+    /* OUTSTANDING with out_thr from EVENT records the header's "evspan"
+     * key lists: a record of n is one interval of n cycles from its cycle */
+    bool span;
     bool obs_fired; /* THRESH: incremented at the last close (observe_cycles) */
     uint64_t obs_v; /* THRESH: occurrences compared at the last close (observe_cycles) */
     /* THRESH, inside x86_consume_fast() only: the cycle `acc` belongs to
@@ -384,6 +387,7 @@ typedef struct x86_model {
     const x86_listeners_t *grps_lst[X86_MAX_THREADS];
     x86_grps_t grps;
     uint32_t compiled_ann; /* trace annotations the counters were compiled for */
+    uint32_t compiled_hdr; /* base.trace_header_sets when they were compiled ("evspan") */
     uint8_t core_active[X86_MAX_THREADS]; /* per core: active threads (x86_core_powered) */
     bool gap_mode;
     bool finished;
@@ -1222,10 +1226,16 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
     c->f = x86_filter_norm(c->f);
 
     bool thresholded = c->cmask != 0 || c->edge;
+    /* a threshold on EVENT records the header's "evspan" key lists: each
+     * record is an interval of n cycles (a page walk), and the count is
+     * that of intervals in progress per cycle, as requests in flight
+     * (docs/trace-events-x86.md, "Exact thresholds on walk records") */
+    c->span = thresholded && c->src == X86_SRC_EXPLICIT && !c->ev_bits &&
+              pmusim_declared_events_has(m->base.trace_evspan, code, umask);
     if (!(local_en && global_en) || c->restricted || slot >= X86_MAX_GP + X86_NUM_FIXED ||
         (slot < X86_MAX_GP && slot >= d->n_gp))
         c->cls = X86_CLS_OFF;
-    else if (c->src == X86_SRC_OUTSTANDING)
+    else if (c->src == X86_SRC_OUTSTANDING || c->span)
         c->cls = X86_CLS_OUTSTANDING;
     else if (x86_src_is_clock(c->src))
         c->cls = thresholded ? X86_CLS_THRESH : X86_CLS_RATE;
@@ -1383,6 +1393,7 @@ static void x86_recompile(x86_model_t *m)
 {
     x86_thr_unready(m);
     m->compiled_ann = m->base.trace_annotations;
+    m->compiled_hdr = m->base.trace_header_sets;
     x86_units_sync_all(m);
     x86_sync_to(m, m->now);
     uint32_t nt = m->base.nthreads;
@@ -2083,7 +2094,8 @@ static inline uint64_t x86_outstanding_push(x86_model_t *m, x86_ctr_t *c, const 
                                            uint64_t cur)
 {
     x86_ctr_sync(m, c, cur); /* the others' rates do not change */
-    uint32_t lat = r->oc.latency ? r->oc.latency : 1;
+    /* an "evspan" EVENT record of n: n cycles (n >= 1, x86_count_event()) */
+    uint64_t lat = c->span ? r->n : r->oc.latency ? r->oc.latency : 1;
     x86_heap_push(&c->out_ends, x86_sat_add(cur, lat));
     x86_out_update(m, c, cur);
     c->next_ev = x86_out_next_event(c);
@@ -2239,10 +2251,14 @@ static void x86_count_event(x86_model_t *m, x86_thread_t *th, const pmusim_rec_t
             continue;
         if (G_UNLIKELY(c->pebs_armed) && r->n)
             x86_pebs_assist(m, c, r);
-        if (c->cls == X86_CLS_DIRECT)
+        if (c->cls == X86_CLS_DIRECT) {
             x86_ctr_add(m, c, r->n, m->cur, r);
-        else
+        } else if (c->span) {
+            if (r->n) /* one interval from this cycle (x86_outstanding_push()) */
+                x86_outstanding_start(m, c, r);
+        } else {
             c->acc += r->n;
+        }
     }
 }
 
@@ -4042,7 +4058,8 @@ void x86_consume(pmusim_model_t *base, const pmusim_rec_t *recs, size_t n)
         pmusim_model_diag(base, "%zu records after the end of the trace ignored", n);
         return;
     }
-    if (G_UNLIKELY(m->compiled_ann != base->trace_annotations))
+    if (G_UNLIKELY(m->compiled_ann != base->trace_annotations ||
+                   m->compiled_hdr != base->trace_header_sets))
         x86_recompile(m); /* pmusim_replay() has read the trace header */
     for (size_t i = 0; i < n; i++) {
         if (x86_fast_ok(m)) {
@@ -4615,8 +4632,8 @@ static void x86_counter_source_of(const x86_model_t *m, const x86_ctr_t *c,
 static bool x86_ev_summed(const x86_model_t *m, const x86_ctr_t *c, uint8_t code, uint8_t umask)
 {
     const GArray *sum = m->base.trace_evsum;
-    if (!sum || (c->src != X86_SRC_EXPLICIT && !c->ev_bits))
-        return false;
+    if (!sum || (c->src != X86_SRC_EXPLICIT && !c->ev_bits) || c->span)
+        return false; /* "evspan" wins over "evsum" */
     if (c->src == X86_SRC_EXPLICIT && !c->ev_bits)
         return pmusim_declared_events_has(sum, code, umask);
     for (unsigned b = 0; b < 8; b++)

@@ -1310,6 +1310,74 @@ static void test_evsum_thresholds(void)
     }
 }
 
+/* The header's "evspan" key: an EVENT record of n of a listed pair is one
+ * interval of n cycles (a page walk), placed from the record's cycle on,
+ * and a CMASK/INV/EDGE counts the intervals in progress per cycle, as
+ * requests in flight.  DTLB_MISSES:WALK_CYCLES (0x49/0x04) with INSN
+ * records at cycles 0 and 39 (40 cycles).  Case 0, walks apart: 3 cycles
+ * at 5 ([5, 8)) and 4 at 20 ([20, 24)): plain 7, c=1 7, c=1 e=1 2 (one
+ * per walk), c=1 i=1 33, c=2 0.  Case 1, abutting: 3 at 5 and 2 at 8
+ * ([8, 10)): plain 5, c=1 5, EDGE 1 (the in-progress count never drops to
+ * 0), i=1 35, c=2 0.  Case 2, overlapping: 3 at 5 and 4 at 6 ([6, 10)):
+ * plain 7, c=1 5, EDGE 1, i=1 35, c=2 2 (cycles 6 and 7).  Case 3, the
+ * key absent (the pair in evsum only): the thresholded ones read
+ * <not in trace>, the plain count 7 as before. */
+static void test_evspan_walks(void)
+{
+    static const uint64_t at[4][2] = {{5, 20}, {5, 8}, {5, 6}, {5, 20}};
+    static const uint64_t len[4][2] = {{3, 4}, {3, 2}, {3, 4}, {3, 4}};
+    static const uint64_t want[4][5] = {
+        {7, 7, 2, 33, 0}, {5, 5, 1, 35, 0}, {7, 5, 1, 35, 2}, {7, 0, 0, 0, 0}};
+    for (int v = 0; v < 4; v++) {
+        pmusim_model_t *m = mk("wsm", 1);
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+        pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL & ~PMUSIM_ANN_ALAT);
+        pmusim_trace_header_set_meta(&h, "events", "0x49/0x04");
+        pmusim_trace_header_set_meta(&h, "evsum", "0x49/0x04");
+        if (v < 3)
+            pmusim_trace_header_set_meta(&h, "evspan", "0x49/0x04");
+        pmusim_model_set_trace_header(m, &h);
+        pmusim_trace_header_clear(&h);
+        wr(m, EVTSEL0 + 0, EVT(0x49, 0x04) | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 1, EVT(0x49, 0x04) | CMASK(1) | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 2, EVT(0x49, 0x04) | CMASK(1) | EDGE | EN | USR | OS, 0);
+        wr(m, EVTSEL0 + 3, EVT(0x49, 0x04) | CMASK(1) | INV | EN | USR | OS, 0);
+        pmusim_rec_t t[] = {insn(0, 0, 3), event(at[v][0], 0x49, 0x04, len[v][0]),
+                            event(at[v][1], 0x49, 0x04, len[v][1]), insn(39, 0, 3)};
+        run(m, t, G_N_ELEMENTS(t));
+        pmusim_report_t rep;
+        pmusim_report_init(&rep);
+        m->ops->report(m, &rep);
+        CU_ASSERT_EQUAL(rep.cycles, 40);
+        static const char *const reg[4] = {"IA32_PMC0", "IA32_PMC1", "IA32_PMC2", "IA32_PMC3"};
+        for (int k = 0; k < 4; k++) {
+            const pmusim_counter_result_t *r = result(&rep, reg[k], 0);
+            CU_ASSERT_EQUAL(r->status, v == 3 && k ? PMUSIM_COUNT_NOT_IN_TRACE : PMUSIM_COUNT_OK);
+            if (v < 3 || !k)
+                CU_ASSERT_EQUAL(r->value, want[v][k]);
+        }
+        pmusim_report_clear(&rep);
+        pmusim_model_free(m);
+        /* c=2: two walks in progress */
+        m = mk("wsm", 1);
+        pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 1);
+        pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL & ~PMUSIM_ANN_ALAT);
+        if (v < 3)
+            pmusim_trace_header_set_meta(&h, "evspan", "0x49/0x04");
+        pmusim_model_set_trace_header(m, &h);
+        pmusim_trace_header_clear(&h);
+        wr(m, EVTSEL0 + 0, EVT(0x49, 0x04) | CMASK(2) | EN | USR | OS, 0);
+        run(m, t, G_N_ELEMENTS(t));
+        pmusim_report_init(&rep);
+        m->ops->report(m, &rep);
+        if (v < 3)
+            CU_ASSERT_EQUAL(result(&rep, "IA32_PMC0", 0)->value, want[v][4]);
+        pmusim_report_clear(&rep);
+        pmusim_model_free(m);
+    }
+}
+
 /* The loop stream detector's records (docs/trace-events-x86.md, "The loop
  * stream detector"): the model writes LSD:UOPS one record per cycle in
  * which the detector delivered uops (listed in `events`, not in `evsum`)
@@ -2998,6 +3066,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_not_in_trace_status);
     PMUSIM_ADD_TEST(s, test_declared_events);
     PMUSIM_ADD_TEST(s, test_evsum_thresholds);
+    PMUSIM_ADD_TEST(s, test_evspan_walks);
     PMUSIM_ADD_TEST(s, test_lsd_records);
     PMUSIM_ADD_TEST(s, test_forms);
     PMUSIM_ADD_TEST(s, test_mem_inst_once);
