@@ -2419,7 +2419,7 @@ static void rs_pop(uarch_rs_t *rs)
 /* The first cycle from d on at which `uops` entries of the station are
  * free (an instruction with more uops than the station has entries waits
  * for all of them); the uops that left by then are taken out. */
-static uint64_t rs_room(uarch_rs_t *rs, uint64_t d, uint32_t uops)
+static uint64_t rs_room_slow(uarch_rs_t *rs, uint64_t d, uint32_t uops)
 {
     if (uops > rs->size)
         uops = rs->size;
@@ -2439,8 +2439,22 @@ static uint64_t rs_room(uarch_rs_t *rs, uint64_t d, uint32_t uops)
     }
 }
 
+/* rs_room_slow()'s common case inline: the uops that left by d are the
+ * next cycle's gathered ones at most, and there is room. */
+static inline __attribute__((always_inline)) uint64_t rs_room(uarch_rs_t *rs, uint64_t d,
+                                                              uint32_t uops)
+{
+    if (rs->next_uops && rs->next_leave <= d) {
+        rs->used -= rs->next_uops;
+        rs->next_uops = 0;
+    }
+    if ((rs->n == 0 || rs->h[0].leave > d) && rs->used + MIN(uops, rs->size) <= rs->size)
+        return d;
+    return rs_room_slow(rs, d, uops);
+}
+
 /* Puts `uops` entries leaving at `leave` into the heap. */
-static void rs_push(uarch_rs_t *rs, uint64_t leave, uint32_t uops)
+static G_GNUC_NO_INLINE void rs_push(uarch_rs_t *rs, uint64_t leave, uint32_t uops)
 {
     g_assert(rs->n < UARCH_RS_MAX);
     uint32_t i = rs->n++;
@@ -2455,8 +2469,9 @@ static void rs_push(uarch_rs_t *rs, uint64_t leave, uint32_t uops)
  * cycle after d, or when the data of the load it waits for are back (the
  * thread's ring of load data cycles, before the instruction's own loads
  * enter it, access_done()). */
-static void rs_enter(uarch_rs_t *rs, const uarch_thread_t *t, const pmusim_uarch_insn_t *in,
-                     const pmusim_uarch_access_t *acc, uint32_t nacc, uint64_t d, uint32_t uops)
+static inline __attribute__((always_inline)) void
+rs_enter(uarch_rs_t *rs, const uarch_thread_t *t, const pmusim_uarch_insn_t *in,
+         const pmusim_uarch_access_t *acc, uint32_t nacc, uint64_t d, uint32_t uops)
 {
     uint64_t leave = d + 1;
     if (in->rdep) {
