@@ -170,6 +170,12 @@ enum {
  * elements: each holds at least one of the `used` <= size entries). */
 typedef struct uarch_rs {
     uint32_t size, used, n;
+    /* the uops that leave at next_leave, kept out of the heap (the common
+     * case: an instruction that waits for no load leaves the cycle after
+     * its allocation; rs_enter()); next_uops 0: none.  They count in
+     * `used`; the heap holds the others. */
+    uint32_t next_uops;
+    uint64_t next_leave;
     struct uarch_rs_ent { uint64_t leave; uint32_t uops; } h[UARCH_RS_MAX];
 } uarch_rs_t;
 
@@ -2413,25 +2419,59 @@ static void rs_pop(uarch_rs_t *rs)
 /* The first cycle from d on at which `uops` entries of the station are
  * free (an instruction with more uops than the station has entries waits
  * for all of them); the uops that left by then are taken out. */
-static uint64_t rs_room(uarch_rs_t *rs, uint64_t d, uint32_t uops)
+static uint64_t rs_room_slow(uarch_rs_t *rs, uint64_t d, uint32_t uops)
 {
     if (uops > rs->size)
         uops = rs->size;
     for (;;) {
+        if (rs->next_uops && rs->next_leave <= d) {
+            rs->used -= rs->next_uops;
+            rs->next_uops = 0;
+        }
         while (rs->n && rs->h[0].leave <= d)
             rs_pop(rs);
         if (rs->used + uops <= rs->size)
             return d;
-        d = rs->h[0].leave;
+        /* something is in: the station is not empty (used > 0) */
+        d = rs->n ? rs->h[0].leave : UINT64_MAX;
+        if (rs->next_uops && rs->next_leave < d)
+            d = rs->next_leave;
     }
+}
+
+/* rs_room_slow()'s common case inline: the uops that left by d are the
+ * next cycle's gathered ones at most, and there is room. */
+static inline __attribute__((always_inline)) uint64_t rs_room(uarch_rs_t *rs, uint64_t d,
+                                                              uint32_t uops)
+{
+    if (rs->next_uops && rs->next_leave <= d) {
+        rs->used -= rs->next_uops;
+        rs->next_uops = 0;
+    }
+    if ((rs->n == 0 || rs->h[0].leave > d) && rs->used + MIN(uops, rs->size) <= rs->size)
+        return d;
+    return rs_room_slow(rs, d, uops);
+}
+
+/* Puts `uops` entries leaving at `leave` into the heap. */
+static G_GNUC_NO_INLINE void rs_push(uarch_rs_t *rs, uint64_t leave, uint32_t uops)
+{
+    g_assert(rs->n < UARCH_RS_MAX);
+    uint32_t i = rs->n++;
+    while (i && rs->h[(i - 1) / 2].leave > leave) {
+        rs->h[i] = rs->h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    rs->h[i] = (struct uarch_rs_ent){ leave, uops };
 }
 
 /* An instruction allocated at d takes `uops` entries until it leaves: the
  * cycle after d, or when the data of the load it waits for are back (the
  * thread's ring of load data cycles, before the instruction's own loads
  * enter it, access_done()). */
-static void rs_enter(uarch_rs_t *rs, const uarch_thread_t *t, const pmusim_uarch_insn_t *in,
-                     const pmusim_uarch_access_t *acc, uint32_t nacc, uint64_t d, uint32_t uops)
+static inline __attribute__((always_inline)) void
+rs_enter(uarch_rs_t *rs, const uarch_thread_t *t, const pmusim_uarch_insn_t *in,
+         const pmusim_uarch_access_t *acc, uint32_t nacc, uint64_t d, uint32_t uops)
 {
     uint64_t leave = d + 1;
     if (in->rdep) {
@@ -2445,14 +2485,25 @@ static void rs_enter(uarch_rs_t *rs, const uarch_thread_t *t, const pmusim_uarch
     if (uops > rs->size)
         uops = rs->size;
     /* rs_room() made the room at d or before; nothing entered since */
-    g_assert(rs->used + uops <= rs->size && rs->n < UARCH_RS_MAX);
+    g_assert(rs->used + uops <= rs->size);
     rs->used += uops;
-    uint32_t i = rs->n++;
-    while (i && rs->h[(i - 1) / 2].leave > leave) {
-        rs->h[i] = rs->h[(i - 1) / 2];
-        i = (i - 1) / 2;
+    /* Entries with the same leaving cycle leave together (rs_room() takes
+     * out all those leaving by a cycle), so they may share one element:
+     * the ones leaving the next cycle gather in next_uops, and go to the
+     * heap as one element only if another next cycle comes while they
+     * are in (an SMT thread allocating earlier than the last one). */
+    if (leave == d + 1) {
+        if (rs->next_uops && rs->next_leave != leave)
+            rs_push(rs, rs->next_leave, rs->next_uops);
+        else if (rs->next_uops) {
+            rs->next_uops += uops;
+            return;
+        }
+        rs->next_leave = leave;
+        rs->next_uops = uops;
+        return;
     }
-    rs->h[i] = (struct uarch_rs_ent){ leave, uops };
+    rs_push(rs, leave, uops);
 }
 
 /* The cycle an instruction of `uops` slots (dispatch's) with accesses
