@@ -1700,6 +1700,8 @@ G_ALWAYS_INLINE static inline int bin_decode_loop(pmusim_trace_reader_t *r, pmus
                 RD_BYTE(dep);
                 if (dep > PMUSIM_MEM_MAX_DEP)
                     BAD("memory dep above 63");
+                if (dep == 0) /* FORMAT.md §4: 1-63; without one it is a 0x96 */
+                    BAD("MEM record 0x97 with dep 0 (its dep is 1-63; a MEM record without one is 0x96)");
                 if (dep && ia64)
                     BAD("memory dep (a load's address dependence) on IA-64: x86 only");
                 if (dep && (b & 1))

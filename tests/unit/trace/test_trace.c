@@ -2591,6 +2591,11 @@ static void test_dep_field(void)
     put(s, (const guint8 *)v2, 14);
     PUT(s, 0x08, 0x01, 0x01, 0x97, 0x01, 0x08, 0x01, 0x04, 0x00, 0x95, 0x02);
     expect_stream_error(s, F, "on a store", "record 1");
+    /* ... with dep 0: FORMAT.md gives 0x97 a dep of 1-63 */
+    s = g_byte_array_new();
+    put(s, (const guint8 *)v2, 14);
+    PUT(s, 0x08, 0x01, 0x01, 0x97, 0x00, 0x08, 0x00, 0x04, 0x00, 0x95, 0x02);
+    expect_stream_error(s, F, "MEM record 0x97 with dep 0", "byte 17 of the decompressed stream, record 1");
     s = stream_new();
     PUT(s, 0x08, 0x01, 0x01, 0x97, 0x00, 0x08, 0x01, 0x04, 0x00, 0x95, 0x02);
     expect_stream_error(s, F, "MEM record (0x97) in a version 1", NULL);
