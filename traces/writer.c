@@ -730,104 +730,227 @@ static gboolean w_bin_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GErro
     return TRUE;
 }
 
-/* ---- text records (canonical form, FORMAT.md "Text form") ---- */
+/* ---- text records (canonical form, FORMAT.md "Text form") ----
+ *
+ * A record's line is built in a stack buffer by the small appenders below,
+ * not by printf: `trace dump` and `trace convert --to text` spent about
+ * 8,400 host instructions a record in g_string_append_printf's vasprintf,
+ * malloc and free (session 23, callgrind).  The longest line without a
+ * MARKER's name is under 400 bytes; TEXT_LINE_MAX leaves room. */
 
-static void fmt_mem(GString *s, const pmusim_mem_t *m)
+#define TEXT_LINE_MAX 768
+
+static inline char *put_s(char *p, const char *s)
 {
-    g_string_append_printf(s, " mem=%s addr=0x%" PRIx64 " size=%u lvl=%s lat=%u tlb=%s",
-                           m->is_store ? "st" : "ld", m->addr, m->size, tr_level_names[m->level],
-                           m->latency, tr_tlb_names[m->tlb]);
-    if (m->alat)
-        g_string_append_printf(s, " alat=%s", tr_alat_names[m->alat]);
-    if (m->dep)
-        g_string_append_printf(s, " dep=%u", m->dep);
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return p + n;
 }
 
-static void fmt_insn(GString *s, gboolean ia64, const pmusim_rec_t *r)
+/* a literal of known length */
+#define PUT_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+static inline char *put_u(char *p, uint64_t v)
 {
-    g_string_append_printf(s, " ip=0x%" PRIx64, r->ip);
-    if (ia64 || r->slot)
-        g_string_append_printf(s, " slot=%u", r->slot);
-    if (ia64 || r->unit)
-        g_string_append_printf(s, " unit=%s", tr_unit_names[r->unit]);
-    if (ia64 || r->insn)
-        g_string_append_printf(s, " enc=0x%011" PRIx64, r->insn);
-    if (!ia64 || r->len)
-        g_string_append_printf(s, " len=%u", r->len);
-    if (r->uops)
-        g_string_append_printf(s, " uops=%u", r->uops);
-    g_string_append_printf(s, " plm=%u", r->plm);
+    char t[20];
+    int n = 0;
+    do {
+        t[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = t[--n];
+    return p;
+}
+
+/* lower-case hex without 0x, at least `width` digits (zero-padded) */
+static inline char *put_x(char *p, uint64_t v, int width)
+{
+    static const char hex[] = "0123456789abcdef";
+    char t[16];
+    int n = 0;
+    do {
+        t[n++] = hex[v & 15];
+        v >>= 4;
+    } while (v);
+    while (n < width)
+        t[n++] = '0';
+    while (n)
+        *p++ = t[--n];
+    return p;
+}
+
+static char *fmt_mem(char *p, const pmusim_mem_t *m)
+{
+    p = PUT_LIT(p, " mem=");
+    p = put_s(p, m->is_store ? "st" : "ld");
+    p = PUT_LIT(p, " addr=0x");
+    p = put_x(p, m->addr, 1);
+    p = PUT_LIT(p, " size=");
+    p = put_u(p, m->size);
+    p = PUT_LIT(p, " lvl=");
+    p = put_s(p, tr_level_names[m->level]);
+    p = PUT_LIT(p, " lat=");
+    p = put_u(p, m->latency);
+    p = PUT_LIT(p, " tlb=");
+    p = put_s(p, tr_tlb_names[m->tlb]);
+    if (m->alat) {
+        p = PUT_LIT(p, " alat=");
+        p = put_s(p, tr_alat_names[m->alat]);
+    }
+    if (m->dep) {
+        p = PUT_LIT(p, " dep=");
+        p = put_u(p, m->dep);
+    }
+    return p;
+}
+
+static char *fmt_insn(char *p, gboolean ia64, const pmusim_rec_t *r)
+{
+    p = PUT_LIT(p, " ip=0x");
+    p = put_x(p, r->ip, 1);
+    if (ia64 || r->slot) {
+        p = PUT_LIT(p, " slot=");
+        p = put_u(p, r->slot);
+    }
+    if (ia64 || r->unit) {
+        p = PUT_LIT(p, " unit=");
+        p = put_s(p, tr_unit_names[r->unit]);
+    }
+    if (ia64 || r->insn) {
+        p = PUT_LIT(p, " enc=0x");
+        p = put_x(p, r->insn, 11);
+    }
+    if (!ia64 || r->len) {
+        p = PUT_LIT(p, " len=");
+        p = put_u(p, r->len);
+    }
+    if (r->uops) {
+        p = PUT_LIT(p, " uops=");
+        p = put_u(p, r->uops);
+    }
+    p = PUT_LIT(p, " plm=");
+    p = put_u(p, r->plm);
     if (r->flags & PMUSIM_F_IA32)
-        g_string_append(s, " ia32");
+        p = PUT_LIT(p, " ia32");
     if (r->flags & PMUSIM_F_NOP)
-        g_string_append(s, " nop");
+        p = PUT_LIT(p, " nop");
     if (r->flags & PMUSIM_F_PRED_OFF)
-        g_string_append(s, " predoff");
+        p = PUT_LIT(p, " predoff");
     if (r->flags & PMUSIM_F_FP)
-        g_string_append(s, " fp");
-    if (r->flags & PMUSIM_F_FPCLASS_MASK)
-        g_string_append_printf(s, " fpc=%s", tr_fpclass_names[PMUSIM_REC_FPCLASS(r->flags)]);
-    if ((r->flags & PMUSIM_F_OPKIND_MASK) && PMUSIM_REC_OPKIND(r->flags) < PMUSIM_OPK_COUNT)
-        g_string_append_printf(s, " opk=%s", tr_opkind_names[PMUSIM_REC_OPKIND(r->flags)]);
+        p = PUT_LIT(p, " fp");
+    if (r->flags & PMUSIM_F_FPCLASS_MASK) {
+        p = PUT_LIT(p, " fpc=");
+        p = put_s(p, tr_fpclass_names[PMUSIM_REC_FPCLASS(r->flags)]);
+    }
+    if ((r->flags & PMUSIM_F_OPKIND_MASK) && PMUSIM_REC_OPKIND(r->flags) < PMUSIM_OPK_COUNT) {
+        p = PUT_LIT(p, " opk=");
+        p = put_s(p, tr_opkind_names[PMUSIM_REC_OPKIND(r->flags)]);
+    }
     if (r->flags & PMUSIM_F_LOCK)
-        g_string_append(s, " lock");
+        p = PUT_LIT(p, " lock");
     if (r->flags & PMUSIM_F_STFWD_BLOCK)
-        g_string_append(s, " stfwd");
+        p = PUT_LIT(p, " stfwd");
     /* every bit has a name since session 19 (bit 15, stfwd): xflags= stays
      * a key the reader takes, the writer no longer needs it */
     const unsigned xf = r->flags & ~(0x7fu | PMUSIM_F_FPCLASS_MASK | PMUSIM_F_OPKIND_MASK |
                                      PMUSIM_F_LOCK | PMUSIM_F_STFWD_BLOCK);
-    if (xf)
-        g_string_append_printf(s, " xflags=0x%x", xf);
-    if (r->flags & PMUSIM_F_MEM)
-        fmt_mem(s, &r->mem);
-    if (r->flags & PMUSIM_F_BRANCH)
-        g_string_append_printf(s, " br=%s taken=%u target=0x%" PRIx64 " dir=%s tgt=%s det=%s",
-                               tr_brkind_names[r->br.kind], r->br.taken, r->br.target,
-                               r->br.dir_ok ? "ok" : "miss", r->br.tgt_ok ? "ok" : "miss",
-                               tr_detect_names[r->br.detect]);
-    if ((r->flags & PMUSIM_F_BRANCH) && r->br.dep)
-        g_string_append_printf(s, " bdep=%u", r->br.dep);
-    if (r->mem.rdep)
-        g_string_append_printf(s, " rdep=%u", r->mem.rdep);
-    if (r->flags & PMUSIM_F_OFFCORE) {
-        g_string_append_printf(s, " oc.req=%u oc.sup=%u", r->oc.req, r->oc.supplier);
-        if (r->oc.snoop == PMUSIM_OFFCORE_NONE)
-            g_string_append(s, " oc.snoop=none");
-        else
-            g_string_append_printf(s, " oc.snoop=%u", r->oc.snoop);
-        g_string_append_printf(s, " oc.lat=%u", r->oc.latency);
+    if (xf) {
+        p = PUT_LIT(p, " xflags=0x");
+        p = put_x(p, xf, 1);
     }
+    if (r->flags & PMUSIM_F_MEM)
+        p = fmt_mem(p, &r->mem);
+    if (r->flags & PMUSIM_F_BRANCH) {
+        p = PUT_LIT(p, " br=");
+        p = put_s(p, tr_brkind_names[r->br.kind]);
+        p = PUT_LIT(p, " taken=");
+        p = put_u(p, r->br.taken);
+        p = PUT_LIT(p, " target=0x");
+        p = put_x(p, r->br.target, 1);
+        p = PUT_LIT(p, " dir=");
+        p = put_s(p, r->br.dir_ok ? "ok" : "miss");
+        p = PUT_LIT(p, " tgt=");
+        p = put_s(p, r->br.tgt_ok ? "ok" : "miss");
+        p = PUT_LIT(p, " det=");
+        p = put_s(p, tr_detect_names[r->br.detect]);
+        if (r->br.dep) {
+            p = PUT_LIT(p, " bdep=");
+            p = put_u(p, r->br.dep);
+        }
+    }
+    if (r->mem.rdep) {
+        p = PUT_LIT(p, " rdep=");
+        p = put_u(p, r->mem.rdep);
+    }
+    if (r->flags & PMUSIM_F_OFFCORE) {
+        p = PUT_LIT(p, " oc.req=");
+        p = put_u(p, r->oc.req);
+        p = PUT_LIT(p, " oc.sup=");
+        p = put_u(p, r->oc.supplier);
+        if (r->oc.snoop == PMUSIM_OFFCORE_NONE) {
+            p = PUT_LIT(p, " oc.snoop=none");
+        } else {
+            p = PUT_LIT(p, " oc.snoop=");
+            p = put_u(p, r->oc.snoop);
+        }
+        p = PUT_LIT(p, " oc.lat=");
+        p = put_u(p, r->oc.latency);
+    }
+    return p;
 }
 
 static gboolean w_text_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GError **error)
 {
-    GString *s = w->line;
-    g_string_printf(s, "%" PRIu64 " %u %s", r->cycle, r->thread, tr_kind_names[r->kind]);
+    char buf[TEXT_LINE_MAX];
+    char *p = buf;
+    p = put_u(p, r->cycle);
+    *p++ = ' ';
+    p = put_u(p, r->thread);
+    *p++ = ' ';
+    p = put_s(p, tr_kind_names[r->kind]);
     switch (r->kind) {
     case PMUSIM_REC_INSN:
-        fmt_insn(s, w->hdr.isa == PMUSIM_ISA_IA64, r);
+        p = fmt_insn(p, w->hdr.isa == PMUSIM_ISA_IA64, r);
         w->cur_plm[r->thread] = r->plm;
         break;
-    case PMUSIM_REC_MEM: fmt_mem(s, &r->mem); break;
-    case PMUSIM_REC_IDLE: g_string_append_printf(s, " n=%" PRIu64, r->n); break;
-    case PMUSIM_REC_THREAD: g_string_append(s, r->n ? " active" : " inactive"); break;
-    case PMUSIM_REC_EVENT:
-        g_string_append_printf(s, " code=0x%x umask=0x%x n=%" PRIu64, r->ev_code, r->ev_umask,
-                               r->n);
+    case PMUSIM_REC_MEM: p = fmt_mem(p, &r->mem); break;
+    case PMUSIM_REC_IDLE:
+        p = PUT_LIT(p, " n=");
+        p = put_u(p, r->n);
         break;
-    default:
+    case PMUSIM_REC_THREAD: p = r->n ? PUT_LIT(p, " active") : PUT_LIT(p, " inactive"); break;
+    case PMUSIM_REC_EVENT:
+        p = PUT_LIT(p, " code=0x");
+        p = put_x(p, r->ev_code, 1);
+        p = PUT_LIT(p, " umask=0x");
+        p = put_x(p, r->ev_umask, 1);
+        p = PUT_LIT(p, " n=");
+        p = put_u(p, r->n);
+        break;
+    default: {
+        /* a name of any length (a MARKER's text): the GString */
+        GString *s = w->line;
+        g_string_truncate(s, 0);
+        g_string_append_len(s, buf, p - buf);
         g_string_append_c(s, ' ');
         tr_escape(s, r->name, TRUE);
-        break;
+        g_string_append_c(s, '\n');
+        if (fwrite(s->str, 1, s->len, w->fp) != s->len)
+            return w_io_error(w, error, "write failed");
+        return TRUE;
+    }
     }
     /* IDLE and EVENT: plm only where it differs from the default, the
      * thread's current level (FORMAT.md §3) */
     if ((r->kind == PMUSIM_REC_IDLE || r->kind == PMUSIM_REC_EVENT) &&
-        r->plm != w->cur_plm[r->thread])
-        g_string_append_printf(s, " plm=%u", r->plm);
-    g_string_append_c(s, '\n');
-    if (fwrite(s->str, 1, s->len, w->fp) != s->len)
+        r->plm != w->cur_plm[r->thread]) {
+        p = PUT_LIT(p, " plm=");
+        p = put_u(p, r->plm);
+    }
+    *p++ = '\n';
+    g_assert((size_t)(p - buf) <= sizeof buf);
+    if (fwrite(buf, 1, (size_t)(p - buf), w->fp) != (size_t)(p - buf))
         return w_io_error(w, error, "write failed");
     return TRUE;
 }
