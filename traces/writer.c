@@ -636,22 +636,44 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, w_ent_t **went_ne
     uint64_t xb = wb ^ e->b;
     uint64_t diff = ((w_word(r, W_OFF_A) & WK_A) ^ e->a) | (r->insn ^ e->insn) |
                     (uint64_t)(r->uops ^ e->uops) | ((wm ^ e->m) & WK_MSTAT) |
-                    (xb & WK_BKIND) | ((w_word(r, W_OFF_O) & k->o) ^ e->o) |
-                    (uint64_t)((uint8_t)(r->mem.dep & mm) ^ e->dep) |
-                    (uint64_t)((uint8_t)(r->br.dep & k->target) ^ e->bdep) |
-                    (uint64_t)(r->mem.rdep ^ e->rdep);
+                    (xb & WK_BKIND) | ((w_word(r, W_OFF_O) & k->o) ^ e->o);
+    /* the three dependence fields: distances that change from one run of
+     * an instruction to the next (docs/CAPTURE.md, "Dependences of other
+     * instructions"), the usual reason for a field mask in a capture */
+    const uint8_t dep = (uint8_t)(r->mem.dep & mm);
+    const uint8_t bdep = (uint8_t)(r->br.dep & k->target);
+    const uint8_t rdep = r->mem.rdep;
+    unsigned xd = (unsigned)(dep ^ e->dep) | (unsigned)(bdep ^ e->bdep) |
+                  (unsigned)(rdep ^ e->rdep);
     uint64_t xt = target ^ e->target;
-    if (G_UNLIKELY(diff | xt)) {
+    if (G_UNLIKELY(diff | xt | xd)) {
         if (diff)
             return enc_insn_fields(went, went_next, e, next_pos, ia64, o, p, h, r);
-        /* only the branch target differs (an indirect branch, or another
-         * branch at this entry): the mask TR_M_BRTARGET in two bytes */
-        _Static_assert(TR_M_BRTARGET >= 0x80 && TR_M_BRTARGET < 0x4000, "mask width");
+        /* only the branch target (an indirect branch, or another branch
+         * at this entry) or the dependence fields differ: the mask in two
+         * bytes (every bit of it is at least 0x80), then the fields in
+         * enc_fields()'s order */
+        _Static_assert(TR_M_BRTARGET >= 0x80 && TR_M_MEMDEP >= 0x80 && TR_M_BRDEP >= 0x80 &&
+                           TR_M_RDEP >= 0x80 && TR_M_BRTARGET < TR_M_MEMDEP &&
+                           TR_M_MEMDEP < TR_M_BRDEP && TR_M_BRDEP < TR_M_RDEP &&
+                           TR_M_RDEP < 0x4000,
+                       "mask width and field order");
+        unsigned m = (xt ? TR_M_BRTARGET : 0) | (dep != e->dep ? TR_M_MEMDEP : 0) |
+                     (bdep != e->bdep ? TR_M_BRDEP : 0) | (rdep != e->rdep ? TR_M_RDEP : 0);
         h |= TR_H_FIELDS;
-        p[0] = (uint8_t)(TR_M_BRTARGET | 0x80);
-        p[1] = (uint8_t)(TR_M_BRTARGET >> 7);
-        p = put_varint(p + 2, tr_zigzag((int64_t)(target - r->ip)));
-        e->target = target;
+        p[0] = (uint8_t)((m & 0x7fu) | 0x80u);
+        p[1] = (uint8_t)(m >> 7);
+        p += 2;
+        if (xt) {
+            p = put_varint(p, tr_zigzag((int64_t)(target - r->ip)));
+            e->target = target;
+        }
+        if (m & TR_M_MEMDEP) *p++ = dep;
+        if (m & TR_M_BRDEP) *p++ = bdep;
+        if (m & TR_M_RDEP) *p++ = rdep;
+        e->dep = dep;
+        e->bdep = bdep;
+        e->rdep = rdep;
     }
     return enc_tail(went, went_next, e, next_pos, ia64, o, p, h, r, mm, wm, wb, xb, target);
 }
