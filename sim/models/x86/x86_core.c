@@ -297,6 +297,10 @@ typedef struct x86_grps {
     x86_ctr_t *ctr[X86_LISTENERS];
     uint64_t k[X86_LISTENERS];
     uint32_t wm[X86_LISTENERS];
+    /* the counters' fmask (uops of which a fused record weighs one less,
+     * x86_uops_weight()): the loop takes that one off in its rare branch
+     * (x86_fast_grp_fused()), the flush from the records (x86_grp_weight()) */
+    uint16_t fm[X86_LISTENERS];
 } x86_grps_t;
 
 typedef struct x86_model {
@@ -1627,16 +1631,17 @@ static void x86_recompile(x86_model_t *m)
             }
     }
     m->has_gen = m->loop_gen = m->loop_filt = m->fuse_loop = false;
-    bool fuse_thr = false; /* a thresholded count of uops with fmask */
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
             x86_listeners_t *l = &m->th[t].lst[p];
             m->has_gen = m->has_gen || l->n_gen;
-            for (uint32_t j = 0; j < l->n_gen; j++) {
+            for (uint32_t j = 0; j < l->n_gen; j++)
                 m->fuse_loop = m->fuse_loop || l->gen[j]->fmask;
-                fuse_thr = fuse_thr || (l->gen[j]->fmask && l->gen[j]->cls == X86_CLS_THRESH);
-            }
-            for (uint32_t j = 0; j < l->n_dgen + l->n_tgen; j++) {
+            /* the X86_HIST_GEN variants take a fused record's uop off the
+             * running counts of groups (x86_fast_grp_fused()), not off the
+             * tgen listeners, which they feed from those */
+            const uint32_t nfl = l->n_dgen + (m->hist_mode == X86_HIST_GEN ? 0 : l->n_tgen);
+            for (uint32_t j = 0; j < nfl; j++) {
                 x86_ctr_t *c = j < l->n_dgen ? l->dgen[j] : l->tgen[j - l->n_dgen];
                 if (c->fmask)
                     l->fused[l->n_fused++] = c;
@@ -1645,10 +1650,7 @@ static void x86_recompile(x86_model_t *m)
             m->loop_gen = m->loop_gen || l->n_dgen || (l->n_tgen && m->hist_mode != X86_HIST_GEN);
             m->loop_filt = m->loop_filt || l->n_ffilt;
         }
-    /* the X86_HIST_GEN variants feed every thresholded count from the
-     * running counts of groups, which take a record as an occurrence at
-     * least: with a fused record's weight of 0 in one, the general path */
-    m->thresh_fast = x86_thresh_fast_ok(m) && !(fuse_thr && m->hist_mode == X86_HIST_GEN);
+    m->thresh_fast = x86_thresh_fast_ok(m);
     m->gen_fast = x86_gen_fast_ok(m);
     m->grps_ok = false;
     x86_rates_update(m);
@@ -2642,12 +2644,13 @@ static __attribute__((noinline)) void x86_grps_build(x86_grps_t *gr,
         const uint32_t wm = c->src == X86_SRC_UOPS ? UINT32_MAX : 0;
         uint32_t g = 0;
         while (g < gr->n && !(gr->feed[g] == feed[i] && gr->k[g] == k && gr->wm[g] == wm &&
-                              gr->edge[g] == c->edge))
+                              gr->edge[g] == c->edge && gr->fm[g] == c->fmask))
             g++;
         if (g == gr->n) {
             gr->feed[g] = feed[i];
             gr->k[g] = k;
             gr->wm[g] = wm;
+            gr->fm[g] = c->fmask;
             gr->edge[g] = c->edge;
             gr->n_ctr[g] = 0;
             gr->n++;
@@ -2670,6 +2673,14 @@ static __attribute__((noinline)) void x86_grps_build(x86_grps_t *gr,
     }
 }
 
+/* The occurrences of INSN record r for the running count of a group of
+ * weight mask wm and fmask fm (x86_grps_t): x86_hist_weight(), a fused
+ * record one less when fm is set. */
+static inline uint64_t x86_grp_weight(const pmusim_rec_t *r, uint32_t wm, uint16_t fm)
+{
+    return x86_hist_weight(r, wm) - ((r->flags & fm) == X86_F_FUSED_BITS);
+}
+
 /* At the end of the X86_HIST_GEN variants: group g's closes, as
  * x86_hist_flush() makes them for one thread (the occurrences of cycles
  * cur0 and with EDGE cur0 + 1, end - 1 and end counted again from the
@@ -2684,6 +2695,7 @@ static __attribute__((noinline)) void x86_grp_flush(const x86_grps_t *gr, uint32
 {
     x86_ctr_t *const *cs = &gr->ctr[gr->first[g]];
     const uint32_t nc = gr->n_ctr[g], feed = gr->feed[g], wm = gr->wm[g];
+    const uint16_t fm = gr->fm[g];
     if (cyc == cur0) {
         for (uint32_t j = 0; j < nc; j++)
             cs[j]->acc += occ;
@@ -2694,9 +2706,9 @@ static __attribute__((noinline)) void x86_grp_flush(const x86_grps_t *gr, uint32
     for (size_t i = k0; i < k && recs[i].cycle - cur0 <= (uint64_t)edge; i++)
         if (recs[i].kind == PMUSIM_REC_INSN && ((feed >> recs[i].thread) & 1)) {
             if (recs[i].cycle == cur0)
-                occ0 += x86_hist_weight(&recs[i], wm);
+                occ0 += x86_grp_weight(&recs[i], wm, fm);
             else
-                occ1 += x86_hist_weight(&recs[i], wm);
+                occ1 += x86_grp_weight(&recs[i], wm, fm);
         }
     const uint64_t kk = gr->k[g];
     const bool open = cyc == end, after0 = end - 1 != cur0;
@@ -2705,7 +2717,7 @@ static __attribute__((noinline)) void x86_grp_flush(const x86_grps_t *gr, uint32
         for (size_t i = k; i > k0 && recs[i - 1].cycle + 1 >= end; i--) {
             const pmusim_rec_t *r = &recs[i - 1];
             if (r->kind == PMUSIM_REC_INSN && ((feed >> r->thread) & 1) && r->cycle != end)
-                occ_e1 += x86_hist_weight(r, wm);
+                occ_e1 += x86_grp_weight(r, wm, fm);
         }
     const bool met_end = open && occ >= kk, met_e1 = after0 && occ_e1 >= kk;
     const bool met1 = cur0 + 1 != end && occ1 >= kk;
@@ -3174,12 +3186,57 @@ static inline void x86_fast_hist_fused(const pmusim_rec_t *r, uint64_t cur, bool
     }
 }
 
+/* The running counts of the groups of the X86_HIST_GEN variants inside
+ * x86_consume_fast() (its arrays, x86_grps_t): for x86_fast_grp_fused(),
+ * the groups a thread feeds (`of`, n; group 0 alone in X86_HIST_GU1). */
+typedef struct x86_grp_run {
+    const x86_grps_t *gr;
+    const uint8_t *of;
+    uint32_t n;
+    uint64_t *cyc, *occ, *met, *last;
+    const uint64_t *k, *lim;
+    const uint32_t *wm;
+} x86_grp_run_t;
+
+/* x86_fast_hist_fused() for the groups of the X86_HIST_GEN and
+ * X86_HIST_GU1 variants that thread's INSN record r of kind fused feeds in
+ * cycle cur, those with fmask: the cycle is opened here and its
+ * occurrences o0 so far set to o0 - 1, modulo 2^64, so that the loop's
+ * step, which adds r's full weight w, leaves o0 + w - 1.  X86_HIST_GU1's
+ * step counts the met cycles as (o0 < k) - (o1 < k): the difference of
+ * its met test from the true one is taken off `met` here.  The
+ * X86_HIST_GEN step's met test is (o0 < k) & (o1 >= k), to which o0 - 1
+ * is all ones (nothing met) when o0 is 0: the met step (with EDGE, `last`
+ * and `lim`) is made here, and the step's own one, when it comes, finds
+ * `last` at cur and adds nothing (a met test true at o0 = k comes after
+ * the cycle met, `last` at cur too). */
+static inline __attribute__((always_inline)) void
+x86_fast_grp_fused(const pmusim_rec_t *r, uint64_t cur, unsigned hmode, const x86_grp_run_t *gs)
+{
+    for (uint32_t j = 0; j < gs->n; j++) {
+        const uint32_t g = hmode == X86_HIST_GU1 ? 0 : gs->of[j];
+        if (!gs->gr->fm[g])
+            continue;
+        const uint64_t k = gs->k[g], o0 = gs->cyc[g] == cur ? gs->occ[g] : 0;
+        if (hmode == X86_HIST_GU1) {
+            gs->met[g] += (uint64_t)(o0 < k) - (uint64_t)(o0 - 1 < k);
+        } else if (o0 < k && o0 + x86_hist_weight(r, gs->wm[g]) - 1 >= k) {
+            gs->met[g] += cur - gs->last[g] > gs->lim[g];
+            gs->last[g] = cur;
+        }
+        gs->cyc[g] = cur;
+        gs->occ[g] = o0 - 1;
+    }
+}
+
 /* Inside x86_consume_fast() (fuse_loop), at both places of its rare branch
  * where it takes an INSN record r of kind fused of a thread (the short path
  * at its head; after the FP_MMX_TRANS step or beside a request's start):
  * r's uop off the counts (x86_fast_fused()) and, in the X86_HIST_ANY,
  * X86_HIST_EDGE and X86_HIST_TWO variants when the thread's running count h
- * has fmask, off that count (x86_fast_hist_fused()).  full: the thread may take no more
+ * has fmask, off that count (x86_fast_hist_fused()); in the X86_HIST_GEN
+ * and X86_HIST_GU1 ones off the running counts of the groups gs with
+ * fmask that the thread feeds (x86_fast_grp_fused()).  full: the thread may take no more
  * records (seen = room); then nothing changes and false is returned, so
  * that the loop stops before r as at `take`.  The kind is tested by the
  * caller: with the test in here the single-thread X86_HIST_ANY loop took
@@ -3188,11 +3245,13 @@ static inline __attribute__((always_inline)) bool
 x86_fast_fused_rec(const pmusim_rec_t *r, uint64_t cur, const x86_listeners_t *l, bool full,
                    bool thr, unsigned hmode, const x86_hist_t *h, uint64_t *cyc, uint64_t *occ,
                    uint64_t *met, uint64_t *last, uint64_t k, uint64_t lim, uint64_t *met2,
-                   uint64_t k2)
+                   uint64_t k2, const x86_grp_run_t *gs)
 {
     if (full)
         return false;
     x86_fast_fused(l, cur);
+    if (thr && (hmode == X86_HIST_GEN || hmode == X86_HIST_GU1))
+        x86_fast_grp_fused(r, cur, hmode, gs);
     if (thr && (hmode == X86_HIST_ANY || hmode == X86_HIST_EDGE || hmode == X86_HIST_TWO) &&
         h->fmask) {
         if (hmode == X86_HIST_TWO) { /* as x86_fast_hist_fused() for threshold k2 */
@@ -3461,7 +3520,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                         !x86_fast_fused_rec(r, cur, lst[t], !single && seen[t] == room[t], thr,
                                             hmode, &hs[t & (X86_MAX_THREADS - 1)], &h_cyc[t],
                                             &h_occ[t], &h_met[t], &h_last[t], h_k[t], h_lim[t],
-                                            two ? &h_met2[t] : NULL, two ? h_k2[t] : 0))
+                                            two ? &h_met2[t] : NULL, two ? h_k2[t] : 0,
+                                            &(const x86_grp_run_t){gr, g_of[t & (X86_MAX_THREADS - 1)],
+                                                                   hmode == X86_HIST_GEN ? g_n[t] : 1,
+                                                                   g_cyc, g_occ, g_met, g_last, g_k,
+                                                                   g_lim, g_wm}))
                         break;
                     goto take;
                 }
@@ -3483,7 +3546,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                     !x86_fast_fused_rec(r, cur, lst[t], !single && seen[t] == room[t], thr, hmode,
                                         &hs[t & (X86_MAX_THREADS - 1)], &h_cyc[t], &h_occ[t],
                                         &h_met[t], &h_last[t], h_k[t], h_lim[t],
-                                        two ? &h_met2[t] : NULL, two ? h_k2[t] : 0))
+                                        two ? &h_met2[t] : NULL, two ? h_k2[t] : 0,
+                                        &(const x86_grp_run_t){gr, g_of[t & (X86_MAX_THREADS - 1)],
+                                                               hmode == X86_HIST_GEN ? g_n[t] : 1,
+                                                               g_cyc, g_occ, g_met, g_last, g_k,
+                                                               g_lim, g_wm}))
                     break;
                 if (oc && m->loop_oc_fast)
                     fast_limit = x86_fast_oc_start(m, lst[t], r, cur);
@@ -3660,10 +3727,12 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 const uint64_t w = x86_hist_weight(r, g_wm[g]);
                 const uint64_t o0 = cur == g_cyc[g] ? g_occ[g] : 0;
                 const uint64_t o1 = o0 + w;
-                const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
                 if (hmode == X86_HIST_GU1) {
-                    g_met[g] += met;
+                    g_met[g] += (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
                 } else {
+                    /* as a test rather than a difference: after a fused
+                     * record's x86_fast_grp_fused() o0 may be all ones */
+                    const uint64_t met = (uint64_t)(o0 < kt) & (uint64_t)(o1 >= kt);
                     g_met[g] += met & (uint64_t)(cur - g_last[g] > g_lim[g]);
                     g_last[g] = met ? cur : g_last[g];
                 }
@@ -4024,7 +4093,11 @@ static unsigned x86_grps_ready(x86_model_t *m)
     if (m->grps.n != 1 || m->grps.edge[0] ||
         m->grps.feed[0] != (uint32_t)((UINT64_C(1) << nth) - 1))
         return X86_HIST_GEN;
-    return m->grps.k[0] == 1 ? X86_HIST_GK1 : m->grps.wm[0] ? X86_HIST_GU1 : X86_HIST_GEN1;
+    /* X86_HIST_GK1 takes every record as an occurrence: not with fmask (a
+     * fused record of one uop weighs 0), which X86_HIST_GU1 serves */
+    return m->grps.k[0] == 1 && !m->grps.fm[0] ? X86_HIST_GK1
+           : m->grps.wm[0]                      ? X86_HIST_GU1
+                                                : X86_HIST_GEN1;
 }
 
 static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, size_t k,
