@@ -107,6 +107,11 @@ enum {
      * with a threshold of 2 or more (hist_uops_k2), with raw uops as
      * X86_HIST_ANY_U */
     X86_HIST_EDGE_U = 14,
+    /* not a hist_mode: X86_HIST_TWO when some thread's running count has
+     * fmask (x86_model_t.hist_two_f): the fused record's step of the loop's
+     * rare branch (x86_fast_fused_rec()) is in these variants alone, so that
+     * X86_HIST_TWO's loop carries none of its code */
+    X86_HIST_TWO_F = 15,
 };
 
 typedef enum x86_ctr_class {
@@ -378,6 +383,8 @@ typedef struct x86_model {
     /* X86_HIST_TWO: every thread's running count is of uops, its thresholds
      * 1 and one of 2 or more (X86_HIST_TWO_1) */
     bool hist_two1;
+    /* X86_HIST_TWO: some thread's running count has fmask (X86_HIST_TWO_F) */
+    bool hist_two_f;
     /* X86_HIST_GEN: the groups built for the threads' listener sets
      * grps_lst (invalid after x86_recompile()) */
     bool grps_ok;
@@ -1609,6 +1616,7 @@ static void x86_recompile(x86_model_t *m)
             two_t = two_t || l->n_tgen;
         }
     m->hist_two1 = two && two_t;
+    m->hist_two_f = false;
     if (two && two_t) {
         m->hist_mode = X86_HIST_TWO;
         for (uint32_t t = 0; t < nt; t++)
@@ -1625,6 +1633,7 @@ static void x86_recompile(x86_model_t *m)
                 /* the raw-uops form takes every record as one uop at least */
                 m->hist_two1 = m->hist_two1 && l->hgen_uops && l->hgen_k == 1 &&
                                l->hgen_k2 >= 2 && !l->hgen_fmask;
+                m->hist_two_f = m->hist_two_f || l->hgen_fmask;
                 for (uint32_t j = 0; j < l->n_tgen; j++)
                     l->hgen[l->n_hgen++] = l->tgen[j];
                 l->n_tgen = 0;
@@ -2929,7 +2938,8 @@ static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ,
     h->met = met;
     if (hmode == X86_HIST_K1X) /* met: records past their cycle's start, met2: edges */
         x86_hist_flush1(h, l, &ke[t], cur0, end, met, met2);
-    else if (hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) { /* met2: the cycles that met k2 */
+    else if (hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_F ||
+             hmode == X86_HIST_TWO_1) { /* met2: the cycles that met k2 */
         h->met2 = met2;
         x86_hist_flush2(h, l, recs, k0, k, t, cur0, end, ke[t].occ_end);
     }
@@ -3155,7 +3165,7 @@ static inline void x86_fast_fused(const x86_listeners_t *l, uint64_t cur)
     }
 }
 
-/* Inside the X86_HIST_ANY, X86_HIST_EDGE and X86_HIST_TWO variants of x86_consume_fast()
+/* Inside the X86_HIST_ANY, X86_HIST_EDGE and X86_HIST_TWO_F variants of x86_consume_fast()
  * (fuse_loop), before the loop's step of the running count of a thread
  * whose hgen listeners have fmask takes INSN record r of kind fused in
  * cycle cur: that step adds r's full weight w (x86_hist_weight(), 1 or
@@ -3164,7 +3174,7 @@ static inline void x86_fast_fused(const x86_listeners_t *l, uint64_t cur)
  * occurrences set to o0 - 1, modulo 2^64, which makes the step's sum
  * o0 + w - 1, r's weight one less.  Its met test (o0 - 1 < k <= o0 + w - 1)
  * then differs from the true one (o0 < k <= o0 + w - 1) by the difference
- * taken off `met` here (X86_HIST_ANY, X86_HIST_TWO; the latter's second
+ * taken off `met` here (X86_HIST_ANY, X86_HIST_TWO_F; the latter's second
  * met count by x86_fast_fused_rec()); with EDGE the met step is made here
  * (h_last: the last met cycle) and the step's own one, when it comes
  * (o0 = k), finds h_last at cur and adds nothing. */
@@ -3233,7 +3243,7 @@ x86_fast_grp_fused(const pmusim_rec_t *r, uint64_t cur, unsigned hmode, const x8
  * where it takes an INSN record r of kind fused of a thread (the short path
  * at its head; after the FP_MMX_TRANS step or beside a request's start):
  * r's uop off the counts (x86_fast_fused()) and, in the X86_HIST_ANY,
- * X86_HIST_EDGE and X86_HIST_TWO variants when the thread's running count h
+ * X86_HIST_EDGE and X86_HIST_TWO_F variants when the thread's running count h
  * has fmask, off that count (x86_fast_hist_fused()); in the X86_HIST_GEN
  * and X86_HIST_GU1 ones off the running counts of the groups gs with
  * fmask that the thread feeds (x86_fast_grp_fused()).  full: the thread may take no more
@@ -3252,9 +3262,9 @@ x86_fast_fused_rec(const pmusim_rec_t *r, uint64_t cur, const x86_listeners_t *l
     x86_fast_fused(l, cur);
     if (thr && (hmode == X86_HIST_GEN || hmode == X86_HIST_GU1))
         x86_fast_grp_fused(r, cur, hmode, gs);
-    if (thr && (hmode == X86_HIST_ANY || hmode == X86_HIST_EDGE || hmode == X86_HIST_TWO) &&
+    if (thr && (hmode == X86_HIST_ANY || hmode == X86_HIST_EDGE || hmode == X86_HIST_TWO_F) &&
         h->fmask) {
-        if (hmode == X86_HIST_TWO) { /* as x86_fast_hist_fused() for threshold k2 */
+        if (hmode == X86_HIST_TWO_F) { /* as x86_fast_hist_fused() for threshold k2 */
             const uint64_t o0 = *cyc == cur ? *occ : 0;
             *met2 += (uint64_t)(o0 < k2) - (uint64_t)(o0 - 1 < k2);
         }
@@ -3373,7 +3383,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     const bool grp = hmode == X86_HIST_GEN || grp1;
     /* X86_HIST_TWO: its second met count and threshold for
      * x86_fast_fused_rec() (none passed in the other variants) */
-    const bool two = hmode == X86_HIST_TWO;
+    const bool two = hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_F;
     /* X86_HIST_GEN1 (instructions): the one group's occurrences in the
      * loop's open cycle `cur` (reset when it changes: every INSN record the
      * loop takes feeds the group), its met count and threshold */
@@ -3671,7 +3681,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 if (hmode == X86_HIST_TWO_1)
                     h_same[t]++;
             }
-        } else if (thr && hmode == X86_HIST_TWO) {
+        } else if (thr && two) {
             /* as X86_HIST_ANY, for two thresholds of one occurrence count */
             const uint64_t kt = h_k[t], k2 = h_k2[t], w = x86_hist_weight(r, h_wm[t]);
             if (G_LIKELY(cur != h_cyc[t])) {
@@ -3767,7 +3777,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             if (thr) {
                 if (hmode == X86_HIST_K1 || hmode == X86_HIST_K1X)
                     x86_k1_ends(recs, k0, k, cur0, cur, nth, ke);
-                else if ((hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) && cur != cur0)
+                else if ((two || hmode == X86_HIST_TWO_1) && cur != cur0)
                     x86_two_ends(recs, k0, k, cur, nth, ke, hs);
                 for (uint32_t u = 0; u < nth; u++)
                     if (hm[u])
@@ -3796,7 +3806,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     if (thr) {
         if (hmode == X86_HIST_K1 || hmode == X86_HIST_K1X)
             x86_k1_ends(recs, k0, k, cur0, cur, nth, ke);
-        else if ((hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) && cur != cur0)
+        else if ((two || hmode == X86_HIST_TWO_1) && cur != cur0)
             x86_two_ends(recs, k0, k, cur, nth, ke, hs); /* x86_hist_flush2() */
         for (uint32_t u = 0; u < nth; u++)
             if (hm[u])
@@ -3928,6 +3938,10 @@ X86_FAST_VARIANT(x86_fast_n_thr_two, false, true, false, false, X86_HIST_TWO)
 X86_FAST_VARIANT(x86_fast_n_thr_two_gen, false, true, true, false, X86_HIST_TWO)
 X86_FAST_VARIANT(x86_fast_n_thr_two_f, false, true, false, true, X86_HIST_TWO)
 X86_FAST_VARIANT(x86_fast_n_thr_two_gen_f, false, true, true, true, X86_HIST_TWO)
+X86_FAST_VARIANT(x86_fast_n_thr_twof, false, true, false, false, X86_HIST_TWO_F)
+X86_FAST_VARIANT(x86_fast_n_thr_twof_gen, false, true, true, false, X86_HIST_TWO_F)
+X86_FAST_VARIANT(x86_fast_n_thr_twof_f, false, true, false, true, X86_HIST_TWO_F)
+X86_FAST_VARIANT(x86_fast_n_thr_twof_gen_f, false, true, true, true, X86_HIST_TWO_F)
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -3943,7 +3957,7 @@ typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k
 #define X86_FAST_INDEX(single, thr, gen, filt, hmode)                                            \
     ((unsigned)(single) | (unsigned)(thr) << 1 | (unsigned)(gen) << 2 | (unsigned)(filt) << 3 | \
      (unsigned)(hmode) << 4)
-static const x86_fast_fn x86_fast_variants[(X86_HIST_EDGE_U + 1) << 4] = {
+static const x86_fast_fn x86_fast_variants[(X86_HIST_TWO_F + 1) << 4] = {
     [X86_FAST_INDEX(1, 0, 0, 0, X86_HIST_NONE)] = x86_fast_1,
     [X86_FAST_INDEX(0, 0, 0, 0, X86_HIST_NONE)] = x86_fast_n,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_NONE)] = x86_fast_1_thr,
@@ -4072,6 +4086,14 @@ static const x86_fast_fn x86_fast_variants[(X86_HIST_EDGE_U + 1) << 4] = {
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_TWO)] = x86_fast_n_thr_two_f,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_TWO)] = x86_fast_n_thr_two_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_TWO)] = x86_fast_n_thr_two_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_TWO_F)] = x86_fast_n_thr_twof,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_TWO_F)] = x86_fast_n_thr_twof,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_TWO_F)] = x86_fast_n_thr_twof_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_TWO_F)] = x86_fast_n_thr_twof_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_TWO_F)] = x86_fast_n_thr_twof_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_TWO_F)] = x86_fast_n_thr_twof_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_TWO_F)] = x86_fast_n_thr_twof_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_TWO_F)] = x86_fast_n_thr_twof_gen_f,
 };
 
 /* Before the X86_HIST_GEN variants: the groups of the threads' listener
@@ -4114,6 +4136,8 @@ static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, 
         hmode = X86_HIST_ANY_U;
     else if (hmode == X86_HIST_TWO && m->hist_two1)
         hmode = X86_HIST_TWO_1;
+    else if (hmode == X86_HIST_TWO && m->hist_two_f)
+        hmode = X86_HIST_TWO_F;
     const unsigned v =
         X86_FAST_INDEX(m->base.nthreads == 1, m->thresh_fast, m->loop_gen, m->loop_filt, hmode);
     const size_t end = x86_fast_variants[v](m, recs, k, n);
