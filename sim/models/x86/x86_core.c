@@ -112,6 +112,11 @@ enum {
      * rare branch (x86_fast_fused_rec()) is in these variants alone, so that
      * X86_HIST_TWO's loop carries none of its code */
     X86_HIST_TWO_F = 15,
+    /* not a hist_mode: X86_HIST_GEN when some group has fmask (x86_grps_t):
+     * the fused record's step (x86_fast_grp_fused()) and the met test it
+     * needs, (o0 < k) & (o1 >= k), in these variants alone (as a test in
+     * X86_HIST_GEN's, its loop took 3 % more on a capture without `fuse`) */
+    X86_HIST_GEN_F = 16,
 };
 
 typedef enum x86_ctr_class {
@@ -306,6 +311,7 @@ typedef struct x86_grps {
      * x86_uops_weight()): the loop takes that one off in its rare branch
      * (x86_fast_grp_fused()), the flush from the records (x86_grp_weight()) */
     uint16_t fm[X86_LISTENERS];
+    bool any_fm; /* some group has fmask (X86_HIST_GEN_F) */
 } x86_grps_t;
 
 typedef struct x86_model {
@@ -2647,6 +2653,7 @@ static __attribute__((noinline)) void x86_grps_build(x86_grps_t *gr,
         }
     }
     gr->n = 0;
+    gr->any_fm = false;
     for (uint32_t i = 0; i < nc; i++) {
         const x86_ctr_t *c = cs[i];
         const uint64_t k = c->cmask ? c->cmask : 1; /* x86_thr_prepare() */
@@ -2660,6 +2667,7 @@ static __attribute__((noinline)) void x86_grps_build(x86_grps_t *gr,
             gr->k[g] = k;
             gr->wm[g] = wm;
             gr->fm[g] = c->fmask;
+            gr->any_fm = gr->any_fm || c->fmask;
             gr->edge[g] = c->edge;
             gr->n_ctr[g] = 0;
             gr->n++;
@@ -3260,7 +3268,7 @@ x86_fast_fused_rec(const pmusim_rec_t *r, uint64_t cur, const x86_listeners_t *l
     if (full)
         return false;
     x86_fast_fused(l, cur);
-    if (thr && (hmode == X86_HIST_GEN || hmode == X86_HIST_GU1))
+    if (thr && (hmode == X86_HIST_GEN_F || hmode == X86_HIST_GU1))
         x86_fast_grp_fused(r, cur, hmode, gs);
     if (thr && (hmode == X86_HIST_ANY || hmode == X86_HIST_EDGE || hmode == X86_HIST_TWO_F) &&
         h->fmask) {
@@ -3380,7 +3388,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
      * group the running counts apart */
     const x86_grps_t *gr = &m->grps;
     const bool grp1 = hmode == X86_HIST_GEN1 || hmode == X86_HIST_GK1 || hmode == X86_HIST_GU1;
-    const bool grp = hmode == X86_HIST_GEN || grp1;
+    const bool grp = hmode == X86_HIST_GEN || hmode == X86_HIST_GEN_F || grp1;
     /* X86_HIST_TWO: its second met count and threshold for
      * x86_fast_fused_rec() (none passed in the other variants) */
     const bool two = hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_F;
@@ -3427,7 +3435,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 g_lim[g] = gr->edge[g];
                 g_last[g] = cur0 - 1 + g_lim[g];
             }
-            for (uint32_t t = 0; hmode == X86_HIST_GEN && t < nth; t++) {
+            for (uint32_t t = 0; !grp1 && t < nth; t++) {
                 g_n[t] = gr->n_of[t];
                 for (uint32_t j = 0; j < g_n[t]; j++)
                     g_of[t][j] = gr->of[t][j];
@@ -3532,7 +3540,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                                             &h_occ[t], &h_met[t], &h_last[t], h_k[t], h_lim[t],
                                             two ? &h_met2[t] : NULL, two ? h_k2[t] : 0,
                                             &(const x86_grp_run_t){gr, g_of[t & (X86_MAX_THREADS - 1)],
-                                                                   hmode == X86_HIST_GEN ? g_n[t] : 1,
+                                                                   hmode == X86_HIST_GEN_F ? g_n[t] : 1,
                                                                    g_cyc, g_occ, g_met, g_last, g_k,
                                                                    g_lim, g_wm}))
                         break;
@@ -3558,7 +3566,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                                         &h_met[t], &h_last[t], h_k[t], h_lim[t],
                                         two ? &h_met2[t] : NULL, two ? h_k2[t] : 0,
                                         &(const x86_grp_run_t){gr, g_of[t & (X86_MAX_THREADS - 1)],
-                                                               hmode == X86_HIST_GEN ? g_n[t] : 1,
+                                                               hmode == X86_HIST_GEN_F ? g_n[t] : 1,
                                                                g_cyc, g_occ, g_met, g_last, g_k,
                                                                g_lim, g_wm}))
                     break;
@@ -3740,9 +3748,12 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 if (hmode == X86_HIST_GU1) {
                     g_met[g] += (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
                 } else {
-                    /* as a test rather than a difference: after a fused
-                     * record's x86_fast_grp_fused() o0 may be all ones */
-                    const uint64_t met = (uint64_t)(o0 < kt) & (uint64_t)(o1 >= kt);
+                    /* X86_HIST_GEN_F: as a test rather than a difference
+                     * (after a fused record's x86_fast_grp_fused() o0 may
+                     * be all ones) */
+                    const uint64_t met = hmode == X86_HIST_GEN_F
+                                             ? (uint64_t)(o0 < kt) & (uint64_t)(o1 >= kt)
+                                             : (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
                     g_met[g] += met & (uint64_t)(cur - g_last[g] > g_lim[g]);
                     g_last[g] = met ? cur : g_last[g];
                 }
@@ -3902,6 +3913,10 @@ X86_FAST_VARIANT(x86_fast_n_thr_g, false, true, false, false, X86_HIST_GEN)
 X86_FAST_VARIANT(x86_fast_n_thr_g_gen, false, true, true, false, X86_HIST_GEN)
 X86_FAST_VARIANT(x86_fast_n_thr_g_f, false, true, false, true, X86_HIST_GEN)
 X86_FAST_VARIANT(x86_fast_n_thr_g_gen_f, false, true, true, true, X86_HIST_GEN)
+X86_FAST_VARIANT(x86_fast_n_thr_gf, false, true, false, false, X86_HIST_GEN_F)
+X86_FAST_VARIANT(x86_fast_n_thr_gf_gen, false, true, true, false, X86_HIST_GEN_F)
+X86_FAST_VARIANT(x86_fast_n_thr_gf_f, false, true, false, true, X86_HIST_GEN_F)
+X86_FAST_VARIANT(x86_fast_n_thr_gf_gen_f, false, true, true, true, X86_HIST_GEN_F)
 X86_FAST_VARIANT(x86_fast_n_thr_g1, false, true, false, false, X86_HIST_GEN1)
 X86_FAST_VARIANT(x86_fast_n_thr_g1_gen, false, true, true, false, X86_HIST_GEN1)
 X86_FAST_VARIANT(x86_fast_n_thr_g1_f, false, true, false, true, X86_HIST_GEN1)
@@ -3957,7 +3972,7 @@ typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k
 #define X86_FAST_INDEX(single, thr, gen, filt, hmode)                                            \
     ((unsigned)(single) | (unsigned)(thr) << 1 | (unsigned)(gen) << 2 | (unsigned)(filt) << 3 | \
      (unsigned)(hmode) << 4)
-static const x86_fast_fn x86_fast_variants[(X86_HIST_TWO_F + 1) << 4] = {
+static const x86_fast_fn x86_fast_variants[(X86_HIST_GEN_F + 1) << 4] = {
     [X86_FAST_INDEX(1, 0, 0, 0, X86_HIST_NONE)] = x86_fast_1,
     [X86_FAST_INDEX(0, 0, 0, 0, X86_HIST_NONE)] = x86_fast_n,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_NONE)] = x86_fast_1_thr,
@@ -4014,6 +4029,14 @@ static const x86_fast_fn x86_fast_variants[(X86_HIST_TWO_F + 1) << 4] = {
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_f,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_GEN_F)] = x86_fast_n_thr_gf,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_GEN_F)] = x86_fast_n_thr_gf,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_GEN_F)] = x86_fast_n_thr_gf_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_GEN_F)] = x86_fast_n_thr_gf_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_GEN_F)] = x86_fast_n_thr_gf_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_GEN_F)] = x86_fast_n_thr_gf_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_GEN_F)] = x86_fast_n_thr_gf_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_GEN_F)] = x86_fast_n_thr_gf_gen_f,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_GEN1)] = x86_fast_n_thr_g1,
     [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_GEN1)] = x86_fast_n_thr_g1,
     [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_GEN1)] = x86_fast_n_thr_g1_gen,
@@ -4100,7 +4123,8 @@ static const x86_fast_fn x86_fast_variants[(X86_HIST_TWO_F + 1) << 4] = {
  * sets at their privilege levels (which do not change while the loop
  * runs), built again when those sets changed; the variants for them:
  * X86_HIST_GEN1 (X86_HIST_GK1 with threshold 1) when they are one group
- * without EDGE that every thread feeds, else X86_HIST_GEN. */
+ * without EDGE that every thread feeds, else X86_HIST_GEN (X86_HIST_GEN_F
+ * when some group has fmask). */
 static unsigned x86_grps_ready(x86_model_t *m)
 {
     const uint32_t nth = m->base.nthreads;
@@ -4114,7 +4138,7 @@ static unsigned x86_grps_ready(x86_model_t *m)
     }
     if (m->grps.n != 1 || m->grps.edge[0] ||
         m->grps.feed[0] != (uint32_t)((UINT64_C(1) << nth) - 1))
-        return X86_HIST_GEN;
+        return m->grps.any_fm ? X86_HIST_GEN_F : X86_HIST_GEN;
     /* X86_HIST_GK1 takes every record as an occurrence: not with fmask (a
      * fused record of one uop weighs 0), which X86_HIST_GU1 serves */
     return m->grps.k[0] == 1 && !m->grps.fm[0] ? X86_HIST_GK1
