@@ -107,6 +107,16 @@ enum {
      * with a threshold of 2 or more (hist_uops_k2), with raw uops as
      * X86_HIST_ANY_U */
     X86_HIST_EDGE_U = 14,
+    /* not a hist_mode: X86_HIST_TWO when some thread's running count has
+     * fmask (x86_model_t.hist_two_f): the fused record's step of the loop's
+     * rare branch (x86_fast_fused_rec()) is in these variants alone, so that
+     * X86_HIST_TWO's loop carries none of its code */
+    X86_HIST_TWO_F = 15,
+    /* not a hist_mode: X86_HIST_GEN when some group has fmask (x86_grps_t):
+     * the fused record's step (x86_fast_grp_fused()) and the met test it
+     * needs, (o0 < k) & (o1 >= k), in these variants alone (as a test in
+     * X86_HIST_GEN's, its loop took 3 % more on a capture without `fuse`) */
+    X86_HIST_GEN_F = 16,
 };
 
 typedef enum x86_ctr_class {
@@ -297,6 +307,11 @@ typedef struct x86_grps {
     x86_ctr_t *ctr[X86_LISTENERS];
     uint64_t k[X86_LISTENERS];
     uint32_t wm[X86_LISTENERS];
+    /* the counters' fmask (uops of which a fused record weighs one less,
+     * x86_uops_weight()): the loop takes that one off in its rare branch
+     * (x86_fast_grp_fused()), the flush from the records (x86_grp_weight()) */
+    uint16_t fm[X86_LISTENERS];
+    bool any_fm; /* some group has fmask (X86_HIST_GEN_F) */
 } x86_grps_t;
 
 typedef struct x86_model {
@@ -374,6 +389,8 @@ typedef struct x86_model {
     /* X86_HIST_TWO: every thread's running count is of uops, its thresholds
      * 1 and one of 2 or more (X86_HIST_TWO_1) */
     bool hist_two1;
+    /* X86_HIST_TWO: some thread's running count has fmask (X86_HIST_TWO_F) */
+    bool hist_two_f;
     /* X86_HIST_GEN: the groups built for the threads' listener sets
      * grps_lst (invalid after x86_recompile()) */
     bool grps_ok;
@@ -1605,6 +1622,7 @@ static void x86_recompile(x86_model_t *m)
             two_t = two_t || l->n_tgen;
         }
     m->hist_two1 = two && two_t;
+    m->hist_two_f = false;
     if (two && two_t) {
         m->hist_mode = X86_HIST_TWO;
         for (uint32_t t = 0; t < nt; t++)
@@ -1621,22 +1639,24 @@ static void x86_recompile(x86_model_t *m)
                 /* the raw-uops form takes every record as one uop at least */
                 m->hist_two1 = m->hist_two1 && l->hgen_uops && l->hgen_k == 1 &&
                                l->hgen_k2 >= 2 && !l->hgen_fmask;
+                m->hist_two_f = m->hist_two_f || l->hgen_fmask;
                 for (uint32_t j = 0; j < l->n_tgen; j++)
                     l->hgen[l->n_hgen++] = l->tgen[j];
                 l->n_tgen = 0;
             }
     }
     m->has_gen = m->loop_gen = m->loop_filt = m->fuse_loop = false;
-    bool fuse_thr = false; /* a thresholded count of uops with fmask */
     for (uint32_t t = 0; t < nt; t++)
         for (unsigned p = 0; p < 4; p++) {
             x86_listeners_t *l = &m->th[t].lst[p];
             m->has_gen = m->has_gen || l->n_gen;
-            for (uint32_t j = 0; j < l->n_gen; j++) {
+            for (uint32_t j = 0; j < l->n_gen; j++)
                 m->fuse_loop = m->fuse_loop || l->gen[j]->fmask;
-                fuse_thr = fuse_thr || (l->gen[j]->fmask && l->gen[j]->cls == X86_CLS_THRESH);
-            }
-            for (uint32_t j = 0; j < l->n_dgen + l->n_tgen; j++) {
+            /* the X86_HIST_GEN variants take a fused record's uop off the
+             * running counts of groups (x86_fast_grp_fused()), not off the
+             * tgen listeners, which they feed from those */
+            const uint32_t nfl = l->n_dgen + (m->hist_mode == X86_HIST_GEN ? 0 : l->n_tgen);
+            for (uint32_t j = 0; j < nfl; j++) {
                 x86_ctr_t *c = j < l->n_dgen ? l->dgen[j] : l->tgen[j - l->n_dgen];
                 if (c->fmask)
                     l->fused[l->n_fused++] = c;
@@ -1645,10 +1665,7 @@ static void x86_recompile(x86_model_t *m)
             m->loop_gen = m->loop_gen || l->n_dgen || (l->n_tgen && m->hist_mode != X86_HIST_GEN);
             m->loop_filt = m->loop_filt || l->n_ffilt;
         }
-    /* the X86_HIST_GEN variants feed every thresholded count from the
-     * running counts of groups, which take a record as an occurrence at
-     * least: with a fused record's weight of 0 in one, the general path */
-    m->thresh_fast = x86_thresh_fast_ok(m) && !(fuse_thr && m->hist_mode == X86_HIST_GEN);
+    m->thresh_fast = x86_thresh_fast_ok(m);
     m->gen_fast = x86_gen_fast_ok(m);
     m->grps_ok = false;
     x86_rates_update(m);
@@ -2636,18 +2653,21 @@ static __attribute__((noinline)) void x86_grps_build(x86_grps_t *gr,
         }
     }
     gr->n = 0;
+    gr->any_fm = false;
     for (uint32_t i = 0; i < nc; i++) {
         const x86_ctr_t *c = cs[i];
         const uint64_t k = c->cmask ? c->cmask : 1; /* x86_thr_prepare() */
         const uint32_t wm = c->src == X86_SRC_UOPS ? UINT32_MAX : 0;
         uint32_t g = 0;
         while (g < gr->n && !(gr->feed[g] == feed[i] && gr->k[g] == k && gr->wm[g] == wm &&
-                              gr->edge[g] == c->edge))
+                              gr->edge[g] == c->edge && gr->fm[g] == c->fmask))
             g++;
         if (g == gr->n) {
             gr->feed[g] = feed[i];
             gr->k[g] = k;
             gr->wm[g] = wm;
+            gr->fm[g] = c->fmask;
+            gr->any_fm = gr->any_fm || c->fmask;
             gr->edge[g] = c->edge;
             gr->n_ctr[g] = 0;
             gr->n++;
@@ -2670,6 +2690,14 @@ static __attribute__((noinline)) void x86_grps_build(x86_grps_t *gr,
     }
 }
 
+/* The occurrences of INSN record r for the running count of a group of
+ * weight mask wm and fmask fm (x86_grps_t): x86_hist_weight(), a fused
+ * record one less when fm is set. */
+static inline uint64_t x86_grp_weight(const pmusim_rec_t *r, uint32_t wm, uint16_t fm)
+{
+    return x86_hist_weight(r, wm) - ((r->flags & fm) == X86_F_FUSED_BITS);
+}
+
 /* At the end of the X86_HIST_GEN variants: group g's closes, as
  * x86_hist_flush() makes them for one thread (the occurrences of cycles
  * cur0 and with EDGE cur0 + 1, end - 1 and end counted again from the
@@ -2684,6 +2712,7 @@ static __attribute__((noinline)) void x86_grp_flush(const x86_grps_t *gr, uint32
 {
     x86_ctr_t *const *cs = &gr->ctr[gr->first[g]];
     const uint32_t nc = gr->n_ctr[g], feed = gr->feed[g], wm = gr->wm[g];
+    const uint16_t fm = gr->fm[g];
     if (cyc == cur0) {
         for (uint32_t j = 0; j < nc; j++)
             cs[j]->acc += occ;
@@ -2694,9 +2723,9 @@ static __attribute__((noinline)) void x86_grp_flush(const x86_grps_t *gr, uint32
     for (size_t i = k0; i < k && recs[i].cycle - cur0 <= (uint64_t)edge; i++)
         if (recs[i].kind == PMUSIM_REC_INSN && ((feed >> recs[i].thread) & 1)) {
             if (recs[i].cycle == cur0)
-                occ0 += x86_hist_weight(&recs[i], wm);
+                occ0 += x86_grp_weight(&recs[i], wm, fm);
             else
-                occ1 += x86_hist_weight(&recs[i], wm);
+                occ1 += x86_grp_weight(&recs[i], wm, fm);
         }
     const uint64_t kk = gr->k[g];
     const bool open = cyc == end, after0 = end - 1 != cur0;
@@ -2705,7 +2734,7 @@ static __attribute__((noinline)) void x86_grp_flush(const x86_grps_t *gr, uint32
         for (size_t i = k; i > k0 && recs[i - 1].cycle + 1 >= end; i--) {
             const pmusim_rec_t *r = &recs[i - 1];
             if (r->kind == PMUSIM_REC_INSN && ((feed >> r->thread) & 1) && r->cycle != end)
-                occ_e1 += x86_hist_weight(r, wm);
+                occ_e1 += x86_grp_weight(r, wm, fm);
         }
     const bool met_end = open && occ >= kk, met_e1 = after0 && occ_e1 >= kk;
     const bool met1 = cur0 + 1 != end && occ1 >= kk;
@@ -2917,7 +2946,8 @@ static inline void x86_hist_flush_any(x86_hist_t *h, uint64_t cyc, uint64_t occ,
     h->met = met;
     if (hmode == X86_HIST_K1X) /* met: records past their cycle's start, met2: edges */
         x86_hist_flush1(h, l, &ke[t], cur0, end, met, met2);
-    else if (hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) { /* met2: the cycles that met k2 */
+    else if (hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_F ||
+             hmode == X86_HIST_TWO_1) { /* met2: the cycles that met k2 */
         h->met2 = met2;
         x86_hist_flush2(h, l, recs, k0, k, t, cur0, end, ke[t].occ_end);
     }
@@ -3143,7 +3173,7 @@ static inline void x86_fast_fused(const x86_listeners_t *l, uint64_t cur)
     }
 }
 
-/* Inside the X86_HIST_ANY, X86_HIST_EDGE and X86_HIST_TWO variants of x86_consume_fast()
+/* Inside the X86_HIST_ANY, X86_HIST_EDGE and X86_HIST_TWO_F variants of x86_consume_fast()
  * (fuse_loop), before the loop's step of the running count of a thread
  * whose hgen listeners have fmask takes INSN record r of kind fused in
  * cycle cur: that step adds r's full weight w (x86_hist_weight(), 1 or
@@ -3152,7 +3182,7 @@ static inline void x86_fast_fused(const x86_listeners_t *l, uint64_t cur)
  * occurrences set to o0 - 1, modulo 2^64, which makes the step's sum
  * o0 + w - 1, r's weight one less.  Its met test (o0 - 1 < k <= o0 + w - 1)
  * then differs from the true one (o0 < k <= o0 + w - 1) by the difference
- * taken off `met` here (X86_HIST_ANY, X86_HIST_TWO; the latter's second
+ * taken off `met` here (X86_HIST_ANY, X86_HIST_TWO_F; the latter's second
  * met count by x86_fast_fused_rec()); with EDGE the met step is made here
  * (h_last: the last met cycle) and the step's own one, when it comes
  * (o0 = k), finds h_last at cur and adds nothing. */
@@ -3174,12 +3204,57 @@ static inline void x86_fast_hist_fused(const pmusim_rec_t *r, uint64_t cur, bool
     }
 }
 
+/* The running counts of the groups of the X86_HIST_GEN variants inside
+ * x86_consume_fast() (its arrays, x86_grps_t): for x86_fast_grp_fused(),
+ * the groups a thread feeds (`of`, n; group 0 alone in X86_HIST_GU1). */
+typedef struct x86_grp_run {
+    const x86_grps_t *gr;
+    const uint8_t *of;
+    uint32_t n;
+    uint64_t *cyc, *occ, *met, *last;
+    const uint64_t *k, *lim;
+    const uint32_t *wm;
+} x86_grp_run_t;
+
+/* x86_fast_hist_fused() for the groups of the X86_HIST_GEN and
+ * X86_HIST_GU1 variants that thread's INSN record r of kind fused feeds in
+ * cycle cur, those with fmask: the cycle is opened here and its
+ * occurrences o0 so far set to o0 - 1, modulo 2^64, so that the loop's
+ * step, which adds r's full weight w, leaves o0 + w - 1.  X86_HIST_GU1's
+ * step counts the met cycles as (o0 < k) - (o1 < k): the difference of
+ * its met test from the true one is taken off `met` here.  The
+ * X86_HIST_GEN step's met test is (o0 < k) & (o1 >= k), to which o0 - 1
+ * is all ones (nothing met) when o0 is 0: the met step (with EDGE, `last`
+ * and `lim`) is made here, and the step's own one, when it comes, finds
+ * `last` at cur and adds nothing (a met test true at o0 = k comes after
+ * the cycle met, `last` at cur too). */
+static inline __attribute__((always_inline)) void
+x86_fast_grp_fused(const pmusim_rec_t *r, uint64_t cur, unsigned hmode, const x86_grp_run_t *gs)
+{
+    for (uint32_t j = 0; j < gs->n; j++) {
+        const uint32_t g = hmode == X86_HIST_GU1 ? 0 : gs->of[j];
+        if (!gs->gr->fm[g])
+            continue;
+        const uint64_t k = gs->k[g], o0 = gs->cyc[g] == cur ? gs->occ[g] : 0;
+        if (hmode == X86_HIST_GU1) {
+            gs->met[g] += (uint64_t)(o0 < k) - (uint64_t)(o0 - 1 < k);
+        } else if (o0 < k && o0 + x86_hist_weight(r, gs->wm[g]) - 1 >= k) {
+            gs->met[g] += cur - gs->last[g] > gs->lim[g];
+            gs->last[g] = cur;
+        }
+        gs->cyc[g] = cur;
+        gs->occ[g] = o0 - 1;
+    }
+}
+
 /* Inside x86_consume_fast() (fuse_loop), at both places of its rare branch
  * where it takes an INSN record r of kind fused of a thread (the short path
  * at its head; after the FP_MMX_TRANS step or beside a request's start):
  * r's uop off the counts (x86_fast_fused()) and, in the X86_HIST_ANY,
- * X86_HIST_EDGE and X86_HIST_TWO variants when the thread's running count h
- * has fmask, off that count (x86_fast_hist_fused()).  full: the thread may take no more
+ * X86_HIST_EDGE and X86_HIST_TWO_F variants when the thread's running count h
+ * has fmask, off that count (x86_fast_hist_fused()); in the X86_HIST_GEN
+ * and X86_HIST_GU1 ones off the running counts of the groups gs with
+ * fmask that the thread feeds (x86_fast_grp_fused()).  full: the thread may take no more
  * records (seen = room); then nothing changes and false is returned, so
  * that the loop stops before r as at `take`.  The kind is tested by the
  * caller: with the test in here the single-thread X86_HIST_ANY loop took
@@ -3188,14 +3263,16 @@ static inline __attribute__((always_inline)) bool
 x86_fast_fused_rec(const pmusim_rec_t *r, uint64_t cur, const x86_listeners_t *l, bool full,
                    bool thr, unsigned hmode, const x86_hist_t *h, uint64_t *cyc, uint64_t *occ,
                    uint64_t *met, uint64_t *last, uint64_t k, uint64_t lim, uint64_t *met2,
-                   uint64_t k2)
+                   uint64_t k2, const x86_grp_run_t *gs)
 {
     if (full)
         return false;
     x86_fast_fused(l, cur);
-    if (thr && (hmode == X86_HIST_ANY || hmode == X86_HIST_EDGE || hmode == X86_HIST_TWO) &&
+    if (thr && (hmode == X86_HIST_GEN_F || hmode == X86_HIST_GU1))
+        x86_fast_grp_fused(r, cur, hmode, gs);
+    if (thr && (hmode == X86_HIST_ANY || hmode == X86_HIST_EDGE || hmode == X86_HIST_TWO_F) &&
         h->fmask) {
-        if (hmode == X86_HIST_TWO) { /* as x86_fast_hist_fused() for threshold k2 */
+        if (hmode == X86_HIST_TWO_F) { /* as x86_fast_hist_fused() for threshold k2 */
             const uint64_t o0 = *cyc == cur ? *occ : 0;
             *met2 += (uint64_t)(o0 < k2) - (uint64_t)(o0 - 1 < k2);
         }
@@ -3311,10 +3388,10 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
      * group the running counts apart */
     const x86_grps_t *gr = &m->grps;
     const bool grp1 = hmode == X86_HIST_GEN1 || hmode == X86_HIST_GK1 || hmode == X86_HIST_GU1;
-    const bool grp = hmode == X86_HIST_GEN || grp1;
+    const bool grp = hmode == X86_HIST_GEN || hmode == X86_HIST_GEN_F || grp1;
     /* X86_HIST_TWO: its second met count and threshold for
      * x86_fast_fused_rec() (none passed in the other variants) */
-    const bool two = hmode == X86_HIST_TWO;
+    const bool two = hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_F;
     /* X86_HIST_GEN1 (instructions): the one group's occurrences in the
      * loop's open cycle `cur` (reset when it changes: every INSN record the
      * loop takes feeds the group), its met count and threshold */
@@ -3358,7 +3435,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 g_lim[g] = gr->edge[g];
                 g_last[g] = cur0 - 1 + g_lim[g];
             }
-            for (uint32_t t = 0; hmode == X86_HIST_GEN && t < nth; t++) {
+            for (uint32_t t = 0; !grp1 && t < nth; t++) {
                 g_n[t] = gr->n_of[t];
                 for (uint32_t j = 0; j < g_n[t]; j++)
                     g_of[t][j] = gr->of[t][j];
@@ -3461,7 +3538,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                         !x86_fast_fused_rec(r, cur, lst[t], !single && seen[t] == room[t], thr,
                                             hmode, &hs[t & (X86_MAX_THREADS - 1)], &h_cyc[t],
                                             &h_occ[t], &h_met[t], &h_last[t], h_k[t], h_lim[t],
-                                            two ? &h_met2[t] : NULL, two ? h_k2[t] : 0))
+                                            two ? &h_met2[t] : NULL, two ? h_k2[t] : 0,
+                                            &(const x86_grp_run_t){gr, g_of[t & (X86_MAX_THREADS - 1)],
+                                                                   hmode == X86_HIST_GEN_F ? g_n[t] : 1,
+                                                                   g_cyc, g_occ, g_met, g_last, g_k,
+                                                                   g_lim, g_wm}))
                         break;
                     goto take;
                 }
@@ -3483,7 +3564,11 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                     !x86_fast_fused_rec(r, cur, lst[t], !single && seen[t] == room[t], thr, hmode,
                                         &hs[t & (X86_MAX_THREADS - 1)], &h_cyc[t], &h_occ[t],
                                         &h_met[t], &h_last[t], h_k[t], h_lim[t],
-                                        two ? &h_met2[t] : NULL, two ? h_k2[t] : 0))
+                                        two ? &h_met2[t] : NULL, two ? h_k2[t] : 0,
+                                        &(const x86_grp_run_t){gr, g_of[t & (X86_MAX_THREADS - 1)],
+                                                               hmode == X86_HIST_GEN_F ? g_n[t] : 1,
+                                                               g_cyc, g_occ, g_met, g_last, g_k,
+                                                               g_lim, g_wm}))
                     break;
                 if (oc && m->loop_oc_fast)
                     fast_limit = x86_fast_oc_start(m, lst[t], r, cur);
@@ -3604,7 +3689,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 if (hmode == X86_HIST_TWO_1)
                     h_same[t]++;
             }
-        } else if (thr && hmode == X86_HIST_TWO) {
+        } else if (thr && two) {
             /* as X86_HIST_ANY, for two thresholds of one occurrence count */
             const uint64_t kt = h_k[t], k2 = h_k2[t], w = x86_hist_weight(r, h_wm[t]);
             if (G_LIKELY(cur != h_cyc[t])) {
@@ -3660,10 +3745,15 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 const uint64_t w = x86_hist_weight(r, g_wm[g]);
                 const uint64_t o0 = cur == g_cyc[g] ? g_occ[g] : 0;
                 const uint64_t o1 = o0 + w;
-                const uint64_t met = (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
                 if (hmode == X86_HIST_GU1) {
-                    g_met[g] += met;
+                    g_met[g] += (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt); /* o0 < kt <= o1 */
                 } else {
+                    /* X86_HIST_GEN_F: as a test rather than a difference
+                     * (after a fused record's x86_fast_grp_fused() o0 may
+                     * be all ones) */
+                    const uint64_t met = hmode == X86_HIST_GEN_F
+                                             ? (uint64_t)(o0 < kt) & (uint64_t)(o1 >= kt)
+                                             : (uint64_t)(o0 < kt) - (uint64_t)(o1 < kt);
                     g_met[g] += met & (uint64_t)(cur - g_last[g] > g_lim[g]);
                     g_last[g] = met ? cur : g_last[g];
                 }
@@ -3698,7 +3788,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
             if (thr) {
                 if (hmode == X86_HIST_K1 || hmode == X86_HIST_K1X)
                     x86_k1_ends(recs, k0, k, cur0, cur, nth, ke);
-                else if ((hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) && cur != cur0)
+                else if ((two || hmode == X86_HIST_TWO_1) && cur != cur0)
                     x86_two_ends(recs, k0, k, cur, nth, ke, hs);
                 for (uint32_t u = 0; u < nth; u++)
                     if (hm[u])
@@ -3727,7 +3817,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     if (thr) {
         if (hmode == X86_HIST_K1 || hmode == X86_HIST_K1X)
             x86_k1_ends(recs, k0, k, cur0, cur, nth, ke);
-        else if ((hmode == X86_HIST_TWO || hmode == X86_HIST_TWO_1) && cur != cur0)
+        else if ((two || hmode == X86_HIST_TWO_1) && cur != cur0)
             x86_two_ends(recs, k0, k, cur, nth, ke, hs); /* x86_hist_flush2() */
         for (uint32_t u = 0; u < nth; u++)
             if (hm[u])
@@ -3823,6 +3913,10 @@ X86_FAST_VARIANT(x86_fast_n_thr_g, false, true, false, false, X86_HIST_GEN)
 X86_FAST_VARIANT(x86_fast_n_thr_g_gen, false, true, true, false, X86_HIST_GEN)
 X86_FAST_VARIANT(x86_fast_n_thr_g_f, false, true, false, true, X86_HIST_GEN)
 X86_FAST_VARIANT(x86_fast_n_thr_g_gen_f, false, true, true, true, X86_HIST_GEN)
+X86_FAST_VARIANT(x86_fast_n_thr_gf, false, true, false, false, X86_HIST_GEN_F)
+X86_FAST_VARIANT(x86_fast_n_thr_gf_gen, false, true, true, false, X86_HIST_GEN_F)
+X86_FAST_VARIANT(x86_fast_n_thr_gf_f, false, true, false, true, X86_HIST_GEN_F)
+X86_FAST_VARIANT(x86_fast_n_thr_gf_gen_f, false, true, true, true, X86_HIST_GEN_F)
 X86_FAST_VARIANT(x86_fast_n_thr_g1, false, true, false, false, X86_HIST_GEN1)
 X86_FAST_VARIANT(x86_fast_n_thr_g1_gen, false, true, true, false, X86_HIST_GEN1)
 X86_FAST_VARIANT(x86_fast_n_thr_g1_f, false, true, false, true, X86_HIST_GEN1)
@@ -3859,6 +3953,10 @@ X86_FAST_VARIANT(x86_fast_n_thr_two, false, true, false, false, X86_HIST_TWO)
 X86_FAST_VARIANT(x86_fast_n_thr_two_gen, false, true, true, false, X86_HIST_TWO)
 X86_FAST_VARIANT(x86_fast_n_thr_two_f, false, true, false, true, X86_HIST_TWO)
 X86_FAST_VARIANT(x86_fast_n_thr_two_gen_f, false, true, true, true, X86_HIST_TWO)
+X86_FAST_VARIANT(x86_fast_n_thr_twof, false, true, false, false, X86_HIST_TWO_F)
+X86_FAST_VARIANT(x86_fast_n_thr_twof_gen, false, true, true, false, X86_HIST_TWO_F)
+X86_FAST_VARIANT(x86_fast_n_thr_twof_f, false, true, false, true, X86_HIST_TWO_F)
+X86_FAST_VARIANT(x86_fast_n_thr_twof_gen_f, false, true, true, true, X86_HIST_TWO_F)
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -3874,7 +3972,7 @@ typedef size_t (*x86_fast_fn)(x86_model_t *m, const pmusim_rec_t *recs, size_t k
 #define X86_FAST_INDEX(single, thr, gen, filt, hmode)                                            \
     ((unsigned)(single) | (unsigned)(thr) << 1 | (unsigned)(gen) << 2 | (unsigned)(filt) << 3 | \
      (unsigned)(hmode) << 4)
-static const x86_fast_fn x86_fast_variants[(X86_HIST_EDGE_U + 1) << 4] = {
+static const x86_fast_fn x86_fast_variants[(X86_HIST_GEN_F + 1) << 4] = {
     [X86_FAST_INDEX(1, 0, 0, 0, X86_HIST_NONE)] = x86_fast_1,
     [X86_FAST_INDEX(0, 0, 0, 0, X86_HIST_NONE)] = x86_fast_n,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_NONE)] = x86_fast_1_thr,
@@ -3931,6 +4029,14 @@ static const x86_fast_fn x86_fast_variants[(X86_HIST_EDGE_U + 1) << 4] = {
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_f,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_GEN)] = x86_fast_n_thr_g_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_GEN_F)] = x86_fast_n_thr_gf,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_GEN_F)] = x86_fast_n_thr_gf,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_GEN_F)] = x86_fast_n_thr_gf_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_GEN_F)] = x86_fast_n_thr_gf_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_GEN_F)] = x86_fast_n_thr_gf_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_GEN_F)] = x86_fast_n_thr_gf_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_GEN_F)] = x86_fast_n_thr_gf_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_GEN_F)] = x86_fast_n_thr_gf_gen_f,
     [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_GEN1)] = x86_fast_n_thr_g1,
     [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_GEN1)] = x86_fast_n_thr_g1,
     [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_GEN1)] = x86_fast_n_thr_g1_gen,
@@ -4003,13 +4109,22 @@ static const x86_fast_fn x86_fast_variants[(X86_HIST_EDGE_U + 1) << 4] = {
     [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_TWO)] = x86_fast_n_thr_two_f,
     [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_TWO)] = x86_fast_n_thr_two_gen_f,
     [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_TWO)] = x86_fast_n_thr_two_gen_f,
+    [X86_FAST_INDEX(1, 1, 0, 0, X86_HIST_TWO_F)] = x86_fast_n_thr_twof,
+    [X86_FAST_INDEX(0, 1, 0, 0, X86_HIST_TWO_F)] = x86_fast_n_thr_twof,
+    [X86_FAST_INDEX(1, 1, 1, 0, X86_HIST_TWO_F)] = x86_fast_n_thr_twof_gen,
+    [X86_FAST_INDEX(0, 1, 1, 0, X86_HIST_TWO_F)] = x86_fast_n_thr_twof_gen,
+    [X86_FAST_INDEX(1, 1, 0, 1, X86_HIST_TWO_F)] = x86_fast_n_thr_twof_f,
+    [X86_FAST_INDEX(0, 1, 0, 1, X86_HIST_TWO_F)] = x86_fast_n_thr_twof_f,
+    [X86_FAST_INDEX(1, 1, 1, 1, X86_HIST_TWO_F)] = x86_fast_n_thr_twof_gen_f,
+    [X86_FAST_INDEX(0, 1, 1, 1, X86_HIST_TWO_F)] = x86_fast_n_thr_twof_gen_f,
 };
 
 /* Before the X86_HIST_GEN variants: the groups of the threads' listener
  * sets at their privilege levels (which do not change while the loop
  * runs), built again when those sets changed; the variants for them:
  * X86_HIST_GEN1 (X86_HIST_GK1 with threshold 1) when they are one group
- * without EDGE that every thread feeds, else X86_HIST_GEN. */
+ * without EDGE that every thread feeds, else X86_HIST_GEN (X86_HIST_GEN_F
+ * when some group has fmask). */
 static unsigned x86_grps_ready(x86_model_t *m)
 {
     const uint32_t nth = m->base.nthreads;
@@ -4023,8 +4138,12 @@ static unsigned x86_grps_ready(x86_model_t *m)
     }
     if (m->grps.n != 1 || m->grps.edge[0] ||
         m->grps.feed[0] != (uint32_t)((UINT64_C(1) << nth) - 1))
-        return X86_HIST_GEN;
-    return m->grps.k[0] == 1 ? X86_HIST_GK1 : m->grps.wm[0] ? X86_HIST_GU1 : X86_HIST_GEN1;
+        return m->grps.any_fm ? X86_HIST_GEN_F : X86_HIST_GEN;
+    /* X86_HIST_GK1 takes every record as an occurrence: not with fmask (a
+     * fused record of one uop weighs 0), which X86_HIST_GU1 serves */
+    return m->grps.k[0] == 1 && !m->grps.fm[0] ? X86_HIST_GK1
+           : m->grps.wm[0]                      ? X86_HIST_GU1
+                                                : X86_HIST_GEN1;
 }
 
 static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, size_t k,
@@ -4041,6 +4160,8 @@ static inline size_t x86_consume_fast(x86_model_t *m, const pmusim_rec_t *recs, 
         hmode = X86_HIST_ANY_U;
     else if (hmode == X86_HIST_TWO && m->hist_two1)
         hmode = X86_HIST_TWO_1;
+    else if (hmode == X86_HIST_TWO && m->hist_two_f)
+        hmode = X86_HIST_TWO_F;
     const unsigned v =
         X86_FAST_INDEX(m->base.nthreads == 1, m->thresh_fast, m->loop_gen, m->loop_filt, hmode);
     const size_t end = x86_fast_variants[v](m, recs, k, n);

@@ -210,8 +210,13 @@ static int cmp_lines(const void *x, const void *y)
  * all of the thread's own with a threshold, no EDGE, at most two
  * thresholds per thread (1 and one of 2 or 3), the higher one on one
  * source only (x86_two_fits()); DIFF_ANY1: three in four AnyThread ones
- * of the run's threshold and source, no EDGE, the others unthresholded */
-enum { DIFF_ALL = 0, DIFF_OWN = 1, DIFF_OWN_ANY = 2, DIFF_OWN_TWO = 3, DIFF_ANY1 = 4 };
+ * of the run's threshold and source, no EDGE, the others unthresholded;
+ * DIFF_ANYU: every general-purpose one AnyThread on uops, threshold 0-3,
+ * INV and EDGE at random (the groups of x86_grps_build(), with and without
+ * EDGE), or in one run in four threshold 2 on every one, no EDGE, at both
+ * privilege levels (one group that every thread feeds: X86_HIST_GU1) */
+enum { DIFF_ALL = 0, DIFF_OWN = 1, DIFF_OWN_ANY = 2, DIFF_OWN_TWO = 3, DIFF_ANY1 = 4,
+       DIFF_ANYU = 5 };
 /* DIFF_FUSED (or-ed into the mode): one INSN record in three is the first
  * of a macro-fused pair (kind fused, the trace claiming every annotation,
  * so "fuse" too), which weighs one uop less on wsm and as much on knm */
@@ -237,6 +242,8 @@ static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool lo
     /* DIFF_ANY1: the run's one threshold and source of its AnyThread counts */
     const unsigned a1_k = own == DIFF_ANY1 ? (unsigned)g_rand_int_range(g, 1, 4) : 0;
     const unsigned a1_src = own == DIFF_ANY1 ? (unsigned)g_rand_int_range(g, 0, 2) : 0;
+    /* DIFF_ANYU: the runs of one group */
+    const bool au_one = own == DIFF_ANYU && g_rand_int_range(g, 0, 4) == 0;
 
     for (uint32_t t = 0; t < nt; t++) {
         /* DIFF_OWN_TWO: the thread's higher threshold and its source (the
@@ -257,6 +264,8 @@ static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool lo
                 continue;
             c->on = g_rand_int_range(g, 0, 4) != 0;
             unsigned plm = (unsigned)g_rand_int_range(g, 1, 4); /* 1 os, 2 usr, 3 both */
+            if (au_one && c->gp)
+                plm = 3;
             c->plm_mask = ((plm & 1) ? 1u : 0u) | ((plm & 2) ? 0xeu : 0u);
             c->any = g_rand_int_range(g, 0, 4) == 0 &&
                      !((own == DIFF_OWN || own == DIFF_OWN_TWO) && c->gp);
@@ -277,6 +286,14 @@ static void diff_one(const char *model, uint32_t nt, GRand *g, int iter, bool lo
                         c->cmask = a1_k;
                         c->inv = g_rand_boolean(g);
                     }
+                } else if (own == DIFF_ANYU) {
+                    c->any = true;
+                    c->src = 1;
+                    c->code = ev_code[1];
+                    c->umask = knm ? ev_umask_knm[1] : ev_umask_wsm[1];
+                    c->cmask = au_one ? 2 : (unsigned)g_rand_int_range(g, 0, 4);
+                    c->inv = g_rand_boolean(g);
+                    c->edge = !au_one && g_rand_int_range(g, 0, 3) == 0;
                 } else if (own == DIFF_OWN_TWO) {
                     const unsigned pick = (unsigned)g_rand_int_range(g, 0, k == hi_src ? 3 : 2);
                     c->cmask = pick == 2 ? hi : pick;
@@ -510,8 +527,10 @@ static void test_diff_any1(void)
  * (DIFF_FUSED): on wsm the uop counts weigh it one less (a CMP of one uop
  * or of none: 0), directly and against thresholds, INV and EDGE, in every
  * set-up of the fast loop (its rare branch, x86_fast_fused(); thresholded
- * uop counts as tgen listeners; AnyThread groups on the general path),
- * on knm as much as any record. */
+ * uop counts in running counts, x86_fast_hist_fused(), or as tgen
+ * listeners; AnyThread ones in the running counts of groups,
+ * x86_fast_grp_fused(), also in two-thread wsm runs of AnyThread uop
+ * counts alone, DIFF_ANYU), on knm as much as any record. */
 static void test_diff_fused(void)
 {
     GRand *g = g_rand_new_with_seed(20261129);
@@ -524,6 +543,12 @@ static void test_diff_fused(void)
     diff_runs(20261203, 80, DIFF_OWN_ANY | DIFF_FUSED);
     diff_runs(20261204, 60, DIFF_OWN_TWO | DIFF_FUSED);
     diff_runs(20261205, 60, DIFF_ANY1 | DIFF_FUSED);
+    /* AnyThread uop counts of two wsm threads (x86_fast_grp_fused()),
+     * fused records on both */
+    GRand *g2 = g_rand_new_with_seed(20261206);
+    for (int i = 0; i < 160; i++)
+        diff_one("wsm", 2, g2, i, true, DIFF_ANYU | DIFF_FUSED);
+    g_rand_free(g2);
 }
 
 static void register_suites(void)
