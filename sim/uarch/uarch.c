@@ -26,7 +26,8 @@
 
 #define OUT_BATCH 1024u
 /* records other than EVENT held per SMT thread while merging: the model's
- * EVENT records (at most MAX_INSN_EVENTS an instruction) do not count, so
+ * EVENT records (a bounded number an instruction: MAX_INSN_EVENTS kinds,
+ * and one per page walk, walk_records()) do not count, so
  * that where a full queue forces the merge on (and clamps a lagging thread)
  * does not depend on which EVENT kinds the model writes */
 #define QUEUE_CAP 2048u
@@ -517,7 +518,9 @@ static void ev_add(pmusim_uarch_t *u, const uarch_ev_t *ev, uint64_t n)
  * the code with EV_WALK set and n the number of walks: it takes the path
  * of the other counts (u->iev, an open instruction's t->oev, one entry
  * per kind, as the summed walk cycles took), instructions without a walk
- * pay nothing, and events_add() writes its records (walk_records()). */
+ * pay nothing, and events_add() writes its records (walk_records()).
+ * EV_WALK is above every CPU's event codes (x86 0xff, the IA-64 facts'
+ * 0x100; IA-64 has no walk-cycle kind). */
 #define EV_WALK 0x8000u
 static void walk_add(pmusim_uarch_t *u, const uarch_ev_t *ev)
 {
