@@ -930,8 +930,9 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h, g
     G_STATIC_ASSERT(sizeof(uarch_events_t) == G_N_ELEMENTS(kinds) * sizeof(uarch_ev_t));
     /* The "evsum" key: the kinds whose occurrences the model sums per
      * thread over up to EVENT_SPAN cycles (events_collect(); the ports over
-     * PORT_SPAN cycles) or whose record holds an instruction's stall, walk
-     * or fill cycles, so that a threshold cannot be evaluated on them
+     * PORT_SPAN cycles) or whose record holds an instruction's stall or
+     * fill cycles, or a walk's, so that a threshold cannot be evaluated on
+     * them
      * (docs/trace-events-x86.md, "Thresholds on the model's EVENT
      * records"): all of them (the divider's record holds a divide's busy
      * cycles; ARITH:DIV, its c=1 i=1 e=1 form, counts from the divides'
