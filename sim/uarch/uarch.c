@@ -932,8 +932,7 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h, g
      * thread over up to EVENT_SPAN cycles (events_collect(); the ports over
      * PORT_SPAN cycles) or whose record holds an instruction's stall or
      * fill cycles, or a walk's, so that a threshold cannot be evaluated on
-     * them
-     * (docs/trace-events-x86.md, "Thresholds on the model's EVENT
+     * them (docs/trace-events-x86.md, "Thresholds on the model's EVENT
      * records"): all of them (the divider's record holds a divide's busy
      * cycles; ARITH:DIV, its c=1 i=1 e=1 form, counts from the divides'
      * INSN records) but LSD:UOPS, written one record per cycle (lsd_emit()),
