@@ -26,7 +26,8 @@
 
 #define OUT_BATCH 1024u
 /* records other than EVENT held per SMT thread while merging: the model's
- * EVENT records (at most MAX_INSN_EVENTS an instruction) do not count, so
+ * EVENT records (a bounded number an instruction: MAX_INSN_EVENTS kinds,
+ * and one per page walk, walk_records()) do not count, so
  * that where a full queue forces the merge on (and clamps a lagging thread)
  * does not depend on which EVENT kinds the model writes */
 #define QUEUE_CAP 2048u
@@ -510,6 +511,23 @@ static void ev_add(pmusim_uarch_t *u, const uarch_ev_t *ev, uint64_t n)
         ev_add_cu(u, ev->code, ev->umask, n);
 }
 
+/* A page walk's cycles (docs/UARCH.md §3): one EVENT record of n =
+ * lat_walk per walk, not summed, so that a threshold on the kind counts
+ * walks in progress (the header's "evspan" key, pmusim_uarch_header()).
+ * The walk is noted among the instruction's counts as a kind of its own,
+ * the code with EV_WALK set and n the number of walks: it takes the path
+ * of the other counts (u->iev, an open instruction's t->oev, one entry
+ * per kind, as the summed walk cycles took), instructions without a walk
+ * pay nothing, and events_add() writes its records (walk_records()).
+ * EV_WALK is above every CPU's event codes (x86 0xff, the IA-64 facts'
+ * 0x100; IA-64 has no walk-cycle kind). */
+#define EV_WALK 0x8000u
+static void walk_add(pmusim_uarch_t *u, const uarch_ev_t *ev)
+{
+    if (ev->present)
+        ev_add_cu(u, (uint16_t)(ev->code | EV_WALK), ev->umask, 1);
+}
+
 /* The EVENT counts of an x86 front-end resteer (a direct branch the BTB
  * did not know): BACLEAR(S), and knm's BACLEARS:COND for a conditional one
  * (docs/trace-events-x86.md). */
@@ -912,15 +930,19 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h, g
     G_STATIC_ASSERT(sizeof(uarch_events_t) == G_N_ELEMENTS(kinds) * sizeof(uarch_ev_t));
     /* The "evsum" key: the kinds whose occurrences the model sums per
      * thread over up to EVENT_SPAN cycles (events_collect(); the ports over
-     * PORT_SPAN cycles) or whose record holds an instruction's stall, walk
-     * or fill cycles, so that a threshold cannot be evaluated on them
-     * (docs/trace-events-x86.md, "Thresholds on the model's EVENT
+     * PORT_SPAN cycles) or whose record holds an instruction's stall or
+     * fill cycles, or a walk's, so that a threshold cannot be evaluated on
+     * them (docs/trace-events-x86.md, "Thresholds on the model's EVENT
      * records"): all of them (the divider's record holds a divide's busy
      * cycles; ARITH:DIV, its c=1 i=1 e=1 form, counts from the divides'
      * INSN records) but LSD:UOPS, written one record per cycle (lsd_emit()),
      * so that LSD:ACTIVE and INACTIVE (UOPS with c=1, c=1 i=1) count
-     * cycles. */
-    GString *s = g_string_new(NULL), *sum = g_string_new(NULL);
+     * cycles.  The "evspan" key: the walk-cycle kinds, one record per walk
+     * (walk_add()), each an interval of n cycles; they stay in "evsum" too,
+     * as traces/FORMAT.md §2 asks of a producer, so that a reader built
+     * before "evspan" reads a threshold on them as <not in trace>, not as
+     * a threshold on one cycle's occurrences. */
+    GString *s = g_string_new(NULL), *sum = g_string_new(NULL), *span = g_string_new(NULL);
     for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
         const uarch_ev_t *e = kinds[i].e;
         if (!e->present || !kinds[i].happens)
@@ -933,12 +955,17 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h, g
         g_string_append_printf(s, "%s%s", s->len ? "," : "", pair);
         if (e != &ev->lsd_uops)
             g_string_append_printf(sum, "%s%s", sum->len ? "," : "", pair);
+        if (e == &ev->itlb_walk_cyc || e == &ev->dtlb_walk_cyc || e == &ev->dtlb_ld_walk_cyc)
+            g_string_append_printf(span, "%s%s", span->len ? "," : "", pair);
     }
     pmusim_trace_header_set_meta(h, "events", s->str);
     if (sum->len)
         pmusim_trace_header_set_meta(h, "evsum", sum->str);
+    if (span->len)
+        pmusim_trace_header_set_meta(h, "evspan", span->str);
     g_string_free(s, TRUE);
     g_string_free(sum, TRUE);
+    g_string_free(span, TRUE);
 }
 
 void pmusim_uarch_header(pmusim_uarch_t *u, pmusim_trace_header_t *h)
@@ -1267,7 +1294,7 @@ static gboolean ifetch_l1(pmusim_uarch_t *u, uint64_t ip, uint32_t *lat, unsigne
             ev_add(u, &cfg->ev.itlb_walk, 1);
             /* the walk's cycles: the latency the model charges for it
              * (docs/UARCH.md §3, "walk extra") */
-            ev_add(u, &cfg->ev.itlb_walk_cyc, cfg->lat_walk);
+            walk_add(u, &cfg->ev.itlb_walk_cyc);
             *lat += cfg->lat_walk;
             *tlb = PMUSIM_TLB_WALK;
         } else {
@@ -1395,9 +1422,9 @@ static inline uint32_t dtlb_access(pmusim_uarch_t *u, uint64_t addr, gboolean st
             m->tlb = PMUSIM_TLB_WALK;
             /* the walk's cycles, the latency charged (docs/UARCH.md §3);
              * the walks themselves are MEM records' tlb = walk */
-            ev_add(u, &cfg->ev.dtlb_walk_cyc, cfg->lat_walk);
+            walk_add(u, &cfg->ev.dtlb_walk_cyc);
             if (!store)
-                ev_add(u, &cfg->ev.dtlb_ld_walk_cyc, cfg->lat_walk);
+                walk_add(u, &cfg->ev.dtlb_ld_walk_cyc);
         }
     }
     return tlb_lat;
@@ -1762,13 +1789,34 @@ static void ports_flush(pmusim_uarch_t *u, uint32_t ti, uint64_t cycle, gboolean
     u->ev_gate = u->niev ? 0 : ev_gate_of(u);
 }
 
-/* Adds n counts of an instruction retired at r to thread ti's sums. */
+/* The records of e->n page walks (an EV_WALK entry, walk_add()) of an
+ * instruction retired at r: one each, n = lat_walk, at r (the model
+ * writes an instruction's records at its retirement, in cycle order: the
+ * walk's own start is earlier than records written already;
+ * docs/trace-events-x86.md, "Exact thresholds on walk records"). */
+static G_GNUC_NO_INLINE void walk_records(pmusim_uarch_t *u, uint32_t ti, uint64_t r,
+                                          const insn_event_t *e)
+{
+    for (uint64_t k = 0; k < e->n; k++) {
+        pmusim_rec_t *w = rec_new(u, ti, PMUSIM_REC_EVENT, r);
+        w->ev_code = (uint16_t)(e->code & ~EV_WALK);
+        w->ev_umask = e->umask;
+        w->n = u->cfg->lat_walk;
+    }
+}
+
+/* Adds n counts of an instruction retired at r to thread ti's sums (its
+ * walks: their records, walk_records()). */
 static void events_add(pmusim_uarch_t *u, uint32_t ti, uint64_t r, const insn_event_t *ev,
                        unsigned n)
 {
     uarch_thread_t *t = &u->th[ti];
     for (unsigned i = 0; i < n; i++) {
         const insn_event_t *e = &ev[i];
+        if (G_UNLIKELY(e->code & EV_WALK)) {
+            walk_records(u, ti, r, e);
+            continue;
+        }
         unsigned k;
         for (k = 0; k < t->nevacc; k++)
             if (t->evacc[k].code == e->code && t->evacc[k].umask == e->umask)

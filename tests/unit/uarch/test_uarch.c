@@ -591,10 +591,16 @@ static void test_event_span_on_fast_path(void)
     const uint64_t r0 = insn(&c, 0)->cycle;
     CU_ASSERT_TRUE(insn(&c, 399)->cycle > r0 + 64);
     /* the port counts (0xb1) have a span of their own, 1024 cycles: here
-     * written at the end; the decoders' (0xd0, 0x17) with them */
+     * written at the end; the decoders' (0xd0, 0x17) with them; the cold
+     * fetch's ITLB walk (0x85/0x04) is a record of its own at r0, not
+     * summed (test_walk_records) */
     guint ev = 0;
     for (guint i = 0; i < c.recs->len; i++)
-        if (rec(&c, i)->kind == PMUSIM_REC_EVENT && rec(&c, i)->ev_code != 0xb1 &&
+        if (rec(&c, i)->kind == PMUSIM_REC_EVENT && rec(&c, i)->ev_code == 0x85 &&
+            rec(&c, i)->ev_umask == 0x04) {
+            CU_ASSERT_EQUAL(rec(&c, i)->cycle, r0);
+            CU_ASSERT_EQUAL(rec(&c, i)->n, 23);
+        } else if (rec(&c, i)->kind == PMUSIM_REC_EVENT && rec(&c, i)->ev_code != 0xb1 &&
             rec(&c, i)->ev_code != 0xd0 && rec(&c, i)->ev_code != 0x17) {
             CU_ASSERT_EQUAL(rec(&c, i)->cycle, r0 + 64);
             ev++;
@@ -1121,6 +1127,156 @@ static void test_walk_cycles(void)
     CU_ASSERT_EQUAL(ev_sum(&c, 0x05, 0x01), 10 * 30);
     CU_ASSERT_EQUAL(ev_sum(&c, 0x05, 0x02), 30);
     done(u, &c);
+}
+
+/* One EVENT record per page walk (docs/UARCH.md §3, "Walk records";
+ * docs/trace-events-x86.md, "Exact thresholds on walk records"): n = the
+ * walk latency (wsm 23, knm 30), at the retirement cycle of the walk's
+ * instruction, directly after its records, never summed with another
+ * walk's; the header lists the walk kinds in "evspan" (and still in
+ * "evsum").  wsm, one thread, cold TLBs (DTLB 16 sets of 4, STLB 128 sets
+ * of 4: pages D..D+5 take distinct sets, nothing is evicted):
+ *   I0 0x400000: the code page's fetch walks (ITLB_MISSES:WALK_CYCLES
+ *      0x85/0x04), its load at D walks (DTLB_MISSES:WALK_CYCLES 0x49/0x04
+ *      and DTLB_LOAD_MISSES:WALK_CYCLES 0x08/0x04): three records;
+ *   I1 0x400004: a load at D+1 and a store at D+2, both walk: 0x49/0x04
+ *      twice, 0x08/0x04 once (the store is no load);
+ *   I2 0x400008: a load at D+3: 0x49/0x04, 0x08/0x04;
+ *   I3 0x40000c: a load at D again: the DTLB hits, no record;
+ *   I4 0x400010 in two parts (ACC_MORE, then ACC_CONT), a load at D+4 and
+ *      one at D+5: two walks of each data kind, written when it ends (I5
+ *      starts), after the continuation's MEM record, not between;
+ *   I5 0x400014: no access.
+ * In all 0x85/0x04 1 record, 0x49/0x04 6, 0x08/0x04 5, each of n = 23;
+ * summed they are the counts of test_walk_cycles's kind (unchanged). */
+static void test_walk_records(void)
+{
+    const uint64_t d = 0x10000ull << 12, pg = 4096;
+    static const uint64_t ip[6] = {0x400000, 0x400004, 0x400008, 0x40000c, 0x400010, 0x400014};
+    /* per instruction: records of 0x85/0x04, 0x49/0x04, 0x08/0x04 */
+    static const unsigned want[6][3] = {{1, 1, 1}, {0, 2, 1}, {0, 1, 1}, {0, 0, 0}, {0, 2, 2},
+                                        {0, 0, 0}};
+    static const uint16_t code[3] = {0x85, 0x49, 0x08};
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 1, NULL, &c);
+    run(u, 0, ip[0], d, 8, FALSE, 0);
+    pmusim_uarch_access_t two[2] = {{.addr = d + pg, .size = 8},
+                                    {.addr = d + 2 * pg, .size = 8, .is_store = 1}};
+    pmusim_uarch_insn_t in1 = {.ip = ip[1], .plm = 3, .len = 4, .naccess = 2, .access = two};
+    GError *e = NULL;
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in1, &e));
+    run(u, 0, ip[2], d + 3 * pg, 8, FALSE, 0);
+    run(u, 0, ip[3], d, 8, FALSE, 0);
+    pmusim_uarch_access_t p0 = {.addr = d + 4 * pg, .size = 8}, p1 = {.addr = d + 5 * pg, .size = 8};
+    pmusim_uarch_insn_t in4 = {.ip = ip[4], .plm = 3, .len = 2, .uops = 2,
+                               .naccess = 1 | PMUSIM_UARCH_ACC_MORE, .access = &p0};
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in4, &e));
+    in4.naccess = 1 | PMUSIM_UARCH_ACC_CONT;
+    in4.access = &p1;
+    CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in4, &e));
+    run(u, 0, ip[5], 0, 0, FALSE, 0);
+    finish(u);
+    assert_cycle_order(&c);
+    unsigned got[6][3] = {{0}};
+    int cur = -1;          /* the instruction whose records these are */
+    uint64_t cur_cycle = 0;
+    gboolean after_mem = FALSE; /* I4: its continuation's MEM record came */
+    for (guint i = 0; i < c.recs->len; i++) {
+        const pmusim_rec_t *r = rec(&c, i);
+        if (r->kind == PMUSIM_REC_INSN) {
+            cur = -1;
+            for (int k = 0; k < 6; k++)
+                if (r->ip == ip[k])
+                    cur = k;
+            CU_ASSERT_TRUE_FATAL(cur >= 0);
+            cur_cycle = r->cycle;
+            after_mem = FALSE;
+        } else if (r->kind == PMUSIM_REC_MEM) {
+            after_mem = TRUE;
+        } else if (r->kind == PMUSIM_REC_EVENT && r->ev_umask == 0x04) {
+            for (int k = 0; k < 3; k++) {
+                if (r->ev_code != code[k])
+                    continue;
+                CU_ASSERT_EQUAL(r->n, 23);
+                CU_ASSERT_EQUAL(r->cycle, cur_cycle);
+                CU_ASSERT_TRUE_FATAL(cur >= 0);
+                if (cur == 4)
+                    CU_ASSERT_TRUE(after_mem);
+                got[cur][k]++;
+            }
+        }
+    }
+    for (int i = 0; i < 6; i++)
+        for (int k = 0; k < 3; k++)
+            CU_ASSERT_EQUAL(got[i][k], want[i][k]);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x49, 0x04), 6 * 23);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0x08, 0x04), 5 * 23);
+    done(u, &c);
+
+    /* knm (test_walk_cycles's run): 10 data walks, 1 code walk, n = 30 */
+    u = model(PMUSIM_CPU_KNM, 1, NULL, &c);
+    dtlb_set_walks(u, 8, 8);
+    guint nd = 0, ni = 0;
+    for (guint i = 0; i < c.recs->len; i++) {
+        const pmusim_rec_t *r = rec(&c, i);
+        if (r->kind != PMUSIM_REC_EVENT || r->ev_code != 0x05)
+            continue;
+        CU_ASSERT_EQUAL(r->n, 30);
+        nd += r->ev_umask == 0x01;
+        ni += r->ev_umask == 0x02;
+    }
+    CU_ASSERT_EQUAL(nd, 10);
+    CU_ASSERT_EQUAL(ni, 1);
+    done(u, &c);
+
+    /* wsm, two SMT threads, each loading from 8 pages of its own: the
+     * merged records in cycle order, 16 walk records of 23 */
+    u = model(PMUSIM_CPU_WSM, 2, NULL, &c);
+    for (uint64_t k = 0; k < 8; k++)
+        for (uint32_t t = 0; t < 2; t++)
+            run(u, t, 0x400000 + 4 * k, d + (16 * t + k) * pg, 8, FALSE, 0);
+    finish(u);
+    assert_cycle_order(&c);
+    guint n49 = 0;
+    for (guint i = 0; i < c.recs->len; i++) {
+        const pmusim_rec_t *r = rec(&c, i);
+        if (r->kind == PMUSIM_REC_EVENT && r->ev_code == 0x49 && r->ev_umask == 0x04) {
+            CU_ASSERT_EQUAL(r->n, 23);
+            n49++;
+        }
+    }
+    CU_ASSERT_EQUAL(n49, 16);
+    done(u, &c);
+
+    /* the header: the walk kinds in evspan, and in evsum; none on IA-64 */
+    static const struct {
+        pmusim_cpu_t cpu;
+        const char *span;
+    } hdr[] = {{PMUSIM_CPU_WSM, "0x85/0x04,0x49/0x04,0x08/0x04"},
+               {PMUSIM_CPU_WSM_DP, "0x85/0x04,0x49/0x04,0x08/0x04"},
+               {PMUSIM_CPU_KNM, "0x05/0x02,0x05/0x01"},
+               {PMUSIM_CPU_ITA2, NULL},
+               {PMUSIM_CPU_MONT, NULL}};
+    for (size_t k = 0; k < G_N_ELEMENTS(hdr); k++) {
+        u = model(hdr[k].cpu, 1, NULL, &c);
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, hdr[k].cpu, 1);
+        pmusim_uarch_header(u, &h);
+        const char *span = pmusim_trace_header_get_meta(&h, "evspan");
+        if (!hdr[k].span) {
+            CU_ASSERT_PTR_NULL(span);
+        } else {
+            CU_ASSERT_PTR_NOT_NULL_FATAL(span);
+            CU_ASSERT_STRING_EQUAL(span, hdr[k].span);
+            const char *sum = pmusim_trace_header_get_meta(&h, "evsum");
+            gchar **pairs = g_strsplit(hdr[k].span, ",", -1);
+            for (gchar **q = pairs; *q; q++)
+                CU_ASSERT_PTR_NOT_NULL(strstr(sum, *q));
+            g_strfreev(pairs);
+        }
+        pmusim_trace_header_clear(&h);
+        done(u, &c);
+    }
 }
 
 /* A loop branch taken 7 times then not taken, 200 times over: once the
@@ -2651,14 +2807,19 @@ static void test_parts_one_instruction(void)
             CU_ASSERT_EQUAL(mem_misplaced(&c), 0);
             CU_ASSERT_EQUAL(st[0].insns, 3);
             CU_ASSERT_EQUAL(st[0].split_parts, 0);
+            /* the first EVENT record after the long instruction's INSN
+             * record (the first instruction's ITLB walk record precedes
+             * it: test_walk_records) */
             guint last_mem = 0, first_ev = UINT_MAX, k = 0;
+            gboolean seen = FALSE;
             for (guint i = 0; i < c.recs->len; i++) {
                 const pmusim_rec_t *r = rec(&c, i);
+                seen |= r->kind == PMUSIM_REC_INSN && r->ip == 0x401004;
                 if (r->kind == PMUSIM_REC_MEM) {
                     last_mem = i;
                     CU_ASSERT_EQUAL(r->ip, 0x401004);
                     CU_ASSERT_EQUAL(r->mem.addr, 0x10000000 + 64 * (uint64_t)++k);
-                } else if (r->kind == PMUSIM_REC_EVENT && first_ev == UINT_MAX) {
+                } else if (r->kind == PMUSIM_REC_EVENT && seen && first_ev == UINT_MAX) {
                     first_ev = i;
                 }
             }
@@ -3337,6 +3498,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_macro_fusion);
     PMUSIM_ADD_TEST(s, test_l1i_lookups);
     PMUSIM_ADD_TEST(s, test_walk_cycles);
+    PMUSIM_ADD_TEST(s, test_walk_records);
     PMUSIM_ADD_TEST(s, test_l2_ifetch);
     PMUSIM_ADD_TEST(s, test_l2_traffic);
     PMUSIM_ADD_TEST(s, test_l2_line_states);
