@@ -2704,6 +2704,10 @@ stfwd_note(uarch_thread_t *t, const pmusim_uarch_access_t *acc, uint32_t n, uint
  * (SH_ANY), no access and no branch (SH_PLAIN), no access and a branch
  * (SH_BRANCH), one access (SH_ACCESS). */
 enum { SH_ANY = 0, SH_PLAIN = 1, SH_BRANCH = 2, SH_ACCESS = 3 };
+/* `no_rs` TRUE: no reservation station is modelled (!u->rs_on, an input
+ * without "rsdep"; IA-64): a copy without the station's tests, which
+ * pmusim_uarch_insns() picks once per batch (docs/PERFORMANCE.md, seventh
+ * pass); FALSE: read from the model. */
 #define SH_NACC                                                                                    \
     (shape == SH_PLAIN || shape == SH_BRANCH ? 0u : shape == SH_ACCESS ? 1u : in->naccess)
 #define SH_ISBR                                                                                    \
@@ -2712,7 +2716,7 @@ enum { SH_ANY = 0, SH_PLAIN = 1, SH_BRANCH = 2, SH_ACCESS = 3 };
 static inline __attribute__((always_inline)) int
 insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, const gboolean ia64,
           const unsigned lb, const uint32_t w, const uint64_t window, out_cursor_t *cur,
-          pmusim_mem_t *const mems, const int shape)
+          pmusim_mem_t *const mems, const int shape, const gboolean no_rs)
 {
     /* mems: NULL, at most one access (the loop's inlined body); else room
      * for in->naccess results (insn_multi_one()) */
@@ -2774,7 +2778,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* a free entry in the reorder window (no test of t->n: the ring), and
      * in the load and store buffers */
     const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
-    uarch_rs_t *const rs = ia64 ? NULL : rs_pick(u, in, SH_NACC);
+    uarch_rs_t *const rs = ia64 || no_rs ? NULL : rs_pick(u, in, SH_NACC);
     /* the slots (insn_slots()), once for the instruction */
     const uint32_t fused = ia64 ? 0u : opk == u->fuse_key;
     const uint32_t uops = ia64 ? 1u : (in->uops ? in->uops : 1u) - fused;
@@ -3427,8 +3431,8 @@ static G_GNUC_NO_INLINE int insn_multi_one(pmusim_uarch_t *u, const pmusim_uarch
 {
     pmusim_mem_t mems[PMUSIM_UARCH_MAX_ACCESSES];
     if (ia64)
-        return insn_fast(u, &u->th[0], in, TRUE, lb, w, window, NULL, mems, SH_ANY);
-    return insn_fast(u, &u->th[0], in, FALSE, lb, w, window, NULL, mems, SH_ANY);
+        return insn_fast(u, &u->th[0], in, TRUE, lb, w, window, NULL, mems, SH_ANY, TRUE);
+    return insn_fast(u, &u->th[0], in, FALSE, lb, w, window, NULL, mems, SH_ANY, FALSE);
 }
 
 /* One instruction of one thread: the fast path, else the general body.
@@ -3436,7 +3440,8 @@ static G_GNUC_NO_INLINE int insn_multi_one(pmusim_uarch_t *u, const pmusim_uarch
  * thread (rec_direct_one()). */
 static inline __attribute__((always_inline)) gboolean
 insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const gboolean ia64,
-         const unsigned lb, const uint32_t w, const uint64_t window, out_cursor_t *cur)
+         const unsigned lb, const uint32_t w, const uint64_t window, out_cursor_t *cur,
+         const gboolean no_rs)
 {
     gboolean ok;
     uarch_thread_t *t = &u->th[0];
@@ -3469,11 +3474,11 @@ insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const
     if (!cur)
         t->plm = in->plm & 3;
     if (in->naccess)
-        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_ACCESS);
+        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_ACCESS, no_rs);
     else if (in->br == PMUSIM_UARCH_BR_NONE)
-        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_PLAIN);
+        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_PLAIN, no_rs);
     else
-        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_BRANCH);
+        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_BRANCH, no_rs);
     if (G_LIKELY(f == FAST_DONE))
         return TRUE;
     if (f == FAST_DONE_CALLED)
@@ -3510,13 +3515,19 @@ gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, si
     const pmusim_uarch_insn_t *const start = in, *const end = in + n;
     if (u->cfg->ia64) {
         for (; in < end; in++)
-            if (!insn_one(u, in, error, TRUE, lb, w, window, &cur)) {
+            if (!insn_one(u, in, error, TRUE, lb, w, window, &cur, TRUE)) {
+                ok = FALSE;
+                break;
+            }
+    } else if (!u->rs_on) { /* no station: a copy without its tests */
+        for (; in < end; in++)
+            if (!insn_one(u, in, error, FALSE, lb, w, window, &cur, TRUE)) {
                 ok = FALSE;
                 break;
             }
     } else {
         for (; in < end; in++)
-            if (!insn_one(u, in, error, FALSE, lb, w, window, &cur)) {
+            if (!insn_one(u, in, error, FALSE, lb, w, window, &cur, FALSE)) {
                 ok = FALSE;
                 break;
             }
@@ -3548,7 +3559,8 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, FALSE, TRUE, FALSE);
     if (G_UNLIKELY(!u->front_p2))
         return insn_check(u, in, error, TRUE) && insn_body(u, in, error, FALSE, FALSE, FALSE);
-    return insn_one(u, in, error, u->cfg->ia64, u->l1i.line_bits, u->cfg->width, u->window, NULL);
+    return insn_one(u, in, error, u->cfg->ia64, u->l1i.line_bits, u->cfg->width, u->window, NULL,
+                    FALSE);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)
