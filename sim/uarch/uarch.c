@@ -104,6 +104,11 @@ typedef struct uarch_thread {
     uint64_t ras[32];
     uint32_t ras_n, ras_top;
     uint64_t last_fetch_blk;
+    /* insn_fast()'s test of the line fetched last: its first byte
+     * (last_fetch_blk's), and the mask of the bits above a line's offset,
+     * UINT64_MAX until the thread's first instruction has been fetched
+     * (so that its first instruction takes the exact test) */
+    uint64_t fetch_lo, fetch_mask;
     uint8_t plm;
     /* output queue (SMT merge; Montecito: the held L3-miss instruction) */
     pmusim_rec_t *q;
@@ -576,31 +581,40 @@ static uint8_t port_rule_of(unsigned fpc, unsigned opk)
     }
 }
 
+/* 1 for the first instruction of a macro-fused pair on a CPU that fuses
+ * (docs/UARCH.md §1, "Macro-fusion"), else 0. */
+static inline __attribute__((always_inline)) uint32_t insn_fused(const pmusim_uarch_t *u,
+                                                                 const pmusim_uarch_insn_t *in)
+{
+    return (in->flags & PMUSIM_F_OPKIND_MASK) == u->fuse_key;
+}
+
 /* The dispatch and retirement slots of an x86 instruction: its fused
  * uops (0 = 1), one fewer for the first instruction of a macro-fused pair
- * on a CPU that fuses: the pair's one uop is its branch's (docs/UARCH.md
- * §1, "Macro-fusion"), so a register TEST or CMP takes none. */
+ * on a CPU that fuses: the pair's one uop is its branch's, so a register
+ * TEST or CMP takes none.  insn_fast() computes them once, with
+ * insn_fused(), for the whole instruction. */
 static inline __attribute__((always_inline)) uint32_t insn_slots(const pmusim_uarch_t *u,
                                                                  const pmusim_uarch_insn_t *in)
 {
-    return (in->uops ? in->uops : 1u) - ((in->flags & PMUSIM_F_OPKIND_MASK) == u->fuse_key);
+    return (in->uops ? in->uops : 1u) - insn_fused(u, in);
 }
 
-/* Counts the uops of an instruction (or of a continuation's accesses,
- * without `compute`) by port, in thread t's sums, retired at r: a load on
- * p2, a store's address on p3 and its data on p4; the fused uops beyond
- * one per access are compute uops (at least one for a branch, on p5), each
- * placed by its rule (the least loaded port of a choice, ties to the lower
- * number).  Sets the thread's due cycle when its sums were empty. */
+/* Counts the uops of an instruction of `uops` slots (insn_slots()), or of
+ * a continuation's accesses (without `compute`; `uops` unused), by port,
+ * in thread t's sums, retired at r: a load on p2, a store's address on p3
+ * and its data on p4; the fused uops beyond one per access are compute
+ * uops (at least one for a branch, on p5), each placed by its rule (the
+ * least loaded port of a choice, ties to the lower number).  Sets the
+ * thread's due cycle when its sums were empty. */
 static inline __attribute__((always_inline)) void
 ports_count(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, uint32_t nld,
-            uint32_t nst, gboolean br, gboolean compute, uint64_t r)
+            uint32_t nst, gboolean br, gboolean compute, uint32_t uops, uint64_t r)
 {
     t->port_n[2] += nld;
     t->port_n[3] += nst;
     t->port_n[4] += nst;
     if (compute) {
-        const uint32_t uops = insn_slots(u, in);
         uint32_t nc = uops > nld + nst ? uops - nld - nst : 0;
         if (br) {
             t->port_n[5]++;
@@ -801,6 +815,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     for (uint32_t i = 0; i < nthreads; i++) {
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
+        t->fetch_mask = UINT64_MAX;
         t->ev_due = UINT64_MAX;
         t->lsd_cyc = UINT64_MAX;
         t->port_due = UINT64_MAX;
@@ -1917,6 +1932,22 @@ static G_GNUC_NO_INLINE void lsd_emit(pmusim_uarch_t *u, uint32_t ti)
     t->lsd_cyc = UINT64_MAX;
 }
 
+/* lsd_emit() of thread 0 of one thread into `e`, a record of the output
+ * batch that the caller took (insn_fast(): no call of the sink, no queue;
+ * the same record, and the floor moved as rec_new() moves it). */
+static G_GNUC_NO_INLINE void lsd_emit_at(pmusim_uarch_t *u, pmusim_rec_t *e)
+{
+    uarch_thread_t *t = &u->th[0];
+    const uint64_t cycle = MAX(t->lsd_cyc, u->floor);
+    u->floor = cycle;
+    rec_clear(e, cycle, PMUSIM_REC_EVENT, 0, t->lsd_plm);
+    e->ev_code = u->cfg->ev.lsd_uops.code;
+    e->ev_umask = u->cfg->ev.lsd_uops.umask;
+    e->n = t->lsd_n;
+    t->lsd_n = 0;
+    t->lsd_cyc = UINT64_MAX;
+}
+
 /* The thread stops (halt, sleep) or the input ends: its pending LSD:UOPS
  * go out, and the loop it streamed, if any, ends. */
 static void lsd_end(pmusim_uarch_t *u, uint32_t ti)
@@ -1976,9 +2007,13 @@ static inline gboolean lsd_branch_matters(const uarch_thread_t *t, const pmusim_
  * of an earlier cycle went out before them): its uops join the
  * iteration's; while streaming they count as the detector's, unless the
  * iteration is now longer than the loop's (the stream is not the loop's
- * any more). */
-static G_GNUC_NO_INLINE void lsd_count(pmusim_uarch_t *u, uarch_thread_t *t,
-                                       const pmusim_uarch_insn_t *in, uint64_t r, uint32_t uops)
+ * any more).  `fused`: the instruction is the first of a macro-fused pair
+ * (1, else 0).  Inline: most instructions of a loop that streams come
+ * here (2.05 M of the 2.68 M of the mix 1 capture; as a call it cost 64 M
+ * host instructions, docs/PERFORMANCE.md, seventh pass). */
+static inline __attribute__((always_inline)) void
+lsd_count(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, uint64_t r,
+          uint32_t uops, uint32_t fused)
 {
     if (t->lsd_body <= u->lsd_cap) /* beyond, the count no longer matters (no overflow) */
         t->lsd_body += uops;
@@ -1995,20 +2030,20 @@ static G_GNUC_NO_INLINE void lsd_count(pmusim_uarch_t *u, uarch_thread_t *t,
     t->lsd_n += uops;
     /* streamed: not decoded (lsd_track() counted a pair as decoded) */
     t->fe_str++;
-    t->fe_fus -= (in->flags & PMUSIM_F_OPKIND_MASK) == u->fuse_key;
+    t->fe_fus -= fused;
 }
 
-/* The detector's work for an instruction of `uops` retired at r, after its
- * records and before its EVENT counts are collected (an LSD_OVERFLOW is
- * one of them). */
+/* The detector's work for an instruction of `uops` retired at r (`fused`:
+ * lsd_count()), after its records and before its EVENT counts are
+ * collected (an LSD_OVERFLOW is one of them). */
 static inline __attribute__((always_inline)) void
 lsd_track(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, uint64_t r,
-          uint32_t uops, gboolean isbr, const pmusim_branch_t *b)
+          uint32_t uops, uint32_t fused, gboolean isbr, const pmusim_branch_t *b)
 {
     /* a pair decoded unless lsd_count() finds it streamed */
-    t->fe_fus += (in->flags & PMUSIM_F_OPKIND_MASK) == u->fuse_key;
-    if (G_UNLIKELY(t->lsd_state & LSD_COUNTING))
-        lsd_count(u, t, in, r, uops);
+    t->fe_fus += fused;
+    if (t->lsd_state & LSD_COUNTING)
+        lsd_count(u, t, in, r, uops, fused);
     if (isbr && lsd_branch_matters(t, in))
         lsd_branch(u, t, in, !(b->dir_ok && b->tgt_ok));
 }
@@ -2717,6 +2752,10 @@ stfwd_note(uarch_thread_t *t, const pmusim_uarch_access_t *acc, uint32_t n, uint
  * (SH_ANY), no access and no branch (SH_PLAIN), no access and a branch
  * (SH_BRANCH), one access (SH_ACCESS). */
 enum { SH_ANY = 0, SH_PLAIN = 1, SH_BRANCH = 2, SH_ACCESS = 3 };
+/* `no_rs` TRUE: no reservation station is modelled (!u->rs_on, an input
+ * without "rsdep"; IA-64): a copy without the station's tests, which
+ * pmusim_uarch_insns() picks once per batch (docs/PERFORMANCE.md, seventh
+ * pass); FALSE: read from the model. */
 #define SH_NACC                                                                                    \
     (shape == SH_PLAIN || shape == SH_BRANCH ? 0u : shape == SH_ACCESS ? 1u : in->naccess)
 #define SH_ISBR                                                                                    \
@@ -2725,47 +2764,59 @@ enum { SH_ANY = 0, SH_PLAIN = 1, SH_BRANCH = 2, SH_ACCESS = 3 };
 static inline __attribute__((always_inline)) int
 insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, const gboolean ia64,
           const unsigned lb, const uint32_t w, const uint64_t window, out_cursor_t *cur,
-          pmusim_mem_t *const mems, const int shape)
+          pmusim_mem_t *const mems, const int shape, const gboolean no_rs)
 {
     /* mems: NULL, at most one access (the loop's inlined body); else room
      * for in->naccess results (insn_multi_one()) */
     const gboolean multi = mems != NULL;
     /* u->cfg read where it is used, on the rare paths: a local would be
      * kept on the stack over the whole body */
-    const uint64_t blk = in->ip >> lb;
-    const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
     /* a divide (the divider's timing and record) and a microcoded
      * instruction take the general body */
-    if (!ia64 && G_UNLIKELY((in->flags & PMUSIM_F_OPKIND_MASK) == u->div_key ||
-                            in->uops > u->ms_limit))
+    const uint32_t opk = in->flags & PMUSIM_F_OPKIND_MASK;
+    if (!ia64 && G_UNLIKELY(opk == u->div_key || in->uops > u->ms_limit))
         return FAST_NO;
     /* in->naccess <= 1 (insn_check_one()) unless multi */
-    if (G_UNLIKELY(blk != t->last_fetch_blk || eblk != blk)) {
-        /* new lines: free when each is the most recent of its ITLB and L1I
-         * sets (the general body's fetch would change nothing but
-         * last_fetch_blk, which is set here the same way).  A thread's
-         * first instruction comes here (last_fetch_blk starts as no
-         * block): the general body runs it, so that below t->any holds */
-        if (G_UNLIKELY(!t->any))
-            return FAST_NO;
-        /* the page of the line fetched last is the most recent of its
-         * ITLB set (only the fetch of a new line, which sets
-         * last_fetch_blk, changes the ITLB): a line of that page needs
-         * the L1I test alone */
-        if (blk != t->last_fetch_blk &&
-            !(((in->ip >> 12) == ((t->last_fetch_blk << lb) >> 12) ||
-               uarch_cache_mru_hit_p2(&u->itlb, in->ip >> 12, FALSE)) &&
-              uarch_cache_mru_hit_p2(&u->l1i, blk, FALSE)))
-            return FAST_NO;
-        if (eblk != blk &&
-            !((((eblk << lb) >> 12) == (in->ip >> 12) ||
-               uarch_cache_mru_hit_p2(&u->itlb, (eblk << lb) >> 12, FALSE)) &&
-              uarch_cache_mru_hit_p2(&u->l1i, eblk, FALSE)))
-            return FAST_NO;
-        /* each line looked up hit (docs/UARCH.md §1: a lookup per new
-         * line); one when the instruction lies in one line, which is new */
-        ifetch_hits_fast(u, t, 1 + (eblk - blk) - (blk == t->last_fetch_blk));
-        t->last_fetch_blk = eblk;
+    /* The instruction lies in the line fetched last when the offsets of
+     * its first and last bytes from that line's start are both below the
+     * line size (an ip below the line wraps to a large offset; x86 takes
+     * a length of 0 as 1, which the exact test below sorts out); one test
+     * of both, as fetch_mask is ~(line size - 1) (all ones until this
+     * test first passed on the thread) */
+    const uint64_t fx = in->ip - t->fetch_lo;
+    const uint64_t fxe = fx + (ia64 ? (in->len ? in->len - 1u : 0u) : (uint64_t)in->len - 1u);
+    if (G_UNLIKELY((fx | fxe) & t->fetch_mask)) {
+        const uint64_t blk = in->ip >> lb;
+        const uint64_t eblk = (in->ip + (in->len ? in->len - 1u : 0u)) >> lb;
+        if (blk != t->last_fetch_blk || eblk != blk) {
+            /* new lines: free when each is the most recent of its ITLB and L1I
+             * sets (the general body's fetch would change nothing but
+             * last_fetch_blk, which is set here the same way).  A thread's
+             * first instruction comes here (last_fetch_blk starts as no
+             * block): the general body runs it, so that below t->any holds */
+            if (G_UNLIKELY(!t->any))
+                return FAST_NO;
+            /* the page of the line fetched last is the most recent of its
+             * ITLB set (only the fetch of a new line, which sets
+             * last_fetch_blk, changes the ITLB): a line of that page needs
+             * the L1I test alone */
+            if (blk != t->last_fetch_blk &&
+                !(((in->ip >> 12) == ((t->last_fetch_blk << lb) >> 12) ||
+                   uarch_cache_mru_hit_p2(&u->itlb, in->ip >> 12, FALSE)) &&
+                  uarch_cache_mru_hit_p2(&u->l1i, blk, FALSE)))
+                return FAST_NO;
+            if (eblk != blk &&
+                !((((eblk << lb) >> 12) == (in->ip >> 12) ||
+                   uarch_cache_mru_hit_p2(&u->itlb, (eblk << lb) >> 12, FALSE)) &&
+                  uarch_cache_mru_hit_p2(&u->l1i, eblk, FALSE)))
+                return FAST_NO;
+            /* each line looked up hit (docs/UARCH.md §1: a lookup per new
+             * line); one when the instruction lies in one line, which is new */
+            ifetch_hits_fast(u, t, 1 + (eblk - blk) - (blk == t->last_fetch_blk));
+            t->last_fetch_blk = eblk;
+            t->fetch_lo = eblk << lb;
+        }
+        t->fetch_mask = ~(((uint64_t)1 << lb) - 1u);
     }
     /* from here on the instruction stays on the fast path: its EVENT
      * counts go to u->iev, empty between instructions (events_collect()) */
@@ -2775,9 +2826,11 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* a free entry in the reorder window (no test of t->n: the ring), and
      * in the load and store buffers */
     const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
-    uarch_rs_t *const rs = ia64 ? NULL : rs_pick(u, in, SH_NACC);
-    d = alloc_cycle(u, t, d, free_at, in->access, SH_NACC, ia64 ? 1 : insn_slots(u, in), rs,
-                    ia64 ? 1 : insn_slots(u, in));
+    uarch_rs_t *const rs = ia64 || no_rs ? NULL : rs_pick(u, in, SH_NACC);
+    /* the slots (insn_slots()), once for the instruction */
+    const uint32_t fused = ia64 ? 0u : opk == u->fuse_key;
+    const uint32_t uops = ia64 ? 1u : (in->uops ? in->uops : 1u) - fused;
+    d = alloc_cycle(u, t, d, free_at, in->access, SH_NACC, uops, rs, uops);
     pmusim_mem_t m;
     /* u->l1d_plain is !ia64 (pmusim_uarch_new()) */
     if (!multi && SH_NACC && !data_access_l1_mru(u, &in->access[0], &m, !ia64, TRUE)) {
@@ -2794,9 +2847,6 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         u->lock_ld = FALSE;
         oc = u->oc_valid;
     }
-    /* read again, not kept over the access (10 M host instructions fewer
-     * on a 2.7 M-instruction capture: docs/PERFORMANCE.md) */
-    const uint32_t uops = ia64 ? 1 : insn_slots(u, in);
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
     if (G_UNLIKELY(rs != NULL))
         rs_enter(rs, t, in, in->access, SH_NACC, d, uops);
@@ -2859,7 +2909,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
                                           : 0u;
     if (!ia64 && u->ports) {
         const uint32_t nst = multi ? mstores : SH_NACC ? in->access[0].is_store : 0u;
-        ports_count(u, t, in, (multi ? in->naccess : SH_NACC) - nst, nst, SH_ISBR, TRUE, r);
+        ports_count(u, t, in, (multi ? in->naccess : SH_NACC) - nst, nst, SH_ISBR, TRUE, uops, r);
     }
     const uint32_t ti = 0; /* insn_check_one() */
     /* the sink runs (and may fail: u->err) only in the rare cases, which
@@ -2869,10 +2919,14 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
      * before this instruction's records (UINT64_MAX: none waits; the
      * detector follows the instruction below, lsd_track()) */
     if (G_UNLIKELY(r > t->lsd_cyc)) {
-        cursor_sync(u, cur);
-        lsd_emit(u, ti);
-        cursor_load(u, cur);
-        called = TRUE;
+        if (cur && G_LIKELY(cur->p != cur->end)) {
+            lsd_emit_at(u, cur->p++); /* room in the batch: no sink call */
+        } else {
+            cursor_sync(u, cur);
+            lsd_emit(u, ti);
+            cursor_load(u, cur);
+            called = TRUE;
+        }
     }
     if (G_UNLIKELY(r > t->last_ret + IDLE_MIN)) { /* t->any (above) */
         t->plm = in->plm & 3; /* the batch loop sets it only here (insn_one()) */
@@ -2957,7 +3011,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         mr->mem = mems[k];
     }
     if (!ia64 && u->lsd_cap)
-        lsd_track(u, t, in, r, uops, SH_ISBR, &br);
+        lsd_track(u, t, in, r, uops, fused, SH_ISBR, &br);
     /* u->niev || r >= t->ev_due implies r >= u->ev_gate */
     if (G_UNLIKELY(r >= u->ev_gate)) {
         if (u->niev || r >= t->ev_due || r >= t->port_due) {
@@ -3006,12 +3060,12 @@ accesses_run(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *
 
 /* ports_count() of the first n accesses of `in`. */
 static void ports_count_all(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in,
-                            uint32_t n, gboolean br, gboolean compute, uint64_t r)
+                            uint32_t n, gboolean br, gboolean compute, uint32_t uops, uint64_t r)
 {
     uint32_t nst = 0;
     for (uint32_t k = 0; k < n; k++)
         nst += in->access[k].is_store != 0;
-    ports_count(u, t, in, n - nst, nst, br, compute, r);
+    ports_count(u, t, in, n - nst, nst, br, compute, uops, r);
 }
 
 /* A divide dispatched at d whose other work completes at c: it starts
@@ -3112,6 +3166,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
             u->st.ll_miss = MIN(u->st.ll_miss, llm + 1);
         }
         t->last_fetch_blk = eblk;
+        t->fetch_lo = eblk << u->l1i.line_bits; /* insn_fast() */
         /* ITLB_MISS_RETIRED: the instruction once, even when both its
          * lines' pages missed (ITLB_MISSES:ANY counts each) */
         if (u->itlb_misses != itlb_misses)
@@ -3178,7 +3233,8 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     const uint16_t sfb =
         u->stfwd && in->naccess ? stfwd_note(t, in->access, in->naccess, d, t->ret_cycle, TRUE) : 0u;
     if (u->ports)
-        ports_count_all(u, t, in, in->naccess, in->br != PMUSIM_UARCH_BR_NONE, TRUE, r);
+        ports_count_all(u, t, in, in->naccess, in->br != PMUSIM_UARCH_BR_NONE, TRUE,
+                        insn_slots(u, in), r);
 
     /* records (an open instruction is not held: its parts' records follow
      * its INSN record at its cycle) */
@@ -3227,7 +3283,8 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         m->mem = mem[k];
     }
     if (u->lsd_cap) /* the loop stream detector, as insn_fast() */
-        lsd_track(u, t, in, r, insn_slots(u, in), in->br != PMUSIM_UARCH_BR_NONE, &br);
+        lsd_track(u, t, in, r, insn_slots(u, in), insn_fused(u, in),
+                  in->br != PMUSIM_UARCH_BR_NONE, &br);
     if (G_UNLIKELY(div_busy)) {
         /* a record of its own (not summed), after the instruction's
          * records; an open instruction's counts wait (events_stash()) */
@@ -3330,7 +3387,7 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
     u->cont_parts++;
     t->fe_cont++; /* not an instruction (fe_flush()) */
     if (u->ports) /* the accesses' uops; its sums are not written before it ends */
-        ports_count_all(u, t, in, n, FALSE, FALSE, r);
+        ports_count_all(u, t, in, n, FALSE, FALSE, 0, r);
     t->open_n = t->n;
     for (uint32_t k = 0; k < n; k++) {
         pmusim_rec_t *m = rec_new(u, ti, PMUSIM_REC_MEM, t->open_cycle);
@@ -3422,8 +3479,8 @@ static G_GNUC_NO_INLINE int insn_multi_one(pmusim_uarch_t *u, const pmusim_uarch
 {
     pmusim_mem_t mems[PMUSIM_UARCH_MAX_ACCESSES];
     if (ia64)
-        return insn_fast(u, &u->th[0], in, TRUE, lb, w, window, NULL, mems, SH_ANY);
-    return insn_fast(u, &u->th[0], in, FALSE, lb, w, window, NULL, mems, SH_ANY);
+        return insn_fast(u, &u->th[0], in, TRUE, lb, w, window, NULL, mems, SH_ANY, TRUE);
+    return insn_fast(u, &u->th[0], in, FALSE, lb, w, window, NULL, mems, SH_ANY, FALSE);
 }
 
 /* One instruction of one thread: the fast path, else the general body.
@@ -3431,7 +3488,8 @@ static G_GNUC_NO_INLINE int insn_multi_one(pmusim_uarch_t *u, const pmusim_uarch
  * thread (rec_direct_one()). */
 static inline __attribute__((always_inline)) gboolean
 insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const gboolean ia64,
-         const unsigned lb, const uint32_t w, const uint64_t window, out_cursor_t *cur)
+         const unsigned lb, const uint32_t w, const uint64_t window, out_cursor_t *cur,
+         const gboolean no_rs)
 {
     gboolean ok;
     uarch_thread_t *t = &u->th[0];
@@ -3464,11 +3522,11 @@ insn_one(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, const
     if (!cur)
         t->plm = in->plm & 3;
     if (in->naccess)
-        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_ACCESS);
+        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_ACCESS, no_rs);
     else if (in->br == PMUSIM_UARCH_BR_NONE)
-        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_PLAIN);
+        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_PLAIN, no_rs);
     else
-        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_BRANCH);
+        f = insn_fast(u, t, in, ia64, lb, w, window, cur, NULL, SH_BRANCH, no_rs);
     if (G_LIKELY(f == FAST_DONE))
         return TRUE;
     if (f == FAST_DONE_CALLED)
@@ -3505,13 +3563,19 @@ gboolean pmusim_uarch_insns(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, si
     const pmusim_uarch_insn_t *const start = in, *const end = in + n;
     if (u->cfg->ia64) {
         for (; in < end; in++)
-            if (!insn_one(u, in, error, TRUE, lb, w, window, &cur)) {
+            if (!insn_one(u, in, error, TRUE, lb, w, window, &cur, TRUE)) {
+                ok = FALSE;
+                break;
+            }
+    } else if (!u->rs_on) { /* no station: a copy without its tests */
+        for (; in < end; in++)
+            if (!insn_one(u, in, error, FALSE, lb, w, window, &cur, TRUE)) {
                 ok = FALSE;
                 break;
             }
     } else {
         for (; in < end; in++)
-            if (!insn_one(u, in, error, FALSE, lb, w, window, &cur)) {
+            if (!insn_one(u, in, error, FALSE, lb, w, window, &cur, FALSE)) {
                 ok = FALSE;
                 break;
             }
@@ -3543,7 +3607,8 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, FALSE, TRUE, FALSE);
     if (G_UNLIKELY(!u->front_p2))
         return insn_check(u, in, error, TRUE) && insn_body(u, in, error, FALSE, FALSE, FALSE);
-    return insn_one(u, in, error, u->cfg->ia64, u->l1i.line_bits, u->cfg->width, u->window, NULL);
+    return insn_one(u, in, error, u->cfg->ia64, u->l1i.line_bits, u->cfg->width, u->window, NULL,
+                    FALSE);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)

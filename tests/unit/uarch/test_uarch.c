@@ -1539,6 +1539,60 @@ static void test_reservation_station(void)
     done(u, &c);
 }
 
+/* The station's count of the uops leaving the next cycle when an SMT
+ * thread allocates at an earlier cycle than the count's (rs_enter(): the
+ * old count moves into the heap and leaves at its own cycle).  wsm, two
+ * threads (each uop takes two of the four slots: two instructions a
+ * cycle), the station's 36 entries shared:
+ *   P, thread 0 at 0x401000: ITLB walk 30 + L1I miss 271, allocates at
+ *   301 and leaves the station at 302 (the count of 302);
+ *   Q, thread 1 at the same line (now in the L1I and the ITLB): allocates
+ *   at 0, leaves at 1: P's count of 302 moves into the heap;
+ *   L, thread 1, a load at 0x801000 (another page: ITLB walk and L1I miss
+ *   again, 301): allocates at 301, its data (DTLB walk 30 + DRAM 271) back
+ *   at 602; then 36 one-uop operations on L's data (rdep 1), which stay in
+ *   the station until 602: operation k allocates at 301 + (k + 1) / 2, the
+ *   36th at 319, when P (302), Q and L (302) have left: 35 entries in use,
+ *   room for it.  No RESOURCE_STALLS:RS_FULL.  (Had P's count been lost
+ *   instead of moved, its entry would stay taken: the 36th operation would
+ *   wait until 602, RS_FULL 283.)  L retires at 602, the operations two a
+ *   cycle after it: the 36th at 602 + 36 / 2 = 620. */
+static void test_reservation_station_smt(void)
+{
+    collect_t c;
+    pmusim_uarch_t *u = model(PMUSIM_CPU_WSM, 2, NULL, &c);
+    pmusim_trace_header_t h;
+    pmusim_trace_header_init(&h, PMUSIM_CPU_WSM, 2);
+    pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL);
+    pmusim_uarch_header(u, &h);
+    pmusim_trace_header_clear(&h);
+    run(u, 0, 0x401000, 0, 0, FALSE, 0);
+    run(u, 1, 0x401000, 0, 0, FALSE, 0);
+    run(u, 1, 0x801000, 0x1000000, 8, FALSE, 0);
+    for (unsigned i = 0; i < 36; i++) {
+        pmusim_uarch_insn_t in = { .ip = 0x801000, .thread = 1, .plm = 3, .len = 4, .rdep = 1 };
+        GError *e = NULL;
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+    }
+    finish(u);
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x04), 0); /* RESOURCE_STALLS:RS_FULL */
+    CU_ASSERT_EQUAL(ev_sum(&c, 0xa2, 0x01), 0); /* ANY */
+    const pmusim_rec_t *l = NULL, *last = NULL;
+    for (guint i = 0; i < c.recs->len; i++) {
+        const pmusim_rec_t *r = rec(&c, i);
+        if (r->kind != PMUSIM_REC_INSN || r->thread != 1)
+            continue;
+        if (r->flags & PMUSIM_F_MEM)
+            l = r;
+        last = r;
+    }
+    CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+    CU_ASSERT_EQUAL(l->cycle, 602);
+    CU_ASSERT_EQUAL(last->cycle, 620);
+    CU_ASSERT_EQUAL(last->mem.rdep, 1);
+    done(u, &c);
+}
+
 /* 1000 one-uop instructions without memory at one IP: after the first
  * fetch, `width` retire per cycle, so the last retires 999 / width cycles
  * after the first (wsm 4 wide: 249; knm 2 wide: 499) and no cycle holds
@@ -3518,6 +3572,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_dependence_distance);
     PMUSIM_ADD_TEST(s, test_branch_dependence);
     PMUSIM_ADD_TEST(s, test_reservation_station);
+    PMUSIM_ADD_TEST(s, test_reservation_station_smt);
     PMUSIM_ADD_TEST(s, test_ipc_bounded_by_width);
     PMUSIM_ADD_TEST(s, test_stats_cycles);
     PMUSIM_ADD_TEST(s, test_records_count);
