@@ -74,4 +74,7 @@ inside "knm extra walks (PAGE_WALKS:D_SIDE_WALKS)" "$K" $s $((s + 16))
 check "knm PAGE_WALKS:D_SIDE_CYCLES = 30 W" "$(dn knm::PAGE_WALKS:D_SIDE_CYCLES k.pmt k0.pmt)" $((30 * K))
 inside "knm PAGE_WALKS:D_SIDE_CYCLES:c=1" "$(dn knm::PAGE_WALKS:D_SIDE_CYCLES:c=1 k.pmt k0.pmt)" \
     $((30 * (K - 16))) $((30 * K))
+# WALKS (0x05/0x03 c=1 e=1): rising edges of the D- and I-side walks in
+# progress together, an interval count over both pairs (session 23)
+inside "knm PAGE_WALKS:WALKS" "$(dn knm::PAGE_WALKS:WALKS k.pmt k0.pmt)" $((K - 16)) "$K"
 [ "$failed" -eq 0 ] || { echo "$failed check(s) failed"; exit 1; }

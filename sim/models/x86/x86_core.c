@@ -1090,6 +1090,23 @@ static size_t x86_event_lookup_model(const x86_model_t *m, uint8_t code, uint8_t
     return n;
 }
 
+/* Whether the header's "evspan" key lists counter c's EVENT records: its
+ * own (code, umask), or, for a umask whose bits are each counted from
+ * their EVENT records (c->ev_bits: knm PAGE_WALKS:WALKS, 0x05/0x03 of the
+ * D-side 0x01 and I-side 0x02 walks), every one of those bits' pairs, so
+ * that each record is an interval and the threshold sees the walks of
+ * both in progress (docs/trace-events-x86.md, "Exact thresholds on walk
+ * records"). */
+static bool x86_span_listed(const x86_model_t *m, const x86_ctr_t *c, uint8_t code, uint8_t umask)
+{
+    const GArray *sp = m->base.trace_evspan;
+    if (!c->ev_bits)
+        return pmusim_declared_events_has(sp, code, umask);
+    for (unsigned b = 0; b < 8; b++)
+        if (((c->ev_bits >> b) & 1) && !pmusim_declared_events_has(sp, code, 1u << b))
+            return false;
+    return true;
+}
 static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
 {
     const x86_desc_t *d = m->d;
@@ -1247,8 +1264,7 @@ static void x86_ctr_compile(x86_model_t *m, uint32_t t, uint32_t slot)
      * record is an interval of n cycles (a page walk), and the count is
      * that of intervals in progress per cycle, as requests in flight
      * (docs/trace-events-x86.md, "Exact thresholds on walk records") */
-    c->span = thresholded && c->src == X86_SRC_EXPLICIT && !c->ev_bits &&
-              pmusim_declared_events_has(m->base.trace_evspan, code, umask);
+    c->span = thresholded && c->src == X86_SRC_EXPLICIT && x86_span_listed(m, c, code, umask);
     if (!(local_en && global_en) || c->restricted || slot >= X86_MAX_GP + X86_NUM_FIXED ||
         (slot < X86_MAX_GP && slot >= d->n_gp))
         c->cls = X86_CLS_OFF;

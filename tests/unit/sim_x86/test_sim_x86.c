@@ -1378,6 +1378,60 @@ static void test_evspan_walks(void)
     }
 }
 
+/* knm PAGE_WALKS:WALKS and CYCLES with a threshold: the umask 0x03 is the
+ * D-side (0x01) and I-side (0x02) walks' EVENT bits, so a threshold is an
+ * interval count only when `evspan` lists both pairs (x86_span_listed()).
+ * INSN records at cycles 0 and 39.  Case 0, a D-side walk of 3 at 5
+ * ([5, 8)) and an I-side one of 4 at 20 ([20, 24)): WALKS (c=1 e=1) 2,
+ * CYCLES:c=1 7.  Case 1, the I-side walk at 6 ([6, 10)), overlapping:
+ * WALKS 1, c=1 5 (cycles 5-9).  Case 2, `evspan` lists the D side only:
+ * both read <not in trace> (the pairs are in `evsum`).  The plain CYCLES
+ * count is 7 in every case. */
+static void test_evspan_walk_bits(void)
+{
+    static const uint64_t i_at[3] = {20, 6, 20};
+    static const uint64_t want[2][3] = {{2, 7, 7}, {1, 5, 7}};
+    for (int v = 0; v < 3; v++) {
+        for (int plain = 0; plain < 2; plain++) {
+            pmusim_model_t *m = mk("knm", 1);
+            pmusim_trace_header_t h;
+            pmusim_trace_header_init(&h, PMUSIM_CPU_KNM, 1);
+            pmusim_trace_header_set_annotations(&h, PMUSIM_ANN_ALL & ~PMUSIM_ANN_ALAT);
+            pmusim_trace_header_set_meta(&h, "events", "0x05/0x01,0x05/0x02");
+            pmusim_trace_header_set_meta(&h, "evsum", "0x05/0x01,0x05/0x02");
+            pmusim_trace_header_set_meta(&h, "evspan", v < 2 ? "0x05/0x01,0x05/0x02" : "0x05/0x01");
+            pmusim_model_set_trace_header(m, &h);
+            pmusim_trace_header_clear(&h);
+            if (plain) {
+                wr(m, EVTSEL0 + 0, EVT(0x05, 0x03) | EN | USR | OS, 0);
+            } else {
+                wr(m, EVTSEL0 + 0, EVT(0x05, 0x03) | CMASK(1) | EDGE | EN | USR | OS, 0);
+                wr(m, EVTSEL0 + 1, EVT(0x05, 0x03) | CMASK(1) | EN | USR | OS, 0);
+            }
+            pmusim_rec_t t[] = {insn(0, 0, 3), event(5, 0x05, 0x01, 3),
+                                event(i_at[v], 0x05, 0x02, 4), insn(39, 0, 3)};
+            run(m, t, G_N_ELEMENTS(t));
+            pmusim_report_t rep;
+            pmusim_report_init(&rep);
+            m->ops->report(m, &rep);
+            if (plain) {
+                const pmusim_counter_result_t *r = result(&rep, "IA32_PMC0", 0);
+                CU_ASSERT_EQUAL(r->status, PMUSIM_COUNT_OK);
+                CU_ASSERT_EQUAL(r->value, 7);
+            } else {
+                for (int k = 0; k < 2; k++) {
+                    const pmusim_counter_result_t *r = result(&rep, k ? "IA32_PMC1" : "IA32_PMC0", 0);
+                    CU_ASSERT_EQUAL(r->status, v < 2 ? PMUSIM_COUNT_OK : PMUSIM_COUNT_NOT_IN_TRACE);
+                    if (v < 2)
+                        CU_ASSERT_EQUAL(r->value, want[v][k]);
+                }
+            }
+            pmusim_report_clear(&rep);
+            pmusim_model_free(m);
+        }
+    }
+}
+
 /* The loop stream detector's records (docs/trace-events-x86.md, "The loop
  * stream detector"): the model writes LSD:UOPS one record per cycle in
  * which the detector delivered uops (listed in `events`, not in `evsum`)
@@ -3067,6 +3121,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_declared_events);
     PMUSIM_ADD_TEST(s, test_evsum_thresholds);
     PMUSIM_ADD_TEST(s, test_evspan_walks);
+    PMUSIM_ADD_TEST(s, test_evspan_walk_bits);
     PMUSIM_ADD_TEST(s, test_lsd_records);
     PMUSIM_ADD_TEST(s, test_forms);
     PMUSIM_ADD_TEST(s, test_mem_inst_once);
