@@ -175,6 +175,20 @@ typedef struct w_ent {
     uint8_t rdep; /* mem.rdep (a static field: TR_M_RDEP; kept without the memory flag) */
 } w_ent_t;
 
+/* The three dependence distances (static fields, FORMAT.md §4.2): the
+ * bytes of those mask `m` has, in mask order, and the entry's copy. */
+static inline uint8_t *enc_deps(uint8_t *p, w_ent_t *e, uint64_t m, uint8_t dep, uint8_t bdep,
+                                uint8_t rdep)
+{
+    if (m & TR_M_MEMDEP) *p++ = dep;
+    if (m & TR_M_BRDEP) *p++ = bdep;
+    if (m & TR_M_RDEP) *p++ = rdep;
+    e->dep = dep;
+    e->bdep = bdep;
+    e->rdep = rdep;
+    return p;
+}
+
 static inline w_v16 w_v16_at(const pmusim_rec_t *r, size_t off)
 {
     w_v16 v;
@@ -484,12 +498,7 @@ G_ALWAYS_INLINE static inline uint8_t *enc_fields(w_ent_t *e, uint8_t *p, const 
         *p++ = (uint8_t)(r->oc.supplier & om);
         *p++ = (uint8_t)(r->oc.snoop & om);
     }
-    if (m & TR_M_MEMDEP) *p++ = dep;
-    if (m & TR_M_BRDEP) *p++ = bdep;
-    if (m & TR_M_RDEP) *p++ = rdep;
-    e->dep = dep;
-    e->bdep = bdep;
-    e->rdep = rdep;
+    p = enc_deps(p, e, m, dep, bdep, rdep);
     e->a = wa;
     e->insn = r->insn;
     e->uops = r->uops;
@@ -668,12 +677,7 @@ G_ALWAYS_INLINE static inline uint8_t *enc_insn(w_ent_t *went, w_ent_t **went_ne
             p = put_varint(p, tr_zigzag((int64_t)(target - r->ip)));
             e->target = target;
         }
-        if (m & TR_M_MEMDEP) *p++ = dep;
-        if (m & TR_M_BRDEP) *p++ = bdep;
-        if (m & TR_M_RDEP) *p++ = rdep;
-        e->dep = dep;
-        e->bdep = bdep;
-        e->rdep = rdep;
+        p = enc_deps(p, e, m, dep, bdep, rdep);
     }
     return enc_tail(went, went_next, e, next_pos, ia64, o, p, h, r, mm, wm, wb, xb, target);
 }

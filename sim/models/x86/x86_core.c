@@ -3352,6 +3352,16 @@ static inline void x86_fast_single_tally(const pmusim_rec_t *recs, size_t k0, si
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
+/* x86_fast_fused_rec() of record r of thread t with the loop's state:
+ * the two fused sites of the rare branch below */
+#define X86_FAST_FUSED_REC()                                                                 \
+    x86_fast_fused_rec(r, cur, lst[t], !single && seen[t] == room[t], thr, hmode,            \
+                       &hs[t & (X86_MAX_THREADS - 1)], &h_cyc[t], &h_occ[t], &h_met[t],      \
+                       &h_last[t], h_k[t], h_lim[t], two ? &h_met2[t] : NULL,               \
+                       two ? h_k2[t] : 0,                                                    \
+                       &(const x86_grp_run_t){gr, g_of[t & (X86_MAX_THREADS - 1)],           \
+                                              hmode == X86_HIST_GEN_F ? g_n[t] : 1, g_cyc,   \
+                                              g_occ, g_met, g_last, g_k, g_lim, g_wm})
 static inline __attribute__((always_inline)) size_t
 x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t n,
                       const bool single, const bool thr, const bool gen, const bool filt,
@@ -3551,14 +3561,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                  * uop off (x86_fast_fused_rec()), then taken as any */
                 if ((ktpw & ktp_mask & ~m->fast_probe) == ktp[t & (X86_MAX_THREADS - 1)]) {
                     if ((r->flags & PMUSIM_F_OPKIND_MASK) == X86_F_FUSED_BITS &&
-                        !x86_fast_fused_rec(r, cur, lst[t], !single && seen[t] == room[t], thr,
-                                            hmode, &hs[t & (X86_MAX_THREADS - 1)], &h_cyc[t],
-                                            &h_occ[t], &h_met[t], &h_last[t], h_k[t], h_lim[t],
-                                            two ? &h_met2[t] : NULL, two ? h_k2[t] : 0,
-                                            &(const x86_grp_run_t){gr, g_of[t & (X86_MAX_THREADS - 1)],
-                                                                   hmode == X86_HIST_GEN_F ? g_n[t] : 1,
-                                                                   g_cyc, g_occ, g_met, g_last, g_k,
-                                                                   g_lim, g_wm}))
+                        !X86_FAST_FUSED_REC())
                         break;
                     goto take;
                 }
@@ -3577,14 +3580,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
                 /* fuse_loop: a fused record's uop off, as above (here one
                  * with another masked bit: offcore, x87 or mmx) */
                 if (m->fuse_loop && (r->flags & PMUSIM_F_OPKIND_MASK) == X86_F_FUSED_BITS &&
-                    !x86_fast_fused_rec(r, cur, lst[t], !single && seen[t] == room[t], thr, hmode,
-                                        &hs[t & (X86_MAX_THREADS - 1)], &h_cyc[t], &h_occ[t],
-                                        &h_met[t], &h_last[t], h_k[t], h_lim[t],
-                                        two ? &h_met2[t] : NULL, two ? h_k2[t] : 0,
-                                        &(const x86_grp_run_t){gr, g_of[t & (X86_MAX_THREADS - 1)],
-                                                               hmode == X86_HIST_GEN_F ? g_n[t] : 1,
-                                                               g_cyc, g_occ, g_met, g_last, g_k,
-                                                               g_lim, g_wm}))
+                    !X86_FAST_FUSED_REC())
                     break;
                 if (oc && m->loop_oc_fast)
                     fast_limit = x86_fast_oc_start(m, lst[t], r, cur);
@@ -3861,6 +3857,7 @@ x86_consume_fast_body(x86_model_t *m, const pmusim_rec_t *recs, size_t k, size_t
     }
     return k;
 }
+#undef X86_FAST_FUSED_REC
 
 /* One out-of-line function per specialisation, so that each is compiled
  * (inlined, registers allocated) on its own. */
