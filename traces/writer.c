@@ -761,10 +761,13 @@ static gboolean w_bin_rec(pmusim_trace_writer_t *w, const pmusim_rec_t *r, GErro
  * A record's line is built in a stack buffer by the small appenders below,
  * not by printf: `trace dump` and `trace convert --to text` spent about
  * 8,400 host instructions a record in g_string_append_printf's vasprintf,
- * malloc and free (session 23, callgrind).  The longest line without a
- * MARKER's name is under 400 bytes; TEXT_LINE_MAX leaves room. */
+ * malloc and free (session 23, callgrind).  A line without a MARKER's name
+ * is bounded: every literal below (272 bytes), every number at its widest
+ * (20 decimal or 16 hex digits) and every table name at 16 bytes (the
+ * longest, traces/names.c, is 14) add up to 936 even with all the kinds'
+ * branches at once, so TEXT_LINE_MAX holds any line. */
 
-#define TEXT_LINE_MAX 768
+#define TEXT_LINE_MAX 1024
 
 static inline char *put_s(char *p, const char *s)
 {
