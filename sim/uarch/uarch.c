@@ -99,6 +99,9 @@ typedef struct uarch_thread {
     struct uarch_sf { uint64_t addr, end, gone; } sf[LSQ_RING];
     uint64_t nsf, sf_live;
     uint8_t sf_cnt[SF_BUCKETS];
+    /* the load stfwd_note() checked last is 4 KiB-aliased (stfwd_alias());
+     * alias_event() takes it */
+    gboolean sf_alias;
     uint64_t misp_ready;       /* fe_ready as the last misprediction set it */
     uint32_t hist;             /* global branch history (taken bits) */
     uint64_t ras[32];
@@ -200,6 +203,9 @@ struct pmusim_uarch {
     gboolean rs_on;
     uarch_rs_t rs[3];
     gboolean stfwd;            /* x86: store-forwarding blocks are marked (stfwd_note()) */
+    /* PARTIAL_ADDRESS_ALIAS is written (the CPU has it; an input with
+     * every access: pmusim_uarch_header()) */
+    gboolean alias_on;
     /* NO_ALLOC_CYCLES:ALL or NOT_DELIVERED is written: every gap in a
      * thread's allocation goes through alloc_stalls() */
     gboolean alloc_gaps;
@@ -812,6 +818,7 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->fe_on = u->fe_fuse = u->fe_cpu;
     u->fuse_key = cfg->macro_fusion ? (uint32_t)PMUSIM_OPK_FUSED << PMUSIM_F_OPKIND_SHIFT : UINT32_MAX;
     u->stfwd = !cfg->ia64;
+    u->alias_on = u->stfwd && cfg->ev.addr_alias.present;
     for (uint32_t i = 0; i < nthreads; i++) {
         uarch_thread_t *t = &u->th[i];
         t->last_fetch_blk = UINT64_MAX;
@@ -940,6 +947,8 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h, g
          * and the pairs the fused ones the input marks */
         {&ev->dec_insts, brkind && u->fe_cpu}, {&ev->iq_writes, brkind && u->fe_cpu},
         {&ev->dec_fusions, brkind && fuse && u->fe_cpu},
+        /* 4 KiB aliasing (alias_event()): an input with every store */
+        {&ev->addr_alias, u->alias_on},
     };
     /* a new member of uarch_events_t must be listed above */
     G_STATIC_ASSERT(sizeof(uarch_events_t) == G_N_ELEMENTS(kinds) * sizeof(uarch_ev_t));
@@ -997,6 +1006,8 @@ void pmusim_uarch_header(pmusim_uarch_t *u, pmusim_trace_header_t *h)
     /* the reservation stations need every instruction's dependences */
     u->rs_on = u->cfg->rs_entries != 0 && (in_ann & PMUSIM_ANN_RSDEP) != 0;
     u->fe_fuse = u->fe_on && fuse;
+    /* a store the input lacks could alias a load */
+    u->alias_on = u->stfwd && u->cfg->ev.addr_alias.present && (in_ann & PMUSIM_ANN_ALLMEM) != 0;
     uint32_t mask = PMUSIM_ANN_LEVELS | PMUSIM_ANN_TLB | PMUSIM_ANN_PRED | PMUSIM_ANN_BRKIND |
                     PMUSIM_ANN_TIMING | PMUSIM_ANN_EVENTS | PMUSIM_ANN_ALLMEM | PMUSIM_ANN_FP;
     if (u->cfg->offcore != UARCH_OC_NONE)
@@ -2692,6 +2703,36 @@ static inline gboolean stfwd_maybe(const uarch_thread_t *t, uint64_t addr, uint6
     return FALSE;
 }
 
+/* 4 KiB aliasing (docs/UARCH.md §1 "Store forwarding"): the youngest live
+ * store whose bytes overlap the load's [addr, end) in their address bits
+ * 11:0 (the two ranges taken modulo 4 KiB) is the one the load is matched
+ * to on those bits; the load is aliased when that store's bytes do not
+ * overlap its own (a store that does is the one it forwards from or is
+ * blocked by).  A store that overlaps modulo 4 KiB writes a granule of
+ * the load's bucket, so stfwd_maybe() lets every such load through. */
+static inline gboolean stfwd_alias(const uarch_thread_t *t, uint64_t addr, uint64_t end)
+{
+    const uint64_t n = t->nsf - t->sf_live; /* <= LSQ_RING */
+    for (uint64_t i = 1; i <= n; i++) {
+        const struct uarch_sf *s = &t->sf[(t->nsf - i) & (LSQ_RING - 1)];
+        if (((s->addr - addr) & 4095u) < end - addr || ((addr - s->addr) & 4095u) < s->end - s->addr)
+            return !(s->addr < end && addr < s->end);
+    }
+    return FALSE;
+}
+
+/* The record site of 4 KiB aliasing: the instruction whose load
+ * stfwd_note() found aliased counts one PARTIAL_ADDRESS_ALIAS (summed with
+ * its other counts; no delay: docs/UARCH.md §7). */
+static inline void alias_event(pmusim_uarch_t *u, uarch_thread_t *t)
+{
+    if (G_UNLIKELY(t->sf_alias)) {
+        t->sf_alias = FALSE;
+        if (u->alias_on)
+            ev_add(u, &u->cfg->ev.addr_alias, 1);
+    }
+}
+
 /* The oldest live store leaves the filter. */
 static inline void stfwd_leave(uarch_thread_t *t)
 {
@@ -2716,8 +2757,11 @@ stfwd_note(uarch_thread_t *t, const pmusim_uarch_access_t *acc, uint32_t n, uint
         while (t->sf_live != t->nsf && t->sf[t->sf_live & (LSQ_RING - 1)].gone <= d)
             stfwd_leave(t);
         const uint64_t a = acc[0].addr, e = a + (acc[0].size ? acc[0].size : 1u);
-        if (t->sf_live != t->nsf && stfwd_maybe(t, a, e) && stfwd_blocked(t, a, e))
-            f = PMUSIM_F_STFWD_BLOCK;
+        if (t->sf_live != t->nsf && stfwd_maybe(t, a, e)) {
+            if (stfwd_blocked(t, a, e))
+                f = PMUSIM_F_STFWD_BLOCK;
+            t->sf_alias = stfwd_alias(t, a, e);
+        }
     }
     for (uint32_t k = 0; k < n; k++)
         if (acc[k].is_store) {
@@ -2907,6 +2951,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* x86 (u->stfwd is !ia64): a store-forwarding block of its load */
     const uint16_t sfb = !ia64 && SH_NACC ? stfwd_note(t, in->access, SH_NACC, d, t->ret_cycle, TRUE)
                                           : 0u;
+    alias_event(u, t);
     if (!ia64 && u->ports) {
         const uint32_t nst = multi ? mstores : SH_NACC ? in->access[0].is_store : 0u;
         ports_count(u, t, in, (multi ? in->naccess : SH_NACC) - nst, nst, SH_ISBR, TRUE, uops, r);
@@ -3232,6 +3277,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     alloc_retire(u, t, in->access, in->naccess, t->ret_cycle);
     const uint16_t sfb =
         u->stfwd && in->naccess ? stfwd_note(t, in->access, in->naccess, d, t->ret_cycle, TRUE) : 0u;
+    alias_event(u, t);
     if (u->ports)
         ports_count_all(u, t, in, in->naccess, in->br != PMUSIM_UARCH_BR_NONE, TRUE,
                         insn_slots(u, in), r);

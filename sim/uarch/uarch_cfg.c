@@ -112,6 +112,7 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
         .dec_insts = { 0xd0, 0x01, TRUE },    /* MACRO_INSTS:DECODED */            \
         .iq_writes = { 0x17, 0x01, TRUE },    /* INST_QUEUE_WRITES */              \
         .dec_fusions = { 0xa6, 0x01, TRUE },  /* MACRO_INSTS_FUSIONS_DECODED */    \
+        .addr_alias = { 0x07, 0x01, TRUE },   /* PARTIAL_ADDRESS_ALIAS */          \
     }
 
 /* Itanium 2 core (uarch.md §3), shared by Montecito (§4: "as for Itanium 2"). */

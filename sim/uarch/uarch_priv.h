@@ -145,6 +145,12 @@ typedef struct uarch_events {
      * the instruction queue by predecode, macro-fused pairs decoded (each
      * summed with the ports' counts, fe_flush()) */
     uarch_ev_t dec_insts, iq_writes, dec_fusions;
+    /* a load (an instruction's first access) whose bytes the youngest
+     * store still in the store buffer that overlaps them modulo 4 KiB
+     * (bits 11:0) does not overlap in full: wsm PARTIAL_ADDRESS_ALIAS,
+     * counted, not timed (stfwd_alias(), docs/UARCH.md §1 "Store
+     * forwarding") */
+    uarch_ev_t addr_alias;
 } uarch_events_t;
 
 /* Every parameter of one CPU; the values and their sources are the table

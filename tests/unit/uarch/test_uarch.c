@@ -1052,6 +1052,63 @@ static void test_stfwd_blocks(void)
     done(u, &c);
 }
 
+/* 4 KiB aliasing (docs/UARCH.md §1 "Store forwarding"): a load whose
+ * bytes the youngest store still in the buffer that overlaps them modulo
+ * 4 KiB (address bits 11:0) does not overlap in full counts one wsm
+ * PARTIAL_ADDRESS_ALIAS 0x07/0x01.  Numbering the instructions (A, B, F,
+ * H 4 KiB-distinct in bits 11:0; instruction 0 a cold miss, so that no
+ * store leaves the buffer before the halt):
+ *   0 ld 8 @Z               1 st 8 @A
+ *   2 ld 8 @A+0x1000        aliased (1): same bits 11:0, another page
+ *   3 ld 4 @A+0x2004        aliased (2): bytes 4-7 of the store's modulo 4 KiB
+ *   4 ld 8 @A+0x1008        not: modulo 4 KiB it starts where the store ends
+ *   5 ld 8 @A               not: the store itself (forwarded)
+ *   6 st 4 @B               7 st 4 @B+0x1000
+ *   8 ld 4 @B               aliased (3): the youngest match on bits 11:0
+ *                           is store 7, not the store it reads (6)
+ *   9 ld 4 @B+0x1000        not: the youngest match is its own store
+ *  10 st 1 @F  halt 100    11 ld 4 @F+0x3000  not: the store has left
+ *  12 st 8 @H+0xffc (across a page)  13 ld 4 @H+0x2000  aliased (4): the
+ *                           store's last 4 bytes are 0x000-0x003 modulo 4 KiB
+ * wsm and wsm_dp 4, in the header's events key; knm none (no such event).
+ * An instruction in parts (a string instruction) checks no load. */
+static void test_partial_alias(void)
+{
+    const uint64_t A = 0x100000, B = 0x100100, F = 0x100500, H = 0x100800, Z = 0x7000000,
+                   ip = 0x400000;
+    static const pmusim_cpu_t cpus[] = { PMUSIM_CPU_WSM, PMUSIM_CPU_WSM_DP, PMUSIM_CPU_KNM };
+    for (unsigned k = 0; k < G_N_ELEMENTS(cpus); k++) {
+        collect_t c;
+        pmusim_uarch_t *u = model(cpus[k], 1, NULL, &c);
+        run(u, 0, ip, Z, 8, FALSE, FALSE);
+        run(u, 0, ip + 4, A, 8, TRUE, FALSE);
+        run(u, 0, ip + 8, A + 0x1000, 8, FALSE, FALSE);
+        run(u, 0, ip + 12, A + 0x2004, 4, FALSE, FALSE);
+        run(u, 0, ip + 16, A + 0x1008, 8, FALSE, FALSE);
+        run(u, 0, ip + 20, A, 8, FALSE, FALSE);
+        run(u, 0, ip + 24, B, 4, TRUE, FALSE);
+        run(u, 0, ip + 28, B + 0x1000, 4, TRUE, FALSE);
+        run(u, 0, ip + 32, B, 4, FALSE, FALSE);
+        run(u, 0, ip + 36, B + 0x1000, 4, FALSE, FALSE);
+        run(u, 0, ip + 40, F, 1, TRUE, FALSE);
+        GError *e = NULL;
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_halt(u, 0, 100, &e));
+        run(u, 0, ip + 44, F + 0x3000, 4, FALSE, FALSE);
+        run(u, 0, ip + 48, H + 0xffc, 8, TRUE, FALSE);
+        run(u, 0, ip + 52, H + 0x2000, 4, FALSE, FALSE);
+        finish(u);
+        const gboolean wsm = cpus[k] != PMUSIM_CPU_KNM;
+        CU_ASSERT_EQUAL(ev_sum(&c, 0x07, 0x01), wsm ? 4 : 0);
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, cpus[k], 1);
+        pmusim_uarch_header(u, &h);
+        const char *got = pmusim_trace_header_get_meta(&h, "events");
+        CU_ASSERT_EQUAL(strstr(got, "0x07/0x01") != NULL, wsm);
+        pmusim_trace_header_clear(&h);
+        done(u, &c);
+    }
+}
+
 /* Westmere's ITLB_MISS_RETIRED (0xc8/0x20): instructions whose fetch
  * missed the ITLB, once each.  An instruction at page 0x500, one of 4 bytes
  * at 0x600ffe across pages 0x600 and 0x601 (two ITLB misses, one
@@ -1685,6 +1742,8 @@ static void test_inclusive_l3_back_invalidates(void)
  * counts net of it (fe_flush()): instructions, instruction-queue writes,
  * fused pairs */
 #define WSM_LSD ",0xa8/0x01,0x20/0x01,0xd0/0x01,0x17/0x01,0xa6/0x01"
+/* 4 KiB aliasing (alias_event()): an input with every access */
+#define WSM_ALIAS ",0x07/0x01"
 
 static void test_header_events(void)
 {
@@ -1703,11 +1762,11 @@ static void test_header_events(void)
           "0x27/0x40,0x27/0x80,0x27/0x20,0x26/0x10,"
           "0x26/0x20,0x26/0x40,0x26/0x80,0xf1/0x04,0xf1/0x02,0x28/0x04,0x28/0x08,0x28/0x02,"
           "0xe6/0x01,0xa2/0x10,0xa2/0x02,0xa2/0x08,0xa2/0x01,0x80/0x04,0xa2/0x04," WSM_EXEC
-          WSM_LSD },
+          WSM_LSD WSM_ALIAS },
         { PMUSIM_CPU_WSM, none,
           "0x51/0x04,0x80/0x02,0x80/0x01,0x85/0x01,0x85/0x02,0x85/0x10,0xc8/0x20,0x85/0x04,"
           "0x49/0x04,0x08/0x04,0xe6/0x01,0xa2/0x10,0xa2/0x02,0xa2/0x08,0xa2/0x01,0x80/0x04,"
-          "0xa2/0x04," WSM_EXEC WSM_LSD },
+          "0xa2/0x04," WSM_EXEC WSM_LSD WSM_ALIAS },
         { PMUSIM_CPU_KNM, NULL,
           "0x80/0x02,0x80/0x01,0x05/0x02,0x05/0x01,0xe6/0x01,0xe6/0x10,0xca/0x01,0xca/0x04,"
           "0x86/0x04,0xca/0x90,0xca/0x7f,0xe6/0x08,0xcb/0x1f,0xcb/0x01,0xca/0x20,0xcd/0x01,"
@@ -1750,6 +1809,8 @@ static void test_header_events(void)
     CU_ASSERT_PTR_NULL(strstr(got, "0x17/0x01"));
     CU_ASSERT_PTR_NULL(strstr(got, "0xa6/0x01"));
     CU_ASSERT_PTR_NOT_NULL(strstr(got, "0xd1/0x02"));
+    /* nor PARTIAL_ADDRESS_ALIAS: a store the input lacks could alias */
+    CU_ASSERT_PTR_NULL(strstr(got, "0x07/0x01"));
     pmusim_trace_header_clear(&h);
     done(u, &c);
     /* branch kinds without fused pairs (opkind but no fuse: a capture of
@@ -3558,6 +3619,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_l2_line_states);
     PMUSIM_ADD_TEST(s, test_lock_rfo_states);
     PMUSIM_ADD_TEST(s, test_stfwd_blocks);
+    PMUSIM_ADD_TEST(s, test_partial_alias);
     PMUSIM_ADD_TEST(s, test_itlb_miss_retired);
     PMUSIM_ADD_TEST(s, test_itanium_fp_loads_from_l2);
     PMUSIM_ADD_TEST(s, test_ia64_below_l1);
