@@ -672,6 +672,10 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
         for (size_t k = 0; k < G_N_ELEMENTS(cfg->ev.port); k++)
             kinds -= cfg->ev.port[k].present != FALSE;
         kinds -= (cfg->ev.ld_rs_delayed.present != FALSE) + (cfg->ev.ld_mob.present != FALSE);
+        kinds -= (cfg->ev.l1d_pf_req.present != FALSE) + (cfg->ev.l1d_pf_miss.present != FALSE) +
+                 (cfg->ev.l1d_pf_trig.present != FALSE) +
+                 (cfg->ev.l2_out_pf_clean.present != FALSE) +
+                 (cfg->ev.l2_out_pf_dirty.present != FALSE);
         kinds -= (cfg->ev.dec_insts.present != FALSE) + (cfg->ev.iq_writes.present != FALSE) +
                  (cfg->ev.dec_fusions.present != FALSE);
         g_assert(kinds <= MAX_INSN_EVENTS);
@@ -949,6 +953,9 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h, g
         {&ev->dec_fusions, brkind && fuse && u->fe_cpu},
         /* 4 KiB aliasing (alias_event()): an input with every store */
         {&ev->addr_alias, u->alias_on},
+        /* no prefetcher: listed, never written */
+        {&ev->l1d_pf_req, TRUE},      {&ev->l1d_pf_miss, TRUE}, {&ev->l1d_pf_trig, TRUE},
+        {&ev->l2_out_pf_clean, u->has_l2}, {&ev->l2_out_pf_dirty, u->has_l2},
     };
     /* a new member of uarch_events_t must be listed above */
     G_STATIC_ASSERT(sizeof(uarch_events_t) == G_N_ELEMENTS(kinds) * sizeof(uarch_ev_t));

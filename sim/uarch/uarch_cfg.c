@@ -113,6 +113,11 @@ G_DEFINE_QUARK(pmusim-uarch-error-quark, pmusim_uarch_error)
         .iq_writes = { 0x17, 0x01, TRUE },    /* INST_QUEUE_WRITES */              \
         .dec_fusions = { 0xa6, 0x01, TRUE },  /* MACRO_INSTS_FUSIONS_DECODED */    \
         .addr_alias = { 0x07, 0x01, TRUE },   /* PARTIAL_ADDRESS_ALIAS */          \
+        .l1d_pf_req = { 0x4e, 0x01, TRUE },   /* L1D_PREFETCH:REQUESTS (none) */   \
+        .l1d_pf_miss = { 0x4e, 0x02, TRUE },  /* L1D_PREFETCH:MISS (none) */       \
+        .l1d_pf_trig = { 0x4e, 0x04, TRUE },  /* L1D_PREFETCH:TRIGGERS (none) */   \
+        .l2_out_pf_clean = { 0xf2, 0x04, TRUE }, /* L2_LINES_OUT:PREFETCH_CLEAN */ \
+        .l2_out_pf_dirty = { 0xf2, 0x08, TRUE }, /* :PREFETCH_DIRTY (none) */      \
     }
 
 /* Itanium 2 core (uarch.md §3), shared by Montecito (§4: "as for Itanium 2"). */

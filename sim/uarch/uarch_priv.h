@@ -151,6 +151,11 @@ typedef struct uarch_events {
      * counted, not timed (stfwd_alias(), docs/UARCH.md §1 "Store
      * forwarding") */
     uarch_ev_t addr_alias;
+    /* the L1D prefetcher's requests, misses and triggers, and L2 lines
+     * evicted by a prefetch, clean or dirty: never (no prefetcher); listed
+     * so that they read 0, as L2_RQSTS:PREFETCH_* (docs/trace-events-x86.md,
+     * "What a capture leaves <not in trace>, session 24") */
+    uarch_ev_t l1d_pf_req, l1d_pf_miss, l1d_pf_trig, l2_out_pf_clean, l2_out_pf_dirty;
 } uarch_events_t;
 
 /* Every parameter of one CPU; the values and their sources are the table
