@@ -99,9 +99,6 @@ typedef struct uarch_thread {
     struct uarch_sf { uint64_t addr, end, gone; } sf[LSQ_RING];
     uint64_t nsf, sf_live;
     uint8_t sf_cnt[SF_BUCKETS];
-    /* the load stfwd_note() checked last is 4 KiB-aliased (stfwd_alias());
-     * alias_event() takes it */
-    gboolean sf_alias;
     uint64_t misp_ready;       /* fe_ready as the last misprediction set it */
     uint32_t hist;             /* global branch history (taken bits) */
     uint64_t ras[32];
@@ -2730,14 +2727,13 @@ static inline gboolean stfwd_alias(const uarch_thread_t *t, uint64_t addr, uint6
 
 /* The record site of 4 KiB aliasing: the instruction whose load
  * stfwd_note() found aliased counts one PARTIAL_ADDRESS_ALIAS (summed with
- * its other counts; no delay: docs/UARCH.md §7). */
-static inline void alias_event(pmusim_uarch_t *u, uarch_thread_t *t)
+ * its other counts; no delay: docs/UARCH.md §7).  Only a load the granule
+ * filter lets through comes here: the others pay nothing. */
+static G_GNUC_NO_INLINE void alias_event(pmusim_uarch_t *u, const uarch_thread_t *t,
+                                          uint64_t addr, uint64_t end)
 {
-    if (G_UNLIKELY(t->sf_alias)) {
-        t->sf_alias = FALSE;
-        if (u->alias_on)
-            ev_add(u, &u->cfg->ev.addr_alias, 1);
-    }
+    if (u->alias_on && stfwd_alias(t, addr, end))
+        ev_add(u, &u->cfg->ev.addr_alias, 1);
 }
 
 /* The oldest live store leaves the filter. */
@@ -2756,8 +2752,8 @@ static inline void stfwd_leave(uarch_thread_t *t)
  * check (the thread dispatches in order, so d only grows); a store that
  * would overwrite a live one's slot makes that one leave first. */
 static inline __attribute__((always_inline)) uint16_t
-stfwd_note(uarch_thread_t *t, const pmusim_uarch_access_t *acc, uint32_t n, uint64_t d,
-           uint64_t ret, const gboolean first)
+stfwd_note(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_access_t *acc, uint32_t n,
+           uint64_t d, uint64_t ret, const gboolean first)
 {
     uint16_t f = 0;
     if (first && !acc[0].is_store && t->sf_live != t->nsf) {
@@ -2767,7 +2763,7 @@ stfwd_note(uarch_thread_t *t, const pmusim_uarch_access_t *acc, uint32_t n, uint
         if (t->sf_live != t->nsf && stfwd_maybe(t, a, e)) {
             if (stfwd_blocked(t, a, e))
                 f = PMUSIM_F_STFWD_BLOCK;
-            t->sf_alias = stfwd_alias(t, a, e);
+            alias_event(u, t, a, e);
         }
     }
     for (uint32_t k = 0; k < n; k++)
@@ -2956,9 +2952,8 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     t->n++;
     alloc_retire(u, t, in->access, SH_NACC, t->ret_cycle);
     /* x86 (u->stfwd is !ia64): a store-forwarding block of its load */
-    const uint16_t sfb = !ia64 && SH_NACC ? stfwd_note(t, in->access, SH_NACC, d, t->ret_cycle, TRUE)
-                                          : 0u;
-    alias_event(u, t);
+    const uint16_t sfb =
+        !ia64 && SH_NACC ? stfwd_note(u, t, in->access, SH_NACC, d, t->ret_cycle, TRUE) : 0u;
     if (!ia64 && u->ports) {
         const uint32_t nst = multi ? mstores : SH_NACC ? in->access[0].is_store : 0u;
         ports_count(u, t, in, (multi ? in->naccess : SH_NACC) - nst, nst, SH_ISBR, TRUE, uops, r);
@@ -3283,8 +3278,8 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
     t->n++;
     alloc_retire(u, t, in->access, in->naccess, t->ret_cycle);
     const uint16_t sfb =
-        u->stfwd && in->naccess ? stfwd_note(t, in->access, in->naccess, d, t->ret_cycle, TRUE) : 0u;
-    alias_event(u, t);
+        u->stfwd && in->naccess ? stfwd_note(u, t, in->access, in->naccess, d, t->ret_cycle, TRUE)
+                                : 0u;
     if (u->ports)
         ports_count_all(u, t, in, in->naccess, in->br != PMUSIM_UARCH_BR_NONE, TRUE,
                         insn_slots(u, in), r);
@@ -3436,7 +3431,7 @@ static G_GNUC_NO_INLINE void insn_cont(pmusim_uarch_t *u, uint32_t ti,
     t->n++;
     alloc_retire(u, t, in->access, n, t->ret_cycle);
     if (u->stfwd) /* the part's stores; its loads are not the INSN record's */
-        stfwd_note(t, in->access, n, d, t->ret_cycle, FALSE);
+        stfwd_note(u, t, in->access, n, d, t->ret_cycle, FALSE);
     u->cont_parts++;
     t->fe_cont++; /* not an instruction (fe_flush()) */
     if (u->ports) /* the accesses' uops; its sums are not written before it ends */
