@@ -27,9 +27,9 @@
 #define OUT_BATCH 1024u
 /* records other than EVENT held per SMT thread while merging: the model's
  * EVENT records (a bounded number an instruction: MAX_INSN_EVENTS kinds,
- * and one per page walk, walk_records(), or divide, one_record()) do not count, so
- * that where a full queue forces the merge on (and clamps a lagging thread)
- * does not depend on which EVENT kinds the model writes */
+ * and one per page walk, walk_records(), or divide, one_record()) do not
+ * count, so that where a full queue forces the merge on (and clamps a
+ * lagging thread) does not depend on which EVENT kinds the model writes */
 #define QUEUE_CAP 2048u
 /* ... while another thread's instruction in parts holds them back (a
  * string instruction's accesses); also the bound of every record a queue
