@@ -27,9 +27,9 @@
 #define OUT_BATCH 1024u
 /* records other than EVENT held per SMT thread while merging: the model's
  * EVENT records (a bounded number an instruction: MAX_INSN_EVENTS kinds,
- * and one per page walk, walk_records()) do not count, so
- * that where a full queue forces the merge on (and clamps a lagging thread)
- * does not depend on which EVENT kinds the model writes */
+ * and one per page walk, walk_records(), or divide, one_record()) do not
+ * count, so that where a full queue forces the merge on (and clamps a
+ * lagging thread) does not depend on which EVENT kinds the model writes */
 #define QUEUE_CAP 2048u
 /* ... while another thread's instruction in parts holds them back (a
  * string instruction's accesses); also the bound of every record a queue
@@ -536,6 +536,22 @@ static void walk_add(pmusim_uarch_t *u, const uarch_ev_t *ev)
         ev_add_cu(u, (uint16_t)(ev->code | EV_WALK), ev->umask, 1);
 }
 
+/* The divider's busy cycles of an instruction in parts (insn_body()'s
+ * `open`): one EVENT record of n = busy at the instruction's end, as a
+ * divide of one part writes at its retirement, so that a threshold on the
+ * kind counts busy intervals (the header's "evspan" key).  Noted among
+ * the instruction's counts with EV_ONE set, n the busy cycles: the entry
+ * waits in t->oev with the parts' other counts and events_add() writes it
+ * as one record (one_record()); an instruction has one divide, so the
+ * entry is never summed with another.  Above every CPU's codes, beside
+ * EV_WALK. */
+#define EV_ONE 0x4000u
+static void div_add_open(pmusim_uarch_t *u, const uarch_ev_t *ev, uint32_t busy)
+{
+    if (ev->present)
+        ev_add_cu(u, (uint16_t)(ev->code | EV_ONE), ev->umask, busy);
+}
+
 /* The EVENT counts of an x86 front-end resteer (a direct branch the BTB
  * did not know): BACLEAR(S), and knm's BACLEARS:COND for a conditional one
  * (docs/trace-events-x86.md). */
@@ -966,7 +982,8 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h, g
      * INSN records) but LSD:UOPS, written one record per cycle (lsd_emit()),
      * so that LSD:ACTIVE and INACTIVE (UOPS with c=1, c=1 i=1) count
      * cycles.  The "evspan" key: the walk-cycle kinds, one record per walk
-     * (walk_add()), each an interval of n cycles; they stay in "evsum" too,
+     * (walk_add()), and the divider's, one record per divide (insn_body(),
+     * div_add_open()), each an interval of n cycles; they stay in "evsum" too,
      * as traces/FORMAT.md §2 asks of a producer, so that a reader built
      * before "evspan" reads a threshold on them as <not in trace>, not as
      * a threshold on one cycle's occurrences. */
@@ -983,7 +1000,8 @@ static void set_events_meta(const pmusim_uarch_t *u, pmusim_trace_header_t *h, g
         g_string_append_printf(s, "%s%s", s->len ? "," : "", pair);
         if (e != &ev->lsd_uops)
             g_string_append_printf(sum, "%s%s", sum->len ? "," : "", pair);
-        if (e == &ev->itlb_walk_cyc || e == &ev->dtlb_walk_cyc || e == &ev->dtlb_ld_walk_cyc)
+        if (e == &ev->itlb_walk_cyc || e == &ev->dtlb_walk_cyc || e == &ev->dtlb_ld_walk_cyc ||
+            e == &ev->div_busy)
             g_string_append_printf(span, "%s%s", span->len ? "," : "", pair);
     }
     pmusim_trace_header_set_meta(h, "events", s->str);
@@ -1835,16 +1853,31 @@ static G_GNUC_NO_INLINE void walk_records(pmusim_uarch_t *u, uint32_t ti, uint64
     }
 }
 
+/* The record of an EV_ONE entry (div_add_open()): one of n, at r, the
+ * instruction in parts' end. */
+static G_GNUC_NO_INLINE void one_record(pmusim_uarch_t *u, uint32_t ti, uint64_t r,
+                                        const insn_event_t *e)
+{
+    pmusim_rec_t *w = rec_new(u, ti, PMUSIM_REC_EVENT, r);
+    w->ev_code = (uint16_t)(e->code & ~EV_ONE);
+    w->ev_umask = e->umask;
+    w->n = e->n;
+}
+
 /* Adds n counts of an instruction retired at r to thread ti's sums (its
- * walks: their records, walk_records()). */
+ * walks: their records, walk_records(); a divide of an instruction in
+ * parts: its record, one_record()). */
 static void events_add(pmusim_uarch_t *u, uint32_t ti, uint64_t r, const insn_event_t *ev,
                        unsigned n)
 {
     uarch_thread_t *t = &u->th[ti];
     for (unsigned i = 0; i < n; i++) {
         const insn_event_t *e = &ev[i];
-        if (G_UNLIKELY(e->code & EV_WALK)) {
-            walk_records(u, ti, r, e);
+        if (G_UNLIKELY(e->code & (EV_WALK | EV_ONE))) {
+            if (e->code & EV_ONE)
+                one_record(u, ti, r, e);
+            else
+                walk_records(u, ti, r, e);
             continue;
         }
         unsigned k;
@@ -3335,9 +3368,11 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
                   in->br != PMUSIM_UARCH_BR_NONE, &br);
     if (G_UNLIKELY(div_busy)) {
         /* a record of its own (not summed), after the instruction's
-         * records; an open instruction's counts wait (events_stash()) */
+         * records: an interval of the header's "evspan" key; an open
+         * instruction's counts wait (events_stash()), its record too, to
+         * its end (div_add_open()) */
         if (open) {
-            ev_add(u, &cfg->ev.div_busy, div_busy);
+            div_add_open(u, &cfg->ev.div_busy, div_busy);
         } else {
             pmusim_rec_t *e = rec_new(u, ti, PMUSIM_REC_EVENT, r);
             e->ev_code = cfg->ev.div_busy.code;

@@ -8,6 +8,21 @@
 #   wsm ARITH:CYCLES_DIV_BUSY  23 * N   (the 32-bit divide's 23 busy cycles,
 #                                        one record per divide)
 #   knm CYCLES_DIV_BUSY:ALL    23 * N   (the same figure on knm)
+#   wsm ARITH:CYCLES_DIV_BUSY:c=1, knm CYCLES_DIV_BUSY:ALL:c=1   23 * N,
+#   and their :c=1:e=1 (rising edges of "divider busy")  1: the header's
+#                              evspan key lists the divider's pair, so each
+#                              record is an interval [retirement, + 23)
+#                              (docs/trace-events-x86.md, "Exact thresholds
+#                              on divider records").  The loop's divides
+#                              keep the divider busy back to back (the
+#                              window holds many iterations, each divide
+#                              starts when the previous ends) and each
+#                              retires at its completion (the loop's other
+#                              instructions complete one cycle after
+#                              dispatch), so records are 23 cycles apart:
+#                              the intervals abut, their union is 23 * N
+#                              cycles in one stretch, one edge, as the busy
+#                              period on the hardware
 #   wsm UOPS_EXECUTED:PORT0    at least N (the divide issues on port 0), at
 #                              most N times the loop's instructions (each
 #                              of which has at most one uop on port 0; the
@@ -79,6 +94,10 @@ check "wsm ARITH:CYCLES_DIV_BUSY" "$(d wsm::ARITH:CYCLES_DIV_BUSY "$work/w.pmt" 
 between "wsm UOPS_EXECUTED:PORT0" "$(d wsm::UOPS_EXECUTED:PORT0 "$work/w.pmt" "$work/w0.pmt")" $n $((loop * n))
 check "wsm UOPS_DECODED:MS" "$(d wsm::UOPS_DECODED:MS "$work/w.pmt" "$work/w0.pmt")" 0
 check "knm CYCLES_DIV_BUSY:ALL" "$(d knm::CYCLES_DIV_BUSY:ALL "$work/k.pmt" "$work/k0.pmt")" $((23 * n))
+check "wsm ARITH:CYCLES_DIV_BUSY:c=1" "$(d wsm::ARITH:CYCLES_DIV_BUSY:c=1 "$work/w.pmt" "$work/w0.pmt")" $((23 * n))
+check "wsm ARITH:CYCLES_DIV_BUSY:c=1:e=1" "$(d wsm::ARITH:CYCLES_DIV_BUSY:c=1:e=1 "$work/w.pmt" "$work/w0.pmt")" 1
+check "knm CYCLES_DIV_BUSY:ALL:c=1" "$(d knm::CYCLES_DIV_BUSY:ALL:c=1 "$work/k.pmt" "$work/k0.pmt")" $((23 * n))
+check "knm CYCLES_DIV_BUSY:ALL:c=1:e=1" "$(d knm::CYCLES_DIV_BUSY:ALL:c=1:e=1 "$work/k.pmt" "$work/k0.pmt")" 1
 check "knm UOPS_RETIRED:MS" "$(d knm::UOPS_RETIRED:MS "$work/k.pmt" "$work/k0.pmt")" 0
 echo "capture divs: $failed failed"
 [ "$failed" -eq 0 ]

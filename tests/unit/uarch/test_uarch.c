@@ -1305,13 +1305,14 @@ static void test_walk_records(void)
     CU_ASSERT_EQUAL(n49, 16);
     done(u, &c);
 
-    /* the header: the walk kinds in evspan, and in evsum; none on IA-64 */
+    /* the header: the walk kinds in evspan (with the divider's since
+     * session 24, test_div_records), and in evsum; none on IA-64 */
     static const struct {
         pmusim_cpu_t cpu;
         const char *span;
-    } hdr[] = {{PMUSIM_CPU_WSM, "0x85/0x04,0x49/0x04,0x08/0x04"},
-               {PMUSIM_CPU_WSM_DP, "0x85/0x04,0x49/0x04,0x08/0x04"},
-               {PMUSIM_CPU_KNM, "0x05/0x02,0x05/0x01"},
+    } hdr[] = {{PMUSIM_CPU_WSM, "0x85/0x04,0x49/0x04,0x08/0x04,0x14/0x01"},
+               {PMUSIM_CPU_WSM_DP, "0x85/0x04,0x49/0x04,0x08/0x04,0x14/0x01"},
+               {PMUSIM_CPU_KNM, "0x05/0x02,0x05/0x01,0xcd/0x01"},
                {PMUSIM_CPU_ITA2, NULL},
                {PMUSIM_CPU_MONT, NULL}};
     for (size_t k = 0; k < G_N_ELEMENTS(hdr); k++) {
@@ -3587,6 +3588,156 @@ static void test_divider_timing(void)
     }
 }
 
+/* The divider's records as intervals (the header's "evspan" key;
+ * docs/trace-events-x86.md, "Exact thresholds on divider records"): one
+ * EVENT record per divide, n = its busy cycles, at its INSN record's
+ * cycle (its retirement), also for a divide in an instruction in parts,
+ * whose record comes at the instruction's end, after its MEM records.
+ * On wsm and knm (width w = 4, 2; the same latencies, docs/UARCH.md §1.1),
+ * after a warm loop of plain one-uop instructions in one line:
+ *   D1, D2  div, div: back to back; D1 retires at its completion, D2
+ *           starts when D1's busy cycles end and retires 23 later: its
+ *           interval [D1 + 23, D1 + 46) abuts D1's [D1, D1 + 23)
+ *   F       divsd, back to back after D2: 7 cycles, at D2 + 7, inside
+ *           D2's interval (a shorter divide after a longer one: the
+ *           intervals overlap where the busy periods abut)
+ *   P1..P200 plain: they retire in order after F, F's cycle holding w - 1
+ *           of them, each later cycle w: P_k at ret(k) = F + ceil((k - (w -
+ *           1)) / w)
+ *   D3      div (instruction 227, counting the warm loop's from 0): it
+ *           waits for the reorder window (128, 72 entries: docs/UARCH.md
+ *           §1), the retirement of instruction 227 - window = P_(201 -
+ *           window), so it dispatches and starts at ret(201 - window) + 1
+ *           (wsm: F + 19, knm: F + 65); it completes 23 later but retires
+ *           with P200 at ret(200) (wsm F + 50, knm F + 100): apart from D2
+ *           (D3 > D2 + 23), and its interval lies 31 (wsm) / 35 (knm)
+ *           cycles after its busy cycles, not 23
+ *   PA, PB  div, each in two parts (a store, then a continuation's
+ *           store): they dispatch right after D3 and their divides follow
+ *           D3's back to back, completing at D3's start + 46 and + 69,
+ *           where they retire: PA's interval begins 8 (wsm) / 12 (knm)
+ *           cycles before D3's ends (a divide retired after its
+ *           completion overlaps the next); each record after its
+ *           continuation's MEM record.
+ * Six records: 23, 23, 7, 23, 23, 23.  Before session 24 the parts'
+ * busy cycles joined the thread's 64-cycle sums: one record of 46, at a
+ * later cycle. */
+static void test_div_records(void)
+{
+    const pmusim_cpu_t cpus[] = { PMUSIM_CPU_WSM, PMUSIM_CPU_KNM };
+    const uint16_t div = PMUSIM_OPK_DIV << PMUSIM_F_OPKIND_SHIFT;
+    const uint16_t sd = PMUSIM_FPC_SD << PMUSIM_F_FPCLASS_SHIFT;
+    for (size_t k = 0; k < G_N_ELEMENTS(cpus); k++) {
+        const uint16_t code = cpus[k] == PMUSIM_CPU_WSM ? 0x14 : 0xcd;
+        const uint64_t w = cpus[k] == PMUSIM_CPU_WSM ? 4 : 2;
+        const uint64_t window = cpus[k] == PMUSIM_CPU_WSM ? 128 : 72;
+        collect_t c;
+        pmusim_uarch_t *u = model(cpus[k], 1, NULL, &c);
+        GError *e = NULL;
+        pmusim_uarch_insn_t in = { .plm = 3, .len = 4, .uops = 1 };
+        for (uint64_t i = 0; i < 24; i++) {
+            in.ip = 0x400000 + 4 * (i % 8);
+            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+        }
+        static const uint64_t dip[4] = { 0x400020, 0x400024, 0x400028, 0x40002c };
+        for (int i = 0; i < 3; i++) {
+            in.ip = dip[i];
+            in.flags = i < 2 ? div : (uint16_t)(sd | div);
+            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+        }
+        in.flags = 0;
+        for (uint64_t i = 0; i < 200; i++) {
+            in.ip = 0x400000 + 4 * (i % 8);
+            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+        }
+        in.ip = dip[3];
+        in.flags = div;
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+        for (uint64_t i = 0; i < 2; i++) {
+            pmusim_uarch_access_t a0 = { .addr = 0x10000000 + 128 * i, .size = 4, .is_store = 1 };
+            pmusim_uarch_access_t a1 = { .addr = 0x10000040 + 128 * i, .size = 4, .is_store = 1 };
+            pmusim_uarch_insn_t p = { .ip = 0x400030 + 4 * i, .plm = 3, .len = 4, .uops = 2,
+                                      .flags = div, .naccess = 1 | PMUSIM_UARCH_ACC_MORE,
+                                      .access = &a0 };
+            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &p, &e));
+            p.naccess = 1 | PMUSIM_UARCH_ACC_CONT;
+            p.access = &a1;
+            CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &p, &e));
+        }
+        in.ip = 0x400000;
+        in.flags = 0;
+        CU_ASSERT_TRUE_FATAL(pmusim_uarch_insn(u, &in, &e));
+        finish(u);
+        assert_cycle_order(&c);
+        /* the divide records: their cycle, n, and the INSN record they
+         * follow (its ip, cycle; whether a MEM record came between) */
+        struct { uint64_t cycle, n, ip, insn_cycle; gboolean after_mem; } got[8];
+        guint ngot = 0;
+        uint64_t cur_ip = 0, cur_cycle = 0;
+        gboolean after_mem = FALSE;
+        for (guint i = 0; i < c.recs->len; i++) {
+            const pmusim_rec_t *r = rec(&c, i);
+            if (r->kind == PMUSIM_REC_INSN) {
+                cur_ip = r->ip;
+                cur_cycle = r->cycle;
+                after_mem = FALSE;
+            } else if (r->kind == PMUSIM_REC_MEM) {
+                after_mem = TRUE;
+            } else if (r->kind == PMUSIM_REC_EVENT && r->ev_code == code && r->ev_umask == 0x01) {
+                CU_ASSERT_TRUE_FATAL(ngot < G_N_ELEMENTS(got));
+                got[ngot].cycle = r->cycle;
+                got[ngot].n = r->n;
+                got[ngot].ip = cur_ip;
+                got[ngot].insn_cycle = cur_cycle;
+                got[ngot].after_mem = after_mem;
+                ngot++;
+            }
+        }
+        CU_ASSERT_EQUAL_FATAL(ngot, 6);
+        static const uint64_t want_n[6] = { 23, 23, 7, 23, 23, 23 };
+        static const uint64_t want_ip[6] = { 0x400020, 0x400024, 0x400028,
+                                             0x40002c, 0x400030, 0x400034 };
+        for (guint i = 0; i < 6; i++) {
+            CU_ASSERT_EQUAL(got[i].n, want_n[i]);
+            CU_ASSERT_EQUAL(got[i].ip, want_ip[i]);
+            CU_ASSERT_EQUAL(got[i].cycle, got[i].insn_cycle);
+            CU_ASSERT_EQUAL(got[i].after_mem, i >= 4);
+        }
+        const uint64_t d1 = got[0].cycle, d2 = got[1].cycle, f = got[2].cycle, d3 = got[3].cycle;
+        CU_ASSERT_EQUAL(d2, d1 + 23); /* abut */
+        CU_ASSERT_EQUAL(f, d2 + 7);   /* inside D2's */
+        /* ret(k), the cycle the k-th plain instruction retires in: F's
+         * cycle holds F and w - 1 of them, each later one w */
+#define DIV_RET(k) (f + ((k) - (w - 1) + w - 1) / w)
+        CU_ASSERT_EQUAL(d3, DIV_RET(200));
+        CU_ASSERT_TRUE(d3 > d2 + 23); /* apart */
+        const uint64_t d3_disp = DIV_RET(201 - window) + 1;
+        CU_ASSERT_EQUAL(got[4].cycle, d3_disp + 46);
+        CU_ASSERT_EQUAL(got[5].cycle, d3_disp + 69);
+        CU_ASSERT_TRUE(got[4].cycle < d3 + 23); /* D3's and PA's overlap */
+#undef DIV_RET
+        CU_ASSERT_EQUAL(ev_sum(&c, code, 0x01), 5 * 23 + 7);
+        done(u, &c);
+
+        /* the header: the divider's pair in evspan, after the walks', and
+         * in evsum */
+        u = model(cpus[k], 1, NULL, &c);
+        pmusim_trace_header_t h;
+        pmusim_trace_header_init(&h, cpus[k], 1);
+        pmusim_uarch_header(u, &h);
+        const char *span = pmusim_trace_header_get_meta(&h, "evspan");
+        const char *sum = pmusim_trace_header_get_meta(&h, "evsum");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(span);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(sum);
+        CU_ASSERT_STRING_EQUAL(span, cpus[k] == PMUSIM_CPU_WSM
+                                         ? "0x85/0x04,0x49/0x04,0x08/0x04,0x14/0x01"
+                                         : "0x05/0x02,0x05/0x01,0xcd/0x01");
+        CU_ASSERT_PTR_NOT_NULL(strstr(sum, cpus[k] == PMUSIM_CPU_WSM ? "0x14/0x01" : "0xcd/0x01"));
+        pmusim_trace_header_clear(&h);
+        done(u, &c);
+    }
+}
+
 static void register_suites(void)
 {
     CU_pSuite s = CU_add_suite("caches", NULL, NULL);
@@ -3611,6 +3762,7 @@ static void register_suites(void)
     PMUSIM_ADD_TEST(s, test_decoded_nested);
     PMUSIM_ADD_TEST(s, test_ports_divider_ms);
     PMUSIM_ADD_TEST(s, test_divider_timing);
+    PMUSIM_ADD_TEST(s, test_div_records);
     PMUSIM_ADD_TEST(s, test_lsd);
     PMUSIM_ADD_TEST(s, test_lsd_smt);
     PMUSIM_ADD_TEST(s, test_macro_fusion);
