@@ -199,6 +199,9 @@ struct pmusim_uarch {
      * "rsdep" annotation (rs_on, pmusim_uarch_header()) */
     gboolean rs_on;
     uarch_rs_t rs[3];
+    /* the station of an instruction with accesses and of an FP one
+     * (rs[1], rs[2] when they exist, else rs[0]; rs_pick_on()) */
+    uarch_rs_t *rs_mem, *rs_fp;
     gboolean stfwd;            /* x86: store-forwarding blocks are marked (stfwd_note()) */
     /* NO_ALLOC_CYCLES:ALL or NOT_DELIVERED is written: every gap in a
      * thread's allocation goes through alloc_stalls() */
@@ -733,6 +736,8 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->rs[0].size = cfg->rs_entries;
     u->rs[1].size = cfg->rs_mem_entries;
     u->rs[2].size = cfg->rs_fp_entries;
+    u->rs_mem = u->rs[1].size ? &u->rs[1] : &u->rs[0];
+    u->rs_fp = u->rs[2].size ? &u->rs[2] : &u->rs[0];
     u->alloc_gaps = cfg->ev.no_alloc_all.present || cfg->ev.not_delivered.present;
     u->numa_interleave = o->numa_interleave;
     u->mcdram = o->knm_mcdram;
@@ -2480,6 +2485,18 @@ static inline uarch_rs_t *rs_pick(pmusim_uarch_t *u, const pmusim_uarch_insn_t *
     return &u->rs[0];
 }
 
+/* rs_pick() where a station is modelled (u->rs_on, insn_fast()'s copy
+ * with the station): never NULL, which the compiler is told, so that
+ * alloc_cycle()'s test of it goes (docs/PERFORMANCE.md, eighth pass). */
+static inline __attribute__((always_inline)) uarch_rs_t *
+rs_pick_on(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, uint32_t nacc)
+{
+    uarch_rs_t *const rs = nacc ? u->rs_mem : in->fp != PMUSIM_UARCH_FP_NONE ? u->rs_fp : &u->rs[0];
+    if (rs == NULL)
+        __builtin_unreachable();
+    return rs;
+}
+
 static void rs_pop(uarch_rs_t *rs)
 {
     rs->used -= rs->h[0].uops;
@@ -2755,7 +2772,8 @@ enum { SH_ANY = 0, SH_PLAIN = 1, SH_BRANCH = 2, SH_ACCESS = 3 };
 /* `no_rs` TRUE: no reservation station is modelled (!u->rs_on, an input
  * without "rsdep"; IA-64): a copy without the station's tests, which
  * pmusim_uarch_insns() picks once per batch (docs/PERFORMANCE.md, seventh
- * pass); FALSE: read from the model. */
+ * pass); FALSE: one is (u->rs_on), a copy that does not test for it
+ * (eighth pass). */
 #define SH_NACC                                                                                    \
     (shape == SH_PLAIN || shape == SH_BRANCH ? 0u : shape == SH_ACCESS ? 1u : in->naccess)
 #define SH_ISBR                                                                                    \
@@ -2826,7 +2844,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* a free entry in the reorder window (no test of t->n: the ring), and
      * in the load and store buffers */
     const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
-    uarch_rs_t *const rs = ia64 || no_rs ? NULL : rs_pick(u, in, SH_NACC);
+    uarch_rs_t *const rs = ia64 || no_rs ? NULL : rs_pick_on(u, in, SH_NACC);
     /* the slots (insn_slots()), once for the instruction */
     const uint32_t fused = ia64 ? 0u : opk == u->fuse_key;
     const uint32_t uops = ia64 ? 1u : (in->uops ? in->uops : 1u) - fused;
@@ -2848,7 +2866,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         oc = u->oc_valid;
     }
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
-    if (G_UNLIKELY(rs != NULL))
+    if (!ia64 && !no_rs)
         rs_enter(rs, t, in, in->access, SH_NACC, d, uops);
     uint64_t c = d + 1;
     if (!multi && SH_NACC)
@@ -3480,6 +3498,8 @@ static G_GNUC_NO_INLINE int insn_multi_one(pmusim_uarch_t *u, const pmusim_uarch
     pmusim_mem_t mems[PMUSIM_UARCH_MAX_ACCESSES];
     if (ia64)
         return insn_fast(u, &u->th[0], in, TRUE, lb, w, window, NULL, mems, SH_ANY, TRUE);
+    if (!u->rs_on)
+        return insn_fast(u, &u->th[0], in, FALSE, lb, w, window, NULL, mems, SH_ANY, TRUE);
     return insn_fast(u, &u->th[0], in, FALSE, lb, w, window, NULL, mems, SH_ANY, FALSE);
 }
 
