@@ -1737,15 +1737,17 @@ branch_predict(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *
  * back, when it executes (docs/UARCH.md §1 step 4: a misprediction is
  * found at execution).  The front end restarts mispredict_penalty cycles
  * later. */
-/* The INSN record's mem.rdep of an instruction with nacc accesses: its
- * rdep, on x86 and an instruction that is neither a load nor a branch
- * (FORMAT.md §2; within PMUSIM_MEM_MAX_DEP), else 0. */
-static inline uint8_t rec_rdep(const pmusim_uarch_insn_t *in, uint32_t nacc, gboolean ia64)
+/* The INSN record's mem.rdep of an instruction with nacc accesses (isbr:
+ * a branch): its rdep, on x86 and an instruction that is neither a load
+ * nor a branch (FORMAT.md §2; within PMUSIM_MEM_MAX_DEP), else 0.  isbr is
+ * a constant of most of insn_fast()'s copies (the branch copy's is 0). */
+static inline __attribute__((always_inline)) uint8_t
+rec_rdep(const pmusim_uarch_insn_t *in, uint32_t nacc, gboolean isbr, gboolean ia64)
 {
-    if (G_LIKELY(!in->rdep) || ia64 || in->br != PMUSIM_UARCH_BR_NONE ||
-        (nacc && !in->access[0].is_store) || in->rdep > PMUSIM_MEM_MAX_DEP)
+    if (ia64 || isbr || (nacc && !in->access[0].is_store))
         return 0;
-    return in->rdep;
+    const uint8_t r = in->rdep;
+    return r <= PMUSIM_MEM_MAX_DEP ? r : 0;
 }
 
 static inline uint64_t branch_resolved(const uarch_thread_t *t, const pmusim_branch_t *b,
@@ -2982,7 +2984,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
             rec->mem = multi ? mems[0] : m;
         else
             rec->mem = (pmusim_mem_t){ 0 };
-        rec->mem.rdep = rec_rdep(in, SH_NACC, ia64);
+        rec->mem.rdep = rec_rdep(in, SH_NACC, SH_ISBR, ia64);
         if (SH_ISBR)
             rec->br = br;
         else
@@ -3006,7 +3008,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
             rec->mem = multi ? mems[0] : m;
         else
             rec->mem = (pmusim_mem_t){ 0 };
-        rec->mem.rdep = rec_rdep(in, SH_NACC, ia64);
+        rec->mem.rdep = rec_rdep(in, SH_NACC, SH_ISBR, ia64);
         if (SH_ISBR)
             rec->br = br;
         else
@@ -3286,7 +3288,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         rec->mem = mem[0];
     else
         rec->mem = (pmusim_mem_t){ 0 };
-    rec->mem.rdep = rec_rdep(in, in->naccess, cfg->ia64);
+    rec->mem.rdep = rec_rdep(in, in->naccess, in->br != PMUSIM_UARCH_BR_NONE, cfg->ia64);
     if (in->br != PMUSIM_UARCH_BR_NONE)
         rec->br = br;
     else
