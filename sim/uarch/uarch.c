@@ -182,6 +182,8 @@ typedef struct uarch_rs {
      * `used`; the heap holds the others. */
     uint32_t next_uops;
     uint64_t next_leave;
+    /* the heap; h[0].leave is UINT64_MAX while it is empty (n 0), so
+     * that rs_room() needs no test of n */
     struct uarch_rs_ent { uint64_t leave; uint32_t uops; } h[UARCH_RS_MAX];
 } uarch_rs_t;
 
@@ -736,6 +738,8 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->rs[0].size = cfg->rs_entries;
     u->rs[1].size = cfg->rs_mem_entries;
     u->rs[2].size = cfg->rs_fp_entries;
+    for (unsigned k = 0; k < 3; k++)
+        u->rs[k].h[0].leave = UINT64_MAX; /* empty (rs_pop()) */
     u->rs_mem = u->rs[1].size ? &u->rs[1] : &u->rs[0];
     u->rs_fp = u->rs[2].size ? &u->rs[2] : &u->rs[0];
     u->alloc_gaps = cfg->ev.no_alloc_all.present || cfg->ev.not_delivered.present;
@@ -2516,6 +2520,8 @@ static void rs_pop(uarch_rs_t *rs)
         i = c;
     }
     rs->h[i] = last;
+    if (!rs->n)
+        rs->h[0].leave = UINT64_MAX; /* empty: rs_room()'s one test */
 }
 
 /* The first cycle from d on at which `uops` entries of the station are
@@ -2554,7 +2560,7 @@ static inline __attribute__((always_inline)) uint64_t rs_room(uarch_rs_t *rs, ui
         rs->used -= rs->next_uops;
         rs->next_uops = 0;
     }
-    if ((rs->n == 0 || rs->h[0].leave > d) && rs->used + MIN(uops, rs->size) <= rs->size)
+    if (rs->h[0].leave > d && rs->used + MIN(uops, rs->size) <= rs->size)
         return d;
     return rs_room_slow(rs, d, uops);
 }
