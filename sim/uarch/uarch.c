@@ -2542,7 +2542,7 @@ static uint64_t rs_room_slow(uarch_rs_t *rs, uint64_t d, uint32_t uops)
             return d;
         /* something is in: the station is not empty (used > 0); with
          * nothing in, used would exceed size, which rs_enter() does not
-         * test (its test cost 35.8 M host instructions on mix1 wsm,
+         * test (its test cost 34-36 M host instructions on mix1 wsm,
          * docs/PERFORMANCE.md, eighth pass): stop here instead of looping */
         g_assert(rs->n || rs->next_uops);
         d = rs->n ? rs->h[0].leave : UINT64_MAX;
