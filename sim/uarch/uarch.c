@@ -2785,8 +2785,9 @@ enum { SH_ANY = 0, SH_PLAIN = 1, SH_BRANCH = 2, SH_ACCESS = 3 };
 /* `no_rs` TRUE: no reservation station is modelled (!u->rs_on, an input
  * without "rsdep"; IA-64): a copy without the station's tests, which
  * pmusim_uarch_insns() picks once per batch (docs/PERFORMANCE.md, seventh
- * pass); FALSE: one is (u->rs_on), a copy that does not test for it
- * (eighth pass). */
+ * pass); FALSE: one is (u->rs_on), a copy that does not test for it (eighth
+ * pass; pmusim_uarch_insn() passes !u->rs_on, not a constant)
+ */
 #define SH_NACC                                                                                    \
     (shape == SH_PLAIN || shape == SH_BRANCH ? 0u : shape == SH_ACCESS ? 1u : in->naccess)
 #define SH_ISBR                                                                                    \
@@ -3640,8 +3641,9 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, FALSE, TRUE, FALSE);
     if (G_UNLIKELY(!u->front_p2))
         return insn_check(u, in, error, TRUE) && insn_body(u, in, error, FALSE, FALSE, FALSE);
+    /* no_rs read from the model here (insn_fast(): FALSE means a station) */
     return insn_one(u, in, error, u->cfg->ia64, u->l1i.line_bits, u->cfg->width, u->window, NULL,
-                    FALSE);
+                    !u->rs_on);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)
