@@ -182,6 +182,8 @@ typedef struct uarch_rs {
      * `used`; the heap holds the others. */
     uint32_t next_uops;
     uint64_t next_leave;
+    /* the heap; h[0].leave is UINT64_MAX while it is empty (n 0), so
+     * that rs_room() needs no test of n */
     struct uarch_rs_ent { uint64_t leave; uint32_t uops; } h[UARCH_RS_MAX];
 } uarch_rs_t;
 
@@ -199,6 +201,9 @@ struct pmusim_uarch {
      * "rsdep" annotation (rs_on, pmusim_uarch_header()) */
     gboolean rs_on;
     uarch_rs_t rs[3];
+    /* the station of an instruction with accesses and of an FP one
+     * (rs[1], rs[2] when they exist, else rs[0]; rs_pick_on()) */
+    uarch_rs_t *rs_mem, *rs_fp;
     gboolean stfwd;            /* x86: store-forwarding blocks are marked (stfwd_note()) */
     /* PARTIAL_ADDRESS_ALIAS is written (the CPU has it; an input with
      * every access: pmusim_uarch_header()) */
@@ -756,6 +761,10 @@ pmusim_uarch_t *pmusim_uarch_new(pmusim_cpu_t cpu, uint32_t nthreads,
     u->rs[0].size = cfg->rs_entries;
     u->rs[1].size = cfg->rs_mem_entries;
     u->rs[2].size = cfg->rs_fp_entries;
+    for (unsigned k = 0; k < 3; k++)
+        u->rs[k].h[0].leave = UINT64_MAX; /* empty (rs_pop()) */
+    u->rs_mem = u->rs[1].size ? &u->rs[1] : &u->rs[0];
+    u->rs_fp = u->rs[2].size ? &u->rs[2] : &u->rs[0];
     u->alloc_gaps = cfg->ev.no_alloc_all.present || cfg->ev.not_delivered.present;
     u->numa_interleave = o->numa_interleave;
     u->mcdram = o->knm_mcdram;
@@ -1765,15 +1774,17 @@ branch_predict(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *
  * back, when it executes (docs/UARCH.md §1 step 4: a misprediction is
  * found at execution).  The front end restarts mispredict_penalty cycles
  * later. */
-/* The INSN record's mem.rdep of an instruction with nacc accesses: its
- * rdep, on x86 and an instruction that is neither a load nor a branch
- * (FORMAT.md §2; within PMUSIM_MEM_MAX_DEP), else 0. */
-static inline uint8_t rec_rdep(const pmusim_uarch_insn_t *in, uint32_t nacc, gboolean ia64)
+/* The INSN record's mem.rdep of an instruction with nacc accesses (isbr:
+ * a branch): its rdep, on x86 and an instruction that is neither a load
+ * nor a branch (FORMAT.md §2; within PMUSIM_MEM_MAX_DEP), else 0.  isbr is
+ * a constant of most of insn_fast()'s copies (the branch copy's is 0). */
+static inline __attribute__((always_inline)) uint8_t
+rec_rdep(const pmusim_uarch_insn_t *in, uint32_t nacc, gboolean isbr, gboolean ia64)
 {
-    if (G_LIKELY(!in->rdep) || ia64 || in->br != PMUSIM_UARCH_BR_NONE ||
-        (nacc && !in->access[0].is_store) || in->rdep > PMUSIM_MEM_MAX_DEP)
+    if (ia64 || isbr || (nacc && !in->access[0].is_store))
         return 0;
-    return in->rdep;
+    const uint8_t r = in->rdep;
+    return r <= PMUSIM_MEM_MAX_DEP ? r : 0;
 }
 
 static inline uint64_t branch_resolved(const uarch_thread_t *t, const pmusim_branch_t *b,
@@ -2528,6 +2539,18 @@ static inline uarch_rs_t *rs_pick(pmusim_uarch_t *u, const pmusim_uarch_insn_t *
     return &u->rs[0];
 }
 
+/* rs_pick() where a station is modelled (u->rs_on, insn_fast()'s copy
+ * with the station): never NULL, which the compiler is told, so that
+ * alloc_cycle()'s test of it goes (docs/PERFORMANCE.md, eighth pass). */
+static inline __attribute__((always_inline)) uarch_rs_t *
+rs_pick_on(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, uint32_t nacc)
+{
+    uarch_rs_t *const rs = nacc ? u->rs_mem : in->fp != PMUSIM_UARCH_FP_NONE ? u->rs_fp : &u->rs[0];
+    if (rs == NULL)
+        __builtin_unreachable();
+    return rs;
+}
+
 static void rs_pop(uarch_rs_t *rs)
 {
     rs->used -= rs->h[0].uops;
@@ -2545,6 +2568,8 @@ static void rs_pop(uarch_rs_t *rs)
         i = c;
     }
     rs->h[i] = last;
+    if (!rs->n)
+        rs->h[0].leave = UINT64_MAX; /* empty: rs_room()'s one test */
 }
 
 /* The first cycle from d on at which `uops` entries of the station are
@@ -2563,7 +2588,11 @@ static uint64_t rs_room_slow(uarch_rs_t *rs, uint64_t d, uint32_t uops)
             rs_pop(rs);
         if (rs->used + uops <= rs->size)
             return d;
-        /* something is in: the station is not empty (used > 0) */
+        /* something is in: the station is not empty (used > 0); with
+         * nothing in, used would exceed size, which rs_enter() does not
+         * test (its test cost 34-36 M host instructions on mix1 wsm,
+         * docs/PERFORMANCE.md, eighth pass): stop here instead of looping */
+        g_assert(rs->n || rs->next_uops);
         d = rs->n ? rs->h[0].leave : UINT64_MAX;
         if (rs->next_uops && rs->next_leave < d)
             d = rs->next_leave;
@@ -2579,7 +2608,7 @@ static inline __attribute__((always_inline)) uint64_t rs_room(uarch_rs_t *rs, ui
         rs->used -= rs->next_uops;
         rs->next_uops = 0;
     }
-    if ((rs->n == 0 || rs->h[0].leave > d) && rs->used + MIN(uops, rs->size) <= rs->size)
+    if (rs->h[0].leave > d && rs->used + MIN(uops, rs->size) <= rs->size)
         return d;
     return rs_room_slow(rs, d, uops);
 }
@@ -2615,8 +2644,9 @@ rs_enter(uarch_rs_t *rs, const uarch_thread_t *t, const pmusim_uarch_insn_t *in,
     }
     if (uops > rs->size)
         uops = rs->size;
-    /* rs_room() made the room at d or before; nothing entered since */
-    g_assert(rs->used + uops <= rs->size);
+    /* rs_room() made the room at d or before and nothing entered since
+     * (used + uops <= size; not tested here: rs_room_slow() stops if it
+     * ever were not) */
     rs->used += uops;
     /* Entries with the same leaving cycle leave together (rs_room() takes
      * out all those leaving by a cycle), so they may share one element:
@@ -2835,7 +2865,9 @@ enum { SH_ANY = 0, SH_PLAIN = 1, SH_BRANCH = 2, SH_ACCESS = 3 };
 /* `no_rs` TRUE: no reservation station is modelled (!u->rs_on, an input
  * without "rsdep"; IA-64): a copy without the station's tests, which
  * pmusim_uarch_insns() picks once per batch (docs/PERFORMANCE.md, seventh
- * pass); FALSE: read from the model. */
+ * pass); FALSE: one is (u->rs_on), a copy that does not test for it (eighth
+ * pass; pmusim_uarch_insn() passes !u->rs_on, not a constant)
+ */
 #define SH_NACC                                                                                    \
     (shape == SH_PLAIN || shape == SH_BRANCH ? 0u : shape == SH_ACCESS ? 1u : in->naccess)
 #define SH_ISBR                                                                                    \
@@ -2906,7 +2938,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
     /* a free entry in the reorder window (no test of t->n: the ring), and
      * in the load and store buffers */
     const uint64_t free_at = t->ring[(t->n - window) & (RING_SIZE - 1)] + 1;
-    uarch_rs_t *const rs = ia64 || no_rs ? NULL : rs_pick(u, in, SH_NACC);
+    uarch_rs_t *const rs = ia64 || no_rs ? NULL : rs_pick_on(u, in, SH_NACC);
     /* the slots (insn_slots()), once for the instruction */
     const uint32_t fused = ia64 ? 0u : opk == u->fuse_key;
     const uint32_t uops = ia64 ? 1u : (in->uops ? in->uops : 1u) - fused;
@@ -2928,7 +2960,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
         oc = u->oc_valid;
     }
     d = take_slots(&t->disp_cycle, &t->disp_used, d, uops, w);
-    if (G_UNLIKELY(rs != NULL))
+    if (!ia64 && !no_rs)
         rs_enter(rs, t, in, in->access, SH_NACC, d, uops);
     uint64_t c = d + 1;
     if (!multi && SH_NACC)
@@ -3044,7 +3076,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
             rec->mem = multi ? mems[0] : m;
         else
             rec->mem = (pmusim_mem_t){ 0 };
-        rec->mem.rdep = rec_rdep(in, SH_NACC, ia64);
+        rec->mem.rdep = rec_rdep(in, SH_NACC, SH_ISBR, ia64);
         if (SH_ISBR)
             rec->br = br;
         else
@@ -3068,7 +3100,7 @@ insn_fast(pmusim_uarch_t *u, uarch_thread_t *t, const pmusim_uarch_insn_t *in, c
             rec->mem = multi ? mems[0] : m;
         else
             rec->mem = (pmusim_mem_t){ 0 };
-        rec->mem.rdep = rec_rdep(in, SH_NACC, ia64);
+        rec->mem.rdep = rec_rdep(in, SH_NACC, SH_ISBR, ia64);
         if (SH_ISBR)
             rec->br = br;
         else
@@ -3349,7 +3381,7 @@ insn_body(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GError **error, cons
         rec->mem = mem[0];
     else
         rec->mem = (pmusim_mem_t){ 0 };
-    rec->mem.rdep = rec_rdep(in, in->naccess, cfg->ia64);
+    rec->mem.rdep = rec_rdep(in, in->naccess, in->br != PMUSIM_UARCH_BR_NONE, cfg->ia64);
     if (in->br != PMUSIM_UARCH_BR_NONE)
         rec->br = br;
     else
@@ -3563,6 +3595,8 @@ static G_GNUC_NO_INLINE int insn_multi_one(pmusim_uarch_t *u, const pmusim_uarch
     pmusim_mem_t mems[PMUSIM_UARCH_MAX_ACCESSES];
     if (ia64)
         return insn_fast(u, &u->th[0], in, TRUE, lb, w, window, NULL, mems, SH_ANY, TRUE);
+    if (!u->rs_on)
+        return insn_fast(u, &u->th[0], in, FALSE, lb, w, window, NULL, mems, SH_ANY, TRUE);
     return insn_fast(u, &u->th[0], in, FALSE, lb, w, window, NULL, mems, SH_ANY, FALSE);
 }
 
@@ -3690,8 +3724,9 @@ gboolean pmusim_uarch_insn(pmusim_uarch_t *u, const pmusim_uarch_insn_t *in, GEr
         return insn_check(u, in, error, FALSE) && insn_body(u, in, error, FALSE, TRUE, FALSE);
     if (G_UNLIKELY(!u->front_p2))
         return insn_check(u, in, error, TRUE) && insn_body(u, in, error, FALSE, FALSE, FALSE);
+    /* no_rs read from the model here (insn_fast(): FALSE means a station) */
     return insn_one(u, in, error, u->cfg->ia64, u->l1i.line_bits, u->cfg->width, u->window, NULL,
-                    FALSE);
+                    !u->rs_on);
 }
 
 gboolean pmusim_uarch_passthrough(pmusim_uarch_t *u, const pmusim_rec_t *rec, GError **error)
