@@ -669,8 +669,8 @@ static inline gboolean cap_run_complete(pmusim_capture_t *c, cap_thread_t *t, GE
 /* The thread leaves its block for one at `next` (UINT64_MAX: the stream
  * ended): the block's instructions not run yet run.  Returns FALSE on a
  * model error. */
-static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t next,
-                                GError **error)
+static inline __attribute__((always_inline)) gboolean
+cap_leave_block_inline(pmusim_capture_t *c, cap_thread_t *t, uint64_t next, GError **error)
 {
     if (!t->tb)
         return TRUE;
@@ -722,6 +722,13 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
     gboolean ok = cap_run_pending(c, t, last + 1, error);
     t->tb = NULL;
     return ok;
+}
+
+/* The same, out of line, for the callers other than the EXEC items' loop. */
+static G_GNUC_NO_INLINE gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t,
+                                                 uint64_t next, GError **error)
+{
+    return cap_leave_block_inline(c, t, next, error);
 }
 
 static cap_thread_t *cap_thread(pmusim_capture_t *c, uint32_t guest)
@@ -801,7 +808,7 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
                 t->idx = t->from = 0;
                 continue;
             }
-            if (!cap_leave_block(c, t, nb->vaddr, error))
+            if (!cap_leave_block_inline(c, t, nb->vaddr, error))
                 return FALSE;
             cap_net_enter(t, nb);
             t->tb = nb;
