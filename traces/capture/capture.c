@@ -70,29 +70,56 @@ typedef struct cap_src {
 } cap_src_t;
 G_STATIC_ASSERT(CAPSTREAM_MAX_TB_INSNS <= INT16_MAX);
 
+/* Where the tracked values of thread t's current run of its block are
+ * (cap_thread_t.val[], docs/CAPTURE.md "Dependences of load addresses"):
+ * val[i], i < CAPSTREAM_MAX_TB_INSNS, the last load of instruction i of
+ * the block; val[CAP_V_NONE] 0 (no load); val[CAP_V_REG + r] register or
+ * flag group r's value (at the block's entry in a run by the net effect);
+ * val[CAP_V_ENT + j] the newest of the j-th set of registers the block's
+ * net effect reads at its entry (cap_net_t.ent[j]: two or more registers,
+ * or one of a cycle of copies at the exit, cap_net_make()), evaluated
+ * once as the thread enters the block (cap_net_enter()).  A cap_src_t
+ * comes down to one index (cap_net_index()): a value of the net effect is
+ * one load. */
+#define CAP_V_NONE CAPSTREAM_MAX_TB_INSNS
+#define CAP_V_REG (CAP_V_NONE + 1u)
+#define CAP_V_ENT (CAP_V_REG + CAP_NREGS)
+/* the entry sets of a block: at most one per cap_src_t of its net effect
+ * (addr[], rs[], br, exit[]) */
+#define CAP_V_ENTS (2u * CAPSTREAM_MAX_TB_INSNS + 1u + CAP_NREGS)
+#define CAP_V_N (CAP_V_ENT + CAP_V_ENTS)
+/* in cap_net_t.addr[i]: instruction i writes loaded data (cap_regs_t.ld) */
+#define CAP_V_LD 0x8000u
+G_STATIC_ASSERT(CAP_V_N < CAP_V_LD);
+
 /* A block's net effect on the dependence tracking (docs/CAPTURE.md,
  * "Dependences of load addresses"), made the first time a thread runs it,
  * valid for a run in which every instruction that writes registers with
  * loaded data (cap_regs_t.ld) loaded, as the walk assumes for them:
  * cap_regs_move() and cap_leave_block() check it as the thread moves on.
  * Any other run takes the walk, instruction by instruction
- * (cap_regs_run()), from the point where it was found. */
+ * (cap_regs_run()), from the point where it was found.  Each value is a
+ * cap_src_t as an index of cap_thread_t.val[] (CAP_V_*). */
 typedef struct cap_net {
-    /* the tracked values the block changes, at its exit: out[0, nrd) the
-     * newest of some entry values (exit[k].entry), out[nrd, nout) a load
-     * of the block (exit[k].ins) or none (ins CAPSTREAM_MAX_TB_INSNS:
-     * cap_thread_t.last_ld[] ends in a 0) */
-    uint32_t nrd, nout;
+    /* the tracked values the block changes: register out[k] takes
+     * val[exit[k]] at its exit, in this order (a register's value at the
+     * entry is read before that register is written) */
+    uint32_t nout;
     uint8_t out[CAP_NREGS];
-    cap_src_t exit[CAP_NREGS];
-    cap_src_t br;             /* the last instruction's branch registers before it */
+    uint16_t exit[CAP_NREGS];
+    uint16_t br;              /* the last instruction's branch registers before it */
+    uint32_t nent;            /* the entry sets: ent[0, nent) */
+    uint32_t *ent;
     uint16_t *nld;            /* n + 1: of instructions [0, i), those with ld */
     /* the instructions with cap_regs_t.rs: nrs[i] (n + 1) of them among
-     * [0, i); the k-th is instruction rsi[k], its rs registers before it
-     * rsx[k] */
-    uint16_t *nrs, *rsi;
-    cap_src_t *rsx;
-    cap_src_t addr[];         /* n: instruction i's address registers before it */
+     * [0, i); the k-th is instruction rs[k].ins, its rs registers before it
+     * rs[k].src */
+    uint16_t *nrs;
+    struct cap_net_rs {
+        uint16_t ins, src;
+    } *rs;
+    uint16_t addr[];          /* n: instruction i's address registers before it,
+                               * | CAP_V_LD when it has ld */
 } cap_net_t;
 /* An access item's instruction in one load (cap_exec_items()): its FP
  * bit lands on pmusim_uarch_access_t.is_fp (bit 40 of bytes 8..15) with
@@ -130,24 +157,29 @@ typedef struct cap_thread {
     gboolean live;       /* sent a chunk or was created (THREAD {1}), and has not exited
                           * or entered a waiting system call since (THREAD {2}, {3}) */
     gboolean cont_dirty; /* an instruction among the complete ones is a continuation */
-    /* dependences of load addresses (cap_regs_run()): loads so far, the
-     * number (1, 2, ...) of the load each general-purpose register's value
-     * came from (0: none), and of the current instruction's last load */
+    /* dependences of load addresses (cap_regs_run()): loads so far (from
+     * CAP_LD_BASE), the number (CAP_LD_BASE + 1, + 2, ...) of the load
+     * each general-purpose register's value came from (0: none;
+     * val[CAP_V_REG + r]), and of the current instruction's last load */
     uint64_t nloads;
-    uint64_t reg_ld[CAP_NREGS];
     uint64_t cur_ld;
-    /* a block run by its net effect (walk FALSE): reg_ld[] stays as at the
-     * block's entry, when nloads was entry_nloads; each instruction's last
-     * load is last_ld[i] (older than entry_nloads: none in this run), and
-     * nld_done of the instructions with ld loaded */
+    /* a block run by its net effect (walk FALSE): the registers' values
+     * stay as at the block's entry, when nloads was entry_nloads; each
+     * instruction's last load is val[i] (older than entry_nloads: none in
+     * this run), and nld_done of the instructions with ld loaded */
     gboolean walk;
     uint64_t entry_nloads;
     uint32_t nld_done;
-    uint64_t last_ld[CAPSTREAM_MAX_TB_INSNS + 1]; /* the last always 0 (cap_net_t.exit) */
+    uint64_t val[CAP_V_N]; /* the tracked values (CAP_V_*); val[CAP_V_NONE] always 0 */
     uint16_t dirty[CAP_THREAD_ACCESSES];
     pmusim_uarch_access_t acc[CAP_THREAD_ACCESSES];
 } cap_thread_t;
 G_STATIC_ASSERT(CAPSTREAM_MAX_TB_INSNS <= UINT16_MAX);
+
+/* A thread's loads are numbered from CAP_LD_BASE + 1 on, so that 0 (no
+ * load) is always too far back for a distance (PMUSIM_UARCH_MAX_DEP):
+ * a distance needs no test of its own for it. */
+#define CAP_LD_BASE ((uint64_t)PMUSIM_UARCH_MAX_DEP)
 
 /* SMT captures (more than one hardware thread): a chunk that runs at its
  * guest thread's place, waiting for its hardware thread's turn (cap_sched()).
@@ -310,7 +342,7 @@ static inline uint64_t cap_regs_newest(const cap_thread_t *t, unsigned m)
 {
     uint64_t v = 0;
     for (; m; m &= m - 1) {
-        const uint64_t x = t->reg_ld[__builtin_ctz(m)];
+        const uint64_t x = t->val[CAP_V_REG + __builtin_ctz(m)];
         v = x > v ? x : v;
     }
     return v;
@@ -318,10 +350,11 @@ static inline uint64_t cap_regs_newest(const cap_thread_t *t, unsigned m)
 
 /* The distance of the load numbered src (0 none) back from the newest so
  * far, 1 that one, as pmusim_uarch_insn_t.rdep wants it (0 none or too far
- * back). */
+ * back: none is, CAP_LD_BASE). */
 static inline uint8_t cap_rdep(const cap_thread_t *t, uint64_t src)
 {
-    return src && t->nloads - src < PMUSIM_UARCH_MAX_DEP ? (uint8_t)(t->nloads - src + 1) : 0;
+    const uint64_t d = t->nloads - src;
+    return d < PMUSIM_UARCH_MAX_DEP ? (uint8_t)(d + 1) : 0;
 }
 
 /* One instruction's effect on the tracked values: the registers it writes
@@ -336,11 +369,11 @@ static inline void cap_regs_step(cap_thread_t *t, const cap_regs_t *rg, uint64_t
     const uint64_t v = cap_regs_newest(t, rg->src);
     if (ld) {
         for (unsigned m = rg->ld; m; m &= m - 1)
-            t->reg_ld[__builtin_ctz(m)] = ld;
+            t->val[CAP_V_REG + __builtin_ctz(m)] = ld;
         dst &= ~rg->ld;
     }
     for (; dst; dst &= dst - 1)
-        t->reg_ld[__builtin_ctz(dst)] = v;
+        t->val[CAP_V_REG + __builtin_ctz(dst)] = v;
 }
 
 /* Thread t, walking its block, moves on from its current instruction to
@@ -360,18 +393,44 @@ static inline void cap_regs_run(cap_thread_t *t, uint32_t upto)
     t->cur_ld = 0;
 }
 
+/* The index of thread t's val[] (CAP_V_*) that holds the value x stands
+ * for in a run of the block: a load of the block, none, one register's
+ * value at the entry (with `set`, an entry set of one register: a value
+ * the exit reads after it wrote the register), or a set of them (the
+ * block's entry sets, each once). */
+static uint16_t cap_net_index(cap_net_t *net, cap_src_t x, gboolean set)
+{
+    if (x.ins >= 0)
+        return (uint16_t)x.ins;
+    if (!x.entry)
+        return CAP_V_NONE;
+    if (!set && !(x.entry & (x.entry - 1)))
+        return (uint16_t)(CAP_V_REG + (unsigned)__builtin_ctz(x.entry));
+    uint32_t j = 0;
+    while (j < net->nent && net->ent[j] != x.entry)
+        j++;
+    if (j == net->nent)
+        net->ent[net->nent++] = x.entry;
+    return (uint16_t)(CAP_V_ENT + j);
+}
+
 /* The net effect of block tb (cap_net_t): its instructions walked once
- * with symbolic values, each a cap_src_t. */
+ * with symbolic values, each a cap_src_t, kept as val[] indexes. */
 static G_GNUC_NO_INLINE cap_net_t *cap_net_make(const cap_tb_t *tb)
 {
     const uint32_t n = tb->n;
-    cap_net_t *net = g_malloc0(sizeof *net + 2 * n * sizeof net->addr[0] +
-                               (3 * n + 2) * sizeof(uint16_t));
-    net->rsx = &net->addr[n];
-    net->nld = (uint16_t *)(void *)&net->rsx[n];
+    /* addr, nld, nrs (2 bytes each); then rs and the entry sets, at most
+     * one per value kept (CAP_V_ENTS for the largest block; 4 bytes each) */
+    size_t size = offsetof(cap_net_t, addr) + (3 * n + 2) * sizeof(uint16_t);
+    size = (size + _Alignof(uint32_t) - 1) & ~(size_t)(_Alignof(uint32_t) - 1);
+    G_STATIC_ASSERT(sizeof(struct cap_net_rs) == sizeof(uint32_t) &&
+                    _Alignof(struct cap_net_rs) <= _Alignof(uint32_t));
+    cap_net_t *net = g_malloc0(size + (3 * n + 1 + CAP_NREGS) * sizeof(uint32_t));
+    net->nld = &net->addr[n];
     net->nrs = &net->nld[n + 1];
-    net->rsi = &net->nrs[n + 1];
-    net->br = (cap_src_t){.entry = 0, .ins = -1, .ld = 0};
+    net->rs = (struct cap_net_rs *)(void *)((char *)net + size);
+    net->ent = (uint32_t *)(void *)&net->rs[n];
+    cap_src_t br = {.entry = 0, .ins = -1, .ld = 0};
     cap_src_t v[CAP_NREGS];
     for (unsigned r = 0; r < CAP_NREGS; r++)
         v[r] = (cap_src_t){.entry = 1u << r, .ins = -1, .ld = 0};
@@ -384,7 +443,7 @@ static G_GNUC_NO_INLINE cap_net_t *cap_net_make(const cap_tb_t *tb)
             a.entry |= x.entry;
             a.ins = MAX(a.ins, x.ins);
         }
-        net->addr[i] = a;
+        net->addr[i] = (uint16_t)(cap_net_index(net, a, FALSE) | (a.ld ? CAP_V_LD : 0));
         net->nrs[i + 1] = (uint16_t)(net->nrs[i] + (rg->rs != 0));
         if (rg->rs) {
             cap_src_t x = {0, -1, 0};
@@ -392,13 +451,13 @@ static G_GNUC_NO_INLINE cap_net_t *cap_net_make(const cap_tb_t *tb)
                 x.entry |= v[__builtin_ctz(m)].entry;
                 x.ins = MAX(x.ins, v[__builtin_ctz(m)].ins);
             }
-            net->rsi[net->nrs[i]] = (uint16_t)i;
-            net->rsx[net->nrs[i]] = x;
+            net->rs[net->nrs[i]] =
+                (struct cap_net_rs){.ins = (uint16_t)i, .src = cap_net_index(net, x, FALSE)};
         }
         for (unsigned m = i == n - 1 ? tb->br_src : 0; m; m &= m - 1) {
             const cap_src_t x = v[__builtin_ctz(m)];
-            net->br.entry |= x.entry;
-            net->br.ins = MAX(net->br.ins, x.ins);
+            br.entry |= x.entry;
+            br.ins = MAX(br.ins, x.ins);
         }
         for (unsigned m = rg->dst ? rg->src : 0; m; m &= m - 1) {
             const cap_src_t x = v[__builtin_ctz(m)];
@@ -410,32 +469,42 @@ static G_GNUC_NO_INLINE cap_net_t *cap_net_make(const cap_tb_t *tb)
         for (unsigned m = rg->dst & ~rg->ld; m; m &= m - 1)
             v[__builtin_ctz(m)] = s;
     }
+    net->br = cap_net_index(net, br, FALSE);
+    /* the exit's writes, in an order in which each register is read (as
+     * another's value at the entry, `mov rbx, rax`) before it is written;
+     * a register of a cycle of such copies (`xchg rax, rbx`) is read from
+     * an entry set of its own instead */
+    uint16_t x[CAP_NREGS];
+    uint32_t todo = 0; /* registers whose write is not placed yet */
     for (unsigned r = 0; r < CAP_NREGS; r++) {
         if (v[r].ins < 0 && v[r].entry == 1u << r)
             continue; /* unchanged */
-        if (v[r].ins < 0 && v[r].entry) {
-            /* before the others (which do not read entry values) */
-            memmove(&net->out[net->nrd + 1], &net->out[net->nrd], net->nout - net->nrd);
-            memmove(&net->exit[net->nrd + 1], &net->exit[net->nrd],
-                    (net->nout - net->nrd) * sizeof net->exit[0]);
-            net->out[net->nrd] = (uint8_t)r;
-            net->exit[net->nrd++] = v[r];
-        } else {
-            net->out[net->nout] = (uint8_t)r;
-            net->exit[net->nout] = v[r];
-            if (v[r].ins < 0)
-                net->exit[net->nout].ins = CAPSTREAM_MAX_TB_INSNS;
-        }
-        net->nout++;
+        x[r] = cap_net_index(net, v[r], FALSE);
+        todo |= 1u << r;
     }
+    while (todo) {
+        uint32_t read = 0; /* registers an unplaced write reads */
+        for (uint32_t m = todo; m; m &= m - 1) {
+            const unsigned r = (unsigned)__builtin_ctz(m);
+            if (x[r] >= CAP_V_REG && x[r] < CAP_V_ENT)
+                read |= 1u << (x[r] - CAP_V_REG);
+        }
+        uint32_t ready = todo & ~read;
+        if (!ready) {
+            /* a cycle: its first register's write reads an entry set */
+            const unsigned r = (unsigned)__builtin_ctz(todo);
+            x[r] = cap_net_index(net, v[r], TRUE);
+            continue;
+        }
+        for (; ready; ready &= ready - 1) {
+            const unsigned r = (unsigned)__builtin_ctz(ready);
+            net->out[net->nout] = (uint8_t)r;
+            net->exit[net->nout++] = x[r];
+            todo &= ~(1u << r);
+        }
+    }
+    g_assert(net->nent <= 2 * n + 1 + CAP_NREGS);
     return net;
-}
-
-/* The load (its number, 0 none) a cap_src_t stands for in thread t's
- * current run of its block. */
-static inline uint64_t cap_net_value(const cap_thread_t *t, cap_src_t x)
-{
-    return x.ins >= 0 ? t->last_ld[x.ins] : cap_regs_newest(t, x.entry);
 }
 
 /* Thread t enters block tb: by its net effect, but a REP block, whose
@@ -449,6 +518,11 @@ static inline void cap_net_enter(cap_thread_t *t, cap_tb_t *tb)
         tb->net = cap_net_make(tb);
     t->entry_nloads = t->nloads;
     t->nld_done = 0;
+    /* the entry sets, once: the registers' values stay as they are until
+     * the block's exit (or its walk, which reads none of them) */
+    const cap_net_t *net = tb->net;
+    for (uint32_t j = 0; j < net->nent; j++)
+        t->val[CAP_V_ENT + j] = cap_regs_newest(t, net->ent[j]);
 }
 
 /* Thread t's run by the net effect does not hold (an instruction that
@@ -459,8 +533,8 @@ static G_GNUC_NO_INLINE void cap_net_to_walk(cap_thread_t *t)
 {
     const uint64_t e = t->entry_nloads;
     for (uint32_t j = 0; j < t->idx; j++)
-        cap_regs_step(t, &t->tb->regs[j], t->last_ld[j] > e ? t->last_ld[j] : 0);
-    t->cur_ld = t->last_ld[t->idx] > e ? t->last_ld[t->idx] : 0;
+        cap_regs_step(t, &t->tb->regs[j], t->val[j] > e ? t->val[j] : 0);
+    t->cur_ld = t->val[t->idx] > e ? t->val[t->idx] : 0;
     t->walk = TRUE;
 }
 
@@ -470,8 +544,9 @@ static G_GNUC_NO_INLINE void cap_net_to_walk(cap_thread_t *t)
 static inline void cap_net_rdep(cap_thread_t *t, uint32_t upto)
 {
     const cap_net_t *net = t->tb->net;
+    pmusim_uarch_insn_t *in = t->tb->in;
     for (uint32_t k = net->nrs[t->idx], e = net->nrs[upto]; k < e; k++)
-        t->tb->in[net->rsi[k]].rdep = cap_rdep(t, cap_net_value(t, net->rsx[k]));
+        in[net->rs[k].ins].rdep = cap_rdep(t, t->val[net->rs[k].src]);
 }
 
 /* Thread t moves on from its current instruction to `upto` (by the net
@@ -594,8 +669,8 @@ static inline gboolean cap_run_complete(pmusim_capture_t *c, cap_thread_t *t, GE
 /* The thread leaves its block for one at `next` (UINT64_MAX: the stream
  * ended): the block's instructions not run yet run.  Returns FALSE on a
  * model error. */
-static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t next,
-                                GError **error)
+static inline __attribute__((always_inline)) gboolean
+cap_leave_block_inline(pmusim_capture_t *c, cap_thread_t *t, uint64_t next, GError **error)
 {
     if (!t->tb)
         return TRUE;
@@ -613,7 +688,7 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
          * "Dependences of branches") */
         uint64_t src;
         if (!t->walk) {
-            src = cap_net_value(t, net->br);
+            src = t->val[net->br];
         } else {
             if (t->idx < last) {
                 cap_regs_run(t, last);
@@ -621,22 +696,14 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
             }
             src = cap_regs_newest(t, t->tb->br_src);
         }
-        in->br_dep = src && t->nloads - src < PMUSIM_UARCH_MAX_DEP
-                         ? (uint8_t)(t->nloads - src + 1)
-                         : 0;
+        in->br_dep = cap_rdep(t, src);
     }
     if (!t->walk) {
         cap_net_rdep(t, last + 1);
         /* the values the block changes, from those at its entry (read
          * before any is written) and from its loads */
-        uint64_t v[CAP_NREGS];
-        const uint32_t nrd = net->nrd, nout = net->nout;
-        for (uint32_t k = 0; k < nrd; k++)
-            v[k] = cap_regs_newest(t, net->exit[k].entry);
-        for (uint32_t k = nrd; k < nout; k++)
-            t->reg_ld[net->out[k]] = t->last_ld[net->exit[k].ins];
-        for (uint32_t k = 0; k < nrd; k++)
-            t->reg_ld[net->out[k]] = v[k];
+        for (uint32_t k = 0, e = net->nout; k < e; k++)
+            t->val[CAP_V_REG + net->out[k]] = t->val[net->exit[k]];
         t->cur_ld = 0;
     } else {
         cap_regs_run(t, last + 1);
@@ -657,11 +724,19 @@ static gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t, uint64_t n
     return ok;
 }
 
+/* The same, out of line, for the callers other than the EXEC items' loop. */
+static G_GNUC_NO_INLINE gboolean cap_leave_block(pmusim_capture_t *c, cap_thread_t *t,
+                                                 uint64_t next, GError **error)
+{
+    return cap_leave_block_inline(c, t, next, error);
+}
+
 static cap_thread_t *cap_thread(pmusim_capture_t *c, uint32_t guest)
 {
     while (c->threads->len <= guest) {
         cap_thread_t *t = g_new0(cap_thread_t, 1);
         t->last_seq = UINT64_MAX;
+        t->nloads = CAP_LD_BASE;
         t->hw = (uint8_t)(c->threads->len % c->nthreads);
         g_ptr_array_add(c->threads, t);
     }
@@ -733,7 +808,7 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
                 t->idx = t->from = 0;
                 continue;
             }
-            if (!cap_leave_block(c, t, nb->vaddr, error))
+            if (!cap_leave_block_inline(c, t, nb->vaddr, error))
                 return FALSE;
             cap_net_enter(t, nb);
             t->tb = nb;
@@ -810,16 +885,16 @@ static gboolean cap_exec_items(pmusim_capture_t *c, cap_thread_t *t, const uint8
             uint64_t src;
             const uint64_t n = ++t->nloads;
             if (G_LIKELY(!t->walk)) {
-                const cap_src_t x = t->tb->net->addr[i];
-                src = cap_net_value(t, x);
+                const uint32_t x = t->tb->net->addr[i];
+                src = t->val[x & ~CAP_V_LD];
                 /* the instruction's first load in this run */
-                t->nld_done += t->last_ld[i] <= t->entry_nloads && x.ld;
-                t->last_ld[i] = n;
+                t->nld_done += t->val[i] <= t->entry_nloads && (x & CAP_V_LD);
+                t->val[i] = n;
             } else {
                 src = cap_regs_newest(t, t->tb->regs[i].addr);
                 t->cur_ld = n;
             }
-            if (src && n - src <= PMUSIM_UARCH_MAX_DEP)
+            if (n - src <= PMUSIM_UARCH_MAX_DEP) /* not none (CAP_LD_BASE) */
                 rest |= (n - src) << 48;
         }
         memcpy(&a->size, &rest, sizeof rest);

@@ -266,6 +266,41 @@ static void test_capture_branch_dep(void)
     }
 }
 
+/* TB chunk id's payload up to its register masks, in p: n instructions of
+ * 3 bytes, no branch, at 0x401000 + 0x1000 * id. */
+static void tb_plain(GByteArray *p, uint32_t id, uint32_t n)
+{
+    g_byte_array_set_size(p, 0);
+    put32(p, id);
+    put32(p, n);
+    put64(p, 0x401000 + 0x1000 * id);
+    for (uint32_t i = 0; i < n; i++)
+        tb_insn(p, 3, PMUSIM_UARCH_BR_NONE, 1, 0);
+}
+
+/* The loads of a run's INSN records: their number nwant, their distances
+ * dep[] and (ip not NULL) their addresses ip[]; ninsn INSN records in all. */
+static void check_load_deps(const GArray *recs, const uint64_t *ip, const uint8_t *dep,
+                            unsigned nwant, unsigned ninsn)
+{
+    unsigned nld = 0, n = 0;
+    for (guint i = 0; i < recs->len; i++) {
+        const pmusim_rec_t *r = &g_array_index(recs, pmusim_rec_t, i);
+        if (r->kind != PMUSIM_REC_INSN)
+            continue;
+        n++;
+        if (!(r->flags & PMUSIM_F_MEM))
+            continue;
+        CU_ASSERT_FATAL(nld < nwant);
+        if (ip)
+            CU_ASSERT_EQUAL(r->ip, ip[nld]);
+        CU_ASSERT_EQUAL(r->mem.dep, dep[nld]);
+        nld++;
+    }
+    CU_ASSERT_EQUAL(nld, nwant);
+    CU_ASSERT_EQUAL(n, ninsn);
+}
+
 /* A block left before its end with a dependence across the point where it
  * was left (docs/CAPTURE.md, "Dependences of load addresses": a block runs
  * by its net effect only while every instruction that writes loaded data
@@ -293,12 +328,7 @@ static void test_capture_dep_left_early(void)
         chunk(s, &seq, 1, 0, p->data, p->len);
         for (uint32_t b = 0; b < 2; b++) {
             const uint32_t n = b ? 2 : 4;
-            g_byte_array_set_size(p, 0);
-            put32(p, b);
-            put32(p, n);
-            put64(p, 0x401000 + 0x1000 * b);
-            for (uint32_t i = 0; i < n; i++)
-                tb_insn(p, 3, PMUSIM_UARCH_BR_NONE, 1, 0);
+            tb_plain(p, b, n);
             if (!b) {
                 tb_regs(p, 0, 1u << 0, 1u << 0, 1u << 7);      /* rax <- [rdi] */
                 tb_regs(p, 1u << 0, 1u << 1, 1u << 1, 1u << 0); /* rcx <- [rax] */
@@ -329,36 +359,70 @@ static void test_capture_dep_left_early(void)
         chunk(s, &seq, 3, 0, p->data, p->len);
         uint32_t reason = 0;
         chunk(s, &seq, 5, 0, &reason, 4); /* END */
-        const struct {
-            uint64_t ip;
-            uint8_t dep;
-        } want[] = {{0x401000, 0}, {0x401003, 1}, {0x401009, 1}, {0x401000, 0},
-                    {mid ? 0x401009 : 0x402000, 1}, {mid ? 0x402000 : 0x402003, 2},
-                    {0x402003, 3}};
+        const uint64_t want_ip[] = {0x401000, 0x401003, 0x401009, 0x401000,
+                                    mid ? 0x401009 : 0x402000, mid ? 0x402000 : 0x402003,
+                                    0x402003};
+        static const uint8_t want_dep[] = {0, 1, 1, 0, 1, 2, 3};
         const unsigned nwant = mid ? 7 : 6;
         for (guint cut = 0; cut <= s->len; cut++) {
             split_run_t run;
             CU_ASSERT_TRUE(split_run(&run, s, cut, collect, "test"));
-            unsigned nld = 0, ninsn = 0;
-            for (guint i = 0; i < run.recs->len; i++) {
-                const pmusim_rec_t *r = &g_array_index(run.recs, pmusim_rec_t, i);
-                if (r->kind != PMUSIM_REC_INSN)
-                    continue;
-                ninsn++;
-                if (!(r->flags & PMUSIM_F_MEM))
-                    continue;
-                CU_ASSERT_FATAL(nld < nwant);
-                CU_ASSERT_EQUAL(r->ip, want[nld].ip);
-                CU_ASSERT_EQUAL(r->mem.dep, want[nld].dep);
-                nld++;
-            }
-            CU_ASSERT_EQUAL(nld, nwant);
-            CU_ASSERT_EQUAL(ninsn, 10);
+            check_load_deps(run.recs, want_ip, want_dep, nwant, 10);
             split_free(&run);
         }
         g_byte_array_unref(p);
         g_byte_array_unref(s);
     }
+}
+
+/* Registers that swap their values through a third within a block (its
+ * net effect's exit writes a cycle of copies: rax from rbx's entry value,
+ * rbx from rax's; docs/CAPTURE.md, "Dependences of load addresses").
+ * Block 0: mov rax,[rdi]; mov rbx,[rsi] (loads 1 and 2).  Block 1: mov
+ * rcx,rax; mov rax,rbx; mov rbx,rcx.  Block 2: mov rdx,[rax] (load 3: rax
+ * holds load 2, distance 1); mov r8,[rbx] (load 4: rbx holds load 1,
+ * distance 3).  Exit writes in the wrong order would give rbx load 2
+ * (distance 2).  Every cut of the stream. */
+static void test_capture_dep_swap(void)
+{
+    GByteArray *s = g_byte_array_new(), *p = g_byte_array_new();
+    uint32_t seq = 0;
+    put32(p, 3);
+    put(p, "/bin/prog", 9);
+    chunk(s, &seq, 1, 0, p->data, p->len);
+    static const uint16_t regs[3][3][4] = {
+        {{0, 1u << 0, 1u << 0, 1u << 7}, {0, 1u << 3, 1u << 3, 1u << 6}},  /* rax, rbx <- [..] */
+        {{1u << 0, 1u << 1, 0, 0}, {1u << 3, 1u << 0, 0, 0}, {1u << 1, 1u << 3, 0, 0}},
+        {{0, 1u << 2, 1u << 2, 1u << 0}, {0, 1u << 8, 1u << 8, 1u << 3}}, /* [rax], [rbx] */
+    };
+    for (uint32_t b = 0; b < 3; b++) {
+        const uint32_t n = b == 1 ? 3 : 2;
+        tb_plain(p, b, n);
+        for (uint32_t i = 0; i < n; i++)
+            tb_regs(p, regs[b][i][0], regs[b][i][1], regs[b][i][2], regs[b][i][3]);
+        const uint16_t fl[3] = {0, 0, 0};
+        put(p, fl, n * sizeof fl[0]);
+        chunk(s, &seq, 2, 0, p->data, p->len);
+    }
+    /* loads of 8 bytes, 1-byte address deltas (+0x40), of the current
+     * instruction (h 0x1d) and the next (0x9d) */
+    static const uint8_t exec[] = {
+        0x00, 0x00, 0x1d, 0x00, 0x80, 0x9d, 0x00, 0x80, /* block 0 */
+        0x04, 0x00,                                     /* block 1 */
+        0x08, 0x00, 0x1d, 0x00, 0x80, 0x9d, 0x00, 0x80, /* block 2 */
+    };
+    chunk(s, &seq, 3, 0, exec, sizeof exec);
+    uint32_t reason = 0;
+    chunk(s, &seq, 5, 0, &reason, 4); /* END */
+    static const uint8_t want[4] = {0, 0, 1, 3};
+    for (guint cut = 0; cut <= s->len; cut++) {
+        split_run_t run;
+        CU_ASSERT_TRUE(split_run(&run, s, cut, collect, "test"));
+        check_load_deps(run.recs, NULL, want, 4, 7);
+        split_free(&run);
+    }
+    g_byte_array_unref(p);
+    g_byte_array_unref(s);
 }
 
 /* A stream cut inside an access item, and an access of an instruction past
@@ -1690,6 +1754,7 @@ int main(void)
     CU_add_test(suite, "v2 errors", test_capture_v2_errors);
     CU_add_test(suite, "branch dependence through the flags", test_capture_branch_dep);
     CU_add_test(suite, "load dependence across a block left early", test_capture_dep_left_early);
+    CU_add_test(suite, "load dependence through registers swapped in a block", test_capture_dep_swap);
     CU_add_test(suite, "FP/SIMD class byte", test_capture_fp_class);
     CU_add_test(suite, "threads share a block", test_capture_threads_share_block);
     CU_add_test(suite, "threads in the model's time order", test_capture_threads_time_order);
