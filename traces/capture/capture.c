@@ -475,24 +475,24 @@ static G_GNUC_NO_INLINE cap_net_t *cap_net_make(const cap_tb_t *tb)
      * a register of a cycle of such copies (`xchg rax, rbx`) is read from
      * an entry set of its own instead */
     uint16_t x[CAP_NREGS];
-    uint32_t todo = 0; /* registers whose write is not placed yet */
+    uint32_t unplaced = 0; /* registers whose write is not placed yet */
     for (unsigned r = 0; r < CAP_NREGS; r++) {
         if (v[r].ins < 0 && v[r].entry == 1u << r)
             continue; /* unchanged */
         x[r] = cap_net_index(net, v[r], FALSE);
-        todo |= 1u << r;
+        unplaced |= 1u << r;
     }
-    while (todo) {
+    while (unplaced) {
         uint32_t read = 0; /* registers an unplaced write reads */
-        for (uint32_t m = todo; m; m &= m - 1) {
+        for (uint32_t m = unplaced; m; m &= m - 1) {
             const unsigned r = (unsigned)__builtin_ctz(m);
             if (x[r] >= CAP_V_REG && x[r] < CAP_V_ENT)
                 read |= 1u << (x[r] - CAP_V_REG);
         }
-        uint32_t ready = todo & ~read;
+        uint32_t ready = unplaced & ~read;
         if (!ready) {
             /* a cycle: its first register's write reads an entry set */
-            const unsigned r = (unsigned)__builtin_ctz(todo);
+            const unsigned r = (unsigned)__builtin_ctz(unplaced);
             x[r] = cap_net_index(net, v[r], TRUE);
             continue;
         }
@@ -500,7 +500,7 @@ static G_GNUC_NO_INLINE cap_net_t *cap_net_make(const cap_tb_t *tb)
             const unsigned r = (unsigned)__builtin_ctz(ready);
             net->out[net->nout] = (uint8_t)r;
             net->exit[net->nout++] = x[r];
-            todo &= ~(1u << r);
+            unplaced &= ~(1u << r);
         }
     }
     g_assert(net->nent <= 2 * n + 1 + CAP_NREGS);
