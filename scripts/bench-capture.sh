@@ -2,7 +2,7 @@
 # Capture and annotate speed against cachegrind (docs/PERFORMANCE.md,
 # "Capture and annotate"):
 #
-#   scripts/bench-capture.sh [-p PMUSIM] [-s SCALE] [-r RUNS] [-c CPU]
+#   scripts/bench-capture.sh [-p PMUSIM] [-b BASELINE] [-s SCALE] [-r RUNS] [-c CPU]
 #
 # Builds tests/bench/capture/mix.c (array walks, a hash table and a sort;
 # SCALE 21, the default, is about 50 M instructions) with cc -O2, then RUNS
@@ -21,6 +21,14 @@
 # writer's thread, waiting on the pipe, waiting for a CPU).  A last capture at SCALE/4 shows that peak
 # RSS does not grow with the program's length.
 #
+# With -b BASELINE (another pmusim binary, e.g. main's release build
+# against a branch's), each run also captures and annotates with
+# BASELINE, the two binaries' steps back to back and their order swapped
+# from one run to the next, and prints the medians of the per-run ratios
+# PMUSIM / BASELINE of CPU time (capture, annotate, the capture's model
+# thread): on a shared machine whose speed drifts between runs, a ratio
+# of neighbouring runs says more than two medians taken minutes apart.
+#
 # Needs qemu-x86_64, valgrind, cc and /usr/bin/time; exits 77 with a message
 # when one is missing, 1 when a step fails.  PMUSIM defaults to
 # build/sim/cli/pmusim (the plugin is found next to it, as `pmusim trace
@@ -33,13 +41,15 @@ pmusim=$here/build/sim/cli/pmusim
 scale=21
 runs=3
 cpu=wsm
-while getopts p:s:r:c: opt; do
+base=
+while getopts p:b:s:r:c: opt; do
     case $opt in
     p) pmusim=$OPTARG ;;
+    b) base=$OPTARG ;;
     s) scale=$OPTARG ;;
     r) runs=$OPTARG ;;
     c) cpu=$OPTARG ;;
-    *) echo "usage: $0 [-p PMUSIM] [-s SCALE] [-r RUNS] [-c wsm|knm]" >&2; exit 2 ;;
+    *) echo "usage: $0 [-p PMUSIM] [-b BASELINE] [-s SCALE] [-r RUNS] [-c wsm|knm]" >&2; exit 2 ;;
     esac
 done
 case $scale in ''|*[!0-9]*) echo "bench-capture.sh: -s: a whole number expected, not '$scale'" >&2; exit 2 ;; esac
@@ -54,6 +64,7 @@ for tool in qemu-x86_64 valgrind cc; do
 done
 [ -x /usr/bin/time ] || { echo "SKIP: /usr/bin/time not installed (apt-get install time)"; exit 77; }
 [ -x "$pmusim" ] || { echo "bench-capture.sh: $pmusim: no pmusim binary (meson compile -C build)" >&2; exit 1; }
+[ -z "$base" ] || [ -x "$base" ] || { echo "bench-capture.sh: -b: $base: no pmusim binary" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pmusim-bench-capture.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM HUP
@@ -73,11 +84,27 @@ timed() {
 }
 : >"$work/times"
 : >"$work/timing"
+: >"$work/ratios"
+# step NAME PMUSIM OUTPREFIX: one capture (with --timing; its model thread's
+# CPU seconds appended to $work/model.NAME) and one annotate
+step() {
+    timed "$1capture" "$2" trace capture --cpu "$cpu" --timing -o "$work/$3.pmt" -- "$work/mix" "$scale"
+    sed -n 's/^pmusim: timing: //p' "$work/err" >"$work/tl"
+    [ -n "$1" ] || cat "$work/tl" >>"$work/timing"
+    sed -n 's/.*model thread CPU \([0-9.]*\) s.*/\1/p' "$work/tl" >>"$work/model.$1x"
+    timed "$1annotate" "$2" trace annotate "$work/$3.pmt" "$work/${3}2.pmt" --cpu "$cpu"
+}
 i=1
 while [ "$i" -le "$runs" ]; do
-    timed capture "$pmusim" trace capture --cpu "$cpu" --timing -o "$work/t.pmt" -- "$work/mix" "$scale"
-    sed -n 's/^pmusim: timing: //p' "$work/err" >>"$work/timing"
-    timed annotate "$pmusim" trace annotate "$work/t.pmt" "$work/t2.pmt" --cpu "$cpu"
+    if [ -z "$base" ]; then
+        step "" "$pmusim" t
+    elif [ $((i % 2)) -eq 1 ]; then
+        step base_ "$base" b
+        step "" "$pmusim" t
+    else
+        step "" "$pmusim" t
+        step base_ "$base" b
+    fi
     # shellcheck disable=SC2086
     timed cachegrind valgrind --tool=cachegrind --cache-sim=yes $geom \
         --cachegrind-out-file=/dev/null "$work/mix" "$scale"
@@ -100,7 +127,7 @@ function median(a, n,    i, j, t) {
 {
     n[$1]++; t[$1, n[$1]] = $2; m[$1, n[$1]] = $3; e[$1, n[$1]] = $4
     if ($1 != "small")
-        printf "run %d %-10s %7.3f s CPU %7.2f s wall  peak RSS %6d KiB\n", n[$1], $1, $2, $4, $3
+        printf "run %d %-15s %7.3f s CPU %7.2f s wall  peak RSS %6d KiB\n", n[$1], $1, $2, $4, $3
 }
 END {
     split("capture annotate cachegrind", names, " ")
@@ -136,3 +163,27 @@ END {
     printf "capture pipeline (medians of --timing): wall %.2f s; QEMU + plugin CPU %.2f s, in pipe writes %.2f s, waiting for a CPU %.2f s, stream %.1f MB;", m[1], m[2], m[3], m[4], m[5]
     printf " reader + model thread CPU %.2f s, waiting for the stream %.2f s, waiting for a CPU %.2f s; writer thread CPU %.2f s\n", m[6], m[7], m[8], m[9]
 }' "$work/timing"
+# -b: the per-run ratios PMUSIM / BASELINE (run i of each against run i of
+# the other: neighbours in time)
+if [ -n "$base" ]; then
+    paste "$work/model.x" "$work/model.base_x" >"$work/models"
+    awk -v base="$base" '
+    function median(a, n,    i, j, t) {
+        for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+        return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+    }
+    FILENAME == "-" { n[$1]++; t[$1, n[$1]] = $2; next }
+    { nm++; if ($2 > 0) mr[nm] = $1 / $2 }
+    END {
+        split("capture annotate", names, " ")
+        printf "against %s, medians of the per-run CPU-time ratios (below 1: faster):", base
+        for (k = 1; k <= 2; k++) {
+            x = names[k]
+            for (i = 1; i <= n[x]; i++) r[i] = t[x, i] / t["base_" x, i]
+            printf " %s %.3f [%s]", x, median(r, n[x]), rl(r, n[x])
+        }
+        printf " model thread %.3f [%s]\n", median(mr, nm), rl(mr, nm)
+    }
+    function rl(a, n,    i, s) { s = ""; for (i = 1; i <= n; i++) s = s (i > 1 ? " " : "") sprintf("%.3f", a[i]); return s }
+    ' - "$work/models" <"$work/times"
+fi
